@@ -1,0 +1,1 @@
+"""Treachery: rules engine and PettingZoo environment."""

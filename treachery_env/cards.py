@@ -1,0 +1,158 @@
+"""The Magic-lite card pool, token definitions and preset decks, loaded from
+``treachery_env/data/cards.json`` and ``data/decks.json``.
+
+Cards are data; their effects are lists of primitive operations that the
+engine interprets (see :mod:`treachery_env.engine`, ``Game._effect_*``).
+This is the abstracted substrate of DESIGN section 2; docs/fidelity.md lists
+what of Magic it leaves out.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["CardDef", "TokenDef", "CARDS", "CARD_INDEX", "TOKENS", "DECKS", "card", "deck_list",
+           "KEYWORDS", "COUNTER_TOKENS", "TARGET_TYPES"]
+
+KEYWORDS = ("flying", "reach", "haste", "vigilance", "lifelink", "deathtouch", "trample",
+            "menace", "defender", "first_strike", "double_strike")
+"""Creature keywords of the substrate, in the order used by observation bit-fields."""
+
+COUNTER_TOKENS = ("Treasure", "Clue", "Food", "Blood", "Map", "Junk", "Explosive")
+"""Noncreature artifact tokens.  They are fungible, so the engine keeps a count per
+player instead of objects (abstraction, docs/fidelity.md)."""
+
+TARGET_TYPES = ("any", "creature", "player", "spell", "noncreature_spell",
+                "instant_sorcery_spell", "nonland_permanent", "permanent", "leader_player",
+                "stack_object")
+"""Target kinds a card or ability may ask for."""
+
+
+@dataclass(frozen=True)
+class CardDef:
+    """A card of the pool.
+
+    Attributes:
+        index: position in :data:`CARDS` (stable id used in observations).
+        name: card name.
+        type: ``"land"``, ``"creature"``, ``"instant"`` or ``"sorcery"``.
+        cost: generic mana value (``X`` excluded).
+        power, toughness: base stats for creatures, 0 otherwise.
+        keywords: frozenset of :data:`KEYWORDS`.
+        effects: primitive operations run on resolution (spells) or as an
+            enters-the-battlefield trigger (creatures).
+        targets: target specs ``{"type": one of TARGET_TYPES}``, chosen on cast.
+        x: whether the spell has ``{X}`` in its cost.
+        legendary: legendary creature (can be a commander).
+    """
+
+    def __deepcopy__(self, memo):  # immutable: share, don't copy (Game.clone)
+        return self
+
+    index: int
+    name: str
+    type: str
+    cost: int
+    power: int = 0
+    toughness: int = 0
+    keywords: frozenset = field(default_factory=frozenset)
+    effects: tuple = ()
+    targets: tuple = ()
+    x: bool = False
+    legendary: bool = False
+
+    @property
+    def is_land(self) -> bool:
+        return self.type == "land"
+
+    @property
+    def is_creature(self) -> bool:
+        return self.type == "creature"
+
+    @property
+    def is_instant(self) -> bool:
+        return self.type == "instant"
+
+
+@dataclass(frozen=True)
+class TokenDef:
+    """A creature token (``type == "creature"``) or counted artifact token."""
+
+    def __deepcopy__(self, memo):  # immutable: share, don't copy (Game.clone)
+        return self
+
+    name: str
+    type: str
+    power: int = 0
+    toughness: int = 0
+    keywords: frozenset = field(default_factory=frozenset)
+    legendary: bool = False
+
+
+def _load(name: str) -> dict[str, Any]:
+    return json.loads((Path(__file__).parent / "data" / name).read_text("utf-8"))
+
+
+def _build_cards() -> tuple[list[CardDef], dict[str, TokenDef]]:
+    raw = _load("cards.json")
+    cards = []
+    for i, c in enumerate(raw["cards"]):
+        kws = frozenset(c.get("keywords", ()))
+        bad = kws - set(KEYWORDS)
+        if bad:
+            raise ValueError(f"card {c['name']!r} has unknown keywords {sorted(bad)}")
+        for t in c.get("targets", ()):
+            if t["type"] not in TARGET_TYPES:
+                raise ValueError(f"card {c['name']!r} has unknown target type {t['type']!r}")
+        cards.append(CardDef(
+            index=i, name=c["name"], type=c["type"], cost=int(c["cost"]),
+            power=int(c.get("power", 0)), toughness=int(c.get("toughness", 0)),
+            keywords=kws, effects=tuple(c.get("effects", ())), targets=tuple(c.get("targets", ())),
+            x=bool(c.get("x", False)), legendary=bool(c.get("legendary", False)),
+        ))
+    tokens = {
+        name: TokenDef(name=name, type=t["type"], power=int(t.get("power", 0)),
+                       toughness=int(t.get("toughness", 0)),
+                       keywords=frozenset(t.get("keywords", ())), legendary=bool(t.get("legendary", False)))
+        for name, t in raw["tokens"].items()
+    }
+    return cards, tokens
+
+
+CARDS, TOKENS = _build_cards()
+CARD_INDEX: dict[str, CardDef] = {c.name: c for c in CARDS}
+DECKS: dict[str, dict[str, Any]] = _load("decks.json")["decks"]
+
+
+def card(name: str) -> CardDef:
+    """The card named ``name``.
+
+    Raises:
+        ValueError: for a name not in the pool (the message lists a few valid names).
+    """
+    try:
+        return CARD_INDEX[name]
+    except KeyError:
+        raise ValueError(f"unknown card {name!r}; the pool has {len(CARDS)} cards, e.g. "
+                         f"{', '.join(sorted(CARD_INDEX)[:5])}") from None
+
+
+def deck_list(deck_name: str) -> tuple[CardDef, list[CardDef]]:
+    """The commander and the 99-card library list of a preset deck.
+
+    Returns:
+        ``(commander, cards)`` where ``cards`` is in data-file order (unshuffled).
+
+    Raises:
+        ValueError: for an unknown deck name (lists the preset decks).
+    """
+    if deck_name not in DECKS:
+        raise ValueError(f"unknown deck {deck_name!r}: allowed are {sorted(DECKS)}")
+    d = DECKS[deck_name]
+    cards: list[CardDef] = []
+    for name, count in d["cards"].items():
+        cards.extend([card(name)] * int(count))
+    return card(d["commander"]), cards

@@ -1,0 +1,2044 @@
+"""The Treachery rules engine on the Magic-lite substrate (no PettingZoo here).
+
+:class:`Game` runs a whole game.  It stops whenever a player must decide and
+exposes that decision as a legal-action mask over the flat action space of
+:mod:`treachery_env.actions`; :meth:`Game.step` applies a choice and runs the
+game on to the next decision.  A decision with one legal action is taken
+automatically and never shown (DESIGN section 4).
+
+Treachery layer (exact, CR 907 / 702.187 / 314 and the TR guide): identity
+deck and deal (CR 907.3-907.4), the face-up Leader taking the first turn
+(CR 907.6), unveil as a special action with its cost (CR 702.187c, 115.2tr),
+Undercover (CR 702.187f), face-down identities having no characteristics and
+being everyone's opponent (CR 314.4b, 907.7g), winning and losing with teams
+and last-known teams (CR 907.7, TR6-TR7), reveal on losing that is not an
+unveil (CR 702.187a/g), identity-sourced triggers resolving before a player
+leaves (CR 907.8a), identity control changes and turning face down.
+
+Magic-lite layer (abstracted; docs/fidelity.md): generic mana, lands and
+noncreature artifact tokens kept as counts, creatures as objects, a stack with
+priority in turn order, APNAP triggers, multiplayer combat, commanders.
+
+Internally the engine is a small interpreter: the turn structure pushes
+operations on ``self.queue``; an operation either changes the state or
+creates a :class:`Decision`; answers are handled by ``_h_*`` methods.  All
+state is plain data, so :meth:`Game.clone` is a deep copy.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import random
+from collections import deque
+from typing import Any, Iterable
+
+import numpy as np
+
+from . import identities as ids
+from .actions import (MAX_CHOICE, MAX_HAND, MAX_PERMS, MAX_STACK, MAX_X, N_IDENTITY_ABILITIES,
+                      TOKEN_ABILITIES, ActionLayout)
+from .cards import CARD_INDEX, COUNTER_TOKENS, DECKS, TOKENS, CardDef, deck_list
+from .config import GameConfig
+from .rules import Role, Team, role_distribution, team_of
+
+__all__ = ["Game", "Player", "Creature", "IdentityCard", "StackItem", "Decision", "PHASES",
+           "DecisionKind", "REPLAY_VERSION"]
+
+REPLAY_VERSION = 1
+
+PHASES = ("untap", "upkeep", "draw", "main1", "combat_begin", "declare_attackers",
+          "declare_blockers", "first_strike_damage", "combat_damage", "combat_end", "main2",
+          "end", "cleanup")
+"""Steps of a turn (CR 500-514) in order."""
+_PH = {p: i for i, p in enumerate(PHASES)}
+MAIN_PHASES = (_PH["main1"], _PH["main2"])
+
+
+class DecisionKind:
+    """Kinds of decision, as small ints (one-hot in observations)."""
+
+    PRIORITY = 0      # main-phase or instant-speed actions, or pass
+    ATTACKER = 1      # choose a creature to attack with, or done
+    DEFENDER = 2      # choose the player that creature attacks
+    BLOCKER = 3       # choose a creature to block with, or done
+    BLOCKED = 4       # choose the attacker it blocks
+    TARGET = 5        # choose a target
+    NUMBER = 6        # choose X or another number
+    MODE = 7          # choose a mode of a modal ability
+    CARD = 8          # choose a card from a list (search, hand, graveyard, exile)
+    DISCARD = 9       # choose a card in hand to discard
+    COST = 10         # choose a card or permanent to pay a cost with
+    SCRY = 11         # keep the card on top (choice 0) or bottom (choice 1)
+    YES_NO = 12       # choice 0 = yes; PASS = no
+    COUNT = 13
+
+    NAMES = ("priority", "attacker", "defender", "blocker", "blocked", "target", "number", "mode",
+             "card", "discard", "cost", "scry", "yes_no")
+
+
+class Creature:
+    """A creature permanent on the battlefield.
+
+    Power and toughness are ``base + counters + until-end-of-turn pump``;
+    ``damage`` is marked damage, removed at cleanup (CR 514.2).
+    """
+
+    __slots__ = ("uid", "name", "card", "token", "owner", "controller", "base_power", "base_toughness",
+                 "base_keywords", "tapped", "damage", "deathtouched", "p1p1", "stun", "entered_turn",
+                 "pump_p", "pump_q", "pump_kw", "attacking", "blocked_by", "blocking", "was_blocked",
+                 "is_commander", "legendary")
+
+    def __init__(self, uid: int, name: str, card: CardDef | None, token: bool, owner: int,
+                 power: int, toughness: int, keywords: frozenset, turn: int, legendary: bool = False):
+        self.uid = uid
+        self.name = name
+        self.card = card
+        self.token = token
+        self.owner = owner
+        self.controller = owner
+        self.base_power = power
+        self.base_toughness = toughness
+        self.base_keywords = keywords
+        self.tapped = False
+        self.damage = 0
+        self.deathtouched = False
+        self.p1p1 = 0
+        self.stun = 0
+        self.entered_turn = turn
+        self.pump_p = 0
+        self.pump_q = 0
+        self.pump_kw: frozenset = frozenset()
+        self.attacking = -1          # defending seat, or -1
+        self.blocked_by: list = []   # blockers, in declaration order
+        self.blocking = None         # the attacker it blocks
+        self.was_blocked = False
+        self.is_commander = False
+        self.legendary = legendary
+
+    @property
+    def power(self) -> int:
+        return self.base_power + self.p1p1 + self.pump_p
+
+    @property
+    def toughness(self) -> int:
+        return self.base_toughness + self.p1p1 + self.pump_q
+
+    def has(self, kw: str) -> bool:
+        return kw in self.base_keywords or kw in self.pump_kw
+
+    def __repr__(self) -> str:
+        return f"<{self.name} #{self.uid} {self.power}/{self.toughness} of P{self.controller}>"
+
+
+class IdentityCard:
+    """An identity card in the command zone (CR 314).
+
+    Attributes:
+        uid: object id.
+        identity: the printed card (:class:`treachery_env.identities.Identity`).
+        owner, controller: seats (CR 314.5; control changes only through identities, TR8).
+        face_up: whether it is face up.  Face-down cards have no characteristics (CR 314.4b).
+        known_by: seats that know what a face-down card is (its controller; players who
+            saw it face up before it was turned face down again; peeking effects).
+        counters: counters on the card (seed, void, ...).
+        x: X chosen when it was last unveiled (CR 702.187e), 0 if turned face up otherwise.
+        used: ability key -> turn number it was last used (once-per-turn limits).
+        data: per-card memory (exiled objects linked to it, ...).
+        in_game: False once removed from the game.
+    """
+
+    __slots__ = ("uid", "identity", "owner", "controller", "face_up", "known_by", "counters", "x",
+                 "used", "data", "in_game")
+
+    def __init__(self, uid: int, identity: ids.Identity, owner: int):
+        self.uid = uid
+        self.identity = identity
+        self.owner = owner
+        self.controller = owner
+        self.face_up = False
+        self.known_by = {owner}
+        self.counters: dict[str, int] = {}
+        self.x = 0
+        self.used: dict[str, int] = {}
+        self.data: dict[str, Any] = {}
+        self.in_game = True
+
+    @property
+    def name(self) -> str:
+        return self.identity.name
+
+    @property
+    def role(self) -> Role:
+        return self.identity.role
+
+    def __repr__(self) -> str:
+        return f"<{self.name} ({'up' if self.face_up else 'down'}) of P{self.controller}>"
+
+
+class Player:
+    """One seat's state.  ``hand``, ``library`` etc. hold :class:`CardDef` objects.
+
+    Lands and noncreature artifact tokens (Treasure, Clue, Food, Blood, Map,
+    Junk, Explosive) are counts; creatures are :class:`Creature` objects.
+    """
+
+    __slots__ = ("seat", "life", "hand", "library", "graveyard", "exile", "lands", "lands_tapped",
+                 "tokens", "creatures", "identity", "commander", "commander_zone", "commander_casts",
+                 "cmd_damage", "has_lost", "lost_turn", "last_team", "last_role", "land_played",
+                 "mana_pool", "drew_from_empty", "max_hand_size", "deck", "cant_lose", "won")
+
+    def __init__(self, seat: int):
+        self.seat = seat
+        self.life = 0
+        self.hand: list[CardDef] = []
+        self.library: list[CardDef] = []
+        self.graveyard: list[CardDef] = []
+        self.exile: list[CardDef] = []
+        self.lands = 0
+        self.lands_tapped = 0
+        self.tokens = {k: 0 for k in COUNTER_TOKENS}
+        self.creatures: list[Creature] = []
+        self.identity: IdentityCard | None = None
+        self.commander: CardDef | None = None
+        self.commander_zone = "command"
+        self.commander_casts = 0
+        self.cmd_damage: dict[int, int] = {}
+        self.has_lost = False
+        self.lost_turn = -1
+        self.last_team: Team | None = None
+        self.last_role: Role | None = None
+        self.land_played = False
+        self.mana_pool = 0
+        self.drew_from_empty = False
+        self.max_hand_size = 7
+        self.deck = ""
+        self.cant_lose = False
+        self.won = False
+
+    @property
+    def role(self) -> Role:
+        """The role of the identity this player controls (their last one once they left)."""
+        if self.has_lost and self.last_role is not None:
+            return self.last_role
+        return self.identity.role
+
+    @property
+    def team(self) -> Team:
+        """Team of the controlled identity (CR 907.7a); the last-known team once gone (TR7.4)."""
+        if self.has_lost and self.last_team is not None:
+            return self.last_team
+        return team_of(self.identity.role)
+
+    @property
+    def face_up(self) -> bool:
+        return self.identity.face_up
+
+    @property
+    def untapped_lands(self) -> int:
+        return self.lands - self.lands_tapped
+
+
+class StackItem:
+    """A spell or ability on the stack.
+
+    Attributes:
+        uid: object id.
+        kind: ``"spell"``, ``"trigger"`` or ``"ability"`` (activated).
+        controller: seat.
+        card: the card of a spell (None for abilities).
+        source: name of the source (card, token or identity name).
+        key: for abilities, which ability (e.g. ``"unveil"``, ``"etb"``, ``"Clue"``).
+        identity_source: whether the source is an identity card (The Void Tyrant).
+        targets: chosen targets: ``("p", seat)``, ``("c", Creature)`` or ``("s", StackItem)``.
+        target_specs: the target spec of each entry of ``targets``.
+        x: value of X.
+        is_copy: a copy of a spell (CR 707.10), ceases to exist instead of moving.
+        from_zone: zone the spell was cast from.
+        owner: owner of the card (where it goes after resolving).
+        data: free-form memory of the ability (modes, linked values).
+    """
+
+    __slots__ = ("uid", "kind", "controller", "card", "source", "key", "identity_source", "targets",
+                 "target_specs", "x", "is_copy", "from_zone", "owner", "data", "creature")
+
+    def __init__(self, uid: int, kind: str, controller: int, card: CardDef | None = None,
+                 source: str = "", key: str = "", identity_source: bool = False):
+        self.uid = uid
+        self.kind = kind
+        self.controller = controller
+        self.card = card
+        self.source = source or (card.name if card else "")
+        self.key = key
+        self.identity_source = identity_source
+        self.targets: list = []
+        self.target_specs: list = []
+        self.x = 0
+        self.is_copy = False
+        self.from_zone = "hand"
+        self.owner = controller
+        self.data: dict[str, Any] = {}
+        self.creature: Creature | None = None
+
+    @property
+    def is_spell(self) -> bool:
+        return self.kind == "spell"
+
+    def __repr__(self) -> str:
+        return f"<{self.kind} {self.source}/{self.key} of P{self.controller}>"
+
+
+class Decision:
+    """A choice a seat must make.
+
+    Attributes:
+        seat: the deciding seat.
+        kind: a :class:`DecisionKind` value.
+        options: ``[(action_index, payload), ...]``; action indices are unique.
+        handler: name of the ``Game._h_*`` method that applies the chosen payload.
+        ctx: data the handler needs.
+        prompt: what is being decided, in words.
+        labels: optional words for each option (same order as ``options``).
+    """
+
+    __slots__ = ("seat", "kind", "options", "handler", "ctx", "prompt", "labels", "_index")
+
+    def __init__(self, seat: int, kind: int, options: list, handler: str, ctx: Any = None,
+                 prompt: str = "", labels: list | None = None):
+        self.seat = seat
+        self.kind = kind
+        self.options = options
+        self.handler = handler
+        self.ctx = ctx
+        self.prompt = prompt
+        self.labels = labels
+        self._index: dict[int, int] | None = None
+
+    def index_of(self, action: int) -> int | None:
+        if self._index is None:
+            self._index = {a: i for i, (a, _) in enumerate(self.options)}
+        return self._index.get(action)
+
+
+def _canon(obj: Any) -> Any:
+    """JSON-friendly canonical form used by :meth:`Game.digest`."""
+    if isinstance(obj, dict):
+        return {str(k): _canon(v) for k, v in sorted(obj.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(obj, (list, tuple)):
+        return [_canon(v) for v in obj]
+    if isinstance(obj, (set, frozenset)):
+        return sorted(_canon(v) for v in obj)
+    return obj
+
+
+class Game:
+    """A Treachery game.  See the module docstring for the model.
+
+    Args:
+        config: a :class:`GameConfig` (default: 5 players, Commander).
+        seed: seed of the game's private random stream (shuffles, deal, decks);
+            same seed + same actions gives the same game on any machine.
+
+    Attributes:
+        config, seed, n (players), layout (:class:`ActionLayout`).
+        players: list of :class:`Player` by seat.
+        turn: number of turns started (the first turn is 1).
+        active: the active player's seat.
+        phase: current step name (one of :data:`PHASES`).
+        stack: list of :class:`StackItem`, last = top.
+        decision: the pending :class:`Decision`, or None when the game is over.
+        is_over, truncated: game end flags; winners: set of winning seats.
+        log: list of events ``{"turn", "event", ..., "to": None | [seats]}``;
+            ``to`` lists the seats that may see a private event.
+        actions: every action index applied so far (the replay).
+    """
+
+    def __init__(self, config: GameConfig | None = None, seed: int = 0, **overrides: Any):
+        if config is None:
+            config = GameConfig(**overrides)
+        elif overrides:
+            config = config.replace(**overrides)
+        if not isinstance(config, GameConfig):
+            raise ValueError(f"config must be a GameConfig, got {type(config).__name__}")
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise ValueError(f"seed must be an int, got {seed!r}")
+        self.config = config
+        self.seed = int(seed)
+        self.n = config.num_players
+        self.layout = ActionLayout(self.n)
+        self.rng = random.Random(self.seed)
+        self.players = [Player(s) for s in range(self.n)]
+        self.turn = 0
+        self.active = 0
+        self.phase = "cleanup"
+        self.stack: list[StackItem] = []
+        self.queue: deque = deque()
+        self.decision: Decision | None = None
+        self.priority_seat: int | None = None
+        self.passes = 0
+        self.pending_triggers: list[StackItem] = []
+        self.delayed: list[dict] = []
+        self.shields: list[dict] = []
+        self.is_over = False
+        self.truncated = False
+        self.winners: set[int] = set()
+        self.log: list[dict] = []
+        self.actions: list[int] = []
+        self.decisions_taken = 0
+        self.auto_decisions = 0
+        self.revealed_identities: set[int] = set()   # uids of non-Leader identities ever turned face up
+        self.leader_attacked_by: set[int] = set()    # seats that declared an attack on a Leader player
+        self.turn_effects: dict[str, Any] = {}       # effects lasting until end of turn
+        self.combat_attackers: list[Creature] = []
+        self._uid = 0
+        self._dirty = True
+        self._statics: set[str] = set()
+        self._setup()
+        self._advance()
+
+    # ------------------------------------------------------------------ setup
+    def _new_uid(self) -> int:
+        self._uid += 1
+        return self._uid
+
+    def _setup(self) -> None:
+        """Decks first (TR2.1), then the identity deck is built, shuffled and
+        dealt (CR 907.3-907.4); the Leader turns face up and starts (CR 907.6)."""
+        cfg = self.config
+        rng = self.rng
+        deck_names = list(cfg.decks) if cfg.decks is not None else [
+            rng.choice(sorted(DECKS)) for _ in range(self.n)]
+        # identity deck
+        if cfg.identities is not None:
+            deal = list(cfg.identities)
+        else:
+            dist = role_distribution(self.n)
+            pool = cfg.pool()
+            deal = []
+            for role in Role:
+                cands = [nm for nm in pool if ids.get(nm).role == role]
+                deal.extend(rng.sample(cands, dist[role]))
+            rng.shuffle(deal)
+        for seat, p in enumerate(self.players):
+            p.deck = deck_names[seat]
+            cmd, cards = deck_list(deck_names[seat])
+            p.commander = cmd if cfg.commander else None
+            if not cfg.commander:
+                cards = cards + [cmd]
+            p.library = list(cards)
+            rng.shuffle(p.library)
+            p.life = cfg.life
+            p.max_hand_size = cfg.max_hand_size
+            idc = IdentityCard(self._new_uid(), ids.get(deal[seat]), seat)
+            p.identity = idc
+        leaders = [p for p in self.players if p.identity.role == Role.LEADER]
+        hand_sizes = [cfg.starting_hand_size] * self.n
+        for p in self.players:
+            idc = p.identity
+            start = idc.identity.start
+            p.life += start.get("life", 0)
+            hand_sizes[p.seat] += start.get("hand_size", 0)
+            p.max_hand_size += start.get("max_hand_size", 0)
+            idc.counters.update(idc.identity.starting_counters(self.n))
+            if idc.identity.unveil_cost is None:   # no unveil: starts face up (CR 702.187b)
+                idc.face_up = True
+                idc.known_by = set(range(self.n))
+        for p in self.players:
+            self._log("deal", to=[p.seat], seat=p.seat, identity=p.identity.name)
+        for p in leaders:
+            self._log("leader", seat=p.seat, identity=p.identity.name)
+        for p in self.players:
+            for _ in range(hand_sizes[p.seat]):
+                if p.library:
+                    p.hand.append(p.library.pop())
+        self._refresh_statics()
+        # CR 907.6 / 314.3a: the Leader player starts; several -> random among them
+        starters = [p.seat for p in leaders] or [0]
+        self.active = starters[0] if len(starters) == 1 else rng.choice(starters)
+        self.turn = 0
+        self._start_turn(self.active)
+
+    # ------------------------------------------------------------------ helpers
+    def _log(self, event: str, to: Iterable[int] | None = None, **data: Any) -> None:
+        entry = {"turn": self.turn, "event": event, **data}
+        entry["to"] = None if to is None else sorted(to)
+        self.log.append(entry)
+
+    def rel(self, viewer: int, seat: int) -> int:
+        """Seat ``seat`` relative to ``viewer`` (0 = viewer, then in turn order)."""
+        return (seat - viewer) % self.n
+
+    def abs_seat(self, viewer: int, rel: int) -> int:
+        """Inverse of :meth:`rel`."""
+        return (viewer + rel) % self.n
+
+    def alive(self) -> list[int]:
+        """Seats still in the game, in seat order."""
+        return [p.seat for p in self.players if not p.has_lost]
+
+    def _next_alive(self, seat: int, include_self: bool = False) -> int | None:
+        for k in range(0 if include_self else 1, self.n + 1):
+            s = (seat + k) % self.n
+            if not self.players[s].has_lost:
+                return s
+        return None
+
+    def _apnap(self) -> list[int]:
+        """Seats in APNAP order from the active player (CR 101.4)."""
+        return [(self.active + k) % self.n for k in range(self.n)
+                if not self.players[(self.active + k) % self.n].has_lost]
+
+    @property
+    def current_player(self) -> int | None:
+        """Seat that must decide now, or None once the game is over."""
+        return None if self.decision is None else self.decision.seat
+
+    def is_leader_player(self, seat: int) -> bool:
+        """CR 314.7: a player controlling a face-up identity with the Leader type."""
+        idc = self.players[seat].identity
+        return idc.face_up and idc.role == Role.LEADER and not self.players[seat].has_lost
+
+    def role_player(self, seat: int, role: Role) -> bool:
+        """CR 314.7: ``seat`` controls a face-up identity of ``role``."""
+        idc = self.players[seat].identity
+        return idc.face_up and idc.role == role
+
+    def is_opponent(self, a: int, b: int) -> bool:
+        """Whether ``b`` is an opponent of ``a`` (CR 907.7g, TR3.11): everyone is
+        everyone's opponent while face down; face-up Leader and Guardians are
+        teammates, so are face-up Assassins; Traitors oppose everyone (CR 907.7f)."""
+        if a == b:
+            return False
+        ia, ib = self.players[a].identity, self.players[b].identity
+        if not (ia.face_up and ib.face_up):
+            return True
+        ta, tb = team_of(ia.role), team_of(ib.role)
+        return ta == Team.TRAITOR or ta != tb
+
+    def _refresh_statics(self) -> None:
+        from .identity_abilities import static_keys
+        self._statics = static_keys(self)
+
+    def has_static(self, key: str) -> bool:
+        """Whether a continuous effect named ``key`` of a face-up identity applies."""
+        return key in self._statics
+
+    # ------------------------------------------------------------------ mana
+    def available_mana(self, seat: int) -> int:
+        """Generic mana ``seat`` can produce now: pool + untapped lands + Treasures."""
+        p = self.players[seat]
+        return p.mana_pool + p.lands - p.lands_tapped + p.tokens["Treasure"]
+
+    def _pay_mana(self, seat: int, amount: int) -> None:
+        """Pay ``amount`` generic mana: mana pool first, then untapped lands, then
+        Treasures (abstraction: mana abilities are activated automatically)."""
+        p = self.players[seat]
+        if amount <= 0:
+            return
+        use = min(p.mana_pool, amount)
+        p.mana_pool -= use
+        amount -= use
+        use = min(p.lands - p.lands_tapped, amount)
+        p.lands_tapped += use
+        amount -= use
+        if amount:
+            if amount > p.tokens["Treasure"]:
+                raise AssertionError("paid more mana than available")
+            p.tokens["Treasure"] -= amount
+
+    def can_pay_life(self, seat: int, amount: int) -> bool:
+        """CR 119.4: a player can pay life only if their life total is >= the amount."""
+        return amount <= 0 or self.players[seat].life >= amount
+
+    # ------------------------------------------------------------------ unveil
+    def undercover_met(self, seat: int) -> bool:
+        """CR 702.187f / TR5: another identity that isn't a Leader has been turned
+        face up (unveiled or revealed), or a player other than ``seat`` attacked a
+        Leader player, earlier in the game."""
+        own = self.players[seat].identity.uid
+        if any(u != own for u in self.revealed_identities):
+            return True
+        return any(s != seat for s in self.leader_attacked_by)
+
+    def unveil_cost_mana(self, seat: int, x: int = 0) -> int:
+        """Generic mana of ``seat``'s unveil cost with X = ``x`` (0 if none)."""
+        cost = self.players[seat].identity.identity.unveil_cost
+        return 0 if cost is None else cost.mana + cost.x * x
+
+    def can_unveil(self, seat: int, x: int = 0, ignore_cost: bool = False) -> bool:
+        """Whether ``seat`` may take the unveil special action now with X = ``x``.
+
+        CR 702.187c: the identity is face down, controlled by ``seat``, has an
+        unveil cost, and the player has priority (skipped when ``ignore_cost``,
+        which only asks about the rules restrictions); Undercover is met
+        (CR 702.187f); the cost is payable with this X (mana, life, cards).
+        X must be 0 for a cost without X, and 0..MAX_X otherwise.
+        """
+        p = self.players[seat]
+        if p.has_lost or self.is_over:
+            return False
+        idc = p.identity
+        cost = idc.identity.unveil_cost
+        if idc.face_up or cost is None:
+            return False
+        if cost.x == 0 and x != 0:
+            return False
+        if not 0 <= x <= MAX_X:
+            return False
+        if idc.identity.undercover and not self.undercover_met(seat):
+            return False
+        if ignore_cost:
+            return True
+        if self.decision is not None and (self.decision.kind != DecisionKind.PRIORITY or self.decision.seat != seat):
+            return False
+        from .identity_abilities import unveil_cost_ok
+        if not unveil_cost_ok(self, seat, x):
+            return False
+        return self.available_mana(seat) >= self.unveil_cost_mana(seat, x)
+
+    def unveil(self, seat: int, x: int = 0) -> None:
+        """Take the unveil special action for ``seat`` now (CR 702.187c), paying the
+        cost; for tests and scripted scenarios.  Cost choices (a card to discard
+        or exile) become decisions of ``seat``.
+
+        Raises:
+            ValueError: if :meth:`can_unveil` is false (the message says why).
+        """
+        if not self.can_unveil(seat, x, ignore_cost=True):
+            raise ValueError(f"seat {seat} cannot unveil now (face up, no unveil cost, X={x} not allowed, "
+                             f"or Undercover not met)")
+        from .identity_abilities import unveil_cost_ok
+        if not unveil_cost_ok(self, seat, x) or self.available_mana(seat) < self.unveil_cost_mana(seat, x):
+            raise ValueError(f"seat {seat} cannot pay the unveil cost of {self.players[seat].identity.name} with X={x}")
+        self._begin_unveil(seat, x)
+        self._advance()
+
+    def _begin_unveil(self, seat: int, x: int) -> None:
+        idc = self.players[seat].identity
+        cost = idc.identity.unveil_cost
+        self._log("unveil_cost", seat=seat, identity=idc.name, x=x)  # shown to all (CR 702.187c)
+        self._pay_mana(seat, cost.mana + cost.x * x)
+        if cost.life:
+            self._lose_life(seat, cost.life, paid=True)
+        ops = []
+        for kind in ("discard", "exile_from_hand"):
+            spec = getattr(cost, kind)
+            if spec:
+                for _ in range(spec["count"]):
+                    ops.append(("cost_card", seat, kind, spec.get("filter", "")))
+        ops.append(("turn_face_up", seat, x, True))
+        self._push_front(ops)
+
+    def _op_cost_card(self, seat: int, kind: str, flt: str) -> None:
+        p = self.players[seat]
+        L = self.layout
+        opts = [(L.HAND + i, i) for i, c in enumerate(p.hand[:MAX_HAND])
+                if not (flt == "nonland" and c.is_land)]
+        self.decision = Decision(seat, DecisionKind.COST, opts, "_h_cost_card", (seat, kind),
+                                 f"choose a card to {kind.replace('_', ' ')} for the unveil cost")
+
+    def _h_cost_card(self, ctx: tuple, i: int) -> None:
+        seat, kind = ctx
+        p = self.players[seat]
+        c = p.hand.pop(i)
+        if kind == "discard":
+            p.graveyard.append(c)
+        else:
+            p.exile.append(c)
+        self._log(kind, seat=seat, card=c.name)
+
+    def _op_turn_face_up(self, seat: int, x: int, unveiled: bool) -> None:
+        """Turn ``seat``'s identity face up.  ``unveiled``: as part of the unveil
+        special action (triggers "when unveiled", CR 314.8); else a reveal."""
+        idc = self.players[seat].identity
+        idc.face_up = True
+        idc.known_by = set(range(self.n))
+        idc.x = x if unveiled else 0
+        if idc.role != Role.LEADER:
+            self.revealed_identities.add(idc.uid)
+        self._log("unveil" if unveiled else "reveal", seat=seat, identity=idc.name, x=idc.x)
+        self._refresh_statics()
+        if unveiled:
+            from .identity_abilities import on_unveiled
+            on_unveiled(self, seat)
+
+    def turn_face_down(self, seat: int) -> None:
+        """Turn ``seat``'s identity face down again (The Gatekeeper, The Ferryman).
+        Players who saw it may remember it (TR4.7): ``known_by`` keeps everyone
+        who saw it face up."""
+        idc = self.players[seat].identity
+        idc.face_up = False
+        self._log("face_down", seat=seat, identity=idc.name)
+        self._refresh_statics()
+
+    def set_identity_control(self, identity: IdentityCard, seat: int, face_down: bool | None = None) -> None:
+        """Give control of ``identity`` to ``seat`` (TR8): the player's role and team
+        become that identity's at once.  A non-Leader identity that changes hands is
+        turned face down unless ``face_down`` is False; a Leader stays face up.
+        The identity the player controlled before is no longer theirs; the effect
+        moving identities must leave each player with exactly one (TR8.3)."""
+        old = identity.controller
+        identity.controller = seat
+        self.players[seat].identity = identity
+        identity.known_by.add(seat)
+        if face_down is None:
+            face_down = identity.role != Role.LEADER
+        if face_down and identity.face_up and identity.role != Role.LEADER:
+            identity.face_up = False
+        self._log("identity_control", seat=seat, previous=old,
+                  identity=identity.name if identity.face_up else None)
+        self._refresh_statics()
+
+    # ------------------------------------------------------------------ hooks for identity code
+    def _op_call(self, fn: str, *args: Any) -> None:
+        """Queue operation that runs ``identity_abilities.<fn>(game, *args)``."""
+        from . import identity_abilities as ia
+        getattr(ia, fn)(self, *args)
+
+    def _h_call(self, ctx: tuple, payload: Any) -> None:
+        """Decision handler that runs ``identity_abilities.<fn>(game, data, payload)``."""
+        from . import identity_abilities as ia
+        fn, data = ctx
+        getattr(ia, fn)(self, data, payload)
+
+    def ask(self, seat: int, kind: int, options: list, fn: str, data: Any = None, prompt: str = "",
+            labels: list | None = None) -> None:
+        """Make ``seat`` choose among ``options`` (``[(action, payload)]``); the
+        answer calls ``identity_abilities.<fn>(game, data, payload)``.  An empty
+        option list asks nothing."""
+        if not options:
+            return
+        self.decision = Decision(seat, kind, options, "_h_call", (fn, data), prompt, labels)
+
+    def then(self, *ops: tuple) -> None:
+        """Run ``ops`` (``("call", fn, *args)`` or engine ops) before anything else queued."""
+        self._push_front(list(ops))
+
+    # ------------------------------------------------------------------ main loop
+    def _push_front(self, ops: list) -> None:
+        self.queue.extendleft(reversed(ops))
+
+    def _advance(self) -> None:
+        """Run the game until a decision with two or more options, or the end."""
+        while True:
+            if self.is_over:
+                self.decision = None
+                self.queue.clear()
+                return
+            d = self.decision
+            if d is not None:
+                if len(d.options) == 1:
+                    self.auto_decisions += 1
+                    self.decision = None
+                    getattr(self, d.handler)(d.ctx, d.options[0][1])
+                    continue
+                if not d.options:
+                    raise AssertionError(f"decision with no options: {d.prompt}")
+                return
+            if self.queue:
+                op = self.queue.popleft()
+                getattr(self, "_op_" + op[0])(*op[1:])
+                continue
+            if self._dirty and self._state_based_actions():
+                continue
+            if self.pending_triggers:
+                self._put_triggers_on_stack()
+                continue
+            if self.priority_seat is None and self.stack:
+                self._open_priority()
+            if self.priority_seat is not None:
+                self._offer_priority()
+                continue
+            self._step_forward()
+
+    def step(self, action: int) -> None:
+        """Apply ``action`` (an index of :class:`ActionLayout`) for the deciding seat
+        and run on to the next decision.
+
+        Raises:
+            ValueError: if the game is over or the action is not legal now (the
+                message names the action and lists the legal ones in words).
+        """
+        d = self.decision
+        if d is None:
+            raise ValueError("the game is over; no action is legal")
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            raise ValueError(f"action must be an int, got {action!r}") from None
+        i = d.index_of(a)
+        if i is None:
+            legal = "; ".join(f"{x}: {self.describe_action(x)}" for x, _ in d.options[:12])
+            more = "" if len(d.options) <= 12 else f"; ... ({len(d.options)} legal in all)"
+            what = self.describe_action(a) if 0 <= a < self.layout.size else "outside the action space"
+            raise ValueError(f"illegal action {a} ({what}) for seat {d.seat} at '{d.prompt}'; "
+                             f"legal: {legal}{more}")
+        self.actions.append(a)
+        self.decisions_taken += 1
+        self.decision = None
+        getattr(self, d.handler)(d.ctx, d.options[i][1])
+        self._advance()
+
+    def legal_action_mask(self) -> np.ndarray:
+        """int8 vector of shape ``(layout.size,)``: 1 where the action is legal for
+        :attr:`current_player` now; all zeros once the game is over."""
+        m = np.zeros(self.layout.size, dtype=np.int8)
+        if self.decision is not None:
+            m[[a for a, _ in self.decision.options]] = 1
+        return m
+
+    def legal_actions(self) -> list[int]:
+        """Legal action indices for :attr:`current_player`, ascending."""
+        return [] if self.decision is None else sorted(a for a, _ in self.decision.options)
+
+    # ------------------------------------------------------------------ turn structure
+    def _start_turn(self, seat: int) -> None:
+        self.turn += 1
+        if self.turn > self.config.max_turns:
+            self.turn -= 1
+            self._truncate()
+            return
+        self.active = seat
+        self.phase = "untap"
+        p = self.players[seat]
+        p.land_played = False
+        self._log("turn", seat=seat)
+        # shields that last "until your next turn" end as that player's turn starts
+        if self.shields:
+            self.shields = [s for s in self.shields if s["until_turn_of"] != seat]
+        # untap step (CR 502): untap; a stunned permanent loses a stun counter instead
+        p.lands_tapped = 0
+        for c in p.creatures:
+            if c.stun and c.tapped:
+                c.stun -= 1
+            else:
+                c.tapped = False
+        self.priority_seat = None
+
+    def _truncate(self) -> None:
+        self.truncated = True
+        self.is_over = True
+        self._log("truncated", turns=self.turn)
+        self._end_game_reveal()
+
+    def _step_forward(self) -> None:
+        """Leave the current step (mana empties, CR 500.4) and begin the next."""
+        for p in self.players:
+            p.mana_pool = 0
+        i = _PH[self.phase] + 1
+        if i >= len(PHASES):
+            nxt = self._next_alive(self.active)
+            if nxt is None:
+                self.is_over = True
+                return
+            self._start_turn(nxt)
+            return
+        ph = PHASES[i]
+        self.phase = ph
+        active_in = not self.players[self.active].has_lost
+        if ph == "upkeep":
+            from .identity_abilities import fire_event
+            fire_event(self, "upkeep", seat=self.active)
+            self._fire_delayed("upkeep")
+        elif ph == "draw":
+            if active_in:
+                self.draw(self.active, 1)
+        elif ph in ("main1", "main2", "end"):
+            if ph == "end":
+                self._fire_delayed("end_step")
+            self._open_priority()
+        elif ph == "combat_begin":
+            self.combat_attackers = []
+        elif ph == "declare_attackers":
+            if active_in and self._attack_candidates():
+                self.queue.append(("declare_attackers",))
+        elif ph == "declare_blockers":
+            if self.combat_attackers:
+                self.queue.append(("declare_blockers",))
+        elif ph == "first_strike_damage":
+            if any(c.has("first_strike") or c.has("double_strike") for c in self._combatants()):
+                self.queue.append(("combat_damage", True))
+        elif ph == "combat_damage":
+            if self.combat_attackers:
+                self.queue.append(("combat_damage", False))
+        elif ph == "combat_end":
+            for p in self.players:
+                for c in p.creatures:
+                    c.attacking = -1
+                    c.blocked_by = []
+                    c.blocking = None
+                    c.was_blocked = False
+            self.combat_attackers = []
+        elif ph == "cleanup":
+            self.queue.append(("cleanup",))
+
+    def _open_priority(self) -> None:
+        self.priority_seat = self._next_alive(self.active, include_self=True)
+        self.passes = 0
+
+    def _fire_delayed(self, when: str) -> None:
+        from .identity_abilities import run_delayed
+        keep = []
+        for d in self.delayed:
+            if d["when"] == when:
+                run_delayed(self, d)
+            else:
+                keep.append(d)
+        self.delayed = keep
+
+    # ------------------------------------------------------------------ priority
+    def _offer_priority(self) -> None:
+        seat = self.priority_seat
+        if self.players[seat].has_lost:
+            self._after_pass(seat)
+            return
+        self.decision = Decision(seat, DecisionKind.PRIORITY, self._priority_options(seat),
+                                 "_h_priority", seat, f"priority ({self.phase})")
+
+    def _sorcery_timing(self, seat: int) -> bool:
+        return seat == self.active and not self.stack and (self.phase == "main1" or self.phase == "main2")
+
+    def _priority_options(self, seat: int) -> list:
+        L = self.layout
+        p = self.players[seat]
+        opts: list = [(L.PASS, None)]
+        avail = self.available_mana(seat)
+        sorcery = self._sorcery_timing(seat)
+        for i, c in enumerate(p.hand):
+            if i >= MAX_HAND:
+                break
+            if c.type == "land":
+                if sorcery and not p.land_played:
+                    opts.append((L.HAND + i, ("land", i)))
+            elif (sorcery or c.type == "instant") and c.cost <= avail and self._has_targets(seat, c.targets):
+                opts.append((L.HAND + i, ("cast", i)))
+        if (p.commander is not None and p.commander_zone == "command" and sorcery
+                and p.commander.cost + 2 * p.commander_casts <= avail):
+            opts.append((L.COMMANDER, ("commander", 0)))
+        idc = p.identity
+        if not idc.face_up and idc.identity.unveil_cost is not None:
+            cost = idc.identity.unveil_cost
+            if not idc.identity.undercover or self.undercover_met(seat):
+                from .identity_abilities import unveil_cost_ok
+                for x in range(MAX_X + 1 if cost.x else 1):
+                    if cost.mana + cost.x * x > avail:
+                        break
+                    if unveil_cost_ok(self, seat, x):
+                        opts.append((L.UNVEIL + x, ("unveil", x)))
+        elif idc.face_up:
+            from .identity_abilities import activatable
+            for k in activatable(self, seat):
+                opts.append((L.IDENTITY_AB + k, ("identity_ability", k)))
+        tok = p.tokens
+        for k, name in enumerate(TOKEN_ABILITIES):
+            if tok[name] and self._token_ability_ok(seat, name, avail, sorcery):
+                opts.append((L.TOKEN_AB + k, ("token", name)))
+        return opts
+
+    def _h_priority(self, seat: int, payload: Any) -> None:
+        if payload is None:
+            self._after_pass(seat)
+            return
+        kind, arg = payload
+        self.passes = 0
+        if kind == "land":
+            p = self.players[seat]
+            c = p.hand.pop(arg)
+            p.lands += 1
+            p.land_played = True
+            self._log("land", seat=seat)
+        elif kind == "cast":
+            c = self.players[seat].hand.pop(arg)
+            self._begin_cast(seat, c, "hand")
+        elif kind == "commander":
+            p = self.players[seat]
+            p.commander_zone = "stack"
+            self._begin_cast(seat, p.commander, "command", extra=2 * p.commander_casts)
+            p.commander_casts += 1
+        elif kind == "unveil":
+            self._begin_unveil(seat, arg)
+        elif kind == "identity_ability":
+            from .identity_abilities import activate
+            activate(self, seat, arg)
+        elif kind == "token":
+            self._activate_token(seat, arg)
+
+    def _after_pass(self, seat: int) -> None:
+        self.passes += 1
+        if self.passes >= len(self.alive()):
+            self.passes = 0
+            if self.stack:
+                self.queue.append(("resolve_top",))
+                self.priority_seat = self._next_alive(self.active, include_self=True)
+            else:
+                self.priority_seat = None
+        else:
+            self.priority_seat = self._next_alive(seat)
+
+    # ------------------------------------------------------------------ targets
+    def _hexproof_from(self, target_seat: int, seat: int) -> bool:
+        """Player hexproof (The Golem): Leader players can't be the target of
+        spells or abilities their opponents control."""
+        return (self.has_static("leaders_hexproof") and self.is_leader_player(target_seat)
+                and self.is_opponent(target_seat, seat))
+
+    def target_candidates(self, seat: int, spec: dict, item: StackItem | None = None,
+                          chosen: list | None = None) -> list:
+        """Legal targets for ``seat`` under ``spec`` (``{"type": ...}``).
+
+        Returns:
+            a list of ``("p", seat)``, ``("c", Creature)`` or ``("s", StackItem)``.
+        """
+        t = spec["type"]
+        out: list = []
+        chosen = chosen or []
+        if t in ("any", "player", "leader_player"):
+            for s in range(self.n):
+                pl = self.players[s]
+                if pl.has_lost or self._hexproof_from(s, seat):
+                    continue
+                if t == "leader_player" and not self.is_leader_player(s):
+                    continue
+                if spec.get("other") and s == seat:
+                    continue
+                if spec.get("opponent") and not self.is_opponent(seat, s):
+                    continue
+                if ("p", s) in chosen:
+                    continue
+                out.append(("p", s))
+        if t in ("any", "creature", "nonland_permanent", "permanent"):
+            for pl in self.players:
+                if pl.has_lost:
+                    continue
+                for c in pl.creatures:
+                    if spec.get("own") and c.controller != seat:
+                        continue
+                    if any(x[0] == "c" and x[1] is c for x in chosen):
+                        continue
+                    out.append(("c", c))
+        if t in ("spell", "noncreature_spell", "instant_sorcery_spell", "stack_object"):
+            for it in self.stack:
+                if it is item:
+                    continue
+                if t == "stack_object":
+                    if it.identity_source:
+                        continue
+                elif not it.is_spell:
+                    continue
+                elif t == "noncreature_spell" and it.card.is_creature:
+                    continue
+                elif t == "instant_sorcery_spell" and it.card.type not in ("instant", "sorcery"):
+                    continue
+                out.append(("s", it))
+        return out
+
+    def _has_targets(self, seat: int, specs: tuple) -> bool:
+        for spec in specs:
+            if spec.get("min", 1) > 0 and not self.target_candidates(seat, spec):
+                return False
+        return True
+
+    def target_action(self, seat: int, target: tuple) -> int | None:
+        """Action index that picks ``target`` for ``seat``, or None if it has no slot."""
+        L = self.layout
+        kind, obj = target
+        if kind == "p":
+            return L.PLAYER + self.rel(seat, obj)
+        if kind == "c":
+            slot = self.players[obj.controller].creatures.index(obj)
+            return L.perm(self.rel(seat, obj.controller), slot) if slot < MAX_PERMS else None
+        depth = len(self.stack) - 1 - self.stack.index(obj)
+        return L.STACK + depth if depth < MAX_STACK else None
+
+    def target_legal(self, seat: int, spec: dict, target: tuple, item: StackItem | None = None) -> bool:
+        """Whether ``target`` is still legal for ``spec`` (checked on resolution, CR 608.2b)."""
+        kind, obj = target
+        if kind == "p":
+            return any(t == target for t in self.target_candidates(seat, spec, item))
+        if kind == "c":
+            return (not self.players[obj.controller].has_lost and obj in self.players[obj.controller].creatures
+                    and spec["type"] in ("any", "creature", "nonland_permanent", "permanent"))
+        return obj in self.stack and any(t[1] is obj for t in self.target_candidates(seat, spec, item))
+
+    def _op_choose_target(self, item: StackItem, spec: dict, upto: int) -> None:
+        """Choose one target for ``item`` under ``spec``; ``upto`` more may follow.
+        ``spec["min"] == 0`` makes the target optional (PASS = no more)."""
+        seat = item.controller
+        cands = self.target_candidates(seat, spec, item, [t for t in item.targets if t is not None])
+        opts = []
+        for t in cands:
+            a = self.target_action(seat, t)
+            if a is not None:
+                opts.append((a, t))
+        optional = spec.get("min", 1) == 0 or (spec.get("_more", False) and not spec.get("exact"))
+        if optional:
+            opts.insert(0, (self.layout.PASS, None))
+        if not opts:
+            item.targets.append(None)
+            item.target_specs.append(spec)
+            return
+        self.decision = Decision(seat, DecisionKind.TARGET, opts, "_h_target", (item, spec, upto),
+                                 f"choose a target ({spec['type']}) for {item.source}")
+
+    def _h_target(self, ctx: tuple, target: Any) -> None:
+        item, spec, upto = ctx
+        if target is None:
+            if not spec.get("_more"):
+                item.targets.append(None)
+                item.target_specs.append(spec)
+            return
+        item.targets.append(target)
+        item.target_specs.append(spec)
+        if upto > 1:
+            more = dict(spec, _more=True)
+            self._push_front([("choose_target", item, more, upto - 1)])
+
+    # ------------------------------------------------------------------ casting
+    def _begin_cast(self, seat: int, card: CardDef, zone: str, extra: int = 0, free: bool = False,
+                    owner: int | None = None) -> None:
+        """CR 601.2: move the card to the stack, choose X and targets, pay.
+        ``free``: without paying its mana cost (X is 0, CR 601.2b/107.3b)."""
+        item = StackItem(self._new_uid(), "spell", seat, card)
+        item.from_zone = zone
+        item.owner = seat if owner is None else owner
+        item.data["free"] = free
+        item.data["extra"] = extra
+        ops: list = []
+        if card.x and not free:
+            ops.append(("choose_x", item))
+        for spec in card.targets:
+            ops.append(("choose_target", item, spec, spec.get("max", 1)))
+        ops.append(("finish_cast", item))
+        self._push_front(ops)
+
+    def _op_choose_x(self, item: StackItem) -> None:
+        seat = item.controller
+        room = self.available_mana(seat) - item.card.cost - item.data.get("extra", 0)
+        top = max(0, min(MAX_X, room, MAX_CHOICE - 1))
+        opts = [(self.layout.CHOICE + x, x) for x in range(top + 1)]
+        self.decision = Decision(seat, DecisionKind.NUMBER, opts, "_h_x", item, f"choose X for {item.source}")
+
+    def _h_x(self, item: StackItem, x: int) -> None:
+        item.x = x
+
+    def _op_finish_cast(self, item: StackItem) -> None:
+        seat = item.controller
+        if not item.data.get("free"):
+            self._pay_mana(seat, item.card.cost + item.x + item.data.get("extra", 0))
+        self.stack.append(item)
+        self._log("cast", seat=seat, card=item.card.name, x=item.x,
+                  targets=[self._target_repr(t) for t in item.targets])
+        from .identity_abilities import fire_event
+        fire_event(self, "cast", item=item)
+
+    def _target_repr(self, t: Any) -> Any:
+        if t is None:
+            return None
+        kind, obj = t
+        if kind == "p":
+            return ["player", obj]
+        if kind == "c":
+            return ["creature", obj.uid, obj.name]
+        return ["stack", obj.uid, obj.source]
+
+    # ------------------------------------------------------------------ tokens (counted)
+    def _token_ability_ok(self, seat: int, name: str, avail: int, sorcery: bool) -> bool:
+        p = self.players[seat]
+        if name == "Clue":
+            return avail >= 2
+        if name == "Food":
+            return avail >= 2
+        if name == "Blood":
+            return avail >= 1 and bool(p.hand)
+        if name == "Map":
+            return avail >= 1 and bool(p.creatures)
+        return name == "Junk" and sorcery
+
+    def _activate_token(self, seat: int, name: str) -> None:
+        """Clue ({2}, sac: draw), Food ({2}, sac: gain 3 life), Blood ({1}, discard
+        a card, sac: draw), Map ({1}, sac: target creature you control explores),
+        Junk (sac, sorcery speed: draw a card; abstracts "exile the top card, you
+        may play it this turn")."""
+        p = self.players[seat]
+        p.tokens[name] -= 1
+        item = StackItem(self._new_uid(), "ability", seat, source=name, key=name)
+        ops: list = []
+        if name in ("Clue", "Food"):
+            self._pay_mana(seat, 2)
+        elif name in ("Blood", "Map"):
+            self._pay_mana(seat, 1)
+        if name == "Blood":
+            ops.append(("discard", seat, 1, False))
+        if name == "Map":
+            ops.append(("choose_target", item, {"type": "creature", "own": True}, 1))
+        ops.append(("push_item", item))
+        self._push_front(ops)
+
+    def _op_push_item(self, item: StackItem) -> None:
+        if item.data.get("skip"):
+            return
+        self.stack.append(item)
+        self._log("activate", seat=item.controller, source=item.source,
+                  targets=[self._target_repr(t) for t in item.targets])
+
+    # ------------------------------------------------------------------ resolution
+    def _op_resolve_top(self) -> None:
+        """CR 608: resolve the top object; a spell or ability whose targets are all
+        illegal doesn't resolve (CR 608.2b)."""
+        if not self.stack:
+            return
+        item = self.stack.pop()
+        specs = item.target_specs
+        if item.targets and any(t is not None for t in item.targets):
+            legal = [t is not None and self.target_legal(item.controller, s, t, item)
+                     for t, s in zip(item.targets, specs)]
+            if not any(legal):
+                self._log("fizzle", seat=item.controller, source=item.source)
+                self._finish_item(item)
+                return
+            item.targets = [t if ok else None for t, ok in zip(item.targets, legal)]
+        self._log("resolve", seat=item.controller, source=item.source, key=item.key)
+        if item.kind == "spell":
+            if item.card.is_creature:
+                self._enter_battlefield(item)
+                self._finish_item(item, moved=True)
+                return
+            ops = [("effect", item, e) for e in item.card.effects]
+            ops.append(("finish_item", item))
+            self._push_front(ops)
+        elif item.key == "etb":
+            ops = [("effect", item, e) for e in item.data["effects"]]
+            self._push_front(ops)
+        elif item.kind == "ability" and item.key in TOKEN_ABILITIES:
+            self._resolve_token_ability(item)
+        else:
+            from .identity_abilities import resolve
+            resolve(self, item)
+
+    def _op_finish_item(self, item: StackItem) -> None:
+        self._finish_item(item)
+
+    def _finish_item(self, item: StackItem, moved: bool = False) -> None:
+        """A resolved or countered spell goes to its owner's graveyard; a commander
+        goes back to the command zone (CR 903.9, always chosen); copies vanish."""
+        if item.kind != "spell" or moved or item.is_copy:
+            return
+        owner = self.players[item.owner]
+        if owner.has_lost:
+            return
+        if item.from_zone == "command" or (owner.commander is item.card and item.card is not None
+                                           and self.config.commander and item.from_zone == "command"):
+            owner.commander_zone = "command"
+            return
+        if item.data.get("exile_after"):
+            owner.exile.append(item.card)
+        else:
+            owner.graveyard.append(item.card)
+
+    def counter(self, item: StackItem) -> bool:
+        """Counter ``item`` (CR 701.5): remove it from the stack; a countered spell
+        goes to its owner's graveyard (a commander to the command zone)."""
+        if item not in self.stack:
+            return False
+        self.stack.remove(item)
+        self._log("counter", source=item.source, seat=item.controller)
+        if item.kind == "spell" and item.from_zone == "command":
+            self.players[item.owner].commander_zone = "command"
+        else:
+            self._finish_item(item)
+        return True
+
+    def _enter_battlefield(self, item: StackItem) -> Creature:
+        c = self.put_onto_battlefield(item.controller, item.card, owner=item.owner,
+                                      commander=item.from_zone == "command")
+        return c
+
+    def put_onto_battlefield(self, seat: int, card: CardDef, tapped: bool = False, owner: int | None = None,
+                             commander: bool = False) -> Creature:
+        """Put a creature card onto the battlefield under ``seat``'s control; its
+        enters-the-battlefield ability triggers.  Returns the new :class:`Creature`."""
+        owner = seat if owner is None else owner
+        c = Creature(self._new_uid(), card.name, card, False, owner, card.power, card.toughness,
+                     card.keywords, self.turn, card.legendary)
+        c.controller = seat
+        c.tapped = tapped
+        if commander:
+            c.is_commander = True
+            self.players[owner].commander_zone = "battlefield"
+        self.players[seat].creatures.append(c)
+        self._dirty = True
+        self._log("enters", seat=seat, creature=c.uid, name=c.name)
+        if card.effects:
+            trig = StackItem(self._new_uid(), "trigger", seat, source=card.name, key="etb")
+            trig.data["effects"] = card.effects
+            trig.creature = c
+            for spec in card.targets:
+                trig.data.setdefault("specs", []).append(spec)
+            self.pending_triggers.append(trig)
+        return c
+
+    def create_creature_token(self, seat: int, name: str, n: int = 1, tapped: bool = False,
+                              copy_of: Creature | None = None) -> list[Creature]:
+        """Create ``n`` creature tokens named ``name`` (see data/cards.json
+        ``tokens``), or token copies of ``copy_of`` (copiable values only, CR 707.2)."""
+        out = []
+        for _ in range(n):
+            if copy_of is not None:
+                c = Creature(self._new_uid(), copy_of.name, copy_of.card, True, seat, copy_of.base_power,
+                             copy_of.base_toughness, copy_of.base_keywords, self.turn, copy_of.legendary)
+            else:
+                t = TOKENS[name]
+                c = Creature(self._new_uid(), name, None, True, seat, t.power, t.toughness, t.keywords,
+                             self.turn, t.legendary)
+            c.tapped = tapped
+            self.players[seat].creatures.append(c)
+            out.append(c)
+        self._log("tokens", seat=seat, name=copy_of.name if copy_of else name, n=n)
+        self._dirty = True
+        return out
+
+    def create_tokens(self, seat: int, name: str, n: int = 1) -> None:
+        """Create ``n`` tokens named ``name``: creature tokens become objects,
+        noncreature artifact tokens add to the player's count."""
+        if n <= 0 or self.players[seat].has_lost:
+            return
+        if TOKENS[name].type == "creature":
+            self.create_creature_token(seat, name, n)
+        else:
+            self.players[seat].tokens[name] += n
+            self._log("tokens", seat=seat, name=name, n=n)
+
+    def _resolve_token_ability(self, item: StackItem) -> None:
+        seat = item.controller
+        name = item.key
+        if name in ("Clue", "Blood", "Junk"):
+            self.draw(seat, 1)
+        elif name == "Food":
+            self.gain_life(seat, 3)
+        elif name == "Map":
+            t = item.targets[0] if item.targets else None
+            if t is not None:
+                self._explore(seat, t[1])
+
+    def _explore(self, seat: int, c: Creature) -> None:
+        """CR 701.40 explore: reveal the top card; a land goes to hand, else a +1/+1
+        counter (abstraction: the nonland card stays on top)."""
+        p = self.players[seat]
+        if not p.library:
+            c.p1p1 += 1
+            return
+        top = p.library[-1]
+        self._log("reveal_top", seat=seat, card=top.name)
+        if top.is_land:
+            p.hand.append(p.library.pop())
+        else:
+            c.p1p1 += 1
+
+    # ------------------------------------------------------------------ card effect primitives
+    def _op_effect(self, item: StackItem, e: dict) -> None:
+        """Run one primitive of a card's effect list (data/cards.json)."""
+        op = e["op"]
+        seat = item.controller
+        n = e.get("n", 0)
+        if n == "X":
+            n = item.x
+        t = e.get("t")
+        tgt = None
+        if t == "self":
+            tgt = ("c", item.creature) if item.creature in self.players[item.creature.controller].creatures else None
+        elif t is not None:
+            tgt = item.targets[t] if t < len(item.targets) else None
+            if tgt is None:
+                return
+        if op == "damage":
+            self.deal_damage(seat, tgt, n, source_name=item.source)
+        elif op == "destroy":
+            self.destroy(tgt[1])
+        elif op == "exile":
+            self.exile_creature(tgt[1])
+        elif op == "bounce":
+            self.bounce(tgt[1])
+        elif op == "counter":
+            self.counter(tgt[1])
+        elif op == "draw":
+            self.draw(tgt[1] if tgt else seat, n)
+        elif op == "gain":
+            self.gain_life(tgt[1] if tgt else seat, n)
+        elif op == "lose":
+            self.lose_life(tgt[1], n, source_seat=seat)
+        elif op == "wipe":
+            for p in self.players:
+                for c in list(p.creatures):
+                    self.destroy(c)
+        elif op == "damage_each_creature":
+            for p in self.players:
+                for c in list(p.creatures):
+                    self.deal_damage(seat, ("c", c), n, source_name=item.source)
+        elif op == "tokens":
+            self.create_tokens(seat, e["token"], n)
+        elif op == "pump":
+            c = tgt[1]
+            c.pump_p += e.get("p", 0)
+            c.pump_q += e.get("q", 0)
+            if e.get("kw"):
+                c.pump_kw = c.pump_kw | frozenset(e["kw"])
+            self._dirty = True
+        elif op == "pump_team":
+            for c in self.players[seat].creatures:
+                c.pump_p += e.get("p", 0)
+                c.pump_q += e.get("q", 0)
+            self._dirty = True
+        elif op == "counters":
+            tgt[1].p1p1 += n
+            self._dirty = True
+        elif op == "ramp":
+            self.ramp(seat, n)
+        elif op == "tap":
+            tgt[1].tapped = True
+        elif op == "stun":
+            tgt[1].stun += n
+        elif op == "discard":
+            self._push_front([("discard", tgt[1], n, False)])
+        else:  # pragma: no cover - data is validated by tests
+            raise AssertionError(f"unknown effect op {op!r}")
+
+    def ramp(self, seat: int, n: int) -> None:
+        """Search the library for up to ``n`` lands, put them onto the battlefield
+        tapped, then shuffle."""
+        p = self.players[seat]
+        for _ in range(n):
+            for i in range(len(p.library) - 1, -1, -1):
+                if p.library[i].is_land:
+                    p.library.pop(i)
+                    p.lands += 1
+                    p.lands_tapped += 1
+                    break
+        self.rng.shuffle(p.library)
+
+    def draw(self, seat: int, n: int = 1) -> None:
+        """``seat`` draws ``n`` cards; drawing from an empty library makes the
+        player lose at the next state-based check (CR 704.5b)."""
+        p = self.players[seat]
+        if p.has_lost:
+            return
+        for _ in range(n):
+            if p.library:
+                p.hand.append(p.library.pop())
+            else:
+                p.drew_from_empty = True
+                self._dirty = True
+        if n:
+            self._log("draw", seat=seat, n=n)
+
+    def gain_life(self, seat: int, n: int) -> None:
+        """``seat`` gains ``n`` life points."""
+        p = self.players[seat]
+        if n <= 0 or p.has_lost:
+            return
+        p.life += n
+        self._log("gain_life", seat=seat, n=n)
+
+    def lose_life(self, seat: int, n: int, source_seat: int | None = None) -> None:
+        """``seat`` loses ``n`` life points (not damage: can't be prevented)."""
+        self._lose_life(seat, n)
+
+    def _lose_life(self, seat: int, n: int, paid: bool = False) -> None:
+        p = self.players[seat]
+        if n <= 0 or p.has_lost:
+            return
+        p.life -= n
+        self._dirty = True
+        self._log("pay_life" if paid else "lose_life", seat=seat, n=n)
+
+    def _damage_prevented(self, target: tuple) -> bool:
+        if not self.shields:
+            return False
+        seat = target[1] if target[0] == "p" else target[1].controller
+        return any(s["kind"] == "prevent_damage" and s["seat"] == seat for s in self.shields)
+
+    def deal_damage(self, source_seat: int, target: tuple, amount: int, source_name: str = "",
+                    source_creature: Creature | None = None, combat: bool = False) -> int:
+        """Deal ``amount`` damage to a player (loses that much life) or a creature
+        (marked damage, CR 120.3).  Prevention shields apply first.  Returns the
+        damage dealt after prevention."""
+        if amount <= 0 or target is None:
+            return 0
+        if self._damage_prevented(target):
+            self._log("prevented", target=self._target_repr(target), n=amount)
+            return 0
+        kind, obj = target
+        if kind == "p":
+            p = self.players[obj]
+            if p.has_lost:
+                return 0
+            p.life -= amount
+            if combat and source_creature is not None and source_creature.is_commander:
+                p.cmd_damage[source_creature.owner] = p.cmd_damage.get(source_creature.owner, 0) + amount
+        else:
+            if obj not in self.players[obj.controller].creatures:
+                return 0
+            obj.damage += amount
+            if source_creature is not None and source_creature.has("deathtouch"):
+                obj.deathtouched = True
+        self._dirty = True
+        if source_creature is not None and source_creature.has("lifelink"):
+            self.gain_life(source_creature.controller, amount)
+        if not combat:
+            self._log("damage", source=source_name, target=self._target_repr(target), n=amount)
+        return amount
+
+    def deal_player_damage(self, seat: int, amount: int) -> int:
+        """Deal ``amount`` damage to player ``seat`` from no particular source
+        (scenarios and tests)."""
+        return self.deal_damage(-1, ("p", seat), amount, source_name="effect")
+
+    # DESIGN names this one deal_damage(seat, amount) for scenarios: see deal_player_damage.
+
+    def _leave_battlefield(self, c: Creature, to: str) -> bool:
+        p = self.players[c.controller]
+        if c not in p.creatures:
+            return False
+        p.creatures.remove(c)
+        if c.blocking is not None and c in c.blocking.blocked_by:
+            c.blocking.blocked_by.remove(c)
+        if c in self.combat_attackers:
+            self.combat_attackers.remove(c)
+        owner = self.players[c.owner]
+        self._log("leaves", creature=c.uid, name=c.name, to=to, seat=c.controller)
+        if not c.token and not owner.has_lost:
+            if c.is_commander and self.config.commander:
+                owner.commander_zone = "command"
+            elif to == "graveyard":
+                owner.graveyard.append(c.card)
+            elif to == "exile":
+                owner.exile.append(c.card)
+            elif to == "hand":
+                owner.hand.append(c.card)
+        from .identity_abilities import fire_event
+        fire_event(self, "creature_left", creature=c)
+        return True
+
+    def destroy(self, c: Creature) -> bool:
+        """Destroy a creature (CR 701.8): it goes to its owner's graveyard."""
+        return self._leave_battlefield(c, "graveyard")
+
+    def exile_creature(self, c: Creature) -> bool:
+        """Exile a creature; a commander goes to the command zone instead."""
+        return self._leave_battlefield(c, "exile")
+
+    def bounce(self, c: Creature) -> bool:
+        """Return a creature to its owner's hand (a commander: command zone)."""
+        return self._leave_battlefield(c, "hand")
+
+    def _op_discard(self, seat: int, n: int, random_: bool) -> None:
+        """``seat`` discards ``n`` cards of their choice (one decision per card)."""
+        p = self.players[seat]
+        if n <= 0 or not p.hand or p.has_lost:
+            return
+        L = self.layout
+        opts = [(L.HAND + i, i) for i in range(min(len(p.hand), MAX_HAND))]
+        self.decision = Decision(seat, DecisionKind.DISCARD, opts, "_h_discard", (seat, n - 1),
+                                 "choose a card to discard")
+
+    def _h_discard(self, ctx: tuple, i: int) -> None:
+        seat, more = ctx
+        p = self.players[seat]
+        c = p.hand.pop(i)
+        p.graveyard.append(c)
+        self._log("discard", seat=seat, card=c.name)
+        if more > 0:
+            self._push_front([("discard", seat, more, False)])
+
+    def _op_cleanup(self) -> None:
+        """CR 514: discard to maximum hand size, remove damage, end "this turn" effects."""
+        p = self.players[self.active]
+        if not p.has_lost and len(p.hand) > p.max_hand_size:
+            self._push_front([("discard", self.active, len(p.hand) - p.max_hand_size, False), ("cleanup_rest",)])
+        else:
+            self._op_cleanup_rest()
+
+    def _op_cleanup_rest(self) -> None:
+        for p in self.players:
+            for c in p.creatures:
+                c.damage = 0
+                c.deathtouched = False
+                c.pump_p = c.pump_q = 0
+                c.pump_kw = frozenset()
+        self.turn_effects = {}
+        self._dirty = True
+
+    # ------------------------------------------------------------------ triggers
+    def add_trigger(self, item: StackItem) -> None:
+        """Queue a triggered ability; it goes on the stack the next time a player
+        would receive priority, in APNAP order (CR 603.3b)."""
+        self.pending_triggers.append(item)
+
+    def _put_triggers_on_stack(self) -> None:
+        """CR 603.3b: the active player puts their triggers on the stack first,
+        then each other player in turn order; targets are chosen now (CR 603.3d:
+        a trigger with no legal target is removed)."""
+        trig = self.pending_triggers
+        self.pending_triggers = []
+        order = {s: k for k, s in enumerate((self.active + k) % self.n for k in range(self.n))}
+        trig.sort(key=lambda t: order[t.controller])
+        ops: list = []
+        for t in trig:
+            if self.players[t.controller].has_lost and not t.identity_source:
+                continue
+            if t.data.get("prepare"):
+                ops.append(("call", t.data["prepare"], t))
+            for spec in t.data.get("specs", ()):
+                ops.append(("choose_target", t, spec, spec.get("max", 1)))
+            ops.append(("push_trigger", t))
+        self._push_front(ops)
+
+    def _op_push_trigger(self, t: StackItem) -> None:
+        specs = t.data.get("specs", ())
+        if specs and all(x is None for x in t.targets) and any(s.get("min", 1) > 0 for s in specs):
+            self._log("trigger_removed", source=t.source, seat=t.controller)
+            return
+        self.stack.append(t)
+        self._log("trigger", seat=t.controller, source=t.source, key=t.key,
+                  targets=[self._target_repr(x) for x in t.targets])
+
+    # ------------------------------------------------------------------ combat
+    def can_attack(self, seat: int, defender: int) -> bool:
+        """Whether ``seat`` may attack player ``defender`` (CR 506.2, 802: attack
+        opponents only; The Golem: Leader players can't be attacked)."""
+        if defender == seat or self.players[defender].has_lost:
+            return False
+        if not self.is_opponent(seat, defender):
+            return False
+        if self.has_static("leaders_unattackable") and self.is_leader_player(defender):
+            return False
+        return True
+
+    def _attack_candidates(self) -> list[Creature]:
+        seat = self.active
+        if not any(self.can_attack(seat, d) for d in range(self.n)):
+            return []
+        return [c for c in self.players[seat].creatures
+                if c.attacking < 0 and not c.tapped and not c.has("defender")
+                and (c.entered_turn < self.turn or c.has("haste") or self._controlled_since_turn_start(c))]
+
+    def _controlled_since_turn_start(self, c: Creature) -> bool:
+        return c.entered_turn < self.turn
+
+    def _op_declare_attackers(self) -> None:
+        seat = self.active
+        if self.players[seat].has_lost:
+            return
+        L = self.layout
+        opts = [(L.PASS, None)]
+        for c in self._attack_candidates():
+            slot = self.players[seat].creatures.index(c)
+            if slot < MAX_PERMS:
+                opts.append((L.perm(0, slot), c))
+        self.decision = Decision(seat, DecisionKind.ATTACKER, opts, "_h_attacker", seat,
+                                 "declare attackers: choose a creature, or PASS when done")
+
+    def _h_attacker(self, seat: int, c: Creature | None) -> None:
+        if c is None:
+            # CR 508.1f: attackers tap (unless vigilance); remember who attacked a Leader (Undercover)
+            for a in self.combat_attackers:
+                if not a.has("vigilance"):
+                    a.tapped = True
+                if self.is_leader_player(a.attacking):
+                    self.leader_attacked_by.add(seat)
+            if self.combat_attackers:
+                self._log("attacks", seat=seat,
+                          attackers=[[a.uid, a.name, a.attacking] for a in self.combat_attackers])
+                self._open_priority()   # CR 508.8: players get priority once attackers are declared
+            return
+        L = self.layout
+        opts = [(L.PLAYER + self.rel(seat, d), d) for d in range(self.n) if self.can_attack(seat, d)]
+        self.decision = Decision(seat, DecisionKind.DEFENDER, opts, "_h_defender", c,
+                                 f"choose the player {c.name} attacks")
+
+    def _h_defender(self, c: Creature, defender: int) -> None:
+        c.attacking = defender
+        self.combat_attackers.append(c)
+        self._push_front([("declare_attackers",)])
+
+    def _op_declare_blockers(self) -> None:
+        """Each defending player, in APNAP order, declares blockers (CR 509, 802.4)."""
+        defenders = [s for s in self._apnap() if any(a.attacking == s for a in self.combat_attackers)]
+        self._push_front([("block_for", d) for d in defenders] + [("blocks_done",)])
+
+    def _block_options(self, seat: int) -> list:
+        L = self.layout
+        opts = [(L.PASS, None)]
+        attackers = [a for a in self.combat_attackers if a.attacking == seat]
+        for slot, c in enumerate(self.players[seat].creatures[:MAX_PERMS]):
+            if c.tapped or c.blocking is not None:
+                continue
+            if any(self._can_block(c, a) for a in attackers):
+                opts.append((L.perm(0, slot), c))
+        return opts
+
+    @staticmethod
+    def _can_block(b: Creature, a: Creature) -> bool:
+        return not a.has("flying") or b.has("flying") or b.has("reach")
+
+    def _op_block_for(self, seat: int) -> None:
+        if self.players[seat].has_lost:
+            return
+        self.decision = Decision(seat, DecisionKind.BLOCKER, self._block_options(seat), "_h_blocker", seat,
+                                 "declare blockers: choose a creature, or PASS when done")
+
+    def _h_blocker(self, seat: int, b: Creature | None) -> None:
+        if b is None:
+            return
+        L = self.layout
+        opts = []
+        for a in self.combat_attackers:
+            if a.attacking == seat and self._can_block(b, a):
+                slot = self.players[a.controller].creatures.index(a)
+                if slot < MAX_PERMS:
+                    opts.append((L.perm(self.rel(seat, a.controller), slot), a))
+        self.decision = Decision(seat, DecisionKind.BLOCKED, opts, "_h_blocked", (seat, b),
+                                 f"choose the attacker {b.name} blocks")
+
+    def _h_blocked(self, ctx: tuple, a: Creature) -> None:
+        seat, b = ctx
+        b.blocking = a
+        a.blocked_by.append(b)
+        a.was_blocked = True
+        self._push_front([("block_for", seat)])
+
+    def _op_blocks_done(self) -> None:
+        """Menace (CR 702.110b): a creature with menace blocked by only one creature
+        is an illegal block; that blocker is removed from combat (abstraction of
+        the declare-again rule).  Then the blocks are logged."""
+        for a in self.combat_attackers:
+            if a.has("menace") and len(a.blocked_by) == 1:
+                b = a.blocked_by.pop()
+                b.blocking = None
+                a.was_blocked = False
+        blocks = [[b.uid, a.uid] for a in self.combat_attackers for b in a.blocked_by]
+        if blocks:
+            self._log("blocks", blocks=blocks)
+        self._open_priority()   # CR 509.4: priority once blockers are declared
+
+    def _combatants(self) -> list[Creature]:
+        out = list(self.combat_attackers)
+        for a in self.combat_attackers:
+            out.extend(a.blocked_by)
+        return out
+
+    def _op_combat_damage(self, first: bool) -> None:
+        """CR 510: combat damage, all at once.  With ``first`` only first- and
+        double-strike creatures deal damage (CR 702.7); otherwise creatures without
+        first strike and double strikers.  An attacker assigns lethal damage to its
+        blockers in declaration order, the rest to the last one or, with trample, to
+        the player (CR 510.1c-d; deathtouch makes 1 lethal)."""
+        events: list = []  # (source creature, target, amount)
+        fs_done = self.turn_effects.setdefault("first_strikers", set())
+        for a in list(self.combat_attackers):
+            if a not in self.players[a.controller].creatures:
+                continue
+            a_deals = (a.has("first_strike") or a.has("double_strike")) if first else (
+                a.has("double_strike") or a.uid not in fs_done)
+            if first and a_deals:
+                fs_done.add(a.uid)
+            if a_deals and a.power > 0:
+                blockers = [b for b in a.blocked_by if b in self.players[b.controller].creatures]
+                if not a.was_blocked:
+                    events.append((a, ("p", a.attacking), a.power))
+                elif blockers:
+                    left = a.power
+                    for k, b in enumerate(blockers):
+                        lethal = 1 if a.has("deathtouch") else max(0, b.toughness - b.damage)
+                        last = k == len(blockers) - 1
+                        amt = left if (last and not a.has("trample")) else min(left, lethal)
+                        if amt:
+                            events.append((a, ("c", b), amt))
+                        left -= amt
+                        if left <= 0:
+                            break
+                    if left > 0 and a.has("trample"):
+                        events.append((a, ("p", a.attacking), left))
+                elif a.has("trample"):
+                    events.append((a, ("p", a.attacking), a.power))
+            for b in a.blocked_by:
+                if b not in self.players[b.controller].creatures:
+                    continue
+                b_deals = (b.has("first_strike") or b.has("double_strike")) if first else (
+                    b.has("double_strike") or b.uid not in fs_done)
+                if first and b_deals:
+                    fs_done.add(b.uid)
+                if b_deals and b.power > 0:
+                    events.append((b, ("c", a), b.power))
+        total: dict = {}
+        for src, tgt, amt in events:
+            dealt = self.deal_damage(src.controller, tgt, amt, source_name=src.name, source_creature=src, combat=True)
+            if dealt and tgt[0] == "p":
+                total[tgt[1]] = total.get(tgt[1], 0) + dealt
+        if events:
+            self._log("combat_damage", first_strike=first,
+                      to_players={str(k): v for k, v in sorted(total.items())})
+
+    # ------------------------------------------------------------------ state-based actions
+    def _state_based_actions(self) -> bool:
+        """CR 704, checked simultaneously; returns True if anything happened.
+        Players at 0 or less life, who drew from an empty library, or who took 21
+        combat damage from one commander lose (CR 704.5a-c, 903.10a); creatures
+        with 0 toughness, lethal damage or deathtouch damage die (CR 704.5f-h)."""
+        self._dirty = False
+        losers = []
+        for p in self.players:
+            if p.has_lost:
+                continue
+            if p.life <= 0 or p.drew_from_empty or (self.config.commander and any(v >= 21 for v in p.cmd_damage.values())):
+                losers.append(p.seat)
+        dying = []
+        for p in self.players:
+            legends: dict = {}
+            for c in p.creatures:
+                t = c.toughness
+                if t <= 0 or (c.damage > 0 and (c.damage >= t or c.deathtouched)):
+                    dying.append(c)
+                elif c.legendary:
+                    if c.name in legends:   # CR 704.5j legend rule: the newest one is kept (abstraction)
+                        dying.append(legends[c.name])
+                    legends[c.name] = c
+        for c in dying:
+            self.destroy(c)
+        if losers:
+            self.lose(losers)
+        return bool(losers or dying)
+
+    # ------------------------------------------------------------------ losing and winning
+    def lose(self, seats: int | list[int], reason: str = "rules", concede: bool = False) -> None:
+        """Make ``seats`` lose the game simultaneously (a list = simultaneous
+        losses, TR6.9).  For each: identity-sourced triggers resolve before the
+        player leaves (CR 907.8a); a face-down identity is revealed, which is not an
+        unveil (CR 702.187a/g: no "when unveiled"); the last-known team is kept
+        (TR7.4); their objects leave (CR 800.4a).  Then the Leader team's loss and
+        the win conditions are checked (CR 907.7)."""
+        if isinstance(seats, (int, np.integer)):
+            seats = [int(seats)]
+        seats = [s for s in seats if not self.players[s].has_lost]
+        if not concede and reason != "team":
+            seats = [s for s in seats if not self.players[s].cant_lose]
+        if not seats or self.is_over:
+            return
+        from .identity_abilities import before_leaving
+        for s in seats:
+            before_leaving(self, s)
+        for s in seats:
+            p = self.players[s]
+            idc = p.identity
+            if not idc.face_up:
+                idc.face_up = True
+                idc.known_by = set(range(self.n))
+                if idc.role != Role.LEADER:
+                    self.revealed_identities.add(idc.uid)
+            p.has_lost = True
+            p.lost_turn = self.turn
+            p.last_role = idc.role
+            p.last_team = team_of(idc.role)
+            self._log("loses", seat=s, identity=idc.name, reason=reason)
+        for s in seats:
+            self._leave_game(s)
+        self._refresh_statics()
+        self._check_game_end()
+
+    def concede(self, seat: int) -> None:
+        """``seat`` concedes (CR 104.3a): they lose; effects that replace losing
+        don't apply (TR6.10).
+
+        Raises:
+            ValueError: if the player already left or the game is over.
+        """
+        if self.is_over or self.players[seat].has_lost:
+            raise ValueError(f"seat {seat} cannot concede: the game is over or they already left")
+        self.lose([seat], reason="concede", concede=True)
+        if self.decision is not None and self.decision.seat == seat:
+            self.decision = None
+            if self.priority_seat == seat:
+                self._after_pass(seat)
+        self._advance()
+
+    def _leave_game(self, seat: int) -> None:
+        """CR 800.4a: everything the player owns leaves; their spells on the stack
+        cease to exist; their combat role ends."""
+        p = self.players[seat]
+        for c in list(p.creatures):
+            p.creatures.remove(c)
+            if c in self.combat_attackers:
+                self.combat_attackers.remove(c)
+            if c.blocking is not None and c in c.blocking.blocked_by:
+                c.blocking.blocked_by.remove(c)
+        for q in self.players:   # creatures of others they own (none in the substrate yet)
+            for c in list(q.creatures):
+                if c.owner == seat:
+                    q.creatures.remove(c)
+        for a in self.combat_attackers:
+            if a.attacking == seat:
+                a.attacking = -1
+        self.combat_attackers = [a for a in self.combat_attackers if a.attacking >= 0]
+        self.stack = [it for it in self.stack if it.controller != seat or (it.identity_source and it.data.get("before_leave"))]
+        self.pending_triggers = [t for t in self.pending_triggers if t.controller != seat]
+        self.shields = [s for s in self.shields if s.get("owner") != seat]
+        p.hand = []
+        p.lands = p.lands_tapped = 0
+        p.tokens = {k: 0 for k in COUNTER_TOKENS}
+        p.mana_pool = 0
+        if self.decision is not None and self.decision.seat == seat:
+            self.decision = None
+        if self.priority_seat == seat:
+            self.priority_seat = self._next_alive(seat)
+            self.passes = 0
+
+    def _check_game_end(self) -> None:
+        """CR 907.7 and TR6: the Leader team loses when no player in the game
+        controls a Leader identity, and every Guardian loses with it even if they
+        "can't lose" (TR6.3); then the Assassins win if one of them is still in the
+        game (CR 907.7d), else a lone Traitor wins (CR 907.7f); the Leader team
+        wins once every Assassin and Traitor has left (TR6.6).  Wins are shared by
+        eliminated teammates through their last-known team (TR7.4)."""
+        if self.is_over:
+            return
+        alive = [p for p in self.players if not p.has_lost]
+        roles = [p.identity.role for p in alive]
+        if Role.LEADER not in roles:
+            guardians = [p.seat for p in alive if p.identity.role == Role.GUARDIAN]
+            if guardians:
+                self.lose(guardians, reason="team")
+                return
+            if Role.ASSASSIN in roles:
+                self._win({p.seat for p in self.players if p.team == Team.ASSASSIN})
+            elif len(alive) == 1:
+                self._win({alive[0].seat})
+            elif not alive:
+                self._win(set())
+            return
+        if Role.ASSASSIN not in roles and Role.TRAITOR not in roles:
+            self._win({p.seat for p in self.players if p.team == Team.LEADER})
+
+    def _win(self, seats: set[int]) -> None:
+        """End the game with ``seats`` winning (empty set = a draw)."""
+        self.winners = set(seats)
+        for s in seats:
+            self.players[s].won = True
+        self.is_over = True
+        self._log("game_over", winners=sorted(seats))
+        self._end_game_reveal()
+
+    def win(self, seat: int) -> None:
+        """``seat`` wins the game ("you win the game" effects): their whole team
+        wins, eliminated teammates included (TR6.7); a Traitor wins alone."""
+        p = self.players[seat]
+        if p.team == Team.TRAITOR:
+            self._win({seat})
+        else:
+            self._win({q.seat for q in self.players if q.team == p.team})
+
+    def _end_game_reveal(self) -> None:
+        """CR 907.9: at the end of the game every face-down identity is revealed."""
+        for p in self.players:
+            if not p.identity.face_up:
+                p.identity.known_by = set(range(self.n))
+        self._log("reveal_all", identities=[p.identity.name for p in self.players])
+        self.decision = None
+
+    # ------------------------------------------------------------------ observation & text
+    def observation(self, seat: int) -> dict[str, np.ndarray]:
+        """The environment's observation for ``seat``: ``{"observation": float32
+        (obs_size,), "action_mask": int8 (layout.size,)}``; the mask is all zeros
+        unless ``seat`` is deciding.  See :mod:`treachery_env.observation`."""
+        from .observation import encode
+        mask = self.legal_action_mask() if self.current_player == seat else np.zeros(self.layout.size, np.int8)
+        return {"observation": encode(self, seat), "action_mask": mask}
+
+    def view(self, seat: int):
+        """Structured, read-only snapshot of ``seat``'s information set
+        (:class:`treachery_env.observation.SeatView`)."""
+        from .observation import seat_view
+        return seat_view(self, seat)
+
+    def describe_action(self, action: int, seat: int | None = None) -> str:
+        """What ``action`` does for the deciding seat now, in words.
+
+        Raises:
+            ValueError: if ``action`` is outside the action space.
+        """
+        from .text import describe_action
+        return describe_action(self, int(action), seat)
+
+    def render_text(self, seat: int | None = None) -> str:
+        """Text picture of the game as ``seat`` sees it (None: public view only)."""
+        from .text import render
+        return render(self, seat)
+
+    # ------------------------------------------------------------------ copies & replays
+    def clone(self) -> "Game":
+        """An independent deep copy (same state, same random stream)."""
+        return copy.deepcopy(self)
+
+    def state_summary(self) -> dict[str, Any]:
+        """Privileged, JSON-friendly summary of the full state (every hidden card)."""
+        def cr(c: Creature) -> list:
+            return [c.uid, c.name, c.power, c.toughness, c.damage, int(c.tapped), c.p1p1, c.stun]
+        return {
+            "turn": self.turn, "active": self.active, "phase": self.phase, "over": self.is_over,
+            "winners": sorted(self.winners),
+            "players": [{
+                "life": p.life, "lost": p.has_lost, "identity": p.identity.name, "face_up": p.identity.face_up,
+                "hand": [c.name for c in p.hand], "library": [c.name for c in p.library],
+                "graveyard": [c.name for c in p.graveyard], "exile": [c.name for c in p.exile],
+                "lands": [p.lands, p.lands_tapped], "tokens": dict(p.tokens),
+                "creatures": [cr(c) for c in p.creatures], "commander": p.commander_zone,
+                "counters": dict(p.identity.counters), "cmd_damage": dict(p.cmd_damage),
+            } for p in self.players],
+            "stack": [[it.kind, it.source, it.controller] for it in self.stack],
+            "decision": None if self.decision is None else [self.decision.seat, self.decision.kind,
+                                                            sorted(a for a, _ in self.decision.options)],
+        }
+
+    def digest(self) -> str:
+        """SHA-256 of :meth:`state_summary` (hex)."""
+        blob = json.dumps(_canon(self.state_summary()), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+    def to_json(self) -> str:
+        """Replay of this game: config, seed, actions and the resulting state digest."""
+        return json.dumps({"format": "treachery-replay", "version": REPLAY_VERSION,
+                           "config": self.config.to_dict(), "seed": self.seed,
+                           "actions": list(self.actions), "digest": self.digest()})
+
+    @classmethod
+    def from_json(cls, text: str | bytes | dict) -> "Game":
+        """Rebuild a game from :meth:`to_json` by replaying it.
+
+        Raises:
+            ValueError: if the text is not a replay, a field is missing or
+                malformed, an action is illegal when replayed, or the final state
+                does not match the recorded digest (a tampered replay).
+        """
+        try:
+            d = text if isinstance(text, dict) else json.loads(text)
+        except (TypeError, json.JSONDecodeError) as e:
+            raise ValueError(f"not a replay: invalid JSON ({e})") from None
+        if not isinstance(d, dict) or d.get("format") != "treachery-replay":
+            raise ValueError("not a replay: missing format 'treachery-replay'")
+        if d.get("version") != REPLAY_VERSION:
+            raise ValueError(f"unsupported replay version {d.get('version')!r}; this engine reads {REPLAY_VERSION}")
+        for k, typ in (("config", dict), ("seed", int), ("actions", list), ("digest", str)):
+            if not isinstance(d.get(k), typ) or isinstance(d.get(k), bool):
+                raise ValueError(f"replay field {k!r} is missing or not a {typ.__name__}")
+        cfg = GameConfig.from_dict(d["config"])
+        g = cls(cfg, seed=d["seed"])
+        for k, a in enumerate(d["actions"]):
+            if isinstance(a, bool) or not isinstance(a, int):
+                raise ValueError(f"replay action #{k} is not an int: {a!r}")
+            try:
+                g.step(a)
+            except ValueError as e:
+                raise ValueError(f"replay action #{k} is illegal: {e}") from None
+        if g.digest() != d["digest"]:
+            raise ValueError("replay digest mismatch: the replayed state differs from the recorded one "
+                             "(tampered or from another engine version)")
+        return g
