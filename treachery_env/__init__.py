@@ -1,1 +1,34 @@
-"""Treachery: rules engine and PettingZoo environment."""
+"""Treachery: a rules engine and a PettingZoo environment for the hidden-role
+Magic: The Gathering variant (CR 907).
+
+Quick start::
+
+    import treachery_env
+    e = treachery_env.env(num_players=5)
+    e.reset(seed=0)
+    for agent in e.agent_iter():
+        obs, reward, terminated, truncated, info = e.last()
+        action = None if terminated or truncated else int(
+            e.np_random.choice(obs["action_mask"].nonzero()[0]))
+        e.step(action)
+
+Only numpy, gymnasium and pettingzoo are needed here (no torch).
+"""
+
+from .config import GameConfig
+from .env import env, raw_env
+from .rules import Role, role_distribution
+
+__all__ = ["env", "raw_env", "GameConfig", "Role", "role_distribution"]
+__version__ = "0.1.0"
+
+try:  # PettingZoo >= 1.27 has a registry: pettingzoo.make("aec", "treachery/treachery-v0")
+    import pettingzoo as _pz
+
+    if hasattr(_pz, "register"):
+        try:
+            _pz.register("aec", "treachery/treachery-v0", entry_point="treachery_env.env:env")
+        except Exception:  # already registered in this process
+            pass
+except ImportError:  # pragma: no cover
+    pass

@@ -37,6 +37,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from . import identities as ids
+from . import identity_abilities as IA
 from .actions import (MAX_CHOICE, MAX_HAND, MAX_PERMS, MAX_STACK, MAX_X, N_IDENTITY_ABILITIES,
                       TOKEN_ABILITIES, ActionLayout)
 from .cards import CARD_INDEX, COUNTER_TOKENS, DECKS, TOKENS, CardDef, deck_list
@@ -394,6 +395,7 @@ class Game:
         self._uid = 0
         self._dirty = True
         self._statics: set[str] = set()
+        self.n_alive = self.n
         self._setup()
         self._advance()
 
@@ -517,8 +519,7 @@ class Game:
         return ta == Team.TRAITOR or ta != tb
 
     def _refresh_statics(self) -> None:
-        from .identity_abilities import static_keys
-        self._statics = static_keys(self)
+        self._statics = IA.static_keys(self)
 
     def has_static(self, key: str) -> bool:
         """Whether a continuous effect named ``key`` of a face-up identity applies."""
@@ -592,8 +593,7 @@ class Game:
             return True
         if self.decision is not None and (self.decision.kind != DecisionKind.PRIORITY or self.decision.seat != seat):
             return False
-        from .identity_abilities import unveil_cost_ok
-        if not unveil_cost_ok(self, seat, x):
+        if not IA.unveil_cost_ok(self, seat, x):
             return False
         return self.available_mana(seat) >= self.unveil_cost_mana(seat, x)
 
@@ -608,9 +608,17 @@ class Game:
         if not self.can_unveil(seat, x, ignore_cost=True):
             raise ValueError(f"seat {seat} cannot unveil now (face up, no unveil cost, X={x} not allowed, "
                              f"or Undercover not met)")
-        from .identity_abilities import unveil_cost_ok
-        if not unveil_cost_ok(self, seat, x) or self.available_mana(seat) < self.unveil_cost_mana(seat, x):
+        if not IA.unveil_cost_ok(self, seat, x) or self.available_mana(seat) < self.unveil_cost_mana(seat, x):
             raise ValueError(f"seat {seat} cannot pay the unveil cost of {self.players[seat].identity.name} with X={x}")
+        d = self.decision
+        if d is not None and d.kind != DecisionKind.PRIORITY:
+            raise ValueError(f"seat {seat} cannot unveil now: seat {d.seat} must first decide '{d.prompt}'")
+        if d is not None:
+            # a pending priority decision is stale once the special action is taken:
+            # drop it so the cost and the face-up turn run now; priority is offered
+            # again afterwards (CR 116.3c), with passes counted afresh
+            self.decision = None
+            self.passes = 0
         self._begin_unveil(seat, x)
         self._advance()
 
@@ -660,8 +668,7 @@ class Game:
         self._log("unveil" if unveiled else "reveal", seat=seat, identity=idc.name, x=idc.x)
         self._refresh_statics()
         if unveiled:
-            from .identity_abilities import on_unveiled
-            on_unveiled(self, seat)
+            IA.on_unveiled(self, seat)
 
     def turn_face_down(self, seat: int) -> None:
         """Turn ``seat``'s identity face down again (The Gatekeeper, The Ferryman).
@@ -693,14 +700,12 @@ class Game:
     # ------------------------------------------------------------------ hooks for identity code
     def _op_call(self, fn: str, *args: Any) -> None:
         """Queue operation that runs ``identity_abilities.<fn>(game, *args)``."""
-        from . import identity_abilities as ia
-        getattr(ia, fn)(self, *args)
+        getattr(IA, fn)(self, *args)
 
     def _h_call(self, ctx: tuple, payload: Any) -> None:
         """Decision handler that runs ``identity_abilities.<fn>(game, data, payload)``."""
-        from . import identity_abilities as ia
         fn, data = ctx
-        getattr(ia, fn)(self, data, payload)
+        getattr(IA, fn)(self, data, payload)
 
     def ask(self, seat: int, kind: int, options: list, fn: str, data: Any = None, prompt: str = "",
             labels: list | None = None) -> None:
@@ -838,8 +843,7 @@ class Game:
         self.phase = ph
         active_in = not self.players[self.active].has_lost
         if ph == "upkeep":
-            from .identity_abilities import fire_event
-            fire_event(self, "upkeep", seat=self.active)
+            IA.fire_event(self, "upkeep", seat=self.active)
             self._fire_delayed("upkeep")
         elif ph == "draw":
             if active_in:
@@ -878,11 +882,10 @@ class Game:
         self.passes = 0
 
     def _fire_delayed(self, when: str) -> None:
-        from .identity_abilities import run_delayed
         keep = []
         for d in self.delayed:
             if d["when"] == when:
-                run_delayed(self, d)
+                IA.run_delayed(self, d)
             else:
                 keep.append(d)
         self.delayed = keep
@@ -919,16 +922,11 @@ class Game:
         idc = p.identity
         if not idc.face_up and idc.identity.unveil_cost is not None:
             cost = idc.identity.unveil_cost
-            if not idc.identity.undercover or self.undercover_met(seat):
-                from .identity_abilities import unveil_cost_ok
-                for x in range(MAX_X + 1 if cost.x else 1):
-                    if cost.mana + cost.x * x > avail:
-                        break
-                    if unveil_cost_ok(self, seat, x):
-                        opts.append((L.UNVEIL + x, ("unveil", x)))
+            if cost.mana <= avail and (not idc.identity.undercover or self.undercover_met(seat)):
+                for x in IA.unveil_xs(self, seat, avail):
+                    opts.append((L.UNVEIL + x, ("unveil", x)))
         elif idc.face_up:
-            from .identity_abilities import activatable
-            for k in activatable(self, seat):
+            for k in IA.activatable(self, seat):
                 opts.append((L.IDENTITY_AB + k, ("identity_ability", k)))
         tok = p.tokens
         for k, name in enumerate(TOKEN_ABILITIES):
@@ -959,14 +957,13 @@ class Game:
         elif kind == "unveil":
             self._begin_unveil(seat, arg)
         elif kind == "identity_ability":
-            from .identity_abilities import activate
-            activate(self, seat, arg)
+            IA.activate(self, seat, arg)
         elif kind == "token":
             self._activate_token(seat, arg)
 
     def _after_pass(self, seat: int) -> None:
         self.passes += 1
-        if self.passes >= len(self.alive()):
+        if self.passes >= self.n_alive:
             self.passes = 0
             if self.stack:
                 self.queue.append(("resolve_top",))
@@ -1129,8 +1126,7 @@ class Game:
         self.stack.append(item)
         self._log("cast", seat=seat, card=item.card.name, x=item.x,
                   targets=[self._target_repr(t) for t in item.targets])
-        from .identity_abilities import fire_event
-        fire_event(self, "cast", item=item)
+        IA.fire_event(self, "cast", item=item)
 
     def _target_repr(self, t: Any) -> Any:
         if t is None:
@@ -1213,8 +1209,7 @@ class Game:
         elif item.kind == "ability" and item.key in TOKEN_ABILITIES:
             self._resolve_token_ability(item)
         else:
-            from .identity_abilities import resolve
-            resolve(self, item)
+            IA.resolve(self, item)
 
     def _op_finish_item(self, item: StackItem) -> None:
         self._finish_item(item)
@@ -1346,7 +1341,10 @@ class Game:
         t = e.get("t")
         tgt = None
         if t == "self":
-            tgt = ("c", item.creature) if item.creature in self.players[item.creature.controller].creatures else None
+            c = item.creature
+            if c is None or c not in self.players[c.controller].creatures:
+                return
+            tgt = ("c", c)
         elif t is not None:
             tgt = item.targets[t] if t < len(item.targets) else None
             if tgt is None:
@@ -1515,8 +1513,7 @@ class Game:
                 owner.exile.append(c.card)
             elif to == "hand":
                 owner.hand.append(c.card)
-        from .identity_abilities import fire_event
-        fire_event(self, "creature_left", creature=c)
+        IA.fire_event(self, "creature_left", creature=c)
         return True
 
     def destroy(self, c: Creature) -> bool:
@@ -1824,9 +1821,8 @@ class Game:
             seats = [s for s in seats if not self.players[s].cant_lose]
         if not seats or self.is_over:
             return
-        from .identity_abilities import before_leaving
         for s in seats:
-            before_leaving(self, s)
+            IA.before_leaving(self, s)
         for s in seats:
             p = self.players[s]
             idc = p.identity
@@ -1836,6 +1832,7 @@ class Game:
                 if idc.role != Role.LEADER:
                     self.revealed_identities.add(idc.uid)
             p.has_lost = True
+            self.n_alive -= 1
             p.lost_turn = self.turn
             p.last_role = idc.role
             p.last_team = team_of(idc.role)
@@ -1949,15 +1946,13 @@ class Game:
         """The environment's observation for ``seat``: ``{"observation": float32
         (obs_size,), "action_mask": int8 (layout.size,)}``; the mask is all zeros
         unless ``seat`` is deciding.  See :mod:`treachery_env.observation`."""
-        from .observation import encode
         mask = self.legal_action_mask() if self.current_player == seat else np.zeros(self.layout.size, np.int8)
-        return {"observation": encode(self, seat), "action_mask": mask}
+        return {"observation": _encode(self, seat), "action_mask": mask}
 
     def view(self, seat: int):
         """Structured, read-only snapshot of ``seat``'s information set
         (:class:`treachery_env.observation.SeatView`)."""
-        from .observation import seat_view
-        return seat_view(self, seat)
+        return _seat_view(self, seat)
 
     def describe_action(self, action: int, seat: int | None = None) -> str:
         """What ``action`` does for the deciding seat now, in words.
@@ -2042,3 +2037,7 @@ class Game:
             raise ValueError("replay digest mismatch: the replayed state differs from the recorded one "
                              "(tampered or from another engine version)")
         return g
+
+
+# imported last: these modules use the classes above
+from .observation import encode as _encode, seat_view as _seat_view  # noqa: E402

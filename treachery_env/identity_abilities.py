@@ -24,13 +24,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
-from .actions import MAX_CHOICE, MAX_HAND, MAX_PERMS
+from .actions import MAX_CHOICE, MAX_HAND, MAX_PERMS, MAX_X
 from .rules import Role
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game, IdentityCard, StackItem
 
-__all__ = ["IdentityImpl", "Activated", "IMPLEMENTATIONS", "static_keys", "unveil_cost_ok", "on_unveiled",
+__all__ = ["IdentityImpl", "Activated", "IMPLEMENTATIONS", "static_keys", "unveil_cost_ok", "unveil_xs", "on_unveiled",
            "activatable", "activate", "fire_event", "run_delayed", "resolve", "before_leaving"]
 
 
@@ -121,6 +121,21 @@ def unveil_cost_ok(game: "Game", seat: int, x: int) -> bool:
     if impl is not None and impl.x_ok is not None and not impl.x_ok(game, seat, x):
         return False
     return True
+
+
+def unveil_xs(game: "Game", seat: int, avail: int) -> list[int]:
+    """Values of X (0 for a cost without X) for which ``seat`` can pay its unveil
+    cost with ``avail`` generic mana (Undercover is checked by the caller)."""
+    cost = game.players[seat].identity.identity.unveil_cost
+    if not cost.x:
+        return [0] if cost.mana <= avail and unveil_cost_ok(game, seat, 0) else []
+    top = min(MAX_X, (avail - cost.mana) // cost.x)
+    if top < 0 or not unveil_cost_ok(game, seat, 0):
+        return []
+    impl = IMPLEMENTATIONS.get(game.players[seat].identity.name)
+    if impl is not None and impl.x_ok is not None:
+        return [x for x in range(top + 1) if impl.x_ok(game, seat, x)]
+    return list(range(top + 1))
 
 
 def on_unveiled(game: "Game", seat: int) -> None:
@@ -461,8 +476,8 @@ def grenadier_prepare(game: "Game", item: "StackItem") -> None:
         opts.append((L.CHOICE + 0, 0))
     if game.target_candidates(seat, {"type": "player"}):
         opts.append((L.CHOICE + 1, 1))
-    game.ask(seat, 7, opts, "grenadier_mode", item, "choose a mode",
-             labels=["destroy target nonland permanent", "target player loses 3 life"][:len(opts)])
+    names = ("destroy target nonland permanent", "target player loses 3 life")
+    game.ask(seat, 7, opts, "grenadier_mode", item, "choose a mode", labels=[names[m] for _, m in opts])
 
 
 def grenadier_mode(game: "Game", item: "StackItem", mode: int) -> None:

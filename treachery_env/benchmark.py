@@ -1,0 +1,101 @@
+"""Throughput benchmark: random legal play, one process.
+
+Prints agent-steps/s (decisions shown to an agent; automatic single-option
+decisions are not counted), games/s and decisions per game for the engine
+alone, the unwrapped ``raw_env`` and the wrapped ``env``; observations and
+masks are computed at every step through the environments (``last()``).
+
+Usage::
+
+    python -m treachery_env.benchmark                 # 5 players, 10 s per row
+    python -m treachery_env.benchmark --players 4 8 --seconds 5 --no-view
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Callable
+
+import numpy as np
+
+from .config import GameConfig
+from .engine import Game
+from .env import env as make_env, raw_env
+
+__all__ = ["run_engine", "run_env", "main"]
+
+
+def run_engine(cfg: GameConfig, seconds: float, seed: int = 0) -> dict:
+    """Random legal play through :class:`Game` for ``seconds`` (whole games).
+
+    Returns:
+        ``{"steps", "games", "seconds", "steps_per_s", "games_per_s", "steps_per_game", "truncated"}``.
+    """
+    rng = np.random.default_rng(seed)
+    steps = games = trunc = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        g = Game(cfg, seed=int(rng.integers(2**31)))
+        while not g.is_over:
+            opts = g.decision.options
+            g.step(opts[int(rng.integers(len(opts)))][0])
+            steps += 1
+        games += 1
+        trunc += g.truncated
+    dt = time.perf_counter() - t0
+    return _row(steps, games, dt, trunc)
+
+
+def run_env(factory: Callable, seconds: float, seed: int = 0) -> dict:
+    """Random legal play through an AEC env built by ``factory()`` for ``seconds``
+    (whole episodes); the action is drawn from the mask of ``last()``."""
+    rng = np.random.default_rng(seed)
+    e = factory()
+    steps = games = trunc = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        e.reset(seed=int(rng.integers(2**31)))
+        for agent in e.agent_iter():
+            obs, _, term, tr, _ = e.last()
+            if term or tr:
+                e.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            e.step(int(legal[int(rng.integers(len(legal)))]))
+            steps += 1
+        games += 1
+        trunc += bool(e.unwrapped.game.truncated)
+    dt = time.perf_counter() - t0
+    e.close()
+    return _row(steps, games, dt, trunc)
+
+
+def _row(steps: int, games: int, dt: float, trunc: int) -> dict:
+    return {"steps": steps, "games": games, "seconds": dt, "steps_per_s": steps / dt, "games_per_s": games / dt,
+            "steps_per_game": steps / max(games, 1), "truncated": trunc}
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Command line entry point (see the module docstring)."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--players", type=int, nargs="+", default=[5], help="table sizes to measure (default 5)")
+    ap.add_argument("--seconds", type=float, default=10.0, help="wall-clock seconds per row (default 10)")
+    ap.add_argument("--max-turns", type=int, default=100, help="truncation limit in turns (default 100)")
+    ap.add_argument("--no-view", action="store_true", help="do not build info['view'] in the environments")
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args(argv)
+    print(f"{'players':>7} {'path':<9} {'agent-steps/s':>14} {'games/s':>8} {'steps/game':>10} {'games':>6} {'trunc':>6}")
+    for n in a.players:
+        cfg = GameConfig(num_players=n, max_turns=a.max_turns)
+        kw = dict(config=cfg, view_in_info=not a.no_view)
+        rows = [("engine", run_engine(cfg, a.seconds, a.seed)),
+                ("raw_env", run_env(lambda: raw_env(**kw), a.seconds, a.seed)),
+                ("env", run_env(lambda: make_env(**kw), a.seconds, a.seed))]
+        for name, r in rows:
+            print(f"{n:>7} {name:<9} {r['steps_per_s']:>14,.0f} {r['games_per_s']:>8.2f} "
+                  f"{r['steps_per_game']:>10.0f} {r['games']:>6} {r['truncated']:>6}")
+
+
+if __name__ == "__main__":
+    main()

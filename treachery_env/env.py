@@ -1,0 +1,210 @@
+"""PettingZoo AEC environment over :class:`treachery_env.engine.Game` (DESIGN section 4).
+
+* Agents ``"player_0" .. "player_{n-1}"`` by seat; the agent selected is the
+  seat that must decide (several decisions in a row by one seat are normal).
+* Observation: ``{"observation": float32 (obs_size,), "action_mask": int8 (A,)}``
+  with seats relative to the observer (:mod:`treachery_env.observation`); the
+  action space is ``Discrete(A)`` laid out by :mod:`treachery_env.actions`.
+* ``infos[agent]["view"]``: the acting seat's :class:`SeatView` (same
+  information as the vector), for rule-based bots; ``infos[agent]["legal_actions"]``.
+* Rewards at the end of the game, to every seat including eliminated ones:
+  +1 for a winner (their team won, TR7.4), -1 for a loser, 0 for a draw or a
+  truncation at ``max_turns``.  Eliminated players stay in ``agents`` and are
+  never selected until the end.
+* An illegal action raises ``ValueError`` (it says which and what is legal).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium.utils import EzPickle, seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .config import GameConfig
+from .engine import Game
+from .observation import LazySeatView, encode, obs_layout
+from .cards import CARDS
+from .rules import Role
+
+__all__ = ["raw_env", "env", "TreacheryEnv"]
+
+
+def _make_config(config: GameConfig | None, kwargs: dict) -> GameConfig:
+    if config is not None:
+        if not isinstance(config, GameConfig):
+            raise ValueError(f"config must be a GameConfig, got {type(config).__name__}")
+        return config.replace(**kwargs) if kwargs else config
+    return GameConfig(**kwargs)
+
+
+class raw_env(AECEnv, EzPickle):
+    """The unwrapped AEC environment.
+
+    Args:
+        config: a :class:`GameConfig`; keyword arguments (``num_players=5``,
+            ``max_turns=...``, any GameConfig field) override its fields.
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns a str) or
+            ``"human"`` (prints).
+        render_seat: the seat whose view ``render()`` shows (None: spectator,
+            public information only).
+        view_in_info: put the acting seat's view in its info dict (a
+            :class:`LazySeatView`, built on first use).
+
+    Raises:
+        ValueError: for an invalid configuration or render mode.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "name": "treachery_v0", "is_parallelizable": False,
+                "render_fps": 1}
+
+    def __init__(self, config: GameConfig | None = None, render_mode: str | None = None,
+                 render_seat: int | None = None, view_in_info: bool = True, **kwargs: Any):
+        EzPickle.__init__(self, config, render_mode, render_seat, view_in_info, **kwargs)
+        super().__init__()
+        self.config = _make_config(config, kwargs)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+        n = self.config.num_players
+        if render_seat is not None and not (isinstance(render_seat, int) and 0 <= render_seat < n):
+            raise ValueError(f"render_seat must be None or a seat from 0 to {n - 1}, got {render_seat!r}")
+        self.render_mode = render_mode
+        self.render_seat = render_seat
+        self.view_in_info = view_in_info
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        from .actions import ActionLayout
+        self.layout = ActionLayout(n)
+        size = obs_layout(n).size
+        obs_space = gymnasium.spaces.Dict({
+            "observation": gymnasium.spaces.Box(-np.inf, np.inf, (size,), np.float32),
+            "action_mask": gymnasium.spaces.Box(0, 1, (self.layout.size,), np.int8),
+        })
+        act_space = gymnasium.spaces.Discrete(self.layout.size)
+        self._obs_spaces = {a: obs_space for a in self.possible_agents}
+        self._act_spaces = {a: act_space for a in self.possible_agents}
+        n_state = n * len(Role) + n * len(CARDS) + size
+        self.state_space = gymnasium.spaces.Box(-np.inf, np.inf, (n_state,), np.float32)
+        self.np_random, self.np_random_seed = seeding.np_random(None)
+        self.game: Game | None = None
+
+    # ---------------------------------------------------------------- spaces
+    def observation_space(self, agent: str) -> gymnasium.spaces.Dict:
+        return self._obs_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Discrete:
+        return self._act_spaces[agent]
+
+    # ---------------------------------------------------------------- API
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new game.  A seed reseeds the environment's stream; without one
+        the stream continues (each game gets a fresh engine seed from it)."""
+        if seed is not None:
+            self.np_random, self.np_random_seed = seeding.np_random(seed)
+        game_seed = int(self.np_random.integers(0, 2**31 - 1))
+        self.game = Game(self.config, seed=game_seed)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._after_game_step()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        return self.game.observation(self._seat[agent])
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise ValueError(f"action None is only allowed for a finished agent; {agent} must act")
+        self._cumulative_rewards[agent] = 0.0
+        for a in self.agents:
+            self.rewards[a] = 0.0
+        self.game.step(int(action))
+        self._after_game_step()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _after_game_step(self) -> None:
+        g = self.game
+        if g.is_over:
+            for a in self.agents:
+                s = self._seat[a]
+                if g.truncated or not g.winners:
+                    r = 0.0
+                else:
+                    r = 1.0 if s in g.winners else -1.0
+                self.rewards[a] = r
+                self.terminations[a] = not g.truncated
+                self.truncations[a] = bool(g.truncated)
+                self.infos[a] = {"winners": sorted(g.winners), "truncated": bool(g.truncated)}
+            self.agent_selection = self.agents[0]
+            return
+        seat = g.current_player
+        agent = self.possible_agents[seat]
+        prev = self.agent_selection if hasattr(self, "agent_selection") else None
+        if prev is not None and prev in self.infos and prev != agent:
+            self.infos[prev] = {}
+        info: dict[str, Any] = {"legal_actions": g.legal_actions()}
+        if self.view_in_info:
+            info["view"] = LazySeatView(g, seat)
+        self.infos[agent] = info
+        self.agent_selection = agent
+
+    def state(self) -> np.ndarray:
+        """Privileged full state (centralised critics): every seat's role one-hot
+        (n x 4), every hand as card counts (n x cards), then seat 0's observation
+        vector.  float32, shape ``state_space.shape``."""
+        g = self.game
+        n = g.n
+        nc = len(CARDS)
+        out = np.zeros(self.state_space.shape, np.float32)
+        for p in g.players:
+            out[p.seat * 4 + int(p.identity.role)] = 1.0
+            base = n * 4 + p.seat * nc
+            for c in p.hand:
+                out[base + c.index] += 1.0
+        out[n * 4 + n * nc:] = encode(g, 0)
+        return out
+
+    def describe_action(self, agent: str, action: int) -> str:
+        """What ``action`` does for ``agent`` now, in words.
+
+        Raises:
+            ValueError: for an unknown agent or an action outside the space.
+        """
+        if agent not in self._seat:
+            raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
+        return self.game.describe_action(int(action), self._seat[agent])
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        text = self.game.render_text(self.render_seat) if self.game is not None else "(not reset)"
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        self.game = None
+
+
+TreacheryEnv = raw_env
+
+
+def env(**kwargs: Any) -> wrappers.OrderEnforcingWrapper:
+    """The wrapped AEC environment (``AssertOutOfBoundsWrapper`` inside
+    ``OrderEnforcingWrapper``); arguments as :class:`raw_env`."""
+    e = raw_env(**kwargs)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)

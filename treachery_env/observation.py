@@ -1,0 +1,458 @@
+"""What one seat may know: the observation vector and the structured view.
+
+Both are functions of the seat's *information set* only (DESIGN section 4):
+its own hand and identity; every public fact (life, board, graveyards, the
+stack, face-up identities, counts of hidden cards); identities it has seen or
+been shown (``IdentityCard.known_by``: cards that were face up and turned face
+down again are remembered, TR4.7); cards only it may look at (The
+Oneiromancer's face-down exile).  It never includes other hands, library order,
+face-down identities it was not shown, or other seats' pending decisions.
+
+Seats are **relative** to the observer: block 0 is the observer, then the
+other seats in turn order.
+
+The vector (float32, shape ``(obs_size(n),)``) is laid out by :class:`ObsLayout`:
+
+* global: step one-hot (13), own decision kind one-hot (13; zeros unless the
+  observer is deciding), turn / max_turns, stack size / 10, active player
+  (relative one-hot, n), own Undercover condition met, own land played;
+* per player (n blocks of :data:`PLAYER_FEATURES`): in game, life / 40, hand,
+  library, graveyard, exile and face-down-exile sizes, lands, untapped lands,
+  7 artifact-token counts, creature count, commander zone one-hot (3),
+  commander casts, highest commander damage taken / 21, mana pool, face up,
+  known role one-hot (4), known identity one-hot (62), identity counters,
+  Leader player, attacked a Leader, damage-prevention shield;
+* per creature slot (n x 20 slots of :data:`CREATURE_FEATURES`): present,
+  power / 10, toughness / 10, damage / 10, tapped, can't attack yet
+  (summoning sick), attacking, attacked player (relative, one-hot n),
+  blocking, blocked, +1/+1 counters / 5, stun counters, token, commander,
+  11 keyword bits;
+* own hand: 15 slots x card one-hot (61 cards of the pool);
+* stack: 10 slots (top first) of present, controller (relative one-hot), spell,
+  identity source, card one-hot, X / 10, targeted players (relative multi-hot);
+* own face-down exile (The Oneiromancer): counts by card / 4;
+* own decision context: the card being cast or resolved (one-hot) and the
+  creature being declared (own slot one-hot, 20).
+"""
+
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .actions import MAX_HAND, MAX_PERMS, MAX_STACK
+from .cards import CARDS, COUNTER_TOKENS, KEYWORDS
+from .identities import all_identities
+from .rules import Role
+
+from .engine import _PH, DecisionKind
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .engine import Game
+
+__all__ = ["ObsLayout", "obs_layout", "encode", "seat_view", "SeatView", "LazySeatView", "PlayerView", "CreatureView",
+           "StackView", "PLAYER_FEATURES", "CREATURE_FEATURES"]
+
+N_CARDS = len(CARDS)
+_IDENTITY_INDEX = {i.name: k for k, i in enumerate(all_identities())}
+N_IDENTITIES = len(_IDENTITY_INDEX)
+_KW_INDEX = {k: i for i, k in enumerate(KEYWORDS)}
+N_PHASES = 13
+N_DECISIONS = 13
+_CZ = {"command": 10, "battlefield": 11, "stack": 12}
+_TOK = {name: 16 + j for j, name in enumerate(COUNTER_TOKENS)}
+PLAYER_FEATURES = 16 + len(COUNTER_TOKENS) + 4 + N_IDENTITIES + 4
+CREATURE_FEATURES = 14 + len(KEYWORDS)
+
+
+class ObsLayout:
+    """Offsets of the observation blocks for ``n`` players (see module docstring).
+
+    Attributes:
+        n, size, and the offsets ``glob``, ``players``, ``creatures``, ``hand``,
+        ``stack``, ``dream``, ``context``; ``stack_features`` per stack slot.
+    """
+
+    def __init__(self, n: int):
+        self.n = n
+        off = 0
+        self.glob = off
+        off += N_PHASES + N_DECISIONS + 2 + n + 2
+        self.players = off
+        off += n * PLAYER_FEATURES
+        self.creatures = off
+        self.creature_features = CREATURE_FEATURES - 1 + n   # attacked player one-hot of n
+        off += n * MAX_PERMS * self.creature_features
+        self.hand = off
+        off += MAX_HAND * N_CARDS
+        self.stack = off
+        self.stack_features = 1 + n + 2 + N_CARDS + 1 + n
+        off += MAX_STACK * self.stack_features
+        self.dream = off
+        off += N_CARDS
+        self.context = off
+        off += N_CARDS + MAX_PERMS
+        self.size = off
+        self.zeros = bytes(4 * off)   # float32 zeros, copied into a fresh array per observation
+        self.chunks: dict = {}        # creature feature key -> encoded block (cache)
+
+
+@lru_cache(maxsize=None)
+def obs_layout(n: int) -> ObsLayout:
+    """The (cached) :class:`ObsLayout` for ``n`` players."""
+    return ObsLayout(n)
+
+
+def _creature_chunk(key: tuple, n: int, cf: int) -> array:
+    """Encoded block of one creature slot from its feature key (see :func:`encode`)."""
+    power, toughness, damage, tapped, sick, att_rel, blocking, blocked, p1p1, stun, token, cmdr, kws = key
+    o = array("f", bytes(4 * cf))
+    o[0] = 1.0
+    o[1] = power / 10.0
+    o[2] = toughness / 10.0
+    o[3] = damage / 10.0
+    o[4] = float(tapped)
+    o[5] = float(sick)
+    if att_rel >= 0:
+        o[6] = 1.0
+        o[7 + att_rel] = 1.0
+    q2 = 7 + n
+    o[q2] = float(blocking)
+    o[q2 + 1] = float(blocked)
+    o[q2 + 2] = p1p1 / 5.0
+    o[q2 + 3] = float(stun)
+    o[q2 + 4] = float(token)
+    o[q2 + 5] = float(cmdr)
+    for kw in kws:
+        o[q2 + 6 + _KW_INDEX[kw]] = 1.0
+    return o
+
+
+def encode(game: "Game", viewer: int) -> np.ndarray:
+    """Observation vector of ``viewer``: float32, shape ``(obs_layout(n).size,)``."""
+    n = game.n
+    L = obs_layout(n)
+    # array('f') item assignment is several times cheaper than numpy's; the result
+    # is wrapped without a copy at the end
+    o = array("f", L.zeros)
+    players = game.players
+    me = players[viewer]
+    d = game.decision
+    mine = d is not None and d.seat == viewer
+    # ---- global
+    g = L.glob
+    o[g + _PH[game.phase]] = 1.0
+    g += N_PHASES
+    if mine:
+        o[g + d.kind] = 1.0
+    g += N_DECISIONS
+    o[g] = game.turn / game.config.max_turns
+    o[g + 1] = len(game.stack) / 10.0
+    g += 2
+    o[g + (game.active - viewer) % n] = 1.0
+    g += n
+    if not me.has_lost:
+        o[g] = float(game.undercover_met(viewer))
+    o[g + 1] = float(me.land_played)
+    chunks = L.chunks
+    if len(chunks) > 100_000:
+        chunks.clear()
+    # ---- players (only nonzero features are written)
+    shields = {s["seat"] for s in game.shields}
+    attacked = game.leader_attacked_by
+    pf = PLAYER_FEATURES
+    cf = L.creature_features
+    turn = game.turn
+    for r in range(n):
+        s = (viewer + r) % n
+        p = players[s]
+        b = L.players + r * pf
+        idc = p.identity
+        up = idc.face_up
+        if not p.has_lost:
+            o[b] = 1.0
+        o[b + 1] = p.life / 40.0
+        o[b + 2] = len(p.hand) / 10.0
+        o[b + 3] = len(p.library) / 100.0
+        if p.graveyard:
+            o[b + 4] = len(p.graveyard) / 20.0
+        if p.exile:
+            o[b + 5] = len(p.exile) / 20.0
+        data = idc.data
+        if "dream" in data:
+            o[b + 6] = len(data["dream"]) / 10.0
+        o[b + 7] = p.lands / 10.0
+        o[b + 8] = (p.lands - p.lands_tapped) / 10.0
+        if p.creatures:
+            o[b + 9] = len(p.creatures) / 10.0
+        if p.commander is not None:
+            o[b + _CZ[p.commander_zone]] = 1.0
+            o[b + 13] = p.commander_casts / 5.0
+        if p.cmd_damage:
+            o[b + 14] = max(p.cmd_damage.values()) / 21.0
+        if p.mana_pool:
+            o[b + 15] = p.mana_pool / 10.0
+        for name, v in p.tokens.items():
+            if v:
+                o[b + _TOK[name]] = v / 5.0
+        k = b + 16 + len(COUNTER_TOKENS)
+        if up or viewer in idc.known_by:
+            if up:
+                o[k] = 1.0
+            role = idc.identity.role
+            o[k + 1 + role] = 1.0
+            o[k + 5 + _IDENTITY_INDEX[idc.identity.name]] = 1.0
+        k += 5 + N_IDENTITIES
+        if up:
+            if idc.counters:
+                o[k] = sum(idc.counters.values()) / 10.0
+            if idc.identity.role == 0 and not p.has_lost:
+                o[k + 1] = 1.0
+        if s in attacked:
+            o[k + 2] = 1.0
+        if s in shields:
+            o[k + 3] = 1.0
+        # creatures of this player
+        cb = L.creatures + r * MAX_PERMS * cf
+        for slot, c in enumerate(p.creatures[:MAX_PERMS]):
+            kws = c.base_keywords
+            if c.pump_kw:
+                kws = kws | c.pump_kw
+            key = (c.base_power + c.p1p1 + c.pump_p, c.base_toughness + c.p1p1 + c.pump_q, c.damage, c.tapped,
+                   c.entered_turn >= turn and "haste" not in kws,
+                   -1 if c.attacking < 0 else (c.attacking - viewer) % n, c.blocking is not None,
+                   bool(c.blocked_by), c.p1p1, c.stun, c.token, c.is_commander, kws)
+            chunk = chunks.get(key)
+            if chunk is None:
+                chunk = chunks[key] = _creature_chunk(key, n, cf)
+            q = cb + slot * cf
+            o[q:q + cf] = chunk
+        if s == viewer and "dream" in data:
+            for _, card in data["dream"]:
+                o[L.dream + card.index] += 0.25
+    # ---- own hand
+    h = L.hand
+    for i, c in enumerate(me.hand[:MAX_HAND]):
+        o[h + i * N_CARDS + c.index] = 1.0
+    # ---- stack, top first
+    sf = L.stack_features
+    for depth, it in enumerate(reversed(game.stack[-MAX_STACK:])):
+        q = L.stack + depth * sf
+        o[q] = 1.0
+        o[q + 1 + (it.controller - viewer) % n] = 1.0
+        q2 = q + 1 + n
+        o[q2] = float(it.kind == "spell")
+        o[q2 + 1] = float(it.identity_source)
+        if it.card is not None:
+            o[q2 + 2 + it.card.index] = 1.0
+        o[q2 + 2 + N_CARDS] = it.x / 10.0
+        for t in it.targets:
+            if t is not None and t[0] == "p":
+                o[q2 + 3 + N_CARDS + (t[1] - viewer) % n] = 1.0
+    # ---- own decision context
+    if mine:
+        ctx = d.ctx
+        item = ctx if hasattr(ctx, "card") else (ctx[0] if isinstance(ctx, tuple) and ctx and hasattr(ctx[0], "card") else None)
+        if item is not None and getattr(item, "card", None) is not None:
+            o[L.context + item.card.index] = 1.0
+        cre = ctx if hasattr(ctx, "base_power") else None
+        if cre is None and isinstance(ctx, tuple) and len(ctx) == 2 and hasattr(ctx[1], "base_power"):
+            cre = ctx[1]
+        if cre is not None and cre.controller == viewer and cre in me.creatures:
+            slot = me.creatures.index(cre)
+            if slot < MAX_PERMS:
+                o[L.context + N_CARDS + slot] = 1.0
+    return np.frombuffer(o, dtype=np.float32)
+
+
+# ---------------------------------------------------------------------------- structured view
+@dataclass(frozen=True)
+class CreatureView:
+    """A creature as everyone sees it.  ``attacking`` is an absolute seat or -1."""
+
+    uid: int
+    name: str
+    power: int
+    toughness: int
+    damage: int
+    tapped: bool
+    summoning_sick: bool
+    keywords: frozenset
+    attacking: int
+    blocking: int | None
+    plus_counters: int
+    stun: int
+    token: bool
+    commander: bool
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    """A player as the viewer knows them.
+
+    ``identity``/``role`` are None when the viewer does not know them;
+    ``hand`` is None for other players (``hand_size`` is public).
+    """
+
+    seat: int
+    in_game: bool
+    life: int
+    hand_size: int
+    hand: tuple | None
+    library_size: int
+    graveyard: tuple
+    exile: tuple
+    lands: int
+    untapped_lands: int
+    tokens: dict
+    creatures: tuple
+    face_up: bool
+    identity: str | None
+    role: Role | None
+    identity_counters: dict
+    commander: str | None
+    commander_zone: str
+    commander_damage_taken: dict
+    leader_player: bool
+
+
+@dataclass(frozen=True)
+class StackView:
+    """A stack object: ``targets`` are ``("player", seat)``, ``("creature", uid)``
+    or ``("stack", uid)``."""
+
+    uid: int
+    kind: str
+    controller: int
+    source: str
+    identity_source: bool
+    x: int
+    targets: tuple
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """Read-only snapshot of one seat's information set (``info["view"]``).
+
+    Attributes:
+        seat: the viewer.  turn, phase, active: public turn state.
+        players: :class:`PlayerView` by absolute seat.
+        me: ``players[seat]`` (with ``hand``).
+        stack: :class:`StackView`, bottom first.
+        undercover_met: whether the viewer's Undercover condition holds.
+        dream: cards the viewer may look at in its face-down exile (Oneiromancer).
+        decision: ``(kind name, prompt, [(action, description), ...])`` if the
+            viewer is deciding, else None.
+        events: log entries visible to the viewer this turn and the previous one.
+    """
+
+    seat: int
+    turn: int
+    phase: str
+    active: int
+    players: tuple
+    stack: tuple
+    undercover_met: bool
+    dream: tuple
+    decision: tuple | None
+    events: tuple
+
+    @property
+    def me(self) -> PlayerView:
+        return self.players[self.seat]
+
+    def opponents(self) -> list[int]:
+        """Seats still in the game other than the viewer."""
+        return [p.seat for p in self.players if p.in_game and p.seat != self.seat]
+
+
+def _creature_view(game: "Game", c: Any) -> CreatureView:
+    return CreatureView(c.uid, c.name, c.power, c.toughness, c.damage, c.tapped,
+                        c.entered_turn >= game.turn and not c.has("haste"), c.base_keywords | c.pump_kw,
+                        c.attacking, None if c.blocking is None else c.blocking.uid, c.p1p1, c.stun, c.token,
+                        c.is_commander)
+
+
+def _target_view(t: Any) -> tuple:
+    if t is None:
+        return ("none", -1)
+    kind, obj = t
+    if kind == "p":
+        return ("player", obj)
+    return ("creature" if kind == "c" else "stack", obj.uid)
+
+
+def seat_view(game: "Game", viewer: int) -> SeatView:
+    """Build the :class:`SeatView` of ``viewer`` (same information as :func:`encode`)."""
+    players = []
+    for p in game.players:
+        idc = p.identity
+        known = idc.face_up or viewer in idc.known_by
+        players.append(PlayerView(
+            seat=p.seat, in_game=not p.has_lost, life=p.life, hand_size=len(p.hand),
+            hand=tuple(c.name for c in p.hand) if p.seat == viewer else None,
+            library_size=len(p.library), graveyard=tuple(c.name for c in p.graveyard),
+            exile=tuple(c.name for c in p.exile), lands=p.lands, untapped_lands=p.lands - p.lands_tapped,
+            tokens=dict(p.tokens), creatures=tuple(_creature_view(game, c) for c in p.creatures),
+            face_up=idc.face_up, identity=idc.name if known else None, role=idc.role if known else None,
+            identity_counters=dict(idc.counters) if idc.face_up else {},
+            commander=p.commander.name if p.commander else None, commander_zone=p.commander_zone,
+            commander_damage_taken=dict(p.cmd_damage), leader_player=game.is_leader_player(p.seat)))
+    stack = tuple(StackView(it.uid, it.kind, it.controller, it.source, it.identity_source, it.x,
+                            tuple(_target_view(t) for t in it.targets)) for it in game.stack)
+    me = game.players[viewer]
+    dream = tuple(c.name for _, c in me.identity.data.get("dream", ()))
+    d = game.decision
+    decision = None
+    if d is not None and d.seat == viewer:
+        decision = (DecisionKind.NAMES[d.kind], d.prompt,
+                    tuple((a, game.describe_action(a)) for a, _ in d.options))
+    first_turn = game.turn - 1
+    events = []
+    for e in reversed(game.log):
+        if e["turn"] < first_turn:
+            break
+        if e["to"] is None or viewer in e["to"]:
+            events.append(e)
+    events.reverse()
+    return SeatView(viewer, game.turn, game.phase, game.active, tuple(players), stack,
+                    (not me.has_lost) and game.undercover_met(viewer), dream, decision, tuple(events))
+
+
+class LazySeatView:
+    """A :class:`SeatView` built on first use (``info["view"]``), so that agents
+    that read only the vector pay nothing for it.  Attribute access is forwarded
+    to the view.  The view must be read before the game moves on.
+
+    Raises:
+        RuntimeError: on first use after the game has taken another action.
+    """
+
+    __slots__ = ("_game", "_seat", "_stamp", "_view")
+
+    def __init__(self, game: "Game", seat: int):
+        self._game = game
+        self._seat = seat
+        self._stamp = (len(game.actions), len(game.log))
+        self._view: SeatView | None = None
+
+    def get(self) -> SeatView:
+        """The :class:`SeatView` (built once)."""
+        if self._view is None:
+            g = self._game
+            if (len(g.actions), len(g.log)) != self._stamp:
+                raise RuntimeError("stale view: the game has moved on since this info dict was made; "
+                                   "read info['view'] before stepping the environment")
+            self._view = seat_view(g, self._seat)
+            self._game = None
+        return self._view
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.get(), name)
+
+    def __repr__(self) -> str:
+        return f"LazySeatView(seat={self._seat}, built={self._view is not None})"

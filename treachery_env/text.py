@@ -1,0 +1,154 @@
+"""Words for actions and a text picture of the game, hiding what the viewer
+cannot see (DESIGN section 4: ``describe_action``, ``ansi``/``human`` rendering)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .actions import MAX_PERMS, TOKEN_ABILITIES
+from .engine import DecisionKind
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .engine import Game
+
+__all__ = ["describe_action", "render"]
+
+
+def _who(game: "Game", viewer: int, seat: int) -> str:
+    return "yourself" if seat == viewer else f"P{seat}"
+
+
+def describe_action(game: "Game", action: int, seat: int | None = None) -> str:
+    """What ``action`` means for the seat now deciding (or ``seat``), in words.
+
+    Uses the pending decision when the action is one of its options (e.g.
+    "cast Shock", "attack P3 with Grove Bear"); otherwise describes the action
+    block generically.
+
+    Raises:
+        ValueError: if ``action`` is outside the action space.
+    """
+    L = game.layout
+    block, i, j = L.decode(action)
+    d = game.decision
+    viewer = seat if seat is not None else (d.seat if d is not None else 0)
+    if d is not None and (seat is None or seat == d.seat):
+        k = d.index_of(action)
+        if k is not None:
+            if d.labels is not None and len(d.labels) == len(d.options):
+                return str(d.labels[k])
+            payload = d.options[k][1]
+            p = game.players[d.seat]
+            if d.kind == DecisionKind.PRIORITY:
+                if payload is None:
+                    return "pass priority"
+                kind, arg = payload
+                if kind == "land":
+                    return "play a land"
+                if kind == "cast":
+                    return f"cast {p.hand[arg].name}"
+                if kind == "commander":
+                    return f"cast your commander {p.commander.name} (tax {2 * p.commander_casts})"
+                if kind == "unveil":
+                    cost = p.identity.identity.unveil_cost
+                    return f"unveil {p.identity.name}" + (f" with X={arg}" if cost and cost.x else "")
+                if kind == "identity_ability":
+                    from .identity_abilities import IMPLEMENTATIONS
+                    return f"activate {p.identity.name}: {IMPLEMENTATIONS[p.identity.name].activated[arg].text}"
+                if kind == "token":
+                    return f"activate a {arg} token"
+            if d.kind == DecisionKind.ATTACKER:
+                return "finish declaring attackers" if payload is None else f"attack with {payload.name}"
+            if d.kind == DecisionKind.DEFENDER:
+                return f"{d.ctx.name} attacks P{payload}"
+            if d.kind == DecisionKind.BLOCKER:
+                return "finish declaring blockers" if payload is None else f"block with {payload.name}"
+            if d.kind == DecisionKind.BLOCKED:
+                return f"{d.ctx[1].name} blocks {payload.name} (P{payload.controller})"
+            if d.kind in (DecisionKind.DISCARD, DecisionKind.COST):
+                verb = "discard" if d.kind == DecisionKind.DISCARD else "pay with"
+                return f"{verb} {p.hand[payload].name}"
+            if d.kind == DecisionKind.NUMBER:
+                return f"X = {payload}"
+            if payload is None:
+                return "done / no more"
+            if isinstance(payload, tuple) and len(payload) == 2 and payload[0] in ("p", "c", "s"):
+                kind, obj = payload
+                if kind == "p":
+                    return f"target {_who(game, viewer, obj)}"
+                if kind == "c":
+                    return f"target {obj.name} (P{obj.controller})"
+                return f"target {obj.source} on the stack"
+            if hasattr(payload, "base_power"):
+                return f"{payload.name} (P{payload.controller})"
+    # generic meaning of the block
+    if block == "PASS":
+        return "pass / done"
+    if block == "HAND":
+        return f"hand card #{i}"
+    if block == "COMMANDER":
+        return "cast your commander"
+    if block == "UNVEIL":
+        return f"unveil your identity with X={i}"
+    if block == "IDENTITY_AB":
+        return f"activate identity ability #{i}"
+    if block == "TOKEN_AB":
+        return f"activate a {TOKEN_ABILITIES[i]} token"
+    if block == "PLAYER":
+        return f"player at relative seat {i}"
+    if block == "PERM":
+        return f"creature slot {j} of relative seat {i}"
+    if block == "STACK":
+        return f"stack object {i} from the top"
+    return f"option {i}"
+
+
+def render(game: "Game", viewer: int | None = None) -> str:
+    """Text picture of the game as ``viewer`` sees it (None: spectator view with
+    only public information).  Face-down identities the viewer does not know
+    show as ``[hidden]``; other hands show only their size."""
+    lines = []
+    over = " - GAME OVER" if game.is_over else ""
+    lines.append(f"=== Turn {game.turn}, P{game.active} active, step {game.phase}{over} ===")
+    for p in game.players:
+        idc = p.identity
+        known = idc.face_up or (viewer is not None and viewer in idc.known_by)
+        ident = f"{idc.name} ({idc.role.name.title()})" if known else "[hidden]"
+        state = "face up" if idc.face_up else "face down"
+        status = "OUT" if p.has_lost else f"{p.life} life"
+        me = " (you)" if p.seat == viewer else ""
+        lines.append(f"P{p.seat}{me}: {status} | identity {ident}, {state} | hand {len(p.hand)} | "
+                     f"library {len(p.library)} | lands {p.lands - p.lands_tapped}/{p.lands}")
+        toks = ", ".join(f"{k} x{v}" for k, v in p.tokens.items() if v)
+        if toks:
+            lines.append(f"    tokens: {toks}")
+        if p.creatures:
+            cs = []
+            for slot, c in enumerate(p.creatures):
+                flags = "".join(("T" if c.tapped else "", "A" if c.attacking >= 0 else "",
+                                 "B" if c.blocking is not None else ""))
+                kws = ",".join(sorted(c.base_keywords | c.pump_kw))
+                cs.append(f"[{slot}] {c.name} {c.power}/{c.toughness}" + (f" dmg{c.damage}" if c.damage else "")
+                          + (f" {flags}" if flags else "") + (f" ({kws})" if kws else ""))
+            lines.append("    " + "; ".join(cs))
+        if p.commander is not None:
+            lines.append(f"    commander {p.commander.name}: {p.commander_zone}, cast {p.commander_casts}x")
+        if viewer == p.seat:
+            lines.append("    your hand: " + (", ".join(c.name for c in p.hand) or "(empty)"))
+            dream = idc.data.get("dream")
+            if dream:
+                lines.append("    your face-down exile: " + ", ".join(c.name for _, c in dream))
+    if game.stack:
+        lines.append("stack (top first): " + "; ".join(
+            f"{it.source}{'/' + it.key if it.key else ''} (P{it.controller})" for it in reversed(game.stack)))
+    if game.is_over:
+        if game.truncated:
+            lines.append("result: truncated (turn limit), no winner")
+        elif game.winners:
+            lines.append("winners: " + ", ".join(f"P{s} ({game.players[s].role.name.title()})"
+                                                 for s in sorted(game.winners)))
+        else:
+            lines.append("result: draw")
+    elif game.decision is not None and viewer is not None and game.decision.seat == viewer:
+        lines.append(f"you decide: {game.decision.prompt}")
+    return "\n".join(lines)
