@@ -804,14 +804,19 @@ class Game:
             self.turn -= 1
             self._truncate()
             return
+        prev = self.active
         self.active = seat
         self.phase = "untap"
         p = self.players[seat]
         p.land_played = False
         self._log("turn", seat=seat)
-        # shields that last "until your next turn" end as that player's turn starts
+        # shields that last "until your next turn" end as that player's turn starts,
+        # or, once that player left the game, as their turn would have begun
+        # (CR 800.4k): the turns of every seat passed over since ``prev``
         if self.shields:
-            self.shields = [s for s in self.shields if s["until_turn_of"] != seat]
+            k = (seat - prev) % self.n or self.n
+            passed = {(prev + i) % self.n for i in range(1, k + 1)}
+            self.shields = [s for s in self.shields if s["until_turn_of"] not in passed]
         # untap step (CR 502): untap; a stunned permanent loses a stun counter instead
         p.lands_tapped = 0
         for c in p.creatures:
@@ -1060,9 +1065,13 @@ class Game:
 
     def _op_choose_target(self, item: StackItem, spec: dict, upto: int) -> None:
         """Choose one target for ``item`` under ``spec``; ``upto`` more may follow.
-        ``spec["min"] == 0`` makes the target optional (PASS = no more)."""
+        ``spec["min"] == 0`` makes the target optional (PASS = no more).
+        CR 115.3: an object can't be chosen twice for one instance of the word
+        "target", but may be for different ones (The Immortal): only targets
+        already chosen under this spec (from index ``spec["_from"]``) are excluded."""
         seat = item.controller
-        cands = self.target_candidates(seat, spec, item, [t for t in item.targets if t is not None])
+        start = spec.get("_from", len(item.targets))
+        cands = self.target_candidates(seat, spec, item, [t for t in item.targets[start:] if t is not None])
         opts = []
         for t in cands:
             a = self.target_action(seat, t)
@@ -1085,10 +1094,11 @@ class Game:
                 item.targets.append(None)
                 item.target_specs.append(spec)
             return
+        start = spec.get("_from", len(item.targets))
         item.targets.append(target)
         item.target_specs.append(spec)
         if upto > 1:
-            more = dict(spec, _more=True)
+            more = dict(spec, _more=True, _from=start)
             self._push_front([("choose_target", item, more, upto - 1)])
 
     # ------------------------------------------------------------------ casting
@@ -1503,7 +1513,8 @@ class Game:
         if c in self.combat_attackers:
             self.combat_attackers.remove(c)
         owner = self.players[c.owner]
-        self._log("leaves", creature=c.uid, name=c.name, to=to, seat=c.controller)
+        # "zone", not "to": ``to`` is _log's list of seats allowed to see an event
+        self._log("leaves", creature=c.uid, name=c.name, zone=to, seat=c.controller)
         if not c.token and not owner.has_lost:
             if c.is_commander and self.config.commander:
                 owner.commander_zone = "command"
@@ -1816,6 +1827,8 @@ class Game:
         the win conditions are checked (CR 907.7)."""
         if isinstance(seats, (int, np.integer)):
             seats = [int(seats)]
+        # called from outside the engine loop (scenarios, tests) while a decision is pending
+        external = self.decision is not None
         seats = [s for s in seats if not self.players[s].has_lost]
         if not concede and reason != "team":
             seats = [s for s in seats if not self.players[s].cant_lose]
@@ -1841,6 +1854,9 @@ class Game:
             self._leave_game(s)
         self._refresh_statics()
         self._check_game_end()
+        if external and self.decision is None and not self.is_over:
+            # the deciding player left: run on to the next decision (CR 800.4a)
+            self._advance()
 
     def concede(self, seat: int) -> None:
         """``seat`` concedes (CR 104.3a): they lose; effects that replace losing
@@ -1878,7 +1894,7 @@ class Game:
         self.combat_attackers = [a for a in self.combat_attackers if a.attacking >= 0]
         self.stack = [it for it in self.stack if it.controller != seat or (it.identity_source and it.data.get("before_leave"))]
         self.pending_triggers = [t for t in self.pending_triggers if t.controller != seat]
-        self.shields = [s for s in self.shields if s.get("owner") != seat]
+        # shields the player created last until their turn would have begun (CR 800.4k, _start_turn)
         p.hand = []
         p.lands = p.lands_tapped = 0
         p.tokens = {k: 0 for k in COUNTER_TOKENS}

@@ -432,8 +432,10 @@ _register(IdentityImpl("The Mirror Maestra", on_unveil="maestra_unveil", x_ok=_m
 def banisher_unveil(game: "Game", item: "StackItem") -> None:
     n = 0
     for _, c in _targets(item, "c"):
-        token = c.token
-        if game.exile_creature(c) and not token:
+        # a token ceases to exist; a commander goes to the command zone instead
+        # (CR 903.9b, always chosen here): neither was "exiled this way"
+        counts = not c.token and not (c.is_commander and game.config.commander)
+        if game.exile_creature(c) and counts:
             n += 1
     game.draw(item.controller, n)
 
@@ -770,6 +772,11 @@ def _sigil_options(game: "Game", seat: int, exclude: tuple = ()) -> list:
 
 
 def sigil_unveil(game: "Game", item: "StackItem") -> None:
+    """The Sigil Mage.  Abstraction: the card *targets* up to two instant or
+    sorcery cards in graveyards; here they are chosen on resolution, one after
+    the other (the second once the first is on the stack), among those whose
+    own targets exist, and cast without paying their mana cost.  A cast card
+    goes back to its owner's graveyard after resolving."""
     game.then(("call", "sigil_offer", item.controller, 2))
 
 
@@ -897,6 +904,10 @@ def empress_mode(game: "Game", item: "StackItem", m: int) -> None:
 
 
 def empress_resolve(game: "Game", item: "StackItem") -> None:
+    """The Blood Empress's two modes.  Abstraction of "tap or untap target
+    permanent": the target is a creature (lands and artifact tokens are counts)
+    and it is toggled: a tapped one untaps, an untapped one taps (the only
+    choices that change anything)."""
     seat = item.controller
     for m in item.data.get("modes", ()):
         if m == 0:

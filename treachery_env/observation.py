@@ -454,5 +454,12 @@ class LazySeatView:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.get(), name)
 
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LazySeatView):
+            return self.get() == other.get()
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
     def __repr__(self) -> str:
         return f"LazySeatView(seat={self._seat}, built={self._view is not None})"

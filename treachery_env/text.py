@@ -11,7 +11,7 @@ from .engine import DecisionKind
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game
 
-__all__ = ["describe_action", "render"]
+__all__ = ["describe_action", "render", "format_event"]
 
 
 def _who(game: "Game", viewer: int, seat: int) -> str:
@@ -152,3 +152,55 @@ def render(game: "Game", viewer: int | None = None) -> str:
     elif game.decision is not None and viewer is not None and game.decision.seat == viewer:
         lines.append(f"you decide: {game.decision.prompt}")
     return "\n".join(lines)
+
+
+def format_event(e: dict) -> str:
+    """One log entry (``Game.log``) as a sentence."""
+    ev = e["event"]
+    s = e.get("seat")
+    who = f"P{s}" if s is not None else ""
+
+    def tgt(t: list | None) -> str:
+        if not t:
+            return "nothing"
+        return f"P{t[1]}" if t[0] == "player" else (t[2] if len(t) > 2 else f"#{t[1]}")
+
+    if ev == "turn":
+        return f"--- turn {e['turn']}: P{s} ---"
+    if ev == "deal":
+        return f"{who} is dealt {e['identity']}"
+    if ev == "leader":
+        return f"{who} is the Leader: {e['identity']} is face up"
+    if ev == "cast":
+        ts = ", ".join(tgt(t) for t in e.get("targets", ()) if t)
+        return f"{who} casts {e['card']}" + (f" (X={e['x']})" if e.get("x") else "") + (f" targeting {ts}" if ts else "")
+    if ev == "unveil":
+        return f"{who} UNVEILS {e['identity']}" + (f" with X={e['x']}" if e.get("x") else "")
+    if ev == "reveal":
+        return f"{who}'s identity is revealed: {e['identity']}"
+    if ev == "loses":
+        return f"{who} LOSES ({e['reason']}); they were {e['identity']}"
+    if ev == "game_over":
+        w = e["winners"]
+        return "game over: " + (f"winners {', '.join(f'P{x}' for x in w)}" if w else "a draw")
+    if ev == "truncated":
+        return f"game truncated after {e['turns']} turns"
+    if ev == "attacks":
+        return f"{who} attacks: " + ", ".join(f"{a[1]} -> P{a[2]}" for a in e["attackers"])
+    if ev == "combat_damage":
+        hits = ", ".join(f"P{k} takes {v}" for k, v in e["to_players"].items())
+        return f"combat damage{' (first strike)' if e.get('first_strike') else ''}" + (f": {hits}" if hits else "")
+    if ev == "enters":
+        return f"{e['name']} enters under P{s}"
+    if ev == "leaves":
+        return f"{e['name']} goes to {e['zone']}"
+    if ev == "damage":
+        return f"{e['source']} deals {e['n']} to {tgt(e['target'])}"
+    if ev == "trigger":
+        return f"{who}'s {e['source']} triggers"
+    if ev == "resolve":
+        return f"{e['source']} resolves"
+    if ev == "counter":
+        return f"{e['source']} is countered"
+    rest = ", ".join(f"{k}={v}" for k, v in e.items() if k not in ("turn", "event", "to", "seat"))
+    return f"{who} {ev.replace('_', ' ')}" + (f" ({rest})" if rest else "")

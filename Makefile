@@ -1,0 +1,35 @@
+# One entry point per job; each target sets up .venv itself on a fresh machine.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: install test demo bench peers clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e ".[dev]"
+	touch $@
+
+install: $(VENV)/.installed
+
+# the whole test suite
+test: install
+	$(BIN)/python -m pytest
+
+# the main job: until self-play training lands, one full game between bots, printed
+demo: install
+	$(BIN)/python -m treachery_env.demo --players 5 --seed 0 --life 20
+
+# throughput: agent-steps/s and games/s through the engine, raw_env and env
+bench: install
+	$(BIN)/python -m treachery_env.benchmark --players 5 --seconds 10
+
+# the peer table (../shared/bench/peers.py) with our envs in the same run
+peers: install
+	$(BIN)/python ../shared/bench/peers.py --extra treachery_env:env --extra treachery_env:raw_env
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info

@@ -1,0 +1,189 @@
+"""The PettingZoo environment contract (DESIGN section 4)."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pettingzoo
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+import treachery_env
+from treachery_env import GameConfig
+from treachery_env.env import raw_env
+
+
+@pytest.mark.parametrize("n,seed", [(4, 0), (5, 1), (6, 2), (8, 3)])
+def test_api_test(n, seed):
+    api_test(treachery_env.env(num_players=n), num_cycles=3000)
+
+
+def test_seed_test():
+    seed_test(lambda: treachery_env.env(num_players=5), num_cycles=1000)
+
+
+def test_registry_make():
+    e = pettingzoo.make("aec", "treachery/treachery-v0", num_players=4)
+    e.reset(seed=3)
+    assert e.possible_agents == ["player_0", "player_1", "player_2", "player_3"]
+
+
+def _play(e, seed, policy_seed=0, limit=100_000):
+    """Random legal play; returns (trajectory of (agent, action), final rewards by agent)."""
+    rng = np.random.default_rng(policy_seed)
+    e.reset(seed=seed)
+    traj = []
+    final = {}
+    for agent in e.agent_iter(limit):
+        obs, rew, term, trunc, info = e.last()
+        if term or trunc:
+            final[agent] = rew
+            e.step(None)
+            continue
+        mask = obs["action_mask"]
+        assert mask.dtype == np.int8 and mask.any(), "acting agent must have a legal action"
+        a = int(rng.choice(np.flatnonzero(mask)))
+        traj.append((agent, a))
+        e.step(a)
+    return traj, final
+
+
+def test_same_seed_same_trajectory_and_reseed_after_play():
+    e1 = raw_env(num_players=5, max_turns=20)
+    e2 = raw_env(num_players=5, max_turns=20)
+    t1, r1 = _play(e1, seed=7)
+    _play(e2, seed=99)            # play something else first: reseeding must fully reset
+    t2, r2 = _play(e2, seed=7)
+    assert t1 == t2 and r1 == r2
+
+
+def test_truncation_at_max_turns_gives_zero_rewards():
+    e = raw_env(num_players=4, max_turns=3)
+    _, final = _play(e, seed=0)
+    g = e.game
+    assert g.truncated and g.turn == 3
+    assert set(final) == set(e.possible_agents)
+    assert all(r == 0.0 for r in final.values())
+
+
+def test_every_seat_gets_team_result_including_eliminated():
+    """Rewards reach eliminated players through their last-known team (TR7.4)."""
+    cfg = GameConfig(num_players=5, identities=["The Old Ruler", "The Bodyguard", "The Seer", "The Demon",
+                                                "The Banisher"], decks=["aggro"] * 5)
+    e = raw_env(config=cfg)
+    e.reset(seed=0)
+    g = e.game
+    g.lose([2])                      # an Assassin is knocked out first
+    assert "player_2" in e.agents    # stays in the game's agent list
+    g.lose([0])                      # the Leader falls: the Assassins win, the dead one too
+    e._after_game_step()             # what env.step does after the engine moved (rules set directly here)
+    e._accumulate_rewards()
+    assert g.is_over and g.winners == {2, 3}
+    seen = {}
+    for agent in e.agent_iter():
+        obs, rew, term, trunc, info = e.last()
+        assert term and not trunc
+        seen[agent] = rew
+        e.step(None)
+    assert seen == {"player_0": -1.0, "player_1": -1.0, "player_2": 1.0, "player_3": 1.0, "player_4": -1.0}
+
+
+def test_eliminated_player_is_never_selected():
+    e = raw_env(num_players=6, max_turns=40)
+    rng = np.random.default_rng(0)
+    for seed in range(3):
+        e.reset(seed=seed)
+        for agent in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            assert not e.game.players[int(agent.split("_")[1])].has_lost
+            e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def test_illegal_action_raises_value_error_with_meaning():
+    e = treachery_env.env(num_players=5)
+    e.reset(seed=0)
+    obs, *_ = e.last()
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    with pytest.raises(ValueError, match=r"illegal action .*legal: 0: pass"):
+        e.step(illegal)
+
+
+def test_bad_config_and_render_mode():
+    with pytest.raises(ValueError, match="num_players"):
+        raw_env(num_players=3)
+    with pytest.raises(ValueError, match="render_mode"):
+        raw_env(render_mode="rgb_array")
+    with pytest.raises(ValueError, match="render_seat"):
+        raw_env(render_seat=9)
+
+
+def test_spaces_identity_and_masks_of_non_acting_agents():
+    e = raw_env(num_players=5)
+    e.reset(seed=1)
+    for a in e.possible_agents:
+        assert e.observation_space(a) is e.observation_space(a)
+        assert e.action_space(a) is e.action_space(a)
+        o = e.observe(a)
+        assert o["observation"].dtype == np.float32
+        assert e.observation_space(a).contains(o)
+        if a != e.agent_selection:
+            assert not o["action_mask"].any()
+
+
+def test_describe_action_and_view_in_info():
+    e = raw_env(num_players=5)
+    e.reset(seed=2)
+    obs, _, _, _, info = e.last()
+    legal = np.flatnonzero(obs["action_mask"])
+    words = [e.describe_action(e.agent_selection, int(a)) for a in legal]
+    assert "pass priority" in words
+    assert all(isinstance(w, str) and w for w in words)
+    view = info["view"]
+    seat = int(e.agent_selection.split("_")[1])
+    assert view.seat == seat and view.me.hand is not None
+    assert all(p.hand is None for p in view.players if p.seat != seat)
+    assert sorted(a for a, _ in view.decision[2]) == sorted(int(a) for a in legal)
+    e.step(int(legal[0]))
+    assert view.seat == seat                     # a view read before stepping stays a valid snapshot
+    obs, _, _, _, info2 = e.last()
+    e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    with pytest.raises(RuntimeError, match="stale view"):
+        info2["view"].players  # noqa: B018 - first read after the game moved on
+
+
+def test_state_is_privileged_and_observation_is_not():
+    e = raw_env(num_players=5)
+    e.reset(seed=4)
+    st = e.state()
+    assert st.shape == e.state_space.shape and st.dtype == np.float32
+    roles = st[: 5 * 4].reshape(5, 4)
+    assert (roles.sum(axis=1) == 1).all()
+    for p in e.game.players:
+        assert roles[p.seat, int(p.identity.role)] == 1
+
+
+def test_render_ansi_hides_hidden_identities():
+    cfg = GameConfig(num_players=5, identities=["The Old Ruler", "The Bodyguard", "The Seer", "The Demon",
+                                                "The Banisher"], decks=["aggro"] * 5)
+    e = raw_env(config=cfg, render_mode="ansi", render_seat=2)
+    e.reset(seed=0)
+    text = e.render()
+    assert "The Seer" in text                      # the viewer's own identity
+    assert "The Old Ruler" in text                 # the face-up Leader
+    for hidden in ("The Bodyguard", "The Demon", "The Banisher"):
+        assert hidden not in text
+    assert "[hidden]" in text
+    spectator = raw_env(config=cfg, render_mode="ansi")
+    spectator.reset(seed=0)
+    assert "The Seer" not in spectator.render()
+
+
+def test_pickle_roundtrip_env():
+    e = raw_env(num_players=4)
+    e2 = pickle.loads(pickle.dumps(e))
+    e2.reset(seed=0)
+    assert e2.agent_selection.startswith("player_")

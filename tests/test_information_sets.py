@@ -1,0 +1,97 @@
+"""Hidden information is sacred (DESIGN section 4): a seat's observation and view
+are functions of its information set only.  Checked by permuting what the seat
+cannot see: other players' face-down identities it was not shown, other hands,
+every library order, face-down exiles it may not look at."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from treachery_env import GameConfig
+from treachery_env.cards import CARDS
+from treachery_env.engine import Game
+from treachery_env.observation import encode, seat_view
+
+
+def _random_game(seed: int, n: int, steps: int) -> Game:
+    g = Game(GameConfig(num_players=n, max_turns=60), seed=seed)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if g.is_over:
+            break
+        g.step(rng.choice(g.legal_actions()))
+    return g
+
+
+def _permute_hidden(g: Game, viewer: int, rng: random.Random) -> Game:
+    """A copy of ``g`` that differs only in what ``viewer`` cannot see."""
+    h = g.clone()
+    # face-down identities of others that the viewer was not shown
+    hidden = [p for p in h.players
+              if p.seat != viewer and not p.identity.face_up and viewer not in p.identity.known_by]
+    defs = [p.identity.identity for p in hidden]
+    rng.shuffle(defs)
+    for p, d in zip(hidden, defs):
+        p.identity.identity = d
+    # other hands: same sizes, other cards
+    nonland = [c for c in CARDS]
+    for p in h.players:
+        if p.seat != viewer:
+            p.hand = [rng.choice(nonland) for _ in p.hand]
+        rng.shuffle(p.library)
+        idc = p.identity
+        if "dream" in idc.data and p.seat != viewer:
+            idc.data["dream"] = [(owner, rng.choice(nonland)) for owner, _ in idc.data["dream"]]
+    return h
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), n=st.integers(4, 8), steps=st.integers(0, 500), which=st.integers(0, 7))
+def test_observation_depends_only_on_information_set(seed, n, steps, which):
+    g = _random_game(seed, n, steps)
+    viewer = which % n
+    rng = random.Random(seed + 1)
+    for _ in range(3):
+        h = _permute_hidden(g, viewer, rng)
+        assert np.array_equal(encode(g, viewer), encode(h, viewer))
+        assert np.array_equal(g.observation(viewer)["action_mask"], h.observation(viewer)["action_mask"])
+        assert seat_view(g, viewer) == seat_view(h, viewer)
+        assert g.render_text(viewer) == h.render_text(viewer)
+
+
+def test_permutation_changes_what_the_owner_sees():
+    """The check above is not vacuous: the permuted seat itself sees the change."""
+    g = _random_game(3, 5, 50)
+    rng = random.Random(0)
+    others = [p.seat for p in g.players if not p.identity.face_up]
+    changed = False
+    for _ in range(20):
+        h = _permute_hidden(g, 0, rng)
+        for s in others:
+            if s != 0 and not np.array_equal(encode(g, s), encode(h, s)):
+                changed = True
+    assert changed
+
+
+def test_face_down_again_is_remembered_and_reveal_on_loss_is_public():
+    """TR4.7: players who saw an identity may remember it after it turns face
+    down; a loss reveals the identity to everyone (CR 702.187g)."""
+    cfg = GameConfig(num_players=5, identities=["The Old Ruler", "The Bodyguard", "The Seer", "The Demon",
+                                                "The Gatekeeper"], decks=["aggro"] * 5)
+    g = Game(cfg, seed=0)
+    gk = g.players[4].identity
+    assert 1 not in gk.known_by
+    v1 = seat_view(g, 1)
+    assert v1.players[4].identity is None
+    gk.face_up = True
+    gk.known_by = set(range(5))
+    g.turn_face_down(4)
+    v1 = seat_view(g, 1)
+    assert v1.players[4].identity == "The Gatekeeper" and not v1.players[4].face_up
+    assert seat_view(g, 2).players[1].identity is None
+    g.lose([1])
+    assert seat_view(g, 2).players[1].identity == "The Bodyguard"
