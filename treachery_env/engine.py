@@ -598,12 +598,15 @@ class Game:
         return self.available_mana(seat) >= self.unveil_cost_mana(seat, x)
 
     def unveil(self, seat: int, x: int = 0) -> None:
-        """Take the unveil special action for ``seat`` now (CR 702.187c), paying the
-        cost; for tests and scripted scenarios.  Cost choices (a card to discard
-        or exile) become decisions of ``seat``.
+        """Take the unveil special action for ``seat`` with X = ``x`` (CR 702.187c):
+        the same as stepping action ``layout.UNVEIL + x`` at ``seat``'s priority,
+        so it is recorded in the replay.  Cost choices (a card to discard or
+        exile) become decisions of ``seat``.
 
         Raises:
-            ValueError: if :meth:`can_unveil` is false (the message says why).
+            ValueError: if the identity can't be unveiled (face up, no unveil
+                cost, X not allowed, Undercover not met), the cost can't be paid,
+                or ``seat`` does not hold priority.
         """
         if not self.can_unveil(seat, x, ignore_cost=True):
             raise ValueError(f"seat {seat} cannot unveil now (face up, no unveil cost, X={x} not allowed, "
@@ -611,16 +614,11 @@ class Game:
         if not IA.unveil_cost_ok(self, seat, x) or self.available_mana(seat) < self.unveil_cost_mana(seat, x):
             raise ValueError(f"seat {seat} cannot pay the unveil cost of {self.players[seat].identity.name} with X={x}")
         d = self.decision
-        if d is not None and d.kind != DecisionKind.PRIORITY:
-            raise ValueError(f"seat {seat} cannot unveil now: seat {d.seat} must first decide '{d.prompt}'")
-        if d is not None:
-            # a pending priority decision is stale once the special action is taken:
-            # drop it so the cost and the face-up turn run now; priority is offered
-            # again afterwards (CR 116.3c), with passes counted afresh
-            self.decision = None
-            self.passes = 0
-        self._begin_unveil(seat, x)
-        self._advance()
+        if d is None or d.kind != DecisionKind.PRIORITY or d.seat != seat:
+            who = "nobody" if d is None else f"seat {d.seat} ('{d.prompt}')"
+            raise ValueError(f"seat {seat} cannot unveil now: it does not hold priority (CR 702.187c); "
+                             f"the pending decision is {who}")
+        self.step(self.layout.UNVEIL + x)   # recorded like any action, so replays include it
 
     def _begin_unveil(self, seat: int, x: int) -> None:
         idc = self.players[seat].identity
@@ -733,6 +731,9 @@ class Game:
                 return
             d = self.decision
             if d is not None:
+                if self.players[d.seat].has_lost:   # asked of a player who left meanwhile (CR 800.4a)
+                    self.decision = None
+                    continue
                 if len(d.options) == 1:
                     self.auto_decisions += 1
                     self.decision = None
@@ -1131,6 +1132,8 @@ class Game:
 
     def _op_finish_cast(self, item: StackItem) -> None:
         seat = item.controller
+        if self.players[seat].has_lost:   # the caster left while casting: the spell ceases to exist
+            return
         if not item.data.get("free"):
             self._pay_mana(seat, item.card.cost + item.x + item.data.get("extra", 0))
         self.stack.append(item)
@@ -1182,7 +1185,7 @@ class Game:
         self._push_front(ops)
 
     def _op_push_item(self, item: StackItem) -> None:
-        if item.data.get("skip"):
+        if item.data.get("skip") or self.players[item.controller].has_lost:
             return
         self.stack.append(item)
         self._log("activate", seat=item.controller, source=item.source,
@@ -1232,8 +1235,7 @@ class Game:
         owner = self.players[item.owner]
         if owner.has_lost:
             return
-        if item.from_zone == "command" or (owner.commander is item.card and item.card is not None
-                                           and self.config.commander and item.from_zone == "command"):
+        if item.from_zone == "command":
             owner.commander_zone = "command"
             return
         if item.data.get("exile_after"):
@@ -1248,10 +1250,7 @@ class Game:
             return False
         self.stack.remove(item)
         self._log("counter", source=item.source, seat=item.controller)
-        if item.kind == "spell" and item.from_zone == "command":
-            self.players[item.owner].commander_zone = "command"
-        else:
-            self._finish_item(item)
+        self._finish_item(item)
         return True
 
     def _enter_battlefield(self, item: StackItem) -> Creature:
@@ -1592,7 +1591,7 @@ class Game:
         trig.sort(key=lambda t: order[t.controller])
         ops: list = []
         for t in trig:
-            if self.players[t.controller].has_lost and not t.identity_source:
+            if self.players[t.controller].has_lost:
                 continue
             if t.data.get("prepare"):
                 ops.append(("call", t.data["prepare"], t))
@@ -1602,6 +1601,8 @@ class Game:
         self._push_front(ops)
 
     def _op_push_trigger(self, t: StackItem) -> None:
+        if self.players[t.controller].has_lost:
+            return
         specs = t.data.get("specs", ())
         if specs and all(x is None for x in t.targets) and any(s.get("min", 1) > 0 for s in specs):
             self._log("trigger_removed", source=t.source, seat=t.controller)
@@ -1892,7 +1893,7 @@ class Game:
             if a.attacking == seat:
                 a.attacking = -1
         self.combat_attackers = [a for a in self.combat_attackers if a.attacking >= 0]
-        self.stack = [it for it in self.stack if it.controller != seat or (it.identity_source and it.data.get("before_leave"))]
+        self.stack = [it for it in self.stack if it.controller != seat]
         self.pending_triggers = [t for t in self.pending_triggers if t.controller != seat]
         # shields the player created last until their turn would have begun (CR 800.4k, _start_turn)
         p.hand = []
@@ -1903,7 +1904,7 @@ class Game:
             self.decision = None
         if self.priority_seat == seat:
             self.priority_seat = self._next_alive(seat)
-            self.passes = 0
+        self.passes = 0   # the remaining players must all pass again in succession
 
     def _check_game_end(self) -> None:
         """CR 907.7 and TR6: the Leader team loses when no player in the game

@@ -106,13 +106,14 @@ def describe_action(game: "Game", action: int, seat: int | None = None) -> str:
 def render(game: "Game", viewer: int | None = None) -> str:
     """Text picture of the game as ``viewer`` sees it (None: spectator view with
     only public information).  Face-down identities the viewer does not know
-    show as ``[hidden]``; other hands show only their size."""
+    show as ``[hidden]`` until the game ends (CR 907.9 reveals them all); other
+    hands show only their size."""
     lines = []
     over = " - GAME OVER" if game.is_over else ""
     lines.append(f"=== Turn {game.turn}, P{game.active} active, step {game.phase}{over} ===")
     for p in game.players:
         idc = p.identity
-        known = idc.face_up or (viewer is not None and viewer in idc.known_by)
+        known = idc.face_up or game.is_over or (viewer is not None and viewer in idc.known_by)
         ident = f"{idc.name} ({idc.role.name.title()})" if known else "[hidden]"
         state = "face up" if idc.face_up else "face down"
         status = "OUT" if p.has_lost else f"{p.life} life"
