@@ -638,6 +638,8 @@ class Game:
 
     def _op_cost_card(self, seat: int, kind: str, flt: str) -> None:
         p = self.players[seat]
+        if p.has_lost:
+            return
         L = self.layout
         opts = [(L.HAND + i, i) for i, c in enumerate(p.hand[:MAX_HAND])
                 if not (flt == "nonland" and c.is_land)]
@@ -657,6 +659,8 @@ class Game:
     def _op_turn_face_up(self, seat: int, x: int, unveiled: bool) -> None:
         """Turn ``seat``'s identity face up.  ``unveiled``: as part of the unveil
         special action (triggers "when unveiled", CR 314.8); else a reveal."""
+        if self.players[seat].has_lost:     # left while paying the cost: nothing turns face up
+            return
         idc = self.players[seat].identity
         idc.face_up = True
         idc.known_by = set(range(self.n))
@@ -902,8 +906,12 @@ class Game:
         if self.players[seat].has_lost:
             self._after_pass(seat)
             return
-        self.decision = Decision(seat, DecisionKind.PRIORITY, self._priority_options(seat),
-                                 "_h_priority", seat, f"priority ({self.phase})")
+        opts = self._priority_options(seat)
+        if len(opts) == 1:          # only "pass": taken automatically, no Decision object needed
+            self.auto_decisions += 1
+            self._after_pass(seat)
+            return
+        self.decision = Decision(seat, DecisionKind.PRIORITY, opts, "_h_priority", seat, "priority")
 
     def _sorcery_timing(self, seat: int) -> bool:
         return seat == self.active and not self.stack and (self.phase == "main1" or self.phase == "main2")
@@ -912,16 +920,16 @@ class Game:
         L = self.layout
         p = self.players[seat]
         opts: list = [(L.PASS, None)]
-        avail = self.available_mana(seat)
-        sorcery = self._sorcery_timing(seat)
-        for i, c in enumerate(p.hand):
-            if i >= MAX_HAND:
-                break
-            if c.type == "land":
+        avail = p.mana_pool + p.lands - p.lands_tapped + p.tokens["Treasure"]
+        sorcery = seat == self.active and not self.stack and (self.phase == "main1" or self.phase == "main2")
+        hand_a = L.HAND
+        for i, c in enumerate(p.hand[:MAX_HAND]):
+            t = c.type
+            if t == "land":
                 if sorcery and not p.land_played:
-                    opts.append((L.HAND + i, ("land", i)))
-            elif (sorcery or c.type == "instant") and c.cost <= avail and self._has_targets(seat, c.targets):
-                opts.append((L.HAND + i, ("cast", i)))
+                    opts.append((hand_a + i, ("land", i)))
+            elif c.cost <= avail and (sorcery or t == "instant") and (not c.targets or self._has_targets(seat, c.targets)):
+                opts.append((hand_a + i, ("cast", i)))
         if (p.commander is not None and p.commander_zone == "command" and sorcery
                 and p.commander.cost + 2 * p.commander_casts <= avail):
             opts.append((L.COMMANDER, ("commander", 0)))
@@ -1273,14 +1281,21 @@ class Game:
         self.players[seat].creatures.append(c)
         self._dirty = True
         self._log("enters", seat=seat, creature=c.uid, name=c.name)
-        if card.effects:
-            trig = StackItem(self._new_uid(), "trigger", seat, source=card.name, key="etb")
-            trig.data["effects"] = card.effects
-            trig.creature = c
-            for spec in card.targets:
-                trig.data.setdefault("specs", []).append(spec)
-            self.pending_triggers.append(trig)
+        self._etb_trigger(c)
         return c
+
+    def _etb_trigger(self, c: Creature) -> None:
+        """The enters-the-battlefield ability of ``c``'s card, if any, triggers
+        (CR 603.6a; a token copy has it too, CR 707.2)."""
+        card = c.card
+        if card is None or not card.effects:
+            return
+        trig = StackItem(self._new_uid(), "trigger", c.controller, source=card.name, key="etb")
+        trig.data["effects"] = card.effects
+        trig.creature = c
+        if card.targets:
+            trig.data["specs"] = list(card.targets)
+        self.pending_triggers.append(trig)
 
     def create_creature_token(self, seat: int, name: str, n: int = 1, tapped: bool = False,
                               copy_of: Creature | None = None) -> list[Creature]:
@@ -1298,6 +1313,7 @@ class Game:
             c.tapped = tapped
             self.players[seat].creatures.append(c)
             out.append(c)
+            self._etb_trigger(c)
         self._log("tokens", seat=seat, name=copy_of.name if copy_of else name, n=n)
         self._dirty = True
         return out
@@ -1842,6 +1858,7 @@ class Game:
             idc = p.identity
             if not idc.face_up:
                 idc.face_up = True
+                idc.x = 0               # turned face up other than by unveiling (CR 702.187e)
                 idc.known_by = set(range(self.n))
                 if idc.role != Role.LEADER:
                     self.revealed_identities.add(idc.uid)
@@ -1876,25 +1893,35 @@ class Game:
         self._advance()
 
     def _leave_game(self, seat: int) -> None:
-        """CR 800.4a: everything the player owns leaves; their spells on the stack
-        cease to exist; their combat role ends."""
+        """CR 800.4a: everything the player owns leaves the game (spells on the
+        stack, permanents, cards in the face-down exile of others); objects they
+        control but don't own are exiled; abilities they control cease to exist;
+        their combat role ends.  Creatures leaving the battlefield this way
+        trigger leaves-the-battlefield abilities (The Blood Empress)."""
         p = self.players[seat]
-        for c in list(p.creatures):
-            p.creatures.remove(c)
-            if c in self.combat_attackers:
-                self.combat_attackers.remove(c)
+        gone = []
+        for q in self.players:
+            for c in list(q.creatures):
+                if c.owner == seat or c.controller == seat:
+                    q.creatures.remove(c)
+                    gone.append(c)
+                    if c.owner != seat and not c.token and not self.players[c.owner].has_lost:
+                        self.players[c.owner].exile.append(c.card)
+        for c in gone:
             if c.blocking is not None and c in c.blocking.blocked_by:
                 c.blocking.blocked_by.remove(c)
-        for q in self.players:   # creatures of others they own (none in the substrate yet)
-            for c in list(q.creatures):
-                if c.owner == seat:
-                    q.creatures.remove(c)
         for a in self.combat_attackers:
             if a.attacking == seat:
                 a.attacking = -1
-        self.combat_attackers = [a for a in self.combat_attackers if a.attacking >= 0]
-        self.stack = [it for it in self.stack if it.controller != seat]
+        self.combat_attackers = [a for a in self.combat_attackers if a.attacking >= 0 and a not in gone]
+        self.stack = [it for it in self.stack if it.controller != seat and it.owner != seat]
         self.pending_triggers = [t for t in self.pending_triggers if t.controller != seat]
+        for q in self.players:
+            pile = q.identity.data.get("dream")
+            if pile:
+                q.identity.data["dream"] = [(o, c) for o, c in pile if o != seat]
+        for c in gone:
+            IA.fire_event(self, "creature_left", creature=c)
         # shields the player created last until their turn would have begun (CR 800.4k, _start_turn)
         p.hand = []
         p.lands = p.lands_tapped = 0

@@ -354,7 +354,14 @@ _register(IdentityImpl("The Immortal", on_unveil="immortal_unveil",
 # The Inquisitor ({X}{1}): X other target players reveal their hands; for each,
 # you exile a card from that player's hand or graveyard.
 def _inquisitor_x_ok(game: "Game", seat: int, x: int) -> bool:
-    others = [s for s in game.alive() if s != seat and not game._hexproof_from(s, seat)]
+    """X is at most the number of other players that will be legal targets when
+    the trigger's targets are chosen, i.e. once the Inquisitor is face up: a
+    Leader player with hexproof (The Golem) is then an opponent only if the
+    Inquisitor's controller is not on the Leader team (CR 907.7g)."""
+    from .rules import Team, team_of
+    on_leader_team = team_of(game.players[seat].identity.role) == Team.LEADER
+    others = [s for s in game.alive() if s != seat and (
+        on_leader_team or not (game.has_static("leaders_hexproof") and game.is_leader_player(s)))]
     return x <= len(others)
 
 
