@@ -477,9 +477,9 @@ def test_bodyguard_prevents_damage_to_player_and_creatures_until_next_turn():
     g.step(g.layout.UNVEIL)
     target_player(g, 0)
     resolve_all(g)
-    assert g.deal_damage(2, ("p", 0), 5) == 0 and g.players[0].life == 60
-    assert g.deal_damage(2, ("c", knight), 3) == 0 and knight.damage == 0
-    assert g.deal_damage(2, ("p", 3), 2) == 2 and g.players[3].life == 38     # others unprotected
+    assert g.damage(2, ("p", 0), 5) == 0 and g.players[0].life == 60
+    assert g.damage(2, ("c", knight), 3) == 0 and knight.damage == 0
+    assert g.damage(2, ("p", 3), 2) == 2 and g.players[3].life == 38     # others unprotected
     # a Lightning Strike at the Leader is prevented too
     g.players[2].lands = 2
     hand(g, 2, "Lightning Strike")
@@ -493,7 +493,7 @@ def test_bodyguard_prevents_damage_to_player_and_creatures_until_next_turn():
     g.players[0].lands = 0
     pass_until(g, lambda g: g.active == 1)
     assert not g.shields
-    assert g.deal_damage(2, ("p", 0), 5) == 5
+    assert g.damage(2, ("p", 0), 5) == 5
 
 
 def test_bodyguard_shield_outlasts_its_controller_until_their_turn_would_begin():
@@ -506,12 +506,12 @@ def test_bodyguard_shield_outlasts_its_controller_until_their_turn_would_begin()
     target_player(g, 0)
     resolve_all(g)
     g.lose(1)                                          # the Bodyguard's controller leaves on turn 1
-    assert g.shields and g.deal_damage(3, ("p", 0), 4) == 0
+    assert g.shields and g.damage(3, ("p", 0), 4) == 0
     g.players[0].hand = []
     g.players[0].lands = 0
     pass_until(g, lambda g: g.active != 0)
     assert g.active == 2 and not g.shields
-    assert g.deal_damage(3, ("p", 0), 4) == 4
+    assert g.damage(3, ("p", 0), 4) == 4
 
 
 def test_bodyguard_cost_is_four_with_undercover():

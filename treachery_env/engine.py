@@ -148,10 +148,16 @@ class IdentityCard:
         used: ability key -> turn number it was last used (once-per-turn limits).
         data: per-card memory (exiled objects linked to it, ...).
         in_game: False once removed from the game.
+        copy_of: the identity this card is a copy of (CR 314.11, TR8.8), or None.
+        role_override: a role a copy effect keeps (The Wearer of Masks stays a
+            Traitor), or None.
+
+    ``name``, ``role``, ``unveil_cost`` and ``undercover`` are the card's current
+    characteristics: the copied card's when it is a copy.
     """
 
     __slots__ = ("uid", "identity", "owner", "controller", "face_up", "known_by", "counters", "x",
-                 "used", "data", "in_game")
+                 "used", "data", "in_game", "copy_of", "role_override")
 
     def __init__(self, uid: int, identity: ids.Identity, owner: int):
         self.uid = uid
@@ -165,14 +171,33 @@ class IdentityCard:
         self.used: dict[str, int] = {}
         self.data: dict[str, Any] = {}
         self.in_game = True
+        self.copy_of: ids.Identity | None = None
+        self.role_override: Role | None = None
+
+    @property
+    def card(self) -> ids.Identity:
+        """The identity whose characteristics this card has (itself or what it copies)."""
+        return self.copy_of if self.copy_of is not None else self.identity
 
     @property
     def name(self) -> str:
-        return self.identity.name
+        """Current name (the copied card's while a copy)."""
+        return self.card.name
 
     @property
     def role(self) -> Role:
-        return self.identity.role
+        """Current role: a copy effect's role if it sets one, else the card's (TR8.8)."""
+        return self.role_override if self.role_override is not None else self.card.role
+
+    @property
+    def unveil_cost(self) -> ids.UnveilCost | None:
+        """Current unveil cost (CR 702.187c: the cost it would have face up)."""
+        return self.card.unveil_cost
+
+    @property
+    def undercover(self) -> bool:
+        """Whether unveiling it needs the Undercover condition (CR 702.187f)."""
+        return self.card.undercover
 
     def __repr__(self) -> str:
         return f"<{self.name} ({'up' if self.face_up else 'down'}) of P{self.controller}>"
@@ -564,7 +589,7 @@ class Game:
 
     def unveil_cost_mana(self, seat: int, x: int = 0) -> int:
         """Generic mana of ``seat``'s unveil cost with X = ``x`` (0 if none)."""
-        cost = self.players[seat].identity.identity.unveil_cost
+        cost = self.players[seat].identity.unveil_cost
         return 0 if cost is None else cost.mana + cost.x * x
 
     def can_unveil(self, seat: int, x: int = 0, ignore_cost: bool = False) -> bool:
@@ -580,14 +605,14 @@ class Game:
         if p.has_lost or self.is_over:
             return False
         idc = p.identity
-        cost = idc.identity.unveil_cost
+        cost = idc.unveil_cost
         if idc.face_up or cost is None:
             return False
         if cost.x == 0 and x != 0:
             return False
         if not 0 <= x <= MAX_X:
             return False
-        if idc.identity.undercover and not self.undercover_met(seat):
+        if idc.undercover and not self.undercover_met(seat):
             return False
         if ignore_cost:
             return True
@@ -622,7 +647,7 @@ class Game:
 
     def _begin_unveil(self, seat: int, x: int) -> None:
         idc = self.players[seat].identity
-        cost = idc.identity.unveil_cost
+        cost = idc.unveil_cost
         self._log("unveil_cost", seat=seat, identity=idc.name, x=x)  # shown to all (CR 702.187c)
         self._pay_mana(seat, cost.mana + cost.x * x)
         if cost.life:
@@ -674,19 +699,43 @@ class Game:
 
     def turn_face_down(self, seat: int) -> None:
         """Turn ``seat``'s identity face down again (The Gatekeeper, The Ferryman).
-        Players who saw it may remember it (TR4.7): ``known_by`` keeps everyone
-        who saw it face up."""
+        Players who saw it may remember it (TR4.8): ``known_by`` keeps everyone
+        who saw it face up.  A copy effect on it ends (TR8.8)."""
         idc = self.players[seat].identity
-        idc.face_up = False
         self._log("face_down", seat=seat, identity=idc.name)
+        idc.face_up = False
+        idc.copy_of = None
+        idc.role_override = None
+        self._refresh_statics()
+
+    def copy_identity(self, seat: int, source: "str | ids.Identity", keep_role: bool = True) -> None:
+        """``seat``'s identity becomes a copy of ``source`` (CR 314.11, TR8.8): it takes
+        the copied name, abilities and unveil cost; with ``keep_role`` it keeps its
+        own role (The Wearer of Masks stays a Traitor).  A face-down copy still has
+        no characteristics for others; the copy ends when the card is turned face
+        down (:meth:`turn_face_down`).
+
+        Raises:
+            ValueError: for an unknown identity name.
+        """
+        src = ids.get(source) if isinstance(source, str) else source
+        idc = self.players[seat].identity
+        role = idc.role
+        idc.copy_of = src
+        idc.role_override = role if keep_role else None
+        if idc.face_up:
+            self._log("copy_identity", seat=seat, identity=src.name)
+        else:
+            self._log("copy_identity", to=sorted(idc.known_by | {seat}), seat=seat, identity=src.name)
         self._refresh_statics()
 
     def set_identity_control(self, identity: IdentityCard, seat: int, face_down: bool | None = None) -> None:
         """Give control of ``identity`` to ``seat`` (TR8): the player's role and team
-        become that identity's at once.  A non-Leader identity that changes hands is
-        turned face down unless ``face_down`` is False; a Leader stays face up.
-        The identity the player controlled before is no longer theirs; the effect
-        moving identities must leave each player with exactly one (TR8.3)."""
+        become that identity's at once, and the new controller may look at it
+        (CR 314.9).  A non-Leader identity that changes hands is turned face down
+        unless ``face_down`` is False; a Leader stays face up (TR8.4).  This is the
+        single-card step; :meth:`redistribute_identities` and
+        :meth:`take_identity` keep every player at exactly one identity (TR8.3)."""
         old = identity.controller
         identity.controller = seat
         self.players[seat].identity = identity
@@ -695,9 +744,63 @@ class Game:
             face_down = identity.role != Role.LEADER
         if face_down and identity.face_up and identity.role != Role.LEADER:
             identity.face_up = False
+            identity.copy_of = None
+            identity.role_override = None
         self._log("identity_control", seat=seat, previous=old,
                   identity=identity.name if identity.face_up else None)
         self._refresh_statics()
+
+    def redistribute_identities(self, assignment: dict[int, IdentityCard]) -> None:
+        """Move identities among players at once (TR8.7, The Puppet Master): seat
+        ``s`` gets ``assignment[s]``.  The assigned cards must be exactly the cards
+        those seats control, so every player still controls one identity (TR8.3);
+        moved non-Leader identities turn face down, Leaders stay face up (TR8.4);
+        each player's role and team follow the card at once (TR8.2).
+
+        Raises:
+            ValueError: if a seat is out of the game, or the cards are not a
+                permutation of the identities those seats control.
+        """
+        seats = sorted(assignment)
+        for s in seats:
+            if not (isinstance(s, int) and 0 <= s < self.n) or self.players[s].has_lost:
+                raise ValueError(f"redistribute_identities: seat {s!r} is not a player in the game")
+        before = sorted(self.players[s].identity.uid for s in seats)
+        after = sorted(c.uid for c in assignment.values())
+        if before != after:
+            raise ValueError("redistribute_identities: the cards must be a permutation of the identities "
+                             f"that seats {seats} control (each player keeps exactly one, TR8.3)")
+        for s in seats:
+            card = assignment[s]
+            if card.controller != s:
+                self.set_identity_control(card, s)
+        self._dirty = True
+
+    def take_identity(self, taker: int, victim: int) -> None:
+        """``taker`` takes control of ``victim``'s identity as ``victim`` loses (The
+        Metamorph, TR8.5-8.6): the taker's own identity leaves the game, the taken
+        one turns face down unless it is a Leader, and the victim keeps the team of
+        the identity they controlled as their last-known team.  Call it, then
+        :meth:`lose` the victim: a taken Leader identity keeps the Leader team in
+        the game.
+
+        Raises:
+            ValueError: if either seat is out of the game or they are the same.
+        """
+        if taker == victim or self.players[taker].has_lost or self.players[victim].has_lost:
+            raise ValueError(f"take_identity: seats {taker} and {victim} must be two different players in the game")
+        v = self.players[victim]
+        card = v.identity
+        v.last_role = card.role
+        v.last_team = team_of(card.role)
+        own = self.players[taker].identity
+        own.in_game = False
+        self._log("identity_removed", seat=taker, identity=own.name if own.face_up else None)
+        self.set_identity_control(card, taker)
+        v.identity = IdentityCard(self._new_uid(), card.identity, victim)   # a record of what they had
+        v.identity.face_up = card.face_up
+        v.identity.in_game = False
+        v.identity.known_by = set(card.known_by)
 
     # ------------------------------------------------------------------ hooks for identity code
     def _op_call(self, fn: str, *args: Any) -> None:
@@ -825,11 +928,17 @@ class Game:
         # untap step (CR 502): untap; a stunned permanent loses a stun counter instead
         p.lands_tapped = 0
         for c in p.creatures:
-            if c.stun and c.tapped:
+            self.untap(c)
+        self.priority_seat = None
+
+    def untap(self, c: Creature) -> None:
+        """Untap ``c``; a tapped permanent with a stun counter loses a counter and
+        stays tapped instead (CR 122.1d)."""
+        if c.tapped:
+            if c.stun:
                 c.stun -= 1
             else:
                 c.tapped = False
-        self.priority_seat = None
 
     def _truncate(self) -> None:
         self.truncated = True
@@ -934,9 +1043,9 @@ class Game:
                 and p.commander.cost + 2 * p.commander_casts <= avail):
             opts.append((L.COMMANDER, ("commander", 0)))
         idc = p.identity
-        if not idc.face_up and idc.identity.unveil_cost is not None:
-            cost = idc.identity.unveil_cost
-            if cost.mana <= avail and (not idc.identity.undercover or self.undercover_met(seat)):
+        if not idc.face_up and idc.unveil_cost is not None:
+            cost = idc.unveil_cost
+            if cost.mana <= avail and (not idc.undercover or self.undercover_met(seat)):
                 for x in IA.unveil_xs(self, seat, avail):
                     opts.append((L.UNVEIL + x, ("unveil", x)))
         elif idc.face_up:
@@ -1168,13 +1277,13 @@ class Game:
             return avail >= 2
         if name == "Blood":
             return avail >= 1 and bool(p.hand)
-        if name == "Map":
-            return avail >= 1 and bool(p.creatures)
+        if name == "Map":     # "activate only as a sorcery"
+            return sorcery and avail >= 1 and bool(p.creatures)
         return name == "Junk" and sorcery
 
     def _activate_token(self, seat: int, name: str) -> None:
         """Clue ({2}, sac: draw), Food ({2}, sac: gain 3 life), Blood ({1}, discard
-        a card, sac: draw), Map ({1}, sac: target creature you control explores),
+        a card, sac: draw), Map ({1}, sac, sorcery speed: target creature you control explores),
         Junk (sac, sorcery speed: draw a card; abstracts "exile the top card, you
         may play it this turn")."""
         p = self.players[seat]
@@ -1375,7 +1484,7 @@ class Game:
             if tgt is None:
                 return
         if op == "damage":
-            self.deal_damage(seat, tgt, n, source_name=item.source)
+            self.damage(seat, tgt, n, source_name=item.source)
         elif op == "destroy":
             self.destroy(tgt[1])
         elif op == "exile":
@@ -1397,7 +1506,7 @@ class Game:
         elif op == "damage_each_creature":
             for p in self.players:
                 for c in list(p.creatures):
-                    self.deal_damage(seat, ("c", c), n, source_name=item.source)
+                    self.damage(seat, ("c", c), n, source_name=item.source)
         elif op == "tokens":
             self.create_tokens(seat, e["token"], n)
         elif op == "pump":
@@ -1480,7 +1589,7 @@ class Game:
         seat = target[1] if target[0] == "p" else target[1].controller
         return any(s["kind"] == "prevent_damage" and s["seat"] == seat for s in self.shields)
 
-    def deal_damage(self, source_seat: int, target: tuple, amount: int, source_name: str = "",
+    def damage(self, source_seat: int, target: tuple, amount: int, source_name: str = "",
                     source_creature: Creature | None = None, combat: bool = False) -> int:
         """Deal ``amount`` damage to a player (loses that much life) or a creature
         (marked damage, CR 120.3).  Prevention shields apply first.  Returns the
@@ -1511,12 +1620,13 @@ class Game:
             self._log("damage", source=source_name, target=self._target_repr(target), n=amount)
         return amount
 
-    def deal_player_damage(self, seat: int, amount: int) -> int:
+    def deal_damage(self, seat: int, amount: int) -> int:
         """Deal ``amount`` damage to player ``seat`` from no particular source
-        (scenarios and tests)."""
-        return self.deal_damage(-1, ("p", seat), amount, source_name="effect")
-
-    # DESIGN names this one deal_damage(seat, amount) for scenarios: see deal_player_damage.
+        (scenarios and tests; DESIGN section 3).  Prevention applies; state-based
+        actions are checked before the next decision.  Returns the damage dealt."""
+        dealt = self.damage(-1, ("p", seat), amount, source_name="effect")
+        self._advance()
+        return dealt
 
     def _leave_battlefield(self, c: Creature, to: str) -> bool:
         p = self.players[c.controller]
@@ -1797,7 +1907,7 @@ class Game:
                     events.append((b, ("c", a), b.power))
         total: dict = {}
         for src, tgt, amt in events:
-            dealt = self.deal_damage(src.controller, tgt, amt, source_name=src.name, source_creature=src, combat=True)
+            dealt = self.damage(src.controller, tgt, amt, source_name=src.name, source_creature=src, combat=True)
             if dealt and tgt[0] == "p":
                 total[tgt[1]] = total.get(tgt[1], 0) + dealt
         if events:

@@ -103,7 +103,7 @@ def unveil_cost_ok(game: "Game", seat: int, x: int) -> bool:
     filter, permanents to sacrifice; plus the card's own limits on X."""
     p = game.players[seat]
     idc = p.identity
-    cost = idc.identity.unveil_cost
+    cost = idc.unveil_cost
     if cost is None:
         return False
     if cost.life and not game.can_pay_life(seat, cost.life):
@@ -126,7 +126,7 @@ def unveil_cost_ok(game: "Game", seat: int, x: int) -> bool:
 def unveil_xs(game: "Game", seat: int, avail: int) -> list[int]:
     """Values of X (0 for a cost without X) for which ``seat`` can pay its unveil
     cost with ``avail`` generic mana (Undercover is checked by the caller)."""
-    cost = game.players[seat].identity.identity.unveil_cost
+    cost = game.players[seat].identity.unveil_cost
     if not cost.x:
         return [0] if cost.mana <= avail and unveil_cost_ok(game, seat, 0) else []
     top = min(MAX_X, (avail - cost.mana) // cost.x)
@@ -276,66 +276,66 @@ def _return_from_exile(game: "Game", linked: list, tapped: bool) -> None:
 # ---------------------------------------------------------------------------- Guardians (uncommon)
 # The Bodyguard: prevent all damage to a target player and their permanents until
 # the Bodyguard's controller's next turn.
-def bodyguard_unveil(game: "Game", item: "StackItem") -> None:
+def _bodyguard_unveil(game: "Game", item: "StackItem") -> None:
     for _, s in _targets(item, "p"):
         game.shields.append({"kind": "prevent_damage", "seat": s, "until_turn_of": item.controller,
                              "owner": item.controller})
         game._log("shield", seat=s, source=item.source)
 
 
-_register(IdentityImpl("The Bodyguard", on_unveil="bodyguard_unveil",
+_register(IdentityImpl("The Bodyguard", on_unveil="_bodyguard_unveil",
                        unveil_specs=lambda g, s, x: [{"type": "player"}]))
 
 
 # The Cathar: exile up to three target nonland permanents until its controller loses.
-def cathar_unveil(game: "Game", item: "StackItem") -> None:
+def _cathar_unveil(game: "Game", item: "StackItem") -> None:
     idc = game.players[item.controller].identity
     back = _exile_linked(game, [c for _, c in _targets(item, "c")])
     idc.data.setdefault("linked", []).extend(back)
 
 
-def cathar_leaving(game: "Game", idc: "IdentityCard") -> None:
+def _cathar_leaving(game: "Game", idc: "IdentityCard") -> None:
     linked = idc.data.pop("linked", [])
     _return_from_exile(game, linked, tapped=False)
 
 
-_register(IdentityImpl("The Cathar", on_unveil="cathar_unveil",
+_register(IdentityImpl("The Cathar", on_unveil="_cathar_unveil",
                        unveil_specs=lambda g, s, x: [{"type": "nonland_permanent", "min": 0, "max": 3}],
-                       leaving=cathar_leaving))
+                       leaving=_cathar_leaving))
 
 
 # The Flickering Mage: exile up to four target nonland permanents; return them
 # tapped at the beginning of the next end step (tokens don't return).
-def flickering_unveil(game: "Game", item: "StackItem") -> None:
+def _flickering_unveil(game: "Game", item: "StackItem") -> None:
     back = _exile_linked(game, [c for _, c in _targets(item, "c")])
     if back:
-        game.delayed.append({"when": "end_step", "fn": "flickering_return", "cards": back})
+        game.delayed.append({"when": "end_step", "fn": "_flickering_return", "cards": back})
 
 
-def flickering_return(game: "Game", d: dict) -> None:
+def _flickering_return(game: "Game", d: dict) -> None:
     _return_from_exile(game, d["cards"], tapped=True)
 
 
-_register(IdentityImpl("The Flickering Mage", on_unveil="flickering_unveil",
+_register(IdentityImpl("The Flickering Mage", on_unveil="_flickering_unveil",
                        unveil_specs=lambda g, s, x: [{"type": "nonland_permanent", "min": 0, "max": 4}]))
 
 
 # The Golem: a target Leader player loses 6 life and you gain 6; while face up,
 # Leader players have hexproof and can't be attacked.
-def golem_unveil(game: "Game", item: "StackItem") -> None:
+def _golem_unveil(game: "Game", item: "StackItem") -> None:
     for _, s in _targets(item, "p"):
         game.lose_life(s, 6, source_seat=item.controller)
         game.gain_life(item.controller, 6)
 
 
-_register(IdentityImpl("The Golem", on_unveil="golem_unveil",
+_register(IdentityImpl("The Golem", on_unveil="_golem_unveil",
                        unveil_specs=lambda g, s, x: [{"type": "leader_player"}],
                        statics=frozenset({"leaders_hexproof", "leaders_unattackable"})))
 
 
 # The Immortal: up to one target player gains 15 life; up to one target player
 # shuffles their graveyard into their library.
-def immortal_unveil(game: "Game", item: "StackItem") -> None:
+def _immortal_unveil(game: "Game", item: "StackItem") -> None:
     t = item.targets
     if len(t) > 0 and t[0] is not None:
         game.gain_life(t[0][1], 15)
@@ -347,7 +347,7 @@ def immortal_unveil(game: "Game", item: "StackItem") -> None:
         game._log("shuffle_graveyard", seat=p.seat)
 
 
-_register(IdentityImpl("The Immortal", on_unveil="immortal_unveil",
+_register(IdentityImpl("The Immortal", on_unveil="_immortal_unveil",
                        unveil_specs=lambda g, s, x: [{"type": "player", "min": 0}, {"type": "player", "min": 0}]))
 
 
@@ -365,11 +365,11 @@ def _inquisitor_x_ok(game: "Game", seat: int, x: int) -> bool:
     return x <= len(others)
 
 
-def inquisitor_unveil(game: "Game", item: "StackItem") -> None:
-    game.then(*[("call", "inquisitor_pick", item.controller, s) for _, s in _targets(item, "p")])
+def _inquisitor_unveil(game: "Game", item: "StackItem") -> None:
+    game.then(*[("call", "_inquisitor_pick", item.controller, s) for _, s in _targets(item, "p")])
 
 
-def inquisitor_pick(game: "Game", seat: int, victim: int) -> None:
+def _inquisitor_pick(game: "Game", seat: int, victim: int) -> None:
     p = game.players[victim]
     if p.has_lost:
         return
@@ -383,11 +383,11 @@ def inquisitor_pick(game: "Game", seat: int, victim: int) -> None:
     options = options[:MAX_CHOICE]
     L = game.layout
     game.ask(seat, 8, [(L.CHOICE + k, (victim,) + o[:2] + (o[2].name,)) for k, o in enumerate(options)],
-             "inquisitor_exile", None, f"exile a card from P{victim}'s hand or graveyard",
+             "_inquisitor_exile", None, f"exile a card from P{victim}'s hand or graveyard",
              labels=[f"{o[2].name} ({o[0]})" for o in options])
 
 
-def inquisitor_exile(game: "Game", _data: Any, choice: tuple) -> None:
+def _inquisitor_exile(game: "Game", _data: Any, choice: tuple) -> None:
     victim, zone, i, name = choice
     p = game.players[victim]
     if zone == "hand":
@@ -399,7 +399,7 @@ def inquisitor_exile(game: "Game", _data: Any, choice: tuple) -> None:
     game._log("exile_card", seat=victim, card=c.name, zone=zone)
 
 
-_register(IdentityImpl("The Inquisitor", on_unveil="inquisitor_unveil", x_ok=_inquisitor_x_ok,
+_register(IdentityImpl("The Inquisitor", on_unveil="_inquisitor_unveil", x_ok=_inquisitor_x_ok,
                        unveil_specs=lambda g, s, x: [{"type": "player", "other": True, "max": x, "exact": True}]
                        if x > 0 else []))
 
@@ -410,17 +410,17 @@ def _maestra_x_ok(game: "Game", seat: int, x: int) -> bool:
     return x <= sum(len(p.creatures[:MAX_PERMS]) for p in game.players if not p.has_lost)
 
 
-def maestra_prepare(game: "Game", item: "StackItem") -> None:
+def _maestra_prepare(game: "Game", item: "StackItem") -> None:
     L = game.layout
     opts = [(L.PLAYER + game.rel(item.controller, s), s) for s in game.alive()]
-    game.ask(item.controller, 5, opts, "maestra_player", item, "choose the player who gets the copies")
+    game.ask(item.controller, 5, opts, "_maestra_player", item, "choose the player who gets the copies")
 
 
-def maestra_player(game: "Game", item: "StackItem", s: int) -> None:
+def _maestra_player(game: "Game", item: "StackItem", s: int) -> None:
     item.data["player"] = s
 
 
-def maestra_unveil(game: "Game", item: "StackItem") -> None:
+def _maestra_unveil(game: "Game", item: "StackItem") -> None:
     s = item.data.get("player", item.controller)
     if game.players[s].has_lost:
         return
@@ -428,15 +428,15 @@ def maestra_unveil(game: "Game", item: "StackItem") -> None:
         game.create_creature_token(s, c.name, 1, copy_of=c)
 
 
-_register(IdentityImpl("The Mirror Maestra", on_unveil="maestra_unveil", x_ok=_maestra_x_ok,
-                       unveil_prepare="maestra_prepare",
+_register(IdentityImpl("The Mirror Maestra", on_unveil="_maestra_unveil", x_ok=_maestra_x_ok,
+                       unveil_prepare="_maestra_prepare",
                        unveil_specs=lambda g, s, x: [{"type": "permanent", "max": x, "exact": True}] if x > 0 else []))
 
 
 # ---------------------------------------------------------------------------- Traitors (uncommon)
 # The Banisher: exile any number of target creatures; draw a card for each
 # nontoken creature exiled this way.
-def banisher_unveil(game: "Game", item: "StackItem") -> None:
+def _banisher_unveil(game: "Game", item: "StackItem") -> None:
     n = 0
     for _, c in _targets(item, "c"):
         # a token ceases to exist; a commander goes to the command zone instead
@@ -447,29 +447,29 @@ def banisher_unveil(game: "Game", item: "StackItem") -> None:
     game.draw(item.controller, n)
 
 
-_register(IdentityImpl("The Banisher", on_unveil="banisher_unveil",
+_register(IdentityImpl("The Banisher", on_unveil="_banisher_unveil",
                        unveil_specs=lambda g, s, x: [{"type": "creature", "min": 0, "max": 99}]))
 
 
 # The Gatekeeper: create Cerberus (legendary 4/8 menace, double strike, trample,
 # lifelink); {2}: turn The Gatekeeper face down.
-def gatekeeper_unveil(game: "Game", item: "StackItem") -> None:
+def _gatekeeper_unveil(game: "Game", item: "StackItem") -> None:
     game.create_tokens(item.controller, "Cerberus", 1)
 
 
-def gatekeeper_face_down(game: "Game", item: "StackItem") -> None:
+def _gatekeeper_face_down(game: "Game", item: "StackItem") -> None:
     idc = game.players[item.controller].identity
     if idc.name == "The Gatekeeper" and idc.face_up:
         game.turn_face_down(item.controller)
 
 
-_register(IdentityImpl("The Gatekeeper", on_unveil="gatekeeper_unveil",
-                       activated=(Activated("{2}: turn The Gatekeeper face down", "gatekeeper_face_down", mana=2),)))
+_register(IdentityImpl("The Gatekeeper", on_unveil="_gatekeeper_unveil",
+                       activated=(Activated("{2}: turn The Gatekeeper face down", "_gatekeeper_face_down", mana=2),)))
 
 
 # The Grenadier ({X}): create X+3 Explosive tokens; {1}, sacrifice an Explosive:
 # choose one - destroy target nonland permanent; or target player loses 3 life.
-def grenadier_unveil(game: "Game", item: "StackItem") -> None:
+def _grenadier_unveil(game: "Game", item: "StackItem") -> None:
     game.create_tokens(item.controller, "Explosive", item.x + 3)
 
 
@@ -477,7 +477,7 @@ def _grenadier_pay(game: "Game", seat: int, item: "StackItem") -> None:
     game.players[seat].tokens["Explosive"] -= 1
 
 
-def grenadier_prepare(game: "Game", item: "StackItem") -> None:
+def _grenadier_prepare(game: "Game", item: "StackItem") -> None:
     L = game.layout
     seat = item.controller
     opts = []
@@ -486,16 +486,16 @@ def grenadier_prepare(game: "Game", item: "StackItem") -> None:
     if game.target_candidates(seat, {"type": "player"}):
         opts.append((L.CHOICE + 1, 1))
     names = ("destroy target nonland permanent", "target player loses 3 life")
-    game.ask(seat, 7, opts, "grenadier_mode", item, "choose a mode", labels=[names[m] for _, m in opts])
+    game.ask(seat, 7, opts, "_grenadier_mode", item, "choose a mode", labels=[names[m] for _, m in opts])
 
 
-def grenadier_mode(game: "Game", item: "StackItem", mode: int) -> None:
+def _grenadier_mode(game: "Game", item: "StackItem", mode: int) -> None:
     item.data["mode"] = mode
     spec = {"type": "nonland_permanent"} if mode == 0 else {"type": "player"}
     game.then(("choose_target", item, spec, 1))
 
 
-def grenadier_explode(game: "Game", item: "StackItem") -> None:
+def _grenadier_explode(game: "Game", item: "StackItem") -> None:
     for kind, obj in _targets(item):
         if kind == "c":
             game.destroy(obj)
@@ -503,18 +503,18 @@ def grenadier_explode(game: "Game", item: "StackItem") -> None:
             game.lose_life(obj, 3, source_seat=item.controller)
 
 
-_register(IdentityImpl("The Grenadier", on_unveil="grenadier_unveil",
+_register(IdentityImpl("The Grenadier", on_unveil="_grenadier_unveil",
                        activated=(Activated("{1}, sacrifice an Explosive: destroy target nonland permanent "
-                                            "or target player loses 3 life", "grenadier_explode", mana=1,
+                                            "or target player loses 3 life", "_grenadier_explode", mana=1,
                                             extra_ok=lambda g, s: g.players[s].tokens["Explosive"] > 0,
-                                            pay=_grenadier_pay, prepare="grenadier_prepare"),)))
+                                            pay=_grenadier_pay, prepare="_grenadier_prepare"),)))
 
 
 # The Oneiromancer ({X}{X}): exile the top X cards of each library face down; you
 # may look at them; once each turn you may cast one of them without paying its
 # mana cost, and when you do, exile the top card of target player's library face
 # down too.
-def oneiro_unveil(game: "Game", item: "StackItem") -> None:
+def _oneiro_unveil(game: "Game", item: "StackItem") -> None:
     idc = game.players[item.controller].identity
     pile = idc.data.setdefault("dream", [])
     for s in game._apnap():
@@ -536,17 +536,17 @@ def _oneiro_castable(game: "Game", seat: int) -> list:
     return out[:MAX_CHOICE]
 
 
-def oneiro_prepare(game: "Game", item: "StackItem") -> None:
+def _oneiro_prepare(game: "Game", item: "StackItem") -> None:
     seat = item.controller
     idc = game.players[seat].identity
     L = game.layout
     ks = _oneiro_castable(game, seat)
     pile = idc.data["dream"]
-    game.ask(seat, 8, [(L.CHOICE + j, k) for j, k in enumerate(ks)], "oneiro_cast", item,
+    game.ask(seat, 8, [(L.CHOICE + j, k) for j, k in enumerate(ks)], "_oneiro_cast", item,
              "choose an exiled card to cast for free", labels=[pile[k][1].name for k in ks])
 
 
-def oneiro_cast(game: "Game", item: "StackItem", k: int) -> None:
+def _oneiro_cast(game: "Game", item: "StackItem", k: int) -> None:
     """Casting the card is the ability's effect (abstraction: the free cast and
     its reflexive trigger happen on activation, not through a separate stack
     object)."""
@@ -556,14 +556,14 @@ def oneiro_cast(game: "Game", item: "StackItem", k: int) -> None:
     owner, card = idc.data["dream"].pop(k)
     game._log("cast_from_exile", seat=seat, card=card.name)
     item.data["skip"] = True
-    reflex = StackItem(game._new_uid(), "trigger", seat, source=idc.name, key="oneiro_reflex", identity_source=True)
-    reflex.data["resolve"] = "oneiro_reflex"
+    reflex = StackItem(game._new_uid(), "trigger", seat, source=idc.name, key="_oneiro_reflex", identity_source=True)
+    reflex.data["resolve"] = "_oneiro_reflex"
     reflex.data["specs"] = [{"type": "player"}]
     game.add_trigger(reflex)
     game._begin_cast(seat, card, "exile", free=True, owner=owner)
 
 
-def oneiro_reflex(game: "Game", item: "StackItem") -> None:
+def _oneiro_reflex(game: "Game", item: "StackItem") -> None:
     idc = game.players[item.controller].identity
     for _, s in _targets(item, "p"):
         lib = game.players[s].library
@@ -572,36 +572,36 @@ def oneiro_reflex(game: "Game", item: "StackItem") -> None:
             game._log("exile_face_down", seat=item.controller, n=1)
 
 
-def oneiro_noop(game: "Game", item: "StackItem") -> None:
-    """The activation already cast the card (see :func:`oneiro_cast`)."""
+def _oneiro_noop(game: "Game", item: "StackItem") -> None:
+    """The activation already cast the card (see :func:`_oneiro_cast`)."""
 
 
-_register(IdentityImpl("The Oneiromancer", on_unveil="oneiro_unveil",
+_register(IdentityImpl("The Oneiromancer", on_unveil="_oneiro_unveil",
                        activated=(Activated("cast one of the exiled cards without paying its mana cost",
-                                            "oneiro_noop", once_per_turn=True,
+                                            "_oneiro_noop", once_per_turn=True,
                                             extra_ok=lambda g, s: bool(_oneiro_castable(g, s)),
-                                            prepare="oneiro_prepare"),)))
+                                            prepare="_oneiro_prepare"),)))
 
 
 # ---------------------------------------------------------------------------- Assassins (uncommon)
 # The Ambitious Queen (pay 1 life, exile a nonland card from hand): counter
 # target noncreature spell.
-def queen_unveil(game: "Game", item: "StackItem") -> None:
+def _queen_unveil(game: "Game", item: "StackItem") -> None:
     for _, it in _targets(item, "s"):
         game.counter(it)
 
 
-_register(IdentityImpl("The Ambitious Queen", on_unveil="queen_unveil",
+_register(IdentityImpl("The Ambitious Queen", on_unveil="_queen_unveil",
                        unveil_specs=lambda g, s, x: [{"type": "noncreature_spell"}]))
 
 
 # The Beastmaster: up to two target players each create two 4/4 Beasts with trample.
-def beastmaster_unveil(game: "Game", item: "StackItem") -> None:
+def _beastmaster_unveil(game: "Game", item: "StackItem") -> None:
     for _, s in _targets(item, "p"):
         game.create_tokens(s, "Beast", 2)
 
 
-_register(IdentityImpl("The Beastmaster", on_unveil="beastmaster_unveil",
+_register(IdentityImpl("The Beastmaster", on_unveil="_beastmaster_unveil",
                        unveil_specs=lambda g, s, x: [{"type": "player", "min": 0, "max": 2}]))
 
 
@@ -610,18 +610,18 @@ _register(IdentityImpl("The Beastmaster", on_unveil="beastmaster_unveil",
 CASCADE_TYPES = ("creature", "instant", "sorcery")
 
 
-def chaos_unveil(game: "Game", item: "StackItem") -> None:
+def _chaos_unveil(game: "Game", item: "StackItem") -> None:
     L = game.layout
-    game.ask(item.controller, 7, [(L.CHOICE + k, t) for k, t in enumerate(CASCADE_TYPES)], "chaos_type",
+    game.ask(item.controller, 7, [(L.CHOICE + k, t) for k, t in enumerate(CASCADE_TYPES)], "_chaos_type",
              item.controller, "choose a card type", labels=list(CASCADE_TYPES))
 
 
-def chaos_type(game: "Game", seat: int, t: str) -> None:
+def _chaos_type(game: "Game", seat: int, t: str) -> None:
     game.turn_effects.setdefault("cascade", []).append((seat, t))
-    game._log("chaos_type", seat=seat, card_type=t)
+    game._log("_chaos_type", seat=seat, card_type=t)
 
 
-def cascade_on_cast(game: "Game", idc: "IdentityCard", item: "StackItem") -> None:
+def _cascade_on_cast(game: "Game", idc: "IdentityCard", item: "StackItem") -> None:
     """CR 702.85a: when you cast a spell with cascade, exile cards from the top of
     your library until a nonland card with lesser mana value; you may cast it
     without paying its cost; the rest go to the bottom in a random order."""
@@ -632,13 +632,13 @@ def cascade_on_cast(game: "Game", idc: "IdentityCard", item: "StackItem") -> Non
         if seat == item.controller and item.card.type == t:
             trig = StackItem(game._new_uid(), "trigger", seat, source="cascade", key="cascade",
                              identity_source=False)
-            trig.data["resolve"] = "cascade_resolve"
+            trig.data["resolve"] = "_cascade_resolve"
             trig.data["mv"] = item.card.cost + item.x
             trig.data["ident"] = True
             game.add_trigger(trig)
 
 
-def cascade_resolve(game: "Game", item: "StackItem") -> None:
+def _cascade_resolve(game: "Game", item: "StackItem") -> None:
     seat = item.controller
     p = game.players[seat]
     exiled = []
@@ -649,35 +649,41 @@ def cascade_resolve(game: "Game", item: "StackItem") -> None:
             hit = c
             break
         exiled.append(c)
-    game.rng.shuffle(exiled)
-    p.library[:0] = exiled
     if hit is None:
+        _cascade_bottom(game, seat, exiled)
         return
     game._log("cascade", seat=seat, card=hit.name)
     L = game.layout
     if game._has_targets(seat, hit.targets):
-        game.ask(seat, 12, [(L.CHOICE + 0, True), (L.PASS, False)], "cascade_cast", (seat, hit),
+        game.ask(seat, 12, [(L.CHOICE + 0, True), (L.PASS, False)], "_cascade_cast", (seat, hit, exiled),
                  f"cast {hit.name} without paying its mana cost?", labels=["cast it", "don't"])
     else:
-        p.library.insert(0, hit)
+        _cascade_bottom(game, seat, exiled + [hit])
 
 
-def cascade_cast(game: "Game", data: tuple, yes: bool) -> None:
-    seat, card = data
+def _cascade_bottom(game: "Game", seat: int, cards: list) -> None:
+    """The exiled cards that weren't cast go to the bottom in a random order."""
+    game.rng.shuffle(cards)
+    game.players[seat].library[:0] = cards
+
+
+def _cascade_cast(game: "Game", data: tuple, yes: bool) -> None:
+    seat, card, exiled = data
     if yes:
+        _cascade_bottom(game, seat, exiled)
         game._begin_cast(seat, card, "exile", free=True)
     else:
-        game.players[seat].library.insert(0, card)
+        _cascade_bottom(game, seat, exiled + [card])
 
 
-_register(IdentityImpl("The Chaos Wielder", on_unveil="chaos_unveil",
-                       events={"cast": lambda g, idc, item: cascade_on_cast(g, idc, item)
+_register(IdentityImpl("The Chaos Wielder", on_unveil="_chaos_unveil",
+                       events={"cast": lambda g, idc, item: _cascade_on_cast(g, idc, item)
                                if idc.controller == item.controller else None}))
 
 
 # The Demon: target player searches their library for a card, puts it into
 # their hand, then shuffles.
-def demon_unveil(game: "Game", item: "StackItem") -> None:
+def _demon_unveil(game: "Game", item: "StackItem") -> None:
     for _, s in _targets(item, "p"):
         p = game.players[s]
         names = sorted({c.index: c for c in p.library}.values(), key=lambda c: c.index)[:MAX_CHOICE]
@@ -685,11 +691,11 @@ def demon_unveil(game: "Game", item: "StackItem") -> None:
         if not names:
             game.rng.shuffle(p.library)
             continue
-        game.ask(s, 8, [(L.CHOICE + k, c.name) for k, c in enumerate(names)], "demon_pick", s,
+        game.ask(s, 8, [(L.CHOICE + k, c.name) for k, c in enumerate(names)], "_demon_pick", s,
                  "search your library for a card", labels=[c.name for c in names])
 
 
-def demon_pick(game: "Game", s: int, name: str) -> None:
+def _demon_pick(game: "Game", s: int, name: str) -> None:
     p = game.players[s]
     k = next(i for i, c in enumerate(p.library) if c.name == name)
     p.hand.append(p.library.pop(k))
@@ -697,42 +703,42 @@ def demon_pick(game: "Game", s: int, name: str) -> None:
     game._log("tutor", seat=s)
 
 
-_register(IdentityImpl("The Demon", on_unveil="demon_unveil", unveil_specs=lambda g, s, x: [{"type": "player"}]))
+_register(IdentityImpl("The Demon", on_unveil="_demon_unveil", unveil_specs=lambda g, s, x: [{"type": "player"}]))
 
 
 # The Seer ({X}): shuffle, scry X, reveal the top card and put it into your hand;
 # if it's a nonland card, the Seer deals twice its mana value to any target.
-def seer_unveil(game: "Game", item: "StackItem") -> None:
+def _seer_unveil(game: "Game", item: "StackItem") -> None:
     seat = item.controller
     p = game.players[seat]
     game.rng.shuffle(p.library)
     n = min(item.x, len(p.library))
-    ops = [("call", "seer_scry", seat, k) for k in range(n)]
-    ops.append(("call", "seer_reveal", item))
+    ops = [("call", "_seer_scry", seat, k) for k in range(n)]
+    ops.append(("call", "_seer_reveal", item))
     game.then(*ops)
-    game.then(("call", "seer_scry_start", seat, n))
+    game.then(("call", "_seer_scry_start", seat, n))
 
 
-def seer_scry_start(game: "Game", seat: int, n: int) -> None:
+def _seer_scry_start(game: "Game", seat: int, n: int) -> None:
     """Scry N (CR 701.22): the top N cards are looked at in turn; each stays on
     top or goes to the bottom (abstraction: kept cards keep their order)."""
     p = game.players[seat]
     game.turn_effects["scry"] = {"seat": seat, "cards": [p.library.pop() for _ in range(n)], "top": [], "bottom": []}
 
 
-def seer_scry(game: "Game", seat: int, k: int) -> None:
+def _seer_scry(game: "Game", seat: int, k: int) -> None:
     sc = game.turn_effects["scry"]
     c = sc["cards"][k]
     L = game.layout
-    game.ask(seat, 11, [(L.CHOICE + 0, ("top", c)), (L.CHOICE + 1, ("bottom", c))], "seer_place", sc,
+    game.ask(seat, 11, [(L.CHOICE + 0, ("top", c)), (L.CHOICE + 1, ("bottom", c))], "_seer_place", sc,
              f"scry: keep {c.name} on top or put it on the bottom", labels=["top", "bottom"])
 
 
-def seer_place(game: "Game", sc: dict, choice: tuple) -> None:
+def _seer_place(game: "Game", sc: dict, choice: tuple) -> None:
     sc[choice[0]].append(choice[1])
 
 
-def seer_reveal(game: "Game", item: "StackItem") -> None:
+def _seer_reveal(game: "Game", item: "StackItem") -> None:
     seat = item.controller
     p = game.players[seat]
     sc = game.turn_effects.pop("scry", None)
@@ -748,18 +754,18 @@ def seer_reveal(game: "Game", item: "StackItem") -> None:
         from .engine import StackItem
         reflex = StackItem(game._new_uid(), "trigger", seat, source=item.source, key="seer_reflex",
                            identity_source=True)
-        reflex.data["resolve"] = "seer_damage"
+        reflex.data["resolve"] = "_seer_damage"
         reflex.data["n"] = 2 * top.cost
         reflex.data["specs"] = [{"type": "any"}]
         game.add_trigger(reflex)
 
 
-def seer_damage(game: "Game", item: "StackItem") -> None:
+def _seer_damage(game: "Game", item: "StackItem") -> None:
     for t in _targets(item):
-        game.deal_damage(item.controller, t, item.data["n"], source_name=item.source)
+        game.damage(item.controller, t, item.data["n"], source_name=item.source)
 
 
-_register(IdentityImpl("The Seer", on_unveil="seer_unveil"))
+_register(IdentityImpl("The Seer", on_unveil="_seer_unveil"))
 
 
 # The Sigil Mage: you may cast up to two instant or sorcery cards from any
@@ -778,28 +784,28 @@ def _sigil_options(game: "Game", seat: int, exclude: tuple = ()) -> list:
     return out[:MAX_CHOICE - 1]
 
 
-def sigil_unveil(game: "Game", item: "StackItem") -> None:
+def _sigil_unveil(game: "Game", item: "StackItem") -> None:
     """The Sigil Mage.  Abstraction: the card *targets* up to two instant or
     sorcery cards in graveyards; here they are chosen on resolution, one after
     the other (the second once the first is on the stack), among those whose
     own targets exist, and cast without paying their mana cost.  A cast card
     goes back to its owner's graveyard after resolving."""
-    game.then(("call", "sigil_offer", item.controller, 2))
+    game.then(("call", "_sigil_offer", item.controller, 2))
 
 
-def sigil_offer(game: "Game", seat: int, left: int) -> None:
+def _sigil_offer(game: "Game", seat: int, left: int) -> None:
     if left <= 0:
         return
     opts = _sigil_options(game, seat)
     if not opts:
         return
     L = game.layout
-    game.ask(seat, 8, [(L.PASS, None)] + [(L.CHOICE + k, o) for k, o in enumerate(opts)], "sigil_cast",
+    game.ask(seat, 8, [(L.PASS, None)] + [(L.CHOICE + k, o) for k, o in enumerate(opts)], "_sigil_cast",
              (seat, left), "cast an instant or sorcery from a graveyard for free?",
              labels=["none"] + [f"{c.name} (P{s})" for s, c in opts])
 
 
-def sigil_cast(game: "Game", data: tuple, choice: Any) -> None:
+def _sigil_cast(game: "Game", data: tuple, choice: Any) -> None:
     seat, left = data
     if choice is None:
         return
@@ -807,25 +813,25 @@ def sigil_cast(game: "Game", data: tuple, choice: Any) -> None:
     game.players[owner].graveyard.remove(card)
     game._log("cast_from_graveyard", seat=seat, card=card.name, owner=owner)
     # the second card is offered once the first is on the stack
-    game.then(("call", "sigil_offer", seat, left - 1))
+    game.then(("call", "_sigil_offer", seat, left - 1))
     game._begin_cast(seat, card, "graveyard", free=True, owner=owner)
 
 
-_register(IdentityImpl("The Sigil Mage", on_unveil="sigil_unveil"))
+_register(IdentityImpl("The Sigil Mage", on_unveil="_sigil_unveil"))
 
 
 # The Sorceress: you may choose new targets for target instant or sorcery spell,
 # then copy it; you may choose new targets for the copy.
-def sorceress_unveil(game: "Game", item: "StackItem") -> None:
+def _sorceress_unveil(game: "Game", item: "StackItem") -> None:
     for _, spell in _targets(item, "s"):
         if spell not in game.stack:
             continue
-        ops = [("call", "retarget", item.controller, spell, k) for k in range(len(spell.targets))]
-        ops.append(("call", "sorceress_copy", item.controller, spell))
+        ops = [("call", "_retarget", item.controller, spell, k) for k in range(len(spell.targets))]
+        ops.append(("call", "_sorceress_copy", item.controller, spell))
         game.then(*ops)
 
 
-def retarget(game: "Game", seat: int, spell: "StackItem", k: int) -> None:
+def _retarget(game: "Game", seat: int, spell: "StackItem", k: int) -> None:
     """Offer ``seat`` a new target for target ``k`` of ``spell`` (PASS keeps it)."""
     if spell not in game.stack and not spell.is_copy:
         return
@@ -836,16 +842,16 @@ def retarget(game: "Game", seat: int, spell: "StackItem", k: int) -> None:
         a = game.target_action(seat, t)
         if a is not None and a != game.layout.PASS:
             opts.append((a, t))
-    game.ask(seat, 5, opts, "retarget_set", (spell, k), f"new target for {spell.source}? (PASS keeps it)")
+    game.ask(seat, 5, opts, "_retarget_set", (spell, k), f"new target for {spell.source}? (PASS keeps it)")
 
 
-def retarget_set(game: "Game", data: tuple, t: Any) -> None:
+def _retarget_set(game: "Game", data: tuple, t: Any) -> None:
     spell, k = data
     if t is not None:
         spell.targets[k] = t
 
 
-def sorceress_copy(game: "Game", seat: int, spell: "StackItem") -> None:
+def _sorceress_copy(game: "Game", seat: int, spell: "StackItem") -> None:
     """CR 707.10: a copy of a spell, controlled by ``seat``, put on the stack."""
     from .engine import StackItem
     cp = StackItem(game._new_uid(), "spell", seat, spell.card)
@@ -856,10 +862,10 @@ def sorceress_copy(game: "Game", seat: int, spell: "StackItem") -> None:
     cp.owner = seat
     game.stack.append(cp)
     game._log("copy", seat=seat, card=spell.card.name)
-    game.then(*[("call", "retarget", seat, cp, k) for k in range(len(cp.targets))])
+    game.then(*[("call", "_retarget", seat, cp, k) for k in range(len(cp.targets))])
 
 
-_register(IdentityImpl("The Sorceress", on_unveil="sorceress_unveil",
+_register(IdentityImpl("The Sorceress", on_unveil="_sorceress_unveil",
                        unveil_specs=lambda g, s, x: [{"type": "instant_sorcery_spell"}]))
 
 
@@ -870,24 +876,24 @@ EMPRESS_MODES = ("create a 0/1 Thrull", "create two Blood tokens", "tap or untap
                  "target opponent loses 2 life and you gain 2 life")
 
 
-def empress_left(game: "Game", idc: "IdentityCard", creature: Any) -> None:
+def _empress_left(game: "Game", idc: "IdentityCard", creature: Any) -> None:
     from .engine import StackItem
     seat = idc.controller
     if not game.is_opponent(seat, creature.controller) or idc.used.get("trigger") == game.turn:
         return
     idc.used["trigger"] = game.turn
     t = StackItem(game._new_uid(), "trigger", seat, source=idc.name, key="empress", identity_source=True)
-    t.data["resolve"] = "empress_resolve"
-    t.data["prepare"] = "empress_prepare"
+    t.data["resolve"] = "_empress_resolve"
+    t.data["prepare"] = "_empress_prepare"
     game.add_trigger(t)
 
 
-def empress_prepare(game: "Game", item: "StackItem") -> None:
+def _empress_prepare(game: "Game", item: "StackItem") -> None:
     item.data["modes"] = []
-    game.then(("call", "empress_ask", item), ("call", "empress_ask", item))
+    game.then(("call", "_empress_ask", item), ("call", "_empress_ask", item))
 
 
-def empress_ask(game: "Game", item: "StackItem") -> None:
+def _empress_ask(game: "Game", item: "StackItem") -> None:
     L = game.layout
     seat = item.controller
     opts = []
@@ -899,10 +905,10 @@ def empress_ask(game: "Game", item: "StackItem") -> None:
         if m == 3 and not game.target_candidates(seat, {"type": "player", "opponent": True}):
             continue
         opts.append((L.CHOICE + m, m))
-    game.ask(seat, 7, opts, "empress_mode", item, "choose a mode", labels=[EMPRESS_MODES[m] for _, m in opts])
+    game.ask(seat, 7, opts, "_empress_mode", item, "choose a mode", labels=[EMPRESS_MODES[m] for _, m in opts])
 
 
-def empress_mode(game: "Game", item: "StackItem", m: int) -> None:
+def _empress_mode(game: "Game", item: "StackItem", m: int) -> None:
     item.data["modes"].append(m)
     if m == 2:
         game.then(("choose_target", item, {"type": "creature", "mode": 2}, 1))
@@ -910,7 +916,7 @@ def empress_mode(game: "Game", item: "StackItem", m: int) -> None:
         game.then(("choose_target", item, {"type": "player", "opponent": True, "mode": 3}, 1))
 
 
-def empress_resolve(game: "Game", item: "StackItem") -> None:
+def _empress_resolve(game: "Game", item: "StackItem") -> None:
     """The Blood Empress's two modes.  Abstraction of "tap or untap target
     permanent": the target is a creature (lands and artifact tokens are counts)
     and it is toggled: a tapped one untaps, an untapped one taps (the only
@@ -926,75 +932,78 @@ def empress_resolve(game: "Game", item: "StackItem") -> None:
             if t is None:
                 continue
             if m == 2:
-                t[1].tapped = not t[1].tapped
+                if t[1].tapped:
+                    game.untap(t[1])
+                else:
+                    t[1].tapped = True
             else:
                 game.lose_life(t[1], 2, source_seat=seat)
                 game.gain_life(seat, 2)
 
 
-_register(IdentityImpl("The Blood Empress", events={"creature_left": empress_left}))
+_register(IdentityImpl("The Blood Empress", events={"creature_left": _empress_left}))
 
 
 # Her Seedborn Highness (starts with a seed counter per player): {2}, remove a
 # seed counter, once each turn: untap each permanent you control.
-def seedborn_untap(game: "Game", item: "StackItem") -> None:
+def _seedborn_untap(game: "Game", item: "StackItem") -> None:
     p = game.players[item.controller]
     p.lands_tapped = 0
     for c in p.creatures:
-        c.tapped = False
+        game.untap(c)
     game._log("untap_all", seat=p.seat)
 
 
 _register(IdentityImpl("Her Seedborn Highness", activated=(
-    Activated("{2}, remove a seed counter: untap each permanent you control", "seedborn_untap", mana=2,
+    Activated("{2}, remove a seed counter: untap each permanent you control", "_seedborn_untap", mana=2,
               counter="seed", once_per_turn=True),)))
 
 
 # The Old Ruler (+20 life, +1 starting and maximum hand size, from data): at your
 # first upkeep, create a Blood, a Clue, a Food, a Map and a Treasure token.
-def old_ruler_upkeep(game: "Game", idc: "IdentityCard", seat: int) -> None:
+def _old_ruler_upkeep(game: "Game", idc: "IdentityCard", seat: int) -> None:
     from .engine import StackItem
     if seat != idc.controller or idc.data.get("first_upkeep_done"):
         return
     idc.data["first_upkeep_done"] = True
     t = StackItem(game._new_uid(), "trigger", seat, source=idc.name, key="old_ruler", identity_source=True)
-    t.data["resolve"] = "old_ruler_tokens"
+    t.data["resolve"] = "_old_ruler_tokens"
     game.add_trigger(t)
 
 
-def old_ruler_tokens(game: "Game", item: "StackItem") -> None:
+def _old_ruler_tokens(game: "Game", item: "StackItem") -> None:
     for name in ("Blood", "Clue", "Food", "Map", "Treasure"):
         game.create_tokens(item.controller, name, 1)
 
 
-_register(IdentityImpl("The Old Ruler", events={"upkeep": old_ruler_upkeep}))
+_register(IdentityImpl("The Old Ruler", events={"upkeep": _old_ruler_upkeep}))
 
 
 # The Queen of Light (purification counters = players // 2): {3}, remove a
 # purification counter: exile a permanent chosen on resolution.
-def light_exile(game: "Game", item: "StackItem") -> None:
+def _light_exile(game: "Game", item: "StackItem") -> None:
     seat = item.controller
     cands = [c for p in game.players if not p.has_lost for c in p.creatures]
-    game.ask(seat, 8, _creature_choice_options(game, seat, cands), "light_pick", None,
+    game.ask(seat, 8, _creature_choice_options(game, seat, cands), "_light_pick", None,
              "choose a permanent to exile")
 
 
-def light_pick(game: "Game", _data: Any, c: Any) -> None:
+def _light_pick(game: "Game", _data: Any, c: Any) -> None:
     game.exile_creature(c)
 
 
 _register(IdentityImpl("The Queen of Light", activated=(
-    Activated("{3}, remove a purification counter: exile a permanent chosen on resolution", "light_exile",
+    Activated("{3}, remove a purification counter: exile a permanent chosen on resolution", "_light_exile",
               mana=3, counter="purification"),)))
 
 
 # The Void Tyrant (void counters = players // 2): {2}, remove a void counter:
 # counter target spell or ability whose source isn't an identity.
-def void_counter(game: "Game", item: "StackItem") -> None:
+def _void_counter(game: "Game", item: "StackItem") -> None:
     for _, it in _targets(item, "s"):
         game.counter(it)
 
 
 _register(IdentityImpl("The Void Tyrant", activated=(
     Activated("{2}, remove a void counter: counter target spell or ability not from an identity",
-              "void_counter", mana=2, counter="void", specs=({"type": "stack_object"},)),)))
+              "_void_counter", mana=2, counter="void", specs=({"type": "stack_object"},)),)))

@@ -4,7 +4,7 @@ Both are functions of the seat's *information set* only (DESIGN section 4):
 its own hand and identity; every public fact (life, board, graveyards, the
 stack, face-up identities, counts of hidden cards); identities it has seen or
 been shown (``IdentityCard.known_by``: cards that were face up and turned face
-down again are remembered, TR4.7); cards only it may look at (The
+down again are remembered, TR4.8); cards only it may look at (The
 Oneiromancer's face-down exile).  It never includes other hands, library order,
 face-down identities it was not shown, or other seats' pending decisions.
 
@@ -203,14 +203,14 @@ def encode(game: "Game", viewer: int) -> np.ndarray:
         if up or viewer in idc.known_by:
             if up:
                 o[k] = 1.0
-            role = idc.identity.role
+            role = idc.role
             o[k + 1 + role] = 1.0
-            o[k + 5 + _IDENTITY_INDEX[idc.identity.name]] = 1.0
+            o[k + 5 + _IDENTITY_INDEX[idc.name]] = 1.0
         k += 5 + N_IDENTITIES
         if up:
             if idc.counters:
                 o[k] = sum(idc.counters.values()) / 10.0
-            if idc.identity.role == 0 and not p.has_lost:
+            if idc.role == 0 and not p.has_lost:
                 o[k + 1] = 1.0
         if s in attacked:
             o[k + 2] = 1.0

@@ -50,7 +50,7 @@ def describe_action(game: "Game", action: int, seat: int | None = None) -> str:
                 if kind == "commander":
                     return f"cast your commander {p.commander.name} (tax {2 * p.commander_casts})"
                 if kind == "unveil":
-                    cost = p.identity.identity.unveil_cost
+                    cost = p.identity.unveil_cost
                     return f"unveil {p.identity.name}" + (f" with X={arg}" if cost and cost.x else "")
                 if kind == "identity_ability":
                     from .identity_abilities import IMPLEMENTATIONS
