@@ -846,3 +846,51 @@ def test_from_json_rejects_tampered_replays():
         Game.from_json(json.dumps({**good, "actions": good["actions"][:-1]}))
     with pytest.raises(ValueError, match="illegal"):
         Game.from_json(json.dumps({**good, "actions": good["actions"] + [10 ** 6]}))
+
+
+def test_clone_is_independent_and_continues_identically():
+    """DESIGN section 3: Game.clone() copies the whole state, the random stream
+    included: the same actions on the clone give the same game, and playing the
+    clone leaves the original untouched."""
+    a = _random_game(11, 120)
+    before = a.digest()
+    b = a.clone()
+    assert b.digest() == before
+    rng = random.Random(5)
+    acts = []
+    while not b.is_over and len(acts) < 300:
+        acts.append(rng.choice(b.legal_actions()))
+        b.step(acts[-1])
+    assert a.digest() == before                 # untouched
+    for x in acts:
+        a.step(x)
+    assert a.digest() == b.digest() and a.log == b.log
+
+
+def test_public_history_of_harm_and_attacks():
+    """The observation's public history (what every player saw): damage dealt and
+    life loss caused by each seat to each seat, and attacks declared; the same in
+    every seat's view, relative in the vector."""
+    from treachery_env.observation import encode, obs_layout, seat_view
+    g = make_game(FIVE, lands=2)
+    give_priority(g, A1)
+    g.step(g.layout.HAND + 0)                             # Shock ...
+    g.step(g.layout.PLAYER + g.rel(A1, T_))               # ... the Traitor's seat
+    resolve_stack_all(g)
+    assert g.harm[A1][T_] == 2 and sum(map(sum, g.harm)) == 2
+    add_creature(g, L_, "Grove Bear")
+    attack(g, L_, A2)
+    assert g.attacks[L_][A2] == 1
+    for viewer in range(5):
+        v = seat_view(g, viewer)
+        assert v.harm[A1][T_] == 2 and v.attacks[L_][A2] == 1
+        o = encode(g, viewer)
+        L = obs_layout(5)
+        ri, rj = g.rel(viewer, A1), g.rel(viewer, T_)
+        assert o[L.history + ri * 5 + rj] == pytest.approx(2 / 40)
+        assert o[L.history + 25 + g.rel(viewer, L_) * 5 + g.rel(viewer, A2)] == pytest.approx(1 / 10)
+
+
+def resolve_stack_all(g):
+    while g.stack:
+        g.step(PASS)

@@ -417,6 +417,11 @@ class Game:
         self.leader_attacked_by: set[int] = set()    # seats that declared an attack on a Leader player
         self.turn_effects: dict[str, Any] = {}       # effects lasting until end of turn
         self.combat_attackers: list[Creature] = []
+        # public history for deduction: harm[i][j] = damage dealt and life loss caused by
+        # seat i's spells, abilities and creatures to seat j and j's creatures; attacks[i][j] =
+        # creatures seat i has attacked seat j with
+        self.harm = [[0] * self.n for _ in range(self.n)]
+        self.attacks = [[0] * self.n for _ in range(self.n)]
         self._uid = 0
         self._dirty = True
         self._statics: set[str] = set()
@@ -1572,7 +1577,10 @@ class Game:
         self._log("gain_life", seat=seat, n=n)
 
     def lose_life(self, seat: int, n: int, source_seat: int | None = None) -> None:
-        """``seat`` loses ``n`` life points (not damage: can't be prevented)."""
+        """``seat`` loses ``n`` life points (not damage: can't be prevented);
+        ``source_seat`` controls the effect (public history, :attr:`harm`)."""
+        if source_seat is not None and 0 <= source_seat != seat and n > 0 and not self.players[seat].has_lost:
+            self.harm[source_seat][seat] += n
         self._lose_life(seat, n)
 
     def _lose_life(self, seat: int, n: int, paid: bool = False) -> None:
@@ -1614,6 +1622,10 @@ class Game:
             if source_creature is not None and source_creature.has("deathtouch"):
                 obj.deathtouched = True
         self._dirty = True
+        if source_seat >= 0:
+            victim = obj if kind == "p" else obj.controller
+            if victim != source_seat:
+                self.harm[source_seat][victim] += amount
         if source_creature is not None and source_creature.has("lifelink"):
             self.gain_life(source_creature.controller, amount)
         if not combat:
@@ -1777,6 +1789,7 @@ class Game:
         if c is None:
             # CR 508.1f: attackers tap (unless vigilance); remember who attacked a Leader (Undercover)
             for a in self.combat_attackers:
+                self.attacks[seat][a.attacking] += 1
                 if not a.has("vigilance"):
                     a.tapped = True
                 if self.is_leader_player(a.attacking):

@@ -22,6 +22,9 @@ The vector (float32, shape ``(obs_size(n),)``) is laid out by :class:`ObsLayout`
   commander casts, highest commander damage taken / 21, mana pool, face up,
   known role one-hot (4), known identity one-hot (62), identity counters,
   Leader player, attacked a Leader, damage-prevention shield;
+* public history (2 x n x n, rows = source seat, columns = target seat,
+  both relative): damage dealt and life loss caused / 40, creatures attacked
+  with / 10 (``Game.harm``, ``Game.attacks``);
 * per creature slot (n x 20 slots of :data:`CREATURE_FEATURES`): present,
   power / 10, toughness / 10, damage / 10, tapped, can't attack yet
   (summoning sick), attacking, attacked player (relative, one-hot n),
@@ -84,6 +87,8 @@ class ObsLayout:
         off += N_PHASES + N_DECISIONS + 2 + n + 2
         self.players = off
         off += n * PLAYER_FEATURES
+        self.history = off
+        off += 2 * n * n
         self.creatures = off
         self.creature_features = CREATURE_FEATURES - 1 + n   # attacked player one-hot of n
         off += n * MAX_PERMS * self.creature_features
@@ -234,6 +239,19 @@ def encode(game: "Game", viewer: int) -> np.ndarray:
         if s == viewer and "dream" in data:
             for _, card in data["dream"]:
                 o[L.dream + card.index] += 0.25
+    # ---- public history: harm and attacks between seats (relative rows and columns)
+    hb = L.history
+    nn = n * n
+    harm, attacks = game.harm, game.attacks
+    for ri in range(n):
+        i = (viewer + ri) % n
+        hi, ai = harm[i], attacks[i]
+        for rj in range(n):
+            j = (viewer + rj) % n
+            if hi[j]:
+                o[hb + ri * n + rj] = hi[j] / 40.0
+            if ai[j]:
+                o[hb + nn + ri * n + rj] = ai[j] / 10.0
     # ---- own hand
     h = L.hand
     for i, c in enumerate(me.hand[:MAX_HAND]):
@@ -341,6 +359,9 @@ class SeatView:
     Attributes:
         seat: the viewer.  turn, phase, active: public turn state.
         players: :class:`PlayerView` by absolute seat.
+        harm, attacks: public history by absolute seats, ``harm[i][j]`` = damage
+            and life loss seat i caused to seat j (and j's creatures),
+            ``attacks[i][j]`` = creatures i attacked j with.
         me: ``players[seat]`` (with ``hand``).
         stack: :class:`StackView`, bottom first.
         undercover_met: whether the viewer's Undercover condition holds.
@@ -356,6 +377,8 @@ class SeatView:
     active: int
     players: tuple
     stack: tuple
+    harm: tuple
+    attacks: tuple
     undercover_met: bool
     dream: tuple
     decision: tuple | None
@@ -420,6 +443,7 @@ def seat_view(game: "Game", viewer: int) -> SeatView:
             events.append(e)
     events.reverse()
     return SeatView(viewer, game.turn, game.phase, game.active, tuple(players), stack,
+                    tuple(map(tuple, game.harm)), tuple(map(tuple, game.attacks)),
                     (not me.has_lost) and game.undercover_met(viewer), dream, decision, tuple(events))
 
 
