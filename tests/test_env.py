@@ -187,3 +187,15 @@ def test_pickle_roundtrip_env():
     e2 = pickle.loads(pickle.dumps(e))
     e2.reset(seed=0)
     assert e2.agent_selection.startswith("player_")
+
+
+def test_package_imports_only_numpy_gymnasium_pettingzoo():
+    """DESIGN section 1: treachery_env runs with numpy + pettingzoo + gymnasium
+    only; in particular it never imports torch."""
+    import subprocess
+    import sys
+    code = ("import sys, treachery_env\n"
+            "e = treachery_env.env(num_players=4); e.reset(seed=0)\n"
+            "bad = [m for m in ('torch', 'rich', 'tqdm', 'matplotlib') if m in sys.modules]\n"
+            "assert not bad, bad\n")
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -1042,7 +1042,8 @@ class Game:
             if t == "land":
                 if sorcery and not p.land_played:
                     opts.append((hand_a + i, ("land", i)))
-            elif c.cost <= avail and (sorcery or t == "instant") and (not c.targets or self._has_targets(seat, c.targets)):
+            elif c.cost <= avail and (sorcery or t == "instant") and (
+                    self.castable_targets(seat, c)):
                 opts.append((hand_a + i, ("cast", i)))
         if (p.commander is not None and p.commander_zone == "command" and sorcery
                 and p.commander.cost + 2 * p.commander_casts <= avail):
@@ -1158,6 +1159,11 @@ class Game:
                 out.append(("s", it))
         return out
 
+    def castable_targets(self, seat: int, card: CardDef) -> bool:
+        """Whether ``seat`` could choose targets to cast ``card`` now (CR 601.2c).  A
+        creature spell has no targets: its enters ability targets as it triggers."""
+        return card.is_creature or not card.targets or self._has_targets(seat, card.targets)
+
     def _has_targets(self, seat: int, specs: tuple) -> bool:
         for spec in specs:
             if spec.get("min", 1) > 0 and not self.target_candidates(seat, spec):
@@ -1237,7 +1243,9 @@ class Game:
         ops: list = []
         if card.x and not free:
             ops.append(("choose_x", item))
-        for spec in card.targets:
+        # a creature spell has no targets: a creature card's targets belong to its
+        # enters-the-battlefield trigger, chosen as that triggers (CR 608.3, 603.3d)
+        for spec in (() if card.is_creature else card.targets):
             ops.append(("choose_target", item, spec, spec.get("max", 1)))
         ops.append(("finish_cast", item))
         self._push_front(ops)
@@ -1635,9 +1643,12 @@ class Game:
     def deal_damage(self, seat: int, amount: int) -> int:
         """Deal ``amount`` damage to player ``seat`` from no particular source
         (scenarios and tests; DESIGN section 3).  Prevention applies; state-based
-        actions are checked before the next decision.  Returns the damage dealt."""
+        actions are checked at once, even while a decision is pending (CR 704.5a:
+        at 0 life the player loses; :meth:`lose` passes a decision of theirs on).
+        Returns the damage dealt."""
         dealt = self.damage(-1, ("p", seat), amount, source_name="effect")
-        self._advance()
+        if self._dirty and not self.is_over:
+            self._state_based_actions()
         return dealt
 
     def _leave_battlefield(self, c: Creature, to: str) -> bool:

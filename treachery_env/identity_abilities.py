@@ -531,7 +531,7 @@ def _oneiro_castable(game: "Game", seat: int) -> list:
     for k, (owner, c) in enumerate(idc.data.get("dream", [])):
         if c.is_land or game.players[owner].has_lost:
             continue
-        if (sorcery or c.type == "instant") and game._has_targets(seat, c.targets):
+        if (sorcery or c.type == "instant") and game.castable_targets(seat, c):
             out.append(k)
     return out[:MAX_CHOICE]
 
@@ -654,7 +654,7 @@ def _cascade_resolve(game: "Game", item: "StackItem") -> None:
         return
     game._log("cascade", seat=seat, card=hit.name)
     L = game.layout
-    if game._has_targets(seat, hit.targets):
+    if game.castable_targets(seat, hit):
         game.ask(seat, 12, [(L.CHOICE + 0, True), (L.PASS, False)], "_cascade_cast", (seat, hit, exiled),
                  f"cast {hit.name} without paying its mana cost?", labels=["cast it", "don't"])
     else:
@@ -778,7 +778,7 @@ def _sigil_options(game: "Game", seat: int, exclude: tuple = ()) -> list:
         seen = set()
         for c in p.graveyard:
             if c.type in ("instant", "sorcery") and (p.seat, c.name) not in seen and (p.seat, c.name) not in exclude:
-                if game._has_targets(seat, c.targets):
+                if game.castable_targets(seat, c):
                     seen.add((p.seat, c.name))
                     out.append((p.seat, c))
     return out[:MAX_CHOICE - 1]
