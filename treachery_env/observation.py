@@ -201,21 +201,24 @@ def encode(game: "Game", viewer: int) -> np.ndarray:
             o[b + 14] = max(p.cmd_damage.values()) / 21.0
         if p.mana_pool:
             o[b + 15] = p.mana_pool / 10.0
-        for name, v in p.tokens.items():
-            if v:
-                o[b + _TOK[name]] = v / 5.0
+        tok = p.tokens
+        if any(tok.values()):
+            for name, v in tok.items():
+                if v:
+                    o[b + _TOK[name]] = v / 5.0
         k = b + 16 + len(COUNTER_TOKENS)
+        card = idc.copy_of or idc.identity
+        role = card.role if idc.role_override is None else idc.role_override
         if up or viewer in idc.known_by:
             if up:
                 o[k] = 1.0
-            role = idc.role
             o[k + 1 + role] = 1.0
-            o[k + 5 + _IDENTITY_INDEX[idc.name]] = 1.0
+            o[k + 5 + _IDENTITY_INDEX[card.name]] = 1.0
         k += 5 + N_IDENTITIES
         if up:
             if idc.counters:
                 o[k] = sum(idc.counters.values()) / 10.0
-            if idc.role == 0 and not p.has_lost:
+            if role == 0 and not p.has_lost:
                 o[k + 1] = 1.0
         if s in attacked:
             o[k + 2] = 1.0
