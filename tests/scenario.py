@@ -133,3 +133,15 @@ def attack(g: Game, attacker_seat: int, defender_seat: int) -> None:
             g.step(L.PLAYER + g.rel(attacker_seat, defender_seat))
         else:
             g.step(d.options[1][0])   # the next creature that can attack
+
+
+def random_game(seed: int, steps: int, n: int = 5, max_turns: int = 30) -> Game:
+    """A game played ``steps`` random legal actions from ``seed`` (or to its end)."""
+    import random
+    g = Game(GameConfig(num_players=n, max_turns=max_turns), seed=seed)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if g.is_over:
+            break
+        g.step(rng.choice(g.legal_actions()))
+    return g

@@ -16,15 +16,7 @@ from treachery_env.cards import CARDS
 from treachery_env.engine import Game
 from treachery_env.observation import encode, seat_view
 
-
-def _random_game(seed: int, n: int, steps: int) -> Game:
-    g = Game(GameConfig(num_players=n, max_turns=60), seed=seed)
-    rng = random.Random(seed)
-    for _ in range(steps):
-        if g.is_over:
-            break
-        g.step(rng.choice(g.legal_actions()))
-    return g
+from scenario import random_game
 
 
 def _permute_hidden(g: Game, viewer: int, rng: random.Random) -> Game:
@@ -52,7 +44,7 @@ def _permute_hidden(g: Game, viewer: int, rng: random.Random) -> Game:
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**6), n=st.integers(4, 8), steps=st.integers(0, 500), which=st.integers(0, 7))
 def test_observation_depends_only_on_information_set(seed, n, steps, which):
-    g = _random_game(seed, n, steps)
+    g = random_game(seed, steps, n=n, max_turns=60)
     viewer = which % n
     rng = random.Random(seed + 1)
     for _ in range(3):
@@ -65,7 +57,7 @@ def test_observation_depends_only_on_information_set(seed, n, steps, which):
 
 def test_permutation_changes_what_the_owner_sees():
     """The check above is not vacuous: the permuted seat itself sees the change."""
-    g = _random_game(3, 5, 50)
+    g = random_game(3, 50, n=5, max_turns=60)
     rng = random.Random(0)
     others = [p.seat for p in g.players if not p.identity.face_up]
     changed = False

@@ -19,7 +19,7 @@ from treachery_env.engine import DecisionKind, Game
 from treachery_env.identity_abilities import unveil_cost_ok
 from treachery_env.rules import Role, Team, role_distribution
 
-from scenario import (PASS, add_creature, attack, events, give_priority, has_priority, make_game,
+from scenario import (PASS, random_game, add_creature, attack, events, give_priority, has_priority, make_game,
                       pass_priority_until, refresh, resolve_stack)
 
 # A five-player deal used by most scenarios (CR 907.3b default setup):
@@ -785,21 +785,13 @@ def test_illegal_action_names_the_action_and_the_legal_ones():
     assert g.actions == [] and g.current_player == L_      # nothing was applied
 
 
-def _random_game(seed: int, steps: int, n: int = 5) -> Game:
-    g = Game(GameConfig(num_players=n, max_turns=30), seed=seed)
-    rng = random.Random(seed)
-    for _ in range(steps):
-        if g.is_over:
-            break
-        g.step(rng.choice(g.legal_actions()))
-    return g
 
 
 def test_replay_round_trip_and_determinism():
     """DESIGN section 4: same seed + same actions gives the same game; to_json /
     from_json round-trips it."""
-    a = _random_game(7, 250)
-    b = _random_game(7, 250)
+    a = random_game(7, 250)
+    b = random_game(7, 250)
     assert a.to_json() == b.to_json()
     assert len(a.actions) > 50
     c = Game.from_json(a.to_json())
@@ -810,12 +802,12 @@ def test_replay_round_trip_and_determinism():
     for act in a.actions:
         d.step(act)
     assert d.digest() == a.digest()
-    assert _random_game(8, 250).to_json() != a.to_json()
+    assert random_game(8, 250).to_json() != a.to_json()
 
 
 def test_from_json_rejects_malformed_replays():
     """DESIGN section 3: Game.from_json rejects what is not a valid replay."""
-    good = json.loads(_random_game(3, 40).to_json())
+    good = json.loads(random_game(3, 40).to_json())
     bad_inputs = [
         "{not json",
         "[1, 2]",
@@ -837,7 +829,7 @@ def test_from_json_rejects_malformed_replays():
 def test_from_json_rejects_tampered_replays():
     """DESIGN section 3: a replay whose digest doesn't match, or whose actions
     are illegal when replayed, is rejected."""
-    good = json.loads(_random_game(3, 60).to_json())
+    good = json.loads(random_game(3, 60).to_json())
     assert Game.from_json(json.dumps(good)).digest() == good["digest"]
     flipped = good["digest"][:-1] + ("0" if good["digest"][-1] != "0" else "1")
     with pytest.raises(ValueError, match="digest"):
@@ -852,7 +844,7 @@ def test_clone_is_independent_and_continues_identically():
     """DESIGN section 3: Game.clone() copies the whole state, the random stream
     included: the same actions on the clone give the same game, and playing the
     clone leaves the original untouched."""
-    a = _random_game(11, 120)
+    a = random_game(11, 120)
     before = a.digest()
     b = a.clone()
     assert b.digest() == before
