@@ -886,3 +886,21 @@ def test_public_history_of_harm_and_attacks():
 def resolve_stack_all(g):
     while g.stack:
         g.step(PASS)
+
+
+def test_each_opponent_hits_a_hidden_guardian_but_not_an_unveiled_one():
+    """TR3.11 worked example: a hidden Guardian is hit by the Leader's "each
+    opponent loses 2 life"; once that Guardian is unveiled, the same effect
+    skips them (CR 907.7g)."""
+    g = make_game(FIVE, lands=6, hand=("Sanguine Tithe", "Sanguine Tithe"))
+    assert g.current_player == L_
+    g.step(g.layout.HAND + 0)
+    resolve_stack_all(g)
+    assert [g.players[s].life for s in range(5)] == [40, 38, 38, 38, 38]
+    g.players[G_].identity.face_up = True            # the Guardian is now unveiled
+    g.players[G_].identity.known_by = set(range(5))
+    refresh(g)
+    assert g.current_player == L_
+    g.step(g.layout.HAND + 0)
+    resolve_stack_all(g)
+    assert [g.players[s].life for s in range(5)] == [40, 38, 36, 36, 36]

@@ -1512,6 +1512,10 @@ class Game:
             self.gain_life(tgt[1] if tgt else seat, n)
         elif op == "lose":
             self.lose_life(tgt[1], n, source_seat=seat)
+        elif op == "each_opponent_loses":   # "opponent" per CR 907.7g: everyone while face down
+            for q in self.players:
+                if not q.has_lost and self.is_opponent(seat, q.seat):
+                    self.lose_life(q.seat, n, source_seat=seat)
         elif op == "wipe":
             for p in self.players:
                 for c in list(p.creatures):
