@@ -6,6 +6,7 @@ BIN := $(VENV)/bin
 .PHONY: install test demo bench peers clean
 
 $(BIN)/python:
+	@$(PY) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "Python >= 3.10 is needed; run make with PY=python3.11 (and make clean if a venv was made)")'
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
@@ -21,13 +22,13 @@ test: install
 
 # the main job: until self-play training lands, one full game between bots, printed
 demo: install
-	$(BIN)/python -m treachery_env.demo --players 5 --seed 0 --life 20
+	$(BIN)/python -m treachery_env.demo --players 5 --seed 0
 
 # throughput: agent-steps/s and games/s through the engine, raw_env and env
 bench: install
 	$(BIN)/python -m treachery_env.benchmark --players 5 --seconds 10
 
-# the peer table (../shared/bench/peers.py) with our envs in the same run
+# the peer table with our envs in the same run (needs the team's ../shared checkout beside this one)
 peers: install
 	$(BIN)/python ../shared/bench/peers.py --extra treachery_env:env --extra treachery_env:raw_env
 

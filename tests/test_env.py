@@ -199,3 +199,44 @@ def test_package_imports_only_numpy_gymnasium_pettingzoo():
             "bad = [m for m in ('torch', 'rich', 'tqdm', 'matplotlib') if m in sys.modules]\n"
             "assert not bad, bad\n")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("bad", [1.5, "abc", -1, 10_000, True])
+def test_bad_action_types_and_ranges_raise_value_error(bad):
+    e = treachery_env.env(num_players=4)
+    e.reset(seed=0)
+    with pytest.raises(ValueError, match="action"):
+        e.step(bad)
+
+
+@pytest.mark.parametrize("kwargs,field", [
+    ({"foo": 1}, "foo"),
+    ({"max_cycles": 100}, "max_turns"),
+    ({"identity_pool": 5}, "identity_pool"),
+    ({"decks": 5}, "decks"),
+    ({"decks": [["aggro"]] * 5}, "decks"),
+    ({"identities": [1, 2, 3, 4, 5]}, "identities"),
+    ({"banned_identities": "The Seer"}, "banned_identities"),
+])
+def test_bad_config_values_name_the_field(kwargs, field):
+    with pytest.raises(ValueError, match=field):
+        raw_env(**kwargs)
+
+
+def test_using_env_before_reset_is_a_clear_error():
+    e = raw_env(num_players=4)
+    with pytest.raises(RuntimeError, match="reset"):
+        e.state()
+    with pytest.raises(RuntimeError, match="reset"):
+        e.describe_action("player_0", 0)
+
+
+def test_commander_leaves_the_game_with_its_owner():
+    """CR 800.4a: a player's commander leaves with them; the view says so."""
+    e = raw_env(num_players=5)
+    e.reset(seed=0)
+    g = e.game
+    seat = next(s for s in range(5) if not g.players[s].identity.face_up)
+    g.lose([seat])
+    assert g.players[seat].commander_zone == "out"
+    assert g.view((seat + 1) % 5).players[seat].commander_zone == "out"

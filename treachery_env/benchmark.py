@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--players", type=int, nargs="+", default=[5], help="table sizes to measure (default 5)")
     ap.add_argument("--seconds", type=float, default=10.0, help="wall-clock seconds per row (default 10)")
-    ap.add_argument("--max-turns", type=int, default=100, help="truncation limit in turns (default 100)")
+    ap.add_argument("--max-turns", type=int, default=GameConfig().max_turns, help="truncation limit in turns")
     ap.add_argument("--no-view", action="store_true", help="do not build info['view'] in the environments")
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args(argv)

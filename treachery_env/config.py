@@ -54,17 +54,23 @@ class GameConfig:
     identity_pool: tuple[str, ...] = ("uncommon",)
     banned_identities: tuple[str, ...] = ()
     variant: str = "standard"
-    max_turns: int = 100
+    max_turns: int = 250
     decks: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         # normalise lists to tuples so the config stays hashable
         for name in ("identities", "identity_pool", "banned_identities", "decks"):
             v = getattr(self, name)
-            if v is not None and not isinstance(v, tuple):
-                if isinstance(v, str):
-                    raise ValueError(f"{name} must be a sequence of names, not the string {v!r}")
-                object.__setattr__(self, name, tuple(v))
+            if v is None:
+                if name in ("identities", "decks"):
+                    continue
+                raise ValueError(f"GameConfig.{name}: must be a list of names, got None")
+            if not isinstance(v, (list, tuple)):
+                raise ValueError(f"GameConfig.{name}: must be a list of names, got {type(v).__name__} {v!r}")
+            bad = [x for x in v if not isinstance(x, str)]
+            if bad:
+                raise ValueError(f"GameConfig.{name}: every entry must be a name (str), got {bad[0]!r}")
+            object.__setattr__(self, name, tuple(v))
         self._validate()
 
     # ------------------------------------------------------------------
@@ -89,16 +95,28 @@ class GameConfig:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self).items()}
 
     @classmethod
+    def from_kwargs(cls, **kwargs: Any) -> "GameConfig":
+        """``GameConfig(**kwargs)``, with unknown names reported as ``ValueError``.
+
+        Raises:
+            ValueError: for an unknown field (lists the allowed ones) or a bad value.
+        """
+        return cls.from_dict(kwargs)
+
+    @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "GameConfig":
         """Inverse of :meth:`to_dict`.
 
         Raises:
             ValueError: for unknown keys or invalid values.
         """
+        if not isinstance(d, dict):
+            raise ValueError(f"a GameConfig needs a dict of fields, got {type(d).__name__}")
         allowed = {f.name for f in fields(cls)}
         unknown = set(d) - allowed
         if unknown:
-            raise ValueError(f"unknown GameConfig fields {sorted(unknown)}; allowed: {sorted(allowed)}")
+            hint = " (turn limits are max_turns)" if "max_cycles" in unknown else ""
+            raise ValueError(f"unknown GameConfig fields {sorted(unknown)}{hint}; allowed: {sorted(allowed)}")
         return cls(**d)
 
     def pool(self) -> list[str]:
@@ -179,5 +197,6 @@ class GameConfig:
             for role, need in dist.items():
                 have = sum(1 for n in pool if ids.get(n).role == role)
                 if have < need:
-                    bad("identity_pool", f"has {have} implemented {role.name.title()} identities "
-                        f"after bans, but {self.num_players} players need {need}")
+                    bans = " after bans" if self.banned_identities else ""
+                    bad("identity_pool", f"rarities {list(self.identity_pool)} give {have} implemented "
+                        f"{role.name.title()} identities{bans}, but {self.num_players} players need {need}")

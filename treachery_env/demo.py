@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description="Play and print one Treachery game between random bots.")
     ap.add_argument("--players", type=int, default=5)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--max-turns", type=int, default=60)
+    ap.add_argument("--max-turns", type=int, default=GameConfig().max_turns)
     ap.add_argument("--life", type=int, default=None, help="starting life (default: 40 with Commander)")
     ap.add_argument("--seat", type=int, default=None, help="follow this seat's view (default: spectator)")
     ap.add_argument("--verbose", action="store_true", help="also print draws, land drops, resolutions")
@@ -50,6 +50,8 @@ def main(argv: list[str] | None = None) -> None:
         cfg = GameConfig(num_players=a.players, max_turns=a.max_turns, starting_life=a.life)
     except ValueError as e:
         ap.error(str(e))
+    if a.seat is not None and not 0 <= a.seat < a.players:
+        ap.error(f"--seat must be a seat from 0 to {a.players - 1}")
     g = play_random_game(cfg, a.seed)
     for e in g.log:
         if e["to"] is not None and (a.seat is None or a.seat not in e["to"]):

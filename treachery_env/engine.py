@@ -2062,6 +2062,8 @@ class Game:
             IA.fire_event(self, "creature_left", creature=c)
         # shields the player created last until their turn would have begun (CR 800.4k, _start_turn)
         p.hand = []
+        if p.commander is not None:
+            p.commander_zone = "out"      # it left the game with its owner
         p.lands = p.lands_tapped = 0
         p.tokens = {k: 0 for k in COUNTER_TOKENS}
         p.mana_pool = 0
@@ -2198,7 +2200,8 @@ class Game:
         try:
             d = text if isinstance(text, dict) else json.loads(text)
         except (TypeError, json.JSONDecodeError) as e:
-            raise ValueError(f"not a replay: invalid JSON ({e})") from None
+            raise ValueError(f"not a replay: invalid JSON ({e}); from_json takes the replay text "
+                             f"(e.g. open(path).read()), not a file name") from None
         if not isinstance(d, dict) or d.get("format") != "treachery-replay":
             raise ValueError("not a replay: missing format 'treachery-replay'")
         if d.get("version") != REPLAY_VERSION:
@@ -2206,7 +2209,10 @@ class Game:
         for k, typ in (("config", dict), ("seed", int), ("actions", list), ("digest", str)):
             if not isinstance(d.get(k), typ) or isinstance(d.get(k), bool):
                 raise ValueError(f"replay field {k!r} is missing or not a {typ.__name__}")
-        cfg = GameConfig.from_dict(d["config"])
+        try:
+            cfg = GameConfig.from_dict(d["config"])
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"replay config is invalid: {e}") from None
         g = cls(cfg, seed=d["seed"])
         for k, a in enumerate(d["actions"]):
             if isinstance(a, bool) or not isinstance(a, int):

@@ -38,7 +38,7 @@ def _make_config(config: GameConfig | None, kwargs: dict) -> GameConfig:
         if not isinstance(config, GameConfig):
             raise ValueError(f"config must be a GameConfig, got {type(config).__name__}")
         return config.replace(**kwargs) if kwargs else config
-    return GameConfig(**kwargs)
+    return GameConfig.from_kwargs(**kwargs)
 
 
 class raw_env(AECEnv, EzPickle):
@@ -124,6 +124,8 @@ class raw_env(AECEnv, EzPickle):
             return
         if action is None:
             raise ValueError(f"action None is only allowed for a finished agent; {agent} must act")
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise ValueError(f"action must be an int in [0, {self.layout.size}), got {action!r}")
         self._cumulative_rewards[agent] = 0.0
         for a in self.agents:
             self.rewards[a] = 0.0
@@ -159,11 +161,20 @@ class raw_env(AECEnv, EzPickle):
         self.infos[agent] = info
         self.agent_selection = agent
 
+    def _require_game(self) -> Game:
+        if self.game is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self.game
+
     def state(self) -> np.ndarray:
         """Privileged full state (centralised critics): every seat's role one-hot
         (n x 4), every hand as card counts (n x cards), then seat 0's observation
-        vector.  float32, shape ``state_space.shape``."""
-        g = self.game
+        vector.  float32, shape ``state_space.shape``.
+
+        Raises:
+            RuntimeError: before :meth:`reset`.
+        """
+        g = self._require_game()
         n = g.n
         nc = len(CARDS)
         out = np.zeros(self.state_space.shape, np.float32)
@@ -178,12 +189,16 @@ class raw_env(AECEnv, EzPickle):
     def describe_action(self, agent: str, action: int) -> str:
         """What ``action`` does for ``agent`` now, in words.
 
+        For an agent that is not deciding now, it says what the action index
+        means in general ("hand card #2").
+
         Raises:
             ValueError: for an unknown agent or an action outside the space.
+            RuntimeError: before :meth:`reset`.
         """
         if agent not in self._seat:
             raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
-        return self.game.describe_action(int(action), self._seat[agent])
+        return self._require_game().describe_action(int(action), self._seat[agent])
 
     def render(self) -> str | None:
         if self.render_mode is None:
@@ -203,8 +218,8 @@ TreacheryEnv = raw_env
 
 
 def env(**kwargs: Any) -> wrappers.OrderEnforcingWrapper:
-    """The wrapped AEC environment (``AssertOutOfBoundsWrapper`` inside
-    ``OrderEnforcingWrapper``); arguments as :class:`raw_env`."""
-    e = raw_env(**kwargs)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    return wrappers.OrderEnforcingWrapper(e)
+    """The wrapped AEC environment: :class:`raw_env` inside PettingZoo's
+    ``OrderEnforcingWrapper`` (reset before use).  Out-of-range and illegal
+    actions raise ``ValueError`` from the environment itself, so no
+    ``AssertOutOfBoundsWrapper`` is needed.  Arguments as :class:`raw_env`."""
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))

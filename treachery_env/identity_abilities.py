@@ -521,7 +521,8 @@ def _oneiro_unveil(game: "Game", item: "StackItem") -> None:
         lib = game.players[s].library
         for _ in range(min(item.x, len(lib))):
             pile.append((s, lib.pop()))
-    game._log("exile_face_down", seat=item.controller, n=len(pile))
+    if pile:
+        game._log("exile_face_down", seat=item.controller, n=len(pile))
 
 
 def _oneiro_castable(game: "Game", seat: int) -> list:
@@ -618,7 +619,7 @@ def _chaos_unveil(game: "Game", item: "StackItem") -> None:
 
 def _chaos_type(game: "Game", seat: int, t: str) -> None:
     game.turn_effects.setdefault("cascade", []).append((seat, t))
-    game._log("_chaos_type", seat=seat, card_type=t)
+    game._log("chaos_type", seat=seat, card_type=t)
 
 
 def _cascade_on_cast(game: "Game", idc: "IdentityCard", item: "StackItem") -> None:

@@ -195,7 +195,9 @@ def encode(game: "Game", viewer: int) -> np.ndarray:
         if p.creatures:
             o[b + 9] = len(p.creatures) / 10.0
         if p.commander is not None:
-            o[b + _CZ[p.commander_zone]] = 1.0
+            cz = _CZ.get(p.commander_zone)
+            if cz is not None:
+                o[b + cz] = 1.0
             o[b + 13] = p.commander_casts / 5.0
         if p.cmd_damage:
             o[b + 14] = max(p.cmd_damage.values()) / 21.0

@@ -141,7 +141,8 @@ def render(game: "Game", viewer: int | None = None) -> str:
                 lines.append("    your face-down exile: " + ", ".join(c.name for _, c in dream))
     if game.stack:
         lines.append("stack (top first): " + "; ".join(
-            f"{it.source}{'/' + it.key if it.key else ''} (P{it.controller})" for it in reversed(game.stack)))
+            f"{it.source}{' (ability)' if it.kind != 'spell' else ''} (P{it.controller})"
+            for it in reversed(game.stack)))
     if game.is_over:
         if game.truncated:
             lines.append("result: truncated (turn limit), no winner")
@@ -197,6 +198,12 @@ def format_event(e: dict) -> str:
         return f"{e['name']} goes to {e['zone']}"
     if ev == "damage":
         return f"{e['source']} deals {e['n']} to {tgt(e['target'])}"
+    if ev == "blocks":
+        return f"blockers declared: {len(e['blocks'])} block(s)"
+    if ev == "chaos_type":
+        return f"{who} names {e['card_type']}: their {e['card_type']} spells have cascade this turn"
+    if ev == "trigger_removed":
+        return f"{who}'s {e['source']} trigger has no legal target and is removed"
     if ev == "trigger":
         return f"{who}'s {e['source']} triggers"
     if ev == "resolve":
