@@ -6,8 +6,8 @@ Invalid values raise ``ValueError`` naming the field and what is allowed.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Sequence
+from dataclasses import asdict, dataclass, fields
+from typing import Any
 
 from .rules import MIN_PLAYERS, Role, role_distribution
 

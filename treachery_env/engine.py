@@ -38,9 +38,8 @@ import numpy as np
 
 from . import identities as ids
 from . import identity_abilities as IA
-from .actions import (MAX_CHOICE, MAX_HAND, MAX_PERMS, MAX_STACK, MAX_X, N_IDENTITY_ABILITIES,
-                      TOKEN_ABILITIES, ActionLayout)
-from .cards import CARD_INDEX, COUNTER_TOKENS, DECKS, TOKENS, CardDef, deck_list
+from .actions import (MAX_CHOICE, MAX_HAND, MAX_PERMS, MAX_STACK, MAX_X, TOKEN_ABILITIES, ActionLayout)
+from .cards import COUNTER_TOKENS, DECKS, TOKENS, CardDef, deck_list
 from .config import GameConfig
 from .rules import Role, Team, role_distribution, team_of
 
@@ -810,12 +809,12 @@ class Game:
     # ------------------------------------------------------------------ hooks for identity code
     def _op_call(self, fn: str, *args: Any) -> None:
         """Queue operation that runs ``identity_abilities.<fn>(game, *args)``."""
-        getattr(IA, fn)(self, *args)
+        IA.CALLBACKS[fn](self, *args)
 
     def _h_call(self, ctx: tuple, payload: Any) -> None:
         """Decision handler that runs ``identity_abilities.<fn>(game, data, payload)``."""
         fn, data = ctx
-        getattr(IA, fn)(self, data, payload)
+        IA.CALLBACKS[fn](self, data, payload)
 
     def ask(self, seat: int, kind: int, options: list, fn: str, data: Any = None, prompt: str = "",
             labels: list | None = None) -> None:

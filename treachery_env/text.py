@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .actions import MAX_PERMS, TOKEN_ABILITIES
+from .actions import TOKEN_ABILITIES
 from .engine import DecisionKind
 
 if TYPE_CHECKING:  # pragma: no cover
