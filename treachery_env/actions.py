@@ -16,6 +16,7 @@ COMMANDER      1          cast your commander from the command zone
 UNVEIL         16         unveil your identity with ``X = i`` (CR 702.187c)
 IDENTITY_AB    3          activate ability ``i`` of your face-up identity
 TOKEN_AB       5          activate a Clue, Food, Blood, Map or Junk token
+OTHER          8          cast or play card ``i`` you may use from another zone
 PLAYER         n          the player at relative seat ``i``
 PERM           n * 20     the creature in slot ``j`` of relative seat ``i``
 STACK          10         the stack object at depth ``i`` (0 = top)
@@ -25,7 +26,7 @@ CHOICE         40         option ``i`` of a list (a number, a mode, a card)
 
 from __future__ import annotations
 
-__all__ = ["ActionLayout", "MAX_HAND", "MAX_X", "MAX_PERMS", "MAX_STACK", "MAX_CHOICE",
+__all__ = ["ActionLayout", "MAX_HAND", "MAX_X", "MAX_PERMS", "MAX_STACK", "MAX_CHOICE", "MAX_OTHER",
            "TOKEN_ABILITIES", "N_IDENTITY_ABILITIES"]
 
 MAX_HAND = 15
@@ -35,6 +36,7 @@ TOKEN_ABILITIES = ("Clue", "Food", "Blood", "Map", "Junk")
 MAX_PERMS = 20
 MAX_STACK = 10
 MAX_CHOICE = 40
+MAX_OTHER = 8
 
 
 class ActionLayout:
@@ -43,11 +45,11 @@ class ActionLayout:
     Attributes:
         n: number of players.
         size: total number of actions (the ``Discrete`` space size).
-        PASS, HAND, COMMANDER, UNVEIL, IDENTITY_AB, TOKEN_AB, PLAYER, PERM,
+        PASS, HAND, COMMANDER, UNVEIL, IDENTITY_AB, TOKEN_AB, OTHER, PLAYER, PERM,
         STACK, CHOICE: first index of each block.
     """
 
-    __slots__ = ("n", "PASS", "HAND", "COMMANDER", "UNVEIL", "IDENTITY_AB", "TOKEN_AB",
+    __slots__ = ("n", "PASS", "HAND", "COMMANDER", "UNVEIL", "IDENTITY_AB", "TOKEN_AB", "OTHER",
                  "PLAYER", "PERM", "STACK", "CHOICE", "size", "_blocks")
 
     def __init__(self, num_players: int):
@@ -56,6 +58,7 @@ class ActionLayout:
         blocks = []
         for name, size in (("PASS", 1), ("HAND", MAX_HAND), ("COMMANDER", 1), ("UNVEIL", MAX_X + 1),
                            ("IDENTITY_AB", N_IDENTITY_ABILITIES), ("TOKEN_AB", len(TOKEN_ABILITIES)),
+                           ("OTHER", MAX_OTHER),
                            ("PLAYER", num_players), ("PERM", num_players * MAX_PERMS),
                            ("STACK", MAX_STACK), ("CHOICE", MAX_CHOICE)):
             setattr(self, name, off)

@@ -38,7 +38,7 @@ import numpy as np
 
 from . import identities as ids
 from . import identity_abilities as IA
-from .actions import (MAX_CHOICE, MAX_HAND, MAX_PERMS, MAX_STACK, MAX_X, TOKEN_ABILITIES, ActionLayout)
+from .actions import (MAX_CHOICE, MAX_HAND, MAX_OTHER, MAX_PERMS, MAX_STACK, MAX_X, TOKEN_ABILITIES, ActionLayout)
 from .cards import COUNTER_TOKENS, DECKS, TOKENS, CardDef, deck_list
 from .config import GameConfig
 from .rules import Role, Team, role_distribution, team_of
@@ -212,7 +212,8 @@ class Player:
     __slots__ = ("seat", "life", "hand", "library", "graveyard", "exile", "lands", "lands_tapped",
                  "tokens", "creatures", "identity", "commander", "commander_zone", "commander_casts",
                  "cmd_damage", "has_lost", "lost_turn", "last_team", "last_role", "land_played",
-                 "mana_pool", "drew_from_empty", "max_hand_size", "deck", "cant_lose", "won")
+                 "mana_pool", "drew_from_empty", "max_hand_size", "deck", "cant_lose", "won", "counters",
+                 "permissions")
 
     def __init__(self, seat: int):
         self.seat = seat
@@ -241,6 +242,10 @@ class Player:
         self.deck = ""
         self.cant_lose = False
         self.won = False
+        self.counters: dict[str, int] = {}      # player counters: gem, nut, rad (CR 122.1)
+        # cards this player may cast or play from another zone: {"card", "owner", "zone", "free",
+        # "until_turn" (None = while it stays there), "source"}; see Game.grant_permission
+        self.permissions: list[dict] = []
 
     @property
     def role(self) -> Role:
@@ -405,6 +410,8 @@ class Game:
         self.pending_triggers: list[StackItem] = []
         self.delayed: list[dict] = []
         self.shields: list[dict] = []
+        self.effects: list[dict] = []      # continuous and replacement effects from resolved abilities
+        self.extra_turns: list[int] = []   # seats that take an extra turn next (last in, first taken)
         self.is_over = False
         self.truncated = False
         self.winners: set[int] = set()
@@ -578,8 +585,11 @@ class Game:
             p.tokens["Treasure"] -= amount
 
     def can_pay_life(self, seat: int, amount: int) -> bool:
-        """CR 119.4: a player can pay life only if their life total is >= the amount."""
-        return amount <= 0 or self.players[seat].life >= amount
+        """CR 119.4: a player can pay life only if their life total is >= the amount,
+        and no effect forbids it (The Oracle, The Treacherous Masochist)."""
+        if amount <= 0:
+            return True
+        return self.players[seat].life >= amount and not IA.forbids(self, "pay_life", seat=seat)
 
     # ------------------------------------------------------------------ unveil
     def undercover_met(self, seat: int) -> bool:
@@ -591,10 +601,13 @@ class Game:
             return True
         return any(s != seat for s in self.leader_attacked_by)
 
-    def unveil_cost_mana(self, seat: int, x: int = 0) -> int:
-        """Generic mana of ``seat``'s unveil cost with X = ``x`` (0 if none)."""
+    def unveil_cost_mana(self, seat: int, x: int = 0, y: int = 0) -> int:
+        """Generic mana of ``seat``'s unveil cost with X = ``x`` and Y = ``y``
+        (0 if none), after cost reductions (The Quellmaster)."""
         cost = self.players[seat].identity.unveil_cost
-        return 0 if cost is None else cost.mana + cost.x * x
+        if cost is None:
+            return 0
+        return max(0, cost.mana - IA.cost_reduction(self, seat)) + cost.x * x + cost.y * max(y, 1 if cost.y else 0)
 
     def can_unveil(self, seat: int, x: int = 0, ignore_cost: bool = False) -> bool:
         """Whether ``seat`` may take the unveil special action now with X = ``x``.
@@ -653,10 +666,15 @@ class Game:
         idc = self.players[seat].identity
         cost = idc.unveil_cost
         self._log("unveil_cost", seat=seat, identity=idc.name, x=x)  # shown to all (CR 702.187c)
-        self._pay_mana(seat, cost.mana + cost.x * x)
+        self._pay_mana(seat, self.unveil_cost_mana(seat, x))
         if cost.life:
             self._lose_life(seat, cost.life, paid=True)
         ops = []
+        if cost.y:      # {Y}: one more number, chosen after X; 1 Y is already paid above
+            ops.append(("choose_y", seat, x))
+        if cost.sacrifice:
+            for _ in range(cost.sacrifice["count"]):
+                ops.append(("cost_sacrifice", seat, cost.sacrifice.get("filter", "")))
         for kind in ("discard", "exile_from_hand"):
             spec = getattr(cost, kind)
             if spec:
@@ -664,6 +682,81 @@ class Game:
                     ops.append(("cost_card", seat, kind, spec.get("filter", "")))
         ops.append(("turn_face_up", seat, x, True))
         self._push_front(ops)
+
+    def _op_choose_y(self, seat: int, x: int) -> None:
+        """Choose Y >= 1 for an unveil cost with {Y} (The Summoner); the extra Y - 1
+        is paid as it is chosen."""
+        room = self.available_mana(seat)
+        top = max(1, min(MAX_X, room + 1, MAX_CHOICE - 1))
+        opts = [(self.layout.CHOICE + y, y) for y in range(1, top + 1)]
+        self.decision = Decision(seat, DecisionKind.NUMBER, opts, "_h_y", seat, "choose Y for the unveil cost")
+
+    def _h_y(self, seat: int, y: int) -> None:
+        self._pay_mana(seat, y - 1)
+        self.players[seat].identity.data["y"] = y
+
+    def _op_cost_sacrifice(self, seat: int, flt: str) -> None:
+        """Sacrifice a permanent to pay an unveil cost (The Bio-Engineer: a nontoken
+        permanent; a land is a choice too)."""
+        p = self.players[seat]
+        if p.has_lost:
+            return
+        L = self.layout
+        opts = [(L.perm(0, k), c) for k, c in enumerate(p.creatures[:MAX_PERMS])
+                if not (c.token and "nontoken" in flt)]
+        if p.lands and flt == "nontoken permanent":
+            opts.append((L.CHOICE + 0, "land"))
+        self.decision = Decision(seat, DecisionKind.COST, opts, "_h_cost_sacrifice", seat,
+                                 "choose a permanent to sacrifice for the unveil cost")
+
+    def _h_cost_sacrifice(self, seat: int, what: Any) -> None:
+        p = self.players[seat]
+        if what == "land":
+            p.lands -= 1
+            p.lands_tapped = min(p.lands_tapped, p.lands)
+            self._log("sacrifice", seat=seat, permanent="land")
+        else:
+            self.sacrifice(what)
+
+    def sacrifice(self, c: Creature, source_seat: int | None = None) -> bool:
+        """``c``'s controller sacrifices it (CR 701.17): it goes to its owner's
+        graveyard; replacement effects apply (The Great Martyr)."""
+        if self.effects or self._statics:
+            ev = {"seat": c.controller, "creature": c, "source_seat": source_seat}
+            IA.replace(self, "sacrifice", ev)
+            c = ev["creature"]
+            if c is None:
+                return False
+        self._log("sacrifice", seat=c.controller, permanent=c.name)
+        return self._leave_battlefield(c, "graveyard")
+
+    def gain_control(self, c: Creature, seat: int, until_end_of_turn: bool = False) -> None:
+        """``seat`` gains control of creature ``c`` (CR 108.4); it can't attack this
+        turn unless it has haste (CR 302.6); with ``until_end_of_turn`` it goes
+        back to its previous controller in the cleanup step."""
+        old = c.controller
+        if old == seat or c not in self.players[old].creatures or self.players[seat].has_lost:
+            return
+        self.players[old].creatures.remove(c)
+        if c in self.combat_attackers:
+            self.combat_attackers.remove(c)
+        c.attacking = -1
+        c.controller = seat
+        c.entered_turn = self.turn
+        self.players[seat].creatures.append(c)
+        if until_end_of_turn:
+            self.turn_effects.setdefault("control_back", []).append((c, old))
+        self._log("gain_control", seat=seat, creature=c.uid, name=c.name, previous=old)
+
+    def grant_permission(self, seat: int, card: CardDef, owner: int, zone: str, free: bool = False,
+                         until_turn: int | None = None, source: str = "") -> None:
+        """Let ``seat`` cast (or play, for a land) ``card`` from ``zone``
+        (``"exile"`` or ``"graveyard"``, where it must stay) with the OTHER
+        actions: for free, or paying its cost; until the end of turn
+        ``until_turn`` (None: as long as it stays there).  The Spellsnatcher,
+        The Lich Queen, The Augur."""
+        self.players[seat].permissions.append({"card": card, "owner": owner, "zone": zone, "free": free,
+                                               "until_turn": until_turn, "source": source})
 
     def _op_cost_card(self, seat: int, kind: str, flt: str) -> None:
         p = self.players[seat]
@@ -956,7 +1049,12 @@ class Game:
             p.mana_pool = 0
         i = _PH[self.phase] + 1
         if i >= len(PHASES):
-            nxt = self._next_alive(self.active)
+            nxt = None
+            while self.extra_turns and nxt is None:        # extra turns come first (CR 500.7)
+                s = self.extra_turns.pop()
+                nxt = None if self.players[s].has_lost else s
+            if nxt is None:
+                nxt = self._next_alive(self.active)
             if nxt is None:
                 self.is_over = True
                 return
@@ -971,8 +1069,13 @@ class Game:
         elif ph == "draw":
             if active_in:
                 self.draw(self.active, 1)
+                IA.fire_event(self, "draw_step", seat=self.active)
         elif ph in ("main1", "main2", "end"):
-            if ph == "end":
+            if ph == "main1":
+                IA.fire_event(self, "main_phase", seat=self.active)
+                self._fire_delayed("main_phase")
+            elif ph == "end":
+                IA.fire_event(self, "end_step", seat=self.active)
                 self._fire_delayed("end_step")
             self._open_priority()
         elif ph == "combat_begin":
@@ -1005,13 +1108,72 @@ class Game:
         self.passes = 0
 
     def _fire_delayed(self, when: str) -> None:
+        """Run the delayed triggers (CR 603.7) registered for the beginning of
+        ``when`` ("upkeep", "main_phase", "end_step"); one with a ``"seat"`` key
+        waits for that player's turn."""
         keep = []
         for d in self.delayed:
-            if d["when"] == when:
+            if d["when"] == when and d.get("seat", self.active) == self.active:
                 IA.run_delayed(self, d)
             else:
                 keep.append(d)
         self.delayed = keep
+
+    def add_delayed(self, when: str, fn: str, seat: int | None = None, **data: Any) -> None:
+        """Register a delayed triggered ability (CR 603.7): callback ``fn(game, d)``
+        runs at the beginning of the next ``when`` step ("upkeep", "main_phase",
+        "end_step"), of ``seat``'s turn if given."""
+        d = {"when": when, "fn": fn, **data}
+        if seat is not None:
+            d["seat"] = seat
+        self.delayed.append(d)
+
+    def end_turn(self) -> None:
+        """CR 723 (The Time Bender): exile every object on the stack, remove all
+        creatures from combat, and go to the cleanup step of this turn."""
+        self._end_steps_to("cleanup")
+
+    def end_phase(self) -> None:
+        """The Warlock: end the current phase unless it is the ending phase: exile
+        the stack, clear combat, and go on to the next phase."""
+        ph = self.phase
+        if ph in ("end", "cleanup"):
+            return
+        nxt = {"untap": "draw", "upkeep": "draw", "draw": "draw", "main1": "main1"}.get(ph)
+        if ph in ("combat_begin", "declare_attackers", "declare_blockers", "first_strike_damage",
+                  "combat_damage", "combat_end"):
+            nxt = "combat_end"
+        elif ph == "main2":
+            nxt = "main2"
+        self._end_steps_to(nxt)
+
+    def _end_steps_to(self, last: str) -> None:
+        """Exile the stack, clear combat, drop pending choices, and make ``last``
+        the current step, so that the next step to begin is the one after it."""
+        for it in self.stack:
+            if it.kind == "spell" and not it.is_copy and not self.players[it.owner].has_lost:
+                if it.from_zone == "command":
+                    self.players[it.owner].commander_zone = "command"
+                else:
+                    self.players[it.owner].exile.append(it.card)
+        self.stack = []
+        self.pending_triggers = []
+        self.queue.clear()
+        self.decision = None
+        for p in self.players:
+            for c in p.creatures:
+                c.attacking = -1
+                c.blocked_by = []
+                c.blocking = None
+                c.was_blocked = False
+        self.combat_attackers = []
+        self.priority_seat = None
+        self.passes = 0
+        self._log("steps_ended", until=last)
+        if last == "cleanup":
+            self.phase = "end"               # the cleanup step itself still happens (CR 723.1e)
+        else:
+            self.phase = last
 
     # ------------------------------------------------------------------ priority
     def _offer_priority(self) -> None:
@@ -1056,6 +1218,10 @@ class Game:
         elif idc.face_up:
             for k in IA.activatable(self, seat):
                 opts.append((L.IDENTITY_AB + k, ("identity_ability", k)))
+        if p.permissions:
+            for k, perm in enumerate(p.permissions[:MAX_OTHER]):
+                if self._permission_ok(seat, perm, avail, sorcery):
+                    opts.append((L.OTHER + k, ("permission", k)))
         tok = p.tokens
         for k, name in enumerate(TOKEN_ABILITIES):
             if tok[name] and self._token_ability_ok(seat, name, avail, sorcery):
@@ -1088,6 +1254,8 @@ class Game:
             IA.activate(self, seat, arg)
         elif kind == "token":
             self._activate_token(seat, arg)
+        elif kind == "permission":
+            self._use_permission(seat, arg)
 
     def _after_pass(self, seat: int) -> None:
         self.passes += 1
@@ -1128,6 +1296,8 @@ class Game:
                 if spec.get("other") and s == seat:
                     continue
                 if spec.get("opponent") and not self.is_opponent(seat, s):
+                    continue
+                if self.effects and IA.forbids(self, "target_player", seat=seat, target=s):
                     continue
                 if ("p", s) in chosen:
                     continue
@@ -1281,6 +1451,37 @@ class Game:
         return ["stack", obj.uid, obj.source]
 
     # ------------------------------------------------------------------ tokens (counted)
+    def _permission_zone(self, perm: dict) -> list | None:
+        owner = self.players[perm["owner"]]
+        if owner.has_lost:
+            return None
+        zone = owner.exile if perm["zone"] == "exile" else owner.graveyard
+        return zone if any(c is perm["card"] for c in zone) else None
+
+    def _permission_ok(self, seat: int, perm: dict, avail: int, sorcery: bool) -> bool:
+        if self._permission_zone(perm) is None:
+            return False
+        c = perm["card"]
+        if c.is_land:
+            return sorcery and not self.players[seat].land_played
+        if not (sorcery or c.is_instant):
+            return False
+        return (perm["free"] or c.cost <= avail) and self.castable_targets(seat, c)
+
+    def _use_permission(self, seat: int, k: int) -> None:
+        """Cast or play a card another zone lets ``seat`` use (see :meth:`grant_permission`)."""
+        p = self.players[seat]
+        perm = p.permissions.pop(k)
+        zone = self._permission_zone(perm)
+        card = perm["card"]
+        zone.remove(next(c for c in zone if c is card))
+        self._log("cast_from_" + perm["zone"], seat=seat, card=card.name, source=perm["source"])
+        if card.is_land:
+            p.lands += 1
+            p.land_played = True
+            return
+        self._begin_cast(seat, card, perm["zone"], free=perm["free"], owner=perm["owner"])
+
     def _token_ability_ok(self, seat: int, name: str, avail: int, sorcery: bool) -> bool:
         p = self.players[seat]
         if name == "Clue":
@@ -1580,16 +1781,30 @@ class Game:
             self._log("draw", seat=seat, n=n)
 
     def gain_life(self, seat: int, n: int) -> None:
-        """``seat`` gains ``n`` life points."""
+        """``seat`` gains ``n`` life points (replacement effects apply: The Oracle)."""
         p = self.players[seat]
         if n <= 0 or p.has_lost:
             return
+        if self.effects or self._statics:
+            ev = {"seat": seat, "amount": n}
+            IA.replace(self, "gain_life", ev)
+            seat, n = ev["seat"], ev["amount"]
+            p = self.players[seat]
+            if n <= 0:
+                return
         p.life += n
         self._log("gain_life", seat=seat, n=n)
 
     def lose_life(self, seat: int, n: int, source_seat: int | None = None) -> None:
         """``seat`` loses ``n`` life points (not damage: can't be prevented);
-        ``source_seat`` controls the effect (public history, :attr:`harm`)."""
+        ``source_seat`` controls the effect (public history, :attr:`harm`);
+        replacement effects apply (The Great Martyr, The Oracle)."""
+        if (self.effects or self._statics) and n > 0:
+            ev = {"seat": seat, "amount": n, "source_seat": source_seat}
+            IA.replace(self, "lose_life", ev)
+            seat, n = ev["seat"], ev["amount"]
+            if n <= 0:
+                return
         if source_seat is not None and 0 <= source_seat != seat and n > 0 and not self.players[seat].has_lost:
             self.harm[source_seat][seat] += n
         self._lose_life(seat, n)
@@ -1615,6 +1830,13 @@ class Game:
         damage dealt after prevention."""
         if amount <= 0 or target is None:
             return 0
+        if self.effects or self._statics:
+            ev = {"source_seat": source_seat, "target": target, "amount": amount, "combat": combat,
+                  "source_creature": source_creature}
+            IA.replace(self, "damage", ev)
+            target, amount = ev["target"], ev["amount"]
+            if amount <= 0 or target is None:
+                return 0
         if self._damage_prevented(target):
             self._log("prevented", target=self._target_repr(target), n=amount)
             return 0
@@ -1718,6 +1940,16 @@ class Game:
             self._op_cleanup_rest()
 
     def _op_cleanup_rest(self) -> None:
+        for c, old in self.turn_effects.get("control_back", ()):
+            if not self.players[old].has_lost and c in self.players[c.controller].creatures:
+                self.players[c.controller].creatures.remove(c)
+                c.controller = old
+                c.attacking = -1
+                self.players[old].creatures.append(c)
+        self.effects = [e for e in self.effects if e.get("until") != "eot"]
+        for p in self.players:
+            if p.permissions:
+                p.permissions = [q for q in p.permissions if q["until_turn"] is None or q["until_turn"] > self.turn]
         for p in self.players:
             for c in p.creatures:
                 c.damage = 0
@@ -1773,7 +2005,7 @@ class Game:
             return False
         if self.has_static("leaders_unattackable") and self.is_leader_player(defender):
             return False
-        return True
+        return not (self.effects and IA.forbids(self, "attack_player", seat=seat, target=defender))
 
     def _attack_candidates(self) -> list[Creature]:
         seat = self.active
@@ -1986,8 +2218,17 @@ class Game:
         seats = [s for s in seats if not self.players[s].has_lost]
         if not concede and reason != "team":
             seats = [s for s in seats if not self.players[s].cant_lose]
+            # effects that replace losing (He Who Comes To Save The Day, The Treacherous
+            # Masochist); never a concession nor the Leader team's loss (TR6.3, TR6.10)
+            ev = {"seats": list(seats), "reason": reason, "first": all(not p.has_lost for p in self.players)}
+            IA.replace(self, "lose_game", ev)
+            seats = [s for s in ev["seats"] if not self.players[s].has_lost]
+            if self.is_over:
+                return
         if not seats or self.is_over:
             return
+        for s in seats:
+            IA.fire_event(self, "losing", seat=s)     # as the player loses (The Metamorph)
         for s in seats:
             IA.before_leaving(self, s)
         for s in seats:
@@ -2008,6 +2249,8 @@ class Game:
         for s in seats:
             self._leave_game(s)
         self._refresh_statics()
+        for s in seats:
+            IA.fire_event(self, "player_lost", seat=s)
         self._check_game_end()
         if external and self.decision is None and not self.is_over:
             # the deciding player left: run on to the next decision (CR 800.4a)

@@ -11,7 +11,20 @@ An implementation says, for its identity:
 * ``statics``: keys of continuous effects while face up (CR 314.4);
 * ``activated``: activated abilities of the face-up identity;
 * ``events``: triggered abilities, keyed by game event;
-* ``leaving(game, idc)``: what happens as its controller loses (CR 907.8a).
+* ``leaving(game, idc)``: what happens as its controller loses (CR 907.8a);
+* ``as_unveiled``: name of a callback ``(game, seat)`` applied while the card
+  turns face up, before "when unveiled" (CR 314.12, The Wearer of Masks);
+* ``cost_reduction(game, seat) -> int``: generic mana taken off the unveil cost
+  (The Quellmaster);
+* ``replacements``: ``{kind: fn(game, idc, ev)}`` applied while face up (see
+  :func:`replace`); ``forbids``: ``{key: fn(game, idc, **kw) -> bool}`` (see
+  :func:`forbids`).
+
+Effects that last after their ability resolved (until end of turn, "the next
+time ...") live in ``game.effects`` as dicts ``{"kind", "fn", "controller",
+"until", ...}``: ``kind`` is a replacement kind or ``"forbid:<key>"``; ``fn``
+names a callback ``(game, effect, ev)``; ``until`` is ``"eot"`` (removed in
+cleanup), ``("turn_of", seat)`` or None.
 
 Decisions inside an ability are made with ``game.ask(...)``; the answer calls a
 module-level function of this file by name, so every piece of state stays plain
@@ -75,6 +88,10 @@ class IdentityImpl:
     activated: tuple = ()
     events: dict = field(default_factory=dict)
     leaving: Callable | None = None
+    as_unveiled: str | None = None
+    cost_reduction: Callable | None = None
+    replacements: dict = field(default_factory=dict)
+    forbids: dict = field(default_factory=dict)
 
 
 IMPLEMENTATIONS: dict[str, IdentityImpl] = {}
@@ -148,6 +165,15 @@ def unveil_cost_ok(game: "Game", seat: int, x: int) -> bool:
                     return False
     if need_cards > min(len(p.hand), MAX_HAND):
         return False
+    if cost.sacrifice:
+        flt = cost.sacrifice.get("filter", "")
+        have = len(p.creatures) if "token" in flt and "nontoken" not in flt else sum(1 for c in p.creatures if not c.token)
+        if flt == "nontoken permanent":
+            have += p.lands            # lands are nontoken permanents too
+        if have < cost.sacrifice["count"]:
+            return False
+    if cost.x and cost.y and x < 1:       # The Summoner: X >= 1 and Y >= 1
+        return False
     impl = IMPLEMENTATIONS.get(idc.name)
     if impl is not None and impl.x_ok is not None and not impl.x_ok(game, seat, x):
         return False
@@ -158,9 +184,10 @@ def unveil_xs(game: "Game", seat: int, avail: int) -> list[int]:
     """Values of X (0 for a cost without X) for which ``seat`` can pay its unveil
     cost with ``avail`` generic mana (Undercover is checked by the caller)."""
     cost = game.players[seat].identity.unveil_cost
+    base = max(0, cost.mana - cost_reduction(game, seat)) + cost.y   # {Y} is at least 1 when present
     if not cost.x:
-        return [0] if cost.mana <= avail and unveil_cost_ok(game, seat, 0) else []
-    top = min(MAX_X, (avail - cost.mana) // cost.x)
+        return [0] if base <= avail and unveil_cost_ok(game, seat, 0) else []
+    top = min(MAX_X, (avail - base) // cost.x)
     if top < 0 or not unveil_cost_ok(game, seat, 0):
         return []
     impl = IMPLEMENTATIONS.get(game.players[seat].identity.name)
@@ -170,8 +197,19 @@ def unveil_xs(game: "Game", seat: int, avail: int) -> list[int]:
 
 
 def on_unveiled(game: "Game", seat: int) -> None:
-    """CR 702.187d / 314.8: the "when unveiled" trigger of the identity just
-    turned face up by the unveil special action."""
+    """CR 314.12 then CR 702.187d / 314.8: an "as unveiled" ability applies while
+    the card turns face up (no one can act in between), then the "when unveiled"
+    trigger of the identity (of what it copies, if it became a copy) triggers."""
+    idc = game.players[seat].identity
+    impl = IMPLEMENTATIONS.get(idc.name)
+    if impl is not None and impl.as_unveiled is not None:
+        game.then(("call", impl.as_unveiled, seat), ("call", "unveil_trigger", seat))
+        return
+    unveil_trigger(game, seat)
+
+
+def unveil_trigger(game: "Game", seat: int) -> None:
+    """Put the "when unveiled" trigger of ``seat``'s identity among the pending triggers."""
     from .engine import StackItem
     idc = game.players[seat].identity
     impl = IMPLEMENTATIONS.get(idc.name)
@@ -243,6 +281,51 @@ def fire_event(game: "Game", event: str, **kw: Any) -> None:
             h = impl.events.get(event)
             if h is not None:
                 h(game, idc, **kw)
+
+
+def replace(game: "Game", kind: str, ev: dict) -> None:
+    """Apply replacement effects of ``kind`` to the event dict ``ev`` in place
+    (CR 614): first effects in ``game.effects``, in the order they were created,
+    then those of face-up identities in seat order (abstraction: the affected
+    player doesn't choose the order, CR 616.1).  Kinds and their ``ev`` keys:
+
+    * ``"damage"``: source_seat, target, amount, combat, source_creature;
+    * ``"lose_life"``: seat, amount, source_seat;  ``"gain_life"``: seat, amount;
+    * ``"discard"``: seat, n, source_seat;  ``"sacrifice"``: seat, creature, source_seat;
+    * ``"lose_game"``: seats (those about to lose; remove a seat to replace its
+      loss), reason, first (nobody has lost yet).
+    """
+    for e in list(game.effects):
+        if e["kind"] == kind and e in game.effects:
+            CALLBACKS[e["fn"]](game, e, ev)
+    for p in game.players:
+        idc = p.identity
+        if idc.face_up and not p.has_lost:
+            impl = IMPLEMENTATIONS.get(idc.name)
+            if impl is not None and kind in impl.replacements:
+                impl.replacements[kind](game, idc, ev)
+
+
+def forbids(game: "Game", key: str, **kw: Any) -> bool:
+    """Whether an effect forbids an action: ``"pay_life"`` (seat), ``"target_player"``
+    (seat = who targets, target), ``"attack_player"`` (seat, target)."""
+    k = "forbid:" + key
+    for e in game.effects:
+        if e["kind"] == k and CALLBACKS[e["fn"]](game, e, kw):
+            return True
+    for p in game.players:
+        idc = p.identity
+        if idc.face_up and not p.has_lost:
+            impl = IMPLEMENTATIONS.get(idc.name)
+            if impl is not None and key in impl.forbids and impl.forbids[key](game, idc, **kw):
+                return True
+    return False
+
+
+def cost_reduction(game: "Game", seat: int) -> int:
+    """Generic mana taken off ``seat``'s unveil cost (CR 601.2f-style reduction)."""
+    impl = IMPLEMENTATIONS.get(game.players[seat].identity.name)
+    return 0 if impl is None or impl.cost_reduction is None else max(0, impl.cost_reduction(game, seat))
 
 
 def run_delayed(game: "Game", d: dict) -> None:

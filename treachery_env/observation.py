@@ -21,7 +21,8 @@ The vector (float32, shape ``(obs_size(n),)``) is laid out by :class:`ObsLayout`
   7 artifact-token counts, creature count, commander zone one-hot (3),
   commander casts, highest commander damage taken / 21, mana pool, face up,
   known role one-hot (4), known identity one-hot (62), identity counters,
-  Leader player, attacked a Leader, damage-prevention shield;
+  Leader player, attacked a Leader, damage-prevention shield, gem / nut / rad
+  player counters / 10, cards usable from other zones / 4;
 * public history (2 x n x n, rows = source seat, columns = target seat,
   both relative): damage dealt and life loss caused / 40, creatures attacked
   with / 10 (``Game.harm``, ``Game.attacks``);
@@ -34,6 +35,7 @@ The vector (float32, shape ``(obs_size(n),)``) is laid out by :class:`ObsLayout`
 * stack: 10 slots (top first) of present, controller (relative one-hot), spell,
   identity source, card one-hot, X / 10, targeted players (relative multi-hot);
 * own face-down exile (The Oneiromancer): counts by card / 4;
+* own cards usable from other zones: 8 slots (the OTHER actions) x card one-hot;
 * own decision context: the card being cast or resolved (one-hot) and the
   creature being declared (own slot one-hot, 20).
 """
@@ -47,7 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .actions import MAX_HAND, MAX_PERMS, MAX_STACK
+from .actions import MAX_HAND, MAX_OTHER, MAX_PERMS, MAX_STACK
 from .cards import CARDS, COUNTER_TOKENS, KEYWORDS
 from .identities import all_identities
 from .rules import Role
@@ -68,7 +70,8 @@ N_PHASES = 13
 N_DECISIONS = 13
 _CZ = {"command": 10, "battlefield": 11, "stack": 12}
 _TOK = {name: 16 + j for j, name in enumerate(COUNTER_TOKENS)}
-PLAYER_FEATURES = 16 + len(COUNTER_TOKENS) + 4 + N_IDENTITIES + 4
+PLAYER_COUNTERS = ("gem", "nut", "rad")
+PLAYER_FEATURES = 16 + len(COUNTER_TOKENS) + 4 + N_IDENTITIES + 4 + len(PLAYER_COUNTERS) + 1
 CREATURE_FEATURES = 14 + len(KEYWORDS)
 
 
@@ -99,6 +102,8 @@ class ObsLayout:
         off += MAX_STACK * self.stack_features
         self.dream = off
         off += N_CARDS
+        self.other = off
+        off += MAX_OTHER * N_CARDS
         self.context = off
         off += N_CARDS + MAX_PERMS
         self.size = off
@@ -226,6 +231,13 @@ def encode(game: "Game", viewer: int) -> np.ndarray:
             o[k + 2] = 1.0
         if s in shields:
             o[k + 3] = 1.0
+        if p.counters:
+            for j, name in enumerate(PLAYER_COUNTERS):
+                v = p.counters.get(name)
+                if v:
+                    o[k + 4 + j] = v / 10.0
+        if p.permissions:
+            o[k + 4 + len(PLAYER_COUNTERS)] = len(p.permissions) / 4.0
         # creatures of this player
         cb = L.creatures + r * MAX_PERMS * cf
         for slot, c in enumerate(p.creatures[:MAX_PERMS]):
@@ -257,6 +269,9 @@ def encode(game: "Game", viewer: int) -> np.ndarray:
                 o[hb + ri * n + rj] = hi[j] / 40.0
             if ai[j]:
                 o[hb + nn + ri * n + rj] = ai[j] / 10.0
+    # ---- own cards usable from other zones (the OTHER actions)
+    for i, perm in enumerate(me.permissions[:MAX_OTHER]):
+        o[L.other + i * N_CARDS + perm["card"].index] = 1.0
     # ---- own hand
     h = L.hand
     for i, c in enumerate(me.hand[:MAX_HAND]):
@@ -318,7 +333,9 @@ class PlayerView:
     """A player as the viewer knows them.
 
     ``identity``/``role`` are None when the viewer does not know them;
-    ``hand`` is None for other players (``hand_size`` is public).
+    ``hand`` is None for other players (``hand_size`` is public);
+    ``usable_elsewhere`` lists the cards the viewer may cast from other zones
+    (the OTHER actions, in order), None for other players.
     """
 
     seat: int
@@ -341,6 +358,8 @@ class PlayerView:
     commander_zone: str
     commander_damage_taken: dict
     leader_player: bool
+    player_counters: dict
+    usable_elsewhere: tuple | None
 
 
 @dataclass(frozen=True)
@@ -429,7 +448,10 @@ def seat_view(game: "Game", viewer: int) -> SeatView:
             face_up=idc.face_up, identity=idc.name if known else None, role=idc.role if known else None,
             identity_counters=dict(idc.counters) if idc.face_up else {},
             commander=p.commander.name if p.commander else None, commander_zone=p.commander_zone,
-            commander_damage_taken=dict(p.cmd_damage), leader_player=game.is_leader_player(p.seat)))
+            commander_damage_taken=dict(p.cmd_damage), leader_player=game.is_leader_player(p.seat),
+            player_counters=dict(p.counters),
+            usable_elsewhere=tuple((q["card"].name, q["zone"], q["free"]) for q in p.permissions)
+            if p.seat == viewer else None))
     stack = tuple(StackView(it.uid, it.kind, it.controller, it.source, it.identity_source, it.x,
                             tuple(_target_view(t) for t in it.targets)) for it in game.stack)
     me = game.players[viewer]

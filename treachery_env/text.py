@@ -57,6 +57,10 @@ def describe_action(game: "Game", action: int, seat: int | None = None) -> str:
                     return f"activate {p.identity.name}: {IMPLEMENTATIONS[p.identity.name].activated[arg].text}"
                 if kind == "token":
                     return f"activate a {arg} token"
+                if kind == "permission":
+                    perm = p.permissions[arg]
+                    verb = "play" if perm["card"].is_land else "cast"
+                    return f"{verb} {perm['card'].name} from {perm['zone']}" + (" for free" if perm["free"] else "")
             if d.kind == DecisionKind.ATTACKER:
                 return "finish declaring attackers" if payload is None else f"attack with {payload.name}"
             if d.kind == DecisionKind.DEFENDER:
@@ -94,6 +98,8 @@ def describe_action(game: "Game", action: int, seat: int | None = None) -> str:
         return f"activate identity ability #{i}"
     if block == "TOKEN_AB":
         return f"activate a {TOKEN_ABILITIES[i]} token"
+    if block == "OTHER":
+        return f"cast or play card #{i} you may use from another zone"
     if block == "PLAYER":
         return f"player at relative seat {i}"
     if block == "PERM":
