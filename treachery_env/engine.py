@@ -1508,7 +1508,7 @@ class Game:
         elif name in ("Blood", "Map"):
             self._pay_mana(seat, 1)
         if name == "Blood":
-            ops.append(("discard", seat, 1, False))
+            ops.append(("discard", seat, 1, None))
         if name == "Map":
             ops.append(("choose_target", item, {"type": "creature", "own": True}, 1))
         ops.append(("push_item", item))
@@ -1748,7 +1748,7 @@ class Game:
         elif op == "stun":
             tgt[1].stun += n
         elif op == "discard":
-            self._push_front([("discard", tgt[1], n, False)])
+            self._push_front([("discard", tgt[1], n, seat)])
         else:  # pragma: no cover - data is validated by tests
             raise AssertionError(f"unknown effect op {op!r}")
 
@@ -1912,8 +1912,14 @@ class Game:
         """Return a creature to its owner's hand (a commander: command zone)."""
         return self._leave_battlefield(c, "hand")
 
-    def _op_discard(self, seat: int, n: int, random_: bool) -> None:
-        """``seat`` discards ``n`` cards of their choice (one decision per card)."""
+    def _op_discard(self, seat: int, n: int, source_seat: int | None) -> None:
+        """``seat`` discards ``n`` cards of their choice (one decision per card);
+        ``source_seat`` controls the effect (None: a cost or the cleanup step).
+        Replacement effects apply to effect-caused discards (The Great Martyr)."""
+        if source_seat is not None and (self.effects or self._statics):
+            ev = {"seat": seat, "n": n, "source_seat": source_seat}
+            IA.replace(self, "discard", ev)
+            seat, n = ev["seat"], ev["n"]
         p = self.players[seat]
         if n <= 0 or not p.hand or p.has_lost:
             return
@@ -1929,13 +1935,13 @@ class Game:
         p.graveyard.append(c)
         self._log("discard", seat=seat, card=c.name)
         if more > 0:
-            self._push_front([("discard", seat, more, False)])
+            self._push_front([("discard", seat, more, None)])
 
     def _op_cleanup(self) -> None:
         """CR 514: discard to maximum hand size, remove damage, end "this turn" effects."""
         p = self.players[self.active]
         if not p.has_lost and len(p.hand) > p.max_hand_size:
-            self._push_front([("discard", self.active, len(p.hand) - p.max_hand_size, False), ("cleanup_rest",)])
+            self._push_front([("discard", self.active, len(p.hand) - p.max_hand_size, None), ("cleanup_rest",)])
         else:
             self._op_cleanup_rest()
 
