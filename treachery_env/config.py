@@ -9,14 +9,19 @@ from collections import Counter
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from .rules import MIN_PLAYERS, Role, role_distribution
+from .rules import MIN_PLAYERS, VARIANTS, Role, role_distribution
 
-__all__ = ["GameConfig", "VARIANTS", "RARITIES", "MAX_PLAYERS"]
-
-VARIANTS = ("standard",)
-"""Identity-deck variants implemented so far (CR 907.3b)."""
+__all__ = ["GameConfig", "VARIANTS", "RARITIES", "MAX_PLAYERS", "RARITY_POOLS"]
 
 RARITIES = ("uncommon", "rare", "mythic", "special")
+RARITY_POOLS = {
+    "uncommon": ("uncommon",),
+    "rare": ("uncommon", "rare"),
+    "mythic": ("uncommon", "rare", "mythic"),
+    "all": ("uncommon", "rare", "mythic", "special"),
+}
+"""Named rarity pools (TR11: uncommons for a first game, then rares and mythics;
+the four "special" Traitors only when asked for)."""
 MAX_PLAYERS = 12
 """Largest table the environment's fixed-size spaces are built for."""
 
@@ -36,9 +41,13 @@ class GameConfig:
         identities: fixed deal, one identity name per seat (scenarios, tests);
             None deals from the pool at random (CR 907.4).
         identity_pool: rarities dealt from (``uncommon``, ``rare``, ``mythic``,
-            ``special``); only implemented identities are dealt.
+            ``special``), or a name of :data:`RARITY_POOLS` ("uncommon",
+            "rare", "mythic", "all"); only implemented identities are dealt.
         banned_identities: identity names never dealt.
-        variant: identity-deck variant, one of :data:`VARIANTS`.
+        variant: identity-deck variant, one of :data:`VARIANTS`: "standard",
+            "backstab_rumble" (one Leader, all others Traitors) or
+            "simple_roles" (basic lands as role cards, no identity abilities;
+            a fixed deal then names Plains, Island, Mountain, Swamp).
         max_turns: turns (each player's turn counts one) after which the
             episode is truncated, 1-10000.
         decks: preset deck name per seat, or None to draw a random preset for
@@ -58,6 +67,11 @@ class GameConfig:
     decks: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
+        if isinstance(self.identity_pool, str):
+            if self.identity_pool not in RARITY_POOLS:
+                raise ValueError(f"GameConfig.identity_pool: unknown pool {self.identity_pool!r}; use a list of "
+                                 f"rarities from {list(RARITIES)} or one of {list(RARITY_POOLS)}")
+            object.__setattr__(self, "identity_pool", RARITY_POOLS[self.identity_pool])
         # normalise lists to tuples so the config stays hashable
         for name in ("identities", "identity_pool", "banned_identities", "decks"):
             v = getattr(self, name)
@@ -169,9 +183,23 @@ class GameConfig:
                 if d not in DECKS:
                     bad("decks", f"unknown deck {d!r}; allowed: {sorted(DECKS)}")
 
-        dist = role_distribution(self.num_players)
+        dist = role_distribution(self.num_players, self.variant)
         impl = set(ids.implemented())
-        if self.identities is not None:
+        if self.identities is not None and self.variant == "simple_roles":
+            if len(self.identities) != self.num_players:
+                bad("identities", f"needs one role card per seat ({self.num_players}), got {len(self.identities)}")
+            roles = Counter()
+            for n in self.identities:
+                try:
+                    roles[ids.simple_role_card(n).role] += 1
+                except ValueError as e:
+                    bad("identities", str(e))
+            want = {r: c for r, c in dist.items() if c}
+            if dict(roles) != want:
+                bad("identities", f"the deal must match the simple_roles distribution for {self.num_players} "
+                    "players: " + ", ".join(f"{c} {ids.SIMPLE_ROLE_NAMES[r]} ({r.name.title()})"
+                                            for r, c in sorted(want.items())))
+        elif self.identities is not None:
             if len(self.identities) != self.num_players:
                 bad("identities", f"needs one identity per seat ({self.num_players}), got {len(self.identities)}")
             roles: Counter = Counter()
@@ -192,7 +220,7 @@ class GameConfig:
                 fmt = lambda m: ", ".join(f"{c} {r.name.title()}" for r, c in sorted(m.items()))  # noqa: E731
                 bad("identities", f"the deal must match the {self.variant} distribution for "
                     f"{self.num_players} players ({fmt(want)}), got {fmt(got)}")
-        else:
+        elif self.variant != "simple_roles":
             pool = self.pool()
             for role, need in dist.items():
                 have = sum(1 for n in pool if ids.get(n).role == role)

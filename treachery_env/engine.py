@@ -448,15 +448,20 @@ class Game:
         deck_names = list(cfg.decks) if cfg.decks is not None else [
             rng.choice(sorted(DECKS)) for _ in range(self.n)]
         # identity deck
+        simple = cfg.variant == "simple_roles"
         if cfg.identities is not None:
-            deal = list(cfg.identities)
+            deal = [ids.simple_role_card(nm) if simple else ids.get(nm) for nm in cfg.identities]
         else:
-            dist = role_distribution(self.n)
-            pool = cfg.pool()
+            dist = role_distribution(self.n, cfg.variant)
             deal = []
-            for role in Role:
-                cands = [nm for nm in pool if ids.get(nm).role == role]
-                deal.extend(rng.sample(cands, dist[role]))
+            if simple:       # TR11: basic lands as role cards
+                for role in Role:
+                    deal.extend([ids.simple_role_card(role)] * dist[role])
+            else:
+                pool = cfg.pool()
+                for role in Role:
+                    cands = [nm for nm in pool if ids.get(nm).role == role]
+                    deal.extend(ids.get(nm) for nm in rng.sample(cands, dist[role]))
             rng.shuffle(deal)
         for seat, p in enumerate(self.players):
             p.deck = deck_names[seat]
@@ -468,7 +473,7 @@ class Game:
             rng.shuffle(p.library)
             p.life = cfg.life
             p.max_hand_size = cfg.max_hand_size
-            idc = IdentityCard(self._new_uid(), ids.get(deal[seat]), seat)
+            idc = IdentityCard(self._new_uid(), deal[seat], seat)
             p.identity = idc
         leaders = [p for p in self.players if p.identity.role == Role.LEADER]
         hand_sizes = [cfg.starting_hand_size] * self.n

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from .rules import Role
 
-__all__ = ["UnveilCost", "Identity", "all_identities", "get", "names", "implemented"]
+__all__ = ["UnveilCost", "Identity", "all_identities", "get", "names", "implemented", "SIMPLE_ROLE_NAMES",
+           "simple_role_card"]
 
 
 @dataclass(frozen=True)
@@ -129,6 +130,31 @@ def get(name: str) -> Identity:
         close = difflib.get_close_matches(name, list(_ALL), n=3)
         hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
         raise ValueError(f"unknown identity {name!r}{hint} ({len(_ALL)} identities exist)") from None
+
+
+SIMPLE_ROLE_NAMES = {Role.LEADER: "Plains", Role.GUARDIAN: "Island", Role.ASSASSIN: "Mountain",
+                     Role.TRAITOR: "Swamp"}
+"""Simple roles (TR11): basic lands dealt as role cards."""
+
+_SIMPLE = {role: Identity(id=0, name=name, role=role, rarity="basic",
+                          unveil_cost=None if role == Role.LEADER else UnveilCost(), undercover=False)
+           for role, name in SIMPLE_ROLE_NAMES.items()}
+
+
+def simple_role_card(role_or_name: "Role | str") -> Identity:
+    """The role card of the simple-roles variant (TR11) for a role or a land name:
+    no abilities, no Undercover; "unveiling just flips" (a free unveil) and the
+    Leader (Plains) starts face up.
+
+    Raises:
+        ValueError: for a name that is not Plains, Island, Mountain or Swamp.
+    """
+    if isinstance(role_or_name, Role):
+        return _SIMPLE[role_or_name]
+    for card in _SIMPLE.values():
+        if card.name == role_or_name:
+            return card
+    raise ValueError(f"{role_or_name!r} is not a simple-roles card; allowed: {list(SIMPLE_ROLE_NAMES.values())}")
 
 
 def implemented() -> list[str]:

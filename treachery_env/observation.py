@@ -220,7 +220,9 @@ def encode(game: "Game", viewer: int) -> np.ndarray:
             if up:
                 o[k] = 1.0
             o[k + 1 + role] = 1.0
-            o[k + 5 + _IDENTITY_INDEX[card.name]] = 1.0
+            ix = _IDENTITY_INDEX.get(card.name)     # simple-roles cards have only a role
+            if ix is not None:
+                o[k + 5 + ix] = 1.0
         k += 5 + N_IDENTITIES
         if up:
             if idc.counters:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-__all__ = ["Role", "Team", "role_distribution", "team_of", "ROLE_TABLE", "MIN_PLAYERS"]
+__all__ = ["Role", "Team", "role_distribution", "team_of", "ROLE_TABLE", "MIN_PLAYERS", "VARIANTS"]
 
 MIN_PLAYERS = 4
 """CR 907.2: a Treachery game has four or more players."""
@@ -67,20 +67,31 @@ ROLE_TABLE: dict[int, tuple[int, int, int, int]] = {
 }
 
 
-def role_distribution(num_players: int) -> dict[Role, int]:
+VARIANTS = ("standard", "backstab_rumble", "simple_roles")
+"""Identity-deck variants: the standard deck (CR 907.3), Backstab Rumble (TR11:
+one Leader, everyone else a Traitor) and simple roles (TR11: basic lands as role
+cards, the standard distribution)."""
+
+
+def role_distribution(num_players: int, variant: str = "standard") -> dict[Role, int]:
     """Number of identity cards of each role for a table of ``num_players``.
 
     4-8 players follow the table of CR 907.3c.  From 9 players on, the FAQ rule:
     floor(n/2) Assassins, one Leader, and the remaining seats split evenly
-    between Guardians and Traitors, Guardians taking the odd seat.
+    between Guardians and Traitors, Guardians taking the odd seat.  Backstab
+    Rumble (TR11): one Leader and ``num_players - 1`` Traitors.  Simple roles
+    use the standard distribution.
 
     Returns:
         ``{Role.LEADER: 1, Role.GUARDIAN: g, Role.ASSASSIN: a, Role.TRAITOR: t}``
         with ``1 + g + a + t == num_players``.
 
     Raises:
-        ValueError: for fewer than 4 players (CR 907.2) or a non-integer count.
+        ValueError: for fewer than 4 players (CR 907.2), a non-integer count or
+            an unknown variant.
     """
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown variant {variant!r}; allowed: {list(VARIANTS)}")
     if isinstance(num_players, bool) or not isinstance(num_players, int):
         raise ValueError(f"num_players must be an int >= {MIN_PLAYERS}, got {num_players!r}")
     if num_players < MIN_PLAYERS:
@@ -88,6 +99,8 @@ def role_distribution(num_players: int) -> dict[Role, int]:
             f"num_players must be >= {MIN_PLAYERS} (CR 907.2: Treachery is played with "
             f"four or more players), got {num_players}"
         )
+    if variant == "backstab_rumble":
+        return {Role.LEADER: 1, Role.GUARDIAN: 0, Role.ASSASSIN: 0, Role.TRAITOR: num_players - 1}
     if num_players in ROLE_TABLE:
         l, g, a, t = ROLE_TABLE[num_players]
     else:

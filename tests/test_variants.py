@@ -1,0 +1,131 @@
+"""Identity pools and the Treachery variants as GameConfig options (TR11):
+Backstab Rumble, simple roles, rarity pools, bans, 9+ tables, Commander or not."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from scenario import give_priority
+from treachery_env import GameConfig
+from treachery_env.engine import Game
+from treachery_env.identities import get
+from treachery_env.rules import Role, role_distribution
+
+
+def _play(g: Game, seed: int) -> Game:
+    rng = random.Random(seed)
+    while not g.is_over:
+        g.step(rng.choice(g.legal_actions()))
+    return g
+
+
+def test_backstab_rumble_deals_one_leader_and_traitors():
+    """TR11 Backstab Rumble: the identity deck holds one Leader; every other card
+    is a Traitor.  Each Traitor opposes everyone: a Traitor wins only alone."""
+    assert role_distribution(5, "backstab_rumble") == {Role.LEADER: 1, Role.GUARDIAN: 0, Role.ASSASSIN: 0,
+                                                       Role.TRAITOR: 4}
+    cfg = GameConfig(num_players=5, variant="backstab_rumble", starting_life=6, max_turns=80)
+    winners = set()
+    for seed in range(12):
+        g = Game(cfg, seed=seed)
+        roles = sorted(p.identity.role for p in g.players)
+        assert roles == [Role.LEADER] + [Role.TRAITOR] * 4
+        assert g.players[g.active].identity.role == Role.LEADER and g.players[g.active].face_up
+        _play(g, seed)
+        if g.winners:
+            assert len(g.winners) == 1
+            winners.add(g.players[next(iter(g.winners))].role)
+    assert winners == {Role.LEADER, Role.TRAITOR}
+
+
+def test_backstab_rumble_needs_enough_traitors_in_the_pool():
+    with pytest.raises(ValueError, match="Traitor identities.*need 5"):
+        GameConfig(num_players=6, variant="backstab_rumble")
+    with pytest.raises(ValueError, match="backstab_rumble distribution"):
+        GameConfig(num_players=5, variant="backstab_rumble",
+                   identities=["The Old Ruler", "The Bodyguard", "The Seer", "The Demon", "The Grenadier"])
+
+
+def test_simple_roles_are_basic_lands_without_abilities():
+    """TR11 simple roles: Plains = Leader, Island = Guardian, Mountain = Assassin,
+    Swamp = Traitor; no unveil abilities, so unveiling just flips (for free) and
+    Undercover doesn't apply."""
+    cfg = GameConfig(num_players=5, variant="simple_roles",
+                     identities=["Plains", "Island", "Mountain", "Mountain", "Swamp"], decks=["aggro"] * 5)
+    g = Game(cfg, seed=0)
+    assert g.players[0].face_up and g.active == 0 and g.is_leader_player(0)
+    assert [p.role for p in g.players] == [Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.ASSASSIN, Role.TRAITOR]
+    island = g.players[1]
+    assert not g.undercover_met(1) and g.can_unveil(1, ignore_cost=True)     # no Undercover
+    island.lands_tapped = island.lands           # no mana at all: the flip is free
+    give_priority(g, 1)
+    assert g.can_unveil(1)
+    stack_before = len(g.stack)
+    g.unveil(1)
+    assert island.face_up and len(g.stack) == stack_before                    # no trigger
+    assert g.players[1].identity.name == "Island"
+    # random games: the standard win conditions hold
+    for seed in range(5):
+        h = _play(Game(GameConfig(num_players=6, variant="simple_roles", starting_life=6), seed=seed), seed)
+        assert all(p.identity.name in ("Plains", "Island", "Mountain", "Swamp") for p in h.players)
+
+
+def test_simple_roles_deal_is_checked():
+    with pytest.raises(ValueError, match="simple_roles distribution"):
+        GameConfig(num_players=5, variant="simple_roles", identities=["Plains", "Island", "Swamp", "Swamp", "Mountain"])
+    with pytest.raises(ValueError, match="simple-roles card"):
+        GameConfig(num_players=5, variant="simple_roles",
+                   identities=["Plains", "The Bodyguard", "Mountain", "Mountain", "Swamp"])
+
+
+def test_named_rarity_pools_and_special_opt_in():
+    """TR11 rarity pools: uncommons for a first game, then rares and mythics; the
+    four "special" Traitors only when asked for."""
+    assert GameConfig(identity_pool="rare").identity_pool == ("uncommon", "rare")
+    assert "special" not in GameConfig(identity_pool="mythic").identity_pool
+    assert "special" in GameConfig(identity_pool="all").identity_pool
+    with pytest.raises(ValueError, match="unknown pool"):
+        GameConfig(identity_pool="legendary")
+    for name in GameConfig(identity_pool="uncommon").pool():
+        assert get(name).rarity == "uncommon"
+    for seed in range(10):
+        g = Game(GameConfig(num_players=8), seed=seed)
+        assert all(get(p.identity.name).rarity == "uncommon" for p in g.players)
+
+
+def test_bans_remove_identities_and_a_ban_of_a_whole_role_is_refused():
+    """TR11 individual bans: banned identities are never dealt; the pool must
+    still have enough of each role for the table."""
+    banned = ("The Seer", "The Demon")
+    cfg = GameConfig(num_players=5, banned_identities=banned)
+    for seed in range(20):
+        assert not {p.identity.name for p in Game(cfg, seed=seed).players} & set(banned)
+    leaders = ["The Blood Empress", "Her Seedborn Highness", "The Old Ruler", "The Queen of Light", "The Void Tyrant"]
+    with pytest.raises(ValueError, match="0 implemented Leader identities after bans"):
+        GameConfig(num_players=5, banned_identities=leaders)
+    with pytest.raises(ValueError, match="banned_identities"):
+        GameConfig(banned_identities=["The Nobody"])
+
+
+@pytest.mark.parametrize("n", [9, 10, 12])
+def test_nine_and_more_players(n):
+    """FAQ: from 9 players, floor(n/2) Assassins; the seats left after the Leader
+    split between Guardians and Traitors, Guardians taking the odd one."""
+    dist = role_distribution(n)
+    g = Game(GameConfig(num_players=n, identity_pool="all"), seed=n)
+    roles = [p.identity.role for p in g.players]
+    assert {r: roles.count(r) for r in Role} == dist
+    _play(g, n)
+
+
+def test_commander_or_not():
+    """CR 907.5: 40 life with Commander and a commander in the command zone;
+    20 without, and the commander card is in the library instead."""
+    a = Game(GameConfig(num_players=4, decks=["ramp"] * 4), seed=0)
+    b = Game(GameConfig(num_players=4, commander=False, decks=["ramp"] * 4), seed=0)
+    assert {p.life for p in a.players} == {40} and all(p.commander is not None for p in a.players)
+    assert {p.life for p in b.players} == {20} and all(p.commander is None for p in b.players)
+    assert all(len(p.library) + len(p.hand) == 100 for p in b.players)
+    assert all(len(p.library) + len(p.hand) == 99 for p in a.players)
