@@ -129,3 +129,43 @@ def test_commander_or_not():
     assert {p.life for p in b.players} == {20} and all(p.commander is None for p in b.players)
     assert all(len(p.library) + len(p.hand) == 100 for p in b.players)
     assert all(len(p.library) + len(p.hand) == 99 for p in a.players)
+
+
+def test_recommended_exclusion_list():
+    """TR12: Expropriate, Head Games and Trade Secrets are left out by default
+    (replaced by a basic land); with the list off they are in the control deck."""
+    from treachery_env.cards import RECOMMENDED_EXCLUSIONS
+    on = Game(GameConfig(num_players=4, decks=["control"] * 4), seed=1)
+    off = Game(GameConfig(num_players=4, decks=["control"] * 4, recommended_exclusions=False), seed=1)
+    names_on = {c.name for p in on.players for c in p.library + p.hand}
+    names_off = {c.name for p in off.players for c in p.library + p.hand}
+    assert not names_on & set(RECOMMENDED_EXCLUSIONS)
+    assert set(RECOMMENDED_EXCLUSIONS) <= names_off
+    with pytest.raises(ValueError, match="recommended_exclusions"):
+        GameConfig(recommended_exclusions="yes")
+
+
+def test_head_games_lets_its_caster_see_and_choose_from_a_library():
+    """Head Games (why TR12 recommends leaving it out): the caster looks at the
+    opponent's library (a private event) and chooses their new hand."""
+    from scenario import make_game, resolve_stack
+    from treachery_env import cards
+    g = make_game(["The Void Tyrant", "The Bodyguard", "The Seer", "The Demon", "The Grenadier"], lands=5,
+                  hand=("Head Games",), recommended_exclusions=False)
+    assert g.current_player == 0
+    g.players[2].hand = [cards.card("Shock"), cards.card("Murder")]
+    g.players[2].library = [cards.card("Wastes")] * 10 + [cards.card("Elder Titan")]
+    g.step(g.layout.HAND + 0)
+    g.step(g.layout.PLAYER + g.rel(0, 2))
+    while g.decision.kind != 8:      # pass until the caster chooses cards
+        g.step(0)
+    assert g.decision.seat == 0
+    picks = [a for a, p in g.decision.options if p == "Elder Titan"]
+    g.step(picks[0])
+    assert g.decision.seat == 0 and g.decision.kind == 8          # the second card
+    g.step(g.decision.options[0][0])                              # Wastes (first by card index)
+    assert sorted(c.name for c in g.players[2].hand) == ["Elder Titan", "Wastes"]
+    assert len(g.players[2].library) == 11                        # 11 + 2 - 2
+    private = [e for e in g.log if e["event"] == "look_at_library"]
+    assert private and private[-1]["to"] == [0]
+    resolve_stack(g)

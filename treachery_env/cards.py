@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CardDef", "TokenDef", "CARDS", "CARD_INDEX", "TOKENS", "DECKS", "card", "deck_list",
+__all__ = ["CardDef", "TokenDef", "CARDS", "CARD_INDEX", "TOKENS", "DECKS", "RECOMMENDED_EXCLUSIONS", "card",
+           "deck_list",
            "KEYWORDS", "COUNTER_TOKENS", "TARGET_TYPES"]
 
 KEYWORDS = ("flying", "reach", "haste", "vigilance", "lifelink", "deathtouch", "trample",
@@ -27,7 +28,7 @@ player instead of objects (abstraction, docs/fidelity.md)."""
 
 TARGET_TYPES = ("any", "creature", "player", "spell", "noncreature_spell",
                 "instant_sorcery_spell", "nonland_permanent", "permanent", "leader_player",
-                "stack_object")
+                "stack_object", "instant_sorcery_or_ability")
 """Target kinds a card or ability may ask for."""
 
 
@@ -124,7 +125,12 @@ def _build_cards() -> tuple[list[CardDef], dict[str, TokenDef]]:
 
 CARDS, TOKENS = _build_cards()
 CARD_INDEX: dict[str, CardDef] = {c.name: c for c in CARDS}
-DECKS: dict[str, dict[str, Any]] = _load("decks.json")["decks"]
+_DECK_DATA = _load("decks.json")
+DECKS: dict[str, dict[str, Any]] = _DECK_DATA["decks"]
+RECOMMENDED_EXCLUSIONS: tuple[str, ...] = tuple(_DECK_DATA["recommended_exclusions"]["cards"])
+"""TR12: cards the Treachery designers recommend leaving out (they let players
+look at or swap hidden information).  Abstracted versions are in the pool."""
+_EXCLUSION_REPLACEMENT = _DECK_DATA["recommended_exclusions"]["replacement"]
 
 
 def card(name: str) -> CardDef:
@@ -140,8 +146,12 @@ def card(name: str) -> CardDef:
                          f"{', '.join(sorted(CARD_INDEX)[:5])}") from None
 
 
-def deck_list(deck_name: str) -> tuple[CardDef, list[CardDef]]:
+def deck_list(deck_name: str, exclusions: bool = False) -> tuple[CardDef, list[CardDef]]:
     """The commander and the 99-card library list of a preset deck.
+
+    Args:
+        exclusions: apply the recommended exclusion list (TR12): each excluded
+            card is replaced by a basic land.
 
     Returns:
         ``(commander, cards)`` where ``cards`` is in data-file order (unshuffled).
@@ -154,5 +164,7 @@ def deck_list(deck_name: str) -> tuple[CardDef, list[CardDef]]:
     d = DECKS[deck_name]
     cards: list[CardDef] = []
     for name, count in d["cards"].items():
+        if exclusions and name in RECOMMENDED_EXCLUSIONS:
+            name = _EXCLUSION_REPLACEMENT
         cards.extend([card(name)] * int(count))
     return card(d["commander"]), cards

@@ -52,6 +52,9 @@ class GameConfig:
             episode is truncated, 1-10000.
         decks: preset deck name per seat, or None to draw a random preset for
             each seat before identities are dealt (TR: decks first).
+        recommended_exclusions: leave out the cards of TR12's recommended
+            exclusion list (Expropriate, Head Games, Trade Secrets), each replaced
+            by a basic land in the preset decks.
     """
 
     num_players: int = 5
@@ -65,6 +68,7 @@ class GameConfig:
     variant: str = "standard"
     max_turns: int = 250
     decks: tuple[str, ...] | None = None
+    recommended_exclusions: bool = True
 
     def __post_init__(self) -> None:
         if isinstance(self.identity_pool, str):
@@ -154,6 +158,8 @@ class GameConfig:
                 f"(CR 907.2 needs four or more players), got {self.num_players!r}")
         if not isinstance(self.commander, bool):
             bad("commander", f"must be True or False, got {self.commander!r}")
+        if not isinstance(self.recommended_exclusions, bool):
+            bad("recommended_exclusions", f"must be True or False, got {self.recommended_exclusions!r}")
         if self.starting_life is not None and (not is_int(self.starting_life) or not 1 <= self.starting_life <= 1000):
             bad("starting_life", f"must be None or an int from 1 to 1000, got {self.starting_life!r}")
         for f_ in ("starting_hand_size", "max_hand_size"):

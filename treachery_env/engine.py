@@ -412,6 +412,7 @@ class Game:
         self.shields: list[dict] = []
         self.effects: list[dict] = []      # continuous and replacement effects from resolved abilities
         self.extra_turns: list[int] = []   # seats that take an extra turn next (last in, first taken)
+        self.order_seat = 0                # seat of the last turn taken in the normal turn order (CR 500.7)
         self.is_over = False
         self.truncated = False
         self.winners: set[int] = set()
@@ -423,6 +424,9 @@ class Game:
         self.leader_attacked_by: set[int] = set()    # seats that declared an attack on a Leader player
         self.turn_effects: dict[str, Any] = {}       # effects lasting until end of turn
         self.combat_attackers: list[Creature] = []
+        # the stack object now resolving (the cause of what its effects do; None between
+        # resolutions, so state-based actions and combat have no cause): The King over the Scrapyard
+        self.resolving: StackItem | None = None
         # public history for deduction: harm[i][j] = damage dealt and life loss caused by
         # seat i's spells, abilities and creatures to seat j and j's creatures; attacks[i][j] =
         # creatures seat i has attacked seat j with
@@ -465,7 +469,7 @@ class Game:
             rng.shuffle(deal)
         for seat, p in enumerate(self.players):
             p.deck = deck_names[seat]
-            cmd, cards = deck_list(deck_names[seat])
+            cmd, cards = deck_list(deck_names[seat], cfg.recommended_exclusions)
             p.commander = cmd if cfg.commander else None
             if not cfg.commander:
                 cards = cards + [cmd]
@@ -499,6 +503,7 @@ class Game:
         # CR 907.6 / 314.3a: the Leader player starts; several -> random among them
         starters = [p.seat for p in leaders] or [0]
         self.active = starters[0] if len(starters) == 1 else rng.choice(starters)
+        self.order_seat = self.active
         self.turn = 0
         self._start_turn(self.active)
 
@@ -955,6 +960,7 @@ class Game:
                 op = self.queue.popleft()
                 getattr(self, "_op_" + op[0])(*op[1:])
                 continue
+            self.resolving = None        # queue drained: no resolution is in progress
             if self._dirty and self._state_based_actions():
                 continue
             if self.pending_triggers:
@@ -1059,10 +1065,13 @@ class Game:
                 s = self.extra_turns.pop()
                 nxt = None if self.players[s].has_lost else s
             if nxt is None:
-                nxt = self._next_alive(self.active)
-            if nxt is None:
-                self.is_over = True
-                return
+                # after extra turns the normal order resumes from the last normal turn (CR 500.7):
+                # an extra turn taken after another player's turn doesn't skip anyone
+                nxt = self._next_alive(self.order_seat)
+                if nxt is None:
+                    self.is_over = True
+                    return
+                self.order_seat = nxt
             self._start_turn(nxt)
             return
         ph = PHASES[i]
@@ -1079,6 +1088,8 @@ class Game:
             if ph == "main1":
                 IA.fire_event(self, "main_phase", seat=self.active)
                 self._fire_delayed("main_phase")
+            elif ph == "main2":
+                self._fire_delayed("main2")      # postcombat main phase (The Ætherist)
             elif ph == "end":
                 IA.fire_event(self, "end_step", seat=self.active)
                 self._fire_delayed("end_step")
@@ -1114,8 +1125,8 @@ class Game:
 
     def _fire_delayed(self, when: str) -> None:
         """Run the delayed triggers (CR 603.7) registered for the beginning of
-        ``when`` ("upkeep", "main_phase", "end_step"); one with a ``"seat"`` key
-        waits for that player's turn."""
+        ``when`` ("upkeep", "main_phase" (precombat), "main2" (postcombat),
+        "end_step"); one with a ``"seat"`` key waits for that player's turn."""
         keep = []
         for d in self.delayed:
             if d["when"] == when and d.get("seat", self.active) == self.active:
@@ -1127,7 +1138,7 @@ class Game:
     def add_delayed(self, when: str, fn: str, seat: int | None = None, **data: Any) -> None:
         """Register a delayed triggered ability (CR 603.7): callback ``fn(game, d)``
         runs at the beginning of the next ``when`` step ("upkeep", "main_phase",
-        "end_step"), of ``seat``'s turn if given."""
+        "main2", "end_step"), of ``seat``'s turn if given."""
         d = {"when": when, "fn": fn, **data}
         if seat is not None:
             d["seat"] = seat
@@ -1217,7 +1228,8 @@ class Game:
         idc = p.identity
         if not idc.face_up and idc.unveil_cost is not None:
             cost = idc.unveil_cost
-            if cost.mana <= avail and (not idc.undercover or self.undercover_met(seat)):
+            if (cost.mana - IA.cost_reduction(self, seat) <= avail   # The Quellmaster's reduction
+                    and (not idc.undercover or self.undercover_met(seat))):
                 for x in IA.unveil_xs(self, seat, avail):
                     opts.append((L.UNVEIL + x, ("unveil", x)))
         elif idc.face_up:
@@ -1317,12 +1329,16 @@ class Game:
                     if any(x[0] == "c" and x[1] is c for x in chosen):
                         continue
                     out.append(("c", c))
-        if t in ("spell", "noncreature_spell", "instant_sorcery_spell", "stack_object"):
+        if t in ("spell", "noncreature_spell", "instant_sorcery_spell", "stack_object",
+                 "instant_sorcery_or_ability"):
             for it in self.stack:
                 if it is item:
                     continue
                 if t == "stack_object":
                     if it.identity_source:
+                        continue
+                elif t == "instant_sorcery_or_ability":      # any ability, identities' included
+                    if it.is_spell and it.card.type not in ("instant", "sorcery"):
                         continue
                 elif not it.is_spell:
                     continue
@@ -1533,6 +1549,7 @@ class Game:
         if not self.stack:
             return
         item = self.stack.pop()
+        self.resolving = item
         specs = item.target_specs
         if item.targets and any(t is not None for t in item.targets):
             legal = [t is not None and self.target_legal(item.controller, s, t, item)
@@ -1545,7 +1562,7 @@ class Game:
         self._log("resolve", seat=item.controller, source=item.source, key=item.key)
         if item.kind == "spell":
             if item.card.is_creature:
-                self._enter_battlefield(item)
+                item.creature = self._enter_battlefield(item)   # the permanent it became (The Lich Queen)
                 self._finish_item(item, moved=True)
                 return
             ops = [("effect", item, e) for e in item.card.effects]
@@ -1721,6 +1738,11 @@ class Game:
             for q in self.players:
                 if not q.has_lost and self.is_opponent(seat, q.seat):
                     self.lose_life(q.seat, n, source_seat=seat)
+        elif op == "head_games":
+            self._head_games(seat, tgt[1])
+        elif op == "extra_turn":
+            self.extra_turns.append(seat)
+            self._log("extra_turn", seat=seat)
         elif op == "wipe":
             for p in self.players:
                 for c in list(p.creatures):
@@ -1756,6 +1778,37 @@ class Game:
             self._push_front([("discard", tgt[1], n, seat)])
         else:  # pragma: no cover - data is validated by tests
             raise AssertionError(f"unknown effect op {op!r}")
+
+    def _head_games(self, seat: int, victim: int) -> None:
+        """Head Games (TR12 exclusion list): the target opponent puts their hand on
+        top of their library; ``seat`` looks through that library (private to
+        them) and puts that many cards of their choice into the opponent's hand;
+        the opponent shuffles."""
+        v = self.players[victim]
+        n = len(v.hand)
+        v.library.extend(v.hand)
+        v.hand = []
+        self._log("head_games", seat=seat, victim=victim, n=n)
+        self._log("look_at_library", to=[seat], seat=seat, victim=victim, cards=[c.name for c in v.library])
+        self._push_front([("head_games_pick", seat, victim, n)])
+
+    def _op_head_games_pick(self, seat: int, victim: int, left: int) -> None:
+        v = self.players[victim]
+        if left <= 0 or not v.library or v.has_lost or self.players[seat].has_lost:
+            self.rng.shuffle(v.library)
+            return
+        names = sorted({c.index: c for c in v.library}.values(), key=lambda c: c.index)[:MAX_CHOICE]
+        L = self.layout
+        self.decision = Decision(seat, DecisionKind.CARD, [(L.CHOICE + k, c.name) for k, c in enumerate(names)],
+                                 "_h_head_games", (seat, victim, left),
+                                 f"put a card of P{victim}'s library into their hand", [c.name for c in names])
+
+    def _h_head_games(self, ctx: tuple, name: str) -> None:
+        seat, victim, left = ctx
+        v = self.players[victim]
+        k = next(i for i, c in enumerate(v.library) if c.name == name)
+        v.hand.append(v.library.pop(k))
+        self._push_front([("head_games_pick", seat, victim, left - 1)])
 
     def ramp(self, seat: int, n: int) -> None:
         """Search the library for up to ``n`` lands, put them onto the battlefield

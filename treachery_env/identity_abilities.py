@@ -19,6 +19,9 @@ An implementation says, for its identity:
 * ``replacements``: ``{kind: fn(game, idc, ev)}`` applied while face up (see
   :func:`replace`); ``forbids``: ``{key: fn(game, idc, **kw) -> bool}`` (see
   :func:`forbids`).
+* ``unveil_if(game, seat) -> bool``: the intervening "if" of the "when
+  unveiled" trigger ("if it's your turn", CR 603.4): it triggers only if true,
+  and does nothing on resolution unless still true.
 
 Effects that last after their ability resolved (until end of turn, "the next
 time ...") live in ``game.effects`` as dicts ``{"kind", "fn", "controller",
@@ -92,6 +95,7 @@ class IdentityImpl:
     cost_reduction: Callable | None = None
     replacements: dict = field(default_factory=dict)
     forbids: dict = field(default_factory=dict)
+    unveil_if: Callable | None = None
 
 
 IMPLEMENTATIONS: dict[str, IdentityImpl] = {}
@@ -188,12 +192,13 @@ def unveil_xs(game: "Game", seat: int, avail: int) -> list[int]:
     if not cost.x:
         return [0] if base <= avail and unveil_cost_ok(game, seat, 0) else []
     top = min(MAX_X, (avail - base) // cost.x)
-    if top < 0 or not unveil_cost_ok(game, seat, 0):
+    low = 1 if cost.y else 0            # {X}{Y} (The Summoner): X >= 1
+    if top < low or not unveil_cost_ok(game, seat, low):
         return []
     impl = IMPLEMENTATIONS.get(game.players[seat].identity.name)
     if impl is not None and impl.x_ok is not None:
-        return [x for x in range(top + 1) if impl.x_ok(game, seat, x)]
-    return list(range(top + 1))
+        return [x for x in range(low, top + 1) if impl.x_ok(game, seat, x)]
+    return list(range(low, top + 1))
 
 
 def on_unveiled(game: "Game", seat: int) -> None:
@@ -215,6 +220,8 @@ def unveil_trigger(game: "Game", seat: int) -> None:
     impl = IMPLEMENTATIONS.get(idc.name)
     if impl is None or impl.on_unveil is None:
         return
+    if impl.unveil_if is not None and not impl.unveil_if(game, seat):
+        return              # intervening "if" false: it doesn't trigger (CR 603.4)
     t = StackItem(game._new_uid(), "trigger", seat, source=idc.name, key="unveil", identity_source=True)
     t.x = idc.x
     if impl.unveil_specs is not None:
@@ -271,7 +278,10 @@ def activate(game: "Game", seat: int, k: int) -> None:
 
 
 def fire_event(game: "Game", event: str, **kw: Any) -> None:
-    """Triggered abilities of face-up identities listening to ``event``."""
+    """Triggered abilities of face-up identities listening to ``event``; then
+    effects in ``game.effects`` of kind ``"on:<event>"`` (delayed triggers that
+    watch for an event whatever their source's state, The Ferryman): their
+    callback ``fn(game, effect, kw)`` runs."""
     for p in game.players:
         idc = p.identity
         if p.has_lost or not idc.face_up:
@@ -281,6 +291,11 @@ def fire_event(game: "Game", event: str, **kw: Any) -> None:
             h = impl.events.get(event)
             if h is not None:
                 h(game, idc, **kw)
+    if game.effects:
+        k = "on:" + event
+        for e in list(game.effects):
+            if e["kind"] == k and e in game.effects:
+                CALLBACKS[e["fn"]](game, e, kw)
 
 
 def replace(game: "Game", kind: str, ev: dict) -> None:
@@ -336,7 +351,10 @@ def run_delayed(game: "Game", d: dict) -> None:
 def resolve(game: "Game", item: "StackItem") -> None:
     """Resolve an identity trigger or activated ability."""
     if item.key == "unveil":
-        CALLBACKS[IMPLEMENTATIONS[item.source].on_unveil](game, item)
+        impl = IMPLEMENTATIONS[item.source]
+        if impl.unveil_if is not None and not impl.unveil_if(game, item.controller):
+            return          # intervening "if" checked again on resolution (CR 603.4)
+        CALLBACKS[impl.on_unveil](game, item)
     else:
         CALLBACKS[item.data["resolve"]](game, item)
 
