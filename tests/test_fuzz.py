@@ -96,9 +96,9 @@ def test_every_identity_is_dealt_and_unveiled_in_fuzzing():
     with an unveil cost gets unveiled at least once by random play (players
     start with 10 lands so that every cost is within reach)."""
     dealt, unveiled = set(), set()
-    for seed in range(300):
+    for seed in range(400):
         rng = random.Random(seed)
-        g = Game(GameConfig(num_players=4 + seed % 5, max_turns=12, starting_life=12), seed=seed)
+        g = Game(GameConfig(num_players=6 + seed % 3, max_turns=12, starting_life=12, identity_pool="all"), seed=seed)
         for p in g.players:
             p.lands = 10
         g._advance()
