@@ -31,7 +31,7 @@ The vector (float32, shape ``(obs_size(n),)``) is laid out by :class:`ObsLayout`
   (summoning sick), attacking, attacked player (relative, one-hot n),
   blocking, blocked, +1/+1 counters / 5, stun counters, token, commander,
   11 keyword bits;
-* own hand: 15 slots x card one-hot (every card of the pool, 62 now);
+* own hand: 15 slots x card one-hot (every card of the pool);
 * stack: 10 slots (top first) of present, controller (relative one-hot), spell,
   identity source, card one-hot, X / 10, targeted players (relative multi-hot);
 * own face-down exile (The Oneiromancer): counts by card / 4;
