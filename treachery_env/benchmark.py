@@ -83,11 +83,16 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seconds", type=float, default=10.0, help="wall-clock seconds per row (default 10)")
     ap.add_argument("--max-turns", type=int, default=GameConfig().max_turns, help="truncation limit in turns")
     ap.add_argument("--no-view", action="store_true", help="do not build info['view'] in the environments")
+    ap.add_argument("--pool", default="uncommon", help="identity pool: uncommon, rare, mythic or all (default uncommon)")
+    ap.add_argument("--variant", default="standard", help="standard, backstab_rumble or simple_roles")
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args(argv)
     print(f"{'players':>7} {'path':<9} {'agent-steps/s':>14} {'games/s':>8} {'steps/game':>10} {'games':>6} {'trunc':>6}")
     for n in a.players:
-        cfg = GameConfig(num_players=n, max_turns=a.max_turns)
+        try:
+            cfg = GameConfig(num_players=n, max_turns=a.max_turns, identity_pool=a.pool, variant=a.variant)
+        except ValueError as e:
+            ap.error(str(e))
         kw = dict(config=cfg, view_in_info=not a.no_view)
         rows = [("engine", run_engine(cfg, a.seconds, a.seed)),
                 ("raw_env", run_env(lambda: raw_env(**kw), a.seconds, a.seed)),
