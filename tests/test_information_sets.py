@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -87,3 +88,38 @@ def test_face_down_again_is_remembered_and_reveal_on_loss_is_public():
     assert seat_view(g, 2).players[1].identity is None
     g.lose([1])
     assert seat_view(g, 2).players[1].identity == "The Bodyguard"
+
+
+def _check_all_viewers(g: Game, rng: random.Random) -> None:
+    for viewer in range(g.n):
+        h = _permute_hidden(g, viewer, rng)
+        assert np.array_equal(encode(g, viewer), encode(h, viewer))
+        assert seat_view(g, viewer) == seat_view(h, viewer)
+
+
+@pytest.mark.parametrize("name,deal", [
+    ("The Puppet Master", ["The Old Ruler", "The Bodyguard", "The Seer", "The Demon", "The Puppet Master"]),
+    ("The Metamorph", ["The Old Ruler", "The Bodyguard", "The Seer", "The Demon", "The Metamorph"]),
+    ("The Gatekeeper", ["The Old Ruler", "The Bodyguard", "The Seer", "The Demon", "The Gatekeeper"]),
+    ("The Ferryman", ["The Old Ruler", "The Bodyguard", "The Seer", "The Demon", "The Ferryman"]),
+])
+def test_information_sets_after_identity_moving_effects(name, deal):
+    """The property above also holds in games where identities moved, were
+    looked at or turned face down again (The Puppet Master, The Metamorph, The
+    Gatekeeper, The Ferryman): checked every few decisions after the card was
+    unveiled, for every seat."""
+    checked_after = 0
+    for seed in range(25):
+        g = Game(GameConfig(num_players=5, identities=deal, decks=["aggro"] * 5, starting_life=10,
+                            max_turns=30), seed=seed)
+        for p in g.players:
+            p.lands = 10
+        rng = random.Random(seed)
+        steps = 0
+        while not g.is_over and steps < 600:
+            g.step(rng.choice(g.legal_actions()))
+            steps += 1
+            if steps % 15 == 0 and any(e["event"] == "unveil" and e["identity"] == name for e in g.log):
+                _check_all_viewers(g, rng)
+                checked_after += 1
+    assert checked_after >= 5, f"{name} was not unveiled often enough to test"
