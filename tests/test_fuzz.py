@@ -46,6 +46,11 @@ def check_result(g: Game) -> None:
         assert not g.winners
         return
     roles_alive = {p.identity.role for p in alive}
+    effect = [e for e in g.log if e["event"] == "win_effect"]
+    if effect:       # a "you win the game" effect (Game.win, TR6.7): that seat's team, whoever is left
+        p = g.players[effect[-1]["seat"]]
+        assert g.winners == ({p.seat} if p.team == Team.TRAITOR else {q.seat for q in g.players if q.team == p.team})
+        return
     if not g.winners:                      # a draw: everyone left together
         assert not alive
         return

@@ -1127,13 +1127,12 @@ class Game:
         """Run the delayed triggers (CR 603.7) registered for the beginning of
         ``when`` ("upkeep", "main_phase" (precombat), "main2" (postcombat),
         "end_step"); one with a ``"seat"`` key waits for that player's turn."""
-        keep = []
-        for d in self.delayed:
-            if d["when"] == when and d.get("seat", self.active) == self.active:
-                IA.run_delayed(self, d)
-            else:
-                keep.append(d)
-        self.delayed = keep
+        due = [d for d in self.delayed if d["when"] == when and d.get("seat", self.active) == self.active]
+        if not due:
+            return
+        self.delayed = [d for d in self.delayed if not any(d is x for x in due)]
+        for d in due:          # a callback may register new delayed triggers: they wait for the next time
+            IA.run_delayed(self, d)
 
     def add_delayed(self, when: str, fn: str, seat: int | None = None, **data: Any) -> None:
         """Register a delayed triggered ability (CR 603.7): callback ``fn(game, d)``
@@ -2338,8 +2337,9 @@ class Game:
 
     def _leave_game(self, seat: int) -> None:
         """CR 800.4a: everything the player owns leaves the game (spells on the
-        stack, permanents, cards in the face-down exile of others); objects they
-        control but don't own are exiled; abilities they control cease to exist;
+        stack, permanents, cards in the face-down exile of others); control
+        effects giving them others' permanents end, so those go back to their
+        owners; abilities they control cease to exist;
         their combat role ends.  Creatures leaving the battlefield this way
         trigger leaves-the-battlefield abilities (The Blood Empress)."""
         p = self.players[seat]
@@ -2348,9 +2348,16 @@ class Game:
             for c in list(q.creatures):
                 if c.owner == seat or c.controller == seat:
                     q.creatures.remove(c)
+                    owner = self.players[c.owner]
+                    if c.owner != seat and not owner.has_lost:
+                        # control effects giving the leaving player control end (CR 800.4a):
+                        # the creature goes back to its owner
+                        c.controller = c.owner
+                        c.attacking = -1
+                        c.entered_turn = self.turn
+                        owner.creatures.append(c)
+                        continue
                     gone.append(c)
-                    if c.owner != seat and not c.token and not self.players[c.owner].has_lost:
-                        self.players[c.owner].exile.append(c.card)
         for c in gone:
             if c.blocking is not None and c in c.blocking.blocked_by:
                 c.blocking.blocked_by.remove(c)
@@ -2416,8 +2423,10 @@ class Game:
 
     def win(self, seat: int) -> None:
         """``seat`` wins the game ("you win the game" effects): their whole team
-        wins, eliminated teammates included (TR6.7); a Traitor wins alone."""
+        wins, eliminated teammates included (TR6.7); a Traitor wins alone.  Logged
+        as ``win_effect`` (the winners need not be the last players standing)."""
         p = self.players[seat]
+        self._log("win_effect", seat=seat)
         if p.team == Team.TRAITOR:
             self._win({seat})
         else:

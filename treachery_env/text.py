@@ -69,6 +69,10 @@ def describe_action(game: "Game", action: int, seat: int | None = None) -> str:
                 return "finish declaring blockers" if payload is None else f"block with {payload.name}"
             if d.kind == DecisionKind.BLOCKED:
                 return f"{d.ctx[1].name} blocks {payload.name} (P{payload.controller})"
+            if d.kind == DecisionKind.COST and payload == "land":
+                return "sacrifice a land"            # The Bio-Engineer's sacrifice cost
+            if d.kind == DecisionKind.COST and hasattr(payload, "base_power"):
+                return f"sacrifice {payload.name}"
             if d.kind in (DecisionKind.DISCARD, DecisionKind.COST):
                 verb = "discard" if d.kind == DecisionKind.DISCARD else "pay with"
                 return f"{verb} {p.hand[payload].name}"
