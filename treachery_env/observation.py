@@ -224,9 +224,9 @@ def encode(game: "Game", viewer: int) -> np.ndarray:
             if ix is not None:
                 o[k + 5 + ix] = 1.0
         k += 5 + N_IDENTITIES
+        if idc.counters:          # counters on identities are public, face up or not (debt)
+            o[k] = sum(idc.counters.values()) / 10.0
         if up:
-            if idc.counters:
-                o[k] = sum(idc.counters.values()) / 10.0
             if role == 0 and not p.has_lost:
                 o[k + 1] = 1.0
         if s in attacked:
@@ -448,7 +448,7 @@ def seat_view(game: "Game", viewer: int) -> SeatView:
             exile=tuple(c.name for c in p.exile), lands=p.lands, untapped_lands=p.lands - p.lands_tapped,
             tokens=dict(p.tokens), creatures=tuple(_creature_view(game, c) for c in p.creatures),
             face_up=idc.face_up, identity=idc.name if known else None, role=idc.role if known else None,
-            identity_counters=dict(idc.counters) if idc.face_up else {},
+            identity_counters=dict(idc.counters),
             commander=p.commander.name if p.commander else None, commander_zone=p.commander_zone,
             commander_damage_taken=dict(p.cmd_damage), leader_player=game.is_leader_player(p.seat),
             player_counters=dict(p.counters),
