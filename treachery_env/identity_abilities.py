@@ -46,7 +46,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game, IdentityCard, StackItem
 
 __all__ = ["IdentityImpl", "Activated", "IMPLEMENTATIONS", "CALLBACKS", "register", "register_callbacks",
-           "targets_of", "creature_options", "exile_linked", "return_from_exile", "static_keys", "unveil_cost_ok", "unveil_xs", "on_unveiled",
+           "targets_of", "creature_options", "exile_linked", "return_from_exile", "copy_on_stack", "static_keys", "unveil_cost_ok", "unveil_xs", "on_unveiled",
            "activatable", "activate", "fire_event", "run_delayed", "resolve", "before_leaving"]
 
 
@@ -397,6 +397,50 @@ def exile_linked(game: "Game", creatures: list) -> list:
         if game.exile_creature(c):
             back.append((c.owner, c.card))
     return back
+
+
+def _retarget(game: "Game", seat: int, item: "StackItem", k: int) -> None:
+    """Offer ``seat`` a new target for target ``k`` of spell or ability ``item``
+    (PASS keeps it; CR 115.7): The Sorceress, The Reflector, copies."""
+    if item not in game.stack and not item.is_copy:
+        return
+    spec = item.target_specs[k]
+    cands = game.target_candidates(item.controller if not item.is_copy else seat, spec, item)
+    opts = [(game.layout.PASS, None)]
+    for t in cands:
+        a = game.target_action(seat, t)
+        if a is not None and a != game.layout.PASS:
+            opts.append((a, t))
+    game.ask(seat, 5, opts, "_retarget_set", (item, k), f"new target for {item.source}? (PASS keeps it)")
+
+
+def _retarget_set(game: "Game", data: tuple, t: Any) -> None:
+    item, k = data
+    if t is not None:
+        item.targets[k] = t
+
+
+def copy_on_stack(game: "Game", it: "StackItem", seat: int) -> "StackItem":
+    """Put a copy of spell or ability ``it`` controlled by ``seat`` on the stack
+    (CR 707.10: copiable values and choices — X, modes, targets, linked data);
+    then ``seat`` may choose new targets for it.  A copied spell ceases to exist
+    instead of going to a graveyard.  Returns the copy."""
+    from .engine import StackItem
+    cp = StackItem(game._new_uid(), it.kind, seat, it.card, source=it.source, key=it.key,
+                   identity_source=it.identity_source)
+    cp.is_copy = True
+    cp.x = it.x
+    cp.targets = list(it.targets)
+    cp.target_specs = list(it.target_specs)
+    cp.owner = seat
+    cp.from_zone = it.from_zone
+    cp.creature = it.creature
+    cp.data = {k: (list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v)
+               for k, v in it.data.items()}
+    game.stack.append(cp)
+    game._log("copy", seat=seat, source=it.source, key=it.key)
+    game.then(*[("call", "_retarget", seat, cp, k) for k in range(len(cp.targets))])
+    return cp
 
 
 def return_from_exile(game: "Game", linked: list, tapped: bool) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..actions import MAX_CHOICE
-from ..identity_abilities import (IdentityImpl, register,
+from ..identity_abilities import (IdentityImpl, copy_on_stack, register,
                                   register_callbacks, targets_of)
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -263,38 +263,10 @@ def _sorceress_unveil(game: "Game", item: "StackItem") -> None:
         game.then(*ops)
 
 
-def _retarget(game: "Game", seat: int, spell: "StackItem", k: int) -> None:
-    """Offer ``seat`` a new target for target ``k`` of ``spell`` (PASS keeps it)."""
-    if spell not in game.stack and not spell.is_copy:
-        return
-    spec = spell.target_specs[k]
-    cands = game.target_candidates(spell.controller if not spell.is_copy else seat, spec, spell)
-    opts = [(game.layout.PASS, None)]
-    for t in cands:
-        a = game.target_action(seat, t)
-        if a is not None and a != game.layout.PASS:
-            opts.append((a, t))
-    game.ask(seat, 5, opts, "_retarget_set", (spell, k), f"new target for {spell.source}? (PASS keeps it)")
-
-
-def _retarget_set(game: "Game", data: tuple, t: Any) -> None:
-    spell, k = data
-    if t is not None:
-        spell.targets[k] = t
-
-
 def _sorceress_copy(game: "Game", seat: int, spell: "StackItem") -> None:
-    """CR 707.10: a copy of a spell, controlled by ``seat``, put on the stack."""
-    from ..engine import StackItem
-    cp = StackItem(game._new_uid(), "spell", seat, spell.card)
-    cp.is_copy = True
-    cp.x = spell.x
-    cp.targets = list(spell.targets)
-    cp.target_specs = list(spell.target_specs)
-    cp.owner = seat
-    game.stack.append(cp)
-    game._log("copy", seat=seat, card=spell.card.name)
-    game.then(*[("call", "_retarget", seat, cp, k) for k in range(len(cp.targets))])
+    """CR 707.10: a copy of the spell, controlled by ``seat``, put on the stack;
+    its targets may be changed."""
+    copy_on_stack(game, spell, seat)
 
 
 register(IdentityImpl("The Sorceress", on_unveil="_sorceress_unveil",

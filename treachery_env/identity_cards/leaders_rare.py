@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..actions import MAX_STACK
-from ..identity_abilities import Activated, IdentityImpl, register, register_callbacks
+from ..identity_abilities import Activated, IdentityImpl, copy_on_stack, register, register_callbacks
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..engine import Creature, Game, IdentityCard, StackItem  # noqa: F401
@@ -203,44 +203,12 @@ def _twin_resolve(game: "Game", item: "StackItem") -> None:
     controller, with the original's modes, X and targets (CR 707.10c: it may get
     new targets, one offer per target, PASS keeps it).  If the original left the
     stack, the ability does nothing (its only target is illegal)."""
-    from ..engine import StackItem
     seat = item.controller
     it = item.data.get("target")
     if it is None or it not in game.stack:
         game._log("fizzle", seat=seat, source=item.source)
         return
-    cp = StackItem(game._new_uid(), it.kind, seat, it.card, source=it.source, key=it.key,
-                   identity_source=it.identity_source)
-    cp.is_copy = True
-    cp.x = it.x
-    cp.targets = list(it.targets)
-    cp.target_specs = list(it.target_specs)
-    cp.owner = seat
-    cp.creature = it.creature
-    cp.from_zone = it.from_zone
-    cp.data = {k: (list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v)
-               for k, v in it.data.items()}
-    game.stack.append(cp)
-    game._log("copy", seat=seat, source=it.source, key=it.key)
-    game.then(*[("call", "_twin_retarget", seat, cp, k) for k in range(len(cp.targets))])
-
-
-def _twin_retarget(game: "Game", seat: int, cp: "StackItem", k: int) -> None:
-    if cp not in game.stack:
-        return
-    spec = cp.target_specs[k]
-    opts = [(game.layout.PASS, None)]
-    for t in game.target_candidates(seat, spec, cp):
-        a = game.target_action(seat, t)
-        if a is not None and a != game.layout.PASS:
-            opts.append((a, t))
-    game.ask(seat, 5, opts, "_twin_retarget_set", (cp, k), f"new target for the copy of {cp.source}? (PASS keeps it)")
-
-
-def _twin_retarget_set(game: "Game", data: tuple, t: Any) -> None:
-    cp, k = data
-    if t is not None:
-        cp.targets[k] = t
+    copy_on_stack(game, it, seat)
 
 
 register(IdentityImpl("The Twin Princesses", activated=(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..identity_abilities import IdentityImpl, register, register_callbacks, targets_of
+from ..identity_abilities import IdentityImpl, copy_on_stack, register, register_callbacks, targets_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..engine import Game, StackItem  # noqa: F401
@@ -87,23 +87,9 @@ def _reflector_copy(game: "Game", seat: int, it: "StackItem") -> None:
     """One copy of spell or ability ``it`` controlled by ``seat`` (copiable
     values and choices: X, modes, targets, linked data; CR 707.10), put on the
     stack; then its targets may be changed."""
-    from ..engine import StackItem
     if game.players[seat].has_lost:
         return
-    cp = StackItem(game._new_uid(), it.kind, seat, it.card, source=it.source, key=it.key,
-                   identity_source=it.identity_source)
-    cp.is_copy = True
-    cp.x = it.x
-    cp.targets = list(it.targets)
-    cp.target_specs = list(it.target_specs)
-    cp.owner = seat
-    cp.from_zone = it.from_zone
-    cp.creature = it.creature
-    cp.data = {k: (list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v)
-               for k, v in it.data.items()}
-    game.stack.append(cp)
-    game._log("copy", seat=seat, source=it.source)
-    game.then(*[("call", "_retarget", seat, cp, k) for k in range(len(cp.targets))])
+    copy_on_stack(game, it, seat)
 
 
 register(IdentityImpl("The Reflector", on_unveil="_reflector_unveil",
