@@ -146,7 +146,13 @@ def test_describe_action_and_view_in_info():
     seat = int(e.agent_selection.split("_")[1])
     assert view.seat == seat and view.me.hand is not None
     assert all(p.hand is None for p in view.players if p.seat != seat)
-    assert sorted(a for a, _ in view.decision[2]) == sorted(int(a) for a in legal)
+    assert sorted(view.decision.actions()) == sorted(int(a) for a in legal)
+    kinds = {o.kind for o in view.decision.options}
+    assert "pass" in kinds and kinds <= {"pass", "land", "cast", "commander", "unveil", "identity_ability", "token",
+                                         "permission"}
+    for o in view.decision.options:
+        if o.kind in ("land", "cast"):
+            assert o.card in view.me.hand
     e.step(int(legal[0]))
     assert view.seat == seat                     # a view read before stepping stays a valid snapshot
     obs, _, _, _, info2 = e.last()

@@ -92,6 +92,8 @@ def test_random_games_keep_invariants(chunk):
             if rng.random() < 0.02:
                 o = g.observation(g.current_player)["observation"]
                 assert o.shape == (size,) and np.isfinite(o).all()
+                v = g.view(g.current_player)
+                assert sorted(v.decision.actions()) == g.legal_actions()
             g.step(rng.choice(g.legal_actions()))
         check_invariants(g)
         check_result(g)

@@ -59,7 +59,7 @@ from .engine import _PH, DecisionKind
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game
 
-__all__ = ["ObsLayout", "obs_layout", "encode", "seat_view", "SeatView", "LazySeatView", "PlayerView", "CreatureView",
+__all__ = ["ObsLayout", "obs_layout", "encode", "seat_view", "SeatView", "LazySeatView", "DecisionView", "OptionView", "PlayerView", "CreatureView",
            "StackView", "PLAYER_FEATURES", "CREATURE_FEATURES"]
 
 N_CARDS = len(CARDS)
@@ -379,6 +379,99 @@ class StackView:
 
 
 @dataclass(frozen=True)
+class OptionView:
+    """One legal action of the viewer's decision, with what it refers to.
+
+    Attributes:
+        action: the action index.
+        text: :meth:`Game.describe_action` of it.
+        kind: what choosing it does: ``"pass"`` (pass priority, done, no, keep),
+            ``"land"``, ``"cast"``, ``"commander"``, ``"unveil"``,
+            ``"identity_ability"``, ``"token"``, ``"permission"`` (priority);
+            ``"attack_with"``, ``"attack_player"``, ``"block_with"``, ``"block"``
+            (combat); ``"target"``, ``"number"``, ``"discard"``, ``"cost"``,
+            ``"choice"`` (other decisions).
+        card: name of the card it casts, plays, discards or pays with.
+        player: absolute seat it targets or attacks.
+        creature: uid of the creature it attacks or blocks with, blocks, or targets.
+        stack: uid of the stack object it targets.
+        x: X of an unveil, a number, or the index of a choice.
+        ability: index of an identity ability, or the token kind for ``"token"``.
+    """
+
+    action: int
+    text: str
+    kind: str
+    card: str | None = None
+    player: int | None = None
+    creature: int | None = None
+    stack: int | None = None
+    x: int | None = None
+    ability: "int | str | None" = None
+
+
+@dataclass(frozen=True)
+class DecisionView:
+    """The viewer's pending decision: ``kind`` (a ``DecisionKind.NAMES`` entry),
+    ``prompt`` in words, and one :class:`OptionView` per legal action."""
+
+    kind: str
+    prompt: str
+    options: tuple
+
+    def actions(self) -> list[int]:
+        """The legal action indices."""
+        return [o.action for o in self.options]
+
+
+def _option_view(game: "Game", d: Any, action: int, payload: Any) -> OptionView:
+    text = game.describe_action(action)
+    p = game.players[d.seat]
+    kind = d.kind
+    if payload is None:
+        return OptionView(action, text, "pass")
+    if kind == DecisionKind.PRIORITY:
+        what, arg = payload
+        if what in ("land", "cast"):
+            return OptionView(action, text, what, card=p.hand[arg].name)
+        if what == "commander":
+            return OptionView(action, text, what, card=p.commander.name)
+        if what == "unveil":
+            return OptionView(action, text, what, x=arg)
+        if what == "identity_ability":
+            return OptionView(action, text, what, ability=arg)
+        if what == "token":
+            return OptionView(action, text, what, ability=arg)
+        if what == "permission":
+            return OptionView(action, text, what, card=p.permissions[arg]["card"].name)
+    if kind == DecisionKind.ATTACKER:
+        return OptionView(action, text, "attack_with", creature=payload.uid)
+    if kind == DecisionKind.DEFENDER:
+        return OptionView(action, text, "attack_player", player=payload)
+    if kind == DecisionKind.BLOCKER:
+        return OptionView(action, text, "block_with", creature=payload.uid)
+    if kind == DecisionKind.BLOCKED:
+        return OptionView(action, text, "block", creature=payload.uid, player=payload.controller)
+    if kind == DecisionKind.NUMBER and isinstance(payload, int):
+        return OptionView(action, text, "number", x=payload)
+    if kind in (DecisionKind.DISCARD, DecisionKind.COST) and isinstance(payload, int):
+        return OptionView(action, text, "discard" if kind == DecisionKind.DISCARD else "cost",
+                          card=p.hand[payload].name)
+    if isinstance(payload, tuple) and len(payload) == 2 and payload[0] in ("p", "c", "s"):
+        t, obj = payload
+        if t == "p":
+            return OptionView(action, text, "target", player=obj)
+        if t == "c":
+            return OptionView(action, text, "target", creature=obj.uid, player=obj.controller)
+        return OptionView(action, text, "target", stack=obj.uid)
+    if hasattr(payload, "base_power"):
+        return OptionView(action, text, "cost" if kind == DecisionKind.COST else "choice", creature=payload.uid,
+                          player=payload.controller)
+    L = game.layout
+    return OptionView(action, text, "choice", x=action - L.CHOICE if action >= L.CHOICE else None)
+
+
+@dataclass(frozen=True)
 class SeatView:
     """Read-only snapshot of one seat's information set (``info["view"]``).
 
@@ -392,8 +485,7 @@ class SeatView:
         stack: :class:`StackView`, bottom first.
         undercover_met: whether the viewer's Undercover condition holds.
         dream: cards the viewer may look at in its face-down exile (Oneiromancer).
-        decision: ``(kind name, prompt, [(action, description), ...])`` if the
-            viewer is deciding, else None.
+        decision: the viewer's pending :class:`DecisionView`, else None.
         events: log entries visible to the viewer this turn and the previous one.
     """
 
@@ -407,7 +499,7 @@ class SeatView:
     attacks: tuple
     undercover_met: bool
     dream: tuple
-    decision: tuple | None
+    decision: "DecisionView | None"
     events: tuple
 
     @property
@@ -461,8 +553,8 @@ def seat_view(game: "Game", viewer: int) -> SeatView:
     d = game.decision
     decision = None
     if d is not None and d.seat == viewer:
-        decision = (DecisionKind.NAMES[d.kind], d.prompt,
-                    tuple((a, game.describe_action(a)) for a, _ in d.options))
+        decision = DecisionView(DecisionKind.NAMES[d.kind], d.prompt,
+                                tuple(_option_view(game, d, a, pl) for a, pl in d.options))
     first_turn = game.turn - 1
     events = []
     for e in reversed(game.log):

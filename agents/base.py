@@ -1,0 +1,82 @@
+"""The bot protocol and the simplest bot.
+
+Every bot implements ``act(observation, info) -> int``: the observation dict of
+the acting seat (``{"observation", "action_mask"}``) and its info dict, whose
+``info["view"]`` is the seat's information set as objects
+(:class:`treachery_env.observation.SeatView`, with ``view.decision.options``
+describing each legal action).  A bot may use nothing else: never
+``env.state()``, the game object or another seat's data (DESIGN section 5).
+``reset(seat)`` is called at the start of each game.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+__all__ = ["Agent", "BaseAgent", "RandomAgent", "legal_actions"]
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """What every bot provides."""
+
+    def act(self, observation: dict, info: dict) -> int:
+        """Choose a legal action index for the acting seat."""
+        ...
+
+    def reset(self, seat: int) -> None:
+        """Start a new game playing ``seat``."""
+        ...
+
+
+def legal_actions(observation: dict) -> np.ndarray:
+    """Legal action indices (int64, ascending) from an observation's int8 mask.
+
+    Raises:
+        ValueError: if the mask allows no action (the seat is not deciding).
+    """
+    legal = np.flatnonzero(observation["action_mask"])
+    if legal.size == 0:
+        raise ValueError("the action mask allows no action: this seat is not deciding now")
+    return legal
+
+
+class BaseAgent(ABC):
+    """Shared plumbing: a seeded ``numpy.random.Generator`` in ``self.rng``
+    and the seat in ``self.seat``.
+
+    Args:
+        seed: seed of the bot's own random stream (None: nondeterministic).
+    """
+
+    name = "base"
+
+    def __init__(self, seed: int | None = None):
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.seat: int | None = None
+
+    def reset(self, seat: int) -> None:
+        """Remember the seat for a new game."""
+        self.seat = seat
+
+    @abstractmethod
+    def act(self, observation: dict, info: dict) -> int:
+        """Choose a legal action index for the acting seat."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(seed={self.seed})"
+
+
+class RandomAgent(BaseAgent):
+    """Uniform over the legal actions (``agents.make("random")``)."""
+
+    name = "random"
+
+    def act(self, observation: dict, info: dict) -> int:
+        """A uniformly random legal action."""
+        legal = legal_actions(observation)
+        return int(legal[self.rng.integers(legal.size)])

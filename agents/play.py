@@ -1,0 +1,90 @@
+"""Play games between bots through the PettingZoo environment."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from treachery_env import GameConfig
+from treachery_env.env import raw_env
+from treachery_env.rules import Role
+
+from .base import Agent
+
+__all__ = ["GameResult", "play_game"]
+
+
+@dataclass
+class GameResult:
+    """Outcome of one game.
+
+    Attributes:
+        seed: the environment seed.
+        winners: winning seats (empty for a draw or a truncation).
+        truncated: whether ``max_turns`` ended it.
+        roles: each seat's final role (its last-known role if it left).
+        rewards: each seat's final reward (+1 / -1 / 0).
+        decisions: decisions taken by the bots.
+        turns: turns played.
+        beliefs: per decision of a bot with ``beliefs()``, ``(turn, seat,
+            {seat: {Role: p}})`` when ``record_beliefs`` was set.
+        true_roles_at: per recorded belief, the true roles of that moment.
+    """
+
+    seed: int
+    winners: set
+    truncated: bool
+    roles: list
+    rewards: list
+    decisions: int
+    turns: int
+    beliefs: list = field(default_factory=list)
+    true_roles_at: list = field(default_factory=list)
+
+
+def play_game(agents: Sequence[Agent], config: GameConfig | None = None, seed: int = 0,
+              record_beliefs: bool = False) -> GameResult:
+    """Play one game, bot ``i`` in seat ``i``.
+
+    Args:
+        agents: one bot per seat.
+        config: the game configuration (default ``GameConfig(num_players=len(agents))``).
+        seed: environment seed (the deal, decks and shuffles).
+        record_beliefs: record ``beliefs()`` of bots that have it after each of
+            their decisions (for deduction metrics).
+
+    Raises:
+        ValueError: if the number of bots differs from the number of seats.
+    """
+    config = config or GameConfig(num_players=len(agents))
+    if len(agents) != config.num_players:
+        raise ValueError(f"{len(agents)} agents for {config.num_players} seats")
+    env = raw_env(config=config)
+    env.reset(seed=seed)
+    for seat, a in enumerate(agents):
+        a.reset(seat)
+    decisions = 0
+    result = GameResult(seed, set(), False, [], [0.0] * config.num_players, 0, 0)
+    for name in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        seat = int(name.split("_")[1])
+        if term or trunc:
+            result.rewards[seat] = reward
+            env.step(None)
+            continue
+        bot = agents[seat]
+        action = bot.act(obs, info)
+        env.step(action)
+        decisions += 1
+        if record_beliefs and hasattr(bot, "beliefs"):
+            g = env.game
+            result.beliefs.append((g.turn, seat, bot.beliefs()))
+            result.true_roles_at.append([p.identity.role for p in g.players])
+    g = env.game
+    result.winners = set(g.winners)
+    result.truncated = bool(g.truncated)
+    result.roles = [Role(p.role) for p in g.players]
+    result.decisions = decisions
+    result.turns = g.turn
+    env.close()
+    return result
