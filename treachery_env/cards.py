@@ -67,14 +67,17 @@ class CardDef:
 
     @property
     def is_land(self) -> bool:
+        """Whether the card is a land."""
         return self.type == "land"
 
     @property
     def is_creature(self) -> bool:
+        """Whether the card is a creature card."""
         return self.type == "creature"
 
     @property
     def is_instant(self) -> bool:
+        """Whether the card is an instant (castable whenever its controller has priority)."""
         return self.type == "instant"
 
 

@@ -119,13 +119,16 @@ class Creature:
 
     @property
     def power(self) -> int:
+        """Current power: base + +1/+1 counters + until-end-of-turn pumps."""
         return self.base_power + self.p1p1 + self.pump_p
 
     @property
     def toughness(self) -> int:
+        """Current toughness: base + +1/+1 counters + until-end-of-turn pumps."""
         return self.base_toughness + self.p1p1 + self.pump_q
 
     def has(self, kw: str) -> bool:
+        """Whether the creature has keyword ``kw`` (printed or granted this turn)."""
         return kw in self.base_keywords or kw in self.pump_kw
 
     def __repr__(self) -> str:
@@ -263,10 +266,12 @@ class Player:
 
     @property
     def face_up(self) -> bool:
+        """Whether the player's identity is face up."""
         return self.identity.face_up
 
     @property
     def untapped_lands(self) -> int:
+        """Lands the player can still tap for mana."""
         return self.lands - self.lands_tapped
 
 
@@ -313,6 +318,7 @@ class StackItem:
 
     @property
     def is_spell(self) -> bool:
+        """Whether this stack object is a spell (not an ability)."""
         return self.kind == "spell"
 
     def __repr__(self) -> str:
@@ -346,6 +352,7 @@ class Decision:
         self._index: dict[int, int] | None = None
 
     def index_of(self, action: int) -> int | None:
+        """Position of ``action`` in :attr:`options`, or None if it is not legal."""
         if self._index is None:
             self._index = {a: i for i, (a, _) in enumerate(self.options)}
         return self._index.get(action)

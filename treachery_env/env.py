@@ -93,9 +93,11 @@ class raw_env(AECEnv, EzPickle):
 
     # ---------------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> gymnasium.spaces.Dict:
+        """The (shared, cached) observation space: ``Dict(observation=Box(float32), action_mask=Box(int8))``."""
         return self._obs_spaces[agent]
 
     def action_space(self, agent: str) -> gymnasium.spaces.Discrete:
+        """The (shared, cached) ``Discrete`` action space of :class:`ActionLayout`."""
         return self._act_spaces[agent]
 
     # ---------------------------------------------------------------- API
@@ -115,9 +117,16 @@ class raw_env(AECEnv, EzPickle):
         self._after_game_step()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``agent``'s observation dict (its mask is all zeros unless it is deciding)."""
         return self.game.observation(self._seat[agent])
 
     def step(self, action: Any) -> None:
+        """Apply ``action`` for the selected agent (PettingZoo AEC); ``None`` retires a finished agent.
+
+        Raises:
+            ValueError: for None while the agent must act, a non-integer, an
+                out-of-range or an illegal action.
+        """
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -201,6 +210,7 @@ class raw_env(AECEnv, EzPickle):
         return self._require_game().describe_action(int(action), self._seat[agent])
 
     def render(self) -> str | None:
+        """The text picture as ``render_seat`` sees it: returned for ``"ansi"``, printed for ``"human"``."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
             return None
@@ -211,6 +221,7 @@ class raw_env(AECEnv, EzPickle):
         return None
 
     def close(self) -> None:
+        """Release the game."""
         self.game = None
 
 

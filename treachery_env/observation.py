@@ -504,6 +504,7 @@ class SeatView:
 
     @property
     def me(self) -> PlayerView:
+        """The viewer's own :class:`PlayerView` (with its hand)."""
         return self.players[self.seat]
 
     def opponents(self) -> list[int]:
