@@ -1,0 +1,505 @@
+"""The belief bot: a Bayesian posterior over hidden roles, and play that uses it.
+
+``agents.make("belief", seed)`` builds a :class:`BeliefAgent`.
+
+Deduction (:class:`RoleBelief`)
+    The hidden state is the assignment of roles to the seats whose identity the
+    bot does not know.  The prior is uniform over the assignments consistent
+    with the public identity-deck distribution (``rules.role_distribution(n,
+    variant)``, CR 907.3c; the variant is not in the bot's information set, so
+    it assumes ``"standard"`` and switches to Backstab Rumble only when the
+    known roles contradict the standard deck), minus the roles it knows (its
+    own, the face-up ones, the ones it was shown, those revealed on loss).
+
+    The evidence is the cumulative public history ``view.harm[i][j]`` (damage
+    and life loss seat ``i`` caused to seat ``j``) and ``view.attacks[i][j]``
+    (creatures ``i`` attacked ``j`` with).  Each hostile act of a face-down
+    seat ``i`` is read as a draw of its target ``j`` from a role-conditional
+    distribution ``p(j | role_i) ∝ w[role_i][category(j)]`` (categories: the
+    Leader, face-up Guardian / Assassin / Traitor, face-down), mixed with a
+    uniform "noise" component (players make random-looking plays) and tempered
+    (acts are not independent).  An Assassin hits the Leader far more often
+    than a Guardian does; a Guardian hits unveiled Assassins and Traitors.
+    Each seat is also, with prior probability ``random_player``, a player whose
+    targets ignore its role (a whole-game mixture, so that evidence against the
+    role model sends the posterior back to the prior rather than to
+    overconfidence), and with prior probability ``random_table`` the whole
+    table is (Bayesian model averaging: the posterior mixes the role model's
+    answer and the prior by their evidence).  Because a face-down player does not know the other
+    face-down roles, the likelihood factorises over seats: ``L(assignment) = prod_i f_i(role_i)``.
+
+    The posterior is computed by exact enumeration of the distinct role
+    assignments of the remaining multiset of roles to the unknown seats (at
+    most 4,620 for 12 players) and normalised; marginals give
+    :meth:`RoleBelief.beliefs`.  It is recomputed from the cumulative history at
+    each decision (a pure function of the view, so the same information set
+    always gives the same beliefs), well under a millisecond for 5-8 players.
+
+Play (:class:`BeliefAgent`)
+    A compact role-aware policy driven by the beliefs: the hostility of each
+    seat is the belief-weighted hostility of the bot's role towards each role
+    (an Assassin towards the Leader and Guardians, a Guardian towards
+    Assassins and Traitors, a Traitor towards the Assassins first), and the bot
+    plays lands, curves out (most expensive castable spell first), attacks
+    with its creatures at the most hostile seat, points harmful spells at
+    the most hostile seat or its best creature, helpful ones at itself or its
+    believed allies, blocks to survive, counters enemy spells, and unveils when
+    its side needs it.  All ties are broken by seat and option order, so its
+    choice is a function of its information set (and its seeded stream, which
+    it uses only for undocumented choice kinds).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from treachery_env.cards import CARDS
+from treachery_env.rules import Role, role_distribution
+
+from . import register
+from .base import BaseAgent, legal_actions
+
+__all__ = ["HOSTILITY", "TARGET_WEIGHTS", "BeliefAgent", "RoleBelief"]
+
+ROLES = (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)
+
+# target categories of a seat, as a face-down actor sees it
+_CAT_LEADER, _CAT_G, _CAT_A, _CAT_T, _CAT_HIDDEN = range(5)
+
+TARGET_WEIGHTS = np.array([
+    # Leader, face-up Guardian, face-up Assassin, face-up Traitor, face-down
+    [0.05, 0.2, 2.5, 2.0, 1.0],   # a (hidden) Leader
+    [0.05, 0.2, 2.5, 2.0, 1.0],   # Guardian: never the Leader, unveiled enemies
+    [4.0, 2.0, 0.2, 1.0, 1.0],    # Assassin: the Leader first
+    [1.2, 1.0, 1.8, 1.0, 1.0],    # Traitor: a bit of everyone, Assassins more
+])
+"""Relative odds that a face-down seat of each role (rows, ``Role`` order)
+directs a hostile act at a target of each category (columns)."""
+
+HOSTILITY = np.array([
+    # towards Leader, Guardian, Assassin, Traitor
+    [-2.0, -1.0, 1.0, 0.8],   # I am the Leader
+    [-2.0, -1.0, 1.0, 0.8],   # Guardian
+    [1.5, 1.0, -1.0, 0.4],    # Assassin
+    [0.3, 0.6, 1.0, 0.7],     # Traitor: Assassins must fall before the Leader
+])
+"""How much the bot (rows: its role) wants to hurt a seat of each role (columns)."""
+
+HARM_UNIT = 3.0
+"""Life points of harm counted as one hostile act (an attacking creature is one)."""
+
+_HARMFUL_OPS = {"damage", "destroy", "bounce", "tap", "stun", "exile", "lose", "discard", "head_games",
+                "counter", "damage_each_creature", "wipe", "each_opponent_loses"}
+_CARD_BY_NAME = {c.name: c for c in CARDS}
+
+
+@lru_cache(maxsize=256)
+def _assignments(counts: tuple) -> np.ndarray:
+    """Distinct sequences with ``counts[r]`` copies of role ``r``: int8 array
+    of shape ``(multinomial(k; counts), k)`` with ``k = sum(counts)``."""
+    k = sum(counts)
+    out: list[list[int]] = []
+    cur: list[int] = []
+    left = list(counts)
+
+    def rec() -> None:
+        if len(cur) == k:
+            out.append(cur.copy())
+            return
+        for r in range(len(left)):
+            if left[r]:
+                left[r] -= 1
+                cur.append(r)
+                rec()
+                cur.pop()
+                left[r] += 1
+
+    rec()
+    arr = np.array(out, dtype=np.int8).reshape(len(out), k)
+    arr.setflags(write=False)
+    return arr
+
+
+def _role_of(p: Any) -> Role | None:
+    return None if p.role is None else Role(p.role)
+
+
+class RoleBelief:
+    """Posterior over the roles of the seats a viewer does not know.
+
+    Args:
+        temperature: exponent applied to the likelihood of the act counts (acts
+            of one player are correlated; 1.0 treats them as independent).
+        noise: weight of the uniform-target component in each act's likelihood.
+        random_player: prior probability that a seat plays without regard to
+            its role (all its acts uniform over targets); the likelihood of a
+            seat's acts is the mixture ``(1 - random_player) * L_role +
+            random_player * L_uniform``, so the posterior falls back to the
+            prior against players whose behaviour the role model does not
+            explain (random bots) instead of growing overconfident.
+        random_table: prior probability that the whole table ignores roles;
+            the posterior is the evidence-weighted mixture of the role model's
+            posterior and the prior (exact Bayesian model averaging).
+        target_weights: ``(4, 5)`` relative target odds per role (see
+            :data:`TARGET_WEIGHTS`).
+
+    The only input is a :class:`treachery_env.observation.SeatView` (the seat's
+    information set).
+    """
+
+    def __init__(self, temperature: float = 0.6, noise: float = 0.1, random_player: float = 0.2,
+                 random_table: float = 0.5, target_weights: np.ndarray | None = None):
+        self.temperature = float(temperature)
+        self.noise = float(noise)
+        self.random_player = float(random_player)
+        self.random_table = float(random_table)
+        self.target_weights = TARGET_WEIGHTS if target_weights is None else np.asarray(target_weights, float)
+
+    # ------------------------------------------------------------------ prior
+    @staticmethod
+    def role_counts(view: Any) -> tuple[dict, list[int], list[int]]:
+        """The role counts still unassigned, the unknown seats and the known ones.
+
+        Returns:
+            ``(remaining, unknown, known)``: ``remaining`` maps each ``Role`` to
+            the number of its cards among the unknown seats, or is ``None`` when
+            no variant fits the known roles (then seats are treated
+            independently); ``unknown`` and ``known`` are ascending seat lists.
+        """
+        n = len(view.players)
+        known = [p.seat for p in view.players if p.role is not None]
+        unknown = [p.seat for p in view.players if p.role is None]
+        seen = {r: 0 for r in ROLES}
+        for s in known:
+            seen[_role_of(view.players[s])] += 1
+        for variant in ("standard", "backstab_rumble"):
+            dist = role_distribution(max(n, 4), variant)
+            if all(seen[r] <= dist[r] for r in ROLES) and sum(dist.values()) - len(known) == len(unknown):
+                return {r: dist[r] - seen[r] for r in ROLES}, unknown, known
+        return None, unknown, known
+
+    # ------------------------------------------------------------------ likelihood
+    def log_likelihood(self, view: Any, unknown: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """Log-likelihoods of each unknown seat's hostile acts (from ``view.harm``
+        and ``view.attacks``, tempered).
+
+        Returns:
+            ``(ll, unif)``: ``ll`` of shape ``(len(unknown), 4)`` under each role
+            (``Role`` order, the per-seat ``random_player`` mixture included);
+            ``unif`` of shape ``(len(unknown),)`` when every act is uniform.
+        """
+        n = len(view.players)
+        cats = np.empty(n, dtype=np.int64)
+        for p in view.players:
+            r = _role_of(p)
+            if p.leader_player or r == Role.LEADER:
+                cats[p.seat] = _CAT_LEADER
+            elif r is not None and (p.face_up or not p.in_game):
+                cats[p.seat] = _CAT_G + int(r) - 1
+            else:   # face down to the actor (roles the viewer alone was shown included)
+                cats[p.seat] = _CAT_HIDDEN
+        out = np.zeros((len(unknown), 4))
+        unif = np.zeros(len(unknown))
+        W = self.target_weights[:, cats]            # (4 roles, n targets)
+        for k, i in enumerate(unknown):
+            counts = np.array([view.attacks[i][j] + view.harm[i][j] / HARM_UNIT for j in range(n)], float)
+            counts[i] = 0.0
+            tot = counts.sum()
+            if tot <= 0:
+                continue
+            mask = np.ones(n, bool)
+            mask[i] = False
+            w = W[:, mask]
+            p = w / w.sum(axis=1, keepdims=True)
+            p = (1.0 - self.noise) * p + self.noise / mask.sum()
+            role_ll = self.temperature * (np.log(p) @ counts[mask])
+            unif_ll = -self.temperature * tot * np.log(mask.sum())
+            unif[k] = unif_ll
+            if self.random_player > 0:
+                role_ll = np.logaddexp(np.log1p(-self.random_player) + role_ll,
+                                       np.log(self.random_player) + unif_ll)
+            out[k] = role_ll
+        return out, unif
+
+    # ------------------------------------------------------------------ posterior
+    def beliefs(self, view: Any) -> dict[int, dict[Role, float]]:
+        """``{seat: {Role: probability}}`` for every seat; known seats put 1 on
+        their role; each row sums to 1 and the expected role counts over the
+        unknown seats equal the remaining counts of the identity deck."""
+        remaining, unknown, known = self.role_counts(view)
+        out: dict[int, dict[Role, float]] = {}
+        for s in known:
+            r = _role_of(view.players[s])
+            out[s] = {q: float(q == r) for q in ROLES}
+        if not unknown:
+            return out
+        ll, unif = self.log_likelihood(view, unknown)
+        rows = np.arange(len(unknown))
+        if remaining is not None:
+            counts = tuple(remaining[r] for r in ROLES)
+            A = _assignments(counts)                                  # (m, k)
+            onehot = [(A == r) for r in range(4)]
+            lp = ll[rows[None, :], A].sum(axis=1)                     # (m,)
+            top = lp.max()
+            w = np.exp(lp - top)
+            log_z_role = top + np.log(w.mean())                       # evidence of the role model
+            w /= w.sum()
+            marg = np.stack([w @ oh for oh in onehot], axis=1)
+            prior = np.stack([oh.mean(axis=0) for oh in onehot], axis=1)
+        else:   # no deck fits what is known: independent seats, prior from the standard deck
+            dist = role_distribution(max(len(view.players), 4))
+            pr = np.array([dist[r] for r in ROLES], float) + 1e-3
+            pr /= pr.sum()
+            lp = np.log(pr)[None, :] + ll
+            top = lp.max(axis=1, keepdims=True)
+            e = np.exp(lp - top)
+            log_z_role = float((top[:, 0] + np.log(e.sum(axis=1))).sum())
+            marg = e / e.sum(axis=1, keepdims=True)
+            prior = np.repeat(pr[None, :], len(unknown), axis=0)
+        if self.random_table > 0 and unif.any():
+            # Bayesian model choice: does the table play by role at all?
+            a = np.log1p(-self.random_table) + log_z_role
+            b = np.log(self.random_table) + float(unif.sum())
+            w_role = 1.0 / (1.0 + np.exp(np.clip(b - a, -700, 700)))
+            marg = w_role * marg + (1.0 - w_role) * prior
+        for k, s in enumerate(unknown):
+            out[s] = {r: float(marg[k, int(r)]) for r in ROLES}
+        return dict(sorted(out.items()))
+
+    @staticmethod
+    def prior_beliefs(view: Any) -> dict[int, dict[Role, float]]:
+        """The same posterior with no behavioural evidence (the counts alone):
+        the baseline deduction metrics are compared with."""
+        return RoleBelief(temperature=0.0).beliefs(view)
+
+
+class BeliefAgent(BaseAgent):
+    """Role-aware play on top of :class:`RoleBelief` (``agents.make("belief")``).
+
+    Args:
+        seed: seed of the bot's random stream.
+        belief: the deduction model (default :class:`RoleBelief()`).
+
+    ``beliefs()`` returns the posterior computed at the last decision (``{}``
+    before the first one).
+    """
+
+    name = "belief"
+
+    def __init__(self, seed: int | None = None, belief: RoleBelief | None = None):
+        super().__init__(seed)
+        self.model = belief or RoleBelief()
+        self._beliefs: dict[int, dict[Role, float]] = {}
+
+    def reset(self, seat: int) -> None:
+        """Start a new game in ``seat``; forget the beliefs."""
+        super().reset(seat)
+        self._beliefs = {}
+
+    def beliefs(self) -> dict[int, dict[Role, float]]:
+        """``{seat: {Role: probability}}`` at the last decision (a copy)."""
+        return {s: dict(d) for s, d in self._beliefs.items()}
+
+    # ------------------------------------------------------------------ helpers
+    def _hostility(self, view: Any) -> dict[int, float]:
+        me = view.seat
+        my_role = view.me.role
+        row = HOSTILITY[int(my_role) if my_role is not None else int(Role.TRAITOR)].copy()
+        if my_role == Role.TRAITOR:
+            # with no Assassin left, the Leader team is the next to go
+            alive_assassin = sum(self._beliefs[p.seat][Role.ASSASSIN] for p in view.players
+                                 if p.in_game and p.seat != me)
+            if alive_assassin < 0.5:
+                row[Role.LEADER] = row[Role.GUARDIAN] = 1.2
+        h = {}
+        for p in view.players:
+            if p.seat == me:
+                h[me] = -5.0
+                continue
+            b = self._beliefs[p.seat]
+            h[p.seat] = float(sum(b[r] * row[int(r)] for r in ROLES)) - (0 if p.in_game else 10.0)
+        return h
+
+    @staticmethod
+    def _card_of(prompt: str) -> Any:
+        if " for " in prompt:
+            return _CARD_BY_NAME.get(prompt.rsplit(" for ", 1)[1].strip())
+        return None
+
+    @staticmethod
+    def _harmful(card: Any) -> bool:
+        if card is None:
+            return True
+        ops = {e.get("op") for e in card.effects if isinstance(e, dict)}
+        return bool(ops & _HARMFUL_OPS) or not ops
+
+    def _creatures(self, view: Any) -> dict[int, Any]:
+        return {c.uid: c for p in view.players for c in p.creatures}
+
+    def _unveil_now(self, view: Any, hostility: dict[int, float]) -> bool:
+        role = view.me.role
+        leaders = [p for p in view.players if p.in_game and (p.leader_player or p.role == Role.LEADER)]
+        leader_life = min((p.life for p in leaders), default=0)
+        alive = [p for p in view.players if p.in_game and p.seat != view.seat]
+        if view.me.life <= 8:
+            return True
+        if role == Role.GUARDIAN:
+            return leader_life <= 15
+        if role == Role.ASSASSIN:
+            return leader_life <= 12
+        return len(alive) <= 2
+
+    # ------------------------------------------------------------------ act
+    def act(self, observation: dict, info: dict) -> int:
+        """Update the beliefs from ``info["view"]`` and choose a legal action."""
+        legal = legal_actions(observation)
+        view = info["view"]
+        if self.seat is None:
+            self.seat = view.seat
+        self._beliefs = self.model.beliefs(view)
+        d = view.decision
+        if d is None or not d.options:
+            return int(legal[0])
+        choice = self._choose(view, d)
+        if choice is None or choice not in {int(a) for a in legal}:
+            return int(legal[0])
+        return int(choice)
+
+    def _choose(self, view: Any, d: Any) -> int | None:
+        opts = d.options
+        h = self._hostility(view)
+        passes = [o for o in opts if o.kind == "pass"]
+        pass_a = passes[0].action if passes else None
+        kind = d.kind
+        if kind == "priority":
+            return self._priority(view, opts, h, pass_a)
+        if kind == "attacker":
+            targets = [s for s in view.opponents() if h[s] > 0]
+            if not targets:
+                return pass_a
+            mine = {c.uid: c for c in view.me.creatures}
+            # keep one untapped blocker back when low on life
+            cands = [o for o in opts if o.kind == "attack_with" and mine.get(o.creature) is not None
+                     and mine[o.creature].power > 0]
+            if view.me.life <= 10 and len([c for c in mine.values() if not c.tapped]) <= 1:
+                return pass_a
+            return cands[0].action if cands else pass_a
+        if kind == "defender":
+            best = max(opts, key=lambda o: (h.get(o.player, -9.0) if o.player is not None else -9.0,
+                                            -view.players[o.player].life if o.player is not None else 0))
+            return best.action
+        if kind == "blocker":
+            return self._block_with(view, opts, pass_a)
+        if kind == "blocked":
+            cr = self._creatures(view)
+            return max((o for o in opts if o.kind == "block"),
+                       key=lambda o: cr[o.creature].power if o.creature in cr else 0,
+                       default=opts[0]).action
+        if kind == "target":
+            return self._target(view, d, opts, h)
+        if kind == "number":
+            nums = [o for o in opts if o.x is not None]
+            return max(nums, key=lambda o: o.x).action if nums else opts[-1].action
+        if kind in ("discard", "cost"):
+            lands = sum(1 for c in (view.me.hand or ()) if _CARD_BY_NAME.get(c) and _CARD_BY_NAME[c].is_land)
+            def keep_value(o: Any) -> float:
+                c = _CARD_BY_NAME.get(o.card) if o.card else None
+                if c is None:
+                    return 0.0
+                if c.is_land:
+                    return 1.0 if lands > 3 else 10.0
+                return float(c.cost)
+            return min(opts, key=keep_value).action
+        if kind in ("card", "mode") or d.kind == "choice":
+            withp = [o for o in opts if o.player is not None]
+            if withp:
+                return max(withp, key=lambda o: h.get(o.player, 0.0)).action
+        if kind == "yes_no":
+            return opts[-1].action
+        return opts[int(self.rng.integers(len(opts)))].action
+
+    def _priority(self, view: Any, opts: tuple, h: dict, pass_a: int | None) -> int | None:
+        me = view.seat
+        my_turn = view.active == me
+        main = view.phase in ("main1", "main2")
+        if view.stack:
+            top = view.stack[-1]
+            if h.get(top.controller, -1.0) > 0.3:
+                for o in opts:
+                    c = _CARD_BY_NAME.get(o.card) if o.card else None
+                    if o.kind == "cast" and c is not None and any(e.get("op") == "counter" for e in c.effects):
+                        return o.action
+        unveil = [o for o in opts if o.kind == "unveil"]
+        if unveil and self._unveil_now(view, h):
+            return max(unveil, key=lambda o: (o.x or 0)).action
+        if view.stack:
+            return pass_a
+        if my_turn and main:
+            for o in opts:
+                if o.kind == "land":
+                    return o.action
+            casts = []
+            for o in opts:
+                if o.kind in ("cast", "permission", "commander"):
+                    c = _CARD_BY_NAME.get(o.card) if o.card else None
+                    if c is not None and any(e.get("op") == "counter" for e in c.effects):
+                        continue
+                    if c is not None and c.targets and not self._harmful(c) and c.type == "instant":
+                        continue   # pump/heal tricks: not proactively
+                    if c is not None and c.targets and self._harmful(c) and not any(v > 0 for s, v in h.items()
+                                                                                  if s != me and view.players[s].in_game):
+                        continue
+                    value = (c.cost if c is not None else 4) + (2 if c is not None and c.is_creature else 0)
+                    casts.append((value, -o.action, o.action))
+            if casts:
+                return max(casts)[2]
+        return pass_a
+
+    def _block_with(self, view: Any, opts: tuple, pass_a: int | None) -> int | None:
+        me = view.seat
+        attackers = [c for p in view.players for c in p.creatures if c.attacking == me]
+        if not attackers:
+            return pass_a
+        incoming = sum(c.power for c in attackers)
+        mine = {c.uid: c for c in view.me.creatures}
+        strongest = max(c.power for c in attackers)
+        for o in opts:
+            if o.kind != "block_with" or o.creature not in mine:
+                continue
+            c = mine[o.creature]
+            if c.toughness > strongest or view.me.life <= incoming + 3:
+                return o.action
+            if any(c.power >= a.toughness - a.damage for a in attackers):
+                return o.action
+        return pass_a
+
+    def _target(self, view: Any, d: Any, opts: tuple, h: dict) -> int:
+        card = self._card_of(d.prompt)
+        harmful = self._harmful(card)
+        cr = self._creatures(view)
+        stack = {s.uid: s for s in view.stack}
+        me = view.seat
+
+        def score(o: Any) -> float:
+            if o.stack is not None:
+                s = stack.get(o.stack)
+                owner = s.controller if s is not None else None
+            elif o.creature is not None:
+                c = cr.get(o.creature)
+                owner = o.player
+                bonus = (c.power + c.toughness) / 10.0 if c is not None else 0.0
+                val = h.get(owner, 0.0) if owner is not None else 0.0
+                return (val + bonus) if harmful else (-val + bonus)
+            else:
+                owner = o.player
+            val = h.get(owner, 0.0) if owner is not None else 0.0
+            if owner == me:
+                val = -5.0
+            return val if harmful else -val
+        return max(opts, key=score).action
+
+
+register("belief", BeliefAgent)

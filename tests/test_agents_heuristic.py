@@ -1,0 +1,197 @@
+"""The role-aware heuristic bot (issue 4): it beats the random bot in every role,
+acts on its information set only, and always answers legally and quickly."""
+
+from __future__ import annotations
+
+import copy
+import math
+import random
+import time
+
+import numpy as np
+import pytest
+
+import agents
+from agents.heuristic import HeuristicAgent
+from agents.play import play_game
+from treachery_env import GameConfig
+from treachery_env import identities as ids
+from treachery_env.engine import Game
+from treachery_env.env import raw_env
+from treachery_env.rules import Role, role_distribution
+
+from test_information_sets import _permute_hidden
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a binomial proportion ``k / n`` (Wilson 1927)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    d = 1 + z * z / n
+    c = p + z * z / (2 * n)
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, (c - h) / d), min(1.0, (c + h) / d)
+
+
+_IMPL = set(ids.implemented())
+_UNCOMMON = {r: [i.name for i in ids.all_identities() if i.role == r and i.rarity == "uncommon" and i.name in _IMPL]
+             for r in Role}
+
+
+def _deal(seed: int, seat: int, role: Role, n: int = 5) -> list[str]:
+    """A fixed uncommon deal for ``n`` seats with ``role`` at ``seat``."""
+    rng = random.Random(seed)
+    roles = [r for r, c in role_distribution(n).items() for _ in range(c)]
+    roles.remove(role)
+    rng.shuffle(roles)
+    roles.insert(seat, role)
+    out: list[str] = []
+    for r in roles:
+        out.append(rng.choice([x for x in _UNCOMMON[r] if x not in out]))
+    return out
+
+
+def _wins(role: Role, who: str, games: int) -> int:
+    """Games won by ``who`` in the role's seat against four random bots (same deals for every ``who``)."""
+    k = 0
+    for g in range(games):
+        seat = g % 5
+        seed = 1000 * int(role) + g
+        cfg = GameConfig(num_players=5, commander=False, starting_life=10, max_turns=100,
+                         identities=_deal(seed, seat, role))
+        bots = [agents.make("random", seed=seed * 7 + i) for i in range(5)]
+        bots[seat] = agents.make(who, seed=seed)
+        k += seat in play_game(bots, cfg, seed=seed).winners
+    return k
+
+
+# games per role: enough that the 95% Wilson lower bound clears the random bot's rate
+_GAMES = {Role.LEADER: 50, Role.GUARDIAN: 36, Role.ASSASSIN: 30, Role.TRAITOR: 20}
+
+
+@pytest.mark.parametrize("role", list(Role), ids=lambda r: r.name.lower())
+def test_heuristic_beats_random_in_every_role(role):
+    n = _GAMES[role]
+    heuristic = _wins(role, "heuristic", n)
+    baseline = _wins(role, "random", n)
+    lo, _ = wilson(heuristic, n)
+    assert lo > baseline / n, (role.name, heuristic, baseline, n)
+
+
+def test_registered_and_deterministic():
+    assert "heuristic" in agents.available()
+    assert isinstance(agents.make("heuristic", seed=1), HeuristicAgent)
+    cfg = GameConfig(num_players=5, commander=False, starting_life=10, max_turns=60)
+    runs = [play_game([agents.make("heuristic", seed=i) for i in range(5)], cfg, seed=11) for _ in range(2)]
+    assert (runs[0].winners, runs[0].decisions, runs[0].turns) == (runs[1].winners, runs[1].decisions, runs[1].turns)
+
+
+def _drive(g: Game, bots: list, steps: int) -> None:
+    for _ in range(steps):
+        if g.is_over:
+            return
+        s = g.current_player
+        g.step(bots[s].act(g.observation(s), {"view": g.view(s)}))
+
+
+@pytest.mark.parametrize("variant", ["standard", "backstab_rumble", "simple_roles"])
+def test_same_information_set_same_action(variant):
+    """Permuting what the acting seat can't see (others' face-down identities and
+    hands, library orders) never changes the action of the bot, in the same state."""
+    checked = 0
+    for seed in range(16):
+        n = 4 + seed % 5
+        cfg = GameConfig(num_players=n, commander=bool(seed % 2), starting_life=12, max_turns=40,
+                         identity_pool="all", variant=variant)
+        g = Game(cfg, seed=seed)
+        bots = [agents.make("heuristic", seed=seed * 10 + i) for i in range(n)]
+        for i, b in enumerate(bots):
+            b.reset(i)
+        rng = random.Random(seed)
+        for _ in range(8):
+            _drive(g, bots, rng.randint(5, 80))
+            if g.is_over:
+                break
+            s = g.current_player
+            want = copy.deepcopy(bots[s]).act(g.observation(s), {"view": g.view(s)})
+            for _ in range(2):
+                h = _permute_hidden(g, s, rng)
+                got = copy.deepcopy(bots[s]).act(h.observation(s), {"view": h.view(s)})
+                assert got == want, (seed, g.describe_action(want), h.describe_action(got))
+                checked += 1
+    assert checked >= 150
+
+
+def test_legal_and_fast_in_every_variant():
+    """Hundreds of short games, 4-8 players, all variants and identities: every
+    decision is legal, none crashes, and the p95 decision time is <= 50 ms."""
+    times = []
+    games = 0
+    for variant in ("standard", "backstab_rumble", "simple_roles"):
+        for seed in range(70):
+            n = 4 + seed % 5
+            cfg = GameConfig(num_players=n, commander=bool(seed % 2), starting_life=8, max_turns=16,
+                             identity_pool="all", variant=variant)
+            env = raw_env(config=cfg)
+            env.reset(seed=seed)
+            rng = np.random.default_rng(seed)
+            bots = [agents.make("heuristic" if rng.random() < 0.7 else "random", seed=seed + i) for i in range(n)]
+            for i, b in enumerate(bots):
+                b.reset(i)
+            for name in env.agent_iter():
+                obs, _, term, trunc, info = env.last()
+                if term or trunc:
+                    env.step(None)
+                    continue
+                seat = int(name.split("_")[1])
+                t = time.perf_counter()
+                a = bots[seat].act(obs, info)
+                times.append(time.perf_counter() - t)
+                assert obs["action_mask"][a] == 1
+                env.step(a)
+            games += 1
+    assert games >= 200
+    assert np.percentile(times, 95) <= 0.050
+
+
+def test_guardians_never_attack_the_leader():
+    """Role play: a heuristic Guardian sends no attacker at a Leader player
+    (unless the Leader is the only player it may attack), and a heuristic
+    Traitor does not attack a Leader at 10 life or less while Assassins remain."""
+    checked = 0
+    for seed in range(30):
+        cfg = GameConfig(num_players=5 + seed % 3, commander=False, starting_life=10, max_turns=60)
+        env = raw_env(config=cfg)
+        env.reset(seed=seed)
+        bots = [agents.make("heuristic", seed=seed + i) for i in range(cfg.num_players)]
+        for i, b in enumerate(bots):
+            b.reset(i)
+        for name in env.agent_iter():
+            obs, _, term, trunc, info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            seat = int(name.split("_")[1])
+            a = bots[seat].act(obs, info)
+            v = info["view"]
+            if v.decision.kind == "defender":
+                leaders = {p.seat for p in v.players if p.leader_player}
+                chosen = next(o.player for o in v.decision.options if o.action == a)
+                others = [o for o in v.decision.options if o.player not in leaders]
+                if v.me.role == Role.GUARDIAN and others:
+                    assert chosen not in leaders
+                    checked += 1
+                gone = sum(1 for p in v.players if not p.in_game and p.role == Role.ASSASSIN)
+                if (v.me.role == Role.TRAITOR and others and gone < role_distribution(cfg.num_players)[Role.ASSASSIN]
+                        and chosen in leaders):
+                    assert v.players[chosen].life > 10
+            env.step(a)
+    assert checked >= 20
+
+
+def test_no_view_falls_back_to_a_legal_action():
+    bot = agents.make("heuristic", seed=0)
+    mask = np.zeros(12, np.int8)
+    mask[[3, 9]] = 1
+    assert bot.act({"observation": None, "action_mask": mask}, {}) == 3

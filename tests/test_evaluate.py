@@ -1,0 +1,358 @@
+"""The evaluation harness (training.evaluate) and the ``treachery evaluate`` CLI."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+
+import numpy as np
+import pytest
+
+import agents
+from agents.base import BaseAgent, legal_actions
+from training import evaluate as ev
+from training.cli import main
+from treachery_env import GameConfig
+from treachery_env.rules import Role, role_distribution
+
+SMALL = GameConfig(num_players=4, starting_life=10, max_turns=60)
+ROLE_NAMES = ["Leader", "Guardian", "Assassin", "Traitor"]
+
+
+class _UniformBeliefAgent(BaseAgent):
+    """Random play; believes every other seat is each of the four roles with 1/4
+    (uses no information at all, so its deduction scores are known exactly)."""
+
+    name = "test_uniform_belief"
+
+    def act(self, observation, info):
+        legal = legal_actions(observation)
+        return int(legal[self.rng.integers(legal.size)])
+
+    def beliefs(self):
+        return {s: {r: 0.25 for r in Role} for s in range(4) if s != self.seat}
+
+
+if "test_uniform_belief" not in agents.available():
+    agents.register("test_uniform_belief", _UniformBeliefAgent)
+
+
+def _strip_timing(res: dict) -> dict:
+    res = json.loads(json.dumps(res, default=ev._json_default))
+    res.pop("timing")
+    return res
+
+
+# --------------------------------------------------------------------------- Wilson
+def test_wilson_interval_known_values():
+    lo, hi = ev.wilson_interval(0, 10)
+    assert lo == 0.0 and hi == pytest.approx(1.959964**2 / (10 + 1.959964**2), abs=1e-6)  # 0.2775
+    assert hi == pytest.approx(0.2775, abs=1e-4)
+    assert ev.wilson_interval(5, 10) == pytest.approx((0.2366, 0.7634), abs=1e-4)
+    assert ev.wilson_interval(10, 10) == pytest.approx((0.7225, 1.0), abs=1e-4)
+    assert ev.wilson_interval(81, 263) == pytest.approx((0.2553, 0.3662), abs=1e-4)
+    assert ev.wilson_interval(50, 100) == pytest.approx((0.4038, 0.5962), abs=1e-4)
+    # the 99% interval is wider
+    lo99, hi99 = ev.wilson_interval(50, 100, z=2.5758)
+    assert lo99 < 0.4038 and hi99 > 0.5962
+    assert ev.wilson_interval(0, 0) == (0.0, 1.0)
+    with pytest.raises(ValueError):
+        ev.wilson_interval(11, 10)
+    with pytest.raises(ValueError):
+        ev.wilson_interval(-1, 10)
+
+
+# --------------------------------------------------------------------------- schedules
+@pytest.mark.parametrize("specs,n,period", [(["a", "b"], 5, 5), (["a", "b"], 4, 2),
+                                            (["a", "b", "c"], 4, 4), (["a", "b", "c"], 6, 3)])
+def test_rotation_schedule_every_agent_in_every_seat_same_seed(specs, n, period):
+    ents = ev.entrants_from_specs(specs)
+    tasks = ev.rotation_schedule(ents, n, num_deals=6, seed=3)
+    assert len(tasks) == 6 * period == 6 * ev.games_per_deal("rotate", len(specs), n)
+    assert [t.index for t in tasks] == list(range(len(tasks)))
+    seeds = {}
+    for t in tasks:
+        seeds.setdefault(t.deal, set()).add(t.env_seed)
+    assert all(len(s) == 1 for s in seeds.values())
+    assert len({next(iter(s)) for s in seeds.values()}) == 6        # distinct deals
+    for d in range(6):
+        games = [t for t in tasks if t.deal == d]
+        assert len({t.lineup for t in games}) == period           # no repeated line-up
+        for seat in range(n):
+            assert {t.lineup[seat] for t in games} == set(specs)  # everyone sits everywhere
+    # deterministic, and the seed matters
+    assert tasks == ev.rotation_schedule(ents, n, 6, seed=3)
+    assert tasks[0].env_seed != ev.rotation_schedule(ents, n, 6, seed=4)[0].env_seed
+
+
+def test_rotation_rotates_dealt_roles_with_the_deal():
+    """Same env seed -> same identities per seat, so rotating seats rotates roles."""
+    ents = ev.entrants_from_specs(["random", "random"])
+    tasks = ev.rotation_schedule(ents, 5, num_deals=2, seed=0)
+    cfg = GameConfig(num_players=5, starting_life=10, max_turns=30)
+    recs = ev.run_tasks(tasks, cfg, workers=1, progress=False)
+    for d in range(2):
+        rs = [r for r in recs if r.task.deal == d]
+        assert len(rs) == 5
+        assert all(r.dealt_roles == rs[0].dealt_roles for r in rs)
+        for e in ents:
+            roles = sorted(r.dealt_roles[s] for r in rs for s in range(5) if r.task.lineup[s] == e.label)
+            # in a 5-game rotation each entrant sits in each seat (and role) of the deal
+            per_seat = [sum(1 for r in rs if r.task.lineup[s] == e.label) for s in range(5)]
+            assert all(c >= 1 for c in per_seat)
+            assert set(roles) == set(rs[0].dealt_roles)
+
+
+def test_substitution_schedule_and_delta():
+    ents = ev.entrants_from_specs(["random", "random"])
+    res = ev.evaluate(["random", "random"], games=18, seed=1, mode="substitution", reference="random",
+                      config=SMALL, progress=False)
+    assert res["meta"]["games_per_deal"] == 1 + 4 and res["meta"]["deals"] == 4
+    assert res["summary"]["games"] == 20
+    kinds = [g["kind"] for g in res["games"]]
+    assert kinds.count("reference") == 4 and kinds.count("substitute") == 16
+    for g in res["games"]:
+        ref = next(x for x in res["games"] if x["deal"] == g["deal"] and x["kind"] == "reference")
+        assert g["env_seed"] == ref["env_seed"] and g["dealt_roles"] == ref["dealt_roles"]
+    sub = res["substitution"]
+    assert sub["reference"] == "random"
+    cand = sub["candidates"]["random#2"]
+    assert cand["overall"]["pairs"] == 16
+    assert sum(cand[r]["pairs"] for r in ROLE_NAMES) == 16
+    # the delta is the mean paired difference, recomputed from the games
+    diffs = []
+    for g in res["games"]:
+        if g["kind"] != "substitute":
+            continue
+        s = g["lineup"].index("random#2")
+        ref = next(x for x in res["games"] if x["deal"] == g["deal"] and x["kind"] == "reference")
+        diffs.append(int(s in g["winners"]) - int(s in ref["winners"]))
+    assert cand["overall"]["delta"] == pytest.approx(np.mean(diffs))
+    with pytest.raises(ValueError):
+        ev.substitution_schedule(ents[0], [], 4, 1)
+    with pytest.raises(ValueError):
+        ev.evaluate(["random"], games=5, mode="substitution", config=SMALL, progress=False)
+
+
+# --------------------------------------------------------------------------- tournament + files
+def _check_counts(res: dict, n: int):
+    games = res["summary"]["games"]
+    dist = role_distribution(n)
+    wr = res["winrates"]
+    assert sum(w["overall"]["games"] for w in wr.values()) == games * n
+    for lab, w in wr.items():
+        assert sum(w["roles"][r]["games"] for r in ROLE_NAMES) == w["overall"]["games"]
+        assert sum(w["roles"][r]["wins"] for r in ROLE_NAMES) == w["overall"]["wins"]
+        assert sum(t["games"] for t in w["teams"].values()) == w["overall"]["games"]
+        assert sum(t["wins"] for t in w["teams"].values()) == w["overall"]["wins"]
+        assert (w["teams"]["Leader team"]["games"]
+                == w["roles"]["Leader"]["games"] + w["roles"]["Guardian"]["games"])
+    for r in Role:
+        assert sum(w["roles"][ROLE_NAMES[r]]["games"] for w in wr.values()) == games * dist[r]
+    total_wins = sum(len(g["winners"]) for g in res["games"])
+    assert sum(w["overall"]["wins"] for w in wr.values()) == total_wins
+    # winners agree with roles: one team wins
+    for g in res["games"]:
+        if g["winners"]:
+            teams = {("Leader team" if g["final_roles"][s] in ("Leader", "Guardian") else g["final_roles"][s])
+                     for s in g["winners"]}
+            assert len(teams) == 1
+
+
+def test_small_tournament_writes_consistent_files(tmp_path):
+    out = tmp_path / "res"
+    res = ev.evaluate(["random", "random"], games=20, seed=0, workers=1, config=SMALL, progress=False,
+                      out_dir=out)
+    assert res["summary"]["games"] == 20
+    _check_counts(res, 4)
+    names = sorted(os.listdir(out))
+    assert names == ["crossplay.png", "results.json", "results.md", "winrates.png"]   # no temp files
+    loaded = json.loads((out / "results.json").read_text())
+    assert loaded["summary"] == res["summary"] and loaded["winrates"] == res["winrates"]
+    for png in ("crossplay.png", "winrates.png"):
+        assert (out / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    md = (out / "results.md").read_text()
+    assert "| agent | Leader | Guardian | Assassin | Traitor | overall |" in md
+    assert "random#2" in md and "winrates.png" in md
+    # cross-play recomputed from the games: a's seats where b holds a seat of another team
+    cp = res["crossplay"]
+    team = {"Leader": "L", "Guardian": "L", "Assassin": "A", "Traitor": None}
+    for a, la in enumerate(cp["labels"]):
+        for b, lb in enumerate(cp["labels"]):
+            wins = n = 0
+            for g in res["games"]:
+                for s, lab in enumerate(g["lineup"]):
+                    if lab != la:
+                        continue
+                    ts = team[g["dealt_roles"][s]]
+                    if any(g["lineup"][o] == lb and (ts is None or team[g["dealt_roles"][o]] != ts)
+                           for o in range(4) if o != s):
+                        n += 1
+                        wins += s in g["winners"]
+            assert (cp["matrix"][a][b]["wins"], cp["matrix"][a][b]["games"]) == (wins, n)
+            assert 0 < n <= res["winrates"][la]["overall"]["games"]
+    assert res["ratings"]["rated_games"] == sum(1 for g in res["games"] if g["winners"])
+    assert res["timing"]["random"]["decisions"] > 0
+
+
+def test_write_results_is_atomic_on_failure(tmp_path, monkeypatch):
+    res = ev.evaluate(["random", "random"], games=4, seed=2, config=SMALL, progress=False)
+    out = tmp_path / "out"
+    # a failure while rendering writes nothing at all
+    from training import plots
+
+    def boom(_res):
+        raise RuntimeError("simulated plotting failure")
+
+    with monkeypatch.context() as m:
+        m.setattr(plots, "render_all", boom)
+        with pytest.raises(RuntimeError):
+            ev.write_results(res, out)
+    assert list(out.iterdir()) == []
+    # a failure in the middle of writing a file leaves the old file and no temp file
+    ev.write_results(res, out)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    res2 = dict(res, summary=dict(res["summary"], games=999))
+    real_replace = os.replace
+    calls = []
+
+    def failing_replace(src, dst):
+        calls.append(dst)
+        if len(calls) == 2:                         # the second file (results.md)
+            raise OSError("simulated disk failure")
+        return real_replace(src, dst)
+
+    with monkeypatch.context() as m:
+        m.setattr(ev.os, "replace", failing_replace)
+        with pytest.raises(OSError):
+            ev.write_results(res2, out)
+    after = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert sorted(after) == sorted(before)          # no *.tmp left behind
+    assert json.loads(after["results.json"])["summary"]["games"] == 999   # first file fully replaced
+    assert after["results.md"] == before["results.md"]                     # second untouched
+    # a failure inside the write itself
+    def bad_fsync(fd):
+        raise OSError("simulated fsync failure")
+
+    with monkeypatch.context() as m:
+        m.setattr(ev.os, "fsync", bad_fsync)
+        with pytest.raises(OSError):
+            ev.atomic_write_bytes(out / "results.json", b"partial")
+    assert json.loads((out / "results.json").read_text())["summary"]["games"] == 999
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]
+
+
+def test_same_results_with_one_and_two_workers():
+    a = ev.evaluate(["random", "random"], games=16, seed=5, workers=1, config=SMALL, progress=False)
+    b = ev.evaluate(["random", "random"], games=16, seed=5, workers=2, config=SMALL, progress=False)
+    assert _strip_timing(a) == _strip_timing(b)
+    c = ev.evaluate(["random", "random"], games=16, seed=6, workers=1, config=SMALL, progress=False)
+    assert c["games"] != a["games"]
+
+
+# --------------------------------------------------------------------------- CLI
+def test_cli_evaluate_end_to_end(tmp_path, capsys):
+    out = tmp_path / "cli"
+    rc = main(["evaluate", "--players", "4", "--games", "6", "--agents", "random,random", "--out", str(out),
+               "--workers", "2", "--starting-life", "10", "--max-turns", "40", "--no-progress", "--seed", "7"])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "| agent | Leader | Guardian | Assassin | Traitor | overall |" in text
+    assert "| random |" in text and "| random#2 |" in text
+    assert (out / "results.json").exists() and (out / "results.md").exists()
+    assert json.loads((out / "results.json").read_text())["meta"]["seed"] == 7
+    assert main(["evaluate", "--agents", "no_such_bot", "--games", "1", "--out", str(out),
+                 "--no-progress"]) == 2
+    assert "unknown agent" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["evaluate"])                           # --agents is required
+
+
+# --------------------------------------------------------------------------- deduction
+def test_score_belief_known_values():
+    L, G, A, T = Role
+    assert ev.score_belief({A: 1.0}, A) == pytest.approx((0.0, 0.0, 1.0))
+    assert ev.score_belief({r: 0.25 for r in Role}, T) == pytest.approx((math.log(4), 0.75, 0.25))
+    assert ev.score_belief({L: 0.5, G: 0.5}, G) == pytest.approx((math.log(2), 0.5, 0.5))
+    ll, br, top = ev.score_belief({G: 0.2, A: 0.6, T: 0.2}, T)
+    assert ll == pytest.approx(-math.log(0.2)) and br == pytest.approx(0.04 + 0.36 + 0.64) and top == 0
+    ll, br, top = ev.score_belief({A: 1.0}, T)                  # certain and wrong
+    assert ll == pytest.approx(-math.log(1e-12)) and br == pytest.approx(2.0) and top == 0
+    assert ev.score_belief({"assassin": 3, "traitor": 1}, A) == pytest.approx(
+        (-math.log(0.75), 0.0625 + 0.0625, 1.0))                # names accepted, renormalised
+    with pytest.raises(ValueError):
+        ev.score_belief({A: 0.0}, A)
+
+
+def test_deduction_metrics_synthetic_rows():
+    rows = []
+    for turn, p_true, top in [(1, 0.25, 0.25), (1, 0.5, 1.0), (2, 1.0, 1.0), (2, 0.1, 0.0)]:
+        rows.append((turn, 0, 1, int(Role.ASSASSIN), p_true, 0.3, top, 0.5, 0.5, 0.5))
+    m = ev.deduction_metrics(np.array(rows))
+    assert m["rows"] == 4
+    assert m["overall"]["logloss"] == pytest.approx(np.mean(-np.log([0.25, 0.5, 1.0, 0.1])))
+    assert m["overall"]["top1"] == pytest.approx(0.5625) and m["overall"]["brier"] == pytest.approx(0.3)
+    assert [b["turn"] for b in m["by_turn"]] == [1, 2]
+    assert m["by_turn"][0]["logloss"] == pytest.approx(np.mean(-np.log([0.25, 0.5])))
+    assert m["by_turn"][1]["top1"] == pytest.approx(0.5)
+    assert m["overall"]["prior_logloss"] == pytest.approx(math.log(2))
+    assert ev.deduction_metrics(np.zeros((0, 10))) == {"rows": 0, "overall": None, "by_turn": []}
+
+
+def test_deduction_end_to_end_with_a_belief_bot(tmp_path):
+    res = ev.evaluate(["test_uniform_belief", "random"], games=8, seed=0, config=SMALL, progress=False,
+                      out_dir=tmp_path)
+    d = res["deduction"]["test_uniform_belief"]
+    assert "random" not in res["deduction"] and "random" in res["deduction_note"]
+    o = d["overall"]
+    assert o["n"] > 0
+    assert o["logloss"] == pytest.approx(math.log(4)) and o["brier"] == pytest.approx(0.75)
+    assert o["top1"] == pytest.approx(0.25)
+    assert 0.25 <= o["prior_top1"] <= 1 and o["prior_logloss"] <= math.log(4) + 1e-9
+    assert sum(b["n"] for b in d["by_turn"]) == o["n"]
+    dec = res["deception"]
+    assert set(dec) <= {"test_uniform_belief", "random"} and dec
+    for v in dec.values():
+        assert v["p_true"] == pytest.approx(0.25) and set(v["roles"]) <= {"Assassin", "Traitor"}
+    assert (tmp_path / "deduction.png").read_bytes()[:4] == b"\x89PNG"
+    # the face-up Leader is never a deduction target; rows are one per observer, turn and target
+    tasks = ev.rotation_schedule(ev.entrants_from_specs(["test_uniform_belief", "random"]), 4, 2, seed=0)
+    for rec in ev.run_tasks(tasks, SMALL, progress=False):
+        rows = rec.deduction
+        assert rows.shape[0] > 0 or "test_uniform_belief" not in rec.task.lineup
+        assert not np.any(rows[:, ev.ROW_TRUE] == int(Role.LEADER))
+        assert not np.any(rows[:, ev.ROW_OBS] == rows[:, ev.ROW_TARGET])
+        keys = {tuple(r) for r in rows[:, [ev.ROW_TURN, ev.ROW_OBS, ev.ROW_TARGET]].astype(int).tolist()}
+        assert len(keys) == rows.shape[0]
+
+
+# --------------------------------------------------------------------------- every registered bot
+@pytest.mark.parametrize("spec", [s for s in agents.available() if s != "test_uniform_belief"])
+def test_every_registered_bot_runs_in_a_tournament(spec):
+    cfg = GameConfig(num_players=4, starting_life=6, max_turns=10)
+    res = ev.evaluate([spec, "random"], games=2, seed=0, config=cfg, progress=False)
+    assert res["summary"]["games"] == 2
+    _check_counts(res, 4)
+
+
+def test_crossplay_mode_team_split():
+    res = ev.evaluate(["random", "random"], games=8, seed=4, mode="crossplay", config=SMALL, progress=False)
+    # 4 players: Leader team, Assassins and the Traitor are 3 teams -> 2 self-play + 2*1*3 split games per deal
+    assert res["meta"]["games_per_deal"] == 8 and res["summary"]["games"] == 8
+    _check_counts(res, 4)
+    cp = res["crossplay"]
+    assert cp["definition"] == "team split"
+    team = {"Leader": "Leader team", "Guardian": "Leader team", "Assassin": "Assassins", "Traitor": "Traitors"}
+    for g in res["games"]:
+        labs = set(g["lineup"])
+        if len(labs) == 2:       # one entrant holds exactly one whole team
+            for lab in labs:
+                teams_of = {team[g["dealt_roles"][s]] for s in range(4) if g["lineup"][s] == lab}
+                other = {team[g["dealt_roles"][s]] for s in range(4) if g["lineup"][s] != lab}
+                assert len(teams_of) == 1 or len(other) == 1
+    # each off-diagonal cell: 3 games, one per team of the row entrant; seats: Leader 1 + Assassins 2 + Traitor 1
+    assert cp["matrix"][0][1]["games"] == 4 and cp["matrix"][1][0]["games"] == 4
+    assert cp["matrix"][0][0]["games"] == 4                       # the self-play table
+    assert sum(c["games"] for c in cp["by_team"]["random"]["random#2"].values()) == 4
+    assert set(cp["by_team"]["random"]["random#2"]) == {"Leader team", "Assassins", "Traitors"}

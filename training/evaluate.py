@@ -1,0 +1,1013 @@
+"""Tournaments between bots and the metrics of issue 4 (DESIGN section 6).
+
+The unit of a tournament is a **deal**: one environment seed, which fixes the
+decks, the identities dealt to the seats and every shuffle.  Each deal is
+played several times with the agents moved around the table ("duplicate"
+deals, as in duplicate bridge), so luck of the deal cancels out:
+
+* ``mode="rotate"`` (:func:`rotation_schedule`): for deal ``d`` the base
+  line-up fills seat ``s`` with entrant ``(s + d) mod K``; the deal is played
+  under every distinct cyclic rotation of that line-up, so every entrant sits
+  in every seat (hence plays every dealt role) on the same deal.
+* ``mode="substitution"`` (:func:`substitution_schedule`): a reference
+  population (every seat the reference entrant) plays the deal once, then each
+  other entrant replaces one seat at a time.  The **substitution delta** of
+  entrant A in role R is the mean over matched (deal, seat) pairs whose dealt
+  role is R of ``win(A in that seat) - win(reference in that seat)``.
+* ``mode="crossplay"`` (:func:`crossplay_schedule`): team-split cross-play;
+  per deal each entrant A plays a self-play table, and for every other entrant
+  B and every team T, A holds all seats of team T and B all the others.  The
+  cross-play matrix is then A's win rate over those games (with a breakdown
+  by A's team); in the other modes it is the mixed-table definition below.
+
+Metrics (:func:`summarize`): per-role and per-team win rates with 95% Wilson
+intervals (roles are the roles *dealt*, which the rotation balances; a win is
+the seat's team winning, truncations and draws count as not won), OpenSkill
+Plackett-Luce ratings (each game ranks every seat: winners first, losers
+second; games without winners are skipped), a cross-play matrix (the win rate
+of entrant A's seats in games where entrant B holds an *opposing* seat: a seat
+of another team by dealt role, each Traitor being a team of its own),
+deduction metrics for bots with ``beliefs()`` and the decision latency of every
+entrant.
+
+Deduction (:func:`score_belief`, :func:`deduction_metrics`): for a bot with
+``beliefs() -> {seat: {Role: p}}``, after each of its decisions the evaluator
+scores the belief about every **face-down opponent** (not face up, not yet
+lost, not the observer) against that seat's true role at that moment:
+log-loss ``-ln p(true)`` (p clipped at 1e-12), Brier score
+``sum_r (p_r - [r = true])^2`` over the four roles, and top-1 accuracy (with
+ties in the arg-max giving fractional credit ``1/k``).  Only the observer's
+last belief in each turn counts, so decision-heavy turns do not dominate.  A
+baseline is scored on the same rows: the *public-count prior*, the role
+distribution minus the roles publicly known (face-up or lost seats) and the
+observer's own role, spread uniformly over the face-down opponents.
+**Deception** of entrant X: the mean probability that observers with beliefs
+give to the true role of X's seats while they are face-down Traitors or
+Assassins (lower is better cover).  Bots without ``beliefs()`` get no
+deduction or deception numbers (no probe is trained for them).
+
+Determinism: every game builds fresh bots whose seeds, like the environment
+seed, derive from ``(seed, deal, rotation, seat)`` with
+:class:`numpy.random.SeedSequence`; games are independent and results are
+sorted by schedule index, so the output (apart from timing) is identical for
+any number of worker processes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing as mp
+import os
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+import agents
+from treachery_env import GameConfig
+from treachery_env.env import raw_env
+from treachery_env.rules import Role, Team, role_distribution, team_of
+
+__all__ = [
+    "Entrant", "GameTask", "GameRecord", "wilson_interval", "entrants_from_specs",
+    "rotation_schedule", "substitution_schedule", "crossplay_schedule", "dealt_roles", "MODES", "play_task", "run_tasks",
+    "score_belief", "deduction_metrics", "summarize", "evaluate",
+    "render_markdown", "write_results", "atomic_write_bytes", "per_role_table",
+]
+
+ROLES = (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)
+ROLE_NAMES = {r: r.name.capitalize() for r in ROLES}
+TEAM_NAMES = {Team.LEADER: "Leader team", Team.ASSASSIN: "Assassins", Team.TRAITOR: "Traitors"}
+Z95 = 1.959963984540054
+EPS = 1e-12
+# columns of a deduction row (see _deduction_rows)
+ROW_TURN, ROW_OBS, ROW_TARGET, ROW_TRUE, ROW_P, ROW_BRIER, ROW_TOP1, ROW_PP, ROW_PBRIER, ROW_PTOP1 = range(10)
+
+
+# --------------------------------------------------------------------------- statistics
+def wilson_interval(wins: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval for a binomial proportion (Wilson 1927).
+
+    ``(p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n)`` with ``p = wins/n``;
+    the default ``z`` gives the 95% interval.
+
+    Args:
+        wins: successes, ``0 <= wins <= n``.
+        n: trials; ``n == 0`` gives the uninformative ``(0.0, 1.0)``.
+        z: the normal quantile.
+
+    Returns:
+        ``(low, high)`` in [0, 1].
+
+    Raises:
+        ValueError: for negative counts or ``wins > n``.
+    """
+    if n < 0 or wins < 0 or wins > n:
+        raise ValueError(f"need 0 <= wins <= n, got wins={wins}, n={n}")
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    z2 = z * z
+    denom = 1.0 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _rate(wins: int, n: int) -> dict:
+    lo, hi = wilson_interval(wins, n)
+    return {"wins": int(wins), "games": int(n), "rate": (wins / n) if n else None, "lo": lo, "hi": hi}
+
+
+# --------------------------------------------------------------------------- scheduling
+@dataclass(frozen=True)
+class Entrant:
+    """One participant of a tournament: a unique ``label`` and the ``spec``
+    passed to :func:`agents.make` (``"random"`` twice gives labels ``random``
+    and ``random#2``)."""
+
+    label: str
+    spec: str
+
+
+def entrants_from_specs(specs: Sequence[str]) -> list[Entrant]:
+    """Entrants with unique labels for a list of agent specs.
+
+    Raises:
+        ValueError: for an empty list or an empty spec.
+    """
+    specs = [s.strip() for s in specs]
+    if not specs or any(not s for s in specs):
+        raise ValueError(f"need a non-empty list of non-empty agent specs, got {specs!r}")
+    out, seen = [], {}
+    for s in specs:
+        seen[s] = seen.get(s, 0) + 1
+        out.append(Entrant(s if seen[s] == 1 else f"{s}#{seen[s]}", s))
+    return out
+
+
+@dataclass(frozen=True)
+class GameTask:
+    """One scheduled game.
+
+    Attributes:
+        index: position in the schedule (results are sorted by it).
+        deal: the deal number; games of one deal share ``env_seed``.
+        env_seed: the environment seed (decks, identities, shuffles).
+        lineup: entrant label per seat.
+        specs: agent spec per seat.
+        agent_seeds: bot seed per seat.
+        kind: ``"rotate"``, ``"reference"`` (all-reference game of a
+            substitution deal) or ``"substitute"``.
+        focus_seat: the substituted seat (``"substitute"`` games), else -1.
+        focus: the entrant whose seats a ``"crossplay"`` game measures.
+    """
+
+    index: int
+    deal: int
+    env_seed: int
+    lineup: tuple
+    specs: tuple
+    agent_seeds: tuple
+    kind: str = "rotate"
+    focus_seat: int = -1
+    focus: str = ""
+
+
+def _seed(*key: int) -> int:
+    return int(np.random.SeedSequence([int(k) for k in key]).generate_state(1)[0] % (2**31 - 1))
+
+
+def _env_seed(seed: int, deal: int) -> int:
+    return _seed(seed, deal, 0xDEA1)
+
+
+def _period(base: Sequence[str]) -> int:
+    n = len(base)
+    for p in range(1, n + 1):
+        if n % p == 0 and all(base[s] == base[(s + p) % n] for s in range(n)):
+            return p
+    return n
+
+
+def rotation_schedule(entrants: Sequence[Entrant], num_players: int, num_deals: int,
+                      seed: int = 0) -> list[GameTask]:
+    """Duplicate deals with the line-up rotated around the table.
+
+    Deal ``d`` has base line-up ``base[s] = entrants[(s + d) % K]`` and is played
+    once per distinct cyclic rotation ``r`` (``lineup[s] = base[(s - r) % n]``,
+    ``r < period(base)``), all with the same environment seed, so each entrant
+    sits in every seat of the deal (when ``K <= n``).
+
+    Raises:
+        ValueError: for no entrants, ``num_players < 4`` or ``num_deals < 0``.
+    """
+    if not entrants or num_players < 4 or num_deals < 0:
+        raise ValueError(f"need entrants, num_players >= 4 and num_deals >= 0 "
+                         f"(got {len(entrants)}, {num_players}, {num_deals})")
+    k, n = len(entrants), num_players
+    tasks: list[GameTask] = []
+    for d in range(num_deals):
+        base = [entrants[(s + d) % k] for s in range(n)]
+        env_seed = _env_seed(seed, d)
+        for r in range(_period([e.label for e in base])):
+            lineup = [base[(s - r) % n] for s in range(n)]
+            tasks.append(GameTask(len(tasks), d, env_seed, tuple(e.label for e in lineup),
+                                  tuple(e.spec for e in lineup),
+                                  tuple(_seed(seed, d, r, s, 0xB07) for s in range(n))))
+    return tasks
+
+
+MODES = ("rotate", "substitution", "crossplay")
+
+
+def _sides(num_players: int, variant: str = "standard") -> list:
+    """Teams (CR 907.7a) present at a table, in Team order."""
+    dist = role_distribution(num_players, variant)
+    return sorted({team_of(r) for r, c in dist.items() if c > 0})
+
+
+def games_per_deal(mode: str, num_entrants: int, num_players: int, variant: str = "standard") -> int:
+    """Games one deal takes in ``mode`` (one of :data:`MODES`).
+
+    Raises:
+        ValueError: for an unknown mode.
+    """
+    if mode == "rotate":
+        return _period([f"{(s) % num_entrants}" for s in range(num_players)])
+    if mode == "substitution":
+        return 1 + (num_entrants - 1) * num_players
+    if mode == "crossplay":
+        return num_entrants + num_entrants * (num_entrants - 1) * len(_sides(num_players, variant))
+    raise ValueError(f"unknown mode {mode!r}; allowed: {list(MODES)}")
+
+
+def dealt_roles(config: GameConfig, env_seed: int) -> list[int]:
+    """The role values dealt to each seat by ``raw_env(config).reset(seed=env_seed)``
+    (the schedule of ``mode="crossplay"`` needs the deal in advance)."""
+    env = raw_env(config=config)
+    env.reset(seed=env_seed)
+    roles = [int(p.role) for p in env.game.players]
+    env.close()
+    return roles
+
+
+def crossplay_schedule(entrants: Sequence[Entrant], config: GameConfig, num_deals: int,
+                       seed: int = 0) -> list[GameTask]:
+    """Team-split cross-play: per deal, each entrant A plays once at a table of
+    its own (self-play, the diagonal), and for each other entrant B and each
+    team T present (Leader team, Assassins, Traitors; CR 907.7a) A takes every
+    seat whose dealt role is of team T while B takes all the others.  The games
+    of a deal share its environment seed; ``GameTask.focus`` names A.
+
+    Raises:
+        ValueError: for no entrants or ``num_deals < 0``.
+    """
+    if not entrants or num_deals < 0:
+        raise ValueError("need entrants and num_deals >= 0")
+    n = config.num_players
+    tasks: list[GameTask] = []
+    for d in range(num_deals):
+        env_seed = _env_seed(seed, d)
+        teams = [team_of(Role(r)) for r in dealt_roles(config, env_seed)]
+        for ai, a in enumerate(entrants):
+            tasks.append(GameTask(len(tasks), d, env_seed, (a.label,) * n, (a.spec,) * n,
+                                  tuple(_seed(seed, d, ai, s, 0xC0) for s in range(n)), "crossplay", -1,
+                                  a.label))
+            for bi, b in enumerate(entrants):
+                if bi == ai:
+                    continue
+                for side in _sides(n, config.variant):
+                    mine = [teams[s] == side for s in range(n)]
+                    if not any(mine):
+                        continue
+                    lineup = [a if mine[s] else b for s in range(n)]
+                    tasks.append(GameTask(len(tasks), d, env_seed, tuple(e.label for e in lineup),
+                                          tuple(e.spec for e in lineup),
+                                          tuple(_seed(seed, d, ai, bi, int(side), s, 0xC1) for s in range(n)),
+                                          "crossplay", -1, a.label))
+    return tasks
+
+
+def substitution_schedule(reference: Entrant, candidates: Sequence[Entrant], num_players: int,
+                          num_deals: int, seed: int = 0) -> list[GameTask]:
+    """Per deal: one all-reference game, then each candidate in each seat with the
+    reference in the other seats, all with the deal's environment seed.
+
+    Raises:
+        ValueError: for no candidates, ``num_players < 4`` or ``num_deals < 0``.
+    """
+    if not candidates or num_players < 4 or num_deals < 0:
+        raise ValueError("need at least one candidate besides the reference, num_players >= 4 "
+                         "and num_deals >= 0")
+    n = num_players
+    tasks: list[GameTask] = []
+    for d in range(num_deals):
+        env_seed = _env_seed(seed, d)
+        ref_seeds = tuple(_seed(seed, d, 0, s, 0xB07) for s in range(n))
+        tasks.append(GameTask(len(tasks), d, env_seed, (reference.label,) * n, (reference.spec,) * n,
+                              ref_seeds, "reference", -1))
+        for ci, c in enumerate(candidates):
+            for s in range(n):
+                labels = [reference.label] * n
+                specs = [reference.spec] * n
+                labels[s], specs[s] = c.label, c.spec
+                seeds = list(ref_seeds)
+                seeds[s] = _seed(seed, d, 1 + ci, s, 0xB07)
+                tasks.append(GameTask(len(tasks), d, env_seed, tuple(labels), tuple(specs),
+                                      tuple(seeds), "substitute", s))
+    return tasks
+
+
+# --------------------------------------------------------------------------- playing
+@dataclass
+class GameRecord:
+    """What one game gives the metrics.
+
+    Attributes:
+        task: the scheduled game.
+        dealt_roles / final_roles: role values per seat at the deal / the end.
+        winners: winning seats (sorted); empty for a draw or truncation.
+        truncated: whether ``max_turns`` ended it.
+        turns, decisions: game length.
+        times: per seat, float32 seconds of each ``act`` call.
+        deduction: float64 rows ``(turn, observer, target, true role, p(true),
+            Brier, top-1, prior p(true), prior Brier, prior top-1)``; see
+            :func:`score_belief`.
+    """
+
+    task: GameTask
+    dealt_roles: list
+    final_roles: list
+    winners: list
+    truncated: bool
+    turns: int
+    decisions: int
+    times: list
+    deduction: np.ndarray
+
+
+def _normalize_belief(belief: Any) -> np.ndarray | None:
+    """A belief ``{Role|str|int: p}`` as a length-4 probability vector (or None)."""
+    if not isinstance(belief, dict):
+        return None
+    v = np.zeros(4)
+    for k, p in belief.items():
+        try:
+            r = Role.parse(k) if isinstance(k, str) else Role(int(k))
+        except (ValueError, TypeError):
+            continue
+        v[int(r)] += float(p)
+    v = np.clip(v, 0.0, None)
+    s = v.sum()
+    return v / s if s > 0 else None
+
+
+def score_belief(probs: Any, true_role: Role | int) -> tuple[float, float, float]:
+    """Log-loss, Brier score and top-1 accuracy of one belief about one seat.
+
+    Args:
+        probs: ``{Role: p}`` (keys may also be role names or values) or a
+            length-4 vector indexed by :class:`Role`; renormalised to sum 1.
+        true_role: the seat's true role.
+
+    Returns:
+        ``(-ln max(p_true, 1e-12), sum_r (p_r - [r == true])^2, top1)`` where
+        ``top1`` is ``1/k`` if the true role is among the ``k`` tied arg-max
+        roles and 0 otherwise.
+
+    Raises:
+        ValueError: if the belief has no positive mass.
+    """
+    v = _normalize_belief(probs) if isinstance(probs, dict) else np.asarray(probs, dtype=float)
+    if v is None or v.shape != (4,) or not np.isfinite(v).all() or v.sum() <= 0:
+        raise ValueError(f"a belief needs positive mass over the four roles, got {probs!r}")
+    v = v / v.sum()
+    t = int(true_role)
+    onehot = np.zeros(4)
+    onehot[t] = 1.0
+    top = np.flatnonzero(v >= v.max() - 1e-12)
+    top1 = (1.0 / len(top)) if t in top else 0.0
+    return float(-math.log(max(v[t], EPS))), float(((v - onehot) ** 2).sum()), top1
+
+
+def _public_prior(dist: dict, players: list, observer: int) -> np.ndarray:
+    """The public-count prior for a face-down opponent (see module docstring)."""
+    counts = np.array([dist.get(r, 0) for r in ROLES], dtype=float)
+    for i, p in enumerate(players):
+        if i == observer or p.face_up or p.has_lost:
+            counts[int(p.role)] -= 1
+    counts = np.clip(counts, 0, None)
+    return counts / counts.sum() if counts.sum() > 0 else np.full(4, 0.25)
+
+
+def play_task(task: GameTask, config: GameConfig, record_beliefs: bool = True) -> GameRecord:
+    """Play one scheduled game through the PettingZoo environment.
+
+    The evaluator reads the engine (``env.game``) only to score: the dealt and
+    true roles and which seats are face down; bots see only their own
+    observation and info, as in :func:`agents.play.play_game`.
+
+    Raises:
+        ValueError: if the line-up size differs from ``config.num_players`` or a
+            spec is unknown.
+    """
+    n = config.num_players
+    if len(task.specs) != n:
+        raise ValueError(f"{len(task.specs)} agents for {n} seats")
+    bots = [agents.make(spec, seed=s) for spec, s in zip(task.specs, task.agent_seeds)]
+    env = raw_env(config=config)
+    env.reset(seed=task.env_seed)
+    for seat, b in enumerate(bots):
+        b.reset(seat)
+    g = env.game
+    dealt = [int(p.role) for p in g.players]
+    dist = role_distribution(n, config.variant)
+    times: list[list[float]] = [[] for _ in range(n)]
+    last_belief: dict[tuple[int, int], list] = {}
+    decisions = 0
+    perf = time.perf_counter
+    for name in env.agent_iter():
+        obs, _reward, term, trunc, info = env.last()
+        seat = int(name.split("_")[1])
+        if term or trunc:
+            env.step(None)
+            continue
+        bot = bots[seat]
+        t0 = perf()
+        action = bot.act(obs, info)
+        times[seat].append(perf() - t0)
+        decisions += 1
+        if record_beliefs and hasattr(bot, "beliefs"):
+            rows = _deduction_rows(bot.beliefs(), g, seat, dist)
+            if rows is not None:
+                last_belief[(seat, g.turn)] = rows
+        env.step(action)
+    rows = [r for key in sorted(last_belief) for r in last_belief[key]]
+    rec = GameRecord(task, dealt, [int(p.role) for p in g.players], sorted(int(s) for s in g.winners),
+                     bool(g.truncated), int(g.turn), decisions,
+                     [np.asarray(t, dtype=np.float32) for t in times],
+                     np.asarray(rows, dtype=np.float64).reshape(-1, 10))
+    env.close()
+    return rec
+
+
+def _deduction_rows(beliefs: Any, g, observer: int, dist: dict) -> list | None:
+    if not isinstance(beliefs, dict):
+        return None
+    targets = [i for i, p in enumerate(g.players) if i != observer and not p.face_up and not p.has_lost]
+    prior = _public_prior(dist, g.players, observer)
+    rows = []
+    for t in targets:
+        b = beliefs.get(t, beliefs.get(str(t)))
+        v = _normalize_belief(b)
+        if v is None:
+            continue
+        true = int(g.players[t].role)
+        _ll, br, top = score_belief(v, true)
+        _pll, pbr, ptop = score_belief(prior, true)
+        rows.append((g.turn, observer, t, true, v[true], br, top, prior[true], pbr, ptop))
+    return rows
+
+
+def _run_chunk(tasks: list, config: GameConfig, record_beliefs: bool) -> list:
+    return [play_task(t, config, record_beliefs) for t in tasks]
+
+
+def _mp_context():
+    # fork keeps bots registered at run time (agents.register) visible to workers
+    methods = mp.get_all_start_methods()
+    return mp.get_context("fork" if "fork" in methods else "spawn")
+
+
+def run_tasks(tasks: Sequence[GameTask], config: GameConfig, workers: int = 1,
+              record_beliefs: bool = True, progress: bool = True) -> list[GameRecord]:
+    """Play the scheduled games, in ``workers`` processes (1: in this process),
+    with a tqdm progress bar on stderr; records come back sorted by task index.
+
+    Raises:
+        ValueError: for ``workers < 1``.
+        Exception: whatever a bot or the engine raises in a game.
+    """
+    from tqdm import tqdm
+
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
+    tasks = list(tasks)
+    records: list[GameRecord] = []
+    with tqdm(total=len(tasks), desc="games", unit="game", disable=not progress, leave=False) as bar:
+        if workers == 1 or len(tasks) <= 1:
+            for t in tasks:
+                records.append(play_task(t, config, record_beliefs))
+                bar.update(1)
+        else:
+            size = max(1, min(16, len(tasks) // (workers * 8)))
+            chunks = [tasks[i:i + size] for i in range(0, len(tasks), size)]
+            with ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context()) as ex:
+                futs = {ex.submit(_run_chunk, c, config, record_beliefs): len(c) for c in chunks}
+                for f in as_completed(futs):
+                    records.extend(f.result())
+                    bar.update(futs[f])
+    records.sort(key=lambda r: r.task.index)
+    return records
+
+
+# --------------------------------------------------------------------------- metrics
+def deduction_metrics(rows: np.ndarray, min_count: int = 1) -> dict:
+    """Aggregate deduction rows (columns as in :class:`GameRecord`) overall and by turn.
+
+    Returns:
+        ``{"rows": N, "overall": {...}, "by_turn": [{"turn", "n", ...}, ...]}``
+        where each ``{...}`` has the means ``logloss``, ``brier``, ``top1`` and
+        the same for the public-count prior (``prior_logloss``, ...); turns with
+        fewer than ``min_count`` rows are left out of ``by_turn``.  Empty input
+        gives ``{"rows": 0, "overall": None, "by_turn": []}``.
+    """
+    rows = np.asarray(rows, dtype=np.float64).reshape(-1, 10)
+    if rows.shape[0] == 0:
+        return {"rows": 0, "overall": None, "by_turn": []}
+
+    def agg(r: np.ndarray) -> dict:
+        return {
+            "n": int(r.shape[0]),
+            "logloss": float(np.mean(-np.log(np.maximum(r[:, ROW_P], EPS)))),
+            "brier": float(np.mean(r[:, ROW_BRIER])),
+            "top1": float(np.mean(r[:, ROW_TOP1])),
+            "p_true": float(np.mean(r[:, ROW_P])),
+            "prior_logloss": float(np.mean(-np.log(np.maximum(r[:, ROW_PP], EPS)))),
+            "prior_brier": float(np.mean(r[:, ROW_PBRIER])),
+            "prior_top1": float(np.mean(r[:, ROW_PTOP1])),
+            "prior_p_true": float(np.mean(r[:, ROW_PP])),
+        }
+
+    by_turn = []
+    turns = rows[:, ROW_TURN].astype(int)
+    for t in np.unique(turns):
+        sel = rows[turns == t]
+        if sel.shape[0] >= min_count:
+            by_turn.append({"turn": int(t), **agg(sel)})
+    return {"rows": int(rows.shape[0]), "overall": agg(rows), "by_turn": by_turn}
+
+
+def _ratings(records: Sequence[GameRecord], labels: Sequence[str]) -> dict:
+    """OpenSkill Plackett-Luce ratings, games in schedule order; every seat is a
+    one-player team ranked 1 (won) or 2 (lost); an entrant in several seats
+    gets the mean of its seats' updates.  Games without winners are skipped."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    state = {lab: (model.mu, model.sigma) for lab in labels}
+    rated = 0
+    for rec in records:
+        if not rec.winners:
+            continue
+        lineup = rec.task.lineup
+        if len(set(lineup)) < 2:
+            continue
+        teams = [[model.rating(mu=state[lab][0], sigma=state[lab][1])] for lab in lineup]
+        ranks = [1 if s in rec.winners else 2 for s in range(len(lineup))]
+        new = model.rate(teams, ranks=ranks)
+        upd: dict[str, list] = {}
+        for lab, team in zip(lineup, new):
+            upd.setdefault(lab, []).append((team[0].mu, team[0].sigma))
+        for lab, vals in upd.items():
+            mu0 = state[lab][0]
+            state[lab] = (mu0 + float(np.mean([v[0] - mu0 for v in vals])), float(np.mean([v[1] for v in vals])))
+        rated += 1
+    return {"model": "openskill PlackettLuce", "rated_games": rated,
+            "entrants": {lab: {"mu": mu, "sigma": sg, "ordinal": mu - 3 * sg} for lab, (mu, sg) in state.items()}}
+
+
+def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: dict | None = None) -> dict:
+    """All metrics of a tournament as a JSON-ready dict.
+
+    Keys: ``meta``, ``summary`` (games, truncated, draws), ``winrates``
+    (per entrant: ``overall``, ``roles`` and ``teams``, each ``{wins, games,
+    rate, lo, hi}`` with the 95% Wilson interval), ``substitution`` (per
+    candidate and role: matched pairs, candidate and reference win rates,
+    ``delta`` with a normal 95% interval on the paired differences; None
+    without substitution games), ``ratings``, ``crossplay`` (``labels`` and
+    ``matrix[a][b]``: the win rate of entrant a's seats over the games
+    where entrant b holds a seat of another team, by dealt role), ``deduction`` (per observer entrant, see
+    :func:`deduction_metrics`), ``deception`` (per deceiving entrant: mean
+    probability observers give to its true role while it is a face-down
+    Traitor or Assassin, with the prior), ``timing`` (decision latency per
+    entrant, milliseconds; not deterministic) and ``games`` (one compact
+    entry per game).
+    """
+    labels = [e.label for e in entrants]
+    lab_idx = {lab: i for i, lab in enumerate(labels)}
+    k = len(labels)
+    role_w = {lab: {r: [0, 0] for r in ROLES} for lab in labels}
+    team_w = {lab: {t: [0, 0] for t in TEAM_NAMES} for lab in labels}
+    cross = np.zeros((k, k, 2), dtype=np.int64)
+    truncated = draws = 0
+    for rec in records:
+        truncated += rec.truncated
+        draws += (not rec.winners and not rec.truncated)
+        win = set(rec.winners)
+        lineup = rec.task.lineup
+        for s, lab in enumerate(lineup):
+            r = Role(rec.dealt_roles[s])
+            w = int(s in win)
+            role_w[lab][r][0] += w
+            role_w[lab][r][1] += 1
+            team_w[lab][team_of(r)][0] += w
+            team_w[lab][team_of(r)][1] += 1
+            for b in _opponent_labels(lineup, rec.dealt_roles, s):
+                cross[lab_idx[lab], lab_idx[b], 0] += w
+                cross[lab_idx[lab], lab_idx[b], 1] += 1
+    winrates = {}
+    for lab in labels:
+        tw = sum(v[0] for v in role_w[lab].values())
+        tn = sum(v[1] for v in role_w[lab].values())
+        winrates[lab] = {
+            "overall": _rate(tw, tn),
+            "roles": {ROLE_NAMES[r]: _rate(*role_w[lab][r]) for r in ROLES},
+            "teams": {TEAM_NAMES[t]: _rate(*team_w[lab][t]) for t in TEAM_NAMES},
+        }
+    crossplay = {"definition": "opposing seats", "labels": labels,
+                 "matrix": [[_rate(int(cross[a, b, 0]), int(cross[a, b, 1])) for b in range(k)]
+                            for a in range(k)]}
+    cp_games = [rec for rec in records if rec.task.kind == "crossplay"]
+    if cp_games:
+        cells = np.zeros((k, k, 2), dtype=np.int64)
+        sides = {lab: {} for lab in labels}
+        for rec in cp_games:
+            a = rec.task.focus
+            others = {lab for lab in rec.task.lineup if lab != a}
+            b = next(iter(others)) if others else a
+            for s, lab in enumerate(rec.task.lineup):
+                if lab != a:
+                    continue
+                w = int(s in rec.winners)
+                cells[lab_idx[a], lab_idx[b]] += (w, 1)
+                if b != a:
+                    key = (b, TEAM_NAMES[team_of(Role(rec.dealt_roles[s]))])
+                    sides[a].setdefault(key, [0, 0])
+                    sides[a][key][0] += w
+                    sides[a][key][1] += 1
+        crossplay = {"definition": "team split", "labels": labels,
+                     "matrix": [[_rate(int(cells[a, b, 0]), int(cells[a, b, 1])) for b in range(k)]
+                                for a in range(k)],
+                     "by_team": {a: {b: {t: _rate(*sides[a][(b, t)]) for (bb, t) in sides[a] if bb == b}
+                                     for b in labels if b != a} for a in labels}}
+
+    # substitution deltas
+    substitution = None
+    refs = {rec.task.deal: rec for rec in records if rec.task.kind == "reference"}
+    subs = [rec for rec in records if rec.task.kind == "substitute"]
+    if refs and subs:
+        ref_label = next(iter(refs.values())).task.lineup[0]
+        pairs: dict[str, dict[Role, list]] = {}
+        for rec in subs:
+            ref = refs.get(rec.task.deal)
+            if ref is None:
+                continue
+            s = rec.task.focus_seat
+            lab = rec.task.lineup[s]
+            r = Role(rec.dealt_roles[s])
+            pairs.setdefault(lab, {q: [] for q in ROLES})[r].append((int(s in rec.winners), int(s in ref.winners)))
+        substitution = {"reference": ref_label, "candidates": {}}
+        for lab, per_role in pairs.items():
+            out = {}
+            allp = [p for r in ROLES for p in per_role[r]]
+            for name, ps in [(ROLE_NAMES[r], per_role[r]) for r in ROLES] + [("overall", allp)]:
+                out[name] = _delta(ps)
+            substitution["candidates"][lab] = out
+
+    # deduction and deception
+    deduction, deception = {}, {}
+    obs_rows: dict[str, list] = {}
+    dec_rows: dict[str, list] = {}
+    for rec in records:
+        if rec.deduction.shape[0] == 0:
+            continue
+        lineup = rec.task.lineup
+        obs_lab = np.array([lineup[int(o)] for o in rec.deduction[:, ROW_OBS]])
+        tgt_lab = np.array([lineup[int(t)] for t in rec.deduction[:, ROW_TARGET]])
+        for lab in set(obs_lab):
+            obs_rows.setdefault(lab, []).append(rec.deduction[obs_lab == lab])
+        hidden_bad = np.isin(rec.deduction[:, ROW_TRUE], [int(Role.ASSASSIN), int(Role.TRAITOR)])
+        for lab in set(tgt_lab[hidden_bad]):
+            dec_rows.setdefault(lab, []).append(rec.deduction[hidden_bad & (tgt_lab == lab)])
+    for lab in labels:
+        if lab in obs_rows:
+            deduction[lab] = deduction_metrics(np.concatenate(obs_rows[lab]))
+        if lab in dec_rows:
+            rows = np.concatenate(dec_rows[lab])
+            per = {}
+            for r in (Role.ASSASSIN, Role.TRAITOR):
+                sel = rows[rows[:, ROW_TRUE] == int(r)]
+                if sel.shape[0]:
+                    per[ROLE_NAMES[r]] = {"n": int(sel.shape[0]), "p_true": float(sel[:, ROW_P].mean()),
+                                          "prior_p_true": float(sel[:, ROW_PP].mean())}
+            deception[lab] = {"n": int(rows.shape[0]), "p_true": float(rows[:, ROW_P].mean()),
+                              "prior_p_true": float(rows[:, ROW_PP].mean()), "roles": per,
+                              "by_turn": [{"turn": b["turn"], "n": b["n"], "p_true": b["p_true"],
+                                           "prior_p_true": b["prior_p_true"]}
+                                          for b in deduction_metrics(rows)["by_turn"]]}
+
+    # timing
+    timing = {}
+    for lab in labels:
+        ts = [rec.times[s] for rec in records for s, l2 in enumerate(rec.task.lineup) if l2 == lab]
+        allt = np.concatenate(ts) if ts else np.zeros(0, dtype=np.float32)
+        timing[lab] = {"decisions": int(allt.size),
+                       "p50_ms": float(np.percentile(allt, 50) * 1e3) if allt.size else None,
+                       "p95_ms": float(np.percentile(allt, 95) * 1e3) if allt.size else None,
+                       "max_ms": float(allt.max() * 1e3) if allt.size else None}
+
+    games = [{"index": rec.task.index, "deal": rec.task.deal, "env_seed": rec.task.env_seed,
+              "kind": rec.task.kind, "lineup": list(rec.task.lineup),
+              "dealt_roles": [ROLE_NAMES[Role(r)] for r in rec.dealt_roles],
+              "final_roles": [ROLE_NAMES[Role(r)] for r in rec.final_roles],
+              "winners": rec.winners, "truncated": rec.truncated, "turns": rec.turns,
+              "decisions": rec.decisions} for rec in records]
+    no_beliefs = [lab for lab in labels if lab not in deduction]
+    return {
+        "meta": dict(meta or {}),
+        "summary": {"games": len(records), "truncated": int(truncated), "draws": int(draws),
+                    "mean_turns": float(np.mean([r.turns for r in records])) if records else None},
+        "winrates": winrates,
+        "substitution": substitution,
+        "ratings": _ratings(records, labels),
+        "crossplay": crossplay,
+        "deduction": deduction,
+        "deception": deception,
+        "deduction_note": ("no deduction numbers (no beliefs() recorded) for: " + ", ".join(no_beliefs))
+        if no_beliefs else "",
+        "timing": timing,
+        "games": games,
+    }
+
+
+def _opponent_labels(lineup: Sequence[str], dealt_roles: Sequence[int], seat: int) -> set:
+    """Labels of the seats opposed to ``seat`` by dealt role: another team
+    (CR 907.7a: Leader+Guardians, the Assassins, and each Traitor alone)."""
+    mine = team_of(Role(dealt_roles[seat]))
+    out = set()
+    for o, lab in enumerate(lineup):
+        if o == seat:
+            continue
+        t = team_of(Role(dealt_roles[o]))
+        if t != mine or t == Team.TRAITOR:
+            out.add(lab)
+    return out
+
+
+def _delta(pairs: Sequence[tuple[int, int]]) -> dict:
+    n = len(pairs)
+    if n == 0:
+        return {"pairs": 0, "candidate_rate": None, "reference_rate": None, "delta": None, "lo": None, "hi": None}
+    a = np.array(pairs, dtype=float)
+    d = a[:, 0] - a[:, 1]
+    mean = float(d.mean())
+    se = float(d.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
+    return {"pairs": n, "candidate_rate": float(a[:, 0].mean()), "reference_rate": float(a[:, 1].mean()),
+            "delta": mean, "lo": mean - Z95 * se if n > 1 else None, "hi": mean + Z95 * se if n > 1 else None}
+
+
+# --------------------------------------------------------------------------- the API
+def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed: int = 0,
+             workers: int = 1, mode: str = "rotate", reference: str | None = None,
+             config: GameConfig | None = None, record_beliefs: bool = True, progress: bool = True,
+             out_dir: str | os.PathLike | None = None) -> dict:
+    """Run a duplicate-deal tournament and return :func:`summarize`'s dict.
+
+    Args:
+        specs: agent specs for :func:`agents.make` (repeats allowed, e.g.
+            ``["random", "random"]``).
+        num_players: seats (used when ``config`` is None).
+        games: games requested; rounded **up** to whole deals
+            (:func:`games_per_deal`), so every deal is fully rotated.
+        seed: master seed of environment and bot seeds.
+        workers: processes (1 plays in this process).
+        mode: ``"rotate"``, ``"substitution"`` or ``"crossplay"``.
+        reference: the reference entrant's label for substitution (default:
+            the last entrant).
+        config: the game configuration (default ``GameConfig(num_players)``).
+        record_beliefs: score ``beliefs()`` of bots that have it.
+        progress: show a tqdm bar.
+        out_dir: if given, also :func:`write_results` there.
+
+    Raises:
+        ValueError: for unknown specs, a bad mode/reference, ``games < 1`` or a
+            config whose ``num_players`` differs from ``num_players``.
+    """
+    entrants = entrants_from_specs(list(specs))
+    known = set(agents.available())
+    unknown = [e.spec for e in entrants if e.spec.split(":", 1)[0] not in known]
+    if unknown:
+        raise ValueError(f"unknown agent specs {unknown}; available: {sorted(known)}")
+    if config is None:
+        config = GameConfig(num_players=num_players)
+    num_players = config.num_players
+    if games < 1:
+        raise ValueError(f"games must be >= 1, got {games}")
+    labels = [e.label for e in entrants]
+    if mode == "rotate":
+        per = games_per_deal(mode, len(entrants), num_players)
+        deals = -(-games // per)
+        tasks = rotation_schedule(entrants, num_players, deals, seed)
+        ref_label = None
+    elif mode == "crossplay":
+        per = games_per_deal(mode, len(entrants), num_players, config.variant)
+        deals = -(-games // per)
+        tasks = crossplay_schedule(entrants, config, deals, seed)
+        ref_label = None
+    elif mode == "substitution":
+        ref_label = reference if reference is not None else labels[-1]
+        if ref_label not in labels:
+            raise ValueError(f"reference {ref_label!r} is not an entrant; entrants: {labels}")
+        ref = entrants[labels.index(ref_label)]
+        cands = [e for e in entrants if e.label != ref_label]
+        per = games_per_deal(mode, len(entrants), num_players)
+        deals = -(-games // per)
+        tasks = substitution_schedule(ref, cands, num_players, deals, seed)
+    else:
+        raise ValueError(f"unknown mode {mode!r}; allowed: {list(MODES)}")
+    t0 = time.perf_counter()
+    records = run_tasks(tasks, config, workers=workers, record_beliefs=record_beliefs, progress=progress)
+    wall = time.perf_counter() - t0
+    meta = {"entrants": [asdict(e) for e in entrants], "num_players": num_players, "mode": mode,
+            "reference": ref_label, "seed": seed, "games_requested": games, "games": len(tasks),
+            "deals": deals, "games_per_deal": per, "config": _config_dict(config)}
+    res = summarize(records, entrants, meta)
+    res["timing"]["wall_s"] = wall
+    res["timing"]["workers"] = workers
+    if out_dir is not None:
+        write_results(res, out_dir)
+    return res
+
+
+def _config_dict(config: GameConfig) -> dict:
+    d = asdict(config)
+    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in d.items()}
+
+
+# --------------------------------------------------------------------------- output
+def _fmt(cell: dict | None) -> str:
+    if not cell or not cell.get("games"):
+        return "–"
+    return f"{cell['rate']:.3f} [{cell['lo']:.3f}, {cell['hi']:.3f}] n={cell['games']}"
+
+
+def per_role_table(res: dict) -> str:
+    """The per-role win-rate table (markdown) of a result dict: one row per
+    entrant, one column per dealt role, then the overall rate; each cell
+    ``rate [95% Wilson low, high] n=games``."""
+    head = "| agent | " + " | ".join(ROLE_NAMES[r] for r in ROLES) + " | overall |"
+    lines = [head, "|" + "---|" * (len(ROLES) + 2)]
+    for lab, w in res["winrates"].items():
+        lines.append(f"| {lab} | " + " | ".join(_fmt(w["roles"][ROLE_NAMES[r]]) for r in ROLES)
+                     + f" | {_fmt(w['overall'])} |")
+    return "\n".join(lines)
+
+
+def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
+    """The report of a result dict as markdown (tables of every metric and
+    links to the ``images`` written next to it)."""
+    m, s = res["meta"], res["summary"]
+    out = ["# Treachery evaluation", ""]
+    out.append(f"- entrants: {', '.join(e['label'] + ' (' + e['spec'] + ')' for e in m.get('entrants', []))}")
+    out.append(f"- players: {m.get('num_players')}, mode: {m.get('mode')}, seed: {m.get('seed')}, "
+               f"deals: {m.get('deals')}, games: {s['games']} (requested {m.get('games_requested')})")
+    out.append(f"- truncated: {s['truncated']}, draws: {s['draws']}, mean turns: "
+               f"{s['mean_turns']:.1f}" if s["mean_turns"] is not None else "- no games")
+    out += ["", "Win rates by dealt role, with 95% Wilson intervals:", "", per_role_table(res), ""]
+    out += ["Win rates by team of the dealt role:", "",
+            "| agent | " + " | ".join(TEAM_NAMES.values()) + " |", "|" + "---|" * (len(TEAM_NAMES) + 1)]
+    for lab, w in res["winrates"].items():
+        out.append(f"| {lab} | " + " | ".join(_fmt(w["teams"][t]) for t in TEAM_NAMES.values()) + " |")
+    sub = res.get("substitution")
+    if sub:
+        out += ["", f"Substitution delta against reference `{sub['reference']}` (candidate win rate minus "
+                    "reference win rate in the same seat of the same deal; normal 95% interval):", "",
+                "| candidate | " + " | ".join(ROLE_NAMES[r] for r in ROLES) + " | overall |",
+                "|" + "---|" * (len(ROLES) + 2)]
+        for lab, per in sub["candidates"].items():
+            cells = []
+            for name in [ROLE_NAMES[r] for r in ROLES] + ["overall"]:
+                d = per[name]
+                if d["delta"] is None:
+                    cells.append("–")
+                elif d["lo"] is None:
+                    cells.append(f"{d['delta']:+.3f} n={d['pairs']}")
+                else:
+                    cells.append(f"{d['delta']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}] n={d['pairs']}")
+            out.append(f"| {lab} | " + " | ".join(cells) + " |")
+    rt = res["ratings"]
+    out += ["", f"Ratings ({rt['model']}, {rt['rated_games']} rated games):", "",
+            "| agent | mu | sigma | ordinal (mu - 3 sigma) |", "|---|---|---|---|"]
+    for lab, r in sorted(rt["entrants"].items(), key=lambda kv: -kv[1]["ordinal"]):
+        out.append(f"| {lab} | {r['mu']:.2f} | {r['sigma']:.2f} | {r['ordinal']:.2f} |")
+    cp = res["crossplay"]
+    if cp.get("definition") == "team split":
+        what = ("Cross-play (team split): row agent's win rate when it holds every seat of one team and the "
+                "column agent all the others (diagonal: self-play):")
+    else:
+        what = ("Cross-play: row agent's win rate in games where the column agent holds a seat of an opposing "
+                "team (by dealt role; each Traitor is its own team):")
+    out += ["", what, "",
+            "| agent | " + " | ".join(cp["labels"]) + " |", "|" + "---|" * (len(cp["labels"]) + 1)]
+    for lab, row in zip(cp["labels"], cp["matrix"]):
+        out.append(f"| {lab} | " + " | ".join(_fmt(c) for c in row) + " |")
+    if res["deduction"]:
+        out += ["", "Deduction (beliefs about face-down opponents; prior = public role counts):", "",
+                "| observer | rows | log-loss | prior | Brier | prior | top-1 | prior |", "|---|---|---|---|---|---|---|---|"]
+        for lab, d in res["deduction"].items():
+            o = d["overall"]
+            out.append(f"| {lab} | {o['n']} | {o['logloss']:.3f} | {o['prior_logloss']:.3f} | {o['brier']:.3f} | "
+                       f"{o['prior_brier']:.3f} | {o['top1']:.3f} | {o['prior_top1']:.3f} |")
+    if res["deception"]:
+        out += ["", "Deception (mean probability observers give to the true role of a face-down "
+                    "Traitor/Assassin; lower is better cover):", "",
+                "| agent | rows | p(true role) | prior |", "|---|---|---|---|"]
+        for lab, d in res["deception"].items():
+            out.append(f"| {lab} | {d['n']} | {d['p_true']:.3f} | {d['prior_p_true']:.3f} |")
+    if res.get("deduction_note"):
+        out += ["", res["deduction_note"] + "."]
+    out += ["", "Decision latency (not deterministic):", "", "| agent | decisions | p50 ms | p95 ms |",
+            "|---|---|---|---|"]
+    for lab, t in res["timing"].items():
+        if isinstance(t, dict):
+            p50 = f"{t['p50_ms']:.3f}" if t["p50_ms"] is not None else "–"
+            p95 = f"{t['p95_ms']:.3f}" if t["p95_ms"] is not None else "–"
+            out.append(f"| {lab} | {t['decisions']} | {p50} | {p95} |")
+    if "wall_s" in res["timing"]:
+        out.append(f"\nWall time {res['timing']['wall_s']:.1f} s with {res['timing'].get('workers')} worker(s).")
+    images = list(images)
+    if images:
+        out += [""] + [f"![{Path(i).stem}]({i})" for i in images]
+    return "\n".join(out) + "\n"
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically: a temporary file in the same
+    directory, flushed and fsynced, then ``os.replace``; on any error the
+    temporary file is removed and ``path`` is left as it was."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            os.chmod(tmp, 0o666 & ~_umask())
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def write_results(res: dict, out_dir: str | os.PathLike) -> dict[str, Path]:
+    """Write ``results.json``, ``results.md`` and the PNG plots into ``out_dir``
+    (created if needed).
+
+    Every payload is rendered in memory first, so a failure while rendering
+    writes nothing; each file is then written with :func:`atomic_write_bytes`,
+    so no file is ever partial.
+
+    Returns:
+        ``{name: path}`` of the files written.
+    """
+    from . import plots
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    payloads: dict[str, bytes] = {}
+    payloads.update(plots.render_all(res))
+    payloads["results.json"] = (json.dumps(res, indent=1, default=_json_default) + "\n").encode()
+    payloads["results.md"] = render_markdown(res, [n for n in payloads if n.endswith(".png")]).encode()
+    written = {}
+    for name in ["results.json", "results.md"] + sorted(n for n in payloads if n.endswith(".png")):
+        atomic_write_bytes(out / name, payloads[name])
+        written[name] = out / name
+    return written
+
+
+def _json_default(o: Any) -> Any:
+    if isinstance(o, (np.integer,)):
+        return int(o)
+    if isinstance(o, (np.floating,)):
+        return float(o)
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    if isinstance(o, (set, frozenset)):
+        return sorted(o)
+    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
