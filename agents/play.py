@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 from treachery_env import GameConfig
 from treachery_env.env import raw_env
@@ -22,6 +23,7 @@ class GameResult:
         seed: the environment seed.
         winners: winning seats (empty for a draw or a truncation).
         truncated: whether ``max_turns`` ended it.
+        dealt_roles: each seat's role as dealt.
         roles: each seat's final role (its last-known role if it left).
         rewards: each seat's final reward (+1 / -1 / 0).
         decisions: decisions taken by the bots.
@@ -34,6 +36,7 @@ class GameResult:
     seed: int
     winners: set
     truncated: bool
+    dealt_roles: list
     roles: list
     rewards: list
     decisions: int
@@ -43,7 +46,8 @@ class GameResult:
 
 
 def play_game(agents: Sequence[Agent], config: GameConfig | None = None, seed: int = 0,
-              record_beliefs: bool = False) -> GameResult:
+              record_beliefs: bool = False,
+              on_decision: Callable[[object, int, Agent, float], None] | None = None) -> GameResult:
     """Play one game, bot ``i`` in seat ``i``.
 
     Args:
@@ -52,6 +56,10 @@ def play_game(agents: Sequence[Agent], config: GameConfig | None = None, seed: i
         seed: environment seed (the deal, decks and shuffles).
         record_beliefs: record ``beliefs()`` of bots that have it after each of
             their decisions (for deduction metrics).
+        on_decision: called as ``on_decision(game, seat, bot, seconds)`` after
+            each bot decision, before the action is applied (``seconds`` = time
+            spent in ``act``); for evaluators that score with the full state
+            (bots never see it).
 
     Raises:
         ValueError: if the number of bots differs from the number of seats.
@@ -64,7 +72,9 @@ def play_game(agents: Sequence[Agent], config: GameConfig | None = None, seed: i
     for seat, a in enumerate(agents):
         a.reset(seat)
     decisions = 0
-    result = GameResult(seed, set(), False, [], [0.0] * config.num_players, 0, 0)
+    dealt = [Role(p.identity.role) for p in env.game.players]
+    result = GameResult(seed, set(), False, dealt, [], [0.0] * config.num_players, 0, 0)
+    perf = time.perf_counter
     for name in env.agent_iter():
         obs, reward, term, trunc, info = env.last()
         seat = int(name.split("_")[1])
@@ -73,7 +83,10 @@ def play_game(agents: Sequence[Agent], config: GameConfig | None = None, seed: i
             env.step(None)
             continue
         bot = agents[seat]
+        t0 = perf()
         action = bot.act(obs, info)
+        if on_decision is not None:
+            on_decision(env.game, seat, bot, perf() - t0)
         env.step(action)
         decisions += 1
         if record_beliefs and hasattr(bot, "beliefs"):

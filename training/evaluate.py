@@ -69,6 +69,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 import agents
+from agents.play import play_game
 from treachery_env import GameConfig
 from treachery_env.env import raw_env
 from treachery_env.rules import Role, Team, role_distribution, team_of
@@ -421,40 +422,23 @@ def play_task(task: GameTask, config: GameConfig, record_beliefs: bool = True) -
     if len(task.specs) != n:
         raise ValueError(f"{len(task.specs)} agents for {n} seats")
     bots = [agents.make(spec, seed=s) for spec, s in zip(task.specs, task.agent_seeds)]
-    env = raw_env(config=config)
-    env.reset(seed=task.env_seed)
-    for seat, b in enumerate(bots):
-        b.reset(seat)
-    g = env.game
-    dealt = [int(p.role) for p in g.players]
     dist = role_distribution(n, config.variant)
     times: list[list[float]] = [[] for _ in range(n)]
     last_belief: dict[tuple[int, int], list] = {}
-    decisions = 0
-    perf = time.perf_counter
-    for name in env.agent_iter():
-        obs, _reward, term, trunc, info = env.last()
-        seat = int(name.split("_")[1])
-        if term or trunc:
-            env.step(None)
-            continue
-        bot = bots[seat]
-        t0 = perf()
-        action = bot.act(obs, info)
-        times[seat].append(perf() - t0)
-        decisions += 1
+
+    def observe(g, seat: int, bot, seconds: float) -> None:
+        times[seat].append(seconds)
         if record_beliefs and hasattr(bot, "beliefs"):
             rows = _deduction_rows(bot.beliefs(), g, seat, dist)
             if rows is not None:
                 last_belief[(seat, g.turn)] = rows
-        env.step(action)
+
+    res = play_game(bots, config, seed=task.env_seed, on_decision=observe)
     rows = [r for key in sorted(last_belief) for r in last_belief[key]]
-    rec = GameRecord(task, dealt, [int(p.role) for p in g.players], sorted(int(s) for s in g.winners),
-                     bool(g.truncated), int(g.turn), decisions,
-                     [np.asarray(t, dtype=np.float32) for t in times],
-                     np.asarray(rows, dtype=np.float64).reshape(-1, 10))
-    env.close()
-    return rec
+    return GameRecord(task, [int(r) for r in res.dealt_roles], [int(r) for r in res.roles], sorted(res.winners),
+                      res.truncated, res.turns, res.decisions,
+                      [np.asarray(t, dtype=np.float32) for t in times],
+                      np.asarray(rows, dtype=np.float64).reshape(-1, 10))
 
 
 def _deduction_rows(beliefs: Any, g, observer: int, dist: dict) -> list | None:

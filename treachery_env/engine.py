@@ -1116,15 +1116,19 @@ class Game:
             if self.combat_attackers:
                 self.queue.append(("combat_damage", False))
         elif ph == "combat_end":
-            for p in self.players:
-                for c in p.creatures:
-                    c.attacking = -1
-                    c.blocked_by = []
-                    c.blocking = None
-                    c.was_blocked = False
-            self.combat_attackers = []
+            self._clear_combat()
         elif ph == "cleanup":
             self.queue.append(("cleanup",))
+
+    def _clear_combat(self) -> None:
+        """End of combat (CR 511.3): every creature stops attacking and blocking."""
+        for p in self.players:
+            for c in p.creatures:
+                c.attacking = -1
+                c.blocked_by = []
+                c.blocking = None
+                c.was_blocked = False
+        self.combat_attackers = []
 
     def _open_priority(self) -> None:
         self.priority_seat = self._next_alive(self.active, include_self=True)
@@ -1182,13 +1186,7 @@ class Game:
         self.pending_triggers = []
         self.queue.clear()
         self.decision = None
-        for p in self.players:
-            for c in p.creatures:
-                c.attacking = -1
-                c.blocked_by = []
-                c.blocking = None
-                c.was_blocked = False
-        self.combat_attackers = []
+        self._clear_combat()
         self.priority_seat = None
         self.passes = 0
         self._log("steps_ended", until=last)

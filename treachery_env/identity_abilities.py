@@ -46,7 +46,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game, IdentityCard, StackItem
 
 __all__ = ["IdentityImpl", "Activated", "IMPLEMENTATIONS", "CALLBACKS", "register", "register_callbacks",
-           "targets_of", "creature_options", "exile_linked", "return_from_exile", "copy_on_stack", "static_keys", "unveil_cost_ok", "unveil_xs", "on_unveiled",
+           "targets_of", "creature_options", "exile_linked", "return_from_exile", "copy_on_stack",
+           "identity_trigger", "static_keys", "unveil_cost_ok", "unveil_xs", "on_unveiled",
            "activatable", "activate", "fire_event", "run_delayed", "resolve", "before_leaving"]
 
 
@@ -418,6 +419,18 @@ def _retarget_set(game: "Game", data: tuple, t: Any) -> None:
     item, k = data
     if t is not None:
         item.targets[k] = t
+
+
+def identity_trigger(game: "Game", idc: "IdentityCard", key: str, resolve: str, **data: Any) -> "StackItem":
+    """A triggered ability of identity ``idc`` (identity-sourced, CR 603): a
+    pending trigger controlled by its controller whose resolution calls the
+    callback ``resolve(game, item)``; ``data`` is stored in ``item.data``."""
+    from .engine import StackItem
+    t = StackItem(game._new_uid(), "trigger", idc.controller, source=idc.name, key=key, identity_source=True)
+    t.data["resolve"] = resolve
+    t.data.update(data)
+    game.add_trigger(t)
+    return t
 
 
 def copy_on_stack(game: "Game", it: "StackItem", seat: int) -> "StackItem":

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..actions import MAX_PERMS
 from ..identity_abilities import (
+    identity_trigger,
     Activated,
     IdentityImpl,
     register,
@@ -22,16 +23,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 # ============================================================== shared helpers
-def _lmyth_trigger(game: "Game", idc: "IdentityCard", key: str, resolve: str, **data: Any) -> "StackItem":
-    """A triggered ability of ``idc`` (identity-sourced, CR 603) put among the pending triggers."""
-    from ..engine import StackItem
-    t = StackItem(game._new_uid(), "trigger", idc.controller, source=idc.name, key=key, identity_source=True)
-    t.data["resolve"] = resolve
-    t.data.update(data)
-    game.add_trigger(t)
-    return t
-
-
 def _lmyth_scry_ops(game: "Game", seat: int, n: int, surveil: bool = False) -> list:
     """Queue operations for scry N (CR 701.22) or surveil N (CR 701.25): the top N
     cards are looked at one by one (a private decision each: keep on top, or put
@@ -94,7 +85,7 @@ CHAOS_TOKENS = ("Clue", "Food", "Treasure")
 
 def _chaos_end(game: "Game", idc: "IdentityCard", seat: int) -> None:
     if seat == idc.controller:
-        _lmyth_trigger(game, idc, "chaos", "_chaos_resolve")
+        identity_trigger(game, idc, "chaos", "_chaos_resolve")
 
 
 def _chaos_resolve(game: "Game", item: "StackItem") -> None:
@@ -146,7 +137,7 @@ def _debt_upkeep(game: "Game", idc: "IdentityCard", seat: int) -> None:
     """Abstraction: the trigger is left out when no player has a debt counter (it
     would do nothing)."""
     if seat == idc.controller and any(_debt_of(game, p.seat) for p in game.players if not p.has_lost):
-        _lmyth_trigger(game, idc, "debt_upkeep", "_debt_drain")
+        identity_trigger(game, idc, "debt_upkeep", "_debt_drain")
 
 
 def _debt_drain(game: "Game", item: "StackItem") -> None:
@@ -165,7 +156,7 @@ def _debt_drain(game: "Game", item: "StackItem") -> None:
 
 def _debt_end(game: "Game", idc: "IdentityCard", seat: int) -> None:
     if seat == idc.controller:
-        t = _lmyth_trigger(game, idc, "debt_end", "_debt_lend")
+        t = identity_trigger(game, idc, "debt_end", "_debt_lend")
         t.data["specs"] = [{"type": "player", "other": True}]
 
 
@@ -180,7 +171,7 @@ def _debt_lend(game: "Game", item: "StackItem") -> None:
 def _debt_lost(game: "Game", idc: "IdentityCard", seat: int) -> None:
     n = _debt_of(game, seat)
     if n > 0 and seat != idc.controller:
-        _lmyth_trigger(game, idc, "debt_lost", "_debt_draw", n=n, loser=seat)
+        identity_trigger(game, idc, "debt_lost", "_debt_draw", n=n, loser=seat)
 
 
 def _debt_draw(game: "Game", item: "StackItem") -> None:
@@ -204,7 +195,7 @@ GATHER_MODES = ("white: create four 1/1 Soldier tokens", "blue: scry 4, then dra
 
 def _gather_upkeep(game: "Game", idc: "IdentityCard", seat: int) -> None:
     if seat == idc.controller and len(idc.data.get("gathering_used", ())) < 5:
-        t = _lmyth_trigger(game, idc, "gathering", "_gather_resolve")
+        t = identity_trigger(game, idc, "gathering", "_gather_resolve")
         t.data["prepare"] = "_gather_prepare"
 
 
@@ -343,7 +334,7 @@ register(IdentityImpl("The Gathering", events={"upkeep": _gather_upkeep}))
 # if nobody does, you draw a card.
 def _majesty_upkeep(game: "Game", idc: "IdentityCard", seat: int) -> None:
     if seat == idc.controller:
-        _lmyth_trigger(game, idc, "majesty", "_majesty_resolve", accepted=False)
+        identity_trigger(game, idc, "majesty", "_majesty_resolve", accepted=False)
 
 
 def _majesty_resolve(game: "Game", item: "StackItem") -> None:
@@ -420,7 +411,7 @@ register(IdentityImpl("His Beloved Majesty", events={"upkeep": _majesty_upkeep})
 # enters with a finality counter (if it would die, exile it instead).
 def _lich_upkeep(game: "Game", idc: "IdentityCard", seat: int) -> None:
     if seat == idc.controller:
-        _lmyth_trigger(game, idc, "lich_surveil", "_lich_surveil")
+        identity_trigger(game, idc, "lich_surveil", "_lich_surveil")
 
 
 def _lich_surveil(game: "Game", item: "StackItem") -> None:

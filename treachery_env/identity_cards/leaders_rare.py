@@ -6,23 +6,13 @@ functions it names are registered as callbacks by name at the end of the module.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..actions import MAX_STACK
-from ..identity_abilities import Activated, IdentityImpl, copy_on_stack, register, register_callbacks
+from ..identity_abilities import identity_trigger, Activated, IdentityImpl, copy_on_stack, register, register_callbacks
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..engine import Creature, Game, IdentityCard, StackItem  # noqa: F401
-
-
-def _lrare_trigger(game: "Game", idc: "IdentityCard", key: str, resolve: str, **data: Any) -> "StackItem":
-    """A triggered ability of ``idc`` (identity-sourced, CR 603) put among the pending triggers."""
-    from ..engine import StackItem
-    t = StackItem(game._new_uid(), "trigger", idc.controller, source=idc.name, key=key, identity_source=True)
-    t.data["resolve"] = resolve
-    t.data.update(data)
-    game.add_trigger(t)
-    return t
 
 
 # ============================================================== The Corrupted Regent
@@ -44,7 +34,7 @@ def _regent_draw_step(game: "Game", idc: "IdentityCard", seat: int) -> None:
             if p.hand and not p.drew_from_empty:
                 drawn.append(p.hand[-1].name)
             break
-    _lrare_trigger(game, idc, "regent", "_regent_resolve", drawn=drawn)
+    identity_trigger(game, idc, "regent", "_regent_resolve", drawn=drawn)
 
 
 def _regent_resolve(game: "Game", item: "StackItem") -> None:
@@ -138,11 +128,11 @@ def _king_left(game: "Game", idc: "IdentityCard", creature: "Creature") -> None:
     if zone is None:
         return
     if zone == "graveyard" and (c.attacking >= 0 or c.blocking is not None):
-        _lrare_trigger(game, idc, "king_combat", "_king_choice", creature=c.name)
+        identity_trigger(game, idc, "king_combat", "_king_choice", creature=c.name)
     cause = game.resolving
     if (not c.token and cause is not None and cause.controller != seat
             and game.is_opponent(seat, cause.controller)):
-        _lrare_trigger(game, idc, "king_effect", "_king_both", creature=c.name, cause=cause.controller)
+        identity_trigger(game, idc, "king_effect", "_king_both", creature=c.name, cause=cause.controller)
 
 
 def _king_choice(game: "Game", item: "StackItem") -> None:
