@@ -29,7 +29,6 @@ def register(name: str, factory: Callable[..., Agent]) -> None:
 
 def available() -> list[str]:
     """Names ``make`` accepts."""
-    _load_builtin()
     return sorted(_REGISTRY)
 
 
@@ -40,7 +39,6 @@ def make(spec: str, seed: int | None = None) -> Agent:
     Raises:
         ValueError: for an unknown spec (lists the available ones).
     """
-    _load_builtin()
     if not isinstance(spec, str):
         raise ValueError(f"agent spec must be a string, got {spec!r}")
     name = spec.split(":", 1)[0]
@@ -49,12 +47,5 @@ def make(spec: str, seed: int | None = None) -> Agent:
     return _REGISTRY[name](seed=seed)
 
 
-def _load_builtin() -> None:
-    """Import the bot modules so they register themselves."""
-    import importlib
-    for mod in ("heuristic", "belief", "ismcts"):
-        try:
-            importlib.import_module(f"{__name__}.{mod}")
-        except ModuleNotFoundError as e:   # a bot module not written yet
-            if e.name != f"{__name__}.{mod}":
-                raise
+# the built-in bots register themselves on import
+from . import belief, heuristic, ismcts  # noqa: E402,F401
