@@ -22,13 +22,8 @@ from .rules import Role, role_distribution
 __all__ = ["env", "raw_env", "GameConfig", "Role", "role_distribution"]
 __version__ = "0.1.0"
 
-try:  # PettingZoo >= 1.27 has a registry: pettingzoo.make("aec", "treachery/treachery-v0")
-    import pettingzoo as _pz
+import pettingzoo as _pz
 
-    if hasattr(_pz, "register"):
-        try:
-            _pz.register("aec", "treachery/treachery-v0", entry_point="treachery_env.env:env")
-        except Exception:  # already registered in this process
-            pass
-except ImportError:  # pragma: no cover
-    pass
+# PettingZoo >= 1.27 has a registry: pettingzoo.make("aec", "treachery/treachery-v0")
+if hasattr(_pz, "register") and "treachery/treachery-v0" not in getattr(_pz, "aec_registry", {}):
+    _pz.register("aec", "treachery/treachery-v0", entry_point="treachery_env.env:env")
