@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from typing import Callable
 
+from . import play
 from .base import Agent, BaseAgent, RandomAgent, legal_actions
+from .play import GameResult, play_game
 
-__all__ = ["Agent", "BaseAgent", "RandomAgent", "legal_actions", "make", "register", "available"]
+__all__ = ["Agent", "BaseAgent", "RandomAgent", "legal_actions", "make", "register", "available", "play",
+           "play_game", "GameResult"]
 
 _REGISTRY: dict[str, Callable[..., Agent]] = {"random": RandomAgent}
 

@@ -356,3 +356,15 @@ def test_crossplay_mode_team_split():
     assert cp["matrix"][0][0]["games"] == 4                       # the self-play table
     assert sum(c["games"] for c in cp["by_team"]["random"]["random#2"].values()) == 4
     assert set(cp["by_team"]["random"]["random#2"]) == {"Leader team", "Assassins", "Traitors"}
+
+
+def test_cli_rejects_bad_seed_reference_and_single_agent_crossplay(tmp_path, capsys):
+    """Bad CLI inputs are usage errors (exit 2) with a clear message, not tracebacks."""
+    from training.cli import main
+    base = ["evaluate", "--players", "4", "--games", "4", "--out", str(tmp_path), "--no-progress"]
+    assert main(base + ["--agents", "random,random", "--seed", "-1"]) == 2
+    assert "--seed" in capsys.readouterr().err
+    assert main(base + ["--agents", "random,heuristic", "--mode", "substitution", "--reference", "nobody"]) == 2
+    assert "nobody" in capsys.readouterr().err
+    assert main(base + ["--agents", "random", "--mode", "crossplay"]) == 2
+    assert "two different agents" in capsys.readouterr().err

@@ -71,12 +71,16 @@ def _evaluate(args: argparse.Namespace) -> int:
             raise ValueError(f"unknown agent specs {unknown}; available: {sorted(known)}")
         if args.games < 1 or args.workers < 1:
             raise ValueError("--games and --workers must be >= 1")
+        if args.seed < 0:
+            raise ValueError(f"--seed must be >= 0, got {args.seed}")
+        if args.mode == "crossplay" and len(set(specs)) < 2:
+            raise ValueError("--mode crossplay needs at least two different agents")
+        res = evaluate(specs, games=args.games, seed=args.seed, workers=args.workers, mode=args.mode,
+                       reference=args.reference, config=config, record_beliefs=not args.no_beliefs,
+                       progress=not args.no_progress, out_dir=args.out)
     except ValueError as err:
         print(f"treachery evaluate: error: {err}", file=sys.stderr)
         return 2
-    res = evaluate(specs, games=args.games, seed=args.seed, workers=args.workers, mode=args.mode,
-                   reference=args.reference, config=config, record_beliefs=not args.no_beliefs,
-                   progress=not args.no_progress, out_dir=args.out)
     s, m = res["summary"], res["meta"]
     print(f"{s['games']} games ({m['deals']} deals x {m['games_per_deal']}), {args.players} players, "
           f"mode {m['mode']}, seed {m['seed']}: {s['truncated']} truncated, {s['draws']} draws, "
