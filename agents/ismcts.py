@@ -208,16 +208,16 @@ def _sample_roles(view: Any, variant: str, rng: random.Random, beliefs: dict | N
     return out
 
 
+_ALL_NAMES = frozenset(ids.names())
+
+
 def _identity_pool(view: Any) -> dict[Role, list[str]]:
     """Implemented identity names by role that a hidden seat may hold: the
     default (uncommon) pool widened by the rarities of the identities seen."""
     rar = set(GameConfig().identity_pool)
     for p in view.players:
-        if p.identity is not None and p.identity not in _SIMPLE_NAMES:
-            try:
-                rar.add(ids.get(p.identity).rarity)
-            except ValueError:
-                pass
+        if p.identity is not None and p.identity in _ALL_NAMES:   # simple-roles lands have no rarity
+            rar.add(ids.get(p.identity).rarity)
     impl = set(ids.implemented())
     taken = {p.identity for p in view.players if p.identity is not None}
     pool: dict[Role, list[str]] = {r: [] for r in Role}

@@ -66,6 +66,20 @@ def check_result(g: Game) -> None:
     else:
         assert len(g.winners) == 1 and [p.seat for p in alive] == sorted(g.winners)
 
+def play_with_lands(g: Game, rng: random.Random, lands: int = 10) -> Game:
+    """Give every player ``lands`` lands (so every unveil cost is within reach),
+    then play random legal actions to the end, checking the invariants at every
+    step and the result at the end."""
+    for p in g.players:
+        p.lands = lands
+    g._advance()
+    while not g.is_over:
+        check_invariants(g)
+        g.step(rng.choice(g.legal_actions()))
+    check_invariants(g)
+    check_result(g)
+    return g
+
 
 @pytest.mark.parametrize("chunk", range(10))
 def test_random_games_keep_invariants(chunk):
@@ -113,12 +127,7 @@ def test_every_identity_is_dealt_and_unveiled_in_fuzzing():
     for seed in range(400):
         rng = random.Random(seed)
         g = Game(GameConfig(num_players=6 + seed % 3, max_turns=12, starting_life=12, identity_pool="all"), seed=seed)
-        for p in g.players:
-            p.lands = 10
-        g._advance()
-        while not g.is_over:
-            check_invariants(g)
-            g.step(rng.choice(g.legal_actions()))
+        play_with_lands(g, rng)
         dealt |= {p.identity.name for p in g.players}
         unveiled |= {e["identity"] for e in g.log if e["event"] == "unveil"}
     names = set(implemented())

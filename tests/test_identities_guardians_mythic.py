@@ -26,7 +26,7 @@ from treachery_env.rules import Role
 
 from identity_helpers import (at_main, cast, creature, deal5, give_priority, hand, is_priority, pass_until,
                               pick, resolve_all, target_player)
-from test_fuzz import check_invariants, check_result
+from test_fuzz import play_with_lands
 
 REF_PATH = Path(__file__).resolve().parents[2] / "shared" / "reference" / "identities.json"
 if not REF_PATH.exists():  # pragma: no cover - layout of another checkout
@@ -708,14 +708,7 @@ def test_fuzz_games_with_mythic_guardians():
         deal = _deal(k, rng)
         g = Game(GameConfig(num_players=7, identities=deal, max_turns=12, starting_life=12,
                             commander=bool(k % 2)), seed=k)
-        for p in g.players:
-            p.lands = 10
-        g._advance()
-        while not g.is_over:
-            check_invariants(g)
-            g.step(rng.choice(g.legal_actions()))
-        check_invariants(g)
-        check_result(g)
+        play_with_lands(g, rng)
         unveiled |= {e["identity"] for e in g.log if e["event"] == "unveil"}
         activations += sum(1 for e in g.log if e["event"] == "activate" and e["source"] == SUPPLIER)
         redirects += sum(1 for e in g.log if e["event"] == "redirect")

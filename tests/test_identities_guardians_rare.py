@@ -29,7 +29,7 @@ from identity_helpers import (
     target_creature,
     target_player,
 )
-from test_fuzz import check_invariants, check_result
+from test_fuzz import play_with_lands
 
 from treachery_env import GameConfig, cards
 from treachery_env import identities as ids
@@ -594,14 +594,7 @@ def test_random_play_with_rare_guardians():
     for seed, (n, deal) in enumerate(_deals()):
         rng = random.Random(seed)
         g = Game(GameConfig(num_players=n, identities=deal, max_turns=12, starting_life=12), seed=seed)
-        for p in g.players:
-            p.lands = 10
-        g._advance()
-        while not g.is_over:
-            check_invariants(g)
-            g.step(rng.choice(g.legal_actions()))
-        check_invariants(g)
-        check_result(g)
+        play_with_lands(g, rng)
         unveiled |= {e["identity"] for e in g.log if e["event"] == "unveil"}
         for e, nxt in zip(g.log, g.log[1:]):
             if e["event"] == "resolve" and e["key"] == "unveil" and nxt["event"] == "counter":

@@ -32,7 +32,7 @@ from identity_helpers import (
     target_player,
     token,
 )
-from test_fuzz import check_invariants, check_result
+from test_fuzz import play_with_lands
 
 from treachery_env import cards
 from treachery_env.actions import TOKEN_ABILITIES
@@ -832,14 +832,7 @@ def test_fuzz_random_play_with_these_leaders():
         rng.shuffle(ids)
         g = Game(GameConfig(num_players=5, identities=ids, max_turns=14, starting_life=15, commander=bool(k % 2)),
                  seed=k)
-        for p in g.players:
-            p.lands = 10
-        g._advance()
-        while not g.is_over:
-            check_invariants(g)
-            g.step(rng.choice(g.legal_actions()))
-        check_invariants(g)
-        check_result(g)
+        play_with_lands(g, rng)
         for e in g.log:
             if e["event"] in ("resolve", "activate") and e.get("source") in MINE:
                 used[e["source"]] += 1
