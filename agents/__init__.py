@@ -37,17 +37,38 @@ def available() -> list[str]:
 
 def make(spec: str, seed: int | None = None) -> Agent:
     """Build a bot from a spec such as ``"random"``, ``"heuristic"``, ``"belief"``,
-    ``"ismcts"``.
+    ``"ismcts"`` or ``"policy:PATH"`` (a trained checkpoint; ``"policy:PATH:greedy"``
+    takes the most probable action instead of sampling).
 
     Raises:
-        ValueError: for an unknown spec (lists the available ones).
+        ValueError: for an unknown spec (lists the available ones), an argument
+            given to a bot that takes none, ``"policy"`` without a path, or an
+            unreadable checkpoint.
     """
     if not isinstance(spec, str):
         raise ValueError(f"agent spec must be a string, got {spec!r}")
-    name = spec.split(":", 1)[0]
+    name, sep, arg = spec.partition(":")
     if name not in _REGISTRY:
         raise ValueError(f"unknown agent {spec!r}; available: {sorted(_REGISTRY)}")
+    if name in _WITH_ARGUMENT:
+        if not arg:
+            raise ValueError(f"agent {name!r} needs an argument: {name}:{_WITH_ARGUMENT[name]}")
+        return _REGISTRY[name](seed=seed, arg=arg)
+    if sep:
+        raise ValueError(f"agent {name!r} takes no argument, got {spec!r}")
     return _REGISTRY[name](seed=seed)
+
+
+def _policy(seed: int | None = None, arg: str = "") -> Agent:
+    from .policy import PolicyAgent   # torch is imported only when a policy is used
+    path, greedy = arg, False
+    if arg.endswith(":greedy"):
+        path, greedy = arg[: -len(":greedy")], True
+    return PolicyAgent(path, seed=seed, greedy=greedy)
+
+
+_REGISTRY["policy"] = _policy
+_WITH_ARGUMENT = {"policy": "PATH[:greedy]"}   # bots whose spec carries an argument
 
 
 # the built-in bots register themselves on import

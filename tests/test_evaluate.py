@@ -329,8 +329,10 @@ def test_deduction_end_to_end_with_a_belief_bot(tmp_path):
 
 # --------------------------------------------------------------------------- every registered bot
 @pytest.mark.parametrize("spec", [s for s in agents.available() if s != "test_uniform_belief"])
-def test_every_registered_bot_runs_in_a_tournament(spec):
+def test_every_registered_bot_runs_in_a_tournament(spec, policy_4p):
     cfg = GameConfig(num_players=4, starting_life=6, max_turns=10)
+    if spec == "policy":
+        spec = f"policy:{policy_4p}"
     res = ev.evaluate([spec, "random"], games=2, seed=0, config=cfg, progress=False)
     assert res["summary"]["games"] == 2
     _check_counts(res, 4)

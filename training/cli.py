@@ -1,5 +1,11 @@
 """The ``treachery`` command line.
 
+``treachery train [--config FILE] [--set key=value ...] [--minutes M] [--evaluate GAMES]``
+trains a self-play PPO agent (:func:`training.ppo.train`) into ``--run-dir``
+(default ``runs/train-<date>-<time>``), resumes with ``--resume``, and with
+``--evaluate`` then plays the trained policy against the random and the
+heuristic bot (substitution tournaments) and prints the per-role tables.
+
 ``treachery evaluate --players 5 --games 1000 --agents heuristic,random --out results/ --workers 2``
 (also ``python -m training.cli evaluate ...``) runs a duplicate-deal
 tournament (:func:`training.evaluate.evaluate`), prints the per-role win-rate
@@ -16,7 +22,7 @@ __all__ = ["main", "build_parser"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with its subcommands (``evaluate``)."""
+    """The argument parser with its subcommands (``evaluate``, ``train``)."""
     p = argparse.ArgumentParser(prog="treachery", description="Treachery toolkit command line")
     sub = p.add_subparsers(dest="command", required=True)
     e = sub.add_parser("evaluate", help="tournament between bots: win rates, ratings, cross-play, deduction",
@@ -42,6 +48,25 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--identity-pool", default=None, help="identity pool: uncommon, rare, mythic or all")
     e.add_argument("--no-beliefs", action="store_true", help="do not score beliefs() (deduction metrics)")
     e.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    t = sub.add_parser("train", help="self-play PPO training (then optionally an evaluation)",
+                       description="Self-play PPO with an opponent pool; checkpoints, tensorboard logs and "
+                                   "metrics.jsonl go to the run directory.")
+    t.add_argument("--config", default=None, help="TOML file of training settings (see training/config.py)")
+    t.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override one setting, e.g. --set learning_rate=1e-4 --set game.num_players=6")
+    t.add_argument("--run-dir", default=None,
+                   help="run directory (default: the config's, or runs/train-<date>-<time>)")
+    t.add_argument("--steps", type=int, default=None, help="learner agent-steps to train (total_steps)")
+    t.add_argument("--minutes", type=float, default=None, help="wall-time budget in minutes (time_budget_s/60)")
+    t.add_argument("--workers", type=int, default=None, help="rollout worker processes")
+    t.add_argument("--seed", type=int, default=None, help="master seed")
+    t.add_argument("--resume", nargs="?", const=True, default=False, metavar="CHECKPOINT",
+                   help="continue the run in --run-dir from its latest checkpoint (or from CHECKPOINT)")
+    t.add_argument("--evaluate", type=int, default=0, metavar="GAMES",
+                   help="after training, play GAMES games against each of random and heuristic")
+    t.add_argument("--eval-workers", type=int, default=None, help="evaluation processes (default: --workers)")
+    t.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
 
 
@@ -96,6 +121,93 @@ def _evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _train(args: argparse.Namespace) -> int:
+    import datetime
+
+    from .config import load_config
+    from .ppo import train
+
+    try:
+        overrides = list(args.overrides)
+        for flag, key, conv in ((args.steps, "total_steps", int), (args.workers, "workers", int),
+                                (args.seed, "seed", int)):
+            if flag is not None:
+                overrides.append(f"{key}={conv(flag)}")
+        if args.minutes is not None:
+            if args.minutes <= 0:
+                raise ValueError(f"--minutes must be > 0, got {args.minutes}")
+            overrides.append(f"time_budget_s={float(args.minutes) * 60.0}")
+        if args.run_dir is not None:
+            overrides.append(f"run_dir={json_str(args.run_dir)}")
+        config = load_config(args.config, overrides)
+        if args.run_dir is None and not args.resume and not _sets_run_dir(args):
+            stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+            config = type(config).from_dict({**config.to_dict(), "run_dir": f"runs/train-{stamp}"})
+        if args.evaluate < 0:
+            raise ValueError(f"--evaluate must be >= 0, got {args.evaluate}")
+        print(f"training into {config.run_dir} (tensorboard --logdir {config.run_dir}/tb)")
+        result = train(config, resume=args.resume, progress=not args.no_progress)
+    except ValueError as err:
+        print(f"treachery train: error: {err}", file=sys.stderr)
+        return 2
+    last = result["history"][-1] if result["history"] else {}
+    print(f"trained {result['steps']} learner steps in {result['iterations']} iterations, "
+          f"{result['wall_s'] / 60:.1f} min; checkpoint {result['checkpoint']}, policy {result['policy']}")
+    if last:
+        print(f"last iteration: {last['perf/agent_steps_per_s']:.0f} agent-steps/s end-to-end, "
+              f"belief accuracy {last['belief_accuracy']:.3f}, entropy {last['entropy']:.3f}")
+    if args.evaluate:
+        return _evaluate_policy(result["policy"], config, args.evaluate,
+                                args.eval_workers or config.workers, not args.no_progress)
+    return 0
+
+
+def json_str(s: str) -> str:
+    """``s`` as a TOML/JSON string literal (for a ``key=value`` override)."""
+    import json
+    return json.dumps(s)
+
+
+def _sets_run_dir(args: argparse.Namespace) -> bool:
+    if any(o.split("=", 1)[0].strip() == "run_dir" for o in args.overrides):
+        return True
+    if args.config:
+        import tomllib
+        from pathlib import Path
+        try:
+            return "run_dir" in tomllib.loads(Path(args.config).read_text())
+        except (OSError, tomllib.TOMLDecodeError):
+            return False
+    return False
+
+
+def _evaluate_policy(policy: str, config, games: int, workers: int, progress: bool) -> int:
+    """Substitution tournaments of the policy against random, then heuristic;
+    prints the tables and whether it beats each in every role."""
+    from pathlib import Path
+
+    from .evaluate import beats_in_every_role, evaluate, per_role_table, substitution_table
+
+    spec = f"policy:{policy}"
+    game_config = config.game_config()
+    for ref in ("random", "heuristic"):
+        out = Path(config.run_dir) / f"eval-vs-{ref}"
+        res = evaluate([spec, ref], games=games, seed=config.seed + 1, workers=workers, mode="substitution",
+                       reference=ref, config=game_config, progress=progress, out_dir=out)
+        print(f"\n== the policy against {ref}: {res['summary']['games']} games "
+              f"({res['meta']['deals']} deals), {res['timing']['wall_s']:.0f} s ==")
+        print("Win rate by dealt role [95% Wilson interval]:")
+        print(per_role_table(res))
+        print(f"Substitution delta (the policy in a seat of an all-{ref} table, minus {ref} in that seat):")
+        print(substitution_table(res))
+        verdict = beats_in_every_role(res, spec)
+        roles = ", ".join(f"{r} {'yes' if ok else 'no'}" for r, ok in verdict.items() if r != "all")
+        print(f"beats {ref} (95% interval of the delta above 0): {roles}; "
+              f"in every role: {'YES' if verdict['all'] else 'no'}")
+        print(f"results: {out}/results.json, results.md and plots")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``treachery`` command (``argv`` defaults to ``sys.argv[1:]``).
 
@@ -108,6 +220,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "evaluate":
         return _evaluate(args)
+    if args.command == "train":
+        return _train(args)
     parser.error(f"unknown command {args.command!r}")
     return 2
 

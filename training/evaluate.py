@@ -59,6 +59,7 @@ import json
 import math
 import multiprocessing as mp
 import os
+import sys
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -78,7 +79,8 @@ __all__ = [
     "Entrant", "GameTask", "GameRecord", "wilson_interval", "entrants_from_specs",
     "rotation_schedule", "substitution_schedule", "crossplay_schedule", "dealt_roles", "MODES", "play_task", "run_tasks",
     "score_belief", "deduction_metrics", "summarize", "evaluate",
-    "render_markdown", "write_results", "atomic_write_bytes", "per_role_table",
+    "render_markdown", "write_results", "atomic_write_bytes", "per_role_table", "substitution_table",
+    "beats_in_every_role",
 ]
 
 ROLES = (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)
@@ -464,9 +466,10 @@ def _run_chunk(tasks: list, config: GameConfig, record_beliefs: bool) -> list:
 
 
 def _mp_context():
-    # fork keeps bots registered at run time (agents.register) visible to workers
+    # fork keeps bots registered at run time (agents.register) visible to workers, but a process
+    # that has run torch (its OpenMP thread pool) can deadlock in a forked child: spawn then
     methods = mp.get_all_start_methods()
-    return mp.get_context("fork" if "fork" in methods else "spawn")
+    return mp.get_context("fork" if "fork" in methods and "torch" not in sys.modules else "spawn")
 
 
 def run_tasks(tasks: Sequence[GameTask], config: GameConfig, workers: int = 1,
@@ -789,6 +792,8 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
     unknown = [e.spec for e in entrants if e.spec.split(":", 1)[0] not in known]
     if unknown:
         raise ValueError(f"unknown agent specs {unknown}; available: {sorted(known)}")
+    for e in entrants:      # a bad argument (e.g. a missing checkpoint) fails here, not in a worker
+        agents.make(e.spec, seed=0)
     if config is None:
         config = GameConfig(num_players=num_players)
     num_players = config.num_players
@@ -854,6 +859,45 @@ def per_role_table(res: dict) -> str:
     return "\n".join(lines)
 
 
+def substitution_table(res: dict) -> str:
+    """The substitution-delta table (markdown) of a substitution result: one row
+    per candidate, one column per dealt role, then overall; each cell
+    ``delta [95% low, high] n=pairs`` (empty string without substitution games)."""
+    sub = res.get("substitution")
+    if not sub:
+        return ""
+    out = ["| candidate | " + " | ".join(ROLE_NAMES[r] for r in ROLES) + " | overall |",
+           "|" + "---|" * (len(ROLES) + 2)]
+    for lab, per in sub["candidates"].items():
+        cells = []
+        for name in [ROLE_NAMES[r] for r in ROLES] + ["overall"]:
+            d = per[name]
+            if d["delta"] is None:
+                cells.append("–")
+            elif d["lo"] is None:
+                cells.append(f"{d['delta']:+.3f} n={d['pairs']}")
+            else:
+                cells.append(f"{d['delta']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}] n={d['pairs']}")
+        out.append(f"| {lab} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def beats_in_every_role(res: dict, candidate: str) -> dict[str, bool]:
+    """For a substitution result: per dealt role (and ``"all"``), whether the
+    candidate's substitution delta has its 95% interval entirely above 0.
+
+    Raises:
+        ValueError: if ``res`` has no substitution games for ``candidate``.
+    """
+    sub = res.get("substitution") or {}
+    per = sub.get("candidates", {}).get(candidate)
+    if per is None:
+        raise ValueError(f"no substitution result for {candidate!r}; candidates: {list(sub.get('candidates', {}))}")
+    out = {ROLE_NAMES[r]: bool(per[ROLE_NAMES[r]]["lo"] is not None and per[ROLE_NAMES[r]]["lo"] > 0) for r in ROLES}
+    out["all"] = all(out.values())
+    return out
+
+
 def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
     """The report of a result dict as markdown (tables of every metric and
     links to the ``images`` written next to it)."""
@@ -869,23 +913,10 @@ def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
             "| agent | " + " | ".join(TEAM_NAMES.values()) + " |", "|" + "---|" * (len(TEAM_NAMES) + 1)]
     for lab, w in res["winrates"].items():
         out.append(f"| {lab} | " + " | ".join(_fmt(w["teams"][t]) for t in TEAM_NAMES.values()) + " |")
-    sub = res.get("substitution")
-    if sub:
-        out += ["", f"Substitution delta against reference `{sub['reference']}` (candidate win rate minus "
-                    "reference win rate in the same seat of the same deal; normal 95% interval):", "",
-                "| candidate | " + " | ".join(ROLE_NAMES[r] for r in ROLES) + " | overall |",
-                "|" + "---|" * (len(ROLES) + 2)]
-        for lab, per in sub["candidates"].items():
-            cells = []
-            for name in [ROLE_NAMES[r] for r in ROLES] + ["overall"]:
-                d = per[name]
-                if d["delta"] is None:
-                    cells.append("–")
-                elif d["lo"] is None:
-                    cells.append(f"{d['delta']:+.3f} n={d['pairs']}")
-                else:
-                    cells.append(f"{d['delta']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}] n={d['pairs']}")
-            out.append(f"| {lab} | " + " | ".join(cells) + " |")
+    if res.get("substitution"):
+        out += ["", f"Substitution delta against reference `{res['substitution']['reference']}` (candidate win "
+                    "rate minus reference win rate in the same seat of the same deal; normal 95% interval):", "",
+                substitution_table(res)]
     rt = res["ratings"]
     out += ["", f"Ratings ({rt['model']}, {rt['rated_games']} rated games):", "",
             "| agent | mu | sigma | ordinal (mu - 3 sigma) |", "|---|---|---|---|"]

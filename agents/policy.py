@@ -1,0 +1,313 @@
+"""The learned policy: network, checkpoint files and the ``"policy:PATH"`` bot.
+
+:class:`PolicyNet` is the recurrent actor-critic that :mod:`training.ppo`
+trains by self-play (issue 5).  One network serves every seat (a *shared
+policy*): the seat's own identity and role are part of its observation
+(``treachery_env.observation``: the observer's block holds its known role and
+identity), so the same weights play Leader, Guardian, Assassin and Traitor.
+
+Architecture, per decision of one seat (``D`` = observation size, ``A`` =
+action count, ``n`` = players, ``H`` = ``hidden``)::
+
+    obs (D,) -> Linear(D,H) -> ReLU -> Linear(H,H) -> ReLU = e
+    e, h_prev -> GRU cell -> h                    (the seat's memory of the game)
+    z = concat(e, h) (2H,)
+    policy logits  Linear(2H, A)   masked by the action mask
+    value          Linear(2H, 1)   expected team reward in [-1, 1]
+    belief logits  Linear(2H, 4(n-1))  role of each other seat, relative order
+
+The recurrent state ``h`` is carried across the seat's own decisions within a
+game (reset to zeros at the start of each game), so behaviour seen earlier in
+the game can inform later decisions.  The belief head is an auxiliary output:
+during training it is supervised with the true roles of face-down opponents
+(privileged labels that never enter the inputs); at play time it gives
+:meth:`PolicyAgent.beliefs`, the deduction the evaluator scores.
+
+Checkpoint files (:func:`save_checkpoint`, :func:`load_checkpoint`) are
+``torch.save`` dicts with a ``format`` tag, the ``treachery_env`` version, the
+network's constructor arguments and weights, the training and game
+configuration and, for training checkpoints, the optimizer, the opponent pool
+and the counters needed to resume.  They are written atomically (temporary
+file, fsync, rename), so a crash never leaves a half-written checkpoint.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+import treachery_env
+from treachery_env.rules import Role
+
+from .base import BaseAgent, legal_actions
+
+__all__ = ["PolicyNet", "PolicyAgent", "masked_logits", "save_checkpoint", "load_checkpoint", "load_policy",
+           "CHECKPOINT_FORMAT", "NUM_ROLES"]
+
+CHECKPOINT_FORMAT = "treachery-policy/1"
+NUM_ROLES = 4                      # Role.LEADER, GUARDIAN, ASSASSIN, TRAITOR (values 0..3)
+_ROLES = (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)
+MASKED = -1e9                      # logit given to illegal actions
+
+
+def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Logits with illegal actions set to ``-1e9`` (a masked categorical).
+
+    Args:
+        logits: float tensor ``(..., A)``.
+        mask: tensor ``(..., A)``, nonzero where the action is legal.
+
+    Returns:
+        float tensor ``(..., A)``; softmax gives zero probability (to float
+        precision) to illegal actions.
+    """
+    return torch.where(mask.bool(), logits, torch.full_like(logits, MASKED))
+
+
+class PolicyNet(nn.Module):
+    """Recurrent actor-critic with an auxiliary role-belief head (see module docstring).
+
+    Args:
+        obs_size: observation vector length ``D`` (``obs_layout(n).size``).
+        num_actions: action count ``A`` (``ActionLayout(n).size``).
+        num_players: seats ``n`` (the belief head has ``4 (n-1)`` outputs).
+        hidden: width ``H`` of the encoder and of the GRU state.
+
+    Raises:
+        ValueError: for non-positive sizes or fewer than 2 players.
+    """
+
+    def __init__(self, obs_size: int, num_actions: int, num_players: int, hidden: int = 256):
+        super().__init__()
+        for name, v, lo in (("obs_size", obs_size, 1), ("num_actions", num_actions, 1),
+                            ("num_players", num_players, 2), ("hidden", hidden, 1)):
+            if not isinstance(v, int) or v < lo:
+                raise ValueError(f"{name} must be an int >= {lo}, got {v!r}")
+        self.kwargs = {"obs_size": obs_size, "num_actions": num_actions, "num_players": num_players,
+                       "hidden": hidden}
+        self.hidden = hidden
+        self.num_players = num_players
+        self.encoder = nn.Sequential(nn.Linear(obs_size, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
+        self.core = nn.GRU(hidden, hidden)
+        self.policy_head = nn.Linear(2 * hidden, num_actions)
+        self.value_head = nn.Linear(2 * hidden, 1)
+        self.belief_head = nn.Linear(2 * hidden, NUM_ROLES * (num_players - 1))
+        for m in self.encoder:
+            if isinstance(m, nn.Linear):
+                nn.init.orthogonal_(m.weight, np.sqrt(2))
+                nn.init.zeros_(m.bias)
+        nn.init.orthogonal_(self.policy_head.weight, 0.01)
+        nn.init.zeros_(self.policy_head.bias)
+        nn.init.orthogonal_(self.value_head.weight, 1.0)
+        nn.init.zeros_(self.value_head.bias)
+
+    def initial_state(self, batch: int) -> torch.Tensor:
+        """Zero recurrent state, float32 ``(batch, H)``."""
+        return torch.zeros(batch, self.hidden)
+
+    def forward(self, obs: torch.Tensor, h0: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor,
+                                                                     torch.Tensor]:
+        """Run ``T`` consecutive decisions of ``B`` seats.
+
+        Args:
+            obs: float32 ``(T, B, D)`` (or ``(B, D)`` for one step).
+            h0: float32 ``(B, H)``, the state before the first step.
+
+        Returns:
+            ``(logits (T, B, A), value (T, B), belief_logits (T, B, n-1, 4), h (B, H))``
+            (without the ``T`` axis for a ``(B, D)`` input); logits are not
+            masked (see :func:`masked_logits`).
+        """
+        single = obs.dim() == 2
+        if single:
+            obs = obs.unsqueeze(0)
+        e = self.encoder(obs)
+        out, h = self.core(e, h0.unsqueeze(0))
+        z = torch.cat([e, out], dim=-1)
+        logits = self.policy_head(z)
+        value = self.value_head(z).squeeze(-1)
+        belief = self.belief_head(z).unflatten(-1, (self.num_players - 1, NUM_ROLES))
+        h = h.squeeze(0)
+        if single:
+            return logits[0], value[0], belief[0], h
+        return logits, value, belief, h
+
+
+# --------------------------------------------------------------------------- checkpoint files
+def _atomic_save(obj: Any, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    buf = io.BytesIO()
+    torch.save(obj, buf)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(buf.getbuffer())
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def save_checkpoint(path: str | os.PathLike, net: PolicyNet, game_config: dict, train_config: dict | None = None,
+                    training_state: dict | None = None, meta: dict | None = None) -> Path:
+    """Write a checkpoint atomically (temporary file in the same folder, fsync, rename).
+
+    Args:
+        path: the file to write (folders are created).
+        net: the policy network (its constructor arguments and weights are stored).
+        game_config: the :class:`treachery_env.GameConfig` fields as a dict.
+        train_config: the training configuration as a dict (None for a bare policy).
+        training_state: what resuming needs (optimizer, opponent pool, counters,
+            random states); omitted in exported policies.
+        meta: free-form facts (steps, wall time, machine).
+
+    Returns:
+        the path written.
+    """
+    path = Path(path)
+    payload = {"format": CHECKPOINT_FORMAT, "env_version": treachery_env.__version__,
+               "torch_version": str(torch.__version__), "model_kwargs": dict(net.kwargs),
+               "model_state": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()},
+               "game_config": dict(game_config), "train_config": dict(train_config or {}),
+               "meta": dict(meta or {})}
+    if training_state is not None:
+        payload["training_state"] = training_state
+    _atomic_save(payload, path)
+    return path
+
+
+def load_checkpoint(path: str | os.PathLike) -> dict:
+    """Read and check a checkpoint written by :func:`save_checkpoint`.
+
+    Returns:
+        the payload dict (``model_kwargs``, ``model_state``, ``game_config``,
+        ``train_config``, ``meta`` and maybe ``training_state``).
+
+    Raises:
+        ValueError: if the file is missing, unreadable or corrupt, is not a
+            Treachery policy checkpoint, was written for another
+            ``treachery_env`` version, or its weights do not fit its network.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"checkpoint {str(path)!r} does not exist or is not a file")
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:  # torch raises many types for a truncated or foreign file
+        raise ValueError(f"checkpoint {str(path)!r} is corrupt or not a torch file: {err}") from err
+    if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
+        got = payload.get("format") if isinstance(payload, dict) else type(payload).__name__
+        raise ValueError(f"{str(path)!r} is not a Treachery policy checkpoint (format {got!r}, "
+                         f"expected {CHECKPOINT_FORMAT!r})")
+    if payload.get("env_version") != treachery_env.__version__:
+        raise ValueError(f"checkpoint {str(path)!r} was written for treachery_env {payload.get('env_version')!r}; "
+                         f"this is {treachery_env.__version__!r} (observations and actions may differ)")
+    try:
+        net = PolicyNet(**payload["model_kwargs"])
+        net.load_state_dict(payload["model_state"])
+    except (KeyError, TypeError, RuntimeError) as err:
+        raise ValueError(f"checkpoint {str(path)!r} has weights that do not fit its network: {err}") from err
+    payload["net"] = net
+    return payload
+
+
+@lru_cache(maxsize=8)
+def _cached(path: str, mtime_ns: int, size: int) -> dict:
+    return load_checkpoint(path)
+
+
+def load_policy(path: str | os.PathLike) -> tuple[PolicyNet, dict]:
+    """The network (in eval mode) and game configuration of a checkpoint, cached
+    per process by path, modification time and size (tournaments build a bot
+    per game).
+
+    Raises:
+        ValueError: as :func:`load_checkpoint`.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError(f"checkpoint {str(p)!r} does not exist or is not a file")
+    st = p.stat()
+    payload = _cached(str(p.resolve()), st.st_mtime_ns, st.st_size)
+    net = payload["net"].eval()
+    return net, payload["game_config"]
+
+
+# --------------------------------------------------------------------------- the bot
+class PolicyAgent(BaseAgent):
+    """A trained policy as a bot: ``agents.make("policy:PATH")``.
+
+    Acts from the observation vector and mask alone (its own information set),
+    carrying the recurrent state across its decisions of a game; samples from
+    the masked policy (``greedy=True``: the most probable legal action).
+
+    Args:
+        path: a checkpoint from :func:`save_checkpoint`.
+        seed: seed of the sampling stream.
+        greedy: take the arg-max instead of sampling.
+
+    Raises:
+        ValueError: for an unreadable or incompatible checkpoint; in ``act``,
+            for an observation of another size than the network's (a table of
+            another number of players).
+    """
+
+    name = "policy"
+
+    def __init__(self, path: str | os.PathLike, seed: int | None = None, greedy: bool = False):
+        super().__init__(seed)
+        self.path = str(path)
+        self.net, self.game_config = load_policy(path)
+        self.greedy = greedy
+        self.h = self.net.initial_state(1)
+        self._belief: np.ndarray | None = None
+
+    def reset(self, seat: int) -> None:
+        """New game in ``seat``: clear the recurrent state and the beliefs."""
+        super().reset(seat)
+        self.h = self.net.initial_state(1)
+        self._belief = None
+
+    @torch.no_grad()
+    def act(self, observation: dict, info: dict) -> int:
+        """Sample (or arg-max) a legal action; updates the recurrent state."""
+        legal = legal_actions(observation)
+        obs = np.asarray(observation["observation"], dtype=np.float32)
+        d = self.net.kwargs["obs_size"]
+        if obs.shape != (d,):
+            raise ValueError(f"observation has shape {obs.shape}; this policy was trained on ({d},) "
+                             f"({self.net.num_players} players)")
+        logits, _, belief, self.h = self.net(torch.from_numpy(obs)[None], self.h)
+        self._belief = torch.softmax(belief[0], dim=-1).numpy()
+        lg = logits[0].numpy()[legal].astype(np.float64)
+        if self.greedy:
+            return int(legal[int(np.argmax(lg))])
+        p = np.exp(lg - lg.max())
+        p /= p.sum()
+        return int(legal[self.rng.choice(legal.size, p=p)])
+
+    def beliefs(self) -> dict[int, dict[Role, float]]:
+        """The belief head's role distribution for every other seat (absolute
+        seat numbers), as of the last decision; ``{}`` before the first.
+
+        The evaluator scores only face-down opponents (``training.evaluate``).
+        """
+        if self._belief is None or self.seat is None:
+            return {}
+        n = self.net.num_players
+        return {(self.seat + k) % n: {r: float(self._belief[k - 1, i]) for i, r in enumerate(_ROLES)}
+                for k in range(1, n)}
+
+    def __repr__(self) -> str:
+        return f"PolicyAgent({self.path!r}, seed={self.seed}, greedy={self.greedy})"

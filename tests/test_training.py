@@ -1,0 +1,354 @@
+"""Self-play PPO (issue 5): config, GAE, the policy bot, checkpoints, training, resume, CLI."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import agents
+import treachery_env
+from agents.policy import (PolicyAgent, PolicyNet, load_checkpoint, masked_logits, save_checkpoint)
+from training import cli
+from training.config import TrainConfig, load_config
+from training.ppo import latest_checkpoint, make_chunks, ppo_update, train
+from training.rollout import Collector, compute_gae
+from treachery_env import GameConfig
+from treachery_env.env import raw_env
+
+from conftest import write_policy
+
+# a tiny, fast configuration: 4 seats, short games, a small network
+TINY_GAME = {"num_players": 4, "commander": False, "starting_life": 8, "max_turns": 12}
+
+
+def tiny(tmp_path, **kw) -> TrainConfig:
+    base = dict(run_dir=str(tmp_path / "run"), seed=3, total_steps=1200, rollout_steps=300, games_per_worker=6,
+                hidden=32, minibatch_steps=128, bptt=8, epochs=2, snapshot_every=1, checkpoint_every=2,
+                pool_size=2, game=dict(TINY_GAME))
+    base.update(kw)
+    return TrainConfig(**base)
+
+
+# --------------------------------------------------------------------------- pieces
+def test_gae_matches_hand_computation():
+    r = np.array([0.0, 0.0, 1.0], np.float32)
+    v = np.array([0.5, 0.2, 0.4], np.float32)
+    g, lam = 0.9, 0.8
+    adv, ret = compute_gae(r, v, bootstrap=123.0, done=True, gamma=g, lam=lam)
+    d2 = 1.0 - 0.4                       # terminal: no bootstrap
+    d1 = 0.0 + g * 0.4 - 0.2
+    d0 = 0.0 + g * 0.2 - 0.5
+    a2 = d2
+    a1 = d1 + g * lam * a2
+    a0 = d0 + g * lam * a1
+    np.testing.assert_allclose(adv, [a0, a1, a2], rtol=1e-6)
+    np.testing.assert_allclose(ret, adv + v, rtol=1e-6)
+    adv2, _ = compute_gae(r * 0, v, bootstrap=1.0, done=False, gamma=g, lam=lam)
+    assert adv2[-1] == pytest.approx(g * 1.0 - 0.4)      # open segment: bootstrapped
+
+
+def test_chunks_cover_every_step_once():
+    segs = np.array([[0, 5], [5, 3], [8, 8]])
+    ch = make_chunks(segs, 4)
+    assert ch.shape == (5, 4)
+    steps = ch[ch >= 0]
+    assert sorted(steps.tolist()) == list(range(16))
+    assert ch[1].tolist() == [4, -1, -1, -1]               # the tail of the first segment, padded
+
+
+def test_masked_logits_give_illegal_actions_zero_probability():
+    logits = torch.tensor([[5.0, 1.0, 3.0]])
+    p = torch.softmax(masked_logits(logits, torch.tensor([[0, 1, 1]], dtype=torch.int8)), -1)
+    assert p[0, 0] == 0.0 and p[0, 1:].sum() == pytest.approx(1.0)
+
+
+def test_config_validation_names_the_field(tmp_path):
+    with pytest.raises(ValueError, match="gamma"):
+        TrainConfig(gamma=1.5)
+    with pytest.raises(ValueError, match="opponents"):
+        TrainConfig(opponents={"heuristic": -1})
+    with pytest.raises(ValueError, match="opponents"):
+        TrainConfig(opponents={"ismcts": 1.0})
+    with pytest.raises(ValueError, match="unknown keys"):
+        TrainConfig.from_dict({"learning_rat": 1e-3})
+    with pytest.raises(ValueError, match="num_players"):
+        TrainConfig(game={"num_players": 2})
+    with pytest.raises(ValueError, match="minibatch_steps"):
+        TrainConfig(minibatch_steps=4, bptt=8)
+    f = tmp_path / "c.toml"
+    f.write_text('learning_rate = 1e-4\n[opponents]\nrandom = 0.5\n[game]\nnum_players = 6\n')
+    c = load_config(f, ["epochs=7", "game.starting_life=30", 'lr_schedule="constant"'])
+    assert c.learning_rate == 1e-4 and c.epochs == 7 and c.lr_schedule == "constant"
+    assert c.game == {"num_players": 6, "starting_life": 30}
+    assert c.opponents["random"] == 0.5 and c.opponents["heuristic"] == TrainConfig().opponents["heuristic"]
+    bad = tmp_path / "bad.toml"
+    bad.write_text("learning_rate = = 3")
+    with pytest.raises(ValueError, match="not valid TOML"):
+        load_config(bad)
+    with pytest.raises(ValueError, match="key=value"):
+        load_config(None, ["epochs"])
+
+
+# --------------------------------------------------------------------------- rollouts
+def test_rollout_batch_is_consistent_and_labels_never_enter_the_inputs(tmp_path):
+    cfg = tiny(tmp_path, opponents={"self": 1, "heuristic": 1, "random": 1})
+    col = Collector(cfg, seed=5)
+    batch, games, info = col.collect(200)
+    n = len(batch["action"])
+    assert n >= 200 and info["learner_steps"] == n and info["decisions"] >= n
+    assert batch["segments"][:, 1].sum() == n
+    starts = batch["segments"][:, 0]
+    assert starts[0] == 0 and np.all(np.diff(starts) == batch["segments"][:-1, 1])
+    # every action was legal under its own mask
+    assert np.all(batch["mask"][np.arange(n), batch["action"]] == 1)
+    assert np.all(np.isfinite(batch["adv"])) and np.all(np.abs(batch["ret"]) <= 1.0 + 1e-5)
+    labels = batch["belief_label"]
+    assert labels.shape == (n, 3) and labels.min() >= -1 and labels.max() <= 3 and (labels >= 0).any()
+    for g in games:
+        assert g.kind in ("self", "heuristic", "random")
+        assert all(r in (-1.0, 0.0, 1.0) for _, r in g.seats)
+    # the stored input is exactly the seat's observation vector, which has no hidden roles
+    size = raw_env(config=cfg.game_config()).observation_space("player_0")["observation"].shape[0]
+    assert batch["obs"].shape == (n, size)
+
+
+def test_collector_is_deterministic(tmp_path):
+    cfg = tiny(tmp_path)
+    c1, c2 = Collector(cfg, seed=9), Collector(cfg, seed=9)
+    c2.set_weights(c1.net.state_dict())
+    a, _, _ = c1.collect(150)
+    b, _, _ = c2.collect(150)
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k])
+
+
+def test_ppo_updates_fit_a_fixed_batch(tmp_path):
+    cfg = tiny(tmp_path, epochs=1, target_kl=0.0, ent_coef=0.0, learning_rate=1e-3)
+    torch.manual_seed(0)
+    col = Collector(cfg, seed=1)
+    batch, _, _ = col.collect(400)
+    net = col.net
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
+    rng = np.random.default_rng(0)
+    hist = [ppo_update(net, opt, batch, cfg, rng) for _ in range(12)]
+    for k in ("value_loss", "belief_loss"):
+        assert hist[-1][k] < 0.7 * hist[0][k], (k, hist[0][k], hist[-1][k])
+    assert hist[-1]["approx_kl"] > 0     # the policy moved away from the behaviour policy
+
+
+# --------------------------------------------------------------------------- training
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """A tiny run of a few thousand steps (shared by the tests below)."""
+    d = tmp_path_factory.mktemp("train")
+    cfg = tiny(d, total_steps=4000, rollout_steps=500, checkpoint_every=3, keep_checkpoints=2,
+               opponents={"self": 1, "heuristic": 1, "random": 1})
+    return cfg, train(cfg, progress=False)
+
+
+def test_training_reduces_the_losses(trained):
+    cfg, res = trained
+    h = res["history"]
+    assert res["steps"] >= cfg.total_steps and len(h) == res["iterations"] >= 8
+    first, last = h[:2], h[-3:]
+    mean = lambda rows, k: float(np.mean([r[k] for r in rows]))   # noqa: E731
+    # the supervised part of the loss (role prediction) falls as the network learns from new games
+    assert mean(last, "belief_loss") < mean(first, "belief_loss") - 0.05
+    assert mean(last, "belief_accuracy") > mean(first, "belief_accuracy")
+    assert all(math.isfinite(r["policy_loss"]) and r["entropy"] > 0 for r in h)
+    assert {"perf/agent_steps_per_s", "approx_kl", "explained_variance", "belief_accuracy"} <= set(h[-1])
+
+
+def test_run_files_logs_and_checkpoint_rotation(trained):
+    cfg, res = trained
+    run = cfg.run_dir
+    import os
+    names = sorted(os.listdir(run))
+    ckpts = [n for n in names if n.startswith("ckpt_")]
+    assert len(ckpts) == 2 and "policy.pt" in names and "config.json" in names
+    assert not [n for n in names if n.endswith(".tmp")]           # atomic writes leave no temporaries
+    assert json.loads(open(f"{run}/config.json").read())["total_steps"] == cfg.total_steps
+    lines = [json.loads(ln) for ln in open(f"{run}/metrics.jsonl")]
+    assert [ln["iteration"] for ln in lines] == list(range(1, res["iterations"] + 1))
+    assert any(k.startswith("winrate/heuristic/") for ln in lines for k in ln)
+    assert any(f.startswith("events.out.tfevents") for f in os.listdir(f"{run}/tb"))
+    assert str(latest_checkpoint(run)).endswith(f"ckpt_{res['iterations']:06d}.pt")
+
+
+def test_checkpoint_round_trip_gives_the_same_actions(trained):
+    cfg, res = trained
+    payload = load_checkpoint(res["checkpoint"])
+    bare = load_checkpoint(res["policy"])
+    for k, v in payload["model_state"].items():
+        assert torch.equal(v, bare["model_state"][k])
+    assert payload["train_config"] == cfg.to_dict() and "training_state" in payload and "training_state" not in bare
+    net = payload["net"].eval()
+    # replay a game: the reloaded bot and the in-memory network choose the same actions
+    bot = PolicyAgent(res["policy"], seed=0, greedy=True)
+    env = raw_env(config=GameConfig(**TINY_GAME))
+    env.reset(seed=11)
+    bot.reset(0)
+    h = net.initial_state(1)
+    checked = 0
+    for name in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        if name == "player_0":
+            with torch.no_grad():
+                logits, _, _, h = net(torch.from_numpy(obs["observation"])[None], h)
+            want = int(torch.argmax(masked_logits(logits, torch.from_numpy(obs["action_mask"])[None])))
+            got = bot.act(obs, {})          # the bot needs no view: observation vector and mask only
+            assert got == want
+            checked += 1
+            env.step(got)
+        else:
+            env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert checked > 5
+
+
+def test_resume_continues_the_same_run(trained, tmp_path):
+    cfg, res = trained
+    import shutil
+    run = tmp_path / "resumed"
+    shutil.copytree(cfg.run_dir, run)
+    c2 = TrainConfig.from_dict({**cfg.to_dict(), "run_dir": str(run), "total_steps": cfg.total_steps + 1000})
+    with pytest.raises(ValueError, match="already holds checkpoints"):
+        train(c2, progress=False, log=False)
+    before = load_checkpoint(latest_checkpoint(run))["training_state"]
+    out = train(c2, resume=True, progress=False, log=False)
+    assert out["history"][0]["iteration"] == before["iteration"] + 1
+    assert out["steps"] >= cfg.total_steps + 1000
+    after = load_checkpoint(out["checkpoint"])["training_state"]
+    assert after["iteration"] == out["iterations"] > before["iteration"]
+    # the opponent pool was restored (full from the first resumed iteration) and kept rolling
+    assert len(before["pool"]) == cfg.pool_size and out["history"][0]["pool/size"] == cfg.pool_size
+    assert sorted(int(k) for k in after["pool"]) == [after["iteration"] - 1, after["iteration"]]
+    adam_steps = lambda st: max(int(s["step"]) for s in st["optimizer"]["state"].values())   # noqa: E731
+    assert adam_steps(after) > adam_steps(before)                 # the optimizer state carried on
+    lines = [json.loads(ln)["iteration"] for ln in open(run / "metrics.jsonl")]
+    assert lines == list(range(1, out["iterations"] + 1))
+    with pytest.raises(ValueError, match="nothing to resume"):
+        train(TrainConfig.from_dict({**c2.to_dict(), "run_dir": str(tmp_path / "empty")}), resume=True,
+              progress=False, log=False)
+
+
+def test_two_worker_processes(tmp_path):
+    cfg = tiny(tmp_path, workers=2, total_steps=400, rollout_steps=200)
+    res = train(cfg, progress=False, log=False)
+    assert res["steps"] >= 400 and res["iterations"] == 2
+
+
+# --------------------------------------------------------------------------- checkpoint errors
+def test_bad_checkpoints_are_clear_errors(tmp_path, policy_4p, monkeypatch):
+    with pytest.raises(ValueError, match="does not exist"):
+        load_checkpoint(tmp_path / "none.pt")
+    trunc = tmp_path / "trunc.pt"
+    trunc.write_bytes(policy_4p.read_bytes()[:1000])
+    with pytest.raises(ValueError, match="corrupt"):
+        load_checkpoint(trunc)
+    other = tmp_path / "other.pt"
+    torch.save({"weights": torch.zeros(3)}, other)
+    with pytest.raises(ValueError, match="not a Treachery policy checkpoint"):
+        load_checkpoint(other)
+    mism = tmp_path / "mism.pt"
+    p = torch.load(policy_4p, weights_only=True)
+    p["model_kwargs"]["hidden"] = 64
+    torch.save(p, mism)
+    with pytest.raises(ValueError, match="do not fit"):
+        load_checkpoint(mism)
+    monkeypatch.setattr(treachery_env, "__version__", "9.9.9")
+    with pytest.raises(ValueError, match="treachery_env"):
+        load_checkpoint(policy_4p)
+
+
+def test_resume_from_a_bare_policy_is_refused(tmp_path, policy_4p):
+    with pytest.raises(ValueError, match="bare policy"):
+        train(tiny(tmp_path), resume=policy_4p, progress=False, log=False)
+
+
+# --------------------------------------------------------------------------- the policy bot
+def test_policy_specs(policy_4p, tmp_path):
+    bot = agents.make(f"policy:{policy_4p}", seed=1)
+    assert isinstance(bot, PolicyAgent) and not bot.greedy
+    assert agents.make(f"policy:{policy_4p}:greedy").greedy
+    with pytest.raises(ValueError, match="needs an argument"):
+        agents.make("policy")
+    with pytest.raises(ValueError, match="takes no argument"):
+        agents.make("random:3")
+    with pytest.raises(ValueError, match="does not exist"):
+        agents.make(f"policy:{tmp_path / 'missing.pt'}")
+
+
+def test_policy_bot_plays_legally_and_reports_beliefs(policy_4p):
+    res = agents.play_game([agents.make(f"policy:{policy_4p}", seed=s) for s in range(4)],
+                           GameConfig(**TINY_GAME), seed=2, record_beliefs=True)
+    assert res.decisions > 0 and res.beliefs
+    turn, seat, b = res.beliefs[0]
+    assert set(b) == {s for s in range(4) if s != seat}
+    for dist in b.values():
+        assert sum(dist.values()) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_policy_bot_rejects_another_table_size(tmp_path):
+    path = write_policy(tmp_path / "p5.pt", 5)
+    bot = PolicyAgent(path)
+    env = raw_env(config=GameConfig(num_players=4))
+    env.reset(seed=0)
+    obs, *_ = env.last()
+    bot.reset(0)
+    with pytest.raises(ValueError, match="5 players"):
+        bot.act(obs, {})
+
+
+def test_network_shapes():
+    net = PolicyNet(10, 7, 5, hidden=8)
+    logits, value, belief, h = net(torch.zeros(3, 10), net.initial_state(3))
+    assert logits.shape == (3, 7) and value.shape == (3,) and belief.shape == (3, 4, 4) and h.shape == (3, 8)
+    logits, value, belief, h = net(torch.zeros(6, 3, 10), net.initial_state(3))
+    assert logits.shape == (6, 3, 7) and belief.shape == (6, 3, 4, 4)
+    with pytest.raises(ValueError, match="num_players"):
+        PolicyNet(10, 7, 1)
+
+
+def test_save_is_atomic_under_failure(tmp_path, policy_4p, monkeypatch):
+    net = load_checkpoint(policy_4p)["net"]
+    target = tmp_path / "keep.pt"
+    save_checkpoint(target, net, {"num_players": 4})
+    good = target.read_bytes()
+
+    def boom(*a, **k):
+        raise OSError("disk full")
+    monkeypatch.setattr("os.replace", boom)
+    with pytest.raises(OSError):
+        save_checkpoint(target, net, {"num_players": 4})
+    assert target.read_bytes() == good                      # the old checkpoint is intact
+    assert [p.name for p in tmp_path.iterdir()] == ["keep.pt"]
+
+
+# --------------------------------------------------------------------------- CLI
+def test_cli_train_then_evaluate(tmp_path, capsys):
+    run = tmp_path / "cli"
+    rc = cli.main(["train", "--run-dir", str(run), "--steps", "300", "--no-progress", "--evaluate", "8",
+                   "--set", "rollout_steps=300", "--set", "games_per_worker=6", "--set", "hidden=16",
+                   "--set", "minibatch_steps=64", "--set", "bptt=8",
+                   "--set", "game.num_players=4", "--set", "game.commander=false",
+                   "--set", "game.starting_life=6", "--set", "game.max_turns=8"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "the policy against random" in out and "the policy against heuristic" in out
+    assert "| Leader | Guardian | Assassin | Traitor | overall |" in out and "in every role:" in out
+    assert (run / "eval-vs-heuristic" / "results.json").exists()
+
+
+def test_cli_train_errors(tmp_path, capsys):
+    assert cli.main(["train", "--run-dir", str(tmp_path / "x"), "--set", "gamma=2"]) == 2
+    assert "gamma" in capsys.readouterr().err
+    assert cli.main(["train", "--run-dir", str(tmp_path / "x"), "--minutes", "-1"]) == 2
+    assert cli.main(["train", "--run-dir", str(tmp_path / "y"), "--resume"]) == 2
+    assert "nothing to resume" in capsys.readouterr().err

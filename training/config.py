@@ -1,0 +1,228 @@
+"""The self-play training configuration: defaults, a TOML file, CLI overrides.
+
+``TrainConfig()`` is the built-in default (the README's main job).  A TOML
+file sets any subset of fields at top level, plus a ``[game]`` table of
+:class:`treachery_env.GameConfig` fields::
+
+    total_steps = 2_000_000
+    learning_rate = 3e-4
+    [opponents]
+    self = 0.3
+    heuristic = 0.3
+    [game]
+    num_players = 5
+
+``--set key=value`` overrides on the command line use the same names
+(``game.num_players=6``, ``opponents.belief=0.2``); values are parsed as TOML
+literals, so ``3e-4``, ``true`` and ``"linear"`` work.  Every field is checked
+by :meth:`TrainConfig.validate`, which raises ``ValueError`` naming the field
+and what is allowed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from treachery_env import GameConfig
+
+__all__ = ["TrainConfig", "OPPONENT_KINDS", "load_config", "parse_override"]
+
+#: Game kinds of the opponent mix: ``self`` (every seat the learner), ``pool``
+#: (frozen past checkpoints), and the rule-based bots.
+OPPONENT_KINDS = ("self", "pool", "heuristic", "belief", "random")
+
+
+def _default_opponents() -> dict:
+    return {"self": 0.3, "pool": 0.2, "heuristic": 0.35, "belief": 0.1, "random": 0.05}
+
+
+@dataclass
+class TrainConfig:
+    """Every knob of :func:`training.ppo.train` (units in brackets).
+
+    Run and budget:
+        run_dir: folder of checkpoints, tensorboard logs and ``config.json``.
+        seed: master seed (games, bots, sampling, initial weights).
+        total_steps: learner agent-steps to train [decisions of learner seats].
+        time_budget_s: stop after this much wall time [s]; 0 = no limit.
+        checkpoint_every: iterations between checkpoints (one is also written at the end).
+        keep_checkpoints: how many ``ckpt_*.pt`` files to keep (the newest).
+
+    Rollouts (batched self-play, PPO "iteration" = collect then update):
+        workers: processes collecting rollouts (1 = in this process).
+        games_per_worker: games stepped together, one batched forward per step.
+        rollout_steps: learner agent-steps collected per iteration (all workers).
+        opponents: weights of each game's kind (:data:`OPPONENT_KINDS`); in a
+            ``self`` game every seat is the learner, otherwise the learner holds
+            1 to ``n-1`` random seats and that kind fills the others.
+        pool_size: frozen past policies kept for ``pool`` games.
+        snapshot_every: iterations between adding the learner to the pool.
+
+    PPO (Schulman et al. 2017) with GAE (Schulman et al. 2016):
+        learning_rate, lr_schedule ("linear" to 0 over total_steps, or "constant"),
+        gamma, gae_lambda, clip (ratio clip epsilon), value_clip (0 = off),
+        vf_coef, ent_coef, belief_coef (auxiliary role-prediction loss),
+        epochs, minibatch_steps [steps per minibatch], bptt [steps per recurrent
+        chunk], max_grad_norm, target_kl (stop the epochs early; 0 = off).
+
+    Network:
+        hidden: encoder and GRU width.
+
+    Game:
+        game: :class:`GameConfig` fields (default 5 players, standard rules).
+    """
+
+    run_dir: str = "runs/default"
+    seed: int = 0
+    total_steps: int = 2_000_000
+    time_budget_s: float = 0.0
+    checkpoint_every: int = 10
+    keep_checkpoints: int = 3
+    workers: int = 1
+    games_per_worker: int = 32
+    rollout_steps: int = 4096
+    opponents: dict = field(default_factory=_default_opponents)
+    pool_size: int = 5
+    snapshot_every: int = 10
+    learning_rate: float = 3e-4
+    lr_schedule: str = "linear"
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    clip: float = 0.2
+    value_clip: float = 0.0
+    vf_coef: float = 0.5
+    ent_coef: float = 0.01
+    belief_coef: float = 0.25
+    epochs: int = 3
+    minibatch_steps: int = 1024
+    bptt: int = 16
+    max_grad_norm: float = 0.5
+    target_kl: float = 0.05
+    hidden: int = 256
+    game: dict = field(default_factory=lambda: {"num_players": 5})
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        """Check every field.
+
+        Raises:
+            ValueError: naming the first bad field, its value and what is allowed.
+        """
+        def need(ok: bool, name: str, allowed: str) -> None:
+            if not ok:
+                raise ValueError(f"train config: {name} = {getattr(self, name)!r} is invalid; allowed: {allowed}")
+
+        def is_int(v: Any) -> bool:
+            return isinstance(v, int) and not isinstance(v, bool)
+
+        def is_num(v: Any) -> bool:
+            return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+        need(isinstance(self.run_dir, str) and bool(self.run_dir), "run_dir", "a non-empty path")
+        for name in ("seed",):
+            need(is_int(getattr(self, name)) and getattr(self, name) >= 0, name, "an int >= 0")
+        for name in ("total_steps", "checkpoint_every", "keep_checkpoints", "workers", "games_per_worker",
+                     "rollout_steps", "pool_size", "snapshot_every", "epochs", "minibatch_steps", "bptt", "hidden"):
+            need(is_int(getattr(self, name)) and getattr(self, name) >= 1, name, "an int >= 1")
+        need(is_num(self.time_budget_s) and self.time_budget_s >= 0, "time_budget_s", "seconds >= 0 (0 = no limit)")
+        need(is_num(self.learning_rate) and 0 < self.learning_rate <= 1, "learning_rate", "a number in (0, 1]")
+        need(self.lr_schedule in ("linear", "constant"), "lr_schedule", "'linear' or 'constant'")
+        for name in ("gamma", "gae_lambda"):
+            need(is_num(getattr(self, name)) and 0 <= getattr(self, name) <= 1, name, "a number in [0, 1]")
+        need(is_num(self.clip) and 0 < self.clip < 1, "clip", "a number in (0, 1)")
+        for name in ("value_clip", "vf_coef", "ent_coef", "belief_coef", "max_grad_norm", "target_kl"):
+            need(is_num(getattr(self, name)) and getattr(self, name) >= 0, name, "a number >= 0")
+        need(self.minibatch_steps >= self.bptt, "minibatch_steps", f"an int >= bptt ({self.bptt})")
+        need(isinstance(self.opponents, dict) and set(self.opponents) <= set(OPPONENT_KINDS)
+             and all(is_num(w) and w >= 0 for w in self.opponents.values())
+             and sum(self.opponents.values()) > 0, "opponents",
+             f"a table of non-negative weights over {list(OPPONENT_KINDS)} with a positive sum")
+        need(isinstance(self.game, dict), "game", "a table of GameConfig fields")
+        self.game_config()   # raises ValueError naming the GameConfig field
+
+    def game_config(self) -> GameConfig:
+        """The :class:`GameConfig` of the training games.
+
+        Raises:
+            ValueError: for an invalid ``game`` table (from GameConfig).
+        """
+        return GameConfig.from_dict(dict(self.game))
+
+    def to_dict(self) -> dict:
+        """Plain-data form (JSON/TOML-friendly), as stored in checkpoints."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "TrainConfig":
+        """Build from a dict such as :meth:`to_dict` or a parsed TOML file.
+
+        Raises:
+            ValueError: for unknown keys (listing the known ones) or invalid values.
+        """
+        if not isinstance(d, dict):
+            raise ValueError(f"train config must be a table, got {type(d).__name__}")
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise ValueError(f"train config: unknown keys {unknown}; known: {sorted(known)}")
+        d = dict(d)
+        if "opponents" in d and isinstance(d["opponents"], dict):
+            d["opponents"] = dict(d["opponents"])
+        return cls(**d)
+
+
+def parse_override(config: dict, item: str) -> None:
+    """Apply one ``key=value`` override (``a.b=v`` for nested tables) to a config dict in place.
+
+    Raises:
+        ValueError: without ``=``, or when the value is not a TOML literal.
+    """
+    key, eq, raw = item.partition("=")
+    key = key.strip()
+    if not eq or not key:
+        raise ValueError(f"override {item!r} must look like key=value (e.g. learning_rate=1e-4)")
+    try:
+        value = tomllib.loads(f"v = {raw.strip()}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw.strip()   # a bare word: a string
+    parts = key.split(".")
+    d = config
+    for p in parts[:-1]:
+        if not isinstance(d.get(p, {}), dict):
+            raise ValueError(f"override {item!r}: {p!r} is not a table")
+        d = d.setdefault(p, {})
+    d[parts[-1]] = value
+
+
+def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> TrainConfig:
+    """The defaults, updated by a TOML file (if given), then by ``key=value`` overrides.
+
+    Tables (``game``, ``opponents``) are merged key by key with the defaults,
+    except ``opponents``, which a file or override replaces only in the keys it names.
+
+    Raises:
+        ValueError: for a missing or malformed file, unknown keys or invalid values.
+    """
+    d = TrainConfig().to_dict()
+    if path is not None:
+        p = Path(path)
+        if not p.is_file():
+            raise ValueError(f"config file {str(p)!r} does not exist")
+        try:
+            data = tomllib.loads(p.read_text())
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+            raise ValueError(f"config file {str(p)!r} is not valid TOML: {err}") from err
+        for k, v in data.items():
+            if isinstance(v, dict) and isinstance(d.get(k), dict):
+                d[k] = {**d[k], **v}
+            else:
+                d[k] = v
+    for item in overrides:
+        parse_override(d, item)
+    return TrainConfig.from_dict(d)

@@ -1,0 +1,391 @@
+"""Self-play PPO for Treachery (issue 5, DESIGN section 6).
+
+One shared recurrent policy (:class:`agents.policy.PolicyNet`) plays every
+seat it holds; each iteration collects ``rollout_steps`` learner decisions
+from batched games against the opponent mix (:mod:`training.rollout`), then
+runs PPO (Schulman et al. 2017):
+
+* masked categorical policy (illegal actions get ``-1e9`` logits);
+* clipped surrogate ``-min(r A, clip(r, 1-eps, 1+eps) A)``, advantages from GAE
+  (Schulman et al. 2016), normalised per minibatch;
+* value loss ``(V - R)^2`` (optionally clipped), entropy bonus;
+* auxiliary belief loss: cross-entropy of the belief head against the true
+  role of each face-down opponent (privileged labels, training only);
+* ``epochs`` passes over minibatches of recurrent chunks of ``bptt``
+  consecutive decisions of one seat, each chunk starting from the recurrent
+  state stored during the rollout ("stored state" truncated BPTT);
+* global grad-norm clipping, a linear or constant learning-rate schedule,
+  early stop of the epochs when the approximate KL exceeds ``target_kl``.
+
+The opponent pool gets a frozen copy of the learner every ``snapshot_every``
+iterations (the oldest leaves beyond ``pool_size``).  Checkpoints
+(``run_dir/ckpt_<iteration>.pt``) hold everything to resume: weights,
+optimizer, pool, counters and the config; ``run_dir/policy.pt`` is the latest
+bare policy (for ``agents.make("policy:PATH")``).  All files are written
+atomically.  tensorboard logs go to ``run_dir/tb`` and one JSON line per
+iteration to ``run_dir/metrics.jsonl``.
+
+Resuming (``train(config, resume=True)``) continues the same run: the same
+config, counters, weights, optimizer state, opponent pool, learning-rate
+schedule, time budget and log files.  Games in progress when the checkpoint
+was written are not saved; the workers start new games (seeded from the
+master seed and the iteration).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+import treachery_env
+from agents.policy import PolicyNet, load_checkpoint, masked_logits, save_checkpoint
+from treachery_env.rules import Role
+
+from .config import TrainConfig
+from .rollout import GameStat, WorkerPool
+
+__all__ = ["train", "ppo_update", "make_chunks", "latest_checkpoint", "TrainResult"]
+
+_CKPT = re.compile(r"^ckpt_(\d+)\.pt$")
+ROLE_NAMES = [r.name.capitalize() for r in (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)]
+
+
+def make_chunks(segments: np.ndarray, bptt: int) -> np.ndarray:
+    """Split segments into recurrent chunks.
+
+    Args:
+        segments: int ``(S, 2)`` of ``(start, length)``.
+        bptt: the longest chunk [decisions].
+
+    Returns:
+        int64 ``(C, bptt)`` step indices, ``-1`` for padding after a short chunk.
+    """
+    rows = []
+    for start, length in segments:
+        for c in range(0, int(length), bptt):
+            k = min(bptt, int(length) - c)
+            row = np.full(bptt, -1, np.int64)
+            row[:k] = np.arange(start + c, start + c + k)
+            rows.append(row)
+    return np.stack(rows) if rows else np.zeros((0, bptt), np.int64)
+
+
+def _merge(batches: list[dict]) -> dict:
+    if len(batches) == 1:
+        return batches[0]
+    out, offset, segs = {}, 0, []
+    for b in batches:
+        segs.append(b["segments"] + np.array([offset, 0]))
+        offset += len(b["action"])
+    for k in batches[0]:
+        out[k] = np.concatenate(segs) if k == "segments" else np.concatenate([b[k] for b in batches])
+    return out
+
+
+def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: dict, config: TrainConfig,
+               rng: np.random.Generator) -> dict:
+    """One PPO update over a rollout batch (see module docstring).
+
+    Args:
+        net: the learner (updated in place).
+        optimizer: its optimizer (learning rate already set for this iteration).
+        batch: a merged :meth:`training.rollout.Collector.collect` batch.
+        config: PPO coefficients, ``epochs``, ``minibatch_steps``, ``bptt``.
+        rng: shuffles the chunks.
+
+    Returns:
+        means over minibatches of ``policy_loss``, ``value_loss``, ``entropy``,
+        ``belief_loss``, ``approx_kl``, ``clip_fraction``, ``grad_norm``; plus
+        ``belief_accuracy`` (top-1 on scored labels, first epoch),
+        ``explained_variance`` of the rollout values and ``epochs_run``.
+    """
+    net.train()
+    t = {k: torch.from_numpy(v) for k, v in batch.items() if k != "segments"}
+    chunks = make_chunks(batch["segments"], config.bptt)
+    per_mb = max(1, config.minibatch_steps // config.bptt)
+    sums: dict[str, float] = {}
+    count = 0
+    acc_hits = acc_n = 0.0
+    epochs_run = 0
+    for epoch in range(config.epochs):
+        perm = rng.permutation(len(chunks))
+        kls = []
+        for s in range(0, len(perm), per_mb):
+            idx = torch.from_numpy(chunks[perm[s:s + per_mb]]).T          # (L, C)
+            valid = idx >= 0
+            flat = idx.clamp(min=0)
+            obs = t["obs"][flat]                                           # (L, C, D)
+            h0 = t["h"][flat[0]]
+            logits, value, belief, _ = net(obs, h0)
+            logits = masked_logits(logits, t["mask"][flat])
+            logp_all = torch.log_softmax(logits, dim=-1)
+            act = t["action"][flat]
+            logp = logp_all.gather(-1, act.unsqueeze(-1)).squeeze(-1)
+            probs = logp_all.exp()
+            entropy = -(probs * torch.where(probs > 0, logp_all, torch.zeros_like(logp_all))).sum(-1)
+            v = valid.float()
+            nv = v.sum().clamp(min=1)
+            adv = t["adv"][flat]
+            mean = (adv * v).sum() / nv
+            std = (((adv - mean) ** 2 * v).sum() / nv).sqrt()
+            adv = (adv - mean) / (std + 1e-8)
+            log_ratio = logp - t["logp"][flat]
+            ratio = log_ratio.exp()
+            pg = -torch.min(ratio * adv, ratio.clamp(1 - config.clip, 1 + config.clip) * adv)
+            policy_loss = (pg * v).sum() / nv
+            ret = t["ret"][flat]
+            if config.value_clip > 0:
+                old = t["value"][flat]
+                vc = old + (value - old).clamp(-config.value_clip, config.value_clip)
+                vl = torch.max((value - ret) ** 2, (vc - ret) ** 2)
+            else:
+                vl = (value - ret) ** 2
+            value_loss = 0.5 * (vl * v).sum() / nv
+            ent = (entropy * v).sum() / nv
+            labels = t["belief_label"][flat].long()                        # (L, C, n-1)
+            scored = (labels >= 0) & valid.unsqueeze(-1)
+            if scored.any():
+                bl = torch.nn.functional.cross_entropy(belief[scored], labels[scored])
+                if epoch == 0:
+                    acc_hits += float((belief[scored].argmax(-1) == labels[scored]).sum())
+                    acc_n += float(scored.sum())
+            else:
+                bl = torch.zeros(())
+            loss = policy_loss + config.vf_coef * value_loss - config.ent_coef * ent + config.belief_coef * bl
+            optimizer.zero_grad()
+            loss.backward()
+            gn = torch.nn.utils.clip_grad_norm_(net.parameters(), config.max_grad_norm)
+            optimizer.step()
+            with torch.no_grad():
+                kl = float((((ratio - 1) - log_ratio) * v).sum() / nv)
+                cf = float((((ratio - 1).abs() > config.clip).float() * v).sum() / nv)
+            kls.append(kl)
+            for k, val in (("policy_loss", policy_loss.item()), ("value_loss", value_loss.item()),
+                           ("entropy", ent.item()), ("belief_loss", bl.item()), ("approx_kl", kl),
+                           ("clip_fraction", cf), ("grad_norm", gn.item())):
+                sums[k] = sums.get(k, 0.0) + val
+            count += 1
+        epochs_run += 1
+        if config.target_kl > 0 and np.mean(kls) > config.target_kl:
+            break
+    net.eval()
+    out = {k: v / max(count, 1) for k, v in sums.items()}
+    y, yhat = batch["ret"], batch["value"]
+    var = float(np.var(y))
+    out["explained_variance"] = float(1 - np.var(y - yhat) / var) if var > 0 else float("nan")
+    out["belief_accuracy"] = acc_hits / acc_n if acc_n else float("nan")
+    out["epochs_run"] = epochs_run
+    return out
+
+
+# --------------------------------------------------------------------------- checkpoints
+def latest_checkpoint(run_dir: str | os.PathLike) -> Path | None:
+    """The ``ckpt_<iteration>.pt`` with the highest iteration in ``run_dir`` (None if there is none)."""
+    d = Path(run_dir)
+    if not d.is_dir():
+        return None
+    found = [(int(m.group(1)), p) for p in d.iterdir() if (m := _CKPT.match(p.name))]
+    return max(found)[1] if found else None
+
+
+def _machine() -> str:
+    return f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.system()}, Python {platform.python_version()}, " \
+           f"torch {torch.__version__}"
+
+
+class TrainResult(dict):
+    """What :func:`train` returns: ``checkpoint`` (last ``ckpt_*.pt``), ``policy``
+    (``policy.pt``), ``steps``, ``iterations``, ``wall_s``, ``history`` (one
+    metrics dict per iteration run in this call)."""
+
+
+def _game_metrics(games: list[GameStat]) -> dict:
+    """Learner win rates by opponent kind and dealt role over finished games."""
+    out: dict[str, float] = {}
+    tally: dict[tuple, list] = {}
+    for g in games:
+        for role, r in g.seats:
+            for key in ((g.kind, ROLE_NAMES[role]), (g.kind, "all")):
+                w = tally.setdefault(key, [0, 0])
+                w[0] += r > 0
+                w[1] += 1
+    for (kind, role), (wins, n) in tally.items():
+        out[f"winrate/{kind}/{role}"] = wins / n
+        out[f"games/{kind}/{role}"] = n
+    if games:
+        out["game/turns"] = float(np.mean([g.turns for g in games]))
+        out["game/truncated"] = float(np.mean([g.truncated for g in games]))
+    return out
+
+
+def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progress: bool = True,
+          log: bool = True) -> TrainResult:
+    """Train by self-play PPO until ``total_steps`` learner steps (or the time budget).
+
+    Args:
+        config: the run's configuration (``run_dir`` says where files go).
+        resume: False: start a new run (``run_dir`` must hold no checkpoint);
+            True: continue from the latest checkpoint in ``run_dir``; a path:
+            continue from that checkpoint (its stored config is used; only
+            ``run_dir``, ``total_steps``, ``time_budget_s`` and ``workers`` may
+            differ from it, taken from ``config``).
+        progress: show a tqdm bar.
+        log: write tensorboard events.
+
+    Returns:
+        a :class:`TrainResult`.
+
+    Raises:
+        ValueError: starting a new run in a folder that has checkpoints, resuming
+            without one, or from a corrupt or incompatible checkpoint.
+    """
+    run_dir = Path(config.run_dir)
+    state = None
+    if resume:
+        path = latest_checkpoint(run_dir) if resume is True else Path(resume)
+        if path is None:
+            raise ValueError(f"nothing to resume: no ckpt_*.pt in {str(run_dir)!r}")
+        payload = load_checkpoint(path)
+        if "training_state" not in payload:
+            raise ValueError(f"{str(path)!r} is a bare policy, not a training checkpoint; it cannot be resumed")
+        stored = dict(payload["train_config"])
+        for k in ("run_dir", "total_steps", "time_budget_s", "workers"):
+            stored[k] = getattr(config, k)
+        config = TrainConfig.from_dict(stored)
+        state = payload["training_state"]
+    elif latest_checkpoint(run_dir) is not None:
+        raise ValueError(f"{str(run_dir)!r} already holds checkpoints of a run; resume it (--resume) "
+                         f"or choose another run_dir")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    game_config = config.game_config()
+    torch.manual_seed(config.seed)
+    start_iter = int(state["iteration"]) if state else 0
+    ss = np.random.SeedSequence([config.seed, start_iter])
+    worker_seeds = [int(s.generate_state(1)[0]) for s in ss.spawn(config.workers)]
+    pool_rng = np.random.default_rng(ss.generate_state(2))
+    workers = WorkerPool(config, worker_seeds)
+    try:
+        obs_size, num_actions = _probe_sizes(game_config)
+        net = PolicyNet(obs_size, num_actions, game_config.num_players, config.hidden)
+        optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
+        pool: dict[int, dict] = {}
+        steps = iteration = 0
+        wall = 0.0
+        games_total = 0
+        if state:
+            if payload["model_kwargs"] != net.kwargs:
+                raise ValueError(f"checkpoint network {payload['model_kwargs']} does not match the config's "
+                                 f"{net.kwargs}")
+            net.load_state_dict(payload["model_state"])
+            optimizer.load_state_dict(state["optimizer"])
+            pool = {int(k): v for k, v in state["pool"].items()}
+            steps, iteration, wall = int(state["steps"]), int(state["iteration"]), float(state["wall_s"])
+            games_total = int(state.get("games", 0))
+            _truncate_metrics(run_dir / "metrics.jsonl", iteration)
+        net.eval()
+        (run_dir / "config.json").write_text(json.dumps(config.to_dict(), indent=2))
+        writer = None
+        if log:
+            from torch.utils.tensorboard import SummaryWriter
+            writer = SummaryWriter(str(run_dir / "tb"), purge_step=iteration + 1 if state else None)
+        pool_changes: dict[int, Any] = dict(pool)      # workers start with an empty pool
+        history: list[dict] = []
+        bar = tqdm(total=config.total_steps, initial=min(steps, config.total_steps), unit="step",
+                   disable=not progress, dynamic_ncols=True, desc="self-play PPO")
+        last_ckpt = latest_checkpoint(run_dir)
+        t_start = time.perf_counter()
+        wall0 = wall
+        while steps < config.total_steps and not (config.time_budget_s and wall >= config.time_budget_s):
+            frac = 1.0 - steps / config.total_steps
+            lr = config.learning_rate * (frac if config.lr_schedule == "linear" else 1.0)
+            for gp in optimizer.param_groups:
+                gp["lr"] = lr
+            t0 = time.perf_counter()
+            batches, games, info = workers.collect(net.state_dict(), pool_changes, config.rollout_steps)
+            pool_changes = {}
+            t1 = time.perf_counter()
+            batch = _merge(batches)
+            metrics = ppo_update(net, optimizer, batch, config, pool_rng)
+            t2 = time.perf_counter()
+            iteration += 1
+            steps += int(info["learner_steps"])
+            games_total += len(games)
+            wall = wall0 + (time.perf_counter() - t_start)
+            metrics.update(_game_metrics(games))
+            metrics.update({"lr": lr, "perf/learner_steps_per_s": info["learner_steps"] / (t2 - t0),
+                            "perf/agent_steps_per_s": info["decisions"] / (t2 - t0),
+                            "perf/rollout_s": t1 - t0, "perf/update_s": t2 - t1,
+                            "perf/games_per_s": len(games) / (t2 - t0), "pool/size": len(pool)})
+            if iteration % config.snapshot_every == 0:
+                pid = iteration
+                pool[pid] = {k: v.detach().clone() for k, v in net.state_dict().items()}
+                pool_changes[pid] = pool[pid]
+                while len(pool) > config.pool_size:
+                    old = min(pool)
+                    del pool[old]
+                    pool_changes[old] = None
+            record = {"iteration": iteration, "steps": steps, "wall_s": wall, "games": games_total, **metrics}
+            history.append(record)
+            with open(run_dir / "metrics.jsonl", "a") as f:
+                f.write(json.dumps(record, default=float) + "\n")
+            if writer is not None:
+                for k, v in metrics.items():
+                    if isinstance(v, (int, float)) and not (isinstance(v, float) and math.isnan(v)):
+                        writer.add_scalar(k if "/" in k else f"train/{k}", v, steps)
+                writer.flush()
+            bar.update(min(steps, config.total_steps) - bar.n)
+            bar.set_postfix(it=iteration, ent=f"{metrics['entropy']:.2f}",
+                            vs_heur=f"{metrics.get('winrate/heuristic/all', float('nan')):.2f}",
+                            sps=f"{metrics['perf/agent_steps_per_s']:.0f}")
+            done = steps >= config.total_steps or bool(config.time_budget_s and wall >= config.time_budget_s)
+            if iteration % config.checkpoint_every == 0 or done:
+                last_ckpt = _checkpoint(run_dir, net, optimizer, pool, config, game_config, iteration, steps,
+                                        wall, games_total)
+        bar.close()
+        if writer is not None:
+            writer.close()
+        return TrainResult(checkpoint=str(last_ckpt), policy=str(run_dir / "policy.pt"), steps=steps,
+                           iterations=iteration, wall_s=wall, history=history)
+    finally:
+        workers.close()
+
+
+def _probe_sizes(game_config) -> tuple[int, int]:
+    from treachery_env.env import raw_env
+    e = raw_env(config=game_config)
+    return int(e.observation_space("player_0")["observation"].shape[0]), int(e.action_space("player_0").n)
+
+
+def _truncate_metrics(path: Path, iteration: int) -> None:
+    """Drop metric lines written after the checkpoint being resumed (they will be redone)."""
+    if not path.exists():
+        return
+    keep = [ln for ln in path.read_text().splitlines() if ln.strip() and json.loads(ln)["iteration"] <= iteration]
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("".join(ln + "\n" for ln in keep))
+    os.replace(tmp, path)
+
+
+def _checkpoint(run_dir: Path, net: PolicyNet, optimizer, pool: dict, config: TrainConfig, game_config,
+                iteration: int, steps: int, wall: float, games: int) -> Path:
+    meta = {"iteration": iteration, "steps": steps, "wall_s": wall, "games": games, "machine": _machine(),
+            "treachery_env": treachery_env.__version__}
+    gc = game_config.to_dict()
+    state = {"optimizer": optimizer.state_dict(), "pool": {str(k): v for k, v in pool.items()},
+             "iteration": iteration, "steps": steps, "wall_s": wall, "games": games}
+    path = save_checkpoint(run_dir / f"ckpt_{iteration:06d}.pt", net, gc, config.to_dict(), state, meta)
+    save_checkpoint(run_dir / "policy.pt", net, gc, config.to_dict(), None, meta)
+    found = sorted((int(m.group(1)), p) for p in run_dir.iterdir() if (m := _CKPT.match(p.name)))
+    for _, old in found[:-config.keep_checkpoints]:
+        old.unlink()
+    return path

@@ -1,0 +1,443 @@
+"""Batched self-play rollouts: many games stepped together, one forward pass per step.
+
+A :class:`Collector` owns ``games_per_worker`` game *slots*.  Each slot holds a
+:class:`treachery_env.raw_env` game whose seats are controlled by the learner,
+by a frozen policy from the opponent pool, or by a rule-based bot
+(``heuristic``, ``belief``, ``random``), as drawn for that game from
+``TrainConfig.opponents``.  One step of the collector advances every slot
+until a policy seat must decide (bots act immediately), then runs **one
+batched forward pass** per network over all waiting seats, samples from the
+masked policy and applies the actions.  Finished games are replaced by new
+ones in place, so the batch stays full.
+
+Each learner seat's decisions in a game form a *segment*; its reward is the
+team reward at the end of the game (+1 / -1, 0 for a draw or truncation,
+given to eliminated seats too: TR last-known team).  A segment still open
+when the rollout ends is bootstrapped with the value of the seat's current
+observation and continues in the next rollout (its recurrent state carries
+over).  Advantages use GAE (Schulman et al. 2016) within segments.
+
+Belief labels: at each learner decision, the true current role of every other
+seat that is face down and still in the game (relative seat order), ``-1``
+otherwise.  They are privileged and used only as the auxiliary loss's targets,
+never as inputs.
+
+:class:`WorkerPool` runs collectors in worker processes (``spawn``), one torch
+thread each, receiving the learner's weights and pool changes every rollout.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+import agents
+from agents.policy import PolicyNet, masked_logits
+from treachery_env.env import raw_env
+from treachery_env.rules import Role
+
+from .config import TrainConfig
+
+__all__ = ["Collector", "WorkerPool", "GameStat", "compute_gae", "LEARNER"]
+
+LEARNER = "learner"
+
+
+@dataclass
+class GameStat:
+    """A finished game, from the learner's side.
+
+    Attributes:
+        kind: the game's opponent kind (``self``, ``pool``, ``heuristic``, ...).
+        seats: ``(dealt role, reward)`` for each learner seat.
+        turns: turns played.
+        decisions: decisions of all seats (bots included) [agent-steps].
+        truncated: ended by ``max_turns``.
+    """
+
+    kind: str
+    seats: list
+    turns: int
+    decisions: int
+    truncated: bool
+
+
+@dataclass
+class _Slot:
+    env: Any
+    kind: str = "self"
+    ctrl: list = field(default_factory=list)       # per seat: LEARNER, ("pool", id) or a bot
+    h: dict = field(default_factory=dict)          # seat -> recurrent state (H,) of policy seats
+    seg: dict = field(default_factory=dict)        # learner seat -> step indices of its open segment
+    roles: list = field(default_factory=list)      # dealt roles
+    decisions: int = 0
+
+
+def compute_gae(rewards: np.ndarray, values: np.ndarray, bootstrap: float, done: bool, gamma: float,
+                lam: float) -> tuple[np.ndarray, np.ndarray]:
+    """Generalized advantage estimation over one segment (Schulman et al. 2016).
+
+    Args:
+        rewards: float ``(T,)``, reward after each step.
+        values: float ``(T,)``, value estimates of the steps.
+        bootstrap: value of the state after the last step (ignored when ``done``).
+        done: whether the episode ended after the last step.
+        gamma: discount per decision; lam: the GAE lambda.
+
+    Returns:
+        ``(advantages, returns)``, float32 ``(T,)`` each, ``returns = advantages + values``.
+    """
+    T = len(rewards)
+    adv = np.zeros(T, dtype=np.float32)
+    nxt = 0.0 if done else float(bootstrap)
+    last = 0.0
+    for t in range(T - 1, -1, -1):
+        delta = rewards[t] + gamma * nxt - values[t]
+        last = delta + gamma * lam * last
+        adv[t] = last
+        nxt = values[t]
+    return adv, (adv + values).astype(np.float32)
+
+
+class _LazyObservation(dict):
+    """The acting seat's observation dict with the vector encoded on first use
+    (the rule-based opponents read only the mask and ``info["view"]``)."""
+
+    def __init__(self, game: Any, seat: int):
+        super().__init__(action_mask=game.legal_action_mask())
+        self._game, self._seat = game, seat
+
+    def __missing__(self, key: str) -> Any:
+        if key != "observation":
+            raise KeyError(key)
+        self[key] = value = self._game.observation(self._seat)["observation"]
+        return value
+
+
+class Collector:
+    """Steps ``config.games_per_worker`` games together for the learner (see module docstring).
+
+    Args:
+        config: the training configuration.
+        seed: seed of this collector's games, bots and sampling.
+
+    The learner's weights are set with :meth:`set_weights`, the frozen pool
+    with :meth:`update_pool`, before each :meth:`collect`.
+    """
+
+    def __init__(self, config: TrainConfig, seed: int):
+        self.config = config
+        self.game_config = config.game_config()
+        self.n = self.game_config.num_players
+        self.rng = np.random.default_rng(seed)
+        self.gen = torch.Generator().manual_seed(int(self.rng.integers(2**62)))
+        probe = raw_env(config=self.game_config)
+        self.obs_size = int(probe.observation_space("player_0")["observation"].shape[0])
+        self.num_actions = int(probe.action_space("player_0").n)
+        self.net = PolicyNet(self.obs_size, self.num_actions, self.n, config.hidden).eval()
+        self.pool: dict[int, PolicyNet] = {}
+        kinds = list(config.opponents)
+        w = np.array([config.opponents[k] for k in kinds], dtype=float)
+        self.kinds, self.kind_p = kinds, w / w.sum()
+        self.slots = [self._new_game(_Slot(raw_env(config=self.game_config))) for _ in range(config.games_per_worker)]
+
+    # ------------------------------------------------------------------ weights
+    def set_weights(self, state: dict) -> None:
+        """Load the learner's weights (a state dict of tensors or arrays)."""
+        self.net.load_state_dict({k: torch.as_tensor(v) for k, v in state.items()})
+
+    def update_pool(self, changes: dict) -> None:
+        """Apply pool changes ``{id: state dict}`` (add) and ``{id: None}`` (remove)."""
+        for pid, state in changes.items():
+            if state is None:
+                self.pool.pop(pid, None)
+            else:
+                net = PolicyNet(self.obs_size, self.num_actions, self.n, self.config.hidden).eval()
+                net.load_state_dict({k: torch.as_tensor(v) for k, v in state.items()})
+                self.pool[pid] = net
+
+    # ------------------------------------------------------------------ games
+    def _new_game(self, slot: _Slot) -> _Slot:
+        n = self.n
+        slot.env.reset(seed=int(self.rng.integers(2**31 - 1)))
+        kind = str(self.rng.choice(self.kinds, p=self.kind_p))
+        if kind == "pool" and not self.pool:
+            kind = "self"          # nothing frozen yet: plain self-play
+        slot.kind = kind
+        if kind == "self":
+            ctrl: list = [LEARNER] * n
+        else:
+            k = int(self.rng.integers(1, n))
+            learner = set(self.rng.choice(n, size=k, replace=False).tolist())
+            if kind == "pool":
+                pid = int(self.rng.choice(sorted(self.pool)))
+                other: Any = ("pool", pid)
+                ctrl = [LEARNER if s in learner else other for s in range(n)]
+            else:
+                ctrl = [LEARNER if s in learner else agents.make(kind, seed=int(self.rng.integers(2**31 - 1)))
+                        for s in range(n)]
+                for s, c in enumerate(ctrl):
+                    if c is not LEARNER:
+                        c.reset(s)
+        slot.ctrl = ctrl
+        H = self.config.hidden
+        slot.h = {s: np.zeros(H, np.float32) for s, c in enumerate(ctrl) if not hasattr(c, "act")}
+        slot.seg = {s: [] for s, c in enumerate(ctrl) if c is LEARNER}
+        slot.roles = [Role(p.identity.role) for p in slot.env.game.players]
+        slot.decisions = 0
+        return slot
+
+    def _advance(self, slot: _Slot, buf: "_Buffer") -> int:
+        """Let bots act until a policy seat decides (starting new games as they end); that seat."""
+        while True:
+            env = slot.env
+            g = env.game
+            if g.is_over:
+                buf.finish_game(slot, self)
+                self._new_game(slot)
+                continue
+            seat = g.current_player
+            c = slot.ctrl[seat]
+            if not hasattr(c, "act"):
+                return seat
+            agent = env.agent_selection
+            env.step(c.act(_LazyObservation(g, seat), env.infos[agent]))
+            slot.decisions += 1
+
+    def _belief_labels(self, slot: _Slot, seat: int) -> np.ndarray:
+        ps = slot.env.game.players
+        n = self.n
+        out = np.full(n - 1, -1, np.int8)
+        for k in range(1, n):
+            p = ps[(seat + k) % n]
+            if not p.has_lost and not p.face_up:
+                out[k - 1] = int(p.role)
+        return out
+
+    # ------------------------------------------------------------------ collect
+    @torch.no_grad()
+    def collect(self, num_steps: int) -> tuple[dict, list, dict]:
+        """Run until ``num_steps`` learner decisions are collected.
+
+        Returns:
+            ``(batch, games, info)``: ``batch`` has, for ``N >= num_steps`` steps
+            ordered segment by segment: ``obs`` float32 (N, D), ``mask`` int8
+            (N, A), ``action`` int64 (N,), ``logp``, ``value``, ``adv``, ``ret``
+            float32 (N,), ``h`` float32 (N, H) (recurrent state before the
+            step), ``belief_label`` int8 (N, n-1) (-1 = not scored), and
+            ``segments`` int64 (S, 2) of ``(start, length)``; ``games`` the
+            :class:`GameStat` of games finished; ``info`` timing and counts.
+        """
+        t0 = time.perf_counter()
+        buf = _Buffer()
+        dec0 = sum(s.decisions for s in self.slots)
+        while buf.learner_steps < num_steps:
+            groups: dict[Any, list] = {}
+            for slot in self.slots:
+                seat = self._advance(slot, buf)
+                key = slot.ctrl[seat]
+                groups.setdefault(key if key is LEARNER else key[1], []).append((slot, seat))
+            for key, items in groups.items():
+                net = self.net if key is LEARNER else self.pool[key]
+                obs_dicts = [slot.env.game.observation(seat) for slot, seat in items]
+                obs = torch.from_numpy(np.stack([o["observation"] for o in obs_dicts]))
+                mask = np.stack([o["action_mask"] for o in obs_dicts])
+                h = torch.from_numpy(np.stack([slot.h[seat] for slot, seat in items]))
+                logits, value, _, h_new = net(obs, h)
+                logits = masked_logits(logits, torch.from_numpy(mask))
+                logp_all = torch.log_softmax(logits, dim=-1)
+                actions = torch.multinomial(logp_all.exp(), 1, generator=self.gen).squeeze(1)
+                logp = logp_all.gather(1, actions[:, None]).squeeze(1)
+                for i, (slot, seat) in enumerate(items):
+                    if key is LEARNER:
+                        idx = buf.add(obs[i].numpy(), mask[i], int(actions[i]), float(logp[i]), float(value[i]),
+                                      slot.h[seat], self._belief_labels(slot, seat))
+                        slot.seg[seat].append(idx)
+                    slot.h[seat] = h_new[i].numpy().copy()
+                    slot.env.step(int(actions[i]))
+                    slot.decisions += 1
+        # bootstrap the open segments with the value of the seat's current observation
+        open_segs = [(slot, seat) for slot in self.slots for seat, seg in slot.seg.items() if seg]
+        if open_segs:
+            obs = torch.from_numpy(np.stack([slot.env.game.observation(seat)["observation"]
+                                             for slot, seat in open_segs]))
+            h = torch.from_numpy(np.stack([slot.h[seat] for slot, seat in open_segs]))
+            _, value, _, _ = self.net(obs, h)
+            for i, (slot, seat) in enumerate(open_segs):
+                buf.close_segment(slot.seg[seat], 0.0, False, float(value[i]))
+                slot.seg[seat] = []
+        batch = buf.build(self.config.gamma, self.config.gae_lambda, self.config.hidden, self.n)
+        decisions = sum(s.decisions for s in self.slots) - dec0 + buf.finished_decisions
+        info = {"seconds": time.perf_counter() - t0, "learner_steps": buf.learner_steps, "decisions": decisions}
+        return batch, buf.games, info
+
+
+class _Buffer:
+    """Steps of one rollout and their segments."""
+
+    def __init__(self) -> None:
+        self.obs: list = []
+        self.mask: list = []
+        self.action: list = []
+        self.logp: list = []
+        self.value: list = []
+        self.h: list = []
+        self.label: list = []
+        self.segments: list = []       # (indices, final reward, done, bootstrap value)
+        self.games: list = []
+        self.finished_decisions = 0
+
+    @property
+    def learner_steps(self) -> int:
+        return len(self.action)
+
+    def add(self, obs, mask, action, logp, value, h, label) -> int:
+        self.obs.append(obs)
+        self.mask.append(mask)
+        self.action.append(action)
+        self.logp.append(logp)
+        self.value.append(value)
+        self.h.append(h)
+        self.label.append(label)
+        return len(self.action) - 1
+
+    def close_segment(self, idx: list, reward: float, done: bool, bootstrap: float) -> None:
+        self.segments.append((list(idx), reward, done, bootstrap))
+
+    def finish_game(self, slot: _Slot, col: Collector) -> None:
+        g = slot.env.game
+        seats = []
+        for seat in sorted(slot.seg):
+            r = 0.0 if (g.truncated or not g.winners) else (1.0 if seat in g.winners else -1.0)
+            seats.append((int(slot.roles[seat]), r))
+            if slot.seg[seat]:
+                self.close_segment(slot.seg[seat], r, True, 0.0)
+            slot.seg[seat] = []
+        self.games.append(GameStat(slot.kind, seats, int(g.turn), slot.decisions, bool(g.truncated)))
+        self.finished_decisions += slot.decisions
+        slot.decisions = 0
+
+    def build(self, gamma: float, lam: float, hidden: int, n: int) -> dict:
+        order, segs, adv, ret = [], [], [], []
+        values = np.asarray(self.value, np.float32)
+        for idx, reward, done, boot in self.segments:
+            start = len(order)
+            order.extend(idx)
+            segs.append((start, len(idx)))
+            r = np.zeros(len(idx), np.float32)
+            r[-1] = reward
+            a, rt = compute_gae(r, values[idx], boot, done, gamma, lam)
+            adv.append(a)
+            ret.append(rt)
+        o = np.asarray(order, dtype=np.int64)
+        if o.size == 0:
+            raise RuntimeError("rollout produced no learner steps")
+        return {
+            "obs": np.stack(self.obs)[o], "mask": np.stack(self.mask)[o],
+            "action": np.asarray(self.action, np.int64)[o], "logp": np.asarray(self.logp, np.float32)[o],
+            "value": values[o], "h": np.stack(self.h).astype(np.float32)[o],
+            "belief_label": np.stack(self.label).reshape(-1, n - 1)[o],
+            "adv": np.concatenate(adv), "ret": np.concatenate(ret),
+            "segments": np.asarray(segs, dtype=np.int64).reshape(-1, 2),
+        }
+
+
+# --------------------------------------------------------------------------- worker processes
+def _to_numpy(state: dict) -> dict:
+    return {k: v.detach().cpu().numpy() for k, v in state.items()}
+
+
+def _worker_main(conn, config_dict: dict, seed: int) -> None:
+    torch.set_num_threads(1)
+    col = Collector(TrainConfig.from_dict(config_dict), seed)
+    while True:
+        msg = conn.recv()
+        if msg[0] == "close":
+            conn.close()
+            return
+        _, weights, pool_changes, steps = msg
+        try:
+            col.set_weights(weights)
+            col.update_pool(pool_changes)
+            conn.send(("ok", col.collect(steps)))
+        except Exception as err:  # report to the learner instead of dying silently
+            import traceback
+            conn.send(("error", f"{err!r}\n{traceback.format_exc()}"))
+
+
+class WorkerPool:
+    """Collectors in ``config.workers`` processes (``workers == 1``: this process).
+
+    Args:
+        config: the training configuration.
+        seeds: one collector seed per worker.
+    """
+
+    def __init__(self, config: TrainConfig, seeds: list[int]):
+        self.config = config
+        self.local: Collector | None = None
+        self.procs, self.conns = [], []
+        if len(seeds) == 1:
+            self.local = Collector(config, seeds[0])
+            return
+        ctx = mp.get_context("spawn")
+        for s in seeds:
+            parent, child = ctx.Pipe()
+            p = ctx.Process(target=_worker_main, args=(child, config.to_dict(), s), daemon=True)
+            p.start()
+            child.close()
+            self.procs.append(p)
+            self.conns.append(parent)
+
+    def collect(self, weights: dict, pool_changes: dict, num_steps: int) -> tuple[list, list, dict]:
+        """Collect ``num_steps`` learner steps split over the workers.
+
+        Returns:
+            ``(batches, games, info)``: one batch per worker (see
+            :meth:`Collector.collect`), the finished games, and summed counts
+            with the wall time.
+
+        Raises:
+            RuntimeError: if a worker failed (with its traceback).
+        """
+        t0 = time.perf_counter()
+        if self.local is not None:
+            self.local.set_weights(weights)
+            self.local.update_pool(pool_changes)
+            batch, games, info = self.local.collect(num_steps)
+            return [batch], games, {**info, "seconds": time.perf_counter() - t0}
+        share = -(-num_steps // len(self.conns))
+        w = _to_numpy(weights)
+        changes = {k: (None if v is None else _to_numpy(v)) for k, v in pool_changes.items()}
+        for c in self.conns:
+            c.send(("collect", w, changes, share))
+        batches, games, info = [], [], {"learner_steps": 0, "decisions": 0}
+        for c in self.conns:
+            status, payload = c.recv()
+            if status != "ok":
+                raise RuntimeError(f"rollout worker failed: {payload}")
+            b, g, i = payload
+            batches.append(b)
+            games.extend(g)
+            info["learner_steps"] += i["learner_steps"]
+            info["decisions"] += i["decisions"]
+        info["seconds"] = time.perf_counter() - t0
+        return batches, games, info
+
+    def close(self) -> None:
+        """Stop the worker processes."""
+        for c in self.conns:
+            try:
+                c.send(("close",))
+            except (BrokenPipeError, OSError):
+                pass
+        for p in self.procs:
+            p.join(timeout=10)
+            if p.is_alive():
+                p.terminate()
+        self.procs, self.conns = [], []
