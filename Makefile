@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install test demo bench peers clean
+.PHONY: install test main demo bench peers clean
 
 $(BIN)/python:
 	@$(PY) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "Python >= 3.10 is needed; run make with PY=python3.11 (and make clean if a venv was made)")'
@@ -20,7 +20,13 @@ install: $(VENV)/.installed
 test: install
 	$(BIN)/python -m pytest
 
-# the main job: until self-play training lands, one full game between bots, printed
+# the main job: ~10 minutes of self-play PPO on the built-in defaults (runs/train-<date>-<time>/:
+# checkpoints, tensorboard logs, metrics.jsonl), then the policy against the random and the heuristic bot
+# (substitution tournaments): per-role win-rate and delta tables with 95% intervals, results JSON and plots
+main: install
+	$(BIN)/treachery train --minutes 10 --workers 2 --evaluate 600
+
+# one full 5-player game between random bots, printed
 demo: install
 	$(BIN)/python -m treachery_env.demo --players 5 --seed 0
 
