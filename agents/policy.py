@@ -271,7 +271,7 @@ class PolicyAgent(BaseAgent):
         self.net, self.game_config = load_policy(path)
         self.greedy = greedy
         self.h = self.net.initial_state(1)
-        self._belief: np.ndarray | None = None
+        self._belief: torch.Tensor | None = None     # belief logits (n-1, 4) of the last decision
 
     def reset(self, seat: int) -> None:
         """New game in ``seat``: clear the recurrent state and the beliefs."""
@@ -279,7 +279,7 @@ class PolicyAgent(BaseAgent):
         self.h = self.net.initial_state(1)
         self._belief = None
 
-    @torch.no_grad()
+    @torch.inference_mode()
     def act(self, observation: dict, info: dict) -> int:
         """Sample (or arg-max) a legal action; updates the recurrent state."""
         legal = legal_actions(observation)
@@ -289,7 +289,7 @@ class PolicyAgent(BaseAgent):
             raise ValueError(f"observation has shape {obs.shape}; this policy was trained on ({d},) "
                              f"({self.net.num_players} players)")
         logits, _, belief, self.h = self.net(torch.from_numpy(obs)[None], self.h)
-        self._belief = torch.softmax(belief[0], dim=-1).numpy()
+        self._belief = belief[0]
         lg = logits[0].numpy()[legal].astype(np.float64)
         if self.greedy:
             return int(legal[int(np.argmax(lg))])
@@ -306,8 +306,8 @@ class PolicyAgent(BaseAgent):
         if self._belief is None or self.seat is None:
             return {}
         n = self.net.num_players
-        return {(self.seat + k) % n: {r: float(self._belief[k - 1, i]) for i, r in enumerate(_ROLES)}
-                for k in range(1, n)}
+        p = torch.softmax(self._belief, dim=-1).numpy()
+        return {(self.seat + k) % n: {r: float(p[k - 1, i]) for i, r in enumerate(_ROLES)} for k in range(1, n)}
 
     def __repr__(self) -> str:
         return f"PolicyAgent({self.path!r}, seed={self.seed}, greedy={self.greedy})"

@@ -344,6 +344,19 @@ def test_cli_train_then_evaluate(tmp_path, capsys):
     assert "the policy against random" in out and "the policy against heuristic" in out
     assert "| Leader | Guardian | Assassin | Traitor | overall |" in out and "in every role:" in out
     assert (run / "eval-vs-heuristic" / "results.json").exists()
+    # ship it with a model card
+    notes = tmp_path / "notes.md"
+    notes.write_text("trained for a test")
+    ship = tmp_path / "checkpoints" / "tiny"
+    assert cli.main(["export", str(run), "--out", str(ship), "--results", str(run / "eval-vs-random"),
+                     str(run / "eval-vs-heuristic" / "results.json"), "--notes", str(notes)]) == 0
+    card = (ship / "MODEL_CARD.md").read_text()
+    assert load_checkpoint(ship / "policy.pt")["meta"]["steps"] >= 300
+    for want in ("# Model card: `tiny`", "learner agent-steps", "Against random", "Against heuristic",
+                 "Substitution delta", "| Leader | Guardian | Assassin | Traitor | overall |", "Belief head",
+                 "trained for a test", '"num_players": 4'):
+        assert want in card, want
+    assert cli.main(["export", str(tmp_path / "nope"), "--out", str(ship)]) == 2
 
 
 def test_cli_train_errors(tmp_path, capsys):

@@ -5,6 +5,8 @@ trains a self-play PPO agent (:func:`training.ppo.train`) into ``--run-dir``
 (default ``runs/train-<date>-<time>``), resumes with ``--resume``, and with
 ``--evaluate`` then plays the trained policy against the random and the
 heuristic bot (substitution tournaments) and prints the per-role tables.
+``treachery export RUN_DIR --out checkpoints/NAME --results DIR ...`` ships a
+run's policy with its model card (:mod:`training.model_card`).
 
 ``treachery evaluate --players 5 --games 1000 --agents heuristic,random --out results/ --workers 2``
 (also ``python -m training.cli evaluate ...``) runs a duplicate-deal
@@ -22,7 +24,7 @@ __all__ = ["main", "build_parser"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with its subcommands (``evaluate``, ``train``)."""
+    """The argument parser with its subcommands (``evaluate``, ``train``, ``export``)."""
     p = argparse.ArgumentParser(prog="treachery", description="Treachery toolkit command line")
     sub = p.add_subparsers(dest="command", required=True)
     e = sub.add_parser("evaluate", help="tournament between bots: win rates, ratings, cross-play, deduction",
@@ -67,6 +69,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="after training, play GAMES games against each of random and heuristic")
     t.add_argument("--eval-workers", type=int, default=None, help="evaluation processes (default: --workers)")
     t.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    x = sub.add_parser("export", help="ship a run's policy with a model card",
+                       description="Copy RUN_DIR/policy.pt to --out and write MODEL_CARD.md there from the "
+                                   "run's metrics and the given evaluation results.")
+    x.add_argument("run_dir", help="a training run directory")
+    x.add_argument("--out", required=True, help="destination folder, e.g. checkpoints/flagship")
+    x.add_argument("--results", nargs="*", default=[], help="results.json files or their folders")
+    x.add_argument("--notes", default="", help="a file whose text goes under Notes in the card")
     return p
 
 
@@ -208,6 +218,25 @@ def _evaluate_policy(policy: str, config, games: int, workers: int, progress: bo
     return 0
 
 
+def _export(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .model_card import export_policy
+
+    try:
+        notes = ""
+        if args.notes:
+            if not Path(args.notes).is_file():
+                raise ValueError(f"--notes file {args.notes!r} not found")
+            notes = Path(args.notes).read_text()
+        card = export_policy(args.run_dir, args.out, args.results, notes)
+    except ValueError as err:
+        print(f"treachery export: error: {err}", file=sys.stderr)
+        return 2
+    print(f"wrote {Path(args.out) / 'policy.pt'} and {card}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``treachery`` command (``argv`` defaults to ``sys.argv[1:]``).
 
@@ -222,6 +251,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _evaluate(args)
     if args.command == "train":
         return _train(args)
+    if args.command == "export":
+        return _export(args)
     parser.error(f"unknown command {args.command!r}")
     return 2
 

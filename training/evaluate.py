@@ -465,6 +465,13 @@ def _run_chunk(tasks: list, config: GameConfig, record_beliefs: bool) -> list:
     return [play_task(t, config, record_beliefs) for t in tasks]
 
 
+def _init_worker() -> None:
+    # one intra-op thread per worker process (set before a policy bot imports torch): the workers
+    # already use the cores, and oversubscribed torch threads make single decisions slow
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    os.environ.setdefault("MKL_NUM_THREADS", "1")
+
+
 def _mp_context():
     # fork keeps bots registered at run time (agents.register) visible to workers, but a process
     # that has run torch (its OpenMP thread pool) can deadlock in a forked child: spawn then
@@ -495,7 +502,7 @@ def run_tasks(tasks: Sequence[GameTask], config: GameConfig, workers: int = 1,
         else:
             size = max(1, min(16, len(tasks) // (workers * 8)))
             chunks = [tasks[i:i + size] for i in range(0, len(tasks), size)]
-            with ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context()) as ex:
+            with ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context(), initializer=_init_worker) as ex:
                 futs = {ex.submit(_run_chunk, c, config, record_beliefs): len(c) for c in chunks}
                 for f in as_completed(futs):
                     records.extend(f.result())

@@ -1,0 +1,180 @@
+"""Shipped checkpoints: export a run's policy with a model card (issue 5).
+
+``treachery export RUN_DIR --out checkpoints/NAME --results DIR [DIR ...]``
+copies the run's bare policy (``policy.pt``, no optimizer or pool) to
+``checkpoints/NAME/policy.pt`` and writes ``MODEL_CARD.md`` next to it: what
+the policy is, the game and training configuration, training steps, wall time,
+throughput and machine (from the checkpoint and ``metrics.jsonl``), and every
+evaluation given (``results.json`` files written by :func:`training.evaluate.evaluate`):
+per-role win rates with 95% intervals, substitution deltas, and the belief
+head's deduction accuracy by turn.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from agents.policy import load_checkpoint
+
+from .evaluate import atomic_write_bytes, per_role_table, substitution_table
+
+__all__ = ["export_policy", "model_card", "training_summary"]
+
+MAX_SHIPPED_BYTES = 20 * 1024 * 1024
+
+
+def training_summary(run_dir: str | os.PathLike) -> dict:
+    """Totals of a run from its ``metrics.jsonl``: iterations, learner steps,
+    wall time [s], games, and throughput means over the run (learner and all
+    agent-steps per second, end-to-end including the PPO update).
+
+    Raises:
+        ValueError: if the run has no ``metrics.jsonl``.
+    """
+    path = Path(run_dir) / "metrics.jsonl"
+    if not path.is_file():
+        raise ValueError(f"{str(path)!r} not found: is {str(run_dir)!r} a training run directory?")
+    rows = [json.loads(ln) for ln in path.read_text().splitlines() if ln.strip()]
+    if not rows:
+        raise ValueError(f"{str(path)!r} is empty")
+    last = rows[-1]
+    return {"iterations": last["iteration"], "steps": last["steps"], "wall_s": last["wall_s"],
+            "games": last.get("games"),
+            "learner_steps_per_s": last["steps"] / last["wall_s"] if last["wall_s"] else None,
+            "agent_steps_per_s_mean": float(np.mean([r["perf/agent_steps_per_s"] for r in rows])),
+            "belief_accuracy_last10": float(np.nanmean([r["belief_accuracy"] for r in rows[-10:]])),
+            "entropy_last": last["entropy"]}
+
+
+def _deduction_table(res: dict, label: str) -> str:
+    d = (res.get("deduction") or {}).get(label)
+    if not d:
+        return ""
+    o = d["overall"]
+    lines = [f"Belief head on face-down opponents ({o['n']} scored beliefs): top-1 accuracy {o['top1']:.3f} "
+             f"(public-count prior {o['prior_top1']:.3f}), p(true role) {o['p_true']:.3f} "
+             f"(prior {o['prior_p_true']:.3f}), log-loss {o['logloss']:.3f} (prior {o['prior_logloss']:.3f}).", "",
+             "| turns | n | top-1 | prior top-1 | p(true) | prior p(true) |", "|---|---|---|---|---|---|"]
+    rows = d.get("by_turn", [])
+    # group turns into bands so each row has enough beliefs
+    bands = [(1, 2), (3, 5), (6, 10), (11, 20), (21, 40), (41, 10_000)]
+    for lo, hi in bands:
+        sel = [r for r in rows if lo <= r["turn"] <= hi]
+        n = sum(r["n"] for r in sel)
+        if not n:
+            continue
+        w = lambda k: sum(r[k] * r["n"] for r in sel) / n   # noqa: E731
+        lines.append(f"| {lo}–{hi if hi < 10_000 else '…'} | {n} | {w('top1'):.3f} | {w('prior_top1'):.3f} | "
+                     f"{w('p_true'):.3f} | {w('prior_p_true'):.3f} |")
+    return "\n".join(lines)
+
+
+def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (), run: dict | None = None,
+               notes: str = "") -> str:
+    """The model card (markdown) of a shipped policy.
+
+    Args:
+        policy: the (bare) checkpoint file.
+        name: the checkpoint's name (the folder under ``checkpoints/``).
+        results: evaluation result dicts (:func:`training.evaluate.evaluate`).
+        run: :func:`training_summary` of the run, if known.
+        notes: free text appended under "Notes".
+
+    Raises:
+        ValueError: for an unreadable checkpoint.
+    """
+    payload = load_checkpoint(policy)
+    meta, tc, gc = payload["meta"], payload["train_config"], payload["game_config"]
+    kw = payload["model_kwargs"]
+    params = sum(int(np.prod(v.shape)) for v in payload["model_state"].values())
+    size = Path(policy).stat().st_size
+    out = [f"# Model card: `{name}`", "",
+           f"A self-play PPO policy for {gc['num_players']}-player Treachery (recurrent actor-critic with a "
+           "role-belief head, `agents/policy.py`). Load it with "
+           f"`agents.make(\"policy:checkpoints/{name}/policy.pt\")`.", "",
+           "## Facts", "",
+           f"* network: encoder {kw['obs_size']}→{kw['hidden']}→{kw['hidden']}, GRU {kw['hidden']}, "
+           f"{kw['num_actions']} actions; {params:,} parameters; file {size / 1e6:.1f} MB",
+           f"* training: {meta.get('steps', '?'):,} learner agent-steps in {meta.get('iteration', '?')} "
+           f"iterations, {meta.get('games', '?'):,} games, {meta.get('wall_s', 0) / 3600:.2f} h wall time",
+           f"* machine: {meta.get('machine', '?')}",
+           f"* treachery_env {payload['env_version']}, torch {payload.get('torch_version', '?')}"]
+    if run:
+        out.append(f"* throughput: {run['learner_steps_per_s']:.0f} learner agent-steps/s end-to-end over the run "
+                   f"(rollouts and updates); {run['agent_steps_per_s_mean']:.0f} agent-steps/s counting the bots' "
+                   "decisions too")
+        out.append(f"* belief-head accuracy in training (last 10 iterations, face-down opponents): "
+                   f"{run['belief_accuracy_last10']:.3f}")
+    out += ["", "## Game configuration", "", "```json", json.dumps(gc, indent=1), "```", "",
+            "## Training configuration", "", "```json", json.dumps(tc, indent=1), "```", ""]
+    if results:
+        out += ["## Evaluation", ""]
+    label = None
+    for res in results:
+        m = res["meta"]
+        labels = [e["label"] for e in m["entrants"]]
+        label = next((lab for lab in labels if lab.startswith("policy:")), None)
+        others = [lab for lab in labels if lab != label]
+        out += [f"### Against {', '.join(others)} ({m['mode']}, {res['summary']['games']} games, "
+                f"{m['deals']} deals, seed {m['seed']})", "",
+                "Win rate by dealt role, 95% Wilson intervals:", "", per_role_table(res), ""]
+        if res.get("substitution"):
+            out += [f"Substitution delta (the policy in one seat of an all-`{res['substitution']['reference']}` "
+                    "table minus the reference in the same seat of the same deal; normal 95% interval):", "",
+                    substitution_table(res), ""]
+        ded = _deduction_table(res, label) if label else ""
+        if ded:
+            out += [ded, ""]
+    if notes:
+        out += ["## Notes", "", notes.strip(), ""]
+    return "\n".join(out)
+
+
+def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, results: Sequence[str] = (),
+                  notes: str = "") -> Path:
+    """Copy a run's ``policy.pt`` to ``out_dir`` and write ``MODEL_CARD.md`` there.
+
+    Args:
+        run_dir: a training run directory.
+        out_dir: e.g. ``checkpoints/flagship``.
+        results: folders (or files) of ``results.json`` to include.
+        notes: free text for the card.
+
+    Returns:
+        the path of the card.
+
+    Raises:
+        ValueError: for a missing or unreadable policy, a missing results file,
+            or a policy over the 20 MB limit for shipped checkpoints.
+    """
+    src = Path(run_dir) / "policy.pt"
+    load_checkpoint(src)
+    if src.stat().st_size > MAX_SHIPPED_BYTES:
+        raise ValueError(f"{str(src)!r} is {src.stat().st_size / 1e6:.1f} MB; shipped checkpoints must be < 20 MB")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    dst = out / "policy.pt"
+    tmp = out / ".policy.pt.tmp"
+    shutil.copyfile(src, tmp)
+    os.replace(tmp, dst)
+    res = []
+    for r in results:
+        p = Path(r)
+        p = p / "results.json" if p.is_dir() else p
+        if not p.is_file():
+            raise ValueError(f"results file {str(p)!r} not found")
+        res.append(json.loads(p.read_text()))
+    try:
+        run = training_summary(run_dir)
+    except ValueError:
+        run = None
+    card = model_card(dst, out.name, res, run, notes)
+    path = out / "MODEL_CARD.md"
+    atomic_write_bytes(path, card.encode())
+    return path
