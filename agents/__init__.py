@@ -72,4 +72,4 @@ _WITH_ARGUMENT = {"policy": "PATH[:greedy]"}   # bots whose spec carries an argu
 
 
 # the built-in bots register themselves on import
-from . import belief, heuristic, ismcts  # noqa: E402,F401
+from . import belief, heuristic, human, ismcts  # noqa: E402,F401

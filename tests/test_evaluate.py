@@ -328,7 +328,7 @@ def test_deduction_end_to_end_with_a_belief_bot(tmp_path):
 
 
 # --------------------------------------------------------------------------- every registered bot
-@pytest.mark.parametrize("spec", [s for s in agents.available() if s != "test_uniform_belief"])
+@pytest.mark.parametrize("spec", [s for s in agents.available() if s not in ("test_uniform_belief", "human")])
 def test_every_registered_bot_runs_in_a_tournament(spec, policy_4p):
     cfg = GameConfig(num_players=4, starting_life=6, max_turns=10)
     if spec == "policy":
@@ -336,6 +336,11 @@ def test_every_registered_bot_runs_in_a_tournament(spec, policy_4p):
     res = ev.evaluate([spec, "random"], games=2, seed=0, config=cfg, progress=False)
     assert res["summary"]["games"] == 2
     _check_counts(res, 4)
+
+
+def test_a_human_cannot_enter_a_tournament():
+    with pytest.raises(ValueError, match="human"):
+        ev.evaluate(["human", "random"], games=1, config=SMALL, progress=False)
 
 
 def test_crossplay_mode_team_split():

@@ -365,3 +365,33 @@ def test_cli_train_errors(tmp_path, capsys):
     assert cli.main(["train", "--run-dir", str(tmp_path / "x"), "--minutes", "-1"]) == 2
     assert cli.main(["train", "--run-dir", str(tmp_path / "y"), "--resume"]) == 2
     assert "nothing to resume" in capsys.readouterr().err
+
+
+def test_policy_bot_uses_only_its_information_set(tmp_path):
+    """Permuting what the acting seat cannot see (others' face-down identities and
+    hands, library orders) changes neither the policy's action nor its beliefs."""
+    import copy
+    import random
+
+    from scenario import random_game
+    from test_information_sets import _permute_hidden
+
+    path = write_policy(tmp_path / "p5.pt", 5, hidden=32, seed=4)
+    checked = 0
+    for seed in range(8):
+        g = random_game(seed, 40 + 30 * seed, n=5, max_turns=60)
+        if g.is_over:
+            continue
+        s = g.current_player
+        bot = PolicyAgent(path, seed=seed)
+        bot.reset(s)
+        ref = copy.deepcopy(bot)
+        want = ref.act(g.observation(s), {})
+        rng = random.Random(seed)
+        for _ in range(3):
+            other = copy.deepcopy(bot)
+            h = _permute_hidden(g, s, rng)
+            assert other.act(h.observation(s), {}) == want
+            assert other.beliefs() == ref.beliefs()
+            checked += 1
+    assert checked >= 12

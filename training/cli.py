@@ -7,6 +7,8 @@ trains a self-play PPO agent (:func:`training.ppo.train`) into ``--run-dir``
 heuristic bot (substitution tournaments) and prints the per-role tables.
 ``treachery export RUN_DIR --out checkpoints/NAME --results DIR ...`` ships a
 run's policy with its model card (:mod:`training.model_card`).
+``treachery play --players 5 --opponents heuristic`` plays a game against bots
+in the terminal (:mod:`training.play`).
 
 ``treachery evaluate --players 5 --games 1000 --agents heuristic,random --out results/ --workers 2``
 (also ``python -m training.cli evaluate ...``) runs a duplicate-deal
@@ -20,18 +22,46 @@ import argparse
 import sys
 from typing import Sequence
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "add_game_arguments", "game_config_from_args"]
+
+
+def add_game_arguments(p: argparse.ArgumentParser) -> None:
+    """Add the table options shared by ``evaluate`` and ``play``: ``--players``,
+    ``--starting-life``, ``--max-turns``, ``--no-commander``, ``--variant``,
+    ``--identity-pool`` (see :func:`game_config_from_args`)."""
+    p.add_argument("--players", type=int, default=5, help="seats at the table, 4-12 (default 5)")
+    p.add_argument("--starting-life", type=int, default=None, help="starting life (default: game default)")
+    p.add_argument("--max-turns", type=int, default=None, help="end the game as a draw after this many turns")
+    p.add_argument("--no-commander", action="store_true", help="play without commanders")
+    p.add_argument("--variant", default=None, help="identity-deck variant (standard, backstab_rumble, simple_roles)")
+    p.add_argument("--identity-pool", default=None, help="identity pool: uncommon, rare, mythic or all")
+
+
+def game_config_from_args(args: argparse.Namespace):
+    """The :class:`treachery_env.GameConfig` of the table options of
+    :func:`add_game_arguments`; options left unset keep the game's defaults.
+
+    Raises:
+        ValueError: for an invalid value (the message names the field).
+    """
+    from treachery_env import GameConfig
+
+    kw = {"num_players": args.players, "commander": not args.no_commander}
+    for field in ("starting_life", "max_turns", "variant", "identity_pool"):
+        if getattr(args, field) is not None:
+            kw[field] = getattr(args, field)
+    return GameConfig(**kw)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with its subcommands (``evaluate``, ``train``, ``export``)."""
+    """The argument parser with its subcommands (``evaluate``, ``train``, ``export``, ``play``)."""
     p = argparse.ArgumentParser(prog="treachery", description="Treachery toolkit command line")
     sub = p.add_subparsers(dest="command", required=True)
     e = sub.add_parser("evaluate", help="tournament between bots: win rates, ratings, cross-play, deduction",
                        description="Duplicate-deal tournament between registered bots (agents.make specs).")
     e.add_argument("--agents", required=True,
                    help="comma-separated agent specs, e.g. heuristic,random (repeats allowed)")
-    e.add_argument("--players", type=int, default=5, help="seats at the table (default 5)")
+    add_game_arguments(e)
     e.add_argument("--games", type=int, default=1000,
                    help="games requested, rounded up to whole deals (default 1000)")
     e.add_argument("--out", default="results", help="output directory (default results/)")
@@ -43,11 +73,6 @@ def build_parser() -> argparse.ArgumentParser:
                         "team, another the rest")
     e.add_argument("--reference", default=None,
                    help="reference agent label for --mode substitution (default: the last agent)")
-    e.add_argument("--starting-life", type=int, default=None, help="starting life (default: game default)")
-    e.add_argument("--max-turns", type=int, default=None, help="truncate games after this many turns")
-    e.add_argument("--no-commander", action="store_true", help="play without commanders")
-    e.add_argument("--variant", default=None, help="identity-deck variant (standard, backstab_rumble, ...)")
-    e.add_argument("--identity-pool", default=None, help="identity pool: uncommon, rare, mythic or all")
     e.add_argument("--no-beliefs", action="store_true", help="do not score beliefs() (deduction metrics)")
     e.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -77,28 +102,22 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--out", required=True, help="destination folder, e.g. checkpoints/flagship")
     x.add_argument("--results", nargs="*", default=[], help="results.json files or their folders")
     x.add_argument("--notes", default="", help="a file whose text goes under Notes in the card")
+
+    from .play import add_arguments as add_play_arguments
+    add_play_arguments(sub.add_parser(
+        "play", help="play a game against bots in the terminal",
+        description="Play one game of Treachery against bots: you see your seat's view only; the replay "
+                    "is saved as JSON (also when you leave with q or Ctrl-C)."))
     return p
 
 
 def _evaluate(args: argparse.Namespace) -> int:
     import agents
-    from treachery_env import GameConfig
 
     from .evaluate import entrants_from_specs, evaluate, per_role_table
 
-    kw = {"num_players": args.players}
-    if args.starting_life is not None:
-        kw["starting_life"] = args.starting_life
-    if args.max_turns is not None:
-        kw["max_turns"] = args.max_turns
-    if args.no_commander:
-        kw["commander"] = False
-    if args.variant is not None:
-        kw["variant"] = args.variant
-    if args.identity_pool is not None:
-        kw["identity_pool"] = args.identity_pool
     try:   # argument errors: reported as usage errors (exit status 2)
-        config = GameConfig(**kw)
+        config = game_config_from_args(args)
         specs = [s for s in args.agents.split(",")]
         known = set(agents.available())
         unknown = [e.spec for e in entrants_from_specs(specs) if e.spec.split(":", 1)[0] not in known]
@@ -253,6 +272,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _train(args)
     if args.command == "export":
         return _export(args)
+    if args.command == "play":
+        from .play import play_cli
+        return play_cli(args)
     parser.error(f"unknown command {args.command!r}")
     return 2
 

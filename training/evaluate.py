@@ -799,6 +799,8 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
     unknown = [e.spec for e in entrants if e.spec.split(":", 1)[0] not in known]
     if unknown:
         raise ValueError(f"unknown agent specs {unknown}; available: {sorted(known)}")
+    if any(e.spec.partition(":")[0] == "human" for e in entrants):
+        raise ValueError("'human' cannot play in a tournament (use treachery play); choose bots")
     for e in entrants:      # a bad argument (e.g. a missing checkpoint) fails here, not in a worker
         agents.make(e.spec, seed=0)
     if config is None:

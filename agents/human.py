@@ -1,0 +1,219 @@
+"""A person at the terminal as a bot (``agents.make("human")``).
+
+:class:`HumanAgent` implements the bot protocol ``act(observation, info) ->
+int`` by showing the seat's own identity card and its legal actions, numbered
+and in words, on a ``rich`` console and reading the chosen number from an
+input stream.  Like every bot it reads only its own seat's information set
+(``info["view"]`` and the action mask), never the game.  The board and the
+event log around the decisions are the game loop's job
+(:mod:`training.play`).
+
+``rich`` is imported only when a HumanAgent is made, so ``agents`` works
+without it.
+"""
+
+from __future__ import annotations
+
+from typing import IO, Any
+
+from treachery_env import identities
+from treachery_env.identities import Identity, UnveilCost
+
+from . import register
+from .base import BaseAgent, legal_actions
+
+__all__ = ["HumanAgent", "QuitGame", "identity_card", "unveil_cost_text"]
+
+QUIT_WORDS = ("q", "quit", "exit")
+INFO_WORDS = ("i", "id", "identity")
+
+
+class QuitGame(Exception):
+    """The person typed a quit word (``q``, ``quit``, ``exit``) at a prompt."""
+
+
+def identity_card(name: str) -> Identity:
+    """The printed identity card called ``name`` (a TRD-2025 identity, or a
+    simple-roles land: Plains, Island, Mountain, Swamp).
+
+    Raises:
+        ValueError: for a name that is neither.
+    """
+    try:
+        return identities.get(name)
+    except ValueError:
+        if name in identities.SIMPLE_ROLE_NAMES.values():
+            return identities.simple_role_card(name)
+        raise
+
+
+def unveil_cost_text(cost: UnveilCost | None) -> str:
+    """An unveil cost in words, e.g. ``"{3}{X}, pay 2 life"``; ``"none (starts
+    face up)"`` for a Leader's missing cost and ``"free"`` for a zero cost."""
+    if cost is None:
+        return "none (starts face up)"
+    parts = []
+    mana = (f"{{{cost.mana}}}" if cost.mana else "") + "{X}" * cost.x + "{Y}" * cost.y
+    if mana:
+        parts.append(mana)
+    if cost.life:
+        parts.append(f"pay {cost.life} life")
+    for verb, spec in (("discard", cost.discard), ("exile from your hand", cost.exile_from_hand),
+                       ("sacrifice", cost.sacrifice)):
+        if spec:
+            what = "" if spec["filter"] == "any" else f"{spec['filter']} "
+            parts.append((f"{verb} {spec['count']} {what}" + ("card(s)" if verb != "sacrifice" else "")).rstrip())
+    text = ", ".join(parts) or "free"
+    if cost.reduction:
+        text += f" (costs {cost.reduction})"
+    if cost.constraint:
+        text += f" ({cost.constraint})"
+    return text
+
+
+class HumanAgent(BaseAgent):
+    """Asks a person for each decision of its seat.
+
+    At each decision it shows the seat's identity (name, role, face up or
+    down, unveil cost, Undercover and whether it is met, the card's text; in
+    full the first time and whenever it changes, else in one line), the
+    decision's prompt and the legal actions numbered from 1 in words, then
+    reads a number.  Text, empty lines and numbers out of range are refused
+    with a message and asked again; ``i`` shows the identity card again.
+
+    Args:
+        seed: unused (the protocol of :func:`agents.make`).
+        input_stream: where answers are read from, a line each (anything with
+            ``readline()``); None reads the terminal through ``input()``
+            (with line editing).
+        console: the ``rich.console.Console`` to write to (default: a new one
+            on standard output).
+
+    Raises (from :meth:`act`):
+        QuitGame: when the person types ``q``, ``quit`` or ``exit``.
+        EOFError: when the input ends.
+        KeyboardInterrupt: on Ctrl-C (or an input stream that raises it).
+    """
+
+    name = "human"
+
+    def __init__(self, seed: int | None = None, input_stream: IO[str] | None = None, console: Any = None):
+        super().__init__(seed)
+        from rich.console import Console
+        self.input_stream = input_stream
+        self.console = console if console is not None else Console(highlight=False)
+        self._shown: tuple | None = None
+
+    def reset(self, seat: int) -> None:
+        """Start a new game in ``seat`` (the identity is shown in full again)."""
+        super().reset(seat)
+        self._shown = None
+
+    # ---------------------------------------------------------------- protocol
+    def act(self, observation: dict, info: dict) -> int:
+        """Show the decision and return the action the person picks.
+
+        Raises:
+            QuitGame, EOFError, KeyboardInterrupt: the person leaves (see the class).
+            ValueError: if the mask allows no action.
+        """
+        view = info.get("view")
+        mask = observation["action_mask"]
+        if view is not None and view.decision is not None:
+            options = [(o.action, self._option_text(o)) for o in view.decision.options if mask[o.action]]
+            prompt = view.decision.prompt
+        else:   # a caller without views: the legal indices are all we know
+            options, prompt = [], "choose"
+        if not options:
+            options = [(int(a), f"action {int(a)}") for a in legal_actions(observation)]
+        if view is not None:
+            self.show_identity(view)
+        self._print(f"Your decision ({prompt}):", style="bold")
+        for k, (_, text) in enumerate(options, 1):
+            self._print(f"  {k:>2}. {text}")
+        k = self.ask(len(options), view)
+        return int(options[k - 1][0])
+
+    # ---------------------------------------------------------------- pieces
+    def ask(self, n: int, view: Any = None) -> int:
+        """Read a number from 1 to ``n``, asking again after any other answer.
+
+        Args:
+            n: the number of options (>= 1).
+            view: the seat's view, for ``i`` (show the identity again).
+
+        Raises:
+            QuitGame, EOFError, KeyboardInterrupt: the person leaves.
+        """
+        while True:
+            line = self._read_line(f"Choose 1-{n} (i: your identity, q: quit) > ")
+            answer = line.strip().lower()
+            if answer in QUIT_WORDS:
+                raise QuitGame(answer)
+            if answer in INFO_WORDS and view is not None:
+                self._shown = None
+                self.show_identity(view)
+                continue
+            if not answer:
+                self._print(f"Please type the number of an option, from 1 to {n}.", style="yellow")
+                continue
+            try:
+                k = int(answer)
+            except ValueError:
+                self._print(f"{line.strip()!r} is not a number: type one from 1 to {n}.", style="yellow")
+                continue
+            if not 1 <= k <= n:
+                self._print(f"{k} is not an option: type a number from 1 to {n}.", style="yellow")
+                continue
+            return k
+
+    def show_identity(self, view: Any) -> None:
+        """Print the seat's own identity: a panel when it is new or changed,
+        else one line.  Uses only ``view.me`` (the seat's own, known identity)."""
+        me = view.me
+        key = (me.identity, me.face_up, view.undercover_met)
+        state = "face up" if me.face_up else "face down"
+        role = me.role.name.title() if me.role is not None else "?"
+        if key == self._shown:
+            self._print(f"You are P{view.seat}: {me.identity} ({role}), {state}.", style="dim")
+            return
+        self._shown = key
+        from rich.panel import Panel
+        from rich.text import Text
+        body = Text(f"{me.identity} - {role}, {state}\n", style="bold")
+        try:
+            card = identity_card(me.identity)
+        except ValueError:     # not a printed card name: show what the view says
+            card = None
+        if card is not None:
+            if card.unveil_cost is not None or not me.face_up:
+                body.append(f"Unveil cost: {unveil_cost_text(card.unveil_cost)}\n")
+            if card.undercover:
+                body.append("Undercover: you may unveil it only when its condition holds "
+                            f"(now {'met' if view.undercover_met else 'not met'})\n")
+            for ab in card.abilities:
+                body.append(f"- {ab['text']}\n")
+        body.rstrip()
+        self.console.print(Panel(body, title=f"Your identity (P{view.seat})", expand=False))
+
+    @staticmethod
+    def _option_text(option: Any) -> str:
+        text = option.text
+        if option.card and option.card not in text:
+            text += f" ({option.card})"
+        return text
+
+    def _read_line(self, prompt: str) -> str:
+        if self.input_stream is None:
+            return self.console.input(prompt)           # input(): EOFError at the end
+        line = self.console.input(prompt, stream=self.input_stream)
+        if line == "":
+            raise EOFError("input ended")
+        return line
+
+    def _print(self, text: str, style: str | None = None) -> None:
+        from rich.text import Text
+        self.console.print(Text(text, style=style or ""), soft_wrap=True)
+
+
+register("human", HumanAgent)

@@ -1,0 +1,194 @@
+"""``treachery play``: a person against bots in the terminal (training/play.py, agents/human.py).
+
+The games are driven through the CLI (``training.cli.main``) with scripted
+answers on standard input, as a person at the terminal would type them.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import sys
+
+import numpy as np
+import pytest
+
+import agents
+from agents.human import HumanAgent, QuitGame, unveil_cost_text
+from training import cli
+from training.play import END_MARKER
+from treachery_env.engine import Game
+from treachery_env.env import raw_env
+from treachery_env import GameConfig, identities
+
+SMALL = ["--players", "4", "--no-commander", "--starting-life", "6", "--max-turns", "10", "--delay", "0",
+         "--opponents", "random"]
+
+
+class Typist:
+    """A scripted person: answers ``script`` in a loop, one line per prompt.
+    Raises ``interrupt_at`` (an exception) at that prompt number (1-based)."""
+
+    def __init__(self, script, interrupt_at=None, exc=KeyboardInterrupt, limit=None):
+        self.script, self.interrupt_at, self.exc, self.limit = list(script), interrupt_at, exc, limit
+        self.prompts = 0
+
+    def readline(self):
+        self.prompts += 1
+        if self.prompts == self.interrupt_at:
+            raise self.exc()
+        if self.limit is not None and self.prompts > self.limit:
+            return ""                          # end of input
+        return self.script[(self.prompts - 1) % len(self.script)] + "\n"
+
+
+def play(monkeypatch, capsys, argv, typist):
+    """Run ``treachery play ARGV`` with ``typist`` on standard input; (status, stdout, stderr)."""
+    monkeypatch.setattr(sys, "stdin", typist)
+    monkeypatch.setenv("COLUMNS", "300")        # rich wraps at the terminal width; keep names on one line
+    status = cli.main(["play", *argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def seat_of(out):
+    return int(re.search(r"You are P(\d+)\.", out).group(1))
+
+
+def test_whole_game_with_wrong_input(tmp_path, monkeypatch, capsys):
+    replay = tmp_path / "game.json"
+    typist = Typist(["soup", "", "0", "99", "2", "1"])
+    status, out, err = play(monkeypatch, capsys, [*SMALL, "--seed", "3", "--replay", str(replay)], typist)
+    assert status == 0 and "Traceback" not in out + err
+    # every wrong answer is refused with a message and asked again
+    assert "'soup' is not a number: type one from 1 to" in out
+    assert "Please type the number of an option" in out
+    assert "0 is not an option" in out and "99 is not an option" in out
+    assert out.count("Choose 1-") == typist.prompts
+    # the game ran to its end: the end screen reveals every identity and the result
+    assert END_MARKER in out and "Replay saved to " + str(replay) in out
+    end = out.split(END_MARKER, 1)[1]
+    g = Game.from_json(replay.read_text())
+    assert g.is_over
+    for p in g.players:
+        assert p.identity.name in end
+    assert ("Draw" in end) if g.truncated or not g.winners else ("Winners: " in end)
+    assert g.to_json() == replay.read_text()      # the replay round-trips
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 5])
+def test_no_hidden_identity_before_the_end(seed, tmp_path, monkeypatch, capsys):
+    replay = tmp_path / "game.json"
+    status, out, _ = play(monkeypatch, capsys, [*SMALL, "--seed", str(seed), "--replay", str(replay)],
+                          Typist(["2", "1", "3"]))
+    assert status == 0
+    before = out.split(END_MARKER, 1)[0]
+    g = Game.from_json(replay.read_text())
+    me = seat_of(out)
+    # identities the person's seat saw: its own, and any in an event it may see (unveil, loss, Leader, copy...)
+    seen = {e["identity"] for e in g.log if "identity" in e and (e["to"] is None or me in e["to"])}
+    hidden = [p.identity.name for p in g.players if p.seat != me and p.identity.name not in seen]
+    assert hidden, "pick seeds where some identity stays hidden"
+    for name in hidden:
+        assert name not in before, f"seed {seed}: {name} shown before the end"
+    assert g.players[me].identity.name in before          # the person does see their own
+
+
+def test_seat_and_opponents_cycle(tmp_path, monkeypatch, capsys):
+    status, out, _ = play(monkeypatch, capsys,
+                          [*SMALL[:-2], "--opponents", "random,heuristic", "--seat", "1", "--seed", "4",
+                           "--replay", str(tmp_path / "r.json")], Typist(["1"]))
+    assert status == 0
+    assert "Seats: P0: random, P1: you, P2: heuristic, P3: random" in out and "You are P1." in out
+
+
+def test_same_seed_same_game(tmp_path, monkeypatch, capsys):
+    outs = []
+    for k in range(2):
+        status, out, _ = play(monkeypatch, capsys, [*SMALL, "--seed", "7", "--replay", str(tmp_path / f"{k}.json")],
+                              Typist(["2", "1"]))
+        outs.append(out.replace(f"{k}.json", ""))
+    assert outs[0] == outs[1]
+    assert (tmp_path / "0.json").read_text() == (tmp_path / "1.json").read_text()
+
+
+@pytest.mark.parametrize("exc,label", [(KeyboardInterrupt, "Ctrl-C"), (EOFError, "end of input")])
+def test_leaving_mid_game_saves_the_replay(exc, label, tmp_path, monkeypatch, capsys):
+    replay = tmp_path / "left.json"
+    typist = Typist(["2", "1"], interrupt_at=4, exc=exc)
+    status, out, err = play(monkeypatch, capsys, [*SMALL, "--seed", "3", "--replay", str(replay)], typist)
+    assert status == 0 and "Traceback" not in out + err
+    assert f"You left the game ({label})" in out and "Replay saved to" in out
+    assert END_MARKER not in out                       # no reveal for an abandoned game
+    g = Game.from_json(replay.read_text())
+    assert not g.is_over and len(g.actions) > 0
+
+
+def test_end_of_input_and_quit_word(tmp_path, monkeypatch, capsys):
+    status, out, _ = play(monkeypatch, capsys, [*SMALL, "--seed", "3", "--replay", str(tmp_path / "a.json")],
+                          Typist(["1"], limit=2))
+    assert status == 0 and "You left the game (end of input)" in out
+    status, out, _ = play(monkeypatch, capsys, [*SMALL, "--seed", "3", "--replay", str(tmp_path / "b.json")],
+                          Typist(["1", "q"]))
+    assert status == 0 and "You left the game (quit)" in out
+    Game.from_json((tmp_path / "b.json").read_text())
+
+
+def test_default_replay_path(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    status, out, _ = play(monkeypatch, capsys, [*SMALL, "--seed", "1"], Typist(["1"]))
+    assert status == 0
+    files = list((tmp_path / "runs").glob("play-*.json"))
+    assert len(files) == 1 and json.loads(files[0].read_text())["format"] == "treachery-replay"
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--players", "4", "--seat", "4"], "--seat must be a seat from 0 to 3"),
+    (["--players", "4", "--seat", "-1"], "--seat must be a seat from 0 to 3"),
+    (["--opponents", "random,nosuchbot"], "unknown agent 'nosuchbot'"),
+    (["--opponents", "human"], "'human' cannot be an opponent"),
+    (["--opponents", "policy"], "needs an argument"),
+    (["--players", "3"], "num_players"),
+    (["--delay", "-1"], "--delay must be >= 0"),
+])
+def test_bad_arguments_exit_2(argv, message, tmp_path, monkeypatch, capsys):
+    status, out, err = play(monkeypatch, capsys, [*argv, "--replay", str(tmp_path / "x.json")], Typist(["1"]))
+    assert status == 2 and message in err and "treachery play: error:" in err
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_malformed_argument_is_a_usage_error(monkeypatch, capsys):
+    with pytest.raises(SystemExit) as e:
+        play(monkeypatch, capsys, ["--seat", "north"], Typist(["1"]))
+    assert e.value.code == 2
+
+
+def test_human_agent_protocol():
+    """agents.make("human") is a bot like the others: it picks from its own view's options."""
+    from rich.console import Console
+
+    assert isinstance(agents.make("human"), HumanAgent)
+    env = raw_env(config=GameConfig(num_players=4, commander=False))
+    env.reset(seed=0)
+    buf = io.StringIO()
+    bot = HumanAgent(input_stream=io.StringIO("x\n5000\n2\n"), console=Console(file=buf, width=200))
+    obs, _, _, _, info = env.last()
+    seat = env.possible_agents.index(env.agent_selection)
+    bot.reset(seat)
+    action = bot.act(obs, info)
+    options = [o.action for o in info["view"].decision.options]
+    assert action == options[1] and obs["action_mask"][action]
+    text = buf.getvalue()
+    assert "5000 is not an option" in text and f"Your identity (P{seat})" in text
+    with pytest.raises(EOFError):
+        bot.act(obs, info)          # the stream has ended
+    with pytest.raises(QuitGame):
+        HumanAgent(input_stream=io.StringIO("quit\n"), console=Console(file=io.StringIO())).act(obs, info)
+    assert int(np.flatnonzero(obs["action_mask"]).size) >= 2
+
+
+def test_unveil_cost_text():
+    assert unveil_cost_text(identities.get("The Metamorph").unveil_cost) == "pay 8 life, discard 1 card(s)"
+    assert unveil_cost_text(identities.get("The Augur").unveil_cost) == "{X}"
+    assert unveil_cost_text(None).startswith("none")

@@ -1,0 +1,256 @@
+"""Play Treachery against bots in the terminal (``treachery play``, issue #6).
+
+``treachery play --players 5 --opponents heuristic`` seats a person
+(:class:`agents.human.HumanAgent`) at a table of bots and drives the
+PettingZoo environment (:class:`treachery_env.env.raw_env`, rendering the
+person's seat).  The person sees only their own seat's information: the board
+as their seat sees it (``Game.render_text(seat)`` through ``env.render()``),
+the events of the game log that their seat may see, their identity and their
+legal actions in words.  Nothing else of the game is read before the end
+screen, which reveals every identity and the winners.  The game is saved as a
+replay (``Game.to_json()``, loadable with ``Game.from_json``) at the end, and
+also when the person leaves early (``q``, Ctrl-C or the end of the input).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import random
+import sys
+import time
+from pathlib import Path
+from typing import IO, Any
+
+__all__ = ["add_arguments", "play_cli", "PlaySession"]
+
+# log events not shown while playing: bookkeeping, or shown by the board / the end screen
+QUIET_EVENTS = frozenset({"draw", "land", "resolve", "unveil_cost", "activate", "reveal_all", "steps_ended"})
+END_MARKER = "GAME OVER"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add the ``treachery play`` options to the parser ``p`` (the table options
+    are :func:`training.cli.add_game_arguments`)."""
+    from .cli import add_game_arguments
+
+    add_game_arguments(p)
+    p.add_argument("--seat", type=int, default=None,
+                   help="your seat, 0 to players-1 (default: a random seat drawn from --seed)")
+    p.add_argument("--opponents", default="heuristic",
+                   help="comma-separated agent specs for the other seats, cycled in seat order: random, "
+                        "heuristic, belief, ismcts, policy:PATH (default heuristic)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed of the deal, the shuffles and the bots (default: a fresh one, printed)")
+    p.add_argument("--delay", type=float, default=0.3,
+                   help="seconds to pause after each bot action that shows something (default 0.3)")
+    p.add_argument("--replay", default=None,
+                   help="where the replay JSON goes (default runs/play-<date>-<time>.json)")
+
+
+class PlaySession:
+    """One game of a person against bots.
+
+    Args:
+        config: the game configuration.
+        seed: the environment seed (the deal and shuffles); bots are seeded from it.
+        human_seat: the person's seat.
+        opponent_specs: ``agents.make`` specs cycled over the other seats in seat order.
+        input_stream: the person's answers (None: the terminal).
+        console: the ``rich`` console to write to.
+        delay: seconds to pause after a bot action that shows something.
+        replay_path: where the replay JSON is written.
+
+    Raises:
+        ValueError: for a seat out of range, no opponent spec, ``human`` among
+            the opponents, an unknown or malformed spec (from ``agents.make``),
+            or a negative delay.
+    """
+
+    def __init__(self, config, seed: int, human_seat: int, opponent_specs: list[str],
+                 input_stream: IO[str] | None, console: Any, delay: float, replay_path: Path):
+        import agents
+        from agents.human import HumanAgent
+
+        n = config.num_players
+        if not 0 <= human_seat < n:
+            raise ValueError(f"--seat must be a seat from 0 to {n - 1}, got {human_seat}")
+        specs = [s.strip() for s in opponent_specs if s.strip()]
+        if not specs:
+            raise ValueError("--opponents needs at least one agent spec, e.g. heuristic")
+        if any(s.partition(":")[0] == "human" for s in specs):
+            raise ValueError("--opponents: 'human' cannot be an opponent (one person plays, at --seat)")
+        if delay < 0:
+            raise ValueError(f"--delay must be >= 0, got {delay}")
+        self.config, self.seed, self.human_seat = config, seed, human_seat
+        self.console, self.delay, self.replay_path = console, delay, Path(replay_path)
+        self.human = HumanAgent(input_stream=input_stream, console=console)
+        self.labels: list[str] = []
+        self.bots: list[Any] = []
+        others = [s for s in range(n) if s != human_seat]
+        for seat in range(n):
+            if seat == human_seat:
+                self.bots.append(self.human)
+                self.labels.append("you")
+                continue
+            spec = specs[others.index(seat) % len(specs)]
+            self.bots.append(agents.make(spec, seed=seed * 1000 + seat))
+            self.labels.append(spec)
+        self.env = None
+        self._seen = 0              # log entries already considered for display
+        self._board = ""            # the last board printed
+
+    # ---------------------------------------------------------------- the game
+    def run(self) -> str:
+        """Play the game to its end (or until the person leaves), save the
+        replay and show the end screen.
+
+        Returns:
+            ``"over"`` when the game ended, ``"left"`` when the person left
+            (``q``, Ctrl-C or the end of the input).
+
+        Raises:
+            whatever a bot or the environment raises (the replay is still saved).
+        """
+        from agents.human import QuitGame
+        from treachery_env.env import raw_env
+
+        self.env = env = raw_env(config=self.config, render_mode="ansi", render_seat=self.human_seat)
+        env.reset(seed=self.seed)
+        for seat, bot in enumerate(self.bots):
+            bot.reset(seat)
+        self._header()
+        outcome = "left"
+        try:
+            for name in env.agent_iter():
+                obs, _, term, trunc, info = env.last()
+                if term or trunc:
+                    env.step(None)
+                    continue
+                seat = env.possible_agents.index(name)
+                if seat == self.human_seat:
+                    self._show_events()
+                    self._show_board()
+                    action = self.human.act(obs, info)
+                    env.step(action)
+                else:
+                    env.step(self.bots[seat].act(obs, info))
+                    if self._show_events() and self.delay:
+                        time.sleep(self.delay)
+            outcome = "over"
+        except (KeyboardInterrupt, EOFError, QuitGame) as why:
+            kind = {KeyboardInterrupt: "Ctrl-C", EOFError: "end of input"}.get(type(why), "quit")
+            self._line(f"\nYou left the game ({kind}) on turn {env.game.turn}.", style="bold")
+        finally:
+            self.save_replay()
+        if outcome == "over":
+            self._show_events()
+            self._end_screen()
+        self._line(f"Replay saved to {self.replay_path}", style="bold")
+        env.close()
+        return outcome
+
+    def save_replay(self) -> None:
+        """Write the game so far as replay JSON (``Game.to_json()``) to
+        ``replay_path``, creating its folder.
+
+        Raises:
+            OSError: if the file cannot be written.
+        """
+        if self.env is None or self.env.game is None:
+            return
+        self.replay_path.parent.mkdir(parents=True, exist_ok=True)
+        self.replay_path.write_text(self.env.game.to_json())
+
+    # ---------------------------------------------------------------- what the person sees
+    def _visible(self, entry: dict) -> bool:
+        return entry["to"] is None or self.human_seat in entry["to"]
+
+    def _show_events(self) -> bool:
+        """Print the new log entries the person's seat may see; True if any."""
+        from treachery_env.text import format_event
+
+        log = self.env.game.log
+        shown = False
+        for e in log[self._seen:]:
+            if self._visible(e) and e["event"] not in QUIET_EVENTS:
+                self._line(format_event(e), style="bold cyan" if e["event"] == "turn" else None)
+                shown = True
+        self._seen = len(log)
+        return shown
+
+    def _show_board(self) -> None:
+        """Print the board as the person's seat sees it, when it changed."""
+        board = self.env.render()       # Game.render_text(human seat)
+        if board != self._board:
+            self._board = board
+            self._line("")
+            self._line(board)
+
+    def _header(self) -> None:
+        c = self.config
+        table = ", ".join(f"P{s}: {lab}" for s, lab in enumerate(self.labels))
+        self.console.rule("Treachery")
+        self._line(f"{c.num_players} players, variant {c.variant}, {'commander' if c.commander else 'no commander'}, "
+                   f"seed {self.seed}. You are P{self.human_seat}.")
+        self._line(f"Seats: {table}")
+        self._line("Type the number of an option and Enter; i shows your identity, q leaves (the game is saved).")
+
+    def _end_screen(self) -> None:
+        from rich.table import Table
+
+        g = self.env.game
+        self.console.rule(END_MARKER)
+        t = Table(title="Identities")
+        for col in ("seat", "player", "identity", "role", "life", "result"):
+            t.add_column(col)
+        for p in g.players:
+            res = "won" if p.seat in g.winners else ("-" if g.truncated or not g.winners else "lost")
+            t.add_row(f"P{p.seat}", self.labels[p.seat], p.identity.name, p.role.name.title(),
+                      "out" if p.has_lost else str(p.life), res)
+        self.console.print(t)
+        if g.truncated:
+            verdict = f"Draw: the turn limit ({self.config.max_turns}) was reached."
+        elif not g.winners:
+            verdict = "Draw: nobody won."
+        else:
+            verdict = "Winners: " + ", ".join(f"P{s}" for s in sorted(g.winners)) + (
+                " - you win!" if self.human_seat in g.winners else " - you lose.")
+        self._line(verdict, style="bold")
+
+    def _line(self, text: str, style: str | None = None) -> None:
+        from rich.text import Text
+        self.console.print(Text(text, style=style or ""), soft_wrap=True)
+
+
+def play_cli(args: argparse.Namespace, input_stream: IO[str] | None = None, console: Any = None) -> int:
+    """Run ``treachery play`` with parsed options (see :func:`add_arguments`).
+
+    Args:
+        args: the parsed options.
+        input_stream: the person's answers, a line each (None: the terminal).
+        console: a ``rich.console.Console`` (None: a new one on standard output).
+
+    Returns:
+        the exit status: 0 when the game ended or the person left it (``q``,
+        Ctrl-C, end of input; the replay is saved either way), 2 for invalid
+        options (the message goes to standard error).
+    """
+    from rich.console import Console
+
+    console = console if console is not None else Console(highlight=False)
+    try:
+        from .cli import game_config_from_args
+        config = game_config_from_args(args)
+        seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31 - 1)
+        if seed < 0:
+            raise ValueError(f"--seed must be >= 0, got {seed}")
+        seat = args.seat if args.seat is not None else random.Random(seed).randrange(config.num_players)
+        replay = args.replay or f"runs/play-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}.json"
+        session = PlaySession(config, seed, seat, args.opponents.split(","), input_stream, console,
+                              args.delay, Path(replay))
+    except ValueError as err:
+        print(f"treachery play: error: {err}", file=sys.stderr)
+        return 2
+    session.run()
+    return 0
