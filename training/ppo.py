@@ -300,8 +300,11 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             writer = SummaryWriter(str(run_dir / "tb"), purge_step=iteration + 1 if state else None)
         pool_changes: dict[int, Any] = dict(pool)      # workers start with an empty pool
         history: list[dict] = []
-        bar = tqdm(total=config.total_steps, initial=min(steps, config.total_steps), unit="step",
-                   disable=not progress, dynamic_ncols=True, desc="self-play PPO")
+        # the bar counts learner steps, or seconds when a time budget will end the run first
+        by_time = bool(config.time_budget_s)
+        bar = tqdm(total=int(config.time_budget_s) if by_time else config.total_steps,
+                   initial=min(int(wall), int(config.time_budget_s)) if by_time else min(steps, config.total_steps),
+                   unit="s" if by_time else "step", disable=not progress, dynamic_ncols=True, desc="self-play PPO")
         last_ckpt = latest_checkpoint(run_dir)
         t_start = time.perf_counter()
         wall0 = wall
@@ -343,8 +346,8 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                     if isinstance(v, (int, float)) and not (isinstance(v, float) and math.isnan(v)):
                         writer.add_scalar(k if "/" in k else f"train/{k}", v, steps)
                 writer.flush()
-            bar.update(min(steps, config.total_steps) - bar.n)
-            bar.set_postfix(it=iteration, ent=f"{metrics['entropy']:.2f}",
+            bar.update((min(int(wall), bar.total) if by_time else min(steps, config.total_steps)) - bar.n)
+            bar.set_postfix(it=iteration, steps=steps, ent=f"{metrics['entropy']:.2f}",
                             vs_heur=f"{metrics.get('winrate/heuristic/all', float('nan')):.2f}",
                             sps=f"{metrics['perf/agent_steps_per_s']:.0f}")
             done = steps >= config.total_steps or bool(config.time_budget_s and wall >= config.time_budget_s)
