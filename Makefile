@@ -24,7 +24,7 @@ test: install
 # checkpoints, tensorboard logs, metrics.jsonl), then the policy against the random and the heuristic bot
 # (substitution tournaments): per-role win-rate and delta tables with 95% intervals, results JSON and plots
 main: install
-	$(BIN)/treachery train --minutes 10 --workers 2 --evaluate 600
+	$(BIN)/treachery train --minutes 10 --workers 2 --evaluate 400
 
 # one full 5-player game between random bots, printed
 demo: install

@@ -148,6 +148,9 @@ def _atomic_save(obj: Any, path: Path) -> None:
     torch.save(obj, buf)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)           # mkstemp makes 0600; a checkpoint is an ordinary file
         with os.fdopen(fd, "wb") as f:
             f.write(buf.getbuffer())
             f.flush()
@@ -261,12 +264,20 @@ class PolicyAgent(BaseAgent):
         ValueError: for an unreadable or incompatible checkpoint; in ``act``,
             for an observation of another size than the network's (a table of
             another number of players).
+
+    Note:
+        Making a PolicyAgent sets torch to one intra-op thread in this process
+        (``torch.set_num_threads(1)``): one observation at a time gains nothing
+        from threads, and on a busy machine spinning threads made each decision
+        about 40 times slower (measured: 76 ms instead of 1.9 ms).
     """
 
     name = "policy"
 
     def __init__(self, path: str | os.PathLike, seed: int | None = None, greedy: bool = False):
         super().__init__(seed)
+        if torch.get_num_threads() > 1:
+            torch.set_num_threads(1)
         self.path = str(path)
         self.net, self.game_config = load_policy(path)
         self.greedy = greedy

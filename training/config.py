@@ -88,19 +88,19 @@ class TrainConfig:
     opponents: dict = field(default_factory=_default_opponents)
     pool_size: int = 5
     snapshot_every: int = 10
-    learning_rate: float = 3e-4
+    learning_rate: float = 1e-3
     lr_schedule: str = "linear"
     gamma: float = 0.995
     gae_lambda: float = 0.95
     clip: float = 0.2
     value_clip: float = 0.0
     vf_coef: float = 0.5
-    ent_coef: float = 0.01
+    ent_coef: float = 0.005
     belief_coef: float = 0.25
     epochs: int = 3
     minibatch_steps: int = 1024
     bptt: int = 16
-    max_grad_norm: float = 0.5
+    max_grad_norm: float = 1.0
     target_kl: float = 0.05
     hidden: int = 256
     game: dict = field(default_factory=lambda: {"num_players": 5})

@@ -1,4 +1,8 @@
-"""Matplotlib plots of an evaluation result (Agg backend, PNG bytes in memory).
+"""Matplotlib plots of an evaluation result (PNG bytes in memory).
+
+Figures are drawn with :class:`matplotlib.figure.Figure` directly, not pyplot,
+so importing this module never changes the backend (plots still show inline
+in notebooks) and no figure is left open.
 
 ``render_all(res)`` returns ``{"winrates.png": bytes, "crossplay.png": bytes,
 ["deduction.png": bytes]}`` for a dict from :func:`training.evaluate.summarize`;
@@ -9,11 +13,8 @@ from __future__ import annotations
 
 import io
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import numpy as np
+from matplotlib.figure import Figure
 
 __all__ = ["render_all", "winrates_png", "crossplay_png", "deduction_png"]
 
@@ -23,7 +24,6 @@ ROLE_ORDER = ("Leader", "Guardian", "Assassin", "Traitor")
 def _png(fig) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=100, bbox_inches="tight", metadata={"Software": None})
-    plt.close(fig)
     return buf.getvalue()
 
 
@@ -32,7 +32,8 @@ def winrates_png(res: dict) -> bytes:
     95% Wilson interval as error bars."""
     labels = list(res["winrates"])
     cats = list(ROLE_ORDER) + ["overall"]
-    fig, ax = plt.subplots(figsize=(1.6 * len(cats) + 2, 4))
+    fig = Figure(figsize=(1.6 * len(cats) + 2, 4))
+    ax = fig.subplots()
     width = 0.8 / max(1, len(labels))
     x = np.arange(len(cats))
     for i, lab in enumerate(labels):
@@ -59,7 +60,8 @@ def crossplay_png(res: dict) -> bytes:
     labels = cp["labels"]
     m = np.array([[c["rate"] if c["rate"] is not None else np.nan for c in row] for row in cp["matrix"]],
                  dtype=float)
-    fig, ax = plt.subplots(figsize=(1.2 * len(labels) + 3, 1.0 * len(labels) + 2))
+    fig = Figure(figsize=(1.2 * len(labels) + 3, 1.0 * len(labels) + 2))
+    ax = fig.subplots()
     im = ax.imshow(m, vmin=0, vmax=1, cmap="viridis")
     ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
     ax.set_yticks(range(len(labels)), labels)
@@ -79,7 +81,8 @@ def deduction_png(res: dict, min_count: int = 20) -> bytes:
     """Top-1 accuracy and log-loss of beliefs about face-down opponents by turn,
     per observer entrant, against the public-count prior (turns with at least
     ``min_count`` rows, or fewer in small runs: 1 row per 50 recorded)."""
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4))
+    fig = Figure(figsize=(11, 4))
+    a1, a2 = fig.subplots(1, 2)
     for lab, d in res["deduction"].items():
         total = sum(b["n"] for b in d["by_turn"])
         need = max(1, min(min_count, total // 50))     # small runs: fewer rows per plotted turn
