@@ -116,6 +116,28 @@ def test_rollout_batch_is_consistent_and_labels_never_enter_the_inputs(tmp_path)
     assert batch["obs"].shape == (n, size)
 
 
+def test_pool_policies_leave_only_when_their_games_end(tmp_path):
+    """A frozen policy evicted from the pool keeps playing the games it was drawn
+    for (regression: the flagship run crashed with KeyError when the pool rolled)."""
+    cfg = tiny(tmp_path, opponents={"pool": 1.0})
+    col = Collector(cfg, seed=2)
+    state = col.net.state_dict()
+    col.update_pool({1: state})
+    for _ in range(30):          # the first games (no pool yet) were self-play; wait for pool games
+        col.collect(60)
+        if any(isinstance(c, tuple) and c[1] == 1 for slot in col.slots for c in slot.ctrl):
+            break
+    assert any(isinstance(c, tuple) and c[1] == 1 for slot in col.slots for c in slot.ctrl)
+    col.update_pool({1: None, 2: state})      # evict 1 while its games are in progress
+    for _ in range(30):
+        col.collect(60)
+        ids = {c[1] for slot in col.slots for c in slot.ctrl if isinstance(c, tuple)}
+        assert ids <= set(col.pool)
+        if 1 not in ids:
+            break
+    assert 1 not in col.pool and col.retired == set() and 2 in col.pool   # dropped once its games ended
+
+
 def test_collector_is_deterministic(tmp_path):
     cfg = tiny(tmp_path)
     c1, c2 = Collector(cfg, seed=9), Collector(cfg, seed=9)

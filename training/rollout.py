@@ -141,6 +141,7 @@ class Collector:
         self.num_actions = int(probe.action_space("player_0").n)
         self.net = PolicyNet(self.obs_size, self.num_actions, self.n, config.hidden).eval()
         self.pool: dict[int, PolicyNet] = {}
+        self.retired: set[int] = set()     # removed from the pool, kept while games in progress use them
         kinds = list(config.opponents)
         w = np.array([config.opponents[k] for k in kinds], dtype=float)
         self.kinds, self.kind_p = kinds, w / w.sum()
@@ -152,10 +153,14 @@ class Collector:
         self.net.load_state_dict({k: torch.as_tensor(v) for k, v in state.items()})
 
     def update_pool(self, changes: dict) -> None:
-        """Apply pool changes ``{id: state dict}`` (add) and ``{id: None}`` (remove)."""
+        """Apply pool changes ``{id: state dict}`` (add) and ``{id: None}`` (remove).
+
+        A removed policy is no longer drawn for new games but keeps playing the
+        games in progress that it was drawn for; it is dropped when they end.
+        """
         for pid, state in changes.items():
             if state is None:
-                self.pool.pop(pid, None)
+                self.retired.add(pid)
             else:
                 net = PolicyNet(self.obs_size, self.num_actions, self.n, self.config.hidden).eval()
                 net.load_state_dict({k: torch.as_tensor(v) for k, v in state.items()})
@@ -166,7 +171,8 @@ class Collector:
         n = self.n
         slot.env.reset(seed=int(self.rng.integers(2**31 - 1)))
         kind = str(self.rng.choice(self.kinds, p=self.kind_p))
-        if kind == "pool" and not self.pool:
+        active = sorted(set(self.pool) - self.retired)
+        if kind == "pool" and not active:
             kind = "self"          # nothing frozen yet: plain self-play
         slot.kind = kind
         if kind == "self":
@@ -175,7 +181,7 @@ class Collector:
             k = int(self.rng.integers(1, n))
             learner = set(self.rng.choice(n, size=k, replace=False).tolist())
             if kind == "pool":
-                pid = int(self.rng.choice(sorted(self.pool)))
+                pid = int(self.rng.choice(active))
                 other: Any = ("pool", pid)
                 ctrl = [LEARNER if s in learner else other for s in range(n)]
             else:
@@ -271,6 +277,10 @@ class Collector:
             for i, (slot, seat) in enumerate(open_segs):
                 buf.close_segment(slot.seg[seat], 0.0, False, float(value[i]))
                 slot.seg[seat] = []
+        in_use = {c[1] for slot in self.slots for c in slot.ctrl if isinstance(c, tuple)}
+        for pid in self.retired - in_use:
+            self.pool.pop(pid, None)
+        self.retired &= in_use
         batch = buf.build(self.config.gamma, self.config.gae_lambda, self.config.hidden, self.n)
         decisions = sum(s.decisions for s in self.slots) - dec0 + buf.finished_decisions
         info = {"seconds": time.perf_counter() - t0, "learner_steps": buf.learner_steps, "decisions": decisions}
