@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install test main demo bench peers clean
+.PHONY: install test main demo notebooks bench peers clean
 
 $(BIN)/python:
 	@$(PY) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "Python >= 3.10 is needed; run make with PY=python3.11 (and make clean if a venv was made)")'
@@ -25,6 +25,11 @@ test: install
 # (substitution tournaments): per-role win-rate and delta tables with 95% intervals, results JSON and plots
 main: install
 	$(BIN)/treachery train --minutes 10 --workers 2 --evaluate 400
+
+# JupyterLab on notebooks/ (installs the notebooks extra first)
+notebooks: install
+	$(BIN)/python -m pip install -q -e ".[dev,notebooks]"
+	cd notebooks && ../$(BIN)/jupyter lab
 
 # one full 5-player game between random bots, printed
 demo: install

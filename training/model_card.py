@@ -29,10 +29,12 @@ __all__ = ["export_policy", "model_card", "training_summary"]
 MAX_SHIPPED_BYTES = 20 * 1024 * 1024
 
 
-def training_summary(run_dir: str | os.PathLike) -> dict:
+def training_summary(run_dir: str | os.PathLike, upto_iteration: int | None = None) -> dict:
     """Totals of a run from its ``metrics.jsonl``: iterations, learner steps,
     wall time [s], games, and throughput means over the run (learner and all
-    agent-steps per second, end-to-end including the PPO update).
+    agent-steps per second, end-to-end including the PPO update), counting
+    iterations up to ``upto_iteration`` (default: all; iterations after the
+    last checkpoint are not in its policy).
 
     Raises:
         ValueError: if the run has no ``metrics.jsonl``.
@@ -41,6 +43,8 @@ def training_summary(run_dir: str | os.PathLike) -> dict:
     if not path.is_file():
         raise ValueError(f"{str(path)!r} not found: is {str(run_dir)!r} a training run directory?")
     rows = [json.loads(ln) for ln in path.read_text().splitlines() if ln.strip()]
+    if upto_iteration is not None:
+        rows = [r for r in rows if r["iteration"] <= upto_iteration]
     if not rows:
         raise ValueError(f"{str(path)!r} is empty")
     last = rows[-1]
@@ -171,7 +175,7 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
             raise ValueError(f"results file {str(p)!r} not found")
         res.append(json.loads(p.read_text()))
     try:
-        run = training_summary(run_dir)
+        run = training_summary(run_dir, load_checkpoint(dst)["meta"].get("iteration"))
     except ValueError:
         run = None
     card = model_card(dst, out.name, res, run, notes)
