@@ -29,7 +29,7 @@ main: install
 # JupyterLab on notebooks/ (installs the notebooks extra first)
 notebooks: install
 	$(BIN)/python -m pip install -q -e ".[dev,notebooks]"
-	cd notebooks && ../$(BIN)/jupyter lab
+	cd notebooks && ../$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # one full 5-player game between random bots, printed
 demo: install

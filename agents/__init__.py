@@ -49,7 +49,8 @@ def make(spec: str, seed: int | None = None) -> Agent:
         raise ValueError(f"agent spec must be a string, got {spec!r}")
     name, sep, arg = spec.partition(":")
     if name not in _REGISTRY:
-        raise ValueError(f"unknown agent {spec!r}; available: {sorted(_REGISTRY)}")
+        names = [f"{n}:{_WITH_ARGUMENT[n]}" if n in _WITH_ARGUMENT else n for n in sorted(_REGISTRY)]
+        raise ValueError(f"unknown agent {spec!r}; available: {names}")
     if name in _WITH_ARGUMENT:
         if not arg:
             raise ValueError(f"agent {name!r} needs an argument: {name}:{_WITH_ARGUMENT[name]}")

@@ -192,3 +192,18 @@ def test_unveil_cost_text():
     assert unveil_cost_text(identities.get("The Metamorph").unveil_cost) == "pay 8 life, discard 1 card(s)"
     assert unveil_cost_text(identities.get("The Augur").unveil_cost) == "{X}"
     assert unveil_cost_text(None).startswith("none")
+
+
+def test_default_replay_never_overwrites(tmp_path):
+    from training.play import _fresh_path
+    stem = str(tmp_path / "play-x")
+    first = _fresh_path(stem, ".json")
+    open(first, "w").write("{}")
+    second = _fresh_path(stem, ".json")
+    assert first.endswith("play-x.json") and second.endswith("play-x-2.json")
+
+
+def test_empty_opponent_spec_is_an_error(capsys):
+    from training import cli
+    assert cli.main(["play", "--players", "4", "--opponents", "heuristic,,random", "--seed", "1"]) == 2
+    assert "without empty ones" in capsys.readouterr().err

@@ -45,7 +45,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--delay", type=float, default=0.3,
                    help="seconds to pause after each bot action that shows something (default 0.3)")
     p.add_argument("--replay", default=None,
-                   help="where the replay JSON goes (default runs/play-<date>-<time>.json)")
+                   help="where the replay JSON goes (default runs/play-<date>-<time>-seed<seed>.json)")
 
 
 class PlaySession:
@@ -75,9 +75,10 @@ class PlaySession:
         n = config.num_players
         if not 0 <= human_seat < n:
             raise ValueError(f"--seat must be a seat from 0 to {n - 1}, got {human_seat}")
-        specs = [s.strip() for s in opponent_specs if s.strip()]
-        if not specs:
-            raise ValueError("--opponents needs at least one agent spec, e.g. heuristic")
+        specs = [s.strip() for s in opponent_specs]
+        if not specs or not all(specs):
+            raise ValueError(f"--opponents needs a comma-separated list of agent specs without empty ones, "
+                             f"e.g. heuristic,random; got {','.join(opponent_specs)!r}")
         if any(s.partition(":")[0] == "human" for s in specs):
             raise ValueError("--opponents: 'human' cannot be an opponent (one person plays, at --seat)")
         if delay < 0:
@@ -223,6 +224,15 @@ class PlaySession:
         self.console.print(Text(text, style=style or ""), soft_wrap=True)
 
 
+def _fresh_path(stem: str, suffix: str) -> str:
+    """``stem + suffix``, or ``stem-2 + suffix``, ``stem-3``... if taken (never overwrite a replay)."""
+    path, k = f"{stem}{suffix}", 1
+    while Path(path).exists():
+        k += 1
+        path = f"{stem}-{k}{suffix}"
+    return path
+
+
 def play_cli(args: argparse.Namespace, input_stream: IO[str] | None = None, console: Any = None) -> int:
     """Run ``treachery play`` with parsed options (see :func:`add_arguments`).
 
@@ -246,7 +256,8 @@ def play_cli(args: argparse.Namespace, input_stream: IO[str] | None = None, cons
         if seed < 0:
             raise ValueError(f"--seed must be >= 0, got {seed}")
         seat = args.seat if args.seat is not None else random.Random(seed).randrange(config.num_players)
-        replay = args.replay or f"runs/play-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}.json"
+        replay = args.replay or _fresh_path(f"runs/play-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}"
+                                            f"-seed{seed}", ".json")
         session = PlaySession(config, seed, seat, args.opponents.split(","), input_stream, console,
                               args.delay, Path(replay))
     except ValueError as err:
