@@ -126,6 +126,9 @@ class HumanAgent(BaseAgent):
             options, prompt = [], "choose"
         if not options:
             options = [(int(a), f"action {int(a)}") for a in legal_actions(observation)]
+        # identical choices (e.g. the same land in two hand slots) are shown once
+        seen: set = set()
+        options = [o for o in options if not (o[1] in seen or seen.add(o[1]))]
         if view is not None:
             self.show_identity(view)
         self._print(f"Your decision ({prompt}):", style="bold")

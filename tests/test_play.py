@@ -207,3 +207,26 @@ def test_empty_opponent_spec_is_an_error(capsys):
     from training import cli
     assert cli.main(["play", "--players", "4", "--opponents", "heuristic,,random", "--seed", "1"]) == 2
     assert "without empty ones" in capsys.readouterr().err
+
+
+def test_identical_choices_are_shown_once():
+    """Two copies of a land in hand are one choice for the person (either slot plays the same land)."""
+    from types import SimpleNamespace
+
+    import numpy as np
+    from rich.console import Console
+
+    from agents.human import HumanAgent
+
+    opt = lambda a, text: SimpleNamespace(action=a, text=text, card="")   # noqa: E731
+    decision = SimpleNamespace(prompt="main phase", options=[opt(0, "pass"), opt(3, "play a land (Wastes)"),
+                                                             opt(4, "play a land (Wastes)"), opt(7, "cast Shock")])
+    view = SimpleNamespace(decision=decision)
+    mask = np.zeros(10, np.int8)
+    mask[[0, 3, 4, 7]] = 1
+    buf = io.StringIO()
+    bot = HumanAgent(input_stream=io.StringIO("3\n"), console=Console(file=buf, width=120))
+    bot.show_identity = lambda v: None            # this fake view has no identity to show
+    assert bot.act({"action_mask": mask}, {"view": view}) == 7     # the third distinct choice
+    out = buf.getvalue()
+    assert out.count("play a land (Wastes)") == 1 and "3. cast Shock" in out

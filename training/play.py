@@ -122,6 +122,7 @@ class PlaySession:
             bot.reset(seat)
         self._header()
         outcome = "left"
+        out = False
         try:
             for name in env.agent_iter():
                 obs, _, term, trunc, info = env.last()
@@ -136,8 +137,12 @@ class PlaySession:
                     env.step(action)
                 else:
                     env.step(self.bots[seat].act(obs, info))
-                    if self._show_events() and self.delay:
+                    if self._show_events() and self.delay and not out:
                         time.sleep(self.delay)
+                if not out and env.game.players[self.human_seat].has_lost:
+                    out = True     # no more pauses: nothing is asked of the person any more
+                    self._line("You are out of the game; your team can still win. The game plays on to its end.",
+                               style="bold")
             outcome = "over"
         except (KeyboardInterrupt, EOFError, QuitGame) as why:
             kind = {KeyboardInterrupt: "Ctrl-C", EOFError: "end of input"}.get(type(why), "quit")
