@@ -22,7 +22,7 @@ from treachery_env.identities import Identity, UnveilCost
 from . import register
 from .base import BaseAgent, legal_actions
 
-__all__ = ["HumanAgent", "QuitGame", "identity_card", "unveil_cost_text"]
+__all__ = ["HumanAgent", "QuitGame", "identity_card", "unveil_cost_text", "card_summary"]
 
 QUIT_WORDS = ("q", "quit", "exit")
 INFO_WORDS = ("i", "id", "identity")
@@ -69,6 +69,28 @@ def unveil_cost_text(cost: UnveilCost | None) -> str:
     if cost.constraint:
         text += f" ({cost.constraint})"
     return text
+
+
+def card_summary(name: str) -> str:
+    """A one-line summary of a card of the pool for a person choosing what to
+    cast: mana cost, type, power/toughness and keywords, and the effect
+    primitives with their amounts, e.g. ``"{1} instant: damage 2"`` or
+    ``"{5} creature 4/4 flying, vigilance"``; ``""`` for a name outside the
+    pool (a token or an identity)."""
+    from treachery_env.cards import CARD_INDEX
+
+    c = CARD_INDEX.get(name)
+    if c is None:
+        return ""
+    out = f"{{{c.cost}}}" + ("{X}" if c.x else "") + f" {c.type}"
+    if c.is_creature:
+        out += f" {c.power}/{c.toughness}"
+    if c.keywords:
+        out += " " + ", ".join(sorted(k.replace("_", " ") for k in c.keywords))
+    effects = [e["op"].replace("_", " ") + (f" {e['n']}" if "n" in e else "") for e in c.effects]
+    if effects:
+        out += (": " if not c.is_creature else "; enters: ") + ", ".join(effects)
+    return out
 
 
 class HumanAgent(BaseAgent):
@@ -204,6 +226,10 @@ class HumanAgent(BaseAgent):
         text = option.text
         if option.card and option.card not in text:
             text += f" ({option.card})"
+        if option.card and text.startswith("cast "):
+            summary = card_summary(option.card)
+            if summary:
+                text += f"  [{summary}]"
         return text
 
     def _read_line(self, prompt: str) -> str:

@@ -230,3 +230,14 @@ def test_identical_choices_are_shown_once():
     assert bot.act({"action_mask": mask}, {"view": view}) == 7     # the third distinct choice
     out = buf.getvalue()
     assert out.count("play a land (Wastes)") == 1 and "3. cast Shock" in out
+
+
+def test_cast_options_say_what_the_card_is():
+    from agents.human import HumanAgent, card_summary
+    assert card_summary("Shock") == "{1} instant: damage 2"
+    assert card_summary("Storm Angel") == "{5} creature 4/4 flying, vigilance"
+    assert card_summary("Blade Squire") == "{2} creature 2/1 first strike"
+    assert card_summary("not a card") == ""
+    from types import SimpleNamespace
+    text = HumanAgent._option_text(SimpleNamespace(text="cast Shock", card="Shock"))
+    assert text == "cast Shock  [{1} instant: damage 2]"
