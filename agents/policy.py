@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import io
 import os
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -48,6 +47,7 @@ import treachery_env
 from treachery_env.rules import Role
 
 from .base import BaseAgent, legal_actions
+from .files import atomic_write_bytes
 
 __all__ = ["PolicyNet", "PolicyAgent", "masked_logits", "save_checkpoint", "load_checkpoint", "load_policy",
            "CHECKPOINT_FORMAT", "NUM_ROLES"]
@@ -143,23 +143,9 @@ class PolicyNet(nn.Module):
 
 # --------------------------------------------------------------------------- checkpoint files
 def _atomic_save(obj: Any, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
     buf = io.BytesIO()
     torch.save(obj, buf)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)           # mkstemp makes 0600; a checkpoint is an ordinary file
-        with os.fdopen(fd, "wb") as f:
-            f.write(buf.getbuffer())
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    atomic_write_bytes(path, buf.getvalue())
 
 
 def save_checkpoint(path: str | os.PathLike, net: PolicyNet, game_config: dict, train_config: dict | None = None,

@@ -4,7 +4,6 @@ acts on its information set only, and always answers legally and quickly."""
 from __future__ import annotations
 
 import copy
-import math
 import random
 import time
 
@@ -21,17 +20,7 @@ from treachery_env.env import raw_env
 from treachery_env.rules import Role, role_distribution
 
 from test_information_sets import _permute_hidden
-
-
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval of a binomial proportion ``k / n`` (Wilson 1927)."""
-    if n == 0:
-        return 0.0, 1.0
-    p = k / n
-    d = 1 + z * z / n
-    c = p + z * z / (2 * n)
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return max(0.0, (c - h) / d), min(1.0, (c + h) / d)
+from training.evaluate import wilson_interval
 
 
 _IMPL = set(ids.implemented())
@@ -75,7 +64,7 @@ def test_heuristic_beats_random_in_every_role(role):
     n = _GAMES[role]
     heuristic = _wins(role, "heuristic", n)
     baseline = _wins(role, "random", n)
-    lo, _ = wilson(heuristic, n)
+    lo, _ = wilson_interval(heuristic, n)
     assert lo > baseline / n, (role.name, heuristic, baseline, n)
 
 

@@ -4,7 +4,6 @@ against the random bot."""
 
 from __future__ import annotations
 
-import math
 import random
 from collections import Counter
 
@@ -15,11 +14,12 @@ import agents
 from agents.ismcts import ISMCTSAgent, determinize, setup_decision
 from agents.play import play_game
 from treachery_env import GameConfig
-from treachery_env.cards import CARDS
 from treachery_env.engine import Game
 from treachery_env.rules import role_distribution
 
 from scenario import has_priority, make_game, pass_priority_until, refresh
+from test_information_sets import _permute_hidden
+from training.evaluate import wilson_interval
 
 CFG = GameConfig(num_players=4, commander=False, starting_life=10, max_turns=40)
 
@@ -35,31 +35,6 @@ def _states(seeds, every=7, cfg=CFG, limit=300):
             if step % every == 0:
                 yield g, g.decision.seat
             g.step(rng.choice(g.legal_actions()))
-
-
-def _permute_hidden(g: Game, viewer: int, rng: random.Random) -> Game:
-    """A copy of ``g`` differing only in what ``viewer`` cannot see (as in
-    tests/test_information_sets.py): hidden identities, other hands, libraries."""
-    h = g.clone()
-    hidden = [p for p in h.players
-              if p.seat != viewer and not p.identity.face_up and viewer not in p.identity.known_by]
-    defs = [p.identity.identity for p in hidden]
-    rng.shuffle(defs)
-    for p, d in zip(hidden, defs):
-        p.identity.identity = d
-    for p in h.players:
-        if p.seat != viewer:
-            p.hand = [rng.choice(CARDS) for _ in p.hand]
-        rng.shuffle(p.library)
-    return h
-
-
-def _wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    p = k / n
-    den = 1 + z * z / n
-    mid = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return mid - half, mid + half
 
 
 def test_registered():
@@ -166,7 +141,7 @@ def test_beats_random():
         wins += seat in play_game(bots, CFG, seed=k).winners
         ref = [agents.make("random", seed=100 * k + s) for s in range(4)]
         base += seat in play_game(ref, CFG, seed=k).winners
-    lo, _ = _wilson(wins, games)
+    lo, _ = wilson_interval(wins, games)
     print(f"ismcts won {wins}/{games} (Wilson 95% lower bound {lo:.3f}); random in the same seats {base}/{games}")
     assert lo > base / games, (wins, base, games)
 

@@ -167,7 +167,7 @@ def _train(args: argparse.Namespace) -> int:
                 raise ValueError(f"--minutes must be > 0, got {args.minutes}")
             overrides.append(f"time_budget_s={float(args.minutes) * 60.0}")
         if args.run_dir is not None:
-            overrides.append(f"run_dir={json_str(args.run_dir)}")
+            overrides.append(f"run_dir={_toml_str(args.run_dir)}")
         config = load_config(args.config, overrides)
         if args.run_dir is None and not args.resume and not _sets_run_dir(args):
             stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -191,8 +191,8 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
-def json_str(s: str) -> str:
-    """``s`` as a TOML/JSON string literal (for a ``key=value`` override)."""
+def _toml_str(s: str) -> str:
+    """``s`` as a TOML string literal (for a ``key=value`` override)."""
     import json
     return json.dumps(s)
 

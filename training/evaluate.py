@@ -60,7 +60,6 @@ import math
 import multiprocessing as mp
 import os
 import sys
-import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
@@ -70,6 +69,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 import agents
+from agents.files import atomic_write_bytes
 from agents.play import play_game
 from treachery_env import GameConfig
 from treachery_env.env import raw_env
@@ -970,33 +970,6 @@ def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
     if images:
         out += [""] + [f"![{Path(i).stem}]({i})" for i in images]
     return "\n".join(out) + "\n"
-
-
-def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically: a temporary file in the same
-    directory, flushed and fsynced, then ``os.replace``; on any error the
-    temporary file is removed and ``path`` is left as it was."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            os.chmod(tmp, 0o666 & ~_umask())
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def write_results(res: dict, out_dir: str | os.PathLike) -> dict[str, Path]:

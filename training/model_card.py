@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 from typing import Sequence
 
@@ -22,7 +21,9 @@ import numpy as np
 
 from agents.policy import load_checkpoint
 
-from .evaluate import atomic_write_bytes, per_role_table, substitution_table
+from agents.files import atomic_write_bytes
+
+from .evaluate import per_role_table, substitution_table
 
 __all__ = ["export_policy", "model_card", "training_summary"]
 
@@ -164,9 +165,7 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     dst = out / "policy.pt"
-    tmp = out / ".policy.pt.tmp"
-    shutil.copyfile(src, tmp)
-    os.replace(tmp, dst)
+    atomic_write_bytes(dst, src.read_bytes())
     res = []
     for r in results:
         p = Path(r)

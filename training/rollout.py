@@ -204,7 +204,7 @@ class Collector:
             env = slot.env
             g = env.game
             if g.is_over:
-                buf.finish_game(slot, self)
+                buf.finish_game(slot)
                 self._new_game(slot)
                 continue
             seat = g.current_player
@@ -319,7 +319,7 @@ class _Buffer:
     def close_segment(self, idx: list, reward: float, done: bool, bootstrap: float) -> None:
         self.segments.append((list(idx), reward, done, bootstrap))
 
-    def finish_game(self, slot: _Slot, col: Collector) -> None:
+    def finish_game(self, slot: _Slot) -> None:
         g = slot.env.game
         seats = []
         for seat in sorted(slot.seg):
