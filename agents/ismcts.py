@@ -752,17 +752,11 @@ class ISMCTSAgent(BaseAgent):
     def _init_helpers(self) -> None:
         import agents
         sub_seed = None if self.seed is None else int(self.seed) + 7919
-        try:
-            if self.use_fallback == "auto" and "heuristic" in agents.available():
-                self._fallback = agents.make("heuristic", seed=sub_seed)
-        except Exception:     # a module being written elsewhere may be broken: do without it
-            self._fallback = None
+        if self.use_fallback == "auto" and "heuristic" in agents.available():
+            self._fallback = agents.make("heuristic", seed=sub_seed)
         if self.use_beliefs == "auto":
-            try:                      # the belief bot's deduction model: a function of the view
-                from .belief import RoleBelief
-                self._belief = RoleBelief()
-            except Exception:         # not there (or broken): uniform over consistent deals
-                self._belief = None
+            from .belief import RoleBelief   # the belief bot's deduction model: a function of the view
+            self._belief = RoleBelief()
 
     def reset(self, seat: int) -> None:
         """Start a new game at ``seat`` (resets the helper bots too)."""
@@ -773,18 +767,11 @@ class ISMCTSAgent(BaseAgent):
     def _beliefs(self, view: Any) -> dict | None:
         if self._belief is None or all(p.role is not None for p in view.players):
             return None
-        try:
-            return self._belief.beliefs(view)
-        except Exception:
-            self._belief = None
-            return None
+        return self._belief.beliefs(view)
 
     def _fallback_action(self, observation: dict, info: dict, view: Any) -> int:
         if self._fallback is not None:
-            try:
-                return int(self._fallback.act(observation, info))
-            except Exception:
-                self._fallback = None
+            return int(self._fallback.act(observation, info))
         return simple_policy(view, self.rng)
 
     def act(self, observation: dict, info: dict) -> int:

@@ -74,9 +74,9 @@ def _deduction_table(res: dict, label: str) -> str:
         n = sum(r["n"] for r in sel)
         if not n:
             continue
-        w = lambda k: sum(r[k] * r["n"] for r in sel) / n   # noqa: E731
-        lines.append(f"| {lo}–{hi if hi < 10_000 else '…'} | {n} | {w('top1'):.3f} | {w('prior_top1'):.3f} | "
-                     f"{w('p_true'):.3f} | {w('prior_p_true'):.3f} |")
+        w = {k: sum(r[k] * r["n"] for r in sel) / n for k in ("top1", "prior_top1", "p_true", "prior_p_true")}
+        lines.append(f"| {lo}–{hi if hi < 10_000 else '…'} | {n} | {w['top1']:.3f} | {w['prior_top1']:.3f} | "
+                     f"{w['p_true']:.3f} | {w['prior_p_true']:.3f} |")
     return "\n".join(lines)
 
 
