@@ -79,6 +79,10 @@ def test_config_validation_names_the_field(tmp_path):
         TrainConfig(game={"num_players": 2})
     with pytest.raises(ValueError, match="minibatch_steps"):
         TrainConfig(minibatch_steps=4, bptt=8)
+    with pytest.raises(ValueError, match="imitation"):
+        TrainConfig(imitation=1.0)
+    with pytest.raises(ValueError, match=r"expert = 'human'.*heuristic"):
+        TrainConfig(expert="human")
     f = tmp_path / "c.toml"
     f.write_text('learning_rate = 1e-4\n[opponents]\nrandom = 0.5\n[game]\nnum_players = 6\n')
     c = load_config(f, ["epochs=7", "game.starting_life=30", 'lr_schedule="constant"'])
@@ -114,6 +118,34 @@ def test_rollout_batch_is_consistent_and_labels_never_enter_the_inputs(tmp_path)
     # the stored input is exactly the seat's observation vector, which has no hidden roles
     size = raw_env(config=cfg.game_config()).observation_space("player_0")["observation"].shape[0]
     assert batch["obs"].shape == (n, size)
+
+
+def test_expert_labels_are_the_experts_legal_actions(tmp_path):
+    """DAgger labels: the expert's own choice at each learner decision, on the learner's states."""
+    cfg = tiny(tmp_path, imitation=0.5, opponents={"self": 1, "random": 1})
+    col = Collector(cfg, seed=4)
+    batch, _, _ = col.collect(200, label_expert=True)
+    n = len(batch["action"])
+    assert batch["expert"].shape == (n,) and batch["expert"].min() >= 0
+    assert np.all(batch["mask"][np.arange(n), batch["expert"]] == 1)
+    # the learner (an untrained network) acts on its own: it often disagrees with the expert
+    assert 0 < np.mean(batch["action"] == batch["expert"]) < 1
+    plain, _, _ = col.collect(100)
+    assert np.all(plain["expert"] == -1)
+
+
+def test_imitation_updates_learn_the_expert(tmp_path):
+    cfg = tiny(tmp_path, imitation=0.5, epochs=1, learning_rate=1e-3)
+    torch.manual_seed(0)
+    col = Collector(cfg, seed=1)
+    batch, _, _ = col.collect(400, label_expert=True)
+    opt = torch.optim.Adam(col.net.parameters(), lr=cfg.learning_rate)
+    rng = np.random.default_rng(0)
+    hist = [ppo_update(col.net, opt, batch, cfg, rng, imitate=True) for _ in range(30)]
+    assert hist[-1]["imitation_loss"] < 0.6 * hist[0]["imitation_loss"]
+    assert hist[-1]["imitation_accuracy"] > hist[0]["imitation_accuracy"] + 0.2
+    with pytest.raises(ValueError, match="expert labels"):
+        ppo_update(col.net, opt, col.collect(50)[0], cfg, rng, imitate=True)
 
 
 def test_pool_policies_leave_only_when_their_games_end(tmp_path):
@@ -167,7 +199,7 @@ def test_ppo_updates_fit_a_fixed_batch(tmp_path):
 def trained(tmp_path_factory):
     """A tiny run of a few thousand steps (shared by the tests below)."""
     d = tmp_path_factory.mktemp("train")
-    cfg = tiny(d, total_steps=4000, rollout_steps=500, checkpoint_every=3, keep_checkpoints=2,
+    cfg = tiny(d, total_steps=4000, rollout_steps=500, checkpoint_every=3, keep_checkpoints=2, imitation=0.25,
                opponents={"self": 1, "heuristic": 1, "random": 1})
     return cfg, train(cfg, progress=False)
 
@@ -183,6 +215,20 @@ def test_training_reduces_the_losses(trained):
     assert mean(last, "belief_accuracy") > mean(first, "belief_accuracy")
     assert all(math.isfinite(r["policy_loss"]) and r["entropy"] > 0 for r in h)
     assert {"perf/agent_steps_per_s", "approx_kl", "explained_variance", "belief_accuracy"} <= set(h[-1])
+
+
+def test_imitation_phase_then_ppo(trained):
+    """The first ``imitation`` fraction of the steps imitates the expert, then PPO takes over."""
+    cfg, res = trained
+    h = res["history"]
+    phase = [r["imitating"] for r in h]
+    assert phase == sorted(phase, reverse=True) and phase[0] == 1.0 and phase[-1] == 0.0
+    for i, r in enumerate(h):
+        before = h[i - 1]["steps"] if i else 0          # learner steps when the iteration began
+        assert r["imitating"] == float(before / cfg.total_steps < cfg.imitation)
+        assert ("imitation_accuracy" in r) == bool(r["imitating"])
+        if r["imitating"]:
+            assert 0 <= r["imitation_accuracy"] <= 1 and r["imitation_loss"] > 0
 
 
 def test_run_files_logs_and_checkpoint_rotation(trained):

@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import agents
 from treachery_env import GameConfig
 
 __all__ = ["TrainConfig", "OPPONENT_KINDS", "load_config", "parse_override"]
@@ -69,6 +70,16 @@ class TrainConfig:
         epochs, minibatch_steps [steps per minibatch], bptt [steps per recurrent
         chunk], max_grad_norm, target_kl (stop the epochs early; 0 = off).
 
+    Imitation warm start (DAgger, Ross et al. 2011):
+        imitation: the fraction of the run [0, 1) spent imitating ``expert``:
+            the learner plays its games as usual while the expert labels every
+            learner decision with its own action, and the update minimises the
+            cross-entropy to those labels (plus the value and belief losses)
+            instead of the PPO objective.  Progress is ``steps / total_steps``
+            or ``elapsed / time_budget_s``, whichever is further.  0 = pure PPO.
+        expert: the rule-based bot imitated (a registered agent name such as
+            ``heuristic`` or ``belief``).
+
     Network:
         hidden: encoder and GRU width.
 
@@ -102,6 +113,8 @@ class TrainConfig:
     bptt: int = 16
     max_grad_norm: float = 1.0
     target_kl: float = 0.05
+    imitation: float = 0.6
+    expert: str = "heuristic"
     hidden: int = 256
     game: dict = field(default_factory=lambda: {"num_players": 5})
 
@@ -143,6 +156,9 @@ class TrainConfig:
              and all(is_num(w) and w >= 0 for w in self.opponents.values())
              and sum(self.opponents.values()) > 0, "opponents",
              f"a table of non-negative weights over {list(OPPONENT_KINDS)} with a positive sum")
+        need(is_num(self.imitation) and 0 <= self.imitation < 1, "imitation", "a fraction in [0, 1)")
+        experts = sorted(set(agents.available()) - {"human", "policy"})
+        need(self.expert in experts, "expert", f"one of {experts}")
         need(isinstance(self.game, dict), "game", "a table of GameConfig fields")
         self.game_config()   # raises ValueError naming the GameConfig field
 

@@ -17,6 +17,13 @@ runs PPO (Schulman et al. 2017):
 * global grad-norm clipping, a linear or constant learning-rate schedule,
   early stop of the epochs when the approximate KL exceeds ``target_kl``.
 
+Imitation warm start (``config.imitation > 0``): for that first fraction of
+the run the rollouts also record the expert bot's action at each learner
+decision and the update replaces the clipped surrogate and entropy terms by
+the cross-entropy to the expert's actions (DAgger, Ross et al. 2011), with no
+KL early stop; the value and belief heads learn as usual.  PPO then takes
+over from the imitating policy.
+
 The opponent pool gets a frozen copy of the learner every ``snapshot_every``
 iterations (the oldest leaves beyond ``pool_size``).  Checkpoints
 (``run_dir/ckpt_<iteration>.pt``) hold everything to resume: weights,
@@ -93,7 +100,7 @@ def _merge(batches: list[dict]) -> dict:
 
 
 def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: dict, config: TrainConfig,
-               rng: np.random.Generator) -> dict:
+               rng: np.random.Generator, imitate: bool = False) -> dict:
     """One PPO update over a rollout batch (see module docstring).
 
     Args:
@@ -102,11 +109,15 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: dict, co
         batch: a merged :meth:`training.rollout.Collector.collect` batch.
         config: PPO coefficients, ``epochs``, ``minibatch_steps``, ``bptt``.
         rng: shuffles the chunks.
+        imitate: minimise the cross-entropy to ``batch["expert"]`` instead of
+            the PPO policy terms (imitation phase; no KL early stop).
 
     Returns:
         means over minibatches of ``policy_loss``, ``value_loss``, ``entropy``,
         ``belief_loss``, ``approx_kl``, ``clip_fraction``, ``grad_norm``; plus
-        ``belief_accuracy`` (top-1 on scored labels, first epoch),
+        ``belief_accuracy`` (top-1 on scored labels, first epoch), with
+        ``imitate`` also ``imitation_loss`` and ``imitation_accuracy`` (top-1
+        agreement with the expert, first epoch),
         ``explained_variance`` of the rollout values and ``epochs_run``.
     """
     net.train()
@@ -116,6 +127,7 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: dict, co
     sums: dict[str, float] = {}
     count = 0
     acc_hits = acc_n = 0.0
+    imit_hits = imit_n = 0.0
     epochs_run = 0
     for epoch in range(config.epochs):
         perm = rng.permutation(len(chunks))
@@ -161,7 +173,20 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: dict, co
                     acc_n += float(scored.sum())
             else:
                 bl = torch.zeros(())
-            loss = policy_loss + config.vf_coef * value_loss - config.ent_coef * ent + config.belief_coef * bl
+            loss = config.vf_coef * value_loss + config.belief_coef * bl
+            if imitate:
+                expert = t["expert"][flat]
+                labelled = (expert >= 0) & valid
+                if not labelled.any():
+                    raise ValueError("imitation update on a batch without expert labels")
+                il = -logp_all[labelled].gather(-1, expert[labelled].unsqueeze(-1)).mean()
+                loss = loss + il
+                sums["imitation_loss"] = sums.get("imitation_loss", 0.0) + il.item()
+                if epoch == 0:
+                    imit_hits += float((logp_all[labelled].argmax(-1) == expert[labelled]).sum())
+                    imit_n += float(labelled.sum())
+            else:
+                loss = loss + policy_loss - config.ent_coef * ent
             optimizer.zero_grad()
             loss.backward()
             gn = torch.nn.utils.clip_grad_norm_(net.parameters(), config.max_grad_norm)
@@ -176,7 +201,7 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: dict, co
                 sums[k] = sums.get(k, 0.0) + val
             count += 1
         epochs_run += 1
-        if config.target_kl > 0 and np.mean(kls) > config.target_kl:
+        if not imitate and config.target_kl > 0 and np.mean(kls) > config.target_kl:
             break
     net.eval()
     out = {k: v / max(count, 1) for k, v in sums.items()}
@@ -185,6 +210,8 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: dict, co
     out["explained_variance"] = float(1 - np.var(y - yhat) / var) if var > 0 else float("nan")
     out["belief_accuracy"] = acc_hits / acc_n if acc_n else float("nan")
     out["epochs_run"] = epochs_run
+    if imitate:
+        out["imitation_accuracy"] = imit_hits / imit_n
     return out
 
 
@@ -313,19 +340,21 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             lr = config.learning_rate * (frac if config.lr_schedule == "linear" else 1.0)
             for gp in optimizer.param_groups:
                 gp["lr"] = lr
+            progress = max(steps / config.total_steps, wall / config.time_budget_s if config.time_budget_s else 0.0)
+            imitate = progress < config.imitation
             t0 = time.perf_counter()
-            batches, games, info = workers.collect(net.state_dict(), pool_changes, config.rollout_steps)
+            batches, games, info = workers.collect(net.state_dict(), pool_changes, config.rollout_steps, imitate)
             pool_changes = {}
             t1 = time.perf_counter()
             batch = _merge(batches)
-            metrics = ppo_update(net, optimizer, batch, config, pool_rng)
+            metrics = ppo_update(net, optimizer, batch, config, pool_rng, imitate)
             t2 = time.perf_counter()
             iteration += 1
             steps += int(info["learner_steps"])
             games_total += len(games)
             wall = wall0 + (time.perf_counter() - t_start)
             metrics.update(_game_metrics(games))
-            metrics.update({"lr": lr, "perf/learner_steps_per_s": info["learner_steps"] / (t2 - t0),
+            metrics.update({"lr": lr, "imitating": float(imitate), "perf/learner_steps_per_s": info["learner_steps"] / (t2 - t0),
                             "perf/agent_steps_per_s": info["decisions"] / (t2 - t0),
                             "perf/rollout_s": t1 - t0, "perf/update_s": t2 - t1,
                             "perf/games_per_s": len(games) / (t2 - t0), "pool/size": len(pool)})

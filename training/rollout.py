@@ -17,6 +17,12 @@ when the rollout ends is bootstrapped with the value of the seat's current
 observation and continues in the next rollout (its recurrent state carries
 over).  Advantages use GAE (Schulman et al. 2016) within segments.
 
+Expert labels (``collect(..., label_expert=True)``): at each learner decision,
+the action that ``config.expert`` (a rule-based bot, one per learner seat,
+reset at the start of each game) would take in the same state, for the
+imitation phase of :func:`training.ppo.train` (DAgger, Ross et al. 2011:
+the learner's own states, the expert's actions).  ``-1`` when not labelled.
+
 Belief labels: at each learner decision, the true current role of every other
 seat that is face down and still in the game (relative seat order), ``-1``
 otherwise.  They are privileged and used only as the auxiliary loss's targets,
@@ -74,6 +80,7 @@ class _Slot:
     ctrl: list = field(default_factory=list)       # per seat: LEARNER, ("pool", id) or a bot
     h: dict = field(default_factory=dict)          # seat -> recurrent state (H,) of policy seats
     seg: dict = field(default_factory=dict)        # learner seat -> step indices of its open segment
+    experts: dict = field(default_factory=dict)    # learner seat -> expert bot labelling its decisions
     roles: list = field(default_factory=list)      # dealt roles
     decisions: int = 0
 
@@ -194,6 +201,11 @@ class Collector:
         H = self.config.hidden
         slot.h = {s: np.zeros(H, np.float32) for s, c in enumerate(ctrl) if not hasattr(c, "act")}
         slot.seg = {s: [] for s, c in enumerate(ctrl) if c is LEARNER}
+        slot.experts = {}
+        if self.config.imitation > 0:
+            for s in slot.seg:
+                slot.experts[s] = agents.make(self.config.expert, seed=int(self.rng.integers(2**31 - 1)))
+                slot.experts[s].reset(s)
         slot.roles = [Role(p.identity.role) for p in slot.env.game.players]
         slot.decisions = 0
         return slot
@@ -226,9 +238,22 @@ class Collector:
         return out
 
     # ------------------------------------------------------------------ collect
+    def _expert_action(self, slot: _Slot, seat: int, mask: np.ndarray) -> int:
+        """What the seat's expert bot would do now (DAgger label)."""
+        env = slot.env
+        a = int(slot.experts[seat].act(_LazyObservation(env.game, seat), env.infos[env.agent_selection]))
+        if not mask[a]:
+            raise RuntimeError(f"expert {self.config.expert!r} chose illegal action {a}")
+        return a
+
     @torch.no_grad()
-    def collect(self, num_steps: int) -> tuple[dict, list, dict]:
+    def collect(self, num_steps: int, label_expert: bool = False) -> tuple[dict, list, dict]:
         """Run until ``num_steps`` learner decisions are collected.
+
+        Args:
+            num_steps: learner decisions to collect.
+            label_expert: record the expert bot's action at each learner decision
+                (needs ``config.imitation > 0``).
 
         Returns:
             ``(batch, games, info)``: ``batch`` has, for ``N >= num_steps`` steps
@@ -236,6 +261,7 @@ class Collector:
             (N, A), ``action`` int64 (N,), ``logp``, ``value``, ``adv``, ``ret``
             float32 (N,), ``h`` float32 (N, H) (recurrent state before the
             step), ``belief_label`` int8 (N, n-1) (-1 = not scored), and
+            ``expert`` int64 (N,) (the expert's action, -1 = not labelled),
             ``segments`` int64 (S, 2) of ``(start, length)``; ``games`` the
             :class:`GameStat` of games finished; ``info`` timing and counts.
         """
@@ -261,8 +287,9 @@ class Collector:
                 logp = logp_all.gather(1, actions[:, None]).squeeze(1)
                 for i, (slot, seat) in enumerate(items):
                     if key is LEARNER:
+                        expert = self._expert_action(slot, seat, mask[i]) if label_expert else -1
                         idx = buf.add(obs[i].numpy(), mask[i], int(actions[i]), float(logp[i]), float(value[i]),
-                                      slot.h[seat], self._belief_labels(slot, seat))
+                                      slot.h[seat], self._belief_labels(slot, seat), expert)
                         slot.seg[seat].append(idx)
                     slot.h[seat] = h_new[i].numpy().copy()
                     slot.env.step(int(actions[i]))
@@ -298,6 +325,7 @@ class _Buffer:
         self.value: list = []
         self.h: list = []
         self.label: list = []
+        self.expert: list = []
         self.segments: list = []       # (indices, final reward, done, bootstrap value)
         self.games: list = []
         self.finished_decisions = 0
@@ -306,7 +334,7 @@ class _Buffer:
     def learner_steps(self) -> int:
         return len(self.action)
 
-    def add(self, obs, mask, action, logp, value, h, label) -> int:
+    def add(self, obs, mask, action, logp, value, h, label, expert) -> int:
         self.obs.append(obs)
         self.mask.append(mask)
         self.action.append(action)
@@ -314,6 +342,7 @@ class _Buffer:
         self.value.append(value)
         self.h.append(h)
         self.label.append(label)
+        self.expert.append(expert)
         return len(self.action) - 1
 
     def close_segment(self, idx: list, reward: float, done: bool, bootstrap: float) -> None:
@@ -352,6 +381,7 @@ class _Buffer:
             "action": np.asarray(self.action, np.int64)[o], "logp": np.asarray(self.logp, np.float32)[o],
             "value": values[o], "h": np.stack(self.h).astype(np.float32)[o],
             "belief_label": np.stack(self.label).reshape(-1, n - 1)[o],
+            "expert": np.asarray(self.expert, np.int64)[o],
             "adv": np.concatenate(adv), "ret": np.concatenate(ret),
             "segments": np.asarray(segs, dtype=np.int64).reshape(-1, 2),
         }
@@ -370,11 +400,11 @@ def _worker_main(conn, config_dict: dict, seed: int) -> None:
         if msg[0] == "close":
             conn.close()
             return
-        _, weights, pool_changes, steps = msg
+        _, weights, pool_changes, steps, label_expert = msg
         try:
             col.set_weights(weights)
             col.update_pool(pool_changes)
-            conn.send(("ok", col.collect(steps)))
+            conn.send(("ok", col.collect(steps, label_expert)))
         except Exception as err:  # report to the learner instead of dying silently
             import traceback
             conn.send(("error", f"{err!r}\n{traceback.format_exc()}"))
@@ -404,8 +434,10 @@ class WorkerPool:
             self.procs.append(p)
             self.conns.append(parent)
 
-    def collect(self, weights: dict, pool_changes: dict, num_steps: int) -> tuple[list, list, dict]:
-        """Collect ``num_steps`` learner steps split over the workers.
+    def collect(self, weights: dict, pool_changes: dict, num_steps: int,
+                label_expert: bool = False) -> tuple[list, list, dict]:
+        """Collect ``num_steps`` learner steps split over the workers (``label_expert``:
+        see :meth:`Collector.collect`).
 
         Returns:
             ``(batches, games, info)``: one batch per worker (see
@@ -419,13 +451,13 @@ class WorkerPool:
         if self.local is not None:
             self.local.set_weights(weights)
             self.local.update_pool(pool_changes)
-            batch, games, info = self.local.collect(num_steps)
+            batch, games, info = self.local.collect(num_steps, label_expert)
             return [batch], games, {**info, "seconds": time.perf_counter() - t0}
         share = -(-num_steps // len(self.conns))
         w = _to_numpy(weights)
         changes = {k: (None if v is None else _to_numpy(v)) for k, v in pool_changes.items()}
         for c in self.conns:
-            c.send(("collect", w, changes, share))
+            c.send(("collect", w, changes, share, label_expert))
         batches, games, info = [], [], {"learner_steps": 0, "decisions": 0}
         for c in self.conns:
             status, payload = c.recv()
