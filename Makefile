@@ -24,7 +24,7 @@ test: install
 # checkpoints, tensorboard logs, metrics.jsonl), then the policy against the random and the heuristic bot
 # (substitution tournaments): per-role win-rate and delta tables with 95% intervals, results JSON and plots
 main: install
-	$(BIN)/treachery train --minutes 10 --workers 2 --evaluate 400
+	$(BIN)/treachery train --minutes 10 --workers 2 --evaluate 600
 
 # JupyterLab on notebooks/ (installs the notebooks extra first)
 notebooks: install

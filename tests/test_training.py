@@ -411,7 +411,8 @@ def test_cli_train_then_evaluate(tmp_path, capsys):
     assert rc == 0
     assert "the policy against random" in out and "the policy against heuristic" in out
     assert "| Leader | Guardian | Assassin | Traitor | overall |" in out and "in every role:" in out
-    assert (run / "eval-vs-heuristic" / "results.json").exists()
+    res = json.loads((run / "eval-vs-heuristic" / "results.json").read_text())
+    assert f"policy:{run / 'policy.pt'}:greedy" in json.dumps(res)      # greedy unless --eval-sampled
     # ship it with a model card
     notes = tmp_path / "notes.md"
     notes.write_text("trained for a test")

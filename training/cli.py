@@ -4,7 +4,8 @@
 trains a self-play PPO agent (:func:`training.ppo.train`) into ``--run-dir``
 (default ``runs/train-<date>-<time>``), resumes with ``--resume``, and with
 ``--evaluate`` then plays the trained policy against the random and the
-heuristic bot (substitution tournaments) and prints the per-role tables.
+heuristic bot (substitution tournaments; the greedy policy unless
+``--eval-sampled``) and prints the per-role tables.
 ``treachery export RUN_DIR --out checkpoints/NAME --results DIR ...`` ships a
 run's policy with its model card (:mod:`training.model_card`).
 ``treachery play --players 5 --opponents heuristic`` plays a game against bots
@@ -93,6 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--evaluate", type=int, default=0, metavar="GAMES",
                    help="after training, play GAMES games against each of random and heuristic")
     t.add_argument("--eval-workers", type=int, default=None, help="evaluation processes (default: --workers)")
+    t.add_argument("--eval-sampled", action="store_true",
+                   help="evaluate the policy sampling its actions (default: greedy, its most likely legal action)")
     t.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     x = sub.add_parser("export", help="ship a run's policy with a model card",
@@ -186,8 +189,8 @@ def _train(args: argparse.Namespace) -> int:
         print(f"last iteration: {last['perf/agent_steps_per_s']:.0f} agent-steps/s end-to-end, "
               f"belief accuracy {last['belief_accuracy']:.3f}, entropy {last['entropy']:.3f}")
     if args.evaluate:
-        return _evaluate_policy(result["policy"], config, args.evaluate,
-                                args.eval_workers or config.workers, not args.no_progress)
+        return _evaluate_policy(result["policy"], config, args.evaluate, args.eval_workers or config.workers,
+                                not args.no_progress, greedy=not args.eval_sampled)
     return 0
 
 
@@ -210,14 +213,14 @@ def _sets_run_dir(args: argparse.Namespace) -> bool:
     return False
 
 
-def _evaluate_policy(policy: str, config, games: int, workers: int, progress: bool) -> int:
-    """Substitution tournaments of the policy against random, then heuristic;
-    prints the tables and whether it beats each in every role."""
+def _evaluate_policy(policy: str, config, games: int, workers: int, progress: bool, greedy: bool) -> int:
+    """Substitution tournaments of the policy (greedy or sampling) against random,
+    then heuristic; prints the tables and whether it beats each in every role."""
     from pathlib import Path
 
     from .evaluate import beats_in_every_role, evaluate, per_role_table, substitution_table
 
-    spec = f"policy:{policy}"
+    spec = f"policy:{policy}" + (":greedy" if greedy else "")
     game_config = config.game_config()
     for ref in ("random", "heuristic"):
         out = Path(config.run_dir) / f"eval-vs-{ref}"
