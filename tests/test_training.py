@@ -423,7 +423,7 @@ def test_cli_train_then_evaluate(tmp_path, capsys):
     assert load_checkpoint(ship / "policy.pt")["meta"]["steps"] >= 300
     for want in ("# Model card: `tiny`", "learner agent-steps", "Against random", "Against heuristic",
                  "Substitution delta", "| Leader | Guardian | Assassin | Traitor | overall |", "Belief head",
-                 "trained for a test", '"num_players": 4'):
+                 "trained for a test", '"num_players": 4', "imitation warm start (DAgger)"):
         assert want in card, want
     assert cli.main(["export", str(tmp_path / "nope"), "--out", str(ship)]) == 2
 

@@ -33,7 +33,9 @@ MAX_SHIPPED_BYTES = 20 * 1024 * 1024
 def training_summary(run_dir: str | os.PathLike, upto_iteration: int | None = None) -> dict:
     """Totals of a run from its ``metrics.jsonl``: iterations, learner steps,
     wall time [s], games, and throughput means over the run (learner and all
-    agent-steps per second, end-to-end including the PPO update), counting
+    agent-steps per second, end-to-end including the PPO update), the
+    imitation phase's length [iterations] and its last agreement with the
+    expert (top-1, ``None`` without one), counting
     iterations up to ``upto_iteration`` (default: all; iterations after the
     last checkpoint are not in its policy).
 
@@ -49,7 +51,10 @@ def training_summary(run_dir: str | os.PathLike, upto_iteration: int | None = No
     if not rows:
         raise ValueError(f"{str(path)!r} is empty")
     last = rows[-1]
-    return {"iterations": last["iteration"], "steps": last["steps"], "wall_s": last["wall_s"],
+    imitating = [r for r in rows if r.get("imitating")]
+    return {"imitation_iterations": len(imitating),
+            "imitation_accuracy_last": imitating[-1]["imitation_accuracy"] if imitating else None,
+            "iterations": last["iteration"], "steps": last["steps"], "wall_s": last["wall_s"],
             "games": last.get("games"),
             "learner_steps_per_s": last["steps"] / last["wall_s"] if last["wall_s"] else None,
             "agent_steps_per_s_mean": float(np.mean([r["perf/agent_steps_per_s"] for r in rows])),
@@ -114,6 +119,10 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
         out.append(f"* throughput: {run['learner_steps_per_s']:.0f} learner agent-steps/s end-to-end over the run "
                    f"(rollouts and updates); {run['agent_steps_per_s_mean']:.0f} agent-steps/s counting the bots' "
                    "decisions too")
+        if run.get("imitation_iterations"):
+            out.append(f"* imitation warm start (DAgger): the first {run['imitation_iterations']} iterations "
+                       f"imitated the `{tc.get('expert', 'heuristic')}` bot; agreement with it at the end of that "
+                       f"phase {run['imitation_accuracy_last']:.3f} (top-1 on the learner's decisions), then PPO")
         out.append(f"* belief-head accuracy in training (last 10 iterations, face-down opponents): "
                    f"{run['belief_accuracy_last10']:.3f}")
     out += ["", "## Game configuration", "", "```json", json.dumps(gc, indent=1), "```", "",
