@@ -734,14 +734,13 @@ class HeuristicAgent(BaseAgent):
             self._attack_plan = self._plan_attacks(cands)
         for o in d.options:
             if o.kind == "attack_with" and o.creature in self._attack_plan:
-                self._pending_attacker = o.creature
                 return o.action
         return self._default(d)
 
-    _pending_attacker = None
-
     def _d_defender(self, d):
-        want = self._attack_plan.get(self._pending_attacker)
+        # the creature being declared comes from the decision, not from memory of our own
+        # last choice, so the bot also labels states reached by another policy (DAgger)
+        want = self._attack_plan.get(d.creature)
         for o in d.options:
             if o.player == want:
                 return o.action
@@ -808,14 +807,11 @@ class HeuristicAgent(BaseAgent):
             self._block_plan = self._plan_blocks(cands)
         for o in d.options:
             if o.kind == "block_with" and o.creature in self._block_plan:
-                self._pending_blocker = o.creature
                 return o.action
         return self._default(d)
 
-    _pending_blocker = None
-
     def _d_blocked(self, d):
-        want = self._block_plan.pop(self._pending_blocker, None)
+        want = self._block_plan.pop(d.creature, None)
         for o in d.options:
             if o.creature == want:
                 return o.action

@@ -184,3 +184,38 @@ def test_no_view_falls_back_to_a_legal_action():
     mask = np.zeros(12, np.int8)
     mask[[3, 9]] = 1
     assert bot.act({"observation": None, "action_mask": mask}, {}) == 3
+
+
+def test_combat_labels_follow_the_declared_creature():
+    """As a DAgger expert the bot labels states another policy reached: after that
+    policy declared some other attacker (or blocker) than the bot would have, the
+    bot's defending-player (or attacker-to-block) choice is its plan for the
+    creature actually being declared, which the decision names (CR 508.1, 509.1)."""
+    checked = {"defender": 0, "blocked": 0}
+    for seed in range(60):
+        env = raw_env(config=GameConfig(num_players=4, commander=False, starting_life=20, max_turns=30))
+        env.reset(seed=seed)
+        g = env.game
+        expert = HeuristicAgent(seed=seed)
+        expert.reset(0)
+        others = [agents.make("random", seed=seed * 7 + s) for s in range(4)]
+        for s, a in enumerate(others):
+            a.reset(s)
+        while not g.is_over:
+            seat, info = g.current_player, env.infos[env.agent_selection]
+            obs = g.observation(seat)
+            if seat == 0:
+                d = info["view"].decision
+                if d.kind in checked:
+                    assert d.creature in {c.uid for c in info["view"].me.creatures}
+                    plan = expert._attack_plan if d.kind == "defender" else expert._block_plan
+                    want = plan.get(d.creature)         # the bot's plan for the creature being declared
+                label = expert.act(obs, info)          # the expert labels every decision of seat 0
+                if d.kind in checked and want is not None:
+                    key = "player" if d.kind == "defender" else "creature"
+                    assert label == next(o.action for o in d.options if getattr(o, key) == want)
+                    checked[d.kind] += 1
+            env.step(others[seat].act(obs, info))   # ... while the random policy plays
+        if checked["defender"] >= 5 and checked["blocked"] >= 1:
+            break
+    assert checked["defender"] >= 5 and checked["blocked"] >= 1, checked

@@ -142,6 +142,17 @@ def _creature_chunk(key: tuple, n: int, cf: int) -> array:
     return o
 
 
+def _declared_creature(d: Any, viewer: int) -> Any:
+    """The viewer's own creature that decision ``d`` is about, else None: the
+    attacker whose defender is being chosen, the blocker whose attacker is
+    being chosen (the decision's context)."""
+    ctx = d.ctx
+    cre = ctx if hasattr(ctx, "base_power") else None
+    if cre is None and isinstance(ctx, tuple) and len(ctx) == 2 and hasattr(ctx[1], "base_power"):
+        cre = ctx[1]
+    return cre if cre is not None and cre.controller == viewer else None
+
+
 def encode(game: "Game", viewer: int) -> np.ndarray:
     """Observation vector of ``viewer``: float32, shape ``(obs_layout(n).size,)``."""
     n = game.n
@@ -299,10 +310,8 @@ def encode(game: "Game", viewer: int) -> np.ndarray:
         item = ctx if hasattr(ctx, "card") else (ctx[0] if isinstance(ctx, tuple) and ctx and hasattr(ctx[0], "card") else None)
         if item is not None and getattr(item, "card", None) is not None:
             o[L.context + item.card.index] = 1.0
-        cre = ctx if hasattr(ctx, "base_power") else None
-        if cre is None and isinstance(ctx, tuple) and len(ctx) == 2 and hasattr(ctx[1], "base_power"):
-            cre = ctx[1]
-        if cre is not None and cre.controller == viewer and cre in me.creatures:
+        cre = _declared_creature(d, viewer)
+        if cre is not None and cre in me.creatures:
             slot = me.creatures.index(cre)
             if slot < MAX_PERMS:
                 o[L.context + N_CARDS + slot] = 1.0
@@ -413,11 +422,15 @@ class OptionView:
 @dataclass(frozen=True)
 class DecisionView:
     """The viewer's pending decision: ``kind`` (a ``DecisionKind.NAMES`` entry),
-    ``prompt`` in words, and one :class:`OptionView` per legal action."""
+    ``prompt`` in words, one :class:`OptionView` per legal action, and
+    ``creature``: the uid of the viewer's own creature the decision is about
+    (the attacker whose defending player, or the blocker whose attacker, is
+    being chosen; CR 508.1, 509.1), else None."""
 
     kind: str
     prompt: str
     options: tuple
+    creature: "int | None" = None
 
     def actions(self) -> list[int]:
         """The legal action indices."""
@@ -554,8 +567,10 @@ def seat_view(game: "Game", viewer: int) -> SeatView:
     d = game.decision
     decision = None
     if d is not None and d.seat == viewer:
+        cre = _declared_creature(d, viewer)
         decision = DecisionView(DecisionKind.NAMES[d.kind], d.prompt,
-                                tuple(_option_view(game, d, a, pl) for a, pl in d.options))
+                                tuple(_option_view(game, d, a, pl) for a, pl in d.options),
+                                None if cre is None else cre.uid)
     first_turn = game.turn - 1
     events = []
     for e in reversed(game.log):
