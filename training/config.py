@@ -77,6 +77,10 @@ class TrainConfig:
             cross-entropy to those labels (plus the value and belief losses)
             instead of the PPO objective.  Progress is ``steps / total_steps``
             or ``elapsed / time_budget_s``, whichever is further.  0 = pure PPO.
+        imitation_coef: weight of that cross-entropy added to the PPO loss after
+            the imitation phase (a behaviour-cloning anchor that keeps PPO
+            near the expert where the reward signal is weak; 0 = none, and
+            the expert then stops labelling).
         expert: the rule-based bot imitated (a registered agent name such as
             ``heuristic`` or ``belief``).
 
@@ -113,7 +117,8 @@ class TrainConfig:
     bptt: int = 16
     max_grad_norm: float = 1.0
     target_kl: float = 0.05
-    imitation: float = 0.6
+    imitation: float = 0.5
+    imitation_coef: float = 0.5
     expert: str = "heuristic"
     hidden: int = 256
     game: dict = field(default_factory=lambda: {"num_players": 5})
@@ -149,7 +154,8 @@ class TrainConfig:
         for name in ("gamma", "gae_lambda"):
             need(is_num(getattr(self, name)) and 0 <= getattr(self, name) <= 1, name, "a number in [0, 1]")
         need(is_num(self.clip) and 0 < self.clip < 1, "clip", "a number in (0, 1)")
-        for name in ("value_clip", "vf_coef", "ent_coef", "belief_coef", "max_grad_norm", "target_kl"):
+        for name in ("value_clip", "vf_coef", "ent_coef", "belief_coef", "max_grad_norm", "target_kl",
+                     "imitation_coef"):
             need(is_num(getattr(self, name)) and getattr(self, name) >= 0, name, "a number >= 0")
         need(self.minibatch_steps >= self.bptt, "minibatch_steps", f"an int >= bptt ({self.bptt})")
         need(isinstance(self.opponents, dict) and set(self.opponents) <= set(OPPONENT_KINDS)

@@ -22,7 +22,9 @@ the run the rollouts also record the expert bot's action at each learner
 decision and the update replaces the clipped surrogate and entropy terms by
 the cross-entropy to the expert's actions (DAgger, Ross et al. 2011), with no
 KL early stop; the value and belief heads learn as usual.  PPO then takes
-over from the imitating policy.
+over from the imitating policy, with ``imitation_coef`` times the same
+cross-entropy added to its loss (a behaviour-cloning anchor, as in DAPG,
+Rajeswaran et al. 2018) when that is above 0, so the experts keep labelling.
 
 The opponent pool gets a frozen copy of the learner every ``snapshot_every``
 iterations (the oldest leaves beyond ``pool_size``).  Checkpoints
@@ -110,13 +112,15 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: dict, co
         config: PPO coefficients, ``epochs``, ``minibatch_steps``, ``bptt``.
         rng: shuffles the chunks.
         imitate: minimise the cross-entropy to ``batch["expert"]`` instead of
-            the PPO policy terms (imitation phase; no KL early stop).
+            the PPO policy terms (imitation phase; no KL early stop).  Otherwise
+            labelled steps add ``config.imitation_coef`` times that cross-entropy
+            to the PPO loss.
 
     Returns:
         means over minibatches of ``policy_loss``, ``value_loss``, ``entropy``,
         ``belief_loss``, ``approx_kl``, ``clip_fraction``, ``grad_norm``; plus
         ``belief_accuracy`` (top-1 on scored labels, first epoch), with
-        ``imitate`` also ``imitation_loss`` and ``imitation_accuracy`` (top-1
+        expert labels also ``imitation_loss`` and ``imitation_accuracy`` (top-1
         agreement with the expert, first epoch),
         ``explained_variance`` of the rollout values and ``epochs_run``.
     """
@@ -174,19 +178,22 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: dict, co
             else:
                 bl = torch.zeros(())
             loss = config.vf_coef * value_loss + config.belief_coef * bl
-            if imitate:
-                expert = t["expert"][flat]
-                labelled = (expert >= 0) & valid
-                if not labelled.any():
-                    raise ValueError("imitation update on a batch without expert labels")
+            expert = t["expert"][flat]
+            labelled = (expert >= 0) & valid
+            if imitate and not labelled.any():
+                raise ValueError("imitation update on a batch without expert labels")
+            if labelled.any():
                 il = -logp_all[labelled].gather(-1, expert[labelled].unsqueeze(-1)).mean()
-                loss = loss + il
                 sums["imitation_loss"] = sums.get("imitation_loss", 0.0) + il.item()
                 if epoch == 0:
                     imit_hits += float((logp_all[labelled].argmax(-1) == expert[labelled]).sum())
                     imit_n += float(labelled.sum())
             else:
-                loss = loss + policy_loss - config.ent_coef * ent
+                il = torch.zeros(())
+            if imitate:
+                loss = loss + il
+            else:
+                loss = loss + policy_loss - config.ent_coef * ent + config.imitation_coef * il
             optimizer.zero_grad()
             loss.backward()
             gn = torch.nn.utils.clip_grad_norm_(net.parameters(), config.max_grad_norm)
@@ -210,7 +217,7 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: dict, co
     out["explained_variance"] = float(1 - np.var(y - yhat) / var) if var > 0 else float("nan")
     out["belief_accuracy"] = acc_hits / acc_n if acc_n else float("nan")
     out["epochs_run"] = epochs_run
-    if imitate:
+    if imit_n:
         out["imitation_accuracy"] = imit_hits / imit_n
     return out
 
@@ -343,7 +350,8 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             progress = max(steps / config.total_steps, wall / config.time_budget_s if config.time_budget_s else 0.0)
             imitate = progress < config.imitation
             t0 = time.perf_counter()
-            batches, games, info = workers.collect(net.state_dict(), pool_changes, config.rollout_steps, imitate)
+            batches, games, info = workers.collect(net.state_dict(), pool_changes, config.rollout_steps,
+                                                   imitate or config.imitation_coef > 0)
             pool_changes = {}
             t1 = time.perf_counter()
             batch = _merge(batches)

@@ -20,8 +20,8 @@ over).  Advantages use GAE (Schulman et al. 2016) within segments.
 Expert labels (``collect(..., label_expert=True)``): at each learner decision,
 the action that ``config.expert`` (a rule-based bot, one per learner seat,
 reset at the start of each game) would take in the same state, for the
-imitation phase of :func:`training.ppo.train` (DAgger, Ross et al. 2011:
-the learner's own states, the expert's actions).  ``-1`` when not labelled.
+imitation phase and the behaviour-cloning anchor of :func:`training.ppo.train`
+(DAgger, Ross et al. 2011: the learner's own states, the expert's actions).  ``-1`` when not labelled.
 
 Belief labels: at each learner decision, the true current role of every other
 seat that is face down and still in the game (relative seat order), ``-1``
@@ -202,7 +202,7 @@ class Collector:
         slot.h = {s: np.zeros(H, np.float32) for s, c in enumerate(ctrl) if not hasattr(c, "act")}
         slot.seg = {s: [] for s, c in enumerate(ctrl) if c is LEARNER}
         slot.experts = {}
-        if self.config.imitation > 0:
+        if self.config.imitation > 0 or self.config.imitation_coef > 0:
             for s in slot.seg:
                 slot.experts[s] = agents.make(self.config.expert, seed=int(self.rng.integers(2**31 - 1)))
                 slot.experts[s].reset(s)
@@ -253,7 +253,7 @@ class Collector:
         Args:
             num_steps: learner decisions to collect.
             label_expert: record the expert bot's action at each learner decision
-                (needs ``config.imitation > 0``).
+                (needs ``config.imitation`` or ``config.imitation_coef`` above 0).
 
         Returns:
             ``(batch, games, info)``: ``batch`` has, for ``N >= num_steps`` steps
