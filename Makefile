@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 .PHONY: install test main demo notebooks bench peers clean
 
 $(BIN)/python:
-	@$(PY) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "Python >= 3.10 is needed; run make with PY=python3.11 (and make clean if a venv was made)")'
+	@$(PY) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python >= 3.11 is needed; run make with PY=python3.11 (and make clean if a venv was made)")'
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 

@@ -320,6 +320,29 @@ def test_resume_continues_the_same_run(trained, tmp_path):
               progress=False, log=False)
 
 
+def test_cli_resume_keeps_the_runs_own_budget_and_config(trained, tmp_path, capsys):
+    """``treachery train --resume`` continues with the checkpoint's config: without
+    ``--steps`` a finished run stays finished (regression: it fell back to the
+    default 2M steps and went back into the imitation phase)."""
+    cfg, res = trained
+    import shutil
+    run = tmp_path / "r"
+    shutil.copytree(cfg.run_dir, run)
+    assert cli.main(["train", "--run-dir", str(run), "--resume", "--no-progress"]) == 0
+    assert json.loads((run / "config.json").read_text())["total_steps"] == cfg.total_steps
+    assert len((run / "metrics.jsonl").read_text().splitlines()) == res["iterations"]     # nothing more to do
+    assert cli.main(["train", "--resume", str(latest_checkpoint(run)), "--steps", str(cfg.total_steps + 500),
+                     "--no-progress"]) == 0                                             # the checkpoint's folder
+    rows = [json.loads(ln) for ln in (run / "metrics.jsonl").read_text().splitlines()]
+    assert len(rows) > res["iterations"] and not rows[-1]["imitating"]
+    assert json.loads((run / "config.json").read_text())["learning_rate"] == cfg.learning_rate
+    capsys.readouterr()
+    assert cli.main(["train", "--run-dir", str(run), "--resume", "--set", "learning_rate=1e-5"]) == 2
+    assert "cannot change" in capsys.readouterr().err
+    assert cli.main(["train", "--run-dir", str(tmp_path / "none"), "--resume"]) == 2
+    assert cli.main(["train", "--steps", "10", "--eval-workers", "0", "--evaluate", "4"]) == 2
+
+
 def test_two_worker_processes(tmp_path):
     cfg = tiny(tmp_path, workers=2, total_steps=400, rollout_steps=200)
     res = train(cfg, progress=False, log=False)

@@ -90,9 +90,12 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--workers", type=int, default=None, help="rollout worker processes")
     t.add_argument("--seed", type=int, default=None, help="master seed")
     t.add_argument("--resume", nargs="?", const=True, default=False, metavar="CHECKPOINT",
-                   help="continue the run in --run-dir from its latest checkpoint (or from CHECKPOINT)")
+                   help="continue the run in --run-dir (or the --config file's run_dir) from its latest "
+                        "checkpoint, or from CHECKPOINT, with its own config; only --steps, --minutes, "
+                        "--workers and --run-dir may change")
     t.add_argument("--evaluate", type=int, default=0, metavar="GAMES",
-                   help="after training, play GAMES games against each of random and heuristic")
+                   help="after training, play GAMES games (rounded up to whole deals) against each of random "
+                        "and heuristic")
     t.add_argument("--eval-workers", type=int, default=None, help="evaluation processes (default: --workers)")
     t.add_argument("--eval-sampled", action="store_true",
                    help="evaluate the policy sampling its actions (default: greedy, its most likely legal action)")
@@ -171,14 +174,19 @@ def _train(args: argparse.Namespace) -> int:
             overrides.append(f"time_budget_s={float(args.minutes) * 60.0}")
         if args.run_dir is not None:
             overrides.append(f"run_dir={_toml_str(args.run_dir)}")
-        config = load_config(args.config, overrides)
-        if args.run_dir is None and not args.resume and not _sets_run_dir(args):
-            stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-            config = type(config).from_dict({**config.to_dict(), "run_dir": f"runs/train-{stamp}"})
         if args.evaluate < 0:
             raise ValueError(f"--evaluate must be >= 0, got {args.evaluate}")
+        if args.eval_workers is not None and args.eval_workers < 1:
+            raise ValueError(f"--eval-workers must be >= 1, got {args.eval_workers}")
+        if args.resume:
+            config, resume = _resume_config(args, overrides)
+        else:
+            config, resume = load_config(args.config, overrides), False
+            if args.run_dir is None and not _sets_run_dir(args):
+                stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+                config = type(config).from_dict({**config.to_dict(), "run_dir": f"runs/train-{stamp}"})
         print(f"training into {config.run_dir} (tensorboard --logdir {config.run_dir}/tb)")
-        result = train(config, resume=args.resume, progress=not args.no_progress)
+        result = train(config, resume=resume, progress=not args.no_progress)
     except ValueError as err:
         print(f"treachery train: error: {err}", file=sys.stderr)
         return 2
@@ -192,6 +200,47 @@ def _train(args: argparse.Namespace) -> int:
         return _evaluate_policy(result["policy"], config, args.evaluate, args.eval_workers or config.workers,
                                 not args.no_progress, greedy=not args.eval_sampled)
     return 0
+
+
+#: what a resumed run may change (everything else comes from its checkpoint)
+_RESUMABLE = ("total_steps", "time_budget_s", "workers", "run_dir")
+
+
+def _resume_config(args: argparse.Namespace, overrides: list[str]):
+    """The config of a resumed run and its checkpoint path: the checkpoint's stored
+    config, changed only where the command line sets ``--steps``, ``--minutes``,
+    ``--workers`` or ``--run-dir`` (by default the run continues in its own folder,
+    towards its own step and time budgets).
+
+    Raises:
+        ValueError: for other ``--set`` keys, or when there is no checkpoint.
+    """
+    from pathlib import Path
+
+    from agents.policy import load_checkpoint
+
+    from .config import TrainConfig, load_config, parse_override
+    from .ppo import latest_checkpoint
+
+    changed: dict = {}
+    for item in overrides:
+        parse_override(changed, item)
+    bad = sorted(set(changed) - set(_RESUMABLE))
+    if bad:
+        raise ValueError(f"a resumed run keeps its own config; {bad} cannot change (only --steps, --minutes, "
+                         f"--workers and --run-dir can)")
+    if args.resume is True:
+        run_dir = changed.get("run_dir") or load_config(args.config).run_dir
+        path = latest_checkpoint(run_dir)
+        if path is None:
+            raise ValueError(f"nothing to resume: no ckpt_*.pt in {run_dir!r} (give --run-dir or a checkpoint)")
+        changed["run_dir"] = run_dir
+    else:
+        path = Path(args.resume)
+        changed.setdefault("run_dir", str(path.parent))
+    stored = dict(load_checkpoint(path).get("train_config") or {})
+    stored.setdefault("run_dir", str(path.parent))
+    return TrainConfig.from_dict({**stored, **changed}), path
 
 
 def _toml_str(s: str) -> str:

@@ -64,7 +64,8 @@ class TrainConfig:
         snapshot_every: iterations between adding the learner to the pool.
 
     PPO (Schulman et al. 2017) with GAE (Schulman et al. 2016):
-        learning_rate, lr_schedule ("linear" to 0 over total_steps, or "constant"),
+        learning_rate, lr_schedule ("linear" to 0 over total_steps, which a time
+        budget does not shorten, or "constant"),
         gamma, gae_lambda, clip (ratio clip epsilon), value_clip (0 = off),
         vf_coef, ent_coef, belief_coef (auxiliary role-prediction loss),
         epochs, minibatch_steps [steps per minibatch], bptt [steps per recurrent
@@ -76,13 +77,15 @@ class TrainConfig:
             learner decision with its own action, and the update minimises the
             cross-entropy to those labels (plus the value and belief losses)
             instead of the PPO objective.  Progress is ``steps / total_steps``
-            or ``elapsed / time_budget_s``, whichever is further.  0 = pure PPO.
+            or ``elapsed / time_budget_s``, whichever is further.  0 = no warm
+            start (pure PPO needs ``imitation_coef = 0`` too).
         imitation_coef: weight of that cross-entropy added to the PPO loss after
             the imitation phase (a behaviour-cloning anchor that keeps PPO
             near the expert where the reward signal is weak; 0 = none, and
             the expert then stops labelling).
         expert: the rule-based bot imitated (a registered agent name such as
-            ``heuristic`` or ``belief``).
+            ``heuristic`` or ``belief``; not ``random``, ``human`` or ``policy``;
+            ``ismcts`` works but is slow).
 
     Network:
         hidden: encoder and GRU width.
@@ -163,7 +166,7 @@ class TrainConfig:
              and sum(self.opponents.values()) > 0, "opponents",
              f"a table of non-negative weights over {list(OPPONENT_KINDS)} with a positive sum")
         need(is_num(self.imitation) and 0 <= self.imitation < 1, "imitation", "a fraction in [0, 1)")
-        experts = sorted(set(agents.available()) - {"human", "policy"})
+        experts = sorted(set(agents.available()) - {"human", "policy", "random"})
         need(self.expert in experts, "expert", f"one of {experts}")
         need(isinstance(self.game, dict), "game", "a table of GameConfig fields")
         self.game_config()   # raises ValueError naming the GameConfig field
@@ -225,8 +228,8 @@ def parse_override(config: dict, item: str) -> None:
 def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> TrainConfig:
     """The defaults, updated by a TOML file (if given), then by ``key=value`` overrides.
 
-    Tables (``game``, ``opponents``) are merged key by key with the defaults,
-    except ``opponents``, which a file or override replaces only in the keys it names.
+    Tables (``game``, ``opponents``) are merged key by key with the defaults; to
+    drop an opponent kind, set its weight to 0.
 
     Raises:
         ValueError: for a missing or malformed file, unknown keys or invalid values.

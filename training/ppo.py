@@ -8,7 +8,7 @@ runs PPO (Schulman et al. 2017):
 * masked categorical policy (illegal actions get ``-1e9`` logits);
 * clipped surrogate ``-min(r A, clip(r, 1-eps, 1+eps) A)``, advantages from GAE
   (Schulman et al. 2016), normalised per minibatch;
-* value loss ``(V - R)^2`` (optionally clipped), entropy bonus;
+* value loss ``0.5 (V - R)^2`` (optionally clipped), entropy bonus;
 * auxiliary belief loss: cross-entropy of the belief head against the true
   role of each face-down opponent (privileged labels, training only);
 * ``epochs`` passes over minibatches of recurrent chunks of ``bptt``
@@ -270,9 +270,10 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         config: the run's configuration (``run_dir`` says where files go).
         resume: False: start a new run (``run_dir`` must hold no checkpoint);
             True: continue from the latest checkpoint in ``run_dir``; a path:
-            continue from that checkpoint (its stored config is used; only
-            ``run_dir``, ``total_steps``, ``time_budget_s`` and ``workers`` may
-            differ from it, taken from ``config``).
+            continue from that checkpoint.  Either way the checkpoint's stored
+            config is used, except ``run_dir``, ``total_steps``,
+            ``time_budget_s`` and ``workers``, which are taken from ``config``
+            (the CLI's ``--resume`` fills them from the checkpoint unless given).
         progress: show a tqdm bar.
         log: write tensorboard events.
 
@@ -347,8 +348,8 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             lr = config.learning_rate * (frac if config.lr_schedule == "linear" else 1.0)
             for gp in optimizer.param_groups:
                 gp["lr"] = lr
-            progress = max(steps / config.total_steps, wall / config.time_budget_s if config.time_budget_s else 0.0)
-            imitate = progress < config.imitation
+            done_frac = max(steps / config.total_steps, wall / config.time_budget_s if config.time_budget_s else 0.0)
+            imitate = done_frac < config.imitation
             t0 = time.perf_counter()
             batches, games, info = workers.collect(net.state_dict(), pool_changes, config.rollout_steps,
                                                    imitate or config.imitation_coef > 0)

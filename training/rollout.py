@@ -265,6 +265,8 @@ class Collector:
             ``segments`` int64 (S, 2) of ``(start, length)``; ``games`` the
             :class:`GameStat` of games finished; ``info`` timing and counts.
         """
+        if label_expert and not (self.config.imitation > 0 or self.config.imitation_coef > 0):
+            raise ValueError("expert labels need config.imitation or config.imitation_coef above 0")
         t0 = time.perf_counter()
         buf = _Buffer()
         dec0 = sum(s.decisions for s in self.slots)

@@ -567,7 +567,7 @@ def seat_view(game: "Game", viewer: int) -> SeatView:
     d = game.decision
     decision = None
     if d is not None and d.seat == viewer:
-        cre = _declared_creature(d, viewer)
+        cre = _declared_creature(d, viewer) if d.kind in (DecisionKind.DEFENDER, DecisionKind.BLOCKED) else None
         decision = DecisionView(DecisionKind.NAMES[d.kind], d.prompt,
                                 tuple(_option_view(game, d, a, pl) for a, pl in d.options),
                                 None if cre is None else cre.uid)
