@@ -171,6 +171,11 @@ class TrainConfig:
         need(isinstance(self.game, dict), "game", "a table of GameConfig fields")
         self.game_config()   # raises ValueError naming the GameConfig field
 
+    @property
+    def labels_expert(self) -> bool:
+        """Whether the expert labels learner decisions (an imitation phase or an anchor)."""
+        return self.imitation > 0 or self.imitation_coef > 0
+
     def game_config(self) -> GameConfig:
         """The :class:`GameConfig` of the training games.
 

@@ -352,7 +352,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             imitate = done_frac < config.imitation
             t0 = time.perf_counter()
             batches, games, info = workers.collect(net.state_dict(), pool_changes, config.rollout_steps,
-                                                   imitate or config.imitation_coef > 0)
+                                                   config.labels_expert)
             pool_changes = {}
             t1 = time.perf_counter()
             batch = _merge(batches)
@@ -363,7 +363,8 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             games_total += len(games)
             wall = wall0 + (time.perf_counter() - t_start)
             metrics.update(_game_metrics(games))
-            metrics.update({"lr": lr, "imitating": float(imitate), "perf/learner_steps_per_s": info["learner_steps"] / (t2 - t0),
+            metrics.update({"lr": lr, "imitating": float(imitate),
+                            "perf/learner_steps_per_s": info["learner_steps"] / (t2 - t0),
                             "perf/agent_steps_per_s": info["decisions"] / (t2 - t0),
                             "perf/rollout_s": t1 - t0, "perf/update_s": t2 - t1,
                             "perf/games_per_s": len(games) / (t2 - t0), "pool/size": len(pool)})

@@ -202,7 +202,7 @@ class Collector:
         slot.h = {s: np.zeros(H, np.float32) for s, c in enumerate(ctrl) if not hasattr(c, "act")}
         slot.seg = {s: [] for s, c in enumerate(ctrl) if c is LEARNER}
         slot.experts = {}
-        if self.config.imitation > 0 or self.config.imitation_coef > 0:
+        if self.config.labels_expert:
             for s in slot.seg:
                 slot.experts[s] = agents.make(self.config.expert, seed=int(self.rng.integers(2**31 - 1)))
                 slot.experts[s].reset(s)
@@ -265,7 +265,7 @@ class Collector:
             ``segments`` int64 (S, 2) of ``(start, length)``; ``games`` the
             :class:`GameStat` of games finished; ``info`` timing and counts.
         """
-        if label_expert and not (self.config.imitation > 0 or self.config.imitation_coef > 0):
+        if label_expert and not self.config.labels_expert:
             raise ValueError("expert labels need config.imitation or config.imitation_coef above 0")
         t0 = time.perf_counter()
         buf = _Buffer()

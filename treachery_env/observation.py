@@ -144,13 +144,16 @@ def _creature_chunk(key: tuple, n: int, cf: int) -> array:
 
 def _declared_creature(d: Any, viewer: int) -> Any:
     """The viewer's own creature that decision ``d`` is about, else None: the
-    attacker whose defender is being chosen, the blocker whose attacker is
-    being chosen (the decision's context)."""
-    ctx = d.ctx
-    cre = ctx if hasattr(ctx, "base_power") else None
-    if cre is None and isinstance(ctx, tuple) and len(ctx) == 2 and hasattr(ctx[1], "base_power"):
-        cre = ctx[1]
-    return cre if cre is not None and cre.controller == viewer else None
+    attacker whose defending player is being chosen (DEFENDER, context ``c``)
+    or the blocker whose attacker is being chosen (BLOCKED, context
+    ``(seat, b)``); CR 508.1, 509.1."""
+    if d.kind == DecisionKind.DEFENDER:
+        cre = d.ctx
+    elif d.kind == DecisionKind.BLOCKED:
+        cre = d.ctx[1]
+    else:
+        return None
+    return cre if cre.controller == viewer else None
 
 
 def encode(game: "Game", viewer: int) -> np.ndarray:
@@ -567,7 +570,7 @@ def seat_view(game: "Game", viewer: int) -> SeatView:
     d = game.decision
     decision = None
     if d is not None and d.seat == viewer:
-        cre = _declared_creature(d, viewer) if d.kind in (DecisionKind.DEFENDER, DecisionKind.BLOCKED) else None
+        cre = _declared_creature(d, viewer)
         decision = DecisionView(DecisionKind.NAMES[d.kind], d.prompt,
                                 tuple(_option_view(game, d, a, pl) for a, pl in d.options),
                                 None if cre is None else cre.uid)
