@@ -85,7 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="override one setting, e.g. --set learning_rate=1e-4 --set game.num_players=6")
     t.add_argument("--run-dir", default=None,
                    help="run directory (default: the config's, or runs/train-<date>-<time>)")
-    t.add_argument("--steps", type=int, default=None, help="learner agent-steps to train (total_steps)")
+    t.add_argument("--steps", type=int, default=None, help="learner agent-steps to train (total_steps; the run stops after the "
+                                                          "iteration that reaches it)")
     t.add_argument("--minutes", type=float, default=None, help="wall-time budget in minutes (time_budget_s/60)")
     t.add_argument("--workers", type=int, default=None, help="rollout worker processes")
     t.add_argument("--seed", type=int, default=None, help="master seed")
