@@ -159,5 +159,6 @@ def simple_role_card(role_or_name: "Role | str") -> Identity:
 
 def implemented() -> list[str]:
     """Names of identities whose abilities the engine implements."""
+    from . import identity_cards  # noqa: F401  (registers the implementations)
     from .identity_abilities import IMPLEMENTATIONS
     return [i.name for i in _BY_ID if i.name in IMPLEMENTATIONS]

@@ -468,8 +468,3 @@ def return_from_exile(game: "Game", linked: list, tapped: bool) -> None:
 
 
 register_callbacks(globals())
-
-# the identity cards register themselves on import
-from .identity_cards import (assassins, assassins_mythic, assassins_rare, guardians,  # noqa: E402,F401
-                             guardians_mythic, guardians_rare, leaders, leaders_mythic, leaders_rare,
-                             traitors, traitors_mythic, traitors_rare, traitors_special)

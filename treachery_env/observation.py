@@ -54,7 +54,7 @@ from .cards import CARDS, COUNTER_TOKENS, KEYWORDS
 from .identities import all_identities
 from .rules import Role
 
-from .engine import _PH, DecisionKind
+from .engine.state import PHASE_INDEX, DecisionKind
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game
@@ -169,7 +169,7 @@ def encode(game: "Game", viewer: int) -> np.ndarray:
     mine = d is not None and d.seat == viewer
     # ---- global
     g = L.glob
-    o[g + _PH[game.phase]] = 1.0
+    o[g + PHASE_INDEX[game.phase]] = 1.0
     g += N_PHASES
     if mine:
         o[g + d.kind] = 1.0

@@ -1,0 +1,202 @@
+"""Combat (CR 506-511, 802 multiplayer attacks): attackers, defending players,
+blockers, first strike and combat damage, end of combat.
+"""
+
+from __future__ import annotations
+
+from .. import identity_abilities as IA
+from ..actions import MAX_PERMS
+from .state import DecisionKind, Creature, Decision
+
+__all__ = ["CombatMixin"]
+
+
+class CombatMixin:
+    """Combat (CR 506-511, 802 multiplayer attacks): methods of :class:`~treachery_env.engine.game.Game`."""
+
+    def can_attack(self, seat: int, defender: int) -> bool:
+        """Whether ``seat`` may attack player ``defender`` (CR 506.2, 802: attack
+        opponents only; The Golem: Leader players can't be attacked)."""
+        if defender == seat or self.players[defender].has_lost:
+            return False
+        if not self.is_opponent(seat, defender):
+            return False
+        if self.has_static("leaders_unattackable") and self.is_leader_player(defender):
+            return False
+        return not (self.effects and IA.forbids(self, "attack_player", seat=seat, target=defender))
+
+    def _attack_candidates(self) -> list[Creature]:
+        seat = self.active
+        if not any(self.can_attack(seat, d) for d in range(self.n)):
+            return []
+        return [c for c in self.players[seat].creatures
+                if c.attacking < 0 and not c.tapped and not c.has("defender")
+                and (c.entered_turn < self.turn or c.has("haste") or self._controlled_since_turn_start(c))]
+
+    def _controlled_since_turn_start(self, c: Creature) -> bool:
+        return c.entered_turn < self.turn
+
+    def _op_declare_attackers(self) -> None:
+        seat = self.active
+        if self.players[seat].has_lost:
+            return
+        L = self.layout
+        opts = [(L.PASS, None)]
+        for c in self._attack_candidates():
+            slot = self.players[seat].creatures.index(c)
+            if slot < MAX_PERMS:
+                opts.append((L.perm(0, slot), c))
+        self.decision = Decision(seat, DecisionKind.ATTACKER, opts, "_h_attacker", seat,
+                                 "declare attackers: choose a creature, or PASS when done")
+
+    def _h_attacker(self, seat: int, c: Creature | None) -> None:
+        if c is None:
+            # CR 508.1f: attackers tap (unless vigilance); remember who attacked a Leader (Undercover)
+            for a in self.combat_attackers:
+                self.attacks[seat][a.attacking] += 1
+                if not a.has("vigilance"):
+                    a.tapped = True
+                if self.is_leader_player(a.attacking):
+                    self.leader_attacked_by.add(seat)
+            if self.combat_attackers:
+                self._log("attacks", seat=seat,
+                          attackers=[[a.uid, a.name, a.attacking] for a in self.combat_attackers])
+                self._open_priority()   # CR 508.8: players get priority once attackers are declared
+            return
+        L = self.layout
+        opts = [(L.PLAYER + self.rel(seat, d), d) for d in range(self.n) if self.can_attack(seat, d)]
+        self.decision = Decision(seat, DecisionKind.DEFENDER, opts, "_h_defender", c,
+                                 f"choose the player {c.name} attacks")
+
+    def _h_defender(self, c: Creature, defender: int) -> None:
+        c.attacking = defender
+        self.combat_attackers.append(c)
+        self._push_front([("declare_attackers",)])
+
+    def _op_declare_blockers(self) -> None:
+        """Each defending player, in APNAP order, declares blockers (CR 509, 802.4)."""
+        defenders = [s for s in self._apnap() if any(a.attacking == s for a in self.combat_attackers)]
+        self._push_front([("block_for", d) for d in defenders] + [("blocks_done",)])
+
+    def _block_options(self, seat: int) -> list:
+        L = self.layout
+        opts = [(L.PASS, None)]
+        attackers = [a for a in self.combat_attackers if a.attacking == seat]
+        for slot, c in enumerate(self.players[seat].creatures[:MAX_PERMS]):
+            if c.tapped or c.blocking is not None:
+                continue
+            if any(self._can_block(c, a) for a in attackers):
+                opts.append((L.perm(0, slot), c))
+        return opts
+
+    @staticmethod
+    def _can_block(b: Creature, a: Creature) -> bool:
+        return not a.has("flying") or b.has("flying") or b.has("reach")
+
+    def _op_block_for(self, seat: int) -> None:
+        if self.players[seat].has_lost:
+            return
+        self.decision = Decision(seat, DecisionKind.BLOCKER, self._block_options(seat), "_h_blocker", seat,
+                                 "declare blockers: choose a creature, or PASS when done")
+
+    def _h_blocker(self, seat: int, b: Creature | None) -> None:
+        if b is None:
+            return
+        L = self.layout
+        opts = []
+        for a in self.combat_attackers:
+            if a.attacking == seat and self._can_block(b, a):
+                slot = self.players[a.controller].creatures.index(a)
+                if slot < MAX_PERMS:
+                    opts.append((L.perm(self.rel(seat, a.controller), slot), a))
+        self.decision = Decision(seat, DecisionKind.BLOCKED, opts, "_h_blocked", (seat, b),
+                                 f"choose the attacker {b.name} blocks")
+
+    def _h_blocked(self, ctx: tuple, a: Creature) -> None:
+        seat, b = ctx
+        b.blocking = a
+        a.blocked_by.append(b)
+        a.was_blocked = True
+        self._push_front([("block_for", seat)])
+
+    def _op_blocks_done(self) -> None:
+        """Menace (CR 702.110b): a creature with menace blocked by only one creature
+        is an illegal block; that blocker is removed from combat (abstraction of
+        the declare-again rule).  Then the blocks are logged."""
+        for a in self.combat_attackers:
+            if a.has("menace") and len(a.blocked_by) == 1:
+                b = a.blocked_by.pop()
+                b.blocking = None
+                a.was_blocked = False
+        blocks = [[b.uid, a.uid] for a in self.combat_attackers for b in a.blocked_by]
+        if blocks:
+            self._log("blocks", blocks=blocks)
+        self._open_priority()   # CR 509.4: priority once blockers are declared
+
+    def _combatants(self) -> list[Creature]:
+        out = list(self.combat_attackers)
+        for a in self.combat_attackers:
+            out.extend(a.blocked_by)
+        return out
+
+    def _op_combat_damage(self, first: bool) -> None:
+        """CR 510: combat damage, all at once.  With ``first`` only first- and
+        double-strike creatures deal damage (CR 702.7); otherwise creatures without
+        first strike and double strikers.  An attacker assigns lethal damage to its
+        blockers in declaration order, the rest to the last one or, with trample, to
+        the player (CR 510.1c-d; deathtouch makes 1 lethal)."""
+        events: list = []  # (source creature, target, amount)
+        fs_done = self.turn_effects.setdefault("first_strikers", set())
+        for a in list(self.combat_attackers):
+            if a not in self.players[a.controller].creatures:
+                continue
+            a_deals = (a.has("first_strike") or a.has("double_strike")) if first else (
+                a.has("double_strike") or a.uid not in fs_done)
+            if first and a_deals:
+                fs_done.add(a.uid)
+            if a_deals and a.power > 0:
+                blockers = [b for b in a.blocked_by if b in self.players[b.controller].creatures]
+                if not a.was_blocked:
+                    events.append((a, ("p", a.attacking), a.power))
+                elif blockers:
+                    left = a.power
+                    for k, b in enumerate(blockers):
+                        lethal = 1 if a.has("deathtouch") else max(0, b.toughness - b.damage)
+                        last = k == len(blockers) - 1
+                        amt = left if (last and not a.has("trample")) else min(left, lethal)
+                        if amt:
+                            events.append((a, ("c", b), amt))
+                        left -= amt
+                        if left <= 0:
+                            break
+                    if left > 0 and a.has("trample"):
+                        events.append((a, ("p", a.attacking), left))
+                elif a.has("trample"):
+                    events.append((a, ("p", a.attacking), a.power))
+            for b in a.blocked_by:
+                if b not in self.players[b.controller].creatures:
+                    continue
+                b_deals = (b.has("first_strike") or b.has("double_strike")) if first else (
+                    b.has("double_strike") or b.uid not in fs_done)
+                if first and b_deals:
+                    fs_done.add(b.uid)
+                if b_deals and b.power > 0:
+                    events.append((b, ("c", a), b.power))
+        total: dict = {}
+        for src, tgt, amt in events:
+            dealt = self.damage(src.controller, tgt, amt, source_name=src.name, source_creature=src, combat=True)
+            if dealt and tgt[0] == "p":
+                total[tgt[1]] = total.get(tgt[1], 0) + dealt
+        if events:
+            self._log("combat_damage", first_strike=first,
+                      to_players={str(k): v for k, v in sorted(total.items())})
+
+    def _clear_combat(self) -> None:
+        """End of combat (CR 511.3): every creature stops attacking and blocking."""
+        for p in self.players:
+            for c in p.creatures:
+                c.attacking = -1
+                c.blocked_by = []
+                c.blocking = None
+                c.was_blocked = False
+        self.combat_attackers = []

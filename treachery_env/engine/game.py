@@ -1,0 +1,321 @@
+"""The :class:`Game` facade: state, the operation queue and decisions.
+
+:class:`Game` runs a whole game.  It stops whenever a player must decide and
+exposes that decision as a legal-action mask over the flat action space of
+:mod:`treachery_env.actions`; :meth:`Game.step` applies a choice and runs the
+game on to the next decision.  A decision with one legal action is taken
+automatically and never shown (DESIGN section 4).
+
+Treachery layer (exact, CR 907 / 702.187 / 314 and the TR guide): identity
+deck and deal (CR 907.3-907.4), the face-up Leader taking the first turn
+(CR 907.6), unveil as a special action with its cost (CR 702.187c, 115.2tr),
+Undercover (CR 702.187f), face-down identities having no characteristics and
+being everyone's opponent (CR 314.4b, 907.7g), winning and losing with teams
+and last-known teams (CR 907.7, TR6-TR7), reveal on losing that is not an
+unveil (CR 702.187a/g), identity-sourced triggers resolving before a player
+leaves (CR 907.8a), identity control changes and turning face down.
+
+Magic-lite layer (abstracted; docs/fidelity.md): generic mana, lands and
+noncreature artifact tokens kept as counts, creatures as objects, a stack with
+priority in turn order, APNAP triggers, multiplayer combat, commanders.
+
+Internally the engine is a small interpreter: the turn structure pushes
+operations on ``self.queue``; an operation either changes the state or
+creates a :class:`Decision`; answers are handled by ``_h_*`` methods.  All
+state is plain data, so :meth:`Game.clone` is a deep copy.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections import deque
+from typing import Any, Iterable
+
+import numpy as np
+
+from .. import identity_abilities as IA
+from .. import identity_cards  # noqa: F401  (registers the 62 identity implementations)
+from ..actions import ActionLayout
+from ..config import GameConfig
+from .state import Creature, Player, StackItem, Decision
+
+from .setup import SetupMixin
+from .treachery import TreacheryMixin
+from .costs import CostsMixin
+from .turn import TurnMixin
+from .priority import PriorityMixin
+from .stack import StackMixin
+from .targets import TargetsMixin
+from .triggers import TriggersMixin
+from .combat import CombatMixin
+from .zones import ZonesMixin
+from .effects import EffectsMixin
+from .state_based import StateBasedMixin
+from .outcome import OutcomeMixin
+from .replay import ReplayMixin
+
+__all__ = ["Game"]
+
+
+class Game(SetupMixin,
+           TreacheryMixin,
+           CostsMixin,
+           TurnMixin,
+           PriorityMixin,
+           StackMixin,
+           TargetsMixin,
+           TriggersMixin,
+           CombatMixin,
+           ZonesMixin,
+           EffectsMixin,
+           StateBasedMixin,
+           OutcomeMixin,
+           ReplayMixin):
+    """A Treachery game.  See the module docstring for the model.
+
+    Args:
+        config: a :class:`GameConfig` (default: 5 players, Commander).
+        seed: seed of the game's private random stream (shuffles, deal, decks);
+            same seed + same actions gives the same game on any machine.
+
+    Attributes:
+        config, seed, n (players), layout (:class:`ActionLayout`).
+        players: list of :class:`Player` by seat.
+        turn: number of turns started (the first turn is 1).
+        active: the active player's seat.
+        phase: current step name (one of :data:`PHASES`).
+        stack: list of :class:`StackItem`, last = top.
+        decision: the pending :class:`Decision`, or None when the game is over.
+        is_over, truncated: game end flags; winners: set of winning seats.
+        log: list of events ``{"turn", "event", ..., "to": None | [seats]}``;
+            ``to`` lists the seats that may see a private event.
+        actions: every action index applied so far (the replay).
+    """
+
+    def __init__(self, config: GameConfig | None = None, seed: int = 0, **overrides: Any):
+        if config is None:
+            config = GameConfig(**overrides)
+        elif overrides:
+            config = config.replace(**overrides)
+        if not isinstance(config, GameConfig):
+            raise ValueError(f"config must be a GameConfig, got {type(config).__name__}")
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise ValueError(f"seed must be an int, got {seed!r}")
+        self.config = config
+        self.seed = int(seed)
+        self.n = config.num_players
+        self.layout = ActionLayout(self.n)
+        self.rng = random.Random(self.seed)
+        self.players = [Player(s) for s in range(self.n)]
+        self.turn = 0
+        self.active = 0
+        self.phase = "cleanup"
+        self.stack: list[StackItem] = []
+        self.queue: deque = deque()
+        self.decision: Decision | None = None
+        self.priority_seat: int | None = None
+        self.passes = 0
+        self.pending_triggers: list[StackItem] = []
+        self.delayed: list[dict] = []
+        self.shields: list[dict] = []
+        self.effects: list[dict] = []      # continuous and replacement effects from resolved abilities
+        self.extra_turns: list[int] = []   # seats that take an extra turn next (last in, first taken)
+        self.order_seat = 0                # seat of the last turn taken in the normal turn order (CR 500.7)
+        self.is_over = False
+        self.truncated = False
+        self.winners: set[int] = set()
+        self.log: list[dict] = []
+        self.actions: list[int] = []
+        self.decisions_taken = 0
+        self.auto_decisions = 0
+        self.revealed_identities: set[int] = set()   # uids of non-Leader identities ever turned face up
+        self.leader_attacked_by: set[int] = set()    # seats that declared an attack on a Leader player
+        self.turn_effects: dict[str, Any] = {}       # effects lasting until end of turn
+        self.combat_attackers: list[Creature] = []
+        # the stack object now resolving (the cause of what its effects do; None between
+        # resolutions, so state-based actions and combat have no cause): The King over the Scrapyard
+        self.resolving: StackItem | None = None
+        # public history for deduction: harm[i][j] = damage dealt and life loss caused by
+        # seat i's spells, abilities and creatures to seat j and j's creatures; attacks[i][j] =
+        # creatures seat i has attacked seat j with
+        self.harm = [[0] * self.n for _ in range(self.n)]
+        self.attacks = [[0] * self.n for _ in range(self.n)]
+        self._uid = 0
+        self._dirty = True
+        self._statics: set[str] = set()
+        self.n_alive = self.n
+        self._setup()
+        self._advance()
+
+    def _new_uid(self) -> int:
+        self._uid += 1
+        return self._uid
+
+    def _log(self, event: str, to: Iterable[int] | None = None, **data: Any) -> None:
+        entry = {"turn": self.turn, "event": event, **data}
+        entry["to"] = None if to is None else sorted(to)
+        self.log.append(entry)
+
+    def rel(self, viewer: int, seat: int) -> int:
+        """Seat ``seat`` relative to ``viewer`` (0 = viewer, then in turn order)."""
+        return (seat - viewer) % self.n
+
+    def abs_seat(self, viewer: int, rel: int) -> int:
+        """Inverse of :meth:`rel`."""
+        return (viewer + rel) % self.n
+
+    def alive(self) -> list[int]:
+        """Seats still in the game, in seat order."""
+        return [p.seat for p in self.players if not p.has_lost]
+
+    def _next_alive(self, seat: int, include_self: bool = False) -> int | None:
+        for k in range(0 if include_self else 1, self.n + 1):
+            s = (seat + k) % self.n
+            if not self.players[s].has_lost:
+                return s
+        return None
+
+    def _apnap(self) -> list[int]:
+        """Seats in APNAP order from the active player (CR 101.4)."""
+        return [(self.active + k) % self.n for k in range(self.n)
+                if not self.players[(self.active + k) % self.n].has_lost]
+
+    @property
+    def current_player(self) -> int | None:
+        """Seat that must decide now, or None once the game is over."""
+        return None if self.decision is None else self.decision.seat
+
+    def _op_call(self, fn: str, *args: Any) -> None:
+        """Queue operation that runs ``identity_abilities.<fn>(game, *args)``."""
+        IA.CALLBACKS[fn](self, *args)
+
+    def _h_call(self, ctx: tuple, payload: Any) -> None:
+        """Decision handler that runs ``identity_abilities.<fn>(game, data, payload)``."""
+        fn, data = ctx
+        IA.CALLBACKS[fn](self, data, payload)
+
+    def ask(self, seat: int, kind: int, options: list, fn: str, data: Any = None, prompt: str = "",
+            labels: list | None = None) -> None:
+        """Make ``seat`` choose among ``options`` (``[(action, payload)]``); the
+        answer calls ``identity_abilities.<fn>(game, data, payload)``.  An empty
+        option list asks nothing."""
+        if not options:
+            return
+        self.decision = Decision(seat, kind, options, "_h_call", (fn, data), prompt, labels)
+
+    def then(self, *ops: tuple) -> None:
+        """Run ``ops`` (``("call", fn, *args)`` or engine ops) before anything else queued."""
+        self._push_front(list(ops))
+
+    def _push_front(self, ops: list) -> None:
+        self.queue.extendleft(reversed(ops))
+
+    def _advance(self) -> None:
+        """Run the game until a decision with two or more options, or the end."""
+        while True:
+            if self.is_over:
+                self.decision = None
+                self.queue.clear()
+                return
+            d = self.decision
+            if d is not None:
+                if self.players[d.seat].has_lost:   # asked of a player who left meanwhile (CR 800.4a)
+                    self.decision = None
+                    continue
+                if len(d.options) == 1:
+                    self.auto_decisions += 1
+                    self.decision = None
+                    getattr(self, d.handler)(d.ctx, d.options[0][1])
+                    continue
+                if not d.options:
+                    raise AssertionError(f"decision with no options: {d.prompt}")
+                return
+            if self.queue:
+                op = self.queue.popleft()
+                getattr(self, "_op_" + op[0])(*op[1:])
+                continue
+            self.resolving = None        # queue drained: no resolution is in progress
+            if self._dirty and self._state_based_actions():
+                continue
+            if self.pending_triggers:
+                self._put_triggers_on_stack()
+                continue
+            if self.priority_seat is None and self.stack:
+                self._open_priority()
+            if self.priority_seat is not None:
+                self._offer_priority()
+                continue
+            self._step_forward()
+
+    def step(self, action: int) -> None:
+        """Apply ``action`` (an index of :class:`ActionLayout`) for the deciding seat
+        and run on to the next decision.
+
+        Raises:
+            ValueError: if the game is over or the action is not legal now (the
+                message names the action and lists the legal ones in words).
+        """
+        d = self.decision
+        if d is None:
+            raise ValueError("the game is over; no action is legal")
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            raise ValueError(f"action must be an int, got {action!r}") from None
+        i = d.index_of(a)
+        if i is None:
+            legal = "; ".join(f"{x}: {self.describe_action(x)}" for x, _ in d.options[:12])
+            more = "" if len(d.options) <= 12 else f"; ... ({len(d.options)} legal in all)"
+            what = self.describe_action(a) if 0 <= a < self.layout.size else "outside the action space"
+            raise ValueError(f"illegal action {a} ({what}) for seat {d.seat} at '{d.prompt}'; "
+                             f"legal: {legal}{more}")
+        self.actions.append(a)
+        self.decisions_taken += 1
+        self.decision = None
+        getattr(self, d.handler)(d.ctx, d.options[i][1])
+        self._advance()
+
+    def legal_action_mask(self) -> np.ndarray:
+        """int8 vector of shape ``(layout.size,)``: 1 where the action is legal for
+        :attr:`current_player` now; all zeros once the game is over."""
+        m = np.zeros(self.layout.size, dtype=np.int8)
+        if self.decision is not None:
+            m[[a for a, _ in self.decision.options]] = 1
+        return m
+
+    def legal_actions(self) -> list[int]:
+        """Legal action indices for :attr:`current_player`, ascending."""
+        return [] if self.decision is None else sorted(a for a, _ in self.decision.options)
+
+    def observation(self, seat: int) -> dict[str, np.ndarray]:
+        """The environment's observation for ``seat``: ``{"observation": float32
+        (obs_size,), "action_mask": int8 (layout.size,)}``; the mask is all zeros
+        unless ``seat`` is deciding.  See :mod:`treachery_env.observation`."""
+        from ..observation import encode
+        mask = self.legal_action_mask() if self.current_player == seat else np.zeros(self.layout.size, np.int8)
+        return {"observation": encode(self, seat), "action_mask": mask}
+
+    def view(self, seat: int):
+        """Structured, read-only snapshot of ``seat``'s information set
+        (:class:`treachery_env.observation.SeatView`)."""
+        from ..observation import seat_view
+        return seat_view(self, seat)
+
+    def describe_action(self, action: int, seat: int | None = None) -> str:
+        """What ``action`` does for the deciding seat now, in words.
+
+        Raises:
+            ValueError: if ``action`` is outside the action space.
+        """
+        from ..text import describe_action
+        return describe_action(self, int(action), seat)
+
+    def render_text(self, seat: int | None = None) -> str:
+        """Text picture of the game as ``seat`` sees it (None: public view only)."""
+        from ..text import render
+        return render(self, seat)
+
+    def clone(self) -> "Game":
+        """An independent deep copy (same state, same random stream)."""
+        return copy.deepcopy(self)

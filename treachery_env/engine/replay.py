@@ -1,0 +1,104 @@
+"""Replays and digests (DESIGN section 3): the privileged state summary, its
+SHA-256, replay JSON and rebuilding a game from it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import TYPE_CHECKING, Any
+
+from ..config import GameConfig
+from .state import Creature
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .game import Game
+
+__all__ = ["ReplayMixin", "REPLAY_VERSION"]
+
+
+REPLAY_VERSION = 1
+
+
+def _canon(obj: Any) -> Any:
+    """JSON-friendly canonical form used by :meth:`Game.digest`."""
+    if isinstance(obj, dict):
+        return {str(k): _canon(v) for k, v in sorted(obj.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(obj, (list, tuple)):
+        return [_canon(v) for v in obj]
+    if isinstance(obj, (set, frozenset)):
+        return sorted(_canon(v) for v in obj)
+    return obj
+
+
+class ReplayMixin:
+    """Replays and digests (DESIGN section 3): methods of :class:`~treachery_env.engine.game.Game`."""
+
+    def state_summary(self) -> dict[str, Any]:
+        """Privileged, JSON-friendly summary of the full state (every hidden card)."""
+        def cr(c: Creature) -> list:
+            return [c.uid, c.name, c.power, c.toughness, c.damage, int(c.tapped), c.p1p1, c.stun]
+        return {
+            "turn": self.turn, "active": self.active, "phase": self.phase, "over": self.is_over,
+            "winners": sorted(self.winners),
+            "players": [{
+                "life": p.life, "lost": p.has_lost, "identity": p.identity.name, "face_up": p.identity.face_up,
+                "hand": [c.name for c in p.hand], "library": [c.name for c in p.library],
+                "graveyard": [c.name for c in p.graveyard], "exile": [c.name for c in p.exile],
+                "lands": [p.lands, p.lands_tapped], "tokens": dict(p.tokens),
+                "creatures": [cr(c) for c in p.creatures], "commander": p.commander_zone,
+                "counters": dict(p.identity.counters), "cmd_damage": dict(p.cmd_damage),
+            } for p in self.players],
+            "stack": [[it.kind, it.source, it.controller] for it in self.stack],
+            "decision": None if self.decision is None else [self.decision.seat, self.decision.kind,
+                                                            sorted(a for a, _ in self.decision.options)],
+        }
+
+    def digest(self) -> str:
+        """SHA-256 of :meth:`state_summary` (hex)."""
+        blob = json.dumps(_canon(self.state_summary()), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+    def to_json(self) -> str:
+        """Replay of this game: config, seed, actions and the resulting state digest."""
+        return json.dumps({"format": "treachery-replay", "version": REPLAY_VERSION,
+                           "config": self.config.to_dict(), "seed": self.seed,
+                           "actions": list(self.actions), "digest": self.digest()})
+
+    @classmethod
+    def from_json(cls, text: str | bytes | dict) -> "Game":
+        """Rebuild a game from :meth:`to_json` by replaying it.
+
+        Raises:
+            ValueError: if the text is not a replay, a field is missing or
+                malformed, an action is illegal when replayed, or the final state
+                does not match the recorded digest (a tampered replay).
+        """
+        try:
+            d = text if isinstance(text, dict) else json.loads(text)
+        except (TypeError, json.JSONDecodeError) as e:
+            raise ValueError(f"not a replay: invalid JSON ({e}); from_json takes the replay text "
+                             f"(e.g. open(path).read()), not a file name") from None
+        if not isinstance(d, dict) or d.get("format") != "treachery-replay":
+            raise ValueError("not a replay: missing format 'treachery-replay'")
+        if d.get("version") != REPLAY_VERSION:
+            raise ValueError(f"unsupported replay version {d.get('version')!r}; this engine reads {REPLAY_VERSION}")
+        for k, typ in (("config", dict), ("seed", int), ("actions", list), ("digest", str)):
+            if not isinstance(d.get(k), typ) or isinstance(d.get(k), bool):
+                raise ValueError(f"replay field {k!r} is missing or not a {typ.__name__}")
+        try:
+            cfg = GameConfig.from_dict(d["config"])
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"replay config is invalid: {e}") from None
+        g = cls(cfg, seed=d["seed"])
+        for k, a in enumerate(d["actions"]):
+            if isinstance(a, bool) or not isinstance(a, int):
+                raise ValueError(f"replay action #{k} is not an int: {a!r}")
+            try:
+                g.step(a)
+            except ValueError as e:
+                raise ValueError(f"replay action #{k} is illegal: {e}") from None
+        if g.digest() != d["digest"]:
+            raise ValueError("replay digest mismatch: the replayed state differs from the recorded one "
+                             "(tampered or from another engine version)")
+        return g

@@ -1,0 +1,79 @@
+"""Starting the game (CR 103, 907.3-907.6): decks, the identity deck and its
+deal, opening hands, the first player.
+"""
+
+from __future__ import annotations
+
+from .. import identities as ids
+from ..cards import DECKS, deck_list
+from ..rules import Role, role_distribution
+from .state import IdentityCard
+
+__all__ = ["SetupMixin"]
+
+
+class SetupMixin:
+    """Starting the game (CR 103, 907.3-907.6): methods of :class:`~treachery_env.engine.game.Game`."""
+
+    def _setup(self) -> None:
+        """Decks first (TR2.1), then the identity deck is built, shuffled and
+        dealt (CR 907.3-907.4); the Leader turns face up and starts (CR 907.6)."""
+        cfg = self.config
+        rng = self.rng
+        deck_names = list(cfg.decks) if cfg.decks is not None else [
+            rng.choice(sorted(DECKS)) for _ in range(self.n)]
+        # identity deck
+        simple = cfg.variant == "simple_roles"
+        if cfg.identities is not None:
+            deal = [ids.simple_role_card(nm) if simple else ids.get(nm) for nm in cfg.identities]
+        else:
+            dist = role_distribution(self.n, cfg.variant)
+            deal = []
+            if simple:       # TR11: basic lands as role cards
+                for role in Role:
+                    deal.extend([ids.simple_role_card(role)] * dist[role])
+            else:
+                pool = cfg.pool()
+                for role in Role:
+                    cands = [nm for nm in pool if ids.get(nm).role == role]
+                    deal.extend(ids.get(nm) for nm in rng.sample(cands, dist[role]))
+            rng.shuffle(deal)
+        for seat, p in enumerate(self.players):
+            p.deck = deck_names[seat]
+            cmd, cards = deck_list(deck_names[seat], cfg.recommended_exclusions)
+            p.commander = cmd if cfg.commander else None
+            if not cfg.commander:
+                cards = cards + [cmd]
+            p.library = list(cards)
+            rng.shuffle(p.library)
+            p.life = cfg.life
+            p.max_hand_size = cfg.max_hand_size
+            idc = IdentityCard(self._new_uid(), deal[seat], seat)
+            p.identity = idc
+        leaders = [p for p in self.players if p.identity.role == Role.LEADER]
+        hand_sizes = [cfg.starting_hand_size] * self.n
+        for p in self.players:
+            idc = p.identity
+            start = idc.identity.start
+            p.life += start.get("life", 0)
+            hand_sizes[p.seat] += start.get("hand_size", 0)
+            p.max_hand_size += start.get("max_hand_size", 0)
+            idc.counters.update(idc.identity.starting_counters(self.n))
+            if idc.identity.unveil_cost is None:   # no unveil: starts face up (CR 702.187b)
+                idc.face_up = True
+                idc.known_by = set(range(self.n))
+        for p in self.players:
+            self._log("deal", to=[p.seat], seat=p.seat, identity=p.identity.name)
+        for p in leaders:
+            self._log("leader", seat=p.seat, identity=p.identity.name)
+        for p in self.players:
+            for _ in range(hand_sizes[p.seat]):
+                if p.library:
+                    p.hand.append(p.library.pop())
+        self._refresh_statics()
+        # CR 907.6 / 314.3a: the Leader player starts; several -> random among them
+        starters = [p.seat for p in leaders] or [0]
+        self.active = starters[0] if len(starters) == 1 else rng.choice(starters)
+        self.order_seat = self.active
+        self.turn = 0
+        self._start_turn(self.active)

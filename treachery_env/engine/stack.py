@@ -1,0 +1,222 @@
+"""The stack (CR 405, 601, 602, 608): casting spells, activating token
+abilities, permissions to cast from other zones, resolving and countering.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import identity_abilities as IA
+from ..actions import MAX_CHOICE, MAX_X, TOKEN_ABILITIES
+from ..cards import CardDef
+from .state import DecisionKind, StackItem, Decision
+
+__all__ = ["StackMixin"]
+
+
+class StackMixin:
+    """The stack (CR 405, 601, 602, 608): methods of :class:`~treachery_env.engine.game.Game`."""
+
+    def _begin_cast(self, seat: int, card: CardDef, zone: str, extra: int = 0, free: bool = False,
+                    owner: int | None = None) -> None:
+        """CR 601.2: move the card to the stack, choose X and targets, pay.
+        ``free``: without paying its mana cost (X is 0, CR 601.2b/107.3b)."""
+        item = StackItem(self._new_uid(), "spell", seat, card)
+        item.from_zone = zone
+        item.owner = seat if owner is None else owner
+        item.data["free"] = free
+        item.data["extra"] = extra
+        ops: list = []
+        if card.x and not free:
+            ops.append(("choose_x", item))
+        # a creature spell has no targets: a creature card's targets belong to its
+        # enters-the-battlefield trigger, chosen as that triggers (CR 608.3, 603.3d)
+        for spec in (() if card.is_creature else card.targets):
+            ops.append(("choose_target", item, spec, spec.get("max", 1)))
+        ops.append(("finish_cast", item))
+        self._push_front(ops)
+
+    def _op_choose_x(self, item: StackItem) -> None:
+        seat = item.controller
+        room = self.available_mana(seat) - item.card.cost - item.data.get("extra", 0)
+        top = max(0, min(MAX_X, room, MAX_CHOICE - 1))
+        opts = [(self.layout.CHOICE + x, x) for x in range(top + 1)]
+        self.decision = Decision(seat, DecisionKind.NUMBER, opts, "_h_x", item, f"choose X for {item.source}")
+
+    def _h_x(self, item: StackItem, x: int) -> None:
+        item.x = x
+
+    def _op_finish_cast(self, item: StackItem) -> None:
+        seat = item.controller
+        if self.players[seat].has_lost:   # the caster left while casting: the spell ceases to exist
+            return
+        if not item.data.get("free"):
+            self._pay_mana(seat, item.card.cost + item.x + item.data.get("extra", 0))
+        self.stack.append(item)
+        self._log("cast", seat=seat, card=item.card.name, x=item.x,
+                  targets=[self._target_repr(t) for t in item.targets])
+        IA.fire_event(self, "cast", item=item)
+
+    def _target_repr(self, t: Any) -> Any:
+        if t is None:
+            return None
+        kind, obj = t
+        if kind == "p":
+            return ["player", obj]
+        if kind == "c":
+            return ["creature", obj.uid, obj.name]
+        return ["stack", obj.uid, obj.source]
+
+    def grant_permission(self, seat: int, card: CardDef, owner: int, zone: str, free: bool = False,
+                         until_turn: int | None = None, source: str = "") -> None:
+        """Let ``seat`` cast (or play, for a land) ``card`` from ``zone``
+        (``"exile"`` or ``"graveyard"``, where it must stay) with the OTHER
+        actions: for free, or paying its cost; until the end of turn
+        ``until_turn`` (None: as long as it stays there).  The Spellsnatcher,
+        The Lich Queen, The Augur."""
+        self.players[seat].permissions.append({"card": card, "owner": owner, "zone": zone, "free": free,
+                                               "until_turn": until_turn, "source": source})
+
+    def _permission_zone(self, perm: dict) -> list | None:
+        owner = self.players[perm["owner"]]
+        if owner.has_lost:
+            return None
+        zone = owner.exile if perm["zone"] == "exile" else owner.graveyard
+        return zone if any(c is perm["card"] for c in zone) else None
+
+    def _permission_ok(self, seat: int, perm: dict, avail: int, sorcery: bool) -> bool:
+        if self._permission_zone(perm) is None:
+            return False
+        c = perm["card"]
+        if c.is_land:
+            return sorcery and not self.players[seat].land_played
+        if not (sorcery or c.is_instant):
+            return False
+        return (perm["free"] or c.cost <= avail) and self.castable_targets(seat, c)
+
+    def _use_permission(self, seat: int, k: int) -> None:
+        """Cast or play a card another zone lets ``seat`` use (see :meth:`grant_permission`)."""
+        p = self.players[seat]
+        perm = p.permissions.pop(k)
+        zone = self._permission_zone(perm)
+        card = perm["card"]
+        zone.remove(next(c for c in zone if c is card))
+        self._log("cast_from_" + perm["zone"], seat=seat, card=card.name, source=perm["source"])
+        if card.is_land:
+            p.lands += 1
+            p.land_played = True
+            return
+        self._begin_cast(seat, card, perm["zone"], free=perm["free"], owner=perm["owner"])
+
+    def _token_ability_ok(self, seat: int, name: str, avail: int, sorcery: bool) -> bool:
+        p = self.players[seat]
+        if name == "Clue":
+            return avail >= 2
+        if name == "Food":
+            return avail >= 2
+        if name == "Blood":
+            return avail >= 1 and bool(p.hand)
+        if name == "Map":     # "activate only as a sorcery"
+            return sorcery and avail >= 1 and bool(p.creatures)
+        return name == "Junk" and sorcery
+
+    def _activate_token(self, seat: int, name: str) -> None:
+        """Clue ({2}, sac: draw), Food ({2}, sac: gain 3 life), Blood ({1}, discard
+        a card, sac: draw), Map ({1}, sac, sorcery speed: target creature you control explores),
+        Junk (sac, sorcery speed: draw a card; abstracts "exile the top card, you
+        may play it this turn")."""
+        p = self.players[seat]
+        p.tokens[name] -= 1
+        item = StackItem(self._new_uid(), "ability", seat, source=name, key=name)
+        ops: list = []
+        if name in ("Clue", "Food"):
+            self._pay_mana(seat, 2)
+        elif name in ("Blood", "Map"):
+            self._pay_mana(seat, 1)
+        if name == "Blood":
+            ops.append(("discard", seat, 1, None))
+        if name == "Map":
+            ops.append(("choose_target", item, {"type": "creature", "own": True}, 1))
+        ops.append(("push_item", item))
+        self._push_front(ops)
+
+    def _op_push_item(self, item: StackItem) -> None:
+        if item.data.get("skip") or self.players[item.controller].has_lost:
+            return
+        self.stack.append(item)
+        self._log("activate", seat=item.controller, source=item.source,
+                  targets=[self._target_repr(t) for t in item.targets])
+
+    def _op_resolve_top(self) -> None:
+        """CR 608: resolve the top object; a spell or ability whose targets are all
+        illegal doesn't resolve (CR 608.2b)."""
+        if not self.stack:
+            return
+        item = self.stack.pop()
+        self.resolving = item
+        specs = item.target_specs
+        if item.targets and any(t is not None for t in item.targets):
+            legal = [t is not None and self.target_legal(item.controller, s, t, item)
+                     for t, s in zip(item.targets, specs)]
+            if not any(legal):
+                self._log("fizzle", seat=item.controller, source=item.source)
+                self._finish_item(item)
+                return
+            item.targets = [t if ok else None for t, ok in zip(item.targets, legal)]
+        self._log("resolve", seat=item.controller, source=item.source, key=item.key)
+        if item.kind == "spell":
+            if item.card.is_creature:
+                item.creature = self._enter_battlefield(item)   # the permanent it became (The Lich Queen)
+                self._finish_item(item, moved=True)
+                return
+            ops = [("effect", item, e) for e in item.card.effects]
+            ops.append(("finish_item", item))
+            self._push_front(ops)
+        elif item.key == "etb":
+            ops = [("effect", item, e) for e in item.data["effects"]]
+            self._push_front(ops)
+        elif item.kind == "ability" and item.key in TOKEN_ABILITIES:
+            self._resolve_token_ability(item)
+        else:
+            IA.resolve(self, item)
+
+    def _op_finish_item(self, item: StackItem) -> None:
+        self._finish_item(item)
+
+    def _finish_item(self, item: StackItem, moved: bool = False) -> None:
+        """A resolved or countered spell goes to its owner's graveyard; a commander
+        goes back to the command zone (CR 903.9, always chosen); copies vanish."""
+        if item.kind != "spell" or moved or item.is_copy:
+            return
+        owner = self.players[item.owner]
+        if owner.has_lost:
+            return
+        if item.from_zone == "command":
+            owner.commander_zone = "command"
+            return
+        if item.data.get("exile_after"):
+            owner.exile.append(item.card)
+        else:
+            owner.graveyard.append(item.card)
+
+    def counter(self, item: StackItem) -> bool:
+        """Counter ``item`` (CR 701.5): remove it from the stack; a countered spell
+        goes to its owner's graveyard (a commander to the command zone)."""
+        if item not in self.stack:
+            return False
+        self.stack.remove(item)
+        self._log("counter", source=item.source, seat=item.controller)
+        self._finish_item(item)
+        return True
+
+    def _resolve_token_ability(self, item: StackItem) -> None:
+        seat = item.controller
+        name = item.key
+        if name in ("Clue", "Blood", "Junk"):
+            self.draw(seat, 1)
+        elif name == "Food":
+            self.gain_life(seat, 3)
+        elif name == "Map":
+            t = item.targets[0] if item.targets else None
+            if t is not None:
+                self._explore(seat, t[1])

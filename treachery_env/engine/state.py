@@ -1,0 +1,327 @@
+"""The game's objects as plain data (CR 109 objects, 110 permanents, 113 stack
+objects, 314 identity cards): :class:`Player`, :class:`Creature`,
+:class:`IdentityCard`, :class:`StackItem`, a pending :class:`Decision` and its
+:class:`DecisionKind`, and the steps of a turn (:data:`PHASES`).  No rules live
+here: the mixins of :mod:`treachery_env.engine` act on these objects.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import identities as ids
+from ..cards import COUNTER_TOKENS, CardDef
+from ..rules import Role, Team, team_of
+
+__all__ = ["PHASES", "PHASE_INDEX", "MAIN_PHASES", "DecisionKind", "Creature", "IdentityCard", "Player",
+           "StackItem", "Decision"]
+
+PHASES = ("untap", "upkeep", "draw", "main1", "combat_begin", "declare_attackers",
+          "declare_blockers", "first_strike_damage", "combat_damage", "combat_end", "main2",
+          "end", "cleanup")
+"""Steps of a turn (CR 500-514) in order."""
+PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
+"""Position of each step name in :data:`PHASES`."""
+MAIN_PHASES = (PHASE_INDEX["main1"], PHASE_INDEX["main2"])
+
+
+class DecisionKind:
+    """Kinds of decision, as small ints (one-hot in observations)."""
+
+    PRIORITY = 0      # main-phase or instant-speed actions, or pass
+    ATTACKER = 1      # choose a creature to attack with, or done
+    DEFENDER = 2      # choose the player that creature attacks
+    BLOCKER = 3       # choose a creature to block with, or done
+    BLOCKED = 4       # choose the attacker it blocks
+    TARGET = 5        # choose a target
+    NUMBER = 6        # choose X or another number
+    MODE = 7          # choose a mode of a modal ability
+    CARD = 8          # choose a card from a list (search, hand, graveyard, exile)
+    DISCARD = 9       # choose a card in hand to discard
+    COST = 10         # choose a card or permanent to pay a cost with
+    SCRY = 11         # keep the card on top (choice 0) or bottom (choice 1)
+    YES_NO = 12       # choice 0 = yes; PASS = no
+    COUNT = 13
+
+    NAMES = ("priority", "attacker", "defender", "blocker", "blocked", "target", "number", "mode",
+             "card", "discard", "cost", "scry", "yes_no")
+
+
+class Creature:
+    """A creature permanent on the battlefield.
+
+    Power and toughness are ``base + counters + until-end-of-turn pump``;
+    ``damage`` is marked damage, removed at cleanup (CR 514.2).
+    """
+
+    __slots__ = ("uid", "name", "card", "token", "owner", "controller", "base_power", "base_toughness",
+                 "base_keywords", "tapped", "damage", "deathtouched", "p1p1", "stun", "entered_turn",
+                 "pump_p", "pump_q", "pump_kw", "attacking", "blocked_by", "blocking", "was_blocked",
+                 "is_commander", "legendary")
+
+    def __init__(self, uid: int, name: str, card: CardDef | None, token: bool, owner: int,
+                 power: int, toughness: int, keywords: frozenset, turn: int, legendary: bool = False):
+        self.uid = uid
+        self.name = name
+        self.card = card
+        self.token = token
+        self.owner = owner
+        self.controller = owner
+        self.base_power = power
+        self.base_toughness = toughness
+        self.base_keywords = keywords
+        self.tapped = False
+        self.damage = 0
+        self.deathtouched = False
+        self.p1p1 = 0
+        self.stun = 0
+        self.entered_turn = turn
+        self.pump_p = 0
+        self.pump_q = 0
+        self.pump_kw: frozenset = frozenset()
+        self.attacking = -1          # defending seat, or -1
+        self.blocked_by: list = []   # blockers, in declaration order
+        self.blocking = None         # the attacker it blocks
+        self.was_blocked = False
+        self.is_commander = False
+        self.legendary = legendary
+
+    @property
+    def power(self) -> int:
+        """Current power: base + +1/+1 counters + until-end-of-turn pumps."""
+        return self.base_power + self.p1p1 + self.pump_p
+
+    @property
+    def toughness(self) -> int:
+        """Current toughness: base + +1/+1 counters + until-end-of-turn pumps."""
+        return self.base_toughness + self.p1p1 + self.pump_q
+
+    def has(self, kw: str) -> bool:
+        """Whether the creature has keyword ``kw`` (printed or granted this turn)."""
+        return kw in self.base_keywords or kw in self.pump_kw
+
+    def __repr__(self) -> str:
+        return f"<{self.name} #{self.uid} {self.power}/{self.toughness} of P{self.controller}>"
+
+
+class IdentityCard:
+    """An identity card in the command zone (CR 314).
+
+    Attributes:
+        uid: object id.
+        identity: the printed card (:class:`treachery_env.identities.Identity`).
+        owner, controller: seats (CR 314.5; control changes only through identities, TR8).
+        face_up: whether it is face up.  Face-down cards have no characteristics (CR 314.4b).
+        known_by: seats that know what a face-down card is (its controller; players who
+            saw it face up before it was turned face down again; peeking effects).
+        counters: counters on the card (seed, void, ...).
+        x: X chosen when it was last unveiled (CR 702.187e), 0 if turned face up otherwise.
+        used: ability key -> turn number it was last used (once-per-turn limits).
+        data: per-card memory (exiled objects linked to it, ...).
+        in_game: False once removed from the game.
+        copy_of: the identity this card is a copy of (CR 314.11, TR8.8), or None.
+        role_override: a role a copy effect keeps (The Wearer of Masks stays a
+            Traitor), or None.
+
+    ``name``, ``role``, ``unveil_cost`` and ``undercover`` are the card's current
+    characteristics: the copied card's when it is a copy.
+    """
+
+    __slots__ = ("uid", "identity", "owner", "controller", "face_up", "known_by", "counters", "x",
+                 "used", "data", "in_game", "copy_of", "role_override")
+
+    def __init__(self, uid: int, identity: ids.Identity, owner: int):
+        self.uid = uid
+        self.identity = identity
+        self.owner = owner
+        self.controller = owner
+        self.face_up = False
+        self.known_by = {owner}
+        self.counters: dict[str, int] = {}
+        self.x = 0
+        self.used: dict[str, int] = {}
+        self.data: dict[str, Any] = {}
+        self.in_game = True
+        self.copy_of: ids.Identity | None = None
+        self.role_override: Role | None = None
+
+    @property
+    def card(self) -> ids.Identity:
+        """The identity whose characteristics this card has (itself or what it copies)."""
+        return self.copy_of if self.copy_of is not None else self.identity
+
+    @property
+    def name(self) -> str:
+        """Current name (the copied card's while a copy)."""
+        return self.card.name
+
+    @property
+    def role(self) -> Role:
+        """Current role: a copy effect's role if it sets one, else the card's (TR8.8)."""
+        return self.role_override if self.role_override is not None else self.card.role
+
+    @property
+    def unveil_cost(self) -> ids.UnveilCost | None:
+        """Current unveil cost (CR 702.187c: the cost it would have face up)."""
+        return self.card.unveil_cost
+
+    @property
+    def undercover(self) -> bool:
+        """Whether unveiling it needs the Undercover condition (CR 702.187f)."""
+        return self.card.undercover
+
+    def __repr__(self) -> str:
+        return f"<{self.name} ({'up' if self.face_up else 'down'}) of P{self.controller}>"
+
+
+class Player:
+    """One seat's state.  ``hand``, ``library`` etc. hold :class:`CardDef` objects.
+
+    Lands and noncreature artifact tokens (Treasure, Clue, Food, Blood, Map,
+    Junk, Explosive) are counts; creatures are :class:`Creature` objects.
+    """
+
+    __slots__ = ("seat", "life", "hand", "library", "graveyard", "exile", "lands", "lands_tapped",
+                 "tokens", "creatures", "identity", "commander", "commander_zone", "commander_casts",
+                 "cmd_damage", "has_lost", "lost_turn", "last_team", "last_role", "land_played",
+                 "mana_pool", "drew_from_empty", "max_hand_size", "deck", "cant_lose", "won", "counters",
+                 "permissions")
+
+    def __init__(self, seat: int):
+        self.seat = seat
+        self.life = 0
+        self.hand: list[CardDef] = []
+        self.library: list[CardDef] = []
+        self.graveyard: list[CardDef] = []
+        self.exile: list[CardDef] = []
+        self.lands = 0
+        self.lands_tapped = 0
+        self.tokens = {k: 0 for k in COUNTER_TOKENS}
+        self.creatures: list[Creature] = []
+        self.identity: IdentityCard | None = None
+        self.commander: CardDef | None = None
+        self.commander_zone = "command"
+        self.commander_casts = 0
+        self.cmd_damage: dict[int, int] = {}
+        self.has_lost = False
+        self.lost_turn = -1
+        self.last_team: Team | None = None
+        self.last_role: Role | None = None
+        self.land_played = False
+        self.mana_pool = 0
+        self.drew_from_empty = False
+        self.max_hand_size = 7
+        self.deck = ""
+        self.cant_lose = False
+        self.won = False
+        self.counters: dict[str, int] = {}      # player counters: gem, nut, rad (CR 122.1)
+        # cards this player may cast or play from another zone: {"card", "owner", "zone", "free",
+        # "until_turn" (None = while it stays there), "source"}; see Game.grant_permission
+        self.permissions: list[dict] = []
+
+    @property
+    def role(self) -> Role:
+        """The role of the identity this player controls (their last one once they left)."""
+        if self.has_lost and self.last_role is not None:
+            return self.last_role
+        return self.identity.role
+
+    @property
+    def team(self) -> Team:
+        """Team of the controlled identity (CR 907.7a); the last-known team once gone (TR7.4)."""
+        if self.has_lost and self.last_team is not None:
+            return self.last_team
+        return team_of(self.identity.role)
+
+    @property
+    def face_up(self) -> bool:
+        """Whether the player's identity is face up."""
+        return self.identity.face_up
+
+    @property
+    def untapped_lands(self) -> int:
+        """Lands the player can still tap for mana."""
+        return self.lands - self.lands_tapped
+
+
+class StackItem:
+    """A spell or ability on the stack.
+
+    Attributes:
+        uid: object id.
+        kind: ``"spell"``, ``"trigger"`` or ``"ability"`` (activated).
+        controller: seat.
+        card: the card of a spell (None for abilities).
+        source: name of the source (card, token or identity name).
+        key: for abilities, which ability (e.g. ``"unveil"``, ``"etb"``, ``"Clue"``).
+        identity_source: whether the source is an identity card (The Void Tyrant).
+        targets: chosen targets: ``("p", seat)``, ``("c", Creature)`` or ``("s", StackItem)``.
+        target_specs: the target spec of each entry of ``targets``.
+        x: value of X.
+        is_copy: a copy of a spell (CR 707.10), ceases to exist instead of moving.
+        from_zone: zone the spell was cast from.
+        owner: owner of the card (where it goes after resolving).
+        data: free-form memory of the ability (modes, linked values).
+    """
+
+    __slots__ = ("uid", "kind", "controller", "card", "source", "key", "identity_source", "targets",
+                 "target_specs", "x", "is_copy", "from_zone", "owner", "data", "creature")
+
+    def __init__(self, uid: int, kind: str, controller: int, card: CardDef | None = None,
+                 source: str = "", key: str = "", identity_source: bool = False):
+        self.uid = uid
+        self.kind = kind
+        self.controller = controller
+        self.card = card
+        self.source = source or (card.name if card else "")
+        self.key = key
+        self.identity_source = identity_source
+        self.targets: list = []
+        self.target_specs: list = []
+        self.x = 0
+        self.is_copy = False
+        self.from_zone = "hand"
+        self.owner = controller
+        self.data: dict[str, Any] = {}
+        self.creature: Creature | None = None
+
+    @property
+    def is_spell(self) -> bool:
+        """Whether this stack object is a spell (not an ability)."""
+        return self.kind == "spell"
+
+    def __repr__(self) -> str:
+        return f"<{self.kind} {self.source}/{self.key} of P{self.controller}>"
+
+
+class Decision:
+    """A choice a seat must make.
+
+    Attributes:
+        seat: the deciding seat.
+        kind: a :class:`DecisionKind` value.
+        options: ``[(action_index, payload), ...]``; action indices are unique.
+        handler: name of the ``Game._h_*`` method that applies the chosen payload.
+        ctx: data the handler needs.
+        prompt: what is being decided, in words.
+        labels: optional words for each option (same order as ``options``).
+    """
+
+    __slots__ = ("seat", "kind", "options", "handler", "ctx", "prompt", "labels", "_index")
+
+    def __init__(self, seat: int, kind: int, options: list, handler: str, ctx: Any = None,
+                 prompt: str = "", labels: list | None = None):
+        self.seat = seat
+        self.kind = kind
+        self.options = options
+        self.handler = handler
+        self.ctx = ctx
+        self.prompt = prompt
+        self.labels = labels
+        self._index: dict[int, int] | None = None
+
+    def index_of(self, action: int) -> int | None:
+        """Position of ``action`` in :attr:`options`, or None if it is not legal."""
+        if self._index is None:
+            self._index = {a: i for i, (a, _) in enumerate(self.options)}
+        return self._index.get(action)

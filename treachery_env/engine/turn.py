@@ -1,0 +1,176 @@
+"""Turn structure (CR 500-514, 723): beginning a turn, untapping, moving from
+step to step, extra turns, ending the turn or phase early, the cleanup step.
+"""
+
+from __future__ import annotations
+
+from .. import identity_abilities as IA
+from .state import PHASES, PHASE_INDEX, Creature
+
+__all__ = ["TurnMixin"]
+
+
+class TurnMixin:
+    """Turn structure (CR 500-514, 723): methods of :class:`~treachery_env.engine.game.Game`."""
+
+    def _start_turn(self, seat: int) -> None:
+        self.turn += 1
+        if self.turn > self.config.max_turns:
+            self.turn -= 1
+            self._truncate()
+            return
+        prev = self.active
+        self.active = seat
+        self.phase = "untap"
+        p = self.players[seat]
+        p.land_played = False
+        self._log("turn", seat=seat)
+        # shields that last "until your next turn" end as that player's turn starts,
+        # or, once that player left the game, as their turn would have begun
+        # (CR 800.4k): the turns of every seat passed over since ``prev``
+        if self.shields:
+            k = (seat - prev) % self.n or self.n
+            passed = {(prev + i) % self.n for i in range(1, k + 1)}
+            self.shields = [s for s in self.shields if s["until_turn_of"] not in passed]
+        # untap step (CR 502): untap; a stunned permanent loses a stun counter instead
+        p.lands_tapped = 0
+        for c in p.creatures:
+            self.untap(c)
+        self.priority_seat = None
+
+    def untap(self, c: Creature) -> None:
+        """Untap ``c``; a tapped permanent with a stun counter loses a counter and
+        stays tapped instead (CR 122.1d)."""
+        if c.tapped:
+            if c.stun:
+                c.stun -= 1
+            else:
+                c.tapped = False
+
+    def _step_forward(self) -> None:
+        """Leave the current step (mana empties, CR 500.4) and begin the next."""
+        for p in self.players:
+            p.mana_pool = 0
+        i = PHASE_INDEX[self.phase] + 1
+        if i >= len(PHASES):
+            nxt = None
+            while self.extra_turns and nxt is None:        # extra turns come first (CR 500.7)
+                s = self.extra_turns.pop()
+                nxt = None if self.players[s].has_lost else s
+            if nxt is None:
+                # after extra turns the normal order resumes from the last normal turn (CR 500.7):
+                # an extra turn taken after another player's turn doesn't skip anyone
+                nxt = self._next_alive(self.order_seat)
+                if nxt is None:
+                    self.is_over = True
+                    return
+                self.order_seat = nxt
+            self._start_turn(nxt)
+            return
+        ph = PHASES[i]
+        self.phase = ph
+        active_in = not self.players[self.active].has_lost
+        if ph == "upkeep":
+            IA.fire_event(self, "upkeep", seat=self.active)
+            self._fire_delayed("upkeep")
+        elif ph == "draw":
+            if active_in:
+                self.draw(self.active, 1)
+                IA.fire_event(self, "draw_step", seat=self.active)
+        elif ph in ("main1", "main2", "end"):
+            if ph == "main1":
+                IA.fire_event(self, "main_phase", seat=self.active)
+                self._fire_delayed("main_phase")
+            elif ph == "main2":
+                self._fire_delayed("main2")      # postcombat main phase (The Ætherist)
+            elif ph == "end":
+                IA.fire_event(self, "end_step", seat=self.active)
+                self._fire_delayed("end_step")
+            self._open_priority()
+        elif ph == "combat_begin":
+            self.combat_attackers = []
+        elif ph == "declare_attackers":
+            if active_in and self._attack_candidates():
+                self.queue.append(("declare_attackers",))
+        elif ph == "declare_blockers":
+            if self.combat_attackers:
+                self.queue.append(("declare_blockers",))
+        elif ph == "first_strike_damage":
+            if any(c.has("first_strike") or c.has("double_strike") for c in self._combatants()):
+                self.queue.append(("combat_damage", True))
+        elif ph == "combat_damage":
+            if self.combat_attackers:
+                self.queue.append(("combat_damage", False))
+        elif ph == "combat_end":
+            self._clear_combat()
+        elif ph == "cleanup":
+            self.queue.append(("cleanup",))
+
+    def end_turn(self) -> None:
+        """CR 723 (The Time Bender): exile every object on the stack, remove all
+        creatures from combat, and go to the cleanup step of this turn."""
+        self._end_steps_to("cleanup")
+
+    def end_phase(self) -> None:
+        """The Warlock: end the current phase unless it is the ending phase: exile
+        the stack, clear combat, and go on to the next phase."""
+        ph = self.phase
+        if ph in ("end", "cleanup"):
+            return
+        nxt = {"untap": "draw", "upkeep": "draw", "draw": "draw", "main1": "main1"}.get(ph)
+        if ph in ("combat_begin", "declare_attackers", "declare_blockers", "first_strike_damage",
+                  "combat_damage", "combat_end"):
+            nxt = "combat_end"
+        elif ph == "main2":
+            nxt = "main2"
+        self._end_steps_to(nxt)
+
+    def _end_steps_to(self, last: str) -> None:
+        """Exile the stack, clear combat, drop pending choices, and make ``last``
+        the current step, so that the next step to begin is the one after it."""
+        for it in self.stack:
+            if it.kind == "spell" and not it.is_copy and not self.players[it.owner].has_lost:
+                if it.from_zone == "command":
+                    self.players[it.owner].commander_zone = "command"
+                else:
+                    self.players[it.owner].exile.append(it.card)
+        self.stack = []
+        self.pending_triggers = []
+        self.queue.clear()
+        self.decision = None
+        self._clear_combat()
+        self.priority_seat = None
+        self.passes = 0
+        self._log("steps_ended", until=last)
+        if last == "cleanup":
+            self.phase = "end"               # the cleanup step itself still happens (CR 723.1e)
+        else:
+            self.phase = last
+
+    def _op_cleanup(self) -> None:
+        """CR 514: discard to maximum hand size, remove damage, end "this turn" effects."""
+        p = self.players[self.active]
+        if not p.has_lost and len(p.hand) > p.max_hand_size:
+            self._push_front([("discard", self.active, len(p.hand) - p.max_hand_size, None), ("cleanup_rest",)])
+        else:
+            self._op_cleanup_rest()
+
+    def _op_cleanup_rest(self) -> None:
+        for c, old in self.turn_effects.get("control_back", ()):
+            if not self.players[old].has_lost and c in self.players[c.controller].creatures:
+                self.players[c.controller].creatures.remove(c)
+                c.controller = old
+                c.attacking = -1
+                self.players[old].creatures.append(c)
+        self.effects = [e for e in self.effects if e.get("until") != "eot"]
+        for p in self.players:
+            if p.permissions:
+                p.permissions = [q for q in p.permissions if q["until_turn"] is None or q["until_turn"] > self.turn]
+        for p in self.players:
+            for c in p.creatures:
+                c.damage = 0
+                c.deathtouched = False
+                c.pump_p = c.pump_q = 0
+                c.pump_kw = frozenset()
+        self.turn_effects = {}
+        self._dirty = True
