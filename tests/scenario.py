@@ -35,11 +35,17 @@ def make_game(identities: Sequence[str], *, seed: int = 0, commander: bool = Tru
               **config) -> Game:
     """A game with the deal fixed to ``identities`` (one name per seat) and every
     seat reset to ``lands`` untapped lands, ``hand`` and ``library`` (None keeps
-    the shuffled preset deck).  The pending priority decision is recomputed."""
+    the shuffled preset deck), at the first player's precombat main phase of
+    turn 1: with every priority window (the default) the upkeep and draw windows
+    are passed first, with the dealt hands.  The pending priority decision is
+    recomputed."""
     n = len(identities)
     cfg = GameConfig(num_players=n, identities=list(identities), commander=commander,
                      decks=list(decks) if decks is not None else ["aggro"] * n, **config)
     g = Game(cfg, seed=seed)
+    while g.phase != "main1":
+        d = g.decision
+        g.step(PASS if d.index_of(PASS) is not None else d.options[0][0])
     hand = list(hand)
     lib = None if library is None else list(library)
     for p in g.players:

@@ -131,7 +131,7 @@ def test_beats_random():
     its win rate lies above the random bot's win rate (4 players, life 10,
     40 turns; a small budget, the rule fallback so that the result does not
     depend on other bots being registered)."""
-    games = 48
+    games = 96
     wins = base = 0
     for k in range(games):
         seat = k % 4

@@ -123,8 +123,8 @@ def test_untap_step_untaps_lands_and_creatures_but_stun_keeps_one_tapped():
     other = add_creature(g, 2, "Grove Bear")
     other.tapped = True
     refresh(g)
-    pass_priority_until(g, lambda g: g.active == 1)
-    assert g.phase == "main1" and g.turn == 2
+    pass_priority_until(g, lambda g: g.active == 1 and g.phase == "main1")
+    assert g.turn == 2
     assert p.lands_tapped == 0
     assert not plain.tapped
     assert stunned.tapped and stunned.stun == 0
@@ -149,13 +149,14 @@ def test_draw_step_draws_one_card_even_on_the_first_turn_of_a_multiplayer_game()
     the Leader draws on turn 1 too."""
     cfg = GameConfig(num_players=5, identities=DEAL, decks=["aggro"] * 5)
     g = Game(cfg, seed=3)
-    assert g.turn == 1 and g.phase == "main1"
+    pass_priority_until(g, lambda g: g.phase == "main1")
+    assert g.turn == 1
     assert [len(p.hand) for p in g.players] == [8, 7, 7, 7, 7]
     assert [len(p.library) for p in g.players] == [91, 92, 92, 92, 92]
     assert events(g, "draw") == [{"turn": 1, "event": "draw", "seat": 0, "n": 1, "to": None}]
     g = game()
     g.players[1].library[-1] = cards.card("Grove Bear")     # the top card
-    pass_priority_until(g, lambda g: g.active == 1)
+    pass_priority_until(g, lambda g: g.active == 1 and g.phase == "main1")
     assert names(g.players[1].hand) == ["Shock", "Grove Bear"]
     assert len(g.players[1].library) == 29 and len(g.players[2].hand) == 1
 
@@ -175,9 +176,9 @@ def test_one_land_per_turn_and_only_on_your_own_turn():
     assert L.HAND + 0 not in g.legal_actions()
     give_priority(g, 1)                          # on someone else's turn: no land
     assert g.active == 0 and L.HAND + 0 not in g.legal_actions()
-    pass_priority_until(g, lambda g: g.active == 1 and has_priority(1)(g))
+    pass_priority_until(g, lambda g: g.active == 1 and g.phase == "main1" and has_priority(1)(g))
     assert L.HAND + 0 in g.legal_actions()
-    pass_priority_until(g, lambda g: g.active == 0 and has_priority(0)(g))
+    pass_priority_until(g, lambda g: g.active == 0 and g.phase == "main1" and has_priority(0)(g))
     assert g.turn == 6 and L.HAND + 0 in g.legal_actions()
     g.step(L.HAND + 0)
     assert p.lands == 3
@@ -222,6 +223,8 @@ def test_cleanup_discards_down_to_maximum_hand_size_by_choice():
     assert names(p.hand) == ["Elder Titan"] * 7
     assert names(p.graveyard) == ["Shock", "Elder Titan"]
     # seat 1 kept its 9 cards through seat 0's cleanup, then drew on its own turn
+    assert g.active == 1 and len(g.players[1].hand) == 9
+    pass_priority_until(g, lambda g: g.phase == "main1")
     assert g.active == 1 and len(g.players[1].hand) == 10
     assert [e["seat"] for e in events(g, "discard")] == [0, 0]
 
@@ -747,8 +750,8 @@ def test_drawing_from_an_empty_library_loses_at_the_next_check():
     refresh(g)
     assert g.players[2].has_lost
     assert not g.players[1].has_lost
-    pass_priority_until(g, lambda g: g.active == 1 or g.players[1].has_lost)
-    assert g.players[1].has_lost and g.turn == 2
+    pass_priority_until(g, lambda g: g.players[1].has_lost)
+    assert g.turn == 2 and g.active == 1
     assert events(g, "loses")[-1]["seat"] == 1
 
 

@@ -11,9 +11,11 @@ from typing import Any
 
 from .rules import MIN_PLAYERS, VARIANTS, Role, role_distribution
 
-__all__ = ["GameConfig", "VARIANTS", "RARITIES", "MAX_PLAYERS", "RARITY_POOLS"]
+__all__ = ["GameConfig", "VARIANTS", "RARITIES", "MAX_PLAYERS", "RARITY_POOLS", "PRIORITY_WINDOWS"]
 
 RARITIES = ("uncommon", "rare", "mythic", "special")
+PRIORITY_WINDOWS = ("full", "main")
+"""Values of :attr:`GameConfig.priority_windows`."""
 RARITY_POOLS = {
     "uncommon": ("uncommon",),
     "rare": ("uncommon", "rare"),
@@ -55,6 +57,13 @@ class GameConfig:
         recommended_exclusions: leave out the cards of TR12's recommended
             exclusion list (Expropriate, Head Games, Trade Secrets), each replaced
             by a basic land in the preset decks.
+        priority_windows: "full" (default): players get priority in every step
+            of CR 500-514 that has it (upkeep, draw, main phases, beginning of
+            combat, declare attackers, declare blockers, the combat damage steps,
+            end of combat, end step); "main": only in the main phases, the end
+            step and after attackers or blockers are declared (plus whenever
+            the stack is not empty) -- the engine's game before issue #11,
+            fewer decisions and faster.
     """
 
     num_players: int = 5
@@ -69,6 +78,7 @@ class GameConfig:
     max_turns: int = 250
     decks: tuple[str, ...] | None = None
     recommended_exclusions: bool = True
+    priority_windows: str = "full"
 
     def __post_init__(self) -> None:
         if isinstance(self.identity_pool, str):
@@ -158,6 +168,9 @@ class GameConfig:
                 f"(CR 907.2 needs four or more players), got {self.num_players!r}")
         if not isinstance(self.commander, bool):
             bad("commander", f"must be True or False, got {self.commander!r}")
+        if self.priority_windows not in PRIORITY_WINDOWS:
+            bad("priority_windows", f"must be one of {list(PRIORITY_WINDOWS)} (CR 500-514 windows, or the main "
+                f"phases only), got {self.priority_windows!r}")
         if not isinstance(self.recommended_exclusions, bool):
             bad("recommended_exclusions", f"must be True or False, got {self.recommended_exclusions!r}")
         if self.starting_life is not None and (not is_int(self.starting_life) or not 1 <= self.starting_life <= 1000):

@@ -503,6 +503,8 @@ class SeatView:
         dream: cards the viewer may look at in its face-down exile (Oneiromancer).
         decision: the viewer's pending :class:`DecisionView`, else None.
         events: log entries visible to the viewer this turn and the previous one.
+        priority_windows: the table's public rule for priority windows
+            (:attr:`GameConfig.priority_windows`, "full" or "main").
     """
 
     seat: int
@@ -517,6 +519,7 @@ class SeatView:
     dream: tuple
     decision: "DecisionView | None"
     events: tuple
+    priority_windows: str = "full"
 
     @property
     def me(self) -> PlayerView:
@@ -584,7 +587,8 @@ def seat_view(game: "Game", viewer: int) -> SeatView:
     events.reverse()
     return SeatView(viewer, game.turn, game.phase, game.active, tuple(players), stack,
                     tuple(map(tuple, game.harm)), tuple(map(tuple, game.attacks)),
-                    (not me.has_lost) and game.undercover_met(viewer), dream, decision, tuple(events))
+                    (not me.has_lost) and game.undercover_met(viewer), dream, decision, tuple(events),
+                    game.config.priority_windows)
 
 
 class LazySeatView:

@@ -61,7 +61,8 @@ class CombatMixin:
             if self.combat_attackers:
                 self._log("attacks", seat=seat,
                           attackers=[[a.uid, a.name, a.attacking] for a in self.combat_attackers])
-                self._open_priority()   # CR 508.8: players get priority once attackers are declared
+            if self.combat_attackers or self.full_windows:
+                self._open_priority()   # CR 508.2: players get priority once attackers are declared
             return
         L = self.layout
         opts = [(L.PLAYER + self.rel(seat, d), d) for d in range(self.n) if self.can_attack(seat, d)]

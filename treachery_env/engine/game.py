@@ -145,6 +145,8 @@ class Game(SetupMixin,
         self._dirty = True
         self._statics: set[str] = set()
         self.n_alive = self.n
+        # every priority window of CR 500-514, or the main phases, end step and combat declarations only
+        self.full_windows = config.priority_windows == "full"
         self._setup()
         self._advance()
 

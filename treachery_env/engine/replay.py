@@ -17,7 +17,10 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["ReplayMixin", "REPLAY_VERSION"]
 
 
-REPLAY_VERSION = 1
+REPLAY_VERSION = 2
+"""Version 2 records ``priority_windows`` in the config; a version-1 replay
+(written before the engine had every priority window) is read with
+``priority_windows="main"``, the only game it could describe."""
 
 
 def _canon(obj: Any) -> Any:
@@ -81,11 +84,14 @@ class ReplayMixin:
                              f"(e.g. open(path).read()), not a file name") from None
         if not isinstance(d, dict) or d.get("format") != "treachery-replay":
             raise ValueError("not a replay: missing format 'treachery-replay'")
-        if d.get("version") != REPLAY_VERSION:
-            raise ValueError(f"unsupported replay version {d.get('version')!r}; this engine reads {REPLAY_VERSION}")
+        version = d.get("version")
+        if version not in (1, REPLAY_VERSION) or isinstance(version, bool):
+            raise ValueError(f"unsupported replay version {version!r}; this engine reads 1 and {REPLAY_VERSION}")
         for k, typ in (("config", dict), ("seed", int), ("actions", list), ("digest", str)):
             if not isinstance(d.get(k), typ) or isinstance(d.get(k), bool):
                 raise ValueError(f"replay field {k!r} is missing or not a {typ.__name__}")
+        if version == 1:
+            d = {**d, "config": {"priority_windows": "main", **d["config"]}}
         try:
             cfg = GameConfig.from_dict(d["config"])
         except (TypeError, ValueError) as e:

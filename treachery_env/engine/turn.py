@@ -68,15 +68,22 @@ class TurnMixin:
             self._start_turn(nxt)
             return
         ph = PHASES[i]
+        if ph == "main2" and self.full_windows:
+            self._clear_combat()       # CR 511.3: as the end of combat step ends
         self.phase = ph
         active_in = not self.players[self.active].has_lost
+        full = self.full_windows
         if ph == "upkeep":
             IA.fire_event(self, "upkeep", seat=self.active)
             self._fire_delayed("upkeep")
+            if full:
+                self._open_priority()    # CR 503.1
         elif ph == "draw":
             if active_in:
                 self.draw(self.active, 1)
                 IA.fire_event(self, "draw_step", seat=self.active)
+            if full:
+                self._open_priority()    # CR 504.2
         elif ph in ("main1", "main2", "end"):
             if ph == "main1":
                 IA.fire_event(self, "main_phase", seat=self.active)
@@ -86,23 +93,34 @@ class TurnMixin:
             elif ph == "end":
                 IA.fire_event(self, "end_step", seat=self.active)
                 self._fire_delayed("end_step")
-            self._open_priority()
+            self._open_priority()        # CR 505.5, 513.2
         elif ph == "combat_begin":
             self.combat_attackers = []
+            if full:
+                self._open_priority()    # CR 507.2
         elif ph == "declare_attackers":
             if active_in and self._attack_candidates():
                 self.queue.append(("declare_attackers",))
+            elif full:
+                self._open_priority()    # CR 508.2: priority even when nothing attacks
         elif ph == "declare_blockers":
-            if self.combat_attackers:
+            if self.combat_attackers:    # CR 508.8: no attackers, no declare blockers step
                 self.queue.append(("declare_blockers",))
         elif ph == "first_strike_damage":
             if any(c.has("first_strike") or c.has("double_strike") for c in self._combatants()):
                 self.queue.append(("combat_damage", True))
+                if full:
+                    self._open_priority()    # CR 510.3, once the damage is dealt (the queue runs first)
         elif ph == "combat_damage":
             if self.combat_attackers:
                 self.queue.append(("combat_damage", False))
+                if full:
+                    self._open_priority()    # CR 510.3, once the damage is dealt
         elif ph == "combat_end":
-            self._clear_combat()
+            if full:
+                self._open_priority()    # CR 511.2; creatures leave combat as the step ends
+            else:
+                self._clear_combat()
         elif ph == "cleanup":
             self.queue.append(("cleanup",))
 
