@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from scenario import give_priority, make_game
+from treachery_env.engine import DecisionKind
 from treachery_env.observation import seat_view
 from treachery_env.rules import Role, Team
 
@@ -76,7 +77,9 @@ def test_copy_of_an_identity_keeps_role_and_ends_face_down():
     assert g.players[T_].lands_tapped == 2
     assert seat_view(g, A1).players[T_].identity == "The Seer"
     assert g.players[T_].team == Team.TRAITOR
-    while g.stack:                                   # pass, keep scried cards on top, target anything
+    # pass, keep scried cards on top, target anything, until the Seer has resolved (its scry
+    # choices come after it left the stack) and priority is back
+    while g.stack or g.decision.kind != DecisionKind.PRIORITY:
         d = g.decision
         g.step(0 if d.index_of(0) is not None else d.options[0][0])
     assert len(g.players[T_].hand) == 2               # Shock + the Seer's revealed card
