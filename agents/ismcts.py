@@ -318,7 +318,7 @@ def determinize(view: Any, rng: Any, observation: dict | None = None, beliefs: d
         if observation is not None and observation["observation"][glob] > 0:
             max_turns = max(view.turn, int(round(view.turn / float(observation["observation"][glob]))))
         cfg = GameConfig(num_players=n, commander=commander_game, decks=decks, max_turns=min(10000, max_turns),
-                         variant=variant, identity_pool="all" if variant == "standard" else ("uncommon",),
+                         variant=variant, identity_pool="all" if variant == "standard" else None,
                          priority_windows=view.priority_windows)
         g = Game(cfg, seed=r.randrange(2**31))
     glob = obs_layout(n).glob + N_PHASES + N_DECISIONS

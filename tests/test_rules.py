@@ -761,10 +761,11 @@ def test_config_validation_names_the_field(kwargs, field):
 
 
 def test_config_deal_breaking_distribution_message():
-    """CR 907.3b: the fixed deal must match the distribution; the message says which."""
+    """CR 907.3b: a fixed deal must be a legal identity deck; the message says what is wrong."""
     with pytest.raises(ValueError) as e:
         GameConfig(num_players=4, identities=["The Void Tyrant", "The Bodyguard", "The Seer", "The Grenadier"])
-    assert "identities" in str(e.value) and "distribution" in str(e.value)
+    assert str(e.value).startswith("GameConfig.identities: CR 907.3b: an identity deck for 4 players needs exactly "
+                                   "2 Assassins, got 1")
 
 
 def test_illegal_action_names_the_action_and_the_legal_ones():

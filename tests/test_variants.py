@@ -41,9 +41,13 @@ def test_backstab_rumble_deals_one_leader_and_traitors():
 
 
 def test_backstab_rumble_needs_enough_traitors_in_the_pool():
-    with pytest.raises(ValueError, match="Traitor identities.*need 5"):
-        GameConfig(num_players=6, variant="backstab_rumble")
-    with pytest.raises(ValueError, match="backstab_rumble distribution"):
+    """TR11: Backstab Rumble needs n-1 Traitors.  An explicit pool too small for
+    them is refused with the pool to pass; a fixed deal must be 1 Leader and
+    Traitors only."""
+    with pytest.raises(ValueError, match=r"give 4 implemented Traitor identities.*needs 5; "
+                                         r"pass identity_pool='rare'"):
+        GameConfig(num_players=6, variant="backstab_rumble", identity_pool="uncommon")
+    with pytest.raises(ValueError, match="TR11 Backstab Rumble.*exactly 1 Leader, 4 Traitors"):
         GameConfig(num_players=5, variant="backstab_rumble",
                    identities=["The Old Ruler", "The Bodyguard", "The Seer", "The Demon", "The Grenadier"])
 
@@ -73,7 +77,7 @@ def test_simple_roles_are_basic_lands_without_abilities():
 
 
 def test_simple_roles_deal_is_checked():
-    with pytest.raises(ValueError, match="simple_roles distribution"):
+    with pytest.raises(ValueError, match="CR 907.3b: an identity deck for 5 players needs exactly 2 Assassins, got 1"):
         GameConfig(num_players=5, variant="simple_roles", identities=["Plains", "Island", "Swamp", "Swamp", "Mountain"])
     with pytest.raises(ValueError, match="simple-roles card"):
         GameConfig(num_players=5, variant="simple_roles",
@@ -103,8 +107,10 @@ def test_bans_remove_identities_and_a_ban_of_a_whole_role_is_refused():
     for seed in range(20):
         assert not {p.identity.name for p in Game(cfg, seed=seed).players} & set(banned)
     leaders = ["The Blood Empress", "Her Seedborn Highness", "The Old Ruler", "The Queen of Light", "The Void Tyrant"]
-    with pytest.raises(ValueError, match="0 implemented Leader identities after bans"):
-        GameConfig(num_players=5, banned_identities=leaders)
+    with pytest.raises(ValueError, match="0 implemented Leader identities after bans.*pass identity_pool='rare'"):
+        GameConfig(num_players=5, banned_identities=leaders, identity_pool="uncommon")
+    # the default pool widens to the first named pool that still deals a Leader
+    assert GameConfig(num_players=5, banned_identities=leaders).identity_pool == ("uncommon", "rare")
     with pytest.raises(ValueError, match="banned_identities"):
         GameConfig(banned_identities=["The Nobody"])
 

@@ -23,19 +23,47 @@ import argparse
 import sys
 from typing import Sequence
 
-__all__ = ["main", "build_parser", "add_game_arguments", "game_config_from_args"]
+__all__ = ["main", "build_parser", "add_game_arguments", "game_config_from_args", "parse_role_counts"]
 
 
 def add_game_arguments(p: argparse.ArgumentParser) -> None:
     """Add the table options shared by ``evaluate`` and ``play``: ``--players``,
     ``--starting-life``, ``--max-turns``, ``--no-commander``, ``--variant``,
-    ``--identity-pool`` (see :func:`game_config_from_args`)."""
+    ``--identity-pool``, ``--role-counts`` (see :func:`game_config_from_args`)."""
     p.add_argument("--players", type=int, default=5, help="seats at the table, 4-12 (default 5)")
     p.add_argument("--starting-life", type=int, default=None, help="starting life (default: game default)")
     p.add_argument("--max-turns", type=int, default=None, help="end the game as a draw after this many turns")
     p.add_argument("--no-commander", action="store_true", help="play without commanders")
     p.add_argument("--variant", default=None, help="identity-deck variant (standard, backstab_rumble, simple_roles)")
-    p.add_argument("--identity-pool", default=None, help="identity pool: uncommon, rare, mythic or all")
+    p.add_argument("--identity-pool", default=None,
+                   help="identity pool: uncommon, rare, mythic or all (default: the smallest that can deal the table)")
+    p.add_argument("--role-counts", default=None, metavar="ROLE=N,...",
+                   help="identity deck, any legal under CR 907.3b, e.g. leader=1,assassin=3,traitor=2 "
+                        "(default: the recommended deck of CR 907.3c)")
+
+
+def parse_role_counts(text: str) -> dict[str, int]:
+    """The ``--role-counts`` value ``"leader=1,assassin=3,traitor=2"`` as
+    ``{"leader": 1, "assassin": 3, "traitor": 2}`` (role names are checked by
+    :class:`treachery_env.GameConfig`, the deck by CR 907.3b there).
+
+    Args:
+        text: comma-separated ``role=count`` items.
+
+    Raises:
+        ValueError: for an item that is not ``role=count`` with a whole number
+            ``count >= 0``, or a role given twice (one line, naming the option).
+    """
+    out: dict[str, int] = {}
+    for item in [x.strip() for x in text.split(",")]:
+        role, eq, num = (x.strip() for x in item.partition("="))
+        if not eq or not role or not num.isdigit():
+            raise ValueError(f"--role-counts: {item!r} is not role=count; write e.g. "
+                             "leader=1,assassin=3,traitor=2 (roles: leader, guardian, assassin, traitor)")
+        if role.lower() in out:
+            raise ValueError(f"--role-counts: {role!r} is given twice")
+        out[role.lower()] = int(num)
+    return out
 
 
 def game_config_from_args(args: argparse.Namespace):
@@ -51,6 +79,8 @@ def game_config_from_args(args: argparse.Namespace):
     for field in ("starting_life", "max_turns", "variant", "identity_pool"):
         if getattr(args, field) is not None:
             kw[field] = getattr(args, field)
+    if getattr(args, "role_counts", None) is not None:
+        kw["role_counts"] = parse_role_counts(args.role_counts)
     return GameConfig(**kw)
 
 

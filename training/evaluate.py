@@ -424,7 +424,7 @@ def play_task(task: GameTask, config: GameConfig, record_beliefs: bool = True) -
     if len(task.specs) != n:
         raise ValueError(f"{len(task.specs)} agents for {n} seats")
     bots = [agents.make(spec, seed=s) for spec, s in zip(task.specs, task.agent_seeds)]
-    dist = role_distribution(n, config.variant)
+    dist = config.distribution()     # the public identity deck (TR2.3): role_counts or the variant's
     times: list[list[float]] = [[] for _ in range(n)]
     last_belief: dict[tuple[int, int], list] = {}
 

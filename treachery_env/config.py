@@ -9,7 +9,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from .rules import MIN_PLAYERS, VARIANTS, Role, role_distribution
+from .rules import MIN_PLAYERS, VARIANTS, Role, check_identity_deck, format_role_counts, role_distribution
 
 __all__ = ["GameConfig", "VARIANTS", "RARITIES", "MAX_PLAYERS", "RARITY_POOLS", "PRIORITY_WINDOWS"]
 
@@ -23,7 +23,9 @@ RARITY_POOLS = {
     "all": ("uncommon", "rare", "mythic", "special"),
 }
 """Named rarity pools (TR11: uncommons for a first game, then rares and mythics;
-the four "special" Traitors only when asked for)."""
+the four "special" Traitors only when asked for).  Left at its default,
+``GameConfig.identity_pool`` is the first of these, in this order, that can
+deal the table."""
 MAX_PLAYERS = 12
 """Largest table the environment's fixed-size spaces are built for."""
 
@@ -41,15 +43,37 @@ class GameConfig:
         starting_hand_size: cards drawn at the start (CR 907.5), 0-15.
         max_hand_size: hand size kept at cleanup, 0-15.
         identities: fixed deal, one identity name per seat (scenarios, tests);
-            None deals from the pool at random (CR 907.4).
+            None deals from the pool at random (CR 907.4).  Any legal
+            identity deck may be dealt (CR 907.3b, :func:`rules.check_identity_deck`),
+            not only the recommended one of CR 907.3c.
         identity_pool: rarities dealt from (``uncommon``, ``rare``, ``mythic``,
             ``special``), or a name of :data:`RARITY_POOLS` ("uncommon",
             "rare", "mythic", "all"); only implemented identities are dealt.
+            None (the default) picks the first named pool, in the order of
+            :data:`RARITY_POOLS`, that holds enough implemented identities of
+            each role (after bans) for the table: "uncommon" whenever it can,
+            wider for e.g. Backstab Rumble at 6+ players.  The attribute always
+            holds the resolved tuple of rarities (so :meth:`to_dict` records
+            the pool a replay needs).  A pool given explicitly is never widened:
+            too few cards of a role raises ``ValueError`` naming the pool to pass.
         banned_identities: identity names never dealt.
         variant: identity-deck variant, one of :data:`VARIANTS`: "standard",
-            "backstab_rumble" (one Leader, all others Traitors) or
+            "backstab_rumble" (TR11: one Leader, all others Traitors; the one
+            variant whose deck breaks CR 907.3b, on purpose) or
             "simple_roles" (basic lands as role cards, no identity abilities;
             a fixed deal then names Plains, Island, Mountain, Swamp).
+        role_counts: the identity deck of a dealt game, cards per role, e.g.
+            ``{"leader": 1, "assassin": 3, "traitor": 2}`` (keys are role names,
+            case-insensitive, or :class:`Role`; roles left out count 0).  Any
+            deck legal under CR 907.3b; None (the default) deals the
+            recommended deck (CR 907.3c, the FAQ for 9+; :func:`role_distribution`).
+            Works with "standard" and "simple_roles"; "backstab_rumble" fixes
+            its own deck, so role_counts is refused there.  With a fixed deal
+            (``identities``) the deal must have exactly these counts.  Stored as
+            ``(role name, count)`` pairs for all four roles in :class:`Role`
+            order, e.g. ``(("leader", 1), ("guardian", 0), ("assassin", 3),
+            ("traitor", 2))``, so the config stays hashable; :meth:`to_dict`
+            writes a ``{name: count}`` dict.
         max_turns: turns (each player's turn counts one) after which the
             episode is truncated, 1-10000.
         decks: preset deck name per seat, or None to draw a random preset for
@@ -72,16 +96,21 @@ class GameConfig:
     starting_hand_size: int = 7
     max_hand_size: int = 7
     identities: tuple[str, ...] | None = None
-    identity_pool: tuple[str, ...] = ("uncommon",)
+    identity_pool: tuple[str, ...] | None = None
     banned_identities: tuple[str, ...] = ()
     variant: str = "standard"
     max_turns: int = 250
     decks: tuple[str, ...] | None = None
     recommended_exclusions: bool = True
+    role_counts: tuple[tuple[str, int], ...] | None = None
     priority_windows: str = "full"
 
     def __post_init__(self) -> None:
-        if isinstance(self.identity_pool, str):
+        # not a field: whether the pool was left to the default (``replace`` then resolves it anew)
+        object.__setattr__(self, "_default_pool", self.identity_pool is None)
+        if self.identity_pool is None:
+            object.__setattr__(self, "identity_pool", RARITY_POOLS["uncommon"])   # widened in _validate
+        elif isinstance(self.identity_pool, str):
             if self.identity_pool not in RARITY_POOLS:
                 raise ValueError(f"GameConfig.identity_pool: unknown pool {self.identity_pool!r}; use a list of "
                                  f"rarities from {list(RARITIES)} or one of {list(RARITY_POOLS)}")
@@ -110,17 +139,42 @@ class GameConfig:
         return 40 if self.commander else 20
 
     def replace(self, **changes: Any) -> "GameConfig":
-        """A copy with ``changes`` applied (validated)."""
+        """A copy with ``changes`` applied (validated).  A pool left to the
+        default is chosen again for the new table (see ``identity_pool``)."""
         d = asdict(self)
         unknown = set(changes) - set(d)
         if unknown:
             raise ValueError(f"unknown GameConfig fields {sorted(unknown)}; allowed: {sorted(d)}")
+        if getattr(self, "_default_pool", False):
+            d["identity_pool"] = None
         d.update(changes)
         return GameConfig(**d)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain-JSON form (tuples become lists)."""
-        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self).items()}
+        """Plain-JSON form (tuples become lists, ``role_counts`` a ``{name: count}``
+        dict); :meth:`from_dict` rebuilds an equal config (the resolved
+        ``identity_pool`` is written out, so a replay deals from the same pool)."""
+        d = {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self).items()}
+        if self.role_counts is not None:
+            d["role_counts"] = dict(self.role_counts)
+        return d
+
+    def distribution(self) -> dict[Role, int]:
+        """Cards of each role in this game's identity deck (public, TR2.3):
+        ``role_counts``, else the roles of the fixed deal (``identities``), else
+        the variant's recommended deck (:func:`role_distribution`).
+
+        Returns:
+            ``{Role.LEADER: l, Role.GUARDIAN: g, Role.ASSASSIN: a, Role.TRAITOR: t}``.
+        """
+        if self.role_counts is not None:
+            return {Role.parse(r): c for r, c in self.role_counts}
+        if self.identities is not None:
+            from . import identities as ids
+            get = ids.simple_role_card if self.variant == "simple_roles" else ids.get
+            got = Counter(get(n).role for n in self.identities)
+            return {r: got.get(r, 0) for r in Role}
+        return role_distribution(self.num_players, self.variant)
 
     @classmethod
     def from_kwargs(cls, **kwargs: Any) -> "GameConfig":
@@ -202,48 +256,78 @@ class GameConfig:
                 if d not in DECKS:
                     bad("decks", f"unknown deck {d!r}; allowed: {sorted(DECKS)}")
 
-        dist = role_distribution(self.num_players, self.variant)
+        if self.role_counts is not None:
+            if self.variant == "backstab_rumble":
+                bad("role_counts", "Backstab Rumble (TR11) fixes its own identity deck (1 Leader, the others "
+                    "Traitors); role_counts works with the standard and simple_roles variants")
+            try:
+                counts = check_identity_deck(self.role_counts, self.num_players, self.variant)
+            except ValueError as e:
+                bad("role_counts", str(e))
+            object.__setattr__(self, "role_counts", tuple((r.name.lower(), c) for r, c in counts.items()))
+        asked = {Role.parse(r): c for r, c in self.role_counts} if self.role_counts is not None else None
         impl = set(ids.implemented())
-        if self.identities is not None and self.variant == "simple_roles":
+        if self.identities is not None:
+            simple = self.variant == "simple_roles"
             if len(self.identities) != self.num_players:
-                bad("identities", f"needs one role card per seat ({self.num_players}), got {len(self.identities)}")
-            roles = Counter()
-            for n in self.identities:
-                try:
-                    roles[ids.simple_role_card(n).role] += 1
-                except ValueError as e:
-                    bad("identities", str(e))
-            want = {r: c for r, c in dist.items() if c}
-            if dict(roles) != want:
-                bad("identities", f"the deal must match the simple_roles distribution for {self.num_players} "
-                    "players: " + ", ".join(f"{c} {ids.SIMPLE_ROLE_NAMES[r]} ({r.name.title()})"
-                                            for r, c in sorted(want.items())))
-        elif self.identities is not None:
-            if len(self.identities) != self.num_players:
-                bad("identities", f"needs one identity per seat ({self.num_players}), got {len(self.identities)}")
+                what = "role card" if simple else "identity"
+                bad("identities", f"needs one {what} per seat ({self.num_players}), got {len(self.identities)}")
             roles: Counter = Counter()
             for n in self.identities:
                 try:
-                    card = ids.get(n)
+                    card = ids.simple_role_card(n) if simple else ids.get(n)
                 except ValueError as e:
                     bad("identities", str(e))
-                if n not in impl:
+                if not simple and n not in impl:
                     bad("identities", f"{n!r} is not implemented yet; implemented: {sorted(impl)}")
                 roles[card.role] += 1
-            dup = [n for n, c in Counter(self.identities).items() if c > 1]
-            if dup:
-                bad("identities", f"each identity card exists once, but {dup} is dealt more than once")
-            want = {r: c for r, c in dist.items() if c}
-            got = {r: roles.get(r, 0) for r in Role if roles.get(r, 0)}
-            if got != want:
-                fmt = lambda m: ", ".join(f"{c} {r.name.title()}" for r, c in sorted(m.items()))  # noqa: E731
-                bad("identities", f"the deal must match the {self.variant} distribution for "
-                    f"{self.num_players} players ({fmt(want)}), got {fmt(got)}")
+            if not simple:
+                dup = [n for n, c in Counter(self.identities).items() if c > 1]
+                if dup:
+                    bad("identities", f"each identity card exists once, but {dup} is dealt more than once")
+            try:
+                got = check_identity_deck(roles, self.num_players, self.variant)
+            except ValueError as e:
+                bad("identities", str(e))
+            if asked is not None and got != asked:
+                bad("identities", f"the deal has {format_role_counts(got)} but role_counts asks for "
+                    f"{format_role_counts(asked)}")
         elif self.variant != "simple_roles":
-            pool = self.pool()
-            for role, need in dist.items():
-                have = sum(1 for n in pool if ids.get(n).role == role)
-                if have < need:
-                    bans = " after bans" if self.banned_identities else ""
-                    bad("identity_pool", f"rarities {list(self.identity_pool)} give {have} implemented "
-                        f"{role.name.title()} identities{bans}, but {self.num_players} players need {need}")
+            self._resolve_pool(asked or role_distribution(self.num_players, self.variant))
+
+    def _shortfall(self, rarities: tuple[str, ...], dist: dict[Role, int]) -> tuple[Role, int, int] | None:
+        """The first role of ``dist`` that the implemented, unbanned identities
+        of ``rarities`` cannot fill, as ``(role, have, need)``; None if all can."""
+        from . import identities as ids
+        impl = set(ids.implemented())
+        have: Counter = Counter(i.role for i in ids.all_identities()
+                                if i.rarity in rarities and i.name in impl and i.name not in self.banned_identities)
+        for role in Role:
+            if have[role] < dist.get(role, 0):
+                return role, have[role], dist[role]
+        return None
+
+    def _resolve_pool(self, dist: dict[Role, int]) -> None:
+        """Check that the pool can deal ``dist``; a default pool is widened to
+        the first named pool of :data:`RARITY_POOLS` that can (see ``identity_pool``)."""
+        short = self._shortfall(self.identity_pool, dist)
+        if short is None:
+            return
+        fits = [name for name, rar in RARITY_POOLS.items() if self._shortfall(rar, dist) is None]
+        if self._default_pool and fits:
+            object.__setattr__(self, "identity_pool", RARITY_POOLS[fits[0]])
+            return
+        rarities = self.identity_pool if not self._default_pool else RARITY_POOLS["all"]
+        role, have, need = self._shortfall(rarities, dist) or short
+        bans = " after bans" if self.banned_identities else ""
+        deck = ("the Backstab Rumble deck (TR11)" if self.variant == "backstab_rumble"
+                else "the identity deck (CR 907.3b)")
+        wider = [name for name in fits if set(self.identity_pool) <= set(RARITY_POOLS[name])]
+        if fits:
+            pick = (wider or fits)[0]
+            fix = f"pass identity_pool={pick!r} (rarities {list(RARITY_POOLS[pick])})"
+        else:
+            fix = "no rarity pool has enough, not even identity_pool='all'; ban fewer identities"
+        raise ValueError(f"GameConfig.identity_pool: rarities {list(rarities)} give {have} implemented "
+                         f"{role.name.title()} identities{bans}, but {deck} for {self.num_players} players "
+                         f"needs {need}; {fix}")

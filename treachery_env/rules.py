@@ -1,15 +1,18 @@
 """Roles, teams and the identity-deck distribution of Treachery.
 
-Implements CR 205.3tr / 314.3 (the four identity types), CR 907.3b-c (the
-identity deck for 4-8 players), the FAQ rule for 9+ players, and CR 907.7a
+Implements CR 205.3tr / 314.3 (the four identity types), CR 907.3b (which
+identity decks are legal, :func:`check_identity_deck`), CR 907.3c (the
+recommended decks for 4-8 players), the FAQ rule for 9+ players, and CR 907.7a
 (teams).  Nothing here depends on the rest of the engine.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from enum import IntEnum
 
-__all__ = ["Role", "Team", "role_distribution", "team_of", "ROLE_TABLE", "MIN_PLAYERS", "VARIANTS"]
+__all__ = ["Role", "Team", "role_distribution", "team_of", "ROLE_TABLE", "MIN_PLAYERS", "VARIANTS",
+           "check_identity_deck", "format_role_counts"]
 
 MIN_PLAYERS = 4
 """CR 907.2: a Treachery game has four or more players."""
@@ -110,3 +113,98 @@ def role_distribution(num_players: int, variant: str = "standard") -> dict[Role,
         g = rest - t
         l = 1
     return {Role.LEADER: l, Role.GUARDIAN: g, Role.ASSASSIN: a, Role.TRAITOR: t}
+
+
+def format_role_counts(counts: Mapping[Role, int]) -> str:
+    """``{Role.LEADER: 1, Role.ASSASSIN: 3, Role.TRAITOR: 2}`` as
+    ``"1 Leader, 3 Assassins, 2 Traitors"`` (roles in :class:`Role` order, zero
+    counts left out; ``"no cards"`` when all are zero)."""
+    parts = [f"{c} {r.name.title()}{'' if c == 1 else 's'}" for r in Role if (c := counts.get(r, 0))]
+    return ", ".join(parts) or "no cards"
+
+
+def _normalise_counts(counts: Mapping[Role | str, int] | Iterable[tuple[Role | str, int]]) -> dict[Role, int]:
+    if isinstance(counts, Mapping):
+        items = list(counts.items())
+    elif isinstance(counts, (list, tuple)) and all(isinstance(x, (list, tuple)) and len(x) == 2 for x in counts):
+        items = [tuple(x) for x in counts]
+    else:
+        raise ValueError(f"role counts must map role names (leader, guardian, assassin, traitor) to "
+                         f"numbers of cards, got {counts!r}")
+    out = {r: 0 for r in Role}
+    seen: set[Role] = set()
+    for key, c in items:
+        role = Role.parse(key)
+        if role in seen:
+            raise ValueError(f"role counts: {role.name.title()} is given twice")
+        seen.add(role)
+        if isinstance(c, bool) or not isinstance(c, int) or c < 0:
+            raise ValueError(f"role counts: the number of {role.name.title()} cards must be an int >= 0, got {c!r}")
+        out[role] = c
+    return out
+
+
+def check_identity_deck(counts: Mapping[Role | str, int] | Iterable[tuple[Role | str, int]],
+                        num_players: int, variant: str = "standard") -> dict[Role, int]:
+    """Check that an identity deck with ``counts`` cards of each role is legal
+    for ``num_players`` players, and return the counts by :class:`Role`.
+
+    The rule (CR 907.3b, with 907.3a's one card per player): exactly one
+    Leader, at least one Traitor, ``num_players // 2`` Assassins, and the
+    remaining cards Guardians or Traitors.  The recommended decks of CR 907.3c
+    (:data:`ROLE_TABLE`) are a subset, except that the 8-player row has 3
+    Assassins where 907.3b asks for 4; that row is accepted too (the rules
+    text contradicts itself there and the engine deals the 907.3c row).
+
+    Backstab Rumble (TR11) is a deliberate variant that breaks 907.3b: with
+    ``variant="backstab_rumble"`` the only legal deck is one Leader and
+    ``num_players - 1`` Traitors.  Simple roles (TR11) follow 907.3b.
+
+    Args:
+        counts: cards per role, keyed by :class:`Role` or role name
+            (case-insensitive; ``{"leader": 1, "assassin": 3, "traitor": 2}``),
+            or ``(role, count)`` pairs; roles left out count 0.
+        num_players: players at the table (CR 907.2: four or more).
+        variant: one of :data:`VARIANTS`.
+
+    Returns:
+        ``{Role.LEADER: l, Role.GUARDIAN: g, Role.ASSASSIN: a, Role.TRAITOR: t}``
+        (every role, zeros included).
+
+    Raises:
+        ValueError: a one-line message naming CR 907.3b (TR11 for Backstab
+            Rumble) and what is wrong, e.g. "CR 907.3b: an identity deck for 6
+            players needs exactly 3 Assassins, got 2"; also for an unknown
+            role name, a negative or non-integer count, a bad ``num_players``
+            or an unknown variant.
+    """
+    role_distribution(num_players, variant)           # checks num_players and variant
+    got = _normalise_counts(counts)
+    n = num_players
+    total = sum(got.values())
+    have = format_role_counts(got)
+    if variant == "backstab_rumble":
+        want = role_distribution(n, variant)
+        if got != want:
+            raise ValueError(f"TR11 Backstab Rumble (a variant that replaces CR 907.3b): an identity deck for "
+                             f"{n} players holds exactly {format_role_counts(want)}, got {have}")
+        return got
+    if total != n:
+        raise ValueError(f"CR 907.3b: an identity deck for {n} players has one card per player "
+                         f"(CR 907.3a), so {n} cards, got {total} ({have})")
+    if got[Role.LEADER] != 1:
+        raise ValueError(f"CR 907.3b: an identity deck for {n} players needs exactly 1 Leader, "
+                         f"got {got[Role.LEADER]} ({have})")
+    if got[Role.TRAITOR] < 1:
+        raise ValueError(f"CR 907.3b: an identity deck for {n} players needs at least 1 Traitor, got 0 ({have})")
+    need_a = n // 2
+    recommended = ROLE_TABLE.get(n)
+    is_recommended = recommended is not None and tuple(got[r] for r in Role) == recommended
+    if got[Role.ASSASSIN] != need_a and not is_recommended:
+        also = ""
+        if recommended is not None and recommended[Role.ASSASSIN] != need_a:
+            also = (f" (or the CR 907.3c deck "
+                    f"{format_role_counts(dict(zip(Role, recommended)))})")
+        raise ValueError(f"CR 907.3b: an identity deck for {n} players needs exactly {need_a} Assassins{also}, "
+                         f"got {got[Role.ASSASSIN]} ({have})")
+    return got

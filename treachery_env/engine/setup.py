@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .. import identities as ids
 from ..cards import DECKS, deck_list
-from ..rules import Role, role_distribution
+from ..rules import Role
 from .state import IdentityCard
 
 __all__ = ["SetupMixin"]
@@ -27,7 +27,7 @@ class SetupMixin:
         if cfg.identities is not None:
             deal = [ids.simple_role_card(nm) if simple else ids.get(nm) for nm in cfg.identities]
         else:
-            dist = role_distribution(self.n, cfg.variant)
+            dist = cfg.distribution()    # role_counts, else the recommended deck (CR 907.3b-c, TR11)
             deal = []
             if simple:       # TR11: basic lands as role cards
                 for role in Role:
