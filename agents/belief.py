@@ -5,10 +5,8 @@
 Deduction (:class:`RoleBelief`)
     The hidden state is the assignment of roles to the seats whose identity the
     bot does not know.  The prior is uniform over the assignments consistent
-    with the public identity-deck distribution (``rules.role_distribution(n,
-    variant)``, CR 907.3c; the variant is not in the bot's information set, so
-    it assumes ``"standard"`` and switches to Backstab Rumble only when the
-    known roles contradict the standard deck), minus the roles it knows (its
+    with the public identity deck (``view.role_counts``, TR2.3: whatever deck
+    was dealt, CR 907.3b-c or TR11), minus the roles it knows (its
     own, the face-up ones, the ones it was shown, those revealed on loss).
 
     The evidence is the cumulative public history ``view.harm[i][j]`` (damage
@@ -57,7 +55,7 @@ from typing import Any
 import numpy as np
 
 from treachery_env.cards import CARDS
-from treachery_env.rules import Role, role_distribution
+from treachery_env.rules import Role
 
 from . import register
 from .base import BaseAgent, legal_actions
@@ -175,10 +173,9 @@ class RoleBelief:
         seen = {r: 0 for r in ROLES}
         for s in known:
             seen[_role_of(view.players[s])] += 1
-        for variant in ("standard", "backstab_rumble"):
-            dist = role_distribution(max(n, 4), variant)
-            if all(seen[r] <= dist[r] for r in ROLES) and sum(dist.values()) - len(known) == len(unknown):
-                return {r: dist[r] - seen[r] for r in ROLES}, unknown, known
+        dist = {r: view.role_counts[r] for r in ROLES}     # the public identity deck (TR2.3)
+        if all(seen[r] <= dist[r] for r in ROLES) and n - len(known) == len(unknown):
+            return {r: dist[r] - seen[r] for r in ROLES}, unknown, known
         return None, unknown, known
 
     # ------------------------------------------------------------------ likelihood
@@ -249,9 +246,8 @@ class RoleBelief:
             w /= w.sum()
             marg = np.stack([w @ oh for oh in onehot], axis=1)
             prior = np.stack([oh.mean(axis=0) for oh in onehot], axis=1)
-        else:   # no deck fits what is known: independent seats, prior from the standard deck
-            dist = role_distribution(max(len(view.players), 4))
-            pr = np.array([dist[r] for r in ROLES], float) + 1e-3
+        else:   # identities moved so the deck no longer fits what is known: independent seats
+            pr = np.array([view.role_counts[r] for r in ROLES], float) + 1e-3
             pr /= pr.sum()
             lp = np.log(pr)[None, :] + ll
             top = lp.max(axis=1, keepdims=True)

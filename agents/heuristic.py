@@ -83,7 +83,7 @@ from __future__ import annotations
 import re
 
 from treachery_env.cards import CARD_INDEX
-from treachery_env.rules import Role, role_distribution
+from treachery_env.rules import Role
 
 from . import register
 from .base import BaseAgent, legal_actions
@@ -255,14 +255,10 @@ class HeuristicAgent(BaseAgent):
     def _compute_want(self, v) -> dict:
         me = v.me
         role = me.role
-        n = len(v.players)
         self._leaders = [p.seat for p in v.players if p.in_game and (p.leader_player or p.role == Role.LEADER)]
-        variant_dist = role_distribution(n)
-        known_traitors = sum(1 for p in v.players if p.role == Role.TRAITOR)
-        if known_traitors > variant_dist[Role.TRAITOR]:     # more Traitors than the standard deck: Backstab Rumble
-            variant_dist = role_distribution(n, "backstab_rumble")
+        deck = v.role_counts                # the public identity deck (TR2.3)
         gone_assassins = sum(1 for p in v.players if not p.in_game and p.role == Role.ASSASSIN)
-        self._assassins_left = max(0, variant_dist[Role.ASSASSIN] - gone_assassins)
+        self._assassins_left = max(0, deck[Role.ASSASSIN] - gone_assassins)
         harm, attacks = v.harm, v.attacks
         # strength of each player: life + board
         self._board = {p.seat: sum(_hits(c) for c in p.creatures) for p in v.players}

@@ -66,7 +66,7 @@ from treachery_env.cards import CARD_INDEX, CARDS, COUNTER_TOKENS, DECKS, TOKENS
 from treachery_env.config import GameConfig
 from treachery_env.engine import Creature, Decision, DecisionKind, Game, IdentityCard
 from treachery_env.observation import N_DECISIONS, N_PHASES, PLAYER_FEATURES, obs_layout
-from treachery_env.rules import Role, role_distribution, team_of
+from treachery_env.rules import Role, team_of
 
 from . import register
 from .base import BaseAgent, legal_actions
@@ -173,13 +173,12 @@ def _sample_from(pool: Counter, k: int, npr: np.random.Generator) -> list:
     return [CARD_INDEX[c] for c in out]
 
 
-def _sample_roles(view: Any, variant: str, rng: random.Random, beliefs: dict | None) -> dict[int, Role]:
+def _sample_roles(view: Any, rng: random.Random, beliefs: dict | None) -> dict[int, Role]:
     """Roles for the seats whose identity the viewer does not know: the public
     distribution minus the known roles, assigned uniformly at random (or, with
     ``beliefs`` = ``{seat: {Role: p}}``, seat by seat in random order with
     probability proportional to ``p`` times the copies of the role left)."""
-    n = len(view.players)
-    left = Counter(role_distribution(n, variant))
+    left = Counter({r: view.role_counts[r] for r in Role})     # the public identity deck (TR2.3)
     unknown = []
     for p in view.players:
         if p.role is not None:
@@ -331,6 +330,7 @@ def determinize(view: Any, rng: Any, observation: dict | None = None, beliefs: d
     g.active = view.active
     g.order_seat = view.active
     g.phase = view.phase
+    g.role_counts = tuple(view.role_counts)
     g.log = []
     g.actions = []
     g.stack = []
@@ -348,7 +348,7 @@ def determinize(view: Any, rng: Any, observation: dict | None = None, beliefs: d
     g.harm = [list(row) for row in view.harm]
     g.attacks = [list(row) for row in view.attacks]
     # ---- identities
-    roles = _sample_roles(view, variant, r, beliefs)
+    roles = _sample_roles(view, r, beliefs)
     pool = _identity_pool(view)
     max_uid = max([c.uid for p in view.players for c in p.creatures] + [0])
     g._uid = max_uid + 1000

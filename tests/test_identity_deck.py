@@ -269,3 +269,25 @@ def test_cli_role_counts_option():
                                       "--role-counts", "leader=1,assassin=2,traitor=3"])
     with pytest.raises(ValueError, match="CR 907.3b: an identity deck for 6 players needs exactly 3 Assassins, got 2"):
         game_config_from_args(args)
+
+
+def test_bots_read_the_dealt_deck_from_the_view():
+    """TR2.3: the identity deck's composition is public, so every seat's view
+    carries it (``SeatView.role_counts``) and the belief prior follows the deck
+    that was dealt, not the recommended one: with 1 Leader, 3 Assassins and 2
+    Traitors at 6 players, a Leader who knows nothing else gives each face-down
+    seat Assassin 3/5, Traitor 2/5, Guardian 0."""
+    from agents.belief import RoleBelief
+    cfg = GameConfig(num_players=6, role_counts={"leader": 1, "assassin": 3, "traitor": 2})
+    g = Game(cfg, seed=4)
+    leader = next(p.seat for p in g.players if p.identity.role == Role.LEADER)
+    for s in range(6):
+        assert g.view(s).role_counts == (1, 0, 3, 2)
+    b = RoleBelief().beliefs(g.view(leader))
+    for s, row in b.items():
+        if s == leader:
+            continue
+        assert row[Role.GUARDIAN] == pytest.approx(0.0, abs=1e-9)
+        assert row[Role.ASSASSIN] == pytest.approx(0.6, abs=0.15)
+        assert row[Role.TRAITOR] == pytest.approx(0.4, abs=0.15)
+    assert sum(row[Role.ASSASSIN] for s, row in b.items() if s != leader) == pytest.approx(3.0)

@@ -505,6 +505,9 @@ class SeatView:
         events: log entries visible to the viewer this turn and the previous one.
         priority_windows: the table's public rule for priority windows
             (:attr:`GameConfig.priority_windows`, "full" or "main").
+        role_counts: the identity deck's cards per role, indexed by
+            :class:`Role` value (Leader, Guardian, Assassin, Traitor); public
+            (TR2.3), whatever deck was dealt (CR 907.3b, ``role_counts``, TR11).
     """
 
     seat: int
@@ -520,6 +523,7 @@ class SeatView:
     decision: "DecisionView | None"
     events: tuple
     priority_windows: str = "full"
+    role_counts: tuple = ()
 
     @property
     def me(self) -> PlayerView:
@@ -588,7 +592,7 @@ def seat_view(game: "Game", viewer: int) -> SeatView:
     return SeatView(viewer, game.turn, game.phase, game.active, tuple(players), stack,
                     tuple(map(tuple, game.harm)), tuple(map(tuple, game.attacks)),
                     (not me.has_lost) and game.undercover_met(viewer), dream, decision, tuple(events),
-                    game.config.priority_windows)
+                    game.config.priority_windows, game.role_counts)
 
 
 class LazySeatView:

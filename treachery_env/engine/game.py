@@ -141,6 +141,7 @@ class Game(SetupMixin,
         # creatures seat i has attacked seat j with
         self.harm = [[0] * self.n for _ in range(self.n)]
         self.attacks = [[0] * self.n for _ in range(self.n)]
+        self.role_counts: tuple[int, ...] = ()      # identity deck by role, public (set by _setup)
         self._uid = 0
         self._dirty = True
         self._statics: set[str] = set()

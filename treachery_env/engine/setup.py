@@ -38,6 +38,8 @@ class SetupMixin:
                     cands = [nm for nm in pool if ids.get(nm).role == role]
                     deal.extend(ids.get(nm) for nm in rng.sample(cands, dist[role]))
             rng.shuffle(deal)
+        # the identity deck's composition is public (TR2.3): cards per role, in Role order
+        self.role_counts = tuple(sum(1 for c in deal if c.role == r) for r in Role)
         for seat, p in enumerate(self.players):
             p.deck = deck_names[seat]
             cmd, cards = deck_list(deck_names[seat], cfg.recommended_exclusions)
