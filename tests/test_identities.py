@@ -1146,7 +1146,11 @@ def test_gatekeeper_cerberus_and_face_down_again():
     g.step(g.layout.UNVEIL)
     resolve_all(g)
     assert p.identity.face_up                              # ... and "when unveiled" triggers again:
-    assert [c.name for c in p.creatures] == ["Cerberus"]   # a new Cerberus; the legend rule keeps one
+    # a new Cerberus: the legend rule (CR 704.5j) has its controller keep one, here the new one
+    assert g.decision.kind == DecisionKind.KEEP and g.decision.seat == 4
+    new = p.creatures[-1]
+    g.step(g.layout.perm(0, len(p.creatures) - 1))
+    assert p.creatures == [new] and new.name == "Cerberus"
     assert cer not in p.creatures
 
 

@@ -276,6 +276,10 @@ def test_king_attacker_murdered_by_an_opponent_triggers_both_abilities():
     give_priority(g, 1)
     cast(g, 1, "Murder")
     resolve_all(g)
+    # two different triggers of the King's controller: it orders them (CR 603.3b)
+    assert g.decision.kind == DecisionKind.ORDER and g.decision.seat == 0
+    g.step(g.decision.options[0][0])
+    resolve_all(g)
     assert g.decision.kind == DecisionKind.MODE
     pick(g, lambda nm: nm == "Treasure")
     resolve_all(g)

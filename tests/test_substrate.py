@@ -770,10 +770,10 @@ def test_lethal_damage_and_zero_toughness_destroy():
     assert sorted(names(g.players[1].graveyard)) == ["Dune Lion", "Grove Bear"]
 
 
-def test_legend_rule_keeps_the_newest():
+def test_legend_rule_lets_the_controller_keep_one():
     """CR 704.5j: two legendary permanents with the same name under one
-    controller: one goes to the graveyard.  Documented abstraction: the newest
-    stays (docs/fidelity.md, Legend rule).  Different controllers are fine."""
+    controller: the controller chooses one (here the newer), the other goes to
+    the graveyard.  Different controllers are fine."""
     g = game()
     old = add_creature(g, 1, "Kaelen, Warband Chief")
     other = add_creature(g, 2, "Kaelen, Warband Chief")
@@ -781,6 +781,8 @@ def test_legend_rule_keeps_the_newest():
     assert old in g.players[1].creatures and other in g.players[2].creatures
     new = add_creature(g, 1, "Kaelen, Warband Chief")
     refresh(g)
+    assert g.decision.kind == DecisionKind.KEEP and g.decision.seat == 1
+    g.step(g.layout.perm(0, 1))
     assert g.players[1].creatures == [new]
     assert names(g.players[1].graveyard) == ["Kaelen, Warband Chief"]
     assert other in g.players[2].creatures

@@ -41,10 +41,12 @@ class DecisionKind:
     COST = 10         # choose a card or permanent to pay a cost with
     SCRY = 11         # keep the card on top (choice 0) or bottom (choice 1)
     YES_NO = 12       # choice 0 = yes; PASS = no
-    COUNT = 13
+    ORDER = 13        # choose which of your simultaneous triggers goes on the stack next (CR 603.3b)
+    KEEP = 14         # choose the legendary permanent to keep (CR 704.5j)
+    COUNT = 15
 
     NAMES = ("priority", "attacker", "defender", "blocker", "blocked", "target", "number", "mode",
-             "card", "discard", "cost", "scry", "yes_no")
+             "card", "discard", "cost", "scry", "yes_no", "order", "keep")
 
 
 class Creature:

@@ -3,18 +3,25 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from ..actions import MAX_PERMS
+from .state import Decision, DecisionKind
 
 __all__ = ["StateBasedMixin"]
 
 
 class StateBasedMixin:
-    """State-based actions (CR 704).: methods of :class:`~treachery_env.engine.game.Game`."""
+    """State-based actions (CR 704): methods of :class:`~treachery_env.engine.game.Game`."""
 
     def _state_based_actions(self) -> bool:
         """CR 704, checked simultaneously; returns True if anything happened.
         Players at 0 or less life, who drew from an empty library, or who took 21
         combat damage from one commander lose (CR 704.5a-c, 903.10a); creatures
-        with 0 toughness, lethal damage or deathtouch damage die (CR 704.5f-h)."""
+        with 0 toughness, lethal damage or deathtouch damage die (CR 704.5f-h).
+        The legend rule (CR 704.5j) asks each player with two or more legendary
+        creatures of one name which one to keep (:meth:`_op_legend_rule`), right
+        after the other state-based actions of the same check."""
         self._dirty = False
         losers = []
         for p in self.players:
@@ -23,6 +30,7 @@ class StateBasedMixin:
             if p.life <= 0 or p.drew_from_empty or (self.config.commander and any(v >= 21 for v in p.cmd_damage.values())):
                 losers.append(p.seat)
         dying = []
+        legend_groups = []
         for p in self.players:
             legends: dict = {}
             for c in p.creatures:
@@ -30,11 +38,33 @@ class StateBasedMixin:
                 if t <= 0 or (c.damage > 0 and (c.damage >= t or c.deathtouched)):
                     dying.append(c)
                 elif c.legendary:
-                    if c.name in legends:   # CR 704.5j legend rule: the newest one is kept (abstraction)
-                        dying.append(legends[c.name])
-                    legends[c.name] = c
+                    legends.setdefault(c.name, []).append(c)
+            legend_groups += [(p.seat, same) for same in legends.values() if len(same) > 1]
         for c in dying:
             self.destroy(c)
         if losers:
             self.lose(losers)
-        return bool(losers or dying)
+        if legend_groups:
+            self._push_front([("legend_rule", seat, same) for seat, same in legend_groups])
+        return bool(losers or dying or legend_groups)
+
+    def _op_legend_rule(self, seat: int, same: list) -> None:
+        """CR 704.5j: ``seat`` chooses one of its legendary creatures named alike;
+        the others are put into their owners' graveyards (they die)."""
+        p = self.players[seat]
+        same = [c for c in same if c in p.creatures]
+        if p.has_lost or len(same) < 2:
+            return
+        L = self.layout
+        opts = [(L.perm(0, p.creatures.index(c)), c) for c in same if p.creatures.index(c) < MAX_PERMS]
+        if not opts:                    # none of them has an action slot: keep the newest
+            opts = [(L.PASS, same[-1])]
+        self.decision = Decision(seat, DecisionKind.KEEP, opts, "_h_legend_rule", (seat, same),
+                                 f"legend rule: choose the {same[0].name} to keep")
+
+    def _h_legend_rule(self, ctx: tuple, keep: Any) -> None:
+        seat, same = ctx
+        for c in same:
+            if c is not keep:
+                self.destroy(c)
+        self._log("legend_rule", seat=seat, kept=keep.uid, name=keep.name)

@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from .. import identity_abilities as IA
-from .state import Creature, StackItem
+from ..actions import MAX_CHOICE
+from .state import Creature, Decision, DecisionKind, StackItem
 
 __all__ = ["TriggersMixin"]
 
@@ -22,22 +23,57 @@ class TriggersMixin:
 
     def _put_triggers_on_stack(self) -> None:
         """CR 603.3b: the active player puts their triggers on the stack first,
-        then each other player in turn order; targets are chosen now (CR 603.3d:
-        a trigger with no legal target is removed)."""
+        then each other player in turn order, each in the order they choose
+        (:meth:`_op_order_triggers`); targets are chosen as each goes on the
+        stack (CR 603.3d: a trigger with no legal target is removed)."""
         trig = self.pending_triggers
         self.pending_triggers = []
-        order = {s: k for k, s in enumerate((self.active + k) % self.n for k in range(self.n))}
-        trig.sort(key=lambda t: order[t.controller])
         ops: list = []
-        for t in trig:
-            if self.players[t.controller].has_lost:
-                continue
-            if t.data.get("prepare"):
-                ops.append(("call", t.data["prepare"], t))
-            for spec in t.data.get("specs", ()):
-                ops.append(("choose_target", t, spec, spec.get("max", 1)))
-            ops.append(("push_trigger", t))
+        for seat in self._apnap():
+            mine = [t for t in trig if t.controller == seat]
+            if mine:
+                ops.append(("order_triggers", seat, mine))
         self._push_front(ops)
+
+    def _trigger_ops(self, t: StackItem) -> list:
+        """Operations that put trigger ``t`` on the stack: its preparation (modes),
+        its targets (CR 603.3d), then the stack."""
+        ops: list = []
+        if t.data.get("prepare"):
+            ops.append(("call", t.data["prepare"], t))
+        for spec in t.data.get("specs", ()):
+            ops.append(("choose_target", t, spec, spec.get("max", 1)))
+        ops.append(("push_trigger", t))
+        return ops
+
+    @staticmethod
+    def _trigger_key(t: StackItem) -> tuple:
+        return (t.source, t.key, t.identity_source, repr(sorted(t.data.items(), key=lambda kv: kv[0])))
+
+    def _op_order_triggers(self, seat: int, pending: list) -> None:
+        """CR 603.3b: ``seat`` puts its simultaneous triggers on the stack in any
+        order, the last one put resolving first.  Asked only when the order
+        matters: two or more triggers that are not copies of one another (same
+        source, ability and data); otherwise they go on in the order they
+        triggered.  The choice is "the next one to put on the stack"."""
+        if self.players[seat].has_lost or not pending:
+            return
+        if len(pending) == 1 or len({self._trigger_key(t) for t in pending}) == 1:
+            self._push_front([op for t in pending for op in self._trigger_ops(t)])
+            return
+        L = self.layout
+        shown = pending[:MAX_CHOICE]
+        labels = [f"{t.source} ({t.key})" if t.key else t.source for t in shown]
+        self.decision = Decision(seat, DecisionKind.ORDER, [(L.CHOICE + k, k) for k in range(len(shown))],
+                                 "_h_order_trigger", (seat, pending),
+                                 "choose the trigger to put on the stack next (the last one put resolves first)",
+                                 labels)
+
+    def _h_order_trigger(self, ctx: tuple, k: int) -> None:
+        seat, pending = ctx
+        t = pending[k]
+        rest = pending[:k] + pending[k + 1:]
+        self._push_front(self._trigger_ops(t) + [("order_triggers", seat, rest)])
 
     def _op_push_trigger(self, t: StackItem) -> None:
         if self.players[t.controller].has_lost:
