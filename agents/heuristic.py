@@ -346,6 +346,15 @@ class HeuristicAgent(BaseAgent):
     def _attacking_at(self, seat: int) -> list:
         return [c for p in self._v.players for c in p.creatures if c.attacking == seat]
 
+    def _fog_worth(self) -> bool:
+        """Whether the combat damage now coming would take half or more of our
+        life, or put a Leader we protect in danger."""
+        me = self._v.me
+        at_me = sum(_hits(c) for c in self._attacking_at(self._me))
+        if at_me and at_me * 2 >= me.life:
+            return True
+        return self._v.me.role in (Role.LEADER, Role.GUARDIAN) and self._leader_in_danger()
+
     def _leader_in_danger(self) -> bool:
         v = self._v
         for l in self._leaders:
@@ -394,6 +403,21 @@ class HeuristicAgent(BaseAgent):
             for o in opts:
                 if o.kind == "cast" and o.card == "Soothing Light" and self._ally_low(5):
                     return o.action
+            # a fog once blocks are declared, when the blows would hurt us or the Leader badly
+            if v.phase == "declare_blockers" and not v.stack:
+                for o in opts:
+                    c = _card(o.card) if o.kind == "cast" else None
+                    if c is not None and any(e.get("op") == "fog" for e in c.effects) and self._fog_worth():
+                        return o.action
+            # a flash creature at the end of the turn before ours (the mana would go unused anyway)
+            if v.phase == "end" and not v.stack and v.active != self._me:
+                nxt = next((p.seat for k in range(1, len(v.players))
+                            for p in [v.players[(v.active + k) % len(v.players)]] if p.in_game), None)
+                if nxt == self._me:
+                    flash = [o for o in opts if o.kind == "cast" and (c := _card(o.card)) is not None
+                             and c.is_creature and c.flash]
+                    if flash:
+                        return max(flash, key=lambda o: _card(o.card).cost).action
             return self._default(d)
         # 3. land
         for o in opts:
@@ -457,7 +481,7 @@ class HeuristicAgent(BaseAgent):
         ops = [e.get("op") for e in c.effects]
         v = self._v
         me = v.me
-        if "counter" in ops:
+        if "counter" in ops or "fog" in ops:
             return 0.0
         if "pump" in ops or "pump_team" in ops:
             return 0.0 if "pump" in ops else (1.0 if v.phase == "main1" and sum(

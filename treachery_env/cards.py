@@ -48,6 +48,8 @@ class CardDef:
         targets: target specs ``{"type": one of TARGET_TYPES}``, chosen on cast.
         x: whether the spell has ``{X}`` in its cost.
         legendary: legendary creature (can be a commander).
+        flash: the card may be cast whenever its controller could cast an
+            instant (CR 702.8, Flash).
     """
 
     def __deepcopy__(self, memo):  # immutable: share, don't copy (Game.clone)
@@ -64,6 +66,7 @@ class CardDef:
     targets: tuple = ()
     x: bool = False
     legendary: bool = False
+    flash: bool = False
 
     @property
     def is_land(self) -> bool:
@@ -77,8 +80,14 @@ class CardDef:
 
     @property
     def is_instant(self) -> bool:
-        """Whether the card is an instant (castable whenever its controller has priority)."""
+        """Whether the card is an instant."""
         return self.type == "instant"
+
+    @property
+    def instant_speed(self) -> bool:
+        """Whether it may be cast whenever its controller has priority: an instant,
+        or a card with flash (CR 304.5, 702.8a); others need sorcery timing (CR 307.1)."""
+        return self.type == "instant" or self.flash
 
 
 @dataclass(frozen=True)
@@ -116,6 +125,7 @@ def _build_cards() -> tuple[list[CardDef], dict[str, TokenDef]]:
             power=int(c.get("power", 0)), toughness=int(c.get("toughness", 0)),
             keywords=kws, effects=tuple(c.get("effects", ())), targets=tuple(c.get("targets", ())),
             x=bool(c.get("x", False)), legendary=bool(c.get("legendary", False)),
+            flash=bool(c.get("flash", False)),
         ))
     tokens = {
         name: TokenDef(name=name, type=t["type"], power=int(t.get("power", 0)),

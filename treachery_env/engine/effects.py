@@ -90,6 +90,9 @@ class EffectsMixin:
             tgt[1].stun += n
         elif op == "discard":
             self._push_front([("discard", tgt[1], n, seat)])
+        elif op == "fog":           # prevent all combat damage that would be dealt this turn (CR 615)
+            self.turn_effects["fog"] = True
+            self._log("fog", seat=seat)
         else:  # pragma: no cover - data is validated by tests
             raise AssertionError(f"unknown effect op {op!r}")
 
@@ -194,7 +197,7 @@ class EffectsMixin:
             target, amount = ev["target"], ev["amount"]
             if amount <= 0 or target is None:
                 return 0
-        if self._damage_prevented(target):
+        if self._damage_prevented(target) or (combat and self.turn_effects.get("fog")):
             self._log("prevented", target=self._target_repr(target), n=amount)
             return 0
         kind, obj = target

@@ -47,7 +47,7 @@ class PriorityMixin:
             if t == "land":
                 if sorcery and not p.land_played:
                     opts.append((hand_a + i, ("land", i)))
-            elif c.cost <= avail and (sorcery or t == "instant") and (
+            elif c.cost <= avail and (sorcery or t == "instant" or c.flash) and (
                     self.castable_targets(seat, c)):
                 opts.append((hand_a + i, ("cast", i)))
         if (p.commander is not None and p.commander_zone == "command" and sorcery

@@ -90,7 +90,7 @@ class StackMixin:
         c = perm["card"]
         if c.is_land:
             return sorcery and not self.players[seat].land_played
-        if not (sorcery or c.is_instant):
+        if not (sorcery or c.instant_speed):
             return False
         return (perm["free"] or c.cost <= avail) and self.castable_targets(seat, c)
 
