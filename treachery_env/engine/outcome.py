@@ -65,8 +65,7 @@ class OutcomeMixin:
             p.last_role = idc.role
             p.last_team = team_of(idc.role)
             self._log("loses", seat=s, identity=idc.name, reason=reason)
-        for s in seats:
-            self._leave_game(s)
+        self._leave_game(seats)
         self._refresh_statics()
         for s in seats:
             IA.fire_event(self, "player_lost", seat=s)
@@ -91,56 +90,124 @@ class OutcomeMixin:
                 self._after_pass(seat)
         self._advance()
 
-    def _leave_game(self, seat: int) -> None:
-        """CR 800.4a: everything the player owns leaves the game (spells on the
-        stack, permanents, cards in the face-down exile of others); control
-        effects giving them others' permanents end, so those go back to their
-        owners; abilities they control cease to exist;
-        their combat role ends.  Creatures leaving the battlefield this way
-        trigger leaves-the-battlefield abilities (The Blood Empress)."""
-        p = self.players[seat]
+    def _leave_game(self, seats: list[int]) -> None:
+        """CR 800.4a: ``seats`` (who have just lost) leave the game, in three steps.
+
+        1. Every object they own leaves the game: permanents, spells and spell
+           copies on the stack, their cards in others' face-down exiles, lands
+           and tokens of theirs others control; and every control effect giving
+           them control of an object ends (``Creature.control_effects``,
+           ``StackItem.control_effects``, ``Player.borrowed``): a stolen creature,
+           land or token goes back to its previous controller, a stolen spell or
+           ability stays on the stack under its previous controller and resolves
+           later (a change to a player no longer in the game doesn't happen,
+           CR 800.4b).
+        2. The stack objects they still control that aren't cards (abilities,
+           copies of spells) cease to exist, and so do their pending triggers.
+        3. What they still control is exiled: a creature that entered the
+           battlefield under their control from another player's zone (The
+           Necromancer, The Corpse Snatcher, The Ferryman) goes to its owner's
+           exile, a spell card of another player they cast (The Oneiromancer,
+           The Sigil Mage, The Spellsnatcher) goes to its owner's exile; a
+           commander goes to the command zone (CR 903.9a), a token ceases to
+           exist.
+
+        Creatures leaving the battlefield this way trigger leaves-the-battlefield
+        abilities (The Blood Empress); their combat roles end; priority passes
+        on (CR 800.4a) and the remaining players must all pass again."""
+        left = set(seats)
         gone = []
         for q in self.players:
             for c in list(q.creatures):
-                if c.owner == seat or c.controller == seat:
+                if c.owner in left:
                     q.creatures.remove(c)
-                    owner = self.players[c.owner]
-                    if c.owner != seat and not owner.has_lost:
-                        # control effects giving the leaving player control end (CR 800.4a):
-                        # the creature goes back to its owner
-                        c.controller = c.owner
-                        c.attacking = -1
-                        c.entered_turn = self.turn
-                        owner.creatures.append(c)
-                        continue
                     gone.append(c)
+        self.stack = [it for it in self.stack if not (it.kind == "spell" and it.owner in left)]
+        self._return_borrowed(left)
+        self.end_control_effects(lambda e: e["seat"] in left)
+        kept = []
+        for it in self.stack:
+            if it.controller in left:
+                self._exile_stack_card(it)      # a card: to its owner's exile; a copy or ability ceases
+            else:
+                kept.append(it)
+        self.stack = kept
+        self.pending_triggers = [t for t in self.pending_triggers if t.controller not in left]
         for c in gone:
             if c.blocking is not None and c in c.blocking.blocked_by:
                 c.blocking.blocked_by.remove(c)
         for a in self.combat_attackers:
-            if a.attacking == seat:
+            if a.attacking in left:
                 a.attacking = -1
         self.combat_attackers = [a for a in self.combat_attackers if a.attacking >= 0 and a not in gone]
-        self.stack = [it for it in self.stack if it.controller != seat and it.owner != seat]
-        self.pending_triggers = [t for t in self.pending_triggers if t.controller != seat]
         for q in self.players:
             pile = q.identity.data.get("dream")
             if pile:
-                q.identity.data["dream"] = [(o, c) for o, c in pile if o != seat]
+                q.identity.data["dream"] = [(o, c) for o, c in pile if o not in left]
         for c in gone:
             IA.fire_event(self, "creature_left", creature=c)
-        # shields the player created last until their turn would have begun (CR 800.4k, _start_turn)
-        p.hand = []
-        if p.commander is not None:
-            p.commander_zone = "out"      # it left the game with its owner
-        p.lands = p.lands_tapped = 0
-        p.tokens = {k: 0 for k in COUNTER_TOKENS}
-        p.mana_pool = 0
-        if self.decision is not None and self.decision.seat == seat:
+        for s in seats:
+            for c in list(self.players[s].creatures):
+                self._leave_battlefield(c, "exile")   # not theirs, still theirs: exiled (step 3)
+        for s in seats:
+            p = self.players[s]
+            # shields the player created last until their turn would have begun (CR 800.4k, _start_turn)
+            p.hand = []
+            if p.commander is not None:
+                p.commander_zone = "out"      # it left the game with its owner
+            p.lands = p.lands_tapped = 0
+            p.tokens = {k: 0 for k in COUNTER_TOKENS}
+            p.mana_pool = 0
+            p.permissions = []
+            p.borrowed = []
+        if self.decision is not None and self.decision.seat in left:
             self.decision = None
-        if self.priority_seat == seat:
-            self.priority_seat = self._next_alive(seat)
+        if self.priority_seat in left:
+            self.priority_seat = self._next_alive(self.priority_seat)
         self.passes = 0   # the remaining players must all pass again in succession
+
+    def _return_borrowed(self, left: set[int]) -> None:
+        """CR 800.4a for counted permanents (``Player.borrowed``): a land or token
+        a leaving player owns and another controls leaves the game; one a leaving
+        player controls through a control effect goes back to the player it came
+        from (an untapped land if the leaver has one)."""
+        for q in self.players:
+            if not q.borrowed:
+                continue
+            keep = []
+            for b in q.borrowed:
+                if b["from"] in left:
+                    if q.seat not in left:
+                        self._take_counted(q, b["kind"])        # the owner's: it leaves with them
+                elif q.seat in left:
+                    tapped = self._take_counted(q, b["kind"])
+                    if tapped is not None:
+                        o = self.players[b["from"]]
+                        if b["kind"] == "land":
+                            o.lands += 1
+                            o.lands_tapped += int(tapped)
+                        else:
+                            o.tokens[b["kind"]] += 1
+                        self._log("control_returns", seat=o.seat, permanent=b["kind"])
+                else:
+                    keep.append(b)
+            q.borrowed = keep
+
+    def _take_counted(self, p, kind: str) -> bool | None:
+        """Remove one land (an untapped one if any) or token of ``kind`` from
+        ``p``'s counts; returns whether a removed land was tapped (False for a
+        token), or None if ``p`` had none left."""
+        if kind == "land":
+            if not p.lands:
+                return None
+            tapped = p.lands_tapped >= p.lands
+            p.lands -= 1
+            p.lands_tapped = min(p.lands_tapped, p.lands)
+            return tapped
+        if not p.tokens.get(kind):
+            return None
+        p.tokens[kind] -= 1
+        return False
 
     def _check_game_end(self) -> None:
         """CR 907.7 and TR6: the Leader team loses when no player in the game
