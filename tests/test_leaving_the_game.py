@@ -1,6 +1,7 @@
-"""Leaving the game (CR 800.4a-b, TR7): what a leaving player owns leaves with
-them; control effects that gave them control of others' objects end; what they
-still control is exiled.
+"""Leaving the game (CR 800.4a-b, CR 907.8a, TR7): what a leaving player owns
+leaves with them; control effects that gave them control of others' objects
+end; what they still control is exiled; and, before they leave, the
+identity-sourced objects they own trigger and resolve.
 
 Scenarios use 5 players (``identity_helpers.deal5``: seat 0 the Leader, 1 a
 Guardian, 2 and 3 Assassins, 4 a Traitor) from the Leader's first main phase,
@@ -9,12 +10,16 @@ set the state they need and drive decisions with ``Game.step``.
 
 from __future__ import annotations
 
+import dataclasses
+
 from treachery_env import cards
+from treachery_env import identity_abilities as IA
 from treachery_env.actions import TOKEN_ABILITIES
 from treachery_env.engine import DecisionKind, Game
 
-from identity_helpers import (at_main, cast, creature, deal5, give_priority, hand, options, pass_until, pick,
-                              resolve_all, target_creature, target_player, token)
+from identity_helpers import (at_main, cast, creature, deal5, give_priority, hand, is_priority, options, pass_until,
+                              pick, resolve_all, target_creature, target_player, token)
+from test_fuzz import check_invariants
 
 T = 4
 
@@ -292,3 +297,230 @@ def test_counted_tokens_and_lands_follow_their_control_effects():
     assert g.players[1].lands == 3                       # back to the player it came from
     g.lose(3)
     assert g.players[4].lands == 2 and g.players[4].borrowed == []   # seat 3's land left with it
+
+
+# ----------------------------------------------------------------------------- CR 907.8a
+def test_identity_ability_of_the_losing_player_resolves_before_they_leave():
+    """CR 907.8a: a player killed while their identity trigger is on the stack
+    (the Beastmaster's, under their own Shock) still has it resolve, with no
+    priority in between, before they leave: the Beastmaster's other target gets
+    its two Beasts (its own two leave with it); their Shock, not from an
+    identity, leaves the game unresolved (CR 800.4a)."""
+    g = at_main(deal5())
+    bm = 3
+    g.players[bm].life = 2
+    g.players[bm].lands = 5
+    hand(g, bm, "Shock")
+    g.players[1].lands = 1
+    hand(g, 1, "Shock")
+    give_priority(g, bm)
+    g.step(g.layout.UNVEIL)
+    target_player(g, bm)
+    target_player(g, 2)
+    trig = g.stack[-1]
+    assert trig.source == "The Beastmaster" and trig.identity_source
+    give_priority(g, bm)
+    cast(g, bm, "Shock")
+    target_player(g, 0)
+    give_priority(g, 1)
+    cast(g, 1, "Shock")
+    target_player(g, bm)
+    life0 = g.players[0].life
+    resolve_all(g)                                 # seat 1's Shock resolves: seat 3 is at 0
+    assert g.players[bm].has_lost and not g.is_over
+    assert g.stack == [] and g.players[0].life == life0
+    assert [c.name for c in g.players[2].creatures] == ["Beast", "Beast"]
+    assert g.players[bm].creatures == [] and g.players[bm].graveyard == []
+    order = [e["event"] for e in g.log if e["event"] in ("loses", "resolve", "game_over")]
+    assert order[-2:] == ["loses", "resolve"]      # the loss, then the trigger
+    assert events(g, "resolve")[-1]["source"] == "The Beastmaster"
+    assert events(g, "resolve_before_leaving")[-1]["seats"] == [bm]
+
+
+def queen_window() -> Game:
+    """The Leader (The Queen of Light, 2 life) activates her ability; seat 2
+    Shocks her in response: the game stops inside the CR 907.8a window, with
+    the Queen choosing what her ability exiles (seat 2's Grove Bear or seat 3's
+    Dune Lion)."""
+    g = at_main(["The Queen of Light", "The Bodyguard", "The Demon", "The Beastmaster", "The Banisher"])
+    g.players[0].lands, g.players[0].life = 4, 2
+    hand(g, 0, "Shock")
+    creature(g, 2, "Grove Bear")
+    creature(g, 3, "Dune Lion")
+    g.players[2].lands = 1
+    hand(g, 2, "Shock")
+    give_priority(g, 0)
+    g.step(g.layout.IDENTITY_AB)
+    give_priority(g, 2)
+    cast(g, 2, "Shock")
+    target_player(g, 0)
+    resolve_all(g)
+    return g
+
+
+def test_leaving_player_still_makes_the_choices_and_the_game_ends_after():
+    """CR 907.8a, 907.7d: the Leader (The Queen of Light) is killed with her
+    ability on the stack; it resolves first and she still chooses what it
+    exiles; only then does she leave, the Guardian loses with her (TR6.3) and
+    the Assassins win."""
+    g = queen_window()
+    assert g.decision.seat == 0 and g.decision.kind == DecisionKind.CARD   # asked of the losing Leader
+    assert not g.players[0].has_lost and g.leaving == [0] and not g.is_over
+    bear = next(c for c in g.players[2].creatures if c.name == "Grove Bear")
+    target_creature(g, bear)
+    assert names(g.players[2].exile) == ["Grove Bear"]
+    assert g.is_over and g.winners == {2, 3}
+    assert g.players[0].has_lost and g.players[1].has_lost
+
+
+def test_a_trigger_on_the_loss_itself_resolves_before_the_player_leaves(monkeypatch):
+    """CR 907.8a ("allow ... to trigger and resolve"): an identity ability that
+    triggers as its controller loses (a test-only "losing" trigger given to The
+    Bodyguard) goes on the stack and resolves before the player leaves; it
+    draws a card for seat 0."""
+    impl = IA.IMPLEMENTATIONS["The Bodyguard"]
+
+    def on_losing(game, idc, seat):
+        if seat == idc.controller:
+            IA.identity_trigger(game, idc, "test_lost", "_test_lost_resolve")
+
+    def resolve(game, item):
+        game.draw(0, 1)
+        game._log("test_lost_resolved", seat=item.controller, leaving=list(game.leaving))
+
+    monkeypatch.setitem(IA.IMPLEMENTATIONS, "The Bodyguard",
+                        dataclasses.replace(impl, events={**impl.events, "losing": on_losing}))
+    monkeypatch.setitem(IA.CALLBACKS, "_test_lost_resolve", resolve)
+    g = at_main(deal5())
+    g.players[1].identity.face_up = True
+    n = len(g.players[0].hand)
+    g.lose(1)
+    assert g.players[1].has_lost and len(g.players[0].hand) == n + 1
+    assert events(g, "test_lost_resolved") == [{"turn": 1, "event": "test_lost_resolved", "seat": 1,
+                                                "leaving": [1], "to": None}]
+    assert is_priority(g) and g.decision.seat == 0
+
+
+def test_until_its_controller_loses_statics_stop_during_the_window(monkeypatch):
+    """CR 907.8a with The Golem ("while face up (until its controller loses)"):
+    while the losing Golem player's identity-sourced objects resolve (a
+    test-only "losing" trigger), the Leader is no longer protected."""
+    impl = IA.IMPLEMENTATIONS["The Golem"]
+    seen = []
+
+    def on_losing(game, idc, seat):
+        if seat == idc.controller:
+            IA.identity_trigger(game, idc, "test_lost", "_test_golem_resolve")
+
+    def resolve(game, item):
+        seen.append((list(game.leaving), game.has_static("leaders_hexproof"), game.can_attack(2, 0)))
+
+    monkeypatch.setitem(IA.IMPLEMENTATIONS, "The Golem",
+                        dataclasses.replace(impl, events={**impl.events, "losing": on_losing}))
+    monkeypatch.setitem(IA.CALLBACKS, "_test_golem_resolve", resolve)
+    g = at_main(deal5(G="The Golem"))
+    g.players[1].identity.face_up = True
+    g._refresh_statics()
+    assert g.has_static("leaders_hexproof") and not g.can_attack(2, 0)
+    g.lose(1)
+    assert seen == [([1], False, True)]
+    assert g.players[1].has_lost
+
+
+def test_lose_from_outside_the_loop_sets_the_pending_decision_aside():
+    """CR 907.8a with ``Game.lose`` called by a scenario while a decision is
+    pending: the losing player's identity trigger resolves at once, they leave,
+    then the set-aside decision (here seat 0 choosing its Strike's target)
+    comes back and the game goes on from it."""
+    g = at_main(deal5())
+    g.players[3].lands = 5
+    hand(g, 3, "Shock")
+    give_priority(g, 3)
+    g.step(g.layout.UNVEIL)
+    target_player(g, 2)
+    g.step(g.layout.PASS)
+    g.players[0].lands = 2
+    hand(g, 0, "Lightning Strike")
+    give_priority(g, 0)
+    cast(g, 0, "Lightning Strike")
+    assert g.decision.kind == DecisionKind.TARGET and g.decision.seat == 0
+    g.lose(3)
+    assert g.players[3].has_lost and g.leaving == [] and g.suspended is None
+    assert [c.name for c in g.players[2].creatures] == ["Beast", "Beast"]
+    assert g.decision.kind == DecisionKind.TARGET and g.decision.seat == 0
+    life = g.players[1].life
+    target_player(g, 1)
+    resolve_all(g)
+    assert g.players[1].life == life - 3
+    check_invariants(g)
+
+
+def test_simultaneous_losers_leave_together_after_the_identity_objects(monkeypatch):
+    """CR 907.8a, TR6.9: two players lose at once, one with an identity trigger
+    on the stack; it resolves first, then both leave together: neither is out
+    of the game while it resolves, and both are out afterwards."""
+    g = at_main(deal5())
+    g.players[3].lands = 5
+    hand(g, 3, "Shock")
+    give_priority(g, 3)
+    g.step(g.layout.UNVEIL)
+    target_player(g, 2)
+    target_player(g, 4)
+    seen = []
+    beasts = IA.CALLBACKS["_beastmaster_unveil"]
+
+    def spy(game, item):
+        seen.append(([p.has_lost for p in game.players], list(game.leaving)))
+        beasts(game, item)
+
+    monkeypatch.setitem(IA.CALLBACKS, "_beastmaster_unveil", spy)
+    g.lose([2, 3])
+    assert seen == [([False] * 5, [2, 3])]
+    assert g.players[2].has_lost and g.players[3].has_lost and g.n_alive == 3
+    assert [c.name for c in g.players[T].creatures] == ["Beast", "Beast"]
+    assert g.players[2].creatures == []
+    check_invariants(g)
+
+
+def test_the_cathar_exiles_nothing_once_its_controller_has_lost():
+    """CR 610.3b with CR 907.8a: The Cathar's "until its controller loses"
+    trigger resolving after its controller lost (they died paying its life
+    cost) exiles nothing: the event that ends the exile has already happened."""
+    g = at_main(["The Void Tyrant", "The Cathar", "The Seer", "The Demon", "The Grenadier"])
+    bear = creature(g, 2, "Grove Bear")
+    g.players[1].lands, g.players[1].life = 5, 5
+    g.revealed_identities.add(-1)                 # Undercover met (scenario set-up)
+    hand(g, 1, "Shock")
+    give_priority(g, 1)
+    g.step(g.layout.UNVEIL)                       # paying 5 life: 0 life, the Cathar's player loses
+    assert g.leaving == [1] and g.decision.seat == 1 and g.decision.kind == DecisionKind.TARGET
+    target_creature(g, bear)                      # its trigger's targets, chosen as it goes on the stack
+    g.step(g.layout.PASS)
+    assert g.players[1].has_lost
+    assert bear in g.players[2].creatures and g.players[2].exile == []
+    assert events(g, "cathar_already_lost")
+
+
+def test_a_window_replays_and_clones_deterministically():
+    """DESIGN section 3 with CR 907.8a: a game where a player loses with an
+    identity object on the stack replays from its actions to the same state,
+    and a clone taken inside the window plays on identically."""
+    from agents.heuristic import HeuristicAgent
+    from agents.play import play_game
+    from treachery_env import GameConfig
+    g = queen_window()
+    twin = g.clone()
+    for x in (g, twin):
+        target_creature(x, x.players[3].creatures[0])
+    assert twin.digest() == g.digest() and twin.log == g.log and g.is_over
+    assert names(g.players[3].exile) == ["Dune Lion"]
+    ref = {}
+    windows = 0
+    for seed, n in ((317, 6), (252, 6)):
+        play_game([HeuristicAgent(seed=seed * 10 + i) for i in range(n)], GameConfig(num_players=n), seed=seed,
+                  on_decision=lambda g, s, b, t: ref.__setitem__("g", g))
+        g = ref["g"]
+        windows += bool(events(g, "resolve_before_leaving"))
+        again = Game.from_json(g.to_json())
+        assert again.digest() == g.digest() and again.log == g.log
+    assert windows >= 1, "no recorded game has a CR 907.8a window any more: pick other seeds"

@@ -10,6 +10,7 @@ import numpy as np
 from .. import identity_abilities as IA
 from ..cards import COUNTER_TOKENS
 from ..rules import Role, Team, team_of
+from .state import DecisionKind
 
 __all__ = ["OutcomeMixin"]
 
@@ -25,23 +26,41 @@ class OutcomeMixin:
 
     def lose(self, seats: int | list[int], reason: str = "rules", concede: bool = False) -> None:
         """Make ``seats`` lose the game simultaneously (a list = simultaneous
-        losses, TR6.9).  For each: identity-sourced triggers resolve before the
-        player leaves (CR 907.8a); a face-down identity is revealed, which is not an
-        unveil (CR 702.187a/g: no "when unveiled"); the last-known team is kept
-        (TR7.4); their objects leave (CR 800.4a).  Then the Leader team's loss and
-        the win conditions are checked (CR 907.7)."""
+        losses, TR6.9).
+
+        Effects that replace losing apply first (never to a concession nor to
+        the Leader team's loss, TR6.3, TR6.10).  Then, for each loser: "as you
+        lose" abilities apply (the ``losing`` event, The Metamorph; the
+        ``leaving`` hooks, The Cathar); a face-down identity is turned face up,
+        which is not an unveil (CR 702.187a/g: no "when unveiled"), and the loss
+        is logged.  CR 907.8a: the identity-sourced objects the losers own (on
+        the stack, or pending triggers, those that trigger on the loss itself
+        included) then trigger and resolve, topmost first and without any
+        priority, before the losers leave; their controllers still make their
+        choices.  Only then do the losers leave together (CR 800.4a,
+        :meth:`_leave_game`), their last-known team is kept (TR7.4), and the
+        Leader team's loss and the win conditions are checked (CR 907.7).
+
+        With no such object the players leave at once.  Otherwise they are
+        ``Game.leaving`` until the engine's loop has resolved those objects
+        (:meth:`_leaving_step`); a player who loses meanwhile joins them.
+        Called from outside the engine loop while a decision is pending
+        (scenarios, tests), the pending decision and queue are set aside and the
+        loop runs at once: they come back once the players have left (a pending
+        priority decision is offered afresh)."""
         if isinstance(seats, (int, np.integer)):
             seats = [int(seats)]
         # called from outside the engine loop (scenarios, tests) while a decision is pending
         external = self.decision is not None
-        seats = [s for s in seats if not self.players[s].has_lost]
+        window_open = bool(self.leaving)
+        seats = [s for s in seats if not self.players[s].has_lost and s not in self.leaving]
         if not concede and reason != "team":
             seats = [s for s in seats if not self.players[s].cant_lose]
             # effects that replace losing (He Who Comes To Save The Day, The Treacherous
             # Masochist); never a concession nor the Leader team's loss (TR6.3, TR6.10)
             ev = {"seats": list(seats), "reason": reason, "first": all(not p.has_lost for p in self.players)}
             IA.replace(self, "lose_game", ev)
-            seats = [s for s in ev["seats"] if not self.players[s].has_lost]
+            seats = [s for s in ev["seats"] if not self.players[s].has_lost and s not in self.leaving]
             if self.is_over:
                 return
         if not seats or self.is_over:
@@ -52,42 +71,121 @@ class OutcomeMixin:
             IA.before_leaving(self, s)
         for s in seats:
             p = self.players[s]
-            idc = p.identity
-            if not idc.face_up:
-                idc.face_up = True
-                idc.x = 0               # turned face up other than by unveiling (CR 702.187e)
-                idc.known_by = set(range(self.n))
-                if idc.role != Role.LEADER:
-                    self.revealed_identities.add(idc.uid)
+            self._reveal_as_leaving(s)
+            p.lost_turn = self.turn
+            self.leaving.append(s)
+            self._log("loses", seat=s, identity=p.identity.name, reason=reason)
+        if window_open:
+            return                  # they leave with the players already leaving
+        if not self._leaving_objects():
+            self._finish_leaving()
+            if external and self.decision is None and not self.is_over:
+                # the deciding player left: run on to the next decision (CR 800.4a)
+                self._advance()
+            return
+        self._refresh_statics()     # a revealed identity's abilities work until its player leaves
+        self._log("resolve_before_leaving", seats=list(self.leaving))
+        if external:
+            self.suspended = (self.decision, list(self.queue), self.resolving)
+            self.decision = None
+            self.queue.clear()
+            self._advance()
+
+    def _reveal_as_leaving(self, seat: int) -> None:
+        """CR 702.187a/g, 907.9: a losing or leaving player's face-down identity is
+        turned face up and shown to all (not an unveil: X becomes 0, CR 702.187e);
+        a non-Leader one counts as revealed for Undercover (TR7.7)."""
+        idc = self.players[seat].identity
+        if not idc.face_up:
+            idc.face_up = True
+            idc.x = 0               # turned face up other than by unveiling (CR 702.187e)
+            idc.known_by = set(range(self.n))
+            if idc.role != Role.LEADER:
+                self.revealed_identities.add(idc.uid)
+
+    def _leaving_objects(self) -> list:
+        """CR 907.8a: the identity-sourced objects owned by the players now
+        leaving that must still trigger and resolve: their pending triggers, then
+        their spells and abilities on the stack (``StackItem.owner``: for an
+        ability, the player whose identity put it there, even if another player
+        took control of it)."""
+        if not self.leaving:
+            return []
+        seats = self.leaving
+        out = [t for t in self.pending_triggers if t.identity_source and t.owner in seats]
+        out += [it for it in self.stack if it.identity_source and it.owner in seats]
+        return out
+
+    def _leaving_step(self) -> None:
+        """One step of the CR 907.8a window, run by the engine loop (``_advance``)
+        whenever players are leaving and no operation is queued: the leaving
+        players' identity-sourced pending triggers go on the stack (APNAP
+        order, targets chosen now, CR 603.3); else their topmost identity-sourced
+        object on the stack resolves at once, with no priority in between;
+        else nothing of theirs is left to resolve and they leave
+        (:meth:`_finish_leaving`)."""
+        seats = self.leaving
+        trig = [t for t in self.pending_triggers if t.identity_source and t.owner in seats]
+        if trig:
+            self.pending_triggers = [t for t in self.pending_triggers if not any(t is x for x in trig)]
+            self._put_triggers_on_stack(trig)
+            return
+        for it in reversed(self.stack):
+            if it.identity_source and it.owner in seats:
+                self.stack.remove(it)
+                self.stack.append(it)
+                self._push_front([("resolve_top",)])
+                return
+        self._finish_leaving()
+
+    def _finish_leaving(self) -> None:
+        """The players in ``Game.leaving`` leave the game together (CR 800.4a,
+        TR7): any identity still face down is revealed (CR 907.9), the last-known
+        role and team are kept (TR7.4), their objects leave (:meth:`_leave_game`);
+        then "when a player loses" abilities of the others trigger and the Leader
+        team's loss and the win conditions are checked (CR 907.7).  A decision
+        set aside by an outside call of :meth:`lose` comes back afterwards."""
+        seats = self.leaving
+        self.leaving = []
+        for s in seats:
+            p = self.players[s]
+            self._reveal_as_leaving(s)
             p.has_lost = True
             self.n_alive -= 1
-            p.lost_turn = self.turn
-            p.last_role = idc.role
-            p.last_team = team_of(idc.role)
-            self._log("loses", seat=s, identity=idc.name, reason=reason)
+            p.last_role = p.identity.role
+            p.last_team = team_of(p.identity.role)
         self._leave_game(seats)
         self._refresh_statics()
         for s in seats:
             IA.fire_event(self, "player_lost", seat=s)
         self._check_game_end()
-        if external and self.decision is None and not self.is_over:
-            # the deciding player left: run on to the next decision (CR 800.4a)
-            self._advance()
+        if self.suspended is not None and not self.leaving:
+            self._resume_suspended()
+
+    def _resume_suspended(self) -> None:
+        """Bring back what an outside call of :meth:`lose` set aside: the queued
+        operations, the resolution in progress and the pending decision, unless
+        its player left; a priority decision is not kept but offered afresh by
+        the engine loop (its options may have changed)."""
+        d, queue, resolving = self.suspended
+        self.suspended = None
+        self._push_front(queue)
+        self.resolving = resolving
+        if (d is not None and not self.is_over and not self.players[d.seat].has_lost
+                and d.kind != DecisionKind.PRIORITY):
+            self.decision = d
 
     def concede(self, seat: int) -> None:
         """``seat`` concedes (CR 104.3a): they lose; effects that replace losing
-        don't apply (TR6.10).
+        don't apply (TR6.10).  Their identity-sourced objects still resolve before
+        they leave (CR 907.8a, see :meth:`lose`).
 
         Raises:
-            ValueError: if the player already left or the game is over.
+            ValueError: if the player already lost or the game is over.
         """
-        if self.is_over or self.players[seat].has_lost:
-            raise ValueError(f"seat {seat} cannot concede: the game is over or they already left")
+        if self.is_over or self.players[seat].has_lost or seat in self.leaving:
+            raise ValueError(f"seat {seat} cannot concede: the game is over or they already lost")
         self.lose([seat], reason="concede", concede=True)
-        if self.decision is not None and self.decision.seat == seat:
-            self.decision = None
-            if self.priority_seat == seat:
-                self._after_pass(seat)
         self._advance()
 
     def _leave_game(self, seats: list[int]) -> None:
@@ -256,9 +354,11 @@ class OutcomeMixin:
             self._win({q.seat for q in self.players if q.team == p.team})
 
     def _end_game_reveal(self) -> None:
-        """CR 907.9: at the end of the game every face-down identity is revealed."""
+        """CR 907.9: at the end of the game every face-down identity is revealed.
+        Nothing set aside by :meth:`lose` comes back: the game is over."""
         for p in self.players:
             if not p.identity.face_up:
                 p.identity.known_by = set(range(self.n))
         self._log("reveal_all", identities=[p.identity.name for p in self.players])
         self.decision = None
+        self.suspended = None

@@ -20,12 +20,15 @@ class TriggersMixin:
         would receive priority, in APNAP order (CR 603.3b)."""
         self.pending_triggers.append(item)
 
-    def _put_triggers_on_stack(self) -> None:
+    def _put_triggers_on_stack(self, trig: list[StackItem] | None = None) -> None:
         """CR 603.3b: the active player puts their triggers on the stack first,
         then each other player in turn order; targets are chosen now (CR 603.3d:
-        a trigger with no legal target is removed)."""
-        trig = self.pending_triggers
-        self.pending_triggers = []
+        a trigger with no legal target is removed).  ``trig``: those triggers
+        only, already taken out of the pending ones (the CR 907.8a window of
+        :meth:`Game.lose`); default: every pending trigger."""
+        if trig is None:
+            trig = self.pending_triggers
+            self.pending_triggers = []
         order = {s: k for k, s in enumerate((self.active + k) % self.n for k in range(self.n))}
         trig.sort(key=lambda t: order[t.controller])
         ops: list = []
