@@ -8,10 +8,13 @@ An implementation says, for its identity:
 * ``on_unveil(game, item)``: what that trigger does on resolution; ``X`` is
   ``item.x``, the X paid in the unveil cost (CR 702.187e);
 * ``x_ok(game, seat, x)``: extra limits on X (enough targets for "X target ...");
-* ``statics``: keys of continuous effects while face up (CR 314.4);
+* ``statics``: keys of continuous effects while face up (CR 314.4); with
+  ``statics_until_loss`` they stop as soon as the controller loses, before the
+  identity-sourced objects of a losing player resolve (CR 907.8a; The Golem:
+  "until its controller loses"), otherwise they work until the player leaves;
 * ``activated``: activated abilities of the face-up identity;
 * ``events``: triggered abilities, keyed by game event;
-* ``leaving(game, idc)``: what happens as its controller loses (CR 907.8a);
+* ``leaving(game, idc)``: what happens as its controller loses, before they leave (CR 907.8a);
 * ``as_unveiled``: name of a callback ``(game, seat)`` applied while the card
   turns face up, before "when unveiled" (CR 314.12, The Wearer of Masks);
 * ``cost_reduction(game, seat) -> int``: generic mana taken off the unveil cost
@@ -89,6 +92,7 @@ class IdentityImpl:
     unveil_prepare: str | None = None
     x_ok: Callable | None = None
     statics: frozenset = frozenset()
+    statics_until_loss: bool = False
     activated: tuple = ()
     events: dict = field(default_factory=dict)
     leaving: Callable | None = None
@@ -139,13 +143,16 @@ def register_callbacks(namespace: dict) -> None:
 
 # ---------------------------------------------------------------------------- engine entry points
 def static_keys(game: "Game") -> set[str]:
-    """Continuous effects of every face-up identity of a player in the game."""
+    """Continuous effects of every face-up identity of a player in the game
+    (CR 314.4): a player who lost but hasn't left yet (``Game.leaving``, CR
+    907.8a) still has them, unless they last "until its controller loses"
+    (``IdentityImpl.statics_until_loss``)."""
     out: set[str] = set()
     for p in game.players:
         idc = p.identity
         if idc is not None and idc.face_up and not p.has_lost:
             impl = IMPLEMENTATIONS.get(idc.name)
-            if impl is not None and impl.statics:
+            if impl is not None and impl.statics and not (impl.statics_until_loss and p.seat in game.leaving):
                 out |= impl.statics
     return out
 
@@ -361,8 +368,11 @@ def resolve(game: "Game", item: "StackItem") -> None:
 
 
 def before_leaving(game: "Game", seat: int) -> None:
-    """CR 907.8a: identity-sourced abilities of a losing player happen before they
-    leave (abstraction: they resolve at once, without a priority window)."""
+    """As ``seat`` loses, before anything of theirs resolves or leaves: the
+    ``leaving`` hook of their face-up identity applies (an effect lasting
+    "until its controller loses the game" ends, The Cathar).  Identity-sourced
+    triggers and abilities on the stack resolve afterwards, still before the
+    player leaves (CR 907.8a, ``Game.lose``)."""
     idc = game.players[seat].identity
     impl = IMPLEMENTATIONS.get(idc.name)
     if impl is not None and impl.leaving is not None and idc.face_up:

@@ -192,6 +192,9 @@ def format_event(e: dict) -> str:
         return f"{who}'s identity is revealed: {e['identity']}"
     if ev == "loses":
         return f"{who} LOSES ({e['reason']}); they were {e['identity']}"
+    if ev == "resolve_before_leaving":
+        return ("identity abilities of " + ", ".join(f"P{x}" for x in e["seats"])
+                + " resolve before they leave the game")
     if ev == "game_over":
         w = e["winners"]
         return "game over: " + (f"winners {', '.join(f'P{x}' for x in w)}" if w else "a draw")

@@ -88,6 +88,8 @@ class Game(SetupMixin,
         stack: list of :class:`StackItem`, last = top.
         decision: the pending :class:`Decision`, or None when the game is over.
         is_over, truncated: game end flags; winners: set of winning seats.
+        leaving: seats that lost and whose identity-sourced objects are resolving
+            before they leave (CR 907.8a, see :meth:`lose`).
         log: list of events ``{"turn", "event", ..., "to": None | [seats]}``;
             ``to`` lists the seats that may see a private event.
         actions: every action index applied so far (the replay).
@@ -148,6 +150,12 @@ class Game(SetupMixin,
         self.n_alive = self.n
         # every priority window of CR 500-514, or the main phases, end step and combat declarations only
         self.full_windows = config.priority_windows == "full"
+        # seats that lost and haven't left yet: their identity-sourced objects resolve first
+        # (CR 907.8a; Game.lose, _leaving_step)
+        self.leaving: list[int] = []
+        # (decision, queued operations, resolving object) set aside while a loss called from
+        # outside the engine loop resolves identity-sourced objects (Game.lose)
+        self.suspended: tuple | None = None
         self._setup()
         self._advance()
 
@@ -240,6 +248,9 @@ class Game(SetupMixin,
                 continue
             self.resolving = None        # queue drained: no resolution is in progress
             if self._dirty and self._state_based_actions():
+                continue
+            if self.leaving:             # CR 907.8a: before priority is passed
+                self._leaving_step()
                 continue
             if self.pending_triggers:
                 self._put_triggers_on_stack()

@@ -10,6 +10,7 @@ import numpy as np
 from .. import identity_abilities as IA
 from ..cards import COUNTER_TOKENS
 from ..rules import Role, Team, team_of
+from .state import DecisionKind
 
 __all__ = ["OutcomeMixin"]
 
@@ -25,23 +26,41 @@ class OutcomeMixin:
 
     def lose(self, seats: int | list[int], reason: str = "rules", concede: bool = False) -> None:
         """Make ``seats`` lose the game simultaneously (a list = simultaneous
-        losses, TR6.9).  For each: identity-sourced triggers resolve before the
-        player leaves (CR 907.8a); a face-down identity is revealed, which is not an
-        unveil (CR 702.187a/g: no "when unveiled"); the last-known team is kept
-        (TR7.4); their objects leave (CR 800.4a).  Then the Leader team's loss and
-        the win conditions are checked (CR 907.7)."""
+        losses, TR6.9).
+
+        Effects that replace losing apply first (never to a concession nor to
+        the Leader team's loss, TR6.3, TR6.10).  Then, for each loser: "as you
+        lose" abilities apply (the ``losing`` event, The Metamorph; the
+        ``leaving`` hooks, The Cathar); a face-down identity is turned face up,
+        which is not an unveil (CR 702.187a/g: no "when unveiled"), and the loss
+        is logged.  CR 907.8a: the identity-sourced objects the losers own (on
+        the stack, or pending triggers, those that trigger on the loss itself
+        included) then trigger and resolve, topmost first and without any
+        priority, before the losers leave; their controllers still make their
+        choices.  Only then do the losers leave together (CR 800.4a,
+        :meth:`_leave_game`), their last-known team is kept (TR7.4), and the
+        Leader team's loss and the win conditions are checked (CR 907.7).
+
+        With no such object the players leave at once.  Otherwise they are
+        ``Game.leaving`` until the engine's loop has resolved those objects
+        (:meth:`_leaving_step`); a player who loses meanwhile joins them.
+        Called from outside the engine loop while a decision is pending
+        (scenarios, tests), the pending decision and queue are set aside and the
+        loop runs at once: they come back once the players have left (a pending
+        priority decision is offered afresh)."""
         if isinstance(seats, (int, np.integer)):
             seats = [int(seats)]
         # called from outside the engine loop (scenarios, tests) while a decision is pending
         external = self.decision is not None
-        seats = [s for s in seats if not self.players[s].has_lost]
+        window_open = bool(self.leaving)
+        seats = [s for s in seats if not self.players[s].has_lost and s not in self.leaving]
         if not concede and reason != "team":
             seats = [s for s in seats if not self.players[s].cant_lose]
             # effects that replace losing (He Who Comes To Save The Day, The Treacherous
             # Masochist); never a concession nor the Leader team's loss (TR6.3, TR6.10)
             ev = {"seats": list(seats), "reason": reason, "first": all(not p.has_lost for p in self.players)}
             IA.replace(self, "lose_game", ev)
-            seats = [s for s in ev["seats"] if not self.players[s].has_lost]
+            seats = [s for s in ev["seats"] if not self.players[s].has_lost and s not in self.leaving]
             if self.is_over:
                 return
         if not seats or self.is_over:
@@ -52,95 +71,241 @@ class OutcomeMixin:
             IA.before_leaving(self, s)
         for s in seats:
             p = self.players[s]
-            idc = p.identity
-            if not idc.face_up:
-                idc.face_up = True
-                idc.x = 0               # turned face up other than by unveiling (CR 702.187e)
-                idc.known_by = set(range(self.n))
-                if idc.role != Role.LEADER:
-                    self.revealed_identities.add(idc.uid)
+            self._reveal_as_leaving(s)
+            p.lost_turn = self.turn
+            self.leaving.append(s)
+            self._log("loses", seat=s, identity=p.identity.name, reason=reason)
+        if window_open:
+            return                  # they leave with the players already leaving
+        if not self._leaving_objects():
+            self._finish_leaving()
+            if external and self.decision is None and not self.is_over:
+                # the deciding player left: run on to the next decision (CR 800.4a)
+                self._advance()
+            return
+        self._refresh_statics()     # a revealed identity's abilities work until its player leaves
+        self._log("resolve_before_leaving", seats=list(self.leaving))
+        if external:
+            self.suspended = (self.decision, list(self.queue), self.resolving)
+            self.decision = None
+            self.queue.clear()
+            self._advance()
+
+    def _reveal_as_leaving(self, seat: int) -> None:
+        """CR 702.187a/g, 907.9: a losing or leaving player's face-down identity is
+        turned face up and shown to all (not an unveil: X becomes 0, CR 702.187e);
+        a non-Leader one counts as revealed for Undercover (TR7.7)."""
+        idc = self.players[seat].identity
+        if not idc.face_up:
+            idc.face_up = True
+            idc.x = 0               # turned face up other than by unveiling (CR 702.187e)
+            idc.known_by = set(range(self.n))
+            if idc.role != Role.LEADER:
+                self.revealed_identities.add(idc.uid)
+
+    def _leaving_objects(self) -> list:
+        """CR 907.8a: the identity-sourced objects owned by the players now
+        leaving that must still trigger and resolve: their pending triggers, then
+        their spells and abilities on the stack (``StackItem.owner``: for an
+        ability, the player whose identity put it there, even if another player
+        took control of it)."""
+        if not self.leaving:
+            return []
+        seats = self.leaving
+        out = [t for t in self.pending_triggers if t.identity_source and t.owner in seats]
+        out += [it for it in self.stack if it.identity_source and it.owner in seats]
+        return out
+
+    def _leaving_step(self) -> None:
+        """One step of the CR 907.8a window, run by the engine loop (``_advance``)
+        whenever players are leaving and no operation is queued: the leaving
+        players' identity-sourced pending triggers go on the stack (APNAP
+        order, targets chosen now, CR 603.3); else their topmost identity-sourced
+        object on the stack resolves at once, with no priority in between;
+        else nothing of theirs is left to resolve and they leave
+        (:meth:`_finish_leaving`)."""
+        seats = self.leaving
+        trig = [t for t in self.pending_triggers if t.identity_source and t.owner in seats]
+        if trig:
+            self.pending_triggers = [t for t in self.pending_triggers if not any(t is x for x in trig)]
+            self._put_triggers_on_stack(trig)
+            return
+        for it in reversed(self.stack):
+            if it.identity_source and it.owner in seats:
+                self.stack.remove(it)
+                self.stack.append(it)
+                self._push_front([("resolve_top",)])
+                return
+        self._finish_leaving()
+
+    def _finish_leaving(self) -> None:
+        """The players in ``Game.leaving`` leave the game together (CR 800.4a,
+        TR7): any identity still face down is revealed (CR 907.9), the last-known
+        role and team are kept (TR7.4), their objects leave (:meth:`_leave_game`);
+        then "when a player loses" abilities of the others trigger and the Leader
+        team's loss and the win conditions are checked (CR 907.7).  A decision
+        set aside by an outside call of :meth:`lose` comes back afterwards."""
+        seats = self.leaving
+        self.leaving = []
+        for s in seats:
+            p = self.players[s]
+            self._reveal_as_leaving(s)
             p.has_lost = True
             self.n_alive -= 1
-            p.lost_turn = self.turn
-            p.last_role = idc.role
-            p.last_team = team_of(idc.role)
-            self._log("loses", seat=s, identity=idc.name, reason=reason)
-        for s in seats:
-            self._leave_game(s)
+            p.last_role = p.identity.role
+            p.last_team = team_of(p.identity.role)
+        self._leave_game(seats)
         self._refresh_statics()
         for s in seats:
             IA.fire_event(self, "player_lost", seat=s)
         self._check_game_end()
-        if external and self.decision is None and not self.is_over:
-            # the deciding player left: run on to the next decision (CR 800.4a)
-            self._advance()
+        if self.suspended is not None and not self.leaving:
+            self._resume_suspended()
+
+    def _resume_suspended(self) -> None:
+        """Bring back what an outside call of :meth:`lose` set aside: the queued
+        operations, the resolution in progress and the pending decision, unless
+        its player left; a priority decision is not kept but offered afresh by
+        the engine loop (its options may have changed)."""
+        d, queue, resolving = self.suspended
+        self.suspended = None
+        self._push_front(queue)
+        self.resolving = resolving
+        if (d is not None and not self.is_over and not self.players[d.seat].has_lost
+                and d.kind != DecisionKind.PRIORITY):
+            self.decision = d
 
     def concede(self, seat: int) -> None:
         """``seat`` concedes (CR 104.3a): they lose; effects that replace losing
-        don't apply (TR6.10).
+        don't apply (TR6.10).  Their identity-sourced objects still resolve before
+        they leave (CR 907.8a, see :meth:`lose`).
 
         Raises:
-            ValueError: if the player already left or the game is over.
+            ValueError: if the player already lost or the game is over.
         """
-        if self.is_over or self.players[seat].has_lost:
-            raise ValueError(f"seat {seat} cannot concede: the game is over or they already left")
+        if self.is_over or self.players[seat].has_lost or seat in self.leaving:
+            raise ValueError(f"seat {seat} cannot concede: the game is over or they already lost")
         self.lose([seat], reason="concede", concede=True)
-        if self.decision is not None and self.decision.seat == seat:
-            self.decision = None
-            if self.priority_seat == seat:
-                self._after_pass(seat)
         self._advance()
 
-    def _leave_game(self, seat: int) -> None:
-        """CR 800.4a: everything the player owns leaves the game (spells on the
-        stack, permanents, cards in the face-down exile of others); control
-        effects giving them others' permanents end, so those go back to their
-        owners; abilities they control cease to exist;
-        their combat role ends.  Creatures leaving the battlefield this way
-        trigger leaves-the-battlefield abilities (The Blood Empress)."""
-        p = self.players[seat]
+    def _leave_game(self, seats: list[int]) -> None:
+        """CR 800.4a: ``seats`` (who have just lost) leave the game, in three steps.
+
+        1. Every object they own leaves the game: permanents, spells and spell
+           copies on the stack, their cards in others' face-down exiles, lands
+           and tokens of theirs others control; and every control effect giving
+           them control of an object ends (``Creature.control_effects``,
+           ``StackItem.control_effects``, ``Player.borrowed``): a stolen creature,
+           land or token goes back to its previous controller, a stolen spell or
+           ability stays on the stack under its previous controller and resolves
+           later (a change to a player no longer in the game doesn't happen,
+           CR 800.4b).
+        2. The stack objects they still control that aren't cards (abilities,
+           copies of spells) cease to exist, and so do their pending triggers.
+        3. What they still control is exiled: a creature that entered the
+           battlefield under their control from another player's zone (The
+           Necromancer, The Corpse Snatcher, The Ferryman) goes to its owner's
+           exile, a spell card of another player they cast (The Oneiromancer,
+           The Sigil Mage, The Spellsnatcher) goes to its owner's exile; a
+           commander goes to the command zone (CR 903.9a), a token ceases to
+           exist.
+
+        Creatures leaving the battlefield this way trigger leaves-the-battlefield
+        abilities (The Blood Empress); their combat roles end; priority passes
+        on (CR 800.4a) and the remaining players must all pass again."""
+        left = set(seats)
         gone = []
         for q in self.players:
             for c in list(q.creatures):
-                if c.owner == seat or c.controller == seat:
+                if c.owner in left:
                     q.creatures.remove(c)
-                    owner = self.players[c.owner]
-                    if c.owner != seat and not owner.has_lost:
-                        # control effects giving the leaving player control end (CR 800.4a):
-                        # the creature goes back to its owner
-                        c.controller = c.owner
-                        c.attacking = -1
-                        c.entered_turn = self.turn
-                        owner.creatures.append(c)
-                        continue
                     gone.append(c)
+        self.stack = [it for it in self.stack if not (it.kind == "spell" and it.owner in left)]
+        self._return_borrowed(left)
+        self.end_control_effects(lambda e: e["seat"] in left)
+        kept = []
+        for it in self.stack:
+            if it.controller in left:
+                self._exile_stack_card(it)      # a card: to its owner's exile; a copy or ability ceases
+            else:
+                kept.append(it)
+        self.stack = kept
+        self.pending_triggers = [t for t in self.pending_triggers if t.controller not in left]
         for c in gone:
             if c.blocking is not None and c in c.blocking.blocked_by:
                 c.blocking.blocked_by.remove(c)
         for a in self.combat_attackers:
-            if a.attacking == seat:
+            if a.attacking in left:
                 a.attacking = -1
         self.combat_attackers = [a for a in self.combat_attackers if a.attacking >= 0 and a not in gone]
-        self.stack = [it for it in self.stack if it.controller != seat and it.owner != seat]
-        self.pending_triggers = [t for t in self.pending_triggers if t.controller != seat]
         for q in self.players:
             pile = q.identity.data.get("dream")
             if pile:
-                q.identity.data["dream"] = [(o, c) for o, c in pile if o != seat]
+                q.identity.data["dream"] = [(o, c) for o, c in pile if o not in left]
         for c in gone:
             IA.fire_event(self, "creature_left", creature=c)
-        # shields the player created last until their turn would have begun (CR 800.4k, _start_turn)
-        p.hand = []
-        if p.commander is not None:
-            p.commander_zone = "out"      # it left the game with its owner
-        p.lands = p.lands_tapped = 0
-        p.tokens = {k: 0 for k in COUNTER_TOKENS}
-        p.mana_pool = 0
-        if self.decision is not None and self.decision.seat == seat:
+        for s in seats:
+            for c in list(self.players[s].creatures):
+                self._leave_battlefield(c, "exile")   # not theirs, still theirs: exiled (step 3)
+        for s in seats:
+            p = self.players[s]
+            # shields the player created last until their turn would have begun (CR 800.4k, _start_turn)
+            p.hand = []
+            if p.commander is not None:
+                p.commander_zone = "out"      # it left the game with its owner
+            p.lands = p.lands_tapped = 0
+            p.tokens = {k: 0 for k in COUNTER_TOKENS}
+            p.mana_pool = 0
+            p.permissions = []
+            p.borrowed = []
+        if self.decision is not None and self.decision.seat in left:
             self.decision = None
-        if self.priority_seat == seat:
-            self.priority_seat = self._next_alive(seat)
+        if self.priority_seat in left:
+            self.priority_seat = self._next_alive(self.priority_seat)
         self.passes = 0   # the remaining players must all pass again in succession
+
+    def _return_borrowed(self, left: set[int]) -> None:
+        """CR 800.4a for counted permanents (``Player.borrowed``): a land or token
+        a leaving player owns and another controls leaves the game; one a leaving
+        player controls through a control effect goes back to the player it came
+        from (an untapped land if the leaver has one)."""
+        for q in self.players:
+            if not q.borrowed:
+                continue
+            keep = []
+            for b in q.borrowed:
+                if b["from"] in left:
+                    if q.seat not in left:
+                        self._take_counted(q, b["kind"])        # the owner's: it leaves with them
+                elif q.seat in left:
+                    tapped = self._take_counted(q, b["kind"])
+                    if tapped is not None:
+                        o = self.players[b["from"]]
+                        if b["kind"] == "land":
+                            o.lands += 1
+                            o.lands_tapped += int(tapped)
+                        else:
+                            o.tokens[b["kind"]] += 1
+                        self._log("control_returns", seat=o.seat, permanent=b["kind"])
+                else:
+                    keep.append(b)
+            q.borrowed = keep
+
+    def _take_counted(self, p, kind: str) -> bool | None:
+        """Remove one land (an untapped one if any) or token of ``kind`` from
+        ``p``'s counts; returns whether a removed land was tapped (False for a
+        token), or None if ``p`` had none left."""
+        if kind == "land":
+            if not p.lands:
+                return None
+            tapped = p.lands_tapped >= p.lands
+            p.lands -= 1
+            p.lands_tapped = min(p.lands_tapped, p.lands)
+            return tapped
+        if not p.tokens.get(kind):
+            return None
+        p.tokens[kind] -= 1
+        return False
 
     def _check_game_end(self) -> None:
         """CR 907.7 and TR6: the Leader team loses when no player in the game
@@ -189,9 +354,11 @@ class OutcomeMixin:
             self._win({q.seat for q in self.players if q.team == p.team})
 
     def _end_game_reveal(self) -> None:
-        """CR 907.9: at the end of the game every face-down identity is revealed."""
+        """CR 907.9: at the end of the game every face-down identity is revealed.
+        Nothing set aside by :meth:`lose` comes back: the game is over."""
         for p in self.players:
             if not p.identity.face_up:
                 p.identity.known_by = set(range(self.n))
         self._log("reveal_all", identities=[p.identity.name for p in self.players])
         self.decision = None
+        self.suspended = None

@@ -48,7 +48,10 @@ class StackMixin:
 
     def _op_finish_cast(self, item: StackItem) -> None:
         seat = item.controller
-        if self.players[seat].has_lost:   # the caster left while casting: the spell ceases to exist
+        if self.players[seat].has_lost:
+            # the caster left while casting (CR 800.4a): a card they own left the game with
+            # them; another player's card is exiled (a commander goes to the command zone)
+            self._exile_stack_card(item)
             return
         if not item.data.get("free"):
             self._pay_mana(seat, item.card.cost + item.x + item.data.get("extra", 0))
@@ -56,6 +59,35 @@ class StackMixin:
         self._log("cast", seat=seat, card=item.card.name, x=item.x,
                   targets=[self._target_repr(t) for t in item.targets])
         IA.fire_event(self, "cast", item=item)
+
+    def gain_control_of_stack_object(self, item: StackItem, seat: int, source: str = "") -> None:
+        """``seat`` gains control of spell or ability ``item`` on the stack (CR
+        108.4; The Reflector): "you" in its text is now ``seat`` (CR 108.4a); a
+        spell keeps its owner.  The control effect is recorded on
+        ``item.control_effects``, so that it ends when ``seat`` leaves the game
+        and the object goes back to its previous controller, still on the stack
+        (CR 800.4a)."""
+        prev = item.controller
+        if prev == seat or item not in self.stack or self.players[seat].has_lost:
+            return
+        item.control_effects.append({"seat": seat, "previous": prev, "source": source})
+        item.controller = seat
+        self._log("gain_control_stack", seat=seat, source=item.source, previous=prev)
+
+    def _exile_stack_card(self, item: StackItem) -> None:
+        """A spell leaves the stack by CR 800.4a: a copy ceases to exist (CR
+        707.10a); the card goes to its owner's exile if the owner is still in the
+        game (a commander to the command zone, CR 903.9a, always chosen)."""
+        if item.kind != "spell" or item.is_copy:
+            return
+        owner = self.players[item.owner]
+        if owner.has_lost:
+            return
+        if item.from_zone == "command":
+            owner.commander_zone = "command"
+        else:
+            owner.exile.append(item.card)
+        self._log("spell_exiled", seat=item.owner, card=item.card.name)
 
     def _target_repr(self, t: Any) -> Any:
         if t is None:

@@ -54,12 +54,20 @@ class Creature:
 
     Power and toughness are ``base + counters + until-end-of-turn pump``;
     ``damage`` is marked damage, removed at cleanup (CR 514.2).
+
+    Control has a provenance (CR 108.4, 110.2, 800.4a): ``base_controller`` is
+    the player it entered the battlefield under, ``control_effects`` the effects
+    that changed its control since, oldest first, each
+    ``{"seat", "previous", "source", "until"}`` (``until``: ``"eot"`` or None);
+    ``controller`` is the seat of the newest effect, else ``base_controller``.
+    Only :meth:`Game.gain_control` adds an effect; effects end in the cleanup
+    step (``"eot"``) or when their player leaves the game.
     """
 
     __slots__ = ("uid", "name", "card", "token", "owner", "controller", "base_power", "base_toughness",
                  "base_keywords", "tapped", "damage", "deathtouched", "p1p1", "stun", "entered_turn",
                  "pump_p", "pump_q", "pump_kw", "attacking", "blocked_by", "blocking", "was_blocked",
-                 "is_commander", "legendary")
+                 "is_commander", "legendary", "base_controller", "control_effects")
 
     def __init__(self, uid: int, name: str, card: CardDef | None, token: bool, owner: int,
                  power: int, toughness: int, keywords: frozenset, turn: int, legendary: bool = False):
@@ -87,6 +95,8 @@ class Creature:
         self.was_blocked = False
         self.is_commander = False
         self.legendary = legendary
+        self.base_controller = owner        # set to the entering player by put_onto_battlefield
+        self.control_effects: list[dict] = []
 
     @property
     def power(self) -> int:
@@ -187,7 +197,7 @@ class Player:
                  "tokens", "creatures", "identity", "commander", "commander_zone", "commander_casts",
                  "cmd_damage", "has_lost", "lost_turn", "last_team", "last_role", "land_played",
                  "mana_pool", "drew_from_empty", "max_hand_size", "deck", "cant_lose", "won", "counters",
-                 "permissions")
+                 "permissions", "borrowed")
 
     def __init__(self, seat: int):
         self.seat = seat
@@ -220,6 +230,10 @@ class Player:
         # cards this player may cast or play from another zone: {"card", "owner", "zone", "free",
         # "until_turn" (None = while it stays there), "source"}; see Game.grant_permission
         self.permissions: list[dict] = []
+        # counted permanents (lands, noncreature artifact tokens) this player controls through
+        # a control effect (CR 108.4): {"kind": "land" or a token name, "from": seat, "source"};
+        # see Game.gain_control_of_counted
+        self.borrowed: list[dict] = []
 
     @property
     def role(self) -> Role:
@@ -262,12 +276,22 @@ class StackItem:
         x: value of X.
         is_copy: a copy of a spell (CR 707.10), ceases to exist instead of moving.
         from_zone: zone the spell was cast from.
-        owner: owner of the card (where it goes after resolving).
+        owner: owner of the card (where it goes after resolving); for a copy, the
+            player who put it on the stack (CR 707.10); for an ability, the
+            player who put it on the stack, kept when its control changes (the
+            player whose identity-sourced abilities resolve before they leave,
+            CR 907.8a).
         data: free-form memory of the ability (modes, linked values).
+        base_controller: the player who put it on the stack (CR 113.8, 601.2a).
+        control_effects: effects that gave another player control of it (The
+            Reflector, CR 108.4), oldest first, each ``{"seat", "previous",
+            "source"}``; ``controller`` is the newest one's seat, else
+            ``base_controller`` (see :meth:`Game.gain_control_of_stack_object`).
     """
 
     __slots__ = ("uid", "kind", "controller", "card", "source", "key", "identity_source", "targets",
-                 "target_specs", "x", "is_copy", "from_zone", "owner", "data", "creature")
+                 "target_specs", "x", "is_copy", "from_zone", "owner", "data", "creature", "base_controller",
+                 "control_effects")
 
     def __init__(self, uid: int, kind: str, controller: int, card: CardDef | None = None,
                  source: str = "", key: str = "", identity_source: bool = False):
@@ -286,6 +310,8 @@ class StackItem:
         self.owner = controller
         self.data: dict[str, Any] = {}
         self.creature: Creature | None = None
+        self.base_controller = controller
+        self.control_effects: list[dict] = []
 
     @property
     def is_spell(self) -> bool:

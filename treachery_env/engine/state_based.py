@@ -25,7 +25,7 @@ class StateBasedMixin:
         self._dirty = False
         losers = []
         for p in self.players:
-            if p.has_lost:
+            if p.has_lost or p.seat in self.leaving:      # lost already (CR 907.8a window)
                 continue
             if p.life <= 0 or p.drew_from_empty or (self.config.commander and any(v >= 21 for v in p.cmd_damage.values())):
                 losers.append(p.seat)

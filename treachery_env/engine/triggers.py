@@ -21,13 +21,17 @@ class TriggersMixin:
         would receive priority, in APNAP order (CR 603.3b)."""
         self.pending_triggers.append(item)
 
-    def _put_triggers_on_stack(self) -> None:
+    def _put_triggers_on_stack(self, trig: list[StackItem] | None = None) -> None:
         """CR 603.3b: the active player puts their triggers on the stack first,
         then each other player in turn order, each in the order they choose
         (:meth:`_op_order_triggers`); targets are chosen as each goes on the
-        stack (CR 603.3d: a trigger with no legal target is removed)."""
-        trig = self.pending_triggers
-        self.pending_triggers = []
+        stack (CR 603.3d: a trigger with no legal target is removed).  ``trig``:
+        those triggers only, already taken out of the pending ones (the CR
+        907.8a window of :meth:`Game.lose`); default: every pending trigger.
+        Triggers of players who left the game are dropped."""
+        if trig is None:
+            trig = self.pending_triggers
+            self.pending_triggers = []
         ops: list = []
         for seat in self._apnap():
             mine = [t for t in trig if t.controller == seat]

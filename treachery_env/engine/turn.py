@@ -174,12 +174,9 @@ class TurnMixin:
             self._op_cleanup_rest()
 
     def _op_cleanup_rest(self) -> None:
-        for c, old in self.turn_effects.get("control_back", ()):
-            if not self.players[old].has_lost and c in self.players[c.controller].creatures:
-                self.players[c.controller].creatures.remove(c)
-                c.controller = old
-                c.attacking = -1
-                self.players[old].creatures.append(c)
+        # "until end of turn" control effects end (CR 514.2); back to the previous
+        # controller unless that player left the game (CR 800.4b)
+        self.end_control_effects(lambda e: e.get("until") == "eot")
         self.effects = [e for e in self.effects if e.get("until") != "eot"]
         for p in self.players:
             if p.permissions:

@@ -5,6 +5,8 @@ of creatures.
 
 from __future__ import annotations
 
+from typing import Callable
+
 from .. import identity_abilities as IA
 from ..actions import MAX_HAND
 from ..cards import TOKENS, CardDef
@@ -64,23 +66,94 @@ class ZonesMixin:
         self._log("sacrifice", seat=c.controller, permanent=c.name)
         return self._leave_battlefield(c, "graveyard")
 
-    def gain_control(self, c: Creature, seat: int, until_end_of_turn: bool = False) -> None:
-        """``seat`` gains control of creature ``c`` (CR 108.4); it can't attack this
-        turn unless it has haste (CR 302.6); with ``until_end_of_turn`` it goes
-        back to its previous controller in the cleanup step."""
+    def gain_control(self, c: Creature, seat: int, until_end_of_turn: bool = False, source: str = "") -> None:
+        """``seat`` gains control of creature ``c`` (CR 108.4, layer 2 of CR 613):
+        the control effect is recorded on ``c.control_effects`` (its source and
+        duration), so that it can end: in the cleanup step with
+        ``until_end_of_turn``, or when ``seat`` leaves the game (CR 800.4a).  The
+        creature can't attack this turn unless it has haste (CR 302.6).  Nothing
+        happens if ``seat`` already controls it or has left (CR 800.4b)."""
         old = c.controller
         if old == seat or c not in self.players[old].creatures or self.players[seat].has_lost:
             return
-        self.players[old].creatures.remove(c)
+        c.control_effects.append({"seat": seat, "previous": old, "source": source,
+                                  "until": "eot" if until_end_of_turn else None})
+        self._move_control(c, seat)
+        self._log("gain_control", seat=seat, creature=c.uid, name=c.name, previous=old)
+
+    def _move_control(self, c: Creature, seat: int) -> None:
+        """Put creature ``c`` under ``seat``'s control: it leaves combat (CR 506.4)
+        and can't attack this turn without haste (CR 302.6)."""
+        self.players[c.controller].creatures.remove(c)
         if c in self.combat_attackers:
             self.combat_attackers.remove(c)
+        if c.blocking is not None and c in c.blocking.blocked_by:
+            c.blocking.blocked_by.remove(c)
+        c.blocking = None
         c.attacking = -1
         c.controller = seat
         c.entered_turn = self.turn
         self.players[seat].creatures.append(c)
-        if until_end_of_turn:
-            self.turn_effects.setdefault("control_back", []).append((c, old))
-        self._log("gain_control", seat=seat, creature=c.uid, name=c.name, previous=old)
+        self._dirty = True
+
+    def _control_after(self, obj, ended: Callable[[dict], bool]) -> int:
+        """The controller of creature or stack object ``obj`` once the control
+        effects for which ``ended(effect)`` is true end: the newest remaining
+        effect's seat, else the player it entered (or was put on the stack)
+        under.  Removes those effects.  A control change to a player who left
+        the game doesn't happen (CR 800.4b): then the current controller keeps it."""
+        obj.control_effects = [e for e in obj.control_effects if not ended(e)]
+        seat = obj.control_effects[-1]["seat"] if obj.control_effects else obj.base_controller
+        if seat != obj.controller and self.players[seat].has_lost:
+            return obj.controller
+        return seat
+
+    def end_control_effects(self, ended: Callable[[dict], bool]) -> None:
+        """End the control effects on creatures and stack objects for which
+        ``ended(effect)`` is true (CR 108.4, 613.1b): each object goes back to the
+        controller the remaining effects give it (see :meth:`_control_after`)."""
+        for p in self.players:
+            for c in list(p.creatures):
+                if c.control_effects and any(ended(e) for e in c.control_effects):
+                    seat = self._control_after(c, ended)
+                    if seat != c.controller:
+                        self._move_control(c, seat)
+                        self._log("control_returns", seat=seat, creature=c.uid, name=c.name)
+        for it in self.stack:
+            if it.control_effects and any(ended(e) for e in it.control_effects):
+                seat = self._control_after(it, ended)
+                if seat != it.controller:
+                    it.controller = seat
+                    self._log("control_returns_stack", seat=seat, source=it.source)
+
+    def gain_control_of_counted(self, seat: int, previous: int, kind: str, source: str = "",
+                                untap: bool = False) -> bool:
+        """``seat`` gains control (CR 108.4, lasting) of one of ``previous``'s
+        counted permanents: a land (``kind="land"``; a tapped one if
+        ``previous`` has one, arriving untapped with ``untap``) or a noncreature
+        artifact token (``kind`` = its name).  The change is recorded in
+        ``seat``'s ``Player.borrowed`` so that it ends when either player leaves
+        the game (CR 800.4a).  Abstraction: lands and such tokens are counts, so
+        a borrowed one is taken to be the last of its kind the borrower spends.
+        Returns whether one changed hands."""
+        p, q = self.players[previous], self.players[seat]
+        if p.has_lost or q.has_lost or seat == previous:
+            return False
+        if kind == "land":
+            if not p.lands:
+                return False
+            tapped = p.lands_tapped > 0
+            p.lands -= 1
+            p.lands_tapped -= int(tapped)
+            q.lands += 1
+            q.lands_tapped += int(tapped and not untap)
+        else:
+            if not p.tokens.get(kind):
+                return False
+            p.tokens[kind] -= 1
+            q.tokens[kind] += 1
+        q.borrowed.append({"kind": kind, "from": previous, "source": source})
+        return True
 
     def _enter_battlefield(self, item: StackItem) -> Creature:
         c = self.put_onto_battlefield(item.controller, item.card, owner=item.owner,
@@ -94,7 +167,7 @@ class ZonesMixin:
         owner = seat if owner is None else owner
         c = Creature(self._new_uid(), card.name, card, False, owner, card.power, card.toughness,
                      card.keywords, self.turn, card.legendary)
-        c.controller = seat
+        c.controller = c.base_controller = seat     # it enters under seat's control (CR 110.2)
         c.tapped = tapped
         if commander:
             c.is_commander = True

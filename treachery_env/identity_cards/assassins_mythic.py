@@ -160,14 +160,12 @@ def _bio_steal(game: "Game", item: "StackItem") -> None:
         return
     for _, c in targets_of(item, "c"):
         if bio_is_artifact(game, c):        # still an artifact (CR 608.2b)
-            game.gain_control(c, seat)
+            game.gain_control(c, seat, source=item.source)
     tok = item.data.get("token")
     if tok is not None:
         owner, name = tok
-        q = game.players[owner]
-        if not q.has_lost and q.tokens[name] > 0:
-            q.tokens[name] -= 1
-            game.players[seat].tokens[name] += 1
+        # recorded as a control effect: it ends if either player leaves (CR 800.4a)
+        if game.gain_control_of_counted(seat, owner, name, source=item.source):
             game._log("gain_control_token", seat=seat, previous=owner, token=name)
 
 

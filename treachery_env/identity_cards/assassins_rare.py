@@ -372,7 +372,7 @@ def _rebel_unveil(game: "Game", item: "StackItem") -> None:
         c = t[1]
         if c.controller != spec.get("player") or c not in game.players[c.controller].creatures:
             continue
-        game.gain_control(c, seat, until_end_of_turn=True)
+        game.gain_control(c, seat, until_end_of_turn=True, source=item.source)
         game.untap(c)
         c.pump_kw = c.pump_kw | {"haste"}
 

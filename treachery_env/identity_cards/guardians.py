@@ -31,6 +31,12 @@ register(IdentityImpl("The Bodyguard", on_unveil="_bodyguard_unveil",
 
 # The Cathar: exile up to three target nonland permanents until its controller loses.
 def _cathar_unveil(game: "Game", item: "StackItem") -> None:
+    """The Cathar.  Exiled "until its controller loses": if the controller has
+    lost since the trigger triggered (it resolves before they leave, CR
+    907.8a), the duration has already ended and nothing moves (CR 610.3b)."""
+    if item.controller in game.leaving or game.players[item.controller].has_lost:
+        game._log("cathar_already_lost", seat=item.controller)
+        return
     idc = game.players[item.controller].identity
     back = exile_linked(game, [c for _, c in targets_of(item, "c")])
     idc.data.setdefault("linked", []).extend(back)
@@ -63,7 +69,8 @@ register(IdentityImpl("The Flickering Mage", on_unveil="_flickering_unveil",
 
 
 # The Golem: a target Leader player loses 6 life and you gain 6; while face up,
-# Leader players have hexproof and can't be attacked.
+# Leader players have hexproof and can't be attacked (until its controller loses:
+# not while they are leaving, CR 907.8a; ``statics_until_loss``).
 def _golem_unveil(game: "Game", item: "StackItem") -> None:
     for _, s in targets_of(item, "p"):
         game.lose_life(s, 6, source_seat=item.controller)
@@ -72,7 +79,8 @@ def _golem_unveil(game: "Game", item: "StackItem") -> None:
 
 register(IdentityImpl("The Golem", on_unveil="_golem_unveil",
                        unveil_specs=lambda g, s, x: [{"type": "leader_player"}],
-                       statics=frozenset({"leaders_hexproof", "leaders_unattackable"})))
+                       statics=frozenset({"leaders_hexproof", "leaders_unattackable"}),
+                       statics_until_loss=True))
 
 
 # The Immortal: up to one target player gains 15 life; up to one target player

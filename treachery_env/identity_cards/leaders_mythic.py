@@ -381,15 +381,12 @@ def _majesty_give(game: "Game", data: tuple, what: Any) -> None:
     over is a tapped one if the giver has one."""
     item, s = data
     leader = item.controller
-    p, q = game.players[s], game.players[leader]
     if what == "land":
-        p.lands -= 1
-        if p.lands_tapped:
-            p.lands_tapped -= 1
-        q.lands += 1
+        # recorded as a control effect: it ends if either player leaves (CR 800.4a)
+        game.gain_control_of_counted(leader, s, "land", source=item.source, untap=True)
         game._log("gain_control", seat=leader, creature=None, name="land", previous=s)
     else:
-        game.gain_control(what, leader)
+        game.gain_control(what, leader, source=item.source)
         game.untap(what)
     item.data["accepted"] = True
     game._log("majesty_gift", seat=s, to_seat=leader)

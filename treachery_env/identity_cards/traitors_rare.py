@@ -59,7 +59,10 @@ def _reflector_unveil(game: "Game", item: "StackItem") -> None:
     excludes them, by its own text): target type
     ``"instant_sorcery_or_ability"``.  Gaining control sets the stack object's
     controller (CR 108.4a: "you" in its text is now the Reflector's
-    controller); a spell keeps its owner.  Each target may be changed
+    controller); a spell keeps its owner.  The control effect is recorded
+    (``Game.gain_control_of_stack_object``): if the Reflector's controller
+    leaves the game, the object goes back to its previous controller and still
+    resolves (CR 800.4a).  Each target may be changed
     (``_retarget``, PASS keeps it; candidates are legal for the new controller,
     CR 115.7), then one copy per opponent of the Reflector's controller
     (CR 707.10, 907.7f-g: every other player for a Traitor), each created and
@@ -68,9 +71,7 @@ def _reflector_unveil(game: "Game", item: "StackItem") -> None:
     for _, it in targets_of(item, "s"):
         if it not in game.stack:
             continue
-        prev = it.controller
-        it.controller = seat
-        game._log("gain_control_stack", seat=seat, source=it.source, previous=prev)
+        game.gain_control_of_stack_object(it, seat, source=item.source)
         ops = [("call", "_retarget", seat, it, k) for k in range(len(it.targets))]
         ops.append(("call", "_reflector_copies", seat, it))
         game.then(*ops)
