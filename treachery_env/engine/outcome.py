@@ -75,15 +75,30 @@ class OutcomeMixin:
             # the deciding player left: run on to the next decision (CR 800.4a)
             self._advance()
 
-    def concede(self, seat: int) -> None:
+    def concede(self, seat: int, by_action: bool = False) -> None:
         """``seat`` concedes (CR 104.3a): they lose; effects that replace losing
-        don't apply (TR6.10).
+        don't apply (TR6.10).  Callable at any time, also out of turn (a UI);
+        such a concession is kept in :attr:`concessions` so that replays
+        reproduce it.
+
+        Args:
+            seat: the conceding seat.
+            by_action: set by :meth:`step` for the CONCEDE action (already in
+                :attr:`actions`).
 
         Raises:
-            ValueError: if the player already left or the game is over.
+            ValueError: (naming CR 104.3a) for a seat out of range, if the player
+                already left or the game is over.
         """
-        if self.is_over or self.players[seat].has_lost:
-            raise ValueError(f"seat {seat} cannot concede: the game is over or they already left")
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < self.n:
+            raise ValueError(f"seat must be an int from 0 to {self.n - 1} to concede (CR 104.3a), got {seat!r}")
+        seat = int(seat)
+        if self.is_over:
+            raise ValueError(f"seat {seat} cannot concede (CR 104.3a): the game is over")
+        if self.players[seat].has_lost:
+            raise ValueError(f"seat {seat} cannot concede (CR 104.3a): they already left the game")
+        if not by_action:
+            self.concessions.append([len(self.actions), seat])
         self.lose([seat], reason="concede", concede=True)
         if self.decision is not None and self.decision.seat == seat:
             self.decision = None

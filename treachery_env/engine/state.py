@@ -41,10 +41,13 @@ class DecisionKind:
     COST = 10         # choose a card or permanent to pay a cost with
     SCRY = 11         # keep the card on top (choice 0) or bottom (choice 1)
     YES_NO = 12       # choice 0 = yes; PASS = no
-    COUNT = 13
+    # 13 and 14 are reserved for another change ("order", "keep"); nothing asks them here
+    MULLIGAN = 15     # CR 103.5: PASS = keep this hand, CHOICE + 0 = take a mulligan
+    BOTTOM = 16       # CR 103.5 (London): HAND + i = put hand card i on the bottom of the library
+    COUNT = 17
 
     NAMES = ("priority", "attacker", "defender", "blocker", "blocked", "target", "number", "mode",
-             "card", "discard", "cost", "scry", "yes_no")
+             "card", "discard", "cost", "scry", "yes_no", "order", "keep", "mulligan", "bottom")
 
 
 class Creature:
@@ -185,7 +188,7 @@ class Player:
                  "tokens", "creatures", "identity", "commander", "commander_zone", "commander_casts",
                  "cmd_damage", "has_lost", "lost_turn", "last_team", "last_role", "land_played",
                  "mana_pool", "drew_from_empty", "max_hand_size", "deck", "cant_lose", "won", "counters",
-                 "permissions")
+                 "permissions", "mulligans")
 
     def __init__(self, seat: int):
         self.seat = seat
@@ -218,6 +221,7 @@ class Player:
         # cards this player may cast or play from another zone: {"card", "owner", "zone", "free",
         # "until_turn" (None = while it stays there), "source"}; see Game.grant_permission
         self.permissions: list[dict] = []
+        self.mulligans = 0          # mulligans taken before the game (CR 103.5; public)
 
     @property
     def role(self) -> Role:
