@@ -29,13 +29,16 @@ __all__ = ["main", "build_parser", "add_game_arguments", "game_config_from_args"
 def add_game_arguments(p: argparse.ArgumentParser) -> None:
     """Add the table options shared by ``evaluate`` and ``play``: ``--players``,
     ``--starting-life``, ``--max-turns``, ``--no-commander``, ``--variant``,
-    ``--identity-pool`` (see :func:`game_config_from_args`)."""
+    ``--identity-pool``, ``--mulligans`` (see :func:`game_config_from_args`)."""
     p.add_argument("--players", type=int, default=5, help="seats at the table, 4-12 (default 5)")
     p.add_argument("--starting-life", type=int, default=None, help="starting life (default: game default)")
     p.add_argument("--max-turns", type=int, default=None, help="end the game as a draw after this many turns")
     p.add_argument("--no-commander", action="store_true", help="play without commanders")
     p.add_argument("--variant", default=None, help="identity-deck variant (standard, backstab_rumble, simple_roles)")
     p.add_argument("--identity-pool", default=None, help="identity pool: uncommon, rare, mythic or all")
+    p.add_argument("--mulligans", default=None, choices=["london", "none"],
+                   help="mulligans before the first turn: london (CR 103.5, the first one free, the default) "
+                        "or none")
 
 
 def game_config_from_args(args: argparse.Namespace):
@@ -48,7 +51,7 @@ def game_config_from_args(args: argparse.Namespace):
     from treachery_env import GameConfig
 
     kw = {"num_players": args.players, "commander": not args.no_commander}
-    for field in ("starting_life", "max_turns", "variant", "identity_pool"):
+    for field in ("starting_life", "max_turns", "variant", "identity_pool", "mulligans"):
         if getattr(args, field) is not None:
             kw[field] = getattr(args, field)
     return GameConfig(**kw)
