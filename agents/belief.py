@@ -42,13 +42,17 @@ Play (:class:`BeliefAgent`)
     with its creatures at the most hostile seat, points harmful spells at
     the most hostile seat or its best creature, helpful ones at itself or its
     believed allies, blocks to survive, counters enemy spells, and unveils when
-    its side needs it.  All ties are broken by seat and option order, so its
+    its side needs it.  Before the game it takes one (free, CR 103.5c)
+    mulligan of a hand with 0-1 lands or all but one land, and bottoms a land
+    when over half the hand is lands, else its costliest spell (CR 103.5
+    London mulligan).  It never concedes.  All ties are broken by seat and option order, so its
     choice is a function of its information set (and its seeded stream, which
     it uses only for undocumented choice kinds).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -357,6 +361,11 @@ class BeliefAgent(BaseAgent):
             self.seat = view.seat
         self._beliefs = self.model.beliefs(view)
         d = view.decision
+        if d is not None:
+            conceding = {o.action for o in d.options if o.kind == "concede"}
+            if conceding:                 # the bot never concedes
+                d = replace(d, options=tuple(o for o in d.options if o.kind != "concede"))
+                legal = [int(a) for a in legal if int(a) not in conceding] or list(legal)
         if d is None or not d.options:
             return int(legal[0])
         choice = self._choose(view, d)
@@ -415,6 +424,19 @@ class BeliefAgent(BaseAgent):
                 return max(withp, key=lambda o: h.get(o.player, 0.0)).action
         if kind == "yes_no":
             return opts[-1].action
+        if kind == "mulligan":      # CR 103.5: one (free, 103.5c) mulligan of a hand with 0-1 or 6+ lands in 7
+            hand = view.me.hand or ()
+            lands = sum(1 for c in hand if _CARD_BY_NAME.get(c) and _CARD_BY_NAME[c].is_land)
+            mull = [o for o in opts if o.kind == "mulligan"]
+            bad = lands <= 1 or lands >= len(hand) - 1
+            return mull[0].action if mull and bad and view.me.mulligans == 0 else pass_a
+        if kind == "bottom":        # London mulligan: a land when over half the hand, else the costliest spell
+            cards = [(o, _CARD_BY_NAME.get(o.card)) for o in opts]
+            lands = [o for o, c in cards if c is not None and c.is_land]
+            if lands and 2 * len(lands) > len(opts):
+                return lands[0].action
+            return max(cards, key=lambda oc: (oc[1].cost if oc[1] is not None and not oc[1].is_land else -1,
+                                              oc[0].action))[0].action
         return opts[int(self.rng.integers(len(opts)))].action
 
     def _priority(self, view: Any, opts: tuple, h: dict, pass_a: int | None) -> int | None:

@@ -67,6 +67,11 @@ Magic substrate play
   bonus when lethal), helpful effects (pumps, lifegain, tokens, draws) to the
   allied target with the highest value; counters go to the costliest enemy
   spell.
+* Mulligans (CR 103.5 London mulligan, 103.5c free first mulligan): keep a
+  hand with between 2 and 5 lands in 7 (scaled to other hand sizes), else
+  take a mulligan, at most twice; after mulligans, put on the bottom excess
+  lands (more than 3 in 7 of the hand that stays) first, else the most
+  expensive spell.  The bot never concedes.
 * Other choices (modes, cards, numbers, scry, yes/no): option text rules
   (largest X, keep a useful top card, discard the least useful card,
   search for the most expensive castable card), else the first option.
@@ -81,6 +86,7 @@ after keeping cover for a while, Traitors late); the rest never.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from treachery_env.cards import CARD_INDEX
 from treachery_env.rules import Role
@@ -236,9 +242,14 @@ class HeuristicAgent(BaseAgent):
         Raises:
             ValueError: if the mask allows no action.
         """
-        legal = legal_actions(observation)
+        legal = [int(x) for x in legal_actions(observation)]
         view = info.get("view") if info else None
         d = None if view is None else view.decision
+        if d is not None:
+            conceding = {o.action for o in d.options if o.kind == "concede"}
+            if conceding:          # the bot never concedes (CR 104.3a is the person's choice)
+                d = replace(d, options=tuple(o for o in d.options if o.kind != "concede"))
+                legal = [a for a in legal if a not in conceding] or legal
         if d is None or not d.options:
             return int(legal[0])
         self._v = view
@@ -903,6 +914,29 @@ class HeuristicAgent(BaseAgent):
             if not want_text and o.text != "top":
                 return o.action
         return self._default(d)
+
+    def _d_mulligan(self, d):
+        """CR 103.5: keep 2-5 lands in 7 (scaled), else mulligan, at most twice."""
+        me = self._v.me
+        hand = me.hand or ()
+        keep = next((o.action for o in d.options if o.kind == "pass"), None)
+        mull = next((o.action for o in d.options if o.kind == "mulligan"), None)
+        if mull is None or me.mulligans >= 2:
+            return keep
+        n = len(hand)
+        lands = sum(1 for h in hand if _card(h) is not None and _card(h).is_land)
+        edge = max(1, round(2 * n / 7))
+        return keep if edge <= lands <= n - edge else mull
+
+    def _d_bottom(self, d):
+        """London mulligan bottom (CR 103.5): an excess land (more than 3 in 7 of
+        the hand left), else the most expensive spell."""
+        hand = self._v.me.hand or ()
+        lands = [o for o in d.options if _card(o.card) is not None and _card(o.card).is_land]
+        spells = [o for o in d.options if o not in lands]
+        if lands and (not spells or len(lands) > round(3 * (len(hand) - 1) / 7)):
+            return lands[-1].action
+        return max(spells, key=lambda o: (_card(o.card).cost if _card(o.card) is not None else 0, o.action)).action
 
     def _d_yes_no(self, d):
         p = d.prompt

@@ -22,10 +22,14 @@ from treachery_env.identities import Identity, UnveilCost
 from . import register
 from .base import BaseAgent, legal_actions
 
-__all__ = ["HumanAgent", "QuitGame", "identity_card", "unveil_cost_text", "card_summary"]
+__all__ = ["HumanAgent", "QuitGame", "identity_card", "unveil_cost_text", "card_summary", "CONCEDE"]
 
 QUIT_WORDS = ("q", "quit", "exit")
 INFO_WORDS = ("i", "id", "identity")
+CONCEDE_WORDS = ("c", "concede")
+YES_WORDS = ("y", "yes")
+CONCEDE = 0
+"""What :meth:`HumanAgent.ask` returns when the person concedes (and confirms)."""
 
 
 class QuitGame(Exception):
@@ -102,6 +106,12 @@ class HumanAgent(BaseAgent):
     decision's prompt and the legal actions numbered from 1 in words, then
     reads a number.  Text, empty lines and numbers out of range are refused
     with a message and asked again; ``i`` shows the identity card again.
+    When the table lets this seat concede (``GameConfig.concession``, the
+    CONCEDE action, CR 104.3a), ``c`` or ``concede`` asks for a confirmation
+    (``y``) and then concedes: the seat loses and leaves the game, its team can
+    still win (TR7.4).  Conceding is not one of the numbered options, so it is
+    never chosen by mistake; ``q`` leaves the program instead (the game is
+    saved, not conceded).
 
     Args:
         seed: unused (the protocol of :func:`agents.make`).
@@ -141,13 +151,18 @@ class HumanAgent(BaseAgent):
         """
         view = info.get("view")
         mask = observation["action_mask"]
+        concede = None
         if view is not None and view.decision is not None:
-            options = [(o.action, self._option_text(o)) for o in view.decision.options if mask[o.action]]
+            options = [(o.action, self._option_text(o)) for o in view.decision.options
+                       if mask[o.action] and getattr(o, "kind", None) != "concede"]
+            concede = next((o.action for o in view.decision.options
+                            if getattr(o, "kind", None) == "concede" and mask[o.action]),
+                           None)
             prompt = view.decision.prompt
         else:   # a caller without views: the legal indices are all we know
             options, prompt = [], "choose"
         if not options:
-            options = [(int(a), f"action {int(a)}") for a in legal_actions(observation)]
+            options = [(int(a), f"action {int(a)}") for a in legal_actions(observation) if int(a) != concede]
         # identical choices (e.g. the same land in two hand slots) are shown once
         seen: set = set()
         options = [o for o in options if not (o[1] in seen or seen.add(o[1]))]
@@ -156,25 +171,45 @@ class HumanAgent(BaseAgent):
         self._print(f"Your decision ({prompt}):", style="bold")
         for k, (_, text) in enumerate(options, 1):
             self._print(f"  {k:>2}. {text}")
-        k = self.ask(len(options), view)
+        k = self.ask(len(options), view, concede=concede is not None)
+        if k == CONCEDE:
+            return int(concede)
         return int(options[k - 1][0])
 
     # ---------------------------------------------------------------- pieces
-    def ask(self, n: int, view: Any = None) -> int:
+    def ask(self, n: int, view: Any = None, concede: bool = False) -> int:
         """Read a number from 1 to ``n``, asking again after any other answer.
 
         Args:
             n: the number of options (>= 1).
             view: the seat's view, for ``i`` (show the identity again).
+            concede: whether the seat may concede now: then ``c`` / ``concede``,
+                confirmed with ``y``, returns :data:`CONCEDE` (0); any other
+                confirmation answer asks for a number again.
+
+        Returns:
+            the chosen number, 1 to ``n``, or :data:`CONCEDE`.
 
         Raises:
             QuitGame, EOFError, KeyboardInterrupt: the person leaves.
         """
+        keys = "i: your identity, " + ("c: concede, " if concede else "") + "q: quit"
         while True:
-            line = self._read_line(f"Choose 1-{n} (i: your identity, q: quit) > ")
+            line = self._read_line(f"Choose 1-{n} ({keys}) > ")
             answer = line.strip().lower()
             if answer in QUIT_WORDS:
                 raise QuitGame(answer)
+            if answer in CONCEDE_WORDS:
+                if not concede:
+                    self._print("Conceding is not available at this table: type the number of an option "
+                                "(q leaves the program).", style="yellow")
+                    continue
+                sure = self._read_line("Concede the game? You lose and leave it; your team can still win. "
+                                       "(y/N) > ").strip().lower()
+                if sure in YES_WORDS:
+                    return CONCEDE
+                self._print("Not conceding.", style="dim")
+                continue
             if answer in INFO_WORDS and view is not None:
                 self._shown = None
                 self.show_identity(view)

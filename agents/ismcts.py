@@ -36,9 +36,12 @@ Which decisions are searched: the bot's priority decisions with an empty stack
 first without search: every land is a Wastes making generic mana)
 (main phases and other steps), its declare-attackers decisions and its
 declare-blockers decisions.  Other decisions (targets, X, the defending player,
-the attacker a creature blocks, modes, discards...) and any decision the
+the attacker a creature blocks, modes, discards, the mulligans before the
+first turn: keep or mulligan and the cards put on the bottom, CR 103.5) and any decision the
 determinization cannot rebuild exactly are answered by the heuristic bot if one
 is registered (``agents.make("heuristic")``), else by :func:`simple_policy`.
+The bot never concedes: a CONCEDE action (``GameConfig.concession``) is left
+out of the searched actions and of the rebuilt decision's check.
 
 Hidden roles are sampled uniformly over the deals consistent with the public
 role distribution and the identities the seat knows, or, when
@@ -318,7 +321,7 @@ def determinize(view: Any, rng: Any, observation: dict | None = None, beliefs: d
             max_turns = max(view.turn, int(round(view.turn / float(observation["observation"][glob]))))
         cfg = GameConfig(num_players=n, commander=commander_game, decks=decks, max_turns=min(10000, max_turns),
                          variant=variant, identity_pool="all" if variant == "standard" else None,
-                         priority_windows=view.priority_windows)
+                         priority_windows=view.priority_windows, mulligans="none")
         g = Game(cfg, seed=r.randrange(2**31))
     glob = obs_layout(n).glob + N_PHASES + N_DECISIONS
     g.is_over = False
@@ -345,6 +348,8 @@ def determinize(view: Any, rng: Any, observation: dict | None = None, beliefs: d
     g.extra_turns = []
     g.turn_effects = {}
     g.combat_attackers = []
+    g.mulligan_state = None      # searched decisions come after the mulligans (CR 103.5)
+    g.concessions = []
     g.harm = [list(row) for row in view.harm]
     g.attacks = [list(row) for row in view.attacks]
     # ---- identities
@@ -385,6 +390,7 @@ def determinize(view: Any, rng: Any, observation: dict | None = None, beliefs: d
         pl = g.players[s]
         rel = (s - me) % n
         pl.life = p.life
+        pl.mulligans = p.mulligans
         pl.has_lost = not p.in_game
         pl.last_role = pl.last_team = None
         pl.won = pl.cant_lose = False
@@ -516,7 +522,7 @@ def setup_decision(g: Game, view: Any) -> bool:
                               "declare blockers: choose a creature, or PASS when done")
     if g.decision is None or g.decision.seat != me:
         return False
-    return {o.action for o in d.options} <= {a for a, _ in g.decision.options}
+    return {o.action for o in d.options if o.kind != "concede"} <= {a for a, _ in g.decision.options}
 
 
 # ---------------------------------------------------------------------------- rollouts
@@ -665,7 +671,7 @@ def simple_policy(view: Any, rng: Any = None) -> int:
     if hasattr(view, "get"):
         view = view.get()
     d = view.decision
-    opts = d.options
+    opts = [o for o in d.options if o.kind != "concede"] or list(d.options)   # never concede
     me = view.seat
     role = view.me.role
     if d.kind == "defender":
@@ -790,6 +796,9 @@ class ISMCTSAgent(BaseAgent):
             view = view.get()
         if self.seat is None:
             self.seat = view.seat
+        if view.decision is not None:           # never concede
+            conceding = {o.action for o in view.decision.options if o.kind == "concede"}
+            legal = [int(a) for a in legal if int(a) not in conceding] or list(legal)
         if len(legal) == 1:
             return int(legal[0])
         d = view.decision

@@ -233,6 +233,30 @@ def load_policy(path: str | os.PathLike) -> tuple[PolicyNet, dict]:
     return net, payload["game_config"]
 
 
+def check_layout(net: "PolicyNet", path: str = "") -> None:
+    """Refuse a network whose input and output sizes are not this
+    ``treachery_env``'s observation and action sizes for its number of players
+    (``obs_layout(n).size``, ``ActionLayout(n).size``): the observation or the
+    action layout changed since it was trained (e.g. issue #11 added the
+    mulligan decisions and the CONCEDE action), so its weights would read the
+    wrong features.
+
+    Raises:
+        ValueError: naming the checkpoint, both sizes and what to do.
+    """
+    from treachery_env.actions import ActionLayout
+    from treachery_env.observation import obs_layout
+
+    n = net.num_players
+    want = (obs_layout(n).size, ActionLayout(n).size)
+    got = (net.kwargs["obs_size"], net.kwargs["num_actions"])
+    if got != want:
+        raise ValueError(f"checkpoint {path!r} does not fit this treachery_env: it was trained on observations of "
+                         f"size {got[0]} and {got[1]} actions for {n} players, but this version has {want[0]} and "
+                         f"{want[1]} (the observation or action layout changed since it was written); retrain it, "
+                         f"or use the treachery_env version it was trained with")
+
+
 # --------------------------------------------------------------------------- the bot
 class PolicyAgent(BaseAgent):
     """A trained policy as a bot: ``agents.make("policy:PATH")``.
@@ -247,9 +271,10 @@ class PolicyAgent(BaseAgent):
         greedy: take the arg-max instead of sampling.
 
     Raises:
-        ValueError: for an unreadable or incompatible checkpoint; in ``act``,
-            for an observation of another size than the network's (a table of
-            another number of players).
+        ValueError: for an unreadable or incompatible checkpoint, including one
+            trained with another observation or action layout
+            (:func:`check_layout`); in ``act``, for an observation of another
+            size than the network's (a table of another number of players).
 
     Note:
         Making a PolicyAgent sets torch to one intra-op thread in this process
@@ -266,6 +291,7 @@ class PolicyAgent(BaseAgent):
             torch.set_num_threads(1)
         self.path = str(path)
         self.net, self.game_config = load_policy(path)
+        check_layout(self.net, self.path)
         self.greedy = greedy
         self.h = self.net.initial_state(1)
         self._belief: torch.Tensor | None = None     # belief logits (n-1, 4) of the last decision

@@ -3,6 +3,8 @@
 A scenario starts from a fixed deal, jumps to the first main phase of the
 Leader's first turn with an empty stack and empty hands, then sets the state it
 needs directly on ``game.players`` and drives decisions with ``game.step``.
+Scenario games are played without mulligans (``mulligans="none"``): they
+begin with the Leader's first turn, as the scenarios set the hands anyway.
 """
 
 from __future__ import annotations
@@ -29,10 +31,14 @@ def deal5(**by_role: str) -> list[str]:
     return [d["L"], d["G"], d["A1"], d["A2"], d["T"]]
 
 
-def new_game(identities: list[str], seed: int = 0, deck: str = "aggro", commander: bool = True) -> Game:
+def new_game(identities: list[str], seed: int = 0, deck: str = "aggro", commander: bool = True,
+             **config: Any) -> Game:
+    """A game with the deal fixed to ``identities``, no mulligans, at its first
+    decision; ``config`` sets further GameConfig fields (e.g. ``concession``)."""
     n = len(identities)
+    config.setdefault("mulligans", "none")
     return Game(GameConfig(num_players=n, identities=list(identities), decks=[deck] * n,
-                           commander=commander), seed=seed)
+                           commander=commander, **config), seed=seed)
 
 
 def give_priority(g: Game, seat: int) -> None:
@@ -44,13 +50,13 @@ def give_priority(g: Game, seat: int) -> None:
     g._advance()
 
 
-def at_main(identities: list[str], seed: int = 0, commander: bool = True) -> Game:
+def at_main(identities: list[str], seed: int = 0, commander: bool = True, **config: Any) -> Game:
     """A game at main phase 1 of turn 1 (the Leader, seat 0, active) with an
     empty stack; every hand, land, token and pending trigger cleared.  Seat 0
     holds a Wastes it has not played, a Shock and one untapped land, so the game
     stops at each of its priorities (with or without a stack) instead of
     passing for it automatically; tests of the Leader reset these."""
-    g = new_game(identities, seed=seed, commander=commander)
+    g = new_game(identities, seed=seed, commander=commander, **config)
     g.queue.clear()
     g.pending_triggers = []
     g.stack = []

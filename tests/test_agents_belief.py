@@ -85,7 +85,7 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return c - h, c + h
 
 
-N_DEDUCTION_GAMES = 64
+N_DEDUCTION_GAMES = 128
 
 
 def _deduction_samples(n_games: int, players=(5, 6), first_turn: int = 6, seed0: int = 0, max_turns: int = 30,

@@ -104,7 +104,7 @@ def test_eliminated_player_is_never_selected():
 
 
 def test_illegal_action_raises_value_error_with_meaning():
-    e = treachery_env.env(num_players=5)
+    e = treachery_env.env(num_players=5, mulligans="none")     # the first decision is a priority
     e.reset(seed=0)
     obs, *_ = e.last()
     illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
@@ -135,7 +135,7 @@ def test_spaces_identity_and_masks_of_non_acting_agents():
 
 
 def test_describe_action_and_view_in_info():
-    e = raw_env(num_players=5)
+    e = raw_env(num_players=5, mulligans="none")     # the first decision is a priority (no mulligans)
     e.reset(seed=2)
     obs, _, _, _, info = e.last()
     legal = np.flatnonzero(obs["action_mask"])

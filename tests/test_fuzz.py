@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from treachery_env import GameConfig
-from treachery_env.engine import Game
+from treachery_env.engine import DecisionKind, Game
 from treachery_env.identities import implemented
 from treachery_env.observation import obs_layout
 from treachery_env.rules import VARIANTS, Role, Team
@@ -34,6 +34,10 @@ def check_invariants(g: Game) -> None:
         assert not g.players[d.seat].has_lost, "an eliminated player is never asked"
         mask = g.legal_action_mask()
         assert mask.dtype == np.int8 and mask.sum() == len(d.options)
+        # CR 104.3a: CONCEDE is legal exactly for the seats GameConfig.concession names
+        assert bool(mask[g.layout.CONCEDE]) == (d.seat in g.concession_seats)
+        if g.mulligan_state is not None:          # before the first turn only mulligans are asked (CR 103.5)
+            assert g.turn == 0 and d.kind in (DecisionKind.MULLIGAN, DecisionKind.BOTTOM)
         for it in g.stack:
             assert not g.players[it.controller].has_lost
 
@@ -117,6 +121,46 @@ def test_random_games_keep_invariants(chunk):
         outcomes[key] = outcomes.get(key, 0) + 1
     assert seen_identities <= set(names)
     assert outcomes.get("won", 0) > 20, outcomes
+
+
+@pytest.mark.parametrize("chunk", range(2))
+def test_random_games_with_concession_and_mulligans_keep_invariants(chunk):
+    """400 games in all (2 chunks x 200) of random play with ``concession=True``
+    (every seat may concede, CR 104.3a) and London mulligans (CR 103.5): at
+    4-8 and 10 players, every variant, identities from every implemented one.
+    Every game ends, keeps the invariants at every step (CONCEDE legal exactly
+    in the shown decisions, the mulligans before the first turn), and its
+    winners follow the roles (a concession is a loss; teammates of a conceding
+    player still win, TR7.4); every 10th game replays to the same digest."""
+    tables = (4, 5, 6, 7, 8, 10)
+    conceded = mulligans = bottoms = 0
+    outcomes: dict = {}
+    for k in range(200):
+        seed = 50_000 + chunk * 1000 + k
+        rng = random.Random(seed)
+        n = tables[k % len(tables)]
+        variant = VARIANTS[(k // len(tables)) % len(VARIANTS)]
+        cfg = GameConfig(num_players=n, max_turns=rng.choice([25, 40]), commander=bool(k % 3),
+                         starting_life=rng.choice([None, 5, 8]), variant=variant, identity_pool="all",
+                         concession=True)
+        g = Game(cfg, seed=seed)
+        # conceding is a random choice like any other, but rarer, so that games also end otherwise
+        while not g.is_over:
+            check_invariants(g)
+            legal = g.legal_actions()
+            rest = [a for a in legal if a != g.layout.CONCEDE]
+            g.step(rng.choice(legal) if rng.random() < 0.05 else rng.choice(rest))
+        check_invariants(g)
+        check_result(g)
+        conceded += sum(1 for e in g.log if e["event"] == "loses" and e["reason"] == "concede")
+        mulligans += sum(p.mulligans for p in g.players)
+        bottoms += sum(1 for e in g.log if e["event"] == "bottom")
+        key = "truncated" if g.truncated else "won"
+        outcomes[key] = outcomes.get(key, 0) + 1
+        if k % 10 == 0:
+            assert Game.from_json(g.to_json()).digest() == g.digest()
+    assert conceded > 100 and mulligans > 100 and bottoms > 50, (conceded, mulligans, bottoms)
+    assert outcomes.get("won", 0) > 40, outcomes
 
 
 def test_every_identity_is_dealt_and_unveiled_in_fuzzing():

@@ -70,7 +70,7 @@ def test_random_deal_follows_distribution_leader_face_up_and_first(n):
     controller takes the first turn; the others are face down, known only to
     their owner (CR 314.9), and dealt privately."""
     for seed in (0, 1):
-        g = Game(GameConfig(num_players=n), seed=seed)
+        g = Game(GameConfig(num_players=n, mulligans="none"), seed=seed)   # the first turn begins at once
         roles = [p.identity.role for p in g.players]
         assert {r: roles.count(r) for r in Role} == role_distribution(n)
         assert len({p.identity.name for p in g.players}) == n

@@ -29,7 +29,7 @@ __all__ = ["main", "build_parser", "add_game_arguments", "game_config_from_args"
 def add_game_arguments(p: argparse.ArgumentParser) -> None:
     """Add the table options shared by ``evaluate`` and ``play``: ``--players``,
     ``--starting-life``, ``--max-turns``, ``--no-commander``, ``--variant``,
-    ``--identity-pool``, ``--role-counts`` (see :func:`game_config_from_args`)."""
+    ``--identity-pool``, ``--role-counts``, ``--mulligans`` (see :func:`game_config_from_args`)."""
     p.add_argument("--players", type=int, default=5, help="seats at the table, 4-12 (default 5)")
     p.add_argument("--starting-life", type=int, default=None, help="starting life (default: game default)")
     p.add_argument("--max-turns", type=int, default=None, help="end the game as a draw after this many turns")
@@ -40,6 +40,9 @@ def add_game_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--role-counts", default=None, metavar="ROLE=N,...",
                    help="identity deck, any legal under CR 907.3b, e.g. leader=1,assassin=3,traitor=2 "
                         "(default: the recommended deck of CR 907.3c)")
+    p.add_argument("--mulligans", default=None, choices=["london", "none"],
+                   help="mulligans before the first turn: london (CR 103.5, the first one free, the default) "
+                        "or none")
 
 
 def parse_role_counts(text: str) -> dict[str, int]:
@@ -76,7 +79,7 @@ def game_config_from_args(args: argparse.Namespace):
     from treachery_env import GameConfig
 
     kw = {"num_players": args.players, "commander": not args.no_commander}
-    for field in ("starting_life", "max_turns", "variant", "identity_pool"):
+    for field in ("starting_life", "max_turns", "variant", "identity_pool", "mulligans"):
         if getattr(args, field) is not None:
             kw[field] = getattr(args, field)
     if getattr(args, "role_counts", None) is not None:

@@ -10,6 +10,13 @@ legal actions in words.  Nothing else of the game is read before the end
 screen, which reveals every identity and the winners.  The game is saved as a
 replay (``Game.to_json()``, loadable with ``Game.from_json``) at the end, and
 also when the person leaves early (``q``, Ctrl-C or the end of the input).
+
+The person's seat may concede (``c`` at a prompt, confirmed): the table is
+played with ``GameConfig.concession`` set to that seat alone, so the CONCEDE
+action (CR 104.3a) is in the person's shown decisions and never in the bots'.
+The game starts with the mulligans of the table's config (CR 103.5, the
+London mulligan by default): keep or mulligan, then the cards to put on the
+bottom, shown like any other decision.
 """
 
 from __future__ import annotations
@@ -52,7 +59,8 @@ class PlaySession:
     """One game of a person against bots.
 
     Args:
-        config: the game configuration.
+        config: the game configuration; its ``concession`` is set to the
+            person's seat alone (only the person may concede, CR 104.3a).
         seed: the environment seed (the deal and shuffles); bots are seeded from it.
         human_seat: the person's seat.
         opponent_specs: ``agents.make`` specs cycled over the other seats in seat order.
@@ -83,7 +91,9 @@ class PlaySession:
             raise ValueError("--opponents: 'human' cannot be an opponent (one person plays, at --seat)")
         if delay < 0:
             raise ValueError(f"--delay must be >= 0, got {delay}")
-        self.config, self.seed, self.human_seat = config, seed, human_seat
+        # only the person may concede (CR 104.3a); the bots' seats never see the action
+        self.config = config.replace(concession=(human_seat,))
+        self.seed, self.human_seat = seed, human_seat
         self.console, self.delay, self.replay_path = console, delay, Path(replay_path)
         self.human = HumanAgent(input_stream=input_stream, console=console)
         self.labels: list[str] = []
@@ -135,6 +145,8 @@ class PlaySession:
                     self._show_board()
                     action = self.human.act(obs, info)
                     env.step(action)
+                    if action == env.layout.CONCEDE:
+                        self._line("You concede (CR 104.3a).", style="bold")
                 else:
                     env.step(self.bots[seat].act(obs, info))
                     if self._show_events() and self.delay and not out:
@@ -200,7 +212,8 @@ class PlaySession:
         self._line(f"{c.num_players} players, variant {c.variant}, {'commander' if c.commander else 'no commander'}, "
                    f"seed {self.seed}. You are P{self.human_seat}.")
         self._line(f"Seats: {table}")
-        self._line("Type the number of an option and Enter; i shows your identity, q leaves (the game is saved).")
+        self._line("Type the number of an option and Enter; i shows your identity, c concedes (asks first), "
+                   "q leaves the program (the game is saved).")
 
     def _end_screen(self) -> None:
         from rich.table import Table

@@ -21,7 +21,12 @@ PLAYER         n          the player at relative seat ``i``
 PERM           n * 20     the creature in slot ``j`` of relative seat ``i``
 STACK          10         the stack object at depth ``i`` (0 = top)
 CHOICE         40         option ``i`` of a list (a number, a mode, a card)
+CONCEDE        1          concede the game (CR 104.3a); legal only for seats that
+                          ``GameConfig.concession`` allows, in shown decisions
 =============  =========  =====================================================
+
+CONCEDE is the last block, so the indices of every other block do not depend
+on it.
 """
 
 from __future__ import annotations
@@ -46,11 +51,11 @@ class ActionLayout:
         n: number of players.
         size: total number of actions (the ``Discrete`` space size).
         PASS, HAND, COMMANDER, UNVEIL, IDENTITY_AB, TOKEN_AB, OTHER, PLAYER, PERM,
-        STACK, CHOICE: first index of each block.
+        STACK, CHOICE, CONCEDE: first index of each block.
     """
 
     __slots__ = ("n", "PASS", "HAND", "COMMANDER", "UNVEIL", "IDENTITY_AB", "TOKEN_AB", "OTHER",
-                 "PLAYER", "PERM", "STACK", "CHOICE", "size", "_blocks")
+                 "PLAYER", "PERM", "STACK", "CHOICE", "CONCEDE", "size", "_blocks")
 
     def __init__(self, num_players: int):
         self.n = num_players
@@ -60,7 +65,7 @@ class ActionLayout:
                            ("IDENTITY_AB", N_IDENTITY_ABILITIES), ("TOKEN_AB", len(TOKEN_ABILITIES)),
                            ("OTHER", MAX_OTHER),
                            ("PLAYER", num_players), ("PERM", num_players * MAX_PERMS),
-                           ("STACK", MAX_STACK), ("CHOICE", MAX_CHOICE)):
+                           ("STACK", MAX_STACK), ("CHOICE", MAX_CHOICE), ("CONCEDE", 1)):
             setattr(self, name, off)
             blocks.append((name, off, size))
             off += size

@@ -11,11 +11,13 @@ from typing import Any
 
 from .rules import MIN_PLAYERS, VARIANTS, Role, check_identity_deck, format_role_counts, role_distribution
 
-__all__ = ["GameConfig", "VARIANTS", "RARITIES", "MAX_PLAYERS", "RARITY_POOLS", "PRIORITY_WINDOWS"]
+__all__ = ["GameConfig", "VARIANTS", "RARITIES", "MAX_PLAYERS", "RARITY_POOLS", "PRIORITY_WINDOWS", "MULLIGANS"]
 
 RARITIES = ("uncommon", "rare", "mythic", "special")
 PRIORITY_WINDOWS = ("full", "main")
 """Values of :attr:`GameConfig.priority_windows`."""
+MULLIGANS = ("london", "none")
+"""Values of :attr:`GameConfig.mulligans` (CR 103.5 London mulligan, or none)."""
 RARITY_POOLS = {
     "uncommon": ("uncommon",),
     "rare": ("uncommon", "rare"),
@@ -88,6 +90,18 @@ class GameConfig:
             step and after attackers or blockers are declared (plus whenever
             the stack is not empty) -- the engine's game before issue #11,
             fewer decisions and faster.
+        mulligans: "london" (default): before the first turn each player, the
+            starting player first and then in turn order, keeps or takes a
+            mulligan; a kept hand after N mulligans puts N - 1 cards on the
+            bottom of the library (CR 103.5 London mulligan; 103.5c: the first
+            mulligan is free in multiplayer); "none": the opening hands are
+            kept as dealt (the engine's game before issue #11 section 2).
+        concession: who may concede as an action (the CONCEDE action, CR
+            104.3a): False (default: nobody; bots and training never see it),
+            True (every seat), or a list of seats (e.g. the person's seat in
+            ``treachery play``; the bots' seats never see the action).  The
+            action is added to every shown decision (two or more options) of
+            such a seat.  ``Game.concede`` works for every seat regardless.
     """
 
     num_players: int = 5
@@ -104,6 +118,8 @@ class GameConfig:
     recommended_exclusions: bool = True
     role_counts: tuple[tuple[str, int], ...] | None = None
     priority_windows: str = "full"
+    mulligans: str = "london"
+    concession: bool | tuple[int, ...] = False
 
     def __post_init__(self) -> None:
         # not a field: whether the pool was left to the default (``replace`` then resolves it anew)
@@ -128,6 +144,8 @@ class GameConfig:
             if bad:
                 raise ValueError(f"GameConfig.{name}: every entry must be a name (str), got {bad[0]!r}")
             object.__setattr__(self, name, tuple(v))
+        if isinstance(self.concession, list):
+            object.__setattr__(self, "concession", tuple(self.concession))
         self._validate()
 
     # ------------------------------------------------------------------
@@ -201,6 +219,12 @@ class GameConfig:
             raise ValueError(f"unknown GameConfig fields {sorted(unknown)}{hint}; allowed: {sorted(allowed)}")
         return cls(**d)
 
+    def may_concede(self, seat: int) -> bool:
+        """Whether ``seat`` gets the CONCEDE action in its shown decisions
+        (:attr:`concession`; CR 104.3a)."""
+        c = self.concession
+        return c if isinstance(c, bool) else seat in c
+
     def pool(self) -> list[str]:
         """Identity names that may be dealt: implemented, in the rarity pool, not banned."""
         from . import identities as ids
@@ -225,6 +249,15 @@ class GameConfig:
         if self.priority_windows not in PRIORITY_WINDOWS:
             bad("priority_windows", f"must be one of {list(PRIORITY_WINDOWS)} (CR 500-514 windows, or the main "
                 f"phases only), got {self.priority_windows!r}")
+        if self.mulligans not in MULLIGANS:
+            bad("mulligans", f"must be one of {list(MULLIGANS)} (CR 103.5 London mulligan, or no mulligans), "
+                f"got {self.mulligans!r}")
+        c = self.concession
+        if not isinstance(c, bool):
+            if (not isinstance(c, tuple) or not all(is_int(x) and 0 <= x < self.num_players for x in c)
+                    or len(set(c)) != len(c)):
+                bad("concession", f"must be True, False or a list of distinct seats from 0 to "
+                    f"{self.num_players - 1} (who may concede, CR 104.3a), got {c!r}")
         if not isinstance(self.recommended_exclusions, bool):
             bad("recommended_exclusions", f"must be True or False, got {self.recommended_exclusions!r}")
         if self.starting_life is not None and (not is_int(self.starting_life) or not 1 <= self.starting_life <= 1000):

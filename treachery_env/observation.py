@@ -13,16 +13,18 @@ other seats in turn order.
 
 The vector (float32, shape ``(obs_size(n),)``) is laid out by :class:`ObsLayout`:
 
-* global: step one-hot (13), own decision kind one-hot (13; zeros unless the
-  observer is deciding), turn / max_turns, stack size / 10, active player
-  (relative one-hot, n), own Undercover condition met, own land played;
+* global: step one-hot (13), own decision kind one-hot
+  (``DecisionKind.COUNT``; zeros unless the observer is deciding), turn /
+  max_turns, stack size / 10, active player (relative one-hot, n), own
+  Undercover condition met, own land played;
 * per player (n blocks of :data:`PLAYER_FEATURES`): in game, life / 40, hand,
   library, graveyard, exile and face-down-exile sizes, lands, untapped lands,
   7 artifact-token counts, creature count, commander zone one-hot (3),
   commander casts, highest commander damage taken / 21, mana pool, face up,
   known role one-hot (4), known identity one-hot (62), identity counters,
   Leader player, attacked a Leader, damage-prevention shield, gem / nut / rad
-  player counters / 10, cards usable from other zones / 4;
+  player counters / 10, cards usable from other zones / 4, mulligans taken / 3
+  (public, CR 103.5);
 * public history (2 x n x n, rows = source seat, columns = target seat,
   both relative): damage dealt and life loss caused / 40, creatures attacked
   with / 10 (``Game.harm``, ``Game.attacks``);
@@ -71,7 +73,9 @@ N_DECISIONS = DecisionKind.COUNT
 _CZ = {"command": 10, "battlefield": 11, "stack": 12}
 _TOK = {name: 16 + j for j, name in enumerate(COUNTER_TOKENS)}
 PLAYER_COUNTERS = ("gem", "nut", "rad")
-PLAYER_FEATURES = 16 + len(COUNTER_TOKENS) + 4 + N_IDENTITIES + 4 + len(PLAYER_COUNTERS) + 1
+# in game .. mana pool (16), tokens, face up + role (5), identity one-hot, counters .. shield (4),
+# player counters, usable elsewhere (1), mulligans taken (1)
+PLAYER_FEATURES = 16 + len(COUNTER_TOKENS) + 5 + N_IDENTITIES + 4 + len(PLAYER_COUNTERS) + 2
 CREATURE_FEATURES = 14 + len(KEYWORDS)
 
 
@@ -254,6 +258,8 @@ def encode(game: "Game", viewer: int) -> np.ndarray:
                     o[k + 4 + j] = v / 10.0
         if p.permissions:
             o[k + 4 + len(PLAYER_COUNTERS)] = len(p.permissions) / 4.0
+        if p.mulligans:
+            o[k + 5 + len(PLAYER_COUNTERS)] = p.mulligans / 3.0
         # creatures of this player
         cb = L.creatures + r * MAX_PERMS * cf
         for slot, c in enumerate(p.creatures[:MAX_PERMS]):
@@ -349,7 +355,8 @@ class PlayerView:
     ``identity``/``role`` are None when the viewer does not know them;
     ``hand`` is None for other players (``hand_size`` is public);
     ``usable_elsewhere`` lists the cards the viewer may cast from other zones
-    (the OTHER actions, in order), None for other players.
+    (the OTHER actions, in order), None for other players; ``mulligans`` is
+    the number of mulligans the player took before the game (public, CR 103.5).
     """
 
     seat: int
@@ -374,6 +381,7 @@ class PlayerView:
     leader_player: bool
     player_counters: dict
     usable_elsewhere: tuple | None
+    mulligans: int = 0
 
 
 @dataclass(frozen=True)
@@ -397,7 +405,10 @@ class OptionView:
     Attributes:
         action: the action index.
         text: :meth:`Game.describe_action` of it.
-        kind: what choosing it does: ``"pass"`` (pass priority, done, no, keep),
+        kind: what choosing it does: ``"pass"`` (pass priority, done, no, keep;
+            keep the hand at a mulligan decision), ``"mulligan"`` (take a
+            mulligan, CR 103.5), ``"bottom"`` (put ``card`` on the bottom of the
+            library after a mulligan), ``"concede"`` (concede the game, CR 104.3a),
             ``"land"``, ``"cast"``, ``"commander"``, ``"unveil"``,
             ``"identity_ability"``, ``"token"``, ``"permission"`` (priority);
             ``"attack_with"``, ``"attack_player"``, ``"block_with"``, ``"block"``
@@ -444,8 +455,14 @@ def _option_view(game: "Game", d: Any, action: int, payload: Any) -> OptionView:
     text = game.describe_action(action)
     p = game.players[d.seat]
     kind = d.kind
-    if payload is None:
+    if action == game.layout.CONCEDE:
+        return OptionView(action, text, "concede")
+    if payload is None or (kind == DecisionKind.MULLIGAN and payload == "keep"):
         return OptionView(action, text, "pass")
+    if kind == DecisionKind.MULLIGAN:
+        return OptionView(action, text, "mulligan")
+    if kind == DecisionKind.BOTTOM:
+        return OptionView(action, text, "bottom", card=p.hand[payload].name)
     if kind == DecisionKind.PRIORITY:
         what, arg = payload
         if what in ("land", "cast"):
@@ -569,7 +586,7 @@ def seat_view(game: "Game", viewer: int) -> SeatView:
             commander_damage_taken=dict(p.cmd_damage), leader_player=game.is_leader_player(p.seat),
             player_counters=dict(p.counters),
             usable_elsewhere=tuple((q["card"].name, q["zone"], q["free"]) for q in p.permissions)
-            if p.seat == viewer else None))
+            if p.seat == viewer else None, mulligans=p.mulligans))
     stack = tuple(StackView(it.uid, it.kind, it.controller, it.source, it.identity_source, it.x,
                             tuple(_target_view(t) for t in it.targets)) for it in game.stack)
     me = game.players[viewer]

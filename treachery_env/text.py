@@ -32,6 +32,8 @@ def describe_action(game: "Game", action: int, seat: int | None = None) -> str:
     block, i, j = L.decode(action)
     d = game.decision
     viewer = seat if seat is not None else (d.seat if d is not None else 0)
+    if block == "CONCEDE":
+        return "concede the game (you lose; CR 104.3a)"
     if d is not None and (seat is None or seat == d.seat):
         k = d.index_of(action)
         if k is not None:
@@ -39,6 +41,10 @@ def describe_action(game: "Game", action: int, seat: int | None = None) -> str:
                 return str(d.labels[k])
             payload = d.options[k][1]
             p = game.players[d.seat]
+            if d.kind == DecisionKind.BOTTOM:
+                return f"put {p.hand[payload].name} on the bottom of your library"
+            if d.kind == DecisionKind.MULLIGAN:
+                return "keep this hand" if payload == "keep" else "take a mulligan"
             if d.kind == DecisionKind.PRIORITY:
                 if payload is None:
                     return "pass priority"
@@ -120,7 +126,10 @@ def render(game: "Game", viewer: int | None = None) -> str:
     hands show only their size."""
     lines = []
     over = " - GAME OVER" if game.is_over else ""
-    lines.append(f"=== Turn {game.turn}, P{game.active} active, step {game.phase}{over} ===")
+    if game.mulligan_state is not None and not game.is_over:
+        lines.append(f"=== Mulligans before the first turn (CR 103.5), P{game.active} starts ===")
+    else:
+        lines.append(f"=== Turn {game.turn}, P{game.active} active, step {game.phase}{over} ===")
     for p in game.players:
         idc = p.identity
         known = idc.face_up or game.is_over or (viewer is not None and viewer in idc.known_by)
@@ -128,8 +137,9 @@ def render(game: "Game", viewer: int | None = None) -> str:
         state = "face up" if idc.face_up else "face down"
         status = "OUT" if p.has_lost else f"{p.life} life"
         me = " (you)" if p.seat == viewer else ""
+        mull = f" | {p.mulligans} mulligan{'s' if p.mulligans != 1 else ''}" if p.mulligans else ""
         lines.append(f"P{p.seat}{me}: {status} | identity {ident}, {state} | hand {len(p.hand)} | "
-                     f"library {len(p.library)} | lands {p.lands - p.lands_tapped}/{p.lands}")
+                     f"library {len(p.library)} | lands {p.lands - p.lands_tapped}/{p.lands}{mull}")
         toks = ", ".join(f"{k} x{v}" for k, v in p.tokens.items() if v)
         if toks:
             lines.append(f"    tokens: {toks}")
@@ -191,10 +201,21 @@ def format_event(e: dict) -> str:
     if ev == "reveal":
         return f"{who}'s identity is revealed: {e['identity']}"
     if ev == "loses":
+        if e["reason"] == "concede":
+            return f"{who} CONCEDES and leaves the game; they were {e['identity']}"
         return f"{who} LOSES ({e['reason']}); they were {e['identity']}"
     if ev == "resolve_before_leaving":
         return ("identity abilities of " + ", ".join(f"P{x}" for x in e["seats"])
                 + " resolve before they leave the game")
+    if ev == "mulligan_declare":
+        return f"{who} takes a mulligan"
+    if ev == "mulligan":
+        return f"{who} shuffles their hand away and draws a new one (mulligan #{e['count']})"
+    if ev == "mulligan_keep":
+        what = f"{e['hand']} cards" + (f", putting {e['bottom']} on the bottom" if e["bottom"] else "")
+        return f"{who} keeps {what}"
+    if ev == "bottom":
+        return f"{who} puts {e['card']} on the bottom of their library"
     if ev == "game_over":
         w = e["winners"]
         return "game over: " + (f"winners {', '.join(f'P{x}' for x in w)}" if w else "a draw")

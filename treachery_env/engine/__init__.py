@@ -20,6 +20,7 @@ module's docstring names the rules it implements:
 ``zones``          moving objects between zones, control (CR 400, 108.4)
 ``effects``        the effect primitives of the card pool (CR 119, 120, 701)
 ``state_based``    state-based actions (CR 704)
+``mulligan``       the London mulligan before the first turn (CR 103.5, 103.5c)
 ``outcome``        losing, leaving the game, winning (CR 800.4, 907.7-907.9)
 ``replay``         replay JSON and the state digest
 =================  ==========================================================

@@ -52,6 +52,7 @@ from .combat import CombatMixin
 from .zones import ZonesMixin
 from .effects import EffectsMixin
 from .state_based import StateBasedMixin
+from .mulligan import MulliganMixin
 from .outcome import OutcomeMixin
 from .replay import ReplayMixin
 
@@ -70,6 +71,7 @@ class Game(SetupMixin,
            ZonesMixin,
            EffectsMixin,
            StateBasedMixin,
+           MulliganMixin,
            OutcomeMixin,
            ReplayMixin):
     """A Treachery game.  See the module docstring for the model.
@@ -93,6 +95,11 @@ class Game(SetupMixin,
         log: list of events ``{"turn", "event", ..., "to": None | [seats]}``;
             ``to`` lists the seats that may see a private event.
         actions: every action index applied so far (the replay).
+        concessions: ``[action count, seat]`` of each concession made through
+            :meth:`concede` outside the action space (a UI, out of turn), so
+            that replays reproduce them.
+        mulligan_state: the mulligan process before the first turn (CR 103.5),
+            None once the first turn began or with ``mulligans="none"``.
     """
 
     def __init__(self, config: GameConfig | None = None, seed: int = 0, **overrides: Any):
@@ -129,6 +136,11 @@ class Game(SetupMixin,
         self.winners: set[int] = set()
         self.log: list[dict] = []
         self.actions: list[int] = []
+        self.concessions: list[list[int]] = []
+        self.mulligan_state: dict | None = None
+        # seats whose shown decisions get the CONCEDE action (GameConfig.concession, CR 104.3a)
+        c = config.concession
+        self.concession_seats = frozenset(range(self.n) if c is True else () if c is False else c)
         self.decisions_taken = 0
         self.auto_decisions = 0
         self.revealed_identities: set[int] = set()   # uids of non-Leader identities ever turned face up
@@ -241,6 +253,8 @@ class Game(SetupMixin,
                     continue
                 if not d.options:
                     raise AssertionError(f"decision with no options: {d.prompt}")
+                if d.seat in self.concession_seats:
+                    self._offer_concession(d)
                 return
             if self.queue:
                 op = self.queue.popleft()
@@ -262,9 +276,24 @@ class Game(SetupMixin,
                 continue
             self._step_forward()
 
+    def _offer_concession(self, d: Decision) -> None:
+        """Add the CONCEDE action to the shown decision ``d`` (CR 104.3a: a player
+        may concede at any time), once.  Only decisions with two or more options
+        get it, so it never makes a single-option decision shown (DESIGN section 4).
+        New option and label lists: the asking code may keep the old ones."""
+        a = self.layout.CONCEDE
+        if d.index_of(a) is not None:
+            return
+        d.options = d.options + [(a, "concede")]
+        if d.labels is not None and len(d.labels) == len(d.options) - 1:
+            d.labels = list(d.labels) + ["concede the game"]
+        d._index = None
+
     def step(self, action: int) -> None:
         """Apply ``action`` (an index of :class:`ActionLayout`) for the deciding seat
-        and run on to the next decision.
+        and run on to the next decision.  ``CONCEDE`` (legal for the seats of
+        ``GameConfig.concession``) makes the seat concede through :meth:`concede`
+        (CR 104.3a, TR6.10).
 
         Raises:
             ValueError: if the game is over or the action is not legal now (the
@@ -286,6 +315,10 @@ class Game(SetupMixin,
                              f"legal: {legal}{more}")
         self.actions.append(a)
         self.decisions_taken += 1
+        if a == self.layout.CONCEDE:
+            # the same path as a UI's concession; the decision is dropped as the seat leaves
+            self.concede(d.seat, by_action=True)
+            return
         self.decision = None
         getattr(self, d.handler)(d.ctx, d.options[i][1])
         self._advance()

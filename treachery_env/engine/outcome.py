@@ -175,16 +175,31 @@ class OutcomeMixin:
                 and d.kind != DecisionKind.PRIORITY):
             self.decision = d
 
-    def concede(self, seat: int) -> None:
+    def concede(self, seat: int, by_action: bool = False) -> None:
         """``seat`` concedes (CR 104.3a): they lose; effects that replace losing
         don't apply (TR6.10).  Their identity-sourced objects still resolve before
-        they leave (CR 907.8a, see :meth:`lose`).
+        they leave (CR 907.8a, see :meth:`lose`).  Callable at any time, also out
+        of turn (a UI); such a concession is kept in :attr:`concessions` so that
+        replays reproduce it.
+
+        Args:
+            seat: the conceding seat.
+            by_action: set by :meth:`step` for the CONCEDE action (already in
+                :attr:`actions`).
 
         Raises:
-            ValueError: if the player already lost or the game is over.
+            ValueError: (naming CR 104.3a) for a seat out of range, if the player
+                already lost or the game is over.
         """
-        if self.is_over or self.players[seat].has_lost or seat in self.leaving:
-            raise ValueError(f"seat {seat} cannot concede: the game is over or they already lost")
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < self.n:
+            raise ValueError(f"seat must be an int from 0 to {self.n - 1} to concede (CR 104.3a), got {seat!r}")
+        seat = int(seat)
+        if self.is_over:
+            raise ValueError(f"seat {seat} cannot concede (CR 104.3a): the game is over")
+        if self.players[seat].has_lost or seat in self.leaving:
+            raise ValueError(f"seat {seat} cannot concede (CR 104.3a): they already left the game or are leaving it")
+        if not by_action:
+            self.concessions.append([len(self.actions), seat])
         self.lose([seat], reason="concede", concede=True)
         self._advance()
 

@@ -17,10 +17,14 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["ReplayMixin", "REPLAY_VERSION"]
 
 
-REPLAY_VERSION = 2
-"""Version 2 records ``priority_windows`` in the config; a version-1 replay
-(written before the engine had every priority window) is read with
-``priority_windows="main"``, the only game it could describe."""
+REPLAY_VERSION = 3
+"""Version 3 records ``mulligans`` and ``concession`` in the config and, when
+there are any, the concessions made outside the action space (``concessions``:
+``[action count, seat]``, see :meth:`Game.concede`); a version-1 or -2 replay
+is read with ``mulligans="none"`` (the game had no mulligans then).  Version 2
+records ``priority_windows``; a version-1 replay (written before the engine
+had every priority window) is read with ``priority_windows="main"``, the only
+game it could describe."""
 
 
 def _canon(obj: Any) -> Any:
@@ -64,9 +68,12 @@ class ReplayMixin:
 
     def to_json(self) -> str:
         """Replay of this game: config, seed, actions and the resulting state digest."""
-        return json.dumps({"format": "treachery-replay", "version": REPLAY_VERSION,
-                           "config": self.config.to_dict(), "seed": self.seed,
-                           "actions": list(self.actions), "digest": self.digest()})
+        d = {"format": "treachery-replay", "version": REPLAY_VERSION,
+             "config": self.config.to_dict(), "seed": self.seed,
+             "actions": list(self.actions), "digest": self.digest()}
+        if self.concessions:
+            d["concessions"] = [list(c) for c in self.concessions]
+        return json.dumps(d)
 
     @classmethod
     def from_json(cls, text: str | bytes | dict) -> "Game":
@@ -85,25 +92,44 @@ class ReplayMixin:
         if not isinstance(d, dict) or d.get("format") != "treachery-replay":
             raise ValueError("not a replay: missing format 'treachery-replay'")
         version = d.get("version")
-        if version not in (1, REPLAY_VERSION) or isinstance(version, bool):
-            raise ValueError(f"unsupported replay version {version!r}; this engine reads 1 and {REPLAY_VERSION}")
+        if version not in (1, 2, REPLAY_VERSION) or isinstance(version, bool):
+            raise ValueError(f"unsupported replay version {version!r}; this engine reads 1 to {REPLAY_VERSION}")
         for k, typ in (("config", dict), ("seed", int), ("actions", list), ("digest", str)):
             if not isinstance(d.get(k), typ) or isinstance(d.get(k), bool):
                 raise ValueError(f"replay field {k!r} is missing or not a {typ.__name__}")
         if version == 1:
             d = {**d, "config": {"priority_windows": "main", **d["config"]}}
+        if version in (1, 2):
+            d = {**d, "config": {"mulligans": "none", **d["config"]}}
+        concessions = d.get("concessions", [])
+        if (not isinstance(concessions, list)
+                or not all(isinstance(c, list) and len(c) == 2 and all(isinstance(x, int) and not isinstance(x, bool)
+                                                                      for x in c) for c in concessions)):
+            raise ValueError("replay field 'concessions' must be a list of [action count, seat] pairs")
         try:
             cfg = GameConfig.from_dict(d["config"])
         except (TypeError, ValueError) as e:
             raise ValueError(f"replay config is invalid: {e}") from None
         g = cls(cfg, seed=d["seed"])
+        pending = sorted(concessions, key=lambda c: c[0])
+
+        def concede_until(k: int) -> None:
+            while pending and pending[0][0] <= k:
+                at, seat = pending.pop(0)
+                try:
+                    g.concede(seat)
+                except ValueError as e:
+                    raise ValueError(f"replay concession before action #{at} is illegal: {e}") from None
+
         for k, a in enumerate(d["actions"]):
             if isinstance(a, bool) or not isinstance(a, int):
                 raise ValueError(f"replay action #{k} is not an int: {a!r}")
+            concede_until(k)
             try:
                 g.step(a)
             except ValueError as e:
                 raise ValueError(f"replay action #{k} is illegal: {e}") from None
+        concede_until(len(d["actions"]))
         if g.digest() != d["digest"]:
             raise ValueError("replay digest mismatch: the replayed state differs from the recorded one "
                              "(tampered or from another engine version)")

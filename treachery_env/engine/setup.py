@@ -1,5 +1,6 @@
 """Starting the game (CR 103, 907.3-907.6): decks, the identity deck and its
-deal, opening hands, the first player.
+deal, opening hands, the first player, then the mulligans (CR 103.5, in
+:mod:`treachery_env.engine.mulligan`) or directly the first turn.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ class SetupMixin:
 
     def _setup(self) -> None:
         """Decks first (TR2.1), then the identity deck is built, shuffled and
-        dealt (CR 907.3-907.4); the Leader turns face up and starts (CR 907.6)."""
+        dealt (CR 907.3-907.4); the Leader turns face up and starts (CR 907.6),
+        after the mulligans when ``config.mulligans`` is "london" (CR 103.5)."""
         cfg = self.config
         rng = self.rng
         deck_names = list(cfg.decks) if cfg.decks is not None else [
@@ -78,4 +80,7 @@ class SetupMixin:
         self.active = starters[0] if len(starters) == 1 else rng.choice(starters)
         self.order_seat = self.active
         self.turn = 0
-        self._start_turn(self.active)
+        if cfg.mulligans == "london":
+            self._start_mulligans(hand_sizes)      # the first turn starts once every hand is kept
+        else:
+            self._start_turn(self.active)

@@ -43,10 +43,12 @@ class DecisionKind:
     YES_NO = 12       # choice 0 = yes; PASS = no
     ORDER = 13        # choose which of your simultaneous triggers goes on the stack next (CR 603.3b)
     KEEP = 14         # choose the legendary permanent to keep (CR 704.5j)
-    COUNT = 15
+    MULLIGAN = 15     # CR 103.5: PASS = keep this hand, CHOICE + 0 = take a mulligan
+    BOTTOM = 16       # CR 103.5 (London): HAND + i = put hand card i on the bottom of the library
+    COUNT = 17
 
     NAMES = ("priority", "attacker", "defender", "blocker", "blocked", "target", "number", "mode",
-             "card", "discard", "cost", "scry", "yes_no", "order", "keep")
+             "card", "discard", "cost", "scry", "yes_no", "order", "keep", "mulligan", "bottom")
 
 
 class Creature:
@@ -197,7 +199,7 @@ class Player:
                  "tokens", "creatures", "identity", "commander", "commander_zone", "commander_casts",
                  "cmd_damage", "has_lost", "lost_turn", "last_team", "last_role", "land_played",
                  "mana_pool", "drew_from_empty", "max_hand_size", "deck", "cant_lose", "won", "counters",
-                 "permissions", "borrowed")
+                 "permissions", "borrowed", "mulligans")
 
     def __init__(self, seat: int):
         self.seat = seat
@@ -234,6 +236,7 @@ class Player:
         # a control effect (CR 108.4): {"kind": "land" or a token name, "from": seat, "source"};
         # see Game.gain_control_of_counted
         self.borrowed: list[dict] = []
+        self.mulligans = 0          # mulligans taken before the game (CR 103.5; public)
 
     @property
     def role(self) -> Role:
