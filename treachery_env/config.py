@@ -11,11 +11,14 @@ from typing import Any
 
 from .rules import MIN_PLAYERS, VARIANTS, Role, role_distribution
 
-__all__ = ["GameConfig", "VARIANTS", "RARITIES", "MAX_PLAYERS", "RARITY_POOLS", "PRIORITY_WINDOWS"]
+__all__ = ["GameConfig", "VARIANTS", "RARITIES", "MAX_PLAYERS", "RARITY_POOLS", "PRIORITY_WINDOWS", "TALK_MODES"]
 
 RARITIES = ("uncommon", "rare", "mythic", "special")
 PRIORITY_WINDOWS = ("full", "main")
 """Values of :attr:`GameConfig.priority_windows`."""
+TALK_MODES = ("structured", "none")
+"""Values of :attr:`GameConfig.talk`."""
+MAX_TALK_LIMIT = 10
 RARITY_POOLS = {
     "uncommon": ("uncommon",),
     "rare": ("uncommon", "rare"),
@@ -64,6 +67,14 @@ class GameConfig:
             step and after attackers or blockers are declared (plus whenever
             the stack is not empty) -- the engine's game before issue #11,
             fewer decisions and faster.
+        talk: table talk (TR: "Table talk is part of the game"; see
+            :mod:`treachery_env.engine.talk`): "structured" (default) lets
+            players make public, non-binding claims, accusations, threats,
+            requests and truce offers from a fixed vocabulary (the TALK
+            actions); "none" is the silent game: no talk action is ever legal
+            and the observation's talk block stays zeros.
+        talk_limit: messages a player may say per turn (each player's turn
+            counts one), 0-10; answering a truce offer does not count.
     """
 
     num_players: int = 5
@@ -79,6 +90,8 @@ class GameConfig:
     decks: tuple[str, ...] | None = None
     recommended_exclusions: bool = True
     priority_windows: str = "full"
+    talk: str = "structured"
+    talk_limit: int = 2
 
     def __post_init__(self) -> None:
         if isinstance(self.identity_pool, str):
@@ -171,6 +184,12 @@ class GameConfig:
         if self.priority_windows not in PRIORITY_WINDOWS:
             bad("priority_windows", f"must be one of {list(PRIORITY_WINDOWS)} (CR 500-514 windows, or the main "
                 f"phases only), got {self.priority_windows!r}")
+        if self.talk not in TALK_MODES:
+            bad("talk", f"must be one of {list(TALK_MODES)} (structured table talk, or the silent game), "
+                f"got {self.talk!r}")
+        if not is_int(self.talk_limit) or not 0 <= self.talk_limit <= MAX_TALK_LIMIT:
+            bad("talk_limit", f"must be an int from 0 to {MAX_TALK_LIMIT} (messages per player per turn), "
+                f"got {self.talk_limit!r}")
         if not isinstance(self.recommended_exclusions, bool):
             bad("recommended_exclusions", f"must be True or False, got {self.recommended_exclusions!r}")
         if self.starting_life is not None and (not is_int(self.starting_life) or not 1 <= self.starting_life <= 1000):

@@ -54,6 +54,7 @@ from .effects import EffectsMixin
 from .state_based import StateBasedMixin
 from .outcome import OutcomeMixin
 from .replay import ReplayMixin
+from .talk import TalkMixin, TalkState
 
 __all__ = ["Game"]
 
@@ -71,7 +72,8 @@ class Game(SetupMixin,
            EffectsMixin,
            StateBasedMixin,
            OutcomeMixin,
-           ReplayMixin):
+           ReplayMixin,
+           TalkMixin):
     """A Treachery game.  See the module docstring for the model.
 
     Args:
@@ -91,6 +93,8 @@ class Game(SetupMixin,
         log: list of events ``{"turn", "event", ..., "to": None | [seats]}``;
             ``to`` lists the seats that may see a private event.
         actions: every action index applied so far (the replay).
+        talk: what was said at the table (:class:`~treachery_env.engine.talk.TalkState`,
+            public; TR10.5).
     """
 
     def __init__(self, config: GameConfig | None = None, seed: int = 0, **overrides: Any):
@@ -147,6 +151,9 @@ class Game(SetupMixin,
         self.n_alive = self.n
         # every priority window of CR 500-514, or the main phases, end step and combat declarations only
         self.full_windows = config.priority_windows == "full"
+        # table talk (TR10.5): public, non-binding messages; engine/talk.py
+        self.talk_on = config.talk != "none" and config.talk_limit > 0
+        self.talk = TalkState(self.n)
         self._setup()
         self._advance()
 

@@ -17,10 +17,13 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["ReplayMixin", "REPLAY_VERSION"]
 
 
-REPLAY_VERSION = 2
+REPLAY_VERSION = 3
 """Version 2 records ``priority_windows`` in the config; a version-1 replay
 (written before the engine had every priority window) is read with
-``priority_windows="main"``, the only game it could describe."""
+``priority_windows="main"``, the only game it could describe.  Version 3
+records ``talk`` and ``talk_limit``; replays of versions 1 and 2 (written
+before table talk) are read with ``talk="none"``, the silent game they
+describe."""
 
 
 def _canon(obj: Any) -> Any:
@@ -41,7 +44,7 @@ class ReplayMixin:
         """Privileged, JSON-friendly summary of the full state (every hidden card)."""
         def cr(c: Creature) -> list:
             return [c.uid, c.name, c.power, c.toughness, c.damage, int(c.tapped), c.p1p1, c.stun]
-        return {
+        out = {
             "turn": self.turn, "active": self.active, "phase": self.phase, "over": self.is_over,
             "winners": sorted(self.winners),
             "players": [{
@@ -56,6 +59,12 @@ class ReplayMixin:
             "decision": None if self.decision is None else [self.decision.seat, self.decision.kind,
                                                             sorted(a for a, _ in self.decision.options)],
         }
+        if self.talk_on:        # the silent game keeps the summary (and digests) it had before talk
+            t = self.talk
+            out["talk"] = {"messages": [[m.turn, m.speaker, m.kind, m.subject, None if m.role is None else int(m.role)]
+                                        for m in t.messages],
+                           "deals": [[d.dealer, d.partner, d.turn] for d in t.deals]}
+        return out
 
     def digest(self) -> str:
         """SHA-256 of :meth:`state_summary` (hex)."""
@@ -85,13 +94,15 @@ class ReplayMixin:
         if not isinstance(d, dict) or d.get("format") != "treachery-replay":
             raise ValueError("not a replay: missing format 'treachery-replay'")
         version = d.get("version")
-        if version not in (1, REPLAY_VERSION) or isinstance(version, bool):
-            raise ValueError(f"unsupported replay version {version!r}; this engine reads 1 and {REPLAY_VERSION}")
+        if version not in (1, 2, REPLAY_VERSION) or isinstance(version, bool):
+            raise ValueError(f"unsupported replay version {version!r}; this engine reads 1 to {REPLAY_VERSION}")
         for k, typ in (("config", dict), ("seed", int), ("actions", list), ("digest", str)):
             if not isinstance(d.get(k), typ) or isinstance(d.get(k), bool):
                 raise ValueError(f"replay field {k!r} is missing or not a {typ.__name__}")
         if version == 1:
             d = {**d, "config": {"priority_windows": "main", **d["config"]}}
+        if version in (1, 2):
+            d = {**d, "config": {"talk": "none", **d["config"]}}
         try:
             cfg = GameConfig.from_dict(d["config"])
         except (TypeError, ValueError) as e:

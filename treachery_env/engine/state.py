@@ -41,10 +41,12 @@ class DecisionKind:
     COST = 10         # choose a card or permanent to pay a cost with
     SCRY = 11         # keep the card on top (choice 0) or bottom (choice 1)
     YES_NO = 12       # choice 0 = yes; PASS = no
-    COUNT = 13
+    # 13-16 are reserved for other decision kinds (placeholder names in NAMES)
+    DEAL = 17         # answer a truce offered at the table: TALK "accept" = yes; PASS = reject
+    COUNT = 18
 
     NAMES = ("priority", "attacker", "defender", "blocker", "blocked", "target", "number", "mode",
-             "card", "discard", "cost", "scry", "yes_no")
+             "card", "discard", "cost", "scry", "yes_no", "order", "keep", "mulligan", "bottom", "deal")
 
 
 class Creature:
