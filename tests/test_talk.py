@@ -579,3 +579,25 @@ def test_ismcts_copes_with_talk():
     r = play_game(bots, GameConfig(num_players=4, commander=False, starting_life=10, max_turns=30), seed=5)
     assert r.turns > 0 and bots[0].stats["errors"] == 0 and bots[0].stats["talk"] > 0
     assert bots[0].stats["searched"] > 0
+
+
+def test_a_person_talks_through_one_menu_entry():
+    """At the terminal, table talk is one entry that opens the messages (and
+    "back"); a person may lie as freely as a bot (TR1)."""
+    import io
+
+    from rich.console import Console
+
+    from agents.human import HumanAgent
+    g = make_game(DEAL5)
+    n_talk = len(_talk_actions(g))
+    entry = len(g.decision.options) - n_talk + 1          # after the game's own options
+    buf = io.StringIO()
+    person = HumanAgent(input_stream=io.StringIO(f"{entry}\n{n_talk + 1}\n{entry}\n2\n"),
+                        console=Console(file=buf, width=200))
+    person.reset(LEADER)
+    a = person.act(g.observation(LEADER), {"view": g.view(LEADER)})
+    assert a == g.layout.talk("claim", 0, Role.GUARDIAN)
+    out = buf.getvalue()
+    assert f"{entry}. say something at the table... ({n_talk} messages, none binding)" in out
+    assert out.count('1. say "I am a Leader" (true or false)') == 2 and f"{n_talk + 1}. back" in out

@@ -9,6 +9,7 @@ Usage::
 
     python -m treachery_env.benchmark                 # 5 players, 10 s per row
     python -m treachery_env.benchmark --players 4 8 --seconds 5 --no-view
+    python -m treachery_env.benchmark --talk structured none   # the cost of table talk, one run
 """
 
 from __future__ import annotations
@@ -85,21 +86,26 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--no-view", action="store_true", help="do not build info['view'] in the environments")
     ap.add_argument("--pool", default="uncommon", help="identity pool: uncommon, rare, mythic or all (default uncommon)")
     ap.add_argument("--variant", default="standard", help="standard, backstab_rumble or simple_roles")
+    ap.add_argument("--talk", nargs="+", default=[GameConfig().talk],
+                    help="table talk modes to measure: structured and/or none (default structured)")
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args(argv)
-    print(f"{'players':>7} {'path':<9} {'agent-steps/s':>14} {'games/s':>8} {'steps/game':>10} {'games':>6} {'trunc':>6}")
+    print(f"{'players':>7} {'talk':<10} {'path':<9} {'agent-steps/s':>14} {'games/s':>8} {'steps/game':>10} "
+          f"{'games':>6} {'trunc':>6}")
     for n in a.players:
-        try:
-            cfg = GameConfig(num_players=n, max_turns=a.max_turns, identity_pool=a.pool, variant=a.variant)
-        except ValueError as e:
-            ap.error(str(e))
-        kw = dict(config=cfg, view_in_info=not a.no_view)
-        rows = [("engine", run_engine(cfg, a.seconds, a.seed)),
-                ("raw_env", run_env(lambda: raw_env(**kw), a.seconds, a.seed)),
-                ("env", run_env(lambda: make_env(**kw), a.seconds, a.seed))]
-        for name, r in rows:
-            print(f"{n:>7} {name:<9} {r['steps_per_s']:>14,.0f} {r['games_per_s']:>8.2f} "
-                  f"{r['steps_per_game']:>10.0f} {r['games']:>6} {r['truncated']:>6}")
+        for talk in a.talk:
+            try:
+                cfg = GameConfig(num_players=n, max_turns=a.max_turns, identity_pool=a.pool, variant=a.variant,
+                                 talk=talk)
+            except ValueError as e:
+                ap.error(str(e))
+            kw = dict(config=cfg, view_in_info=not a.no_view)
+            rows = [("engine", run_engine(cfg, a.seconds, a.seed)),
+                    ("raw_env", run_env(lambda: raw_env(**kw), a.seconds, a.seed)),
+                    ("env", run_env(lambda: make_env(**kw), a.seconds, a.seed))]
+            for name, r in rows:
+                print(f"{n:>7} {talk:<10} {name:<9} {r['steps_per_s']:>14,.0f} {r['games_per_s']:>8.2f} "
+                      f"{r['steps_per_game']:>10.0f} {r['games']:>6} {r['truncated']:>6}")
 
 
 if __name__ == "__main__":
