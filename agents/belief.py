@@ -26,6 +26,25 @@ Deduction (:class:`RoleBelief`)
     answer and the prior by their evidence).  Because a face-down player does not know the other
     face-down roles, the likelihood factorises over seats: ``L(assignment) = prod_i f_i(role_i)``.
 
+    Table talk (TR10.5) is evidence too, but cheap talk: anyone may say
+    anything, so every ratio is modest.  Only each speaker's *latest*
+    statement in a slot counts (``view.talk``), so repeating a statement adds
+    nothing.  Of a face-down speaker the model reads (:data:`CLAIM_LIKELIHOOD`,
+    :data:`THREAT_LEADER`, :data:`DEFEND_LEADER`): its claimed role (a
+    Guardian claims Guardian, but so do most Assassins and Traitors: the
+    ratio Guardian : Assassin for a Guardian claim is 0.85 : 0.6, about 1.4),
+    whether its latest intent towards the Leader is a threat or a promise to
+    protect (a threat is about 3 times likelier from an Assassin than from a
+    Guardian), and whether it defends or accuses the Leader.  Of a face-down
+    subject it reads the accusations others made about it: "X is a R" makes R
+    ``ACCUSE_RATIO`` = 1.5 times likelier for X than each other role (the
+    speaker is guessing too), and a face-up Leader's "X is on my side" makes
+    Guardian 1.5 times likelier.  Speaker terms sit inside each seat's
+    ``random_player`` mixture (a uniform talker says each claim with
+    probability 1/4, threatens or protects with 1/2, defends with 1/5, as the
+    random bot does), so a random talker's words send the posterior back to
+    the prior; every term is scaled by ``talk_weight``.
+
     The posterior is computed by exact enumeration of the distinct role
     assignments of the remaining multiset of roles to the unknown seats (at
     most 4,620 for 12 players) and normalised; marginals give
@@ -64,7 +83,8 @@ from treachery_env.rules import Role
 from . import register
 from .base import BaseAgent, legal_actions
 
-__all__ = ["HOSTILITY", "TARGET_WEIGHTS", "BeliefAgent", "RoleBelief"]
+__all__ = ["HOSTILITY", "TARGET_WEIGHTS", "CLAIM_LIKELIHOOD", "THREAT_LEADER", "DEFEND_LEADER", "ACCUSE_RATIO",
+           "BeliefAgent", "RoleBelief"]
 
 ROLES = (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)
 
@@ -89,6 +109,23 @@ HOSTILITY = np.array([
     [0.3, 0.6, 1.0, 0.7],     # Traitor: Assassins must fall before the Leader
 ])
 """How much the bot (rows: its role) wants to hurt a seat of each role (columns)."""
+
+CLAIM_LIKELIHOOD = np.array([
+    # claims Leader, Guardian, Assassin, Traitor
+    [0.85, 0.05, 0.05, 0.05],   # a (face-down) Leader
+    [0.05, 0.85, 0.05, 0.05],   # Guardian: the truth
+    [0.10, 0.60, 0.20, 0.10],   # Assassin: mostly the Guardian lie
+    [0.10, 0.65, 0.10, 0.15],   # Traitor: mostly the Guardian lie
+])
+"""P(latest claim | true role): rows and columns in ``Role`` order (TR1: say anything)."""
+THREAT_LEADER = np.array([0.5, 0.15, 0.5, 0.35])
+"""P(a speaker's latest intent towards the Leader is "I will attack" rather than
+"I will protect" | its role), ``Role`` order."""
+DEFEND_LEADER = np.array([0.5, 0.85, 0.6, 0.55])
+"""P(a speaker's latest stance on the Leader is "on my side" rather than an
+accusation | its role), ``Role`` order."""
+ACCUSE_RATIO = 1.5
+"""How much likelier "X is a R" makes R for X than each other role."""
 
 HARM_UNIT = 3.0
 """Life points of harm counted as one hostile act (an attacking creature is one)."""
@@ -147,18 +184,20 @@ class RoleBelief:
             posterior and the prior (exact Bayesian model averaging).
         target_weights: ``(4, 5)`` relative target odds per role (see
             :data:`TARGET_WEIGHTS`).
+        talk_weight: scale of the table-talk evidence (0 ignores talk).
 
     The only input is a :class:`treachery_env.observation.SeatView` (the seat's
     information set).
     """
 
     def __init__(self, temperature: float = 0.6, noise: float = 0.1, random_player: float = 0.2,
-                 random_table: float = 0.5, target_weights: np.ndarray | None = None):
+                 random_table: float = 0.5, target_weights: np.ndarray | None = None, talk_weight: float = 1.0):
         self.temperature = float(temperature)
         self.noise = float(noise)
         self.random_player = float(random_player)
         self.random_table = float(random_table)
         self.target_weights = TARGET_WEIGHTS if target_weights is None else np.asarray(target_weights, float)
+        self.talk_weight = float(talk_weight)
 
     # ------------------------------------------------------------------ prior
     @staticmethod
@@ -185,7 +224,8 @@ class RoleBelief:
     # ------------------------------------------------------------------ likelihood
     def log_likelihood(self, view: Any, unknown: list[int]) -> tuple[np.ndarray, np.ndarray]:
         """Log-likelihoods of each unknown seat's hostile acts (from ``view.harm``
-        and ``view.attacks``, tempered).
+        and ``view.attacks``, tempered) and of the table talk by and about it
+        (:meth:`talk_log_likelihood`).
 
         Returns:
             ``(ll, unif)``: ``ll`` of shape ``(len(unknown), 4)`` under each role
@@ -205,25 +245,87 @@ class RoleBelief:
         out = np.zeros((len(unknown), 4))
         unif = np.zeros(len(unknown))
         W = self.target_weights[:, cats]            # (4 roles, n targets)
+        talk_ll, talk_unif, subj_ll, subj_unif = self.talk_log_likelihood(view, unknown)
         for k, i in enumerate(unknown):
             counts = np.array([view.attacks[i][j] + view.harm[i][j] / HARM_UNIT for j in range(n)], float)
             counts[i] = 0.0
             tot = counts.sum()
-            if tot <= 0:
+            role_ll = talk_ll[k].copy()
+            unif_ll = talk_unif[k]
+            if tot > 0:
+                mask = np.ones(n, bool)
+                mask[i] = False
+                w = W[:, mask]
+                p = w / w.sum(axis=1, keepdims=True)
+                p = (1.0 - self.noise) * p + self.noise / mask.sum()
+                role_ll += self.temperature * (np.log(p) @ counts[mask])
+                unif_ll += -self.temperature * tot * np.log(mask.sum())
+            elif not unif_ll:
+                out[k] = subj_ll[k]
+                unif[k] = subj_unif[k]
                 continue
-            mask = np.ones(n, bool)
-            mask[i] = False
-            w = W[:, mask]
-            p = w / w.sum(axis=1, keepdims=True)
-            p = (1.0 - self.noise) * p + self.noise / mask.sum()
-            role_ll = self.temperature * (np.log(p) @ counts[mask])
-            unif_ll = -self.temperature * tot * np.log(mask.sum())
-            unif[k] = unif_ll
             if self.random_player > 0:
                 role_ll = np.logaddexp(np.log1p(-self.random_player) + role_ll,
                                        np.log(self.random_player) + unif_ll)
-            out[k] = role_ll
+            out[k] = role_ll + subj_ll[k]
+            unif[k] = unif_ll + subj_unif[k]
         return out, unif
+
+    def talk_log_likelihood(self, view: Any, unknown: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                                          np.ndarray]:
+        """Log-likelihoods of the table talk (``view.talk``, TR10.5) for each
+        unknown seat, scaled by ``talk_weight`` (see the class docstring).
+
+        Returns:
+            ``(speaker, speaker_unif, subject, subject_unif)``: ``speaker`` of
+            shape ``(len(unknown), 4)``, what each seat said under each of its
+            roles (``Role`` order), ``speaker_unif`` ``(len(unknown),)`` the same
+            under a uniform talker; ``subject`` ``(len(unknown), 4)`` and
+            ``subject_unif`` what others said about each seat.  All zeros
+            without talk.
+        """
+        k = len(unknown)
+        sp, sp_u = np.zeros((k, 4)), np.zeros(k)
+        sb, sb_u = np.zeros((k, 4)), np.zeros(k)
+        talk = getattr(view, "talk", None)
+        if talk is None or not talk.messages or self.talk_weight == 0:
+            return sp, sp_u, sb, sb_u
+        row = {s: r for r, s in enumerate(unknown)}
+        leaders = {p.seat for p in view.players if p.leader_player or p.role == Role.LEADER}
+        log_q = np.log(0.25)
+        for s, m in talk.claims.items():
+            r = row.get(s)
+            if r is not None:
+                sp[r] += np.log(CLAIM_LIKELIHOOD[:, int(m.role)])
+                sp_u[r] += log_q
+        for (i, j), m in talk.intents.items():
+            r = row.get(i)
+            if r is not None and j in leaders:
+                p = THREAT_LEADER if m.kind == "threaten" else 1.0 - THREAT_LEADER
+                sp[r] += np.log(p)
+                sp_u[r] += np.log(0.5)
+        on_side = np.full(4, 1.0)
+        on_side[int(Role.GUARDIAN)] = ACCUSE_RATIO
+        for (i, j), m in talk.stances.items():
+            r = row.get(i)
+            if r is not None and j in leaders:
+                p = DEFEND_LEADER if m.kind == "defend" else 1.0 - DEFEND_LEADER
+                sp[r] += np.log(p)
+                sp_u[r] += np.log(0.2 if m.kind == "defend" else 0.8)
+            r = row.get(j)
+            if r is None or i == view.seat:
+                continue
+            if m.kind == "accuse":
+                w = np.ones(4)
+                w[int(m.role)] = ACCUSE_RATIO
+            elif i in leaders:
+                w = on_side
+            else:
+                continue
+            sb[r] += np.log(w / w.sum())
+            sb_u[r] += log_q
+        t = self.talk_weight
+        return t * sp, t * sp_u, t * sb, t * sb_u
 
     # ------------------------------------------------------------------ posterior
     def beliefs(self, view: Any) -> dict[int, dict[Role, float]]:
@@ -273,7 +375,7 @@ class RoleBelief:
     def prior_beliefs(view: Any) -> dict[int, dict[Role, float]]:
         """The same posterior with no behavioural evidence (the counts alone):
         the baseline deduction metrics are compared with."""
-        return RoleBelief(temperature=0.0).beliefs(view)
+        return RoleBelief(temperature=0.0, talk_weight=0.0).beliefs(view)
 
 
 class BeliefAgent(BaseAgent):
@@ -437,6 +539,11 @@ class BeliefAgent(BaseAgent):
                 return lands[0].action
             return max(cards, key=lambda oc: (oc[1].cost if oc[1] is not None and not oc[1].is_land else -1,
                                               oc[0].action))[0].action
+        if kind == "deal":       # a truce offer (TR10.5): accept from a seat the bot does not want hurt
+            acc = [o for o in opts if o.kind == "accept"]
+            if acc and h.get(acc[0].player, 0.0) <= 0.0:
+                return acc[0].action
+            return pass_a
         return opts[int(self.rng.integers(len(opts)))].action
 
     def _priority(self, view: Any, opts: tuple, h: dict, pass_a: int | None) -> int | None:

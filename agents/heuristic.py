@@ -81,6 +81,37 @@ enemy spell is on the stack; spell-stealers when an enemy instant or sorcery
 is; Leader-protecting Guardians when the Leader is in danger; sweepers when
 the board favours enemies; value identities on the own main phase (Assassins
 after keeping cover for a while, Traitors late); the rest never.
+
+Table talk (TR10.5; :meth:`HeuristicAgent.talk_action`)
+--------------------------------------------------------
+When a priority decision offers talk, the bot says the first statement of its
+role's list that is not already standing (its latest word in that slot, said
+within the last three rounds), so it speaks when its opinion changes and
+stays quiet otherwise.  The *prime suspect* is the face-down seat that harmed
+and attacked the Leader most (at least 4 points of harm, an attack counting
+2); for the Leader, the one that harmed it most.
+
+* **Leader** -- accuses its prime suspect of being an Assassin; vouches for
+  known Guardians; asks not to be attacked at 15 life or less.  It accepts a
+  truce from a known Guardian or from a face-down seat that has hurt it less
+  than 4 and never broke a truce with it; it rejects the others.
+* **Guardian** -- claims Guardian (true); promises to protect the Leader;
+  accuses and threatens its prime suspect (as an Assassin); offers the Leader
+  a truce.
+* **Assassin** -- while its cover holds (it never hurt or attacked the
+  Leader) claims Guardian (a lie) and, while the Leader is above 12 life,
+  offers the Leader a truce (which it will not keep); accuses the face-down
+  seat that hurt it most of being a Traitor; asks not to be attacked at 10
+  life or less.  Once its cover is blown it claims nothing.
+* **Traitor** -- claims Guardian (a lie); while Assassins remain it accuses
+  the prime suspect of being an Assassin and offers the Leader a truce; asks
+  not to be attacked at 10 life or less.
+
+Other seats accept a truce unless they want the offerer hurt hard (``want >=
+1``) or it broke a truce with them before.  A standing truce halves the
+bot's ``want`` against its partner (kept, though nothing binds it), except an
+Assassin's against the Leader; a seat that broke a truce with the bot gets
+``want + 0.5``.
 """
 
 from __future__ import annotations
@@ -255,6 +286,10 @@ class HeuristicAgent(BaseAgent):
         self._v = view
         self._me = view.seat
         self._want = self._compute_want(view)
+        if d.kind == "priority":
+            t = self._talk_now(d)
+            if t is not None:
+                return int(t)
         handler = getattr(self, "_d_" + d.kind, None)
         a = handler(d) if handler is not None else None
         ok = set(int(x) for x in legal)
@@ -322,7 +357,143 @@ class HeuristicAgent(BaseAgent):
                 else:
                     w = 0.6 + min(0.6, (self._board[s] + p.life / 4.0) / 30.0)
             want[s] = w
+        talk = getattr(v, "talk", None)
+        if talk is not None and (talk.deals or talk.broken):      # truces: kept by choice, never binding
+            for s in want:
+                if s == self._me:
+                    continue
+                if talk.has_deal(self._me, s) and want[s] > 0 and not (role == Role.ASSASSIN and s in self._leaders):
+                    want[s] *= 0.5
+                if (s, self._me) in talk.broken:
+                    want[s] += 0.5
         return want
+
+    # ------------------------------------------------------------------ table talk (TR10.5)
+    def talk_action(self, view) -> int | None:
+        """The talk action this bot would take at ``view``'s decision, or None
+        to stay quiet (see "Table talk" in the module docstring); used by
+        :class:`agents.ismcts.ISMCTSAgent`, which does not search talk."""
+        if hasattr(view, "get"):
+            view = view.get()
+        d = view.decision
+        if d is None or not any(o.kind == "talk" for o in d.options):
+            return None
+        self._v = view
+        self._me = view.seat
+        self._want = self._compute_want(view)
+        return self._talk_now(d)
+
+    def _talk_now(self, d):
+        opts = {(o.talk, o.player, None if o.role is None else int(o.role)): o.action
+                for o in d.options if o.kind == "talk"}
+        if not opts:
+            return None
+        v = self._v
+        talk = v.talk
+        n = len(v.players)
+        recent = 3 * n
+
+        def standing(m, role=None) -> bool:
+            return m is not None and v.turn - m.turn < recent and (role is None or m.role == role)
+
+        me = self._me
+        for kind, subject, role in self._wanted_talk():
+            a = opts.get((kind, subject, None if role is None else int(role)))
+            if a is None:
+                continue
+            if kind == "claim" and standing(talk.claims.get(me), role):
+                continue
+            if kind in ("accuse", "defend"):
+                m = talk.stances.get((me, subject))
+                if standing(m) and m.kind == kind and m.role == role:
+                    continue
+            if kind in ("threaten", "protect"):
+                m = talk.intents.get((me, subject))
+                if standing(m) and m.kind == kind:
+                    continue
+            if kind == "request" and standing(talk.requests.get(me)) and v.turn - talk.requests[me].turn < n:
+                continue
+            return a
+        return None
+
+    def _wanted_talk(self) -> list:
+        """What the bot's role wants said now: ``[(kind, subject, role)]``, first first."""
+        v = self._v
+        me = v.me
+        role = me.role
+        harm, attacks = v.harm, v.attacks
+        leaders = self._leaders
+        hidden = [p.seat for p in v.players if p.in_game and p.seat != self._me and p.role is None]
+
+        def hurt(s, targets) -> float:
+            return sum(harm[s][t] + 2 * attacks[s][t] for t in targets)
+
+        def suspect(targets):
+            best = max(hidden, key=lambda s: (hurt(s, targets), -s), default=None)
+            return best if best is not None and hurt(best, targets) >= 4 else None
+
+        out: list = []
+        talk = v.talk
+        if role == Role.LEADER:
+            s = suspect([self._me])
+            if s is not None:
+                out.append(("accuse", s, Role.ASSASSIN))
+            out += [("defend", p.seat, None) for p in v.players
+                    if p.in_game and p.seat != self._me and p.role == Role.GUARDIAN]
+            if me.life <= 15:
+                out.append(("request", None, None))
+        elif role == Role.GUARDIAN:
+            out.append(("claim", None, Role.GUARDIAN))
+            out += [("protect", l, None) for l in leaders]
+            s = suspect(leaders)
+            if s is not None:
+                out += [("accuse", s, Role.ASSASSIN), ("threaten", s, None)]
+            out += [("offer", l, None) for l in leaders if not talk.has_deal(self._me, l)]
+        elif role == Role.ASSASSIN:
+            cover = not any(attacks[self._me][l] or harm[self._me][l] for l in leaders)
+            if cover:
+                out.append(("claim", None, Role.GUARDIAN))
+            allies = {p.seat for p in v.players if p.role == Role.ASSASSIN}
+            hidden_foes = [s for s in hidden if s not in allies]
+            best = max(hidden_foes, key=lambda s: (hurt(s, [self._me]), -s), default=None)
+            if best is not None and hurt(best, [self._me]) >= 4:
+                out.append(("accuse", best, Role.TRAITOR))
+            if cover:
+                out += [("offer", l, None) for l in leaders
+                        if v.players[l].life > 12 and not talk.has_deal(self._me, l)]
+            if me.life <= 10:
+                out.append(("request", None, None))
+        else:   # Traitor
+            out.append(("claim", None, Role.GUARDIAN))
+            if self._assassins_left > 0:
+                s = suspect(leaders)
+                if s is not None:
+                    out.append(("accuse", s, Role.ASSASSIN))
+                out += [("offer", l, None) for l in leaders if not talk.has_deal(self._me, l)]
+            if me.life <= 10:
+                out.append(("request", None, None))
+        return out
+
+    def _d_deal(self, d):
+        """Answer a truce offer (see "Table talk" in the module docstring)."""
+        acc = next((o for o in d.options if o.kind == "accept"), None)
+        rej = self._default(d)
+        if acc is None:
+            return rej
+        v = self._v
+        s = acc.player
+        talk = v.talk
+        if talk is not None and (s, self._me) in talk.broken:
+            return rej
+        if v.me.role == Role.LEADER:
+            known = v.players[s].role
+            if known == Role.GUARDIAN:
+                return acc.action
+            if known is not None:
+                return rej
+            hurt = v.harm[s][self._me] + 2 * v.attacks[s][self._me]
+            return acc.action if hurt < 4 else rej
+        return acc.action if self._want.get(s, 0.0) < 1.0 else rej
 
     def _enemy(self, s) -> bool:
         return self._want.get(s, 0.0) > 0

@@ -112,6 +112,8 @@ class HumanAgent(BaseAgent):
     still win (TR7.4).  Conceding is not one of the numbered options, so it is
     never chosen by mistake; ``q`` leaves the program instead (the game is
     saved, not conceded).
+    Table talk (TR10.5) is one entry, "say something at the table...", that
+    opens the list of messages (with "back").
 
     Args:
         seed: unused (the protocol of :func:`agents.make`).
@@ -166,15 +168,32 @@ class HumanAgent(BaseAgent):
         # identical choices (e.g. the same land in two hand slots) are shown once
         seen: set = set()
         options = [o for o in options if not (o[1] in seen or seen.add(o[1]))]
+        talk_actions = set() if view is None or view.decision is None else {
+            o.action for o in view.decision.options if getattr(o, "kind", None) == "talk"}
+        talk = [o for o in options if o[0] in talk_actions]
+        if talk:       # table talk: one entry that opens the list of messages
+            options = [o for o in options if o[0] not in talk_actions]
+            options.append((None, f"say something at the table... ({len(talk)} messages, none binding)"))
         if view is not None:
             self.show_identity(view)
-        self._print(f"Your decision ({prompt}):", style="bold")
-        for k, (_, text) in enumerate(options, 1):
-            self._print(f"  {k:>2}. {text}")
-        k = self.ask(len(options), view, concede=concede is not None)
-        if k == CONCEDE:
-            return int(concede)
-        return int(options[k - 1][0])
+        while True:
+            self._print(f"Your decision ({prompt}):", style="bold")
+            for k, (_, text) in enumerate(options, 1):
+                self._print(f"  {k:>2}. {text}")
+            k = self.ask(len(options), view, concede=concede is not None)
+            if k == CONCEDE:
+                return int(concede)
+            if options[k - 1][0] is not None:
+                return int(options[k - 1][0])
+            self._print("Say (everyone hears it; true or false, never binding):", style="bold")
+            for j, (_, text) in enumerate(talk, 1):
+                self._print(f"  {j:>2}. {text}")
+            self._print(f"  {len(talk) + 1:>2}. back")
+            j = self.ask(len(talk) + 1, view, concede=concede is not None)
+            if j == CONCEDE:
+                return int(concede)
+            if j <= len(talk):
+                return int(talk[j - 1][0])
 
     # ---------------------------------------------------------------- pieces
     def ask(self, n: int, view: Any = None, concede: bool = False) -> int:

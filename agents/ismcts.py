@@ -43,6 +43,13 @@ is registered (``agents.make("heuristic")``), else by :func:`simple_policy`.
 The bot never concedes: a CONCEDE action (``GameConfig.concession``) is left
 out of the searched actions and of the rebuilt decision's check.
 
+Table talk (TR10.5) is not searched: words change nothing in a simulated
+world.  At a decision that offers talk the bot says what the heuristic bot
+would say (:meth:`agents.heuristic.HeuristicAgent.talk_action`) and otherwise
+searches the other actions; determinized worlds carry the public talk state
+(so the rebuilt decision offers the same talk actions), and rollouts never
+talk (:func:`rollout_action` skips talk actions).
+
 Hidden roles are sampled uniformly over the deals consistent with the public
 role distribution and the identities the seat knows, or, when
 ``agents/belief.py`` is there, seat by seat from its posterior
@@ -67,7 +74,7 @@ import numpy as np
 from treachery_env import identities as ids
 from treachery_env.cards import CARD_INDEX, CARDS, COUNTER_TOKENS, DECKS, TOKENS, card as card_def, deck_list
 from treachery_env.config import GameConfig
-from treachery_env.engine import Creature, Decision, DecisionKind, Game, IdentityCard
+from treachery_env.engine import Creature, Decision, DecisionKind, Game, IdentityCard, TalkState
 from treachery_env.observation import N_DECISIONS, N_PHASES, PLAYER_FEATURES, obs_layout
 from treachery_env.rules import Role, team_of
 
@@ -281,7 +288,8 @@ def determinize(view: Any, rng: Any, observation: dict | None = None, beliefs: d
     hands (right sizes) and every library (right size, shuffled) drawn from
     what is left of the deck.  Not reconstructed (approximations): the stack,
     continuous effects, shields, delayed triggers, extra turns, once-per-turn
-    ability use, creature ownership (taken as the controller).
+    ability use, creature ownership (taken as the controller).  The table
+    talk (all public) is copied from ``view.talk``, with the table's talk mode.
 
     The returned game has no pending decision (``decision is None``); see
     :func:`setup_decision`.
@@ -319,9 +327,10 @@ def determinize(view: Any, rng: Any, observation: dict | None = None, beliefs: d
         glob = obs_layout(n).glob + N_PHASES + N_DECISIONS
         if observation is not None and observation["observation"][glob] > 0:
             max_turns = max(view.turn, int(round(view.turn / float(observation["observation"][glob]))))
+        talk = {} if view.talk is None else {"talk": view.talk.mode, "talk_limit": view.talk.limit}
         cfg = GameConfig(num_players=n, commander=commander_game, decks=decks, max_turns=min(10000, max_turns),
                          variant=variant, identity_pool="all" if variant == "standard" else None,
-                         priority_windows=view.priority_windows, mulligans="none")
+                         priority_windows=view.priority_windows, mulligans="none", **talk)
         g = Game(cfg, seed=r.randrange(2**31))
     glob = obs_layout(n).glob + N_PHASES + N_DECISIONS
     g.is_over = False
@@ -352,6 +361,7 @@ def determinize(view: Any, rng: Any, observation: dict | None = None, beliefs: d
     g.concessions = []
     g.harm = [list(row) for row in view.harm]
     g.attacks = [list(row) for row in view.attacks]
+    g.talk = TalkState(n) if view.talk is None else TalkState.from_view(view.talk, n)
     # ---- identities
     roles = _sample_roles(view, r, beliefs)
     pool = _identity_pool(view)
@@ -553,7 +563,7 @@ def _harmful(item: Any) -> bool:
 def rollout_action(g: Game, rng: random.Random) -> int:
     """A fast stochastic rule move for the seat deciding in ``g`` (used inside
     simulations only, where ``g`` is an imagined world): play lands and spells
-    at sorcery speed (pass 15%), rarely act at instant speed, attack with
+    at sorcery speed (pass 15%), rarely act at instant speed, never talk, attack with
     each creature (70%) an enemy under the world's roles, block when the
     incoming damage is lethal or at random (30%), aim harmful targets at
     enemies and helpful ones at oneself; other decisions at random."""
@@ -562,6 +572,7 @@ def rollout_action(g: Game, rng: random.Random) -> int:
     seat = d.seat
     k = d.kind
     if k == DecisionKind.PRIORITY:
+        opts = [(a, pl) for a, pl in opts if pl is None or pl[0] != "talk"]    # rollouts never talk
         acts = [(a, pl) for a, pl in opts if pl is not None and pl[0] != "unveil"]
         unveil = [a for a, pl in opts if pl is not None and pl[0] == "unveil"]
         sorcery = seat == g.active and not g.stack and g.phase in ("main1", "main2")
@@ -732,7 +743,8 @@ class ISMCTSAgent(BaseAgent):
         stats: counters: searched, fallback (decision kinds not searched),
             mismatch (determinization could not rebuild the decision), errors
             (exceptions inside determinization or rollouts; the last one is in
-            ``last_error``), land_rule (lands played without search).
+            ``last_error``), land_rule (lands played without search), talk
+            (messages said, taken from the heuristic bot).
         times: seconds spent per ``act`` call.
     """
 
@@ -810,6 +822,15 @@ class ISMCTSAgent(BaseAgent):
         if d is None or d.kind not in SEARCHED_KINDS or (d.kind == "priority" and view.stack):
             self.stats["fallback"] += 1
             return self._fallback_action(observation, info, view)
+        talk = {o.action for o in d.options if o.kind == "talk"}
+        if talk:      # words change nothing in a simulated world: say what the heuristic would, else search the rest
+            said = self._fallback.talk_action(view) if hasattr(self._fallback, "talk_action") else None
+            if said is not None and int(said) in talk:
+                self.stats["talk"] += 1
+                return int(said)
+            legal = [a for a in legal if int(a) not in talk]
+            if len(legal) == 1:
+                return int(legal[0])
         return self._search(observation, info, view, self._beliefs(view), [int(a) for a in legal])
 
     def _search(self, observation: dict, info: dict, view: Any, beliefs: dict | None, legal: list[int]) -> int:

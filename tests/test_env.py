@@ -149,10 +149,13 @@ def test_describe_action_and_view_in_info():
     assert sorted(view.decision.actions()) == sorted(int(a) for a in legal)
     kinds = {o.kind for o in view.decision.options}
     assert "pass" in kinds and kinds <= {"pass", "land", "cast", "commander", "unveil", "identity_ability", "token",
-                                         "permission"}
+                                         "permission", "talk"}
     for o in view.decision.options:
         if o.kind in ("land", "cast"):
             assert o.card in view.me.hand
+        if o.kind == "talk":                     # table talk (TR10.5): a message kind, about a seat or none
+            assert o.talk in ("claim", "accuse", "defend", "threaten", "protect", "request", "offer")
+            assert (o.player is None) == (o.talk in ("claim", "request")) and o.player != seat
     e.step(int(legal[0]))
     assert view.seat == seat                     # a view read before stepping stays a valid snapshot
     obs, _, _, _, info2 = e.last()

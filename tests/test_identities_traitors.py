@@ -672,9 +672,10 @@ def fuzz_policy(g: Game, rng: random.Random) -> int:
     special paths come up: The Cleaner is unveiled only on its controller's
     turn, The Ferryman only in response to something targeting a creature, He
     Who Comes To Save The Day only once someone is at 4 life or less; half of
-    the time a non-PASS action is preferred."""
-    acts = g.legal_actions()
+    the time a non-PASS action is preferred.  It never talks (table talk would
+    take most of the non-PASS picks; tests/test_talk.py fuzzes talk)."""
     L = g.layout
+    acts = [a for a in g.legal_actions() if a < L.TALK] or g.legal_actions()
     p = g.players[g.decision.seat]
     idc = p.identity
     unveils = [a for a in acts if L.UNVEIL <= a < L.UNVEIL + 16]

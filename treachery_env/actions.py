@@ -21,18 +21,27 @@ PLAYER         n          the player at relative seat ``i``
 PERM           n * 20     the creature in slot ``j`` of relative seat ``i``
 STACK          10         the stack object at depth ``i`` (0 = top)
 CHOICE         40         option ``i`` of a list (a number, a mode, a card)
+TALK           8n + 6     table talk (:data:`TALK_ACTIONS`): claim role ``r``
+                          (4); accuse relative seat ``i`` of role ``r``
+                          (``4i + r``, n x 4); defend, threaten, protect
+                          relative seat ``i`` (n each); request "don't attack
+                          me" (1); offer relative seat ``i`` a truce (n);
+                          accept the truce offered to you (1)
 CONCEDE        1          concede the game (CR 104.3a); legal only for seats that
                           ``GameConfig.concession`` allows, in shown decisions
 =============  =========  =====================================================
 
-CONCEDE is the last block, so the indices of every other block do not depend
-on it.
+Roles ``r`` in TALK are :class:`~treachery_env.rules.Role` values (Leader 0,
+Guardian 1, Assassin 2, Traitor 3).  TALK and CONCEDE come last so that every
+earlier index keeps its offset; :meth:`ActionLayout.talk` and
+:meth:`ActionLayout.talk_decode` translate within TALK
+(:mod:`treachery_env.engine.talk` has the rules).
 """
 
 from __future__ import annotations
 
 __all__ = ["ActionLayout", "MAX_HAND", "MAX_X", "MAX_PERMS", "MAX_STACK", "MAX_CHOICE", "MAX_OTHER",
-           "TOKEN_ABILITIES", "N_IDENTITY_ABILITIES"]
+           "TOKEN_ABILITIES", "N_IDENTITY_ABILITIES", "TALK_ACTIONS", "talk_size"]
 
 MAX_HAND = 15
 MAX_X = 15
@@ -42,6 +51,19 @@ MAX_PERMS = 20
 MAX_STACK = 10
 MAX_CHOICE = 40
 MAX_OTHER = 8
+TALK_ACTIONS = ("claim", "accuse", "defend", "threaten", "protect", "request", "offer", "accept")
+"""Sub-blocks of the TALK block, in order (see the table above)."""
+N_TALK_ROLES = 4
+
+
+def _talk_sizes(n: int) -> tuple[int, ...]:
+    """Sizes of the TALK sub-blocks for ``n`` players, in :data:`TALK_ACTIONS` order."""
+    return (N_TALK_ROLES, n * N_TALK_ROLES, n, n, n, 1, n, 1)
+
+
+def talk_size(n: int) -> int:
+    """Size of the TALK block for ``n`` players (``8n + 6``)."""
+    return sum(_talk_sizes(n))
 
 
 class ActionLayout:
@@ -51,11 +73,11 @@ class ActionLayout:
         n: number of players.
         size: total number of actions (the ``Discrete`` space size).
         PASS, HAND, COMMANDER, UNVEIL, IDENTITY_AB, TOKEN_AB, OTHER, PLAYER, PERM,
-        STACK, CHOICE, CONCEDE: first index of each block.
+        STACK, CHOICE, TALK, CONCEDE: first index of each block.
     """
 
     __slots__ = ("n", "PASS", "HAND", "COMMANDER", "UNVEIL", "IDENTITY_AB", "TOKEN_AB", "OTHER",
-                 "PLAYER", "PERM", "STACK", "CHOICE", "CONCEDE", "size", "_blocks")
+                 "PLAYER", "PERM", "STACK", "CHOICE", "TALK", "CONCEDE", "size", "_blocks", "_talk")
 
     def __init__(self, num_players: int):
         self.n = num_players
@@ -65,16 +87,62 @@ class ActionLayout:
                            ("IDENTITY_AB", N_IDENTITY_ABILITIES), ("TOKEN_AB", len(TOKEN_ABILITIES)),
                            ("OTHER", MAX_OTHER),
                            ("PLAYER", num_players), ("PERM", num_players * MAX_PERMS),
-                           ("STACK", MAX_STACK), ("CHOICE", MAX_CHOICE), ("CONCEDE", 1)):
+                           ("STACK", MAX_STACK), ("CHOICE", MAX_CHOICE), ("TALK", talk_size(num_players)),
+                           ("CONCEDE", 1)):
             setattr(self, name, off)
             blocks.append((name, off, size))
             off += size
         self.size = off
         self._blocks = tuple(blocks)
+        talk, o = {}, self.TALK
+        for kind, size in zip(TALK_ACTIONS, _talk_sizes(num_players)):
+            talk[kind] = (o, size)
+            o += size
+        self._talk = talk
 
     def perm(self, rel_seat: int, slot: int) -> int:
         """Action index of the creature in ``slot`` of relative seat ``rel_seat``."""
         return self.PERM + rel_seat * MAX_PERMS + slot
+
+    def talk(self, kind: str, rel_seat: int = 0, role: int = 0) -> int:
+        """Action index of a talk message: ``kind`` from :data:`TALK_ACTIONS`,
+        about relative seat ``rel_seat`` (accuse, defend, threaten, protect,
+        offer) and naming role ``role`` (claim, accuse; a ``Role`` value).
+
+        Raises:
+            ValueError: for an unknown kind or a seat or role out of range.
+        """
+        if kind not in self._talk:
+            raise ValueError(f"unknown talk action {kind!r}; allowed: {list(TALK_ACTIONS)}")
+        if not 0 <= rel_seat < self.n or not 0 <= role < N_TALK_ROLES:
+            raise ValueError(f"talk {kind}: relative seat must be 0-{self.n - 1} and role 0-3, "
+                             f"got {rel_seat}, {role}")
+        off = self._talk[kind][0]
+        if kind == "claim":
+            return off + role
+        if kind == "accuse":
+            return off + rel_seat * N_TALK_ROLES + role
+        if kind in ("request", "accept"):
+            return off
+        return off + rel_seat
+
+    def talk_decode(self, action: int) -> tuple[str, int, int]:
+        """``(kind, rel_seat, role)`` of an index in the TALK block (inverse of
+        :meth:`talk`; ``rel_seat``/``role`` are 0 where the kind has none).
+
+        Raises:
+            ValueError: if ``action`` is not in the TALK block.
+        """
+        for kind, (off, size) in self._talk.items():
+            if off <= action < off + size:
+                i = action - off
+                if kind == "claim":
+                    return kind, 0, i
+                if kind == "accuse":
+                    return kind, i // N_TALK_ROLES, i % N_TALK_ROLES
+                return kind, i, 0
+        raise ValueError(f"action {action} is not a talk action (TALK block "
+                         f"[{self.TALK}, {self.TALK + talk_size(self.n)}))")
 
     def decode(self, action: int) -> tuple[str, int, int]:
         """``(block, i, j)`` of an action index; ``j`` is the slot for PERM, else 0.

@@ -11,13 +11,17 @@ from typing import Any
 
 from .rules import MIN_PLAYERS, VARIANTS, Role, check_identity_deck, format_role_counts, role_distribution
 
-__all__ = ["GameConfig", "VARIANTS", "RARITIES", "MAX_PLAYERS", "RARITY_POOLS", "PRIORITY_WINDOWS", "MULLIGANS"]
+__all__ = ["GameConfig", "VARIANTS", "RARITIES", "MAX_PLAYERS", "RARITY_POOLS", "PRIORITY_WINDOWS", "MULLIGANS",
+           "TALK_MODES"]
 
 RARITIES = ("uncommon", "rare", "mythic", "special")
 PRIORITY_WINDOWS = ("full", "main")
 """Values of :attr:`GameConfig.priority_windows`."""
 MULLIGANS = ("london", "none")
 """Values of :attr:`GameConfig.mulligans` (CR 103.5 London mulligan, or none)."""
+TALK_MODES = ("structured", "none")
+"""Values of :attr:`GameConfig.talk`."""
+MAX_TALK_LIMIT = 10
 RARITY_POOLS = {
     "uncommon": ("uncommon",),
     "rare": ("uncommon", "rare"),
@@ -102,6 +106,14 @@ class GameConfig:
             ``treachery play``; the bots' seats never see the action).  The
             action is added to every shown decision (two or more options) of
             such a seat.  ``Game.concede`` works for every seat regardless.
+        talk: table talk (TR: "Table talk is part of the game"; see
+            :mod:`treachery_env.engine.talk`): "structured" (default) lets
+            players make public, non-binding claims, accusations, threats,
+            requests and truce offers from a fixed vocabulary (the TALK
+            actions); "none" is the silent game: no talk action is ever legal
+            and the observation's talk block stays zeros.
+        talk_limit: messages a player may say per turn (each player's turn
+            counts one), 0-10; answering a truce offer does not count.
     """
 
     num_players: int = 5
@@ -120,6 +132,8 @@ class GameConfig:
     priority_windows: str = "full"
     mulligans: str = "london"
     concession: bool | tuple[int, ...] = False
+    talk: str = "structured"
+    talk_limit: int = 2
 
     def __post_init__(self) -> None:
         # not a field: whether the pool was left to the default (``replace`` then resolves it anew)
@@ -258,6 +272,12 @@ class GameConfig:
                     or len(set(c)) != len(c)):
                 bad("concession", f"must be True, False or a list of distinct seats from 0 to "
                     f"{self.num_players - 1} (who may concede, CR 104.3a), got {c!r}")
+        if self.talk not in TALK_MODES:
+            bad("talk", f"must be one of {list(TALK_MODES)} (structured table talk, or the silent game), "
+                f"got {self.talk!r}")
+        if not is_int(self.talk_limit) or not 0 <= self.talk_limit <= MAX_TALK_LIMIT:
+            bad("talk_limit", f"must be an int from 0 to {MAX_TALK_LIMIT} (messages per player per turn), "
+                f"got {self.talk_limit!r}")
         if not isinstance(self.recommended_exclusions, bool):
             bad("recommended_exclusions", f"must be True or False, got {self.recommended_exclusions!r}")
         if self.starting_life is not None and (not is_int(self.starting_life) or not 1 <= self.starting_life <= 1000):

@@ -39,7 +39,21 @@ The vector (float32, shape ``(obs_size(n),)``) is laid out by :class:`ObsLayout`
 * own face-down exile (The Oneiromancer): counts by card / 4;
 * own cards usable from other zones: 8 slots (the OTHER actions) x card one-hot;
 * own decision context: the card being cast or resolved (one-hot) and the
-  creature being declared (own slot one-hot, 20).
+  creature being declared (own slot one-hot, 20);
+* table talk (TR10.5; :mod:`treachery_env.engine.talk`; all zeros in the
+  silent game ``GameConfig.talk="none"``), every statement public:
+  per speaker (n x :data:`TALK_SPEAKER_FEATURES`): latest claimed role
+  one-hot (4), latest "don't attack me" request, messages said this turn /
+  ``talk_limit``; per speaker x subject (n x n x :data:`TALK_PAIR_FEATURES`,
+  rows = speaker, columns = subject): latest stance one-hot (accused of being
+  Leader / Guardian / Assassin / Traitor, or defended), latest intent one-hot
+  (threaten, protect), a truce stands between them (both directions), the
+  speaker broke a truce with the subject; the last message: speaker one-hot
+  (n), kind one-hot (9, ``talk.TALK_KINDS``), subject one-hot (n), role
+  one-hot (4) -- the context of a truce offer being answered.  Recency: only
+  a speaker's latest statement in each slot counts, and it is written as
+  ``0.5 ** rounds`` where ``rounds = (turn - turn said) // n`` (1 this round,
+  halving every round after), so old words fade but are not forgotten.
 """
 
 from __future__ import annotations
@@ -57,12 +71,14 @@ from .identities import all_identities
 from .rules import Role
 
 from .engine.state import PHASE_INDEX, DecisionKind
+from .engine.talk import TALK_KINDS, TalkMessage
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game
 
 __all__ = ["ObsLayout", "obs_layout", "encode", "seat_view", "SeatView", "LazySeatView", "DecisionView", "OptionView", "PlayerView", "CreatureView",
-           "StackView", "PLAYER_FEATURES", "CREATURE_FEATURES"]
+           "StackView", "TalkView", "TalkMessage", "PLAYER_FEATURES", "CREATURE_FEATURES", "TALK_SPEAKER_FEATURES",
+           "TALK_PAIR_FEATURES"]
 
 N_CARDS = len(CARDS)
 _IDENTITY_INDEX = {i.name: k for k, i in enumerate(all_identities())}
@@ -77,6 +93,11 @@ PLAYER_COUNTERS = ("gem", "nut", "rad")
 # player counters, usable elsewhere (1), mulligans taken (1)
 PLAYER_FEATURES = 16 + len(COUNTER_TOKENS) + 5 + N_IDENTITIES + 4 + len(PLAYER_COUNTERS) + 2
 CREATURE_FEATURES = 14 + len(KEYWORDS)
+TALK_SPEAKER_FEATURES = 6     # claim one-hot (4), request, said this turn / limit
+TALK_PAIR_FEATURES = 9        # stance one-hot (4 accused roles, defended), threaten, protect, truce, broke a truce
+_STANCE = {"accuse": 0, "defend": 4}
+_INTENT = {"threaten": 5, "protect": 6}
+_TALK_KIND_INDEX = {k: i for i, k in enumerate(TALK_KINDS)}
 
 
 class ObsLayout:
@@ -84,7 +105,9 @@ class ObsLayout:
 
     Attributes:
         n, size, and the offsets ``glob``, ``players``, ``creatures``, ``hand``,
-        ``stack``, ``dream``, ``context``; ``stack_features`` per stack slot.
+        ``stack``, ``dream``, ``context``, ``talk`` (per speaker),
+        ``talk_pairs`` (per speaker x subject), ``talk_last`` (the last
+        message); ``stack_features`` per stack slot.
     """
 
     def __init__(self, n: int):
@@ -110,6 +133,12 @@ class ObsLayout:
         off += MAX_OTHER * N_CARDS
         self.context = off
         off += N_CARDS + MAX_PERMS
+        self.talk = off
+        off += n * TALK_SPEAKER_FEATURES
+        self.talk_pairs = off
+        off += n * n * TALK_PAIR_FEATURES
+        self.talk_last = off
+        off += 2 * n + len(TALK_KINDS) + 4
         self.size = off
         self.zeros = bytes(4 * off)   # float32 zeros, copied into a fresh array per observation
         self.chunks: dict = {}        # creature feature key -> encoded block (cache)
@@ -324,7 +353,58 @@ def encode(game: "Game", viewer: int) -> np.ndarray:
             slot = me.creatures.index(cre)
             if slot < MAX_PERMS:
                 o[L.context + N_CARDS + slot] = 1.0
+    # ---- table talk (public)
+    if game.talk_on and game.talk.messages:
+        _encode_talk(game, viewer, o, L)
     return np.frombuffer(o, dtype=np.float32)
+
+
+def _encode_talk(game: "Game", viewer: int, o: array, L: ObsLayout) -> None:
+    """Write the talk block of ``viewer`` (see the module docstring) into ``o``."""
+    n = game.n
+    t = game.talk
+    turn = game.turn
+
+    def fade(m: TalkMessage) -> float:
+        return 0.5 ** ((turn - m.turn) // n)
+
+    sf, pf = TALK_SPEAKER_FEATURES, TALK_PAIR_FEATURES
+    for s, m in t.claims.items():
+        o[L.talk + ((s - viewer) % n) * sf + int(m.role)] = fade(m)
+    for s, m in t.requests.items():
+        o[L.talk + ((s - viewer) % n) * sf + 4] = fade(m)
+    limit = game.config.talk_limit
+    for m in reversed(t.messages):
+        if m.turn != turn:
+            break
+        if m.kind != "accept" and m.kind != "reject":
+            o[L.talk + ((m.speaker - viewer) % n) * sf + 5] += 1.0 / limit
+    pb = L.talk_pairs
+    for (i, j), m in t.stances.items():
+        k = _STANCE[m.kind] + (int(m.role) if m.kind == "accuse" else 0)
+        o[pb + (((i - viewer) % n) * n + (j - viewer) % n) * pf + k] = fade(m)
+    for (i, j), m in t.intents.items():
+        o[pb + (((i - viewer) % n) * n + (j - viewer) % n) * pf + _INTENT[m.kind]] = fade(m)
+    players = game.players
+    for d in t.deals:
+        if players[d.dealer].has_lost or players[d.partner].has_lost:
+            continue
+        a, b = (d.dealer - viewer) % n, (d.partner - viewer) % n
+        o[pb + (a * n + b) * pf + 7] = 1.0
+        o[pb + (b * n + a) * pf + 7] = 1.0
+    for (i, j), when in t.broken.items():
+        o[pb + (((i - viewer) % n) * n + (j - viewer) % n) * pf + 8] = 0.5 ** ((turn - when) // n)
+    m = t.messages[-1]
+    q = L.talk_last
+    o[q + (m.speaker - viewer) % n] = 1.0
+    q += n
+    o[q + _TALK_KIND_INDEX[m.kind]] = 1.0
+    q += len(TALK_KINDS)
+    if m.subject is not None:
+        o[q + (m.subject - viewer) % n] = 1.0
+    q += n
+    if m.role is not None:
+        o[q + int(m.role)] = 1.0
 
 
 # ---------------------------------------------------------------------------- structured view
@@ -420,6 +500,13 @@ class OptionView:
         stack: uid of the stack object it targets.
         x: X of an unveil, a number, or the index of a choice.
         ability: index of an identity ability, or the token kind for ``"token"``.
+        talk: for ``kind == "talk"`` (a table-talk message, TR10.5), the
+            message kind (``"claim"``, ``"accuse"``, ``"defend"``,
+            ``"threaten"``, ``"protect"``, ``"request"``, ``"offer"``);
+            ``player`` is the seat it is about and ``role`` the role it names.
+            ``kind == "accept"`` accepts the truce ``player`` offered (a
+            ``"deal"`` decision, whose ``"pass"`` rejects it).
+        role: the role a claim or accusation names.
     """
 
     action: int
@@ -431,6 +518,8 @@ class OptionView:
     stack: int | None = None
     x: int | None = None
     ability: "int | str | None" = None
+    talk: str | None = None
+    role: Role | None = None
 
 
 @dataclass(frozen=True)
@@ -465,6 +554,10 @@ def _option_view(game: "Game", d: Any, action: int, payload: Any) -> OptionView:
         return OptionView(action, text, "bottom", card=p.hand[payload].name)
     if kind == DecisionKind.PRIORITY:
         what, arg = payload
+        if what == "talk":
+            talk, subject, role = arg
+            return OptionView(action, text, "talk", player=subject, talk=talk,
+                              role=None if role is None else Role(role))
         if what in ("land", "cast"):
             return OptionView(action, text, what, card=p.hand[arg].name)
         if what == "commander":
@@ -477,6 +570,8 @@ def _option_view(game: "Game", d: Any, action: int, payload: Any) -> OptionView:
             return OptionView(action, text, what, ability=arg)
         if what == "permission":
             return OptionView(action, text, what, card=p.permissions[arg]["card"].name)
+    if kind == DecisionKind.DEAL:
+        return OptionView(action, text, "accept", player=d.ctx[0])
     if kind == DecisionKind.ATTACKER:
         return OptionView(action, text, "attack_with", creature=payload.uid)
     if kind == DecisionKind.DEFENDER:
@@ -505,6 +600,56 @@ def _option_view(game: "Game", d: Any, action: int, payload: Any) -> OptionView:
 
 
 @dataclass(frozen=True)
+class TalkView:
+    """What was said at the table (TR10.5), all public; seats are absolute.
+
+    Attributes:
+        mode: ``GameConfig.talk`` ("structured" or "none"); limit: messages
+            per player per turn (``GameConfig.talk_limit``).
+        messages: every :class:`~treachery_env.engine.talk.TalkMessage` so
+            far, in order (answers to truce offers included).
+        claims: seat -> its latest claim message (``.role`` is the claimed role).
+        stances: ``(speaker, subject)`` -> the latest accuse/defend message.
+        intents: ``(speaker, subject)`` -> the latest threaten/protect message.
+        requests: seat -> its latest "don't attack me" message.
+        deals: the standing truces (:class:`~treachery_env.engine.talk.Deal`).
+        broken: ``(breaker, victim)`` -> turn a truce ended broken by ``breaker``.
+        hurt_at_start: per seat, harm + attacks it had received from others
+            as this turn began (opens the reaction window).
+    """
+
+    mode: str
+    limit: int
+    messages: tuple
+    claims: dict
+    stances: dict
+    intents: dict
+    requests: dict
+    deals: tuple
+    broken: dict
+    hurt_at_start: tuple
+
+    def said_this_turn(self, seat: int, turn: int) -> int:
+        """How many messages ``seat`` said in ``turn`` (counted against the limit)."""
+        k = 0
+        for m in reversed(self.messages):
+            if m.turn != turn:
+                break
+            k += m.speaker == seat and m.kind not in ("accept", "reject")
+        return k
+
+    def has_deal(self, a: int, b: int) -> bool:
+        """Whether a truce between seats ``a`` and ``b`` stands."""
+        return any(d.involves(a, b) for d in self.deals)
+
+
+def _talk_view(game: "Game") -> TalkView:
+    t = game.talk
+    return TalkView(game.config.talk, game.config.talk_limit, tuple(t.messages), dict(t.claims), dict(t.stances),
+                    dict(t.intents), dict(t.requests), tuple(t.deals), dict(t.broken), tuple(t.hurt_at_start))
+
+
+@dataclass(frozen=True)
 class SeatView:
     """Read-only snapshot of one seat's information set (``info["view"]``).
 
@@ -525,6 +670,7 @@ class SeatView:
         role_counts: the identity deck's cards per role, indexed by
             :class:`Role` value (Leader, Guardian, Assassin, Traitor); public
             (TR2.3), whatever deck was dealt (CR 907.3b, ``role_counts``, TR11).
+        talk: what was said at the table (:class:`TalkView`, public).
     """
 
     seat: int
@@ -541,6 +687,7 @@ class SeatView:
     events: tuple
     priority_windows: str = "full"
     role_counts: tuple = ()
+    talk: "TalkView | None" = None
 
     @property
     def me(self) -> PlayerView:
@@ -609,7 +756,7 @@ def seat_view(game: "Game", viewer: int) -> SeatView:
     return SeatView(viewer, game.turn, game.phase, game.active, tuple(players), stack,
                     tuple(map(tuple, game.harm)), tuple(map(tuple, game.attacks)),
                     (not me.has_lost) and game.undercover_met(viewer), dream, decision, tuple(events),
-                    game.config.priority_windows, game.role_counts)
+                    game.config.priority_windows, game.role_counts, _talk_view(game))
 
 
 class LazySeatView:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from .actions import TOKEN_ABILITIES
 from .engine import DecisionKind
+from .rules import Role
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game
@@ -49,6 +50,8 @@ def describe_action(game: "Game", action: int, seat: int | None = None) -> str:
                 if payload is None:
                     return "pass priority"
                 kind, arg = payload
+                if kind == "talk":
+                    return _talk_words(game, viewer, *arg)
                 if kind == "land":
                     return "play a land"
                 if kind == "cast":
@@ -116,7 +119,38 @@ def describe_action(game: "Game", action: int, seat: int | None = None) -> str:
         return f"creature slot {j} of relative seat {i}"
     if block == "STACK":
         return f"stack object {i} from the top"
+    if block == "TALK":
+        kind, rel, role = L.talk_decode(action)
+        if kind == "accept":
+            return "accept the truce offered to you"
+        subject = None if kind in ("claim", "request") else game.abs_seat(viewer, rel)
+        return _talk_words(game, viewer, kind, subject, role)
     return f"option {i}"
+
+
+def _role_name(role: int | None) -> str:
+    name = Role(role).name.title()
+    return ("an " if name[0] in "AEIOU" else "a ") + name
+
+
+def _talk_words(game: "Game", viewer: int, kind: str, subject: int | None, role: int | None) -> str:
+    """A talk action in words, for the speaker (TR10.5: only words, never binding)."""
+    x = f"P{subject}" if subject is not None else ""
+    if kind == "claim":
+        return f'say "I am {_role_name(role)}" (true or false)'
+    if kind == "accuse":
+        return f'accuse {x}: "{x} is {_role_name(role)}"'
+    if kind == "defend":
+        return f'defend {x}: "{x} is on my side"'
+    if kind == "threaten":
+        return f'threaten {x}: "I will attack {x}"'
+    if kind == "protect":
+        return f'promise {x}: "I will protect {x}"'
+    if kind == "request":
+        return 'ask the table: "Don\'t attack me"'
+    if kind == "offer":
+        return f"offer {x} a truce until your next turn (never binding)"
+    return f"talk: {kind}"
 
 
 def render(game: "Game", viewer: int | None = None) -> str:
@@ -159,6 +193,11 @@ def render(game: "Game", viewer: int | None = None) -> str:
             dream = idc.data.get("dream")
             if dream:
                 lines.append("    your face-down exile: " + ", ".join(c.name for _, c in dream))
+    t = game.talk
+    if t.claims or t.deals:
+        said = [f"P{s} claims {Role(m.role).name.title()}" for s, m in sorted(t.claims.items())]
+        said += [f"truce P{d.dealer}-P{d.partner}" for d in t.deals]
+        lines.append("table talk: " + "; ".join(said))
     if game.stack:
         lines.append("stack (top first): " + "; ".join(
             f"{it.source}{' (ability)' if it.kind != 'spell' else ''} (P{it.controller})"
@@ -234,6 +273,15 @@ def format_event(e: dict) -> str:
         return f"{e['source']} deals {e['n']} to {tgt(e['target'])}"
     if ev == "blocks":
         return f"blockers declared: {len(e['blocks'])} block(s)"
+    if ev == "talk":
+        from .engine.talk import TalkMessage
+        role = e.get("role")
+        return TalkMessage(e["turn"], s, e["kind"], e.get("subject"),
+                           None if role is None else Role[role.upper()]).words()
+    if ev == "deal_ended":
+        broken = e.get("broken_by") or []
+        how = ("broken by " + ", ".join(f"P{b}" for b in broken)) if broken else "kept"
+        return f"the truce between P{s} and P{e['partner']} ends ({how})"
     if ev == "chaos_type":
         return f"{who} names {e['card_type']}: their {e['card_type']} spells have cascade this turn"
     if ev == "trigger_removed":

@@ -23,6 +23,7 @@ module's docstring names the rules it implements:
 ``mulligan``       the London mulligan before the first turn (CR 103.5, 103.5c)
 ``outcome``        losing, leaving the game, winning (CR 800.4, 907.7-907.9)
 ``replay``         replay JSON and the state digest
+``talk``           table talk: public, non-binding messages and truces (TR10.5)
 =================  ==========================================================
 
 The rules modules import neither the observation encoder nor the text layer:
@@ -33,6 +34,7 @@ The rules modules import neither the observation encoder nor the text layer:
 from .game import Game
 from .replay import REPLAY_VERSION
 from .state import PHASES, Creature, Decision, DecisionKind, IdentityCard, Player, StackItem
+from .talk import Deal, TalkMessage, TalkState
 
 __all__ = ["Game", "Player", "Creature", "IdentityCard", "StackItem", "Decision", "PHASES",
-           "DecisionKind", "REPLAY_VERSION"]
+           "DecisionKind", "REPLAY_VERSION", "TalkMessage", "TalkState", "Deal"]

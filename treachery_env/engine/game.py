@@ -55,6 +55,7 @@ from .state_based import StateBasedMixin
 from .mulligan import MulliganMixin
 from .outcome import OutcomeMixin
 from .replay import ReplayMixin
+from .talk import TalkMixin, TalkState
 
 __all__ = ["Game"]
 
@@ -73,7 +74,8 @@ class Game(SetupMixin,
            StateBasedMixin,
            MulliganMixin,
            OutcomeMixin,
-           ReplayMixin):
+           ReplayMixin,
+           TalkMixin):
     """A Treachery game.  See the module docstring for the model.
 
     Args:
@@ -100,6 +102,8 @@ class Game(SetupMixin,
             that replays reproduce them.
         mulligan_state: the mulligan process before the first turn (CR 103.5),
             None once the first turn began or with ``mulligans="none"``.
+        talk: what was said at the table (:class:`~treachery_env.engine.talk.TalkState`,
+            public; TR10.5).
     """
 
     def __init__(self, config: GameConfig | None = None, seed: int = 0, **overrides: Any):
@@ -168,6 +172,9 @@ class Game(SetupMixin,
         # (decision, queued operations, resolving object) set aside while a loss called from
         # outside the engine loop resolves identity-sourced objects (Game.lose)
         self.suspended: tuple | None = None
+        # table talk (TR10.5): public, non-binding messages; engine/talk.py
+        self.talk_on = config.talk != "none" and config.talk_limit > 0
+        self.talk = TalkState(self.n)
         self._setup()
         self._advance()
 

@@ -71,6 +71,8 @@ class PriorityMixin:
         for k, name in enumerate(TOKEN_ABILITIES):
             if tok[name] and self._token_ability_ok(seat, name, avail, sorcery):
                 opts.append((L.TOKEN_AB + k, ("token", name)))
+        if self.talk_on:
+            opts.extend(self._talk_options(seat))     # table talk (engine/talk.py)
         return opts
 
     def _h_priority(self, seat: int, payload: Any) -> None:
@@ -78,6 +80,9 @@ class PriorityMixin:
             self._after_pass(seat)
             return
         kind, arg = payload
+        if kind == "talk":          # not a game action: the speaker keeps priority, passes still count
+            self._say(seat, *arg)
+            return
         self.passes = 0
         if kind == "land":
             p = self.players[seat]

@@ -18,13 +18,14 @@ __all__ = ["ReplayMixin", "REPLAY_VERSION"]
 
 
 REPLAY_VERSION = 3
-"""Version 3 records ``mulligans`` and ``concession`` in the config and, when
-there are any, the concessions made outside the action space (``concessions``:
-``[action count, seat]``, see :meth:`Game.concede`); a version-1 or -2 replay
-is read with ``mulligans="none"`` (the game had no mulligans then).  Version 2
-records ``priority_windows``; a version-1 replay (written before the engine
-had every priority window) is read with ``priority_windows="main"``, the only
-game it could describe."""
+"""Version 2 records ``priority_windows`` in the config; a version-1 replay
+(written before the engine had every priority window) is read with
+``priority_windows="main"``, the only game it could describe.  Version 3
+records ``mulligans``, ``concession``, ``talk`` and ``talk_limit`` in the
+config and, when there are any, the concessions made outside the action space
+(``concessions``: ``[action count, seat]``, see :meth:`Game.concede`);
+replays of versions 1 and 2 are read with ``mulligans="none"`` and
+``talk="none"``, the game they describe (no mulligans, the silent table)."""
 
 
 def _canon(obj: Any) -> Any:
@@ -45,7 +46,7 @@ class ReplayMixin:
         """Privileged, JSON-friendly summary of the full state (every hidden card)."""
         def cr(c: Creature) -> list:
             return [c.uid, c.name, c.power, c.toughness, c.damage, int(c.tapped), c.p1p1, c.stun]
-        return {
+        out = {
             "turn": self.turn, "active": self.active, "phase": self.phase, "over": self.is_over,
             "winners": sorted(self.winners),
             "players": [{
@@ -60,6 +61,12 @@ class ReplayMixin:
             "decision": None if self.decision is None else [self.decision.seat, self.decision.kind,
                                                             sorted(a for a, _ in self.decision.options)],
         }
+        if self.talk_on:        # the silent game keeps the summary (and digests) it had before talk
+            t = self.talk
+            out["talk"] = {"messages": [[m.turn, m.speaker, m.kind, m.subject, None if m.role is None else int(m.role)]
+                                        for m in t.messages],
+                           "deals": [[d.dealer, d.partner, d.turn] for d in t.deals]}
+        return out
 
     def digest(self) -> str:
         """SHA-256 of :meth:`state_summary` (hex)."""
@@ -100,7 +107,7 @@ class ReplayMixin:
         if version == 1:
             d = {**d, "config": {"priority_windows": "main", **d["config"]}}
         if version in (1, 2):
-            d = {**d, "config": {"mulligans": "none", **d["config"]}}
+            d = {**d, "config": {"mulligans": "none", "talk": "none", **d["config"]}}
         concessions = d.get("concessions", [])
         if (not isinstance(concessions, list)
                 or not all(isinstance(c, list) and len(c) == 2 and all(isinstance(x, int) and not isinstance(x, bool)

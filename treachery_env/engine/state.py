@@ -45,10 +45,11 @@ class DecisionKind:
     KEEP = 14         # choose the legendary permanent to keep (CR 704.5j)
     MULLIGAN = 15     # CR 103.5: PASS = keep this hand, CHOICE + 0 = take a mulligan
     BOTTOM = 16       # CR 103.5 (London): HAND + i = put hand card i on the bottom of the library
-    COUNT = 17
+    DEAL = 17         # answer a truce offered at the table: TALK "accept" = yes; PASS = reject
+    COUNT = 18
 
     NAMES = ("priority", "attacker", "defender", "blocker", "blocked", "target", "number", "mode",
-             "card", "discard", "cost", "scry", "yes_no", "order", "keep", "mulligan", "bottom")
+             "card", "discard", "cost", "scry", "yes_no", "order", "keep", "mulligan", "bottom", "deal")
 
 
 class Creature:

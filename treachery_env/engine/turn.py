@@ -25,6 +25,7 @@ class TurnMixin:
         p = self.players[seat]
         p.land_played = False
         self._log("turn", seat=seat)
+        self._talk_new_turn(seat)       # truces end, the reaction window's baseline (engine/talk.py)
         # shields that last "until your next turn" end as that player's turn starts,
         # or, once that player left the game, as their turn would have begun
         # (CR 800.4k): the turns of every seat passed over since ``prev``

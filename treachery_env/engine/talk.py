@@ -1,0 +1,334 @@
+"""Table talk (TR10.5, TR1): structured, public, non-binding messages.
+
+TR10.5: "Table talk is part of the game. You may make claims, accuse,
+threaten and strike deals. Deals are never binding. You may not show your
+face-down identity or other hidden cards to back up a claim, and you may not
+use outside signals to share information secretly."  TR1 (the golden rule):
+"You may say anything about your identity, true or false. What you may not do
+is show your face-down identity to another player to prove a claim. The only
+proof is unveiling it."
+
+Talk is a small fixed vocabulary, in the manner of the ACCUSE / DEFEND / CLAIM
+messages of social-deduction game environments and the AIWolf protocol; each
+message is one TALK action (:class:`~treachery_env.actions.ActionLayout`):
+
+=========  ===============================  =====================================
+kind       words                            about
+=========  ===============================  =====================================
+claim      "I am a R"                       oneself; any of the four roles, true or false
+accuse     "X is a R"                       another seat X and a role R
+defend     "X is on my side"                another seat (vouching)
+threaten   "I will attack X"                another seat
+protect    "I will protect X"               another seat
+request    "Don't attack me"                nobody
+offer      "Truce, X: neither of us         another seat, who answers at once
+           attacks or harms the other       (a ``DEAL`` decision: accept, or
+           until my next turn"              PASS to reject)
+=========  ===============================  =====================================
+
+What is modelled (docs/fidelity.md, "Table talk"):
+
+* **Public.**  Every message is a public log event (``"talk"``, ``to=None``),
+  is kept in :attr:`Game.talk` (a :class:`TalkState`) and appears in every
+  seat's observation vector and view.  There is no private channel (TR10.5:
+  no secret signals).
+* **Only words.**  No message shows or carries hidden information: a claim is
+  just a claim, and which messages are legal depends on public facts only
+  (the window, what the speaker already said this turn, standing truces),
+  never on the speaker's identity or hand, so even the *availability* of a
+  message reveals nothing (DESIGN section 4).
+* **Not binding.**  Nothing enforces a truce or a threat: the dealer may attack
+  its partner the moment the truce is struck.  A truce stands until the start
+  of the dealer's next turn (or until a party leaves the game); when it ends
+  the log records who broke it (``"deal_ended"`` with ``broken_by``: the
+  parties that attacked or harmed the other while it stood).
+* **Windows** (an abstraction: at a real table talk never stops).  A player
+  may talk while it has priority with an empty stack (a) in its own main
+  phases, and (b) as a reaction, in the end step of another player's turn if
+  another player attacked it or harmed it (damage or life loss) during that
+  turn.  Both conditions are public.  Window (a) lies where the active player
+  nearly always has a decision anyway (a land, a spell); window (b) opens only
+  for players something happened to, so a silent table pays few extra
+  decisions (offering talk at every priority window would turn all ~10
+  windows per turn of every seat into shown decisions).
+* **Not a game action.**  Talking does not pass priority and does not break a
+  run of passes (CR 117.3d counts passes only): the speaker keeps priority and
+  decides again.
+* **Bounded.**  At most :attr:`GameConfig.talk_limit` messages per player per
+  turn, and the same message is not offered twice in one turn, so games end.
+  Answering a truce offer is not a message and costs nothing; an offer asks
+  exactly one extra decision.
+* ``GameConfig.talk == "none"``: the silent game, no talk action is legal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..rules import Role
+from .state import Decision, DecisionKind
+
+__all__ = ["TalkMixin", "TalkState", "TalkMessage", "Deal", "TALK_KINDS", "SPOKEN_KINDS"]
+
+TALK_KINDS = ("claim", "accuse", "defend", "threaten", "protect", "request", "offer", "accept", "reject")
+"""Kinds of :class:`TalkMessage`; "accept" and "reject" are answers to an offer."""
+SPOKEN_KINDS = frozenset(TALK_KINDS[:7])
+"""Kinds that count against :attr:`GameConfig.talk_limit` (answers do not)."""
+_PAIR_KINDS = ("accuse", "defend", "threaten", "protect", "offer")
+
+
+@dataclass(frozen=True)
+class TalkMessage:
+    """One message said at the table (public).
+
+    Attributes:
+        turn: the turn it was said in.
+        speaker: absolute seat of the speaker.
+        kind: one of :data:`TALK_KINDS`.
+        subject: absolute seat it is about (accuse, defend, threaten, protect,
+            offer; for accept/reject the seat that offered), else None.
+        role: the role it names (claim, accuse), else None.
+    """
+
+    turn: int
+    speaker: int
+    kind: str
+    subject: int | None = None
+    role: Role | None = None
+
+    def __deepcopy__(self, memo: dict) -> "TalkMessage":   # immutable: clones share it
+        return self
+
+    def words(self) -> str:
+        """The message as a sentence, e.g. ``"P2: P4 is an Assassin"``."""
+        who = f"P{self.speaker}"
+        x = f"P{self.subject}" if self.subject is not None else ""
+        r = _role_words(self.role)
+        return {
+            "claim": f'{who}: "I am {r}"',
+            "accuse": f'{who}: "{x} is {r}"',
+            "defend": f'{who}: "{x} is on my side"',
+            "threaten": f'{who}: "I will attack {x}"',
+            "protect": f'{who}: "I will protect {x}"',
+            "request": f'{who}: "Don\'t attack me"',
+            "offer": f'{who} offers {x} a truce until {who}\'s next turn',
+            "accept": f"{who} accepts {x}'s truce",
+            "reject": f"{who} rejects {x}'s truce",
+        }[self.kind]
+
+
+@dataclass(frozen=True)
+class Deal:
+    """A standing truce: ``dealer`` offered it, ``partner`` accepted it in
+    ``turn``; it ends as the dealer's next turn starts.  ``base`` holds the
+    public hostility (``harm + attacks``) dealer -> partner and partner ->
+    dealer when it was struck, to tell at the end who broke it."""
+
+    dealer: int
+    partner: int
+    turn: int
+    base: tuple[int, int] = (0, 0)
+
+    def __deepcopy__(self, memo: dict) -> "Deal":
+        return self
+
+    def involves(self, a: int, b: int) -> bool:
+        """Whether the truce is between seats ``a`` and ``b`` (either way round)."""
+        return {a, b} == {self.dealer, self.partner}
+
+
+def _role_words(role: Role | None) -> str:
+    if role is None:
+        return ""
+    name = Role(role).name.title()
+    return ("an " if name[0] in "AEIOU" else "a ") + name
+
+
+class TalkState:
+    """Everything said at the table so far (all public; plain data).
+
+    Attributes:
+        messages: every :class:`TalkMessage`, in order.
+        claims: seat -> its latest claim.
+        stances: ``(speaker, subject)`` -> the speaker's latest accuse/defend
+            message about the subject.
+        intents: ``(speaker, subject)`` -> latest threaten/protect message.
+        requests: seat -> its latest request.
+        deals: the standing truces (:class:`Deal`).
+        broken: ``(breaker, victim)`` -> the turn a truce between them ended
+            broken by ``breaker`` (latest).
+        hurt_at_start: per seat, the harm and attacks it had received from
+            other seats when the current turn began (public history), to open
+            the reaction window.
+    """
+
+    __slots__ = ("messages", "claims", "stances", "intents", "requests", "deals", "broken", "hurt_at_start")
+
+    def __init__(self, n: int):
+        self.messages: list[TalkMessage] = []
+        self.claims: dict[int, TalkMessage] = {}
+        self.stances: dict[tuple[int, int], TalkMessage] = {}
+        self.intents: dict[tuple[int, int], TalkMessage] = {}
+        self.requests: dict[int, TalkMessage] = {}
+        self.deals: list[Deal] = []
+        self.broken: dict[tuple[int, int], int] = {}
+        self.hurt_at_start: tuple[int, ...] = (0,) * n
+
+    def record(self, m: TalkMessage) -> None:
+        """Add ``m`` and update the latest-statement tables."""
+        self.messages.append(m)
+        k = m.kind
+        if k == "claim":
+            self.claims[m.speaker] = m
+        elif k in ("accuse", "defend"):
+            self.stances[(m.speaker, m.subject)] = m
+        elif k in ("threaten", "protect"):
+            self.intents[(m.speaker, m.subject)] = m
+        elif k == "request":
+            self.requests[m.speaker] = m
+
+    def said_this_turn(self, seat: int, turn: int) -> list[TalkMessage]:
+        """The messages ``seat`` said in ``turn`` that count against the limit."""
+        out = []
+        for m in reversed(self.messages):
+            if m.turn != turn:
+                break
+            if m.speaker == seat and m.kind in SPOKEN_KINDS:
+                out.append(m)
+        return out
+
+    def has_deal(self, a: int, b: int) -> bool:
+        """Whether a truce between ``a`` and ``b`` stands."""
+        return any(d.involves(a, b) for d in self.deals)
+
+    @classmethod
+    def from_view(cls, talk: Any, n: int) -> "TalkState":
+        """A state holding what a :class:`~treachery_env.observation.TalkView`
+        shows (all of it is public), e.g. for a determinized game."""
+        t = cls(n)
+        t.messages = list(talk.messages)
+        t.claims = dict(talk.claims)
+        t.stances = dict(talk.stances)
+        t.intents = dict(talk.intents)
+        t.requests = dict(talk.requests)
+        t.deals = list(talk.deals)
+        t.broken = dict(talk.broken)
+        t.hurt_at_start = tuple(talk.hurt_at_start)
+        return t
+
+
+class TalkMixin:
+    """Table talk (TR10.5): methods of :class:`~treachery_env.engine.game.Game`
+    (see the module docstring for the rules)."""
+
+    def _hurt_total(self, seat: int) -> int:
+        """Harm and attacks ``seat`` has received from other seats (public history)."""
+        harm, attacks = self.harm, self.attacks
+        return sum(harm[i][seat] + attacks[i][seat] for i in range(self.n) if i != seat)
+
+    def talk_window(self, seat: int) -> bool:
+        """Whether ``seat`` may talk when it has priority now: an empty stack
+        and either its own main phase, or the end step of another player's
+        turn in which another player attacked or harmed it (public facts only).
+        False in the silent game."""
+        if not self.talk_on or self.stack or self.players[seat].has_lost:
+            return False
+        ph = self.phase
+        if seat == self.active:
+            return ph == "main1" or ph == "main2"
+        return ph == "end" and self._hurt_total(seat) > self.talk.hurt_at_start[seat]
+
+    def _talk_options(self, seat: int) -> list:
+        """The talk actions of ``seat`` at its priority now, as ``(action,
+        ("talk", (kind, subject, role)))`` options (empty outside a window or
+        once the limit is reached)."""
+        if not self.talk_window(seat):
+            return []
+        t = self.talk
+        said = t.said_this_turn(seat, self.turn)
+        if len(said) >= self.config.talk_limit:
+            return []
+        done = {(m.kind, m.subject, None if m.role is None else int(m.role)) for m in said}
+        L = self.layout
+        n = self.n
+        opts = []
+        base = L.talk("claim")
+        for r in range(4):
+            if ("claim", None, r) not in done:
+                opts.append((base + r, ("talk", ("claim", None, r))))
+        others = [(s - seat) % n for s in range(n) if s != seat and not self.players[s].has_lost]
+        others.sort()
+        base = L.talk("accuse")
+        for rel in others:
+            s = (seat + rel) % n
+            for r in range(4):
+                if ("accuse", s, r) not in done:
+                    opts.append((base + 4 * rel + r, ("talk", ("accuse", s, r))))
+        for kind in ("defend", "threaten", "protect"):
+            base = L.talk(kind)
+            for rel in others:
+                s = (seat + rel) % n
+                if (kind, s, None) not in done:
+                    opts.append((base + rel, ("talk", (kind, s, None))))
+        if ("request", None, None) not in done:
+            opts.append((L.talk("request"), ("talk", ("request", None, None))))
+        base = L.talk("offer")
+        for rel in others:
+            s = (seat + rel) % n
+            if ("offer", s, None) not in done and not t.has_deal(seat, s):
+                opts.append((base + rel, ("talk", ("offer", s, None))))
+        return opts
+
+    def _say(self, seat: int, kind: str, subject: int | None, role: int | None) -> None:
+        """``seat`` says a message (TR10.5): public, recorded, never binding.
+        An offer asks its subject to accept or reject at once."""
+        m = TalkMessage(self.turn, seat, kind, subject, None if role is None else Role(role))
+        self.talk.record(m)
+        self._log("talk", seat=seat, kind=kind, subject=subject,
+                  role=None if role is None else Role(role).name.lower())
+        if kind == "offer":
+            L = self.layout
+            self.decision = Decision(subject, DecisionKind.DEAL, [(L.PASS, None), (L.talk("accept"), True)],
+                                     "_h_deal", (seat, subject),
+                                     f"P{seat} offers you a truce (neither attacks or harms the other until "
+                                     f"P{seat}'s next turn; never binding): accept?",
+                                     ["reject the truce", "accept the truce"])
+
+    def _h_deal(self, ctx: tuple[int, int], payload: Any) -> None:
+        """The answer to a truce offer: accepted (``True``) or rejected (PASS)."""
+        dealer, partner = ctx
+        accept = payload is True
+        m = TalkMessage(self.turn, partner, "accept" if accept else "reject", dealer)
+        self.talk.record(m)
+        self._log("talk", seat=partner, kind=m.kind, subject=dealer, role=None)
+        if accept and not self.talk.has_deal(dealer, partner):
+            h, a = self.harm, self.attacks
+            self.talk.deals.append(Deal(dealer, partner, self.turn,
+                                        (h[dealer][partner] + a[dealer][partner], h[partner][dealer] + a[partner][dealer])))
+
+    def _talk_new_turn(self, seat: int) -> None:
+        """As ``seat``'s turn starts: its truces end (and those of players who
+        left), and the reaction window's baseline is taken."""
+        t = self.talk
+        if t.deals:
+            keep = []
+            for d in t.deals:
+                if d.dealer == seat or self.players[d.dealer].has_lost or self.players[d.partner].has_lost:
+                    self._end_deal(d)
+                else:
+                    keep.append(d)
+            t.deals = keep
+        if self.talk_on:
+            t.hurt_at_start = tuple(self._hurt_total(j) for j in range(self.n))
+
+    def _end_deal(self, d: Deal) -> None:
+        h, a = self.harm, self.attacks
+        broken = []
+        if h[d.dealer][d.partner] + a[d.dealer][d.partner] > d.base[0]:
+            broken.append(d.dealer)
+        if h[d.partner][d.dealer] + a[d.partner][d.dealer] > d.base[1]:
+            broken.append(d.partner)
+        for s in broken:
+            self.talk.broken[(s, d.partner if s == d.dealer else d.dealer)] = self.turn
+        self._log("deal_ended", seat=d.dealer, partner=d.partner, broken_by=broken)
