@@ -90,10 +90,15 @@ def test_random_games_keep_invariants(chunk):
     """2,000 games in all (10 chunks x 200): every variant (standard, Backstab
     Rumble, simple roles) at 4-8 and 10 players, identities drawn from every
     implemented one (rarity pool "all"), a random deck per seat, Commander and
-    not, the recommended exclusion list on and off."""
+    not, the recommended exclusion list on and off, every priority window
+    (CR 500-514) and the main ones only, table talk and the silent table,
+    London mulligans.  Random play reaches trigger ordering (CR 603.3b), the
+    legend rule's choice (CR 704.5j), mulligans, table talk and truce answers."""
     names = implemented()
     seen_identities = set()
     outcomes = {}
+    kinds: set = set()
+    talked = 0
     tables = (4, 5, 6, 7, 8, 10)
     for k in range(200):
         seed = chunk * 1000 + k
@@ -102,17 +107,21 @@ def test_random_games_keep_invariants(chunk):
         variant = VARIANTS[(k // len(tables)) % len(VARIANTS)]
         cfg = GameConfig(num_players=n, max_turns=rng.choice([25, 40, 60]), commander=bool(k % 3),
                          starting_life=rng.choice([None, 3, 5, 8]), variant=variant, identity_pool="all",
-                         recommended_exclusions=bool(k % 2))
+                         recommended_exclusions=bool(k % 2), priority_windows=("full", "main")[(k // 2) % 2],
+                         talk=("structured", "structured", "none")[k % 3])
         g = Game(cfg, seed=seed)
         size = obs_layout(n).size
         while not g.is_over:
             check_invariants(g)
+            kinds.add(g.decision.kind)
             if rng.random() < 0.02:
                 o = g.observation(g.current_player)["observation"]
                 assert o.shape == (size,) and np.isfinite(o).all()
                 v = g.view(g.current_player)
                 assert sorted(v.decision.actions()) == g.legal_actions()
-            g.step(rng.choice(g.legal_actions()))
+            a = rng.choice(g.legal_actions())
+            talked += g.layout.TALK <= a < g.layout.CONCEDE
+            g.step(a)
         check_invariants(g)
         check_result(g)
         if variant != "simple_roles":
@@ -121,6 +130,26 @@ def test_random_games_keep_invariants(chunk):
         outcomes[key] = outcomes.get(key, 0) + 1
     assert seen_identities <= set(names)
     assert outcomes.get("won", 0) > 20, outcomes
+    assert {DecisionKind.MULLIGAN, DecisionKind.DEAL} <= kinds, kinds
+    assert talked > 100
+
+
+def test_random_games_order_triggers_and_apply_the_legend_rule():
+    """Random 6-player games with every identity: players order their own
+    simultaneous triggers (CR 603.3b) and keep one of two same-named legends
+    (CR 704.5j) often enough to be fuzzed, and every invariant holds."""
+    counts = {DecisionKind.ORDER: 0, DecisionKind.KEEP: 0}
+    for seed in range(120):
+        rng = random.Random(seed)
+        g = Game(GameConfig(num_players=6, identity_pool="all", max_turns=60), seed=70_000 + seed)
+        while not g.is_over:
+            check_invariants(g)
+            if g.decision.kind in counts:
+                counts[g.decision.kind] += 1
+            g.step(rng.choice(g.legal_actions()))
+        check_invariants(g)
+        check_result(g)
+    assert counts[DecisionKind.ORDER] >= 5 and counts[DecisionKind.KEEP] >= 5, counts
 
 
 @pytest.mark.parametrize("chunk", range(2))
