@@ -6,7 +6,7 @@ from __future__ import annotations
 from treachery_env import cards
 from treachery_env.engine import DecisionKind
 
-from scenario import PASS, add_creature, has_priority, make_game, pass_priority_until
+from scenario import PASS, add_creature, attack, has_priority, make_game, pass_priority_until
 
 IDS = ["The Blood Empress", "The Bodyguard", "The Ambitious Queen", "The Beastmaster", "The Banisher"]
 
@@ -34,10 +34,7 @@ def test_flash_blocker_ambushes_an_attacker():
     Ambush Viper's deathtouch kills the attacking 2/2 (the Viper dies too)."""
     g = make_game(["The Old Ruler"] + IDS[1:], hand=("Ambush Viper",), lands=2)
     bear = add_creature(g, 0, "Grove Bear")
-    pass_priority_until(g, lambda g: g.decision.kind == DecisionKind.ATTACKER)
-    g.step(g.layout.perm(0, 0))
-    g.step(g.layout.PLAYER + 2)
-    g.step(PASS)
+    attack(g, 0, 2)
     pass_priority_until(g, lambda g: g.phase == "declare_attackers" and has_priority(2)(g))
     g.step(_cast_actions(g, 2, "Ambush Viper")[0])
     pass_priority_until(g, lambda g: g.decision.kind == DecisionKind.BLOCKER)
@@ -51,10 +48,7 @@ def test_fog_prevents_all_combat_damage_this_turn_but_not_other_damage():
     its damage; the effect ends with the turn (CR 514.2)."""
     g = make_game(IDS, hand=("Sanctuary Mist", "Shock"), lands=2)
     bear = add_creature(g, 0, "Grove Bear")
-    pass_priority_until(g, lambda g: g.decision.kind == DecisionKind.ATTACKER)
-    g.step(g.layout.perm(0, 0))
-    g.step(g.layout.PLAYER + 2)
-    g.step(PASS)
+    attack(g, 0, 2)
     pass_priority_until(g, lambda g: g.phase == "declare_blockers" and has_priority(2)(g))
     g.step(_cast_actions(g, 2, "Sanctuary Mist")[0])
     pass_priority_until(g, lambda g: not g.stack)
@@ -100,11 +94,7 @@ def test_heuristic_fogs_a_lethal_attack():
     g.players[2].life = 6
     for _ in range(2):
         add_creature(g, 0, "Grove Bear")
-    pass_priority_until(g, lambda g: g.decision.kind == DecisionKind.ATTACKER)
-    for slot in (0, 1):
-        g.step(g.layout.perm(0, slot))
-        g.step(g.layout.PLAYER + 2)
-    g.step(PASS)
+    attack(g, 0, 2)                                   # both bears
     pass_priority_until(g, lambda g: g.phase == "declare_blockers" and has_priority(2)(g))
     bot = agents.make("heuristic", seed=0)
     bot.reset(2)

@@ -16,7 +16,7 @@ from treachery_env.config import GameConfig
 from treachery_env.engine import REPLAY_VERSION, DecisionKind, Game
 
 from identity_helpers import resolve_all
-from scenario import PASS, add_creature, has_priority, make_game, pass_priority_until
+from scenario import PASS, add_creature, attack, has_priority, make_game, pass_priority_until
 
 IDS = ["The Blood Empress", "The Bodyguard", "The Ambitious Queen", "The Beastmaster", "The Banisher"]
 WINDOWS = ["upkeep", "draw", "main1", "combat_begin", "declare_attackers", "combat_end", "main2", "end"]
@@ -73,10 +73,7 @@ def test_combat_windows_after_attackers_blockers_and_damage():
     leaves combat as that step ends."""
     g = make_game(IDS)
     bear = add_creature(g, 0, "Grove Bear")
-    pass_priority_until(g, lambda g: g.decision.kind == DecisionKind.ATTACKER)
-    g.step(g.layout.perm(0, 0))
-    g.step(g.layout.PLAYER + 2)              # attack seat 2
-    g.step(PASS)                             # no more attackers
+    attack(g, 0, 2)
     seen = {}
     for _ in range(200):
         if g.phase == "main2":
@@ -97,10 +94,7 @@ def test_instant_in_the_declare_blockers_step_kills_an_attacker_before_damage():
     Shocks the attacking 2/2; it dies (CR 704.5g) and deals no combat damage."""
     g = make_game(IDS)
     add_creature(g, 0, "Grove Bear")
-    pass_priority_until(g, lambda g: g.decision.kind == DecisionKind.ATTACKER)
-    g.step(g.layout.perm(0, 0))
-    g.step(g.layout.PLAYER + 2)
-    g.step(PASS)
+    attack(g, 0, 2)
     pass_priority_until(g, lambda g: g.phase == "declare_blockers" and has_priority(2)(g))
     g.step(g.layout.HAND + 0)                           # Shock
     g.step(g.layout.perm(g.rel(2, 0), 0))               # the attacking bear
@@ -129,10 +123,7 @@ def test_cryomancer_unveils_after_attackers_are_declared():
                    "The Banisher"])
     pass_priority_until(g, lambda g: g.active == 2 and g.phase == "upkeep")
     bear = add_creature(g, 2, "Grove Bear")
-    pass_priority_until(g, lambda g: g.decision.kind == DecisionKind.ATTACKER)
-    g.step(g.layout.perm(0, 0))
-    g.step(g.layout.PLAYER + g.rel(2, 0))    # attack the Leader
-    g.step(PASS)
+    attack(g, 2, 0)                          # attack the Leader
     pass_priority_until(g, lambda g: g.phase == "declare_attackers" and has_priority(1)(g))
     g.players[1].lands = 1
     g.step(g.layout.UNVEIL + 1)
