@@ -524,3 +524,89 @@ def test_fuzz_with_planeswalkers_in_hand_keeps_invariants():
             elif e["event"] == "leaves" and "planeswalker" in e and e["zone"] == "graveyard":
                 seen["died"] += 1
     assert all(v > 20 for v in seen.values()), seen
+
+
+# ---------------------------------------------------------------------------- bots
+def _bot_action(bot, g: Game) -> int:
+    seat = g.current_player
+    return bot.act(g.observation(seat), {"view": g.view(seat)})
+
+
+def test_heuristic_burns_a_planeswalker_it_can_kill():
+    """The heuristic aims Shock (2 damage, any target, CR 115.4) at a revealed
+    Assassin's planeswalker with 2 loyalty rather than at the Assassin at 40 life."""
+    from agents.heuristic import HeuristicAgent
+    g = game()
+    w = walker(g, 2, PYRA, loyalty=2)
+    g.players[2].identity.face_up = True               # a revealed Assassin: the Leader's enemy
+    hand(g, 0, "Shock")
+    give_priority(g, 0)
+    cast(g, 0, "Shock")
+    assert g.decision.kind == DecisionKind.TARGET
+    bot = HeuristicAgent(seed=0)
+    bot.reset(0)
+    assert _bot_action(bot, g) == g.attackable_action(0, w)
+
+
+def test_heuristic_attacks_a_planeswalker_low_enough_to_die():
+    """With nothing able to block, the heuristic sends its 2-power creature at
+    the revealed Assassin's 2-loyalty planeswalker (CR 506.3) instead of the player."""
+    from agents.heuristic import HeuristicAgent
+    g = game()
+    bear = creature(g, 0, "Grove Bear")
+    w = walker(g, 2, ORLA, loyalty=2)
+    g.players[2].identity.face_up = True
+    bot = HeuristicAgent(seed=0)
+    bot.reset(0)
+    to_decision(g, DecisionKind.ATTACKER, 0)
+    a = _bot_action(bot, g)
+    assert a == g.target_action(0, ("c", bear))
+    g.step(a)
+    assert g.decision.kind == DecisionKind.DEFENDER
+    assert _bot_action(bot, g) == g.attackable_action(0, w)
+
+
+def test_heuristic_casts_uses_and_attacks_planeswalkers_in_games():
+    """In 20 heuristic games with the preset decks that have planeswalkers, the
+    bots cast them, activate loyalty abilities (CR 606) and attack enemy ones."""
+    import agents
+    from treachery_env.env import raw_env
+    seen = {"cast": 0, "loyalty": 0, "attacked": 0}
+    for seed in range(20):
+        env = raw_env(config=GameConfig(num_players=4, decks=["aggro", "tokens", "control", "ramp"], max_turns=40))
+        env.reset(seed=seed)
+        bots = [agents.make("heuristic", seed=s) for s in range(4)]
+        for s, b in enumerate(bots):
+            b.reset(s)
+        for _ in env.agent_iter():
+            obs, _, term, trunc, info = env.last()
+            env.step(None if term or trunc else bots[env.game.current_player].act(obs, info))
+        for e in env.game.log:
+            seen["cast"] += e["event"] == "enters" and "planeswalker" in e
+            seen["loyalty"] += e["event"] == "loyalty"
+            if e["event"] == "attacks":
+                seen["attacked"] += sum(len(a) > 3 for a in e["attackers"])
+    assert seen["cast"] >= 10 and seen["loyalty"] >= 10 and seen["attacked"] >= 5, seen
+
+
+def test_ismcts_determinize_rebuilds_planeswalkers():
+    """Planeswalkers are public (CR 400.2): a determinized game has the same
+    ones (uid, card, owner, loyalty, used this turn) and the same attacks on
+    them, so the seat's view and observation match the real game's."""
+    from agents.ismcts import determinize
+    g = game()
+    bear = creature(g, 0, "Grove Bear")
+    w = walker(g, 2, PYRA)
+    mine = walker(g, 0, ORLA)
+    give_priority(g, 0)
+    g.step(g.layout.loyalty(0, 0))                    # Orla +1: used this turn
+    resolve_all(g)
+    attack_with(g, bear, w)
+    view = g.view(3)
+    h = determinize(view, random.Random(0), observation=g.observation(3))
+    assert h.view(3).players == view.players
+    [hw] = h.players[2].attackables
+    assert (hw.uid, hw.name, hw.loyalty, hw.owner) == (w.uid, PYRA, 4, 2)
+    assert h.players[0].attackables[0].used_turn == g.turn and mine.used_turn == g.turn
+    hb = next(c for c in h.players[0].creatures if c.uid == bear.uid)
+    assert hb.attacking_obj is hw and hb in h.combat_attackers
