@@ -691,6 +691,10 @@ class HeuristicAgent(BaseAgent):
                 owner = self._owner_of(x)
                 if owner is not None and self._want.get(owner, 0) < 0:
                     return _intent(top.source) == "harm"
+            if kind == "planeswalker":          # one of ours or an ally's (CR 115.4)
+                owner = next((p.seat for p in self._v.players for w in p.planeswalkers if w.uid == x), None)
+                if owner is not None and self._want.get(owner, 0) < 0:
+                    return _intent(top.source) == "harm"
         c = _card(top.source)
         return c is not None and any(e.get("op") in ("wipe", "damage_each_creature", "each_opponent_loses")
                                      for e in c.effects)
