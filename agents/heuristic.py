@@ -182,10 +182,18 @@ def _intent(source: str | None) -> str:
         return "help"
     c = _card(source)
     if c is not None:
-        ops = {e.get("op") for e in c.effects if e.get("t", None) == 0}
+        ops = {e.get("op") for e in _effects_of(c) if e.get("t", None) == 0}
         if ops & _HELP_OPS and not ops & _HARM_OPS:
             return "help"
     return "harm"
+
+
+def _effects_of(c) -> tuple:
+    """A card's effects; for a planeswalker, those of all its loyalty abilities
+    (a target prompt names the planeswalker, not the ability)."""
+    if c.is_planeswalker:
+        return tuple(e for ab in c.abilities for e in ab["effects"])
+    return c.effects
 
 
 def _damage_of(source: str | None, x: int = 0) -> int:
@@ -193,7 +201,7 @@ def _damage_of(source: str | None, x: int = 0) -> int:
     c = _card(source)
     if c is None:
         return 0
-    for e in c.effects:
+    for e in _effects_of(c):
         if e.get("op") == "damage" and e.get("t") == 0:
             n = e.get("n", 0)
             return x if n == "X" else int(n)
@@ -525,14 +533,16 @@ class HeuristicAgent(BaseAgent):
             best = max(best, sum(_hits(c) for c in p.creatures if "defender" not in c.keywords))
         return best
 
-    def _attacking_at(self, seat: int) -> list:
-        return [c for p in self._v.players for c in p.creatures if c.attacking == seat]
+    def _attacking_at(self, seat: int, players_only: bool = False) -> list:
+        """Creatures attacking ``seat`` or (unless ``players_only``) its planeswalkers."""
+        return [c for p in self._v.players for c in p.creatures if c.attacking == seat
+                and not (players_only and c.attacking_planeswalker is not None)]
 
     def _fog_worth(self) -> bool:
         """Whether the combat damage now coming would take half or more of our
         life, or put a Leader we protect in danger."""
         me = self._v.me
-        at_me = sum(_hits(c) for c in self._attacking_at(self._me))
+        at_me = sum(_hits(c) for c in self._attacking_at(self._me, players_only=True))
         if at_me and at_me * 2 >= me.life:
             return True
         return self._v.me.role in (Role.LEADER, Role.GUARDIAN) and self._leader_in_danger()
@@ -541,7 +551,7 @@ class HeuristicAgent(BaseAgent):
         v = self._v
         for l in self._leaders:
             lp = v.players[l]
-            at = sum(_hits(c) for c in self._attacking_at(l))
+            at = sum(_hits(c) for c in self._attacking_at(l, players_only=True))
             if lp.life <= 6 or (at and at >= lp.life - 2) or (v.stack and lp.life <= 10):
                 return True
         return False
@@ -621,7 +631,10 @@ class HeuristicAgent(BaseAgent):
                 best, best_key = o.action, key
         if best is not None:
             return best
-        # 5. identity and token abilities
+        # 5. loyalty abilities of our planeswalkers (CR 606), then identity and token abilities
+        a = self._choose_loyalty([o for o in opts if o.kind == "loyalty"])
+        if a is not None:
+            return a
         for o in opts:
             if o.kind == "identity_ability" and any(n in o.text for n in _GOOD_ABILITIES):
                 if "Void Tyrant" in o.text:
@@ -634,6 +647,39 @@ class HeuristicAgent(BaseAgent):
                     return o.action
         return self._default(d)
 
+    def _choose_loyalty(self, opts: list):
+        """The loyalty ability to activate, one planeswalker at a time: an
+        ultimate (cost -5 or less) when affordable; a minus ability whose best
+        target scores 2 or more (a kill, a threat removed) while the walker
+        survives it or the target is worth it; else the plus ability."""
+        best, best_sc = None, 0.0
+        walkers = {w.uid: w for w in self._v.me.planeswalkers}
+        for o in opts:
+            w = walkers.get(o.planeswalker)
+            c = _card(o.card)
+            if w is None or c is None or o.ability is None or o.ability >= len(c.abilities):
+                continue
+            ab = c.abilities[o.ability]
+            cost = ab["loyalty"]
+            if cost >= 0:
+                sc = 1.0
+            elif cost <= -5:
+                sc = 8.0
+            elif ab["targets"]:
+                ops = {e.get("op") for e in ab["effects"]}
+                intent = "help" if ops & _HELP_OPS and not ops & _HARM_OPS else "harm"
+                dmg = next((int(e["n"]) for e in ab["effects"] if e.get("op") == "damage"
+                            and isinstance(e.get("n"), int)), 0)
+                spec = ab["targets"][0]
+                tsc = max((x for _, x in self._candidate_scores(spec["type"], intent, dmg, c.name,
+                                                                 spec.get("opponent", False))), default=0.0)
+                sc = tsc if tsc >= 2.0 and (w.loyalty + cost >= 1 or tsc >= 5.0) else 0.0
+            else:
+                sc = 0.5
+            if sc > best_sc:
+                best, best_sc = o.action, sc
+        return best
+
     def _ally_low(self, thr: int) -> bool:
         return any(p.in_game and self._want.get(p.seat, 0) < -0.9 and p.life <= thr for p in self._v.players)
 
@@ -643,6 +689,10 @@ class HeuristicAgent(BaseAgent):
                 return _intent(top.source) == "harm"
             if kind == "creature":
                 owner = self._owner_of(x)
+                if owner is not None and self._want.get(owner, 0) < 0:
+                    return _intent(top.source) == "harm"
+            if kind == "planeswalker":          # one of ours or an ally's (CR 115.4)
+                owner = next((p.seat for p in self._v.players for w in p.planeswalkers if w.uid == x), None)
                 if owner is not None and self._want.get(owner, 0) < 0:
                     return _intent(top.source) == "harm"
         c = _card(top.source)
@@ -658,7 +708,7 @@ class HeuristicAgent(BaseAgent):
 
     def _spell_value(self, c) -> float:
         """How useful casting ``c`` now is (<= 0: don't)."""
-        if c.is_creature:
+        if c.is_creature or c.is_planeswalker:
             return 1.0 + c.cost
         ops = [e.get("op") for e in c.effects]
         v = self._v
@@ -727,7 +777,22 @@ class HeuristicAgent(BaseAgent):
             for p in v.players:
                 for c in p.creatures:
                     out.append((("creature", c.uid), self._creature_score(c, p.seat, intent, dmg)))
+        if ttype == "any":
+            for p in v.players:
+                for w in p.planeswalkers:
+                    out.append((("planeswalker", w.uid), self._walker_score(w, p.seat, intent, dmg)))
         return out
+
+    def _walker_score(self, w, owner: int, intent: str, dmg: int) -> float:
+        """Worth of hitting planeswalker ``w`` (a :class:`PlaneswalkerView`) of
+        ``owner``: a kill is worth much more than chipping loyalty."""
+        want = self._want.get(owner, 0.0)
+        if intent != "harm":
+            return -want
+        val = 2.0 + 0.5 * w.loyalty
+        if dmg:
+            val = val + 4.0 if dmg >= w.loyalty else val * 0.3
+        return want * val
 
     def _stack_score(self, uid: int, intent: str) -> float:
         for it in self._v.stack:
@@ -767,6 +832,12 @@ class HeuristicAgent(BaseAgent):
     def _option_target_score(self, o, intent, dmg, src) -> float:
         if o.stack is not None:
             return self._stack_score(o.stack, "harm")
+        if o.planeswalker is not None:
+            for p in self._v.players:
+                for w in p.planeswalkers:
+                    if w.uid == o.planeswalker:
+                        return self._walker_score(w, p.seat, intent, dmg)
+            return 0.0
         if o.creature is not None:
             for p in self._v.players:
                 for c in p.creatures:
@@ -914,8 +985,14 @@ class HeuristicAgent(BaseAgent):
             return sc
 
         ordered = sorted(targets, key=lambda p: (-tscore(p), p.seat))
+        # enemy planeswalkers worth attacking (CR 506.3): low enough to die to what we
+        # can send this combat, or close to their ultimate
+        loyalty_left = {w.uid: w.loyalty for p in targets for w in p.planeswalkers
+                        if w.loyalty <= total or w.loyalty >= 6}
         for c in sorted(cands, key=lambda c: (-_hits(c), c.uid)):
             if c.uid in keep or c.power <= 0:
+                continue
+            if loyalty_left and self._attack_walker(c, targets, loyalty_left, plan):
                 continue
             for p in ordered:
                 blockers = [b for b in p.creatures if not b.tapped and _can_block(b, c)]
@@ -927,6 +1004,22 @@ class HeuristicAgent(BaseAgent):
                     plan[c.uid] = p.seat
                     break
         return plan
+
+    def _attack_walker(self, c, targets: list, loyalty_left: dict, plan: dict) -> bool:
+        """Send ``c`` at an enemy planeswalker still standing in ``loyalty_left``
+        (uid -> loyalty not yet covered by planned attackers) when its
+        controller can't block it profitably; updates ``plan``."""
+        for p in targets:
+            for w in p.planeswalkers:
+                if loyalty_left.get(w.uid, 0) <= 0:
+                    continue
+                blockers = [b for b in p.creatures if not b.tapped and _can_block(b, c)]
+                if blockers and not all(_survives(c, b) for b in blockers):
+                    continue
+                plan[c.uid] = ("planeswalker", w.uid)
+                loyalty_left[w.uid] -= _hits(c)
+                return True
+        return False
 
     def _d_attacker(self, d):
         key = (self._v.turn, self._v.active)
@@ -944,12 +1037,14 @@ class HeuristicAgent(BaseAgent):
         # last choice, so the bot also labels states reached by another policy (DAgger)
         want = self._attack_plan.get(d.creature)
         for o in d.options:
-            if o.player == want:
+            if isinstance(want, tuple) and o.planeswalker == want[1]:
+                return o.action
+            if o.kind == "attack_player" and o.player == want:
                 return o.action
         role = self._v.me.role
         best, best_sc = None, None
         for o in d.options:
-            if o.player is None:
+            if o.player is None or o.kind != "attack_player":
                 continue
             sc = self._want.get(o.player, 0.0)
             if role == Role.GUARDIAN and o.player in self._leaders:
@@ -986,11 +1081,11 @@ class HeuristicAgent(BaseAgent):
         free(lambda b, a: _survives(b, a) and _hits(a) > 0)                   # safe walls
         if leader or me.life <= 10:
             free(lambda b, a: _kills(b, a) and _cvalue(a) >= _cvalue(b))      # trades
-        unblocked = sum(_hits(a) for a in attackers if a.uid not in blocked)
+        unblocked = sum(_hits(a) for a in attackers if a.uid not in blocked and a.attacking_planeswalker is None)
         for a in attackers:                                                    # chump while lethal
             if unblocked < me.life:
                 break
-            if a.uid in blocked or "menace" in a.keywords:
+            if a.uid in blocked or "menace" in a.keywords or a.attacking_planeswalker is not None:
                 continue
             opts = [b for b in blockers if b.uid not in used and _can_block(b, a)]
             if opts:

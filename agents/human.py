@@ -79,7 +79,8 @@ def card_summary(name: str) -> str:
     """A one-line summary of a card of the pool for a person choosing what to
     cast: mana cost, type, power/toughness and keywords, and the effect
     primitives with their amounts, e.g. ``"{1} instant: damage 2"`` or
-    ``"{5} creature 4/4 flying, vigilance"``; ``""`` for a name outside the
+    ``"{5} creature 4/4 flying, vigilance"``, a planeswalker's loyalty and
+    ability texts; ``""`` for a name outside the
     pool (a token or an identity)."""
     from treachery_env.cards import CARD_INDEX
 
@@ -91,6 +92,8 @@ def card_summary(name: str) -> str:
         out += f" {c.power}/{c.toughness}"
     if c.keywords:
         out += " " + ", ".join(sorted(k.replace("_", " ") for k in c.keywords))
+    if c.is_planeswalker:        # loyalty and loyalty abilities (CR 306.5b, 606)
+        return out + f" loyalty {c.loyalty}: " + "; ".join(ab["text"] for ab in c.abilities)
     effects = [e["op"].replace("_", " ") + (f" {e['n']}" if "n" in e else "") for e in c.effects]
     if effects:
         out += (": " if not c.is_creature else "; enters: ") + ", ".join(effects)

@@ -74,7 +74,7 @@ import numpy as np
 from treachery_env import identities as ids
 from treachery_env.cards import CARD_INDEX, CARDS, COUNTER_TOKENS, DECKS, TOKENS, card as card_def, deck_list
 from treachery_env.config import GameConfig
-from treachery_env.engine import Creature, Decision, DecisionKind, Game, IdentityCard, TalkState
+from treachery_env.engine import Attackable, Creature, Decision, DecisionKind, Game, IdentityCard, TalkState
 from treachery_env.observation import N_DECISIONS, N_PHASES, PLAYER_FEATURES, obs_layout
 from treachery_env.rules import Role, team_of
 
@@ -147,6 +147,10 @@ def _seen_cards(view: Any, seat: int) -> Counter:
         if not c.token and c.name in CARD_INDEX and not c.commander:
             seen[c.name] += 1
     seen["Wastes"] += p.lands
+    for q in view.players:          # its planeswalkers, whoever controls them (public)
+        for w in q.planeswalkers:
+            if w.owner == seat and w.name in CARD_INDEX:
+                seen[w.name] += 1
     if p.hand is not None:
         seen.update(p.hand)
     return seen
@@ -260,6 +264,14 @@ def _make_creature(g: Game, cv: Any, seat: int) -> Creature:
     return c
 
 
+def _make_attackable(g: Game, wv: Any, seat: int, turn: int) -> Attackable:
+    """An :class:`Attackable` rebuilt from a :class:`PlaneswalkerView` (all public):
+    same uid, card, owner, loyalty and once-per-turn use (CR 606.3)."""
+    w = Attackable(wv.uid, wv.kind, CARD_INDEX.get(wv.name), wv.owner, seat, wv.loyalty, turn - 1, wv.name)
+    w.used_turn = turn if wv.used_this_turn else -1
+    return w
+
+
 def _obs_player(observation: dict | None, n: int, rel: int, k: int) -> float | None:
     if observation is None:
         return None
@@ -276,7 +288,9 @@ def determinize(view: Any, rng: Any, observation: dict | None = None, beliefs: d
     history (harm, attacks); per player: in game, life, lands and untapped
     lands, artifact tokens, player counters, creatures (rebuilt from their
     :class:`CreatureView`: card or token definition, counters, damage, pumps,
-    tapped, summoning sickness, same uids and slot order), graveyard, exile,
+    tapped, summoning sickness, same uids and slot order, the planeswalker
+    each attacks), planeswalkers (from their :class:`PlaneswalkerView`: card,
+    owner, loyalty, ability used this turn, same uids and order), graveyard, exile,
     commander and its zone, commander damage taken, identity counters, known
     identities (face up or shown), the seat's own hand, usable-elsewhere cards
     and land drop.  From the observation vector when given: commander casts and
@@ -365,7 +379,8 @@ def determinize(view: Any, rng: Any, observation: dict | None = None, beliefs: d
     # ---- identities
     roles = _sample_roles(view, r, beliefs)
     pool = _identity_pool(view)
-    max_uid = max([c.uid for p in view.players for c in p.creatures] + [0])
+    max_uid = max([c.uid for p in view.players for c in p.creatures]
+                  + [w.uid for p in view.players for w in p.planeswalkers] + [0])
     g._uid = max_uid + 1000
     g.revealed_identities = set()
     g.leader_attacked_by = set()
@@ -421,6 +436,7 @@ def determinize(view: Any, rng: Any, observation: dict | None = None, beliefs: d
         pool_mana = _obs_player(observation, n, rel, 15)
         pl.mana_pool = int(round(pool_mana * 10)) if pool_mana is not None else 0
         pl.creatures = [_make_creature(g, cv, s) for cv in p.creatures]
+        pl.attackables = [_make_attackable(g, wv, s, view.turn) for wv in p.planeswalkers]
         if s == me and observation is not None:
             pl.land_played = bool(observation["observation"][glob + 2 + n + 1])
         else:
@@ -439,6 +455,15 @@ def determinize(view: Any, rng: Any, observation: dict | None = None, beliefs: d
     # combat: attackers of the active player and the blocks declared so far
     byuid = {c.uid: c for p in g.players for c in p.creatures}
     g.combat_attackers = [c for c in g.players[g.active].creatures if c.attacking >= 0]
+    walkers = {w.uid: w for p in g.players for w in p.attackables}
+    for p in view.players:
+        for cv in p.creatures:
+            if cv.attacking_planeswalker is not None:
+                c = byuid[cv.uid]
+                c.attacking_obj = walkers.get(cv.attacking_planeswalker)
+                if c.attacking_obj is None:   # the planeswalker it attacked has left (CR 506.4)
+                    c.attacking_obj = Attackable(cv.attacking_planeswalker, "planeswalker", None, cv.attacking,
+                                                 cv.attacking, 0, 0, "(gone)")
     for p in view.players:
         for cv in p.creatures:
             if cv.blocking is not None:

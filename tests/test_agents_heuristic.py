@@ -193,7 +193,7 @@ def test_combat_labels_follow_the_declared_creature():
     bot's defending-player (or attacker-to-block) choice is its plan for the
     creature actually being declared, which the decision names (CR 508.1, 509.1)."""
     checked = {"defender": 0, "blocked": 0}
-    for seed in range(60):
+    for seed in range(200):         # stops as soon as both kinds were checked (blocks are rarer)
         env = raw_env(config=GameConfig(num_players=4, commander=False, starting_life=20, max_turns=30))
         env.reset(seed=seed)
         g = env.game
@@ -213,8 +213,12 @@ def test_combat_labels_follow_the_declared_creature():
                     want = plan.get(d.creature)         # the bot's plan for the creature being declared
                 label = expert.act(obs, info)          # the expert labels every decision of seat 0
                 if d.kind in checked and want is not None:
-                    key = "player" if d.kind == "defender" else "creature"
-                    assert label == next(o.action for o in d.options if getattr(o, key) == want)
+                    if isinstance(want, tuple):          # ("planeswalker", uid): attack a planeswalker
+                        assert label == next(o.action for o in d.options if o.planeswalker == want[1])
+                    else:
+                        key = "player" if d.kind == "defender" else "creature"
+                        assert label == next(o.action for o in d.options if getattr(o, key) == want
+                                             and o.kind != "attack_planeswalker")
                     checked[d.kind] += 1
             env.step(others[seat].act(obs, info))   # ... while the random policy plays
         if checked["defender"] >= 5 and checked["blocked"] >= 1:

@@ -27,6 +27,11 @@ def check_invariants(g: Game) -> None:
             assert not p.creatures and not p.hand and p.identity.face_up
         for c in p.creatures:
             assert c.controller == p.seat and c.toughness > 0 or c.damage == 0
+        if p.has_lost:
+            assert not p.attackables, "planeswalkers leave with their controller (CR 800.4a)"
+        for w in p.attackables:
+            assert w.controller == p.seat and not g.players[w.owner].has_lost
+            assert w.used_turn <= g.turn
     assert g.n_alive == sum(not p.has_lost for p in g.players)
     if not g.is_over:
         d = g.decision

@@ -24,7 +24,7 @@ import pytest
 import agents
 from agents.heuristic import HeuristicAgent
 from treachery_env import GameConfig, cards
-from treachery_env.actions import MAX_CHOICE, ActionLayout, talk_size
+from treachery_env.actions import MAX_CHOICE, MAX_WALKERS, N_LOYALTY_ABILITIES, ActionLayout, talk_size
 from treachery_env.engine import DecisionKind, Game
 from treachery_env.observation import PLAYER_FEATURES, encode, obs_layout, seat_view
 from treachery_env.rules import Role, Team
@@ -324,7 +324,8 @@ def test_concede_is_the_last_action_block():
     """The CONCEDE block is appended at the end, after TALK: every other block keeps its offset."""
     for n in (4, 5, 12):
         L = ActionLayout(n)
-        assert L.CONCEDE == L.TALK + talk_size(n) == L.CHOICE + MAX_CHOICE + talk_size(n) == L.size - 1
+        walkers = (n + 1) * MAX_WALKERS + MAX_WALKERS * N_LOYALTY_ABILITIES    # WALKER, LOYALTY
+        assert L.CONCEDE == L.TALK + talk_size(n) == L.CHOICE + MAX_CHOICE + walkers + talk_size(n) == L.size - 1
         assert L.decode(L.CONCEDE) == ("CONCEDE", 0, 0)
 
 

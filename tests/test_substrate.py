@@ -1086,8 +1086,9 @@ def test_preset_decks_are_99_cards_plus_a_legendary_commander():
 
 def test_card_pool_size_and_creature_curve():
     """DESIGN section 2: a pool rich enough for real choices: at least 40
-    distinct cards and creatures at every mana value from 1 to 7."""
+    distinct cards and creatures at every mana value from 1 to 7; planeswalkers
+    (CR 306) are the one noncreature permanent card type."""
     assert len({c.name for c in cards.CARDS}) == len(cards.CARDS) >= 40
     curve = {c.cost for c in cards.CARDS if c.is_creature}
     assert set(range(1, 8)) <= curve
-    assert {c.type for c in cards.CARDS} == {"land", "creature", "instant", "sorcery"}
+    assert {c.type for c in cards.CARDS} == {"land", "creature", "planeswalker", "instant", "sorcery"}

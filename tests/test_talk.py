@@ -24,7 +24,7 @@ from agents.belief import RoleBelief
 from agents.ismcts import ISMCTSAgent, rollout_action
 from agents.play import play_game
 from treachery_env import GameConfig
-from treachery_env.actions import MAX_CHOICE, ActionLayout, talk_size
+from treachery_env.actions import MAX_CHOICE, MAX_WALKERS, N_LOYALTY_ABILITIES, ActionLayout, talk_size
 from treachery_env.engine import DecisionKind, Game, TalkMessage
 from treachery_env.observation import TALK_PAIR_FEATURES, TALK_SPEAKER_FEATURES, encode, obs_layout, seat_view
 from treachery_env.rules import Role
@@ -65,11 +65,14 @@ def _summary_without_talk(g: Game) -> dict:
 # ---------------------------------------------------------------------------- layout and config
 @pytest.mark.parametrize("n", [4, 5, 8, 12])
 def test_talk_block_is_appended_and_decodes(n):
-    """The TALK block comes after every earlier block (their offsets are those
-    of the layout before talk), only CONCEDE after it, and each of its
-    ``8n + 6`` indices decodes to a message and back."""
+    """The TALK block comes after every earlier block (CHOICE, then the
+    planeswalker blocks WALKER ((n + 1) x 4) and LOYALTY (4 x 3)), only
+    CONCEDE after it, and each of its ``8n + 6`` indices decodes to a message
+    and back."""
     L = ActionLayout(n)
-    assert L.TALK == L.CHOICE + MAX_CHOICE and L.CONCEDE == L.TALK + talk_size(n) == L.TALK + 8 * n + 6
+    assert L.WALKER == L.CHOICE + MAX_CHOICE and L.LOYALTY == L.WALKER + (n + 1) * MAX_WALKERS
+    assert L.TALK == L.LOYALTY + MAX_WALKERS * N_LOYALTY_ABILITIES
+    assert L.CONCEDE == L.TALK + talk_size(n) == L.TALK + 8 * n + 6
     seen = set()
     for a in range(L.TALK, L.CONCEDE):
         kind, rel, role = L.talk_decode(a)

@@ -195,12 +195,12 @@ def test_collector_is_deterministic(tmp_path):
 
 
 def test_ppo_updates_fit_a_fixed_batch(tmp_path):
-    # 30 turns and 800 steps: the batch holds finished games, so the value targets carry the +-1 rewards
+    # 30 turns and 1200 steps: the batch holds finished games, so the value targets carry the +-1 rewards
     cfg = tiny(tmp_path, epochs=1, target_kl=0.0, ent_coef=0.0, learning_rate=1e-3,
                game=dict(TINY_GAME, max_turns=30))
     torch.manual_seed(0)
     col = Collector(cfg, seed=1)
-    batch, _, _ = col.collect(800)
+    batch, _, _ = col.collect(1200)
     assert np.abs(np.asarray(batch["ret"])).max() > 0.5
     net = col.net
     opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)

@@ -21,6 +21,12 @@ PLAYER         n          the player at relative seat ``i``
 PERM           n * 20     the creature in slot ``j`` of relative seat ``i``
 STACK          10         the stack object at depth ``i`` (0 = top)
 CHOICE         40         option ``i`` of a list (a number, a mode, a card)
+WALKER         (n+1) * 4  the attackable permanent (planeswalker) in slot ``j`` of
+                          relative seat ``i`` (attack it, target it); row ``n``
+                          is reserved for uncontrolled ones (Throne Magic's
+                          Throne and Holdings in the middle of the table)
+LOYALTY        4 * 3      activate loyalty ability ``k`` of your planeswalker in
+                          slot ``j`` (index ``3j + k``; CR 606)
 TALK           8n + 6     table talk (:data:`TALK_ACTIONS`): claim role ``r``
                           (4); accuse relative seat ``i`` of role ``r``
                           (``4i + r``, n x 4); defend, threaten, protect
@@ -32,8 +38,8 @@ CONCEDE        1          concede the game (CR 104.3a); legal only for seats tha
 =============  =========  =====================================================
 
 Roles ``r`` in TALK are :class:`~treachery_env.rules.Role` values (Leader 0,
-Guardian 1, Assassin 2, Traitor 3).  TALK and CONCEDE come last so that every
-earlier index keeps its offset; :meth:`ActionLayout.talk` and
+Guardian 1, Assassin 2, Traitor 3).  TALK and CONCEDE come last (WALKER and
+LOYALTY sit between CHOICE and TALK); CONCEDE is the last index; :meth:`ActionLayout.talk` and
 :meth:`ActionLayout.talk_decode` translate within TALK
 (:mod:`treachery_env.engine.talk` has the rules).
 """
@@ -41,7 +47,8 @@ earlier index keeps its offset; :meth:`ActionLayout.talk` and
 from __future__ import annotations
 
 __all__ = ["ActionLayout", "MAX_HAND", "MAX_X", "MAX_PERMS", "MAX_STACK", "MAX_CHOICE", "MAX_OTHER",
-           "TOKEN_ABILITIES", "N_IDENTITY_ABILITIES", "TALK_ACTIONS", "talk_size"]
+           "MAX_WALKERS", "N_LOYALTY_ABILITIES", "TOKEN_ABILITIES", "N_IDENTITY_ABILITIES", "TALK_ACTIONS",
+           "talk_size"]
 
 MAX_HAND = 15
 MAX_X = 15
@@ -51,6 +58,10 @@ MAX_PERMS = 20
 MAX_STACK = 10
 MAX_CHOICE = 40
 MAX_OTHER = 8
+MAX_WALKERS = 4
+"""Attackable-permanent (planeswalker) slots per player in the WALKER block and the observation."""
+N_LOYALTY_ABILITIES = 3
+"""Loyalty abilities per planeswalker in the LOYALTY block (CR 606)."""
 TALK_ACTIONS = ("claim", "accuse", "defend", "threaten", "protect", "request", "offer", "accept")
 """Sub-blocks of the TALK block, in order (see the table above)."""
 N_TALK_ROLES = 4
@@ -73,11 +84,11 @@ class ActionLayout:
         n: number of players.
         size: total number of actions (the ``Discrete`` space size).
         PASS, HAND, COMMANDER, UNVEIL, IDENTITY_AB, TOKEN_AB, OTHER, PLAYER, PERM,
-        STACK, CHOICE, TALK, CONCEDE: first index of each block.
+        STACK, CHOICE, WALKER, LOYALTY, TALK, CONCEDE: first index of each block.
     """
 
     __slots__ = ("n", "PASS", "HAND", "COMMANDER", "UNVEIL", "IDENTITY_AB", "TOKEN_AB", "OTHER",
-                 "PLAYER", "PERM", "STACK", "CHOICE", "TALK", "CONCEDE", "size", "_blocks", "_talk")
+                 "PLAYER", "PERM", "STACK", "CHOICE", "WALKER", "LOYALTY", "TALK", "CONCEDE", "size", "_blocks", "_talk")
 
     def __init__(self, num_players: int):
         self.n = num_players
@@ -87,7 +98,9 @@ class ActionLayout:
                            ("IDENTITY_AB", N_IDENTITY_ABILITIES), ("TOKEN_AB", len(TOKEN_ABILITIES)),
                            ("OTHER", MAX_OTHER),
                            ("PLAYER", num_players), ("PERM", num_players * MAX_PERMS),
-                           ("STACK", MAX_STACK), ("CHOICE", MAX_CHOICE), ("TALK", talk_size(num_players)),
+                           ("STACK", MAX_STACK), ("CHOICE", MAX_CHOICE),
+                           ("WALKER", (num_players + 1) * MAX_WALKERS),
+                           ("LOYALTY", MAX_WALKERS * N_LOYALTY_ABILITIES), ("TALK", talk_size(num_players)),
                            ("CONCEDE", 1)):
             setattr(self, name, off)
             blocks.append((name, off, size))
@@ -103,6 +116,31 @@ class ActionLayout:
     def perm(self, rel_seat: int, slot: int) -> int:
         """Action index of the creature in ``slot`` of relative seat ``rel_seat``."""
         return self.PERM + rel_seat * MAX_PERMS + slot
+
+    def walker(self, rel_seat: int, slot: int) -> int:
+        """Action index of the attackable permanent (planeswalker) in ``slot`` of
+        relative seat ``rel_seat`` (``rel_seat == n``: the uncontrolled row,
+        reserved for Throne Magic).
+
+        Raises:
+            ValueError: for a seat or slot out of range.
+        """
+        if not 0 <= rel_seat <= self.n or not 0 <= slot < MAX_WALKERS:
+            raise ValueError(f"walker: relative seat must be 0-{self.n} and slot 0-{MAX_WALKERS - 1}, "
+                             f"got {rel_seat}, {slot}")
+        return self.WALKER + rel_seat * MAX_WALKERS + slot
+
+    def loyalty(self, slot: int, ability: int) -> int:
+        """Action index that activates loyalty ability ``ability`` of your
+        planeswalker in ``slot`` (CR 606).
+
+        Raises:
+            ValueError: for a slot or ability out of range.
+        """
+        if not 0 <= slot < MAX_WALKERS or not 0 <= ability < N_LOYALTY_ABILITIES:
+            raise ValueError(f"loyalty: slot must be 0-{MAX_WALKERS - 1} and ability 0-{N_LOYALTY_ABILITIES - 1}, "
+                             f"got {slot}, {ability}")
+        return self.LOYALTY + slot * N_LOYALTY_ABILITIES + ability
 
     def talk(self, kind: str, rel_seat: int = 0, role: int = 0) -> int:
         """Action index of a talk message: ``kind`` from :data:`TALK_ACTIONS`,
@@ -145,7 +183,9 @@ class ActionLayout:
                          f"[{self.TALK}, {self.TALK + talk_size(self.n)}))")
 
     def decode(self, action: int) -> tuple[str, int, int]:
-        """``(block, i, j)`` of an action index; ``j`` is the slot for PERM, else 0.
+        """``(block, i, j)`` of an action index; ``j`` is the slot for PERM and
+        WALKER (``i`` the relative seat), the ability for LOYALTY (``i`` the
+        slot), else 0.
 
         Raises:
             ValueError: if ``action`` is outside ``[0, size)``.
@@ -157,5 +197,9 @@ class ActionLayout:
                 i = action - off
                 if name == "PERM":
                     return name, i // MAX_PERMS, i % MAX_PERMS
+                if name == "WALKER":
+                    return name, i // MAX_WALKERS, i % MAX_WALKERS
+                if name == "LOYALTY":
+                    return name, i // N_LOYALTY_ABILITIES, i % N_LOYALTY_ABILITIES
                 return name, i, 0
         raise AssertionError("unreachable")

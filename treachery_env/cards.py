@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["CardDef", "TokenDef", "CARDS", "CARD_INDEX", "TOKENS", "DECKS", "RECOMMENDED_EXCLUSIONS", "card",
-           "deck_list",
+           "deck_list", "WALKER_CARDS",
            "KEYWORDS", "COUNTER_TOKENS", "TARGET_TYPES"]
 
 KEYWORDS = ("flying", "reach", "haste", "vigilance", "lifelink", "deathtouch", "trample",
@@ -39,7 +39,8 @@ class CardDef:
     Attributes:
         index: position in :data:`CARDS` (stable id used in observations).
         name: card name.
-        type: ``"land"``, ``"creature"``, ``"instant"`` or ``"sorcery"``.
+        type: ``"land"``, ``"creature"``, ``"planeswalker"``, ``"instant"`` or
+            ``"sorcery"``.
         cost: generic mana value (``X`` excluded).
         power, toughness: base stats for creatures, 0 otherwise.
         keywords: frozenset of :data:`KEYWORDS`.
@@ -50,6 +51,12 @@ class CardDef:
         legendary: legendary creature (can be a commander).
         flash: the card may be cast whenever its controller could cast an
             instant (CR 702.8, Flash).
+        loyalty: printed loyalty of a planeswalker (CR 306.5b: it enters with
+            that many loyalty counters), 0 otherwise.
+        abilities: a planeswalker's loyalty abilities (CR 606), in printed
+            order: dicts ``{"loyalty": +n / -n (the cost, CR 606.4),
+            "effects": [...], "targets": [...], "text": "..."}``; effects and
+            targets are the same primitives as a spell's.
     """
 
     def __deepcopy__(self, memo):  # immutable: share, don't copy (Game.clone)
@@ -67,6 +74,8 @@ class CardDef:
     x: bool = False
     legendary: bool = False
     flash: bool = False
+    loyalty: int = 0
+    abilities: tuple = ()
 
     @property
     def is_land(self) -> bool:
@@ -77,6 +86,11 @@ class CardDef:
     def is_creature(self) -> bool:
         """Whether the card is a creature card."""
         return self.type == "creature"
+
+    @property
+    def is_planeswalker(self) -> bool:
+        """Whether the card is a planeswalker card (CR 306)."""
+        return self.type == "planeswalker"
 
     @property
     def is_instant(self) -> bool:
@@ -117,15 +131,20 @@ def _build_cards() -> tuple[list[CardDef], dict[str, TokenDef]]:
         bad = kws - set(KEYWORDS)
         if bad:
             raise ValueError(f"card {c['name']!r} has unknown keywords {sorted(bad)}")
-        for t in c.get("targets", ()):
+        for t in list(c.get("targets", ())) + [t for ab in c.get("abilities", ()) for t in ab.get("targets", ())]:
             if t["type"] not in TARGET_TYPES:
                 raise ValueError(f"card {c['name']!r} has unknown target type {t['type']!r}")
+        if c["type"] == "planeswalker" and (int(c.get("loyalty", 0)) <= 0 or not c.get("abilities")):
+            raise ValueError(f"planeswalker {c['name']!r} needs a positive loyalty and loyalty abilities (CR 306.5b)")
         cards.append(CardDef(
             index=i, name=c["name"], type=c["type"], cost=int(c["cost"]),
             power=int(c.get("power", 0)), toughness=int(c.get("toughness", 0)),
             keywords=kws, effects=tuple(c.get("effects", ())), targets=tuple(c.get("targets", ())),
             x=bool(c.get("x", False)), legendary=bool(c.get("legendary", False)),
-            flash=bool(c.get("flash", False)),
+            flash=bool(c.get("flash", False)), loyalty=int(c.get("loyalty", 0)),
+            abilities=tuple({"loyalty": int(ab["loyalty"]), "effects": tuple(ab.get("effects", ())),
+                             "targets": tuple(ab.get("targets", ())), "text": ab.get("text", "")}
+                            for ab in c.get("abilities", ())),
         ))
     tokens = {
         name: TokenDef(name=name, type=t["type"], power=int(t.get("power", 0)),
@@ -138,6 +157,9 @@ def _build_cards() -> tuple[list[CardDef], dict[str, TokenDef]]:
 
 CARDS, TOKENS = _build_cards()
 CARD_INDEX: dict[str, CardDef] = {c.name: c for c in CARDS}
+WALKER_CARDS: tuple[CardDef, ...] = tuple(c for c in CARDS if c.is_planeswalker)
+"""The planeswalker cards of the pool, in pool order (their one-hot in the
+observation's attackable-permanent slots)."""
 _DECK_DATA = _load("decks.json")
 DECKS: dict[str, dict[str, Any]] = _DECK_DATA["decks"]
 RECOMMENDED_EXCLUSIONS: tuple[str, ...] = tuple(_DECK_DATA["recommended_exclusions"]["cards"])

@@ -32,7 +32,15 @@ The vector (float32, shape ``(obs_size(n),)``) is laid out by :class:`ObsLayout`
   power / 10, toughness / 10, damage / 10, tapped, can't attack yet
   (summoning sick), attacking, attacked player (relative, one-hot n),
   blocking, blocked, +1/+1 counters / 5, stun counters, token, commander,
-  11 keyword bits;
+  11 keyword bits, attacked planeswalker (slot one-hot in the defending
+  player's attackable slots, 4);
+* per attackable-permanent slot ((n + 1) x 4 slots of ``walker_features``;
+  rows = relative seat of the controller, row n reserved for uncontrolled
+  ones, Throne Magic; the same slots as the WALKER actions): present, kind
+  one-hot (planeswalker, throne, holding), card one-hot over the pool's
+  planeswalker cards (``cards.WALKER_CARDS``), loyalty / 10, a loyalty
+  ability activated this turn (CR 606.3), creatures attacking it / 5,
+  targeted by a stack object, owner is not the controller;
 * own hand: 15 slots x card one-hot (every card of the pool);
 * stack: 10 slots (top first) of present, controller (relative one-hot), spell,
   identity source, card one-hot, X / 10, targeted players (relative multi-hot);
@@ -65,19 +73,19 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .actions import MAX_HAND, MAX_OTHER, MAX_PERMS, MAX_STACK
-from .cards import CARDS, COUNTER_TOKENS, KEYWORDS
+from .actions import MAX_HAND, MAX_OTHER, MAX_PERMS, MAX_STACK, MAX_WALKERS
+from .cards import CARDS, COUNTER_TOKENS, KEYWORDS, WALKER_CARDS
 from .identities import all_identities
 from .rules import Role
 
-from .engine.state import PHASE_INDEX, DecisionKind
+from .engine.state import ATTACKABLE_KINDS, PHASE_INDEX, DecisionKind
 from .engine.talk import TALK_KINDS, TalkMessage
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game
 
 __all__ = ["ObsLayout", "obs_layout", "encode", "seat_view", "SeatView", "LazySeatView", "DecisionView", "OptionView", "PlayerView", "CreatureView",
-           "StackView", "TalkView", "TalkMessage", "PLAYER_FEATURES", "CREATURE_FEATURES", "TALK_SPEAKER_FEATURES",
+           "PlaneswalkerView", "StackView", "WALKER_FEATURES", "TalkView", "TalkMessage", "PLAYER_FEATURES", "CREATURE_FEATURES", "TALK_SPEAKER_FEATURES",
            "TALK_PAIR_FEATURES"]
 
 N_CARDS = len(CARDS)
@@ -92,7 +100,11 @@ PLAYER_COUNTERS = ("gem", "nut", "rad")
 # in game .. mana pool (16), tokens, face up + role (5), identity one-hot, counters .. shield (4),
 # player counters, usable elsewhere (1), mulligans taken (1)
 PLAYER_FEATURES = 16 + len(COUNTER_TOKENS) + 5 + N_IDENTITIES + 4 + len(PLAYER_COUNTERS) + 2
-CREATURE_FEATURES = 14 + len(KEYWORDS)
+CREATURE_FEATURES = 14 + len(KEYWORDS) + MAX_WALKERS
+_WALKER_INDEX = {c.index: k for k, c in enumerate(WALKER_CARDS)}
+_KIND_INDEX = {k: i for i, k in enumerate(ATTACKABLE_KINDS)}
+WALKER_FEATURES = 1 + len(ATTACKABLE_KINDS) + len(WALKER_CARDS) + 5
+"""Features of one attackable-permanent slot (see the module docstring)."""
 TALK_SPEAKER_FEATURES = 6     # claim one-hot (4), request, said this turn / limit
 TALK_PAIR_FEATURES = 9        # stance one-hot (4 accused roles, defended), threaten, protect, truce, broke a truce
 _STANCE = {"accuse": 0, "defend": 4}
@@ -104,7 +116,8 @@ class ObsLayout:
     """Offsets of the observation blocks for ``n`` players (see module docstring).
 
     Attributes:
-        n, size, and the offsets ``glob``, ``players``, ``creatures``, ``hand``,
+        n, size, and the offsets ``glob``, ``players``, ``creatures``,
+        ``walkers`` ((n + 1) x MAX_WALKERS slots of ``WALKER_FEATURES``), ``hand``,
         ``stack``, ``dream``, ``context``, ``talk`` (per speaker),
         ``talk_pairs`` (per speaker x subject), ``talk_last`` (the last
         message); ``stack_features`` per stack slot.
@@ -122,6 +135,8 @@ class ObsLayout:
         self.creatures = off
         self.creature_features = CREATURE_FEATURES - 1 + n   # attacked player one-hot of n
         off += n * MAX_PERMS * self.creature_features
+        self.walkers = off
+        off += (n + 1) * MAX_WALKERS * WALKER_FEATURES
         self.hand = off
         off += MAX_HAND * N_CARDS
         self.stack = off
@@ -152,7 +167,7 @@ def obs_layout(n: int) -> ObsLayout:
 
 def _creature_chunk(key: tuple, n: int, cf: int) -> array:
     """Encoded block of one creature slot from its feature key (see :func:`encode`)."""
-    power, toughness, damage, tapped, sick, att_rel, blocking, blocked, p1p1, stun, token, cmdr, kws = key
+    power, toughness, damage, tapped, sick, att_rel, blocking, blocked, p1p1, stun, token, cmdr, kws, att_w = key
     o = array("f", bytes(4 * cf))
     o[0] = 1.0
     o[1] = power / 10.0
@@ -172,7 +187,41 @@ def _creature_chunk(key: tuple, n: int, cf: int) -> array:
     o[q2 + 5] = float(cmdr)
     for kw in kws:
         o[q2 + 6 + _KW_INDEX[kw]] = 1.0
+    if att_w >= 0:
+        o[q2 + 6 + len(KEYWORDS) + att_w] = 1.0
     return o
+
+
+def _walker_slot(game: "Game", w: Any) -> int:
+    """Slot of attackable permanent ``w`` among its controller's (-1 if gone or beyond the slots)."""
+    ws = game.players[w.controller].attackables
+    if w not in ws:
+        return -1
+    k = ws.index(w)
+    return k if k < MAX_WALKERS else -1
+
+
+def _encode_walkers(game: "Game", p: Any, o: array, base: int) -> None:
+    """Write the attackable-permanent slots of player ``p`` (see the module docstring) at ``base``."""
+    attackers: dict = {}
+    for a in game.combat_attackers:
+        if a.attacking_obj is not None:
+            attackers[a.attacking_obj.uid] = attackers.get(a.attacking_obj.uid, 0) + 1
+    targeted = {t[1].uid for it in game.stack for t in it.targets if t is not None and t[0] == "w"}
+    nk = len(ATTACKABLE_KINDS)
+    nw = len(WALKER_CARDS)
+    for slot, w in enumerate(p.attackables[:MAX_WALKERS]):
+        q = base + slot * WALKER_FEATURES
+        o[q] = 1.0
+        o[q + 1 + _KIND_INDEX[w.kind]] = 1.0
+        if w.card is not None and w.card.index in _WALKER_INDEX:
+            o[q + 1 + nk + _WALKER_INDEX[w.card.index]] = 1.0
+        q += 1 + nk + nw
+        o[q] = w.loyalty / 10.0
+        o[q + 1] = float(w.used_turn == game.turn)
+        o[q + 2] = attackers.get(w.uid, 0) / 5.0
+        o[q + 3] = float(w.uid in targeted)
+        o[q + 4] = float(w.owner != w.controller)
 
 
 def _declared_creature(d: Any, viewer: int) -> Any:
@@ -298,12 +347,15 @@ def encode(game: "Game", viewer: int) -> np.ndarray:
             key = (c.base_power + c.p1p1 + c.pump_p, c.base_toughness + c.p1p1 + c.pump_q, c.damage, c.tapped,
                    c.entered_turn >= turn and "haste" not in kws,
                    -1 if c.attacking < 0 else (c.attacking - viewer) % n, c.blocking is not None,
-                   bool(c.blocked_by), c.p1p1, c.stun, c.token, c.is_commander, kws)
+                   bool(c.blocked_by), c.p1p1, c.stun, c.token, c.is_commander, kws,
+                   -1 if c.attacking_obj is None else _walker_slot(game, c.attacking_obj))
             chunk = chunks.get(key)
             if chunk is None:
                 chunk = chunks[key] = _creature_chunk(key, n, cf)
             q = cb + slot * cf
             o[q:q + cf] = chunk
+        if p.attackables:
+            _encode_walkers(game, p, o, L.walkers + r * MAX_WALKERS * WALKER_FEATURES)
         if s == viewer and "dream" in data:
             for _, card in data["dream"]:
                 o[L.dream + card.index] += 0.25
@@ -410,7 +462,9 @@ def _encode_talk(game: "Game", viewer: int, o: array, L: ObsLayout) -> None:
 # ---------------------------------------------------------------------------- structured view
 @dataclass(frozen=True)
 class CreatureView:
-    """A creature as everyone sees it.  ``attacking`` is an absolute seat or -1."""
+    """A creature as everyone sees it.  ``attacking`` is an absolute seat (the
+    defending player) or -1; ``attacking_planeswalker`` the uid of the
+    planeswalker it attacks (CR 506.3), None when it attacks the player."""
 
     uid: int
     name: str
@@ -426,6 +480,26 @@ class CreatureView:
     stun: int
     token: bool
     commander: bool
+    attacking_planeswalker: int | None = None
+
+
+@dataclass(frozen=True)
+class PlaneswalkerView:
+    """An attackable permanent as everyone sees it (all public): a planeswalker
+    (``kind``, CR 306) with its loyalty (CR 306.5b), whether one of its
+    loyalty abilities was activated this turn (CR 606.3), its abilities'
+    loyalty costs and texts (``abilities``: ``((cost, text), ...)``), and the
+    uids of the creatures attacking it."""
+
+    uid: int
+    name: str
+    kind: str
+    owner: int
+    controller: int
+    loyalty: int
+    used_this_turn: bool
+    abilities: tuple
+    attackers: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -436,7 +510,9 @@ class PlayerView:
     ``hand`` is None for other players (``hand_size`` is public);
     ``usable_elsewhere`` lists the cards the viewer may cast from other zones
     (the OTHER actions, in order), None for other players; ``mulligans`` is
-    the number of mulligans the player took before the game (public, CR 103.5).
+    the number of mulligans the player took before the game (public, CR 103.5);
+    ``planeswalkers`` the attackable permanents it controls
+    (:class:`PlaneswalkerView`, in slot order).
     """
 
     seat: int
@@ -462,12 +538,13 @@ class PlayerView:
     player_counters: dict
     usable_elsewhere: tuple | None
     mulligans: int = 0
+    planeswalkers: tuple = ()
 
 
 @dataclass(frozen=True)
 class StackView:
-    """A stack object: ``targets`` are ``("player", seat)``, ``("creature", uid)``
-    or ``("stack", uid)``."""
+    """A stack object: ``targets`` are ``("player", seat)``, ``("creature", uid)``,
+    ``("planeswalker", uid)`` or ``("stack", uid)``."""
 
     uid: int
     kind: str
@@ -490,9 +567,11 @@ class OptionView:
             mulligan, CR 103.5), ``"bottom"`` (put ``card`` on the bottom of the
             library after a mulligan), ``"concede"`` (concede the game, CR 104.3a),
             ``"land"``, ``"cast"``, ``"commander"``, ``"unveil"``,
-            ``"identity_ability"``, ``"token"``, ``"permission"`` (priority);
-            ``"attack_with"``, ``"attack_player"``, ``"block_with"``, ``"block"``
-            (combat); ``"target"``, ``"number"``, ``"discard"``, ``"cost"``,
+            ``"identity_ability"``, ``"token"``, ``"permission"``, ``"loyalty"``
+            (activate loyalty ability ``ability`` of ``planeswalker``, CR 606)
+            (priority); ``"attack_with"``, ``"attack_player"``,
+            ``"attack_planeswalker"`` (``planeswalker``, controlled by
+            ``player``, CR 506.3), ``"block_with"``, ``"block"`` (combat); ``"target"``, ``"number"``, ``"discard"``, ``"cost"``,
             ``"choice"`` (other decisions).
         card: name of the card it casts, plays, discards or pays with.
         player: absolute seat it targets or attacks.
@@ -507,6 +586,7 @@ class OptionView:
             ``kind == "accept"`` accepts the truce ``player`` offered (a
             ``"deal"`` decision, whose ``"pass"`` rejects it).
         role: the role a claim or accusation names.
+        planeswalker: uid of the planeswalker it attacks, targets or activates.
     """
 
     action: int
@@ -520,6 +600,7 @@ class OptionView:
     ability: "int | str | None" = None
     talk: str | None = None
     role: Role | None = None
+    planeswalker: int | None = None
 
 
 @dataclass(frozen=True)
@@ -570,11 +651,16 @@ def _option_view(game: "Game", d: Any, action: int, payload: Any) -> OptionView:
             return OptionView(action, text, what, ability=arg)
         if what == "permission":
             return OptionView(action, text, what, card=p.permissions[arg]["card"].name)
+        if what == "loyalty":
+            w = p.attackables[arg[0]]
+            return OptionView(action, text, what, card=w.name, ability=arg[1], planeswalker=w.uid)
     if kind == DecisionKind.DEAL:
         return OptionView(action, text, "accept", player=d.ctx[0])
     if kind == DecisionKind.ATTACKER:
         return OptionView(action, text, "attack_with", creature=payload.uid)
     if kind == DecisionKind.DEFENDER:
+        if not isinstance(payload, int):
+            return OptionView(action, text, "attack_planeswalker", player=payload.controller, planeswalker=payload.uid)
         return OptionView(action, text, "attack_player", player=payload)
     if kind == DecisionKind.BLOCKER:
         return OptionView(action, text, "block_with", creature=payload.uid)
@@ -585,12 +671,14 @@ def _option_view(game: "Game", d: Any, action: int, payload: Any) -> OptionView:
     if kind in (DecisionKind.DISCARD, DecisionKind.COST) and isinstance(payload, int):
         return OptionView(action, text, "discard" if kind == DecisionKind.DISCARD else "cost",
                           card=p.hand[payload].name)
-    if isinstance(payload, tuple) and len(payload) == 2 and payload[0] in ("p", "c", "s"):
+    if isinstance(payload, tuple) and len(payload) == 2 and payload[0] in ("p", "c", "s", "w"):
         t, obj = payload
         if t == "p":
             return OptionView(action, text, "target", player=obj)
         if t == "c":
             return OptionView(action, text, "target", creature=obj.uid, player=obj.controller)
+        if t == "w":
+            return OptionView(action, text, "target", planeswalker=obj.uid, player=obj.controller)
         return OptionView(action, text, "target", stack=obj.uid)
     if hasattr(payload, "base_power"):
         return OptionView(action, text, "cost" if kind == DecisionKind.COST else "choice", creature=payload.uid,
@@ -703,7 +791,14 @@ def _creature_view(game: "Game", c: Any) -> CreatureView:
     return CreatureView(c.uid, c.name, c.power, c.toughness, c.damage, c.tapped,
                         c.entered_turn >= game.turn and not c.has("haste"), c.base_keywords | c.pump_kw,
                         c.attacking, None if c.blocking is None else c.blocking.uid, c.p1p1, c.stun, c.token,
-                        c.is_commander)
+                        c.is_commander, None if c.attacking_obj is None else c.attacking_obj.uid)
+
+
+def _planeswalker_view(game: "Game", w: Any) -> PlaneswalkerView:
+    abilities = () if w.card is None else tuple((ab["loyalty"], ab["text"]) for ab in w.card.abilities)
+    attackers = tuple(a.uid for a in game.combat_attackers if a.attacking_obj is w)
+    return PlaneswalkerView(w.uid, w.name, w.kind, w.owner, w.controller, w.loyalty, w.used_turn == game.turn,
+                            abilities, attackers)
 
 
 def _target_view(t: Any) -> tuple:
@@ -712,7 +807,7 @@ def _target_view(t: Any) -> tuple:
     kind, obj = t
     if kind == "p":
         return ("player", obj)
-    return ("creature" if kind == "c" else "stack", obj.uid)
+    return ({"c": "creature", "w": "planeswalker"}.get(kind, "stack"), obj.uid)
 
 
 def seat_view(game: "Game", viewer: int) -> SeatView:
@@ -733,7 +828,8 @@ def seat_view(game: "Game", viewer: int) -> SeatView:
             commander_damage_taken=dict(p.cmd_damage), leader_player=game.is_leader_player(p.seat),
             player_counters=dict(p.counters),
             usable_elsewhere=tuple((q["card"].name, q["zone"], q["free"]) for q in p.permissions)
-            if p.seat == viewer else None, mulligans=p.mulligans))
+            if p.seat == viewer else None, mulligans=p.mulligans,
+            planeswalkers=tuple(_planeswalker_view(game, w) for w in p.attackables) if p.attackables else ()))
     stack = tuple(StackView(it.uid, it.kind, it.controller, it.source, it.identity_source, it.x,
                             tuple(_target_view(t) for t in it.targets)) for it in game.stack)
     me = game.players[viewer]

@@ -66,6 +66,9 @@ def describe_action(game: "Game", action: int, seat: int | None = None) -> str:
                     return f"activate {p.identity.name}: {IMPLEMENTATIONS[p.identity.name].activated[arg].text}"
                 if kind == "token":
                     return f"activate a {arg} token"
+                if kind == "loyalty":
+                    w = p.attackables[arg[0]]
+                    return f"activate {w.name} (loyalty {w.loyalty}): {w.card.abilities[arg[1]]['text']}"
                 if kind == "permission":
                     perm = p.permissions[arg]
                     verb = "play" if perm["card"].is_land else "cast"
@@ -73,6 +76,9 @@ def describe_action(game: "Game", action: int, seat: int | None = None) -> str:
             if d.kind == DecisionKind.ATTACKER:
                 return "finish declaring attackers" if payload is None else f"attack with {payload.name}"
             if d.kind == DecisionKind.DEFENDER:
+                if not isinstance(payload, int):
+                    return (f"{d.ctx.name} attacks {payload.name} (P{payload.controller}'s planeswalker, "
+                            f"loyalty {payload.loyalty})")
                 return f"{d.ctx.name} attacks P{payload}"
             if d.kind == DecisionKind.BLOCKER:
                 return "finish declaring blockers" if payload is None else f"block with {payload.name}"
@@ -89,12 +95,14 @@ def describe_action(game: "Game", action: int, seat: int | None = None) -> str:
                 return f"X = {payload}"
             if payload is None:
                 return "done / no more"
-            if isinstance(payload, tuple) and len(payload) == 2 and payload[0] in ("p", "c", "s"):
+            if isinstance(payload, tuple) and len(payload) == 2 and payload[0] in ("p", "c", "s", "w"):
                 kind, obj = payload
                 if kind == "p":
                     return f"target {_who(game, viewer, obj)}"
                 if kind == "c":
                     return f"target {obj.name} (P{obj.controller})"
+                if kind == "w":
+                    return f"target {obj.name} (P{obj.controller}'s planeswalker, loyalty {obj.loyalty})"
                 return f"target {obj.source} on the stack"
             if hasattr(payload, "base_power"):
                 return f"{payload.name} (P{payload.controller})"
@@ -119,6 +127,12 @@ def describe_action(game: "Game", action: int, seat: int | None = None) -> str:
         return f"creature slot {j} of relative seat {i}"
     if block == "STACK":
         return f"stack object {i} from the top"
+    if block == "WALKER":
+        if i == game.n:
+            return f"uncontrolled attackable permanent slot {j}"
+        return f"planeswalker slot {j} of relative seat {i}"
+    if block == "LOYALTY":
+        return f"loyalty ability #{j} of your planeswalker in slot {i}"
     if block == "TALK":
         kind, rel, role = L.talk_decode(action)
         if kind == "accept":
@@ -186,6 +200,13 @@ def render(game: "Game", viewer: int | None = None) -> str:
                 cs.append(f"[{slot}] {c.name} {c.power}/{c.toughness}" + (f" dmg{c.damage}" if c.damage else "")
                           + (f" {flags}" if flags else "") + (f" ({kws})" if kws else ""))
             lines.append("    " + "; ".join(cs))
+        if p.attackables:
+            ws = []
+            for slot, w in enumerate(p.attackables):
+                flags = (" used" if w.used_turn == game.turn else "") + (
+                    " attacked" if any(a.attacking_obj is w for a in game.combat_attackers) else "")
+                ws.append(f"[{slot}] {w.name} loyalty {w.loyalty}{flags}")
+            lines.append("    planeswalkers: " + "; ".join(ws))
         if p.commander is not None:
             lines.append(f"    commander {p.commander.name}: {p.commander_zone}, cast {p.commander_casts}x")
         if viewer == p.seat:
@@ -261,9 +282,13 @@ def format_event(e: dict) -> str:
     if ev == "truncated":
         return f"game truncated after {e['turns']} turns"
     if ev == "attacks":
-        return f"{who} attacks: " + ", ".join(f"{a[1]} -> P{a[2]}" for a in e["attackers"])
+        return f"{who} attacks: " + ", ".join(f"{a[1]} -> P{a[2]}" + (f"'s {a[4]}" if len(a) > 3 else "")
+                                             for a in e["attackers"])
+    if ev == "loyalty":
+        return f"{who} activates {e['name']} ({e['cost']:+d}, loyalty now {e['loyalty']})"
     if ev == "combat_damage":
-        hits = ", ".join(f"P{k} takes {v}" for k, v in e["to_players"].items())
+        hits = ", ".join([f"P{k} takes {v}" for k, v in e["to_players"].items()]
+                         + [f"planeswalker #{k} takes {v}" for k, v in e.get("to_planeswalkers", {}).items()])
         return f"combat damage{' (first strike)' if e.get('first_strike') else ''}" + (f": {hits}" if hits else "")
     if ev == "enters":
         return f"{e['name']} enters under P{s}"

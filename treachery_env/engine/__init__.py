@@ -17,6 +17,8 @@ module's docstring names the rules it implements:
 ``targets``        targets, chosen and rechecked (CR 115, 608.2b)
 ``triggers``       triggered and delayed abilities, APNAP order (CR 603)
 ``combat``         attackers, blockers, combat damage (CR 506-511, 802)
+``attackables``    permanents creatures can attack: planeswalkers, loyalty
+                   abilities (CR 306, 506.3, 508.1b, 606, 120.3c, 704.5i)
 ``zones``          moving objects between zones, control (CR 400, 108.4)
 ``effects``        the effect primitives of the card pool (CR 119, 120, 701)
 ``state_based``    state-based actions (CR 704)
@@ -33,8 +35,8 @@ The rules modules import neither the observation encoder nor the text layer:
 
 from .game import Game
 from .replay import REPLAY_VERSION
-from .state import PHASES, Creature, Decision, DecisionKind, IdentityCard, Player, StackItem
+from .state import PHASES, Attackable, Creature, Decision, DecisionKind, IdentityCard, Player, StackItem
 from .talk import Deal, TalkMessage, TalkState
 
-__all__ = ["Game", "Player", "Creature", "IdentityCard", "StackItem", "Decision", "PHASES",
+__all__ = ["Game", "Player", "Creature", "Attackable", "IdentityCard", "StackItem", "Decision", "PHASES",
            "DecisionKind", "REPLAY_VERSION", "TalkMessage", "TalkState", "Deal"]

@@ -1,12 +1,15 @@
 """Combat (CR 506-511, 802 multiplayer attacks): attackers, defending players,
-blockers, first strike and combat damage, end of combat.
+blockers, first strike and combat damage, end of combat.  A creature attacks a
+player or an attackable permanent (a planeswalker) an opponent controls (CR
+506.3, 508.1b); its controller is the defending player and blocks for it (CR
+509.1a); see :mod:`treachery_env.engine.attackables`.
 """
 
 from __future__ import annotations
 
 from .. import identity_abilities as IA
 from ..actions import MAX_PERMS
-from .state import DecisionKind, Creature, Decision
+from .state import Attackable, DecisionKind, Creature, Decision
 
 __all__ = ["CombatMixin"]
 
@@ -27,7 +30,7 @@ class CombatMixin:
 
     def _attack_candidates(self) -> list[Creature]:
         seat = self.active
-        if not any(self.can_attack(seat, d) for d in range(self.n)):
+        if not any(self.can_attack(seat, d) for d in range(self.n)) and not self.attackable_objects(seat):
             return []
         return [c for c in self.players[seat].creatures
                 if c.attacking < 0 and not c.tapped and not c.has("defender")
@@ -52,25 +55,42 @@ class CombatMixin:
     def _h_attacker(self, seat: int, c: Creature | None) -> None:
         if c is None:
             # CR 508.1f: attackers tap (unless vigilance); remember who attacked a Leader (Undercover)
+            # an attack on a planeswalker isn't an attack on its controller (CR 506.3): it
+            # counts neither in the public attack history nor for Undercover (the damage
+            # it deals counts as harm to the controller, Game.harm)
             for a in self.combat_attackers:
-                self.attacks[seat][a.attacking] += 1
                 if not a.has("vigilance"):
                     a.tapped = True
-                if self.is_leader_player(a.attacking):
-                    self.leader_attacked_by.add(seat)
+                if a.attacking_obj is None:
+                    self.attacks[seat][a.attacking] += 1
+                    if self.is_leader_player(a.attacking):
+                        self.leader_attacked_by.add(seat)
             if self.combat_attackers:
                 self._log("attacks", seat=seat,
-                          attackers=[[a.uid, a.name, a.attacking] for a in self.combat_attackers])
+                          attackers=[[a.uid, a.name, a.attacking] if a.attacking_obj is None else
+                                     [a.uid, a.name, a.attacking, a.attacking_obj.uid, a.attacking_obj.name]
+                                     for a in self.combat_attackers])
             if self.combat_attackers or self.full_windows:
                 self._open_priority()   # CR 508.2: players get priority once attackers are declared
             return
         L = self.layout
         opts = [(L.PLAYER + self.rel(seat, d), d) for d in range(self.n) if self.can_attack(seat, d)]
+        for w in self.attackable_objects(seat):       # CR 506.3, 508.1b: or a planeswalker
+            a = self.attackable_action(seat, w)
+            if a is not None:
+                opts.append((a, w))
         self.decision = Decision(seat, DecisionKind.DEFENDER, opts, "_h_defender", c,
-                                 f"choose the player {c.name} attacks")
+                                 f"choose the player or planeswalker {c.name} attacks")
 
-    def _h_defender(self, c: Creature, defender: int) -> None:
-        c.attacking = defender
+    def _h_defender(self, c: Creature, defender: "int | Attackable") -> None:
+        """``c`` attacks ``defender``: a seat, or an attackable permanent whose
+        controller becomes the defending player (CR 506.2, 508.1b)."""
+        if isinstance(defender, Attackable):
+            c.attacking = defender.controller
+            c.attacking_obj = defender
+        else:
+            c.attacking = defender
+            c.attacking_obj = None
         self.combat_attackers.append(c)
         self._push_front([("declare_attackers",)])
 
@@ -145,7 +165,9 @@ class CombatMixin:
         double-strike creatures deal damage (CR 702.7); otherwise creatures without
         first strike and double strikers.  An attacker assigns lethal damage to its
         blockers in declaration order, the rest to the last one or, with trample, to
-        the player (CR 510.1c-d; deathtouch makes 1 lethal)."""
+        the player or planeswalker it attacks (CR 510.1c-d, 702.19c; deathtouch
+        makes 1 lethal).  An unblocked creature attacking a planeswalker that has
+        left the battlefield deals no combat damage (CR 506.4)."""
         events: list = []  # (source creature, target, amount)
         fs_done = self.turn_effects.setdefault("first_strikers", set())
         for a in list(self.combat_attackers):
@@ -158,7 +180,9 @@ class CombatMixin:
             if a_deals and a.power > 0:
                 blockers = [b for b in a.blocked_by if b in self.players[b.controller].creatures]
                 if not a.was_blocked:
-                    events.append((a, ("p", a.attacking), a.power))
+                    tgt = self._attack_target(a)
+                    if tgt is not None:
+                        events.append((a, tgt, a.power))
                 elif blockers:
                     left = a.power
                     for k, b in enumerate(blockers):
@@ -171,9 +195,13 @@ class CombatMixin:
                         if left <= 0:
                             break
                     if left > 0 and a.has("trample"):
-                        events.append((a, ("p", a.attacking), left))
+                        tgt = self._attack_target(a)
+                        if tgt is not None:
+                            events.append((a, tgt, left))
                 elif a.has("trample"):
-                    events.append((a, ("p", a.attacking), a.power))
+                    tgt = self._attack_target(a)
+                    if tgt is not None:
+                        events.append((a, tgt, a.power))
             for b in a.blocked_by:
                 if b not in self.players[b.controller].creatures:
                     continue
@@ -184,19 +212,24 @@ class CombatMixin:
                 if b_deals and b.power > 0:
                     events.append((b, ("c", a), b.power))
         total: dict = {}
+        walkers: dict = {}
         for src, tgt, amt in events:
             dealt = self.damage(src.controller, tgt, amt, source_name=src.name, source_creature=src, combat=True)
             if dealt and tgt[0] == "p":
                 total[tgt[1]] = total.get(tgt[1], 0) + dealt
+            elif dealt and tgt[0] == "w":
+                walkers[tgt[1].uid] = walkers.get(tgt[1].uid, 0) + dealt
         if events:
+            extra = {"to_planeswalkers": {str(k): v for k, v in sorted(walkers.items())}} if walkers else {}
             self._log("combat_damage", first_strike=first,
-                      to_players={str(k): v for k, v in sorted(total.items())})
+                      to_players={str(k): v for k, v in sorted(total.items())}, **extra)
 
     def _clear_combat(self) -> None:
         """End of combat (CR 511.3): every creature stops attacking and blocking."""
         for p in self.players:
             for c in p.creatures:
                 c.attacking = -1
+                c.attacking_obj = None
                 c.blocked_by = []
                 c.blocking = None
                 c.was_blocked = False

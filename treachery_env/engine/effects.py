@@ -185,8 +185,11 @@ class EffectsMixin:
 
     def damage(self, source_seat: int, target: tuple, amount: int, source_name: str = "",
                     source_creature: Creature | None = None, combat: bool = False) -> int:
-        """Deal ``amount`` damage to a player (loses that much life) or a creature
-        (marked damage, CR 120.3).  Prevention shields apply first.  Returns the
+        """Deal ``amount`` damage to a player (loses that much life), a creature
+        (marked damage, CR 120.3) or a planeswalker (``("w", obj)``: removes that
+        many loyalty counters, CR 120.3c; deathtouch means nothing to it, CR
+        702.2b; lifelink still gains life, CR 702.15b).  Prevention shields
+        apply first (a player's shield covers their planeswalkers).  Returns the
         damage dealt after prevention."""
         if amount <= 0 or target is None:
             return 0
@@ -208,6 +211,10 @@ class EffectsMixin:
             p.life -= amount
             if combat and source_creature is not None and source_creature.is_commander:
                 p.cmd_damage[source_creature.owner] = p.cmd_damage.get(source_creature.owner, 0) + amount
+        elif kind == "w":           # CR 120.3c: damage to a planeswalker removes loyalty counters
+            if obj not in self.players[obj.controller].attackables:
+                return 0
+            obj.loyalty -= amount
         else:
             if obj not in self.players[obj.controller].creatures:
                 return 0

@@ -49,6 +49,7 @@ from .stack import StackMixin
 from .targets import TargetsMixin
 from .triggers import TriggersMixin
 from .combat import CombatMixin
+from .attackables import AttackablesMixin
 from .zones import ZonesMixin
 from .effects import EffectsMixin
 from .state_based import StateBasedMixin
@@ -69,6 +70,7 @@ class Game(SetupMixin,
            TargetsMixin,
            TriggersMixin,
            CombatMixin,
+           AttackablesMixin,
            ZonesMixin,
            EffectsMixin,
            StateBasedMixin,

@@ -225,6 +225,9 @@ class OutcomeMixin:
            commander goes to the command zone (CR 903.9a), a token ceases to
            exist.
 
+        Planeswalkers follow the same steps (an owner's leave the game; one a
+        leaver controls but another owns is exiled to its owner's exile);
+        attackers attacking a leaver's planeswalker are removed from combat.
         Creatures leaving the battlefield this way trigger leaves-the-battlefield
         abilities (The Blood Empress); their combat roles end; priority passes
         on (CR 800.4a) and the remaining players must all pass again."""
@@ -235,6 +238,11 @@ class OutcomeMixin:
                 if c.owner in left:
                     q.creatures.remove(c)
                     gone.append(c)
+            if q.attackables:           # planeswalkers they own leave with them
+                for w in list(q.attackables):
+                    if w.owner in left:
+                        q.attackables.remove(w)
+                        self._log("leaves", planeswalker=w.uid, name=w.name, zone="out", seat=q.seat)
         self.stack = [it for it in self.stack if not (it.kind == "spell" and it.owner in left)]
         self._return_borrowed(left)
         self.end_control_effects(lambda e: e["seat"] in left)
@@ -252,6 +260,7 @@ class OutcomeMixin:
         for a in self.combat_attackers:
             if a.attacking in left:
                 a.attacking = -1
+                a.attacking_obj = None
         self.combat_attackers = [a for a in self.combat_attackers if a.attacking >= 0 and a not in gone]
         for q in self.players:
             pile = q.identity.data.get("dream")
@@ -262,6 +271,8 @@ class OutcomeMixin:
         for s in seats:
             for c in list(self.players[s].creatures):
                 self._leave_battlefield(c, "exile")   # not theirs, still theirs: exiled (step 3)
+            for w in list(self.players[s].attackables):
+                self._attackable_leaves(w, "exile")   # a planeswalker of another's they cast
         for s in seats:
             p = self.players[s]
             # shields the player created last until their turn would have begun (CR 800.4k, _start_turn)

@@ -67,6 +67,8 @@ class PriorityMixin:
             for k, perm in enumerate(p.permissions[:MAX_OTHER]):
                 if self._permission_ok(seat, perm, avail, sorcery):
                     opts.append((L.OTHER + k, ("permission", k)))
+        if sorcery and p.attackables:       # loyalty abilities: sorcery timing (CR 606.3)
+            opts.extend(self._loyalty_options(seat))
         tok = p.tokens
         for k, name in enumerate(TOKEN_ABILITIES):
             if tok[name] and self._token_ability_ok(seat, name, avail, sorcery):
@@ -104,6 +106,8 @@ class PriorityMixin:
             IA.activate(self, seat, arg)
         elif kind == "token":
             self._activate_token(seat, arg)
+        elif kind == "loyalty":
+            self._activate_loyalty(seat, *arg)
         elif kind == "permission":
             self._use_permission(seat, arg)
 

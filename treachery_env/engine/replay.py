@@ -61,6 +61,9 @@ class ReplayMixin:
             "decision": None if self.decision is None else [self.decision.seat, self.decision.kind,
                                                             sorted(a for a, _ in self.decision.options)],
         }
+        if any(p.attackables for p in self.players):   # games without planeswalkers keep their digests
+            out["attackables"] = [[[w.uid, w.kind, w.name, w.owner, w.loyalty, w.used_turn] for w in p.attackables]
+                                  for p in self.players]
         if self.talk_on:        # the silent game keeps the summary (and digests) it had before talk
             t = self.talk
             out["talk"] = {"messages": [[m.turn, m.speaker, m.kind, m.subject, None if m.role is None else int(m.role)]

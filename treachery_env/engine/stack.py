@@ -97,6 +97,8 @@ class StackMixin:
             return ["player", obj]
         if kind == "c":
             return ["creature", obj.uid, obj.name]
+        if kind == "w":
+            return ["planeswalker", obj.uid, obj.name]
         return ["stack", obj.uid, obj.source]
 
     def grant_permission(self, seat: int, card: CardDef, owner: int, zone: str, free: bool = False,
@@ -201,10 +203,15 @@ class StackMixin:
                 item.creature = self._enter_battlefield(item)   # the permanent it became (The Lich Queen)
                 self._finish_item(item, moved=True)
                 return
+            if item.card.is_planeswalker:       # CR 306.5b, 608.3: it enters with its loyalty
+                self.put_planeswalker_onto_battlefield(item.controller, item.card, owner=item.owner,
+                                                       token=item.is_copy)
+                self._finish_item(item, moved=True)
+                return
             ops = [("effect", item, e) for e in item.card.effects]
             ops.append(("finish_item", item))
             self._push_front(ops)
-        elif item.key == "etb":
+        elif item.key == "etb" or item.key == "loyalty":     # loyalty abilities: CR 606
             ops = [("effect", item, e) for e in item.data["effects"]]
             self._push_front(ops)
         elif item.kind == "ability" and item.key in TOKEN_ABILITIES:

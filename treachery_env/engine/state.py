@@ -1,6 +1,6 @@
 """The game's objects as plain data (CR 109 objects, 110 permanents, 113 stack
 objects, 314 identity cards): :class:`Player`, :class:`Creature`,
-:class:`IdentityCard`, :class:`StackItem`, a pending :class:`Decision` and its
+:class:`Attackable` (planeswalkers, CR 306), :class:`IdentityCard`, :class:`StackItem`, a pending :class:`Decision` and its
 :class:`DecisionKind`, and the steps of a turn (:data:`PHASES`).  No rules live
 here: the mixins of :mod:`treachery_env.engine` act on these objects.
 """
@@ -13,8 +13,8 @@ from .. import identities as ids
 from ..cards import COUNTER_TOKENS, CardDef
 from ..rules import Role, Team, team_of
 
-__all__ = ["PHASES", "PHASE_INDEX", "MAIN_PHASES", "DecisionKind", "Creature", "IdentityCard", "Player",
-           "StackItem", "Decision"]
+__all__ = ["PHASES", "PHASE_INDEX", "MAIN_PHASES", "DecisionKind", "Creature", "Attackable", "ATTACKABLE_KINDS",
+           "IdentityCard", "Player", "StackItem", "Decision"]
 
 PHASES = ("untap", "upkeep", "draw", "main1", "combat_begin", "declare_attackers",
           "declare_blockers", "first_strike_damage", "combat_damage", "combat_end", "main2",
@@ -30,7 +30,7 @@ class DecisionKind:
 
     PRIORITY = 0      # main-phase or instant-speed actions, or pass
     ATTACKER = 1      # choose a creature to attack with, or done
-    DEFENDER = 2      # choose the player that creature attacks
+    DEFENDER = 2      # choose the player or attackable permanent (planeswalker) that creature attacks
     BLOCKER = 3       # choose a creature to block with, or done
     BLOCKED = 4       # choose the attacker it blocks
     TARGET = 5        # choose a target
@@ -65,12 +65,16 @@ class Creature:
     ``controller`` is the seat of the newest effect, else ``base_controller``.
     Only :meth:`Game.gain_control` adds an effect; effects end in the cleanup
     step (``"eot"``) or when their player leaves the game.
+
+    Combat: ``attacking`` is the defending player's seat (-1: not attacking);
+    ``attacking_obj`` the :class:`Attackable` it attacks (a planeswalker of
+    that player, CR 506.3, 508.1b), or None when it attacks the player.
     """
 
     __slots__ = ("uid", "name", "card", "token", "owner", "controller", "base_power", "base_toughness",
                  "base_keywords", "tapped", "damage", "deathtouched", "p1p1", "stun", "entered_turn",
                  "pump_p", "pump_q", "pump_kw", "attacking", "blocked_by", "blocking", "was_blocked",
-                 "is_commander", "legendary", "base_controller", "control_effects")
+                 "is_commander", "legendary", "base_controller", "control_effects", "attacking_obj")
 
     def __init__(self, uid: int, name: str, card: CardDef | None, token: bool, owner: int,
                  power: int, toughness: int, keywords: frozenset, turn: int, legendary: bool = False):
@@ -93,6 +97,7 @@ class Creature:
         self.pump_q = 0
         self.pump_kw: frozenset = frozenset()
         self.attacking = -1          # defending seat, or -1
+        self.attacking_obj = None    # the Attackable it attacks (CR 506.3, 508.1b), None: the player
         self.blocked_by: list = []   # blockers, in declaration order
         self.blocking = None         # the attacker it blocks
         self.was_blocked = False
@@ -117,6 +122,60 @@ class Creature:
 
     def __repr__(self) -> str:
         return f"<{self.name} #{self.uid} {self.power}/{self.toughness} of P{self.controller}>"
+
+
+ATTACKABLE_KINDS = ("planeswalker", "throne", "holding")
+"""Kinds of attackable permanent, in observation one-hot order.  Only
+planeswalkers exist so far; Throne Magic's Throne and Holdings
+(docs/fidelity.md) are the next kinds of the same mechanism."""
+
+
+class Attackable:
+    """A permanent that creatures can attack, other than a player (CR 506.3,
+    508.1b): a planeswalker (CR 306) is the first kind; Throne Magic's Throne
+    and Holdings are attacked "in the way that a Planeswalker may be attacked"
+    and will be the next kinds (``kind``, :data:`ATTACKABLE_KINDS`).
+
+    An attack on it is an attack whose defending player is its controller,
+    who blocks for it (CR 506.2, 509.1a); unblocked combat damage to it
+    removes loyalty counters (CR 120.3c).  It lives in its controller's
+    ``Player.attackables``, in the order it entered (the slot order of the
+    WALKER actions and of the observation).
+
+    Attributes:
+        uid: object id.  kind: one of :data:`ATTACKABLE_KINDS`.
+        name, card: its name and :class:`CardDef` (None for a card-less one).
+        owner, controller, base_controller: seats (CR 108.3, 110.2; it enters
+            under ``base_controller``'s control, who is ``controller`` as long
+            as no control effect exists: the substrate has none for it).
+        loyalty: loyalty counters (CR 306.5b); at 0 it is put into its owner's
+            graveyard (CR 704.5i).
+        used_turn: the turn one of its loyalty abilities was last activated
+            (CR 606.3: once each turn), -1 if never.
+        entered_turn: the turn it entered the battlefield.
+        token: a token (a resolved copy of a planeswalker spell, CR 707.10f):
+            it goes to no zone when it leaves.
+    """
+
+    __slots__ = ("uid", "kind", "name", "card", "owner", "controller", "base_controller", "loyalty",
+                 "used_turn", "entered_turn", "token")
+
+    def __init__(self, uid: int, kind: str, card: CardDef | None, owner: int, controller: int,
+                 loyalty: int, turn: int, name: str = ""):
+        self.uid = uid
+        self.kind = kind
+        self.card = card
+        self.name = name or (card.name if card is not None else kind)
+        self.owner = owner
+        self.controller = controller
+        self.base_controller = controller
+        self.loyalty = loyalty
+        self.used_turn = -1
+        self.entered_turn = turn
+        self.token = False
+
+    def __repr__(self) -> str:
+        return f"<{self.kind} {self.name} #{self.uid} loyalty {self.loyalty} of P{self.controller}>"
 
 
 class IdentityCard:
@@ -193,14 +252,15 @@ class Player:
     """One seat's state.  ``hand``, ``library`` etc. hold :class:`CardDef` objects.
 
     Lands and noncreature artifact tokens (Treasure, Clue, Food, Blood, Map,
-    Junk, Explosive) are counts; creatures are :class:`Creature` objects.
+    Junk, Explosive) are counts; creatures are :class:`Creature` objects;
+    ``attackables`` are the planeswalkers it controls (:class:`Attackable`).
     """
 
     __slots__ = ("seat", "life", "hand", "library", "graveyard", "exile", "lands", "lands_tapped",
                  "tokens", "creatures", "identity", "commander", "commander_zone", "commander_casts",
                  "cmd_damage", "has_lost", "lost_turn", "last_team", "last_role", "land_played",
                  "mana_pool", "drew_from_empty", "max_hand_size", "deck", "cant_lose", "won", "counters",
-                 "permissions", "borrowed", "mulligans")
+                 "permissions", "borrowed", "mulligans", "attackables")
 
     def __init__(self, seat: int):
         self.seat = seat
@@ -238,6 +298,7 @@ class Player:
         # see Game.gain_control_of_counted
         self.borrowed: list[dict] = []
         self.mulligans = 0          # mulligans taken before the game (CR 103.5; public)
+        self.attackables: list[Attackable] = []    # planeswalkers it controls (CR 306, 506.3)
 
     @property
     def role(self) -> Role:

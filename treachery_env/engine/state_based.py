@@ -18,7 +18,8 @@ class StateBasedMixin:
         """CR 704, checked simultaneously; returns True if anything happened.
         Players at 0 or less life, who drew from an empty library, or who took 21
         combat damage from one commander lose (CR 704.5a-c, 903.10a); creatures
-        with 0 toughness, lethal damage or deathtouch damage die (CR 704.5f-h).
+        with 0 toughness, lethal damage or deathtouch damage die (CR 704.5f-h);
+        planeswalkers with 0 loyalty go to their owner's graveyard (CR 704.5i).
         The legend rule (CR 704.5j) asks each player with two or more legendary
         creatures of one name which one to keep (:meth:`_op_legend_rule`), right
         after the other state-based actions of the same check."""
@@ -31,7 +32,10 @@ class StateBasedMixin:
                 losers.append(p.seat)
         dying = []
         legend_groups = []
+        walkers = []
         for p in self.players:
+            if p.attackables:           # CR 704.5i: 0 loyalty
+                walkers += [w for w in p.attackables if w.kind == "planeswalker" and w.loyalty <= 0]
             legends: dict = {}
             for c in p.creatures:
                 t = c.toughness
@@ -42,11 +46,13 @@ class StateBasedMixin:
             legend_groups += [(p.seat, same) for same in legends.values() if len(same) > 1]
         for c in dying:
             self.destroy(c)
+        for w in walkers:
+            self._attackable_leaves(w, "graveyard")
         if losers:
             self.lose(losers)
         if legend_groups:
             self._push_front([("legend_rule", seat, same) for seat, same in legend_groups])
-        return bool(losers or dying or legend_groups)
+        return bool(losers or dying or legend_groups or walkers)
 
     def _op_legend_rule(self, seat: int, same: list) -> None:
         """CR 704.5j: ``seat`` chooses one of its legendary creatures named alike;

@@ -1,5 +1,8 @@
 """Targets (CR 115, 601.2c, 603.3d, 608.2b): legal candidates, their action
-slots, choosing them and checking them again on resolution.
+slots, choosing them and checking them again on resolution.  "Any target"
+includes planeswalkers (CR 115.4); "target creature" does not; a
+"permanent" / "nonland permanent" spec includes them only with
+``"walkers": True`` (decided per card, docs/fidelity.md).
 """
 
 from __future__ import annotations
@@ -28,7 +31,10 @@ class TargetsMixin:
         """Legal targets for ``seat`` under ``spec`` (``{"type": ...}``).
 
         Returns:
-            a list of ``("p", seat)``, ``("c", Creature)`` or ``("s", StackItem)``.
+            a list of ``("p", seat)``, ``("c", Creature)``, ``("w", Attackable)``
+            (planeswalkers: for ``"any"`` (CR 115.4), and for ``"permanent"`` /
+            ``"nonland_permanent"`` specs with ``"walkers": True``) or
+            ``("s", StackItem)``.
         """
         t = spec["type"]
         out: list = []
@@ -59,6 +65,16 @@ class TargetsMixin:
                     if any(x[0] == "c" and x[1] is c for x in chosen):
                         continue
                     out.append(("c", c))
+        if t == "any" or (spec.get("walkers") and t in ("nonland_permanent", "permanent")):
+            for pl in self.players:
+                if pl.has_lost or not pl.attackables:
+                    continue
+                for w in pl.attackables:
+                    if w.kind != "planeswalker" or (spec.get("own") and w.controller != seat):
+                        continue
+                    if any(x[0] == "w" and x[1] is w for x in chosen):
+                        continue
+                    out.append(("w", w))
         if t in ("spell", "noncreature_spell", "instant_sorcery_spell", "stack_object",
                  "instant_sorcery_or_ability"):
             for it in self.stack:
@@ -99,6 +115,8 @@ class TargetsMixin:
         if kind == "c":
             slot = self.players[obj.controller].creatures.index(obj)
             return L.perm(self.rel(seat, obj.controller), slot) if slot < MAX_PERMS else None
+        if kind == "w":
+            return self.attackable_action(seat, obj)
         depth = len(self.stack) - 1 - self.stack.index(obj)
         return L.STACK + depth if depth < MAX_STACK else None
 
@@ -110,6 +128,10 @@ class TargetsMixin:
         if kind == "c":
             return (not self.players[obj.controller].has_lost and obj in self.players[obj.controller].creatures
                     and spec["type"] in ("any", "creature", "nonland_permanent", "permanent"))
+        if kind == "w":
+            t = spec["type"]
+            return (not self.players[obj.controller].has_lost and obj in self.players[obj.controller].attackables
+                    and (t == "any" or (spec.get("walkers") and t in ("nonland_permanent", "permanent"))))
         return obj in self.stack and any(t[1] is obj for t in self.target_candidates(seat, spec, item))
 
     def _op_choose_target(self, item: StackItem, spec: dict, upto: int) -> None:

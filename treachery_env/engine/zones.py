@@ -10,7 +10,7 @@ from typing import Callable
 from .. import identity_abilities as IA
 from ..actions import MAX_HAND
 from ..cards import TOKENS, CardDef
-from .state import DecisionKind, Creature, StackItem, Decision
+from .state import Attackable, DecisionKind, Creature, StackItem, Decision
 
 __all__ = ["ZonesMixin"]
 
@@ -42,16 +42,22 @@ class ZonesMixin:
         IA.fire_event(self, "creature_left", creature=c)
         return True
 
-    def destroy(self, c: Creature) -> bool:
-        """Destroy a creature (CR 701.8): it goes to its owner's graveyard."""
+    def destroy(self, c: "Creature | Attackable") -> bool:
+        """Destroy a creature or a planeswalker (CR 701.8): it goes to its owner's graveyard."""
+        if isinstance(c, Attackable):
+            return self._attackable_leaves(c, "graveyard")
         return self._leave_battlefield(c, "graveyard")
 
-    def exile_creature(self, c: Creature) -> bool:
-        """Exile a creature; a commander goes to the command zone instead."""
+    def exile_creature(self, c: "Creature | Attackable") -> bool:
+        """Exile a creature (a commander goes to the command zone instead) or a planeswalker."""
+        if isinstance(c, Attackable):
+            return self._attackable_leaves(c, "exile")
         return self._leave_battlefield(c, "exile")
 
-    def bounce(self, c: Creature) -> bool:
-        """Return a creature to its owner's hand (a commander: command zone)."""
+    def bounce(self, c: "Creature | Attackable") -> bool:
+        """Return a creature (a commander: command zone) or a planeswalker to its owner's hand."""
+        if isinstance(c, Attackable):
+            return self._attackable_leaves(c, "hand")
         return self._leave_battlefield(c, "hand")
 
     def sacrifice(self, c: Creature, source_seat: int | None = None) -> bool:
@@ -91,6 +97,7 @@ class ZonesMixin:
             c.blocking.blocked_by.remove(c)
         c.blocking = None
         c.attacking = -1
+        c.attacking_obj = None
         c.controller = seat
         c.entered_turn = self.turn
         self.players[seat].creatures.append(c)

@@ -176,6 +176,7 @@ def _cryo_remove_from_combat(game: "Game", c: "Creature") -> None:
     if c in game.combat_attackers:
         game.combat_attackers.remove(c)
     c.attacking = -1
+    c.attacking_obj = None
     for b in c.blocked_by:
         if b.blocking is c:
             b.blocking = None

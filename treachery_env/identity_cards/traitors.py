@@ -51,6 +51,10 @@ register(IdentityImpl("The Gatekeeper", on_unveil="_gatekeeper_unveil",
 
 # The Grenadier ({X}): create X+3 Explosive tokens; {1}, sacrifice an Explosive:
 # choose one - destroy target nonland permanent; or target player loses 3 life.
+# Planeswalkers are nonland permanents it can destroy (docs/fidelity.md).
+_GRENADIER_PERMANENT = {"type": "nonland_permanent", "walkers": True}
+
+
 def _grenadier_unveil(game: "Game", item: "StackItem") -> None:
     game.create_tokens(item.controller, "Explosive", item.x + 3)
 
@@ -63,7 +67,7 @@ def _grenadier_prepare(game: "Game", item: "StackItem") -> None:
     L = game.layout
     seat = item.controller
     opts = []
-    if game.target_candidates(seat, {"type": "nonland_permanent"}):
+    if game.target_candidates(seat, _GRENADIER_PERMANENT):
         opts.append((L.CHOICE + 0, 0))
     if game.target_candidates(seat, {"type": "player"}):
         opts.append((L.CHOICE + 1, 1))
@@ -73,13 +77,13 @@ def _grenadier_prepare(game: "Game", item: "StackItem") -> None:
 
 def _grenadier_mode(game: "Game", item: "StackItem", mode: int) -> None:
     item.data["mode"] = mode
-    spec = {"type": "nonland_permanent"} if mode == 0 else {"type": "player"}
+    spec = _GRENADIER_PERMANENT if mode == 0 else {"type": "player"}
     game.then(("choose_target", item, spec, 1))
 
 
 def _grenadier_explode(game: "Game", item: "StackItem") -> None:
     for kind, obj in targets_of(item):
-        if kind == "c":
+        if kind in ("c", "w"):          # a creature or a planeswalker (CR 701.8)
             game.destroy(obj)
         else:
             game.lose_life(obj, 3, source_seat=item.controller)

@@ -135,7 +135,7 @@ def _savior_reset(game: "Game", s: int, src: int) -> None:
     """The replacement: every loss reason of this event is dealt with at once
     (life, an empty-library draw).  Permanents they own are their creatures,
     wherever they are (tokens cease to exist, a commander goes to the command
-    zone, CR 903.9b), their lands (counts: that many Wastes, the lands of the
+    zone, CR 903.9b), their planeswalkers, their lands (counts: that many Wastes, the lands of the
     preset decks) and their artifact tokens (counts; they cease to exist).
     "Life becomes 12" is a gain or loss of the difference (CR 119.5), so
     life-change effects still apply.  Commander damage stays: 21 from one
@@ -148,6 +148,9 @@ def _savior_reset(game: "Game", s: int, src: int) -> None:
             if c.owner == s and game._leave_battlefield(c, "library"):
                 if not c.token and not (c.is_commander and game.config.commander):
                     p.library.append(c.card)
+        for w in list(q.attackables):
+            if w.owner == s and game._attackable_leaves(w, "library") and w.card is not None and not w.token:
+                p.library.append(w.card)
     p.library.extend([cards.card("Wastes")] * p.lands)
     p.lands = p.lands_tapped = 0
     p.tokens = dict.fromkeys(p.tokens, 0)
@@ -167,14 +170,14 @@ def _savior_reset(game: "Game", s: int, src: int) -> None:
 
 
 def _savior_drop(game: "Game", s: int) -> None:
-    """Any number of permanent cards (creatures, lands) with mana value 4 or
-    less from hand onto the battlefield, one at a time (PASS: done)."""
+    """Any number of permanent cards (creatures, planeswalkers, lands) with
+    mana value 4 or less from hand onto the battlefield, one at a time (PASS: done)."""
     p = game.players[s]
     if p.has_lost:
         return
     L = game.layout
     opts = [(L.HAND + i, i) for i, c in enumerate(p.hand[:MAX_HAND])
-            if (c.is_land or c.is_creature) and c.cost <= 4]
+            if (c.is_land or c.is_creature or c.is_planeswalker) and c.cost <= 4]
     if not opts:
         return
     game.ask(s, 8, [(L.PASS, None)] + opts, "_savior_put", s,
@@ -190,6 +193,8 @@ def _savior_put(game: "Game", s: int, i) -> None:
     if card.is_land:
         p.lands += 1
         game._log("land_put", seat=s)
+    elif card.is_planeswalker:
+        game.put_planeswalker_onto_battlefield(s, card)
     else:
         game.put_onto_battlefield(s, card)
     game.then(("call", "_savior_drop", s))
