@@ -78,16 +78,9 @@ class StackMixin:
         """A spell leaves the stack by CR 800.4a: a copy ceases to exist (CR
         707.10a); the card goes to its owner's exile if the owner is still in the
         game (a commander to the command zone, CR 903.9a, always chosen)."""
-        if item.kind != "spell" or item.is_copy:
-            return
-        owner = self.players[item.owner]
-        if owner.has_lost:
-            return
-        if item.from_zone == "command":
-            owner.commander_zone = "command"
-        else:
-            owner.exile.append(item.card)
-        self._log("spell_exiled", seat=item.owner, card=item.card.name)
+        if item.kind == "spell" and not item.is_copy and not self.players[item.owner].has_lost:
+            self._log("spell_exiled", seat=item.owner, card=item.card.name)
+        self._finish_item(item, exiled=True)
 
     def _target_repr(self, t: Any) -> Any:
         if t is None:
@@ -222,9 +215,13 @@ class StackMixin:
     def _op_finish_item(self, item: StackItem) -> None:
         self._finish_item(item)
 
-    def _finish_item(self, item: StackItem, moved: bool = False) -> None:
-        """A resolved or countered spell goes to its owner's graveyard; a commander
-        goes back to the command zone (CR 903.9, always chosen); copies vanish."""
+    def _finish_item(self, item: StackItem, moved: bool = False, exiled: bool = False) -> None:
+        """A spell leaves the stack: resolved or countered, to its owner's
+        graveyard (exile for one that says so, ``exile_after``); ``exiled`` (CR
+        723.1b, 800.4a), to its owner's exile; a commander goes back to the
+        command zone instead (CR 903.9, always chosen); copies cease to exist
+        (CR 707.10a), and so does a card whose owner left the game.  ``moved``:
+        it already became a permanent."""
         if item.kind != "spell" or moved or item.is_copy:
             return
         owner = self.players[item.owner]
@@ -233,7 +230,7 @@ class StackMixin:
         if item.from_zone == "command":
             owner.commander_zone = "command"
             return
-        if item.data.get("exile_after"):
+        if exiled or item.data.get("exile_after"):
             owner.exile.append(item.card)
         else:
             owner.graveyard.append(item.card)

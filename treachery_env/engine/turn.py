@@ -148,11 +148,7 @@ class TurnMixin:
         """Exile the stack, clear combat, drop pending choices, and make ``last``
         the current step, so that the next step to begin is the one after it."""
         for it in self.stack:
-            if it.kind == "spell" and not it.is_copy and not self.players[it.owner].has_lost:
-                if it.from_zone == "command":
-                    self.players[it.owner].commander_zone = "command"
-                else:
-                    self.players[it.owner].exile.append(it.card)
+            self._finish_item(it, exiled=True)      # CR 723.1b: the stack is exiled
         self.stack = []
         self.pending_triggers = []
         self.queue.clear()
