@@ -37,7 +37,7 @@ demo: install
 
 # throughput: agent-steps/s and games/s through the engine, raw_env and env
 bench: install
-	$(BIN)/python -m treachery_env.benchmark --players 5 --seconds 10 --windows full main
+	$(BIN)/python -m treachery_env.benchmark --players 5 --seconds 10 --windows full main --talk structured none
 
 # the peer table with our envs in the same run (needs the team's ../shared checkout beside this one)
 peers: install

@@ -13,7 +13,7 @@ from . import play
 from .base import Agent, BaseAgent, RandomAgent, legal_actions
 from .play import GameResult, play_game
 
-__all__ = ["Agent", "BaseAgent", "RandomAgent", "legal_actions", "make", "register", "available", "play",
+__all__ = ["Agent", "BaseAgent", "RandomAgent", "legal_actions", "make", "check_table", "register", "available", "play",
            "play_game", "GameResult"]
 
 _REGISTRY: dict[str, Callable[..., Agent]] = {"random": RandomAgent}
@@ -74,3 +74,17 @@ _WITH_ARGUMENT = {"policy": "PATH[:greedy]"}   # bots whose spec carries an argu
 
 # the built-in bots register themselves on import
 from . import belief, heuristic, human, ismcts  # noqa: E402,F401
+
+
+def check_table(bot: Agent, spec: str, num_players: int) -> None:
+    """Refuse a bot that cannot sit at a table of ``num_players``.
+
+    Raises:
+        ValueError: for a trained policy made for another table size (its
+            observation and action sizes depend on the number of players).
+    """
+    fixed = bot.num_players() if hasattr(bot, "num_players") else None
+    if fixed is not None and fixed != num_players:
+        raise ValueError(f"agent {spec!r} was trained for {fixed}-player tables and cannot play at "
+                         f"{num_players} players; choose --players {fixed} or another agent")
+

@@ -63,6 +63,11 @@ class BaseAgent(ABC):
         """Remember the seat for a new game."""
         self.seat = seat
 
+    def num_players(self) -> int | None:
+        """The table size this bot is limited to, or None when it plays any
+        (rule bots read the view; a trained policy has fixed input sizes)."""
+        return None
+
     @abstractmethod
     def act(self, observation: dict, info: dict) -> int:
         """Choose a legal action index for the acting seat."""

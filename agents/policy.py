@@ -296,6 +296,10 @@ class PolicyAgent(BaseAgent):
         self.h = self.net.initial_state(1)
         self._belief: torch.Tensor | None = None     # belief logits (n-1, 4) of the last decision
 
+    def num_players(self) -> int:
+        """The table size the policy was trained for: it plays no other."""
+        return self.net.num_players
+
     def reset(self, seat: int) -> None:
         """New game in ``seat``: clear the recurrent state and the beliefs."""
         super().reset(seat)

@@ -38,3 +38,24 @@ def test_random_agent_uses_only_the_mask():
 def test_play_game_checks_seat_count():
     with pytest.raises(ValueError, match="agents for"):
         play_game([agents.make("random")] * 3, GameConfig(num_players=4))
+
+
+def test_a_policy_for_another_table_size_is_refused_before_the_game(tmp_path):
+    """A trained policy's input and output sizes depend on the number of players:
+    evaluate and play refuse it at a table of another size up front, with one
+    line naming both sizes (not a traceback at its first decision)."""
+    import io
+
+    from training.evaluate import evaluate
+    from training.play import PlaySession
+    spec = "policy:checkpoints/flagship/policy.pt"
+    bot = agents.make(spec, seed=0)
+    assert bot.num_players() == 5 and agents.make("heuristic").num_players() is None
+    agents.check_table(bot, spec, 5)
+    with pytest.raises(ValueError, match="trained for 5-player tables and cannot play at 6 players"):
+        agents.check_table(bot, spec, 6)
+    with pytest.raises(ValueError, match="trained for 5-player tables"):
+        evaluate([spec, "random"], num_players=6, games=6, progress=False)
+    with pytest.raises(ValueError, match="trained for 5-player tables"):
+        PlaySession(GameConfig(num_players=6), seed=0, human_seat=0, opponent_specs=[spec],
+                    input_stream=io.StringIO(""), console=None, delay=0.0, replay_path=tmp_path / "r.json")

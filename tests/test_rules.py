@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import random
 
+import numpy as np
 import pytest
 
 from treachery_env.config import GameConfig
@@ -783,6 +784,9 @@ def test_illegal_action_names_the_action_and_the_legal_ones():
         g.step(g.layout.size + 5)
     with pytest.raises(ValueError, match="int"):
         g.step("pass")
+    for bad_type in ("0", 0.0, 1.5, True, np.float64(0.0), np.array(0.0)):
+        with pytest.raises(ValueError, match="action must be an int"):
+            g.step(bad_type)
     assert g.actions == before and g.current_player == L_      # nothing was applied
 
 

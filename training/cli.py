@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Sequence
 
 __all__ = ["main", "build_parser", "add_game_arguments", "game_config_from_args", "parse_role_counts"]
@@ -118,9 +119,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="override one setting, e.g. --set learning_rate=1e-4 --set game.num_players=6")
     t.add_argument("--run-dir", default=None,
                    help="run directory (default: the config's, or runs/train-<date>-<time>)")
-    t.add_argument("--steps", type=int, default=None, help="learner agent-steps to train (total_steps; the run stops after the "
-                                                          "iteration that reaches it)")
-    t.add_argument("--minutes", type=float, default=None, help="wall-time budget in minutes (time_budget_s/60)")
+    t.add_argument("--steps", type=int, default=None, help="learner agent-steps of the whole run (total_steps; the run stops "
+                                                          "after the iteration that reaches it; with --resume, the new "
+                                                          "total, not extra steps)")
+    t.add_argument("--minutes", type=float, default=None, help="wall-time budget of the whole run in minutes (time_budget_s/60; "
+                                                               "with --resume, the new total, not extra time)")
     t.add_argument("--workers", type=int, default=None, help="rollout worker processes")
     t.add_argument("--seed", type=int, default=None, help="master seed")
     t.add_argument("--resume", nargs="?", const=True, default=False, metavar="CHECKPOINT",
@@ -186,7 +189,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         for lab, per in sub["candidates"].items():
             d = per["overall"]
             print(f"substitution delta of {lab} vs {sub['reference']}: {d['delta']:+.3f} (n={d['pairs']})")
-    print(f"results in {args.out}/results.json, results.md and PNG plots")
+    print(f"results in {Path(args.out) / 'results.json'}, results.md and PNG plots")
     return 0
 
 

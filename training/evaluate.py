@@ -756,6 +756,8 @@ def _opponent_labels(lineup: Sequence[str], dealt_roles: Sequence[int], seat: in
 
 
 def _delta(pairs: Sequence[tuple[int, int]]) -> dict:
+    """Mean paired difference (candidate win minus reference win, each 0/1) with
+    a normal 95% interval, clipped to the possible range [-1, 1]."""
     n = len(pairs)
     if n == 0:
         return {"pairs": 0, "candidate_rate": None, "reference_rate": None, "delta": None, "lo": None, "hi": None}
@@ -764,7 +766,8 @@ def _delta(pairs: Sequence[tuple[int, int]]) -> dict:
     mean = float(d.mean())
     se = float(d.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
     return {"pairs": n, "candidate_rate": float(a[:, 0].mean()), "reference_rate": float(a[:, 1].mean()),
-            "delta": mean, "lo": mean - Z95 * se if n > 1 else None, "hi": mean + Z95 * se if n > 1 else None}
+            "delta": mean, "lo": max(-1.0, mean - Z95 * se) if n > 1 else None,
+            "hi": min(1.0, mean + Z95 * se) if n > 1 else None}
 
 
 # --------------------------------------------------------------------------- the API
@@ -791,8 +794,9 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
         out_dir: if given, also :func:`write_results` there.
 
     Raises:
-        ValueError: for unknown specs, a bad mode/reference, ``games < 1`` or a
-            config whose ``num_players`` differs from ``num_players``.
+        ValueError: for unknown specs, a bad mode/reference, ``games < 1``, a
+            config whose ``num_players`` differs from ``num_players``, or a
+            policy trained for another table size (``agents.check_table``).
     """
     entrants = entrants_from_specs(list(specs))
     known = set(agents.available())
@@ -801,11 +805,11 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
         raise ValueError(f"unknown agent specs {unknown}; available: {sorted(known)}")
     if any(e.spec.partition(":")[0] == "human" for e in entrants):
         raise ValueError("'human' cannot play in a tournament (use treachery play); choose bots")
-    for e in entrants:      # a bad argument (e.g. a missing checkpoint) fails here, not in a worker
-        agents.make(e.spec, seed=0)
     if config is None:
         config = GameConfig(num_players=num_players)
     num_players = config.num_players
+    for e in entrants:      # a bad argument (a missing checkpoint, a policy for another table) fails here
+        agents.check_table(agents.make(e.spec, seed=0), e.spec, num_players)
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
     labels = [e.label for e in entrants]

@@ -71,7 +71,8 @@ class PlaySession:
 
     Raises:
         ValueError: for a seat out of range, no opponent spec, ``human`` among
-            the opponents, an unknown or malformed spec (from ``agents.make``),
+            the opponents, an unknown or malformed spec (from ``agents.make``), a policy trained
+            for another table size (``agents.check_table``),
             or a negative delay.
     """
 
@@ -105,7 +106,9 @@ class PlaySession:
                 self.labels.append("you")
                 continue
             spec = specs[others.index(seat) % len(specs)]
-            self.bots.append(agents.make(spec, seed=seed * 1000 + seat))
+            bot = agents.make(spec, seed=seed * 1000 + seat)
+            agents.check_table(bot, spec, n)
+            self.bots.append(bot)
             self.labels.append(spec)
         self.env = None
         self._seen = 0              # log entries already considered for display

@@ -305,16 +305,19 @@ class Game(SetupMixin,
         (CR 104.3a, TR6.10).
 
         Raises:
-            ValueError: if the game is over or the action is not legal now (the
-                message names the action and lists the legal ones in words).
+            ValueError: if the game is over, the action is not an integer (an
+                int, a numpy integer or a 0-d integer array; bools, floats and
+                strings are refused) or it is not legal now (the message names
+                the action and lists the legal ones in words).
         """
         d = self.decision
         if d is None:
             raise ValueError("the game is over; no action is legal")
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise ValueError(f"action must be an int, got {action!r}") from None
+        if isinstance(action, np.ndarray) and action.shape == ():
+            action = action[()]          # a 0-d array, as some RL libraries hand actions over
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise ValueError(f"action must be an int, got {action!r} ({type(action).__name__})")
+        a = int(action)
         i = d.index_of(a)
         if i is None:
             legal = "; ".join(f"{x}: {self.describe_action(x)}" for x, _ in d.options[:12])
