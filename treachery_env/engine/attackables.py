@@ -66,12 +66,7 @@ class AttackablesMixin:
         self._log("leaves", planeswalker=w.uid, name=w.name, zone=to, seat=w.controller)
         owner = self.players[w.owner]
         if w.card is not None and not w.token and not owner.has_lost:
-            if to == "graveyard":
-                owner.graveyard.append(w.card)
-            elif to == "exile":
-                owner.exile.append(w.card)
-            elif to == "hand":
-                owner.hand.append(w.card)
+            self._put_card(owner, w.card, to)
         return True
 
     def remove_loyalty(self, w: Attackable, n: int) -> None:

@@ -160,6 +160,19 @@ class CombatMixin:
             out.extend(a.blocked_by)
         return out
 
+    @staticmethod
+    def _deals_combat_damage(c: Creature, first: bool, fs_done: set) -> bool:
+        """Whether ``c`` deals combat damage in this damage step (CR 702.7b-c):
+        in the first-strike step, creatures with first strike or double strike
+        (remembered in ``fs_done``); in the regular step, double strikers and
+        creatures that did not deal first-strike damage."""
+        if first:
+            deals = c.has("first_strike") or c.has("double_strike")
+            if deals:
+                fs_done.add(c.uid)
+            return deals
+        return c.has("double_strike") or c.uid not in fs_done
+
     def _op_combat_damage(self, first: bool) -> None:
         """CR 510: combat damage, all at once.  With ``first`` only first- and
         double-strike creatures deal damage (CR 702.7); otherwise creatures without
@@ -173,11 +186,7 @@ class CombatMixin:
         for a in list(self.combat_attackers):
             if a not in self.players[a.controller].creatures:
                 continue
-            a_deals = (a.has("first_strike") or a.has("double_strike")) if first else (
-                a.has("double_strike") or a.uid not in fs_done)
-            if first and a_deals:
-                fs_done.add(a.uid)
-            if a_deals and a.power > 0:
+            if self._deals_combat_damage(a, first, fs_done) and a.power > 0:
                 blockers = [b for b in a.blocked_by if b in self.players[b.controller].creatures]
                 if not a.was_blocked:
                     tgt = self._attack_target(a)
@@ -205,11 +214,7 @@ class CombatMixin:
             for b in a.blocked_by:
                 if b not in self.players[b.controller].creatures:
                     continue
-                b_deals = (b.has("first_strike") or b.has("double_strike")) if first else (
-                    b.has("double_strike") or b.uid not in fs_done)
-                if first and b_deals:
-                    fs_done.add(b.uid)
-                if b_deals and b.power > 0:
+                if self._deals_combat_damage(b, first, fs_done) and b.power > 0:
                     events.append((b, ("c", a), b.power))
         total: dict = {}
         walkers: dict = {}

@@ -10,7 +10,7 @@ from typing import Callable
 from .. import identity_abilities as IA
 from ..actions import MAX_HAND
 from ..cards import TOKENS, CardDef
-from .state import Attackable, DecisionKind, Creature, StackItem, Decision
+from .state import Attackable, DecisionKind, Creature, Player, StackItem, Decision
 
 __all__ = ["ZonesMixin"]
 
@@ -33,14 +33,20 @@ class ZonesMixin:
         if not c.token and not owner.has_lost:
             if c.is_commander and self.config.commander:
                 owner.commander_zone = "command"
-            elif to == "graveyard":
-                owner.graveyard.append(c.card)
-            elif to == "exile":
-                owner.exile.append(c.card)
-            elif to == "hand":
-                owner.hand.append(c.card)
+            else:
+                self._put_card(owner, c.card, to)
         IA.fire_event(self, "creature_left", creature=c)
         return True
+
+    @staticmethod
+    def _put_card(owner: Player, card: CardDef, to: str) -> None:
+        """Put a card that left the battlefield into its owner's ``to`` zone
+        ("graveyard", "exile" or "hand"; CR 400.3: cards go to their owner's
+        zones).  Any other ``to`` (e.g. "library") is left to the caller, which
+        places the card itself."""
+        zone = {"graveyard": owner.graveyard, "exile": owner.exile, "hand": owner.hand}.get(to)
+        if zone is not None:
+            zone.append(card)
 
     def destroy(self, c: "Creature | Attackable") -> bool:
         """Destroy a creature or a planeswalker (CR 701.8): it goes to its owner's graveyard."""
