@@ -3,7 +3,7 @@
 Every bot implements ``act(observation, info) -> int``: the observation dict of
 the acting seat (``{"observation", "action_mask"}``) and its info dict, whose
 ``info["view"]`` is the seat's information set as objects
-(:class:`treachery_env.observation.SeatView`, with ``view.decision.options``
+(:class:`treachery_env.view.SeatView`, with ``view.decision.options``
 describing each legal action).  A bot may use nothing else: never
 ``env.state()``, the game object or another seat's data (DESIGN section 5).
 ``reset(seat)`` is called at the start of each game.

@@ -186,7 +186,7 @@ class RoleBelief:
             :data:`TARGET_WEIGHTS`).
         talk_weight: scale of the table-talk evidence (0 ignores talk).
 
-    The only input is a :class:`treachery_env.observation.SeatView` (the seat's
+    The only input is a :class:`treachery_env.view.SeatView` (the seat's
     information set).
     """
 

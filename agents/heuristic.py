@@ -1,7 +1,7 @@
 """A role-aware rule-based bot (``agents.make("heuristic", seed)``), issue 4.
 
 The bot reads only ``info["view"]`` (the acting seat's information set, a
-:class:`treachery_env.observation.SeatView`) and answers every decision with a
+:class:`treachery_env.view.SeatView`) and answers every decision with a
 few fixed rules; it never looks at the game object, ``state()`` or other
 seats' hidden data.  It is deterministic: ties are broken by action order, so
 the seed only names the bot (``self.rng`` is unused by the rules).  Without

@@ -57,7 +57,7 @@ role distribution and the identities the seat knows, or, when
 
 Hidden information: the bot uses only ``observation`` and ``info["view"]``.
 :func:`determinize` rebuilds a :class:`~treachery_env.engine.Game` from the
-:class:`~treachery_env.observation.SeatView`; it never sees the real game.
+:class:`~treachery_env.view.SeatView`; it never sees the real game.
 """
 
 from __future__ import annotations
@@ -309,7 +309,7 @@ def determinize(view: Any, rng: Any, observation: dict | None = None, beliefs: d
     :func:`setup_decision`.
 
     Args:
-        view: a :class:`~treachery_env.observation.SeatView` (or LazySeatView).
+        view: a :class:`~treachery_env.view.SeatView` (or LazySeatView).
         rng: numpy Generator, ``random.Random`` or int seed.
         observation: the seat's observation dict (optional; see above).
         beliefs: optional ``{seat: {Role: probability}}`` for hidden seats.

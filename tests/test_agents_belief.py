@@ -17,7 +17,7 @@ from agents.belief import BeliefAgent, RoleBelief, _assignments
 from agents.play import play_game
 from treachery_env import GameConfig
 from treachery_env.engine import Game
-from treachery_env.observation import seat_view
+from treachery_env.view import seat_view
 from treachery_env.rules import Role
 
 ROLES = (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)

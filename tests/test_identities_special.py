@@ -21,7 +21,7 @@ from test_fuzz import check_invariants, check_result
 from treachery_env import GameConfig
 from treachery_env.engine import DecisionKind, Game
 from treachery_env.identity_cards import traitors_special
-from treachery_env.observation import seat_view
+from treachery_env.view import seat_view
 from treachery_env.rules import Role, Team
 
 L_, G_, A1, A2, T_ = range(5)          # seats of deal5: Leader, Guardian, Assassin, Assassin, Traitor

@@ -8,7 +8,7 @@ import pytest
 
 from scenario import give_priority, make_game
 from treachery_env.engine import DecisionKind
-from treachery_env.observation import seat_view
+from treachery_env.view import seat_view
 from treachery_env.rules import Role, Team
 
 FIVE = ["The Old Ruler", "The Bodyguard", "The Seer", "The Demon", "The Grenadier"]

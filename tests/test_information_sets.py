@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from treachery_env import GameConfig
 from treachery_env.cards import CARDS
 from treachery_env.engine import Game
-from treachery_env.observation import encode, seat_view
+from treachery_env.observation import encode
+from treachery_env.view import seat_view
 
 from scenario import random_game
 

@@ -26,7 +26,8 @@ from agents.heuristic import HeuristicAgent
 from treachery_env import GameConfig, cards
 from treachery_env.actions import MAX_CHOICE, MAX_WALKERS, N_LOYALTY_ABILITIES, ActionLayout, talk_size
 from treachery_env.engine import DecisionKind, Game
-from treachery_env.observation import PLAYER_FEATURES, encode, obs_layout, seat_view
+from treachery_env.observation import PLAYER_FEATURES, encode, obs_layout
+from treachery_env.view import seat_view
 from treachery_env.rules import Role, Team
 
 from identity_helpers import at_main, deal5, give_priority, hand, resolve_all, target_player

@@ -868,7 +868,8 @@ def test_public_history_of_harm_and_attacks():
     """The observation's public history (what every player saw): damage dealt and
     life loss caused by each seat to each seat, and attacks declared; the same in
     every seat's view, relative in the vector."""
-    from treachery_env.observation import encode, obs_layout, seat_view
+    from treachery_env.observation import encode, obs_layout
+    from treachery_env.view import seat_view
     g = make_game(FIVE, lands=2)
     give_priority(g, A1)
     g.step(g.layout.HAND + 0)                             # Shock ...

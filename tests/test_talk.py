@@ -26,7 +26,8 @@ from agents.play import play_game
 from treachery_env import GameConfig
 from treachery_env.actions import MAX_CHOICE, MAX_WALKERS, N_LOYALTY_ABILITIES, ActionLayout, talk_size
 from treachery_env.engine import DecisionKind, Game, TalkMessage
-from treachery_env.observation import TALK_PAIR_FEATURES, TALK_SPEAKER_FEATURES, encode, obs_layout, seat_view
+from treachery_env.observation import TALK_PAIR_FEATURES, TALK_SPEAKER_FEATURES, encode, obs_layout
+from treachery_env.view import seat_view
 from treachery_env.rules import Role
 from treachery_env.text import format_event
 

@@ -26,7 +26,8 @@ from pettingzoo.utils import wrappers
 
 from .config import GameConfig
 from .engine import Game
-from .observation import LazySeatView, encode, obs_layout
+from .observation import encode, obs_layout
+from .view import LazySeatView
 from .cards import CARDS
 from .rules import Role
 

@@ -357,8 +357,8 @@ class Game(SetupMixin,
 
     def view(self, seat: int):
         """Structured, read-only snapshot of ``seat``'s information set
-        (:class:`treachery_env.observation.SeatView`)."""
-        from ..observation import seat_view
+        (:class:`treachery_env.view.SeatView`)."""
+        from ..view import seat_view
         return seat_view(self, seat)
 
     def describe_action(self, action: int, seat: int | None = None) -> str:

@@ -413,6 +413,19 @@ class Decision:
         self.labels = labels
         self._index: dict[int, int] | None = None
 
+    def declared_creature(self, viewer: int) -> Any:
+        """The viewer's own creature this decision is about, else None: the
+        attacker whose defending player is being chosen (DEFENDER, context ``c``)
+        or the blocker whose attacker is being chosen (BLOCKED, context
+        ``(seat, b)``); CR 508.1, 509.1."""
+        if self.kind == DecisionKind.DEFENDER:
+            cre = self.ctx
+        elif self.kind == DecisionKind.BLOCKED:
+            cre = self.ctx[1]
+        else:
+            return None
+        return cre if cre.controller == viewer else None
+
     def index_of(self, action: int) -> int | None:
         """Position of ``action`` in :attr:`options`, or None if it is not legal."""
         if self._index is None:

@@ -204,7 +204,7 @@ class TalkState:
 
     @classmethod
     def from_view(cls, talk: Any, n: int) -> "TalkState":
-        """A state holding what a :class:`~treachery_env.observation.TalkView`
+        """A state holding what a :class:`~treachery_env.view.TalkView`
         shows (all of it is public), e.g. for a determinized game."""
         t = cls(n)
         t.messages = list(talk.messages)
