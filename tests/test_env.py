@@ -7,7 +7,9 @@ import pickle
 import numpy as np
 import pettingzoo
 import pytest
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import api_test, render_test, seed_test
+from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 import treachery_env
 from treachery_env import GameConfig
@@ -21,6 +23,62 @@ def test_api_test(n, seed):
 
 def test_seed_test():
     seed_test(lambda: treachery_env.env(num_players=5), num_cycles=1000)
+
+
+def test_render_test():
+    render_test(lambda render_mode=None: treachery_env.env(num_players=5, render_mode=render_mode))
+
+
+def _outcome(fn):
+    """(exception type, message) of calling ``fn``, or ("ok", repr of the result)."""
+    try:
+        return ("ok", repr(type(fn())))
+    except Exception as exc:  # noqa: BLE001 - the point is to compare whatever is raised
+        return (type(exc).__name__, str(exc))
+
+
+@pytest.mark.parametrize("use", [
+    lambda e: e.rewards, lambda e: e.terminations, lambda e: e.truncations, lambda e: e.infos,
+    lambda e: e.agent_selection, lambda e: e.num_agents, lambda e: e.agents, lambda e: e.step(0),
+    lambda e: e.observe("player_0"), lambda e: e.last(), lambda e: e.state(), lambda e: e.render(),
+    lambda e: e.agent_iter(), lambda e: e.possible_agents, lambda e: e.max_num_agents,
+    lambda e: e.observation_space("player_1").shape, lambda e: e.action_space("player_1").n,
+    lambda e: e._private_thing, lambda e: e.unwrapped.config.num_players,
+])
+def test_lean_wrapper_behaves_as_the_stock_one_before_reset(use):
+    """env() is PettingZoo's order enforcing without the __getattr__ chain: the
+    same values and the same errors (type and message) before reset()."""
+    lean = treachery_env.env(num_players=5)
+    stock = wrappers.OrderEnforcingWrapper(raw_env(num_players=5))
+    assert isinstance(lean, wrappers.OrderEnforcingWrapper)
+    assert _outcome(lambda: use(lean)) == _outcome(lambda: use(stock))
+
+
+def test_lean_wrapper_after_reset_and_after_the_end():
+    """After reset the hot attributes are the raw env's own objects; a step once
+    every agent is done warns as the stock wrapper does; the loop must step."""
+    e = treachery_env.env(num_players=4, max_turns=3)
+    e.reset(seed=1)
+    raw = e.unwrapped
+    assert e.infos is raw.infos and e._cumulative_rewards is raw._cumulative_rewards
+    assert e.agent_selection == raw.agent_selection and e.num_agents == 4
+    rng = np.random.default_rng(0)
+    for _agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+        else:
+            e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert e.agents == []
+    EnvLogger.flush()
+    e.step(None)
+    assert EnvLogger.mqueue and "step() called after all agents are terminated" in EnvLogger.mqueue[-1]
+    EnvLogger.flush()
+    e.reset(seed=2)
+    it = iter(e.agent_iter())
+    next(it)
+    with pytest.raises(AssertionError, match="need to call step"):
+        next(it)
 
 
 def test_registry_make():

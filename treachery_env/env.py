@@ -31,7 +31,7 @@ from .view import LazySeatView
 from .cards import CARDS
 from .rules import Role
 
-__all__ = ["raw_env", "env", "TreacheryEnv"]
+__all__ = ["raw_env", "env", "TreacheryEnv", "OrderEnforcingEnv"]
 
 
 def _make_config(config: GameConfig | None, kwargs: dict) -> GameConfig:
@@ -229,9 +229,83 @@ class raw_env(AECEnv, EzPickle):
 TreacheryEnv = raw_env
 
 
-def env(**kwargs: Any) -> wrappers.OrderEnforcingWrapper:
-    """The wrapped AEC environment: :class:`raw_env` inside PettingZoo's
-    ``OrderEnforcingWrapper`` (reset before use).  Out-of-range and illegal
-    actions raise ``ValueError`` from the environment itself, so no
-    ``AssertOutOfBoundsWrapper`` is needed.  Arguments as :class:`raw_env`."""
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+def _forward(name: str, guarded: bool) -> property:
+    """A read-only property forwarding ``name`` to the wrapped env; ``guarded``
+    ones raise ``AttributeError`` before ``reset()`` as the stock wrapper's
+    ``__getattr__`` does."""
+    if guarded:
+        def get(self: "OrderEnforcingEnv") -> Any:
+            if not self._has_reset:
+                raise AttributeError(f"{name} cannot be accessed before reset")
+            return getattr(self.env, name)
+    else:
+        def get(self: "OrderEnforcingEnv") -> Any:
+            return getattr(self.env, name)
+    return property(get, doc=f"The wrapped environment's ``{name}``.")
+
+
+class OrderEnforcingEnv(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` without its per-attribute indirection.
+
+    The stock wrapper resolves every attribute the AEC loop reads
+    (``agent_selection``, ``agents``, ``infos``, ``_cumulative_rewards``, ...)
+    through a chain of ``__getattr__`` calls, about eight per step.  Here those
+    are plain properties and ``last()`` goes straight to the environment; the
+    checks and errors are the stock wrapper's: ``AttributeError`` for
+    ``rewards``, ``terminations``, ``truncations``, ``infos``,
+    ``agent_selection``, ``num_agents`` and ``agents`` before ``reset()``,
+    ``AssertionError`` ("reset() needs to be called before ...") for
+    ``step``, ``observe``, ``state``, ``render`` and ``agent_iter`` before
+    ``reset()`` (``last()`` raises the ``AttributeError`` of ``agent_selection``), and a warning for ``step()`` once no agent is left.
+    Being a subclass, it passes ``isinstance(env, OrderEnforcingWrapper)``
+    (PettingZoo's order-enforcing iterator requires it).
+    """
+
+    rewards = _forward("rewards", True)
+    terminations = _forward("terminations", True)
+    truncations = _forward("truncations", True)
+    infos = _forward("infos", True)
+    agent_selection = _forward("agent_selection", True)
+    agents = _forward("agents", True)
+    _cumulative_rewards = _forward("_cumulative_rewards", False)
+    possible_agents = _forward("possible_agents", False)
+    metadata = _forward("metadata", False)
+    render_mode = _forward("render_mode", False)
+
+    @property
+    def num_agents(self) -> int:
+        """Agents still in ``agents`` (``AttributeError`` before ``reset()``)."""
+        return len(self.agents)
+
+    @property
+    def max_num_agents(self) -> int:
+        """``len(possible_agents)``."""
+        return len(self.env.possible_agents)
+
+    def last(self, observe: bool = True) -> tuple:
+        """``(observation, cumulative reward, terminated, truncated, info)`` of the selected agent.
+
+        Raises:
+            AttributeError: before ``reset()`` (as the stock wrapper's, which
+                reads ``agent_selection`` first).
+        """
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.env.last(observe)
+
+    def observation_space(self, agent: str) -> gymnasium.spaces.Dict:
+        """The wrapped environment's (shared) observation space."""
+        return self.env.observation_space(agent)
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Discrete:
+        """The wrapped environment's (shared) action space."""
+        return self.env.action_space(agent)
+
+
+def env(**kwargs: Any) -> OrderEnforcingEnv:
+    """The wrapped AEC environment: :class:`raw_env` inside
+    :class:`OrderEnforcingEnv` (PettingZoo's order enforcing, reset before
+    use).  Out-of-range and illegal actions raise ``ValueError`` from the
+    environment itself, so no ``AssertOutOfBoundsWrapper`` is needed.
+    Arguments as :class:`raw_env`."""
+    return OrderEnforcingEnv(raw_env(**kwargs))
