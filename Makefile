@@ -35,12 +35,20 @@ notebooks: install
 demo: install
 	$(BIN)/python -m treachery_env.demo --players 5 --seed 0
 
-# throughput: agent-steps/s and games/s through the engine, raw_env and env
+# throughput: agent-steps/s and games/s through the engine, raw_env and env, clone() µs, memory of 1 and 64
+# games; then heuristic decisions/s and µs, and a 2-turn heuristic playout in ms
 bench: install
 	$(BIN)/python -m treachery_env.benchmark --players 5 --seconds 10 --windows full main --talk structured none
+	$(BIN)/python -m agents.benchmark --players 5 --seconds 10
 
-# the peer table with our envs in the same run (needs the team's ../shared checkout beside this one)
-peers: install
+# the peer table with our envs in the same run (needs the team's ../shared checkout beside this one;
+# installs the bench extra: rlcard, open_spiel, pygame, shimmy)
+$(VENV)/.bench: pyproject.toml $(VENV)/.installed
+	$(BIN)/python -m pip install -q -e ".[dev,bench]"
+	touch $@
+
+peers: $(VENV)/.bench
+	@test -f ../shared/bench/peers.py || { echo "make peers needs ../shared/bench/peers.py (the team's shared checkout beside this one)"; exit 1; }
 	$(BIN)/python ../shared/bench/peers.py --extra treachery_env:env --extra treachery_env:raw_env
 
 clean:

@@ -1,9 +1,13 @@
-"""Throughput benchmark: random legal play, one process.
+"""Throughput benchmark of the engine and the environment: random legal play, one process.
 
 Prints agent-steps/s (decisions shown to an agent; automatic single-option
 decisions are not counted), games/s and decisions per game for the engine
 alone, the unwrapped ``raw_env`` and the wrapped ``env``; observations and
 masks are computed at every step through the environments (``last()``).
+Then, for search: ``Game.clone()`` in µs on mid-game states, and the memory
+one game and 64 games hold (Python allocations traced by ``tracemalloc``,
+games played to turn 8).  What the bots cost (heuristic decisions, playouts)
+is :mod:`agents.benchmark`.
 
 Usage::
 
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import time
+import tracemalloc
 from typing import Callable
 
 import numpy as np
@@ -25,7 +30,7 @@ from .config import PRIORITY_WINDOWS, TALK_MODES, GameConfig
 from .engine import Game
 from .env import env as make_env, raw_env
 
-__all__ = ["run_engine", "run_env", "main"]
+__all__ = ["run_engine", "run_env", "midgame_states", "time_clone", "game_memory", "main"]
 
 
 def run_engine(cfg: GameConfig, seconds: float, seed: int = 0) -> dict:
@@ -73,6 +78,50 @@ def run_env(factory: Callable, seconds: float, seed: int = 0) -> dict:
     return _row(steps, games, dt, trunc)
 
 
+def midgame_states(cfg: GameConfig, count: int, seed: int = 0, turn: int = 8) -> list[Game]:
+    """``count`` games of random legal play, each stopped at its first decision
+    of ``turn`` (or later; a game that ends before is replaced by a new one).
+
+    Raises:
+        ValueError: if ``turn`` is not below ``cfg.max_turns``.
+    """
+    if not 1 <= turn < cfg.max_turns:
+        raise ValueError(f"turn must be in [1, max_turns={cfg.max_turns}), got {turn}")
+    rng = np.random.default_rng(seed)
+    out: list[Game] = []
+    while len(out) < count:
+        g = Game(cfg, seed=int(rng.integers(2**31)))
+        while not g.is_over and g.turn < turn:
+            opts = g.decision.options
+            g.step(opts[int(rng.integers(len(opts)))][0])
+        if not g.is_over:
+            out.append(g)
+    return out
+
+
+def time_clone(states: list[Game], repeat: int = 5) -> float:
+    """Mean µs of one ``Game.clone()`` over ``states`` (each cloned ``repeat`` times)."""
+    t0 = time.perf_counter()
+    for _ in range(repeat):
+        for g in states:
+            g.clone()
+    return (time.perf_counter() - t0) / (repeat * len(states)) * 1e6
+
+
+def game_memory(cfg: GameConfig, count: int, seed: int = 0, turn: int = 8) -> float:
+    """MiB of Python allocations held by ``count`` games played to ``turn``
+    (:func:`midgame_states`), measured with ``tracemalloc``; the module-level
+    data every game shares (cards, identities, decks) is loaded before."""
+    midgame_states(cfg, 1, seed + 1, turn=1)   # imports, caches, shared data
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    games = midgame_states(cfg, count, seed, turn)
+    held = tracemalloc.get_traced_memory()[0] - base
+    tracemalloc.stop()
+    del games
+    return held / 2**20
+
+
 def _row(steps: int, games: int, dt: float, trunc: int) -> dict:
     return {"steps": steps, "games": games, "seconds": dt, "steps_per_s": steps / dt, "games_per_s": games / dt,
             "steps_per_game": steps / max(games, 1), "truncated": trunc}
@@ -110,6 +159,13 @@ def main(argv: list[str] | None = None) -> None:
                 for name, r in rows:
                     print(f"{n:>7} {w:<7} {talk:<10} {name:<9} {r['steps_per_s']:>14,.0f} {r['games_per_s']:>8.2f} "
                           f"{r['steps_per_game']:>10.0f} {r['games']:>6} {r['truncated']:>6}")
+    print()
+    print(f"{'players':>7} {'clone() µs':>11} {'memory, 1 game (MiB)':>21} {'64 games (MiB)':>15}   "
+          f"(games at turn 8; the default game but for --pool and --variant)")
+    for n in a.players:
+        cfg = GameConfig(num_players=n, identity_pool=a.pool, variant=a.variant)
+        print(f"{n:>7} {time_clone(midgame_states(cfg, 100, a.seed)):>11.0f} {game_memory(cfg, 1, a.seed):>21.2f} "
+              f"{game_memory(cfg, 64, a.seed):>15.1f}")
 
 
 if __name__ == "__main__":

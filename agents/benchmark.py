@@ -1,0 +1,113 @@
+"""What the bots cost: heuristic decisions and search playouts, one process.
+
+* **Heuristic decisions**: whole games of heuristic bots in every seat,
+  driven through the engine as the environment drives them (each decision
+  gets the seat's mask and ``{"view": ...}``).  Prints decisions per second of
+  whole games (engine included) and the µs of one decision: building the
+  seat's view plus ``act``.
+* **Playouts**: from mid-game states (random legal play to turn 8,
+  :func:`treachery_env.benchmark.midgame_states`), ``clone()`` the game and
+  play two more turns with heuristic bots in every seat: the unit of work of
+  a heuristic-rollout search.  Prints ms per playout (clone included).
+
+Usage::
+
+    python -m agents.benchmark                    # 5 players, 10 s per row
+    python -m agents.benchmark --players 4 8 --seconds 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from treachery_env import GameConfig
+from treachery_env.benchmark import midgame_states
+from treachery_env.engine import Game
+
+from .heuristic import HeuristicAgent
+
+__all__ = ["run_heuristic", "run_playouts", "main"]
+
+
+def _decide(g: Game, bots: list) -> float:
+    """Take the pending decision with its seat's bot; the seconds spent on the view and ``act``."""
+    seat = g.current_player
+    t0 = time.perf_counter()
+    action = bots[seat].act({"action_mask": g.legal_action_mask()}, {"view": g.view(seat)})
+    dt = time.perf_counter() - t0
+    g.step(action)
+    return dt
+
+
+def run_heuristic(cfg: GameConfig, seconds: float, seed: int = 0) -> dict:
+    """Heuristic bots in every seat, whole games, for ``seconds``.
+
+    Returns:
+        ``{"decisions", "games", "seconds", "decisions_per_s", "us_per_decision"}``:
+        decisions per second of whole games (engine included) and the mean µs
+        of one decision's view and ``act``.
+    """
+    decisions = games = 0
+    in_bots = 0.0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        g = Game(cfg, seed=seed + games)
+        bots = [HeuristicAgent(seed=seed + games * cfg.num_players + s) for s in range(cfg.num_players)]
+        for s, b in enumerate(bots):
+            b.reset(s)
+        while not g.is_over:
+            in_bots += _decide(g, bots)
+            decisions += 1
+        games += 1
+    dt = time.perf_counter() - t0
+    return {"decisions": decisions, "games": games, "seconds": dt, "decisions_per_s": decisions / dt,
+            "us_per_decision": in_bots / max(decisions, 1) * 1e6}
+
+
+def run_playouts(cfg: GameConfig, seconds: float, seed: int = 0, turns: int = 2, states: int = 50) -> dict:
+    """Clone a mid-game state and play ``turns`` more turns with heuristic bots, for ``seconds``.
+
+    Returns:
+        ``{"playouts", "seconds", "ms_per_playout", "decisions_per_playout"}``.
+    """
+    starts = midgame_states(cfg, states, seed)
+    playouts = decisions = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        g = starts[playouts % len(starts)].clone()
+        bots = [HeuristicAgent(seed=seed + s) for s in range(cfg.num_players)]
+        for s, b in enumerate(bots):
+            b.reset(s)
+        end = g.turn + turns
+        while not g.is_over and g.turn < end:
+            _decide(g, bots)
+            decisions += 1
+        playouts += 1
+    dt = time.perf_counter() - t0
+    return {"playouts": playouts, "seconds": dt, "ms_per_playout": dt / playouts * 1e3,
+            "decisions_per_playout": decisions / playouts}
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Command line entry point (see the module docstring)."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--players", type=int, nargs="+", default=[5], help="table sizes to measure (default 5)")
+    ap.add_argument("--seconds", type=float, default=10.0, help="wall-clock seconds per row (default 10)")
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args(argv)
+    print(f"{'players':>7} {'heuristic decisions/s':>22} {'µs/decision (view+act)':>23} {'2-turn playout ms':>18} "
+          f"{'decisions/playout':>18}   (default game)")
+    for n in a.players:
+        try:
+            cfg = GameConfig(num_players=n)
+        except ValueError as e:
+            ap.error(str(e))
+        h = run_heuristic(cfg, a.seconds, a.seed)
+        p = run_playouts(cfg, a.seconds, a.seed)
+        print(f"{n:>7} {h['decisions_per_s']:>22,.0f} {h['us_per_decision']:>23.0f} {p['ms_per_playout']:>18.2f} "
+              f"{p['decisions_per_playout']:>18.0f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+"""The benchmark drivers measure what they say (their figures live in `make bench`, never in tests)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.benchmark import main as agents_bench_main, run_heuristic, run_playouts
+from treachery_env import GameConfig
+from treachery_env.benchmark import game_memory, main as env_bench_main, midgame_states, run_engine, time_clone
+
+
+def test_midgame_states_are_live_games_at_the_turn():
+    cfg = GameConfig(num_players=5)
+    states = midgame_states(cfg, 4, seed=3, turn=6)
+    assert len(states) == 4 and len({id(g) for g in states}) == 4
+    assert all(not g.is_over and g.turn >= 6 and g.decision is not None for g in states)
+
+
+def test_midgame_states_refuse_a_turn_the_game_never_reaches():
+    with pytest.raises(ValueError, match="max_turns"):
+        midgame_states(GameConfig(num_players=4, max_turns=6), 1, turn=8)
+
+
+def test_clone_time_and_memory_are_positive_and_clone_leaves_the_state_alone():
+    cfg = GameConfig(num_players=4)
+    states = midgame_states(cfg, 2, seed=1)
+    before = [g.digest() for g in states]
+    assert time_clone(states, repeat=1) > 0
+    assert [g.digest() for g in states] == before
+    one, many = game_memory(cfg, 1), game_memory(cfg, 8)
+    assert 0 < one < many
+
+
+def test_drivers_count_whole_games_and_decisions():
+    cfg = GameConfig(num_players=4, max_turns=6)
+    r = run_engine(cfg, 0.01)
+    assert r["games"] >= 1 and r["steps"] >= r["games"]
+    h = run_heuristic(cfg, 0.01)
+    assert h["games"] >= 1 and h["decisions"] >= h["games"] and h["us_per_decision"] > 0
+    p = run_playouts(GameConfig(num_players=4), 0.01, states=2)
+    assert p["playouts"] >= 1 and p["decisions_per_playout"] > 0
+
+
+def test_command_lines_print_their_tables(capsys):
+    env_bench_main(["--players", "4", "--seconds", "0.01", "--max-turns", "6"])
+    out = capsys.readouterr().out
+    for word in ("engine", "raw_env", "env", "clone() µs", "64 games"):
+        assert word in out
+    agents_bench_main(["--players", "4", "--seconds", "0.01"])
+    assert "heuristic decisions/s" in capsys.readouterr().out
