@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install test main demo notebooks bench peers clean
+.PHONY: install test main demo notebooks bench peers floors clean
 
 $(BIN)/python:
 	@$(PY) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python >= 3.11 is needed; run make with PY=python3.11 (and make clean if a venv was made)")'
@@ -50,6 +50,12 @@ $(VENV)/.bench: pyproject.toml $(VENV)/.installed
 peers: $(VENV)/.bench
 	@test -f ../shared/bench/peers.py || { echo "make peers needs ../shared/bench/peers.py (the team's shared checkout beside this one)"; exit 1; }
 	$(BIN)/python ../shared/bench/peers.py --extra treachery_env:env --extra treachery_env:raw_env
+
+# the floors of docs/native_core.md: a native observation write, and a do-nothing env behind the AEC API
+floors: install
+	g++ -O2 -o $(VENV)/observation_floor bench/observation_floor.cpp
+	$(VENV)/observation_floor
+	$(BIN)/python bench/aec_floor.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info
