@@ -11,6 +11,14 @@ face-down identities it was not shown, or other seats' pending decisions.
 Seats are **relative** to the observer: block 0 is the observer, then the
 other seats in turn order.
 
+Two implementations give the same bytes: :func:`encode_python` here, the
+reference, and the compiled ``treachery_env._observation`` (Cython, built by
+``setup.py`` when a C compiler is there; ~7x faster).  :func:`encode` is the
+compiled one unless it is not built or ``TREACHERY_PURE_PYTHON=1``;
+:data:`ENCODER` says which.  A change to the vector is made in both (and
+``tests/test_observation_compiled.py`` compares them at every decision of
+random games).
+
 The vector (float32, shape ``(obs_size(n),)``) is laid out by :class:`ObsLayout`:
 
 * global: step one-hot (13), own decision kind one-hot
@@ -83,8 +91,8 @@ from .engine.talk import TALK_KINDS, TalkMessage
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game
 
-__all__ = ["ObsLayout", "obs_layout", "encode", "encode_python", "ENCODER", "WALKER_FEATURES", "PLAYER_FEATURES", "CREATURE_FEATURES",
-           "TALK_SPEAKER_FEATURES", "TALK_PAIR_FEATURES"]
+__all__ = ["ObsLayout", "obs_layout", "encode", "encode_python", "ENCODER", "WALKER_FEATURES", "PLAYER_FEATURES",
+           "CREATURE_FEATURES", "TALK_SPEAKER_FEATURES", "TALK_PAIR_FEATURES"]
 
 N_CARDS = len(CARDS)
 _IDENTITY_INDEX = {i.name: k for k, i in enumerate(all_identities())}
