@@ -423,15 +423,24 @@ cdef _Offsets _offsets_for(Py_ssize_t n):
     return off
 
 
+cdef dict _kw_masks = {}       # keyword set -> its bits, by value (a clone's sets are new objects)
+
+
 cdef long _kw_mask(object kws) except -1:
     """Bit ``KEYWORDS.index(kw)`` set for every keyword in ``kws`` (kept per frozenset)."""
     cdef bint frozen = type(kws) is frozenset
     cdef long v[MEMO_VALUES]
     if frozen and _memo_get(&_kwsets, kws, v):
         return v[0]
-    v[0] = 0
-    for kw in kws:
-        v[0] |= 1 << <long>_KW_INDEX[kw]
+    bits = _kw_masks.get(kws) if frozen else None
+    if bits is None:
+        v[0] = 0
+        for kw in kws:
+            v[0] |= 1 << <long>_KW_INDEX[kw]
+        if frozen:
+            _kw_masks[kws] = v[0]
+    else:
+        v[0] = bits
     if frozen:
         _memo_put(&_kwsets, kws, v)
     return v[0]
