@@ -78,7 +78,7 @@ def _same(g: Game, seen: dict) -> None:
 def test_both_encoders_give_the_same_bytes_at_every_decision():
     """27 random games (every variant x 4-12 players, the options in turn): at
     every decision, for every seat, the compiled vector has the bytes of the
-    Python one; the games reach talk (stances, intents, truces kept and broken),
+    Python one, and so has a clone every 200 decisions; the games reach talk (stances, intents, truces kept and broken),
     the stack, planeswalkers, combat, pumps, identities known face down,
     commander damage, mulligans, players out of the game, The Oneiromancer's
     face-down exile, cards usable from other zones and declared creatures."""
@@ -90,6 +90,8 @@ def test_both_encoders_give_the_same_bytes_at_every_decision():
         while not g.is_over:
             _same(g, seen)
             decisions += 1
+            if decisions % 200 == 0:
+                _same(g.clone(), {})        # a clone's objects are new, its immutable ones shared
             g.step(rng.choice(g.legal_actions()))
         _same(g, seen)
     assert decisions > 5000, decisions
@@ -163,12 +165,12 @@ def test_the_compiled_encoder_returns_a_fresh_array_each_call():
     assert np.array_equal(b, obs.encode_python(g, 0))
 
 
-@compiled
-def test_the_compiled_encoder_refuses_a_seat_outside_the_table():
+@pytest.mark.parametrize("encoder", [obs.encode, obs.encode_python], ids=["encode", "encode_python"])
+def test_a_seat_outside_the_table_is_refused(encoder):
     g = Game(GameConfig(num_players=4), seed=0)
     for seat in (-1, 4):
-        with pytest.raises(IndexError):
-            obs.encode(g, seat)
+        with pytest.raises(IndexError, match="not a seat"):
+            encoder(g, seat)
 
 
 @compiled

@@ -19,7 +19,7 @@ imports it when it is there and ``TREACHERY_PURE_PYTHON`` is not ``1``.
 from cpython.buffer cimport PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer
 from cpython.dict cimport PyDict_Next
 from cpython.mem cimport PyMem_Calloc
-from cpython.object cimport Py_TYPE, PyObject, PyTypeObject
+from cpython.object cimport PyObject, PyTypeObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF
 from libc.math cimport pow
 from libc.stdint cimport uint64_t
