@@ -11,6 +11,14 @@ face-down identities it was not shown, or other seats' pending decisions.
 Seats are **relative** to the observer: block 0 is the observer, then the
 other seats in turn order.
 
+Two implementations give the same bytes: :func:`encode_python` here, the
+reference, and the compiled ``treachery_env._observation`` (Cython, built by
+``setup.py`` when a C compiler is there; ~7x faster).  :func:`encode` is the
+compiled one unless it is not built or ``TREACHERY_PURE_PYTHON=1``;
+:data:`ENCODER` says which.  A change to the vector is made in both (and
+``tests/test_observation_compiled.py`` compares them at every decision of
+random games).
+
 The vector (float32, shape ``(obs_size(n),)``) is laid out by :class:`ObsLayout`:
 
 * global: step one-hot (13), own decision kind one-hot
@@ -66,6 +74,7 @@ The vector (float32, shape ``(obs_size(n),)``) is laid out by :class:`ObsLayout`
 
 from __future__ import annotations
 
+import os
 from array import array
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -82,8 +91,8 @@ from .engine.talk import TALK_KINDS, TalkMessage
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game
 
-__all__ = ["ObsLayout", "obs_layout", "encode", "WALKER_FEATURES", "PLAYER_FEATURES", "CREATURE_FEATURES",
-           "TALK_SPEAKER_FEATURES", "TALK_PAIR_FEATURES"]
+__all__ = ["ObsLayout", "obs_layout", "encode", "encode_python", "ENCODER", "WALKER_FEATURES", "PLAYER_FEATURES",
+           "CREATURE_FEATURES", "TALK_SPEAKER_FEATURES", "TALK_PAIR_FEATURES"]
 
 N_CARDS = len(CARDS)
 _IDENTITY_INDEX = {i.name: k for k, i in enumerate(all_identities())}
@@ -221,9 +230,20 @@ def _encode_walkers(game: "Game", p: Any, o: array, base: int) -> None:
         o[q + 4] = float(w.owner != w.controller)
 
 
-def encode(game: "Game", viewer: int) -> np.ndarray:
-    """Observation vector of ``viewer``: float32, shape ``(obs_layout(n).size,)``."""
+def encode_python(game: "Game", viewer: int) -> np.ndarray:
+    """Observation vector of ``viewer`` in pure Python: the reference that the
+    compiled encoder (``treachery_env._observation``) matches bit for bit, and
+    the fallback where it is not built.
+
+    Returns:
+        A fresh float32 array of shape ``(obs_layout(game.n).size,)``.
+
+    Raises:
+        IndexError: for a seat outside the table.
+    """
     n = game.n
+    if not 0 <= viewer < n:
+        raise IndexError(f"viewer {viewer} is not a seat of a {n}-player game")
     L = obs_layout(n)
     # array('f') item assignment is several times cheaper than numpy's; the result
     # is wrapped without a copy at the end
@@ -440,3 +460,22 @@ def _encode_talk(game: "Game", viewer: int, o: array, L: ObsLayout) -> None:
     q += n
     if m.role is not None:
         o[q + int(m.role)] = 1.0
+
+
+def _select_encoder() -> tuple[Any, str]:
+    """The encoder :func:`encode` is, and its name for :data:`ENCODER`: the
+    compiled one unless ``TREACHERY_PURE_PYTHON=1`` or it is not built."""
+    if os.environ.get("TREACHERY_PURE_PYTHON") == "1":
+        return encode_python, "python"
+    try:
+        from ._observation import encode as compiled
+    except ImportError:          # no C compiler at install time: the extension is optional (setup.py)
+        return encode_python, "python"
+    return compiled, "compiled"
+
+
+encode, ENCODER = _select_encoder()
+"""``encode(game, viewer) -> float32 (obs_layout(game.n).size,)``: the observation
+vector of ``viewer`` (a fresh array each call).  :data:`ENCODER` says which
+implementation it is: ``"compiled"`` (``treachery_env._observation``, Cython) or
+``"python"`` (:func:`encode_python`); both give the same bytes."""

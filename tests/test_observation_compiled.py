@@ -1,0 +1,248 @@
+"""The compiled observation encoder (``treachery_env._observation``, Cython) is
+the Python one (``observation.encode_python``) bit for bit, is built wherever a
+C compiler is, and the suite's encoder tests pass on the pure-Python path too
+(``TREACHERY_PURE_PYTHON=1``)."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import random
+import shlex
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from treachery_env import GameConfig, cards
+from treachery_env import observation as obs
+from treachery_env.engine import Attackable, Creature, Game, Player, StackItem
+from treachery_env.engine.talk import Deal, TalkMessage
+from treachery_env.identities import get as identity
+from treachery_env.rules import VARIANTS, Role
+
+ROOT = Path(__file__).resolve().parent.parent
+
+compiled = pytest.mark.skipif(obs.ENCODER != "compiled", reason="the compiled encoder is not in use "
+                              "(not built, or TREACHERY_PURE_PYTHON=1; see test_compiled_encoder_is_built)")
+
+
+def _configs() -> list[GameConfig]:
+    """Every variant at every table size (4-12), the other options in turn: talk
+    structured / none, priority windows full / main, London mulligans / none,
+    Commander on / off; identities from every implemented one."""
+    out = []
+    for n in range(4, 13):
+        for v, variant in enumerate(VARIANTS):
+            k = n + v
+            out.append(GameConfig(num_players=n, variant=variant, identity_pool="all", max_turns=10 * n,
+                                  talk=("structured", "none")[k % 3 == 2], priority_windows=("full", "main")[k % 2],
+                                  mulligans=("london", "none")[(k // 2) % 2], commander=bool((k // 3) % 2 == 0)))
+    return out
+
+
+def _same(g: Game, seen: dict) -> None:
+    """Both encoders give the same bytes for every seat of ``g``; counts what the state shows in ``seen``."""
+    for seat in range(g.n):
+        a, b = obs.encode(g, seat), obs.encode_python(g, seat)
+        assert a.dtype == b.dtype == np.float32 and a.shape == b.shape == (obs.obs_layout(g.n).size,)
+        if a.tobytes() != b.tobytes():
+            bad = np.flatnonzero(a != b)
+            raise AssertionError(f"seat {seat}, turn {g.turn}, {g.config}: features {bad[:10].tolist()} differ: "
+                                 f"compiled {a[bad[:10]].tolist()}, python {b[bad[:10]].tolist()}")
+    t = g.talk
+    for key, present in (("talk", t.messages), ("stances", t.stances), ("intents", t.intents), ("deals", t.deals),
+                         ("broken truces", t.broken), ("stack targets", any(it.targets for it in g.stack)),
+                         ("planeswalkers", any(p.attackables for p in g.players)),
+                         ("attackers", any(c.attacking >= 0 for p in g.players for c in p.creatures)),
+                         ("blockers", any(c.blocking is not None for p in g.players for c in p.creatures)),
+                         ("pumped", any(c.pump_kw or c.pump_p for p in g.players for c in p.creatures)),
+                         ("identities seen face down", any(not p.identity.face_up and len(p.identity.known_by) > 1
+                                                           for p in g.players)),
+                         ("identity counters", any(p.identity.counters for p in g.players)),
+                         ("commander damage", any(p.cmd_damage for p in g.players)),
+                         ("mulligans", any(p.mulligans for p in g.players)),
+                         ("lost players", any(p.has_lost for p in g.players)),
+                         ("face-down exile", any("dream" in p.identity.data for p in g.players)),
+                         ("cards usable from other zones", any(p.permissions for p in g.players)),
+                         ("declared creature",
+                          g.decision is not None and g.decision.declared_creature(g.decision.seat))):
+        seen[key] = seen.get(key, 0) + bool(present)
+
+
+@compiled
+def test_both_encoders_give_the_same_bytes_at_every_decision():
+    """27 random games (every variant x 4-12 players, the options in turn): at
+    every decision, for every seat, the compiled vector has the bytes of the
+    Python one, and so has a clone every 200 decisions; the games reach talk (stances, intents, truces kept and broken),
+    the stack, planeswalkers, combat, pumps, identities known face down,
+    commander damage, mulligans, players out of the game, The Oneiromancer's
+    face-down exile, cards usable from other zones and declared creatures."""
+    seen: dict = {}
+    decisions = 0
+    for k, cfg in enumerate(_configs()):
+        g = Game(cfg, seed=1000 + k)
+        rng = random.Random(k)
+        while not g.is_over:
+            _same(g, seen)
+            decisions += 1
+            if decisions % 200 == 0:
+                _same(g.clone(), {})        # a clone's objects are new, its immutable ones shared
+            g.step(rng.choice(g.legal_actions()))
+        _same(g, seen)
+    assert decisions > 5000, decisions
+    assert all(seen.values()) and len(seen) == 18, seen
+
+
+@compiled
+def test_both_encoders_agree_beyond_what_random_play_reaches():
+    """States set by hand: more hand cards, creatures, stack objects,
+    planeswalkers and cards usable from other zones than there are slots; a copied
+    identity with a kept role (The Wearer of Masks), shown to one seat; negative
+    life, counters and tokens of every kind; stun counters, X, keywords granted
+    this turn, a planeswalker someone else owns, one used this turn and attacked;
+    talk older than a round (fading), a truce and a truce broken."""
+    g = Game(GameConfig(num_players=6), seed=5)
+    turn = g.turn = 9
+    shock, bolt = cards.card("Shock"), cards.card("Blaze")
+    walker = cards.WALKER_CARDS[0]
+    p0, p1, p2 = g.players[:3]
+    p0.hand = [shock, bolt] * 10
+    p0.life, p0.mana_pool, p0.mulligans = -3, 5, 2
+    p0.counters = {"gem": 4, "rad": 12}
+    p0.tokens = {**p0.tokens, "Treasure": 3, "Clue": 1}
+    p0.cmd_damage = {1: 9, 2: 22}
+    for k in range(10):
+        g.grant_permission(0, shock if k % 2 else bolt, 1, "graveyard")
+    p1.identity.copy_of = identity("The Bodyguard")
+    p1.identity.role_override = Role.TRAITOR
+    p1.identity.known_by.add(0)
+    p1.identity.counters = {"seed": 3, "void": 2}
+    p2.attackables = [Attackable(500 + k, "planeswalker", walker, 3 if k == 1 else 2, 2, 3 + k, turn) for k in range(6)]
+    p2.attackables[0].used_turn = turn
+    p0.creatures = []
+    for k in range(25):
+        c = Creature(100 + k, f"Bear {k}", None, bool(k % 2), 0, 2 + k, 2, frozenset({"flying", "trample"}),
+                     turn - k % 3)
+        c.stun, c.p1p1, c.damage, c.tapped, c.is_commander = k % 3, k % 4, k % 2, bool(k % 2), k == 3
+        c.pump_kw, c.pump_p = (frozenset({"haste"}), 2) if k % 5 == 0 else (frozenset(), 0)
+        c.attacking, c.attacking_obj = (2, p2.attackables[k % 6]) if k % 4 == 0 else (-1, None)
+        p0.creatures.append(c)
+    g.combat_attackers = [c for c in p0.creatures if c.attacking >= 0]
+    blocker = Creature(200, "Wall", None, False, 1, 0, 4, frozenset({"defender", "reach"}), 0)
+    blocker.blocking = p0.creatures[0]
+    p0.creatures[0].blocked_by = [blocker]
+    p1.creatures = [blocker]
+    g.stack = []
+    for k in range(13):
+        it = StackItem(300 + k, "spell" if k % 2 else "ability", k % 6, bolt if k % 2 else None,
+                       identity_source=k % 3 == 0)
+        it.x = k
+        it.targets = [("p", (k + 1) % 6), None, ("w", p2.attackables[1]), ("c", blocker)]
+        g.stack.append(it)
+    t = g.talk
+    for m in (TalkMessage(1, 3, "claim", None, Role.LEADER), TalkMessage(2, 4, "accuse", 1, Role.ASSASSIN),
+              TalkMessage(8, 1, "defend", 0), TalkMessage(9, 2, "threaten", 5), TalkMessage(9, 5, "protect", 2),
+              TalkMessage(9, 0, "request"), TalkMessage(9, 0, "offer", 3), TalkMessage(9, 3, "accept", 0)):
+        t.record(m)
+    t.deals = [Deal(0, 3, turn), Deal(1, 2, turn)]
+    t.broken = {(4, 5): 2, (5, 4): 8}
+    g.players[2].has_lost = True      # its truce with seat 1 no longer shows
+    _same(g, {})
+
+
+@compiled
+def test_the_compiled_encoder_returns_a_fresh_array_each_call():
+    """Callers may keep what ``encode`` returns: a new writable float32 array per call."""
+    g = Game(GameConfig(), seed=0)
+    a, b = obs.encode(g, 0), obs.encode(g, 0)
+    assert a is not b and not np.shares_memory(a, b) and a.flags.writeable and a.flags.c_contiguous
+    a[:] = 7.0
+    assert np.array_equal(b, obs.encode_python(g, 0))
+
+
+@pytest.mark.parametrize("encoder", [obs.encode, obs.encode_python], ids=["encode", "encode_python"])
+def test_a_seat_outside_the_table_is_refused(encoder):
+    g = Game(GameConfig(num_players=4), seed=0)
+    for seat in (-1, 4):
+        with pytest.raises(IndexError, match="not a seat"):
+            encoder(g, seat)
+
+
+@compiled
+def test_engine_objects_read_at_their_slots_and_by_getattr_when_they_differ(monkeypatch):
+    """The compiled encoder reads Player, Creature, ... attributes straight from
+    their ``__slots__`` (``_observation.slot_reads``: all of them, or the engine
+    changed shape and the encoder lost its fast path); an object of a subclass,
+    and a class changed after import, are read through ``getattr`` and still give
+    the Python encoder's bytes."""
+    from treachery_env import _observation
+    reads = _observation.slot_reads()
+    assert all(reads.values()), [name for name, direct in reads.items() if not direct]
+    g = Game(GameConfig(), seed=3)
+    rng = random.Random(3)
+    while not any(p.creatures for p in g.players):
+        g.step(rng.choice(g.legal_actions()))
+
+    class Weakened(Player):
+        __slots__ = ()
+        life = property(lambda self: 1)
+
+    g.players[1].__class__ = Weakened
+    assert obs.encode(g, 0)[obs.obs_layout(g.n).players + obs.PLAYER_FEATURES + 1] == np.float32(1 / 40)
+    _same(g, {})
+    monkeypatch.setattr(Creature, "damage", property(lambda self: 3))
+    assert not _observation.slot_reads()["Creature.damage"]
+    _same(g, {})
+    monkeypatch.undo()
+    assert _observation.slot_reads()["Creature.damage"]
+    _same(g, {})
+
+
+def _c_compiler_works(tmp: Path) -> bool:
+    """Whether the C compiler Python's build uses (``$CC`` or sysconfig's) compiles against ``Python.h``."""
+    cc = shlex.split(os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc")
+    if not cc or shutil.which(cc[0]) is None:
+        return False
+    src = tmp / "probe.c"
+    src.write_text("#include <Python.h>\nint probe(void) { return Py_IsInitialized(); }\n")
+    r = subprocess.run([*cc, "-c", str(src), "-o", str(tmp / "probe.o"), f"-I{sysconfig.get_paths()['include']}"],
+                       capture_output=True, timeout=120, check=False)
+    return r.returncode == 0
+
+
+def test_compiled_encoder_is_built(tmp_path):
+    """Where a C compiler works, the install built the extension (a broken build
+    must not fall back to Python silently); ``observation.ENCODER`` names it unless
+    ``TREACHERY_PURE_PYTHON=1``."""
+    if not _c_compiler_works(tmp_path):
+        pytest.skip("no working C compiler with Python.h here: the pure-Python encoder is expected")
+    try:
+        importlib.import_module("treachery_env._observation")
+    except ImportError as e:
+        pytest.fail(f"a C compiler works but treachery_env._observation does not import ({e}); "
+                    f"rebuild it with `make install` (pip install -e .)")
+    expected = "python" if os.environ.get("TREACHERY_PURE_PYTHON") == "1" else "compiled"
+    assert obs.ENCODER == expected
+
+
+def test_the_encoder_tests_pass_on_the_pure_python_path():
+    """With ``TREACHERY_PURE_PYTHON=1`` the Python encoder is ``encode`` (checked
+    in the child), and the tests that read the observation pass with it: the
+    information sets, the rules, talk, planeswalkers, mulligans, the special
+    Traitors' information sets and one chunk of the fuzz."""
+    env = {**os.environ, "TREACHERY_PURE_PYTHON": "1"}
+    r = subprocess.run([sys.executable, "-c", "import treachery_env.observation as o; print(o.ENCODER)"],
+                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert r.stdout.strip() == "python", r.stdout + r.stderr
+    tests = ["tests/test_information_sets.py", "tests/test_rules.py", "tests/test_talk.py",
+             "tests/test_planeswalkers.py", "tests/test_mulligans_and_concession.py",
+             "tests/test_identities_special.py::test_information_sets_with_special_traitors",
+             "tests/test_fuzz.py::test_random_games_keep_invariants[0]"]
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests],
+                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False)
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]

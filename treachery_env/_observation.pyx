@@ -1,0 +1,904 @@
+# cython: language_level=3, cdivision=True
+"""The observation vector, compiled: the same function as
+:func:`treachery_env.observation.encode_python` (the reference; layout in the
+docstring of :mod:`treachery_env.observation`), bit for bit.
+
+It reads the same attributes of the engine's objects, in C: those kept in
+``__slots__`` (players, identity cards, creatures, planeswalkers, stack
+objects, the decision, the talk state) straight from the slot, and what the
+immutable objects hold (talk messages, cards, identities, keyword sets) once
+per object; it writes only the nonzero features, through a C pointer, into a
+zeroed float32 array, with every number in C.  Each value is computed as the
+Python encoder computes it -- in double precision, rounded once to float32 --
+so both give the same bytes (``tests/test_observation_compiled.py``).
+
+Built by ``setup.py`` (an optional extension); :mod:`treachery_env.observation`
+imports it when it is there and ``TREACHERY_PURE_PYTHON`` is not ``1``.
+"""
+
+from cpython.buffer cimport PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer
+from cpython.dict cimport PyDict_Next
+from cpython.mem cimport PyMem_Calloc
+from cpython.object cimport PyObject, PyTypeObject
+from cpython.ref cimport Py_INCREF, Py_XDECREF
+from libc.math cimport pow
+from libc.stdint cimport uint64_t
+from libc.string cimport memcpy
+
+import numpy as np
+
+from . import observation as _py
+from .engine.state import Attackable, Creature, Decision, IdentityCard, Player, StackItem
+from .engine.talk import TalkState
+from .observation import (
+    COUNTER_TOKENS,
+    KEYWORDS,
+    MAX_HAND,
+    MAX_OTHER,
+    MAX_PERMS,
+    MAX_STACK,
+    MAX_WALKERS,
+    N_CARDS,
+    N_DECISIONS,
+    N_IDENTITIES,
+    N_PHASES,
+    PLAYER_COUNTERS,
+    PLAYER_FEATURES,
+    TALK_KINDS,
+    TALK_PAIR_FEATURES,
+    TALK_SPEAKER_FEATURES,
+    WALKER_CARDS,
+    WALKER_FEATURES,
+    obs_layout,
+)
+
+__all__ = ["encode", "slot_reads"]
+
+# the lookup tables of the Python encoder, typed (direct dict access)
+cdef dict _CZ = _py._CZ
+cdef dict _IDENTITY_INDEX = _py._IDENTITY_INDEX
+cdef dict _KIND_INDEX = _py._KIND_INDEX
+cdef dict _KW_INDEX = _py._KW_INDEX
+cdef dict _TALK_KIND_INDEX = _py._TALK_KIND_INDEX
+cdef dict _TOK = _py._TOK
+cdef dict _WALKER_INDEX = _py._WALKER_INDEX
+cdef dict PHASE_INDEX = _py.PHASE_INDEX
+
+# feature offsets inside the blocks (the same arithmetic as observation.encode_python)
+cdef Py_ssize_t C_N_CARDS = N_CARDS
+cdef Py_ssize_t C_PF = PLAYER_FEATURES
+cdef Py_ssize_t F_ROLE = 16 + len(COUNTER_TOKENS)           # face up, role one-hot, identity one-hot
+cdef Py_ssize_t F_COUNTERS = F_ROLE + 5 + N_IDENTITIES       # identity counters .. mulligans
+cdef Py_ssize_t N_PLAYER_COUNTERS = len(PLAYER_COUNTERS)
+cdef Py_ssize_t N_KEYWORDS = len(KEYWORDS)
+cdef Py_ssize_t C_MAX_PERMS = MAX_PERMS
+cdef Py_ssize_t C_MAX_WALKERS = MAX_WALKERS
+cdef Py_ssize_t C_MAX_HAND = MAX_HAND
+cdef Py_ssize_t C_MAX_OTHER = MAX_OTHER
+cdef Py_ssize_t C_MAX_STACK = MAX_STACK
+cdef Py_ssize_t C_WF = WALKER_FEATURES
+cdef Py_ssize_t W_LOYALTY = 1 + len(_KIND_INDEX) + len(WALKER_CARDS)
+cdef Py_ssize_t C_N_PHASES = N_PHASES
+cdef Py_ssize_t C_N_DECISIONS = N_DECISIONS
+cdef Py_ssize_t C_TSF = TALK_SPEAKER_FEATURES
+cdef Py_ssize_t C_TPF = TALK_PAIR_FEATURES
+cdef Py_ssize_t N_TALK_KINDS = len(TALK_KINDS)
+cdef long HASTE_BIT = 1 << _KW_INDEX["haste"]
+cdef tuple _PLAYER_COUNTERS = tuple(PLAYER_COUNTERS)
+
+_zeros = np.zeros
+_float32 = np.float32
+
+
+# ---- direct reads of the engine's __slots__ attributes
+#
+# Player, Creature and the other engine objects keep their attributes in
+# __slots__: the member descriptor on the class says at which offset of the
+# instance each value lies.  ``get(obj, A)`` reads attribute A there when
+# ``obj``'s type is exactly the class A was located in -- what CPython's own
+# inline cache does for ``LOAD_ATTR`` on a slot -- and otherwise (a subclass,
+# another type, an unset slot) calls ``getattr``, so the value is always
+# getattr's.  A class changed after import (its version tag moved: an attribute
+# was set on it or on a base) has its attributes located again at the next call.
+
+cdef extern from *:
+    """
+    #include "structmember.h"
+    enum { TREACHERY_MAX_ATTRS = 96 };
+    typedef struct {
+        PyTypeObject *tp;     /* read instances of exactly this class at offset (NULL: by getattr) */
+        Py_ssize_t offset;
+        PyObject *name;       /* borrowed from _attr_keys */
+    } treachery_attr;
+    static treachery_attr treachery_attrs[TREACHERY_MAX_ATTRS];
+
+    /* Offset of a plain object slot in instances of cls (a T_OBJECT_EX member
+       descriptor, found on cls or a base), or -1 when getattr must be used. */
+    static Py_ssize_t treachery_slot_offset(PyObject *cls, PyObject *descr) {
+        PyMemberDef *m;
+        if (((PyTypeObject *)cls)->tp_getattro != PyObject_GenericGetAttr) return -1;
+        if (Py_TYPE(descr) != &PyMemberDescr_Type) return -1;
+        m = ((PyMemberDescrObject *)descr)->d_member;
+        if (m->type != T_OBJECT_EX || (m->flags & ~READONLY)) return -1;
+        return m->offset;
+    }
+
+    static unsigned int treachery_version_tag(PyTypeObject *cls) {
+        return cls->tp_version_tag;
+    }
+
+    /* getattr(o, name of attribute a): a new reference, or NULL with an exception set */
+    #if defined(__GNUC__)
+    __attribute__((always_inline))
+    #endif
+    static inline PyObject *treachery_get(PyObject *o, Py_ssize_t a) {
+        treachery_attr *at = &treachery_attrs[a];
+        if (Py_TYPE(o) == at->tp) {
+            PyObject *v = *(PyObject **)((char *)o + at->offset);
+            if (v != NULL) {
+                Py_INCREF(v);
+                return v;
+            }
+        }
+        return PyObject_GetAttr(o, at->name);
+    }
+    """
+    enum:
+        TREACHERY_MAX_ATTRS
+    ctypedef struct treachery_attr:
+        PyTypeObject* tp
+        Py_ssize_t offset
+        PyObject* name
+    treachery_attr treachery_attrs[TREACHERY_MAX_ATTRS]
+    Py_ssize_t treachery_slot_offset(object cls, object descr)
+    unsigned int treachery_version_tag(PyTypeObject* cls)
+    object get "treachery_get" (object o, Py_ssize_t a)
+
+cdef enum:
+    MAX_CLASSES = 8
+
+cdef list _attr_keys = []             # (class, name) of each attribute id (keeps the names alive)
+cdef PyTypeObject* _classes[MAX_CLASSES]
+cdef unsigned int _tags[MAX_CLASSES]  # version tag of each class when its attributes were located
+cdef Py_ssize_t _n_classes = 0
+cdef list _class_list = []            # the classes, kept alive
+
+
+cdef int _locate(Py_ssize_t a) except -1:
+    """Find where attribute ``a`` lies in instances of its class."""
+    cls, name = _attr_keys[a]
+    treachery_attrs[a].tp = NULL
+    treachery_attrs[a].name = <PyObject*>name
+    for k in cls.__mro__:
+        if name in k.__dict__:
+            off = treachery_slot_offset(cls, k.__dict__[name])
+            if off >= 0:
+                treachery_attrs[a].offset = off
+                treachery_attrs[a].tp = <PyTypeObject*>cls
+            return 0
+    return 0
+
+
+cdef int _locate_class(Py_ssize_t i) except -1:
+    """Locate every attribute of class ``i`` and note its version tag."""
+    cls = _class_list[i]
+    for a in range(len(_attr_keys)):
+        if _attr_keys[a][0] is cls:
+            _locate(a)
+            getattr(cls, _attr_keys[a][1])      # a type lookup: gives the class a version tag
+    _tags[i] = treachery_version_tag(<PyTypeObject*>cls)
+    return 0
+
+
+cdef Py_ssize_t _attr(type cls, str name) except -1:
+    """A new attribute id for ``cls.name`` (see :func:`get`)."""
+    global _n_classes
+    cdef Py_ssize_t a = len(_attr_keys)
+    if a >= TREACHERY_MAX_ATTRS:
+        raise RuntimeError("_observation: raise TREACHERY_MAX_ATTRS")
+    _attr_keys.append((cls, name))
+    if cls not in _class_list:
+        if _n_classes >= MAX_CLASSES:
+            raise RuntimeError("_observation: raise MAX_CLASSES")
+        _class_list.append(cls)
+        _classes[_n_classes] = <PyTypeObject*>cls
+        _n_classes += 1
+    _locate_class(_class_list.index(cls))
+    return a
+
+
+cdef inline int _check_classes() except -1:
+    """Locate again the attributes of the classes changed since they were located."""
+    cdef Py_ssize_t i
+    for i in range(_n_classes):
+        if _tags[i] == 0 or treachery_version_tag(_classes[i]) != _tags[i]:
+            _locate_class(i)
+    return 0
+
+
+def slot_reads():
+    """Which engine attributes the encoder reads straight from their slot.
+
+    Returns:
+        ``{"Class.attribute": bool}``: True where instances of exactly that
+        class are read at the slot's offset, False where ``getattr`` is used
+        (the attribute is no plain ``__slots__`` member, or the class has its
+        own attribute lookup).  Classes changed since the last encoding are
+        looked at again first.
+    """
+    _check_classes()
+    return {f"{cls.__name__}.{name}": treachery_attrs[a].tp != NULL for a, (cls, name) in enumerate(_attr_keys)}
+
+
+# ---- what the immutable objects say, decoded once
+#
+# TalkMessage, CardDef and Identity are frozen dataclasses that every clone of
+# a game shares, and keyword sets are frozensets.  The numbers the encoder
+# needs from one (a message's turn, speaker, kind, subject and role; a card's
+# index; an identity's role and one-hot index; a keyword set's bits) are read
+# on first sight and kept in a table keyed by the object's address; the table
+# holds a reference to the object, so the address cannot be reused while the
+# entry lives.  A full table is emptied.
+
+cdef enum:
+    MEMO_VALUES = 5
+
+cdef struct MemoEntry:
+    PyObject* key              # a strong reference; NULL: a free slot
+    long v[MEMO_VALUES]
+
+cdef struct Memo:
+    MemoEntry* e
+    Py_ssize_t mask, used, full
+    int shift                  # 64 - log2(slots)
+
+
+cdef int _memo_init(Memo* m, int bits) except -1:
+    """An empty table of ``2 ** bits`` slots, emptied at half full."""
+    m.e = <MemoEntry*>PyMem_Calloc(<size_t>1 << bits, sizeof(MemoEntry))
+    if m.e == NULL:
+        raise MemoryError()
+    m.mask = (<Py_ssize_t>1 << bits) - 1
+    m.used = 0
+    m.full = (<Py_ssize_t>1 << bits) // 2
+    m.shift = 64 - bits
+    return 0
+
+
+cdef inline Py_ssize_t _memo_slot(Memo* m, PyObject* key):
+    """The slot of ``key``, or the free slot where it would go."""
+    cdef Py_ssize_t i = <Py_ssize_t>(((<uint64_t><size_t>key >> 4) * <uint64_t>0x9E3779B97F4A7C15) >> m.shift)
+    while m.e[i].key != NULL and m.e[i].key != key:
+        i = (i + 1) & m.mask
+    return i
+
+
+cdef int _memo_put(Memo* m, object key, long* v) except -1:
+    """Keep ``v`` (MEMO_VALUES numbers) for ``key``."""
+    cdef Py_ssize_t i
+    if m.used >= m.full:
+        for i in range(m.mask + 1):
+            Py_XDECREF(m.e[i].key)
+            m.e[i].key = NULL
+        m.used = 0
+    i = _memo_slot(m, <PyObject*>key)
+    if m.e[i].key == NULL:
+        Py_INCREF(key)
+        m.e[i].key = <PyObject*>key
+        m.used += 1
+    memcpy(m.e[i].v, v, sizeof(long) * MEMO_VALUES)
+    return 0
+
+
+cdef inline bint _memo_get(Memo* m, object key, long* v):
+    """Copy the numbers kept for ``key`` into ``v``; False if there are none."""
+    cdef Py_ssize_t i = _memo_slot(m, <PyObject*>key)
+    if m.e[i].key == NULL:
+        return False
+    memcpy(v, m.e[i].v, sizeof(long) * MEMO_VALUES)
+    return True
+
+
+cdef Memo _messages, _cards, _identities, _kwsets
+_memo_init(&_messages, 14)
+_memo_init(&_cards, 10)
+_memo_init(&_identities, 8)
+_memo_init(&_kwsets, 10)
+
+cdef long TK_ACCUSE = TALK_KINDS.index("accuse"), TK_DEFEND = TALK_KINDS.index("defend")
+cdef long TK_THREATEN = TALK_KINDS.index("threaten"), TK_PROTECT = TALK_KINDS.index("protect")
+cdef long TK_ACCEPT = TALK_KINDS.index("accept"), TK_REJECT = TALK_KINDS.index("reject")
+cdef long STANCE_ACCUSE = _py._STANCE["accuse"], STANCE_DEFEND = _py._STANCE["defend"]
+cdef long INTENT_THREATEN = _py._INTENT["threaten"], INTENT_PROTECT = _py._INTENT["protect"]
+
+
+cdef int _message(object m, long* v) except -1:
+    """``v = [turn, speaker, kind, subject, role]`` of a TalkMessage: the kind as its index in
+    TALK_KINDS (-1 for another), subject and role -1 when None."""
+    if _memo_get(&_messages, m, v):
+        return 0
+    v[0] = m.turn
+    v[1] = m.speaker
+    x = _TALK_KIND_INDEX.get(m.kind)
+    v[2] = -1 if x is None else <long>x
+    x = m.subject
+    v[3] = -1 if x is None else <long>x
+    x = m.role
+    v[4] = -1 if x is None else <long>x
+    return _memo_put(&_messages, m, v)
+
+
+cdef inline long _card_index(object c) except? -1:
+    """``c.index`` of a CardDef."""
+    cdef long v[MEMO_VALUES]
+    if not _memo_get(&_cards, c, v):
+        v[0] = c.index
+        _memo_put(&_cards, c, v)
+    return v[0]
+
+
+cdef int _identity(object card, long* v) except -1:
+    """``v = [role, one-hot index]`` of an Identity (the index -1 for a card with only a role)."""
+    if _memo_get(&_identities, card, v):
+        return 0
+    v[0] = card.role
+    x = _IDENTITY_INDEX.get(card.name)
+    v[1] = -1 if x is None else <long>x
+    return _memo_put(&_identities, card, v)
+
+
+cdef Py_ssize_t PL_IDENTITY = _attr(Player, "identity"), PL_HAS_LOST = _attr(Player, "has_lost")
+cdef Py_ssize_t PL_LIFE = _attr(Player, "life"), PL_HAND = _attr(Player, "hand")
+cdef Py_ssize_t PL_LIBRARY = _attr(Player, "library"), PL_GRAVEYARD = _attr(Player, "graveyard")
+cdef Py_ssize_t PL_EXILE = _attr(Player, "exile"), PL_LANDS = _attr(Player, "lands")
+cdef Py_ssize_t PL_LANDS_TAPPED = _attr(Player, "lands_tapped"), PL_CREATURES = _attr(Player, "creatures")
+cdef Py_ssize_t PL_COMMANDER = _attr(Player, "commander"), PL_COMMANDER_ZONE = _attr(Player, "commander_zone")
+cdef Py_ssize_t PL_COMMANDER_CASTS = _attr(Player, "commander_casts"), PL_CMD_DAMAGE = _attr(Player, "cmd_damage")
+cdef Py_ssize_t PL_MANA_POOL = _attr(Player, "mana_pool"), PL_TOKENS = _attr(Player, "tokens")
+cdef Py_ssize_t PL_COUNTERS = _attr(Player, "counters"), PL_PERMISSIONS = _attr(Player, "permissions")
+cdef Py_ssize_t PL_MULLIGANS = _attr(Player, "mulligans"), PL_ATTACKABLES = _attr(Player, "attackables")
+cdef Py_ssize_t PL_LAND_PLAYED = _attr(Player, "land_played")
+cdef Py_ssize_t ID_FACE_UP = _attr(IdentityCard, "face_up"), ID_KNOWN_BY = _attr(IdentityCard, "known_by")
+cdef Py_ssize_t ID_DATA = _attr(IdentityCard, "data"), ID_COPY_OF = _attr(IdentityCard, "copy_of")
+cdef Py_ssize_t ID_IDENTITY = _attr(IdentityCard, "identity"), ID_ROLE_OVERRIDE = _attr(IdentityCard, "role_override")
+cdef Py_ssize_t ID_COUNTERS = _attr(IdentityCard, "counters")
+cdef Py_ssize_t CR_BASE_KEYWORDS = _attr(Creature, "base_keywords"), CR_PUMP_KW = _attr(Creature, "pump_kw")
+cdef Py_ssize_t CR_P1P1 = _attr(Creature, "p1p1"), CR_BASE_POWER = _attr(Creature, "base_power")
+cdef Py_ssize_t CR_PUMP_P = _attr(Creature, "pump_p"), CR_BASE_TOUGHNESS = _attr(Creature, "base_toughness")
+cdef Py_ssize_t CR_PUMP_Q = _attr(Creature, "pump_q"), CR_DAMAGE = _attr(Creature, "damage")
+cdef Py_ssize_t CR_TAPPED = _attr(Creature, "tapped"), CR_ENTERED_TURN = _attr(Creature, "entered_turn")
+cdef Py_ssize_t CR_ATTACKING = _attr(Creature, "attacking"), CR_BLOCKING = _attr(Creature, "blocking")
+cdef Py_ssize_t CR_BLOCKED_BY = _attr(Creature, "blocked_by"), CR_STUN = _attr(Creature, "stun")
+cdef Py_ssize_t CR_TOKEN = _attr(Creature, "token"), CR_IS_COMMANDER = _attr(Creature, "is_commander")
+cdef Py_ssize_t CR_ATTACKING_OBJ = _attr(Creature, "attacking_obj")
+cdef Py_ssize_t AT_CONTROLLER = _attr(Attackable, "controller"), AT_KIND = _attr(Attackable, "kind")
+cdef Py_ssize_t AT_CARD = _attr(Attackable, "card"), AT_LOYALTY = _attr(Attackable, "loyalty")
+cdef Py_ssize_t AT_USED_TURN = _attr(Attackable, "used_turn"), AT_UID = _attr(Attackable, "uid")
+cdef Py_ssize_t AT_OWNER = _attr(Attackable, "owner")
+cdef Py_ssize_t ST_CONTROLLER = _attr(StackItem, "controller"), ST_KIND = _attr(StackItem, "kind")
+cdef Py_ssize_t ST_IDENTITY_SOURCE = _attr(StackItem, "identity_source"), ST_CARD = _attr(StackItem, "card")
+cdef Py_ssize_t ST_X = _attr(StackItem, "x"), ST_TARGETS = _attr(StackItem, "targets")
+cdef Py_ssize_t DE_SEAT = _attr(Decision, "seat"), DE_KIND = _attr(Decision, "kind"), DE_CTX = _attr(Decision, "ctx")
+cdef Py_ssize_t TS_MESSAGES = _attr(TalkState, "messages"), TS_CLAIMS = _attr(TalkState, "claims")
+cdef Py_ssize_t TS_STANCES = _attr(TalkState, "stances"), TS_INTENTS = _attr(TalkState, "intents")
+cdef Py_ssize_t TS_REQUESTS = _attr(TalkState, "requests"), TS_DEALS = _attr(TalkState, "deals")
+cdef Py_ssize_t TS_BROKEN = _attr(TalkState, "broken")
+
+
+cdef class _Offsets:
+    """The block offsets of :class:`~treachery_env.observation.ObsLayout` for one table size, as C ints."""
+
+    cdef Py_ssize_t n, size, glob, players, history, creatures, cf, walkers, hand, stack, sf, dream, other
+    cdef Py_ssize_t context, talk, talk_pairs, talk_last
+
+
+cdef dict _offsets = {}
+
+
+cdef _Offsets _offsets_for(Py_ssize_t n):
+    """The (cached) offsets for ``n`` players, read from :func:`obs_layout`."""
+    cdef _Offsets off = _offsets.get(n)
+    if off is not None:
+        return off
+    L = obs_layout(n)
+    off = _Offsets()
+    off.n = n
+    off.size = L.size
+    off.glob = L.glob
+    off.players = L.players
+    off.history = L.history
+    off.creatures = L.creatures
+    off.cf = L.creature_features
+    off.walkers = L.walkers
+    off.hand = L.hand
+    off.stack = L.stack
+    off.sf = L.stack_features
+    off.dream = L.dream
+    off.other = L.other
+    off.context = L.context
+    off.talk = L.talk
+    off.talk_pairs = L.talk_pairs
+    off.talk_last = L.talk_last
+    _offsets[n] = off
+    return off
+
+
+cdef dict _kw_masks = {}       # keyword set -> its bits, by value (a clone's sets are new objects)
+
+
+cdef long _kw_mask(object kws) except -1:
+    """Bit ``KEYWORDS.index(kw)`` set for every keyword in ``kws`` (kept per frozenset)."""
+    cdef bint frozen = type(kws) is frozenset
+    cdef long v[MEMO_VALUES]
+    if frozen and _memo_get(&_kwsets, kws, v):
+        return v[0]
+    bits = _kw_masks.get(kws) if frozen else None
+    if bits is None:
+        v[0] = 0
+        for kw in kws:
+            v[0] |= 1 << <long>_KW_INDEX[kw]
+        if frozen:
+            _kw_masks[kws] = v[0]
+    else:
+        v[0] = bits
+    if frozen:
+        _memo_put(&_kwsets, kws, v)
+    return v[0]
+
+
+cdef struct Out:
+    float* o
+    Py_ssize_t size
+
+
+cdef inline int put(Out* out, Py_ssize_t i, double v) except -1:
+    """``o[i] = v`` rounded to float32, with the bounds check of ``array('f')``."""
+    if i < 0 or i >= out.size:
+        raise IndexError("observation index out of range")
+    out.o[i] = <float>v
+    return 0
+
+
+cdef inline int add(Out* out, Py_ssize_t i, double v) except -1:
+    """``o[i] += v`` as ``array('f')`` does it: the sum in double, rounded to float32."""
+    if i < 0 or i >= out.size:
+        raise IndexError("observation index out of range")
+    out.o[i] = <float>(<double>out.o[i] + v)
+    return 0
+
+
+cdef inline Py_ssize_t rel(long s, long viewer, long n):
+    """``(s - viewer) % n`` with Python's sign convention."""
+    cdef long r = (s - viewer) % n
+    return r + n if r < 0 else r
+
+
+cdef inline double fade(long turn, long said, long n):
+    """``0.5 ** ((turn - said) // n)`` (Python's floor division and float power)."""
+    cdef long d = turn - said
+    cdef long q = d // n
+    if (d % n != 0) and ((d < 0) != (n < 0)):
+        q -= 1
+    if 0 <= q < 64:
+        return 1.0 / <double>((<uint64_t>1) << q)     # exact, as pow is for a power of two
+    return pow(0.5, <double>q)
+
+
+cdef Py_ssize_t _walker_slot(object players, object w) except -2:
+    """Slot of attackable permanent ``w`` among its controller's (-1 if gone or beyond the slots)."""
+    cdef Py_ssize_t k = 0
+    for x in get(players[get(w, AT_CONTROLLER)], PL_ATTACKABLES):
+        if x is w:
+            return k if k < C_MAX_WALKERS else -1
+        k += 1
+    return -1
+
+
+def encode(object game, int viewer):
+    """Observation vector of ``viewer`` in ``game`` (compiled; the same bytes as
+    :func:`treachery_env.observation.encode_python`).
+
+    Args:
+        game: a :class:`treachery_env.engine.Game`.
+        viewer: the observing seat, ``0 <= viewer < game.n``.
+
+    Returns:
+        A fresh float32 array of shape ``(obs_layout(game.n).size,)`` (the
+        caller may keep it).
+
+    Raises:
+        IndexError: for a seat outside the table, or a state whose features
+            fall outside their blocks (as the Python encoder does).
+    """
+    cdef long n = game.n
+    cdef _Offsets L = _offsets_for(n)
+    _check_classes()
+    arr = _zeros(L.size, _float32)
+    cdef Py_buffer buf
+    PyObject_GetBuffer(arr, &buf, PyBUF_WRITABLE)
+    cdef Out out
+    out.o = <float*>buf.buf
+    out.size = L.size
+    try:
+        _encode(&out, L, game, viewer, n)
+    finally:
+        PyBuffer_Release(&buf)
+    return arr
+
+
+cdef int _encode(Out* out, _Offsets L, object game, long viewer, long n) except -1:
+    """Write every block of ``viewer``'s observation into ``out`` (zeroed)."""
+    players = game.players
+    if viewer < 0 or viewer >= n:
+        raise IndexError(f"viewer {viewer} is not a seat of a {n}-player game")
+    me = players[viewer]
+    d = game.decision
+    cdef bint mine = d is not None and get(d, DE_SEAT) == viewer
+    cdef long turn = game.turn
+    cdef Py_ssize_t g, b, k, q, q2, cb, r, s, slot, i, j, ri, rj, depth, m, nst
+    cdef long v, best, role
+    cdef long idv[MEMO_VALUES]
+    stack = game.stack
+    # ---- global
+    g = L.glob
+    put(out, g + <long>PHASE_INDEX[game.phase], 1.0)
+    g += C_N_PHASES
+    if mine:
+        put(out, g + <long>get(d, DE_KIND), 1.0)
+    g += C_N_DECISIONS
+    put(out, g, <double>turn / <double><long>game.config.max_turns)
+    put(out, g + 1, len(stack) / 10.0)
+    g += 2
+    put(out, g + rel(game.active, viewer, n), 1.0)
+    g += n
+    if not get(me, PL_HAS_LOST):
+        put(out, g, 1.0 if game.undercover_met(viewer) else 0.0)
+    put(out, g + 1, 1.0 if get(me, PL_LAND_PLAYED) else 0.0)
+    # ---- players (only nonzero features are written)
+    shields = {sh["seat"] for sh in game.shields} if game.shields else None
+    attacked = game.leader_attacked_by
+    cdef Py_ssize_t cf = L.cf
+    cdef object attackers = None, targeted = None
+    cdef PyObject* key
+    cdef PyObject* val
+    cdef Py_ssize_t pos
+    for r in range(n):
+        s = (viewer + r) % n
+        p = players[s]
+        b = L.players + r * C_PF
+        idc = get(p, PL_IDENTITY)
+        up = get(idc, ID_FACE_UP)
+        lost = get(p, PL_HAS_LOST)
+        if not lost:
+            put(out, b, 1.0)
+        put(out, b + 1, <long>get(p, PL_LIFE) / 40.0)
+        put(out, b + 2, len(get(p, PL_HAND)) / 10.0)
+        put(out, b + 3, len(get(p, PL_LIBRARY)) / 100.0)
+        x = get(p, PL_GRAVEYARD)
+        if x:
+            put(out, b + 4, len(x) / 20.0)
+        x = get(p, PL_EXILE)
+        if x:
+            put(out, b + 5, len(x) / 20.0)
+        data = get(idc, ID_DATA)
+        if "dream" in data:
+            put(out, b + 6, len(data["dream"]) / 10.0)
+        v = get(p, PL_LANDS)
+        put(out, b + 7, v / 10.0)
+        put(out, b + 8, (v - <long>get(p, PL_LANDS_TAPPED)) / 10.0)
+        creatures = get(p, PL_CREATURES)
+        if creatures:
+            put(out, b + 9, len(creatures) / 10.0)
+        if get(p, PL_COMMANDER) is not None:
+            czo = _CZ.get(get(p, PL_COMMANDER_ZONE))
+            if czo is not None:
+                put(out, b + <long>czo, 1.0)
+            put(out, b + 13, <long>get(p, PL_COMMANDER_CASTS) / 5.0)
+        x = get(p, PL_CMD_DAMAGE)
+        if x:
+            best = max(x.values())
+            put(out, b + 14, best / 21.0)
+        v = get(p, PL_MANA_POOL)
+        if v:
+            put(out, b + 15, v / 10.0)
+        tok = get(p, PL_TOKENS)
+        pos = 0
+        while PyDict_Next(tok, &pos, &key, &val):
+            v = <object>val
+            if v:
+                put(out, b + <long>_TOK[<object>key], v / 5.0)
+        k = b + F_ROLE
+        _identity(get(idc, ID_COPY_OF) or get(idc, ID_IDENTITY), idv)
+        ro = get(idc, ID_ROLE_OVERRIDE)
+        role = idv[0] if ro is None else <long>ro
+        if up or viewer in get(idc, ID_KNOWN_BY):
+            if up:
+                put(out, k, 1.0)
+            put(out, k + 1 + role, 1.0)
+            if idv[1] >= 0:                         # simple-roles cards have only a role
+                put(out, k + 5 + idv[1], 1.0)
+        k = b + F_COUNTERS
+        x = get(idc, ID_COUNTERS)
+        if x:
+            put(out, k, <long>sum(x.values()) / 10.0)
+        if up and role == 0 and not lost:
+            put(out, k + 1, 1.0)
+        if s in attacked:
+            put(out, k + 2, 1.0)
+        if shields is not None and s in shields:
+            put(out, k + 3, 1.0)
+        x = get(p, PL_COUNTERS)
+        if x:
+            for j in range(N_PLAYER_COUNTERS):
+                y = x.get(_PLAYER_COUNTERS[j])
+                if y:
+                    put(out, k + 4 + j, <long>y / 10.0)
+        x = get(p, PL_PERMISSIONS)
+        if x:
+            put(out, k + 4 + N_PLAYER_COUNTERS, len(x) / 4.0)
+        v = get(p, PL_MULLIGANS)
+        if v:
+            put(out, k + 5 + N_PLAYER_COUNTERS, v / 3.0)
+        # creatures of this player
+        cb = L.creatures + r * C_MAX_PERMS * cf
+        slot = 0
+        for c in creatures:
+            if slot >= C_MAX_PERMS:
+                break
+            _encode_creature(out, cb + slot * cf, c, players, turn, viewer, n)
+            slot += 1
+        ws = get(p, PL_ATTACKABLES)
+        if ws:
+            if attackers is None:
+                attackers, targeted = _walker_attention(game)
+            _encode_walkers(out, L.walkers + r * C_MAX_WALKERS * C_WF, ws, <dict>attackers, <set>targeted, turn)
+        if s == viewer and "dream" in data:
+            for entry in data["dream"]:
+                add(out, L.dream + _card_index(entry[1]), 0.25)
+    # ---- public history: harm and attacks between seats (relative rows and columns)
+    cdef Py_ssize_t hb = L.history, nn = n * n
+    harm, attacks = game.harm, game.attacks
+    for ri in range(n):
+        i = (viewer + ri) % n
+        hi = harm[i]
+        ai = attacks[i]
+        for rj in range(n):
+            j = (viewer + rj) % n
+            v = hi[j]
+            if v:
+                put(out, hb + ri * n + rj, v / 40.0)
+            v = ai[j]
+            if v:
+                put(out, hb + nn + ri * n + rj, v / 10.0)
+    # ---- own cards usable from other zones (the OTHER actions)
+    i = 0
+    for perm in get(me, PL_PERMISSIONS):
+        if i >= C_MAX_OTHER:
+            break
+        put(out, L.other + i * C_N_CARDS + _card_index(perm["card"]), 1.0)
+        i += 1
+    # ---- own hand
+    i = 0
+    for c in get(me, PL_HAND):
+        if i >= C_MAX_HAND:
+            break
+        put(out, L.hand + i * C_N_CARDS + _card_index(c), 1.0)
+        i += 1
+    # ---- stack, top first
+    nst = len(stack)
+    m = nst if nst < C_MAX_STACK else C_MAX_STACK
+    for depth in range(m):
+        it = stack[nst - 1 - depth]
+        q = L.stack + depth * L.sf
+        put(out, q, 1.0)
+        put(out, q + 1 + rel(get(it, ST_CONTROLLER), viewer, n), 1.0)
+        q2 = q + 1 + n
+        if get(it, ST_KIND) == "spell":
+            put(out, q2, 1.0)
+        if get(it, ST_IDENTITY_SOURCE):
+            put(out, q2 + 1, 1.0)
+        c = get(it, ST_CARD)
+        if c is not None:
+            put(out, q2 + 2 + _card_index(c), 1.0)
+        put(out, q2 + 2 + C_N_CARDS, <long>get(it, ST_X) / 10.0)
+        for t in get(it, ST_TARGETS):
+            if t is not None and t[0] == "p":
+                put(out, q2 + 3 + C_N_CARDS + rel(t[1], viewer, n), 1.0)
+    # ---- own decision context
+    if mine:
+        ctx = get(d, DE_CTX)
+        item = ctx if hasattr(ctx, "card") else (
+            ctx[0] if isinstance(ctx, tuple) and ctx and hasattr(ctx[0], "card") else None)
+        if item is not None:
+            c = getattr(item, "card", None)
+            if c is not None:
+                put(out, L.context + _card_index(c), 1.0)
+        cre = d.declared_creature(viewer)
+        if cre is not None:
+            slot = 0
+            for c in get(me, PL_CREATURES):
+                if c is cre:
+                    if slot < C_MAX_PERMS:
+                        put(out, L.context + C_N_CARDS + slot, 1.0)
+                    break
+                slot += 1
+    # ---- table talk (public)
+    if game.talk_on:
+        t = game.talk
+        if get(t, TS_MESSAGES):
+            _encode_talk(out, L, game, t, viewer, n, turn)
+    return 0
+
+
+cdef int _encode_creature(Out* out, Py_ssize_t q, object c, object players, long turn, long viewer,
+                          long n) except -1:
+    """Write one creature slot at ``q`` (the features of ``observation._creature_chunk``)."""
+    cdef long mask = _kw_mask(get(c, CR_BASE_KEYWORDS))
+    pkw = get(c, CR_PUMP_KW)
+    if pkw:
+        mask |= _kw_mask(pkw)
+    cdef long p1p1 = get(c, CR_P1P1)
+    put(out, q, 1.0)
+    put(out, q + 1, (<long>get(c, CR_BASE_POWER) + p1p1 + <long>get(c, CR_PUMP_P)) / 10.0)
+    put(out, q + 2, (<long>get(c, CR_BASE_TOUGHNESS) + p1p1 + <long>get(c, CR_PUMP_Q)) / 10.0)
+    put(out, q + 3, <long>get(c, CR_DAMAGE) / 10.0)
+    if get(c, CR_TAPPED):
+        put(out, q + 4, 1.0)
+    if <long>get(c, CR_ENTERED_TURN) >= turn and not (mask & HASTE_BIT):
+        put(out, q + 5, 1.0)
+    cdef long att = get(c, CR_ATTACKING)
+    if att >= 0:
+        put(out, q + 6, 1.0)
+        put(out, q + 7 + rel(att, viewer, n), 1.0)
+    cdef Py_ssize_t q2 = q + 7 + n
+    if get(c, CR_BLOCKING) is not None:
+        put(out, q2, 1.0)
+    if get(c, CR_BLOCKED_BY):
+        put(out, q2 + 1, 1.0)
+    put(out, q2 + 2, p1p1 / 5.0)
+    put(out, q2 + 3, <double><long>get(c, CR_STUN))
+    if get(c, CR_TOKEN):
+        put(out, q2 + 4, 1.0)
+    if get(c, CR_IS_COMMANDER):
+        put(out, q2 + 5, 1.0)
+    cdef Py_ssize_t kw
+    for kw in range(N_KEYWORDS):
+        if mask & (1 << kw):
+            put(out, q2 + 6 + kw, 1.0)
+    w = get(c, CR_ATTACKING_OBJ)
+    cdef Py_ssize_t ws
+    if w is not None:
+        ws = _walker_slot(players, w)
+        if ws >= 0:
+            put(out, q2 + 6 + N_KEYWORDS + ws, 1.0)
+    return 0
+
+
+cdef tuple _walker_attention(object game):
+    """``({attackable uid: creatures attacking it}, {uids of attackables targeted on the stack})``."""
+    cdef dict attackers = {}
+    cdef set targeted = set()
+    for a in game.combat_attackers:
+        w = get(a, CR_ATTACKING_OBJ)
+        if w is not None:
+            u = get(w, AT_UID)
+            attackers[u] = attackers.get(u, 0) + 1
+    for it in game.stack:
+        for t in get(it, ST_TARGETS):
+            if t is not None and t[0] == "w":
+                targeted.add(get(t[1], AT_UID))
+    return attackers, targeted
+
+
+cdef int _encode_walkers(Out* out, Py_ssize_t base, object ws, dict attackers, set targeted,
+                         long turn) except -1:
+    """Write the attackable-permanent slots of one player (``ws``: its attackables) at ``base``."""
+    cdef Py_ssize_t slot = 0, q
+    cdef Py_ssize_t nk = len(_KIND_INDEX)
+    for w in ws:
+        if slot >= C_MAX_WALKERS:
+            break
+        q = base + slot * C_WF
+        put(out, q, 1.0)
+        put(out, q + 1 + <long>_KIND_INDEX[get(w, AT_KIND)], 1.0)
+        card = get(w, AT_CARD)
+        if card is not None:
+            ix = _WALKER_INDEX.get(_card_index(card))
+            if ix is not None:
+                put(out, q + 1 + nk + <long>ix, 1.0)
+        q = base + slot * C_WF + W_LOYALTY
+        put(out, q, <long>get(w, AT_LOYALTY) / 10.0)
+        if <long>get(w, AT_USED_TURN) == turn:
+            put(out, q + 1, 1.0)
+        u = get(w, AT_UID)
+        put(out, q + 2, <long>attackers.get(u, 0) / 5.0)
+        if u in targeted:
+            put(out, q + 3, 1.0)
+        if get(w, AT_OWNER) != get(w, AT_CONTROLLER):
+            put(out, q + 4, 1.0)
+        slot += 1
+    return 0
+
+
+cdef int _encode_talk(Out* out, _Offsets L, object game, object t, long viewer, long n, long turn) except -1:
+    """Write the talk block of ``viewer`` (see the docstring of :mod:`treachery_env.observation`)."""
+    cdef Py_ssize_t tb = L.talk, pb = L.talk_pairs, q, a, b, k
+    cdef long m[MEMO_VALUES]
+    cdef PyObject* key
+    cdef PyObject* val
+    cdef Py_ssize_t pos = 0
+    while PyDict_Next(get(t, TS_CLAIMS), &pos, &key, &val):
+        _message(<object>val, m)
+        put(out, tb + rel(<object>key, viewer, n) * C_TSF + _role(m), fade(turn, m[0], n))
+    pos = 0
+    while PyDict_Next(get(t, TS_REQUESTS), &pos, &key, &val):
+        _message(<object>val, m)
+        put(out, tb + rel(<object>key, viewer, n) * C_TSF + 4, fade(turn, m[0], n))
+    cdef double per = 1.0 / <long>game.config.talk_limit
+    messages = get(t, TS_MESSAGES)
+    for k in range(len(messages) - 1, -1, -1):
+        _message(messages[k], m)
+        if m[0] != turn:
+            break
+        if m[2] != TK_ACCEPT and m[2] != TK_REJECT:
+            add(out, tb + rel(m[1], viewer, n) * C_TSF + 5, per)
+    pos = 0
+    while PyDict_Next(get(t, TS_STANCES), &pos, &key, &val):
+        v = <object>val
+        _message(v, m)
+        if m[2] == TK_ACCUSE:
+            k = STANCE_ACCUSE + _role(m)
+        elif m[2] == TK_DEFEND:
+            k = STANCE_DEFEND
+        else:
+            raise KeyError(v.kind)
+        pair = <object>key
+        put(out, pb + (rel(pair[0], viewer, n) * n + rel(pair[1], viewer, n)) * C_TPF + k, fade(turn, m[0], n))
+    pos = 0
+    while PyDict_Next(get(t, TS_INTENTS), &pos, &key, &val):
+        v = <object>val
+        _message(v, m)
+        if m[2] == TK_THREATEN:
+            k = INTENT_THREATEN
+        elif m[2] == TK_PROTECT:
+            k = INTENT_PROTECT
+        else:
+            raise KeyError(v.kind)
+        pair = <object>key
+        put(out, pb + (rel(pair[0], viewer, n) * n + rel(pair[1], viewer, n)) * C_TPF + k, fade(turn, m[0], n))
+    players = game.players
+    for deal in get(t, TS_DEALS):
+        dealer, partner = deal.dealer, deal.partner
+        if get(players[dealer], PL_HAS_LOST) or get(players[partner], PL_HAS_LOST):
+            continue
+        a = rel(dealer, viewer, n)
+        b = rel(partner, viewer, n)
+        put(out, pb + (a * n + b) * C_TPF + 7, 1.0)
+        put(out, pb + (b * n + a) * C_TPF + 7, 1.0)
+    pos = 0
+    while PyDict_Next(get(t, TS_BROKEN), &pos, &key, &val):
+        pair = <object>key
+        put(out, pb + (rel(pair[0], viewer, n) * n + rel(pair[1], viewer, n)) * C_TPF + 8,
+            fade(turn, <object>val, n))
+    last = messages[len(messages) - 1]
+    _message(last, m)
+    q = L.talk_last
+    put(out, q + rel(m[1], viewer, n), 1.0)
+    q += n
+    if m[2] < 0:
+        raise KeyError(last.kind)
+    put(out, q + m[2], 1.0)
+    q += N_TALK_KINDS
+    if m[3] >= 0:
+        put(out, q + rel(m[3], viewer, n), 1.0)
+    q += n
+    if m[4] >= 0:
+        put(out, q + m[4], 1.0)
+    return 0
+
+
+cdef inline long _role(long* m) except -1:
+    """The role a decoded message names (a TypeError without one, as ``int(None)``)."""
+    if m[4] < 0:
+        raise TypeError("the message names no role")
+    return m[4]
