@@ -117,7 +117,6 @@ Assassin's against the Leader; a seat that broke a truce with the bot gets
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from treachery_env.cards import CARD_INDEX
 from treachery_env.rules import Role
@@ -287,7 +286,7 @@ class HeuristicAgent(BaseAgent):
         if d is not None:
             conceding = {o.action for o in d.options if o.kind == "concede"}
             if conceding:          # the bot never concedes (CR 104.3a is the person's choice)
-                d = replace(d, options=tuple(o for o in d.options if o.kind != "concede"))
+                d = d._replace(options=tuple(o for o in d.options if o.kind != "concede"))
                 legal = [a for a in legal if a not in conceding] or legal
         if d is None or not d.options:
             return int(legal[0])
@@ -381,8 +380,6 @@ class HeuristicAgent(BaseAgent):
         """The talk action this bot would take at ``view``'s decision, or None
         to stay quiet (see "Table talk" in the module docstring); used by
         :class:`agents.ismcts.ISMCTSAgent`, which does not search talk."""
-        if hasattr(view, "get"):
-            view = view.get()
         d = view.decision
         if d is None or not any(o.kind == "talk" for o in d.options):
             return None
