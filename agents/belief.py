@@ -390,6 +390,7 @@ class BeliefAgent(BaseAgent):
     """
 
     name = "belief"
+    uses_observation_vector = False
 
     def __init__(self, seed: int | None = None, belief: RoleBelief | None = None):
         super().__init__(seed)

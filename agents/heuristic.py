@@ -257,6 +257,7 @@ class HeuristicAgent(BaseAgent):
     """
 
     name = "heuristic"
+    uses_observation_vector = False
 
     def __init__(self, seed: int | None = None):
         super().__init__(seed)
