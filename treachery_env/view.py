@@ -408,6 +408,7 @@ _TARGET_KIND = {"c": "creature", "w": "planeswalker"}
 _ABILITIES: dict = {}                # card name -> PlaneswalkerView.abilities (static card data)
 _SIMPLE_OPTIONS: dict = {}           # options whose view depends only on the key (see _decision_view)
 _PRIORITY = DecisionKind.PRIORITY
+_LEADER = Role.LEADER
 
 
 def _names_of(cards: list) -> tuple:
@@ -459,14 +460,24 @@ def _stack_view(it: Any) -> StackView:
 def _player_view(game: "Game", p: Any, viewer: int, turn: int) -> PlayerView:
     idc = p.identity
     own = p.seat == viewer
-    known = idc.face_up or viewer in idc.known_by
+    face_up = idc.face_up
+    card = idc.copy_of                     # IdentityCard.name and .role, read once
+    if card is None:
+        card = idc.identity
+    role = idc.role_override
+    if role is None:
+        role = card.role
+    lost = p.has_lost
+    known = face_up or viewer in idc.known_by
     cmd = p.commander
+    cre = p.creatures
     return _new(PlayerView, (
-        p.seat, not p.has_lost, p.life, len(p.hand), _names_of(p.hand) if own else None, len(p.library),
+        p.seat, not lost, p.life, len(p.hand), _names_of(p.hand) if own else None, len(p.library),
         _names_of(p.graveyard), _names_of(p.exile), p.lands, p.lands - p.lands_tapped, _fd(p.tokens),
-        tuple([_creature_view(c, turn) for c in p.creatures]) if p.creatures else (),
-        idc.face_up, idc.name if known else None, idc.role if known else None, _fd(idc.counters),
-        None if cmd is None else cmd.name, p.commander_zone, _fd(p.cmd_damage), game.is_leader_player(p.seat),
+        tuple([_creature_view(c, turn) for c in cre]) if cre else (),
+        face_up, card.name if known else None, role if known else None, _fd(idc.counters),
+        None if cmd is None else cmd.name, p.commander_zone, _fd(p.cmd_damage),
+        face_up and not lost and role == _LEADER,              # Game.is_leader_player (CR 314.7)
         _fd(p.counters),
         tuple([(q["card"].name, q["zone"], q["free"]) for q in p.permissions]) if own else None,
         p.mulligans, tuple([_planeswalker_view(game, w) for w in p.attackables]) if p.attackables else ()))
@@ -584,9 +595,10 @@ def _talk_view(game: "Game") -> TalkView:
 class ViewBuilder:
     """Builds the :class:`SeatView` of any seat of one game, again and again
     as the game moves on (the environment keeps one per game), reusing what
-    did not change since its last build: each log entry is frozen once, the
-    events each seat sees are extended rather than collected anew, and the
-    talk view is kept until something is said or a truce changes.
+    did not change since its last build: each log entry of the turns shown
+    is frozen once, the events each seat sees are extended rather than
+    collected anew, and the talk view is kept until something is said or a
+    truce changes.
 
     The builder refers to the game; the views it returns do not.
 
@@ -594,44 +606,56 @@ class ViewBuilder:
         game: the game to view.
     """
 
-    __slots__ = ("game", "_log", "_frozen", "_seen", "_talk_key", "_talk")
+    __slots__ = ("game", "_log", "_base", "_frozen", "_seen", "_talk_key", "_talk")
 
     def __init__(self, game: "Game"):
         self.game = game
         self._log: list | None = None      # the log list the frozen entries come from
-        self._frozen: list = []            # _freeze_event of each entry of _log, in order
+        self._base = 0                     # index in _log of the first frozen entry
+        self._frozen: list = []            # _freeze_event of _log[_base:], in order
         self._seen: dict = {}              # viewer -> (first turn shown, entries looked at, events tuple)
         self._talk_key: tuple | None = None
         self._talk: TalkView | None = None
 
     def _events(self, viewer: int) -> tuple:
-        """The frozen log entries ``viewer`` may see from the previous turn on."""
+        """The frozen log entries ``viewer`` may see from the previous turn on.
+
+        Only the entries of the previous turn on are frozen (each once) and
+        kept, from log index ``_base`` on; each viewer's tuple is extended by
+        the entries logged since its last build, and collected anew when the
+        turn changed."""
         g = self.game
         log = g.log
-        frozen = self._frozen
-        if log is not self._log or len(log) < len(frozen):
-            self._log, frozen, self._seen = log, [], {}
-            self._frozen = frozen
         n = len(log)
-        if len(frozen) < n:
-            frozen.extend(map(_freeze_event, log[len(frozen):]))
         first = g.turn - 1
+        frozen = self._frozen
+        if log is not self._log or n < self._base + len(frozen):      # another log, or a shorter one
+            self._log, self._base, self._seen = log, n, {}
+            frozen = self._frozen = []
+        base = self._base
+        if base + len(frozen) < n:
+            frozen.extend(map(_freeze_event, log[base + len(frozen):]))
+        if base > 0 and log[base - 1]["turn"] >= first:               # older entries needed (a first build)
+            i = base - 1
+            while i > 0 and log[i - 1]["turn"] >= first:
+                i -= 1
+            frozen[:0] = map(_freeze_event, log[i:base])
+            self._base = base = i
+        elif frozen and frozen[0]["turn"] < first:                    # forget the turns no view shows any more
+            k = 0
+            while k < len(frozen) and frozen[k]["turn"] < first:
+                k += 1
+            del frozen[:k]
+            self._base = base = base + k
         seen = self._seen.get(viewer)
         if seen is not None and seen[0] == first:
             _, upto, events = seen
             if upto < n:
-                new = [e for e in frozen[upto:] if e["turn"] >= first and (e["to"] is None or viewer in e["to"])]
+                new = [e for e in frozen[upto - base:] if e["to"] is None or viewer in e["to"]]
                 if new:
                     events = events + tuple(new)
         else:
-            out = []
-            for e in reversed(frozen):
-                if e["turn"] < first:
-                    break
-                if e["to"] is None or viewer in e["to"]:
-                    out.append(e)
-            out.reverse()
-            events = tuple(out)
+            events = tuple([e for e in frozen if e["to"] is None or viewer in e["to"]])
         self._seen[viewer] = (first, n, events)
         return events
 
