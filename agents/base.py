@@ -44,7 +44,8 @@ def legal_actions(observation: dict) -> np.ndarray:
     Raises:
         ValueError: if the mask allows no action (the seat is not deciding).
     """
-    legal = np.flatnonzero(observation["action_mask"])
+    mask = observation["action_mask"]
+    legal = mask.nonzero()[0] if type(mask) is np.ndarray and mask.ndim == 1 else np.flatnonzero(mask)
     if legal.size == 0:
         raise ValueError("the action mask allows no action: this seat is not deciding now")
     return legal

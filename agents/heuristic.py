@@ -129,6 +129,8 @@ __all__ = ["HeuristicAgent"]
 
 LEADER, GUARDIAN, ASSASSIN, TRAITOR = Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR
 _kind = attrgetter("kind")
+_action = attrgetter("action")
+_talk_key = attrgetter("talk", "player", "role")
 
 # --------------------------------------------------------------------------- card knowledge
 _HARM_OPS = {"damage", "destroy", "exile", "bounce", "tap", "stun", "lose", "discard", "counter", "head_games"}
@@ -304,7 +306,7 @@ class HeuristicAgent(BaseAgent):
                 return int(t)
         handler = getattr(self, "_d_" + d.kind, None)
         a = handler(d) if handler is not None else None
-        if a is None or int(a) not in set(legal):
+        if a is None or int(a) not in legal:
             a = self._default(d)
         return int(a)
 
@@ -392,10 +394,12 @@ class HeuristicAgent(BaseAgent):
     def _talk_now(self, d):
         if "talk" not in map(_kind, d.options):
             return None
-        opts = {(o.talk, o.player, None if o.role is None else int(o.role)): o.action
-                for o in d.options if o.kind == "talk"}
-        if not opts:
+        wanted = self._wanted_talk()
+        if not wanted:
             return None
+        # (message kind, subject, role) -> action; other options have no message kind and match nothing
+        # (a Role and its int value are the same key)
+        opts = dict(zip(map(_talk_key, d.options), map(_action, d.options)))
         v = self._v
         talk = v.talk
         n = len(v.players)
@@ -405,8 +409,8 @@ class HeuristicAgent(BaseAgent):
             return m is not None and v.turn - m.turn < recent and (role is None or m.role == role)
 
         me = self._me
-        for kind, subject, role in self._wanted_talk():
-            a = opts.get((kind, subject, None if role is None else int(role)))
+        for kind, subject, role in wanted:
+            a = opts.get((kind, subject, role))
             if a is None:
                 continue
             if kind == "claim" and standing(talk.claims.get(me), role):
