@@ -30,6 +30,7 @@ from treachery_env.engine import (Attackable, Creature, Decision, Game, Identity
                                   TalkState)
 from treachery_env.engine.talk import Deal
 from treachery_env.env import raw_env
+from treachery_env.rules import Role
 from treachery_env.view import FrozenDict, SeatView, ViewBuilder, freeze, seat_view
 
 ENGINE_STATE = (Game, Player, Creature, Attackable, StackItem, IdentityCard, Decision, TalkState, random.Random,
@@ -200,12 +201,13 @@ def test_builder_follows_a_game_changed_from_outside():
     s = g.current_player
     assert b.build(s) == seat_view(g, s)
     g.talk.broken[(1, 2)] = g.turn
+    g.talk.claims[4] = TalkMessage(g.turn, 4, "claim", None, Role.TRAITOR)
     g.talk.hurt_at_start = tuple(x + 1 for x in g.talk.hurt_at_start)
     g.players[3].life -= 4
     g.log = [dict(e) for e in g.log[:-3]]
     g.turn += 1
     assert b.build(s) == seat_view(g, s)
-    assert b.build(s).talk.broken[(1, 2)] == g.turn - 1
+    assert b.build(s).talk.broken[(1, 2)] == g.turn - 1 and b.build(s).talk.claims[4].role == Role.TRAITOR
 
 
 class _Recorder:

@@ -660,16 +660,17 @@ class ViewBuilder:
         return events
 
     def _talk_view(self) -> TalkView:
-        """The talk view, rebuilt only when a message, a truce, a broken truce
-        or the turn's starting hurt changed (messages are only ever appended,
-        and every change of the latest-statement tables comes with one)."""
+        """The talk view, rebuilt only when what it is made of changed (messages
+        are only ever appended, so their count tells)."""
         g = self.game
         t = g.talk
         key = self._talk_key
-        if (key is None or key[0] is not t or key[1] != len(t.messages) or key[2] != t.deals
-                or key[3] != t.broken or key[4] != t.hurt_at_start or key[5] is not g.config):
+        if (key is None or key[0] is not t or key[1] is not g.config or key[2] != len(t.messages)
+                or key[3] != t.hurt_at_start or key[4] != t.deals or key[5] != t.broken or key[6] != t.claims
+                or key[7] != t.stances or key[8] != t.intents or key[9] != t.requests):
             self._talk = _talk_view(g)
-            self._talk_key = (t, len(t.messages), list(t.deals), dict(t.broken), t.hurt_at_start, g.config)
+            self._talk_key = (t, g.config, len(t.messages), t.hurt_at_start, list(t.deals), dict(t.broken),
+                              dict(t.claims), dict(t.stances), dict(t.intents), dict(t.requests))
         return self._talk
 
     def build(self, viewer: int) -> SeatView:
