@@ -369,12 +369,16 @@ class HeuristicAgent(BaseAgent):
             want[s] = w
         talk = getattr(v, "talk", None)
         if talk is not None and (talk.deals or talk.broken):      # truces: kept by choice, never binding
+            # the seats with which a truce stands (TalkView.has_deal(mine, s) for s != mine)
+            partners = {d.partner for d in talk.deals if d.dealer == mine} | {d.dealer for d in talk.deals
+                                                                               if d.partner == mine}
+            broken = talk.broken
             for s in want:
                 if s == mine:
                     continue
-                if talk.has_deal(mine, s) and want[s] > 0 and not (role == ASSASSIN and s in leaders):
+                if s in partners and want[s] > 0 and not (role == ASSASSIN and s in leaders):
                     want[s] *= 0.5
-                if (s, mine) in talk.broken:
+                if (s, mine) in broken:
                     want[s] += 0.5
         return want
 
@@ -869,6 +873,8 @@ class HeuristicAgent(BaseAgent):
 
     # ------------------------------------------------------------------ unveil
     def _choose_unveil(self, d, my_main: bool):
+        if "unveil" not in map(_kind, d.options):
+            return None
         unv = [o for o in d.options if o.kind == "unveil"]
         if not unv:
             return None
