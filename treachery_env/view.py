@@ -559,29 +559,26 @@ def _decision_view(game: "Game", d: Any, viewer: int) -> DecisionView:
     the decision kind and the action, and that of a talk option only on the
     seat and the message ``(kind, subject, role)`` (its words name seats
     absolutely): those are made once and kept in ``_SIMPLE_OPTIONS``."""
-    labelled = d.labels is not None and len(d.labels) == len(d.options)
+    opts = d.options
     kind = d.kind
-    cache = _SIMPLE_OPTIONS
-    out = []
-    k = 0
-    for action, payload in d.options:
-        if labelled:
-            ov = _option_view(game, d, k, action, payload)
-        else:
+    if d.labels is not None and len(d.labels) == len(opts):
+        out = [_option_view(game, d, k, action, payload) for k, (action, payload) in enumerate(opts)]
+    else:
+        cache = _SIMPLE_OPTIONS
+        get = cache.get
+        out = []
+        for k, (action, payload) in enumerate(opts):
             if payload is None:
                 key = (kind, action)
             elif kind == _PRIORITY and payload[0] == "talk":
                 key = (viewer, action, payload[1])
             else:
-                key = None
-            if key is None:
-                ov = _option_view(game, d, k, action, payload)
-            else:
-                ov = cache.get(key)
-                if ov is None:
-                    ov = cache[key] = _option_view(game, d, k, action, payload)
-        out.append(ov)
-        k += 1
+                out.append(_option_view(game, d, k, action, payload))
+                continue
+            ov = get(key)
+            if ov is None:
+                ov = cache[key] = _option_view(game, d, k, action, payload)
+            out.append(ov)
     cre = d.declared_creature(viewer)
     return _new(DecisionView, (DecisionKind.NAMES[kind], d.prompt, tuple(out), None if cre is None else cre.uid))
 
