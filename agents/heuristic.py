@@ -876,8 +876,6 @@ class HeuristicAgent(BaseAgent):
         if "unveil" not in map(_kind, d.options):
             return None
         unv = [o for o in d.options if o.kind == "unveil"]
-        if not unv:
-            return None
         v = self._v
         me = v.me
         name = me.identity

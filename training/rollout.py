@@ -45,8 +45,8 @@ import torch
 import agents
 from agents.policy import PolicyNet, masked_logits
 from treachery_env.env import raw_env
-from treachery_env.view import ViewBuilder
 from treachery_env.rules import Role
+from treachery_env.view import ViewBuilder
 
 from .config import TrainConfig
 

@@ -113,7 +113,6 @@ class raw_env(AECEnv, EzPickle):
             self.np_random, self.np_random_seed = seeding.np_random(seed)
         game_seed = int(self.np_random.integers(0, 2**31 - 1))
         self.game = Game(self.config, seed=game_seed)
-        self._views = ViewBuilder(self.game)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -172,7 +171,10 @@ class raw_env(AECEnv, EzPickle):
             self.infos[prev] = {}
         info: dict[str, Any] = {"legal_actions": g.legal_actions()}
         if self.view_in_info:
-            info["view"] = self._views.build(seat)
+            views = self._views
+            if views is None or views.game is not g:
+                views = self._views = ViewBuilder(g)
+            info["view"] = views.build(seat)
         self.infos[agent] = info
         self.agent_selection = agent
 
