@@ -4,9 +4,15 @@ Every bot implements ``act(observation, info) -> int``: the observation dict of
 the acting seat (``{"observation", "action_mask"}``) and its info dict, whose
 ``info["view"]`` is the seat's information set as objects
 (:class:`treachery_env.view.SeatView`, with ``view.decision.options``
-describing each legal action).  A bot may use nothing else: never
-``env.state()``, the game object or another seat's data (DESIGN section 5).
-``reset(seat)`` is called at the start of each game.
+describing each legal action; a snapshot that refers to nothing of the
+game).  A bot may use nothing else: never ``env.state()``, the game object
+or another seat's data (DESIGN section 5).  ``reset(seat)`` is called at the
+start of each game.
+
+A bot that reads only the mask and ``info["view"]`` says so with the class
+attribute ``uses_observation_vector = False``; a caller may then hand it an
+observation dict without the ``"observation"`` vector (training rollouts do,
+to save encoding it).
 """
 
 from __future__ import annotations
@@ -38,7 +44,8 @@ def legal_actions(observation: dict) -> np.ndarray:
     Raises:
         ValueError: if the mask allows no action (the seat is not deciding).
     """
-    legal = np.flatnonzero(observation["action_mask"])
+    mask = observation["action_mask"]
+    legal = mask.nonzero()[0] if type(mask) is np.ndarray and mask.ndim == 1 else np.flatnonzero(mask)
     if legal.size == 0:
         raise ValueError("the action mask allows no action: this seat is not deciding now")
     return legal
@@ -53,6 +60,9 @@ class BaseAgent(ABC):
     """
 
     name = "base"
+    uses_observation_vector = True
+    """Whether :meth:`act` reads ``observation["observation"]`` (False: only the
+    mask and ``info["view"]``, and the vector may be left out)."""
 
     def __init__(self, seed: int | None = None):
         self.seed = seed
@@ -80,6 +90,7 @@ class RandomAgent(BaseAgent):
     """Uniform over the legal actions (``agents.make("random")``)."""
 
     name = "random"
+    uses_observation_vector = False
 
     def act(self, observation: dict, info: dict) -> int:
         """A uniformly random legal action."""

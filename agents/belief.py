@@ -71,7 +71,6 @@ Play (:class:`BeliefAgent`)
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -390,6 +389,7 @@ class BeliefAgent(BaseAgent):
     """
 
     name = "belief"
+    uses_observation_vector = False
 
     def __init__(self, seed: int | None = None, belief: RoleBelief | None = None):
         super().__init__(seed)
@@ -466,7 +466,7 @@ class BeliefAgent(BaseAgent):
         if d is not None:
             conceding = {o.action for o in d.options if o.kind == "concede"}
             if conceding:                 # the bot never concedes
-                d = replace(d, options=tuple(o for o in d.options if o.kind != "concede"))
+                d = d._replace(options=tuple(o for o in d.options if o.kind != "concede"))
                 legal = [int(a) for a in legal if int(a) not in conceding] or list(legal)
         if d is None or not d.options:
             return int(legal[0])

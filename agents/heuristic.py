@@ -117,7 +117,7 @@ Assassin's against the Leader; a seat that broke a truce with the bot gets
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from operator import attrgetter
 
 from treachery_env.cards import CARD_INDEX
 from treachery_env.rules import Role
@@ -126,6 +126,11 @@ from . import register
 from .base import BaseAgent, legal_actions
 
 __all__ = ["HeuristicAgent"]
+
+LEADER, GUARDIAN, ASSASSIN, TRAITOR = Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR
+_kind = attrgetter("kind")
+_action = attrgetter("action")
+_talk_key = attrgetter("talk", "player", "role")
 
 # --------------------------------------------------------------------------- card knowledge
 _HARM_OPS = {"damage", "destroy", "exile", "bounce", "tap", "stun", "lose", "discard", "counter", "head_games"}
@@ -258,6 +263,7 @@ class HeuristicAgent(BaseAgent):
     """
 
     name = "heuristic"
+    uses_observation_vector = False
 
     def __init__(self, seed: int | None = None):
         super().__init__(seed)
@@ -281,14 +287,14 @@ class HeuristicAgent(BaseAgent):
         Raises:
             ValueError: if the mask allows no action.
         """
-        legal = [int(x) for x in legal_actions(observation)]
+        legal = legal_actions(observation).tolist()
         view = info.get("view") if info else None
         d = None if view is None else view.decision
-        if d is not None:
+        if d is not None and "concede" in map(_kind, d.options):
+            # the bot never concedes (CR 104.3a is the person's choice)
             conceding = {o.action for o in d.options if o.kind == "concede"}
-            if conceding:          # the bot never concedes (CR 104.3a is the person's choice)
-                d = replace(d, options=tuple(o for o in d.options if o.kind != "concede"))
-                legal = [a for a in legal if a not in conceding] or legal
+            d = d._replace(options=tuple(o for o in d.options if o.kind != "concede"))
+            legal = [a for a in legal if a not in conceding] or legal
         if d is None or not d.options:
             return int(legal[0])
         self._v = view
@@ -300,8 +306,7 @@ class HeuristicAgent(BaseAgent):
                 return int(t)
         handler = getattr(self, "_d_" + d.kind, None)
         a = handler(d) if handler is not None else None
-        ok = set(int(x) for x in legal)
-        if a is None or int(a) not in ok:
+        if a is None or int(a) not in legal:
             a = self._default(d)
         return int(a)
 
@@ -309,70 +314,71 @@ class HeuristicAgent(BaseAgent):
     def _compute_want(self, v) -> dict:
         me = v.me
         role = me.role
-        self._leaders = [p.seat for p in v.players if p.in_game and (p.leader_player or p.role == Role.LEADER)]
+        players = v.players
+        self._leaders = leaders = [p.seat for p in players if p.in_game and (p.leader_player or p.role == LEADER)]
         deck = v.role_counts                # the public identity deck (TR2.3)
-        gone_assassins = sum(1 for p in v.players if not p.in_game and p.role == Role.ASSASSIN)
-        self._assassins_left = max(0, deck[Role.ASSASSIN] - gone_assassins)
+        gone_assassins = sum(1 for p in players if not p.in_game and p.role == ASSASSIN)
+        self._assassins_left = max(0, deck[ASSASSIN] - gone_assassins)
         harm, attacks = v.harm, v.attacks
-        # strength of each player: life + board
-        self._board = {p.seat: sum(_hits(c) for c in p.creatures) for p in v.players}
+        mine = self._me
         want = {}
-        for p in v.players:
+        for p in players:
             s = p.seat
-            if s == self._me:
+            if s == mine:
                 want[s] = -3.0
                 continue
             if not p.in_game:
                 want[s] = 0.0
                 continue
             known = p.role
-            is_leader = s in self._leaders
-            vs_leader = sum(harm[s][l] + 2 * attacks[s][l] for l in self._leaders)
-            vs_me = harm[s][self._me] + 2 * attacks[s][self._me]
-            if role == Role.LEADER:
-                if known == Role.GUARDIAN:
+            if role == LEADER:
+                if known == GUARDIAN:
                     w = -1.5
-                elif known in (Role.ASSASSIN, Role.TRAITOR):
+                elif known == ASSASSIN or known == TRAITOR:
                     w = 1.2
                 else:
-                    w = 0.5 + min(1.0, vs_me / 10.0)
-            elif role == Role.GUARDIAN:
-                if is_leader:
+                    w = 0.5 + min(1.0, (harm[s][mine] + 2 * attacks[s][mine]) / 10.0)
+            elif role == GUARDIAN:
+                if s in leaders:
                     w = -4.0
-                elif known == Role.GUARDIAN:
+                elif known == GUARDIAN:
                     w = -1.0
-                elif known in (Role.ASSASSIN, Role.TRAITOR):
+                elif known == ASSASSIN or known == TRAITOR:
                     w = 1.2
                 else:
-                    w = 0.4 + min(1.0, vs_leader / 8.0)
-            elif role == Role.ASSASSIN:
-                if is_leader:
+                    w = 0.4 + min(1.0, sum(harm[s][l] + 2 * attacks[s][l] for l in leaders) / 8.0)
+            elif role == ASSASSIN:
+                if s in leaders:
                     w = 1.6
-                elif known == Role.ASSASSIN:
+                elif known == ASSASSIN:
                     w = -1.0
-                elif known == Role.GUARDIAN:
+                elif known == GUARDIAN:
                     w = 0.9
                 else:
                     w = 0.3
             else:  # Traitor (or anything unexpected)
-                if is_leader:
+                if s in leaders:
                     if self._assassins_left > 0:
                         w = -0.5 if p.life <= 10 else 0.2
                     else:
                         w = 1.0
-                elif known == Role.ASSASSIN:
+                elif known == ASSASSIN:
                     w = 1.3
-                else:
-                    w = 0.6 + min(0.6, (self._board[s] + p.life / 4.0) / 30.0)
+                else:           # strength of the player: board + life
+                    w = 0.6 + min(0.6, (sum(_hits(c) for c in p.creatures) + p.life / 4.0) / 30.0)
             want[s] = w
         talk = getattr(v, "talk", None)
         if talk is not None and (talk.deals or talk.broken):      # truces: kept by choice, never binding
+            # the seats with which a truce stands (TalkView.has_deal(mine, s) for s != mine)
+            partners = {d.partner for d in talk.deals if d.dealer == mine} | {d.dealer for d in talk.deals
+                                                                               if d.partner == mine}
+            broken = talk.broken
             for s in want:
-                if s == self._me:
+                if s == mine:
                     continue
-                if talk.has_deal(self._me, s) and want[s] > 0 and not (role == Role.ASSASSIN and s in self._leaders):
+                if s in partners and want[s] > 0 and not (role == ASSASSIN and s in leaders):
                     want[s] *= 0.5
-                if (s, self._me) in talk.broken:
+                if (s, mine) in broken:
                     want[s] += 0.5
         return want
 
@@ -381,8 +387,6 @@ class HeuristicAgent(BaseAgent):
         """The talk action this bot would take at ``view``'s decision, or None
         to stay quiet (see "Table talk" in the module docstring); used by
         :class:`agents.ismcts.ISMCTSAgent`, which does not search talk."""
-        if hasattr(view, "get"):
-            view = view.get()
         d = view.decision
         if d is None or not any(o.kind == "talk" for o in d.options):
             return None
@@ -392,10 +396,14 @@ class HeuristicAgent(BaseAgent):
         return self._talk_now(d)
 
     def _talk_now(self, d):
-        opts = {(o.talk, o.player, None if o.role is None else int(o.role)): o.action
-                for o in d.options if o.kind == "talk"}
-        if not opts:
+        if "talk" not in map(_kind, d.options):
             return None
+        wanted = self._wanted_talk()
+        if not wanted:
+            return None
+        # (message kind, subject, role) -> action; other options have no message kind and match nothing
+        # (a Role and its int value are the same key)
+        opts = dict(zip(map(_talk_key, d.options), map(_action, d.options)))
         v = self._v
         talk = v.talk
         n = len(v.players)
@@ -405,8 +413,8 @@ class HeuristicAgent(BaseAgent):
             return m is not None and v.turn - m.turn < recent and (role is None or m.role == role)
 
         me = self._me
-        for kind, subject, role in self._wanted_talk():
-            a = opts.get((kind, subject, None if role is None else int(role)))
+        for kind, subject, role in wanted:
+            a = opts.get((kind, subject, role))
             if a is None:
                 continue
             if kind == "claim" and standing(talk.claims.get(me), role):
@@ -442,41 +450,41 @@ class HeuristicAgent(BaseAgent):
 
         out: list = []
         talk = v.talk
-        if role == Role.LEADER:
+        if role == LEADER:
             s = suspect([self._me])
             if s is not None:
-                out.append(("accuse", s, Role.ASSASSIN))
+                out.append(("accuse", s, ASSASSIN))
             out += [("defend", p.seat, None) for p in v.players
-                    if p.in_game and p.seat != self._me and p.role == Role.GUARDIAN]
+                    if p.in_game and p.seat != self._me and p.role == GUARDIAN]
             if me.life <= 15:
                 out.append(("request", None, None))
-        elif role == Role.GUARDIAN:
-            out.append(("claim", None, Role.GUARDIAN))
+        elif role == GUARDIAN:
+            out.append(("claim", None, GUARDIAN))
             out += [("protect", l, None) for l in leaders]
             s = suspect(leaders)
             if s is not None:
-                out += [("accuse", s, Role.ASSASSIN), ("threaten", s, None)]
+                out += [("accuse", s, ASSASSIN), ("threaten", s, None)]
             out += [("offer", l, None) for l in leaders if not talk.has_deal(self._me, l)]
-        elif role == Role.ASSASSIN:
+        elif role == ASSASSIN:
             cover = not any(attacks[self._me][l] or harm[self._me][l] for l in leaders)
             if cover:
-                out.append(("claim", None, Role.GUARDIAN))
-            allies = {p.seat for p in v.players if p.role == Role.ASSASSIN}
+                out.append(("claim", None, GUARDIAN))
+            allies = {p.seat for p in v.players if p.role == ASSASSIN}
             hidden_foes = [s for s in hidden if s not in allies]
             best = max(hidden_foes, key=lambda s: (hurt(s, [self._me]), -s), default=None)
             if best is not None and hurt(best, [self._me]) >= 4:
-                out.append(("accuse", best, Role.TRAITOR))
+                out.append(("accuse", best, TRAITOR))
             if cover:
                 out += [("offer", l, None) for l in leaders
                         if v.players[l].life > 12 and not talk.has_deal(self._me, l)]
             if me.life <= 10:
                 out.append(("request", None, None))
         else:   # Traitor
-            out.append(("claim", None, Role.GUARDIAN))
+            out.append(("claim", None, GUARDIAN))
             if self._assassins_left > 0:
                 s = suspect(leaders)
                 if s is not None:
-                    out.append(("accuse", s, Role.ASSASSIN))
+                    out.append(("accuse", s, ASSASSIN))
                 out += [("offer", l, None) for l in leaders if not talk.has_deal(self._me, l)]
             if me.life <= 10:
                 out.append(("request", None, None))
@@ -493,9 +501,9 @@ class HeuristicAgent(BaseAgent):
         talk = v.talk
         if talk is not None and (s, self._me) in talk.broken:
             return rej
-        if v.me.role == Role.LEADER:
+        if v.me.role == LEADER:
             known = v.players[s].role
-            if known == Role.GUARDIAN:
+            if known == GUARDIAN:
                 return acc.action
             if known is not None:
                 return rej
@@ -545,7 +553,7 @@ class HeuristicAgent(BaseAgent):
         at_me = sum(_hits(c) for c in self._attacking_at(self._me, players_only=True))
         if at_me and at_me * 2 >= me.life:
             return True
-        return self._v.me.role in (Role.LEADER, Role.GUARDIAN) and self._leader_in_danger()
+        return self._v.me.role in (LEADER, GUARDIAN) and self._leader_in_danger()
 
     def _leader_in_danger(self) -> bool:
         v = self._v
@@ -865,9 +873,9 @@ class HeuristicAgent(BaseAgent):
 
     # ------------------------------------------------------------------ unveil
     def _choose_unveil(self, d, my_main: bool):
-        unv = [o for o in d.options if o.kind == "unveil"]
-        if not unv:
+        if "unveil" not in map(_kind, d.options):
             return None
+        unv = [o for o in d.options if o.kind == "unveil"]
         v = self._v
         me = v.me
         name = me.identity
@@ -895,7 +903,7 @@ class HeuristicAgent(BaseAgent):
                     return best.action
             return None
         if cls in ("protect", "protect_combat"):
-            if role != Role.GUARDIAN and not (role == Role.TRAITOR and self._assassins_left > 0):
+            if role != GUARDIAN and not (role == TRAITOR and self._assassins_left > 0):
                 # an Assassin with a protecting identity (Wearer of Masks) or a Traitor late: protect itself
                 if me.life <= 5 and self._attacking_at(self._me):
                     return best.action
@@ -925,7 +933,7 @@ class HeuristicAgent(BaseAgent):
         rounds = v.turn / max(1, n_in)
         if cls in ("sweep", "pressure"):
             mine, enemy = self._board_values()
-            if cls == "pressure" and role == Role.ASSASSIN and (leader_low or rounds >= 3 or cover_blown):
+            if cls == "pressure" and role == ASSASSIN and (leader_low or rounds >= 3 or cover_blown):
                 return best.action
             if enemy >= mine + 8 or (cls == "pressure" and enemy >= 6):
                 return best.action
@@ -935,15 +943,15 @@ class HeuristicAgent(BaseAgent):
                 return best.action
             return None
         # value
-        if role == Role.ASSASSIN:
+        if role == ASSASSIN:
             if leader_low or rounds >= 3 or cover_blown or me.life <= 8:
                 return best.action
             return None
-        if role == Role.TRAITOR:
+        if role == TRAITOR:
             if rounds >= 4 or me.life <= 8 or n_in <= 3:
                 return best.action
             return None
-        if role == Role.GUARDIAN and name == "The Marshal" and (best.x or 0) < 3:
+        if role == GUARDIAN and name == "The Marshal" and (best.x or 0) < 3:
             return best.action if (best.x or 0) >= 1 else None
         return best.action
 
@@ -953,7 +961,7 @@ class HeuristicAgent(BaseAgent):
         me = v.me
         role = me.role
         targets = [p for p in v.players if p.in_game and p.seat != self._me and self._want.get(p.seat, 0) > 0]
-        if role == Role.GUARDIAN:
+        if role == GUARDIAN:
             targets = [p for p in targets if p.seat not in self._leaders]
         if not targets:
             return {}
@@ -962,7 +970,7 @@ class HeuristicAgent(BaseAgent):
         # keep blockers back when the boards that could attack us threaten our life
         incoming = self._incoming(self._me)
         keep = set()
-        cautious = role == Role.LEADER or me.life <= 10
+        cautious = role == LEADER or me.life <= 10
         if incoming and cautious:
             need = incoming - (me.life - 1)
             for c in sorted(cands, key=lambda c: (-c.toughness, c.uid)):
@@ -1047,7 +1055,7 @@ class HeuristicAgent(BaseAgent):
             if o.player is None or o.kind != "attack_player":
                 continue
             sc = self._want.get(o.player, 0.0)
-            if role == Role.GUARDIAN and o.player in self._leaders:
+            if role == GUARDIAN and o.player in self._leaders:
                 sc -= 10
             sc -= self._v.players[o.player].life * 0.01
             if best_sc is None or sc > best_sc:
@@ -1064,7 +1072,7 @@ class HeuristicAgent(BaseAgent):
         plan: dict = {}
         blocked: set = set()
         used: set = set()
-        leader = me.role == Role.LEADER
+        leader = me.role == LEADER
 
         def free(pred):
             for a in attackers:
@@ -1207,7 +1215,7 @@ class HeuristicAgent(BaseAgent):
     def _d_yes_no(self, d):
         p = d.prompt
         if "His Beloved Majesty" in p:
-            give = self._v.me.role == Role.GUARDIAN
+            give = self._v.me.role == GUARDIAN
             for o in d.options:
                 if (o.text == "give") == give:
                     return o.action

@@ -309,7 +309,7 @@ def determinize(view: Any, rng: Any, observation: dict | None = None, beliefs: d
     :func:`setup_decision`.
 
     Args:
-        view: a :class:`~treachery_env.view.SeatView` (or LazySeatView).
+        view: a :class:`~treachery_env.view.SeatView`.
         rng: numpy Generator, ``random.Random`` or int seed.
         observation: the seat's observation dict (optional; see above).
         beliefs: optional ``{seat: {Role: probability}}`` for hidden seats.
@@ -323,8 +323,6 @@ def determinize(view: Any, rng: Any, observation: dict | None = None, beliefs: d
         ValueError: if the view has no players.
     """
     r = _py_rng(rng)
-    if hasattr(view, "get"):
-        view = view.get()
     n = len(view.players)
     if n == 0:
         raise ValueError("determinize: the view has no players")
@@ -517,8 +515,6 @@ def setup_decision(g: Game, view: Any) -> bool:
         once-per-turn use the view does not show); False otherwise (the caller
         should not search).
     """
-    if hasattr(view, "get"):
-        view = view.get()
     d = view.decision
     me = view.seat
     if d is None or d.kind not in SEARCHED_KINDS:
@@ -704,8 +700,6 @@ def simple_policy(view: Any, rng: Any = None) -> int:
     prompt) at a player: an Assassin at the Leader, others at the opponent who
     has caused the most harm (never the Leader for the Leader team), and
     helpful ones at oneself; otherwise PASS, else the first option."""
-    if hasattr(view, "get"):
-        view = view.get()
     d = view.decision
     opts = [o for o in d.options if o.kind != "concede"] or list(d.options)   # never concede
     me = view.seat
@@ -829,8 +823,6 @@ class ISMCTSAgent(BaseAgent):
     def _act(self, observation: dict, info: dict) -> int:
         legal = legal_actions(observation)
         view = info["view"]
-        if hasattr(view, "get"):
-            view = view.get()
         if self.seat is None:
             self.seat = view.seat
         if view.decision is not None:           # never concede

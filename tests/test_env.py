@@ -217,9 +217,11 @@ def test_describe_action_and_view_in_info():
     e.step(int(legal[0]))
     assert view.seat == seat                     # a view read before stepping stays a valid snapshot
     obs, _, _, _, info2 = e.last()
+    now = e.game.view(int(e.agent_selection.split("_")[1]))
+    assert info2["view"] == now
     e.step(int(np.flatnonzero(obs["action_mask"])[0]))
-    with pytest.raises(RuntimeError, match="stale view"):
-        info2["view"].players  # noqa: B018 - first read after the game moved on
+    assert info2["view"] == now                  # read after the game moved on: still that moment's view
+    assert info2["view"] != e.game.view(now.seat)
 
 
 def test_state_is_privileged_and_observation_is_not():

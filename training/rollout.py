@@ -46,6 +46,7 @@ import agents
 from agents.policy import PolicyNet, masked_logits
 from treachery_env.env import raw_env
 from treachery_env.rules import Role
+from treachery_env.view import ViewBuilder
 
 from .config import TrainConfig
 
@@ -83,6 +84,7 @@ class _Slot:
     experts: dict = field(default_factory=dict)    # learner seat -> expert bot labelling its decisions
     roles: list = field(default_factory=list)      # dealt roles
     decisions: int = 0
+    views: Any = None                              # ViewBuilder of the game, for the bots' info["view"]
 
 
 def compute_gae(rewards: np.ndarray, values: np.ndarray, bootstrap: float, done: bool, gamma: float,
@@ -111,21 +113,6 @@ def compute_gae(rewards: np.ndarray, values: np.ndarray, bootstrap: float, done:
     return adv, (adv + values).astype(np.float32)
 
 
-class _LazyObservation(dict):
-    """The acting seat's observation dict with the vector encoded on first use
-    (the rule-based opponents read only the mask and ``info["view"]``)."""
-
-    def __init__(self, game: Any, seat: int):
-        super().__init__(action_mask=game.legal_action_mask())
-        self._game, self._seat = game, seat
-
-    def __missing__(self, key: str) -> Any:
-        if key != "observation":
-            raise KeyError(key)
-        self[key] = value = self._game.observation(self._seat)["observation"]
-        return value
-
-
 class Collector:
     """Steps ``config.games_per_worker`` games together for the learner (see module docstring).
 
@@ -143,7 +130,7 @@ class Collector:
         self.n = self.game_config.num_players
         self.rng = np.random.default_rng(seed)
         self.gen = torch.Generator().manual_seed(int(self.rng.integers(2**62)))
-        probe = raw_env(config=self.game_config)
+        probe = raw_env(config=self.game_config, view_in_info=False)
         self.obs_size = int(probe.observation_space("player_0")["observation"].shape[0])
         self.num_actions = int(probe.action_space("player_0").n)
         self.net = PolicyNet(self.obs_size, self.num_actions, self.n, config.hidden).eval()
@@ -152,7 +139,9 @@ class Collector:
         kinds = list(config.opponents)
         w = np.array([config.opponents[k] for k in kinds], dtype=float)
         self.kinds, self.kind_p = kinds, w / w.sum()
-        self.slots = [self._new_game(_Slot(raw_env(config=self.game_config))) for _ in range(config.games_per_worker)]
+        # the environments build no views: only bot seats need one (_bot_inputs), the learner reads vectors
+        self.slots = [self._new_game(_Slot(raw_env(config=self.game_config, view_in_info=False)))
+                      for _ in range(config.games_per_worker)]
 
     # ------------------------------------------------------------------ weights
     def set_weights(self, state: dict) -> None:
@@ -208,7 +197,27 @@ class Collector:
                 slot.experts[s].reset(s)
         slot.roles = [Role(p.identity.role) for p in slot.env.game.players]
         slot.decisions = 0
+        slot.views = ViewBuilder(slot.env.game)
         return slot
+
+    @staticmethod
+    def _bot_inputs(slot: _Slot, seat: int, bot: Any, obs: dict | None = None) -> tuple[dict, dict]:
+        """The ``(observation, info)`` a rule-based bot gets at ``seat``: what the
+        environment gives with ``view_in_info=True``, plain arrays and a
+        :class:`~treachery_env.view.SeatView` snapshot that reach nothing of the
+        game.  The vector is encoded only for a bot that reads it (a bot with
+        ``uses_observation_vector = False`` gets the mask alone); ``obs``, when
+        given, is the seat's observation dict already made."""
+        env = slot.env
+        g = env.game
+        if obs is None:
+            if getattr(bot, "uses_observation_vector", True):
+                obs = g.observation(seat)
+            else:
+                obs = {"action_mask": g.legal_action_mask()}
+        info = dict(env.infos[env.agent_selection])
+        info["view"] = slot.views.build(seat)
+        return obs, info
 
     def _advance(self, slot: _Slot, buf: "_Buffer") -> int:
         """Let bots act until a policy seat decides (starting new games as they end); that seat."""
@@ -223,8 +232,7 @@ class Collector:
             c = slot.ctrl[seat]
             if not hasattr(c, "act"):
                 return seat
-            agent = env.agent_selection
-            env.step(c.act(_LazyObservation(g, seat), env.infos[agent]))
+            env.step(c.act(*self._bot_inputs(slot, seat, c)))
             slot.decisions += 1
 
     def _belief_labels(self, slot: _Slot, seat: int) -> np.ndarray:
@@ -238,11 +246,11 @@ class Collector:
         return out
 
     # ------------------------------------------------------------------ collect
-    def _expert_action(self, slot: _Slot, seat: int, mask: np.ndarray) -> int:
-        """What the seat's expert bot would do now (DAgger label)."""
-        env = slot.env
-        a = int(slot.experts[seat].act(_LazyObservation(env.game, seat), env.infos[env.agent_selection]))
-        if not mask[a]:
+    def _expert_action(self, slot: _Slot, seat: int, obs: dict) -> int:
+        """What the seat's expert bot would do now (DAgger label), given the seat's observation dict."""
+        expert = slot.experts[seat]
+        a = int(expert.act(*self._bot_inputs(slot, seat, expert, obs)))
+        if not obs["action_mask"][a]:
             raise RuntimeError(f"expert {self.config.expert!r} chose illegal action {a}")
         return a
 
@@ -289,7 +297,7 @@ class Collector:
                 logp = logp_all.gather(1, actions[:, None]).squeeze(1)
                 for i, (slot, seat) in enumerate(items):
                     if key is LEARNER:
-                        expert = self._expert_action(slot, seat, mask[i]) if label_expert else -1
+                        expert = self._expert_action(slot, seat, obs_dicts[i]) if label_expert else -1
                         idx = buf.add(obs[i].numpy(), mask[i], int(actions[i]), float(logp[i]), float(value[i]),
                                       slot.h[seat], self._belief_labels(slot, seat), expert)
                         slot.seg[seat].append(idx)

@@ -5,8 +5,10 @@
 * Observation: ``{"observation": float32 (obs_size,), "action_mask": int8 (A,)}``
   with seats relative to the observer (:mod:`treachery_env.observation`); the
   action space is ``Discrete(A)`` laid out by :mod:`treachery_env.actions`.
-* ``infos[agent]["view"]``: the acting seat's :class:`SeatView` (same
-  information as the vector), for rule-based bots; ``infos[agent]["legal_actions"]``.
+* ``infos[agent]["view"]``: the acting seat's :class:`~treachery_env.view.SeatView`
+  (same information as the vector), for rule-based bots: a snapshot of plain
+  immutable values that holds nothing of the game (it stays valid after the
+  game moves on, and pickles); ``infos[agent]["legal_actions"]``.
 * Rewards at the end of the game, to every seat including eliminated ones:
   +1 for a winner (their team won, TR7.4), -1 for a loser, 0 for a draw or a
   truncation at ``max_turns``.  Eliminated players stay in ``agents`` and are
@@ -27,7 +29,7 @@ from pettingzoo.utils import wrappers
 from .config import GameConfig
 from .engine import Game
 from .observation import encode, obs_layout
-from .view import LazySeatView
+from .view import ViewBuilder
 from .cards import CARDS
 from .rules import Role
 
@@ -52,8 +54,9 @@ class raw_env(AECEnv, EzPickle):
             ``"human"`` (prints).
         render_seat: the seat whose view ``render()`` shows (None: spectator,
             public information only).
-        view_in_info: put the acting seat's view in its info dict (a
-            :class:`LazySeatView`, built on first use).
+        view_in_info: put the acting seat's :class:`~treachery_env.view.SeatView`
+            in its info dict, built at every step (False saves that cost for
+            agents that read only the vector and the mask).
 
     Raises:
         ValueError: for an invalid configuration or render mode.
@@ -91,6 +94,7 @@ class raw_env(AECEnv, EzPickle):
         self.state_space = gymnasium.spaces.Box(-np.inf, np.inf, (n_state,), np.float32)
         self.np_random, self.np_random_seed = seeding.np_random(None)
         self.game: Game | None = None
+        self._views: ViewBuilder | None = None    # builds info["view"] for self.game
 
     # ---------------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> gymnasium.spaces.Dict:
@@ -167,7 +171,10 @@ class raw_env(AECEnv, EzPickle):
             self.infos[prev] = {}
         info: dict[str, Any] = {"legal_actions": g.legal_actions()}
         if self.view_in_info:
-            info["view"] = LazySeatView(g, seat)
+            views = self._views
+            if views is None or views.game is not g:
+                views = self._views = ViewBuilder(g)
+            info["view"] = views.build(seat)
         self.infos[agent] = info
         self.agent_selection = agent
 
@@ -224,6 +231,7 @@ class raw_env(AECEnv, EzPickle):
     def close(self) -> None:
         """Release the game."""
         self.game = None
+        self._views = None
 
 
 TreacheryEnv = raw_env

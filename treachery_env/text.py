@@ -3,7 +3,7 @@ cannot see (DESIGN section 4: ``describe_action``, ``ansi``/``human`` rendering)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .actions import TOKEN_ABILITIES
 from .engine import DecisionKind
@@ -12,7 +12,7 @@ from .rules import Role
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game
 
-__all__ = ["describe_action", "render", "format_event"]
+__all__ = ["describe_action", "option_text", "render", "format_event"]
 
 
 def _who(game: "Game", viewer: int, seat: int) -> str:
@@ -38,74 +38,9 @@ def describe_action(game: "Game", action: int, seat: int | None = None) -> str:
     if d is not None and (seat is None or seat == d.seat):
         k = d.index_of(action)
         if k is not None:
-            if d.labels is not None and len(d.labels) == len(d.options):
-                return str(d.labels[k])
-            payload = d.options[k][1]
-            p = game.players[d.seat]
-            if d.kind == DecisionKind.BOTTOM:
-                return f"put {p.hand[payload].name} on the bottom of your library"
-            if d.kind == DecisionKind.MULLIGAN:
-                return "keep this hand" if payload == "keep" else "take a mulligan"
-            if d.kind == DecisionKind.PRIORITY:
-                if payload is None:
-                    return "pass priority"
-                kind, arg = payload
-                if kind == "talk":
-                    return _talk_words(game, viewer, *arg)
-                if kind == "land":
-                    return "play a land"
-                if kind == "cast":
-                    return f"cast {p.hand[arg].name}"
-                if kind == "commander":
-                    return f"cast your commander {p.commander.name} (tax {2 * p.commander_casts})"
-                if kind == "unveil":
-                    cost = p.identity.unveil_cost
-                    return f"unveil {p.identity.name}" + (f" with X={arg}" if cost and cost.x else "")
-                if kind == "identity_ability":
-                    from .identity_abilities import IMPLEMENTATIONS
-                    return f"activate {p.identity.name}: {IMPLEMENTATIONS[p.identity.name].activated[arg].text}"
-                if kind == "token":
-                    return f"activate a {arg} token"
-                if kind == "loyalty":
-                    w = p.attackables[arg[0]]
-                    return f"activate {w.name} (loyalty {w.loyalty}): {w.card.abilities[arg[1]]['text']}"
-                if kind == "permission":
-                    perm = p.permissions[arg]
-                    verb = "play" if perm["card"].is_land else "cast"
-                    return f"{verb} {perm['card'].name} from {perm['zone']}" + (" for free" if perm["free"] else "")
-            if d.kind == DecisionKind.ATTACKER:
-                return "finish declaring attackers" if payload is None else f"attack with {payload.name}"
-            if d.kind == DecisionKind.DEFENDER:
-                if not isinstance(payload, int):
-                    return (f"{d.ctx.name} attacks {payload.name} (P{payload.controller}'s planeswalker, "
-                            f"loyalty {payload.loyalty})")
-                return f"{d.ctx.name} attacks P{payload}"
-            if d.kind == DecisionKind.BLOCKER:
-                return "finish declaring blockers" if payload is None else f"block with {payload.name}"
-            if d.kind == DecisionKind.BLOCKED:
-                return f"{d.ctx[1].name} blocks {payload.name} (P{payload.controller})"
-            if d.kind == DecisionKind.COST and payload == "land":
-                return "sacrifice a land"            # The Bio-Engineer's sacrifice cost
-            if d.kind == DecisionKind.COST and hasattr(payload, "base_power"):
-                return f"sacrifice {payload.name}"
-            if d.kind in (DecisionKind.DISCARD, DecisionKind.COST):
-                verb = "discard" if d.kind == DecisionKind.DISCARD else "pay with"
-                return f"{verb} {p.hand[payload].name}"
-            if d.kind == DecisionKind.NUMBER:
-                return f"X = {payload}"
-            if payload is None:
-                return "done / no more"
-            if isinstance(payload, tuple) and len(payload) == 2 and payload[0] in ("p", "c", "s", "w"):
-                kind, obj = payload
-                if kind == "p":
-                    return f"target {_who(game, viewer, obj)}"
-                if kind == "c":
-                    return f"target {obj.name} (P{obj.controller})"
-                if kind == "w":
-                    return f"target {obj.name} (P{obj.controller}'s planeswalker, loyalty {obj.loyalty})"
-                return f"target {obj.source} on the stack"
-            if hasattr(payload, "base_power"):
-                return f"{payload.name} (P{payload.controller})"
+            text = option_text(game, d, k)
+            if text is not None:
+                return text
     # generic meaning of the block
     if block == "PASS":
         return "pass / done"
@@ -140,6 +75,85 @@ def describe_action(game: "Game", action: int, seat: int | None = None) -> str:
         subject = None if kind in ("claim", "request") else game.abs_seat(viewer, rel)
         return _talk_words(game, viewer, kind, subject, role)
     return f"option {i}"
+
+
+def option_text(game: "Game", d: Any, k: int) -> str | None:
+    """Option ``k`` of decision ``d`` (the game's pending one) in words, for
+    the deciding seat: its label when the decision has labels, else words made
+    from its payload; None when the payload has no words of its own (then
+    :func:`describe_action` gives the action block's generic meaning)."""
+    action, payload = d.options[k]
+    if action == game.layout.CONCEDE:
+        return "concede the game (you lose; CR 104.3a)"
+    viewer = d.seat
+    if d.labels is not None and len(d.labels) == len(d.options):
+        return str(d.labels[k])
+    p = game.players[d.seat]
+    if d.kind == DecisionKind.BOTTOM:
+        return f"put {p.hand[payload].name} on the bottom of your library"
+    if d.kind == DecisionKind.MULLIGAN:
+        return "keep this hand" if payload == "keep" else "take a mulligan"
+    if d.kind == DecisionKind.PRIORITY:
+        if payload is None:
+            return "pass priority"
+        kind, arg = payload
+        if kind == "talk":
+            return _talk_words(game, viewer, *arg)
+        if kind == "land":
+            return "play a land"
+        if kind == "cast":
+            return f"cast {p.hand[arg].name}"
+        if kind == "commander":
+            return f"cast your commander {p.commander.name} (tax {2 * p.commander_casts})"
+        if kind == "unveil":
+            cost = p.identity.unveil_cost
+            return f"unveil {p.identity.name}" + (f" with X={arg}" if cost and cost.x else "")
+        if kind == "identity_ability":
+            from .identity_abilities import IMPLEMENTATIONS
+            return f"activate {p.identity.name}: {IMPLEMENTATIONS[p.identity.name].activated[arg].text}"
+        if kind == "token":
+            return f"activate a {arg} token"
+        if kind == "loyalty":
+            w = p.attackables[arg[0]]
+            return f"activate {w.name} (loyalty {w.loyalty}): {w.card.abilities[arg[1]]['text']}"
+        if kind == "permission":
+            perm = p.permissions[arg]
+            verb = "play" if perm["card"].is_land else "cast"
+            return f"{verb} {perm['card'].name} from {perm['zone']}" + (" for free" if perm["free"] else "")
+    if d.kind == DecisionKind.ATTACKER:
+        return "finish declaring attackers" if payload is None else f"attack with {payload.name}"
+    if d.kind == DecisionKind.DEFENDER:
+        if not isinstance(payload, int):
+            return (f"{d.ctx.name} attacks {payload.name} (P{payload.controller}'s planeswalker, "
+                    f"loyalty {payload.loyalty})")
+        return f"{d.ctx.name} attacks P{payload}"
+    if d.kind == DecisionKind.BLOCKER:
+        return "finish declaring blockers" if payload is None else f"block with {payload.name}"
+    if d.kind == DecisionKind.BLOCKED:
+        return f"{d.ctx[1].name} blocks {payload.name} (P{payload.controller})"
+    if d.kind == DecisionKind.COST and payload == "land":
+        return "sacrifice a land"            # The Bio-Engineer's sacrifice cost
+    if d.kind == DecisionKind.COST and hasattr(payload, "base_power"):
+        return f"sacrifice {payload.name}"
+    if d.kind in (DecisionKind.DISCARD, DecisionKind.COST):
+        verb = "discard" if d.kind == DecisionKind.DISCARD else "pay with"
+        return f"{verb} {p.hand[payload].name}"
+    if d.kind == DecisionKind.NUMBER:
+        return f"X = {payload}"
+    if payload is None:
+        return "done / no more"
+    if isinstance(payload, tuple) and len(payload) == 2 and payload[0] in ("p", "c", "s", "w"):
+        kind, obj = payload
+        if kind == "p":
+            return f"target {_who(game, viewer, obj)}"
+        if kind == "c":
+            return f"target {obj.name} (P{obj.controller})"
+        if kind == "w":
+            return f"target {obj.name} (P{obj.controller}'s planeswalker, loyalty {obj.loyalty})"
+        return f"target {obj.source} on the stack"
+    if hasattr(payload, "base_power"):
+        return f"{payload.name} (P{payload.controller})"
+    return None
 
 
 def _role_name(role: int | None) -> str:

@@ -6,29 +6,115 @@ and identity, every public fact, identities it has seen or was shown, cards
 only it may look at, its own pending decision with every legal action
 described (:class:`OptionView`), the public events of this turn and the last,
 and the table talk.  Seats here are absolute.  Rule-based bots read only this.
+
+A view is a **snapshot made of values**: named tuples (:class:`SeatView` and
+its parts), tuples, frozensets, :class:`FrozenDict` mappings, strings, ints,
+:class:`~treachery_env.rules.Role` members and the immutable talk records
+(:class:`~treachery_env.engine.talk.TalkMessage`,
+:class:`~treachery_env.engine.talk.Deal`).  Nothing in it refers to the game
+or its mutable state, so it stays valid after the game moves on, can be kept,
+compared, hashed, pickled and deep-copied, and cannot be used to reach hidden
+information.
+
+The environment builds one view per step with a :class:`ViewBuilder`, which
+reuses what did not change since its last build (frozen log events, the talk
+view, the words of talk and pass options); :func:`seat_view` builds one view
+from scratch.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-from .rules import Role
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .engine.state import DecisionKind
+from .rules import Role
+from .text import option_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game
 
-__all__ = ["seat_view", "SeatView", "LazySeatView", "DecisionView", "OptionView", "PlayerView", "CreatureView",
-           "PlaneswalkerView", "StackView", "TalkView"]
+__all__ = ["seat_view", "ViewBuilder", "SeatView", "DecisionView", "OptionView", "PlayerView", "CreatureView",
+           "PlaneswalkerView", "StackView", "TalkView", "FrozenDict", "freeze"]
 
 
-@dataclass(frozen=True)
-class CreatureView:
-    """A creature as everyone sees it.  ``attacking`` is an absolute seat (the
-    defending player) or -1; ``attacking_planeswalker`` the uid of the
-    planeswalker it attacks (CR 506.3), None when it attacks the player."""
+class FrozenDict(dict):
+    """A read-only ``dict`` (the mappings of a view and its log events).
+
+    Reads, iteration, ``==`` (equal to a plain dict with the same items) and
+    ``|`` (a new plain dict) work as for a dict; every mutating method raises
+    ``TypeError``.  Hashable when its values are; pickles and deep-copies as
+    a FrozenDict.
+    """
+
+    __slots__ = ()
+
+    def _read_only(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError(f"{type(self).__name__} is read-only")
+
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _read_only
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(frozenset(self.items()))
+
+    def __reduce__(self) -> tuple:
+        return (FrozenDict, (dict(self),))
+
+    def __repr__(self) -> str:
+        return f"FrozenDict({dict.__repr__(self)})"
+
+
+_EMPTY = FrozenDict()
+_ATOMS = frozenset((int, str, bool, float, type(None), Role))
+
+
+def _fd(d: dict) -> FrozenDict:
+    """A read-only copy of a flat dict (keys and values immutable)."""
+    return FrozenDict(d) if d else _EMPTY
+
+
+def freeze(value: Any) -> Any:
+    """An immutable copy of plain data: lists and tuples become tuples, dicts
+    :class:`FrozenDict`, sets frozensets, recursively; other values (ints,
+    strings, None, immutable objects) are returned as they are."""
+    t = type(value)
+    if t in _ATOMS:
+        return value
+    if t is list or t is tuple:
+        return tuple([freeze(v) for v in value])
+    if t is dict or t is FrozenDict:
+        return FrozenDict({k: freeze(v) for k, v in value.items()})
+    if t is set or t is frozenset:
+        return frozenset(value)
+    return value
+
+
+def _freeze_event(e: dict) -> FrozenDict:
+    """A log entry (``Game.log``) as an immutable mapping with the same keys."""
+    return FrozenDict({k: (v if type(v) in _ATOMS else freeze(v)) for k, v in e.items()})
+
+
+class CreatureView(NamedTuple):
+    """A creature as everyone sees it.
+
+    Attributes:
+        uid: object id (stable while it stays on the battlefield).
+        name: card or token name.
+        power, toughness: current values (base + +1/+1 counters + pumps).
+        damage: damage marked on it this turn.
+        tapped: whether it is tapped.
+        summoning_sick: it came under its controller's control this turn and
+            has no haste (CR 302.6).
+        keywords: its keywords now (printed and granted), a frozenset of names.
+        attacking: the absolute seat of the defending player it attacks, or -1.
+        blocking: uid of the attacker it blocks, or None.
+        plus_counters: +1/+1 counters on it.
+        stun: stun counters on it.
+        token: whether it is a token.
+        commander: whether it is a commander.
+        attacking_planeswalker: uid of the planeswalker it attacks (CR 506.3),
+            None when it attacks the player (or does not attack).
+    """
 
     uid: int
     name: str
@@ -47,13 +133,19 @@ class CreatureView:
     attacking_planeswalker: int | None = None
 
 
-@dataclass(frozen=True)
-class PlaneswalkerView:
-    """An attackable permanent as everyone sees it (all public): a planeswalker
-    (``kind``, CR 306) with its loyalty (CR 306.5b), whether one of its
-    loyalty abilities was activated this turn (CR 606.3), its abilities'
-    loyalty costs and texts (``abilities``: ``((cost, text), ...)``), and the
-    uids of the creatures attacking it."""
+class PlaneswalkerView(NamedTuple):
+    """An attackable permanent as everyone sees it (all public).
+
+    Attributes:
+        uid: object id.  name: its name.
+        kind: ``"planeswalker"`` (CR 306; :data:`~treachery_env.engine.state.ATTACKABLE_KINDS`).
+        owner, controller: absolute seats.
+        loyalty: loyalty counters on it (CR 306.5b).
+        used_this_turn: whether one of its loyalty abilities was activated
+            this turn (CR 606.3).
+        abilities: its loyalty abilities as ``((loyalty cost, text), ...)``.
+        attackers: uids of the creatures attacking it.
+    """
 
     uid: int
     name: str
@@ -66,17 +158,34 @@ class PlaneswalkerView:
     attackers: tuple = ()
 
 
-@dataclass(frozen=True)
-class PlayerView:
+class PlayerView(NamedTuple):
     """A player as the viewer knows them.
 
-    ``identity``/``role`` are None when the viewer does not know them;
-    ``hand`` is None for other players (``hand_size`` is public);
-    ``usable_elsewhere`` lists the cards the viewer may cast from other zones
-    (the OTHER actions, in order), None for other players; ``mulligans`` is
-    the number of mulligans the player took before the game (public, CR 103.5);
-    ``planeswalkers`` the attackable permanents it controls
-    (:class:`PlaneswalkerView`, in slot order).
+    Attributes:
+        seat: absolute seat.  in_game: not yet lost.  life: life total.
+        hand_size: cards in hand (public).
+        hand: names of the cards in hand, for the viewer only (None for others).
+        library_size: cards in library.
+        graveyard, exile: card names, in zone order (public; face-down exile
+            the viewer may look at is :attr:`SeatView.dream`).
+        lands, untapped_lands: land counts (lands are counted, not objects).
+        tokens: noncreature artifact token counts by kind (a :class:`FrozenDict`).
+        creatures: its creatures (:class:`CreatureView`, battlefield order).
+        face_up: whether its identity card is face up.
+        identity, role: its identity's name and :class:`Role` when the viewer
+            knows them (face up, its own, or shown to it), else None.
+        identity_counters: counters on its identity card (public, a :class:`FrozenDict`).
+        commander: its commander's name, or None.
+        commander_zone: where the commander is (``"command"``, ``"battlefield"``, ...).
+        commander_damage_taken: commander-damage taken, by commander (a :class:`FrozenDict`).
+        leader_player: it controls a face-up Leader identity (CR 314.7).
+        player_counters: counters on the player (public, a :class:`FrozenDict`).
+        usable_elsewhere: for the viewer only, the cards it may cast or play
+            from other zones as ``(name, zone, free)``, in the order of the
+            OTHER actions; None for other players.
+        mulligans: mulligans taken before the game (public, CR 103.5).
+        planeswalkers: the attackable permanents it controls
+            (:class:`PlaneswalkerView`, in slot order).
     """
 
     seat: int
@@ -89,26 +198,34 @@ class PlayerView:
     exile: tuple
     lands: int
     untapped_lands: int
-    tokens: dict
+    tokens: FrozenDict
     creatures: tuple
     face_up: bool
     identity: str | None
     role: Role | None
-    identity_counters: dict
+    identity_counters: FrozenDict
     commander: str | None
     commander_zone: str
-    commander_damage_taken: dict
+    commander_damage_taken: FrozenDict
     leader_player: bool
-    player_counters: dict
+    player_counters: FrozenDict
     usable_elsewhere: tuple | None
     mulligans: int = 0
     planeswalkers: tuple = ()
 
 
-@dataclass(frozen=True)
-class StackView:
-    """A stack object: ``targets`` are ``("player", seat)``, ``("creature", uid)``,
-    ``("planeswalker", uid)`` or ``("stack", uid)``."""
+class StackView(NamedTuple):
+    """A stack object.
+
+    Attributes:
+        uid: object id.  kind: ``"spell"``, ``"ability"``, ``"trigger"``, ...
+        controller: absolute seat.  source: the card or identity it comes from.
+        identity_source: whether an identity card put it there.
+        x: its X (0 if none).
+        targets: ``("player", seat)``, ``("creature", uid)``,
+            ``("planeswalker", uid)``, ``("stack", uid)`` or ``("none", -1)``
+            per target.
+    """
 
     uid: int
     kind: str
@@ -119,8 +236,7 @@ class StackView:
     targets: tuple
 
 
-@dataclass(frozen=True)
-class OptionView:
+class OptionView(NamedTuple):
     """One legal action of the viewer's decision, with what it refers to.
 
     Attributes:
@@ -167,13 +283,17 @@ class OptionView:
     planeswalker: int | None = None
 
 
-@dataclass(frozen=True)
-class DecisionView:
-    """The viewer's pending decision: ``kind`` (a ``DecisionKind.NAMES`` entry),
-    ``prompt`` in words, one :class:`OptionView` per legal action, and
-    ``creature``: the uid of the viewer's own creature the decision is about
-    (the attacker whose defending player, or the blocker whose attacker, is
-    being chosen; CR 508.1, 509.1), else None."""
+class DecisionView(NamedTuple):
+    """The viewer's pending decision.
+
+    Attributes:
+        kind: a ``DecisionKind.NAMES`` entry (``"priority"``, ``"target"``, ...).
+        prompt: what is being decided, in words.
+        options: one :class:`OptionView` per legal action, in the decision's order.
+        creature: uid of the viewer's own creature the decision is about (the
+            attacker whose defending player, or the blocker whose attacker, is
+            being chosen; CR 508.1, 509.1), else None.
+    """
 
     kind: str
     prompt: str
@@ -185,8 +305,189 @@ class DecisionView:
         return [o.action for o in self.options]
 
 
-def _option_view(game: "Game", d: Any, action: int, payload: Any) -> OptionView:
-    text = game.describe_action(action)
+class TalkView(NamedTuple):
+    """What was said at the table (TR10.5), all public; seats are absolute.
+
+    Attributes:
+        mode: ``GameConfig.talk`` ("structured" or "none"); limit: messages
+            per player per turn (``GameConfig.talk_limit``).
+        messages: every :class:`~treachery_env.engine.talk.TalkMessage` so
+            far, in order (answers to truce offers included).
+        claims: seat -> its latest claim message (``.role`` is the claimed role).
+        stances: ``(speaker, subject)`` -> the latest accuse/defend message.
+        intents: ``(speaker, subject)`` -> the latest threaten/protect message.
+        requests: seat -> its latest "don't attack me" message.
+        deals: the standing truces (:class:`~treachery_env.engine.talk.Deal`).
+        broken: ``(breaker, victim)`` -> turn a truce ended broken by ``breaker``.
+        hurt_at_start: per seat, harm + attacks it had received from others
+            as this turn began (opens the reaction window).
+
+    The mappings are :class:`FrozenDict`.
+    """
+
+    mode: str
+    limit: int
+    messages: tuple
+    claims: FrozenDict
+    stances: FrozenDict
+    intents: FrozenDict
+    requests: FrozenDict
+    deals: tuple
+    broken: FrozenDict
+    hurt_at_start: tuple
+
+    def said_this_turn(self, seat: int, turn: int) -> int:
+        """How many messages ``seat`` said in ``turn`` (counted against the limit)."""
+        k = 0
+        for m in reversed(self.messages):
+            if m.turn != turn:
+                break
+            k += m.speaker == seat and m.kind not in ("accept", "reject")
+        return k
+
+    def has_deal(self, a: int, b: int) -> bool:
+        """Whether a truce between seats ``a`` and ``b`` stands."""
+        return any(d.involves(a, b) for d in self.deals)
+
+
+class SeatView(NamedTuple):
+    """Snapshot of one seat's information set (``info["view"]``).
+
+    Attributes:
+        seat: the viewer.  turn, phase, active: public turn state.
+        players: :class:`PlayerView` by absolute seat.
+        stack: :class:`StackView`, bottom first.
+        harm, attacks: public history by absolute seats, ``harm[i][j]`` = damage
+            and life loss seat i caused to seat j (and j's creatures),
+            ``attacks[i][j]`` = creatures i attacked j with (tuples of tuples).
+        undercover_met: whether the viewer's Undercover condition holds.
+        dream: cards the viewer may look at in its face-down exile (Oneiromancer).
+        decision: the viewer's pending :class:`DecisionView`, else None.
+        events: log entries visible to the viewer this turn and the previous
+            one, each a :class:`FrozenDict` with the keys of the game's log
+            entry (``"turn"``, ``"event"``, ``"to"``, ...; lists are tuples).
+        priority_windows: the table's public rule for priority windows
+            (:attr:`GameConfig.priority_windows`, "full" or "main").
+        role_counts: the identity deck's cards per role, indexed by
+            :class:`Role` value (Leader, Guardian, Assassin, Traitor); public
+            (TR2.3), whatever deck was dealt (CR 907.3b, ``role_counts``, TR11).
+        talk: what was said at the table (:class:`TalkView`, public).
+        me: ``players[seat]`` (with ``hand``), a property.
+    """
+
+    seat: int
+    turn: int
+    phase: str
+    active: int
+    players: tuple
+    stack: tuple
+    harm: tuple
+    attacks: tuple
+    undercover_met: bool
+    dream: tuple
+    decision: "DecisionView | None"
+    events: tuple
+    priority_windows: str = "full"
+    role_counts: tuple = ()
+    talk: "TalkView | None" = None
+
+    @property
+    def me(self) -> PlayerView:
+        """The viewer's own :class:`PlayerView` (with its hand)."""
+        return self.players[self.seat]
+
+    def opponents(self) -> list[int]:
+        """Seats still in the game other than the viewer."""
+        return [p.seat for p in self.players if p.in_game and p.seat != self.seat]
+
+
+# ------------------------------------------------------------------------------------------ building
+_new = tuple.__new__                 # a named tuple from a full tuple of its fields, without its __new__
+_names = attrgetter("name")
+_TARGET_KIND = {"c": "creature", "w": "planeswalker"}
+_ABILITIES: dict = {}                # card name -> PlaneswalkerView.abilities (static card data)
+_SIMPLE_OPTIONS: dict = {}           # options whose view depends only on the key (see _decision_view)
+_PRIORITY = DecisionKind.PRIORITY
+_LEADER = Role.LEADER
+
+
+def _names_of(cards: list) -> tuple:
+    return tuple(map(_names, cards)) if cards else ()
+
+
+def _creature_view(c: Any, turn: int) -> CreatureView:
+    kw = c.base_keywords
+    if type(kw) is not frozenset:
+        kw = frozenset(kw)
+    pkw = c.pump_kw
+    b = c.blocking
+    w = c.attacking_obj
+    p1 = c.p1p1
+    return _new(CreatureView, (
+        c.uid, c.name, c.base_power + p1 + c.pump_p, c.base_toughness + p1 + c.pump_q, c.damage, c.tapped,
+        c.entered_turn >= turn and "haste" not in kw and "haste" not in pkw, kw | pkw if pkw else kw,
+        c.attacking, None if b is None else b.uid, p1, c.stun, c.token, c.is_commander,
+        None if w is None else w.uid))
+
+
+def _planeswalker_view(game: "Game", w: Any) -> PlaneswalkerView:
+    card = w.card
+    if card is None:
+        abilities = ()
+    else:
+        abilities = _ABILITIES.get(card.name)
+        if abilities is None:
+            abilities = _ABILITIES[card.name] = tuple((ab["loyalty"], ab["text"]) for ab in card.abilities)
+    attackers = tuple(a.uid for a in game.combat_attackers if a.attacking_obj is w)
+    return PlaneswalkerView(w.uid, w.name, w.kind, w.owner, w.controller, w.loyalty, w.used_turn == game.turn,
+                            abilities, attackers)
+
+
+def _target_view(t: Any) -> tuple:
+    if t is None:
+        return ("none", -1)
+    kind, obj = t
+    if kind == "p":
+        return ("player", obj)
+    return (_TARGET_KIND.get(kind, "stack"), obj.uid)
+
+
+def _stack_view(it: Any) -> StackView:
+    return StackView(it.uid, it.kind, it.controller, it.source, it.identity_source, it.x,
+                     tuple([_target_view(t) for t in it.targets]))
+
+
+def _player_view(game: "Game", p: Any, viewer: int, turn: int) -> PlayerView:
+    idc = p.identity
+    own = p.seat == viewer
+    face_up = idc.face_up
+    card = idc.copy_of                     # IdentityCard.name and .role, read once
+    if card is None:
+        card = idc.identity
+    role = idc.role_override
+    if role is None:
+        role = card.role
+    lost = p.has_lost
+    known = face_up or viewer in idc.known_by
+    cmd = p.commander
+    cre = p.creatures
+    return _new(PlayerView, (
+        p.seat, not lost, p.life, len(p.hand), _names_of(p.hand) if own else None, len(p.library),
+        _names_of(p.graveyard), _names_of(p.exile), p.lands, p.lands - p.lands_tapped, _fd(p.tokens),
+        tuple([_creature_view(c, turn) for c in cre]) if cre else (),
+        face_up, card.name if known else None, role if known else None, _fd(idc.counters),
+        None if cmd is None else cmd.name, p.commander_zone, _fd(p.cmd_damage),
+        face_up and not lost and role == _LEADER,              # Game.is_leader_player (CR 314.7)
+        _fd(p.counters),
+        tuple([(q["card"].name, q["zone"], q["free"]) for q in p.permissions]) if own else None,
+        p.mulligans, tuple([_planeswalker_view(game, w) for w in p.attackables]) if p.attackables else ()))
+
+
+def _option_view(game: "Game", d: Any, k: int, action: int, payload: Any) -> OptionView:
+    """The :class:`OptionView` of option ``k`` (``action``, ``payload``) of ``d``."""
+    text = option_text(game, d, k)
+    if text is None:
+        text = game.describe_action(action)
     p = game.players[d.seat]
     kind = d.kind
     if action == game.layout.CONCEDE:
@@ -251,211 +552,142 @@ def _option_view(game: "Game", d: Any, action: int, payload: Any) -> OptionView:
     return OptionView(action, text, "choice", x=action - L.CHOICE if action >= L.CHOICE else None)
 
 
-@dataclass(frozen=True)
-class TalkView:
-    """What was said at the table (TR10.5), all public; seats are absolute.
+def _decision_view(game: "Game", d: Any, viewer: int) -> DecisionView:
+    """The :class:`DecisionView` of ``d`` (pending for ``viewer``).
 
-    Attributes:
-        mode: ``GameConfig.talk`` ("structured" or "none"); limit: messages
-            per player per turn (``GameConfig.talk_limit``).
-        messages: every :class:`~treachery_env.engine.talk.TalkMessage` so
-            far, in order (answers to truce offers included).
-        claims: seat -> its latest claim message (``.role`` is the claimed role).
-        stances: ``(speaker, subject)`` -> the latest accuse/defend message.
-        intents: ``(speaker, subject)`` -> the latest threaten/protect message.
-        requests: seat -> its latest "don't attack me" message.
-        deals: the standing truces (:class:`~treachery_env.engine.talk.Deal`).
-        broken: ``(breaker, victim)`` -> turn a truce ended broken by ``breaker``.
-        hurt_at_start: per seat, harm + attacks it had received from others
-            as this turn began (opens the reaction window).
-    """
-
-    mode: str
-    limit: int
-    messages: tuple
-    claims: dict
-    stances: dict
-    intents: dict
-    requests: dict
-    deals: tuple
-    broken: dict
-    hurt_at_start: tuple
-
-    def said_this_turn(self, seat: int, turn: int) -> int:
-        """How many messages ``seat`` said in ``turn`` (counted against the limit)."""
-        k = 0
-        for m in reversed(self.messages):
-            if m.turn != turn:
-                break
-            k += m.speaker == seat and m.kind not in ("accept", "reject")
-        return k
-
-    def has_deal(self, a: int, b: int) -> bool:
-        """Whether a truce between seats ``a`` and ``b`` stands."""
-        return any(d.involves(a, b) for d in self.deals)
+    Without labels, the view of a pass option (payload None) depends only on
+    the decision kind and the action, and that of a talk option only on the
+    seat and the message ``(kind, subject, role)`` (its words name seats
+    absolutely): those are made once and kept in ``_SIMPLE_OPTIONS``."""
+    opts = d.options
+    kind = d.kind
+    if d.labels is not None and len(d.labels) == len(opts):
+        out = [_option_view(game, d, k, action, payload) for k, (action, payload) in enumerate(opts)]
+    else:
+        cache = _SIMPLE_OPTIONS
+        get = cache.get
+        out = []
+        for k, (action, payload) in enumerate(opts):
+            if payload is None:
+                key = (kind, action)
+            elif kind == _PRIORITY and payload[0] == "talk":
+                key = (viewer, action, payload[1])
+            else:
+                out.append(_option_view(game, d, k, action, payload))
+                continue
+            ov = get(key)
+            if ov is None:
+                ov = cache[key] = _option_view(game, d, k, action, payload)
+            out.append(ov)
+    cre = d.declared_creature(viewer)
+    return _new(DecisionView, (DecisionKind.NAMES[kind], d.prompt, tuple(out), None if cre is None else cre.uid))
 
 
 def _talk_view(game: "Game") -> TalkView:
     t = game.talk
-    return TalkView(game.config.talk, game.config.talk_limit, tuple(t.messages), dict(t.claims), dict(t.stances),
-                    dict(t.intents), dict(t.requests), tuple(t.deals), dict(t.broken), tuple(t.hurt_at_start))
+    return TalkView(game.config.talk, game.config.talk_limit, tuple(t.messages), _fd(t.claims), _fd(t.stances),
+                    _fd(t.intents), _fd(t.requests), tuple(t.deals), _fd(t.broken), tuple(t.hurt_at_start))
 
 
-@dataclass(frozen=True)
-class SeatView:
-    """Read-only snapshot of one seat's information set (``info["view"]``).
+class ViewBuilder:
+    """Builds the :class:`SeatView` of any seat of one game, again and again
+    as the game moves on (the environment keeps one per game), reusing what
+    did not change since its last build: each log entry of the turns shown
+    is frozen once, the events each seat sees are extended rather than
+    collected anew, and the talk view is kept until something is said or a
+    truce changes.
 
-    Attributes:
-        seat: the viewer.  turn, phase, active: public turn state.
-        players: :class:`PlayerView` by absolute seat.
-        harm, attacks: public history by absolute seats, ``harm[i][j]`` = damage
-            and life loss seat i caused to seat j (and j's creatures),
-            ``attacks[i][j]`` = creatures i attacked j with.
-        me: ``players[seat]`` (with ``hand``).
-        stack: :class:`StackView`, bottom first.
-        undercover_met: whether the viewer's Undercover condition holds.
-        dream: cards the viewer may look at in its face-down exile (Oneiromancer).
-        decision: the viewer's pending :class:`DecisionView`, else None.
-        events: log entries visible to the viewer this turn and the previous one.
-        priority_windows: the table's public rule for priority windows
-            (:attr:`GameConfig.priority_windows`, "full" or "main").
-        role_counts: the identity deck's cards per role, indexed by
-            :class:`Role` value (Leader, Guardian, Assassin, Traitor); public
-            (TR2.3), whatever deck was dealt (CR 907.3b, ``role_counts``, TR11).
-        talk: what was said at the table (:class:`TalkView`, public).
+    The builder refers to the game; the views it returns do not.
+
+    Args:
+        game: the game to view.
     """
 
-    seat: int
-    turn: int
-    phase: str
-    active: int
-    players: tuple
-    stack: tuple
-    harm: tuple
-    attacks: tuple
-    undercover_met: bool
-    dream: tuple
-    decision: "DecisionView | None"
-    events: tuple
-    priority_windows: str = "full"
-    role_counts: tuple = ()
-    talk: "TalkView | None" = None
+    __slots__ = ("game", "_log", "_base", "_frozen", "_seen", "_talk_key", "_talk")
 
-    @property
-    def me(self) -> PlayerView:
-        """The viewer's own :class:`PlayerView` (with its hand)."""
-        return self.players[self.seat]
+    def __init__(self, game: "Game"):
+        self.game = game
+        self._log: list | None = None      # the log list the frozen entries come from
+        self._base = 0                     # index in _log of the first frozen entry
+        self._frozen: list = []            # _freeze_event of _log[_base:], in order
+        self._seen: dict = {}              # viewer -> (first turn shown, entries looked at, events tuple)
+        self._talk_key: tuple | None = None
+        self._talk: TalkView | None = None
 
-    def opponents(self) -> list[int]:
-        """Seats still in the game other than the viewer."""
-        return [p.seat for p in self.players if p.in_game and p.seat != self.seat]
+    def _events(self, viewer: int) -> tuple:
+        """The frozen log entries ``viewer`` may see from the previous turn on.
 
+        Only the entries of the previous turn on are frozen (each once) and
+        kept, from log index ``_base`` on; each viewer's tuple is extended by
+        the entries logged since its last build, and collected anew when the
+        turn changed."""
+        g = self.game
+        log = g.log
+        n = len(log)
+        first = g.turn - 1
+        frozen = self._frozen
+        if log is not self._log or n < self._base + len(frozen):      # another log, or a shorter one
+            self._log, self._base, self._seen = log, n, {}
+            frozen = self._frozen = []
+        base = self._base
+        if base + len(frozen) < n:
+            frozen.extend(map(_freeze_event, log[base + len(frozen):]))
+        if base > 0 and log[base - 1]["turn"] >= first:               # older entries needed (a first build)
+            i = base - 1
+            while i > 0 and log[i - 1]["turn"] >= first:
+                i -= 1
+            frozen[:0] = map(_freeze_event, log[i:base])
+            self._base = base = i
+        elif frozen and frozen[0]["turn"] < first:                    # forget the turns no view shows any more
+            k = 0
+            while k < len(frozen) and frozen[k]["turn"] < first:
+                k += 1
+            del frozen[:k]
+            self._base = base = base + k
+        seen = self._seen.get(viewer)
+        if seen is not None and seen[0] == first:
+            _, upto, events = seen
+            if upto < n:
+                new = [e for e in frozen[upto - base:] if e["to"] is None or viewer in e["to"]]
+                if new:
+                    events = events + tuple(new)
+        else:
+            events = tuple([e for e in frozen if e["to"] is None or viewer in e["to"]])
+        self._seen[viewer] = (first, n, events)
+        return events
 
-def _creature_view(game: "Game", c: Any) -> CreatureView:
-    return CreatureView(c.uid, c.name, c.power, c.toughness, c.damage, c.tapped,
-                        c.entered_turn >= game.turn and not c.has("haste"), c.base_keywords | c.pump_kw,
-                        c.attacking, None if c.blocking is None else c.blocking.uid, c.p1p1, c.stun, c.token,
-                        c.is_commander, None if c.attacking_obj is None else c.attacking_obj.uid)
+    def _talk_view(self) -> TalkView:
+        """The talk view, rebuilt only when what it is made of changed (messages
+        are only ever appended, so their count tells)."""
+        g = self.game
+        t = g.talk
+        key = self._talk_key
+        if (key is None or key[0] is not t or key[1] is not g.config or key[2] != len(t.messages)
+                or key[3] != t.hurt_at_start or key[4] != t.deals or key[5] != t.broken or key[6] != t.claims
+                or key[7] != t.stances or key[8] != t.intents or key[9] != t.requests):
+            self._talk = _talk_view(g)
+            self._talk_key = (t, g.config, len(t.messages), t.hurt_at_start, list(t.deals), dict(t.broken),
+                              dict(t.claims), dict(t.stances), dict(t.intents), dict(t.requests))
+        return self._talk
 
-
-def _planeswalker_view(game: "Game", w: Any) -> PlaneswalkerView:
-    abilities = () if w.card is None else tuple((ab["loyalty"], ab["text"]) for ab in w.card.abilities)
-    attackers = tuple(a.uid for a in game.combat_attackers if a.attacking_obj is w)
-    return PlaneswalkerView(w.uid, w.name, w.kind, w.owner, w.controller, w.loyalty, w.used_turn == game.turn,
-                            abilities, attackers)
-
-
-def _target_view(t: Any) -> tuple:
-    if t is None:
-        return ("none", -1)
-    kind, obj = t
-    if kind == "p":
-        return ("player", obj)
-    return ({"c": "creature", "w": "planeswalker"}.get(kind, "stack"), obj.uid)
+    def build(self, viewer: int) -> SeatView:
+        """The :class:`SeatView` of ``viewer`` now (equal to ``seat_view(game, viewer)``)."""
+        g = self.game
+        turn = g.turn
+        players = tuple([_player_view(g, p, viewer, turn) for p in g.players])
+        stack = tuple([_stack_view(it) for it in g.stack]) if g.stack else ()
+        me = g.players[viewer]
+        dream = me.identity.data.get("dream")
+        d = g.decision
+        return _new(SeatView, (
+            viewer, turn, g.phase, g.active, players, stack, tuple(map(tuple, g.harm)), tuple(map(tuple, g.attacks)),
+            (not me.has_lost) and g.undercover_met(viewer), tuple([c.name for _, c in dream]) if dream else (),
+            _decision_view(g, d, viewer) if d is not None and d.seat == viewer else None, self._events(viewer),
+            g.config.priority_windows, tuple(g.role_counts), self._talk_view()))
 
 
 def seat_view(game: "Game", viewer: int) -> SeatView:
-    """Build the :class:`SeatView` of ``viewer`` (same information as :func:`encode`)."""
-    players = []
-    for p in game.players:
-        idc = p.identity
-        known = idc.face_up or viewer in idc.known_by
-        players.append(PlayerView(
-            seat=p.seat, in_game=not p.has_lost, life=p.life, hand_size=len(p.hand),
-            hand=tuple(c.name for c in p.hand) if p.seat == viewer else None,
-            library_size=len(p.library), graveyard=tuple(c.name for c in p.graveyard),
-            exile=tuple(c.name for c in p.exile), lands=p.lands, untapped_lands=p.lands - p.lands_tapped,
-            tokens=dict(p.tokens), creatures=tuple(_creature_view(game, c) for c in p.creatures),
-            face_up=idc.face_up, identity=idc.name if known else None, role=idc.role if known else None,
-            identity_counters=dict(idc.counters),
-            commander=p.commander.name if p.commander else None, commander_zone=p.commander_zone,
-            commander_damage_taken=dict(p.cmd_damage), leader_player=game.is_leader_player(p.seat),
-            player_counters=dict(p.counters),
-            usable_elsewhere=tuple((q["card"].name, q["zone"], q["free"]) for q in p.permissions)
-            if p.seat == viewer else None, mulligans=p.mulligans,
-            planeswalkers=tuple(_planeswalker_view(game, w) for w in p.attackables) if p.attackables else ()))
-    stack = tuple(StackView(it.uid, it.kind, it.controller, it.source, it.identity_source, it.x,
-                            tuple(_target_view(t) for t in it.targets)) for it in game.stack)
-    me = game.players[viewer]
-    dream = tuple(c.name for _, c in me.identity.data.get("dream", ()))
-    d = game.decision
-    decision = None
-    if d is not None and d.seat == viewer:
-        cre = d.declared_creature(viewer)
-        decision = DecisionView(DecisionKind.NAMES[d.kind], d.prompt,
-                                tuple(_option_view(game, d, a, pl) for a, pl in d.options),
-                                None if cre is None else cre.uid)
-    first_turn = game.turn - 1
-    events = []
-    for e in reversed(game.log):
-        if e["turn"] < first_turn:
-            break
-        if e["to"] is None or viewer in e["to"]:
-            events.append(e)
-    events.reverse()
-    return SeatView(viewer, game.turn, game.phase, game.active, tuple(players), stack,
-                    tuple(map(tuple, game.harm)), tuple(map(tuple, game.attacks)),
-                    (not me.has_lost) and game.undercover_met(viewer), dream, decision, tuple(events),
-                    game.config.priority_windows, game.role_counts, _talk_view(game))
-
-
-class LazySeatView:
-    """A :class:`SeatView` built on first use (``info["view"]``), so that agents
-    that read only the vector pay nothing for it.  Attribute access is forwarded
-    to the view.  The view must be read before the game moves on.
-
-    Raises:
-        RuntimeError: on first use after the game has taken another action.
-    """
-
-    __slots__ = ("_game", "_seat", "_stamp", "_view")
-
-    def __init__(self, game: "Game", seat: int):
-        self._game = game
-        self._seat = seat
-        self._stamp = (len(game.actions), len(game.log))
-        self._view: SeatView | None = None
-
-    def get(self) -> SeatView:
-        """The :class:`SeatView` (built once)."""
-        if self._view is None:
-            g = self._game
-            if (len(g.actions), len(g.log)) != self._stamp:
-                raise RuntimeError("stale view: the game has moved on since this info dict was made; "
-                                   "read info['view'] before stepping the environment")
-            self._view = seat_view(g, self._seat)
-            self._game = None
-        return self._view
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.get(), name)
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, LazySeatView):
-            return self.get() == other.get()
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"LazySeatView(seat={self._seat}, built={self._view is not None})"
+    """Build the :class:`SeatView` of ``viewer`` from scratch (same information
+    as :func:`~treachery_env.observation.encode`); a :class:`ViewBuilder`
+    makes the views of a game that moves on more cheaply."""
+    return ViewBuilder(game).build(viewer)

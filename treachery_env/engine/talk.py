@@ -78,7 +78,7 @@ SPOKEN_KINDS = frozenset(TALK_KINDS[:7])
 _PAIR_KINDS = ("accuse", "defend", "threaten", "protect", "offer")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TalkMessage:
     """One message said at the table (public).
 
@@ -118,7 +118,7 @@ class TalkMessage:
         }[self.kind]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Deal:
     """A standing truce: ``dealer`` offered it, ``partner`` accepted it in
     ``turn``; it ends as the dealer's next turn starts.  ``base`` holds the
