@@ -2,7 +2,8 @@
 
 * **Heuristic decisions**: whole games of heuristic bots in every seat,
   driven through the engine as the environment drives them (each decision
-  gets the seat's mask and ``{"view": ...}``).  Prints decisions per second of
+  gets the seat's mask and ``{"view": ...}`` from the game's
+  :class:`~treachery_env.view.ViewBuilder`).  Prints decisions per second of
   whole games (engine included) and the µs of one decision: building the
   seat's view plus ``act``.
 * **Playouts**: from mid-game states (random legal play to turn 8,
@@ -24,17 +25,19 @@ import time
 from treachery_env import GameConfig
 from treachery_env.benchmark import midgame_states
 from treachery_env.engine import Game
+from treachery_env.view import ViewBuilder
 
 from .heuristic import HeuristicAgent
 
 __all__ = ["run_heuristic", "run_playouts", "main"]
 
 
-def _decide(g: Game, bots: list) -> float:
-    """Take the pending decision with its seat's bot; the seconds spent on the view and ``act``."""
+def _decide(g: Game, views: ViewBuilder, bots: list) -> float:
+    """Take the pending decision with its seat's bot; the seconds spent on the view and ``act``
+    (the view from the game's :class:`ViewBuilder`, as the environment builds it)."""
     seat = g.current_player
     t0 = time.perf_counter()
-    action = bots[seat].act({"action_mask": g.legal_action_mask()}, {"view": g.view(seat)})
+    action = bots[seat].act({"action_mask": g.legal_action_mask()}, {"view": views.build(seat)})
     dt = time.perf_counter() - t0
     g.step(action)
     return dt
@@ -56,8 +59,9 @@ def run_heuristic(cfg: GameConfig, seconds: float, seed: int = 0) -> dict:
         bots = [HeuristicAgent(seed=seed + games * cfg.num_players + s) for s in range(cfg.num_players)]
         for s, b in enumerate(bots):
             b.reset(s)
+        views = ViewBuilder(g)
         while not g.is_over:
-            in_bots += _decide(g, bots)
+            in_bots += _decide(g, views, bots)
             decisions += 1
         games += 1
     dt = time.perf_counter() - t0
@@ -80,8 +84,9 @@ def run_playouts(cfg: GameConfig, seconds: float, seed: int = 0, turns: int = 2,
         for s, b in enumerate(bots):
             b.reset(s)
         end = g.turn + turns
+        views = ViewBuilder(g)
         while not g.is_over and g.turn < end:
-            _decide(g, bots)
+            _decide(g, views, bots)
             decisions += 1
         playouts += 1
     dt = time.perf_counter() - t0
