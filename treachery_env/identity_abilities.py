@@ -51,7 +51,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["IdentityImpl", "Activated", "IMPLEMENTATIONS", "CALLBACKS", "register", "register_callbacks",
            "targets_of", "creature_options", "exile_linked", "return_from_exile", "copy_on_stack",
            "identity_trigger", "static_keys", "unveil_cost_ok", "unveil_xs", "on_unveiled",
-           "activatable", "activate", "fire_event", "run_delayed", "resolve", "before_leaving"]
+           "activatable", "can_activate", "activate", "fire_event", "run_delayed", "resolve", "before_leaving"]
 
 
 @dataclass(frozen=True)
@@ -258,6 +258,19 @@ def activatable(game: "Game", seat: int) -> list[int]:
     if impl is None or not impl.activated:
         return []
     return [k for k, ab in enumerate(impl.activated) if _ability_ok(game, seat, idc, k, ab)]
+
+
+def can_activate(game: "Game", seat: int) -> bool:
+    """Whether ``seat`` may activate one of its face-up identity's activated
+    abilities now: ``bool(activatable(game, seat))`` without building the list."""
+    idc = game.players[seat].identity
+    impl = IMPLEMENTATIONS.get(idc.name)
+    if impl is None or not impl.activated:
+        return False
+    for k, ab in enumerate(impl.activated):
+        if _ability_ok(game, seat, idc, k, ab):
+            return True
+    return False
 
 
 def activate(game: "Game", seat: int, k: int) -> None:

@@ -202,9 +202,16 @@ class Game(SetupMixin,
         return [p.seat for p in self.players if not p.has_lost]
 
     def _next_alive(self, seat: int, include_self: bool = False) -> int | None:
-        for k in range(0 if include_self else 1, self.n + 1):
-            s = (seat + k) % self.n
-            if not self.players[s].has_lost:
+        """The first seat still in the game from ``seat`` (``include_self``) or
+        after it, in turn order; None once everyone has left."""
+        players = self.players
+        n = self.n
+        s = seat if include_self else (seat + 1) % n
+        if not players[s].has_lost:      # nearly always: the next seat is still in
+            return s
+        for k in range(0 if include_self else 1, n + 1):
+            s = (seat + k) % n
+            if not players[s].has_lost:
                 return s
         return None
 
@@ -313,11 +320,14 @@ class Game(SetupMixin,
         d = self.decision
         if d is None:
             raise ValueError("the game is over; no action is legal")
-        if isinstance(action, np.ndarray) and action.shape == ():
-            action = action[()]          # a 0-d array, as some RL libraries hand actions over
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise ValueError(f"action must be an int, got {action!r} ({type(action).__name__})")
-        a = int(action)
+        if type(action) is int:          # the common case; bools and other subclasses are checked below
+            a = action
+        else:
+            if isinstance(action, np.ndarray) and action.shape == ():
+                action = action[()]          # a 0-d array, as some RL libraries hand actions over
+            if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+                raise ValueError(f"action must be an int, got {action!r} ({type(action).__name__})")
+            a = int(action)
         i = d.index_of(a)
         if i is None:
             legal = "; ".join(f"{x}: {self.describe_action(x)}" for x, _ in d.options[:12])

@@ -21,21 +21,43 @@ class PriorityMixin:
         self.passes = 0
 
     def _offer_priority(self) -> None:
-        seat = self.priority_seat
-        if self.players[seat].has_lost:
-            self._after_pass(seat)
-            return
-        opts = self._priority_options(seat)
-        if len(opts) == 1:          # only "pass": taken automatically, no Decision object needed
-            self.auto_decisions += 1
-            self._after_pass(seat)
-            return
-        self.decision = Decision(seat, DecisionKind.PRIORITY, opts, "_h_priority", seat, "priority")
+        """Give priority to ``priority_seat`` (CR 117.3).  A seat whose only
+        legal action is to pass passes at once, without a Decision or an
+        option list (:meth:`_can_act` says whether it could do anything else),
+        and priority moves on in turn order, until a seat that can act gets a
+        PRIORITY decision or every seat has passed in succession (the top of
+        the stack resolves, or the step ends).  Seats that left are skipped."""
+        players = self.players
+        while True:
+            seat = self.priority_seat
+            if players[seat].has_lost:
+                self._after_pass(seat)
+            else:
+                if seat == self.active and not self.stack and (self.phase == "main1" or self.phase == "main2"):
+                    # sorcery timing: the seat nearly always can act, build the options at once
+                    opts = self._priority_options(seat)
+                    act = len(opts) > 1
+                else:
+                    act = self._can_act(seat)
+                    opts = self._priority_options(seat) if act else None
+                if act:
+                    self.decision = Decision(seat, DecisionKind.PRIORITY, opts, "_h_priority", seat, "priority")
+                    return
+                self.auto_decisions += 1        # only "pass": taken automatically
+                self._after_pass(seat)
+            # a pass changes nothing else: what _advance would do next is to offer priority again
+            if self.priority_seat is None or self.queue:
+                return
 
     def _sorcery_timing(self, seat: int) -> bool:
         return seat == self.active and not self.stack and (self.phase == "main1" or self.phase == "main2")
 
     def _priority_options(self, seat: int) -> list:
+        """The PRIORITY options of ``seat`` now, PASS first: lands and spells
+        from hand, the commander, unveiling or the face-up identity's
+        activated abilities, cards other zones let it use, loyalty abilities,
+        token abilities, then table talk.  :meth:`_can_act` must stay
+        equivalent to ``len(self._priority_options(seat)) > 1``."""
         L = self.layout
         p = self.players[seat]
         opts: list = [(L.PASS, None)]
@@ -77,6 +99,55 @@ class PriorityMixin:
             opts.extend(self._talk_options(seat))     # table talk (engine/talk.py)
         return opts
 
+    def _can_act(self, seat: int) -> bool:
+        """Whether ``seat`` has a priority action other than passing now:
+        exactly ``len(self._priority_options(seat)) > 1``, without building
+        the options, the cheapest tests first (the same conditions, and every
+        one of them is free of side effects)."""
+        p = self.players[seat]
+        tok = p.tokens
+        avail = p.mana_pool + p.lands - p.lands_tapped + tok["Treasure"]
+        stack = self.stack
+        ph = self.phase
+        sorcery = seat == self.active and not stack and (ph == "main1" or ph == "main2")
+        hand = p.hand
+        if sorcery:
+            for c in hand[:MAX_HAND]:
+                if c.type == "land":
+                    if not p.land_played:
+                        return True
+                elif c.cost <= avail and self.castable_targets(seat, c):
+                    return True
+            cmd = p.commander
+            if cmd is not None and p.commander_zone == "command" and cmd.cost + 2 * p.commander_casts <= avail:
+                return True
+            if p.attackables and self._loyalty_options(seat):
+                return True
+        else:
+            for c in hand[:MAX_HAND]:
+                t = c.type
+                if (t == "instant" or (c.flash and t != "land")) and c.cost <= avail and self.castable_targets(seat, c):
+                    return True
+        for name in TOKEN_ABILITIES:
+            if tok[name] and self._token_ability_ok(seat, name, avail, sorcery):
+                return True
+        idc = p.identity
+        if idc.face_up:
+            if IA.can_activate(self, seat):
+                return True
+        else:
+            card = idc.copy_of if idc.copy_of is not None else idc.identity     # IdentityCard.card
+            cost = card.unveil_cost
+            if (cost is not None and cost.mana - IA.cost_reduction(self, seat) <= avail
+                    and (not card.undercover or self.undercover_met(seat)) and IA.unveil_xs(self, seat, avail)):
+                return True
+        if p.permissions:
+            for perm in p.permissions[:MAX_OTHER]:
+                if self._permission_ok(seat, perm, avail, sorcery):
+                    return True
+        # talk needs an empty stack and a main phase or the end step (talk_window)
+        return self.talk_on and not stack and (ph == "main1" or ph == "main2" or ph == "end") and self._can_talk(seat)
+
     def _h_priority(self, seat: int, payload: Any) -> None:
         if payload is None:
             self._after_pass(seat)
@@ -112,6 +183,10 @@ class PriorityMixin:
             self._use_permission(seat, arg)
 
     def _after_pass(self, seat: int) -> None:
+        """``seat`` passed (CR 117.3d): priority goes to the next seat in turn
+        order; once every seat still in passed in succession, the top of the
+        stack resolves (priority then starts again with the active player) or,
+        with an empty stack, the step ends (``priority_seat`` None)."""
         self.passes += 1
         if self.passes >= self.n_alive:
             self.passes = 0

@@ -7,6 +7,7 @@ here: the mixins of :mod:`treachery_env.engine` act on these objects.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 from .. import identities as ids
@@ -227,12 +228,16 @@ class IdentityCard:
     @property
     def name(self) -> str:
         """Current name (the copied card's while a copy)."""
-        return self.card.name
+        c = self.copy_of
+        return (self.identity if c is None else c).name
 
     @property
     def role(self) -> Role:
         """Current role: a copy effect's role if it sets one, else the card's (TR8.8)."""
-        return self.role_override if self.role_override is not None else self.card.role
+        if self.role_override is not None:
+            return self.role_override
+        c = self.copy_of
+        return (self.identity if c is None else c).role
 
     @property
     def unveil_cost(self) -> ids.UnveilCost | None:
@@ -429,5 +434,6 @@ class Decision:
     def index_of(self, action: int) -> int | None:
         """Position of ``action`` in :attr:`options`, or None if it is not legal."""
         if self._index is None:
-            self._index = {a: i for i, (a, _) in enumerate(self.options)}
+            opts = self.options
+            self._index = dict(zip(map(itemgetter(0), opts), range(len(opts))))
         return self._index.get(action)
