@@ -239,12 +239,15 @@ def unveil_trigger(game: "Game", seat: int) -> None:
     game.add_trigger(t)
 
 
-def _ability_ok(game: "Game", seat: int, idc: "IdentityCard", k: int, ab: Activated) -> bool:
+def _ability_ok(game: "Game", seat: int, idc: "IdentityCard", k: int, ab: Activated, avail: int) -> bool:
+    """Whether ability ``k`` (``ab``) of ``seat``'s identity ``idc`` may be
+    activated now, with ``avail`` generic mana available: its mana, its
+    counter, once each turn, its extra condition and its targets."""
+    if avail < ab.mana:
+        return False
     if ab.once_per_turn and idc.used.get(f"act{k}") == game.turn:
         return False
     if ab.counter and idc.counters.get(ab.counter, 0) <= 0:
-        return False
-    if game.available_mana(seat) < ab.mana:
         return False
     if ab.extra_ok is not None and not ab.extra_ok(game, seat):
         return False
@@ -257,7 +260,8 @@ def activatable(game: "Game", seat: int) -> list[int]:
     impl = IMPLEMENTATIONS.get(idc.name)
     if impl is None or not impl.activated:
         return []
-    return [k for k, ab in enumerate(impl.activated) if _ability_ok(game, seat, idc, k, ab)]
+    avail = game.available_mana(seat)
+    return [k for k, ab in enumerate(impl.activated) if _ability_ok(game, seat, idc, k, ab, avail)]
 
 
 def can_activate(game: "Game", seat: int) -> bool:
@@ -267,8 +271,9 @@ def can_activate(game: "Game", seat: int) -> bool:
     impl = IMPLEMENTATIONS.get(idc.name)
     if impl is None or not impl.activated:
         return False
+    avail = game.available_mana(seat)
     for k, ab in enumerate(impl.activated):
-        if _ability_ok(game, seat, idc, k, ab):
+        if _ability_ok(game, seat, idc, k, ab, avail):
             return True
     return False
 

@@ -4,6 +4,7 @@ passing in turn order until the stack resolves or the step ends.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 from .. import identity_abilities as IA
@@ -11,6 +12,9 @@ from ..actions import MAX_HAND, MAX_OTHER, TOKEN_ABILITIES
 from .state import DecisionKind, Decision
 
 __all__ = ["PriorityMixin"]
+
+_token_counts = itemgetter(*TOKEN_ABILITIES)
+"""A player's counts of the tokens with activated abilities (``Player.tokens``)."""
 
 
 class PriorityMixin:
@@ -34,14 +38,13 @@ class PriorityMixin:
                 self._after_pass(seat)
             else:
                 if seat == self.active and not self.stack and (self.phase == "main1" or self.phase == "main2"):
-                    # sorcery timing: the seat nearly always can act, build the options at once
-                    opts = self._priority_options(seat)
-                    act = len(opts) > 1
-                else:
-                    act = self._can_act(seat)
-                    opts = self._priority_options(seat) if act else None
-                if act:
-                    self.decision = Decision(seat, DecisionKind.PRIORITY, opts, "_h_priority", seat, "priority")
+                    opts = self._priority_options(seat)     # sorcery timing: nearly always more than PASS
+                    if len(opts) > 1:
+                        self.decision = Decision(seat, DecisionKind.PRIORITY, opts, "_h_priority", seat, "priority")
+                        return
+                elif self._can_act(seat):
+                    self.decision = Decision(seat, DecisionKind.PRIORITY, self._priority_options(seat),
+                                             "_h_priority", seat, "priority")
                     return
                 self.auto_decisions += 1        # only "pass": taken automatically
                 self._after_pass(seat)
@@ -101,52 +104,44 @@ class PriorityMixin:
 
     def _can_act(self, seat: int) -> bool:
         """Whether ``seat`` has a priority action other than passing now:
-        exactly ``len(self._priority_options(seat)) > 1``, without building
-        the options, the cheapest tests first (the same conditions, and every
-        one of them is free of side effects)."""
+        exactly ``len(self._priority_options(seat)) > 1``.  At sorcery timing
+        it is that; otherwise the options are not built: only what has instant
+        speed is tested, with the same conditions (all free of side effects),
+        cheapest first."""
+        stack = self.stack
+        ph = self.phase
+        active = seat == self.active
+        if active and not stack and (ph == "main1" or ph == "main2"):
+            return len(self._priority_options(seat)) > 1
+        # not sorcery timing: no land, commander, loyalty ability, Map or Junk (CR 307.1, 606.3)
         p = self.players[seat]
         tok = p.tokens
         avail = p.mana_pool + p.lands - p.lands_tapped + tok["Treasure"]
-        stack = self.stack
-        ph = self.phase
-        sorcery = seat == self.active and not stack and (ph == "main1" or ph == "main2")
         hand = p.hand
-        if sorcery:
-            for c in hand[:MAX_HAND]:
-                if c.type == "land":
-                    if not p.land_played:
-                        return True
-                elif c.cost <= avail and self.castable_targets(seat, c):
+        for c in (hand if len(hand) <= MAX_HAND else hand[:MAX_HAND]):
+            t = c.type
+            if (t == "instant" or (c.flash and t != "land")) and c.cost <= avail and self.castable_targets(seat, c):
+                return True
+        if any(_token_counts(tok)):
+            for name in TOKEN_ABILITIES:
+                if tok[name] and self._token_ability_ok(seat, name, avail, False):
                     return True
-            cmd = p.commander
-            if cmd is not None and p.commander_zone == "command" and cmd.cost + 2 * p.commander_casts <= avail:
-                return True
-            if p.attackables and self._loyalty_options(seat):
-                return True
-        else:
-            for c in hand[:MAX_HAND]:
-                t = c.type
-                if (t == "instant" or (c.flash and t != "land")) and c.cost <= avail and self.castable_targets(seat, c):
-                    return True
-        for name in TOKEN_ABILITIES:
-            if tok[name] and self._token_ability_ok(seat, name, avail, sorcery):
-                return True
         idc = p.identity
         if idc.face_up:
             if IA.can_activate(self, seat):
                 return True
         else:
-            card = idc.copy_of if idc.copy_of is not None else idc.identity     # IdentityCard.card
+            card = idc.identity if idc.copy_of is None else idc.copy_of     # IdentityCard.card
             cost = card.unveil_cost
             if (cost is not None and cost.mana - IA.cost_reduction(self, seat) <= avail
                     and (not card.undercover or self.undercover_met(seat)) and IA.unveil_xs(self, seat, avail)):
                 return True
         if p.permissions:
             for perm in p.permissions[:MAX_OTHER]:
-                if self._permission_ok(seat, perm, avail, sorcery):
+                if self._permission_ok(seat, perm, avail, False):
                     return True
-        # talk needs an empty stack and a main phase or the end step (talk_window)
-        return self.talk_on and not stack and (ph == "main1" or ph == "main2" or ph == "end") and self._can_talk(seat)
+        # talk outside one's own main phases: the end step of another player's turn (talk_window)
+        return ph == "end" and not active and not stack and self.talk_on and self._can_talk(seat)
 
     def _h_priority(self, seat: int, payload: Any) -> None:
         if payload is None:

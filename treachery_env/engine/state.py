@@ -7,7 +7,6 @@ here: the mixins of :mod:`treachery_env.engine` act on these objects.
 
 from __future__ import annotations
 
-from operator import itemgetter
 from typing import Any
 
 from .. import identities as ids
@@ -416,7 +415,7 @@ class Decision:
         self.ctx = ctx
         self.prompt = prompt
         self.labels = labels
-        self._index: dict[int, int] | None = None
+        self._index: dict[int, int] | bool | None = None
 
     def declared_creature(self, viewer: int) -> Any:
         """The viewer's own creature this decision is about, else None: the
@@ -432,8 +431,19 @@ class Decision:
         return cre if cre.controller == viewer else None
 
     def index_of(self, action: int) -> int | None:
-        """Position of ``action`` in :attr:`options`, or None if it is not legal."""
-        if self._index is None:
-            opts = self.options
-            self._index = dict(zip(map(itemgetter(0), opts), range(len(opts))))
-        return self._index.get(action)
+        """Position of ``action`` in :attr:`options`, or None if it is not legal.
+        The first lookup scans the options (``Game.step`` needs one); later
+        ones use an index built on the second (``_index``: None before any
+        lookup, False after the first)."""
+        index = self._index
+        if index is None:
+            self._index = False
+            i = 0
+            for a, _ in self.options:
+                if a == action:
+                    return i
+                i += 1
+            return None
+        if index is False:
+            index = self._index = {a: i for i, (a, _) in enumerate(self.options)}
+        return index.get(action)

@@ -219,17 +219,17 @@ class TalkState:
         return t
 
 
-_TALK_TABLES: dict[tuple, tuple[tuple, tuple]] = {}
+_TALK_TABLES: dict[tuple, tuple[tuple, dict]] = {}
 
 
-def _talk_table(layout: Any, seat: int, others: tuple[int, ...]) -> tuple[tuple, tuple]:
+def _talk_table(layout: Any, seat: int, others: tuple[int, ...]) -> tuple[tuple, dict]:
     """Every message ``seat`` could say with the seats ``others`` still in the
     game, in option order: claims by role, accusations by relative seat then
     role, defend / threaten / protect by relative seat, the request, offers by
-    relative seat.  Returns ``(keys, options)``: the ``(kind, subject, role)``
-    of each message and its ``(action, ("talk", key))`` option.  Built once per
-    table size, seat and set of remaining seats (the tuples are immutable and
-    shared by every game)."""
+    relative seat.  Returns ``(options, position)``: the ``(action, ("talk",
+    key))`` option of each message and the position of each key ``(kind,
+    subject, role)``.  Built once per table size, seat and set of remaining
+    seats and shared by every game (never modify it)."""
     n = layout.n
     ck = (n, seat, others)
     table = _TALK_TABLES.get(ck)
@@ -258,7 +258,7 @@ def _talk_table(layout: Any, seat: int, others: tuple[int, ...]) -> tuple[tuple,
     base = layout.talk("offer")
     for rel in rels:
         add(base + rel, ("offer", (seat + rel) % n, None))
-    table = (tuple(keys), tuple(opts))
+    table = (tuple(opts), {k: i for i, k in enumerate(keys)})
     if len(_TALK_TABLES) > 20000:      # bounded: many table sizes and eliminations in one process
         _TALK_TABLES.clear()
     _TALK_TABLES[ck] = table
@@ -301,12 +301,26 @@ class TalkMixin:
         n = self.n
         players = self.players
         others = tuple(s for s in range(n) if s != seat and not players[s].has_lost)
-        table = _talk_table(self.layout, seat, others)
-        if not said and not t.deals:
-            return list(table[1])
-        done = {(m.kind, m.subject, None if m.role is None else int(m.role)) for m in said}
-        return [o for key, o in zip(table[0], table[1])
-                if key not in done and (key[0] != "offer" or not t.has_deal(seat, key[1]))]
+        opts, pos = _talk_table(self.layout, seat, others)
+        drop = set()
+        for m in said:          # the messages said this turn are not offered again
+            i = pos.get((m.kind, m.subject, None if m.role is None else int(m.role)))
+            if i is not None:
+                drop.add(i)
+        for d in t.deals:       # nor a truce to a seat one already stands with
+            if d.dealer == seat or d.partner == seat:
+                i = pos.get(("offer", d.partner if d.dealer == seat else d.dealer, None))
+                if i is not None:
+                    drop.add(i)
+        if not drop:
+            return list(opts)
+        out: list = []
+        k = 0
+        for i in sorted(drop):
+            out += opts[k:i]
+            k = i + 1
+        out += opts[k:]
+        return out
 
     def _can_talk(self, seat: int) -> bool:
         """Whether ``seat`` has a talk action now: ``bool(self._talk_options(seat))``
