@@ -191,4 +191,5 @@ class PriorityMixin:
             else:
                 self.priority_seat = None
         else:
-            self.priority_seat = self._next_alive(seat)
+            nxt = seat + 1 if seat + 1 < self.n else 0
+            self.priority_seat = nxt if not self.players[nxt].has_lost else self._next_alive(seat)
