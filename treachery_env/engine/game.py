@@ -347,11 +347,13 @@ class Game(SetupMixin,
 
     def legal_action_mask(self) -> np.ndarray:
         """int8 vector of shape ``(layout.size,)``: 1 where the action is legal for
-        :attr:`current_player` now; all zeros once the game is over."""
-        m = np.zeros(self.layout.size, dtype=np.int8)
+        :attr:`current_player` now; all zeros once the game is over.  A new
+        array at every call (writable; the caller may keep it)."""
+        buf = bytearray(self.layout.size)
         if self.decision is not None:
-            m[[a for a, _ in self.decision.options]] = 1
-        return m
+            for a, _ in self.decision.options:      # a few dozen bytes: cheaper than a numpy index array
+                buf[a] = 1
+        return np.frombuffer(buf, dtype=np.int8)
 
     def legal_actions(self) -> list[int]:
         """Legal action indices for :attr:`current_player`, ascending."""
