@@ -22,12 +22,12 @@ priority in turn order, APNAP triggers, multiplayer combat, commanders.
 Internally the engine is a small interpreter: the turn structure pushes
 operations on ``self.queue``; an operation either changes the state or
 creates a :class:`Decision`; answers are handled by ``_h_*`` methods.  All
-state is plain data, so :meth:`Game.clone` is a deep copy.
+state is plain data, so :meth:`Game.clone` is a deep copy (a fast one,
+:mod:`treachery_env.engine.clone`).
 """
 
 from __future__ import annotations
 
-import copy
 import random
 from collections import deque
 from typing import Any, Iterable
@@ -38,6 +38,7 @@ from .. import identity_abilities as IA
 from .. import identity_cards  # noqa: F401  (registers the 62 identity implementations)
 from ..actions import ActionLayout
 from ..config import GameConfig
+from .clone import copy_game
 from .state import Creature, Player, StackItem, Decision
 
 from .setup import SetupMixin
@@ -388,5 +389,12 @@ class Game(SetupMixin,
         return render(self, seat)
 
     def clone(self) -> "Game":
-        """An independent deep copy (same state, same random stream)."""
-        return copy.deepcopy(self)
+        """An independent deep copy (same state, same random stream): playing
+        or changing one never affects the other.  Cards, identity definitions,
+        the config, the action layout and the log's entries (records the
+        engine never changes) are shared; see :mod:`treachery_env.engine.clone`."""
+        return copy_game(self)
+
+    def __deepcopy__(self, memo: dict) -> "Game":
+        """``copy.deepcopy(game)``: :meth:`clone`, honouring the entries already in ``memo``."""
+        return copy_game(self, memo)
