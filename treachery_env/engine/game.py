@@ -253,14 +253,16 @@ class Game(SetupMixin,
 
     def _advance(self) -> None:
         """Run the game until a decision with two or more options, or the end."""
+        players = self.players
+        queue = self.queue
         while True:
             if self.is_over:
                 self.decision = None
-                self.queue.clear()
+                queue.clear()
                 return
             d = self.decision
             if d is not None:
-                if self.players[d.seat].has_lost:   # asked of a player who left meanwhile (CR 800.4a)
+                if players[d.seat].has_lost:   # asked of a player who left meanwhile (CR 800.4a)
                     self.decision = None
                     continue
                 if len(d.options) == 1:
@@ -273,8 +275,8 @@ class Game(SetupMixin,
                 if d.seat in self.concession_seats:
                     self._offer_concession(d)
                 return
-            if self.queue:
-                op = self.queue.popleft()
+            if queue:
+                op = queue.popleft()
                 getattr(self, "_op_" + op[0])(*op[1:])
                 continue
             self.resolving = None        # queue drained: no resolution is in progress

@@ -4,7 +4,6 @@ passing in turn order until the stack resolves or the step ends.
 
 from __future__ import annotations
 
-from operator import itemgetter
 from typing import Any
 
 from .. import identity_abilities as IA
@@ -12,9 +11,6 @@ from ..actions import MAX_HAND, MAX_OTHER, TOKEN_ABILITIES
 from .state import DecisionKind, Decision
 
 __all__ = ["PriorityMixin"]
-
-_token_counts = itemgetter(*TOKEN_ABILITIES)
-"""A player's counts of the tokens with activated abilities (``Player.tokens``)."""
 
 
 class PriorityMixin:
@@ -32,12 +28,15 @@ class PriorityMixin:
         PRIORITY decision or every seat has passed in succession (the top of
         the stack resolves, or the step ends).  Seats that left are skipped."""
         players = self.players
+        n = self.n
+        # the seat with sorcery timing, if any (passing changes neither the stack nor the step)
+        sorcery_seat = self.active if not self.stack and (self.phase == "main1" or self.phase == "main2") else None
         while True:
             seat = self.priority_seat
             if players[seat].has_lost:
                 self._after_pass(seat)
             else:
-                if seat == self.active and not self.stack and (self.phase == "main1" or self.phase == "main2"):
+                if seat == sorcery_seat:
                     opts = self._priority_options(seat)     # sorcery timing: nearly always more than PASS
                     if len(opts) > 1:
                         self.decision = Decision(seat, DecisionKind.PRIORITY, opts, "_h_priority", seat, "priority")
@@ -47,6 +46,12 @@ class PriorityMixin:
                                              "_h_priority", seat, "priority")
                     return
                 self.auto_decisions += 1        # only "pass": taken automatically
+                passes = self.passes + 1
+                if passes < self.n_alive:       # _after_pass when others have yet to pass, inline
+                    self.passes = passes
+                    nxt = seat + 1 if seat + 1 < n else 0
+                    self.priority_seat = nxt if not players[nxt].has_lost else self._next_alive(seat)
+                    continue
                 self._after_pass(seat)
             # a pass changes nothing else: what _advance would do next is to offer priority again
             if self.priority_seat is None or self.queue:
@@ -122,13 +127,13 @@ class PriorityMixin:
             t = c.type
             if (t == "instant" or (c.flash and t != "land")) and c.cost <= avail and self.castable_targets(seat, c):
                 return True
-        if any(_token_counts(tok)):
-            for name in TOKEN_ABILITIES:
-                if tok[name] and self._token_ability_ok(seat, name, avail, False):
-                    return True
+        for name in TOKEN_ABILITIES:
+            if tok[name] and self._token_ability_ok(seat, name, avail, False):
+                return True
         idc = p.identity
         if idc.face_up:
-            if IA.can_activate(self, seat):
+            impl = IA.IMPLEMENTATIONS.get(idc.name)
+            if impl is not None and impl.activated and IA.can_activate(self, seat):
                 return True
         else:
             card = idc.identity if idc.copy_of is None else idc.copy_of     # IdentityCard.card

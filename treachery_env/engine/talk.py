@@ -64,7 +64,6 @@ What is modelled (docs/fidelity.md, "Table talk"):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from operator import itemgetter
 from typing import Any
 
 from ..rules import Role
@@ -272,8 +271,12 @@ class TalkMixin:
     def _hurt_total(self, seat: int) -> int:
         """Harm and attacks ``seat`` has received from other seats (public history)."""
         harm, attacks = self.harm, self.attacks
-        col = itemgetter(seat)
-        return sum(map(col, harm)) - harm[seat][seat] + sum(map(col, attacks)) - attacks[seat][seat]
+        total = -harm[seat][seat] - attacks[seat][seat]
+        for row in harm:
+            total += row[seat]
+        for row in attacks:
+            total += row[seat]
+        return total
 
     def talk_window(self, seat: int) -> bool:
         """Whether ``seat`` may talk when it has priority now: an empty stack
