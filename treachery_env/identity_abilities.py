@@ -51,7 +51,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["IdentityImpl", "Activated", "IMPLEMENTATIONS", "CALLBACKS", "register", "register_callbacks",
            "targets_of", "creature_options", "exile_linked", "return_from_exile", "copy_on_stack",
            "identity_trigger", "static_keys", "unveil_cost_ok", "unveil_xs", "on_unveiled",
-           "activatable", "activate", "fire_event", "run_delayed", "resolve", "before_leaving"]
+           "activatable", "can_activate", "activate", "fire_event", "run_delayed", "resolve", "before_leaving"]
 
 
 @dataclass(frozen=True)
@@ -239,12 +239,15 @@ def unveil_trigger(game: "Game", seat: int) -> None:
     game.add_trigger(t)
 
 
-def _ability_ok(game: "Game", seat: int, idc: "IdentityCard", k: int, ab: Activated) -> bool:
+def _ability_ok(game: "Game", seat: int, idc: "IdentityCard", k: int, ab: Activated, avail: int) -> bool:
+    """Whether ability ``k`` (``ab``) of ``seat``'s identity ``idc`` may be
+    activated now, with ``avail`` generic mana available: its mana, its
+    counter, once each turn, its extra condition and its targets."""
+    if avail < ab.mana:
+        return False
     if ab.once_per_turn and idc.used.get(f"act{k}") == game.turn:
         return False
     if ab.counter and idc.counters.get(ab.counter, 0) <= 0:
-        return False
-    if game.available_mana(seat) < ab.mana:
         return False
     if ab.extra_ok is not None and not ab.extra_ok(game, seat):
         return False
@@ -257,7 +260,22 @@ def activatable(game: "Game", seat: int) -> list[int]:
     impl = IMPLEMENTATIONS.get(idc.name)
     if impl is None or not impl.activated:
         return []
-    return [k for k, ab in enumerate(impl.activated) if _ability_ok(game, seat, idc, k, ab)]
+    avail = game.available_mana(seat)
+    return [k for k, ab in enumerate(impl.activated) if _ability_ok(game, seat, idc, k, ab, avail)]
+
+
+def can_activate(game: "Game", seat: int) -> bool:
+    """Whether ``seat`` may activate one of its face-up identity's activated
+    abilities now: ``bool(activatable(game, seat))`` without building the list."""
+    idc = game.players[seat].identity
+    impl = IMPLEMENTATIONS.get(idc.name)
+    if impl is None or not impl.activated:
+        return False
+    avail = game.available_mana(seat)
+    for k, ab in enumerate(impl.activated):
+        if _ability_ok(game, seat, idc, k, ab, avail):
+            return True
+    return False
 
 
 def activate(game: "Game", seat: int, k: int) -> None:

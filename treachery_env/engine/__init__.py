@@ -26,6 +26,7 @@ module's docstring names the rules it implements:
 ``outcome``        losing, leaving the game, winning (CR 800.4, 907.7-907.9)
 ``replay``         replay JSON and the state digest
 ``talk``           table talk: public, non-binding messages and truces (TR10.5)
+``clone``          the fast deep copy of a game for search (``Game.clone``)
 =================  ==========================================================
 
 The rules modules import neither the observation encoder nor the text layer:

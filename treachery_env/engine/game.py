@@ -22,12 +22,12 @@ priority in turn order, APNAP triggers, multiplayer combat, commanders.
 Internally the engine is a small interpreter: the turn structure pushes
 operations on ``self.queue``; an operation either changes the state or
 creates a :class:`Decision`; answers are handled by ``_h_*`` methods.  All
-state is plain data, so :meth:`Game.clone` is a deep copy.
+state is plain data, so :meth:`Game.clone` is a deep copy (a fast one,
+:mod:`treachery_env.engine.clone`).
 """
 
 from __future__ import annotations
 
-import copy
 import random
 from collections import deque
 from typing import Any, Iterable
@@ -38,6 +38,7 @@ from .. import identity_abilities as IA
 from .. import identity_cards  # noqa: F401  (registers the 62 identity implementations)
 from ..actions import ActionLayout
 from ..config import GameConfig
+from .clone import copy_game
 from .state import Creature, Player, StackItem, Decision
 
 from .setup import SetupMixin
@@ -202,9 +203,16 @@ class Game(SetupMixin,
         return [p.seat for p in self.players if not p.has_lost]
 
     def _next_alive(self, seat: int, include_self: bool = False) -> int | None:
-        for k in range(0 if include_self else 1, self.n + 1):
-            s = (seat + k) % self.n
-            if not self.players[s].has_lost:
+        """The first seat still in the game from ``seat`` (``include_self``) or
+        after it, in turn order; None once everyone has left."""
+        players = self.players
+        n = self.n
+        s = seat if include_self else (seat + 1) % n
+        if not players[s].has_lost:      # nearly always: the next seat is still in
+            return s
+        for k in range(0 if include_self else 1, n + 1):
+            s = (seat + k) % n
+            if not players[s].has_lost:
                 return s
         return None
 
@@ -245,14 +253,16 @@ class Game(SetupMixin,
 
     def _advance(self) -> None:
         """Run the game until a decision with two or more options, or the end."""
+        players = self.players
+        queue = self.queue
         while True:
             if self.is_over:
                 self.decision = None
-                self.queue.clear()
+                queue.clear()
                 return
             d = self.decision
             if d is not None:
-                if self.players[d.seat].has_lost:   # asked of a player who left meanwhile (CR 800.4a)
+                if players[d.seat].has_lost:   # asked of a player who left meanwhile (CR 800.4a)
                     self.decision = None
                     continue
                 if len(d.options) == 1:
@@ -265,8 +275,8 @@ class Game(SetupMixin,
                 if d.seat in self.concession_seats:
                     self._offer_concession(d)
                 return
-            if self.queue:
-                op = self.queue.popleft()
+            if queue:
+                op = queue.popleft()
                 getattr(self, "_op_" + op[0])(*op[1:])
                 continue
             self.resolving = None        # queue drained: no resolution is in progress
@@ -313,11 +323,14 @@ class Game(SetupMixin,
         d = self.decision
         if d is None:
             raise ValueError("the game is over; no action is legal")
-        if isinstance(action, np.ndarray) and action.shape == ():
-            action = action[()]          # a 0-d array, as some RL libraries hand actions over
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise ValueError(f"action must be an int, got {action!r} ({type(action).__name__})")
-        a = int(action)
+        if type(action) is int:          # the common case; bools and other subclasses are checked below
+            a = action
+        else:
+            if isinstance(action, np.ndarray) and action.shape == ():
+                action = action[()]          # a 0-d array, as some RL libraries hand actions over
+            if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+                raise ValueError(f"action must be an int, got {action!r} ({type(action).__name__})")
+            a = int(action)
         i = d.index_of(a)
         if i is None:
             legal = "; ".join(f"{x}: {self.describe_action(x)}" for x, _ in d.options[:12])
@@ -337,11 +350,13 @@ class Game(SetupMixin,
 
     def legal_action_mask(self) -> np.ndarray:
         """int8 vector of shape ``(layout.size,)``: 1 where the action is legal for
-        :attr:`current_player` now; all zeros once the game is over."""
-        m = np.zeros(self.layout.size, dtype=np.int8)
+        :attr:`current_player` now; all zeros once the game is over.  A new
+        array at every call (writable; the caller may keep it)."""
+        buf = bytearray(self.layout.size)
         if self.decision is not None:
-            m[[a for a, _ in self.decision.options]] = 1
-        return m
+            for a, _ in self.decision.options:      # a few dozen bytes: cheaper than a numpy index array
+                buf[a] = 1
+        return np.frombuffer(buf, dtype=np.int8)
 
     def legal_actions(self) -> list[int]:
         """Legal action indices for :attr:`current_player`, ascending."""
@@ -376,5 +391,12 @@ class Game(SetupMixin,
         return render(self, seat)
 
     def clone(self) -> "Game":
-        """An independent deep copy (same state, same random stream)."""
-        return copy.deepcopy(self)
+        """An independent deep copy (same state, same random stream): playing
+        or changing one never affects the other.  Cards, identity definitions,
+        the config, the action layout and the log's entries (records the
+        engine never changes) are shared; see :mod:`treachery_env.engine.clone`."""
+        return copy_game(self)
+
+    def __deepcopy__(self, memo: dict) -> "Game":
+        """``copy.deepcopy(game)``: :meth:`clone`, honouring the entries already in ``memo``."""
+        return copy_game(self, memo)

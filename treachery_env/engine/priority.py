@@ -21,21 +21,51 @@ class PriorityMixin:
         self.passes = 0
 
     def _offer_priority(self) -> None:
-        seat = self.priority_seat
-        if self.players[seat].has_lost:
-            self._after_pass(seat)
-            return
-        opts = self._priority_options(seat)
-        if len(opts) == 1:          # only "pass": taken automatically, no Decision object needed
-            self.auto_decisions += 1
-            self._after_pass(seat)
-            return
-        self.decision = Decision(seat, DecisionKind.PRIORITY, opts, "_h_priority", seat, "priority")
+        """Give priority to ``priority_seat`` (CR 117.3).  A seat whose only
+        legal action is to pass passes at once, without a Decision or an
+        option list (:meth:`_can_act` says whether it could do anything else),
+        and priority moves on in turn order, until a seat that can act gets a
+        PRIORITY decision or every seat has passed in succession (the top of
+        the stack resolves, or the step ends).  Seats that left are skipped."""
+        players = self.players
+        n = self.n
+        # the seat with sorcery timing, if any (passing changes neither the stack nor the step)
+        sorcery_seat = self.active if not self.stack and (self.phase == "main1" or self.phase == "main2") else None
+        while True:
+            seat = self.priority_seat
+            if players[seat].has_lost:
+                self._after_pass(seat)
+            else:
+                if seat == sorcery_seat:
+                    opts = self._priority_options(seat)     # sorcery timing: nearly always more than PASS
+                    if len(opts) > 1:
+                        self.decision = Decision(seat, DecisionKind.PRIORITY, opts, "_h_priority", seat, "priority")
+                        return
+                elif self._can_act(seat):
+                    self.decision = Decision(seat, DecisionKind.PRIORITY, self._priority_options(seat),
+                                             "_h_priority", seat, "priority")
+                    return
+                self.auto_decisions += 1        # only "pass": taken automatically
+                passes = self.passes + 1
+                if passes < self.n_alive:       # _after_pass when others have yet to pass, inline
+                    self.passes = passes
+                    nxt = seat + 1 if seat + 1 < n else 0
+                    self.priority_seat = nxt if not players[nxt].has_lost else self._next_alive(seat)
+                    continue
+                self._after_pass(seat)
+            # a pass changes nothing else: what _advance would do next is to offer priority again
+            if self.priority_seat is None or self.queue:
+                return
 
     def _sorcery_timing(self, seat: int) -> bool:
         return seat == self.active and not self.stack and (self.phase == "main1" or self.phase == "main2")
 
     def _priority_options(self, seat: int) -> list:
+        """The PRIORITY options of ``seat`` now, PASS first: lands and spells
+        from hand, the commander, unveiling or the face-up identity's
+        activated abilities, cards other zones let it use, loyalty abilities,
+        token abilities, then table talk.  :meth:`_can_act` must stay
+        equivalent to ``len(self._priority_options(seat)) > 1``."""
         L = self.layout
         p = self.players[seat]
         opts: list = [(L.PASS, None)]
@@ -77,6 +107,47 @@ class PriorityMixin:
             opts.extend(self._talk_options(seat))     # table talk (engine/talk.py)
         return opts
 
+    def _can_act(self, seat: int) -> bool:
+        """Whether ``seat`` has a priority action other than passing now:
+        exactly ``len(self._priority_options(seat)) > 1``.  At sorcery timing
+        it is that; otherwise the options are not built: only what has instant
+        speed is tested, with the same conditions (all free of side effects),
+        cheapest first."""
+        stack = self.stack
+        ph = self.phase
+        active = seat == self.active
+        if active and not stack and (ph == "main1" or ph == "main2"):
+            return len(self._priority_options(seat)) > 1
+        # not sorcery timing: no land, commander, loyalty ability, Map or Junk (CR 307.1, 606.3)
+        p = self.players[seat]
+        tok = p.tokens
+        avail = p.mana_pool + p.lands - p.lands_tapped + tok["Treasure"]
+        hand = p.hand
+        for c in (hand if len(hand) <= MAX_HAND else hand[:MAX_HAND]):
+            t = c.type
+            if (t == "instant" or (c.flash and t != "land")) and c.cost <= avail and self.castable_targets(seat, c):
+                return True
+        for name in TOKEN_ABILITIES:
+            if tok[name] and self._token_ability_ok(seat, name, avail, False):
+                return True
+        idc = p.identity
+        if idc.face_up:
+            impl = IA.IMPLEMENTATIONS.get(idc.name)
+            if impl is not None and impl.activated and IA.can_activate(self, seat):
+                return True
+        else:
+            card = idc.identity if idc.copy_of is None else idc.copy_of     # IdentityCard.card
+            cost = card.unveil_cost
+            if (cost is not None and cost.mana - IA.cost_reduction(self, seat) <= avail
+                    and (not card.undercover or self.undercover_met(seat)) and IA.unveil_xs(self, seat, avail)):
+                return True
+        if p.permissions:
+            for perm in p.permissions[:MAX_OTHER]:
+                if self._permission_ok(seat, perm, avail, False):
+                    return True
+        # talk outside one's own main phases: the end step of another player's turn (talk_window)
+        return ph == "end" and not active and not stack and self.talk_on and self._can_talk(seat)
+
     def _h_priority(self, seat: int, payload: Any) -> None:
         if payload is None:
             self._after_pass(seat)
@@ -112,6 +183,10 @@ class PriorityMixin:
             self._use_permission(seat, arg)
 
     def _after_pass(self, seat: int) -> None:
+        """``seat`` passed (CR 117.3d): priority goes to the next seat in turn
+        order; once every seat still in passed in succession, the top of the
+        stack resolves (priority then starts again with the active player) or,
+        with an empty stack, the step ends (``priority_seat`` None)."""
         self.passes += 1
         if self.passes >= self.n_alive:
             self.passes = 0
@@ -121,4 +196,5 @@ class PriorityMixin:
             else:
                 self.priority_seat = None
         else:
-            self.priority_seat = self._next_alive(seat)
+            nxt = seat + 1 if seat + 1 < self.n else 0
+            self.priority_seat = nxt if not self.players[nxt].has_lost else self._next_alive(seat)

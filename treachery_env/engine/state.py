@@ -227,12 +227,16 @@ class IdentityCard:
     @property
     def name(self) -> str:
         """Current name (the copied card's while a copy)."""
-        return self.card.name
+        c = self.copy_of
+        return (self.identity if c is None else c).name
 
     @property
     def role(self) -> Role:
         """Current role: a copy effect's role if it sets one, else the card's (TR8.8)."""
-        return self.role_override if self.role_override is not None else self.card.role
+        if self.role_override is not None:
+            return self.role_override
+        c = self.copy_of
+        return (self.identity if c is None else c).role
 
     @property
     def unveil_cost(self) -> ids.UnveilCost | None:
@@ -411,7 +415,7 @@ class Decision:
         self.ctx = ctx
         self.prompt = prompt
         self.labels = labels
-        self._index: dict[int, int] | None = None
+        self._index: dict[int, int] | bool | None = None
 
     def declared_creature(self, viewer: int) -> Any:
         """The viewer's own creature this decision is about, else None: the
@@ -427,7 +431,19 @@ class Decision:
         return cre if cre.controller == viewer else None
 
     def index_of(self, action: int) -> int | None:
-        """Position of ``action`` in :attr:`options`, or None if it is not legal."""
-        if self._index is None:
-            self._index = {a: i for i, (a, _) in enumerate(self.options)}
-        return self._index.get(action)
+        """Position of ``action`` in :attr:`options`, or None if it is not legal.
+        The first lookup scans the options (``Game.step`` needs one); later
+        ones use an index built on the second (``_index``: None before any
+        lookup, False after the first)."""
+        index = self._index
+        if index is None:
+            self._index = False
+            i = 0
+            for a, _ in self.options:
+                if a == action:
+                    return i
+                i += 1
+            return None
+        if index is False:
+            index = self._index = {a: i for i, (a, _) in enumerate(self.options)}
+        return index.get(action)

@@ -25,10 +25,13 @@ class StateBasedMixin:
         after the other state-based actions of the same check."""
         self._dirty = False
         losers = []
+        leaving = self.leaving
+        commander = self.config.commander
         for p in self.players:
-            if p.has_lost or p.seat in self.leaving:      # lost already (CR 907.8a window)
+            if p.has_lost or (leaving and p.seat in leaving):      # lost already (CR 907.8a window)
                 continue
-            if p.life <= 0 or p.drew_from_empty or (self.config.commander and any(v >= 21 for v in p.cmd_damage.values())):
+            if p.life <= 0 or p.drew_from_empty or (commander and p.cmd_damage
+                                                    and any(v >= 21 for v in p.cmd_damage.values())):
                 losers.append(p.seat)
         dying = []
         legend_groups = []
@@ -36,14 +39,19 @@ class StateBasedMixin:
         for p in self.players:
             if p.attackables:           # CR 704.5i: 0 loyalty
                 walkers += [w for w in p.attackables if w.kind == "planeswalker" and w.loyalty <= 0]
-            legends: dict = {}
+            if not p.creatures:
+                continue
+            legends: dict | None = None
             for c in p.creatures:
                 t = c.toughness
                 if t <= 0 or (c.damage > 0 and (c.damage >= t or c.deathtouched)):
                     dying.append(c)
                 elif c.legendary:
+                    if legends is None:
+                        legends = {}
                     legends.setdefault(c.name, []).append(c)
-            legend_groups += [(p.seat, same) for same in legends.values() if len(same) > 1]
+            if legends is not None:
+                legend_groups += [(p.seat, same) for same in legends.values() if len(same) > 1]
         for c in dying:
             self.destroy(c)
         for w in walkers:

@@ -218,6 +218,52 @@ class TalkState:
         return t
 
 
+_TALK_TABLES: dict[tuple, tuple[tuple, dict]] = {}
+
+
+def _talk_table(layout: Any, seat: int, others: tuple[int, ...]) -> tuple[tuple, dict]:
+    """Every message ``seat`` could say with the seats ``others`` still in the
+    game, in option order: claims by role, accusations by relative seat then
+    role, defend / threaten / protect by relative seat, the request, offers by
+    relative seat.  Returns ``(options, position)``: the ``(action, ("talk",
+    key))`` option of each message and the position of each key ``(kind,
+    subject, role)``.  Built once per table size, seat and set of remaining
+    seats and shared by every game (never modify it)."""
+    n = layout.n
+    ck = (n, seat, others)
+    table = _TALK_TABLES.get(ck)
+    if table is not None:
+        return table
+    keys: list = []
+    opts: list = []
+
+    def add(action: int, key: tuple) -> None:
+        keys.append(key)
+        opts.append((action, ("talk", key)))
+
+    base = layout.talk("claim")
+    for r in range(4):
+        add(base + r, ("claim", None, r))
+    rels = sorted((s - seat) % n for s in others)
+    base = layout.talk("accuse")
+    for rel in rels:
+        for r in range(4):
+            add(base + 4 * rel + r, ("accuse", (seat + rel) % n, r))
+    for kind in ("defend", "threaten", "protect"):
+        base = layout.talk(kind)
+        for rel in rels:
+            add(base + rel, (kind, (seat + rel) % n, None))
+    add(layout.talk("request"), ("request", None, None))
+    base = layout.talk("offer")
+    for rel in rels:
+        add(base + rel, ("offer", (seat + rel) % n, None))
+    table = (tuple(opts), {k: i for i, k in enumerate(keys)})
+    if len(_TALK_TABLES) > 20000:      # bounded: many table sizes and eliminations in one process
+        _TALK_TABLES.clear()
+    _TALK_TABLES[ck] = table
+    return table
+
+
 class TalkMixin:
     """Table talk (TR10.5): methods of :class:`~treachery_env.engine.game.Game`
     (see the module docstring for the rules)."""
@@ -225,7 +271,12 @@ class TalkMixin:
     def _hurt_total(self, seat: int) -> int:
         """Harm and attacks ``seat`` has received from other seats (public history)."""
         harm, attacks = self.harm, self.attacks
-        return sum(harm[i][seat] + attacks[i][seat] for i in range(self.n) if i != seat)
+        total = -harm[seat][seat] - attacks[seat][seat]
+        for row in harm:
+            total += row[seat]
+        for row in attacks:
+            total += row[seat]
+        return total
 
     def talk_window(self, seat: int) -> bool:
         """Whether ``seat`` may talk when it has priority now: an empty stack
@@ -242,43 +293,60 @@ class TalkMixin:
     def _talk_options(self, seat: int) -> list:
         """The talk actions of ``seat`` at its priority now, as ``(action,
         ("talk", (kind, subject, role)))`` options (empty outside a window or
-        once the limit is reached)."""
+        once the limit is reached): every message of :func:`_talk_table` not
+        said this turn, offers only to seats without a standing truce."""
         if not self.talk_window(seat):
             return []
         t = self.talk
         said = t.said_this_turn(seat, self.turn)
         if len(said) >= self.config.talk_limit:
             return []
-        done = {(m.kind, m.subject, None if m.role is None else int(m.role)) for m in said}
-        L = self.layout
         n = self.n
-        opts = []
-        base = L.talk("claim")
-        for r in range(4):
-            if ("claim", None, r) not in done:
-                opts.append((base + r, ("talk", ("claim", None, r))))
-        others = [(s - seat) % n for s in range(n) if s != seat and not self.players[s].has_lost]
-        others.sort()
-        base = L.talk("accuse")
-        for rel in others:
-            s = (seat + rel) % n
-            for r in range(4):
-                if ("accuse", s, r) not in done:
-                    opts.append((base + 4 * rel + r, ("talk", ("accuse", s, r))))
-        for kind in ("defend", "threaten", "protect"):
-            base = L.talk(kind)
-            for rel in others:
-                s = (seat + rel) % n
-                if (kind, s, None) not in done:
-                    opts.append((base + rel, ("talk", (kind, s, None))))
-        if ("request", None, None) not in done:
-            opts.append((L.talk("request"), ("talk", ("request", None, None))))
-        base = L.talk("offer")
-        for rel in others:
-            s = (seat + rel) % n
+        players = self.players
+        others = tuple(s for s in range(n) if s != seat and not players[s].has_lost)
+        opts, pos = _talk_table(self.layout, seat, others)
+        drop = set()
+        for m in said:          # the messages said this turn are not offered again
+            i = pos.get((m.kind, m.subject, None if m.role is None else int(m.role)))
+            if i is not None:
+                drop.add(i)
+        for d in t.deals:       # nor a truce to a seat one already stands with
+            if d.dealer == seat or d.partner == seat:
+                i = pos.get(("offer", d.partner if d.dealer == seat else d.dealer, None))
+                if i is not None:
+                    drop.add(i)
+        if not drop:
+            return list(opts)
+        out: list = []
+        k = 0
+        for i in sorted(drop):
+            out += opts[k:i]
+            k = i + 1
+        out += opts[k:]
+        return out
+
+    def _can_talk(self, seat: int) -> bool:
+        """Whether ``seat`` has a talk action now: ``bool(self._talk_options(seat))``
+        without building the options (the same conditions, first found first)."""
+        if not self.talk_window(seat):
+            return False
+        t = self.talk
+        said = t.said_this_turn(seat, self.turn)
+        if len(said) >= self.config.talk_limit:
+            return False
+        done = {(m.kind, m.subject, None if m.role is None else int(m.role)) for m in said}
+        if ("request", None, None) not in done or any(("claim", None, r) not in done for r in range(4)):
+            return True
+        for s in range(self.n):
+            if s == seat or self.players[s].has_lost:
+                continue
+            if any(("accuse", s, r) not in done for r in range(4)):
+                return True
+            if any((kind, s, None) not in done for kind in ("defend", "threaten", "protect")):
+                return True
             if ("offer", s, None) not in done and not t.has_deal(seat, s):
-                opts.append((base + rel, ("talk", ("offer", s, None))))
-        return opts
+                return True
+        return False
 
     def _say(self, seat: int, kind: str, subject: int | None, role: int | None) -> None:
         """``seat`` says a message (TR10.5): public, recorded, never binding.

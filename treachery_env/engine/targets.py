@@ -7,7 +7,7 @@ includes planeswalkers (CR 115.4); "target creature" does not; a
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterator
 
 from .. import identity_abilities as IA
 from ..actions import MAX_PERMS, MAX_STACK
@@ -36,8 +36,13 @@ class TargetsMixin:
             ``"nonland_permanent"`` specs with ``"walkers": True``) or
             ``("s", StackItem)``.
         """
+        return list(self._iter_targets(seat, spec, item, chosen))
+
+    def _iter_targets(self, seat: int, spec: dict, item: StackItem | None = None,
+                      chosen: list | None = None) -> Iterator[tuple]:
+        """The targets of :meth:`target_candidates`, one by one, in its order
+        (:meth:`_has_targets` stops at the first)."""
         t = spec["type"]
-        out: list = []
         chosen = chosen or []
         if t in ("any", "player", "leader_player"):
             for s in range(self.n):
@@ -54,7 +59,7 @@ class TargetsMixin:
                     continue
                 if ("p", s) in chosen:
                     continue
-                out.append(("p", s))
+                yield ("p", s)
         if t in ("any", "creature", "nonland_permanent", "permanent"):
             for pl in self.players:
                 if pl.has_lost:
@@ -64,7 +69,7 @@ class TargetsMixin:
                         continue
                     if any(x[0] == "c" and x[1] is c for x in chosen):
                         continue
-                    out.append(("c", c))
+                    yield ("c", c)
         if t == "any" or (spec.get("walkers") and t in ("nonland_permanent", "permanent")):
             for pl in self.players:
                 if pl.has_lost or not pl.attackables:
@@ -74,7 +79,7 @@ class TargetsMixin:
                         continue
                     if any(x[0] == "w" and x[1] is w for x in chosen):
                         continue
-                    out.append(("w", w))
+                    yield ("w", w)
         if t in ("spell", "noncreature_spell", "instant_sorcery_spell", "stack_object",
                  "instant_sorcery_or_ability"):
             for it in self.stack:
@@ -92,8 +97,7 @@ class TargetsMixin:
                     continue
                 elif t == "instant_sorcery_spell" and it.card.type not in ("instant", "sorcery"):
                     continue
-                out.append(("s", it))
-        return out
+                yield ("s", it)
 
     def castable_targets(self, seat: int, card: CardDef) -> bool:
         """Whether ``seat`` could choose targets to cast ``card`` now (CR 601.2c).  A
@@ -102,7 +106,7 @@ class TargetsMixin:
 
     def _has_targets(self, seat: int, specs: tuple) -> bool:
         for spec in specs:
-            if spec.get("min", 1) > 0 and not self.target_candidates(seat, spec):
+            if spec.get("min", 1) > 0 and next(self._iter_targets(seat, spec), None) is None:
                 return False
         return True
 
