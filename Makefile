@@ -50,6 +50,9 @@ $(VENV)/.bench: pyproject.toml $(VENV)/.installed
 peers: $(VENV)/.bench
 	@test -f ../shared/bench/peers.py || { echo "make peers needs ../shared/bench/peers.py (the team's shared checkout beside this one)"; exit 1; }
 	$(BIN)/python ../shared/bench/peers.py --extra treachery_env:env --extra treachery_env:raw_env
+	@echo "# and without info['view'] (what an agent that reads only the vector and the mask needs):"
+	$(BIN)/python ../shared/bench/peers.py --only extra --extra treachery_env:env --extra treachery_env:raw_env \
+		--extra-kwargs '{"view_in_info": false}'
 
 # the floors of docs/native_core.md: a native observation write, and a do-nothing env behind the AEC API
 floors: install

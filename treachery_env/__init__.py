@@ -12,12 +12,19 @@ Quick start::
             e.np_random.choice(obs["action_mask"].nonzero()[0]))
         e.step(action)
 
-Only numpy, gymnasium and pettingzoo are needed here (no torch).
+Only numpy, gymnasium and pettingzoo are needed here (no torch).  The
+engine's modules run compiled where ``make install`` could build them
+(:mod:`treachery_env.compiled`; ``TREACHERY_PURE_PYTHON=1`` runs the Python source).
 """
 
-from .config import GameConfig
-from .env import env, raw_env
-from .rules import Role, role_distribution
+from . import compiled as _compiled
+
+if _compiled.PURE_PYTHON:
+    _compiled.use_pure_python()
+
+from .config import GameConfig  # noqa: E402  (after the pure-Python switch)
+from .env import env, raw_env  # noqa: E402
+from .rules import Role, role_distribution  # noqa: E402
 
 __all__ = ["env", "raw_env", "GameConfig", "Role", "role_distribution"]
 __version__ = "0.1.0"

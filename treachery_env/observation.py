@@ -16,7 +16,7 @@ reference, and the compiled ``treachery_env._observation`` (Cython, built by
 ``setup.py`` when a C compiler is there; ~7x faster).  :func:`encode` is the
 compiled one unless it is not built or ``TREACHERY_PURE_PYTHON=1``;
 :data:`ENCODER` says which.  A change to the vector is made in both (and
-``tests/test_observation_compiled.py`` compares them at every decision of
+``tests/test_compiled.py`` compares them at every decision of
 random games).
 
 The vector (float32, shape ``(obs_size(n),)``) is laid out by :class:`ObsLayout`:
@@ -74,7 +74,6 @@ The vector (float32, shape ``(obs_size(n),)``) is laid out by :class:`ObsLayout`
 
 from __future__ import annotations
 
-import os
 from array import array
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -83,6 +82,7 @@ import numpy as np
 
 from .actions import MAX_HAND, MAX_OTHER, MAX_PERMS, MAX_STACK, MAX_WALKERS
 from .cards import CARDS, COUNTER_TOKENS, KEYWORDS, WALKER_CARDS
+from .compiled import PURE_PYTHON
 from .identities import all_identities
 
 from .engine.state import ATTACKABLE_KINDS, PHASE_INDEX, DecisionKind
@@ -465,7 +465,7 @@ def _encode_talk(game: "Game", viewer: int, o: array, L: ObsLayout) -> None:
 def _select_encoder() -> tuple[Any, str]:
     """The encoder :func:`encode` is, and its name for :data:`ENCODER`: the
     compiled one unless ``TREACHERY_PURE_PYTHON=1`` or it is not built."""
-    if os.environ.get("TREACHERY_PURE_PYTHON") == "1":
+    if PURE_PYTHON:
         return encode_python, "python"
     try:
         from ._observation import encode as compiled

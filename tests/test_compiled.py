@@ -1,7 +1,8 @@
-"""The compiled observation encoder (``treachery_env._observation``, Cython) is
-the Python one (``observation.encode_python``) bit for bit, is built wherever a
-C compiler is, and the suite's encoder tests pass on the pure-Python path too
-(``TREACHERY_PURE_PYTHON=1``)."""
+"""The compiled parts: the observation encoder (``treachery_env._observation``,
+Cython) is the Python one (``observation.encode_python``) bit for bit; it and
+the engine's modules compiled from their source (``treachery_env.compiled``)
+are built wherever a C compiler is; and the rules, observation and history
+tests pass on the pure-Python path too (``TREACHERY_PURE_PYTHON=1``)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ import pytest
 
 from treachery_env import GameConfig, cards
 from treachery_env import observation as obs
+from treachery_env.compiled import compiled_modules
 from treachery_env.engine import Attackable, Creature, Game, Player, StackItem
 from treachery_env.engine.talk import Deal, TalkMessage
 from treachery_env.identities import get as identity
@@ -28,7 +30,7 @@ from treachery_env.rules import VARIANTS, Role
 ROOT = Path(__file__).resolve().parent.parent
 
 compiled = pytest.mark.skipif(obs.ENCODER != "compiled", reason="the compiled encoder is not in use "
-                              "(not built, or TREACHERY_PURE_PYTHON=1; see test_compiled_encoder_is_built)")
+                              "(not built, or TREACHERY_PURE_PYTHON=1; see test_compiled_parts_are_built)")
 
 
 def _configs() -> list[GameConfig]:
@@ -215,34 +217,43 @@ def _c_compiler_works(tmp: Path) -> bool:
     return r.returncode == 0
 
 
-def test_compiled_encoder_is_built(tmp_path):
-    """Where a C compiler works, the install built the extension (a broken build
-    must not fall back to Python silently); ``observation.ENCODER`` names it unless
-    ``TREACHERY_PURE_PYTHON=1``."""
+def test_compiled_parts_are_built(tmp_path):
+    """Where a C compiler works, the install built the encoder and every module
+    of ``compiled.MODULES`` (a broken build must not fall back to Python
+    silently); ``observation.ENCODER`` names the encoder in use."""
     if not _c_compiler_works(tmp_path):
-        pytest.skip("no working C compiler with Python.h here: the pure-Python encoder is expected")
+        pytest.skip("no working C compiler with Python.h here: the pure-Python source is expected")
+    if os.environ.get("TREACHERY_PURE_PYTHON") == "1":
+        assert obs.ENCODER == "python" and not any(compiled_modules().values())
+        return
     try:
         importlib.import_module("treachery_env._observation")
     except ImportError as e:
         pytest.fail(f"a C compiler works but treachery_env._observation does not import ({e}); "
                     f"rebuild it with `make install` (pip install -e .)")
-    expected = "python" if os.environ.get("TREACHERY_PURE_PYTHON") == "1" else "compiled"
-    assert obs.ENCODER == expected
+    assert obs.ENCODER == "compiled"
+    missing = [m for m, c in compiled_modules().items() if not c]
+    assert not missing, f"not compiled: {missing}; rebuild with `make install` (pip install -e .)"
 
 
-def test_the_encoder_tests_pass_on_the_pure_python_path():
-    """With ``TREACHERY_PURE_PYTHON=1`` the Python encoder is ``encode`` (checked
-    in the child), and the tests that read the observation pass with it: the
-    information sets, the rules, talk, planeswalkers, mulligans, the special
-    Traitors' information sets and one chunk of the fuzz."""
+def test_the_tests_pass_on_the_pure_python_path():
+    """With ``TREACHERY_PURE_PYTHON=1`` the Python encoder is ``encode`` and every
+    module of ``compiled.MODULES`` runs from its source (checked in the child),
+    and the tests of the rules, the observation and the engine's history pass
+    with them: the information sets, the rules, talk, planeswalkers, mulligans,
+    the special Traitors' information sets, the trajectories recorded before
+    the speed work, clones, and one chunk of the fuzz."""
     env = {**os.environ, "TREACHERY_PURE_PYTHON": "1"}
-    r = subprocess.run([sys.executable, "-c", "import treachery_env.observation as o; print(o.ENCODER)"],
-                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
-    assert r.stdout.strip() == "python", r.stdout + r.stderr
+    probe = ("import treachery_env.observation as o, treachery_env.compiled as c; "
+             "print(o.ENCODER, any(c.compiled_modules().values()))")
+    r = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True,
+                       timeout=120, check=False)
+    assert r.stdout.strip() == "python False", r.stdout + r.stderr
     tests = ["tests/test_information_sets.py", "tests/test_rules.py", "tests/test_talk.py",
              "tests/test_planeswalkers.py", "tests/test_mulligans_and_concession.py",
              "tests/test_identities_special.py::test_information_sets_with_special_traitors",
+             "tests/test_engine_trajectories.py", "tests/test_clone.py",
              "tests/test_fuzz.py::test_random_games_keep_invariants[0]"]
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests],
-                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False)
+                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, check=False)
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
