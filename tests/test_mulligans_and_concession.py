@@ -464,6 +464,30 @@ def test_concede_bad_input_names_the_rule():
         g.concede(2)
 
 
+def test_a_seat_that_lost_and_is_leaving_is_not_offered_concede():
+    """CR 907.8a: a loser's identity-sourced objects resolve before it leaves; a
+    decision it takes meanwhile (a target for its trigger) must not offer
+    CONCEDE, which it can no longer do (``Game.concede`` refuses it).  Found in
+    random play (backstab rumble, 8 life, concession on); here the leaving seat's
+    decision is set up directly: the same decision gets CONCEDE from a seat in
+    the game, and not once the seat is leaving or has lost."""
+    g = Game(GameConfig(num_players=5, concession=True, mulligans="none"), seed=3)
+    d = g.decision
+    assert g.layout.CONCEDE in [a for a, _ in d.options]
+    plain = [(a, p) for a, p in d.options if a != g.layout.CONCEDE]
+    for mark in ("leaving", "lost"):
+        d.options, d._index = list(plain), None
+        if mark == "leaving":
+            g.leaving.append(d.seat)
+        else:
+            g.leaving.clear()
+            g.players[d.seat].has_lost = True
+        g._offer_concession(d)
+        assert g.layout.CONCEDE not in [a for a, _ in d.options], mark
+    with pytest.raises(ValueError, match="CR 104.3a"):
+        g.concede(d.seat)
+
+
 def test_concession_config_is_validated():
     """``GameConfig.concession``: False, True or a list of distinct seats;
     ``mulligans``: "london" or "none"."""

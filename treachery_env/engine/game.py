@@ -298,10 +298,12 @@ class Game(SetupMixin,
     def _offer_concession(self, d: Decision) -> None:
         """Add the CONCEDE action to the shown decision ``d`` (CR 104.3a: a player
         may concede at any time), once.  Only decisions with two or more options
-        get it, so it never makes a single-option decision shown (DESIGN section 4).
+        get it, so it never makes a single-option decision shown (DESIGN section 4),
+        and not a seat that lost and is leaving (CR 907.8a: its identity-sourced
+        objects resolve first; it can no longer concede).
         New option and label lists: the asking code may keep the old ones."""
         a = self.layout.CONCEDE
-        if d.index_of(a) is not None:
+        if d.index_of(a) is not None or self.players[d.seat].has_lost or d.seat in self.leaving:
             return
         d.options = d.options + [(a, "concede")]
         if d.labels is not None and len(d.labels) == len(d.options) - 1:
