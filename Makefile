@@ -10,7 +10,11 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-$(VENV)/.installed: pyproject.toml setup.py treachery_env/_observation.pyx | $(BIN)/python
+# the compiled parts' sources (setup.py, treachery_env/compiled.py): an edit compiles them again
+COMPILED_SOURCES := treachery_env/_observation.pyx treachery_env/compiled.py $(wildcard treachery_env/engine/*.py) \
+	treachery_env/identity_abilities.py treachery_env/view.py treachery_env/text.py treachery_env/actions.py
+
+$(VENV)/.installed: pyproject.toml setup.py $(COMPILED_SOURCES) | $(BIN)/python
 	$(BIN)/python -m pip install -q -e ".[dev]"
 	touch $@
 

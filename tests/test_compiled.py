@@ -236,6 +236,26 @@ def test_compiled_parts_are_built(tmp_path):
     assert not missing, f"not compiled: {missing}; rebuild with `make install` (pip install -e .)"
 
 
+def test_a_compiled_module_older_than_its_source_is_not_used():
+    """An edited ``.py`` takes effect before ``make install`` compiles it again:
+    its stale extension is skipped, with a warning that says so."""
+    ext = Path(importlib.import_module("treachery_env.engine.turn").__file__)
+    if ext.suffix == ".py":
+        pytest.skip("treachery_env.engine.turn is not compiled here")
+    source = ext.parent / "turn.py"
+    st = source.stat()
+    probe = "import treachery_env.compiled as c; print(c.compiled_modules()['treachery_env.engine.turn'])"
+    try:
+        os.utime(source, (st.st_atime, ext.stat().st_mtime + 60))
+        r = subprocess.run([sys.executable, "-W", "always", "-c", probe], cwd=ROOT, capture_output=True,
+                           text=True, timeout=120, check=False,
+                           env={k: v for k, v in os.environ.items() if k != "TREACHERY_PURE_PYTHON"})
+    finally:
+        os.utime(source, (st.st_atime, st.st_mtime))
+    assert r.stdout.strip() == "False", r.stdout + r.stderr
+    assert "older than turn.py" in r.stderr and "make install" in r.stderr
+
+
 def test_the_tests_pass_on_the_pure_python_path():
     """With ``TREACHERY_PURE_PYTHON=1`` the Python encoder is ``encode`` and every
     module of ``compiled.MODULES`` runs from its source (checked in the child),

@@ -19,8 +19,7 @@ engine's modules run compiled where ``make install`` could build them
 
 from . import compiled as _compiled
 
-if _compiled.PURE_PYTHON:
-    _compiled.use_pure_python()
+_compiled.install_finder(pure=_compiled.PURE_PYTHON)
 
 from .config import GameConfig  # noqa: E402  (after the pure-Python switch)
 from .env import env, raw_env  # noqa: E402

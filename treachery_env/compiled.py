@@ -11,6 +11,10 @@ works, the install goes on and the ``.py`` files are used.
 is first imported) makes every one of them, and the encoder, load from the
 Python source, so the reference implementation can be run and tested on a
 machine that has the compiled one.
+
+A compiled module older than its source (the ``.py`` was edited since
+``make install``) is not used: the source is, with a warning saying so, so
+that an edit always takes effect (``make install`` compiles it again).
 """
 
 from __future__ import annotations
@@ -20,9 +24,10 @@ import importlib.machinery
 import importlib.util
 import os
 import sys
+import warnings
 from pathlib import Path
 
-__all__ = ["MODULES", "PURE_PYTHON", "compiled_modules", "use_pure_python"]
+__all__ = ["MODULES", "PURE_PYTHON", "compiled_modules", "install_finder"]
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -43,31 +48,53 @@ def _source(fullname: str) -> Path:
     return _PACKAGE_DIR.joinpath(*fullname.split(".")[1:]).with_suffix(".py")
 
 
-class _SourceFirst(importlib.abc.MetaPathFinder):
-    """Finds the modules of :data:`MODULES` as their ``.py`` source, never the extension."""
+def _stale(source: Path) -> bool:
+    """Whether a compiled extension of ``source`` exists and is older than it."""
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        ext = source.with_name(source.stem + suffix)
+        if ext.exists():
+            return ext.stat().st_mtime < source.stat().st_mtime
+    return False
+
+
+class _SourceFinder(importlib.abc.MetaPathFinder):
+    """Finds a module of :data:`MODULES` as its ``.py`` source when pure Python
+    is asked for, or when its compiled extension is older than the source;
+    otherwise leaves it to the normal import (which prefers the extension)."""
+
+    def __init__(self, pure: bool):
+        self.pure = pure
 
     def find_spec(self, fullname: str, path: object, target: object = None) -> importlib.machinery.ModuleSpec | None:
-        """The source spec of a compiled module; None (look elsewhere) for any other."""
+        """The source spec of a module to run from source; None (look elsewhere) for any other."""
         if fullname not in MODULES:
             return None
-        return importlib.util.spec_from_file_location(fullname, _source(fullname))
+        source = _source(fullname)
+        if not self.pure:
+            if not _stale(source):
+                return None
+            warnings.warn(f"{fullname}: the compiled module is older than {source.name}, so the source runs; "
+                          f"`make install` (pip install -e .) compiles it again", RuntimeWarning, stacklevel=2)
+        return importlib.util.spec_from_file_location(fullname, source)
 
 
-def use_pure_python() -> None:
-    """Load every module of :data:`MODULES` from its Python source from now on.
-
-    Must run before they are first imported (``treachery_env/__init__`` calls
-    it when ``TREACHERY_PURE_PYTHON=1``).
+def install_finder(pure: bool) -> None:
+    """Put the finder of :data:`MODULES` first on ``sys.meta_path`` (once):
+    ``pure`` loads all of them from source, otherwise only the stale ones.
+    ``treachery_env/__init__`` calls it before importing any of them.
 
     Raises:
         RuntimeError: if one of them was already imported.
     """
     loaded = [m for m in MODULES if m in sys.modules]
     if loaded:
-        raise RuntimeError(f"use_pure_python() after {loaded[0]} was imported; set TREACHERY_PURE_PYTHON=1 "
-                           f"before importing treachery_env")
-    if not any(isinstance(f, _SourceFirst) for f in sys.meta_path):
-        sys.meta_path.insert(0, _SourceFirst())
+        raise RuntimeError(f"the module finder must be installed before {loaded[0]} is imported; set "
+                           f"TREACHERY_PURE_PYTHON=1 before importing treachery_env")
+    for f in sys.meta_path:
+        if isinstance(f, _SourceFinder):
+            f.pure = pure
+            return
+    sys.meta_path.insert(0, _SourceFinder(pure))
 
 
 def compiled_modules() -> dict[str, bool]:
