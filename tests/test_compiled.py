@@ -256,6 +256,26 @@ def test_a_compiled_module_older_than_its_source_is_not_used():
     assert "older than turn.py" in r.stderr and "make install" in r.stderr
 
 
+def test_a_compiled_encoder_older_than_its_pyx_is_not_used():
+    """The same for the encoder: an edited ``_observation.pyx`` makes the Python
+    encoder run, with a warning, until ``make install``."""
+    if obs.ENCODER != "compiled":
+        pytest.skip("the compiled encoder is not in use here")
+    pyx = ROOT / "treachery_env" / "_observation.pyx"
+    ext = Path(importlib.import_module("treachery_env._observation").__file__)
+    st = pyx.stat()
+    probe = "import treachery_env.observation as o; print(o.ENCODER)"
+    try:
+        os.utime(pyx, (st.st_atime, ext.stat().st_mtime + 60))
+        r = subprocess.run([sys.executable, "-W", "always", "-c", probe], cwd=ROOT, capture_output=True,
+                           text=True, timeout=120, check=False,
+                           env={k: v for k, v in os.environ.items() if k != "TREACHERY_PURE_PYTHON"})
+    finally:
+        os.utime(pyx, (st.st_atime, st.st_mtime))
+    assert r.stdout.strip() == "python", r.stdout + r.stderr
+    assert "older than _observation.pyx" in r.stderr and "make install" in r.stderr
+
+
 def test_the_tests_pass_on_the_pure_python_path():
     """With ``TREACHERY_PURE_PYTHON=1`` the Python encoder is ``encode`` and every
     module of ``compiled.MODULES`` runs from its source (checked in the child),

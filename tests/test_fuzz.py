@@ -39,8 +39,9 @@ def check_invariants(g: Game) -> None:
         assert not g.players[d.seat].has_lost, "an eliminated player is never asked"
         mask = g.legal_action_mask()
         assert mask.dtype == np.int8 and mask.sum() == len(d.options)
-        # CR 104.3a: CONCEDE is legal exactly for the seats GameConfig.concession names
-        assert bool(mask[g.layout.CONCEDE]) == (d.seat in g.concession_seats)
+        # CR 104.3a: CONCEDE is legal exactly for the seats GameConfig.concession names, but not for a
+        # seat that lost and is leaving while its identity-sourced objects resolve (CR 907.8a)
+        assert bool(mask[g.layout.CONCEDE]) == (d.seat in g.concession_seats and d.seat not in g.leaving)
         if g.mulligan_state is not None:          # before the first turn only mulligans are asked (CR 103.5)
             assert g.turn == 0 and d.kind in (DecisionKind.MULLIGAN, DecisionKind.BOTTOM)
         for it in g.stack:

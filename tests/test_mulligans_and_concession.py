@@ -468,9 +468,10 @@ def test_a_seat_that_lost_and_is_leaving_is_not_offered_concede():
     """CR 907.8a: a loser's identity-sourced objects resolve before it leaves; a
     decision it takes meanwhile (a target for its trigger) must not offer
     CONCEDE, which it can no longer do (``Game.concede`` refuses it).  Found in
-    random play (backstab rumble, 8 life, concession on); here the leaving seat's
-    decision is set up directly: the same decision gets CONCEDE from a seat in
-    the game, and not once the seat is leaving or has lost."""
+    random play (10 players, concession on: tests/test_fuzz.py's concession
+    games, seeds 50059 and 51011, check it at every decision); here the leaving
+    seat's decision is set up directly: the same decision gets CONCEDE from a
+    seat in the game, and not once the seat is leaving or has lost."""
     g = Game(GameConfig(num_players=5, concession=True, mulligans="none"), seed=3)
     d = g.decision
     assert g.layout.CONCEDE in [a for a, _ in d.options]

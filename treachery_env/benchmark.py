@@ -134,7 +134,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seconds", type=float, default=10.0, help="wall-clock seconds per row (default 10)")
     ap.add_argument("--max-turns", type=int, default=GameConfig().max_turns, help="truncation limit in turns")
     ap.add_argument("--no-view", action="store_true", help="do not build info['view'] in the environments")
-    ap.add_argument("--pool", default="uncommon", help="identity pool: uncommon, rare, mythic or all (default uncommon)")
+    ap.add_argument("--pool", default=None,
+                    help="identity pool: uncommon, rare, mythic or all (default: the game's, the first that can deal the table)")
     ap.add_argument("--variant", default="standard", help="standard, backstab_rumble or simple_roles")
     ap.add_argument("--windows", nargs="+", default=["full"], choices=list(PRIORITY_WINDOWS),
                     help="priority windows to measure: full (every CR 500-514 window, the default game) and/or main")

@@ -14,7 +14,9 @@ machine that has the compiled one.
 
 A compiled module older than its source (the ``.py`` was edited since
 ``make install``) is not used: the source is, with a warning saying so, so
-that an edit always takes effect (``make install`` compiles it again).
+that an edit always takes effect (``make install`` compiles it again); the
+same holds for the encoder and ``_observation.pyx``
+(:mod:`treachery_env.observation` falls back to its Python encoder).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import sys
 import warnings
 from pathlib import Path
 
-__all__ = ["MODULES", "PURE_PYTHON", "compiled_modules", "install_finder"]
+__all__ = ["MODULES", "PURE_PYTHON", "compiled_modules", "install_finder", "is_stale"]
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -48,8 +50,10 @@ def _source(fullname: str) -> Path:
     return _PACKAGE_DIR.joinpath(*fullname.split(".")[1:]).with_suffix(".py")
 
 
-def _stale(source: Path) -> bool:
-    """Whether a compiled extension of ``source`` exists and is older than it."""
+def is_stale(source: Path) -> bool:
+    """Whether a compiled extension of ``source`` (a ``.py`` or ``.pyx`` file)
+    exists beside it and is older than it (by file time: a checkout that
+    touches the source counts as an edit until ``make install``)."""
     for suffix in importlib.machinery.EXTENSION_SUFFIXES:
         ext = source.with_name(source.stem + suffix)
         if ext.exists():
@@ -71,7 +75,7 @@ class _SourceFinder(importlib.abc.MetaPathFinder):
             return None
         source = _source(fullname)
         if not self.pure:
-            if not _stale(source):
+            if not is_stale(source):
                 return None
             warnings.warn(f"{fullname}: the compiled module is older than {source.name}, so the source runs; "
                           f"`make install` (pip install -e .) compiles it again", RuntimeWarning, stacklevel=2)

@@ -74,15 +74,17 @@ The vector (float32, shape ``(obs_size(n),)``) is laid out by :class:`ObsLayout`
 
 from __future__ import annotations
 
+import warnings
 from array import array
 from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .actions import MAX_HAND, MAX_OTHER, MAX_PERMS, MAX_STACK, MAX_WALKERS
 from .cards import CARDS, COUNTER_TOKENS, KEYWORDS, WALKER_CARDS
-from .compiled import PURE_PYTHON
+from .compiled import PURE_PYTHON, is_stale
 from .identities import all_identities
 
 from .engine.state import ATTACKABLE_KINDS, PHASE_INDEX, DecisionKind
@@ -464,8 +466,15 @@ def _encode_talk(game: "Game", viewer: int, o: array, L: ObsLayout) -> None:
 
 def _select_encoder() -> tuple[Any, str]:
     """The encoder :func:`encode` is, and its name for :data:`ENCODER`: the
-    compiled one unless ``TREACHERY_PURE_PYTHON=1`` or it is not built."""
+    compiled one unless ``TREACHERY_PURE_PYTHON=1``, it is not built, or it is older
+    than ``_observation.pyx`` (then with a warning)."""
     if PURE_PYTHON:
+        return encode_python, "python"
+    pyx = Path(__file__).with_name("_observation.pyx")
+    if is_stale(pyx):
+        warnings.warn("treachery_env._observation: the compiled encoder is older than _observation.pyx, so the "
+                      "Python encoder runs; `make install` (pip install -e .) compiles it again", RuntimeWarning,
+                      stacklevel=2)
         return encode_python, "python"
     try:
         from ._observation import encode as compiled
