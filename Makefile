@@ -16,6 +16,9 @@ COMPILED_SOURCES := treachery_env/_observation.pyx treachery_env/compiled.py $(w
 
 $(VENV)/.installed: pyproject.toml setup.py $(COMPILED_SOURCES) | $(BIN)/python
 	$(BIN)/python -m pip install -q -e ".[dev]"
+	@$(BIN)/python -c "import treachery_env.compiled as c, treachery_env.observation as o; m = c.compiled_modules(); \
+	k = sum(m.values()); print(f'compiled: the observation encoder ({o.ENCODER}) and {k} of {len(m)} modules' \
+	+ ('' if k == len(m) and o.ENCODER == 'compiled' else ' (the rest runs from Python source: no working C compiler?)'))"
 	touch $@
 
 install: $(VENV)/.installed
