@@ -236,22 +236,28 @@ def test_compiled_parts_are_built(tmp_path):
     assert not missing, f"not compiled: {missing}; rebuild with `make install` (pip install -e .)"
 
 
+def _probe_with_a_newer_source(source: Path, ext: Path, probe: str) -> subprocess.CompletedProcess:
+    """Run ``probe`` in a fresh interpreter (warnings shown) while ``source``'s
+    file time is a minute after its extension ``ext``'s; the time is put back after."""
+    st = source.stat()
+    try:
+        os.utime(source, (st.st_atime, ext.stat().st_mtime + 60))
+        return subprocess.run([sys.executable, "-W", "always", "-c", probe], cwd=ROOT, capture_output=True,
+                              text=True, timeout=120, check=False,
+                              env={k: v for k, v in os.environ.items() if k != "TREACHERY_PURE_PYTHON"})
+    finally:
+        os.utime(source, (st.st_atime, st.st_mtime))
+
+
 def test_a_compiled_module_older_than_its_source_is_not_used():
     """An edited ``.py`` takes effect before ``make install`` compiles it again:
     its stale extension is skipped, with a warning that says so."""
     ext = Path(importlib.import_module("treachery_env.engine.turn").__file__)
     if ext.suffix == ".py":
         pytest.skip("treachery_env.engine.turn is not compiled here")
-    source = ext.parent / "turn.py"
-    st = source.stat()
-    probe = "import treachery_env.compiled as c; print(c.compiled_modules()['treachery_env.engine.turn'])"
-    try:
-        os.utime(source, (st.st_atime, ext.stat().st_mtime + 60))
-        r = subprocess.run([sys.executable, "-W", "always", "-c", probe], cwd=ROOT, capture_output=True,
-                           text=True, timeout=120, check=False,
-                           env={k: v for k, v in os.environ.items() if k != "TREACHERY_PURE_PYTHON"})
-    finally:
-        os.utime(source, (st.st_atime, st.st_mtime))
+    r = _probe_with_a_newer_source(
+        ext.parent / "turn.py", ext,
+        "import treachery_env.compiled as c; print(c.compiled_modules()['treachery_env.engine.turn'])")
     assert r.stdout.strip() == "False", r.stdout + r.stderr
     assert "older than turn.py" in r.stderr and "make install" in r.stderr
 
@@ -261,17 +267,9 @@ def test_a_compiled_encoder_older_than_its_pyx_is_not_used():
     encoder run, with a warning, until ``make install``."""
     if obs.ENCODER != "compiled":
         pytest.skip("the compiled encoder is not in use here")
-    pyx = ROOT / "treachery_env" / "_observation.pyx"
     ext = Path(importlib.import_module("treachery_env._observation").__file__)
-    st = pyx.stat()
-    probe = "import treachery_env.observation as o; print(o.ENCODER)"
-    try:
-        os.utime(pyx, (st.st_atime, ext.stat().st_mtime + 60))
-        r = subprocess.run([sys.executable, "-W", "always", "-c", probe], cwd=ROOT, capture_output=True,
-                           text=True, timeout=120, check=False,
-                           env={k: v for k, v in os.environ.items() if k != "TREACHERY_PURE_PYTHON"})
-    finally:
-        os.utime(pyx, (st.st_atime, st.st_mtime))
+    r = _probe_with_a_newer_source(ROOT / "treachery_env" / "_observation.pyx", ext,
+                                   "import treachery_env.observation as o; print(o.ENCODER)")
     assert r.stdout.strip() == "python", r.stdout + r.stderr
     assert "older than _observation.pyx" in r.stderr and "make install" in r.stderr
 
