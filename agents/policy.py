@@ -186,7 +186,8 @@ def load_checkpoint(path: str | os.PathLike) -> dict:
     Raises:
         ValueError: if the file is missing, unreadable or corrupt, is not a
             Treachery policy checkpoint, was written for another
-            ``treachery_env`` version, or its weights do not fit its network.
+            ``treachery_env`` version, its weights do not fit its network, or a
+            weight is NaN or infinite (naming the first such tensor).
     """
     path = Path(path)
     if not path.is_file():
@@ -202,6 +203,7 @@ def load_checkpoint(path: str | os.PathLike) -> dict:
     if payload.get("env_version") != treachery_env.__version__:
         raise ValueError(f"checkpoint {str(path)!r} was written for treachery_env {payload.get('env_version')!r}; "
                          f"this is {treachery_env.__version__!r} (observations and actions may differ)")
+    _check_finite(path, payload.get("model_state"))
     try:
         net = PolicyNet(**payload["model_kwargs"])
         net.load_state_dict(payload["model_state"])
@@ -209,6 +211,17 @@ def load_checkpoint(path: str | os.PathLike) -> dict:
         raise ValueError(f"checkpoint {str(path)!r} has weights that do not fit its network: {err}") from err
     payload["net"] = net
     return payload
+
+
+def _check_finite(path: Path, state: Any) -> None:
+    """Refuse a state dict holding a NaN or infinite weight (a diverged run): such
+    a policy would load, then fail or play nonsense later."""
+    if not isinstance(state, dict):
+        return   # malformed state: reported by load_state_dict as weights that do not fit
+    for name, t in state.items():
+        if isinstance(t, torch.Tensor) and t.is_floating_point() and not bool(torch.isfinite(t).all()):
+            raise ValueError(f"checkpoint {str(path)!r} has non-finite weights (NaN or inf), first in tensor "
+                             f"{name!r}; the run that wrote it diverged, so use an earlier checkpoint")
 
 
 @lru_cache(maxsize=8)
