@@ -3,6 +3,8 @@ bad input is refused with one line naming what is wrong, never a traceback."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 import torch
 
@@ -48,3 +50,48 @@ def test_cli_evaluate_refuses_a_non_finite_policy(tmp_path, policy_4p, capsys):
     err = capsys.readouterr().err
     assert "non-finite" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
+
+def _bad_inputs(tmp: str) -> list[tuple[list[str], str]]:
+    """(arguments, a phrase the one-line error must contain)."""
+    afile = os.path.join(tmp, "afile")
+    run = ["--run-dir", os.path.join(tmp, "run")]
+    many = str(cli.max_workers() + 1)
+    ev = ["evaluate", "--out", os.path.join(tmp, "out"), "--no-progress"]
+    return [
+        (["train", "--steps", "-5", *run], "total_steps = -5"),
+        (["train", "--minutes", "0", *run], "--minutes must be"),
+        (["train", "--minutes", "nan", *run], "--minutes must be"),
+        (["train", "--workers", "0", *run], "workers = 0"),
+        (["train", "--workers", many, *run], "CPU"),
+        (["train", "--set", f"workers={many}", *run], "CPU"),
+        (["train", "--eval-workers", many, "--evaluate", "4", *run], "CPU"),
+        (["train", "--set", "nonsense", *run], "key=value"),
+        (["train", "--set", "learning_rate=abc", *run], "learning_rate = 'abc'"),
+        (["train", "--run-dir", afile], "not a folder"),
+        (["train", "--run-dir", os.path.join(afile, "sub")], "not a folder"),
+        ([*ev, "--agents", "nosuchbot"], "unknown agent specs ['nosuchbot']"),
+        ([*ev, "--agents", "random", "--games", "0"], "--games must be >= 1, got 0"),
+        ([*ev, "--agents", "random", "--workers", "0"], "--workers must be >= 1, got 0"),
+        ([*ev, "--agents", "random", "--workers", many], "CPU"),
+        ([*ev, "--agents", "policy:/no/such/file"], "does not exist"),
+    ]
+
+
+@pytest.mark.parametrize("case", range(len(_bad_inputs("/t"))),
+                         ids=[" ".join(a[:3]) for a, _ in _bad_inputs("/t")])
+def test_bad_cli_input_is_one_line_error(tmp_path, capsys, case):
+    (tmp_path / "afile").write_text("not a folder")
+    argv, phrase = _bad_inputs(str(tmp_path))[case]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert phrase in err, err
+    assert err.startswith("treachery ") and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert not (tmp_path / "run").exists() and not (tmp_path / "out").exists()
+
+
+
+def test_minutes_help_says_when_the_budget_is_checked(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["train", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "checked after each iteration" in text and "final summary says how long it ran" in text

@@ -15,16 +15,22 @@ in the terminal (:mod:`training.play`).
 (also ``python -m training.cli evaluate ...``) runs a duplicate-deal
 tournament (:func:`training.evaluate.evaluate`), prints the per-role win-rate
 table and writes ``results.json``, ``results.md`` and PNG plots to ``--out``.
+
+Worker counts (``--workers`` of both commands, ``--eval-workers``, a config's
+``workers``) are at most :func:`max_workers`, four per CPU this process may
+use: more processes than that only compete for the same cores.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import sys
 from pathlib import Path
 from typing import Sequence
 
-__all__ = ["main", "build_parser", "add_game_arguments", "game_config_from_args", "parse_role_counts"]
+__all__ = ["main", "build_parser", "max_workers", "add_game_arguments", "game_config_from_args", "parse_role_counts"]
 
 
 def add_game_arguments(p: argparse.ArgumentParser) -> None:
@@ -44,6 +50,48 @@ def add_game_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mulligans", default=None, choices=["london", "none"],
                    help="mulligans before the first turn: london (CR 103.5, the first one free, the default) "
                         "or none")
+
+
+#: worker processes allowed per CPU (see :func:`max_workers`)
+WORKERS_PER_CPU = 4
+
+
+def _cpus() -> int:
+    """CPUs this process may run on (its affinity mask where the OS has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def max_workers() -> int:
+    """The most worker processes a command accepts: ``WORKERS_PER_CPU`` (4) per
+    CPU this process may use, so a typo such as ``--workers 1000`` on a small
+    machine is refused instead of starting a thousand processes."""
+    return WORKERS_PER_CPU * _cpus()
+
+
+def _check_workers(option: str, n: int) -> None:
+    """Refuse ``n`` worker processes above :func:`max_workers`.
+
+    Raises:
+        ValueError: naming ``option``, the value and what this machine has.
+    """
+    if n > max_workers():
+        raise ValueError(f"{option} {n} is too many: this machine has {_cpus()} CPU(s), so at most "
+                         f"{max_workers()} worker processes ({WORKERS_PER_CPU} per CPU); give a smaller --workers")
+
+
+def _check_run_dir(run_dir: str) -> None:
+    """Refuse a run directory that is, or lies under, an existing file.
+
+    Raises:
+        ValueError: naming the run directory and the file in the way.
+    """
+    for q in (Path(run_dir), *Path(run_dir).parents):
+        if q.exists():
+            if not q.is_dir():
+                raise ValueError(f"run directory {run_dir!r} is not a folder: {str(q)!r} is a file")
+            return
 
 
 def parse_role_counts(text: str) -> dict[str, int]:
@@ -100,7 +148,8 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--games", type=int, default=1000,
                    help="games requested, rounded up to whole deals (default 1000)")
     e.add_argument("--out", default="results", help="output directory (default results/)")
-    e.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    e.add_argument("--workers", type=int, default=1,
+                   help="worker processes (default 1; at most 4 per CPU)")
     e.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     e.add_argument("--mode", choices=["rotate", "substitution", "crossplay"], default="rotate",
                    help="rotate: every agent through every seat of each deal; substitution: one agent "
@@ -122,9 +171,11 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--steps", type=int, default=None, help="learner agent-steps of the whole run (total_steps; the run stops "
                                                           "after the iteration that reaches it; with --resume, the new "
                                                           "total, not extra steps)")
-    t.add_argument("--minutes", type=float, default=None, help="wall-time budget of the whole run in minutes (time_budget_s/60; "
-                                                               "with --resume, the new total, not extra time)")
-    t.add_argument("--workers", type=int, default=None, help="rollout worker processes")
+    t.add_argument("--minutes", type=float, default=None,
+                   help="wall-time budget of the whole run in minutes (time_budget_s/60; with --resume, the new "
+                        "total, not extra time); it is checked after each iteration, so a run may end up to one "
+                        "iteration past it, and the final summary says how long it ran")
+    t.add_argument("--workers", type=int, default=None, help="rollout worker processes (at most 4 per CPU)")
     t.add_argument("--seed", type=int, default=None, help="master seed")
     t.add_argument("--resume", nargs="?", const=True, default=False, metavar="CHECKPOINT",
                    help="continue the run in --run-dir (or the --config file's run_dir) from its latest "
@@ -133,7 +184,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--evaluate", type=int, default=0, metavar="GAMES",
                    help="after training, play GAMES games (rounded up to whole deals) against each of random "
                         "and heuristic")
-    t.add_argument("--eval-workers", type=int, default=None, help="evaluation processes (default: --workers)")
+    t.add_argument("--eval-workers", type=int, default=None,
+                   help="evaluation processes (default: --workers; at most 4 per CPU)")
     t.add_argument("--eval-sampled", action="store_true",
                    help="evaluate the policy sampling its actions (default: greedy, its most likely legal action)")
     t.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -166,8 +218,11 @@ def _evaluate(args: argparse.Namespace) -> int:
         unknown = [e.spec for e in entrants_from_specs(specs) if e.spec.split(":", 1)[0] not in known]
         if unknown:
             raise ValueError(f"unknown agent specs {unknown}; available: {sorted(known)}")
-        if args.games < 1 or args.workers < 1:
-            raise ValueError("--games and --workers must be >= 1")
+        if args.games < 1:
+            raise ValueError(f"--games must be >= 1, got {args.games}")
+        if args.workers < 1:
+            raise ValueError(f"--workers must be >= 1, got {args.workers}")
+        _check_workers("--workers", args.workers)
         if args.seed < 0:
             raise ValueError(f"--seed must be >= 0, got {args.seed}")
         if args.mode == "crossplay" and len(set(specs)) < 2:
@@ -206,8 +261,8 @@ def _train(args: argparse.Namespace) -> int:
             if flag is not None:
                 overrides.append(f"{key}={conv(flag)}")
         if args.minutes is not None:
-            if args.minutes <= 0:
-                raise ValueError(f"--minutes must be > 0, got {args.minutes}")
+            if not (math.isfinite(args.minutes) and args.minutes > 0):
+                raise ValueError(f"--minutes must be a finite number > 0, got {args.minutes}")
             overrides.append(f"time_budget_s={float(args.minutes) * 60.0}")
         if args.run_dir is not None:
             overrides.append(f"run_dir={_toml_str(args.run_dir)}")
@@ -215,6 +270,8 @@ def _train(args: argparse.Namespace) -> int:
             raise ValueError(f"--evaluate must be >= 0, got {args.evaluate}")
         if args.eval_workers is not None and args.eval_workers < 1:
             raise ValueError(f"--eval-workers must be >= 1, got {args.eval_workers}")
+        if args.eval_workers is not None:
+            _check_workers("--eval-workers", args.eval_workers)
         if args.resume:
             config, resume = _resume_config(args, overrides)
         else:
@@ -222,6 +279,8 @@ def _train(args: argparse.Namespace) -> int:
             if args.run_dir is None and not _sets_run_dir(args):
                 stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
                 config = type(config).from_dict({**config.to_dict(), "run_dir": f"runs/train-{stamp}"})
+        _check_workers("--workers" if args.workers is not None else "the config's workers =", config.workers)
+        _check_run_dir(config.run_dir)
         print(f"training into {config.run_dir} (tensorboard --logdir {config.run_dir}/tb)")
         result = train(config, resume=resume, progress=not args.no_progress)
     except ValueError as err:
