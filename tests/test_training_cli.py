@@ -89,6 +89,58 @@ def test_bad_cli_input_is_one_line_error(tmp_path, capsys, case):
     assert not (tmp_path / "run").exists() and not (tmp_path / "out").exists()
 
 
+# --------------------------------------------------------------------------- --resume with --config
+def _run_with_checkpoint(tmp_path):
+    """A run folder holding one checkpoint whose stored config is a small 4-player
+    one, and a config file naming that same run (no training needed)."""
+    from agents.policy import PolicyNet, save_checkpoint
+    from training.config import load_config
+
+    run = tmp_path / "run"
+    text = f'run_dir = "{run}"\nlearning_rate = 0.001\nhidden = 16\n[game]\nnum_players = 4\n'
+    same = tmp_path / "same.toml"
+    same.write_text(text)
+    cfg = load_config(same)
+    net = PolicyNet(1, 1, 4, 16)
+    save_checkpoint(run / "ckpt_3.pt", net, cfg.game_config().to_dict(), train_config=cfg.to_dict(),
+                    training_state={})
+    return run, same, text
+
+
+def test_resume_refuses_a_config_file_that_differs_from_the_checkpoint(tmp_path, capsys, monkeypatch):
+    import training.ppo
+
+    run, same, text = _run_with_checkpoint(tmp_path)
+    monkeypatch.setattr(training.ppo, "train", lambda *a, **k: pytest.fail("train must not start"))
+    for old, new, key in (("learning_rate = 0.001", "learning_rate = 0.01", "'learning_rate'"),
+                          ("num_players = 4", "num_players = 5", "'game'")):
+        other = tmp_path / "other.toml"
+        other.write_text(text.replace(old, new))
+        for argv in (["--config", str(other), "--resume"], ["--config", str(other), "--resume", str(run / "ckpt_3.pt")]):
+            assert cli.main(["train", *argv, "--no-progress"]) == 2
+            err = capsys.readouterr().err
+            assert f"differs from it in [{key}]" in err, err
+            assert len(err.strip().splitlines()) == 1
+    assert cli.main(["train", "--config", str(same), "--resume", "--seed", "5"]) == 2
+    assert "['seed'] cannot change" in capsys.readouterr().err
+
+
+def test_resume_accepts_a_config_file_naming_the_same_settings(tmp_path, capsys, monkeypatch):
+    import training.ppo
+
+    run, same, _ = _run_with_checkpoint(tmp_path)
+    seen = {}
+
+    def fake_train(config, resume, progress):
+        seen.update(config=config, resume=resume)
+        return {"history": [], "steps": 0, "iterations": 0, "wall_s": 0.0, "checkpoint": str(resume),
+                "policy": str(run / "policy.pt")}
+
+    monkeypatch.setattr(training.ppo, "train", fake_train)
+    assert cli.main(["train", "--config", str(same), "--resume", "--steps", "777", "--no-progress"]) == 0
+    assert seen["resume"] == run / "ckpt_3.pt"
+    assert seen["config"].total_steps == 777 and seen["config"].hidden == 16
+
 
 def test_minutes_help_says_when_the_budget_is_checked(capsys):
     with pytest.raises(SystemExit):

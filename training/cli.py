@@ -179,8 +179,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--seed", type=int, default=None, help="master seed")
     t.add_argument("--resume", nargs="?", const=True, default=False, metavar="CHECKPOINT",
                    help="continue the run in --run-dir (or the --config file's run_dir) from its latest "
-                        "checkpoint, or from CHECKPOINT, with its own config; only --steps, --minutes, "
-                        "--workers and --run-dir may change")
+                        "checkpoint, or from CHECKPOINT, with its own config (a --config file must agree with "
+                        "it); only --steps, --minutes, --workers and --run-dir may change")
     t.add_argument("--evaluate", type=int, default=0, metavar="GAMES",
                    help="after training, play GAMES games (rounded up to whole deals) against each of random "
                         "and heuristic")
@@ -306,10 +306,14 @@ def _resume_config(args: argparse.Namespace, overrides: list[str]):
     """The config of a resumed run and its checkpoint path: the checkpoint's stored
     config, changed only where the command line sets ``--steps``, ``--minutes``,
     ``--workers`` or ``--run-dir`` (by default the run continues in its own folder,
-    towards its own step and time budgets).
+    towards its own step and time budgets).  A ``--config`` file only says where
+    the run is (its ``run_dir``); it is accepted when every other setting it names
+    equals the checkpoint's (:func:`_check_resume_config_file`).
 
     Raises:
-        ValueError: for other ``--set`` keys, or when there is no checkpoint.
+        ValueError: for other ``--set`` keys or options (``--seed``), a
+            ``--config`` file that differs from the checkpoint's config, or when
+            there is no checkpoint.
     """
     from pathlib import Path
 
@@ -336,7 +340,33 @@ def _resume_config(args: argparse.Namespace, overrides: list[str]):
         changed.setdefault("run_dir", str(path.parent))
     stored = dict(load_checkpoint(path).get("train_config") or {})
     stored.setdefault("run_dir", str(path.parent))
+    if args.config is not None:
+        _check_resume_config_file(args.config, TrainConfig.from_dict(stored))
     return TrainConfig.from_dict({**stored, **changed}), path
+
+
+def _check_resume_config_file(path: str, stored) -> None:
+    """Refuse a ``--config`` file given with ``--resume`` that names a setting
+    (other than ``run_dir``, which finds the run) with another value than the
+    resumed run's config ``stored``: resuming keeps the checkpoint's config, so
+    the file's value would be silently ignored.
+
+    Raises:
+        ValueError: naming the file and the settings that differ.
+    """
+    import tomllib
+
+    from .config import load_config
+
+    given = load_config(path)   # checks the file first
+    named = set(tomllib.loads(Path(path).read_text())) - {"run_dir"}
+    mine, theirs = given.to_dict(), stored.to_dict()
+    mine["game"], theirs["game"] = given.game_config().to_dict(), stored.game_config().to_dict()
+    differ = sorted(k for k in named if mine.get(k) != theirs.get(k))
+    if differ:
+        raise ValueError(f"--config {path!r} with --resume: the run keeps its checkpoint's config, and the file "
+                         f"differs from it in {differ}; drop --config (give --run-dir), or change only --steps, "
+                         f"--minutes, --workers or --run-dir")
 
 
 def _toml_str(s: str) -> str:
