@@ -332,7 +332,8 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         writer = None
         if log:
             from torch.utils.tensorboard import SummaryWriter
-            writer = SummaryWriter(str(run_dir / "tb"), purge_step=iteration + 1 if state else None)
+            # scalars are logged by learner step: drop only those after the checkpoint
+            writer = SummaryWriter(str(run_dir / "tb"), purge_step=steps + 1 if state else None)
         pool_changes: dict[int, Any] = dict(pool)      # workers start with an empty pool
         history: list[dict] = []
         # the bar counts learner steps, or seconds when a time budget will end the run first

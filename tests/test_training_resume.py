@@ -1,0 +1,54 @@
+"""Resume robustness (issue 13): tensorboard purge, stale run folders, torn metrics,
+corrupt checkpoints, temporary-file leftovers, the time budget."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from training.config import TrainConfig
+from training.ppo import latest_checkpoint, train
+
+from test_training import tiny
+
+
+def _scalars(tb_dir) -> dict[str, list[int]]:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    acc = EventAccumulator(str(tb_dir), size_guidance={"scalars": 0})
+    acc.Reload()
+    return {tag: [e.step for e in acc.Scalars(tag)] for tag in acc.Tags()["scalars"]}
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    """A tiny finished run of 3 iterations, checkpoints after iterations 2 and 3."""
+    d = tmp_path_factory.mktemp("resume")
+    cfg = tiny(d, total_steps=600, rollout_steps=200, checkpoint_every=2, keep_checkpoints=3)
+    return cfg, train(cfg, progress=False)
+
+
+def _copy(run, tmp_path, **kw) -> TrainConfig:
+    cfg, _ = run
+    shutil.copytree(cfg.run_dir, tmp_path / "r")
+    return TrainConfig.from_dict({**cfg.to_dict(), "run_dir": str(tmp_path / "r"), **kw})
+
+
+def test_resume_keeps_the_earlier_tensorboard_scalars(run, tmp_path):
+    cfg, res = run
+    c2 = _copy(run, tmp_path, total_steps=cfg.total_steps + 400)
+    before = _scalars(tmp_path / "r" / "tb")["train/entropy"]
+    assert before == [h["steps"] for h in res["history"]]
+    out = train(c2, resume=True, progress=False)
+    after = _scalars(tmp_path / "r" / "tb")["train/entropy"]
+    assert after[:len(before)] == before
+    assert after == before + [h["steps"] for h in out["history"]]
+
+
+def test_resume_from_an_older_checkpoint_drops_only_later_scalars(run, tmp_path):
+    cfg, res = run
+    c2 = _copy(run, tmp_path)
+    older = sorted((tmp_path / "r").glob("ckpt_*.pt"))[0]         # after iteration 2
+    out = train(c2, resume=older, progress=False)
+    steps = _scalars(tmp_path / "r" / "tb")["train/entropy"]
+    assert steps == [h["steps"] for h in res["history"][:2]] + [h["steps"] for h in out["history"]]
