@@ -52,3 +52,13 @@ def test_resume_from_an_older_checkpoint_drops_only_later_scalars(run, tmp_path)
     out = train(c2, resume=older, progress=False)
     steps = _scalars(tmp_path / "r" / "tb")["train/entropy"]
     assert steps == [h["steps"] for h in res["history"][:2]] + [h["steps"] for h in out["history"]]
+
+
+def test_a_new_run_refuses_a_folder_holding_a_run(tmp_path):
+    cfg = tiny(tmp_path)
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "metrics.jsonl").write_text('{"iteration": 1}\n')
+    with pytest.raises(ValueError, match=r"already holds a run.*--resume.*--run-dir") as err:
+        train(cfg, progress=False, log=False)
+    assert str(tmp_path / "run") in str(err.value) and "\n" not in str(err.value)
+    assert (tmp_path / "run" / "metrics.jsonl").read_text() == '{"iteration": 1}\n'   # nothing lost

@@ -298,9 +298,9 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             stored[k] = getattr(config, k)
         config = TrainConfig.from_dict(stored)
         state = payload["training_state"]
-    elif latest_checkpoint(run_dir) is not None:
-        raise ValueError(f"{str(run_dir)!r} already holds checkpoints of a run; resume it (--resume) "
-                         f"or choose another run_dir")
+    elif latest_checkpoint(run_dir) is not None or (run_dir / "metrics.jsonl").exists():
+        raise ValueError(f"{str(run_dir)!r} already holds a run (checkpoints or metrics.jsonl); resume it with "
+                         f"--resume or choose another --run-dir")
     run_dir.mkdir(parents=True, exist_ok=True)
     game_config = config.game_config()
     torch.manual_seed(config.seed)
