@@ -3,6 +3,7 @@ corrupt checkpoints, temporary-file leftovers, the time budget."""
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
@@ -62,3 +63,23 @@ def test_a_new_run_refuses_a_folder_holding_a_run(tmp_path):
         train(cfg, progress=False, log=False)
     assert str(tmp_path / "run") in str(err.value) and "\n" not in str(err.value)
     assert (tmp_path / "run" / "metrics.jsonl").read_text() == '{"iteration": 1}\n'   # nothing lost
+
+
+def test_a_torn_last_metrics_line_is_dropped(run, tmp_path):
+    cfg, res = run
+    c2 = _copy(run, tmp_path, total_steps=cfg.total_steps + 200)
+    m = tmp_path / "r" / "metrics.jsonl"
+    m.write_text(m.read_text() + '{"iteration": 4, "ste')
+    out = train(c2, resume=True, progress=False, log=False)
+    its = [json.loads(ln)["iteration"] for ln in m.read_text().splitlines()]
+    assert its == list(range(1, out["iterations"] + 1))
+
+
+def test_an_unreadable_metrics_line_names_the_file_and_line(run, tmp_path):
+    c2 = _copy(run, tmp_path)
+    m = tmp_path / "r" / "metrics.jsonl"
+    lines = m.read_text().splitlines()
+    m.write_text("\n".join([lines[0], "garbage", *lines[1:]]) + "\n")
+    with pytest.raises(ValueError, match=r"metrics\.jsonl.* line 2 ") as err:
+        train(c2, resume=True, progress=False, log=False)
+    assert "\n" not in str(err.value)

@@ -36,7 +36,9 @@ iteration to ``run_dir/metrics.jsonl``.
 
 Resuming (``train(config, resume=True)``) continues the same run: the same
 config, counters, weights, optimizer state, opponent pool, learning-rate
-schedule, time budget and log files.  Games in progress when the checkpoint
+schedule, time budget and log files (tensorboard keeps every scalar up to the
+checkpoint's learner step; ``metrics.jsonl`` keeps the lines up to its
+iteration, and a torn last line is dropped).  Games in progress when the checkpoint
 was written are not saved; the workers start new games (seeded from the
 master seed and the iteration).
 """
@@ -57,6 +59,7 @@ import torch
 from tqdm import tqdm
 
 import treachery_env
+from agents.files import atomic_write_bytes
 from agents.policy import PolicyNet, load_checkpoint, masked_logits, save_checkpoint
 from treachery_env.rules import Role
 
@@ -410,13 +413,36 @@ def _probe_sizes(game_config) -> tuple[int, int]:
 
 
 def _truncate_metrics(path: Path, iteration: int) -> None:
-    """Drop metric lines written after the checkpoint being resumed (they will be redone)."""
+    """Drop metric lines written after the checkpoint being resumed (they will be redone).
+
+    A torn last line (a kill while it was written) is dropped too: the
+    checkpoint, not the log, is the truth.
+
+    Raises:
+        ValueError: naming the file and line, if an earlier line is not a JSON
+            record with an ``iteration``.
+    """
     if not path.exists():
         return
-    keep = [ln for ln in path.read_text().splitlines() if ln.strip() and json.loads(ln)["iteration"] <= iteration]
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text("".join(ln + "\n" for ln in keep))
-    os.replace(tmp, path)
+    lines = path.read_text().splitlines()
+    keep = []
+    for n, ln in enumerate(lines, 1):
+        if not ln.strip():
+            continue
+        try:
+            row = json.loads(ln)
+            it = row["iteration"] if isinstance(row, dict) else None
+            if not isinstance(it, int):
+                raise KeyError("iteration")
+        except (json.JSONDecodeError, KeyError) as err:
+            if n == len(lines):
+                break                        # torn by a kill: redone from the checkpoint
+            what = err.msg if isinstance(err, json.JSONDecodeError) else "no integer 'iteration'"
+            raise ValueError(f"{str(path)!r} line {n} is not a metrics record ({what}); "
+                             f"fix or remove that line to resume") from err
+        if it <= iteration:
+            keep.append(ln)
+    atomic_write_bytes(path, "".join(ln + "\n" for ln in keep).encode())
 
 
 def _checkpoint(run_dir: Path, net: PolicyNet, optimizer, pool: dict, config: TrainConfig, game_config,
