@@ -83,3 +83,23 @@ def test_an_unreadable_metrics_line_names_the_file_and_line(run, tmp_path):
     with pytest.raises(ValueError, match=r"metrics\.jsonl.* line 2 ") as err:
         train(c2, resume=True, progress=False, log=False)
     assert "\n" not in str(err.value)
+
+
+def test_a_corrupt_newest_checkpoint_falls_back_to_the_previous(run, tmp_path, capsys):
+    cfg, res = run
+    c2 = _copy(run, tmp_path, total_steps=cfg.total_steps + 200)
+    newest = latest_checkpoint(tmp_path / "r")
+    newest.write_bytes(newest.read_bytes()[:500])
+    out = train(c2, resume=True, progress=False, log=False)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "warning" in err[0] and newest.name in err[0]
+    assert out["history"][0]["iteration"] == 3                     # redone from the checkpoint of iteration 2
+
+
+def test_a_corrupt_explicit_checkpoint_is_a_one_line_error(run, tmp_path):
+    c2 = _copy(run, tmp_path)
+    newest = latest_checkpoint(tmp_path / "r")
+    newest.write_bytes(newest.read_bytes()[:500])
+    with pytest.raises(ValueError, match="corrupt") as err:
+        train(c2, resume=newest, progress=False, log=False)
+    assert str(newest) in str(err.value) and "\n" not in str(err.value)

@@ -50,6 +50,7 @@ import math
 import os
 import platform
 import re
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -66,7 +67,7 @@ from treachery_env.rules import Role
 from .config import TrainConfig
 from .rollout import GameStat, WorkerPool
 
-__all__ = ["train", "ppo_update", "make_chunks", "latest_checkpoint", "TrainResult"]
+__all__ = ["train", "ppo_update", "make_chunks", "latest_checkpoint", "load_resumable", "TrainResult"]
 
 _CKPT = re.compile(r"^ckpt_(\d+)\.pt$")
 ROLE_NAMES = [r.name.capitalize() for r in (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)]
@@ -235,6 +236,34 @@ def latest_checkpoint(run_dir: str | os.PathLike) -> Path | None:
     return max(found)[1] if found else None
 
 
+def load_resumable(run_dir: str | os.PathLike) -> tuple[Path, dict]:
+    """The newest checkpoint of ``run_dir`` that loads, and its payload.
+
+    A ``ckpt_*.pt`` that cannot be loaded (truncated or corrupt, say by a kill
+    while the disk was full) gets one warning line on stderr naming it, and the
+    previous one is tried.
+
+    Raises:
+        ValueError: if ``run_dir`` has no ``ckpt_*.pt``, or none of them loads.
+    """
+    d = Path(run_dir)
+    found = sorted(((int(m.group(1)), p) for p in d.iterdir() if (m := _CKPT.match(p.name))),
+                   reverse=True) if d.is_dir() else []
+    if not found:
+        raise ValueError(f"nothing to resume: no ckpt_*.pt in {str(d)!r}")
+    for _, path in found:
+        try:
+            return path, load_checkpoint(path)
+        except ValueError as err:
+            print(f"warning: skipping {_first_line(err)}", file=sys.stderr)
+    raise ValueError(f"nothing to resume: none of the {len(found)} ckpt_*.pt in {str(d)!r} can be loaded")
+
+
+def _first_line(err: Exception) -> str:
+    """The first line of an error's message (errors stay one line)."""
+    return (str(err).splitlines() or [""])[0]
+
+
 def _machine() -> str:
     return f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.system()}, Python {platform.python_version()}, " \
            f"torch {torch.__version__}"
@@ -271,8 +300,10 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
 
     Args:
         config: the run's configuration (``run_dir`` says where files go).
-        resume: False: start a new run (``run_dir`` must hold no checkpoint);
-            True: continue from the latest checkpoint in ``run_dir``; a path:
+        resume: False: start a new run (``run_dir`` must hold no checkpoint
+            and no ``metrics.jsonl``); True: continue from the latest
+            checkpoint in ``run_dir`` that loads (a corrupt newer one is
+            skipped with a warning, see :func:`load_resumable`); a path:
             continue from that checkpoint.  Either way the checkpoint's stored
             config is used, except ``run_dir``, ``total_steps``,
             ``time_budget_s`` and ``workers``, which are taken from ``config``
@@ -284,16 +315,22 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         a :class:`TrainResult`.
 
     Raises:
-        ValueError: starting a new run in a folder that has checkpoints, resuming
-            without one, or from a corrupt or incompatible checkpoint.
+        ValueError: starting a new run in a folder that holds a run, resuming
+            without a loadable checkpoint, from a corrupt or incompatible one,
+            or with a ``metrics.jsonl`` line (other than a torn last one) that
+            is not a record.
     """
     run_dir = Path(config.run_dir)
     state = None
     if resume:
-        path = latest_checkpoint(run_dir) if resume is True else Path(resume)
-        if path is None:
-            raise ValueError(f"nothing to resume: no ckpt_*.pt in {str(run_dir)!r}")
-        payload = load_checkpoint(path)
+        if resume is True:
+            path, payload = load_resumable(run_dir)
+        else:
+            path = Path(resume)
+            try:
+                payload = load_checkpoint(path)
+            except ValueError as err:
+                raise ValueError(_first_line(err)) from err
         if "training_state" not in payload:
             raise ValueError(f"{str(path)!r} is a bare policy, not a training checkpoint; it cannot be resumed")
         stored = dict(payload["train_config"])
@@ -344,7 +381,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         bar = tqdm(total=int(config.time_budget_s) if by_time else config.total_steps,
                    initial=min(int(wall), int(config.time_budget_s)) if by_time else min(steps, config.total_steps),
                    unit="s" if by_time else "step", disable=not progress, dynamic_ncols=True, desc="self-play PPO")
-        last_ckpt = latest_checkpoint(run_dir)
+        last_ckpt = path if state else None
         t_start = time.perf_counter()
         wall0 = wall
         while steps < config.total_steps and not (config.time_budget_s and wall >= config.time_budget_s):
