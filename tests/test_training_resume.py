@@ -103,3 +103,13 @@ def test_a_corrupt_explicit_checkpoint_is_a_one_line_error(run, tmp_path):
     with pytest.raises(ValueError, match="corrupt") as err:
         train(c2, resume=newest, progress=False, log=False)
     assert str(newest) in str(err.value) and "\n" not in str(err.value)
+
+
+def test_the_time_budget_is_not_overshot_by_an_iteration(tmp_path):
+    cfg = tiny(tmp_path, total_steps=10**6, rollout_steps=200, checkpoint_every=100)
+    probe = train(TrainConfig.from_dict({**cfg.to_dict(), "total_steps": 200, "run_dir": str(tmp_path / "p")}),
+                  progress=False, log=False)
+    budget = 2.5 * probe["wall_s"]
+    res = train(TrainConfig.from_dict({**cfg.to_dict(), "time_budget_s": budget}), progress=False, log=False)
+    assert res["wall_s"] <= budget * 1.1                 # before: it ran on to about 3 iterations
+    assert latest_checkpoint(cfg.run_dir).name == f"ckpt_{res['iterations']:06d}.pt"   # the last one is saved

@@ -355,7 +355,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
         pool: dict[int, dict] = {}
         steps = iteration = 0
-        wall = 0.0
+        wall = iter_s = 0.0
         games_total = 0
         if state:
             if payload["model_kwargs"] != net.kwargs:
@@ -365,6 +365,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             optimizer.load_state_dict(state["optimizer"])
             pool = {int(k): v for k, v in state["pool"].items()}
             steps, iteration, wall = int(state["steps"]), int(state["iteration"]), float(state["wall_s"])
+            iter_s = float(state.get("iteration_s", 0.0))
             games_total = int(state.get("games", 0))
             _truncate_metrics(run_dir / "metrics.jsonl", iteration)
         net.eval()
@@ -384,7 +385,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         last_ckpt = path if state else None
         t_start = time.perf_counter()
         wall0 = wall
-        while steps < config.total_steps and not (config.time_budget_s and wall >= config.time_budget_s):
+        while steps < config.total_steps and not _budget_spent(config, wall, iter_s):
             frac = 1.0 - steps / config.total_steps
             lr = config.learning_rate * (frac if config.lr_schedule == "linear" else 1.0)
             for gp in optimizer.param_groups:
@@ -402,7 +403,8 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             iteration += 1
             steps += int(info["learner_steps"])
             games_total += len(games)
-            wall = wall0 + (time.perf_counter() - t_start)
+            iter_s = wall0 + (time.perf_counter() - t_start) - wall
+            wall += iter_s
             metrics.update(_game_metrics(games))
             metrics.update({"lr": lr, "imitating": float(imitate),
                             "perf/learner_steps_per_s": info["learner_steps"] / (t2 - t0),
@@ -430,10 +432,10 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             bar.set_postfix(it=iteration, steps=steps, ent=f"{metrics['entropy']:.2f}",
                             vs_heur=f"{metrics.get('winrate/heuristic/all', float('nan')):.2f}",
                             sps=f"{metrics['perf/agent_steps_per_s']:.0f}")
-            done = steps >= config.total_steps or bool(config.time_budget_s and wall >= config.time_budget_s)
+            done = steps >= config.total_steps or _budget_spent(config, wall, iter_s)
             if iteration % config.checkpoint_every == 0 or done:
                 last_ckpt = _checkpoint(run_dir, net, optimizer, pool, config, game_config, iteration, steps,
-                                        wall, games_total)
+                                        wall, games_total, iter_s)
         bar.close()
         if writer is not None:
             writer.close()
@@ -441,6 +443,12 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                            iterations=iteration, wall_s=wall, history=history)
     finally:
         workers.close()
+
+
+def _budget_spent(config: TrainConfig, wall: float, iter_s: float) -> bool:
+    """Whether the time budget ends the run: it is used up, or one more
+    iteration as long as the last one (``iter_s``) would end past it."""
+    return bool(config.time_budget_s) and wall + iter_s >= config.time_budget_s
 
 
 def _probe_sizes(game_config) -> tuple[int, int]:
@@ -483,12 +491,12 @@ def _truncate_metrics(path: Path, iteration: int) -> None:
 
 
 def _checkpoint(run_dir: Path, net: PolicyNet, optimizer, pool: dict, config: TrainConfig, game_config,
-                iteration: int, steps: int, wall: float, games: int) -> Path:
+                iteration: int, steps: int, wall: float, games: int, iter_s: float) -> Path:
     meta = {"iteration": iteration, "steps": steps, "wall_s": wall, "games": games, "machine": _machine(),
             "treachery_env": treachery_env.__version__}
     gc = game_config.to_dict()
     state = {"optimizer": optimizer.state_dict(), "pool": {str(k): v for k, v in pool.items()},
-             "iteration": iteration, "steps": steps, "wall_s": wall, "games": games}
+             "iteration": iteration, "steps": steps, "wall_s": wall, "games": games, "iteration_s": iter_s}
     path = save_checkpoint(run_dir / f"ckpt_{iteration:06d}.pt", net, gc, config.to_dict(), state, meta)
     save_checkpoint(run_dir / "policy.pt", net, gc, config.to_dict(), None, meta)
     found = sorted((int(m.group(1)), p) for p in run_dir.iterdir() if (m := _CKPT.match(p.name)))
