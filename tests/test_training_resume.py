@@ -105,6 +105,17 @@ def test_a_corrupt_explicit_checkpoint_is_a_one_line_error(run, tmp_path):
     assert str(newest) in str(err.value) and "\n" not in str(err.value)
 
 
+def test_temporary_leftovers_are_removed(run, tmp_path):
+    c2 = _copy(run, tmp_path)
+    r = tmp_path / "r"
+    stale = [r / ".ckpt_000004.pt.ab_c12.tmp", r / ".policy.pt.x9y8z7.tmp", r / ".metrics.jsonl.q1w2e3.tmp"]
+    mine = [r / "notes.tmp", r / ".other.pt.abc.tmp"]
+    for p in stale + mine:
+        p.write_bytes(b"partial")
+    train(c2, resume=True, progress=False, log=False)
+    assert not any(p.exists() for p in stale) and all(p.exists() for p in mine)
+
+
 def test_the_time_budget_is_not_overshot_by_an_iteration(tmp_path):
     cfg = tiny(tmp_path, total_steps=10**6, rollout_steps=200, checkpoint_every=100)
     probe = train(TrainConfig.from_dict({**cfg.to_dict(), "total_steps": 200, "run_dir": str(tmp_path / "p")}),

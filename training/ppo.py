@@ -264,6 +264,17 @@ def _first_line(err: Exception) -> str:
     return (str(err).splitlines() or [""])[0]
 
 
+#: temporary files of :func:`agents.files.atomic_write_bytes` for this run's checkpoints and metrics
+_LEFTOVER = re.compile(r"^\.(ckpt_\d+\.pt|policy\.pt|metrics\.jsonl)\.[A-Za-z0-9_]+\.tmp$")
+
+
+def _clean_leftovers(run_dir: Path) -> None:
+    """Remove temporary files a killed run left of its checkpoints or metrics."""
+    for p in run_dir.iterdir():
+        if _LEFTOVER.match(p.name) and p.is_file():
+            p.unlink()
+
+
 def _machine() -> str:
     return f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.system()}, Python {platform.python_version()}, " \
            f"torch {torch.__version__}"
@@ -297,6 +308,13 @@ def _game_metrics(games: list[GameStat]) -> dict:
 def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progress: bool = True,
           log: bool = True) -> TrainResult:
     """Train by self-play PPO until ``total_steps`` learner steps (or the time budget).
+
+    A time budget (``time_budget_s``) is kept, not overshot: the run stops
+    before an iteration that, as long as the last one, would end past it (so
+    it ends up to one iteration short of the budget, never a whole iteration
+    over; the first iteration of a new run always runs).
+    Temporary-file leftovers of a killed run's checkpoints and metrics are
+    removed when a run starts or resumes.
 
     Args:
         config: the run's configuration (``run_dir`` says where files go).
@@ -342,6 +360,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         raise ValueError(f"{str(run_dir)!r} already holds a run (checkpoints or metrics.jsonl); resume it with "
                          f"--resume or choose another --run-dir")
     run_dir.mkdir(parents=True, exist_ok=True)
+    _clean_leftovers(run_dir)
     game_config = config.game_config()
     torch.manual_seed(config.seed)
     start_iter = int(state["iteration"]) if state else 0
