@@ -303,7 +303,7 @@ def test_resume_continues_the_same_run(trained, tmp_path):
     run = tmp_path / "resumed"
     shutil.copytree(cfg.run_dir, run)
     c2 = TrainConfig.from_dict({**cfg.to_dict(), "run_dir": str(run), "total_steps": cfg.total_steps + 1000})
-    with pytest.raises(ValueError, match="already holds checkpoints"):
+    with pytest.raises(ValueError, match="already holds a run"):
         train(c2, progress=False, log=False)
     before = load_checkpoint(latest_checkpoint(run))["training_state"]
     out = train(c2, resume=True, progress=False, log=False)

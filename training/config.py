@@ -49,7 +49,9 @@ class TrainConfig:
         run_dir: folder of checkpoints, tensorboard logs and ``config.json``.
         seed: master seed (games, bots, sampling, initial weights).
         total_steps: learner agent-steps to train [decisions of learner seats].
-        time_budget_s: stop after this much wall time [s]; 0 = no limit.
+        time_budget_s: wall-time budget of the whole run [s]; 0 = no limit.  The
+            run stops before an iteration that, as long as the last one,
+            would end past it (it never overshoots by a whole iteration).
         checkpoint_every: iterations between checkpoints (one is also written at the end).
         keep_checkpoints: how many ``ckpt_*.pt`` files to keep (the newest).
 

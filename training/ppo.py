@@ -36,7 +36,9 @@ iteration to ``run_dir/metrics.jsonl``.
 
 Resuming (``train(config, resume=True)``) continues the same run: the same
 config, counters, weights, optimizer state, opponent pool, learning-rate
-schedule, time budget and log files.  Games in progress when the checkpoint
+schedule, time budget and log files (tensorboard keeps every scalar up to the
+checkpoint's learner step; ``metrics.jsonl`` keeps the lines up to its
+iteration, and a torn last line is dropped).  Games in progress when the checkpoint
 was written are not saved; the workers start new games (seeded from the
 master seed and the iteration).
 """
@@ -48,6 +50,7 @@ import math
 import os
 import platform
 import re
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -57,13 +60,14 @@ import torch
 from tqdm import tqdm
 
 import treachery_env
+from agents.files import atomic_write_bytes
 from agents.policy import PolicyNet, load_checkpoint, masked_logits, save_checkpoint
 from treachery_env.rules import Role
 
 from .config import TrainConfig
 from .rollout import GameStat, WorkerPool
 
-__all__ = ["train", "ppo_update", "make_chunks", "latest_checkpoint", "TrainResult"]
+__all__ = ["train", "ppo_update", "make_chunks", "latest_checkpoint", "load_resumable", "TrainResult"]
 
 _CKPT = re.compile(r"^ckpt_(\d+)\.pt$")
 ROLE_NAMES = [r.name.capitalize() for r in (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)]
@@ -232,6 +236,45 @@ def latest_checkpoint(run_dir: str | os.PathLike) -> Path | None:
     return max(found)[1] if found else None
 
 
+def load_resumable(run_dir: str | os.PathLike) -> tuple[Path, dict]:
+    """The newest checkpoint of ``run_dir`` that loads, and its payload.
+
+    A ``ckpt_*.pt`` that cannot be loaded (truncated or corrupt, say by a kill
+    while the disk was full) gets one warning line on stderr naming it, and the
+    previous one is tried.
+
+    Raises:
+        ValueError: if ``run_dir`` has no ``ckpt_*.pt``, or none of them loads.
+    """
+    d = Path(run_dir)
+    found = sorted(((int(m.group(1)), p) for p in d.iterdir() if (m := _CKPT.match(p.name))),
+                   reverse=True) if d.is_dir() else []
+    if not found:
+        raise ValueError(f"nothing to resume: no ckpt_*.pt in {str(d)!r}")
+    for _, path in found:
+        try:
+            return path, load_checkpoint(path)
+        except ValueError as err:
+            print(f"warning: skipping {_first_line(err)}", file=sys.stderr)
+    raise ValueError(f"nothing to resume: none of the {len(found)} ckpt_*.pt in {str(d)!r} can be loaded")
+
+
+def _first_line(err: Exception) -> str:
+    """The first line of an error's message (errors stay one line)."""
+    return (str(err).splitlines() or [""])[0]
+
+
+#: temporary files of :func:`agents.files.atomic_write_bytes` for this run's checkpoints and metrics
+_LEFTOVER = re.compile(r"^\.(ckpt_\d+\.pt|policy\.pt|metrics\.jsonl)\.[A-Za-z0-9_]+\.tmp$")
+
+
+def _clean_leftovers(run_dir: Path) -> None:
+    """Remove temporary files a killed run left of its checkpoints or metrics."""
+    for p in run_dir.iterdir():
+        if _LEFTOVER.match(p.name) and p.is_file():
+            p.unlink()
+
+
 def _machine() -> str:
     return f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.system()}, Python {platform.python_version()}, " \
            f"torch {torch.__version__}"
@@ -266,10 +309,19 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
           log: bool = True) -> TrainResult:
     """Train by self-play PPO until ``total_steps`` learner steps (or the time budget).
 
+    A time budget (``time_budget_s``) is kept, not overshot: the run stops
+    before an iteration that, as long as the last one, would end past it (so
+    it ends up to one iteration short of the budget, never a whole iteration
+    over; the first iteration of a new run always runs).
+    Temporary-file leftovers of a killed run's checkpoints and metrics are
+    removed when a run starts or resumes.
+
     Args:
         config: the run's configuration (``run_dir`` says where files go).
-        resume: False: start a new run (``run_dir`` must hold no checkpoint);
-            True: continue from the latest checkpoint in ``run_dir``; a path:
+        resume: False: start a new run (``run_dir`` must hold no checkpoint
+            and no ``metrics.jsonl``); True: continue from the latest
+            checkpoint in ``run_dir`` that loads (a corrupt newer one is
+            skipped with a warning, see :func:`load_resumable`); a path:
             continue from that checkpoint.  Either way the checkpoint's stored
             config is used, except ``run_dir``, ``total_steps``,
             ``time_budget_s`` and ``workers``, which are taken from ``config``
@@ -281,16 +333,22 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         a :class:`TrainResult`.
 
     Raises:
-        ValueError: starting a new run in a folder that has checkpoints, resuming
-            without one, or from a corrupt or incompatible checkpoint.
+        ValueError: starting a new run in a folder that holds a run, resuming
+            without a loadable checkpoint, from a corrupt or incompatible one,
+            or with a ``metrics.jsonl`` line (other than a torn last one) that
+            is not a record.
     """
     run_dir = Path(config.run_dir)
     state = None
     if resume:
-        path = latest_checkpoint(run_dir) if resume is True else Path(resume)
-        if path is None:
-            raise ValueError(f"nothing to resume: no ckpt_*.pt in {str(run_dir)!r}")
-        payload = load_checkpoint(path)
+        if resume is True:
+            path, payload = load_resumable(run_dir)
+        else:
+            path = Path(resume)
+            try:
+                payload = load_checkpoint(path)
+            except ValueError as err:
+                raise ValueError(_first_line(err)) from err
         if "training_state" not in payload:
             raise ValueError(f"{str(path)!r} is a bare policy, not a training checkpoint; it cannot be resumed")
         stored = dict(payload["train_config"])
@@ -298,10 +356,11 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             stored[k] = getattr(config, k)
         config = TrainConfig.from_dict(stored)
         state = payload["training_state"]
-    elif latest_checkpoint(run_dir) is not None:
-        raise ValueError(f"{str(run_dir)!r} already holds checkpoints of a run; resume it (--resume) "
-                         f"or choose another run_dir")
+    elif latest_checkpoint(run_dir) is not None or (run_dir / "metrics.jsonl").exists():
+        raise ValueError(f"{str(run_dir)!r} already holds a run (checkpoints or metrics.jsonl); resume it with "
+                         f"--resume or choose another --run-dir")
     run_dir.mkdir(parents=True, exist_ok=True)
+    _clean_leftovers(run_dir)
     game_config = config.game_config()
     torch.manual_seed(config.seed)
     start_iter = int(state["iteration"]) if state else 0
@@ -315,7 +374,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
         pool: dict[int, dict] = {}
         steps = iteration = 0
-        wall = 0.0
+        wall = iter_s = 0.0
         games_total = 0
         if state:
             if payload["model_kwargs"] != net.kwargs:
@@ -325,6 +384,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             optimizer.load_state_dict(state["optimizer"])
             pool = {int(k): v for k, v in state["pool"].items()}
             steps, iteration, wall = int(state["steps"]), int(state["iteration"]), float(state["wall_s"])
+            iter_s = float(state.get("iteration_s", 0.0))
             games_total = int(state.get("games", 0))
             _truncate_metrics(run_dir / "metrics.jsonl", iteration)
         net.eval()
@@ -332,7 +392,8 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         writer = None
         if log:
             from torch.utils.tensorboard import SummaryWriter
-            writer = SummaryWriter(str(run_dir / "tb"), purge_step=iteration + 1 if state else None)
+            # scalars are logged by learner step: drop only those after the checkpoint
+            writer = SummaryWriter(str(run_dir / "tb"), purge_step=steps + 1 if state else None)
         pool_changes: dict[int, Any] = dict(pool)      # workers start with an empty pool
         history: list[dict] = []
         # the bar counts learner steps, or seconds when a time budget will end the run first
@@ -340,10 +401,10 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         bar = tqdm(total=int(config.time_budget_s) if by_time else config.total_steps,
                    initial=min(int(wall), int(config.time_budget_s)) if by_time else min(steps, config.total_steps),
                    unit="s" if by_time else "step", disable=not progress, dynamic_ncols=True, desc="self-play PPO")
-        last_ckpt = latest_checkpoint(run_dir)
+        last_ckpt = path if state else None
         t_start = time.perf_counter()
         wall0 = wall
-        while steps < config.total_steps and not (config.time_budget_s and wall >= config.time_budget_s):
+        while steps < config.total_steps and not _budget_spent(config, wall, iter_s):
             frac = 1.0 - steps / config.total_steps
             lr = config.learning_rate * (frac if config.lr_schedule == "linear" else 1.0)
             for gp in optimizer.param_groups:
@@ -361,7 +422,8 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             iteration += 1
             steps += int(info["learner_steps"])
             games_total += len(games)
-            wall = wall0 + (time.perf_counter() - t_start)
+            iter_s = wall0 + (time.perf_counter() - t_start) - wall
+            wall += iter_s
             metrics.update(_game_metrics(games))
             metrics.update({"lr": lr, "imitating": float(imitate),
                             "perf/learner_steps_per_s": info["learner_steps"] / (t2 - t0),
@@ -389,10 +451,10 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             bar.set_postfix(it=iteration, steps=steps, ent=f"{metrics['entropy']:.2f}",
                             vs_heur=f"{metrics.get('winrate/heuristic/all', float('nan')):.2f}",
                             sps=f"{metrics['perf/agent_steps_per_s']:.0f}")
-            done = steps >= config.total_steps or bool(config.time_budget_s and wall >= config.time_budget_s)
+            done = steps >= config.total_steps or _budget_spent(config, wall, iter_s)
             if iteration % config.checkpoint_every == 0 or done:
                 last_ckpt = _checkpoint(run_dir, net, optimizer, pool, config, game_config, iteration, steps,
-                                        wall, games_total)
+                                        wall, games_total, iter_s)
         bar.close()
         if writer is not None:
             writer.close()
@@ -402,6 +464,12 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         workers.close()
 
 
+def _budget_spent(config: TrainConfig, wall: float, iter_s: float) -> bool:
+    """Whether the time budget ends the run: it is used up, or one more
+    iteration as long as the last one (``iter_s``) would end past it."""
+    return bool(config.time_budget_s) and wall + iter_s >= config.time_budget_s
+
+
 def _probe_sizes(game_config) -> tuple[int, int]:
     from treachery_env.env import raw_env
     e = raw_env(config=game_config)
@@ -409,22 +477,45 @@ def _probe_sizes(game_config) -> tuple[int, int]:
 
 
 def _truncate_metrics(path: Path, iteration: int) -> None:
-    """Drop metric lines written after the checkpoint being resumed (they will be redone)."""
+    """Drop metric lines written after the checkpoint being resumed (they will be redone).
+
+    A torn last line (a kill while it was written) is dropped too: the
+    checkpoint, not the log, is the truth.
+
+    Raises:
+        ValueError: naming the file and line, if an earlier line is not a JSON
+            record with an ``iteration``.
+    """
     if not path.exists():
         return
-    keep = [ln for ln in path.read_text().splitlines() if ln.strip() and json.loads(ln)["iteration"] <= iteration]
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text("".join(ln + "\n" for ln in keep))
-    os.replace(tmp, path)
+    lines = path.read_text().splitlines()
+    keep = []
+    for n, ln in enumerate(lines, 1):
+        if not ln.strip():
+            continue
+        try:
+            row = json.loads(ln)
+            it = row["iteration"] if isinstance(row, dict) else None
+            if not isinstance(it, int):
+                raise KeyError("iteration")
+        except (json.JSONDecodeError, KeyError) as err:
+            if n == len(lines):
+                break                        # torn by a kill: redone from the checkpoint
+            what = err.msg if isinstance(err, json.JSONDecodeError) else "no integer 'iteration'"
+            raise ValueError(f"{str(path)!r} line {n} is not a metrics record ({what}); "
+                             f"fix or remove that line to resume") from err
+        if it <= iteration:
+            keep.append(ln)
+    atomic_write_bytes(path, "".join(ln + "\n" for ln in keep).encode())
 
 
 def _checkpoint(run_dir: Path, net: PolicyNet, optimizer, pool: dict, config: TrainConfig, game_config,
-                iteration: int, steps: int, wall: float, games: int) -> Path:
+                iteration: int, steps: int, wall: float, games: int, iter_s: float) -> Path:
     meta = {"iteration": iteration, "steps": steps, "wall_s": wall, "games": games, "machine": _machine(),
             "treachery_env": treachery_env.__version__}
     gc = game_config.to_dict()
     state = {"optimizer": optimizer.state_dict(), "pool": {str(k): v for k, v in pool.items()},
-             "iteration": iteration, "steps": steps, "wall_s": wall, "games": games}
+             "iteration": iteration, "steps": steps, "wall_s": wall, "games": games, "iteration_s": iter_s}
     path = save_checkpoint(run_dir / f"ckpt_{iteration:06d}.pt", net, gc, config.to_dict(), state, meta)
     save_checkpoint(run_dir / "policy.pt", net, gc, config.to_dict(), None, meta)
     found = sorted((int(m.group(1)), p) for p in run_dir.iterdir() if (m := _CKPT.match(p.name)))

@@ -1,0 +1,126 @@
+"""Resume robustness (issue 13): tensorboard purge, stale run folders, torn metrics,
+corrupt checkpoints, temporary-file leftovers, the time budget."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from training.config import TrainConfig
+from training.ppo import latest_checkpoint, train
+
+from test_training import tiny
+
+
+def _scalars(tb_dir) -> dict[str, list[int]]:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    acc = EventAccumulator(str(tb_dir), size_guidance={"scalars": 0})
+    acc.Reload()
+    return {tag: [e.step for e in acc.Scalars(tag)] for tag in acc.Tags()["scalars"]}
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    """A tiny finished run of 3 iterations, checkpoints after iterations 2 and 3."""
+    d = tmp_path_factory.mktemp("resume")
+    cfg = tiny(d, total_steps=600, rollout_steps=200, checkpoint_every=2, keep_checkpoints=3)
+    return cfg, train(cfg, progress=False)
+
+
+def _copy(run, tmp_path, **kw) -> TrainConfig:
+    cfg, _ = run
+    shutil.copytree(cfg.run_dir, tmp_path / "r")
+    return TrainConfig.from_dict({**cfg.to_dict(), "run_dir": str(tmp_path / "r"), **kw})
+
+
+def test_resume_keeps_the_earlier_tensorboard_scalars(run, tmp_path):
+    cfg, res = run
+    c2 = _copy(run, tmp_path, total_steps=cfg.total_steps + 400)
+    before = _scalars(tmp_path / "r" / "tb")["train/entropy"]
+    assert before == [h["steps"] for h in res["history"]]
+    out = train(c2, resume=True, progress=False)
+    after = _scalars(tmp_path / "r" / "tb")["train/entropy"]
+    assert after[:len(before)] == before
+    assert after == before + [h["steps"] for h in out["history"]]
+
+
+def test_resume_from_an_older_checkpoint_drops_only_later_scalars(run, tmp_path):
+    cfg, res = run
+    c2 = _copy(run, tmp_path)
+    older = sorted((tmp_path / "r").glob("ckpt_*.pt"))[0]         # after iteration 2
+    out = train(c2, resume=older, progress=False)
+    steps = _scalars(tmp_path / "r" / "tb")["train/entropy"]
+    assert steps == [h["steps"] for h in res["history"][:2]] + [h["steps"] for h in out["history"]]
+
+
+def test_a_new_run_refuses_a_folder_holding_a_run(tmp_path):
+    cfg = tiny(tmp_path)
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "metrics.jsonl").write_text('{"iteration": 1}\n')
+    with pytest.raises(ValueError, match=r"already holds a run.*--resume.*--run-dir") as err:
+        train(cfg, progress=False, log=False)
+    assert str(tmp_path / "run") in str(err.value) and "\n" not in str(err.value)
+    assert (tmp_path / "run" / "metrics.jsonl").read_text() == '{"iteration": 1}\n'   # nothing lost
+
+
+def test_a_torn_last_metrics_line_is_dropped(run, tmp_path):
+    cfg, res = run
+    c2 = _copy(run, tmp_path, total_steps=cfg.total_steps + 200)
+    m = tmp_path / "r" / "metrics.jsonl"
+    m.write_text(m.read_text() + '{"iteration": 4, "ste')
+    out = train(c2, resume=True, progress=False, log=False)
+    its = [json.loads(ln)["iteration"] for ln in m.read_text().splitlines()]
+    assert its == list(range(1, out["iterations"] + 1))
+
+
+def test_an_unreadable_metrics_line_names_the_file_and_line(run, tmp_path):
+    c2 = _copy(run, tmp_path)
+    m = tmp_path / "r" / "metrics.jsonl"
+    lines = m.read_text().splitlines()
+    m.write_text("\n".join([lines[0], "garbage", *lines[1:]]) + "\n")
+    with pytest.raises(ValueError, match=r"metrics\.jsonl.* line 2 ") as err:
+        train(c2, resume=True, progress=False, log=False)
+    assert "\n" not in str(err.value)
+
+
+def test_a_corrupt_newest_checkpoint_falls_back_to_the_previous(run, tmp_path, capsys):
+    cfg, res = run
+    c2 = _copy(run, tmp_path, total_steps=cfg.total_steps + 200)
+    newest = latest_checkpoint(tmp_path / "r")
+    newest.write_bytes(newest.read_bytes()[:500])
+    out = train(c2, resume=True, progress=False, log=False)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "warning" in err[0] and newest.name in err[0]
+    assert out["history"][0]["iteration"] == 3                     # redone from the checkpoint of iteration 2
+
+
+def test_a_corrupt_explicit_checkpoint_is_a_one_line_error(run, tmp_path):
+    c2 = _copy(run, tmp_path)
+    newest = latest_checkpoint(tmp_path / "r")
+    newest.write_bytes(newest.read_bytes()[:500])
+    with pytest.raises(ValueError, match="corrupt") as err:
+        train(c2, resume=newest, progress=False, log=False)
+    assert str(newest) in str(err.value) and "\n" not in str(err.value)
+
+
+def test_temporary_leftovers_are_removed(run, tmp_path):
+    c2 = _copy(run, tmp_path)
+    r = tmp_path / "r"
+    stale = [r / ".ckpt_000004.pt.ab_c12.tmp", r / ".policy.pt.x9y8z7.tmp", r / ".metrics.jsonl.q1w2e3.tmp"]
+    mine = [r / "notes.tmp", r / ".other.pt.abc.tmp"]
+    for p in stale + mine:
+        p.write_bytes(b"partial")
+    train(c2, resume=True, progress=False, log=False)
+    assert not any(p.exists() for p in stale) and all(p.exists() for p in mine)
+
+
+def test_the_time_budget_is_not_overshot_by_an_iteration(tmp_path):
+    cfg = tiny(tmp_path, total_steps=10**6, rollout_steps=200, checkpoint_every=100)
+    probe = train(TrainConfig.from_dict({**cfg.to_dict(), "total_steps": 200, "run_dir": str(tmp_path / "p")}),
+                  progress=False, log=False)
+    budget = 2.5 * probe["wall_s"]
+    res = train(TrainConfig.from_dict({**cfg.to_dict(), "time_budget_s": budget}), progress=False, log=False)
+    assert res["wall_s"] <= budget * 1.1                 # before: it ran on to about 3 iterations
+    assert latest_checkpoint(cfg.run_dir).name == f"ckpt_{res['iterations']:06d}.pt"   # the last one is saved
