@@ -142,8 +142,8 @@ def test_resume_accepts_a_config_file_naming_the_same_settings(tmp_path, capsys,
     assert seen["config"].total_steps == 777 and seen["config"].hidden == 16
 
 
-def test_minutes_help_says_when_the_budget_is_checked(capsys):
+def test_minutes_help_says_how_the_budget_ends_a_run(capsys):
     with pytest.raises(SystemExit):
         cli.main(["train", "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    assert "checked after each iteration" in text and "final summary says how long it ran" in text
+    assert "stops before an iteration that would end past it" in text and "never a whole iteration late" in text

@@ -96,6 +96,20 @@ def test_a_corrupt_newest_checkpoint_falls_back_to_the_previous(run, tmp_path, c
     assert out["history"][0]["iteration"] == 3                     # redone from the checkpoint of iteration 2
 
 
+def test_the_cli_resume_falls_back_past_a_corrupt_newest_checkpoint(run, tmp_path, capsys):
+    """`treachery train --resume` finds the run's checkpoint the same way."""
+    from training import cli
+
+    cfg, _ = run
+    c2 = _copy(run, tmp_path)
+    newest = latest_checkpoint(tmp_path / "r")
+    newest.write_bytes(newest.read_bytes()[:500])
+    code = cli.main(["train", "--resume", "--run-dir", c2.run_dir, "--steps", str(cfg.total_steps + 200),
+                     "--no-progress"])
+    assert code == 0
+    assert any("warning" in line and newest.name in line for line in capsys.readouterr().err.splitlines())
+
+
 def test_a_corrupt_explicit_checkpoint_is_a_one_line_error(run, tmp_path):
     c2 = _copy(run, tmp_path)
     newest = latest_checkpoint(tmp_path / "r")
@@ -120,7 +134,9 @@ def test_the_time_budget_is_not_overshot_by_an_iteration(tmp_path):
     cfg = tiny(tmp_path, total_steps=10**6, rollout_steps=200, checkpoint_every=100)
     probe = train(TrainConfig.from_dict({**cfg.to_dict(), "total_steps": 200, "run_dir": str(tmp_path / "p")}),
                   progress=False, log=False)
-    budget = 2.5 * probe["wall_s"]
+    budget = 2.2 * probe["wall_s"]
     res = train(TrainConfig.from_dict({**cfg.to_dict(), "time_budget_s": budget}), progress=False, log=False)
-    assert res["wall_s"] <= budget * 1.1                 # before: it ran on to about 3 iterations
+    # it stops after about 2 iterations (0.9 of the budget); before, it ran on to 3 (1.36); the margin
+    # leaves room for a second iteration up to ~60% slower than the first on a loaded machine
+    assert res["wall_s"] <= budget * 1.2
     assert latest_checkpoint(cfg.run_dir).name == f"ckpt_{res['iterations']:06d}.pt"   # the last one is saved

@@ -173,8 +173,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                           "total, not extra steps)")
     t.add_argument("--minutes", type=float, default=None,
                    help="wall-time budget of the whole run in minutes (time_budget_s/60; with --resume, the new "
-                        "total, not extra time); it is checked after each iteration, so a run may end up to one "
-                        "iteration past it, and the final summary says how long it ran")
+                        "total, not extra time): the run stops before an iteration that would end past it, so it "
+                        "may end up to one iteration early, never a whole iteration late")
     t.add_argument("--workers", type=int, default=None, help="rollout worker processes (at most 4 per CPU)")
     t.add_argument("--seed", type=int, default=None, help="master seed")
     t.add_argument("--resume", nargs="?", const=True, default=False, metavar="CHECKPOINT",
@@ -320,7 +320,7 @@ def _resume_config(args: argparse.Namespace, overrides: list[str]):
     from agents.policy import load_checkpoint
 
     from .config import TrainConfig, load_config, parse_override
-    from .ppo import latest_checkpoint
+    from .ppo import load_resumable
 
     changed: dict = {}
     for item in overrides:
@@ -329,16 +329,15 @@ def _resume_config(args: argparse.Namespace, overrides: list[str]):
     if bad:
         raise ValueError(f"a resumed run keeps its own config; {bad} cannot change (only --steps, --minutes, "
                          f"--workers and --run-dir can)")
-    if args.resume is True:
+    if args.resume is True:          # the newest checkpoint that loads (a corrupt newest one is skipped, with a warning)
         run_dir = changed.get("run_dir") or load_config(args.config).run_dir
-        path = latest_checkpoint(run_dir)
-        if path is None:
-            raise ValueError(f"nothing to resume: no ckpt_*.pt in {run_dir!r} (give --run-dir or a checkpoint)")
+        path, payload = load_resumable(run_dir)
         changed["run_dir"] = run_dir
     else:
         path = Path(args.resume)
         changed.setdefault("run_dir", str(path.parent))
-    stored = dict(load_checkpoint(path).get("train_config") or {})
+        payload = load_checkpoint(path)
+    stored = dict(payload.get("train_config") or {})
     stored.setdefault("run_dir", str(path.parent))
     if args.config is not None:
         _check_resume_config_file(args.config, TrainConfig.from_dict(stored))
