@@ -52,7 +52,7 @@ def _mutable_objects(g: Game) -> dict[int, object]:
         elif isinstance(x, (list, set, deque)):
             stack.extend(x)
         elif isinstance(x, random.Random):
-            pass
+            continue                                # no objects inside: its state is numbers
         elif hasattr(type(x), "__slots__"):
             stack.extend(getattr(x, s) for s in type(x).__slots__ if hasattr(x, s))
         else:
