@@ -1,20 +1,12 @@
-"""The learned policy: network, checkpoint files and the ``"policy:PATH"`` bot.
+"""The learned policy: checkpoint files and the ``"policy:PATH"`` bot.
 
-:class:`PolicyNet` is the recurrent actor-critic that :mod:`training.ppo`
-trains by self-play (issue 5).  One network serves every seat (a *shared
-policy*): the seat's own identity and role are part of its observation
-(``treachery_env.observation``: the observer's block holds its known role and
-identity), so the same weights play Leader, Guardian, Assassin and Traitor.
-
-Architecture, per decision of one seat (``D`` = observation size, ``A`` =
-action count, ``n`` = players, ``H`` = ``hidden``)::
-
-    obs (D,) -> Linear(D,H) -> ReLU -> Linear(H,H) -> ReLU = e
-    e, h_prev -> GRU cell -> h                    (the seat's memory of the game)
-    z = concat(e, h) (2H,)
-    policy logits  Linear(2H, A)   masked by the action mask
-    value          Linear(2H, 1)   expected team reward in [-1, 1]
-    belief logits  Linear(2H, 4(n-1))  role of each other seat, relative order
+The networks (:mod:`agents.networks`: the flat :class:`PolicyNet` and the
+entity :class:`~agents.networks.EntityNet`) are recurrent actor-critics that
+:mod:`training.ppo` trains by self-play (issue 5).  One network serves every
+seat (a *shared policy*): the seat's own identity and role are part of its
+observation (``treachery_env.observation``: the observer's block holds its
+known role and identity), so the same weights play Leader, Guardian, Assassin
+and Traitor.
 
 The recurrent state ``h`` is carried across the seat's own decisions within a
 game (reset to zeros at the start of each game), so behaviour seen earlier in
@@ -48,14 +40,13 @@ from treachery_env.rules import Role
 
 from .base import BaseAgent, legal_actions
 from .files import atomic_write_bytes
+from .networks import MASKED, NUM_ROLES, PolicyNet, build_network
 
 __all__ = ["PolicyNet", "PolicyAgent", "masked_logits", "save_checkpoint", "load_checkpoint", "load_policy",
            "CHECKPOINT_FORMAT", "NUM_ROLES"]
 
 CHECKPOINT_FORMAT = "treachery-policy/1"
-NUM_ROLES = 4                      # Role.LEADER, GUARDIAN, ASSASSIN, TRAITOR (values 0..3)
 _ROLES = (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)
-MASKED = -1e9                      # logit given to illegal actions
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -72,75 +63,6 @@ def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return torch.where(mask.bool(), logits, torch.full_like(logits, MASKED))
 
 
-class PolicyNet(nn.Module):
-    """Recurrent actor-critic with an auxiliary role-belief head (see module docstring).
-
-    Args:
-        obs_size: observation vector length ``D`` (``obs_layout(n).size``).
-        num_actions: action count ``A`` (``ActionLayout(n).size``).
-        num_players: seats ``n`` (the belief head has ``4 (n-1)`` outputs).
-        hidden: width ``H`` of the encoder and of the GRU state.
-
-    Raises:
-        ValueError: for non-positive sizes or fewer than 2 players.
-    """
-
-    def __init__(self, obs_size: int, num_actions: int, num_players: int, hidden: int = 256):
-        super().__init__()
-        for name, v, lo in (("obs_size", obs_size, 1), ("num_actions", num_actions, 1),
-                            ("num_players", num_players, 2), ("hidden", hidden, 1)):
-            if not isinstance(v, int) or v < lo:
-                raise ValueError(f"{name} must be an int >= {lo}, got {v!r}")
-        self.kwargs = {"obs_size": obs_size, "num_actions": num_actions, "num_players": num_players,
-                       "hidden": hidden}
-        self.hidden = hidden
-        self.num_players = num_players
-        self.encoder = nn.Sequential(nn.Linear(obs_size, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
-        self.core = nn.GRU(hidden, hidden)
-        self.policy_head = nn.Linear(2 * hidden, num_actions)
-        self.value_head = nn.Linear(2 * hidden, 1)
-        self.belief_head = nn.Linear(2 * hidden, NUM_ROLES * (num_players - 1))
-        for m in self.encoder:
-            if isinstance(m, nn.Linear):
-                nn.init.orthogonal_(m.weight, np.sqrt(2))
-                nn.init.zeros_(m.bias)
-        nn.init.orthogonal_(self.policy_head.weight, 0.01)
-        nn.init.zeros_(self.policy_head.bias)
-        nn.init.orthogonal_(self.value_head.weight, 1.0)
-        nn.init.zeros_(self.value_head.bias)
-
-    def initial_state(self, batch: int) -> torch.Tensor:
-        """Zero recurrent state, float32 ``(batch, H)``."""
-        return torch.zeros(batch, self.hidden)
-
-    def forward(self, obs: torch.Tensor, h0: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor,
-                                                                     torch.Tensor]:
-        """Run ``T`` consecutive decisions of ``B`` seats.
-
-        Args:
-            obs: float32 ``(T, B, D)`` (or ``(B, D)`` for one step).
-            h0: float32 ``(B, H)``, the state before the first step.
-
-        Returns:
-            ``(logits (T, B, A), value (T, B), belief_logits (T, B, n-1, 4), h (B, H))``
-            (without the ``T`` axis for a ``(B, D)`` input); logits are not
-            masked (see :func:`masked_logits`).
-        """
-        single = obs.dim() == 2
-        if single:
-            obs = obs.unsqueeze(0)
-        e = self.encoder(obs)
-        out, h = self.core(e, h0.unsqueeze(0))
-        z = torch.cat([e, out], dim=-1)
-        logits = self.policy_head(z)
-        value = self.value_head(z).squeeze(-1)
-        belief = self.belief_head(z).unflatten(-1, (self.num_players - 1, NUM_ROLES))
-        h = h.squeeze(0)
-        if single:
-            return logits[0], value[0], belief[0], h
-        return logits, value, belief, h
-
-
 # --------------------------------------------------------------------------- checkpoint files
 def _atomic_save(obj: Any, path: Path) -> None:
     buf = io.BytesIO()
@@ -148,7 +70,7 @@ def _atomic_save(obj: Any, path: Path) -> None:
     atomic_write_bytes(path, buf.getvalue())
 
 
-def save_checkpoint(path: str | os.PathLike, net: PolicyNet, game_config: dict, train_config: dict | None = None,
+def save_checkpoint(path: str | os.PathLike, net: nn.Module, game_config: dict, train_config: dict | None = None,
                     training_state: dict | None = None, meta: dict | None = None) -> Path:
     """Write a checkpoint atomically (temporary file in the same folder, fsync, rename).
 
@@ -205,9 +127,9 @@ def load_checkpoint(path: str | os.PathLike) -> dict:
                          f"this is {treachery_env.__version__!r} (observations and actions may differ)")
     _check_finite(path, payload.get("model_state"))
     try:
-        net = PolicyNet(**payload["model_kwargs"])
+        net = build_network(payload["model_kwargs"])
         net.load_state_dict(payload["model_state"])
-    except (KeyError, TypeError, RuntimeError) as err:
+    except (KeyError, TypeError, RuntimeError, ValueError) as err:
         raise ValueError(f"checkpoint {str(path)!r} has weights that do not fit its network: {err}") from err
     payload["net"] = net
     return payload
@@ -229,7 +151,7 @@ def _cached(path: str, mtime_ns: int, size: int) -> dict:
     return load_checkpoint(path)
 
 
-def load_policy(path: str | os.PathLike) -> tuple[PolicyNet, dict]:
+def load_policy(path: str | os.PathLike) -> tuple[nn.Module, dict]:
     """The network (in eval mode) and game configuration of a checkpoint, cached
     per process by path, modification time and size (tournaments build a bot
     per game).
@@ -246,7 +168,7 @@ def load_policy(path: str | os.PathLike) -> tuple[PolicyNet, dict]:
     return net, payload["game_config"]
 
 
-def check_layout(net: "PolicyNet", path: str = "") -> None:
+def check_layout(net: nn.Module, path: str = "") -> None:
     """Refuse a network whose input and output sizes are not this
     ``treachery_env``'s observation and action sizes for its number of players
     (``obs_layout(n).size``, ``ActionLayout(n).size``): the observation or the
@@ -328,7 +250,8 @@ class PolicyAgent(BaseAgent):
         if obs.shape != (d,):
             raise ValueError(f"observation has shape {obs.shape}; this policy was trained on ({d},) "
                              f"({self.net.num_players} players)")
-        logits, _, belief, self.h = self.net(torch.from_numpy(obs)[None], self.h)
+        mask = torch.from_numpy(np.asarray(observation["action_mask"]))[None]
+        logits, _, belief, self.h = self.net(torch.from_numpy(obs)[None], self.h, mask=mask)
         self._belief = belief[0]
         lg = logits[0].numpy()[legal].astype(np.float64)
         if self.greedy:

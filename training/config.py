@@ -64,6 +64,10 @@ class TrainConfig:
             1 to ``n-1`` random seats and that kind fills the others.
         pool_size: frozen past policies kept for ``pool`` games.
         snapshot_every: iterations between adding the learner to the pool.
+        solo: in games that are not ``self``, the probability that the learner
+            holds exactly one seat, its dealt role drawn uniformly among the
+            table's roles (the evaluation condition; otherwise 1 to ``n-1``
+            random seats) [0, 1].
 
     PPO (Schulman et al. 2017) with GAE (Schulman et al. 2016):
         learning_rate, lr_schedule ("linear" to 0 over total_steps, which a time
@@ -85,12 +89,21 @@ class TrainConfig:
             the imitation phase (a behaviour-cloning anchor that keeps PPO
             near the expert where the reward signal is weak; 0 = none, and
             the expert then stops labelling).
+        anchor_schedule: "constant" (the anchor keeps ``imitation_coef``) or
+            "linear" (it decays from ``imitation_coef`` at the end of the
+            imitation phase to 0 at the end of the run, by the same progress
+            measure), so PPO is released from the expert's mistakes.
         expert: the rule-based bot imitated (a registered agent name such as
             ``heuristic`` or ``belief``; not ``random``, ``human`` or ``policy``;
             ``ismcts`` works but is slow).
 
-    Network:
-        hidden: encoder and GRU width.
+    Network (:mod:`agents.networks`):
+        arch: "entity" (every legal action scored from the features of what it
+            refers to) or "flat" (a fixed logit per action index).
+        hidden: torso and GRU width.
+        entity: width of the entity embeddings ("entity" only).
+        privileged_critic: the value head also reads every seat's true role
+            (training only; the actor never does).
 
     Game:
         game: :class:`GameConfig` fields (default 5 players, standard rules).
@@ -124,8 +137,13 @@ class TrainConfig:
     target_kl: float = 0.05
     imitation: float = 0.5
     imitation_coef: float = 0.5
+    anchor_schedule: str = "constant"
     expert: str = "heuristic"
+    solo: float = 0.0
+    arch: str = "flat"
     hidden: int = 256
+    entity: int = 64
+    privileged_critic: bool = False
     game: dict = field(default_factory=lambda: {"num_players": 5})
 
     def __post_init__(self) -> None:
@@ -151,7 +169,8 @@ class TrainConfig:
         for name in ("seed",):
             need(is_int(getattr(self, name)) and getattr(self, name) >= 0, name, "an int >= 0")
         for name in ("total_steps", "checkpoint_every", "keep_checkpoints", "workers", "games_per_worker",
-                     "rollout_steps", "pool_size", "snapshot_every", "epochs", "minibatch_steps", "bptt", "hidden"):
+                     "rollout_steps", "pool_size", "snapshot_every", "epochs", "minibatch_steps", "bptt", "hidden",
+                     "entity"):
             need(is_int(getattr(self, name)) and getattr(self, name) >= 1, name, "an int >= 1")
         need(is_num(self.time_budget_s) and self.time_budget_s >= 0, "time_budget_s", "seconds >= 0 (0 = no limit)")
         need(is_num(self.learning_rate) and 0 < self.learning_rate <= 1, "learning_rate", "a number in (0, 1]")
@@ -168,6 +187,10 @@ class TrainConfig:
              and sum(self.opponents.values()) > 0, "opponents",
              f"a table of non-negative weights over {list(OPPONENT_KINDS)} with a positive sum")
         need(is_num(self.imitation) and 0 <= self.imitation < 1, "imitation", "a fraction in [0, 1)")
+        need(is_num(self.solo) and 0 <= self.solo <= 1, "solo", "a probability in [0, 1]")
+        need(self.anchor_schedule in ("constant", "linear"), "anchor_schedule", "'constant' or 'linear'")
+        need(self.arch in ("flat", "entity"), "arch", "'flat' or 'entity'")
+        need(isinstance(self.privileged_critic, bool), "privileged_critic", "true or false")
         experts = sorted(set(agents.available()) - {"human", "policy", "random"})
         need(self.expert in experts, "expert", f"one of {experts}")
         need(isinstance(self.game, dict), "game", "a table of GameConfig fields")
@@ -177,6 +200,23 @@ class TrainConfig:
     def labels_expert(self) -> bool:
         """Whether the expert labels learner decisions (an imitation phase or an anchor)."""
         return self.imitation > 0 or self.imitation_coef > 0
+
+    def network_kwargs(self, obs_size: int, num_actions: int) -> dict:
+        """The ``model_kwargs`` of this run's network (:func:`agents.networks.build_network`)
+        for observations of ``obs_size`` and ``num_actions`` actions."""
+        n = int(self.game_config().num_players)
+        kw: dict = {"obs_size": obs_size, "num_actions": num_actions, "num_players": n, "hidden": self.hidden}
+        if self.arch == "entity":
+            kw = {"arch": "entity", **kw, "entity": self.entity}
+        if self.privileged_critic:
+            kw["privileged_size"] = 4 * n          # training.rollout.privileged_features
+        return kw
+
+    def anchor_coef(self, progress: float) -> float:
+        """The behaviour-cloning anchor's weight at run ``progress`` in [0, 1] (see ``anchor_schedule``)."""
+        if self.anchor_schedule == "constant" or progress <= self.imitation:
+            return float(self.imitation_coef)
+        return float(self.imitation_coef) * max(0.0, 1.0 - (progress - self.imitation) / (1.0 - self.imitation))
 
     def game_config(self) -> GameConfig:
         """The :class:`GameConfig` of the training games.

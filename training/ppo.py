@@ -1,6 +1,6 @@
 """Self-play PPO for Treachery (issue 5, DESIGN section 6).
 
-One shared recurrent policy (:class:`agents.policy.PolicyNet`) plays every
+One shared recurrent policy (:mod:`agents.networks`, flat or entity) plays every
 seat it holds; each iteration collects ``rollout_steps`` learner decisions
 from batched games against the opponent mix (:mod:`training.rollout`), then
 runs PPO (Schulman et al. 2017):
@@ -61,7 +61,8 @@ from tqdm import tqdm
 
 import treachery_env
 from agents.files import atomic_write_bytes
-from agents.policy import PolicyNet, load_checkpoint, masked_logits, save_checkpoint
+from agents.networks import build_network
+from agents.policy import load_checkpoint, masked_logits, save_checkpoint
 from treachery_env.rules import Role
 
 from .config import TrainConfig
@@ -105,8 +106,8 @@ def _merge(batches: list[dict]) -> dict:
     return out
 
 
-def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: dict, config: TrainConfig,
-               rng: np.random.Generator, imitate: bool = False) -> dict:
+def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: dict, config: TrainConfig,
+               rng: np.random.Generator, imitate: bool = False, anchor: float | None = None) -> dict:
     """One PPO update over a rollout batch (see module docstring).
 
     Args:
@@ -117,8 +118,8 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: dict, co
         rng: shuffles the chunks.
         imitate: minimise the cross-entropy to ``batch["expert"]`` instead of
             the PPO policy terms (imitation phase; no KL early stop).  Otherwise
-            labelled steps add ``config.imitation_coef`` times that cross-entropy
-            to the PPO loss.
+            labelled steps add ``anchor`` (default ``config.imitation_coef``)
+            times that cross-entropy to the PPO loss.
 
     Returns:
         means over minibatches of ``policy_loss``, ``value_loss``, ``entropy``,
@@ -129,6 +130,7 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: dict, co
         ``explained_variance`` of the rollout values and ``epochs_run``.
     """
     net.train()
+    anchor = config.imitation_coef if anchor is None else anchor
     t = {k: torch.from_numpy(v) for k, v in batch.items() if k != "segments"}
     chunks = make_chunks(batch["segments"], config.bptt)
     per_mb = max(1, config.minibatch_steps // config.bptt)
@@ -146,8 +148,9 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: dict, co
             flat = idx.clamp(min=0)
             obs = t["obs"][flat]                                           # (L, C, D)
             h0 = t["h"][flat[0]]
-            logits, value, belief, _ = net(obs, h0)
-            logits = masked_logits(logits, t["mask"][flat])
+            mask = t["mask"][flat]
+            logits, value, belief, _ = net(obs, h0, t["priv"][flat], mask=mask)
+            logits = masked_logits(logits, mask)
             logp_all = torch.log_softmax(logits, dim=-1)
             act = t["action"][flat]
             logp = logp_all.gather(-1, act.unsqueeze(-1)).squeeze(-1)
@@ -197,7 +200,7 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: dict, co
             if imitate:
                 loss = loss + il
             else:
-                loss = loss + policy_loss - config.ent_coef * ent + config.imitation_coef * il
+                loss = loss + policy_loss - config.ent_coef * ent + anchor * il
             optimizer.zero_grad()
             loss.backward()
             gn = torch.nn.utils.clip_grad_norm_(net.parameters(), config.max_grad_norm)
@@ -370,7 +373,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
     workers = WorkerPool(config, worker_seeds)
     try:
         obs_size, num_actions = _probe_sizes(game_config)
-        net = PolicyNet(obs_size, num_actions, game_config.num_players, config.hidden)
+        net = build_network(config.network_kwargs(obs_size, num_actions))
         optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
         pool: dict[int, dict] = {}
         steps = iteration = 0
@@ -417,7 +420,8 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             pool_changes = {}
             t1 = time.perf_counter()
             batch = _merge(batches)
-            metrics = ppo_update(net, optimizer, batch, config, pool_rng, imitate)
+            anchor = config.anchor_coef(done_frac)
+            metrics = ppo_update(net, optimizer, batch, config, pool_rng, imitate, anchor)
             t2 = time.perf_counter()
             iteration += 1
             steps += int(info["learner_steps"])
@@ -425,7 +429,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             iter_s = wall0 + (time.perf_counter() - t_start) - wall
             wall += iter_s
             metrics.update(_game_metrics(games))
-            metrics.update({"lr": lr, "imitating": float(imitate),
+            metrics.update({"lr": lr, "imitating": float(imitate), "anchor": 0.0 if imitate else anchor,
                             "perf/learner_steps_per_s": info["learner_steps"] / (t2 - t0),
                             "perf/agent_steps_per_s": info["decisions"] / (t2 - t0),
                             "perf/rollout_s": t1 - t0, "perf/update_s": t2 - t1,
@@ -509,7 +513,7 @@ def _truncate_metrics(path: Path, iteration: int) -> None:
     atomic_write_bytes(path, "".join(ln + "\n" for ln in keep).encode())
 
 
-def _checkpoint(run_dir: Path, net: PolicyNet, optimizer, pool: dict, config: TrainConfig, game_config,
+def _checkpoint(run_dir: Path, net: torch.nn.Module, optimizer, pool: dict, config: TrainConfig, game_config,
                 iteration: int, steps: int, wall: float, games: int, iter_s: float) -> Path:
     meta = {"iteration": iteration, "steps": steps, "wall_s": wall, "games": games, "machine": _machine(),
             "treachery_env": treachery_env.__version__}

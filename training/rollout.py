@@ -26,7 +26,9 @@ imitation phase and the behaviour-cloning anchor of :func:`training.ppo.train`
 Belief labels: at each learner decision, the true current role of every other
 seat that is face down and still in the game (relative seat order), ``-1``
 otherwise.  They are privileged and used only as the auxiliary loss's targets,
-never as inputs.
+never as inputs.  So are the privileged critic's inputs
+(:func:`privileged_features`, every seat's true role), recorded at each
+learner decision and read only by the value head (:mod:`agents.networks`).
 
 :class:`WorkerPool` runs collectors in worker processes (``spawn``), one torch
 thread each, receiving the learner's weights and pool changes every rollout.
@@ -43,14 +45,15 @@ import numpy as np
 import torch
 
 import agents
-from agents.policy import PolicyNet, masked_logits
+from agents.networks import build_network
+from agents.policy import masked_logits
 from treachery_env.env import raw_env
 from treachery_env.rules import Role
 from treachery_env.view import ViewBuilder
 
 from .config import TrainConfig
 
-__all__ = ["Collector", "WorkerPool", "GameStat", "compute_gae", "LEARNER"]
+__all__ = ["Collector", "WorkerPool", "GameStat", "compute_gae", "privileged_features", "LEARNER"]
 
 LEARNER = "learner"
 
@@ -85,6 +88,20 @@ class _Slot:
     roles: list = field(default_factory=list)      # dealt roles
     decisions: int = 0
     views: Any = None                              # ViewBuilder of the game, for the bots' info["view"]
+
+
+def privileged_features(game: Any, seat: int) -> np.ndarray:
+    """The privileged critic's input at ``seat``: every seat's true current role,
+    one-hot, in relative seat order (``seat`` first), float32 ``(4 n,)``.
+
+    Hidden information (face-down identities): training gives it to the value
+    head only (:mod:`agents.networks`), never to the actor or to a bot."""
+    ps = game.players
+    n = len(ps)
+    out = np.zeros(4 * n, np.float32)
+    for k in range(n):
+        out[4 * k + int(ps[(seat + k) % n].role)] = 1.0
+    return out
 
 
 def compute_gae(rewards: np.ndarray, values: np.ndarray, bootstrap: float, done: bool, gamma: float,
@@ -133,8 +150,9 @@ class Collector:
         probe = raw_env(config=self.game_config, view_in_info=False)
         self.obs_size = int(probe.observation_space("player_0")["observation"].shape[0])
         self.num_actions = int(probe.action_space("player_0").n)
-        self.net = PolicyNet(self.obs_size, self.num_actions, self.n, config.hidden).eval()
-        self.pool: dict[int, PolicyNet] = {}
+        self.net_kwargs = config.network_kwargs(self.obs_size, self.num_actions)
+        self.net = build_network(self.net_kwargs).eval()
+        self.pool: dict[int, torch.nn.Module] = {}
         self.retired: set[int] = set()     # removed from the pool, kept while games in progress use them
         kinds = list(config.opponents)
         w = np.array([config.opponents[k] for k in kinds], dtype=float)
@@ -158,7 +176,7 @@ class Collector:
             if state is None:
                 self.retired.add(pid)
             else:
-                net = PolicyNet(self.obs_size, self.num_actions, self.n, self.config.hidden).eval()
+                net = build_network(self.net_kwargs).eval()
                 net.load_state_dict({k: torch.as_tensor(v) for k, v in state.items()})
                 self.pool[pid] = net
 
@@ -174,8 +192,13 @@ class Collector:
         if kind == "self":
             ctrl: list = [LEARNER] * n
         else:
-            k = int(self.rng.integers(1, n))
-            learner = set(self.rng.choice(n, size=k, replace=False).tolist())
+            if self.rng.random() < self.config.solo:     # the evaluation condition, role-balanced
+                roles = [int(p.identity.role) for p in slot.env.game.players]
+                role = int(self.rng.choice(sorted(set(roles))))
+                learner = {int(self.rng.choice([s for s in range(n) if roles[s] == role]))}
+            else:
+                k = int(self.rng.integers(1, n))
+                learner = set(self.rng.choice(n, size=k, replace=False).tolist())
             if kind == "pool":
                 pid = int(self.rng.choice(active))
                 other: Any = ("pool", pid)
@@ -270,6 +293,7 @@ class Collector:
             float32 (N,), ``h`` float32 (N, H) (recurrent state before the
             step), ``belief_label`` int8 (N, n-1) (-1 = not scored), and
             ``expert`` int64 (N,) (the expert's action, -1 = not labelled),
+            ``priv`` float32 (N, 4n) (:func:`privileged_features`, for the critic),
             ``segments`` int64 (S, 2) of ``(start, length)``; ``games`` the
             :class:`GameStat` of games finished; ``info`` timing and counts.
         """
@@ -290,8 +314,11 @@ class Collector:
                 obs = torch.from_numpy(np.stack([o["observation"] for o in obs_dicts]))
                 mask = np.stack([o["action_mask"] for o in obs_dicts])
                 h = torch.from_numpy(np.stack([slot.h[seat] for slot, seat in items]))
-                logits, value, _, h_new = net(obs, h)
-                logits = masked_logits(logits, torch.from_numpy(mask))
+                priv = np.stack([privileged_features(slot.env.game, seat) for slot, seat in items]) \
+                    if key is LEARNER else None
+                mask_t = torch.from_numpy(mask)
+                logits, value, _, h_new = net(obs, h, None if priv is None else torch.from_numpy(priv), mask=mask_t)
+                logits = masked_logits(logits, mask_t)
                 logp_all = torch.log_softmax(logits, dim=-1)
                 actions = torch.multinomial(logp_all.exp(), 1, generator=self.gen).squeeze(1)
                 logp = logp_all.gather(1, actions[:, None]).squeeze(1)
@@ -299,7 +326,7 @@ class Collector:
                     if key is LEARNER:
                         expert = self._expert_action(slot, seat, obs_dicts[i]) if label_expert else -1
                         idx = buf.add(obs[i].numpy(), mask[i], int(actions[i]), float(logp[i]), float(value[i]),
-                                      slot.h[seat], self._belief_labels(slot, seat), expert)
+                                      slot.h[seat], self._belief_labels(slot, seat), expert, priv[i])
                         slot.seg[seat].append(idx)
                     slot.h[seat] = h_new[i].numpy().copy()
                     slot.env.step(int(actions[i]))
@@ -310,7 +337,8 @@ class Collector:
             obs = torch.from_numpy(np.stack([slot.env.game.observation(seat)["observation"]
                                              for slot, seat in open_segs]))
             h = torch.from_numpy(np.stack([slot.h[seat] for slot, seat in open_segs]))
-            _, value, _, _ = self.net(obs, h)
+            priv = torch.from_numpy(np.stack([privileged_features(slot.env.game, seat) for slot, seat in open_segs]))
+            _, value, _, _ = self.net(obs, h, priv)
             for i, (slot, seat) in enumerate(open_segs):
                 buf.close_segment(slot.seg[seat], 0.0, False, float(value[i]))
                 slot.seg[seat] = []
@@ -336,6 +364,7 @@ class _Buffer:
         self.h: list = []
         self.label: list = []
         self.expert: list = []
+        self.priv: list = []
         self.segments: list = []       # (indices, final reward, done, bootstrap value)
         self.games: list = []
         self.finished_decisions = 0
@@ -344,7 +373,7 @@ class _Buffer:
     def learner_steps(self) -> int:
         return len(self.action)
 
-    def add(self, obs, mask, action, logp, value, h, label, expert) -> int:
+    def add(self, obs, mask, action, logp, value, h, label, expert, priv) -> int:
         self.obs.append(obs)
         self.mask.append(mask)
         self.action.append(action)
@@ -353,6 +382,7 @@ class _Buffer:
         self.h.append(h)
         self.label.append(label)
         self.expert.append(expert)
+        self.priv.append(priv)
         return len(self.action) - 1
 
     def close_segment(self, idx: list, reward: float, done: bool, bootstrap: float) -> None:
@@ -391,7 +421,7 @@ class _Buffer:
             "action": np.asarray(self.action, np.int64)[o], "logp": np.asarray(self.logp, np.float32)[o],
             "value": values[o], "h": np.stack(self.h).astype(np.float32)[o],
             "belief_label": np.stack(self.label).reshape(-1, n - 1)[o],
-            "expert": np.asarray(self.expert, np.int64)[o],
+            "expert": np.asarray(self.expert, np.int64)[o], "priv": np.stack(self.priv)[o],
             "adv": np.concatenate(adv), "ret": np.concatenate(ret),
             "segments": np.asarray(segs, dtype=np.int64).reshape(-1, 2),
         }

@@ -1,0 +1,409 @@
+"""The policy networks: a flat MLP and an entity network that scores each action from its own features.
+
+Both are recurrent actor-critics with an auxiliary role-belief head and the
+same call, ``net(obs, h0, privileged=None) -> (logits, value, belief, h)``,
+so :mod:`training` and :class:`agents.policy.PolicyAgent` use either.
+``model_kwargs["arch"]`` (stored in every checkpoint) says which one a
+checkpoint holds: ``"flat"`` (:class:`PolicyNet`, the default of checkpoints
+written before the key existed) or ``"entity"`` (:class:`EntityNet`);
+:func:`build_network` makes one from those kwargs.
+
+**Privileged critic** (``privileged_size > 0``; the oracle critic of Suphx, Li
+et al. 2020, and the centralised value of MAPPO, Yu et al. 2022): the value
+head also reads a vector of hidden facts (``training.rollout.privileged_features``:
+every seat's true role) that only training has.  Nothing else reads it: the
+policy and belief logits are functions of the observations alone, so the
+actor still depends only on the seat's information set
+(``tests/test_networks.py`` checks it by changing the privileged input).
+Without that input (play time), ``value`` is ``None``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+__all__ = ["PolicyNet", "EntityNet", "build_network", "ARCHITECTURES", "NUM_ROLES"]
+
+NUM_ROLES = 4                      # Role.LEADER, GUARDIAN, ASSASSIN, TRAITOR (values 0..3)
+MASKED = -1e9                      # logit given to illegal actions
+
+
+def _check_sizes(**sizes: tuple[Any, int]) -> None:
+    for name, (v, lo) in sizes.items():
+        if not isinstance(v, int) or isinstance(v, bool) or v < lo:
+            raise ValueError(f"{name} must be an int >= {lo}, got {v!r}")
+
+
+def _mlp(i: int, h: int, o: int) -> nn.Sequential:
+    return nn.Sequential(nn.Linear(i, h), nn.ReLU(), nn.Linear(h, o), nn.ReLU())
+
+
+class _Critic(nn.Module):
+    """Value head: ``Linear(2H + P, H) -> ReLU -> Linear(H, 1)`` over the actor's
+    features ``z`` and (if ``P > 0``) the privileged vector."""
+
+    def __init__(self, z_size: int, privileged_size: int, hidden: int):
+        super().__init__()
+        self.privileged_size = privileged_size
+        self.net = nn.Sequential(nn.Linear(z_size + privileged_size, hidden), nn.ReLU(), nn.Linear(hidden, 1))
+        nn.init.orthogonal_(self.net[2].weight, 1.0)
+        nn.init.zeros_(self.net[2].bias)
+
+    def forward(self, z: torch.Tensor, privileged: torch.Tensor | None) -> torch.Tensor | None:
+        if self.privileged_size:
+            if privileged is None:
+                return None
+            if privileged.shape[-1] != self.privileged_size:
+                raise ValueError(f"privileged input has {privileged.shape[-1]} features; the critic reads "
+                                 f"{self.privileged_size}")
+            z = torch.cat([z, privileged.to(z.dtype)], dim=-1)
+        return self.net(z).squeeze(-1)
+
+
+def _run_core(core: nn.GRU, e: torch.Tensor, h0: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    out, h = core(e, h0.unsqueeze(0))
+    return torch.cat([e, out], dim=-1), h.squeeze(0)
+
+
+class PolicyNet(nn.Module):
+    """The flat recurrent actor-critic (``arch="flat"``): a fixed logit per action index.
+
+    Per decision of one seat (``D`` = observation size, ``A`` = action count,
+    ``n`` = players, ``H`` = ``hidden``)::
+
+        obs (D,) -> Linear(D,H) -> ReLU -> Linear(H,H) -> ReLU = e
+        e, h_prev -> GRU cell -> h                    (the seat's memory of the game)
+        z = concat(e, h) (2H,)
+        policy logits  Linear(2H, A)   masked by the action mask
+        value          Linear(2H, 1)   (or the privileged critic, see the module docstring)
+        belief logits  Linear(2H, 4(n-1))  role of each other seat, relative order
+
+    Args:
+        obs_size: observation vector length ``D`` (``obs_layout(n).size``).
+        num_actions: action count ``A`` (``ActionLayout(n).size``).
+        num_players: seats ``n`` (the belief head has ``4 (n-1)`` outputs).
+        hidden: width ``H`` of the encoder and of the GRU state.
+        privileged_size: features of the privileged critic's extra input (0 = none).
+
+    Raises:
+        ValueError: for non-positive sizes or fewer than 2 players.
+    """
+
+    arch = "flat"
+
+    def __init__(self, obs_size: int, num_actions: int, num_players: int, hidden: int = 256,
+                 privileged_size: int = 0):
+        super().__init__()
+        _check_sizes(obs_size=(obs_size, 1), num_actions=(num_actions, 1), num_players=(num_players, 2),
+                     hidden=(hidden, 1), privileged_size=(privileged_size, 0))
+        self.kwargs = {"obs_size": obs_size, "num_actions": num_actions, "num_players": num_players,
+                       "hidden": hidden}
+        if privileged_size:
+            self.kwargs["privileged_size"] = privileged_size
+        self.hidden = hidden
+        self.num_players = num_players
+        self.encoder = nn.Sequential(nn.Linear(obs_size, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
+        self.core = nn.GRU(hidden, hidden)
+        self.policy_head = nn.Linear(2 * hidden, num_actions)
+        self.belief_head = nn.Linear(2 * hidden, NUM_ROLES * (num_players - 1))
+        if privileged_size:
+            self.critic = _Critic(2 * hidden, privileged_size, hidden)
+        else:
+            self.value_head = nn.Linear(2 * hidden, 1)   # the layout of checkpoints written before the critic existed
+            nn.init.orthogonal_(self.value_head.weight, 1.0)
+            nn.init.zeros_(self.value_head.bias)
+        for m in self.encoder:
+            if isinstance(m, nn.Linear):
+                nn.init.orthogonal_(m.weight, np.sqrt(2))
+                nn.init.zeros_(m.bias)
+        nn.init.orthogonal_(self.policy_head.weight, 0.01)
+        nn.init.zeros_(self.policy_head.bias)
+
+    def initial_state(self, batch: int) -> torch.Tensor:
+        """Zero recurrent state, float32 ``(batch, H)``."""
+        return torch.zeros(batch, self.hidden)
+
+    def forward(self, obs: torch.Tensor, h0: torch.Tensor, privileged: torch.Tensor | None = None,
+                mask: torch.Tensor | None = None
+                ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor, torch.Tensor]:
+        """Run ``T`` consecutive decisions of ``B`` seats.
+
+        Args:
+            obs: float32 ``(T, B, D)`` (or ``(B, D)`` for one step).
+            h0: float32 ``(B, H)``, the state before the first step.
+            privileged: float32 ``(T, B, P)`` (or ``(B, P)``) for a privileged critic, else ignored.
+            mask: accepted for the same call as :class:`EntityNet` and ignored:
+                these logits are never masked.
+
+        Returns:
+            ``(logits (T, B, A), value (T, B) or None, belief_logits (T, B, n-1, 4), h (B, H))``
+            (without the ``T`` axis for a ``(B, D)`` input); logits are not
+            masked (see :func:`agents.policy.masked_logits`); ``value`` is None for a
+            privileged critic given no privileged input.
+        """
+        single = obs.dim() == 2
+        if single:
+            obs = obs.unsqueeze(0)
+            if privileged is not None:
+                privileged = privileged.unsqueeze(0)
+        z, h = _run_core(self.core, self.encoder(obs), h0)
+        logits = self.policy_head(z)
+        value = self.critic(z, privileged) if hasattr(self, "critic") else self.value_head(z).squeeze(-1)
+        belief = self.belief_head(z).unflatten(-1, (self.num_players - 1, NUM_ROLES))
+        if single:
+            return logits[0], None if value is None else value[0], belief[0], h
+        return logits, value, belief, h
+
+
+class EntityNet(nn.Module):
+    """The entity actor-critic (``arch="entity"``): every legal action is scored from its own features.
+
+    The observation vector (:mod:`treachery_env.observation`) is read as sets
+    of entities at the offsets of its :class:`~treachery_env.observation.ObsLayout`:
+    players (``n`` rows: the player block, its rows and columns of the public
+    harm and attack history, its talk block), creatures (``20 n`` slots),
+    attackable permanents (``4 (n + 1)``), own hand cards (15), stack objects
+    (10) and cards usable from other zones (8); every other feature (step,
+    decision kind, decision context, face-down exile, talk pairs and the last
+    message) is one *global* vector.  With ``E`` = ``entity`` and ``H`` = ``hidden``:
+
+    * each occupied creature, permanent, card and stack slot goes through its
+      kind's two-layer MLP to ``E`` (stack slots plus a learned embedding of
+      their depth); empty slots are zeros and left out of every mean;
+    * each player's features and the masked mean of its creatures go through
+      the player MLP to ``E`` (plus its relative-seat embedding);
+    * the torso ``Linear(H + n E + 4 E, H) -> ReLU`` reads the encoded global
+      vector, every player (in relative order) and the masked means of hand,
+      stack, other-zone cards and permanents; a GRU carries its output across
+      the seat's decisions; ``z = concat(e, h)`` (``2H``);
+    * **action scoring** (the state-action scoring of DouZero, Zha et al.
+      2021; attention-like pointer logits, Vinyals et al. 2015): action ``a``
+      has a key ``k_a = entity[ref(a)] + emb[a]``, where ``ref(a)`` is the
+      entity the action refers to (the creature of a PERM action, the player
+      of a PLAYER or a talk action about a seat, the card of a HAND action...,
+      none for PASS, UNVEIL X, CHOICE i...) and ``emb`` a learned per-index
+      embedding; its logit is ``w . relu(Q z + k_a) + b_a`` (only the legal
+      actions are scored when the mask is given);
+    * belief logits for relative seat ``i``: ``MLP(concat(z, player_i)) -> 4``;
+    * value: the critic over ``z`` (privileged or not, see the module docstring).
+
+    Args:
+        obs_size: observation length ``D``; must be ``obs_layout(num_players).size``.
+        num_actions: action count ``A``; must be ``ActionLayout(num_players).size``.
+        num_players: seats ``n``.
+        hidden: width ``H`` of the torso and the GRU state.
+        entity: width ``E`` of each entity embedding.
+        privileged_size: features of the privileged critic's extra input (0 = none).
+
+    Raises:
+        ValueError: for non-positive sizes, or sizes that are not this
+            ``treachery_env``'s layouts for ``num_players``.
+    """
+
+    arch = "entity"
+
+    def __init__(self, obs_size: int, num_actions: int, num_players: int, hidden: int = 256, entity: int = 64,
+                 privileged_size: int = 0):
+        super().__init__()
+        _check_sizes(obs_size=(obs_size, 1), num_actions=(num_actions, 1), num_players=(num_players, 2),
+                     hidden=(hidden, 1), entity=(entity, 1), privileged_size=(privileged_size, 0))
+        from treachery_env.actions import ActionLayout
+        from treachery_env.observation import obs_layout
+        n = num_players
+        L, AL = obs_layout(n), ActionLayout(n)
+        if (obs_size, num_actions) != (L.size, AL.size):
+            raise ValueError(f"the entity network reads this treachery_env's layouts for {n} players: observation "
+                             f"size {L.size} and {AL.size} actions, got {obs_size} and {num_actions}")
+        self.kwargs = {"arch": "entity", "obs_size": obs_size, "num_actions": num_actions, "num_players": n,
+                       "hidden": hidden, "entity": entity}
+        if privileged_size:
+            self.kwargs["privileged_size"] = privileged_size
+        self.hidden, self.num_players, E = hidden, n, entity
+        idx = _EntityIndex(L, AL)
+        self.register_buffer("global_idx", idx.global_idx, persistent=False)
+        self.register_buffer("player_idx", idx.player_idx, persistent=False)
+        self.register_buffer("action_ref", idx.action_ref, persistent=False)
+        self.blocks = idx.blocks                     # name -> (start, slots, features), contiguous blocks
+        pf = idx.player_idx.shape[1]
+        self.enc = nn.ModuleDict({name: _mlp(f, E, E) for name, (_, _, f) in self.blocks.items()})
+        self.player_enc = _mlp(pf + E, E, E)
+        self.global_enc = nn.Sequential(nn.Linear(idx.global_idx.numel(), hidden), nn.ReLU())
+        self.seat_emb = nn.Parameter(torch.zeros(n, E))            # relative seat of a player
+        self.depth_emb = nn.Parameter(torch.zeros(self.blocks["stack"][1], E))
+        self.torso = nn.Sequential(nn.Linear(hidden + n * E + 4 * E, hidden), nn.ReLU())
+        self.core = nn.GRU(hidden, hidden)
+        self.query = nn.Linear(2 * hidden, E)
+        self.action_emb = nn.Parameter(torch.randn(num_actions, E) * 0.1)
+        self.action_bias = nn.Parameter(torch.zeros(num_actions))
+        self.score = nn.Linear(E, 1)
+        nn.init.zeros_(self.score.bias)
+        self.belief_head = nn.Sequential(nn.Linear(2 * hidden + E, E), nn.ReLU(), nn.Linear(E, NUM_ROLES))
+        self.critic = _Critic(2 * hidden, privileged_size, hidden)
+
+    def initial_state(self, batch: int) -> torch.Tensor:
+        """Zero recurrent state, float32 ``(batch, H)``."""
+        return torch.zeros(batch, self.hidden)
+
+    def _slots(self, obs: torch.Tensor, name: str) -> tuple[torch.Tensor, torch.Tensor]:
+        """The encoded slots ``(..., S, E)`` of a block (zeros for empty slots) and their
+        presence ``(..., S)`` (float).  Only occupied slots go through the MLP: most
+        of the 100 creature slots and 15 hand slots are empty in most states."""
+        start, slots, f = self.blocks[name]
+        x = obs[..., start:start + slots * f].unflatten(-1, (slots, f))
+        present = (x[..., 0] > 0) if name in _FLAG_FIRST else (x.abs().sum(-1) > 0)
+        flat = x.reshape(-1, f)
+        rows = present.reshape(-1).nonzero(as_tuple=True)[0]
+        enc = self.enc[name]
+        out = flat.new_zeros(flat.shape[0], enc[-2].out_features).index_copy(0, rows, enc(flat[rows]))
+        return out.reshape(*x.shape[:-1], -1), present.to(obs.dtype)
+
+    @staticmethod
+    def _mean(x: torch.Tensor, present: torch.Tensor) -> torch.Tensor:
+        """Masked mean over the slot axis: ``(..., S, E), (..., S) -> (..., E)``."""
+        return (x * present.unsqueeze(-1)).sum(-2) / present.sum(-1, keepdim=True).clamp(min=1.0)
+
+    def _score(self, table: torch.Tensor, z: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+        """Action logits ``(..., A)`` from the entity table ``(..., R, E)`` and ``z``; with a
+        mask, only the legal actions are scored (the others get :data:`MASKED`), which
+        is what makes training affordable: a few legal actions of ``A``."""
+        kt, ke = table, self.action_emb                                          # (..., R, E), (A, E)
+        q = self.query(z)                                                        # (..., E)
+        if mask is None:
+            keys = kt[..., self.action_ref, :] + ke                              # (..., A, E)
+            return self.score(torch.relu(keys + q.unsqueeze(-2))).squeeze(-1) + self.action_bias
+        lead = z.shape[:-1]
+        m = mask.reshape(-1, mask.shape[-1]).bool()
+        row, act = m.nonzero(as_tuple=True)
+        kt = kt.reshape(-1, *kt.shape[-2:])
+        pre = kt[row, self.action_ref[act]] + ke[act] + q.reshape(-1, q.shape[-1])[row]
+        vals = self.score(torch.relu(pre)).squeeze(-1) + self.action_bias[act]
+        out = torch.full(m.shape, MASKED, dtype=vals.dtype, device=vals.device)
+        out = out.index_put((row, act), vals)
+        return out.reshape(*lead, mask.shape[-1])
+
+    def forward(self, obs: torch.Tensor, h0: torch.Tensor, privileged: torch.Tensor | None = None,
+                mask: torch.Tensor | None = None
+                ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor, torch.Tensor]:
+        """Run ``T`` consecutive decisions of ``B`` seats (same contract as :meth:`PolicyNet.forward`).
+
+        ``mask`` (``(T, B, A)`` or ``(B, A)``, nonzero = legal), when given, limits
+        the scoring to legal actions: the returned logits are then already
+        masked (illegal ones are :data:`MASKED`), and equal to the unmasked
+        logits at the legal actions.
+
+        Returns:
+            ``(logits (T, B, A), value (T, B) or None, belief_logits (T, B, n-1, 4), h (B, H))``
+            (without the ``T`` axis for a ``(B, D)`` input).
+        """
+        single = obs.dim() == 2
+        if single:
+            obs = obs.unsqueeze(0)
+            if privileged is not None:
+                privileged = privileged.unsqueeze(0)
+            if mask is not None:
+                mask = mask.unsqueeze(0)
+        n, E = self.num_players, self.seat_emb.shape[1]
+        cre, cre_p = self._slots(obs, "creatures")                     # (T, B, 20n, E)
+        walk, walk_p = self._slots(obs, "walkers")
+        hand, hand_p = self._slots(obs, "hand")
+        stack, stack_p = self._slots(obs, "stack")
+        stack = stack + self.depth_emb
+        other, other_p = self._slots(obs, "other")
+        per_owner = self._mean(cre.unflatten(-2, (n, -1)), cre_p.unflatten(-1, (n, -1)))   # (T, B, n, E)
+        players = self.player_enc(torch.cat([obs[..., self.player_idx], per_owner], dim=-1)) + self.seat_emb[:n]
+        g = self.global_enc(obs[..., self.global_idx])
+        pooled = [self._mean(hand, hand_p), self._mean(stack, stack_p), self._mean(other, other_p),
+                  self._mean(walk, walk_p)]
+        e = self.torso(torch.cat([g, players.flatten(-2), *pooled], dim=-1))
+        z, h = _run_core(self.core, e, h0)
+        # entity table in ActionLayout reference order: none, players, creatures, walkers, hand, stack, other
+        table = torch.cat([torch.zeros_like(players[..., :1, :]), players, cre, walk, hand, stack, other], dim=-2)
+        logits = self._score(table, z, mask)
+        zb = z.unsqueeze(-2).expand(*z.shape[:-1], n - 1, z.shape[-1])
+        belief = self.belief_head(torch.cat([zb, players[..., 1:, :]], dim=-1))
+        value = self.critic(z, privileged)
+        if single:
+            return logits[0], None if value is None else value[0], belief[0], h
+        return logits, value, belief, h
+
+
+_FLAG_FIRST = ("creatures", "walkers", "stack")   # blocks whose feature 0 is "present"
+
+
+class _EntityIndex:
+    """Where :class:`EntityNet`'s entities sit in the observation and which entity each action refers to.
+
+    Attributes:
+        blocks: ``{name: (start, slots, features)}`` for the contiguous slot
+            blocks creatures, walkers, hand, stack, other.
+        player_idx: int64 ``(n, F)``: observation indices of each relative
+            player's features (player block, history rows and columns, talk).
+        global_idx: int64 ``(G,)``: every other observation index.
+        action_ref: int64 ``(A,)``: row of the entity table (0 = none, then
+            players, creatures, walkers, hand, stack, other) each action refers to.
+    """
+
+    def __init__(self, L: Any, AL: Any):
+        from treachery_env.actions import MAX_HAND, MAX_OTHER, MAX_PERMS, MAX_STACK, MAX_WALKERS
+        from treachery_env.observation import N_CARDS, PLAYER_FEATURES, TALK_SPEAKER_FEATURES, WALKER_FEATURES
+        n = L.n
+        self.blocks = {"creatures": (L.creatures, n * MAX_PERMS, L.creature_features),
+                       "walkers": (L.walkers, (n + 1) * MAX_WALKERS, WALKER_FEATURES),
+                       "hand": (L.hand, MAX_HAND, N_CARDS),
+                       "stack": (L.stack, MAX_STACK, L.stack_features),
+                       "other": (L.other, MAX_OTHER, N_CARDS)}
+        used = np.zeros(L.size, bool)
+        for start, slots, f in self.blocks.values():
+            used[start:start + slots * f] = True
+        rows = []
+        for i in range(n):
+            r = list(range(L.players + i * PLAYER_FEATURES, L.players + (i + 1) * PLAYER_FEATURES))
+            for m in range(2):                                   # harm and attacks: row i (as source), column i
+                base = L.history + m * n * n
+                r += [base + i * n + j for j in range(n)] + [base + j * n + i for j in range(n)]
+            r += list(range(L.talk + i * TALK_SPEAKER_FEATURES, L.talk + (i + 1) * TALK_SPEAKER_FEATURES))
+            rows.append(r)
+        self.player_idx = torch.tensor(rows, dtype=torch.int64)
+        used[L.players:L.players + n * PLAYER_FEATURES] = True
+        used[L.talk:L.talk + n * TALK_SPEAKER_FEATURES] = True
+        self.global_idx = torch.from_numpy(np.flatnonzero(~used)).to(torch.int64)   # history stays global too
+        # entity table rows
+        first = {"players": 1}
+        first["creatures"] = first["players"] + n
+        first["walkers"] = first["creatures"] + n * MAX_PERMS
+        first["hand"] = first["walkers"] + (n + 1) * MAX_WALKERS
+        first["stack"] = first["hand"] + MAX_HAND
+        first["other"] = first["stack"] + MAX_STACK
+        ref = np.zeros(AL.size, np.int64)
+        ref[AL.HAND:AL.HAND + MAX_HAND] = first["hand"] + np.arange(MAX_HAND)
+        ref[AL.OTHER:AL.OTHER + MAX_OTHER] = first["other"] + np.arange(MAX_OTHER)
+        ref[AL.PLAYER:AL.PLAYER + n] = first["players"] + np.arange(n)
+        ref[AL.PERM:AL.PERM + n * MAX_PERMS] = first["creatures"] + np.arange(n * MAX_PERMS)
+        ref[AL.STACK:AL.STACK + MAX_STACK] = first["stack"] + np.arange(MAX_STACK)
+        ref[AL.WALKER:AL.WALKER + (n + 1) * MAX_WALKERS] = first["walkers"] + np.arange((n + 1) * MAX_WALKERS)
+        for a in range(AL.TALK, AL.CONCEDE):                     # talk actions about a seat point at that player
+            kind, subject, _ = AL.talk_decode(a)
+            if kind in ("accuse", "defend", "threaten", "protect", "offer"):
+                ref[a] = first["players"] + subject
+        self.action_ref = torch.from_numpy(ref)
+
+
+ARCHITECTURES = {"flat": PolicyNet, "entity": EntityNet}
+"""Network classes by ``model_kwargs["arch"]``."""
+
+
+def build_network(kwargs: dict) -> nn.Module:
+    """The network a checkpoint's ``model_kwargs`` describe (``arch`` absent: ``"flat"``).
+
+    Raises:
+        ValueError: for an unknown ``arch`` or bad sizes; TypeError for unknown keys.
+    """
+    kw = dict(kwargs)
+    arch = kw.pop("arch", "flat")
+    if arch not in ARCHITECTURES:
+        raise ValueError(f"unknown network architecture {arch!r}; known: {sorted(ARCHITECTURES)}")
+    return ARCHITECTURES[arch](**kw)

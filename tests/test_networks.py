@@ -1,0 +1,252 @@
+"""The policy networks (issue 13): shapes, masking, action scoring from entity
+features, the privileged critic's isolation from the actor, checkpoints, and
+the training condition and anchor schedule that go with them."""
+
+from __future__ import annotations
+
+import copy
+import random
+
+import numpy as np
+import pytest
+import torch
+
+from agents.networks import MASKED, EntityNet, PolicyNet, build_network
+from agents.policy import PolicyAgent, load_checkpoint, masked_logits, save_checkpoint
+from training.config import TrainConfig
+from training.ppo import ppo_update
+from training.rollout import Collector, privileged_features
+from treachery_env import GameConfig
+from treachery_env.actions import MAX_PERMS, ActionLayout
+from treachery_env.observation import obs_layout
+
+from scenario import random_game
+from test_information_sets import _permute_hidden
+from test_training import tiny
+
+
+def _entity(n: int = 5, priv: bool = True, seed: int = 0) -> EntityNet:
+    torch.manual_seed(seed)
+    return EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=32, entity=16,
+                     privileged_size=4 * n if priv else 0).eval()
+
+
+def _states(n: int = 5, count: int = 6) -> list:
+    """(observation dict, game, seat) at decisions of seeded random games."""
+    out = []
+    for seed in range(40):
+        g = random_game(seed, 30 + 17 * seed, n=n, max_turns=60)
+        if not g.is_over:
+            s = g.current_player
+            out.append((g.observation(s), g, s))
+        if len(out) == count:
+            break
+    return out
+
+
+def test_entity_network_shapes_and_masked_scoring():
+    n = 5
+    net = _entity(n)
+    states = _states(n)
+    obs = torch.from_numpy(np.stack([o["observation"] for o, _, _ in states]))
+    mask = torch.from_numpy(np.stack([o["action_mask"] for o, _, _ in states]))
+    priv = torch.from_numpy(np.stack([privileged_features(g, s) for _, g, s in states]))
+    B, A = len(states), ActionLayout(n).size
+    h0 = net.initial_state(B)
+    logits, value, belief, h = net(obs, h0, priv)
+    assert logits.shape == (B, A) and value.shape == (B,) and belief.shape == (B, n - 1, 4) and h.shape == (B, 32)
+    # with the mask only legal actions are scored, to the same values
+    ml, mv, mb, mh = net(obs, h0, priv, mask=mask)
+    legal = mask.bool()
+    torch.testing.assert_close(ml[legal], logits[legal], rtol=1e-5, atol=1e-5)
+    assert torch.all(ml[~legal] == MASKED)
+    torch.testing.assert_close(mv, value)
+    torch.testing.assert_close(mh, h)
+    # a sequence (T, B, D) gives the step-by-step results
+    seq = obs.unsqueeze(0).expand(3, B, -1)
+    sl, sv, sb, sh = net(seq, h0, priv.unsqueeze(0).expand(3, B, -1), mask=mask.unsqueeze(0).expand(3, B, -1))
+    assert sl.shape == (3, B, A) and sv.shape == (3, B) and sb.shape == (3, B, n - 1, 4)
+    torch.testing.assert_close(sl[0], ml)
+    _, _, _, h1 = net(obs, h0, priv)
+    _, _, _, h2 = net(obs, h1, priv)
+    _, _, _, h3 = net(obs, h2, priv)
+    torch.testing.assert_close(sh, h3, rtol=1e-5, atol=1e-5)
+
+
+def test_an_action_is_scored_from_the_features_of_what_it_refers_to():
+    """Swap two creature slots of one player: their PERM actions' logits swap
+    (with equal per-index embeddings), since the torso pools creatures without
+    order and each PERM logit reads its own slot's embedding."""
+    n = 5
+    net = _entity(n, priv=False)
+    L, AL = obs_layout(n), ActionLayout(n)
+    cf = L.creature_features
+    a, b = AL.perm(1, 2), AL.perm(1, 7)
+    with torch.no_grad():
+        net.action_emb[b] = net.action_emb[a]
+        net.action_bias[b] = net.action_bias[a]
+    obs = torch.zeros(L.size)
+    x = obs[L.creatures:L.creatures + n * MAX_PERMS * cf].view(n * MAX_PERMS, cf)
+    x[1 * MAX_PERMS + 2, :5] = torch.tensor([1.0, 0.3, 0.2, 0.0, 1.0])   # present, 3/2, tapped
+    x[1 * MAX_PERMS + 7, :5] = torch.tensor([1.0, 0.5, 0.5, 0.1, 0.0])   # present, 5/5, damaged
+    swapped = obs.clone()
+    y = swapped[L.creatures:L.creatures + n * MAX_PERMS * cf].view(n * MAX_PERMS, cf)
+    y[[1 * MAX_PERMS + 2, 1 * MAX_PERMS + 7]] = x[[1 * MAX_PERMS + 7, 1 * MAX_PERMS + 2]]
+    h0 = net.initial_state(1)
+    l1 = net(obs[None], h0)[0][0]
+    l2 = net(swapped[None], h0)[0][0]
+    assert not torch.isclose(l1[a], l1[b])
+    torch.testing.assert_close(l2[a], l1[b])
+    torch.testing.assert_close(l2[b], l1[a])
+
+
+def test_the_actor_never_reads_the_privileged_input():
+    """Policy and belief logits are the same whatever the critic's hidden input
+    says; only the value changes.  Without it (play time) the value is None."""
+    net = _entity(5)
+    states = _states(5)
+    obs = torch.from_numpy(np.stack([o["observation"] for o, _, _ in states]))
+    mask = torch.from_numpy(np.stack([o["action_mask"] for o, _, _ in states]))
+    h0 = torch.randn(len(states), 32)
+    true = torch.from_numpy(np.stack([privileged_features(g, s) for _, g, s in states]))
+    lies = true[:, torch.randperm(true.shape[1], generator=torch.Generator().manual_seed(1))]
+    l1, v1, b1, h1 = net(obs, h0, true, mask=mask)
+    l2, v2, b2, h2 = net(obs, h0, lies, mask=mask)
+    l3, v3, b3, h3 = net(obs, h0, mask=mask)
+    for other in ((l2, b2, h2), (l3, b3, h3)):
+        torch.testing.assert_close(other[0], l1, rtol=0, atol=0)
+        torch.testing.assert_close(other[1], b1, rtol=0, atol=0)
+        torch.testing.assert_close(other[2], h1, rtol=0, atol=0)
+    assert not torch.allclose(v1, v2) and v3 is None
+    # and the gradient of the actor's outputs reaches no privileged weight
+    net.zero_grad()
+    l, _, b, _ = net(obs, h0, true)
+    (l.sum() + b.sum()).backward()
+    first = net.critic.net[0]
+    assert first.weight.grad is None or torch.all(first.weight.grad == 0)
+
+
+def test_privileged_features_are_every_seats_true_role_relative():
+    g = random_game(3, 40, n=5, max_turns=60)
+    f = privileged_features(g, 2)
+    assert f.dtype == np.float32 and f.shape == (20,)
+    roles = [int(p.role) for p in g.players]
+    assert [int(np.argmax(f[4 * k:4 * k + 4])) for k in range(5)] == [roles[(2 + k) % 5] for k in range(5)]
+    assert f.sum() == 5
+
+
+def test_entity_policy_bot_uses_only_its_information_set(tmp_path):
+    """The entity policy as a bot: permuting hidden information changes neither
+    its action nor its beliefs (its critic is privileged but never runs at play time)."""
+    n = 5
+    cfg = GameConfig(num_players=n)
+    path = save_checkpoint(tmp_path / "e.pt", _entity(n, seed=4), cfg.to_dict())
+    checked = 0
+    for seed in range(8):
+        g = random_game(seed, 40 + 30 * seed, n=n, max_turns=60)
+        if g.is_over:
+            continue
+        s = g.current_player
+        bot = PolicyAgent(path, seed=seed)
+        bot.reset(s)
+        ref = copy.deepcopy(bot)
+        want = ref.act(g.observation(s), {})
+        assert g.observation(s)["action_mask"][want]
+        rng = random.Random(seed)
+        for _ in range(3):
+            other = copy.deepcopy(bot)
+            h = _permute_hidden(g, s, rng)
+            assert other.act(h.observation(s), {}) == want
+            assert other.beliefs() == ref.beliefs()
+            checked += 1
+    assert checked >= 12
+
+
+def test_checkpoints_say_which_network_they_hold(tmp_path):
+    n = 4
+    L, AL = obs_layout(n), ActionLayout(n)
+    ent = EntityNet(L.size, AL.size, n, hidden=16, entity=8, privileged_size=16)
+    p = load_checkpoint(save_checkpoint(tmp_path / "e.pt", ent, {"num_players": n}))
+    assert isinstance(p["net"], EntityNet) and p["model_kwargs"]["arch"] == "entity"
+    for k, v in ent.state_dict().items():
+        assert torch.equal(p["net"].state_dict()[k], v)
+    flat = PolicyNet(L.size, AL.size, n, hidden=8)              # written before "arch" existed: no key
+    assert "arch" not in flat.kwargs
+    assert isinstance(load_checkpoint(save_checkpoint(tmp_path / "f.pt", flat, {"num_players": n}))["net"], PolicyNet)
+    with pytest.raises(ValueError, match="unknown network architecture 'transformer'"):
+        build_network({"arch": "transformer", "obs_size": 1})
+    with pytest.raises(ValueError, match="layouts for 4 players"):
+        EntityNet(L.size + 1, AL.size, n)
+    payload = torch.load(tmp_path / "e.pt", weights_only=True)
+    payload["model_kwargs"]["arch"] = "transformer"
+    torch.save(payload, tmp_path / "bad.pt")
+    with pytest.raises(ValueError, match="do not fit its network.*transformer"):
+        load_checkpoint(tmp_path / "bad.pt")
+
+
+def test_flat_network_with_a_privileged_critic():
+    net = PolicyNet(10, 7, 4, hidden=8, privileged_size=16)
+    obs, h0 = torch.randn(3, 10), torch.zeros(3, 8)
+    l1, v1, b1, _ = net(obs, h0, torch.zeros(3, 16))
+    l2, v2, b2, _ = net(obs, h0, torch.ones(3, 16))
+    assert torch.equal(l1, l2) and torch.equal(b1, b2) and not torch.allclose(v1, v2)
+    assert net(obs, h0)[1] is None
+    with pytest.raises(ValueError, match="privileged input has 3 features; the critic reads 16"):
+        net(obs, h0, torch.zeros(3, 3))
+
+
+# --------------------------------------------------------------------------- training with them
+def test_solo_games_give_the_learner_one_seat_of_each_role_equally(tmp_path):
+    cfg = tiny(tmp_path, opponents={"random": 1}, solo=1.0, games_per_worker=4)
+    col = Collector(cfg, seed=2)
+    roles = []
+    for _ in range(400):
+        slot = col._new_game(col.slots[0])
+        learner = [s for s, c in enumerate(slot.ctrl) if c == "learner"]
+        assert len(learner) == 1
+        roles.append(int(slot.roles[learner[0]]))
+    counts = np.bincount(roles, minlength=4)
+    # 4 players: a Leader, two Assassins, a Traitor and no Guardian; each role present
+    # drawn uniformly (not each seat): about 133 of 400 each, sd about 9.4
+    assert counts[1] == 0 and counts[[0, 2, 3]].min() >= 100 and counts.max() <= 166, counts
+    mixed = Collector(tiny(tmp_path, opponents={"random": 1}, solo=0.0), seed=2)
+    sizes = {sum(c == "learner" for c in mixed._new_game(mixed.slots[0]).ctrl) for _ in range(60)}
+    assert sizes == {1, 2, 3}
+
+
+def test_anchor_schedule():
+    c = TrainConfig(imitation=0.2, imitation_coef=0.5, anchor_schedule="linear")
+    assert c.anchor_coef(0.1) == 0.5 and c.anchor_coef(0.2) == 0.5
+    assert c.anchor_coef(0.6) == pytest.approx(0.25) and c.anchor_coef(1.0) == 0.0
+    assert TrainConfig(imitation=0.2, imitation_coef=0.5).anchor_coef(0.9) == 0.5
+    with pytest.raises(ValueError, match="anchor_schedule"):
+        TrainConfig(anchor_schedule="cosine")
+    with pytest.raises(ValueError, match="solo"):
+        TrainConfig(solo=1.5)
+    with pytest.raises(ValueError, match="arch"):
+        TrainConfig(arch="mlp")
+
+
+def test_entity_rollouts_and_updates_learn_the_expert(tmp_path):
+    """End to end on the tiny config: the entity network with a privileged critic
+    collects a batch (with the critic's inputs) and imitation updates fit the expert."""
+    cfg = tiny(tmp_path, arch="entity", entity=16, privileged_critic=True, imitation=0.5, epochs=1,
+               opponents={"self": 1, "heuristic": 1}, solo=0.5)
+    torch.manual_seed(0)
+    col = Collector(cfg, seed=1)
+    assert isinstance(col.net, EntityNet) and col.net.kwargs["privileged_size"] == 16
+    batch, _, _ = col.collect(400, label_expert=True)
+    assert batch["priv"].shape == (len(batch["action"]), 16) and np.all(batch["priv"].sum(1) == 4)
+    opt = torch.optim.Adam(col.net.parameters(), lr=1e-3)
+    rng = np.random.default_rng(0)
+    hist = [ppo_update(col.net, opt, batch, cfg, rng, imitate=True) for _ in range(40)]
+    assert hist[-1]["imitation_loss"] < 0.65 * hist[0]["imitation_loss"]
+    assert hist[-1]["imitation_accuracy"] > hist[0]["imitation_accuracy"] + 0.2
+    assert np.isfinite(hist[-1]["value_loss"])
+    ppo = ppo_update(col.net, opt, batch, cfg, rng, anchor=0.0)      # the PPO objective runs too
+    assert np.isfinite(ppo["policy_loss"]) and ppo["epochs_run"] >= 1
+    # masked_logits leaves the entity network's masked logits unchanged
+    o = torch.from_numpy(batch["obs"][:4])
+    m = torch.from_numpy(batch["mask"][:4])
+    lg = col.net(o, col.net.initial_state(4), mask=m)[0]
+    assert torch.equal(masked_logits(lg, m), lg)
