@@ -1134,7 +1134,8 @@ def social_tables(res: dict) -> str:
     tp = res.get("teamplay")
     if tp and tp.get("candidates"):
         out += [f"Team play with partner `{tp['partner']}` (team win rate; together: the agent holds every seat "
-                "of the team, mixed: one seat, the partner the others; gain = together - mixed, normal 95%):", "",
+                "of the team, mixed: one seat, the partner the others; Wilson 95%; gain = together - mixed, "
+                "Newcombe 95%):", "",
                 "| agent | team | together | mixed | mixed by the agent's role | partner only | gain |",
                 "|---|---|---|---|---|---|---|"]
         for lab, per in tp["candidates"].items():
