@@ -24,6 +24,7 @@ use: more processes than that only compete for the same cores.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import os
 import sys
@@ -151,13 +152,19 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--workers", type=int, default=1,
                    help="worker processes (default 1; at most 4 per CPU)")
     e.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
-    e.add_argument("--mode", choices=["rotate", "substitution", "crossplay"], default="rotate",
+    e.add_argument("--mode", choices=["rotate", "substitution", "crossplay", "teammates"], default="rotate",
                    help="rotate: every agent through every seat of each deal; substitution: one agent "
                         "replaces one seat of a reference population; crossplay: one agent holds a whole "
-                        "team, another the rest")
+                        "team, another the rest; teammates: an agent holds a whole team, or one seat of it "
+                        "with the reference as team-mates (team-play win rates)")
     e.add_argument("--reference", default=None,
-                   help="reference agent label for --mode substitution (default: the last agent)")
+                   help="reference agent label for --mode substitution, the partner for --mode teammates "
+                        "(default: the last agent)")
+    e.add_argument("--talk", default=None, choices=["structured", "none"],
+                   help="table talk: structured (the default) or none (the silent game)")
     e.add_argument("--no-beliefs", action="store_true", help="do not score beliefs() (deduction metrics)")
+    e.add_argument("--no-observer", action="store_true",
+                   help="do not run the fixed public observer (no bluffing numbers, no talk belief shifts)")
     e.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     t = sub.add_parser("train", help="self-play PPO training (then optionally an evaluation)",
@@ -209,7 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _evaluate(args: argparse.Namespace) -> int:
     import agents
 
-    from .evaluate import entrants_from_specs, evaluate, per_role_table
+    from .evaluate import entrants_from_specs, evaluate, per_role_table, social_tables
 
     try:   # argument errors: reported as usage errors (exit status 2)
         config = game_config_from_args(args)
@@ -227,9 +234,13 @@ def _evaluate(args: argparse.Namespace) -> int:
             raise ValueError(f"--seed must be >= 0, got {args.seed}")
         if args.mode == "crossplay" and len(set(specs)) < 2:
             raise ValueError("--mode crossplay needs at least two different agents")
+        if args.mode == "teammates" and len(specs) < 2:
+            raise ValueError("--mode teammates needs a candidate and a partner agent")
+        if args.talk is not None:
+            config = dataclasses.replace(config, talk=args.talk)
         res = evaluate(specs, games=args.games, seed=args.seed, workers=args.workers, mode=args.mode,
                        reference=args.reference, config=config, record_beliefs=not args.no_beliefs,
-                       progress=not args.no_progress, out_dir=args.out)
+                       progress=not args.no_progress, out_dir=args.out, observer=not args.no_observer)
     except ValueError as err:
         print(f"treachery evaluate: error: {err}", file=sys.stderr)
         return 2
@@ -244,6 +255,9 @@ def _evaluate(args: argparse.Namespace) -> int:
         for lab, per in sub["candidates"].items():
             d = per["overall"]
             print(f"substitution delta of {lab} vs {sub['reference']}: {d['delta']:+.3f} (n={d['pairs']})")
+    social_md = social_tables(res)
+    if social_md:
+        print(social_md)
     print(f"results in {Path(args.out) / 'results.json'}, results.md and PNG plots")
     return 0
 

@@ -19,6 +19,12 @@ deals, as in duplicate bridge), so luck of the deal cancels out:
   B and every team T, A holds all seats of team T and B all the others.  The
   cross-play matrix is then A's win rate over those games (with a breakdown
   by A's team); in the other modes it is the mixed-table definition below.
+* ``mode="teammates"`` (:func:`teammate_schedule`): team play; per deal one
+  game with the partner (``reference``, default the last entrant) in every
+  seat, then for each candidate C and each team T of two or more seats (the
+  Leader with the Guardians; the Assassins) one game with C in every seat of
+  T and, for each seat of T, one with C in that seat alone and the partner
+  in the other seats of T; the partner holds every seat outside T.
 
 Metrics (:func:`summarize`): per-role and per-team win rates with 95% Wilson
 intervals (roles are the roles *dealt*, which the rotation balances; a win is
@@ -46,6 +52,77 @@ give to the true role of X's seats while they are face-down Traitors or
 Assassins (lower is better cover).  Bots without ``beliefs()`` get no
 deduction or deception numbers (no probe is trained for them).
 
+Bluffing, cooperation and talk (:mod:`training.social`) are measured for
+every entrant, whatever it is (a trained policy, a rule bot), against fixed
+yardsticks that do not depend on who else sits at the table:
+
+**The observer.**  A passive spectator runs the belief bot's Bayesian model
+(:class:`agents.belief.RoleBelief` with its default parameters; the same for
+every entrant and every evaluation) on a *public* view of the game
+(:func:`training.social.public_view`): seat 0's view with every private item
+removed (the identity and role of each seat not publicly known, hands,
+other-zone permissions, the pending decision, face-down exile, the
+Undercover flag and log entries not shown to all).  A role is publicly known
+when the identity card is face up or was shown to every player.  The model is
+a pure function of that view (harm, attacks, talk, what is face up, the
+identity deck's role counts), recomputed at every use, so it is "updated each
+turn" exactly; it never plays a seat and never sees hidden information.
+Each face-down seat's **public prior** is the identity deck minus the
+publicly known roles, spread evenly over the seats not publicly known.
+
+**Bluffing** of entrant X (``res["bluffing"][X]``): the rows are X's
+*face-down turns* as a Traitor or an Assassin: for every turn ``t >= 1`` of
+every game (every player's turn, not only X's), the state at the first
+decision of the next turn is scored for each seat that is still in the game
+and whose role is not publicly known; the last turn of a game is not scored
+(the game's end reveals every identity).  A row **holds cover** when the
+observer's probability of the seat's true role is at most the public prior
+of that role (``p_obs <= prior + 1e-9``; no evidence at all counts as cover
+held).  Reported: ``rate`` = rows holding cover / ``n`` rows, with the 95%
+Wilson interval, overall and by role (Assassin, Traitor), and the mean
+``p_obs`` and mean prior of those rows (units: probability).  The interval
+treats turns as independent; turns of one game are correlated, so it is
+optimistic.
+
+**Cooperation** of entrant X (``res["cooperation"][X]``): the unit is a
+seat-game in which X's seat was a Guardian (its current role at some
+decision).  Between two consecutive decisions of the game (and after the
+last one) the growth of the engine's public matrices ``Game.harm[i][j]``
+(damage and life loss seat i's spells, abilities and creatures caused to seat
+j and j's creatures, in life points) and ``Game.attacks[i][j]`` (creatures i
+declared as attacking player j) is attributed to seat ``i`` if it was a
+Guardian at the earlier decision, with the Leaders and aggressors of that
+moment: ``harm_leader`` and ``attacks_leader`` count the acts whose target j
+was a face-up Leader (``Game.is_leader_player``); ``protect_harm`` and
+``protect_attacks`` count the acts whose target j was an *aggressor*, a seat
+other than the Leader that had by then attacked or harmed a face-up Leader
+(cumulative ``harm[j][L] + attacks[j][L] > 0``).  Blocks are not a form of
+protection here: in multiplayer only the defending player blocks for itself
+(CR 509.1a, 802), so a Guardian cannot block for the Leader.  Reported: the
+mean per Guardian seat-game of each of the four counts (life points,
+creatures) with a normal 95% interval (lower end clipped at 0), and the
+shares of seat-games with any hostile act towards the Leader and with any
+protective act (Wilson).
+
+**Team play** (``res["teamplay"]``, ``mode="teammates"`` only): per
+candidate C and team T, the team's win rate (a win of any seat of T: team
+members win together) in the games where C holds every seat of T
+(``together``: copies of C are team-mates), in those where C holds one seat
+of T and the partner the others (``mixed``, and by C's dealt role), and in
+the partner-only games (``partner``), each with its Wilson interval; ``gain``
+is together - mixed with Newcombe's hybrid score interval.
+
+**Talk** (``res["talk"][X]``, when ``GameConfig.talk`` is ``"structured"``):
+every role claim ("I am a R", :mod:`treachery_env.engine.talk`) X made.  A
+claim is **false** when the claimed role differs from X's current role when
+it spoke.  Reported by that true role and overall: the share of false claims
+(Wilson), the counts of each claimed role, and the **shift** of the claims X
+made while its role was not public: the observer's probability of the
+claimed role for X right after the claim minus right before it (the same
+state with and without that message: talking changes nothing else), mean
+with a normal 95% interval, separately for false and for true claims
+(units: probability).
+
 Determinism: every game builds fresh bots whose seeds, like the environment
 seed, derive from ``(seed, deal, rotation, seat)`` with
 :class:`numpy.random.SeedSequence`; games are independent and results are
@@ -62,7 +139,7 @@ import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -75,12 +152,14 @@ from treachery_env import GameConfig
 from treachery_env.env import raw_env
 from treachery_env.rules import Role, Team, role_distribution, team_of
 
+from . import social
+
 __all__ = [
     "Entrant", "GameTask", "GameRecord", "wilson_interval", "entrants_from_specs",
-    "rotation_schedule", "substitution_schedule", "crossplay_schedule", "dealt_roles", "MODES", "play_task", "run_tasks",
+    "rotation_schedule", "substitution_schedule", "crossplay_schedule", "teammate_schedule", "dealt_roles", "MODES", "play_task", "run_tasks",
     "score_belief", "deduction_metrics", "summarize", "evaluate",
     "render_markdown", "write_results", "atomic_write_bytes", "per_role_table", "substitution_table",
-    "beats_in_every_role",
+    "beats_in_every_role", "social_tables",
 ]
 
 ROLES = (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)
@@ -166,9 +245,12 @@ class GameTask:
         specs: agent spec per seat.
         agent_seeds: bot seed per seat.
         kind: ``"rotate"``, ``"reference"`` (all-reference game of a
-            substitution deal) or ``"substitute"``.
-        focus_seat: the substituted seat (``"substitute"`` games), else -1.
-        focus: the entrant whose seats a ``"crossplay"`` game measures.
+            substitution deal), ``"substitute"``, ``"crossplay"``, or one of
+            :func:`teammate_schedule`'s ``"team_partner"``,
+            ``"team_together"``, ``"team_mixed"``.
+        focus_seat: the substituted seat (``"substitute"`` games), the
+            candidate's seat (``"team_mixed"``), else -1.
+        focus: the entrant whose seats a ``"crossplay"`` or team-play game measures.
     """
 
     index: int
@@ -226,7 +308,7 @@ def rotation_schedule(entrants: Sequence[Entrant], num_players: int, num_deals: 
     return tasks
 
 
-MODES = ("rotate", "substitution", "crossplay")
+MODES = ("rotate", "substitution", "crossplay", "teammates")
 
 
 def _sides(num_players: int, variant: str = "standard") -> list:
@@ -247,6 +329,8 @@ def games_per_deal(mode: str, num_entrants: int, num_players: int, variant: str 
         return 1 + (num_entrants - 1) * num_players
     if mode == "crossplay":
         return num_entrants + num_entrants * (num_entrants - 1) * len(_sides(num_players, variant))
+    if mode == "teammates":
+        return 1 + (num_entrants - 1) * sum(1 + c for c in _team_sizes(role_distribution(num_players, variant)))
     raise ValueError(f"unknown mode {mode!r}; allowed: {list(MODES)}")
 
 
@@ -297,6 +381,59 @@ def crossplay_schedule(entrants: Sequence[Entrant], config: GameConfig, num_deal
     return tasks
 
 
+def _team_sizes(dist: dict) -> list[int]:
+    """Seats of each team with two or more seats (Leader team, Assassins), in
+    Team order; each Traitor is a team of one."""
+    sizes = {}
+    for r, c in dist.items():
+        if c > 0 and team_of(r) != Team.TRAITOR:
+            sizes[team_of(r)] = sizes.get(team_of(r), 0) + c
+    return [sizes[t] for t in sorted(sizes) if sizes[t] >= 2]
+
+
+def teammate_schedule(partner: Entrant, candidates: Sequence[Entrant], config: GameConfig, num_deals: int,
+                      seed: int = 0) -> list[GameTask]:
+    """Team play: per deal, one partner-only game (``kind="team_partner"``),
+    then for each candidate C and each team T of two or more seats by dealt
+    role (the Leader with the Guardians, the Assassins): one game in which C
+    holds every seat of T (``"team_together"``: copies of C are team-mates)
+    and, for each seat s of T, one in which C holds s alone and the partner
+    the other seats of T (``"team_mixed"``, ``focus_seat=s``); the partner
+    holds every seat outside T.  ``GameTask.focus`` names C (the partner in
+    the partner-only game); all games of a deal share its environment seed.
+
+    Raises:
+        ValueError: for no candidates, ``num_deals < 0`` or a table without a
+            team of two or more seats.
+    """
+    if not candidates or num_deals < 0:
+        raise ValueError("need at least one candidate besides the partner and num_deals >= 0")
+    if not _team_sizes(config.distribution()):
+        raise ValueError("mode 'teammates' needs a team of two or more seats (e.g. 5+ players)")
+    n = config.num_players
+    tasks: list[GameTask] = []
+    for d in range(num_deals):
+        env_seed = _env_seed(seed, d)
+        teams = [team_of(Role(r)) for r in dealt_roles(config, env_seed)]
+        tasks.append(GameTask(len(tasks), d, env_seed, (partner.label,) * n, (partner.spec,) * n,
+                              tuple(_seed(seed, d, 0, s, 0x7EA) for s in range(n)), "team_partner", -1,
+                              partner.label))
+        for ci, c in enumerate(candidates):
+            for side in sorted(set(teams)):
+                seats = [s for s in range(n) if teams[s] == side]
+                if side == Team.TRAITOR or len(seats) < 2:
+                    continue
+                for focus in [-1] + seats:
+                    mine = seats if focus < 0 else [focus]
+                    lineup = [c if s in mine else partner for s in range(n)]
+                    tasks.append(GameTask(len(tasks), d, env_seed, tuple(e.label for e in lineup),
+                                          tuple(e.spec for e in lineup),
+                                          tuple(_seed(seed, d, 1 + ci, int(side), focus + 1, s, 0x7EB)
+                                                for s in range(n)),
+                                          "team_together" if focus < 0 else "team_mixed", focus, c.label))
+    return tasks
+
+
 def substitution_schedule(reference: Entrant, candidates: Sequence[Entrant], num_players: int,
                           num_deals: int, seed: int = 0) -> list[GameTask]:
     """Per deal: one all-reference game, then each candidate in each seat with the
@@ -342,6 +479,10 @@ class GameRecord:
         deduction: float64 rows ``(turn, observer, target, true role, p(true),
             Brier, top-1, prior p(true), prior Brier, prior top-1)``; see
             :func:`score_belief`.
+        observer: float64 rows of the fixed public observer (columns
+            :data:`training.social.OBS_COLS`), for the bluffing metric.
+        claims: float64 rows, one per role claim (:data:`training.social.CLAIM_COLS`).
+        coop: float64 ``(seats, 5)`` Guardian counters (:data:`training.social.COOP_COLS`).
     """
 
     task: GameTask
@@ -353,6 +494,9 @@ class GameRecord:
     decisions: int
     times: list
     deduction: np.ndarray
+    observer: np.ndarray = field(default_factory=lambda: np.zeros((0, len(social.OBS_COLS))))
+    claims: np.ndarray = field(default_factory=lambda: np.zeros((0, len(social.CLAIM_COLS))))
+    coop: np.ndarray = field(default_factory=lambda: np.zeros((0, len(social.COOP_COLS))))
 
 
 def _normalize_belief(belief: Any) -> np.ndarray | None:
@@ -409,12 +553,17 @@ def _public_prior(dist: dict, players: list, observer: int) -> np.ndarray:
     return counts / counts.sum() if counts.sum() > 0 else np.full(4, 0.25)
 
 
-def play_task(task: GameTask, config: GameConfig, record_beliefs: bool = True) -> GameRecord:
+def play_task(task: GameTask, config: GameConfig, record_beliefs: bool = True,
+              observer: bool = True) -> GameRecord:
     """Play one scheduled game through the PettingZoo environment.
 
     The evaluator reads the engine (``env.game``) only to score: the dealt and
     true roles and which seats are face down; bots see only their own
-    observation and info, as in :func:`agents.play.play_game`.
+    observation and info, as in :func:`agents.play.play_game`.  A
+    :class:`training.social.SocialTracker` follows the game for the bluffing,
+    cooperation and talk metrics; with ``observer`` the fixed public observer
+    scores every turn and claim (it is never a seat and reads only
+    :func:`training.social.public_view`).
 
     Raises:
         ValueError: if the line-up size differs from ``config.num_players`` or a
@@ -427,20 +576,28 @@ def play_task(task: GameTask, config: GameConfig, record_beliefs: bool = True) -
     dist = config.distribution()     # the public identity deck (TR2.3): role_counts or the variant's
     times: list[list[float]] = [[] for _ in range(n)]
     last_belief: dict[tuple[int, int], list] = {}
+    tracker = social.SocialTracker(n, dist, social.PublicObserver() if observer else None)
+    live: list = []
 
     def observe(g, seat: int, bot, seconds: float) -> None:
         times[seat].append(seconds)
+        if not live:
+            live.append(g)
+        tracker.update(g)
         if record_beliefs and hasattr(bot, "beliefs"):
             rows = _deduction_rows(bot.beliefs(), g, seat, dist)
             if rows is not None:
                 last_belief[(seat, g.turn)] = rows
 
     res = play_game(bots, config, seed=task.env_seed, on_decision=observe)
+    if live:
+        tracker.finish(live[0])
     rows = [r for key in sorted(last_belief) for r in last_belief[key]]
+    obs_rows, claim_rows, coop = tracker.arrays()
     return GameRecord(task, [int(r) for r in res.dealt_roles], [int(r) for r in res.roles], sorted(res.winners),
                       res.truncated, res.turns, res.decisions,
                       [np.asarray(t, dtype=np.float32) for t in times],
-                      np.asarray(rows, dtype=np.float64).reshape(-1, 10))
+                      np.asarray(rows, dtype=np.float64).reshape(-1, 10), obs_rows, claim_rows, coop)
 
 
 def _deduction_rows(beliefs: Any, g, observer: int, dist: dict) -> list | None:
@@ -461,8 +618,8 @@ def _deduction_rows(beliefs: Any, g, observer: int, dist: dict) -> list | None:
     return rows
 
 
-def _run_chunk(tasks: list, config: GameConfig, record_beliefs: bool) -> list:
-    return [play_task(t, config, record_beliefs) for t in tasks]
+def _run_chunk(tasks: list, config: GameConfig, record_beliefs: bool, observer: bool = True) -> list:
+    return [play_task(t, config, record_beliefs, observer) for t in tasks]
 
 
 def _init_worker() -> None:
@@ -480,9 +637,10 @@ def _mp_context():
 
 
 def run_tasks(tasks: Sequence[GameTask], config: GameConfig, workers: int = 1,
-              record_beliefs: bool = True, progress: bool = True) -> list[GameRecord]:
+              record_beliefs: bool = True, progress: bool = True, observer: bool = True) -> list[GameRecord]:
     """Play the scheduled games, in ``workers`` processes (1: in this process),
-    with a tqdm progress bar on stderr; records come back sorted by task index.
+    with a tqdm progress bar on stderr; records come back sorted by task index
+    (``observer``: run the public observer, see :func:`play_task`).
 
     Raises:
         ValueError: for ``workers < 1``.
@@ -497,13 +655,13 @@ def run_tasks(tasks: Sequence[GameTask], config: GameConfig, workers: int = 1,
     with tqdm(total=len(tasks), desc="games", unit="game", disable=not progress, leave=False) as bar:
         if workers == 1 or len(tasks) <= 1:
             for t in tasks:
-                records.append(play_task(t, config, record_beliefs))
+                records.append(play_task(t, config, record_beliefs, observer))
                 bar.update(1)
         else:
             size = max(1, min(16, len(tasks) // (workers * 8)))
             chunks = [tasks[i:i + size] for i in range(0, len(tasks), size)]
             with ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context(), initializer=_init_worker) as ex:
-                futs = {ex.submit(_run_chunk, c, config, record_beliefs): len(c) for c in chunks}
+                futs = {ex.submit(_run_chunk, c, config, record_beliefs, observer): len(c) for c in chunks}
                 for f in as_completed(futs):
                     records.extend(f.result())
                     bar.update(futs[f])
@@ -590,7 +748,11 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
     where entrant b holds a seat of another team, by dealt role), ``deduction`` (per observer entrant, see
     :func:`deduction_metrics`), ``deception`` (per deceiving entrant: mean
     probability observers give to its true role while it is a face-down
-    Traitor or Assassin, with the prior), ``timing`` (decision latency per
+    Traitor or Assassin, with the prior), ``bluffing``, ``cooperation``,
+    ``talk`` (per entrant; :func:`training.social.bluff_metrics`,
+    :func:`~training.social.cooperation_metrics`,
+    :func:`~training.social.talk_metrics`), ``teamplay`` (None outside
+    ``mode="teammates"``; :func:`~training.social.teamplay_metrics`), ``timing`` (decision latency per
     entrant, milliseconds; not deterministic) and ``games`` (one compact
     entry per game).
     """
@@ -736,6 +898,10 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
         "deception": deception,
         "deduction_note": ("no deduction numbers (no beliefs() recorded) for: " + ", ".join(no_beliefs))
         if no_beliefs else "",
+        "bluffing": social.bluff_metrics(records, labels),
+        "cooperation": social.cooperation_metrics(records, labels),
+        "talk": social.talk_metrics(records, labels),
+        "teamplay": social.teamplay_metrics(records),
         "timing": timing,
         "games": games,
     }
@@ -774,7 +940,7 @@ def _delta(pairs: Sequence[tuple[int, int]]) -> dict:
 def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed: int = 0,
              workers: int = 1, mode: str = "rotate", reference: str | None = None,
              config: GameConfig | None = None, record_beliefs: bool = True, progress: bool = True,
-             out_dir: str | os.PathLike | None = None) -> dict:
+             out_dir: str | os.PathLike | None = None, observer: bool = True) -> dict:
     """Run a duplicate-deal tournament and return :func:`summarize`'s dict.
 
     Args:
@@ -785,13 +951,16 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
             (:func:`games_per_deal`), so every deal is fully rotated.
         seed: master seed of environment and bot seeds.
         workers: processes (1 plays in this process).
-        mode: ``"rotate"``, ``"substitution"`` or ``"crossplay"``.
-        reference: the reference entrant's label for substitution (default:
-            the last entrant).
+        mode: ``"rotate"``, ``"substitution"``, ``"crossplay"`` or
+            ``"teammates"`` (:func:`teammate_schedule`).
+        reference: the reference entrant's label for substitution, the
+            partner's for ``"teammates"`` (default: the last entrant).
         config: the game configuration (default ``GameConfig(num_players)``).
         record_beliefs: score ``beliefs()`` of bots that have it.
         progress: show a tqdm bar.
         out_dir: if given, also :func:`write_results` there.
+        observer: run the fixed public observer (bluffing and talk-shift
+            metrics; see the module docstring).
 
     Raises:
         ValueError: for unknown specs, a bad mode/reference, ``games < 1``, a
@@ -823,23 +992,31 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
         deals = -(-games // per)
         tasks = crossplay_schedule(entrants, config, deals, seed)
         ref_label = None
-    elif mode == "substitution":
+    elif mode in ("substitution", "teammates"):
         ref_label = reference if reference is not None else labels[-1]
         if ref_label not in labels:
             raise ValueError(f"reference {ref_label!r} is not an entrant; entrants: {labels}")
         ref = entrants[labels.index(ref_label)]
         cands = [e for e in entrants if e.label != ref_label]
-        per = games_per_deal(mode, len(entrants), num_players)
-        deals = -(-games // per)
-        tasks = substitution_schedule(ref, cands, num_players, deals, seed)
+        if mode == "substitution":
+            per = games_per_deal(mode, len(entrants), num_players)
+            deals = -(-games // per)
+            tasks = substitution_schedule(ref, cands, num_players, deals, seed)
+        else:
+            if not cands:
+                raise ValueError("mode 'teammates' needs a candidate besides the partner")
+            per = 1 + len(cands) * sum(1 + c for c in _team_sizes(config.distribution()))
+            deals = -(-games // per)
+            tasks = teammate_schedule(ref, cands, config, deals, seed)
     else:
         raise ValueError(f"unknown mode {mode!r}; allowed: {list(MODES)}")
     t0 = time.perf_counter()
-    records = run_tasks(tasks, config, workers=workers, record_beliefs=record_beliefs, progress=progress)
+    records = run_tasks(tasks, config, workers=workers, record_beliefs=record_beliefs, progress=progress,
+                        observer=observer)
     wall = time.perf_counter() - t0
     meta = {"entrants": [asdict(e) for e in entrants], "num_players": num_players, "mode": mode,
             "reference": ref_label, "seed": seed, "games_requested": games, "games": len(tasks),
-            "deals": deals, "games_per_deal": per, "config": _config_dict(config)}
+            "deals": deals, "games_per_deal": per, "config": _config_dict(config), "observer": bool(observer)}
     res = summarize(records, entrants, meta)
     res["timing"]["wall_s"] = wall
     res["timing"]["workers"] = workers
@@ -911,6 +1088,80 @@ def beats_in_every_role(res: dict, candidate: str) -> dict[str, bool]:
     return out
 
 
+def _fr(cell: dict | None) -> str:
+    """A ``{count, n, rate, lo, hi}`` cell of :mod:`training.social`."""
+    if not cell or not cell.get("n"):
+        return "–"
+    return f"{cell['rate']:.3f} [{cell['lo']:.3f}, {cell['hi']:.3f}] n={cell['n']}"
+
+
+def _fm(cell: dict | None, digits: int = 2) -> str:
+    """A ``{n, mean, lo, hi}`` cell (a mean with its normal 95% interval)."""
+    if not cell or not cell.get("n"):
+        return "–"
+    if cell["lo"] is None:
+        return f"{cell['mean']:.{digits}f} n={cell['n']}"
+    return f"{cell['mean']:.{digits}f} [{cell['lo']:.{digits}f}, {cell['hi']:.{digits}f}] n={cell['n']}"
+
+
+def social_tables(res: dict) -> str:
+    """The bluffing, cooperation, talk and team-play tables (markdown) of a
+    result dict (see the module docstring for the definitions); sections
+    without numbers are left out (empty string if all are)."""
+    out: list[str] = []
+    bl = res.get("bluffing") or {}
+    if bl:
+        out += ["Bluffing (share of face-down Traitor/Assassin turns in which the fixed public observer's "
+                "belief in the true role is at or below the public prior; Wilson 95%):", "",
+                "| agent | overall | Assassin | Traitor | mean p(true) | mean prior |", "|---|---|---|---|---|---|"]
+        for lab, b in bl.items():
+            out.append(f"| {lab} | {_fr(b)} | {_fr(b['roles'].get('Assassin'))} | {_fr(b['roles'].get('Traitor'))} "
+                       f"| {b['mean_p_obs']:.3f} | {b['mean_prior']:.3f} |")
+        out.append("")
+    co = res.get("cooperation") or {}
+    if co:
+        out += ["Cooperation as a Guardian (per Guardian seat-game; means with normal 95% intervals, shares "
+                "with Wilson 95%): harm = life points of damage and life loss to the face-up Leader and its "
+                "creatures, attacks = creatures attacking the Leader; protection = the same acts against seats "
+                "that had attacked or harmed the Leader:", "",
+                "| agent | games | harm to Leader | attacks on Leader | any hostile act | protection harm | "
+                "protection attacks | any protection |", "|---|---|---|---|---|---|---|---|"]
+        for lab, c in co.items():
+            out.append(f"| {lab} | {c['games']} | {_fm(c['harm_leader'])} | {_fm(c['attacks_leader'])} | "
+                       f"{_fr(c['any_hostile_to_leader'])} | {_fm(c['protect_harm'])} | "
+                       f"{_fm(c['protect_attacks'])} | {_fr(c['any_protection'])} |")
+        out.append("")
+    tp = res.get("teamplay")
+    if tp and tp.get("candidates"):
+        out += [f"Team play with partner `{tp['partner']}` (team win rate; together: the agent holds every seat "
+                "of the team, mixed: one seat, the partner the others; Wilson 95%; gain = together - mixed, "
+                "Newcombe 95%):", "",
+                "| agent | team | together | mixed | mixed by the agent's role | partner only | gain |",
+                "|---|---|---|---|---|---|---|"]
+        for lab, per in tp["candidates"].items():
+            for team, c in per.items():
+                g = c["gain"]
+                gain = "–" if g["diff"] is None else f"{g['diff']:+.3f} [{g['lo']:+.3f}, {g['hi']:+.3f}]"
+                by = "; ".join(f"{r}: {_fr(v)}" for r, v in c["mixed_by_role"].items())
+                out.append(f"| {lab} | {team} | {_fr(c['together'])} | {_fr(c['mixed'])} | {by} | "
+                           f"{_fr(c['partner'])} | {gain} |")
+        out.append("")
+    tk = res.get("talk") or {}
+    if tk:
+        out += ["Talk (role claims by true role: share false, Wilson 95%; shift = mean change of the public "
+                "observer's probability of the claimed role for the speaker, after minus before, over claims "
+                "made face down, normal 95%):", "",
+                "| agent | true role | claims | false | claimed L/G/A/T | shift (false claims) | shift (true claims) |",
+                "|---|---|---|---|---|---|---|"]
+        for lab, t in tk.items():
+            for role, c in list(t["roles"].items()) + [("overall", t["overall"])]:
+                cl = "/".join(str(c["claimed"][r]) for r in ("Leader", "Guardian", "Assassin", "Traitor"))
+                out.append(f"| {lab} | {role} | {c['claims']} | {_fr(c['false'])} | {cl} | "
+                           f"{_fm(c['shift_false'], 3)} | {_fm(c['shift_true'], 3)} |")
+        out.append("")
+    return "\n".join(out).rstrip("\n")
+
+
 def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
     """The report of a result dict as markdown (tables of every metric and
     links to the ``images`` written next to it)."""
@@ -961,6 +1212,9 @@ def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
             out.append(f"| {lab} | {d['n']} | {d['p_true']:.3f} | {d['prior_p_true']:.3f} |")
     if res.get("deduction_note"):
         out += ["", res["deduction_note"] + "."]
+    social_md = social_tables(res)
+    if social_md:
+        out += ["", social_md]
     out += ["", "Decision latency (not deterministic):", "", "| agent | decisions | p50 ms | p95 ms |",
             "|---|---|---|---|"]
     for lab, t in res["timing"].items():
