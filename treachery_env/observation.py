@@ -54,8 +54,26 @@ The vector (float32, shape ``(obs_size(n),)``) is laid out by :class:`ObsLayout`
   identity source, card one-hot, X / 10, targeted players (relative multi-hot);
 * own face-down exile (The Oneiromancer): counts by card / 4;
 * own cards usable from other zones: 8 slots (the OTHER actions) x card one-hot;
-* own decision context: the card being cast or resolved (one-hot) and the
-  creature being declared (own slot one-hot, 20);
+* own decision context (all zeros unless the observer is deciding; fields in
+  ``ObsLayout.ctx``): the stack object the choice is for -- the one being
+  cast / activated / triggered, the one an identity's question names, else
+  the one resolving -- as kind one-hot (spell, trigger, ability), stage
+  one-hot (being put on the stack, on the stack, resolving), identity source,
+  copy, card one-hot (a spell's card, a creature trigger's creature card, a
+  planeswalker's for its loyalty ability, or a declared creature's), identity
+  one-hot (62) of an identity-sourced object (or the own identity while paying
+  its unveil cost), token-ability one-hot (5), loyalty-ability index one-hot
+  (3), X / 10; the creature it is about (own slot one-hot, 20: the one being
+  declared, else the object's source creature); for a target choice
+  (``_h_target``, The Reflector-style retargeting) which target of the object
+  (index one-hot, :data:`MAX_TARGET_INDEX`, the last slot "that one or
+  later"), the target type one-hot (:data:`TARGET_TYPES`) and whether it may
+  be skipped; the object's targets already chosen, multi-hot: players
+  (relative, n), creatures (relative controller x slot, n x 20), planeswalkers
+  (n x 4), stack objects (depth, 10); an amount / 10 (cards still to discard
+  after this one, cards still to take with Head Games, triggers left to
+  order); what the decision is for, one-hot over :data:`DECISION_PURPOSES`
+  (the engine's handlers and the identities' ``Game.ask`` callbacks);
 * table talk (TR10.5; :mod:`treachery_env.engine.talk`; all zeros in the
   silent game ``GameConfig.talk="none"``), every statement public:
   per speaker (n x :data:`TALK_SPEAKER_FEATURES`): latest claimed role
@@ -159,7 +177,8 @@ class ObsLayout:
     Attributes:
         n, size, and the offsets ``glob``, ``players``, ``creatures``,
         ``walkers`` ((n + 1) x MAX_WALKERS slots of ``WALKER_FEATURES``), ``hand``,
-        ``stack``, ``dream``, ``context``, ``talk`` (per speaker),
+        ``stack``, ``dream``, ``context`` (to ``context_end``; its fields in
+        ``ctx``, a ``_ContextOffsets``), ``talk`` (per speaker),
         ``talk_pairs`` (per speaker x subject), ``talk_last`` (the last
         message); ``stack_features`` per stack slot.
     """
