@@ -37,6 +37,7 @@ from .observation import (
     MAX_OTHER,
     MAX_PERMS,
     MAX_STACK,
+    MAX_TARGET_INDEX,
     MAX_WALKERS,
     N_CARDS,
     N_DECISIONS,
@@ -63,6 +64,14 @@ cdef dict _TALK_KIND_INDEX = _py._TALK_KIND_INDEX
 cdef dict _TOK = _py._TOK
 cdef dict _WALKER_INDEX = _py._WALKER_INDEX
 cdef dict PHASE_INDEX = _py.PHASE_INDEX
+cdef dict _PURPOSE_INDEX = _py._PURPOSE_INDEX
+cdef dict _TARGET_TYPE_INDEX = _py._TARGET_TYPE_INDEX
+cdef dict _ITEM_KINDS = _py._ITEM_KINDS
+cdef dict _TOKEN_INDEX = _py._TOKEN_INDEX
+cdef dict _CARD_BY_NAME = _py._CARD_BY_NAME
+cdef tuple _UNVEIL_COSTS = _py._UNVEIL_COSTS
+cdef long C_MAX_TARGET_INDEX = MAX_TARGET_INDEX
+cdef long C_N_LOYALTY = _py.N_LOYALTY_ABILITIES
 
 # feature offsets inside the blocks (the same arithmetic as observation.encode_python)
 cdef Py_ssize_t C_N_CARDS = N_CARDS
@@ -379,6 +388,11 @@ cdef Py_ssize_t ST_CONTROLLER = _attr(StackItem, "controller"), ST_KIND = _attr(
 cdef Py_ssize_t ST_IDENTITY_SOURCE = _attr(StackItem, "identity_source"), ST_CARD = _attr(StackItem, "card")
 cdef Py_ssize_t ST_X = _attr(StackItem, "x"), ST_TARGETS = _attr(StackItem, "targets")
 cdef Py_ssize_t DE_SEAT = _attr(Decision, "seat"), DE_KIND = _attr(Decision, "kind"), DE_CTX = _attr(Decision, "ctx")
+cdef Py_ssize_t DE_HANDLER = _attr(Decision, "handler")
+cdef Py_ssize_t ST_SOURCE = _attr(StackItem, "source"), ST_KEY = _attr(StackItem, "key")
+cdef Py_ssize_t ST_IS_COPY = _attr(StackItem, "is_copy"), ST_DATA = _attr(StackItem, "data")
+cdef Py_ssize_t ST_CREATURE = _attr(StackItem, "creature"), ST_TARGET_SPECS = _attr(StackItem, "target_specs")
+cdef Py_ssize_t CR_CARD = _attr(Creature, "card"), CR_CONTROLLER = _attr(Creature, "controller")
 cdef Py_ssize_t TS_MESSAGES = _attr(TalkState, "messages"), TS_CLAIMS = _attr(TalkState, "claims")
 cdef Py_ssize_t TS_STANCES = _attr(TalkState, "stances"), TS_INTENTS = _attr(TalkState, "intents")
 cdef Py_ssize_t TS_REQUESTS = _attr(TalkState, "requests"), TS_DEALS = _attr(TalkState, "deals")
@@ -390,6 +404,7 @@ cdef class _Offsets:
 
     cdef Py_ssize_t n, size, glob, players, history, creatures, cf, walkers, hand, stack, sf, dream, other
     cdef Py_ssize_t context, talk, talk_pairs, talk_last
+    cdef object cx                # the fields of the own decision context (observation._ContextOffsets)
 
 
 cdef dict _offsets = {}
@@ -416,6 +431,7 @@ cdef _Offsets _offsets_for(Py_ssize_t n):
     off.dream = L.dream
     off.other = L.other
     off.context = L.context
+    off.cx = L.ctx
     off.talk = L.talk
     off.talk_pairs = L.talk_pairs
     off.talk_last = L.talk_last
@@ -706,27 +722,152 @@ cdef int _encode(Out* out, _Offsets L, object game, long viewer, long n) except 
                 put(out, q2 + 3 + C_N_CARDS + rel(t[1], viewer, n), 1.0)
     # ---- own decision context
     if mine:
-        ctx = get(d, DE_CTX)
-        item = ctx if hasattr(ctx, "card") else (
-            ctx[0] if isinstance(ctx, tuple) and ctx and hasattr(ctx[0], "card") else None)
-        if item is not None:
-            c = getattr(item, "card", None)
-            if c is not None:
-                put(out, L.context + _card_index(c), 1.0)
-        cre = d.declared_creature(viewer)
-        if cre is not None:
-            slot = 0
-            for c in get(me, PL_CREATURES):
-                if c is cre:
-                    if slot < C_MAX_PERMS:
-                        put(out, L.context + C_N_CARDS + slot, 1.0)
-                    break
-                slot += 1
+        _encode_context(out, L, game, viewer, n, d, me)
     # ---- table talk (public)
     if game.talk_on:
         t = game.talk
         if get(t, TS_MESSAGES):
             _encode_talk(out, L, game, t, viewer, n, turn)
+    return 0
+
+
+cdef int _encode_context(Out* out, _Offsets L, object game, long viewer, long n, object d, object me) except -1:
+    """Write the own decision context (``observation._encode_context``)."""
+    c = L.cx
+    cdef Py_ssize_t slot, depth, nst
+    cdef long k, amount
+    handler = get(d, DE_HANDLER)
+    ctx = get(d, DE_CTX)
+    if handler == "_h_call":
+        purpose = ctx[0]
+        data = ctx[1]
+    else:
+        purpose = "_h_cost_card:" + ctx[1] if handler == "_h_cost_card" else handler
+        data = ctx
+    ix = _PURPOSE_INDEX.get(purpose)
+    if ix is not None:
+        put(out, c.purpose + <long>ix, 1.0)
+    if isinstance(data, StackItem):
+        item = data
+    elif isinstance(data, tuple) and data and isinstance(data[0], StackItem):
+        item = data[0]
+    else:
+        item = game.resolving
+    card = None
+    cre = d.declared_creature(viewer)
+    if cre is not None:
+        card = get(cre, CR_CARD)
+    stack = game.stack
+    players = game.players
+    if item is not None:
+        ix = _ITEM_KINDS.get(get(item, ST_KIND))
+        if ix is not None:
+            put(out, c.item_kind + <long>ix, 1.0)
+        onstack = False
+        for x in stack:
+            if x is item:
+                onstack = True
+                break
+        if onstack:
+            put(out, c.stage + 1, 1.0)
+        elif item is game.resolving:
+            put(out, c.stage + 2, 1.0)
+        else:
+            put(out, c.stage, 1.0)
+        src = get(item, ST_SOURCE)
+        if get(item, ST_IDENTITY_SOURCE):
+            put(out, c.flags, 1.0)
+            ix = _IDENTITY_INDEX.get(src)
+            if ix is not None:
+                put(out, c.identity + <long>ix, 1.0)
+        else:
+            if get(item, ST_KIND) == "ability":
+                ix = _TOKEN_INDEX.get(get(item, ST_KEY))
+                if ix is not None:
+                    put(out, c.token + <long>ix, 1.0)
+            card = get(item, ST_CARD)
+            ic = get(item, ST_CREATURE)
+            if card is None and ic is not None:
+                card = get(ic, CR_CARD)
+            if card is None:
+                card = _CARD_BY_NAME.get(src)
+        if get(item, ST_IS_COPY):
+            put(out, c.flags + 1, 1.0)
+        if get(item, ST_KEY) == "loyalty":
+            k = get(item, ST_DATA).get("ability", -1)
+            if 0 <= k < C_N_LOYALTY:
+                put(out, c.loyalty + k, 1.0)
+        k = get(item, ST_X)
+        if k:
+            put(out, c.x, k / 10.0)
+        if cre is None and get(item, ST_CREATURE) is not None:
+            cre = get(item, ST_CREATURE)
+        nst = len(stack)
+        for t in get(item, ST_TARGETS):
+            if t is None:
+                continue
+            tk = t[0]
+            obj = t[1]
+            if tk == "p":
+                put(out, c.chosen_players + rel(obj, viewer, n), 1.0)
+            elif tk == "c":
+                ctrl = get(obj, CR_CONTROLLER)
+                slot = 0
+                for x in get(players[ctrl], PL_CREATURES):
+                    if slot >= C_MAX_PERMS:
+                        break
+                    if x is obj:
+                        put(out, c.chosen_creatures + rel(ctrl, viewer, n) * C_MAX_PERMS + slot, 1.0)
+                        break
+                    slot += 1
+            elif tk == "w":
+                slot = _walker_slot(players, obj)
+                if slot >= 0:
+                    put(out, c.chosen_walkers + rel(get(obj, AT_CONTROLLER), viewer, n) * C_MAX_WALKERS + slot, 1.0)
+            else:
+                for depth in range(nst if nst < C_MAX_STACK else C_MAX_STACK):
+                    if stack[nst - 1 - depth] is obj:
+                        put(out, c.chosen_stack + depth, 1.0)
+                        break
+        spec = None
+        if handler == "_h_target":
+            spec = ctx[1]
+            k = len(get(item, ST_TARGETS))
+        elif purpose == "_retarget_set":
+            k = data[1]
+            spec = get(item, ST_TARGET_SPECS)[k]
+        if spec is not None:
+            put(out, c.target_index + (k if k < C_MAX_TARGET_INDEX - 1 else C_MAX_TARGET_INDEX - 1), 1.0)
+            ix = _TARGET_TYPE_INDEX.get(spec["type"])
+            if ix is not None:
+                put(out, c.target_type + <long>ix, 1.0)
+            if spec.get("min", 1) == 0 or (spec.get("_more", False) and not spec.get("exact")):
+                put(out, c.optional, 1.0)
+    elif handler in _UNVEIL_COSTS:       # paying the own unveil cost: the own identity is the source
+        ix = _IDENTITY_INDEX.get(get(me, PL_IDENTITY).name)
+        if ix is not None:
+            put(out, c.identity + <long>ix, 1.0)
+    if card is not None:
+        put(out, c.card + _card_index(card), 1.0)
+    if cre is not None:
+        slot = 0
+        for x in get(me, PL_CREATURES):
+            if slot >= C_MAX_PERMS:
+                break
+            if x is cre:
+                put(out, c.creature + slot, 1.0)
+                break
+            slot += 1
+    if handler == "_h_discard":
+        amount = ctx[1]
+    elif handler == "_h_head_games":
+        amount = ctx[2]
+    elif handler == "_h_order_trigger":
+        amount = len(ctx[1])
+    else:
+        amount = 0
+    if amount:
+        put(out, c.amount, amount / 10.0)
     return 0
 
 

@@ -54,8 +54,26 @@ The vector (float32, shape ``(obs_size(n),)``) is laid out by :class:`ObsLayout`
   identity source, card one-hot, X / 10, targeted players (relative multi-hot);
 * own face-down exile (The Oneiromancer): counts by card / 4;
 * own cards usable from other zones: 8 slots (the OTHER actions) x card one-hot;
-* own decision context: the card being cast or resolved (one-hot) and the
-  creature being declared (own slot one-hot, 20);
+* own decision context (all zeros unless the observer is deciding; fields in
+  ``ObsLayout.ctx``): the stack object the choice is for -- the one being
+  cast / activated / triggered, the one an identity's question names, else
+  the one resolving -- as kind one-hot (spell, trigger, ability), stage
+  one-hot (being put on the stack, on the stack, resolving), identity source,
+  copy, card one-hot (a spell's card, a creature trigger's creature card, a
+  planeswalker's for its loyalty ability, or a declared creature's), identity
+  one-hot (62) of an identity-sourced object (or the own identity while paying
+  its unveil cost), token-ability one-hot (5), loyalty-ability index one-hot
+  (3), X / 10; the creature it is about (own slot one-hot, 20: the one being
+  declared, else the object's source creature); for a target choice
+  (``_h_target``, The Reflector-style retargeting) which target of the object
+  (index one-hot, :data:`MAX_TARGET_INDEX`, the last slot "that one or
+  later"), the target type one-hot (:data:`TARGET_TYPES`) and whether it may
+  be skipped; the object's targets already chosen, multi-hot: players
+  (relative, n), creatures (relative controller x slot, n x 20), planeswalkers
+  (n x 4), stack objects (depth, 10); an amount / 10 (cards still to discard
+  after this one, cards still to take with Head Games, triggers left to
+  order); what the decision is for, one-hot over :data:`DECISION_PURPOSES`
+  (the engine's handlers and the identities' ``Game.ask`` callbacks);
 * table talk (TR10.5; :mod:`treachery_env.engine.talk`; all zeros in the
   silent game ``GameConfig.talk="none"``), every statement public:
   per speaker (n x :data:`TALK_SPEAKER_FEATURES`): latest claimed role
@@ -82,19 +100,21 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .actions import MAX_HAND, MAX_OTHER, MAX_PERMS, MAX_STACK, MAX_WALKERS
+from .actions import (MAX_HAND, MAX_OTHER, MAX_PERMS, MAX_STACK, MAX_WALKERS, N_LOYALTY_ABILITIES,
+                      TOKEN_ABILITIES)
 from .cards import CARDS, COUNTER_TOKENS, KEYWORDS, WALKER_CARDS
 from .compiled import PURE_PYTHON, is_stale
 from .identities import all_identities
 
-from .engine.state import ATTACKABLE_KINDS, PHASE_INDEX, DecisionKind
+from .engine.state import ATTACKABLE_KINDS, PHASE_INDEX, DecisionKind, StackItem
 from .engine.talk import TALK_KINDS, TalkMessage
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game
 
 __all__ = ["ObsLayout", "obs_layout", "encode", "encode_python", "ENCODER", "WALKER_FEATURES", "PLAYER_FEATURES",
-           "CREATURE_FEATURES", "TALK_SPEAKER_FEATURES", "TALK_PAIR_FEATURES"]
+           "CREATURE_FEATURES", "TALK_SPEAKER_FEATURES", "TALK_PAIR_FEATURES", "DECISION_PURPOSES",
+           "TARGET_TYPES", "MAX_TARGET_INDEX"]
 
 N_CARDS = len(CARDS)
 _IDENTITY_INDEX = {i.name: k for k, i in enumerate(all_identities())}
@@ -119,6 +139,37 @@ _STANCE = {"accuse": 0, "defend": 4}
 _INTENT = {"threaten": 5, "protect": 6}
 _TALK_KIND_INDEX = {k: i for i, k in enumerate(TALK_KINDS)}
 
+# ---- the own decision context (see the module docstring)
+_CARD_BY_NAME = {c.name: c for c in CARDS}
+_ITEM_KINDS = {"spell": 0, "trigger": 1, "ability": 2}
+_TOKEN_INDEX = {name: k for k, name in enumerate(TOKEN_ABILITIES)}
+MAX_TARGET_INDEX = 8
+"""Slots of the one-hot "which target of its item is being chosen" (the last: that one or a later one; an
+unveil may target up to 99 creatures, or X, or every player)."""
+TARGET_TYPES = ("any", "player", "leader_player", "creature", "nonland_permanent", "permanent", "spell",
+                "noncreature_spell", "instant_sorcery_spell", "stack_object", "instant_sorcery_or_ability")
+"""The ``spec["type"]`` of a target (``Game._iter_targets``), one-hot in the context of a target choice."""
+DECISION_PURPOSES = (
+    # the engine's decision handlers (``Decision.handler``); an unveil cost's card by its kind
+    "_h_priority", "_h_attacker", "_h_defender", "_h_blocker", "_h_blocked", "_h_target", "_h_x", "_h_y",
+    "_h_cost_sacrifice", "_h_cost_card:discard", "_h_cost_card:exile_from_hand", "_h_head_games", "_h_discard",
+    "_h_order_trigger", "_h_legend_rule", "_h_mulligan", "_h_bottom", "_h_deal",
+    # the callbacks of ``Game.ask`` (identities' questions), by name
+    "_augur_cast", "_augur_place", "_bender_mode", "_bio_steal_target", "_cascade_cast", "_chaos_token",
+    "_chaos_type", "_corpse_put", "_demon_pick", "_depths_pick", "_depths_tap_lands", "_depths_tapped",
+    "_depths_type", "_empress_mode", "_ferry_pick", "_gather_card", "_gather_green_kind", "_gather_green_player",
+    "_gather_mode", "_grenadier_mode", "_inquisitor_exile", "_king_make", "_lich_card", "_light_pick",
+    "_lmyth_scry_set", "_maestra_player", "_majesty_give", "_majesty_yes", "_martyr_sac_pick", "_metamorph_answer",
+    "_necro_pick", "_oneiro_cast", "_pm_pick", "_rebel_pick", "_regent_extra", "_regent_pay", "_regent_pick",
+    "_retarget_set", "_savior_put", "_seer_place", "_sigil_cast", "_slayer_copy", "_supplier_keep_pick",
+    "_supplier_recycle_pick", "_twin_target", "_villain_chosen", "_villain_pick", "_wearer_pick")
+"""What a decision is for, one-hot in its context: the handler of an engine decision, the callback of an
+identity's question (``Game.ask``); ``tests/test_observation_context.py`` checks that every one in the
+package is here."""
+_PURPOSE_INDEX = {k: i for i, k in enumerate(DECISION_PURPOSES)}
+_TARGET_TYPE_INDEX = {k: i for i, k in enumerate(TARGET_TYPES)}
+_UNVEIL_COSTS = ("_h_y", "_h_cost_sacrifice", "_h_cost_card")
+
 
 class ObsLayout:
     """Offsets of the observation blocks for ``n`` players (see module docstring).
@@ -126,7 +177,8 @@ class ObsLayout:
     Attributes:
         n, size, and the offsets ``glob``, ``players``, ``creatures``,
         ``walkers`` ((n + 1) x MAX_WALKERS slots of ``WALKER_FEATURES``), ``hand``,
-        ``stack``, ``dream``, ``context``, ``talk`` (per speaker),
+        ``stack``, ``dream``, ``context`` (to ``context_end``; its fields in
+        ``ctx``, a ``_ContextOffsets``), ``talk`` (per speaker),
         ``talk_pairs`` (per speaker x subject), ``talk_last`` (the last
         message); ``stack_features`` per stack slot.
     """
@@ -155,7 +207,10 @@ class ObsLayout:
         self.other = off
         off += MAX_OTHER * N_CARDS
         self.context = off
-        off += N_CARDS + MAX_PERMS
+        c = _ContextOffsets(n, off)
+        self.ctx = c
+        off = c.end
+        self.context_end = off
         self.talk = off
         off += n * TALK_SPEAKER_FEATURES
         self.talk_pairs = off
@@ -165,6 +220,51 @@ class ObsLayout:
         self.size = off
         self.zeros = bytes(4 * off)   # float32 zeros, copied into a fresh array per observation
         self.chunks: dict = {}        # creature feature key -> encoded block (cache)
+
+
+class _ContextOffsets:
+    """Offsets of the fields of the own decision context (absolute, from ``base``); see the module docstring."""
+
+    def __init__(self, n: int, base: int):
+        off = base
+        self.item_kind = off          # spell, trigger, ability (3)
+        off += 3
+        self.stage = off              # being put on the stack, on the stack, resolving (3)
+        off += 3
+        self.flags = off              # identity source, copy (2)
+        off += 2
+        self.card = off
+        off += N_CARDS
+        self.identity = off
+        off += N_IDENTITIES
+        self.token = off
+        off += len(TOKEN_ABILITIES)
+        self.loyalty = off
+        off += N_LOYALTY_ABILITIES
+        self.x = off
+        off += 1
+        self.creature = off
+        off += MAX_PERMS
+        self.target_index = off
+        off += MAX_TARGET_INDEX
+        self.target_type = off
+        off += len(TARGET_TYPES)
+        self.optional = off
+        off += 1
+        self.chosen_players = off
+        off += n
+        self.chosen_creatures = off
+        off += n * MAX_PERMS
+        self.chosen_walkers = off
+        off += n * MAX_WALKERS
+        self.chosen_stack = off
+        off += MAX_STACK
+        self.amount = off
+        off += 1
+        self.purpose = off
+        off += len(DECISION_PURPOSES)
+        self.end = off
+        self.size = off - base
 
 
 @lru_cache(maxsize=None)
@@ -401,19 +501,139 @@ def encode_python(game: "Game", viewer: int) -> np.ndarray:
                 o[q2 + 3 + N_CARDS + (t[1] - viewer) % n] = 1.0
     # ---- own decision context
     if mine:
-        ctx = d.ctx
-        item = ctx if hasattr(ctx, "card") else (ctx[0] if isinstance(ctx, tuple) and ctx and hasattr(ctx[0], "card") else None)
-        if item is not None and getattr(item, "card", None) is not None:
-            o[L.context + item.card.index] = 1.0
-        cre = d.declared_creature(viewer)
-        if cre is not None and cre in me.creatures:
-            slot = me.creatures.index(cre)
-            if slot < MAX_PERMS:
-                o[L.context + N_CARDS + slot] = 1.0
+        _encode_context(game, viewer, d, o, L)
     # ---- table talk (public)
     if game.talk_on and game.talk.messages:
         _encode_talk(game, viewer, o, L)
     return np.frombuffer(o, dtype=np.float32)
+
+
+def _context_item(game: "Game", d: Any) -> Any:
+    """The stack object decision ``d`` is about: the one being cast, activated or
+    triggered (its X or a target being chosen), or the one an identity's question
+    names; otherwise the one resolving, if any (None)."""
+    data = d.ctx[1] if d.handler == "_h_call" else d.ctx
+    if isinstance(data, StackItem):
+        return data
+    if isinstance(data, tuple) and data and isinstance(data[0], StackItem):
+        return data[0]
+    return game.resolving
+
+
+def _encode_context(game: "Game", viewer: int, d: Any, o: array, L: ObsLayout) -> None:
+    """Write the own decision context of ``viewer`` (deciding ``d``; see the module docstring) into ``o``."""
+    n = game.n
+    c = L.ctx
+    me = game.players[viewer]
+    handler = d.handler
+    ctx = d.ctx
+    if handler == "_h_call":
+        purpose = ctx[0]
+    elif handler == "_h_cost_card":
+        purpose = "_h_cost_card:" + ctx[1]
+    else:
+        purpose = handler
+    ix = _PURPOSE_INDEX.get(purpose)
+    if ix is not None:
+        o[c.purpose + ix] = 1.0
+    item = _context_item(game, d)
+    card = None
+    cre = d.declared_creature(viewer)
+    if cre is not None:
+        card = cre.card
+    if item is not None:
+        k = _ITEM_KINDS.get(item.kind)
+        if k is not None:
+            o[c.item_kind + k] = 1.0
+        if any(x is item for x in game.stack):
+            o[c.stage + 1] = 1.0
+        elif item is game.resolving:
+            o[c.stage + 2] = 1.0
+        else:
+            o[c.stage] = 1.0
+        if item.identity_source:
+            o[c.flags] = 1.0
+            ix = _IDENTITY_INDEX.get(item.source)
+            if ix is not None:
+                o[c.identity + ix] = 1.0
+        else:
+            if item.kind == "ability":
+                ix = _TOKEN_INDEX.get(item.key)
+                if ix is not None:
+                    o[c.token + ix] = 1.0
+            card = item.card
+            if card is None and item.creature is not None:
+                card = item.creature.card
+            if card is None:
+                card = _CARD_BY_NAME.get(item.source)
+        if item.is_copy:
+            o[c.flags + 1] = 1.0
+        if item.key == "loyalty":
+            k = item.data.get("ability", -1)
+            if 0 <= k < N_LOYALTY_ABILITIES:
+                o[c.loyalty + k] = 1.0
+        if item.x:
+            o[c.x] = item.x / 10.0
+        if cre is None and item.creature is not None:
+            cre = item.creature
+        players = game.players
+        for t in item.targets:
+            if t is None:
+                continue
+            kind, obj = t
+            if kind == "p":
+                o[c.chosen_players + (obj - viewer) % n] = 1.0
+            elif kind == "c":
+                cs = players[obj.controller].creatures
+                for slot, x in enumerate(cs[:MAX_PERMS]):
+                    if x is obj:
+                        o[c.chosen_creatures + ((obj.controller - viewer) % n) * MAX_PERMS + slot] = 1.0
+                        break
+            elif kind == "w":
+                slot = _walker_slot(game, obj)
+                if slot >= 0:
+                    o[c.chosen_walkers + ((obj.controller - viewer) % n) * MAX_WALKERS + slot] = 1.0
+            else:
+                st = game.stack
+                for depth in range(min(len(st), MAX_STACK)):
+                    if st[len(st) - 1 - depth] is obj:
+                        o[c.chosen_stack + depth] = 1.0
+                        break
+        spec = None
+        if handler == "_h_target":
+            spec = ctx[1]
+            k = len(item.targets)
+        elif purpose == "_retarget_set":
+            k = ctx[1][1]
+            spec = item.target_specs[k]
+        if spec is not None:
+            o[c.target_index + min(k, MAX_TARGET_INDEX - 1)] = 1.0
+            ix = _TARGET_TYPE_INDEX.get(spec["type"])
+            if ix is not None:
+                o[c.target_type + ix] = 1.0
+            if spec.get("min", 1) == 0 or (spec.get("_more", False) and not spec.get("exact")):
+                o[c.optional] = 1.0
+    elif handler in _UNVEIL_COSTS:       # paying the own unveil cost: the own identity is the source
+        ix = _IDENTITY_INDEX.get(me.identity.name)
+        if ix is not None:
+            o[c.identity + ix] = 1.0
+    if card is not None:
+        o[c.card + card.index] = 1.0
+    if cre is not None:
+        for slot, x in enumerate(me.creatures[:MAX_PERMS]):
+            if x is cre:
+                o[c.creature + slot] = 1.0
+                break
+    if handler == "_h_discard":
+        amount = ctx[1]
+    elif handler == "_h_head_games":
+        amount = ctx[2]
+    elif handler == "_h_order_trigger":
+        amount = len(ctx[1])
+    else:
+        amount = 0
+    if amount:
+        o[c.amount] = amount / 10.0
 
 
 def _encode_talk(game: "Game", viewer: int, o: array, L: ObsLayout) -> None:
