@@ -186,8 +186,13 @@ class EntityNet(nn.Module):
       entity the action refers to (the creature of a PERM action, the player
       of a PLAYER or a talk action about a seat, the card of a HAND action...,
       none for PASS, UNVEIL X, CHOICE i...) and ``emb`` a learned per-index
-      embedding; its logit is ``w . relu(Q z + k_a) + b_a`` (only the legal
-      actions are scored when the mask is given);
+      embedding; its logit is ``w . relu(Q z + k_a) + (W z + b)_a``: the
+      pointer score plus a per-index logit like the flat network's (only the
+      legal actions are scored when the mask is given).  Measured by offline
+      behaviour cloning of the heuristic bot (165k decisions of 100 games,
+      6 epochs, held-out agreement on 30 other games): flat 0.882, pointer
+      score alone 0.875, both 0.899 (blocked 0.40 / 0.65 / 0.57, discard
+      0.28 / 0.51 / 0.62, priority 0.94 / 0.94 / 0.96);
     * belief logits for relative seat ``i``: ``MLP(concat(z, player_i)) -> 4``;
     * value: the critic over ``z`` (privileged or not, see the module docstring).
 
@@ -238,7 +243,9 @@ class EntityNet(nn.Module):
         self.core = nn.GRU(hidden, hidden)
         self.query = nn.Linear(2 * hidden, E)
         self.action_emb = nn.Parameter(torch.randn(num_actions, E) * 0.1)
-        self.action_bias = nn.Parameter(torch.zeros(num_actions))
+        self.index_head = nn.Linear(2 * hidden, num_actions)       # a logit per action index, as the flat net's
+        nn.init.orthogonal_(self.index_head.weight, 0.01)
+        nn.init.zeros_(self.index_head.bias)
         self.score = nn.Linear(E, 1)
         nn.init.zeros_(self.score.bias)
         self.belief_head = nn.Sequential(nn.Linear(2 * hidden + E, E), nn.ReLU(), nn.Linear(E, NUM_ROLES))
@@ -272,15 +279,16 @@ class EntityNet(nn.Module):
         is what makes training affordable: a few legal actions of ``A``."""
         kt, ke = table, self.action_emb                                          # (..., R, E), (A, E)
         q = self.query(z)                                                        # (..., E)
+        base = self.index_head(z)                                                # (..., A)
         if mask is None:
             keys = kt[..., self.action_ref, :] + ke                              # (..., A, E)
-            return self.score(torch.relu(keys + q.unsqueeze(-2))).squeeze(-1) + self.action_bias
+            return self.score(torch.relu(keys + q.unsqueeze(-2))).squeeze(-1) + base
         lead = z.shape[:-1]
         m = mask.reshape(-1, mask.shape[-1]).bool()
         row, act = m.nonzero(as_tuple=True)
         kt = kt.reshape(-1, *kt.shape[-2:])
         pre = kt[row, self.action_ref[act]] + ke[act] + q.reshape(-1, q.shape[-1])[row]
-        vals = self.score(torch.relu(pre)).squeeze(-1) + self.action_bias[act]
+        vals = self.score(torch.relu(pre)).squeeze(-1) + base.reshape(-1, base.shape[-1])[row, act]
         out = torch.full(m.shape, MASKED, dtype=vals.dtype, device=vals.device)
         out = out.index_put((row, act), vals)
         return out.reshape(*lead, mask.shape[-1])

@@ -75,7 +75,7 @@ def test_entity_network_shapes_and_masked_scoring():
 
 def test_an_action_is_scored_from_the_features_of_what_it_refers_to():
     """Swap two creature slots of one player: their PERM actions' logits swap
-    (with equal per-index embeddings), since the torso pools creatures without
+    (with equal per-index embeddings and index-head rows), since the torso pools creatures without
     order and each PERM logit reads its own slot's embedding."""
     n = 5
     net = _entity(n, priv=False)
@@ -84,7 +84,8 @@ def test_an_action_is_scored_from_the_features_of_what_it_refers_to():
     a, b = AL.perm(1, 2), AL.perm(1, 7)
     with torch.no_grad():
         net.action_emb[b] = net.action_emb[a]
-        net.action_bias[b] = net.action_bias[a]
+        net.index_head.weight[b] = net.index_head.weight[a]
+        net.index_head.bias[b] = net.index_head.bias[a]
     obs = torch.zeros(L.size)
     x = obs[L.creatures:L.creatures + n * MAX_PERMS * cf].view(n * MAX_PERMS, cf)
     x[1 * MAX_PERMS + 2, :5] = torch.tensor([1.0, 0.3, 0.2, 0.0, 1.0])   # present, 3/2, tapped

@@ -23,7 +23,7 @@ from agents.policy import load_checkpoint
 
 from agents.files import atomic_write_bytes
 
-from .evaluate import per_role_table, substitution_table
+from .evaluate import per_role_table, social_tables, substitution_table
 
 __all__ = ["export_policy", "model_card", "training_summary"]
 
@@ -104,13 +104,21 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
     kw = payload["model_kwargs"]
     params = sum(int(np.prod(v.shape)) for v in payload["model_state"].values())
     size = Path(policy).stat().st_size
+    if kw.get("arch") == "entity":
+        net = (f"entity network (`agents/networks.py`: entity embeddings {kw['entity']}, torso and GRU "
+               f"{kw['hidden']}, each of {kw['num_actions']} actions scored from the entity it refers to; "
+               f"observation {kw['obs_size']})")
+    else:
+        net = (f"flat network (`agents/networks.py`): encoder {kw['obs_size']}→{kw['hidden']}→{kw['hidden']}, "
+               f"GRU {kw['hidden']}, {kw['num_actions']} actions")
+    critic = (f"; privileged critic (the value head also reads every seat's true role, {kw['privileged_size']} "
+              "features, in training only)" if kw.get("privileged_size") else "")
     out = [f"# Model card: `{name}`", "",
            f"A self-play PPO policy for {gc['num_players']}-player Treachery (recurrent actor-critic with a "
-           "role-belief head, `agents/policy.py`). Load it with "
+           "role-belief head). Load it with "
            f"`agents.make(\"policy:checkpoints/{name}/policy.pt\")`.", "",
            "## Facts", "",
-           f"* network: encoder {kw['obs_size']}→{kw['hidden']}→{kw['hidden']}, GRU {kw['hidden']}, "
-           f"{kw['num_actions']} actions; {params:,} parameters; file {size / 1e6:.1f} MB",
+           f"* network: {net}{critic}; {params:,} parameters; file {size / 1e6:.1f} MB",
            f"* training: {meta.get('steps', '?'):,} learner agent-steps in {meta.get('iteration', '?')} "
            f"iterations, {meta.get('games', '?'):,} games, {meta.get('wall_s', 0) / 3600:.2f} h wall time",
            f"* machine: {meta.get('machine', '?')}",
@@ -145,6 +153,9 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
         ded = _deduction_table(res, label) if label else ""
         if ded:
             out += [ded, ""]
+        social = social_tables(res)
+        if social:
+            out += [social, ""]
     if notes:
         out += ["## Notes", "", notes.strip(), ""]
     return "\n".join(out)
