@@ -19,14 +19,21 @@ information.
 The environment builds one view per step with a :class:`ViewBuilder`, which
 reuses what did not change since its last build (frozen log events, the talk
 view, the words of talk and pass options); :func:`seat_view` builds one view
-from scratch.
+from scratch.  Two builders give equal views: :class:`PythonViewBuilder` here,
+the reference, and the compiled ``treachery_env._view.ViewBuilder`` (Cython,
+built by ``setup.py``); :class:`ViewBuilder` is the compiled one unless it is
+not built, is older than ``_view.pyx`` (then with a warning) or
+``TREACHERY_PURE_PYTHON=1``; :data:`VIEW_BUILDER` says which.
 """
 
 from __future__ import annotations
 
+import warnings
 from operator import attrgetter
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .compiled import PURE_PYTHON, is_stale
 from .engine.state import DecisionKind
 from .rules import Role
 from .text import option_text
@@ -34,8 +41,8 @@ from .text import option_text
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game
 
-__all__ = ["seat_view", "ViewBuilder", "SeatView", "DecisionView", "OptionView", "PlayerView", "CreatureView",
-           "PlaneswalkerView", "StackView", "TalkView", "FrozenDict", "freeze"]
+__all__ = ["seat_view", "ViewBuilder", "PythonViewBuilder", "VIEW_BUILDER", "SeatView", "DecisionView", "OptionView",
+           "PlayerView", "CreatureView", "PlaneswalkerView", "StackView", "TalkView", "FrozenDict", "freeze"]
 
 
 class FrozenDict(dict):
@@ -589,9 +596,10 @@ def _talk_view(game: "Game") -> TalkView:
                     _fd(t.intents), _fd(t.requests), tuple(t.deals), _fd(t.broken), tuple(t.hurt_at_start))
 
 
-class ViewBuilder:
+class PythonViewBuilder:
     """Builds the :class:`SeatView` of any seat of one game, again and again
-    as the game moves on (the environment keeps one per game), reusing what
+    as the game moves on (the environment keeps one per game; the reference
+    implementation of :class:`ViewBuilder`, in Python), reusing what
     did not change since its last build: each log entry of the turns shown
     is frozen once, the events each seat sees are extended rather than
     collected anew, and the talk view is kept until something is said or a
@@ -684,6 +692,31 @@ class ViewBuilder:
             (not me.has_lost) and g.undercover_met(viewer), tuple([c.name for _, c in dream]) if dream else (),
             _decision_view(g, d, viewer) if d is not None and d.seat == viewer else None, self._events(viewer),
             g.config.priority_windows, tuple(g.role_counts), self._talk_view()))
+
+
+def _select_builder() -> tuple[type, str]:
+    """The builder :class:`ViewBuilder` is, and its name for :data:`VIEW_BUILDER`:
+    the compiled one unless ``TREACHERY_PURE_PYTHON=1``, it is not built, or it
+    is older than ``_view.pyx`` (then with a warning)."""
+    if PURE_PYTHON:
+        return PythonViewBuilder, "python"
+    if is_stale(Path(__file__).with_name("_view.pyx")):
+        warnings.warn("treachery_env._view: the compiled view builder is older than _view.pyx, so the Python one "
+                      "runs; `make install` (pip install -e .) compiles it again", RuntimeWarning, stacklevel=2)
+        return PythonViewBuilder, "python"
+    try:
+        from ._view import ViewBuilder as compiled
+    except ImportError:
+        return PythonViewBuilder, "python"
+    return compiled, "compiled"
+
+
+ViewBuilder, VIEW_BUILDER = _select_builder()
+"""``ViewBuilder(game)`` builds the :class:`SeatView` of any seat of ``game``
+with ``.build(viewer)``, again and again as the game moves on (the
+environment keeps one per game); ``.game`` is the game.  :data:`VIEW_BUILDER`
+says which implementation it is: ``"compiled"`` (``treachery_env._view``,
+Cython) or ``"python"`` (:class:`PythonViewBuilder`); both give equal views."""
 
 
 def seat_view(game: "Game", viewer: int) -> SeatView:

@@ -1,0 +1,829 @@
+# cython: language_level=3
+"""The seat view, compiled: :class:`ViewBuilder` builds the same
+:class:`~treachery_env.view.SeatView` as
+:class:`treachery_env.view.PythonViewBuilder` (the reference), equal field by
+field and of the same types (``tests/test_view_compiled.py``).
+
+It reads the engine's objects as the compiled observation encoder does
+(``_observation.pyx``): attributes kept in ``__slots__`` (players, identity
+cards, creatures, the decision, the talk state) straight from the slot when
+the object's type is exactly the engine's class, by ``getattr`` otherwise;
+what immutable objects say (a card's name, an identity's name and role) is
+read once per object.  Between builds it keeps, per player, the names of its
+hand, graveyard and exile and its counter mappings, and the rows of the harm
+and attack tables, and gives the kept tuple or mapping again while the
+game's list holds the same objects (compared by address) or the dict is
+equal; talk options, whose views depend only on the option object the engine
+shares between decisions and on the seat, are made once.  The log events and
+the talk view are reused as the Python builder reuses them.
+
+Built by ``setup.py`` (an optional extension); :mod:`treachery_env.view`
+uses it when it is there and ``TREACHERY_PURE_PYTHON`` is not ``1``.
+"""
+
+from cpython.dict cimport PyDict_Next, PyDict_SetItem, PyDict_Size
+from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
+from cpython.mem cimport PyMem_Calloc
+from cpython.object cimport PyObject, PyTypeObject
+from cpython.ref cimport Py_INCREF, Py_XDECREF
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE, PyTuple_New, PyTuple_SET_ITEM
+from libc.stdint cimport uint64_t
+
+from . import view as _py
+from .cards import CardDef
+from .engine.state import Attackable, Creature, Decision, DecisionKind, IdentityCard, Player
+from .engine.talk import TalkState
+from .identities import Identity
+from .view import CreatureView, DecisionView, FrozenDict, PlayerView, SeatView, TalkView
+
+__all__ = ["ViewBuilder", "slot_reads"]
+
+cdef object _EMPTY = _py._EMPTY
+cdef object _LEADER = _py._LEADER
+cdef dict _SIMPLE_OPTIONS = _py._SIMPLE_OPTIONS
+cdef object _NAMES = DecisionKind.NAMES
+cdef object _PRIORITY = DecisionKind.PRIORITY
+_option_view = _py._option_view
+_planeswalker_view = _py._planeswalker_view
+_stack_view = _py._stack_view
+_freeze_event = _py._freeze_event
+_talk_view = _py._talk_view
+_names_of = _py._names_of
+
+
+# ---- direct reads of the engine's __slots__ attributes (the mechanism of _observation.pyx)
+#
+# ``get(obj, A)`` reads attribute A at its slot's offset when ``obj``'s type is
+# exactly the class A was located in, and otherwise (a subclass, another type,
+# an unset slot) calls ``getattr``, so the value is always getattr's.  A class
+# changed after import (its version tag moved) has its attributes located
+# again at the next build.
+
+cdef extern from *:
+    """
+    #include "structmember.h"
+    enum { TREACHERY_VIEW_MAX_ATTRS = 96 };
+    typedef struct {
+        PyTypeObject *tp;     /* read instances of exactly this class at offset (NULL: by getattr) */
+        Py_ssize_t offset;
+        PyObject *name;       /* borrowed from _attr_keys */
+    } treachery_view_attr;
+    static treachery_view_attr treachery_view_attrs[TREACHERY_VIEW_MAX_ATTRS];
+
+    /* Offset of a plain object slot in instances of cls (a T_OBJECT_EX member
+       descriptor, found on cls or a base), or -1 when getattr must be used. */
+    static Py_ssize_t treachery_view_slot_offset(PyObject *cls, PyObject *descr) {
+        PyMemberDef *m;
+        if (((PyTypeObject *)cls)->tp_getattro != PyObject_GenericGetAttr) return -1;
+        if (Py_TYPE(descr) != &PyMemberDescr_Type) return -1;
+        m = ((PyMemberDescrObject *)descr)->d_member;
+        if (m->type != T_OBJECT_EX || (m->flags & ~READONLY)) return -1;
+        return m->offset;
+    }
+
+    static unsigned int treachery_view_version_tag(PyTypeObject *cls) {
+        return cls->tp_version_tag;
+    }
+
+    /* getattr(o, name of attribute a): a new reference, or NULL with an exception set */
+    #if defined(__GNUC__)
+    __attribute__((always_inline))
+    #endif
+    static inline PyObject *treachery_view_get(PyObject *o, Py_ssize_t a) {
+        treachery_view_attr *at = &treachery_view_attrs[a];
+        if (Py_TYPE(o) == at->tp) {
+            PyObject *v = *(PyObject **)((char *)o + at->offset);
+            if (v != NULL) {
+                Py_INCREF(v);
+                return v;
+            }
+        }
+        return PyObject_GetAttr(o, at->name);
+    }
+
+    /* An instance of the tuple subclass tp (a NamedTuple: no __new__ of its own
+       is run, as tuple.__new__(tp, items) does) holding the items of the tuple items. */
+    static PyObject *treachery_view_record(PyTypeObject *tp, PyObject *items) {
+        Py_ssize_t i, n = PyTuple_GET_SIZE(items);
+        PyObject *o = tp->tp_alloc(tp, n);
+        if (o == NULL) return NULL;
+        for (i = 0; i < n; i++) {
+            PyObject *v = PyTuple_GET_ITEM(items, i);
+            Py_INCREF(v);
+            PyTuple_SET_ITEM(o, i, v);
+        }
+        return o;
+    }
+    """
+    enum:
+        TREACHERY_VIEW_MAX_ATTRS
+    ctypedef struct treachery_view_attr:
+        PyTypeObject* tp
+        Py_ssize_t offset
+        PyObject* name
+    treachery_view_attr treachery_view_attrs[TREACHERY_VIEW_MAX_ATTRS]
+    Py_ssize_t treachery_view_slot_offset(object cls, object descr)
+    unsigned int treachery_view_version_tag(PyTypeObject* cls)
+    object get "treachery_view_get" (object o, Py_ssize_t a)
+    object record "treachery_view_record" (PyTypeObject* tp, tuple items)
+
+cdef enum:
+    MAX_CLASSES = 8
+
+cdef list _attr_keys = []             # (class, name) of each attribute id (keeps the names alive)
+cdef PyTypeObject* _classes[MAX_CLASSES]
+cdef unsigned int _tags[MAX_CLASSES]  # version tag of each class when its attributes were located
+cdef Py_ssize_t _n_classes = 0
+cdef list _class_list = []            # the classes, kept alive
+
+
+cdef int _locate(Py_ssize_t a) except -1:
+    """Find where attribute ``a`` lies in instances of its class."""
+    cls, name = _attr_keys[a]
+    treachery_view_attrs[a].tp = NULL
+    treachery_view_attrs[a].name = <PyObject*>name
+    for k in cls.__mro__:
+        if name in k.__dict__:
+            off = treachery_view_slot_offset(cls, k.__dict__[name])
+            if off >= 0:
+                treachery_view_attrs[a].offset = off
+                treachery_view_attrs[a].tp = <PyTypeObject*>cls
+            return 0
+    return 0
+
+
+cdef int _locate_class(Py_ssize_t i) except -1:
+    """Locate every attribute of class ``i`` and note its version tag."""
+    cls = _class_list[i]
+    for a in range(len(_attr_keys)):
+        if _attr_keys[a][0] is cls:
+            _locate(a)
+            getattr(cls, _attr_keys[a][1])      # a type lookup: gives the class a version tag
+    _tags[i] = treachery_view_version_tag(<PyTypeObject*>cls)
+    return 0
+
+
+cdef Py_ssize_t _attr(type cls, str name) except -1:
+    """A new attribute id for ``cls.name`` (see :func:`get`)."""
+    global _n_classes
+    cdef Py_ssize_t a = len(_attr_keys)
+    if a >= TREACHERY_VIEW_MAX_ATTRS:
+        raise RuntimeError("_view: raise TREACHERY_VIEW_MAX_ATTRS")
+    _attr_keys.append((cls, name))
+    if cls not in _class_list:
+        if _n_classes >= MAX_CLASSES:
+            raise RuntimeError("_view: raise MAX_CLASSES")
+        _class_list.append(cls)
+        _classes[_n_classes] = <PyTypeObject*>cls
+        _n_classes += 1
+    _locate_class(_class_list.index(cls))
+    return a
+
+
+cdef inline int _check_classes() except -1:
+    """Locate again the attributes of the classes changed since they were located."""
+    cdef Py_ssize_t i
+    for i in range(_n_classes):
+        if _tags[i] == 0 or treachery_view_version_tag(_classes[i]) != _tags[i]:
+            _locate_class(i)
+    return 0
+
+
+def slot_reads():
+    """Which engine attributes the builder reads straight from their slot.
+
+    Returns:
+        ``{"Class.attribute": bool}``: True where instances of exactly that
+        class are read at the slot's offset, False where ``getattr`` is used
+        (the attribute is no plain ``__slots__`` member, or the class has its
+        own attribute lookup).  Classes changed since the last build are
+        looked at again first.
+    """
+    _check_classes()
+    return {f"{cls.__name__}.{name}": treachery_view_attrs[a].tp != NULL for a, (cls, name) in enumerate(_attr_keys)}
+
+
+cdef Py_ssize_t PL_SEAT = _attr(Player, "seat"), PL_LIFE = _attr(Player, "life"), PL_HAND = _attr(Player, "hand")
+cdef Py_ssize_t PL_LIBRARY = _attr(Player, "library"), PL_GRAVEYARD = _attr(Player, "graveyard")
+cdef Py_ssize_t PL_EXILE = _attr(Player, "exile"), PL_LANDS = _attr(Player, "lands")
+cdef Py_ssize_t PL_LANDS_TAPPED = _attr(Player, "lands_tapped"), PL_TOKENS = _attr(Player, "tokens")
+cdef Py_ssize_t PL_CREATURES = _attr(Player, "creatures"), PL_IDENTITY = _attr(Player, "identity")
+cdef Py_ssize_t PL_COMMANDER = _attr(Player, "commander"), PL_COMMANDER_ZONE = _attr(Player, "commander_zone")
+cdef Py_ssize_t PL_CMD_DAMAGE = _attr(Player, "cmd_damage"), PL_HAS_LOST = _attr(Player, "has_lost")
+cdef Py_ssize_t PL_COUNTERS = _attr(Player, "counters"), PL_PERMISSIONS = _attr(Player, "permissions")
+cdef Py_ssize_t PL_MULLIGANS = _attr(Player, "mulligans"), PL_ATTACKABLES = _attr(Player, "attackables")
+cdef Py_ssize_t ID_FACE_UP = _attr(IdentityCard, "face_up"), ID_KNOWN_BY = _attr(IdentityCard, "known_by")
+cdef Py_ssize_t ID_DATA = _attr(IdentityCard, "data"), ID_COPY_OF = _attr(IdentityCard, "copy_of")
+cdef Py_ssize_t ID_IDENTITY = _attr(IdentityCard, "identity"), ID_ROLE_OVERRIDE = _attr(IdentityCard, "role_override")
+cdef Py_ssize_t ID_COUNTERS = _attr(IdentityCard, "counters")
+cdef Py_ssize_t CR_UID = _attr(Creature, "uid"), CR_NAME = _attr(Creature, "name")
+cdef Py_ssize_t CR_CONTROLLER = _attr(Creature, "controller")
+cdef Py_ssize_t CR_BASE_POWER = _attr(Creature, "base_power"), CR_BASE_TOUGHNESS = _attr(Creature, "base_toughness")
+cdef Py_ssize_t CR_BASE_KEYWORDS = _attr(Creature, "base_keywords"), CR_PUMP_KW = _attr(Creature, "pump_kw")
+cdef Py_ssize_t CR_P1P1 = _attr(Creature, "p1p1"), CR_PUMP_P = _attr(Creature, "pump_p")
+cdef Py_ssize_t CR_PUMP_Q = _attr(Creature, "pump_q"), CR_DAMAGE = _attr(Creature, "damage")
+cdef Py_ssize_t CR_TAPPED = _attr(Creature, "tapped"), CR_ENTERED_TURN = _attr(Creature, "entered_turn")
+cdef Py_ssize_t CR_ATTACKING = _attr(Creature, "attacking"), CR_BLOCKING = _attr(Creature, "blocking")
+cdef Py_ssize_t CR_STUN = _attr(Creature, "stun"), CR_TOKEN = _attr(Creature, "token")
+cdef Py_ssize_t CR_IS_COMMANDER = _attr(Creature, "is_commander"), CR_ATTACKING_OBJ = _attr(Creature, "attacking_obj")
+cdef Py_ssize_t AT_UID = _attr(Attackable, "uid")
+cdef Py_ssize_t DE_SEAT = _attr(Decision, "seat"), DE_KIND = _attr(Decision, "kind")
+cdef Py_ssize_t DE_OPTIONS = _attr(Decision, "options"), DE_PROMPT = _attr(Decision, "prompt")
+cdef Py_ssize_t DE_LABELS = _attr(Decision, "labels"), DE_CTX = _attr(Decision, "ctx")
+cdef Py_ssize_t TS_MESSAGES = _attr(TalkState, "messages"), TS_CLAIMS = _attr(TalkState, "claims")
+cdef Py_ssize_t TS_STANCES = _attr(TalkState, "stances"), TS_INTENTS = _attr(TalkState, "intents")
+cdef Py_ssize_t TS_REQUESTS = _attr(TalkState, "requests"), TS_DEALS = _attr(TalkState, "deals")
+cdef Py_ssize_t TS_BROKEN = _attr(TalkState, "broken"), TS_HURT_AT_START = _attr(TalkState, "hurt_at_start")
+
+
+# ---- what the immutable objects say, kept by the object's address
+#
+# A card's name (CardDef), an identity's (name, role) (Identity) and the view
+# of a talk option (the option tuples of engine.talk._talk_table, shared by
+# every decision and game) are kept in a table keyed by the object's address,
+# with the seat for an option; the table holds a reference to the object, so
+# the address cannot be reused while the entry lives.  A full table is emptied.
+
+cdef struct MemoEntry:
+    PyObject* key              # a strong reference; NULL: a free slot
+    PyObject* value            # a strong reference
+    long tag                   # the seat of an option's view, else 0
+
+
+cdef struct Memo:
+    MemoEntry* e
+    Py_ssize_t mask, used, full
+    int shift                  # 64 - log2(slots)
+
+
+cdef int _memo_init(Memo* m, int bits) except -1:
+    """An empty table of ``2 ** bits`` slots, emptied at half full."""
+    m.e = <MemoEntry*>PyMem_Calloc(<size_t>1 << bits, sizeof(MemoEntry))
+    if m.e == NULL:
+        raise MemoryError()
+    m.mask = (<Py_ssize_t>1 << bits) - 1
+    m.used = 0
+    m.full = (<Py_ssize_t>1 << bits) // 2
+    m.shift = 64 - bits
+    return 0
+
+
+cdef inline Py_ssize_t _memo_slot(Memo* m, PyObject* key, long tag):
+    """The slot of ``(key, tag)``, or the free slot where it would go."""
+    cdef Py_ssize_t i = <Py_ssize_t>((((<uint64_t><size_t>key >> 4) + <uint64_t>tag)
+                                      * <uint64_t>0x9E3779B97F4A7C15) >> m.shift)
+    while m.e[i].key != NULL and (m.e[i].key != key or m.e[i].tag != tag):
+        i = (i + 1) & m.mask
+    return i
+
+
+cdef int _memo_put(Memo* m, object key, long tag, object value) except -1:
+    """Keep ``value`` for ``(key, tag)``."""
+    cdef Py_ssize_t i
+    if m.used >= m.full:
+        for i in range(m.mask + 1):
+            Py_XDECREF(m.e[i].key)
+            Py_XDECREF(m.e[i].value)
+            m.e[i].key = NULL
+            m.e[i].value = NULL
+        m.used = 0
+    i = _memo_slot(m, <PyObject*>key, tag)
+    Py_INCREF(value)
+    if m.e[i].key == NULL:
+        Py_INCREF(key)
+        m.e[i].key = <PyObject*>key
+        m.e[i].tag = tag
+        m.used += 1
+    else:
+        Py_XDECREF(m.e[i].value)
+    m.e[i].value = <PyObject*>value
+    return 0
+
+
+cdef inline PyObject* _memo_get(Memo* m, object key, long tag):
+    """The value kept for ``(key, tag)`` (borrowed), or NULL."""
+    return m.e[_memo_slot(m, <PyObject*>key, tag)].value
+
+
+cdef Memo _card_names, _identities, _talk_options
+_memo_init(&_card_names, 10)
+_memo_init(&_identities, 8)
+_memo_init(&_talk_options, 14)
+
+
+cdef inline object _card_name(object c):
+    """``c.name``, kept per CardDef."""
+    cdef PyObject* v
+    if type(c) is not CardDef:
+        return c.name
+    v = _memo_get(&_card_names, c, 0)
+    if v != NULL:
+        return <object>v
+    name = c.name
+    _memo_put(&_card_names, c, 0, name)
+    return name
+
+
+cdef inline tuple _identity(object card):
+    """``(card.name, card.role)``, kept per Identity."""
+    cdef PyObject* v
+    if type(card) is not Identity:
+        return (card.name, card.role)
+    v = _memo_get(&_identities, card, 0)
+    if v != NULL:
+        return <tuple>v
+    out = (card.name, card.role)
+    _memo_put(&_identities, card, 0, out)
+    return out
+
+
+cdef frozenset _ATOMS = _py._ATOMS
+_freeze = _py.freeze
+
+
+cdef object _freeze_entry(object e):
+    """A log entry as an immutable mapping with the same keys (``view._freeze_event``)."""
+    cdef Py_ssize_t i = 0
+    cdef PyObject* k
+    cdef PyObject* v
+    if type(e) is not dict:
+        return _freeze_event(e)
+    out = FrozenDict()
+    while PyDict_Next(e, &i, &k, &v):
+        if type(<object>v) in _ATOMS:
+            PyDict_SetItem(out, <object>k, <object>v)
+        else:
+            PyDict_SetItem(out, <object>k, _freeze(<object>v))
+    return out
+
+
+# ---- what is kept between builds
+
+cdef class _Names:
+    """The names of a list of cards, kept while the list holds the same cards."""
+
+    cdef tuple cards, names
+
+    cdef tuple of(self, object cards):
+        """``tuple(c.name for c in cards)`` (``()`` for none)."""
+        cdef Py_ssize_t i, n
+        if type(cards) is not list:
+            return _names_of(cards)
+        n = PyList_GET_SIZE(cards)
+        if n == 0:
+            return ()
+        kept = self.cards
+        if kept is not None and PyTuple_GET_SIZE(kept) == n:
+            for i in range(n):
+                if PyList_GET_ITEM(cards, i) != PyTuple_GET_ITEM(kept, i):
+                    break
+            else:
+                return self.names
+        names = PyTuple_New(n)
+        for i in range(n):
+            name = _card_name(<object>PyList_GET_ITEM(cards, i))
+            Py_INCREF(name)
+            PyTuple_SET_ITEM(names, i, name)
+        self.cards = tuple(cards)
+        self.names = names
+        return names
+
+
+cdef bint _same_items(object a, object b) except -1:
+    """Whether dicts ``a`` and ``b`` hold the same items in the same order (keys and
+    values the same object, or equal and of the same type)."""
+    cdef Py_ssize_t i = 0, j = 0
+    cdef PyObject* ka
+    cdef PyObject* va
+    cdef PyObject* kb
+    cdef PyObject* vb
+    if PyDict_Size(a) != PyDict_Size(b):
+        return False
+    while PyDict_Next(a, &i, &ka, &va):
+        PyDict_Next(b, &j, &kb, &vb)
+        if ka != kb and not (type(<object>ka) is type(<object>kb) and <object>ka == <object>kb):
+            return False
+        if va != vb and not (type(<object>va) is type(<object>vb) and <object>va == <object>vb):
+            return False
+    return True
+
+
+cdef bint _same_seq(tuple kept, object seq):
+    """Whether the list or tuple ``seq`` holds the objects of ``kept``, in order."""
+    cdef Py_ssize_t i, n = PyTuple_GET_SIZE(kept)
+    if type(seq) is list:
+        if PyList_GET_SIZE(seq) != n:
+            return False
+        for i in range(n):
+            if PyList_GET_ITEM(seq, i) != PyTuple_GET_ITEM(kept, i):
+                return False
+        return True
+    if type(seq) is tuple:
+        if PyTuple_GET_SIZE(seq) != n:
+            return False
+        for i in range(n):
+            if PyTuple_GET_ITEM(seq, i) != PyTuple_GET_ITEM(kept, i):
+                return False
+        return True
+    return False
+
+
+cdef inline bint _same_dict(object kept, object d) except -1:
+    """Whether ``d`` is a dict holding the items of ``kept`` (a dict) in the same order
+    (stricter than ``==``: a reordered dict counts as changed)."""
+    return type(d) is dict and _same_items(kept, d)
+
+
+cdef inline object _frozen(object kept, object d):
+    """``FrozenDict(d)`` (the shared empty one for none), or ``kept`` (the last
+    one given) while it holds the same items in the same order."""
+    if not d:
+        return _EMPTY
+    if kept is not None and _same_dict(kept, d):
+        return kept
+    return FrozenDict(d)
+
+
+cdef class _Parts:
+    """What is kept of one player: the names of its zones and its mappings as last given."""
+
+    cdef object player                # the Player they are of
+    cdef _Names hand, graveyard, exile
+    cdef object tokens, counters, id_counters, cmd_damage
+    cdef tuple creatures, creature_views  # its Creature objects and their views, as last given
+    cdef list views                   # its PlayerView as last given, by viewer
+
+    def __cinit__(self, player, Py_ssize_t n):
+        self.player = player
+        self.hand = _Names()
+        self.graveyard = _Names()
+        self.exile = _Names()
+        self.creatures = self.creature_views = ()
+        self.views = [None] * n
+
+    cdef tuple creature_views_of(self, object cre, object turn):
+        """The views of the creatures ``cre`` (a list), the kept ones where they are the same
+        (and the kept tuple when all are)."""
+        cdef Py_ssize_t i, j, n = PyList_GET_SIZE(cre)
+        cdef Py_ssize_t k = PyTuple_GET_SIZE(self.creatures)
+        kept_views = self.creature_views
+        out = None
+        for i in range(n):
+            c = <object>PyList_GET_ITEM(cre, i)
+            old = <object>PyTuple_GET_ITEM(kept_views, i) if (
+                i < k and PyTuple_GET_ITEM(self.creatures, i) == <PyObject*>c) else None
+            v = _creature_view(c, turn, old)
+            if out is None:
+                if v is old:
+                    continue
+                out = PyTuple_New(n)
+                for j in range(i):
+                    Py_INCREF(<object>PyTuple_GET_ITEM(kept_views, j))
+                    PyTuple_SET_ITEM(out, j, <object>PyTuple_GET_ITEM(kept_views, j))
+            Py_INCREF(v)
+            PyTuple_SET_ITEM(out, i, v)
+        if out is None:
+            if n == k:
+                return kept_views
+            out = kept_views[:n]
+        self.creatures = tuple(cre)
+        self.creature_views = out
+        return out
+
+
+cdef tuple _rows(tuple kept, object m):
+    """``tuple(map(tuple, m))`` for a list of lists of ints, reusing ``kept`` (its last value)
+    and its rows where they hold the same objects."""
+    cdef Py_ssize_t i, j, n, k
+    cdef bint same
+    if type(m) is not list or kept is None or PyTuple_GET_SIZE(kept) != PyList_GET_SIZE(m):
+        return tuple(map(tuple, m))
+    n = PyList_GET_SIZE(m)
+    out = None
+    for i in range(n):
+        row = <object>PyList_GET_ITEM(m, i)
+        old = <object>PyTuple_GET_ITEM(kept, i)
+        if type(row) is not list:
+            return tuple(map(tuple, m))
+        k = PyList_GET_SIZE(row)
+        same = PyTuple_GET_SIZE(old) == k
+        if same:
+            for j in range(k):
+                if PyList_GET_ITEM(row, j) != PyTuple_GET_ITEM(old, j):
+                    same = False
+                    break
+        if not same:
+            if out is None:
+                out = list(kept)
+            out[i] = tuple(row)
+    return kept if out is None else tuple(out)
+
+
+cdef object _record(PyTypeObject* tp, object kept, tuple items):
+    """``kept`` (a ``tp`` record) when it holds ``items`` (each the same object, or an
+    equal one of the same type), else a new ``tp`` record of ``items``."""
+    cdef Py_ssize_t i, n = PyTuple_GET_SIZE(items)
+    cdef PyObject* a
+    cdef PyObject* b
+    if kept is not None and PyTuple_GET_SIZE(kept) == n:
+        for i in range(n):
+            a = PyTuple_GET_ITEM(items, i)
+            b = PyTuple_GET_ITEM(kept, i)
+            if a != b and not (type(<object>a) is type(<object>b) and <object>a == <object>b):
+                break
+        else:
+            return kept
+    return record(tp, items)
+
+
+cdef object _creature_view(object c, object turn, object kept):
+    """The :class:`CreatureView` of ``c`` (``view._creature_view``), ``kept`` (its last one) if it is the same."""
+    kw = get(c, CR_BASE_KEYWORDS)
+    if type(kw) is not frozenset:
+        kw = frozenset(kw)
+    pkw = get(c, CR_PUMP_KW)
+    b = get(c, CR_BLOCKING)
+    w = get(c, CR_ATTACKING_OBJ)
+    p1 = get(c, CR_P1P1)
+    return _record(<PyTypeObject*>CreatureView, kept, (
+        get(c, CR_UID), get(c, CR_NAME), get(c, CR_BASE_POWER) + p1 + get(c, CR_PUMP_P),
+        get(c, CR_BASE_TOUGHNESS) + p1 + get(c, CR_PUMP_Q), get(c, CR_DAMAGE), get(c, CR_TAPPED),
+        get(c, CR_ENTERED_TURN) >= turn and "haste" not in kw and "haste" not in pkw, kw | pkw if pkw else kw,
+        get(c, CR_ATTACKING), None if b is None else get(b, CR_UID), p1, get(c, CR_STUN), get(c, CR_TOKEN),
+        get(c, CR_IS_COMMANDER), None if w is None else get(w, AT_UID)))
+
+
+cdef object _player_view(object game, object p, object viewer, Py_ssize_t seat, object turn, _Parts kept):
+    """The :class:`PlayerView` of ``p`` for ``viewer`` (``view._player_view``; ``seat``
+    is the viewer as an index of the kept views), the kept one if it is the same."""
+    idc = get(p, PL_IDENTITY)
+    own = get(p, PL_SEAT) == viewer
+    face_up = get(idc, ID_FACE_UP)
+    card = get(idc, ID_COPY_OF)
+    if card is None:
+        card = get(idc, ID_IDENTITY)
+    name, role = _identity(card)
+    override = get(idc, ID_ROLE_OVERRIDE)
+    if override is not None:
+        role = override
+    lost = get(p, PL_HAS_LOST)
+    known = face_up or viewer in get(idc, ID_KNOWN_BY)
+    cmd = get(p, PL_COMMANDER)
+    cre = get(p, PL_CREATURES)
+    if cre:
+        creatures = kept.creature_views_of(cre, turn) if type(cre) is list else tuple(
+            [_creature_view(c, turn, None) for c in cre])
+    else:
+        creatures = ()
+    lands = get(p, PL_LANDS)
+    walkers = get(p, PL_ATTACKABLES)
+    hand = get(p, PL_HAND)
+    kept.tokens = _frozen(kept.tokens, get(p, PL_TOKENS))
+    kept.id_counters = _frozen(kept.id_counters, get(idc, ID_COUNTERS))
+    kept.cmd_damage = _frozen(kept.cmd_damage, get(p, PL_CMD_DAMAGE))
+    kept.counters = _frozen(kept.counters, get(p, PL_COUNTERS))
+    views = kept.views
+    view = views[seat] = _record(<PyTypeObject*>PlayerView, views[seat], (
+        get(p, PL_SEAT), not lost, get(p, PL_LIFE), len(hand), kept.hand.of(hand) if own else None,
+        len(get(p, PL_LIBRARY)), kept.graveyard.of(get(p, PL_GRAVEYARD)), kept.exile.of(get(p, PL_EXILE)), lands,
+        lands - get(p, PL_LANDS_TAPPED), kept.tokens, creatures, face_up, name if known else None,
+        role if known else None, kept.id_counters, None if cmd is None else _card_name(cmd),
+        get(p, PL_COMMANDER_ZONE), kept.cmd_damage,
+        face_up and not lost and role == _LEADER,              # Game.is_leader_player (CR 314.7)
+        kept.counters,
+        tuple([(_card_name(q["card"]), q["zone"], q["free"]) for q in get(p, PL_PERMISSIONS)]) if own else None,
+        get(p, PL_MULLIGANS), tuple([_planeswalker_view(game, w) for w in walkers]) if walkers else ()))
+    return view
+
+
+cdef object _TARGET = DecisionKind.TARGET, _ATTACKER = DecisionKind.ATTACKER, _BLOCKER = DecisionKind.BLOCKER
+cdef object _DEFENDER = DecisionKind.DEFENDER, _BLOCKED = DecisionKind.BLOCKED
+
+
+cdef object _option_key(object game, object d, object kind, object action, object payload):
+    """What the view of option ``(action, payload)`` of ``d`` (no labels) is made of, for
+    the common options whose words and fields name only it (``view._option_view``,
+    ``text.option_text``): a card cast or played from hand by its name, an attacker,
+    blocker or creature target by its name, uid and controller, a defending player,
+    a player or stack target; None for the others (made anew each time)."""
+    tp = type(payload)
+    if tp is tuple and len(payload) == 2:
+        what, arg = payload
+        if kind == _PRIORITY:
+            if (what == "cast" or what == "land") and type(arg) is int:
+                return (kind, action, what, _card_name(get(game.players[get(d, DE_SEAT)], PL_HAND)[arg]))
+        elif kind == _TARGET:
+            if what == "c" and type(arg) is Creature:
+                return (kind, action, what, get(arg, CR_NAME), get(arg, CR_UID), get(arg, CR_CONTROLLER))
+            if what == "p" and type(arg) is int:
+                return (kind, action, what, arg, get(d, DE_SEAT))
+    elif tp is Creature:
+        if kind == _ATTACKER or kind == _BLOCKER:
+            return (kind, action, get(payload, CR_NAME), get(payload, CR_UID))
+        if kind == _BLOCKED:
+            return (kind, action, get(get(d, DE_CTX)[1], CR_NAME), get(payload, CR_NAME), get(payload, CR_UID),
+                    get(payload, CR_CONTROLLER))
+    elif tp is int and kind == _DEFENDER:
+        ctx = get(d, DE_CTX)
+        if type(ctx) is Creature:
+            return (kind, action, get(ctx, CR_NAME), payload)
+    return None
+
+
+cdef object _decision_view(object game, object d, object viewer, dict options):
+    """The :class:`DecisionView` of ``d`` (``view._decision_view``): talk options kept per
+    option object, the common others by :func:`_option_key` in ``options`` (the builder's)."""
+    cdef Py_ssize_t k, n
+    cdef long seat = viewer
+    cdef PyObject* hit
+    opts = get(d, DE_OPTIONS)
+    kind = get(d, DE_KIND)
+    labels = get(d, DE_LABELS)
+    n = len(opts)
+    out = PyTuple_New(n)
+    if labels is not None and len(labels) == n:
+        for k in range(n):
+            action, payload = opts[k]
+            ov = _option_view(game, d, k, action, payload)
+            Py_INCREF(ov)
+            PyTuple_SET_ITEM(out, k, ov)
+    else:
+        priority = kind == _PRIORITY
+        for k in range(n):
+            opt = opts[k]
+            action, payload = opt
+            if payload is None:
+                key = (kind, action)
+                ov = _SIMPLE_OPTIONS.get(key)
+                if ov is None:
+                    ov = _SIMPLE_OPTIONS[key] = _option_view(game, d, k, action, payload)
+            elif priority and payload[0] == "talk":
+                hit = _memo_get(&_talk_options, opt, seat)
+                if hit != NULL:
+                    ov = <object>hit
+                else:
+                    key = (viewer, action, payload[1])
+                    ov = _SIMPLE_OPTIONS.get(key)
+                    if ov is None:
+                        ov = _SIMPLE_OPTIONS[key] = _option_view(game, d, k, action, payload)
+                    _memo_put(&_talk_options, opt, seat, ov)
+            else:
+                key = _option_key(game, d, kind, action, payload)
+                if key is None:
+                    ov = _option_view(game, d, k, action, payload)
+                else:
+                    ov = options.get(key)
+                    if ov is None:
+                        ov = options[key] = _option_view(game, d, k, action, payload)
+            Py_INCREF(ov)
+            PyTuple_SET_ITEM(out, k, ov)
+    cre = d.declared_creature(viewer)
+    return record(<PyTypeObject*>DecisionView, (_NAMES[kind], get(d, DE_PROMPT), out,
+                                                 None if cre is None else cre.uid))
+
+
+cdef class ViewBuilder:
+    """Builds the :class:`~treachery_env.view.SeatView` of any seat of one
+    game, again and again as the game moves on (compiled; the views equal
+    those of :class:`treachery_env.view.PythonViewBuilder`).
+
+    The builder refers to the game; the views it returns do not.
+
+    Args:
+        game: the game to view.
+    """
+
+    cdef readonly object game
+    cdef object _log                  # the log list the frozen entries come from
+    cdef readonly Py_ssize_t _base    # index in _log of the first frozen entry
+    cdef readonly list _frozen        # _freeze_event of _log[_base:], in order
+    cdef dict _seen                   # viewer -> (first turn shown, entries looked at, events tuple)
+    cdef object _talk                 # the talk view as last given, of _talk_state and _talk_config
+    cdef object _talk_state, _talk_config
+    cdef list _parts                  # _Parts per seat
+    cdef tuple _harm, _attacks        # the tables as last given
+    cdef dict _options                # _option_key -> OptionView, for this game
+
+    def __init__(self, game):
+        self.game = game
+        self._log = None
+        self._base = 0
+        self._frozen = []
+        self._seen = {}
+        self._parts = []
+        self._options = {}
+
+    cdef tuple _events(self, object viewer):
+        """The frozen log entries ``viewer`` may see from the previous turn on
+        (``PythonViewBuilder._events``)."""
+        cdef Py_ssize_t n, base, i, k
+        g = self.game
+        log = g.log
+        n = len(log)
+        first = g.turn - 1
+        frozen = self._frozen
+        if log is not self._log or n < self._base + len(frozen):      # another log, or a shorter one
+            self._log, self._base, self._seen = log, n, {}
+            frozen = self._frozen = []
+        base = self._base
+        if base + len(frozen) < n:
+            frozen.extend([_freeze_entry(e) for e in log[base + len(frozen):]])
+        if base > 0 and log[base - 1]["turn"] >= first:               # older entries needed (a first build)
+            i = base - 1
+            while i > 0 and log[i - 1]["turn"] >= first:
+                i -= 1
+            frozen[:0] = [_freeze_entry(e) for e in log[i:base]]
+            self._base = base = i
+        elif frozen and frozen[0]["turn"] < first:                    # forget the turns no view shows any more
+            k = 0
+            while k < len(frozen) and frozen[k]["turn"] < first:
+                k += 1
+            del frozen[:k]
+            self._base = base = base + k
+        seen = self._seen.get(viewer)
+        if seen is not None and seen[0] == first:
+            _, upto, events = seen
+            if upto < n:
+                new = [e for e in frozen[upto - base:] if e["to"] is None or viewer in e["to"]]
+                if new:
+                    events = events + tuple(new)
+        else:
+            events = tuple([e for e in frozen if e["to"] is None or viewer in e["to"]])
+        self._seen[viewer] = (first, n, events)
+        return events
+
+    cdef object _talk_view(self):
+        """The talk view (``view._talk_view``), the kept one while the talk state holds
+        what it was made of: the same messages (only ever appended, so their count
+        and the last one tell), truces and hurt totals, and mappings with the same
+        items in the same order; on a change only the changed parts are made anew."""
+        cdef Py_ssize_t n
+        g = self.game
+        t = g.talk
+        config = g.config
+        kept = self._talk
+        if kept is not None and (self._talk_state is not t or self._talk_config is not config):
+            kept = None
+        messages, deals, hurt = get(t, TS_MESSAGES), get(t, TS_DEALS), get(t, TS_HURT_AT_START)
+        claims, stances, intents = get(t, TS_CLAIMS), get(t, TS_STANCES), get(t, TS_INTENTS)
+        requests, broken = get(t, TS_REQUESTS), get(t, TS_BROKEN)
+        msgs = None
+        if kept is not None:
+            km = kept[2]
+            n = len(messages)
+            if PyTuple_GET_SIZE(km) == n and (n == 0 or <PyObject*>messages[n - 1] == PyTuple_GET_ITEM(km, n - 1)):
+                msgs = km
+                if (_same_seq(kept[7], deals) and _same_seq(kept[9], hurt) and _same_dict(kept[3], claims)
+                        and _same_dict(kept[4], stances) and _same_dict(kept[5], intents)
+                        and _same_dict(kept[6], requests) and _same_dict(kept[8], broken)):
+                    return kept
+            self._talk = record(<PyTypeObject*>TalkView, (
+                config.talk, config.talk_limit, tuple(messages) if msgs is None else msgs,
+                _frozen(kept[3], claims), _frozen(kept[4], stances), _frozen(kept[5], intents),
+                _frozen(kept[6], requests), kept[7] if _same_seq(kept[7], deals) else tuple(deals),
+                _frozen(kept[8], broken), tuple(hurt)))
+        else:
+            self._talk = _talk_view(g)
+            self._talk_state, self._talk_config = t, config
+        return self._talk
+
+    def build(self, viewer):
+        """The :class:`~treachery_env.view.SeatView` of ``viewer`` now (equal to
+        ``PythonViewBuilder(game).build(viewer)``).
+
+        Raises:
+            IndexError: for a seat outside the table.
+        """
+        cdef Py_ssize_t i, n, seat
+        cdef _Parts kept
+        _check_classes()
+        g = self.game
+        turn = g.turn
+        players = g.players
+        n = len(players)
+        me = players[viewer]
+        seat = viewer if viewer >= 0 else viewer + n
+        parts = self._parts
+        if len(parts) != n:
+            parts[:] = [_Parts(p, n) for p in players]
+        views = PyTuple_New(n)
+        for i in range(n):
+            p = players[i]
+            kept = parts[i]
+            if kept.player is not p:
+                kept = parts[i] = _Parts(p, n)
+            v = _player_view(g, p, viewer, seat, turn, kept)
+            Py_INCREF(v)
+            PyTuple_SET_ITEM(views, i, v)
+        stack = g.stack
+        dream = get(get(me, PL_IDENTITY), ID_DATA).get("dream")
+        d = g.decision
+        self._harm = _rows(self._harm, g.harm)
+        self._attacks = _rows(self._attacks, g.attacks)
+        config = g.config
+        return record(<PyTypeObject*>SeatView, (
+            viewer, turn, g.phase, g.active, views, tuple([_stack_view(it) for it in stack]) if stack else (),
+            self._harm, self._attacks, (not get(me, PL_HAS_LOST)) and g.undercover_met(viewer),
+            tuple([c.name for _, c in dream]) if dream else (),
+            _decision_view(g, d, viewer, self._options) if d is not None and get(d, DE_SEAT) == viewer else None,
+            self._events(viewer), config.priority_windows, tuple(g.role_counts), self._talk_view()))
