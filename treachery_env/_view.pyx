@@ -34,7 +34,7 @@ from .cards import CardDef
 from .engine.state import Attackable, Creature, Decision, DecisionKind, IdentityCard, Player
 from .engine.talk import TalkState
 from .identities import Identity
-from .view import CreatureView, DecisionView, FrozenDict, PlayerView, SeatView, TalkView
+from .view import CreatureView, DecisionView, FrozenDict, PlaneswalkerView, PlayerView, SeatView, TalkView
 
 __all__ = ["ViewBuilder", "slot_reads"]
 
@@ -44,10 +44,8 @@ cdef dict _SIMPLE_OPTIONS = _py._SIMPLE_OPTIONS
 cdef object _NAMES = DecisionKind.NAMES
 cdef object _PRIORITY = DecisionKind.PRIORITY
 _option_view = _py._option_view
-_planeswalker_view = _py._planeswalker_view
 _stack_view = _py._stack_view
 _freeze_event = _py._freeze_event
-_talk_view = _py._talk_view
 _names_of = _py._names_of
 
 
@@ -114,6 +112,63 @@ cdef extern from *:
         }
         return o;
     }
+
+    /* The version tag of dict d (CPython < 3.12: a new number from one global
+       counter at every change of any dict, so the same dict with the same tag
+       has not changed), or 0 where there is none to read. */
+    static uint64_t treachery_view_dict_version(PyObject *d) {
+    #if PY_VERSION_HEX < 0x030C0000
+        return ((PyDictObject *)d)->ma_version_tag;
+    #else
+        (void)d;
+        return 0;
+    #endif
+    }
+
+    /* Whether the slots of attributes attrs[0..n) of o hold the objects of the
+       tuple raw, in order (o's type exactly the class they were located in). */
+    static int treachery_view_same_slots(PyObject *o, const Py_ssize_t *attrs, Py_ssize_t n, PyObject *raw) {
+        Py_ssize_t i;
+        for (i = 0; i < n; i++) {
+            treachery_view_attr *at = &treachery_view_attrs[attrs[i]];
+            if (Py_TYPE(o) != at->tp) return 0;
+            if (*(PyObject **)((char *)o + at->offset) != PyTuple_GET_ITEM(raw, i)) return 0;
+        }
+        return 1;
+    }
+
+    /* kept (a record of tp) when the n values v are its items (each the same
+       object, or an equal one of the same type), else a new record of tp
+       holding them; takes the references in v either way.  NULL with an
+       exception set if a comparison or the allocation fails. */
+    static PyObject *treachery_view_fields(PyTypeObject *tp, PyObject *kept, PyObject **v, Py_ssize_t n) {
+        Py_ssize_t i;
+        PyObject *o;
+        if (Py_TYPE(kept) == tp && PyTuple_GET_SIZE(kept) == n) {
+            for (i = 0; i < n; i++) {
+                PyObject *a = v[i], *b = PyTuple_GET_ITEM(kept, i);
+                if (a != b) {
+                    int eq;
+                    if (Py_TYPE(a) != Py_TYPE(b)) break;
+                    eq = PyObject_RichCompareBool(a, b, Py_EQ);
+                    if (eq < 0) goto fail;
+                    if (!eq) break;
+                }
+            }
+            if (i == n) {
+                for (i = 0; i < n; i++) Py_DECREF(v[i]);
+                Py_INCREF(kept);
+                return kept;
+            }
+        }
+        o = tp->tp_alloc(tp, n);
+        if (o == NULL) goto fail;
+        for (i = 0; i < n; i++) PyTuple_SET_ITEM(o, i, v[i]);
+        return o;
+    fail:
+        for (i = 0; i < n; i++) Py_DECREF(v[i]);
+        return NULL;
+    }
     """
     enum:
         TREACHERY_VIEW_MAX_ATTRS
@@ -126,6 +181,15 @@ cdef extern from *:
     unsigned int treachery_view_version_tag(PyTypeObject* cls)
     object get "treachery_view_get" (object o, Py_ssize_t a)
     object record "treachery_view_record" (PyTypeObject* tp, tuple items)
+    object fields "treachery_view_fields" (PyTypeObject* tp, object kept, PyObject** v, Py_ssize_t n)
+    uint64_t dict_version "treachery_view_dict_version" (object d)
+    bint same_slots "treachery_view_same_slots" (object o, const Py_ssize_t* attrs, Py_ssize_t n, tuple raw)
+
+
+cdef inline void _put(PyObject** v, Py_ssize_t i, object o):
+    """``v[i] = o``, a new reference (for :func:`fields`)."""
+    Py_INCREF(o)
+    v[i] = <PyObject*>o
 
 cdef enum:
     MAX_CLASSES = 8
@@ -226,7 +290,10 @@ cdef Py_ssize_t CR_TAPPED = _attr(Creature, "tapped"), CR_ENTERED_TURN = _attr(C
 cdef Py_ssize_t CR_ATTACKING = _attr(Creature, "attacking"), CR_BLOCKING = _attr(Creature, "blocking")
 cdef Py_ssize_t CR_STUN = _attr(Creature, "stun"), CR_TOKEN = _attr(Creature, "token")
 cdef Py_ssize_t CR_IS_COMMANDER = _attr(Creature, "is_commander"), CR_ATTACKING_OBJ = _attr(Creature, "attacking_obj")
-cdef Py_ssize_t AT_UID = _attr(Attackable, "uid")
+cdef Py_ssize_t AT_UID = _attr(Attackable, "uid"), AT_NAME = _attr(Attackable, "name")
+cdef Py_ssize_t AT_KIND = _attr(Attackable, "kind"), AT_OWNER = _attr(Attackable, "owner")
+cdef Py_ssize_t AT_CONTROLLER = _attr(Attackable, "controller"), AT_LOYALTY = _attr(Attackable, "loyalty")
+cdef Py_ssize_t AT_USED_TURN = _attr(Attackable, "used_turn"), AT_CARD = _attr(Attackable, "card")
 cdef Py_ssize_t DE_SEAT = _attr(Decision, "seat"), DE_KIND = _attr(Decision, "kind")
 cdef Py_ssize_t DE_OPTIONS = _attr(Decision, "options"), DE_PROMPT = _attr(Decision, "prompt")
 cdef Py_ssize_t DE_LABELS = _attr(Decision, "labels"), DE_CTX = _attr(Decision, "ctx")
@@ -391,7 +458,7 @@ cdef class _Names:
 
 cdef bint _same_items(object a, object b) except -1:
     """Whether dicts ``a`` and ``b`` hold the same items in the same order (keys and
-    values the same object, or equal and of the same type)."""
+    values the same object, or equal ints, strings, ... of the same type)."""
     cdef Py_ssize_t i = 0, j = 0
     cdef PyObject* ka
     cdef PyObject* va
@@ -401,9 +468,11 @@ cdef bint _same_items(object a, object b) except -1:
         return False
     while PyDict_Next(a, &i, &ka, &va):
         PyDict_Next(b, &j, &kb, &vb)
-        if ka != kb and not (type(<object>ka) is type(<object>kb) and <object>ka == <object>kb):
+        if ka != kb and not (type(<object>ka) is type(<object>kb) and type(<object>ka) in _ATOMS
+                             and <object>ka == <object>kb):
             return False
-        if va != vb and not (type(<object>va) is type(<object>vb) and <object>va == <object>vb):
+        if va != vb and not (type(<object>va) is type(<object>vb) and type(<object>va) in _ATOMS
+                             and <object>va == <object>vb):
             return False
     return True
 
@@ -428,51 +497,90 @@ cdef bint _same_seq(tuple kept, object seq):
     return False
 
 
-cdef inline bint _same_dict(object kept, object d) except -1:
-    """Whether ``d`` is a dict holding the items of ``kept`` (a dict) in the same order
-    (stricter than ``==``: a reordered dict counts as changed)."""
-    return type(d) is dict and _same_items(kept, d)
+cdef class _Frozen:
+    """``FrozenDict`` copies of one mapping of the game, the last one given again
+    while the dict has not changed: the same dict with the same version tag
+    (:func:`dict_version`), or one with the same items in the same order."""
 
+    cdef object value                 # the FrozenDict last given (None before the first)
+    cdef PyObject* dict               # the dict it was made of, by address only (with its tag)
+    cdef uint64_t version
 
-cdef inline object _frozen(object kept, object d):
-    """``FrozenDict(d)`` (the shared empty one for none), or ``kept`` (the last
-    one given) while it holds the same items in the same order."""
-    if not d:
-        return _EMPTY
-    if kept is not None and _same_dict(kept, d):
-        return kept
-    return FrozenDict(d)
+    cdef object of(self, object d):
+        """``FrozenDict(d)`` (the shared empty one for none), or the last one given while it is the same."""
+        cdef uint64_t version
+        if type(d) is not dict:
+            return FrozenDict(d) if d else _EMPTY
+        version = dict_version(d)
+        if version != 0 and <PyObject*>d == self.dict and version == self.version:
+            return self.value
+        if not d:
+            value = _EMPTY
+        elif self.value is not None and _same_items(self.value, d):
+            value = self.value
+        else:
+            value = FrozenDict(d)
+        self.value, self.dict, self.version = value, <PyObject*>d, version
+        return value
 
 
 cdef class _Parts:
-    """What is kept of one player: the names of its zones and its mappings as last given."""
+    """What is kept of one player: the names of its zones, its mappings, its
+    creatures' and planeswalkers' views and its views by viewer, as last given."""
 
     cdef object player                # the Player they are of
     cdef _Names hand, graveyard, exile
-    cdef object tokens, counters, id_counters, cmd_damage
-    cdef tuple creatures, creature_views  # its Creature objects and their views, as last given
-    cdef list views                   # its PlayerView as last given, by viewer
+    cdef _Frozen tokens, counters, id_counters, cmd_damage
+    cdef tuple creatures, creature_views  # its Creature objects and their views
+    cdef list creature_raw            # per creature, what its slots held when its view was made
+    cdef object turn                  # the game's turn when its creatures' views were looked at
+    cdef tuple walkers, walker_views  # its Attackable objects and their views
+    cdef list views                   # its PlayerView by viewer
 
     def __cinit__(self, player, Py_ssize_t n):
         self.player = player
         self.hand = _Names()
         self.graveyard = _Names()
         self.exile = _Names()
-        self.creatures = self.creature_views = ()
+        self.tokens, self.counters, self.id_counters, self.cmd_damage = _Frozen(), _Frozen(), _Frozen(), _Frozen()
+        self.creatures = self.creature_views = self.walkers = self.walker_views = ()
+        self.creature_raw = []
         self.views = [None] * n
 
-    cdef tuple creature_views_of(self, object cre, object turn):
-        """The views of the creatures ``cre`` (a list), the kept ones where they are the same
-        (and the kept tuple when all are)."""
-        cdef Py_ssize_t i, j, n = PyList_GET_SIZE(cre)
-        cdef Py_ssize_t k = PyTuple_GET_SIZE(self.creatures)
-        kept_views = self.creature_views
+    cdef tuple views_of(self, object objs, bint walkers, object game, object turn):
+        """The views of the creatures, or the planeswalkers (``walkers``), ``objs``
+        (a list), the kept ones where they are the same (the kept tuple when all
+        are).  A creature whose slots hold the objects they held when its view
+        was made (the same turn, attacking and blocking nothing) keeps it
+        without a look at the rest."""
+        cdef Py_ssize_t i, j, n = PyList_GET_SIZE(objs)
+        cdef bint raw_ok
+        kept_objs = self.walkers if walkers else self.creatures
+        kept_views = self.walker_views if walkers else self.creature_views
+        cdef Py_ssize_t k = PyTuple_GET_SIZE(kept_objs)
+        raws = self.creature_raw
+        cdef bint same_turn = turn is self.turn
         out = None
+        new_raws = None
         for i in range(n):
-            c = <object>PyList_GET_ITEM(cre, i)
-            old = <object>PyTuple_GET_ITEM(kept_views, i) if (
-                i < k and PyTuple_GET_ITEM(self.creatures, i) == <PyObject*>c) else None
-            v = _creature_view(c, turn, old)
+            o = <object>PyList_GET_ITEM(objs, i)
+            old = None
+            raw_ok = False
+            if i < k and PyTuple_GET_ITEM(kept_objs, i) == <PyObject*>o:
+                old = <object>PyTuple_GET_ITEM(kept_views, i)
+                if not walkers:
+                    raw = <object>PyList_GET_ITEM(raws, i)
+                    raw_ok = (same_turn and PyTuple_GET_ITEM(raw, CRS_BLOCKING) == <PyObject*>None
+                              and PyTuple_GET_ITEM(raw, CRS_ATTACKING_OBJ) == <PyObject*>None
+                              and same_slots(o, _CREATURE_SLOTS, N_CREATURE_SLOTS, raw))
+            if raw_ok:
+                v = old
+            elif walkers:
+                v = _walker_view(game, o, old)
+            else:
+                v = _creature_view(o, turn, old)
+                if i < k and old is not None:
+                    raws[i] = _slots_of(o)
             if out is None:
                 if v is old:
                     continue
@@ -482,12 +590,17 @@ cdef class _Parts:
                     PyTuple_SET_ITEM(out, j, <object>PyTuple_GET_ITEM(kept_views, j))
             Py_INCREF(v)
             PyTuple_SET_ITEM(out, i, v)
+        if not walkers:
+            self.turn = turn
         if out is None:
             if n == k:
                 return kept_views
             out = kept_views[:n]
-        self.creatures = tuple(cre)
-        self.creature_views = out
+        if walkers:
+            self.walkers, self.walker_views = tuple(objs), out
+        else:
+            self.creatures, self.creature_views = tuple(objs), out
+            self.creature_raw = [_slots_of(o) for o in objs]
         return out
 
 
@@ -519,25 +632,31 @@ cdef tuple _rows(tuple kept, object m):
     return kept if out is None else tuple(out)
 
 
-cdef object _record(PyTypeObject* tp, object kept, tuple items):
-    """``kept`` (a ``tp`` record) when it holds ``items`` (each the same object, or an
-    equal one of the same type), else a new ``tp`` record of ``items``."""
-    cdef Py_ssize_t i, n = PyTuple_GET_SIZE(items)
-    cdef PyObject* a
-    cdef PyObject* b
-    if kept is not None and PyTuple_GET_SIZE(kept) == n:
-        for i in range(n):
-            a = PyTuple_GET_ITEM(items, i)
-            b = PyTuple_GET_ITEM(kept, i)
-            if a != b and not (type(<object>a) is type(<object>b) and <object>a == <object>b):
-                break
-        else:
-            return kept
-    return record(tp, items)
+# the slots a creature's view is made of (what _Parts.views_of compares)
+cdef enum:
+    N_CREATURE_SLOTS = 18
+cdef Py_ssize_t _CREATURE_SLOTS[N_CREATURE_SLOTS]
+_CREATURE_SLOTS[:] = [CR_UID, CR_NAME, CR_BASE_POWER, CR_BASE_TOUGHNESS, CR_BASE_KEYWORDS, CR_PUMP_KW, CR_P1P1,
+                      CR_PUMP_P, CR_PUMP_Q, CR_DAMAGE, CR_TAPPED, CR_ENTERED_TURN, CR_ATTACKING, CR_BLOCKING, CR_STUN,
+                      CR_TOKEN, CR_IS_COMMANDER, CR_ATTACKING_OBJ]
+cdef Py_ssize_t CRS_BLOCKING = 13, CRS_ATTACKING_OBJ = 17     # their places in _CREATURE_SLOTS
+
+
+cdef tuple _slots_of(object c):
+    """What the slots of :data:`_CREATURE_SLOTS` of creature ``c`` hold, in order."""
+    cdef Py_ssize_t i
+    out = PyTuple_New(N_CREATURE_SLOTS)
+    for i in range(N_CREATURE_SLOTS):
+        v = get(c, _CREATURE_SLOTS[i])
+        Py_INCREF(v)
+        PyTuple_SET_ITEM(out, i, v)
+    return out
 
 
 cdef object _creature_view(object c, object turn, object kept):
     """The :class:`CreatureView` of ``c`` (``view._creature_view``), ``kept`` (its last one) if it is the same."""
+    cdef PyObject* v[15]
+    cdef object sick
     kw = get(c, CR_BASE_KEYWORDS)
     if type(kw) is not frozenset:
         kw = frozenset(kw)
@@ -545,17 +664,65 @@ cdef object _creature_view(object c, object turn, object kept):
     b = get(c, CR_BLOCKING)
     w = get(c, CR_ATTACKING_OBJ)
     p1 = get(c, CR_P1P1)
-    return _record(<PyTypeObject*>CreatureView, kept, (
-        get(c, CR_UID), get(c, CR_NAME), get(c, CR_BASE_POWER) + p1 + get(c, CR_PUMP_P),
-        get(c, CR_BASE_TOUGHNESS) + p1 + get(c, CR_PUMP_Q), get(c, CR_DAMAGE), get(c, CR_TAPPED),
-        get(c, CR_ENTERED_TURN) >= turn and "haste" not in kw and "haste" not in pkw, kw | pkw if pkw else kw,
-        get(c, CR_ATTACKING), None if b is None else get(b, CR_UID), p1, get(c, CR_STUN), get(c, CR_TOKEN),
-        get(c, CR_IS_COMMANDER), None if w is None else get(w, AT_UID)))
+    uid, name, damage, tapped = get(c, CR_UID), get(c, CR_NAME), get(c, CR_DAMAGE), get(c, CR_TAPPED)
+    power = get(c, CR_BASE_POWER) + p1 + get(c, CR_PUMP_P)
+    toughness = get(c, CR_BASE_TOUGHNESS) + p1 + get(c, CR_PUMP_Q)
+    sick = get(c, CR_ENTERED_TURN) >= turn and "haste" not in kw and "haste" not in pkw
+    keywords = kw | pkw if pkw else kw
+    attacking, stun, token, commander = get(c, CR_ATTACKING), get(c, CR_STUN), get(c, CR_TOKEN), get(c, CR_IS_COMMANDER)
+    blocking = None if b is None else get(b, CR_UID)
+    walker = None if w is None else get(w, AT_UID)
+    _put(v, 0, uid)
+    _put(v, 1, name)
+    _put(v, 2, power)
+    _put(v, 3, toughness)
+    _put(v, 4, damage)
+    _put(v, 5, tapped)
+    _put(v, 6, sick)
+    _put(v, 7, keywords)
+    _put(v, 8, attacking)
+    _put(v, 9, blocking)
+    _put(v, 10, p1)
+    _put(v, 11, stun)
+    _put(v, 12, token)
+    _put(v, 13, commander)
+    _put(v, 14, walker)
+    return fields(<PyTypeObject*>CreatureView, kept, v, 15)
+
+
+cdef dict _ABILITIES = _py._ABILITIES
+
+
+cdef object _walker_view(object game, object w, object kept):
+    """The :class:`PlaneswalkerView` of ``w`` (``view._planeswalker_view``), ``kept`` (its last one) if it is the same."""
+    cdef PyObject* v[9]
+    card = get(w, AT_CARD)
+    if card is None:
+        abilities = ()
+    else:
+        abilities = _ABILITIES.get(card.name)
+        if abilities is None:
+            abilities = _ABILITIES[card.name] = tuple([(ab["loyalty"], ab["text"]) for ab in card.abilities])
+    attackers = tuple([get(a, CR_UID) for a in game.combat_attackers if get(a, CR_ATTACKING_OBJ) is w])
+    uid, name, kind, owner = get(w, AT_UID), get(w, AT_NAME), get(w, AT_KIND), get(w, AT_OWNER)
+    controller, loyalty, used = get(w, AT_CONTROLLER), get(w, AT_LOYALTY), get(w, AT_USED_TURN) == game.turn
+    _put(v, 0, uid)
+    _put(v, 1, name)
+    _put(v, 2, kind)
+    _put(v, 3, owner)
+    _put(v, 4, controller)
+    _put(v, 5, loyalty)
+    _put(v, 6, used)
+    _put(v, 7, abilities)
+    _put(v, 8, attackers)
+    return fields(<PyTypeObject*>PlaneswalkerView, kept, v, 9)
 
 
 cdef object _player_view(object game, object p, object viewer, Py_ssize_t seat, object turn, _Parts kept):
     """The :class:`PlayerView` of ``p`` for ``viewer`` (``view._player_view``; ``seat``
     is the viewer as an index of the kept views), the kept one if it is the same."""
+    cdef PyObject* v[24]
+    cdef object leader
     idc = get(p, PL_IDENTITY)
     own = get(p, PL_SEAT) == viewer
     face_up = get(idc, ID_FACE_UP)
@@ -570,48 +737,92 @@ cdef object _player_view(object game, object p, object viewer, Py_ssize_t seat, 
     known = face_up or viewer in get(idc, ID_KNOWN_BY)
     cmd = get(p, PL_COMMANDER)
     cre = get(p, PL_CREATURES)
-    if cre:
-        creatures = kept.creature_views_of(cre, turn) if type(cre) is list else tuple(
-            [_creature_view(c, turn, None) for c in cre])
-    else:
+    if not cre:
         creatures = ()
-    lands = get(p, PL_LANDS)
+    elif type(cre) is list:
+        creatures = kept.views_of(cre, False, game, turn)
+    else:
+        creatures = tuple([_creature_view(c, turn, None) for c in cre])
     walkers = get(p, PL_ATTACKABLES)
+    if not walkers:
+        planeswalkers = ()
+    elif type(walkers) is list:
+        planeswalkers = kept.views_of(walkers, True, game, turn)
+    else:
+        planeswalkers = tuple([_walker_view(game, w, None) for w in walkers])
+    seat_, life, lands, mulligans = get(p, PL_SEAT), get(p, PL_LIFE), get(p, PL_LANDS), get(p, PL_MULLIGANS)
     hand = get(p, PL_HAND)
-    kept.tokens = _frozen(kept.tokens, get(p, PL_TOKENS))
-    kept.id_counters = _frozen(kept.id_counters, get(idc, ID_COUNTERS))
-    kept.cmd_damage = _frozen(kept.cmd_damage, get(p, PL_CMD_DAMAGE))
-    kept.counters = _frozen(kept.counters, get(p, PL_COUNTERS))
+    hand_size, library_size = len(hand), len(get(p, PL_LIBRARY))
+    hand_names = kept.hand.of(hand) if own else None
+    graveyard, exile = kept.graveyard.of(get(p, PL_GRAVEYARD)), kept.exile.of(get(p, PL_EXILE))
+    untapped = lands - get(p, PL_LANDS_TAPPED)
+    tokens = kept.tokens.of(get(p, PL_TOKENS))
+    id_counters = kept.id_counters.of(get(idc, ID_COUNTERS))
+    cmd_damage = kept.cmd_damage.of(get(p, PL_CMD_DAMAGE))
+    counters = kept.counters.of(get(p, PL_COUNTERS))
+    commander = None if cmd is None else _card_name(cmd)
+    zone = get(p, PL_COMMANDER_ZONE)
+    leader = face_up and not lost and role == _LEADER              # Game.is_leader_player (CR 314.7)
+    usable = tuple([(_card_name(q["card"]), q["zone"], q["free"]) for q in get(p, PL_PERMISSIONS)]) if own else None
+    in_game = not lost
+    _put(v, 0, seat_)
+    _put(v, 1, in_game)
+    _put(v, 2, life)
+    _put(v, 3, hand_size)
+    _put(v, 4, hand_names)
+    _put(v, 5, library_size)
+    _put(v, 6, graveyard)
+    _put(v, 7, exile)
+    _put(v, 8, lands)
+    _put(v, 9, untapped)
+    _put(v, 10, tokens)
+    _put(v, 11, creatures)
+    _put(v, 12, face_up)
+    _put(v, 13, name if known else None)
+    _put(v, 14, role if known else None)
+    _put(v, 15, id_counters)
+    _put(v, 16, commander)
+    _put(v, 17, zone)
+    _put(v, 18, cmd_damage)
+    _put(v, 19, leader)
+    _put(v, 20, counters)
+    _put(v, 21, usable)
+    _put(v, 22, mulligans)
+    _put(v, 23, planeswalkers)
     views = kept.views
-    view = views[seat] = _record(<PyTypeObject*>PlayerView, views[seat], (
-        get(p, PL_SEAT), not lost, get(p, PL_LIFE), len(hand), kept.hand.of(hand) if own else None,
-        len(get(p, PL_LIBRARY)), kept.graveyard.of(get(p, PL_GRAVEYARD)), kept.exile.of(get(p, PL_EXILE)), lands,
-        lands - get(p, PL_LANDS_TAPPED), kept.tokens, creatures, face_up, name if known else None,
-        role if known else None, kept.id_counters, None if cmd is None else _card_name(cmd),
-        get(p, PL_COMMANDER_ZONE), kept.cmd_damage,
-        face_up and not lost and role == _LEADER,              # Game.is_leader_player (CR 314.7)
-        kept.counters,
-        tuple([(_card_name(q["card"]), q["zone"], q["free"]) for q in get(p, PL_PERMISSIONS)]) if own else None,
-        get(p, PL_MULLIGANS), tuple([_planeswalker_view(game, w) for w in walkers]) if walkers else ()))
+    view = fields(<PyTypeObject*>PlayerView, views[seat], v, 24)
+    views[seat] = view
     return view
 
 
 cdef object _TARGET = DecisionKind.TARGET, _ATTACKER = DecisionKind.ATTACKER, _BLOCKER = DecisionKind.BLOCKER
 cdef object _DEFENDER = DecisionKind.DEFENDER, _BLOCKED = DecisionKind.BLOCKED
+cdef object _DISCARD = DecisionKind.DISCARD, _COST = DecisionKind.COST, _BOTTOM = DecisionKind.BOTTOM
+cdef dict _OPTIONS = {}                # _option_key -> OptionView (emptied when full)
 
 
 cdef object _option_key(object game, object d, object kind, object action, object payload):
     """What the view of option ``(action, payload)`` of ``d`` (no labels) is made of, for
     the common options whose words and fields name only it (``view._option_view``,
-    ``text.option_text``): a card cast or played from hand by its name, an attacker,
-    blocker or creature target by its name, uid and controller, a defending player,
-    a player or stack target; None for the others (made anew each time)."""
+    ``text.option_text``), a key of :data:`_OPTIONS`; None for the others (made anew
+    each time).  A card from hand (cast, played, discarded, paid with, put on the
+    bottom) by its name, the commander by its name and tax, a loyalty ability by its
+    planeswalker's name, uid, loyalty and card; an attacker, blocker or creature
+    target by its name, uid (and controller), a defending player by the attacker's
+    name, a player target by the deciding seat."""
     tp = type(payload)
     if tp is tuple and len(payload) == 2:
         what, arg = payload
         if kind == _PRIORITY:
             if (what == "cast" or what == "land") and type(arg) is int:
                 return (kind, action, what, _card_name(get(game.players[get(d, DE_SEAT)], PL_HAND)[arg]))
+            if what == "commander":
+                p = game.players[get(d, DE_SEAT)]
+                return (kind, action, what, _card_name(get(p, PL_COMMANDER)), p.commander_casts)
+            if what == "loyalty" and type(arg) is tuple:
+                w = get(game.players[get(d, DE_SEAT)], PL_ATTACKABLES)[arg[0]]
+                return (kind, action, what, arg, get(w, AT_NAME), get(w, AT_UID), get(w, AT_LOYALTY),
+                        _card_name(get(w, AT_CARD)))
         elif kind == _TARGET:
             if what == "c" and type(arg) is Creature:
                 return (kind, action, what, get(arg, CR_NAME), get(arg, CR_UID), get(arg, CR_CONTROLLER))
@@ -623,16 +834,19 @@ cdef object _option_key(object game, object d, object kind, object action, objec
         if kind == _BLOCKED:
             return (kind, action, get(get(d, DE_CTX)[1], CR_NAME), get(payload, CR_NAME), get(payload, CR_UID),
                     get(payload, CR_CONTROLLER))
-    elif tp is int and kind == _DEFENDER:
-        ctx = get(d, DE_CTX)
-        if type(ctx) is Creature:
-            return (kind, action, get(ctx, CR_NAME), payload)
+    elif tp is int:
+        if kind == _DEFENDER:
+            ctx = get(d, DE_CTX)
+            if type(ctx) is Creature:
+                return (kind, action, get(ctx, CR_NAME), payload)
+        elif kind == _DISCARD or kind == _COST or kind == _BOTTOM:
+            return (kind, action, _card_name(get(game.players[get(d, DE_SEAT)], PL_HAND)[payload]))
     return None
 
 
-cdef object _decision_view(object game, object d, object viewer, dict options):
+cdef object _decision_view(object game, object d, object viewer):
     """The :class:`DecisionView` of ``d`` (``view._decision_view``): talk options kept per
-    option object, the common others by :func:`_option_key` in ``options`` (the builder's)."""
+    option object, the common others by :func:`_option_key` in :data:`_OPTIONS`."""
     cdef Py_ssize_t k, n
     cdef long seat = viewer
     cdef PyObject* hit
@@ -672,9 +886,11 @@ cdef object _decision_view(object game, object d, object viewer, dict options):
                 if key is None:
                     ov = _option_view(game, d, k, action, payload)
                 else:
-                    ov = options.get(key)
+                    ov = _OPTIONS.get(key)
                     if ov is None:
-                        ov = options[key] = _option_view(game, d, k, action, payload)
+                        if len(_OPTIONS) >= 20000:      # bounded: names, uids and seats of many games
+                            _OPTIONS.clear()
+                        ov = _OPTIONS[key] = _option_view(game, d, k, action, payload)
             Py_INCREF(ov)
             PyTuple_SET_ITEM(out, k, ov)
     cre = d.declared_creature(viewer)
@@ -700,9 +916,9 @@ cdef class ViewBuilder:
     cdef dict _seen                   # viewer -> (first turn shown, entries looked at, events tuple)
     cdef object _talk                 # the talk view as last given, of _talk_state and _talk_config
     cdef object _talk_state, _talk_config
+    cdef _Frozen _claims, _stances, _intents, _requests, _broken   # the talk state's mappings
     cdef list _parts                  # _Parts per seat
     cdef tuple _harm, _attacks        # the tables as last given
-    cdef dict _options                # _option_key -> OptionView, for this game
 
     def __init__(self, game):
         self.game = game
@@ -711,7 +927,8 @@ cdef class ViewBuilder:
         self._frozen = []
         self._seen = {}
         self._parts = []
-        self._options = {}
+        self._claims, self._stances, self._intents = _Frozen(), _Frozen(), _Frozen()
+        self._requests, self._broken = _Frozen(), _Frozen()
 
     cdef tuple _events(self, object viewer):
         """The frozen log entries ``viewer`` may see from the previous turn on
@@ -755,8 +972,8 @@ cdef class ViewBuilder:
     cdef object _talk_view(self):
         """The talk view (``view._talk_view``), the kept one while the talk state holds
         what it was made of: the same messages (only ever appended, so their count
-        and the last one tell), truces and hurt totals, and mappings with the same
-        items in the same order; on a change only the changed parts are made anew."""
+        and the last one tell), truces and hurt totals, and unchanged mappings
+        (:class:`_Frozen`); on a change only the changed parts are made anew."""
         cdef Py_ssize_t n
         g = self.game
         t = g.talk
@@ -765,26 +982,26 @@ cdef class ViewBuilder:
         if kept is not None and (self._talk_state is not t or self._talk_config is not config):
             kept = None
         messages, deals, hurt = get(t, TS_MESSAGES), get(t, TS_DEALS), get(t, TS_HURT_AT_START)
-        claims, stances, intents = get(t, TS_CLAIMS), get(t, TS_STANCES), get(t, TS_INTENTS)
-        requests, broken = get(t, TS_REQUESTS), get(t, TS_BROKEN)
-        msgs = None
-        if kept is not None:
-            km = kept[2]
-            n = len(messages)
-            if PyTuple_GET_SIZE(km) == n and (n == 0 or <PyObject*>messages[n - 1] == PyTuple_GET_ITEM(km, n - 1)):
-                msgs = km
-                if (_same_seq(kept[7], deals) and _same_seq(kept[9], hurt) and _same_dict(kept[3], claims)
-                        and _same_dict(kept[4], stances) and _same_dict(kept[5], intents)
-                        and _same_dict(kept[6], requests) and _same_dict(kept[8], broken)):
-                    return kept
+        claims, stances = self._claims.of(get(t, TS_CLAIMS)), self._stances.of(get(t, TS_STANCES))
+        intents, requests = self._intents.of(get(t, TS_INTENTS)), self._requests.of(get(t, TS_REQUESTS))
+        broken = self._broken.of(get(t, TS_BROKEN))
+        if kept is None:
             self._talk = record(<PyTypeObject*>TalkView, (
-                config.talk, config.talk_limit, tuple(messages) if msgs is None else msgs,
-                _frozen(kept[3], claims), _frozen(kept[4], stances), _frozen(kept[5], intents),
-                _frozen(kept[6], requests), kept[7] if _same_seq(kept[7], deals) else tuple(deals),
-                _frozen(kept[8], broken), tuple(hurt)))
-        else:
-            self._talk = _talk_view(g)
+                config.talk, config.talk_limit, tuple(messages), claims, stances, intents, requests, tuple(deals),
+                broken, tuple(hurt)))
             self._talk_state, self._talk_config = t, config
+            return self._talk
+        km = kept[2]
+        n = len(messages)
+        msgs = km if PyTuple_GET_SIZE(km) == n and (
+            n == 0 or <PyObject*>messages[n - 1] == PyTuple_GET_ITEM(km, n - 1)) else tuple(messages)
+        same_deals, same_hurt = _same_seq(kept[7], deals), _same_seq(kept[9], hurt)
+        if (msgs is km and same_deals and same_hurt and claims is kept[3] and stances is kept[4]
+                and intents is kept[5] and requests is kept[6] and broken is kept[8]):
+            return kept
+        self._talk = record(<PyTypeObject*>TalkView, (
+            config.talk, config.talk_limit, msgs, claims, stances, intents, requests,
+            kept[7] if same_deals else tuple(deals), broken, kept[9] if same_hurt else tuple(hurt)))
         return self._talk
 
     def build(self, viewer):
@@ -825,5 +1042,5 @@ cdef class ViewBuilder:
             viewer, turn, g.phase, g.active, views, tuple([_stack_view(it) for it in stack]) if stack else (),
             self._harm, self._attacks, (not get(me, PL_HAS_LOST)) and g.undercover_met(viewer),
             tuple([c.name for _, c in dream]) if dream else (),
-            _decision_view(g, d, viewer, self._options) if d is not None and get(d, DE_SEAT) == viewer else None,
+            _decision_view(g, d, viewer) if d is not None and get(d, DE_SEAT) == viewer else None,
             self._events(viewer), config.priority_windows, tuple(g.role_counts), self._talk_view()))
