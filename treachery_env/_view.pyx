@@ -186,6 +186,11 @@ cdef extern from *:
     bint same_slots "treachery_view_same_slots" (object o, const Py_ssize_t* attrs, Py_ssize_t n, tuple raw)
 
 
+cdef inline object _item(object record, Py_ssize_t i):
+    """Item ``i`` of a record (a tuple), read in C."""
+    return <object>PyTuple_GET_ITEM(record, i)
+
+
 cdef inline void _put(PyObject** v, Py_ssize_t i, object o):
     """``v[i] = o``, a new reference (for :func:`fields`)."""
     Py_INCREF(o)
@@ -314,7 +319,7 @@ cdef Py_ssize_t TS_BROKEN = _attr(TalkState, "broken"), TS_HURT_AT_START = _attr
 cdef struct MemoEntry:
     PyObject* key              # a strong reference; NULL: a free slot
     PyObject* value            # a strong reference
-    long tag                   # the seat of an option's view, else 0
+    long tag                   # for an option's view, its seat * 64 + decision kind; else 0
 
 
 cdef struct Memo:
@@ -536,6 +541,7 @@ cdef class _Parts:
     cdef object turn                  # the game's turn when its creatures' views were looked at
     cdef tuple walkers, walker_views  # its Attackable objects and their views
     cdef list views                   # its PlayerView by viewer
+    cdef list raws                    # by viewer, what the player's and its identity's slots held then
 
     def __cinit__(self, player, Py_ssize_t n):
         self.player = player
@@ -546,10 +552,11 @@ cdef class _Parts:
         self.creatures = self.creature_views = self.walkers = self.walker_views = ()
         self.creature_raw = []
         self.views = [None] * n
+        self.raws = [None] * n
 
-    cdef tuple views_of(self, object objs, bint walkers, object game, object turn):
-        """The views of the creatures, or the planeswalkers (``walkers``), ``objs``
-        (a list), the kept ones where they are the same (the kept tuple when all
+    cdef tuple views_of(self, object objs, bint walkers, object turn, object attackers):
+        """The views of the creatures, or the planeswalkers (``walkers``; ``attackers``:
+        the game's attacking creatures), ``objs`` (a list), the kept ones where they are the same (the kept tuple when all
         are).  A creature whose slots hold the objects they held when its view
         was made (the same turn, attacking and blocking nothing) keeps it
         without a look at the rest."""
@@ -576,11 +583,11 @@ cdef class _Parts:
             if raw_ok:
                 v = old
             elif walkers:
-                v = _walker_view(game, o, old)
+                v = _walker_view(o, turn, attackers, old)
             else:
                 v = _creature_view(o, turn, old)
                 if i < k and old is not None:
-                    raws[i] = _slots_of(o)
+                    raws[i] = _slots_of(o, _CREATURE_SLOTS, N_CREATURE_SLOTS)
             if out is None:
                 if v is old:
                     continue
@@ -600,7 +607,7 @@ cdef class _Parts:
             self.walkers, self.walker_views = tuple(objs), out
         else:
             self.creatures, self.creature_views = tuple(objs), out
-            self.creature_raw = [_slots_of(o) for o in objs]
+            self.creature_raw = [_slots_of(o, _CREATURE_SLOTS, N_CREATURE_SLOTS) for o in objs]
         return out
 
 
@@ -642,12 +649,12 @@ _CREATURE_SLOTS[:] = [CR_UID, CR_NAME, CR_BASE_POWER, CR_BASE_TOUGHNESS, CR_BASE
 cdef Py_ssize_t CRS_BLOCKING = 13, CRS_ATTACKING_OBJ = 17     # their places in _CREATURE_SLOTS
 
 
-cdef tuple _slots_of(object c):
-    """What the slots of :data:`_CREATURE_SLOTS` of creature ``c`` hold, in order."""
+cdef tuple _slots_of(object o, const Py_ssize_t* attrs, Py_ssize_t n):
+    """What the attributes ``attrs[:n]`` of ``o`` hold, in order (what :func:`same_slots` compares)."""
     cdef Py_ssize_t i
-    out = PyTuple_New(N_CREATURE_SLOTS)
-    for i in range(N_CREATURE_SLOTS):
-        v = get(c, _CREATURE_SLOTS[i])
+    out = PyTuple_New(n)
+    for i in range(n):
+        v = get(o, attrs[i])
         Py_INCREF(v)
         PyTuple_SET_ITEM(out, i, v)
     return out
@@ -693,19 +700,20 @@ cdef object _creature_view(object c, object turn, object kept):
 cdef dict _ABILITIES = _py._ABILITIES
 
 
-cdef object _walker_view(object game, object w, object kept):
+cdef object _walker_view(object w, object turn, object attackers, object kept):
     """The :class:`PlaneswalkerView` of ``w`` (``view._planeswalker_view``), ``kept`` (its last one) if it is the same."""
     cdef PyObject* v[9]
     card = get(w, AT_CARD)
     if card is None:
         abilities = ()
     else:
-        abilities = _ABILITIES.get(card.name)
+        name = _card_name(card)
+        abilities = _ABILITIES.get(name)
         if abilities is None:
-            abilities = _ABILITIES[card.name] = tuple([(ab["loyalty"], ab["text"]) for ab in card.abilities])
-    attackers = tuple([get(a, CR_UID) for a in game.combat_attackers if get(a, CR_ATTACKING_OBJ) is w])
+            abilities = _ABILITIES[name] = tuple([(ab["loyalty"], ab["text"]) for ab in card.abilities])
+    attacked_by = tuple([get(a, CR_UID) for a in attackers if get(a, CR_ATTACKING_OBJ) is w])
     uid, name, kind, owner = get(w, AT_UID), get(w, AT_NAME), get(w, AT_KIND), get(w, AT_OWNER)
-    controller, loyalty, used = get(w, AT_CONTROLLER), get(w, AT_LOYALTY), get(w, AT_USED_TURN) == game.turn
+    controller, loyalty, used = get(w, AT_CONTROLLER), get(w, AT_LOYALTY), get(w, AT_USED_TURN) == turn
     _put(v, 0, uid)
     _put(v, 1, name)
     _put(v, 2, kind)
@@ -714,18 +722,74 @@ cdef object _walker_view(object game, object w, object kept):
     _put(v, 5, loyalty)
     _put(v, 6, used)
     _put(v, 7, abilities)
-    _put(v, 8, attackers)
+    _put(v, 8, attacked_by)
     return fields(<PyTypeObject*>PlaneswalkerView, kept, v, 9)
 
 
-cdef object _player_view(object game, object p, object viewer, Py_ssize_t seat, object turn, _Parts kept):
+# the slots of a player and of its identity card its views are made of besides the lists and dicts
+# they hold (what _player_view compares before it looks at the rest)
+cdef enum:
+    N_PLAYER_SLOTS = 19
+    N_IDENTITY_SLOTS = 6
+cdef Py_ssize_t _PLAYER_SLOTS[N_PLAYER_SLOTS]
+_PLAYER_SLOTS[:] = [PL_SEAT, PL_LIFE, PL_HAND, PL_LIBRARY, PL_GRAVEYARD, PL_EXILE, PL_LANDS, PL_LANDS_TAPPED, PL_TOKENS,
+                    PL_CREATURES, PL_IDENTITY, PL_COMMANDER, PL_COMMANDER_ZONE, PL_CMD_DAMAGE, PL_HAS_LOST, PL_COUNTERS,
+                    PL_PERMISSIONS, PL_MULLIGANS, PL_ATTACKABLES]
+cdef Py_ssize_t _IDENTITY_SLOTS[N_IDENTITY_SLOTS]
+_IDENTITY_SLOTS[:] = [ID_FACE_UP, ID_KNOWN_BY, ID_COPY_OF, ID_IDENTITY, ID_ROLE_OVERRIDE, ID_COUNTERS]
+
+
+cdef object _player_view(object p, object viewer, Py_ssize_t seat, object turn, object attackers, _Parts kept):
     """The :class:`PlayerView` of ``p`` for ``viewer`` (``view._player_view``; ``seat``
-    is the viewer as an index of the kept views), the kept one if it is the same."""
+    is the viewer as an index of the kept views, -1 for none; ``attackers``: the game's attacking
+    creatures), the kept one if it is the same.
+
+    The kept view is given at once when the slots of the player and of its
+    identity card hold what they held when it was made, and its lists and dicts
+    give the kept names, mappings and creature and planeswalker views (the
+    same hand and library sizes; whether the viewer knows the identity; for
+    the viewer's own view, no cards usable from other zones)."""
     cdef PyObject* v[24]
     cdef object leader
     idc = get(p, PL_IDENTITY)
     own = get(p, PL_SEAT) == viewer
     face_up = get(idc, ID_FACE_UP)
+    known = face_up or viewer in get(idc, ID_KNOWN_BY)
+    cre = get(p, PL_CREATURES)
+    if not cre:
+        creatures = ()
+    elif type(cre) is list:
+        creatures = kept.views_of(cre, False, turn, attackers)
+    else:
+        creatures = tuple([_creature_view(c, turn, None) for c in cre])
+    walkers = get(p, PL_ATTACKABLES)
+    if not walkers:
+        planeswalkers = ()
+    elif type(walkers) is list:
+        planeswalkers = kept.views_of(walkers, True, turn, attackers)
+    else:
+        planeswalkers = tuple([_walker_view(w, turn, attackers, None) for w in walkers])
+    hand = get(p, PL_HAND)
+    hand_size, library_size = len(hand), len(get(p, PL_LIBRARY))
+    hand_names = kept.hand.of(hand) if own else None
+    graveyard, exile = kept.graveyard.of(get(p, PL_GRAVEYARD)), kept.exile.of(get(p, PL_EXILE))
+    tokens = kept.tokens.of(get(p, PL_TOKENS))
+    id_counters = kept.id_counters.of(get(idc, ID_COUNTERS))
+    cmd_damage = kept.cmd_damage.of(get(p, PL_CMD_DAMAGE))
+    counters = kept.counters.of(get(p, PL_COUNTERS))
+    views, raws = kept.views, kept.raws
+    view = views[seat] if seat >= 0 else None
+    if view is not None:
+        raw = raws[seat]
+        if (same_slots(p, _PLAYER_SLOTS, N_PLAYER_SLOTS, <tuple>PyTuple_GET_ITEM(raw, 0))
+                and same_slots(idc, _IDENTITY_SLOTS, N_IDENTITY_SLOTS, <tuple>PyTuple_GET_ITEM(raw, 1))
+                and _item(view, 11) is creatures and _item(view, 23) is planeswalkers
+                and _item(view, 4) is hand_names and _item(view, 6) is graveyard and _item(view, 7) is exile
+                and _item(view, 10) is tokens and _item(view, 15) is id_counters and _item(view, 18) is cmd_damage
+                and _item(view, 20) is counters and _item(view, 3) == hand_size and _item(view, 5) == library_size
+                and (not known) == (_item(view, 13) is None)
+                and not (own and (get(p, PL_PERMISSIONS) or _item(view, 21)))):
+            return view
     card = get(idc, ID_COPY_OF)
     if card is None:
         card = get(idc, ID_IDENTITY)
@@ -734,32 +798,9 @@ cdef object _player_view(object game, object p, object viewer, Py_ssize_t seat, 
     if override is not None:
         role = override
     lost = get(p, PL_HAS_LOST)
-    known = face_up or viewer in get(idc, ID_KNOWN_BY)
     cmd = get(p, PL_COMMANDER)
-    cre = get(p, PL_CREATURES)
-    if not cre:
-        creatures = ()
-    elif type(cre) is list:
-        creatures = kept.views_of(cre, False, game, turn)
-    else:
-        creatures = tuple([_creature_view(c, turn, None) for c in cre])
-    walkers = get(p, PL_ATTACKABLES)
-    if not walkers:
-        planeswalkers = ()
-    elif type(walkers) is list:
-        planeswalkers = kept.views_of(walkers, True, game, turn)
-    else:
-        planeswalkers = tuple([_walker_view(game, w, None) for w in walkers])
     seat_, life, lands, mulligans = get(p, PL_SEAT), get(p, PL_LIFE), get(p, PL_LANDS), get(p, PL_MULLIGANS)
-    hand = get(p, PL_HAND)
-    hand_size, library_size = len(hand), len(get(p, PL_LIBRARY))
-    hand_names = kept.hand.of(hand) if own else None
-    graveyard, exile = kept.graveyard.of(get(p, PL_GRAVEYARD)), kept.exile.of(get(p, PL_EXILE))
     untapped = lands - get(p, PL_LANDS_TAPPED)
-    tokens = kept.tokens.of(get(p, PL_TOKENS))
-    id_counters = kept.id_counters.of(get(idc, ID_COUNTERS))
-    cmd_damage = kept.cmd_damage.of(get(p, PL_CMD_DAMAGE))
-    counters = kept.counters.of(get(p, PL_COUNTERS))
     commander = None if cmd is None else _card_name(cmd)
     zone = get(p, PL_COMMANDER_ZONE)
     leader = face_up and not lost and role == _LEADER              # Game.is_leader_player (CR 314.7)
@@ -789,9 +830,10 @@ cdef object _player_view(object game, object p, object viewer, Py_ssize_t seat, 
     _put(v, 21, usable)
     _put(v, 22, mulligans)
     _put(v, 23, planeswalkers)
-    views = kept.views
-    view = fields(<PyTypeObject*>PlayerView, views[seat], v, 24)
-    views[seat] = view
+    view = fields(<PyTypeObject*>PlayerView, view, v, 24)
+    if seat >= 0:
+        views[seat] = view
+        raws[seat] = (_slots_of(p, _PLAYER_SLOTS, N_PLAYER_SLOTS), _slots_of(idc, _IDENTITY_SLOTS, N_IDENTITY_SLOTS))
     return view
 
 
@@ -801,7 +843,7 @@ cdef object _DISCARD = DecisionKind.DISCARD, _COST = DecisionKind.COST, _BOTTOM 
 cdef dict _OPTIONS = {}                # _option_key -> OptionView (emptied when full)
 
 
-cdef object _option_key(object game, object d, object kind, object action, object payload):
+cdef object _option_key(object players, object d, object kind, object action, object payload):
     """What the view of option ``(action, payload)`` of ``d`` (no labels) is made of, for
     the common options whose words and fields name only it (``view._option_view``,
     ``text.option_text``), a key of :data:`_OPTIONS`; None for the others (made anew
@@ -815,12 +857,12 @@ cdef object _option_key(object game, object d, object kind, object action, objec
         what, arg = payload
         if kind == _PRIORITY:
             if (what == "cast" or what == "land") and type(arg) is int:
-                return (kind, action, what, _card_name(get(game.players[get(d, DE_SEAT)], PL_HAND)[arg]))
+                return (kind, action, what, _card_name(get(players[get(d, DE_SEAT)], PL_HAND)[arg]))
             if what == "commander":
-                p = game.players[get(d, DE_SEAT)]
+                p = players[get(d, DE_SEAT)]
                 return (kind, action, what, _card_name(get(p, PL_COMMANDER)), p.commander_casts)
             if what == "loyalty" and type(arg) is tuple:
-                w = get(game.players[get(d, DE_SEAT)], PL_ATTACKABLES)[arg[0]]
+                w = get(players[get(d, DE_SEAT)], PL_ATTACKABLES)[arg[0]]
                 return (kind, action, what, arg, get(w, AT_NAME), get(w, AT_UID), get(w, AT_LOYALTY),
                         _card_name(get(w, AT_CARD)))
         elif kind == _TARGET:
@@ -840,19 +882,20 @@ cdef object _option_key(object game, object d, object kind, object action, objec
             if type(ctx) is Creature:
                 return (kind, action, get(ctx, CR_NAME), payload)
         elif kind == _DISCARD or kind == _COST or kind == _BOTTOM:
-            return (kind, action, _card_name(get(game.players[get(d, DE_SEAT)], PL_HAND)[payload]))
+            return (kind, action, _card_name(get(players[get(d, DE_SEAT)], PL_HAND)[payload]))
     return None
 
 
-cdef object _decision_view(object game, object d, object viewer):
+cdef object _decision_view(object game, object players, object d, object viewer):
     """The :class:`DecisionView` of ``d`` (``view._decision_view``): talk options kept per
-    option object, the common others by :func:`_option_key` in :data:`_OPTIONS`."""
+    option object (and seat and kind) in a table by address, the common others by
+    :func:`_option_key` in :data:`_OPTIONS`."""
     cdef Py_ssize_t k, n
-    cdef long seat = viewer
     cdef PyObject* hit
     opts = get(d, DE_OPTIONS)
     kind = get(d, DE_KIND)
     labels = get(d, DE_LABELS)
+    cdef long tag = <long>viewer * 64 + <long>kind     # a talk option's view depends on the seat (and the kind)
     n = len(opts)
     out = PyTuple_New(n)
     if labels is not None and len(labels) == n:
@@ -863,8 +906,14 @@ cdef object _decision_view(object game, object d, object viewer):
             PyTuple_SET_ITEM(out, k, ov)
     else:
         priority = kind == _PRIORITY
+        listed = type(opts) is list
         for k in range(n):
-            opt = opts[k]
+            opt = <object>PyList_GET_ITEM(opts, k) if listed else opts[k]
+            hit = _memo_get(&_talk_options, opt, tag)
+            if hit != NULL:                              # a talk option seen before
+                Py_INCREF(<object>hit)
+                PyTuple_SET_ITEM(out, k, <object>hit)
+                continue
             action, payload = opt
             if payload is None:
                 key = (kind, action)
@@ -872,17 +921,13 @@ cdef object _decision_view(object game, object d, object viewer):
                 if ov is None:
                     ov = _SIMPLE_OPTIONS[key] = _option_view(game, d, k, action, payload)
             elif priority and payload[0] == "talk":
-                hit = _memo_get(&_talk_options, opt, seat)
-                if hit != NULL:
-                    ov = <object>hit
-                else:
-                    key = (viewer, action, payload[1])
-                    ov = _SIMPLE_OPTIONS.get(key)
-                    if ov is None:
-                        ov = _SIMPLE_OPTIONS[key] = _option_view(game, d, k, action, payload)
-                    _memo_put(&_talk_options, opt, seat, ov)
+                key = (viewer, action, payload[1])
+                ov = _SIMPLE_OPTIONS.get(key)
+                if ov is None:
+                    ov = _SIMPLE_OPTIONS[key] = _option_view(game, d, k, action, payload)
+                _memo_put(&_talk_options, opt, tag, ov)
             else:
-                key = _option_key(game, d, kind, action, payload)
+                key = _option_key(players, d, kind, action, payload)
                 if key is None:
                     ov = _option_view(game, d, k, action, payload)
                 else:
@@ -930,14 +975,12 @@ cdef class ViewBuilder:
         self._claims, self._stances, self._intents = _Frozen(), _Frozen(), _Frozen()
         self._requests, self._broken = _Frozen(), _Frozen()
 
-    cdef tuple _events(self, object viewer):
+    cdef tuple _events(self, object viewer, object log, object turn):
         """The frozen log entries ``viewer`` may see from the previous turn on
-        (``PythonViewBuilder._events``)."""
+        (``PythonViewBuilder._events``; ``log`` and ``turn`` are the game's)."""
         cdef Py_ssize_t n, base, i, k
-        g = self.game
-        log = g.log
         n = len(log)
-        first = g.turn - 1
+        first = turn - 1
         frozen = self._frozen
         if log is not self._log or n < self._base + len(frozen):      # another log, or a shorter one
             self._log, self._base, self._seen = log, n, {}
@@ -969,15 +1012,12 @@ cdef class ViewBuilder:
         self._seen[viewer] = (first, n, events)
         return events
 
-    cdef object _talk_view(self):
-        """The talk view (``view._talk_view``), the kept one while the talk state holds
+    cdef object _talk_view(self, object t, object config):
+        """The talk view (``view._talk_view``) of talk state ``t`` and ``config`` (the game's), the kept one while the talk state holds
         what it was made of: the same messages (only ever appended, so their count
         and the last one tell), truces and hurt totals, and unchanged mappings
         (:class:`_Frozen`); on a change only the changed parts are made anew."""
         cdef Py_ssize_t n
-        g = self.game
-        t = g.talk
-        config = g.config
         kept = self._talk
         if kept is not None and (self._talk_state is not t or self._talk_config is not config):
             kept = None
@@ -991,17 +1031,17 @@ cdef class ViewBuilder:
                 broken, tuple(hurt)))
             self._talk_state, self._talk_config = t, config
             return self._talk
-        km = kept[2]
+        km = _item(kept, 2)
         n = len(messages)
         msgs = km if PyTuple_GET_SIZE(km) == n and (
             n == 0 or <PyObject*>messages[n - 1] == PyTuple_GET_ITEM(km, n - 1)) else tuple(messages)
-        same_deals, same_hurt = _same_seq(kept[7], deals), _same_seq(kept[9], hurt)
-        if (msgs is km and same_deals and same_hurt and claims is kept[3] and stances is kept[4]
-                and intents is kept[5] and requests is kept[6] and broken is kept[8]):
+        same_deals, same_hurt = _same_seq(_item(kept, 7), deals), _same_seq(_item(kept, 9), hurt)
+        if (msgs is km and same_deals and same_hurt and claims is _item(kept, 3) and stances is _item(kept, 4)
+                and intents is _item(kept, 5) and requests is _item(kept, 6) and broken is _item(kept, 8)):
             return kept
         self._talk = record(<PyTypeObject*>TalkView, (
             config.talk, config.talk_limit, msgs, claims, stances, intents, requests,
-            kept[7] if same_deals else tuple(deals), broken, kept[9] if same_hurt else tuple(hurt)))
+            _item(kept, 7) if same_deals else tuple(deals), broken, _item(kept, 9) if same_hurt else tuple(hurt)))
         return self._talk
 
     def build(self, viewer):
@@ -1017,9 +1057,10 @@ cdef class ViewBuilder:
         g = self.game
         turn = g.turn
         players = g.players
+        attackers = g.combat_attackers
         n = len(players)
         me = players[viewer]
-        seat = viewer if viewer >= 0 else viewer + n
+        seat = viewer if viewer >= 0 else -1          # a seat counted from the end keeps no views
         parts = self._parts
         if len(parts) != n:
             parts[:] = [_Parts(p, n) for p in players]
@@ -1029,7 +1070,7 @@ cdef class ViewBuilder:
             kept = parts[i]
             if kept.player is not p:
                 kept = parts[i] = _Parts(p, n)
-            v = _player_view(g, p, viewer, seat, turn, kept)
+            v = _player_view(p, viewer, seat, turn, attackers, kept)
             Py_INCREF(v)
             PyTuple_SET_ITEM(views, i, v)
         stack = g.stack
@@ -1039,8 +1080,10 @@ cdef class ViewBuilder:
         self._attacks = _rows(self._attacks, g.attacks)
         config = g.config
         return record(<PyTypeObject*>SeatView, (
-            viewer, turn, g.phase, g.active, views, tuple([_stack_view(it) for it in stack]) if stack else (),
+            viewer, turn, g.phase, g.active, views,
+            tuple([_stack_view(it) for it in stack]) if stack else (),
             self._harm, self._attacks, (not get(me, PL_HAS_LOST)) and g.undercover_met(viewer),
             tuple([c.name for _, c in dream]) if dream else (),
-            _decision_view(g, d, viewer) if d is not None and get(d, DE_SEAT) == viewer else None,
-            self._events(viewer), config.priority_windows, tuple(g.role_counts), self._talk_view()))
+            _decision_view(g, players, d, viewer) if d is not None and get(d, DE_SEAT) == viewer else None,
+            self._events(viewer, g.log, turn), config.priority_windows,
+            tuple(g.role_counts), self._talk_view(g.talk, config)))
