@@ -21,7 +21,7 @@ Built by ``setup.py`` (an optional extension); :mod:`treachery_env.view`
 uses it when it is there and ``TREACHERY_PURE_PYTHON`` is not ``1``.
 """
 
-from cpython.dict cimport PyDict_Next, PyDict_SetItem, PyDict_Size
+from cpython.dict cimport PyDict_GetItem, PyDict_Next, PyDict_SetItem, PyDict_Size, PyDict_Update
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.mem cimport PyMem_Calloc
 from cpython.object cimport PyObject, PyTypeObject
@@ -414,17 +414,17 @@ _freeze = _py.freeze
 
 
 cdef object _freeze_entry(object e):
-    """A log entry as an immutable mapping with the same keys (``view._freeze_event``)."""
+    """A log entry as an immutable mapping with the same keys (``view._freeze_event``):
+    a copy of the dict, with its non-atomic values frozen in place."""
     cdef Py_ssize_t i = 0
     cdef PyObject* k
     cdef PyObject* v
     if type(e) is not dict:
         return _freeze_event(e)
-    out = FrozenDict()
+    out = dict.__new__(FrozenDict)
+    PyDict_Update(out, e)
     while PyDict_Next(e, &i, &k, &v):
-        if type(<object>v) in _ATOMS:
-            PyDict_SetItem(out, <object>k, <object>v)
-        else:
+        if type(<object>v) not in _ATOMS:
             PyDict_SetItem(out, <object>k, _freeze(<object>v))
     return out
 
@@ -886,6 +886,42 @@ cdef object _option_key(object players, object d, object kind, object action, ob
     return None
 
 
+cdef enum:
+    N_PASS = 256
+
+cdef struct PassEntry:
+    long kind, action
+    PyObject* view             # a strong reference; NULL: a free slot
+
+cdef PassEntry _passes[N_PASS]    # the views of pass options (payload None) by (kind, action), direct-mapped
+
+
+cdef object _pass_view(object game, object d, Py_ssize_t k, object kind, object action):
+    """The view of pass option ``k`` (``action``, payload None) of ``d``: it depends on the
+    kind and the action only (``view._decision_view``), kept in :data:`_SIMPLE_OPTIONS`
+    and, for int kinds and actions, in a small table in front of it."""
+    cdef long kc, ac
+    cdef PassEntry* e
+    if type(kind) is not int or type(action) is not int:
+        key = (kind, action)
+        ov = _SIMPLE_OPTIONS.get(key)
+        if ov is None:
+            ov = _SIMPLE_OPTIONS[key] = _option_view(game, d, k, action, None)
+        return ov
+    kc, ac = kind, action
+    e = &_passes[<size_t>(kc * 977 + ac) % N_PASS]
+    if e.view != NULL and e.kind == kc and e.action == ac:
+        return <object>e.view
+    key = (kind, action)
+    ov = _SIMPLE_OPTIONS.get(key)
+    if ov is None:
+        ov = _SIMPLE_OPTIONS[key] = _option_view(game, d, k, action, None)
+    Py_INCREF(ov)
+    Py_XDECREF(e.view)
+    e.kind, e.action, e.view = kc, ac, <PyObject*>ov
+    return ov
+
+
 cdef object _decision_view(object game, object players, object d, object viewer):
     """The :class:`DecisionView` of ``d`` (``view._decision_view``): talk options kept per
     option object (and seat and kind) in a table by address, the common others by
@@ -916,10 +952,7 @@ cdef object _decision_view(object game, object players, object d, object viewer)
                 continue
             action, payload = opt
             if payload is None:
-                key = (kind, action)
-                ov = _SIMPLE_OPTIONS.get(key)
-                if ov is None:
-                    ov = _SIMPLE_OPTIONS[key] = _option_view(game, d, k, action, payload)
+                ov = _pass_view(game, d, k, kind, action)
             elif priority and payload[0] == "talk":
                 key = (viewer, action, payload[1])
                 ov = _SIMPLE_OPTIONS.get(key)
@@ -943,6 +976,22 @@ cdef object _decision_view(object game, object players, object d, object viewer)
                                                  None if cre is None else cre.uid))
 
 
+cdef class _Seen:
+    """The events one viewer was last given: from turn ``first`` on, log entries up to ``upto`` looked at."""
+
+    cdef object first
+    cdef Py_ssize_t upto
+    cdef tuple events
+
+
+cdef inline bint _visible(object e, object viewer) except -1:
+    """Whether frozen log entry ``e`` is public or shown to ``viewer``."""
+    cdef PyObject* to = PyDict_GetItem(e, "to")
+    if to == NULL:
+        return e["to"] is None or viewer in e["to"]
+    return to == <PyObject*>None or viewer in <object>to
+
+
 cdef class ViewBuilder:
     """Builds the :class:`~treachery_env.view.SeatView` of any seat of one
     game, again and again as the game moves on (compiled; the views equal
@@ -958,7 +1007,7 @@ cdef class ViewBuilder:
     cdef object _log                  # the log list the frozen entries come from
     cdef readonly Py_ssize_t _base    # index in _log of the first frozen entry
     cdef readonly list _frozen        # _freeze_event of _log[_base:], in order
-    cdef dict _seen                   # viewer -> (first turn shown, entries looked at, events tuple)
+    cdef dict _seen                   # viewer -> its _Seen
     cdef object _talk                 # the talk view as last given, of _talk_state and _talk_config
     cdef object _talk_state, _talk_config
     cdef _Frozen _claims, _stances, _intents, _requests, _broken   # the talk state's mappings
@@ -1000,17 +1049,20 @@ cdef class ViewBuilder:
                 k += 1
             del frozen[:k]
             self._base = base = base + k
-        seen = self._seen.get(viewer)
-        if seen is not None and seen[0] == first:
-            _, upto, events = seen
-            if upto < n:
-                new = [e for e in frozen[upto - base:] if e["to"] is None or viewer in e["to"]]
-                if new:
-                    events = events + tuple(new)
-        else:
-            events = tuple([e for e in frozen if e["to"] is None or viewer in e["to"]])
-        self._seen[viewer] = (first, n, events)
-        return events
+        cdef _Seen seen = self._seen.get(viewer)
+        if seen is None:
+            seen = self._seen[viewer] = _Seen()
+        elif seen.first == first:
+            if seen.upto == n:
+                return seen.events
+            new = [e for e in frozen[seen.upto - base:] if _visible(e, viewer)]
+            seen.upto = n
+            if new:
+                seen.events = seen.events + tuple(new)
+            return seen.events
+        seen.first, seen.upto = first, n
+        seen.events = tuple([e for e in frozen if _visible(e, viewer)])
+        return seen.events
 
     cdef object _talk_view(self, object t, object config):
         """The talk view (``view._talk_view``) of talk state ``t`` and ``config`` (the game's), the kept one while the talk state holds
