@@ -6,16 +6,28 @@ field and of the same types (``tests/test_view_compiled.py``).
 
 It reads the engine's objects as the compiled observation encoder does
 (``_observation.pyx``): attributes kept in ``__slots__`` (players, identity
-cards, creatures, the decision, the talk state) straight from the slot when
-the object's type is exactly the engine's class, by ``getattr`` otherwise;
-what immutable objects say (a card's name, an identity's name and role) is
-read once per object.  Between builds it keeps, per player, the names of its
-hand, graveyard and exile and its counter mappings, and the rows of the harm
-and attack tables, and gives the kept tuple or mapping again while the
-game's list holds the same objects (compared by address) or the dict is
-equal; talk options, whose views depend only on the option object the engine
-shares between decisions and on the seat, are made once.  The log events and
-the talk view are reused as the Python builder reuses them.
+cards, creatures, planeswalkers, the decision, the talk state) straight from
+the slot when the object's type is exactly the engine's class, by ``getattr``
+otherwise; what immutable objects say (a card's name, an identity's name and
+role) is read once per object.
+
+Between builds it keeps what it gave and gives it again while what it was
+made of is the same -- compared in C, never assumed:
+
+* per player and viewer, the :class:`~treachery_env.view.PlayerView`, while
+  the player's and its identity card's slots hold the objects they held
+  (compared by address against a kept tuple of them, which keeps the
+  addresses from being reused) and its parts are the kept ones;
+* per player, the names of its hand, graveyard and exile while the lists hold
+  the same card objects; its counter mappings while the dict is the same with
+  the same version tag (CPython < 3.12) or holds the same items in order; its
+  creatures' views while their slots hold the same objects in the same turn,
+  and any record whose fields come out equal;
+* the rows of the harm and attack tables, the talk view through its parts, the
+  events each viewer was given (extended by the entries logged since);
+* option views: talk options (the option tuples the engine shares between
+  decisions) by object, seat and kind; pass options by kind and action; the
+  common others by what their words and fields are made of.
 
 Built by ``setup.py`` (an optional extension); :mod:`treachery_env.view`
 uses it when it is there and ``TREACHERY_PURE_PYTHON`` is not ``1``.
