@@ -1,7 +1,8 @@
 """The compiled parts of the package (everything else is declared in pyproject.toml;
 setuptools runs Cython, a build requirement):
 
-* ``treachery_env._observation``: the observation encoder, written in Cython;
+* ``treachery_env._observation`` and ``treachery_env._view``: the observation
+  encoder and the seat-view builder, written in Cython;
 * the modules of ``treachery_env.compiled.MODULES`` (the engine and the other
   per-step modules), compiled from their unchanged Python source.
 
@@ -19,7 +20,8 @@ MODULES = runpy.run_path(os.path.join("treachery_env", "compiled.py"))["MODULES"
 # The Python modules keep Python semantics: annotations are not turned into C type checks.
 DIRECTIVES = {"language_level": 3, "annotation_typing": False, "binding": True, "embedsignature": True}
 
-extensions = [Extension("treachery_env._observation", ["treachery_env/_observation.pyx"], optional=True)]
+extensions = [Extension("treachery_env._observation", ["treachery_env/_observation.pyx"], optional=True),
+              Extension("treachery_env._view", ["treachery_env/_view.pyx"], optional=True)]
 for name in MODULES:
     ext = Extension(name, [name.replace(".", "/") + ".py"], optional=True)
     ext.cython_directives = DIRECTIVES

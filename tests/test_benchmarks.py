@@ -48,3 +48,19 @@ def test_command_lines_print_their_tables(capsys):
         assert word in out
     agents_bench_main(["--players", "4", "--seconds", "0.01"])
     assert "heuristic decisions/s" in capsys.readouterr().out
+
+
+def test_the_view_cost_script_prints_each_builder(capsys):
+    """``bench/view_cost.py`` plays its episodes with both builders and without the view."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("view_cost", Path(__file__).parent.parent / "bench" / "view_cost.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    mod.main(["--episodes", "1", "--players", "4"])
+    out = capsys.readouterr().out
+    assert "4 players, 1 episodes" in out
+    assert all(f"  {m} " in out for m in ("compiled", "python", "none")) and out.count("µs a step") == 2
+    from treachery_env import view
+    assert importlib.import_module("treachery_env.env").ViewBuilder is view.ViewBuilder     # put back

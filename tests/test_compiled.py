@@ -1,8 +1,9 @@
 """The compiled parts: the observation encoder (``treachery_env._observation``,
-Cython) is the Python one (``observation.encode_python``) bit for bit; it and
-the engine's modules compiled from their source (``treachery_env.compiled``)
-are built wherever a C compiler is; and the rules, observation and history
-tests pass on the pure-Python path too (``TREACHERY_PURE_PYTHON=1``)."""
+Cython) is the Python one (``observation.encode_python``) bit for bit (the
+compiled view builder against the Python one: ``test_view_compiled.py``); they
+and the engine's modules compiled from their source (``treachery_env.compiled``)
+are built wherever a C compiler is; and the rules, observation, view and
+history tests pass on the pure-Python path too (``TREACHERY_PURE_PYTHON=1``)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from treachery_env import GameConfig, cards
+from treachery_env import GameConfig, cards, view
 from treachery_env import observation as obs
 from treachery_env.compiled import compiled_modules
 from treachery_env.engine import Attackable, Creature, Game, Player, StackItem
@@ -100,14 +101,14 @@ def test_both_encoders_give_the_same_bytes_at_every_decision():
     assert all(seen.values()) and len(seen) == 18, seen
 
 
-@compiled
-def test_both_encoders_agree_beyond_what_random_play_reaches():
-    """States set by hand: more hand cards, creatures, stack objects,
-    planeswalkers and cards usable from other zones than there are slots; a copied
-    identity with a kept role (The Wearer of Masks), shown to one seat; negative
-    life, counters and tokens of every kind; stun counters, X, keywords granted
-    this turn, a planeswalker someone else owns, one used this turn and attacked;
-    talk older than a round (fading), a truce and a truce broken."""
+def _hand_set_game() -> Game:
+    """A state set by hand: more hand cards, creatures, stack objects,
+    planeswalkers and cards usable from other zones than the observation has
+    slots; a copied identity with a kept role (The Wearer of Masks), shown to
+    one seat; negative life, counters and tokens of every kind; stun counters,
+    X, keywords granted this turn, a planeswalker someone else owns, one used
+    this turn and attacked; talk older than a round (fading), a truce and a
+    truce broken."""
     g = Game(GameConfig(num_players=6), seed=5)
     turn = g.turn = 9
     shock, bolt = cards.card("Shock"), cards.card("Blaze")
@@ -154,7 +155,13 @@ def test_both_encoders_agree_beyond_what_random_play_reaches():
     t.deals = [Deal(0, 3, turn), Deal(1, 2, turn)]
     t.broken = {(4, 5): 2, (5, 4): 8}
     g.players[2].has_lost = True      # its truce with seat 1 no longer shows
-    _same(g, {})
+    return g
+
+
+@compiled
+def test_both_encoders_agree_beyond_what_random_play_reaches():
+    """The state set by hand (:func:`_hand_set_game`) gives the same bytes."""
+    _same(_hand_set_game(), {})
 
 
 @compiled
@@ -218,20 +225,22 @@ def _c_compiler_works(tmp: Path) -> bool:
 
 
 def test_compiled_parts_are_built(tmp_path):
-    """Where a C compiler works, the install built the encoder and every module
-    of ``compiled.MODULES`` (a broken build must not fall back to Python
-    silently); ``observation.ENCODER`` names the encoder in use."""
+    """Where a C compiler works, the install built the encoder, the view builder
+    and every module of ``compiled.MODULES`` (a broken build must not fall back
+    to Python silently); ``observation.ENCODER`` and ``view.VIEW_BUILDER`` name
+    the ones in use."""
     if not _c_compiler_works(tmp_path):
         pytest.skip("no working C compiler with Python.h here: the pure-Python source is expected")
     if os.environ.get("TREACHERY_PURE_PYTHON") == "1":
-        assert obs.ENCODER == "python" and not any(compiled_modules().values())
+        assert obs.ENCODER == view.VIEW_BUILDER == "python" and not any(compiled_modules().values())
         return
-    try:
-        importlib.import_module("treachery_env._observation")
-    except ImportError as e:
-        pytest.fail(f"a C compiler works but treachery_env._observation does not import ({e}); "
-                    f"rebuild it with `make install` (pip install -e .)")
-    assert obs.ENCODER == "compiled"
+    for name in ("treachery_env._observation", "treachery_env._view"):
+        try:
+            importlib.import_module(name)
+        except ImportError as e:
+            pytest.fail(f"a C compiler works but {name} does not import ({e}); "
+                        f"rebuild it with `make install` (pip install -e .)")
+    assert obs.ENCODER == view.VIEW_BUILDER == "compiled"
     missing = [m for m, c in compiled_modules().items() if not c]
     assert not missing, f"not compiled: {missing}; rebuild with `make install` (pip install -e .)"
 
@@ -262,35 +271,40 @@ def test_a_compiled_module_older_than_its_source_is_not_used():
     assert "older than turn.py" in r.stderr and "make install" in r.stderr
 
 
-def test_a_compiled_encoder_older_than_its_pyx_is_not_used():
-    """The same for the encoder: an edited ``_observation.pyx`` makes the Python
-    encoder run, with a warning, until ``make install``."""
-    if obs.ENCODER != "compiled":
-        pytest.skip("the compiled encoder is not in use here")
-    ext = Path(importlib.import_module("treachery_env._observation").__file__)
-    r = _probe_with_a_newer_source(ROOT / "treachery_env" / "_observation.pyx", ext,
-                                   "import treachery_env.observation as o; print(o.ENCODER)")
+@pytest.mark.parametrize("module, selected, probe", [
+    ("_observation", obs.ENCODER, "import treachery_env.observation as o; print(o.ENCODER)"),
+    ("_view", view.VIEW_BUILDER, "import treachery_env.view as v; print(v.VIEW_BUILDER)"),
+], ids=["encoder", "view builder"])
+def test_a_compiled_pyx_older_than_its_source_is_not_used(module, selected, probe):
+    """The same for the encoder and the view builder: an edited
+    ``_observation.pyx`` or ``_view.pyx`` makes the Python one run, with a
+    warning, until ``make install``."""
+    if selected != "compiled":
+        pytest.skip(f"treachery_env.{module} is not in use here")
+    ext = Path(importlib.import_module(f"treachery_env.{module}").__file__)
+    r = _probe_with_a_newer_source(ROOT / "treachery_env" / f"{module}.pyx", ext, probe)
     assert r.stdout.strip() == "python", r.stdout + r.stderr
-    assert "older than _observation.pyx" in r.stderr and "make install" in r.stderr
+    assert f"older than {module}.pyx" in r.stderr and "make install" in r.stderr
 
 
 def test_the_tests_pass_on_the_pure_python_path():
-    """With ``TREACHERY_PURE_PYTHON=1`` the Python encoder is ``encode`` and every
-    module of ``compiled.MODULES`` runs from its source (checked in the child),
+    """With ``TREACHERY_PURE_PYTHON=1`` the Python encoder is ``encode``, the
+    Python view builder is ``ViewBuilder`` and every module of
+    ``compiled.MODULES`` runs from its source (checked in the child),
     and the tests of the rules, the observation and the engine's history pass
     with them: the information sets, the rules, talk, planeswalkers, mulligans,
     the special Traitors' information sets, the trajectories recorded before
-    the speed work, clones, and one chunk of the fuzz."""
+    the speed work, clones, the view snapshots, and one chunk of the fuzz."""
     env = {**os.environ, "TREACHERY_PURE_PYTHON": "1"}
-    probe = ("import treachery_env.observation as o, treachery_env.compiled as c; "
-             "print(o.ENCODER, any(c.compiled_modules().values()))")
+    probe = ("import treachery_env.observation as o, treachery_env.view as v, treachery_env.compiled as c; "
+             "print(o.ENCODER, v.VIEW_BUILDER, any(c.compiled_modules().values()))")
     r = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True,
                        timeout=120, check=False)
-    assert r.stdout.strip() == "python False", r.stdout + r.stderr
+    assert r.stdout.strip() == "python python False", r.stdout + r.stderr
     tests = ["tests/test_information_sets.py", "tests/test_rules.py", "tests/test_talk.py",
              "tests/test_planeswalkers.py", "tests/test_mulligans_and_concession.py",
              "tests/test_identities_special.py::test_information_sets_with_special_traitors",
-             "tests/test_engine_trajectories.py", "tests/test_clone.py",
+             "tests/test_engine_trajectories.py", "tests/test_clone.py", "tests/test_view_snapshot.py",
              "tests/test_fuzz.py::test_random_games_keep_invariants[0]"]
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests],
                        cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, check=False)

@@ -1,22 +1,25 @@
 """Which parts of the package are compiled, and the switch back to pure Python.
 
 ``make install`` (``pip install -e .``) compiles, besides the observation
-encoder (``treachery_env/_observation.pyx``), the engine's modules and the
+encoder (``treachery_env/_observation.pyx``) and the seat-view builder
+(``treachery_env/_view.pyx``), the engine's modules and the
 other per-step modules listed in :data:`MODULES` with Cython, *unchanged*: the
 same Python source becomes a C extension next to it, which Python imports in
 preference to the ``.py``.  Each extension is optional: where no C compiler
 works, the install goes on and the ``.py`` files are used.
 
 ``TREACHERY_PURE_PYTHON=1`` in the environment (read when ``treachery_env``
-is first imported) makes every one of them, and the encoder, load from the
-Python source, so the reference implementation can be run and tested on a
-machine that has the compiled one.
+is first imported) makes every one of them, the encoder and the view builder
+load from the Python source, so the reference implementation can be run and
+tested on a machine that has the compiled one.
 
 A compiled module older than its source (the ``.py`` was edited since
 ``make install``) is not used: the source is, with a warning saying so, so
 that an edit always takes effect (``make install`` compiles it again); the
 same holds for the encoder and ``_observation.pyx``
-(:mod:`treachery_env.observation` falls back to its Python encoder).
+(:mod:`treachery_env.observation` falls back to its Python encoder) and for
+the view builder and ``_view.pyx`` (:mod:`treachery_env.view` falls back to
+:class:`~treachery_env.view.PythonViewBuilder`).
 """
 
 from __future__ import annotations

@@ -19,14 +19,21 @@ information.
 The environment builds one view per step with a :class:`ViewBuilder`, which
 reuses what did not change since its last build (frozen log events, the talk
 view, the words of talk and pass options); :func:`seat_view` builds one view
-from scratch.
+from scratch.  Two builders give equal views: :class:`PythonViewBuilder` here,
+the reference, and the compiled ``treachery_env._view.ViewBuilder`` (Cython,
+built by ``setup.py``); :class:`ViewBuilder` is the compiled one unless it is
+not built, is older than ``_view.pyx`` (then with a warning) or
+``TREACHERY_PURE_PYTHON=1``; :data:`VIEW_BUILDER` says which.
 """
 
 from __future__ import annotations
 
+import warnings
 from operator import attrgetter
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .compiled import PURE_PYTHON, is_stale
 from .engine.state import DecisionKind
 from .rules import Role
 from .text import option_text
@@ -34,8 +41,8 @@ from .text import option_text
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game
 
-__all__ = ["seat_view", "ViewBuilder", "SeatView", "DecisionView", "OptionView", "PlayerView", "CreatureView",
-           "PlaneswalkerView", "StackView", "TalkView", "FrozenDict", "freeze"]
+__all__ = ["seat_view", "ViewBuilder", "PythonViewBuilder", "VIEW_BUILDER", "SeatView", "DecisionView", "OptionView",
+           "PlayerView", "CreatureView", "PlaneswalkerView", "StackView", "TalkView", "FrozenDict", "freeze"]
 
 
 class FrozenDict(dict):
@@ -483,6 +490,15 @@ def _player_view(game: "Game", p: Any, viewer: int, turn: int) -> PlayerView:
         p.mulligans, tuple([_planeswalker_view(game, w) for w in p.attackables]) if p.attackables else ()))
 
 
+def _option(action: int, text: str, kind: str, card: str | None = None, player: int | None = None,
+            creature: int | None = None, stack: int | None = None, x: int | None = None,
+            ability: "int | str | None" = None, talk: str | None = None, role: Role | None = None,
+            planeswalker: int | None = None) -> OptionView:
+    """``OptionView(...)``, made without the named tuple's ``__new__`` (a Python
+    function, slower than this one compiled)."""
+    return _new(OptionView, (action, text, kind, card, player, creature, stack, x, ability, talk, role, planeswalker))
+
+
 def _option_view(game: "Game", d: Any, k: int, action: int, payload: Any) -> OptionView:
     """The :class:`OptionView` of option ``k`` (``action``, ``payload``) of ``d``."""
     text = option_text(game, d, k)
@@ -491,65 +507,65 @@ def _option_view(game: "Game", d: Any, k: int, action: int, payload: Any) -> Opt
     p = game.players[d.seat]
     kind = d.kind
     if action == game.layout.CONCEDE:
-        return OptionView(action, text, "concede")
+        return _option(action, text, "concede")
     if payload is None or (kind == DecisionKind.MULLIGAN and payload == "keep"):
-        return OptionView(action, text, "pass")
+        return _option(action, text, "pass")
     if kind == DecisionKind.MULLIGAN:
-        return OptionView(action, text, "mulligan")
+        return _option(action, text, "mulligan")
     if kind == DecisionKind.BOTTOM:
-        return OptionView(action, text, "bottom", card=p.hand[payload].name)
+        return _option(action, text, "bottom", card=p.hand[payload].name)
     if kind == DecisionKind.PRIORITY:
         what, arg = payload
         if what == "talk":
             talk, subject, role = arg
-            return OptionView(action, text, "talk", player=subject, talk=talk,
+            return _option(action, text, "talk", player=subject, talk=talk,
                               role=None if role is None else Role(role))
         if what in ("land", "cast"):
-            return OptionView(action, text, what, card=p.hand[arg].name)
+            return _option(action, text, what, card=p.hand[arg].name)
         if what == "commander":
-            return OptionView(action, text, what, card=p.commander.name)
+            return _option(action, text, what, card=p.commander.name)
         if what == "unveil":
-            return OptionView(action, text, what, x=arg)
+            return _option(action, text, what, x=arg)
         if what == "identity_ability":
-            return OptionView(action, text, what, ability=arg)
+            return _option(action, text, what, ability=arg)
         if what == "token":
-            return OptionView(action, text, what, ability=arg)
+            return _option(action, text, what, ability=arg)
         if what == "permission":
-            return OptionView(action, text, what, card=p.permissions[arg]["card"].name)
+            return _option(action, text, what, card=p.permissions[arg]["card"].name)
         if what == "loyalty":
             w = p.attackables[arg[0]]
-            return OptionView(action, text, what, card=w.name, ability=arg[1], planeswalker=w.uid)
+            return _option(action, text, what, card=w.name, ability=arg[1], planeswalker=w.uid)
     if kind == DecisionKind.DEAL:
-        return OptionView(action, text, "accept", player=d.ctx[0])
+        return _option(action, text, "accept", player=d.ctx[0])
     if kind == DecisionKind.ATTACKER:
-        return OptionView(action, text, "attack_with", creature=payload.uid)
+        return _option(action, text, "attack_with", creature=payload.uid)
     if kind == DecisionKind.DEFENDER:
         if not isinstance(payload, int):
-            return OptionView(action, text, "attack_planeswalker", player=payload.controller, planeswalker=payload.uid)
-        return OptionView(action, text, "attack_player", player=payload)
+            return _option(action, text, "attack_planeswalker", player=payload.controller, planeswalker=payload.uid)
+        return _option(action, text, "attack_player", player=payload)
     if kind == DecisionKind.BLOCKER:
-        return OptionView(action, text, "block_with", creature=payload.uid)
+        return _option(action, text, "block_with", creature=payload.uid)
     if kind == DecisionKind.BLOCKED:
-        return OptionView(action, text, "block", creature=payload.uid, player=payload.controller)
+        return _option(action, text, "block", creature=payload.uid, player=payload.controller)
     if kind == DecisionKind.NUMBER and isinstance(payload, int):
-        return OptionView(action, text, "number", x=payload)
+        return _option(action, text, "number", x=payload)
     if kind in (DecisionKind.DISCARD, DecisionKind.COST) and isinstance(payload, int):
-        return OptionView(action, text, "discard" if kind == DecisionKind.DISCARD else "cost",
+        return _option(action, text, "discard" if kind == DecisionKind.DISCARD else "cost",
                           card=p.hand[payload].name)
     if isinstance(payload, tuple) and len(payload) == 2 and payload[0] in ("p", "c", "s", "w"):
         t, obj = payload
         if t == "p":
-            return OptionView(action, text, "target", player=obj)
+            return _option(action, text, "target", player=obj)
         if t == "c":
-            return OptionView(action, text, "target", creature=obj.uid, player=obj.controller)
+            return _option(action, text, "target", creature=obj.uid, player=obj.controller)
         if t == "w":
-            return OptionView(action, text, "target", planeswalker=obj.uid, player=obj.controller)
-        return OptionView(action, text, "target", stack=obj.uid)
+            return _option(action, text, "target", planeswalker=obj.uid, player=obj.controller)
+        return _option(action, text, "target", stack=obj.uid)
     if hasattr(payload, "base_power"):
-        return OptionView(action, text, "cost" if kind == DecisionKind.COST else "choice", creature=payload.uid,
+        return _option(action, text, "cost" if kind == DecisionKind.COST else "choice", creature=payload.uid,
                           player=payload.controller)
     L = game.layout
-    return OptionView(action, text, "choice", x=action - L.CHOICE if action >= L.CHOICE else None)
+    return _option(action, text, "choice", x=action - L.CHOICE if action >= L.CHOICE else None)
 
 
 def _decision_view(game: "Game", d: Any, viewer: int) -> DecisionView:
@@ -589,9 +605,10 @@ def _talk_view(game: "Game") -> TalkView:
                     _fd(t.intents), _fd(t.requests), tuple(t.deals), _fd(t.broken), tuple(t.hurt_at_start))
 
 
-class ViewBuilder:
+class PythonViewBuilder:
     """Builds the :class:`SeatView` of any seat of one game, again and again
-    as the game moves on (the environment keeps one per game), reusing what
+    as the game moves on (the environment keeps one per game; the reference
+    implementation of :class:`ViewBuilder`, in Python), reusing what
     did not change since its last build: each log entry of the turns shown
     is frozen once, the events each seat sees are extended rather than
     collected anew, and the talk view is kept until something is said or a
@@ -684,6 +701,31 @@ class ViewBuilder:
             (not me.has_lost) and g.undercover_met(viewer), tuple([c.name for _, c in dream]) if dream else (),
             _decision_view(g, d, viewer) if d is not None and d.seat == viewer else None, self._events(viewer),
             g.config.priority_windows, tuple(g.role_counts), self._talk_view()))
+
+
+def _select_builder() -> tuple[type, str]:
+    """The builder :class:`ViewBuilder` is, and its name for :data:`VIEW_BUILDER`:
+    the compiled one unless ``TREACHERY_PURE_PYTHON=1``, it is not built, or it
+    is older than ``_view.pyx`` (then with a warning)."""
+    if PURE_PYTHON:
+        return PythonViewBuilder, "python"
+    if is_stale(Path(__file__).with_name("_view.pyx")):
+        warnings.warn("treachery_env._view: the compiled view builder is older than _view.pyx, so the Python one "
+                      "runs; `make install` (pip install -e .) compiles it again", RuntimeWarning, stacklevel=2)
+        return PythonViewBuilder, "python"
+    try:
+        from ._view import ViewBuilder as compiled
+    except ImportError:
+        return PythonViewBuilder, "python"
+    return compiled, "compiled"
+
+
+ViewBuilder, VIEW_BUILDER = _select_builder()
+"""``ViewBuilder(game)`` builds the :class:`SeatView` of any seat of ``game``
+with ``.build(viewer)``, again and again as the game moves on (the
+environment keeps one per game); ``.game`` is the game.  :data:`VIEW_BUILDER`
+says which implementation it is: ``"compiled"`` (``treachery_env._view``,
+Cython) or ``"python"`` (:class:`PythonViewBuilder`); both give equal views."""
 
 
 def seat_view(game: "Game", viewer: int) -> SeatView:

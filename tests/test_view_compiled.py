@@ -1,0 +1,131 @@
+"""The compiled seat-view builder (``treachery_env._view.ViewBuilder``) gives
+the views of the Python one (:class:`treachery_env.view.PythonViewBuilder`,
+the reference): equal, field by field of the same types, at every decision
+for every seat, built incrementally as the game moves on, from scratch, and
+on clones; and it reads the engine's objects at their slots, or by
+``getattr`` when they differ from the engine's classes."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from test_compiled import _configs, _hand_set_game
+
+from treachery_env import GameConfig
+from treachery_env import view as V
+from treachery_env.engine import Creature, Game, Player
+
+compiled = pytest.mark.skipif(V.VIEW_BUILDER != "compiled", reason="the compiled view builder is not in use "
+                              "(not built, or TREACHERY_PURE_PYTHON=1; see test_compiled_parts_are_built)")
+
+
+def identical(a, b, path: str = "view") -> None:
+    """``a`` and ``b`` are equal and of the same types all the way down (tuples,
+    named tuples and mappings item by item, mappings in the same order)."""
+    assert type(a) is type(b), f"{path}: {type(a).__name__} != {type(b).__name__}"
+    if isinstance(a, tuple):
+        assert len(a) == len(b), f"{path}: {len(a)} items != {len(b)}"
+        names = getattr(a, "_fields", None) or range(len(a))
+        for name, x, y in zip(names, a, b):
+            identical(x, y, f"{path}.{name}" if isinstance(name, str) else f"{path}[{name}]")
+    elif isinstance(a, dict):
+        assert list(a) == list(b), f"{path}: keys {list(a)} != {list(b)}"
+        for k in a:
+            identical(a[k], b[k], f"{path}[{k!r}]")
+    else:
+        assert a == b, f"{path}: {a!r} != {b!r}"
+
+
+def _check(g: Game, builder, seen: dict) -> None:
+    """``builder``'s view of every seat of ``g`` equals the Python builder's from
+    scratch, and is :func:`identical` to it for one seat (in turn)."""
+    k = seen.get("decisions", 0)
+    for seat in range(g.n):
+        a, b = builder.build(seat), V.PythonViewBuilder(g).build(seat)
+        if a != b or seat == k % g.n:
+            identical(a, b, f"seat {seat}, turn {g.turn}")
+    seen["decisions"] = k + 1
+    seen["stack"] = seen.get("stack", 0) + bool(g.stack)
+    seen["talk"] = seen.get("talk", 0) + bool(g.talk.messages)
+    seen["pumped"] = seen.get("pumped", 0) + any(c.pump_kw for p in g.players for c in p.creatures)
+    seen["labels"] = seen.get("labels", 0) + (g.decision is not None and g.decision.labels is not None)
+
+
+@compiled
+def test_both_builders_give_identical_views_at_every_decision():
+    """27 random games (every variant x 4-12 players; talk on / off, priority
+    windows full / main, mulligans, Commander on / off in turn): at every
+    decision the incremental compiled builder's view of every seat is the
+    Python builder's from scratch (see :func:`_check`), and so is a fresh
+    compiled builder's on a clone every 150 decisions (kept on for the next 20
+    of the clone's own)."""
+    seen: dict = {}
+    for k, cfg in enumerate(_configs()):
+        g = Game(cfg, seed=1000 + k)
+        rng = random.Random(k)
+        b = V.ViewBuilder(g)
+        while not g.is_over:
+            _check(g, b, seen)
+            if seen["decisions"] % 150 == 0:
+                h = g.clone()
+                hb = V.ViewBuilder(h)
+                for _ in range(20):
+                    if h.is_over:
+                        break
+                    _check(h, hb, {})
+                    h.step(rng.choice(h.legal_actions()))
+            g.step(rng.choice(g.legal_actions()))
+        _check(g, b, seen)
+    assert seen["decisions"] > 5000 and all(seen.values()), seen
+
+
+@compiled
+def test_both_builders_agree_beyond_what_random_play_reaches():
+    """The state the encoder test sets by hand (more objects than the observation
+    has slots, a copied identity, planeswalkers attacked, stack targets of every
+    kind, old talk, truces kept and broken): the compiled view is the Python one."""
+    g = _hand_set_game()
+    for seat in range(g.n):
+        identical(V.ViewBuilder(g).build(seat), V.PythonViewBuilder(g).build(seat), f"seat {seat}")
+
+
+@compiled
+def test_engine_objects_read_at_their_slots_and_by_getattr_when_they_differ(monkeypatch):
+    """The compiled builder reads Player, Creature, ... attributes straight from
+    their ``__slots__`` (``_view.slot_reads``: all of them); an object of a
+    subclass, and a class changed after import, are read through ``getattr``
+    and still give the Python builder's views."""
+    from treachery_env import _view
+    reads = _view.slot_reads()
+    assert all(reads.values()), [name for name, direct in reads.items() if not direct]
+    g = Game(GameConfig(), seed=3)
+    rng = random.Random(3)
+    while not any(p.creatures for p in g.players):
+        g.step(rng.choice(g.legal_actions()))
+    b = V.ViewBuilder(g)
+    b.build(0)
+
+    class Weakened(Player):
+        __slots__ = ()
+        life = property(lambda self: 1)
+
+    g.players[1].__class__ = Weakened
+    assert b.build(0).players[1].life == 1
+    identical(b.build(0), V.PythonViewBuilder(g).build(0))
+    monkeypatch.setattr(Creature, "damage", property(lambda self: 3))
+    assert not _view.slot_reads()["Creature.damage"]
+    view = b.build(0)
+    assert all(c.damage == 3 for p in view.players for c in p.creatures)
+    identical(view, V.PythonViewBuilder(g).build(0))
+    monkeypatch.undo()
+    assert _view.slot_reads()["Creature.damage"]
+    identical(b.build(0), V.PythonViewBuilder(g).build(0))
+
+
+def test_a_seat_outside_the_table_is_refused():
+    """Both builders raise IndexError for a seat past the table."""
+    g = Game(GameConfig(num_players=4), seed=0)
+    for builder in (V.ViewBuilder, V.PythonViewBuilder):
+        with pytest.raises(IndexError):
+            builder(g).build(4)

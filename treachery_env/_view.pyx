@@ -1,0 +1,1153 @@
+# cython: language_level=3
+"""The seat view, compiled: :class:`ViewBuilder` builds the same
+:class:`~treachery_env.view.SeatView` as
+:class:`treachery_env.view.PythonViewBuilder` (the reference), equal field by
+field and of the same types (``tests/test_view_compiled.py``).
+
+It reads the engine's objects as the compiled observation encoder does
+(``_observation.pyx``): attributes kept in ``__slots__`` (players, identity
+cards, creatures, planeswalkers, the decision, the talk state) straight from
+the slot when the object's type is exactly the engine's class, by ``getattr``
+otherwise; what immutable objects say (a card's name, an identity's name and
+role) is read once per object.
+
+Between builds it keeps what it gave and gives it again while what it was
+made of is the same -- compared in C, never assumed:
+
+* per player and viewer, the :class:`~treachery_env.view.PlayerView`, while
+  the player's and its identity card's slots hold the objects they held
+  (compared by address against a kept tuple of them, which keeps the
+  addresses from being reused) and its parts are the kept ones;
+* per player, the names of its hand, graveyard and exile while the lists hold
+  the same card objects; its counter mappings while the dict is the same with
+  the same version tag (CPython < 3.12) or holds the same items in order; its
+  creatures' views while their slots hold the same objects in the same turn,
+  and any record whose fields come out equal;
+* the rows of the harm and attack tables, the talk view through its parts, the
+  events each viewer was given (extended by the entries logged since);
+* option views: talk options (the option tuples the engine shares between
+  decisions) by object, seat and kind; pass options by kind and action; the
+  common others by what their words and fields are made of.
+
+Built by ``setup.py`` (an optional extension); :mod:`treachery_env.view`
+uses it when it is there and ``TREACHERY_PURE_PYTHON`` is not ``1``.
+"""
+
+from cpython.dict cimport PyDict_GetItem, PyDict_Next, PyDict_SetItem, PyDict_Size, PyDict_Update
+from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
+from cpython.mem cimport PyMem_Calloc
+from cpython.object cimport PyObject, PyTypeObject
+from cpython.ref cimport Py_INCREF, Py_XDECREF
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE, PyTuple_New, PyTuple_SET_ITEM
+from libc.stdint cimport uint64_t
+
+from . import view as _py
+from .cards import CardDef
+from .engine.state import Attackable, Creature, Decision, DecisionKind, IdentityCard, Player
+from .engine.talk import TalkState
+from .identities import Identity
+from .view import CreatureView, DecisionView, FrozenDict, PlaneswalkerView, PlayerView, SeatView, TalkView
+
+__all__ = ["ViewBuilder", "slot_reads"]
+
+cdef object _EMPTY = _py._EMPTY
+cdef object _LEADER = _py._LEADER
+cdef dict _SIMPLE_OPTIONS = _py._SIMPLE_OPTIONS
+cdef object _NAMES = DecisionKind.NAMES
+cdef object _PRIORITY = DecisionKind.PRIORITY
+_option_view = _py._option_view
+_stack_view = _py._stack_view
+_freeze_event = _py._freeze_event
+_names_of = _py._names_of
+
+
+# ---- direct reads of the engine's __slots__ attributes (the mechanism of _observation.pyx)
+#
+# ``get(obj, A)`` reads attribute A at its slot's offset when ``obj``'s type is
+# exactly the class A was located in, and otherwise (a subclass, another type,
+# an unset slot) calls ``getattr``, so the value is always getattr's.  A class
+# changed after import (its version tag moved) has its attributes located
+# again at the next build.
+
+cdef extern from *:
+    """
+    #include "structmember.h"
+    enum { TREACHERY_VIEW_MAX_ATTRS = 96 };
+    typedef struct {
+        PyTypeObject *tp;     /* read instances of exactly this class at offset (NULL: by getattr) */
+        Py_ssize_t offset;
+        PyObject *name;       /* borrowed from _attr_keys */
+    } treachery_view_attr;
+    static treachery_view_attr treachery_view_attrs[TREACHERY_VIEW_MAX_ATTRS];
+
+    /* Offset of a plain object slot in instances of cls (a T_OBJECT_EX member
+       descriptor, found on cls or a base), or -1 when getattr must be used. */
+    static Py_ssize_t treachery_view_slot_offset(PyObject *cls, PyObject *descr) {
+        PyMemberDef *m;
+        if (((PyTypeObject *)cls)->tp_getattro != PyObject_GenericGetAttr) return -1;
+        if (Py_TYPE(descr) != &PyMemberDescr_Type) return -1;
+        m = ((PyMemberDescrObject *)descr)->d_member;
+        if (m->type != T_OBJECT_EX || (m->flags & ~READONLY)) return -1;
+        return m->offset;
+    }
+
+    static unsigned int treachery_view_version_tag(PyTypeObject *cls) {
+        return cls->tp_version_tag;
+    }
+
+    /* getattr(o, name of attribute a): a new reference, or NULL with an exception set */
+    #if defined(__GNUC__)
+    __attribute__((always_inline))
+    #endif
+    static inline PyObject *treachery_view_get(PyObject *o, Py_ssize_t a) {
+        treachery_view_attr *at = &treachery_view_attrs[a];
+        if (Py_TYPE(o) == at->tp) {
+            PyObject *v = *(PyObject **)((char *)o + at->offset);
+            if (v != NULL) {
+                Py_INCREF(v);
+                return v;
+            }
+        }
+        return PyObject_GetAttr(o, at->name);
+    }
+
+    /* An instance of the tuple subclass tp (a NamedTuple: no __new__ of its own
+       is run, as tuple.__new__(tp, items) does) holding the items of the tuple items. */
+    static PyObject *treachery_view_record(PyTypeObject *tp, PyObject *items) {
+        Py_ssize_t i, n = PyTuple_GET_SIZE(items);
+        PyObject *o = tp->tp_alloc(tp, n);
+        if (o == NULL) return NULL;
+        for (i = 0; i < n; i++) {
+            PyObject *v = PyTuple_GET_ITEM(items, i);
+            Py_INCREF(v);
+            PyTuple_SET_ITEM(o, i, v);
+        }
+        return o;
+    }
+
+    /* The version tag of dict d (CPython < 3.12: a new number from one global
+       counter at every change of any dict, so the same dict with the same tag
+       has not changed), or 0 where there is none to read. */
+    static uint64_t treachery_view_dict_version(PyObject *d) {
+    #if PY_VERSION_HEX < 0x030C0000
+        return ((PyDictObject *)d)->ma_version_tag;
+    #else
+        (void)d;
+        return 0;
+    #endif
+    }
+
+    /* Whether the slots of attributes attrs[0..n) of o hold the objects of the
+       tuple raw, in order (o's type exactly the class they were located in). */
+    static int treachery_view_same_slots(PyObject *o, const Py_ssize_t *attrs, Py_ssize_t n, PyObject *raw) {
+        Py_ssize_t i;
+        for (i = 0; i < n; i++) {
+            treachery_view_attr *at = &treachery_view_attrs[attrs[i]];
+            if (Py_TYPE(o) != at->tp) return 0;
+            if (*(PyObject **)((char *)o + at->offset) != PyTuple_GET_ITEM(raw, i)) return 0;
+        }
+        return 1;
+    }
+
+    /* kept (a record of tp) when the n values v are its items (each the same
+       object, or an equal one of the same type), else a new record of tp
+       holding them; takes the references in v either way.  NULL with an
+       exception set if a comparison or the allocation fails. */
+    static PyObject *treachery_view_fields(PyTypeObject *tp, PyObject *kept, PyObject **v, Py_ssize_t n) {
+        Py_ssize_t i;
+        PyObject *o;
+        if (Py_TYPE(kept) == tp && PyTuple_GET_SIZE(kept) == n) {
+            for (i = 0; i < n; i++) {
+                PyObject *a = v[i], *b = PyTuple_GET_ITEM(kept, i);
+                if (a != b) {
+                    int eq;
+                    if (Py_TYPE(a) != Py_TYPE(b)) break;
+                    eq = PyObject_RichCompareBool(a, b, Py_EQ);
+                    if (eq < 0) goto fail;
+                    if (!eq) break;
+                }
+            }
+            if (i == n) {
+                for (i = 0; i < n; i++) Py_DECREF(v[i]);
+                Py_INCREF(kept);
+                return kept;
+            }
+        }
+        o = tp->tp_alloc(tp, n);
+        if (o == NULL) goto fail;
+        for (i = 0; i < n; i++) PyTuple_SET_ITEM(o, i, v[i]);
+        return o;
+    fail:
+        for (i = 0; i < n; i++) Py_DECREF(v[i]);
+        return NULL;
+    }
+    """
+    enum:
+        TREACHERY_VIEW_MAX_ATTRS
+    ctypedef struct treachery_view_attr:
+        PyTypeObject* tp
+        Py_ssize_t offset
+        PyObject* name
+    treachery_view_attr treachery_view_attrs[TREACHERY_VIEW_MAX_ATTRS]
+    Py_ssize_t treachery_view_slot_offset(object cls, object descr)
+    unsigned int treachery_view_version_tag(PyTypeObject* cls)
+    object get "treachery_view_get" (object o, Py_ssize_t a)
+    object record "treachery_view_record" (PyTypeObject* tp, tuple items)
+    object fields "treachery_view_fields" (PyTypeObject* tp, object kept, PyObject** v, Py_ssize_t n)
+    uint64_t dict_version "treachery_view_dict_version" (object d)
+    bint same_slots "treachery_view_same_slots" (object o, const Py_ssize_t* attrs, Py_ssize_t n, tuple raw)
+
+
+cdef inline object _item(object record, Py_ssize_t i):
+    """Item ``i`` of a record (a tuple), read in C."""
+    return <object>PyTuple_GET_ITEM(record, i)
+
+
+cdef inline void _put(PyObject** v, Py_ssize_t i, object o):
+    """``v[i] = o``, a new reference (for :func:`fields`)."""
+    Py_INCREF(o)
+    v[i] = <PyObject*>o
+
+cdef enum:
+    MAX_CLASSES = 8
+
+cdef list _attr_keys = []             # (class, name) of each attribute id (keeps the names alive)
+cdef PyTypeObject* _classes[MAX_CLASSES]
+cdef unsigned int _tags[MAX_CLASSES]  # version tag of each class when its attributes were located
+cdef Py_ssize_t _n_classes = 0
+cdef list _class_list = []            # the classes, kept alive
+
+
+cdef int _locate(Py_ssize_t a) except -1:
+    """Find where attribute ``a`` lies in instances of its class."""
+    cls, name = _attr_keys[a]
+    treachery_view_attrs[a].tp = NULL
+    treachery_view_attrs[a].name = <PyObject*>name
+    for k in cls.__mro__:
+        if name in k.__dict__:
+            off = treachery_view_slot_offset(cls, k.__dict__[name])
+            if off >= 0:
+                treachery_view_attrs[a].offset = off
+                treachery_view_attrs[a].tp = <PyTypeObject*>cls
+            return 0
+    return 0
+
+
+cdef int _locate_class(Py_ssize_t i) except -1:
+    """Locate every attribute of class ``i`` and note its version tag."""
+    cls = _class_list[i]
+    for a in range(len(_attr_keys)):
+        if _attr_keys[a][0] is cls:
+            _locate(a)
+            getattr(cls, _attr_keys[a][1])      # a type lookup: gives the class a version tag
+    _tags[i] = treachery_view_version_tag(<PyTypeObject*>cls)
+    return 0
+
+
+cdef Py_ssize_t _attr(type cls, str name) except -1:
+    """A new attribute id for ``cls.name`` (see :func:`get`)."""
+    global _n_classes
+    cdef Py_ssize_t a = len(_attr_keys)
+    if a >= TREACHERY_VIEW_MAX_ATTRS:
+        raise RuntimeError("_view: raise TREACHERY_VIEW_MAX_ATTRS")
+    _attr_keys.append((cls, name))
+    if cls not in _class_list:
+        if _n_classes >= MAX_CLASSES:
+            raise RuntimeError("_view: raise MAX_CLASSES")
+        _class_list.append(cls)
+        _classes[_n_classes] = <PyTypeObject*>cls
+        _n_classes += 1
+    _locate_class(_class_list.index(cls))
+    return a
+
+
+cdef inline int _check_classes() except -1:
+    """Locate again the attributes of the classes changed since they were located."""
+    cdef Py_ssize_t i
+    for i in range(_n_classes):
+        if _tags[i] == 0 or treachery_view_version_tag(_classes[i]) != _tags[i]:
+            _locate_class(i)
+    return 0
+
+
+def slot_reads():
+    """Which engine attributes the builder reads straight from their slot.
+
+    Returns:
+        ``{"Class.attribute": bool}``: True where instances of exactly that
+        class are read at the slot's offset, False where ``getattr`` is used
+        (the attribute is no plain ``__slots__`` member, or the class has its
+        own attribute lookup).  Classes changed since the last build are
+        looked at again first.
+    """
+    _check_classes()
+    return {f"{cls.__name__}.{name}": treachery_view_attrs[a].tp != NULL for a, (cls, name) in enumerate(_attr_keys)}
+
+
+cdef Py_ssize_t PL_SEAT = _attr(Player, "seat"), PL_LIFE = _attr(Player, "life"), PL_HAND = _attr(Player, "hand")
+cdef Py_ssize_t PL_LIBRARY = _attr(Player, "library"), PL_GRAVEYARD = _attr(Player, "graveyard")
+cdef Py_ssize_t PL_EXILE = _attr(Player, "exile"), PL_LANDS = _attr(Player, "lands")
+cdef Py_ssize_t PL_LANDS_TAPPED = _attr(Player, "lands_tapped"), PL_TOKENS = _attr(Player, "tokens")
+cdef Py_ssize_t PL_CREATURES = _attr(Player, "creatures"), PL_IDENTITY = _attr(Player, "identity")
+cdef Py_ssize_t PL_COMMANDER = _attr(Player, "commander"), PL_COMMANDER_ZONE = _attr(Player, "commander_zone")
+cdef Py_ssize_t PL_CMD_DAMAGE = _attr(Player, "cmd_damage"), PL_HAS_LOST = _attr(Player, "has_lost")
+cdef Py_ssize_t PL_COUNTERS = _attr(Player, "counters"), PL_PERMISSIONS = _attr(Player, "permissions")
+cdef Py_ssize_t PL_MULLIGANS = _attr(Player, "mulligans"), PL_ATTACKABLES = _attr(Player, "attackables")
+cdef Py_ssize_t ID_FACE_UP = _attr(IdentityCard, "face_up"), ID_KNOWN_BY = _attr(IdentityCard, "known_by")
+cdef Py_ssize_t ID_DATA = _attr(IdentityCard, "data"), ID_COPY_OF = _attr(IdentityCard, "copy_of")
+cdef Py_ssize_t ID_IDENTITY = _attr(IdentityCard, "identity"), ID_ROLE_OVERRIDE = _attr(IdentityCard, "role_override")
+cdef Py_ssize_t ID_COUNTERS = _attr(IdentityCard, "counters")
+cdef Py_ssize_t CR_UID = _attr(Creature, "uid"), CR_NAME = _attr(Creature, "name")
+cdef Py_ssize_t CR_CONTROLLER = _attr(Creature, "controller")
+cdef Py_ssize_t CR_BASE_POWER = _attr(Creature, "base_power"), CR_BASE_TOUGHNESS = _attr(Creature, "base_toughness")
+cdef Py_ssize_t CR_BASE_KEYWORDS = _attr(Creature, "base_keywords"), CR_PUMP_KW = _attr(Creature, "pump_kw")
+cdef Py_ssize_t CR_P1P1 = _attr(Creature, "p1p1"), CR_PUMP_P = _attr(Creature, "pump_p")
+cdef Py_ssize_t CR_PUMP_Q = _attr(Creature, "pump_q"), CR_DAMAGE = _attr(Creature, "damage")
+cdef Py_ssize_t CR_TAPPED = _attr(Creature, "tapped"), CR_ENTERED_TURN = _attr(Creature, "entered_turn")
+cdef Py_ssize_t CR_ATTACKING = _attr(Creature, "attacking"), CR_BLOCKING = _attr(Creature, "blocking")
+cdef Py_ssize_t CR_STUN = _attr(Creature, "stun"), CR_TOKEN = _attr(Creature, "token")
+cdef Py_ssize_t CR_IS_COMMANDER = _attr(Creature, "is_commander"), CR_ATTACKING_OBJ = _attr(Creature, "attacking_obj")
+cdef Py_ssize_t AT_UID = _attr(Attackable, "uid"), AT_NAME = _attr(Attackable, "name")
+cdef Py_ssize_t AT_KIND = _attr(Attackable, "kind"), AT_OWNER = _attr(Attackable, "owner")
+cdef Py_ssize_t AT_CONTROLLER = _attr(Attackable, "controller"), AT_LOYALTY = _attr(Attackable, "loyalty")
+cdef Py_ssize_t AT_USED_TURN = _attr(Attackable, "used_turn"), AT_CARD = _attr(Attackable, "card")
+cdef Py_ssize_t DE_SEAT = _attr(Decision, "seat"), DE_KIND = _attr(Decision, "kind")
+cdef Py_ssize_t DE_OPTIONS = _attr(Decision, "options"), DE_PROMPT = _attr(Decision, "prompt")
+cdef Py_ssize_t DE_LABELS = _attr(Decision, "labels"), DE_CTX = _attr(Decision, "ctx")
+cdef Py_ssize_t TS_MESSAGES = _attr(TalkState, "messages"), TS_CLAIMS = _attr(TalkState, "claims")
+cdef Py_ssize_t TS_STANCES = _attr(TalkState, "stances"), TS_INTENTS = _attr(TalkState, "intents")
+cdef Py_ssize_t TS_REQUESTS = _attr(TalkState, "requests"), TS_DEALS = _attr(TalkState, "deals")
+cdef Py_ssize_t TS_BROKEN = _attr(TalkState, "broken"), TS_HURT_AT_START = _attr(TalkState, "hurt_at_start")
+
+
+# ---- what the immutable objects say, kept by the object's address
+#
+# A card's name (CardDef), an identity's (name, role) (Identity) and the view
+# of a talk option (the option tuples of engine.talk._talk_table, shared by
+# every decision and game) are kept in a table keyed by the object's address,
+# with the seat for an option; the table holds a reference to the object, so
+# the address cannot be reused while the entry lives.  A full table is emptied.
+
+cdef struct MemoEntry:
+    PyObject* key              # a strong reference; NULL: a free slot
+    PyObject* value            # a strong reference
+    long tag                   # for an option's view, its seat * 64 + decision kind; else 0
+
+
+cdef struct Memo:
+    MemoEntry* e
+    Py_ssize_t mask, used, full
+    int shift                  # 64 - log2(slots)
+
+
+cdef int _memo_init(Memo* m, int bits) except -1:
+    """An empty table of ``2 ** bits`` slots, emptied at half full."""
+    m.e = <MemoEntry*>PyMem_Calloc(<size_t>1 << bits, sizeof(MemoEntry))
+    if m.e == NULL:
+        raise MemoryError()
+    m.mask = (<Py_ssize_t>1 << bits) - 1
+    m.used = 0
+    m.full = (<Py_ssize_t>1 << bits) // 2
+    m.shift = 64 - bits
+    return 0
+
+
+cdef inline Py_ssize_t _memo_slot(Memo* m, PyObject* key, long tag):
+    """The slot of ``(key, tag)``, or the free slot where it would go."""
+    cdef Py_ssize_t i = <Py_ssize_t>((((<uint64_t><size_t>key >> 4) + <uint64_t>tag)
+                                      * <uint64_t>0x9E3779B97F4A7C15) >> m.shift)
+    while m.e[i].key != NULL and (m.e[i].key != key or m.e[i].tag != tag):
+        i = (i + 1) & m.mask
+    return i
+
+
+cdef int _memo_put(Memo* m, object key, long tag, object value) except -1:
+    """Keep ``value`` for ``(key, tag)``."""
+    cdef Py_ssize_t i
+    if m.used >= m.full:
+        for i in range(m.mask + 1):
+            Py_XDECREF(m.e[i].key)
+            Py_XDECREF(m.e[i].value)
+            m.e[i].key = NULL
+            m.e[i].value = NULL
+        m.used = 0
+    i = _memo_slot(m, <PyObject*>key, tag)
+    Py_INCREF(value)
+    if m.e[i].key == NULL:
+        Py_INCREF(key)
+        m.e[i].key = <PyObject*>key
+        m.e[i].tag = tag
+        m.used += 1
+    else:
+        Py_XDECREF(m.e[i].value)
+    m.e[i].value = <PyObject*>value
+    return 0
+
+
+cdef inline PyObject* _memo_get(Memo* m, object key, long tag):
+    """The value kept for ``(key, tag)`` (borrowed), or NULL."""
+    return m.e[_memo_slot(m, <PyObject*>key, tag)].value
+
+
+cdef Memo _card_names, _identities, _talk_options
+_memo_init(&_card_names, 10)
+_memo_init(&_identities, 8)
+_memo_init(&_talk_options, 14)
+
+
+cdef inline object _card_name(object c):
+    """``c.name``, kept per CardDef."""
+    cdef PyObject* v
+    if type(c) is not CardDef:
+        return c.name
+    v = _memo_get(&_card_names, c, 0)
+    if v != NULL:
+        return <object>v
+    name = c.name
+    _memo_put(&_card_names, c, 0, name)
+    return name
+
+
+cdef inline tuple _identity(object card):
+    """``(card.name, card.role)``, kept per Identity."""
+    cdef PyObject* v
+    if type(card) is not Identity:
+        return (card.name, card.role)
+    v = _memo_get(&_identities, card, 0)
+    if v != NULL:
+        return <tuple>v
+    out = (card.name, card.role)
+    _memo_put(&_identities, card, 0, out)
+    return out
+
+
+cdef frozenset _ATOMS = _py._ATOMS
+_freeze = _py.freeze
+
+
+cdef object _freeze_entry(object e):
+    """A log entry as an immutable mapping with the same keys (``view._freeze_event``):
+    a copy of the dict, with its non-atomic values frozen in place."""
+    cdef Py_ssize_t i = 0
+    cdef PyObject* k
+    cdef PyObject* v
+    if type(e) is not dict:
+        return _freeze_event(e)
+    out = dict.__new__(FrozenDict)
+    PyDict_Update(out, e)
+    while PyDict_Next(e, &i, &k, &v):
+        if type(<object>v) not in _ATOMS:
+            PyDict_SetItem(out, <object>k, _freeze(<object>v))
+    return out
+
+
+# ---- what is kept between builds
+
+cdef class _Names:
+    """The names of a list of cards, kept while the list holds the same cards."""
+
+    cdef tuple cards, names
+
+    cdef tuple of(self, object cards):
+        """``tuple(c.name for c in cards)`` (``()`` for none)."""
+        cdef Py_ssize_t i, n
+        if type(cards) is not list:
+            return _names_of(cards)
+        n = PyList_GET_SIZE(cards)
+        if n == 0:
+            return ()
+        kept = self.cards
+        if kept is not None and PyTuple_GET_SIZE(kept) == n:
+            for i in range(n):
+                if PyList_GET_ITEM(cards, i) != PyTuple_GET_ITEM(kept, i):
+                    break
+            else:
+                return self.names
+        names = PyTuple_New(n)
+        for i in range(n):
+            name = _card_name(<object>PyList_GET_ITEM(cards, i))
+            Py_INCREF(name)
+            PyTuple_SET_ITEM(names, i, name)
+        self.cards = tuple(cards)
+        self.names = names
+        return names
+
+
+cdef bint _same_items(object a, object b) except -1:
+    """Whether dicts ``a`` and ``b`` hold the same items in the same order (keys and
+    values the same object, or equal ints, strings, ... of the same type)."""
+    cdef Py_ssize_t i = 0, j = 0
+    cdef PyObject* ka
+    cdef PyObject* va
+    cdef PyObject* kb
+    cdef PyObject* vb
+    if PyDict_Size(a) != PyDict_Size(b):
+        return False
+    while PyDict_Next(a, &i, &ka, &va):
+        PyDict_Next(b, &j, &kb, &vb)
+        if ka != kb and not (type(<object>ka) is type(<object>kb) and type(<object>ka) in _ATOMS
+                             and <object>ka == <object>kb):
+            return False
+        if va != vb and not (type(<object>va) is type(<object>vb) and type(<object>va) in _ATOMS
+                             and <object>va == <object>vb):
+            return False
+    return True
+
+
+cdef bint _same_seq(tuple kept, object seq):
+    """Whether the list or tuple ``seq`` holds the objects of ``kept``, in order."""
+    cdef Py_ssize_t i, n = PyTuple_GET_SIZE(kept)
+    if type(seq) is list:
+        if PyList_GET_SIZE(seq) != n:
+            return False
+        for i in range(n):
+            if PyList_GET_ITEM(seq, i) != PyTuple_GET_ITEM(kept, i):
+                return False
+        return True
+    if type(seq) is tuple:
+        if PyTuple_GET_SIZE(seq) != n:
+            return False
+        for i in range(n):
+            if PyTuple_GET_ITEM(seq, i) != PyTuple_GET_ITEM(kept, i):
+                return False
+        return True
+    return False
+
+
+cdef class _Frozen:
+    """``FrozenDict`` copies of one mapping of the game, the last one given again
+    while the dict has not changed: the same dict with the same version tag
+    (:func:`dict_version`), or one with the same items in the same order."""
+
+    cdef object value                 # the FrozenDict last given (None before the first)
+    cdef PyObject* dict               # the dict it was made of, by address only (with its tag)
+    cdef uint64_t version
+
+    cdef object of(self, object d):
+        """``FrozenDict(d)`` (the shared empty one for none), or the last one given while it is the same."""
+        cdef uint64_t version
+        if type(d) is not dict:
+            return FrozenDict(d) if d else _EMPTY
+        version = dict_version(d)
+        if version != 0 and <PyObject*>d == self.dict and version == self.version:
+            return self.value
+        if not d:
+            value = _EMPTY
+        elif self.value is not None and _same_items(self.value, d):
+            value = self.value
+        else:
+            value = FrozenDict(d)
+        self.value, self.dict, self.version = value, <PyObject*>d, version
+        return value
+
+
+cdef class _Parts:
+    """What is kept of one player: the names of its zones, its mappings, its
+    creatures' and planeswalkers' views and its views by viewer, as last given."""
+
+    cdef object player                # the Player they are of
+    cdef _Names hand, graveyard, exile
+    cdef _Frozen tokens, counters, id_counters, cmd_damage
+    cdef tuple creatures, creature_views  # its Creature objects and their views
+    cdef list creature_raw            # per creature, what its slots held when its view was made
+    cdef object turn                  # the game's turn when its creatures' views were looked at
+    cdef tuple walkers, walker_views  # its Attackable objects and their views
+    cdef list views                   # its PlayerView by viewer
+    cdef list raws                    # by viewer, what the player's and its identity's slots held then
+
+    def __cinit__(self, player, Py_ssize_t n):
+        self.player = player
+        self.hand = _Names()
+        self.graveyard = _Names()
+        self.exile = _Names()
+        self.tokens, self.counters, self.id_counters, self.cmd_damage = _Frozen(), _Frozen(), _Frozen(), _Frozen()
+        self.creatures = self.creature_views = self.walkers = self.walker_views = ()
+        self.creature_raw = []
+        self.views = [None] * n
+        self.raws = [None] * n
+
+    cdef tuple views_of(self, object objs, bint walkers, object turn, object attackers):
+        """The views of the creatures, or the planeswalkers (``walkers``; ``attackers``:
+        the game's attacking creatures), ``objs`` (a list), the kept ones where they are the same (the kept tuple when all
+        are).  A creature whose slots hold the objects they held when its view
+        was made (the same turn, attacking and blocking nothing) keeps it
+        without a look at the rest."""
+        cdef Py_ssize_t i, j, n = PyList_GET_SIZE(objs)
+        cdef bint raw_ok
+        kept_objs = self.walkers if walkers else self.creatures
+        kept_views = self.walker_views if walkers else self.creature_views
+        cdef Py_ssize_t k = PyTuple_GET_SIZE(kept_objs)
+        raws = self.creature_raw
+        cdef bint same_turn = turn is self.turn
+        out = None
+        new_raws = None
+        for i in range(n):
+            o = <object>PyList_GET_ITEM(objs, i)
+            old = None
+            raw_ok = False
+            if i < k and PyTuple_GET_ITEM(kept_objs, i) == <PyObject*>o:
+                old = <object>PyTuple_GET_ITEM(kept_views, i)
+                if not walkers:
+                    raw = <object>PyList_GET_ITEM(raws, i)
+                    raw_ok = (same_turn and PyTuple_GET_ITEM(raw, CRS_BLOCKING) == <PyObject*>None
+                              and PyTuple_GET_ITEM(raw, CRS_ATTACKING_OBJ) == <PyObject*>None
+                              and same_slots(o, _CREATURE_SLOTS, N_CREATURE_SLOTS, raw))
+            if raw_ok:
+                v = old
+            elif walkers:
+                v = _walker_view(o, turn, attackers, old)
+            else:
+                v = _creature_view(o, turn, old)
+                if i < k and old is not None:
+                    raws[i] = _slots_of(o, _CREATURE_SLOTS, N_CREATURE_SLOTS)
+            if out is None:
+                if v is old:
+                    continue
+                out = PyTuple_New(n)
+                for j in range(i):
+                    Py_INCREF(<object>PyTuple_GET_ITEM(kept_views, j))
+                    PyTuple_SET_ITEM(out, j, <object>PyTuple_GET_ITEM(kept_views, j))
+            Py_INCREF(v)
+            PyTuple_SET_ITEM(out, i, v)
+        if not walkers:
+            self.turn = turn
+        if out is None:
+            if n == k:
+                return kept_views
+            out = kept_views[:n]
+        if walkers:
+            self.walkers, self.walker_views = tuple(objs), out
+        else:
+            self.creatures, self.creature_views = tuple(objs), out
+            self.creature_raw = [_slots_of(o, _CREATURE_SLOTS, N_CREATURE_SLOTS) for o in objs]
+        return out
+
+
+cdef tuple _rows(tuple kept, object m):
+    """``tuple(map(tuple, m))`` for a list of lists of ints, reusing ``kept`` (its last value)
+    and its rows where they hold the same objects."""
+    cdef Py_ssize_t i, j, n, k
+    cdef bint same
+    if type(m) is not list or kept is None or PyTuple_GET_SIZE(kept) != PyList_GET_SIZE(m):
+        return tuple(map(tuple, m))
+    n = PyList_GET_SIZE(m)
+    out = None
+    for i in range(n):
+        row = <object>PyList_GET_ITEM(m, i)
+        old = <object>PyTuple_GET_ITEM(kept, i)
+        if type(row) is not list:
+            return tuple(map(tuple, m))
+        k = PyList_GET_SIZE(row)
+        same = PyTuple_GET_SIZE(old) == k
+        if same:
+            for j in range(k):
+                if PyList_GET_ITEM(row, j) != PyTuple_GET_ITEM(old, j):
+                    same = False
+                    break
+        if not same:
+            if out is None:
+                out = list(kept)
+            out[i] = tuple(row)
+    return kept if out is None else tuple(out)
+
+
+# the slots a creature's view is made of (what _Parts.views_of compares)
+cdef enum:
+    N_CREATURE_SLOTS = 18
+cdef Py_ssize_t _CREATURE_SLOTS[N_CREATURE_SLOTS]
+_CREATURE_SLOTS[:] = [CR_UID, CR_NAME, CR_BASE_POWER, CR_BASE_TOUGHNESS, CR_BASE_KEYWORDS, CR_PUMP_KW, CR_P1P1,
+                      CR_PUMP_P, CR_PUMP_Q, CR_DAMAGE, CR_TAPPED, CR_ENTERED_TURN, CR_ATTACKING, CR_BLOCKING, CR_STUN,
+                      CR_TOKEN, CR_IS_COMMANDER, CR_ATTACKING_OBJ]
+cdef Py_ssize_t CRS_BLOCKING = 13, CRS_ATTACKING_OBJ = 17     # their places in _CREATURE_SLOTS
+
+
+cdef tuple _slots_of(object o, const Py_ssize_t* attrs, Py_ssize_t n):
+    """What the attributes ``attrs[:n]`` of ``o`` hold, in order (what :func:`same_slots` compares)."""
+    cdef Py_ssize_t i
+    out = PyTuple_New(n)
+    for i in range(n):
+        v = get(o, attrs[i])
+        Py_INCREF(v)
+        PyTuple_SET_ITEM(out, i, v)
+    return out
+
+
+cdef object _creature_view(object c, object turn, object kept):
+    """The :class:`CreatureView` of ``c`` (``view._creature_view``), ``kept`` (its last one) if it is the same."""
+    cdef PyObject* v[15]
+    cdef object sick
+    kw = get(c, CR_BASE_KEYWORDS)
+    if type(kw) is not frozenset:
+        kw = frozenset(kw)
+    pkw = get(c, CR_PUMP_KW)
+    b = get(c, CR_BLOCKING)
+    w = get(c, CR_ATTACKING_OBJ)
+    p1 = get(c, CR_P1P1)
+    uid, name, damage, tapped = get(c, CR_UID), get(c, CR_NAME), get(c, CR_DAMAGE), get(c, CR_TAPPED)
+    power = get(c, CR_BASE_POWER) + p1 + get(c, CR_PUMP_P)
+    toughness = get(c, CR_BASE_TOUGHNESS) + p1 + get(c, CR_PUMP_Q)
+    sick = get(c, CR_ENTERED_TURN) >= turn and "haste" not in kw and "haste" not in pkw
+    keywords = kw | pkw if pkw else kw
+    attacking, stun, token, commander = get(c, CR_ATTACKING), get(c, CR_STUN), get(c, CR_TOKEN), get(c, CR_IS_COMMANDER)
+    blocking = None if b is None else get(b, CR_UID)
+    walker = None if w is None else get(w, AT_UID)
+    _put(v, 0, uid)
+    _put(v, 1, name)
+    _put(v, 2, power)
+    _put(v, 3, toughness)
+    _put(v, 4, damage)
+    _put(v, 5, tapped)
+    _put(v, 6, sick)
+    _put(v, 7, keywords)
+    _put(v, 8, attacking)
+    _put(v, 9, blocking)
+    _put(v, 10, p1)
+    _put(v, 11, stun)
+    _put(v, 12, token)
+    _put(v, 13, commander)
+    _put(v, 14, walker)
+    return fields(<PyTypeObject*>CreatureView, kept, v, 15)
+
+
+cdef dict _ABILITIES = _py._ABILITIES
+
+
+cdef object _walker_view(object w, object turn, object attackers, object kept):
+    """The :class:`PlaneswalkerView` of ``w`` (``view._planeswalker_view``), ``kept`` (its last one) if it is the same."""
+    cdef PyObject* v[9]
+    card = get(w, AT_CARD)
+    if card is None:
+        abilities = ()
+    else:
+        name = _card_name(card)
+        abilities = _ABILITIES.get(name)
+        if abilities is None:
+            abilities = _ABILITIES[name] = tuple([(ab["loyalty"], ab["text"]) for ab in card.abilities])
+    attacked_by = tuple([get(a, CR_UID) for a in attackers if get(a, CR_ATTACKING_OBJ) is w])
+    uid, name, kind, owner = get(w, AT_UID), get(w, AT_NAME), get(w, AT_KIND), get(w, AT_OWNER)
+    controller, loyalty, used = get(w, AT_CONTROLLER), get(w, AT_LOYALTY), get(w, AT_USED_TURN) == turn
+    _put(v, 0, uid)
+    _put(v, 1, name)
+    _put(v, 2, kind)
+    _put(v, 3, owner)
+    _put(v, 4, controller)
+    _put(v, 5, loyalty)
+    _put(v, 6, used)
+    _put(v, 7, abilities)
+    _put(v, 8, attacked_by)
+    return fields(<PyTypeObject*>PlaneswalkerView, kept, v, 9)
+
+
+# the slots of a player and of its identity card its views are made of besides the lists and dicts
+# they hold (what _player_view compares before it looks at the rest)
+cdef enum:
+    N_PLAYER_SLOTS = 19
+    N_IDENTITY_SLOTS = 6
+cdef Py_ssize_t _PLAYER_SLOTS[N_PLAYER_SLOTS]
+_PLAYER_SLOTS[:] = [PL_SEAT, PL_LIFE, PL_HAND, PL_LIBRARY, PL_GRAVEYARD, PL_EXILE, PL_LANDS, PL_LANDS_TAPPED, PL_TOKENS,
+                    PL_CREATURES, PL_IDENTITY, PL_COMMANDER, PL_COMMANDER_ZONE, PL_CMD_DAMAGE, PL_HAS_LOST, PL_COUNTERS,
+                    PL_PERMISSIONS, PL_MULLIGANS, PL_ATTACKABLES]
+cdef Py_ssize_t _IDENTITY_SLOTS[N_IDENTITY_SLOTS]
+_IDENTITY_SLOTS[:] = [ID_FACE_UP, ID_KNOWN_BY, ID_COPY_OF, ID_IDENTITY, ID_ROLE_OVERRIDE, ID_COUNTERS]
+
+
+cdef object _player_view(object p, object viewer, Py_ssize_t seat, object turn, object attackers, _Parts kept):
+    """The :class:`PlayerView` of ``p`` for ``viewer`` (``view._player_view``; ``seat``
+    is the viewer as an index of the kept views, -1 for none; ``attackers``: the game's attacking
+    creatures), the kept one if it is the same.
+
+    The kept view is given at once when the slots of the player and of its
+    identity card hold what they held when it was made, and its lists and dicts
+    give the kept names, mappings and creature and planeswalker views (the
+    same hand and library sizes; whether the viewer knows the identity; for
+    the viewer's own view, no cards usable from other zones)."""
+    cdef PyObject* v[24]
+    cdef object leader
+    idc = get(p, PL_IDENTITY)
+    own = get(p, PL_SEAT) == viewer
+    face_up = get(idc, ID_FACE_UP)
+    known = face_up or viewer in get(idc, ID_KNOWN_BY)
+    cre = get(p, PL_CREATURES)
+    if not cre:
+        creatures = ()
+    elif type(cre) is list:
+        creatures = kept.views_of(cre, False, turn, attackers)
+    else:
+        creatures = tuple([_creature_view(c, turn, None) for c in cre])
+    walkers = get(p, PL_ATTACKABLES)
+    if not walkers:
+        planeswalkers = ()
+    elif type(walkers) is list:
+        planeswalkers = kept.views_of(walkers, True, turn, attackers)
+    else:
+        planeswalkers = tuple([_walker_view(w, turn, attackers, None) for w in walkers])
+    hand = get(p, PL_HAND)
+    hand_size, library_size = len(hand), len(get(p, PL_LIBRARY))
+    hand_names = kept.hand.of(hand) if own else None
+    graveyard, exile = kept.graveyard.of(get(p, PL_GRAVEYARD)), kept.exile.of(get(p, PL_EXILE))
+    tokens = kept.tokens.of(get(p, PL_TOKENS))
+    id_counters = kept.id_counters.of(get(idc, ID_COUNTERS))
+    cmd_damage = kept.cmd_damage.of(get(p, PL_CMD_DAMAGE))
+    counters = kept.counters.of(get(p, PL_COUNTERS))
+    views, raws = kept.views, kept.raws
+    view = views[seat] if seat >= 0 else None
+    if view is not None:
+        raw = raws[seat]
+        if (same_slots(p, _PLAYER_SLOTS, N_PLAYER_SLOTS, <tuple>PyTuple_GET_ITEM(raw, 0))
+                and same_slots(idc, _IDENTITY_SLOTS, N_IDENTITY_SLOTS, <tuple>PyTuple_GET_ITEM(raw, 1))
+                and _item(view, 11) is creatures and _item(view, 23) is planeswalkers
+                and _item(view, 4) is hand_names and _item(view, 6) is graveyard and _item(view, 7) is exile
+                and _item(view, 10) is tokens and _item(view, 15) is id_counters and _item(view, 18) is cmd_damage
+                and _item(view, 20) is counters and _item(view, 3) == hand_size and _item(view, 5) == library_size
+                and (not known) == (_item(view, 13) is None)
+                and not (own and (get(p, PL_PERMISSIONS) or _item(view, 21)))):
+            return view
+    card = get(idc, ID_COPY_OF)
+    if card is None:
+        card = get(idc, ID_IDENTITY)
+    name, role = _identity(card)
+    override = get(idc, ID_ROLE_OVERRIDE)
+    if override is not None:
+        role = override
+    lost = get(p, PL_HAS_LOST)
+    cmd = get(p, PL_COMMANDER)
+    seat_, life, lands, mulligans = get(p, PL_SEAT), get(p, PL_LIFE), get(p, PL_LANDS), get(p, PL_MULLIGANS)
+    untapped = lands - get(p, PL_LANDS_TAPPED)
+    commander = None if cmd is None else _card_name(cmd)
+    zone = get(p, PL_COMMANDER_ZONE)
+    leader = face_up and not lost and role == _LEADER              # Game.is_leader_player (CR 314.7)
+    usable = tuple([(_card_name(q["card"]), q["zone"], q["free"]) for q in get(p, PL_PERMISSIONS)]) if own else None
+    in_game = not lost
+    _put(v, 0, seat_)
+    _put(v, 1, in_game)
+    _put(v, 2, life)
+    _put(v, 3, hand_size)
+    _put(v, 4, hand_names)
+    _put(v, 5, library_size)
+    _put(v, 6, graveyard)
+    _put(v, 7, exile)
+    _put(v, 8, lands)
+    _put(v, 9, untapped)
+    _put(v, 10, tokens)
+    _put(v, 11, creatures)
+    _put(v, 12, face_up)
+    _put(v, 13, name if known else None)
+    _put(v, 14, role if known else None)
+    _put(v, 15, id_counters)
+    _put(v, 16, commander)
+    _put(v, 17, zone)
+    _put(v, 18, cmd_damage)
+    _put(v, 19, leader)
+    _put(v, 20, counters)
+    _put(v, 21, usable)
+    _put(v, 22, mulligans)
+    _put(v, 23, planeswalkers)
+    view = fields(<PyTypeObject*>PlayerView, view, v, 24)
+    if seat >= 0:
+        views[seat] = view
+        raws[seat] = (_slots_of(p, _PLAYER_SLOTS, N_PLAYER_SLOTS), _slots_of(idc, _IDENTITY_SLOTS, N_IDENTITY_SLOTS))
+    return view
+
+
+cdef object _TARGET = DecisionKind.TARGET, _ATTACKER = DecisionKind.ATTACKER, _BLOCKER = DecisionKind.BLOCKER
+cdef object _DEFENDER = DecisionKind.DEFENDER, _BLOCKED = DecisionKind.BLOCKED
+cdef object _DISCARD = DecisionKind.DISCARD, _COST = DecisionKind.COST, _BOTTOM = DecisionKind.BOTTOM
+cdef dict _OPTIONS = {}                # _option_key -> OptionView (emptied when full)
+
+
+cdef object _option_key(object players, object d, object kind, object action, object payload):
+    """What the view of option ``(action, payload)`` of ``d`` (no labels) is made of, for
+    the common options whose words and fields name only it (``view._option_view``,
+    ``text.option_text``), a key of :data:`_OPTIONS`; None for the others (made anew
+    each time).  A card from hand (cast, played, discarded, paid with, put on the
+    bottom) by its name, the commander by its name and tax, a loyalty ability by its
+    planeswalker's name, uid, loyalty and card; an attacker, blocker or creature
+    target by its name, uid (and controller), a defending player by the attacker's
+    name, a player target by the deciding seat."""
+    tp = type(payload)
+    if tp is tuple and len(payload) == 2:
+        what, arg = payload
+        if kind == _PRIORITY:
+            if (what == "cast" or what == "land") and type(arg) is int:
+                return (kind, action, what, _card_name(get(players[get(d, DE_SEAT)], PL_HAND)[arg]))
+            if what == "commander":
+                p = players[get(d, DE_SEAT)]
+                return (kind, action, what, _card_name(get(p, PL_COMMANDER)), p.commander_casts)
+            if what == "loyalty" and type(arg) is tuple:
+                w = get(players[get(d, DE_SEAT)], PL_ATTACKABLES)[arg[0]]
+                return (kind, action, what, arg, get(w, AT_NAME), get(w, AT_UID), get(w, AT_LOYALTY),
+                        _card_name(get(w, AT_CARD)))
+        elif kind == _TARGET:
+            if what == "c" and type(arg) is Creature:
+                return (kind, action, what, get(arg, CR_NAME), get(arg, CR_UID), get(arg, CR_CONTROLLER))
+            if what == "p" and type(arg) is int:
+                return (kind, action, what, arg, get(d, DE_SEAT))
+    elif tp is Creature:
+        if kind == _ATTACKER or kind == _BLOCKER:
+            return (kind, action, get(payload, CR_NAME), get(payload, CR_UID))
+        if kind == _BLOCKED:
+            return (kind, action, get(get(d, DE_CTX)[1], CR_NAME), get(payload, CR_NAME), get(payload, CR_UID),
+                    get(payload, CR_CONTROLLER))
+    elif tp is int:
+        if kind == _DEFENDER:
+            ctx = get(d, DE_CTX)
+            if type(ctx) is Creature:
+                return (kind, action, get(ctx, CR_NAME), payload)
+        elif kind == _DISCARD or kind == _COST or kind == _BOTTOM:
+            return (kind, action, _card_name(get(players[get(d, DE_SEAT)], PL_HAND)[payload]))
+    return None
+
+
+cdef enum:
+    N_PASS = 256
+
+cdef struct PassEntry:
+    long kind, action
+    PyObject* view             # a strong reference; NULL: a free slot
+
+cdef PassEntry _passes[N_PASS]    # the views of pass options (payload None) by (kind, action), direct-mapped
+
+
+cdef object _pass_view(object game, object d, Py_ssize_t k, object kind, object action):
+    """The view of pass option ``k`` (``action``, payload None) of ``d``: it depends on the
+    kind and the action only (``view._decision_view``), kept in :data:`_SIMPLE_OPTIONS`
+    and, for int kinds and actions, in a small table in front of it."""
+    cdef long kc, ac
+    cdef PassEntry* e
+    if type(kind) is not int or type(action) is not int:
+        key = (kind, action)
+        ov = _SIMPLE_OPTIONS.get(key)
+        if ov is None:
+            ov = _SIMPLE_OPTIONS[key] = _option_view(game, d, k, action, None)
+        return ov
+    kc, ac = kind, action
+    e = &_passes[<size_t>(kc * 977 + ac) % N_PASS]
+    if e.view != NULL and e.kind == kc and e.action == ac:
+        return <object>e.view
+    key = (kind, action)
+    ov = _SIMPLE_OPTIONS.get(key)
+    if ov is None:
+        ov = _SIMPLE_OPTIONS[key] = _option_view(game, d, k, action, None)
+    Py_INCREF(ov)
+    Py_XDECREF(e.view)
+    e.kind, e.action, e.view = kc, ac, <PyObject*>ov
+    return ov
+
+
+cdef object _decision_view(object game, object players, object d, object viewer):
+    """The :class:`DecisionView` of ``d`` (``view._decision_view``): talk options kept per
+    option object (and seat and kind) in a table by address, the common others by
+    :func:`_option_key` in :data:`_OPTIONS`."""
+    cdef Py_ssize_t k, n
+    cdef PyObject* hit
+    opts = get(d, DE_OPTIONS)
+    kind = get(d, DE_KIND)
+    labels = get(d, DE_LABELS)
+    cdef long tag = <long>viewer * 64 + <long>kind     # a talk option's view depends on the seat (and the kind)
+    n = len(opts)
+    out = PyTuple_New(n)
+    if labels is not None and len(labels) == n:
+        for k in range(n):
+            action, payload = opts[k]
+            ov = _option_view(game, d, k, action, payload)
+            Py_INCREF(ov)
+            PyTuple_SET_ITEM(out, k, ov)
+    else:
+        priority = kind == _PRIORITY
+        listed = type(opts) is list
+        for k in range(n):
+            opt = <object>PyList_GET_ITEM(opts, k) if listed else opts[k]
+            hit = _memo_get(&_talk_options, opt, tag)
+            if hit != NULL:                              # a talk option seen before
+                Py_INCREF(<object>hit)
+                PyTuple_SET_ITEM(out, k, <object>hit)
+                continue
+            action, payload = opt
+            if payload is None:
+                ov = _pass_view(game, d, k, kind, action)
+            elif priority and payload[0] == "talk":
+                key = (viewer, action, payload[1])
+                ov = _SIMPLE_OPTIONS.get(key)
+                if ov is None:
+                    ov = _SIMPLE_OPTIONS[key] = _option_view(game, d, k, action, payload)
+                _memo_put(&_talk_options, opt, tag, ov)
+            else:
+                key = _option_key(players, d, kind, action, payload)
+                if key is None:
+                    ov = _option_view(game, d, k, action, payload)
+                else:
+                    ov = _OPTIONS.get(key)
+                    if ov is None:
+                        if len(_OPTIONS) >= 20000:      # bounded: names, uids and seats of many games
+                            _OPTIONS.clear()
+                        ov = _OPTIONS[key] = _option_view(game, d, k, action, payload)
+            Py_INCREF(ov)
+            PyTuple_SET_ITEM(out, k, ov)
+    cre = d.declared_creature(viewer)
+    return record(<PyTypeObject*>DecisionView, (_NAMES[kind], get(d, DE_PROMPT), out,
+                                                 None if cre is None else cre.uid))
+
+
+cdef class _Seen:
+    """The events one viewer was last given: from turn ``first`` on, log entries up to ``upto`` looked at."""
+
+    cdef object first
+    cdef Py_ssize_t upto
+    cdef tuple events
+
+
+cdef inline bint _visible(object e, object viewer) except -1:
+    """Whether frozen log entry ``e`` is public or shown to ``viewer``."""
+    cdef PyObject* to = PyDict_GetItem(e, "to")
+    if to == NULL:
+        return e["to"] is None or viewer in e["to"]
+    return to == <PyObject*>None or viewer in <object>to
+
+
+cdef class ViewBuilder:
+    """Builds the :class:`~treachery_env.view.SeatView` of any seat of one
+    game, again and again as the game moves on (compiled; the views equal
+    those of :class:`treachery_env.view.PythonViewBuilder`).
+
+    The builder refers to the game; the views it returns do not.
+
+    Args:
+        game: the game to view.
+    """
+
+    cdef readonly object game
+    cdef object _log                  # the log list the frozen entries come from
+    cdef readonly Py_ssize_t _base    # index in _log of the first frozen entry
+    cdef readonly list _frozen        # _freeze_event of _log[_base:], in order
+    cdef dict _seen                   # viewer -> its _Seen
+    cdef object _talk                 # the talk view as last given, of _talk_state and _talk_config
+    cdef object _talk_state, _talk_config
+    cdef _Frozen _claims, _stances, _intents, _requests, _broken   # the talk state's mappings
+    cdef list _parts                  # _Parts per seat
+    cdef tuple _harm, _attacks        # the tables as last given
+
+    def __init__(self, game):
+        self.game = game
+        self._log = None
+        self._base = 0
+        self._frozen = []
+        self._seen = {}
+        self._parts = []
+        self._claims, self._stances, self._intents = _Frozen(), _Frozen(), _Frozen()
+        self._requests, self._broken = _Frozen(), _Frozen()
+
+    cdef tuple _events(self, object viewer, object log, object turn):
+        """The frozen log entries ``viewer`` may see from the previous turn on
+        (``PythonViewBuilder._events``; ``log`` and ``turn`` are the game's)."""
+        cdef Py_ssize_t n, base, i, k
+        n = len(log)
+        first = turn - 1
+        frozen = self._frozen
+        if log is not self._log or n < self._base + len(frozen):      # another log, or a shorter one
+            self._log, self._base, self._seen = log, n, {}
+            frozen = self._frozen = []
+        base = self._base
+        if base + len(frozen) < n:
+            frozen.extend([_freeze_entry(e) for e in log[base + len(frozen):]])
+        if base > 0 and log[base - 1]["turn"] >= first:               # older entries needed (a first build)
+            i = base - 1
+            while i > 0 and log[i - 1]["turn"] >= first:
+                i -= 1
+            frozen[:0] = [_freeze_entry(e) for e in log[i:base]]
+            self._base = base = i
+        elif frozen and frozen[0]["turn"] < first:                    # forget the turns no view shows any more
+            k = 0
+            while k < len(frozen) and frozen[k]["turn"] < first:
+                k += 1
+            del frozen[:k]
+            self._base = base = base + k
+        cdef _Seen seen = self._seen.get(viewer)
+        if seen is None:
+            seen = self._seen[viewer] = _Seen()
+        elif seen.first == first:
+            if seen.upto == n:
+                return seen.events
+            new = [e for e in frozen[seen.upto - base:] if _visible(e, viewer)]
+            seen.upto = n
+            if new:
+                seen.events = seen.events + tuple(new)
+            return seen.events
+        seen.first, seen.upto = first, n
+        seen.events = tuple([e for e in frozen if _visible(e, viewer)])
+        return seen.events
+
+    cdef object _talk_view(self, object t, object config):
+        """The talk view (``view._talk_view``) of talk state ``t`` and ``config`` (the game's), the kept one while the talk state holds
+        what it was made of: the same messages (only ever appended, so their count
+        and the last one tell), truces and hurt totals, and unchanged mappings
+        (:class:`_Frozen`); on a change only the changed parts are made anew."""
+        cdef Py_ssize_t n
+        kept = self._talk
+        if kept is not None and (self._talk_state is not t or self._talk_config is not config):
+            kept = None
+        messages, deals, hurt = get(t, TS_MESSAGES), get(t, TS_DEALS), get(t, TS_HURT_AT_START)
+        claims, stances = self._claims.of(get(t, TS_CLAIMS)), self._stances.of(get(t, TS_STANCES))
+        intents, requests = self._intents.of(get(t, TS_INTENTS)), self._requests.of(get(t, TS_REQUESTS))
+        broken = self._broken.of(get(t, TS_BROKEN))
+        if kept is None:
+            self._talk = record(<PyTypeObject*>TalkView, (
+                config.talk, config.talk_limit, tuple(messages), claims, stances, intents, requests, tuple(deals),
+                broken, tuple(hurt)))
+            self._talk_state, self._talk_config = t, config
+            return self._talk
+        km = _item(kept, 2)
+        n = len(messages)
+        msgs = km if PyTuple_GET_SIZE(km) == n and (
+            n == 0 or <PyObject*>messages[n - 1] == PyTuple_GET_ITEM(km, n - 1)) else tuple(messages)
+        same_deals, same_hurt = _same_seq(_item(kept, 7), deals), _same_seq(_item(kept, 9), hurt)
+        if (msgs is km and same_deals and same_hurt and claims is _item(kept, 3) and stances is _item(kept, 4)
+                and intents is _item(kept, 5) and requests is _item(kept, 6) and broken is _item(kept, 8)):
+            return kept
+        self._talk = record(<PyTypeObject*>TalkView, (
+            config.talk, config.talk_limit, msgs, claims, stances, intents, requests,
+            _item(kept, 7) if same_deals else tuple(deals), broken, _item(kept, 9) if same_hurt else tuple(hurt)))
+        return self._talk
+
+    def build(self, viewer):
+        """The :class:`~treachery_env.view.SeatView` of ``viewer`` now (equal to
+        ``PythonViewBuilder(game).build(viewer)``).
+
+        Raises:
+            IndexError: for a seat outside the table.
+        """
+        cdef Py_ssize_t i, n, seat
+        cdef _Parts kept
+        _check_classes()
+        g = self.game
+        turn = g.turn
+        players = g.players
+        attackers = g.combat_attackers
+        n = len(players)
+        me = players[viewer]
+        seat = viewer if viewer >= 0 else -1          # a seat counted from the end keeps no views
+        parts = self._parts
+        if len(parts) != n:
+            parts[:] = [_Parts(p, n) for p in players]
+        views = PyTuple_New(n)
+        for i in range(n):
+            p = players[i]
+            kept = parts[i]
+            if kept.player is not p:
+                kept = parts[i] = _Parts(p, n)
+            v = _player_view(p, viewer, seat, turn, attackers, kept)
+            Py_INCREF(v)
+            PyTuple_SET_ITEM(views, i, v)
+        stack = g.stack
+        dream = get(get(me, PL_IDENTITY), ID_DATA).get("dream")
+        d = g.decision
+        self._harm = _rows(self._harm, g.harm)
+        self._attacks = _rows(self._attacks, g.attacks)
+        config = g.config
+        return record(<PyTypeObject*>SeatView, (
+            viewer, turn, g.phase, g.active, views,
+            tuple([_stack_view(it) for it in stack]) if stack else (),
+            self._harm, self._attacks, (not get(me, PL_HAS_LOST)) and g.undercover_met(viewer),
+            tuple([c.name for _, c in dream]) if dream else (),
+            _decision_view(g, players, d, viewer) if d is not None and get(d, DE_SEAT) == viewer else None,
+            self._events(viewer, g.log, turn), config.priority_windows,
+            tuple(g.role_counts), self._talk_view(g.talk, config)))
