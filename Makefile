@@ -11,7 +11,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install -q --upgrade pip
 
 # the compiled parts' sources (setup.py, treachery_env/compiled.py): an edit compiles them again
-COMPILED_SOURCES := treachery_env/_observation.pyx treachery_env/_view.pyx treachery_env/compiled.py \
+COMPILED_SOURCES := treachery_env/_observation.pyx treachery_env/_view.pyx treachery_env/_slots.pxi treachery_env/compiled.py \
 	$(wildcard treachery_env/engine/*.py) \
 	treachery_env/identity_abilities.py treachery_env/view.py treachery_env/text.py treachery_env/actions.py
 

@@ -20,8 +20,10 @@ MODULES = runpy.run_path(os.path.join("treachery_env", "compiled.py"))["MODULES"
 # The Python modules keep Python semantics: annotations are not turned into C type checks.
 DIRECTIVES = {"language_level": 3, "annotation_typing": False, "binding": True, "embedsignature": True}
 
-extensions = [Extension("treachery_env._observation", ["treachery_env/_observation.pyx"], optional=True),
-              Extension("treachery_env._view", ["treachery_env/_view.pyx"], optional=True)]
+extensions = [Extension("treachery_env._observation", ["treachery_env/_observation.pyx"],
+                        depends=["treachery_env/_slots.pxi"], optional=True),
+              Extension("treachery_env._view", ["treachery_env/_view.pyx"], depends=["treachery_env/_slots.pxi"],
+                        optional=True)]
 for name in MODULES:
     ext = Extension(name, [name.replace(".", "/") + ".py"], optional=True)
     ext.cython_directives = DIRECTIVES

@@ -189,10 +189,11 @@ class EntityNet(nn.Module):
       embedding; its logit is ``w . relu(Q z + k_a) + (W z + b)_a``: the
       pointer score plus a per-index logit like the flat network's (only the
       legal actions are scored when the mask is given).  Measured by offline
-      behaviour cloning of the heuristic bot (165k decisions of 100 games,
-      6 epochs, held-out agreement on 30 other games): flat 0.882, pointer
-      score alone 0.875, both 0.899 (blocked 0.40 / 0.65 / 0.57, discard
-      0.28 / 0.51 / 0.62, priority 0.94 / 0.94 / 0.96);
+      behaviour cloning of the heuristic bot (``bench/imitation_agreement.py``:
+      165k decisions of 100 games, 6 epochs, held-out agreement on 30 other
+      games): flat 0.882, the pointer score alone (commit 58cc884) 0.875,
+      both 0.899 (blocked 0.40 / 0.65 / 0.57, discard 0.28 / 0.51 / 0.62,
+      priority 0.94 / 0.94 / 0.96);
     * belief logits for relative seat ``i``: ``MLP(concat(z, player_i)) -> 4``;
     * value: the critic over ``z`` (privileged or not, see the module docstring).
 
@@ -314,7 +315,7 @@ class EntityNet(nn.Module):
                 privileged = privileged.unsqueeze(0)
             if mask is not None:
                 mask = mask.unsqueeze(0)
-        n, E = self.num_players, self.seat_emb.shape[1]
+        n = self.num_players
         cre, cre_p = self._slots(obs, "creatures")                     # (T, B, 20n, E)
         walk, walk_p = self._slots(obs, "walkers")
         hand, hand_p = self._slots(obs, "hand")

@@ -64,3 +64,21 @@ def test_the_view_cost_script_prints_each_builder(capsys):
     assert all(f"  {m} " in out for m in ("compiled", "python", "none")) and out.count("µs a step") == 2
     from treachery_env import view
     assert importlib.import_module("treachery_env.env").ViewBuilder is view.ViewBuilder     # put back
+
+
+def test_the_imitation_agreement_script_fits_and_scores_each_network(capsys):
+    """``bench/imitation_agreement.py`` on a tiny run: both networks fitted on the
+    same heuristic games, agreement in [0, 1] overall and by kind, one table."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("imitation_agreement",
+                                                  Path(__file__).parent.parent / "bench" / "imitation_agreement.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    res = mod.main(["--games", "1", "--test-games", "1", "--epochs", "1", "--hidden", "16"])
+    assert set(res) == {"flat", "entity"}
+    for overall, by_kind in res.values():
+        assert 0.0 <= overall <= 1.0 and "priority" in by_kind
+    out = capsys.readouterr().out
+    assert "| kind | flat | entity |" in out and "| all |" in out

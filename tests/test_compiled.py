@@ -275,16 +275,18 @@ def test_a_compiled_module_older_than_its_source_is_not_used():
     ("_observation", obs.ENCODER, "import treachery_env.observation as o; print(o.ENCODER)"),
     ("_view", view.VIEW_BUILDER, "import treachery_env.view as v; print(v.VIEW_BUILDER)"),
 ], ids=["encoder", "view builder"])
-def test_a_compiled_pyx_older_than_its_source_is_not_used(module, selected, probe):
+@pytest.mark.parametrize("edited", ["pyx", "_slots.pxi"])
+def test_a_compiled_pyx_older_than_its_source_is_not_used(module, selected, probe, edited):
     """The same for the encoder and the view builder: an edited
-    ``_observation.pyx`` or ``_view.pyx`` makes the Python one run, with a
-    warning, until ``make install``."""
+    ``_observation.pyx`` or ``_view.pyx``, or the ``_slots.pxi`` both include,
+    makes the Python one run, with a warning, until ``make install``."""
     if selected != "compiled":
         pytest.skip(f"treachery_env.{module} is not in use here")
     ext = Path(importlib.import_module(f"treachery_env.{module}").__file__)
-    r = _probe_with_a_newer_source(ROOT / "treachery_env" / f"{module}.pyx", ext, probe)
+    source = ROOT / "treachery_env" / (f"{module}.pyx" if edited == "pyx" else edited)
+    r = _probe_with_a_newer_source(source, ext, probe)
     assert r.stdout.strip() == "python", r.stdout + r.stderr
-    assert f"older than {module}.pyx" in r.stderr and "make install" in r.stderr
+    assert f"older than {module}.pyx or _slots.pxi" in r.stderr and "make install" in r.stderr
 
 
 def test_the_tests_pass_on_the_pure_python_path():

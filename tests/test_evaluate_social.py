@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import json
-import math
 from types import SimpleNamespace
 
 import numpy as np

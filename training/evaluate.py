@@ -153,6 +153,7 @@ from treachery_env.env import raw_env
 from treachery_env.rules import Role, Team, role_distribution, team_of
 
 from . import social
+from .stats import Z95, wilson_interval
 
 __all__ = [
     "Entrant", "GameTask", "GameRecord", "wilson_interval", "entrants_from_specs",
@@ -165,42 +166,12 @@ __all__ = [
 ROLES = (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)
 ROLE_NAMES = {r: r.name.capitalize() for r in ROLES}
 TEAM_NAMES = {Team.LEADER: "Leader team", Team.ASSASSIN: "Assassins", Team.TRAITOR: "Traitors"}
-Z95 = 1.959963984540054
 EPS = 1e-12
 # columns of a deduction row (see _deduction_rows)
 ROW_TURN, ROW_OBS, ROW_TARGET, ROW_TRUE, ROW_P, ROW_BRIER, ROW_TOP1, ROW_PP, ROW_PBRIER, ROW_PTOP1 = range(10)
 
 
 # --------------------------------------------------------------------------- statistics
-def wilson_interval(wins: float, n: float, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval for a binomial proportion (Wilson 1927).
-
-    ``(p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n)`` with ``p = wins/n``;
-    the default ``z`` gives the 95% interval.
-
-    Args:
-        wins: successes, ``0 <= wins <= n``.
-        n: trials; ``n == 0`` gives the uninformative ``(0.0, 1.0)``.
-        z: the normal quantile.
-
-    Returns:
-        ``(low, high)`` in [0, 1].
-
-    Raises:
-        ValueError: for negative counts or ``wins > n``.
-    """
-    if n < 0 or wins < 0 or wins > n:
-        raise ValueError(f"need 0 <= wins <= n, got wins={wins}, n={n}")
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    z2 = z * z
-    denom = 1.0 + z2 / n
-    centre = (p + z2 / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 def _rate(wins: int, n: int) -> dict:
     lo, hi = wilson_interval(wins, n)
     return {"wins": int(wins), "games": int(n), "rate": (wins / n) if n else None, "lo": lo, "hi": hi}

@@ -19,7 +19,6 @@ holds the pieces:
 
 from __future__ import annotations
 
-import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -29,11 +28,12 @@ from treachery_env.engine.talk import TalkState
 from treachery_env.rules import Role, Team, team_of
 from treachery_env.view import FrozenDict, SeatView, TalkView, seat_view
 
-__all__ = ["is_public", "public_view", "PublicObserver", "SocialTracker", "mean_interval", "bluff_metrics",
+from .stats import mean_interval, rate_difference, wilson_interval
+
+__all__ = ["is_public", "public_view", "PublicObserver", "SocialTracker", "bluff_metrics",
            "cooperation_metrics", "talk_metrics", "teamplay_metrics", "OBS_COLS", "CLAIM_COLS", "COOP_COLS",
            "BLUFF_TOL"]
 
-Z95 = 1.959963984540054
 ROLES = (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)
 ROLE_NAMES = {r: r.name.capitalize() for r in ROLES}
 TEAM_NAMES = {Team.LEADER: "Leader team", Team.ASSASSIN: "Assassins", Team.TRAITOR: "Traitors"}
@@ -56,30 +56,10 @@ _CL_T, _CL_SPK, _CL_TRUE, _CL_CLAIM, _CL_FD, _CL_BEFORE, _CL_AFTER = range(7)
 
 
 def _rate(wins: int, n: int) -> dict:
-    from .evaluate import wilson_interval
-
     lo, hi = wilson_interval(wins, n)
     return {"count": int(wins), "n": int(n), "rate": (wins / n) if n else None, "lo": lo, "hi": hi}
 
 
-def mean_interval(values: Sequence[float], lower: float | None = None) -> dict:
-    """``{"n", "mean", "lo", "hi"}``: the mean with the normal 95% interval
-    ``mean ± 1.96 s / sqrt(n)`` (``s`` the sample standard deviation; ``lo``
-    clipped at ``lower`` when given, for quantities that cannot be negative);
-    the interval is None for ``n < 2`` and everything but ``n`` for ``n == 0``."""
-    v = np.asarray(list(values), dtype=float)
-    n = int(v.size)
-    if n == 0:
-        return {"n": 0, "mean": None, "lo": None, "hi": None}
-    m = float(v.mean())
-    if n < 2:
-        return {"n": n, "mean": m, "lo": None, "hi": None}
-    half = Z95 * float(v.std(ddof=1)) / math.sqrt(n)
-    lo = m - half if lower is None else max(lower, m - half)
-    return {"n": n, "mean": m, "lo": lo, "hi": m + half}
-
-
-# --------------------------------------------------------------------------- the observer
 def is_public(game: Any, seat: int) -> bool:
     """Whether every player knows ``seat``'s identity: it is face up, or was
     shown to all (a leaving player's, CR 907.9, or one face up before)."""
@@ -351,21 +331,6 @@ def talk_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
     return out
 
 
-def _diff(a: dict, b: dict) -> dict:
-    """Difference of two independent rates (``a`` minus ``b``, cells of
-    :func:`_rate`) with Newcombe's hybrid score 95% interval (1998, method
-    10), built from the two Wilson intervals: ``d - sqrt((pa-la)² + (ub-pb)²)``
-    to ``d + sqrt((ua-pa)² + (pb-lb)²)``; unlike the Wald interval it does
-    not collapse to a point at rates 0 or 1."""
-    if not a["n"] or not b["n"]:
-        return {"diff": None, "lo": None, "hi": None}
-    pa, pb = a["rate"], b["rate"]
-    d = pa - pb
-    lo = d - math.sqrt((pa - a["lo"]) ** 2 + (b["hi"] - pb) ** 2)
-    hi = d + math.sqrt((a["hi"] - pa) ** 2 + (pb - b["lo"]) ** 2)
-    return {"diff": d, "lo": max(-1.0, lo), "hi": min(1.0, hi)}
-
-
 def teamplay_metrics(records: Sequence[Any]) -> dict | None:
     """The team-play schedule's results (``kind`` ``"team_together"``,
     ``"team_mixed"``, ``"team_partner"``; see
@@ -419,6 +384,6 @@ def teamplay_metrics(records: Sequence[Any]) -> dict | None:
                 "mixed_by_role": {ROLE_NAMES[r]: _rate(*counts[(a, t, "mixed", r)]) for r in ROLES
                                   if (a, t, "mixed", r) in counts},
                 "partner": _rate(*counts.get(("partner", t), [0, 0])),
-                "gain": _diff(tog, mix)}
+                "gain": rate_difference(tog, mix)}
         out["candidates"][a] = per
     return out

@@ -61,56 +61,13 @@ _freeze_event = _py._freeze_event
 _names_of = _py._names_of
 
 
-# ---- direct reads of the engine's __slots__ attributes (the mechanism of _observation.pyx)
-#
-# ``get(obj, A)`` reads attribute A at its slot's offset when ``obj``'s type is
-# exactly the class A was located in, and otherwise (a subclass, another type,
-# an unset slot) calls ``getattr``, so the value is always getattr's.  A class
-# changed after import (its version tag moved) has its attributes located
-# again at the next build.
+include "_slots.pxi"
+
+
+# ---- the view's own C helpers (records, dict versions, unchanged slots)
 
 cdef extern from *:
     """
-    #include "structmember.h"
-    enum { TREACHERY_VIEW_MAX_ATTRS = 96 };
-    typedef struct {
-        PyTypeObject *tp;     /* read instances of exactly this class at offset (NULL: by getattr) */
-        Py_ssize_t offset;
-        PyObject *name;       /* borrowed from _attr_keys */
-    } treachery_view_attr;
-    static treachery_view_attr treachery_view_attrs[TREACHERY_VIEW_MAX_ATTRS];
-
-    /* Offset of a plain object slot in instances of cls (a T_OBJECT_EX member
-       descriptor, found on cls or a base), or -1 when getattr must be used. */
-    static Py_ssize_t treachery_view_slot_offset(PyObject *cls, PyObject *descr) {
-        PyMemberDef *m;
-        if (((PyTypeObject *)cls)->tp_getattro != PyObject_GenericGetAttr) return -1;
-        if (Py_TYPE(descr) != &PyMemberDescr_Type) return -1;
-        m = ((PyMemberDescrObject *)descr)->d_member;
-        if (m->type != T_OBJECT_EX || (m->flags & ~READONLY)) return -1;
-        return m->offset;
-    }
-
-    static unsigned int treachery_view_version_tag(PyTypeObject *cls) {
-        return cls->tp_version_tag;
-    }
-
-    /* getattr(o, name of attribute a): a new reference, or NULL with an exception set */
-    #if defined(__GNUC__)
-    __attribute__((always_inline))
-    #endif
-    static inline PyObject *treachery_view_get(PyObject *o, Py_ssize_t a) {
-        treachery_view_attr *at = &treachery_view_attrs[a];
-        if (Py_TYPE(o) == at->tp) {
-            PyObject *v = *(PyObject **)((char *)o + at->offset);
-            if (v != NULL) {
-                Py_INCREF(v);
-                return v;
-            }
-        }
-        return PyObject_GetAttr(o, at->name);
-    }
-
     /* An instance of the tuple subclass tp (a NamedTuple: no __new__ of its own
        is run, as tuple.__new__(tp, items) does) holding the items of the tuple items. */
     static PyObject *treachery_view_record(PyTypeObject *tp, PyObject *items) {
@@ -142,7 +99,7 @@ cdef extern from *:
     static int treachery_view_same_slots(PyObject *o, const Py_ssize_t *attrs, Py_ssize_t n, PyObject *raw) {
         Py_ssize_t i;
         for (i = 0; i < n; i++) {
-            treachery_view_attr *at = &treachery_view_attrs[attrs[i]];
+            treachery_attr *at = &treachery_attrs[attrs[i]];
             if (Py_TYPE(o) != at->tp) return 0;
             if (*(PyObject **)((char *)o + at->offset) != PyTuple_GET_ITEM(raw, i)) return 0;
         }
@@ -182,16 +139,6 @@ cdef extern from *:
         return NULL;
     }
     """
-    enum:
-        TREACHERY_VIEW_MAX_ATTRS
-    ctypedef struct treachery_view_attr:
-        PyTypeObject* tp
-        Py_ssize_t offset
-        PyObject* name
-    treachery_view_attr treachery_view_attrs[TREACHERY_VIEW_MAX_ATTRS]
-    Py_ssize_t treachery_view_slot_offset(object cls, object descr)
-    unsigned int treachery_view_version_tag(PyTypeObject* cls)
-    object get "treachery_view_get" (object o, Py_ssize_t a)
     object record "treachery_view_record" (PyTypeObject* tp, tuple items)
     object fields "treachery_view_fields" (PyTypeObject* tp, object kept, PyObject** v, Py_ssize_t n)
     uint64_t dict_version "treachery_view_dict_version" (object d)
@@ -207,81 +154,6 @@ cdef inline void _put(PyObject** v, Py_ssize_t i, object o):
     """``v[i] = o``, a new reference (for :func:`fields`)."""
     Py_INCREF(o)
     v[i] = <PyObject*>o
-
-cdef enum:
-    MAX_CLASSES = 8
-
-cdef list _attr_keys = []             # (class, name) of each attribute id (keeps the names alive)
-cdef PyTypeObject* _classes[MAX_CLASSES]
-cdef unsigned int _tags[MAX_CLASSES]  # version tag of each class when its attributes were located
-cdef Py_ssize_t _n_classes = 0
-cdef list _class_list = []            # the classes, kept alive
-
-
-cdef int _locate(Py_ssize_t a) except -1:
-    """Find where attribute ``a`` lies in instances of its class."""
-    cls, name = _attr_keys[a]
-    treachery_view_attrs[a].tp = NULL
-    treachery_view_attrs[a].name = <PyObject*>name
-    for k in cls.__mro__:
-        if name in k.__dict__:
-            off = treachery_view_slot_offset(cls, k.__dict__[name])
-            if off >= 0:
-                treachery_view_attrs[a].offset = off
-                treachery_view_attrs[a].tp = <PyTypeObject*>cls
-            return 0
-    return 0
-
-
-cdef int _locate_class(Py_ssize_t i) except -1:
-    """Locate every attribute of class ``i`` and note its version tag."""
-    cls = _class_list[i]
-    for a in range(len(_attr_keys)):
-        if _attr_keys[a][0] is cls:
-            _locate(a)
-            getattr(cls, _attr_keys[a][1])      # a type lookup: gives the class a version tag
-    _tags[i] = treachery_view_version_tag(<PyTypeObject*>cls)
-    return 0
-
-
-cdef Py_ssize_t _attr(type cls, str name) except -1:
-    """A new attribute id for ``cls.name`` (see :func:`get`)."""
-    global _n_classes
-    cdef Py_ssize_t a = len(_attr_keys)
-    if a >= TREACHERY_VIEW_MAX_ATTRS:
-        raise RuntimeError("_view: raise TREACHERY_VIEW_MAX_ATTRS")
-    _attr_keys.append((cls, name))
-    if cls not in _class_list:
-        if _n_classes >= MAX_CLASSES:
-            raise RuntimeError("_view: raise MAX_CLASSES")
-        _class_list.append(cls)
-        _classes[_n_classes] = <PyTypeObject*>cls
-        _n_classes += 1
-    _locate_class(_class_list.index(cls))
-    return a
-
-
-cdef inline int _check_classes() except -1:
-    """Locate again the attributes of the classes changed since they were located."""
-    cdef Py_ssize_t i
-    for i in range(_n_classes):
-        if _tags[i] == 0 or treachery_view_version_tag(_classes[i]) != _tags[i]:
-            _locate_class(i)
-    return 0
-
-
-def slot_reads():
-    """Which engine attributes the builder reads straight from their slot.
-
-    Returns:
-        ``{"Class.attribute": bool}``: True where instances of exactly that
-        class are read at the slot's offset, False where ``getattr`` is used
-        (the attribute is no plain ``__slots__`` member, or the class has its
-        own attribute lookup).  Classes changed since the last build are
-        looked at again first.
-    """
-    _check_classes()
-    return {f"{cls.__name__}.{name}": treachery_view_attrs[a].tp != NULL for a, (cls, name) in enumerate(_attr_keys)}
 
 
 cdef Py_ssize_t PL_SEAT = _attr(Player, "seat"), PL_LIFE = _attr(Player, "life"), PL_HAND = _attr(Player, "hand")

@@ -53,15 +53,21 @@ def _source(fullname: str) -> Path:
     return _PACKAGE_DIR.joinpath(*fullname.split(".")[1:]).with_suffix(".py")
 
 
-def is_stale(source: Path) -> bool:
+def is_stale(source: Path, *depends: Path) -> bool:
     """Whether a compiled extension of ``source`` (a ``.py`` or ``.pyx`` file)
-    exists beside it and is older than it (by file time: a checkout that
-    touches the source counts as an edit until ``make install``)."""
+    exists beside it and is older than it or than any of ``depends`` (files
+    it includes, such as ``_slots.pxi``), by file time: a checkout that
+    touches the source counts as an edit until ``make install``."""
     for suffix in importlib.machinery.EXTENSION_SUFFIXES:
         ext = source.with_name(source.stem + suffix)
         if ext.exists():
-            return ext.stat().st_mtime < source.stat().st_mtime
+            built = ext.stat().st_mtime
+            return any(built < f.stat().st_mtime for f in (source, *depends))
     return False
+
+
+SLOTS_INCLUDE = Path(__file__).with_name("_slots.pxi")
+"""The slot reader both compiled ``.pyx`` modules include."""
 
 
 class _SourceFinder(importlib.abc.MetaPathFinder):

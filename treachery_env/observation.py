@@ -103,7 +103,7 @@ import numpy as np
 from .actions import (MAX_HAND, MAX_OTHER, MAX_PERMS, MAX_STACK, MAX_WALKERS, N_LOYALTY_ABILITIES,
                       TOKEN_ABILITIES)
 from .cards import CARDS, COUNTER_TOKENS, KEYWORDS, WALKER_CARDS
-from .compiled import PURE_PYTHON, is_stale
+from .compiled import PURE_PYTHON, SLOTS_INCLUDE, is_stale
 from .identities import all_identities
 
 from .engine.state import ATTACKABLE_KINDS, PHASE_INDEX, DecisionKind, StackItem
@@ -691,8 +691,9 @@ def _select_encoder() -> tuple[Any, str]:
     if PURE_PYTHON:
         return encode_python, "python"
     pyx = Path(__file__).with_name("_observation.pyx")
-    if is_stale(pyx):
-        warnings.warn("treachery_env._observation: the compiled encoder is older than _observation.pyx, so the "
+    if is_stale(pyx, SLOTS_INCLUDE):
+        warnings.warn("treachery_env._observation: the compiled encoder is older than _observation.pyx or "
+                      "_slots.pxi, so the "
                       "Python encoder runs; `make install` (pip install -e .) compiles it again", RuntimeWarning,
                       stacklevel=2)
         return encode_python, "python"

@@ -33,7 +33,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .compiled import PURE_PYTHON, is_stale
+from .compiled import PURE_PYTHON, SLOTS_INCLUDE, is_stale
 from .engine.state import DecisionKind
 from .rules import Role
 from .text import option_text
@@ -709,8 +709,9 @@ def _select_builder() -> tuple[type, str]:
     is older than ``_view.pyx`` (then with a warning)."""
     if PURE_PYTHON:
         return PythonViewBuilder, "python"
-    if is_stale(Path(__file__).with_name("_view.pyx")):
-        warnings.warn("treachery_env._view: the compiled view builder is older than _view.pyx, so the Python one "
+    if is_stale(Path(__file__).with_name("_view.pyx"), SLOTS_INCLUDE):
+        warnings.warn("treachery_env._view: the compiled view builder is older than _view.pyx or _slots.pxi, "
+                      "so the Python one "
                       "runs; `make install` (pip install -e .) compiles it again", RuntimeWarning, stacklevel=2)
         return PythonViewBuilder, "python"
     try:

@@ -1,0 +1,79 @@
+"""Interval estimates shared by the evaluator's reports (:mod:`training.evaluate`,
+:mod:`training.social`): Wilson's interval of a proportion, the normal interval
+of a mean, and Newcombe's interval of a difference of two proportions."""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+
+__all__ = ["Z95", "wilson_interval", "mean_interval", "rate_difference"]
+
+Z95 = 1.959963984540054
+"""The normal quantile of a two-sided 95% interval."""
+
+
+def wilson_interval(wins: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval for a binomial proportion (Wilson 1927).
+
+    ``(p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n)`` with ``p = wins/n``;
+    the default ``z`` gives the 95% interval.
+
+    Args:
+        wins: successes, ``0 <= wins <= n``.
+        n: trials; ``n == 0`` gives the uninformative ``(0.0, 1.0)``.
+        z: the normal quantile.
+
+    Returns:
+        ``(low, high)`` in [0, 1].
+
+    Raises:
+        ValueError: for negative counts or ``wins > n``.
+    """
+    if n < 0 or wins < 0 or wins > n:
+        raise ValueError(f"need 0 <= wins <= n, got wins={wins}, n={n}")
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    z2 = z * z
+    denom = 1.0 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def mean_interval(values: Sequence[float], lower: float | None = None) -> dict:
+    """``{"n", "mean", "lo", "hi"}``: the mean with the normal 95% interval
+    ``mean ± 1.96 s / sqrt(n)`` (``s`` the sample standard deviation; ``lo``
+    clipped at ``lower`` when given, for quantities that cannot be negative);
+    the interval is None for ``n < 2`` and everything but ``n`` for ``n == 0``."""
+    v = np.asarray(list(values), dtype=float)
+    n = int(v.size)
+    if n == 0:
+        return {"n": 0, "mean": None, "lo": None, "hi": None}
+    m = float(v.mean())
+    if n < 2:
+        return {"n": n, "mean": m, "lo": None, "hi": None}
+    half = Z95 * float(v.std(ddof=1)) / math.sqrt(n)
+    lo = m - half if lower is None else max(lower, m - half)
+    return {"n": n, "mean": m, "lo": lo, "hi": m + half}
+
+
+# --------------------------------------------------------------------------- the observer
+
+
+def rate_difference(a: dict, b: dict) -> dict:
+    """Difference of two independent rates (``a`` minus ``b``, each a dict with
+    ``n``, ``rate``, ``lo``, ``hi``) with Newcombe's hybrid score 95% interval (1998, method
+    10), built from the two Wilson intervals: ``d - sqrt((pa-la)² + (ub-pb)²)``
+    to ``d + sqrt((ua-pa)² + (pb-lb)²)``; unlike the Wald interval it does
+    not collapse to a point at rates 0 or 1."""
+    if not a["n"] or not b["n"]:
+        return {"diff": None, "lo": None, "hi": None}
+    pa, pb = a["rate"], b["rate"]
+    d = pa - pb
+    lo = d - math.sqrt((pa - a["lo"]) ** 2 + (b["hi"] - pb) ** 2)
+    hi = d + math.sqrt((a["hi"] - pa) ** 2 + (pb - b["lo"]) ** 2)
+    return {"diff": d, "lo": max(-1.0, lo), "hi": min(1.0, hi)}
