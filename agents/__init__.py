@@ -7,6 +7,7 @@ seat's information set (``info["view"]``, the observation vector and mask).
 
 from __future__ import annotations
 
+import os
 from typing import Callable
 
 from . import play
@@ -65,6 +66,11 @@ def _policy(seed: int | None = None, arg: str = "") -> Agent:
     path, greedy = arg, False
     if arg.endswith(":greedy"):
         path, greedy = arg[: -len(":greedy")], True
+    else:
+        head, sep, mode = arg.rpartition(":")
+        if sep and head.endswith(".pt") and not os.path.exists(arg):
+            raise ValueError(f"policy spec 'policy:{arg}': unknown mode {mode!r} after the checkpoint path "
+                             f"(the only mode is ':greedy')")
     return PolicyAgent(path, seed=seed, greedy=greedy)
 
 

@@ -117,7 +117,8 @@ def load_checkpoint(path: str | os.PathLike) -> dict:
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as err:  # torch raises many types for a truncated or foreign file
-        raise ValueError(f"checkpoint {str(path)!r} is corrupt or not a torch file: {err}") from err
+        raise ValueError(f"checkpoint {str(path)!r} is corrupt or not a torch checkpoint (torch.load raised "
+                         f"{type(err).__name__})") from err
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
         got = payload.get("format") if isinstance(payload, dict) else type(payload).__name__
         raise ValueError(f"{str(path)!r} is not a Treachery policy checkpoint (format {got!r}, "

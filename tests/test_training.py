@@ -358,8 +358,14 @@ def test_bad_checkpoints_are_clear_errors(tmp_path, policy_4p, monkeypatch):
         load_checkpoint(tmp_path / "none.pt")
     trunc = tmp_path / "trunc.pt"
     trunc.write_bytes(policy_4p.read_bytes()[:1000])
-    with pytest.raises(ValueError, match="corrupt"):
+    with pytest.raises(ValueError, match="corrupt") as err:
         load_checkpoint(trunc)
+    assert "\n" not in str(err.value)                  # one line, not torch's paragraph
+    text = tmp_path / "notes.pt"
+    text.write_text("not a checkpoint at all\n" * 20)
+    with pytest.raises(ValueError, match=r"corrupt or not a torch checkpoint \(torch.load raised") as err:
+        load_checkpoint(text)
+    assert "\n" not in str(err.value)
     other = tmp_path / "other.pt"
     torch.save({"weights": torch.zeros(3)}, other)
     with pytest.raises(ValueError, match="not a Treachery policy checkpoint"):
@@ -391,6 +397,8 @@ def test_policy_specs(policy_4p, tmp_path):
         agents.make("random:3")
     with pytest.raises(ValueError, match="does not exist"):
         agents.make(f"policy:{tmp_path / 'missing.pt'}")
+    with pytest.raises(ValueError, match="unknown mode 'greed'.*':greedy'"):
+        agents.make(f"policy:{policy_4p}:greed")
 
 
 def test_policy_bot_plays_legally_and_reports_beliefs(policy_4p):
@@ -463,7 +471,9 @@ def test_cli_train_then_evaluate(tmp_path, capsys):
     assert load_checkpoint(ship / "policy.pt")["meta"]["steps"] >= 300
     for want in ("# Model card: `tiny`", "learner agent-steps", "Against random", "Against heuristic",
                  "Substitution delta", "| Leader | Guardian | Assassin | Traitor | overall |", "Belief head",
-                 "trained for a test", '"num_players": 4', "imitation warm start (DAgger)"):
+                 "trained for a test", '"num_players": 4', "imitation warm start (DAgger)",
+                 f'agents.make("policy:{(ship / "policy.pt").resolve()}")',     # where it was written
+                 "(the run ended in that phase: no PPO)"):                     # one iteration, imitating
         assert want in card, want
     assert cli.main(["export", str(tmp_path / "nope"), "--out", str(ship)]) == 2
 

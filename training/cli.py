@@ -181,7 +181,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--minutes", type=float, default=None,
                    help="wall-time budget of the whole run in minutes (time_budget_s/60; with --resume, the new "
                         "total, not extra time): the run stops before an iteration that would end past it, so it "
-                        "may end up to one iteration early, never a whole iteration late")
+                        "may end up to one iteration early, never a whole iteration late (but a new run's first "
+                        "iteration always runs, however long)")
     t.add_argument("--workers", type=int, default=None, help="rollout worker processes (at most 4 per CPU)")
     t.add_argument("--seed", type=int, default=None, help="master seed")
     t.add_argument("--resume", nargs="?", const=True, default=False, metavar="CHECKPOINT",

@@ -86,7 +86,7 @@ def _deduction_table(res: dict, label: str) -> str:
 
 
 def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (), run: dict | None = None,
-               notes: str = "") -> str:
+               notes: str = "", load_path: str | None = None) -> str:
     """The model card (markdown) of a shipped policy.
 
     Args:
@@ -95,6 +95,8 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
         results: evaluation result dicts (:func:`training.evaluate.evaluate`).
         run: :func:`training_summary` of the run, if known.
         notes: free text appended under "Notes".
+        load_path: the path the card tells users to load (default
+            ``checkpoints/NAME/policy.pt``).
 
     Raises:
         ValueError: for an unreadable checkpoint.
@@ -116,7 +118,7 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
     out = [f"# Model card: `{name}`", "",
            f"A self-play PPO policy for {gc['num_players']}-player Treachery (recurrent actor-critic with a "
            "role-belief head). Load it with "
-           f"`agents.make(\"policy:checkpoints/{name}/policy.pt\")`.", "",
+           f"`agents.make(\"policy:{load_path or f'checkpoints/{name}/policy.pt'}\")`.", "",
            "## Facts", "",
            f"* network: {net}{critic}; {params:,} parameters; file {size / 1e6:.1f} MB",
            f"* training: {meta.get('steps', '?'):,} learner agent-steps in {meta.get('iteration', '?')} "
@@ -130,7 +132,9 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
         if run.get("imitation_iterations"):
             out.append(f"* imitation warm start (DAgger): the first {run['imitation_iterations']} iterations "
                        f"imitated the `{tc.get('expert', 'heuristic')}` bot; agreement with it at the end of that "
-                       f"phase {run['imitation_accuracy_last']:.3f} (top-1 on the learner's decisions), then PPO")
+                       f"phase {run['imitation_accuracy_last']:.3f} (top-1 on the learner's decisions)"
+                       + (", then PPO" if run["iterations"] > run["imitation_iterations"] else
+                          " (the run ended in that phase: no PPO)"))
         out.append(f"* belief-head accuracy in training (last 10 iterations, face-down opponents): "
                    f"{run['belief_accuracy_last10']:.3f}")
     out += ["", "## Game configuration", "", "```json", json.dumps(gc, indent=1), "```", "",
@@ -159,6 +163,14 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
     if notes:
         out += ["## Notes", "", notes.strip(), ""]
     return "\n".join(out)
+
+
+def _display_path(p: Path) -> str:
+    """``p`` relative to the working folder when it lies inside it, else absolute."""
+    try:
+        return str(p.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(p.resolve())
 
 
 def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, results: Sequence[str] = (),
@@ -197,7 +209,7 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
         run = training_summary(run_dir, load_checkpoint(dst)["meta"].get("iteration"))
     except ValueError:
         run = None
-    card = model_card(dst, out.name, res, run, notes)
+    card = model_card(dst, out.name, res, run, notes, load_path=_display_path(dst))
     path = out / "MODEL_CARD.md"
     atomic_write_bytes(path, card.encode())
     return path
