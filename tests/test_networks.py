@@ -4,15 +4,12 @@ the training condition and anchor schedule that go with them."""
 
 from __future__ import annotations
 
-import copy
-import random
-
 import numpy as np
 import pytest
 import torch
 
 from agents.networks import MASKED, EntityNet, PolicyNet, build_network
-from agents.policy import PolicyAgent, load_checkpoint, masked_logits, save_checkpoint
+from agents.policy import load_checkpoint, masked_logits, save_checkpoint
 from training.config import TrainConfig
 from training.ppo import ppo_update
 from training.rollout import Collector, privileged_features
@@ -21,8 +18,7 @@ from treachery_env.actions import MAX_PERMS, ActionLayout
 from treachery_env.observation import obs_layout
 
 from scenario import random_game
-from test_information_sets import _permute_hidden
-from test_training import tiny
+from test_training import assert_policy_uses_only_its_information_set, tiny
 
 
 def _entity(n: int = 5, priv: bool = True, seed: int = 0) -> EntityNet:
@@ -142,25 +138,7 @@ def test_entity_policy_bot_uses_only_its_information_set(tmp_path):
     n = 5
     cfg = GameConfig(num_players=n)
     path = save_checkpoint(tmp_path / "e.pt", _entity(n, seed=4), cfg.to_dict())
-    checked = 0
-    for seed in range(8):
-        g = random_game(seed, 40 + 30 * seed, n=n, max_turns=60)
-        if g.is_over:
-            continue
-        s = g.current_player
-        bot = PolicyAgent(path, seed=seed)
-        bot.reset(s)
-        ref = copy.deepcopy(bot)
-        want = ref.act(g.observation(s), {})
-        assert g.observation(s)["action_mask"][want]
-        rng = random.Random(seed)
-        for _ in range(3):
-            other = copy.deepcopy(bot)
-            h = _permute_hidden(g, s, rng)
-            assert other.act(h.observation(s), {}) == want
-            assert other.beliefs() == ref.beliefs()
-            checked += 1
-    assert checked >= 12
+    assert_policy_uses_only_its_information_set(path, n)
 
 
 def test_checkpoints_say_which_network_they_hold(tmp_path):

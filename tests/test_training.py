@@ -489,16 +489,21 @@ def test_cli_train_errors(tmp_path, capsys):
 def test_policy_bot_uses_only_its_information_set(tmp_path):
     """Permuting what the acting seat cannot see (others' face-down identities and
     hands, library orders) changes neither the policy's action nor its beliefs."""
+    assert_policy_uses_only_its_information_set(write_policy(tmp_path / "p5.pt", 5, hidden=32, seed=4))
+
+
+def assert_policy_uses_only_its_information_set(path, n: int = 5) -> None:
+    """At decisions of 8 seeded random games, the policy at ``path`` acts and
+    believes the same when what its seat cannot see is permuted 3 times."""
     import copy
     import random
 
     from scenario import random_game
     from test_information_sets import _permute_hidden
 
-    path = write_policy(tmp_path / "p5.pt", 5, hidden=32, seed=4)
     checked = 0
     for seed in range(8):
-        g = random_game(seed, 40 + 30 * seed, n=5, max_turns=60)
+        g = random_game(seed, 40 + 30 * seed, n=n, max_turns=60)
         if g.is_over:
             continue
         s = g.current_player
@@ -506,6 +511,7 @@ def test_policy_bot_uses_only_its_information_set(tmp_path):
         bot.reset(s)
         ref = copy.deepcopy(bot)
         want = ref.act(g.observation(s), {})
+        assert g.observation(s)["action_mask"][want]
         rng = random.Random(seed)
         for _ in range(3):
             other = copy.deepcopy(bot)
