@@ -38,7 +38,7 @@ def available() -> list[str]:
 
 def make(spec: str, seed: int | None = None) -> Agent:
     """Build a bot from a spec such as ``"random"``, ``"heuristic"``, ``"belief"``,
-    ``"ismcts"`` or ``"policy:PATH"`` (a trained checkpoint; ``"policy:PATH:greedy"``
+    ``"ismcts"``, ``"lookahead"`` or ``"policy:PATH"`` (a trained checkpoint; ``"policy:PATH:greedy"``
     takes the most probable action instead of sampling).
 
     Raises:
@@ -79,7 +79,7 @@ _WITH_ARGUMENT = {"policy": "PATH[:greedy]"}   # bots whose spec carries an argu
 
 
 # the built-in bots register themselves on import
-from . import belief, heuristic, human, ismcts  # noqa: E402,F401
+from . import belief, heuristic, human, ismcts, lookahead  # noqa: E402,F401
 
 
 def check_table(bot: Agent, spec: str, num_players: int) -> None:

@@ -1,0 +1,119 @@
+"""The lookahead bot (agents/lookahead.py): rollout policy improvement over the
+heuristic bot -- registration and bad parameters, information-set invariance,
+that it plays the heuristic's action where it does not search and deviates
+only when a candidate's paired rollouts beat it, a forced win it finds, and
+the playout helper."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import agents
+from agents.heuristic import HeuristicAgent
+from agents.lookahead import LookaheadAgent, heuristic_playout
+from treachery_env import GameConfig
+from treachery_env.engine import Game
+
+from scenario import has_priority, make_game, pass_priority_until, refresh
+from test_information_sets import _permute_hidden
+
+CFG = GameConfig(num_players=4, commander=False, starting_life=10, max_turns=40)
+
+
+def _states(seeds, every=9, cfg=CFG, limit=300):
+    """(game, seat) pairs at decisions of random games, every ``every`` steps."""
+    for seed in seeds:
+        g = Game(cfg, seed=seed)
+        rng = random.Random(seed)
+        for step in range(limit):
+            if g.is_over:
+                break
+            if step % every == 0:
+                yield g, g.decision.seat
+            g.step(rng.choice(g.legal_actions()))
+
+
+def test_registered_and_bad_parameters():
+    assert isinstance(agents.make("lookahead", seed=1), LookaheadAgent)
+    for kw in ({"worlds": 0}, {"horizon": -1}, {"max_candidates": 1}, {"margin": -0.1}):
+        with pytest.raises(ValueError, match="lookahead: worlds >= 1"):
+            LookaheadAgent(**kw)
+
+
+def test_same_information_set_same_action():
+    """Permuting what the seat cannot see (hidden identities, other hands,
+    library orders) never changes the bot's action or its search (same seed)."""
+    rng = random.Random(4)
+    n = searched = 0
+    for g, seat in _states(range(4)):
+        h = _permute_hidden(g, seat, rng)
+        a, b = LookaheadAgent(seed=9, worlds=2, horizon=0), LookaheadAgent(seed=9, worlds=2, horizon=0)
+        a.reset(seat)
+        b.reset(seat)
+        assert a.act(g.observation(seat), {"view": g.view(seat)}) == b.act(h.observation(seat), {"view": h.view(seat)})
+        assert a.stats == b.stats
+        n += 1
+        searched += a.stats["searched"]
+    assert n > 40 and searched > 5, (n, searched)
+
+
+def test_heuristic_action_unless_a_candidate_pays():
+    """Over whole games: where the bot does not search, and wherever no
+    candidate beats the heuristic's action by the margin, it plays what the
+    heuristic plays (an impossible margin makes it the heuristic, move for
+    move); with the default margin it searches and sometimes deviates."""
+    cfg = CFG.replace(num_players=5)
+    for margin, expect_deviation in ((1.99, False), (0.02, True)):
+        deviated = searched = 0
+        for seed in range(3):
+            g = Game(cfg, seed=seed)
+            bot, ref = LookaheadAgent(seed=seed, worlds=2, horizon=1, margin=margin), HeuristicAgent(seed=seed)
+            bot.reset(0)
+            ref.reset(0)
+            others = [HeuristicAgent(seed=s) for s in range(5)]
+            for s, o in enumerate(others):
+                o.reset(s)
+            while not g.is_over:
+                s = g.decision.seat
+                obs, info = g.observation(s), {"view": g.view(s)}
+                if s == 0:
+                    a, r = bot.act(obs, info), ref.act(obs, info)
+                    assert a in g.legal_actions()
+                    if margin > 1.5:
+                        assert a == r
+                else:
+                    a = others[s].act(obs, info)
+                g.step(a)
+            searched += bot.stats["searched"]
+            deviated += bot.stats["deviated"]
+        assert searched > 20
+        assert (deviated > 0) == expect_deviation, (margin, deviated, searched)
+
+
+def test_search_finds_the_lethal_burn():
+    """The Leader, with one enemy left at 2 life, casts Shock at it in its
+    main phase and wins (the heuristic's choice or a searched one: the
+    rollout with the burn spell wins outright)."""
+    g = make_game(["The Old Ruler", "The Seer", "The Demon", "The Gatekeeper"], commander=False, life=10)
+    g.lose([2, 3])
+    g.players[1].life = 2
+    refresh(g)
+    pass_priority_until(g, lambda g: has_priority(0)(g) and g.phase == "main1")
+    bot = LookaheadAgent(seed=0, worlds=2, horizon=1)
+    bot.reset(0)
+    for _ in range(40):
+        if g.is_over or g.active != 0:
+            break
+        g.step(bot.act(g.observation(0), {"view": g.view(0)}) if g.decision.seat == 0 else 0)
+    assert g.is_over and g.winners == {0}
+
+
+def test_heuristic_playout_stops_at_the_horizon():
+    g = Game(CFG, seed=3)
+    start = g.turn
+    k = heuristic_playout(g, 1, seed=0)
+    assert k > 0 and (g.is_over or g.turn == start + 2)
+    h = Game(CFG, seed=3)
+    assert heuristic_playout(h, 1, seed=0) == k and h.state_summary() == g.state_summary()
