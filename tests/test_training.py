@@ -14,7 +14,8 @@ import treachery_env
 from agents.policy import (PolicyAgent, PolicyNet, load_checkpoint, masked_logits, save_checkpoint)
 from training import cli
 from training.config import TrainConfig, load_config
-from training.ppo import latest_checkpoint, make_chunks, ppo_update, train
+from agents.networks import build_network
+from training.ppo import init_weights, latest_checkpoint, make_chunks, ppo_update, train
 from training.rollout import Collector, compute_gae
 from treachery_env import GameConfig
 from treachery_env.env import raw_env
@@ -520,3 +521,49 @@ def assert_policy_uses_only_its_information_set(path, n: int = 5) -> None:
             assert other.beliefs() == ref.beliefs()
             checked += 1
     assert checked >= 12
+
+
+# --------------------------------------------------------------------------- warm start and expert iteration
+def _sizes() -> tuple[int, int]:
+    e = raw_env(config=GameConfig(**TINY_GAME))
+    return int(e.observation_space("player_0")["observation"].shape[0]), int(e.action_space("player_0").n)
+
+
+def test_init_starts_a_new_run_from_trained_weights(tmp_path):
+    """``init`` loads a checkpoint's weights into a new run's network (checked
+    against the file, before any update), refuses one whose network differs
+    (one line naming the fields), and a run started from it trains."""
+    first = train(tiny(tmp_path / "a", total_steps=300), progress=False)
+    cfg = tiny(tmp_path / "b", total_steps=300, init=first["policy"])
+    net = build_network(cfg.network_kwargs(*_sizes()))
+    init_weights(net, first["policy"])
+    stored = load_checkpoint(first["policy"])["model_state"]
+    assert all(torch.equal(v, stored[k]) for k, v in net.state_dict().items())
+    wide = build_network(tiny(tmp_path / "c", hidden=48).network_kwargs(*_sizes()))
+    with pytest.raises(ValueError, match=r"^init: the network of .* differs from the config's in \['hidden'\]"):
+        init_weights(wide, first["policy"])
+    with pytest.raises(ValueError, match="^init: checkpoint .* does not exist"):
+        init_weights(net, tmp_path / "missing.pt")
+    second = train(cfg, progress=False)
+    assert second["steps"] >= 300
+    assert json.loads((tmp_path / "b" / "run" / "config.json").read_text())["init"] == first["policy"]
+    ship = tmp_path / "ship"
+    assert cli.main(["export", str(tmp_path / "b" / "run"), "--out", str(ship)]) == 0
+    assert f"* warm start: the run began from the weights of `{first['policy']}`" in (ship / "MODEL_CARD.md").read_text()
+
+
+def test_expert_iteration_with_the_lookahead_teacher(tmp_path):
+    """The policy-improvement step on a tiny config: the lookahead bot (paired
+    heuristic rollouts at attack, block and main-phase decisions) labels the
+    learner's decisions, the imitation update distils its labels, and the
+    labels include decisions where it departs from the heuristic."""
+    cfg = tiny(tmp_path, total_steps=300, imitation=0.9, expert="lookahead", opponents={"heuristic": 1.0})
+    col = Collector(cfg, seed=5)
+    batch, games, info = col.collect(300, label_expert=True)
+    labelled = batch["expert"] >= 0
+    assert labelled.all()
+    assert all(batch["mask"][i, a] for i, a in enumerate(batch["expert"]))
+    experts = [e for slot in col.slots for e in slot.experts.values()]
+    assert sum(e.stats["searched"] for e in experts) > 0
+    result = train(cfg, progress=False)
+    assert result["history"][0]["imitating"] == 1.0 and np.isfinite(result["history"][0]["imitation_loss"])

@@ -54,6 +54,11 @@ class TrainConfig:
             would end past it (it never overshoots by a whole iteration).
         checkpoint_every: iterations between checkpoints (one is also written at the end).
         keep_checkpoints: how many ``ckpt_*.pt`` files to keep (the newest).
+        init: a ``policy.pt`` or ``ckpt_*.pt`` whose weights the network starts
+            from (a new run: a fresh optimizer, an empty pool, this config; the
+            checkpoint's network must be the one this config builds, and its
+            game the same size); "" = random initial weights.  Fine-tuning a
+            shipped policy with another objective or expert starts here.
 
     Rollouts (batched self-play, PPO "iteration" = collect then update):
         workers: processes collecting rollouts (1 = in this process).
@@ -115,6 +120,7 @@ class TrainConfig:
     time_budget_s: float = 0.0
     checkpoint_every: int = 10
     keep_checkpoints: int = 3
+    init: str = ""
     workers: int = 1
     games_per_worker: int = 32
     rollout_steps: int = 4096
@@ -166,6 +172,7 @@ class TrainConfig:
             return isinstance(v, (int, float)) and not isinstance(v, bool)
 
         need(isinstance(self.run_dir, str) and bool(self.run_dir), "run_dir", "a non-empty path")
+        need(isinstance(self.init, str), "init", "a checkpoint path, or \"\" for random initial weights")
         for name in ("seed",):
             need(is_int(getattr(self, name)) and getattr(self, name) >= 0, name, "an int >= 0")
         for name in ("total_steps", "checkpoint_every", "keep_checkpoints", "workers", "games_per_worker",

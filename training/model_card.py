@@ -123,6 +123,8 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
            f"* network: {net}{critic}; {params:,} parameters; file {size / 1e6:.1f} MB",
            f"* training: {meta.get('steps', '?'):,} learner agent-steps in {meta.get('iteration', '?')} "
            f"iterations, {meta.get('games', '?'):,} games, {meta.get('wall_s', 0) / 3600:.2f} h wall time",
+           *([f"* warm start: the run began from the weights of `{tc['init']}` (the steps and hours above are "
+              "this run's alone)"] if tc.get("init") else []),
            f"* machine: {meta.get('machine', '?')}",
            f"* treachery_env {payload['env_version']}, torch {payload.get('torch_version', '?')}"]
     if run:

@@ -68,7 +68,7 @@ from treachery_env.rules import Role
 from .config import TrainConfig
 from .rollout import GameStat, WorkerPool
 
-__all__ = ["train", "ppo_update", "make_chunks", "latest_checkpoint", "load_resumable", "TrainResult"]
+__all__ = ["train", "ppo_update", "make_chunks", "latest_checkpoint", "load_resumable", "init_weights", "TrainResult"]
 
 _CKPT = re.compile(r"^ckpt_(\d+)\.pt$")
 ROLE_NAMES = [r.name.capitalize() for r in (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)]
@@ -390,6 +390,8 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             iter_s = float(state.get("iteration_s", 0.0))
             games_total = int(state.get("games", 0))
             _truncate_metrics(run_dir / "metrics.jsonl", iteration)
+        elif config.init:
+            init_weights(net, config.init)
         net.eval()
         (run_dir / "config.json").write_text(json.dumps(config.to_dict(), indent=2))
         writer = None
@@ -466,6 +468,28 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                            iterations=iteration, wall_s=wall, history=history)
     finally:
         workers.close()
+
+
+def init_weights(net: torch.nn.Module, path: str | os.PathLike) -> None:
+    """Load the weights of the checkpoint at ``path`` (a ``policy.pt`` or a
+    ``ckpt_*.pt``) into ``net`` (``TrainConfig.init``: a new run that starts
+    from trained weights).
+
+    Raises:
+        ValueError: (one line) if the file is not a loadable checkpoint, or its
+            network (``model_kwargs``: architecture, sizes, observation and
+            action sizes) is not ``net``'s.
+    """
+    try:
+        payload = load_checkpoint(path)
+    except ValueError as err:
+        raise ValueError(f"init: {_first_line(err)}") from err
+    if payload["model_kwargs"] != net.kwargs:
+        diff = sorted(k for k in set(payload["model_kwargs"]) | set(net.kwargs)
+                      if payload["model_kwargs"].get(k) != net.kwargs.get(k))
+        raise ValueError(f"init: the network of {str(path)!r} differs from the config's in {diff} "
+                         f"({[payload['model_kwargs'].get(k) for k in diff]} vs {[net.kwargs.get(k) for k in diff]})")
+    net.load_state_dict(payload["model_state"])
 
 
 def _budget_spent(config: TrainConfig, wall: float, iter_s: float) -> bool:
