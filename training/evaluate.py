@@ -514,16 +514,6 @@ def score_belief(probs: Any, true_role: Role | int) -> tuple[float, float, float
     return float(-math.log(max(v[t], EPS))), float(((v - onehot) ** 2).sum()), top1
 
 
-def _public_prior(dist: dict, players: list, observer: int) -> np.ndarray:
-    """The public-count prior for a face-down opponent (see module docstring)."""
-    counts = np.array([dist.get(r, 0) for r in ROLES], dtype=float)
-    for i, p in enumerate(players):
-        if i == observer or p.face_up or p.has_lost:
-            counts[int(p.role)] -= 1
-    counts = np.clip(counts, 0, None)
-    return counts / counts.sum() if counts.sum() > 0 else np.full(4, 0.25)
-
-
 def play_task(task: GameTask, config: GameConfig, record_beliefs: bool = True,
               observer: bool = True) -> GameRecord:
     """Play one scheduled game through the PettingZoo environment.
@@ -575,7 +565,8 @@ def _deduction_rows(beliefs: Any, g, observer: int, dist: dict) -> list | None:
     if not isinstance(beliefs, dict):
         return None
     targets = [i for i, p in enumerate(g.players) if i != observer and not p.face_up and not p.has_lost]
-    prior = _public_prior(dist, g.players, observer)
+    prior = social.public_prior(dist, [p.role for p in g.players],
+                                [observer] + [i for i, p in enumerate(g.players) if p.face_up or p.has_lost])
     rows = []
     for t in targets:
         b = beliefs.get(t, beliefs.get(str(t)))
