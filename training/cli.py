@@ -217,7 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _evaluate(args: argparse.Namespace) -> int:
     import agents
 
-    from .evaluate import entrants_from_specs, evaluate, per_role_table, social_tables
+    from .evaluate import entrants_from_specs, evaluate, format_delta, per_role_table, social_tables
 
     try:   # argument errors: reported as usage errors (exit status 2)
         config = game_config_from_args(args)
@@ -235,8 +235,6 @@ def _evaluate(args: argparse.Namespace) -> int:
             raise ValueError(f"--seed must be >= 0, got {args.seed}")
         if args.mode == "crossplay" and len(set(specs)) < 2:
             raise ValueError("--mode crossplay needs at least two different agents")
-        if args.mode == "teammates" and len(specs) < 2:
-            raise ValueError("--mode teammates needs a candidate and a partner agent")
         if args.talk is not None:
             config = dataclasses.replace(config, talk=args.talk)
         res = evaluate(specs, games=args.games, seed=args.seed, workers=args.workers, mode=args.mode,
@@ -254,8 +252,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     sub = res.get("substitution")
     if sub:
         for lab, per in sub["candidates"].items():
-            d = per["overall"]
-            print(f"substitution delta of {lab} vs {sub['reference']}: {d['delta']:+.3f} (n={d['pairs']})")
+            print(f"substitution delta of {lab} vs {sub['reference']}, all roles [95% interval]: "
+                  f"{format_delta(per['overall'])}")
     social_md = social_tables(res)
     if social_md:
         print(social_md)

@@ -159,7 +159,7 @@ __all__ = [
     "Entrant", "GameTask", "GameRecord", "wilson_interval", "entrants_from_specs",
     "rotation_schedule", "substitution_schedule", "crossplay_schedule", "teammate_schedule", "dealt_roles", "MODES", "play_task", "run_tasks",
     "score_belief", "deduction_metrics", "summarize", "evaluate",
-    "render_markdown", "write_results", "atomic_write_bytes", "per_role_table", "substitution_table",
+    "render_markdown", "write_results", "atomic_write_bytes", "per_role_table", "substitution_table", "format_delta",
     "beats_in_every_role", "social_tables",
 ]
 
@@ -413,9 +413,10 @@ def substitution_schedule(reference: Entrant, candidates: Sequence[Entrant], num
     Raises:
         ValueError: for no candidates, ``num_players < 4`` or ``num_deals < 0``.
     """
-    if not candidates or num_players < 4 or num_deals < 0:
-        raise ValueError("need at least one candidate besides the reference, num_players >= 4 "
-                         "and num_deals >= 0")
+    if not candidates:
+        raise ValueError(f"substitution needs a candidate besides the reference {reference.label!r}")
+    if num_players < 4 or num_deals < 0:
+        raise ValueError(f"need num_players >= 4 and num_deals >= 0, got {num_players} and {num_deals}")
     n = num_players
     tasks: list[GameTask] = []
     for d in range(num_deals):
@@ -916,7 +917,10 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
         mode: ``"rotate"``, ``"substitution"``, ``"crossplay"`` or
             ``"teammates"`` (:func:`teammate_schedule`).
         reference: the reference entrant's label for substitution, the
-            partner's for ``"teammates"`` (default: the last entrant).
+            partner's for ``"teammates"`` (default: the last entrant); an
+            agent spec that is not among ``specs`` joins them as that
+            entrant (``["heuristic"]`` with ``reference="random"``: heuristic
+            against random).
         config: the game configuration (default ``GameConfig(num_players)``).
         record_beliefs: score ``beliefs()`` of bots that have it.
         progress: show a tqdm bar.
@@ -925,12 +929,16 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
             metrics; see the module docstring).
 
     Raises:
-        ValueError: for unknown specs, a bad mode/reference, ``games < 1``, a
+        ValueError: for unknown specs, a bad mode/reference (or no candidate
+            besides the reference or partner), ``games < 1``, a
             config whose ``num_players`` differs from ``num_players``, or a
             policy trained for another table size (``agents.check_table``).
     """
     entrants = entrants_from_specs(list(specs))
     known = set(agents.available())
+    if (mode in ("substitution", "teammates") and reference is not None
+            and reference not in [e.label for e in entrants] and reference.split(":", 1)[0] in known):
+        entrants.append(Entrant(reference, reference))     # a reference named only by --reference plays too
     unknown = [e.spec for e in entrants if e.spec.split(":", 1)[0] not in known]
     if unknown:
         raise ValueError(f"unknown agent specs {unknown}; available: {sorted(known)}")
@@ -960,13 +968,16 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
             raise ValueError(f"reference {ref_label!r} is not an entrant; entrants: {labels}")
         ref = entrants[labels.index(ref_label)]
         cands = [e for e in entrants if e.label != ref_label]
+        if not cands:
+            what = "reference" if mode == "substitution" else "partner"
+            raise ValueError(f"mode {mode!r} needs a candidate besides the {what} {ref_label!r}, and {labels} "
+                             f"has none; give the candidate and the {what} (e.g. --agents heuristic,random, or "
+                             f"--agents heuristic --reference random)")
         if mode == "substitution":
             per = games_per_deal(mode, len(entrants), num_players)
             deals = -(-games // per)
             tasks = substitution_schedule(ref, cands, num_players, deals, seed)
         else:
-            if not cands:
-                raise ValueError("mode 'teammates' needs a candidate besides the partner")
             per = 1 + len(cands) * sum(1 + c for c in _team_sizes(config.distribution()))
             deals = -(-games // per)
             tasks = teammate_schedule(ref, cands, config, deals, seed)
@@ -1011,6 +1022,17 @@ def per_role_table(res: dict) -> str:
     return "\n".join(lines)
 
 
+def format_delta(d: dict) -> str:
+    """One substitution delta (:func:`summarize`'s ``substitution`` cell) as
+    ``delta [95% low, high] n=pairs`` (``–`` without pairs; no interval from
+    a single pair)."""
+    if d["delta"] is None:
+        return "–"
+    if d["lo"] is None:
+        return f"{d['delta']:+.3f} n={d['pairs']}"
+    return f"{d['delta']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}] n={d['pairs']}"
+
+
 def substitution_table(res: dict) -> str:
     """The substitution-delta table (markdown) of a substitution result: one row
     per candidate, one column per dealt role, then overall; each cell
@@ -1021,15 +1043,7 @@ def substitution_table(res: dict) -> str:
     out = ["| candidate | " + " | ".join(ROLE_NAMES[r] for r in ROLES) + " | overall |",
            "|" + "---|" * (len(ROLES) + 2)]
     for lab, per in sub["candidates"].items():
-        cells = []
-        for name in [ROLE_NAMES[r] for r in ROLES] + ["overall"]:
-            d = per[name]
-            if d["delta"] is None:
-                cells.append("–")
-            elif d["lo"] is None:
-                cells.append(f"{d['delta']:+.3f} n={d['pairs']}")
-            else:
-                cells.append(f"{d['delta']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}] n={d['pairs']}")
+        cells = [format_delta(per[name]) for name in [ROLE_NAMES[r] for r in ROLES] + ["overall"]]
         out.append(f"| {lab} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
