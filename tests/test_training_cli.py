@@ -147,3 +147,33 @@ def test_minutes_help_says_how_the_budget_ends_a_run(capsys):
         cli.main(["train", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "stops before an iteration that would end past it" in text and "never a whole iteration late" in text
+
+
+# --------------------------------------------------------------------------- the summary at the end of a run
+def test_train_summary_reports_learner_throughput_and_labels_all_agent_steps(tmp_path, capsys, monkeypatch):
+    """The end of ``treachery train`` gives the model card's throughput (learner
+    agent-steps/s over the run), and the rate with the bots' decisions labelled
+    as all agent-steps/s, not as the learner's (issue #13)."""
+    import json
+
+    import training.ppo
+
+    run = tmp_path / "run"
+    rows = [{"iteration": 1, "steps": 400, "wall_s": 5.0, "games": 3, "perf/agent_steps_per_s": 400.0,
+             "belief_accuracy": 0.5, "entropy": 1.5},
+            {"iteration": 2, "steps": 1000, "wall_s": 10.0, "games": 6, "perf/agent_steps_per_s": 600.0,
+             "belief_accuracy": 0.6, "entropy": 1.25}]
+
+    def fake_train(config, resume, progress):
+        run.mkdir()
+        (run / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        return {"history": rows, "steps": 1000, "iterations": 2, "wall_s": 10.0,
+                "checkpoint": str(run / "ckpt_000002.pt"), "policy": str(run / "policy.pt")}
+
+    monkeypatch.setattr(training.ppo, "train", fake_train)
+    assert cli.main(["train", "--run-dir", str(run), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert ("throughput: 100 learner agent-steps/s end-to-end over the run (rollouts and updates); "
+            "500 all agent-steps/s, counting the bots' decisions too") in out.splitlines()
+    assert "last iteration: belief accuracy 0.600, entropy 1.250" in out
+    assert "600 agent-steps/s" not in out

@@ -303,8 +303,9 @@ def _train(args: argparse.Namespace) -> int:
     print(f"trained {result['steps']} learner steps in {result['iterations']} iterations, "
           f"{result['wall_s'] / 60:.1f} min; checkpoint {result['checkpoint']}, policy {result['policy']}")
     if last:
-        print(f"last iteration: {last['perf/agent_steps_per_s']:.0f} agent-steps/s end-to-end, "
-              f"belief accuracy {last['belief_accuracy']:.3f}, entropy {last['entropy']:.3f}")
+        from .model_card import throughput_text, training_summary
+        print(f"throughput: {throughput_text(training_summary(config.run_dir, result['iterations']))}")
+        print(f"last iteration: belief accuracy {last['belief_accuracy']:.3f}, entropy {last['entropy']:.3f}")
     if args.evaluate:
         return _evaluate_policy(result["policy"], config, args.evaluate, args.eval_workers or config.workers,
                                 not args.no_progress, greedy=not args.eval_sampled)

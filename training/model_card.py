@@ -25,7 +25,7 @@ from agents.files import atomic_write_bytes
 
 from .evaluate import per_role_table, social_tables, substitution_table
 
-__all__ = ["export_policy", "model_card", "training_summary"]
+__all__ = ["export_policy", "model_card", "training_summary", "throughput_text"]
 
 MAX_SHIPPED_BYTES = 20 * 1024 * 1024
 
@@ -60,6 +60,17 @@ def training_summary(run_dir: str | os.PathLike, upto_iteration: int | None = No
             "agent_steps_per_s_mean": float(np.mean([r["perf/agent_steps_per_s"] for r in rows])),
             "belief_accuracy_last10": float(np.nanmean([r["belief_accuracy"] for r in rows[-10:]])),
             "entropy_last": last["entropy"]}
+
+
+def throughput_text(run: dict) -> str:
+    """The throughput of a run (:func:`training_summary`) in words, as the model
+    card and the end of ``treachery train`` say it: learner agent-steps/s (the
+    policy's own decisions per second of wall time, end-to-end over the run)
+    first, then all agent-steps/s (the bots' decisions too), labelled as such."""
+    learner = run["learner_steps_per_s"]
+    head = f"{learner:.0f} learner agent-steps/s" if learner is not None else "– learner agent-steps/s"
+    return (f"{head} end-to-end over the run (rollouts and updates); {run['agent_steps_per_s_mean']:.0f} "
+            "all agent-steps/s, counting the bots' decisions too")
 
 
 def _deduction_table(res: dict, label: str) -> str:
@@ -126,9 +137,7 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
            f"* machine: {meta.get('machine', '?')}",
            f"* treachery_env {payload['env_version']}, torch {payload.get('torch_version', '?')}"]
     if run:
-        out.append(f"* throughput: {run['learner_steps_per_s']:.0f} learner agent-steps/s end-to-end over the run "
-                   f"(rollouts and updates); {run['agent_steps_per_s_mean']:.0f} agent-steps/s counting the bots' "
-                   "decisions too")
+        out.append(f"* throughput: {throughput_text(run)}")
         if run.get("imitation_iterations"):
             out.append(f"* imitation warm start (DAgger): the first {run['imitation_iterations']} iterations "
                        f"imitated the `{tc.get('expert', 'heuristic')}` bot; agreement with it at the end of that "
