@@ -177,3 +177,24 @@ def test_train_summary_reports_learner_throughput_and_labels_all_agent_steps(tmp
             "500 all agent-steps/s, counting the bots' decisions too") in out.splitlines()
     assert "last iteration: belief accuracy 0.600, entropy 1.250" in out
     assert "600 agent-steps/s" not in out
+
+
+# --------------------------------------------------------------------------- export
+def test_export_of_a_missing_run_or_policy_is_one_line_naming_the_path(tmp_path, capsys, policy_4p):
+    """``treachery export`` of a folder that does not exist, is a file, or holds
+    no checkpoint says so in one line naming the folder (issue #13)."""
+    import shutil
+
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "afile").write_text("x")
+    (tmp_path / "ckpt_only").mkdir()
+    shutil.copy(policy_4p, tmp_path / "ckpt_only" / "ckpt_000004.pt")
+    for name, phrase in (("nope", "does not exist"), ("afile", "is a file, not a folder"),
+                         ("empty", "has no checkpoint (no policy.pt, no ckpt_*.pt)"),
+                         ("ckpt_only", "has ckpt_000004.pt but no policy.pt")):
+        path = str(tmp_path / name)
+        assert cli.main(["export", path, "--out", str(tmp_path / "ship")]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"treachery export: error: run folder {path!r} ") and phrase in err, err
+        assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "ship").exists()

@@ -182,6 +182,33 @@ def _display_path(p: Path) -> str:
         return str(p.resolve())
 
 
+def _run_policy(run_dir: str | os.PathLike) -> Path:
+    """The ``policy.pt`` of the training run in ``run_dir``.
+
+    Raises:
+        ValueError: one line naming the folder and what is missing: the
+            folder itself, or its ``policy.pt`` (saying whether the run wrote
+            any checkpoint).
+    """
+    from .ppo import latest_checkpoint
+
+    d = Path(run_dir)
+    if not d.exists():
+        raise ValueError(f"run folder {str(d)!r} does not exist; give the folder of a training run "
+                         f"(e.g. runs/train-<date>-<time>)")
+    if not d.is_dir():
+        raise ValueError(f"run folder {str(d)!r} is a file, not a folder; give the folder of a training run")
+    src = d / "policy.pt"
+    if not src.is_file():
+        ckpt = latest_checkpoint(d)
+        if ckpt is not None:
+            raise ValueError(f"run folder {str(d)!r} has {ckpt.name} but no policy.pt (the bare policy every "
+                             f"checkpoint writes next to it); resume the run to write it again")
+        raise ValueError(f"run folder {str(d)!r} has no checkpoint (no policy.pt, no ckpt_*.pt): it is not a "
+                         f"training run, or its run stopped before its first checkpoint")
+    return src
+
+
 def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, results: Sequence[str] = (),
                   notes: str = "") -> Path:
     """Copy a run's ``policy.pt`` to ``out_dir`` and write ``MODEL_CARD.md`` there.
@@ -196,10 +223,11 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
         the path of the card.
 
     Raises:
-        ValueError: for a missing or unreadable policy, a missing results file,
+        ValueError: for a missing run folder or policy (naming which,
+            :func:`_run_policy`), an unreadable policy, a missing results file,
             or a policy over the 20 MB limit for shipped checkpoints.
     """
-    src = Path(run_dir) / "policy.pt"
+    src = _run_policy(run_dir)
     load_checkpoint(src)
     if src.stat().st_size > MAX_SHIPPED_BYTES:
         raise ValueError(f"{str(src)!r} is {src.stat().st_size / 1e6:.1f} MB; shipped checkpoints must be < 20 MB")
