@@ -590,6 +590,9 @@ def _init_worker() -> None:
     # already use the cores, and oversubscribed torch threads make single decisions slow
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     os.environ.setdefault("MKL_NUM_THREADS", "1")
+    # evaluate() has already warned, in the parent, about a policy trained on another game configuration
+    import warnings
+    warnings.filterwarnings("ignore", message=r"policy .* was trained on a different game configuration")
 
 
 def _mp_context():
@@ -948,7 +951,7 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
         config = GameConfig(num_players=num_players)
     num_players = config.num_players
     for e in entrants:      # a bad argument (a missing checkpoint, a policy for another table) fails here
-        agents.check_table(agents.make(e.spec, seed=0), e.spec, num_players)
+        agents.check_table(agents.make(e.spec, seed=0), e.spec, num_players, config)
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
     labels = [e.label for e in entrants]
