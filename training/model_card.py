@@ -40,12 +40,16 @@ def training_summary(run_dir: str | os.PathLike, upto_iteration: int | None = No
     last checkpoint are not in its policy).
 
     Raises:
-        ValueError: if the run has no ``metrics.jsonl``.
+        ValueError: if the run has no ``metrics.jsonl``, it is empty, or a
+            line other than a torn last one is not a record (naming the file
+            and line, :func:`training.ppo.read_metrics`).
     """
+    from .ppo import read_metrics
+
     path = Path(run_dir) / "metrics.jsonl"
     if not path.is_file():
         raise ValueError(f"{str(path)!r} not found: is {str(run_dir)!r} a training run directory?")
-    rows = [json.loads(ln) for ln in path.read_text().splitlines() if ln.strip()]
+    rows = read_metrics(path)
     if upto_iteration is not None:
         rows = [r for r in rows if r["iteration"] <= upto_iteration]
     if not rows:
@@ -225,16 +229,14 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
     Raises:
         ValueError: for a missing run folder or policy (naming which,
             :func:`_run_policy`), an unreadable policy, a missing results file,
-            or a policy over the 20 MB limit for shipped checkpoints.
+            an unreadable ``metrics.jsonl`` line (naming the file and line),
+            or a policy over the 20 MB limit for shipped checkpoints; nothing
+            is written then.
     """
     src = _run_policy(run_dir)
-    load_checkpoint(src)
+    meta = load_checkpoint(src)["meta"]
     if src.stat().st_size > MAX_SHIPPED_BYTES:
         raise ValueError(f"{str(src)!r} is {src.stat().st_size / 1e6:.1f} MB; shipped checkpoints must be < 20 MB")
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    dst = out / "policy.pt"
-    atomic_write_bytes(dst, src.read_bytes())
     res = []
     for r in results:
         p = Path(r)
@@ -242,10 +244,13 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
         if not p.is_file():
             raise ValueError(f"results file {str(p)!r} not found")
         res.append(json.loads(p.read_text()))
-    try:
-        run = training_summary(run_dir, load_checkpoint(dst)["meta"].get("iteration"))
-    except ValueError:
-        run = None
+    # a policy without its run's metrics.jsonl gets a card without the run's totals; an unreadable one is an error
+    run = (training_summary(run_dir, meta.get("iteration"))
+           if (Path(run_dir) / "metrics.jsonl").is_file() else None)
+    out = Path(out_dir)          # everything is read: now write
+    out.mkdir(parents=True, exist_ok=True)
+    dst = out / "policy.pt"
+    atomic_write_bytes(dst, src.read_bytes())
     card = model_card(dst, out.name, res, run, notes, load_path=_display_path(dst))
     path = out / "MODEL_CARD.md"
     atomic_write_bytes(path, card.encode())
