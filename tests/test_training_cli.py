@@ -198,3 +198,32 @@ def test_export_of_a_missing_run_or_policy_is_one_line_naming_the_path(tmp_path,
         assert err.startswith(f"treachery export: error: run folder {path!r} ") and phrase in err, err
         assert len(err.strip().splitlines()) == 1
     assert not (tmp_path / "ship").exists()
+
+
+@pytest.mark.parametrize("wall,iterations,steps,phrase", [
+    (90.0, 1, 300, "1.50 min, 0.50 min past its 1.00-min budget (--minutes): its first iteration always runs"),
+    (70.0, 3, 900, "past its 1.00-min budget (--minutes): its last iteration took longer than the one before"),
+    (50.0, 2, 600, "the time budget (1.00 min, --minutes) ended the run at 600 of 5000 learner steps"),
+])
+def test_train_says_when_the_time_budget_ended_or_was_overshot(tmp_path, capsys, monkeypatch, wall, iterations,
+                                                               steps, phrase):
+    """A run past its --minutes budget (a first iteration always runs) or ended
+    by it says so in the summary, instead of silently (issue #13)."""
+    import json
+
+    import training.ppo
+
+    run = tmp_path / "run"
+    row = {"iteration": iterations, "steps": steps, "wall_s": wall, "games": 3, "perf/agent_steps_per_s": 40.0,
+           "belief_accuracy": 0.5, "entropy": 1.5}
+
+    def fake_train(config, resume, progress):
+        run.mkdir()
+        (run / "metrics.jsonl").write_text(json.dumps(row) + "\n")
+        return {"history": [row], "steps": steps, "iterations": iterations, "wall_s": wall,
+                "checkpoint": str(run / "ckpt.pt"), "policy": str(run / "policy.pt")}
+
+    monkeypatch.setattr(training.ppo, "train", fake_train)
+    assert cli.main(["train", "--run-dir", str(run), "--minutes", "1", "--steps", "5000", "--no-progress"]) == 0
+    notes = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("note: ")]
+    assert len(notes) == 1 and phrase in notes[0], notes

@@ -306,10 +306,33 @@ def _train(args: argparse.Namespace) -> int:
         from .model_card import throughput_text, training_summary
         print(f"throughput: {throughput_text(training_summary(config.run_dir, result['iterations']))}")
         print(f"last iteration: belief accuracy {last['belief_accuracy']:.3f}, entropy {last['entropy']:.3f}")
+    budget_note = _budget_note(config, result)
+    if budget_note:
+        print(budget_note)
     if args.evaluate:
         return _evaluate_policy(result["policy"], config, args.evaluate, args.eval_workers or config.workers,
                                 not args.no_progress, greedy=not args.eval_sampled)
     return 0
+
+
+def _budget_note(config, result) -> str:
+    """What the time budget did to a run, in one line ("" when it did nothing):
+    it ended the run before ``total_steps``, or the run went past it (its
+    first iteration always runs; a last iteration slower than the one before
+    it ends later than the stop rule expects)."""
+    budget = config.time_budget_s
+    if not budget:
+        return ""
+    wall, steps = result["wall_s"], result["steps"]
+    if wall > budget:
+        why = ("its first iteration always runs, however long" if result["iterations"] == 1 else
+               "its last iteration took longer than the one before it, which the stop rule goes by")
+        return (f"note: the run took {wall / 60:.2f} min, {(wall - budget) / 60:.2f} min past its "
+                f"{budget / 60:.2f}-min budget (--minutes): {why}")
+    if steps < config.total_steps:
+        return (f"note: the time budget ({budget / 60:.2f} min, --minutes) ended the run at {steps} of "
+                f"{config.total_steps} learner steps, before an iteration that would have ended past it")
+    return ""
 
 
 #: what a resumed run may change (everything else comes from its checkpoint)
