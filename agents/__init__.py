@@ -82,8 +82,11 @@ _WITH_ARGUMENT = {"policy": "PATH[:greedy]"}   # bots whose spec carries an argu
 from . import belief, heuristic, human, ismcts, lookahead  # noqa: E402,F401
 
 
-def check_table(bot: Agent, spec: str, num_players: int) -> None:
-    """Refuse a bot that cannot sit at a table of ``num_players``.
+def check_table(bot: Agent, spec: str, num_players: int, config=None) -> None:
+    """Refuse a bot that cannot sit at a table of ``num_players``; with the game's
+    ``config`` (a :class:`treachery_env.GameConfig`), also warn once when a
+    trained policy was trained on another game configuration (its
+    ``check_config``, :class:`agents.policy.GameConfigMismatchWarning`).
 
     Raises:
         ValueError: for a trained policy made for another table size (its
@@ -93,4 +96,6 @@ def check_table(bot: Agent, spec: str, num_players: int) -> None:
     if fixed is not None and fixed != num_players:
         raise ValueError(f"agent {spec!r} was trained for {fixed}-player tables and cannot play at "
                          f"{num_players} players; choose --players {fixed} or another agent")
+    if config is not None and hasattr(bot, "check_config"):
+        bot.check_config(config)
 

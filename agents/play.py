@@ -70,6 +70,8 @@ def play_game(agents: Sequence[Agent], config: GameConfig | None = None, seed: i
     env = raw_env(config=config)
     env.reset(seed=seed)
     for seat, a in enumerate(agents):
+        if hasattr(a, "check_config"):      # a trained policy: warns once if trained on another game
+            a.check_config(config)
         a.reset(seat)
     decisions = 0
     dealt = [Role(p.identity.role) for p in env.game.players]

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import io
 import os
+import warnings
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,7 @@ from .files import atomic_write_bytes
 from .networks import MASKED, NUM_ROLES, PolicyNet, build_network
 
 __all__ = ["PolicyNet", "PolicyAgent", "masked_logits", "save_checkpoint", "load_checkpoint", "load_policy",
-           "CHECKPOINT_FORMAT", "NUM_ROLES"]
+           "config_differences", "GameConfigMismatchWarning", "CHECKPOINT_FORMAT", "NUM_ROLES"]
 
 CHECKPOINT_FORMAT = "treachery-policy/1"
 _ROLES = (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)
@@ -193,6 +194,54 @@ def check_layout(net: nn.Module, path: str = "") -> None:
                          f"or use the treachery_env version it was trained with")
 
 
+# --------------------------------------------------------------------------- the game it was trained on
+class GameConfigMismatchWarning(UserWarning):
+    """A policy plays a game whose configuration differs from the one it was
+    trained on (:meth:`PolicyAgent.check_config`)."""
+
+
+#: game fields not compared with a checkpoint's: the table size has its own
+#: error (``agents.check_table``), concession is offered to a person only, and a
+#: fixed deal or fixed decks choose among what training dealt at random
+_NOT_COMPARED = frozenset({"num_players", "concession", "identities", "decks"})
+_WARNED: set = set()          # (checkpoint, differences) already warned about in this process
+
+
+def config_differences(trained: dict, config: Any) -> dict[str, tuple]:
+    """The game fields in which ``config`` differs from the configuration a
+    policy was trained on.
+
+    Args:
+        trained: the checkpoint's ``game_config`` (``GameConfig.to_dict()``).
+        config: the game played: a :class:`treachery_env.GameConfig`, or a dict
+            of some of its fields (only those are compared).
+
+    Returns:
+        ``{field: (trained value, value in this game)}``, in field order,
+        leaving out the fields of ``_NOT_COMPARED``; ``{}`` when they agree.
+    """
+    from treachery_env import GameConfig
+
+    mine = config.to_dict() if isinstance(config, GameConfig) else dict(config)
+    try:     # the checkpoint's fields as this version writes them (defaults filled in)
+        theirs = GameConfig.from_dict(dict(trained)).to_dict()
+    except (ValueError, TypeError):
+        theirs = dict(trained)
+    return {k: (theirs.get(k), v) for k, v in mine.items()
+            if k not in _NOT_COMPARED and k in theirs and theirs.get(k) != v}
+
+
+def _warn_config(path: str, differ: dict[str, tuple]) -> None:
+    """Warn once per process per checkpoint and set of differences."""
+    key = (path, tuple((k, repr(v)) for k, v in differ.items()))
+    if not differ or key in _WARNED:
+        return
+    _WARNED.add(key)
+    what = "; ".join(f"{k} {a!r} in training, {b!r} here" for k, (a, b) in differ.items())
+    warnings.warn(f"policy {path!r} was trained on a different game configuration ({what}); it plays on, "
+                  f"but on a game it never saw", GameConfigMismatchWarning, stacklevel=3)
+
+
 # --------------------------------------------------------------------------- the bot
 class PolicyAgent(BaseAgent):
     """A trained policy as a bot: ``agents.make("policy:PATH")``.
@@ -231,10 +280,31 @@ class PolicyAgent(BaseAgent):
         self.greedy = greedy
         self.h = self.net.initial_state(1)
         self._belief: torch.Tensor | None = None     # belief logits (n-1, 4) of the last decision
+        self._config_checked = False                 # check_config ran, or act compared info["view"]
 
     def num_players(self) -> int:
         """The table size the policy was trained for: it plays no other."""
         return self.net.num_players
+
+    def check_config(self, config: Any) -> dict[str, tuple]:
+        """Compare the game to be played with the one the checkpoint was trained
+        on (its ``game_config``) and, if they differ, warn once per process
+        (:class:`GameConfigMismatchWarning`, naming the checkpoint and each
+        field with both values); the policy still plays.  :func:`agents.play_game`,
+        ``treachery evaluate`` and ``treachery play`` call it with their game's
+        config; otherwise the first :meth:`act` compares what ``info["view"]``
+        shows of it (talk, talk limit, priority windows).
+
+        Args:
+            config: a :class:`treachery_env.GameConfig`, or a dict of some of its fields.
+
+        Returns:
+            :func:`config_differences` (``{}`` when they agree).
+        """
+        self._config_checked = True
+        differ = config_differences(self.game_config, config)
+        _warn_config(self.path, differ)
+        return differ
 
     def reset(self, seat: int) -> None:
         """New game in ``seat``: clear the recurrent state and the beliefs."""
@@ -244,7 +314,14 @@ class PolicyAgent(BaseAgent):
 
     @torch.inference_mode()
     def act(self, observation: dict, info: dict) -> int:
-        """Sample (or arg-max) a legal action; updates the recurrent state."""
+        """Sample (or arg-max) a legal action; updates the recurrent state.
+
+        The first call without an earlier :meth:`check_config` compares the
+        game rules ``info["view"]`` shows with the checkpoint's (and may warn)."""
+        if not self._config_checked and isinstance(info, dict) and info.get("view") is not None:
+            v = info["view"]
+            self.check_config({"talk": v.talk.mode, "talk_limit": v.talk.limit,
+                               "priority_windows": v.priority_windows})
         legal = legal_actions(observation)
         obs = np.asarray(observation["observation"], dtype=np.float32)
         d = self.net.kwargs["obs_size"]

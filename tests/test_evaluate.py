@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 
 import numpy as np
 import pytest
@@ -267,6 +268,48 @@ def test_cli_evaluate_end_to_end(tmp_path, capsys):
     assert "unknown agent" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["evaluate"])                           # --agents is required
+
+
+def test_cli_substitution_prints_the_overall_delta_with_its_interval(tmp_path, capsys):
+    """The console's overall substitution delta has its 95% interval, as the
+    per-role cells and results.md do (issue #13)."""
+    out = tmp_path / "sub"
+    rc = main(["evaluate", "--players", "4", "--games", "10", "--agents", "heuristic,random", "--mode",
+               "substitution", "--reference", "random", "--starting-life", "10", "--max-turns", "30",
+               "--no-progress", "--no-observer", "--out", str(out)])
+    assert rc == 0
+    text = capsys.readouterr().out
+    overall = json.loads((out / "results.json").read_text())["substitution"]["candidates"]["heuristic"]["overall"]
+    assert overall["pairs"] == 8 and overall["lo"] is not None
+    line = f"substitution delta of heuristic vs random, all roles [95% interval]: {ev.format_delta(overall)}"
+    assert line in text.splitlines()
+    assert re.search(r"\[[+-]\d\.\d{3}, [+-]\d\.\d{3}\] n=8$", line)
+    assert ev.format_delta(overall) in (out / "results.md").read_text()
+
+
+def test_substitution_with_one_agent_plays_it_against_the_reference(tmp_path, capsys):
+    """``--agents heuristic --mode substitution --reference random``: the
+    candidate against the reference, and only those two in the output; one
+    agent without a reference is a one-line error saying what is missing."""
+    base = ["evaluate", "--players", "4", "--games", "5", "--mode", "substitution", "--starting-life", "10",
+            "--max-turns", "30", "--no-progress", "--no-observer"]
+    assert main(base + ["--agents", "heuristic", "--reference", "random", "--out", str(tmp_path / "a")]) == 0
+    text = capsys.readouterr().out
+    res = json.loads((tmp_path / "a" / "results.json").read_text())
+    assert [e["label"] for e in res["meta"]["entrants"]] == ["heuristic", "random"]
+    assert list(res["winrates"]) == ["heuristic", "random"]
+    assert list(res["substitution"]["candidates"]) == ["heuristic"] and res["substitution"]["reference"] == "random"
+    lines = text.splitlines()
+    table = lines[lines.index("Win rate by dealt role [95% Wilson interval]:") + 3:]
+    rows = [ln.split("|")[1].strip() for ln in table[:next(i for i, ln in enumerate(table) if not ln.startswith("|"))]]
+    assert rows == ["heuristic", "random"]
+    assert "substitution delta of heuristic vs random" in text
+    assert main(base + ["--agents", "heuristic", "--out", str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "needs a candidate besides the reference 'heuristic'" in err and "num_players" not in err
+    with pytest.raises(ValueError, match="candidate besides the reference 'random'$"):
+        ev.substitution_schedule(ev.Entrant("random", "random"), [], 4, 1)
 
 
 # --------------------------------------------------------------------------- deduction

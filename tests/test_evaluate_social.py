@@ -95,6 +95,18 @@ def _advance(seed: int, turns: int):
 
 
 # --------------------------------------------------------------------------- the observer
+def test_public_prior_is_the_deck_minus_the_known_roles():
+    """One public-count prior for the deduction baseline and the bluffing
+    yardstick (training.social.public_prior; training.evaluate has no copy)."""
+    dist = {L: 1, G: 1, A: 2, T: 1}
+    roles = [int(L), int(A), int(G), int(A), int(T)]
+    assert social.public_prior(dist, roles, []) == pytest.approx([0.2, 0.2, 0.4, 0.2])
+    assert social.public_prior(dist, roles, [0, 1]) == pytest.approx([0.0, 1 / 3, 1 / 3, 1 / 3])
+    assert social.public_prior(dist, roles, [0, 0, 1]) == pytest.approx([0.0, 1 / 3, 1 / 3, 1 / 3])  # a seat once
+    assert social.public_prior(dist, roles, range(5)) == pytest.approx([0.25] * 4)          # nothing left
+    assert not hasattr(ev, "_public_prior")
+
+
 def test_public_observer_sees_no_hidden_information():
     """Swapping the hidden identities of two face-down seats changes what those
     seats know, but not the public view nor the observer's beliefs."""
@@ -109,7 +121,7 @@ def test_public_observer_sees_no_hidden_information():
     assert all(before_view.players[s].role is None and before_view.players[s].identity is None for s in down)
     assert all(p.hand is None for p in before_view.players) and before_view.decision is None
     assert before_view.seat == -1
-    assert not np.allclose(before[down], social._public_prior(FIVE.distribution(), g))   # evidence was used
+    assert not np.allclose(before[down], social._spectator_prior(FIVE.distribution(), g))   # evidence was used
     g2 = copy.deepcopy(g)
     a, b = pair
     ia, ib = g2.players[a].identity, g2.players[b].identity

@@ -423,6 +423,47 @@ def test_policy_bot_rejects_another_table_size(tmp_path):
         bot.act(obs, {})
 
 
+def test_a_policy_in_a_game_it_was_not_trained_on_warns_once_naming_the_fields(policy_4p, monkeypatch):
+    """A policy trained with table talk ("structured", its checkpoint's
+    game_config) in a silent game: one warning naming each field that differs,
+    with both values, however many games; the same game warns nothing (issue #13)."""
+    import warnings
+
+    import agents.policy as ap
+
+    monkeypatch.setattr(ap, "_WARNED", set())
+    silent = GameConfig(num_players=4, talk="none", max_turns=3)
+    with pytest.warns(ap.GameConfigMismatchWarning) as got:
+        for seed in range(2):
+            agents.play_game([agents.make(f"policy:{policy_4p}", seed=s) for s in range(4)], silent, seed=seed)
+        agents.check_table(agents.make(f"policy:{policy_4p}"), "policy", 4, silent)
+    assert len(got) == 1
+    msg = str(got[0].message)
+    assert msg.startswith(f"policy {str(policy_4p)!r} was trained on a different game configuration (")
+    assert "max_turns 250 in training, 3 here" in msg and "talk 'structured' in training, 'none' here" in msg
+    bot = agents.make(f"policy:{policy_4p}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert bot.check_config(GameConfig(num_players=4)) == {}
+        assert bot.check_config(GameConfig(num_players=4, concession=True, decks=("aggro",) * 4)) == {}
+    assert bot.check_config(silent) == {"talk": ("structured", "none"), "max_turns": (250, 3)}
+
+
+def test_a_policy_in_its_own_env_loop_compares_what_the_view_shows(policy_4p, monkeypatch):
+    """``agents.make("policy:...")`` stepped by hand in an env whose config
+    differs: its first act reads the talk rule from ``info["view"]`` and warns."""
+    import agents.policy as ap
+
+    monkeypatch.setattr(ap, "_WARNED", set())
+    env = raw_env(config=GameConfig(num_players=4, talk="none"))
+    env.reset(seed=0)
+    bot = agents.make(f"policy:{policy_4p}", seed=0)
+    bot.reset(int(env.agent_selection.split("_")[1]))
+    obs, _r, _t, _tr, info = env.last()
+    with pytest.warns(ap.GameConfigMismatchWarning, match=r"\(talk 'structured' in training, 'none' here\)"):
+        bot.act(obs, info)
+
+
 def test_network_shapes():
     net = PolicyNet(10, 7, 5, hidden=8)
     logits, value, belief, h = net(torch.zeros(3, 10), net.initial_state(3))

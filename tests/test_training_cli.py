@@ -147,3 +147,83 @@ def test_minutes_help_says_how_the_budget_ends_a_run(capsys):
         cli.main(["train", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "stops before an iteration that would end past it" in text and "never a whole iteration late" in text
+
+
+# --------------------------------------------------------------------------- the summary at the end of a run
+def test_train_summary_reports_learner_throughput_and_labels_all_agent_steps(tmp_path, capsys, monkeypatch):
+    """The end of ``treachery train`` gives the model card's throughput (learner
+    agent-steps/s over the run), and the rate with the bots' decisions labelled
+    as all agent-steps/s, not as the learner's (issue #13)."""
+    import json
+
+    import training.ppo
+
+    run = tmp_path / "run"
+    rows = [{"iteration": 1, "steps": 400, "wall_s": 5.0, "games": 3, "perf/agent_steps_per_s": 400.0,
+             "belief_accuracy": 0.5, "entropy": 1.5},
+            {"iteration": 2, "steps": 1000, "wall_s": 10.0, "games": 6, "perf/agent_steps_per_s": 600.0,
+             "belief_accuracy": 0.6, "entropy": 1.25}]
+
+    def fake_train(config, resume, progress):
+        run.mkdir()
+        (run / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        return {"history": rows, "steps": 1000, "iterations": 2, "wall_s": 10.0,
+                "checkpoint": str(run / "ckpt_000002.pt"), "policy": str(run / "policy.pt")}
+
+    monkeypatch.setattr(training.ppo, "train", fake_train)
+    assert cli.main(["train", "--run-dir", str(run), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert ("throughput: 100 learner agent-steps/s end-to-end over the run (rollouts and updates); "
+            "500 all agent-steps/s, counting the bots' decisions too") in out.splitlines()
+    assert "last iteration: belief accuracy 0.600, entropy 1.250" in out
+    assert "600 agent-steps/s" not in out
+
+
+# --------------------------------------------------------------------------- export
+def test_export_of_a_missing_run_or_policy_is_one_line_naming_the_path(tmp_path, capsys, policy_4p):
+    """``treachery export`` of a folder that does not exist, is a file, or holds
+    no checkpoint says so in one line naming the folder (issue #13)."""
+    import shutil
+
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "afile").write_text("x")
+    (tmp_path / "ckpt_only").mkdir()
+    shutil.copy(policy_4p, tmp_path / "ckpt_only" / "ckpt_000004.pt")
+    for name, phrase in (("nope", "does not exist"), ("afile", "is a file, not a folder"),
+                         ("empty", "has no checkpoint (no policy.pt, no ckpt_*.pt)"),
+                         ("ckpt_only", "has ckpt_000004.pt but no policy.pt")):
+        path = str(tmp_path / name)
+        assert cli.main(["export", path, "--out", str(tmp_path / "ship")]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"treachery export: error: run folder {path!r} ") and phrase in err, err
+        assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "ship").exists()
+
+
+@pytest.mark.parametrize("wall,iterations,steps,phrase", [
+    (90.0, 1, 300, "1.50 min, 0.50 min past its 1.00-min budget (--minutes): its first iteration always runs"),
+    (70.0, 3, 900, "past its 1.00-min budget (--minutes): its last iteration took longer than the one before"),
+    (50.0, 2, 600, "the time budget (1.00 min, --minutes) ended the run at 600 of 5000 learner steps"),
+])
+def test_train_says_when_the_time_budget_ended_or_was_overshot(tmp_path, capsys, monkeypatch, wall, iterations,
+                                                               steps, phrase):
+    """A run past its --minutes budget (a first iteration always runs) or ended
+    by it says so in the summary, instead of silently (issue #13)."""
+    import json
+
+    import training.ppo
+
+    run = tmp_path / "run"
+    row = {"iteration": iterations, "steps": steps, "wall_s": wall, "games": 3, "perf/agent_steps_per_s": 40.0,
+           "belief_accuracy": 0.5, "entropy": 1.5}
+
+    def fake_train(config, resume, progress):
+        run.mkdir()
+        (run / "metrics.jsonl").write_text(json.dumps(row) + "\n")
+        return {"history": [row], "steps": steps, "iterations": iterations, "wall_s": wall,
+                "checkpoint": str(run / "ckpt.pt"), "policy": str(run / "policy.pt")}
+
+    monkeypatch.setattr(training.ppo, "train", fake_train)
+    assert cli.main(["train", "--run-dir", str(run), "--minutes", "1", "--steps", "5000", "--no-progress"]) == 0
+    notes = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("note: ")]
+    assert len(notes) == 1 and phrase in notes[0], notes

@@ -140,3 +140,25 @@ def test_the_time_budget_is_not_overshot_by_an_iteration(tmp_path):
     # leaves room for a second iteration up to ~60% slower than the first on a loaded machine
     assert res["wall_s"] <= budget * 1.2
     assert latest_checkpoint(cfg.run_dir).name == f"ckpt_{res['iterations']:06d}.pt"   # the last one is saved
+
+
+def test_export_reads_metrics_as_resume_does(run, tmp_path, capsys):
+    """``treachery export`` reads metrics.jsonl as resume does: a torn last line
+    is left out (the card keeps the run's totals, not silently dropping them),
+    an unreadable earlier line is one error naming the file and line, and
+    nothing is written then."""
+    from training import cli
+
+    _copy(run, tmp_path)
+    r, ship = tmp_path / "r", tmp_path / "ship"
+    m = r / "metrics.jsonl"
+    lines = m.read_text().splitlines()
+    m.write_text(m.read_text() + '{"iteration": 4, "ste')
+    assert cli.main(["export", str(r), "--out", str(ship)]) == 0
+    card = (ship / "MODEL_CARD.md").read_text()
+    assert "* throughput: " in card and "learner agent-steps/s end-to-end over the run" in card
+    m.write_text("\n".join([lines[0], "garbage", *lines[1:]]) + "\n")
+    assert cli.main(["export", str(r), "--out", str(tmp_path / "ship2")]) == 2
+    err = capsys.readouterr().err
+    assert f"{str(m)!r} line 2 is not a metrics record" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "ship2").exists()

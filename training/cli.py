@@ -217,7 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _evaluate(args: argparse.Namespace) -> int:
     import agents
 
-    from .evaluate import entrants_from_specs, evaluate, per_role_table, social_tables
+    from .evaluate import entrants_from_specs, evaluate, format_delta, per_role_table, social_tables
 
     try:   # argument errors: reported as usage errors (exit status 2)
         config = game_config_from_args(args)
@@ -235,8 +235,6 @@ def _evaluate(args: argparse.Namespace) -> int:
             raise ValueError(f"--seed must be >= 0, got {args.seed}")
         if args.mode == "crossplay" and len(set(specs)) < 2:
             raise ValueError("--mode crossplay needs at least two different agents")
-        if args.mode == "teammates" and len(specs) < 2:
-            raise ValueError("--mode teammates needs a candidate and a partner agent")
         if args.talk is not None:
             config = dataclasses.replace(config, talk=args.talk)
         res = evaluate(specs, games=args.games, seed=args.seed, workers=args.workers, mode=args.mode,
@@ -254,8 +252,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     sub = res.get("substitution")
     if sub:
         for lab, per in sub["candidates"].items():
-            d = per["overall"]
-            print(f"substitution delta of {lab} vs {sub['reference']}: {d['delta']:+.3f} (n={d['pairs']})")
+            print(f"substitution delta of {lab} vs {sub['reference']}, all roles [95% interval]: "
+                  f"{format_delta(per['overall'])}")
     social_md = social_tables(res)
     if social_md:
         print(social_md)
@@ -305,12 +303,36 @@ def _train(args: argparse.Namespace) -> int:
     print(f"trained {result['steps']} learner steps in {result['iterations']} iterations, "
           f"{result['wall_s'] / 60:.1f} min; checkpoint {result['checkpoint']}, policy {result['policy']}")
     if last:
-        print(f"last iteration: {last['perf/agent_steps_per_s']:.0f} agent-steps/s end-to-end, "
-              f"belief accuracy {last['belief_accuracy']:.3f}, entropy {last['entropy']:.3f}")
+        from .model_card import throughput_text, training_summary
+        print(f"throughput: {throughput_text(training_summary(config.run_dir, result['iterations']))}")
+        print(f"last iteration: belief accuracy {last['belief_accuracy']:.3f}, entropy {last['entropy']:.3f}")
+    budget_note = _budget_note(config, result)
+    if budget_note:
+        print(budget_note)
     if args.evaluate:
         return _evaluate_policy(result["policy"], config, args.evaluate, args.eval_workers or config.workers,
                                 not args.no_progress, greedy=not args.eval_sampled)
     return 0
+
+
+def _budget_note(config, result) -> str:
+    """What the time budget did to a run, in one line ("" when it did nothing):
+    it ended the run before ``total_steps``, or the run went past it (its
+    first iteration always runs; a last iteration slower than the one before
+    it ends later than the stop rule expects)."""
+    budget = config.time_budget_s
+    if not budget:
+        return ""
+    wall, steps = result["wall_s"], result["steps"]
+    if wall > budget:
+        why = ("its first iteration always runs, however long" if result["iterations"] == 1 else
+               "its last iteration took longer than the one before it, which the stop rule goes by")
+        return (f"note: the run took {wall / 60:.2f} min, {(wall - budget) / 60:.2f} min past its "
+                f"{budget / 60:.2f}-min budget (--minutes): {why}")
+    if steps < config.total_steps:
+        return (f"note: the time budget ({budget / 60:.2f} min, --minutes) ended the run at {steps} of "
+                f"{config.total_steps} learner steps, before an iteration that would have ended past it")
+    return ""
 
 
 #: what a resumed run may change (everything else comes from its checkpoint)

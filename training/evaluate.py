@@ -159,7 +159,7 @@ __all__ = [
     "Entrant", "GameTask", "GameRecord", "wilson_interval", "entrants_from_specs",
     "rotation_schedule", "substitution_schedule", "crossplay_schedule", "teammate_schedule", "dealt_roles", "MODES", "play_task", "run_tasks",
     "score_belief", "deduction_metrics", "summarize", "evaluate",
-    "render_markdown", "write_results", "atomic_write_bytes", "per_role_table", "substitution_table",
+    "render_markdown", "write_results", "atomic_write_bytes", "per_role_table", "substitution_table", "format_delta",
     "beats_in_every_role", "social_tables",
 ]
 
@@ -413,9 +413,10 @@ def substitution_schedule(reference: Entrant, candidates: Sequence[Entrant], num
     Raises:
         ValueError: for no candidates, ``num_players < 4`` or ``num_deals < 0``.
     """
-    if not candidates or num_players < 4 or num_deals < 0:
-        raise ValueError("need at least one candidate besides the reference, num_players >= 4 "
-                         "and num_deals >= 0")
+    if not candidates:
+        raise ValueError(f"substitution needs a candidate besides the reference {reference.label!r}")
+    if num_players < 4 or num_deals < 0:
+        raise ValueError(f"need num_players >= 4 and num_deals >= 0, got {num_players} and {num_deals}")
     n = num_players
     tasks: list[GameTask] = []
     for d in range(num_deals):
@@ -514,16 +515,6 @@ def score_belief(probs: Any, true_role: Role | int) -> tuple[float, float, float
     return float(-math.log(max(v[t], EPS))), float(((v - onehot) ** 2).sum()), top1
 
 
-def _public_prior(dist: dict, players: list, observer: int) -> np.ndarray:
-    """The public-count prior for a face-down opponent (see module docstring)."""
-    counts = np.array([dist.get(r, 0) for r in ROLES], dtype=float)
-    for i, p in enumerate(players):
-        if i == observer or p.face_up or p.has_lost:
-            counts[int(p.role)] -= 1
-    counts = np.clip(counts, 0, None)
-    return counts / counts.sum() if counts.sum() > 0 else np.full(4, 0.25)
-
-
 def play_task(task: GameTask, config: GameConfig, record_beliefs: bool = True,
               observer: bool = True) -> GameRecord:
     """Play one scheduled game through the PettingZoo environment.
@@ -575,7 +566,8 @@ def _deduction_rows(beliefs: Any, g, observer: int, dist: dict) -> list | None:
     if not isinstance(beliefs, dict):
         return None
     targets = [i for i, p in enumerate(g.players) if i != observer and not p.face_up and not p.has_lost]
-    prior = _public_prior(dist, g.players, observer)
+    prior = social.public_prior(dist, [p.role for p in g.players],
+                                [observer] + [i for i, p in enumerate(g.players) if p.face_up or p.has_lost])
     rows = []
     for t in targets:
         b = beliefs.get(t, beliefs.get(str(t)))
@@ -598,6 +590,9 @@ def _init_worker() -> None:
     # already use the cores, and oversubscribed torch threads make single decisions slow
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     os.environ.setdefault("MKL_NUM_THREADS", "1")
+    # evaluate() has already warned, in the parent, about a policy trained on another game configuration
+    import warnings
+    warnings.filterwarnings("ignore", message=r"policy .* was trained on a different game configuration")
 
 
 def _mp_context():
@@ -925,7 +920,10 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
         mode: ``"rotate"``, ``"substitution"``, ``"crossplay"`` or
             ``"teammates"`` (:func:`teammate_schedule`).
         reference: the reference entrant's label for substitution, the
-            partner's for ``"teammates"`` (default: the last entrant).
+            partner's for ``"teammates"`` (default: the last entrant); an
+            agent spec that is not among ``specs`` joins them as that
+            entrant (``["heuristic"]`` with ``reference="random"``: heuristic
+            against random).
         config: the game configuration (default ``GameConfig(num_players)``).
         record_beliefs: score ``beliefs()`` of bots that have it.
         progress: show a tqdm bar.
@@ -934,12 +932,16 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
             metrics; see the module docstring).
 
     Raises:
-        ValueError: for unknown specs, a bad mode/reference, ``games < 1``, a
+        ValueError: for unknown specs, a bad mode/reference (or no candidate
+            besides the reference or partner), ``games < 1``, a
             config whose ``num_players`` differs from ``num_players``, or a
             policy trained for another table size (``agents.check_table``).
     """
     entrants = entrants_from_specs(list(specs))
     known = set(agents.available())
+    if (mode in ("substitution", "teammates") and reference is not None
+            and reference not in [e.label for e in entrants] and reference.split(":", 1)[0] in known):
+        entrants.append(Entrant(reference, reference))     # a reference named only by --reference plays too
     unknown = [e.spec for e in entrants if e.spec.split(":", 1)[0] not in known]
     if unknown:
         raise ValueError(f"unknown agent specs {unknown}; available: {sorted(known)}")
@@ -949,7 +951,7 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
         config = GameConfig(num_players=num_players)
     num_players = config.num_players
     for e in entrants:      # a bad argument (a missing checkpoint, a policy for another table) fails here
-        agents.check_table(agents.make(e.spec, seed=0), e.spec, num_players)
+        agents.check_table(agents.make(e.spec, seed=0), e.spec, num_players, config)
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
     labels = [e.label for e in entrants]
@@ -969,13 +971,16 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
             raise ValueError(f"reference {ref_label!r} is not an entrant; entrants: {labels}")
         ref = entrants[labels.index(ref_label)]
         cands = [e for e in entrants if e.label != ref_label]
+        if not cands:
+            what = "reference" if mode == "substitution" else "partner"
+            raise ValueError(f"mode {mode!r} needs a candidate besides the {what} {ref_label!r}, and {labels} "
+                             f"has none; give the candidate and the {what} (e.g. --agents heuristic,random, or "
+                             f"--agents heuristic --reference random)")
         if mode == "substitution":
             per = games_per_deal(mode, len(entrants), num_players)
             deals = -(-games // per)
             tasks = substitution_schedule(ref, cands, num_players, deals, seed)
         else:
-            if not cands:
-                raise ValueError("mode 'teammates' needs a candidate besides the partner")
             per = 1 + len(cands) * sum(1 + c for c in _team_sizes(config.distribution()))
             deals = -(-games // per)
             tasks = teammate_schedule(ref, cands, config, deals, seed)
@@ -1020,6 +1025,17 @@ def per_role_table(res: dict) -> str:
     return "\n".join(lines)
 
 
+def format_delta(d: dict) -> str:
+    """One substitution delta (:func:`summarize`'s ``substitution`` cell) as
+    ``delta [95% low, high] n=pairs`` (``–`` without pairs; no interval from
+    a single pair)."""
+    if d["delta"] is None:
+        return "–"
+    if d["lo"] is None:
+        return f"{d['delta']:+.3f} n={d['pairs']}"
+    return f"{d['delta']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}] n={d['pairs']}"
+
+
 def substitution_table(res: dict) -> str:
     """The substitution-delta table (markdown) of a substitution result: one row
     per candidate, one column per dealt role, then overall; each cell
@@ -1030,15 +1046,7 @@ def substitution_table(res: dict) -> str:
     out = ["| candidate | " + " | ".join(ROLE_NAMES[r] for r in ROLES) + " | overall |",
            "|" + "---|" * (len(ROLES) + 2)]
     for lab, per in sub["candidates"].items():
-        cells = []
-        for name in [ROLE_NAMES[r] for r in ROLES] + ["overall"]:
-            d = per[name]
-            if d["delta"] is None:
-                cells.append("–")
-            elif d["lo"] is None:
-                cells.append(f"{d['delta']:+.3f} n={d['pairs']}")
-            else:
-                cells.append(f"{d['delta']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}] n={d['pairs']}")
+        cells = [format_delta(per[name]) for name in [ROLE_NAMES[r] for r in ROLES] + ["overall"]]
         out.append(f"| {lab} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 

@@ -25,7 +25,7 @@ from agents.files import atomic_write_bytes
 
 from .evaluate import per_role_table, social_tables, substitution_table
 
-__all__ = ["export_policy", "model_card", "training_summary"]
+__all__ = ["export_policy", "model_card", "training_summary", "throughput_text"]
 
 MAX_SHIPPED_BYTES = 20 * 1024 * 1024
 
@@ -40,12 +40,16 @@ def training_summary(run_dir: str | os.PathLike, upto_iteration: int | None = No
     last checkpoint are not in its policy).
 
     Raises:
-        ValueError: if the run has no ``metrics.jsonl``.
+        ValueError: if the run has no ``metrics.jsonl``, it is empty, or a
+            line other than a torn last one is not a record (naming the file
+            and line, :func:`training.ppo.read_metrics`).
     """
+    from .ppo import read_metrics
+
     path = Path(run_dir) / "metrics.jsonl"
     if not path.is_file():
         raise ValueError(f"{str(path)!r} not found: is {str(run_dir)!r} a training run directory?")
-    rows = [json.loads(ln) for ln in path.read_text().splitlines() if ln.strip()]
+    rows = read_metrics(path)
     if upto_iteration is not None:
         rows = [r for r in rows if r["iteration"] <= upto_iteration]
     if not rows:
@@ -60,6 +64,17 @@ def training_summary(run_dir: str | os.PathLike, upto_iteration: int | None = No
             "agent_steps_per_s_mean": float(np.mean([r["perf/agent_steps_per_s"] for r in rows])),
             "belief_accuracy_last10": float(np.nanmean([r["belief_accuracy"] for r in rows[-10:]])),
             "entropy_last": last["entropy"]}
+
+
+def throughput_text(run: dict) -> str:
+    """The throughput of a run (:func:`training_summary`) in words, as the model
+    card and the end of ``treachery train`` say it: learner agent-steps/s (the
+    policy's own decisions per second of wall time, end-to-end over the run)
+    first, then all agent-steps/s (the bots' decisions too), labelled as such."""
+    learner = run["learner_steps_per_s"]
+    head = f"{learner:.0f} learner agent-steps/s" if learner is not None else "– learner agent-steps/s"
+    return (f"{head} end-to-end over the run (rollouts and updates); {run['agent_steps_per_s_mean']:.0f} "
+            "all agent-steps/s, counting the bots' decisions too")
 
 
 def _deduction_table(res: dict, label: str) -> str:
@@ -128,9 +143,7 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
            f"* machine: {meta.get('machine', '?')}",
            f"* treachery_env {payload['env_version']}, torch {payload.get('torch_version', '?')}"]
     if run:
-        out.append(f"* throughput: {run['learner_steps_per_s']:.0f} learner agent-steps/s end-to-end over the run "
-                   f"(rollouts and updates); {run['agent_steps_per_s_mean']:.0f} agent-steps/s counting the bots' "
-                   "decisions too")
+        out.append(f"* throughput: {throughput_text(run)}")
         if run.get("imitation_iterations"):
             out.append(f"* imitation warm start (DAgger): the first {run['imitation_iterations']} iterations "
                        f"imitated the `{tc.get('expert', 'heuristic')}` bot; agreement with it at the end of that "
@@ -175,6 +188,33 @@ def _display_path(p: Path) -> str:
         return str(p.resolve())
 
 
+def _run_policy(run_dir: str | os.PathLike) -> Path:
+    """The ``policy.pt`` of the training run in ``run_dir``.
+
+    Raises:
+        ValueError: one line naming the folder and what is missing: the
+            folder itself, or its ``policy.pt`` (saying whether the run wrote
+            any checkpoint).
+    """
+    from .ppo import latest_checkpoint
+
+    d = Path(run_dir)
+    if not d.exists():
+        raise ValueError(f"run folder {str(d)!r} does not exist; give the folder of a training run "
+                         f"(e.g. runs/train-<date>-<time>)")
+    if not d.is_dir():
+        raise ValueError(f"run folder {str(d)!r} is a file, not a folder; give the folder of a training run")
+    src = d / "policy.pt"
+    if not src.is_file():
+        ckpt = latest_checkpoint(d)
+        if ckpt is not None:
+            raise ValueError(f"run folder {str(d)!r} has {ckpt.name} but no policy.pt (the bare policy every "
+                             f"checkpoint writes next to it); resume the run to write it again")
+        raise ValueError(f"run folder {str(d)!r} has no checkpoint (no policy.pt, no ckpt_*.pt): it is not a "
+                         f"training run, or its run stopped before its first checkpoint")
+    return src
+
+
 def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, results: Sequence[str] = (),
                   notes: str = "") -> Path:
     """Copy a run's ``policy.pt`` to ``out_dir`` and write ``MODEL_CARD.md`` there.
@@ -189,17 +229,16 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
         the path of the card.
 
     Raises:
-        ValueError: for a missing or unreadable policy, a missing results file,
-            or a policy over the 20 MB limit for shipped checkpoints.
+        ValueError: for a missing run folder or policy (naming which,
+            :func:`_run_policy`), an unreadable policy, a missing results file,
+            an unreadable ``metrics.jsonl`` line (naming the file and line),
+            or a policy over the 20 MB limit for shipped checkpoints; nothing
+            is written then.
     """
-    src = Path(run_dir) / "policy.pt"
-    load_checkpoint(src)
+    src = _run_policy(run_dir)
+    meta = load_checkpoint(src)["meta"]
     if src.stat().st_size > MAX_SHIPPED_BYTES:
         raise ValueError(f"{str(src)!r} is {src.stat().st_size / 1e6:.1f} MB; shipped checkpoints must be < 20 MB")
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    dst = out / "policy.pt"
-    atomic_write_bytes(dst, src.read_bytes())
     res = []
     for r in results:
         p = Path(r)
@@ -207,10 +246,13 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
         if not p.is_file():
             raise ValueError(f"results file {str(p)!r} not found")
         res.append(json.loads(p.read_text()))
-    try:
-        run = training_summary(run_dir, load_checkpoint(dst)["meta"].get("iteration"))
-    except ValueError:
-        run = None
+    # a policy without its run's metrics.jsonl gets a card without the run's totals; an unreadable one is an error
+    run = (training_summary(run_dir, meta.get("iteration"))
+           if (Path(run_dir) / "metrics.jsonl").is_file() else None)
+    out = Path(out_dir)          # everything is read: now write
+    out.mkdir(parents=True, exist_ok=True)
+    dst = out / "policy.pt"
+    atomic_write_bytes(dst, src.read_bytes())
     card = model_card(dst, out.name, res, run, notes, load_path=_display_path(dst))
     path = out / "MODEL_CARD.md"
     atomic_write_bytes(path, card.encode())

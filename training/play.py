@@ -107,7 +107,7 @@ class PlaySession:
                 continue
             spec = specs[others.index(seat) % len(specs)]
             bot = agents.make(spec, seed=seed * 1000 + seat)
-            agents.check_table(bot, spec, n)
+            agents.check_table(bot, spec, n, self.config)
             self.bots.append(bot)
             self.labels.append(spec)
         self.env = None

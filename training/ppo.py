@@ -68,7 +68,8 @@ from treachery_env.rules import Role
 from .config import TrainConfig
 from .rollout import GameStat, WorkerPool
 
-__all__ = ["train", "ppo_update", "make_chunks", "latest_checkpoint", "load_resumable", "init_weights", "TrainResult"]
+__all__ = ["train", "ppo_update", "make_chunks", "latest_checkpoint", "load_resumable", "read_metrics",
+           "init_weights", "TrainResult"]
 
 _CKPT = re.compile(r"^ckpt_(\d+)\.pt$")
 ROLE_NAMES = [r.name.capitalize() for r in (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)]
@@ -504,36 +505,50 @@ def _probe_sizes(game_config) -> tuple[int, int]:
     return int(e.observation_space("player_0")["observation"].shape[0]), int(e.action_space("player_0").n)
 
 
-def _truncate_metrics(path: Path, iteration: int) -> None:
-    """Drop metric lines written after the checkpoint being resumed (they will be redone).
+def read_metrics(path: str | os.PathLike) -> list[dict]:
+    """The records of a run's ``metrics.jsonl``, one per iteration, in order.
 
-    A torn last line (a kill while it was written) is dropped too: the
+    A torn last line (a kill while it was written) is left out: the
     checkpoint, not the log, is the truth.
 
     Raises:
         ValueError: naming the file and line, if an earlier line is not a JSON
-            record with an ``iteration``.
+            record with an integer ``iteration``.
     """
-    if not path.exists():
-        return
+    path = Path(path)
     lines = path.read_text().splitlines()
-    keep = []
+    rows = []
     for n, ln in enumerate(lines, 1):
         if not ln.strip():
             continue
         try:
             row = json.loads(ln)
-            it = row["iteration"] if isinstance(row, dict) else None
-            if not isinstance(it, int):
+            if not isinstance(row, dict) or not isinstance(row.get("iteration"), int):
                 raise KeyError("iteration")
         except (json.JSONDecodeError, KeyError) as err:
             if n == len(lines):
                 break                        # torn by a kill: redone from the checkpoint
             what = err.msg if isinstance(err, json.JSONDecodeError) else "no integer 'iteration'"
             raise ValueError(f"{str(path)!r} line {n} is not a metrics record ({what}); "
-                             f"fix or remove that line to resume") from err
-        if it <= iteration:
-            keep.append(ln)
+                             f"fix or remove that line") from err
+        rows.append(row)
+    return rows
+
+
+def _truncate_metrics(path: Path, iteration: int) -> None:
+    """Drop metric lines written after the checkpoint being resumed (they will be
+    redone), and a torn last line (:func:`read_metrics`).
+
+    Raises:
+        ValueError: as :func:`read_metrics`, naming the file and line.
+    """
+    if not path.exists():
+        return
+    try:
+        rows = read_metrics(path)
+    except ValueError as err:
+        raise ValueError(f"{err} to resume") from err
+    keep = [json.dumps(r, default=float) for r in rows if r["iteration"] <= iteration]
     atomic_write_bytes(path, "".join(ln + "\n" for ln in keep).encode())
 
 

@@ -19,7 +19,7 @@ holds the pieces:
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
@@ -31,7 +31,7 @@ from treachery_env.view import FrozenDict, SeatView, TalkView, seat_view
 from .stats import mean_interval, rate_difference, wilson_interval
 
 __all__ = ["is_public", "public_view", "PublicObserver", "SocialTracker", "bluff_metrics",
-           "cooperation_metrics", "talk_metrics", "teamplay_metrics", "OBS_COLS", "CLAIM_COLS", "COOP_COLS",
+           "cooperation_metrics", "talk_metrics", "teamplay_metrics", "public_prior", "OBS_COLS", "CLAIM_COLS", "COOP_COLS",
            "BLUFF_TOL"]
 
 ROLES = (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)
@@ -125,15 +125,30 @@ class PublicObserver:
         return self.beliefs_of_view(public_view(game))
 
 
-def _public_prior(dist: dict, game: Any) -> np.ndarray:
-    """The public-count prior of a face-down seat for a spectator: the identity
-    deck minus the publicly known roles, spread evenly over the others."""
+def public_prior(dist: dict, roles: Sequence[int], known: Iterable[int]) -> np.ndarray:
+    """The public-count prior of a seat whose role is not known: the identity
+    deck ``dist`` (``{Role: cards}``) minus the roles of the ``known`` seats,
+    as probabilities over the four roles in :class:`Role` order (uniform when
+    nothing is left).
+
+    Args:
+        dist: the identity deck's cards per role (``GameConfig.distribution()``).
+        roles: every seat's current role value.
+        known: the seats whose roles count as known (for a spectator the
+            :func:`is_public` seats; for a seat's own deduction also itself).
+    """
     counts = np.array([dist.get(r, 0) for r in ROLES], dtype=float)
-    for s, p in enumerate(game.players):
-        if is_public(game, s):
-            counts[int(p.role)] -= 1
+    for s in set(known):
+        counts[int(roles[s])] -= 1
     counts = np.clip(counts, 0, None)
     return counts / counts.sum() if counts.sum() > 0 else np.full(4, 0.25)
+
+
+def _spectator_prior(dist: dict, game: Any) -> np.ndarray:
+    """:func:`public_prior` of a face-down seat for a spectator (the
+    :func:`is_public` seats known)."""
+    return public_prior(dist, [p.role for p in game.players],
+                        [s for s in range(len(game.players)) if is_public(game, s)])
 
 
 # --------------------------------------------------------------------------- per game
@@ -202,7 +217,7 @@ class SocialTracker:
         if self.observer is None:
             return
         b = self.observer.beliefs(g)
-        prior = _public_prior(self.dist, g)
+        prior = _spectator_prior(self.dist, g)
         for s, p in enumerate(g.players):
             if p.has_lost or is_public(g, s):
                 continue
