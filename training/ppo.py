@@ -457,7 +457,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             bar.update((min(int(wall), bar.total) if by_time else min(steps, config.total_steps)) - bar.n)
             bar.set_postfix(it=iteration, steps=steps, ent=f"{metrics['entropy']:.2f}",
                             vs_heur=f"{metrics.get('winrate/heuristic/all', float('nan')):.2f}",
-                            sps=f"{metrics['perf/agent_steps_per_s']:.0f}")
+                            learner_sps=f"{metrics['perf/learner_steps_per_s']:.0f}")
             done = steps >= config.total_steps or _budget_spent(config, wall, iter_s)
             if iteration % config.checkpoint_every == 0 or done:
                 last_ckpt = _checkpoint(run_dir, net, optimizer, pool, config, game_config, iteration, steps,
