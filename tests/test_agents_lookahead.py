@@ -13,26 +13,11 @@ import pytest
 import agents
 from agents.heuristic import HeuristicAgent
 from agents.lookahead import LookaheadAgent, heuristic_playout
-from treachery_env import GameConfig
 from treachery_env.engine import Game
 
 from scenario import has_priority, make_game, pass_priority_until, refresh
+from test_agents_ismcts import CFG, _states
 from test_information_sets import _permute_hidden
-
-CFG = GameConfig(num_players=4, commander=False, starting_life=10, max_turns=40)
-
-
-def _states(seeds, every=9, cfg=CFG, limit=300):
-    """(game, seat) pairs at decisions of random games, every ``every`` steps."""
-    for seed in seeds:
-        g = Game(cfg, seed=seed)
-        rng = random.Random(seed)
-        for step in range(limit):
-            if g.is_over:
-                break
-            if step % every == 0:
-                yield g, g.decision.seat
-            g.step(rng.choice(g.legal_actions()))
 
 
 def test_registered_and_bad_parameters():
@@ -47,7 +32,7 @@ def test_same_information_set_same_action():
     library orders) never changes the bot's action or its search (same seed)."""
     rng = random.Random(4)
     n = searched = 0
-    for g, seat in _states(range(4)):
+    for g, seat in _states(range(4), every=9):
         h = _permute_hidden(g, seat, rng)
         a, b = LookaheadAgent(seed=9, worlds=2, horizon=0), LookaheadAgent(seed=9, worlds=2, horizon=0)
         a.reset(seat)
