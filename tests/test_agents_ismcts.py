@@ -89,22 +89,30 @@ def test_determinize_samples_the_hidden_parts():
     assert a.state_summary() == b.state_summary()
 
 
-def test_same_information_set_same_action():
-    """Permuting what the seat cannot see (hidden identities, other hands,
-    library orders) never changes the bot's action (same seed)."""
+def assert_search_uses_only_its_information_set(make, states, min_states: int, min_searched: int) -> None:
+    """Two bots built by ``make()`` (same seed), one on each decision of
+    ``states`` and one on the same decision with what the seat cannot see
+    permuted (hidden identities, other hands, library orders), choose the same
+    action and search the same way (their ``stats``)."""
     rng = random.Random(4)
     n = searched = 0
-    for g, seat in _states(range(3), every=11):
+    for g, seat in states:
         h = _permute_hidden(g, seat, rng)
-        a = ISMCTSAgent(seed=9, iterations=6, determinizations=2, horizon=2, fallback=None)
-        b = ISMCTSAgent(seed=9, iterations=6, determinizations=2, horizon=2, fallback=None)
+        a, b = make(), make()
         a.reset(seat)
         b.reset(seat)
         assert a.act(g.observation(seat), {"view": g.view(seat)}) == b.act(h.observation(seat), {"view": h.view(seat)})
         assert a.stats == b.stats
         n += 1
         searched += a.stats["searched"]
-    assert n > 30 and searched > 10, (n, searched)
+    assert n > min_states and searched > min_searched, (n, searched)
+
+
+def test_same_information_set_same_action():
+    """Permuting what the seat cannot see never changes the bot's action (same seed)."""
+    assert_search_uses_only_its_information_set(
+        lambda: ISMCTSAgent(seed=9, iterations=6, determinizations=2, horizon=2, fallback=None),
+        _states(range(3), every=11), 30, 10)
 
 
 def test_search_finds_the_lethal_burn():

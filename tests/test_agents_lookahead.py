@@ -6,8 +6,6 @@ the playout helper."""
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 import agents
@@ -16,8 +14,7 @@ from agents.lookahead import LookaheadAgent, heuristic_playout
 from treachery_env.engine import Game
 
 from scenario import has_priority, make_game, pass_priority_until, refresh
-from test_agents_ismcts import CFG, _states
-from test_information_sets import _permute_hidden
+from test_agents_ismcts import CFG, _states, assert_search_uses_only_its_information_set
 
 
 def test_registered_and_bad_parameters():
@@ -30,18 +27,8 @@ def test_registered_and_bad_parameters():
 def test_same_information_set_same_action():
     """Permuting what the seat cannot see (hidden identities, other hands,
     library orders) never changes the bot's action or its search (same seed)."""
-    rng = random.Random(4)
-    n = searched = 0
-    for g, seat in _states(range(4), every=9):
-        h = _permute_hidden(g, seat, rng)
-        a, b = LookaheadAgent(seed=9, worlds=2, horizon=0), LookaheadAgent(seed=9, worlds=2, horizon=0)
-        a.reset(seat)
-        b.reset(seat)
-        assert a.act(g.observation(seat), {"view": g.view(seat)}) == b.act(h.observation(seat), {"view": h.view(seat)})
-        assert a.stats == b.stats
-        n += 1
-        searched += a.stats["searched"]
-    assert n > 40 and searched > 5, (n, searched)
+    assert_search_uses_only_its_information_set(lambda: LookaheadAgent(seed=9, worlds=2, horizon=0),
+                                                _states(range(4), every=9), 40, 5)
 
 
 def test_heuristic_action_unless_a_candidate_pays():
