@@ -57,6 +57,10 @@ def _same(g: Game, seen: dict) -> None:
             bad = np.flatnonzero(a != b)
             raise AssertionError(f"seat {seat}, turn {g.turn}, {g.config}: features {bad[:10].tolist()} differ: "
                                  f"compiled {a[bad[:10]].tolist()}, python {b[bad[:10]].tolist()}")
+    if g.decision is not None:     # the compiled mask is the Python one too
+        size = g.layout.size
+        a, b = obs.action_mask(g.decision.options, size), obs.action_mask_python(g.decision.options, size)
+        assert a.dtype == b.dtype == np.int8 and a.shape == b.shape == (size,) and a.tobytes() == b.tobytes()
     t = g.talk
     for key, present in (("talk", t.messages), ("stances", t.stances), ("intents", t.intents), ("deals", t.deals),
                          ("broken truces", t.broken), ("stack targets", any(it.targets for it in g.stack)),

@@ -53,7 +53,7 @@ from .observation import (
     obs_layout,
 )
 
-__all__ = ["encode", "slot_reads"]
+__all__ = ["encode", "action_mask", "slot_reads"]
 
 # the lookup tables of the Python encoder, typed (direct dict access)
 cdef dict _CZ = _py._CZ
@@ -97,6 +97,7 @@ cdef tuple _PLAYER_COUNTERS = tuple(PLAYER_COUNTERS)
 
 _zeros = np.zeros
 _float32 = np.float32
+_int8 = np.int8
 
 
 include "_slots.pxi"
@@ -400,6 +401,35 @@ def encode(object game, int viewer):
     out.size = L.size
     try:
         _encode(&out, L, game, viewer, n)
+    finally:
+        PyBuffer_Release(&buf)
+    return arr
+
+
+def action_mask(object options, Py_ssize_t size):
+    """The legal-action mask of a decision's ``options`` (``(action, payload)``
+    pairs) in an action space of ``size`` (compiled; the same array as
+    :func:`treachery_env.observation.action_mask_python`).
+
+    Returns:
+        A fresh int8 array of shape ``(size,)``, 1 at every option's action.
+
+    Raises:
+        IndexError: for an action outside ``[-size, size)`` (as a bytearray's index).
+    """
+    cdef Py_ssize_t a
+    cdef Py_buffer buf
+    arr = _zeros(size, _int8)
+    PyObject_GetBuffer(arr, &buf, PyBUF_WRITABLE)
+    cdef char* m = <char*>buf.buf
+    try:
+        for action, _ in options:
+            a = action
+            if a < 0:
+                a += size
+            if a < 0 or a >= size:
+                raise IndexError("bytearray index out of range")
+            m[a] = 1
     finally:
         PyBuffer_Release(&buf)
     return arr
