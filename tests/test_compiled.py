@@ -57,6 +57,10 @@ def _same(g: Game, seen: dict) -> None:
             bad = np.flatnonzero(a != b)
             raise AssertionError(f"seat {seat}, turn {g.turn}, {g.config}: features {bad[:10].tolist()} differ: "
                                  f"compiled {a[bad[:10]].tolist()}, python {b[bad[:10]].tolist()}")
+    if g.decision is not None:     # the compiled mask is the Python one too
+        size = g.layout.size
+        a, b = obs.action_mask(g.decision.options, size), obs.action_mask_python(g.decision.options, size)
+        assert a.dtype == b.dtype == np.int8 and a.shape == b.shape == (size,) and a.tobytes() == b.tobytes()
     t = g.talk
     for key, present in (("talk", t.messages), ("stances", t.stances), ("intents", t.intents), ("deals", t.deals),
                          ("broken truces", t.broken), ("stack targets", any(it.targets for it in g.stack)),
@@ -162,6 +166,34 @@ def _hand_set_game() -> Game:
 def test_both_encoders_agree_beyond_what_random_play_reaches():
     """The state set by hand (:func:`_hand_set_game`) gives the same bytes."""
     _same(_hand_set_game(), {})
+
+
+@compiled
+def test_the_kept_talk_block_follows_every_change_of_the_talk_state():
+    """The compiled encoder keeps each viewer's talk block while the talk state is
+    the same: a change made in place (a dict entry, a message, a truce, a broken
+    truce, a player leaving, the turn) or a new talk state (a clone) is seen at once."""
+    g = _hand_set_game()
+    t = g.talk
+    changes = [
+        lambda: t.claims.__setitem__(1, TalkMessage(g.turn, 1, "claim", None, Role.TRAITOR)),
+        lambda: t.requests.__setitem__(4, TalkMessage(g.turn, 4, "request")),
+        lambda: t.stances.__setitem__((0, 5), TalkMessage(g.turn, 0, "accuse", 5, Role.GUARDIAN)),
+        lambda: t.intents.pop((2, 5)),
+        lambda: t.record(TalkMessage(g.turn, 1, "defend", 3)),
+        lambda: t.deals.append(Deal(4, 5, g.turn)),
+        lambda: t.deals.pop(0),
+        lambda: t.broken.__setitem__((0, 1), g.turn),
+        lambda: setattr(g.players[3], "has_lost", True),
+        lambda: setattr(g, "turn", g.turn + 6),
+        lambda: t.deals.__setitem__(0, Deal(3, 0, g.turn)),
+    ]
+    _same(g, {})
+    for change in changes:
+        change()
+        _same(g, {})
+        _same(g, {})                       # given again from the kept blocks
+    _same(g.clone(), {})
 
 
 @compiled

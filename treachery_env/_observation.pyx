@@ -18,7 +18,9 @@ imports it when it is there and ``TREACHERY_PURE_PYTHON`` is not ``1``.
 
 from cpython.buffer cimport PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer
 from cpython.dict cimport PyDict_Next
-from cpython.mem cimport PyMem_Calloc
+from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
+from cpython.mem cimport PyMem_Calloc, PyMem_Free
 from cpython.object cimport PyObject, PyTypeObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF
 from libc.math cimport pow
@@ -53,7 +55,7 @@ from .observation import (
     obs_layout,
 )
 
-__all__ = ["encode", "slot_reads"]
+__all__ = ["encode", "action_mask", "slot_reads"]
 
 # the lookup tables of the Python encoder, typed (direct dict access)
 cdef dict _CZ = _py._CZ
@@ -97,6 +99,7 @@ cdef tuple _PLAYER_COUNTERS = tuple(PLAYER_COUNTERS)
 
 _zeros = np.zeros
 _float32 = np.float32
+_int8 = np.int8
 
 
 include "_slots.pxi"
@@ -405,6 +408,35 @@ def encode(object game, int viewer):
     return arr
 
 
+def action_mask(object options, Py_ssize_t size):
+    """The legal-action mask of a decision's ``options`` (``(action, payload)``
+    pairs) in an action space of ``size`` (compiled; the same array as
+    :func:`treachery_env.observation.action_mask_python`).
+
+    Returns:
+        A fresh int8 array of shape ``(size,)``, 1 at every option's action.
+
+    Raises:
+        IndexError: for an action outside ``[-size, size)`` (as a bytearray's index).
+    """
+    cdef Py_ssize_t a
+    cdef Py_buffer buf
+    arr = _zeros(size, _int8)
+    PyObject_GetBuffer(arr, &buf, PyBUF_WRITABLE)
+    cdef char* m = <char*>buf.buf
+    try:
+        for action, _ in options:
+            a = action
+            if a < 0:
+                a += size
+            if a < 0 or a >= size:
+                raise IndexError("bytearray index out of range")
+            m[a] = 1
+    finally:
+        PyBuffer_Release(&buf)
+    return arr
+
+
 cdef int _encode(Out* out, _Offsets L, object game, long viewer, long n) except -1:
     """Write every block of ``viewer``'s observation into ``out`` (zeroed)."""
     players = game.players
@@ -590,7 +622,7 @@ cdef int _encode(Out* out, _Offsets L, object game, long viewer, long n) except 
     if game.talk_on:
         t = game.talk
         if get(t, TS_MESSAGES):
-            _encode_talk(out, L, game, t, viewer, n, turn)
+            _encode_talk_kept(out, L, game, t, viewer, n, turn)
     return 0
 
 
@@ -821,6 +853,132 @@ cdef int _encode_walkers(Out* out, Py_ssize_t base, object ws, dict attackers, s
         if get(w, AT_OWNER) != get(w, AT_CONTROLLER):
             put(out, q + 4, 1.0)
         slot += 1
+    return 0
+
+
+# ---- the talk block, kept per talk state and viewer
+#
+# The talk block (from L.talk to the end of the vector) is made of the talk
+# state only (its messages, claims, requests, stances, intents, truces and
+# broken truces), the turn, the viewer, the talk limit and which players left.
+# It is kept, per talk state and viewer, with what it was made of, and copied
+# again while all of that is the same -- compared, never assumed: the same
+# objects (held by the entry, so their addresses are not reused), the message
+# list as long as it was with the same last message (messages are only ever
+# appended), the same dict version tags (CPython < 3.12: a new number at every
+# change of any dict; without them nothing is kept), the same truces, turn,
+# viewer, config and players in the game.
+
+cdef extern from *:
+    """
+    static uint64_t treachery_obs_dict_version(PyObject *d) {
+    #if PY_VERSION_HEX < 0x030C0000
+        return ((PyDictObject *)d)->ma_version_tag;
+    #else
+        (void)d;
+        return 0;
+    #endif
+    }
+    """
+    uint64_t obs_dict_version "treachery_obs_dict_version" (object d)
+
+
+cdef class _TalkKept:
+    """One kept talk block and what it was made of."""
+
+    cdef object talk, config, messages, last, deals_list
+    cdef tuple deals
+    cdef object claims, requests, stances, intents, broken
+    cdef uint64_t v_claims, v_requests, v_stances, v_intents, v_broken
+    cdef Py_ssize_t n_messages, start, count
+    cdef long turn, viewer, n
+    cdef uint64_t lost
+    cdef float* block
+
+    def __dealloc__(self):
+        PyMem_Free(self.block)
+
+
+cdef enum:
+    N_TALK_KEPT = 64
+
+cdef object _talk_kept = [None] * N_TALK_KEPT     # direct-mapped by talk state address and viewer
+
+
+cdef uint64_t _lost_mask(object players, long n) except? 0xFFFFFFFFFFFFFFFF:
+    """Bit ``s`` set for each seat ``s`` (below 64) that left the game; all bits for a larger table."""
+    cdef uint64_t m = 0
+    cdef long s
+    if n > 64:
+        return <uint64_t>0xFFFFFFFFFFFFFFFE         # never equal to a kept mask: nothing is kept
+    for s in range(n):
+        if get(players[s], PL_HAS_LOST):
+            m |= (<uint64_t>1) << s
+    return m
+
+
+cdef bint _same_deals(tuple kept, object deals):
+    """Whether the list ``deals`` holds the objects of ``kept``, in order."""
+    cdef Py_ssize_t i, k = PyTuple_GET_SIZE(kept)
+    if type(deals) is not list or PyList_GET_SIZE(deals) != k:
+        return False
+    for i in range(k):
+        if PyList_GET_ITEM(deals, i) != PyTuple_GET_ITEM(kept, i):
+            return False
+    return True
+
+
+cdef int _encode_talk_kept(Out* out, _Offsets L, object game, object t, long viewer, long n, long turn) except -1:
+    """Write the talk block of ``viewer`` (:func:`_encode_talk`), copied from the kept one while it is the same."""
+    cdef _TalkKept e
+    cdef Py_ssize_t start = L.talk, count = L.size - L.talk, slot
+    cdef uint64_t v_claims, v_requests, v_stances, v_intents, v_broken, lost
+    if count <= 0 or start + count > out.size:
+        return _encode_talk(out, L, game, t, viewer, n, turn)
+    claims, requests, stances = get(t, TS_CLAIMS), get(t, TS_REQUESTS), get(t, TS_STANCES)
+    intents, broken, messages, deals = get(t, TS_INTENTS), get(t, TS_BROKEN), get(t, TS_MESSAGES), get(t, TS_DEALS)
+    if (type(claims) is not dict or type(requests) is not dict or type(stances) is not dict
+            or type(intents) is not dict or type(broken) is not dict or type(messages) is not list):
+        return _encode_talk(out, L, game, t, viewer, n, turn)
+    v_claims, v_requests, v_stances = obs_dict_version(claims), obs_dict_version(requests), obs_dict_version(stances)
+    v_intents, v_broken = obs_dict_version(intents), obs_dict_version(broken)
+    if v_claims == 0 or v_requests == 0 or v_stances == 0 or v_intents == 0 or v_broken == 0:
+        return _encode_talk(out, L, game, t, viewer, n, turn)
+    config = game.config
+    lost = _lost_mask(game.players, n)
+    slot = <Py_ssize_t>(((<uint64_t><size_t><PyObject*>t >> 4) * <uint64_t>0x9E3779B97F4A7C15
+                         + <uint64_t>viewer) % N_TALK_KEPT)
+    kept = _talk_kept[slot]
+    cdef Py_ssize_t nm = PyList_GET_SIZE(messages)
+    if kept is not None:
+        e = <_TalkKept>kept
+        if (e.talk is t and e.viewer == viewer and e.turn == turn and e.n == n and e.config is config
+                and e.start == start and e.count == count and e.lost == lost
+                and e.messages is messages and e.n_messages == nm and nm > 0
+                and PyList_GET_ITEM(messages, nm - 1) == <PyObject*>e.last
+                and e.claims is claims and e.v_claims == v_claims and e.requests is requests
+                and e.v_requests == v_requests and e.stances is stances and e.v_stances == v_stances
+                and e.intents is intents and e.v_intents == v_intents and e.broken is broken
+                and e.v_broken == v_broken and e.deals_list is deals and _same_deals(e.deals, deals)):
+            memcpy(out.o + start, e.block, sizeof(float) * count)
+            return 0
+    _encode_talk(out, L, game, t, viewer, n, turn)
+    if kept is None or (<_TalkKept>kept).count != count:
+        e = _TalkKept()
+        e.block = <float*>PyMem_Calloc(<size_t>count, sizeof(float))
+        if e.block == NULL:
+            raise MemoryError()
+        _talk_kept[slot] = e
+    else:
+        e = <_TalkKept>kept
+    memcpy(e.block, out.o + start, sizeof(float) * count)
+    e.talk, e.config, e.messages, e.deals_list = t, config, messages, deals
+    e.last = <object>PyList_GET_ITEM(messages, nm - 1) if nm > 0 else None
+    e.deals = tuple(deals) if type(deals) is list else ()
+    e.claims, e.requests, e.stances, e.intents, e.broken = claims, requests, stances, intents, broken
+    e.v_claims, e.v_requests, e.v_stances, e.v_intents, e.v_broken = v_claims, v_requests, v_stances, v_intents, v_broken
+    e.n_messages, e.start, e.count = nm, start, count
+    e.turn, e.viewer, e.n, e.lost = turn, viewer, n, lost
     return 0
 
 

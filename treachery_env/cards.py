@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 __all__ = ["CardDef", "TokenDef", "CARDS", "CARD_INDEX", "TOKENS", "DECKS", "RECOMMENDED_EXCLUSIONS", "card",
            "deck_list", "WALKER_CARDS",
@@ -77,31 +77,30 @@ class CardDef:
     loyalty: int = 0
     abilities: tuple = ()
 
-    @property
-    def is_land(self) -> bool:
-        """Whether the card is a land."""
-        return self.type == "land"
+    def __post_init__(self) -> None:
+        # what the card is, read at every priority check: plain attributes set once (the card is
+        # immutable), not properties (a Python call each time); not dataclass fields, so equality,
+        # hashing and repr are those of the fields
+        t = self.type
+        for name, value in (("is_land", t == "land"), ("is_creature", t == "creature"),
+                            ("is_planeswalker", t == "planeswalker"), ("is_instant", t == "instant"),
+                            ("instant_speed", t == "instant" or self.flash),
+                            ("priority_cast", t == "instant" or (self.flash and t != "land"))):
+            object.__setattr__(self, name, value)
 
-    @property
-    def is_creature(self) -> bool:
-        """Whether the card is a creature card."""
-        return self.type == "creature"
-
-    @property
-    def is_planeswalker(self) -> bool:
-        """Whether the card is a planeswalker card (CR 306)."""
-        return self.type == "planeswalker"
-
-    @property
-    def is_instant(self) -> bool:
-        """Whether the card is an instant."""
-        return self.type == "instant"
-
-    @property
-    def instant_speed(self) -> bool:
-        """Whether it may be cast whenever its controller has priority: an instant,
-        or a card with flash (CR 304.5, 702.8a); others need sorcery timing (CR 307.1)."""
-        return self.type == "instant" or self.flash
+    #: Whether the card is a land.
+    is_land: ClassVar[bool]
+    #: Whether the card is a creature card.
+    is_creature: ClassVar[bool]
+    #: Whether the card is a planeswalker card (CR 306).
+    is_planeswalker: ClassVar[bool]
+    #: Whether the card is an instant.
+    is_instant: ClassVar[bool]
+    #: Whether it may be cast whenever its controller has priority: an instant,
+    #: or a card with flash (CR 304.5, 702.8a); others need sorcery timing (CR 307.1).
+    instant_speed: ClassVar[bool]
+    #: Whether it can be cast outside sorcery timing from hand: an instant, or a nonland card with flash.
+    priority_cast: ClassVar[bool]
 
 
 @dataclass(frozen=True)

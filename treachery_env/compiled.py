@@ -3,7 +3,8 @@
 ``make install`` (``pip install -e .``) compiles, besides the observation
 encoder (``treachery_env/_observation.pyx``) and the seat-view builder
 (``treachery_env/_view.pyx``), the engine's modules and the
-other per-step modules listed in :data:`MODULES` with Cython, *unchanged*: the
+other per-step modules listed in :data:`MODULES` (the view, text and action
+helpers, the PettingZoo environment, the roles) with Cython, *unchanged*: the
 same Python source becomes a C extension next to it, which Python imports in
 preference to the ``.py``.  Each extension is optional: where no C compiler
 works, the install goes on and the ``.py`` files are used.
@@ -42,7 +43,8 @@ MODULES: tuple = tuple(
         "state", "game", "setup", "mulligan", "treachery", "costs", "turn", "priority", "stack", "targets",
         "triggers", "combat", "attackables", "zones", "effects", "state_based", "outcome", "talk", "replay",
         "clone")]
-    + ["treachery_env.identity_abilities", "treachery_env.view", "treachery_env.text", "treachery_env.actions"])
+    + ["treachery_env.identity_abilities", "treachery_env.view", "treachery_env.text", "treachery_env.actions",
+       "treachery_env.env", "treachery_env.rules"])
 
 #: Whether ``TREACHERY_PURE_PYTHON=1`` was set when the package was imported.
 PURE_PYTHON: bool = os.environ.get("TREACHERY_PURE_PYTHON") == "1"

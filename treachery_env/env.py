@@ -25,6 +25,8 @@ import numpy as np
 from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 from .config import GameConfig
 from .engine import Game
@@ -136,16 +138,24 @@ class raw_env(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if action is None:
-            raise ValueError(f"action None is only allowed for a finished agent; {agent} must act")
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise ValueError(f"action must be an int in [0, {self.layout.size}), got {action!r}")
+        if type(action) is not int:          # the common case is a plain int; the others are checked here
+            if action is None:
+                raise ValueError(f"action None is only allowed for a finished agent; {agent} must act")
+            if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+                raise ValueError(f"action must be an int in [0, {self.layout.size}), got {action!r}")
+            action = int(action)
         self._cumulative_rewards[agent] = 0.0
-        for a in self.agents:
-            self.rewards[a] = 0.0
-        self.game.step(int(action))
-        self._after_game_step()
-        self._accumulate_rewards()
+        g = self.game
+        g.step(action)
+        if g.is_over:
+            for a in self.agents:
+                self.rewards[a] = 0.0
+            self._after_game_step()
+            self._accumulate_rewards()
+        else:
+            # while the game runs every reward is 0 (rewards come at the end only), so
+            # zeroing ``rewards`` and adding them to ``_cumulative_rewards`` would change nothing
+            self._select(g, agent)
         if self.render_mode == "human":
             self.render()
 
@@ -164,19 +174,32 @@ class raw_env(AECEnv, EzPickle):
                 self.infos[a] = {"winners": sorted(g.winners), "truncated": bool(g.truncated)}
             self.agent_selection = self.agents[0]
             return
+        self._select(g, self.agent_selection if hasattr(self, "agent_selection") else None)
+
+    def _select(self, g: Game, prev: str | None) -> None:
+        """Select the seat deciding in ``g`` (running) and give it its info;
+        ``prev``, the agent selected before (None: none), loses its info if it is another."""
         seat = g.current_player
         agent = self.possible_agents[seat]
-        prev = self.agent_selection if hasattr(self, "agent_selection") else None
-        if prev is not None and prev in self.infos and prev != agent:
-            self.infos[prev] = {}
+        infos = self.infos
+        if prev is not None and prev != agent and prev in infos:
+            infos[prev] = {}
         info: dict[str, Any] = {"legal_actions": g.legal_actions()}
         if self.view_in_info:
             views = self._views
             if views is None or views.game is not g:
                 views = self._views = ViewBuilder(g)
             info["view"] = views.build(seat)
-        self.infos[agent] = info
+        infos[agent] = info
         self.agent_selection = agent
+
+    def last(self, observe: bool = True) -> tuple:
+        """``(observation, cumulative reward, terminated, truncated, info)`` of the
+        selected agent (PettingZoo's ``AECEnv.last``)."""
+        agent = self.agent_selection
+        assert agent is not None
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+                self.terminations[agent], self.truncations[agent], self.infos[agent])
 
     def _require_game(self) -> Game:
         if self.game is None:
@@ -301,6 +324,24 @@ class OrderEnforcingEnv(wrappers.OrderEnforcingWrapper):
             raise AttributeError("agent_selection cannot be accessed before reset")
         return self.env.last(observe)
 
+    def step(self, action: Any) -> None:
+        """The wrapped environment's ``step`` (the stock wrapper's checks: ``AssertionError``
+        before ``reset()``, a warning once no agent is left)."""
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        env = self.env
+        self._has_updated = True
+        if not env.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            env.step(action)
+
+    def agent_iter(self, max_iter: int = 2**63) -> "_OrderEnforcingIterable":
+        """The stock wrapper's ``agent_iter`` (the same checks), iterated without its chain of calls."""
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _OrderEnforcingIterable(self, max_iter)
+
     def observation_space(self, agent: str) -> gymnasium.spaces.Dict:
         """The wrapped environment's (shared) observation space."""
         return self.env.observation_space(agent)
@@ -308,6 +349,30 @@ class OrderEnforcingEnv(wrappers.OrderEnforcingWrapper):
     def action_space(self, agent: str) -> gymnasium.spaces.Discrete:
         """The wrapped environment's (shared) action space."""
         return self.env.action_space(agent)
+
+
+class _OrderEnforcingIterable(AECOrderEnforcingIterable):
+    """``agent_iter()`` of :class:`OrderEnforcingEnv`: iterates with :class:`_OrderEnforcingIterator`."""
+
+    def __iter__(self) -> "_OrderEnforcingIterator":
+        return _OrderEnforcingIterator(self.env, self.max_iter)
+
+
+class _OrderEnforcingIterator(AECOrderEnforcingIterator):
+    """PettingZoo's ``AECOrderEnforcingIterator`` in one call: the selected agent
+    until none is left or ``max_iter`` agents were given, asserting that the
+    loop stepped in between (the same checks and message)."""
+
+    def __next__(self) -> str:
+        wrapper = self.env
+        raw = wrapper.env
+        if not raw.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        agent = raw.agent_selection
+        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        wrapper._has_updated = False
+        return agent
 
 
 def env(**kwargs: Any) -> OrderEnforcingEnv:

@@ -112,7 +112,7 @@ from .engine.talk import TALK_KINDS, TalkMessage
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game
 
-__all__ = ["ObsLayout", "obs_layout", "encode", "encode_python", "ENCODER", "WALKER_FEATURES", "PLAYER_FEATURES",
+__all__ = ["ObsLayout", "obs_layout", "encode", "encode_python", "action_mask", "action_mask_python", "ENCODER", "WALKER_FEATURES", "PLAYER_FEATURES",
            "CREATURE_FEATURES", "TALK_SPEAKER_FEATURES", "TALK_PAIR_FEATURES", "DECISION_PURPOSES",
            "TARGET_TYPES", "MAX_TARGET_INDEX"]
 
@@ -684,28 +684,41 @@ def _encode_talk(game: "Game", viewer: int, o: array, L: ObsLayout) -> None:
         o[q + int(m.role)] = 1.0
 
 
-def _select_encoder() -> tuple[Any, str]:
-    """The encoder :func:`encode` is, and its name for :data:`ENCODER`: the
-    compiled one unless ``TREACHERY_PURE_PYTHON=1``, it is not built, or it is older
-    than ``_observation.pyx`` (then with a warning)."""
+def action_mask_python(options: list, size: int) -> np.ndarray:
+    """The legal-action mask of a decision's ``options`` (``(action, payload)``
+    pairs) in an action space of ``size``: a fresh int8 array of shape
+    ``(size,)``, 1 at every option's action (the reference of the compiled
+    ``treachery_env._observation.action_mask``)."""
+    buf = bytearray(size)
+    for a, _ in options:      # a few dozen bytes: cheaper than a numpy index array
+        buf[a] = 1
+    return np.frombuffer(buf, dtype=np.int8)
+
+
+def _select_encoder() -> tuple[Any, Any, str]:
+    """The encoder :func:`encode` and the mask builder :func:`action_mask` are, and
+    their name for :data:`ENCODER`: the compiled ones unless ``TREACHERY_PURE_PYTHON=1``,
+    they are not built, or they are older than ``_observation.pyx`` (then with a warning)."""
     if PURE_PYTHON:
-        return encode_python, "python"
+        return encode_python, action_mask_python, "python"
     pyx = Path(__file__).with_name("_observation.pyx")
     if is_stale(pyx, SLOTS_INCLUDE):
         warnings.warn("treachery_env._observation: the compiled encoder is older than _observation.pyx or "
                       "_slots.pxi, so the "
                       "Python encoder runs; `make install` (pip install -e .) compiles it again", RuntimeWarning,
                       stacklevel=2)
-        return encode_python, "python"
+        return encode_python, action_mask_python, "python"
     try:
-        from ._observation import encode as compiled
-    except ImportError:          # no C compiler at install time: the extension is optional (setup.py)
-        return encode_python, "python"
-    return compiled, "compiled"
+        from ._observation import action_mask as compiled_mask, encode as compiled
+    except ImportError:          # no C compiler at install time (the extension is optional, setup.py), or an old build
+        return encode_python, action_mask_python, "python"
+    return compiled, compiled_mask, "compiled"
 
 
-encode, ENCODER = _select_encoder()
+encode, action_mask, ENCODER = _select_encoder()
 """``encode(game, viewer) -> float32 (obs_layout(game.n).size,)``: the observation
 vector of ``viewer`` (a fresh array each call).  :data:`ENCODER` says which
 implementation it is: ``"compiled"`` (``treachery_env._observation``, Cython) or
-``"python"`` (:func:`encode_python`); both give the same bytes."""
+``"python"`` (:func:`encode_python`); both give the same bytes.
+``action_mask(options, size) -> int8 (size,)``: a decision's legal-action mask,
+from the same module (:func:`action_mask_python` in pure Python)."""

@@ -61,6 +61,15 @@ from .talk import TalkMixin, TalkState
 
 __all__ = ["Game"]
 
+_OBSERVATION: list = []     # [the treachery_env.observation module], once Game.observation first ran
+
+
+def _observation_module() -> Any:
+    """:mod:`treachery_env.observation` (imported on first use: it imports the engine's modules)."""
+    from .. import observation
+    _OBSERVATION.append(observation)
+    return observation
+
 
 class Game(SetupMixin,
            TreacheryMixin,
@@ -354,22 +363,27 @@ class Game(SetupMixin,
         """int8 vector of shape ``(layout.size,)``: 1 where the action is legal for
         :attr:`current_player` now; all zeros once the game is over.  A new
         array at every call (writable; the caller may keep it)."""
-        buf = bytearray(self.layout.size)
-        if self.decision is not None:
-            for a, _ in self.decision.options:      # a few dozen bytes: cheaper than a numpy index array
-                buf[a] = 1
-        return np.frombuffer(buf, dtype=np.int8)
+        d = self.decision
+        if d is None:
+            return np.zeros(self.layout.size, np.int8)
+        return (_OBSERVATION[0] if _OBSERVATION else _observation_module()).action_mask(d.options, self.layout.size)
 
     def legal_actions(self) -> list[int]:
         """Legal action indices for :attr:`current_player`, ascending."""
-        return [] if self.decision is None else sorted(a for a, _ in self.decision.options)
+        d = self.decision
+        if d is None:
+            return []
+        out = [a for a, _ in d.options]
+        out.sort()
+        return out
 
     def observation(self, seat: int) -> dict[str, np.ndarray]:
         """The environment's observation for ``seat``: ``{"observation": float32
         (obs_size,), "action_mask": int8 (layout.size,)}``; the mask is all zeros
         unless ``seat`` is deciding.  See :mod:`treachery_env.observation`."""
-        from ..observation import encode
-        mask = self.legal_action_mask() if self.current_player == seat else np.zeros(self.layout.size, np.int8)
+        encode = (_OBSERVATION[0] if _OBSERVATION else _observation_module()).encode
+        d = self.decision
+        mask = self.legal_action_mask() if d is not None and d.seat == seat else np.zeros(self.layout.size, np.int8)
         return {"observation": encode(self, seat), "action_mask": mask}
 
     def view(self, seat: int):

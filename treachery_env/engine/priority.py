@@ -124,8 +124,8 @@ class PriorityMixin:
         avail = p.mana_pool + p.lands - p.lands_tapped + tok["Treasure"]
         hand = p.hand
         for c in (hand if len(hand) <= MAX_HAND else hand[:MAX_HAND]):
-            t = c.type
-            if (t == "instant" or (c.flash and t != "land")) and c.cost <= avail and self.castable_targets(seat, c):
+            # priority_cast: an instant, or a nonland card with flash (CardDef)
+            if c.priority_cast and c.cost <= avail and self.castable_targets(seat, c):
                 return True
         for name in TOKEN_ABILITIES:
             if tok[name] and self._token_ability_ok(seat, name, avail, False):

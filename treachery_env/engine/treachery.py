@@ -51,9 +51,13 @@ class TreacheryMixin:
         face up (unveiled or revealed), or a player other than ``seat`` attacked a
         Leader player, earlier in the game."""
         own = self.players[seat].identity.uid
-        if any(u != own for u in self.revealed_identities):
-            return True
-        return any(s != seat for s in self.leader_attacked_by)
+        for u in self.revealed_identities:      # loops, not any(): no generator at every priority check
+            if u != own:
+                return True
+        for s in self.leader_attacked_by:
+            if s != seat:
+                return True
+        return False
 
     def can_unveil(self, seat: int, x: int = 0, ignore_cost: bool = False) -> bool:
         """Whether ``seat`` may take the unveil special action now with X = ``x``.
