@@ -418,3 +418,49 @@ def test_cli_rejects_bad_seed_reference_and_single_agent_crossplay(tmp_path, cap
     assert "nobody" in capsys.readouterr().err
     assert main(base + ["--agents", "random", "--mode", "crossplay"]) == 2
     assert "two different agents" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- paired comparison of two candidates
+def test_paired_delta_compares_two_candidates_seat_game_by_seat_game(tmp_path, capsys):
+    """Two candidates against the same reference on the same deals: the mean
+    of the second's win minus the first's in the same seat of the same deal,
+    per dealt role and overall (checked by hand from the games); a candidate
+    against itself is 0 exactly; other deals, another reference or another
+    mode are one-line errors; ``treachery compare`` prints the table."""
+    kw = dict(config=SMALL, games=24, seed=5, mode="substitution", reference="heuristic", progress=False,
+              record_beliefs=False, observer=False)
+    a = ev.evaluate(["random", "heuristic"], out_dir=tmp_path / "a", **kw)
+    b = ev.evaluate(["belief", "heuristic"], out_dir=tmp_path / "b", **kw)
+    res = ev.paired_delta(a, b)
+    assert (res["before"], res["after"], res["reference"]) == ("random", "belief", "heuristic")
+
+    def wins(r, label):
+        return {(g["env_seed"], g["lineup"].index(label)): (g["dealt_roles"][g["lineup"].index(label)],
+                                                             g["lineup"].index(label) in g["winners"])
+                for g in r["games"] if g["kind"] == "substitute"}
+    wa, wb = wins(a, "random"), wins(b, "belief")
+    assert set(wa) == set(wb) and len(wa) == 20
+    diffs = [int(wb[k][1]) - int(wa[k][1]) for k in wa]
+    assert res["roles"]["overall"]["n"] == 20
+    assert res["roles"]["overall"]["mean"] == pytest.approx(sum(diffs) / 20)
+    for role in ("Leader", "Assassin"):
+        d = [int(wb[k][1]) - int(wa[k][1]) for k in wa if wa[k][0] == role]
+        assert res["roles"][role]["n"] == len(d) and res["roles"][role]["mean"] == pytest.approx(sum(d) / len(d))
+    same = ev.paired_delta(a, a)["roles"]["overall"]
+    assert same["mean"] == 0 and same["lo"] == same["hi"] == 0
+    other_deals = ev.evaluate(["belief", "heuristic"], **dict(kw, seed=6))
+    with pytest.raises(ValueError, match="share no deal"):
+        ev.paired_delta(a, other_deals)
+    with pytest.raises(ValueError, match="same reference"):
+        ev.paired_delta(a, ev.evaluate(["heuristic", "random"], **dict(kw, reference="random")))
+    with pytest.raises(ValueError, match="needs substitution results"):
+        ev.paired_delta(a, dict(b, meta=dict(b["meta"], mode="rotate")))
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b" / "results.json")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("belief minus random, both in one seat of a heuristic table")
+    assert f"| after − before | {res['roles']['Leader']['mean']:+.3f}" in out
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "missing")]) == 2
+    assert "results file" in capsys.readouterr().err
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(ValueError, match="is not a results JSON"):
+        ev.read_results(tmp_path / "bad.json")

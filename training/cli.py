@@ -206,6 +206,14 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--results", nargs="*", default=[], help="results.json files or their folders")
     x.add_argument("--notes", default="", help="a file whose text goes under Notes in the card")
 
+    c = sub.add_parser("compare", help="two candidates evaluated on the same deals, seat-game by seat-game",
+                       description="Compare two substitution results against the same reference on the same "
+                                   "deals (evaluated with the same --seed, --games and game): per dealt role and "
+                                   "overall, the mean of AFTER's win minus BEFORE's in the same seat of the same "
+                                   "deal, with normal 95%% intervals.")
+    c.add_argument("before", help="results.json (or its folder) of the first candidate")
+    c.add_argument("after", help="results.json (or its folder) of the second candidate")
+
     from .play import add_arguments as add_play_arguments
     add_play_arguments(sub.add_parser(
         "play", help="play a game against bots in the terminal",
@@ -470,6 +478,24 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _compare(args: argparse.Namespace) -> int:
+    from .evaluate import paired_delta, read_results
+    try:
+        res = paired_delta(read_results(args.before), read_results(args.after))
+    except ValueError as err:
+        print(f"treachery compare: error: {err}", file=sys.stderr)
+        return 2
+    roles = list(res["roles"])
+    print(f"{res['after']} minus {res['before']}, both in one seat of a {res['reference']} table, "
+          "the same seat of the same deal (normal 95% intervals):")
+    print("| | " + " | ".join(roles) + " |")
+    print("|---" * (len(roles) + 1) + "|")
+    cells = [f"{c['mean']:+.3f} [{c['lo']:+.3f}, {c['hi']:+.3f}] n={c['n']}" if c["lo"] is not None
+             else f"{c['mean']:+.3f} n={c['n']}" for c in res["roles"].values()]
+    print("| after − before | " + " | ".join(cells) + " |")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``treachery`` command (``argv`` defaults to ``sys.argv[1:]``).
 
@@ -486,6 +512,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _train(args)
     if args.command == "export":
         return _export(args)
+    if args.command == "compare":
+        return _compare(args)
     if args.command == "play":
         from .play import play_cli
         return play_cli(args)

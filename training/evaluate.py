@@ -153,14 +153,14 @@ from treachery_env.env import raw_env
 from treachery_env.rules import Role, Team, role_distribution, team_of
 
 from . import social
-from .stats import Z95, wilson_interval
+from .stats import Z95, mean_interval, wilson_interval
 
 __all__ = [
     "Entrant", "GameTask", "GameRecord", "wilson_interval", "entrants_from_specs",
     "rotation_schedule", "substitution_schedule", "crossplay_schedule", "teammate_schedule", "dealt_roles", "MODES", "play_task", "run_tasks",
     "score_belief", "deduction_metrics", "summarize", "evaluate",
     "render_markdown", "write_results", "atomic_write_bytes", "per_role_table", "substitution_table", "format_delta",
-    "beats_in_every_role", "social_tables",
+    "beats_in_every_role", "social_tables", "paired_delta", "read_results",
 ]
 
 ROLES = (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)
@@ -900,6 +900,82 @@ def _delta(pairs: Sequence[tuple[int, int]]) -> dict:
     return {"pairs": n, "candidate_rate": float(a[:, 0].mean()), "reference_rate": float(a[:, 1].mean()),
             "delta": mean, "lo": max(-1.0, mean - Z95 * se) if n > 1 else None,
             "hi": min(1.0, mean + Z95 * se) if n > 1 else None}
+
+
+def read_results(path: str | os.PathLike) -> dict:
+    """The results dict of :func:`write_results` from its ``results.json`` or the folder holding it.
+
+    Raises:
+        ValueError: (one line) if the file is missing or is not a results JSON.
+    """
+    p = Path(path)
+    p = p / "results.json" if p.is_dir() else p
+    if not p.is_file():
+        raise ValueError(f"results file {str(p)!r} not found")
+    try:
+        res = json.loads(p.read_text())
+    except (ValueError, UnicodeDecodeError) as err:
+        raise ValueError(f"{str(p)!r} is not a results JSON ({type(err).__name__})") from err
+    if not isinstance(res, dict) or "meta" not in res or "games" not in res:
+        raise ValueError(f"{str(p)!r} is not a results JSON of treachery evaluate (no meta or games)")
+    return res
+
+
+def _substitute_wins(res: dict) -> tuple[str, dict]:
+    """The candidate's label and ``{(env_seed, seat): (dealt role, won)}`` of a
+    substitution result with one candidate."""
+    meta = res.get("meta", {})
+    if meta.get("mode") != "substitution":
+        raise ValueError(f"paired comparison needs substitution results, got mode {meta.get('mode')!r}")
+    ref = meta["reference"]
+    cands = [e["label"] for e in meta["entrants"] if e["label"] != ref]
+    if len(cands) != 1:
+        raise ValueError(f"paired comparison needs results with exactly one candidate, got {cands}")
+    out = {}
+    for g in res["games"]:
+        if g["kind"] != "substitute":
+            continue
+        seat = next(i for i, lab in enumerate(g["lineup"]) if lab != ref)
+        out[(g["env_seed"], seat)] = (g["dealt_roles"][seat], seat in g["winners"])
+    return cands[0], out
+
+
+def paired_delta(before: dict, after: dict) -> dict:
+    """Two candidates evaluated against the same reference on the same deals
+    (two substitution results with the same seed and game), compared seat-game
+    by seat-game: the mean of ``after``'s win minus ``before``'s in the same
+    seat of the same deal, per dealt role and overall, with normal 95%
+    intervals (the pairing removes the deal's luck, as the substitution delta
+    does against the reference).
+
+    Args:
+        before, after: results dicts of :func:`evaluate` (``results.json``),
+            ``mode="substitution"`` with one candidate each.
+
+    Returns:
+        ``{"before", "after" (labels), "reference", "roles": {role or
+        "overall": {"n", "mean", "lo", "hi"}}}``.
+
+    Raises:
+        ValueError: if either is not a one-candidate substitution result, the
+            references or game configurations differ, or no seat-game is in both.
+    """
+    for key in ("reference", "config"):
+        if before["meta"].get(key) != after["meta"].get(key):
+            raise ValueError(f"paired comparison needs the same {key} in both results: "
+                             f"{before['meta'].get(key)!r} vs {after['meta'].get(key)!r}")
+    a_label, a = _substitute_wins(before)
+    b_label, b = _substitute_wins(after)
+    shared = sorted(set(a) & set(b))
+    if not shared:
+        raise ValueError("the two results share no deal: evaluate both with the same --seed and --games")
+    diffs: dict[str, list[float]] = {}
+    for k in shared:
+        d = float(b[k][1]) - float(a[k][1])
+        diffs.setdefault(a[k][0], []).append(d)
+        diffs.setdefault("overall", []).append(d)
+    roles = {r: mean_interval(diffs[r]) for r in [*(ROLE_NAMES[x] for x in ROLES), "overall"] if r in diffs}
+    return {"before": a_label, "after": b_label, "reference": before["meta"]["reference"], "roles": roles}
 
 
 # --------------------------------------------------------------------------- the API

@@ -23,7 +23,7 @@ from agents.policy import load_checkpoint
 
 from agents.files import atomic_write_bytes
 
-from .evaluate import per_role_table, social_tables, substitution_table
+from .evaluate import per_role_table, read_results, social_tables, substitution_table
 
 __all__ = ["export_policy", "model_card", "training_summary", "throughput_text"]
 
@@ -239,13 +239,7 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
     meta = load_checkpoint(src)["meta"]
     if src.stat().st_size > MAX_SHIPPED_BYTES:
         raise ValueError(f"{str(src)!r} is {src.stat().st_size / 1e6:.1f} MB; shipped checkpoints must be < 20 MB")
-    res = []
-    for r in results:
-        p = Path(r)
-        p = p / "results.json" if p.is_dir() else p
-        if not p.is_file():
-            raise ValueError(f"results file {str(p)!r} not found")
-        res.append(json.loads(p.read_text()))
+    res = [read_results(r) for r in results]
     # a policy without its run's metrics.jsonl gets a card without the run's totals; an unreadable one is an error
     run = (training_summary(run_dir, meta.get("iteration"))
            if (Path(run_dir) / "metrics.jsonl").is_file() else None)
