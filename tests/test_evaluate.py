@@ -464,3 +464,49 @@ def test_paired_delta_compares_two_candidates_seat_game_by_seat_game(tmp_path, c
     (tmp_path / "bad.json").write_text("{not json")
     with pytest.raises(ValueError, match="is not a results JSON"):
         ev.read_results(tmp_path / "bad.json")
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="reads child processes from /proc (Linux)")
+def test_workers_of_a_killed_evaluation_end_with_it():
+    """SIGKILL of an evaluation with worker processes: its workers do not play
+    on as orphans, they exit within seconds."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    code = ("from training.evaluate import evaluate; from treachery_env import GameConfig; "
+            "evaluate(['random', 'random'], games=200000, workers=2, progress=False, record_beliefs=False, "
+            "observer=False, config=GameConfig(num_players=4, starting_life=10, max_turns=60))")
+    parent = subprocess.Popen([sys.executable, "-c", code])
+
+    def children(pid: int) -> set[int]:
+        try:
+            with open(f"/proc/{pid}/task/{pid}/children") as f:
+                return {int(c) for c in f.read().split()}
+        except FileNotFoundError:
+            return set()
+
+    def alive(pid: int) -> bool:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                return f.read().split(") ")[1][0] != "Z"
+        except FileNotFoundError:
+            return False
+
+    try:
+        deadline = time.time() + 120
+        while len(children(parent.pid)) < 3 and time.time() < deadline:   # two workers and the resource tracker
+            time.sleep(0.2)
+        kids = children(parent.pid)
+        assert len(kids) >= 2, kids
+        time.sleep(2.0)                                                    # the workers are playing
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+        deadline = time.time() + 20
+        while any(alive(k) for k in kids) and time.time() < deadline:
+            time.sleep(0.2)
+        assert not any(alive(k) for k in kids), [k for k in kids if alive(k)]
+    finally:
+        if parent.poll() is None:
+            parent.kill()
