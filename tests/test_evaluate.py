@@ -459,6 +459,12 @@ def test_paired_delta_compares_two_candidates_seat_game_by_seat_game(tmp_path, c
     out = capsys.readouterr().out
     assert out.startswith("belief minus random, both in one seat of a heuristic table")
     assert f"| after − before | {res['roles']['Leader']['mean']:+.3f}" in out
+    assert "note: only the" not in out
+    fewer = ev.evaluate(["belief", "heuristic"], out_dir=tmp_path / "c", **dict(kw, games=12))
+    assert ev.paired_delta(a, fewer)["shared"] == 12
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "c")]) == 0
+    assert "note: only the 12 seat-games of deals in both are compared (20 in BEFORE, 12 in AFTER)" in \
+        capsys.readouterr().out
     assert main(["compare", str(tmp_path / "a"), str(tmp_path / "missing")]) == 2
     assert "results file" in capsys.readouterr().err
     (tmp_path / "bad.json").write_text("{not json")

@@ -585,6 +585,9 @@ def test_init_starts_a_new_run_from_trained_weights(tmp_path):
         init_weights(wide, first["policy"])
     with pytest.raises(ValueError, match="^init: checkpoint .* does not exist"):
         init_weights(net, tmp_path / "missing.pt")
+    with pytest.raises(ValueError, match="^init: checkpoint .* does not exist"):     # before any folder is made
+        train(tiny(tmp_path / "d", init=str(tmp_path / "missing.pt")), progress=False)
+    assert not (tmp_path / "d").exists()
     second = train(cfg, progress=False)
     assert second["steps"] >= 300
     assert json.loads((tmp_path / "b" / "run" / "config.json").read_text())["init"] == first["policy"]

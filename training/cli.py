@@ -172,7 +172,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "metrics.jsonl go to the run directory.")
     t.add_argument("--config", default=None, help="TOML file of training settings (see training/config.py)")
     t.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                   help="override one setting, e.g. --set learning_rate=1e-4 --set game.num_players=6")
+                   help="override one setting (any field of training/config.py), e.g. --set learning_rate=1e-4 "
+                        "--set game.num_players=6; --set init=PATH starts from a checkpoint's weights, "
+                        "--set expert=lookahead distils the search bot (expert iteration)")
     t.add_argument("--run-dir", default=None,
                    help="run directory (default: the config's, or runs/train-<date>-<time>)")
     t.add_argument("--steps", type=int, default=None, help="learner agent-steps of the whole run (total_steps; the run stops "
@@ -493,6 +495,9 @@ def _compare(args: argparse.Namespace) -> int:
     cells = [f"{c['mean']:+.3f} [{c['lo']:+.3f}, {c['hi']:+.3f}] n={c['n']}" if c["lo"] is not None
              else f"{c['mean']:+.3f} n={c['n']}" for c in res["roles"].values()]
     print("| after − before | " + " | ".join(cells) + " |")
+    if res["shared"] < max(res["before_games"], res["after_games"]):
+        print(f"note: only the {res['shared']} seat-games of deals in both are compared ({res['before_games']} in "
+              f"BEFORE, {res['after_games']} in AFTER): were they run with the same --games?")
     return 0
 
 

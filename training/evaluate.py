@@ -973,7 +973,8 @@ def paired_delta(before: dict, after: dict) -> dict:
 
     Returns:
         ``{"before", "after" (labels), "reference", "roles": {role or
-        "overall": {"n", "mean", "lo", "hi"}}}``.
+        "overall": {"n", "mean", "lo", "hi"}}, "shared", "before_games",
+        "after_games"}`` (seat-games in both, and in each).
 
     Raises:
         ValueError: if either is not a one-candidate substitution result, the
@@ -994,7 +995,8 @@ def paired_delta(before: dict, after: dict) -> dict:
         diffs.setdefault(a[k][0], []).append(d)
         diffs.setdefault("overall", []).append(d)
     roles = {r: mean_interval(diffs[r]) for r in [*(ROLE_NAMES[x] for x in ROLES), "overall"] if r in diffs}
-    return {"before": a_label, "after": b_label, "reference": before["meta"]["reference"], "roles": roles}
+    return {"before": a_label, "after": b_label, "reference": before["meta"]["reference"], "roles": roles,
+            "shared": len(shared), "before_games": len(a), "after_games": len(b)}
 
 
 # --------------------------------------------------------------------------- the API

@@ -363,6 +363,8 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
     elif latest_checkpoint(run_dir) is not None or (run_dir / "metrics.jsonl").exists():
         raise ValueError(f"{str(run_dir)!r} already holds a run (checkpoints or metrics.jsonl); resume it with "
                          f"--resume or choose another --run-dir")
+    if config.init and not state and not Path(config.init).is_file():     # before the run folder is made
+        raise ValueError(f"init: checkpoint {config.init!r} does not exist or is not a file")
     run_dir.mkdir(parents=True, exist_ok=True)
     _clean_leftovers(run_dir)
     game_config = config.game_config()
