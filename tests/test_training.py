@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -611,3 +612,10 @@ def test_expert_iteration_with_the_lookahead_teacher(tmp_path):
     assert sum(e.stats["searched"] for e in experts) > 0
     result = train(cfg, progress=False)
     assert result["history"][0]["imitating"] == 1.0 and np.isfinite(result["history"][0]["imitation_loss"])
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (Path(__file__).parent.parent / "training" / "configs").glob("*.toml")))
+def test_every_shipped_config_loads(name):
+    """Each config in training/configs/ loads and validates (the README's recipes)."""
+    cfg = load_config(Path(__file__).parent.parent / "training" / "configs" / name)
+    assert cfg.run_dir.startswith("runs/") and cfg.game_config().num_players == 5
