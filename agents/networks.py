@@ -16,6 +16,16 @@ policy and belief logits are functions of the observations alone, so the
 actor still depends only on the seat's information set
 (``tests/test_networks.py`` checks it by changing the privileged input).
 Without that input (play time), ``value`` is ``None``.
+
+**Proposal input** (``EntityNet(prior="heuristic")``, residual policy
+learning: Silver et al. 2018, Johannink et al. 2019): the network also reads
+the action a rule-based bot (:data:`PRIOR_BOTS`) proposes at the same
+decision, computed by the caller from the same seat view
+(:class:`agents.policy.PolicyAgent`, :class:`training.rollout.Collector`),
+as one more feature of that action's key and a learned logit bonus.  The
+network decides; the proposal is an input of the seat's own information set,
+no search.  It lets training start at the bot's play and learn where to
+depart from it (the lookahead teacher's deviations, PPO).
 """
 
 from __future__ import annotations
@@ -26,10 +36,13 @@ import numpy as np
 import torch
 from torch import nn
 
-__all__ = ["PolicyNet", "EntityNet", "build_network", "ARCHITECTURES", "NUM_ROLES"]
+__all__ = ["PolicyNet", "EntityNet", "build_network", "ARCHITECTURES", "NUM_ROLES", "PRIOR_BOTS"]
 
 NUM_ROLES = 4                      # Role.LEADER, GUARDIAN, ASSASSIN, TRAITOR (values 0..3)
 MASKED = -1e9                      # logit given to illegal actions
+PRIOR_BOTS = ("heuristic",)
+"""Bots whose proposed action an :class:`EntityNet` may read (``prior=``): rule-based, no search."""
+PRIOR_BONUS_INIT = 3.0             # initial logit bonus of the proposed action (softmax odds ~20:1 per rival)
 
 
 def _check_sizes(**sizes: tuple[Any, int]) -> None:
@@ -94,6 +107,7 @@ class PolicyNet(nn.Module):
     """
 
     arch = "flat"
+    prior = None          # reads no proposal (see EntityNet)
 
     def __init__(self, obs_size: int, num_actions: int, num_players: int, hidden: int = 256,
                  privileged_size: int = 0):
@@ -128,7 +142,7 @@ class PolicyNet(nn.Module):
         return torch.zeros(batch, self.hidden)
 
     def forward(self, obs: torch.Tensor, h0: torch.Tensor, privileged: torch.Tensor | None = None,
-                mask: torch.Tensor | None = None
+                mask: torch.Tensor | None = None, prior: torch.Tensor | None = None
                 ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor, torch.Tensor]:
         """Run ``T`` consecutive decisions of ``B`` seats.
 
@@ -136,8 +150,8 @@ class PolicyNet(nn.Module):
             obs: float32 ``(T, B, D)`` (or ``(B, D)`` for one step).
             h0: float32 ``(B, H)``, the state before the first step.
             privileged: float32 ``(T, B, P)`` (or ``(B, P)``) for a privileged critic, else ignored.
-            mask: accepted for the same call as :class:`EntityNet` and ignored:
-                these logits are never masked.
+            mask, prior: accepted for the same call as :class:`EntityNet` and
+                ignored: these logits are never masked and read no proposal.
 
         Returns:
             ``(logits (T, B, A), value (T, B) or None, belief_logits (T, B, n-1, 4), h (B, H))``
@@ -194,6 +208,10 @@ class EntityNet(nn.Module):
       games): flat 0.882, the pointer score alone (commit 58cc884) 0.875,
       both 0.899 (blocked 0.40 / 0.65 / 0.57, discard 0.28 / 0.51 / 0.62,
       priority 0.94 / 0.94 / 0.96);
+    * with ``prior`` (a bot of :data:`PRIOR_BOTS`, see the module docstring),
+      the proposed action ``p`` also gets ``k_p += u`` (a learned ``E``
+      vector) and ``beta`` (a learned scalar, initially
+      :data:`PRIOR_BONUS_INIT`) added to its logit;
     * belief logits for relative seat ``i``: ``MLP(concat(z, player_i)) -> 4``;
     * value: the critic over ``z`` (privileged or not, see the module docstring).
 
@@ -204,19 +222,23 @@ class EntityNet(nn.Module):
         hidden: width ``H`` of the torso and the GRU state.
         entity: width ``E`` of each entity embedding.
         privileged_size: features of the privileged critic's extra input (0 = none).
+        prior: name of the bot (:data:`PRIOR_BOTS`) whose proposed action the
+            network reads (``forward(..., prior=)``), or None.
 
     Raises:
-        ValueError: for non-positive sizes, or sizes that are not this
-            ``treachery_env``'s layouts for ``num_players``.
+        ValueError: for non-positive sizes, sizes that are not this
+            ``treachery_env``'s layouts for ``num_players``, or an unknown ``prior``.
     """
 
     arch = "entity"
 
     def __init__(self, obs_size: int, num_actions: int, num_players: int, hidden: int = 256, entity: int = 64,
-                 privileged_size: int = 0):
+                 privileged_size: int = 0, prior: str | None = None):
         super().__init__()
         _check_sizes(obs_size=(obs_size, 1), num_actions=(num_actions, 1), num_players=(num_players, 2),
                      hidden=(hidden, 1), entity=(entity, 1), privileged_size=(privileged_size, 0))
+        if prior is not None and prior not in PRIOR_BOTS:
+            raise ValueError(f"prior must be one of {list(PRIOR_BOTS)} or None, got {prior!r}")
         from treachery_env.actions import ActionLayout
         from treachery_env.observation import obs_layout
         n = num_players
@@ -228,6 +250,9 @@ class EntityNet(nn.Module):
                        "hidden": hidden, "entity": entity}
         if privileged_size:
             self.kwargs["privileged_size"] = privileged_size
+        if prior is not None:
+            self.kwargs["prior"] = prior
+        self.prior = prior
         self.hidden, self.num_players, E = hidden, n, entity
         idx = _EntityIndex(L, AL)
         self.register_buffer("global_idx", idx.global_idx, persistent=False)
@@ -251,6 +276,9 @@ class EntityNet(nn.Module):
         nn.init.zeros_(self.score.bias)
         self.belief_head = nn.Sequential(nn.Linear(2 * hidden + E, E), nn.ReLU(), nn.Linear(E, NUM_ROLES))
         self.critic = _Critic(2 * hidden, privileged_size, hidden)
+        if prior is not None:
+            self.prior_key = nn.Parameter(torch.zeros(E))
+            self.prior_bonus = nn.Parameter(torch.tensor(PRIOR_BONUS_INIT))
 
     def initial_state(self, batch: int) -> torch.Tensor:
         """Zero recurrent state, float32 ``(batch, H)``."""
@@ -274,35 +302,51 @@ class EntityNet(nn.Module):
         """Masked mean over the slot axis: ``(..., S, E), (..., S) -> (..., E)``."""
         return (x * present.unsqueeze(-1)).sum(-2) / present.sum(-1, keepdim=True).clamp(min=1.0)
 
-    def _score(self, table: torch.Tensor, z: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+    def _score(self, table: torch.Tensor, z: torch.Tensor, mask: torch.Tensor | None,
+               prior: torch.Tensor | None) -> torch.Tensor:
         """Action logits ``(..., A)`` from the entity table ``(..., R, E)`` and ``z``; with a
         mask, only the legal actions are scored (the others get :data:`MASKED`), which
-        is what makes training affordable: a few legal actions of ``A``."""
+        is what makes training affordable: a few legal actions of ``A``.  ``prior``
+        (int64 ``(...)``, -1 = none) is the proposed action of each row, read only
+        by a network made with ``prior``."""
         kt, ke = table, self.action_emb                                          # (..., R, E), (A, E)
         q = self.query(z)                                                        # (..., E)
         base = self.index_head(z)                                                # (..., A)
+        use_prior = self.prior is not None and prior is not None
         if mask is None:
             keys = kt[..., self.action_ref, :] + ke                              # (..., A, E)
+            if use_prior:
+                hit = (torch.arange(ke.shape[0], device=z.device) == prior.unsqueeze(-1)).to(z.dtype)
+                keys = keys + hit.unsqueeze(-1) * self.prior_key
+                base = base + hit * self.prior_bonus
             return self.score(torch.relu(keys + q.unsqueeze(-2))).squeeze(-1) + base
         lead = z.shape[:-1]
         m = mask.reshape(-1, mask.shape[-1]).bool()
         row, act = m.nonzero(as_tuple=True)
         kt = kt.reshape(-1, *kt.shape[-2:])
         pre = kt[row, self.action_ref[act]] + ke[act] + q.reshape(-1, q.shape[-1])[row]
+        if use_prior:
+            hit = (prior.reshape(-1)[row] == act).to(z.dtype)                    # (legal,)
+            pre = pre + hit.unsqueeze(-1) * self.prior_key
         vals = self.score(torch.relu(pre)).squeeze(-1) + base.reshape(-1, base.shape[-1])[row, act]
+        if use_prior:
+            vals = vals + hit * self.prior_bonus
         out = torch.full(m.shape, MASKED, dtype=vals.dtype, device=vals.device)
         out = out.index_put((row, act), vals)
         return out.reshape(*lead, mask.shape[-1])
 
     def forward(self, obs: torch.Tensor, h0: torch.Tensor, privileged: torch.Tensor | None = None,
-                mask: torch.Tensor | None = None
+                mask: torch.Tensor | None = None, prior: torch.Tensor | None = None
                 ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor, torch.Tensor]:
         """Run ``T`` consecutive decisions of ``B`` seats (same contract as :meth:`PolicyNet.forward`).
 
         ``mask`` (``(T, B, A)`` or ``(B, A)``, nonzero = legal), when given, limits
         the scoring to legal actions: the returned logits are then already
         masked (illegal ones are :data:`MASKED`), and equal to the unmasked
-        logits at the legal actions.
+        logits at the legal actions.  ``prior`` (int64 ``(T, B)`` or ``(B,)``: the
+        action the ``prior`` bot proposes, -1 = none) is read by a network made
+        with ``prior`` (and ignored otherwise); None means no proposal anywhere.
+        It changes only the policy logits, never the value or the beliefs.
 
         Returns:
             ``(logits (T, B, A), value (T, B) or None, belief_logits (T, B, n-1, 4), h (B, H))``
@@ -315,6 +359,8 @@ class EntityNet(nn.Module):
                 privileged = privileged.unsqueeze(0)
             if mask is not None:
                 mask = mask.unsqueeze(0)
+            if prior is not None:
+                prior = prior.unsqueeze(0)
         n = self.num_players
         cre, cre_p = self._slots(obs, "creatures")                     # (T, B, 20n, E)
         walk, walk_p = self._slots(obs, "walkers")
@@ -331,7 +377,7 @@ class EntityNet(nn.Module):
         z, h = _run_core(self.core, e, h0)
         # entity table in ActionLayout reference order: none, players, creatures, walkers, hand, stack, other
         table = torch.cat([torch.zeros_like(players[..., :1, :]), players, cre, walk, hand, stack, other], dim=-2)
-        logits = self._score(table, z, mask)
+        logits = self._score(table, z, mask, prior)
         zb = z.unsqueeze(-2).expand(*z.shape[:-1], n - 1, z.shape[-1])
         belief = self.belief_head(torch.cat([zb, players[..., 1:, :]], dim=-1))
         value = self.critic(z, privileged)

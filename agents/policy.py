@@ -248,7 +248,10 @@ class PolicyAgent(BaseAgent):
 
     Acts from the observation vector and mask alone (its own information set),
     carrying the recurrent state across its decisions of a game; samples from
-    the masked policy (``greedy=True``: the most probable legal action).
+    the masked policy (``greedy=True``: the most probable legal action).  A
+    network made with a proposal input (``model_kwargs["prior"]``, see
+    :mod:`agents.networks`) also reads the action that bot proposes from
+    ``info["view"]`` at each decision; the bot is made and reset with this one.
 
     Args:
         path: a checkpoint from :func:`save_checkpoint`.
@@ -259,7 +262,8 @@ class PolicyAgent(BaseAgent):
         ValueError: for an unreadable or incompatible checkpoint, including one
             trained with another observation or action layout
             (:func:`check_layout`); in ``act``, for an observation of another
-            size than the network's (a table of another number of players).
+            size than the network's (a table of another number of players), or
+            no ``info["view"]`` for a network that reads a proposal.
 
     Note:
         Making a PolicyAgent sets torch to one intra-op thread in this process
@@ -281,6 +285,10 @@ class PolicyAgent(BaseAgent):
         self.h = self.net.initial_state(1)
         self._belief: torch.Tensor | None = None     # belief logits (n-1, 4) of the last decision
         self._config_checked = False                 # check_config ran, or act compared info["view"]
+        self.prior_bot: BaseAgent | None = None      # proposes an action the network reads (model_kwargs["prior"])
+        if self.net.kwargs.get("prior"):
+            from . import make
+            self.prior_bot = make(self.net.kwargs["prior"], seed=seed)
 
     def num_players(self) -> int:
         """The table size the policy was trained for: it plays no other."""
@@ -311,6 +319,8 @@ class PolicyAgent(BaseAgent):
         super().reset(seat)
         self.h = self.net.initial_state(1)
         self._belief = None
+        if self.prior_bot is not None:
+            self.prior_bot.reset(seat)
 
     @torch.inference_mode()
     def act(self, observation: dict, info: dict) -> int:
@@ -329,7 +339,13 @@ class PolicyAgent(BaseAgent):
             raise ValueError(f"observation has shape {obs.shape}; this policy was trained on ({d},) "
                              f"({self.net.num_players} players)")
         mask = torch.from_numpy(np.asarray(observation["action_mask"]))[None]
-        logits, _, belief, self.h = self.net(torch.from_numpy(obs)[None], self.h, mask=mask)
+        prior = None
+        if self.prior_bot is not None:
+            if not isinstance(info, dict) or info.get("view") is None:
+                raise ValueError(f"policy {self.path!r} reads the {self.net.kwargs['prior']!r} bot's proposal, "
+                                 f"which needs info['view'] (an environment made with view_in_info=True)")
+            prior = torch.tensor([int(self.prior_bot.act(observation, info))])
+        logits, _, belief, self.h = self.net(torch.from_numpy(obs)[None], self.h, mask=mask, prior=prior)
         self._belief = belief[0]
         lg = logits[0].numpy()[legal].astype(np.float64)
         if self.greedy:

@@ -229,3 +229,111 @@ def test_entity_rollouts_and_updates_learn_the_expert(tmp_path):
     m = torch.from_numpy(batch["mask"][:4])
     lg = col.net(o, col.net.initial_state(4), mask=m)[0]
     assert torch.equal(masked_logits(lg, m), lg)
+
+
+# --------------------------------------------------------------------------- the proposal input (residual policy)
+def _prior_net(n: int = 5, seed: int = 0) -> EntityNet:
+    torch.manual_seed(seed)
+    return EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=32, entity=16, privileged_size=4 * n,
+                     prior="heuristic").eval()
+
+
+def test_the_proposal_changes_only_the_proposed_actions_logit():
+    """``prior=p`` adds to action p's key and logit alone: every other logit, the
+    value, the beliefs and the recurrent state are those of ``prior=-1``; the
+    masked and unmasked paths agree; a network without ``prior`` ignores it."""
+    n = 5
+    net = _prior_net(n)
+    with torch.no_grad():
+        net.prior_key.normal_()                  # a trained-looking key, not the zero initial one
+    states = _states(n)
+    obs = torch.from_numpy(np.stack([o["observation"] for o, _, _ in states]))
+    mask = torch.from_numpy(np.stack([o["action_mask"] for o, _, _ in states]))
+    priv = torch.from_numpy(np.stack([privileged_features(g, s) for _, g, s in states]))
+    B = len(states)
+    h0 = net.initial_state(B)
+    prop = torch.tensor([int(np.flatnonzero(m)[-1]) for m in mask.numpy()])
+    none = torch.full((B,), -1)
+    with torch.no_grad():
+        l0, v0, b0, h_0 = net(obs, h0, priv, mask=mask, prior=none)
+        l1, v1, b1, h_1 = net(obs, h0, priv, mask=mask, prior=prop)
+        u1 = net(obs, h0, priv, prior=prop)[0]
+    hit = torch.zeros_like(mask, dtype=torch.bool)
+    hit[torch.arange(B), prop] = True
+    assert torch.equal(l0[~hit], l1[~hit])
+    assert torch.all(l1[hit] != l0[hit])
+    torch.testing.assert_close(u1[mask.bool()], l1[mask.bool()], rtol=1e-5, atol=1e-5)
+    assert torch.equal(v0, v1) and torch.equal(b0, b1) and torch.equal(h_0, h_1)
+    torch.testing.assert_close(l0, net(obs, h0, priv, mask=mask)[0])    # None: no proposal anywhere
+    plain = _entity(n)
+    assert torch.equal(plain(obs, h0, priv, mask=mask)[0], plain(obs, h0, priv, mask=mask, prior=prop)[0])
+    with pytest.raises(ValueError, match="prior must be one of"):
+        EntityNet(obs_layout(n).size, ActionLayout(n).size, n, prior="lookahead")
+
+
+def test_a_policy_with_a_proposal_input_plays_from_its_view(tmp_path):
+    """The bot makes its own heuristic proposer (reset with it), refuses to act
+    without ``info["view"]`` (one line), keeps to its information set, and a
+    network whose proposal bonus dominates plays exactly the heuristic bot."""
+    from agents import make, play_game
+    from agents.heuristic import HeuristicAgent
+    from test_training import assert_policy_uses_only_its_information_set
+
+    n = 5
+    cfg = GameConfig(num_players=n)
+    net = _prior_net(n, seed=2)
+    path = save_checkpoint(tmp_path / "p.pt", net, cfg.to_dict())
+    bot = make(f"policy:{path}", seed=1)
+    assert isinstance(bot.prior_bot, HeuristicAgent) and bot.net.kwargs["prior"] == "heuristic"
+    o, g, s = _states(n, 1)[0]
+    bot.reset(s)
+    with pytest.raises(ValueError, match=r"reads the 'heuristic' bot's proposal, which needs info\['view'\]"):
+        bot.act(o, {})
+    from training.model_card import model_card
+    assert "proposal input (at every decision the network also reads the action the `heuristic` bot proposes" \
+        in model_card(path, "p")
+    assert_policy_uses_only_its_information_set(path, n)
+    with torch.no_grad():
+        net.prior_bonus.fill_(1e4)
+    path = save_checkpoint(tmp_path / "copy.pt", net, cfg.to_dict())
+    a = play_game([make(f"policy:{path}", seed=0)] + [make("heuristic", seed=s) for s in range(1, n)], seed=5,
+                  config=cfg)
+    b = play_game([make("heuristic", seed=s) for s in range(n)], seed=5, config=cfg)
+    assert a == b
+
+
+def test_rollouts_record_the_proposals_the_network_read(tmp_path):
+    """With ``prior = "heuristic"`` every policy seat's decision records the
+    heuristic's proposal (equal to the heuristic expert's label), the update
+    trains on it, and ``init`` from a checkpoint without the input loads every
+    shared weight and keeps the proposal's initial parameters."""
+    from test_training import _sizes
+    from training.ppo import init_weights
+
+    with pytest.raises(ValueError, match="prior"):
+        TrainConfig(prior="heuristic")                  # arch = 'flat'
+    with pytest.raises(ValueError, match="prior"):
+        TrainConfig(arch="entity", prior="random")
+    cfg = tiny(tmp_path, arch="entity", entity=16, privileged_critic=True, prior="heuristic", imitation=0.5,
+               epochs=1, opponents={"self": 1, "heuristic": 1}, solo=0.5)
+    torch.manual_seed(0)
+    col = Collector(cfg, seed=1)
+    assert col.net.kwargs["prior"] == "heuristic"
+    batch, _, _ = col.collect(400, label_expert=True)
+    assert np.all(batch["prior"] >= 0) and np.array_equal(batch["prior"], batch["expert"])
+    assert np.all(batch["mask"][np.arange(len(batch["prior"])), batch["prior"]] == 1)
+    opt = torch.optim.Adam(col.net.parameters(), lr=1e-3)
+    before = col.net.prior_bonus.item()
+    out = ppo_update(col.net, opt, batch, cfg, np.random.default_rng(0), anchor=0.5)
+    assert np.isfinite(out["policy_loss"]) and col.net.prior_bonus.item() != before
+    plain_cfg = tiny(tmp_path, arch="entity", entity=16, privileged_critic=True)
+    plain = build_network(plain_cfg.network_kwargs(*_sizes()))
+    path = save_checkpoint(tmp_path / "plain.pt", plain, plain_cfg.game_config().to_dict())
+    net = build_network(cfg.network_kwargs(*_sizes()))
+    init_weights(net, path)
+    for k, v in plain.state_dict().items():
+        assert torch.equal(net.state_dict()[k], v)
+    assert net.prior_bonus.item() == 3.0 and torch.all(net.prior_key == 0)
+    with pytest.raises(ValueError, match=r"differs from the config's in \['entity'\]"):
+        init_weights(build_network(tiny(tmp_path, arch="entity", entity=8, privileged_critic=True,
+                                        prior="heuristic").network_kwargs(*_sizes())), path)

@@ -544,6 +544,8 @@ def assert_policy_uses_only_its_information_set(path, n: int = 5) -> None:
     from scenario import random_game
     from test_information_sets import _permute_hidden
 
+    from treachery_env.view import ViewBuilder
+
     checked = 0
     for seed in range(8):
         g = random_game(seed, 40 + 30 * seed, n=n, max_turns=60)
@@ -553,13 +555,13 @@ def assert_policy_uses_only_its_information_set(path, n: int = 5) -> None:
         bot = PolicyAgent(path, seed=seed)
         bot.reset(s)
         ref = copy.deepcopy(bot)
-        want = ref.act(g.observation(s), {})
+        want = ref.act(g.observation(s), {"view": ViewBuilder(g).build(s)})
         assert g.observation(s)["action_mask"][want]
         rng = random.Random(seed)
         for _ in range(3):
             other = copy.deepcopy(bot)
             h = _permute_hidden(g, s, rng)
-            assert other.act(h.observation(s), {}) == want
+            assert other.act(h.observation(s), {"view": ViewBuilder(h).build(s)}) == want
             assert other.beliefs() == ref.beliefs()
             checked += 1
     assert checked >= 12

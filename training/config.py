@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import agents
+from agents.networks import PRIOR_BOTS
 from treachery_env import GameConfig
 
 __all__ = ["TrainConfig", "OPPONENT_KINDS", "load_config", "parse_override"]
@@ -109,6 +110,10 @@ class TrainConfig:
         entity: width of the entity embeddings ("entity" only).
         privileged_critic: the value head also reads every seat's true role
             (training only; the actor never does).
+        prior: "" (none) or a bot of :data:`agents.networks.PRIOR_BOTS`
+            ("heuristic") whose proposed action the network reads at every
+            decision, in training and at play time ("entity" only; residual
+            policy learning, see :mod:`agents.networks`).
 
     Game:
         game: :class:`GameConfig` fields (default 5 players, standard rules).
@@ -150,6 +155,7 @@ class TrainConfig:
     hidden: int = 256
     entity: int = 64
     privileged_critic: bool = False
+    prior: str = ""
     game: dict = field(default_factory=lambda: {"num_players": 5})
 
     def __post_init__(self) -> None:
@@ -198,6 +204,9 @@ class TrainConfig:
         need(self.anchor_schedule in ("constant", "linear"), "anchor_schedule", "'constant' or 'linear'")
         need(self.arch in ("flat", "entity"), "arch", "'flat' or 'entity'")
         need(isinstance(self.privileged_critic, bool), "privileged_critic", "true or false")
+        need(self.prior in ("", *PRIOR_BOTS), "prior", f"\"\" (none) or one of {list(PRIOR_BOTS)}")
+        need(not self.prior or self.arch == "entity", "prior", "\"\" with arch = 'flat' (only the entity "
+             "network reads a proposal)")
         experts = sorted(set(agents.available()) - {"human", "policy", "random"})
         need(self.expert in experts, "expert", f"one of {experts}")
         need(isinstance(self.game, dict), "game", "a table of GameConfig fields")
@@ -217,6 +226,8 @@ class TrainConfig:
             kw = {"arch": "entity", **kw, "entity": self.entity}
         if self.privileged_critic:
             kw["privileged_size"] = 4 * n          # training.rollout.privileged_features
+        if self.prior:
+            kw["prior"] = self.prior
         return kw
 
     def anchor_coef(self, progress: float) -> float:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -100,6 +100,11 @@ def _deduction_table(res: dict, label: str) -> str:
     return "\n".join(lines)
 
 
+def _count(v: Any) -> str:
+    """An integer with thousands separators, or ``?`` when the checkpoint does not record it."""
+    return f"{v:,}" if isinstance(v, int) else "?"
+
+
 def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (), run: dict | None = None,
                notes: str = "", load_path: str | None = None) -> str:
     """The model card (markdown) of a shipped policy.
@@ -130,14 +135,17 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
                f"GRU {kw['hidden']}, {kw['num_actions']} actions")
     critic = (f"; privileged critic (the value head also reads every seat's true role, {kw['privileged_size']} "
               "features, in training only)" if kw.get("privileged_size") else "")
+    if kw.get("prior"):
+        critic += (f"; proposal input (at every decision the network also reads the action the `{kw['prior']}` "
+                   "bot proposes from the same seat view, and decides; no search)")
     out = [f"# Model card: `{name}`", "",
            f"A self-play PPO policy for {gc['num_players']}-player Treachery (recurrent actor-critic with a "
            "role-belief head). Load it with "
            f"`agents.make(\"policy:{load_path or f'checkpoints/{name}/policy.pt'}\")`.", "",
            "## Facts", "",
            f"* network: {net}{critic}; {params:,} parameters; file {size / 1e6:.1f} MB",
-           f"* training: {meta.get('steps', '?'):,} learner agent-steps in {meta.get('iteration', '?')} "
-           f"iterations, {meta.get('games', '?'):,} games, {meta.get('wall_s', 0) / 3600:.2f} h wall time",
+           f"* training: {_count(meta.get('steps'))} learner agent-steps in {_count(meta.get('iteration'))} "
+           f"iterations, {_count(meta.get('games'))} games, {meta.get('wall_s', 0) / 3600:.2f} h wall time",
            *([f"* warm start: the run began from the weights of `{tc['init']}` (the steps and hours above are "
               "this run's alone)"] if tc.get("init") else []),
            f"* machine: {meta.get('machine', '?')}",

@@ -150,7 +150,7 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
             obs = t["obs"][flat]                                           # (L, C, D)
             h0 = t["h"][flat[0]]
             mask = t["mask"][flat]
-            logits, value, belief, _ = net(obs, h0, t["priv"][flat], mask=mask)
+            logits, value, belief, _ = net(obs, h0, t["priv"][flat], mask=mask, prior=t["prior"][flat])
             logits = masked_logits(logits, mask)
             logp_all = torch.log_softmax(logits, dim=-1)
             act = t["action"][flat]
@@ -478,6 +478,10 @@ def init_weights(net: torch.nn.Module, path: str | os.PathLike) -> None:
     ``ckpt_*.pt``) into ``net`` (``TrainConfig.init``: a new run that starts
     from trained weights).
 
+    A checkpoint without a proposal input may start a network with one
+    (``prior``, :mod:`agents.networks`): every shared weight is loaded and the
+    proposal's own parameters keep their initial values.
+
     Raises:
         ValueError: (one line) if the file is not a loadable checkpoint, or its
             network (``model_kwargs``: architecture, sizes, observation and
@@ -487,12 +491,18 @@ def init_weights(net: torch.nn.Module, path: str | os.PathLike) -> None:
         payload = load_checkpoint(path)
     except ValueError as err:
         raise ValueError(f"init: {_first_line(err)}") from err
-    if payload["model_kwargs"] != net.kwargs:
-        diff = sorted(k for k in set(payload["model_kwargs"]) | set(net.kwargs)
-                      if payload["model_kwargs"].get(k) != net.kwargs.get(k))
+    theirs = dict(payload["model_kwargs"])
+    adds_prior = "prior" in net.kwargs and "prior" not in theirs
+    if adds_prior:
+        theirs["prior"] = net.kwargs["prior"]
+    if theirs != net.kwargs:
+        diff = sorted(k for k in set(theirs) | set(net.kwargs) if theirs.get(k) != net.kwargs.get(k))
         raise ValueError(f"init: the network of {str(path)!r} differs from the config's in {diff} "
                          f"({[payload['model_kwargs'].get(k) for k in diff]} vs {[net.kwargs.get(k) for k in diff]})")
-    net.load_state_dict(payload["model_state"])
+    missing, unexpected = net.load_state_dict(payload["model_state"], strict=not adds_prior)
+    if missing and set(missing) - {"prior_key", "prior_bonus"} or unexpected:
+        raise ValueError(f"init: the weights of {str(path)!r} do not fit the config's network "
+                         f"(missing {sorted(missing)}, unexpected {sorted(unexpected)})")
 
 
 def _budget_spent(config: TrainConfig, wall: float, iter_s: float) -> bool:

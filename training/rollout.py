@@ -23,6 +23,11 @@ reset at the start of each game) would take in the same state, for the
 imitation phase and the behaviour-cloning anchor of :func:`training.ppo.train`
 (DAgger, Ross et al. 2011: the learner's own states, the expert's actions).  ``-1`` when not labelled.
 
+Proposals (a network made with ``prior``, :mod:`agents.networks`): at each
+decision of a policy seat (learner or pool), the action the ``prior`` bot (one
+per policy seat, reset at the start of each game, given the seat's view as a
+bot is) proposes; the network reads it, and ``prior`` records it for the update.
+
 Belief labels: at each learner decision, the true current role of every other
 seat that is face down and still in the game (relative seat order), ``-1``
 otherwise.  They are privileged and used only as the auxiliary loss's targets,
@@ -85,6 +90,7 @@ class _Slot:
     h: dict = field(default_factory=dict)          # seat -> recurrent state (H,) of policy seats
     seg: dict = field(default_factory=dict)        # learner seat -> step indices of its open segment
     experts: dict = field(default_factory=dict)    # learner seat -> expert bot labelling its decisions
+    priors: dict = field(default_factory=dict)     # policy seat -> bot proposing the action its network reads
     roles: list = field(default_factory=list)      # dealt roles
     decisions: int = 0
     views: Any = None                              # ViewBuilder of the game, for the bots' info["view"]
@@ -218,6 +224,11 @@ class Collector:
             for s in slot.seg:
                 slot.experts[s] = agents.make(self.config.expert, seed=int(self.rng.integers(2**31 - 1)))
                 slot.experts[s].reset(s)
+        slot.priors = {}
+        if self.net.prior is not None:
+            for s in slot.h:
+                slot.priors[s] = agents.make(self.net.prior, seed=int(self.rng.integers(2**31 - 1)))
+                slot.priors[s].reset(s)
         slot.roles = [Role(p.identity.role) for p in slot.env.game.players]
         slot.decisions = 0
         slot.views = ViewBuilder(slot.env.game)
@@ -269,13 +280,23 @@ class Collector:
         return out
 
     # ------------------------------------------------------------------ collect
-    def _expert_action(self, slot: _Slot, seat: int, obs: dict) -> int:
-        """What the seat's expert bot would do now (DAgger label), given the seat's observation dict."""
+    def _expert_action(self, slot: _Slot, seat: int, obs: dict, inputs: tuple | None = None) -> int:
+        """What the seat's expert bot would do now (DAgger label), given the seat's
+        observation dict (``inputs``: its bot inputs, when already made)."""
         expert = slot.experts[seat]
-        a = int(expert.act(*self._bot_inputs(slot, seat, expert, obs)))
+        a = int(expert.act(*(inputs or self._bot_inputs(slot, seat, expert, obs))))
         if not obs["action_mask"][a]:
             raise RuntimeError(f"expert {self.config.expert!r} chose illegal action {a}")
         return a
+
+    def _proposals(self, items: list, obs_dicts: list) -> tuple[torch.Tensor | None, list]:
+        """The ``prior`` bots' proposed actions for waiting policy seats, int64 ``(B,)``
+        (None for a network without ``prior``), and each seat's bot inputs (or None)."""
+        if self.net.prior is None:
+            return None, [None] * len(items)
+        inputs = [self._bot_inputs(slot, seat, slot.priors[seat], o) for (slot, seat), o in zip(items, obs_dicts)]
+        acts = [int(slot.priors[seat].act(*x)) for (slot, seat), x in zip(items, inputs)]
+        return torch.tensor(acts, dtype=torch.int64), inputs
 
     @torch.no_grad()
     def collect(self, num_steps: int, label_expert: bool = False) -> tuple[dict, list, dict]:
@@ -293,6 +314,7 @@ class Collector:
             float32 (N,), ``h`` float32 (N, H) (recurrent state before the
             step), ``belief_label`` int8 (N, n-1) (-1 = not scored), and
             ``expert`` int64 (N,) (the expert's action, -1 = not labelled),
+            ``prior`` int64 (N,) (the proposal the network read, -1 = none),
             ``priv`` float32 (N, 4n) (:func:`privileged_features`, for the critic),
             ``segments`` int64 (S, 2) of ``(start, length)``; ``games`` the
             :class:`GameStat` of games finished; ``info`` timing and counts.
@@ -317,16 +339,19 @@ class Collector:
                 priv = np.stack([privileged_features(slot.env.game, seat) for slot, seat in items]) \
                     if key is LEARNER else None
                 mask_t = torch.from_numpy(mask)
-                logits, value, _, h_new = net(obs, h, None if priv is None else torch.from_numpy(priv), mask=mask_t)
+                prior, inputs = self._proposals(items, obs_dicts)
+                logits, value, _, h_new = net(obs, h, None if priv is None else torch.from_numpy(priv), mask=mask_t,
+                                              prior=prior)
                 logits = masked_logits(logits, mask_t)
                 logp_all = torch.log_softmax(logits, dim=-1)
                 actions = torch.multinomial(logp_all.exp(), 1, generator=self.gen).squeeze(1)
                 logp = logp_all.gather(1, actions[:, None]).squeeze(1)
                 for i, (slot, seat) in enumerate(items):
                     if key is LEARNER:
-                        expert = self._expert_action(slot, seat, obs_dicts[i]) if label_expert else -1
+                        expert = self._expert_action(slot, seat, obs_dicts[i], inputs[i]) if label_expert else -1
                         idx = buf.add(obs[i].numpy(), mask[i], int(actions[i]), float(logp[i]), float(value[i]),
-                                      slot.h[seat], self._belief_labels(slot, seat), expert, priv[i])
+                                      slot.h[seat], self._belief_labels(slot, seat), expert, priv[i],
+                                      -1 if prior is None else int(prior[i]))
                         slot.seg[seat].append(idx)
                     slot.h[seat] = h_new[i].numpy().copy()
                     slot.env.step(int(actions[i]))
@@ -365,6 +390,7 @@ class _Buffer:
         self.label: list = []
         self.expert: list = []
         self.priv: list = []
+        self.prior: list = []
         self.segments: list = []       # (indices, final reward, done, bootstrap value)
         self.games: list = []
         self.finished_decisions = 0
@@ -373,7 +399,7 @@ class _Buffer:
     def learner_steps(self) -> int:
         return len(self.action)
 
-    def add(self, obs, mask, action, logp, value, h, label, expert, priv) -> int:
+    def add(self, obs, mask, action, logp, value, h, label, expert, priv, prior) -> int:
         self.obs.append(obs)
         self.mask.append(mask)
         self.action.append(action)
@@ -383,6 +409,7 @@ class _Buffer:
         self.label.append(label)
         self.expert.append(expert)
         self.priv.append(priv)
+        self.prior.append(prior)
         return len(self.action) - 1
 
     def close_segment(self, idx: list, reward: float, done: bool, bootstrap: float) -> None:
@@ -422,6 +449,7 @@ class _Buffer:
             "value": values[o], "h": np.stack(self.h).astype(np.float32)[o],
             "belief_label": np.stack(self.label).reshape(-1, n - 1)[o],
             "expert": np.asarray(self.expert, np.int64)[o], "priv": np.stack(self.priv)[o],
+            "prior": np.asarray(self.prior, np.int64)[o],
             "adv": np.concatenate(adv), "ret": np.concatenate(ret),
             "segments": np.asarray(segs, dtype=np.int64).reshape(-1, 2),
         }
