@@ -63,6 +63,7 @@ def heuristic_games(games: int, seed: int, num_players: int = 5) -> dict:
     out.update(action=out["expert"], logp=np.zeros(N, np.float32), value=np.zeros(N, np.float32),
                adv=np.zeros(N, np.float32), ret=np.zeros(N, np.float32),
                belief_label=np.full((N, num_players - 1), -1, np.int8),
+               prior=np.full(N, -1, np.int64),          # the networks compared here read no proposal
                segments=np.asarray(segments, np.int64))
     return out
 
