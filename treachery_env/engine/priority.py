@@ -132,11 +132,12 @@ class PriorityMixin:
             if tok[name] and self._token_ability_ok(seat, name, avail, False):
                 return True
         idc = p.identity
+        card = idc.identity if idc.copy_of is None else idc.copy_of     # IdentityCard.card, read directly
         if idc.face_up:
-            if IA.can_activate(self, seat):     # (it looks the implementation up itself)
+            impl = IA.IMPLEMENTATIONS.get(card.name)        # (IdentityCard.name)
+            if impl is not None and impl.activated and IA.can_activate(self, seat):
                 return True
         else:
-            card = idc.identity if idc.copy_of is None else idc.copy_of     # IdentityCard.card
             cost = card.unveil_cost
             # the reduction (The Quellmaster's, never negative) is looked up only when it matters
             if (cost is not None and (cost.mana <= avail or cost.mana - IA.cost_reduction(self, seat) <= avail)
