@@ -31,6 +31,7 @@ class PriorityMixin:
         n = self.n
         # the seat with sorcery timing, if any (passing changes neither the stack nor the step)
         sorcery_seat = self.active if not self.stack and (self.phase == "main1" or self.phase == "main2") else None
+        can_act = self._can_act
         while True:
             seat = self.priority_seat
             if players[seat].has_lost:
@@ -41,7 +42,7 @@ class PriorityMixin:
                     if len(opts) > 1:
                         self.decision = Decision(seat, DecisionKind.PRIORITY, opts, "_h_priority", seat, "priority")
                         return
-                elif self._can_act(seat):
+                elif can_act(seat):
                     self.decision = Decision(seat, DecisionKind.PRIORITY, self._priority_options(seat),
                                              "_h_priority", seat, "priority")
                     return
@@ -131,14 +132,15 @@ class PriorityMixin:
             if tok[name] and self._token_ability_ok(seat, name, avail, False):
                 return True
         idc = p.identity
+        card = idc.identity if idc.copy_of is None else idc.copy_of     # IdentityCard.card, read directly
         if idc.face_up:
-            impl = IA.IMPLEMENTATIONS.get(idc.name)
+            impl = IA.IMPLEMENTATIONS.get(card.name)        # (IdentityCard.name)
             if impl is not None and impl.activated and IA.can_activate(self, seat):
                 return True
         else:
-            card = idc.identity if idc.copy_of is None else idc.copy_of     # IdentityCard.card
             cost = card.unveil_cost
-            if (cost is not None and cost.mana - IA.cost_reduction(self, seat) <= avail
+            # the reduction (The Quellmaster's, never negative) is looked up only when it matters
+            if (cost is not None and (cost.mana <= avail or cost.mana - IA.cost_reduction(self, seat) <= avail)
                     and (not card.undercover or self.undercover_met(seat)) and IA.unveil_xs(self, seat, avail)):
                 return True
         if p.permissions:
