@@ -82,3 +82,34 @@ def test_the_imitation_agreement_script_fits_and_scores_each_network(capsys):
         assert 0.0 <= overall <= 1.0 and "priority" in by_kind
     out = capsys.readouterr().out
     assert "| kind | flat | entity |" in out and "| all |" in out
+
+
+def test_the_untrained_proposal_script_adds_the_input_to_a_policys_weights(tmp_path):
+    """bench/untrained_proposal.py (the README's ablation): every weight of the
+    base policy, the proposal's parameters at their initial values; a flat base
+    is refused with one line."""
+    import importlib.util
+    from pathlib import Path
+
+    import torch
+
+    from agents.networks import PRIOR_BONUS_INIT, EntityNet, PolicyNet
+    from agents.policy import load_checkpoint, save_checkpoint
+    from treachery_env.actions import ActionLayout
+    from treachery_env.observation import obs_layout
+
+    spec = importlib.util.spec_from_file_location("untrained_proposal",
+                                                  Path(__file__).parent.parent / "bench" / "untrained_proposal.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    n = 4
+    base = EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=16, entity=8, privileged_size=4 * n)
+    save_checkpoint(tmp_path / "base.pt", base, {"num_players": n})
+    assert mod.main(["--base", str(tmp_path / "base.pt"), "--out", str(tmp_path / "p.pt")]) == 0
+    net = load_checkpoint(tmp_path / "p.pt")["net"]
+    assert net.kwargs["prior"] == "heuristic" and net.prior_bonus.item() == PRIOR_BONUS_INIT
+    assert all(torch.equal(net.state_dict()[k], v) for k, v in base.state_dict().items())
+    save_checkpoint(tmp_path / "flat.pt", PolicyNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=8),
+                    {"num_players": n})
+    with pytest.raises(ValueError, match="holds a 'flat' network; only the entity network reads a proposal"):
+        mod.main(["--base", str(tmp_path / "flat.pt"), "--out", str(tmp_path / "q.pt")])

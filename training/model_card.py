@@ -139,8 +139,8 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
         critic += (f"; proposal input (at every decision the network also reads the action the `{kw['prior']}` "
                    "bot proposes from the same seat view, and decides; no search)")
     out = [f"# Model card: `{name}`", "",
-           f"A self-play PPO policy for {gc['num_players']}-player Treachery (recurrent actor-critic with a "
-           "role-belief head). Load it with "
+           f"A trained policy for {gc['num_players']}-player Treachery (recurrent actor-critic with a "
+           "role-belief head; how it was trained is under Facts and Training configuration). Load it with "
            f"`agents.make(\"policy:{load_path or f'checkpoints/{name}/policy.pt'}\")`.", "",
            "## Facts", "",
            f"* network: {net}{critic}; {params:,} parameters; file {size / 1e6:.1f} MB",

@@ -1,0 +1,45 @@
+"""The proposal-input ablation's checkpoint (README, "What bought it"): a
+shipped policy's weights in the same network with the heuristic bot's proposal
+as an input (``prior = "heuristic"``, :mod:`agents.networks`), its proposal
+parameters at their initial values (bonus :data:`agents.networks.PRIOR_BONUS_INIT`),
+no training.  Then evaluate it as any policy:
+
+    python bench/untrained_proposal.py [--base checkpoints/entity-ppo/policy.pt] [--out runs/ablation/p.pt]
+    treachery evaluate --agents policy:runs/ablation/p.pt:greedy,heuristic --mode substitution \\
+        --reference heuristic --games 1200 --workers 2 --seed 13
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from agents.networks import build_network
+from agents.policy import load_checkpoint, save_checkpoint
+from training.ppo import init_weights
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the untrained proposal-input checkpoint; returns 0.
+
+    Raises:
+        ValueError: (one line) for an unreadable base checkpoint or one whose
+            network cannot read a proposal (not the entity network).
+    """
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--base", default="checkpoints/entity-ppo/policy.pt", help="the policy whose weights are used")
+    ap.add_argument("--out", default="runs/ablation/flagship_plus_proposal.pt", help="the checkpoint to write")
+    a = ap.parse_args(argv)
+    base = load_checkpoint(a.base)
+    if base["model_kwargs"].get("arch") != "entity":
+        raise ValueError(f"{a.base!r} holds a {base['model_kwargs'].get('arch', 'flat')!r} network; only the entity "
+                         "network reads a proposal")
+    net = build_network(dict(base["model_kwargs"], prior="heuristic"))
+    init_weights(net, a.base)
+    path = save_checkpoint(a.out, net, base["game_config"],
+                           meta={"note": f"{a.base} with an untrained heuristic proposal input"})
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
