@@ -337,3 +337,56 @@ def test_rollouts_record_the_proposals_the_network_read(tmp_path):
     with pytest.raises(ValueError, match=r"differs from the config's in \['entity'\]"):
         init_weights(build_network(tiny(tmp_path, arch="entity", entity=8, privileged_critic=True,
                                         prior="heuristic").network_kwargs(*_sizes())), path)
+
+
+def test_departures_from_the_proposal_are_weighted_and_reported(tmp_path):
+    """``departure_weight`` w weights a labelled step whose expert label differs
+    from the proposal (``batch["prior"]``): the imitation loss is the weighted
+    mean (w S_D + S_N) / (w |D| + |N|), checked for three weights on one batch
+    with the network held still; ``departure_share`` and ``departure_accuracy``
+    report those steps, and a network whose proposal bonus dominates follows
+    the proposal on every one of them (accuracy 0)."""
+    from test_training import _sizes
+
+    with pytest.raises(ValueError, match="departure_weight"):
+        TrainConfig(departure_weight=0)
+    cfg = tiny(tmp_path, arch="entity", entity=16, privileged_critic=True, prior="heuristic", imitation=0.5,
+               epochs=1, minibatch_steps=4096, opponents={"heuristic": 1}, solo=1.0)
+    torch.manual_seed(0)
+    col = Collector(cfg, seed=2)
+    batch, _, _ = col.collect(300, label_expert=True)
+    assert np.array_equal(batch["prior"], batch["expert"])     # the heuristic expert never departs
+    # make every step with another legal action a departure to its lowest other action, on every third step
+    legal_other = [int(np.flatnonzero(m)[0] if np.flatnonzero(m)[0] != p else np.flatnonzero(m)[-1])
+                   for m, p in zip(batch["mask"], batch["prior"])]
+    rows = [i for i in range(0, len(batch["prior"]), 3) if legal_other[i] != batch["prior"][i]]
+    assert len(rows) >= 20
+    batch["expert"][rows] = np.asarray(legal_other)[rows]
+
+    def update(w: float, bonus: float | None = None) -> dict:
+        c = tiny(tmp_path, arch="entity", entity=16, privileged_critic=True, prior="heuristic", imitation=0.5,
+                 epochs=1, minibatch_steps=4096, departure_weight=w)
+        torch.manual_seed(3)
+        net = build_network(c.network_kwargs(*_sizes())).eval()
+        if bonus is not None:
+            with torch.no_grad():
+                net.prior_bonus.fill_(bonus)
+        return ppo_update(net, torch.optim.Adam(net.parameters(), lr=0.0), batch, c, np.random.default_rng(0),
+                          imitate=True)
+
+    out = {w: update(w) for w in (1.0, 5.0, 9.0)}
+    share = len(rows) / len(batch["expert"])
+    for o in out.values():
+        assert o["departure_share"] == pytest.approx(share)
+    # solve S_D, S_N (per-step sums divided by the number of labelled steps) from w = 1 and w = 5, predict w = 9
+    d, m = share, 1 - share
+    l1, l5 = out[1.0]["imitation_loss"], out[5.0]["imitation_loss"]
+    # l1 = sd + sn; l5 (5 d' + m') = 5 sd + sn, with sd = S_D / N, sn = S_N / N
+    sd = (l5 * (5 * d + m) - l1) / 4
+    sn = l1 - sd
+    assert sd > 0 and sn > 0
+    assert out[9.0]["imitation_loss"] == pytest.approx((9 * sd + sn) / (9 * d + m), rel=1e-4)
+    assert out[5.0]["imitation_loss"] > out[1.0]["imitation_loss"]   # departures are the network's worst fit
+    follow = update(1.0, bonus=1e4)
+    assert follow["departure_accuracy"] == 0.0
+    assert follow["imitation_accuracy"] == pytest.approx(1 - share)

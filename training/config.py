@@ -99,6 +99,12 @@ class TrainConfig:
             "linear" (it decays from ``imitation_coef`` at the end of the
             imitation phase to 0 at the end of the run, by the same progress
             measure), so PPO is released from the expert's mistakes.
+        departure_weight: weight, in that cross-entropy, of a labelled step
+            where the expert's action differs from the proposal the network
+            read (``prior``): the few decisions where a search expert improves
+            on its base bot carry what imitation can add to the proposal, and
+            are otherwise ~2% of the loss.  1 = every label alike (also
+            without ``prior``, where nothing is a departure).
         expert: the rule-based bot imitated (a registered agent name such as
             ``heuristic`` or ``belief``; not ``random``, ``human`` or ``policy``;
             ``ismcts`` works but is slow).
@@ -148,6 +154,7 @@ class TrainConfig:
     target_kl: float = 0.05
     imitation: float = 0.5
     imitation_coef: float = 0.5
+    departure_weight: float = 1.0
     anchor_schedule: str = "constant"
     expert: str = "heuristic"
     solo: float = 0.0
@@ -200,6 +207,7 @@ class TrainConfig:
              and sum(self.opponents.values()) > 0, "opponents",
              f"a table of non-negative weights over {list(OPPONENT_KINDS)} with a positive sum")
         need(is_num(self.imitation) and 0 <= self.imitation < 1, "imitation", "a fraction in [0, 1)")
+        need(is_num(self.departure_weight) and self.departure_weight > 0, "departure_weight", "a number > 0")
         need(is_num(self.solo) and 0 <= self.solo <= 1, "solo", "a probability in [0, 1]")
         need(self.anchor_schedule in ("constant", "linear"), "anchor_schedule", "'constant' or 'linear'")
         need(self.arch in ("flat", "entity"), "arch", "'flat' or 'entity'")

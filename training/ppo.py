@@ -127,7 +127,10 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
         ``belief_loss``, ``approx_kl``, ``clip_fraction``, ``grad_norm``; plus
         ``belief_accuracy`` (top-1 on scored labels, first epoch), with
         expert labels also ``imitation_loss`` and ``imitation_accuracy`` (top-1
-        agreement with the expert, first epoch),
+        agreement with the expert, first epoch), ``departure_share`` (the share
+        of labelled steps whose label differs from the proposal the network
+        read, ``batch["prior"]``) and ``departure_accuracy`` (top-1 agreement on
+        those; NaN without any),
         ``explained_variance`` of the rollout values and ``epochs_run``.
     """
     net.train()
@@ -139,6 +142,7 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
     count = 0
     acc_hits = acc_n = 0.0
     imit_hits = imit_n = 0.0
+    dep_hits = dep_n = 0.0
     epochs_run = 0
     for epoch in range(config.epochs):
         perm = rng.permutation(len(chunks))
@@ -191,11 +195,20 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
             if imitate and not labelled.any():
                 raise ValueError("imitation update on a batch without expert labels")
             if labelled.any():
-                il = -logp_all[labelled].gather(-1, expert[labelled].unsqueeze(-1)).mean()
+                nll = -logp_all[labelled].gather(-1, expert[labelled].unsqueeze(-1)).squeeze(-1)
+                # departures: the expert's label differs from the proposal the network read
+                prop = t["prior"][flat][labelled]
+                departed = (prop >= 0) & (expert[labelled] != prop)
+                w = torch.where(departed, torch.full_like(nll, float(config.departure_weight)),
+                                torch.ones_like(nll))
+                il = (w * nll).sum() / w.sum()
                 sums["imitation_loss"] = sums.get("imitation_loss", 0.0) + il.item()
                 if epoch == 0:
-                    imit_hits += float((logp_all[labelled].argmax(-1) == expert[labelled]).sum())
+                    hit = logp_all[labelled].argmax(-1) == expert[labelled]
+                    imit_hits += float(hit.sum())
                     imit_n += float(labelled.sum())
+                    dep_hits += float((hit & departed).sum())
+                    dep_n += float(departed.sum())
             else:
                 il = torch.zeros(())
             if imitate:
@@ -227,6 +240,8 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
     out["epochs_run"] = epochs_run
     if imit_n:
         out["imitation_accuracy"] = imit_hits / imit_n
+        out["departure_share"] = dep_n / imit_n
+        out["departure_accuracy"] = dep_hits / dep_n if dep_n else float("nan")
     return out
 
 
