@@ -11,7 +11,7 @@ import torch
 from agents.networks import MASKED, EntityNet, PolicyNet, build_network
 from agents.policy import load_checkpoint, masked_logits, save_checkpoint
 from training.config import TrainConfig
-from training.ppo import ppo_update
+from training.ppo import ppo_update, train
 from training.rollout import Collector, privileged_features
 from treachery_env import GameConfig
 from treachery_env.actions import MAX_PERMS, ActionLayout
@@ -334,6 +334,9 @@ def test_rollouts_record_the_proposals_the_network_read(tmp_path):
     for k, v in plain.state_dict().items():
         assert torch.equal(net.state_dict()[k], v)
     assert net.prior_bonus.item() == 3.0 and torch.all(net.prior_key == 0)
+    with pytest.warns(UserWarning, match="prior = expert = 'heuristic': every label is the proposal"):
+        train(tiny(tmp_path / "same", arch="entity", entity=16, prior="heuristic", total_steps=100,
+                   rollout_steps=100), progress=False, log=False)
     with pytest.raises(ValueError, match=r"differs from the config's in \['entity'\]"):
         init_weights(build_network(tiny(tmp_path, arch="entity", entity=8, privileged_critic=True,
                                         prior="heuristic").network_kwargs(*_sizes())), path)

@@ -584,8 +584,15 @@ def test_init_starts_a_new_run_from_trained_weights(tmp_path):
     stored = load_checkpoint(first["policy"])["model_state"]
     assert all(torch.equal(v, stored[k]) for k, v in net.state_dict().items())
     wide = build_network(tiny(tmp_path / "c", hidden=48).network_kwargs(*_sizes()))
-    with pytest.raises(ValueError, match=r"^init: the network of .* differs from the config's in \['hidden'\]"):
+    with pytest.raises(ValueError, match=r"^init: the network of .* differs from the config's in \['hidden'\] "
+                                         r"\(\[32\] in the checkpoint vs \[48\]\)$"):
         init_weights(wide, first["policy"])
+    # named by the config's settings, not the network's arguments; refused before any folder is made
+    with pytest.raises(ValueError, match=r"in \['arch', 'entity', 'privileged_critic'\] \(\['flat', None, False\] "
+                                         r"in the checkpoint vs \['entity', 16, True\]\)$"):
+        train(tiny(tmp_path / "e", init=first["policy"], arch="entity", entity=16, privileged_critic=True),
+              progress=False)
+    assert not (tmp_path / "e").exists()
     with pytest.raises(ValueError, match="^init: checkpoint .* does not exist"):
         init_weights(net, tmp_path / "missing.pt")
     with pytest.raises(ValueError, match="^init: checkpoint .* does not exist"):     # before any folder is made

@@ -52,6 +52,7 @@ import platform
 import re
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -356,6 +357,10 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             without a loadable checkpoint, from a corrupt or incompatible one,
             or with a ``metrics.jsonl`` line (other than a torn last one) that
             is not a record.
+
+    Warns:
+        UserWarning: when ``prior`` and ``expert`` are the same bot and the
+            expert labels (the labels then equal the network's own input).
     """
     run_dir = Path(config.run_dir)
     state = None
@@ -378,20 +383,24 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
     elif latest_checkpoint(run_dir) is not None or (run_dir / "metrics.jsonl").exists():
         raise ValueError(f"{str(run_dir)!r} already holds a run (checkpoints or metrics.jsonl); resume it with "
                          f"--resume or choose another --run-dir")
-    if config.init and not state and not Path(config.init).is_file():     # before the run folder is made
+    if config.init and not state and not Path(config.init).is_file():
         raise ValueError(f"init: checkpoint {config.init!r} does not exist or is not a file")
-    run_dir.mkdir(parents=True, exist_ok=True)
-    _clean_leftovers(run_dir)
+    if config.prior and config.prior == config.expert and config.labels_expert:
+        warnings.warn(f"prior = expert = {config.expert!r}: every label is the proposal the network reads, so "
+                      f"imitation only teaches it to copy that input", stacklevel=2)
     game_config = config.game_config()
     torch.manual_seed(config.seed)
+    net = build_network(config.network_kwargs(*_probe_sizes(game_config)))
+    if config.init and not state:
+        init_weights(net, config.init)      # before the run folder is made: a bad init leaves nothing behind
+    run_dir.mkdir(parents=True, exist_ok=True)
+    _clean_leftovers(run_dir)
     start_iter = int(state["iteration"]) if state else 0
     ss = np.random.SeedSequence([config.seed, start_iter])
     worker_seeds = [int(s.generate_state(1)[0]) for s in ss.spawn(config.workers)]
     pool_rng = np.random.default_rng(ss.generate_state(2))
     workers = WorkerPool(config, worker_seeds)
     try:
-        obs_size, num_actions = _probe_sizes(game_config)
-        net = build_network(config.network_kwargs(obs_size, num_actions))
         optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
         pool: dict[int, dict] = {}
         steps = iteration = 0
@@ -408,8 +417,6 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             iter_s = float(state.get("iteration_s", 0.0))
             games_total = int(state.get("games", 0))
             _truncate_metrics(run_dir / "metrics.jsonl", iteration)
-        elif config.init:
-            init_weights(net, config.init)
         net.eval()
         (run_dir / "config.json").write_text(json.dumps(config.to_dict(), indent=2))
         writer = None
@@ -511,13 +518,24 @@ def init_weights(net: torch.nn.Module, path: str | os.PathLike) -> None:
     if adds_prior:
         theirs["prior"] = net.kwargs["prior"]
     if theirs != net.kwargs:
-        diff = sorted(k for k in set(theirs) | set(net.kwargs) if theirs.get(k) != net.kwargs.get(k))
+        a, b = _settings(theirs), _settings(net.kwargs)
+        diff = sorted(k for k in a if a[k] != b[k])
         raise ValueError(f"init: the network of {str(path)!r} differs from the config's in {diff} "
-                         f"({[payload['model_kwargs'].get(k) for k in diff]} vs {[net.kwargs.get(k) for k in diff]})")
+                         f"({[a[k] for k in diff]} in the checkpoint vs {[b[k] for k in diff]})")
     missing, unexpected = net.load_state_dict(payload["model_state"], strict=not adds_prior)
     if missing and set(missing) - {"prior_key", "prior_bonus"} or unexpected:
         raise ValueError(f"init: the weights of {str(path)!r} do not fit the config's network "
                          f"(missing {sorted(missing)}, unexpected {sorted(unexpected)})")
+
+
+def _settings(model_kwargs: dict) -> dict:
+    """A network's ``model_kwargs`` in the :class:`TrainConfig` settings that make
+    them (:meth:`TrainConfig.network_kwargs`), for error messages."""
+    kw = model_kwargs
+    return {"arch": kw.get("arch", "flat"), "hidden": kw.get("hidden"), "entity": kw.get("entity"),
+            "privileged_critic": bool(kw.get("privileged_size")), "prior": kw.get("prior", ""),
+            "game (observation, action sizes and players)": (kw.get("obs_size"), kw.get("num_actions"),
+                                                             kw.get("num_players"))}
 
 
 def _budget_spent(config: TrainConfig, wall: float, iter_s: float) -> bool:
