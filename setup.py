@@ -1,8 +1,9 @@
 """The compiled parts of the package (everything else is declared in pyproject.toml;
 setuptools runs Cython, a build requirement):
 
-* ``treachery_env._observation`` and ``treachery_env._view``: the observation
-  encoder and the seat-view builder, written in Cython;
+* ``treachery_env._observation``, ``treachery_env._view`` and
+  ``treachery_env._priority``: the observation encoder, the seat-view builder
+  and the priority check, written in Cython;
 * the modules of ``treachery_env.compiled.MODULES`` (the engine and the other
   per-step modules), compiled from their unchanged Python source.
 
@@ -23,7 +24,9 @@ DIRECTIVES = {"language_level": 3, "annotation_typing": False, "binding": True, 
 extensions = [Extension("treachery_env._observation", ["treachery_env/_observation.pyx"],
                         depends=["treachery_env/_slots.pxi"], optional=True),
               Extension("treachery_env._view", ["treachery_env/_view.pyx"], depends=["treachery_env/_slots.pxi"],
-                        optional=True)]
+                        optional=True),
+              Extension("treachery_env._priority", ["treachery_env/_priority.pyx"],
+                        depends=["treachery_env/_slots.pxi"], optional=True)]
 for name in MODULES:
     ext = Extension(name, [name.replace(".", "/") + ".py"], optional=True)
     ext.cython_directives = DIRECTIVES

@@ -1,6 +1,7 @@
 """The compiled parts: the observation encoder (``treachery_env._observation``,
 Cython) is the Python one (``observation.encode_python``) bit for bit (the
-compiled view builder against the Python one: ``test_view_compiled.py``); they
+compiled view builder against the Python one: ``test_view_compiled.py``, the
+compiled priority check against ``Game._can_act``: ``test_engine_fast_paths.py``); they
 and the engine's modules compiled from their source (``treachery_env.compiled``)
 are built wherever a C compiler is; and the rules, observation, view and
 history tests pass on the pure-Python path too (``TREACHERY_PURE_PYTHON=1``)."""
@@ -23,7 +24,7 @@ import pytest
 from treachery_env import GameConfig, cards, view
 from treachery_env import observation as obs
 from treachery_env.compiled import compiled_modules
-from treachery_env.engine import Attackable, Creature, Game, Player, StackItem
+from treachery_env.engine import Attackable, Creature, Game, Player, StackItem, priority
 from treachery_env.engine.talk import Deal, TalkMessage
 from treachery_env.identities import get as identity
 from treachery_env.rules import VARIANTS, Role
@@ -257,22 +258,23 @@ def _c_compiler_works(tmp: Path) -> bool:
 
 
 def test_compiled_parts_are_built(tmp_path):
-    """Where a C compiler works, the install built the encoder, the view builder
-    and every module of ``compiled.MODULES`` (a broken build must not fall back
-    to Python silently); ``observation.ENCODER`` and ``view.VIEW_BUILDER`` name
-    the ones in use."""
+    """Where a C compiler works, the install built the encoder, the view builder,
+    the priority check and every module of ``compiled.MODULES`` (a broken build
+    must not fall back to Python silently); ``observation.ENCODER``,
+    ``view.VIEW_BUILDER`` and ``engine.priority.CAN_ACT`` name the ones in use."""
     if not _c_compiler_works(tmp_path):
         pytest.skip("no working C compiler with Python.h here: the pure-Python source is expected")
     if os.environ.get("TREACHERY_PURE_PYTHON") == "1":
-        assert obs.ENCODER == view.VIEW_BUILDER == "python" and not any(compiled_modules().values())
+        assert obs.ENCODER == view.VIEW_BUILDER == priority.CAN_ACT == "python"
+        assert not any(compiled_modules().values())
         return
-    for name in ("treachery_env._observation", "treachery_env._view"):
+    for name in ("treachery_env._observation", "treachery_env._view", "treachery_env._priority"):
         try:
             importlib.import_module(name)
         except ImportError as e:
             pytest.fail(f"a C compiler works but {name} does not import ({e}); "
                         f"rebuild it with `make install` (pip install -e .)")
-    assert obs.ENCODER == view.VIEW_BUILDER == "compiled"
+    assert obs.ENCODER == view.VIEW_BUILDER == priority.CAN_ACT == "compiled"
     missing = [m for m, c in compiled_modules().items() if not c]
     assert not missing, f"not compiled: {missing}; rebuild with `make install` (pip install -e .)"
 
@@ -306,12 +308,14 @@ def test_a_compiled_module_older_than_its_source_is_not_used():
 @pytest.mark.parametrize("module, selected, probe", [
     ("_observation", obs.ENCODER, "import treachery_env.observation as o; print(o.ENCODER)"),
     ("_view", view.VIEW_BUILDER, "import treachery_env.view as v; print(v.VIEW_BUILDER)"),
-], ids=["encoder", "view builder"])
+    ("_priority", priority.CAN_ACT, "import treachery_env.engine.priority as p; print(p.CAN_ACT)"),
+], ids=["encoder", "view builder", "priority check"])
 @pytest.mark.parametrize("edited", ["pyx", "_slots.pxi"])
 def test_a_compiled_pyx_older_than_its_source_is_not_used(module, selected, probe, edited):
-    """The same for the encoder and the view builder: an edited
-    ``_observation.pyx`` or ``_view.pyx``, or the ``_slots.pxi`` both include,
-    makes the Python one run, with a warning, until ``make install``."""
+    """The same for the encoder, the view builder and the priority check: an
+    edited ``_observation.pyx``, ``_view.pyx`` or ``_priority.pyx``, or the
+    ``_slots.pxi`` they include, makes the Python one run, with a warning,
+    until ``make install``."""
     if selected != "compiled":
         pytest.skip(f"treachery_env.{module} is not in use here")
     ext = Path(importlib.import_module(f"treachery_env.{module}").__file__)
@@ -323,7 +327,8 @@ def test_a_compiled_pyx_older_than_its_source_is_not_used(module, selected, prob
 
 def test_the_tests_pass_on_the_pure_python_path():
     """With ``TREACHERY_PURE_PYTHON=1`` the Python encoder is ``encode``, the
-    Python view builder is ``ViewBuilder`` and every module of
+    Python view builder is ``ViewBuilder``, ``Game._can_act`` is the priority
+    check and every module of
     ``compiled.MODULES`` runs from its source (checked in the child),
     and the tests of the rules, the observation and the engine's history pass
     with them: the information sets, the rules, talk, planeswalkers, mulligans,
@@ -331,10 +336,11 @@ def test_the_tests_pass_on_the_pure_python_path():
     the speed work, clones, the view snapshots, and one chunk of the fuzz."""
     env = {**os.environ, "TREACHERY_PURE_PYTHON": "1"}
     probe = ("import treachery_env.observation as o, treachery_env.view as v, treachery_env.compiled as c; "
-             "print(o.ENCODER, v.VIEW_BUILDER, any(c.compiled_modules().values()))")
+             "import treachery_env.engine.priority as p; "
+             "print(o.ENCODER, v.VIEW_BUILDER, p.CAN_ACT, any(c.compiled_modules().values()))")
     r = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True,
                        timeout=120, check=False)
-    assert r.stdout.strip() == "python python False", r.stdout + r.stderr
+    assert r.stdout.strip() == "python python python False", r.stdout + r.stderr
     tests = ["tests/test_information_sets.py", "tests/test_rules.py", "tests/test_talk.py",
              "tests/test_planeswalkers.py", "tests/test_mulligans_and_concession.py",
              "tests/test_identities_special.py::test_information_sets_with_special_traitors",

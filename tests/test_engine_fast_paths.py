@@ -3,7 +3,8 @@ speed): :meth:`Game._can_act` is ``len(_priority_options) > 1`` for every seat
 in every state random play reaches, :meth:`Game._can_talk` is
 ``bool(_talk_options)``, the talk options are those of the straightforward
 builder they replaced, and :func:`identity_abilities.can_activate` is
-``bool(activatable)``."""
+``bool(activatable)``; the compiled priority check
+(``treachery_env._priority.can_act``) is :meth:`Game._can_act`."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 
 from treachery_env import GameConfig
 from treachery_env import identity_abilities as IA
-from treachery_env.engine import Game
+from treachery_env.engine import Game, priority
 from treachery_env.rules import VARIANTS
 
 
@@ -107,3 +108,48 @@ def test_fast_paths_match_the_full_builders(chunk):
                 a = g.decision.options[0][0]
             g.step(a)
     assert checked > 2000 and acting > 1500, (checked, acting)
+
+
+compiled_check = pytest.mark.skipif(priority.CAN_ACT != "compiled", reason="the compiled priority check is not in use "
+                                    "(not built, or TREACHERY_PURE_PYTHON=1; see test_compiled.py)")
+
+
+@compiled_check
+@pytest.mark.parametrize("part", range(3))
+def test_the_compiled_priority_check_is_the_reference(part):
+    """Every variant at every table size (4-12), the other options in turn
+    (talk structured / none, both window modes, Commander on / off, every
+    other game with 10 lands per player so that unveils, identity abilities,
+    flash, tokens and cards from other zones are within reach): at every
+    decision, for every seat still in, ``treachery_env._priority.can_act``
+    gives what :meth:`Game._can_act` (the reference) gives, which is
+    ``len(_priority_options) > 1``; the answers include both values at and
+    outside sorcery timing."""
+    from treachery_env._priority import can_act
+    seen = set()
+    checked = 0
+    for n in range(4 + part * 3, 7 + part * 3):
+        for v, variant in enumerate(VARIANTS):
+            k = n + v
+            cfg = GameConfig(num_players=n, variant=variant, identity_pool="all", max_turns=8 * n,
+                             talk=("structured", "none")[k % 3 == 2], priority_windows=("full", "main")[k % 2],
+                             commander=bool((k // 3) % 2 == 0), concession=k % 5 == 0)
+            g = Game(cfg, seed=3000 + k)
+            rng = random.Random(k)
+            if k % 2:
+                for p in g.players:
+                    p.lands = 10
+                g._advance()
+            while not g.is_over:
+                for s in range(g.n):
+                    if g.players[s].has_lost:
+                        continue
+                    ref = g._can_act(s)
+                    assert can_act(g, s) == ref == (len(g._priority_options(s)) > 1), (k, s, g.phase, g.turn)
+                    seen.add((g._sorcery_timing(s), ref))
+                    checked += 1
+                a = rng.choice(g.legal_actions())
+                if a == g.layout.CONCEDE and rng.random() < 0.9:
+                    a = g.decision.options[0][0]
+                g.step(a)
+    assert checked > 10000 and len(seen) == 4, (checked, seen)

@@ -1,8 +1,9 @@
 """Which parts of the package are compiled, and the switch back to pure Python.
 
 ``make install`` (``pip install -e .``) compiles, besides the observation
-encoder (``treachery_env/_observation.pyx``) and the seat-view builder
-(``treachery_env/_view.pyx``), the engine's modules and the
+encoder (``treachery_env/_observation.pyx``), the seat-view builder
+(``treachery_env/_view.pyx``) and the priority check
+(``treachery_env/_priority.pyx``), the engine's modules and the
 other per-step modules listed in :data:`MODULES` (the view, text and action
 helpers, the PettingZoo environment, the roles) with Cython, *unchanged*: the
 same Python source becomes a C extension next to it, which Python imports in
@@ -10,8 +11,8 @@ preference to the ``.py``.  Each extension is optional: where no C compiler
 works, the install goes on and the ``.py`` files are used.
 
 ``TREACHERY_PURE_PYTHON=1`` in the environment (read when ``treachery_env``
-is first imported) makes every one of them, the encoder and the view builder
-load from the Python source, so the reference implementation can be run and
+is first imported) makes every one of them, the encoder, the view builder and
+the priority check load from the Python source, so the reference implementation can be run and
 tested on a machine that has the compiled one.
 
 A compiled module older than its source (the ``.py`` was edited since
@@ -20,7 +21,9 @@ that an edit always takes effect (``make install`` compiles it again); the
 same holds for the encoder and ``_observation.pyx``
 (:mod:`treachery_env.observation` falls back to its Python encoder) and for
 the view builder and ``_view.pyx`` (:mod:`treachery_env.view` falls back to
-:class:`~treachery_env.view.PythonViewBuilder`).
+:class:`~treachery_env.view.PythonViewBuilder`) and for the priority check and
+``_priority.pyx`` (:mod:`treachery_env.engine.priority` falls back to
+``Game._can_act``).
 """
 
 from __future__ import annotations

@@ -1,16 +1,26 @@
 """Priority (CR 117): who may act, what they may do at their priority, and
 passing in turn order until the stack resolves or the step ends.
+
+Whether a seat can do anything but pass (:meth:`PriorityMixin._can_act`, the
+reference) is asked of every seat that gets priority; :data:`CAN_ACT` says
+which implementation :meth:`PriorityMixin._offer_priority` uses for it: the
+compiled ``treachery_env._priority.can_act`` (Cython, the same answers) unless
+it is not built, is older than ``_priority.pyx`` or ``_slots.pxi`` (then with
+a warning) or ``TREACHERY_PURE_PYTHON=1``.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import warnings
+from pathlib import Path
+from typing import Any, Callable
 
 from .. import identity_abilities as IA
 from ..actions import MAX_HAND, MAX_OTHER, TOKEN_ABILITIES
+from ..compiled import PURE_PYTHON, SLOTS_INCLUDE, is_stale
 from .state import DecisionKind, Decision
 
-__all__ = ["PriorityMixin"]
+__all__ = ["PriorityMixin", "CAN_ACT"]
 
 
 class PriorityMixin:
@@ -23,7 +33,8 @@ class PriorityMixin:
     def _offer_priority(self) -> None:
         """Give priority to ``priority_seat`` (CR 117.3).  A seat whose only
         legal action is to pass passes at once, without a Decision or an
-        option list (:meth:`_can_act` says whether it could do anything else),
+        option list (:meth:`_can_act`, or its compiled twin, :data:`CAN_ACT`,
+        says whether it could do anything else),
         and priority moves on in turn order, until a seat that can act gets a
         PRIORITY decision or every seat has passed in succession (the top of
         the stack resolves, or the step ends).  Seats that left are skipped."""
@@ -31,7 +42,7 @@ class PriorityMixin:
         n = self.n
         # the seat with sorcery timing, if any (passing changes neither the stack nor the step)
         sorcery_seat = self.active if not self.stack and (self.phase == "main1" or self.phase == "main2") else None
-        can_act = self._can_act
+        can_act = _can_act
         while True:
             seat = self.priority_seat
             if players[seat].has_lost:
@@ -42,7 +53,7 @@ class PriorityMixin:
                     if len(opts) > 1:
                         self.decision = Decision(seat, DecisionKind.PRIORITY, opts, "_h_priority", seat, "priority")
                         return
-                elif can_act(seat):
+                elif can_act(self, seat):
                     self.decision = Decision(seat, DecisionKind.PRIORITY, self._priority_options(seat),
                                              "_h_priority", seat, "priority")
                     return
@@ -65,8 +76,8 @@ class PriorityMixin:
         """The PRIORITY options of ``seat`` now, PASS first: lands and spells
         from hand, the commander, unveiling or the face-up identity's
         activated abilities, cards other zones let it use, loyalty abilities,
-        token abilities, then table talk.  :meth:`_can_act` must stay
-        equivalent to ``len(self._priority_options(seat)) > 1``."""
+        token abilities, then table talk.  :meth:`_can_act` and its compiled
+        twin must stay equivalent to ``len(self._priority_options(seat)) > 1``."""
         L = self.layout
         p = self.players[seat]
         opts: list = [(L.PASS, None)]
@@ -113,7 +124,8 @@ class PriorityMixin:
         exactly ``len(self._priority_options(seat)) > 1``.  At sorcery timing
         it is that; otherwise the options are not built: only what has instant
         speed is tested, with the same conditions (all free of side effects),
-        cheapest first."""
+        cheapest first.  The reference of the compiled
+        ``treachery_env._priority.can_act`` (:data:`CAN_ACT`)."""
         stack = self.stack
         ph = self.phase
         active = seat == self.active
@@ -200,3 +212,28 @@ class PriorityMixin:
         else:
             nxt = seat + 1 if seat + 1 < self.n else 0
             self.priority_seat = nxt if not self.players[nxt].has_lost else self._next_alive(seat)
+
+
+def _select_can_act() -> tuple[Callable[[Any, int], bool], str]:
+    """``(can_act(game, seat), name)``: the compiled ``treachery_env._priority.can_act``
+    and ``"compiled"``, or :meth:`PriorityMixin._can_act` and ``"python"`` when
+    ``TREACHERY_PURE_PYTHON=1``, the extension is not built, or it is older than
+    ``_priority.pyx`` or ``_slots.pxi`` (then with a warning)."""
+    if PURE_PYTHON:
+        return PriorityMixin._can_act, "python"
+    if is_stale(Path(__file__).parent.parent / "_priority.pyx", SLOTS_INCLUDE):
+        warnings.warn("treachery_env._priority: the compiled priority check is older than _priority.pyx or "
+                      "_slots.pxi, so the Python one runs; `make install` (pip install -e .) compiles it again",
+                      RuntimeWarning, stacklevel=2)
+        return PriorityMixin._can_act, "python"
+    try:
+        from .._priority import can_act
+    except ImportError:     # no C compiler at install time (the extension is optional, setup.py)
+        return PriorityMixin._can_act, "python"
+    return can_act, "compiled"
+
+
+_can_act, CAN_ACT = _select_can_act()
+"""``CAN_ACT``: which priority check :meth:`PriorityMixin._offer_priority` uses,
+``"compiled"`` (``treachery_env._priority.can_act``) or ``"python"``
+(:meth:`PriorityMixin._can_act`); both give the same answers."""
