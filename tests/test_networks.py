@@ -351,8 +351,9 @@ def test_departures_from_the_proposal_are_weighted_and_reported(tmp_path):
     the proposal on every one of them (accuracy 0)."""
     from test_training import _sizes
 
-    with pytest.raises(ValueError, match="departure_weight"):
-        TrainConfig(departure_weight=0)
+    for bad in (0, -1, float("inf"), float("nan"), True):
+        with pytest.raises(ValueError, match="departure_weight"):
+            TrainConfig(departure_weight=bad)
     cfg = tiny(tmp_path, arch="entity", entity=16, privileged_critic=True, prior="heuristic", imitation=0.5,
                epochs=1, minibatch_steps=4096, opponents={"heuristic": 1}, solo=1.0)
     torch.manual_seed(0)

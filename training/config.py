@@ -22,6 +22,7 @@ and what is allowed.
 from __future__ import annotations
 
 import dataclasses
+import math
 import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -103,7 +104,8 @@ class TrainConfig:
             where the expert's action differs from the proposal the network
             read (``prior``): the few decisions where a search expert improves
             on its base bot carry what imitation can add to the proposal, and
-            are otherwise ~2% of the loss.  1 = every label alike (also
+            are otherwise only their share of the labels (4-5% with the
+            lookahead expert) of the loss.  1 = every label alike (also
             without ``prior``, where nothing is a departure).
         expert: the rule-based bot imitated (a registered agent name such as
             ``heuristic`` or ``belief``; not ``random``, ``human`` or ``policy``;
@@ -207,7 +209,8 @@ class TrainConfig:
              and sum(self.opponents.values()) > 0, "opponents",
              f"a table of non-negative weights over {list(OPPONENT_KINDS)} with a positive sum")
         need(is_num(self.imitation) and 0 <= self.imitation < 1, "imitation", "a fraction in [0, 1)")
-        need(is_num(self.departure_weight) and self.departure_weight > 0, "departure_weight", "a number > 0")
+        need(is_num(self.departure_weight) and 0 < self.departure_weight < math.inf, "departure_weight",
+             "a finite number > 0")
         need(is_num(self.solo) and 0 <= self.solo <= 1, "solo", "a probability in [0, 1]")
         need(self.anchor_schedule in ("constant", "linear"), "anchor_schedule", "'constant' or 'linear'")
         need(self.arch in ("flat", "entity"), "arch", "'flat' or 'entity'")
