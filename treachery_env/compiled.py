@@ -35,8 +35,9 @@ import os
 import sys
 import warnings
 from pathlib import Path
+from typing import Any
 
-__all__ = ["MODULES", "PURE_PYTHON", "compiled_modules", "install_finder", "is_stale"]
+__all__ = ["MODULES", "PURE_PYTHON", "compiled_modules", "compiled_pyx", "install_finder", "is_stale"]
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -72,7 +73,26 @@ def is_stale(source: Path, *depends: Path) -> bool:
 
 
 SLOTS_INCLUDE = Path(__file__).with_name("_slots.pxi")
-"""The slot reader both compiled ``.pyx`` modules include."""
+"""The slot reader the compiled ``.pyx`` modules include."""
+
+
+def compiled_pyx(name: str, what: str) -> Any:
+    """The compiled ``treachery_env.<name>`` (built from ``<name>.pyx``, which
+    includes :data:`SLOTS_INCLUDE`), or None when its Python twin must run:
+    ``TREACHERY_PURE_PYTHON=1``, the extension is not built (no C compiler at
+    install time: every extension is optional, setup.py), or it is older than
+    its ``.pyx`` or ``_slots.pxi`` (then with a RuntimeWarning naming ``what``,
+    e.g. "the compiled encoder", and ``make install``)."""
+    if PURE_PYTHON:
+        return None
+    if is_stale(Path(__file__).with_name(f"{name}.pyx"), SLOTS_INCLUDE):
+        warnings.warn(f"treachery_env.{name}: {what} is older than {name}.pyx or _slots.pxi, so the Python one "
+                      f"runs; `make install` (pip install -e .) compiles it again", RuntimeWarning, stacklevel=3)
+        return None
+    try:
+        return importlib.import_module(f"treachery_env.{name}")
+    except ImportError:
+        return None
 
 
 class _SourceFinder(importlib.abc.MetaPathFinder):

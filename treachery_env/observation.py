@@ -92,10 +92,8 @@ The vector (float32, shape ``(obs_size(n),)``) is laid out by :class:`ObsLayout`
 
 from __future__ import annotations
 
-import warnings
 from array import array
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -103,7 +101,7 @@ import numpy as np
 from .actions import (MAX_HAND, MAX_OTHER, MAX_PERMS, MAX_STACK, MAX_WALKERS, N_LOYALTY_ABILITIES,
                       TOKEN_ABILITIES)
 from .cards import CARDS, COUNTER_TOKENS, KEYWORDS, WALKER_CARDS
-from .compiled import PURE_PYTHON, SLOTS_INCLUDE, is_stale
+from .compiled import compiled_pyx
 from .identities import all_identities
 
 from .engine.state import ATTACKABLE_KINDS, PHASE_INDEX, DecisionKind, StackItem
@@ -699,20 +697,10 @@ def _select_encoder() -> tuple[Any, Any, str]:
     """The encoder :func:`encode` and the mask builder :func:`action_mask` are, and
     their name for :data:`ENCODER`: the compiled ones unless ``TREACHERY_PURE_PYTHON=1``,
     they are not built, or they are older than ``_observation.pyx`` (then with a warning)."""
-    if PURE_PYTHON:
+    mod = compiled_pyx("_observation", "the compiled encoder")
+    if mod is None:
         return encode_python, action_mask_python, "python"
-    pyx = Path(__file__).with_name("_observation.pyx")
-    if is_stale(pyx, SLOTS_INCLUDE):
-        warnings.warn("treachery_env._observation: the compiled encoder is older than _observation.pyx or "
-                      "_slots.pxi, so the "
-                      "Python encoder runs; `make install` (pip install -e .) compiles it again", RuntimeWarning,
-                      stacklevel=2)
-        return encode_python, action_mask_python, "python"
-    try:
-        from ._observation import action_mask as compiled_mask, encode as compiled
-    except ImportError:          # no C compiler at install time (the extension is optional, setup.py), or an old build
-        return encode_python, action_mask_python, "python"
-    return compiled, compiled_mask, "compiled"
+    return mod.encode, mod.action_mask, "compiled"
 
 
 encode, action_mask, ENCODER = _select_encoder()

@@ -28,12 +28,10 @@ not built, is older than ``_view.pyx`` (then with a warning) or
 
 from __future__ import annotations
 
-import warnings
 from operator import attrgetter
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .compiled import PURE_PYTHON, SLOTS_INCLUDE, is_stale
+from .compiled import compiled_pyx
 from .engine.state import DecisionKind
 from .rules import Role
 from .text import option_text
@@ -707,18 +705,10 @@ def _select_builder() -> tuple[type, str]:
     """The builder :class:`ViewBuilder` is, and its name for :data:`VIEW_BUILDER`:
     the compiled one unless ``TREACHERY_PURE_PYTHON=1``, it is not built, or it
     is older than ``_view.pyx`` (then with a warning)."""
-    if PURE_PYTHON:
+    mod = compiled_pyx("_view", "the compiled view builder")
+    if mod is None:
         return PythonViewBuilder, "python"
-    if is_stale(Path(__file__).with_name("_view.pyx"), SLOTS_INCLUDE):
-        warnings.warn("treachery_env._view: the compiled view builder is older than _view.pyx or _slots.pxi, "
-                      "so the Python one "
-                      "runs; `make install` (pip install -e .) compiles it again", RuntimeWarning, stacklevel=2)
-        return PythonViewBuilder, "python"
-    try:
-        from ._view import ViewBuilder as compiled
-    except ImportError:
-        return PythonViewBuilder, "python"
-    return compiled, "compiled"
+    return mod.ViewBuilder, "compiled"
 
 
 ViewBuilder, VIEW_BUILDER = _select_builder()

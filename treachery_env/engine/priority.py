@@ -11,13 +11,11 @@ a warning) or ``TREACHERY_PURE_PYTHON=1``.
 
 from __future__ import annotations
 
-import warnings
-from pathlib import Path
 from typing import Any, Callable
 
 from .. import identity_abilities as IA
 from ..actions import MAX_HAND, MAX_OTHER, TOKEN_ABILITIES
-from ..compiled import PURE_PYTHON, SLOTS_INCLUDE, is_stale
+from ..compiled import compiled_pyx
 from .state import DecisionKind, Decision
 
 __all__ = ["PriorityMixin", "CAN_ACT"]
@@ -219,18 +217,10 @@ def _select_can_act() -> tuple[Callable[[Any, int], bool], str]:
     and ``"compiled"``, or :meth:`PriorityMixin._can_act` and ``"python"`` when
     ``TREACHERY_PURE_PYTHON=1``, the extension is not built, or it is older than
     ``_priority.pyx`` or ``_slots.pxi`` (then with a warning)."""
-    if PURE_PYTHON:
+    mod = compiled_pyx("_priority", "the compiled priority check")
+    if mod is None:
         return PriorityMixin._can_act, "python"
-    if is_stale(Path(__file__).parent.parent / "_priority.pyx", SLOTS_INCLUDE):
-        warnings.warn("treachery_env._priority: the compiled priority check is older than _priority.pyx or "
-                      "_slots.pxi, so the Python one runs; `make install` (pip install -e .) compiles it again",
-                      RuntimeWarning, stacklevel=2)
-        return PriorityMixin._can_act, "python"
-    try:
-        from .._priority import can_act
-    except ImportError:     # no C compiler at install time (the extension is optional, setup.py)
-        return PriorityMixin._can_act, "python"
-    return can_act, "compiled"
+    return mod.can_act, "compiled"
 
 
 _can_act, CAN_ACT = _select_can_act()
