@@ -120,6 +120,10 @@ class LookaheadAgent(BaseAgent):
             ``errors`` (exceptions inside determinization or rollouts; the
             last in ``last_error``).
         search_seconds: seconds spent searching in this bot's life.
+        last_scores: the last :meth:`act`'s search, ``{action: mean score}``
+            over its candidates (scores in [-1, 1], for the seat's team; the
+            heuristic's action among them), or None when that decision was
+            not searched (not high-impact, or no world rebuilt it).
 
     Raises:
         ValueError: for a parameter out of range.
@@ -143,6 +147,7 @@ class LookaheadAgent(BaseAgent):
         self.stats: Counter = Counter()
         self.search_seconds = 0.0
         self.last_error: str | None = None
+        self.last_scores: dict[int, float] | None = None
 
     def reset(self, seat: int) -> None:
         """Start a new game at ``seat`` (the base bot too)."""
@@ -156,6 +161,7 @@ class LookaheadAgent(BaseAgent):
             ValueError: if the mask allows no action.
         """
         base = int(self.base.act(observation, info))
+        self.last_scores = None
         view = info["view"]
         candidates = self._candidates(view, base)
         if candidates is None:
@@ -212,6 +218,7 @@ class LookaheadAgent(BaseAgent):
                     self.stats["errors"] += 1
                     self.last_error = f"rollout: {e!r}"
             score[a] = total / len(worlds)
+        self.last_scores = score
         best = max(candidates, key=lambda a: (score[a], a == base, -a))
         if best != base and score[best] > score[base] + self.margin:
             self.stats["deviated"] += 1

@@ -35,10 +35,14 @@ def test_heuristic_action_unless_a_candidate_pays():
     """Over whole games: where the bot does not search, and wherever no
     candidate beats the heuristic's action by the margin, it plays what the
     heuristic plays (an impossible margin makes it the heuristic, move for
-    move); with the default margin it searches and sometimes deviates."""
+    move); with the default margin it searches and sometimes deviates.
+    ``last_scores`` holds each searched decision's candidate scores (the
+    heuristic's action and the played one among them; a deviation scores
+    above the heuristic's action by more than the margin) and is None after
+    a decision it did not search."""
     cfg = CFG.replace(num_players=5)
     for margin, expect_deviation in ((1.99, False), (0.02, True)):
-        deviated = searched = 0
+        deviated = searched = scored = 0
         for seed in range(3):
             g = Game(cfg, seed=seed)
             bot, ref = LookaheadAgent(seed=seed, worlds=2, horizon=1, margin=margin), HeuristicAgent(seed=seed)
@@ -55,12 +59,17 @@ def test_heuristic_action_unless_a_candidate_pays():
                     assert a in g.legal_actions()
                     if margin > 1.5:
                         assert a == r
+                    sc = bot.last_scores
+                    if sc is not None:
+                        scored += 1
+                        assert r in sc and a in sc and set(sc) <= set(g.legal_actions())
+                        assert a == r or sc[a] > sc[r] + margin
                 else:
                     a = others[s].act(obs, info)
                 g.step(a)
             searched += bot.stats["searched"]
             deviated += bot.stats["deviated"]
-        assert searched > 20
+        assert searched > 20 and scored == searched
         assert (deviated > 0) == expect_deviation, (margin, deviated, searched)
 
 

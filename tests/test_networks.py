@@ -394,3 +394,40 @@ def test_departures_from_the_proposal_are_weighted_and_reported(tmp_path):
     follow = update(1.0, bonus=1e4)
     assert follow["departure_accuracy"] == 0.0
     assert follow["imitation_accuracy"] == pytest.approx(1 - share)
+    # gain_weight: a departure weighs departure_weight + gain_weight * its search gain (batch["expert_gain"])
+    for bad in (-0.5, float("inf"), float("nan"), "2"):
+        with pytest.raises(ValueError, match="gain_weight"):
+            TrainConfig(gain_weight=bad)
+    assert np.all(batch["expert_gain"] == 0)                    # the heuristic expert does not search
+    batch["expert_gain"][rows] = 0.25
+    c = tiny(tmp_path, arch="entity", entity=16, privileged_critic=True, prior="heuristic", imitation=0.5,
+             epochs=1, minibatch_steps=4096, departure_weight=1.0, gain_weight=16.0)
+    torch.manual_seed(3)
+    net = build_network(c.network_kwargs(*_sizes())).eval()
+    gained = ppo_update(net, torch.optim.Adam(net.parameters(), lr=0.0), batch, c, np.random.default_rng(0),
+                        imitate=True)
+    assert gained["imitation_loss"] == pytest.approx(out[5.0]["imitation_loss"], rel=1e-5)   # 1 + 16 * 0.25 = 5
+    assert gained["departure_gain"] == pytest.approx(0.25)
+    assert 0.0 <= gained["gain_captured"] <= 1.0
+    assert update(1.0, bonus=1e4)["gain_captured"] == 0.0        # it follows the proposal: no gain taken
+    batch["expert_gain"][rows] = 0.0
+    assert np.isnan(update(1.0)["gain_captured"])
+
+
+def test_lookahead_labels_carry_their_search_gain(tmp_path):
+    """With the lookahead expert, a label that departs from the heuristic's
+    proposal carries its search gain (the teacher's mean rollout score of the
+    label minus its score of the proposal, ``LookaheadAgent.last_scores``),
+    which is above the teacher's margin since it deviates only then; every
+    label equal to the proposal has gain 0."""
+    from agents.lookahead import LookaheadAgent
+
+    cfg = tiny(tmp_path, arch="entity", entity=16, privileged_critic=True, prior="heuristic", expert="lookahead",
+               imitation=0.5, opponents={"heuristic": 1}, solo=1.0, games_per_worker=4)
+    torch.manual_seed(0)
+    batch, _, _ = Collector(cfg, seed=4).collect(300, label_expert=True)
+    departed = batch["expert"] != batch["prior"]
+    gain = batch["expert_gain"]
+    assert departed.sum() >= 3, departed.sum()
+    assert np.all(gain[~departed] == 0.0)
+    assert np.all(gain[departed] > LookaheadAgent().margin) and np.all(gain <= 2.0)

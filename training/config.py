@@ -107,6 +107,15 @@ class TrainConfig:
             are otherwise only their share of the labels (4-5% with the
             lookahead expert) of the loss.  1 = every label alike (also
             without ``prior``, where nothing is a departure).
+        gain_weight: a departure's weight in that cross-entropy grows by
+            ``gain_weight`` times its *search gain* (``departure_weight +
+            gain_weight * gain``): how much better the search expert's
+            rollouts scored its label than the proposal (mean score
+            difference, in [0, 2]; 0 for experts that do not search).  The
+            regret of following the proposal there, as in cost-sensitive
+            classification (Lazaric et al. 2010, classification-based policy
+            iteration): a departure that wins the game outweighs one the
+            rollouts barely prefer.  0 = departures weighted alike.
         expert: the rule-based bot imitated (a registered agent name such as
             ``heuristic`` or ``belief``; not ``random``, ``human`` or ``policy``;
             ``ismcts`` works but is slow).
@@ -157,6 +166,7 @@ class TrainConfig:
     imitation: float = 0.5
     imitation_coef: float = 0.5
     departure_weight: float = 1.0
+    gain_weight: float = 0.0
     anchor_schedule: str = "constant"
     expert: str = "heuristic"
     solo: float = 0.0
@@ -211,6 +221,7 @@ class TrainConfig:
         need(is_num(self.imitation) and 0 <= self.imitation < 1, "imitation", "a fraction in [0, 1)")
         need(is_num(self.departure_weight) and 0 < self.departure_weight < math.inf, "departure_weight",
              "a finite number > 0")
+        need(is_num(self.gain_weight) and 0 <= self.gain_weight < math.inf, "gain_weight", "a finite number >= 0")
         need(is_num(self.solo) and 0 <= self.solo <= 1, "solo", "a probability in [0, 1]")
         need(self.anchor_schedule in ("constant", "linear"), "anchor_schedule", "'constant' or 'linear'")
         need(self.arch in ("flat", "entity"), "arch", "'flat' or 'entity'")

@@ -131,7 +131,10 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
         agreement with the expert, first epoch), ``departure_share`` (the share
         of labelled steps whose label differs from the proposal the network
         read, ``batch["prior"]``) and ``departure_accuracy`` (top-1 agreement on
-        those; NaN without any),
+        those; NaN without any), ``departure_gain`` (their mean search gain,
+        ``batch["expert_gain"]``) and ``gain_captured`` (the share of that gain
+        the network's top-1 takes: agreement on departures weighted by gain;
+        NaN when no departure has a gain),
         ``explained_variance`` of the rollout values and ``epochs_run``.
     """
     net.train()
@@ -144,6 +147,7 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
     acc_hits = acc_n = 0.0
     imit_hits = imit_n = 0.0
     dep_hits = dep_n = 0.0
+    gain_hits = gain_n = 0.0
     epochs_run = 0
     for epoch in range(config.epochs):
         perm = rng.permutation(len(chunks))
@@ -200,8 +204,8 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
                 # departures: the expert's label differs from the proposal the network read
                 prop = t["prior"][flat][labelled]
                 departed = (prop >= 0) & (expert[labelled] != prop)
-                w = torch.where(departed, torch.full_like(nll, float(config.departure_weight)),
-                                torch.ones_like(nll))
+                gain = t["expert_gain"][flat][labelled]
+                w = torch.where(departed, config.departure_weight + config.gain_weight * gain, torch.ones_like(nll))
                 il = (w * nll).sum() / w.sum()
                 sums["imitation_loss"] = sums.get("imitation_loss", 0.0) + il.item()
                 if epoch == 0:
@@ -210,6 +214,8 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
                     imit_n += float(labelled.sum())
                     dep_hits += float((hit & departed).sum())
                     dep_n += float(departed.sum())
+                    gain_hits += float((gain * (hit & departed)).sum())
+                    gain_n += float((gain * departed).sum())
             else:
                 il = torch.zeros(())
             if imitate:
@@ -243,6 +249,8 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
         out["imitation_accuracy"] = imit_hits / imit_n
         out["departure_share"] = dep_n / imit_n
         out["departure_accuracy"] = dep_hits / dep_n if dep_n else float("nan")
+        out["departure_gain"] = gain_n / dep_n if dep_n else float("nan")
+        out["gain_captured"] = gain_hits / gain_n if gain_n else float("nan")
     return out
 
 

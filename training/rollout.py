@@ -22,6 +22,9 @@ the action that ``config.expert`` (a rule-based bot, one per learner seat,
 reset at the start of each game) would take in the same state, for the
 imitation phase and the behaviour-cloning anchor of :func:`training.ppo.train`
 (DAgger, Ross et al. 2011: the learner's own states, the expert's actions).  ``-1`` when not labelled.
+A search expert (``lookahead``) also gives each label's *search gain*: how
+much better its rollouts scored the label than the proposal the network read
+(``expert_gain``; the update may weight departures by it, ``gain_weight``).
 
 Proposals (a network made with ``prior``, :mod:`agents.networks`): at each
 decision of a policy seat (learner or pool), the action the ``prior`` bot (one
@@ -280,14 +283,21 @@ class Collector:
         return out
 
     # ------------------------------------------------------------------ collect
-    def _expert_action(self, slot: _Slot, seat: int, obs: dict, inputs: tuple | None = None) -> int:
+    def _expert_action(self, slot: _Slot, seat: int, obs: dict, inputs: tuple | None = None,
+                       prior: int = -1) -> tuple[int, float]:
         """What the seat's expert bot would do now (DAgger label), given the seat's
-        observation dict (``inputs``: its bot inputs, when already made)."""
+        observation dict (``inputs``: its bot inputs, when already made), and the
+        label's *search gain* over the proposal the network read (``prior``): the
+        expert's mean rollout score of its label minus its score of the proposal,
+        when the expert searched this decision and scored both
+        (:attr:`agents.lookahead.LookaheadAgent.last_scores`), else 0."""
         expert = slot.experts[seat]
         a = int(expert.act(*(inputs or self._bot_inputs(slot, seat, expert, obs))))
         if not obs["action_mask"][a]:
             raise RuntimeError(f"expert {self.config.expert!r} chose illegal action {a}")
-        return a
+        scores = getattr(expert, "last_scores", None)
+        gain = scores[a] - scores[prior] if scores and a != prior and a in scores and prior in scores else 0.0
+        return a, max(0.0, float(gain))
 
     def _proposals(self, items: list, obs_dicts: list) -> tuple[torch.Tensor | None, list]:
         """The ``prior`` bots' proposed actions for waiting policy seats, int64 ``(B,)``
@@ -315,6 +325,8 @@ class Collector:
             step), ``belief_label`` int8 (N, n-1) (-1 = not scored), and
             ``expert`` int64 (N,) (the expert's action, -1 = not labelled),
             ``prior`` int64 (N,) (the proposal the network read, -1 = none),
+            ``expert_gain`` float32 (N,) (the expert's search gain of its label
+            over that proposal, in [0, 2]; 0 where it did not search both),
             ``priv`` float32 (N, 4n) (:func:`privileged_features`, for the critic),
             ``segments`` int64 (S, 2) of ``(start, length)``; ``games`` the
             :class:`GameStat` of games finished; ``info`` timing and counts.
@@ -348,10 +360,12 @@ class Collector:
                 logp = logp_all.gather(1, actions[:, None]).squeeze(1)
                 for i, (slot, seat) in enumerate(items):
                     if key is LEARNER:
-                        expert = self._expert_action(slot, seat, obs_dicts[i], inputs[i]) if label_expert else -1
+                        proposal = -1 if prior is None else int(prior[i])
+                        expert, gain = (self._expert_action(slot, seat, obs_dicts[i], inputs[i], proposal)
+                                        if label_expert else (-1, 0.0))
                         idx = buf.add(obs[i].numpy(), mask[i], int(actions[i]), float(logp[i]), float(value[i]),
                                       slot.h[seat], self._belief_labels(slot, seat), expert, priv[i],
-                                      -1 if prior is None else int(prior[i]))
+                                      proposal, gain)
                         slot.seg[seat].append(idx)
                     slot.h[seat] = h_new[i].numpy().copy()
                     slot.env.step(int(actions[i]))
@@ -391,6 +405,7 @@ class _Buffer:
         self.expert: list = []
         self.priv: list = []
         self.prior: list = []
+        self.gain: list = []
         self.segments: list = []       # (indices, final reward, done, bootstrap value)
         self.games: list = []
         self.finished_decisions = 0
@@ -399,7 +414,7 @@ class _Buffer:
     def learner_steps(self) -> int:
         return len(self.action)
 
-    def add(self, obs, mask, action, logp, value, h, label, expert, priv, prior) -> int:
+    def add(self, obs, mask, action, logp, value, h, label, expert, priv, prior, gain) -> int:
         self.obs.append(obs)
         self.mask.append(mask)
         self.action.append(action)
@@ -410,6 +425,7 @@ class _Buffer:
         self.expert.append(expert)
         self.priv.append(priv)
         self.prior.append(prior)
+        self.gain.append(gain)
         return len(self.action) - 1
 
     def close_segment(self, idx: list, reward: float, done: bool, bootstrap: float) -> None:
@@ -450,6 +466,7 @@ class _Buffer:
             "belief_label": np.stack(self.label).reshape(-1, n - 1)[o],
             "expert": np.asarray(self.expert, np.int64)[o], "priv": np.stack(self.priv)[o],
             "prior": np.asarray(self.prior, np.int64)[o],
+            "expert_gain": np.asarray(self.gain, np.float32)[o],
             "adv": np.concatenate(adv), "ret": np.concatenate(ret),
             "segments": np.asarray(segs, dtype=np.int64).reshape(-1, 2),
         }
