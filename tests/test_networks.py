@@ -414,6 +414,19 @@ def test_departures_from_the_proposal_are_weighted_and_reported(tmp_path):
     assert np.isnan(update(1.0)["gain_captured"])
 
 
+def test_departure_settings_that_do_nothing_warn(tmp_path):
+    """``departure_weight`` or ``gain_weight`` without ``prior`` (nothing is a
+    departure), and ``gain_weight`` with an expert that does not search (every
+    gain is 0), warn before the run starts."""
+    cases = (({"departure_weight": 3.0}, "a network without prior reads none"),
+             ({"gain_weight": 10.0}, "a network without prior reads none"),
+             ({"arch": "entity", "entity": 16, "prior": "heuristic", "expert": "belief", "gain_weight": 10.0},
+              "the expert 'belief' does not search"))
+    for i, (kw, match) in enumerate(cases):
+        with pytest.warns(UserWarning, match=match):
+            train(tiny(tmp_path / str(i), total_steps=100, rollout_steps=100, **kw), progress=False, log=False)
+
+
 def test_lookahead_labels_carry_their_search_gain(tmp_path):
     """With the lookahead expert, a label that departs from the heuristic's
     proposal carries its search gain (the teacher's mean rollout score of the

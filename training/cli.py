@@ -304,7 +304,6 @@ def _train(args: argparse.Namespace) -> int:
                 config = type(config).from_dict({**config.to_dict(), "run_dir": f"runs/train-{stamp}"})
         _check_workers("--workers" if args.workers is not None else "the config's workers =", config.workers)
         _check_run_dir(config.run_dir)
-        print(f"training into {config.run_dir} (tensorboard --logdir {config.run_dir}/tb)")
         result = train(config, resume=resume, progress=not args.no_progress)
     except ValueError as err:
         print(f"treachery train: error: {err}", file=sys.stderr)

@@ -60,6 +60,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+import agents
 import treachery_env
 from agents.files import atomic_write_bytes
 from agents.networks import build_network
@@ -368,7 +369,10 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
 
     Warns:
         UserWarning: when ``prior`` and ``expert`` are the same bot and the
-            expert labels (the labels then equal the network's own input).
+            expert labels (the labels then equal the network's own input);
+            when ``departure_weight`` or ``gain_weight`` is set without
+            ``prior`` (nothing is a departure), or ``gain_weight`` with an
+            expert that does not search (every gain is 0).
     """
     run_dir = Path(config.run_dir)
     state = None
@@ -396,12 +400,20 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
     if config.prior and config.prior == config.expert and config.labels_expert:
         warnings.warn(f"prior = expert = {config.expert!r}: every label is the proposal the network reads, so "
                       f"imitation only teaches it to copy that input", stacklevel=2)
+    if not config.prior and (config.departure_weight != 1 or config.gain_weight):
+        warnings.warn("departure_weight and gain_weight weigh departures from a proposal, and a network without "
+                      "prior reads none: they do nothing here", stacklevel=2)
+    elif config.gain_weight and not hasattr(agents.make(config.expert), "last_scores"):
+        warnings.warn(f"gain_weight: the expert {config.expert!r} does not search, so every search gain is 0 "
+                      f"(use expert = 'lookahead')", stacklevel=2)
     game_config = config.game_config()
     torch.manual_seed(config.seed)
     net = build_network(config.network_kwargs(*_probe_sizes(game_config)))
     if config.init and not state:
         init_weights(net, config.init)      # before the run folder is made: a bad init leaves nothing behind
     run_dir.mkdir(parents=True, exist_ok=True)
+    if progress:
+        print(f"training into {run_dir} (tensorboard --logdir {run_dir / 'tb'})", flush=True)
     _clean_leftovers(run_dir)
     start_iter = int(state["iteration"]) if state else 0
     ss = np.random.SeedSequence([config.seed, start_iter])
