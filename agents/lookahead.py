@@ -124,6 +124,8 @@ class LookaheadAgent(BaseAgent):
             over its candidates (scores in [-1, 1], for the seat's team; the
             heuristic's action among them), or None when that decision was
             not searched (not high-impact, or no world rebuilt it).
+        last_base: the heuristic's action at the last :meth:`act` (what the
+            bot plays unless its search departs from it).
 
     Raises:
         ValueError: for a parameter out of range.
@@ -148,6 +150,7 @@ class LookaheadAgent(BaseAgent):
         self.search_seconds = 0.0
         self.last_error: str | None = None
         self.last_scores: dict[int, float] | None = None
+        self.last_base: int | None = None
 
     def reset(self, seat: int) -> None:
         """Start a new game at ``seat`` (the base bot too)."""
@@ -160,7 +163,7 @@ class LookaheadAgent(BaseAgent):
         Raises:
             ValueError: if the mask allows no action.
         """
-        base = int(self.base.act(observation, info))
+        base = self.last_base = int(self.base.act(observation, info))
         self.last_scores = None
         view = info["view"]
         candidates = self._candidates(view, base)

@@ -57,6 +57,7 @@ def test_heuristic_action_unless_a_candidate_pays():
                 if s == 0:
                     a, r = bot.act(obs, info), ref.act(obs, info)
                     assert a in g.legal_actions()
+                    assert bot.last_base == r
                     if margin > 1.5:
                         assert a == r
                     sc = bot.last_scores

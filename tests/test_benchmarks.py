@@ -113,3 +113,27 @@ def test_the_untrained_proposal_script_adds_the_input_to_a_policys_weights(tmp_p
                     {"num_players": n})
     with pytest.raises(ValueError, match="holds a 'flat' network; only the entity network reads a proposal"):
         mod.main(["--base", str(tmp_path / "flat.pt"), "--out", str(tmp_path / "q.pt")])
+
+
+def test_the_search_departures_script_measures_the_lookahead_bots_departures(capsys):
+    """``bench/search_departures.py``: every departure of the lookahead bot from
+    the heuristic's action is a searched decision with a positive gain (above
+    the bot's margin), non-departures have gain 0, and the tables add up."""
+    import importlib.util
+    from pathlib import Path
+
+    from agents.lookahead import LookaheadAgent
+
+    spec = importlib.util.spec_from_file_location("search_departures",
+                                                  Path(__file__).parent.parent / "bench" / "search_departures.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    rows, wins = mod.departures(2, seed=5)
+    dep = [r for r in rows if r["chosen"] != r["proposal"]]
+    assert rows and dep and wins in (0, 1, 2)
+    assert all(r["gain"] > LookaheadAgent().margin for r in dep)
+    assert all(r["gain"] == 0.0 for r in rows if r["chosen"] == r["proposal"])
+    mod.main(["--games", "2", "--seed", "5", "--top", "2"])
+    out = capsys.readouterr().out
+    assert f"{len(rows)} searched decisions, {len(dep)} departures" in out
+    assert "| 0.00 | " + str(len(dep)) + " | 100% |" in out and out.count("  +0.") == 2

@@ -1,0 +1,105 @@
+"""Where the lookahead teacher departs from the heuristic bot, and how much each departure is worth.
+
+The lookahead bot (:mod:`agents.lookahead`) plays one seat (rotating) of
+``--games`` 5-player games among heuristic bots.  At every decision it
+searches, its base (the heuristic's action, ``last_base``) is the *proposal*
+the residual networks read; a *departure* is a searched decision where it
+plays another action, and its *gain* is the rollouts' mean score of that
+action minus the proposal's (``last_scores``; the quantity ``gain_weight``
+weights departures by in training, :class:`training.config.TrainConfig`).
+Printed: searched decisions, departures and summed gain by the seat's role;
+the same by decision kind and the kinds of the two actions; how the summed
+gain is spread over departures of small and large gain; the largest
+departures in words.
+
+    python bench/search_departures.py [--games 80] [--seed 1000] [--top 12]
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import defaultdict
+
+import numpy as np
+
+import agents
+from agents.lookahead import LookaheadAgent
+from treachery_env import GameConfig
+from treachery_env.engine import Game
+from treachery_env.view import ViewBuilder
+
+
+def departures(games: int, seed: int, num_players: int = 5) -> tuple[list[dict], int]:
+    """Play ``games`` games, the lookahead bot in seat ``game % num_players``, heuristic bots elsewhere.
+
+    Returns:
+        ``(rows, wins)``: one dict per searched decision (``role``, ``kind``,
+        ``turn``, ``proposal`` and ``chosen`` as ``(option kind, text)``,
+        ``gain`` >= 0: 0 where it did not depart) and the games its team won.
+    """
+    rows: list[dict] = []
+    wins = 0
+    for gi in range(games):
+        g = Game(GameConfig(num_players=num_players), seed=seed + gi)
+        views = ViewBuilder(g)
+        me = gi % num_players
+        bots = [agents.make("heuristic", seed=seed * 100 + gi * num_players + s) for s in range(num_players)]
+        bot = bots[me] = LookaheadAgent(seed=seed * 100 + gi * num_players + me)
+        for s, b in enumerate(bots):
+            b.reset(s)
+        while not g.is_over:
+            s = g.current_player
+            view = views.build(s)
+            a = int(bots[s].act(g.observation(s), {"view": view}))
+            if s == me and bot.last_scores is not None:
+                sc, p = bot.last_scores, bot.last_base
+                opts = {o.action: (o.kind, o.text) for o in view.decision.options}
+                rows.append({"role": view.me.role.name.title(), "kind": view.decision.kind, "turn": view.turn,
+                             "proposal": opts[p], "chosen": opts[a], "gain": max(0.0, sc[a] - sc[p])})
+            g.step(a)
+        wins += me in g.winners
+    return rows, wins
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Play, then print the tables; returns 0."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", type=int, default=80)
+    ap.add_argument("--seed", type=int, default=1000)
+    ap.add_argument("--top", type=int, default=12, help="largest departures printed")
+    a = ap.parse_args(argv)
+    if a.games < 1:
+        ap.error(f"--games must be >= 1, got {a.games}")
+    rows, wins = departures(a.games, a.seed)
+    dep = [r for r in rows if r["chosen"] != r["proposal"]]
+    gains = np.array([r["gain"] for r in dep])
+    total = float(gains.sum())
+    print(f"{a.games} games (seed {a.seed}), the lookahead bot's team won {wins}; {len(rows)} searched decisions, "
+          f"{len(dep)} departures ({len(dep) / max(len(rows), 1):.1%}), summed gain {total:.2f}")
+    for title, key in (("role", lambda r: r["role"]),
+                       ("decision kind: proposal -> chosen", lambda r: f"{r['kind']}: {r['proposal'][0]} -> "
+                                                                         f"{r['chosen'][0]}")):
+        table: dict = defaultdict(lambda: [0, 0, 0.0])
+        for r in rows:
+            t = table[key(r)]
+            t[0] += 1
+            if r["chosen"] != r["proposal"]:
+                t[1] += 1
+                t[2] += r["gain"]
+        print(f"\n| {title} | searched | departures | summed gain |\n|---|---|---|---|")
+        for k, (n, d, s) in sorted(table.items(), key=lambda kv: -kv[1][2]):
+            if d:
+                print(f"| {k} | {n} | {d} | {s:.2f} |")
+    if total > 0:
+        print("\n| gain above | departures | share of the summed gain |\n|---|---|---|")
+        for th in (0.0, 0.05, 0.1, 0.2, 0.4):
+            sel = gains > th
+            print(f"| {th:.2f} | {int(sel.sum())} | {gains[sel].sum() / total:.0%} |")
+    print(f"\nthe {min(a.top, len(dep))} largest departures:")
+    for r in sorted(dep, key=lambda r: -r["gain"])[:a.top]:
+        print(f"  {r['gain']:+.3f}  {r['role']}, turn {r['turn']}, {r['kind']}: {r['proposal'][1]} -> {r['chosen'][1]}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
