@@ -444,3 +444,55 @@ def test_lookahead_labels_carry_their_search_gain(tmp_path):
     assert departed.sum() >= 3, departed.sum()
     assert np.all(gain[~departed] == 0.0)
     assert np.all(gain[departed] > LookaheadAgent().margin) and np.all(gain <= 2.0)
+
+
+def test_ppo_kept_near_a_reference_policy_by_a_kl(tmp_path):
+    """``kl_policy`` / ``kl_coef``: the collector records the reference policy's
+    action probabilities at every learner step (a distribution over the legal
+    actions, run with its own recurrent state and the learner's proposal);
+    the update reports ``ref_kl`` = KL(pi_ref || pi), 0 when the learner is
+    the reference, and with the KL alone in the loss, gradient steps bring a
+    different learner nearer the reference.  A missing or unfit reference is
+    refused in one line before the run folder is made."""
+    from test_training import _sizes
+
+    cfg0 = tiny(tmp_path, arch="entity", entity=16, privileged_critic=True, prior="heuristic",
+                imitation=0.0, imitation_coef=0.0, opponents={"heuristic": 1}, solo=1.0)
+    torch.manual_seed(0)
+    ref_net = build_network(cfg0.network_kwargs(*_sizes()))
+    ref_path = str(save_checkpoint(tmp_path / "ref.pt", ref_net, cfg0.game_config().to_dict()))
+    cfg = tiny(tmp_path, arch="entity", entity=16, privileged_critic=True, prior="heuristic", imitation=0.0,
+               imitation_coef=0.0, opponents={"heuristic": 1}, solo=1.0, kl_policy=ref_path, kl_coef=1.0,
+               epochs=1, minibatch_steps=4096, ent_coef=0.0, vf_coef=0.0, belief_coef=0.0)
+    col = Collector(cfg, seed=3)
+    col.set_weights(ref_net.state_dict())
+    batch, _, _ = col.collect(200, label_expert=False)
+    pr = batch["ref_probs"]
+    assert pr.shape == batch["mask"].shape and pr.dtype == np.float32
+    assert np.allclose(pr.sum(1), 1.0, atol=1e-5) and np.all(pr[batch["mask"] == 0] == 0)
+    # the learner's own sampling probabilities equal the reference's when they are the same network
+    assert np.allclose(np.log(pr[np.arange(len(pr)), batch["action"]]), batch["logp"], atol=1e-4)
+    same = ppo_update(col.net, torch.optim.SGD(col.net.parameters(), lr=0.0), batch, cfg, np.random.default_rng(0))
+    assert abs(same["ref_kl"]) < 1e-4
+    torch.manual_seed(7)
+    other = build_network(cfg.network_kwargs(*_sizes())).eval()
+    with torch.no_grad():
+        other.prior_bonus.fill_(0.5)                                # far from the reference's 3.0
+    kl_only = cfg
+    adv = dict(batch, adv=np.zeros_like(batch["adv"]))             # no policy-gradient signal: the KL alone
+    opt = torch.optim.Adam(other.parameters(), lr=2e-2)
+    first = ppo_update(other, opt, adv, kl_only, np.random.default_rng(0))["ref_kl"]
+    for _ in range(8):
+        last = ppo_update(other, opt, adv, kl_only, np.random.default_rng(0))["ref_kl"]
+    assert first > 0.05 and last < 0.5 * first, (first, last)
+    for bad, match in ((str(tmp_path / "missing.pt"), "kl_policy: checkpoint .* does not exist"),):
+        with pytest.raises(ValueError, match=match):
+            train(TrainConfig.from_dict({**cfg.to_dict(), "kl_policy": bad, "run_dir": str(tmp_path / "r1")}),
+                  progress=False, log=False)
+        assert not (tmp_path / "r1").exists()
+    plain = tiny(tmp_path, arch="entity", entity=16, privileged_critic=True, kl_policy=ref_path, kl_coef=1.0,
+                 run_dir=str(tmp_path / "r2"))
+    with pytest.raises(ValueError, match="kl_policy: .* reads the 'heuristic' bot's proposal and this run's network "
+                                         "does not"):
+        train(plain, progress=False, log=False)
+    assert not (tmp_path / "r2").exists()

@@ -116,6 +116,16 @@ class TrainConfig:
             classification (Lazaric et al. 2010, classification-based policy
             iteration): a departure that wins the game outweighs one the
             rollouts barely prefer.  0 = departures weighted alike.
+        kl_policy: a ``policy.pt`` or ``ckpt_*.pt`` that PPO is kept near: at
+            every learner step, ``kl_coef`` times ``KL(pi_ref || pi)`` over the
+            legal actions joins the loss (KL-regularised fine-tuning, Jaques et
+            al. 2019, Ziegler et al. 2019), an anchor that needs no expert
+            labels and so no search (``imitation_coef = 0`` then makes PPO
+            run at the speed of plain rollouts).  The collector runs it at
+            every learner decision with its own recurrent state (and the same
+            proposal, if it reads one); it must play this game's layouts.
+            "" = none.
+        kl_coef: that KL's weight (> 0 exactly when ``kl_policy`` is set).
         expert: the rule-based bot imitated (a registered agent name such as
             ``heuristic`` or ``belief``; not ``random``, ``human`` or ``policy``;
             ``ismcts`` works but is slow).
@@ -167,6 +177,8 @@ class TrainConfig:
     imitation_coef: float = 0.5
     departure_weight: float = 1.0
     gain_weight: float = 0.0
+    kl_policy: str = ""
+    kl_coef: float = 0.0
     anchor_schedule: str = "constant"
     expert: str = "heuristic"
     solo: float = 0.0
@@ -221,6 +233,9 @@ class TrainConfig:
         need(is_num(self.imitation) and 0 <= self.imitation < 1, "imitation", "a fraction in [0, 1)")
         need(is_num(self.departure_weight) and 0 < self.departure_weight < math.inf, "departure_weight",
              "a finite number > 0")
+        need(isinstance(self.kl_policy, str), "kl_policy", "a checkpoint path, or \"\" for none")
+        need(is_num(self.kl_coef) and 0 <= self.kl_coef < math.inf and (self.kl_coef > 0) == bool(self.kl_policy),
+             "kl_coef", "a finite number, > 0 exactly when kl_policy names a checkpoint")
         need(is_num(self.gain_weight) and 0 <= self.gain_weight < math.inf, "gain_weight", "a finite number >= 0")
         need(is_num(self.solo) and 0 <= self.solo <= 1, "solo", "a probability in [0, 1]")
         need(self.anchor_schedule in ("constant", "linear"), "anchor_schedule", "'constant' or 'linear'")

@@ -68,7 +68,7 @@ from agents.policy import load_checkpoint, masked_logits, save_checkpoint
 from treachery_env.rules import Role
 
 from .config import TrainConfig
-from .rollout import GameStat, WorkerPool
+from .rollout import GameStat, WorkerPool, reference_policy
 
 __all__ = ["train", "ppo_update", "make_chunks", "latest_checkpoint", "load_resumable", "read_metrics",
            "init_weights", "TrainResult"]
@@ -136,6 +136,8 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
         ``batch["expert_gain"]``) and ``gain_captured`` (the share of that gain
         the network's top-1 takes: agreement on departures weighted by gain;
         NaN when no departure has a gain),
+        with ``config.kl_policy`` ``ref_kl`` (the mean ``KL(pi_ref || pi)``
+        over legal actions, the term ``kl_coef`` weighs),
         ``explained_variance`` of the rollout values and ``epochs_run``.
     """
     net.train()
@@ -219,6 +221,12 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
                     gain_n += float((gain * departed).sum())
             else:
                 il = torch.zeros(())
+            if config.kl_coef:
+                pr = t["ref_probs"][flat]                                  # (L, C, A), 0 where illegal
+                kl_ref = torch.where(pr > 0, pr * (pr.clamp(min=1e-12).log() - logp_all), torch.zeros_like(pr))
+                rkl = (kl_ref.sum(-1) * v).sum() / nv
+                sums["ref_kl"] = sums.get("ref_kl", 0.0) + rkl.item()
+                loss = loss + config.kl_coef * rkl
             if imitate:
                 loss = loss + il
             else:
@@ -365,7 +373,9 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         ValueError: starting a new run in a folder that holds a run, resuming
             without a loadable checkpoint, from a corrupt or incompatible one,
             or with a ``metrics.jsonl`` line (other than a torn last one) that
-            is not a record.
+            is not a record; an ``init`` or ``kl_policy`` checkpoint that is
+            missing or does not fit the config's network (before the run
+            folder is made).
 
     Warns:
         UserWarning: when ``prior`` and ``expert`` are the same bot and the
@@ -411,6 +421,8 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
     net = build_network(config.network_kwargs(*_probe_sizes(game_config)))
     if config.init and not state:
         init_weights(net, config.init)      # before the run folder is made: a bad init leaves nothing behind
+    if config.kl_policy:
+        reference_policy(config, net)       # likewise: a missing or unfit KL reference is refused here
     run_dir.mkdir(parents=True, exist_ok=True)
     if progress:
         print(f"training into {run_dir} (tensorboard --logdir {run_dir / 'tb'})", flush=True)

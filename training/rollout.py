@@ -31,6 +31,10 @@ decision of a policy seat (learner or pool), the action the ``prior`` bot (one
 per policy seat, reset at the start of each game, given the seat's view as a
 bot is) proposes; the network reads it, and ``prior`` records it for the update.
 
+KL reference (``config.kl_policy``): at each learner decision the frozen
+reference policy is run too (its own recurrent state per seat, the same
+proposal), and its action probabilities are recorded for the update's KL term.
+
 Belief labels: at each learner decision, the true current role of every other
 seat that is face down and still in the game (relative seat order), ``-1``
 otherwise.  They are privileged and used only as the auxiliary loss's targets,
@@ -54,7 +58,7 @@ import torch
 
 import agents
 from agents.networks import build_network
-from agents.policy import masked_logits
+from agents.policy import check_layout, load_policy, masked_logits
 from treachery_env.env import raw_env
 from treachery_env.rules import Role
 from treachery_env.view import ViewBuilder
@@ -94,6 +98,7 @@ class _Slot:
     seg: dict = field(default_factory=dict)        # learner seat -> step indices of its open segment
     experts: dict = field(default_factory=dict)    # learner seat -> expert bot labelling its decisions
     priors: dict = field(default_factory=dict)     # policy seat -> bot proposing the action its network reads
+    ref_h: dict = field(default_factory=dict)      # learner seat -> recurrent state of the KL reference policy
     roles: list = field(default_factory=list)      # dealt roles
     decisions: int = 0
     views: Any = None                              # ViewBuilder of the game, for the bots' info["view"]
@@ -139,6 +144,28 @@ def compute_gae(rewards: np.ndarray, values: np.ndarray, bootstrap: float, done:
     return adv, (adv + values).astype(np.float32)
 
 
+def reference_policy(config: TrainConfig, net: torch.nn.Module) -> torch.nn.Module:
+    """The frozen policy of ``config.kl_policy`` (eval mode), checked to fit the
+    learner ``net``: this game's layouts and players, and no proposal input the
+    learner does not read (the collector gives both networks the learner's proposals).
+
+    Raises:
+        ValueError: (one line) for a missing or unreadable checkpoint or one that does not fit.
+    """
+    try:
+        ref, _ = load_policy(config.kl_policy)
+        check_layout(ref, config.kl_policy)
+    except ValueError as err:
+        raise ValueError(f"kl_policy: {str(err).splitlines()[0]}") from err
+    if ref.num_players != net.num_players:
+        raise ValueError(f"kl_policy: {config.kl_policy!r} plays {ref.num_players} players, this run "
+                         f"{net.num_players}")
+    if ref.prior is not None and ref.prior != net.prior:
+        raise ValueError(f"kl_policy: {config.kl_policy!r} reads the {ref.prior!r} bot's proposal and this run's "
+                         f"network does not (set prior = {ref.prior!r})")
+    return ref
+
+
 class Collector:
     """Steps ``config.games_per_worker`` games together for the learner (see module docstring).
 
@@ -161,6 +188,7 @@ class Collector:
         self.num_actions = int(probe.action_space("player_0").n)
         self.net_kwargs = config.network_kwargs(self.obs_size, self.num_actions)
         self.net = build_network(self.net_kwargs).eval()
+        self.ref = reference_policy(config, self.net) if config.kl_policy else None
         self.pool: dict[int, torch.nn.Module] = {}
         self.retired: set[int] = set()     # removed from the pool, kept while games in progress use them
         kinds = list(config.opponents)
@@ -222,6 +250,7 @@ class Collector:
         H = self.config.hidden
         slot.h = {s: np.zeros(H, np.float32) for s, c in enumerate(ctrl) if not hasattr(c, "act")}
         slot.seg = {s: [] for s, c in enumerate(ctrl) if c is LEARNER}
+        slot.ref_h = {s: np.zeros(self.ref.hidden, np.float32) for s in slot.seg} if self.ref is not None else {}
         slot.experts = {}
         if self.config.labels_expert:
             for s in slot.seg:
@@ -327,6 +356,8 @@ class Collector:
             ``prior`` int64 (N,) (the proposal the network read, -1 = none),
             ``expert_gain`` float32 (N,) (the expert's search gain of its label
             over that proposal, in [0, 2]; 0 where it did not search both),
+            with ``config.kl_policy`` ``ref_probs`` float32 (N, A) (the
+            reference policy's action probabilities, 0 for illegal actions),
             ``priv`` float32 (N, 4n) (:func:`privileged_features`, for the critic),
             ``segments`` int64 (S, 2) of ``(start, length)``; ``games`` the
             :class:`GameStat` of games finished; ``info`` timing and counts.
@@ -358,8 +389,16 @@ class Collector:
                 logp_all = torch.log_softmax(logits, dim=-1)
                 actions = torch.multinomial(logp_all.exp(), 1, generator=self.gen).squeeze(1)
                 logp = logp_all.gather(1, actions[:, None]).squeeze(1)
+                ref_probs = None
+                if key is LEARNER and self.ref is not None:
+                    ref_h = torch.from_numpy(np.stack([slot.ref_h[seat] for slot, seat in items]))
+                    ref_logits, _, _, ref_h_new = self.ref(obs, ref_h, None, mask=mask_t, prior=prior)
+                    ref_probs = torch.softmax(masked_logits(ref_logits, mask_t), dim=-1).numpy()
                 for i, (slot, seat) in enumerate(items):
                     if key is LEARNER:
+                        if ref_probs is not None:
+                            buf.ref_probs.append(ref_probs[i])
+                            slot.ref_h[seat] = ref_h_new[i].numpy().copy()
                         proposal = -1 if prior is None else int(prior[i])
                         expert, gain = (self._expert_action(slot, seat, obs_dicts[i], inputs[i], proposal)
                                         if label_expert else (-1, 0.0))
@@ -406,6 +445,7 @@ class _Buffer:
         self.priv: list = []
         self.prior: list = []
         self.gain: list = []
+        self.ref_probs: list = []      # with a KL reference: its action probabilities, in step order
         self.segments: list = []       # (indices, final reward, done, bootstrap value)
         self.games: list = []
         self.finished_decisions = 0
@@ -459,7 +499,8 @@ class _Buffer:
         o = np.asarray(order, dtype=np.int64)
         if o.size == 0:
             raise RuntimeError("rollout produced no learner steps")
-        return {
+        extra = {"ref_probs": np.stack(self.ref_probs)[o]} if self.ref_probs else {}
+        return {**extra,
             "obs": np.stack(self.obs)[o], "mask": np.stack(self.mask)[o],
             "action": np.asarray(self.action, np.int64)[o], "logp": np.asarray(self.logp, np.float32)[o],
             "value": values[o], "h": np.stack(self.h).astype(np.float32)[o],
