@@ -7,8 +7,9 @@ the residual networks read; a *departure* is a searched decision where it
 plays another action, and its *gain* is the rollouts' mean score of that
 action minus the proposal's (``last_scores``; the quantity ``gain_weight``
 weights departures by in training, :class:`training.config.TrainConfig`).
-Printed: searched decisions, departures and summed gain by the seat's role;
-the same by decision kind and the kinds of the two actions; how the summed
+Printed: searched decisions, departures and summed gain by the seat's role
+and by decision kind and the proposal's kind; departures and summed gain by
+the kinds of the two actions; how the summed
 gain is spread over departures of small and large gain; the largest
 departures in words.
 
@@ -76,9 +77,10 @@ def main(argv: list[str] | None = None) -> int:
     total = float(gains.sum())
     print(f"{a.games} games (seed {a.seed}), the lookahead bot's team won {wins}; {len(rows)} searched decisions, "
           f"{len(dep)} departures ({len(dep) / max(len(rows), 1):.1%}), summed gain {total:.2f}")
-    for title, key in (("role", lambda r: r["role"]),
-                       ("decision kind: proposal -> chosen", lambda r: f"{r['kind']}: {r['proposal'][0]} -> "
-                                                                         f"{r['chosen'][0]}")):
+    for title, key, searched in (("role", lambda r: r["role"], True),
+                                 ("decision kind: proposal", lambda r: f"{r['kind']}: {r['proposal'][0]}", True),
+                                 ("decision kind: proposal -> chosen",
+                                  lambda r: f"{r['kind']}: {r['proposal'][0]} -> {r['chosen'][0]}", False)):
         table: dict = defaultdict(lambda: [0, 0, 0.0])
         for r in rows:
             t = table[key(r)]
@@ -86,10 +88,11 @@ def main(argv: list[str] | None = None) -> int:
             if r["chosen"] != r["proposal"]:
                 t[1] += 1
                 t[2] += r["gain"]
-        print(f"\n| {title} | searched | departures | summed gain |\n|---|---|---|---|")
+        head = "| searched " if searched else ""
+        print(f"\n| {title} {head}| departures | summed gain |\n|---|{'---|' if searched else ''}---|---|")
         for k, (n, d, s) in sorted(table.items(), key=lambda kv: -kv[1][2]):
             if d:
-                print(f"| {k} | {n} | {d} | {s:.2f} |")
+                print(f"| {k} {f'| {n} ' if searched else ''}| {d} | {s:.2f} |")
     if total > 0:
         print("\n| gain above | departures | share of the summed gain |\n|---|---|---|")
         for th in (0.0, 0.05, 0.1, 0.2, 0.4):
