@@ -64,6 +64,7 @@ def heuristic_games(games: int, seed: int, num_players: int = 5) -> dict:
                adv=np.zeros(N, np.float32), ret=np.zeros(N, np.float32),
                belief_label=np.full((N, num_players - 1), -1, np.int8),
                prior=np.full(N, -1, np.int64),          # the networks compared here read no proposal
+               expert_gain=np.zeros(N, np.float32),     # the heuristic expert does not search
                segments=np.asarray(segments, np.int64))
     return out
 

@@ -71,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     if a.games < 1:
         ap.error(f"--games must be >= 1, got {a.games}")
+    if a.top < 0:
+        ap.error(f"--top must be >= 0, got {a.top}")
     rows, wins = departures(a.games, a.seed)
     dep = [r for r in rows if r["chosen"] != r["proposal"]]
     gains = np.array([r["gain"] for r in dep])
@@ -78,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{a.games} games (seed {a.seed}), the lookahead bot's team won {wins}; {len(rows)} searched decisions, "
           f"{len(dep)} departures ({len(dep) / max(len(rows), 1):.1%}), summed gain {total:.2f}")
     for title, key, searched in (("role", lambda r: r["role"], True),
-                                 ("decision kind: proposal", lambda r: f"{r['kind']}: {r['proposal'][0]}", True),
+                                 ("decision kind: proposal (kinds with a departure)", lambda r: f"{r['kind']}: {r['proposal'][0]}", True),
                                  ("decision kind: proposal -> chosen",
                                   lambda r: f"{r['kind']}: {r['proposal'][0]} -> {r['chosen'][0]}", False)):
         table: dict = defaultdict(lambda: [0, 0, 0.0])

@@ -351,7 +351,7 @@ def test_departures_from_the_proposal_are_weighted_and_reported(tmp_path):
     the proposal on every one of them (accuracy 0)."""
     from test_training import _sizes
 
-    for bad in (0, -1, float("inf"), float("nan"), True):
+    for bad in (0, -1, float("inf"), float("nan"), True, 1e39):
         with pytest.raises(ValueError, match="departure_weight"):
             TrainConfig(departure_weight=bad)
     cfg = tiny(tmp_path, arch="entity", entity=16, privileged_critic=True, prior="heuristic", imitation=0.5,
@@ -395,7 +395,7 @@ def test_departures_from_the_proposal_are_weighted_and_reported(tmp_path):
     assert follow["departure_accuracy"] == 0.0
     assert follow["imitation_accuracy"] == pytest.approx(1 - share)
     # gain_weight: a departure weighs departure_weight + gain_weight * its search gain (batch["expert_gain"])
-    for bad in (-0.5, float("inf"), float("nan"), "2"):
+    for bad in (-0.5, float("inf"), float("nan"), "2", 1e39):       # 1e39 overflows a float32 loss
         with pytest.raises(ValueError, match="gain_weight"):
             TrainConfig(gain_weight=bad)
     assert np.all(batch["expert_gain"] == 0)                    # the heuristic expert does not search
@@ -416,12 +416,14 @@ def test_departures_from_the_proposal_are_weighted_and_reported(tmp_path):
 
 def test_departure_settings_that_do_nothing_warn(tmp_path):
     """``departure_weight`` or ``gain_weight`` without ``prior`` (nothing is a
-    departure), and ``gain_weight`` with an expert that does not search (every
-    gain is 0), warn before the run starts."""
+    departure) or without expert labels, and ``gain_weight`` with an expert
+    that reports no search scores (every gain is 0), warn before the run starts."""
     cases = (({"departure_weight": 3.0}, "a network without prior reads none"),
              ({"gain_weight": 10.0}, "a network without prior reads none"),
              ({"arch": "entity", "entity": 16, "prior": "heuristic", "expert": "belief", "gain_weight": 10.0},
-              "the expert 'belief' does not search"))
+              "the expert 'belief' reports no search scores"),
+             ({"arch": "entity", "entity": 16, "prior": "heuristic", "expert": "lookahead", "gain_weight": 10.0,
+               "imitation": 0.0, "imitation_coef": 0.0}, "the expert labels nothing"))
     for i, (kw, match) in enumerate(cases):
         with pytest.warns(UserWarning, match=match):
             train(tiny(tmp_path / str(i), total_steps=100, rollout_steps=100, **kw), progress=False, log=False)
@@ -485,6 +487,9 @@ def test_ppo_kept_near_a_reference_policy_by_a_kl(tmp_path):
     for _ in range(8):
         last = ppo_update(other, opt, adv, kl_only, np.random.default_rng(0))["ref_kl"]
     assert first > 0.05 and last < 0.5 * first, (first, last)
+    for kw in ({"kl_coef": 0.5}, {"kl_policy": ref_path}):
+        with pytest.raises(ValueError, match="kl_policy names a checkpoint exactly when kl_coef > 0"):
+            TrainConfig(**kw)
     for bad, match in ((str(tmp_path / "missing.pt"), "kl_policy: checkpoint .* does not exist"),):
         with pytest.raises(ValueError, match=match):
             train(TrainConfig.from_dict({**cfg.to_dict(), "kl_policy": bad, "run_dir": str(tmp_path / "r1")}),

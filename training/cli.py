@@ -28,6 +28,7 @@ import dataclasses
 import math
 import os
 import sys
+import warnings
 from pathlib import Path
 from typing import Sequence
 
@@ -510,19 +511,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command == "evaluate":
-        return _evaluate(args)
-    if args.command == "train":
-        return _train(args)
-    if args.command == "export":
-        return _export(args)
-    if args.command == "compare":
-        return _compare(args)
-    if args.command == "play":
-        from .play import play_cli
-        return play_cli(args)
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        if args.command == "evaluate":
+            return _evaluate(args)
+        if args.command == "train":
+            return _train(args)
+        if args.command == "export":
+            return _export(args)
+        if args.command == "compare":
+            return _compare(args)
+        if args.command == "play":
+            from .play import play_cli
+            return play_cli(args)
     parser.error(f"unknown command {args.command!r}")
     return 2
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings of a ``treachery`` command as one line on stderr, ``treachery: warning: ...``
+    (not Python's two lines naming the CLI's own source)."""
+    print(f"treachery: warning: {message}", file=file or sys.stderr)
 
 
 if __name__ == "__main__":

@@ -32,11 +32,15 @@ import agents
 from agents.networks import PRIOR_BOTS
 from treachery_env import GameConfig
 
-__all__ = ["TrainConfig", "OPPONENT_KINDS", "load_config", "parse_override"]
+__all__ = ["TrainConfig", "OPPONENT_KINDS", "MAX_WEIGHT", "load_config", "parse_override"]
 
 #: Game kinds of the opponent mix: ``self`` (every seat the learner), ``pool``
 #: (frozen past checkpoints), and the rule-based bots.
 OPPONENT_KINDS = ("self", "pool", "heuristic", "belief", "random")
+
+#: The largest loss weight accepted (``departure_weight``, ``gain_weight``,
+#: ``kl_coef``): beyond it a float32 loss overflows to inf or NaN.
+MAX_WEIGHT = 1e6
 
 
 def _default_opponents() -> dict:
@@ -124,6 +128,8 @@ class TrainConfig:
             run at the speed of plain rollouts).  The collector runs it at
             every learner decision with its own recurrent state (and the same
             proposal, if it reads one); it must play this game's layouts.
+            It is read from this path when the run starts and when it
+            resumes (the checkpoint keeps the path, not its weights).
             "" = none.
         kl_coef: that KL's weight (> 0 exactly when ``kl_policy`` is set).
         expert: the rule-based bot imitated (a registered agent name such as
@@ -231,12 +237,14 @@ class TrainConfig:
              and sum(self.opponents.values()) > 0, "opponents",
              f"a table of non-negative weights over {list(OPPONENT_KINDS)} with a positive sum")
         need(is_num(self.imitation) and 0 <= self.imitation < 1, "imitation", "a fraction in [0, 1)")
-        need(is_num(self.departure_weight) and 0 < self.departure_weight < math.inf, "departure_weight",
-             "a finite number > 0")
+        need(is_num(self.departure_weight) and 0 < self.departure_weight <= MAX_WEIGHT, "departure_weight",
+             f"a number in (0, {MAX_WEIGHT:g}]")
         need(isinstance(self.kl_policy, str), "kl_policy", "a checkpoint path, or \"\" for none")
-        need(is_num(self.kl_coef) and 0 <= self.kl_coef < math.inf and (self.kl_coef > 0) == bool(self.kl_policy),
-             "kl_coef", "a finite number, > 0 exactly when kl_policy names a checkpoint")
-        need(is_num(self.gain_weight) and 0 <= self.gain_weight < math.inf, "gain_weight", "a finite number >= 0")
+        need(is_num(self.kl_coef) and 0 <= self.kl_coef <= MAX_WEIGHT, "kl_coef", f"a number in [0, {MAX_WEIGHT:g}]")
+        need((self.kl_coef > 0) == bool(self.kl_policy), "kl_policy" if self.kl_policy else "kl_coef",
+             "kl_policy names a checkpoint exactly when kl_coef > 0 (both, or neither)")
+        need(is_num(self.gain_weight) and 0 <= self.gain_weight <= MAX_WEIGHT, "gain_weight",
+             f"a number in [0, {MAX_WEIGHT:g}]")
         need(is_num(self.solo) and 0 <= self.solo <= 1, "solo", "a probability in [0, 1]")
         need(self.anchor_schedule in ("constant", "linear"), "anchor_schedule", "'constant' or 'linear'")
         need(self.arch in ("flat", "entity"), "arch", "'flat' or 'entity'")

@@ -381,8 +381,9 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         UserWarning: when ``prior`` and ``expert`` are the same bot and the
             expert labels (the labels then equal the network's own input);
             when ``departure_weight`` or ``gain_weight`` is set without
-            ``prior`` (nothing is a departure), or ``gain_weight`` with an
-            expert that does not search (every gain is 0).
+            ``prior`` (nothing is a departure) or without expert labels, or
+            ``gain_weight`` with an expert that reports no search scores
+            (every gain is 0).
     """
     run_dir = Path(config.run_dir)
     state = None
@@ -410,12 +411,16 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
     if config.prior and config.prior == config.expert and config.labels_expert:
         warnings.warn(f"prior = expert = {config.expert!r}: every label is the proposal the network reads, so "
                       f"imitation only teaches it to copy that input", stacklevel=2)
-    if not config.prior and (config.departure_weight != 1 or config.gain_weight):
-        warnings.warn("departure_weight and gain_weight weigh departures from a proposal, and a network without "
-                      "prior reads none: they do nothing here", stacklevel=2)
-    elif config.gain_weight and not hasattr(agents.make(config.expert), "last_scores"):
-        warnings.warn(f"gain_weight: the expert {config.expert!r} does not search, so every search gain is 0 "
-                      f"(use expert = 'lookahead')", stacklevel=2)
+    if config.departure_weight != 1 or config.gain_weight:
+        if not config.prior:
+            warnings.warn("departure_weight and gain_weight weigh departures from a proposal, and a network "
+                          "without prior reads none: they do nothing here", stacklevel=2)
+        elif not config.labels_expert:
+            warnings.warn("departure_weight and gain_weight weigh expert labels, and with imitation = 0 and "
+                          "imitation_coef = 0 the expert labels nothing: they do nothing here", stacklevel=2)
+        elif config.gain_weight and not hasattr(agents.make(config.expert), "last_scores"):
+            warnings.warn(f"gain_weight: the expert {config.expert!r} reports no search scores (last_scores), so "
+                          f"every search gain is 0 (use expert = 'lookahead')", stacklevel=2)
     game_config = config.game_config()
     torch.manual_seed(config.seed)
     net = build_network(config.network_kwargs(*_probe_sizes(game_config)))
@@ -424,8 +429,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
     if config.kl_policy:
         reference_policy(config, net)       # likewise: a missing or unfit KL reference is refused here
     run_dir.mkdir(parents=True, exist_ok=True)
-    if progress:
-        print(f"training into {run_dir} (tensorboard --logdir {run_dir / 'tb'})", flush=True)
+    print(f"training into {run_dir} (tensorboard --logdir {run_dir / 'tb'})", flush=True)
     _clean_leftovers(run_dir)
     start_iter = int(state["iteration"]) if state else 0
     ss = np.random.SeedSequence([config.seed, start_iter])
