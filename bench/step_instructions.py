@@ -23,6 +23,7 @@ recording stores the fingerprint of the recording run; a replay prints its own
 and whether it matches.
 
     python bench/step_instructions.py [--games 4] [--seed 0] [--record FILE | --replay FILE] [--no-valgrind]
+                                      [--keep DIR]
 
 Without ``--record`` or ``--replay`` the games are recorded to a temporary
 file.  ``--no-valgrind`` only replays and prints the fingerprint.
@@ -55,9 +56,11 @@ PLAYERS = 5
 PARTS: dict[str, str] = {
     "env step (OrderEnforcingEnv.step)": r"__pyx_p[wf]_\d+treachery_env_\d+env_\d+OrderEnforcingEnv_\d+step$",
     "  Game.step": r"__pyx_p[wf]_\d+treachery_env_\d+engine_\d+game_\d+Game_\d+step$",
-    "    can_act (compiled)": r"__pyx_p[wf]_\d+treachery_env_\d+_priority_\d+can_act$",
-    "    Game._priority_options": r"__pyx_p[wf]_\d+treachery_env_\d+engine_\d+priority_\d+PriorityMixin_\d+_priority_options$",
-    "    Game._talk_options": r"__pyx_p[wf]_\d+treachery_env_\d+engine_\d+talk_\d+TalkMixin_\d+_talk_options$",
+    "    Game._offer_priority": r"__pyx_p[wf]_\d+treachery_env_\d+engine_\d+priority_\d+PriorityMixin_\d+_offer_priority$",
+    "      can_act (compiled)": r"__pyx_p[wf]_\d+treachery_env_\d+_priority_\d+can_act$",
+    "      Game._priority_options": r"__pyx_p[wf]_\d+treachery_env_\d+engine_\d+priority_\d+PriorityMixin_\d+_priority_options$",
+    "        Game._talk_options": r"__pyx_p[wf]_\d+treachery_env_\d+engine_\d+talk_\d+TalkMixin_\d+_talk_options$",
+    "  rules.team_of (all callers)": r"__pyx_p[wf]_\d+treachery_env_\d+rules_\d+team_of$",
     "  view build (ViewBuilder.build)": r"__pyx_p[wf]_\d+treachery_env_\d+_view_\d+ViewBuilder_\d+build$",
     "env last (observation and mask)": r"__pyx_p[wf]_\d+treachery_env_\d+env_\d+OrderEnforcingEnv_\d+last$",
     "  observation encode": r"__pyx_p[wf]_\d+treachery_env_\d+_observation_\d+encode$",
@@ -196,7 +199,8 @@ def part_counts(fns: dict[str, int]) -> dict[str, int | None]:
 
 
 def measure(path: str, games: int, workdir: str) -> tuple[float, dict[str, float | None], int]:
-    """Callgrind runs of this script replaying game 1 and games 1..``games`` of ``path``.
+    """Callgrind runs of this script replaying game 1 and games 1..``games`` of
+    ``path``, their output files written to ``workdir``.
 
     Returns:
         ``(instructions per agent-step, {part: inclusive instructions per agent-step or None}, agent-steps)``.
@@ -244,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     src.add_argument("--record", metavar="FILE", help="record the games to FILE (JSON), then measure")
     src.add_argument("--replay", metavar="FILE", help="replay the games of FILE instead of recording")
     ap.add_argument("--no-valgrind", action="store_true", help="only replay and print the fingerprint")
+    ap.add_argument("--keep", metavar="DIR", help="keep the two callgrind output files in DIR")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)     # the body measured under callgrind
     a = ap.parse_args(argv)
     if a.child:
@@ -270,7 +275,9 @@ def main(argv: list[str] | None = None) -> int:
                   + (f": {'matches' if same else 'DIFFERS from'} the recording's" if whole else
                      f" (the recording's covers all {len(rec['games'])} games: not compared)"))
             if not a.no_valgrind:
-                per_step, parts, ds = measure(path, games, tmp)
+                if a.keep:
+                    os.makedirs(a.keep, exist_ok=True)
+                per_step, parts, ds = measure(path, games, a.keep or tmp)
                 print(f"callgrind, games 2..{games} ({ds:,} agent-steps): {per_step / 1e3:,.1f}k instructions per "
                       f"env() agent-step; inclusive, per agent-step:")
                 for part, v in parts.items():
