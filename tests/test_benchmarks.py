@@ -137,3 +137,40 @@ def test_the_search_departures_script_measures_the_lookahead_bots_departures(cap
     out = capsys.readouterr().out
     assert f"{len(rows)} searched decisions, {len(dep)} departures" in out
     assert "| 0.00 | " + str(len(dep)) + " | 100% |" in out and out.count("  +0.") == 2
+
+
+def test_the_step_instructions_script_replays_to_the_recorded_fingerprint(tmp_path, capsys):
+    """``bench/step_instructions.py`` without valgrind: a recorded game replays to
+    the fingerprint of its recording (the command line says it matches); a
+    replay of a changed action list, or of one action too few, is refused in
+    one line; the fingerprint covers the views (another view, another print)."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("step_instructions",
+                                                  Path(__file__).parent.parent / "bench" / "step_instructions.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    rec = mod.record(1, seed=3)
+    steps, fp = mod.replay(rec)
+    assert steps == rec["steps"] == len(rec["games"][0]) > 100 and fp == rec["fingerprint"]
+    path = tmp_path / "games.json"
+    path.write_text(json.dumps(rec))
+    assert mod.main(["--replay", str(path), "--no-valgrind"]) == 0
+    assert f"fingerprint {fp} (1 games, {steps:,} agent-steps): matches the recording's" in capsys.readouterr().out
+
+    acts = rec["games"][0]
+    k = len(acts) // 2
+    changed = {**rec, "games": [acts[:k] + [10**6] + acts[k + 1:]]}
+    path.write_text(json.dumps(changed))
+    assert mod.main(["--replay", str(path), "--no-valgrind"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"agent-step {k}: recorded action 1000000 is not legal here" in err
+    with pytest.raises(ValueError, match=rf"^replay: game 0, agent-step {k}: recorded action 1000000 is not legal "
+                                         r"here \(\d+ legal actions\); the recording does not match this game$"):
+        mod.replay(changed)
+    with pytest.raises(ValueError, match=r"^replay: game 0 goes on past its \d+ recorded actions$"):
+        mod.replay({**rec, "games": [acts[:-1]]})
+    assert mod.replay(rec, fingerprint=False) == (steps, None)
+    assert mod.record(1, seed=4)["fingerprint"] != fp

@@ -24,7 +24,7 @@ uses it when it is there, is not older than this file or ``_slots.pxi``, and
 ``TREACHERY_PURE_PYTHON`` is not ``1``.
 """
 
-from cpython.dict cimport PyDict_GetItem
+from cpython.dict cimport PyDict_GetItemWithError
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.object cimport PyObject, PyTypeObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF
@@ -156,7 +156,9 @@ def can_act(object game, long seat):
         if _card_instant[k] and _card_cost[k] <= avail and game.castable_targets(seat, c):
             return True
     for name in C_TOKEN_ABILITIES:
-        v = PyDict_GetItem(tok, name)       # borrowed; a missing name raises KeyError, as tok[name]
+        # borrowed (and no save and restore of the error state, as PyDict_GetItem does);
+        # a missing name raises KeyError, as tok[name]
+        v = PyDict_GetItemWithError(tok, name)
         if (tok[name] if v is NULL else <object>v) and game._token_ability_ok(seat, name, avail, False):
             return True
     idc = get(p, PL_IDENTITY)

@@ -38,34 +38,39 @@ class PriorityMixin:
         the stack resolves, or the step ends).  Seats that left are skipped."""
         players = self.players
         n = self.n
+        n_alive = self.n_alive      # passing eliminates nobody
         # the seat with sorcery timing, if any (passing changes neither the stack nor the step)
         sorcery_seat = self.active if not self.stack and (self.phase == "main1" or self.phase == "main2") else None
         can_act = _can_act
+        auto = 0        # the automatic passes, added to auto_decisions as the loop ends
+        # priority_seat and passes, kept here while seats pass (nothing the loop
+        # calls reads them) and written back before _after_pass and on leaving
+        seat, passes = self.priority_seat, self.passes
         while True:
-            seat = self.priority_seat
-            if players[seat].has_lost:
-                self._after_pass(seat)
-            else:
+            if not players[seat].has_lost:
                 if seat == sorcery_seat:
                     opts = self._priority_options(seat)     # sorcery timing: nearly always more than PASS
                     if len(opts) > 1:
-                        self.decision = Decision(seat, DecisionKind.PRIORITY, opts, "_h_priority", seat, "priority")
-                        return
+                        break
                 elif can_act(self, seat):
-                    self.decision = Decision(seat, DecisionKind.PRIORITY, self._priority_options(seat),
-                                             "_h_priority", seat, "priority")
-                    return
-                self.auto_decisions += 1        # only "pass": taken automatically
-                passes = self.passes + 1
-                if passes < self.n_alive:       # _after_pass when others have yet to pass, inline
-                    self.passes = passes
+                    opts = self._priority_options(seat)
+                    break
+                auto += 1                   # only "pass": taken automatically
+                if passes + 1 < n_alive:    # _after_pass when others have yet to pass, inline
+                    passes += 1
                     nxt = seat + 1 if seat + 1 < n else 0
-                    self.priority_seat = nxt if not players[nxt].has_lost else self._next_alive(seat)
+                    seat = nxt if not players[nxt].has_lost else self._next_alive(seat)
                     continue
-                self._after_pass(seat)
+            self.priority_seat, self.passes = seat, passes
+            self._after_pass(seat)
+            seat, passes = self.priority_seat, self.passes
             # a pass changes nothing else: what _advance would do next is to offer priority again
-            if self.priority_seat is None or self.queue:
+            if seat is None or self.queue:
+                self.auto_decisions += auto
                 return
+        self.priority_seat, self.passes = seat, passes
+        self.auto_decisions += auto
+        self.decision = Decision(seat, DecisionKind.PRIORITY, opts, "_h_priority", seat, "priority")
 
     def _sorcery_timing(self, seat: int) -> bool:
         return seat == self.active and not self.stack and (self.phase == "main1" or self.phase == "main2")

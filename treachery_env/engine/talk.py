@@ -303,7 +303,7 @@ class TalkMixin:
             return []
         n = self.n
         players = self.players
-        others = tuple(s for s in range(n) if s != seat and not players[s].has_lost)
+        others = tuple([s for s in range(n) if s != seat and not players[s].has_lost])    # no generator object
         opts, pos = _talk_table(self.layout, seat, others)
         drop = set()
         for m in said:          # the messages said this turn are not offered again

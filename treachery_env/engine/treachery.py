@@ -13,6 +13,8 @@ from .state import DecisionKind, IdentityCard
 
 __all__ = ["TreacheryMixin"]
 
+_TRAITOR = Team.TRAITOR     # read once: ``Team.X`` goes through the enum metaclass's __getattr__ hook
+
 
 class TreacheryMixin:
     """The identity layer (CR 314, 702.187, 907.7g; TR3-TR8): methods of :class:`~treachery_env.engine.game.Game`."""
@@ -36,8 +38,8 @@ class TreacheryMixin:
         ia, ib = self.players[a].identity, self.players[b].identity
         if not (ia.face_up and ib.face_up):
             return True
-        ta, tb = team_of(ia.role), team_of(ib.role)
-        return ta == Team.TRAITOR or ta != tb
+        ta = team_of(ia.role)
+        return ta is _TRAITOR or ta != team_of(ib.role)
 
     def _refresh_statics(self) -> None:
         self._statics = IA.static_keys(self)
