@@ -8,7 +8,24 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["atomic_write_bytes"]
+__all__ = ["atomic_write_bytes", "check_folder"]
+
+
+def check_folder(path: str | os.PathLike, what: str) -> None:
+    """Refuse an output folder that is, or lies under, an existing file, before any work is done.
+
+    Args:
+        path: the folder to be written (it may not exist yet).
+        what: how the error names it, e.g. ``"--out"`` or ``"run directory"``.
+
+    Raises:
+        ValueError: one line naming ``what``, ``path`` and the file in the way.
+    """
+    for q in (Path(path), *Path(path).parents):
+        if q.exists():
+            if not q.is_dir():
+                raise ValueError(f"{what} {str(path)!r} is not a folder: {str(q)!r} is a file")
+            return
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:

@@ -33,7 +33,9 @@ determinizations of the seat's information set:
 With exact evaluation and perfect information the rollout policy is never
 worse than its base policy; here the worlds are samples, the horizon is cut
 and the horizon score is a heuristic, so it can be worse: its strength is
-what a substitution evaluation measures (``bench/lookahead_strength.py``).
+what a substitution evaluation measures (``treachery evaluate --agents
+lookahead,heuristic --mode substitution --reference heuristic``; the README's
+bot ladder gives it).
 It is the teacher of expert iteration (Anthony, Tian & Barber 2017): a
 training run with ``expert = "lookahead"`` distils it into the network,
 which then plays without search.

@@ -270,9 +270,9 @@ def test_cli_evaluate_end_to_end(tmp_path, capsys):
         main(["evaluate"])                           # --agents is required
 
 
-def test_cli_substitution_prints_the_overall_delta_with_its_interval(tmp_path, capsys):
-    """The console's overall substitution delta has its 95% interval, as the
-    per-role cells and results.md do (issue #13)."""
+def test_cli_substitution_prints_the_delta_by_role_with_its_interval(tmp_path, capsys):
+    """The console prints the substitution-delta table (each dealt role and
+    overall, with 95% intervals), the same row results.md has (issue #13)."""
     out = tmp_path / "sub"
     rc = main(["evaluate", "--players", "4", "--games", "10", "--agents", "heuristic,random", "--mode",
                "substitution", "--reference", "random", "--starting-life", "10", "--max-turns", "30",
@@ -281,10 +281,13 @@ def test_cli_substitution_prints_the_overall_delta_with_its_interval(tmp_path, c
     text = capsys.readouterr().out
     overall = json.loads((out / "results.json").read_text())["substitution"]["candidates"]["heuristic"]["overall"]
     assert overall["pairs"] == 8 and overall["lo"] is not None
-    line = f"substitution delta of heuristic vs random, all roles [95% interval]: {ev.format_delta(overall)}"
-    assert line in text.splitlines()
-    assert re.search(r"\[[+-]\d\.\d{3}, [+-]\d\.\d{3}\] n=8$", line)
-    assert ev.format_delta(overall) in (out / "results.md").read_text()
+    res = json.loads((out / "results.json").read_text())
+    row = ev.substitution_table(res).splitlines()[-1]
+    assert row.startswith("| heuristic | ") and row.endswith(f"| {ev.format_delta(overall)} |")
+    assert len(row.strip("|").split("|")) == 6       # the label, the four roles (– where none was dealt), overall
+    assert "Substitution delta (each candidate in a seat of a random table" in text
+    assert row in text.splitlines() and row in (out / "results.md").read_text()
+    assert re.search(r"\[[+-]\d\.\d{3}, [+-]\d\.\d{3}\] n=8 \|$", row)
 
 
 def test_substitution_with_one_agent_plays_it_against_the_reference(tmp_path, capsys):
@@ -303,7 +306,7 @@ def test_substitution_with_one_agent_plays_it_against_the_reference(tmp_path, ca
     table = lines[lines.index("Win rate by dealt role [95% Wilson interval]:") + 3:]
     rows = [ln.split("|")[1].strip() for ln in table[:next(i for i, ln in enumerate(table) if not ln.startswith("|"))]]
     assert rows == ["heuristic", "random"]
-    assert "substitution delta of heuristic vs random" in text
+    assert "| heuristic | " in text.split("Substitution delta (each candidate in a seat of a random table")[1]
     assert main(base + ["--agents", "heuristic", "--out", str(tmp_path / "b")]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1

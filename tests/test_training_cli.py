@@ -74,6 +74,8 @@ def _bad_inputs(tmp: str) -> list[tuple[list[str], str]]:
         ([*ev, "--agents", "random", "--workers", "0"], "--workers must be >= 1, got 0"),
         ([*ev, "--agents", "random", "--workers", many], "CPU"),
         ([*ev, "--agents", "policy:/no/such/file"], "does not exist"),
+        (["evaluate", "--out", afile, "--agents", "random"], "--out"),
+        (["evaluate", "--out", os.path.join(afile, "sub"), "--agents", "random"], "is a file"),
     ]
 
 
@@ -198,6 +200,67 @@ def test_export_of_a_missing_run_or_policy_is_one_line_naming_the_path(tmp_path,
         assert err.startswith(f"treachery export: error: run folder {path!r} ") and phrase in err, err
         assert len(err.strip().splitlines()) == 1
     assert not (tmp_path / "ship").exists()
+
+
+def test_export_never_overwrites_a_shipped_policy_without_force(tmp_path, capsys, policy_4p):
+    """``treachery export`` into a folder that already holds a policy or card is
+    refused in one line and changes nothing; ``--force`` replaces them; an
+    ``--out`` under a file is refused before anything is written."""
+    import shutil
+
+    run = tmp_path / "run"
+    run.mkdir()
+    shutil.copy(policy_4p, run / "policy.pt")
+    ship = tmp_path / "checkpoints" / "tiny"
+    assert cli.main(["export", str(run), "--out", str(ship)]) == 0
+    card = (ship / "MODEL_CARD.md").read_text()
+    (ship / "MODEL_CARD.md").write_text(card + "hand-written notes\n")
+    capsys.readouterr()
+    assert cli.main(["export", str(run), "--out", str(ship)]) == 2
+    err = capsys.readouterr().err
+    assert "already holds policy.pt and MODEL_CARD.md" in err and "--force" in err
+    assert len(err.strip().splitlines()) == 1
+    assert (ship / "MODEL_CARD.md").read_text().endswith("hand-written notes\n")     # nothing lost
+    assert cli.main(["export", str(run), "--out", str(ship), "--force"]) == 0
+    assert not (ship / "MODEL_CARD.md").read_text().endswith("hand-written notes\n")
+    (tmp_path / "afile").write_text("x")
+    assert cli.main(["export", str(run), "--out", str(tmp_path / "afile" / "ship")]) == 2
+    assert "is a file" in capsys.readouterr().err
+
+
+def test_export_warns_when_results_evaluated_another_policy(tmp_path, capsys, policy_4p):
+    """A results file in which no entrant is this run's policy (by its bytes) gets a
+    one-line warning: the card's tables would describe another policy."""
+    import shutil
+
+    from treachery_env import GameConfig
+    from training.evaluate import evaluate
+
+    run = tmp_path / "run"
+    run.mkdir()
+    shutil.copy(policy_4p, run / "policy.pt")
+    config = GameConfig(num_players=4, starting_life=6, max_turns=8)
+    evaluate(["random", "heuristic"], games=4, config=config, progress=False, out_dir=tmp_path / "other")
+    with pytest.warns(UserWarning, match="different game configuration"):   # an untrained 4-player policy
+        evaluate([f"policy:{run / 'policy.pt'}:greedy", "random"], games=4, config=config, progress=False,
+                 out_dir=tmp_path / "mine")
+    capsys.readouterr()
+    assert cli.main(["export", str(run), "--out", str(tmp_path / "a"), "--results", str(tmp_path / "other")]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("treachery: warning: results ") and "none of them this run's policy.pt" in err, err
+    assert cli.main(["export", str(run), "--out", str(tmp_path / "b"), "--results", str(tmp_path / "mine")]) == 0
+    assert "warning: results" not in capsys.readouterr().err
+
+
+def test_evaluate_warns_before_replacing_results(tmp_path):
+    """An --out folder that already holds results.json is replaced with a warning."""
+    from treachery_env import GameConfig
+    from training.evaluate import evaluate
+
+    config = GameConfig(num_players=4, starting_life=6, max_turns=8)
+    evaluate(["random", "heuristic"], games=4, config=config, progress=False, out_dir=tmp_path / "r")
+    with pytest.warns(UserWarning, match="already holds a results.json"):
+        evaluate(["random", "heuristic"], games=4, config=config, progress=False, out_dir=tmp_path / "r")
 
 
 @pytest.mark.parametrize("wall,iterations,steps,phrase", [

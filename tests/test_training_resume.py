@@ -56,12 +56,18 @@ def test_resume_from_an_older_checkpoint_drops_only_later_scalars(run, tmp_path)
 
 
 def test_a_new_run_refuses_a_folder_holding_a_run(tmp_path):
+    """A folder with only metrics.jsonl (a run stopped before its first
+    checkpoint) is refused without suggesting --resume, which could not
+    resume it; nothing in it is touched."""
     cfg = tiny(tmp_path)
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / "metrics.jsonl").write_text('{"iteration": 1}\n')
-    with pytest.raises(ValueError, match=r"already holds a run.*--resume.*--run-dir") as err:
+    with pytest.raises(ValueError, match=r"stopped before its first checkpoint.*another --run-dir") as err:
         train(cfg, progress=False, log=False)
     assert str(tmp_path / "run") in str(err.value) and "\n" not in str(err.value)
+    assert "--resume" not in str(err.value)
+    with pytest.raises(ValueError, match="nothing to resume: no ckpt_"):
+        train(cfg, resume=True, progress=False, log=False)
     assert (tmp_path / "run" / "metrics.jsonl").read_text() == '{"iteration": 1}\n'   # nothing lost
 
 

@@ -24,7 +24,6 @@ use: more processes than that only compete for the same cores.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import math
 import os
 import sys
@@ -38,7 +37,7 @@ __all__ = ["main", "build_parser", "max_workers", "add_game_arguments", "game_co
 def add_game_arguments(p: argparse.ArgumentParser) -> None:
     """Add the table options shared by ``evaluate`` and ``play``: ``--players``,
     ``--starting-life``, ``--max-turns``, ``--no-commander``, ``--variant``,
-    ``--identity-pool``, ``--role-counts``, ``--mulligans`` (see :func:`game_config_from_args`)."""
+    ``--identity-pool``, ``--role-counts``, ``--mulligans``, ``--talk`` (see :func:`game_config_from_args`)."""
     p.add_argument("--players", type=int, default=5, help="seats at the table, 4-12 (default 5)")
     p.add_argument("--starting-life", type=int, default=None, help="starting life (default: game default)")
     p.add_argument("--max-turns", type=int, default=None, help="end the game as a draw after this many turns")
@@ -52,6 +51,8 @@ def add_game_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mulligans", default=None, choices=["london", "none"],
                    help="mulligans before the first turn: london (CR 103.5, the first one free, the default) "
                         "or none")
+    p.add_argument("--talk", default=None, choices=["structured", "none"],
+                   help="table talk: structured (the default) or none (the silent game)")
 
 
 #: worker processes allowed per CPU (see :func:`max_workers`)
@@ -81,19 +82,6 @@ def _check_workers(option: str, n: int) -> None:
     if n > max_workers():
         raise ValueError(f"{option} {n} is too many: this machine has {_cpus()} CPU(s), so at most "
                          f"{max_workers()} worker processes ({WORKERS_PER_CPU} per CPU); give a smaller --workers")
-
-
-def _check_run_dir(run_dir: str) -> None:
-    """Refuse a run directory that is, or lies under, an existing file.
-
-    Raises:
-        ValueError: naming the run directory and the file in the way.
-    """
-    for q in (Path(run_dir), *Path(run_dir).parents):
-        if q.exists():
-            if not q.is_dir():
-                raise ValueError(f"run directory {run_dir!r} is not a folder: {str(q)!r} is a file")
-            return
 
 
 def parse_role_counts(text: str) -> dict[str, int]:
@@ -130,7 +118,7 @@ def game_config_from_args(args: argparse.Namespace):
     from treachery_env import GameConfig
 
     kw = {"num_players": args.players, "commander": not args.no_commander}
-    for field in ("starting_life", "max_turns", "variant", "identity_pool", "mulligans"):
+    for field in ("starting_life", "max_turns", "variant", "identity_pool", "mulligans", "talk"):
         if getattr(args, field) is not None:
             kw[field] = getattr(args, field)
     if getattr(args, "role_counts", None) is not None:
@@ -161,8 +149,6 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--reference", default=None,
                    help="reference agent label for --mode substitution, the partner for --mode teammates "
                         "(default: the last agent)")
-    e.add_argument("--talk", default=None, choices=["structured", "none"],
-                   help="table talk: structured (the default) or none (the silent game)")
     e.add_argument("--no-beliefs", action="store_true", help="do not score beliefs() (deduction metrics)")
     e.add_argument("--no-observer", action="store_true",
                    help="do not run the fixed public observer (no bluffing numbers, no talk belief shifts)")
@@ -208,12 +194,14 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--out", required=True, help="destination folder, e.g. checkpoints/flagship")
     x.add_argument("--results", nargs="*", default=[], help="results.json files or their folders")
     x.add_argument("--notes", default="", help="a file whose text goes under Notes in the card")
+    x.add_argument("--force", action="store_true",
+                   help="replace the policy.pt and MODEL_CARD.md already in --out (default: refuse)")
 
     c = sub.add_parser("compare", help="two candidates evaluated on the same deals, seat-game by seat-game",
                        description="Compare two substitution results against the same reference on the same "
                                    "deals (evaluated with the same --seed, --games and game): per dealt role and "
                                    "overall, the mean of AFTER's win minus BEFORE's in the same seat of the same "
-                                   "deal, with normal 95%% intervals.")
+                                   "deal, with normal 95% intervals.")
     c.add_argument("before", help="results.json (or its folder) of the first candidate")
     c.add_argument("after", help="results.json (or its folder) of the second candidate")
 
@@ -228,7 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _evaluate(args: argparse.Namespace) -> int:
     import agents
 
-    from .evaluate import entrants_from_specs, evaluate, format_delta, per_role_table, social_tables
+    from .evaluate import entrants_from_specs, evaluate, per_role_table, social_tables, substitution_table
 
     try:   # argument errors: reported as usage errors (exit status 2)
         config = game_config_from_args(args)
@@ -246,8 +234,6 @@ def _evaluate(args: argparse.Namespace) -> int:
             raise ValueError(f"--seed must be >= 0, got {args.seed}")
         if args.mode == "crossplay" and len(set(specs)) < 2:
             raise ValueError("--mode crossplay needs at least two different agents")
-        if args.talk is not None:
-            config = dataclasses.replace(config, talk=args.talk)
         res = evaluate(specs, games=args.games, seed=args.seed, workers=args.workers, mode=args.mode,
                        reference=args.reference, config=config, record_beliefs=not args.no_beliefs,
                        progress=not args.no_progress, out_dir=args.out, observer=not args.no_observer)
@@ -262,9 +248,9 @@ def _evaluate(args: argparse.Namespace) -> int:
     print(per_role_table(res))
     sub = res.get("substitution")
     if sub:
-        for lab, per in sub["candidates"].items():
-            print(f"substitution delta of {lab} vs {sub['reference']}, all roles [95% interval]: "
-                  f"{format_delta(per['overall'])}")
+        print(f"Substitution delta (each candidate in a seat of a {sub['reference']} table, minus "
+              f"{sub['reference']} in that seat of that deal) [95% interval]:")
+        print(substitution_table(res))
     social_md = social_tables(res)
     if social_md:
         print(social_md)
@@ -274,6 +260,8 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 def _train(args: argparse.Namespace) -> int:
     import datetime
+
+    from agents.files import check_folder
 
     from .config import load_config
     from .ppo import train
@@ -304,7 +292,7 @@ def _train(args: argparse.Namespace) -> int:
                 stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
                 config = type(config).from_dict({**config.to_dict(), "run_dir": f"runs/train-{stamp}"})
         _check_workers("--workers" if args.workers is not None else "the config's workers =", config.workers)
-        _check_run_dir(config.run_dir)
+        check_folder(config.run_dir, "run directory")
         result = train(config, resume=resume, progress=not args.no_progress)
     except ValueError as err:
         print(f"treachery train: error: {err}", file=sys.stderr)
@@ -472,7 +460,7 @@ def _export(args: argparse.Namespace) -> int:
             if not Path(args.notes).is_file():
                 raise ValueError(f"--notes file {args.notes!r} not found")
             notes = Path(args.notes).read_text()
-        card = export_policy(args.run_dir, args.out, args.results, notes)
+        card = export_policy(args.run_dir, args.out, args.results, notes, force=args.force)
     except ValueError as err:
         print(f"treachery export: error: {err}", file=sys.stderr)
         return 2

@@ -138,6 +138,7 @@ import multiprocessing as mp
 import os
 import sys
 import time
+import warnings
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -146,7 +147,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 import agents
-from agents.files import atomic_write_bytes
+from agents.files import atomic_write_bytes, check_folder
 from agents.play import play_game
 from treachery_env import GameConfig
 from treachery_env.env import raw_env
@@ -1024,7 +1025,10 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
         config: the game configuration (default ``GameConfig(num_players)``).
         record_beliefs: score ``beliefs()`` of bots that have it.
         progress: show a tqdm bar.
-        out_dir: if given, also :func:`write_results` there.
+        out_dir: if given, also :func:`write_results` there; checked before
+            any game is played (a ``ValueError`` when it is or lies under a
+            file), and a warning says so when it already holds a
+            ``results.json``, which is replaced.
         observer: run the fixed public observer (bluffing and talk-shift
             metrics; see the module docstring).
 
@@ -1032,8 +1036,13 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
         ValueError: for unknown specs, a bad mode/reference (or no candidate
             besides the reference or partner), ``games < 1``, a
             config whose ``num_players`` differs from ``num_players``, or a
-            policy trained for another table size (``agents.check_table``).
+            policy trained for another table size (``agents.check_table``),
+            or an ``out_dir`` that is, or lies under, a file.
     """
+    if out_dir is not None:
+        check_folder(out_dir, "--out")
+        if (Path(out_dir) / "results.json").exists():
+            warnings.warn(f"--out {str(out_dir)!r} already holds a results.json; this tournament replaces it")
     entrants = entrants_from_specs(list(specs))
     known = set(agents.available())
     if (mode in ("substitution", "teammates") and reference is not None

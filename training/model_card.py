@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -21,7 +22,7 @@ import numpy as np
 
 from agents.policy import load_checkpoint
 
-from agents.files import atomic_write_bytes
+from agents.files import atomic_write_bytes, check_folder
 
 from .evaluate import per_role_table, read_results, social_tables, substitution_table
 
@@ -196,6 +197,18 @@ def _display_path(p: Path) -> str:
         return str(p.resolve())
 
 
+def _same_policy(spec: str, data: bytes) -> bool:
+    """Whether agent ``spec`` is ``policy:PATH[:greedy]`` with a file at PATH holding exactly ``data``."""
+    kind, _, rest = spec.partition(":")
+    if kind != "policy":
+        return False
+    path = Path(rest.removesuffix(":greedy"))
+    try:
+        return path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError:
+        return False
+
+
 def _run_policy(run_dir: str | os.PathLike) -> Path:
     """The ``policy.pt`` of the training run in ``run_dir``.
 
@@ -224,7 +237,7 @@ def _run_policy(run_dir: str | os.PathLike) -> Path:
 
 
 def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, results: Sequence[str] = (),
-                  notes: str = "") -> Path:
+                  notes: str = "", force: bool = False) -> Path:
     """Copy a run's ``policy.pt`` to ``out_dir`` and write ``MODEL_CARD.md`` there.
 
     Args:
@@ -232,6 +245,9 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
         out_dir: e.g. ``checkpoints/flagship``.
         results: folders (or files) of ``results.json`` to include.
         notes: free text for the card.
+        force: replace a ``policy.pt`` or ``MODEL_CARD.md`` already in
+            ``out_dir`` (without it, that is an error: a shipped policy is
+            never overwritten by a slip of ``--out``).
 
     Returns:
         the path of the card.
@@ -240,21 +256,37 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
         ValueError: for a missing run folder or policy (naming which,
             :func:`_run_policy`), an unreadable policy, a missing results file,
             an unreadable ``metrics.jsonl`` line (naming the file and line),
-            or a policy over the 20 MB limit for shipped checkpoints; nothing
-            is written then.
+            a policy over the 20 MB limit for shipped checkpoints, an
+            ``out_dir`` that is (or lies under) a file, or one that already
+            holds a policy or card without ``force``; nothing is written then.
+
+    Warns:
+        UserWarning: for a results file in which no entrant is a policy with
+            the bytes of this run's ``policy.pt`` (its tables would describe
+            another policy).
     """
     src = _run_policy(run_dir)
+    check_folder(out_dir, "--out")
+    held = [n for n in ("policy.pt", "MODEL_CARD.md") if (Path(out_dir) / n).exists()]
+    if held and not force:
+        raise ValueError(f"--out {str(out_dir)!r} already holds {' and '.join(held)}; give another folder, "
+                         f"or --force to replace them")
     meta = load_checkpoint(src)["meta"]
     if src.stat().st_size > MAX_SHIPPED_BYTES:
         raise ValueError(f"{str(src)!r} is {src.stat().st_size / 1e6:.1f} MB; shipped checkpoints must be < 20 MB")
     res = [read_results(r) for r in results]
+    data = src.read_bytes()
+    for r, rr in zip(results, res):
+        if not any(_same_policy(e["spec"], data) for e in rr["meta"]["entrants"]):
+            warnings.warn(f"results {str(r)!r} evaluated {[e['label'] for e in rr['meta']['entrants']]}, none of "
+                          f"them this run's policy.pt (as it is now); the card's tables would describe another policy")
     # a policy without its run's metrics.jsonl gets a card without the run's totals; an unreadable one is an error
     run = (training_summary(run_dir, meta.get("iteration"))
            if (Path(run_dir) / "metrics.jsonl").is_file() else None)
     out = Path(out_dir)          # everything is read: now write
     out.mkdir(parents=True, exist_ok=True)
     dst = out / "policy.pt"
-    atomic_write_bytes(dst, src.read_bytes())
+    atomic_write_bytes(dst, data)
     card = model_card(dst, out.name, res, run, notes, load_path=_display_path(dst))
     path = out / "MODEL_CARD.md"
     atomic_write_bytes(path, card.encode())

@@ -403,9 +403,12 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             stored[k] = getattr(config, k)
         config = TrainConfig.from_dict(stored)
         state = payload["training_state"]
-    elif latest_checkpoint(run_dir) is not None or (run_dir / "metrics.jsonl").exists():
+    elif latest_checkpoint(run_dir) is not None:
         raise ValueError(f"{str(run_dir)!r} already holds a run (checkpoints or metrics.jsonl); resume it with "
                          f"--resume or choose another --run-dir")
+    elif (run_dir / "metrics.jsonl").exists():
+        raise ValueError(f"{str(run_dir)!r} holds the metrics.jsonl of a run that stopped before its first "
+                         f"checkpoint, so it cannot be resumed; choose another --run-dir, or delete that folder")
     if config.init and not state and not Path(config.init).is_file():
         raise ValueError(f"init: checkpoint {config.init!r} does not exist or is not a file")
     if config.prior and config.prior == config.expert and config.labels_expert:
