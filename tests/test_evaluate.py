@@ -519,3 +519,29 @@ def test_workers_of_a_killed_evaluation_end_with_it():
     finally:
         if parent.poll() is None:
             parent.kill()
+
+
+def test_ctrl_c_stops_a_parallel_evaluation_and_its_workers(tmp_path, capsys, monkeypatch):
+    """Ctrl-C while games run in worker processes: the queued games are dropped,
+    the workers are stopped (none of them is left), no results are written, and
+    the CLI says so in one line with exit status 130."""
+    import multiprocessing as mp
+
+    real = ev.as_completed
+
+    def interrupted(futs):
+        for i, f in enumerate(real(futs)):
+            if i == 1:
+                raise KeyboardInterrupt
+            yield f
+
+    monkeypatch.setattr(ev, "as_completed", interrupted)
+    before = set(mp.active_children())
+    out = tmp_path / "out"
+    rc = main(["evaluate", "--players", "4", "--games", "400", "--agents", "heuristic,random", "--workers", "2",
+               "--starting-life", "10", "--max-turns", "30", "--no-progress", "--out", str(out)])
+    assert rc == 130
+    err = capsys.readouterr().err.strip()
+    assert err == f"treachery evaluate: interrupted; no results written to {out}"
+    assert not out.exists()
+    assert not [p for p in set(mp.active_children()) - before if p.is_alive()]

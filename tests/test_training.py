@@ -327,13 +327,15 @@ def test_resume_continues_the_same_run(trained, tmp_path):
 
 def test_cli_resume_keeps_the_runs_own_budget_and_config(trained, tmp_path, capsys):
     """``treachery train --resume`` continues with the checkpoint's config: without
-    ``--steps`` a finished run stays finished (regression: it fell back to the
-    default 2M steps and went back into the imitation phase)."""
+    ``--steps`` a finished run stays finished, and says there is nothing to
+    train (regression: it fell back to the default 2M steps and went back
+    into the imitation phase)."""
     cfg, res = trained
     import shutil
     run = tmp_path / "r"
     shutil.copytree(cfg.run_dir, run)
-    assert cli.main(["train", "--run-dir", str(run), "--resume", "--no-progress"]) == 0
+    assert cli.main(["train", "--run-dir", str(run), "--resume", "--no-progress"]) == 2
+    assert "nothing to train" in capsys.readouterr().err
     assert json.loads((run / "config.json").read_text())["total_steps"] == cfg.total_steps
     assert len((run / "metrics.jsonl").read_text().splitlines()) == res["iterations"]     # nothing more to do
     assert cli.main(["train", "--resume", str(latest_checkpoint(run)), "--steps", str(cfg.total_steps + 500),

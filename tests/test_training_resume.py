@@ -82,7 +82,7 @@ def test_a_torn_last_metrics_line_is_dropped(run, tmp_path):
 
 
 def test_an_unreadable_metrics_line_names_the_file_and_line(run, tmp_path):
-    c2 = _copy(run, tmp_path)
+    c2 = _copy(run, tmp_path, total_steps=run[0].total_steps + 200)
     m = tmp_path / "r" / "metrics.jsonl"
     lines = m.read_text().splitlines()
     m.write_text("\n".join([lines[0], "garbage", *lines[1:]]) + "\n")
@@ -126,7 +126,7 @@ def test_a_corrupt_explicit_checkpoint_is_a_one_line_error(run, tmp_path):
 
 
 def test_temporary_leftovers_are_removed(run, tmp_path):
-    c2 = _copy(run, tmp_path)
+    c2 = _copy(run, tmp_path, total_steps=run[0].total_steps + 200)
     r = tmp_path / "r"
     stale = [r / ".ckpt_000004.pt.ab_c12.tmp", r / ".policy.pt.x9y8z7.tmp", r / ".metrics.jsonl.q1w2e3.tmp"]
     mine = [r / "notes.tmp", r / ".other.pt.abc.tmp"]
@@ -168,3 +168,85 @@ def test_export_reads_metrics_as_resume_does(run, tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"{str(m)!r} line 2 is not a metrics record" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "ship2").exists()
+
+
+# --------------------------------------------------------------------------- Ctrl-C
+def test_ctrl_c_while_collecting_keeps_the_last_finished_iteration(tmp_path, monkeypatch, capsys):
+    """Ctrl-C during the third collection: the two finished iterations are kept
+    (a checkpoint is written for the second, which had none), the run resumes
+    from it, and the CLI says so in one line with exit status 130."""
+    import training.ppo as ppo
+    from training import cli
+
+    real = ppo.WorkerPool.collect
+    calls = {"n": 0}
+
+    def collect(self, *a, **kw):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return real(self, *a, **kw)
+
+    monkeypatch.setattr(ppo.WorkerPool, "collect", collect)
+    cfg = tiny(tmp_path, total_steps=3000, rollout_steps=200, checkpoint_every=5)
+    with pytest.raises(ppo.TrainingInterrupted) as stop:
+        train(cfg, progress=False, log=False)
+    assert stop.value.iteration == 2 and stop.value.checkpoint.name == "ckpt_000002.pt"
+    run = tmp_path / "run"
+    assert [json.loads(ln)["iteration"] for ln in (run / "metrics.jsonl").read_text().splitlines()] == [1, 2]
+    monkeypatch.setattr(ppo.WorkerPool, "collect", real)
+    out = train(cfg, resume=True, progress=False, log=False)
+    assert out["history"][0]["iteration"] == 3
+    # the CLI: one line naming the checkpoint, exit status 130; an interrupt before any iteration saves nothing
+    calls["n"] = 2
+    monkeypatch.setattr(ppo.WorkerPool, "collect", collect)
+    capsys.readouterr()
+    assert cli.main(["train", "--run-dir", str(tmp_path / "cli"), "--set", "hidden=32", "--set", "rollout_steps=200",
+                     "--set", "game.num_players=4", "--set", "game.starting_life=6", "--set", "game.max_turns=8",
+                     "--no-progress"]) == 130
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("treachery train: interrupted; no iteration had finished: nothing saved"), err
+    assert len(err.splitlines()) == 1 and not list((tmp_path / "cli").glob("ckpt_*.pt"))
+
+
+def test_ctrl_c_during_an_update_finishes_that_iteration(tmp_path, monkeypatch):
+    """A SIGINT that arrives while the network is being updated is held until
+    the iteration's metrics and checkpoint are written, then ends the run."""
+    import os
+    import signal
+
+    import training.ppo as ppo
+
+    real = ppo.ppo_update
+
+    def update(*a, **kw):
+        os.kill(os.getpid(), signal.SIGINT)       # Ctrl-C in the middle of the update
+        return real(*a, **kw)
+
+    monkeypatch.setattr(ppo, "ppo_update", update)
+    cfg = tiny(tmp_path, total_steps=3000, rollout_steps=200, checkpoint_every=5)
+    with pytest.raises(ppo.TrainingInterrupted) as stop:
+        train(cfg, progress=False, log=False)
+    assert stop.value.iteration == 1 and stop.value.checkpoint.name == "ckpt_000001.pt"
+    rows = (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()
+    assert [json.loads(ln)["iteration"] for ln in rows] == [1]
+    assert latest_checkpoint(tmp_path / "run").name == "ckpt_000001.pt"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler      # the handler is given back
+
+
+def test_a_resume_with_nothing_left_to_train_is_refused_and_writes_nothing(run, tmp_path):
+    """Resuming a run already at its total steps (or with one more iteration past
+    its time budget) says so in one line and changes no file in the run folder."""
+    import os
+
+    cfg, _ = run
+    for kw in ({}, {"total_steps": 10**6, "time_budget_s": 0.001}):
+        c2 = _copy(run, tmp_path / str(len(kw)), **kw)
+        before = {p.name: (p.stat().st_mtime_ns, p.stat().st_size) for p in (tmp_path / str(len(kw)) / "r").rglob("*")}
+        with pytest.raises(ValueError, match=r"nothing to train: ckpt_000003\.pt is at \d+ learner steps.*"
+                                             r"larger --steps or --minutes") as err:
+            train(c2, resume=True, progress=False, log=False)
+        assert "\n" not in str(err.value)
+        after = {p.name: (p.stat().st_mtime_ns, p.stat().st_size) for p in (tmp_path / str(len(kw)) / "r").rglob("*")}
+        assert after == before
+    assert os.path.exists(cfg.run_dir)

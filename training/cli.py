@@ -240,6 +240,9 @@ def _evaluate(args: argparse.Namespace) -> int:
     except ValueError as err:
         print(f"treachery evaluate: error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"treachery evaluate: interrupted; no results written to {args.out}", file=sys.stderr)
+        return 130
     s, m = res["summary"], res["meta"]
     print(f"{s['games']} games ({m['deals']} deals x {m['games_per_deal']}), {args.players} players, "
           f"mode {m['mode']}, seed {m['seed']}: {s['truncated']} truncated, {s['draws']} draws, "
@@ -264,7 +267,7 @@ def _train(args: argparse.Namespace) -> int:
     from agents.files import check_folder
 
     from .config import load_config
-    from .ppo import train
+    from .ppo import TrainingInterrupted, train
 
     try:
         overrides = list(args.overrides)
@@ -297,6 +300,11 @@ def _train(args: argparse.Namespace) -> int:
     except ValueError as err:
         print(f"treachery train: error: {err}", file=sys.stderr)
         return 2
+    except TrainingInterrupted as stop:
+        where = (f"checkpoint {stop.checkpoint} (iteration {stop.iteration}); continue with --resume --run-dir "
+                 f"{config.run_dir}" if stop.checkpoint is not None else "no iteration had finished: nothing saved")
+        print(f"treachery train: interrupted; {where}", file=sys.stderr)
+        return 130
     last = result["history"][-1] if result["history"] else {}
     print(f"trained {result['steps']} learner steps in {result['iterations']} iterations, "
           f"{result['wall_s'] / 60:.1f} min; checkpoint {result['checkpoint']}, policy {result['policy']}")

@@ -136,6 +136,7 @@ import json
 import math
 import multiprocessing as mp
 import os
+import signal
 import sys
 import time
 import warnings
@@ -606,6 +607,8 @@ def _exit_with_parent(poll_s: float = 1.0) -> None:
 
 def _init_worker() -> None:
     _exit_with_parent()
+    # Ctrl-C reaches the whole process group: the parent stops the pool (run_tasks), not each worker
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     # one intra-op thread per worker process (set before a policy bot imports torch): the workers
     # already use the cores, and oversubscribed torch threads make single decisions slow
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -631,6 +634,8 @@ def run_tasks(tasks: Sequence[GameTask], config: GameConfig, workers: int = 1,
     Raises:
         ValueError: for ``workers < 1``.
         Exception: whatever a bot or the engine raises in a game.
+        KeyboardInterrupt: on Ctrl-C; the worker processes are stopped first
+            (they ignore SIGINT themselves) and queued games are dropped.
     """
     from tqdm import tqdm
 
@@ -646,11 +651,19 @@ def run_tasks(tasks: Sequence[GameTask], config: GameConfig, workers: int = 1,
         else:
             size = max(1, min(16, len(tasks) // (workers * 8)))
             chunks = [tasks[i:i + size] for i in range(0, len(tasks), size)]
-            with ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context(), initializer=_init_worker) as ex:
+            ex = ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context(), initializer=_init_worker)
+            try:
                 futs = {ex.submit(_run_chunk, c, config, record_beliefs, observer): len(c) for c in chunks}
                 for f in as_completed(futs):
                     records.extend(f.result())
                     bar.update(futs[f])
+            except BaseException:
+                # Ctrl-C or a failed game: drop the queued chunks and stop the workers now, not after them
+                for p in list((getattr(ex, "_processes", None) or {}).values()):
+                    p.terminate()
+                ex.shutdown(wait=True, cancel_futures=True)    # the pool, now broken, reaps its workers
+                raise
+            ex.shutdown(wait=True)
     records.sort(key=lambda r: r.task.index)
     return records
 

@@ -50,7 +50,9 @@ import math
 import os
 import platform
 import re
+import signal
 import sys
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -71,7 +73,7 @@ from .config import TrainConfig
 from .rollout import GameStat, WorkerPool, reference_policy
 
 __all__ = ["train", "ppo_update", "make_chunks", "latest_checkpoint", "load_resumable", "read_metrics",
-           "init_weights", "TrainResult"]
+           "init_weights", "TrainResult", "TrainingInterrupted"]
 
 _CKPT = re.compile(r"^ckpt_(\d+)\.pt$")
 ROLE_NAMES = [r.name.capitalize() for r in (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)]
@@ -317,6 +319,45 @@ def _machine() -> str:
            f"torch {torch.__version__}"
 
 
+class TrainingInterrupted(KeyboardInterrupt):
+    """Ctrl-C (SIGINT) ended a :func:`train` run.
+
+    The iteration under way when it came was finished or dropped whole: the
+    collection of rollouts is dropped, an update already begun is finished
+    with its metrics line and checkpoint.  ``checkpoint`` is the run's newest
+    checkpoint, written on the way out when the last finished iteration had
+    none (``None``: no iteration of this run finished and none existed);
+    ``iteration`` is that iteration.
+    """
+
+    def __init__(self, checkpoint: Path | None, iteration: int):
+        super().__init__(f"interrupted after iteration {iteration}")
+        self.checkpoint = checkpoint
+        self.iteration = iteration
+
+
+class _DeferInterrupt:
+    """A block that Ctrl-C does not cut: a SIGINT during it is held and raised as
+    ``KeyboardInterrupt`` when the block ends (in the main thread only: elsewhere
+    Python delivers no signals, and the block is a plain one)."""
+
+    def __enter__(self) -> "_DeferInterrupt":
+        self.pending = False
+        self.old = None
+        if threading.current_thread() is threading.main_thread():
+            self.old = signal.signal(signal.SIGINT, self._hold)
+        return self
+
+    def _hold(self, signum, frame) -> None:
+        self.pending = True
+
+    def __exit__(self, *exc) -> None:
+        if self.old is not None:
+            signal.signal(signal.SIGINT, self.old)
+        if self.pending and exc[0] is None:
+            raise KeyboardInterrupt
+
+
 class TrainResult(dict):
     """What :func:`train` returns: ``checkpoint`` (last ``ckpt_*.pt``), ``policy``
     (``policy.pt``), ``steps``, ``iterations``, ``wall_s``, ``history`` (one
@@ -372,6 +413,8 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
     Raises:
         ValueError: starting a new run in a folder that holds a run, resuming
             without a loadable checkpoint, from a corrupt or incompatible one,
+            from one already at the run's total steps or time budget (nothing
+            is written then),
             or with a ``metrics.jsonl`` line (other than a torn last one) that
             is not a record; an ``init`` or ``kl_policy`` checkpoint that is
             missing or does not fit the config's network (before the run
@@ -403,6 +446,13 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             stored[k] = getattr(config, k)
         config = TrainConfig.from_dict(stored)
         state = payload["training_state"]
+        done_steps, done_wall = int(state["steps"]), float(state["wall_s"])
+        if done_steps >= config.total_steps or _budget_spent(config, done_wall, float(state.get("iteration_s", 0))):
+            raise ValueError(f"nothing to train: {path.name} is at {done_steps} learner steps and "
+                             f"{done_wall / 60:.2f} min, and the run's total is {config.total_steps} steps"
+                             + (f" and {config.time_budget_s / 60:.2f} min (one more iteration would pass it)"
+                                if config.time_budget_s else "")
+                             + "; give a larger --steps or --minutes (totals, not extra)")
     elif latest_checkpoint(run_dir) is not None:
         raise ValueError(f"{str(run_dir)!r} already holds a run (checkpoints or metrics.jsonl); resume it with "
                          f"--resume or choose another --run-dir")
@@ -471,60 +521,75 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                    initial=min(int(wall), int(config.time_budget_s)) if by_time else min(steps, config.total_steps),
                    unit="s" if by_time else "step", disable=not progress, dynamic_ncols=True, desc="self-play PPO")
         last_ckpt = path if state else None
+        ckpt_iteration = iteration if state else -1
         t_start = time.perf_counter()
         wall0 = wall
-        while steps < config.total_steps and not _budget_spent(config, wall, iter_s):
-            frac = 1.0 - steps / config.total_steps
-            lr = config.learning_rate * (frac if config.lr_schedule == "linear" else 1.0)
-            for gp in optimizer.param_groups:
-                gp["lr"] = lr
-            done_frac = max(steps / config.total_steps, wall / config.time_budget_s if config.time_budget_s else 0.0)
-            imitate = done_frac < config.imitation
-            t0 = time.perf_counter()
-            batches, games, info = workers.collect(net.state_dict(), pool_changes, config.rollout_steps,
-                                                   config.labels_expert)
-            pool_changes = {}
-            t1 = time.perf_counter()
-            batch = _merge(batches)
-            anchor = config.anchor_coef(done_frac)
-            metrics = ppo_update(net, optimizer, batch, config, pool_rng, imitate, anchor)
-            t2 = time.perf_counter()
-            iteration += 1
-            steps += int(info["learner_steps"])
-            games_total += len(games)
-            iter_s = wall0 + (time.perf_counter() - t_start) - wall
-            wall += iter_s
-            metrics.update(_game_metrics(games))
-            metrics.update({"lr": lr, "imitating": float(imitate), "anchor": 0.0 if imitate else anchor,
-                            "perf/learner_steps_per_s": info["learner_steps"] / (t2 - t0),
-                            "perf/agent_steps_per_s": info["decisions"] / (t2 - t0),
-                            "perf/rollout_s": t1 - t0, "perf/update_s": t2 - t1,
-                            "perf/games_per_s": len(games) / (t2 - t0), "pool/size": len(pool)})
-            if iteration % config.snapshot_every == 0:
-                pid = iteration
-                pool[pid] = {k: v.detach().clone() for k, v in net.state_dict().items()}
-                pool_changes[pid] = pool[pid]
-                while len(pool) > config.pool_size:
-                    old = min(pool)
-                    del pool[old]
-                    pool_changes[old] = None
-            record = {"iteration": iteration, "steps": steps, "wall_s": wall, "games": games_total, **metrics}
-            history.append(record)
-            with open(run_dir / "metrics.jsonl", "a") as f:
-                f.write(json.dumps(record, default=float) + "\n")
-            if writer is not None:
-                for k, v in metrics.items():
-                    if isinstance(v, (int, float)) and not (isinstance(v, float) and math.isnan(v)):
-                        writer.add_scalar(k if "/" in k else f"train/{k}", v, steps)
-                writer.flush()
-            bar.update((min(int(wall), bar.total) if by_time else min(steps, config.total_steps)) - bar.n)
-            bar.set_postfix(it=iteration, steps=steps, ent=f"{metrics['entropy']:.2f}",
-                            vs_heur=f"{metrics.get('winrate/heuristic/all', float('nan')):.2f}",
-                            learner_sps=f"{metrics['perf/learner_steps_per_s']:.0f}")
-            done = steps >= config.total_steps or _budget_spent(config, wall, iter_s)
-            if iteration % config.checkpoint_every == 0 or done:
+        try:
+            while steps < config.total_steps and not _budget_spent(config, wall, iter_s):
+                frac = 1.0 - steps / config.total_steps
+                lr = config.learning_rate * (frac if config.lr_schedule == "linear" else 1.0)
+                for gp in optimizer.param_groups:
+                    gp["lr"] = lr
+                done_frac = max(steps / config.total_steps, wall / config.time_budget_s if config.time_budget_s else 0.0)
+                imitate = done_frac < config.imitation
+                t0 = time.perf_counter()
+                batches, games, info = workers.collect(net.state_dict(), pool_changes, config.rollout_steps,
+                                                       config.labels_expert)
+                pool_changes = {}
+                t1 = time.perf_counter()
+                # from here the iteration is finished whole: Ctrl-C waits for its metrics and checkpoint
+                with _DeferInterrupt():
+                    batch = _merge(batches)
+                    anchor = config.anchor_coef(done_frac)
+                    metrics = ppo_update(net, optimizer, batch, config, pool_rng, imitate, anchor)
+                    t2 = time.perf_counter()
+                    iteration += 1
+                    steps += int(info["learner_steps"])
+                    games_total += len(games)
+                    iter_s = wall0 + (time.perf_counter() - t_start) - wall
+                    wall += iter_s
+                    metrics.update(_game_metrics(games))
+                    metrics.update({"lr": lr, "imitating": float(imitate), "anchor": 0.0 if imitate else anchor,
+                                    "perf/learner_steps_per_s": info["learner_steps"] / (t2 - t0),
+                                    "perf/agent_steps_per_s": info["decisions"] / (t2 - t0),
+                                    "perf/rollout_s": t1 - t0, "perf/update_s": t2 - t1,
+                                    "perf/games_per_s": len(games) / (t2 - t0), "pool/size": len(pool)})
+                    if iteration % config.snapshot_every == 0:
+                        pid = iteration
+                        pool[pid] = {k: v.detach().clone() for k, v in net.state_dict().items()}
+                        pool_changes[pid] = pool[pid]
+                        while len(pool) > config.pool_size:
+                            old = min(pool)
+                            del pool[old]
+                            pool_changes[old] = None
+                    record = {"iteration": iteration, "steps": steps, "wall_s": wall, "games": games_total, **metrics}
+                    history.append(record)
+                    with open(run_dir / "metrics.jsonl", "a") as f:
+                        f.write(json.dumps(record, default=float) + "\n")
+                    if writer is not None:
+                        for k, v in metrics.items():
+                            if isinstance(v, (int, float)) and not (isinstance(v, float) and math.isnan(v)):
+                                writer.add_scalar(k if "/" in k else f"train/{k}", v, steps)
+                        writer.flush()
+                    bar.update((min(int(wall), bar.total) if by_time else min(steps, config.total_steps)) - bar.n)
+                    bar.set_postfix(it=iteration, steps=steps, ent=f"{metrics['entropy']:.2f}",
+                                    vs_heur=f"{metrics.get('winrate/heuristic/all', float('nan')):.2f}",
+                                    learner_sps=f"{metrics['perf/learner_steps_per_s']:.0f}")
+                    done = steps >= config.total_steps or _budget_spent(config, wall, iter_s)
+                    if iteration % config.checkpoint_every == 0 or done:
+                        last_ckpt = _checkpoint(run_dir, net, optimizer, pool, config, game_config, iteration, steps,
+                                                wall, games_total, iter_s)
+                        ckpt_iteration = iteration
+        except KeyboardInterrupt:
+            # the rollouts under way are dropped (the workers are stopped); the last finished iteration is kept
+            workers.close(now=True)
+            bar.close()
+            if iteration > 0 and ckpt_iteration != iteration:
                 last_ckpt = _checkpoint(run_dir, net, optimizer, pool, config, game_config, iteration, steps,
                                         wall, games_total, iter_s)
+            if writer is not None:
+                writer.close()
+            raise TrainingInterrupted(None if last_ckpt is None else Path(last_ckpt), iteration) from None
         bar.close()
         if writer is not None:
             writer.close()

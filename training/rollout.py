@@ -49,6 +49,7 @@ thread each, receiving the learner's weights and pool changes every rollout.
 from __future__ import annotations
 
 import multiprocessing as mp
+import signal
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -519,6 +520,8 @@ def _to_numpy(state: dict) -> dict:
 
 
 def _worker_main(conn, config_dict: dict, seed: int) -> None:
+    # Ctrl-C reaches the whole process group: the learner decides what it stops (train() closes the workers)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     torch.set_num_threads(1)
     col = Collector(TrainConfig.from_dict(config_dict), seed)
     while True:
@@ -597,15 +600,19 @@ class WorkerPool:
         info["seconds"] = time.perf_counter() - t0
         return batches, games, info
 
-    def close(self) -> None:
-        """Stop the worker processes."""
+    def close(self, now: bool = False) -> None:
+        """Stop the worker processes: each finishes what it is doing (waited for
+        up to 10 s), or, with ``now``, is terminated at once (a collection under
+        way is dropped)."""
         for c in self.conns:
             try:
                 c.send(("close",))
             except (BrokenPipeError, OSError):
                 pass
         for p in self.procs:
-            p.join(timeout=10)
+            if not now:
+                p.join(timeout=10)
             if p.is_alive():
                 p.terminate()
+                p.join(timeout=10)
         self.procs, self.conns = [], []
