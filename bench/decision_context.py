@@ -10,6 +10,7 @@ compiled one built).  "no source": nothing but the purpose one-hot is set;
 
 from __future__ import annotations
 
+import argparse
 import random
 import sys
 from collections import Counter
@@ -53,8 +54,14 @@ def measure(games: int = 40, seed: int = 0) -> tuple[Counter, Counter, Counter, 
 
 
 def main(argv: list[str]) -> None:
-    games = int(argv[0]) if argv and argv[0].isdigit() else 40
-    total, empty, bare, by_handler = measure(games)
+    """Command line entry point (see the module docstring)."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("games", type=int, nargs="?", default=40, help="random games to measure (default 40)")
+    ap.add_argument("--handlers", action="store_true", help="list the contexts with no source by handler")
+    a = ap.parse_args(argv)
+    if a.games < 1:
+        ap.error(f"games must be >= 1, got {a.games}")
+    total, empty, bare, by_handler = measure(a.games)
     print(f"{'kind':10} {'decisions':>10} {'empty':>8} {'share':>7} {'no source':>10} {'share':>7}")
     for name in [*DecisionKind.NAMES, "all"]:
         t = sum(total.values()) if name == "all" else total[name]
@@ -62,7 +69,7 @@ def main(argv: list[str]) -> None:
         b = sum(bare.values()) if name == "all" else bare[name]
         if t:
             print(f"{name:10} {t:10d} {e:8d} {e / t:7.1%} {b:10d} {b / t:7.1%}")
-    if "--handlers" in argv:
+    if a.handlers:
         for (name, h), c in by_handler.most_common():
             print(f"  {name:10} {h:40} {c}")
 

@@ -42,4 +42,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    try:
+        raise SystemExit(main())
+    except ValueError as err:
+        raise SystemExit(f"untrained_proposal: error: {str(err).splitlines()[0]}")

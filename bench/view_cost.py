@@ -48,6 +48,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--episodes", type=int, default=80)
     ap.add_argument("--players", type=int, default=5)
     a = ap.parse_args(argv)
+    if a.episodes < 1:
+        ap.error(f"--episodes must be >= 1, got {a.episodes}")
     cfg = GameConfig(num_players=a.players)
     modes = {"compiled": (V.ViewBuilder, True), "python": (V.PythonViewBuilder, True), "none": (V.ViewBuilder, False)}
     envs = {m: ENV.env(config=cfg, view_in_info=view) for m, (_, view) in modes.items()}

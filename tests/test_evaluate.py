@@ -452,8 +452,11 @@ def test_paired_delta_compares_two_candidates_seat_game_by_seat_game(tmp_path, c
     same = ev.paired_delta(a, a)["roles"]["overall"]
     assert same["mean"] == 0 and same["lo"] == same["hi"] == 0
     other_deals = ev.evaluate(["belief", "heuristic"], **dict(kw, seed=6))
-    with pytest.raises(ValueError, match="share no deal"):
+    with pytest.raises(ValueError, match=r"share no deal \(seeds 5 and 6\)"):
         ev.paired_delta(a, other_deals)
+    silent = dict(b, meta=dict(b["meta"], config=dict(b["meta"]["config"], talk="none")))
+    with pytest.raises(ValueError, match=r"same game in both results; they differ in talk \('structured' vs 'none'\)$"):
+        ev.paired_delta(a, silent)
     with pytest.raises(ValueError, match="same reference"):
         ev.paired_delta(a, ev.evaluate(["heuristic", "random"], **dict(kw, reference="random")))
     with pytest.raises(ValueError, match="needs substitution results"):

@@ -532,3 +532,13 @@ def test_a_window_replays_and_clones_deterministically():
         if windows == 2:
             break
     assert windows == 2, f"only {windows} of {played} random games had a CR 907.8a window"
+
+
+def test_the_log_says_a_planeswalker_leaves_the_game_with_its_owner():
+    """The "leaves" event of an object that left with its player (zone "out",
+    CR 800.4a) reads as that, not as a move to a zone named "out"."""
+    from treachery_env.text import format_event
+
+    e = {"event": "leaves", "planeswalker": 7, "name": "Orla, Pack Warden", "zone": "out", "seat": 2}
+    assert format_event(e) == "Orla, Pack Warden leaves the game with its owner"
+    assert format_event({**e, "zone": "graveyard"}) == "Orla, Pack Warden goes to graveyard"

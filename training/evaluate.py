@@ -994,15 +994,24 @@ def paired_delta(before: dict, after: dict) -> dict:
         ValueError: if either is not a one-candidate substitution result, the
             references or game configurations differ, or no seat-game is in both.
     """
-    for key in ("reference", "config"):
-        if before["meta"].get(key) != after["meta"].get(key):
-            raise ValueError(f"paired comparison needs the same {key} in both results: "
-                             f"{before['meta'].get(key)!r} vs {after['meta'].get(key)!r}")
+    for r in (before, after):
+        if r["meta"].get("mode") != "substitution":
+            raise ValueError(f"paired comparison needs substitution results; one is a "
+                             f"{r['meta'].get('mode')!r} tournament (evaluate with --mode substitution)")
+    if before["meta"].get("reference") != after["meta"].get("reference"):
+        raise ValueError(f"paired comparison needs the same reference in both results: "
+                         f"{before['meta'].get('reference')!r} vs {after['meta'].get('reference')!r}")
+    ca, cb = before["meta"].get("config") or {}, after["meta"].get("config") or {}
+    differ = sorted(k for k in set(ca) | set(cb) if ca.get(k) != cb.get(k))
+    if differ:
+        raise ValueError("paired comparison needs the same game in both results; they differ in "
+                         + ", ".join(f"{k} ({ca.get(k)!r} vs {cb.get(k)!r})" for k in differ))
     a_label, a = _substitute_wins(before)
     b_label, b = _substitute_wins(after)
     shared = sorted(set(a) & set(b))
     if not shared:
-        raise ValueError("the two results share no deal: evaluate both with the same --seed and --games")
+        raise ValueError(f"the two results share no deal (seeds {before['meta'].get('seed')} and "
+                         f"{after['meta'].get('seed')}): evaluate both with the same --seed and --games")
     diffs: dict[str, list[float]] = {}
     for k in shared:
         d = float(b[k][1]) - float(a[k][1])

@@ -294,7 +294,8 @@ def load_resumable(run_dir: str | os.PathLike) -> tuple[Path, dict]:
         try:
             return path, load_checkpoint(path)
         except ValueError as err:
-            print(f"warning: skipping {_first_line(err)}", file=sys.stderr)
+            print(f"warning: checkpoint {path.name} cannot be loaded, trying the one before it ({_first_line(err)})",
+                  file=sys.stderr)
     raise ValueError(f"nothing to resume: none of the {len(found)} ckpt_*.pt in {str(d)!r} can be loaded")
 
 

@@ -307,6 +307,8 @@ def format_event(e: dict) -> str:
     if ev == "enters":
         return f"{e['name']} enters under P{s}"
     if ev == "leaves":
+        if e["zone"] == "out":      # CR 800.4a: a player's objects leave the game with them
+            return f"{e['name']} leaves the game with its owner"
         return f"{e['name']} goes to {e['zone']}"
     if ev == "damage":
         return f"{e['source']} deals {e['n']} to {tgt(e['target'])}"
