@@ -455,7 +455,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                                 if config.time_budget_s else "")
                              + "; give a larger --steps or --minutes (totals, not extra)")
     elif latest_checkpoint(run_dir) is not None:
-        raise ValueError(f"{str(run_dir)!r} already holds a run (checkpoints or metrics.jsonl); resume it with "
+        raise ValueError(f"{str(run_dir)!r} already holds a run (its checkpoints); resume it with "
                          f"--resume or choose another --run-dir")
     elif (run_dir / "metrics.jsonl").exists():
         raise ValueError(f"{str(run_dir)!r} holds the metrics.jsonl of a run that stopped before its first "
