@@ -13,7 +13,12 @@ the kinds of the two actions; how the summed
 gain is spread over departures of small and large gain; the largest
 departures in words.
 
-    python bench/search_departures.py [--games 80] [--seed 1000] [--top 12]
+``--repeat`` asks a second teacher with other seeds to decide every searched
+decision again, from the same view: how often it makes the same departure
+says whether the departures are a function of the information set or noise of
+the search (``bench/departure_fit.py`` asks whether the network learns them).
+
+    python bench/search_departures.py [--games 80] [--seed 1000] [--top 12] [--repeat]
 """
 
 from __future__ import annotations
@@ -30,13 +35,19 @@ from treachery_env.engine import Game
 from treachery_env.view import ViewBuilder
 
 
-def departures(games: int, seed: int, num_players: int = 5) -> tuple[list[dict], int]:
+def departures(games: int, seed: int, num_players: int = 5, repeat: bool = False) -> tuple[list[dict], int]:
     """Play ``games`` games, the lookahead bot in seat ``game % num_players``, heuristic bots elsewhere.
+
+    Args:
+        repeat: also ask a second lookahead bot with other seeds (other
+            worlds and rollouts) to decide each searched decision from the
+            same observation and view (it does not play).
 
     Returns:
         ``(rows, wins)``: one dict per searched decision (``role``, ``kind``,
         ``turn``, ``proposal`` and ``chosen`` as ``(option kind, text)``,
-        ``gain`` >= 0: 0 where it did not depart) and the games its team won.
+        ``gain`` >= 0: 0 where it did not depart; with ``repeat`` also
+        ``again``, the second bot's choice) and the games its team won.
     """
     rows: list[dict] = []
     wins = 0
@@ -46,8 +57,11 @@ def departures(games: int, seed: int, num_players: int = 5) -> tuple[list[dict],
         me = gi % num_players
         bots = [agents.make("heuristic", seed=seed * 100 + gi * num_players + s) for s in range(num_players)]
         bot = bots[me] = LookaheadAgent(seed=seed * 100 + gi * num_players + me)
+        second = LookaheadAgent(seed=10**9 + seed * 100 + gi * num_players + me) if repeat else None
         for s, b in enumerate(bots):
             b.reset(s)
+        if second is not None:
+            second.reset(me)
         while not g.is_over:
             s = g.current_player
             view = views.build(s)
@@ -57,6 +71,8 @@ def departures(games: int, seed: int, num_players: int = 5) -> tuple[list[dict],
                 opts = {o.action: (o.kind, o.text) for o in view.decision.options}
                 rows.append({"role": view.me.role.name.title(), "kind": view.decision.kind, "turn": view.turn,
                              "proposal": opts[p], "chosen": opts[a], "gain": max(0.0, sc[a] - sc[p])})
+                if second is not None:
+                    rows[-1]["again"] = opts[int(second.act(g.observation(s), {"view": view}))]
             g.step(a)
         wins += me in g.winners
     return rows, wins
@@ -68,17 +84,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=80)
     ap.add_argument("--seed", type=int, default=1000)
     ap.add_argument("--top", type=int, default=12, help="largest departures printed")
+    ap.add_argument("--repeat", action="store_true",
+                    help="a second lookahead bot (other seeds) decides every searched decision again: "
+                         "how reproducible the departures are")
     a = ap.parse_args(argv)
     if a.games < 1:
         ap.error(f"--games must be >= 1, got {a.games}")
     if a.top < 0:
         ap.error(f"--top must be >= 0, got {a.top}")
-    rows, wins = departures(a.games, a.seed)
+    rows, wins = departures(a.games, a.seed, repeat=a.repeat)
     dep = [r for r in rows if r["chosen"] != r["proposal"]]
     gains = np.array([r["gain"] for r in dep])
     total = float(gains.sum())
     print(f"{a.games} games (seed {a.seed}), the lookahead bot's team won {wins}; {len(rows)} searched decisions, "
           f"{len(dep)} departures ({len(dep) / max(len(rows), 1):.1%}), summed gain {total:.2f}")
+    if a.repeat:
+        same = sum(r["again"] == r["chosen"] for r in dep)
+        extra = sum(r["again"] != r["proposal"] for r in rows if r["chosen"] == r["proposal"])
+        print(f"a second teacher (other seeds), on the same {len(rows)} decisions: the same departure at {same} "
+              f"of the {len(dep)} ({same / max(len(dep), 1):.0%}); a departure of its own at {extra} of the "
+              f"{len(rows) - len(dep)} others ({extra / max(len(rows) - len(dep), 1):.1%})")
     for title, key, searched in (("role", lambda r: r["role"], True),
                                  ("decision kind: proposal (kinds with a departure)", lambda r: f"{r['kind']}: {r['proposal'][0]}", True),
                                  ("decision kind: proposal -> chosen",

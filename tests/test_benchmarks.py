@@ -137,6 +137,11 @@ def test_the_search_departures_script_measures_the_lookahead_bots_departures(cap
     out = capsys.readouterr().out
     assert f"{len(rows)} searched decisions, {len(dep)} departures" in out
     assert "| 0.00 | " + str(len(dep)) + " | 100% |" in out and out.count("  +0.") == 2
+    again, _ = mod.departures(2, seed=5, repeat=True)
+    assert [{k: v for k, v in r.items() if k != "again"} for r in again] == rows   # the second bot does not play
+    same = sum(r["again"] == r["chosen"] for r in again if r["chosen"] != r["proposal"])
+    mod.main(["--games", "2", "--seed", "5", "--top", "0", "--repeat"])
+    assert f"the same departure at {same} of the {len(dep)} " in capsys.readouterr().out
 
 
 def test_the_step_instructions_script_replays_to_the_recorded_fingerprint(tmp_path, capsys):
@@ -174,3 +179,46 @@ def test_the_step_instructions_script_replays_to_the_recorded_fingerprint(tmp_pa
         mod.replay({**rec, "games": [acts[:-1]]})
     assert mod.replay(rec, fingerprint=False) == (steps, None)
     assert mod.record(1, seed=4)["fingerprint"] != fp
+
+
+def test_the_departure_fit_script_scores_agreement_on_departures_and_reuses_its_data(tmp_path, capsys):
+    """``bench/departure_fit.py`` on a tiny network: ``score`` counts agreement,
+    departures and false departures exactly; a run collects labelled rollouts
+    (kept in ``--data``), prints one row per pass, and a second run reuses them."""
+    import importlib.util
+    from pathlib import Path
+
+    import numpy as np
+
+    from agents.networks import EntityNet
+    from agents.policy import save_checkpoint
+    from treachery_env.actions import ActionLayout
+    from treachery_env.observation import obs_layout
+
+    spec = importlib.util.spec_from_file_location("departure_fit",
+                                                  Path(__file__).parent.parent / "bench" / "departure_fit.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    # labels 3, 3, 5, 7, -1 (unlabelled); proposals 3, 4, 5, 6, 3: departures at steps 1 and 3
+    batch = {"expert": np.array([3, 3, 5, 7, -1]), "prior": np.array([3, 4, 5, 6, 3])}
+    s = mod.score(np.array([3, 3, 2, 6, 9]), batch)
+    assert s == {"agree": 0.5, "departures": 2, "dep_agree": 0.5, "false_dep": 0.5}
+    n = 4
+    net = EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=16, entity=8, privileged_size=4 * n,
+                    prior="heuristic")
+    save_checkpoint(tmp_path / "p.pt", net, {"num_players": n})
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('arch = "entity"\nprivileged_critic = true\nprior = "heuristic"\nexpert = "lookahead"\n'
+                   'imitation = 0.9\nhidden = 16\nentity = 8\ngames_per_worker = 2\nsolo = 1.0\n'
+                   '[opponents]\nheuristic = 1.0\nself = 0.0\npool = 0.0\nbelief = 0.0\nrandom = 0.0\n'
+                   '[game]\nnum_players = 4\nmax_turns = 12\n')
+    args = ["--policy", str(tmp_path / "p.pt"), "--config", str(cfg), "--batches", "2", "--steps", "48",
+            "--heldout", "1", "--passes", "1", "--workers", "1", "--data", str(tmp_path / "data")]
+    assert mod.main(args) == 0
+    out = capsys.readouterr().out
+    assert "collected 2/2 batches" in out and "| 0 | " in out and "| 1 | " in out
+    assert sorted(p.name for p in (tmp_path / "data").iterdir()) == ["batch_000.npz", "batch_001.npz"]
+    assert mod.main(args) == 0
+    assert "collected" not in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        mod.main(args[:4] + ["--batches", "2", "--heldout", "2"])

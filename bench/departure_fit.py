@@ -1,0 +1,183 @@
+"""Can the network learn *where* the lookahead teacher departs from the heuristic? (issue 13)
+
+Expert iteration distils the lookahead bot (:mod:`agents.lookahead`) into a
+network that reads the heuristic's proposal (``prior = "heuristic"``); the
+teacher's strength over the heuristic is in its *departures*, the few
+decisions where its label differs from that proposal.  This measures, offline
+and on fixed data, whether the network generalises them:
+
+1. **collect**: the policy (``--policy``, with the training configuration
+   ``--config``: one learner seat among heuristic bots) plays
+   ``--batches`` rollouts of ``--steps`` learner decisions, sampled as in
+   training (:meth:`training.rollout.Collector.collect`), the teacher labelling
+   every decision (DAgger);
+2. **fit**: the last ``--heldout`` batches are held out; the policy is fitted
+   to the others with the training imitation update
+   (:func:`training.ppo.ppo_update` with ``imitate=True``: the same loss,
+   ``departure_weight`` and optimiser settings as the configuration) for
+   ``--passes`` passes over them;
+3. **score**, before the first pass and after each, on the fitted and the
+   held-out steps (each seat's steps in the recurrent chunks of training, from
+   the stored recurrent states): top-1 agreement with the teacher over all
+   labels and over the departures, *false departures* (the network's top-1
+   leaves the proposal where the teacher did not), and at the end the
+   held-out departures by the kinds of proposal and label
+   (:meth:`treachery_env.actions.ActionLayout.decode`).
+
+A network that fits the departures it was shown but not the held-out ones has
+not learnt what the search computes; more weight on the departures (or on
+their search gain) cannot fix that.  ``--data DIR`` keeps the collected
+batches (``batch_*.npz``) and reuses them when they are there.
+
+    python bench/departure_fit.py [--batches 16] [--steps 4096] [--heldout 4] [--passes 6] [--workers 2]
+                                  [--policy checkpoints/flagship/policy.pt]
+                                  [--config training/configs/residual_departures.toml] [--data DIR] [--seed 101]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from agents.networks import build_network
+from agents.policy import masked_logits
+from training.config import load_config
+from training.ppo import _merge, init_weights, make_chunks, ppo_update
+from training.rollout import WorkerPool
+from treachery_env.actions import ActionLayout
+
+
+def collect(config, policy: str, batches: int, steps: int, seed: int, data: Path | None) -> list[dict]:
+    """``batches`` labelled rollouts of ``steps`` learner decisions (see the module docstring),
+    read from ``data`` where it holds them, else collected (and saved there)."""
+    have = sorted(data.glob("batch_*.npz")) if data else []
+    if len(have) >= batches:
+        return [dict(np.load(f)) for f in have[:batches]]
+    net = build_network(config.network_kwargs(*_sizes(config)))
+    init_weights(net, policy)
+    pool = WorkerPool(config, [seed + w for w in range(config.workers)])
+    out: list[dict] = []
+    try:
+        while len(out) < batches:
+            t = time.perf_counter()
+            got, _, _ = pool.collect(net.state_dict(), {}, steps * config.workers, label_expert=True)
+            for b in got[:batches - len(out)]:
+                if data:
+                    np.savez(data / f"batch_{len(out):03d}.npz", **b)
+                out.append(b)
+            print(f"collected {len(out)}/{batches} batches ({time.perf_counter() - t:.0f} s)", flush=True)
+    finally:
+        pool.close()
+    return out
+
+
+def _sizes(config) -> tuple[int, int]:
+    from treachery_env.env import raw_env
+    e = raw_env(config=config.game_config(), view_in_info=False)
+    return int(e.observation_space("player_0")["observation"].shape[0]), int(e.action_space("player_0").n)
+
+
+@torch.no_grad()
+def top_actions(net: torch.nn.Module, batch: dict, bptt: int) -> np.ndarray:
+    """The network's most likely legal action at every step of ``batch``, int64 ``(N,)``:
+    each segment in chunks of ``bptt`` steps from the stored recurrent state, as training reads them."""
+    net.eval()
+    t = {k: torch.from_numpy(batch[k]) for k in ("obs", "h", "priv", "mask", "prior")}
+    chunks = make_chunks(batch["segments"], bptt)
+    top = np.full(len(batch["action"]), -1, np.int64)
+    for s in range(0, len(chunks), 256):
+        idx = torch.from_numpy(chunks[s:s + 256]).T
+        flat = idx.clamp(min=0)
+        logits, *_ = net(t["obs"][flat], t["h"][flat[0]], t["priv"][flat], mask=t["mask"][flat],
+                         prior=t["prior"][flat])
+        best = masked_logits(logits, t["mask"][flat]).argmax(-1)
+        valid = idx >= 0
+        top[idx[valid].numpy()] = best[valid].numpy()
+    return top
+
+
+def score(top: np.ndarray, batch: dict) -> dict:
+    """Agreement of ``top`` with the teacher's labels: ``agree`` (all labels), ``departures``
+    (their count), ``dep_agree`` (on them) and ``false_dep`` (share of the labels equal to
+    the proposal where ``top`` is not)."""
+    e, p = batch["expert"], batch["prior"]
+    lab = e >= 0
+    dep = lab & (p >= 0) & (e != p)
+    same = lab & (e == p)
+    return {"agree": float((top[lab] == e[lab]).mean()), "departures": int(dep.sum()),
+            "dep_agree": float((top[dep] == e[dep]).mean()) if dep.any() else float("nan"),
+            "false_dep": float((top[same] != p[same]).mean()) if same.any() else float("nan")}
+
+
+def by_kind(top: np.ndarray, batch: dict, layout: ActionLayout, rows: int = 10) -> list[tuple[str, int, float]]:
+    """The ``rows`` most frequent departure kinds ``"PROPOSAL->LABEL"`` with their count and agreement."""
+    e, p = batch["expert"], batch["prior"]
+    n, hit = Counter(), Counter()
+    for i in np.flatnonzero((e >= 0) & (p >= 0) & (e != p)):
+        k = f"{layout.decode(int(p[i]))[0]}->{layout.decode(int(e[i]))[0]}"
+        n[k] += 1
+        hit[k] += int(top[i] == e[i])
+    return [(k, c, hit[k] / c) for k, c in n.most_common(rows)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Collect, fit and print the table; returns 0."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--policy", default="checkpoints/flagship/policy.pt")
+    ap.add_argument("--config", default="training/configs/residual_departures.toml")
+    ap.add_argument("--batches", type=int, default=16, help="rollouts collected")
+    ap.add_argument("--steps", type=int, default=4096, help="learner decisions a rollout")
+    ap.add_argument("--heldout", type=int, default=4, help="rollouts held out (the last ones)")
+    ap.add_argument("--passes", type=int, default=6)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=101)
+    ap.add_argument("--data", default=None, help="folder keeping the collected rollouts (reused when there)")
+    a = ap.parse_args(argv)
+    if a.batches < 2 or not 1 <= a.heldout < a.batches:
+        ap.error(f"need --batches >= 2 and 1 <= --heldout < --batches, got {a.batches} and {a.heldout}")
+    if a.steps < 1 or a.passes < 0 or a.workers < 1:
+        ap.error("--steps and --workers must be >= 1 and --passes >= 0")
+    if not Path(a.policy).is_file():
+        ap.error(f"--policy {a.policy!r} is not a file")
+    try:
+        config = load_config(a.config, [f"workers={a.workers}", f"init={a.policy}"])
+    except ValueError as err:
+        ap.error(str(err))
+    if config.expert != "lookahead" or config.prior != "heuristic":
+        ap.error(f"--config must set expert = \"lookahead\" and prior = \"heuristic\" "
+                 f"(got {config.expert!r}, {config.prior!r})")
+    data = Path(a.data) if a.data else None
+    if data:
+        data.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(a.seed)
+    batches = collect(config, a.policy, a.batches, a.steps, a.seed, data)
+    train, test = _merge(batches[:-a.heldout]), _merge(batches[-a.heldout:])
+    net = build_network(config.network_kwargs(train["obs"].shape[1], train["mask"].shape[1]))
+    init_weights(net, a.policy)
+    opt = torch.optim.Adam(net.parameters(), lr=config.learning_rate)
+    rng = np.random.default_rng(a.seed)
+    print(f"\nfitted on {len(train['action'])} steps ({score(train['expert'], train)['departures']} departures), "
+          f"held out {len(test['action'])} ({score(test['expert'], test)['departures']}); "
+          f"departure_weight {config.departure_weight}, learning rate {config.learning_rate}\n")
+    print("| pass | fitted: agree | departures | false dep. | held out: agree | departures | false dep. |")
+    print("|---|---|---|---|---|---|---|")
+    for p in range(a.passes + 1):
+        if p:
+            ppo_update(net, opt, train, config, rng, imitate=True)
+        f, h = score(top_actions(net, train, config.bptt), train), score(top_actions(net, test, config.bptt), test)
+        print(f"| {p} | {f['agree']:.3f} | {f['dep_agree']:.3f} | {f['false_dep']:.3f} "
+              f"| {h['agree']:.3f} | {h['dep_agree']:.3f} | {h['false_dep']:.3f} |", flush=True)
+    layout = ActionLayout(config.game_config().num_players)
+    print("\n| held-out departure (proposal -> label) | count | agreement after the last pass |\n|---|---|---|")
+    for k, c, acc in by_kind(top_actions(net, test, config.bptt), test, layout):
+        print(f"| {k} | {c} | {acc:.2f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
