@@ -71,6 +71,18 @@ def test_a_new_run_refuses_a_folder_holding_a_run(tmp_path):
     assert (tmp_path / "run" / "metrics.jsonl").read_text() == '{"iteration": 1}\n'   # nothing lost
 
 
+def test_a_run_folder_under_a_file_is_refused_before_anything_is_done(tmp_path):
+    """``train()`` itself (not only the CLI) refuses a ``run_dir`` that is a file
+    or lies under one, in one line, leaving the file as it was."""
+    (tmp_path / "afile").write_text("keep")
+    for run_dir in (tmp_path / "afile", tmp_path / "afile" / "sub"):
+        cfg = TrainConfig.from_dict({**tiny(tmp_path).to_dict(), "run_dir": str(run_dir)})
+        with pytest.raises(ValueError, match=r"run directory .* is not a folder: .*afile' is a file") as err:
+            train(cfg, progress=False, log=False)
+        assert "\n" not in str(err.value)
+    assert (tmp_path / "afile").read_text() == "keep"
+
+
 def test_a_torn_last_metrics_line_is_dropped(run, tmp_path):
     cfg, res = run
     c2 = _copy(run, tmp_path, total_steps=cfg.total_steps + 200)

@@ -264,8 +264,6 @@ def _evaluate(args: argparse.Namespace) -> int:
 def _train(args: argparse.Namespace) -> int:
     import datetime
 
-    from agents.files import check_folder
-
     from .config import load_config
     from .ppo import TrainingInterrupted, train
 
@@ -295,7 +293,6 @@ def _train(args: argparse.Namespace) -> int:
                 stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
                 config = type(config).from_dict({**config.to_dict(), "run_dir": f"runs/train-{stamp}"})
         _check_workers("--workers" if args.workers is not None else "the config's workers =", config.workers)
-        check_folder(config.run_dir, "run directory")
         result = train(config, resume=resume, progress=not args.no_progress)
     except ValueError as err:
         print(f"treachery train: error: {err}", file=sys.stderr)

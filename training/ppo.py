@@ -64,7 +64,7 @@ from tqdm import tqdm
 
 import agents
 import treachery_env
-from agents.files import atomic_write_bytes
+from agents.files import atomic_write_bytes, check_folder
 from agents.networks import build_network
 from agents.policy import load_checkpoint, masked_logits, save_checkpoint
 from treachery_env.rules import Role
@@ -412,7 +412,8 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         a :class:`TrainResult`.
 
     Raises:
-        ValueError: starting a new run in a folder that holds a run, resuming
+        ValueError: a ``run_dir`` that is, or lies under, a file (before
+            anything is done); starting a new run in a folder that holds a run, resuming
             without a loadable checkpoint, from a corrupt or incompatible one,
             from one already at the run's total steps or time budget (nothing
             is written then),
@@ -429,6 +430,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             ``gain_weight`` with an expert that reports no search scores
             (every gain is 0).
     """
+    check_folder(config.run_dir, "run directory")
     run_dir = Path(config.run_dir)
     state = None
     if resume:
