@@ -36,7 +36,7 @@ def _mutable_objects(g: Game) -> dict[int, object]:
     nor the definitions' data (:func:`static_data`) and immutable values."""
     static = static_data()
     out: dict[int, object] = {}
-    stack = [v for k, v in vars(g).items() if k != "log"]
+    stack = [getattr(g, s) for s in type(g).__slots__ if s != "log"]
     out[id(g.log)] = g.log
     while stack:
         x = stack.pop()

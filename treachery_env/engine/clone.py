@@ -16,9 +16,9 @@ instead of the generic :mod:`copy` protocol:
   and effects, which stack objects and queued operations refer to) are
   shared as the cards are: the original game shares them with the card pool
   too (:func:`static_data`);
-* the state objects (:class:`Player`, :class:`Creature`, :class:`Attackable`,
-  :class:`IdentityCard`, :class:`StackItem`, :class:`Decision`,
-  ``TalkState``) are copied slot by slot with copiers generated from their
+* the game itself and the state objects (:class:`Player`, :class:`Creature`,
+  :class:`Attackable`, :class:`IdentityCard`, :class:`StackItem`,
+  :class:`Decision`, ``TalkState``) are copied slot by slot with copiers generated from their
   ``__slots__``;
 * the random stream is copied by state (the copy draws the same numbers);
 * the log is a new list holding the same entries: an entry is a record the
@@ -192,9 +192,9 @@ def _slots_of(cls: type) -> list[str]:
 
 
 def _slot_copier(cls: type) -> Callable[[Any, dict], Any]:
-    """A copier for instances of ``cls`` (a class with ``__slots__`` and no
-    ``__dict__``), generated from its slots: immutable values are assigned, the
-    others copied with :func:`copy_value`.  An instance with an unset slot is
+    """A copier for the slots of instances of ``cls`` (a class with ``__slots__``;
+    an instance ``__dict__`` is not copied), generated from them: immutable
+    values are assigned, the others copied with :func:`copy_value`.  An instance with an unset slot is
     copied slot by slot, leaving it unset."""
     slots = _slots_of(cls)
     lines = ["def copier(x, memo):",
@@ -221,6 +221,7 @@ _COPIERS.update({list: _copy_list, dict: _copy_dict, set: _copy_set, tuple: _cop
                  frozenset: _copy_frozenset, deque: _copy_deque, random.Random: _copy_random})
 for _cls in (Player, Creature, Attackable, IdentityCard, StackItem, Decision, TalkState):
     _COPIERS[_cls] = _slot_copier(_cls)
+_GAME_COPIERS: dict[type, Callable[[Any, dict], Any]] = {}     # Game (and subclasses): made at their first copy
 
 
 def copy_game(g: Any, memo: dict | None = None) -> Any:
@@ -236,11 +237,14 @@ def copy_game(g: Any, memo: dict | None = None) -> Any:
             return y
         memo.setdefault(id(memo), []).append(g)     # as copy.deepcopy: the originals outlive the memo's ids
     cls = type(g)
-    y = cls.__new__(cls)
-    memo[id(g)] = y
-    state = g.__dict__
-    log = state.get("log")
+    copier = _GAME_COPIERS.get(cls)
+    if copier is None:
+        copier = _GAME_COPIERS[cls] = _slot_copier(cls)
+    log = getattr(g, "log", None)
     if isinstance(log, list) and id(log) not in memo:
         memo[id(log)] = log[:]           # entries are never changed once logged: shared
-    y.__dict__.update({k: copy_value(v, memo) for k, v in state.items()})
+    y = copier(g, memo)
+    state = getattr(g, "__dict__", None)     # a subclass's own attributes
+    if state:
+        y.__dict__.update({k: copy_value(v, memo) for k, v in state.items()})
     return y

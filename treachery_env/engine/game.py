@@ -129,6 +129,18 @@ class Game:
             public; TR10.5).
     """
 
+    # The state lives in slots, not an instance dict: a game holds more names than
+    # CPython's shared-key instance dicts keep (30), so with a dict every read of
+    # ``self.x`` in the compiled engine was a full dictionary lookup; a slot is
+    # read at its offset.  __init__ sets every one (engine.clone copies them).
+    __slots__ = ("config", "seed", "n", "layout", "rng", "players", "turn", "active", "phase", "stack", "queue",
+                 "decision", "priority_seat", "passes", "pending_triggers", "delayed", "shields", "effects",
+                 "extra_turns", "order_seat", "is_over", "truncated", "winners", "log", "actions", "concessions",
+                 "mulligan_state", "concession_seats", "decisions_taken", "auto_decisions", "revealed_identities",
+                 "leader_attacked_by", "turn_effects", "combat_attackers", "resolving", "harm", "attacks",
+                 "role_counts", "_uid", "_dirty", "_statics", "n_alive", "full_windows", "leaving", "suspended",
+                 "talk_on", "talk")
+
     def __init__(self, config: GameConfig | None = None, seed: int = 0, **overrides: Any):
         if config is None:
             config = GameConfig(**overrides)
