@@ -27,11 +27,13 @@ and on fixed data, whether the network generalises them:
 A network that fits the departures it was shown but not the held-out ones has
 not learnt what the search computes; more weight on the departures (or on
 their search gain) cannot fix that.  ``--data DIR`` keeps the collected
-batches (``batch_*.npz``) and reuses them when they are there.
+batches (``batch_*.npz``) and reuses them when they are there (collecting only
+the ones missing).
 
     python bench/departure_fit.py [--batches 16] [--steps 4096] [--heldout 4] [--passes 6] [--workers 2]
                                   [--policy checkpoints/flagship/policy.pt]
                                   [--config training/configs/residual_departures.toml] [--data DIR] [--seed 101]
+                                  [--fit-batches N]
 """
 
 from __future__ import annotations
@@ -53,15 +55,16 @@ from treachery_env.actions import ActionLayout
 
 
 def collect(config, policy: str, batches: int, steps: int, seed: int, data: Path | None) -> list[dict]:
-    """``batches`` labelled rollouts of ``steps`` learner decisions (see the module docstring),
-    read from ``data`` where it holds them, else collected (and saved there)."""
-    have = sorted(data.glob("batch_*.npz")) if data else []
-    if len(have) >= batches:
-        return [dict(np.load(f)) for f in have[:batches]]
+    """``batches`` labelled rollouts of ``steps`` learner decisions (see the module docstring):
+    those ``data`` holds, then new ones collected (and saved there) with seeds that
+    depend on how many were there, so that no rollout is collected twice."""
+    have = sorted(data.glob("batch_*.npz"))[:batches] if data else []
+    out = [dict(np.load(f)) for f in have]
+    if len(out) == batches:
+        return out
     net = build_network(config.network_kwargs(*_sizes(config)))
     init_weights(net, policy)
-    pool = WorkerPool(config, [seed + w for w in range(config.workers)])
-    out: list[dict] = []
+    pool = WorkerPool(config, [seed + 1000 * len(out) + w for w in range(config.workers)])
     try:
         while len(out) < batches:
             t = time.perf_counter()
@@ -134,12 +137,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--steps", type=int, default=4096, help="learner decisions a rollout")
     ap.add_argument("--heldout", type=int, default=4, help="rollouts held out (the last ones)")
     ap.add_argument("--passes", type=int, default=6)
+    ap.add_argument("--fit-batches", type=int, default=None,
+                    help="fit on only the first N of the rollouts not held out (a learning curve; default: all)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=101)
     ap.add_argument("--data", default=None, help="folder keeping the collected rollouts (reused when there)")
     a = ap.parse_args(argv)
     if a.batches < 2 or not 1 <= a.heldout < a.batches:
         ap.error(f"need --batches >= 2 and 1 <= --heldout < --batches, got {a.batches} and {a.heldout}")
+    if a.fit_batches is not None and not 1 <= a.fit_batches <= a.batches - a.heldout:
+        ap.error(f"--fit-batches must be in [1, {a.batches - a.heldout}], got {a.fit_batches}")
     if a.steps < 1 or a.passes < 0 or a.workers < 1:
         ap.error("--steps and --workers must be >= 1 and --passes >= 0")
     if not Path(a.policy).is_file():
@@ -156,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         data.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(a.seed)
     batches = collect(config, a.policy, a.batches, a.steps, a.seed, data)
-    train, test = _merge(batches[:-a.heldout]), _merge(batches[-a.heldout:])
+    train, test = _merge(batches[:-a.heldout][:a.fit_batches]), _merge(batches[-a.heldout:])
     net = build_network(config.network_kwargs(train["obs"].shape[1], train["mask"].shape[1]))
     init_weights(net, a.policy)
     opt = torch.optim.Adam(net.parameters(), lr=config.learning_rate)

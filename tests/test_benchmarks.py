@@ -220,5 +220,10 @@ def test_the_departure_fit_script_scores_agreement_on_departures_and_reuses_its_
     assert sorted(p.name for p in (tmp_path / "data").iterdir()) == ["batch_000.npz", "batch_001.npz"]
     assert mod.main(args) == 0
     assert "collected" not in capsys.readouterr().out
-    with pytest.raises(SystemExit):
-        mod.main(args[:4] + ["--batches", "2", "--heldout", "2"])
+    steps = [int(line.split()[2]) for line in out.splitlines() if line.startswith("fitted on ")]
+    assert mod.main(args + ["--batches", "3", "--fit-batches", "1"]) == 0     # collects one more, fits on one
+    out = capsys.readouterr().out
+    assert "collected 3/3" in out and "collected 2/3" not in out and f"fitted on {steps[0]} steps" in out
+    for bad in (["--batches", "2", "--heldout", "2"], ["--fit-batches", "2"]):
+        with pytest.raises(SystemExit):
+            mod.main(args + bad)
