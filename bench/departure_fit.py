@@ -14,8 +14,8 @@ and on fixed data, whether the network generalises them:
 2. **fit**: the last ``--heldout`` batches are held out; the policy is fitted
    to the others with the training imitation update
    (:func:`training.ppo.ppo_update` with ``imitate=True``: the same loss,
-   ``departure_weight`` and optimiser settings as the configuration) for
-   ``--passes`` passes over them;
+   ``departure_weight``, ``score_coef`` and optimiser settings as the
+   configuration, with ``--set`` overrides) for ``--passes`` passes over them;
 3. **score**, before the first pass and after each, on the fitted and the
    held-out steps (each seat's steps in the recurrent chunks of training, from
    the stored recurrent states): top-1 agreement with the teacher over all
@@ -33,7 +33,7 @@ the ones missing).
     python bench/departure_fit.py [--batches 16] [--steps 4096] [--heldout 4] [--passes 6] [--workers 2]
                                   [--policy checkpoints/flagship/policy.pt]
                                   [--config training/configs/residual_departures.toml] [--data DIR] [--seed 101]
-                                  [--fit-batches N]
+                                  [--fit-batches N] [--set KEY=VALUE ...]
 """
 
 from __future__ import annotations
@@ -142,6 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=101)
     ap.add_argument("--data", default=None, help="folder keeping the collected rollouts (reused when there)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="override a setting of --config for the fit, e.g. score_coef=1 (repeatable)")
     a = ap.parse_args(argv)
     if a.batches < 2 or not 1 <= a.heldout < a.batches:
         ap.error(f"need --batches >= 2 and 1 <= --heldout < --batches, got {a.batches} and {a.heldout}")
@@ -152,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     if not Path(a.policy).is_file():
         ap.error(f"--policy {a.policy!r} is not a file")
     try:
-        config = load_config(a.config, [f"workers={a.workers}", f"init={a.policy}"])
+        config = load_config(a.config, [f"workers={a.workers}", f"init={a.policy}", *a.set])
     except ValueError as err:
         ap.error(str(err))
     if config.expert != "lookahead" or config.prior != "heuristic":
@@ -170,7 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(a.seed)
     print(f"\nfitted on {len(train['action'])} steps ({score(train['expert'], train)['departures']} departures), "
           f"held out {len(test['action'])} ({score(test['expert'], test)['departures']}); "
-          f"departure_weight {config.departure_weight}, learning rate {config.learning_rate}\n")
+          f"departure_weight {config.departure_weight}, score_coef {config.score_coef}, "
+          f"learning rate {config.learning_rate}\n")
     print("| pass | fitted: agree | departures | false dep. | held out: agree | departures | false dep. |")
     print("|---|---|---|---|---|---|---|")
     for p in range(a.passes + 1):

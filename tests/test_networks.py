@@ -417,13 +417,17 @@ def test_departures_from_the_proposal_are_weighted_and_reported(tmp_path):
 def test_departure_settings_that_do_nothing_warn(tmp_path):
     """``departure_weight`` or ``gain_weight`` without ``prior`` (nothing is a
     departure) or without expert labels, and ``gain_weight`` with an expert
-    that reports no search scores (every gain is 0), warn before the run starts."""
+    that reports no search scores (every gain is 0), warn before the run
+    starts; so does ``score_coef`` without labels or search scores."""
     cases = (({"departure_weight": 3.0}, "a network without prior reads none"),
              ({"gain_weight": 10.0}, "a network without prior reads none"),
              ({"arch": "entity", "entity": 16, "prior": "heuristic", "expert": "belief", "gain_weight": 10.0},
               "the expert 'belief' reports no search scores"),
              ({"arch": "entity", "entity": 16, "prior": "heuristic", "expert": "lookahead", "gain_weight": 10.0,
-               "imitation": 0.0, "imitation_coef": 0.0}, "the expert labels nothing"))
+               "imitation": 0.0, "imitation_coef": 0.0}, "the expert labels nothing"),
+             ({"expert": "belief", "score_coef": 1.0}, "the expert 'belief' reports no search scores"),
+             ({"expert": "lookahead", "score_coef": 1.0, "imitation": 0.0, "imitation_coef": 0.0},
+              "score_coef distils the expert's search scores, .* the expert labels nothing"))
     for i, (kw, match) in enumerate(cases):
         with pytest.warns(UserWarning, match=match):
             train(tiny(tmp_path / str(i), total_steps=100, rollout_steps=100, **kw), progress=False, log=False)
@@ -446,6 +450,59 @@ def test_lookahead_labels_carry_their_search_gain(tmp_path):
     assert departed.sum() >= 3, departed.sum()
     assert np.all(gain[~departed] == 0.0)
     assert np.all(gain[departed] > LookaheadAgent().margin) and np.all(gain <= 2.0)
+
+
+def test_search_scores_are_recorded_and_distilled(tmp_path):
+    """With the lookahead expert, ``batch["expert_scores"]`` holds the teacher's
+    mean rollout score of every candidate it compared (legal actions; NaN
+    elsewhere and at steps it did not search), its departures are its best
+    scored candidate, and their scores give ``expert_gain``; ``score_coef``
+    adds the cross-entropy from softmax(scores / ``score_temperature``) to the
+    policy renormalised over the candidates, which ``score_loss`` reports
+    equal to the same sum computed here step by step (``bptt`` 1, the network
+    held still)."""
+    from test_training import _sizes
+
+    for key, bad in (("score_coef", -1.0), ("score_coef", float("nan")), ("score_coef", 1e39),
+                     ("score_temperature", 0.0), ("score_temperature", -0.1), ("score_temperature", "x")):
+        with pytest.raises(ValueError, match=key):
+            TrainConfig(**{key: bad})
+    cfg = tiny(tmp_path, arch="entity", entity=16, privileged_critic=True, prior="heuristic", expert="lookahead",
+               imitation=0.5, opponents={"heuristic": 1}, solo=1.0, games_per_worker=4, bptt=1,
+               minibatch_steps=4096, epochs=1, score_coef=1.0, score_temperature=0.05)
+    torch.manual_seed(0)
+    batch, _, _ = Collector(cfg, seed=4).collect(300, label_expert=True)
+    sc = batch["expert_scores"]
+    assert sc.shape == batch["mask"].shape and sc.dtype == np.float32
+    scored = ~np.isnan(sc)
+    searched = scored.any(1)
+    assert searched.sum() >= 10 and (~searched).sum() >= 10
+    assert np.all(batch["mask"][scored] == 1) and np.all(scored.sum(1)[searched] >= 2)
+    departed = np.flatnonzero(batch["expert_gain"] > 0)
+    assert departed.size >= 3
+    for i in departed:
+        e, p = batch["expert"][i], batch["prior"][i]
+        assert sc[i, e] == np.nanmax(sc[i])
+        assert batch["expert_gain"][i] == pytest.approx(sc[i, e] - sc[i, p], abs=1e-6)
+    assert np.all(batch["expert_gain"][~searched] == 0)
+    net = build_network(cfg.network_kwargs(*_sizes())).eval()
+    out = ppo_update(net, torch.optim.Adam(net.parameters(), lr=0.0), batch, cfg, np.random.default_rng(0),
+                     imitate=True)
+    with torch.no_grad():
+        t = {k: torch.from_numpy(batch[k]) for k in ("obs", "h", "priv", "mask", "prior")}
+        logits, *_ = net(t["obs"][None], t["h"], t["priv"][None], mask=t["mask"][None], prior=t["prior"][None])
+    logits = logits[0].double().numpy()
+    losses, hits = [], []
+    for i in np.flatnonzero(searched):
+        c = np.flatnonzero(scored[i])
+        target = np.exp((sc[i, c] - sc[i, c].max()) / 0.05)
+        target /= target.sum()
+        logq = logits[i, c] - logits[i, c].max()
+        logq -= np.log(np.exp(logq).sum())
+        losses.append(-(target * logq).sum())
+        hits.append(c[logits[i, c].argmax()] == c[sc[i, c].argmax()])
+    assert out["score_loss"] == pytest.approx(np.mean(losses), rel=1e-4)
+    assert out["score_top1"] == pytest.approx(np.mean(hits))
 
 
 def test_ppo_kept_near_a_reference_policy_by_a_kl(tmp_path):

@@ -38,7 +38,7 @@ __all__ = ["TrainConfig", "OPPONENT_KINDS", "MAX_WEIGHT", "load_config", "parse_
 #: (frozen past checkpoints), and the rule-based bots.
 OPPONENT_KINDS = ("self", "pool", "heuristic", "belief", "random")
 
-#: The largest loss weight accepted (``departure_weight``, ``gain_weight``,
+#: The largest loss weight accepted (``departure_weight``, ``gain_weight``, ``score_coef``,
 #: ``kl_coef``): beyond it a float32 loss overflows to inf or NaN.
 MAX_WEIGHT = 1e6
 
@@ -120,6 +120,19 @@ class TrainConfig:
             classification (Lazaric et al. 2010, classification-based policy
             iteration): a departure that wins the game outweighs one the
             rollouts barely prefer.  0 = departures weighted alike.
+        score_coef: weight of *score distillation*: at a decision the search
+            expert searched, the cross-entropy from the softmax of its
+            candidates' mean rollout scores (at ``score_temperature``) to the
+            network's policy renormalised over those candidates, added to the
+            loss (times the anchor in the PPO phase, like the labels): the
+            teacher's ranking of every candidate it compared, not only its
+            move (distilling a search's value estimates, as AlphaZero's
+            policy target distils its visit counts; Silver et al. 2018).
+            0 = none; needs an expert that reports search scores
+            (``lookahead``).
+        score_temperature: the temperature of that target, in score units
+            (scores are in [-1, 1]; at 0.05 a candidate 0.1 better is 7.4
+            times as likely).
         kl_policy: a ``policy.pt`` or ``ckpt_*.pt`` that PPO is kept near: at
             every learner step, ``kl_coef`` times ``KL(pi_ref || pi)`` over the
             legal actions joins the loss (KL-regularised fine-tuning, Jaques et
@@ -183,6 +196,8 @@ class TrainConfig:
     imitation_coef: float = 0.5
     departure_weight: float = 1.0
     gain_weight: float = 0.0
+    score_coef: float = 0.0
+    score_temperature: float = 0.05
     kl_policy: str = ""
     kl_coef: float = 0.0
     anchor_schedule: str = "constant"
@@ -245,6 +260,10 @@ class TrainConfig:
              "kl_policy names a checkpoint exactly when kl_coef > 0 (both, or neither)")
         need(is_num(self.gain_weight) and 0 <= self.gain_weight <= MAX_WEIGHT, "gain_weight",
              f"a number in [0, {MAX_WEIGHT:g}]")
+        need(is_num(self.score_coef) and 0 <= self.score_coef <= MAX_WEIGHT, "score_coef",
+             f"a number in [0, {MAX_WEIGHT:g}]")
+        need(is_num(self.score_temperature) and 0 < self.score_temperature <= 10, "score_temperature",
+             "a number in (0, 10]")
         need(is_num(self.solo) and 0 <= self.solo <= 1, "solo", "a probability in [0, 1]")
         need(self.anchor_schedule in ("constant", "linear"), "anchor_schedule", "'constant' or 'linear'")
         need(self.arch in ("flat", "entity"), "arch", "'flat' or 'entity'")

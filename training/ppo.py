@@ -138,6 +138,10 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
         ``batch["expert_gain"]``) and ``gain_captured`` (the share of that gain
         the network's top-1 takes: agreement on departures weighted by gain;
         NaN when no departure has a gain),
+        with ``config.score_coef`` and searched steps ``score_loss`` (the score
+        distillation cross-entropy, see :class:`TrainConfig`) and ``score_top1``
+        (the share of searched steps where the network's most likely candidate
+        is the one the search scored best, first epoch),
         with ``config.kl_policy`` ``ref_kl`` (the mean ``KL(pi_ref || pi)``
         over legal actions, the term ``kl_coef`` weighs),
         ``explained_variance`` of the rollout values and ``epochs_run``.
@@ -153,6 +157,7 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
     imit_hits = imit_n = 0.0
     dep_hits = dep_n = 0.0
     gain_hits = gain_n = 0.0
+    score_hits = score_n = 0.0
     epochs_run = 0
     for epoch in range(config.epochs):
         perm = rng.permutation(len(chunks))
@@ -223,6 +228,23 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
                     gain_n += float((gain * departed).sum())
             else:
                 il = torch.zeros(())
+            sl = torch.zeros(())
+            if config.score_coef and "expert_scores" in t:
+                sc = t["expert_scores"][flat]                                  # (L, C, A), NaN = not scored
+                cand = ~torch.isnan(sc)
+                rows = (cand.sum(-1) >= 2) & valid
+                if rows.any():
+                    c_r, l_r = cand[rows], logits[rows]
+                    s_r = torch.where(c_r, sc[rows], torch.full_like(l_r, -math.inf))
+                    target = torch.softmax(s_r / config.score_temperature, dim=-1)
+                    logq = torch.log_softmax(torch.where(c_r, l_r, torch.full_like(l_r, -math.inf)), dim=-1)
+                    sl = -(target * torch.where(c_r, logq, torch.zeros_like(logq))).sum(-1).mean()
+                    sums["score_loss"] = sums.get("score_loss", 0.0) + sl.item()
+                    if epoch == 0:
+                        best = s_r.argmax(-1)
+                        score_hits += float((torch.where(c_r, l_r, torch.full_like(l_r, -math.inf)).argmax(-1)
+                                             == best).sum())
+                        score_n += float(rows.sum())
             if config.kl_coef:
                 pr = t["ref_probs"][flat]                                  # (L, C, A), 0 where illegal
                 kl_ref = torch.where(pr > 0, pr * (pr.clamp(min=1e-12).log() - logp_all), torch.zeros_like(pr))
@@ -230,9 +252,9 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
                 sums["ref_kl"] = sums.get("ref_kl", 0.0) + rkl.item()
                 loss = loss + config.kl_coef * rkl
             if imitate:
-                loss = loss + il
+                loss = loss + il + config.score_coef * sl
             else:
-                loss = loss + policy_loss - config.ent_coef * ent + anchor * il
+                loss = loss + policy_loss - config.ent_coef * ent + anchor * (il + config.score_coef * sl)
             optimizer.zero_grad()
             loss.backward()
             gn = torch.nn.utils.clip_grad_norm_(net.parameters(), config.max_grad_norm)
@@ -262,6 +284,8 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
         out["departure_accuracy"] = dep_hits / dep_n if dep_n else float("nan")
         out["departure_gain"] = gain_n / dep_n if dep_n else float("nan")
         out["gain_captured"] = gain_hits / gain_n if gain_n else float("nan")
+    if score_n:
+        out["score_top1"] = score_hits / score_n
     return out
 
 
@@ -428,7 +452,8 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             when ``departure_weight`` or ``gain_weight`` is set without
             ``prior`` (nothing is a departure) or without expert labels, or
             ``gain_weight`` with an expert that reports no search scores
-            (every gain is 0).
+            (every gain is 0); when ``score_coef`` is set without expert labels
+            or with an expert that reports no search scores.
     """
     check_folder(config.run_dir, "run directory")
     run_dir = Path(config.run_dir)
@@ -477,6 +502,13 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         elif config.gain_weight and not hasattr(agents.make(config.expert), "last_scores"):
             warnings.warn(f"gain_weight: the expert {config.expert!r} reports no search scores (last_scores), so "
                           f"every search gain is 0 (use expert = 'lookahead')", stacklevel=2)
+    if config.score_coef:
+        if not config.labels_expert:
+            warnings.warn("score_coef distils the expert's search scores, and with imitation = 0 and "
+                          "imitation_coef = 0 the expert labels nothing: it does nothing here", stacklevel=2)
+        elif not hasattr(agents.make(config.expert), "last_scores"):
+            warnings.warn(f"score_coef: the expert {config.expert!r} reports no search scores (last_scores), so "
+                          f"there is nothing to distil (use expert = 'lookahead')", stacklevel=2)
     game_config = config.game_config()
     torch.manual_seed(config.seed)
     net = build_network(config.network_kwargs(*_probe_sizes(game_config)))

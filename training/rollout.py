@@ -314,20 +314,26 @@ class Collector:
 
     # ------------------------------------------------------------------ collect
     def _expert_action(self, slot: _Slot, seat: int, obs: dict, inputs: tuple | None = None,
-                       prior: int = -1) -> tuple[int, float]:
+                       prior: int = -1) -> tuple[int, float, np.ndarray | None]:
         """What the seat's expert bot would do now (DAgger label), given the seat's
-        observation dict (``inputs``: its bot inputs, when already made), and the
+        observation dict (``inputs``: its bot inputs, when already made); the
         label's *search gain* over the proposal the network read (``prior``): the
         expert's mean rollout score of its label minus its score of the proposal,
         when the expert searched this decision and scored both
-        (:attr:`agents.lookahead.LookaheadAgent.last_scores`), else 0."""
+        (:attr:`agents.lookahead.LookaheadAgent.last_scores`), else 0; and the
+        expert's scores as float32 ``(A,)`` (NaN for actions it did not score),
+        None where it did not search."""
         expert = slot.experts[seat]
         a = int(expert.act(*(inputs or self._bot_inputs(slot, seat, expert, obs))))
         if not obs["action_mask"][a]:
             raise RuntimeError(f"expert {self.config.expert!r} chose illegal action {a}")
         scores = getattr(expert, "last_scores", None)
         gain = scores[a] - scores[prior] if scores and a != prior and a in scores and prior in scores else 0.0
-        return a, max(0.0, float(gain))
+        vec = None
+        if scores:
+            vec = np.full(self.num_actions, np.nan, np.float32)
+            vec[list(scores)] = list(scores.values())
+        return a, max(0.0, float(gain)), vec
 
     def _proposals(self, items: list, obs_dicts: list) -> tuple[torch.Tensor | None, list]:
         """The ``prior`` bots' proposed actions for waiting policy seats, int64 ``(B,)``
@@ -357,6 +363,9 @@ class Collector:
             ``prior`` int64 (N,) (the proposal the network read, -1 = none),
             ``expert_gain`` float32 (N,) (the expert's search gain of its label
             over that proposal, in [0, 2]; 0 where it did not search both),
+            with ``label_expert`` ``expert_scores`` float32 (N, A) (the
+            expert's mean rollout score of each candidate it compared, NaN for
+            the others and at steps it did not search),
             with ``config.kl_policy`` ``ref_probs`` float32 (N, A) (the
             reference policy's action probabilities, 0 for illegal actions),
             ``priv`` float32 (N, 4n) (:func:`privileged_features`, for the critic),
@@ -366,7 +375,7 @@ class Collector:
         if label_expert and not self.config.labels_expert:
             raise ValueError("expert labels need config.imitation or config.imitation_coef above 0")
         t0 = time.perf_counter()
-        buf = _Buffer()
+        buf = _Buffer(labelled=label_expert)
         dec0 = sum(s.decisions for s in self.slots)
         while buf.learner_steps < num_steps:
             groups: dict[Any, list] = {}
@@ -401,11 +410,13 @@ class Collector:
                             buf.ref_probs.append(ref_probs[i])
                             slot.ref_h[seat] = ref_h_new[i].numpy().copy()
                         proposal = -1 if prior is None else int(prior[i])
-                        expert, gain = (self._expert_action(slot, seat, obs_dicts[i], inputs[i], proposal)
-                                        if label_expert else (-1, 0.0))
+                        expert, gain, scores = (self._expert_action(slot, seat, obs_dicts[i], inputs[i], proposal)
+                                                if label_expert else (-1, 0.0, None))
                         idx = buf.add(obs[i].numpy(), mask[i], int(actions[i]), float(logp[i]), float(value[i]),
                                       slot.h[seat], self._belief_labels(slot, seat), expert, priv[i],
                                       proposal, gain)
+                        if scores is not None:
+                            buf.scores[idx] = scores
                         slot.seg[seat].append(idx)
                     slot.h[seat] = h_new[i].numpy().copy()
                     slot.env.step(int(actions[i]))
@@ -434,7 +445,8 @@ class Collector:
 class _Buffer:
     """Steps of one rollout and their segments."""
 
-    def __init__(self) -> None:
+    def __init__(self, labelled: bool = False) -> None:
+        self.labelled = labelled       # an expert labels the steps: the batch has expert_scores
         self.obs: list = []
         self.mask: list = []
         self.action: list = []
@@ -447,6 +459,7 @@ class _Buffer:
         self.prior: list = []
         self.gain: list = []
         self.ref_probs: list = []      # with a KL reference: its action probabilities, in step order
+        self.scores: dict = {}         # step index -> the search expert's scores (A,), where it searched
         self.segments: list = []       # (indices, final reward, done, bootstrap value)
         self.games: list = []
         self.finished_decisions = 0
@@ -501,6 +514,11 @@ class _Buffer:
         if o.size == 0:
             raise RuntimeError("rollout produced no learner steps")
         extra = {"ref_probs": np.stack(self.ref_probs)[o]} if self.ref_probs else {}
+        if self.labelled:
+            sc = np.full((len(self.action), len(self.mask[0])), np.nan, np.float32)
+            if self.scores:
+                sc[list(self.scores)] = np.stack(list(self.scores.values()))
+            extra["expert_scores"] = sc[o]
         return {**extra,
             "obs": np.stack(self.obs)[o], "mask": np.stack(self.mask)[o],
             "action": np.asarray(self.action, np.int64)[o], "logp": np.asarray(self.logp, np.float32)[o],
