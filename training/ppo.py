@@ -455,60 +455,9 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             (every gain is 0); when ``score_coef`` is set without expert labels
             or with an expert that reports no search scores.
     """
-    check_folder(config.run_dir, "run directory")
+    config, path, payload = _open_run(config, resume)
+    state = payload["training_state"] if payload else None
     run_dir = Path(config.run_dir)
-    state = None
-    if resume:
-        if resume is True:
-            path, payload = load_resumable(run_dir)
-        else:
-            path = Path(resume)
-            try:
-                payload = load_checkpoint(path)
-            except ValueError as err:
-                raise ValueError(_first_line(err)) from err
-        if "training_state" not in payload:
-            raise ValueError(f"{str(path)!r} is a bare policy, not a training checkpoint; it cannot be resumed")
-        stored = dict(payload["train_config"])
-        for k in ("run_dir", "total_steps", "time_budget_s", "workers"):
-            stored[k] = getattr(config, k)
-        config = TrainConfig.from_dict(stored)
-        state = payload["training_state"]
-        done_steps, done_wall = int(state["steps"]), float(state["wall_s"])
-        if done_steps >= config.total_steps or _budget_spent(config, done_wall, float(state.get("iteration_s", 0))):
-            raise ValueError(f"nothing to train: {path.name} is at {done_steps} learner steps and "
-                             f"{done_wall / 60:.2f} min, and the run's total is {config.total_steps} steps"
-                             + (f" and {config.time_budget_s / 60:.2f} min (one more iteration would pass it)"
-                                if config.time_budget_s else "")
-                             + "; give a larger --steps or --minutes (totals, not extra)")
-    elif latest_checkpoint(run_dir) is not None:
-        raise ValueError(f"{str(run_dir)!r} already holds a run (its checkpoints); resume it with "
-                         f"--resume or choose another --run-dir")
-    elif (run_dir / "metrics.jsonl").exists():
-        raise ValueError(f"{str(run_dir)!r} holds the metrics.jsonl of a run that stopped before its first "
-                         f"checkpoint, so it cannot be resumed; choose another --run-dir, or delete that folder")
-    if config.init and not state and not Path(config.init).is_file():
-        raise ValueError(f"init: checkpoint {config.init!r} does not exist or is not a file")
-    if config.prior and config.prior == config.expert and config.labels_expert:
-        warnings.warn(f"prior = expert = {config.expert!r}: every label is the proposal the network reads, so "
-                      f"imitation only teaches it to copy that input", stacklevel=2)
-    if config.departure_weight != 1 or config.gain_weight:
-        if not config.prior:
-            warnings.warn("departure_weight and gain_weight weigh departures from a proposal, and a network "
-                          "without prior reads none: they do nothing here", stacklevel=2)
-        elif not config.labels_expert:
-            warnings.warn("departure_weight and gain_weight weigh expert labels, and with imitation = 0 and "
-                          "imitation_coef = 0 the expert labels nothing: they do nothing here", stacklevel=2)
-        elif config.gain_weight and not hasattr(agents.make(config.expert), "last_scores"):
-            warnings.warn(f"gain_weight: the expert {config.expert!r} reports no search scores (last_scores), so "
-                          f"every search gain is 0 (use expert = 'lookahead')", stacklevel=2)
-    if config.score_coef:
-        if not config.labels_expert:
-            warnings.warn("score_coef distils the expert's search scores, and with imitation = 0 and "
-                          "imitation_coef = 0 the expert labels nothing: it does nothing here", stacklevel=2)
-        elif not hasattr(agents.make(config.expert), "last_scores"):
-            warnings.warn(f"score_coef: the expert {config.expert!r} reports no search scores (last_scores), so "
-                          f"there is nothing to distil (use expert = 'lookahead')", stacklevel=2)
     game_config = config.game_config()
     torch.manual_seed(config.seed)
     net = build_network(config.network_kwargs(*_probe_sizes(game_config)))
@@ -599,13 +548,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                             pool_changes[old] = None
                     record = {"iteration": iteration, "steps": steps, "wall_s": wall, "games": games_total, **metrics}
                     history.append(record)
-                    with open(run_dir / "metrics.jsonl", "a") as f:
-                        f.write(json.dumps(record, default=float) + "\n")
-                    if writer is not None:
-                        for k, v in metrics.items():
-                            if isinstance(v, (int, float)) and not (isinstance(v, float) and math.isnan(v)):
-                                writer.add_scalar(k if "/" in k else f"train/{k}", v, steps)
-                        writer.flush()
+                    _log_iteration(run_dir, writer, record)
                     bar.update((min(int(wall), bar.total) if by_time else min(steps, config.total_steps)) - bar.n)
                     bar.set_postfix(it=iteration, steps=steps, ent=f"{metrics['entropy']:.2f}",
                                     vs_heur=f"{metrics.get('winrate/heuristic/all', float('nan')):.2f}",
@@ -632,6 +575,88 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                            iterations=iteration, wall_s=wall, history=history)
     finally:
         workers.close()
+
+
+def _log_iteration(run_dir: Path, writer: Any, record: dict) -> None:
+    """Append an iteration's ``record`` to ``run_dir/metrics.jsonl`` and its
+    numeric metrics (NaN left out) to tensorboard (``writer``, or None) at its
+    learner step; a metric without a ``/`` is filed under ``train/``."""
+    with open(run_dir / "metrics.jsonl", "a") as f:
+        f.write(json.dumps(record, default=float) + "\n")
+    if writer is None:
+        return
+    for k, v in record.items():
+        if k in ("iteration", "steps", "wall_s", "games"):
+            continue
+        if isinstance(v, (int, float)) and not (isinstance(v, float) and math.isnan(v)):
+            writer.add_scalar(k if "/" in k else f"train/{k}", v, record["steps"])
+    writer.flush()
+
+
+def _open_run(config: TrainConfig, resume: bool | str | os.PathLike) -> tuple[TrainConfig, Path | None, dict | None]:
+    """What :func:`train` checks before it touches anything (its Raises and Warns).
+
+    Returns:
+        ``(config, path, payload)``: the run's configuration (a resumed run's
+        stored one, with ``run_dir``, ``total_steps``, ``time_budget_s`` and
+        ``workers`` from ``config``), and the checkpoint resumed from and its
+        loaded contents (None, None for a new run).
+    """
+    check_folder(config.run_dir, "run directory")
+    run_dir = Path(config.run_dir)
+    path, payload, state = None, None, None
+    if resume:
+        if resume is True:
+            path, payload = load_resumable(run_dir)
+        else:
+            path = Path(resume)
+            try:
+                payload = load_checkpoint(path)
+            except ValueError as err:
+                raise ValueError(_first_line(err)) from err
+        if "training_state" not in payload:
+            raise ValueError(f"{str(path)!r} is a bare policy, not a training checkpoint; it cannot be resumed")
+        stored = dict(payload["train_config"])
+        for k in ("run_dir", "total_steps", "time_budget_s", "workers"):
+            stored[k] = getattr(config, k)
+        config = TrainConfig.from_dict(stored)
+        state = payload["training_state"]
+        done_steps, done_wall = int(state["steps"]), float(state["wall_s"])
+        if done_steps >= config.total_steps or _budget_spent(config, done_wall, float(state.get("iteration_s", 0))):
+            raise ValueError(f"nothing to train: {path.name} is at {done_steps} learner steps and "
+                             f"{done_wall / 60:.2f} min, and the run's total is {config.total_steps} steps"
+                             + (f" and {config.time_budget_s / 60:.2f} min (one more iteration would pass it)"
+                                if config.time_budget_s else "")
+                             + "; give a larger --steps or --minutes (totals, not extra)")
+    elif latest_checkpoint(run_dir) is not None:
+        raise ValueError(f"{str(run_dir)!r} already holds a run (its checkpoints); resume it with "
+                         f"--resume or choose another --run-dir")
+    elif (run_dir / "metrics.jsonl").exists():
+        raise ValueError(f"{str(run_dir)!r} holds the metrics.jsonl of a run that stopped before its first "
+                         f"checkpoint, so it cannot be resumed; choose another --run-dir, or delete that folder")
+    if config.init and not state and not Path(config.init).is_file():
+        raise ValueError(f"init: checkpoint {config.init!r} does not exist or is not a file")
+    if config.prior and config.prior == config.expert and config.labels_expert:
+        warnings.warn(f"prior = expert = {config.expert!r}: every label is the proposal the network reads, so "
+                      f"imitation only teaches it to copy that input", stacklevel=3)
+    if config.departure_weight != 1 or config.gain_weight:
+        if not config.prior:
+            warnings.warn("departure_weight and gain_weight weigh departures from a proposal, and a network "
+                          "without prior reads none: they do nothing here", stacklevel=3)
+        elif not config.labels_expert:
+            warnings.warn("departure_weight and gain_weight weigh expert labels, and with imitation = 0 and "
+                          "imitation_coef = 0 the expert labels nothing: they do nothing here", stacklevel=3)
+        elif config.gain_weight and not hasattr(agents.make(config.expert), "last_scores"):
+            warnings.warn(f"gain_weight: the expert {config.expert!r} reports no search scores (last_scores), so "
+                          f"every search gain is 0 (use expert = 'lookahead')", stacklevel=3)
+    if config.score_coef:
+        if not config.labels_expert:
+            warnings.warn("score_coef distils the expert's search scores, and with imitation = 0 and "
+                          "imitation_coef = 0 the expert labels nothing: it does nothing here", stacklevel=3)
+        elif not hasattr(agents.make(config.expert), "last_scores"):
+            warnings.warn(f"score_coef: the expert {config.expert!r} reports no search scores (last_scores), so "
+                          f"there is nothing to distil (use expert = 'lookahead')", stacklevel=3)
+    return config, path, payload
 
 
 def init_weights(net: torch.nn.Module, path: str | os.PathLike) -> None:
