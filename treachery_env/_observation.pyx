@@ -4,7 +4,7 @@
 docstring of :mod:`treachery_env.observation`), bit for bit.
 
 It reads the same attributes of the engine's objects, in C: those kept in
-``__slots__`` (players, identity cards, creatures, planeswalkers, stack
+``__slots__`` (the game, players, identity cards, creatures, planeswalkers, stack
 objects, the decision, the talk state) straight from the slot, and what the
 immutable objects hold (talk messages, cards, identities, keyword sets) once
 per object; it writes only the nonzero features, through a C pointer, into a
@@ -30,6 +30,7 @@ from libc.string cimport memcpy
 import numpy as np
 
 from . import observation as _py
+from .engine.game import Game
 from .engine.state import Attackable, Creature, Decision, IdentityCard, Player, StackItem
 from .engine.talk import TalkState
 from .observation import (
@@ -263,6 +264,12 @@ cdef Py_ssize_t TS_MESSAGES = _attr(TalkState, "messages"), TS_CLAIMS = _attr(Ta
 cdef Py_ssize_t TS_STANCES = _attr(TalkState, "stances"), TS_INTENTS = _attr(TalkState, "intents")
 cdef Py_ssize_t TS_REQUESTS = _attr(TalkState, "requests"), TS_DEALS = _attr(TalkState, "deals")
 cdef Py_ssize_t TS_BROKEN = _attr(TalkState, "broken")
+cdef Py_ssize_t GA_N = _attr(Game, "n"), GA_PLAYERS = _attr(Game, "players"), GA_DECISION = _attr(Game, "decision")
+cdef Py_ssize_t GA_TURN = _attr(Game, "turn"), GA_STACK = _attr(Game, "stack"), GA_PHASE = _attr(Game, "phase")
+cdef Py_ssize_t GA_CONFIG = _attr(Game, "config"), GA_ACTIVE = _attr(Game, "active"), GA_SHIELDS = _attr(Game, "shields")
+cdef Py_ssize_t GA_LEADER_ATTACKED_BY = _attr(Game, "leader_attacked_by"), GA_HARM = _attr(Game, "harm")
+cdef Py_ssize_t GA_ATTACKS = _attr(Game, "attacks"), GA_TALK_ON = _attr(Game, "talk_on"), GA_TALK = _attr(Game, "talk")
+cdef Py_ssize_t GA_RESOLVING = _attr(Game, "resolving"), GA_COMBAT_ATTACKERS = _attr(Game, "combat_attackers")
 
 
 cdef class _Offsets:
@@ -392,9 +399,9 @@ def encode(object game, int viewer):
         IndexError: for a seat outside the table, or a state whose features
             fall outside their blocks (as the Python encoder does).
     """
-    cdef long n = game.n
-    cdef _Offsets L = _offsets_for(n)
     _check_classes()
+    cdef long n = get(game, GA_N)
+    cdef _Offsets L = _offsets_for(n)
     arr = _zeros(L.size, _float32)
     cdef Py_buffer buf
     PyObject_GetBuffer(arr, &buf, PyBUF_WRITABLE)
@@ -439,35 +446,36 @@ def action_mask(object options, Py_ssize_t size):
 
 cdef int _encode(Out* out, _Offsets L, object game, long viewer, long n) except -1:
     """Write every block of ``viewer``'s observation into ``out`` (zeroed)."""
-    players = game.players
+    players = get(game, GA_PLAYERS)
     if viewer < 0 or viewer >= n:
         raise IndexError(f"viewer {viewer} is not a seat of a {n}-player game")
     me = players[viewer]
-    d = game.decision
+    d = get(game, GA_DECISION)
     cdef bint mine = d is not None and get(d, DE_SEAT) == viewer
-    cdef long turn = game.turn
+    cdef long turn = get(game, GA_TURN)
     cdef Py_ssize_t g, b, k, q, q2, cb, r, s, slot, i, j, ri, rj, depth, m, nst
     cdef long v, best, role
     cdef long idv[MEMO_VALUES]
-    stack = game.stack
+    stack = get(game, GA_STACK)
     # ---- global
     g = L.glob
-    put(out, g + <long>PHASE_INDEX[game.phase], 1.0)
+    put(out, g + <long>PHASE_INDEX[get(game, GA_PHASE)], 1.0)
     g += C_N_PHASES
     if mine:
         put(out, g + <long>get(d, DE_KIND), 1.0)
     g += C_N_DECISIONS
-    put(out, g, <double>turn / <double><long>game.config.max_turns)
+    put(out, g, <double>turn / <double><long>get(game, GA_CONFIG).max_turns)
     put(out, g + 1, len(stack) / 10.0)
     g += 2
-    put(out, g + rel(game.active, viewer, n), 1.0)
+    put(out, g + rel(get(game, GA_ACTIVE), viewer, n), 1.0)
     g += n
     if not get(me, PL_HAS_LOST):
         put(out, g, 1.0 if game.undercover_met(viewer) else 0.0)
     put(out, g + 1, 1.0 if get(me, PL_LAND_PLAYED) else 0.0)
     # ---- players (only nonzero features are written)
-    shields = {sh["seat"] for sh in game.shields} if game.shields else None
-    attacked = game.leader_attacked_by
+    shields = get(game, GA_SHIELDS)
+    shields = {sh["seat"] for sh in shields} if shields else None
+    attacked = get(game, GA_LEADER_ATTACKED_BY)
     cdef Py_ssize_t cf = L.cf
     cdef object attackers = None, targeted = None
     cdef PyObject* key
@@ -568,7 +576,7 @@ cdef int _encode(Out* out, _Offsets L, object game, long viewer, long n) except 
                 add(out, L.dream + _card_index(entry[1]), 0.25)
     # ---- public history: harm and attacks between seats (relative rows and columns)
     cdef Py_ssize_t hb = L.history, nn = n * n
-    harm, attacks = game.harm, game.attacks
+    harm, attacks = get(game, GA_HARM), get(game, GA_ATTACKS)
     for ri in range(n):
         i = (viewer + ri) % n
         hi = harm[i]
@@ -619,8 +627,8 @@ cdef int _encode(Out* out, _Offsets L, object game, long viewer, long n) except 
     if mine:
         _encode_context(out, L, game, viewer, n, d, me)
     # ---- table talk (public)
-    if game.talk_on:
-        t = game.talk
+    if get(game, GA_TALK_ON):
+        t = get(game, GA_TALK)
         if get(t, TS_MESSAGES):
             _encode_talk_kept(out, L, game, t, viewer, n, turn)
     return 0
@@ -647,13 +655,13 @@ cdef int _encode_context(Out* out, _Offsets L, object game, long viewer, long n,
     elif isinstance(data, tuple) and data and isinstance(data[0], StackItem):
         item = data[0]
     else:
-        item = game.resolving
+        item = get(game, GA_RESOLVING)
     card = None
     cre = d.declared_creature(viewer)
     if cre is not None:
         card = get(cre, CR_CARD)
-    stack = game.stack
-    players = game.players
+    stack = get(game, GA_STACK)
+    players = get(game, GA_PLAYERS)
     if item is not None:
         ix = _ITEM_KINDS.get(get(item, ST_KIND))
         if ix is not None:
@@ -665,7 +673,7 @@ cdef int _encode_context(Out* out, _Offsets L, object game, long viewer, long n,
                 break
         if onstack:
             put(out, c.stage + 1, 1.0)
-        elif item is game.resolving:
+        elif item is get(game, GA_RESOLVING):
             put(out, c.stage + 2, 1.0)
         else:
             put(out, c.stage, 1.0)
@@ -814,12 +822,12 @@ cdef tuple _walker_attention(object game):
     """``({attackable uid: creatures attacking it}, {uids of attackables targeted on the stack})``."""
     cdef dict attackers = {}
     cdef set targeted = set()
-    for a in game.combat_attackers:
+    for a in get(game, GA_COMBAT_ATTACKERS):
         w = get(a, CR_ATTACKING_OBJ)
         if w is not None:
             u = get(w, AT_UID)
             attackers[u] = attackers.get(u, 0) + 1
-    for it in game.stack:
+    for it in get(game, GA_STACK):
         for t in get(it, ST_TARGETS):
             if t is not None and t[0] == "w":
                 targeted.add(get(t[1], AT_UID))
@@ -944,8 +952,8 @@ cdef int _encode_talk_kept(Out* out, _Offsets L, object game, object t, long vie
     v_intents, v_broken = obs_dict_version(intents), obs_dict_version(broken)
     if v_claims == 0 or v_requests == 0 or v_stances == 0 or v_intents == 0 or v_broken == 0:
         return _encode_talk(out, L, game, t, viewer, n, turn)
-    config = game.config
-    lost = _lost_mask(game.players, n)
+    config = get(game, GA_CONFIG)
+    lost = _lost_mask(get(game, GA_PLAYERS), n)
     slot = <Py_ssize_t>(((<uint64_t><size_t><PyObject*>t >> 4) * <uint64_t>0x9E3779B97F4A7C15
                          + <uint64_t>viewer) % N_TALK_KEPT)
     kept = _talk_kept[slot]
@@ -996,7 +1004,7 @@ cdef int _encode_talk(Out* out, _Offsets L, object game, object t, long viewer, 
     while PyDict_Next(get(t, TS_REQUESTS), &pos, &key, &val):
         _message(<object>val, m)
         put(out, tb + rel(<object>key, viewer, n) * C_TSF + 4, fade(turn, m[0], n))
-    cdef double per = 1.0 / <long>game.config.talk_limit
+    cdef double per = 1.0 / <long>get(game, GA_CONFIG).talk_limit
     messages = get(t, TS_MESSAGES)
     for k in range(len(messages) - 1, -1, -1):
         _message(messages[k], m)
@@ -1028,7 +1036,7 @@ cdef int _encode_talk(Out* out, _Offsets L, object game, object t, long viewer, 
             raise KeyError(v.kind)
         pair = <object>key
         put(out, pb + (rel(pair[0], viewer, n) * n + rel(pair[1], viewer, n)) * C_TPF + k, fade(turn, m[0], n))
-    players = game.players
+    players = get(game, GA_PLAYERS)
     for deal in get(t, TS_DEALS):
         dealer, partner = deal.dealer, deal.partner
         if get(players[dealer], PL_HAS_LOST) or get(players[partner], PL_HAS_LOST):

@@ -4,7 +4,7 @@
 #
 # ---- direct reads of the engine's __slots__ attributes
 #
-# Player, Creature and the other engine objects keep their attributes in
+# The game, Player, Creature and the other engine objects keep their attributes in
 # __slots__: the member descriptor on the class says at which offset of the
 # instance each value lies.  ``get(obj, A)`` reads attribute A there when
 # ``obj``'s type is exactly the class A was located in -- what CPython's own
@@ -16,7 +16,7 @@
 cdef extern from *:
     """
     #include "structmember.h"
-    enum { TREACHERY_MAX_ATTRS = 96 };
+    enum { TREACHERY_MAX_ATTRS = 128 };
     typedef struct {
         PyTypeObject *tp;     /* read instances of exactly this class at offset (NULL: by getattr) */
         Py_ssize_t offset;

@@ -5,7 +5,7 @@
 field and of the same types (``tests/test_view_compiled.py``).
 
 It reads the engine's objects as the compiled observation encoder does
-(``_observation.pyx``): attributes kept in ``__slots__`` (players, identity
+(``_observation.pyx``): attributes kept in ``__slots__`` (the game, players, identity
 cards, creatures, planeswalkers, the decision, the talk state) straight from
 the slot when the object's type is exactly the engine's class, by ``getattr``
 otherwise; what immutable objects say (a card's name, an identity's name and
@@ -43,6 +43,7 @@ from libc.stdint cimport uint64_t
 
 from . import view as _py
 from .cards import CardDef
+from .engine.game import Game
 from .engine.state import Attackable, Creature, Decision, DecisionKind, IdentityCard, Player
 from .engine.talk import TalkState
 from .identities import Identity
@@ -190,6 +191,11 @@ cdef Py_ssize_t TS_MESSAGES = _attr(TalkState, "messages"), TS_CLAIMS = _attr(Ta
 cdef Py_ssize_t TS_STANCES = _attr(TalkState, "stances"), TS_INTENTS = _attr(TalkState, "intents")
 cdef Py_ssize_t TS_REQUESTS = _attr(TalkState, "requests"), TS_DEALS = _attr(TalkState, "deals")
 cdef Py_ssize_t TS_BROKEN = _attr(TalkState, "broken"), TS_HURT_AT_START = _attr(TalkState, "hurt_at_start")
+cdef Py_ssize_t GA_TURN = _attr(Game, "turn"), GA_PLAYERS = _attr(Game, "players"), GA_STACK = _attr(Game, "stack")
+cdef Py_ssize_t GA_COMBAT_ATTACKERS = _attr(Game, "combat_attackers"), GA_DECISION = _attr(Game, "decision")
+cdef Py_ssize_t GA_HARM = _attr(Game, "harm"), GA_ATTACKS = _attr(Game, "attacks"), GA_CONFIG = _attr(Game, "config")
+cdef Py_ssize_t GA_PHASE = _attr(Game, "phase"), GA_ACTIVE = _attr(Game, "active"), GA_LOG = _attr(Game, "log")
+cdef Py_ssize_t GA_ROLE_COUNTS = _attr(Game, "role_counts"), GA_TALK = _attr(Game, "talk")
 
 
 # ---- what the immutable objects say, kept by the object's address
@@ -991,9 +997,9 @@ cdef class ViewBuilder:
         cdef _Parts kept
         _check_classes()
         g = self.game
-        turn = g.turn
-        players = g.players
-        attackers = g.combat_attackers
+        turn = get(g, GA_TURN)
+        players = get(g, GA_PLAYERS)
+        attackers = get(g, GA_COMBAT_ATTACKERS)
         n = len(players)
         me = players[viewer]
         seat = viewer if viewer >= 0 else -1          # a seat counted from the end keeps no views
@@ -1009,17 +1015,17 @@ cdef class ViewBuilder:
             v = _player_view(p, viewer, seat, turn, attackers, kept)
             Py_INCREF(v)
             PyTuple_SET_ITEM(views, i, v)
-        stack = g.stack
+        stack = get(g, GA_STACK)
         dream = get(get(me, PL_IDENTITY), ID_DATA).get("dream")
-        d = g.decision
-        self._harm = _rows(self._harm, g.harm)
-        self._attacks = _rows(self._attacks, g.attacks)
-        config = g.config
+        d = get(g, GA_DECISION)
+        self._harm = _rows(self._harm, get(g, GA_HARM))
+        self._attacks = _rows(self._attacks, get(g, GA_ATTACKS))
+        config = get(g, GA_CONFIG)
         return record(<PyTypeObject*>SeatView, (
-            viewer, turn, g.phase, g.active, views,
+            viewer, turn, get(g, GA_PHASE), get(g, GA_ACTIVE), views,
             tuple([_stack_view(it) for it in stack]) if stack else (),
             self._harm, self._attacks, (not get(me, PL_HAS_LOST)) and g.undercover_met(viewer),
             tuple([c.name for _, c in dream]) if dream else (),
             _decision_view(g, players, d, viewer) if d is not None and get(d, DE_SEAT) == viewer else None,
-            self._events(viewer, g.log, turn), config.priority_windows,
-            tuple(g.role_counts), self._talk_view(g.talk, config)))
+            self._events(viewer, get(g, GA_LOG), turn), config.priority_windows,
+            tuple(get(g, GA_ROLE_COUNTS)), self._talk_view(get(g, GA_TALK), config)))
