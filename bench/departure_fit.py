@@ -33,7 +33,7 @@ the ones missing).
     python bench/departure_fit.py [--batches 16] [--steps 4096] [--heldout 4] [--passes 6] [--workers 2]
                                   [--policy checkpoints/flagship/policy.pt]
                                   [--config training/configs/residual_departures.toml] [--data DIR] [--seed 101]
-                                  [--fit-batches N] [--set KEY=VALUE ...]
+                                  [--fit-batches N] [--set KEY=VALUE ...] [--save PATH]
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ import numpy as np
 import torch
 
 from agents.networks import build_network
-from agents.policy import masked_logits
+from agents.policy import masked_logits, save_checkpoint
 from training.config import load_config
 from training.ppo import _merge, init_weights, make_chunks, ppo_update
 from training.rollout import WorkerPool
@@ -142,6 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=101)
     ap.add_argument("--data", default=None, help="folder keeping the collected rollouts (reused when there)")
+    ap.add_argument("--save", default=None, metavar="PATH",
+                    help="write the fitted policy there (a policy.pt that agents.make('policy:PATH') plays)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="override a setting of --config for the fit, e.g. score_coef=1 (repeatable)")
     a = ap.parse_args(argv)
@@ -151,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--fit-batches must be in [1, {a.batches - a.heldout}], got {a.fit_batches}")
     if a.steps < 1 or a.passes < 0 or a.workers < 1:
         ap.error("--steps and --workers must be >= 1 and --passes >= 0")
+    if a.save and Path(a.save).exists():
+        ap.error(f"--save {a.save!r} exists; it is never replaced")
     if not Path(a.policy).is_file():
         ap.error(f"--policy {a.policy!r} is not a file")
     try:
@@ -182,6 +186,11 @@ def main(argv: list[str] | None = None) -> int:
         f, h = score(top_actions(net, train, config.bptt), train), score(top_actions(net, test, config.bptt), test)
         print(f"| {p} | {f['agree']:.3f} | {f['dep_agree']:.3f} | {f['false_dep']:.3f} "
               f"| {h['agree']:.3f} | {h['dep_agree']:.3f} | {h['false_dep']:.3f} |", flush=True)
+    if a.save:
+        meta = {"fitted_by": "bench/departure_fit.py", "from": a.policy, "passes": a.passes,
+                "rollouts": a.batches - a.heldout if a.fit_batches is None else a.fit_batches,
+                "steps_per_rollout": a.steps, "overrides": a.set, "seed": a.seed}
+        print(f"\nfitted policy written to {save_checkpoint(a.save, net, config.game_config().to_dict(), meta=meta)}")
     layout = ActionLayout(config.game_config().num_players)
     print("\n| held-out departure (proposal -> label) | count | agreement after the last pass |\n|---|---|---|")
     for k, c, acc in by_kind(top_actions(net, test, config.bptt), test, layout):

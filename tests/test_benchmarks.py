@@ -224,6 +224,11 @@ def test_the_departure_fit_script_scores_agreement_on_departures_and_reuses_its_
     assert mod.main(args + ["--batches", "3", "--fit-batches", "1"]) == 0     # collects one more, fits on one
     out = capsys.readouterr().out
     assert "collected 3/3" in out and "collected 2/3" not in out and f"fitted on {steps[0]} steps" in out
-    for bad in (["--batches", "2", "--heldout", "2"], ["--fit-batches", "2"]):
+    assert mod.main(args + ["--save", str(tmp_path / "fitted.pt")]) == 0
+    import agents
+    bot = agents.make(f"policy:{tmp_path / 'fitted.pt'}")             # the fitted policy plays
+    assert bot is not None
+    for bad in (["--batches", "2", "--heldout", "2"], ["--fit-batches", "2"],
+                ["--save", str(tmp_path / "fitted.pt")]):                   # never replaced
         with pytest.raises(SystemExit):
             mod.main(args + bad)
