@@ -6,7 +6,7 @@ other than passing (CR 117.1, 117.3): exactly
 ``len(game._priority_options(seat)) > 1``.
 
 :meth:`Game._offer_priority` asks it about every seat that gets priority, and
-most seats can only pass, so what it reads most is answered in C: the
+most seats can only pass, so what it reads most is answered in C: the game's,
 players' and identity cards' ``__slots__`` straight from the slot (as the
 compiled encoder reads them, ``_slots.pxi``), the numbers as C integers, and
 the tests that need no more than that (cost against available mana, token
@@ -49,6 +49,18 @@ cdef Py_ssize_t PL_LANDS_TAPPED = _attr(Player, "lands_tapped"), PL_IDENTITY = _
 cdef Py_ssize_t PL_PERMISSIONS = _attr(Player, "permissions")
 cdef Py_ssize_t ID_FACE_UP = _attr(IdentityCard, "face_up"), ID_COPY_OF = _attr(IdentityCard, "copy_of")
 cdef Py_ssize_t ID_IDENTITY = _attr(IdentityCard, "identity"), ID_COUNTERS = _attr(IdentityCard, "counters")
+# the game's attributes, located at the first call (engine.game imports this module: Game is not there yet)
+cdef Py_ssize_t GA_STACK = -1, GA_PHASE = -1, GA_ACTIVE = -1, GA_PLAYERS = -1, GA_TALK_ON = -1
+
+
+cdef int _locate_game() except -1:
+    """Attribute ids of :class:`~treachery_env.engine.Game`'s slots read here."""
+    global GA_STACK, GA_PHASE, GA_ACTIVE, GA_PLAYERS, GA_TALK_ON
+    from .engine.game import Game
+    GA_PHASE, GA_ACTIVE, GA_PLAYERS = _attr(Game, "phase"), _attr(Game, "active"), _attr(Game, "players")
+    GA_TALK_ON = _attr(Game, "talk_on")
+    GA_STACK = _attr(Game, "stack")       # last: set once all are
+    return 0
 
 
 # ---- what a card in hand says, read once
@@ -134,14 +146,16 @@ def can_act(object game, long seat):
     Raises:
         IndexError: for a seat outside the table (as the reference).
     """
+    if GA_STACK < 0:
+        _locate_game()
     _check_classes()
-    stack = game.stack
-    ph = game.phase
-    cdef bint active = seat == game.active
+    stack = get(game, GA_STACK)
+    ph = get(game, GA_PHASE)
+    cdef bint active = seat == get(game, GA_ACTIVE)
     if active and not stack and (ph == "main1" or ph == "main2"):
         return len(game._priority_options(seat)) > 1
     # not sorcery timing: no land, commander, loyalty ability, Map or Junk (CR 307.1, 606.3)
-    p = game.players[seat]
+    p = get(game, GA_PLAYERS)[seat]
     cdef dict tok = get(p, PL_TOKENS)
     cdef long avail = get(p, PL_MANA_POOL) + get(p, PL_LANDS) - get(p, PL_LANDS_TAPPED) + tok["Treasure"]
     cdef list hand = get(p, PL_HAND)
@@ -188,4 +202,4 @@ def can_act(object game, long seat):
             if game._permission_ok(seat, perm, avail, False):
                 return True
     # talk outside one's own main phases: the end step of another player's turn (talk_window)
-    return bool(ph == "end" and not active and not stack and game.talk_on and game._can_talk(seat))
+    return bool(ph == "end" and not active and not stack and get(game, GA_TALK_ON) and game._can_talk(seat))
