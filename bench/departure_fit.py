@@ -22,7 +22,10 @@ and on fixed data, whether the network generalises them:
    labels and over the departures, *false departures* (the network's top-1
    leaves the proposal where the teacher did not), and at the end the
    held-out departures by the kinds of proposal and label
-   (:meth:`treachery_env.actions.ActionLayout.decode`).
+   (:meth:`treachery_env.actions.ActionLayout.decode`), and what a confidence
+   margin would do: the departures the network would take where its best
+   other logit beats the proposal's by more than a margin, how many are the
+   teacher's and how many false (:func:`margin_table`).
 
 A network that fits the departures it was shown but not the held-out ones has
 not learnt what the search computes; more weight on the departures (or on
@@ -86,22 +89,49 @@ def _sizes(config) -> tuple[int, int]:
 
 
 @torch.no_grad()
-def top_actions(net: torch.nn.Module, batch: dict, bptt: int) -> np.ndarray:
-    """The network's most likely legal action at every step of ``batch``, int64 ``(N,)``:
-    each segment in chunks of ``bptt`` steps from the stored recurrent state, as training reads them."""
+def legal_logits(net: torch.nn.Module, batch: dict, bptt: int) -> np.ndarray:
+    """The network's masked logits at every step of ``batch``, float32 ``(N, A)`` (illegal
+    actions very negative): each segment in chunks of ``bptt`` steps from the stored
+    recurrent state, as training reads them."""
     net.eval()
     t = {k: torch.from_numpy(batch[k]) for k in ("obs", "h", "priv", "mask", "prior")}
     chunks = make_chunks(batch["segments"], bptt)
-    top = np.full(len(batch["action"]), -1, np.int64)
+    out = np.zeros(batch["mask"].shape, np.float32)
     for s in range(0, len(chunks), 256):
         idx = torch.from_numpy(chunks[s:s + 256]).T
         flat = idx.clamp(min=0)
         logits, *_ = net(t["obs"][flat], t["h"][flat[0]], t["priv"][flat], mask=t["mask"][flat],
                          prior=t["prior"][flat])
-        best = masked_logits(logits, t["mask"][flat]).argmax(-1)
         valid = idx >= 0
-        top[idx[valid].numpy()] = best[valid].numpy()
-    return top
+        out[idx[valid].numpy()] = masked_logits(logits, t["mask"][flat])[valid].numpy()
+    return out
+
+
+def top_actions(net: torch.nn.Module, batch: dict, bptt: int) -> np.ndarray:
+    """The network's most likely legal action at every step of ``batch``, int64 ``(N,)``."""
+    return legal_logits(net, batch, bptt).argmax(1)
+
+
+def margin_table(logits: np.ndarray, batch: dict, margins: tuple = (0.0, 0.5, 1.0, 2.0)) -> list[dict]:
+    """Departures the network would take with a confidence margin: at each labelled
+    step, its best action other than the proposal, taken where that logit beats the
+    proposal's by more than ``m``.  For each ``m``: ``taken`` (steps), ``right`` (the
+    teacher departed there, to that action), ``false`` (the teacher did not depart)
+    and ``precision`` (right / taken; NaN when none is taken)."""
+    e, p = batch["expert"], batch["prior"]
+    rows = np.flatnonzero((e >= 0) & (p >= 0))
+    lg = logits[rows].copy()
+    own = lg[np.arange(len(rows)), p[rows]]
+    lg[np.arange(len(rows)), p[rows]] = -np.inf
+    alt, gap = lg.argmax(1), lg.max(1) - own
+    dep = e[rows] != p[rows]
+    out = []
+    for m in margins:
+        go = gap > m
+        right, taken = int((go & dep & (alt == e[rows])).sum()), int(go.sum())
+        out.append({"margin": m, "taken": taken, "right": right, "false": int((go & ~dep).sum()),
+                    "precision": right / taken if taken else float("nan")})
+    return out
 
 
 def score(top: np.ndarray, batch: dict) -> dict:
@@ -192,9 +222,15 @@ def main(argv: list[str] | None = None) -> int:
                 "steps_per_rollout": a.steps, "overrides": a.set, "seed": a.seed}
         print(f"\nfitted policy written to {save_checkpoint(a.save, net, config.game_config().to_dict(), meta=meta)}")
     layout = ActionLayout(config.game_config().num_players)
+    logits = legal_logits(net, test, config.bptt)
     print("\n| held-out departure (proposal -> label) | count | agreement after the last pass |\n|---|---|---|")
-    for k, c, acc in by_kind(top_actions(net, test, config.bptt), test, layout):
+    for k, c, acc in by_kind(logits.argmax(1), test, layout):
         print(f"| {k} | {c} | {acc:.2f} |")
+    print("\nheld out, departing only where the best other logit beats the proposal's by more than a margin:\n")
+    print("| margin | departures taken | right (the teacher's) | false (the teacher kept the proposal) | precision |")
+    print("|---|---|---|---|---|")
+    for r in margin_table(logits, test):
+        print(f"| {r['margin']:g} | {r['taken']} | {r['right']} | {r['false']} | {r['precision']:.2f} |")
     return 0
 
 

@@ -203,6 +203,17 @@ def test_the_departure_fit_script_scores_agreement_on_departures_and_reuses_its_
     batch = {"expert": np.array([3, 3, 5, 7, -1]), "prior": np.array([3, 4, 5, 6, 3])}
     s = mod.score(np.array([3, 3, 2, 6, 9]), batch)
     assert s == {"agree": 0.5, "departures": 2, "dep_agree": 0.5, "false_dep": 0.5}
+    # margin_table: logits over 8 actions; the proposal's logit 0, the best other action's logit as given
+    logits = np.full((5, 8), -1e9, np.float32)
+    for i, (best, x) in enumerate([(2, 1.5), (3, 0.7), (6, 0.2), (7, 3.0), (5, 9.0)]):
+        logits[i, batch["prior"][i]] = 0.0
+        logits[i, best] = x
+    # step 0: takes 2 where the teacher kept 3 (false, gap 1.5); step 1: takes 3, the teacher's 3 (right, 0.7);
+    # step 2: takes 6 where the teacher kept 5 (false, 0.2); step 3: takes 7, the teacher's 7 (right, 3.0);
+    # step 4 is unlabelled
+    rows = mod.margin_table(logits, batch, margins=(0.0, 1.0, 2.0, 5.0))
+    assert [(r["taken"], r["right"], r["false"]) for r in rows] == [(4, 2, 2), (2, 1, 1), (1, 1, 0), (0, 0, 0)]
+    assert rows[0]["precision"] == 0.5 and rows[2]["precision"] == 1.0 and np.isnan(rows[3]["precision"])
     n = 4
     net = EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=16, entity=8, privileged_size=4 * n,
                     prior="heuristic")
@@ -216,7 +227,7 @@ def test_the_departure_fit_script_scores_agreement_on_departures_and_reuses_its_
             "--heldout", "1", "--passes", "1", "--workers", "1", "--data", str(tmp_path / "data")]
     assert mod.main(args) == 0
     out = capsys.readouterr().out
-    assert "collected 2/2 batches" in out and "| 0 | " in out and "| 1 | " in out
+    assert "collected 2/2 batches" in out and "| 0 | " in out and "| 1 | " in out and "| precision |" in out
     assert sorted(p.name for p in (tmp_path / "data").iterdir()) == ["batch_000.npz", "batch_001.npz"]
     assert mod.main(args) == 0
     assert "collected" not in capsys.readouterr().out
