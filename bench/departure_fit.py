@@ -52,7 +52,7 @@ import torch
 from agents.networks import build_network
 from agents.policy import masked_logits, save_checkpoint
 from training.config import load_config
-from training.ppo import _merge, init_weights, make_chunks, ppo_update
+from training.ppo import _merge, _probe_sizes, init_weights, make_chunks, ppo_update
 from training.rollout import WorkerPool
 from treachery_env.actions import ActionLayout
 
@@ -65,7 +65,7 @@ def collect(config, policy: str, batches: int, steps: int, seed: int, data: Path
     out = [dict(np.load(f)) for f in have]
     if len(out) == batches:
         return out
-    net = build_network(config.network_kwargs(*_sizes(config)))
+    net = build_network(config.network_kwargs(*_probe_sizes(config.game_config())))
     init_weights(net, policy)
     pool = WorkerPool(config, [seed + 1000 * len(out) + w for w in range(config.workers)])
     try:
@@ -80,12 +80,6 @@ def collect(config, policy: str, batches: int, steps: int, seed: int, data: Path
     finally:
         pool.close()
     return out
-
-
-def _sizes(config) -> tuple[int, int]:
-    from treachery_env.env import raw_env
-    e = raw_env(config=config.game_config(), view_in_info=False)
-    return int(e.observation_space("player_0")["observation"].shape[0]), int(e.action_space("player_0").n)
 
 
 @torch.no_grad()

@@ -234,16 +234,16 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
                 cand = ~torch.isnan(sc)
                 rows = (cand.sum(-1) >= 2) & valid
                 if rows.any():
-                    c_r, l_r = cand[rows], logits[rows]
-                    s_r = torch.where(c_r, sc[rows], torch.full_like(l_r, -math.inf))
+                    c_r = cand[rows]
+                    off = torch.full_like(logits[rows], -math.inf)
+                    s_r = torch.where(c_r, sc[rows], off)                      # scores, -inf off the candidates
+                    l_r = torch.where(c_r, logits[rows], off)                  # logits, likewise
                     target = torch.softmax(s_r / config.score_temperature, dim=-1)
-                    logq = torch.log_softmax(torch.where(c_r, l_r, torch.full_like(l_r, -math.inf)), dim=-1)
+                    logq = torch.log_softmax(l_r, dim=-1)
                     sl = -(target * torch.where(c_r, logq, torch.zeros_like(logq))).sum(-1).mean()
                     sums["score_loss"] = sums.get("score_loss", 0.0) + sl.item()
                     if epoch == 0:
-                        best = s_r.argmax(-1)
-                        score_hits += float((torch.where(c_r, l_r, torch.full_like(l_r, -math.inf)).argmax(-1)
-                                             == best).sum())
+                        score_hits += float((l_r.argmax(-1) == s_r.argmax(-1)).sum())
                         score_n += float(rows.sum())
             if config.kl_coef:
                 pr = t["ref_probs"][flat]                                  # (L, C, A), 0 where illegal
