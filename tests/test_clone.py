@@ -197,3 +197,19 @@ def test_clone_copies_values_it_does_not_know():
     assert note.creature is hc and note.seen[0] is hc and hc is not c
     pair = h.players[0].identity.data["pair"]
     assert pair[0] is hc and next(iter(pair[1])) is hc
+
+
+def test_a_subclass_of_game_keeps_its_own_attributes_in_a_clone():
+    """``Game`` keeps its state in ``__slots__`` (no instance dict); a subclass
+    gets one, and ``clone()`` copies it too (deeply: the copy's list is its own),
+    with every slot of the game."""
+    class Tagged(Game):
+        pass
+
+    g = Tagged(GameConfig(num_players=4), seed=3)
+    with pytest.raises(AttributeError):
+        Game(GameConfig(num_players=4), seed=3).note = 1      # the plain game takes no new names
+    g.note = ["a"]
+    y = g.clone()
+    assert type(y) is Tagged and y.note == ["a"] and y.note is not g.note
+    assert y.digest() == g.digest()
