@@ -30,8 +30,10 @@ and on fixed data, whether the network generalises them:
 A network that fits the departures it was shown but not the held-out ones has
 not learnt what the search computes; more weight on the departures (or on
 their search gain) cannot fix that.  ``--data DIR`` keeps the collected
-batches (``batch_*.npz``) and reuses them when they are there (collecting only
-the ones missing).
+batches (``batch_*.npz``) with what they were collected with
+(``manifest.json``: policy, config, steps, seed, workers) and reuses
+them when that matches (collecting only the ones missing); a folder collected
+otherwise is refused.
 
     python bench/departure_fit.py [--batches 16] [--steps 4096] [--heldout 4] [--passes 6] [--workers 2]
                                   [--policy checkpoints/flagship/policy.pt]
@@ -42,6 +44,7 @@ the ones missing).
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from collections import Counter
 from pathlib import Path
@@ -49,6 +52,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from agents.files import atomic_write_bytes, check_folder
 from agents.networks import build_network
 from agents.policy import masked_logits, save_checkpoint
 from training.config import load_config
@@ -154,22 +158,28 @@ def by_kind(top: np.ndarray, batch: dict, layout: ActionLayout, rows: int = 10) 
 
 def main(argv: list[str] | None = None) -> int:
     """Collect, fit and print the table; returns 0."""
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--policy", default="checkpoints/flagship/policy.pt")
-    ap.add_argument("--config", default="training/configs/residual_departures.toml")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] + " Run from the repository root; the "
+                                 "defaults collect 16 x 4,096 labelled decisions and fit 6 passes (~10 min on 2 cores).",
+                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    ap.add_argument("--policy", default="checkpoints/flagship/policy.pt", help="the policy collected with and fitted")
+    ap.add_argument("--config", default="training/configs/residual_departures.toml",
+                    help="training configuration (expert lookahead, prior heuristic) for collection and fit")
     ap.add_argument("--batches", type=int, default=16, help="rollouts collected")
     ap.add_argument("--steps", type=int, default=4096, help="learner decisions a rollout")
     ap.add_argument("--heldout", type=int, default=4, help="rollouts held out (the last ones)")
-    ap.add_argument("--passes", type=int, default=6)
+    ap.add_argument("--passes", type=int, default=6, help="imitation updates over the fitted rollouts")
+    ap.add_argument("--workers", type=int, default=2, help="collecting processes")
+    ap.add_argument("--seed", type=int, default=101, help="seed of the collection and the fit")
+    ap.add_argument("--data", default=None,
+                    help="folder keeping the collected rollouts and what they were collected with (manifest.json); "
+                         "reused when they match, refused when they do not")
     ap.add_argument("--fit-batches", type=int, default=None,
                     help="fit on only the first N of the rollouts not held out (a learning curve; default: all)")
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--seed", type=int, default=101)
-    ap.add_argument("--data", default=None, help="folder keeping the collected rollouts (reused when there)")
     ap.add_argument("--save", default=None, metavar="PATH",
                     help="write the fitted policy there (a policy.pt that agents.make('policy:PATH') plays)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                    help="override a setting of --config for the fit, e.g. score_coef=1 (repeatable)")
+                    help="override a setting of --config for the fit (not the collection), e.g. score_coef=1 "
+                         "(repeatable)")
     a = ap.parse_args(argv)
     if a.batches < 2 or not 1 <= a.heldout < a.batches:
         ap.error(f"need --batches >= 2 and 1 <= --heldout < --batches, got {a.batches} and {a.heldout}")
@@ -182,17 +192,35 @@ def main(argv: list[str] | None = None) -> int:
     if not Path(a.policy).is_file():
         ap.error(f"--policy {a.policy!r} is not a file")
     try:
-        config = load_config(a.config, [f"workers={a.workers}", f"init={a.policy}", *a.set])
+        collecting = load_config(a.config, [f"workers={a.workers}", f"init={a.policy}"])
+        config = load_config(a.config, [f"workers={a.workers}", f"init={a.policy}", *a.set])   # the fit's
     except ValueError as err:
         ap.error(str(err))
-    if config.expert != "lookahead" or config.prior != "heuristic":
+    if collecting.expert != "lookahead" or collecting.prior != "heuristic" or config.prior != "heuristic":
         ap.error(f"--config must set expert = \"lookahead\" and prior = \"heuristic\" "
                  f"(got {config.expert!r}, {config.prior!r})")
     data = Path(a.data) if a.data else None
     if data:
-        data.mkdir(parents=True, exist_ok=True)
+        try:
+            check_folder(data, "--data")
+        except ValueError as err:
+            ap.error(str(err))
+        made_with = {"policy": a.policy, "config": a.config, "steps": a.steps, "seed": a.seed, "workers": a.workers}
+        manifest = data / "manifest.json"
+        if manifest.exists():
+            had = json.loads(manifest.read_text())
+            diff = sorted(k for k in made_with if had.get(k) != made_with[k])
+            if diff:
+                ap.error(f"--data {str(data)!r} holds rollouts collected with other "
+                         + ", ".join(f"{k} ({had.get(k)!r}, not {made_with[k]!r})" for k in diff)
+                         + "; use another --data folder")
+        elif any(data.glob("batch_*.npz")):
+            ap.error(f"--data {str(data)!r} holds rollouts without a manifest.json saying how they were collected")
+        else:
+            data.mkdir(parents=True, exist_ok=True)
+            atomic_write_bytes(manifest, json.dumps(made_with, indent=1).encode())
     torch.manual_seed(a.seed)
-    batches = collect(config, a.policy, a.batches, a.steps, a.seed, data)
+    batches = collect(collecting, a.policy, a.batches, a.steps, a.seed, data)
     train, test = _merge(batches[:-a.heldout][:a.fit_batches]), _merge(batches[-a.heldout:])
     net = build_network(config.network_kwargs(train["obs"].shape[1], train["mask"].shape[1]))
     init_weights(net, a.policy)

@@ -228,7 +228,7 @@ def test_the_departure_fit_script_scores_agreement_on_departures_and_reuses_its_
     assert mod.main(args) == 0
     out = capsys.readouterr().out
     assert "collected 2/2 batches" in out and "| 0 | " in out and "| 1 | " in out and "| precision |" in out
-    assert sorted(p.name for p in (tmp_path / "data").iterdir()) == ["batch_000.npz", "batch_001.npz"]
+    assert sorted(p.name for p in (tmp_path / "data").iterdir()) == ["batch_000.npz", "batch_001.npz", "manifest.json"]
     assert mod.main(args) == 0
     assert "collected" not in capsys.readouterr().out
     steps = [int(line.split()[2]) for line in out.splitlines() if line.startswith("fitted on ")]
@@ -240,6 +240,9 @@ def test_the_departure_fit_script_scores_agreement_on_departures_and_reuses_its_
     bot = agents.make(f"policy:{tmp_path / 'fitted.pt'}")             # the fitted policy plays
     assert bot is not None
     for bad in (["--batches", "2", "--heldout", "2"], ["--fit-batches", "2"],
-                ["--save", str(tmp_path / "fitted.pt")]):                   # never replaced
+                ["--save", str(tmp_path / "fitted.pt")],                     # never replaced
+                ["--steps", "64"], ["--seed", "7"],                          # not how --data was collected
+                ["--data", str(tmp_path / "fitted.pt")]):                    # a file, not a folder
         with pytest.raises(SystemExit):
             mod.main(args + bad)
+    assert "collected with other steps (48, not 64)" in capsys.readouterr().err
