@@ -36,7 +36,8 @@ import numpy as np
 import torch
 from torch import nn
 
-__all__ = ["PolicyNet", "EntityNet", "build_network", "ARCHITECTURES", "NUM_ROLES", "PRIOR_BOTS"]
+__all__ = ["PolicyNet", "EntityNet", "SparseObs", "ObservationEmbedding", "build_network", "ARCHITECTURES",
+           "NUM_ROLES", "PRIOR_BOTS"]
 
 NUM_ROLES = 4                      # Role.LEADER, GUARDIAN, ASSASSIN, TRAITOR (values 0..3)
 MASKED = -1e9                      # logit given to illegal actions
@@ -49,6 +50,108 @@ def _check_sizes(**sizes: tuple[Any, int]) -> None:
     for name, (v, lo) in sizes.items():
         if not isinstance(v, int) or isinstance(v, bool) or v < lo:
             raise ValueError(f"{name} must be an int >= {lo}, got {v!r}")
+
+
+class SparseObs:
+    """Observation vectors held by their nonzero features (compressed rows).
+
+    An observation (:mod:`treachery_env.observation`) has thousands of
+    features of which ~1-3% are nonzero in play; a training batch keeps only
+    those (``nnz``, ``cols``, ``vals``, as :func:`training.rollout` builds it),
+    and the flat network reads them without ever making the dense rows
+    (:class:`ObservationEmbedding`).  Rows are in order: row ``i`` has the
+    ``nnz[i]`` features ``cols[o_i : o_i + nnz[i]]`` with values ``vals[...]``,
+    ``o_i`` the sum of the earlier ``nnz``.
+
+    Args:
+        nnz: int64 ``(N,)``, nonzero features of each row.
+        cols: int64 ``(M,)``, their feature indices (``M = nnz.sum()``), each in ``[0, size)``.
+        vals: float32 ``(M,)``, their values.
+        size: ``D``, the features of a dense row.
+        shape: the leading shape the rows stand for (``N`` = its product); default ``(N,)``.
+
+    Raises:
+        ValueError: when the lengths disagree or the shape does not hold ``N`` rows.
+    """
+
+    __slots__ = ("nnz", "cols", "vals", "size", "shape", "_offsets")
+
+    def __init__(self, nnz: torch.Tensor, cols: torch.Tensor, vals: torch.Tensor, size: int,
+                 shape: tuple[int, ...] | None = None):
+        shape = (len(nnz),) if shape is None else tuple(shape)
+        if int(np.prod(shape)) != len(nnz):
+            raise ValueError(f"shape {shape} does not hold the {len(nnz)} rows given")
+        if len(cols) != len(vals) or len(cols) != int(nnz.sum()):
+            raise ValueError(f"{len(cols)} feature indices and {len(vals)} values for {int(nnz.sum())} nonzeros")
+        self.nnz, self.cols, self.vals, self.size, self.shape = nnz, cols, vals, int(size), shape
+        self._offsets = None
+
+    @classmethod
+    def from_dense(cls, x: np.ndarray | torch.Tensor) -> "SparseObs":
+        """The nonzero features of float ``(..., D)`` rows (the leading shape is kept)."""
+        x = torch.as_tensor(x)
+        flat = x.reshape(-1, x.shape[-1])
+        rows, cols = flat.nonzero(as_tuple=True)
+        nnz = torch.bincount(rows, minlength=flat.shape[0])
+        return cls(nnz, cols, flat[rows, cols].to(torch.float32), x.shape[-1], tuple(x.shape[:-1]))
+
+    @property
+    def offsets(self) -> torch.Tensor:
+        """int64 ``(N,)``: where each row's features start in ``cols``/``vals``."""
+        if self._offsets is None:
+            self._offsets = torch.cumsum(self.nnz, 0) - self.nnz
+        return self._offsets
+
+    def rows(self, idx: torch.Tensor) -> "SparseObs":
+        """The rows ``idx`` (int64, any shape, each in ``[0, N)``), in that order, with ``idx.shape`` as shape."""
+        flat = idx.reshape(-1)
+        nnz = self.nnz[flat]
+        starts = self.offsets[flat]
+        new_off = torch.cumsum(nnz, 0) - nnz
+        pos = torch.repeat_interleave(starts - new_off, nnz) + torch.arange(int(nnz.sum()))
+        return SparseObs(nnz, self.cols[pos], self.vals[pos], self.size, tuple(idx.shape))
+
+    def dense(self) -> torch.Tensor:
+        """float32 ``(*shape, D)``."""
+        out = torch.zeros(len(self.nnz), self.size)
+        rows = torch.repeat_interleave(torch.arange(len(self.nnz)), self.nnz)
+        out[rows, self.cols] = self.vals
+        return out.reshape(*self.shape, self.size)
+
+
+class ObservationEmbedding(nn.Module):
+    """The first layer of the flat network, ``y = x W + b``, computed from ``x``'s nonzero features.
+
+    ``Linear(D, H)`` in value, but each observation feature has a row of
+    ``weight`` (float32 ``(D, H)``, the transpose of ``nn.Linear``'s) and ``y``
+    sums the rows of the nonzero features weighted by their values
+    (``EmbeddingBag``): with ~1-3% of features nonzero, forward and backward
+    cost that share of the dense product.  Reads a dense float tensor
+    ``(..., D)`` or a :class:`SparseObs`; returns float32 ``(..., H)``.
+    State dicts of the ``nn.Linear`` it replaced (``weight`` ``(H, D)``) load
+    transposed.
+    """
+
+    def __init__(self, in_features: int, out_features: int):
+        super().__init__()
+        self.in_features, self.out_features = in_features, out_features
+        w = torch.empty(out_features, in_features)
+        nn.init.orthogonal_(w, np.sqrt(2))              # as the flat network's other layers
+        self.weight = nn.Parameter(w.t().contiguous())
+        self.bias = nn.Parameter(torch.zeros(out_features))
+
+    def forward(self, x: torch.Tensor | SparseObs) -> torch.Tensor:
+        sp = x if isinstance(x, SparseObs) else SparseObs.from_dense(x)
+        if sp.size != self.in_features:
+            raise ValueError(f"observation has {sp.size} features; the network reads {self.in_features}")
+        y = nn.functional.embedding_bag(sp.cols, self.weight, sp.offsets, mode="sum", per_sample_weights=sp.vals)
+        return (y + self.bias).reshape(*sp.shape, self.out_features)
+
+    def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):
+        w = state_dict.get(prefix + "weight")
+        if w is not None and tuple(w.shape) == (self.out_features, self.in_features) != tuple(self.weight.shape):
+            state_dict[prefix + "weight"] = w.t()            # an nn.Linear's (H, D) weight
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
 
 def _mlp(i: int, h: int, o: int) -> nn.Sequential:
@@ -88,7 +191,8 @@ class PolicyNet(nn.Module):
     Per decision of one seat (``D`` = observation size, ``A`` = action count,
     ``n`` = players, ``H`` = ``hidden``)::
 
-        obs (D,) -> Linear(D,H) -> ReLU -> Linear(H,H) -> ReLU = e
+        obs (D,) -> Linear(D,H) -> ReLU -> Linear(H,H) -> ReLU = e   (the first from the nonzero
+                                                       features: ObservationEmbedding)
         e, h_prev -> GRU cell -> h                    (the seat's memory of the game)
         z = concat(e, h) (2H,)
         policy logits  Linear(2H, A)   masked by the action mask
@@ -108,6 +212,7 @@ class PolicyNet(nn.Module):
 
     arch = "flat"
     prior = None          # reads no proposal (see EntityNet)
+    reads_sparse = True   # a SparseObs input costs it least (ObservationEmbedding)
 
     def __init__(self, obs_size: int, num_actions: int, num_players: int, hidden: int = 256,
                  privileged_size: int = 0):
@@ -120,7 +225,8 @@ class PolicyNet(nn.Module):
             self.kwargs["privileged_size"] = privileged_size
         self.hidden = hidden
         self.num_players = num_players
-        self.encoder = nn.Sequential(nn.Linear(obs_size, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
+        self.encoder = nn.Sequential(ObservationEmbedding(obs_size, hidden), nn.ReLU(), nn.Linear(hidden, hidden),
+                                     nn.ReLU())
         self.core = nn.GRU(hidden, hidden)
         self.policy_head = nn.Linear(2 * hidden, num_actions)
         self.belief_head = nn.Linear(2 * hidden, NUM_ROLES * (num_players - 1))
@@ -130,10 +236,8 @@ class PolicyNet(nn.Module):
             self.value_head = nn.Linear(2 * hidden, 1)   # the layout of checkpoints written before the critic existed
             nn.init.orthogonal_(self.value_head.weight, 1.0)
             nn.init.zeros_(self.value_head.bias)
-        for m in self.encoder:
-            if isinstance(m, nn.Linear):
-                nn.init.orthogonal_(m.weight, np.sqrt(2))
-                nn.init.zeros_(m.bias)
+        nn.init.orthogonal_(self.encoder[2].weight, np.sqrt(2))
+        nn.init.zeros_(self.encoder[2].bias)
         nn.init.orthogonal_(self.policy_head.weight, 0.01)
         nn.init.zeros_(self.policy_head.bias)
 
@@ -147,7 +251,8 @@ class PolicyNet(nn.Module):
         """Run ``T`` consecutive decisions of ``B`` seats.
 
         Args:
-            obs: float32 ``(T, B, D)`` (or ``(B, D)`` for one step).
+            obs: float32 ``(T, B, D)`` (or ``(B, D)`` for one step), or a
+                :class:`SparseObs` of shape ``(T, B)`` (or ``(B,)``).
             h0: float32 ``(B, H)``, the state before the first step.
             privileged: float32 ``(T, B, P)`` (or ``(B, P)``) for a privileged critic, else ignored.
             mask, prior: accepted for the same call as :class:`EntityNet` and
@@ -159,9 +264,10 @@ class PolicyNet(nn.Module):
             masked (see :func:`agents.policy.masked_logits`); ``value`` is None for a
             privileged critic given no privileged input.
         """
-        single = obs.dim() == 2
+        single = len(obs.shape) == 1 if isinstance(obs, SparseObs) else obs.dim() == 2
         if single:
-            obs = obs.unsqueeze(0)
+            obs = SparseObs(obs.nnz, obs.cols, obs.vals, obs.size, (1, *obs.shape)) if isinstance(obs, SparseObs) \
+                else obs.unsqueeze(0)
             if privileged is not None:
                 privileged = privileged.unsqueeze(0)
         z, h = _run_core(self.core, self.encoder(obs), h0)
@@ -231,6 +337,7 @@ class EntityNet(nn.Module):
     """
 
     arch = "entity"
+    reads_sparse = False  # reads the entity sets at fixed offsets of dense rows
 
     def __init__(self, obs_size: int, num_actions: int, num_players: int, hidden: int = 256, entity: int = 64,
                  privileged_size: int = 0, prior: str | None = None):
@@ -352,6 +459,8 @@ class EntityNet(nn.Module):
             ``(logits (T, B, A), value (T, B) or None, belief_logits (T, B, n-1, 4), h (B, H))``
             (without the ``T`` axis for a ``(B, D)`` input).
         """
+        if isinstance(obs, SparseObs):
+            obs = obs.dense()                  # the entity sets are read at fixed offsets of the dense rows
         single = obs.dim() == 2
         if single:
             obs = obs.unsqueeze(0)

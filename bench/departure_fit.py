@@ -56,8 +56,8 @@ from agents.files import atomic_write_bytes, check_folder
 from agents.networks import build_network
 from agents.policy import masked_logits, save_checkpoint
 from training.config import load_config
-from training.ppo import _merge, _probe_sizes, init_weights, make_chunks, ppo_update
-from training.rollout import WorkerPool
+from training.ppo import _merge, _probe_sizes, init_weights, make_chunks, make_optimizer, ppo_update
+from training.rollout import WorkerPool, batch_observations, sparse_rows
 from treachery_env.actions import ActionLayout
 
 
@@ -67,6 +67,9 @@ def collect(config, policy: str, batches: int, steps: int, seed: int, data: Path
     depend on how many were there, so that no rollout is collected twice."""
     have = sorted(data.glob("batch_*.npz"))[:batches] if data else []
     out = [dict(np.load(f)) for f in have]
+    for b in out:                 # kept before observations were stored by their nonzero features
+        if "obs" in b:
+            b.update(sparse_rows(b.pop("obs")))
     if len(out) == batches:
         return out
     net = build_network(config.network_kwargs(*_probe_sizes(config.game_config())))
@@ -92,13 +95,14 @@ def legal_logits(net: torch.nn.Module, batch: dict, bptt: int) -> np.ndarray:
     actions very negative): each segment in chunks of ``bptt`` steps from the stored
     recurrent state, as training reads them."""
     net.eval()
-    t = {k: torch.from_numpy(batch[k]) for k in ("obs", "h", "priv", "mask", "prior")}
+    t = {k: torch.from_numpy(batch[k]) for k in ("h", "priv", "mask", "prior")}
+    observations = batch_observations(batch, net.kwargs["obs_size"])
     chunks = make_chunks(batch["segments"], bptt)
     out = np.zeros(batch["mask"].shape, np.float32)
     for s in range(0, len(chunks), 256):
         idx = torch.from_numpy(chunks[s:s + 256]).T
         flat = idx.clamp(min=0)
-        logits, *_ = net(t["obs"][flat], t["h"][flat[0]], t["priv"][flat], mask=t["mask"][flat],
+        logits, *_ = net(observations.rows(flat), t["h"][flat[0]], t["priv"][flat], mask=t["mask"][flat],
                          prior=t["prior"][flat])
         valid = idx >= 0
         out[idx[valid].numpy()] = masked_logits(logits, t["mask"][flat])[valid].numpy()
@@ -222,9 +226,9 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(a.seed)
     batches = collect(collecting, a.policy, a.batches, a.steps, a.seed, data)
     train, test = _merge(batches[:-a.heldout][:a.fit_batches]), _merge(batches[-a.heldout:])
-    net = build_network(config.network_kwargs(train["obs"].shape[1], train["mask"].shape[1]))
+    net = build_network(config.network_kwargs(*_probe_sizes(config.game_config())))
     init_weights(net, a.policy)
-    opt = torch.optim.Adam(net.parameters(), lr=config.learning_rate)
+    opt = make_optimizer(net, config.learning_rate)
     rng = np.random.default_rng(a.seed)
     print(f"\nfitted on {len(train['action'])} steps ({score(train['expert'], train)['departures']} departures), "
           f"held out {len(test['action'])} ({score(test['expert'], test)['departures']}); "

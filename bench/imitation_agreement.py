@@ -25,8 +25,8 @@ import agents
 from agents.networks import build_network
 from agents.policy import masked_logits
 from training.config import TrainConfig
-from training.ppo import ppo_update
-from training.rollout import privileged_features
+from training.ppo import make_optimizer, ppo_update
+from training.rollout import privileged_features, sparse_rows
 from treachery_env import GameConfig
 from treachery_env.engine import Game
 from treachery_env.engine.state import DecisionKind
@@ -35,7 +35,8 @@ from treachery_env.view import ViewBuilder
 
 def heuristic_games(games: int, seed: int, num_players: int = 5) -> dict:
     """Every seat's decisions in ``games`` all-heuristic games, as a batch for
-    :func:`ppo_update` (``expert`` = the bot's action) plus ``kind`` (the decision kinds)."""
+    :func:`ppo_update` (``expert`` = the bot's action) plus ``kind`` (the decision
+    kinds) and ``obs`` (the dense observations, float32 ``(N, D)``)."""
     cfg = GameConfig(num_players=num_players)
     cols: dict[str, list] = {k: [] for k in ("obs", "mask", "expert", "priv", "kind")}
     segments = []
@@ -65,7 +66,7 @@ def heuristic_games(games: int, seed: int, num_players: int = 5) -> dict:
                belief_label=np.full((N, num_players - 1), -1, np.int8),
                prior=np.full(N, -1, np.int64),          # the networks compared here read no proposal
                expert_gain=np.zeros(N, np.float32),     # the heuristic expert does not search
-               segments=np.asarray(segments, np.int64))
+               segments=np.asarray(segments, np.int64), **sparse_rows(out["obs"]))
     return out
 
 
@@ -106,7 +107,7 @@ def main(argv: list[str] | None = None) -> dict:
         cfg = TrainConfig(arch=arch, hidden=a.hidden, minibatch_steps=2048, bptt=16, epochs=1)
         torch.manual_seed(0)
         net = build_network(cfg.network_kwargs(train_d["obs"].shape[1], train_d["mask"].shape[1]))
-        opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        opt = make_optimizer(net, cfg.learning_rate)
         rng = np.random.default_rng(0)
         t1 = time.perf_counter()
         for _ in range(a.epochs):

@@ -4,15 +4,17 @@ the training condition and anchor schedule that go with them."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import torch
 
-from agents.networks import MASKED, EntityNet, PolicyNet, build_network
+from agents.networks import MASKED, EntityNet, ObservationEmbedding, PolicyNet, SparseObs, build_network
 from agents.policy import load_checkpoint, masked_logits, save_checkpoint
 from training.config import TrainConfig
-from training.ppo import ppo_update, train
-from training.rollout import Collector, privileged_features
+from training.ppo import latest_checkpoint, ppo_update, train
+from training.rollout import Collector, batch_observations, privileged_features, sparse_rows
 from treachery_env import GameConfig
 from treachery_env.actions import MAX_PERMS, ActionLayout
 from treachery_env.observation import obs_layout
@@ -174,6 +176,106 @@ def test_flat_network_with_a_privileged_critic():
         net(obs, h0, torch.zeros(3, 3))
 
 
+# --------------------------------------------------------------------------- the sparse observation path
+def _sparse_like_obs(rows: int, size: int, seed: int = 0) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed)
+    x = torch.zeros(rows, size)
+    keep = torch.rand(rows, size, generator=g) < 0.03               # ~3% nonzero, as observations are
+    x[keep] = torch.rand(int(keep.sum()), generator=g) * 2 - 0.5
+    x[1] = 0                                                         # a row with no feature at all
+    return x
+
+
+def test_sparse_observations_hold_exactly_the_dense_rows():
+    x = _sparse_like_obs(12, 50)
+    sp = SparseObs.from_dense(x)
+    assert torch.equal(sp.dense(), x) and sp.shape == (12,) and int(sp.nnz[1]) == 0
+    idx = torch.tensor([[3, 1, 3], [0, 11, 7]])                      # any shape, repeats allowed
+    assert torch.equal(sp.rows(idx).dense(), x[idx])
+    assert sp.rows(idx).shape == (2, 3)
+    b = sparse_rows(x.numpy())                                       # the batch keys training stores
+    assert b["obs_cols"].dtype == np.int32 and b["obs_nnz"].sum() == len(b["obs_vals"]) == int((x != 0).sum())
+    assert torch.equal(batch_observations(b, 50).dense(), x)
+    with pytest.raises(ValueError, match="rows"):
+        SparseObs(sp.nnz, sp.cols, sp.vals, 50, shape=(5, 2))
+    with pytest.raises(ValueError, match="nonzeros"):
+        SparseObs(sp.nnz, sp.cols[:-1], sp.vals[:-1], 50)
+
+
+def test_the_observation_embedding_is_the_linear_layer_it_replaced():
+    """The flat network's first layer reads the nonzero features only; it is
+    ``Linear(D, H)`` in value, dense or sparse input alike, gradients too; a state
+    dict of the ``nn.Linear`` (``weight (H, D)``) loads transposed."""
+    torch.manual_seed(0)
+    emb = ObservationEmbedding(50, 8)
+    with torch.no_grad():
+        emb.bias.normal_()
+    x = _sparse_like_obs(6, 50)
+    want = x @ emb.weight + emb.bias
+    assert torch.allclose(emb(x), want, atol=1e-6)
+    assert torch.equal(emb(SparseObs.from_dense(x)), emb(x))
+    assert torch.equal(emb(x.reshape(2, 3, 50)), emb(x).reshape(2, 3, 8))
+    emb(x).square().sum().backward()
+    got = emb.weight.grad.clone()
+    w = emb.weight.detach().clone().requires_grad_(True)
+    (x @ w + emb.bias.detach()).square().sum().backward()
+    assert torch.allclose(got, w.grad, atol=1e-5)
+    assert torch.all(got[(x != 0).sum(0) == 0] == 0)                # features never seen get no gradient
+    old = torch.nn.Linear(50, 8)                                     # the layer's form before
+    fresh = ObservationEmbedding(50, 8)
+    fresh.load_state_dict(old.state_dict())
+    assert torch.allclose(fresh(x), old(x), atol=1e-6)
+    with pytest.raises(ValueError, match="49 features"):
+        emb(torch.zeros(2, 49))
+
+
+def test_a_flat_network_reads_dense_and_sparse_observations_alike():
+    from test_training import TINY_GAME, _sizes
+    n = TINY_GAME["num_players"]
+    d, a = _sizes()
+    net = PolicyNet(d, a, n, hidden=32).eval()
+    g = torch.Generator().manual_seed(1)
+    dense = torch.zeros(3, 2, d)
+    dense[torch.rand(3, 2, d, generator=g) < 0.02] = 1.0
+    h0 = net.initial_state(2)
+    with torch.no_grad():
+        out_dense = net(dense, h0)
+        out_sparse = net(SparseObs.from_dense(dense), h0)
+        one_dense = net(dense[0], h0)
+        one_sparse = net(SparseObs.from_dense(dense[0]), h0)
+    for u, v in zip(out_dense + one_dense, out_sparse + one_sparse):
+        assert (u is None and v is None) or torch.equal(u, v)
+    assert out_dense[0].shape == (3, 2, a) and one_sparse[0].shape == (2, a)
+
+
+def test_a_flat_checkpoint_from_before_the_embedding_loads_and_resumes(tmp_path):
+    """A run whose first layer was an ``nn.Linear`` (weight and Adam moments ``(H, D)``)
+    resumes: weights and moments are transposed to the new layout, and it trains on."""
+    cfg = tiny(tmp_path, total_steps=128)
+    train(cfg, progress=False)
+    ckpt = latest_checkpoint(cfg.run_dir)
+    payload = torch.load(ckpt, weights_only=False)
+    w = payload["model_state"]["encoder.0.weight"]
+    payload["model_state"]["encoder.0.weight"] = w.t().contiguous()          # as a Linear stored it
+    opt_state = payload["training_state"]["optimizer"]["state"]
+    for st in opt_state.values():
+        for k, v in st.items():
+            if torch.is_tensor(v) and v.shape == w.shape:
+                st[k] = v.t().contiguous()
+    torch.save(payload, ckpt)
+    net = PolicyNet(**{k: v for k, v in payload["model_kwargs"].items() if k != "arch"})
+    net.load_state_dict(payload["model_state"])
+    assert torch.equal(net.encoder[0].weight, w)
+    result = train(replace(cfg, total_steps=600), resume=True, progress=False)
+    assert result["steps"] >= 600
+    resumed = torch.load(latest_checkpoint(cfg.run_dir), weights_only=False)
+    shapes = [tuple(v.shape) for v in resumed["model_state"].values()]
+    moments = [tuple(v.shape) for st in resumed["training_state"]["optimizer"]["state"].values()
+               for k, v in st.items() if k.startswith("exp_avg")]
+    assert tuple(w.shape) in moments and tuple(w.shape)[::-1] not in moments    # each in its parameter's layout
+    assert set(moments) <= set(shapes)
+
+
 # --------------------------------------------------------------------------- training with them
 def test_solo_games_give_the_learner_one_seat_of_each_role_equally(tmp_path):
     cfg = tiny(tmp_path, opponents={"random": 1}, solo=1.0, games_per_worker=4)
@@ -225,7 +327,7 @@ def test_entity_rollouts_and_updates_learn_the_expert(tmp_path):
     ppo = ppo_update(col.net, opt, batch, cfg, rng, anchor=0.0)      # the PPO objective runs too
     assert np.isfinite(ppo["policy_loss"]) and ppo["epochs_run"] >= 1
     # masked_logits leaves the entity network's masked logits unchanged
-    o = torch.from_numpy(batch["obs"][:4])
+    o = batch_observations(batch, col.net.kwargs["obs_size"]).rows(torch.arange(4)).dense()
     m = torch.from_numpy(batch["mask"][:4])
     lg = col.net(o, col.net.initial_state(4), mask=m)[0]
     assert torch.equal(masked_logits(lg, m), lg)
@@ -489,8 +591,9 @@ def test_search_scores_are_recorded_and_distilled(tmp_path):
     out = ppo_update(net, torch.optim.Adam(net.parameters(), lr=0.0), batch, cfg, np.random.default_rng(0),
                      imitate=True)
     with torch.no_grad():
-        t = {k: torch.from_numpy(batch[k]) for k in ("obs", "h", "priv", "mask", "prior")}
-        logits, *_ = net(t["obs"][None], t["h"], t["priv"][None], mask=t["mask"][None], prior=t["prior"][None])
+        t = {k: torch.from_numpy(batch[k]) for k in ("h", "priv", "mask", "prior")}
+        obs = batch_observations(batch, net.kwargs["obs_size"])
+        logits, *_ = net(obs.rows(torch.arange(len(batch["action"]))[None]), t["h"], t["priv"][None], mask=t["mask"][None], prior=t["prior"][None])
     logits = logits[0].double().numpy()
     losses, hits = [], []
     for i in np.flatnonzero(searched):

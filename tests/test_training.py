@@ -17,7 +17,7 @@ from training import cli
 from training.config import TrainConfig, load_config
 from agents.networks import build_network
 from training.ppo import init_weights, latest_checkpoint, make_chunks, ppo_update, train
-from training.rollout import Collector, compute_gae
+from training.rollout import Collector, batch_observations, compute_gae
 from treachery_env import GameConfig
 from treachery_env.env import raw_env
 
@@ -121,7 +121,9 @@ def test_rollout_batch_is_consistent_and_labels_never_enter_the_inputs(tmp_path)
         assert all(r in (-1.0, 0.0, 1.0) for _, r in g.seats)
     # the stored input is exactly the seat's observation vector, which has no hidden roles
     size = raw_env(config=cfg.game_config()).observation_space("player_0")["observation"].shape[0]
-    assert batch["obs"].shape == (n, size)
+    dense = batch_observations(batch, size).dense()
+    assert dense.shape == (n, size) and len(batch["obs_cols"]) == len(batch["obs_vals"]) == batch["obs_nnz"].sum()
+    assert np.all(batch["obs_vals"] != 0) and batch["obs_cols"].max() < size
 
 
 def test_expert_labels_are_the_experts_legal_actions(tmp_path):

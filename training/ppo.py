@@ -15,7 +15,8 @@ runs PPO (Schulman et al. 2017):
   consecutive decisions of one seat, each chunk starting from the recurrent
   state stored during the rollout ("stored state" truncated BPTT);
 * global grad-norm clipping, a linear or constant learning-rate schedule,
-  early stop of the epochs when the approximate KL exceeds ``target_kl``.
+  early stop of the epochs when the approximate KL exceeds ``target_kl``;
+  Adam fused into one kernel where torch has it on the CPU (:func:`make_optimizer`).
 
 Imitation warm start (``config.imitation > 0``): for that first fraction of
 the run the rollouts also record the expert bot's action at each learner
@@ -70,7 +71,7 @@ from agents.policy import load_checkpoint, masked_logits, save_checkpoint
 from treachery_env.rules import Role
 
 from .config import TrainConfig
-from .rollout import GameStat, WorkerPool, reference_policy
+from .rollout import GameStat, WorkerPool, batch_observations, reference_policy
 
 __all__ = ["train", "ppo_update", "make_chunks", "latest_checkpoint", "load_resumable", "read_metrics",
            "init_weights", "TrainResult", "TrainingInterrupted"]
@@ -111,6 +112,26 @@ def _merge(batches: list[dict]) -> dict:
     return out
 
 
+def make_optimizer(net: torch.nn.Module, learning_rate: float) -> torch.optim.Adam:
+    """Adam (eps 1e-5) over ``net``'s parameters, fused into one kernel where this torch has it on
+    the CPU (2.4 and later: ~5x faster steps, the same algorithm), else the per-tensor loop."""
+    try:
+        return torch.optim.Adam(net.parameters(), lr=learning_rate, eps=1e-5, fused=True)
+    except RuntimeError:                  # torch 2.3: fused Adam is for CUDA only
+        return torch.optim.Adam(net.parameters(), lr=learning_rate, eps=1e-5)
+
+
+def _transpose_stale_moments(optimizer: torch.optim.Optimizer) -> None:
+    """Adam moments saved for a parameter's transpose (the flat network's first layer was an
+    ``nn.Linear`` of weight ``(H, D)`` before :class:`agents.networks.ObservationEmbedding`
+    stored it ``(D, H)``) are transposed to the parameter's layout, so such runs resume."""
+    for group in optimizer.param_groups:
+        for p in group["params"]:
+            for k, v in optimizer.state.get(p, {}).items():
+                if torch.is_tensor(v) and v.dim() == 2 and v.shape != p.shape and v.shape == p.shape[::-1]:
+                    optimizer.state[p][k] = v.t().contiguous()
+
+
 def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: dict, config: TrainConfig,
                rng: np.random.Generator, imitate: bool = False, anchor: float | None = None) -> dict:
     """One PPO update over a rollout batch (see module docstring).
@@ -148,7 +169,8 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
     """
     net.train()
     anchor = config.imitation_coef if anchor is None else anchor
-    t = {k: torch.from_numpy(v) for k, v in batch.items() if k != "segments"}
+    t = {k: torch.from_numpy(v) for k, v in batch.items() if k != "segments" and not k.startswith("obs_")}
+    observations = batch_observations(batch, net.kwargs["obs_size"])
     chunks = make_chunks(batch["segments"], config.bptt)
     per_mb = max(1, config.minibatch_steps // config.bptt)
     sums: dict[str, float] = {}
@@ -166,7 +188,7 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
             idx = torch.from_numpy(chunks[perm[s:s + per_mb]]).T          # (L, C)
             valid = idx >= 0
             flat = idx.clamp(min=0)
-            obs = t["obs"][flat]                                           # (L, C, D)
+            obs = observations.rows(flat)                                  # (L, C) of D features
             h0 = t["h"][flat[0]]
             mask = t["mask"][flat]
             logits, value, belief, _ = net(obs, h0, t["priv"][flat], mask=mask, prior=t["prior"][flat])
@@ -474,7 +496,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
     pool_rng = np.random.default_rng(ss.generate_state(2))
     workers = WorkerPool(config, worker_seeds)
     try:
-        optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
+        optimizer = make_optimizer(net, config.learning_rate)
         pool: dict[int, dict] = {}
         steps = iteration = 0
         wall = iter_s = 0.0
@@ -485,6 +507,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                                  f"{net.kwargs}")
             net.load_state_dict(payload["model_state"])
             optimizer.load_state_dict(state["optimizer"])
+            _transpose_stale_moments(optimizer)
             pool = {int(k): v for k, v in state["pool"].items()}
             steps, iteration, wall = int(state["steps"]), int(state["iteration"]), float(state["wall_s"])
             iter_s = float(state.get("iteration_s", 0.0))

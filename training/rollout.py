@@ -44,6 +44,13 @@ learner decision and read only by the value head (:mod:`agents.networks`).
 
 :class:`WorkerPool` runs collectors in worker processes (``spawn``), one torch
 thread each, receiving the learner's weights and pool changes every rollout.
+
+Observations are stored by their nonzero features (~1.4% of a 5-player
+observation's 7,432): ``obs_nnz``, ``obs_cols``, ``obs_vals``, which
+:func:`batch_observations` turns into the network input
+(:class:`agents.networks.SparseObs`).  The observations of a 2,048-step batch
+then cross from a worker in ~1.7 MB instead of ~61 MB, and the flat network's
+first layer reads the nonzeros alone (:class:`agents.networks.ObservationEmbedding`).
 """
 
 from __future__ import annotations
@@ -58,7 +65,7 @@ import numpy as np
 import torch
 
 import agents
-from agents.networks import build_network
+from agents.networks import SparseObs, build_network
 from agents.policy import check_layout, load_policy, masked_logits
 from treachery_env.env import raw_env
 from treachery_env.rules import Role
@@ -66,7 +73,8 @@ from treachery_env.view import ViewBuilder
 
 from .config import TrainConfig
 
-__all__ = ["Collector", "WorkerPool", "GameStat", "compute_gae", "privileged_features", "LEARNER"]
+__all__ = ["Collector", "WorkerPool", "GameStat", "batch_observations", "sparse_rows", "compute_gae", "privileged_features",
+           "LEARNER"]
 
 LEARNER = "learner"
 
@@ -355,7 +363,11 @@ class Collector:
 
         Returns:
             ``(batch, games, info)``: ``batch`` has, for ``N >= num_steps`` steps
-            ordered segment by segment: ``obs`` float32 (N, D), ``mask`` int8
+            ordered segment by segment: the observations by their nonzero
+            features (:func:`batch_observations` makes the network input):
+            ``obs_nnz`` int64 (N,) (nonzero features of each step),
+            ``obs_cols`` int32 (M,) (their indices, step after step) and
+            ``obs_vals`` float32 (M,) (their values), ``mask`` int8
             (N, A), ``action`` int64 (N,), ``logp``, ``value``, ``adv``, ``ret``
             float32 (N,), ``h`` float32 (N, H) (recurrent state before the
             step), ``belief_label`` int8 (N, n-1) (-1 = not scored), and
@@ -387,22 +399,28 @@ class Collector:
                 net = self.net if key is LEARNER else self.pool[key]
                 obs_dicts = [slot.env.game.observation(seat) for slot, seat in items]
                 obs = torch.from_numpy(np.stack([o["observation"] for o in obs_dicts]))
+                sparse = SparseObs.from_dense(obs)     # once, for the buffer and a network that reads it
                 mask = np.stack([o["action_mask"] for o in obs_dicts])
                 h = torch.from_numpy(np.stack([slot.h[seat] for slot, seat in items]))
                 priv = np.stack([privileged_features(slot.env.game, seat) for slot, seat in items]) \
                     if key is LEARNER else None
                 mask_t = torch.from_numpy(mask)
                 prior, inputs = self._proposals(items, obs_dicts)
-                logits, value, _, h_new = net(obs, h, None if priv is None else torch.from_numpy(priv), mask=mask_t,
-                                              prior=prior)
+                logits, value, _, h_new = net(sparse if net.reads_sparse else obs, h,
+                                              None if priv is None else torch.from_numpy(priv), mask=mask_t, prior=prior)
                 logits = masked_logits(logits, mask_t)
                 logp_all = torch.log_softmax(logits, dim=-1)
                 actions = torch.multinomial(logp_all.exp(), 1, generator=self.gen).squeeze(1)
                 logp = logp_all.gather(1, actions[:, None]).squeeze(1)
                 ref_probs = None
+                if key is LEARNER:
+                    bounds = torch.cumsum(sparse.nnz, 0)[:-1].numpy()
+                    cols = np.split(sparse.cols.numpy().astype(np.int32), bounds)
+                    vals = np.split(sparse.vals.numpy(), bounds)
                 if key is LEARNER and self.ref is not None:
                     ref_h = torch.from_numpy(np.stack([slot.ref_h[seat] for slot, seat in items]))
-                    ref_logits, _, _, ref_h_new = self.ref(obs, ref_h, None, mask=mask_t, prior=prior)
+                    ref_logits, _, _, ref_h_new = self.ref(sparse if self.ref.reads_sparse else obs, ref_h, None,
+                                                           mask=mask_t, prior=prior)
                     ref_probs = torch.softmax(masked_logits(ref_logits, mask_t), dim=-1).numpy()
                 for i, (slot, seat) in enumerate(items):
                     if key is LEARNER:
@@ -412,7 +430,7 @@ class Collector:
                         proposal = -1 if prior is None else int(prior[i])
                         expert, gain, scores = (self._expert_action(slot, seat, obs_dicts[i], inputs[i], proposal)
                                                 if label_expert else (-1, 0.0, None))
-                        idx = buf.add(obs[i].numpy(), mask[i], int(actions[i]), float(logp[i]), float(value[i]),
+                        idx = buf.add(cols[i], vals[i], mask[i], int(actions[i]), float(logp[i]), float(value[i]),
                                       slot.h[seat], self._belief_labels(slot, seat), expert, priv[i],
                                       proposal, gain)
                         if scores is not None:
@@ -442,12 +460,36 @@ class Collector:
         return batch, buf.games, info
 
 
+def sparse_rows(obs: np.ndarray) -> dict:
+    """Batch keys ``obs_nnz``, ``obs_cols``, ``obs_vals`` (as :meth:`Collector.collect`
+    gives them) for dense float32 observations ``(N, D)``."""
+    rows, cols = np.nonzero(obs)
+    return {"obs_nnz": np.bincount(rows, minlength=len(obs)).astype(np.int64), "obs_cols": cols.astype(np.int32),
+            "obs_vals": obs[rows, cols].astype(np.float32)}
+
+
+def batch_observations(batch: dict, size: int) -> SparseObs:
+    """The observations of a :meth:`Collector.collect` batch (or a merge of them) as network input.
+
+    Args:
+        batch: holds ``obs_nnz``, ``obs_cols``, ``obs_vals`` (see :meth:`Collector.collect`).
+        size: ``D``, the observation size (``net.kwargs["obs_size"]``).
+
+    Returns:
+        a :class:`agents.networks.SparseObs` of shape ``(N,)``; ``.rows(idx)``
+        takes steps, ``.dense()`` gives float32 ``(N, D)``.
+    """
+    return SparseObs(torch.from_numpy(batch["obs_nnz"]), torch.from_numpy(batch["obs_cols"]).long(),
+                     torch.from_numpy(batch["obs_vals"]), size)
+
+
 class _Buffer:
     """Steps of one rollout and their segments."""
 
     def __init__(self, labelled: bool = False) -> None:
         self.labelled = labelled       # an expert labels the steps: the batch has expert_scores
-        self.obs: list = []
+        self.obs_cols: list = []       # each step's nonzero observation features: indices, int32
+        self.obs_vals: list = []       # ... and values, float32
         self.mask: list = []
         self.action: list = []
         self.logp: list = []
@@ -468,8 +510,9 @@ class _Buffer:
     def learner_steps(self) -> int:
         return len(self.action)
 
-    def add(self, obs, mask, action, logp, value, h, label, expert, priv, prior, gain) -> int:
-        self.obs.append(obs)
+    def add(self, cols, vals, mask, action, logp, value, h, label, expert, priv, prior, gain) -> int:
+        self.obs_cols.append(cols)
+        self.obs_vals.append(vals)
         self.mask.append(mask)
         self.action.append(action)
         self.logp.append(logp)
@@ -520,7 +563,10 @@ class _Buffer:
                 sc[list(self.scores)] = np.stack(list(self.scores.values()))
             extra["expert_scores"] = sc[o]
         return {**extra,
-            "obs": np.stack(self.obs)[o], "mask": np.stack(self.mask)[o],
+            "obs_nnz": np.array([len(self.obs_cols[i]) for i in o], np.int64),
+            "obs_cols": np.concatenate([self.obs_cols[i] for i in o]),
+            "obs_vals": np.concatenate([self.obs_vals[i] for i in o]),
+            "mask": np.stack(self.mask)[o],
             "action": np.asarray(self.action, np.int64)[o], "logp": np.asarray(self.logp, np.float32)[o],
             "value": values[o], "h": np.stack(self.h).astype(np.float32)[o],
             "belief_label": np.stack(self.label).reshape(-1, n - 1)[o],
