@@ -135,10 +135,17 @@ class ObservationEmbedding(nn.Module):
     def __init__(self, in_features: int, out_features: int):
         super().__init__()
         self.in_features, self.out_features = in_features, out_features
-        w = torch.empty(out_features, in_features)
-        nn.init.orthogonal_(w, np.sqrt(2))              # as the flat network's other layers
-        self.weight = nn.Parameter(w.t().contiguous())
-        self.bias = nn.Parameter(torch.zeros(out_features))
+        lin = nn.Linear(in_features, out_features)     # its initialisation, drawing what an nn.Linear draws
+        self.weight = nn.Parameter(lin.weight.detach().t().contiguous())
+        self.bias = nn.Parameter(lin.bias.detach().clone())
+
+    @torch.no_grad()
+    def orthogonal_(self, gain: float) -> None:
+        """Orthogonal weight (drawn as ``nn.init.orthogonal_`` draws an ``(H, D)`` one), zero bias."""
+        w = torch.empty(self.out_features, self.in_features)
+        nn.init.orthogonal_(w, gain)
+        self.weight.copy_(w.t())
+        self.bias.zero_()
 
     def forward(self, x: torch.Tensor | SparseObs) -> torch.Tensor:
         sp = x if isinstance(x, SparseObs) else SparseObs.from_dense(x)
@@ -236,6 +243,7 @@ class PolicyNet(nn.Module):
             self.value_head = nn.Linear(2 * hidden, 1)   # the layout of checkpoints written before the critic existed
             nn.init.orthogonal_(self.value_head.weight, 1.0)
             nn.init.zeros_(self.value_head.bias)
+        self.encoder[0].orthogonal_(np.sqrt(2))
         nn.init.orthogonal_(self.encoder[2].weight, np.sqrt(2))
         nn.init.zeros_(self.encoder[2].bias)
         nn.init.orthogonal_(self.policy_head.weight, 0.01)

@@ -56,7 +56,7 @@ from agents.files import atomic_write_bytes, check_folder
 from agents.networks import build_network
 from agents.policy import masked_logits, save_checkpoint
 from training.config import load_config
-from training.ppo import _merge, _probe_sizes, init_weights, make_chunks, make_optimizer, ppo_update
+from training.ppo import _merge, _probe_sizes, init_weights, make_chunks, ppo_update
 from training.rollout import WorkerPool, batch_observations, sparse_rows
 from treachery_env.actions import ActionLayout
 
@@ -228,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     train, test = _merge(batches[:-a.heldout][:a.fit_batches]), _merge(batches[-a.heldout:])
     net = build_network(config.network_kwargs(*_probe_sizes(config.game_config())))
     init_weights(net, a.policy)
-    opt = make_optimizer(net, config.learning_rate)
+    opt = torch.optim.Adam(net.parameters(), lr=config.learning_rate)
     rng = np.random.default_rng(a.seed)
     print(f"\nfitted on {len(train['action'])} steps ({score(train['expert'], train)['departures']} departures), "
           f"held out {len(test['action'])} ({score(test['expert'], test)['departures']}); "

@@ -25,7 +25,7 @@ import agents
 from agents.networks import build_network
 from agents.policy import masked_logits
 from training.config import TrainConfig
-from training.ppo import make_optimizer, ppo_update
+from training.ppo import ppo_update
 from training.rollout import privileged_features, sparse_rows
 from treachery_env import GameConfig
 from treachery_env.engine import Game
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> dict:
         cfg = TrainConfig(arch=arch, hidden=a.hidden, minibatch_steps=2048, bptt=16, epochs=1)
         torch.manual_seed(0)
         net = build_network(cfg.network_kwargs(train_d["obs"].shape[1], train_d["mask"].shape[1]))
-        opt = make_optimizer(net, cfg.learning_rate)
+        opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
         rng = np.random.default_rng(0)
         t1 = time.perf_counter()
         for _ in range(a.epochs):
