@@ -64,36 +64,49 @@ class SparseObs:
     ``o_i`` the sum of the earlier ``nnz``.
 
     Args:
-        nnz: int64 ``(N,)``, nonzero features of each row.
+        nnz: int64 ``(N,)``, nonzero features of each row (tensors, arrays or lists).
         cols: int64 ``(M,)``, their feature indices (``M = nnz.sum()``), each in ``[0, size)``.
-        vals: float32 ``(M,)``, their values.
+        vals: float ``(M,)``, their values (any float dtype; the network casts them to its own).
         size: ``D``, the features of a dense row.
         shape: the leading shape the rows stand for (``N`` = its product); default ``(N,)``.
 
     Raises:
-        ValueError: when the lengths disagree or the shape does not hold ``N`` rows.
+        ValueError: (one line) when the arrays are not 1-D, a count is negative,
+            the lengths disagree, an index lies outside ``[0, size)``, or the
+            shape does not hold ``N`` rows.
     """
 
     __slots__ = ("nnz", "cols", "vals", "size", "shape", "_offsets")
 
-    def __init__(self, nnz: torch.Tensor, cols: torch.Tensor, vals: torch.Tensor, size: int,
-                 shape: tuple[int, ...] | None = None):
+    def __init__(self, nnz, cols, vals, size: int, shape: tuple[int, ...] | None = None):
+        nnz, cols = torch.as_tensor(nnz, dtype=torch.int64), torch.as_tensor(cols, dtype=torch.int64)
+        vals = torch.as_tensor(vals)
+        if not vals.is_floating_point():
+            vals = vals.to(torch.float32)
+        if nnz.dim() != 1 or cols.dim() != 1 or vals.dim() != 1:
+            raise ValueError(f"nnz, cols and vals must be 1-D; got {nnz.dim()}-D, {cols.dim()}-D and {vals.dim()}-D")
         shape = (len(nnz),) if shape is None else tuple(shape)
         if int(np.prod(shape)) != len(nnz):
             raise ValueError(f"shape {shape} does not hold the {len(nnz)} rows given")
+        if len(nnz) and int(nnz.min()) < 0:
+            raise ValueError(f"a row has a negative count of nonzero features ({int(nnz.min())})")
         if len(cols) != len(vals) or len(cols) != int(nnz.sum()):
             raise ValueError(f"{len(cols)} feature indices and {len(vals)} values for {int(nnz.sum())} nonzeros")
+        if len(cols) and (int(cols.min()) < 0 or int(cols.max()) >= size):
+            raise ValueError(f"feature indices must lie in [0, {size}); got {int(cols.min())}..{int(cols.max())}")
         self.nnz, self.cols, self.vals, self.size, self.shape = nnz, cols, vals, int(size), shape
         self._offsets = None
 
     @classmethod
     def from_dense(cls, x: np.ndarray | torch.Tensor) -> "SparseObs":
-        """The nonzero features of float ``(..., D)`` rows (the leading shape is kept)."""
+        """The nonzero features of float ``(..., D)`` rows (the leading shape and the dtype are kept)."""
         x = torch.as_tensor(x)
+        if x.dim() < 1:
+            raise ValueError("observations must have at least one dimension (the features)")
         flat = x.reshape(-1, x.shape[-1])
         rows, cols = flat.nonzero(as_tuple=True)
         nnz = torch.bincount(rows, minlength=flat.shape[0])
-        return cls(nnz, cols, flat[rows, cols].to(torch.float32), x.shape[-1], tuple(x.shape[:-1]))
+        return cls(nnz, cols, flat[rows, cols], x.shape[-1], tuple(x.shape[:-1]))
 
     @property
     def offsets(self) -> torch.Tensor:
@@ -104,17 +117,17 @@ class SparseObs:
 
     def rows(self, idx: torch.Tensor) -> "SparseObs":
         """The rows ``idx`` (int64, any shape, each in ``[0, N)``), in that order, with ``idx.shape`` as shape."""
-        flat = idx.reshape(-1)
+        flat = torch.as_tensor(idx).reshape(-1)
         nnz = self.nnz[flat]
         starts = self.offsets[flat]
         new_off = torch.cumsum(nnz, 0) - nnz
-        pos = torch.repeat_interleave(starts - new_off, nnz) + torch.arange(int(nnz.sum()))
+        pos = torch.repeat_interleave(starts - new_off, nnz) + torch.arange(int(nnz.sum()), device=nnz.device)
         return SparseObs(nnz, self.cols[pos], self.vals[pos], self.size, tuple(idx.shape))
 
     def dense(self) -> torch.Tensor:
-        """float32 ``(*shape, D)``."""
-        out = torch.zeros(len(self.nnz), self.size)
-        rows = torch.repeat_interleave(torch.arange(len(self.nnz)), self.nnz)
+        """``(*shape, D)``, of ``vals``' dtype and device."""
+        out = torch.zeros(len(self.nnz), self.size, dtype=self.vals.dtype, device=self.vals.device)
+        rows = torch.repeat_interleave(torch.arange(len(self.nnz), device=self.nnz.device), self.nnz)
         out[rows, self.cols] = self.vals
         return out.reshape(*self.shape, self.size)
 
@@ -127,7 +140,12 @@ class ObservationEmbedding(nn.Module):
     sums the rows of the nonzero features weighted by their values
     (``EmbeddingBag``): with ~1-3% of features nonzero, forward and backward
     cost that share of the dense product.  Reads a dense float tensor
-    ``(..., D)`` or a :class:`SparseObs`; returns float32 ``(..., H)``.
+    ``(..., D)`` or a :class:`SparseObs`; returns ``(..., H)`` of the layer's
+    dtype.  A dense input that requires a gradient (saliency, attribution)
+    takes the dense product, so its gradient reaches every feature.
+
+    Raises:
+        ValueError: when the input has another feature count than ``in_features``.
     State dicts of the ``nn.Linear`` it replaced (``weight`` ``(H, D)``) load
     transposed.
     """
@@ -148,10 +166,14 @@ class ObservationEmbedding(nn.Module):
         self.bias.zero_()
 
     def forward(self, x: torch.Tensor | SparseObs) -> torch.Tensor:
+        size = x.size if isinstance(x, SparseObs) else x.shape[-1]
+        if size != self.in_features:
+            raise ValueError(f"observation has {size} features; the network reads {self.in_features}")
+        if not isinstance(x, SparseObs) and x.requires_grad:
+            return x @ self.weight + self.bias     # dense: the gradient reaches every input feature
         sp = x if isinstance(x, SparseObs) else SparseObs.from_dense(x)
-        if sp.size != self.in_features:
-            raise ValueError(f"observation has {sp.size} features; the network reads {self.in_features}")
-        y = nn.functional.embedding_bag(sp.cols, self.weight, sp.offsets, mode="sum", per_sample_weights=sp.vals)
+        y = nn.functional.embedding_bag(sp.cols, self.weight, sp.offsets, mode="sum",
+                                        per_sample_weights=sp.vals.to(self.weight.dtype))
         return (y + self.bias).reshape(*sp.shape, self.out_features)
 
     def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from agents.networks import MASKED, EntityNet, ObservationEmbedding, PolicyNet, SparseObs, build_network
+from agents.networks import MASKED, EntityNet, ObservationEmbedding, PolicyNet, SparseObs, _run_core, build_network
 from agents.policy import load_checkpoint, masked_logits, save_checkpoint
 from training.config import TrainConfig
 from training.ppo import latest_checkpoint, ppo_update, train
@@ -246,6 +246,48 @@ def test_a_flat_network_reads_dense_and_sparse_observations_alike():
     for u, v in zip(out_dense + one_dense, out_sparse + one_sparse):
         assert (u is None and v is None) or torch.equal(u, v)
     assert out_dense[0].shape == (3, 2, a) and one_sparse[0].shape == (2, a)
+
+
+def test_the_flat_network_keeps_input_gradients_and_other_dtypes():
+    """A dense input that asks for its gradient gets it at every feature, zero
+    ones too (saliency); the network runs in float64 as in float32."""
+    torch.manual_seed(0)
+    net = PolicyNet(60, 7, 4, hidden=8).eval()
+    x = _sparse_like_obs(5, 60)
+    x.requires_grad_(True)
+    net(x, net.initial_state(5))[0].sum().backward()
+    dense = torch.nn.Linear(60, 8)
+    with torch.no_grad():
+        dense.weight.copy_(net.encoder[0].weight.t())
+        dense.bias.copy_(net.encoder[0].bias)
+    x2 = x.detach().clone().requires_grad_(True)
+    e = net.encoder[1:](dense(x2))
+    z, _ = _run_core(net.core, e[None], net.initial_state(5))
+    net.policy_head(z).sum().backward()
+    assert torch.allclose(x.grad, x2.grad, atol=1e-6)
+    assert (x.grad[x.detach() == 0] != 0).sum() > 100             # zero features get their gradient too
+    with torch.no_grad():
+        lo = net(x.detach(), net.initial_state(5))[0]
+        hi = net.double()(x.detach().double(), net.initial_state(5).double())[0]
+    assert hi.dtype == torch.float64 and torch.allclose(hi.float(), lo, atol=1e-5)
+
+
+@pytest.mark.parametrize("make, phrase", [
+    (lambda: SparseObs([2], [0, 50], [1.0, 1.0], 50), r"lie in \[0, 50\)"),
+    (lambda: SparseObs([2, -1], [0, 1], [1.0], 50), "negative"),
+    (lambda: SparseObs([2], [[0, 1]], [1.0, 1.0], 50), "1-D"),
+    (lambda: batch_observations({"obs": np.zeros((2, 3), np.float32)}, 3), "sparse_rows"),
+    (lambda: sparse_rows(np.zeros(3, np.float32)), r"\(N, D\)"),
+], ids=["index out of range", "negative count", "2-D indices", "dense batch", "1-D rows"])
+def test_bad_sparse_observations_are_one_line_errors(make, phrase):
+    with pytest.raises(ValueError, match=phrase) as err:
+        make()
+    assert len(str(err.value).splitlines()) == 1
+
+
+def test_sparse_observations_take_arrays_and_lists():
+    a = SparseObs(np.array([1, 0, 2]), [4, 0, 9], np.array([0.5, 1.0, -2.0]), 10)
+    assert a.dense().dtype == torch.float64 and a.dense()[2, 9] == -2.0 and a.shape == (3,)
 
 
 def test_a_flat_checkpoint_from_before_the_embedding_loads_and_resumes(tmp_path):

@@ -69,6 +69,7 @@ def _bad_inputs(tmp: str) -> list[tuple[list[str], str]]:
         (["train", "--set", "learning_rate=abc", *run], "learning_rate = 'abc'"),
         (["train", "--run-dir", afile], "not a folder"),
         (["train", "--run-dir", os.path.join(afile, "sub")], "not a folder"),
+        (["train", "--run-dir", "/proc/treachery-no-such/run"], "cannot be made"),     # mkdir itself fails
         ([*ev, "--agents", "nosuchbot"], "unknown agent specs ['nosuchbot']"),
         ([*ev, "--agents", "random", "--games", "0"], "--games must be >= 1, got 0"),
         ([*ev, "--agents", "random", "--workers", "0"], "--workers must be >= 1, got 0"),

@@ -487,7 +487,10 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         init_weights(net, config.init)      # before the run folder is made: a bad init leaves nothing behind
     if config.kl_policy:
         reference_policy(config, net)       # likewise: a missing or unfit KL reference is refused here
-    run_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ValueError(f"run directory {str(run_dir)!r} cannot be made: {err.strerror or err}") from None
     print(f"training into {run_dir} (tensorboard --logdir {run_dir / 'tb'})", flush=True)
     _clean_leftovers(run_dir)
     start_iter = int(state["iteration"]) if state else 0

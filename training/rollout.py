@@ -462,7 +462,13 @@ class Collector:
 
 def sparse_rows(obs: np.ndarray) -> dict:
     """Batch keys ``obs_nnz``, ``obs_cols``, ``obs_vals`` (as :meth:`Collector.collect`
-    gives them) for dense float32 observations ``(N, D)``."""
+    gives them) for dense float32 observations ``(N, D)``.
+
+    Raises:
+        ValueError: when ``obs`` is not 2-D.
+    """
+    if np.ndim(obs) != 2:
+        raise ValueError(f"observations must be (N, D) rows; got shape {np.shape(obs)}")
     rows, cols = np.nonzero(obs)
     return {"obs_nnz": np.bincount(rows, minlength=len(obs)).astype(np.int64), "obs_cols": cols.astype(np.int32),
             "obs_vals": obs[rows, cols].astype(np.float32)}
@@ -478,7 +484,14 @@ def batch_observations(batch: dict, size: int) -> SparseObs:
     Returns:
         a :class:`agents.networks.SparseObs` of shape ``(N,)``; ``.rows(idx)``
         takes steps, ``.dense()`` gives float32 ``(N, D)``.
+
+    Raises:
+        ValueError: (one line) when the keys are missing or an index is not below ``size``.
     """
+    missing = [k for k in ("obs_nnz", "obs_cols", "obs_vals") if k not in batch]
+    if missing:
+        raise ValueError(f"batch has no {', '.join(missing)}"
+                         + (" (dense 'obs' rows: convert them with sparse_rows)" if "obs" in batch else ""))
     return SparseObs(torch.from_numpy(batch["obs_nnz"]), torch.from_numpy(batch["obs_cols"]).long(),
                      torch.from_numpy(batch["obs_vals"]), size)
 
