@@ -55,6 +55,16 @@ def test_resume_from_an_older_checkpoint_drops_only_later_scalars(run, tmp_path)
     assert steps == [h["steps"] for h in res["history"][:2]] + [h["steps"] for h in out["history"]]
 
 
+def test_a_resume_with_a_larger_budget_does_not_go_back_to_imitation(run, tmp_path):
+    """Progress never goes back: the run imitated for its first half and then ran
+    PPO; resumed to a total at which it would be back in its first half, it stays in PPO."""
+    cfg, res = run
+    assert cfg.imitation == 0.5 and [h["imitating"] for h in res["history"]][-1] == 0.0
+    c2 = _copy(run, tmp_path, total_steps=1400)                   # 600 of 1,400: 0.43 < imitation
+    out = train(c2, resume=True, progress=False)
+    assert out["history"] and all(h["imitating"] == 0.0 for h in out["history"])
+
+
 def test_a_new_run_refuses_a_folder_holding_a_run(tmp_path):
     """A folder with only metrics.jsonl (a run stopped before its first
     checkpoint) is refused without suggesting --resume, which could not

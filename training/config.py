@@ -94,7 +94,10 @@ class TrainConfig:
             learner decision with its own action, and the update minimises the
             cross-entropy to those labels (plus the value and belief losses)
             instead of the PPO objective.  Progress is ``steps / total_steps``
-            or ``elapsed / time_budget_s``, whichever is further.  0 = no warm
+            or ``elapsed / time_budget_s``, whichever is further, and never goes
+            back: a run resumed with a larger budget continues from the progress
+            it had reached (PPO does not give way to imitation again, nor a
+            decaying anchor rise).  0 = no warm
             start (pure PPO needs ``imitation_coef = 0`` too).
         imitation_coef: weight of that cross-entropy added to the PPO loss after
             the imitation phase (a behaviour-cloning anchor that keeps PPO

@@ -37,7 +37,8 @@ iteration to ``run_dir/metrics.jsonl``.
 
 Resuming (``train(config, resume=True)``) continues the same run: the same
 config, counters, weights, optimizer state, opponent pool, learning-rate
-schedule, time budget and log files (tensorboard keeps every scalar up to the
+schedule, time budget, progress (a larger budget does not send a run that
+reached PPO back to imitation) and log files (tensorboard keeps every scalar up to the
 checkpoint's learner step; ``metrics.jsonl`` keeps the lines up to its
 iteration, and a torn last line is dropped).  Games in progress when the checkpoint
 was written are not saved; the workers start new games (seeded from the
@@ -504,6 +505,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         steps = iteration = 0
         wall = iter_s = 0.0
         games_total = 0
+        reached = 0.0           # the run's progress so far, never going back (see below)
         if state:
             if payload["model_kwargs"] != net.kwargs:
                 raise ValueError(f"checkpoint network {payload['model_kwargs']} does not match the config's "
@@ -515,6 +517,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             steps, iteration, wall = int(state["steps"]), int(state["iteration"]), float(state["wall_s"])
             iter_s = float(state.get("iteration_s", 0.0))
             games_total = int(state.get("games", 0))
+            reached = float(state.get("progress", 0.0))
             _truncate_metrics(run_dir / "metrics.jsonl", iteration)
         net.eval()
         (run_dir / "config.json").write_text(json.dumps(config.to_dict(), indent=2))
@@ -540,7 +543,11 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                 lr = config.learning_rate * (frac if config.lr_schedule == "linear" else 1.0)
                 for gp in optimizer.param_groups:
                     gp["lr"] = lr
-                done_frac = max(steps / config.total_steps, wall / config.time_budget_s if config.time_budget_s else 0.0)
+                # a resume with a larger budget continues from the progress reached: the
+                # imitation phase does not restart, nor does a decaying anchor rise again
+                done_frac = max(reached, steps / config.total_steps,
+                                wall / config.time_budget_s if config.time_budget_s else 0.0)
+                reached = done_frac
                 imitate = done_frac < config.imitation
                 t0 = time.perf_counter()
                 batches, games, info = workers.collect(net.state_dict(), pool_changes, config.rollout_steps,
@@ -582,7 +589,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                     done = steps >= config.total_steps or _budget_spent(config, wall, iter_s)
                     if iteration % config.checkpoint_every == 0 or done:
                         last_ckpt = _checkpoint(run_dir, net, optimizer, pool, config, game_config, iteration, steps,
-                                                wall, games_total, iter_s)
+                                                wall, games_total, iter_s, reached)
                         ckpt_iteration = iteration
         except KeyboardInterrupt:
             # the rollouts under way are dropped (the workers are stopped); the last finished iteration is kept
@@ -590,7 +597,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             bar.close()
             if iteration > 0 and ckpt_iteration != iteration:
                 last_ckpt = _checkpoint(run_dir, net, optimizer, pool, config, game_config, iteration, steps,
-                                        wall, games_total, iter_s)
+                                        wall, games_total, iter_s, reached)
             if writer is not None:
                 writer.close()
             raise TrainingInterrupted(None if last_ckpt is None else Path(last_ckpt), iteration) from None
@@ -788,12 +795,13 @@ def _truncate_metrics(path: Path, iteration: int) -> None:
 
 
 def _checkpoint(run_dir: Path, net: torch.nn.Module, optimizer, pool: dict, config: TrainConfig, game_config,
-                iteration: int, steps: int, wall: float, games: int, iter_s: float) -> Path:
+                iteration: int, steps: int, wall: float, games: int, iter_s: float, progress: float) -> Path:
     meta = {"iteration": iteration, "steps": steps, "wall_s": wall, "games": games, "machine": _machine(),
             "treachery_env": treachery_env.__version__}
     gc = game_config.to_dict()
     state = {"optimizer": optimizer.state_dict(), "pool": {str(k): v for k, v in pool.items()},
-             "iteration": iteration, "steps": steps, "wall_s": wall, "games": games, "iteration_s": iter_s}
+             "iteration": iteration, "steps": steps, "wall_s": wall, "games": games, "iteration_s": iter_s,
+             "progress": progress}
     path = save_checkpoint(run_dir / f"ckpt_{iteration:06d}.pt", net, gc, config.to_dict(), state, meta)
     save_checkpoint(run_dir / "policy.pt", net, gc, config.to_dict(), None, meta)
     found = sorted((int(m.group(1)), p) for p in run_dir.iterdir() if (m := _CKPT.match(p.name)))
