@@ -142,12 +142,12 @@ class ObservationEmbedding(nn.Module):
     cost that share of the dense product.  Reads a dense float tensor
     ``(..., D)`` or a :class:`SparseObs`; returns ``(..., H)`` of the layer's
     dtype.  A dense input that requires a gradient (saliency, attribution)
-    takes the dense product, so its gradient reaches every feature.
+    takes the dense product, so its gradient reaches every feature.  State
+    dicts of the ``nn.Linear`` it replaced (``weight`` ``(H, D)``) load
+    transposed.
 
     Raises:
         ValueError: when the input has another feature count than ``in_features``.
-    State dicts of the ``nn.Linear`` it replaced (``weight`` ``(H, D)``) load
-    transposed.
     """
 
     def __init__(self, in_features: int, out_features: int):

@@ -635,7 +635,8 @@ def test_search_scores_are_recorded_and_distilled(tmp_path):
     with torch.no_grad():
         t = {k: torch.from_numpy(batch[k]) for k in ("h", "priv", "mask", "prior")}
         obs = batch_observations(batch, net.kwargs["obs_size"])
-        logits, *_ = net(obs.rows(torch.arange(len(batch["action"]))[None]), t["h"], t["priv"][None], mask=t["mask"][None], prior=t["prior"][None])
+        logits, *_ = net(obs.rows(torch.arange(len(batch["action"]))[None]), t["h"], t["priv"][None],
+                         mask=t["mask"][None], prior=t["prior"][None])
     logits = logits[0].double().numpy()
     losses, hits = [], []
     for i in np.flatnonzero(searched):

@@ -73,8 +73,8 @@ from treachery_env.view import ViewBuilder
 
 from .config import TrainConfig
 
-__all__ = ["Collector", "WorkerPool", "GameStat", "batch_observations", "sparse_rows", "compute_gae", "privileged_features",
-           "LEARNER"]
+__all__ = ["Collector", "WorkerPool", "GameStat", "batch_observations", "sparse_rows", "compute_gae",
+           "privileged_features", "LEARNER"]
 
 LEARNER = "learner"
 
@@ -407,7 +407,8 @@ class Collector:
                 mask_t = torch.from_numpy(mask)
                 prior, inputs = self._proposals(items, obs_dicts)
                 logits, value, _, h_new = net(sparse if net.reads_sparse else obs, h,
-                                              None if priv is None else torch.from_numpy(priv), mask=mask_t, prior=prior)
+                                              None if priv is None else torch.from_numpy(priv),
+                                              mask=mask_t, prior=prior)
                 logits = masked_logits(logits, mask_t)
                 logp_all = torch.log_softmax(logits, dim=-1)
                 actions = torch.multinomial(logp_all.exp(), 1, generator=self.gen).squeeze(1)
