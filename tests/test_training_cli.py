@@ -179,7 +179,24 @@ def test_train_summary_reports_learner_throughput_and_labels_all_agent_steps(tmp
     assert ("throughput: 100 learner agent-steps/s end-to-end over the run (rollouts and updates); "
             "500 all agent-steps/s, counting the bots' decisions too") in out.splitlines()
     assert "last iteration: belief accuracy 0.600, entropy 1.250" in out
-    assert "600 agent-steps/s" not in out
+    assert "600 agent-steps/s" not in out and "this session" not in out
+
+
+def test_a_resumed_run_also_reports_its_own_throughput(tmp_path, capsys):
+    """Resumed, ``treachery train`` says which checkpoint it resumed from and,
+    after the run's mean, this session's own learner agent-steps/s."""
+    from test_training import tiny
+
+    cfg = tiny(tmp_path, total_steps=300, rollout_steps=300)
+    argv = ["train", "--run-dir", cfg.run_dir, "--no-progress", "--set", "hidden=32", "--set", "rollout_steps=300",
+            "--set", "games_per_worker=6", "--set", "minibatch_steps=128", "--set", "bptt=8", "--set", "epochs=1",
+            *[a for k, v in cfg.game.items() for a in ("--set", f"game.{k}={str(v).lower()}")]]
+    assert cli.main([*argv, "--steps", "300"]) == 0
+    capsys.readouterr()
+    assert cli.main(["train", "--run-dir", cfg.run_dir, "--resume", "--steps", "600", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "resuming from ckpt_000001.pt: iteration 1, " in out
+    assert "; this session alone " in [ln for ln in out.splitlines() if ln.startswith("throughput: ")][0]
 
 
 # --------------------------------------------------------------------------- export

@@ -307,7 +307,12 @@ def _train(args: argparse.Namespace) -> int:
           f"{result['wall_s'] / 60:.1f} min; checkpoint {result['checkpoint']}, policy {result['policy']}")
     if last:
         from .model_card import throughput_text, training_summary
-        print(f"throughput: {throughput_text(training_summary(config.run_dir, result['iterations']))}")
+        session = ""
+        start_steps, start_wall = result.get("start_steps", 0), result.get("start_wall_s", 0.0)
+        if start_steps and result["wall_s"] > start_wall:        # a resume: this call's own rate too
+            rate = (result["steps"] - start_steps) / (result["wall_s"] - start_wall)
+            session = f"; this session alone {rate:.0f} learner agent-steps/s"
+        print(f"throughput: {throughput_text(training_summary(config.run_dir, result['iterations']))}{session}")
         print(f"last iteration: belief accuracy {last['belief_accuracy']:.3f}, entropy {last['entropy']:.3f}")
     budget_note = _budget_note(config, result)
     if budget_note:

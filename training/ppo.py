@@ -409,7 +409,9 @@ class _DeferInterrupt:
 class TrainResult(dict):
     """What :func:`train` returns: ``checkpoint`` (last ``ckpt_*.pt``), ``policy``
     (``policy.pt``), ``steps``, ``iterations``, ``wall_s``, ``history`` (one
-    metrics dict per iteration run in this call)."""
+    metrics dict per iteration run in this call), and ``start_steps``,
+    ``start_wall_s`` (where this call began: 0 for a new run, the checkpoint's
+    for a resume)."""
 
 
 def _game_metrics(games: list[GameStat]) -> dict:
@@ -519,6 +521,8 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             games_total = int(state.get("games", 0))
             reached = float(state.get("progress", 0.0))
             _truncate_metrics(run_dir / "metrics.jsonl", iteration)
+            print(f"resuming from {path.name}: iteration {iteration}, {steps} learner steps, "
+                  f"{wall / 60:.1f} min", flush=True)
         net.eval()
         (run_dir / "config.json").write_text(json.dumps(config.to_dict(), indent=2))
         writer = None
@@ -536,7 +540,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         last_ckpt = path if state else None
         ckpt_iteration = iteration if state else -1
         t_start = time.perf_counter()
-        wall0 = wall
+        wall0, start_steps = wall, steps
         try:
             while steps < config.total_steps and not _budget_spent(config, wall, iter_s):
                 frac = 1.0 - steps / config.total_steps
@@ -605,7 +609,8 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         if writer is not None:
             writer.close()
         return TrainResult(checkpoint=str(last_ckpt), policy=str(run_dir / "policy.pt"), steps=steps,
-                           iterations=iteration, wall_s=wall, history=history)
+                           iterations=iteration, wall_s=wall, history=history, start_steps=start_steps,
+                           start_wall_s=wall0)
     finally:
         workers.close()
 
