@@ -65,6 +65,27 @@ def test_a_resume_with_a_larger_budget_does_not_go_back_to_imitation(run, tmp_pa
     assert out["history"] and all(h["imitating"] == 0.0 for h in out["history"])
 
 
+def test_a_resumed_writer_sorts_after_the_event_files_before_it(run, tmp_path):
+    """TensorBoard reads event files in name order, which starts with the creation
+    second: with the earlier file stamped a second ahead (as when a resume follows
+    within the same second and the process's writer counter sorts lower), the resumed
+    writer still sorts last, so the purge of the later steps is read after them."""
+    import time
+
+    cfg, res = run
+    c2 = _copy(run, tmp_path)
+    tb = tmp_path / "r" / "tb"
+    (old,) = tb.glob("events.out.tfevents.*")
+    parts = old.name.split(".")
+    parts[3] = f"{int(time.time()) + 1:010d}"
+    old.rename(tb / ".".join(parts))
+    older = sorted((tmp_path / "r").glob("ckpt_*.pt"))[0]         # after iteration 2
+    out = train(c2, resume=older, progress=False)
+    assert sorted(tb.glob("events.out.tfevents.*"))[-1].name != ".".join(parts)
+    steps = _scalars(tb)["train/entropy"]
+    assert steps == [h["steps"] for h in res["history"][:2]] + [h["steps"] for h in out["history"]]
+
+
 def test_a_new_run_refuses_a_folder_holding_a_run(tmp_path):
     """A folder with only metrics.jsonl (a run stopped before its first
     checkpoint) is refused without suggesting --resume, which could not

@@ -528,6 +528,8 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         writer = None
         if log:
             from torch.utils.tensorboard import SummaryWriter
+            if state:
+                _wait_past_event_files(run_dir / "tb")
             # scalars are logged by learner step: drop only those after the checkpoint
             writer = SummaryWriter(str(run_dir / "tb"), purge_step=steps + 1 if state else None)
         pool_changes: dict[int, Any] = dict(pool)      # workers start with an empty pool
@@ -613,6 +615,23 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                            start_wall_s=wall0)
     finally:
         workers.close()
+
+
+def _wait_past_event_files(tb: Path) -> None:
+    """Return once the clock is past the creation second of every event file in ``tb``.
+
+    TensorBoard reads a folder's event files in name order, and a name starts with
+    its writer's creation second (``events.out.tfevents.<s>.<host>.<pid>.<n>``, with
+    ``<n>`` a per-process counter that sorts as text): a resumed run's writer made in
+    the same second as an earlier one may sort first, and its purge of the steps
+    after the checkpoint would then be read before the steps it purges.  Waits at
+    most ~2 s (a file stamped further ahead, a skewed clock, is left as it is)."""
+    stamps = [int(p.name.split(".")[3]) for p in tb.glob("events.out.tfevents.*")
+              if len(p.name.split(".")) > 4 and p.name.split(".")[3].isdigit()]
+    last = max(stamps, default=0)
+    if last - time.time() < 2:
+        while time.time() < last + 1:
+            time.sleep(0.02)
 
 
 def _log_iteration(run_dir: Path, writer: Any, record: dict) -> None:
