@@ -49,7 +49,7 @@ demo: install
 	$(BIN)/python -m treachery_env.demo --players 5 --seed 0
 
 # throughput: agent-steps/s and games/s through the engine, raw_env and env, clone() µs, memory of 1 and 64
-# games; then heuristic decisions/s and µs, and a 2-turn heuristic playout in ms
+# games; then heuristic and belief decisions/s and µs (mean, p95), and a 2-turn heuristic playout in ms
 bench: install
 	$(BIN)/python -m treachery_env.benchmark --players 5 --seconds 10 --windows full main --talk structured none
 	$(BIN)/python -m agents.benchmark --players 5 --seconds 10

@@ -104,6 +104,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seconds", type=float, default=10.0, help="wall-clock seconds per row (default 10)")
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args(argv)
+    if not a.seconds > 0:
+        ap.error(f"--seconds must be > 0, got {a.seconds}")
     print(f"{'players':>7} {'bot':>9} {'decisions/s':>12} {'µs/decision (view+act)':>23} {'p95 µs':>8} "
           f"{'2-turn playout ms':>18} {'decisions/playout':>18}   (default game; playouts: heuristic)")
     for n in a.players:

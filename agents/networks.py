@@ -117,7 +117,8 @@ class SparseObs:
 
     def rows(self, idx: torch.Tensor) -> "SparseObs":
         """The rows ``idx`` (int64, any shape, each in ``[0, N)``), in that order, with ``idx.shape`` as shape."""
-        flat = torch.as_tensor(idx).reshape(-1)
+        idx = torch.as_tensor(idx)
+        flat = idx.reshape(-1)
         nnz = self.nnz[flat]
         starts = self.offsets[flat]
         new_off = torch.cumsum(nnz, 0) - nnz
@@ -127,7 +128,7 @@ class SparseObs:
     def dense(self) -> torch.Tensor:
         """``(*shape, D)``, of ``vals``' dtype and device."""
         out = torch.zeros(len(self.nnz), self.size, dtype=self.vals.dtype, device=self.vals.device)
-        rows = torch.repeat_interleave(torch.arange(len(self.nnz), device=self.nnz.device), self.nnz)
+        rows = torch.repeat_interleave(torch.arange(len(self.nnz), device=self.nnz.device), self.nnz).to(out.device)
         out[rows, self.cols] = self.vals
         return out.reshape(*self.shape, self.size)
 

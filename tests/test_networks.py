@@ -246,6 +246,9 @@ def test_a_flat_network_reads_dense_and_sparse_observations_alike():
     for u, v in zip(out_dense + one_dense, out_sparse + one_sparse):
         assert (u is None and v is None) or torch.equal(u, v)
     assert out_dense[0].shape == (3, 2, a) and one_sparse[0].shape == (2, a)
+    reference = net(dense.clone().requires_grad_(True), h0)      # the dense product x W + b
+    for u, v in zip(out_sparse, reference):
+        assert (u is None and v is None) or torch.allclose(u, v.detach(), atol=1e-5)
 
 
 def test_the_flat_network_keeps_input_gradients_and_other_dtypes():
@@ -288,6 +291,26 @@ def test_bad_sparse_observations_are_one_line_errors(make, phrase):
 def test_sparse_observations_take_arrays_and_lists():
     a = SparseObs(np.array([1, 0, 2]), [4, 0, 9], np.array([0.5, 1.0, -2.0]), 10)
     assert a.dense().dtype == torch.float64 and a.dense()[2, 9] == -2.0 and a.shape == (3,)
+
+
+def test_optimizer_state_loads_with_this_torchs_fused_setting():
+    """A checkpoint's Adam state from the per-tensor loop runs fused where torch can,
+    and one written fused resumes in an optimizer that is not (torch 2.3)."""
+    from training.ppo import _load_optimizer_state, make_optimizer
+    torch.manual_seed(0)
+    net = PolicyNet(30, 4, 3, hidden=8)
+    loop = torch.optim.Adam(net.parameters(), lr=1e-3, eps=1e-5)
+    net(_sparse_like_obs(4, 30), net.initial_state(4))[0].sum().backward()
+    loop.step()
+    fused = make_optimizer(net, 1e-3)
+    _load_optimizer_state(fused, loop.state_dict())
+    assert all(g["fused"] == fused.defaults["fused"] for g in fused.param_groups)
+    back = torch.optim.Adam(net.parameters(), lr=1e-3, eps=1e-5)
+    _load_optimizer_state(back, fused.state_dict())
+    assert all(not g["fused"] for g in back.param_groups)
+    net(_sparse_like_obs(4, 30), net.initial_state(4))[0].sum().backward()
+    back.step()
+    fused.step()
 
 
 def test_a_flat_checkpoint_from_before_the_embedding_loads_and_resumes(tmp_path):

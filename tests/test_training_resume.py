@@ -65,6 +65,19 @@ def test_a_resume_with_a_larger_budget_does_not_go_back_to_imitation(run, tmp_pa
     assert out["history"] and all(h["imitating"] == 0.0 for h in out["history"])
 
 
+def test_a_checkpoint_without_its_progress_takes_it_from_its_own_budgets(run, tmp_path):
+    """A checkpoint written before checkpoints kept their progress: the progress is
+    what its own config's budgets say (600 of 600 steps), so it stays in PPO too."""
+    import torch
+    c2 = _copy(run, tmp_path, total_steps=1400)
+    ckpt = latest_checkpoint(tmp_path / "r")
+    payload = torch.load(ckpt, weights_only=False)
+    del payload["training_state"]["progress"]
+    torch.save(payload, ckpt)
+    out = train(c2, resume=True, progress=False)
+    assert out["history"] and all(h["imitating"] == 0.0 for h in out["history"])
+
+
 def test_a_resumed_writer_sorts_after_the_event_files_before_it(run, tmp_path):
     """TensorBoard reads event files in name order, which starts with the creation
     second: with the earlier file stamped a second ahead (as when a resume follows

@@ -122,10 +122,19 @@ def make_optimizer(net: torch.nn.Module, learning_rate: float) -> torch.optim.Ad
         return torch.optim.Adam(net.parameters(), lr=learning_rate, eps=1e-5)
 
 
-def _transpose_stale_moments(optimizer: torch.optim.Optimizer) -> None:
-    """Adam moments saved for a parameter's transpose (the flat network's first layer was an
+def _load_optimizer_state(optimizer: torch.optim.Optimizer, saved: dict) -> None:
+    """Load a checkpoint's optimizer state into :func:`make_optimizer`'s optimizer.
+
+    ``load_state_dict`` also restores the saved groups' settings; ``fused`` is put
+    back to what this torch supports (a checkpoint from the unfused loop runs fused
+    where it can, one written fused resumes on a torch without it).  Adam moments
+    saved for a parameter's transpose (the flat network's first layer was an
     ``nn.Linear`` of weight ``(H, D)`` before :class:`agents.networks.ObservationEmbedding`
     stored it ``(D, H)``) are transposed to the parameter's layout, so such runs resume."""
+    fused = optimizer.defaults.get("fused")
+    optimizer.load_state_dict(saved)
+    for group in optimizer.param_groups:
+        group["fused"] = fused
     for group in optimizer.param_groups:
         for p in group["params"]:
             for k, v in optimizer.state.get(p, {}).items():
@@ -513,13 +522,12 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                 raise ValueError(f"checkpoint network {payload['model_kwargs']} does not match the config's "
                                  f"{net.kwargs}")
             net.load_state_dict(payload["model_state"])
-            optimizer.load_state_dict(state["optimizer"])
-            _transpose_stale_moments(optimizer)
+            _load_optimizer_state(optimizer, state["optimizer"])
             pool = {int(k): v for k, v in state["pool"].items()}
             steps, iteration, wall = int(state["steps"]), int(state["iteration"]), float(state["wall_s"])
             iter_s = float(state.get("iteration_s", 0.0))
             games_total = int(state.get("games", 0))
-            reached = float(state.get("progress", 0.0))
+            reached = float(state.get("progress", _progress_of(payload["train_config"], steps, wall)))
             _truncate_metrics(run_dir / "metrics.jsonl", iteration)
             print(f"resuming from {path.name}: iteration {iteration}, {steps} learner steps, "
                   f"{wall / 60:.1f} min", flush=True)
@@ -617,6 +625,12 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         workers.close()
 
 
+def _progress_of(train_config: dict, steps: int, wall: float) -> float:
+    """How far a run written before checkpoints kept their progress had come, by its own budgets."""
+    budget = float(train_config.get("time_budget_s") or 0.0)
+    return max(steps / max(int(train_config.get("total_steps") or 1), 1), wall / budget if budget else 0.0)
+
+
 def _wait_past_event_files(tb: Path) -> None:
     """Return once the clock is past the creation second of every event file in ``tb``.
 
@@ -625,7 +639,7 @@ def _wait_past_event_files(tb: Path) -> None:
     ``<n>`` a per-process counter that sorts as text): a resumed run's writer made in
     the same second as an earlier one may sort first, and its purge of the steps
     after the checkpoint would then be read before the steps it purges.  Waits at
-    most ~2 s (a file stamped further ahead, a skewed clock, is left as it is)."""
+    most ~3 s (a file stamped 2 s or more ahead, a skewed clock, is left as it is)."""
     stamps = [int(p.name.split(".")[3]) for p in tb.glob("events.out.tfevents.*")
               if len(p.name.split(".")) > 4 and p.name.split(".")[3].isdigit()]
     last = max(stamps, default=0)

@@ -406,7 +406,7 @@ class Collector:
                     if key is LEARNER else None
                 mask_t = torch.from_numpy(mask)
                 prior, inputs = self._proposals(items, obs_dicts)
-                logits, value, _, h_new = net(sparse if net.reads_sparse else obs, h,
+                logits, value, _, h_new = net(sparse if getattr(net, "reads_sparse", False) else obs, h,
                                               None if priv is None else torch.from_numpy(priv),
                                               mask=mask_t, prior=prior)
                 logits = masked_logits(logits, mask_t)
@@ -420,7 +420,7 @@ class Collector:
                     vals = np.split(sparse.vals.numpy(), bounds)
                 if key is LEARNER and self.ref is not None:
                     ref_h = torch.from_numpy(np.stack([slot.ref_h[seat] for slot, seat in items]))
-                    ref_logits, _, _, ref_h_new = self.ref(sparse if self.ref.reads_sparse else obs, ref_h, None,
+                    ref_logits, _, _, ref_h_new = self.ref(sparse if getattr(self.ref, "reads_sparse", False) else obs, ref_h, None,
                                                            mask=mask_t, prior=prior)
                     ref_probs = torch.softmax(masked_logits(ref_logits, mask_t), dim=-1).numpy()
                 for i, (slot, seat) in enumerate(items):
