@@ -167,6 +167,8 @@ class ObservationEmbedding(nn.Module):
         self.bias.zero_()
 
     def forward(self, x: torch.Tensor | SparseObs) -> torch.Tensor:
+        """``x W + b``: dense ``(..., D)`` or a :class:`SparseObs` of shape ``(...)`` in,
+        ``(..., H)`` out.  Raises ValueError when ``x`` has another feature count than ``D``."""
         size = x.size if isinstance(x, SparseObs) else x.shape[-1]
         if size != self.in_features:
             raise ValueError(f"observation has {size} features; the network reads {self.in_features}")

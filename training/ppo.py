@@ -135,7 +135,6 @@ def _load_optimizer_state(optimizer: torch.optim.Optimizer, saved: dict) -> None
     optimizer.load_state_dict(saved)
     for group in optimizer.param_groups:
         group["fused"] = fused
-    for group in optimizer.param_groups:
         for p in group["params"]:
             for k, v in optimizer.state.get(p, {}).items():
                 if torch.is_tensor(v) and v.dim() == 2 and v.shape != p.shape and v.shape == p.shape[::-1]:
@@ -527,7 +526,9 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             steps, iteration, wall = int(state["steps"]), int(state["iteration"]), float(state["wall_s"])
             iter_s = float(state.get("iteration_s", 0.0))
             games_total = int(state.get("games", 0))
-            reached = float(state.get("progress", _progress_of(payload["train_config"], steps, wall)))
+            stored = payload["train_config"]          # a checkpoint from before progress was kept: its budgets
+            reached = float(state.get("progress", _progress(int(stored.get("total_steps") or 1),
+                                                             float(stored.get("time_budget_s") or 0.0), steps, wall)))
             _truncate_metrics(run_dir / "metrics.jsonl", iteration)
             print(f"resuming from {path.name}: iteration {iteration}, {steps} learner steps, "
                   f"{wall / 60:.1f} min", flush=True)
@@ -559,8 +560,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                     gp["lr"] = lr
                 # a resume with a larger budget continues from the progress reached: the
                 # imitation phase does not restart, nor does a decaying anchor rise again
-                done_frac = max(reached, steps / config.total_steps,
-                                wall / config.time_budget_s if config.time_budget_s else 0.0)
+                done_frac = max(reached, _progress(config.total_steps, config.time_budget_s, steps, wall))
                 reached = done_frac
                 imitate = done_frac < config.imitation
                 t0 = time.perf_counter()
@@ -625,10 +625,10 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         workers.close()
 
 
-def _progress_of(train_config: dict, steps: int, wall: float) -> float:
-    """How far a run written before checkpoints kept their progress had come, by its own budgets."""
-    budget = float(train_config.get("time_budget_s") or 0.0)
-    return max(steps / max(int(train_config.get("total_steps") or 1), 1), wall / budget if budget else 0.0)
+def _progress(total_steps: int, time_budget_s: float, steps: int, wall: float) -> float:
+    """A run's progress in [0, 1+): ``steps / total_steps`` or ``wall / time_budget_s``
+    (seconds; 0 = no budget), whichever is further."""
+    return max(steps / max(total_steps, 1), wall / time_budget_s if time_budget_s else 0.0)
 
 
 def _wait_past_event_files(tb: Path) -> None:

@@ -470,9 +470,8 @@ def sparse_rows(obs: np.ndarray) -> dict:
     """
     if np.ndim(obs) != 2:
         raise ValueError(f"observations must be (N, D) rows; got shape {np.shape(obs)}")
-    rows, cols = np.nonzero(obs)
-    return {"obs_nnz": np.bincount(rows, minlength=len(obs)).astype(np.int64), "obs_cols": cols.astype(np.int32),
-            "obs_vals": obs[rows, cols].astype(np.float32)}
+    sp = SparseObs.from_dense(np.asarray(obs, np.float32))
+    return {"obs_nnz": sp.nnz.numpy(), "obs_cols": sp.cols.numpy().astype(np.int32), "obs_vals": sp.vals.numpy()}
 
 
 def batch_observations(batch: dict, size: int) -> SparseObs:
