@@ -420,8 +420,8 @@ class Collector:
                     vals = np.split(sparse.vals.numpy(), bounds)
                 if key is LEARNER and self.ref is not None:
                     ref_h = torch.from_numpy(np.stack([slot.ref_h[seat] for slot, seat in items]))
-                    ref_logits, _, _, ref_h_new = self.ref(sparse if getattr(self.ref, "reads_sparse", False) else obs, ref_h, None,
-                                                           mask=mask_t, prior=prior)
+                    ref_in = sparse if getattr(self.ref, "reads_sparse", False) else obs
+                    ref_logits, _, _, ref_h_new = self.ref(ref_in, ref_h, None, mask=mask_t, prior=prior)
                     ref_probs = torch.softmax(masked_logits(ref_logits, mask_t), dim=-1).numpy()
                 for i, (slot, seat) in enumerate(items):
                     if key is LEARNER:
