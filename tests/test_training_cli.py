@@ -271,12 +271,24 @@ def test_export_warns_when_results_evaluated_another_policy(tmp_path, capsys, po
 
 
 def test_evaluate_warns_before_replacing_results(tmp_path):
-    """An --out folder that already holds results.json is replaced with a warning."""
+    """An --out folder that already holds results.json is replaced with a warning;
+    a tournament refused for a bad argument neither warns nor touches it."""
+    import warnings
+
     from treachery_env import GameConfig
     from training.evaluate import evaluate
 
     config = GameConfig(num_players=4, starting_life=6, max_turns=8)
     evaluate(["random", "heuristic"], games=4, config=config, progress=False, out_dir=tmp_path / "r")
+    before = (tmp_path / "r" / "results.json").read_bytes()
+    (tmp_path / "bad.pt").write_bytes(b"garbage")
+    for bad in ([f"policy:{tmp_path / 'bad.pt'}", "heuristic"], [f"policy:{tmp_path / 'none.pt'}", "heuristic"],
+                ["nobot", "heuristic"]):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(ValueError):
+                evaluate(bad, games=4, config=config, progress=False, out_dir=tmp_path / "r")
+    assert (tmp_path / "r" / "results.json").read_bytes() == before
     with pytest.warns(UserWarning, match="already holds a results.json"):
         evaluate(["random", "heuristic"], games=4, config=config, progress=False, out_dir=tmp_path / "r")
 

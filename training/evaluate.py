@@ -1049,8 +1049,8 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
         progress: show a tqdm bar.
         out_dir: if given, also :func:`write_results` there; checked before
             any game is played (a ``ValueError`` when it is or lies under a
-            file), and a warning says so when it already holds a
-            ``results.json``, which is replaced.
+            file), and, once every other argument is found good, a warning
+            says so when it already holds a ``results.json``, which is replaced.
         observer: run the fixed public observer (bluffing and talk-shift
             metrics; see the module docstring).
 
@@ -1063,8 +1063,6 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
     """
     if out_dir is not None:
         check_folder(out_dir, "--out")
-        if (Path(out_dir) / "results.json").exists():
-            warnings.warn(f"--out {str(out_dir)!r} already holds a results.json; this tournament replaces it")
     entrants = entrants_from_specs(list(specs))
     known = set(agents.available())
     if (mode in ("substitution", "teammates") and reference is not None
@@ -1114,6 +1112,8 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
             tasks = teammate_schedule(ref, cands, config, deals, seed)
     else:
         raise ValueError(f"unknown mode {mode!r}; allowed: {list(MODES)}")
+    if out_dir is not None and (Path(out_dir) / "results.json").exists():     # warned once the arguments hold
+        warnings.warn(f"--out {str(out_dir)!r} already holds a results.json; this tournament replaces it")
     t0 = time.perf_counter()
     records = run_tasks(tasks, config, workers=workers, record_beliefs=record_beliefs, progress=progress,
                         observer=observer)
