@@ -248,3 +248,26 @@ def test_the_departure_fit_script_scores_agreement_on_departures_and_reuses_its_
         with pytest.raises(SystemExit):
             mod.main(args + bad)
     assert "collected with other steps (48, not 64)" in capsys.readouterr().err
+
+
+def test_the_update_threads_script_times_each_count_quiet_and_busy(capsys):
+    """``bench/update_threads.py`` times the same update at each thread count, alone and beside a spinner."""
+    import importlib.util
+    from pathlib import Path
+
+    import torch
+
+    spec = importlib.util.spec_from_file_location("update_threads",
+                                                  Path(__file__).parent.parent / "bench" / "update_threads.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    threads = torch.get_num_threads()
+    try:
+        assert mod.main(["--steps", "64", "--threads", "1", "--busy", "1", "--repeats", "1"]) == 0
+    finally:
+        torch.set_num_threads(threads)
+    rows = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("| ") and "busy |" in ln]
+    assert [r.split(" | ")[:2] for r in rows] == [["| 0 busy", "1"], ["| 1 busy", "1"]]
+    assert all(float(r.split(" | ")[3].rstrip(" |")) > 0 for r in rows)
+    with pytest.raises(SystemExit):
+        mod.main(["--threads", "two"])

@@ -62,6 +62,47 @@ def test_chunks_cover_every_step_once():
     assert ch[1].tolist() == [4, -1, -1, -1]               # the tail of the first segment, padded
 
 
+def test_the_update_runs_with_the_thread_count_measured_cheaper():
+    """A warm-up, one measurement of each count, then the cheaper one, the other
+    again every ``probe_every`` updates, and a change of load is followed."""
+    from training.threads import ThreadChoice
+
+    choice = ThreadChoice(2, probe_every=4)
+    load = {2: 1.0, 1: 1.5}                    # quiet: two threads are faster
+    seen = []
+    for update in range(12):
+        if update == 6:
+            load = {2: 4.0, 1: 1.6}            # another process takes a core
+        n = choice.next()
+        seen.append(n)
+        choice.record(n, load[n])
+    assert seen == [2, 2, 1, 2, 1, 2, 2, 1, 2, 1, 1, 1]
+    assert ThreadChoice(1).next() == 1 and ThreadChoice(16).counts == [16, 8]
+    with pytest.raises(ValueError, match="not one of"):
+        choice.record(3, 1.0)
+    with pytest.raises(ValueError, match="most >= 1"):
+        ThreadChoice(0)
+
+
+def test_metrics_lines_are_strict_json_and_read_back_nan(tmp_path):
+    """A metric not defined this iteration (NaN) is written ``null`` (strict JSON,
+    readable by any parser) and :func:`read_metrics` gives it back as NaN."""
+    from training.ppo import _log_iteration, read_metrics
+
+    record = {"iteration": 1, "steps": 10, "wall_s": 1.0, "games": 2, "departure_accuracy": float("nan"),
+              "lr": np.float32(3e-4), "nested": {"a": [float("inf"), 1.5]}}
+    _log_iteration(tmp_path, None, record)
+    line = (tmp_path / "metrics.jsonl").read_text()
+
+    def refuse(constant):
+        raise AssertionError(f"{constant} is not JSON")
+
+    parsed = json.loads(line, parse_constant=refuse)
+    assert parsed["departure_accuracy"] is None and parsed["nested"] == {"a": [None, 1.5]}
+    (row,) = read_metrics(tmp_path / "metrics.jsonl")
+    assert math.isnan(row["departure_accuracy"]) and row["lr"] == pytest.approx(3e-4) and row["iteration"] == 1
+
+
 def test_masked_logits_give_illegal_actions_zero_probability():
     logits = torch.tensor([[5.0, 1.0, 3.0]])
     p = torch.softmax(masked_logits(logits, torch.tensor([[0, 1, 1]], dtype=torch.int8)), -1)
@@ -222,7 +263,11 @@ def trained(tmp_path_factory):
     d = tmp_path_factory.mktemp("train")
     cfg = tiny(d, total_steps=4000, rollout_steps=500, checkpoint_every=3, keep_checkpoints=2, imitation=0.25,
                opponents={"self": 1, "heuristic": 1, "random": 1})
-    return cfg, train(cfg, progress=False)
+    threads = torch.get_num_threads()
+    res = train(cfg, progress=False)
+    assert torch.get_num_threads() == threads           # the update's choice does not outlive the run
+    res["torch_threads"] = threads
+    return cfg, res
 
 
 def test_training_reduces_the_losses(trained):
@@ -264,6 +309,7 @@ def test_run_files_logs_and_checkpoint_rotation(trained):
     lines = [json.loads(ln) for ln in open(f"{run}/metrics.jsonl")]
     assert [ln["iteration"] for ln in lines] == list(range(1, res["iterations"] + 1))
     assert any(k.startswith("winrate/heuristic/") for ln in lines for k in ln)
+    assert all(1 <= ln["perf/update_threads"] <= res["torch_threads"] for ln in lines)
     assert any(f.startswith("events.out.tfevents") for f in os.listdir(f"{run}/tb"))
     assert str(latest_checkpoint(run)).endswith(f"ckpt_{res['iterations']:06d}.pt")
 

@@ -73,6 +73,7 @@ from treachery_env.rules import Role
 
 from .config import TrainConfig
 from .rollout import GameStat, WorkerPool, batch_observations, reference_policy
+from .threads import ThreadChoice
 
 __all__ = ["train", "ppo_update", "make_chunks", "latest_checkpoint", "load_resumable", "read_metrics",
            "init_weights", "TrainResult", "TrainingInterrupted"]
@@ -509,6 +510,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
     worker_seeds = [int(s.generate_state(1)[0]) for s in ss.spawn(config.workers)]
     pool_rng = np.random.default_rng(ss.generate_state(2))
     workers = WorkerPool(config, worker_seeds)
+    torch_threads = torch.get_num_threads()
     try:
         optimizer = make_optimizer(net, config.learning_rate)
         pool: dict[int, dict] = {}
@@ -552,6 +554,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         ckpt_iteration = iteration if state else -1
         t_start = time.perf_counter()
         wall0, start_steps = wall, steps
+        threads = ThreadChoice(torch_threads)     # the update's threads, by measurement
         try:
             while steps < config.total_steps and not _budget_spent(config, wall, iter_s):
                 frac = 1.0 - steps / config.total_steps
@@ -572,8 +575,11 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                 with _DeferInterrupt():
                     batch = _merge(batches)
                     anchor = config.anchor_coef(done_frac)
+                    n_threads = threads.next()
+                    torch.set_num_threads(n_threads)
                     metrics = ppo_update(net, optimizer, batch, config, pool_rng, imitate, anchor)
                     t2 = time.perf_counter()
+                    threads.record(n_threads, (t2 - t1) / max(1, metrics["epochs_run"]))
                     iteration += 1
                     steps += int(info["learner_steps"])
                     games_total += len(games)
@@ -584,6 +590,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                                     "perf/learner_steps_per_s": info["learner_steps"] / (t2 - t0),
                                     "perf/agent_steps_per_s": info["decisions"] / (t2 - t0),
                                     "perf/rollout_s": t1 - t0, "perf/update_s": t2 - t1,
+                                    "perf/update_threads": n_threads,
                                     "perf/games_per_s": len(games) / (t2 - t0), "pool/size": len(pool)})
                     if iteration % config.snapshot_every == 0:
                         pid = iteration
@@ -623,6 +630,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                            start_wall_s=wall0)
     finally:
         workers.close()
+        torch.set_num_threads(torch_threads)
 
 
 def _progress(total_steps: int, time_budget_s: float, steps: int, wall: float) -> float:
@@ -651,9 +659,12 @@ def _wait_past_event_files(tb: Path) -> None:
 def _log_iteration(run_dir: Path, writer: Any, record: dict) -> None:
     """Append an iteration's ``record`` to ``run_dir/metrics.jsonl`` and its
     numeric metrics (NaN left out) to tensorboard (``writer``, or None) at its
-    learner step; a metric without a ``/`` is filed under ``train/``."""
+    learner step; a metric without a ``/`` is filed under ``train/``.  The file
+    is strict JSON: a metric not defined this iteration (NaN, e.g. agreement
+    on departures when there were none) is written ``null``, and
+    :func:`read_metrics` gives it back as NaN."""
     with open(run_dir / "metrics.jsonl", "a") as f:
-        f.write(json.dumps(record, default=float) + "\n")
+        f.write(json.dumps(_nulls_for_nan(json.loads(json.dumps(record, default=float))), allow_nan=False) + "\n")
     if writer is None:
         return
     for k, v in record.items():
@@ -662,6 +673,17 @@ def _log_iteration(run_dir: Path, writer: Any, record: dict) -> None:
         if isinstance(v, (int, float)) and not (isinstance(v, float) and math.isnan(v)):
             writer.add_scalar(k if "/" in k else f"train/{k}", v, record["steps"])
     writer.flush()
+
+
+def _nulls_for_nan(value: Any) -> Any:
+    """``value`` (JSON types) with every non-finite float, at any depth, replaced by None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _nulls_for_nan(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_nulls_for_nan(v) for v in value]
+    return value
 
 
 def _open_run(config: TrainConfig, resume: bool | str | os.PathLike) -> tuple[TrainConfig, Path | None, dict | None]:
@@ -789,7 +811,8 @@ def read_metrics(path: str | os.PathLike) -> list[dict]:
     """The records of a run's ``metrics.jsonl``, one per iteration, in order.
 
     A torn last line (a kill while it was written) is left out: the
-    checkpoint, not the log, is the truth.
+    checkpoint, not the log, is the truth.  A ``null`` metric (not defined
+    that iteration) is returned as NaN.
 
     Raises:
         ValueError: naming the file and line, if an earlier line is not a JSON
@@ -811,7 +834,7 @@ def read_metrics(path: str | os.PathLike) -> list[dict]:
             what = err.msg if isinstance(err, json.JSONDecodeError) else "no integer 'iteration'"
             raise ValueError(f"{str(path)!r} line {n} is not a metrics record ({what}); "
                              f"fix or remove that line") from err
-        rows.append(row)
+        rows.append({k: math.nan if v is None else v for k, v in row.items()})
     return rows
 
 

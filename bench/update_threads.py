@@ -1,0 +1,79 @@
+"""What the learner's update costs at each torch thread count, quiet and beside busy processes.
+
+Backs :mod:`training.threads` (the trainer picks the update's thread count by
+measurement): one rollout of the chosen configuration is collected, then the
+same PPO update (:func:`training.ppo.ppo_update`) is timed ``--repeats`` times
+at each thread count, first on its own, then with ``--busy`` processes
+spinning beside it (as another program on the machine would).
+
+    python bench/update_threads.py [--arch flat|entity] [--steps 4096] [--threads 2,1] [--busy 1] [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+
+import numpy as np
+import torch
+
+from agents.networks import build_network
+from training.config import TrainConfig
+from training.ppo import make_optimizer, ppo_update
+from training.rollout import Collector
+
+
+def timings(net: torch.nn.Module, batch: dict, config: TrainConfig, threads: int, repeats: int) -> list[float]:
+    """Seconds of ``repeats`` updates of ``net`` (a copy's optimizer, fresh each call) on ``batch``."""
+    torch.set_num_threads(threads)
+    opt = make_optimizer(net, config.learning_rate)
+    rng = np.random.default_rng(0)
+    out = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        ppo_update(net, opt, batch, config, rng)
+        out.append(time.perf_counter() - t)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Collect, time and print the table; returns 0."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] + " Run from the repository root.")
+    ap.add_argument("--arch", choices=("flat", "entity"), default="flat", help="the network (default config else)")
+    ap.add_argument("--steps", type=int, default=4096, help="learner steps in the rollout updated on")
+    ap.add_argument("--threads", default=f"{torch.get_num_threads()},1", help="thread counts, comma-separated")
+    ap.add_argument("--busy", type=int, default=1, help="spinning processes beside the second round (0: none)")
+    ap.add_argument("--repeats", type=int, default=3, help="updates timed per thread count and round")
+    a = ap.parse_args(argv)
+    try:
+        counts = [int(t) for t in a.threads.split(",")]
+    except ValueError:
+        ap.error(f"--threads must be comma-separated ints, got {a.threads!r}")
+    if a.steps < 1 or a.repeats < 1 or a.busy < 0 or min(counts) < 1:
+        ap.error("--steps, --repeats and every thread count must be >= 1, --busy >= 0")
+    config = TrainConfig(arch=a.arch, workers=1, rollout_steps=a.steps)
+    col = Collector(config, 1)
+    torch.manual_seed(0)
+    net = build_network(col.net_kwargs)
+    col.set_weights({k: v.clone() for k, v in net.state_dict().items()})
+    batch, _, info = col.collect(a.steps)
+    print(f"{a.arch} network, {info['learner_steps']} learner steps, {config.epochs} epochs, "
+          f"minibatches of {config.minibatch_steps}\n")
+    print("| beside it | threads | update s (each repeat) | mean |\n|---|---|---|---|")
+    for busy in sorted({0, a.busy}):
+        spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(busy)]
+        try:
+            for n in counts:
+                ts = timings(net, batch, config, n, a.repeats)
+                print(f"| {busy} busy | {n} | {', '.join(f'{t:.2f}' for t in ts)} | {np.mean(ts):.2f} |", flush=True)
+        finally:
+            for p in spinners:
+                p.kill()
+                p.wait()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
