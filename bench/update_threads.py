@@ -15,6 +15,7 @@ import argparse
 import subprocess
 import sys
 import time
+from copy import deepcopy
 
 import numpy as np
 import torch
@@ -26,15 +27,23 @@ from training.rollout import Collector
 
 
 def timings(net: torch.nn.Module, batch: dict, config: TrainConfig, threads: int, repeats: int) -> list[float]:
-    """Seconds of ``repeats`` updates of ``net`` (a copy's optimizer, fresh each call) on ``batch``."""
+    """Seconds of ``repeats`` updates on ``batch``, each of a fresh copy of ``net`` with a fresh
+    optimizer and the same shuffling, so every repeat is the same work (an update of a network
+    already fitted to the batch would stop its epochs early on the KL).
+
+    Raises:
+        RuntimeError: if an update stopped early after all (the timings would not compare).
+    """
     torch.set_num_threads(threads)
-    opt = make_optimizer(net, config.learning_rate)
-    rng = np.random.default_rng(0)
     out = []
     for _ in range(repeats):
+        copy = deepcopy(net)
+        opt = make_optimizer(copy, config.learning_rate)
         t = time.perf_counter()
-        ppo_update(net, opt, batch, config, rng)
+        metrics = ppo_update(copy, opt, batch, config, np.random.default_rng(0))
         out.append(time.perf_counter() - t)
+        if metrics["epochs_run"] != config.epochs:
+            raise RuntimeError(f"the update ran {metrics['epochs_run']} of {config.epochs} epochs")
     return out
 
 
