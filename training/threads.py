@@ -2,10 +2,10 @@
 
 torch's intra-op threads (OpenMP) wait for each other at every operator; when
 another process holds one of the cores, the thread that lost its core holds
-up the others.  Measured on 2 cores (the default flat configuration's 4,096
-learner steps, 3 epochs; `python bench/update_threads.py`): quiet, the update took
-0.8 s with 2 threads and 1.15-1.35 s with 1; with one busy process beside
-it, 3.0 s with 2 threads and 1.25 s with 1.  Neither count is right on every
+up the others.  Measured on 2 cores (`python bench/update_threads.py`:
+the default flat configuration's update of 4,096 learner steps, 3 epochs;
+one run): quiet, 0.74 s with 2 threads and 1.04 s with 1; beside one busy
+process, 2.70 s with 2 threads and 1.14 s with 1.  Neither count is right on every
 machine at every moment, so :class:`ThreadChoice` measures: the update runs
 with the count whose latest measured cost is lowest, and every
 ``probe_every`` updates once with the other, so a change of load is noticed.
