@@ -37,7 +37,7 @@ import torch
 from torch import nn
 
 __all__ = ["PolicyNet", "EntityNet", "SparseObs", "ObservationEmbedding", "build_network", "ARCHITECTURES",
-           "NUM_ROLES", "PRIOR_BOTS"]
+           "NUM_ROLES", "PRIOR_BOTS", "EntityInteraction"]
 
 NUM_ROLES = 4                      # Role.LEADER, GUARDIAN, ASSASSIN, TRAITOR (values 0..3)
 MASKED = -1e9                      # logit given to illegal actions
@@ -312,6 +312,63 @@ class PolicyNet(nn.Module):
         return logits, value, belief, h
 
 
+class EntityInteraction(nn.Module):
+    """Entities that see each other: a pre-norm transformer block (Vaswani et al. 2017) over the
+    occupied rows of :class:`EntityNet`'s entity table and one context token.
+
+    An action key is made from one entity's own features; whether an attacker
+    survives the blocks, or which target a spell wants, depends on the *other*
+    entities.  This block lets every occupied row (players, creatures,
+    permanents, hand cards, stack objects, other-zone cards) attend to all the
+    others and to the decision context (a projection of ``z``), and adds what
+    it reads to the row (a residual).  Only occupied rows take part (packed to
+    the most any row of the batch has), so the cost follows the board, not the
+    163 slots.  Both residual branches end in zero-initialised projections: a
+    new block leaves the network's outputs exactly unchanged, so it can be
+    added to trained weights (``TrainConfig.init``) and learnt from there.
+
+    Args:
+        entity: entity width ``E`` (divisible by ``heads``).
+        context: width of the context vector ``z``.
+        heads: attention heads.
+    """
+
+    def __init__(self, entity: int, context: int, heads: int = 4):
+        super().__init__()
+        if entity % heads:
+            raise ValueError(f"entity width {entity} is not divisible by {heads} attention heads")
+        self.context = nn.Linear(context, entity)
+        self.norm_attn = nn.LayerNorm(entity)
+        self.attn = nn.MultiheadAttention(entity, heads, batch_first=True)
+        self.norm_ff = nn.LayerNorm(entity)
+        self.ff = nn.Sequential(nn.Linear(entity, 2 * entity), nn.ReLU(), nn.Linear(2 * entity, entity))
+        for layer in (self.attn.out_proj, self.ff[-1]):
+            nn.init.zeros_(layer.weight)
+            nn.init.zeros_(layer.bias)
+
+    def forward(self, table: torch.Tensor, present: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
+        """``table`` float ``(..., R, E)``, ``present`` ``(..., R)`` (nonzero = occupied; at least one
+        per row), ``z`` float ``(..., C)`` -> the table with every occupied row updated, ``(..., R, E)``
+        (unoccupied rows unchanged)."""
+        lead, (R, E) = table.shape[:-2], table.shape[-2:]
+        x = table.reshape(-1, R, E)
+        occupied = present.reshape(-1, R) != 0
+        count = occupied.sum(1)
+        width = int(count.max())
+        # occupied rows first, in table order (a stable sort), then packed to the widest row
+        order = torch.argsort((~occupied).to(torch.int8), dim=1, stable=True)[:, :width]
+        valid = torch.arange(width, device=x.device) < count.unsqueeze(1)               # (N, P)
+        idx = order.unsqueeze(-1).expand(-1, -1, E)
+        rows = x.gather(1, idx)                                                         # (N, P, E)
+        tokens = torch.cat([self.context(z.reshape(-1, z.shape[-1])).unsqueeze(1), rows], dim=1)
+        pad = torch.cat([valid.new_zeros(valid.shape[0], 1), ~valid], dim=1)           # True = ignored
+        t = self.norm_attn(tokens)
+        tokens = tokens + self.attn(t, t, t, key_padding_mask=pad, need_weights=False)[0]
+        tokens = tokens + self.ff(self.norm_ff(tokens))
+        delta = (tokens[:, 1:] - rows) * valid.unsqueeze(-1).to(rows.dtype)
+        return x.scatter_add(1, idx, delta).reshape(*lead, R, E)
+
+
 class EntityNet(nn.Module):
     """The entity actor-critic (``arch="entity"``): every legal action is scored from its own features.
 
@@ -351,6 +408,9 @@ class EntityNet(nn.Module):
       the proposed action ``p`` also gets ``k_p += u`` (a learned ``E``
       vector) and ``beta`` (a learned scalar, initially
       :data:`PRIOR_BONUS_INIT`) added to its logit;
+    * with ``interaction`` > 0, that many :class:`EntityInteraction` blocks
+      update the entity table before the keys are made (entities that see
+      each other and the decision context);
     * belief logits for relative seat ``i``: ``MLP(concat(z, player_i)) -> 4``;
     * value: the critic over ``z`` (privileged or not, see the module docstring).
 
@@ -363,20 +423,23 @@ class EntityNet(nn.Module):
         privileged_size: features of the privileged critic's extra input (0 = none).
         prior: name of the bot (:data:`PRIOR_BOTS`) whose proposed action the
             network reads (``forward(..., prior=)``), or None.
+        interaction: :class:`EntityInteraction` blocks over the entity table (0 = none).
 
     Raises:
         ValueError: for non-positive sizes, sizes that are not this
-            ``treachery_env``'s layouts for ``num_players``, or an unknown ``prior``.
+            ``treachery_env``'s layouts for ``num_players``, an unknown ``prior``,
+            or an ``entity`` width not divisible by 4 with ``interaction``.
     """
 
     arch = "entity"
     reads_sparse = False  # reads the entity sets at fixed offsets of dense rows
 
     def __init__(self, obs_size: int, num_actions: int, num_players: int, hidden: int = 256, entity: int = 64,
-                 privileged_size: int = 0, prior: str | None = None):
+                 privileged_size: int = 0, prior: str | None = None, interaction: int = 0):
         super().__init__()
         _check_sizes(obs_size=(obs_size, 1), num_actions=(num_actions, 1), num_players=(num_players, 2),
-                     hidden=(hidden, 1), entity=(entity, 1), privileged_size=(privileged_size, 0))
+                     hidden=(hidden, 1), entity=(entity, 1), privileged_size=(privileged_size, 0),
+                     interaction=(interaction, 0))
         if prior is not None and prior not in PRIOR_BOTS:
             raise ValueError(f"prior must be one of {list(PRIOR_BOTS)} or None, got {prior!r}")
         from treachery_env.actions import ActionLayout
@@ -392,6 +455,8 @@ class EntityNet(nn.Module):
             self.kwargs["privileged_size"] = privileged_size
         if prior is not None:
             self.kwargs["prior"] = prior
+        if interaction:
+            self.kwargs["interaction"] = interaction
         self.prior = prior
         self.hidden, self.num_players, E = hidden, n, entity
         idx = _EntityIndex(L, AL)
@@ -416,6 +481,7 @@ class EntityNet(nn.Module):
         nn.init.zeros_(self.score.bias)
         self.belief_head = nn.Sequential(nn.Linear(2 * hidden + E, E), nn.ReLU(), nn.Linear(E, NUM_ROLES))
         self.critic = _Critic(2 * hidden, privileged_size, hidden)
+        self.interaction = nn.ModuleList(EntityInteraction(E, 2 * hidden) for _ in range(interaction))
         if prior is not None:
             self.prior_key = nn.Parameter(torch.zeros(E))
             self.prior_bonus = nn.Parameter(torch.tensor(PRIOR_BONUS_INIT))
@@ -519,6 +585,11 @@ class EntityNet(nn.Module):
         z, h = _run_core(self.core, e, h0)
         # entity table in ActionLayout reference order: none, players, creatures, walkers, hand, stack, other
         table = torch.cat([torch.zeros_like(players[..., :1, :]), players, cre, walk, hand, stack, other], dim=-2)
+        if len(self.interaction):
+            present = torch.cat([torch.zeros_like(cre_p[..., :1]), torch.ones_like(cre_p[..., :n]), cre_p, walk_p,
+                                 hand_p, stack_p, other_p], dim=-1)
+            for block in self.interaction:
+                table = block(table, present, z)
         logits = self._score(table, z, mask, prior)
         zb = z.unsqueeze(-2).expand(*z.shape[:-1], n - 1, z.shape[-1])
         belief = self.belief_head(torch.cat([zb, players[..., 1:, :]], dim=-1))

@@ -727,3 +727,108 @@ def test_ppo_kept_near_a_reference_policy_by_a_kl(tmp_path):
                                          "does not"):
         train(plain, progress=False, log=False)
     assert not (tmp_path / "r2").exists()
+
+
+# --------------------------------------------------------------------------- entities that see each other
+def test_an_interaction_block_is_attention_over_the_occupied_rows_alone():
+    """With trained-looking (nonzero) output projections, the packed block gives,
+    row by row, the transformer block computed over that row's occupied entities
+    and its context token only; unoccupied rows are unchanged; the result does
+    not depend on where in the table the occupied rows sit."""
+    from agents.networks import EntityInteraction
+
+    torch.manual_seed(0)
+    E, C = 8, 6
+    block = EntityInteraction(E, C, heads=2).eval()
+    with torch.no_grad():
+        for layer in (block.attn.out_proj, block.ff[-1]):
+            layer.weight.normal_()
+            layer.bias.normal_()
+    table = torch.randn(3, 7, E)
+    present = torch.tensor([[0, 1, 1, 0, 0, 1, 0], [1, 0, 0, 0, 0, 0, 0], [1, 1, 1, 1, 1, 1, 1]], dtype=torch.float32)
+    z = torch.randn(3, C)
+    with torch.no_grad():
+        out = block(table, present, z)
+        for r in range(3):
+            rows = present[r].nonzero().squeeze(1)
+            tokens = torch.cat([block.context(z[r])[None], table[r, rows]])[None]
+            t = block.norm_attn(tokens)
+            tokens = tokens + block.attn(t, t, t, need_weights=False)[0]
+            tokens = tokens + block.ff(block.norm_ff(tokens))
+            torch.testing.assert_close(out[r, rows], tokens[0, 1:], rtol=1e-5, atol=1e-5)
+            empty = present[r] == 0
+            assert torch.equal(out[r, empty], table[r, empty])
+        perm = torch.tensor([6, 4, 0, 2, 1, 3, 5])
+        torch.testing.assert_close(block(table[:, perm], present[:, perm], z), out[:, perm], rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="not divisible by 4 attention heads"):
+        EntityInteraction(6, C)
+
+
+def test_interaction_blocks_start_as_the_identity_on_trained_weights(tmp_path):
+    """``interaction = 1`` added by ``init`` to a checkpoint without it loads every
+    shared weight and gives exactly that network's outputs; it then learns (its
+    parameters get gradients and change); the actor still ignores the privileged
+    input; a swap of two creature slots swaps their actions' logits (entities
+    seen as a set); configs that cannot have it are refused in one line."""
+    from test_training import _sizes
+    from training.ppo import init_weights
+
+    plain_cfg = tiny(tmp_path, arch="entity", entity=16, privileged_critic=True, prior="heuristic")
+    n = plain_cfg.game_config().num_players
+    cfg = replace(plain_cfg, interaction=1)
+    torch.manual_seed(0)
+    plain = build_network(plain_cfg.network_kwargs(*_sizes())).eval()
+    with torch.no_grad():
+        plain.prior_key.normal_()
+    path = save_checkpoint(tmp_path / "plain.pt", plain, plain_cfg.game_config().to_dict())
+    net = build_network(cfg.network_kwargs(*_sizes())).eval()
+    assert net.kwargs["interaction"] == 1 and "interaction" not in plain.kwargs
+    init_weights(net, path)
+    states = _states(n)
+    obs = torch.from_numpy(np.stack([o["observation"] for o, _, _ in states]))
+    mask = torch.from_numpy(np.stack([o["action_mask"] for o, _, _ in states]))
+    priv = torch.from_numpy(np.stack([privileged_features(g, s) for _, g, s in states]))
+    prop = torch.tensor([int(np.flatnonzero(m)[0]) for m in mask.numpy()])
+    h0 = torch.randn(len(states), 32)
+    with torch.no_grad():
+        for a, b in zip(plain(obs, h0, priv, mask=mask, prior=prop), net(obs, h0, priv, mask=mask, prior=prop)):
+            assert torch.equal(a, b)
+    # it learns: one gradient step on the masked logits moves every block parameter group
+    opt = torch.optim.Adam(net.parameters(), lr=1e-2)
+    for _ in range(2):
+        opt.zero_grad()
+        logits = net(obs, h0, priv, mask=mask, prior=prop)[0]
+        (-(masked_logits(logits, mask).log_softmax(-1)[torch.arange(len(states)), prop]).mean()).backward()
+        opt.step()
+    block = net.interaction[0]
+    assert block.attn.out_proj.weight.abs().sum() > 0 and block.ff[-1].weight.abs().sum() > 0
+    assert block.attn.in_proj_weight.grad.abs().sum() > 0
+    # the actor reads no privileged input, with the block trained
+    with torch.no_grad():
+        l1, v1, b1, _ = net(obs, h0, priv, mask=mask, prior=prop)
+        l2, v2, b2, _ = net(obs, h0, priv.flip(-1), mask=mask, prior=prop)
+    assert torch.equal(l1, l2) and torch.equal(b1, b2) and not torch.equal(v1, v2)
+    # entities as a set: swapping two creature slots swaps their actions' logits
+    L, AL = obs_layout(n), ActionLayout(n)
+    cf = L.creature_features
+    i, j = AL.perm(1, 2), AL.perm(1, 7)
+    with torch.no_grad():
+        net.action_emb[j] = net.action_emb[i]
+        net.index_head.weight[j] = net.index_head.weight[i]
+        net.index_head.bias[j] = net.index_head.bias[i]
+        x = torch.zeros(L.size)
+        c = x[L.creatures:L.creatures + n * MAX_PERMS * cf].view(n * MAX_PERMS, cf)
+        c[1 * MAX_PERMS + 2, :5] = torch.tensor([1.0, 0.3, 0.2, 0.0, 1.0])
+        c[1 * MAX_PERMS + 7, :5] = torch.tensor([1.0, 0.5, 0.5, 0.1, 0.0])
+        c[3 * MAX_PERMS + 0, :5] = torch.tensor([1.0, 0.4, 0.4, 0.0, 0.0])
+        y = x.clone()
+        d = y[L.creatures:L.creatures + n * MAX_PERMS * cf].view(n * MAX_PERMS, cf)
+        d[[1 * MAX_PERMS + 2, 1 * MAX_PERMS + 7]] = c[[1 * MAX_PERMS + 7, 1 * MAX_PERMS + 2]]
+        one = net.initial_state(1)
+        l1, l2 = net(x[None], one)[0][0], net(y[None], one)[0][0]
+    assert not torch.isclose(l1[i], l1[j])
+    torch.testing.assert_close(l2[i], l1[j])
+    torch.testing.assert_close(l2[j], l1[i])
+    for bad in (dict(interaction=1), dict(arch="entity", interaction=-1), dict(arch="entity", interaction=1.5)):
+        with pytest.raises(ValueError, match="interaction"):
+            TrainConfig(**bad)

@@ -163,6 +163,11 @@ class TrainConfig:
             ("heuristic") whose proposed action the network reads at every
             decision, in training and at play time ("entity" only; residual
             policy learning, see :mod:`agents.networks`).
+        interaction: transformer blocks over the entity table before the
+            actions are scored, so an action's key sees the other entities
+            and the decision context (:class:`agents.networks.EntityInteraction`;
+            0 = none; "entity" only).  Added to trained weights (``init``)
+            without one, it starts as the identity.
 
     Game:
         game: :class:`GameConfig` fields (default 5 players, standard rules).
@@ -211,6 +216,7 @@ class TrainConfig:
     entity: int = 64
     privileged_critic: bool = False
     prior: str = ""
+    interaction: int = 0
     game: dict = field(default_factory=lambda: {"num_players": 5})
 
     def __post_init__(self) -> None:
@@ -274,6 +280,8 @@ class TrainConfig:
         need(self.prior in ("", *PRIOR_BOTS), "prior", f"\"\" (none) or one of {list(PRIOR_BOTS)}")
         need(not self.prior or self.arch == "entity", "prior", "\"\" with arch = 'flat' (only the entity "
              "network reads a proposal)")
+        need(is_int(self.interaction) and self.interaction >= 0 and (self.interaction == 0 or self.arch == "entity"),
+             "interaction", "an int >= 0, and 0 with arch = 'flat'")
         experts = sorted(set(agents.available()) - {"human", "policy", "random"})
         need(self.expert in experts, "expert", f"one of {experts}")
         need(isinstance(self.game, dict), "game", "a table of GameConfig fields")
@@ -295,6 +303,8 @@ class TrainConfig:
             kw["privileged_size"] = 4 * n          # training.rollout.privileged_features
         if self.prior:
             kw["prior"] = self.prior
+        if self.interaction:
+            kw["interaction"] = self.interaction
         return kw
 
     def anchor_coef(self, progress: float) -> float:

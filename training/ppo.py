@@ -757,9 +757,10 @@ def init_weights(net: torch.nn.Module, path: str | os.PathLike) -> None:
     ``ckpt_*.pt``) into ``net`` (``TrainConfig.init``: a new run that starts
     from trained weights).
 
-    A checkpoint without a proposal input may start a network with one
-    (``prior``, :mod:`agents.networks`): every shared weight is loaded and the
-    proposal's own parameters keep their initial values.
+    A checkpoint without a proposal input or interaction blocks may start a
+    network with them (``prior``, ``interaction``, :mod:`agents.networks`):
+    every shared weight is loaded and the added parameters keep their initial
+    values (interaction blocks start as the identity).
 
     Raises:
         ValueError: (one line) if the file is not a loadable checkpoint, or its
@@ -771,16 +772,17 @@ def init_weights(net: torch.nn.Module, path: str | os.PathLike) -> None:
     except ValueError as err:
         raise ValueError(f"init: {_first_line(err)}") from err
     theirs = dict(payload["model_kwargs"])
-    adds_prior = "prior" in net.kwargs and "prior" not in theirs
-    if adds_prior:
-        theirs["prior"] = net.kwargs["prior"]
+    added = [k for k in ("prior", "interaction") if k in net.kwargs and k not in theirs]
+    theirs.update({k: net.kwargs[k] for k in added})
     if theirs != net.kwargs:
         a, b = _settings(theirs), _settings(net.kwargs)
         diff = sorted(k for k in a if a[k] != b[k])
         raise ValueError(f"init: the network of {str(path)!r} differs from the config's in {diff} "
                          f"({[a[k] for k in diff]} in the checkpoint vs {[b[k] for k in diff]})")
-    missing, unexpected = net.load_state_dict(payload["model_state"], strict=not adds_prior)
-    if missing and set(missing) - {"prior_key", "prior_bonus"} or unexpected:
+    missing, unexpected = net.load_state_dict(payload["model_state"], strict=not added)
+    new = {"prior_key", "prior_bonus"} if "prior" in added else set()
+    if unexpected or any(k not in new and not ("interaction" in added and k.startswith("interaction."))
+                         for k in missing):
         raise ValueError(f"init: the weights of {str(path)!r} do not fit the config's network "
                          f"(missing {sorted(missing)}, unexpected {sorted(unexpected)})")
 
@@ -791,7 +793,7 @@ def _settings(model_kwargs: dict) -> dict:
     kw = model_kwargs
     return {"arch": kw.get("arch", "flat"), "hidden": kw.get("hidden"), "entity": kw.get("entity"),
             "privileged_critic": bool(kw.get("privileged_size")), "prior": kw.get("prior", ""),
-            "game (observation, action sizes and players)": (kw.get("obs_size"), kw.get("num_actions"),
+            "interaction": kw.get("interaction", 0), "game (observation, action sizes and players)": (kw.get("obs_size"), kw.get("num_actions"),
                                                              kw.get("num_players"))}
 
 
