@@ -75,8 +75,13 @@ def test_an_action_is_scored_from_the_features_of_what_it_refers_to():
     """Swap two creature slots of one player: their PERM actions' logits swap
     (with equal per-index embeddings and index-head rows), since the torso pools creatures without
     order and each PERM logit reads its own slot's embedding."""
-    n = 5
-    net = _entity(n, priv=False)
+    _assert_swapping_two_creatures_swaps_their_logits(_entity(5, priv=False), 5)
+
+
+def _assert_swapping_two_creatures_swaps_their_logits(net: torch.nn.Module, n: int) -> None:
+    """Player 1's creatures in slots 2 and 7 (a third creature, of player 3, beside
+    them), then swapped: with equal per-index embeddings and index-head rows for
+    the two PERM actions, their logits swap."""
     L, AL = obs_layout(n), ActionLayout(n)
     cf = L.creature_features
     a, b = AL.perm(1, 2), AL.perm(1, 7)
@@ -84,16 +89,17 @@ def test_an_action_is_scored_from_the_features_of_what_it_refers_to():
         net.action_emb[b] = net.action_emb[a]
         net.index_head.weight[b] = net.index_head.weight[a]
         net.index_head.bias[b] = net.index_head.bias[a]
-    obs = torch.zeros(L.size)
-    x = obs[L.creatures:L.creatures + n * MAX_PERMS * cf].view(n * MAX_PERMS, cf)
-    x[1 * MAX_PERMS + 2, :5] = torch.tensor([1.0, 0.3, 0.2, 0.0, 1.0])   # present, 3/2, tapped
-    x[1 * MAX_PERMS + 7, :5] = torch.tensor([1.0, 0.5, 0.5, 0.1, 0.0])   # present, 5/5, damaged
-    swapped = obs.clone()
-    y = swapped[L.creatures:L.creatures + n * MAX_PERMS * cf].view(n * MAX_PERMS, cf)
-    y[[1 * MAX_PERMS + 2, 1 * MAX_PERMS + 7]] = x[[1 * MAX_PERMS + 7, 1 * MAX_PERMS + 2]]
-    h0 = net.initial_state(1)
-    l1 = net(obs[None], h0)[0][0]
-    l2 = net(swapped[None], h0)[0][0]
+        obs = torch.zeros(L.size)
+        x = obs[L.creatures:L.creatures + n * MAX_PERMS * cf].view(n * MAX_PERMS, cf)
+        x[1 * MAX_PERMS + 2, :5] = torch.tensor([1.0, 0.3, 0.2, 0.0, 1.0])   # present, 3/2, tapped
+        x[1 * MAX_PERMS + 7, :5] = torch.tensor([1.0, 0.5, 0.5, 0.1, 0.0])   # present, 5/5, damaged
+        x[3 * MAX_PERMS + 0, :5] = torch.tensor([1.0, 0.4, 0.4, 0.0, 0.0])   # another player's 4/4
+        swapped = obs.clone()
+        y = swapped[L.creatures:L.creatures + n * MAX_PERMS * cf].view(n * MAX_PERMS, cf)
+        y[[1 * MAX_PERMS + 2, 1 * MAX_PERMS + 7]] = x[[1 * MAX_PERMS + 7, 1 * MAX_PERMS + 2]]
+        h0 = net.initial_state(1)
+        l1 = net(obs[None], h0)[0][0]
+        l2 = net(swapped[None], h0)[0][0]
     assert not torch.isclose(l1[a], l1[b])
     torch.testing.assert_close(l2[a], l1[b])
     torch.testing.assert_close(l2[b], l1[a])
@@ -809,26 +815,7 @@ def test_interaction_blocks_start_as_the_identity_on_trained_weights(tmp_path):
         l2, v2, b2, _ = net(obs, h0, priv.flip(-1), mask=mask, prior=prop)
     assert torch.equal(l1, l2) and torch.equal(b1, b2) and not torch.equal(v1, v2)
     # entities as a set: swapping two creature slots swaps their actions' logits
-    L, AL = obs_layout(n), ActionLayout(n)
-    cf = L.creature_features
-    i, j = AL.perm(1, 2), AL.perm(1, 7)
-    with torch.no_grad():
-        net.action_emb[j] = net.action_emb[i]
-        net.index_head.weight[j] = net.index_head.weight[i]
-        net.index_head.bias[j] = net.index_head.bias[i]
-        x = torch.zeros(L.size)
-        c = x[L.creatures:L.creatures + n * MAX_PERMS * cf].view(n * MAX_PERMS, cf)
-        c[1 * MAX_PERMS + 2, :5] = torch.tensor([1.0, 0.3, 0.2, 0.0, 1.0])
-        c[1 * MAX_PERMS + 7, :5] = torch.tensor([1.0, 0.5, 0.5, 0.1, 0.0])
-        c[3 * MAX_PERMS + 0, :5] = torch.tensor([1.0, 0.4, 0.4, 0.0, 0.0])
-        y = x.clone()
-        d = y[L.creatures:L.creatures + n * MAX_PERMS * cf].view(n * MAX_PERMS, cf)
-        d[[1 * MAX_PERMS + 2, 1 * MAX_PERMS + 7]] = c[[1 * MAX_PERMS + 7, 1 * MAX_PERMS + 2]]
-        one = net.initial_state(1)
-        l1, l2 = net(x[None], one)[0][0], net(y[None], one)[0][0]
-    assert not torch.isclose(l1[i], l1[j])
-    torch.testing.assert_close(l2[i], l1[j])
-    torch.testing.assert_close(l2[j], l1[i])
+    _assert_swapping_two_creatures_swaps_their_logits(net, n)
     for bad in (dict(interaction=1), dict(arch="entity", interaction=-1), dict(arch="entity", interaction=1.5)):
         with pytest.raises(ValueError, match="interaction"):
             TrainConfig(**bad)
