@@ -37,13 +37,16 @@ import torch
 from torch import nn
 
 __all__ = ["PolicyNet", "EntityNet", "SparseObs", "ObservationEmbedding", "build_network", "ARCHITECTURES",
-           "NUM_ROLES", "PRIOR_BOTS", "EntityInteraction"]
+           "NUM_ROLES", "PRIOR_BOTS", "EntityInteraction",
+           "INTERACTION_HEADS"]
 
 NUM_ROLES = 4                      # Role.LEADER, GUARDIAN, ASSASSIN, TRAITOR (values 0..3)
 MASKED = -1e9                      # logit given to illegal actions
 PRIOR_BOTS = ("heuristic",)
 """Bots whose proposed action an :class:`EntityNet` may read (``prior=``): rule-based, no search."""
 PRIOR_BONUS_INIT = 3.0             # initial logit bonus of the proposed action (softmax odds ~20:1 per rival)
+INTERACTION_HEADS = 4
+"""Attention heads of an :class:`EntityInteraction` block (the entity width must be a multiple)."""
 
 
 def _check_sizes(**sizes: tuple[Any, int]) -> None:
@@ -333,7 +336,7 @@ class EntityInteraction(nn.Module):
         heads: attention heads.
     """
 
-    def __init__(self, entity: int, context: int, heads: int = 4):
+    def __init__(self, entity: int, context: int, heads: int = INTERACTION_HEADS):
         super().__init__()
         if entity % heads:
             raise ValueError(f"entity width {entity} is not divisible by {heads} attention heads")
@@ -428,7 +431,7 @@ class EntityNet(nn.Module):
     Raises:
         ValueError: for non-positive sizes, sizes that are not this
             ``treachery_env``'s layouts for ``num_players``, an unknown ``prior``,
-            or an ``entity`` width not divisible by 4 with ``interaction``.
+            or an ``entity`` width not a multiple of :data:`INTERACTION_HEADS` with ``interaction``.
     """
 
     arch = "entity"

@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     col.set_weights({k: v.clone() for k, v in net.state_dict().items()})
     batch, _, info = col.collect(a.steps)
     print(f"{a.arch} network, {info['learner_steps']} learner steps, {config.epochs} epochs, "
-          f"minibatches of {config.minibatch_steps}\n")
+          f"minibatches of {min(config.minibatch_steps, info['learner_steps'])}\n")
     print("| beside it | threads | update s (each repeat) | mean |\n|---|---|---|---|")
     for busy in sorted({0, a.busy}):
         spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(busy)]

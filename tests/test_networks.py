@@ -819,3 +819,6 @@ def test_interaction_blocks_start_as_the_identity_on_trained_weights(tmp_path):
     for bad in (dict(interaction=1), dict(arch="entity", interaction=-1), dict(arch="entity", interaction=1.5)):
         with pytest.raises(ValueError, match="interaction"):
             TrainConfig(**bad)
+    with pytest.raises(ValueError, match=r"entity = 6 is invalid; allowed: a multiple of 4 with interaction > 0"):
+        TrainConfig(arch="entity", entity=6, interaction=1)
+    assert TrainConfig(arch="entity", entity=6).entity == 6

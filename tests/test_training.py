@@ -86,21 +86,29 @@ def test_the_update_runs_with_the_thread_count_measured_cheaper():
 
 def test_metrics_lines_are_strict_json_and_read_back_nan(tmp_path):
     """A metric not defined this iteration (NaN) is written ``null`` (strict JSON,
-    readable by any parser) and :func:`read_metrics` gives it back as NaN."""
-    from training.ppo import _log_iteration, read_metrics
+    readable by any parser), :func:`read_metrics` gives it back as NaN, and the
+    lines a resume keeps are rewritten strict too."""
+    from training.ppo import _log_iteration, _truncate_metrics, read_metrics
 
-    record = {"iteration": 1, "steps": 10, "wall_s": 1.0, "games": 2, "departure_accuracy": float("nan"),
-              "lr": np.float32(3e-4), "nested": {"a": [float("inf"), 1.5]}}
-    _log_iteration(tmp_path, None, record)
-    line = (tmp_path / "metrics.jsonl").read_text()
+    path = tmp_path / "metrics.jsonl"
+    for it in (1, 2):
+        _log_iteration(tmp_path, None, {"iteration": it, "steps": 10 * it, "wall_s": 1.0, "games": 2,
+                                        "departure_accuracy": float("nan"), "lr": np.float32(3e-4),
+                                        "nested": {"a": [float("inf"), 1.5]}})
 
     def refuse(constant):
         raise AssertionError(f"{constant} is not JSON")
 
-    parsed = json.loads(line, parse_constant=refuse)
-    assert parsed["departure_accuracy"] is None and parsed["nested"] == {"a": [None, 1.5]}
-    (row,) = read_metrics(tmp_path / "metrics.jsonl")
-    assert math.isnan(row["departure_accuracy"]) and row["lr"] == pytest.approx(3e-4) and row["iteration"] == 1
+    for text in (path.read_text(), None):
+        if text is None:
+            _truncate_metrics(path, 1)                  # what a resume from iteration 1 keeps
+            text = path.read_text()
+        parsed = [json.loads(ln, parse_constant=refuse) for ln in text.splitlines()]
+        assert parsed[0]["departure_accuracy"] is None and parsed[0]["nested"] == {"a": [None, 1.5]}
+    assert [p["iteration"] for p in parsed] == [1]
+    (row,) = read_metrics(path)
+    assert math.isnan(row["departure_accuracy"]) and math.isnan(row["nested"]["a"][0])
+    assert row["nested"]["a"][1] == 1.5 and row["lr"] == pytest.approx(3e-4) and row["iteration"] == 1
 
 
 def test_masked_logits_give_illegal_actions_zero_probability():

@@ -282,12 +282,13 @@ def test_evaluate_warns_before_replacing_results(tmp_path):
     evaluate(["random", "heuristic"], games=4, config=config, progress=False, out_dir=tmp_path / "r")
     before = (tmp_path / "r" / "results.json").read_bytes()
     (tmp_path / "bad.pt").write_bytes(b"garbage")
-    for bad in ([f"policy:{tmp_path / 'bad.pt'}", "heuristic"], [f"policy:{tmp_path / 'none.pt'}", "heuristic"],
-                ["nobot", "heuristic"]):
+    for bad, kw in (([f"policy:{tmp_path / 'bad.pt'}", "heuristic"], {}),
+                    ([f"policy:{tmp_path / 'none.pt'}", "heuristic"], {}), (["nobot", "heuristic"], {}),
+                    (["random", "heuristic"], {"workers": 0}), (["random", "heuristic"], {"mode": "nomode"})):
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             with pytest.raises(ValueError):
-                evaluate(bad, games=4, config=config, progress=False, out_dir=tmp_path / "r")
+                evaluate(bad, games=4, config=config, progress=False, out_dir=tmp_path / "r", **kw)
     assert (tmp_path / "r" / "results.json").read_bytes() == before
     with pytest.warns(UserWarning, match="already holds a results.json"):
         evaluate(["random", "heuristic"], games=4, config=config, progress=False, out_dir=tmp_path / "r")

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import agents
-from agents.networks import PRIOR_BOTS
+from agents.networks import INTERACTION_HEADS, PRIOR_BOTS
 from treachery_env import GameConfig
 
 __all__ = ["TrainConfig", "OPPONENT_KINDS", "MAX_WEIGHT", "load_config", "parse_override"]
@@ -282,6 +282,8 @@ class TrainConfig:
              "network reads a proposal)")
         need(is_int(self.interaction) and self.interaction >= 0 and (self.interaction == 0 or self.arch == "entity"),
              "interaction", "an int >= 0, and 0 with arch = 'flat'")
+        need(not self.interaction or self.entity % INTERACTION_HEADS == 0, "entity",
+             f"a multiple of {INTERACTION_HEADS} with interaction > 0 (the blocks' attention heads)")
         experts = sorted(set(agents.available()) - {"human", "policy", "random"})
         need(self.expert in experts, "expert", f"one of {experts}")
         need(isinstance(self.game, dict), "game", "a table of GameConfig fields")

@@ -1056,7 +1056,7 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
 
     Raises:
         ValueError: for unknown specs, a bad mode/reference (or no candidate
-            besides the reference or partner), ``games < 1``, a
+            besides the reference or partner), ``games < 1``, ``workers < 1``, a
             config whose ``num_players`` differs from ``num_players``, or a
             policy trained for another table size (``agents.check_table``),
             or an ``out_dir`` that is, or lies under, a file.
@@ -1080,6 +1080,8 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
         agents.check_table(agents.make(e.spec, seed=0), e.spec, num_players, config)
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
     labels = [e.label for e in entrants]
     if mode == "rotate":
         per = games_per_deal(mode, len(entrants), num_players)

@@ -664,7 +664,7 @@ def _log_iteration(run_dir: Path, writer: Any, record: dict) -> None:
     on departures when there were none) is written ``null``, and
     :func:`read_metrics` gives it back as NaN."""
     with open(run_dir / "metrics.jsonl", "a") as f:
-        f.write(json.dumps(_nulls_for_nan(json.loads(json.dumps(record, default=float))), allow_nan=False) + "\n")
+        f.write(_metrics_line(record))
     if writer is None:
         return
     for k, v in record.items():
@@ -675,14 +675,24 @@ def _log_iteration(run_dir: Path, writer: Any, record: dict) -> None:
     writer.flush()
 
 
-def _nulls_for_nan(value: Any) -> Any:
-    """``value`` (JSON types) with every non-finite float, at any depth, replaced by None."""
+def _metrics_line(record: dict) -> str:
+    """One strict-JSON line of ``metrics.jsonl``: numpy scalars as numbers, every
+    non-finite float, at any depth, as ``null`` (:func:`read_metrics` reads it back NaN)."""
+    return json.dumps(_map_floats(json.loads(json.dumps(record, default=float)),
+                                  lambda v: v if math.isfinite(v) else None), allow_nan=False) + "\n"
+
+
+def _map_floats(value: Any, fn: Any, nulls: Any = None) -> Any:
+    """``value`` (JSON types) with ``fn`` applied to every float and ``None`` replaced by
+    ``nulls``, at any depth."""
     if isinstance(value, float):
-        return value if math.isfinite(value) else None
+        return fn(value)
+    if value is None:
+        return nulls
     if isinstance(value, dict):
-        return {k: _nulls_for_nan(v) for k, v in value.items()}
+        return {k: _map_floats(v, fn, nulls) for k, v in value.items()}
     if isinstance(value, list):
-        return [_nulls_for_nan(v) for v in value]
+        return [_map_floats(v, fn, nulls) for v in value]
     return value
 
 
@@ -814,7 +824,7 @@ def read_metrics(path: str | os.PathLike) -> list[dict]:
 
     A torn last line (a kill while it was written) is left out: the
     checkpoint, not the log, is the truth.  A ``null`` metric (not defined
-    that iteration) is returned as NaN.
+    that iteration), at any depth, is returned as NaN.
 
     Raises:
         ValueError: naming the file and line, if an earlier line is not a JSON
@@ -836,7 +846,7 @@ def read_metrics(path: str | os.PathLike) -> list[dict]:
             what = err.msg if isinstance(err, json.JSONDecodeError) else "no integer 'iteration'"
             raise ValueError(f"{str(path)!r} line {n} is not a metrics record ({what}); "
                              f"fix or remove that line") from err
-        rows.append({k: math.nan if v is None else v for k, v in row.items()})
+        rows.append(_map_floats(row, float, nulls=math.nan))
     return rows
 
 
@@ -853,8 +863,8 @@ def _truncate_metrics(path: Path, iteration: int) -> None:
         rows = read_metrics(path)
     except ValueError as err:
         raise ValueError(f"{err} to resume") from err
-    keep = [json.dumps(r, default=float) for r in rows if r["iteration"] <= iteration]
-    atomic_write_bytes(path, "".join(ln + "\n" for ln in keep).encode())
+    keep = [_metrics_line(r) for r in rows if r["iteration"] <= iteration]
+    atomic_write_bytes(path, "".join(keep).encode())
 
 
 def _checkpoint(run_dir: Path, net: torch.nn.Module, optimizer, pool: dict, config: TrainConfig, game_config,
