@@ -1,11 +1,13 @@
 """What the bots cost: heuristic and belief decisions and search playouts, one process.
 
-* **Decisions** (the heuristic bot, then the belief bot): whole games of that
-  bot in every seat, driven through the engine as the environment drives them
-  (each decision gets the seat's mask and ``{"view": ...}`` from the game's
-  :class:`~treachery_env.view.ViewBuilder`).  Prints decisions per second of
-  whole games (engine included) and the mean and 95th-percentile µs of one
-  decision: building the seat's view plus ``act``.
+* **Decisions** (``--bots``: the heuristic bot, then the belief bot, by
+  default; any :func:`agents.make` spec, e.g. ``policy:checkpoints/flagship/policy.pt``):
+  whole games of that bot in every seat, driven through the engine as the
+  environment drives them (each decision gets the seat's mask and
+  ``{"view": ...}`` from the game's :class:`~treachery_env.view.ViewBuilder`;
+  a ``policy:`` bot also its encoded observation).  Prints decisions per
+  second of whole games (engine included) and the mean and 95th-percentile
+  µs of one decision: building the seat's view (and observation) plus ``act``.
 * **Playouts**: from mid-game states (random legal play to turn 8,
   :func:`treachery_env.benchmark.midgame_states`), ``clone()`` the game and
   play two more turns with heuristic bots in every seat: the unit of work of
@@ -15,6 +17,7 @@ Usage::
 
     python -m agents.benchmark                    # 5 players, 10 s per row
     python -m agents.benchmark --players 4 8 --seconds 5
+    python -m agents.benchmark --bots heuristic policy:checkpoints/flagship/policy.pt
 """
 
 from __future__ import annotations
@@ -34,12 +37,14 @@ from .heuristic import HeuristicAgent
 __all__ = ["run_decisions", "run_playouts", "main"]
 
 
-def _decide(g: Game, views: ViewBuilder, bots: list) -> float:
+def _decide(g: Game, views: ViewBuilder, bots: list, observe: bool = False) -> float:
     """Take the pending decision with its seat's bot; the seconds spent on the view and ``act``
-    (the view from the game's :class:`ViewBuilder`, as the environment builds it)."""
+    (the view from the game's :class:`ViewBuilder`, as the environment builds it), and with
+    ``observe`` on the seat's encoded observation too (what a network bot reads)."""
     seat = g.current_player
     t0 = time.perf_counter()
-    action = bots[seat].act({"action_mask": g.legal_action_mask()}, {"view": views.build(seat)})
+    obs = g.observation(seat) if observe else {"action_mask": g.legal_action_mask()}
+    action = bots[seat].act(obs, {"view": views.build(seat)})
     dt = time.perf_counter() - t0
     g.step(action)
     return dt
@@ -51,9 +56,11 @@ def run_decisions(cfg: GameConfig, seconds: float, seed: int = 0, bot: str = "he
     Returns:
         ``{"decisions", "games", "seconds", "decisions_per_s", "us_per_decision",
         "p95_us"}``: decisions per second of whole games (engine included), the
-        mean and the 95th-percentile µs of one decision's view and ``act``.
+        mean and the 95th-percentile µs of one decision's view and ``act`` (and the
+        encoded observation for a ``policy:`` bot).
     """
     from . import make
+    observe = bot.startswith("policy:")
     decisions = games = 0
     times: list[float] = []
     t0 = time.perf_counter()
@@ -64,7 +71,7 @@ def run_decisions(cfg: GameConfig, seconds: float, seed: int = 0, bot: str = "he
             b.reset(s)
         views = ViewBuilder(g)
         while not g.is_over:
-            times.append(_decide(g, views, bots))
+            times.append(_decide(g, views, bots, observe))
             decisions += 1
         games += 1
     dt = time.perf_counter() - t0
@@ -103,21 +110,29 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--players", type=int, nargs="+", default=[5], help="table sizes to measure (default 5)")
     ap.add_argument("--seconds", type=float, default=10.0, help="wall-clock seconds per row (default 10)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--bots", nargs="+", default=["heuristic", "belief"], metavar="SPEC",
+                    help="bots whose decisions are timed, agents.make specs (default heuristic belief)")
     a = ap.parse_args(argv)
     if not a.seconds > 0:
         ap.error(f"--seconds must be > 0, got {a.seconds}")
-    print(f"{'players':>7} {'bot':>9} {'decisions/s':>12} {'µs/decision (view+act)':>23} {'p95 µs':>8} "
-          f"{'2-turn playout ms':>18} {'decisions/playout':>18}   (default game; playouts: heuristic)")
+    from . import check_table, make
     for n in a.players:
         try:
             cfg = GameConfig(num_players=n)
+            for bot in a.bots:
+                check_table(make(bot, seed=0), bot, n, cfg)
         except ValueError as e:
             ap.error(str(e))
+    w = max(9, *(len(b) for b in a.bots))
+    print(f"{'players':>7} {'bot':>{w}} {'decisions/s':>12} {'µs/decision (view+act)':>23} {'p95 µs':>8} "
+          f"{'2-turn playout ms':>18} {'decisions/playout':>18}   (default game; playouts: heuristic)")
+    for n in a.players:
+        cfg = GameConfig(num_players=n)
         p = run_playouts(cfg, a.seconds, a.seed)
-        for bot in ("heuristic", "belief"):
+        for i, bot in enumerate(a.bots):
             h = run_decisions(cfg, a.seconds, a.seed, bot)
-            tail = f"{p['ms_per_playout']:>18.2f} {p['decisions_per_playout']:>18.0f}" if bot == "heuristic" else ""
-            print(f"{n:>7} {bot:>9} {h['decisions_per_s']:>12,.0f} {h['us_per_decision']:>23.0f} "
+            tail = f"{p['ms_per_playout']:>18.2f} {p['decisions_per_playout']:>18.0f}" if i == 0 else ""
+            print(f"{n:>7} {bot:>{w}} {h['decisions_per_s']:>12,.0f} {h['us_per_decision']:>23.0f} "
                   f"{h['p95_us']:>8.0f} {tail}")
 
 

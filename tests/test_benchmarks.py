@@ -52,6 +52,29 @@ def test_command_lines_print_their_tables(capsys):
     assert "decisions/s" in out and "heuristic" in out and "belief" in out
 
 
+def test_the_bots_benchmark_times_a_trained_policy_and_refuses_bad_bots(policy_4p, capsys):
+    """``--bots`` takes any agent spec: a policy bot's decisions (its observation encoded,
+    as the environment gives it) are timed in whole games; a bot that cannot sit at the
+    table, or is unknown, is refused before anything runs."""
+    import torch
+
+    threads = torch.get_num_threads()
+    try:
+        agents_bench_main(["--players", "4", "--seconds", "0.01", "--bots", f"policy:{policy_4p}:greedy"])
+    finally:
+        torch.set_num_threads(threads)          # a policy bot sets torch to one thread
+    rows = [ln.split() for ln in capsys.readouterr().out.splitlines()[1:]]
+    assert len(rows) == 1 and rows[0][:2] == ["4", f"policy:{policy_4p}:greedy"]
+    assert float(rows[0][2].replace(",", "")) > 0 and float(rows[0][3]) > 0
+    h = run_decisions(GameConfig(num_players=4, max_turns=4), 0.01, bot=f"policy:{policy_4p}")
+    assert h["games"] >= 1 and h["decisions"] >= h["games"]
+    for bad, phrase in ((["--players", "5", "--bots", f"policy:{policy_4p}"], "trained for 4-player tables"),
+                        (["--bots", "nobot"], "unknown agent 'nobot'")):
+        with pytest.raises(SystemExit):
+            agents_bench_main(["--seconds", "0.01", *bad])
+        assert phrase in capsys.readouterr().err
+
+
 def test_the_view_cost_script_prints_each_builder(capsys):
     """``bench/view_cost.py`` plays its episodes with both builders and without the view."""
     import importlib.util
