@@ -145,6 +145,31 @@ def test_resume_accepts_a_config_file_naming_the_same_settings(tmp_path, capsys,
     assert seen["config"].total_steps == 777 and seen["config"].hidden == 16
 
 
+def test_resume_accepts_settings_that_repeat_the_runs_own_values(tmp_path, capsys, monkeypatch):
+    """Re-running the command that started a run with ``--resume`` added works:
+    ``--set`` values equal to the checkpoint's (nested ``game.*`` ones too) change
+    nothing and are accepted; a different or unknown one is refused in one line."""
+    import training.ppo
+
+    run, same, _ = _run_with_checkpoint(tmp_path)
+    seen = {}
+
+    def fake_train(config, resume, progress):
+        seen.update(config=config)
+        return {"history": [], "steps": 0, "iterations": 0, "wall_s": 0.0, "checkpoint": str(resume),
+                "policy": str(run / "policy.pt")}
+
+    monkeypatch.setattr(training.ppo, "train", fake_train)
+    same_values = ["--set", "learning_rate=0.001", "--set", "hidden=16", "--set", "game.num_players=4"]
+    assert cli.main(["train", "--run-dir", str(run), "--resume", *same_values, "--no-progress"]) == 0
+    assert seen["config"].game_config().num_players == 4 and seen["config"].hidden == 16
+    for item, key in (("learning_rate=0.01", "learning_rate"), ("game.num_players=5", "game"),
+                      ("hidden=abc", "hidden"), ("nokey=1", "nokey")):
+        assert cli.main(["train", "--run-dir", str(run), "--resume", "--set", "hidden=16", "--set", item]) == 2
+        err = capsys.readouterr().err
+        assert f"[{key!r}] cannot change" in err and len(err.strip().splitlines()) == 1, err
+
+
 def test_minutes_help_says_how_the_budget_ends_a_run(capsys):
     with pytest.raises(SystemExit):
         cli.main(["train", "--help"])

@@ -356,7 +356,8 @@ def _resume_config(args: argparse.Namespace, overrides: list[str]):
     equals the checkpoint's (:func:`_check_resume_config_file`).
 
     Raises:
-        ValueError: for other ``--set`` keys or options (``--seed``), a
+        ValueError: for other ``--set`` keys or options (``--seed``) that would
+            change the run's config (repeating its own value is accepted), a
             ``--config`` file that differs from the checkpoint's config, or when
             there is no checkpoint.
     """
@@ -370,10 +371,6 @@ def _resume_config(args: argparse.Namespace, overrides: list[str]):
     changed: dict = {}
     for item in overrides:
         parse_override(changed, item)
-    bad = sorted(set(changed) - set(_RESUMABLE))
-    if bad:
-        raise ValueError(f"a resumed run keeps its own config; {bad} cannot change (only --steps, --minutes, "
-                         f"--workers and --run-dir can)")
     if args.resume is True:          # the newest checkpoint that loads (a corrupt newest one is skipped, with a warning)
         run_dir = changed.get("run_dir") or load_config(args.config).run_dir
         path, payload = load_resumable(run_dir)
@@ -384,9 +381,42 @@ def _resume_config(args: argparse.Namespace, overrides: list[str]):
         payload = load_checkpoint(path)
     stored = dict(payload.get("train_config") or {})
     stored.setdefault("run_dir", str(path.parent))
+    bad = _changed_settings(stored, [o for o in overrides if o.partition("=")[0].split(".")[0].strip()
+                                     not in _RESUMABLE])
+    if bad:
+        raise ValueError(f"a resumed run keeps its own config; {bad} cannot change (only --steps, --minutes, "
+                         f"--workers and --run-dir can)")
     if args.config is not None:
         _check_resume_config_file(args.config, TrainConfig.from_dict(stored))
-    return TrainConfig.from_dict({**stored, **changed}), path
+    return TrainConfig.from_dict({**stored, **{k: v for k, v in changed.items() if k in _RESUMABLE}}), path
+
+
+def _changed_settings(stored: dict, overrides: list[str]) -> list[str]:
+    """The settings among ``overrides`` (``key=value``, ``a.b=value``) that would give a
+    resumed run's config ``stored`` another value (sorted); one that repeats the
+    run's own value (re-running the command that started it, plus ``--resume``)
+    changes nothing, and an invalid one always counts as a change."""
+    from copy import deepcopy
+
+    from .config import TrainConfig, parse_override
+
+    base = TrainConfig.from_dict(stored)
+
+    def setting(cfg, key):
+        return cfg.game_config().to_dict() if key == "game" else cfg.to_dict().get(key)
+
+    out = set()
+    for item in overrides:
+        key = item.partition("=")[0].split(".")[0].strip()
+        trial = deepcopy(stored)
+        try:
+            parse_override(trial, item)
+            if setting(TrainConfig.from_dict(trial), key) == setting(base, key):
+                continue
+        except ValueError:
+            pass
+        out.add(key)
+    return sorted(out)
 
 
 def _check_resume_config_file(path: str, stored) -> None:
