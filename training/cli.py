@@ -381,8 +381,7 @@ def _resume_config(args: argparse.Namespace, overrides: list[str]):
         payload = load_checkpoint(path)
     stored = dict(payload.get("train_config") or {})
     stored.setdefault("run_dir", str(path.parent))
-    bad = _changed_settings(stored, [o for o in overrides if o.partition("=")[0].split(".")[0].strip()
-                                     not in _RESUMABLE])
+    bad = _changed_settings(stored, overrides)
     if bad:
         raise ValueError(f"a resumed run keeps its own config; {bad} cannot change (only --steps, --minutes, "
                          f"--workers and --run-dir can)")
@@ -392,10 +391,11 @@ def _resume_config(args: argparse.Namespace, overrides: list[str]):
 
 
 def _changed_settings(stored: dict, overrides: list[str]) -> list[str]:
-    """The settings among ``overrides`` (``key=value``, ``a.b=value``) that would give a
-    resumed run's config ``stored`` another value (sorted); one that repeats the
-    run's own value (re-running the command that started it, plus ``--resume``)
-    changes nothing, and an invalid one always counts as a change."""
+    """The settings among ``overrides`` (``key=value``, ``a.b=value``), other than the
+    ones a resume may change (:data:`_RESUMABLE`), that would give a resumed run's
+    config ``stored`` another value (sorted); one that repeats the run's own value
+    (re-running the command that started it, plus ``--resume``) changes nothing,
+    and an invalid one always counts as a change."""
     from copy import deepcopy
 
     from .config import TrainConfig, parse_override
@@ -408,14 +408,16 @@ def _changed_settings(stored: dict, overrides: list[str]) -> list[str]:
     out = set()
     for item in overrides:
         key = item.partition("=")[0].split(".")[0].strip()
+        if key in _RESUMABLE:
+            continue
         trial = deepcopy(stored)
         try:
             parse_override(trial, item)
-            if setting(TrainConfig.from_dict(trial), key) == setting(base, key):
-                continue
+            same = setting(TrainConfig.from_dict(trial), key) == setting(base, key)
         except ValueError:
-            pass
-        out.add(key)
+            same = False                     # an invalid value is never the run's own
+        if not same:
+            out.add(key)
     return sorted(out)
 
 

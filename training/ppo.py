@@ -762,6 +762,11 @@ def _open_run(config: TrainConfig, resume: bool | str | os.PathLike) -> tuple[Tr
     return config, path, payload
 
 
+#: network settings ``init`` may add to a checkpoint without them -> the names (prefixes) of
+#: the parameters they add, which keep their initial values
+_ADDABLE = {"prior": ("prior_key", "prior_bonus"), "interaction": ("interaction.",)}
+
+
 def init_weights(net: torch.nn.Module, path: str | os.PathLike) -> None:
     """Load the weights of the checkpoint at ``path`` (a ``policy.pt`` or a
     ``ckpt_*.pt``) into ``net`` (``TrainConfig.init``: a new run that starts
@@ -782,7 +787,7 @@ def init_weights(net: torch.nn.Module, path: str | os.PathLike) -> None:
     except ValueError as err:
         raise ValueError(f"init: {_first_line(err)}") from err
     theirs = dict(payload["model_kwargs"])
-    added = [k for k in ("prior", "interaction") if k in net.kwargs and k not in theirs]
+    added = [k for k in _ADDABLE if k in net.kwargs and k not in theirs]
     theirs.update({k: net.kwargs[k] for k in added})
     if theirs != net.kwargs:
         a, b = _settings(theirs), _settings(net.kwargs)
@@ -790,9 +795,8 @@ def init_weights(net: torch.nn.Module, path: str | os.PathLike) -> None:
         raise ValueError(f"init: the network of {str(path)!r} differs from the config's in {diff} "
                          f"({[a[k] for k in diff]} in the checkpoint vs {[b[k] for k in diff]})")
     missing, unexpected = net.load_state_dict(payload["model_state"], strict=not added)
-    new = {"prior_key", "prior_bonus"} if "prior" in added else set()
-    if unexpected or any(k not in new and not ("interaction" in added and k.startswith("interaction."))
-                         for k in missing):
+    new = tuple(name for k in added for name in _ADDABLE[k])
+    if unexpected or any(not k.startswith(new) for k in missing):
         raise ValueError(f"init: the weights of {str(path)!r} do not fit the config's network "
                          f"(missing {sorted(missing)}, unexpected {sorted(unexpected)})")
 
@@ -803,7 +807,8 @@ def _settings(model_kwargs: dict) -> dict:
     kw = model_kwargs
     return {"arch": kw.get("arch", "flat"), "hidden": kw.get("hidden"), "entity": kw.get("entity"),
             "privileged_critic": bool(kw.get("privileged_size")), "prior": kw.get("prior", ""),
-            "interaction": kw.get("interaction", 0), "game (observation, action sizes and players)": (kw.get("obs_size"), kw.get("num_actions"),
+            "interaction": kw.get("interaction", 0),
+            "game (observation, action sizes and players)": (kw.get("obs_size"), kw.get("num_actions"),
                                                              kw.get("num_players"))}
 
 
