@@ -215,6 +215,55 @@ def test_the_time_budget_is_not_overshot_by_an_iteration(tmp_path, monkeypatch):
     assert latest_checkpoint(cfg.run_dir).name == f"ckpt_{res['iterations']:06d}.pt"   # the last one is saved
 
 
+def test_one_slow_iteration_does_not_end_a_timed_run_early(tmp_path, monkeypatch):
+    """The budget's forecast is the median of the recent iterations, not the last
+    one: with iterations of 1, 1, 1, 5, 1 s (a load spike in the fourth) and a
+    9.5 s budget the run goes on after the spike (8 s + 1 < 9.5) and stops after
+    the fifth (9 s); judged by the last iteration alone it stopped at 8 s."""
+    import time
+
+    from training.rollout import WorkerPool
+    clock, durations = [1000.0], iter([1.0, 1.0, 1.0, 5.0, 1.0, 1.0, 1.0])
+    collect = WorkerPool.collect
+
+    def timed(self, *args, **kwargs):
+        clock[0] += next(durations)
+        return collect(self, *args, **kwargs)
+
+    monkeypatch.setattr(time, "perf_counter", lambda: clock[0])
+    monkeypatch.setattr(WorkerPool, "collect", timed)
+    cfg = tiny(tmp_path, total_steps=10**6, rollout_steps=200, checkpoint_every=100, time_budget_s=9.5)
+    res = train(cfg, progress=False, log=False)
+    assert res["iterations"] == 5 and res["wall_s"] == pytest.approx(9.0)
+
+
+def _set_state(ckpt, **state) -> None:
+    import torch
+    payload = torch.load(ckpt, weights_only=False)
+    payload["training_state"].update(state)
+    for k in [k for k, v in state.items() if v is None]:
+        del payload["training_state"][k]
+    torch.save(payload, ckpt)
+
+
+@pytest.mark.parametrize("old", [False, True])
+def test_a_refused_resume_names_the_budget_that_allows_one_more_iteration(run, tmp_path, old):
+    """A run at 1.00 min whose iterations took 30 s: resumed to 1.20 min it is
+    refused, naming --minutes 1.50 (1 min + one typical iteration), and resumed
+    to that it trains again.  A checkpoint from before the recent iterations
+    were kept (only ``iteration_s``) forecasts from its last one."""
+    cfg, _ = run
+    c2 = _copy(run, tmp_path, total_steps=cfg.total_steps + 200, time_budget_s=72.0)
+    recent = {"recent_iteration_s": None, "iteration_s": 30.0} if old else {"recent_iteration_s": [30.0, 2.0, 30.0]}
+    _set_state(latest_checkpoint(tmp_path / "r"), wall_s=60.0, **recent)
+    with pytest.raises(ValueError, match=r"one more iteration, about 0\.50 min, would pass it: --minutes 1\.50 "
+                                         r"or more allows one\)"):
+        train(c2, resume=True, progress=False, log=False)
+    out = train(TrainConfig.from_dict({**c2.to_dict(), "time_budget_s": 90.0}), resume=True, progress=False,
+                log=False)
+    assert out["iterations"] == 4 and out["steps"] > cfg.total_steps
+
+
 def test_export_reads_metrics_as_resume_does(run, tmp_path, capsys):
     """``treachery export`` reads metrics.jsonl as resume does: a torn last line
     is left out (the card keeps the run's totals, not silently dropping them),

@@ -447,9 +447,10 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
     """Train by self-play PPO until ``total_steps`` learner steps (or the time budget).
 
     A time budget (``time_budget_s``) is kept, not overshot: the run stops
-    before an iteration that, as long as the last one, would end past it (so
-    it ends up to one iteration short of the budget, never a whole iteration
-    over; the first iteration of a new run always runs).
+    before an iteration that, as long as a typical recent one (the median of
+    the last :data:`RECENT_ITERATIONS`, so one slowed by a load spike does not
+    end the run early), would end past it; it ends up to about one iteration
+    short of the budget. The first iteration of a new run always runs.
     Temporary-file leftovers of a killed run's checkpoints and metrics are
     removed when a run starts or resumes.
 
@@ -515,7 +516,8 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         optimizer = make_optimizer(net, config.learning_rate)
         pool: dict[int, dict] = {}
         steps = iteration = 0
-        wall = iter_s = 0.0
+        wall = 0.0
+        recent: list[float] = []    # the last iterations' seconds (the time budget's forecast)
         games_total = 0
         reached = 0.0           # the run's progress so far, never going back (see below)
         if state:
@@ -526,7 +528,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             _load_optimizer_state(optimizer, state["optimizer"])
             pool = {int(k): v for k, v in state["pool"].items()}
             steps, iteration, wall = int(state["steps"]), int(state["iteration"]), float(state["wall_s"])
-            iter_s = float(state.get("iteration_s", 0.0))
+            recent = _recent_iterations(state)
             games_total = int(state.get("games", 0))
             stored = payload["train_config"]          # a checkpoint from before progress was kept: its budgets
             reached = float(state.get("progress", _progress(int(stored.get("total_steps") or 1),
@@ -556,7 +558,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         wall0, start_steps = wall, steps
         threads = ThreadChoice(torch_threads)     # the update's threads, by measurement
         try:
-            while steps < config.total_steps and not _budget_spent(config, wall, iter_s):
+            while steps < config.total_steps and not _budget_spent(config, wall, recent):
                 frac = 1.0 - steps / config.total_steps
                 lr = config.learning_rate * (frac if config.lr_schedule == "linear" else 1.0)
                 for gp in optimizer.param_groups:
@@ -566,6 +568,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                 done_frac = max(reached, _progress(config.total_steps, config.time_budget_s, steps, wall))
                 reached = done_frac
                 imitate = done_frac < config.imitation
+                bar.set_description("imitation" if imitate else "self-play PPO")
                 t0 = time.perf_counter()
                 batches, games, info = workers.collect(net.state_dict(), pool_changes, config.rollout_steps,
                                                        config.labels_expert)
@@ -585,6 +588,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                     games_total += len(games)
                     iter_s = wall0 + (time.perf_counter() - t_start) - wall
                     wall += iter_s
+                    recent = (recent + [iter_s])[-RECENT_ITERATIONS:]
                     metrics.update(_game_metrics(games))
                     metrics.update({"lr": lr, "imitating": float(imitate), "anchor": 0.0 if imitate else anchor,
                                     "perf/learner_steps_per_s": info["learner_steps"] / (t2 - t0),
@@ -607,10 +611,10 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                     bar.set_postfix(it=iteration, steps=steps, ent=f"{metrics['entropy']:.2f}",
                                     vs_heur=f"{metrics.get('winrate/heuristic/all', float('nan')):.2f}",
                                     learner_sps=f"{metrics['perf/learner_steps_per_s']:.0f}")
-                    done = steps >= config.total_steps or _budget_spent(config, wall, iter_s)
+                    done = steps >= config.total_steps or _budget_spent(config, wall, recent)
                     if iteration % config.checkpoint_every == 0 or done:
                         last_ckpt = _checkpoint(run_dir, net, optimizer, pool, config, game_config, iteration, steps,
-                                                wall, games_total, iter_s, reached)
+                                                wall, games_total, recent, reached)
                         ckpt_iteration = iteration
         except KeyboardInterrupt:
             # the rollouts under way are dropped (the workers are stopped); the last finished iteration is kept
@@ -618,7 +622,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             bar.close()
             if iteration > 0 and ckpt_iteration != iteration:
                 last_ckpt = _checkpoint(run_dir, net, optimizer, pool, config, game_config, iteration, steps,
-                                        wall, games_total, iter_s, reached)
+                                        wall, games_total, recent, reached)
             if writer is not None:
                 writer.close()
             raise TrainingInterrupted(None if last_ckpt is None else Path(last_ckpt), iteration) from None
@@ -725,10 +729,14 @@ def _open_run(config: TrainConfig, resume: bool | str | os.PathLike) -> tuple[Tr
         config = TrainConfig.from_dict(stored)
         state = payload["training_state"]
         done_steps, done_wall = int(state["steps"]), float(state["wall_s"])
-        if done_steps >= config.total_steps or _budget_spent(config, done_wall, float(state.get("iteration_s", 0))):
+        recent = _recent_iterations(state)
+        if done_steps >= config.total_steps or _budget_spent(config, done_wall, recent):
+            need = (done_wall + _forecast(recent)) / 60
             raise ValueError(f"nothing to train: {path.name} is at {done_steps} learner steps and "
                              f"{done_wall / 60:.2f} min, and the run's total is {config.total_steps} steps"
-                             + (f" and {config.time_budget_s / 60:.2f} min (one more iteration would pass it)"
+                             + (f" and {config.time_budget_s / 60:.2f} min (one more iteration, about "
+                                f"{_forecast(recent) / 60:.2f} min, would pass it: --minutes "
+                                f"{math.ceil(need * 100) / 100:.2f} or more allows one)"
                                 if config.time_budget_s else "")
                              + "; give a larger --steps or --minutes (totals, not extra)")
     elif latest_checkpoint(run_dir) is not None:
@@ -812,10 +820,29 @@ def _settings(model_kwargs: dict) -> dict:
                                                              kw.get("num_players"))}
 
 
-def _budget_spent(config: TrainConfig, wall: float, iter_s: float) -> bool:
+#: how many of the last iterations' durations forecast the next one (their median)
+RECENT_ITERATIONS = 5
+
+
+def _forecast(recent: list[float]) -> float:
+    """The next iteration's seconds: the median of ``recent`` (0 when empty)."""
+    return float(np.median(recent)) if recent else 0.0
+
+
+def _budget_spent(config: TrainConfig, wall: float, recent: list[float]) -> bool:
     """Whether the time budget ends the run: it is used up, or one more
-    iteration as long as the last one (``iter_s``) would end past it."""
-    return bool(config.time_budget_s) and wall + iter_s >= config.time_budget_s
+    iteration as long as the forecast from ``recent`` (:func:`_forecast`)
+    would end past it."""
+    budget = config.time_budget_s
+    return bool(budget) and (wall >= budget or wall + _forecast(recent) > budget)
+
+
+def _recent_iterations(state: dict) -> list[float]:
+    """A checkpoint's recent iteration seconds (one written before they were
+    kept has only the last one, ``iteration_s``)."""
+    if "recent_iteration_s" in state:
+        return [float(v) for v in state["recent_iteration_s"]]
+    return [float(state["iteration_s"])] if "iteration_s" in state else []
 
 
 def _probe_sizes(game_config) -> tuple[int, int]:
@@ -873,12 +900,12 @@ def _truncate_metrics(path: Path, iteration: int) -> None:
 
 
 def _checkpoint(run_dir: Path, net: torch.nn.Module, optimizer, pool: dict, config: TrainConfig, game_config,
-                iteration: int, steps: int, wall: float, games: int, iter_s: float, progress: float) -> Path:
+                iteration: int, steps: int, wall: float, games: int, recent: list[float], progress: float) -> Path:
     meta = {"iteration": iteration, "steps": steps, "wall_s": wall, "games": games, "machine": _machine(),
             "treachery_env": treachery_env.__version__}
     gc = game_config.to_dict()
     state = {"optimizer": optimizer.state_dict(), "pool": {str(k): v for k, v in pool.items()},
-             "iteration": iteration, "steps": steps, "wall_s": wall, "games": games, "iteration_s": iter_s,
+             "iteration": iteration, "steps": steps, "wall_s": wall, "games": games, "recent_iteration_s": list(recent),
              "progress": progress}
     path = save_checkpoint(run_dir / f"ckpt_{iteration:06d}.pt", net, gc, config.to_dict(), state, meta)
     save_checkpoint(run_dir / "policy.pt", net, gc, config.to_dict(), None, meta)
