@@ -56,8 +56,8 @@ class TrainConfig:
         seed: master seed (games, bots, sampling, initial weights).
         total_steps: learner agent-steps to train [decisions of learner seats].
         time_budget_s: wall-time budget of the whole run [s]; 0 = no limit.  The
-            run stops before an iteration that, as long as the last one,
-            would end past it (it never overshoots by a whole iteration).
+            run stops before an iteration that, as long as a typical recent
+            one (the median of the last five), would end past it.
         checkpoint_every: iterations between checkpoints (one is also written at the end).
         keep_checkpoints: how many ``ckpt_*.pt`` files to keep (the newest).
         init: a ``policy.pt`` or ``ckpt_*.pt`` whose weights the network starts
