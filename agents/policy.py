@@ -251,7 +251,9 @@ class PolicyAgent(BaseAgent):
     the masked policy (``greedy=True``: the most probable legal action).  A
     network made with a proposal input (``model_kwargs["prior"]``, see
     :mod:`agents.networks`) also reads the action that bot proposes from
-    ``info["view"]`` at each decision; the bot is made and reset with this one.
+    ``info["view"]`` at each decision; the bot is made and reset with this one,
+    and ``last_proposal`` is the action it proposed at the last decision (None
+    without a proposal input or before the first).
 
     Args:
         path: a checkpoint from :func:`save_checkpoint`.
@@ -286,6 +288,7 @@ class PolicyAgent(BaseAgent):
         self._belief: torch.Tensor | None = None     # belief logits (n-1, 4) of the last decision
         self._config_checked = False                 # check_config ran, or act compared info["view"]
         self.prior_bot: BaseAgent | None = None      # proposes an action the network reads (model_kwargs["prior"])
+        self.last_proposal: int | None = None
         if self.net.kwargs.get("prior"):
             from . import make
             self.prior_bot = make(self.net.kwargs["prior"], seed=seed)
@@ -319,6 +322,7 @@ class PolicyAgent(BaseAgent):
         super().reset(seat)
         self.h = self.net.initial_state(1)
         self._belief = None
+        self.last_proposal = None
         if self.prior_bot is not None:
             self.prior_bot.reset(seat)
 
@@ -344,7 +348,8 @@ class PolicyAgent(BaseAgent):
             if not isinstance(info, dict) or info.get("view") is None:
                 raise ValueError(f"policy {self.path!r} reads the {self.net.kwargs['prior']!r} bot's proposal, "
                                  f"which needs info['view'] (an environment made with view_in_info=True)")
-            prior = torch.tensor([int(self.prior_bot.act(observation, info))])
+            self.last_proposal = int(self.prior_bot.act(observation, info))
+            prior = torch.tensor([self.last_proposal])
         logits, _, belief, self.h = self.net(torch.from_numpy(obs)[None], self.h, mask=mask, prior=prior)
         self._belief = belief[0]
         lg = logits[0].numpy()[legal].astype(np.float64)

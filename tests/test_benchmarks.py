@@ -294,3 +294,72 @@ def test_the_update_threads_script_times_each_count_quiet_and_busy(capsys):
     assert all(float(r.split(" | ")[3].rstrip(" |")) > 0 for r in rows)
     with pytest.raises(SystemExit):
         mod.main(["--threads", "two"])
+
+
+def _policy_departures_module():
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("policy_departures",
+                                                  Path(__file__).parent.parent / "bench" / "policy_departures.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("bonus", [1e3, -1e3])
+def test_the_policy_departures_script_counts_where_the_policy_leaves_its_proposal(tmp_path, capsys, bonus):
+    """``bench/policy_departures.py`` on a proposal-reading network whose bonus
+    makes it always keep its proposal (+1e3: no departure, none right or false)
+    or leave it wherever it can (-1e3: a departure at every decision with a
+    choice); right departures are the teacher's own to the same action, false
+    ones fall where the teacher kept the proposal, and the table adds up."""
+    import torch
+
+    from agents.networks import EntityNet
+    from agents.policy import save_checkpoint
+    from treachery_env.actions import ActionLayout
+    from treachery_env.observation import obs_layout
+
+    mod = _policy_departures_module()
+    n = 5
+    torch.manual_seed(0)
+    net = EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=16, entity=8, prior="heuristic")
+    with torch.no_grad():
+        net.prior_bonus.fill_(bonus)
+    save_checkpoint(tmp_path / "p.pt", net, {"num_players": n})
+    rows, record = mod.departures(str(tmp_path / "p.pt"), 2, seed=11, role=mod.Role.ASSASSIN, max_turns=6)
+    assert rows and set(record) == {"Assassin"} and record["Assassin"][0] == 2
+    assert all(r["role"] == "Assassin" for r in rows)
+    if bonus > 0:
+        assert not any(r["departs"] or r["right"] for r in rows)
+        assert all(r["policy"] == r["proposal"] for r in rows)
+    else:
+        assert sum(r["departs"] for r in rows) > len(rows) // 2
+    assert all(r["departs"] and r["teacher_departs"] for r in rows if r["right"])
+    mod.main(["--policy", str(tmp_path / "p.pt"), "--games", "2", "--seed", "11", "--role", "assassin",
+              "--max-turns", "6"])
+    out = capsys.readouterr().out
+    pd = sum(r["departs"] for r in rows)
+    false = sum(r["departs"] and not r["teacher_departs"] for r in rows)
+    assert f"| Assassin | 2 | {record['Assassin'][1]} | {len(rows)} | " in out
+    assert f"| {pd} ({pd / len(rows):.1%}) | {sum(r['right'] for r in rows)} | {false} ({false / len(rows):.1%}) |" in out
+
+
+def test_the_policy_departures_script_refuses_a_policy_without_a_proposal(tmp_path, capsys):
+    """A network that reads no proposal has nothing to leave: one line, exit 2."""
+    from agents.networks import PolicyNet
+    from agents.policy import save_checkpoint
+    from treachery_env.actions import ActionLayout
+    from treachery_env.observation import obs_layout
+
+    mod = _policy_departures_module()
+    save_checkpoint(tmp_path / "flat.pt", PolicyNet(obs_layout(5).size, ActionLayout(5).size, 5, hidden=8),
+                    {"num_players": 5})
+    with pytest.raises(SystemExit) as stop:
+        mod.main(["--policy", str(tmp_path / "flat.pt"), "--games", "1"])
+    assert stop.value.code == 2
+    assert "reads no proposal (model_kwargs['prior'] is not set): nothing to leave" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        mod.main(["--policy", str(tmp_path / "missing.pt")])
+    assert "is not a file" in capsys.readouterr().err
