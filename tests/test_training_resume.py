@@ -192,23 +192,28 @@ def test_temporary_leftovers_are_removed(run, tmp_path):
     assert not any(p.exists() for p in stale) and all(p.exists() for p in mine)
 
 
-def test_the_time_budget_is_not_overshot_by_an_iteration(tmp_path, monkeypatch):
-    """With every iteration taking 1 s of a fake clock and a 2.2 s budget, the run
-    stops after 2 iterations (2.0 s): a third would end past the budget (before
-    the fix it ran on to 3.0 s).  The clock is fake so the test does not depend on
-    the machine's speed."""
+def _fake_iteration_times(monkeypatch, seconds) -> None:
+    """Make the i-th rollout collection take ``seconds[i]`` of a fake clock (so a
+    test of the time budget does not depend on the machine's speed)."""
     import time
 
     from training.rollout import WorkerPool
-    clock = [1000.0]
+    clock, durations = [1000.0], iter(seconds)
     collect = WorkerPool.collect
 
-    def one_second(self, *args, **kwargs):
-        clock[0] += 1.0
+    def timed(self, *args, **kwargs):
+        clock[0] += next(durations)
         return collect(self, *args, **kwargs)
 
     monkeypatch.setattr(time, "perf_counter", lambda: clock[0])
-    monkeypatch.setattr(WorkerPool, "collect", one_second)
+    monkeypatch.setattr(WorkerPool, "collect", timed)
+
+
+def test_the_time_budget_is_not_overshot_by_an_iteration(tmp_path, monkeypatch):
+    """With every iteration taking 1 s and a 2.2 s budget, the run stops after
+    2 iterations (2.0 s): a third would end past the budget (before the fix it
+    ran on to 3.0 s)."""
+    _fake_iteration_times(monkeypatch, [1.0] * 5)
     cfg = tiny(tmp_path, total_steps=10**6, rollout_steps=200, checkpoint_every=100, time_budget_s=2.2)
     res = train(cfg, progress=False, log=False)
     assert res["iterations"] == 2 and res["wall_s"] == pytest.approx(2.0)
@@ -220,18 +225,7 @@ def test_one_slow_iteration_does_not_end_a_timed_run_early(tmp_path, monkeypatch
     one: with iterations of 1, 1, 1, 5, 1 s (a load spike in the fourth) and a
     9.5 s budget the run goes on after the spike (8 s + 1 < 9.5) and stops after
     the fifth (9 s); judged by the last iteration alone it stopped at 8 s."""
-    import time
-
-    from training.rollout import WorkerPool
-    clock, durations = [1000.0], iter([1.0, 1.0, 1.0, 5.0, 1.0, 1.0, 1.0])
-    collect = WorkerPool.collect
-
-    def timed(self, *args, **kwargs):
-        clock[0] += next(durations)
-        return collect(self, *args, **kwargs)
-
-    monkeypatch.setattr(time, "perf_counter", lambda: clock[0])
-    monkeypatch.setattr(WorkerPool, "collect", timed)
+    _fake_iteration_times(monkeypatch, [1.0, 1.0, 1.0, 5.0, 1.0, 1.0, 1.0])
     cfg = tiny(tmp_path, total_steps=10**6, rollout_steps=200, checkpoint_every=100, time_budget_s=9.5)
     res = train(cfg, progress=False, log=False)
     assert res["iterations"] == 5 and res["wall_s"] == pytest.approx(9.0)
