@@ -253,7 +253,8 @@ class PolicyAgent(BaseAgent):
     :mod:`agents.networks`) also reads the action that bot proposes from
     ``info["view"]`` at each decision; the bot is made and reset with this one,
     and ``last_proposal`` is the action it proposed at the last decision (None
-    without a proposal input or before the first).
+    without a proposal input, and before the first decision of a game:
+    :meth:`reset` clears it).
 
     Args:
         path: a checkpoint from :func:`save_checkpoint`.

@@ -110,15 +110,17 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     ap.add_argument("--policy", default="checkpoints/flagship/policy.pt", help="a checkpoint with a proposal input")
-    ap.add_argument("--games", type=int, default=30, help="games played (about 6 s each on one core)")
-    ap.add_argument("--role", choices=sorted(_ROLES), default=None,
-                    help="the policy takes the seat dealt this role (default: seats in turn)")
+    ap.add_argument("--games", type=int, default=30, help="games played (5-12 s each on one core)")
+    ap.add_argument("--role", type=str.lower, choices=sorted(_ROLES), default=None,
+                    help="the policy takes the seat dealt this role (none: seats in turn)")
     ap.add_argument("--seed", type=int, default=7000, help="the deals are SEED+1, SEED+2, ...")
     ap.add_argument("--top", type=int, default=8, help="kinds of false departure printed")
-    ap.add_argument("--max-turns", type=int, default=None, help="the game's turn limit (default: the game's own)")
+    ap.add_argument("--max-turns", type=int, default=None, help="the game's turn limit (none: the game's own)")
     a = ap.parse_args(argv)
-    if a.games < 1 or a.top < 0:
-        ap.error(f"--games must be >= 1 and --top >= 0, got {a.games} and {a.top}")
+    if a.games < 1 or a.top < 0 or a.seed < 0:
+        ap.error(f"--games must be >= 1, --top and --seed >= 0, got {a.games}, {a.top} and {a.seed}")
+    if a.max_turns is not None and a.max_turns < 1:
+        ap.error(f"--max-turns must be >= 1, got {a.max_turns}")
     if not Path(a.policy).is_file():
         ap.error(f"--policy {a.policy!r} is not a file")
     try:
@@ -139,6 +141,10 @@ def main(argv: list[str] | None = None) -> int:
               f"{false} ({false / n:.1%}) | {right / pd if pd else float('nan'):.2f} |")
     false_kinds = Counter((r["role"], f"{r['kind']}: {r['proposal']} -> {r['policy']}")
                           for r in rows if r["departs"] and not r["teacher_departs"])
+    if not false_kinds:
+        print("\nno false departures")
+    if not false_kinds or not a.top:
+        return 0
     print(f"\nfalse departures (the teacher kept the proposal), the {a.top} most frequent kinds per role:")
     for name in sorted({r for r, _ in false_kinds}):
         top = sorted(((k, v) for (r, k), v in false_kinds.items() if r == name), key=lambda kv: -kv[1])[:a.top]

@@ -551,7 +551,9 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         by_time = bool(config.time_budget_s)
         bar = tqdm(total=int(config.time_budget_s) if by_time else config.total_steps,
                    initial=min(int(wall), int(config.time_budget_s)) if by_time else min(steps, config.total_steps),
-                   unit="s" if by_time else "step", disable=not progress, dynamic_ncols=True, desc="self-play PPO")
+                   unit="s" if by_time else "step", disable=not progress, dynamic_ncols=True,
+                   desc="imitation" if max(reached, _progress(config.total_steps, config.time_budget_s, steps, wall))
+                   < config.imitation else "self-play PPO")
         last_ckpt = path if state else None
         ckpt_iteration = iteration if state else -1
         t_start = time.perf_counter()
@@ -730,15 +732,21 @@ def _open_run(config: TrainConfig, resume: bool | str | os.PathLike) -> tuple[Tr
         state = payload["training_state"]
         done_steps, done_wall = int(state["steps"]), float(state["wall_s"])
         recent = _recent_iterations(state)
-        if done_steps >= config.total_steps or _budget_spent(config, done_wall, recent):
-            need = (done_wall + _forecast(recent)) / 60
+        at_total = done_steps >= config.total_steps
+        out_of_time = _budget_spent(config, done_wall, recent)
+        if at_total or out_of_time:
+            why, flags = [], []
+            if at_total:
+                why.append(f"the run's total is {config.total_steps} steps")
+                flags.append("--steps")
+            if out_of_time:
+                need = math.ceil((done_wall + _forecast(recent)) / 60 * 100) / 100
+                why.append(f"its budget is {config.time_budget_s / 60:.2f} min, which one more iteration (about "
+                           f"{_forecast(recent) / 60:.2f} min) would pass (--minutes {need:.2f} or more allows one)")
+                flags.append("--minutes")
             raise ValueError(f"nothing to train: {path.name} is at {done_steps} learner steps and "
-                             f"{done_wall / 60:.2f} min, and the run's total is {config.total_steps} steps"
-                             + (f" and {config.time_budget_s / 60:.2f} min (one more iteration, about "
-                                f"{_forecast(recent) / 60:.2f} min, would pass it: --minutes "
-                                f"{math.ceil(need * 100) / 100:.2f} or more allows one)"
-                                if config.time_budget_s else "")
-                             + "; give a larger --steps or --minutes (totals, not extra)")
+                             f"{done_wall / 60:.2f} min, and {', and '.join(why)}; give a larger "
+                             f"{' and '.join(flags)} (totals, not extra)")
     elif latest_checkpoint(run_dir) is not None:
         raise ValueError(f"{str(run_dir)!r} already holds a run (its checkpoints); resume it with "
                          f"--resume or choose another --run-dir")
