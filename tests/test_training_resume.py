@@ -65,6 +65,19 @@ def test_a_resume_with_a_larger_budget_does_not_go_back_to_imitation(run, tmp_pa
     assert out["history"] and all(h["imitating"] == 0.0 for h in out["history"])
 
 
+def test_a_resume_with_a_larger_total_does_not_raise_the_learning_rate(run, tmp_path):
+    """The linear schedule never rises again: resumed from 600 to 1,400 steps the
+    run goes on at the learning rate its last update used (not 1 - 608/1400 of
+    the initial one, as before) and decays from there."""
+    cfg, res = run
+    assert cfg.lr_schedule == "linear"
+    last = res["history"][-1]["lr"]
+    out = train(_copy(run, tmp_path, total_steps=1400), resume=True, progress=False, log=False)
+    lrs = [h["lr"] for h in out["history"]]
+    assert lrs[0] == pytest.approx(last) and lrs == sorted(lrs, reverse=True) and lrs[-1] < last
+    assert last < cfg.learning_rate * (1 - res["steps"] / 1400)           # what it was before the fix
+
+
 def test_a_checkpoint_without_its_progress_takes_it_from_its_own_budgets(run, tmp_path):
     """A checkpoint written before checkpoints kept their progress: the progress is
     what its own config's budgets say (600 of 600 steps), so it stays in PPO too."""

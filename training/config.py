@@ -82,7 +82,8 @@ class TrainConfig:
 
     PPO (Schulman et al. 2017) with GAE (Schulman et al. 2016):
         learning_rate, lr_schedule ("linear" to 0 over total_steps, which a time
-        budget does not shorten, or "constant"),
+        budget does not shorten, and which never rises again: a resume to a
+        larger total goes on from the rate reached; or "constant"),
         gamma, gae_lambda, clip (ratio clip epsilon), value_clip (0 = off),
         vf_coef, ent_coef, belief_coef (auxiliary role-prediction loss),
         epochs, minibatch_steps [steps per minibatch], bptt [steps per recurrent

@@ -520,6 +520,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         recent: list[float] = []    # the last iterations' seconds (the time budget's forecast)
         games_total = 0
         reached = 0.0           # the run's progress so far, never going back (see below)
+        lr_done = 0.0           # the share of the linear schedule used so far, likewise
         if state:
             if payload["model_kwargs"] != net.kwargs:
                 raise ValueError(f"checkpoint network {payload['model_kwargs']} does not match the config's "
@@ -533,6 +534,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             stored = payload["train_config"]          # a checkpoint from before progress was kept: its budgets
             reached = float(state.get("progress", _progress(int(stored.get("total_steps") or 1),
                                                              float(stored.get("time_budget_s") or 0.0), steps, wall)))
+            lr_done = float(state.get("lr_progress", 0.0))    # 0 for a checkpoint from before it was kept
             _truncate_metrics(run_dir / "metrics.jsonl", iteration)
             print(f"resuming from {path.name}: iteration {iteration}, {steps} learner steps, "
                   f"{wall / 60:.1f} min", flush=True)
@@ -561,8 +563,10 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         threads = ThreadChoice(torch_threads)     # the update's threads, by measurement
         try:
             while steps < config.total_steps and not _budget_spent(config, wall, recent):
-                frac = 1.0 - steps / config.total_steps
-                lr = config.learning_rate * (frac if config.lr_schedule == "linear" else 1.0)
+                # the linear schedule never rises again: a resume to a larger total goes on
+                # from the learning rate the run had reached and decays from there
+                lr_done = max(lr_done, steps / config.total_steps)
+                lr = config.learning_rate * (max(0.0, 1.0 - lr_done) if config.lr_schedule == "linear" else 1.0)
                 for gp in optimizer.param_groups:
                     gp["lr"] = lr
                 # a resume with a larger budget continues from the progress reached: the
@@ -616,7 +620,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                     done = steps >= config.total_steps or _budget_spent(config, wall, recent)
                     if iteration % config.checkpoint_every == 0 or done:
                         last_ckpt = _checkpoint(run_dir, net, optimizer, pool, config, game_config, iteration, steps,
-                                                wall, games_total, recent, reached)
+                                                wall, games_total, recent, reached, lr_done)
                         ckpt_iteration = iteration
         except KeyboardInterrupt:
             # the rollouts under way are dropped (the workers are stopped); the last finished iteration is kept
@@ -624,7 +628,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             bar.close()
             if iteration > 0 and ckpt_iteration != iteration:
                 last_ckpt = _checkpoint(run_dir, net, optimizer, pool, config, game_config, iteration, steps,
-                                        wall, games_total, recent, reached)
+                                        wall, games_total, recent, reached, lr_done)
             if writer is not None:
                 writer.close()
             raise TrainingInterrupted(None if last_ckpt is None else Path(last_ckpt), iteration) from None
@@ -908,13 +912,14 @@ def _truncate_metrics(path: Path, iteration: int) -> None:
 
 
 def _checkpoint(run_dir: Path, net: torch.nn.Module, optimizer, pool: dict, config: TrainConfig, game_config,
-                iteration: int, steps: int, wall: float, games: int, recent: list[float], progress: float) -> Path:
+                iteration: int, steps: int, wall: float, games: int, recent: list[float], progress: float,
+                lr_progress: float) -> Path:
     meta = {"iteration": iteration, "steps": steps, "wall_s": wall, "games": games, "machine": _machine(),
             "treachery_env": treachery_env.__version__}
     gc = game_config.to_dict()
     state = {"optimizer": optimizer.state_dict(), "pool": {str(k): v for k, v in pool.items()},
              "iteration": iteration, "steps": steps, "wall_s": wall, "games": games, "recent_iteration_s": list(recent),
-             "progress": progress}
+             "progress": progress, "lr_progress": lr_progress}
     path = save_checkpoint(run_dir / f"ckpt_{iteration:06d}.pt", net, gc, config.to_dict(), state, meta)
     save_checkpoint(run_dir / "policy.pt", net, gc, config.to_dict(), None, meta)
     found = sorted((int(m.group(1)), p) for p in run_dir.iterdir() if (m := _CKPT.match(p.name)))
