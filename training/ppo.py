@@ -551,11 +551,11 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         history: list[dict] = []
         # the bar counts learner steps, or seconds when a time budget will end the run first
         by_time = bool(config.time_budget_s)
+        reached = max(reached, _progress(config.total_steps, config.time_budget_s, steps, wall))
         bar = tqdm(total=int(config.time_budget_s) if by_time else config.total_steps,
                    initial=min(int(wall), int(config.time_budget_s)) if by_time else min(steps, config.total_steps),
                    unit="s" if by_time else "step", disable=not progress, dynamic_ncols=True,
-                   desc="imitation" if max(reached, _progress(config.total_steps, config.time_budget_s, steps, wall))
-                   < config.imitation else "self-play PPO")
+                   desc="imitation" if reached < config.imitation else "self-play PPO")
         last_ckpt = path if state else None
         ckpt_iteration = iteration if state else -1
         t_start = time.perf_counter()
