@@ -8,7 +8,7 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["atomic_write_bytes", "check_folder"]
+__all__ = ["atomic_write_bytes", "check_folder", "check_writable_file"]
 
 
 def check_folder(path: str | os.PathLike, what: str) -> None:
@@ -26,6 +26,32 @@ def check_folder(path: str | os.PathLike, what: str) -> None:
             if not q.is_dir():
                 raise ValueError(f"{what} {str(path)!r} is not a folder: {str(q)!r} is a file")
             return
+
+
+def check_writable_file(path: str | os.PathLike, what: str) -> None:
+    """Refuse, before any work is done, an output file that could not be written
+    at the end: a folder, a path under a file, or a folder where no file can be
+    made (tried with a temporary file, removed at once).  Missing folders are
+    created.
+
+    Args:
+        path: the file to be written later (it may exist: it will be replaced).
+        what: how the error names it, e.g. ``"--replay"``.
+
+    Raises:
+        ValueError: one line naming ``what``, ``path`` and why.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{what} {str(path)!r} is a folder, not a file")
+    check_folder(path.parent, what)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as err:
+        raise ValueError(f"{what} {str(path)!r} cannot be written: {err.strerror or err}") from None
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:

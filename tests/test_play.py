@@ -77,6 +77,25 @@ def test_whole_game_with_wrong_input(tmp_path, monkeypatch, capsys):
     assert g.to_json() == replay.read_text()      # the replay round-trips
 
 
+def test_a_replay_path_that_cannot_be_written_is_refused_before_the_game(tmp_path, monkeypatch, capsys):
+    """``--replay`` is checked before the first prompt (it used to fail with a
+    traceback after the game, losing it): a folder, a path under a file, and,
+    where the system has one, a folder where no file can be made (``/proc``)
+    are each one line on stderr, exit status 2, no game played."""
+    import os
+
+    (tmp_path / "f.txt").write_text("x")
+    bad = [(tmp_path, "is a folder, not a file"), (tmp_path / "f.txt" / "r.json", "is a file")]
+    if os.path.isdir("/proc"):
+        bad.append(("/proc/r.json", "cannot be written"))
+    for path, why in bad:
+        typist = Typist(["1"] * 5)
+        status, out, err = play(monkeypatch, capsys, [*SMALL, "--seed", "3", "--replay", str(path)], typist)
+        assert status == 2 and typist.prompts == 0 and END_MARKER not in out
+        assert err.startswith("treachery play: error: --replay ") and why in err and err.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.txt"]     # the probe leaves nothing behind
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2, 5])
 def test_no_hidden_identity_before_the_end(seed, tmp_path, monkeypatch, capsys):
     replay = tmp_path / "game.json"

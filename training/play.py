@@ -29,6 +29,8 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
+from agents.files import atomic_write_bytes, check_writable_file
+
 __all__ = ["add_arguments", "play_cli", "PlaySession"]
 
 # log events not shown while playing: bookkeeping, or shown by the board / the end screen
@@ -173,15 +175,14 @@ class PlaySession:
 
     def save_replay(self) -> None:
         """Write the game so far as replay JSON (``Game.to_json()``) to
-        ``replay_path``, creating its folder.
+        ``replay_path``, atomically, creating its folder.
 
         Raises:
             OSError: if the file cannot be written.
         """
         if self.env is None or self.env.game is None:
             return
-        self.replay_path.parent.mkdir(parents=True, exist_ok=True)
-        self.replay_path.write_text(self.env.game.to_json())
+        atomic_write_bytes(self.replay_path, self.env.game.to_json().encode())
 
     # ---------------------------------------------------------------- what the person sees
     def _visible(self, entry: dict) -> bool:
@@ -279,6 +280,7 @@ def play_cli(args: argparse.Namespace, input_stream: IO[str] | None = None, cons
         seat = args.seat if args.seat is not None else random.Random(seed).randrange(config.num_players)
         replay = args.replay or _fresh_path(f"runs/play-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}"
                                             f"-seed{seed}", ".json")
+        check_writable_file(replay, "--replay")
         session = PlaySession(config, seed, seat, args.opponents.split(","), input_stream, console,
                               args.delay, Path(replay))
     except ValueError as err:
