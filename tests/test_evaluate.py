@@ -46,6 +46,24 @@ def _strip_timing(res: dict) -> dict:
 
 
 # --------------------------------------------------------------------------- Wilson
+def test_mean_interval_is_the_normal_interval_clipped_to_the_quantitys_range():
+    """``training.stats.mean_interval``: mean ± 1.96 s/sqrt(n), clipped at ``lower`` and
+    ``upper`` when given (a difference of two wins lies in [-1, 1], so a paired
+    comparison of few seat-games never prints an interval past +1)."""
+    from training.stats import mean_interval
+
+    v = [1.0, 1.0, 1.0, 0.0]
+    half = 1.959964 * np.std(v, ddof=1) / 2
+    free = mean_interval(v)
+    assert free["mean"] == 0.75 and free["lo"] == pytest.approx(0.75 - half)
+    assert free["hi"] == pytest.approx(0.75 + half) and free["hi"] > 1
+    clipped = mean_interval(v, lower=-1.0, upper=1.0)
+    assert clipped["hi"] == 1.0 and clipped["lo"] == free["lo"]
+    assert mean_interval([-1.0, -1.0, 0.0], lower=-1.0, upper=1.0)["lo"] == -1.0
+    assert mean_interval([0.5]) == {"n": 1, "mean": 0.5, "lo": None, "hi": None}
+    assert mean_interval([]) == {"n": 0, "mean": None, "lo": None, "hi": None}
+
+
 def test_wilson_interval_known_values():
     lo, hi = ev.wilson_interval(0, 10)
     assert lo == 0.0 and hi == pytest.approx(1.959964**2 / (10 + 1.959964**2), abs=1e-6)  # 0.2775
@@ -436,6 +454,7 @@ def test_paired_delta_compares_two_candidates_seat_game_by_seat_game(tmp_path, c
     b = ev.evaluate(["belief", "heuristic"], out_dir=tmp_path / "b", **kw)
     res = ev.paired_delta(a, b)
     assert (res["before"], res["after"], res["reference"]) == ("random", "belief", "heuristic")
+    assert all(-1 <= c["lo"] <= c["mean"] <= c["hi"] <= 1 for c in res["roles"].values() if c["lo"] is not None)
 
     def wins(r, label):
         return {(g["env_seed"], g["lineup"].index(label)): (g["dealt_roles"][g["lineup"].index(label)],

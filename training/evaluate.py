@@ -155,7 +155,7 @@ from treachery_env.env import raw_env
 from treachery_env.rules import Role, Team, role_distribution, team_of
 
 from . import social
-from .stats import Z95, mean_interval, wilson_interval
+from .stats import mean_interval, wilson_interval
 
 __all__ = [
     "Entrant", "GameTask", "GameRecord", "wilson_interval", "entrants_from_specs",
@@ -927,12 +927,9 @@ def _delta(pairs: Sequence[tuple[int, int]]) -> dict:
     if n == 0:
         return {"pairs": 0, "candidate_rate": None, "reference_rate": None, "delta": None, "lo": None, "hi": None}
     a = np.array(pairs, dtype=float)
-    d = a[:, 0] - a[:, 1]
-    mean = float(d.mean())
-    se = float(d.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
+    d = mean_interval(a[:, 0] - a[:, 1], lower=-1.0, upper=1.0)
     return {"pairs": n, "candidate_rate": float(a[:, 0].mean()), "reference_rate": float(a[:, 1].mean()),
-            "delta": mean, "lo": max(-1.0, mean - Z95 * se) if n > 1 else None,
-            "hi": min(1.0, mean + Z95 * se) if n > 1 else None}
+            "delta": d["mean"], "lo": d["lo"], "hi": d["hi"]}
 
 
 def read_results(path: str | os.PathLike) -> dict:
@@ -1017,7 +1014,8 @@ def paired_delta(before: dict, after: dict) -> dict:
         d = float(b[k][1]) - float(a[k][1])
         diffs.setdefault(a[k][0], []).append(d)
         diffs.setdefault("overall", []).append(d)
-    roles = {r: mean_interval(diffs[r]) for r in [*(ROLE_NAMES[x] for x in ROLES), "overall"] if r in diffs}
+    roles = {r: mean_interval(diffs[r], lower=-1.0, upper=1.0)
+             for r in [*(ROLE_NAMES[x] for x in ROLES), "overall"] if r in diffs}
     return {"before": a_label, "after": b_label, "reference": before["meta"]["reference"], "roles": roles,
             "shared": len(shared), "before_games": len(a), "after_games": len(b)}
 

@@ -44,10 +44,11 @@ def wilson_interval(wins: float, n: float, z: float = Z95) -> tuple[float, float
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def mean_interval(values: Sequence[float], lower: float | None = None) -> dict:
+def mean_interval(values: Sequence[float], lower: float | None = None, upper: float | None = None) -> dict:
     """``{"n", "mean", "lo", "hi"}``: the mean with the normal 95% interval
-    ``mean ± 1.96 s / sqrt(n)`` (``s`` the sample standard deviation; ``lo``
-    clipped at ``lower`` when given, for quantities that cannot be negative);
+    ``mean ± 1.96 s / sqrt(n)`` (``s`` the sample standard deviation), ``lo``
+    clipped at ``lower`` and ``hi`` at ``upper`` when given (the range the
+    quantity can take: 0 for counts, [-1, 1] for a difference of two wins);
     the interval is None for ``n < 2`` and everything but ``n`` for ``n == 0``."""
     v = np.asarray(list(values), dtype=float)
     n = int(v.size)
@@ -58,7 +59,8 @@ def mean_interval(values: Sequence[float], lower: float | None = None) -> dict:
         return {"n": n, "mean": m, "lo": None, "hi": None}
     half = Z95 * float(v.std(ddof=1)) / math.sqrt(n)
     lo = m - half if lower is None else max(lower, m - half)
-    return {"n": n, "mean": m, "lo": lo, "hi": m + half}
+    hi = m + half if upper is None else min(upper, m + half)
+    return {"n": n, "mean": m, "lo": lo, "hi": hi}
 
 
 # --------------------------------------------------------------------------- the observer
