@@ -160,49 +160,45 @@ def by_kind(top: np.ndarray, batch: dict, layout: ActionLayout, rows: int = 10) 
     return [(k, c, hit[k] / c) for k, c in n.most_common(rows)]
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Collect, fit and print the table; returns 0."""
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] + " Run from the repository root; the "
-                                 "defaults collect 16 x 4,096 labelled decisions and fit 6 passes (~10 min on 2 cores).",
-                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+def add_collection_args(ap: argparse.ArgumentParser) -> None:
+    """The options saying what is collected and kept (shared with ``bench/advantage_fit.py``)."""
     ap.add_argument("--policy", default="checkpoints/flagship/policy.pt", help="the policy collected with and fitted")
     ap.add_argument("--config", default="training/configs/residual_departures.toml",
                     help="training configuration (expert lookahead, prior heuristic) for collection and fit")
     ap.add_argument("--batches", type=int, default=16, help="rollouts collected")
     ap.add_argument("--steps", type=int, default=4096, help="learner decisions a rollout")
     ap.add_argument("--heldout", type=int, default=4, help="rollouts held out (the last ones)")
-    ap.add_argument("--passes", type=int, default=6, help="imitation updates over the fitted rollouts")
     ap.add_argument("--workers", type=int, default=2, help="collecting processes")
     ap.add_argument("--seed", type=int, default=101, help="seed of the collection and the fit")
     ap.add_argument("--data", default=None,
                     help="folder keeping the collected rollouts and what they were collected with (manifest.json); "
                          "reused when they match, refused when they do not")
-    ap.add_argument("--fit-batches", type=int, default=None,
-                    help="fit on only the first N of the rollouts not held out (a learning curve; default: all)")
-    ap.add_argument("--save", default=None, metavar="PATH",
-                    help="write the fitted policy there (a policy.pt that agents.make('policy:PATH') plays)")
-    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                    help="override a setting of --config for the fit (not the collection), e.g. score_coef=1 "
-                         "(repeatable)")
-    a = ap.parse_args(argv)
+
+
+def check_collection(ap: argparse.ArgumentParser, a: argparse.Namespace, overrides: list[str] = ()) -> tuple:
+    """The configurations of the collection and of the fit (``--config`` with ``overrides``);
+    ``ap.error`` (exit 2) for counts out of range, a missing ``--policy``, a bad
+    ``--config`` or one without ``expert = "lookahead"`` and ``prior = "heuristic"``."""
     if a.batches < 2 or not 1 <= a.heldout < a.batches:
         ap.error(f"need --batches >= 2 and 1 <= --heldout < --batches, got {a.batches} and {a.heldout}")
-    if a.fit_batches is not None and not 1 <= a.fit_batches <= a.batches - a.heldout:
-        ap.error(f"--fit-batches must be in [1, {a.batches - a.heldout}], got {a.fit_batches}")
-    if a.steps < 1 or a.passes < 0 or a.workers < 1:
-        ap.error("--steps and --workers must be >= 1 and --passes >= 0")
-    if a.save and Path(a.save).exists():
-        ap.error(f"--save {a.save!r} exists; it is never replaced")
+    if a.steps < 1 or a.workers < 1:
+        ap.error(f"--steps and --workers must be >= 1, got {a.steps} and {a.workers}")
     if not Path(a.policy).is_file():
         ap.error(f"--policy {a.policy!r} is not a file")
     try:
         collecting = load_config(a.config, [f"workers={a.workers}", f"init={a.policy}"])
-        config = load_config(a.config, [f"workers={a.workers}", f"init={a.policy}", *a.set])   # the fit's
+        config = load_config(a.config, [f"workers={a.workers}", f"init={a.policy}", *overrides])   # the fit's
     except ValueError as err:
         ap.error(str(err))
     if collecting.expert != "lookahead" or collecting.prior != "heuristic" or config.prior != "heuristic":
         ap.error(f"--config must set expert = \"lookahead\" and prior = \"heuristic\" "
                  f"(got {config.expert!r}, {config.prior!r})")
+    return collecting, config
+
+
+def open_data(ap: argparse.ArgumentParser, a: argparse.Namespace) -> Path | None:
+    """The ``--data`` folder, made with its ``manifest.json`` if new (None without ``--data``);
+    ``ap.error`` (exit 2) for a file, or rollouts collected otherwise or without a manifest."""
     data = Path(a.data) if a.data else None
     if data:
         try:
@@ -223,6 +219,32 @@ def main(argv: list[str] | None = None) -> int:
         else:
             data.mkdir(parents=True, exist_ok=True)
             atomic_write_bytes(manifest, json.dumps(made_with, indent=1).encode())
+    return data
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Collect, fit and print the table; returns 0."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] + " Run from the repository root; the "
+                                 "defaults collect 16 x 4,096 labelled decisions and fit 6 passes (~10 min on 2 cores).",
+                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    add_collection_args(ap)
+    ap.add_argument("--passes", type=int, default=6, help="imitation updates over the fitted rollouts")
+    ap.add_argument("--fit-batches", type=int, default=None,
+                    help="fit on only the first N of the rollouts not held out (a learning curve; default: all)")
+    ap.add_argument("--save", default=None, metavar="PATH",
+                    help="write the fitted policy there (a policy.pt that agents.make('policy:PATH') plays)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="override a setting of --config for the fit (not the collection), e.g. score_coef=1 "
+                         "(repeatable)")
+    a = ap.parse_args(argv)
+    if a.fit_batches is not None and not 1 <= a.fit_batches <= a.batches - a.heldout:
+        ap.error(f"--fit-batches must be in [1, {a.batches - a.heldout}], got {a.fit_batches}")
+    if a.passes < 0:
+        ap.error(f"--passes must be >= 0, got {a.passes}")
+    if a.save and Path(a.save).exists():
+        ap.error(f"--save {a.save!r} exists; it is never replaced")
+    collecting, config = check_collection(ap, a, a.set)
+    data = open_data(ap, a)
     torch.manual_seed(a.seed)
     batches = collect(collecting, a.policy, a.batches, a.steps, a.seed, data)
     train, test = _merge(batches[:-a.heldout][:a.fit_batches]), _merge(batches[-a.heldout:])

@@ -363,3 +363,71 @@ def test_the_policy_departures_script_refuses_a_policy_without_a_proposal(tmp_pa
     with pytest.raises(SystemExit):
         mod.main(["--policy", str(tmp_path / "missing.pt")])
     assert "is not a file" in capsys.readouterr().err
+
+
+def test_the_advantage_fit_script_measures_realised_gain_and_fits_a_head(tmp_path, capsys):
+    """``bench/advantage_fit.py``: ``realised`` takes each step's best-predicted candidate
+    above a threshold and sums its true advantage per 1,000 searched steps; the
+    reference rows count the policy's and the teacher's departures exactly; a run on
+    a tiny network prints the tables and refuses bad options in one line."""
+    import importlib.util
+    from pathlib import Path
+
+    import numpy as np
+
+    from agents.networks import EntityNet, PolicyNet
+    from agents.policy import save_checkpoint
+    from treachery_env.actions import ActionLayout
+    from treachery_env.observation import obs_layout
+
+    spec = importlib.util.spec_from_file_location("advantage_fit",
+                                                  Path(__file__).parent.parent / "bench" / "advantage_fit.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    # three steps, candidates (step, pred, true advantage): step 0 has two, the best predicted is the 0.03 one
+    step = np.array([0, 0, 1, 2])
+    pred = np.array([0.05, 0.01, 0.015, -0.2])
+    y = np.array([0.03, 0.5, -0.04, 0.9])
+    rows = mod.realised(step, pred, y, 10, (-1.0, 0.0, 0.02, 0.1))
+    assert [(r["taken"], r["won"], r["lost"]) for r in rows] == [(3, 2, 1), (2, 1, 1), (1, 1, 0), (0, 0, 0)]
+    assert np.isclose(rows[0]["gain"], 1000 * (0.03 - 0.04 + 0.9) / 10)
+    assert np.isclose(rows[2]["gain"], 1000 * 0.03 / 10) and rows[3]["gain"] == 0.0
+    # steps: 0 searched (proposal 1 scored 0.0, action 2 scored 0.1); 1 searched (proposal 0 at 0.2, action 3 at
+    # 0.1); 2 not searched (one score); 3 searched but the proposal not scored (so not counted)
+    nan = np.nan
+    sc = np.full((4, 5), nan, np.float32)
+    sc[0, [1, 2]] = [0.0, 0.1]
+    sc[1, [0, 3]] = [0.2, 0.1]
+    sc[2, 4] = 0.3
+    sc[3, [2, 3]] = [0.0, 0.5]
+    batch = {"expert_scores": sc, "prior": np.array([1, 0, 4, 1]), "expert": np.array([2, 0, 4, 3])}
+    assert mod.searched(batch).tolist() == [True, True, False, False]
+    assert mod.teacher_row(batch) == {"taken": 1, "gain": 1000 * np.float32(0.1) / 2, "won": 1, "lost": 0}
+    p = mod.policy_row(np.array([2, 3, 0, 2]), batch)        # departs at both searched steps, +0.1 and -0.1
+    assert (p["taken"], p["won"], p["lost"], p["unscored"]) == (2, 1, 1, 0) and abs(p["gain"]) < 1e-6
+    assert mod.policy_row(np.array([4, 0, 4, 1]), batch)["unscored"] == 1
+    n = 4
+    net = EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=16, entity=8, privileged_size=4 * n,
+                    prior="heuristic")
+    save_checkpoint(tmp_path / "p.pt", net, {"num_players": n})
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('arch = "entity"\nprivileged_critic = true\nprior = "heuristic"\nexpert = "lookahead"\n'
+                   'imitation = 0.9\nhidden = 16\nentity = 8\ngames_per_worker = 2\nsolo = 1.0\n'
+                   '[opponents]\nheuristic = 1.0\nself = 0.0\npool = 0.0\nbelief = 0.0\nrandom = 0.0\n'
+                   '[game]\nnum_players = 4\nmax_turns = 12\n')
+    args = ["--policy", str(tmp_path / "p.pt"), "--config", str(cfg), "--batches", "2", "--steps", "96",
+            "--heldout", "1", "--workers", "1", "--data", str(tmp_path / "data"), "--epochs", "2", "--every", "1"]
+    assert mod.main(args) == 0
+    out = capsys.readouterr().out
+    assert "| the teacher (in sample: an upper bound) |" in out and "| the policy, greedy (" in out
+    assert "| 1 | " in out and "| 2 | " in out
+    ex = mod.examples(net, dict(np.load(tmp_path / "data" / "batch_000.npz")), 16)
+    assert len(ex["y"]) > 0 and ex["x"].shape == (len(ex["y"]), 2 * 8 + 2 * 16)
+    assert len(ex["step"]) == len(ex["act"]) == len(ex["y"])
+    flat = PolicyNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=16)
+    with pytest.raises(ValueError, match="entity network"):
+        mod.examples(flat, dict(np.load(tmp_path / "data" / "batch_000.npz")), 16)
+    for bad in (["--epochs", "0"], ["--batches", "2", "--heldout", "2"], ["--steps", "64"]):
+        with pytest.raises(SystemExit):
+            mod.main(args + bad)
+    assert "collected with other steps (96, not 64)" in capsys.readouterr().err

@@ -1,0 +1,252 @@
+"""Does the network's representation predict the lookahead teacher's search advantage? (issue 13)
+
+The *cost-sensitive student*: instead of imitating the teacher's label with a
+weighted cross-entropy, regress the search's advantage of each candidate over
+the proposal, ``score[a] - score[proposal]`` (the teacher's mean paired
+rollout scores, :attr:`agents.lookahead.LookaheadAgent.last_scores`, kept in
+the labelled rollouts as ``expert_scores``), and leave the proposal only where
+the predicted advantage exceeds a threshold.  This measures, offline on the
+rollouts of ``bench/departure_fit.py`` (the same options, the same ``--data``
+folders), whether that can gain:
+
+1. the policy (``--policy``) is run over every fitted and held-out step as
+   training reads them, and at every *searched* step (the teacher scored at
+   least two candidates, the proposal among them) each other scored
+   candidate ``a`` gives one example: its action features (the input of the
+   entity network's action score, ``relu(q(z) + key_a)``, ``E`` floats), the
+   proposal's, and the recurrent state ``z`` (``2H``), with the target
+   ``score[a] - score[proposal]``;
+2. a head (an MLP with two hidden layers of ``--hidden``) on those frozen
+   features is fitted to the targets (squared error, the targets times 10)
+   for ``--epochs`` epochs over the fitted rollouts;
+3. every ``--every`` epochs, on the held-out searched steps: the squared
+   error against predicting 0, the correlation, and for each threshold the
+   departures the head would take (its best candidate, where its predicted
+   advantage is above the threshold) with their **realised gain**, the sum
+   of their true advantages per 1,000 searched steps, and how many gain or
+   lose more than 0.02.
+
+The reference rows: the policy's own greedy departures at the searched steps
+(their realised gain; a departure to an action the teacher did not score
+counts 0 and is counted apart), and the teacher's own departures (in sample:
+it chose them by these very scores, so their gain is an upper bound, biased
+up).  The policy's greedy gain against the teacher's is roughly the share of
+the teacher's win-rate gain a policy keeps; a head whose realised gain is not
+above the policy's at any threshold has not learnt what the search computes.
+
+    python bench/advantage_fit.py [--data DIR] [--batches 16] [--heldout 4] [--epochs 20] [--every 5]
+                                  [--hidden 128] [--thresholds 0 0.01 0.02 0.04 0.08] (and departure_fit's options)
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents.networks import build_network
+from agents.policy import masked_logits
+from training.ppo import _merge, _probe_sizes, init_weights, make_chunks
+from training.rollout import batch_observations
+
+_spec = importlib.util.spec_from_file_location("departure_fit", Path(__file__).with_name("departure_fit.py"))
+departure_fit = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(departure_fit)
+
+SCALE = 10.0
+"""The targets are fitted times this (advantages are mostly within +-0.1)."""
+
+BIG = 0.02
+"""A realised advantage above this counts as a gain, below minus this as a loss (the teacher's margin)."""
+
+
+def searched(batch: dict) -> np.ndarray:
+    """bool ``(N,)``: the steps where the teacher scored at least two candidates, the proposal among them."""
+    sc, p = batch["expert_scores"], batch["prior"]
+    ok = (~np.isnan(sc)).sum(1) >= 2
+    return ok & (p >= 0) & ~np.isnan(sc[np.arange(len(p)), np.maximum(p, 0)])
+
+
+@torch.no_grad()
+def examples(net: nn.Module, batch: dict, bptt: int) -> dict:
+    """Run ``net`` (an entity network) over ``batch`` as training reads it and return
+    ``top`` int64 ``(N,)`` (its greedy action at every step) and, for every scored
+    candidate other than the proposal at each :func:`searched` step, ``step`` int64
+    ``(M,)``, ``act`` int64 ``(M,)``, ``x`` float32 ``(M, 2E + 2H)`` (the candidate's
+    action features, the proposal's, ``z``) and ``y`` float32 ``(M,)`` (its advantage).
+
+    Raises:
+        ValueError: for a network without the entity action scoring.
+    """
+    if getattr(net, "arch", None) != "entity":
+        raise ValueError(f"advantage_fit reads an entity network's action features, "
+                         f"got arch {getattr(net, 'arch', None)!r}")
+    net.eval()
+    seen: dict = {}
+    hooks = [net.score.register_forward_hook(lambda m, i, o: seen.__setitem__("f", i[0])),
+             net.query.register_forward_hook(lambda m, i, o: seen.__setitem__("z", i[0]))]
+    t = {k: torch.from_numpy(batch[k]) for k in ("h", "priv", "mask", "prior")}
+    sc = batch["expert_scores"]
+    ok = searched(batch)
+    observations = batch_observations(batch, net.kwargs["obs_size"])
+    chunks = make_chunks(batch["segments"], bptt)
+    top = np.zeros(len(batch["prior"]), np.int64)
+    out: dict[str, list] = {"step": [], "act": [], "x": [], "y": []}
+    try:
+        for s in range(0, len(chunks), 256):
+            idx = torch.from_numpy(chunks[s:s + 256]).T
+            flat = idx.clamp(min=0)
+            mask = t["mask"][flat]
+            logits, *_ = net(observations.rows(flat), t["h"][flat[0]], t["priv"][flat], mask=mask,
+                             prior=t["prior"][flat])
+            valid = idx >= 0
+            top[idx[valid].numpy()] = masked_logits(logits, mask)[valid].argmax(-1).numpy()
+            row, act = mask.reshape(-1, mask.shape[-1]).bool().nonzero(as_tuple=True)    # the order of the scores
+            f, z = seen["f"].numpy(), seen["z"].reshape(-1, seen["z"].shape[-1]).numpy()
+            step = idx.reshape(-1).numpy()[row.numpy()]
+            act = act.numpy()
+            keep = (step >= 0) & ok[np.maximum(step, 0)]
+            keep &= ~np.isnan(sc[np.maximum(step, 0), act])
+            rows = row.numpy()
+            prop_entry = {}
+            for e in np.flatnonzero(keep & (act == batch["prior"][np.maximum(step, 0)])):
+                prop_entry[int(step[e])] = e
+            for e in np.flatnonzero(keep & (act != batch["prior"][np.maximum(step, 0)])):
+                st = int(step[e])
+                pe = prop_entry[st]
+                out["step"].append(st)
+                out["act"].append(int(act[e]))
+                out["x"].append(np.concatenate([f[e], f[pe], z[rows[e]]]))
+                out["y"].append(float(sc[st, act[e]] - sc[st, batch["prior"][st]]))
+    finally:
+        for h in hooks:
+            h.remove()
+    width = 2 * net.score.in_features + net.query.in_features
+    return {"top": top, "step": np.asarray(out["step"], np.int64), "act": np.asarray(out["act"], np.int64),
+            "x": np.asarray(out["x"], np.float32).reshape(-1, width), "y": np.asarray(out["y"], np.float32)}
+
+
+def realised(step: np.ndarray, pred: np.ndarray, y: np.ndarray, rows: int, thresholds) -> list[dict]:
+    """The departures a predictor takes and what they realise.
+
+    At each step (of ``step``, one entry per candidate) its candidate with the
+    highest ``pred`` is taken where that prediction is above the threshold.
+    For each threshold: ``taken``, ``gain`` (the sum of the taken candidates'
+    true advantages ``y``, per 1,000 of ``rows`` searched steps), ``won``
+    and ``lost`` (taken ones with ``y`` above :data:`BIG`, below ``-BIG``).
+    """
+    order = np.lexsort((-pred, step))
+    first = np.ones(len(order), bool)
+    first[1:] = step[order][1:] != step[order][:-1]
+    best = order[first]
+    out = []
+    for tau in thresholds:
+        go = best[pred[best] > tau]
+        out.append({"threshold": tau, "taken": len(go), "gain": 1000 * float(y[go].sum()) / max(rows, 1),
+                    "won": int((y[go] > BIG).sum()), "lost": int((y[go] < -BIG).sum())})
+    return out
+
+
+def policy_row(top: np.ndarray, batch: dict) -> dict:
+    """The policy's greedy departures at the searched steps: ``taken``, ``gain`` (per 1,000
+    searched steps), ``won``, ``lost`` and ``unscored`` (to actions the teacher did not score: counted 0)."""
+    ok = searched(batch)
+    p, sc = batch["prior"], batch["expert_scores"]
+    d = np.flatnonzero(ok & (top != p))
+    y = sc[d, top[d]] - sc[d, p[d]]
+    unscored = int(np.isnan(y).sum())
+    y = np.nan_to_num(y)
+    return {"taken": len(d), "gain": 1000 * float(y.sum()) / max(int(ok.sum()), 1), "won": int((y > BIG).sum()),
+            "lost": int((y < -BIG).sum()), "unscored": unscored}
+
+
+def teacher_row(batch: dict) -> dict:
+    """The teacher's own departures (its label is not the proposal) at the searched steps, in sample."""
+    e = batch["expert"]
+    row = policy_row(np.where(e >= 0, e, batch["prior"]), batch)
+    del row["unscored"]
+    return row
+
+
+def fit_head(train: dict, test: dict, test_rows: int, hidden: int, epochs: int, every: int, thresholds,
+             seed: int) -> list[tuple[int, dict, list[dict]]]:
+    """Fit the head on ``train``'s examples; every ``every`` epochs (and after the last)
+    score it on ``test``'s: ``(epoch, {"mse", "zero_mse", "corr"}, realised(...))``."""
+    torch.manual_seed(seed)
+    head = nn.Sequential(nn.Linear(train["x"].shape[1], hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU(),
+                         nn.Linear(hidden, 1))
+    opt = torch.optim.Adam(head.parameters(), lr=1e-3, eps=1e-5)
+    x, y = torch.from_numpy(train["x"]), torch.from_numpy(train["y"]) * SCALE
+    xt = torch.from_numpy(test["x"])
+    g = torch.Generator().manual_seed(seed)
+    out = []
+    for ep in range(1, epochs + 1):
+        perm = torch.randperm(len(y), generator=g)
+        for s in range(0, len(perm), 512):
+            i = perm[s:s + 512]
+            loss = ((head(x[i]).squeeze(-1) - y[i]) ** 2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        if ep % every == 0 or ep == epochs:
+            with torch.no_grad():
+                pred = head(xt).squeeze(-1).numpy() / SCALE
+            yt = test["y"]
+            corr = float(np.corrcoef(pred, yt)[0, 1]) if len(yt) > 1 and pred.std() > 0 else float("nan")
+            fit = {"mse": float(np.mean((pred - yt) ** 2)), "zero_mse": float(np.mean(yt ** 2)), "corr": corr}
+            out.append((ep, fit, realised(test["step"], pred, yt, test_rows, thresholds)))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Collect (or reuse), run the policy, fit the head and print the tables; returns 0."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] + " Run from the repository root.",
+                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    departure_fit.add_collection_args(ap)
+    ap.add_argument("--epochs", type=int, default=20, help="epochs of the head over the fitted examples")
+    ap.add_argument("--every", type=int, default=5, help="score the head on the held-out steps every N epochs")
+    ap.add_argument("--hidden", type=int, default=128, help="width of the head's two hidden layers")
+    ap.add_argument("--thresholds", type=float, nargs="+", default=[0.0, 0.01, 0.02, 0.04, 0.08],
+                    help="predicted advantages above which the head departs")
+    a = ap.parse_args(argv)
+    if a.epochs < 1 or a.every < 1 or a.hidden < 1:
+        ap.error(f"--epochs, --every and --hidden must be >= 1, got {a.epochs}, {a.every} and {a.hidden}")
+    collecting, config = departure_fit.check_collection(ap, a)
+    if config.arch != "entity":
+        ap.error(f"--config must train the entity network (arch = \"entity\"), got {config.arch!r}")
+    data = departure_fit.open_data(ap, a)
+    torch.manual_seed(a.seed)
+    batches = departure_fit.collect(collecting, a.policy, a.batches, a.steps, a.seed, data)
+    train, test = _merge(batches[:-a.heldout]), _merge(batches[-a.heldout:])
+    net = build_network(config.network_kwargs(*_probe_sizes(config.game_config())))
+    init_weights(net, a.policy)
+    t0 = time.perf_counter()
+    ex_train, ex_test = examples(net, train, config.bptt), examples(net, test, config.bptt)
+    rows = int(searched(test).sum())
+    print(f"\nfitted on {int(searched(train).sum())} searched steps ({len(ex_train['y'])} candidates), "
+          f"held out {rows} ({len(ex_test['y'])}); features in {time.perf_counter() - t0:.0f} s\n")
+    print("held out, departures at the searched steps:\n")
+    print("| who | taken | realised gain per 1,000 searched steps | gain > 0.02 | loss > 0.02 |\n|---|---|---|---|---|")
+    t = teacher_row(test)
+    print(f"| the teacher (in sample: an upper bound) | {t['taken']} | {t['gain']:+.2f} | {t['won']} | {t['lost']} |")
+    p = policy_row(ex_test["top"], test)
+    print(f"| the policy, greedy ({p['unscored']} to unscored actions, counted 0) | {p['taken']} | {p['gain']:+.2f} "
+          f"| {p['won']} | {p['lost']} |")
+    print("\nthe head on the policy's frozen features, held out:\n")
+    print("| epoch | squared error (0 predicted) | correlation | threshold | taken | realised gain per 1,000 | "
+          "gain > 0.02 | loss > 0.02 |\n|---|---|---|---|---|---|---|---|")
+    for ep, fit, table in fit_head(ex_train, ex_test, rows, a.hidden, a.epochs, a.every, a.thresholds, a.seed):
+        for k, r in enumerate(table):
+            lead = (f"| {ep} | {fit['mse']:.5f} ({fit['zero_mse']:.5f}) | {fit['corr']:.3f} " if k == 0
+                    else "| | | ")
+            print(f"{lead}| {r['threshold']:g} | {r['taken']} | {r['gain']:+.2f} | {r['won']} | {r['lost']} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
