@@ -148,7 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "with the reference as team-mates (team-play win rates)")
     e.add_argument("--reference", default=None,
                    help="reference agent label for --mode substitution, the partner for --mode teammates "
-                        "(default: the last agent)")
+                        "(default: the last agent); a bot spec not among --agents joins them")
     e.add_argument("--no-beliefs", action="store_true", help="do not score beliefs() (deduction metrics)")
     e.add_argument("--no-observer", action="store_true",
                    help="do not run the fixed public observer (no bluffing numbers, no talk belief shifts)")
