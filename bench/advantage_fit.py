@@ -43,6 +43,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -174,9 +175,9 @@ def teacher_row(batch: dict) -> dict:
 
 
 def fit_head(train: dict, test: dict, test_rows: int, hidden: int, epochs: int, every: int, thresholds,
-             seed: int) -> list[tuple[int, dict, list[dict]]]:
+             seed: int) -> Iterator[tuple[int, dict, list[dict]]]:
     """Fit the head on ``train``'s examples; every ``every`` epochs (and after the last)
-    score it on ``test``'s: ``(epoch, {"mse", "zero_mse", "corr"}, realised(...))``."""
+    score it on ``test``'s and yield ``(epoch, {"mse", "zero_mse", "corr"}, realised(...))``."""
     torch.manual_seed(seed)
     head = nn.Sequential(nn.Linear(train["x"].shape[1], hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU(),
                          nn.Linear(hidden, 1))
@@ -184,7 +185,6 @@ def fit_head(train: dict, test: dict, test_rows: int, hidden: int, epochs: int, 
     x, y = torch.from_numpy(train["x"]), torch.from_numpy(train["y"]) * SCALE
     xt = torch.from_numpy(test["x"])
     g = torch.Generator().manual_seed(seed)
-    out = []
     for ep in range(1, epochs + 1):
         perm = torch.randperm(len(y), generator=g)
         for s in range(0, len(perm), 512):
@@ -199,8 +199,7 @@ def fit_head(train: dict, test: dict, test_rows: int, hidden: int, epochs: int, 
             yt = test["y"]
             corr = float(np.corrcoef(pred, yt)[0, 1]) if len(yt) > 1 and pred.std() > 0 else float("nan")
             fit = {"mse": float(np.mean((pred - yt) ** 2)), "zero_mse": float(np.mean(yt ** 2)), "corr": corr}
-            out.append((ep, fit, realised(test["step"], pred, yt, test_rows, thresholds)))
-    return out
+            yield ep, fit, realised(test["step"], pred, yt, test_rows, thresholds)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -236,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"| the teacher (in sample: an upper bound) | {t['taken']} | {t['gain']:+.2f} | {t['won']} | {t['lost']} |")
     p = policy_row(ex_test["top"], test)
     print(f"| the policy, greedy ({p['unscored']} to unscored actions, counted 0) | {p['taken']} | {p['gain']:+.2f} "
-          f"| {p['won']} | {p['lost']} |")
+          f"| {p['won']} | {p['lost']} |", flush=True)
     print("\nthe head on the policy's frozen features, held out:\n")
     print("| epoch | squared error (0 predicted) | correlation | threshold | taken | realised gain per 1,000 | "
           "gain > 0.02 | loss > 0.02 |\n|---|---|---|---|---|---|---|---|")
@@ -244,7 +243,8 @@ def main(argv: list[str] | None = None) -> int:
         for k, r in enumerate(table):
             lead = (f"| {ep} | {fit['mse']:.5f} ({fit['zero_mse']:.5f}) | {fit['corr']:.3f} " if k == 0
                     else "| | | ")
-            print(f"{lead}| {r['threshold']:g} | {r['taken']} | {r['gain']:+.2f} | {r['won']} | {r['lost']} |")
+            print(f"{lead}| {r['threshold']:g} | {r['taken']} | {r['gain']:+.2f} | {r['won']} | {r['lost']} |",
+                  flush=True)
     return 0
 
 
