@@ -206,6 +206,27 @@ def test_the_step_instructions_script_replays_to_the_recorded_fingerprint(tmp_pa
     assert mod.record(1, seed=4)["fingerprint"] != fp
 
 
+def _tiny_expert_setup(tmp_path):
+    """A tiny 4-player entity network with the heuristic's proposal, saved as ``tmp_path/p.pt``, and a
+    training configuration ``tmp_path/c.toml`` distilling the lookahead bot in one seat among heuristic bots:
+    what the departure and advantage fit scripts collect with, in seconds."""
+    from agents.networks import EntityNet
+    from agents.policy import save_checkpoint
+    from treachery_env.actions import ActionLayout
+    from treachery_env.observation import obs_layout
+
+    n = 4
+    net = EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=16, entity=8, privileged_size=4 * n,
+                    prior="heuristic")
+    save_checkpoint(tmp_path / "p.pt", net, {"num_players": n})
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('arch = "entity"\nprivileged_critic = true\nprior = "heuristic"\nexpert = "lookahead"\n'
+                   'imitation = 0.9\nhidden = 16\nentity = 8\ngames_per_worker = 2\nsolo = 1.0\n'
+                   '[opponents]\nheuristic = 1.0\nself = 0.0\npool = 0.0\nbelief = 0.0\nrandom = 0.0\n'
+                   '[game]\nnum_players = 4\nmax_turns = 12\n')
+    return net, cfg
+
+
 def test_the_departure_fit_script_scores_agreement_on_departures_and_reuses_its_data(tmp_path, capsys):
     """``bench/departure_fit.py`` on a tiny network: ``score`` counts agreement,
     departures and false departures exactly; a run collects labelled rollouts
@@ -215,10 +236,6 @@ def test_the_departure_fit_script_scores_agreement_on_departures_and_reuses_its_
 
     import numpy as np
 
-    from agents.networks import EntityNet
-    from agents.policy import save_checkpoint
-    from treachery_env.actions import ActionLayout
-    from treachery_env.observation import obs_layout
 
     spec = importlib.util.spec_from_file_location("departure_fit",
                                                   Path(__file__).parent.parent / "bench" / "departure_fit.py")
@@ -239,15 +256,7 @@ def test_the_departure_fit_script_scores_agreement_on_departures_and_reuses_its_
     rows = mod.margin_table(logits, batch, margins=(0.0, 1.0, 2.0, 5.0))
     assert [(r["taken"], r["right"], r["false"]) for r in rows] == [(4, 2, 2), (2, 1, 1), (1, 1, 0), (0, 0, 0)]
     assert rows[0]["precision"] == 0.5 and rows[2]["precision"] == 1.0 and np.isnan(rows[3]["precision"])
-    n = 4
-    net = EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=16, entity=8, privileged_size=4 * n,
-                    prior="heuristic")
-    save_checkpoint(tmp_path / "p.pt", net, {"num_players": n})
-    cfg = tmp_path / "c.toml"
-    cfg.write_text('arch = "entity"\nprivileged_critic = true\nprior = "heuristic"\nexpert = "lookahead"\n'
-                   'imitation = 0.9\nhidden = 16\nentity = 8\ngames_per_worker = 2\nsolo = 1.0\n'
-                   '[opponents]\nheuristic = 1.0\nself = 0.0\npool = 0.0\nbelief = 0.0\nrandom = 0.0\n'
-                   '[game]\nnum_players = 4\nmax_turns = 12\n')
+    net, cfg = _tiny_expert_setup(tmp_path)
     args = ["--policy", str(tmp_path / "p.pt"), "--config", str(cfg), "--batches", "2", "--steps", "48",
             "--heldout", "1", "--passes", "1", "--workers", "1", "--data", str(tmp_path / "data")]
     assert mod.main(args) == 0
@@ -375,8 +384,7 @@ def test_the_advantage_fit_script_measures_realised_gain_and_fits_a_head(tmp_pat
 
     import numpy as np
 
-    from agents.networks import EntityNet, PolicyNet
-    from agents.policy import save_checkpoint
+    from agents.networks import PolicyNet
     from treachery_env.actions import ActionLayout
     from treachery_env.observation import obs_layout
 
@@ -406,15 +414,7 @@ def test_the_advantage_fit_script_measures_realised_gain_and_fits_a_head(tmp_pat
     p = mod.policy_row(np.array([2, 3, 0, 2]), batch)        # departs at both searched steps, +0.1 and -0.1
     assert (p["taken"], p["won"], p["lost"], p["unscored"]) == (2, 1, 1, 0) and abs(p["gain"]) < 1e-6
     assert mod.policy_row(np.array([4, 0, 4, 1]), batch)["unscored"] == 1
-    n = 4
-    net = EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=16, entity=8, privileged_size=4 * n,
-                    prior="heuristic")
-    save_checkpoint(tmp_path / "p.pt", net, {"num_players": n})
-    cfg = tmp_path / "c.toml"
-    cfg.write_text('arch = "entity"\nprivileged_critic = true\nprior = "heuristic"\nexpert = "lookahead"\n'
-                   'imitation = 0.9\nhidden = 16\nentity = 8\ngames_per_worker = 2\nsolo = 1.0\n'
-                   '[opponents]\nheuristic = 1.0\nself = 0.0\npool = 0.0\nbelief = 0.0\nrandom = 0.0\n'
-                   '[game]\nnum_players = 4\nmax_turns = 12\n')
+    net, cfg = _tiny_expert_setup(tmp_path)
     args = ["--policy", str(tmp_path / "p.pt"), "--config", str(cfg), "--batches", "2", "--steps", "96",
             "--heldout", "1", "--workers", "1", "--data", str(tmp_path / "data"), "--epochs", "2", "--every", "1"]
     assert mod.main(args) == 0
@@ -424,7 +424,7 @@ def test_the_advantage_fit_script_measures_realised_gain_and_fits_a_head(tmp_pat
     ex = mod.examples(net, dict(np.load(tmp_path / "data" / "batch_000.npz")), 16)
     assert len(ex["y"]) > 0 and ex["x"].shape == (len(ex["y"]), 2 * 8 + 2 * 16)
     assert len(ex["step"]) == len(ex["act"]) == len(ex["y"])
-    flat = PolicyNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=16)
+    flat = PolicyNet(obs_layout(4).size, ActionLayout(4).size, 4, hidden=16)
     with pytest.raises(ValueError, match="entity network"):
         mod.examples(flat, dict(np.load(tmp_path / "data" / "batch_000.npz")), 16)
     for bad in (["--epochs", "0"], ["--batches", "2", "--heldout", "2"], ["--steps", "64"]):
