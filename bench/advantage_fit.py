@@ -109,15 +109,13 @@ def examples(net: nn.Module, batch: dict, bptt: int) -> dict:
             top[idx[valid].numpy()] = masked_logits(logits, mask)[valid].argmax(-1).numpy()
             row, act = mask.reshape(-1, mask.shape[-1]).bool().nonzero(as_tuple=True)    # the order of the scores
             f, z = seen["f"].numpy(), seen["z"].reshape(-1, seen["z"].shape[-1]).numpy()
-            step = idx.reshape(-1).numpy()[row.numpy()]
-            act = act.numpy()
-            keep = (step >= 0) & ok[np.maximum(step, 0)]
-            keep &= ~np.isnan(sc[np.maximum(step, 0), act])
-            rows = row.numpy()
-            prop_entry = {}
-            for e in np.flatnonzero(keep & (act == batch["prior"][np.maximum(step, 0)])):
-                prop_entry[int(step[e])] = e
-            for e in np.flatnonzero(keep & (act != batch["prior"][np.maximum(step, 0)])):
+            rows, act = row.numpy(), act.numpy()
+            step = idx.reshape(-1).numpy()[rows]
+            at = np.maximum(step, 0)                                # padding (-1) reads step 0, then is dropped
+            keep = (step >= 0) & ok[at] & ~np.isnan(sc[at, act])
+            is_prop = act == batch["prior"][at]
+            prop_entry = {int(step[e]): e for e in np.flatnonzero(keep & is_prop)}
+            for e in np.flatnonzero(keep & ~is_prop):
                 st = int(step[e])
                 pe = prop_entry[st]
                 out["step"].append(st)
