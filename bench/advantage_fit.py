@@ -213,6 +213,8 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     if a.epochs < 1 or a.every < 1 or a.hidden < 1:
         ap.error(f"--epochs, --every and --hidden must be >= 1, got {a.epochs}, {a.every} and {a.hidden}")
+    if not all(np.isfinite(a.thresholds)):
+        ap.error(f"--thresholds must be finite numbers, got {a.thresholds}")
     collecting, config = departure_fit.check_collection(ap, a)
     if config.arch != "entity":
         ap.error(f"--config must train the entity network (arch = \"entity\"), got {config.arch!r}")

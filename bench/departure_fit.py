@@ -54,7 +54,7 @@ import torch
 
 from agents.files import atomic_write_bytes, check_folder
 from agents.networks import build_network
-from agents.policy import masked_logits, save_checkpoint
+from agents.policy import load_checkpoint, masked_logits, save_checkpoint
 from training.config import load_config
 from training.ppo import _merge, _probe_sizes, init_weights, make_chunks, ppo_update
 from training.rollout import WorkerPool, batch_observations, sparse_rows
@@ -177,7 +177,7 @@ def add_collection_args(ap: argparse.ArgumentParser) -> None:
 
 def check_collection(ap: argparse.ArgumentParser, a: argparse.Namespace, overrides: list[str] = ()) -> tuple:
     """The configurations of the collection and of the fit (``--config`` with ``overrides``);
-    ``ap.error`` (exit 2) for counts out of range, a missing ``--policy``, a bad
+    ``ap.error`` (exit 2) for counts out of range, a missing or unreadable ``--policy``, a bad
     ``--config`` or one without ``expert = "lookahead"`` and ``prior = "heuristic"``."""
     if a.batches < 2 or not 1 <= a.heldout < a.batches:
         ap.error(f"need --batches >= 2 and 1 <= --heldout < --batches, got {a.batches} and {a.heldout}")
@@ -185,6 +185,10 @@ def check_collection(ap: argparse.ArgumentParser, a: argparse.Namespace, overrid
         ap.error(f"--steps and --workers must be >= 1, got {a.steps} and {a.workers}")
     if not Path(a.policy).is_file():
         ap.error(f"--policy {a.policy!r} is not a file")
+    try:
+        load_checkpoint(a.policy)
+    except ValueError as err:
+        ap.error(f"--policy: {err}")
     try:
         collecting = load_config(a.config, [f"workers={a.workers}", f"init={a.policy}"])
         config = load_config(a.config, [f"workers={a.workers}", f"init={a.policy}", *overrides])   # the fit's

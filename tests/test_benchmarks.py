@@ -427,7 +427,8 @@ def test_the_advantage_fit_script_measures_realised_gain_and_fits_a_head(tmp_pat
     flat = PolicyNet(obs_layout(4).size, ActionLayout(4).size, 4, hidden=16)
     with pytest.raises(ValueError, match="entity network"):
         mod.examples(flat, dict(np.load(tmp_path / "data" / "batch_000.npz")), 16)
-    for bad in (["--epochs", "0"], ["--batches", "2", "--heldout", "2"], ["--steps", "64"]):
+    for bad in (["--epochs", "0"], ["--batches", "2", "--heldout", "2"], ["--thresholds", "nan"],
+                ["--policy", str(cfg)], ["--steps", "64"]):
         with pytest.raises(SystemExit):
             mod.main(args + bad)
     assert "collected with other steps (96, not 64)" in capsys.readouterr().err
