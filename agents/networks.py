@@ -36,6 +36,10 @@ import numpy as np
 import torch
 from torch import nn
 
+from treachery_env.actions import MAX_PERMS
+
+from .combat import COMBAT_FEATURES, TABLE_FEATURES, combat_features
+
 __all__ = ["PolicyNet", "EntityNet", "SparseObs", "ObservationEmbedding", "build_network", "ARCHITECTURES",
            "NUM_ROLES", "PRIOR_BOTS", "EntityInteraction",
            "INTERACTION_HEADS"]
@@ -414,6 +418,13 @@ class EntityNet(nn.Module):
     * with ``interaction`` > 0, that many :class:`EntityInteraction` blocks
       update the entity table before the keys are made (entities that see
       each other and the decision context);
+    * with ``combat``, the combat features of each of the observer's creatures
+      (:func:`agents.combat.combat_features`: which fights it wins, whether
+      a counter-attack could be lethal, ...) go through a two-layer MLP whose
+      output is added to that creature's embedding, so they reach the
+      player entities and the keys of its actions (attack with it, block
+      with it, target it); the MLP's last layer starts at zero, so adding it
+      to trained weights starts from the same policy;
     * belief logits for relative seat ``i``: ``MLP(concat(z, player_i)) -> 4``;
     * value: the critic over ``z`` (privileged or not, see the module docstring).
 
@@ -427,6 +438,7 @@ class EntityNet(nn.Module):
         prior: name of the bot (:data:`PRIOR_BOTS`) whose proposed action the
             network reads (``forward(..., prior=)``), or None.
         interaction: :class:`EntityInteraction` blocks over the entity table (0 = none).
+        combat: add the combat features of the observer's creatures to their embeddings.
 
     Raises:
         ValueError: for non-positive sizes, sizes that are not this
@@ -438,7 +450,7 @@ class EntityNet(nn.Module):
     reads_sparse = False  # reads the entity sets at fixed offsets of dense rows
 
     def __init__(self, obs_size: int, num_actions: int, num_players: int, hidden: int = 256, entity: int = 64,
-                 privileged_size: int = 0, prior: str | None = None, interaction: int = 0):
+                 privileged_size: int = 0, prior: str | None = None, interaction: int = 0, combat: bool = False):
         super().__init__()
         _check_sizes(obs_size=(obs_size, 1), num_actions=(num_actions, 1), num_players=(num_players, 2),
                      hidden=(hidden, 1), entity=(entity, 1), privileged_size=(privileged_size, 0),
@@ -460,6 +472,8 @@ class EntityNet(nn.Module):
             self.kwargs["prior"] = prior
         if interaction:
             self.kwargs["interaction"] = interaction
+        if combat:
+            self.kwargs["combat"] = True
         self.prior = prior
         self.hidden, self.num_players, E = hidden, n, entity
         idx = _EntityIndex(L, AL)
@@ -485,6 +499,12 @@ class EntityNet(nn.Module):
         self.belief_head = nn.Sequential(nn.Linear(2 * hidden + E, E), nn.ReLU(), nn.Linear(E, NUM_ROLES))
         self.critic = _Critic(2 * hidden, privileged_size, hidden)
         self.interaction = nn.ModuleList(EntityInteraction(E, 2 * hidden) for _ in range(interaction))
+        self.combat_enc = None
+        if combat:
+            self.combat_enc = nn.Sequential(nn.Linear(len(COMBAT_FEATURES) + len(TABLE_FEATURES), E), nn.ReLU(),
+                                            nn.Linear(E, E))
+            nn.init.zeros_(self.combat_enc[-1].weight)
+            nn.init.zeros_(self.combat_enc[-1].bias)
         if prior is not None:
             self.prior_key = nn.Parameter(torch.zeros(E))
             self.prior_bonus = nn.Parameter(torch.tensor(PRIOR_BONUS_INIT))
@@ -574,6 +594,9 @@ class EntityNet(nn.Module):
                 prior = prior.unsqueeze(0)
         n = self.num_players
         cre, cre_p = self._slots(obs, "creatures")                     # (T, B, 20n, E)
+        if self.combat_enc is not None:                                  # the observer's slots come first
+            own = self.combat_enc(combat_features(obs, n)) * cre_p[..., :MAX_PERMS, None]
+            cre = torch.cat([cre[..., :MAX_PERMS, :] + own, cre[..., MAX_PERMS:, :]], dim=-2)
         walk, walk_p = self._slots(obs, "walkers")
         hand, hand_p = self._slots(obs, "hand")
         stack, stack_p = self._slots(obs, "stack")
@@ -619,7 +642,7 @@ class _EntityIndex:
     """
 
     def __init__(self, L: Any, AL: Any):
-        from treachery_env.actions import MAX_HAND, MAX_OTHER, MAX_PERMS, MAX_STACK, MAX_WALKERS
+        from treachery_env.actions import MAX_HAND, MAX_OTHER, MAX_STACK, MAX_WALKERS
         from treachery_env.observation import N_CARDS, PLAYER_FEATURES, TALK_SPEAKER_FEATURES, WALKER_FEATURES
         n = L.n
         self.blocks = {"creatures": (L.creatures, n * MAX_PERMS, L.creature_features),

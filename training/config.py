@@ -22,7 +22,6 @@ and what is allowed.
 from __future__ import annotations
 
 import dataclasses
-import math
 import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -169,6 +168,11 @@ class TrainConfig:
             and the decision context (:class:`agents.networks.EntityInteraction`;
             0 = none; "entity" only).  Added to trained weights (``init``)
             without one, it starts as the identity.
+        combat: add the combat features of the observer's creatures
+            (:mod:`agents.combat`: the fights each would win, whether a
+            counter-attack could be lethal) to their embeddings ("entity"
+            only).  Added to trained weights (``init``) without them, it
+            starts as the same policy.
 
     Game:
         game: :class:`GameConfig` fields (default 5 players, standard rules).
@@ -218,6 +222,7 @@ class TrainConfig:
     privileged_critic: bool = False
     prior: str = ""
     interaction: int = 0
+    combat: bool = False
     game: dict = field(default_factory=lambda: {"num_players": 5})
 
     def __post_init__(self) -> None:
@@ -285,6 +290,8 @@ class TrainConfig:
              "interaction", "an int >= 0, and 0 with arch = 'flat'")
         need(not self.interaction or self.entity % INTERACTION_HEADS == 0, "entity",
              f"a multiple of {INTERACTION_HEADS} with interaction > 0 (the blocks' attention heads)")
+        need(isinstance(self.combat, bool) and (not self.combat or self.arch == "entity"), "combat",
+             "true or false, and false with arch = 'flat'")
         experts = sorted(set(agents.available()) - {"human", "policy", "random"})
         need(self.expert in experts, "expert", f"one of {experts}")
         need(isinstance(self.game, dict), "game", "a table of GameConfig fields")
@@ -308,6 +315,8 @@ class TrainConfig:
             kw["prior"] = self.prior
         if self.interaction:
             kw["interaction"] = self.interaction
+        if self.combat:
+            kw["combat"] = True
         return kw
 
     def anchor_coef(self, progress: float) -> float:

@@ -139,6 +139,11 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
     if kw.get("prior"):
         critic += (f"; proposal input (at every decision the network also reads the action the `{kw['prior']}` "
                    "bot proposes from the same seat view, and decides; no search)")
+    if kw.get("interaction"):
+        critic += f"; {kw['interaction']} interaction block(s) over the entity table"
+    if kw.get("combat"):
+        critic += ("; combat features (`agents/combat.py`: the fights each of its creatures would win or lose, "
+                   "read off the observation) added to its creatures' embeddings")
     out = [f"# Model card: `{name}`", "",
            f"A trained policy for {gc['num_players']}-player Treachery (recurrent actor-critic with a "
            "role-belief head; how it was trained is under Facts and Training configuration). Load it with "

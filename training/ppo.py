@@ -784,7 +784,7 @@ def _open_run(config: TrainConfig, resume: bool | str | os.PathLike) -> tuple[Tr
 
 #: network settings ``init`` may add to a checkpoint without them -> the names (prefixes) of
 #: the parameters they add, which keep their initial values
-_ADDABLE = {"prior": ("prior_key", "prior_bonus"), "interaction": ("interaction.",)}
+_ADDABLE = {"prior": ("prior_key", "prior_bonus"), "interaction": ("interaction.",), "combat": ("combat_enc.",)}
 
 
 def init_weights(net: torch.nn.Module, path: str | os.PathLike) -> None:
@@ -792,10 +792,11 @@ def init_weights(net: torch.nn.Module, path: str | os.PathLike) -> None:
     ``ckpt_*.pt``) into ``net`` (``TrainConfig.init``: a new run that starts
     from trained weights).
 
-    A checkpoint without a proposal input or interaction blocks may start a
-    network with them (``prior``, ``interaction``, :mod:`agents.networks`):
-    every shared weight is loaded and the added parameters keep their initial
-    values (interaction blocks start as the identity).
+    A checkpoint without a proposal input, interaction blocks or combat
+    features may start a network with them (``prior``, ``interaction``,
+    ``combat``, :mod:`agents.networks`): every shared weight is loaded and the
+    added parameters keep their initial values (interaction blocks start as
+    the identity, the combat features' last layer at zero).
 
     Raises:
         ValueError: (one line) if the file is not a loadable checkpoint, or its
@@ -827,7 +828,7 @@ def _settings(model_kwargs: dict) -> dict:
     kw = model_kwargs
     return {"arch": kw.get("arch", "flat"), "hidden": kw.get("hidden"), "entity": kw.get("entity"),
             "privileged_critic": bool(kw.get("privileged_size")), "prior": kw.get("prior", ""),
-            "interaction": kw.get("interaction", 0),
+            "interaction": kw.get("interaction", 0), "combat": kw.get("combat", False),
             "game (observation, action sizes and players)": (kw.get("obs_size"), kw.get("num_actions"),
                                                              kw.get("num_players"))}
 

@@ -1,0 +1,159 @@
+"""What a fight would do, read off the public board: combat features of the observer's creatures.
+
+The lookahead teacher's gain over the heuristic is mostly in combat (issue 13:
+on the flagship's labelled rollouts, declare-attackers decisions carry 51% of
+it and declare-blockers 16%), and a head on the policy network's own action
+features recovers almost none of it, while one on these few features
+recovers four times as much (README, "Where training stands").  They are
+computed from the observation tensor alone (:mod:`treachery_env.observation`:
+creature slots and player blocks), so they are a function of the seat's
+information set like everything else the network reads, and they need no
+change to the observation.
+
+The combat rules read (the substrate's keywords, :data:`treachery_env.cards.KEYWORDS`):
+a tapped creature can't block (CR 509.1a); a creature with flying can't be
+blocked except by creatures with flying or reach (CR 702.9b, 702.17b); one
+with menace can't be blocked except by two or more (CR 702.110b); combat
+damage is dealt by power (CR 510.1), twice with double strike (CR 702.4b),
+and first (before a creature without it strikes back) with first strike or
+double strike (CR 702.7b, 510.4); any damage from a creature with deathtouch
+is lethal (CR 702.2b); a creature is destroyed by damage at least its
+toughness less the damage already marked on it (CR 704.5g).  A "fight" here
+is one attacker against one blocker, as the heuristic bot judges blocks
+(:mod:`agents.heuristic`); pump spells, abilities and trample's assignment
+are not foreseen.
+
+Per creature slot of the observer (20 slots; zeros for an empty slot), in
+:data:`COMBAT_FEATURES` order, where an opponent's *blockers* for it are that
+opponent's untapped creatures that may block it:
+
+* ``safe``: share of the opponents still in the game none of whose blockers
+  would kill it without dying first;
+* ``unblockable``: share of those opponents with no blocker for it;
+* ``fewest_killers``: the fewest blockers that would kill it, over those
+  opponents, / 5 (capped);
+* ``most_eaters``: the most blockers that would kill it and survive, / 5 (capped);
+* ``trades``: some opponent has a blocker it would kill;
+* ``finishes``: it alone deals lethal damage to an opponent with no blocker for it;
+* ``exposure``: if it taps to attack (not with vigilance), the damage all
+  opponents' creatures could deal back less the toughness of the observer's
+  other untapped creatures less (life - 1), / 20, clipped to [-2, 2]
+  (positive: a counter-attack could be lethal);
+* ``good_block``, ``safe_block``, ``trade_block``, ``chump_block``: among the
+  creatures attacking the observer that it may block, one it kills and
+  survives, one it survives, one it kills, any;
+* ``biggest_blockable``: the most damage of an attacker it may block, / 10;
+* ``untapped``: it is untapped;
+
+then the same six features of the table for every slot (:data:`TABLE_FEATURES`):
+the observer's life / 40; the damage all opponents' creatures could deal / 40;
+that less the observer's untapped creatures' toughness less its life, / 20,
+clipped to [-2, 2]; the unblocked damage of the creatures attacking it now / 20;
+whether that is lethal; the lowest life of an opponent in the game / 40.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from treachery_env.actions import MAX_PERMS
+from treachery_env.cards import KEYWORDS
+from treachery_env.observation import PLAYER_FEATURES, obs_layout
+
+__all__ = ["COMBAT_FEATURES", "TABLE_FEATURES", "combat_features"]
+
+COMBAT_FEATURES = ("safe", "unblockable", "fewest_killers", "most_eaters", "trades", "finishes", "exposure",
+                   "good_block", "safe_block", "trade_block", "chump_block", "biggest_blockable", "untapped")
+"""Features of each of the observer's creature slots (see the module docstring)."""
+
+TABLE_FEATURES = ("life", "incoming", "incoming_margin", "attacking_me", "lethal_on_me", "lowest_opponent_life")
+"""Features of the table, repeated in every slot after :data:`COMBAT_FEATURES`."""
+
+_KW = {k: i for i, k in enumerate(KEYWORDS)}
+
+
+def combat_features(obs: torch.Tensor, num_players: int) -> torch.Tensor:
+    """Combat features of the observer's creature slots.
+
+    Args:
+        obs: float32 observations ``(..., D)`` with ``D = obs_layout(num_players).size``.
+        num_players: seats ``n``.
+
+    Returns:
+        float32 ``(..., 20, len(COMBAT_FEATURES) + len(TABLE_FEATURES))``; rows of empty slots are zeros.
+
+    Raises:
+        ValueError: if the last axis is not the observation size for ``num_players``.
+    """
+    n = num_players
+    L = obs_layout(n)
+    if obs.shape[-1] != L.size:
+        raise ValueError(f"combat_features: observations of {n} players have {L.size} features, "
+                         f"got {obs.shape[-1]}")
+    cf = L.creature_features
+    c = obs[..., L.creatures:L.creatures + n * MAX_PERMS * cf].unflatten(-1, (n, MAX_PERMS, cf))   # (..., n, S, cf)
+    kw_at = 7 + n + 6                                      # after the attacked-player one-hot and six flags
+    has = {k: c[..., kw_at + i] > 0.5 for i, k in enumerate(KEYWORDS)}                        # (..., n, S) each
+    present = c[..., 0] > 0.5
+    power = torch.round(c[..., 1] * 10)
+    left = torch.round(c[..., 2] * 10) - torch.round(c[..., 3] * 10)          # toughness less marked damage
+    tapped = c[..., 4] > 0.5
+    attacking = c[..., 6] > 0.5
+    attacking_me = present & attacking & (c[..., 7] > 0.5)                   # attacked player: relative seat 0
+    first = has["first_strike"] | has["double_strike"]
+    hits = power * torch.where(has["double_strike"], 2.0, 1.0)
+    p = obs[..., L.players:L.players + n * PLAYER_FEATURES].unflatten(-1, (n, PLAYER_FEATURES))
+    alive, life = p[..., 0] > 0.5, p[..., 1] * 40
+
+    def mine(x):    # the observer's slots as one side of every pair: (..., S, 1, 1)
+        return x[..., 0, :, None, None]
+
+    def theirs(x):  # the opponents' slots as the other side: (..., 1, n-1, S)
+        return x[..., 1:, :].unsqueeze(-3)
+
+    i_kill = (mine(power) > 0) & (mine(has["deathtouch"]) | (mine(hits) >= theirs(left)))     # mine kills theirs
+    o_kill = (theirs(power) > 0) & (theirs(has["deathtouch"]) | (theirs(hits) >= mine(left)))
+    i_first, o_first = mine(first) & ~theirs(first), theirs(first) & ~mine(first)
+    i_live = (i_first & i_kill) | ~o_kill                                    # mine survives the fight
+    o_live = (o_first & o_kill) | ~i_kill
+    # mine attacking, theirs blocking
+    may_block = theirs(present & ~tapped) & (~mine(has["flying"]) | theirs(has["flying"]) | theirs(has["reach"]))
+    blockers = may_block.sum(-1)                                                        # (..., S, n-1)
+    blocked = (blockers > 0) & ~(has["menace"][..., 0, :, None] & (blockers < 2))
+    killers = (may_block & ~i_live).sum(-1) * blocked
+    eaters = (may_block & ~i_live & o_live).sum(-1) * blocked
+    trades = ((may_block & i_kill).any(-1) & blocked & alive[..., None, 1:]).any(-1)
+    opp = alive[..., 1:].unsqueeze(-2)                                                  # (..., 1, n-1)
+    n_opp = opp.sum(-1).clamp(min=1)
+    safe = ((killers == 0) & opp).sum(-1) / n_opp
+    unblockable = (~blocked & opp).sum(-1) / n_opp
+    fewest = torch.where(opp, killers, torch.full_like(killers, 10**6)).amin(-1)
+    fewest = torch.where(opp.any(-1), fewest, torch.zeros_like(fewest)).clamp(max=5) / 5
+    most = torch.where(opp, eaters, torch.zeros_like(eaters)).amax(-1).clamp(max=5) / 5
+    finishes = (~blocked & opp & (hits[..., 0, :, None] >= life[..., None, 1:])).any(-1)
+    # the counter-attack
+    incoming = (hits[..., 1:, :] * present[..., 1:, :]).sum((-1, -2))                  # (...)
+    guard = present[..., 0, :] & ~tapped[..., 0, :] & ~attacking[..., 0, :]
+    toughness = left[..., 0, :].clamp(min=0) * guard
+    defence = toughness.sum(-1)
+    my_life = life[..., 0]
+    without = defence.unsqueeze(-1) - torch.where(has["vigilance"][..., 0, :], 0.0, toughness)
+    exposure = ((incoming.unsqueeze(-1) - without - my_life.unsqueeze(-1) + 1) / 20).clamp(-2, 2)
+    # mine blocking, theirs attacking the observer
+    blockable = theirs(attacking_me) & (~theirs(has["flying"]) | mine(has["flying"]) | mine(has["reach"]))
+    good = (blockable & i_kill & i_live).flatten(-2).any(-1)
+    wall = (blockable & i_live).flatten(-2).any(-1)
+    trade = (blockable & i_kill).flatten(-2).any(-1)
+    chump = blockable.flatten(-2).any(-1)
+    biggest = torch.where(blockable, theirs(hits), torch.zeros_like(o_kill, dtype=obs.dtype)).flatten(-2).amax(-1)
+    unblocked = (hits[..., 1:, :] * attacking_me[..., 1:, :]).sum((-1, -2))
+    lowest = torch.where(alive[..., 1:], life[..., 1:], torch.full_like(life[..., 1:], 10**6)).amin(-1)
+    lowest = torch.where(alive[..., 1:].any(-1), lowest, torch.zeros_like(lowest))
+    f = obs.dtype
+    per = torch.stack([safe, unblockable, fewest, most, trades.to(f), finishes.to(f), exposure, good.to(f),
+                       wall.to(f), trade.to(f), chump.to(f), biggest / 10,
+                       (present[..., 0, :] & ~tapped[..., 0, :]).to(f)], dim=-1)
+    table = torch.stack([my_life / 40, incoming / 40, ((incoming - defence - my_life) / 20).clamp(-2, 2),
+                         unblocked / 20, ((unblocked >= my_life) & (unblocked > 0)).to(f), lowest / 40], dim=-1)
+    out = torch.cat([per, table.unsqueeze(-2).expand(*per.shape[:-1], table.shape[-1])], dim=-1)
+    return out * present[..., 0, :].unsqueeze(-1).to(obs.dtype)

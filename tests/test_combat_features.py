@@ -1,0 +1,153 @@
+"""The combat features of the observer's creatures (agents/combat.py) on boards set by hand, read
+from the engine's own observation, and the entity network option that adds them (``combat``)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+import torch
+
+from agents.combat import COMBAT_FEATURES, TABLE_FEATURES, combat_features
+from agents.networks import build_network
+from agents.policy import masked_logits, save_checkpoint
+from training.config import TrainConfig
+from training.rollout import privileged_features
+
+from scenario import ASSASSINS, GUARDIANS, LEADERS, TRAITORS, add_creature, make_game
+from test_networks import _assert_swapping_two_creatures_swaps_their_logits, _states
+from test_training import tiny
+
+NAMES = COMBAT_FEATURES + TABLE_FEATURES
+
+
+def _table(life: int = 20):
+    return make_game([LEADERS[0], GUARDIANS[0], ASSASSINS[0], ASSASSINS[1], TRAITORS[0]], commander=False,
+                     life=life)
+
+
+def _features(g, seat: int = 0) -> list[dict]:
+    """The features of ``seat``'s creature slots, by name, from its observation."""
+    obs = torch.from_numpy(g.observation(seat)["observation"])
+    f = combat_features(obs, len(g.players)).numpy()
+    assert f.shape == (20, len(NAMES))
+    return [dict(zip(NAMES, row.tolist())) for row in f]
+
+
+def _close(row: dict, **want) -> None:
+    for k, v in want.items():
+        assert row[k] == pytest.approx(v, abs=1e-6), (k, row[k], v)
+
+
+def test_attacking_creatures_against_each_opponents_untapped_blockers():
+    """Blocks judged as fights (CR 510.1): a 2/2 trades with a 2/2 and dies to a deathtouch 1/1
+    (CR 702.2b); first strike kills both first (CR 702.7b); a flier meets no blocker without flying
+    or reach (CR 702.9b); tapped creatures don't block (CR 509.1a); menace needs two (CR 702.110b)."""
+    g = _table()
+    add_creature(g, 0, "Grove Bear")                  # 2/2
+    add_creature(g, 0, "Messenger Owl")               # 1/1 flying
+    add_creature(g, 0, "Blade Squire")                # 2/1 first strike
+    acolyte = add_creature(g, 1, "Healer Acolyte")    # 2/2
+    add_creature(g, 2, "Bog Rat")                     # 1/1 deathtouch
+    f = _features(g)
+    _close(f[0], safe=0.5, unblockable=0.5, fewest_killers=0, most_eaters=0, trades=1, finishes=0, untapped=1)
+    _close(f[1], safe=1, unblockable=1, trades=0)
+    _close(f[2], safe=1, unblockable=0.5, trades=1)
+    # all opponents' creatures could hit back for 3; without the bear, the owl and the squire guard 2
+    _close(f[0], exposure=(3 - 2 - 20 + 1) / 20, life=0.5, incoming=3 / 40, incoming_margin=(3 - 4 - 20) / 20,
+           attacking_me=0, lethal_on_me=0, lowest_opponent_life=0.5)
+    assert not any(any(row.values()) for row in f[3:])          # empty slots are zeros
+    # a 3/3 blocker eats the bear (kills it, survives): one eater, and seat 1 is no longer safe for the squire
+    acolyte.tapped = True
+    big = add_creature(g, 1, "Mossback Hydra")
+    f = _features(g)
+    _close(f[0], safe=0.5, unblockable=0.5, most_eaters=0.2)
+    _close(f[2], safe=0.75, unblockable=0.5)
+    big.tapped = True
+    f = _features(g)
+    _close(f[0], safe=0.75, unblockable=0.75, trades=1)
+    # an opponent at 2 life with no blocker for it is finished by the bear alone
+    g.players[3].life = 2
+    _close(_features(g)[0], finishes=1, lowest_opponent_life=2 / 40)
+    # menace: one untapped blocker cannot block it
+    ogre = add_creature(g, 0, "Rage Ogre")            # 3/2 menace
+    row = _features(g)[3]
+    assert g.players[0].creatures.index(ogre) == 3
+    _close(row, unblockable=1, safe=1)
+
+
+def test_blocking_the_creatures_attacking_the_observer():
+    """Against a 4/3 and a flying 3/3 attacking seat 0: a 2/2 can only chump the 4/3, a reach 2/5
+    walls both, a 5/5 kills the 4/3 and lives; the attackers' damage is lethal at 7 life."""
+    g = _table()
+    for seat, name in ((1, "Thicket Troll"), (2, "Griffin Rider")):
+        c = add_creature(g, seat, name)
+        c.tapped, c.attacking = True, 0
+    add_creature(g, 0, "Grove Bear")
+    add_creature(g, 0, "Watchtower Golem")            # 2/5 reach vigilance
+    add_creature(g, 0, "War Mammoth")                 # 5/5
+    f = _features(g)
+    _close(f[0], good_block=0, safe_block=0, trade_block=0, chump_block=1, biggest_blockable=0.4)
+    _close(f[1], good_block=0, safe_block=1, trade_block=0, chump_block=1, biggest_blockable=0.4)
+    _close(f[2], good_block=1, safe_block=1, trade_block=1, chump_block=1, biggest_blockable=0.4)
+    _close(f[0], attacking_me=7 / 20, lethal_on_me=0, incoming=7 / 40)
+    # vigilance: attacking with the golem costs no defence, so its exposure is that of keeping everything home
+    _close(f[1], exposure=(7 - 12 - 20 + 1) / 20)
+    _close(f[0], exposure=(7 - 10 - 20 + 1) / 20)
+    g.players[0].life = 7
+    _close(_features(g)[0], lethal_on_me=1)
+    # another seat's view: nothing attacks seat 1, so its creatures have no blocks to make
+    assert _features(g, 1)[0]["chump_block"] == 0
+
+
+def test_combat_features_are_refused_for_another_table_size():
+    obs = torch.from_numpy(_table().observation(0)["observation"])
+    with pytest.raises(ValueError, match="observations of 4 players have"):
+        combat_features(obs, 4)
+
+
+def test_the_combat_option_starts_as_the_network_it_is_added_to(tmp_path):
+    """``combat = true`` added by ``init`` to a checkpoint without it gives exactly that network's
+    outputs; it then learns (its MLP gets gradients and changes); the actor still ignores the
+    privileged input; entities stay a set; a flat network cannot have it."""
+    from test_training import _sizes
+    from training.ppo import init_weights
+
+    plain_cfg = tiny(tmp_path, arch="entity", entity=16, privileged_critic=True, prior="heuristic")
+    n = plain_cfg.game_config().num_players
+    cfg = replace(plain_cfg, combat=True)
+    torch.manual_seed(0)
+    plain = build_network(plain_cfg.network_kwargs(*_sizes())).eval()
+    path = save_checkpoint(tmp_path / "plain.pt", plain, plain_cfg.game_config().to_dict())
+    net = build_network(cfg.network_kwargs(*_sizes())).eval()
+    assert net.kwargs["combat"] is True and "combat" not in plain.kwargs
+    init_weights(net, path)
+    states = _states(n, count=8)
+    obs = torch.from_numpy(np.stack([o["observation"] for o, _, _ in states]))
+    assert combat_features(obs, n)[..., COMBAT_FEATURES.index("untapped")].sum() > 0   # creatures on the boards
+    mask = torch.from_numpy(np.stack([o["action_mask"] for o, _, _ in states]))
+    priv = torch.from_numpy(np.stack([privileged_features(g, s) for _, g, s in states]))
+    prop = torch.tensor([int(np.flatnonzero(m)[0]) for m in mask.numpy()])
+    h0 = torch.randn(len(states), 32)
+    with torch.no_grad():
+        for a, b in zip(plain(obs, h0, priv, mask=mask, prior=prop), net(obs, h0, priv, mask=mask, prior=prop)):
+            assert torch.equal(a, b)
+    opt = torch.optim.Adam(net.parameters(), lr=1e-2)
+    for _ in range(2):
+        opt.zero_grad()
+        logits = net(obs, h0, priv, mask=mask, prior=prop)[0]
+        (-(masked_logits(logits, mask).log_softmax(-1)[torch.arange(len(states)), prop]).mean()).backward()
+        opt.step()
+    assert net.combat_enc[-1].weight.abs().sum() > 0 and net.combat_enc[0].weight.grad.abs().sum() > 0
+    with torch.no_grad():
+        l1, v1, b1, _ = net(obs, h0, priv, mask=mask, prior=prop)
+        l2, v2, b2, _ = net(obs, h0, priv.flip(-1), mask=mask, prior=prop)
+        l3 = plain(obs, h0, priv, mask=mask, prior=prop)[0]
+    assert torch.equal(l1, l2) and torch.equal(b1, b2) and not torch.equal(v1, v2)
+    assert not torch.equal(l1, l3)
+    _assert_swapping_two_creatures_swaps_their_logits(net, n)
+    with pytest.raises(ValueError, match="combat = True is invalid; allowed: true or false, and false with arch"):
+        TrainConfig(combat=True)
+    with pytest.raises(ValueError, match="combat"):
+        TrainConfig(arch="entity", combat=1)
