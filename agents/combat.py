@@ -45,7 +45,7 @@ opponent's untapped creatures that may block it:
 * ``biggest_blockable``: the most damage of an attacker it may block, / 10;
 * ``untapped``: it is untapped;
 
-then the same six features of the table for every slot (:data:`TABLE_FEATURES`):
+and, apart, six features of the table (:data:`TABLE_FEATURES`):
 the observer's life / 40; the damage all opponents' creatures could deal / 40;
 that less the observer's untapped creatures' toughness less its life, / 20,
 clipped to [-2, 2]; the unblocked damage of the creatures attacking it now / 20;
@@ -67,20 +67,21 @@ COMBAT_FEATURES = ("safe", "unblockable", "fewest_killers", "most_eaters", "trad
 """Features of each of the observer's creature slots (see the module docstring)."""
 
 TABLE_FEATURES = ("life", "incoming", "incoming_margin", "attacking_me", "lethal_on_me", "lowest_opponent_life")
-"""Features of the table, repeated in every slot after :data:`COMBAT_FEATURES`."""
+"""Features of the table as the observer sees it (see the module docstring)."""
 
 _KW = {k: i for i, k in enumerate(KEYWORDS)}
 
 
-def combat_features(obs: torch.Tensor, num_players: int) -> torch.Tensor:
-    """Combat features of the observer's creature slots.
+def combat_features(obs: torch.Tensor, num_players: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Combat features of the observer's creature slots, and of the table.
 
     Args:
         obs: float32 observations ``(..., D)`` with ``D = obs_layout(num_players).size``.
         num_players: seats ``n``.
 
     Returns:
-        float32 ``(..., 20, len(COMBAT_FEATURES) + len(TABLE_FEATURES))``; rows of empty slots are zeros.
+        ``(slots, table)``: float32 ``(..., 20, len(COMBAT_FEATURES))`` (rows of empty slots are
+        zeros) and float32 ``(..., len(TABLE_FEATURES))``.
 
     Raises:
         ValueError: if the last axis is not the observation size for ``num_players``.
@@ -155,5 +156,4 @@ def combat_features(obs: torch.Tensor, num_players: int) -> torch.Tensor:
                        (present[..., 0, :] & ~tapped[..., 0, :]).to(f)], dim=-1)
     table = torch.stack([my_life / 40, incoming / 40, ((incoming - defence - my_life) / 20).clamp(-2, 2),
                          unblocked / 20, ((unblocked >= my_life) & (unblocked > 0)).to(f), lowest / 40], dim=-1)
-    out = torch.cat([per, table.unsqueeze(-2).expand(*per.shape[:-1], table.shape[-1])], dim=-1)
-    return out * present[..., 0, :].unsqueeze(-1).to(obs.dtype)
+    return per * present[..., 0, :].unsqueeze(-1).to(f), table

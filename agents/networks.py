@@ -420,7 +420,7 @@ class EntityNet(nn.Module):
       each other and the decision context);
     * with ``combat``, the combat features of each of the observer's creatures
       (:func:`agents.combat.combat_features`: which fights it wins, whether
-      a counter-attack could be lethal, ...) go through a two-layer MLP whose
+      a counter-attack could be lethal, ...), with the table's beside them, go through a two-layer MLP whose
       output is added to that creature's embedding, so they reach the
       player entities and the keys of its actions (attack with it, block
       with it, target it); the MLP's last layer starts at zero, so adding it
@@ -595,7 +595,9 @@ class EntityNet(nn.Module):
         n = self.num_players
         cre, cre_p = self._slots(obs, "creatures")                     # (T, B, 20n, E)
         if self.combat_enc is not None:                                  # the observer's slots come first
-            own = self.combat_enc(combat_features(obs, n)) * cre_p[..., :MAX_PERMS, None]
+            slots, table = combat_features(obs, n)                     # the table's features beside each slot's
+            x = torch.cat([slots, table.unsqueeze(-2).expand(*slots.shape[:-1], table.shape[-1])], dim=-1)
+            own = self.combat_enc(x) * cre_p[..., :MAX_PERMS, None]
             cre = torch.cat([cre[..., :MAX_PERMS, :] + own, cre[..., MAX_PERMS:, :]], dim=-2)
         walk, walk_p = self._slots(obs, "walkers")
         hand, hand_p = self._slots(obs, "hand")

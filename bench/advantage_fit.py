@@ -17,7 +17,9 @@ folders), whether that can gain:
    proposal's, and the recurrent state ``z`` (``2H``), with the target
    ``score[a] - score[proposal]``;
 2. a head (an MLP with two hidden layers of ``--hidden``) on those frozen
-   features is fitted to the targets (squared error, the targets times 10)
+   features (``--features policy``), or on the combat features instead
+   (``--features combat``: :func:`combat_inputs`, 56 numbers read off the
+   observation by :mod:`agents.combat`), or on both (``--features both``), is fitted to the targets (squared error, the targets times 10)
    for ``--epochs`` epochs over the fitted rollouts;
 3. every ``--every`` epochs, on the held-out searched steps: the squared
    error against predicting 0, the correlation, and for each threshold the
@@ -35,7 +37,8 @@ the teacher's win-rate gain a policy keeps; a head whose realised gain is not
 above the policy's at any threshold has not learnt what the search computes.
 
     python bench/advantage_fit.py [--data DIR] [--batches 16] [--heldout 4] [--epochs 20] [--every 5]
-                                  [--hidden 128] [--thresholds 0 0.01 0.02 0.04 0.08] (and departure_fit's options)
+                                  [--hidden 128] [--thresholds 0 0.01 0.02 0.04 0.08]
+                                  [--features {policy,combat,both}] (and departure_fit's options)
 """
 
 from __future__ import annotations
@@ -50,10 +53,14 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.combat import COMBAT_FEATURES, TABLE_FEATURES, combat_features
 from agents.networks import build_network
 from agents.policy import masked_logits
 from training.ppo import _merge, _probe_sizes, init_weights, make_chunks
 from training.rollout import batch_observations
+from treachery_env.actions import MAX_PERMS, ActionLayout
+from treachery_env.engine.state import DecisionKind
+from treachery_env.observation import N_PHASES, PLAYER_ROLE, obs_layout
 
 _spec = importlib.util.spec_from_file_location("departure_fit", Path(__file__).with_name("departure_fit.py"))
 departure_fit = importlib.util.module_from_spec(_spec)
@@ -128,6 +135,37 @@ def examples(net: nn.Module, batch: dict, bptt: int) -> dict:
     width = 2 * net.score.in_features + net.query.in_features
     return {"top": top, "step": np.asarray(out["step"], np.int64), "act": np.asarray(out["act"], np.int64),
             "x": np.asarray(out["x"], np.float32).reshape(-1, width), "y": np.asarray(out["y"], np.float32)}
+
+
+def combat_inputs(batch: dict, step: np.ndarray, act: np.ndarray, num_players: int) -> np.ndarray:
+    """The combat features of each example (``--features combat``), float32 ``(M, 56)`` for ``num_players`` = 5:
+    for the candidate ``act`` and then for the proposal, the :data:`~agents.combat.COMBAT_FEATURES`
+    of the observer's creature the action refers to (an attack or block with it, a target: a PERM
+    action on relative seat 0; zeros otherwise) and a flag that it refers to one; then the step's
+    :data:`~agents.combat.TABLE_FEATURES`, its decision kind one-hot and the observer's own role
+    one-hot (from the observation's own player block)."""
+    L, AL = obs_layout(num_players), ActionLayout(num_players)
+    rows = np.unique(step)
+    obs = batch_observations(batch, L.size)
+    per = np.zeros((len(batch["prior"]), MAX_PERMS, len(COMBAT_FEATURES)), np.float32)
+    ctx = np.zeros((len(batch["prior"]), DecisionKind.COUNT + 4), np.float32)
+    table = np.zeros((len(batch["prior"]), len(TABLE_FEATURES)), np.float32)
+    role = L.players + PLAYER_ROLE                      # the observer's block comes first
+    for s in range(0, len(rows), 2048):
+        r = rows[s:s + 2048]
+        o = obs.rows(torch.from_numpy(r)).dense()
+        slots, tab = combat_features(o, num_players)
+        per[r], table[r] = slots.numpy(), tab.numpy()
+        o = o.numpy()
+        ctx[r, :DecisionKind.COUNT] = o[:, L.glob + N_PHASES:L.glob + N_PHASES + DecisionKind.COUNT]
+        ctx[r, DecisionKind.COUNT:] = o[:, role:role + 4]
+
+    def of(actions: np.ndarray) -> np.ndarray:
+        own = (actions >= AL.PERM) & (actions < AL.PERM + MAX_PERMS)      # relative seat 0's slots come first
+        f = np.where(own[:, None], per[step, np.clip(actions - AL.PERM, 0, MAX_PERMS - 1)], 0)
+        return np.concatenate([f, own[:, None].astype(np.float32)], 1)
+
+    return np.concatenate([of(act), of(batch["prior"][step]), table[step], ctx[step]], 1).astype(np.float32)
 
 
 def realised(step: np.ndarray, pred: np.ndarray, y: np.ndarray, rows: int, thresholds) -> list[dict]:
@@ -210,6 +248,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hidden", type=int, default=128, help="width of the head's two hidden layers")
     ap.add_argument("--thresholds", type=float, nargs="+", default=[0.0, 0.01, 0.02, 0.04, 0.08],
                     help="predicted advantages above which the head departs")
+    ap.add_argument("--features", choices=("policy", "combat", "both"), default="policy",
+                    help="what the head reads: the policy's frozen action features, the combat features "
+                         "(agents/combat.py) of the candidate and the proposal with the table's, or both")
     a = ap.parse_args(argv)
     if a.epochs < 1 or a.every < 1 or a.hidden < 1:
         ap.error(f"--epochs, --every and --hidden must be >= 1, got {a.epochs}, {a.every} and {a.hidden}")
@@ -226,6 +267,11 @@ def main(argv: list[str] | None = None) -> int:
     init_weights(net, a.policy)
     t0 = time.perf_counter()
     ex_train, ex_test = examples(net, train, config.bptt), examples(net, test, config.bptt)
+    n = net.kwargs["num_players"]
+    for ex, batch in ((ex_train, train), (ex_test, test)):
+        if a.features != "policy":
+            c = combat_inputs(batch, ex["step"], ex["act"], n)
+            ex["x"] = c if a.features == "combat" else np.concatenate([ex["x"], c], 1)
     rows = int(searched(test).sum())
     print(f"\nfitted on {int(searched(train).sum())} searched steps ({len(ex_train['y'])} candidates), "
           f"held out {rows} ({len(ex_test['y'])}); features in {time.perf_counter() - t0:.0f} s\n")
@@ -236,7 +282,9 @@ def main(argv: list[str] | None = None) -> int:
     p = policy_row(ex_test["top"], test)
     print(f"| the policy, greedy ({p['unscored']} to unscored actions, counted 0) | {p['taken']} | {p['gain']:+.2f} "
           f"| {p['won']} | {p['lost']} |", flush=True)
-    print("\nthe head on the policy's frozen features, held out:\n")
+    reads = {"policy": "the policy's frozen features", "combat": "the combat features",
+             "both": "the policy's frozen features and the combat features"}[a.features]
+    print(f"\nthe head on {reads} ({ex_test['x'].shape[1]} inputs), held out:\n")
     print("| epoch | squared error (0 predicted) | correlation | threshold | taken | realised gain per 1,000 | "
           "gain > 0.02 | loss > 0.02 |\n|---|---|---|---|---|---|---|---|")
     for ep, fit, table in fit_head(ex_train, ex_test, rows, a.hidden, a.epochs, a.every, a.thresholds, a.seed):

@@ -424,11 +424,30 @@ def test_the_advantage_fit_script_measures_realised_gain_and_fits_a_head(tmp_pat
     ex = mod.examples(net, dict(np.load(tmp_path / "data" / "batch_000.npz")), 16)
     assert len(ex["y"]) > 0 and ex["x"].shape == (len(ex["y"]), 2 * 8 + 2 * 16)
     assert len(ex["step"]) == len(ex["act"]) == len(ex["y"])
+    # the combat inputs: per candidate and proposal the features of the own creature it refers to and a flag,
+    # then the table's features, the decision kind and the own role, read off the step's observation
+    import torch
+
+    from agents.combat import COMBAT_FEATURES, TABLE_FEATURES, combat_features
+    from training.rollout import batch_observations
+    b0 = dict(np.load(tmp_path / "data" / "batch_000.npz"))
+    AL, k = ActionLayout(4), len(COMBAT_FEATURES)
+    c = mod.combat_inputs(b0, ex["step"], ex["act"], 4)
+    assert c.shape == (len(ex["y"]), 2 * (k + 1) + len(TABLE_FEATURES) + 18 + 4)
+    own = (ex["act"] >= AL.PERM) & (ex["act"] < AL.PERM + 20)
+    assert c[:, k].tolist() == own.astype(np.float32).tolist() and not c[~own, :k].any()
+    e = int(ex["step"][0])
+    slots, table = combat_features(batch_observations(b0, obs_layout(4).size).rows(torch.tensor([e])).dense(), 4)
+    assert np.allclose(c[0, 2 * (k + 1):2 * (k + 1) + len(TABLE_FEATURES)], table[0].numpy())
+    assert c[:, -22:-4].sum(1).tolist() == [1.0] * len(c) and c[:, -4:].sum(1).tolist() == [1.0] * len(c)
+    for features, width in (("combat", c.shape[1]), ("both", 2 * 8 + 2 * 16 + c.shape[1])):
+        assert mod.main(args + ["--features", features, "--epochs", "1"]) == 0
+        assert f"({width} inputs), held out" in capsys.readouterr().out
     flat = PolicyNet(obs_layout(4).size, ActionLayout(4).size, 4, hidden=16)
     with pytest.raises(ValueError, match="entity network"):
         mod.examples(flat, dict(np.load(tmp_path / "data" / "batch_000.npz")), 16)
     for bad in (["--epochs", "0"], ["--batches", "2", "--heldout", "2"], ["--thresholds", "nan"],
-                ["--policy", str(cfg)], ["--steps", "64"]):
+                ["--policy", str(cfg)], ["--features", "hands"], ["--steps", "64"]):
         with pytest.raises(SystemExit):
             mod.main(args + bad)
     assert "collected with other steps (96, not 64)" in capsys.readouterr().err

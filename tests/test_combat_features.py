@@ -30,9 +30,9 @@ def _table(life: int = 20):
 def _features(g, seat: int = 0) -> list[dict]:
     """The features of ``seat``'s creature slots, by name, from its observation."""
     obs = torch.from_numpy(g.observation(seat)["observation"])
-    f = combat_features(obs, len(g.players)).numpy()
-    assert f.shape == (20, len(NAMES))
-    return [dict(zip(NAMES, row.tolist())) for row in f]
+    slots, table = combat_features(obs, len(g.players))
+    assert slots.shape == (20, len(COMBAT_FEATURES)) and table.shape == (len(TABLE_FEATURES),)
+    return [dict(zip(NAMES, row.tolist() + table.tolist())) for row in slots]
 
 
 def _close(row: dict, **want) -> None:
@@ -57,7 +57,7 @@ def test_attacking_creatures_against_each_opponents_untapped_blockers():
     # all opponents' creatures could hit back for 3; without the bear, the owl and the squire guard 2
     _close(f[0], exposure=(3 - 2 - 20 + 1) / 20, life=0.5, incoming=3 / 40, incoming_margin=(3 - 4 - 20) / 20,
            attacking_me=0, lethal_on_me=0, lowest_opponent_life=0.5)
-    assert not any(any(row.values()) for row in f[3:])          # empty slots are zeros
+    assert not any(any(row[k] for k in COMBAT_FEATURES) for row in f[3:])          # empty slots are zeros
     # a 3/3 blocker eats the bear (kills it, survives): one eater, and seat 1 is no longer safe for the squire
     acolyte.tapped = True
     big = add_creature(g, 1, "Mossback Hydra")
@@ -125,7 +125,7 @@ def test_the_combat_option_starts_as_the_network_it_is_added_to(tmp_path):
     init_weights(net, path)
     states = _states(n, count=8)
     obs = torch.from_numpy(np.stack([o["observation"] for o, _, _ in states]))
-    assert combat_features(obs, n)[..., COMBAT_FEATURES.index("untapped")].sum() > 0   # creatures on the boards
+    assert combat_features(obs, n)[0][..., COMBAT_FEATURES.index("untapped")].sum() > 0   # creatures on the boards
     mask = torch.from_numpy(np.stack([o["action_mask"] for o, _, _ in states]))
     priv = torch.from_numpy(np.stack([privileged_features(g, s) for _, g, s in states]))
     prop = torch.tensor([int(np.flatnonzero(m)[0]) for m in mask.numpy()])

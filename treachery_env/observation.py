@@ -110,7 +110,7 @@ from .engine.talk import TALK_KINDS, TalkMessage
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game
 
-__all__ = ["ObsLayout", "obs_layout", "encode", "encode_python", "action_mask", "action_mask_python", "ENCODER", "WALKER_FEATURES", "PLAYER_FEATURES",
+__all__ = ["ObsLayout", "obs_layout", "encode", "encode_python", "action_mask", "action_mask_python", "ENCODER", "WALKER_FEATURES", "PLAYER_FEATURES", "PLAYER_ROLE",
            "CREATURE_FEATURES", "TALK_SPEAKER_FEATURES", "TALK_PAIR_FEATURES", "DECISION_PURPOSES",
            "TARGET_TYPES", "MAX_TARGET_INDEX"]
 
@@ -126,6 +126,8 @@ PLAYER_COUNTERS = ("gem", "nut", "rad")
 # in game .. mana pool (16), tokens, face up + role (5), identity one-hot, counters .. shield (4),
 # player counters, usable elsewhere (1), mulligans taken (1)
 PLAYER_FEATURES = 16 + len(COUNTER_TOKENS) + 5 + N_IDENTITIES + 4 + len(PLAYER_COUNTERS) + 2
+PLAYER_ROLE = 16 + len(COUNTER_TOKENS) + 1
+"""Where the known role one-hot (4, :class:`treachery_env.rules.Role` order) starts in a player block."""
 CREATURE_FEATURES = 14 + len(KEYWORDS) + MAX_WALKERS
 _WALKER_INDEX = {c.index: k for k, c in enumerate(WALKER_CARDS)}
 _KIND_INDEX = {k: i for i, k in enumerate(ATTACKABLE_KINDS)}
@@ -418,7 +420,7 @@ def encode_python(game: "Game", viewer: int) -> np.ndarray:
         if up or viewer in idc.known_by:
             if up:
                 o[k] = 1.0
-            o[k + 1 + role] = 1.0
+            o[b + PLAYER_ROLE + role] = 1.0
             ix = _IDENTITY_INDEX.get(card.name)     # simple-roles cards have only a role
             if ix is not None:
                 o[k + 5 + ix] = 1.0
