@@ -3,21 +3,14 @@ from the engine's own observation, and the entity network option that adds them 
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-import numpy as np
 import pytest
 import torch
 
 from agents.combat import COMBAT_FEATURES, TABLE_FEATURES, combat_features
-from agents.networks import build_network
-from agents.policy import masked_logits, save_checkpoint
 from training.config import TrainConfig
-from training.rollout import privileged_features
 
 from scenario import ASSASSINS, GUARDIANS, LEADERS, TRAITORS, add_creature, make_game
-from test_networks import _assert_swapping_two_creatures_swaps_their_logits, _states
-from test_training import tiny
+from test_networks import _assert_swapping_two_creatures_swaps_their_logits, added_to_trained_weights
 
 NAMES = COMBAT_FEATURES + TABLE_FEATURES
 
@@ -111,42 +104,10 @@ def test_the_combat_option_starts_as_the_network_it_is_added_to(tmp_path):
     """``combat = true`` added by ``init`` to a checkpoint without it gives exactly that network's
     outputs; it then learns (its MLP gets gradients and changes); the actor still ignores the
     privileged input; entities stay a set; a flat network cannot have it."""
-    from test_training import _sizes
-    from training.ppo import init_weights
-
-    plain_cfg = tiny(tmp_path, arch="entity", entity=16, privileged_critic=True, prior="heuristic")
-    n = plain_cfg.game_config().num_players
-    cfg = replace(plain_cfg, combat=True)
-    torch.manual_seed(0)
-    plain = build_network(plain_cfg.network_kwargs(*_sizes())).eval()
-    path = save_checkpoint(tmp_path / "plain.pt", plain, plain_cfg.game_config().to_dict())
-    net = build_network(cfg.network_kwargs(*_sizes())).eval()
-    assert net.kwargs["combat"] is True and "combat" not in plain.kwargs
-    init_weights(net, path)
-    states = _states(n, count=8)
-    obs = torch.from_numpy(np.stack([o["observation"] for o, _, _ in states]))
-    assert combat_features(obs, n)[0][..., COMBAT_FEATURES.index("untapped")].sum() > 0   # creatures on the boards
-    mask = torch.from_numpy(np.stack([o["action_mask"] for o, _, _ in states]))
-    priv = torch.from_numpy(np.stack([privileged_features(g, s) for _, g, s in states]))
-    prop = torch.tensor([int(np.flatnonzero(m)[0]) for m in mask.numpy()])
-    h0 = torch.randn(len(states), 32)
-    with torch.no_grad():
-        for a, b in zip(plain(obs, h0, priv, mask=mask, prior=prop), net(obs, h0, priv, mask=mask, prior=prop)):
-            assert torch.equal(a, b)
-    opt = torch.optim.Adam(net.parameters(), lr=1e-2)
-    for _ in range(2):
-        opt.zero_grad()
-        logits = net(obs, h0, priv, mask=mask, prior=prop)[0]
-        (-(masked_logits(logits, mask).log_softmax(-1)[torch.arange(len(states)), prop]).mean()).backward()
-        opt.step()
+    net, obs = added_to_trained_weights(tmp_path, states=8, combat=True)
+    assert combat_features(obs, net.num_players)[0][..., COMBAT_FEATURES.index("untapped")].sum() > 0   # creatures on the boards
     assert net.combat_enc[-1].weight.abs().sum() > 0 and net.combat_enc[0].weight.grad.abs().sum() > 0
-    with torch.no_grad():
-        l1, v1, b1, _ = net(obs, h0, priv, mask=mask, prior=prop)
-        l2, v2, b2, _ = net(obs, h0, priv.flip(-1), mask=mask, prior=prop)
-        l3 = plain(obs, h0, priv, mask=mask, prior=prop)[0]
-    assert torch.equal(l1, l2) and torch.equal(b1, b2) and not torch.equal(v1, v2)
-    assert not torch.equal(l1, l3)
-    _assert_swapping_two_creatures_swaps_their_logits(net, n)
+    _assert_swapping_two_creatures_swaps_their_logits(net, net.num_players)
     with pytest.raises(ValueError, match="combat = True is invalid; allowed: true or false, and false with arch"):
         TrainConfig(combat=True)
     with pytest.raises(ValueError, match="combat"):

@@ -770,27 +770,27 @@ def test_an_interaction_block_is_attention_over_the_occupied_rows_alone():
         EntityInteraction(6, C)
 
 
-def test_interaction_blocks_start_as_the_identity_on_trained_weights(tmp_path):
-    """``interaction = 1`` added by ``init`` to a checkpoint without it loads every
-    shared weight and gives exactly that network's outputs; it then learns (its
-    parameters get gradients and change); the actor still ignores the privileged
-    input; a swap of two creature slots swaps their actions' logits (entities
-    seen as a set); configs that cannot have it are refused in one line."""
+def added_to_trained_weights(tmp_path, states: int = 6, **option) -> tuple:
+    """A network option (``interaction=1``, ``combat=True``) added by ``init`` to a checkpoint
+    without it: asserts that it loads every shared weight and gives exactly that network's
+    outputs, takes two Adam steps on the masked logits, and asserts that the actor still
+    ignores the privileged input and that the policy moved.  Returns ``(net, obs)``."""
     from test_training import _sizes
     from training.ppo import init_weights
 
     plain_cfg = tiny(tmp_path, arch="entity", entity=16, privileged_critic=True, prior="heuristic")
     n = plain_cfg.game_config().num_players
-    cfg = replace(plain_cfg, interaction=1)
+    cfg = replace(plain_cfg, **option)
     torch.manual_seed(0)
     plain = build_network(plain_cfg.network_kwargs(*_sizes())).eval()
     with torch.no_grad():
         plain.prior_key.normal_()
     path = save_checkpoint(tmp_path / "plain.pt", plain, plain_cfg.game_config().to_dict())
     net = build_network(cfg.network_kwargs(*_sizes())).eval()
-    assert net.kwargs["interaction"] == 1 and "interaction" not in plain.kwargs
+    (key, value), = option.items()
+    assert net.kwargs[key] == value and key not in plain.kwargs
     init_weights(net, path)
-    states = _states(n)
+    states = _states(n, count=states)
     obs = torch.from_numpy(np.stack([o["observation"] for o, _, _ in states]))
     mask = torch.from_numpy(np.stack([o["action_mask"] for o, _, _ in states]))
     priv = torch.from_numpy(np.stack([privileged_features(g, s) for _, g, s in states]))
@@ -799,23 +799,33 @@ def test_interaction_blocks_start_as_the_identity_on_trained_weights(tmp_path):
     with torch.no_grad():
         for a, b in zip(plain(obs, h0, priv, mask=mask, prior=prop), net(obs, h0, priv, mask=mask, prior=prop)):
             assert torch.equal(a, b)
-    # it learns: one gradient step on the masked logits moves every block parameter group
     opt = torch.optim.Adam(net.parameters(), lr=1e-2)
     for _ in range(2):
         opt.zero_grad()
         logits = net(obs, h0, priv, mask=mask, prior=prop)[0]
         (-(masked_logits(logits, mask).log_softmax(-1)[torch.arange(len(states)), prop]).mean()).backward()
         opt.step()
-    block = net.interaction[0]
-    assert block.attn.out_proj.weight.abs().sum() > 0 and block.ff[-1].weight.abs().sum() > 0
-    assert block.attn.in_proj_weight.grad.abs().sum() > 0
-    # the actor reads no privileged input, with the block trained
     with torch.no_grad():
         l1, v1, b1, _ = net(obs, h0, priv, mask=mask, prior=prop)
         l2, v2, b2, _ = net(obs, h0, priv.flip(-1), mask=mask, prior=prop)
+        l3 = plain(obs, h0, priv, mask=mask, prior=prop)[0]
     assert torch.equal(l1, l2) and torch.equal(b1, b2) and not torch.equal(v1, v2)
+    assert not torch.equal(l1, l3)
+    return net, obs
+
+
+def test_interaction_blocks_start_as_the_identity_on_trained_weights(tmp_path):
+    """``interaction = 1`` added by ``init`` to a checkpoint without it loads every
+    shared weight and gives exactly that network's outputs; it then learns (its
+    parameters get gradients and change); the actor still ignores the privileged
+    input; a swap of two creature slots swaps their actions' logits (entities
+    seen as a set); configs that cannot have it are refused in one line."""
+    net, _ = added_to_trained_weights(tmp_path, interaction=1)
+    block = net.interaction[0]
+    assert block.attn.out_proj.weight.abs().sum() > 0 and block.ff[-1].weight.abs().sum() > 0
+    assert block.attn.in_proj_weight.grad.abs().sum() > 0
     # entities as a set: swapping two creature slots swaps their actions' logits
-    _assert_swapping_two_creatures_swaps_their_logits(net, n)
+    _assert_swapping_two_creatures_swaps_their_logits(net, net.num_players)
     for bad in (dict(interaction=1), dict(arch="entity", interaction=-1), dict(arch="entity", interaction=1.5)):
         with pytest.raises(ValueError, match="interaction"):
             TrainConfig(**bad)
