@@ -93,8 +93,7 @@ def combat_features(obs: torch.Tensor, num_players: int) -> tuple[torch.Tensor, 
                          f"got {obs.shape[-1]}")
     cf = L.creature_features
     c = obs[..., L.creatures:L.creatures + n * MAX_PERMS * cf].unflatten(-1, (n, MAX_PERMS, cf))   # (..., n, S, cf)
-    kw_at = 7 + n + 6                                      # after the attacked-player one-hot and six flags
-    has = {k: c[..., kw_at + i] > 0.5 for i, k in enumerate(KEYWORDS)}                        # (..., n, S) each
+    has = {k: c[..., L.creature_keywords + i] > 0.5 for i, k in enumerate(KEYWORDS)}          # (..., n, S) each
     present = c[..., 0] > 0.5
     power = torch.round(c[..., 1] * 10)
     left = torch.round(c[..., 2] * 10) - torch.round(c[..., 3] * 10)          # toughness less marked damage

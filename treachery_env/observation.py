@@ -175,7 +175,8 @@ class ObsLayout:
     """Offsets of the observation blocks for ``n`` players (see module docstring).
 
     Attributes:
-        n, size, and the offsets ``glob``, ``players``, ``creatures``,
+        n, size, and the offsets ``glob``, ``players``, ``creatures`` (slots of
+        ``creature_features``, their keyword bits from ``creature_keywords``),
         ``walkers`` ((n + 1) x MAX_WALKERS slots of ``WALKER_FEATURES``), ``hand``,
         ``stack``, ``dream``, ``context`` (to ``context_end``; its fields in
         ``ctx``, a ``_ContextOffsets``), ``talk`` (per speaker),
@@ -194,6 +195,7 @@ class ObsLayout:
         off += 2 * n * n
         self.creatures = off
         self.creature_features = CREATURE_FEATURES - 1 + n   # attacked player one-hot of n
+        self.creature_keywords = 7 + n + 6                    # where a creature slot's keyword bits start
         off += n * MAX_PERMS * self.creature_features
         self.walkers = off
         off += (n + 1) * MAX_WALKERS * WALKER_FEATURES
@@ -293,10 +295,11 @@ def _creature_chunk(key: tuple, n: int, cf: int) -> array:
     o[q2 + 3] = float(stun)
     o[q2 + 4] = float(token)
     o[q2 + 5] = float(cmdr)
+    k = obs_layout(n).creature_keywords
     for kw in kws:
-        o[q2 + 6 + _KW_INDEX[kw]] = 1.0
+        o[k + _KW_INDEX[kw]] = 1.0
     if att_w >= 0:
-        o[q2 + 6 + len(KEYWORDS) + att_w] = 1.0
+        o[k + len(KEYWORDS) + att_w] = 1.0
     return o
 
 
