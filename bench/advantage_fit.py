@@ -28,6 +28,9 @@ folders), whether that can gain:
    of their true advantages per 1,000 searched steps, and how many gain or
    lose more than 0.02.
 
+It also prints where the teacher's in-sample gain is, by decision kind
+(:func:`teacher_by_kind`, over all the rollouts).
+
 The reference rows: the policy's own greedy departures at the searched steps
 (their realised gain; a departure to an action the teacher did not score
 counts 0 and is counted apart), and the teacher's own departures (in sample:
@@ -210,6 +213,27 @@ def teacher_row(batch: dict) -> dict:
     return row
 
 
+def teacher_by_kind(batch: dict, num_players: int) -> dict[str, tuple[int, int, float]]:
+    """Where the teacher's in-sample gain is: for each decision kind (``DecisionKind.NAMES``, read
+    off the observation) with searched steps, ``(searched steps, departures, share)`` where share
+    is the kind's part of the teacher's summed gain over the proposal (NaN when that sum is 0)."""
+    L = obs_layout(num_players)
+    ok = np.flatnonzero(searched(batch))
+    obs = batch_observations(batch, L.size)
+    kind = np.zeros(len(ok), np.int64)
+    for s in range(0, len(ok), 2048):
+        o = obs.rows(torch.from_numpy(ok[s:s + 2048])).dense().numpy()
+        kind[s:s + 2048] = o[:, L.glob + N_PHASES:L.glob + N_PHASES + DecisionKind.COUNT].argmax(1)
+    p, e, sc = batch["prior"][ok], batch["expert"][ok], batch["expert_scores"][ok]
+    e = np.where(e >= 0, e, p)
+    rows = np.arange(len(ok))
+    gain = np.where(e != p, np.nan_to_num(sc[rows, e] - sc[rows, p]), 0.0)
+    total = float(gain.sum())
+    return {DecisionKind.NAMES[k]: (int((kind == k).sum()), int(((kind == k) & (e != p)).sum()),
+                                    float(gain[kind == k].sum()) / total if total else float("nan"))
+            for k in np.unique(kind)}
+
+
 def fit_head(train: dict, test: dict, test_rows: int, hidden: int, epochs: int, every: int, thresholds,
              seed: int) -> Iterator[tuple[int, dict, list[dict]]]:
     """Fit the head on ``train``'s examples; every ``every`` epochs (and after the last)
@@ -265,9 +289,13 @@ def main(argv: list[str] | None = None) -> int:
     train, test = _merge(batches[:-a.heldout]), _merge(batches[-a.heldout:])
     net = build_network(config.network_kwargs(*_probe_sizes(config.game_config())))
     init_weights(net, a.policy)
+    n = net.kwargs["num_players"]
+    print("\nthe teacher's in-sample gain by decision kind, all rollouts:\n\n"
+          "| decision kind | searched steps | departures | share of the gain |\n|---|---|---|---|")
+    for kind, (m, d, share) in teacher_by_kind(_merge(batches), n).items():
+        print(f"| {kind} | {m} | {d} | {share:.0%} |", flush=True)
     t0 = time.perf_counter()
     ex_train, ex_test = examples(net, train, config.bptt), examples(net, test, config.bptt)
-    n = net.kwargs["num_players"]
     for ex, batch in ((ex_train, train), (ex_test, test)):
         if a.features != "policy":
             c = combat_inputs(batch, ex["step"], ex["act"], n)

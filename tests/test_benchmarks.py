@@ -420,6 +420,7 @@ def test_the_advantage_fit_script_measures_realised_gain_and_fits_a_head(tmp_pat
     assert mod.main(args) == 0
     out = capsys.readouterr().out
     assert "| the teacher (in sample: an upper bound) |" in out and "| the policy, greedy (" in out
+    assert "| decision kind | searched steps | departures | share of the gain |" in out
     assert "| 1 | " in out and "| 2 | " in out
     ex = mod.examples(net, dict(np.load(tmp_path / "data" / "batch_000.npz")), 16)
     assert len(ex["y"]) > 0 and ex["x"].shape == (len(ex["y"]), 2 * 8 + 2 * 16)
@@ -440,6 +441,11 @@ def test_the_advantage_fit_script_measures_realised_gain_and_fits_a_head(tmp_pat
     slots, table = combat_features(batch_observations(b0, obs_layout(4).size).rows(torch.tensor([e])).dense(), 4)
     assert np.allclose(c[0, 2 * (k + 1):2 * (k + 1) + len(TABLE_FEATURES)], table[0].numpy())
     assert c[:, -22:-4].sum(1).tolist() == [1.0] * len(c) and c[:, -4:].sum(1).tolist() == [1.0] * len(c)
+    by_kind = mod.teacher_by_kind(b0, 4)
+    assert sum(m for m, _, _ in by_kind.values()) == int(mod.searched(b0).sum())
+    assert set(by_kind) <= {"priority", "attacker", "blocker"}             # the kinds the teacher searches
+    shares = [x for _, _, x in by_kind.values()]
+    assert sum(d for _, d, _ in by_kind.values()) == 0 or np.isclose(sum(shares), 1.0)
     for features, width in (("combat", c.shape[1]), ("both", 2 * 8 + 2 * 16 + c.shape[1])):
         assert mod.main(args + ["--features", features, "--epochs", "1"]) == 0
         assert f"({width} inputs), held out" in capsys.readouterr().out
