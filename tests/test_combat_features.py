@@ -112,3 +112,50 @@ def test_the_combat_option_starts_as_the_network_it_is_added_to(tmp_path):
         TrainConfig(combat=True)
     with pytest.raises(ValueError, match="combat"):
         TrainConfig(arch="entity", combat=1)
+
+
+def test_fights_are_judged_as_the_heuristic_bot_judges_them():
+    """On the boards of random games, each own creature's ``safe``, ``unblockable`` and
+    ``fewest_killers`` agree with the heuristic bot's own fight helpers (``_can_block``,
+    ``_survives``) applied to the seat view's creatures, so the two judge a fight alike."""
+    import agents
+    from agents.heuristic import _can_block, _survives
+    from treachery_env import GameConfig
+    from treachery_env.engine import Game
+
+    def check(g) -> int:
+        seat = g.current_player
+        view = g.view(seat)
+        slots, _ = combat_features(torch.from_numpy(g.observation(seat)["observation"]), len(g.players))
+        opponents = [p for p in view.players if p.seat != seat and p.in_game]
+        for i, c in enumerate(view.players[seat].creatures[:20]):
+            safe = unblocked = 0
+            fewest = None
+            for p in opponents:
+                blockers = [b for b in p.creatures if not b.tapped and _can_block(b, c)]
+                if "menace" in c.keywords and len(blockers) < 2:
+                    blockers = []
+                killers = sum(not _survives(c, b) for b in blockers)
+                safe += killers == 0
+                unblocked += not blockers
+                fewest = killers if fewest is None else min(fewest, killers)
+            row = dict(zip(COMBAT_FEATURES, slots[i].tolist()))
+            k = max(len(opponents), 1)
+            assert row["safe"] == pytest.approx(safe / k) and row["unblockable"] == pytest.approx(unblocked / k)
+            assert row["fewest_killers"] == pytest.approx(min(fewest or 0, 5) / 5)
+        return len(view.players[seat].creatures[:20])
+
+    checked = 0
+    for seed in range(3):
+        g = Game(GameConfig(num_players=5), seed=seed)
+        bots = [agents.make("heuristic", seed=s) for s in range(5)]
+        for s, b in enumerate(bots):
+            b.reset(s)
+        for step in range(1500):
+            if g.is_over:
+                break
+            if step % 50 == 49:
+                checked += check(g)
+            s = g.current_player
+            g.step(int(bots[s].act(g.observation(s), {"view": g.view(s)})))
+    assert checked >= 50
