@@ -274,7 +274,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="predicted advantages above which the head departs")
     ap.add_argument("--features", choices=("policy", "combat", "both"), default="policy",
                     help="what the head reads: the policy's frozen action features, the combat features "
-                         "(agents/combat.py) of the candidate and the proposal with the table's, or both")
+                         "(agents/combat.py) of the candidate and the proposal with the table's, the decision "
+                         "kind and the own role, or both")
     a = ap.parse_args(argv)
     if a.epochs < 1 or a.every < 1 or a.hidden < 1:
         ap.error(f"--epochs, --every and --hidden must be >= 1, got {a.epochs}, {a.every} and {a.hidden}")
