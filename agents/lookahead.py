@@ -63,7 +63,7 @@ from .belief import RoleBelief
 from .heuristic import HeuristicAgent
 from .ismcts import determinize, evaluate, fast_clone, setup_decision
 
-__all__ = ["LookaheadAgent", "heuristic_playout", "SEARCHED_KINDS", "PRIORITY_ACTS"]
+__all__ = ["LookaheadAgent", "heuristic_playout", "search_candidates", "SEARCHED_KINDS", "PRIORITY_ACTS"]
 
 SEARCHED_KINDS = ("attacker", "blocker", "priority")
 """Decision kinds the bot may search (priority only with an empty stack and one of :data:`PRIORITY_ACTS`)."""
@@ -72,6 +72,39 @@ PRIORITY_ACTS = frozenset({"cast", "commander", "unveil", "identity_ability"})
 """Option kinds that make a priority decision high-impact (lands, passes and talk alone do not)."""
 
 _NOT_SEARCHED = frozenset({"talk", "concede"})
+
+
+def search_candidates(view: Any, base: int, max_candidates: int = 6) -> list[int] | None:
+    """The actions the lookahead bot compares at a decision, or None where it does not search.
+
+    A decision is searched when it is high-impact (:data:`SEARCHED_KINDS`; a
+    priority decision only with an empty stack and an option of
+    :data:`PRIORITY_ACTS`) and offers at least two actions other than talk
+    and concession, ``base`` among them.  The candidates are the first
+    ``max_candidates`` of those in the decision's option order, with ``base``
+    in the last place if it was not among them.  A function of the seat view
+    alone (the advantage gate of :class:`agents.policy.PolicyAgent` asks it too).
+
+    Args:
+        view: the deciding seat's view (``info["view"]``).
+        base: the base policy's action (the heuristic's proposal).
+        max_candidates: the most actions compared (>= 2).
+
+    Returns:
+        Action indices (``base`` among them), or None.
+    """
+    d = view.decision
+    if d is None or d.kind not in SEARCHED_KINDS:
+        return None
+    if d.kind == "priority" and (view.stack or not any(o.kind in PRIORITY_ACTS for o in d.options)):
+        return None
+    acts = [o.action for o in d.options if o.kind not in _NOT_SEARCHED]
+    if len(acts) < 2 or base not in acts:
+        return None
+    acts = acts[:max_candidates]
+    if base not in acts:
+        acts[-1] = base
+    return acts
 
 
 def heuristic_playout(g: Game, turns: int, seed: int, max_decisions: int = 3000) -> int:
@@ -168,7 +201,7 @@ class LookaheadAgent(BaseAgent):
         base = self.last_base = int(self.base.act(observation, info))
         self.last_scores = None
         view = info["view"]
-        candidates = self._candidates(view, base)
+        candidates = search_candidates(view, base, self.max_candidates)
         if candidates is None:
             return base
         t0 = time.perf_counter()
@@ -176,20 +209,6 @@ class LookaheadAgent(BaseAgent):
             return self._search(observation, view, base, candidates)
         finally:
             self.search_seconds += time.perf_counter() - t0
-
-    def _candidates(self, view: Any, base: int) -> list[int] | None:
-        d = view.decision
-        if d is None or d.kind not in SEARCHED_KINDS:
-            return None
-        if d.kind == "priority" and (view.stack or not any(o.kind in PRIORITY_ACTS for o in d.options)):
-            return None
-        acts = [o.action for o in d.options if o.kind not in _NOT_SEARCHED]
-        if len(acts) < 2 or base not in acts:
-            return None
-        acts = acts[: self.max_candidates]
-        if base not in acts:
-            acts[-1] = base
-        return acts
 
     def _search(self, observation: dict, view: Any, base: int, candidates: list[int]) -> int:
         rng = random.Random(int(self.rng.integers(0, 2**63 - 1)))

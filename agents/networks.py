@@ -26,6 +26,18 @@ as one more feature of that action's key and a learned logit bonus.  The
 network decides; the proposal is an input of the seat's own information set,
 no search.  It lets training start at the bot's play and learn where to
 depart from it (the lookahead teacher's deviations, PPO).
+
+**Advantage gate** (``EntityNet(prior=..., gate=W)``, a *cost-sensitive
+student* of the lookahead teacher): an MLP that predicts, for a candidate
+action and the proposal it would replace, how much better the teacher's
+paired rollouts score the candidate (:meth:`EntityNet.advantages`, read off
+the combat features, :func:`agents.combat.advantage_inputs`).  The policy
+(:class:`agents.policy.PolicyAgent`) plays the best of the teacher's
+candidates (:func:`agents.lookahead.search_candidates`) at a high-impact
+decision where its predicted advantage exceeds ``gate_threshold``, and the
+network's own action everywhere else; nothing is searched at play time.  It
+is fitted to the teacher's scores kept in labelled rollouts
+(``bench/advantage_fit.py --save``).
 """
 
 from __future__ import annotations
@@ -38,11 +50,11 @@ from torch import nn
 
 from treachery_env.actions import MAX_PERMS
 
-from .combat import COMBAT_FEATURES, TABLE_FEATURES, combat_features
+from .combat import ADVANTAGE_INPUTS, COMBAT_FEATURES, TABLE_FEATURES, advantage_inputs, combat_features
 
 __all__ = ["PolicyNet", "EntityNet", "SparseObs", "ObservationEmbedding", "build_network", "ARCHITECTURES",
            "NUM_ROLES", "PRIOR_BOTS", "EntityInteraction",
-           "INTERACTION_HEADS"]
+           "INTERACTION_HEADS", "GATE_SCALE", "gate_head"]
 
 NUM_ROLES = 4                      # Role.LEADER, GUARDIAN, ASSASSIN, TRAITOR (values 0..3)
 MASKED = -1e9                      # logit given to illegal actions
@@ -51,6 +63,8 @@ PRIOR_BOTS = ("heuristic",)
 PRIOR_BONUS_INIT = 3.0             # initial logit bonus of the proposed action (softmax odds ~20:1 per rival)
 INTERACTION_HEADS = 4
 """Attention heads of an :class:`EntityInteraction` block (the entity width must be a multiple)."""
+GATE_SCALE = 10.0
+"""The advantage gate's raw output is the predicted advantage times this (the teacher's are mostly within 0.1)."""
 
 
 def _check_sizes(**sizes: tuple[Any, int]) -> None:
@@ -195,6 +209,13 @@ class ObservationEmbedding(nn.Module):
 
 def _mlp(i: int, h: int, o: int) -> nn.Sequential:
     return nn.Sequential(nn.Linear(i, h), nn.ReLU(), nn.Linear(h, o), nn.ReLU())
+
+
+def gate_head(inputs: int, hidden: int) -> nn.Sequential:
+    """The advantage gate's MLP, ``Linear(inputs, W) -> ReLU -> Linear(W, W) -> ReLU -> Linear(W, 1)``
+    with ``W`` = ``hidden``; its output is an advantage times :data:`GATE_SCALE`."""
+    return nn.Sequential(nn.Linear(inputs, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU(),
+                         nn.Linear(hidden, 1))
 
 
 class _Critic(nn.Module):
@@ -425,6 +446,8 @@ class EntityNet(nn.Module):
       player entities and the keys of its actions (attack with it, block
       with it, target it); the MLP's last layer starts at zero, so adding it
       to trained weights starts from the same policy;
+    * with ``gate`` > 0 (and ``prior``), the advantage gate (module
+      docstring; :meth:`advantages`), which the forward pass does not run;
     * belief logits for relative seat ``i``: ``MLP(concat(z, player_i)) -> 4``;
     * value: the critic over ``z`` (privileged or not, see the module docstring).
 
@@ -439,24 +462,35 @@ class EntityNet(nn.Module):
             network reads (``forward(..., prior=)``), or None.
         interaction: :class:`EntityInteraction` blocks over the entity table (0 = none).
         combat: add the combat features of the observer's creatures to their embeddings.
+        gate: width of the advantage gate's hidden layers (0 = no gate).
+        gate_threshold: the predicted advantage (in the teacher's score units, scores in [-1, 1])
+            a candidate must exceed to be played instead of the network's action.
 
     Raises:
         ValueError: for non-positive sizes, sizes that are not this
             ``treachery_env``'s layouts for ``num_players``, an unknown ``prior``,
-            or an ``entity`` width not a multiple of :data:`INTERACTION_HEADS` with ``interaction``.
+            an ``entity`` width not a multiple of :data:`INTERACTION_HEADS` with ``interaction``,
+            a gate without ``prior`` or a threshold that is not a finite number.
     """
 
     arch = "entity"
     reads_sparse = False  # reads the entity sets at fixed offsets of dense rows
 
     def __init__(self, obs_size: int, num_actions: int, num_players: int, hidden: int = 256, entity: int = 64,
-                 privileged_size: int = 0, prior: str | None = None, interaction: int = 0, combat: bool = False):
+                 privileged_size: int = 0, prior: str | None = None, interaction: int = 0, combat: bool = False,
+                 gate: int = 0, gate_threshold: float = 0.0):
         super().__init__()
         _check_sizes(obs_size=(obs_size, 1), num_actions=(num_actions, 1), num_players=(num_players, 2),
                      hidden=(hidden, 1), entity=(entity, 1), privileged_size=(privileged_size, 0),
-                     interaction=(interaction, 0))
+                     interaction=(interaction, 0), gate=(gate, 0))
         if prior is not None and prior not in PRIOR_BOTS:
             raise ValueError(f"prior must be one of {list(PRIOR_BOTS)} or None, got {prior!r}")
+        if gate and prior is None:
+            raise ValueError("an advantage gate (gate > 0) chooses between a bot's proposal and other actions: "
+                             "it needs prior")
+        if not isinstance(gate_threshold, (int, float)) or isinstance(gate_threshold, bool) \
+                or not np.isfinite(gate_threshold):
+            raise ValueError(f"gate_threshold must be a finite number, got {gate_threshold!r}")
         from treachery_env.actions import ActionLayout
         from treachery_env.observation import obs_layout
         n = num_players
@@ -474,6 +508,9 @@ class EntityNet(nn.Module):
             self.kwargs["interaction"] = interaction
         if combat:
             self.kwargs["combat"] = True
+        if gate:
+            self.kwargs["gate"] = gate
+            self.kwargs["gate_threshold"] = float(gate_threshold)
         self.prior = prior
         self.hidden, self.num_players, E = hidden, n, entity
         idx = _EntityIndex(L, AL)
@@ -508,6 +545,8 @@ class EntityNet(nn.Module):
         if prior is not None:
             self.prior_key = nn.Parameter(torch.zeros(E))
             self.prior_bonus = nn.Parameter(torch.tensor(PRIOR_BONUS_INIT))
+        self.gate = gate_head(ADVANTAGE_INPUTS, gate) if gate else None
+        self.gate_threshold = float(gate_threshold)
 
     def initial_state(self, batch: int) -> torch.Tensor:
         """Zero recurrent state, float32 ``(batch, H)``."""
@@ -625,6 +664,26 @@ class EntityNet(nn.Module):
         if single:
             return logits[0], None if value is None else value[0], belief[0], h
         return logits, value, belief, h
+
+
+    def advantages(self, obs: torch.Tensor, actions: torch.Tensor, proposal: torch.Tensor) -> torch.Tensor:
+        """The advantage gate's prediction for each candidate over the proposal.
+
+        Args:
+            obs: float32 observations ``(B, D)``.
+            actions: int64 candidate actions ``(B, K)``.
+            proposal: int64 ``(B,)``: the ``prior`` bot's proposal each would replace.
+
+        Returns:
+            float32 ``(B, K)``: predicted advantages in the teacher's score units (scores in [-1, 1]).
+
+        Raises:
+            ValueError: for a network without a gate, or bad shapes (:func:`agents.combat.advantage_inputs`).
+        """
+        if self.gate is None:
+            raise ValueError("this network has no advantage gate (made without gate)")
+        x = advantage_inputs(obs, actions, proposal, self.num_players)
+        return self.gate(x).squeeze(-1) / GATE_SCALE
 
 
 _FLAG_FIRST = ("creatures", "walkers", "stack")   # blocks whose feature 0 is "present"

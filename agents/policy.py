@@ -41,6 +41,7 @@ from treachery_env.rules import Role
 
 from .base import BaseAgent, legal_actions
 from .files import atomic_write_bytes
+from .lookahead import search_candidates
 from .networks import MASKED, NUM_ROLES, PolicyNet, build_network
 
 __all__ = ["PolicyNet", "PolicyAgent", "masked_logits", "save_checkpoint", "load_checkpoint", "load_policy",
@@ -254,7 +255,13 @@ class PolicyAgent(BaseAgent):
     ``info["view"]`` at each decision; the bot is made and reset with this one,
     and ``last_proposal`` is the action it proposed at the last decision (None
     without a proposal input, and before the first decision of a game:
-    :meth:`reset` clears it).
+    :meth:`reset` clears it).  A network with an advantage gate
+    (``model_kwargs["gate"]``, :meth:`agents.networks.EntityNet.advantages`)
+    plays, at a decision the lookahead bot would search
+    (:func:`agents.lookahead.search_candidates`), the candidate with the
+    highest predicted advantage over the proposal when it exceeds the
+    network's ``gate_threshold``, and the network's own choice otherwise;
+    ``last_gated`` says whether the last decision was the gate's.
 
     Args:
         path: a checkpoint from :func:`save_checkpoint`.
@@ -290,6 +297,7 @@ class PolicyAgent(BaseAgent):
         self._config_checked = False                 # check_config ran, or act compared info["view"]
         self.prior_bot: BaseAgent | None = None      # proposes an action the network reads (model_kwargs["prior"])
         self.last_proposal: int | None = None
+        self.last_gated = False
         if self.net.kwargs.get("prior"):
             from . import make
             self.prior_bot = make(self.net.kwargs["prior"], seed=seed)
@@ -324,6 +332,7 @@ class PolicyAgent(BaseAgent):
         self.h = self.net.initial_state(1)
         self._belief = None
         self.last_proposal = None
+        self.last_gated = False
         if self.prior_bot is not None:
             self.prior_bot.reset(seat)
 
@@ -351,14 +360,31 @@ class PolicyAgent(BaseAgent):
                                  f"which needs info['view'] (an environment made with view_in_info=True)")
             self.last_proposal = int(self.prior_bot.act(observation, info))
             prior = torch.tensor([self.last_proposal])
-        logits, _, belief, self.h = self.net(torch.from_numpy(obs)[None], self.h, mask=mask, prior=prior)
+        x = torch.from_numpy(obs)[None]
+        logits, _, belief, self.h = self.net(x, self.h, mask=mask, prior=prior)
         self._belief = belief[0]
+        self.last_gated = False
+        if getattr(self.net, "gate", None) is not None:
+            gated = self._gate(x, info["view"], self.last_proposal)
+            if gated is not None:
+                self.last_gated = True
+                return gated
         lg = logits[0].numpy()[legal].astype(np.float64)
         if self.greedy:
             return int(legal[int(np.argmax(lg))])
         p = np.exp(lg - lg.max())
         p /= p.sum()
         return int(legal[self.rng.choice(legal.size, p=p)])
+
+    def _gate(self, obs: torch.Tensor, view: Any, proposal: int) -> int | None:
+        """The advantage gate's departure from ``proposal`` at this decision, or None (see the class docstring)."""
+        cands = search_candidates(view, proposal)
+        if cands is None:
+            return None
+        others = sorted(a for a in cands if a != proposal)
+        adv = self.net.advantages(obs, torch.tensor([others]), torch.tensor([proposal]))[0]
+        k = int(torch.argmax(adv))                      # the first of equal predictions, in action order
+        return others[k] if float(adv[k]) > self.net.gate_threshold else None
 
     def beliefs(self) -> dict[int, dict[Role, float]]:
         """The belief head's role distribution for every other seat (absolute

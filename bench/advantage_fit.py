@@ -27,6 +27,13 @@ folders), whether that can gain:
    advantage is above the threshold) with their **realised gain**, the sum
    of their true advantages per 1,000 searched steps, and how many gain or
    lose more than 0.02.
+4. with ``--save PATH`` (``--features combat`` only), the policy with the head
+   fitted at the last epoch as its *advantage gate* is written there
+   (:class:`agents.networks.EntityNet` with ``gate``; threshold
+   ``--gate-threshold``): a policy that plays, without search, the best of the
+   teacher's candidates where the head predicts more than the threshold over
+   the proposal (:class:`agents.policy.PolicyAgent`), so the offline gain can
+   be measured in play (``treachery evaluate``).
 
 It also prints where the teacher's in-sample gain is, by decision kind
 (:func:`teacher_by_kind`, over all the rollouts).
@@ -41,7 +48,8 @@ above the policy's at any threshold has not learnt what the search computes.
 
     python bench/advantage_fit.py [--data DIR] [--batches 16] [--heldout 4] [--epochs 20] [--every 5]
                                   [--hidden 128] [--thresholds 0 0.01 0.02 0.04 0.08]
-                                  [--features {policy,combat,both}] (and departure_fit's options)
+                                  [--features {policy,combat,both}] [--save PATH [--gate-threshold 0.01]]
+                                  (and departure_fit's options)
 """
 
 from __future__ import annotations
@@ -56,21 +64,17 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.combat import COMBAT_FEATURES, TABLE_FEATURES, combat_features
-from agents.networks import build_network
-from agents.policy import masked_logits
+from agents.combat import ADVANTAGE_INPUTS, advantage_inputs
+from agents.networks import GATE_SCALE, build_network, gate_head
+from agents.policy import masked_logits, save_checkpoint
 from training.ppo import _merge, _probe_sizes, init_weights, make_chunks
 from training.rollout import batch_observations
-from treachery_env.actions import MAX_PERMS, ActionLayout
 from treachery_env.engine.state import DecisionKind
-from treachery_env.observation import N_PHASES, PLAYER_ROLE, obs_layout
+from treachery_env.observation import N_PHASES, obs_layout
 
 _spec = importlib.util.spec_from_file_location("departure_fit", Path(__file__).with_name("departure_fit.py"))
 departure_fit = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(departure_fit)
-
-SCALE = 10.0
-"""The targets are fitted times this (advantages are mostly within +-0.1)."""
 
 BIG = 0.02
 """A realised advantage above this counts as a gain, below minus this as a loss (the teacher's margin)."""
@@ -141,34 +145,17 @@ def examples(net: nn.Module, batch: dict, bptt: int) -> dict:
 
 
 def combat_inputs(batch: dict, step: np.ndarray, act: np.ndarray, num_players: int) -> np.ndarray:
-    """The combat features of each example (``--features combat``), float32 ``(M, 56)`` for ``num_players`` = 5:
-    for the candidate ``act`` and then for the proposal, the :data:`~agents.combat.COMBAT_FEATURES`
-    of the observer's creature the action refers to (an attack or block with it, a target: a PERM
-    action on relative seat 0; zeros otherwise) and a flag that it refers to one; then the step's
-    :data:`~agents.combat.TABLE_FEATURES`, its decision kind one-hot and the observer's own role
-    one-hot (from the observation's own player block)."""
-    L, AL = obs_layout(num_players), ActionLayout(num_players)
-    rows = np.unique(step)
-    obs = batch_observations(batch, L.size)
-    per = np.zeros((len(batch["prior"]), MAX_PERMS, len(COMBAT_FEATURES)), np.float32)
-    ctx = np.zeros((len(batch["prior"]), DecisionKind.COUNT + 4), np.float32)
-    table = np.zeros((len(batch["prior"]), len(TABLE_FEATURES)), np.float32)
-    role = L.players + PLAYER_ROLE                      # the observer's block comes first
-    for s in range(0, len(rows), 2048):
-        r = rows[s:s + 2048]
-        o = obs.rows(torch.from_numpy(r)).dense()
-        slots, tab = combat_features(o, num_players)
-        per[r], table[r] = slots.numpy(), tab.numpy()
-        o = o.numpy()
-        ctx[r, :DecisionKind.COUNT] = o[:, L.glob + N_PHASES:L.glob + N_PHASES + DecisionKind.COUNT]
-        ctx[r, DecisionKind.COUNT:] = o[:, role:role + 4]
-
-    def of(actions: np.ndarray) -> np.ndarray:
-        own = (actions >= AL.PERM) & (actions < AL.PERM + MAX_PERMS)      # relative seat 0's slots come first
-        f = np.where(own[:, None], per[step, np.clip(actions - AL.PERM, 0, MAX_PERMS - 1)], 0)
-        return np.concatenate([f, own[:, None].astype(np.float32)], 1)
-
-    return np.concatenate([of(act), of(batch["prior"][step]), table[step], ctx[step]], 1).astype(np.float32)
+    """The combat features of each example (``--features combat``): float32 ``(M, ADVANTAGE_INPUTS)``,
+    :func:`agents.combat.advantage_inputs` of the candidate ``act`` against the step's proposal, read
+    off the step's observation (56 numbers for ``num_players`` = 5)."""
+    obs = batch_observations(batch, obs_layout(num_players).size)
+    out = np.zeros((len(step), ADVANTAGE_INPUTS), np.float32)
+    for s in range(0, len(step), 2048):
+        r = torch.from_numpy(step[s:s + 2048])
+        o = obs.rows(r).dense()
+        a = torch.from_numpy(act[s:s + 2048]).unsqueeze(1)
+        out[s:s + 2048] = advantage_inputs(o, a, torch.from_numpy(batch["prior"])[r], num_players)[:, 0].numpy()
+    return out
 
 
 def realised(step: np.ndarray, pred: np.ndarray, y: np.ndarray, rows: int, thresholds) -> list[dict]:
@@ -234,15 +221,13 @@ def teacher_by_kind(batch: dict, num_players: int) -> dict[str, tuple[int, int, 
             for k in np.unique(kind)}
 
 
-def fit_head(train: dict, test: dict, test_rows: int, hidden: int, epochs: int, every: int, thresholds,
+def fit_head(head: nn.Module, train: dict, test: dict, test_rows: int, epochs: int, every: int, thresholds,
              seed: int) -> Iterator[tuple[int, dict, list[dict]]]:
-    """Fit the head on ``train``'s examples; every ``every`` epochs (and after the last)
-    score it on ``test``'s and yield ``(epoch, {"mse", "zero_mse", "corr"}, realised(...))``."""
-    torch.manual_seed(seed)
-    head = nn.Sequential(nn.Linear(train["x"].shape[1], hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU(),
-                         nn.Linear(hidden, 1))
+    """Fit ``head`` (:func:`agents.networks.gate_head`, in place: its output is the advantage times
+    :data:`~agents.networks.GATE_SCALE`) on ``train``'s examples; every ``every`` epochs (and after
+    the last) score it on ``test``'s and yield ``(epoch, {"mse", "zero_mse", "corr"}, realised(...))``."""
     opt = torch.optim.Adam(head.parameters(), lr=1e-3, eps=1e-5)
-    x, y = torch.from_numpy(train["x"]), torch.from_numpy(train["y"]) * SCALE
+    x, y = torch.from_numpy(train["x"]), torch.from_numpy(train["y"]) * GATE_SCALE
     xt = torch.from_numpy(test["x"])
     g = torch.Generator().manual_seed(seed)
     for ep in range(1, epochs + 1):
@@ -255,7 +240,7 @@ def fit_head(train: dict, test: dict, test_rows: int, hidden: int, epochs: int, 
             opt.step()
         if ep % every == 0 or ep == epochs:
             with torch.no_grad():
-                pred = head(xt).squeeze(-1).numpy() / SCALE
+                pred = head(xt).squeeze(-1).numpy() / GATE_SCALE
             yt = test["y"]
             corr = float(np.corrcoef(pred, yt)[0, 1]) if len(yt) > 1 and pred.std() > 0 else float("nan")
             fit = {"mse": float(np.mean((pred - yt) ** 2)), "zero_mse": float(np.mean(yt ** 2)), "corr": corr}
@@ -276,11 +261,22 @@ def main(argv: list[str] | None = None) -> int:
                     help="what the head reads: the policy's frozen action features, the combat features "
                          "(agents/combat.py) of the candidate and the proposal with the table's, the decision "
                          "kind and the own role, or both")
+    ap.add_argument("--save", default=None, metavar="PATH",
+                    help="write --policy with the head fitted at the last epoch as its advantage gate there "
+                         "(a policy.pt that agents.make('policy:PATH') plays; needs --features combat)")
+    ap.add_argument("--gate-threshold", type=float, default=0.01,
+                    help="the saved gate's threshold: the predicted advantage a candidate must exceed")
     a = ap.parse_args(argv)
     if a.epochs < 1 or a.every < 1 or a.hidden < 1:
         ap.error(f"--epochs, --every and --hidden must be >= 1, got {a.epochs}, {a.every} and {a.hidden}")
-    if not all(np.isfinite(a.thresholds)):
-        ap.error(f"--thresholds must be finite numbers, got {a.thresholds}")
+    if not all(np.isfinite(a.thresholds)) or not np.isfinite(a.gate_threshold):
+        ap.error(f"--thresholds and --gate-threshold must be finite numbers, got {a.thresholds} "
+                 f"and {a.gate_threshold}")
+    if a.save and a.features != "combat":
+        ap.error(f"--save writes the head as the policy's advantage gate, which reads the combat features: "
+                 f"it needs --features combat, got {a.features}")
+    if a.save and Path(a.save).exists():
+        ap.error(f"--save {a.save!r} exists; it is never replaced")
     collecting, config = departure_fit.check_collection(ap, a)
     if config.arch != "entity":
         ap.error(f"--config must train the entity network (arch = \"entity\"), got {config.arch!r}")
@@ -316,12 +312,21 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nthe head on {reads} ({ex_test['x'].shape[1]} inputs), held out:\n")
     print("| epoch | squared error (0 predicted) | correlation | threshold | taken | realised gain per 1,000 | "
           "gain > 0.02 | loss > 0.02 |\n|---|---|---|---|---|---|---|---|")
-    for ep, fit, table in fit_head(ex_train, ex_test, rows, a.hidden, a.epochs, a.every, a.thresholds, a.seed):
+    torch.manual_seed(a.seed)
+    head = gate_head(ex_test["x"].shape[1], a.hidden)
+    for ep, fit, table in fit_head(head, ex_train, ex_test, rows, a.epochs, a.every, a.thresholds, a.seed):
         for k, r in enumerate(table):
             lead = (f"| {ep} | {fit['mse']:.5f} ({fit['zero_mse']:.5f}) | {fit['corr']:.3f} " if k == 0
                     else "| | | ")
             print(f"{lead}| {r['threshold']:g} | {r['taken']} | {r['gain']:+.2f} | {r['won']} | {r['lost']} |",
                   flush=True)
+    if a.save:
+        gated = build_network({**net.kwargs, "gate": a.hidden, "gate_threshold": a.gate_threshold})
+        gated.load_state_dict({**net.state_dict(), **{f"gate.{k}": v for k, v in head.state_dict().items()}})
+        meta = {"fitted_by": "bench/advantage_fit.py", "from": a.policy, "epochs": a.epochs,
+                "rollouts": a.batches - a.heldout, "steps_per_rollout": a.steps, "seed": a.seed}
+        path = save_checkpoint(a.save, gated, config.game_config().to_dict(), meta=meta)
+        print(f"\npolicy with the advantage gate (threshold {a.gate_threshold:g}) written to {path}")
     return 0
 
 

@@ -449,6 +449,22 @@ def test_the_advantage_fit_script_measures_realised_gain_and_fits_a_head(tmp_pat
     for features, width in (("combat", c.shape[1]), ("both", 2 * 8 + 2 * 16 + c.shape[1])):
         assert mod.main(args + ["--features", features, "--epochs", "1"]) == 0
         assert f"({width} inputs), held out" in capsys.readouterr().out
+    # --save: the policy with the fitted head as its advantage gate, which predicts what the bench printed
+    from agents.policy import PolicyAgent
+    saved = tmp_path / "gated.pt"
+    assert mod.main(args + ["--features", "combat", "--save", str(saved), "--gate-threshold", "0.03"]) == 0
+    assert f"threshold 0.03) written to {saved}" in capsys.readouterr().out
+    bot = PolicyAgent(saved)
+    assert bot.net.kwargs["gate"] == 128 and bot.net.gate_threshold == 0.03
+    for k, v in net.state_dict().items():
+        assert torch.equal(bot.net.state_dict()[k], v)                  # the policy's own weights unchanged
+    o = batch_observations(b0, obs_layout(4).size).rows(torch.from_numpy(ex["step"][:5])).dense()
+    pred = bot.net.advantages(o, torch.from_numpy(ex["act"][:5, None]),
+                              torch.from_numpy(b0["prior"][ex["step"][:5]]))
+    assert torch.allclose(pred[:, 0], bot.net.gate(torch.from_numpy(c[:5])).squeeze(-1) / 10)
+    for bad in (["--save", str(saved)], ["--save", str(tmp_path / "x.pt")]):     # exists; features not combat
+        with pytest.raises(SystemExit):
+            mod.main(args + bad + (["--features", "combat"] if bad[1] == str(saved) else []))
     flat = PolicyNet(obs_layout(4).size, ActionLayout(4).size, 4, hidden=16)
     with pytest.raises(ValueError, match="entity network"):
         mod.examples(flat, dict(np.load(tmp_path / "data" / "batch_000.npz")), 16)

@@ -832,3 +832,76 @@ def test_interaction_blocks_start_as_the_identity_on_trained_weights(tmp_path):
     with pytest.raises(ValueError, match=r"entity = 6 is invalid; allowed: a multiple of 4 with interaction > 0"):
         TrainConfig(arch="entity", entity=6, interaction=1)
     assert TrainConfig(arch="entity", entity=6).entity == 6
+
+
+# --------------------------------------------------------------------------- the advantage gate
+def test_the_advantage_gate_departs_where_it_predicts_a_gain(tmp_path):
+    """A network with an advantage gate: its forward pass is the network's without it; a gate that
+    predicts no gain plays exactly that network; one that predicts the same gain everywhere plays, at
+    every decision the lookahead bot would search, the first of its candidates other than the
+    proposal (in action order) and the network's choice elsewhere; the gate keeps to the information
+    set and round-trips through a checkpoint; bad settings are refused."""
+    from agents import make, play_game
+    from agents.lookahead import search_candidates
+    from test_training import assert_policy_uses_only_its_information_set
+    from training.model_card import model_card
+    from treachery_env.engine import Game
+    from treachery_env.view import ViewBuilder
+
+    n = 5
+    cfg = GameConfig(num_players=n)
+    plain = _prior_net(n, seed=2)
+    gated = EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=32, entity=16, privileged_size=4 * n,
+                      prior="heuristic", gate=8, gate_threshold=0.05).eval()
+    gated.load_state_dict({**plain.state_dict(), **{f"gate.{k}": v for k, v in gated.gate.state_dict().items()}})
+    states = _states(n)
+    obs = torch.from_numpy(np.stack([o["observation"] for o, _, _ in states]))
+    mask = torch.from_numpy(np.stack([o["action_mask"] for o, _, _ in states]))
+    prop = torch.tensor([int(np.flatnonzero(m)[-1]) for m in mask.numpy()])
+    h0 = plain.initial_state(len(states))
+    with torch.no_grad():
+        for a, b in zip(plain(obs, h0, mask=mask, prior=prop), gated(obs, h0, mask=mask, prior=prop)):
+            assert (a is None and b is None) or torch.equal(a, b)
+        cands = torch.stack([torch.from_numpy(np.flatnonzero(m)[:2]) for m in mask.numpy()])
+        assert gated.advantages(obs, cands, prop).shape == cands.shape
+    with pytest.raises(ValueError, match="no advantage gate"):
+        plain.advantages(obs, cands, prop)
+
+    def with_gate(bias: float, name: str) -> str:
+        with torch.no_grad():
+            gated.gate[-1].weight.zero_()
+            gated.gate[-1].bias.fill_(bias)             # every prediction is bias / GATE_SCALE
+        return str(save_checkpoint(tmp_path / name, gated, cfg.to_dict()))
+
+    never, always = with_gate(-1.0, "never.pt"), with_gate(1.0, "always.pt")   # -0.1 and +0.1 against 0.05
+    path = save_checkpoint(tmp_path / "plain.pt", plain, cfg.to_dict())
+    heur = [make("heuristic", seed=s) for s in range(1, n)]
+    assert play_game([make(f"policy:{never}", seed=0)] + heur, seed=5, config=cfg) == \
+        play_game([make(f"policy:{path}", seed=0)] + heur, seed=5, config=cfg)
+    bot = make(f"policy:{always}:greedy", seed=0)
+    assert bot.net.kwargs["gate"] == 8 and bot.net.gate_threshold == 0.05
+    g = Game(cfg, seed=7)
+    bots = [bot] + [make("heuristic", seed=s) for s in range(1, n)]
+    for s, b in enumerate(bots):
+        b.reset(s)
+    views, departed, kept = ViewBuilder(g), 0, 0
+    while not g.is_over and g.decisions_taken < 3000:
+        s = g.current_player
+        view = views.build(s)
+        a = bots[s].act(g.observation(s), {"view": view})
+        if s == 0:
+            c = search_candidates(view, bot.last_proposal)
+            assert bot.last_gated == (c is not None)
+            if c is not None:
+                assert a == min(x for x in c if x != bot.last_proposal)
+                departed += 1
+            else:
+                kept += 1
+        g.step(a)
+    assert departed > 5 and kept > 5
+    assert "advantage gate (an MLP of width 8 on the combat features" in model_card(always, "g")
+    assert_policy_uses_only_its_information_set(always, n)
+    for bad, msg in ((dict(gate=8), "needs prior"), (dict(prior="heuristic", gate=8, gate_threshold=float("nan")),
+                                                     "gate_threshold must be a finite number")):
+        with pytest.raises(ValueError, match=msg):
+            EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=32, entity=16, **bad)

@@ -144,6 +144,10 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
     if kw.get("combat"):
         critic += ("; combat features (`agents/combat.py`: the fights each of its creatures would win or lose, "
                    "read off the observation) added to its creatures' embeddings")
+    if kw.get("gate"):
+        critic += (f"; advantage gate (an MLP of width {kw['gate']} on the combat features predicts how much "
+                   "better the lookahead bot's rollouts score each of its candidates than the proposal; where one "
+                   f"is predicted more than {kw['gate_threshold']:g} better, it is played; no search)")
     out = [f"# Model card: `{name}`", "",
            f"A trained policy for {gc['num_players']}-player Treachery (recurrent actor-critic with a "
            "role-belief head; how it was trained is under Facts and Training configuration). Load it with "
