@@ -905,3 +905,18 @@ def test_the_advantage_gate_departs_where_it_predicts_a_gain(tmp_path):
                                                      "gate_threshold must be a finite number")):
         with pytest.raises(ValueError, match=msg):
             EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=32, entity=16, **bad)
+
+
+def test_training_does_not_start_from_a_gated_policy(tmp_path):
+    """``init`` from a policy with an advantage gate is refused in one line naming the gate
+    (training makes no gate: bench/advantage_fit.py --save adds it to a trained policy)."""
+    from test_training import _sizes
+    from training.ppo import init_weights
+
+    cfg = tiny(tmp_path, arch="entity", entity=16, privileged_critic=True, prior="heuristic")
+    n = cfg.game_config().num_players
+    gated = EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=32, entity=16, privileged_size=4 * n,
+                      prior="heuristic", gate=8, gate_threshold=0.01)
+    path = save_checkpoint(tmp_path / "g.pt", gated, cfg.game_config().to_dict())
+    with pytest.raises(ValueError, match=r"differs from the config's in \['gate \(an advantage gate.*\(8, 0\.01\)"):
+        init_weights(build_network(cfg.network_kwargs(*_sizes())), path)
