@@ -67,6 +67,7 @@ from torch import nn
 from agents.combat import ADVANTAGE_INPUTS, advantage_inputs
 from agents.networks import GATE_SCALE, build_network, gate_head
 from agents.policy import masked_logits, save_checkpoint
+from training.gate import BIG, realised_gain, searched
 from training.ppo import _merge, _probe_sizes, init_weights, make_chunks
 from training.rollout import batch_observations
 from treachery_env.engine.state import DecisionKind
@@ -75,17 +76,6 @@ from treachery_env.observation import N_PHASES, obs_layout
 _spec = importlib.util.spec_from_file_location("departure_fit", Path(__file__).with_name("departure_fit.py"))
 departure_fit = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(departure_fit)
-
-BIG = 0.02
-"""A realised advantage above this counts as a gain, below minus this as a loss (the teacher's margin)."""
-
-
-def searched(batch: dict) -> np.ndarray:
-    """bool ``(N,)``: the steps where the teacher scored at least two candidates, the proposal among them."""
-    sc, p = batch["expert_scores"], batch["prior"]
-    ok = (~np.isnan(sc)).sum(1) >= 2
-    return ok & (p >= 0) & ~np.isnan(sc[np.arange(len(p)), np.maximum(p, 0)])
-
 
 @torch.no_grad()
 def examples(net: nn.Module, batch: dict, bptt: int) -> dict:
@@ -159,24 +149,8 @@ def combat_inputs(batch: dict, step: np.ndarray, act: np.ndarray, num_players: i
 
 
 def realised(step: np.ndarray, pred: np.ndarray, y: np.ndarray, rows: int, thresholds) -> list[dict]:
-    """The departures a predictor takes and what they realise.
-
-    At each step (of ``step``, one entry per candidate) its candidate with the
-    highest ``pred`` is taken where that prediction is above the threshold.
-    For each threshold: ``taken``, ``gain`` (the sum of the taken candidates'
-    true advantages ``y``, per 1,000 of ``rows`` searched steps), ``won``
-    and ``lost`` (taken ones with ``y`` above :data:`BIG`, below ``-BIG``).
-    """
-    order = np.lexsort((-pred, step))
-    first = np.ones(len(order), bool)
-    first[1:] = step[order][1:] != step[order][:-1]
-    best = order[first]
-    out = []
-    for tau in thresholds:
-        go = best[pred[best] > tau]
-        out.append({"threshold": tau, "taken": len(go), "gain": 1000 * float(y[go].sum()) / max(rows, 1),
-                    "won": int((y[go] > BIG).sum()), "lost": int((y[go] < -BIG).sum())})
-    return out
+    """:func:`training.gate.realised_gain` for each threshold, with ``threshold`` in each row."""
+    return [{"threshold": tau, **realised_gain(step, pred, y, rows, tau)} for tau in thresholds]
 
 
 def policy_row(top: np.ndarray, batch: dict) -> dict:

@@ -4,6 +4,7 @@ the training condition and anchor schedule that go with them."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import numpy as np
@@ -920,3 +921,67 @@ def test_training_does_not_start_from_a_gated_policy(tmp_path):
     path = save_checkpoint(tmp_path / "g.pt", gated, cfg.game_config().to_dict())
     with pytest.raises(ValueError, match=r"differs from the config's in \['gate \(an advantage gate.*\(8, 0\.01\)"):
         init_weights(build_network(cfg.network_kwargs(*_sizes())), path)
+
+
+def test_a_run_fits_the_advantage_gate_to_the_teachers_scores(tmp_path):
+    """``gate`` needs the entity network, a prior and the lookahead expert; ``freeze_policy`` needs a gate.
+    The examples are one per scored candidate other than the proposal at each searched step, with
+    the candidate's score minus the proposal's. ``fit_gate`` scores the gate on the fresh batch first
+    (its realised gain recomputed here), then lowers its loss and changes no other weight. A run with
+    ``freeze_policy`` from trained weights keeps every weight but the gate's, logs the gate's metrics
+    and is played with its gate; the model card says so."""
+    from test_training import _sizes
+    from training.gate import fit_gate, gate_examples, realised_gain, searched
+    from training.model_card import model_card
+    from agents.policy import PolicyAgent
+    from training.ppo import make_optimizer
+
+    for bad, key in ((dict(gate=8), "gate"), (dict(arch="entity", prior="heuristic", gate=8), "gate"),
+                     (dict(gate=-1), "gate"), (dict(freeze_policy=True), "freeze_policy"),
+                     (dict(gate_threshold=float("inf")), "gate_threshold")):
+        with pytest.raises(ValueError, match=f"train config: {key} = "):
+            TrainConfig(**bad)
+    kw = dict(arch="entity", entity=16, privileged_critic=True, prior="heuristic", expert="lookahead",
+              opponents={"heuristic": 1}, solo=1.0, games_per_worker=4, imitation=0.0, imitation_coef=0.0)
+    cfg = tiny(tmp_path, gate=16, gate_threshold=0.0, **kw)
+    assert cfg.labels_expert and cfg.network_kwargs(*_sizes())["gate"] == 16
+    torch.manual_seed(0)
+    batch, _, _ = Collector(cfg, seed=4).collect(300, label_expert=True)
+    n = cfg.game_config().num_players
+    ex = gate_examples(batch, n)
+    ok = searched(batch)
+    sc, p = batch["expert_scores"], batch["prior"]
+    want = [(i, a) for i in np.flatnonzero(ok) for a in np.flatnonzero(~np.isnan(sc[i])) if a != p[i]]
+    assert sorted(zip(ex["step"].tolist(), ex["act"].tolist())) == want and ex["rows"] == ok.sum() > 3
+    assert np.allclose(ex["y"], [sc[i, a] - sc[i, p[i]] for i, a in zip(ex["step"], ex["act"])])
+    net = build_network(cfg.network_kwargs(*_sizes()))
+    before = {k: v.clone() for k, v in net.state_dict().items()}
+    opt = make_optimizer(net, 1e-3)
+    assert len(opt.param_groups) == 2 and opt.param_groups[1]["lr"] == 1e-3
+    with torch.no_grad():
+        pred = (net.gate(torch.from_numpy(ex["x"])).squeeze(-1) / 10).numpy()
+    m = fit_gate(net, opt, batch, 20, np.random.default_rng(0))
+    r = realised_gain(ex["step"], pred, ex["y"], ex["rows"], 0.0)
+    assert m["gate/taken"] == r["taken"] and m["gate/gain"] == pytest.approx(r["gain"])
+    assert m["gate/examples"] == len(ex["y"]) and np.isfinite(m["gate/corr"])
+    with torch.no_grad():
+        after = net.gate(torch.from_numpy(ex["x"])).squeeze(-1)
+        y = torch.from_numpy(ex["y"]) * 10
+        assert ((after - y) ** 2).mean() < ((torch.from_numpy(pred) * 10 - y) ** 2).mean()
+    for k, v in net.state_dict().items():
+        assert torch.equal(v, before[k]) != k.startswith("gate."), k
+    # a frozen run from trained weights: only the gate changes, and the policy plays with it
+    init = save_checkpoint(tmp_path / "init.pt", build_network(tiny(tmp_path, **kw).network_kwargs(*_sizes())),
+                           cfg.game_config().to_dict())
+    res = train(tiny(tmp_path, gate=16, freeze_policy=True, init=str(init), total_steps=600, **kw), log=False,
+                progress=False)
+    got = load_checkpoint(res["policy"])
+    start = load_checkpoint(init)["model_state"]
+    assert all(torch.equal(v, start[k]) for k, v in got["model_state"].items() if not k.startswith("gate."))
+    assert any(k.startswith("gate.") for k in got["model_state"])
+    rows = [json.loads(line) for line in open(tmp_path / "run" / "metrics.jsonl")]
+    assert all("gate/corr" in r and r["gate/examples"] > 0 and r["imitating"] == 0 for r in rows)
+    assert "policy_loss" not in rows[0]
+    bot = PolicyAgent(res["policy"])
+    assert bot.net.kwargs["gate"] == 16 and bot.net.gate_threshold == 0.01
+    assert "frozen policy: this run fitted only the advantage gate" in model_card(res["policy"], "g")

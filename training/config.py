@@ -22,6 +22,7 @@ and what is allowed.
 from __future__ import annotations
 
 import dataclasses
+import math
 import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -173,6 +174,21 @@ class TrainConfig:
             counter-attack could be lethal) to their embeddings ("entity"
             only).  Added to trained weights (``init``) without them, it
             starts as the same policy.
+        gate: width of an *advantage gate* (0 = none): an MLP that predicts
+            the lookahead teacher's advantage of each of its candidates over
+            the proposal from the combat features, fitted in every iteration
+            to the teacher's scores of the fresh batch (:mod:`training.gate`,
+            ``epochs`` passes, its own learning rate
+            :data:`training.gate.GATE_LEARNING_RATE`); at play time the
+            policy plays the best candidate where the prediction exceeds
+            ``gate_threshold`` (:class:`agents.policy.PolicyAgent`).  Needs
+            "entity", a ``prior`` and ``expert = "lookahead"``; the teacher
+            labels every learner decision.  Rollouts are the network's own
+            play (the gate acts at play time only).
+        gate_threshold: that threshold, in the teacher's score units (scores in [-1, 1]).
+        freeze_policy: only the gate learns: the PPO and imitation update is
+            skipped, so the actor, critic and belief head stay ``init``'s
+            (a gate fitted to a trained policy).  Needs ``gate``.
 
     Game:
         game: :class:`GameConfig` fields (default 5 players, standard rules).
@@ -223,6 +239,9 @@ class TrainConfig:
     prior: str = ""
     interaction: int = 0
     combat: bool = False
+    gate: int = 0
+    gate_threshold: float = 0.01
+    freeze_policy: bool = False
     game: dict = field(default_factory=lambda: {"num_players": 5})
 
     def __post_init__(self) -> None:
@@ -294,13 +313,21 @@ class TrainConfig:
              "true or false, and false with arch = 'flat'")
         experts = sorted(set(agents.available()) - {"human", "policy", "random"})
         need(self.expert in experts, "expert", f"one of {experts}")
+        need(is_int(self.gate) and self.gate >= 0, "gate", "an int >= 0 (0 = no advantage gate)")
+        need(not self.gate or (self.arch == "entity" and self.prior and self.expert == "lookahead"), "gate",
+             "0 unless arch = 'entity', a prior and expert = 'lookahead' (the gate learns the lookahead "
+             "teacher's candidate scores against the proposal)")
+        need(is_num(self.gate_threshold) and math.isfinite(self.gate_threshold), "gate_threshold",
+             "a finite number")
+        need(isinstance(self.freeze_policy, bool) and (not self.freeze_policy or self.gate > 0), "freeze_policy",
+             "true or false, and false without a gate (nothing would learn)")
         need(isinstance(self.game, dict), "game", "a table of GameConfig fields")
         self.game_config()   # raises ValueError naming the GameConfig field
 
     @property
     def labels_expert(self) -> bool:
-        """Whether the expert labels learner decisions (an imitation phase or an anchor)."""
-        return self.imitation > 0 or self.imitation_coef > 0
+        """Whether the expert labels learner decisions (an imitation phase, an anchor or a gate to fit)."""
+        return self.imitation > 0 or self.imitation_coef > 0 or self.gate > 0
 
     def network_kwargs(self, obs_size: int, num_actions: int) -> dict:
         """The ``model_kwargs`` of this run's network (:func:`agents.networks.build_network`)
@@ -317,6 +344,9 @@ class TrainConfig:
             kw["interaction"] = self.interaction
         if self.combat:
             kw["combat"] = True
+        if self.gate:
+            kw["gate"] = self.gate
+            kw["gate_threshold"] = float(self.gate_threshold)
         return kw
 
     def anchor_coef(self, progress: float) -> float:

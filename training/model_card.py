@@ -158,6 +158,8 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
            f"iterations, {_count(meta.get('games'))} games, {meta.get('wall_s', 0) / 3600:.2f} h wall time",
            *([f"* warm start: the run began from the weights of `{tc['init']}` (the steps and hours above are "
               "this run's alone)"] if tc.get("init") else []),
+           *([f"* frozen policy: this run fitted only the advantage gate (`freeze_policy`); every other weight "
+              f"is `{tc.get('init')}`'s, unchanged"] if tc.get("freeze_policy") else []),
            f"* machine: {meta.get('machine', '?')}",
            f"* treachery_env {payload['env_version']}, torch {payload.get('torch_version', '?')}"]
     if run:

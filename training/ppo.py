@@ -27,6 +27,12 @@ over from the imitating policy, with ``imitation_coef`` times the same
 cross-entropy added to its loss (a behaviour-cloning anchor, as in DAPG,
 Rajeswaran et al. 2018) when that is above 0, so the experts keep labelling.
 
+A network with an advantage gate (``config.gate``) also has the gate fitted
+after the update of every iteration to the lookahead teacher's candidate
+scores of the fresh batch (:func:`training.gate.fit_gate`); with
+``freeze_policy`` the PPO and imitation update is skipped and only the gate
+learns.
+
 The opponent pool gets a frozen copy of the learner every ``snapshot_every``
 iterations (the oldest leaves beyond ``pool_size``).  Checkpoints
 (``run_dir/ckpt_<iteration>.pt``) hold everything to resume: weights,
@@ -72,6 +78,7 @@ from agents.policy import load_checkpoint, masked_logits, save_checkpoint
 from treachery_env.rules import Role
 
 from .config import TrainConfig
+from .gate import GATE_LEARNING_RATE, fit_gate
 from .rollout import GameStat, WorkerPool, batch_observations, reference_policy
 from .threads import ThreadChoice
 
@@ -116,11 +123,20 @@ def _merge(batches: list[dict]) -> dict:
 
 def make_optimizer(net: torch.nn.Module, learning_rate: float) -> torch.optim.Adam:
     """Adam (eps 1e-5) over ``net``'s parameters, fused into one kernel where this torch has it on
-    the CPU (2.4 and later: ~5x faster steps, the same algorithm), else the per-tensor loop."""
+    the CPU (2.4 and later: ~5x faster steps, the same algorithm), else the per-tensor loop.
+
+    The first parameter group is the network's, at ``learning_rate`` (the schedule sets its rate);
+    an advantage gate's parameters (``gate.``) form a second group at
+    :data:`training.gate.GATE_LEARNING_RATE`, which the schedule leaves alone."""
+    named = list(net.named_parameters())
+    groups = [{"params": [p for k, p in named if not k.startswith("gate.")]}]
+    gate = [p for k, p in named if k.startswith("gate.")]
+    if gate:
+        groups.append({"params": gate, "lr": GATE_LEARNING_RATE})
     try:
-        return torch.optim.Adam(net.parameters(), lr=learning_rate, eps=1e-5, fused=True)
+        return torch.optim.Adam(groups, lr=learning_rate, eps=1e-5, fused=True)
     except RuntimeError:                  # torch 2.3: fused Adam is for CUDA only
-        return torch.optim.Adam(net.parameters(), lr=learning_rate, eps=1e-5)
+        return torch.optim.Adam(groups, lr=learning_rate, eps=1e-5)
 
 
 def _load_optimizer_state(optimizer: torch.optim.Optimizer, saved: dict) -> None:
@@ -567,8 +583,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                 # from the learning rate the run had reached and decays from there
                 lr_done = max(lr_done, steps / config.total_steps)
                 lr = config.learning_rate * (max(0.0, 1.0 - lr_done) if config.lr_schedule == "linear" else 1.0)
-                for gp in optimizer.param_groups:
-                    gp["lr"] = lr
+                optimizer.param_groups[0]["lr"] = lr       # the network's; a gate's group keeps its own
                 # a resume with a larger budget continues from the progress reached: the
                 # imitation phase does not restart, nor does a decaying anchor rise again
                 done_frac = max(reached, _progress(config.total_steps, config.time_budget_s, steps, wall))
@@ -586,7 +601,13 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                     anchor = config.anchor_coef(done_frac)
                     n_threads = threads.next()
                     torch.set_num_threads(n_threads)
-                    metrics = ppo_update(net, optimizer, batch, config, pool_rng, imitate, anchor)
+                    if config.freeze_policy:
+                        imitate = False
+                        metrics = {"epochs_run": config.epochs}
+                    else:
+                        metrics = ppo_update(net, optimizer, batch, config, pool_rng, imitate, anchor)
+                    if config.gate:
+                        metrics.update(fit_gate(net, optimizer, batch, config.epochs, pool_rng))
                     t2 = time.perf_counter()
                     threads.record(n_threads, (t2 - t1) / max(1, metrics["epochs_run"]))
                     iteration += 1
@@ -596,7 +617,8 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                     wall += iter_s
                     recent = (recent + [iter_s])[-RECENT_ITERATIONS:]
                     metrics.update(_game_metrics(games))
-                    metrics.update({"lr": lr, "imitating": float(imitate), "anchor": 0.0 if imitate else anchor,
+                    metrics.update({"lr": lr, "imitating": float(imitate),
+                                    "anchor": 0.0 if imitate or config.freeze_policy else anchor,
                                     "perf/learner_steps_per_s": info["learner_steps"] / (t2 - t0),
                                     "perf/agent_steps_per_s": info["decisions"] / (t2 - t0),
                                     "perf/rollout_s": t1 - t0, "perf/update_s": t2 - t1,
@@ -614,7 +636,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                     history.append(record)
                     _log_iteration(run_dir, writer, record)
                     bar.update((min(int(wall), bar.total) if by_time else min(steps, config.total_steps)) - bar.n)
-                    bar.set_postfix(it=iteration, steps=steps, ent=f"{metrics['entropy']:.2f}",
+                    bar.set_postfix(it=iteration, steps=steps, ent=f"{metrics.get('entropy', float('nan')):.2f}",
                                     vs_heur=f"{metrics.get('winrate/heuristic/all', float('nan')):.2f}",
                                     learner_sps=f"{metrics['perf/learner_steps_per_s']:.0f}")
                     done = steps >= config.total_steps or _budget_spent(config, wall, recent)
@@ -784,7 +806,8 @@ def _open_run(config: TrainConfig, resume: bool | str | os.PathLike) -> tuple[Tr
 
 #: network settings ``init`` may add to a checkpoint without them -> the names (prefixes) of
 #: the parameters they add, which keep their initial values
-_ADDABLE = {"prior": ("prior_key", "prior_bonus"), "interaction": ("interaction.",), "combat": ("combat_enc.",)}
+_ADDABLE = {"prior": ("prior_key", "prior_bonus"), "interaction": ("interaction.",), "combat": ("combat_enc.",),
+            "gate": ("gate.",), "gate_threshold": ()}
 
 
 def init_weights(net: torch.nn.Module, path: str | os.PathLike) -> None:
@@ -792,11 +815,12 @@ def init_weights(net: torch.nn.Module, path: str | os.PathLike) -> None:
     ``ckpt_*.pt``) into ``net`` (``TrainConfig.init``: a new run that starts
     from trained weights).
 
-    A checkpoint without a proposal input, interaction blocks or combat
-    features may start a network with them (``prior``, ``interaction``,
-    ``combat``, :mod:`agents.networks`): every shared weight is loaded and the
-    added parameters keep their initial values (interaction blocks start as
-    the identity, the combat features' last layer at zero).
+    A checkpoint without a proposal input, interaction blocks, combat
+    features or an advantage gate may start a network with them (``prior``,
+    ``interaction``, ``combat``, ``gate``, :mod:`agents.networks`): every
+    shared weight is loaded and the added parameters keep their initial
+    values (interaction blocks start as the identity, the combat features'
+    last layer at zero; a gate is fitted from scratch).
 
     Raises:
         ValueError: (one line) if the file is not a loadable checkpoint, or its
