@@ -71,7 +71,8 @@ from training.gate import BIG, realised_gain, searched
 from training.ppo import _merge, _probe_sizes, init_weights, make_chunks
 from training.rollout import batch_observations
 from treachery_env.engine.state import DecisionKind
-from treachery_env.observation import N_PHASES, obs_layout
+from treachery_env.observation import N_PHASES, PLAYER_ROLE, obs_layout
+from treachery_env.rules import Role
 
 _spec = importlib.util.spec_from_file_location("departure_fit", Path(__file__).with_name("departure_fit.py"))
 departure_fit = importlib.util.module_from_spec(_spec)
@@ -172,6 +173,20 @@ def teacher_row(batch: dict) -> dict:
     row = policy_row(np.where(e >= 0, e, batch["prior"]), batch)
     del row["unscored"]
     return row
+
+
+def step_groups(batch: dict, steps: np.ndarray, num_players: int) -> tuple[np.ndarray, np.ndarray]:
+    """The decision kind (a ``DecisionKind`` value) and the observer's own role (a ``Role`` value) at
+    each of ``steps``, read off their observations: two int64 arrays like ``steps``."""
+    L = obs_layout(num_players)
+    rows, inverse = np.unique(steps, return_inverse=True)
+    kind, role = np.zeros(len(rows), np.int64), np.zeros(len(rows), np.int64)
+    obs = batch_observations(batch, L.size)
+    for s in range(0, len(rows), 2048):
+        o = obs.rows(torch.from_numpy(rows[s:s + 2048])).dense().numpy()
+        kind[s:s + 2048] = o[:, L.glob + N_PHASES:L.glob + N_PHASES + DecisionKind.COUNT].argmax(1)
+        role[s:s + 2048] = o[:, L.players + PLAYER_ROLE:L.players + PLAYER_ROLE + 4].argmax(1)
+    return kind[inverse], role[inverse]
 
 
 def teacher_by_kind(batch: dict, num_players: int) -> dict[str, tuple[int, int, float]]:
@@ -294,6 +309,18 @@ def main(argv: list[str] | None = None) -> int:
                     else "| | | ")
             print(f"{lead}| {r['threshold']:g} | {r['taken']} | {r['gain']:+.2f} | {r['won']} | {r['lost']} |",
                   flush=True)
+    with torch.no_grad():
+        pred = head(torch.from_numpy(ex_test["x"])).squeeze(-1).numpy() / GATE_SCALE
+    kind, role = step_groups(test, ex_test["step"], n)
+    print(f"\nthe head after epoch {a.epochs}, held out, by decision kind and by the own role (realised gain per "
+          f"1,000 of all {rows} searched steps, so the rows of a column add up):\n")
+    print("| group | threshold | taken | realised gain per 1,000 | gain > 0.02 | loss > 0.02 |\n|---|---|---|---|---|---|")
+    groups = [(DecisionKind.NAMES[k], kind == k) for k in np.unique(kind)]
+    groups += [(Role(r).name.lower(), role == r) for r in np.unique(role)]
+    for name, sel in groups:
+        for k, r in enumerate(realised(ex_test["step"][sel], pred[sel], ex_test["y"][sel], rows, a.thresholds)):
+            print(f"| {name if k == 0 else ''} | {r['threshold']:g} | {r['taken']} | {r['gain']:+.2f} | {r['won']} "
+                  f"| {r['lost']} |")
     if a.save:
         gated = build_network({**net.kwargs, "gate": a.hidden, "gate_threshold": a.gate_threshold})
         gated.load_state_dict({**net.state_dict(), **{f"gate.{k}": v for k, v in head.state_dict().items()}})

@@ -422,6 +422,7 @@ def test_the_advantage_fit_script_measures_realised_gain_and_fits_a_head(tmp_pat
     assert "| the teacher (in sample: an upper bound) |" in out and "| the policy, greedy (" in out
     assert "| decision kind | searched steps | departures | share of the gain |" in out
     assert "| 1 | " in out and "| 2 | " in out
+    assert "by decision kind and by the own role" in out and "| group | threshold | taken |" in out
     ex = mod.examples(net, dict(np.load(tmp_path / "data" / "batch_000.npz")), 16)
     assert len(ex["y"]) > 0 and ex["x"].shape == (len(ex["y"]), 2 * 8 + 2 * 16)
     assert len(ex["step"]) == len(ex["act"]) == len(ex["y"])
@@ -441,6 +442,8 @@ def test_the_advantage_fit_script_measures_realised_gain_and_fits_a_head(tmp_pat
     slots, table = combat_features(batch_observations(b0, obs_layout(4).size).rows(torch.tensor([e])).dense(), 4)
     assert np.allclose(c[0, 2 * (k + 1):2 * (k + 1) + len(TABLE_FEATURES)], table[0].numpy())
     assert c[:, -22:-4].sum(1).tolist() == [1.0] * len(c) and c[:, -4:].sum(1).tolist() == [1.0] * len(c)
+    kind, role = mod.step_groups(b0, ex["step"], 4)                       # the same kinds and roles, by step
+    assert kind.tolist() == c[:, -22:-4].argmax(1).tolist() and role.tolist() == c[:, -4:].argmax(1).tolist()
     by_kind = mod.teacher_by_kind(b0, 4)
     assert sum(m for m, _, _ in by_kind.values()) == int(mod.searched(b0).sum())
     assert set(by_kind) <= {"priority", "attacker", "blocker"}             # the kinds the teacher searches
