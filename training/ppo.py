@@ -571,7 +571,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         bar = tqdm(total=int(config.time_budget_s) if by_time else config.total_steps,
                    initial=min(int(wall), int(config.time_budget_s)) if by_time else min(steps, config.total_steps),
                    unit="s" if by_time else "step", disable=not progress, dynamic_ncols=True,
-                   desc="imitation" if reached < config.imitation else "self-play PPO")
+                   desc=_phase(config, reached < config.imitation))
         last_ckpt = path if state else None
         ckpt_iteration = iteration if state else -1
         t_start = time.perf_counter()
@@ -589,7 +589,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                 done_frac = max(reached, _progress(config.total_steps, config.time_budget_s, steps, wall))
                 reached = done_frac
                 imitate = done_frac < config.imitation
-                bar.set_description("imitation" if imitate else "self-play PPO")
+                bar.set_description(_phase(config, imitate))
                 t0 = time.perf_counter()
                 batches, games, info = workers.collect(net.state_dict(), pool_changes, config.rollout_steps,
                                                        config.labels_expert)
@@ -861,6 +861,11 @@ def _settings(model_kwargs: dict) -> dict:
 
 #: how many of the last iterations' durations forecast the next one (their median)
 RECENT_ITERATIONS = 5
+
+
+def _phase(config: TrainConfig, imitate: bool) -> str:
+    """The progress bar's name for what an iteration trains."""
+    return "gate fit" if config.freeze_policy else "imitation" if imitate else "self-play PPO"
 
 
 def _forecast(recent: list[float]) -> float:
