@@ -984,4 +984,8 @@ def test_a_run_fits_the_advantage_gate_to_the_teachers_scores(tmp_path):
     assert "policy_loss" not in rows[0]
     bot = PolicyAgent(res["policy"])
     assert bot.net.kwargs["gate"] == 16 and bot.net.gate_threshold == 0.01
-    assert "frozen policy: this run fitted only the advantage gate" in model_card(res["policy"], "g")
+    from training.model_card import training_summary
+    summary = training_summary(tmp_path / "run")
+    assert summary["belief_accuracy_last10"] is None and summary["entropy_last"] is None
+    card = model_card(res["policy"], "g", run=summary)
+    assert "frozen policy: this run fitted only the advantage gate" in card and "belief-head accuracy" not in card

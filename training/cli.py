@@ -313,7 +313,12 @@ def _train(args: argparse.Namespace) -> int:
             rate = (result["steps"] - start_steps) / (result["wall_s"] - start_wall)
             session = f"; this session alone {rate:.0f} learner agent-steps/s"
         print(f"throughput: {throughput_text(training_summary(config.run_dir, result['iterations']))}{session}")
-        print(f"last iteration: belief accuracy {last['belief_accuracy']:.3f}, entropy {last['entropy']:.3f}")
+        if "entropy" in last:
+            print(f"last iteration: belief accuracy {last['belief_accuracy']:.3f}, entropy {last['entropy']:.3f}")
+        if "gate/corr" in last:
+            print(f"last iteration's gate, before its fit: correlation {last['gate/corr']:.3f} with the teacher's "
+                  f"advantages, {last['gate/taken']:.0f} departures realising {last['gate/gain']:+.2f} per 1,000 "
+                  f"searched decisions")
     budget_note = _budget_note(config, result)
     if budget_note:
         print(budget_note)

@@ -36,7 +36,9 @@ def training_summary(run_dir: str | os.PathLike, upto_iteration: int | None = No
     wall time [s], games, and throughput means over the run (learner and all
     agent-steps per second, end-to-end including the PPO update), the
     imitation phase's length [iterations] and its last agreement with the
-    expert (top-1, ``None`` without one), counting
+    expert (top-1, ``None`` without one), the belief head's accuracy over the
+    last 10 iterations and the last entropy (``None`` for a run that trained
+    no policy, ``freeze_policy``), counting
     iterations up to ``upto_iteration`` (default: all; iterations after the
     last checkpoint are not in its policy).
 
@@ -63,8 +65,9 @@ def training_summary(run_dir: str | os.PathLike, upto_iteration: int | None = No
             "games": last.get("games"),
             "learner_steps_per_s": last["steps"] / last["wall_s"] if last["wall_s"] else None,
             "agent_steps_per_s_mean": float(np.mean([r["perf/agent_steps_per_s"] for r in rows])),
-            "belief_accuracy_last10": float(np.nanmean([r["belief_accuracy"] for r in rows[-10:]])),
-            "entropy_last": last["entropy"]}
+            "belief_accuracy_last10": (float(np.nanmean([r["belief_accuracy"] for r in rows[-10:]]))
+                                       if all("belief_accuracy" in r for r in rows[-10:]) else None),
+            "entropy_last": last.get("entropy")}
 
 
 def throughput_text(run: dict) -> str:
@@ -170,8 +173,9 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
                        f"phase {run['imitation_accuracy_last']:.3f} (top-1 on the learner's decisions)"
                        + (", then PPO" if run["iterations"] > run["imitation_iterations"] else
                           " (the run ended in that phase: no PPO)"))
-        out.append(f"* belief-head accuracy in training (last 10 iterations, face-down opponents): "
-                   f"{run['belief_accuracy_last10']:.3f}")
+        if run["belief_accuracy_last10"] is not None:      # None: a frozen policy's run trained no belief head
+            out.append(f"* belief-head accuracy in training (last 10 iterations, face-down opponents): "
+                       f"{run['belief_accuracy_last10']:.3f}")
     out += ["", "## Game configuration", "", "```json", json.dumps(gc, indent=1), "```", "",
             "## Training configuration", "", "```json", json.dumps(tc, indent=1), "```", ""]
     if results:
