@@ -36,8 +36,10 @@ the combat features, :func:`agents.combat.advantage_inputs`).  The policy
 candidates (:func:`agents.lookahead.search_candidates`) at a high-impact
 decision where its predicted advantage exceeds ``gate_threshold``, and the
 network's own action everywhere else; nothing is searched at play time.  It
-is fitted to the teacher's scores kept in labelled rollouts
-(``bench/advantage_fit.py --save``).
+is fitted to the teacher's scores of labelled rollouts, in training
+(``TrainConfig.gate``, :mod:`training.gate`) or offline on kept rollouts
+(``bench/advantage_fit.py --save``).  It reads the combat features itself,
+with or without ``combat`` (which adds them to the entity embeddings).
 """
 
 from __future__ import annotations
@@ -463,8 +465,9 @@ class EntityNet(nn.Module):
         interaction: :class:`EntityInteraction` blocks over the entity table (0 = none).
         combat: add the combat features of the observer's creatures to their embeddings.
         gate: width of the advantage gate's hidden layers (0 = no gate).
-        gate_threshold: the predicted advantage (in the teacher's score units, scores in [-1, 1])
-            a candidate must exceed to be played instead of the network's action.
+        gate_threshold: the predicted advantage over the ``prior`` bot's proposal (in the teacher's
+            score units, scores in [-1, 1]) a candidate must exceed to be played (instead of the
+            network's own choice, which is usually that proposal).
 
     Raises:
         ValueError: for non-positive sizes, sizes that are not this

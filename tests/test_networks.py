@@ -909,8 +909,8 @@ def test_the_advantage_gate_departs_where_it_predicts_a_gain(tmp_path):
 
 
 def test_training_does_not_start_from_a_gated_policy(tmp_path):
-    """``init`` from a policy with an advantage gate is refused in one line naming the gate
-    (training makes no gate: bench/advantage_fit.py --save adds it to a trained policy)."""
+    """``init`` from a policy with an advantage gate into a config without one is refused in one
+    line naming the gate's width and threshold."""
     from test_training import _sizes
     from training.ppo import init_weights
 
@@ -919,7 +919,8 @@ def test_training_does_not_start_from_a_gated_policy(tmp_path):
     gated = EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=32, entity=16, privileged_size=4 * n,
                       prior="heuristic", gate=8, gate_threshold=0.01)
     path = save_checkpoint(tmp_path / "g.pt", gated, cfg.game_config().to_dict())
-    with pytest.raises(ValueError, match=r"differs from the config's in \['gate \(an advantage gate.*\(8, 0\.01\)"):
+    want = r"differs from the config's in \['gate \(width and threshold of the advantage gate.*\(8, 0\.01\)\] in the checkpoint vs \[\(0, None\)\]"
+    with pytest.raises(ValueError, match=want):
         init_weights(build_network(cfg.network_kwargs(*_sizes())), path)
 
 

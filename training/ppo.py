@@ -853,8 +853,7 @@ def _settings(model_kwargs: dict) -> dict:
     return {"arch": kw.get("arch", "flat"), "hidden": kw.get("hidden"), "entity": kw.get("entity"),
             "privileged_critic": bool(kw.get("privileged_size")), "prior": kw.get("prior", ""),
             "interaction": kw.get("interaction", 0), "combat": kw.get("combat", False),
-            "gate (an advantage gate, fitted by bench/advantage_fit.py --save; training does not make one)":
-                (kw.get("gate", 0), kw.get("gate_threshold", 0.0)),
+            "gate (width and threshold of the advantage gate; 0 = none)": (kw.get("gate", 0), kw.get("gate_threshold")),
             "game (observation, action sizes and players)": (kw.get("obs_size"), kw.get("num_actions"),
                                                              kw.get("num_players"))}
 
