@@ -937,7 +937,7 @@ def test_a_run_fits_the_advantage_gate_to_the_teachers_scores(tmp_path):
     from agents.policy import PolicyAgent
     from training.ppo import make_optimizer
 
-    for bad, key in ((dict(gate=8), "gate"), (dict(arch="entity", prior="heuristic", gate=8), "gate"),
+    for bad, key in ((dict(gate=8), "gate"), (dict(arch="entity", prior="heuristic", gate=8), "expert"),
                      (dict(gate=-1), "gate"), (dict(freeze_policy=True), "freeze_policy"),
                      (dict(gate_threshold=float("inf")), "gate_threshold")):
         with pytest.raises(ValueError, match=f"train config: {key} = "):
@@ -974,8 +974,9 @@ def test_a_run_fits_the_advantage_gate_to_the_teachers_scores(tmp_path):
     # a frozen run from trained weights: only the gate changes, and the policy plays with it
     init = save_checkpoint(tmp_path / "init.pt", build_network(tiny(tmp_path, **kw).network_kwargs(*_sizes())),
                            cfg.game_config().to_dict())
-    res = train(tiny(tmp_path, gate=16, freeze_policy=True, init=str(init), total_steps=600, **kw), log=False,
-                progress=False)
+    with pytest.warns(UserWarning, match="freeze_policy: the policy does not learn, so imitation_coef does nothing"):
+        res = train(tiny(tmp_path, gate=16, freeze_policy=True, init=str(init), total_steps=600,
+                         **{**kw, "imitation_coef": 0.5}), log=False, progress=False)
     got = load_checkpoint(res["policy"])
     start = load_checkpoint(init)["model_state"]
     assert all(torch.equal(v, start[k]) for k, v in got["model_state"].items() if not k.startswith("gate."))

@@ -303,7 +303,8 @@ def _train(args: argparse.Namespace) -> int:
         print(f"treachery train: interrupted; {where}", file=sys.stderr)
         return 130
     last = result["history"][-1] if result["history"] else {}
-    print(f"trained {result['steps']} learner steps in {result['iterations']} iterations, "
+    print(f"trained {result['steps']} learner steps in {result['iterations']} "
+          f"iteration{'' if result['iterations'] == 1 else 's'}, "
           f"{result['wall_s'] / 60:.1f} min; checkpoint {result['checkpoint']}, policy {result['policy']}")
     if last:
         from .model_card import throughput_text, training_summary
@@ -316,9 +317,10 @@ def _train(args: argparse.Namespace) -> int:
         if "entropy" in last:
             print(f"last iteration: belief accuracy {last['belief_accuracy']:.3f}, entropy {last['entropy']:.3f}")
         if "gate/corr" in last:
+            taken = int(last["gate/taken"])
             print(f"last iteration's gate, before its fit: correlation {last['gate/corr']:.3f} with the teacher's "
-                  f"advantages, {last['gate/taken']:.0f} departures realising {last['gate/gain']:+.2f} per 1,000 "
-                  f"searched decisions")
+                  f"advantages at {int(last['gate/searched'])} searched decisions, {taken} "
+                  f"departure{'' if taken == 1 else 's'} realising {last['gate/gain']:+.2f} per 1,000 of them")
     budget_note = _budget_note(config, result)
     if budget_note:
         print(budget_note)

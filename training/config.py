@@ -314,9 +314,10 @@ class TrainConfig:
         experts = sorted(set(agents.available()) - {"human", "policy", "random"})
         need(self.expert in experts, "expert", f"one of {experts}")
         need(is_int(self.gate) and self.gate >= 0, "gate", "an int >= 0 (0 = no advantage gate)")
-        need(not self.gate or (self.arch == "entity" and self.prior and self.expert == "lookahead"), "gate",
-             "0 unless arch = 'entity', a prior and expert = 'lookahead' (the gate learns the lookahead "
-             "teacher's candidate scores against the proposal)")
+        need(not self.gate or (self.arch == "entity" and self.prior), "gate",
+             "0 unless arch = 'entity' and a prior (the gate weighs candidates against the proposal)")
+        need(not self.gate or self.expert == "lookahead", "expert",
+             "'lookahead' with a gate (the gate learns the lookahead teacher's candidate scores)")
         need(is_num(self.gate_threshold) and math.isfinite(self.gate_threshold), "gate_threshold",
              "a finite number")
         need(isinstance(self.freeze_policy, bool) and (not self.freeze_policy or self.gate > 0), "freeze_policy",

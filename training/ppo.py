@@ -801,6 +801,14 @@ def _open_run(config: TrainConfig, resume: bool | str | os.PathLike) -> tuple[Tr
         elif not hasattr(agents.make(config.expert), "last_scores"):
             warnings.warn(f"score_coef: the expert {config.expert!r} reports no search scores (last_scores), so "
                           f"there is nothing to distil (use expert = 'lookahead')", stacklevel=3)
+    if config.freeze_policy:
+        ignored = [k for k in ("imitation", "imitation_coef", "score_coef", "gain_weight", "kl_coef")
+                   if getattr(config, k)] + (["departure_weight"] if config.departure_weight != 1 else [])
+        if ignored:
+            warnings.warn(f"freeze_policy: the policy does not learn, so {', '.join(ignored)} "
+                          f"{'does' if len(ignored) == 1 else 'do'} nothing here", stacklevel=3)
+        if not config.init and not state:
+            warnings.warn("freeze_policy without init fits a gate to a policy with random weights", stacklevel=3)
     return config, path, payload
 
 
