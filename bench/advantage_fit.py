@@ -18,7 +18,7 @@ folders), whether that can gain:
    ``score[a] - score[proposal]``;
 2. a head (an MLP with two hidden layers of ``--hidden``) on those frozen
    features (``--features policy``), or on the combat features instead
-   (``--features combat``: :func:`combat_inputs`, 56 numbers read off the
+   (``--features combat``: :func:`training.gate.gate_inputs`, 56 numbers read off the
    observation by :mod:`agents.combat`), or on both (``--features both``), is fitted to the targets (squared error, the targets times 10)
    for ``--epochs`` epochs over the fitted rollouts;
 3. every ``--every`` epochs, on the held-out searched steps: the squared
@@ -64,10 +64,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.combat import ADVANTAGE_INPUTS, advantage_inputs
 from agents.networks import GATE_SCALE, build_network, gate_head
 from agents.policy import masked_logits, save_checkpoint
-from training.gate import BIG, realised_gain, searched
+from training.gate import BIG, gate_inputs, realised_gain, searched
 from training.ppo import _merge, _probe_sizes, init_weights, make_chunks
 from training.rollout import batch_observations
 from treachery_env.engine.state import DecisionKind
@@ -135,20 +134,6 @@ def examples(net: nn.Module, batch: dict, bptt: int) -> dict:
             "x": np.asarray(out["x"], np.float32).reshape(-1, width), "y": np.asarray(out["y"], np.float32)}
 
 
-def combat_inputs(batch: dict, step: np.ndarray, act: np.ndarray, num_players: int) -> np.ndarray:
-    """The combat features of each example (``--features combat``): float32 ``(M, ADVANTAGE_INPUTS)``,
-    :func:`agents.combat.advantage_inputs` of the candidate ``act`` against the step's proposal, read
-    off the step's observation (56 numbers for ``num_players`` = 5)."""
-    obs = batch_observations(batch, obs_layout(num_players).size)
-    out = np.zeros((len(step), ADVANTAGE_INPUTS), np.float32)
-    for s in range(0, len(step), 2048):
-        r = torch.from_numpy(step[s:s + 2048])
-        o = obs.rows(r).dense()
-        a = torch.from_numpy(act[s:s + 2048]).unsqueeze(1)
-        out[s:s + 2048] = advantage_inputs(o, a, torch.from_numpy(batch["prior"])[r], num_players)[:, 0].numpy()
-    return out
-
-
 def realised(step: np.ndarray, pred: np.ndarray, y: np.ndarray, rows: int, thresholds) -> list[dict]:
     """:func:`training.gate.realised_gain` for each threshold, with ``threshold`` in each row."""
     return [{"threshold": tau, **realised_gain(step, pred, y, rows, tau)} for tau in thresholds]
@@ -193,13 +178,8 @@ def teacher_by_kind(batch: dict, num_players: int) -> dict[str, tuple[int, int, 
     """Where the teacher's in-sample gain is: for each decision kind (``DecisionKind.NAMES``, read
     off the observation) with searched steps, ``(searched steps, departures, share)`` where share
     is the kind's part of the teacher's summed gain over the proposal (NaN when that sum is 0)."""
-    L = obs_layout(num_players)
     ok = np.flatnonzero(searched(batch))
-    obs = batch_observations(batch, L.size)
-    kind = np.zeros(len(ok), np.int64)
-    for s in range(0, len(ok), 2048):
-        o = obs.rows(torch.from_numpy(ok[s:s + 2048])).dense().numpy()
-        kind[s:s + 2048] = o[:, L.glob + N_PHASES:L.glob + N_PHASES + DecisionKind.COUNT].argmax(1)
+    kind = step_groups(batch, ok, num_players)[0]
     p, e, sc = batch["prior"][ok], batch["expert"][ok], batch["expert_scores"][ok]
     e = np.where(e >= 0, e, p)
     rows = np.arange(len(ok))
@@ -284,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     ex_train, ex_test = examples(net, train, config.bptt), examples(net, test, config.bptt)
     for ex, batch in ((ex_train, train), (ex_test, test)):
         if a.features != "policy":
-            c = combat_inputs(batch, ex["step"], ex["act"], n)
+            c = gate_inputs(batch, ex["step"], ex["act"], n)
             ex["x"] = c if a.features == "combat" else np.concatenate([ex["x"], c], 1)
     rows = int(searched(test).sum())
     print(f"\nfitted on {int(searched(train).sum())} searched steps ({len(ex_train['y'])} candidates), "

@@ -434,7 +434,7 @@ def test_the_advantage_fit_script_measures_realised_gain_and_fits_a_head(tmp_pat
     from training.rollout import batch_observations
     b0 = dict(np.load(tmp_path / "data" / "batch_000.npz"))
     AL, k = ActionLayout(4), len(COMBAT_FEATURES)
-    c = mod.combat_inputs(b0, ex["step"], ex["act"], 4)
+    c = mod.gate_inputs(b0, ex["step"], ex["act"], 4)
     assert c.shape == (len(ex["y"]), 2 * (k + 1) + len(TABLE_FEATURES) + 18 + 4)
     own = (ex["act"] >= AL.PERM) & (ex["act"] < AL.PERM + 20)
     assert c[:, k].tolist() == own.astype(np.float32).tolist() and not c[~own, :k].any()

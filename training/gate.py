@@ -35,7 +35,7 @@ from treachery_env.observation import obs_layout
 
 from .rollout import batch_observations
 
-__all__ = ["searched", "gate_examples", "realised_gain", "fit_gate", "GATE_MINIBATCH", "GATE_LEARNING_RATE", "BIG"]
+__all__ = ["searched", "gate_examples", "gate_inputs", "realised_gain", "fit_gate", "GATE_MINIBATCH", "GATE_LEARNING_RATE", "BIG"]
 
 GATE_MINIBATCH = 512
 """Examples per gradient step of :func:`fit_gate`."""
@@ -77,13 +77,22 @@ def gate_examples(batch: dict, num_players: int, chunk: int = 2048) -> dict:
     keep = act != p[step]
     step, act = step[keep].astype(np.int64), act[keep].astype(np.int64)
     y = (sc[step, act] - sc[step, p[step]]).astype(np.float32)
+    return {"step": step, "act": act, "x": gate_inputs(batch, step, act, num_players, chunk), "y": y,
+            "rows": int(ok.sum())}
+
+
+def gate_inputs(batch: dict, step: np.ndarray, act: np.ndarray, num_players: int, chunk: int = 2048) -> np.ndarray:
+    """float32 ``(M, ADVANTAGE_INPUTS)``: :func:`agents.combat.advantage_inputs` of each candidate
+    ``act[i]`` against the proposal ``batch["prior"]`` at step ``step[i]``, read off that step's stored
+    observation (densified ``chunk`` rows at a time)."""
     obs = batch_observations(batch, obs_layout(num_players).size)
+    prior = torch.from_numpy(batch["prior"])
     x = np.zeros((len(step), ADVANTAGE_INPUTS), np.float32)
     for s in range(0, len(step), chunk):
         r = torch.from_numpy(step[s:s + chunk])
         a = torch.from_numpy(act[s:s + chunk]).unsqueeze(1)
-        x[s:s + chunk] = advantage_inputs(obs.rows(r).dense(), a, torch.from_numpy(p)[r], num_players)[:, 0].numpy()
-    return {"step": step, "act": act, "x": x, "y": y, "rows": int(ok.sum())}
+        x[s:s + chunk] = advantage_inputs(obs.rows(r).dense(), a, prior[r], num_players)[:, 0].numpy()
+    return x
 
 
 def realised_gain(step: np.ndarray, pred: np.ndarray, y: np.ndarray, rows: int, threshold: float) -> dict:
