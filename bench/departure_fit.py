@@ -36,7 +36,7 @@ them when that matches (collecting only the ones missing); a folder collected
 otherwise is refused.
 
     python bench/departure_fit.py [--batches 16] [--steps 4096] [--heldout 4] [--passes 6] [--workers 2]
-                                  [--policy checkpoints/flagship/policy.pt]
+                                  [--policy checkpoints/residual-departures/policy.pt]
                                   [--config training/configs/residual_departures.toml] [--data DIR] [--seed 101]
                                   [--fit-batches N] [--set KEY=VALUE ...] [--save PATH]
 """
@@ -55,6 +55,7 @@ import torch
 from agents.files import atomic_write_bytes, check_folder
 from agents.networks import build_network
 from agents.policy import load_checkpoint, masked_logits, save_checkpoint
+from training.cli import max_workers
 from training.config import load_config
 from training.ppo import _merge, _probe_sizes, init_weights, make_chunks, ppo_update
 from training.rollout import WorkerPool, batch_observations, sparse_rows
@@ -162,7 +163,7 @@ def by_kind(top: np.ndarray, batch: dict, layout: ActionLayout, rows: int = 10) 
 
 def add_collection_args(ap: argparse.ArgumentParser) -> None:
     """The options saying what is collected and kept (shared with ``bench/advantage_fit.py``)."""
-    ap.add_argument("--policy", default="checkpoints/flagship/policy.pt", help="the policy collected with and fitted")
+    ap.add_argument("--policy", default="checkpoints/residual-departures/policy.pt", help="the policy collected with and fitted")
     ap.add_argument("--config", default="training/configs/residual_departures.toml",
                     help="training configuration (expert lookahead, prior heuristic) for collection and fit")
     ap.add_argument("--batches", type=int, default=16, help="rollouts collected")
@@ -183,6 +184,8 @@ def check_collection(ap: argparse.ArgumentParser, a: argparse.Namespace, overrid
         ap.error(f"need --batches >= 2 and 1 <= --heldout < --batches, got {a.batches} and {a.heldout}")
     if a.steps < 1 or a.workers < 1:
         ap.error(f"--steps and --workers must be >= 1, got {a.steps} and {a.workers}")
+    if a.workers > max_workers():
+        ap.error(f"--workers {a.workers} is too many: at most {max_workers()} worker processes on this machine")
     if not Path(a.policy).is_file():
         ap.error(f"--policy {a.policy!r} is not a file")
     try:

@@ -280,6 +280,9 @@ def test_the_departure_fit_script_scores_agreement_on_departures_and_reuses_its_
         with pytest.raises(SystemExit):
             mod.main(args + bad)
     assert "collected with other steps (48, not 64)" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        mod.main(args + ["--workers", "100000"])
+    assert "--workers 100000 is too many" in capsys.readouterr().err
 
 
 def test_the_update_threads_script_times_each_count_quiet_and_busy(capsys):

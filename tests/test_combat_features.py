@@ -108,7 +108,7 @@ def test_the_combat_option_starts_as_the_network_it_is_added_to(tmp_path):
     assert combat_features(obs, net.num_players)[0][..., COMBAT_FEATURES.index("untapped")].sum() > 0   # creatures on the boards
     assert net.combat_enc[-1].weight.abs().sum() > 0 and net.combat_enc[0].weight.grad.abs().sum() > 0
     _assert_swapping_two_creatures_swaps_their_logits(net, net.num_players)
-    with pytest.raises(ValueError, match="combat = True is invalid; allowed: true or false, and false with arch"):
+    with pytest.raises(ValueError, match="combat = true is invalid; allowed: true or false, and false with arch"):
         TrainConfig(combat=True)
     with pytest.raises(ValueError, match="combat"):
         TrainConfig(arch="entity", combat=1)

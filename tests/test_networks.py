@@ -908,6 +908,46 @@ def test_the_advantage_gate_departs_where_it_predicts_a_gain(tmp_path):
             EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=32, entity=16, **bad)
 
 
+def test_a_gated_run_resumes_with_the_examples_up_to_its_checkpoint(tmp_path):
+    """A gated run resumed from an earlier checkpoint deletes the examples of the iterations past it,
+    reads back the others (its first iteration's replay counts them), and goes on from the gate's
+    fitting state; an unreadable kept file is warned about and skipped; a gated checkpoint without
+    the gate's fitting state (written before it was kept) is refused in one line."""
+    from test_training import _sizes
+
+    kw = dict(arch="entity", entity=16, privileged_critic=True, prior="heuristic", expert="lookahead",
+              opponents={"heuristic": 1}, solo=1.0, games_per_worker=4, imitation=0.0, imitation_coef=0.0,
+              gate=16, gate_epochs=4, checkpoint_every=1, keep_checkpoints=5)
+    plain = tiny(tmp_path, **{**kw, "gate": 0})
+    init = save_checkpoint(tmp_path / "init.pt", build_network(plain.network_kwargs(*_sizes())),
+                           plain.game_config().to_dict())
+    cfg = tiny(tmp_path, freeze_policy=True, init=str(init), total_steps=600, **kw)
+    train(cfg, log=False, progress=False)
+    run = tmp_path / "run"
+    first = [json.loads(line) for line in open(run / "metrics.jsonl")]
+    assert len(first) == 2 and (run / "gate" / "examples_000002.npz").exists()
+    ckpt1 = run / "ckpt_000001.pt"
+    state = load_checkpoint(ckpt1)["training_state"]["gate_fit"]
+    assert state["steps"] == first[0]["gate/steps"]
+    res = train(tiny(tmp_path, freeze_policy=True, init=str(init), total_steps=900, **kw), resume=ckpt1,
+                log=False, progress=False)
+    again = res["history"]
+    assert again[0]["iteration"] == 2
+    assert again[0]["gate/replay"] == first[0]["gate/examples"] + again[0]["gate/examples"]
+    assert load_checkpoint(res["checkpoint"])["training_state"]["gate_fit"]["steps"] == \
+        first[0]["gate/steps"] + sum(r["gate/steps"] for r in again)
+    (run / "gate" / "examples_000001.npz").write_bytes(b"torn")
+    with pytest.warns(UserWarning, match=r"examples_000001\.npz: the gate's examples cannot be read"):
+        res = train(tiny(tmp_path, freeze_policy=True, init=str(init), total_steps=1200, **kw),
+                    resume=run / "ckpt_000002.pt", log=False, progress=False)
+    assert res["history"][0]["gate/replay"] == again[0]["gate/examples"] + res["history"][0]["gate/examples"]
+    old = load_checkpoint(ckpt1)
+    del old["training_state"]["gate_fit"], old["net"]
+    torch.save(old, tmp_path / "old.pt")
+    with pytest.raises(ValueError, match=r"^old\.pt is from a run that fitted its advantage gate batch by batch"):
+        train(cfg, resume=tmp_path / "old.pt", log=False, progress=False)
+
+
 def test_training_does_not_start_from_a_gated_policy(tmp_path):
     """``init`` from a policy with an advantage gate into a config without one is refused in one
     line naming the gate's width and threshold."""
@@ -927,12 +967,14 @@ def test_training_does_not_start_from_a_gated_policy(tmp_path):
 def test_a_run_fits_the_advantage_gate_to_the_teachers_scores(tmp_path):
     """``gate`` needs the entity network, a prior and the lookahead expert; ``freeze_policy`` needs a gate.
     The examples are one per scored candidate other than the proposal at each searched step, with
-    the candidate's score minus the proposal's. ``fit_gate`` scores the gate on the fresh batch first
-    (its realised gain recomputed here), then lowers its loss and changes no other weight. A run with
+    the candidate's score minus the proposal's. ``GateFit.update`` scores the played gate on the fresh
+    batch first (its realised gain recomputed here), keeps the examples in its folder, then lowers the
+    loss and changes no other weight; the played gate is the running average of the fitted weights
+    (checked exactly after one step); the PPO optimizer leaves the gate out. A run with
     ``freeze_policy`` from trained weights keeps every weight but the gate's, logs the gate's metrics
     and is played with its gate; the model card says so."""
     from test_training import _sizes
-    from training.gate import fit_gate, gate_examples, realised_gain, searched
+    from training.gate import GATE_MINIBATCH, GateFit, gate_examples, realised_gain, searched
     from training.model_card import model_card
     from agents.policy import PolicyAgent
     from training.ppo import make_optimizer
@@ -958,13 +1000,24 @@ def test_a_run_fits_the_advantage_gate_to_the_teachers_scores(tmp_path):
     net = build_network(cfg.network_kwargs(*_sizes()))
     before = {k: v.clone() for k, v in net.state_dict().items()}
     opt = make_optimizer(net, 1e-3)
-    assert len(opt.param_groups) == 2 and opt.param_groups[1]["lr"] == 1e-3
+    gate_params = {id(p) for p in net.gate.parameters()}
+    assert len(opt.param_groups) == 1 and not gate_params & {id(p) for p in opt.param_groups[0]["params"]}
     with torch.no_grad():
         pred = (net.gate(torch.from_numpy(ex["x"])).squeeze(-1) / 10).numpy()
-    m = fit_gate(net, opt, batch, 20, np.random.default_rng(0))
+    start = [p.detach().clone() for p in net.gate.parameters()]
+    one = GateFit(build_network(cfg.network_kwargs(*_sizes())), None)
+    one.net.load_state_dict(net.state_dict())
+    assert one.update(batch, 1, GATE_MINIBATCH / 2 / len(ex["y"]), np.random.default_rng(0))["gate/steps"] == 1
+    for a, s0, f in zip(one.net.gate.parameters(), start, one.fitted.parameters()):
+        assert torch.allclose(a, s0 + (f - s0) * (1 - 2 / 11))      # decay (1 + t) / (10 + t) at t = 1
+    fit = GateFit(net, tmp_path / "gate")
+    m = fit.update(batch, 1, 400, np.random.default_rng(0))
     r = realised_gain(ex["step"], pred, ex["y"], ex["rows"], 0.0)
     assert m["gate/taken"] == r["taken"] and m["gate/gain"] == pytest.approx(r["gain"])
-    assert m["gate/examples"] == len(ex["y"]) and np.isfinite(m["gate/corr"])
+    assert m["gate/examples"] == m["gate/replay"] == len(ex["y"]) and np.isfinite(m["gate/corr"])
+    assert m["gate/steps"] == round(400 * len(ex["y"]) / GATE_MINIBATCH) and fit.steps == m["gate/steps"]
+    kept = np.load(tmp_path / "gate" / "examples_000001.npz")
+    assert np.array_equal(kept["x"], ex["x"]) and np.array_equal(kept["y"], ex["y"])
     with torch.no_grad():
         after = net.gate(torch.from_numpy(ex["x"])).squeeze(-1)
         y = torch.from_numpy(ex["y"]) * 10
@@ -984,6 +1037,9 @@ def test_a_run_fits_the_advantage_gate_to_the_teachers_scores(tmp_path):
     rows = [json.loads(line) for line in open(tmp_path / "run" / "metrics.jsonl")]
     assert all("gate/corr" in r and r["gate/examples"] > 0 and r["imitating"] == 0 for r in rows)
     assert "policy_loss" not in rows[0]
+    assert [r["gate/replay"] for r in rows] == np.cumsum([r["gate/examples"] for r in rows]).tolist()
+    assert sorted(p.name for p in (tmp_path / "run" / "gate").iterdir()) == \
+        [f"examples_{r['iteration']:06d}.npz" for r in rows]
     bot = PolicyAgent(res["policy"])
     assert bot.net.kwargs["gate"] == 16 and bot.net.gate_threshold == 0.01
     from training.model_card import training_summary

@@ -134,7 +134,7 @@ def test_config_validation_names_the_field(tmp_path):
         TrainConfig(imitation=1.0)
     with pytest.raises(ValueError, match="imitation_coef"):
         TrainConfig(imitation_coef=-0.1)
-    with pytest.raises(ValueError, match=r"expert = 'human'.*heuristic"):
+    with pytest.raises(ValueError, match=r'expert = "human".*heuristic'):
         TrainConfig(expert="human")
     f = tmp_path / "c.toml"
     f.write_text('learning_rate = 1e-4\n[opponents]\nrandom = 0.5\n[game]\nnum_players = 6\n')

@@ -320,7 +320,9 @@ def _train(args: argparse.Namespace) -> int:
             taken = int(last["gate/taken"])
             print(f"last iteration's gate, before its fit: correlation {last['gate/corr']:.3f} with the teacher's "
                   f"advantages at {int(last['gate/searched'])} searched decisions, {taken} "
-                  f"departure{'' if taken == 1 else 's'} realising {last['gate/gain']:+.2f} per 1,000 of them")
+                  f"departure{'' if taken == 1 else 's'} realising {last['gate/gain']:+.2f} per 1,000 of them; "
+                  f"then fitted over the run's {int(last['gate/replay'])} examples "
+                  f"({Path(config.run_dir) / 'gate'})")
     budget_note = _budget_note(config, result)
     if budget_note:
         print(budget_note)

@@ -22,7 +22,9 @@ and what is allowed.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
+import re
 import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -41,6 +43,23 @@ OPPONENT_KINDS = ("self", "pool", "heuristic", "belief", "random")
 #: The largest loss weight accepted (``departure_weight``, ``gain_weight``, ``score_coef``,
 #: ``kl_coef``): beyond it a float32 loss overflows to inf or NaN.
 MAX_WEIGHT = 1e6
+
+
+def _toml_literal(value: Any) -> str:
+    """``value`` written as a TOML literal, as a config file or ``--set`` gives it: ``true``,
+    ``"text"``, ``3e-4``, ``nan``, ``[1, 2]``, ``{heuristic = 1.0}``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if value != value else ("inf" if value > 0 else "-inf")
+    if isinstance(value, dict):
+        keys = [k if re.fullmatch(r"[A-Za-z0-9_-]+", str(k)) else json.dumps(str(k)) for k in value]
+        return "{" + ", ".join(f"{k} = {_toml_literal(v)}" for k, v in zip(keys, value.values())) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_literal(v) for v in value) + "]"
+    return repr(value)
 
 
 def _default_opponents() -> dict:
@@ -177,15 +196,18 @@ class TrainConfig:
         gate: width of an *advantage gate* (0 = none): an MLP that predicts
             the lookahead teacher's advantage of each of its candidates over
             the proposal from the combat features, fitted in every iteration
-            to the teacher's scores of the fresh batch (:mod:`training.gate`,
-            ``epochs`` passes, its own learning rate
-            :data:`training.gate.GATE_LEARNING_RATE`); at play time the
+            to the teacher's scores of every batch of the run so far
+            (:class:`training.gate.GateFit`: its own optimizer, the played
+            weights a running average of the fitted ones); at play time the
             policy plays the best candidate where the prediction exceeds
             ``gate_threshold`` (:class:`agents.policy.PolicyAgent`).  Needs
             "entity", a ``prior`` and ``expert = "lookahead"``; the teacher
             labels every learner decision.  Rollouts are the network's own
             play (the gate acts at play time only).
         gate_threshold: that threshold, in the teacher's score units (scores in [-1, 1]).
+        gate_epochs: how many times each of the gate's examples is drawn on average over a
+            run (the gate's minibatches per iteration are ``gate_epochs`` times the fresh
+            examples over :data:`training.gate.GATE_MINIBATCH`, drawn from all of them).
         freeze_policy: only the gate learns: the PPO and imitation update is
             skipped, so the actor, critic and belief head stay ``init``'s
             (a gate fitted to a trained policy).  Needs ``gate``.
@@ -241,6 +263,7 @@ class TrainConfig:
     combat: bool = False
     gate: int = 0
     gate_threshold: float = 0.01
+    gate_epochs: int = 10
     freeze_policy: bool = False
     game: dict = field(default_factory=lambda: {"num_players": 5})
 
@@ -255,7 +278,8 @@ class TrainConfig:
         """
         def need(ok: bool, name: str, allowed: str) -> None:
             if not ok:
-                raise ValueError(f"train config: {name} = {getattr(self, name)!r} is invalid; allowed: {allowed}")
+                raise ValueError(f"train config: {name} = {_toml_literal(getattr(self, name))} is invalid; "
+                                 f"allowed: {allowed}")
 
         def is_int(v: Any) -> bool:
             return isinstance(v, int) and not isinstance(v, bool)
@@ -269,7 +293,7 @@ class TrainConfig:
             need(is_int(getattr(self, name)) and getattr(self, name) >= 0, name, "an int >= 0")
         for name in ("total_steps", "checkpoint_every", "keep_checkpoints", "workers", "games_per_worker",
                      "rollout_steps", "pool_size", "snapshot_every", "epochs", "minibatch_steps", "bptt", "hidden",
-                     "entity"):
+                     "entity", "gate_epochs"):
             need(is_int(getattr(self, name)) and getattr(self, name) >= 1, name, "an int >= 1")
         need(is_num(self.time_budget_s) and self.time_budget_s >= 0, "time_budget_s", "seconds >= 0 (0 = no limit)")
         need(is_num(self.learning_rate) and 0 < self.learning_rate <= 1, "learning_rate", "a number in (0, 1]")

@@ -15,34 +15,47 @@ sign are learnt, not only which action the teacher chose.
 :func:`gate_examples` turns a labelled rollout (``expert_scores``, the
 teacher's mean rollout score of each candidate, kept by
 :class:`training.rollout.Collector` with ``expert = "lookahead"``) into one
-example per scored candidate other than the proposal, and :func:`fit_gate`
+example per scored candidate other than the proposal, and :class:`GateFit`
 first scores the gate on them (they are fresh: a held-out measure) and then
-fits it, in every iteration of a run with ``gate`` > 0.
+fits it over every example of the run so far, in every iteration of a run
+with ``gate`` > 0.
 
 The gate reads only the observation (a function of the seat's information
-set) and the proposal; nothing it is fitted to reaches the policy's other
-weights (its loss has no gradient outside the gate).
+set) and the proposal; it has its own optimizer, and nothing it is fitted to
+reaches the policy's other weights.
 """
 
 from __future__ import annotations
 
+import copy
+import io
+import os
+import warnings
+import zipfile
+from pathlib import Path
+
 import numpy as np
 import torch
 
+from agents.files import atomic_write_bytes
 from agents.combat import ADVANTAGE_INPUTS, advantage_inputs
 from agents.networks import GATE_SCALE
 from treachery_env.observation import obs_layout
 
 from .rollout import batch_observations
 
-__all__ = ["searched", "gate_examples", "gate_inputs", "realised_gain", "fit_gate", "GATE_MINIBATCH", "GATE_LEARNING_RATE", "BIG"]
+__all__ = ["searched", "gate_examples", "gate_inputs", "realised_gain", "GateFit", "GATE_MINIBATCH",
+           "GATE_LEARNING_RATE", "GATE_AVERAGE", "BIG"]
 
 GATE_MINIBATCH = 512
 """Examples per gradient step of :func:`fit_gate`."""
 
 GATE_LEARNING_RATE = 1e-3
-"""The gate's Adam learning rate (its own parameter group, :func:`training.ppo.make_optimizer`; the
-rate of ``bench/advantage_fit.py``'s offline fit)."""
+"""The gate's Adam learning rate (its own optimizer, :class:`GateFit`; the rate of
+``bench/advantage_fit.py``'s offline fit)."""
+
+GATE_AVERAGE = 0.995
+"""Decay per Adam step of the played gate's running average of the fitted weights (:class:`GateFit`)."""
 
 BIG = 0.02
 """A realised advantage above this counts as a gain, below minus this as a loss (the teacher's margin)."""
@@ -116,56 +129,146 @@ def realised_gain(step: np.ndarray, pred: np.ndarray, y: np.ndarray, rows: int, 
             "won": int((y[go] > BIG).sum()), "lost": int((y[go] < -BIG).sum())}
 
 
-def fit_gate(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: dict, epochs: int,
-             rng: np.random.Generator) -> dict:
-    """Score the gate of ``net`` on a fresh labelled batch, then fit it there.
+class GateFit:
+    """The advantage gate's fit across a run: every labelled example replayed, the played weights averaged.
 
-    The squared error of ``GATE_SCALE`` times the advantage (:data:`agents.networks.GATE_SCALE`)
-    is minimised for ``epochs`` passes in shuffled minibatches of :data:`GATE_MINIBATCH`;
-    ``optimizer`` steps only the gate's weights (no other weight has a gradient).
+    A run with ``gate`` keeps every example it labels (:func:`gate_examples`)
+    in ``run_dir/gate/examples_<iteration>.npz`` (``x`` and ``y``, written
+    atomically).  In each iteration :meth:`update` first scores the played
+    gate on the fresh batch (a held-out measure: it has not been fitted to
+    it), adds the batch's examples to the replay, and takes
+    ``round(epochs * new examples / GATE_MINIBATCH)`` Adam steps on
+    minibatches of :data:`GATE_MINIBATCH` drawn uniformly (with replacement)
+    from every example of the run so far: over a run an example is drawn
+    ``epochs`` times on average, and the last steps favour no batch.  The
+    network's gate, the one played and saved, is a running average of the
+    fitted weights (Polyak averaging, decay :data:`GATE_AVERAGE` per step,
+    ``(1 + t) / (10 + t)`` over the first steps ``t`` so it does not linger
+    on the initial weights); the fitted weights, their optimizer and the
+    step count are in :meth:`state_dict`.
+
+    Fitting each fresh batch alone, in turn, biased the gate to the last
+    batches and left it weaker in play (README, "The gate in training").
 
     Args:
-        net: an :class:`~agents.networks.EntityNet` with a gate (updated in place).
-        optimizer: an optimizer over (at least) the gate's parameters.
-        batch: a merged labelled batch with ``expert_scores`` and ``prior``.
-        epochs: passes over the batch's examples.
-        rng: shuffles the examples.
-
-    Returns:
-        ``gate/examples``, ``gate/searched`` (searched steps), and before fitting
-        ``gate/corr`` (correlation of prediction and advantage; NaN with fewer than
-        two examples or a constant prediction), ``gate/taken``, ``gate/gain``,
-        ``gate/won``, ``gate/lost`` (:func:`realised_gain` at the net's
-        ``gate_threshold``), then ``gate/loss`` (the mean fitted loss). Without
-        examples only the counts.
+        net: an :class:`~agents.networks.EntityNet` with a gate; its ``gate`` is
+            overwritten by the average after every step.
+        folder: where the examples are kept (``run_dir/gate``), or None to keep them in memory only.
+        state: a :meth:`state_dict` to go on from (a resumed run), or None.
+        iteration: the iteration ``state`` was saved at: the kept examples of later
+            iterations (of a run killed after its last checkpoint) are deleted, the
+            others read back.
 
     Raises:
-        ValueError: for a network without a gate or a batch without ``expert_scores``.
+        ValueError: for a network without a gate.
+
+    Warns:
+        UserWarning: a kept examples file of an iteration up to ``iteration`` that cannot
+            be read (the fit goes on without it).
     """
-    if getattr(net, "gate", None) is None:
-        raise ValueError("fit_gate: the network has no advantage gate")
-    if "expert_scores" not in batch:
-        raise ValueError("fit_gate: the batch has no expert_scores (needs expert = \"lookahead\" labelling it)")
-    ex = gate_examples(batch, net.num_players)
-    out = {"gate/examples": float(len(ex["y"])), "gate/searched": float(ex["rows"])}
-    if not len(ex["y"]):
-        return out
-    x, y = torch.from_numpy(ex["x"]), torch.from_numpy(ex["y"])
-    with torch.no_grad():
-        pred = (net.gate(x).squeeze(-1) / GATE_SCALE).numpy()
-    ok = len(y) > 1 and pred.std() > 0 and ex["y"].std() > 0
-    out["gate/corr"] = float(np.corrcoef(pred, ex["y"])[0, 1]) if ok else float("nan")
-    r = realised_gain(ex["step"], pred, ex["y"], ex["rows"], net.gate_threshold)
-    out.update({f"gate/{k}": float(v) for k, v in r.items()})
-    losses = []
-    for _ in range(epochs):
-        perm = torch.from_numpy(rng.permutation(len(y)))
-        for s in range(0, len(perm), GATE_MINIBATCH):
-            i = perm[s:s + GATE_MINIBATCH]
-            loss = ((net.gate(x[i]).squeeze(-1) - y[i] * GATE_SCALE) ** 2).mean()
-            optimizer.zero_grad()
+
+    def __init__(self, net: torch.nn.Module, folder: str | os.PathLike | None, state: dict | None = None,
+                 iteration: int = 0):
+        if getattr(net, "gate", None) is None:
+            raise ValueError("GateFit: the network has no advantage gate")
+        self.net = net
+        self.folder = None if folder is None else Path(folder)
+        self.fitted = copy.deepcopy(net.gate)
+        self.optimizer = torch.optim.Adam(self.fitted.parameters(), lr=GATE_LEARNING_RATE, eps=1e-5)
+        self.steps = 0
+        self.x = np.zeros((0, ADVANTAGE_INPUTS), np.float32)
+        self.y = np.zeros(0, np.float32)
+        if state is not None:
+            self.fitted.load_state_dict(state["fitted"])
+            self.optimizer.load_state_dict(state["optimizer"])
+            self.steps = int(state["steps"])
+        if self.folder is not None:
+            self.folder.mkdir(exist_ok=True)
+            self._read_back(iteration if state is not None else 0)
+
+    def _read_back(self, iteration: int) -> None:
+        """Delete the kept examples past ``iteration`` and read back the others, in iteration order."""
+        xs, ys = [], []
+        for path in sorted(self.folder.glob("examples_*.npz")):
+            it = int(path.stem.split("_")[1])
+            if it > iteration:
+                path.unlink()
+                continue
+            try:
+                with np.load(path, allow_pickle=False) as z:
+                    x, y = z["x"], z["y"]
+                if x.shape != (len(y), ADVANTAGE_INPUTS):
+                    raise ValueError(f"x of shape {x.shape} for {len(y)} targets")
+            except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
+                warnings.warn(f"{path}: the gate's examples cannot be read ({err}); the gate is fitted "
+                              f"without them", stacklevel=3)
+                continue
+            xs.append(x.astype(np.float32))
+            ys.append(y.astype(np.float32))
+        if xs:
+            self.x, self.y = np.concatenate(xs), np.concatenate(ys)
+
+    def update(self, batch: dict, iteration: int, epochs: int, rng: np.random.Generator) -> dict:
+        """Score the played gate on a fresh labelled batch, keep its examples, and fit over the replay.
+
+        Args:
+            batch: a merged labelled batch with ``expert_scores`` and ``prior``.
+            iteration: the run's iteration this batch belongs to (names its examples file).
+            epochs: how many times an example is drawn on average over a run (see the class).
+            rng: draws the minibatches.
+
+        Returns:
+            ``gate/examples`` (the batch's), ``gate/searched`` (its searched steps),
+            ``gate/replay`` (examples kept in the run so far, these included), and with
+            examples in the batch: before fitting ``gate/corr`` (correlation of the played
+            gate's prediction and the advantage; NaN with fewer than two examples or a
+            constant prediction), ``gate/taken``, ``gate/gain``, ``gate/won``, ``gate/lost``
+            (:func:`realised_gain` at the net's ``gate_threshold``), then ``gate/loss`` (the
+            fitted weights' mean minibatch loss) and ``gate/steps`` (Adam steps taken).
+
+        Raises:
+            ValueError: for a batch without ``expert_scores``.
+        """
+        if "expert_scores" not in batch:
+            raise ValueError("GateFit: the batch has no expert_scores (needs expert = \"lookahead\" labelling it)")
+        ex = gate_examples(batch, self.net.num_players)
+        out = {"gate/examples": float(len(ex["y"])), "gate/searched": float(ex["rows"])}
+        if not len(ex["y"]):
+            out["gate/replay"] = float(len(self.y))
+            return out
+        with torch.no_grad():
+            pred = (self.net.gate(torch.from_numpy(ex["x"])).squeeze(-1) / GATE_SCALE).numpy()
+        ok = len(pred) > 1 and pred.std() > 0 and ex["y"].std() > 0
+        out["gate/corr"] = float(np.corrcoef(pred, ex["y"])[0, 1]) if ok else float("nan")
+        r = realised_gain(ex["step"], pred, ex["y"], ex["rows"], self.net.gate_threshold)
+        out.update({f"gate/{k}": float(v) for k, v in r.items()})
+        if self.folder is not None:
+            buf = io.BytesIO()
+            np.savez(buf, x=ex["x"], y=ex["y"])
+            atomic_write_bytes(self.folder / f"examples_{iteration:06d}.npz", buf.getvalue())
+        self.x = np.concatenate([self.x, ex["x"]])
+        self.y = np.concatenate([self.y, ex["y"]])
+        out["gate/replay"] = float(len(self.y))
+        x, y = torch.from_numpy(self.x), torch.from_numpy(self.y) * GATE_SCALE
+        n = max(1, round(epochs * len(ex["y"]) / GATE_MINIBATCH))
+        losses = []
+        fitted, played = list(self.fitted.parameters()), list(self.net.gate.parameters())
+        for _ in range(n):
+            i = torch.from_numpy(rng.integers(0, len(y), GATE_MINIBATCH))
+            loss = ((self.fitted(x[i]).squeeze(-1) - y[i]) ** 2).mean()
+            self.optimizer.zero_grad()
             loss.backward()
-            optimizer.step()
+            self.optimizer.step()
             losses.append(loss.item())
-    out["gate/loss"] = float(np.mean(losses))
-    return out
+            self.steps += 1
+            decay = min(GATE_AVERAGE, (1 + self.steps) / (10 + self.steps))
+            with torch.no_grad():
+                for a, f in zip(played, fitted):
+                    a.lerp_(f, 1.0 - decay)
+        out["gate/loss"] = float(np.mean(losses))
+        out["gate/steps"] = float(n)
+        return out
+
+    def state_dict(self) -> dict:
+        """``fitted`` (the fitted weights), ``optimizer`` (their Adam state) and ``steps`` (taken so far)."""
+        return {"fitted": self.fitted.state_dict(), "optimizer": self.optimizer.state_dict(), "steps": self.steps}

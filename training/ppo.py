@@ -29,9 +29,9 @@ Rajeswaran et al. 2018) when that is above 0, so the experts keep labelling.
 
 A network with an advantage gate (``config.gate``) also has the gate fitted
 after the update of every iteration to the lookahead teacher's candidate
-scores of the fresh batch (:func:`training.gate.fit_gate`); with
-``freeze_policy`` the PPO and imitation update is skipped and only the gate
-learns.
+scores of every batch of the run so far (:class:`training.gate.GateFit`, which
+keeps them in ``run_dir/gate``); with ``freeze_policy`` the PPO and imitation
+update is skipped and only the gate learns.
 
 The opponent pool gets a frozen copy of the learner every ``snapshot_every``
 iterations (the oldest leaves beyond ``pool_size``).  Checkpoints
@@ -78,7 +78,7 @@ from agents.policy import load_checkpoint, masked_logits, save_checkpoint
 from treachery_env.rules import Role
 
 from .config import TrainConfig
-from .gate import GATE_LEARNING_RATE, fit_gate
+from .gate import GateFit
 from .rollout import GameStat, WorkerPool, batch_observations, reference_policy
 from .threads import ThreadChoice
 
@@ -125,14 +125,9 @@ def make_optimizer(net: torch.nn.Module, learning_rate: float) -> torch.optim.Ad
     """Adam (eps 1e-5) over ``net``'s parameters, fused into one kernel where this torch has it on
     the CPU (2.4 and later: ~5x faster steps, the same algorithm), else the per-tensor loop.
 
-    The first parameter group is the network's, at ``learning_rate`` (the schedule sets its rate);
-    an advantage gate's parameters (``gate.``) form a second group at
-    :data:`training.gate.GATE_LEARNING_RATE`, which the schedule leaves alone."""
-    named = list(net.named_parameters())
-    groups = [{"params": [p for k, p in named if not k.startswith("gate.")]}]
-    gate = [p for k, p in named if k.startswith("gate.")]
-    if gate:
-        groups.append({"params": gate, "lr": GATE_LEARNING_RATE})
+    An advantage gate's parameters (``gate.``) are left out: :class:`training.gate.GateFit`
+    fits them with an optimizer of its own."""
+    groups = [{"params": [p for k, p in net.named_parameters() if not k.startswith("gate.")]}]
     try:
         return torch.optim.Adam(groups, lr=learning_rate, eps=1e-5, fused=True)
     except RuntimeError:                  # torch 2.3: fused Adam is for CUDA only
@@ -376,15 +371,17 @@ def _first_line(err: Exception) -> str:
     return (str(err).splitlines() or [""])[0]
 
 
-#: temporary files of :func:`agents.files.atomic_write_bytes` for this run's checkpoints and metrics
-_LEFTOVER = re.compile(r"^\.(ckpt_\d+\.pt|policy\.pt|metrics\.jsonl)\.[A-Za-z0-9_]+\.tmp$")
+#: temporary files of :func:`agents.files.atomic_write_bytes` for this run's checkpoints and metrics,
+#: and (in ``run_dir/gate``) for its advantage gate's examples
+_LEFTOVER = re.compile(r"^\.(ckpt_\d+\.pt|policy\.pt|metrics\.jsonl|examples_\d+\.npz)\.[A-Za-z0-9_]+\.tmp$")
 
 
 def _clean_leftovers(run_dir: Path) -> None:
-    """Remove temporary files a killed run left of its checkpoints or metrics."""
-    for p in run_dir.iterdir():
-        if _LEFTOVER.match(p.name) and p.is_file():
-            p.unlink()
+    """Remove temporary files a killed run left of its checkpoints, metrics or gate examples."""
+    for folder in (run_dir, run_dir / "gate"):
+        for p in folder.iterdir() if folder.is_dir() else ():
+            if _LEFTOVER.match(p.name) and p.is_file():
+                p.unlink()
 
 
 def _machine() -> str:
@@ -491,7 +488,8 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             anything is done); starting a new run in a folder that holds a run, resuming
             without a loadable checkpoint, from a corrupt or incompatible one,
             from one already at the run's total steps or time budget (nothing
-            is written then),
+            is written then), from a gated run's checkpoint without the gate's
+            fitting state (written before :class:`training.gate.GateFit`),
             or with a ``metrics.jsonl`` line (other than a torn last one) that
             is not a record; an ``init`` or ``kl_policy`` checkpoint that is
             missing or does not fit the config's network (before the run
@@ -554,6 +552,8 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             _truncate_metrics(run_dir / "metrics.jsonl", iteration)
             print(f"resuming from {path.name}: iteration {iteration}, {steps} learner steps, "
                   f"{wall / 60:.1f} min", flush=True)
+        gate_fit = GateFit(net, run_dir / "gate", state.get("gate_fit") if state else None,
+                           iteration) if config.gate else None
         net.eval()
         (run_dir / "config.json").write_text(json.dumps(config.to_dict(), indent=2))
         writer = None
@@ -583,7 +583,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                 # from the learning rate the run had reached and decays from there
                 lr_done = max(lr_done, steps / config.total_steps)
                 lr = config.learning_rate * (max(0.0, 1.0 - lr_done) if config.lr_schedule == "linear" else 1.0)
-                optimizer.param_groups[0]["lr"] = lr       # the network's; a gate's group keeps its own
+                optimizer.param_groups[0]["lr"] = lr
                 # a resume with a larger budget continues from the progress reached: the
                 # imitation phase does not restart, nor does a decaying anchor rise again
                 done_frac = max(reached, _progress(config.total_steps, config.time_budget_s, steps, wall))
@@ -606,8 +606,8 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                         metrics = {"epochs_run": config.epochs}
                     else:
                         metrics = ppo_update(net, optimizer, batch, config, pool_rng, imitate, anchor)
-                    if config.gate:
-                        metrics.update(fit_gate(net, optimizer, batch, config.epochs, pool_rng))
+                    if gate_fit is not None:
+                        metrics.update(gate_fit.update(batch, iteration + 1, config.gate_epochs, pool_rng))
                     t2 = time.perf_counter()
                     threads.record(n_threads, (t2 - t1) / max(1, metrics["epochs_run"]))
                     iteration += 1
@@ -641,7 +641,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                                     learner_sps=f"{metrics['perf/learner_steps_per_s']:.0f}")
                     done = steps >= config.total_steps or _budget_spent(config, wall, recent)
                     if iteration % config.checkpoint_every == 0 or done:
-                        last_ckpt = _checkpoint(run_dir, net, optimizer, pool, config, game_config, iteration, steps,
+                        last_ckpt = _checkpoint(run_dir, net, optimizer, gate_fit, pool, config, game_config, iteration, steps,
                                                 wall, games_total, recent, reached, lr_done)
                         ckpt_iteration = iteration
         except KeyboardInterrupt:
@@ -649,7 +649,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             workers.close(now=True)
             bar.close()
             if iteration > 0 and ckpt_iteration != iteration:
-                last_ckpt = _checkpoint(run_dir, net, optimizer, pool, config, game_config, iteration, steps,
+                last_ckpt = _checkpoint(run_dir, net, optimizer, gate_fit, pool, config, game_config, iteration, steps,
                                         wall, games_total, recent, reached, lr_done)
             if writer is not None:
                 writer.close()
@@ -756,6 +756,10 @@ def _open_run(config: TrainConfig, resume: bool | str | os.PathLike) -> tuple[Tr
             stored[k] = getattr(config, k)
         config = TrainConfig.from_dict(stored)
         state = payload["training_state"]
+        if config.gate and "gate_fit" not in state:
+            raise ValueError(f"{path.name} is from a run that fitted its advantage gate batch by batch, before "
+                             f"the gate kept its examples; it cannot be resumed: start a new run from its "
+                             f"weights with init = {str(path)!r}")
         done_steps, done_wall = int(state["steps"]), float(state["wall_s"])
         recent = _recent_iterations(state)
         at_total = done_steps >= config.total_steps
@@ -950,7 +954,8 @@ def _truncate_metrics(path: Path, iteration: int) -> None:
     atomic_write_bytes(path, "".join(keep).encode())
 
 
-def _checkpoint(run_dir: Path, net: torch.nn.Module, optimizer, pool: dict, config: TrainConfig, game_config,
+def _checkpoint(run_dir: Path, net: torch.nn.Module, optimizer, gate_fit: GateFit | None, pool: dict,
+                config: TrainConfig, game_config,
                 iteration: int, steps: int, wall: float, games: int, recent: list[float], progress: float,
                 lr_progress: float) -> Path:
     meta = {"iteration": iteration, "steps": steps, "wall_s": wall, "games": games, "machine": _machine(),
@@ -959,6 +964,8 @@ def _checkpoint(run_dir: Path, net: torch.nn.Module, optimizer, pool: dict, conf
     state = {"optimizer": optimizer.state_dict(), "pool": {str(k): v for k, v in pool.items()},
              "iteration": iteration, "steps": steps, "wall_s": wall, "games": games, "recent_iteration_s": list(recent),
              "progress": progress, "lr_progress": lr_progress}
+    if gate_fit is not None:
+        state["gate_fit"] = gate_fit.state_dict()
     path = save_checkpoint(run_dir / f"ckpt_{iteration:06d}.pt", net, gc, config.to_dict(), state, meta)
     save_checkpoint(run_dir / "policy.pt", net, gc, config.to_dict(), None, meta)
     found = sorted((int(m.group(1)), p) for p in run_dir.iterdir() if (m := _CKPT.match(p.name)))
