@@ -1,7 +1,7 @@
 """Where a proposal-reading policy leaves the heuristic's proposal, by its role, against the teacher (issue 13).
 
 A policy with a proposal input (``prior = "heuristic"``, :mod:`agents.networks`;
-the flagship) plays one seat of ``--games`` 5-player games among heuristic
+``checkpoints/residual-departures``) plays one seat of ``--games`` 5-player games among heuristic
 bots, greedily, as in the evaluation; the seat is the one dealt ``--role``
 (the first such seat of each deal; deals without that role are skipped) or,
 without ``--role``, seat ``game % 5``.  At every decision of that seat the
@@ -23,7 +23,7 @@ of the policy's action.  ``bench/departure_fit.py`` measures the same on
 training rollouts; this measures it in the evaluation condition, on the
 policy's own games.
 
-    python bench/policy_departures.py [--policy checkpoints/flagship/policy.pt] [--games 30] [--role ROLE]
+    python bench/policy_departures.py [--policy checkpoints/residual-departures/policy.pt] [--games 30] [--role ROLE]
                                       [--seed 7000] [--top 8]
 """
 
@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     """Play, then print the tables; returns 0."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    ap.add_argument("--policy", default="checkpoints/flagship/policy.pt", help="a checkpoint with a proposal input")
+    ap.add_argument("--policy", default="checkpoints/residual-departures/policy.pt", help="a checkpoint with a proposal input")
     ap.add_argument("--games", type=int, default=30, help="games played (5-12 s each on one core)")
     ap.add_argument("--role", type=str.lower, choices=sorted(_ROLES), default=None,
                     help="the policy takes the seat dealt this role (none: seats in turn)")
