@@ -41,8 +41,11 @@ def kernel_specs(tmp_path_factory):
     return KernelSpecManager(kernel_dirs=[str(d.parent)], ensure_native_kernel=False)
 
 
-def execute(name: str, kernel_specs, monkeypatch) -> nbformat.NotebookNode:
+def execute(name: str, kernel_specs, monkeypatch, tmp_path: Path) -> nbformat.NotebookNode:
+    """Run notebook ``name`` in a fresh kernel; what it writes with ``tempfile`` goes under ``tmp_path``
+    (pytest's, kept for the last few runs only), not into the machine's /tmp."""
     monkeypatch.setenv("TREACHERY_NOTEBOOK_AUTOPLAY", "1")
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
     nb = nbformat.read(NOTEBOOKS / name, as_version=4)
     km = KernelManager(kernel_name="python3", kernel_spec_manager=kernel_specs)
     client = NotebookClient(nb, km=km, timeout=CELL_TIMEOUT, kernel_name="python3",
@@ -79,8 +82,8 @@ def test_the_five_notebooks_are_there_and_clean():
 
 
 @pytest.mark.parametrize("name", EXPECTED)
-def test_notebook_runs(name, kernel_specs, monkeypatch):
-    nb = execute(name, kernel_specs, monkeypatch)
+def test_notebook_runs(name, kernel_specs, monkeypatch, tmp_path):
+    nb = execute(name, kernel_specs, monkeypatch, tmp_path)
     outs = outputs(nb)
     errors = [o for o in outs if o.output_type == "error"]
     assert not errors, f"{name}: {errors[0].ename}: {errors[0].evalue}"
@@ -88,6 +91,8 @@ def test_notebook_runs(name, kernel_specs, monkeypatch):
     assert "Traceback" not in stderr, f"{name} wrote to stderr: {stderr[:2000]}"
     text = text_of(nb)
     images = sum("image/png" in o.get("data", {}) for o in outs)
+    if not name.startswith("02"):          # the others write under tempfile: here, not into /tmp
+        assert any(p.name.startswith("treachery-") for p in tmp_path.iterdir()), name
     if name.startswith("01"):
         assert f"python: {sys.executable}" in text           # the kernel is this interpreter
         assert "replayed: same winners" in text and "tampered replay -> replay digest mismatch" in text
