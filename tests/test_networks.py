@@ -5,6 +5,7 @@ the training condition and anchor schedule that go with them."""
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import replace
 
 import numpy as np
@@ -937,10 +938,17 @@ def test_a_gated_run_resumes_with_the_examples_up_to_its_checkpoint(tmp_path):
     assert load_checkpoint(res["checkpoint"])["training_state"]["gate_fit"]["steps"] == \
         first[0]["gate/steps"] + sum(r["gate/steps"] for r in again)
     (run / "gate" / "examples_000001.npz").write_bytes(b"torn")
+    (run / "gate" / "examples_backup.npz").write_bytes(b"someone's copy")     # not the run's: left alone
     with pytest.warns(UserWarning, match=r"examples_000001\.npz: the gate's examples cannot be read"):
         res = train(tiny(tmp_path, freeze_policy=True, init=str(init), total_steps=1200, **kw),
                     resume=run / "ckpt_000002.pt", log=False, progress=False)
     assert res["history"][0]["gate/replay"] == again[0]["gate/examples"] + res["history"][0]["gate/examples"]
+    assert (run / "gate" / "examples_backup.npz").read_bytes() == b"someone's copy"
+    shutil.rmtree(run / "gate")
+    with pytest.warns(UserWarning, match=r"gate: no kept examples of the gate's \d+ fitted steps so far"):
+        res = train(tiny(tmp_path, freeze_policy=True, init=str(init), total_steps=1200, **kw),
+                    resume=run / "ckpt_000002.pt", log=False, progress=False)
+    assert res["history"][0]["gate/replay"] == res["history"][0]["gate/examples"]
     old = load_checkpoint(ckpt1)
     del old["training_state"]["gate_fit"], old["net"]
     torch.save(old, tmp_path / "old.pt")

@@ -66,7 +66,7 @@ def _bad_inputs(tmp: str) -> list[tuple[list[str], str]]:
         (["train", "--set", f"workers={many}", *run], "CPU"),
         (["train", "--eval-workers", many, "--evaluate", "4", *run], "CPU"),
         (["train", "--set", "nonsense", *run], "key=value"),
-        (["train", "--set", "learning_rate=abc", *run], "learning_rate = 'abc'"),
+        (["train", "--set", "learning_rate=abc", *run], 'learning_rate = "abc"'),
         (["train", "--run-dir", afile], "not a folder"),
         (["train", "--run-dir", os.path.join(afile, "sub")], "not a folder"),
         (["train", "--run-dir", "/proc/treachery-no-such/run"], "cannot be made"),     # mkdir itself fails
@@ -143,6 +143,13 @@ def test_resume_accepts_a_config_file_naming_the_same_settings(tmp_path, capsys,
     assert cli.main(["train", "--config", str(same), "--resume", "--steps", "777", "--no-progress"]) == 0
     assert seen["resume"] == run / "ckpt_3.pt"
     assert seen["config"].total_steps == 777 and seen["config"].hidden == 16
+    # the budgets and workers a resume may change are not held against the file (the run began with
+    # flags that overrode the file's; the resume takes its flags, else the checkpoint's)
+    budgets = tmp_path / "budgets.toml"
+    budgets.write_text(same.read_text().replace("[game]", "total_steps = 999\ntime_budget_s = 2400\nworkers = 2\n[game]"))
+    assert cli.main(["train", "--config", str(budgets), "--resume", "--minutes", "3", "--no-progress"]) == 0
+    assert seen["config"].time_budget_s == 180 and seen["config"].total_steps == 2_000_000
+    assert seen["config"].workers == 1
 
 
 def test_resume_accepts_settings_that_repeat_the_runs_own_values(tmp_path, capsys, monkeypatch):

@@ -264,7 +264,7 @@ def _evaluate(args: argparse.Namespace) -> int:
 def _train(args: argparse.Namespace) -> int:
     import datetime
 
-    from .config import load_config
+    from .config import load_config, toml_literal
     from .ppo import TrainingInterrupted, train
 
     try:
@@ -278,7 +278,7 @@ def _train(args: argparse.Namespace) -> int:
                 raise ValueError(f"--minutes must be a finite number > 0, got {args.minutes}")
             overrides.append(f"time_budget_s={float(args.minutes) * 60.0}")
         if args.run_dir is not None:
-            overrides.append(f"run_dir={_toml_str(args.run_dir)}")
+            overrides.append(f"run_dir={toml_literal(args.run_dir)}")
         if args.evaluate < 0:
             raise ValueError(f"--evaluate must be >= 0, got {args.evaluate}")
         if args.eval_workers is not None and args.eval_workers < 1:
@@ -432,9 +432,11 @@ def _changed_settings(stored: dict, overrides: list[str]) -> list[str]:
 
 def _check_resume_config_file(path: str, stored) -> None:
     """Refuse a ``--config`` file given with ``--resume`` that names a setting
-    (other than ``run_dir``, which finds the run) with another value than the
-    resumed run's config ``stored``: resuming keeps the checkpoint's config, so
-    the file's value would be silently ignored.
+    (other than those a resume may change, :data:`_RESUMABLE`: ``run_dir``
+    finds the run, and the budgets and workers come from ``--steps``,
+    ``--minutes`` and ``--workers`` or else the checkpoint) with another value
+    than the resumed run's config ``stored``: resuming keeps the checkpoint's
+    config, so the file's value would be silently ignored.
 
     Raises:
         ValueError: naming the file and the settings that differ.
@@ -444,7 +446,7 @@ def _check_resume_config_file(path: str, stored) -> None:
     from .config import load_config
 
     given = load_config(path)   # checks the file first
-    named = set(tomllib.loads(Path(path).read_text())) - {"run_dir"}
+    named = set(tomllib.loads(Path(path).read_text())) - set(_RESUMABLE)
     mine, theirs = given.to_dict(), stored.to_dict()
     mine["game"], theirs["game"] = given.game_config().to_dict(), stored.game_config().to_dict()
     differ = sorted(k for k in named if mine.get(k) != theirs.get(k))
@@ -452,12 +454,6 @@ def _check_resume_config_file(path: str, stored) -> None:
         raise ValueError(f"--config {path!r} with --resume: the run keeps its checkpoint's config, and the file "
                          f"differs from it in {differ}; drop --config (give --run-dir), or change only --steps, "
                          f"--minutes, --workers or --run-dir")
-
-
-def _toml_str(s: str) -> str:
-    """``s`` as a TOML string literal (for a ``key=value`` override)."""
-    import json
-    return json.dumps(s)
 
 
 def _sets_run_dir(args: argparse.Namespace) -> bool:

@@ -34,7 +34,7 @@ import agents
 from agents.networks import INTERACTION_HEADS, PRIOR_BOTS
 from treachery_env import GameConfig
 
-__all__ = ["TrainConfig", "OPPONENT_KINDS", "MAX_WEIGHT", "load_config", "parse_override"]
+__all__ = ["TrainConfig", "OPPONENT_KINDS", "MAX_WEIGHT", "load_config", "parse_override", "toml_literal"]
 
 #: Game kinds of the opponent mix: ``self`` (every seat the learner), ``pool``
 #: (frozen past checkpoints), and the rule-based bots.
@@ -45,7 +45,7 @@ OPPONENT_KINDS = ("self", "pool", "heuristic", "belief", "random")
 MAX_WEIGHT = 1e6
 
 
-def _toml_literal(value: Any) -> str:
+def toml_literal(value: Any) -> str:
     """``value`` written as a TOML literal, as a config file or ``--set`` gives it: ``true``,
     ``"text"``, ``3e-4``, ``nan``, ``[1, 2]``, ``{heuristic = 1.0}``."""
     if isinstance(value, bool):
@@ -56,9 +56,9 @@ def _toml_literal(value: Any) -> str:
         return "nan" if value != value else ("inf" if value > 0 else "-inf")
     if isinstance(value, dict):
         keys = [k if re.fullmatch(r"[A-Za-z0-9_-]+", str(k)) else json.dumps(str(k)) for k in value]
-        return "{" + ", ".join(f"{k} = {_toml_literal(v)}" for k, v in zip(keys, value.values())) + "}"
+        return "{" + ", ".join(f"{k} = {toml_literal(v)}" for k, v in zip(keys, value.values())) + "}"
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml_literal(v) for v in value) + "]"
+        return "[" + ", ".join(toml_literal(v) for v in value) + "]"
     return repr(value)
 
 
@@ -278,7 +278,7 @@ class TrainConfig:
         """
         def need(ok: bool, name: str, allowed: str) -> None:
             if not ok:
-                raise ValueError(f"train config: {name} = {_toml_literal(getattr(self, name))} is invalid; "
+                raise ValueError(f"train config: {name} = {toml_literal(getattr(self, name))} is invalid; "
                                  f"allowed: {allowed}")
 
         def is_int(v: Any) -> bool:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import copy
 import io
 import os
+import re
 import warnings
 import zipfile
 from pathlib import Path
@@ -53,6 +54,9 @@ GATE_MINIBATCH = 512
 GATE_LEARNING_RATE = 1e-3
 """The gate's Adam learning rate (its own optimizer, :class:`GateFit`; the rate of
 ``bench/advantage_fit.py``'s offline fit)."""
+
+_EXAMPLES = re.compile(r"examples_\d{6,}\.npz")
+"""The names of :class:`GateFit`'s kept examples files (``examples_<iteration>.npz``)."""
 
 GATE_AVERAGE = 0.995
 """Decay per Adam step of the played gate's running average of the fitted weights (:class:`GateFit`)."""
@@ -164,7 +168,9 @@ class GateFit:
 
     Warns:
         UserWarning: a kept examples file of an iteration up to ``iteration`` that cannot
-            be read (the fit goes on without it).
+            be read (the fit goes on without it), or none at all where ``state`` has
+            taken steps (a deleted folder: the fit goes on with the new examples only).
+            Other files in the folder are left alone.
     """
 
     def __init__(self, net: torch.nn.Module, folder: str | os.PathLike | None, state: dict | None = None,
@@ -190,6 +196,8 @@ class GateFit:
         """Delete the kept examples past ``iteration`` and read back the others, in iteration order."""
         xs, ys = [], []
         for path in sorted(self.folder.glob("examples_*.npz")):
+            if not _EXAMPLES.fullmatch(path.name):
+                continue                                   # not a file of this class's
             it = int(path.stem.split("_")[1])
             if it > iteration:
                 path.unlink()
@@ -207,6 +215,9 @@ class GateFit:
             ys.append(y.astype(np.float32))
         if xs:
             self.x, self.y = np.concatenate(xs), np.concatenate(ys)
+        elif self.steps:
+            warnings.warn(f"{self.folder}: no kept examples of the gate's {self.steps} fitted steps so far; "
+                          f"it is fitted on the new ones only", stacklevel=3)
 
     def update(self, batch: dict, iteration: int, epochs: int, rng: np.random.Generator) -> dict:
         """Score the played gate on a fresh labelled batch, keep its examples, and fit over the replay.

@@ -603,7 +603,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                     torch.set_num_threads(n_threads)
                     if config.freeze_policy:
                         imitate = False
-                        metrics = {"epochs_run": config.epochs}
+                        metrics = {"epochs_run": 0}
                     else:
                         metrics = ppo_update(net, optimizer, batch, config, pool_rng, imitate, anchor)
                     if gate_fit is not None:
@@ -636,7 +636,9 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                     history.append(record)
                     _log_iteration(run_dir, writer, record)
                     bar.update((min(int(wall), bar.total) if by_time else min(steps, config.total_steps)) - bar.n)
-                    bar.set_postfix(it=iteration, steps=steps, ent=f"{metrics.get('entropy', float('nan')):.2f}",
+                    shown = {"ent": f"{metrics['entropy']:.2f}"} if "entropy" in metrics else \
+                        {"gate_corr": f"{metrics.get('gate/corr', float('nan')):.2f}"}       # a frozen run: the gate's
+                    bar.set_postfix(it=iteration, steps=steps, **shown,
                                     vs_heur=f"{metrics.get('winrate/heuristic/all', float('nan')):.2f}",
                                     learner_sps=f"{metrics['perf/learner_steps_per_s']:.0f}")
                     done = steps >= config.total_steps or _budget_spent(config, wall, recent)
