@@ -51,24 +51,20 @@ that less the observer's untapped creatures' toughness less its life, / 20,
 clipped to [-2, 2]; the unblocked damage of the creatures attacking it now / 20;
 whether that is lethal; the lowest life of an opponent in the game / 40.
 
-:func:`advantage_inputs` puts them together for a *choice between actions*
-(the input of the learned advantage gate, :class:`agents.networks.EntityNet`
-with ``gate``): for a candidate action and the proposal it would replace,
-each one's creature features (when it is an action on one of the observer's
-creatures: attack, block or target with it) and a flag, then the table's,
-the decision kind and the observer's own role.
+:func:`agents.candidates.advantage_inputs` puts them together for a *choice
+between actions* (the input of the learned advantage gate,
+:class:`agents.networks.EntityNet` with ``gate``).
 """
 
 from __future__ import annotations
 
 import torch
 
-from treachery_env.actions import MAX_PERMS, ActionLayout
+from treachery_env.actions import MAX_PERMS
 from treachery_env.cards import KEYWORDS
-from treachery_env.engine.state import DecisionKind
-from treachery_env.observation import N_PHASES, PLAYER_FEATURES, PLAYER_ROLE, obs_layout
+from treachery_env.observation import PLAYER_FEATURES, obs_layout
 
-__all__ = ["COMBAT_FEATURES", "TABLE_FEATURES", "ADVANTAGE_INPUTS", "combat_features", "advantage_inputs"]
+__all__ = ["COMBAT_FEATURES", "TABLE_FEATURES", "combat_features"]
 
 COMBAT_FEATURES = ("safe", "unblockable", "fewest_killers", "most_eaters", "trades", "finishes", "exposure",
                    "good_block", "safe_block", "trade_block", "chump_block", "biggest_blockable", "untapped")
@@ -76,11 +72,6 @@ COMBAT_FEATURES = ("safe", "unblockable", "fewest_killers", "most_eaters", "trad
 
 TABLE_FEATURES = ("life", "incoming", "incoming_margin", "attacking_me", "lethal_on_me", "lowest_opponent_life")
 """Features of the table as the observer sees it (see the module docstring)."""
-
-ADVANTAGE_INPUTS = 2 * (len(COMBAT_FEATURES) + 1) + len(TABLE_FEATURES) + DecisionKind.COUNT + 4
-"""Width of :func:`advantage_inputs`' rows (56)."""
-
-_KW = {k: i for i, k in enumerate(KEYWORDS)}
 
 
 def combat_features(obs: torch.Tensor, num_players: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -167,47 +158,3 @@ def combat_features(obs: torch.Tensor, num_players: int) -> tuple[torch.Tensor, 
     table = torch.stack([my_life / 40, incoming / 40, ((incoming - defence - my_life) / 20).clamp(-2, 2),
                          unblocked / 20, ((unblocked >= my_life) & (unblocked > 0)).to(f), lowest / 40], dim=-1)
     return per * present[..., 0, :].unsqueeze(-1).to(f), table
-
-
-def advantage_inputs(obs: torch.Tensor, actions: torch.Tensor, proposal: torch.Tensor,
-                     num_players: int) -> torch.Tensor:
-    """The inputs of a choice between each of ``actions`` and the ``proposal`` it would replace.
-
-    Per candidate, :data:`ADVANTAGE_INPUTS` numbers: the candidate's
-    :data:`COMBAT_FEATURES` when it is an action on one of the observer's
-    creature slots (a PERM action on relative seat 0: attack, block or target
-    with it; zeros otherwise) and a flag that it is; the same for the
-    proposal; the :data:`TABLE_FEATURES`; the decision kind one-hot
-    (``DecisionKind.COUNT``, read off the observation's global block) and the
-    observer's own role one-hot (4, its own player block).  All of it is read
-    off the observation, a function of the seat's information set.
-
-    Args:
-        obs: float32 observations ``(B, D)``, ``D = obs_layout(num_players).size``.
-        actions: int64 ``(B, K)``: candidate action indices (any legal ones; padding is allowed,
-            its rows are computed like any other).
-        proposal: int64 ``(B,)``: the action each candidate would replace.
-        num_players: seats ``n``.
-
-    Returns:
-        float32 ``(B, K, ADVANTAGE_INPUTS)``.
-
-    Raises:
-        ValueError: for a wrong observation size (:func:`combat_features`) or mismatched shapes.
-    """
-    if obs.dim() != 2 or actions.dim() != 2 or proposal.shape != (obs.shape[0],) or actions.shape[0] != obs.shape[0]:
-        raise ValueError(f"advantage_inputs: need obs (B, D), actions (B, K) and proposal (B,), got "
-                         f"{tuple(obs.shape)}, {tuple(actions.shape)} and {tuple(proposal.shape)}")
-    L, AL = obs_layout(num_players), ActionLayout(num_players)
-    slots, table = combat_features(obs, num_players)                          # (B, S, F), (B, T)
-
-    def of(a: torch.Tensor) -> torch.Tensor:                                    # (B, K) -> (B, K, F + 1)
-        own = (a >= AL.PERM) & (a < AL.PERM + MAX_PERMS)                       # relative seat 0's slots come first
-        f = slots.gather(1, (a - AL.PERM).clamp(0, MAX_PERMS - 1).unsqueeze(-1).expand(*a.shape, slots.shape[-1]))
-        f = f * own.unsqueeze(-1).to(f.dtype)
-        return torch.cat([f, own.unsqueeze(-1).to(f.dtype)], dim=-1)
-
-    kind = obs[:, L.glob + N_PHASES:L.glob + N_PHASES + DecisionKind.COUNT]
-    role = obs[:, L.players + PLAYER_ROLE:L.players + PLAYER_ROLE + 4]         # the observer's block comes first
-    per_row = torch.cat([table, kind, role], dim=-1).unsqueeze(1).expand(-1, actions.shape[1], -1)
-    return torch.cat([of(actions), of(proposal.unsqueeze(1).expand_as(actions)), per_row], dim=-1)

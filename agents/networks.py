@@ -31,15 +31,18 @@ depart from it (the lookahead teacher's deviations, PPO).
 student* of the lookahead teacher): an MLP that predicts, for a candidate
 action and the proposal it would replace, how much better the teacher's
 paired rollouts score the candidate (:meth:`EntityNet.advantages`, read off
-the combat features, :func:`agents.combat.advantage_inputs`).  The policy
+the observation by :func:`agents.candidates.advantage_inputs` in the feature
+set ``gate_features``: the combat features, or those and what each action
+is).  The policy
 (:class:`agents.policy.PolicyAgent`) plays the best of the teacher's
 candidates (:func:`agents.lookahead.search_candidates`) at a high-impact
 decision where its predicted advantage exceeds ``gate_threshold``, and the
 network's own action everywhere else; nothing is searched at play time.  It
 is fitted to the teacher's scores of labelled rollouts, in training
 (``TrainConfig.gate``, :mod:`training.gate`) or offline on kept rollouts
-(``bench/advantage_fit.py --save``).  It reads the combat features itself,
-with or without ``combat`` (which adds them to the entity embeddings).
+(``bench/advantage_fit.py --save``).  It reads its features itself, with
+or without ``combat`` (which adds the combat features to the entity
+embeddings).
 """
 
 from __future__ import annotations
@@ -52,7 +55,8 @@ from torch import nn
 
 from treachery_env.actions import MAX_PERMS
 
-from .combat import ADVANTAGE_INPUTS, COMBAT_FEATURES, TABLE_FEATURES, advantage_inputs, combat_features
+from .candidates import GATE_FEATURES, advantage_inputs
+from .combat import COMBAT_FEATURES, TABLE_FEATURES, combat_features
 
 __all__ = ["PolicyNet", "EntityNet", "SparseObs", "ObservationEmbedding", "build_network", "ARCHITECTURES",
            "NUM_ROLES", "PRIOR_BOTS", "EntityInteraction",
@@ -468,12 +472,15 @@ class EntityNet(nn.Module):
         gate_threshold: the predicted advantage over the ``prior`` bot's proposal (in the teacher's
             score units, scores in [-1, 1]) a candidate must exceed to be played (instead of the
             network's own choice, which is usually that proposal).
+        gate_features: what the gate reads, a key of :data:`agents.candidates.GATE_FEATURES`
+            (``"combat"``: the combat features; ``"action"``: those and what each action is).
 
     Raises:
         ValueError: for non-positive sizes, sizes that are not this
             ``treachery_env``'s layouts for ``num_players``, an unknown ``prior``,
             an ``entity`` width not a multiple of :data:`INTERACTION_HEADS` with ``interaction``,
-            a gate without ``prior`` or a threshold that is not a finite number.
+            a gate without ``prior``, a threshold that is not a finite number or unknown
+            ``gate_features``.
     """
 
     arch = "entity"
@@ -481,7 +488,7 @@ class EntityNet(nn.Module):
 
     def __init__(self, obs_size: int, num_actions: int, num_players: int, hidden: int = 256, entity: int = 64,
                  privileged_size: int = 0, prior: str | None = None, interaction: int = 0, combat: bool = False,
-                 gate: int = 0, gate_threshold: float = 0.0):
+                 gate: int = 0, gate_threshold: float = 0.0, gate_features: str = "combat"):
         super().__init__()
         _check_sizes(obs_size=(obs_size, 1), num_actions=(num_actions, 1), num_players=(num_players, 2),
                      hidden=(hidden, 1), entity=(entity, 1), privileged_size=(privileged_size, 0),
@@ -494,6 +501,8 @@ class EntityNet(nn.Module):
         if not isinstance(gate_threshold, (int, float)) or isinstance(gate_threshold, bool) \
                 or not np.isfinite(gate_threshold):
             raise ValueError(f"gate_threshold must be a finite number, got {gate_threshold!r}")
+        if gate_features not in GATE_FEATURES:
+            raise ValueError(f"gate_features must be one of {sorted(GATE_FEATURES)}, got {gate_features!r}")
         from treachery_env.actions import ActionLayout
         from treachery_env.observation import obs_layout
         n = num_players
@@ -514,6 +523,8 @@ class EntityNet(nn.Module):
         if gate:
             self.kwargs["gate"] = gate
             self.kwargs["gate_threshold"] = float(gate_threshold)
+            if gate_features != "combat":           # absent: "combat" (checkpoints from before the choice)
+                self.kwargs["gate_features"] = gate_features
         self.prior = prior
         self.hidden, self.num_players, E = hidden, n, entity
         idx = _EntityIndex(L, AL)
@@ -548,8 +559,9 @@ class EntityNet(nn.Module):
         if prior is not None:
             self.prior_key = nn.Parameter(torch.zeros(E))
             self.prior_bonus = nn.Parameter(torch.tensor(PRIOR_BONUS_INIT))
-        self.gate = gate_head(ADVANTAGE_INPUTS, gate) if gate else None
+        self.gate = gate_head(GATE_FEATURES[gate_features], gate) if gate else None
         self.gate_threshold = float(gate_threshold)
+        self.gate_features = gate_features
 
     def initial_state(self, batch: int) -> torch.Tensor:
         """Zero recurrent state, float32 ``(batch, H)``."""
@@ -681,11 +693,11 @@ class EntityNet(nn.Module):
             float32 ``(B, K)``: predicted advantages in the teacher's score units (scores in [-1, 1]).
 
         Raises:
-            ValueError: for a network without a gate, or bad shapes (:func:`agents.combat.advantage_inputs`).
+            ValueError: for a network without a gate, or bad shapes (:func:`agents.candidates.advantage_inputs`).
         """
         if self.gate is None:
             raise ValueError("this network has no advantage gate (made without gate)")
-        x = advantage_inputs(obs, actions, proposal, self.num_players)
+        x = advantage_inputs(obs, actions, proposal, self.num_players, self.gate_features)
         return self.gate(x).squeeze(-1) / GATE_SCALE
 
 

@@ -19,7 +19,9 @@ folders), whether that can gain:
 2. a head (an MLP with two hidden layers of ``--hidden``) on those frozen
    features (``--features policy``), or on the combat features instead
    (``--features combat``: :func:`training.gate.gate_inputs`, 56 numbers read off the
-   observation by :mod:`agents.combat`), or on both (``--features both``), is fitted to the targets (squared error, the targets times 10)
+   observation by :mod:`agents.candidates`), or on those and what each action is
+   (``--features action``: its kind, the card it casts, an unveil's X, 145 numbers), or on the
+   policy's and the combat features (``--features both``), is fitted to the targets (squared error, the targets times 10)
    for ``--epochs`` epochs over the fitted rollouts;
 3. every ``--every`` epochs, on the held-out searched steps: the squared
    error against predicting 0, the correlation, and for each threshold the
@@ -27,7 +29,7 @@ folders), whether that can gain:
    advantage is above the threshold) with their **realised gain**, the sum
    of their true advantages per 1,000 searched steps, and how many gain or
    lose more than 0.02.
-4. with ``--save PATH`` (``--features combat`` only), the policy with the head
+4. with ``--save PATH`` (``--features combat`` or ``action``), the policy with the head
    fitted at the last epoch as its *advantage gate* is written there
    (:class:`agents.networks.EntityNet` with ``gate``; threshold
    ``--gate-threshold``): a policy that plays, without search, the best of the
@@ -48,7 +50,7 @@ above the policy's at any threshold has not learnt what the search computes.
 
     python bench/advantage_fit.py [--data DIR] [--batches 16] [--heldout 4] [--epochs 20] [--every 5]
                                   [--hidden 128] [--thresholds 0 0.01 0.02 0.04 0.08]
-                                  [--features {policy,combat,both}] [--save PATH [--gate-threshold 0.01]]
+                                  [--features {policy,combat,action,both}] [--save PATH [--gate-threshold 0.01]]
                                   (and departure_fit's options)
 """
 
@@ -64,6 +66,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.candidates import GATE_FEATURES
 from agents.networks import GATE_SCALE, build_network, gate_head
 from agents.policy import masked_logits, save_checkpoint
 from training.gate import BIG, gate_inputs, realised_gain, searched
@@ -226,13 +229,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hidden", type=int, default=128, help="width of the head's two hidden layers")
     ap.add_argument("--thresholds", type=float, nargs="+", default=[0.0, 0.01, 0.02, 0.04, 0.08],
                     help="predicted advantages above which the head departs")
-    ap.add_argument("--features", choices=("policy", "combat", "both"), default="policy",
+    ap.add_argument("--features", choices=("policy", "combat", "action", "both"), default="policy",
                     help="what the head reads: the policy's frozen action features, the combat features "
                          "(agents/combat.py) of the candidate and the proposal with the table's, the decision "
-                         "kind and the own role, or both")
+                         "kind and the own role, those and what each action is (agents/candidates.py), or the "
+                         "policy's and the combat features")
     ap.add_argument("--save", default=None, metavar="PATH",
                     help="write --policy with the head fitted at the last epoch as its advantage gate there "
-                         "(a policy.pt that agents.make('policy:PATH') plays; needs --features combat)")
+                         "(a policy.pt that agents.make('policy:PATH') plays; needs --features combat or action)")
     ap.add_argument("--gate-threshold", type=float, default=0.01,
                     help="the saved gate's threshold: the predicted advantage a candidate must exceed")
     a = ap.parse_args(argv)
@@ -241,9 +245,9 @@ def main(argv: list[str] | None = None) -> int:
     if not all(np.isfinite(a.thresholds)) or not np.isfinite(a.gate_threshold):
         ap.error(f"--thresholds and --gate-threshold must be finite numbers, got {a.thresholds} "
                  f"and {a.gate_threshold}")
-    if a.save and a.features != "combat":
-        ap.error(f"--save writes the head as the policy's advantage gate, which reads the combat features: "
-                 f"it needs --features combat, got {a.features}")
+    if a.save and a.features not in GATE_FEATURES:
+        ap.error(f"--save writes the head as the policy's advantage gate, which reads a gate feature set: "
+                 f"it needs --features combat or action, got {a.features}")
     if a.save and Path(a.save).exists():
         ap.error(f"--save {a.save!r} exists; it is never replaced")
     collecting, config = departure_fit.check_collection(ap, a)
@@ -264,8 +268,8 @@ def main(argv: list[str] | None = None) -> int:
     ex_train, ex_test = examples(net, train, config.bptt), examples(net, test, config.bptt)
     for ex, batch in ((ex_train, train), (ex_test, test)):
         if a.features != "policy":
-            c = gate_inputs(batch, ex["step"], ex["act"], n)
-            ex["x"] = c if a.features == "combat" else np.concatenate([ex["x"], c], 1)
+            c = gate_inputs(batch, ex["step"], ex["act"], n, "combat" if a.features == "both" else a.features)
+            ex["x"] = c if a.features in GATE_FEATURES else np.concatenate([ex["x"], c], 1)
     rows = int(searched(test).sum())
     print(f"\nfitted on {int(searched(train).sum())} searched steps ({len(ex_train['y'])} candidates), "
           f"held out {rows} ({len(ex_test['y'])}); features in {time.perf_counter() - t0:.0f} s\n")
@@ -277,6 +281,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"| the policy, greedy ({p['unscored']} to unscored actions, counted 0) | {p['taken']} | {p['gain']:+.2f} "
           f"| {p['won']} | {p['lost']} |", flush=True)
     reads = {"policy": "the policy's frozen features", "combat": "the combat features",
+             "action": "the combat features and what each action is",
              "both": "the policy's frozen features and the combat features"}[a.features]
     print(f"\nthe head on {reads} ({ex_test['x'].shape[1]} inputs), held out:\n")
     print("| epoch | squared error (0 predicted) | correlation | threshold | taken | realised gain per 1,000 | "
@@ -302,7 +307,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"| {name if k == 0 else ''} | {r['threshold']:g} | {r['taken']} | {r['gain']:+.2f} | {r['won']} "
                   f"| {r['lost']} |")
     if a.save:
-        gated = build_network({**net.kwargs, "gate": a.hidden, "gate_threshold": a.gate_threshold})
+        gated = build_network({**net.kwargs, "gate": a.hidden, "gate_threshold": a.gate_threshold,
+                               "gate_features": a.features})
         gated.load_state_dict({**net.state_dict(), **{f"gate.{k}": v for k, v in head.state_dict().items()}})
         meta = {"fitted_by": "bench/advantage_fit.py", "from": a.policy, "epochs": a.epochs,
                 "rollouts": a.batches - a.heldout, "steps_per_rollout": a.steps, "seed": a.seed}

@@ -452,7 +452,9 @@ def test_the_advantage_fit_script_measures_realised_gain_and_fits_a_head(tmp_pat
     assert set(by_kind) <= {"priority", "attacker", "blocker"}             # the kinds the teacher searches
     shares = [x for _, _, x in by_kind.values()]
     assert sum(d for _, d, _ in by_kind.values()) == 0 or np.isclose(sum(shares), 1.0)
-    for features, width in (("combat", c.shape[1]), ("both", 2 * 8 + 2 * 16 + c.shape[1])):
+    from agents.candidates import GATE_FEATURES
+    for features, width in (("combat", c.shape[1]), ("both", 2 * 8 + 2 * 16 + c.shape[1]),
+                            ("action", GATE_FEATURES["action"])):
         assert mod.main(args + ["--features", features, "--epochs", "1"]) == 0
         assert f"({width} inputs), held out" in capsys.readouterr().out
     # --save: the policy with the fitted head as its advantage gate, which predicts what the bench printed
@@ -468,6 +470,13 @@ def test_the_advantage_fit_script_measures_realised_gain_and_fits_a_head(tmp_pat
     pred = bot.net.advantages(o, torch.from_numpy(ex["act"][:5, None]),
                               torch.from_numpy(b0["prior"][ex["step"][:5]]))
     assert torch.allclose(pred[:, 0], bot.net.gate(torch.from_numpy(c[:5])).squeeze(-1) / 10)
+    saved = tmp_path / "gated_action.pt"
+    assert mod.main(args + ["--features", "action", "--epochs", "1", "--save", str(saved)]) == 0
+    capsys.readouterr()
+    assert PolicyAgent(saved).net.gate_features == "action"
+    with pytest.raises(SystemExit):
+        mod.main(args + ["--features", "both", "--save", str(tmp_path / "no.pt")])
+    assert "it needs --features combat or action, got both" in capsys.readouterr().err
     for bad in (["--save", str(saved)], ["--save", str(tmp_path / "x.pt")]):     # exists; features not combat
         with pytest.raises(SystemExit):
             mod.main(args + bad + (["--features", "combat"] if bad[1] == str(saved) else []))
@@ -479,3 +488,74 @@ def test_the_advantage_fit_script_measures_realised_gain_and_fits_a_head(tmp_pat
         with pytest.raises(SystemExit):
             mod.main(args + bad)
     assert "collected with other steps (96, not 64)" in capsys.readouterr().err
+
+
+def _gate_run(folder, width: int, iterations: int = 12, seed: int = 0, with_step: bool = True):
+    """A gated run's kept examples, made up: ``y`` follows the first action column (the candidate is
+    a pass) and a priority decision, so only the ``"action"`` inputs can predict it."""
+    import numpy as np
+
+    from agents.candidates import GATE_FEATURES
+    from treachery_env.engine.state import DecisionKind
+    rng = np.random.default_rng(seed)
+    (folder / "gate").mkdir(parents=True)
+    kind0 = 2 * (13 + 1) + 6
+    for it in range(1, iterations + 1):
+        step = np.repeat(np.arange(300), 2)
+        x = np.zeros((len(step), width), np.float32)
+        x[:, :kind0] = rng.random((len(step), kind0))
+        x[:, kind0 + DecisionKind.PRIORITY] = 1.0
+        x[:, kind0 + DecisionKind.COUNT + 2] = 1.0                         # an Assassin
+        passes = rng.random(len(step)) < 0.5                                  # the candidate is a pass
+        if width > GATE_FEATURES["combat"]:
+            x[:, GATE_FEATURES["combat"]] = passes
+        y = (0.08 * passes - 0.04 + 0.005 * rng.standard_normal(len(step))).astype(np.float32)
+        keep = {"x": x, "y": y, **({"step": step} if with_step else {})}
+        np.savez(folder / "gate" / f"examples_{it:06d}.npz", **keep)
+
+
+def test_the_gate_replay_compares_feature_sets_on_a_runs_examples(tmp_path, capsys):
+    """``bench/gate_replay.py`` replays a gated run's fit on each feature set: where the advantage
+    follows what the action is, the action set's held-out correlation and gain are far above the combat
+    set's (which cannot see it); the groups are read off the combat columns; runs kept without
+    ``step``, or narrower than a feature set, are refused in one line."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("gate_replay", Path(__file__).parent.parent / "bench" / "gate_replay.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    import torch
+    threads = torch.get_num_threads()
+    try:
+        _check_gate_replay(mod, tmp_path, capsys)
+    finally:
+        torch.set_num_threads(threads)                  # main() sets one thread, as a PolicyAgent does
+
+
+def _check_gate_replay(mod, tmp_path, capsys) -> None:
+    import numpy as np
+    import torch
+
+    from agents.candidates import GATE_FEATURES
+    torch.set_num_threads(1)
+    _gate_run(tmp_path / "run", GATE_FEATURES["action"])
+    batches = mod.read_run(tmp_path / "run")
+    assert [it for it, _ in batches] == list(range(1, 13))
+    rows = {f: mod.replay(batches, f, 10, 32, 0.01, 0)[0] for f in ("combat", "action")}
+    late = {f: np.mean([r["corr"] for r in rows[f][-4:]]) for f in rows}
+    gain = {f: np.mean([r["gain"] for r in rows[f][-4:]]) for f in rows}
+    assert late["action"] > 0.9 and abs(late["combat"]) < 0.3, late
+    assert gain["action"] > 30 and gain["action"] > gain["combat"] + 20, gain  # +0.04 at half the 300 decisions
+    assert mod.main([str(tmp_path / "run"), "--hidden", "32", "--first", "2", "--last", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "| combat | 56 |" in out and f"| action | {GATE_FEATURES['action']} |" in out
+    assert "| priority | 3,600 |" in out and "| assassin | 3,600 |" in out and "| attacker |" not in out
+    _gate_run(tmp_path / "old", GATE_FEATURES["action"], iterations=1, with_step=False)
+    _gate_run(tmp_path / "narrow", GATE_FEATURES["combat"], iterations=1)
+    for run, msg in (("old", "no 'step' (kept before the examples named their decisions)"),
+                     ("narrow", "kept 56 inputs an example; --features combat action needs 145"),
+                     ("none", "is not a directory")):
+        with pytest.raises(SystemExit):
+            mod.main([str(tmp_path / run)])
+        assert msg in capsys.readouterr().err

@@ -159,32 +159,3 @@ def test_fights_are_judged_as_the_heuristic_bot_judges_them():
             s = g.current_player
             g.step(int(bots[s].act(g.observation(s), {"view": g.view(s)})))
     assert checked >= 50
-
-
-def test_advantage_inputs_read_the_candidate_and_the_proposal_off_the_observation():
-    """A choice's inputs: the candidate's own-creature features and flag, the proposal's, then the
-    table, the decision kind one-hot and the observer's own role one-hot, all off the observation."""
-    from agents.combat import ADVANTAGE_INPUTS, advantage_inputs
-    from treachery_env.actions import ActionLayout
-    from treachery_env.engine.state import DecisionKind
-
-    g = _table()
-    add_creature(g, 0, "Grove Bear")
-    add_creature(g, 0, "Messenger Owl")
-    add_creature(g, 1, "Healer Acolyte")
-    AL, k = ActionLayout(5), len(COMBAT_FEATURES)
-    obs = torch.from_numpy(g.observation(0)["observation"])
-    slots, table = combat_features(obs, 5)
-    acts = torch.tensor([[AL.perm(0, 1), AL.PASS, AL.perm(1, 0)]])
-    x = advantage_inputs(obs[None], acts, torch.tensor([AL.perm(0, 0)]), 5)
-    assert x.shape == (1, 3, ADVANTAGE_INPUTS) and ADVANTAGE_INPUTS == 56
-    assert x[0, 0, :k].tolist() == slots[1].tolist() and x[0, 0, k] == 1        # own creature slot 1
-    assert not x[0, 1:, :k + 1].any()                                          # a pass, an opponent's creature
-    for r in range(3):                                                          # the proposal: own slot 0
-        assert x[0, r, k + 1:2 * k + 1].tolist() == slots[0].tolist() and x[0, r, 2 * k + 1] == 1
-        assert x[0, r, 2 * k + 2:2 * k + 2 + len(TABLE_FEATURES)].tolist() == table.tolist()
-    kind, role = x[0, 0, -DecisionKind.COUNT - 4:-4], x[0, 0, -4:]
-    assert g.current_player == 0 and kind.tolist() == [float(i == g.decision.kind) for i in range(DecisionKind.COUNT)]
-    assert role.tolist() == [1.0, 0.0, 0.0, 0.0]                               # seat 0 is the Leader
-    with pytest.raises(ValueError, match="need obs"):
-        advantage_inputs(obs, acts, torch.tensor([0]), 5)

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import agents
+from agents.candidates import GATE_FEATURES
 from agents.networks import INTERACTION_HEADS, PRIOR_BOTS
 from treachery_env import GameConfig
 
@@ -195,7 +196,7 @@ class TrainConfig:
             starts as the same policy.
         gate: width of an *advantage gate* (0 = none): an MLP that predicts
             the lookahead teacher's advantage of each of its candidates over
-            the proposal from the combat features, fitted in every iteration
+            the proposal (from ``gate_features``), fitted in every iteration
             to the teacher's scores of every batch of the run so far
             (:class:`training.gate.GateFit`: its own optimizer, the played
             weights a running average of the fitted ones); at play time the
@@ -205,6 +206,10 @@ class TrainConfig:
             labels every learner decision.  Rollouts are the network's own
             play (the gate acts at play time only).
         gate_threshold: that threshold, in the teacher's score units (scores in [-1, 1]).
+        gate_features: what the gate reads, a key of :data:`agents.candidates.GATE_FEATURES`:
+            ``"combat"`` (the combat features of the candidate and the proposal, the table's,
+            the decision kind and the own role) or ``"action"`` (those, and what each action
+            is: its kind, the card it casts, an unveil's X; and the turn, hand and lands).
         gate_epochs: how many times each of the gate's examples is drawn on average over a
             run (the gate's minibatches per iteration are ``gate_epochs`` times the fresh
             examples over :data:`training.gate.GATE_MINIBATCH`, drawn from all of them).
@@ -263,6 +268,7 @@ class TrainConfig:
     combat: bool = False
     gate: int = 0
     gate_threshold: float = 0.01
+    gate_features: str = "combat"
     gate_epochs: int = 10
     freeze_policy: bool = False
     game: dict = field(default_factory=lambda: {"num_players": 5})
@@ -344,6 +350,7 @@ class TrainConfig:
              "'lookahead' with a gate (the gate learns the lookahead teacher's candidate scores)")
         need(is_num(self.gate_threshold) and math.isfinite(self.gate_threshold), "gate_threshold",
              "a finite number")
+        need(self.gate_features in GATE_FEATURES, "gate_features", " or ".join(map(toml_literal, GATE_FEATURES)))
         need(isinstance(self.freeze_policy, bool) and (not self.freeze_policy or self.gate > 0), "freeze_policy",
              "true or false, and false without a gate (nothing would learn)")
         need(isinstance(self.game, dict), "game", "a table of GameConfig fields")
@@ -372,6 +379,8 @@ class TrainConfig:
         if self.gate:
             kw["gate"] = self.gate
             kw["gate_threshold"] = float(self.gate_threshold)
+            if self.gate_features != "combat":
+                kw["gate_features"] = self.gate_features
         return kw
 
     def anchor_coef(self, progress: float) -> float:

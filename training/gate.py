@@ -4,7 +4,7 @@ A policy network made with ``gate`` (:class:`agents.networks.EntityNet`)
 carries an MLP that predicts, at a decision the lookahead bot searches, how
 much better the teacher's paired rollouts score a candidate than the proposal
 the network reads (:meth:`~agents.networks.EntityNet.advantages`, on the
-combat features of :func:`agents.combat.advantage_inputs`); at play time the
+features of :func:`agents.candidates.advantage_inputs`); at play time the
 policy plays the best candidate where that prediction exceeds the threshold
 (:class:`agents.policy.PolicyAgent`).  Imitating the teacher's *label* with a
 cross-entropy did not carry its gain into the network (README, "Where
@@ -39,7 +39,7 @@ import numpy as np
 import torch
 
 from agents.files import atomic_write_bytes
-from agents.combat import ADVANTAGE_INPUTS, advantage_inputs
+from agents.candidates import GATE_FEATURES, advantage_inputs
 from agents.networks import GATE_SCALE
 from treachery_env.observation import obs_layout
 
@@ -49,7 +49,7 @@ __all__ = ["searched", "gate_examples", "gate_inputs", "realised_gain", "GateFit
            "GATE_LEARNING_RATE", "GATE_AVERAGE", "BIG"]
 
 GATE_MINIBATCH = 512
-"""Examples per gradient step of :func:`fit_gate`."""
+"""Examples per gradient step of :class:`GateFit`."""
 
 GATE_LEARNING_RATE = 1e-3
 """The gate's Adam learning rate (its own optimizer, :class:`GateFit`; the rate of
@@ -72,7 +72,7 @@ def searched(batch: dict) -> np.ndarray:
     return ok & (p >= 0) & ~np.isnan(sc[np.arange(len(p)), np.maximum(p, 0)])
 
 
-def gate_examples(batch: dict, num_players: int, chunk: int = 2048) -> dict:
+def gate_examples(batch: dict, num_players: int, features: str = "combat", chunk: int = 2048) -> dict:
     """The gate's examples in a labelled batch: one per scored candidate other than the proposal
     at each :func:`searched` step.
 
@@ -80,11 +80,12 @@ def gate_examples(batch: dict, num_players: int, chunk: int = 2048) -> dict:
         batch: a merged rollout batch with ``expert_scores`` float32 ``(N, A)`` (NaN = not scored),
             ``prior`` int64 ``(N,)`` and the stored observations.
         num_players: seats ``n``.
+        features: the gate's feature set (a key of :data:`agents.candidates.GATE_FEATURES`).
         chunk: observations densified at a time.
 
     Returns:
-        ``step`` int64 ``(M,)``, ``act`` int64 ``(M,)``, ``x`` float32 ``(M, ADVANTAGE_INPUTS)``
-        (:func:`agents.combat.advantage_inputs` of the candidate against the proposal), ``y``
+        ``step`` int64 ``(M,)``, ``act`` int64 ``(M,)``, ``x`` float32 ``(M, GATE_FEATURES[features])``
+        (:func:`agents.candidates.advantage_inputs` of the candidate against the proposal), ``y``
         float32 ``(M,)`` (the candidate's score minus the proposal's) and ``rows`` (the number of
         searched steps).
     """
@@ -94,21 +95,27 @@ def gate_examples(batch: dict, num_players: int, chunk: int = 2048) -> dict:
     keep = act != p[step]
     step, act = step[keep].astype(np.int64), act[keep].astype(np.int64)
     y = (sc[step, act] - sc[step, p[step]]).astype(np.float32)
-    return {"step": step, "act": act, "x": gate_inputs(batch, step, act, num_players, chunk), "y": y,
+    return {"step": step, "act": act, "x": gate_inputs(batch, step, act, num_players, features, chunk), "y": y,
             "rows": int(ok.sum())}
 
 
-def gate_inputs(batch: dict, step: np.ndarray, act: np.ndarray, num_players: int, chunk: int = 2048) -> np.ndarray:
-    """float32 ``(M, ADVANTAGE_INPUTS)``: :func:`agents.combat.advantage_inputs` of each candidate
-    ``act[i]`` against the proposal ``batch["prior"]`` at step ``step[i]``, read off that step's stored
-    observation (densified ``chunk`` rows at a time)."""
+def gate_inputs(batch: dict, step: np.ndarray, act: np.ndarray, num_players: int, features: str = "combat",
+                chunk: int = 2048) -> np.ndarray:
+    """float32 ``(M, GATE_FEATURES[features])``: :func:`agents.candidates.advantage_inputs` of each
+    candidate ``act[i]`` against the proposal ``batch["prior"]`` at step ``step[i]``, read off that
+    step's stored observation (densified ``chunk`` rows at a time).
+
+    Raises:
+        ValueError: for an unknown feature set."""
+    if features not in GATE_FEATURES:
+        raise ValueError(f"gate_inputs: features must be one of {sorted(GATE_FEATURES)}, got {features!r}")
     obs = batch_observations(batch, obs_layout(num_players).size)
     prior = torch.from_numpy(batch["prior"])
-    x = np.zeros((len(step), ADVANTAGE_INPUTS), np.float32)
+    x = np.zeros((len(step), GATE_FEATURES[features]), np.float32)
     for s in range(0, len(step), chunk):
         r = torch.from_numpy(step[s:s + chunk])
         a = torch.from_numpy(act[s:s + chunk]).unsqueeze(1)
-        x[s:s + chunk] = advantage_inputs(obs.rows(r).dense(), a, prior[r], num_players)[:, 0].numpy()
+        x[s:s + chunk] = advantage_inputs(obs.rows(r).dense(), a, prior[r], num_players, features)[:, 0].numpy()
     return x
 
 
@@ -137,7 +144,8 @@ class GateFit:
     """The advantage gate's fit across a run: every labelled example replayed, the played weights averaged.
 
     A run with ``gate`` keeps every example it labels (:func:`gate_examples`)
-    in ``run_dir/gate/examples_<iteration>.npz`` (``x`` and ``y``, written
+    in ``run_dir/gate/examples_<iteration>.npz`` (``x``, ``y`` and ``step``, the
+    row of the batch, which groups a decision's candidates; written
     atomically).  In each iteration :meth:`update` first scores the played
     gate on the fresh batch (a held-out measure: it has not been fitted to
     it), adds the batch's examples to the replay, and takes
@@ -182,7 +190,8 @@ class GateFit:
         self.fitted = copy.deepcopy(net.gate)
         self.optimizer = torch.optim.Adam(self.fitted.parameters(), lr=GATE_LEARNING_RATE, eps=1e-5)
         self.steps = 0
-        self.x = np.zeros((0, ADVANTAGE_INPUTS), np.float32)
+        self.width = GATE_FEATURES[net.gate_features]
+        self.x = np.zeros((0, self.width), np.float32)
         self.y = np.zeros(0, np.float32)
         if state is not None:
             self.fitted.load_state_dict(state["fitted"])
@@ -205,7 +214,7 @@ class GateFit:
             try:
                 with np.load(path, allow_pickle=False) as z:
                     x, y = z["x"], z["y"]
-                if x.shape != (len(y), ADVANTAGE_INPUTS):
+                if x.shape != (len(y), self.width):
                     raise ValueError(f"x of shape {x.shape} for {len(y)} targets")
             except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
                 warnings.warn(f"{path}: the gate's examples cannot be read ({err}); the gate is fitted "
@@ -242,7 +251,18 @@ class GateFit:
         """
         if "expert_scores" not in batch:
             raise ValueError("GateFit: the batch has no expert_scores (needs expert = \"lookahead\" labelling it)")
-        ex = gate_examples(batch, self.net.num_players)
+        return self.learn(gate_examples(batch, self.net.num_players, self.net.gate_features), iteration, epochs, rng)
+
+    def learn(self, ex: dict, iteration: int, epochs: int, rng: np.random.Generator) -> dict:
+        """:meth:`update` from a batch's examples already made (:func:`gate_examples`: ``step``,
+        ``x`` of this gate's width, ``y`` and ``rows``); ``bench/gate_replay.py`` replays a run's
+        kept examples through it.
+
+        Raises:
+            ValueError: for examples of another width than the gate's."""
+        if ex["x"].shape != (len(ex["y"]), self.width):
+            raise ValueError(f"GateFit: examples of shape {ex['x'].shape} for {len(ex['y'])} targets, the gate "
+                             f"reads {self.width} features")
         out = {"gate/examples": float(len(ex["y"])), "gate/searched": float(ex["rows"])}
         if not len(ex["y"]):
             out["gate/replay"] = float(len(self.y))
@@ -255,7 +275,7 @@ class GateFit:
         out.update({f"gate/{k}": float(v) for k, v in r.items()})
         if self.folder is not None:
             buf = io.BytesIO()
-            np.savez(buf, x=ex["x"], y=ex["y"])
+            np.savez(buf, x=ex["x"], y=ex["y"], step=ex["step"])
             atomic_write_bytes(self.folder / f"examples_{iteration:06d}.npz", buf.getvalue())
         self.x = np.concatenate([self.x, ex["x"]])
         self.y = np.concatenate([self.y, ex["y"]])

@@ -821,7 +821,7 @@ def _open_run(config: TrainConfig, resume: bool | str | os.PathLike) -> tuple[Tr
 #: network settings ``init`` may add to a checkpoint without them -> the names (prefixes) of
 #: the parameters they add, which keep their initial values
 _ADDABLE = {"prior": ("prior_key", "prior_bonus"), "interaction": ("interaction.",), "combat": ("combat_enc.",),
-            "gate": ("gate.",), "gate_threshold": ()}
+            "gate": ("gate.",), "gate_threshold": (), "gate_features": ()}
 
 
 def init_weights(net: torch.nn.Module, path: str | os.PathLike) -> None:
@@ -868,6 +868,7 @@ def _settings(model_kwargs: dict) -> dict:
             "privileged_critic": bool(kw.get("privileged_size")), "prior": kw.get("prior", ""),
             "interaction": kw.get("interaction", 0), "combat": kw.get("combat", False),
             "gate (width and threshold of the advantage gate; 0 = none)": (kw.get("gate", 0), kw.get("gate_threshold")),
+            "gate_features": kw.get("gate_features", "combat"),
             "game (observation, action sizes and players)": (kw.get("obs_size"), kw.get("num_actions"),
                                                              kw.get("num_players"))}
 
