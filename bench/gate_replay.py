@@ -1,0 +1,173 @@
+"""Which features carry the advantage gate: a run's online fit replayed on other inputs (issue 13).
+
+A run with ``gate`` (:class:`training.gate.GateFit`) keeps every example it
+labelled in ``RUN/gate/examples_<iteration>.npz``: the inputs ``x``, the
+teacher's advantage ``y`` and ``step`` (which decision of the batch each
+candidate belongs to).  The ``"combat"`` inputs are the first 56 columns of
+the ``"action"`` inputs (:data:`agents.candidates.GATE_FEATURES`), so the
+examples of a run with ``gate_features = "action"`` give both feature sets
+on the same decisions.  This replays the run's fit, iteration by iteration,
+for each set: a fresh gate (width ``--hidden``, seeded by ``--seed``) is
+first scored on the iteration's examples (held out: it has not been fitted
+to them) and then fitted as in training (:meth:`training.gate.GateFit.learn`:
+``--epochs`` draws per example on average, minibatches from every example so
+far, the played gate a running average).  It prints, for each set, the mean
+held-out correlation and realised gain per 1,000 searched decisions
+(:func:`training.gate.realised_gain` at ``--threshold``) over the first and
+the last iterations, then over the later half of the iterations by decision
+kind and by the learner's own role (read off the combat columns), so the rows
+of a column add up to the total.  The rollouts are the same for every set,
+so the difference is the features' alone.
+
+    python bench/gate_replay.py RUN [--features combat action] [--epochs 10] [--hidden 128]
+                                [--threshold 0.01] [--seed 0] [--first 10] [--last 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from agents.candidates import GATE_FEATURES
+from agents.combat import COMBAT_FEATURES, TABLE_FEATURES
+from agents.networks import GATE_SCALE, EntityNet
+from training.gate import GateFit, realised_gain
+from treachery_env.actions import ActionLayout
+from treachery_env.engine.state import DecisionKind
+from treachery_env.observation import obs_layout
+from treachery_env.rules import Role
+
+_KIND = 2 * (len(COMBAT_FEATURES) + 1) + len(TABLE_FEATURES)     # where the decision kind one-hot starts
+_FILE = re.compile(r"examples_(\d{6,})\.npz")
+
+
+def read_run(run: Path) -> list[tuple[int, dict]]:
+    """``[(iteration, {"x", "y", "step"})]`` of a run's kept examples, in iteration order.
+
+    Raises:
+        ValueError: (one line) for a folder without kept examples, or examples without ``step``
+            (kept before it was).
+    """
+    folder = run / "gate"
+    files = sorted((int(m.group(1)), p) for p in folder.glob("examples_*.npz") if (m := _FILE.fullmatch(p.name)))
+    if not files:
+        raise ValueError(f"{folder}: no kept examples of an advantage gate (examples_<iteration>.npz)")
+    out = []
+    for it, path in files:
+        with np.load(path, allow_pickle=False) as z:
+            if "step" not in z:
+                raise ValueError(f"{path}: no 'step' (kept before the examples named their decisions); "
+                                 f"replay a run trained since")
+            out.append((it, {"x": z["x"], "y": z["y"], "step": z["step"]}))
+    return out
+
+
+def replay(batches: list[tuple[int, dict]], features: str, epochs: int, hidden: int, threshold: float,
+           seed: int, num_players: int = 5) -> tuple[list[dict], np.ndarray]:
+    """Replay the fit on ``features`` (the first ``GATE_FEATURES[features]`` columns).
+
+    Returns:
+        ``(rows, pred)``: per iteration ``{"iteration", "corr", "gain", "taken", "rows"}`` (held out,
+        before its fit), and every example's held-out prediction, in the examples' order.
+    """
+    torch.manual_seed(seed)
+    n = num_players
+    net = EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=8, entity=8, prior="heuristic",
+                    gate=hidden, gate_threshold=threshold, gate_features=features)
+    fit, rng, w = GateFit(net, None), np.random.default_rng(seed), GATE_FEATURES[features]
+    rows, preds = [], []
+    for it, b in batches:
+        x = np.ascontiguousarray(b["x"][:, :w])
+        with torch.no_grad():
+            pred = (net.gate(torch.from_numpy(x)).squeeze(-1) / GATE_SCALE).numpy()
+        preds.append(pred)
+        ex = {"x": x, "y": b["y"], "step": b["step"], "rows": len(np.unique(b["step"]))}
+        m = fit.learn(ex, it, epochs, rng)
+        rows.append({"iteration": it, "corr": m.get("gate/corr", float("nan")), "gain": m.get("gate/gain", 0.0),
+                     "taken": m.get("gate/taken", 0.0), "rows": ex["rows"]})
+    return rows, np.concatenate(preds)
+
+
+def groups(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The decision kind and the learner's own role (int64) of each example, off its combat columns."""
+    kind = x[:, _KIND:_KIND + DecisionKind.COUNT].argmax(1)
+    role = x[:, _KIND + DecisionKind.COUNT:_KIND + DecisionKind.COUNT + 4].argmax(1)
+    return kind, role
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Replay, print the tables; returns 0."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] + " Run from the repository root.",
+                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    ap.add_argument("run", help="a run directory of a gated run (its gate/ folder)")
+    ap.add_argument("--features", nargs="+", choices=sorted(GATE_FEATURES), default=["combat", "action"],
+                    help="the feature sets replayed")
+    ap.add_argument("--epochs", type=int, default=10, help="draws per example on average (gate_epochs)")
+    ap.add_argument("--hidden", type=int, default=128, help="the gate's width")
+    ap.add_argument("--threshold", type=float, default=0.01, help="the predicted advantage a departure needs")
+    ap.add_argument("--seed", type=int, default=0, help="seeds the gate's weights and minibatches")
+    ap.add_argument("--first", type=int, default=10, help="iterations averaged at the start")
+    ap.add_argument("--last", type=int, default=20, help="iterations averaged at the end")
+    a = ap.parse_args(argv)
+    if a.epochs < 1 or a.hidden < 1 or a.first < 1 or a.last < 1:
+        ap.error(f"--epochs, --hidden, --first and --last must be >= 1, got {a.epochs}, {a.hidden}, {a.first}, {a.last}")
+    if not np.isfinite(a.threshold):
+        ap.error(f"--threshold must be a finite number, got {a.threshold}")
+    torch.set_num_threads(1)                 # small minibatches: threads only contend (agents.policy.PolicyAgent)
+    run = Path(a.run)
+    if not run.is_dir():
+        ap.error(f"{a.run!r} is not a directory")
+    try:
+        batches = read_run(run)
+    except ValueError as err:
+        ap.error(str(err))
+    width = batches[0][1]["x"].shape[1]
+    usable = [f for f in a.features if GATE_FEATURES[f] <= width]
+    if usable != a.features:
+        ap.error(f"{run} kept {width} inputs an example; --features {' '.join(a.features)} needs "
+                 f"{max(GATE_FEATURES[f] for f in a.features)} (train with gate_features = \"action\")")
+    y = np.concatenate([b["y"] for _, b in batches])
+    step = np.concatenate([b["step"] + 10**9 * k for k, (_, b) in enumerate(batches)])   # unique across batches
+    it = np.concatenate([np.full(len(b["y"]), k) for k, (_, b) in enumerate(batches)])
+    kind, role = groups(np.concatenate([b["x"][:, :GATE_FEATURES["combat"]] for _, b in batches]))
+    late = it >= len(batches) // 2
+    late_rows = len(np.unique(step[late]))
+    print(f"{run}: {len(batches)} iterations, {len(y):,} candidates at {len(np.unique(step)):,} searched decisions; "
+          f"threshold {a.threshold:g}, {a.epochs} draws an example, width {a.hidden}, seed {a.seed}\n")
+    print(f"| features | inputs | correlation, first {a.first} | last {a.last} | realised gain per 1,000, first "
+          f"{a.first} | last {a.last} | replay s |\n|---|---|---|---|---|---|---|")
+    preds = {}
+    for f in a.features:
+        t0 = time.perf_counter()
+        rows, preds[f] = replay(batches, f, a.epochs, a.hidden, a.threshold, a.seed)
+        corr = np.array([r["corr"] for r in rows])
+        gain = np.array([r["gain"] for r in rows])
+        print(f"| {f} | {GATE_FEATURES[f]} | {np.nanmean(corr[:a.first]):.3f} | {np.nanmean(corr[-a.last:]):.3f} "
+              f"| {gain[:a.first].mean():+.2f} | {gain[-a.last:].mean():+.2f} | {time.perf_counter() - t0:.0f} |",
+              flush=True)
+    print(f"\nthe later {len(batches) - len(batches) // 2} iterations, held out, by group (realised gain per 1,000 "
+          f"of all {late_rows:,} searched decisions there, so a column adds up; correlation within the group):\n")
+    print("| group | candidates | " + " | ".join(f"{f}: corr | {f}: gain" for f in a.features) + " |")
+    print("|---|---|" + "---|---|" * len(a.features))
+    sel_groups = [(DecisionKind.NAMES[k], kind == k) for k in np.unique(kind)]
+    sel_groups += [(Role(r).name.lower(), role == r) for r in np.unique(role)]
+    for name, sel in [("all", np.ones_like(late))] + sel_groups:
+        s = sel & late
+        cells = []
+        for f in a.features:
+            p = preds[f][s]
+            ok = s.sum() > 1 and p.std() > 0 and y[s].std() > 0
+            c = float(np.corrcoef(p, y[s])[0, 1]) if ok else float("nan")
+            g = realised_gain(step[s], p, y[s], late_rows, a.threshold)["gain"]
+            cells.append(f"{c:.3f} | {g:+.2f}")
+        print(f"| {name} | {int(s.sum()):,} | " + " | ".join(cells) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
