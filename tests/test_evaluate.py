@@ -64,6 +64,31 @@ def test_mean_interval_is_the_normal_interval_clipped_to_the_quantitys_range():
     assert mean_interval([]) == {"n": 0, "mean": None, "lo": None, "hi": None}
 
 
+def test_a_clustered_rate_takes_games_not_rows_as_the_draws():
+    """``clustered_rate`` (the bluffing and false-claim shares): rows that are independent (one a
+    cluster) give about Wilson's interval; rows that move together within a game give Wilson's on
+    the number of games (Cochran's ratio estimator, worked by hand here); one cluster, or a rate of
+    0 or 1, gives Wilson's on the rows; bad counts are refused."""
+    from training.stats import clustered_rate
+    rng = np.random.default_rng(0)
+    hits = (rng.random(400) < 0.3).astype(float)
+    one = clustered_rate(hits, np.ones(400))
+    assert one["clusters"] == 400 and one["n_eff"] == pytest.approx(400 * 399 / 400)
+    assert (one["lo"], one["hi"]) == pytest.approx(ev.wilson_interval(hits.sum(), 400), abs=2e-4)
+    together = clustered_rate([50] * 30 + [0] * 70, [50] * 100)    # 100 games of 50 turns: whole games hold
+    var = 100 / 99 * (30 * (50 - 15) ** 2 + 70 * 15 ** 2) / 5000 ** 2
+    assert together["rate"] == 0.3 and together["n_eff"] == pytest.approx(0.21 / var)   # 99 games' worth
+    assert (together["lo"], together["hi"]) == pytest.approx(ev.wilson_interval(0.3 * 0.21 / var, 0.21 / var))
+    assert together["hi"] - together["lo"] > 5 * (ev.wilson_interval(1500, 5000)[1] - ev.wilson_interval(1500, 5000)[0])
+    assert clustered_rate([2], [3])["lo"] == pytest.approx(ev.wilson_interval(2, 3)[0])
+    assert (clustered_rate([5, 7, 0], [5, 7, 0])["lo"], clustered_rate([5, 7], [5, 7])["n"]) == \
+        (pytest.approx(ev.wilson_interval(12, 12)[0]), 12)
+    assert clustered_rate([], [])["rate"] is None
+    for counts, totals in (([1, 2], [1]), ([3], [2]), ([-1], [2])):
+        with pytest.raises(ValueError, match="need one count in"):
+            clustered_rate(counts, totals)
+
+
 def test_wilson_interval_known_values():
     lo, hi = ev.wilson_interval(0, 10)
     assert lo == 0.0 and hi == pytest.approx(1.959964**2 / (10 + 1.959964**2), abs=1e-6)  # 0.2775

@@ -177,6 +177,14 @@ def test_bluff_metrics_counts_turns_at_or_below_the_prior():
     assert x["roles"]["Traitor"]["rate"] == 1.0
     assert x["mean_p_obs"] == pytest.approx((0.5 + 0.7 + 0.2) / 3)
     assert res["y"]["count"] == 1 and res["y"]["n"] == 1
+    # the turns of one game move together: the interval counts games, not turns
+    held = [(t, 0, int(T), 0.1, 0.25) for t in range(1, 21)]
+    blown = [(t, 0, int(T), 0.9, 0.25) for t in range(1, 21)]
+    recs = [_fake_record(["x"], held if k % 2 else blown) for k in range(10)]
+    x = social.bluff_metrics(recs, ["x"])["x"]
+    assert (x["count"], x["n"], x["clusters"]) == (100, 200, 10)
+    assert x["n_eff"] == pytest.approx(9.0) and (x["lo"], x["hi"]) == pytest.approx(ev.wilson_interval(4.5, 9.0))
+    assert x["roles"]["Traitor"]["clusters"] == 10
 
 
 def test_bluffing_reported_for_entrants_without_beliefs():

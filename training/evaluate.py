@@ -78,11 +78,11 @@ and whose role is not publicly known; the last turn of a game is not scored
 (the game's end reveals every identity).  A row **holds cover** when the
 observer's probability of the seat's true role is at most the public prior
 of that role (``p_obs <= prior + 1e-9``; no evidence at all counts as cover
-held).  Reported: ``rate`` = rows holding cover / ``n`` rows, with the 95%
-Wilson interval, overall and by role (Assassin, Traitor), and the mean
-``p_obs`` and mean prior of those rows (units: probability).  The interval
-treats turns as independent; turns of one game are correlated, so it is
-optimistic.
+held).  Reported: ``rate`` = rows holding cover / ``n`` rows, with a 95%
+interval that takes games, not turns, as the independent draws (turns of one
+game are correlated; :func:`training.stats.clustered_rate`: Wilson's interval
+on the rows' effective number), overall and by role (Assassin, Traitor), and
+the mean ``p_obs`` and mean prior of those rows (units: probability).
 
 **Cooperation** of entrant X (``res["cooperation"][X]``): the unit is a
 seat-game in which X's seat was a Guardian (its current role at some
@@ -116,7 +116,7 @@ is together - mixed with Newcombe's hybrid score interval.
 every role claim ("I am a R", :mod:`treachery_env.engine.talk`) X made.  A
 claim is **false** when the claimed role differs from X's current role when
 it spoke.  Reported by that true role and overall: the share of false claims
-(Wilson), the counts of each claimed role, and the **shift** of the claims X
+(95% interval over games, :func:`training.stats.clustered_rate`), the counts of each claimed role, and the **shift** of the claims X
 made while its role was not public: the observer's probability of the
 claimed role for X right after the claim minus right before it (the same
 state with and without that message: talking changes nothing else), mean
@@ -1219,7 +1219,7 @@ def social_tables(res: dict) -> str:
     bl = res.get("bluffing") or {}
     if bl:
         out += ["Bluffing (share of face-down Traitor/Assassin turns in which the fixed public observer's "
-                "belief in the true role is at or below the public prior; Wilson 95%):", "",
+                "belief in the true role is at or below the public prior; 95% interval over games):", "",
                 "| agent | overall | Assassin | Traitor | mean p(true) | mean prior |", "|---|---|---|---|---|---|"]
         for lab, b in bl.items():
             out.append(f"| {lab} | {_fr(b)} | {_fr(b['roles'].get('Assassin'))} | {_fr(b['roles'].get('Traitor'))} "
@@ -1255,7 +1255,7 @@ def social_tables(res: dict) -> str:
         out.append("")
     tk = res.get("talk") or {}
     if tk:
-        out += ["Talk (role claims by true role: share false, Wilson 95%; shift = mean change of the public "
+        out += ["Talk (role claims by true role: share false, 95% interval over games; shift = mean change of the public "
                 "observer's probability of the claimed role for the speaker, after minus before, over claims "
                 "made face down, normal 95%):", "",
                 "| agent | true role | claims | false | claimed L/G/A/T | shift (false claims) | shift (true claims) |",

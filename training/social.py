@@ -28,7 +28,7 @@ from treachery_env.engine.talk import TalkState
 from treachery_env.rules import Role, Team, team_of
 from treachery_env.view import FrozenDict, SeatView, TalkView, seat_view
 
-from .stats import mean_interval, rate_difference, wilson_interval
+from .stats import clustered_rate, mean_interval, rate_difference, wilson_interval
 
 __all__ = ["is_public", "public_view", "PublicObserver", "SocialTracker", "bluff_metrics",
            "cooperation_metrics", "talk_metrics", "teamplay_metrics", "public_prior", "OBS_COLS", "CLAIM_COLS", "COOP_COLS",
@@ -272,29 +272,39 @@ def _seats_of(rec: Any, label: str) -> list[int]:
     return [s for s, lab in enumerate(rec.task.lineup) if lab == label]
 
 
+def _clustered(hit: np.ndarray, game: np.ndarray) -> dict:
+    """:func:`training.stats.clustered_rate` of the rows ``hit`` (bool), clustered by ``game``."""
+    ids, inverse = np.unique(game, return_inverse=True)
+    return clustered_rate(np.bincount(inverse, weights=hit, minlength=len(ids)),
+                          np.bincount(inverse, minlength=len(ids)))
+
+
 def bluff_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
     """Per entrant: the share of its face-down Traitor/Assassin turns in which
     the observer's probability of its true role is at most the public prior
-    (``bluffs`` of ``n`` rows, Wilson interval), overall and per role, with the
-    mean observer probability and mean prior of those rows.  Entrants without
-    such rows are left out."""
+    (``count`` of ``n`` rows, with the 95% interval of
+    :func:`training.stats.clustered_rate` over games: the turns of one game are
+    not independent), overall and per role, with the mean observer probability
+    and mean prior of those rows.  Entrants without such rows are left out."""
     out = {}
     bad = (int(Role.ASSASSIN), int(Role.TRAITOR))
     for lab in labels:
         rows = [rec.observer[np.isin(rec.observer[:, _OBS_SEAT], _seats_of(rec, lab))
                              & np.isin(rec.observer[:, _OBS_TRUE], bad)]
                 for rec in records if rec.observer.shape[0]]
+        game = np.concatenate([np.full(len(r), k) for k, r in enumerate(rows)]) if rows else np.zeros(0, int)
         rows = np.concatenate(rows) if rows else np.zeros((0, len(OBS_COLS)))
         if rows.shape[0] == 0:
             continue
 
-        def agg(r: np.ndarray) -> dict:
-            ok = int(np.sum(r[:, _OBS_P] <= r[:, _OBS_PRIOR] + BLUFF_TOL))
-            return {**_rate(ok, r.shape[0]), "mean_p_obs": float(r[:, _OBS_P].mean()),
+        def agg(sel: np.ndarray) -> dict:
+            r = rows[sel]
+            held = r[:, _OBS_P] <= r[:, _OBS_PRIOR] + BLUFF_TOL
+            return {**_clustered(held, game[sel]), "mean_p_obs": float(r[:, _OBS_P].mean()),
                     "mean_prior": float(r[:, _OBS_PRIOR].mean())}
 
-        per = {ROLE_NAMES[Role(t)]: agg(rows[rows[:, _OBS_TRUE] == t]) for t in bad if np.any(rows[:, _OBS_TRUE] == t)}
-        out[lab] = {**agg(rows), "roles": per}
+        per = {ROLE_NAMES[Role(t)]: agg(rows[:, _OBS_TRUE] == t) for t in bad if np.any(rows[:, _OBS_TRUE] == t)}
+        out[lab] = {**agg(np.ones(len(rows), bool)), "roles": per}
     return out
 
 
@@ -321,13 +331,15 @@ def cooperation_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
 
 def talk_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
     """Per entrant with role claims: per true role (and overall) the share of
-    its claims that are false (Wilson), and the mean change of the observer's
+    its claims that are false (the 95% interval of
+    :func:`training.stats.clustered_rate` over games), and the mean change of the observer's
     probability of the claimed role for it, after minus before, over its false
     and its true claims made face down (normal 95% interval)."""
     out = {}
     for lab in labels:
         rows = [rec.claims[np.isin(rec.claims[:, _CL_SPK], _seats_of(rec, lab))]
                 for rec in records if rec.claims.shape[0]]
+        game = np.concatenate([np.full(len(r), k) for k, r in enumerate(rows)]) if rows else np.zeros(0, int)
         rows = np.concatenate(rows) if rows else np.zeros((0, len(CLAIM_COLS)))
         if rows.shape[0] == 0:
             continue
@@ -338,7 +350,7 @@ def talk_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
             fd = (r[:, _CL_FD] > 0) & np.isfinite(r[:, _CL_BEFORE])
             shift = r[:, _CL_AFTER] - r[:, _CL_BEFORE]
             claimed = {ROLE_NAMES[q]: int(np.sum(r[:, _CL_CLAIM] == int(q))) for q in ROLES}
-            return {"claims": int(r.shape[0]), "false": _rate(int(f.sum()), int(r.shape[0])), "claimed": claimed,
+            return {"claims": int(r.shape[0]), "false": _clustered(f, game[sel]), "claimed": claimed,
                     "shift_false": mean_interval(shift[f & fd]), "shift_true": mean_interval(shift[~f & fd])}
 
         by_role = {ROLE_NAMES[q]: agg(rows[:, _CL_TRUE] == int(q)) for q in ROLES if np.any(rows[:, _CL_TRUE] == int(q))}

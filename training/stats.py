@@ -1,6 +1,7 @@
 """Interval estimates shared by the evaluator's reports (:mod:`training.evaluate`,
-:mod:`training.social`): Wilson's interval of a proportion, the normal interval
-of a mean, and Newcombe's interval of a difference of two proportions."""
+:mod:`training.social`): Wilson's interval of a proportion, the same for a share
+of rows that come in clusters (the turns of one game), the normal interval of a
+mean, and Newcombe's interval of a difference of two proportions."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["Z95", "wilson_interval", "mean_interval", "rate_difference"]
+__all__ = ["Z95", "wilson_interval", "clustered_rate", "mean_interval", "rate_difference"]
 
 Z95 = 1.959963984540054
 """The normal quantile of a two-sided 95% interval."""
@@ -42,6 +43,52 @@ def wilson_interval(wins: float, n: float, z: float = Z95) -> tuple[float, float
     centre = (p + z2 / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def clustered_rate(counts: Sequence[float], totals: Sequence[float]) -> dict:
+    """A share of rows that come in clusters, with a 95% interval that takes clusters, not rows,
+    as the independent draws.
+
+    The share is ``r = sum(counts) / sum(totals)`` over clusters ``g`` (a game's turns, a
+    game's claims).  Its standard error is the ratio estimator's linearised one,
+    ``se = sqrt(G / (G - 1) * sum((c_g - r t_g)^2)) / sum(t_g)`` over the ``G`` clusters
+    with rows (Cochran 1977, *Sampling Techniques*, section 6.4); the rows are worth an
+    *effective* number ``n_eff = r (1 - r) / se^2`` of independent ones (the rows over the
+    design effect), at most the rows themselves, and the interval is Wilson's for
+    ``r n_eff`` of ``n_eff`` (Korn and Graubard 1998), so it does not collapse at 0 or 1.
+    Rows of one game are not independent (a Traitor whose cover holds on one turn mostly
+    holds it on the next), and Wilson's interval over the rows is too narrow.
+
+    Args:
+        counts: per cluster, the rows that count (``0 <= counts[g] <= totals[g]``).
+        totals: per cluster, its rows.
+
+    Returns:
+        ``{"count", "n", "rate", "lo", "hi", "clusters", "n_eff"}``: ``count`` and ``n`` the
+        summed rows, ``rate`` None and the interval ``(0, 1)`` when there are none;
+        with one cluster, Wilson's interval of its rows.
+
+    Raises:
+        ValueError: for lists of different lengths, or counts outside ``[0, totals]``.
+    """
+    c, t = np.asarray(list(counts), dtype=float), np.asarray(list(totals), dtype=float)
+    if c.shape != t.shape or np.any(c < 0) or np.any(c > t):
+        raise ValueError(f"clustered_rate: need one count in [0, total] per cluster, got {c.tolist()} "
+                         f"of {t.tolist()}")
+    keep = t > 0
+    c, t = c[keep], t[keep]
+    count, n, g = float(c.sum()), float(t.sum()), int(keep.sum())
+    if n == 0:
+        return {"count": 0, "n": 0, "rate": None, "lo": 0.0, "hi": 1.0, "clusters": 0, "n_eff": 0.0}
+    r = count / n
+    n_eff = n
+    if g > 1:
+        var = g / (g - 1) * float(np.sum((c - r * t) ** 2)) / n ** 2
+        if var > 0 and 0 < r < 1:
+            n_eff = min(n, r * (1 - r) / var)
+    lo, hi = wilson_interval(r * n_eff, n_eff)
+    return {"count": int(round(count)), "n": int(round(n)), "rate": r, "lo": lo, "hi": hi, "clusters": g,
+            "n_eff": n_eff}
 
 
 def mean_interval(values: Sequence[float], lower: float | None = None, upper: float | None = None) -> dict:
