@@ -20,9 +20,10 @@ replace.  :func:`advantage_inputs` is that input, in one of two feature sets
 * ``"action"`` (``"combat"`` and :data:`ACTION_FEATURES` of the candidate and
   of the proposal, and :data:`SITUATION_FEATURES`): what kind of action each
   is (:data:`ACTION_GROUPS`, the blocks of :mod:`treachery_env.actions`, with
-  the observer's creatures apart from the others'); for a card cast or
-  played from hand or another zone, that card's :data:`CARD_FACTS` (read
-  through the hand or other-zone slot's card one-hot); for an unveil, its
+  the observer's creatures apart from the others'); for an action on a hand
+  or other-zone slot (casting or playing that card, or choosing it), that
+  card's :data:`CARD_FACTS` (read through the slot's card one-hot; the
+  commander's card is not read: COMMANDER is a kind only); for an unveil, its
   ``X`` / 15; for an identity ability, its index one-hot; and, per decision,
   the turn, the observer's face-up flag, its hand, its untapped lands and the
   opponents still in the game.
@@ -58,7 +59,8 @@ toughness / 10, keyword count / 4, an X cost, flash, targets, and the classes of
 (a planeswalker's: of its loyalty abilities'), multi-hot: ``removal`` (damage to a creature or
 any target, destroy, exile, bounce, tap, stun), ``sweeper`` (every creature), ``draw``,
 ``mana`` (ramp, Treasure), ``tokens``, ``pump`` (+N/+N, +1/+1 counters), ``counter`` (a spell),
-``life`` (gain), ``drain`` (damage to a player, life loss, discard, Head Games), ``other``
+``life`` (gain), ``drain`` (damage that may hit a player, any target's included; life loss,
+discard, Head Games), ``other``
 (any other effect: fog, an extra turn)."""
 
 ACTION_GROUPS = ("pass", "hand", "commander", "unveil", "identity_ability", "token_ability", "other_zone",

@@ -19,15 +19,20 @@ kind and by the learner's own role (read off the combat columns), so the rows
 of a column add up to the total.  The rollouts are the same for every set,
 so the difference is the features' alone.
 
-    python bench/gate_replay.py RUN [--features combat action] [--epochs 10] [--hidden 128]
-                                [--threshold 0.01] [--seed 0] [--first 10] [--last 20]
+    python bench/gate_replay.py RUN [--features combat action] [--epochs E] [--hidden W]
+                                [--threshold T] [--seed 0] [--first 10] [--last 20]
+
+(``--epochs``, ``--hidden`` and ``--threshold`` default to the run's ``gate_epochs``, ``gate``
+and ``gate_threshold`` in its ``config.json``.)
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import time
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -50,8 +55,8 @@ def read_run(run: Path) -> list[tuple[int, dict]]:
     """``[(iteration, {"x", "y", "step"})]`` of a run's kept examples, in iteration order.
 
     Raises:
-        ValueError: (one line) for a folder without kept examples, or examples without ``step``
-            (kept before it was).
+        ValueError: (one line) for a folder without kept examples, a file that cannot be read,
+            examples without ``step`` (kept before it was), or files of different widths.
     """
     folder = run / "gate"
     files = sorted((int(m.group(1)), p) for p in folder.glob("examples_*.npz") if (m := _FILE.fullmatch(p.name)))
@@ -59,11 +64,22 @@ def read_run(run: Path) -> list[tuple[int, dict]]:
         raise ValueError(f"{folder}: no kept examples of an advantage gate (examples_<iteration>.npz)")
     out = []
     for it, path in files:
-        with np.load(path, allow_pickle=False) as z:
-            if "step" not in z:
-                raise ValueError(f"{path}: no 'step' (kept before the examples named their decisions); "
-                                 f"replay a run trained since")
-            out.append((it, {"x": z["x"], "y": z["y"], "step": z["step"]}))
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                b = {k: z[k] for k in ("x", "y", "step") if k in z.files}
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
+            raise ValueError(f"{path}: the gate's examples cannot be read ({str(err).splitlines()[0]})") from err
+        if "x" not in b or "y" not in b:
+            raise ValueError(f"{path}: not a file of the gate's examples (no 'x' and 'y')")
+        if "step" not in b:
+            raise ValueError(f"{path}: no 'step' (kept before the examples named their decisions); "
+                             f"replay a run trained since")
+        if b["x"].ndim != 2 or b["x"].shape[0] != len(b["y"]) or len(b["step"]) != len(b["y"]):
+            raise ValueError(f"{path}: x of shape {b['x'].shape} for {len(b['y'])} targets and {len(b['step'])} steps")
+        if out and b["x"].shape[1] != out[0][1]["x"].shape[1]:
+            raise ValueError(f"{path}: {b['x'].shape[1]} inputs an example, the run's first file "
+                             f"{out[0][1]['x'].shape[1]}: not one run's examples")
+        out.append((it, b))
     return out
 
 
@@ -107,25 +123,39 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("run", help="a run directory of a gated run (its gate/ folder)")
     ap.add_argument("--features", nargs="+", choices=sorted(GATE_FEATURES), default=["combat", "action"],
                     help="the feature sets replayed")
-    ap.add_argument("--epochs", type=int, default=10, help="draws per example on average (gate_epochs)")
-    ap.add_argument("--hidden", type=int, default=128, help="the gate's width")
-    ap.add_argument("--threshold", type=float, default=0.01, help="the predicted advantage a departure needs")
+    ap.add_argument("--epochs", type=int, default=None,
+                    help="draws per example on average (default: the run's gate_epochs, else 10)")
+    ap.add_argument("--hidden", type=int, default=None, help="the gate's width (default: the run's gate, else 128)")
+    ap.add_argument("--threshold", type=float, default=None,
+                    help="the predicted advantage a departure needs (default: the run's gate_threshold, else 0.01)")
     ap.add_argument("--seed", type=int, default=0, help="seeds the gate's weights and minibatches")
     ap.add_argument("--first", type=int, default=10, help="iterations averaged at the start")
     ap.add_argument("--last", type=int, default=20, help="iterations averaged at the end")
     a = ap.parse_args(argv)
+    run = Path(a.run)
+    if not run.is_dir():
+        ap.error(f"{a.run!r} is not a directory")
+    try:
+        config = json.loads((run / "config.json").read_text())
+    except (OSError, ValueError):
+        config = {}                              # a folder of examples only: the built-in defaults
+    config = config if isinstance(config, dict) else {}
+    for name, key, default in (("epochs", "gate_epochs", 10), ("hidden", "gate", 128),
+                               ("threshold", "gate_threshold", 0.01)):
+        if getattr(a, name) is None:
+            value = config.get(key)
+            setattr(a, name, default if value is None else value)
     if a.epochs < 1 or a.hidden < 1 or a.first < 1 or a.last < 1:
         ap.error(f"--epochs, --hidden, --first and --last must be >= 1, got {a.epochs}, {a.hidden}, {a.first}, {a.last}")
     if not np.isfinite(a.threshold):
         ap.error(f"--threshold must be a finite number, got {a.threshold}")
     torch.set_num_threads(1)                 # small minibatches: threads only contend (agents.policy.PolicyAgent)
-    run = Path(a.run)
-    if not run.is_dir():
-        ap.error(f"{a.run!r} is not a directory")
     try:
         batches = read_run(run)
     except ValueError as err:
         ap.error(str(err))
+    a.features = list(dict.fromkeys(a.features))                 # each set once
+    a.first, a.last = min(a.first, len(batches)), min(a.last, len(batches))
     width = batches[0][1]["x"].shape[1]
     usable = [f for f in a.features if GATE_FEATURES[f] <= width]
     if usable != a.features:

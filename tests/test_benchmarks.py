@@ -551,10 +551,23 @@ def _check_gate_replay(mod, tmp_path, capsys) -> None:
     out = capsys.readouterr().out
     assert "| combat | 56 |" in out and f"| action | {GATE_FEATURES['action']} |" in out
     assert "| priority | 3,600 |" in out and "| assassin | 3,600 |" in out and "| attacker |" not in out
+    assert mod.main([str(tmp_path / "run"), "--hidden", "32", "--features", "combat", "combat"]) == 0
+    out = capsys.readouterr().out                       # each set once; --first and --last capped at 12
+    assert out.count("| combat | 56 |") == 1 and "correlation, first 10 | last 12 |" in out
+    (tmp_path / "run" / "config.json").write_text('{"gate": 16, "gate_threshold": 0.0, "gate_epochs": 2}')
+    assert mod.main([str(tmp_path / "run"), "--features", "combat"]) == 0      # the run's own settings
+    assert "threshold 0, 2 draws an example, width 16" in capsys.readouterr().out
     _gate_run(tmp_path / "old", GATE_FEATURES["action"], iterations=1, with_step=False)
     _gate_run(tmp_path / "narrow", GATE_FEATURES["combat"], iterations=1)
+    _gate_run(tmp_path / "torn", GATE_FEATURES["action"], iterations=2)
+    (tmp_path / "torn" / "gate" / "examples_000002.npz").write_bytes(b"torn")
+    _gate_run(tmp_path / "mixed", GATE_FEATURES["action"], iterations=1)
+    _gate_run(tmp_path / "mixed2", GATE_FEATURES["combat"], iterations=2)
+    (tmp_path / "mixed2" / "gate" / "examples_000002.npz").rename(tmp_path / "mixed" / "gate" / "examples_000002.npz")
     for run, msg in (("old", "no 'step' (kept before the examples named their decisions)"),
                      ("narrow", "kept 56 inputs an example; --features combat action needs 145"),
+                     ("torn", "examples_000002.npz: the gate's examples cannot be read"),
+                     ("mixed", "examples_000002.npz: 56 inputs an example, the run's first file 145"),
                      ("none", "is not a directory")):
         with pytest.raises(SystemExit):
             mod.main([str(tmp_path / run)])

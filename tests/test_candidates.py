@@ -170,12 +170,22 @@ def test_a_network_config_and_fit_with_the_action_set(tmp_path):
     assert build_network(flagship).gate_features == "combat"
     with pytest.raises(ValueError, match=r"gate_features must be one of \['action', 'combat'\], got 'cards'"):
         EntityNet(obs_layout(n).size, ActionLayout(n).size, n, gate_features="cards", **kw)
-    with pytest.raises(ValueError, match=r'^train config: gate_features = "cards" is invalid; allowed: "combat" or "action"$'):
-        TrainConfig(gate_features="cards")
+    for bad, lit in (("cards", '"cards"'), (["action"], r'\["action"\]'), (3, "3")):
+        with pytest.raises(ValueError, match=f'^train config: gate_features = {lit} is invalid; allowed: "combat" or "action"$'):
+            TrainConfig(gate_features=bad)
     cfg = tiny(tmp_path, arch="entity", entity=16, privileged_critic=True, prior="heuristic", expert="lookahead",
                opponents={"heuristic": 1}, solo=1.0, games_per_worker=4, imitation=0.0, imitation_coef=0.0,
                gate=16, gate_features="action")
     assert cfg.network_kwargs(*_sizes())["gate_features"] == "action"
+    # init from a gated checkpoint of the combat set into the action set: refused in one line
+    from training.ppo import init_weights
+    combat = save_checkpoint(tmp_path / "c.pt", build_network({**cfg.network_kwargs(*_sizes()), "gate_features": "combat"}),
+                             cfg.game_config().to_dict())
+    with pytest.raises(ValueError, match=r"^init: .* differs from the config's in \['gate_features'\] \(\['combat'\] in the checkpoint vs \['action'\]\)$"):
+        init_weights(build_network(cfg.network_kwargs(*_sizes())), combat)
+    plain = save_checkpoint(tmp_path / "p.pt", build_network({**cfg.network_kwargs(*_sizes()), "gate": 0}),
+                            cfg.game_config().to_dict())
+    init_weights(build_network(cfg.network_kwargs(*_sizes())), plain)       # a gate of either set is added
     torch.manual_seed(0)
     batch, _, _ = Collector(cfg, seed=4).collect(300, label_expert=True)
     fit = GateFit(build_network(cfg.network_kwargs(*_sizes())), tmp_path / "gate")

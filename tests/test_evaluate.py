@@ -68,7 +68,7 @@ def test_a_clustered_rate_takes_games_not_rows_as_the_draws():
     """``clustered_rate`` (the bluffing and false-claim shares): rows that are independent (one a
     cluster) give about Wilson's interval; rows that move together within a game give Wilson's on
     the number of games (Cochran's ratio estimator, worked by hand here); one cluster, or a rate of
-    0 or 1, gives Wilson's on the rows; bad counts are refused."""
+    0 or 1 (no spread to estimate), gives Wilson's on the number of clusters; bad counts are refused."""
     from training.stats import clustered_rate
     rng = np.random.default_rng(0)
     hits = (rng.random(400) < 0.3).astype(float)
@@ -80,9 +80,9 @@ def test_a_clustered_rate_takes_games_not_rows_as_the_draws():
     assert together["rate"] == 0.3 and together["n_eff"] == pytest.approx(0.21 / var)   # 99 games' worth
     assert (together["lo"], together["hi"]) == pytest.approx(ev.wilson_interval(0.3 * 0.21 / var, 0.21 / var))
     assert together["hi"] - together["lo"] > 5 * (ev.wilson_interval(1500, 5000)[1] - ev.wilson_interval(1500, 5000)[0])
-    assert clustered_rate([2], [3])["lo"] == pytest.approx(ev.wilson_interval(2, 3)[0])
-    assert (clustered_rate([5, 7, 0], [5, 7, 0])["lo"], clustered_rate([5, 7], [5, 7])["n"]) == \
-        (pytest.approx(ev.wilson_interval(12, 12)[0]), 12)
+    assert clustered_rate([2], [3])["lo"] == pytest.approx(ev.wilson_interval(2 / 3, 1)[0])
+    every = clustered_rate([5, 7, 0], [5, 7, 0])                  # the empty cluster does not count
+    assert (every["lo"], every["n"], every["n_eff"]) == (pytest.approx(ev.wilson_interval(2, 2)[0]), 12, 2)
     assert clustered_rate([], [])["rate"] is None
     for counts, totals in (([1, 2], [1]), ([3], [2]), ([-1], [2])):
         with pytest.raises(ValueError, match="need one count in"):

@@ -172,7 +172,7 @@ def test_bluff_metrics_counts_turns_at_or_below_the_prior():
     assert set(res) == {"x", "y"}
     x = res["x"]
     assert (x["count"], x["n"]) == (2, 3) and x["rate"] == pytest.approx(2 / 3)
-    assert (x["lo"], x["hi"]) == pytest.approx(ev.wilson_interval(2, 3))
+    assert (x["lo"], x["hi"]) == pytest.approx(ev.wilson_interval(2 / 3, 1))     # one game: one draw
     assert x["roles"]["Assassin"]["n"] == 2 and x["roles"]["Assassin"]["count"] == 1
     assert x["roles"]["Traitor"]["rate"] == 1.0
     assert x["mean_p_obs"] == pytest.approx((0.5 + 0.7 + 0.2) / 3)

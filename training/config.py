@@ -350,7 +350,7 @@ class TrainConfig:
              "'lookahead' with a gate (the gate learns the lookahead teacher's candidate scores)")
         need(is_num(self.gate_threshold) and math.isfinite(self.gate_threshold), "gate_threshold",
              "a finite number")
-        need(self.gate_features in GATE_FEATURES, "gate_features", " or ".join(map(toml_literal, GATE_FEATURES)))
+        need(isinstance(self.gate_features, str) and self.gate_features in GATE_FEATURES, "gate_features", " or ".join(map(toml_literal, GATE_FEATURES)))
         need(isinstance(self.freeze_policy, bool) and (not self.freeze_policy or self.gate > 0), "freeze_policy",
              "true or false, and false without a gate (nothing would learn)")
         need(isinstance(self.game, dict), "game", "a table of GameConfig fields")

@@ -822,6 +822,8 @@ def _open_run(config: TrainConfig, resume: bool | str | os.PathLike) -> tuple[Tr
 #: the parameters they add, which keep their initial values
 _ADDABLE = {"prior": ("prior_key", "prior_bonus"), "interaction": ("interaction.",), "combat": ("combat_enc.",),
             "gate": ("gate.",), "gate_threshold": (), "gate_features": ()}
+#: settings added only with another: a checkpoint with a gate but no ``gate_features`` has the combat set
+_ADDED_WITH = {"gate_threshold": "gate", "gate_features": "gate"}
 
 
 def init_weights(net: torch.nn.Module, path: str | os.PathLike) -> None:
@@ -846,7 +848,8 @@ def init_weights(net: torch.nn.Module, path: str | os.PathLike) -> None:
     except ValueError as err:
         raise ValueError(f"init: {_first_line(err)}") from err
     theirs = dict(payload["model_kwargs"])
-    added = [k for k in _ADDABLE if k in net.kwargs and k not in theirs]
+    added = [k for k in _ADDABLE if k in net.kwargs and k not in theirs
+             and (k not in _ADDED_WITH or _ADDED_WITH[k] not in theirs)]
     theirs.update({k: net.kwargs[k] for k in added})
     if theirs != net.kwargs:
         a, b = _settings(theirs), _settings(net.kwargs)

@@ -56,6 +56,8 @@ def clustered_rate(counts: Sequence[float], totals: Sequence[float]) -> dict:
     *effective* number ``n_eff = r (1 - r) / se^2`` of independent ones (the rows over the
     design effect), at most the rows themselves, and the interval is Wilson's for
     ``r n_eff`` of ``n_eff`` (Korn and Graubard 1998), so it does not collapse at 0 or 1.
+    Where the spread cannot be estimated (one cluster, or every row alike: a share of 0
+    or 1) the rows are worth the clusters, ``n_eff = G``.
     Rows of one game are not independent (a Traitor whose cover holds on one turn mostly
     holds it on the next), and Wilson's interval over the rows is too narrow.
 
@@ -65,8 +67,7 @@ def clustered_rate(counts: Sequence[float], totals: Sequence[float]) -> dict:
 
     Returns:
         ``{"count", "n", "rate", "lo", "hi", "clusters", "n_eff"}``: ``count`` and ``n`` the
-        summed rows, ``rate`` None and the interval ``(0, 1)`` when there are none;
-        with one cluster, Wilson's interval of its rows.
+        summed rows, ``rate`` None and the interval ``(0, 1)`` when there are none.
 
     Raises:
         ValueError: for lists of different lengths, or counts outside ``[0, totals]``.
@@ -81,11 +82,10 @@ def clustered_rate(counts: Sequence[float], totals: Sequence[float]) -> dict:
     if n == 0:
         return {"count": 0, "n": 0, "rate": None, "lo": 0.0, "hi": 1.0, "clusters": 0, "n_eff": 0.0}
     r = count / n
-    n_eff = n
-    if g > 1:
+    n_eff = float(g)
+    if g > 1 and 0 < r < 1:
         var = g / (g - 1) * float(np.sum((c - r * t) ** 2)) / n ** 2
-        if var > 0 and 0 < r < 1:
-            n_eff = min(n, r * (1 - r) / var)
+        n_eff = min(n, r * (1 - r) / var) if var > 0 else n
     lo, hi = wilson_interval(r * n_eff, n_eff)
     return {"count": int(round(count)), "n": int(round(n)), "rate": r, "lo": lo, "hi": hi, "clusters": g,
             "n_eff": n_eff}
