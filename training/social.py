@@ -272,11 +272,18 @@ def _seats_of(rec: Any, label: str) -> list[int]:
     return [s for s, lab in enumerate(rec.task.lineup) if lab == label]
 
 
+def _stacked(parts: list[np.ndarray], cols: int) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of every game's ``parts`` stacked ``(N, cols)``, and each row's game (int64 ``(N,)``,
+    the index in ``parts``)."""
+    if not parts:
+        return np.zeros((0, cols)), np.zeros(0, np.int64)
+    return np.concatenate(parts), np.repeat(np.arange(len(parts)), [len(p) for p in parts])
+
+
 def _clustered(hit: np.ndarray, game: np.ndarray) -> dict:
-    """:func:`training.stats.clustered_rate` of the rows ``hit`` (bool), clustered by ``game``."""
-    ids, inverse = np.unique(game, return_inverse=True)
-    return clustered_rate(np.bincount(inverse, weights=hit, minlength=len(ids)),
-                          np.bincount(inverse, minlength=len(ids)))
+    """:func:`training.stats.clustered_rate` of the rows ``hit`` (bool), clustered by ``game``
+    (games without rows here count for nothing)."""
+    return clustered_rate(np.bincount(game, weights=hit), np.bincount(game))
 
 
 def bluff_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
@@ -289,11 +296,9 @@ def bluff_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
     out = {}
     bad = (int(Role.ASSASSIN), int(Role.TRAITOR))
     for lab in labels:
-        rows = [rec.observer[np.isin(rec.observer[:, _OBS_SEAT], _seats_of(rec, lab))
-                             & np.isin(rec.observer[:, _OBS_TRUE], bad)]
-                for rec in records if rec.observer.shape[0]]
-        game = np.concatenate([np.full(len(r), k) for k, r in enumerate(rows)]) if rows else np.zeros(0, int)
-        rows = np.concatenate(rows) if rows else np.zeros((0, len(OBS_COLS)))
+        rows, game = _stacked([rec.observer[np.isin(rec.observer[:, _OBS_SEAT], _seats_of(rec, lab))
+                                            & np.isin(rec.observer[:, _OBS_TRUE], bad)]
+                               for rec in records if rec.observer.shape[0]], len(OBS_COLS))
         if rows.shape[0] == 0:
             continue
 
@@ -337,10 +342,8 @@ def talk_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
     and its true claims made face down (normal 95% interval)."""
     out = {}
     for lab in labels:
-        rows = [rec.claims[np.isin(rec.claims[:, _CL_SPK], _seats_of(rec, lab))]
-                for rec in records if rec.claims.shape[0]]
-        game = np.concatenate([np.full(len(r), k) for k, r in enumerate(rows)]) if rows else np.zeros(0, int)
-        rows = np.concatenate(rows) if rows else np.zeros((0, len(CLAIM_COLS)))
+        rows, game = _stacked([rec.claims[np.isin(rec.claims[:, _CL_SPK], _seats_of(rec, lab))]
+                               for rec in records if rec.claims.shape[0]], len(CLAIM_COLS))
         if rows.shape[0] == 0:
             continue
         false = rows[:, _CL_TRUE] != rows[:, _CL_CLAIM]
