@@ -118,19 +118,18 @@ def groups(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def main(argv: list[str] | None = None) -> int:
     """Replay, print the tables; returns 0."""
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] + " Run from the repository root.",
-                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] + " Run from the repository root.")
     ap.add_argument("run", help="a run directory of a gated run (its gate/ folder)")
     ap.add_argument("--features", nargs="+", choices=sorted(GATE_FEATURES), default=["combat", "action"],
-                    help="the feature sets replayed")
+                    help="the feature sets replayed (default: combat action)")
     ap.add_argument("--epochs", type=int, default=None,
                     help="draws per example on average (default: the run's gate_epochs, else 10)")
     ap.add_argument("--hidden", type=int, default=None, help="the gate's width (default: the run's gate, else 128)")
     ap.add_argument("--threshold", type=float, default=None,
                     help="the predicted advantage a departure needs (default: the run's gate_threshold, else 0.01)")
-    ap.add_argument("--seed", type=int, default=0, help="seeds the gate's weights and minibatches")
-    ap.add_argument("--first", type=int, default=10, help="iterations averaged at the start")
-    ap.add_argument("--last", type=int, default=20, help="iterations averaged at the end")
+    ap.add_argument("--seed", type=int, default=0, help="seeds the gate's weights and minibatches (default: 0)")
+    ap.add_argument("--first", type=int, default=10, help="iterations averaged at the start (default: 10)")
+    ap.add_argument("--last", type=int, default=20, help="iterations averaged at the end (default: 20)")
     a = ap.parse_args(argv)
     run = Path(a.run)
     if not run.is_dir():
