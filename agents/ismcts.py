@@ -81,10 +81,14 @@ from treachery_env.rules import Role, team_of
 from . import register
 from .base import BaseAgent, legal_actions
 
-__all__ = ["ISMCTSAgent", "determinize", "setup_decision", "fast_clone", "rollout_action", "evaluate", "simple_policy", "SEARCHED_KINDS"]
+__all__ = ["ISMCTSAgent", "determinize", "setup_decision", "fast_clone", "rollout_action", "evaluate", "simple_policy",
+           "SEARCHED_KINDS", "SETUP_KINDS"]
 
 SEARCHED_KINDS = ("priority", "attacker", "blocker")
 """Decision kinds the bot searches (when :func:`determinize` can rebuild them)."""
+
+SETUP_KINDS = ("priority", "attacker", "blocker", "defender")
+"""Decision kinds :func:`setup_decision` can make pending in a determinized world."""
 
 _HARMFUL = {"damage", "destroy", "exile", "bounce", "tap", "stun", "lose", "discard", "counter", "head_games"}
 _SIMPLE_NAMES = set(ids.SIMPLE_ROLE_NAMES.values())
@@ -500,12 +504,15 @@ def determinize(view: Any, rng: Any, observation: dict | None = None, beliefs: d
 
 def setup_decision(g: Game, view: Any) -> bool:
     """Make ``g`` (from :func:`determinize`) pending on the decision the viewer
-    faces in ``view``, for the kinds in :data:`SEARCHED_KINDS`.
+    faces in ``view``, for the kinds in :data:`SETUP_KINDS`.
 
     * priority with an empty stack: priority goes to the viewer with the passes
       of the seats before it in turn order counted (nobody acted this step);
     * declare attackers: the creatures already declared are attacking; the
       next declaration is asked;
+    * the defending player of an attacker (CR 508.1b): the creatures already
+      declared are attacking and the one being declared
+      (``view.decision.creature``) asks whom it attacks;
     * declare blockers: attackers and blocks declared so far are restored and
       the defending players after the viewer are queued to declare theirs.
 
@@ -517,7 +524,7 @@ def setup_decision(g: Game, view: Any) -> bool:
     """
     d = view.decision
     me = view.seat
-    if d is None or d.kind not in SEARCHED_KINDS:
+    if d is None or d.kind not in SETUP_KINDS:
         return False
     g.decision = None
     g.queue.clear()
@@ -540,6 +547,13 @@ def setup_decision(g: Game, view: Any) -> bool:
         if me != g.active or g.phase != "declare_attackers":
             return False
         g._op_declare_attackers()
+    elif d.kind == "defender":
+        if me != g.active or g.phase != "declare_attackers":
+            return False
+        c = next((c for c in g.players[me].creatures if c.uid == d.creature and c.attacking < 0), None)
+        if c is None:
+            return False
+        g._h_attacker(me, c)
     elif d.kind == "blocker":
         if g.phase != "declare_blockers":
             return False

@@ -9,9 +9,11 @@ improvement using Monte-Carlo search", NIPS 1996) with the heuristic bot
 determinizations of the seat's information set:
 
 1. the base policy's action ``b`` is computed as the heuristic would play it;
-2. at a *high-impact* decision (:data:`SEARCHED_KINDS`: declare attackers,
-   declare blockers, and a priority decision with an empty stack that offers
-   casting a spell, the commander, unveiling or an identity ability), up to
+2. at a *high-impact* decision (by default :data:`SEARCHED_KINDS`: declare
+   attackers, declare blockers, and a priority decision with an empty stack
+   that offers casting a spell, the commander, unveiling or an identity
+   ability; ``kinds`` may add ``"defender"``, whom a declared attacker
+   attacks, CR 508.1b), up to
    ``max_candidates`` legal actions (talk and concession left out; ``b``
    always among them) are compared;
 3. ``worlds`` full game states consistent with the seat's view are sampled
@@ -40,8 +42,9 @@ It is the teacher of expert iteration (Anthony, Tian & Barber 2017): a
 training run with ``expert = "lookahead"`` distils it into the network,
 which then plays without search.
 
-Every other decision (targets, X, modes, the defending player, mulligans,
-priority with a spell on the stack, talk) is the heuristic's.
+Every other decision (targets, X, modes, the defending player unless
+``kinds`` has it, mulligans, priority with a spell on the stack, talk) is the
+heuristic's.
 
 Hidden information: the bot reads only ``observation`` and ``info["view"]``;
 the simulated games are rebuilt from the view and never touch the real game.
@@ -61,12 +64,16 @@ from . import register
 from .base import BaseAgent
 from .belief import RoleBelief
 from .heuristic import HeuristicAgent
-from .ismcts import determinize, evaluate, fast_clone, setup_decision
+from .ismcts import SETUP_KINDS, determinize, evaluate, fast_clone, setup_decision
 
-__all__ = ["LookaheadAgent", "heuristic_playout", "search_candidates", "SEARCHED_KINDS", "PRIORITY_ACTS"]
+__all__ = ["LookaheadAgent", "heuristic_playout", "search_candidates", "SEARCHED_KINDS", "SEARCHABLE_KINDS",
+           "PRIORITY_ACTS"]
 
 SEARCHED_KINDS = ("attacker", "blocker", "priority")
-"""Decision kinds the bot may search (priority only with an empty stack and one of :data:`PRIORITY_ACTS`)."""
+"""Decision kinds the bot searches by default (priority only with an empty stack and one of :data:`PRIORITY_ACTS`)."""
+
+SEARCHABLE_KINDS = SETUP_KINDS
+"""Decision kinds the bot can search (``kinds``): those a determinized world can be made pending on."""
 
 PRIORITY_ACTS = frozenset({"cast", "commander", "unveil", "identity_ability"})
 """Option kinds that make a priority decision high-impact (lands, passes and talk alone do not)."""
@@ -74,10 +81,11 @@ PRIORITY_ACTS = frozenset({"cast", "commander", "unveil", "identity_ability"})
 _NOT_SEARCHED = frozenset({"talk", "concede"})
 
 
-def search_candidates(view: Any, base: int, max_candidates: int = 6) -> list[int] | None:
+def search_candidates(view: Any, base: int, max_candidates: int = 6,
+                      kinds: tuple = SEARCHED_KINDS) -> list[int] | None:
     """The actions the lookahead bot compares at a decision, or None where it does not search.
 
-    A decision is searched when it is high-impact (:data:`SEARCHED_KINDS`; a
+    A decision is searched when it is high-impact (its kind in ``kinds``; a
     priority decision only with an empty stack and an option of
     :data:`PRIORITY_ACTS`) and offers at least two actions other than talk
     and concession, ``base`` among them.  The candidates are the first
@@ -89,12 +97,13 @@ def search_candidates(view: Any, base: int, max_candidates: int = 6) -> list[int
         view: the deciding seat's view (``info["view"]``).
         base: the base policy's action (the heuristic's proposal).
         max_candidates: the most actions compared (>= 2).
+        kinds: the decision kinds searched (a subset of :data:`SEARCHABLE_KINDS`).
 
     Returns:
         Action indices (``base`` among them), or None.
     """
     d = view.decision
-    if d is None or d.kind not in SEARCHED_KINDS:
+    if d is None or d.kind not in kinds:
         return None
     if d.kind == "priority" and (view.stack or not any(o.kind in PRIORITY_ACTS for o in d.options)):
         return None
@@ -148,6 +157,8 @@ class LookaheadAgent(BaseAgent):
             action's to be played instead (scores are in [-1, 1]).
         max_candidates: candidates compared per decision (>= 2; the
             heuristic's action is always one of them).
+        kinds: the decision kinds searched, a non-empty subset of
+            :data:`SEARCHABLE_KINDS` (default :data:`SEARCHED_KINDS`).
 
     Attributes:
         stats: counters: ``searched``, ``deviated`` (the played action is not
@@ -169,16 +180,20 @@ class LookaheadAgent(BaseAgent):
     name = "lookahead"
 
     def __init__(self, seed: int | None = None, worlds: int = 4, horizon: int = 1, margin: float = 0.02,
-                 max_candidates: int = 6):
+                 max_candidates: int = 6, kinds: tuple = SEARCHED_KINDS):
         if int(worlds) < 1 or int(horizon) < 0 or int(max_candidates) < 2 or not 0 <= float(margin) < 2:
             raise ValueError(f"lookahead: worlds >= 1, horizon >= 0, max_candidates >= 2 and 0 <= margin < 2, "
                              f"got worlds={worlds}, horizon={horizon}, max_candidates={max_candidates}, "
                              f"margin={margin}")
+        if isinstance(kinds, str) or not kinds or not set(kinds) <= set(SEARCHABLE_KINDS):
+            raise ValueError(f"lookahead: kinds must be a non-empty collection of {list(SEARCHABLE_KINDS)}, "
+                             f"got {kinds!r}")
         super().__init__(seed)
         self.worlds = int(worlds)
         self.horizon = int(horizon)
         self.margin = float(margin)
         self.max_candidates = int(max_candidates)
+        self.kinds = tuple(k for k in SEARCHABLE_KINDS if k in set(kinds))
         self.base = HeuristicAgent(seed=seed)
         self.belief = RoleBelief()
         self.stats: Counter = Counter()
@@ -201,7 +216,7 @@ class LookaheadAgent(BaseAgent):
         base = self.last_base = int(self.base.act(observation, info))
         self.last_scores = None
         view = info["view"]
-        candidates = search_candidates(view, base, self.max_candidates)
+        candidates = search_candidates(view, base, self.max_candidates, self.kinds)
         if candidates is None:
             return base
         t0 = time.perf_counter()

@@ -15,10 +15,15 @@ departures in words.
 
 ``--repeat`` asks a second teacher with other seeds to decide every searched
 decision again, from the same view: how often it makes the same departure
-says whether the departures are a function of the information set or noise of
-the search (``bench/departure_fit.py`` asks whether the network learns them).
+(overall and by decision kind) says whether the departures are a function of
+the information set or noise of the search (``bench/departure_fit.py`` asks whether the network learns them).
 
-    python bench/search_departures.py [--games 80] [--seed 1000] [--top 12] [--repeat]
+``--kinds`` chooses the decision kinds the teacher searches (by default
+those the training teacher searches, ``agents.lookahead.SEARCHED_KINDS``;
+``--kinds attacker,blocker,priority,defender`` adds whom each attacker
+attacks).
+
+    python bench/search_departures.py [--games 80] [--seed 1000] [--top 12] [--repeat] [--kinds K,K,...]
 """
 
 from __future__ import annotations
@@ -29,19 +34,21 @@ from collections import defaultdict
 import numpy as np
 
 import agents
-from agents.lookahead import LookaheadAgent
+from agents.lookahead import SEARCHABLE_KINDS, SEARCHED_KINDS, LookaheadAgent
 from treachery_env import GameConfig
 from treachery_env.engine import Game
 from treachery_env.view import ViewBuilder
 
 
-def departures(games: int, seed: int, num_players: int = 5, repeat: bool = False) -> tuple[list[dict], int]:
+def departures(games: int, seed: int, num_players: int = 5, repeat: bool = False,
+               kinds: tuple = SEARCHED_KINDS) -> tuple[list[dict], int]:
     """Play ``games`` games, the lookahead bot in seat ``game % num_players``, heuristic bots elsewhere.
 
     Args:
         repeat: also ask a second lookahead bot with other seeds (other
             worlds and rollouts) to decide each searched decision from the
             same observation and view (it does not play).
+        kinds: the decision kinds the teacher searches (``LookaheadAgent(kinds=...)``).
 
     Returns:
         ``(rows, wins)``: one dict per searched decision (``role``, ``kind``,
@@ -56,8 +63,8 @@ def departures(games: int, seed: int, num_players: int = 5, repeat: bool = False
         views = ViewBuilder(g)
         me = gi % num_players
         bots = [agents.make("heuristic", seed=seed * 100 + gi * num_players + s) for s in range(num_players)]
-        bot = bots[me] = LookaheadAgent(seed=seed * 100 + gi * num_players + me)
-        second = LookaheadAgent(seed=10**9 + seed * 100 + gi * num_players + me) if repeat else None
+        bot = bots[me] = LookaheadAgent(seed=seed * 100 + gi * num_players + me, kinds=kinds)
+        second = LookaheadAgent(seed=10**9 + seed * 100 + gi * num_players + me, kinds=kinds) if repeat else None
         for s, b in enumerate(bots):
             b.reset(s)
         if second is not None:
@@ -88,16 +95,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", action="store_true",
                     help="a second lookahead bot (other seeds) decides every searched decision again: "
                          "how reproducible the departures are")
+    ap.add_argument("--kinds", default=",".join(SEARCHED_KINDS),
+                    help=f"decision kinds the teacher searches, comma-separated, of {','.join(SEARCHABLE_KINDS)}")
     a = ap.parse_args(argv)
+    kinds = tuple(k.strip() for k in a.kinds.split(",") if k.strip())
+    bad = [k for k in kinds if k not in SEARCHABLE_KINDS]
+    if bad or not kinds:
+        ap.error(f"--kinds: unknown kind {bad[0]!r}; choose from {','.join(SEARCHABLE_KINDS)}" if bad else
+                 "--kinds: name at least one kind")
     if a.games < 1:
         ap.error(f"--games must be >= 1, got {a.games}")
     if a.top < 0:
         ap.error(f"--top must be >= 0, got {a.top}")
-    rows, wins = departures(a.games, a.seed, repeat=a.repeat)
+    rows, wins = departures(a.games, a.seed, repeat=a.repeat, kinds=kinds)
     dep = [r for r in rows if r["chosen"] != r["proposal"]]
     gains = np.array([r["gain"] for r in dep])
     total = float(gains.sum())
-    print(f"{a.games} games (seed {a.seed}), the lookahead bot's team won {wins}; {len(rows)} searched decisions, "
+    print(f"{a.games} games (seed {a.seed}, searching {','.join(kinds)}), the lookahead bot's team won {wins}; "
+          f"{len(rows)} searched decisions, "
           f"{len(dep)} departures ({len(dep) / max(len(rows), 1):.1%}), summed gain {total:.2f}")
     if a.repeat:
         same = sum(r["again"] == r["chosen"] for r in dep)
@@ -105,7 +120,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"a second teacher (other seeds), on the same {len(rows)} decisions: the same departure at {same} "
               f"of the {len(dep)} ({same / max(len(dep), 1):.0%}); a departure of its own at {extra} of the "
               f"{len(rows) - len(dep)} others ({extra / max(len(rows) - len(dep), 1):.1%})")
+        print("\n| decision kind | departures | the same again | kept | a departure of its own |\n|---|---|---|---|---|")
+        for kind in sorted({r["kind"] for r in rows}):
+            kd = [r for r in dep if r["kind"] == kind]
+            kk = [r for r in rows if r["kind"] == kind and r["chosen"] == r["proposal"]]
+            ks = sum(r["again"] == r["chosen"] for r in kd)
+            ke = sum(r["again"] != r["proposal"] for r in kk)
+            print(f"| {kind} | {len(kd)} | {ks} ({ks / max(len(kd), 1):.0%}) | {len(kk)} | "
+                  f"{ke} ({ke / max(len(kk), 1):.1%}) |")
     for title, key, searched in (("role", lambda r: r["role"], True),
+                                 ("role: decision kind", lambda r: f"{r['role']}: {r['kind']}", True),
                                  ("decision kind: proposal (kinds with a departure)", lambda r: f"{r['kind']}: {r['proposal'][0]}", True),
                                  ("decision kind: proposal -> chosen",
                                   lambda r: f"{r['kind']}: {r['proposal'][0]} -> {r['chosen'][0]}", False)):

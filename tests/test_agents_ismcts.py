@@ -14,7 +14,7 @@ import agents
 from agents.ismcts import ISMCTSAgent, determinize, setup_decision
 from agents.play import play_game
 from treachery_env import GameConfig
-from treachery_env.engine import Game
+from treachery_env.engine import DecisionKind, Game
 from treachery_env.rules import role_distribution
 
 from scenario import has_priority, make_game, pass_priority_until, refresh
@@ -164,3 +164,30 @@ def test_larger_commander_table_searches_without_errors():
     play_game(bots, cfg, seed=4)
     assert bot.stats["searched"] > 5 and bot.stats["mismatch"] == 0
     assert bot.stats["errors"] == 0, bot.last_error
+
+
+def test_setup_decision_rebuilds_whom_an_attacker_attacks():
+    """At a defending-player decision (CR 508.1b) of random 5-player games, the
+    determinized world is pending on the same seat's decision about the same
+    creature, the attackers declared before it attack the same players, the
+    seat's observation is the same and every real legal action is legal."""
+    cfg = CFG.replace(num_players=5)
+    rebuilt = 0
+    for seed in range(8):
+        g = Game(cfg, seed=seed)
+        rng = random.Random(seed)
+        while not g.is_over and rebuilt < 12:
+            if g.decision.kind == DecisionKind.DEFENDER:
+                seat = g.decision.seat
+                view = g.view(seat)
+                h = determinize(view, random.Random(rebuilt), observation=g.observation(seat))
+                assert setup_decision(h, view)
+                rebuilt += 1
+                assert h.decision.seat == seat and h.decision.kind == DecisionKind.DEFENDER
+                assert h.decision.ctx.uid == g.decision.ctx.uid == view.decision.creature
+                assert ([(c.uid, c.attacking) for c in h.combat_attackers]
+                        == [(c.uid, c.attacking) for c in g.combat_attackers])
+                assert np.array_equal(h.observation(seat)["observation"], g.observation(seat)["observation"])
+                assert set(g.legal_actions()) <= set(h.legal_actions())
+            g.step(rng.choice(g.legal_actions()))
+    assert rebuilt >= 12, rebuilt

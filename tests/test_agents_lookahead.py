@@ -1,17 +1,19 @@
 """The lookahead bot (agents/lookahead.py): rollout policy improvement over the
 heuristic bot -- registration and bad parameters, information-set invariance,
 that it plays the heuristic's action where it does not search and deviates
-only when a candidate's paired rollouts beat it, a forced win it finds, and
-the playout helper."""
+only when a candidate's paired rollouts beat it, the decision kinds it
+searches, a forced win it finds, and the playout helper."""
 
 from __future__ import annotations
+
+from collections import Counter
 
 import pytest
 
 import agents
 from agents.heuristic import HeuristicAgent
 from agents.lookahead import LookaheadAgent, heuristic_playout
-from treachery_env.engine import Game
+from treachery_env.engine import DecisionKind, Game
 
 from scenario import has_priority, make_game, pass_priority_until, refresh
 from test_agents_ismcts import CFG, _states, assert_search_uses_only_its_information_set
@@ -99,3 +101,40 @@ def test_heuristic_playout_stops_at_the_horizon():
     assert k > 0 and (g.is_over or g.turn == start + 2)
     h = Game(CFG, seed=3)
     assert heuristic_playout(h, 1, seed=0) == k and h.state_summary() == g.state_summary()
+
+
+def test_kinds_choose_the_decisions_searched():
+    """``kinds`` names the decision kinds searched: with ``("defender",)`` the
+    bot searches whom each attacker attacks (CR 508.1b) and nothing else, by
+    default it never searches that decision; an empty, unknown or bare-string
+    ``kinds`` is refused in one line.  Permuting what the seat cannot see
+    never changes a defender search."""
+    for bad in ((), ("target",), "defender"):
+        with pytest.raises(ValueError, match="lookahead: kinds must be a non-empty collection of"):
+            LookaheadAgent(kinds=bad)
+    cfg = CFG.replace(num_players=5)
+    for kinds in (("defender",), None):
+        searched_by_kind = Counter()
+        for seed in range(3):
+            g = Game(cfg, seed=seed)
+            bot = LookaheadAgent(seed=seed, worlds=2, horizon=0) if kinds is None else \
+                LookaheadAgent(seed=seed, worlds=2, horizon=0, kinds=kinds)
+            bot.reset(0)
+            others = [HeuristicAgent(seed=s) for s in range(5)]
+            for s, o in enumerate(others):
+                o.reset(s)
+            while not g.is_over:
+                s = g.decision.seat
+                obs, info = g.observation(s), {"view": g.view(s)}
+                a = bot.act(obs, info) if s == 0 else others[s].act(obs, info)
+                if s == 0 and bot.last_scores is not None:
+                    searched_by_kind[info["view"].decision.kind] += 1
+                g.step(a)
+        if kinds is None:
+            assert searched_by_kind["defender"] == 0 and sum(searched_by_kind.values()) > 20
+        else:
+            assert set(searched_by_kind) == {"defender"} and searched_by_kind["defender"] >= 5, searched_by_kind
+    defender_states = ((g, seat) for g, seat in _states(range(12), every=1, cfg=cfg)
+                       if g.decision.kind == DecisionKind.DEFENDER)
+    assert_search_uses_only_its_information_set(
+        lambda: LookaheadAgent(seed=9, worlds=2, horizon=0, kinds=("defender",)), defender_states, 5, 3)
