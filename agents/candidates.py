@@ -44,11 +44,12 @@ import torch
 from treachery_env.actions import MAX_HAND, MAX_OTHER, MAX_PERMS, MAX_X, N_IDENTITY_ABILITIES, ActionLayout
 from treachery_env.cards import CARDS, CardDef
 from treachery_env.engine.state import DecisionKind
-from treachery_env.observation import N_CARDS, N_PHASES, PLAYER_FEATURES, PLAYER_ROLE, obs_layout
+from treachery_env.observation import (N_CARDS, N_PHASES, PLAYER_FACE_UP, PLAYER_FEATURES, PLAYER_HAND,
+                                       PLAYER_IN_GAME, PLAYER_ROLE, PLAYER_UNTAPPED_LANDS, obs_layout)
 
 from .combat import COMBAT_FEATURES, TABLE_FEATURES, combat_features
 
-__all__ = ["CARD_FACTS", "ACTION_GROUPS", "ACTION_FEATURES", "SITUATION_FEATURES", "GATE_FEATURES",
+__all__ = ["CARD_FACTS", "ACTION_GROUPS", "ACTION_FEATURES", "SITUATION_FEATURES", "GATE_FEATURES", "KIND_COLUMN",
            "card_facts", "action_features", "advantage_inputs"]
 
 CARD_FACTS = ("creature", "instant", "sorcery", "planeswalker", "land", "cost", "power", "toughness",
@@ -75,7 +76,11 @@ SITUATION_FEATURES = ("turn", "face_up", "hand", "untapped_lands", "opponents_in
 """Features of the decision in the ``"action"`` set: turn / max turns, the observer's face-up flag,
 hand / 10, untapped lands / 10, opponents still in the game / (n - 1)."""
 
-_COMBAT = 2 * (len(COMBAT_FEATURES) + 1) + len(TABLE_FEATURES) + DecisionKind.COUNT + 4
+KIND_COLUMN = 2 * (len(COMBAT_FEATURES) + 1) + len(TABLE_FEATURES)
+"""Where the decision kind one-hot (``DecisionKind.COUNT``) starts in a row of :func:`advantage_inputs`;
+the observer's own role one-hot (4) follows it."""
+
+_COMBAT = KIND_COLUMN + DecisionKind.COUNT + 4
 GATE_FEATURES = {"combat": _COMBAT,
                  "action": _COMBAT + 2 * len(ACTION_FEATURES) + len(SITUATION_FEATURES)}
 """Width of :func:`advantage_inputs`' rows for each feature set (``"combat"``: 56)."""
@@ -185,8 +190,8 @@ def _situation(obs: torch.Tensor, num_players: int) -> torch.Tensor:
     L, n = obs_layout(num_players), num_players
     p = obs[:, L.players:L.players + n * PLAYER_FEATURES].reshape(-1, n, PLAYER_FEATURES)
     turn = obs[:, L.glob + N_PHASES + DecisionKind.COUNT]
-    face_up = p[:, 0, PLAYER_ROLE - 1]
-    return torch.stack([turn, face_up, p[:, 0, 2], p[:, 0, 8], p[:, 1:, 0].sum(-1) / (n - 1)], dim=-1)
+    return torch.stack([turn, p[:, 0, PLAYER_FACE_UP], p[:, 0, PLAYER_HAND], p[:, 0, PLAYER_UNTAPPED_LANDS],
+                        p[:, 1:, PLAYER_IN_GAME].sum(-1) / (n - 1)], dim=-1)
 
 
 def advantage_inputs(obs: torch.Tensor, actions: torch.Tensor, proposal: torch.Tensor, num_players: int,

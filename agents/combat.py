@@ -62,7 +62,9 @@ import torch
 
 from treachery_env.actions import MAX_PERMS
 from treachery_env.cards import KEYWORDS
-from treachery_env.observation import PLAYER_FEATURES, obs_layout
+from treachery_env.observation import (CREATURE_ATTACKED, CREATURE_ATTACKING, CREATURE_DAMAGE, CREATURE_POWER,
+                                       CREATURE_PRESENT, CREATURE_TAPPED, CREATURE_TOUGHNESS, PLAYER_FEATURES,
+                                       PLAYER_IN_GAME, PLAYER_LIFE, obs_layout)
 
 __all__ = ["COMBAT_FEATURES", "TABLE_FEATURES", "combat_features"]
 
@@ -96,16 +98,16 @@ def combat_features(obs: torch.Tensor, num_players: int) -> tuple[torch.Tensor, 
     cf = L.creature_features
     c = obs[..., L.creatures:L.creatures + n * MAX_PERMS * cf].unflatten(-1, (n, MAX_PERMS, cf))   # (..., n, S, cf)
     has = {k: c[..., L.creature_keywords + i] > 0.5 for i, k in enumerate(KEYWORDS)}          # (..., n, S) each
-    present = c[..., 0] > 0.5
-    power = torch.round(c[..., 1] * 10)
-    left = torch.round(c[..., 2] * 10) - torch.round(c[..., 3] * 10)          # toughness less marked damage
-    tapped = c[..., 4] > 0.5
-    attacking = c[..., 6] > 0.5
-    attacking_me = present & attacking & (c[..., 7] > 0.5)                   # attacked player: relative seat 0
+    present = c[..., CREATURE_PRESENT] > 0.5
+    power = torch.round(c[..., CREATURE_POWER] * 10)
+    left = torch.round(c[..., CREATURE_TOUGHNESS] * 10) - torch.round(c[..., CREATURE_DAMAGE] * 10)  # less damage
+    tapped = c[..., CREATURE_TAPPED] > 0.5
+    attacking = c[..., CREATURE_ATTACKING] > 0.5
+    attacking_me = present & attacking & (c[..., CREATURE_ATTACKED] > 0.5)  # attacked player: relative seat 0
     first = has["first_strike"] | has["double_strike"]
     hits = power * torch.where(has["double_strike"], 2.0, 1.0)
     p = obs[..., L.players:L.players + n * PLAYER_FEATURES].unflatten(-1, (n, PLAYER_FEATURES))
-    alive, life = p[..., 0] > 0.5, p[..., 1] * 40
+    alive, life = p[..., PLAYER_IN_GAME] > 0.5, p[..., PLAYER_LIFE] * 40
 
     def mine(x):    # the observer's slots as one side of every pair: (..., S, 1, 1)
         return x[..., 0, :, None, None]

@@ -38,8 +38,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from agents.candidates import GATE_FEATURES
-from agents.combat import COMBAT_FEATURES, TABLE_FEATURES
+from agents.candidates import GATE_FEATURES, KIND_COLUMN
 from agents.networks import GATE_SCALE, EntityNet
 from training.gate import GateFit, realised_gain
 from treachery_env.actions import ActionLayout
@@ -47,7 +46,6 @@ from treachery_env.engine.state import DecisionKind
 from treachery_env.observation import obs_layout
 from treachery_env.rules import Role
 
-_KIND = 2 * (len(COMBAT_FEATURES) + 1) + len(TABLE_FEATURES)     # where the decision kind one-hot starts
 _FILE = re.compile(r"examples_(\d{6,})\.npz")
 
 
@@ -111,8 +109,8 @@ def replay(batches: list[tuple[int, dict]], features: str, epochs: int, hidden: 
 
 def groups(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The decision kind and the learner's own role (int64) of each example, off its combat columns."""
-    kind = x[:, _KIND:_KIND + DecisionKind.COUNT].argmax(1)
-    role = x[:, _KIND + DecisionKind.COUNT:_KIND + DecisionKind.COUNT + 4].argmax(1)
+    kind = x[:, KIND_COLUMN:KIND_COLUMN + DecisionKind.COUNT].argmax(1)
+    role = x[:, KIND_COLUMN + DecisionKind.COUNT:KIND_COLUMN + DecisionKind.COUNT + 4].argmax(1)
     return kind, role
 
 

@@ -27,8 +27,8 @@ The vector (float32, shape ``(obs_size(n),)``) is laid out by :class:`ObsLayout`
   Undercover condition met, own land played;
 * per player (n blocks of :data:`PLAYER_FEATURES`): in game, life / 40, hand,
   library, graveyard, exile and face-down-exile sizes, lands, untapped lands,
-  7 artifact-token counts, creature count, commander zone one-hot (3),
-  commander casts, highest commander damage taken / 21, mana pool, face up,
+  creature count, commander zone one-hot (3), commander casts, highest
+  commander damage taken / 21, mana pool, 7 artifact-token counts, face up,
   known role one-hot (4), known identity one-hot (62), identity counters,
   Leader player, attacked a Leader, damage-prevention shield, gem / nut / rad
   player counters / 10, cards usable from other zones / 4, mulligans taken / 3
@@ -111,6 +111,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game
 
 __all__ = ["ObsLayout", "obs_layout", "encode", "encode_python", "action_mask", "action_mask_python", "ENCODER", "WALKER_FEATURES", "PLAYER_FEATURES", "PLAYER_ROLE",
+           "PLAYER_IN_GAME", "PLAYER_LIFE", "PLAYER_HAND", "PLAYER_UNTAPPED_LANDS", "PLAYER_FACE_UP",
+           "CREATURE_PRESENT", "CREATURE_POWER", "CREATURE_TOUGHNESS", "CREATURE_DAMAGE", "CREATURE_TAPPED",
+           "CREATURE_ATTACKING", "CREATURE_ATTACKED",
            "CREATURE_FEATURES", "TALK_SPEAKER_FEATURES", "TALK_PAIR_FEATURES", "DECISION_PURPOSES",
            "TARGET_TYPES", "MAX_TARGET_INDEX"]
 
@@ -128,6 +131,15 @@ PLAYER_COUNTERS = ("gem", "nut", "rad")
 PLAYER_FEATURES = 16 + len(COUNTER_TOKENS) + 5 + N_IDENTITIES + 4 + len(PLAYER_COUNTERS) + 2
 PLAYER_ROLE = 16 + len(COUNTER_TOKENS) + 1
 """Where the known role one-hot (4, :class:`treachery_env.rules.Role` order) starts in a player block."""
+PLAYER_IN_GAME, PLAYER_LIFE, PLAYER_HAND, PLAYER_UNTAPPED_LANDS = 0, 1, 2, 8
+"""Fields of a player block read by the agents' features: in game (0/1), life / 40, hand size / 10,
+untapped lands / 10."""
+PLAYER_FACE_UP = PLAYER_ROLE - 1
+"""The player's identity is face up (0/1); the known role one-hot follows it."""
+CREATURE_PRESENT, CREATURE_POWER, CREATURE_TOUGHNESS, CREATURE_DAMAGE, CREATURE_TAPPED = 0, 1, 2, 3, 4
+"""Fields of a creature slot: occupied (0/1), power / 10, toughness / 10, marked damage / 10, tapped (0/1)."""
+CREATURE_ATTACKING, CREATURE_ATTACKED = 6, 7
+"""A creature slot's attacking flag (0/1), and where the attacked player's relative one-hot (n) starts."""
 CREATURE_FEATURES = 14 + len(KEYWORDS) + MAX_WALKERS
 _WALKER_INDEX = {c.index: k for k, c in enumerate(WALKER_CARDS)}
 _KIND_INDEX = {k: i for i, k in enumerate(ATTACKABLE_KINDS)}
@@ -279,15 +291,15 @@ def _creature_chunk(key: tuple, n: int, cf: int) -> array:
     """Encoded block of one creature slot from its feature key (see :func:`encode`)."""
     power, toughness, damage, tapped, sick, att_rel, blocking, blocked, p1p1, stun, token, cmdr, kws, att_w = key
     o = array("f", bytes(4 * cf))
-    o[0] = 1.0
-    o[1] = power / 10.0
-    o[2] = toughness / 10.0
-    o[3] = damage / 10.0
-    o[4] = float(tapped)
+    o[CREATURE_PRESENT] = 1.0
+    o[CREATURE_POWER] = power / 10.0
+    o[CREATURE_TOUGHNESS] = toughness / 10.0
+    o[CREATURE_DAMAGE] = damage / 10.0
+    o[CREATURE_TAPPED] = float(tapped)
     o[5] = float(sick)
     if att_rel >= 0:
-        o[6] = 1.0
-        o[7 + att_rel] = 1.0
+        o[CREATURE_ATTACKING] = 1.0
+        o[CREATURE_ATTACKED + att_rel] = 1.0
     q2 = 7 + n
     o[q2] = float(blocking)
     o[q2 + 1] = float(blocked)
@@ -388,9 +400,9 @@ def encode_python(game: "Game", viewer: int) -> np.ndarray:
         idc = p.identity
         up = idc.face_up
         if not p.has_lost:
-            o[b] = 1.0
-        o[b + 1] = p.life / 40.0
-        o[b + 2] = len(p.hand) / 10.0
+            o[b + PLAYER_IN_GAME] = 1.0
+        o[b + PLAYER_LIFE] = p.life / 40.0
+        o[b + PLAYER_HAND] = len(p.hand) / 10.0
         o[b + 3] = len(p.library) / 100.0
         if p.graveyard:
             o[b + 4] = len(p.graveyard) / 20.0
@@ -400,7 +412,7 @@ def encode_python(game: "Game", viewer: int) -> np.ndarray:
         if "dream" in data:
             o[b + 6] = len(data["dream"]) / 10.0
         o[b + 7] = p.lands / 10.0
-        o[b + 8] = (p.lands - p.lands_tapped) / 10.0
+        o[b + PLAYER_UNTAPPED_LANDS] = (p.lands - p.lands_tapped) / 10.0
         if p.creatures:
             o[b + 9] = len(p.creatures) / 10.0
         if p.commander is not None:
@@ -417,7 +429,7 @@ def encode_python(game: "Game", viewer: int) -> np.ndarray:
             for name, v in tok.items():
                 if v:
                     o[b + _TOK[name]] = v / 5.0
-        k = b + 16 + len(COUNTER_TOKENS)
+        k = b + PLAYER_FACE_UP
         card = idc.copy_of or idc.identity
         role = card.role if idc.role_override is None else idc.role_override
         if up or viewer in idc.known_by:
