@@ -33,6 +33,18 @@ def test_same_information_set_same_action():
                                                 _states(range(4), every=9), 40, 5)
 
 
+def _play_seat_0(cfg, seed: int, decide) -> None:
+    """One game of ``cfg``: ``decide(g, obs, info)`` returns seat 0's actions, heuristic bots play the rest."""
+    g = Game(cfg, seed=seed)
+    others = [HeuristicAgent(seed=s) for s in range(cfg.num_players)]
+    for s, o in enumerate(others):
+        o.reset(s)
+    while not g.is_over:
+        s = g.decision.seat
+        obs, info = g.observation(s), {"view": g.view(s)}
+        g.step(decide(g, obs, info) if s == 0 else others[s].act(obs, info))
+
+
 def test_heuristic_action_unless_a_candidate_pays():
     """Over whole games: where the bot does not search, and wherever no
     candidate beats the heuristic's action by the margin, it plays what the
@@ -46,30 +58,25 @@ def test_heuristic_action_unless_a_candidate_pays():
     for margin, expect_deviation in ((1.99, False), (0.02, True)):
         deviated = searched = scored = 0
         for seed in range(3):
-            g = Game(cfg, seed=seed)
             bot, ref = LookaheadAgent(seed=seed, worlds=2, horizon=1, margin=margin), HeuristicAgent(seed=seed)
             bot.reset(0)
             ref.reset(0)
-            others = [HeuristicAgent(seed=s) for s in range(5)]
-            for s, o in enumerate(others):
-                o.reset(s)
-            while not g.is_over:
-                s = g.decision.seat
-                obs, info = g.observation(s), {"view": g.view(s)}
-                if s == 0:
-                    a, r = bot.act(obs, info), ref.act(obs, info)
-                    assert a in g.legal_actions()
-                    assert bot.last_base == r
-                    if margin > 1.5:
-                        assert a == r
-                    sc = bot.last_scores
-                    if sc is not None:
-                        scored += 1
-                        assert r in sc and a in sc and set(sc) <= set(g.legal_actions())
-                        assert a == r or sc[a] > sc[r] + margin
-                else:
-                    a = others[s].act(obs, info)
-                g.step(a)
+
+            def decide(g, obs, info):
+                nonlocal scored
+                a, r = bot.act(obs, info), ref.act(obs, info)
+                assert a in g.legal_actions()
+                assert bot.last_base == r
+                if margin > 1.5:
+                    assert a == r
+                sc = bot.last_scores
+                if sc is not None:
+                    scored += 1
+                    assert r in sc and a in sc and set(sc) <= set(g.legal_actions())
+                    assert a == r or sc[a] > sc[r] + margin
+                return a
+
+            _play_seat_0(cfg, seed, decide)
             searched += bot.stats["searched"]
             deviated += bot.stats["deviated"]
         assert searched > 20 and scored == searched
@@ -116,20 +123,17 @@ def test_kinds_choose_the_decisions_searched():
     for kinds in (("defender",), None):
         searched_by_kind = Counter()
         for seed in range(3):
-            g = Game(cfg, seed=seed)
             bot = LookaheadAgent(seed=seed, worlds=2, horizon=0) if kinds is None else \
                 LookaheadAgent(seed=seed, worlds=2, horizon=0, kinds=kinds)
             bot.reset(0)
-            others = [HeuristicAgent(seed=s) for s in range(5)]
-            for s, o in enumerate(others):
-                o.reset(s)
-            while not g.is_over:
-                s = g.decision.seat
-                obs, info = g.observation(s), {"view": g.view(s)}
-                a = bot.act(obs, info) if s == 0 else others[s].act(obs, info)
-                if s == 0 and bot.last_scores is not None:
+
+            def decide(g, obs, info):
+                a = bot.act(obs, info)
+                if bot.last_scores is not None:
                     searched_by_kind[info["view"].decision.kind] += 1
-                g.step(a)
+                return a
+
+            _play_seat_0(cfg, seed, decide)
         if kinds is None:
             assert searched_by_kind["defender"] == 0 and sum(searched_by_kind.values()) > 20
         else:
