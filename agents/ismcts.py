@@ -543,17 +543,16 @@ def setup_decision(g: Game, view: Any) -> bool:
         g.priority_seat = me
         g.passes = k
         g._offer_priority()
-    elif d.kind == "attacker":
+    elif d.kind in ("attacker", "defender"):
         if me != g.active or g.phase != "declare_attackers":
             return False
-        g._op_declare_attackers()
-    elif d.kind == "defender":
-        if me != g.active or g.phase != "declare_attackers":
-            return False
-        c = next((c for c in g.players[me].creatures if c.uid == d.creature and c.attacking < 0), None)
-        if c is None:
-            return False
-        g._h_attacker(me, c)
+        if d.kind == "attacker":
+            g._op_declare_attackers()
+        else:
+            c = next((c for c in g.players[me].creatures if c.uid == d.creature and c.attacking < 0), None)
+            if c is None:
+                return False
+            g._h_attacker(me, c)
     elif d.kind == "blocker":
         if g.phase != "declare_blockers":
             return False

@@ -166,7 +166,19 @@ def test_the_search_departures_script_measures_the_lookahead_bots_departures(cap
     assert [{k: v for k, v in r.items() if k != "again"} for r in again] == rows   # the second bot does not play
     same = sum(r["again"] == r["chosen"] for r in again if r["chosen"] != r["proposal"])
     mod.main(["--games", "2", "--seed", "5", "--top", "0", "--repeat"])
-    assert f"the same departure at {same} of the {len(dep)} " in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"the same departure at {same} of the {len(dep)} " in out
+    by_kind = [line.split(" | ") for line in out.splitlines()
+               if line.startswith("| ") and line.split(" | ")[0][2:] in {r["kind"] for r in rows}
+               and line.count("|") == 6]
+    assert {k[0][2:] for k in by_kind} == {r["kind"] for r in rows}           # one row per searched kind
+    assert sum(int(k[1]) for k in by_kind) == len(dep)                        # the kinds' rows add up
+    assert sum(int(k[2].split()[0]) for k in by_kind) == same
+    for bad, msg in ((["--kinds", "attacker,target"], "--kinds: unknown kind 'target'"),
+                     (["--kinds", ","], "--kinds: name at least one kind")):
+        with pytest.raises(SystemExit):
+            mod.main(bad)
+        assert msg in capsys.readouterr().err
 
 
 def test_the_step_instructions_script_replays_to_the_recorded_fingerprint(tmp_path, capsys):
