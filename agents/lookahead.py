@@ -185,7 +185,8 @@ class LookaheadAgent(BaseAgent):
             raise ValueError(f"lookahead: worlds >= 1, horizon >= 0, max_candidates >= 2 and 0 <= margin < 2, "
                              f"got worlds={worlds}, horizon={horizon}, max_candidates={max_candidates}, "
                              f"margin={margin}")
-        if isinstance(kinds, str) or not kinds or not set(kinds) <= set(SEARCHABLE_KINDS):
+        if isinstance(kinds, str) or not hasattr(kinds, "__iter__") or not kinds \
+                or not set(kinds) <= set(SEARCHABLE_KINDS):
             raise ValueError(f"lookahead: kinds must be a non-empty collection of {list(SEARCHABLE_KINDS)}, "
                              f"got {kinds!r}")
         super().__init__(seed)

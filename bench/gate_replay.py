@@ -1,4 +1,4 @@
-"""Which features carry the advantage gate: a run's online fit replayed on other inputs (issue 13).
+"""Which features carry the advantage gate: a run's online fit replayed on other inputs.
 
 A run with ``gate`` (:class:`training.gate.GateFit`) keeps every example it
 labelled in ``RUN/gate/examples_<iteration>.npz``: the inputs ``x``, the

@@ -126,13 +126,16 @@ def main(argv: list[str] | None = None) -> int:
             kk = [r for r in rows if r["kind"] == kind and r["chosen"] == r["proposal"]]
             ks = sum(r["again"] == r["chosen"] for r in kd)
             ke = sum(r["again"] != r["proposal"] for r in kk)
-            print(f"| {kind} | {len(kd)} | {ks} ({ks / max(len(kd), 1):.0%}) | {len(kk)} | "
-                  f"{ke} ({ke / max(len(kk), 1):.1%}) |")
-    for title, key, searched in (("role", lambda r: r["role"], True),
-                                 ("role: decision kind", lambda r: f"{r['role']}: {r['kind']}", True),
-                                 ("decision kind: proposal (kinds with a departure)", lambda r: f"{r['kind']}: {r['proposal'][0]}", True),
-                                 ("decision kind: proposal -> chosen",
-                                  lambda r: f"{r['kind']}: {r['proposal'][0]} -> {r['chosen'][0]}", False)):
+            print(f"| {kind} | {len(kd)} | {f'{ks} ({ks / len(kd):.0%})' if kd else '–'} | {len(kk)} | "
+                  f"{f'{ke} ({ke / len(kk):.1%})' if kk else '–'} |")
+    # (title, row key, a column of searched decisions, rows without a departure printed too)
+    for title, key, searched, every in (
+            ("role", lambda r: r["role"], True, True),
+            ("role: decision kind", lambda r: f"{r['role']}: {r['kind']}", True, True),
+            ("decision kind: proposal (kinds with a departure)", lambda r: f"{r['kind']}: {r['proposal'][0]}", True,
+             False),
+            ("decision kind: proposal -> chosen",
+             lambda r: f"{r['kind']}: {r['proposal'][0]} -> {r['chosen'][0]}", False, False)):
         table: dict = defaultdict(lambda: [0, 0, 0.0])
         for r in rows:
             t = table[key(r)]
@@ -142,8 +145,8 @@ def main(argv: list[str] | None = None) -> int:
                 t[2] += r["gain"]
         head = "| searched " if searched else ""
         print(f"\n| {title} {head}| departures | summed gain |\n|---|{'---|' if searched else ''}---|---|")
-        for k, (n, d, s) in sorted(table.items(), key=lambda kv: -kv[1][2]):
-            if d:
+        for k, (n, d, s) in sorted(table.items(), key=lambda kv: (-kv[1][2], -kv[1][0])):
+            if d or every:
                 print(f"| {k} {f'| {n} ' if searched else ''}| {d} | {s:.2f} |")
     if total > 0:
         print("\n| gain above | departures | share of the summed gain |\n|---|---|---|")

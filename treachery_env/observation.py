@@ -36,7 +36,8 @@ The vector (float32, shape ``(obs_size(n),)``) is laid out by :class:`ObsLayout`
 * public history (2 x n x n, rows = source seat, columns = target seat,
   both relative): damage dealt and life loss caused / 40, creatures attacked
   with / 10 (``Game.harm``, ``Game.attacks``);
-* per creature slot (n x 20 slots of :data:`CREATURE_FEATURES`): present,
+* per creature slot (n x 20 slots of ``ObsLayout.creature_features`` =
+  ``CREATURE_FEATURES - 1 + n``): present,
   power / 10, toughness / 10, damage / 10, tapped, can't attack yet
   (summoning sick), attacking, attacked player (relative, one-hot n),
   blocking, blocked, +1/+1 counters / 5, stun counters, token, commander,
