@@ -89,6 +89,33 @@ def test_a_clustered_rate_takes_games_not_rows_as_the_draws():
             clustered_rate(counts, totals)
 
 
+def test_a_clustered_mean_takes_games_not_rows_as_the_draws():
+    """``clustered_mean`` (the talk shifts, the deduction scores): rows each their own cluster give
+    ``mean_interval`` exactly; rows equal within a game give the normal interval of the games'
+    means (worked by hand), several times wider than the interval over rows; one cluster gives no
+    interval; clipping and mismatched lengths as documented."""
+    from training.stats import clustered_mean, mean_interval
+    rng = np.random.default_rng(1)
+    v = rng.normal(size=300)
+    own, plain = clustered_mean(v, np.arange(300)), mean_interval(v)
+    assert (own["mean"], own["lo"], own["hi"]) == pytest.approx((plain["mean"], plain["lo"], plain["hi"]))
+    assert own["clusters"] == 300
+    per_game = rng.normal(size=40)                           # 40 games of 25 equal rows
+    rows, games = np.repeat(per_game, 25), np.repeat(np.arange(40) * 7 + 3, 25)   # any cluster labels
+    c = clustered_mean(rows, games)
+    half = 1.959964 * np.sqrt(40 / 39 * np.sum((per_game - per_game.mean()) ** 2)) / 40
+    assert c["clusters"] == 40 and c["n"] == 1000
+    assert (c["lo"], c["hi"]) == pytest.approx((per_game.mean() - half, per_game.mean() + half), rel=1e-6)
+    naive = mean_interval(rows)
+    assert c["hi"] - c["lo"] > 4 * (naive["hi"] - naive["lo"])
+    assert clustered_mean([0.2, 0.4], [5, 5]) == {"n": 2, "mean": pytest.approx(0.3), "lo": None, "hi": None,
+                                                  "clusters": 1}
+    assert clustered_mean([], [])["mean"] is None
+    assert clustered_mean([1.0, 1.0, 0.0, 0.0], [0, 0, 1, 1], lower=0.0, upper=1.0)["hi"] == 1.0
+    with pytest.raises(ValueError, match="one cluster per value"):
+        clustered_mean([1.0, 2.0], [0])
+
+
 def test_wilson_interval_known_values():
     lo, hi = ev.wilson_interval(0, 10)
     assert lo == 0.0 and hi == pytest.approx(1.959964**2 / (10 + 1.959964**2), abs=1e-6)  # 0.2775
@@ -386,7 +413,21 @@ def test_deduction_metrics_synthetic_rows():
     assert m["by_turn"][0]["logloss"] == pytest.approx(np.mean(-np.log([0.25, 0.5])))
     assert m["by_turn"][1]["top1"] == pytest.approx(0.5)
     assert m["overall"]["prior_logloss"] == pytest.approx(math.log(2))
-    assert ev.deduction_metrics(np.zeros((0, 10))) == {"rows": 0, "overall": None, "by_turn": []}
+    assert "intervals" not in m["overall"]            # without the games, no interval is claimed
+    assert [b["turns"] for b in m["by_band"]] == [[0, 2]] and m["by_band"][0]["n"] == 4
+    assert ev.deduction_metrics(np.zeros((0, 10))) == {"rows": 0, "overall": None, "by_turn": [], "by_band": []}
+    # with each row's game: intervals over games, and top-1 against the prior on the same rows
+    g = ev.deduction_metrics(np.array(rows), games=np.array([0, 0, 1, 1]))
+    o = g["overall"]
+    assert o["games"] == 2 and o["top1"] == m["overall"]["top1"]
+    lo, hi = o["intervals"]["top1"]
+    dev = [0.25 + 1.0 - 2 * 0.5625, 1.0 + 0.0 - 2 * 0.5625]   # per game, the sum of (top1 - mean)
+    half = 1.959964 * math.sqrt(2 * sum(d * d for d in dev)) / 4
+    assert (lo, hi) == pytest.approx((max(0.0, 0.5625 - half), min(1.0, 0.5625 + half)))
+    assert o["top1_minus_prior"]["mean"] == pytest.approx(0.0625)
+    assert g["by_turn"][0]["games"] == 1 and g["by_turn"][0]["intervals"]["top1"] is None
+    with pytest.raises(ValueError, match="one game per row"):
+        ev.deduction_metrics(np.array(rows), games=np.array([0, 1]))
 
 
 def test_deduction_end_to_end_with_a_belief_bot(tmp_path):
@@ -399,7 +440,10 @@ def test_deduction_end_to_end_with_a_belief_bot(tmp_path):
     assert o["logloss"] == pytest.approx(math.log(4)) and o["brier"] == pytest.approx(0.75)
     assert o["top1"] == pytest.approx(0.25)
     assert 0.25 <= o["prior_top1"] <= 1 and o["prior_logloss"] <= math.log(4) + 1e-9
-    assert sum(b["n"] for b in d["by_turn"]) == o["n"]
+    assert sum(b["n"] for b in d["by_turn"]) == o["n"] == sum(b["n"] for b in d["by_band"])
+    # intervals over the games the rows come from: 8 games, each with rows from this observer
+    assert o["games"] == 8 and o["intervals"]["top1"][0] <= 0.25 <= o["intervals"]["top1"][1]
+    assert "| games |" in ev.render_markdown(res) and "top-1 − prior" in ev.render_markdown(res)
     dec = res["deception"]
     assert set(dec) <= {"test_uniform_belief", "random"} and dec
     for v in dec.values():

@@ -320,12 +320,14 @@ def test_false_leader_claims_count_and_move_nothing():
     # the Leader is face up, so the observer gives a face-down seat p(Leader) = 0 before and after
     sf = t["overall"]["shift_false"]
     assert sf["n"] > 0 and sf["mean"] == 0.0
+    assert 1 < sf["clusters"] <= 30 < sf["n"]          # the shift's interval is over games, not claims
     # the heuristic bot's false Guardian claims (Assassins, Traitors) do raise p(Guardian) for the speaker
     h = res["talk"]["heuristic"]
     assert h["overall"]["claimed"]["Guardian"] == h["overall"]["claims"]
     assert h["roles"]["Assassin"]["false"]["rate"] == 1.0 and h["roles"]["Guardian"]["false"]["count"] == 0
     assert h["overall"]["shift_false"]["n"] > 0 and h["overall"]["shift_false"]["mean"] > 0
     assert "Talk (role claims" in ev.render_markdown(res)
+    assert f"n={sf['n']} in {sf['clusters']} games" in ev.render_markdown(res)
 
 
 def test_claim_shift_is_the_observer_change_for_that_message():

@@ -572,11 +572,17 @@ def test_cli_train_then_evaluate(tmp_path, capsys):
     assert load_checkpoint(ship / "policy.pt")["meta"]["steps"] >= 300
     for want in ("# Model card: `tiny`", "learner agent-steps", "Against random", "Against heuristic",
                  "Substitution delta", "| Leader | Guardian | Assassin | Traitor | overall |", "Belief head",
+                 "95% intervals over games", "| turns | n | top-1 | prior top-1 |",
                  "trained for a test", '"num_players": 4', "imitation warm start (DAgger)",
                  f'agents.make("policy:{(ship / "policy.pt").resolve()}")',     # where it was written
                  "(the run ended in that phase: no PPO)"):                     # one iteration, imitating
         assert want in card, want
     assert cli.main(["export", str(tmp_path / "nope"), "--out", str(ship)]) == 2
+    # a results file from before the table by turns still gives the overall line, and says so
+    from training.model_card import _deduction_table
+    old = {k: v for k, v in res["deduction"][next(iter(res["deduction"]))].items() if k != "by_band"}
+    lines = _deduction_table({"deduction": {"p": old}}, "p")
+    assert lines.startswith("Belief head") and "evaluate again" in lines
 
 
 def test_cli_train_errors(tmp_path, capsys):

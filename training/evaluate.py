@@ -155,14 +155,14 @@ from treachery_env.env import raw_env
 from treachery_env.rules import Role, Team, role_distribution, team_of
 
 from . import social
-from .stats import mean_interval, wilson_interval
+from .stats import clustered_mean, mean_interval, wilson_interval
 
 __all__ = [
     "Entrant", "GameTask", "GameRecord", "wilson_interval", "entrants_from_specs",
     "rotation_schedule", "substitution_schedule", "crossplay_schedule", "teammate_schedule", "dealt_roles", "MODES", "play_task", "run_tasks",
-    "score_belief", "deduction_metrics", "summarize", "evaluate",
+    "score_belief", "TURN_BANDS", "deduction_metrics", "summarize", "evaluate",
     "render_markdown", "write_results", "atomic_write_bytes", "per_role_table", "substitution_table", "format_delta",
-    "beats_in_every_role", "social_tables", "paired_delta", "read_results",
+    "beats_in_every_role", "social_tables", "format_mean", "paired_delta", "read_results",
 ]
 
 ROLES = (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)
@@ -669,40 +669,70 @@ def run_tasks(tasks: Sequence[GameTask], config: GameConfig, workers: int = 1,
 
 
 # --------------------------------------------------------------------------- metrics
-def deduction_metrics(rows: np.ndarray, min_count: int = 1) -> dict:
-    """Aggregate deduction rows (columns as in :class:`GameRecord`) overall and by turn.
+TURN_BANDS = ((0, 2), (3, 5), (6, 10), (11, 20), (21, 40), (41, None))
+"""The turn bands of :func:`deduction_metrics`' ``by_band`` (inclusive; None: no upper end; turn 0 is
+before the first turn: mulligans)."""
+
+
+def deduction_metrics(rows: np.ndarray, min_count: int = 1, games: np.ndarray | None = None) -> dict:
+    """Aggregate deduction rows (columns as in :class:`GameRecord`) overall, by turn and by band
+    of turns (:data:`TURN_BANDS`).
+
+    Args:
+        rows: float ``(N, 10)`` deduction rows.
+        min_count: turns with fewer rows are left out of ``by_turn``.
+        games: int ``(N,)``, each row's game; with it every aggregate also carries the 95%
+            intervals of :func:`training.stats.clustered_mean` over games (an observer's beliefs
+            on successive turns of one game move together, so rows are not independent draws).
 
     Returns:
-        ``{"rows": N, "overall": {...}, "by_turn": [{"turn", "n", ...}, ...]}``
-        where each ``{...}`` has the means ``logloss``, ``brier``, ``top1`` and
-        the same for the public-count prior (``prior_logloss``, ...); turns with
-        fewer than ``min_count`` rows are left out of ``by_turn``.  Empty input
-        gives ``{"rows": 0, "overall": None, "by_turn": []}``.
+        ``{"rows": N, "overall": {...}, "by_turn": [{"turn", ...}, ...], "by_band": [{"turns":
+        [first, last or None], ...}, ...]}`` where each ``{...}`` has ``n``, the means
+        ``logloss``, ``brier``, ``top1``, ``p_true`` and the same for the public-count prior
+        (``prior_logloss``, ...); with ``games`` also ``games`` (how many), ``intervals``
+        (``{"logloss" | "brier" | "top1" | "p_true": [lo, hi]}``, None with one game) and
+        ``top1_minus_prior`` (the mean of top-1 minus the prior's on the same rows, with its
+        interval: ``{"mean", "lo", "hi"}``).  Empty input gives ``{"rows": 0, "overall": None,
+        "by_turn": [], "by_band": []}``.
+
+    Raises:
+        ValueError: if ``games`` is not one game per row.
     """
     rows = np.asarray(rows, dtype=np.float64).reshape(-1, 10)
+    if games is not None:
+        games = np.asarray(games).reshape(-1)
+        if games.shape[0] != rows.shape[0]:
+            raise ValueError(f"deduction_metrics: need one game per row, got {games.shape[0]} for {rows.shape[0]} rows")
     if rows.shape[0] == 0:
-        return {"rows": 0, "overall": None, "by_turn": []}
+        return {"rows": 0, "overall": None, "by_turn": [], "by_band": []}
 
-    def agg(r: np.ndarray) -> dict:
-        return {
-            "n": int(r.shape[0]),
-            "logloss": float(np.mean(-np.log(np.maximum(r[:, ROW_P], EPS)))),
-            "brier": float(np.mean(r[:, ROW_BRIER])),
-            "top1": float(np.mean(r[:, ROW_TOP1])),
-            "p_true": float(np.mean(r[:, ROW_P])),
-            "prior_logloss": float(np.mean(-np.log(np.maximum(r[:, ROW_PP], EPS)))),
-            "prior_brier": float(np.mean(r[:, ROW_PBRIER])),
-            "prior_top1": float(np.mean(r[:, ROW_PTOP1])),
-            "prior_p_true": float(np.mean(r[:, ROW_PP])),
-        }
+    def agg(sel: np.ndarray) -> dict:
+        r = rows[sel]
+        cols = {"logloss": -np.log(np.maximum(r[:, ROW_P], EPS)), "brier": r[:, ROW_BRIER],
+                "top1": r[:, ROW_TOP1], "p_true": r[:, ROW_P]}
+        prior = {"logloss": -np.log(np.maximum(r[:, ROW_PP], EPS)), "brier": r[:, ROW_PBRIER],
+                 "top1": r[:, ROW_PTOP1], "p_true": r[:, ROW_PP]}
+        out = {"n": int(r.shape[0]), **{k: float(v.mean()) for k, v in cols.items()},
+               **{f"prior_{k}": float(v.mean()) for k, v in prior.items()}}
+        if games is not None:
+            g = games[sel]
+            ci = {k: clustered_mean(v, g, lower=0.0, upper=None if k == "logloss" else (2.0 if k == "brier" else 1.0))
+                  for k, v in cols.items()}
+            out["games"] = ci["top1"]["clusters"]
+            out["intervals"] = {k: None if c["lo"] is None else [c["lo"], c["hi"]] for k, c in ci.items()}
+            d = clustered_mean(cols["top1"] - prior["top1"], g, lower=-1.0, upper=1.0)
+            out["top1_minus_prior"] = {"mean": d["mean"], "lo": d["lo"], "hi": d["hi"]}
+        return out
 
-    by_turn = []
     turns = rows[:, ROW_TURN].astype(int)
-    for t in np.unique(turns):
-        sel = rows[turns == t]
-        if sel.shape[0] >= min_count:
-            by_turn.append({"turn": int(t), **agg(sel)})
-    return {"rows": int(rows.shape[0]), "overall": agg(rows), "by_turn": by_turn}
+    by_turn = [{"turn": int(t), **agg(turns == t)} for t in np.unique(turns) if np.sum(turns == t) >= min_count]
+    by_band = []
+    for first, last in TURN_BANDS:
+        sel = (turns >= first) & (turns <= (last if last is not None else turns.max()))
+        if sel.any():
+            by_band.append({"turns": [first, last], **agg(sel)})
+    return {"rows": int(rows.shape[0]), "overall": agg(np.ones(rows.shape[0], bool)), "by_turn": by_turn,
+            "by_band": by_band}
 
 
 def _ratings(records: Sequence[GameRecord], labels: Sequence[str]) -> dict:
@@ -839,8 +869,9 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
     # deduction and deception
     deduction, deception = {}, {}
     obs_rows: dict[str, list] = {}
+    obs_games: dict[str, list] = {}
     dec_rows: dict[str, list] = {}
-    for rec in records:
+    for k, rec in enumerate(records):
         if rec.deduction.shape[0] == 0:
             continue
         lineup = rec.task.lineup
@@ -848,12 +879,13 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
         tgt_lab = np.array([lineup[int(t)] for t in rec.deduction[:, ROW_TARGET]])
         for lab in set(obs_lab):
             obs_rows.setdefault(lab, []).append(rec.deduction[obs_lab == lab])
+            obs_games.setdefault(lab, []).append(np.full(int(np.sum(obs_lab == lab)), k))
         hidden_bad = np.isin(rec.deduction[:, ROW_TRUE], [int(Role.ASSASSIN), int(Role.TRAITOR)])
         for lab in set(tgt_lab[hidden_bad]):
             dec_rows.setdefault(lab, []).append(rec.deduction[hidden_bad & (tgt_lab == lab)])
     for lab in labels:
         if lab in obs_rows:
-            deduction[lab] = deduction_metrics(np.concatenate(obs_rows[lab]))
+            deduction[lab] = deduction_metrics(np.concatenate(obs_rows[lab]), games=np.concatenate(obs_games[lab]))
         if lab in dec_rows:
             rows = np.concatenate(dec_rows[lab])
             per = {}
@@ -1195,20 +1227,41 @@ def beats_in_every_role(res: dict, candidate: str) -> dict[str, bool]:
     return out
 
 
+def _counted(cell: dict) -> str:
+    """``n=N``, and the games the rows come from where the interval is over games (``clusters``)."""
+    return f"n={cell['n']}" + (f" in {cell['clusters']} games" if "clusters" in cell else "")
+
+
 def _fr(cell: dict | None) -> str:
-    """A ``{count, n, rate, lo, hi}`` cell of :mod:`training.social`."""
+    """A ``{count, n, rate, lo, hi}`` cell of :mod:`training.social` (``clusters`` too where its
+    interval is over games)."""
     if not cell or not cell.get("n"):
         return "–"
-    return f"{cell['rate']:.3f} [{cell['lo']:.3f}, {cell['hi']:.3f}] n={cell['n']}"
+    return f"{cell['rate']:.3f} [{cell['lo']:.3f}, {cell['hi']:.3f}] {_counted(cell)}"
 
 
 def _fm(cell: dict | None, digits: int = 2) -> str:
-    """A ``{n, mean, lo, hi}`` cell (a mean with its normal 95% interval)."""
+    """A ``{n, mean, lo, hi}`` cell (a mean with its 95% interval; ``clusters`` too where that is over
+    games)."""
     if not cell or not cell.get("n"):
         return "–"
     if cell["lo"] is None:
-        return f"{cell['mean']:.{digits}f} n={cell['n']}"
-    return f"{cell['mean']:.{digits}f} [{cell['lo']:.{digits}f}, {cell['hi']:.{digits}f}] n={cell['n']}"
+        return f"{cell['mean']:.{digits}f} {_counted(cell)}"
+    return f"{cell['mean']:.{digits}f} [{cell['lo']:.{digits}f}, {cell['hi']:.{digits}f}] {_counted(cell)}"
+
+
+def format_mean(agg: dict, key: str) -> str:
+    """The mean ``agg[key]`` of a :func:`deduction_metrics` aggregate, ``0.000 [lo, hi]`` with its
+    interval over games where it has one."""
+    ci = (agg.get("intervals") or {}).get(key)
+    return f"{agg[key]:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
+
+
+def _fdiff(cell: dict | None) -> str:
+    """A signed ``{mean, lo, hi}`` difference, its interval where it has one; – for none."""
+    if not cell or cell.get("mean") is None:
+        return "–"
+    return f"{cell['mean']:+.3f}" + (f" [{cell['lo']:+.3f}, {cell['hi']:+.3f}]" if cell.get("lo") is not None else "")
 
 
 def social_tables(res: dict) -> str:
@@ -1257,7 +1310,7 @@ def social_tables(res: dict) -> str:
     if tk:
         out += ["Talk (role claims by true role: share false, 95% interval over games; shift = mean change of the public "
                 "observer's probability of the claimed role for the speaker, after minus before, over claims "
-                "made face down, normal 95%):", "",
+                "made face down, 95% interval over games):", "",
                 "| agent | true role | claims | false | claimed L/G/A/T | shift (false claims) | shift (true claims) |",
                 "|---|---|---|---|---|---|---|"]
         for lab, t in tk.items():
@@ -1305,12 +1358,15 @@ def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
     for lab, row in zip(cp["labels"], cp["matrix"]):
         out.append(f"| {lab} | " + " | ".join(_fmt(c) for c in row) + " |")
     if res["deduction"]:
-        out += ["", "Deduction (beliefs about face-down opponents; prior = public role counts):", "",
-                "| observer | rows | log-loss | prior | Brier | prior | top-1 | prior |", "|---|---|---|---|---|---|---|---|"]
+        out += ["", "Deduction (beliefs about face-down opponents; prior = public role counts; 95% intervals "
+                    "over games):", "",
+                "| observer | rows | games | log-loss | prior | Brier | prior | top-1 | prior | top-1 − prior |",
+                "|---|---|---|---|---|---|---|---|---|---|"]
         for lab, d in res["deduction"].items():
             o = d["overall"]
-            out.append(f"| {lab} | {o['n']} | {o['logloss']:.3f} | {o['prior_logloss']:.3f} | {o['brier']:.3f} | "
-                       f"{o['prior_brier']:.3f} | {o['top1']:.3f} | {o['prior_top1']:.3f} |")
+            out.append(f"| {lab} | {o['n']} | {o.get('games', '–')} | {format_mean(o, 'logloss')} | {o['prior_logloss']:.3f} | "
+                       f"{format_mean(o, 'brier')} | {o['prior_brier']:.3f} | {format_mean(o, 'top1')} | {o['prior_top1']:.3f} | "
+                       f"{_fdiff(o.get('top1_minus_prior'))} |")
     if res["deception"]:
         out += ["", "Deception (mean probability observers give to the true role of a face-down "
                     "Traitor/Assassin; lower is better cover):", "",

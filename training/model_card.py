@@ -24,7 +24,7 @@ from agents.policy import load_checkpoint
 
 from agents.files import atomic_write_bytes, check_folder
 
-from .evaluate import per_role_table, read_results, social_tables, substitution_table
+from .evaluate import format_mean, per_role_table, read_results, social_tables, substitution_table
 
 __all__ = ["export_policy", "model_card", "training_summary", "throughput_text"]
 
@@ -82,25 +82,26 @@ def throughput_text(run: dict) -> str:
 
 
 def _deduction_table(res: dict, label: str) -> str:
+    """The belief head's scores on face-down opponents, overall and by band of turns (the
+    evaluator's ``by_band``), with the 95% intervals over games where the results carry them."""
     d = (res.get("deduction") or {}).get(label)
     if not d:
         return ""
     o = d["overall"]
-    lines = [f"Belief head on face-down opponents ({o['n']} scored beliefs): top-1 accuracy {o['top1']:.3f} "
-             f"(public-count prior {o['prior_top1']:.3f}), p(true role) {o['p_true']:.3f} "
-             f"(prior {o['prior_p_true']:.3f}), log-loss {o['logloss']:.3f} (prior {o['prior_logloss']:.3f}).", "",
-             "| turns | n | top-1 | prior top-1 | p(true) | prior p(true) |", "|---|---|---|---|---|---|"]
-    rows = d.get("by_turn", [])
-    # group turns into bands so each row has enough beliefs
-    bands = [(1, 2), (3, 5), (6, 10), (11, 20), (21, 40), (41, 10_000)]
-    for lo, hi in bands:
-        sel = [r for r in rows if lo <= r["turn"] <= hi]
-        n = sum(r["n"] for r in sel)
-        if not n:
-            continue
-        w = {k: sum(r[k] * r["n"] for r in sel) / n for k in ("top1", "prior_top1", "p_true", "prior_p_true")}
-        lines.append(f"| {lo}–{hi if hi < 10_000 else '…'} | {n} | {w['top1']:.3f} | {w['prior_top1']:.3f} | "
-                     f"{w['p_true']:.3f} | {w['prior_p_true']:.3f} |")
+    ci = format_mean
+    games = f" in {o['games']} games" if "games" in o else ""
+    lines = [f"Belief head on face-down opponents ({o['n']} scored beliefs{games}; 95% intervals over games): "
+             f"top-1 accuracy {ci(o, 'top1')} (public-count prior {o['prior_top1']:.3f}), p(true role) "
+             f"{ci(o, 'p_true')} (prior {o['prior_p_true']:.3f}), log-loss {ci(o, 'logloss')} "
+             f"(prior {o['prior_logloss']:.3f}).", ""]
+    bands = d.get("by_band")
+    if bands is None:
+        return "\n".join(lines + ["(These results predate the table by turns: evaluate again for it.)"])
+    lines += ["| turns | n | top-1 | prior top-1 | p(true) | prior p(true) |", "|---|---|---|---|---|---|"]
+    for b in bands:
+        first, last = b["turns"]
+        lines.append(f"| {first}–{last if last is not None else '…'} | {b['n']} | {ci(b, 'top1')} | "
+                     f"{b['prior_top1']:.3f} | {ci(b, 'p_true')} | {b['prior_p_true']:.3f} |")
     return "\n".join(lines)
 
 

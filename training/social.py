@@ -28,7 +28,7 @@ from treachery_env.engine.talk import TalkState
 from treachery_env.rules import Role, Team, team_of
 from treachery_env.view import FrozenDict, SeatView, TalkView, seat_view
 
-from .stats import clustered_rate, mean_interval, rate_difference, wilson_interval
+from .stats import clustered_mean, clustered_rate, mean_interval, rate_difference, wilson_interval
 
 __all__ = ["is_public", "public_view", "PublicObserver", "SocialTracker", "bluff_metrics",
            "cooperation_metrics", "talk_metrics", "teamplay_metrics", "public_prior", "OBS_COLS", "CLAIM_COLS", "COOP_COLS",
@@ -339,7 +339,8 @@ def talk_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
     its claims that are false (the 95% interval of
     :func:`training.stats.clustered_rate` over games), and the mean change of the observer's
     probability of the claimed role for it, after minus before, over its false
-    and its true claims made face down (normal 95% interval)."""
+    and its true claims made face down (the 95% interval of
+    :func:`training.stats.clustered_mean` over games)."""
     out = {}
     for lab in labels:
         rows, game = _stacked([rec.claims[np.isin(rec.claims[:, _CL_SPK], _seats_of(rec, lab))]
@@ -353,8 +354,10 @@ def talk_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
             fd = (r[:, _CL_FD] > 0) & np.isfinite(r[:, _CL_BEFORE])
             shift = r[:, _CL_AFTER] - r[:, _CL_BEFORE]
             claimed = {ROLE_NAMES[q]: int(np.sum(r[:, _CL_CLAIM] == int(q))) for q in ROLES}
-            return {"claims": int(r.shape[0]), "false": _clustered(f, game[sel]), "claimed": claimed,
-                    "shift_false": mean_interval(shift[f & fd]), "shift_true": mean_interval(shift[~f & fd])}
+            g = game[sel]
+            return {"claims": int(r.shape[0]), "false": _clustered(f, g), "claimed": claimed,
+                    "shift_false": clustered_mean(shift[f & fd], g[f & fd]),
+                    "shift_true": clustered_mean(shift[~f & fd], g[~f & fd])}
 
         by_role = {ROLE_NAMES[q]: agg(rows[:, _CL_TRUE] == int(q)) for q in ROLES if np.any(rows[:, _CL_TRUE] == int(q))}
         out[lab] = {"overall": agg(np.ones(rows.shape[0], bool)), "roles": by_role}

@@ -1,7 +1,8 @@
 """Interval estimates shared by the evaluator's reports (:mod:`training.evaluate`,
 :mod:`training.social`): Wilson's interval of a proportion, the same for a share
 of rows that come in clusters (the turns of one game), the normal interval of a
-mean, and Newcombe's interval of a difference of two proportions."""
+mean, the same for a mean of rows that come in clusters, and Newcombe's interval of a
+difference of two proportions."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["Z95", "wilson_interval", "clustered_rate", "mean_interval", "rate_difference"]
+__all__ = ["Z95", "wilson_interval", "clustered_rate", "mean_interval", "clustered_mean", "rate_difference"]
 
 Z95 = 1.959963984540054
 """The normal quantile of a two-sided 95% interval."""
@@ -110,7 +111,47 @@ def mean_interval(values: Sequence[float], lower: float | None = None, upper: fl
     return {"n": n, "mean": m, "lo": lo, "hi": hi}
 
 
-# --------------------------------------------------------------------------- the observer
+def clustered_mean(values: Sequence[float], clusters: Sequence[int], lower: float | None = None,
+                   upper: float | None = None) -> dict:
+    """The mean of rows that come in clusters (a game's claims, a game's beliefs), with a normal
+    95% interval that takes clusters, not rows, as the independent draws.
+
+    ``mean = sum(v) / N`` over the ``N`` rows; its standard error is the ratio estimator's
+    linearised one over the ``G`` clusters, ``se = sqrt(G / (G - 1) * sum_g (sum_{i in g}
+    (v_i - mean))^2) / N`` (Cochran 1977, section 6.4; the cluster-robust standard error of a
+    mean), and the interval is ``mean ± 1.96 se``, ``lo`` clipped at ``lower`` and ``hi`` at
+    ``upper`` when given.  With every row its own cluster it is :func:`mean_interval`'s.
+    Beliefs about the same seat on successive turns move together, so the interval over rows
+    is too narrow.
+
+    Args:
+        values: ``(N,)`` the rows' values.
+        clusters: ``(N,)`` each row's cluster (any integers; equal means the same cluster).
+
+    Returns:
+        ``{"n", "mean", "lo", "hi", "clusters"}``: ``mean`` None without rows; ``lo`` and
+        ``hi`` None with fewer than two clusters (the spread cannot be estimated).
+
+    Raises:
+        ValueError: for ``values`` and ``clusters`` of different lengths.
+    """
+    v = np.asarray(list(values), dtype=float).reshape(-1)
+    c = np.asarray(list(clusters)).reshape(-1)
+    if v.shape != c.shape:
+        raise ValueError(f"clustered_mean: need one cluster per value, got {v.size} values and {c.size} clusters")
+    n = int(v.size)
+    if n == 0:
+        return {"n": 0, "mean": None, "lo": None, "hi": None, "clusters": 0}
+    _, idx = np.unique(c, return_inverse=True)
+    g = int(idx.max()) + 1
+    m = float(v.mean())
+    if g < 2:
+        return {"n": n, "mean": m, "lo": None, "hi": None, "clusters": g}
+    dev = np.bincount(idx, weights=v - m)
+    half = Z95 * math.sqrt(g / (g - 1) * float(np.sum(dev ** 2))) / n
+    lo = m - half if lower is None else max(lower, m - half)
+    hi = m + half if upper is None else min(upper, m + half)
+    return {"n": n, "mean": m, "lo": lo, "hi": hi, "clusters": g}
 
 
 def rate_difference(a: dict, b: dict) -> dict:
