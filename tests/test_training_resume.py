@@ -333,18 +333,21 @@ def test_ctrl_c_while_collecting_keeps_the_last_finished_iteration(tmp_path, mon
     assert len(err.splitlines()) == 1 and not list((tmp_path / "cli").glob("ckpt_*.pt"))
 
 
-def test_ctrl_c_during_an_update_finishes_that_iteration(tmp_path, monkeypatch):
-    """A SIGINT that arrives while the network is being updated is held until
-    the iteration's metrics and checkpoint are written, then ends the run."""
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
+def test_ctrl_c_during_an_update_finishes_that_iteration(tmp_path, monkeypatch, signame):
+    """A SIGINT (or SIGTERM) that arrives while the network is being updated is held until
+    the iteration's metrics and checkpoint are written, then ends the run; the interrupt
+    says which signal it was, and both handlers are given back."""
     import os
     import signal
 
     import training.ppo as ppo
 
     real = ppo.ppo_update
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
 
     def update(*a, **kw):
-        os.kill(os.getpid(), signal.SIGINT)       # Ctrl-C in the middle of the update
+        os.kill(os.getpid(), getattr(signal, signame))       # the signal in the middle of the update
         return real(*a, **kw)
 
     monkeypatch.setattr(ppo, "ppo_update", update)
@@ -352,10 +355,47 @@ def test_ctrl_c_during_an_update_finishes_that_iteration(tmp_path, monkeypatch):
     with pytest.raises(ppo.TrainingInterrupted) as stop:
         train(cfg, progress=False, log=False)
     assert stop.value.iteration == 1 and stop.value.checkpoint.name == "ckpt_000001.pt"
+    assert stop.value.signal_name == signame
     rows = (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()
     assert [json.loads(ln)["iteration"] for ln in rows] == [1]
     assert latest_checkpoint(tmp_path / "run").name == "ckpt_000001.pt"
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler      # the handler is given back
+    assert {s: signal.getsignal(s) for s in before} == before                 # the handlers are given back
+
+
+def test_sigterm_stops_the_cli_as_ctrl_c_does(tmp_path):
+    """``kill`` (SIGTERM) of a running ``treachery train``, as a job scheduler sends it: the
+    run stops after keeping its last finished iteration, says so in one line, exits with 143,
+    and neither it nor its rollout workers print a traceback; ``--resume`` continues it."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    run = tmp_path / "run"
+    cmd = [sys.executable, "-m", "training.cli", "train", "--run-dir", str(run), "--no-progress", "--workers", "2",
+           "--set", "hidden=32", "--set", "rollout_steps=200", "--set", "total_steps=1000000",
+           "--set", "game.num_players=4", "--set", "game.starting_life=6", "--set", "game.max_turns=8"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    try:
+        deadline = time.time() + 240
+        while not ((run / "metrics.jsonl").exists() and (run / "metrics.jsonl").read_text().count("\n") >= 1):
+            assert proc.poll() is None and time.time() < deadline, proc.stderr.read() if proc.poll() is not None else ""
+            time.sleep(0.2)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 143, err
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("treachery train: terminated (SIGTERM); checkpoint ") and "--resume" in last, err
+    done = len((run / "metrics.jsonl").read_text().splitlines())
+    assert latest_checkpoint(run).name == f"ckpt_{done:06d}.pt"
+    cfg = TrainConfig.from_dict({**json.loads((run / "config.json").read_text()), "total_steps": 200 * (done + 1)})
+    assert train(cfg, resume=True, progress=False, log=False)["history"][0]["iteration"] == done + 1
 
 
 def test_a_resume_with_nothing_left_to_train_is_refused_and_writes_nothing(run, tmp_path):

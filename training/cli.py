@@ -300,7 +300,11 @@ def _train(args: argparse.Namespace) -> int:
     except TrainingInterrupted as stop:
         where = (f"checkpoint {stop.checkpoint} (iteration {stop.iteration}); continue with --resume --run-dir "
                  f"{config.run_dir}" if stop.checkpoint is not None else "no iteration had finished: nothing saved")
-        print(f"treachery train: interrupted; {where}", file=sys.stderr)
+        how = "terminated (SIGTERM)" if stop.signal_name == "SIGTERM" else "interrupted"
+        print(f"treachery train: {how}; {where}", file=sys.stderr)
+        return 143 if stop.signal_name == "SIGTERM" else 130
+    except KeyboardInterrupt:             # before the run's workers were up: nothing had started
+        print("treachery train: interrupted before the first iteration; nothing saved", file=sys.stderr)
         return 130
     last = result["history"][-1] if result["history"] else {}
     print(f"trained {result['steps']} learner steps in {result['iterations']} "

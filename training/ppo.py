@@ -83,7 +83,7 @@ from .rollout import GameStat, WorkerPool, batch_observations, reference_policy
 from .threads import ThreadChoice
 
 __all__ = ["train", "ppo_update", "make_chunks", "latest_checkpoint", "load_resumable", "read_metrics",
-           "init_weights", "TrainResult", "TrainingInterrupted"]
+           "init_weights", "TrainResult", "TrainingInterrupted", "Terminated"]
 
 _CKPT = re.compile(r"^ckpt_(\d+)\.pt$")
 ROLE_NAMES = [r.name.capitalize() for r in (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)]
@@ -390,42 +390,72 @@ def _machine() -> str:
 
 
 class TrainingInterrupted(KeyboardInterrupt):
-    """Ctrl-C (SIGINT) ended a :func:`train` run.
+    """Ctrl-C (SIGINT) or SIGTERM ended a :func:`train` run.
 
     The iteration under way when it came was finished or dropped whole: the
     collection of rollouts is dropped, an update already begun is finished
     with its metrics line and checkpoint.  ``checkpoint`` is the run's newest
     checkpoint, written on the way out when the last finished iteration had
     none (``None``: no iteration of this run finished and none existed);
-    ``iteration`` is that iteration.
+    ``iteration`` is that iteration; ``signal_name`` is ``"SIGINT"`` or ``"SIGTERM"``.
     """
 
-    def __init__(self, checkpoint: Path | None, iteration: int):
-        super().__init__(f"interrupted after iteration {iteration}")
+    def __init__(self, checkpoint: Path | None, iteration: int, signal_name: str = "SIGINT"):
+        super().__init__(f"interrupted ({signal_name}) after iteration {iteration}")
         self.checkpoint = checkpoint
         self.iteration = iteration
+        self.signal_name = signal_name
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM in a training run, raised as an interrupt so that a run a job scheduler or
+    ``kill`` ends stops as one Ctrl-C stops (see :class:`TrainingInterrupted`)."""
+
+
+def _interrupt_of(signum: int) -> KeyboardInterrupt:
+    return Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+
+def _raise_interrupt(signum, frame) -> None:
+    raise _interrupt_of(signum)
+
+
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 class _DeferInterrupt:
-    """A block that Ctrl-C does not cut: a SIGINT during it is held and raised as
-    ``KeyboardInterrupt`` when the block ends (in the main thread only: elsewhere
-    Python delivers no signals, and the block is a plain one)."""
+    """A block that Ctrl-C or SIGTERM does not cut: the signal is held and raised as
+    ``KeyboardInterrupt`` (:class:`Terminated` for SIGTERM) when the block ends (in the main
+    thread only: elsewhere Python delivers no signals, and the block is a plain one)."""
 
     def __enter__(self) -> "_DeferInterrupt":
-        self.pending = False
-        self.old = None
+        self.pending: int | None = None
+        self.old: dict = {}
         if threading.current_thread() is threading.main_thread():
-            self.old = signal.signal(signal.SIGINT, self._hold)
+            self.old = {s: signal.signal(s, self._hold) for s in _STOP_SIGNALS}
         return self
 
     def _hold(self, signum, frame) -> None:
-        self.pending = True
+        self.pending = signum
 
     def __exit__(self, *exc) -> None:
-        if self.old is not None:
-            signal.signal(signal.SIGINT, self.old)
-        if self.pending and exc[0] is None:
-            raise KeyboardInterrupt
+        for s, old in self.old.items():
+            signal.signal(s, old)
+        if self.pending is not None and exc[0] is None:
+            raise _interrupt_of(self.pending)
+
+
+def _catch_sigterm() -> Any:
+    """While a run trains, SIGTERM raises :class:`Terminated` instead of ending the process at
+    once (main thread only).  Returns the previous handler for :func:`_restore_sigterm`."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _raise_interrupt)
+
+
+def _restore_sigterm(old: Any) -> None:
+    if old is not None:
+        signal.signal(signal.SIGTERM, old)
 
 
 class TrainResult(dict):
@@ -526,6 +556,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
     pool_rng = np.random.default_rng(ss.generate_state(2))
     workers = WorkerPool(config, worker_seeds)
     torch_threads = torch.get_num_threads()
+    old_sigterm = _catch_sigterm()
     try:
         optimizer = make_optimizer(net, config.learning_rate)
         pool: dict[int, dict] = {}
@@ -646,7 +677,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                         last_ckpt = _checkpoint(run_dir, net, optimizer, gate_fit, pool, config, game_config, iteration, steps,
                                                 wall, games_total, recent, reached, lr_done)
                         ckpt_iteration = iteration
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as why:
             # the rollouts under way are dropped (the workers are stopped); the last finished iteration is kept
             workers.close(now=True)
             bar.close()
@@ -655,7 +686,8 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                                         wall, games_total, recent, reached, lr_done)
             if writer is not None:
                 writer.close()
-            raise TrainingInterrupted(None if last_ckpt is None else Path(last_ckpt), iteration) from None
+            raise TrainingInterrupted(None if last_ckpt is None else Path(last_ckpt), iteration,
+                                      "SIGTERM" if isinstance(why, Terminated) else "SIGINT") from None
         bar.close()
         if writer is not None:
             writer.close()
@@ -663,6 +695,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                            iterations=iteration, wall_s=wall, history=history, start_steps=start_steps,
                            start_wall_s=wall0)
     finally:
+        _restore_sigterm(old_sigterm)
         workers.close()
         torch.set_num_threads(torch_threads)
 
