@@ -479,7 +479,7 @@ class EntityNet(nn.Module):
         ValueError: for non-positive sizes, sizes that are not this
             ``treachery_env``'s layouts for ``num_players``, an unknown ``prior``,
             an ``entity`` width not a multiple of :data:`INTERACTION_HEADS` with ``interaction``,
-            a gate without ``prior``, a threshold that is not a finite number or unknown
+            a gate without ``prior``, a threshold outside [0, 2) or unknown
             ``gate_features``.
     """
 
@@ -488,7 +488,7 @@ class EntityNet(nn.Module):
 
     def __init__(self, obs_size: int, num_actions: int, num_players: int, hidden: int = 256, entity: int = 64,
                  privileged_size: int = 0, prior: str | None = None, interaction: int = 0, combat: bool = False,
-                 gate: int = 0, gate_threshold: float = 0.0, gate_features: str = "combat"):
+                 gate: int = 0, gate_threshold: float = 0.01, gate_features: str = "combat"):
         super().__init__()
         _check_sizes(obs_size=(obs_size, 1), num_actions=(num_actions, 1), num_players=(num_players, 2),
                      hidden=(hidden, 1), entity=(entity, 1), privileged_size=(privileged_size, 0),
@@ -499,8 +499,9 @@ class EntityNet(nn.Module):
             raise ValueError("an advantage gate (gate > 0) chooses between a bot's proposal and other actions: "
                              "it needs prior")
         if not isinstance(gate_threshold, (int, float)) or isinstance(gate_threshold, bool) \
-                or not np.isfinite(gate_threshold):
-            raise ValueError(f"gate_threshold must be a finite number, got {gate_threshold!r}")
+                or not 0 <= gate_threshold < 2:
+            raise ValueError(f"gate_threshold must be a number in [0, 2) (an advantage over the proposal in score "
+                             f"units; scores lie in [-1, 1]), got {gate_threshold!r}")
         if gate_features not in GATE_FEATURES:
             raise ValueError(f"gate_features must be one of {sorted(GATE_FEATURES)}, got {gate_features!r}")
         from treachery_env.actions import ActionLayout

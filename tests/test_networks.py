@@ -903,8 +903,9 @@ def test_the_advantage_gate_departs_where_it_predicts_a_gain(tmp_path):
     assert departed > 5 and kept > 5
     assert "advantage gate (an MLP of width 8 on the combat features" in model_card(always, "g")
     assert_policy_uses_only_its_information_set(always, n)
-    for bad, msg in ((dict(gate=8), "needs prior"), (dict(prior="heuristic", gate=8, gate_threshold=float("nan")),
-                                                     "gate_threshold must be a finite number")):
+    for bad, msg in ((dict(gate=8), "needs prior"),
+                     *((dict(prior="heuristic", gate=8, gate_threshold=t), r"gate_threshold must be a number in \[0, 2\)")
+                       for t in (float("nan"), -0.01, 2.0, True))):
         with pytest.raises(ValueError, match=msg):
             EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=32, entity=16, **bad)
 
@@ -989,7 +990,8 @@ def test_a_run_fits_the_advantage_gate_to_the_teachers_scores(tmp_path):
 
     for bad, key in ((dict(gate=8), "gate"), (dict(arch="entity", prior="heuristic", gate=8), "expert"),
                      (dict(gate=-1), "gate"), (dict(freeze_policy=True), "freeze_policy"),
-                     (dict(gate_threshold=float("inf")), "gate_threshold")):
+                     (dict(gate_threshold=float("inf")), "gate_threshold"), (dict(gate_threshold=-0.01), "gate_threshold"),
+                     (dict(gate_threshold=2), "gate_threshold")):
         with pytest.raises(ValueError, match=f"train config: {key} = "):
             TrainConfig(**bad)
     kw = dict(arch="entity", entity=16, privileged_critic=True, prior="heuristic", expert="lookahead",

@@ -588,6 +588,13 @@ def test_cli_train_then_evaluate(tmp_path, capsys):
 def test_cli_train_errors(tmp_path, capsys):
     assert cli.main(["train", "--run-dir", str(tmp_path / "x"), "--set", "gamma=2"]) == 2
     assert "gamma" in capsys.readouterr().err
+    # a misspelt key names the key meant, in the train config and in its game table
+    assert cli.main(["train", "--run-dir", str(tmp_path / "x"), "--set", "learning_rat=1e-4"]) == 2
+    assert "unknown keys ['learning_rat'] (did you mean learning_rate?)" in capsys.readouterr().err
+    assert cli.main(["train", "--run-dir", str(tmp_path / "x"), "--set", "game.num_player=4"]) == 2
+    assert "unknown GameConfig fields ['num_player'] (did you mean num_players?)" in capsys.readouterr().err
+    assert cli.main(["train", "--run-dir", str(tmp_path / "x"), "--set", "zzzz=1"]) == 2
+    assert "did you mean" not in capsys.readouterr().err           # nothing close: no guess
     assert cli.main(["train", "--run-dir", str(tmp_path / "x"), "--minutes", "-1"]) == 2
     assert cli.main(["train", "--run-dir", str(tmp_path / "y"), "--resume"]) == 2
     assert "nothing to resume" in capsys.readouterr().err

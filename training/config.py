@@ -34,6 +34,7 @@ import agents
 from agents.candidates import GATE_FEATURES
 from agents.networks import INTERACTION_HEADS, PRIOR_BOTS
 from treachery_env import GameConfig
+from treachery_env.config import did_you_mean
 
 __all__ = ["TrainConfig", "OPPONENT_KINDS", "MAX_WEIGHT", "load_config", "parse_override", "toml_literal"]
 
@@ -348,8 +349,8 @@ class TrainConfig:
              "0 unless arch = 'entity' and a prior (the gate weighs candidates against the proposal)")
         need(not self.gate or self.expert == "lookahead", "expert",
              "'lookahead' with a gate (the gate learns the lookahead teacher's candidate scores)")
-        need(is_num(self.gate_threshold) and math.isfinite(self.gate_threshold), "gate_threshold",
-             "a finite number")
+        need(is_num(self.gate_threshold) and 0 <= self.gate_threshold < 2, "gate_threshold",
+             "a number in [0, 2) (an advantage over the proposal in score units; scores lie in [-1, 1])")
         need(isinstance(self.gate_features, str) and self.gate_features in GATE_FEATURES, "gate_features", " or ".join(map(toml_literal, GATE_FEATURES)))
         need(isinstance(self.freeze_policy, bool) and (not self.freeze_policy or self.gate > 0), "freeze_policy",
              "true or false, and false without a gate (nothing would learn)")
@@ -413,7 +414,8 @@ class TrainConfig:
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(d) - known)
         if unknown:
-            raise ValueError(f"train config: unknown keys {unknown}; known: {sorted(known)}")
+            raise ValueError(f"train config: unknown keys {unknown}{did_you_mean(unknown, known)}; "
+                             f"known: {sorted(known)}")
         d = dict(d)
         if "opponents" in d and isinstance(d["opponents"], dict):
             d["opponents"] = dict(d["opponents"])

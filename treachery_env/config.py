@@ -5,13 +5,14 @@ Invalid values raise ``ValueError`` naming the field and what is allowed.
 
 from __future__ import annotations
 
+import difflib
 from collections import Counter
 from dataclasses import asdict, dataclass, fields
-from typing import Any
+from typing import Any, Iterable
 
 from .rules import MIN_PLAYERS, VARIANTS, Role, check_identity_deck, format_role_counts, role_distribution
 
-__all__ = ["GameConfig", "VARIANTS", "RARITIES", "MAX_PLAYERS", "RARITY_POOLS", "PRIORITY_WINDOWS", "MULLIGANS",
+__all__ = ["GameConfig", "did_you_mean", "VARIANTS", "RARITIES", "MAX_PLAYERS", "RARITY_POOLS", "PRIORITY_WINDOWS", "MULLIGANS",
            "TALK_MODES"]
 
 RARITIES = ("uncommon", "rare", "mythic", "special")
@@ -34,6 +35,15 @@ the four "special" Traitors only when asked for).  Left at its default,
 deal the table."""
 MAX_PLAYERS = 12
 """Largest table the environment's fixed-size spaces are built for."""
+
+
+def did_you_mean(unknown: Iterable[str], known: Iterable[str]) -> str:
+    """`` (did you mean x?)`` naming, for each of the ``unknown`` names in sorted order, the
+    closest of the ``known`` ones (:func:`difflib.get_close_matches`, cutoff 0.6), for an
+    unknown-key error; ``""`` when none is close."""
+    known = sorted(known)
+    near = [m[0] for u in sorted(unknown) if (m := difflib.get_close_matches(u, known, n=1, cutoff=0.6))]
+    return f" (did you mean {', '.join(dict.fromkeys(near))}?)" if near else ""
 
 
 @dataclass(frozen=True)
@@ -176,7 +186,8 @@ class GameConfig:
         d = asdict(self)
         unknown = set(changes) - set(d)
         if unknown:
-            raise ValueError(f"unknown GameConfig fields {sorted(unknown)}; allowed: {sorted(d)}")
+            raise ValueError(f"unknown GameConfig fields {sorted(unknown)}{did_you_mean(unknown, d)}; "
+                             f"allowed: {sorted(d)}")
         if getattr(self, "_default_pool", False):
             d["identity_pool"] = None
         d.update(changes)
@@ -230,7 +241,8 @@ class GameConfig:
         unknown = set(d) - allowed
         if unknown:
             hint = " (turn limits are max_turns)" if "max_cycles" in unknown else ""
-            raise ValueError(f"unknown GameConfig fields {sorted(unknown)}{hint}; allowed: {sorted(allowed)}")
+            raise ValueError(f"unknown GameConfig fields {sorted(unknown)}{hint or did_you_mean(unknown, allowed)}; "
+                             f"allowed: {sorted(allowed)}")
         return cls(**d)
 
     def may_concede(self, seat: int) -> bool:
