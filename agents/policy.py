@@ -261,7 +261,9 @@ class PolicyAgent(BaseAgent):
     (:func:`agents.lookahead.search_candidates`), the candidate with the
     highest predicted advantage over the proposal when it exceeds the
     network's ``gate_threshold``, and the network's own choice otherwise;
-    ``last_gated`` says whether the last decision was the gate's.
+    ``has_gate`` says whether the network has one, ``last_searched`` whether the
+    gate weighed candidates at the last decision, ``last_gated`` whether that
+    decision was the gate's (both False without a gate).
 
     Args:
         path: a checkpoint from :func:`save_checkpoint`.
@@ -297,7 +299,8 @@ class PolicyAgent(BaseAgent):
         self._config_checked = False                 # check_config ran, or act compared info["view"]
         self.prior_bot: BaseAgent | None = None      # proposes an action the network reads (model_kwargs["prior"])
         self.last_proposal: int | None = None
-        self.last_gated = False
+        self.has_gate = getattr(self.net, "gate", None) is not None
+        self.last_searched = self.last_gated = False
         if self.net.kwargs.get("prior"):
             from . import make
             self.prior_bot = make(self.net.kwargs["prior"], seed=seed)
@@ -332,7 +335,7 @@ class PolicyAgent(BaseAgent):
         self.h = self.net.initial_state(1)
         self._belief = None
         self.last_proposal = None
-        self.last_gated = False
+        self.last_searched = self.last_gated = False
         if self.prior_bot is not None:
             self.prior_bot.reset(seat)
 
@@ -363,8 +366,8 @@ class PolicyAgent(BaseAgent):
         x = torch.from_numpy(obs)[None]
         logits, _, belief, self.h = self.net(x, self.h, mask=mask, prior=prior)
         self._belief = belief[0]
-        self.last_gated = False
-        if getattr(self.net, "gate", None) is not None:
+        self.last_searched = self.last_gated = False
+        if self.has_gate:
             gated = self._gate(x, info["view"], self.last_proposal)
             if gated is not None:
                 self.last_gated = True
@@ -381,6 +384,7 @@ class PolicyAgent(BaseAgent):
         cands = search_candidates(view, proposal)
         if cands is None:
             return None
+        self.last_searched = True
         others = sorted(a for a in cands if a != proposal)
         adv = self.net.advantages(obs, torch.tensor([others]), torch.tensor([proposal]))[0]
         k = int(torch.argmax(adv))                      # the first of equal predictions, in action order

@@ -893,7 +893,7 @@ def test_the_advantage_gate_departs_where_it_predicts_a_gain(tmp_path):
         a = bots[s].act(g.observation(s), {"view": view})
         if s == 0:
             c = search_candidates(view, bot.last_proposal)
-            assert bot.last_gated == (c is not None)
+            assert bot.last_gated == bot.last_searched == (c is not None) and bot.has_gate
             if c is not None:
                 assert a == min(x for x in c if x != bot.last_proposal)
                 departed += 1
@@ -902,6 +902,18 @@ def test_the_advantage_gate_departs_where_it_predicts_a_gain(tmp_path):
         g.step(a)
     assert departed > 5 and kept > 5
     assert "advantage gate (an MLP of width 8 on the combat features" in model_card(always, "g")
+    # the evaluator counts, per entrant with a gate, the decisions it weighed and those it decided
+    from training.evaluate import evaluate, gate_table
+    for spec, departs in ((f"policy:{always}:greedy", True), (f"policy:{never}:greedy", False)):
+        res = evaluate([spec, "heuristic"], games=n, seed=1, mode="substitution", reference="heuristic",
+                       config=cfg, progress=False, observer=False)
+        g_ = res["gate"][spec]
+        assert set(res["gate"]) == {spec} and g_["seat_games"] == n and 0 < g_["searched"] < g_["decisions"]
+        assert g_["departures"] == (g_["searched"] if departs else 0)
+        assert sum(r["searched"] for r in g_["roles"].values()) == g_["searched"]
+        assert g_["of_searched"]["rate"] == float(departs) and g_["of_searched"]["clusters"] == n
+        assert "Advantage gate" in gate_table(res)
+    assert not make(f"policy:{path}").has_gate
     assert_policy_uses_only_its_information_set(always, n)
     for bad, msg in ((dict(gate=8), "needs prior"),
                      *((dict(prior="heuristic", gate=8, gate_threshold=t), r"gate_threshold must be a number in \[0, 2\)")

@@ -216,7 +216,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _evaluate(args: argparse.Namespace) -> int:
     import agents
 
-    from .evaluate import entrants_from_specs, evaluate, per_role_table, social_tables, substitution_table
+    from .evaluate import (entrants_from_specs, evaluate, gate_table, per_role_table, social_tables,
+                           substitution_table)
 
     try:   # argument errors: reported as usage errors (exit status 2)
         config = game_config_from_args(args)
@@ -254,9 +255,9 @@ def _evaluate(args: argparse.Namespace) -> int:
         print(f"Substitution delta (each candidate in a seat of a {sub['reference']} table, minus "
               f"{sub['reference']} in that seat of that deal) [95% interval]:")
         print(substitution_table(res))
-    social_md = social_tables(res)
-    if social_md:
-        print(social_md)
+    for table in (gate_table(res), social_tables(res)):
+        if table:
+            print(table)
     print(f"results in {Path(args.out) / 'results.json'}, results.md and PNG plots")
     return 0
 

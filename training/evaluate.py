@@ -155,14 +155,14 @@ from treachery_env.env import raw_env
 from treachery_env.rules import Role, Team, role_distribution, team_of
 
 from . import social
-from .stats import clustered_mean, mean_interval, wilson_interval
+from .stats import clustered_mean, clustered_rate, mean_interval, wilson_interval
 
 __all__ = [
     "Entrant", "GameTask", "GameRecord", "wilson_interval", "entrants_from_specs",
     "rotation_schedule", "substitution_schedule", "crossplay_schedule", "teammate_schedule", "dealt_roles", "MODES", "play_task", "run_tasks",
     "score_belief", "TURN_BANDS", "deduction_metrics", "summarize", "evaluate",
     "render_markdown", "write_results", "atomic_write_bytes", "per_role_table", "substitution_table", "format_delta",
-    "beats_in_every_role", "social_tables", "format_mean", "paired_delta", "read_results",
+    "beats_in_every_role", "social_tables", "gate_table", "format_mean", "paired_delta", "read_results",
 ]
 
 ROLES = (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)
@@ -457,6 +457,9 @@ class GameRecord:
             :data:`training.social.OBS_COLS`), for the bluffing metric.
         claims: float64 rows, one per role claim (:data:`training.social.CLAIM_COLS`).
         coop: float64 ``(seats, 5)`` Guardian counters (:data:`training.social.COOP_COLS`).
+        gate: int64 ``(seats, 3)``: whether the seat's agent has an advantage gate
+            (:class:`agents.policy.PolicyAgent` ``has_gate``), the decisions at which the gate
+            weighed candidates, and those it decided (its departures from the network's choice).
     """
 
     task: GameTask
@@ -471,6 +474,7 @@ class GameRecord:
     observer: np.ndarray = field(default_factory=lambda: np.zeros((0, len(social.OBS_COLS))))
     claims: np.ndarray = field(default_factory=lambda: np.zeros((0, len(social.CLAIM_COLS))))
     coop: np.ndarray = field(default_factory=lambda: np.zeros((0, len(social.COOP_COLS))))
+    gate: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), np.int64))
 
 
 def _normalize_belief(belief: Any) -> np.ndarray | None:
@@ -539,12 +543,17 @@ def play_task(task: GameTask, config: GameConfig, record_beliefs: bool = True,
     bots = [agents.make(spec, seed=s) for spec, s in zip(task.specs, task.agent_seeds)]
     dist = config.distribution()     # the public identity deck (TR2.3): role_counts or the variant's
     times: list[list[float]] = [[] for _ in range(n)]
+    gate = np.zeros((n, 3), np.int64)
+    gate[:, 0] = [bool(getattr(b, "has_gate", False)) for b in bots]
     last_belief: dict[tuple[int, int], list] = {}
     tracker = social.SocialTracker(n, dist, social.PublicObserver() if observer else None)
     live: list = []
 
     def observe(g, seat: int, bot, seconds: float) -> None:
         times[seat].append(seconds)
+        if gate[seat, 0]:
+            gate[seat, 1] += bool(bot.last_searched)
+            gate[seat, 2] += bool(bot.last_gated)
         if not live:
             live.append(g)
         tracker.update(g)
@@ -561,7 +570,7 @@ def play_task(task: GameTask, config: GameConfig, record_beliefs: bool = True,
     return GameRecord(task, [int(r) for r in res.dealt_roles], [int(r) for r in res.roles], sorted(res.winners),
                       res.truncated, res.turns, res.decisions,
                       [np.asarray(t, dtype=np.float32) for t in times],
-                      np.asarray(rows, dtype=np.float64).reshape(-1, 10), obs_rows, claim_rows, coop)
+                      np.asarray(rows, dtype=np.float64).reshape(-1, 10), obs_rows, claim_rows, coop, gate)
 
 
 def _deduction_rows(beliefs: Any, g, observer: int, dist: dict) -> list | None:
@@ -777,7 +786,11 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
     where entrant b holds a seat of another team, by dealt role), ``deduction`` (per observer entrant, see
     :func:`deduction_metrics`), ``deception`` (per deceiving entrant: mean
     probability observers give to its true role while it is a face-down
-    Traitor or Assassin, with the prior), ``bluffing``, ``cooperation``,
+    Traitor or Assassin, with the prior), ``gate`` (per entrant whose agent has an
+    advantage gate, overall and by dealt role: its ``seat_games``, ``decisions``, the
+    ``searched`` ones at which the gate weighed candidates, its ``departures``, and
+    ``of_searched``, their share of the searched with the 95% interval of
+    :func:`training.stats.clustered_rate` over games), ``bluffing``, ``cooperation``,
     ``talk`` (per entrant; :func:`training.social.bluff_metrics`,
     :func:`~training.social.cooperation_metrics`,
     :func:`~training.social.talk_metrics`), ``teamplay`` (None outside
@@ -910,6 +923,27 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
                        "p95_ms": float(np.percentile(allt, 95) * 1e3) if allt.size else None,
                        "max_ms": float(allt.max() * 1e3) if allt.size else None}
 
+    # the advantage gate's departures, for entrants whose agent has one
+    gate = {}
+    for lab in labels:
+        seats = [(rec, s) for rec in records for s, l2 in enumerate(rec.task.lineup)
+                 if l2 == lab and rec.gate.shape[0] > s and rec.gate[s, 0]]
+        if not seats:
+            continue
+
+        def gate_agg(sel: list) -> dict:
+            per_game: dict[int, np.ndarray] = {}        # a game's seats of this entrant count as one cluster
+            for rec, s in sel:
+                per_game[id(rec)] = per_game.get(id(rec), 0) + rec.gate[s, 1:]
+            searched, departed = (np.array([c[j] for c in per_game.values()], dtype=float) for j in (0, 1))
+            return {"seat_games": len(sel), "decisions": int(sum(len(rec.times[s]) for rec, s in sel)),
+                    "searched": int(searched.sum()), "departures": int(departed.sum()),
+                    "of_searched": clustered_rate(departed, searched)}
+
+        gate[lab] = {**gate_agg(seats), "roles": {
+            ROLE_NAMES[r]: gate_agg(sel) for r in ROLES
+            if (sel := [(rec, s) for rec, s in seats if rec.dealt_roles[s] == int(r)])}}
+
     games = [{"index": rec.task.index, "deal": rec.task.deal, "env_seed": rec.task.env_seed,
               "kind": rec.task.kind, "lineup": list(rec.task.lineup),
               "dealt_roles": [ROLE_NAMES[Role(r)] for r in rec.dealt_roles],
@@ -929,6 +963,7 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
         "deception": deception,
         "deduction_note": ("no deduction numbers (no beliefs() recorded) for: " + ", ".join(no_beliefs))
         if no_beliefs else "",
+        "gate": gate,
         "bluffing": social.bluff_metrics(records, labels),
         "cooperation": social.cooperation_metrics(records, labels),
         "talk": social.talk_metrics(records, labels),
@@ -1264,6 +1299,23 @@ def _fdiff(cell: dict | None) -> str:
     return f"{cell['mean']:+.3f}" + (f" [{cell['lo']:+.3f}, {cell['hi']:+.3f}]" if cell.get("lo") is not None else "")
 
 
+def gate_table(res: dict) -> str:
+    """The advantage gate's departures by entrant and dealt role (markdown), or ``""`` when no
+    entrant has a gate (see :func:`summarize`'s ``gate``)."""
+    gate = res.get("gate") or {}
+    if not gate:
+        return ""
+    out = ["Advantage gate (decisions where the gate weighed the lookahead bot's candidates against the "
+           "proposal, and where it played its own; share of those, 95% interval over games):", "",
+           "| agent | role | seat-games | decisions | searched | gate's decisions | share of searched |",
+           "|---|---|---|---|---|---|---|"]
+    for lab, g in gate.items():
+        for role, c in list(g["roles"].items()) + [("overall", g)]:
+            out.append(f"| {lab} | {role} | {c['seat_games']} | {c['decisions']} | {c['searched']} | "
+                       f"{c['departures']} | {_fr(c['of_searched'])} |")
+    return "\n".join(out)
+
+
 def social_tables(res: dict) -> str:
     """The bluffing, cooperation, talk and team-play tables (markdown) of a
     result dict (see the module docstring for the definitions); sections
@@ -1375,6 +1427,8 @@ def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
             out.append(f"| {lab} | {d['n']} | {d['p_true']:.3f} | {d['prior_p_true']:.3f} |")
     if res.get("deduction_note"):
         out += ["", res["deduction_note"] + "."]
+    if gate_table(res):
+        out += ["", gate_table(res)]
     social_md = social_tables(res)
     if social_md:
         out += ["", social_md]
