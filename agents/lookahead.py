@@ -66,8 +66,8 @@ from .belief import RoleBelief
 from .heuristic import HeuristicAgent
 from .ismcts import SETUP_KINDS, determinize, evaluate, fast_clone, setup_decision
 
-__all__ = ["LookaheadAgent", "heuristic_playout", "search_candidates", "SEARCHED_KINDS", "SEARCHABLE_KINDS",
-           "PRIORITY_ACTS"]
+__all__ = ["LookaheadAgent", "heuristic_playout", "search_candidates", "check_kinds", "SEARCHED_KINDS",
+           "SEARCHABLE_KINDS", "PRIORITY_ACTS"]
 
 SEARCHED_KINDS = ("attacker", "blocker", "priority")
 """Decision kinds the bot searches by default (priority only with an empty stack and one of :data:`PRIORITY_ACTS`)."""
@@ -79,6 +79,25 @@ PRIORITY_ACTS = frozenset({"cast", "commander", "unveil", "identity_ability"})
 """Option kinds that make a priority decision high-impact (lands, passes and talk alone do not)."""
 
 _NOT_SEARCHED = frozenset({"talk", "concede"})
+
+
+def check_kinds(kinds: Any) -> None:
+    """Refuse decision ``kinds`` a lookahead search cannot take.
+
+    Raises:
+        ValueError: one line, unless ``kinds`` is a non-empty collection (not a string) of
+            distinct members of :data:`SEARCHABLE_KINDS`; it names the first bad or repeated kind.
+    """
+    if isinstance(kinds, str) or not hasattr(kinds, "__iter__") or not kinds:
+        raise ValueError(f"lookahead: kinds must be a non-empty collection of {list(SEARCHABLE_KINDS)}, "
+                         f"got {kinds!r}")
+    kinds = list(kinds)
+    bad = [k for k in kinds if k not in SEARCHABLE_KINDS]
+    if bad:
+        raise ValueError(f"lookahead: unknown decision kind {bad[0]!r}; choose from {list(SEARCHABLE_KINDS)}")
+    twice = [k for i, k in enumerate(kinds) if k in kinds[:i]]
+    if twice:
+        raise ValueError(f"lookahead: decision kind {twice[0]!r} given twice")
 
 
 def search_candidates(view: Any, base: int, max_candidates: int = 6,
@@ -185,10 +204,7 @@ class LookaheadAgent(BaseAgent):
             raise ValueError(f"lookahead: worlds >= 1, horizon >= 0, max_candidates >= 2 and 0 <= margin < 2, "
                              f"got worlds={worlds}, horizon={horizon}, max_candidates={max_candidates}, "
                              f"margin={margin}")
-        if isinstance(kinds, str) or not hasattr(kinds, "__iter__") or not kinds \
-                or not set(kinds) <= set(SEARCHABLE_KINDS):
-            raise ValueError(f"lookahead: kinds must be a non-empty collection of {list(SEARCHABLE_KINDS)}, "
-                             f"got {kinds!r}")
+        check_kinds(kinds)
         super().__init__(seed)
         self.worlds = int(worlds)
         self.horizon = int(horizon)

@@ -34,7 +34,7 @@ from collections import defaultdict
 import numpy as np
 
 import agents
-from agents.lookahead import SEARCHABLE_KINDS, SEARCHED_KINDS, LookaheadAgent
+from agents.lookahead import SEARCHABLE_KINDS, SEARCHED_KINDS, LookaheadAgent, check_kinds
 from treachery_env import GameConfig
 from treachery_env.engine import Game
 from treachery_env.view import ViewBuilder
@@ -99,10 +99,12 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"decision kinds the teacher searches, comma-separated, of {','.join(SEARCHABLE_KINDS)}")
     a = ap.parse_args(argv)
     kinds = tuple(k.strip() for k in a.kinds.split(",") if k.strip())
-    bad = [k for k in kinds if k not in SEARCHABLE_KINDS]
-    if bad or not kinds:
-        ap.error(f"--kinds: unknown kind {bad[0]!r}; choose from {','.join(SEARCHABLE_KINDS)}" if bad else
-                 "--kinds: name at least one kind")
+    if not kinds:
+        ap.error("--kinds: name at least one kind")
+    try:
+        check_kinds(kinds)
+    except ValueError as err:
+        ap.error(f"--kinds: {str(err).removeprefix('lookahead: ')}")
     if a.games < 1:
         ap.error(f"--games must be >= 1, got {a.games}")
     if a.top < 0:

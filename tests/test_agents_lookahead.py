@@ -113,11 +113,13 @@ def test_heuristic_playout_stops_at_the_horizon():
 def test_kinds_choose_the_decisions_searched():
     """``kinds`` names the decision kinds searched: with ``("defender",)`` the
     bot searches whom each attacker attacks (CR 508.1b) and nothing else, by
-    default it never searches that decision; an empty, unknown or bare-string
-    ``kinds`` is refused in one line.  Permuting what the seat cannot see
-    never changes a defender search."""
-    for bad in ((), ("target",), "defender"):
-        with pytest.raises(ValueError, match="lookahead: kinds must be a non-empty collection of"):
+    default it never searches that decision; an empty, bare-string, unknown or
+    repeated kind is refused in one line that names it.  Permuting what the seat
+    cannot see never changes a defender search."""
+    for bad, msg in (((), "kinds must be a non-empty collection of"), ("defender", "kinds must be a non-empty"),
+                     (5, "kinds must be a non-empty"), (("attacker", "target"), "unknown decision kind 'target'"),
+                     (("blocker", "attacker", "blocker"), "decision kind 'blocker' given twice")):
+        with pytest.raises(ValueError, match=f"^lookahead: {msg}"):
             LookaheadAgent(kinds=bad)
     cfg = CFG.replace(num_players=5)
     for kinds in (("defender",), None):

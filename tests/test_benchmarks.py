@@ -175,7 +175,8 @@ def test_the_search_departures_script_measures_the_lookahead_bots_departures(cap
     assert sum(int(k[1]) for k in by_kind) == len(dep)                        # the kinds' rows add up
     assert sum(int(k[2].split()[0]) for k in by_kind if k[1] != "0") == same   # "–" where a kind has none
     assert all(k[2] == "–" for k in by_kind if k[1] == "0")
-    for bad, msg in ((["--kinds", "attacker,target"], "--kinds: unknown kind 'target'"),
+    for bad, msg in ((["--kinds", "attacker,target"], "--kinds: unknown decision kind 'target'"),
+                     (["--kinds", "attacker,attacker"], "--kinds: decision kind 'attacker' given twice"),
                      (["--kinds", ","], "--kinds: name at least one kind")):
         with pytest.raises(SystemExit):
             mod.main(bad)
