@@ -508,6 +508,13 @@ def test_cli_rejects_bad_seed_reference_and_single_agent_crossplay(tmp_path, cap
     assert "nobody" in capsys.readouterr().err
     assert main(base + ["--agents", "random", "--mode", "crossplay"]) == 2
     assert "two different agents" in capsys.readouterr().err
+    # a mistyped flag is named as such, even when it leaves a required option missing
+    for argv, msg in ((["evaluate", "--agnets", "random"], "unrecognized arguments: --agnets random"),
+                      (["evaluate"], "the following arguments are required: --agents"),
+                      (base + ["--agents", "random,random", "--bogus"], "unrecognized arguments: --bogus")):
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        assert stop.value.code == 2 and msg in capsys.readouterr().err
 
 
 # --------------------------------------------------------------------------- paired comparison of two candidates

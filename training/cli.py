@@ -126,9 +126,28 @@ def game_config_from_args(args: argparse.Namespace):
     return GameConfig(**kw)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with an unknown option reported before a missing required one: a mistyped flag
+    (``--agnets``) otherwise shows only as "the following arguments are required"."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        required = [a for a in self._actions if a.required and a.option_strings]
+        if required:
+            for a in required:
+                a.required = False
+            try:       # a first pass without the required options: what is left over is unknown
+                _, extra = super().parse_known_args(args, argparse.Namespace(**vars(namespace or argparse.Namespace())))
+            finally:
+                for a in required:
+                    a.required = True
+            if extra:
+                self.error(f"unrecognized arguments: {' '.join(extra)}")
+        return super().parse_known_args(args, namespace)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with its subcommands (``evaluate``, ``train``, ``export``, ``play``)."""
-    p = argparse.ArgumentParser(prog="treachery", description="Treachery toolkit command line")
+    p = _Parser(prog="treachery", description="Treachery toolkit command line")
     sub = p.add_subparsers(dest="command", required=True)
     e = sub.add_parser("evaluate", help="tournament between bots: win rates, ratings, cross-play, deduction",
                        description="Duplicate-deal tournament between registered bots (agents.make specs).")
