@@ -1,5 +1,6 @@
 """Atomic file writes, shared by checkpoints (:mod:`agents.policy`) and results
-(:mod:`training.evaluate`, :mod:`training.model_card`)."""
+(:mod:`training.evaluate`, :mod:`training.model_card`), and the checks of the files and
+folders they read and write."""
 
 from __future__ import annotations
 
@@ -8,7 +9,29 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["atomic_write_bytes", "check_folder", "check_writable_file"]
+__all__ = ["atomic_write_bytes", "check_folder", "check_writable_file", "check_input_file"]
+
+
+def check_input_file(path: str | os.PathLike, what: str) -> Path:
+    """Refuse an input file that is not there, saying where a relative path was looked for.
+
+    Args:
+        path: the file to be read.
+        what: how the error names it, e.g. ``"checkpoint"`` or ``"init: checkpoint"``.
+
+    Returns:
+        ``path`` as a :class:`~pathlib.Path`.
+
+    Raises:
+        ValueError: one line naming ``what`` and ``path``, and for a relative path the current
+            folder it was read from (a config's paths are read from there, not from the
+            config file's folder).
+    """
+    p = Path(path)
+    if not p.is_file():
+        where = "" if p.is_absolute() else f" (a relative path, read from the current folder {os.getcwd()})"
+        raise ValueError(f"{what} {str(p)!r} does not exist or is not a file{where}")
+    return p
 
 
 def check_folder(path: str | os.PathLike, what: str) -> None:

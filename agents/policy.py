@@ -40,7 +40,7 @@ import treachery_env
 from treachery_env.rules import Role
 
 from .base import BaseAgent, legal_actions
-from .files import atomic_write_bytes
+from .files import atomic_write_bytes, check_input_file
 from .lookahead import search_candidates
 from .networks import MASKED, NUM_ROLES, PolicyNet, build_network
 
@@ -113,9 +113,7 @@ def load_checkpoint(path: str | os.PathLike) -> dict:
             ``treachery_env`` version, its weights do not fit its network, or a
             weight is NaN or infinite (naming the first such tensor).
     """
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"checkpoint {str(path)!r} does not exist or is not a file")
+    path = check_input_file(path, "checkpoint")
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as err:  # torch raises many types for a truncated or foreign file
@@ -162,9 +160,7 @@ def load_policy(path: str | os.PathLike) -> tuple[nn.Module, dict]:
     Raises:
         ValueError: as :func:`load_checkpoint`.
     """
-    p = Path(path)
-    if not p.is_file():
-        raise ValueError(f"checkpoint {str(p)!r} does not exist or is not a file")
+    p = check_input_file(path, "checkpoint")
     st = p.stat()
     payload = _cached(str(p.resolve()), st.st_mtime_ns, st.st_size)
     net = payload["net"].eval()

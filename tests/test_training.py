@@ -666,9 +666,13 @@ def test_init_starts_a_new_run_from_trained_weights(tmp_path):
     assert not (tmp_path / "e").exists()
     with pytest.raises(ValueError, match="^init: checkpoint .* does not exist"):
         init_weights(net, tmp_path / "missing.pt")
-    with pytest.raises(ValueError, match="^init: checkpoint .* does not exist"):     # before any folder is made
+    with pytest.raises(ValueError, match="^init: checkpoint .* does not exist") as err:     # before any folder is made
         train(tiny(tmp_path / "d", init=str(tmp_path / "missing.pt")), progress=False)
-    assert not (tmp_path / "d").exists()
+    assert not (tmp_path / "d").exists() and "current folder" not in str(err.value)
+    # a relative path (as in the shipped configs) says where it was looked for
+    with pytest.raises(ValueError, match=r"^init: checkpoint 'checkpoints/x\.pt' does not exist or is not a file "
+                                         r"\(a relative path, read from the current folder .*\)$"):
+        train(tiny(tmp_path / "d", init="checkpoints/x.pt"), progress=False)
     second = train(cfg, progress=False)
     assert second["steps"] >= 300
     assert json.loads((tmp_path / "b" / "run" / "config.json").read_text())["init"] == first["policy"]

@@ -72,7 +72,7 @@ from tqdm import tqdm
 
 import agents
 import treachery_env
-from agents.files import atomic_write_bytes, check_folder
+from agents.files import atomic_write_bytes, check_folder, check_input_file
 from agents.networks import build_network
 from agents.policy import load_checkpoint, masked_logits, save_checkpoint
 from treachery_env.rules import Role
@@ -818,8 +818,8 @@ def _open_run(config: TrainConfig, resume: bool | str | os.PathLike) -> tuple[Tr
     elif (run_dir / "metrics.jsonl").exists():
         raise ValueError(f"{str(run_dir)!r} holds the metrics.jsonl of a run that stopped before its first "
                          f"checkpoint, so it cannot be resumed; choose another --run-dir, or delete that folder")
-    if config.init and not state and not Path(config.init).is_file():
-        raise ValueError(f"init: checkpoint {config.init!r} does not exist or is not a file")
+    if config.init and not state:
+        check_input_file(config.init, "init: checkpoint")
     if config.prior and config.prior == config.expert and config.labels_expert:
         warnings.warn(f"prior = expert = {config.expert!r}: every label is the proposal the network reads, so "
                       f"imitation only teaches it to copy that input", stacklevel=3)
