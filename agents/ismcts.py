@@ -82,10 +82,11 @@ from . import register
 from .base import BaseAgent, legal_actions
 
 __all__ = ["ISMCTSAgent", "determinize", "setup_decision", "fast_clone", "rollout_action", "evaluate", "simple_policy",
-           "SEARCHED_KINDS", "SETUP_KINDS"]
+           "ISMCTS_KINDS", "SETUP_KINDS"]
 
-SEARCHED_KINDS = ("priority", "attacker", "blocker")
-"""Decision kinds the bot searches (when :func:`determinize` can rebuild them)."""
+ISMCTS_KINDS = ("priority", "attacker", "blocker")
+"""Decision kinds the ISMCTS bot searches (when :func:`determinize` can rebuild them; the lookahead
+bot's default is :data:`agents.lookahead.SEARCHED_KINDS`)."""
 
 SETUP_KINDS = ("priority", "attacker", "blocker", "defender")
 """Decision kinds :func:`setup_decision` can make pending in a determinized world."""
@@ -849,7 +850,7 @@ class ISMCTSAgent(BaseAgent):
             if lands:                 # lands are generic mana: playing one first is never worse here
                 self.stats["land_rule"] += 1
                 return lands[0]
-        if d is None or d.kind not in SEARCHED_KINDS or (d.kind == "priority" and view.stack):
+        if d is None or d.kind not in ISMCTS_KINDS or (d.kind == "priority" and view.stack):
             self.stats["fallback"] += 1
             return self._fallback_action(observation, info, view)
         talk = {o.action for o in d.options if o.kind == "talk"}
