@@ -39,7 +39,8 @@ def available() -> list[str]:
 def make(spec: str, seed: int | None = None) -> Agent:
     """Build a bot from a spec such as ``"random"``, ``"heuristic"``, ``"belief"``,
     ``"ismcts"``, ``"lookahead"`` or ``"policy:PATH"`` (a trained checkpoint; ``"policy:PATH:greedy"``
-    takes the most probable action instead of sampling).
+    takes the most probable action instead of sampling, and ``":gate=T"`` after either plays a
+    policy with an advantage gate at the threshold ``T`` instead of its own).
 
     Raises:
         ValueError: for an unknown spec (lists the available ones), an argument
@@ -63,19 +64,29 @@ def make(spec: str, seed: int | None = None) -> Agent:
 
 def _policy(seed: int | None = None, arg: str = "") -> Agent:
     from .policy import PolicyAgent   # torch is imported only when a policy is used
-    path, greedy = arg, False
-    if arg.endswith(":greedy"):
-        path, greedy = arg[: -len(":greedy")], True
-    else:
-        head, sep, mode = arg.rpartition(":")
-        if sep and head.endswith(".pt") and not os.path.exists(arg):
+    path, greedy, gate = arg, False, None
+    while not os.path.exists(path):      # the options after the path, in any order (a path may hold ':')
+        head, sep, mode = path.rpartition(":")
+        if not sep:
+            break
+        if mode == "greedy" and not greedy:
+            greedy = True
+        elif mode.startswith("gate=") and gate is None:
+            try:
+                gate = float(mode[len("gate="):])
+            except ValueError:
+                raise ValueError(f"policy spec 'policy:{arg}': {mode!r} needs a number, e.g. ':gate=0.01'") from None
+        elif head.endswith(".pt"):
             raise ValueError(f"policy spec 'policy:{arg}': unknown mode {mode!r} after the checkpoint path "
-                             f"(the only mode is ':greedy')")
-    return PolicyAgent(path, seed=seed, greedy=greedy)
+                             f"(the modes are ':greedy' and ':gate=T')")
+        else:
+            break
+        path = head
+    return PolicyAgent(path, seed=seed, greedy=greedy, gate_threshold=gate)
 
 
 _REGISTRY["policy"] = _policy
-_WITH_ARGUMENT = {"policy": "PATH[:greedy]"}   # bots whose spec carries an argument
+_WITH_ARGUMENT = {"policy": "PATH[:greedy][:gate=T]"}   # bots whose spec carries an argument
 
 
 # the built-in bots register themselves on import

@@ -256,7 +256,7 @@ class PolicyAgent(BaseAgent):
     plays, at a decision the lookahead bot would search
     (:func:`agents.lookahead.search_candidates`), the candidate with the
     highest predicted advantage over the proposal when it exceeds the
-    network's ``gate_threshold``, and the network's own choice otherwise;
+    threshold (``gate_threshold``: the network's unless given), and the network's own choice otherwise;
     ``has_gate`` says whether the network has one, ``last_searched`` whether the
     gate weighed candidates at the last decision, ``last_gated`` whether that
     decision was the gate's (both False without a gate).
@@ -265,11 +265,14 @@ class PolicyAgent(BaseAgent):
         path: a checkpoint from :func:`save_checkpoint`.
         seed: seed of the sampling stream.
         greedy: take the arg-max instead of sampling.
+        gate_threshold: play the advantage gate at this threshold instead of the network's
+            (``gate_threshold`` holds the one played); None: the network's.
 
     Raises:
         ValueError: for an unreadable or incompatible checkpoint, including one
             trained with another observation or action layout
-            (:func:`check_layout`); in ``act``, for an observation of another
+            (:func:`check_layout`), a ``gate_threshold`` for a network without
+            a gate or outside [0, 2); in ``act``, for an observation of another
             size than the network's (a table of another number of players), or
             no ``info["view"]`` for a network that reads a proposal.
 
@@ -282,7 +285,8 @@ class PolicyAgent(BaseAgent):
 
     name = "policy"
 
-    def __init__(self, path: str | os.PathLike, seed: int | None = None, greedy: bool = False):
+    def __init__(self, path: str | os.PathLike, seed: int | None = None, greedy: bool = False,
+                 gate_threshold: float | None = None):
         super().__init__(seed)
         if torch.get_num_threads() > 1:
             torch.set_num_threads(1)
@@ -296,6 +300,12 @@ class PolicyAgent(BaseAgent):
         self.prior_bot: BaseAgent | None = None      # proposes an action the network reads (model_kwargs["prior"])
         self.last_proposal: int | None = None
         self.has_gate = getattr(self.net, "gate", None) is not None
+        if gate_threshold is not None and not self.has_gate:
+            raise ValueError(f"policy {self.path!r} has no advantage gate, so no gate threshold")
+        if gate_threshold is not None and not 0 <= gate_threshold < 2:
+            raise ValueError(f"policy {self.path!r}: a gate threshold lies in [0, 2), got {gate_threshold}")
+        # the network may be shared with other agents of this checkpoint (load_policy's cache): not changed
+        self.gate_threshold = getattr(self.net, "gate_threshold", None) if gate_threshold is None else float(gate_threshold)
         self.last_searched = self.last_gated = False
         if self.net.kwargs.get("prior"):
             from . import make
@@ -384,7 +394,7 @@ class PolicyAgent(BaseAgent):
         others = sorted(a for a in cands if a != proposal)
         adv = self.net.advantages(obs, torch.tensor([others]), torch.tensor([proposal]))[0]
         k = int(torch.argmax(adv))                      # the first of equal predictions, in action order
-        return others[k] if float(adv[k]) > self.net.gate_threshold else None
+        return others[k] if float(adv[k]) > self.gate_threshold else None
 
     def beliefs(self) -> dict[int, dict[Role, float]]:
         """The belief head's role distribution for every other seat (absolute

@@ -881,7 +881,17 @@ def test_the_advantage_gate_departs_where_it_predicts_a_gain(tmp_path):
     assert play_game([make(f"policy:{never}", seed=0)] + heur, seed=5, config=cfg) == \
         play_game([make(f"policy:{path}", seed=0)] + heur, seed=5, config=cfg)
     bot = make(f"policy:{always}:greedy", seed=0)
-    assert bot.net.kwargs["gate"] == 8 and bot.net.gate_threshold == 0.05
+    assert bot.net.kwargs["gate"] == 8 and bot.net.gate_threshold == bot.gate_threshold == 0.05
+    # ':gate=T' plays the gate at another threshold (in either order with ':greedy'), for that agent only:
+    # every prediction is +0.1, so at 0.5 the gate never decides and the policy plays as without it
+    high = [make(f"policy:{always}:greedy:gate=0.5", seed=0), make(f"policy:{always}:gate=0.5:greedy", seed=0)]
+    assert all(b.greedy and b.gate_threshold == 0.5 for b in high) and bot.gate_threshold == 0.05
+    assert play_game([high[0]] + heur, seed=5, config=cfg) == \
+        play_game([make(f"policy:{path}:greedy", seed=0)] + heur, seed=5, config=cfg)
+    for bad, msg in ((":gate=2", r"a gate threshold lies in \[0, 2\)"), (":gate=-0.1", "lies in"),
+                     (":gate=0.1:gate=0.2", "unknown mode 'gate=0.1'")):
+        with pytest.raises(ValueError, match=msg):
+            make(f"policy:{always}{bad}")
     g = Game(cfg, seed=7)
     bots = [bot] + [make("heuristic", seed=s) for s in range(1, n)]
     for s, b in enumerate(bots):

@@ -459,6 +459,10 @@ def test_policy_specs(policy_4p, tmp_path):
         agents.make(f"policy:{tmp_path / 'missing.pt'}")
     with pytest.raises(ValueError, match="unknown mode 'greed'.*':greedy'"):
         agents.make(f"policy:{policy_4p}:greed")
+    with pytest.raises(ValueError, match="has no advantage gate"):
+        agents.make(f"policy:{policy_4p}:greedy:gate=0")
+    with pytest.raises(ValueError, match="'gate=x' needs a number"):
+        agents.make(f"policy:{policy_4p}:gate=x")
 
 
 def test_policy_bot_plays_legally_and_reports_beliefs(policy_4p):

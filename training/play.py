@@ -48,7 +48,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="your seat, 0 to players-1 (default: a random seat drawn from --seed)")
     p.add_argument("--opponents", default="heuristic",
                    help="comma-separated agent specs for the other seats, cycled in seat order: random, "
-                        "heuristic, belief, ismcts, lookahead, policy:PATH[:greedy] (default heuristic)")
+                        "heuristic, belief, ismcts, lookahead, policy:PATH[:greedy][:gate=T] (default heuristic)")
     p.add_argument("--seed", type=int, default=None,
                    help="seed of the deal, the shuffles and the bots (default: a fresh one, printed)")
     p.add_argument("--delay", type=float, default=0.3,
