@@ -420,10 +420,15 @@ def test_deduction_metrics_synthetic_rows():
     g = ev.deduction_metrics(np.array(rows), games=np.array([0, 0, 1, 1]))
     o = g["overall"]
     assert o["games"] == 2 and o["top1"] == m["overall"]["top1"]
-    lo, hi = o["intervals"]["top1"]
-    dev = [0.25 + 1.0 - 2 * 0.5625, 1.0 + 0.0 - 2 * 0.5625]   # per game, the sum of (top1 - mean)
-    half = 1.959964 * math.sqrt(2 * sum(d * d for d in dev)) / 4
-    assert (lo, hi) == pytest.approx((max(0.0, 0.5625 - half), min(1.0, 0.5625 + half)))
+    from training.stats import clustered_mean, clustered_rate
+    want = clustered_rate([0.25 + 1.0, 1.0 + 0.0], [2, 2])     # top-1 summed per game, of the game's rows
+    assert o["intervals"]["top1"] == pytest.approx([want["lo"], want["hi"]]) and want["lo"] < 0.5625 < want["hi"]
+    brier = clustered_mean([0.3] * 4, [0, 0, 1, 1], lower=0.0, upper=2.0)
+    assert o["intervals"]["brier"] == pytest.approx([brier["lo"], brier["hi"]])
+    # every row right in every game: the share's interval does not shrink to a point
+    sure = ev.deduction_metrics(np.array([(30, 0, 1, int(Role.ASSASSIN), 1.0, 0.0, 1.0, 0.5, 0.5, 0.5)] * 8),
+                                games=np.repeat(np.arange(4), 2))["overall"]["intervals"]["top1"]
+    assert sure[1] == 1.0 and sure[0] == pytest.approx(ev.wilson_interval(4, 4)[0]) and sure[0] < 0.7
     assert o["top1_minus_prior"]["mean"] == pytest.approx(0.0625)
     assert g["by_turn"][0]["games"] == 1 and g["by_turn"][0]["intervals"]["top1"] is None
     with pytest.raises(ValueError, match="one game per row"):
@@ -509,9 +514,12 @@ def test_cli_rejects_bad_seed_reference_and_single_agent_crossplay(tmp_path, cap
     assert main(base + ["--agents", "random", "--mode", "crossplay"]) == 2
     assert "two different agents" in capsys.readouterr().err
     # a mistyped flag is named as such, even when it leaves a required option missing
-    for argv, msg in ((["evaluate", "--agnets", "random"], "unrecognized arguments: --agnets random"),
+    for argv, msg in ((["evaluate", "--agnets", "random"],
+                       "treachery evaluate: error: unrecognized arguments: --agnets random (did you mean --agents?)"),
                       (["evaluate"], "the following arguments are required: --agents"),
-                      (base + ["--agents", "random,random", "--bogus"], "unrecognized arguments: --bogus")):
+                      (["train", "--minuts", "3"], "treachery train: error: unrecognized arguments: --minuts 3 "
+                                                   "(did you mean --minutes?)"),
+                      (base + ["--agents", "random,random", "--bogus"], "unrecognized arguments: --bogus\n")):
         with pytest.raises(SystemExit) as stop:
             main(argv)
         assert stop.value.code == 2 and msg in capsys.readouterr().err
@@ -619,27 +627,36 @@ def test_workers_of_a_killed_evaluation_end_with_it():
             parent.kill()
 
 
-def test_ctrl_c_stops_a_parallel_evaluation_and_its_workers(tmp_path, capsys, monkeypatch):
-    """Ctrl-C while games run in worker processes: the queued games are dropped,
-    the workers are stopped (none of them is left), no results are written, and
-    the CLI says so in one line with exit status 130."""
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
+def test_ctrl_c_stops_a_parallel_evaluation_and_its_workers(tmp_path, capsys, monkeypatch, stop):
+    """Ctrl-C (or SIGTERM, sent to the process) while games run in worker processes: the queued
+    games are dropped, the workers are stopped (none of them is left), no results are written,
+    and the CLI says so in one line with exit status 130 (143 for SIGTERM); the SIGTERM handler is
+    given back afterwards."""
     import multiprocessing as mp
+    import os
+    import signal
 
     real = ev.as_completed
 
     def interrupted(futs):
         for i, f in enumerate(real(futs)):
             if i == 1:
-                raise KeyboardInterrupt
+                if stop == "SIGTERM":
+                    os.kill(os.getpid(), signal.SIGTERM)
+                else:
+                    raise KeyboardInterrupt
             yield f
 
     monkeypatch.setattr(ev, "as_completed", interrupted)
     before = set(mp.active_children())
+    handler = signal.getsignal(signal.SIGTERM)
     out = tmp_path / "out"
     rc = main(["evaluate", "--players", "4", "--games", "400", "--agents", "heuristic,random", "--workers", "2",
                "--starting-life", "10", "--max-turns", "30", "--no-progress", "--out", str(out)])
-    assert rc == 130
+    assert rc == (143 if stop == "SIGTERM" else 130)
     err = capsys.readouterr().err.strip()
-    assert err == f"treachery evaluate: interrupted; no results written to {out}"
-    assert not out.exists()
+    how = "terminated (SIGTERM)" if stop == "SIGTERM" else "interrupted"
+    assert err == f"treachery evaluate: {how}; no results written to {out}"
+    assert not out.exists() and signal.getsignal(signal.SIGTERM) is handler
     assert not [p for p in set(mp.active_children()) - before if p.is_alive()]

@@ -330,7 +330,31 @@ def test_ctrl_c_while_collecting_keeps_the_last_finished_iteration(tmp_path, mon
                      "--no-progress"]) == 130
     err = capsys.readouterr().err.strip()
     assert err.startswith("treachery train: interrupted; no iteration had finished: nothing saved"), err
-    assert len(err.splitlines()) == 1 and not list((tmp_path / "cli").glob("ckpt_*.pt"))
+    assert len(err.splitlines()) == 1 and not (tmp_path / "cli").exists()      # nothing left behind
+
+
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
+def test_a_new_run_stopped_before_its_first_iteration_leaves_nothing(tmp_path, monkeypatch, stop):
+    """Ctrl-C or SIGTERM during the first collection of a new run: what the run made (its folder,
+    config.json, tb/) is removed, what was in a folder before is kept, and the interrupt says
+    which signal it was."""
+    import training.ppo as ppo
+    from training.interrupts import Terminated
+
+    def collect(self, *a, **kw):
+        raise Terminated() if stop == "SIGTERM" else KeyboardInterrupt()
+
+    monkeypatch.setattr(ppo.WorkerPool, "collect", collect)
+    for run, before in ((tmp_path / "new" / "run", None), (tmp_path / "old", "notes.txt")):
+        if before:
+            run.mkdir()
+            (run / before).write_text("mine")
+        cfg = TrainConfig.from_dict({**tiny(tmp_path, rollout_steps=200).to_dict(), "run_dir": str(run)})
+        with pytest.raises(ppo.TrainingInterrupted) as why:
+            train(cfg, progress=False)                  # with tensorboard: tb/ is made, then removed
+        assert why.value.signal_name == stop and why.value.checkpoint is None and why.value.iteration == 0
+        assert sorted(q.name for q in run.iterdir()) == [before] if before else not run.exists()
+        assert (tmp_path / "new").exists()              # only the folder the run made is removed
 
 
 @pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])

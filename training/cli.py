@@ -127,21 +127,24 @@ def game_config_from_args(args: argparse.Namespace):
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, with an unknown option reported before a missing required one: a mistyped flag
+    """argparse, with an unknown option reported by the subcommand that was given it, before a
+    missing required one, and with the option meant where one is close: a mistyped flag
     (``--agnets``) otherwise shows only as "the following arguments are required"."""
 
     def parse_known_args(self, args=None, namespace=None):
         required = [a for a in self._actions if a.required and a.option_strings]
-        if required:
+        for a in required:
+            a.required = False
+        try:       # a first pass without the required options: what is left over is unknown
+            _, extra = super().parse_known_args(args, argparse.Namespace(**vars(namespace or argparse.Namespace())))
+        finally:
             for a in required:
-                a.required = False
-            try:       # a first pass without the required options: what is left over is unknown
-                _, extra = super().parse_known_args(args, argparse.Namespace(**vars(namespace or argparse.Namespace())))
-            finally:
-                for a in required:
-                    a.required = True
-            if extra:
-                self.error(f"unrecognized arguments: {' '.join(extra)}")
+                a.required = True
+        if extra:
+            from treachery_env.config import did_you_mean
+            flags = [o for a in self._actions for o in a.option_strings if o.startswith("--")]
+            typed = [e.split("=", 1)[0] for e in extra if e.startswith("--")]
+            self.error(f"unrecognized arguments: {' '.join(extra)}{did_you_mean(typed, flags, prefix='--')}")
         return super().parse_known_args(args, namespace)
 
 
@@ -235,9 +238,11 @@ def build_parser() -> argparse.ArgumentParser:
 def _evaluate(args: argparse.Namespace) -> int:
     import agents
 
-    from .evaluate import (entrants_from_specs, evaluate, gate_table, per_role_table, social_tables,
-                           substitution_table)
+    from .evaluate import (deduction_table, entrants_from_specs, evaluate, gate_table, per_role_table,
+                           social_tables, substitution_table)
+    from .interrupts import Terminated, catch_sigterm, restore_sigterm
 
+    old_sigterm = catch_sigterm()      # SIGTERM stops an evaluation as Ctrl-C does
     try:   # argument errors: reported as usage errors (exit status 2)
         config = game_config_from_args(args)
         specs = [s for s in args.agents.split(",")]
@@ -260,9 +265,12 @@ def _evaluate(args: argparse.Namespace) -> int:
     except ValueError as err:
         print(f"treachery evaluate: error: {err}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"treachery evaluate: interrupted; no results written to {args.out}", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as why:
+        how = "terminated (SIGTERM)" if isinstance(why, Terminated) else "interrupted"
+        print(f"treachery evaluate: {how}; no results written to {args.out}", file=sys.stderr)
+        return 143 if isinstance(why, Terminated) else 130
+    finally:
+        restore_sigterm(old_sigterm)
     s, m = res["summary"], res["meta"]
     print(f"{s['games']} games ({m['deals']} deals x {m['games_per_deal']}), {args.players} players, "
           f"mode {m['mode']}, seed {m['seed']}: {s['truncated']} truncated, {s['draws']} draws, "
@@ -274,9 +282,9 @@ def _evaluate(args: argparse.Namespace) -> int:
         print(f"Substitution delta (each candidate in a seat of a {sub['reference']} table, minus "
               f"{sub['reference']} in that seat of that deal) [95% interval]:")
         print(substitution_table(res))
-    for table in (gate_table(res), social_tables(res)):
+    for table in (deduction_table(res), gate_table(res), social_tables(res)):
         if table:
-            print(table)
+            print(table + "\n")
     print(f"results in {Path(args.out) / 'results.json'}, results.md and PNG plots")
     return 0
 
@@ -323,11 +331,8 @@ def _train(args: argparse.Namespace) -> int:
         how = "terminated (SIGTERM)" if stop.signal_name == "SIGTERM" else "interrupted"
         print(f"treachery train: {how}; {where}", file=sys.stderr)
         return 143 if stop.signal_name == "SIGTERM" else 130
-    except KeyboardInterrupt:             # before the run's workers were up: nothing had started
-        print("treachery train: interrupted before the first iteration; nothing saved", file=sys.stderr)
-        return 130
     last = result["history"][-1] if result["history"] else {}
-    print(f"trained {result['steps']} learner steps in {result['iterations']} "
+    print(f"trained {result['steps']:,} learner steps in {result['iterations']} "
           f"iteration{'' if result['iterations'] == 1 else 's'}, "
           f"{result['wall_s'] / 60:.1f} min; checkpoint {result['checkpoint']}, policy {result['policy']}")
     if last:
@@ -570,19 +575,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = build_parser()
     args = parser.parse_args(argv)
-    with warnings.catch_warnings():
-        warnings.showwarning = _show_warning
-        if args.command == "evaluate":
-            return _evaluate(args)
-        if args.command == "train":
-            return _train(args)
-        if args.command == "export":
-            return _export(args)
-        if args.command == "compare":
-            return _compare(args)
-        if args.command == "play":
-            from .play import play_cli
-            return play_cli(args)
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            if args.command == "evaluate":
+                return _evaluate(args)
+            if args.command == "train":
+                return _train(args)
+            if args.command == "export":
+                return _export(args)
+            if args.command == "compare":
+                return _compare(args)
+            if args.command == "play":
+                from .play import play_cli
+                return play_cli(args)
+    except KeyboardInterrupt:        # before a command's own handling began (importing torch, say)
+        print(f"treachery {args.command}: interrupted", file=sys.stderr)
+        return 130
     parser.error(f"unknown command {args.command!r}")
     return 2
 

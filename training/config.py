@@ -414,8 +414,8 @@ class TrainConfig:
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(d) - known)
         if unknown:
-            raise ValueError(f"train config: unknown keys {unknown}{did_you_mean(unknown, known)}; "
-                             f"known: {sorted(known)}")
+            hint = did_you_mean(unknown, known)      # the key meant, or else every key
+            raise ValueError(f"train config: unknown keys {unknown}" + (hint or f"; known: {sorted(known)}"))
         d = dict(d)
         if "opponents" in d and isinstance(d["opponents"], dict):
             d["opponents"] = dict(d["opponents"])

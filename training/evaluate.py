@@ -162,7 +162,7 @@ __all__ = [
     "rotation_schedule", "substitution_schedule", "crossplay_schedule", "teammate_schedule", "dealt_roles", "MODES", "play_task", "run_tasks",
     "score_belief", "TURN_BANDS", "deduction_metrics", "summarize", "evaluate",
     "render_markdown", "write_results", "atomic_write_bytes", "per_role_table", "substitution_table", "format_delta",
-    "beats_in_every_role", "social_tables", "gate_table", "format_mean", "paired_delta", "read_results",
+    "beats_in_every_role", "social_tables", "gate_table", "deduction_table", "format_mean", "paired_delta", "read_results",
 ]
 
 ROLES = (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)
@@ -690,9 +690,11 @@ def deduction_metrics(rows: np.ndarray, min_count: int = 1, games: np.ndarray | 
     Args:
         rows: float ``(N, 10)`` deduction rows.
         min_count: turns with fewer rows are left out of ``by_turn``.
-        games: int ``(N,)``, each row's game; with it every aggregate also carries the 95%
-            intervals of :func:`training.stats.clustered_mean` over games (an observer's beliefs
-            on successive turns of one game move together, so rows are not independent draws).
+        games: int ``(N,)``, each row's game; with it every aggregate also carries 95%
+            intervals over games (an observer's beliefs on successive turns of one game move
+            together, so rows are not independent draws): for top-1 and p(true), shares in
+            [0, 1], :func:`training.stats.clustered_rate`'s; for log-loss and Brier
+            :func:`training.stats.clustered_mean`'s.
 
     Returns:
         ``{"rows": N, "overall": {...}, "by_turn": [{"turn", ...}, ...], "by_band": [{"turns":
@@ -724,11 +726,15 @@ def deduction_metrics(rows: np.ndarray, min_count: int = 1, games: np.ndarray | 
         out = {"n": int(r.shape[0]), **{k: float(v.mean()) for k, v in cols.items()},
                **{f"prior_{k}": float(v.mean()) for k, v in prior.items()}}
         if games is not None:
-            g = games[sel]
-            ci = {k: clustered_mean(v, g, lower=0.0, upper=None if k == "logloss" else (2.0 if k == "brier" else 1.0))
-                  for k, v in cols.items()}
-            out["games"] = ci["top1"]["clusters"]
-            out["intervals"] = {k: None if c["lo"] is None else [c["lo"], c["hi"]] for k, c in ci.items()}
+            g = np.unique(games[sel], return_inverse=True)[1]
+            # top-1 and p(true) lie in [0, 1]: shares of the rows, Wilson's on their effective number (no
+            # zero-width interval where every row agrees); log-loss and Brier: normal intervals
+            ci = {k: clustered_rate(np.bincount(g, weights=cols[k]), np.bincount(g)) for k in ("top1", "p_true")}
+            ci.update({k: clustered_mean(cols[k], g, lower=0.0, upper=None if k == "logloss" else 2.0)
+                       for k in ("logloss", "brier")})
+            out["games"] = int(g.max()) + 1
+            out["intervals"] = {k: None if c["lo"] is None or out["games"] < 2 else [c["lo"], c["hi"]]
+                                for k, c in ci.items()}
             d = clustered_mean(cols["top1"] - prior["top1"], g, lower=-1.0, upper=1.0)
             out["top1_minus_prior"] = {"mean": d["mean"], "lo": d["lo"], "hi": d["hi"]}
         return out
@@ -1299,15 +1305,33 @@ def _fdiff(cell: dict | None) -> str:
     return f"{cell['mean']:+.3f}" + (f" [{cell['lo']:+.3f}, {cell['hi']:+.3f}]" if cell.get("lo") is not None else "")
 
 
+def deduction_table(res: dict) -> str:
+    """The deduction table (markdown) of a result dict: per observer with beliefs, log-loss,
+    Brier and top-1 against the public-count prior, with 95% intervals over games where the
+    results carry them; ``""`` without deduction numbers."""
+    if not res.get("deduction"):
+        return ""
+    out = ["Deduction (beliefs about face-down opponents; prior = public role counts; 95% intervals over games):",
+           "", "| observer | rows | games | log-loss | prior | Brier | prior | top-1 | prior | top-1 − prior |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for lab, d in res["deduction"].items():
+        o = d["overall"]
+        out.append(f"| {lab} | {o['n']} | {o.get('games', '–')} | {format_mean(o, 'logloss')} | "
+                   f"{o['prior_logloss']:.3f} | {format_mean(o, 'brier')} | {o['prior_brier']:.3f} | "
+                   f"{format_mean(o, 'top1')} | {o['prior_top1']:.3f} | {_fdiff(o.get('top1_minus_prior'))} |")
+    return "\n".join(out)
+
+
 def gate_table(res: dict) -> str:
     """The advantage gate's departures by entrant and dealt role (markdown), or ``""`` when no
     entrant has a gate (see :func:`summarize`'s ``gate``)."""
     gate = res.get("gate") or {}
     if not gate:
         return ""
-    out = ["Advantage gate (decisions where the gate weighed the lookahead bot's candidates against the "
-           "proposal, and where it played its own; share of those, 95% interval over games):", "",
-           "| agent | role | seat-games | decisions | searched | gate's decisions | share of searched |",
+    out = ["Advantage gate: at the decisions the lookahead teacher would search, how often the gate played "
+           "its own candidate instead of the network's choice (its departures; share with a 95% interval over "
+           "games):", "",
+           "| agent | role | seat-games | decisions | the teacher would search | departures | share |",
            "|---|---|---|---|---|---|---|"]
     for lab, g in gate.items():
         for role, c in list(g["roles"].items()) + [("overall", g)]:
@@ -1410,15 +1434,7 @@ def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
     for lab, row in zip(cp["labels"], cp["matrix"]):
         out.append(f"| {lab} | " + " | ".join(_fmt(c) for c in row) + " |")
     if res["deduction"]:
-        out += ["", "Deduction (beliefs about face-down opponents; prior = public role counts; 95% intervals "
-                    "over games):", "",
-                "| observer | rows | games | log-loss | prior | Brier | prior | top-1 | prior | top-1 − prior |",
-                "|---|---|---|---|---|---|---|---|---|---|"]
-        for lab, d in res["deduction"].items():
-            o = d["overall"]
-            out.append(f"| {lab} | {o['n']} | {o.get('games', '–')} | {format_mean(o, 'logloss')} | {o['prior_logloss']:.3f} | "
-                       f"{format_mean(o, 'brier')} | {o['prior_brier']:.3f} | {format_mean(o, 'top1')} | {o['prior_top1']:.3f} | "
-                       f"{_fdiff(o.get('top1_minus_prior'))} |")
+        out += ["", deduction_table(res)]
     if res["deception"]:
         out += ["", "Deception (mean probability observers give to the true role of a face-down "
                     "Traitor/Assassin; lower is better cover):", "",

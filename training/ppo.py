@@ -58,9 +58,8 @@ import math
 import os
 import platform
 import re
-import signal
+import shutil
 import sys
-import threading
 import time
 import warnings
 from pathlib import Path
@@ -79,11 +78,12 @@ from treachery_env.rules import Role
 
 from .config import TrainConfig
 from .gate import GateFit
+from .interrupts import DeferInterrupt, Terminated, catch_sigterm, restore_sigterm
 from .rollout import GameStat, WorkerPool, batch_observations, reference_policy
 from .threads import ThreadChoice
 
 __all__ = ["train", "ppo_update", "make_chunks", "latest_checkpoint", "load_resumable", "read_metrics",
-           "init_weights", "TrainResult", "TrainingInterrupted", "Terminated"]
+           "init_weights", "TrainResult", "TrainingInterrupted"]
 
 _CKPT = re.compile(r"^ckpt_(\d+)\.pt$")
 ROLE_NAMES = [r.name.capitalize() for r in (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)]
@@ -407,57 +407,6 @@ class TrainingInterrupted(KeyboardInterrupt):
         self.signal_name = signal_name
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM in a training run, raised as an interrupt so that a run a job scheduler or
-    ``kill`` ends stops as one Ctrl-C stops (see :class:`TrainingInterrupted`)."""
-
-
-def _interrupt_of(signum: int) -> KeyboardInterrupt:
-    return Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
-
-
-def _raise_interrupt(signum, frame) -> None:
-    raise _interrupt_of(signum)
-
-
-_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-
-class _DeferInterrupt:
-    """A block that Ctrl-C or SIGTERM does not cut: the signal is held and raised as
-    ``KeyboardInterrupt`` (:class:`Terminated` for SIGTERM) when the block ends (in the main
-    thread only: elsewhere Python delivers no signals, and the block is a plain one)."""
-
-    def __enter__(self) -> "_DeferInterrupt":
-        self.pending: int | None = None
-        self.old: dict = {}
-        if threading.current_thread() is threading.main_thread():
-            self.old = {s: signal.signal(s, self._hold) for s in _STOP_SIGNALS}
-        return self
-
-    def _hold(self, signum, frame) -> None:
-        self.pending = signum
-
-    def __exit__(self, *exc) -> None:
-        for s, old in self.old.items():
-            signal.signal(s, old)
-        if self.pending is not None and exc[0] is None:
-            raise _interrupt_of(self.pending)
-
-
-def _catch_sigterm() -> Any:
-    """While a run trains, SIGTERM raises :class:`Terminated` instead of ending the process at
-    once (main thread only).  Returns the previous handler for :func:`_restore_sigterm`."""
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.signal(signal.SIGTERM, _raise_interrupt)
-
-
-def _restore_sigterm(old: Any) -> None:
-    if old is not None:
-        signal.signal(signal.SIGTERM, old)
-
-
 class TrainResult(dict):
     """What :func:`train` returns: ``checkpoint`` (last ``ckpt_*.pt``), ``policy``
     (``policy.pt``), ``steps``, ``iterations``, ``wall_s``, ``history`` (one
@@ -533,8 +482,42 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             ``gain_weight`` with an expert that reports no search scores
             (every gain is 0); when ``score_coef`` is set without expert labels
             or with an expert that reports no search scores.
+
+    A new run stopped (Ctrl-C, SIGTERM) before its first iteration finished leaves nothing
+    behind: the files and folders it made (the run folder, ``config.json``, ``tb/``, ``gate/``)
+    are removed, and what was there before is left as it was.
     """
     config, path, payload = _open_run(config, resume)
+    run_dir = Path(config.run_dir)
+    new_dir = not run_dir.exists()
+    made = [q for q in (run_dir / "config.json", run_dir / "tb", run_dir / "gate") if not q.exists()]
+    try:
+        return _train(config, path, payload, progress, log)
+    except KeyboardInterrupt as why:
+        if payload is None and not (isinstance(why, TrainingInterrupted) and why.iteration > 0):
+            _remove_made(run_dir if new_dir else None, made)
+        if isinstance(why, TrainingInterrupted):
+            raise
+        # stopped outside the iterations (starting up): a resumed run keeps the checkpoint it resumed
+        raise TrainingInterrupted(path if payload else None,
+                                  int(payload["training_state"]["iteration"]) if payload else 0,
+                                  "SIGTERM" if isinstance(why, Terminated) else "SIGINT") from None
+
+
+def _remove_made(run_dir: Path | None, made: list[Path]) -> None:
+    """Remove the files and folders in ``made`` (a new run's, made before its first iteration
+    finished), then ``run_dir`` (when this run made it) if nothing else is in it."""
+    for q in made:
+        if q.is_dir():
+            shutil.rmtree(q, ignore_errors=True)
+        elif q.exists():
+            q.unlink()
+    if run_dir is not None and run_dir.is_dir() and not any(run_dir.iterdir()):
+        run_dir.rmdir()
+
+
+def _train(config: TrainConfig, path: Path | None, payload: dict | None, progress: bool, log: bool) -> TrainResult:
+    """:func:`train` after the run is opened (``path`` and ``payload``: the checkpoint resumed, or None)."""
     state = payload["training_state"] if payload else None
     run_dir = Path(config.run_dir)
     game_config = config.game_config()
@@ -556,7 +539,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
     pool_rng = np.random.default_rng(ss.generate_state(2))
     workers = WorkerPool(config, worker_seeds)
     torch_threads = torch.get_num_threads()
-    old_sigterm = _catch_sigterm()
+    old_sigterm = catch_sigterm()
     try:
         optimizer = make_optimizer(net, config.learning_rate)
         pool: dict[int, dict] = {}
@@ -627,7 +610,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                 pool_changes = {}
                 t1 = time.perf_counter()
                 # from here the iteration is finished whole: Ctrl-C waits for its metrics and checkpoint
-                with _DeferInterrupt():
+                with DeferInterrupt():
                     batch = _merge(batches)
                     anchor = config.anchor_coef(done_frac)
                     n_threads = threads.next()
@@ -695,7 +678,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                            iterations=iteration, wall_s=wall, history=history, start_steps=start_steps,
                            start_wall_s=wall0)
     finally:
-        _restore_sigterm(old_sigterm)
+        restore_sigterm(old_sigterm)
         workers.close()
         torch.set_num_threads(torch_threads)
 

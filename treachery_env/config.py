@@ -37,13 +37,15 @@ MAX_PLAYERS = 12
 """Largest table the environment's fixed-size spaces are built for."""
 
 
-def did_you_mean(unknown: Iterable[str], known: Iterable[str]) -> str:
+def did_you_mean(unknown: Iterable[str], known: Iterable[str], prefix: str = "") -> str:
     """`` (did you mean x?)`` naming, for each of the ``unknown`` names in sorted order, the
     closest of the ``known`` ones (:func:`difflib.get_close_matches`, cutoff 0.6), for an
-    unknown-key error; ``""`` when none is close."""
-    known = sorted(known)
-    near = [m[0] for u in sorted(unknown) if (m := difflib.get_close_matches(u, known, n=1, cutoff=0.6))]
-    return f" (did you mean {', '.join(dict.fromkeys(near))}?)" if near else ""
+    unknown-key error; ``""`` when none is close.  Names are compared without ``prefix`` (e.g.
+    ``"--"`` for command-line flags, which would otherwise look alike) and named with it."""
+    known = sorted(k.removeprefix(prefix) for k in known)
+    near = [m[0] for u in sorted(unknown)
+            if (m := difflib.get_close_matches(u.removeprefix(prefix), known, n=1, cutoff=0.6))]
+    return f" (did you mean {', '.join(prefix + n for n in dict.fromkeys(near))}?)" if near else ""
 
 
 @dataclass(frozen=True)
@@ -186,8 +188,8 @@ class GameConfig:
         d = asdict(self)
         unknown = set(changes) - set(d)
         if unknown:
-            raise ValueError(f"unknown GameConfig fields {sorted(unknown)}{did_you_mean(unknown, d)}; "
-                             f"allowed: {sorted(d)}")
+            raise ValueError(f"unknown GameConfig fields {sorted(unknown)}"
+                             + (did_you_mean(unknown, d) or f"; allowed: {sorted(d)}"))
         if getattr(self, "_default_pool", False):
             d["identity_pool"] = None
         d.update(changes)
@@ -241,8 +243,8 @@ class GameConfig:
         unknown = set(d) - allowed
         if unknown:
             hint = " (turn limits are max_turns)" if "max_cycles" in unknown else ""
-            raise ValueError(f"unknown GameConfig fields {sorted(unknown)}{hint or did_you_mean(unknown, allowed)}; "
-                             f"allowed: {sorted(allowed)}")
+            raise ValueError(f"unknown GameConfig fields {sorted(unknown)}"
+                             + (hint or did_you_mean(unknown, allowed) or f"; allowed: {sorted(allowed)}"))
         return cls(**d)
 
     def may_concede(self, seat: int) -> bool:
