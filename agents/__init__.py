@@ -69,9 +69,11 @@ def _policy(seed: int | None = None, arg: str = "") -> Agent:
         head, sep, mode = path.rpartition(":")
         if not sep:
             break
-        if mode == "greedy" and not greedy:
+        if (mode == "greedy" and greedy) or (mode.startswith("gate=") and gate is not None):
+            raise ValueError(f"policy spec 'policy:{arg}': ':{mode.split('=')[0]}' given twice")
+        if mode == "greedy":
             greedy = True
-        elif mode.startswith("gate=") and gate is None:
+        elif mode.startswith("gate="):
             try:
                 gate = float(mode[len("gate="):])
             except ValueError:

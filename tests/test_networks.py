@@ -889,7 +889,7 @@ def test_the_advantage_gate_departs_where_it_predicts_a_gain(tmp_path):
     assert play_game([high[0]] + heur, seed=5, config=cfg) == \
         play_game([make(f"policy:{path}:greedy", seed=0)] + heur, seed=5, config=cfg)
     for bad, msg in ((":gate=2", r"a gate threshold lies in \[0, 2\)"), (":gate=-0.1", "lies in"),
-                     (":gate=0.1:gate=0.2", "unknown mode 'gate=0.1'")):
+                     (":gate=0.1:gate=0.2", "':gate' given twice"), (":greedy:greedy", "':greedy' given twice")):
         with pytest.raises(ValueError, match=msg):
             make(f"policy:{always}{bad}")
     g = Game(cfg, seed=7)
