@@ -114,6 +114,8 @@ def test_a_clustered_mean_takes_games_not_rows_as_the_draws():
     assert clustered_mean([1.0, 1.0, 0.0, 0.0], [0, 0, 1, 1], lower=0.0, upper=1.0)["hi"] == 1.0
     with pytest.raises(ValueError, match="one cluster per value"):
         clustered_mean([1.0, 2.0], [0])
+    # as the tables print it: games named, and no "-0.000" for a tiny negative
+    assert ev._fm({"n": 3, "mean": -1e-5, "lo": -2e-4, "hi": 0.01, "clusters": 2}, 3) == "0.000 [0.000, 0.010] n=3 in 2 games"
 
 
 def test_wilson_interval_known_values():

@@ -1286,9 +1286,13 @@ def _fm(cell: dict | None, digits: int = 2) -> str:
     games)."""
     if not cell or not cell.get("n"):
         return "–"
+
+    def num(x: float) -> str:             # rounded first, so a tiny negative prints 0.00, not -0.00
+        return f"{round(x, digits) + 0.0:.{digits}f}"
+
     if cell["lo"] is None:
-        return f"{cell['mean']:.{digits}f} {_counted(cell)}"
-    return f"{cell['mean']:.{digits}f} [{cell['lo']:.{digits}f}, {cell['hi']:.{digits}f}] {_counted(cell)}"
+        return f"{num(cell['mean'])} {_counted(cell)}"
+    return f"{num(cell['mean'])} [{num(cell['lo'])}, {num(cell['hi'])}] {_counted(cell)}"
 
 
 def format_mean(agg: dict, key: str) -> str:
