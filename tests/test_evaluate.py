@@ -84,6 +84,11 @@ def test_a_clustered_rate_takes_games_not_rows_as_the_draws():
     every = clustered_rate([5, 7, 0], [5, 7, 0])                  # the empty cluster does not count
     assert (every["lo"], every["n"], every["n_eff"]) == (pytest.approx(ev.wilson_interval(2, 2)[0]), 12, 2)
     assert clustered_rate([], [])["rate"] is None
+    from training.stats import clustered_share      # the same, from rows and their clusters
+    share = clustered_share([1, 0, 0.5, 1, 1], [7, 7, 3, 3, 3])
+    assert share == clustered_rate([2.5, 1.0], [3, 2]) and clustered_share([], [])["rate"] is None
+    with pytest.raises(ValueError, match="one cluster per value"):
+        clustered_share([1, 0], [1])
     for counts, totals in (([1, 2], [1]), ([3], [2]), ([-1], [2])):
         with pytest.raises(ValueError, match="need one count in"):
             clustered_rate(counts, totals)
@@ -116,6 +121,7 @@ def test_a_clustered_mean_takes_games_not_rows_as_the_draws():
         clustered_mean([1.0, 2.0], [0])
     # as the tables print it: games named, and no "-0.000" for a tiny negative
     assert ev._fm({"n": 3, "mean": -1e-5, "lo": -2e-4, "hi": 0.01, "clusters": 2}, 3) == "0.000 [0.000, 0.010] n=3 in 2 games"
+    assert ev._fm({"n": 2, "mean": 0.5, "lo": None, "hi": None, "clusters": 1}) == "0.50 n=2 in 1 game"
 
 
 def test_wilson_interval_known_values():

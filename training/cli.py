@@ -284,7 +284,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         print(substitution_table(res))
     for table in (deduction_table(res), gate_table(res), social_tables(res)):
         if table:
-            print(table + "\n")
+            print("\n" + table)
     print(f"results in {Path(args.out) / 'results.json'}, results.md and PNG plots")
     return 0
 

@@ -155,7 +155,7 @@ from treachery_env.env import raw_env
 from treachery_env.rules import Role, Team, role_distribution, team_of
 
 from . import social
-from .stats import clustered_mean, clustered_rate, mean_interval, wilson_interval
+from .stats import clustered_mean, clustered_rate, clustered_share, mean_interval, wilson_interval
 
 __all__ = [
     "Entrant", "GameTask", "GameRecord", "wilson_interval", "entrants_from_specs",
@@ -726,13 +726,13 @@ def deduction_metrics(rows: np.ndarray, min_count: int = 1, games: np.ndarray | 
         out = {"n": int(r.shape[0]), **{k: float(v.mean()) for k, v in cols.items()},
                **{f"prior_{k}": float(v.mean()) for k, v in prior.items()}}
         if games is not None:
-            g = np.unique(games[sel], return_inverse=True)[1]
+            g = games[sel]
             # top-1 and p(true) lie in [0, 1]: shares of the rows, Wilson's on their effective number (no
             # zero-width interval where every row agrees); log-loss and Brier: normal intervals
-            ci = {k: clustered_rate(np.bincount(g, weights=cols[k]), np.bincount(g)) for k in ("top1", "p_true")}
+            ci = {k: clustered_share(cols[k], g) for k in ("top1", "p_true")}
             ci.update({k: clustered_mean(cols[k], g, lower=0.0, upper=None if k == "logloss" else 2.0)
                        for k in ("logloss", "brier")})
-            out["games"] = int(g.max()) + 1
+            out["games"] = ci["top1"]["clusters"]
             out["intervals"] = {k: None if c["lo"] is None or out["games"] < 2 else [c["lo"], c["hi"]]
                                 for k, c in ci.items()}
             d = clustered_mean(cols["top1"] - prior["top1"], g, lower=-1.0, upper=1.0)
@@ -1270,7 +1270,9 @@ def beats_in_every_role(res: dict, candidate: str) -> dict[str, bool]:
 
 def _counted(cell: dict) -> str:
     """``n=N``, and the games the rows come from where the interval is over games (``clusters``)."""
-    return f"n={cell['n']}" + (f" in {cell['clusters']} games" if "clusters" in cell else "")
+    if "clusters" not in cell:
+        return f"n={cell['n']}"
+    return f"n={cell['n']} in {cell['clusters']} game{'' if cell['clusters'] == 1 else 's'}"
 
 
 def _fr(cell: dict | None) -> str:
@@ -1447,8 +1449,8 @@ def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
             out.append(f"| {lab} | {d['n']} | {d['p_true']:.3f} | {d['prior_p_true']:.3f} |")
     if res.get("deduction_note"):
         out += ["", res["deduction_note"] + "."]
-    if gate_table(res):
-        out += ["", gate_table(res)]
+    if gate := gate_table(res):
+        out += ["", gate]
     social_md = social_tables(res)
     if social_md:
         out += ["", social_md]

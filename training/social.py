@@ -28,7 +28,7 @@ from treachery_env.engine.talk import TalkState
 from treachery_env.rules import Role, Team, team_of
 from treachery_env.view import FrozenDict, SeatView, TalkView, seat_view
 
-from .stats import clustered_mean, clustered_rate, mean_interval, rate_difference, wilson_interval
+from .stats import clustered_mean, clustered_share, mean_interval, rate_difference, wilson_interval
 
 __all__ = ["is_public", "public_view", "PublicObserver", "SocialTracker", "bluff_metrics",
            "cooperation_metrics", "talk_metrics", "teamplay_metrics", "public_prior", "OBS_COLS", "CLAIM_COLS", "COOP_COLS",
@@ -280,12 +280,6 @@ def _stacked(parts: list[np.ndarray], cols: int) -> tuple[np.ndarray, np.ndarray
     return np.concatenate(parts), np.repeat(np.arange(len(parts)), [len(p) for p in parts])
 
 
-def _clustered(hit: np.ndarray, game: np.ndarray) -> dict:
-    """:func:`training.stats.clustered_rate` of the rows ``hit`` (bool), clustered by ``game``
-    (games without rows here count for nothing)."""
-    return clustered_rate(np.bincount(game, weights=hit), np.bincount(game))
-
-
 def bluff_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
     """Per entrant: the share of its face-down Traitor/Assassin turns in which
     the observer's probability of its true role is at most the public prior
@@ -305,7 +299,7 @@ def bluff_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
         def agg(sel: np.ndarray) -> dict:
             r = rows[sel]
             held = r[:, _OBS_P] <= r[:, _OBS_PRIOR] + BLUFF_TOL
-            return {**_clustered(held, game[sel]), "mean_p_obs": float(r[:, _OBS_P].mean()),
+            return {**clustered_share(held, game[sel]), "mean_p_obs": float(r[:, _OBS_P].mean()),
                     "mean_prior": float(r[:, _OBS_PRIOR].mean())}
 
         per = {ROLE_NAMES[Role(t)]: agg(rows[:, _OBS_TRUE] == t) for t in bad if np.any(rows[:, _OBS_TRUE] == t)}
@@ -355,7 +349,7 @@ def talk_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
             shift = r[:, _CL_AFTER] - r[:, _CL_BEFORE]
             claimed = {ROLE_NAMES[q]: int(np.sum(r[:, _CL_CLAIM] == int(q))) for q in ROLES}
             g = game[sel]
-            return {"claims": int(r.shape[0]), "false": _clustered(f, g), "claimed": claimed,
+            return {"claims": int(r.shape[0]), "false": clustered_share(f, g), "claimed": claimed,
                     "shift_false": clustered_mean(shift[f & fd], g[f & fd]),
                     "shift_true": clustered_mean(shift[~f & fd], g[~f & fd])}
 

@@ -11,7 +11,8 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["Z95", "wilson_interval", "clustered_rate", "mean_interval", "clustered_mean", "rate_difference"]
+__all__ = ["Z95", "wilson_interval", "clustered_rate", "clustered_share", "mean_interval", "clustered_mean",
+           "rate_difference"]
 
 Z95 = 1.959963984540054
 """The normal quantile of a two-sided 95% interval."""
@@ -90,6 +91,23 @@ def clustered_rate(counts: Sequence[float], totals: Sequence[float]) -> dict:
     lo, hi = wilson_interval(r * n_eff, n_eff)
     return {"count": int(round(count)), "n": int(round(n)), "rate": r, "lo": lo, "hi": hi, "clusters": g,
             "n_eff": n_eff}
+
+
+def clustered_share(values: Sequence[float], clusters: Sequence[int]) -> dict:
+    """:func:`clustered_rate` of rows given one by one: ``values`` ``(N,)`` in [0, 1] (a hit, or a
+    fractional one such as a tied top-1), ``clusters`` ``(N,)`` each row's cluster (any integers).
+
+    Raises:
+        ValueError: for arrays of different lengths or values outside [0, 1].
+    """
+    v = np.asarray(values, dtype=float).reshape(-1)
+    c = np.asarray(clusters).reshape(-1)
+    if v.shape != c.shape:
+        raise ValueError(f"clustered_share: need one cluster per value, got {v.size} values and {c.size} clusters")
+    if v.size == 0:
+        return clustered_rate([], [])
+    idx = np.unique(c, return_inverse=True)[1]
+    return clustered_rate(np.bincount(idx, weights=v), np.bincount(idx))
 
 
 def mean_interval(values: Sequence[float], lower: float | None = None, upper: float | None = None) -> dict:
