@@ -6,8 +6,9 @@ The advantage gate (:class:`agents.networks.EntityNet` with ``gate``,
 blockers, and priority with an empty stack when a spell, the commander, an
 unveil or an identity ability may be used), how much better the teacher's
 paired rollouts score a candidate action than the proposal it would
-replace.  :func:`advantage_inputs` is that input, in one of two feature sets
-(:data:`GATE_FEATURES`, a network's ``gate_features``):
+replace.  :func:`advantage_inputs` is that input, in one of four feature sets
+(:data:`GATE_FEATURES`, a network's ``gate_features``), each made of blocks
+(:data:`GATE_BLOCKS`) that follow one another in a row in this order:
 
 * ``"combat"`` (56 numbers; the flagship's gate): for the candidate and for
   the proposal, the :data:`agents.combat.COMBAT_FEATURES` of the observer's
@@ -27,6 +28,17 @@ replace.  :func:`advantage_inputs` is that input, in one of two feature sets
   ``X`` / 15; for an identity ability, its index one-hot; and, per decision,
   the turn, the observer's face-up flag, its hand, its untapped lands and the
   opponents still in the game.
+* ``"leader"`` (``"combat"`` and the :data:`agents.combat.LEADER_FEATURES`
+  of the candidate's creature and of the proposal's, zeros where it is not
+  an action on the observer's creature, and the
+  :data:`agents.combat.LEADER_TABLE_FEATURES`): the same fights against the
+  Leader alone, and the Leader's position.
+* ``"all"``: the three blocks, ``"combat"``, ``"action"``, ``"leader"``.
+
+Since every set starts with the combat block and a set's blocks keep their
+order, the inputs of a set are columns of the inputs of any set holding its
+blocks (:func:`feature_columns`): a run that keeps ``"all"`` can be replayed
+on every set (``bench/gate_replay.py``).
 
 Everything is read off the observation (:mod:`treachery_env.observation`), a
 function of the seat's information set, and the action indices, so the gate
@@ -47,10 +59,11 @@ from treachery_env.engine.state import DecisionKind
 from treachery_env.observation import (N_CARDS, N_PHASES, PLAYER_FACE_UP, PLAYER_FEATURES, PLAYER_HAND,
                                        PLAYER_IN_GAME, PLAYER_ROLE, PLAYER_UNTAPPED_LANDS, obs_layout)
 
-from .combat import COMBAT_FEATURES, TABLE_FEATURES, combat_features
+from .combat import (COMBAT_FEATURES, LEADER_FEATURES, LEADER_TABLE_FEATURES, TABLE_FEATURES, combat_features,
+                     leader_features)
 
-__all__ = ["CARD_FACTS", "ACTION_GROUPS", "ACTION_FEATURES", "SITUATION_FEATURES", "GATE_FEATURES", "KIND_COLUMN",
-           "card_facts", "action_features", "advantage_inputs"]
+__all__ = ["CARD_FACTS", "ACTION_GROUPS", "ACTION_FEATURES", "SITUATION_FEATURES", "GATE_BLOCKS", "GATE_FEATURES", "GATE_READS",
+           "KIND_COLUMN", "card_facts", "action_features", "advantage_inputs", "feature_columns"]
 
 CARD_FACTS = ("creature", "instant", "sorcery", "planeswalker", "land", "cost", "power", "toughness",
               "keywords", "x", "flash", "targets",
@@ -80,10 +93,43 @@ KIND_COLUMN = 2 * (len(COMBAT_FEATURES) + 1) + len(TABLE_FEATURES)
 """Where the decision kind one-hot (``DecisionKind.COUNT``) starts in a row of :func:`advantage_inputs`;
 the observer's own role one-hot (4) follows it."""
 
-_COMBAT = KIND_COLUMN + DecisionKind.COUNT + 4
-GATE_FEATURES = {"combat": _COMBAT,
-                 "action": _COMBAT + 2 * len(ACTION_FEATURES) + len(SITUATION_FEATURES)}
-"""Width of :func:`advantage_inputs`' rows for each feature set (``"combat"``: 56)."""
+_BLOCK_WIDTH = {"combat": KIND_COLUMN + DecisionKind.COUNT + 4,
+                "action": 2 * len(ACTION_FEATURES) + len(SITUATION_FEATURES),
+                "leader": 2 * len(LEADER_FEATURES) + len(LEADER_TABLE_FEATURES)}
+
+GATE_BLOCKS = {"combat": ("combat",), "action": ("combat", "action"), "leader": ("combat", "leader"),
+               "all": ("combat", "action", "leader")}
+"""The blocks of each feature set, in the order they follow one another in a row (module docstring)."""
+
+GATE_FEATURES = {name: sum(_BLOCK_WIDTH[b] for b in blocks) for name, blocks in GATE_BLOCKS.items()}
+"""Width of :func:`advantage_inputs`' rows for each feature set (``"combat"``: 56, ``"action"``: 145,
+``"leader"``: 73, ``"all"``: 162)."""
+
+GATE_READS = {"combat": "the combat features",
+              "action": "the combat features and what each action is",
+              "leader": "the combat features and the same fights against the Leader",
+              "all": "the combat features, what each action is and the fights against the Leader"}
+"""Each feature set in words (model cards)."""
+
+
+def feature_columns(kept: str, features: str) -> np.ndarray:
+    """int64 column indices of the ``features`` set's inputs within rows of the ``kept`` set.
+
+    Raises:
+        ValueError: for an unknown set, or a ``features`` set with a block ``kept`` lacks.
+    """
+    for name in (kept, features):
+        if name not in GATE_BLOCKS:
+            raise ValueError(f"feature_columns: feature sets are {sorted(GATE_BLOCKS)}, got {name!r}")
+    missing = [b for b in GATE_BLOCKS[features] if b not in GATE_BLOCKS[kept]]
+    if missing:
+        raise ValueError(f"the {features!r} inputs need the {' and '.join(map(repr, missing))} block, which "
+                         f"the {kept!r} inputs lack; keep examples with gate_features = \"all\" to replay any set")
+    start, at = 0, {}
+    for b in GATE_BLOCKS[kept]:
+        at[b] = np.arange(start, start + _BLOCK_WIDTH[b])
+        start += _BLOCK_WIDTH[b]
+    return np.concatenate([at[b] for b in GATE_BLOCKS[features]])
 
 _EFFECT_CLASS = {"destroy": "removal", "exile": "removal", "bounce": "removal", "tap": "removal",
                  "stun": "removal", "wipe": "sweeper", "damage_each_creature": "sweeper", "draw": "draw",
@@ -205,9 +251,12 @@ def advantage_inputs(obs: torch.Tensor, actions: torch.Tensor, proposal: torch.T
     flag that it is; the same for the proposal; the
     :data:`~agents.combat.TABLE_FEATURES`; the decision kind one-hot
     (``DecisionKind.COUNT``, read off the observation's global block) and the
-    observer's own role one-hot (4, its own player block); with ``"action"``,
-    then the candidate's :data:`ACTION_FEATURES`, the proposal's and the
-    :data:`SITUATION_FEATURES`.
+    observer's own role one-hot (4, its own player block); with ``"action"``
+    (or ``"all"``), then the candidate's :data:`ACTION_FEATURES`, the
+    proposal's and the :data:`SITUATION_FEATURES`; with ``"leader"`` (or
+    ``"all"``), then the candidate's and the proposal's
+    :data:`~agents.combat.LEADER_FEATURES` (zeros where not an action on the
+    observer's creature) and the :data:`~agents.combat.LEADER_TABLE_FEATURES`.
 
     Args:
         obs: float32 observations ``(B, D)``, ``D = obs_layout(num_players).size``.
@@ -232,19 +281,25 @@ def advantage_inputs(obs: torch.Tensor, actions: torch.Tensor, proposal: torch.T
     L, AL = obs_layout(num_players), ActionLayout(num_players)
     slots, table = combat_features(obs, num_players)                          # (B, S, F), (B, T)
 
-    def of(a: torch.Tensor) -> torch.Tensor:                                    # (B, K) -> (B, K, F + 1)
+    def on(per_slot: torch.Tensor, a: torch.Tensor) -> torch.Tensor:           # (B, S, F), (B, K) -> (B, K, F)
         own = (a >= AL.PERM) & (a < AL.PERM + MAX_PERMS)                       # relative seat 0's slots come first
-        f = slots.gather(1, (a - AL.PERM).clamp(0, MAX_PERMS - 1).unsqueeze(-1).expand(*a.shape, slots.shape[-1]))
-        f = f * own.unsqueeze(-1).to(f.dtype)
-        return torch.cat([f, own.unsqueeze(-1).to(f.dtype)], dim=-1)
+        f = per_slot.gather(1, (a - AL.PERM).clamp(0, MAX_PERMS - 1).unsqueeze(-1).expand(*a.shape, per_slot.shape[-1]))
+        return f * own.unsqueeze(-1).to(f.dtype)
+
+    def of(a: torch.Tensor) -> torch.Tensor:                                    # (B, K) -> (B, K, F + 1)
+        own = (a >= AL.PERM) & (a < AL.PERM + MAX_PERMS)
+        return torch.cat([on(slots, a), own.unsqueeze(-1).to(obs.dtype)], dim=-1)
 
     kind = obs[:, L.glob + N_PHASES:L.glob + N_PHASES + DecisionKind.COUNT]
     role = obs[:, L.players + PLAYER_ROLE:L.players + PLAYER_ROLE + 4]         # the observer's block comes first
     proposals = proposal.unsqueeze(1).expand_as(actions)
     per_row = torch.cat([table, kind, role], dim=-1).unsqueeze(1).expand(-1, actions.shape[1], -1)
     parts = [of(actions), of(proposals), per_row]
-    if features == "action":
+    if "action" in GATE_BLOCKS[features]:
         situation = _situation(obs, num_players).unsqueeze(1).expand(-1, actions.shape[1], -1)
         parts += [action_features(obs, actions, num_players), action_features(obs, proposals, num_players),
                   situation]
+    if "leader" in GATE_BLOCKS[features]:
+        lead, lead_table = leader_features(obs, num_players)
+        parts += [on(lead, actions), on(lead, proposals), lead_table.unsqueeze(1).expand(-1, actions.shape[1], -1)]
     return torch.cat(parts, dim=-1)

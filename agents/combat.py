@@ -51,6 +51,23 @@ that less the observer's untapped creatures' toughness less its life, / 20,
 clipped to [-2, 2]; the unblocked damage of the creatures attacking it now / 20;
 whether that is lethal; the lowest life of an opponent in the game / 40.
 
+The same fights *against the Leader alone* (:func:`leader_features`; the
+Leader turns its identity face up at the start, CR 907.4, so every seat knows who it is):
+what an Assassin is dealt to do (its team wins when the Leader leaves the
+game, CR 907.7d) and a Guardian to prevent, which the features over all opponents blur.
+Per creature slot (:data:`LEADER_FEATURES`): ``leader_safe``, none of the
+Leader's blockers would kill it without dying first; ``leader_unblockable``,
+the Leader has no blocker for it; ``leader_killers``, how many of them would
+kill it, / 5 (capped); ``leader_trades``, it would kill one of them;
+``leader_finishes``, it alone deals the Leader lethal damage unblocked.  Of
+the table (:data:`LEADER_TABLE_FEATURES`): a Leader is known in the game (the
+observer is not it); its life / 40; its untapped creatures' toughness / 20;
+the damage of the observer's untapped creatures it has no blocker for / 20,
+and whether that is lethal; the damage every other player's creatures could
+deal less its defence less its life, / 20, clipped to [-2, 2]; the damage of
+the creatures attacking it now / 20.  All zero where no opponent is the
+known Leader.
+
 :func:`agents.candidates.advantage_inputs` puts them together for a *choice
 between actions* (the input of the learned advantage gate,
 :class:`agents.networks.EntityNet` with ``gate``).
@@ -64,9 +81,11 @@ from treachery_env.actions import MAX_PERMS
 from treachery_env.cards import KEYWORDS
 from treachery_env.observation import (CREATURE_ATTACKED, CREATURE_ATTACKING, CREATURE_DAMAGE, CREATURE_POWER,
                                        CREATURE_PRESENT, CREATURE_TAPPED, CREATURE_TOUGHNESS, PLAYER_FEATURES,
-                                       PLAYER_IN_GAME, PLAYER_LIFE, obs_layout)
+                                       PLAYER_FACE_UP, PLAYER_IN_GAME, PLAYER_LIFE, PLAYER_ROLE, obs_layout)
+from treachery_env.rules import Role
 
-__all__ = ["COMBAT_FEATURES", "TABLE_FEATURES", "combat_features"]
+__all__ = ["COMBAT_FEATURES", "TABLE_FEATURES", "LEADER_FEATURES", "LEADER_TABLE_FEATURES", "combat_features",
+           "leader_features"]
 
 COMBAT_FEATURES = ("safe", "unblockable", "fewest_killers", "most_eaters", "trades", "finishes", "exposure",
                    "good_block", "safe_block", "trade_block", "chump_block", "biggest_blockable", "untapped")
@@ -75,17 +94,21 @@ COMBAT_FEATURES = ("safe", "unblockable", "fewest_killers", "most_eaters", "trad
 TABLE_FEATURES = ("life", "incoming", "incoming_margin", "attacking_me", "lethal_on_me", "lowest_opponent_life")
 """Features of the table as the observer sees it (see the module docstring)."""
 
+LEADER_FEATURES = ("leader_safe", "leader_unblockable", "leader_killers", "leader_trades", "leader_finishes")
+"""Features of each of the observer's creature slots against the Leader (see the module docstring)."""
 
-def combat_features(obs: torch.Tensor, num_players: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """Combat features of the observer's creature slots, and of the table.
+LEADER_TABLE_FEATURES = ("leader_known", "leader_life", "leader_defence", "leader_reach", "leader_reach_lethal",
+                         "leader_pressure", "leader_attacked")
+"""Features of the Leader's position as the observer sees it (see the module docstring)."""
 
-    Args:
-        obs: float32 observations ``(..., D)`` with ``D = obs_layout(num_players).size``.
-        num_players: seats ``n``.
 
-    Returns:
-        ``(slots, table)``: float32 ``(..., 20, len(COMBAT_FEATURES))`` (rows of empty slots are
-        zeros) and float32 ``(..., len(TABLE_FEATURES))``.
+def _fights(obs: torch.Tensor, num_players: int) -> dict[str, torch.Tensor]:
+    """The one-on-one fights of the observer's creatures against every opponent, read off the observation.
+
+    Shared by :func:`combat_features` and :func:`leader_features`.  Shapes: ``S`` = 20 creature
+    slots, ``O`` = the ``n - 1`` opponents in relative seat order; per-creature tensors are
+    ``(..., n, S)``, per-player ``(..., n)``, the observer's slots against an opponent's
+    ``(..., S, O)``.
 
     Raises:
         ValueError: if the last axis is not the observation size for ``num_players``.
@@ -102,12 +125,11 @@ def combat_features(obs: torch.Tensor, num_players: int) -> tuple[torch.Tensor, 
     power = torch.round(c[..., CREATURE_POWER] * 10)
     left = torch.round(c[..., CREATURE_TOUGHNESS] * 10) - torch.round(c[..., CREATURE_DAMAGE] * 10)  # less damage
     tapped = c[..., CREATURE_TAPPED] > 0.5
-    attacking = c[..., CREATURE_ATTACKING] > 0.5
-    attacking_me = present & attacking & (c[..., CREATURE_ATTACKED] > 0.5)  # attacked player: relative seat 0
+    attacking = present & (c[..., CREATURE_ATTACKING] > 0.5)
+    attacked = attacking.unsqueeze(-1) & (c[..., CREATURE_ATTACKED:CREATURE_ATTACKED + n] > 0.5)   # (..., n, S, n)
     first = has["first_strike"] | has["double_strike"]
     hits = power * torch.where(has["double_strike"], 2.0, 1.0)
     p = obs[..., L.players:L.players + n * PLAYER_FEATURES].unflatten(-1, (n, PLAYER_FEATURES))
-    alive, life = p[..., PLAYER_IN_GAME] > 0.5, p[..., PLAYER_LIFE] * 40
 
     def mine(x):    # the observer's slots as one side of every pair: (..., S, 1, 1)
         return x[..., 0, :, None, None]
@@ -124,7 +146,35 @@ def combat_features(obs: torch.Tensor, num_players: int) -> tuple[torch.Tensor, 
     may_block = theirs(present & ~tapped) & (~mine(has["flying"]) | theirs(has["flying"]) | theirs(has["reach"]))
     blockers = may_block.sum(-1)                                                        # (..., S, n-1)
     blocked = (blockers > 0) & ~(has["menace"][..., 0, :, None] & (blockers < 2))
-    killers = (may_block & ~i_live).sum(-1) * blocked
+    guard = present & ~tapped & ~attacking                                              # could block: (..., n, S)
+    # mine blocking, theirs attacking the observer (relative seat 0)
+    blockable = (theirs(attacked[..., 0]) & (~theirs(has["flying"]) | mine(has["flying"]) | mine(has["reach"])))
+    return {"has": has, "present": present, "hits": hits, "tapped": tapped, "attacked": attacked,
+            "alive": p[..., PLAYER_IN_GAME] > 0.5, "life": p[..., PLAYER_LIFE] * 40,
+            "known_leader": (p[..., PLAYER_FACE_UP] > 0.5) & (p[..., PLAYER_ROLE + Role.LEADER] > 0.5),
+            "i_kill": i_kill, "i_live": i_live, "o_live": o_live, "may_block": may_block,
+            "blocked": blocked, "killers": (may_block & ~i_live).sum(-1) * blocked,
+            "guard_toughness": left.clamp(min=0) * guard, "blockable": blockable}
+
+
+def combat_features(obs: torch.Tensor, num_players: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Combat features of the observer's creature slots, and of the table.
+
+    Args:
+        obs: float32 observations ``(..., D)`` with ``D = obs_layout(num_players).size``.
+        num_players: seats ``n``.
+
+    Returns:
+        ``(slots, table)``: float32 ``(..., 20, len(COMBAT_FEATURES))`` (rows of empty slots are
+        zeros) and float32 ``(..., len(TABLE_FEATURES))``.
+
+    Raises:
+        ValueError: if the last axis is not the observation size for ``num_players``.
+    """
+    F = _fights(obs, num_players)
+    has, present, hits, alive, life = F["has"], F["present"], F["hits"], F["alive"], F["life"]
+    may_block, blocked, killers, blockable = F["may_block"], F["blocked"], F["killers"], F["blockable"]
+    i_kill, i_live, o_live = F["i_kill"], F["i_live"], F["o_live"]
     eaters = (may_block & ~i_live & o_live).sum(-1) * blocked
     trades = ((may_block & i_kill).any(-1) & blocked & alive[..., None, 1:]).any(-1)
     opp = alive[..., 1:].unsqueeze(-2)                                                  # (..., 1, n-1)
@@ -137,26 +187,73 @@ def combat_features(obs: torch.Tensor, num_players: int) -> tuple[torch.Tensor, 
     finishes = (~blocked & opp & (hits[..., 0, :, None] >= life[..., None, 1:])).any(-1)
     # the counter-attack
     incoming = (hits[..., 1:, :] * present[..., 1:, :]).sum((-1, -2))                  # (...)
-    guard = present[..., 0, :] & ~tapped[..., 0, :] & ~attacking[..., 0, :]
-    toughness = left[..., 0, :].clamp(min=0) * guard
+    toughness = F["guard_toughness"][..., 0, :]
     defence = toughness.sum(-1)
     my_life = life[..., 0]
     without = defence.unsqueeze(-1) - torch.where(has["vigilance"][..., 0, :], 0.0, toughness)
     exposure = ((incoming.unsqueeze(-1) - without - my_life.unsqueeze(-1) + 1) / 20).clamp(-2, 2)
     # mine blocking, theirs attacking the observer
-    blockable = theirs(attacking_me) & (~theirs(has["flying"]) | mine(has["flying"]) | mine(has["reach"]))
+    theirs_hits = hits[..., 1:, :].unsqueeze(-3)
     good = (blockable & i_kill & i_live).flatten(-2).any(-1)
     wall = (blockable & i_live).flatten(-2).any(-1)
     trade = (blockable & i_kill).flatten(-2).any(-1)
     chump = blockable.flatten(-2).any(-1)
-    biggest = torch.where(blockable, theirs(hits), torch.zeros_like(o_kill, dtype=obs.dtype)).flatten(-2).amax(-1)
-    unblocked = (hits[..., 1:, :] * attacking_me[..., 1:, :]).sum((-1, -2))
+    biggest = torch.where(blockable, theirs_hits, torch.zeros_like(theirs_hits)).flatten(-2).amax(-1)
+    unblocked = (hits[..., 1:, :] * F["attacked"][..., 1:, :, 0]).sum((-1, -2))
     lowest = torch.where(alive[..., 1:], life[..., 1:], torch.full_like(life[..., 1:], 10**6)).amin(-1)
     lowest = torch.where(alive[..., 1:].any(-1), lowest, torch.zeros_like(lowest))
     f = obs.dtype
     per = torch.stack([safe, unblockable, fewest, most, trades.to(f), finishes.to(f), exposure, good.to(f),
                        wall.to(f), trade.to(f), chump.to(f), biggest / 10,
-                       (present[..., 0, :] & ~tapped[..., 0, :]).to(f)], dim=-1)
+                       (present[..., 0, :] & ~F["tapped"][..., 0, :]).to(f)], dim=-1)
     table = torch.stack([my_life / 40, incoming / 40, ((incoming - defence - my_life) / 20).clamp(-2, 2),
                          unblocked / 20, ((unblocked >= my_life) & (unblocked > 0)).to(f), lowest / 40], dim=-1)
     return per * present[..., 0, :].unsqueeze(-1).to(f), table
+
+
+def leader_features(obs: torch.Tensor, num_players: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The observer's fights against the Leader, and the Leader's position (see the module docstring).
+
+    The Leader is the opponent in the game whose identity the observation shows face up as a
+    Leader's (CR 907.4: the Leader turns its identity face up at the start, so every seat knows it); with none (or where
+    the observer is the Leader itself) every feature is 0.
+
+    Args:
+        obs: float32 observations ``(..., D)`` with ``D = obs_layout(num_players).size``.
+        num_players: seats ``n``.
+
+    Returns:
+        ``(slots, table)``: float32 ``(..., 20, len(LEADER_FEATURES))`` (rows of empty slots are
+        zeros) and float32 ``(..., len(LEADER_TABLE_FEATURES))``.
+
+    Raises:
+        ValueError: if the last axis is not the observation size for ``num_players``.
+    """
+    F = _fights(obs, num_players)
+    hits, present, life, f = F["hits"], F["present"], F["life"], obs.dtype
+    known = F["known_leader"][..., 1:] & F["alive"][..., 1:]                          # (..., n-1)
+    first = torch.nn.functional.one_hot(known.to(torch.int64).argmax(-1), num_players - 1).bool() & known
+    is_leader = first.to(f)                                                            # (..., n-1): at most one 1
+
+    def at_leader(x: torch.Tensor) -> torch.Tensor:       # (..., S, n-1) -> (..., S): the Leader's column
+        return (x.to(f) * is_leader.unsqueeze(-2)).sum(-1)
+
+    any_leader = is_leader.sum(-1)                                                     # (...): 0 or 1
+    blocked, killers = F["blocked"], F["killers"]
+    safe = at_leader(killers == 0)
+    unblockable = at_leader(~blocked)
+    trades = at_leader((F["may_block"] & F["i_kill"]).any(-1) & blocked)
+    leader_life = (life[..., 1:] * is_leader).sum(-1)
+    finishes = at_leader(~blocked & (hits[..., 0, :, None] >= life[..., None, 1:]))
+    ready = (present & ~F["tapped"])[..., 0, :].to(f)
+    reach = (at_leader(~blocked) * hits[..., 0, :] * ready).sum(-1)
+    defence = (F["guard_toughness"][..., 1:, :].sum(-1) * is_leader).sum(-1)
+    others = (hits * present).sum(-1)                                                 # (..., n)
+    pressure = (others.sum(-1) - (others[..., 1:] * is_leader).sum(-1)) * any_leader
+    attacked = (F["attacked"][..., 1:].to(f) * is_leader[..., None, None, :]).sum(-1)  # (..., n, S)
+    on_leader = (hits * attacked).sum((-1, -2))
+    per = torch.stack([safe, unblockable, at_leader(killers).clamp(max=5) / 5, trades, finishes], dim=-1)
+    table = torch.stack([any_leader, leader_life / 40, defence / 20, reach / 20,
+                         ((reach >= leader_life) & (reach > 0)).to(f) * any_leader,
+                         ((pressure - defence - leader_life) / 20).clamp(-2, 2) * any_leader, on_leader / 20], dim=-1)
+    return per * present[..., 0, :].unsqueeze(-1).to(f) * any_leader[..., None, None], table

@@ -32,8 +32,8 @@ student* of the lookahead teacher): an MLP that predicts, for a candidate
 action and the proposal it would replace, how much better the teacher's
 paired rollouts score the candidate (:meth:`EntityNet.advantages`, read off
 the observation by :func:`agents.candidates.advantage_inputs` in the feature
-set ``gate_features``: the combat features, or those and what each action
-is).  The policy
+set ``gate_features``: the combat features, and optionally what each action
+is and the fights against the Leader).  The policy
 (:class:`agents.policy.PolicyAgent`) plays the best of the teacher's
 candidates (:func:`agents.lookahead.search_candidates`) at a high-impact
 decision where its predicted advantage exceeds ``gate_threshold``, and the
@@ -473,7 +473,8 @@ class EntityNet(nn.Module):
             score units, scores in [-1, 1]) a candidate must exceed to be played (instead of the
             network's own choice, which is usually that proposal).
         gate_features: what the gate reads, a key of :data:`agents.candidates.GATE_FEATURES`
-            (``"combat"``: the combat features; ``"action"``: those and what each action is).
+            (``"combat"``: the combat features; ``"action"``: those and what each action is;
+            ``"leader"``: those and the fights against the Leader; ``"all"``: every block).
 
     Raises:
         ValueError: for non-positive sizes, sizes that are not this

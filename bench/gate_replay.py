@@ -3,10 +3,11 @@
 A run with ``gate`` (:class:`training.gate.GateFit`) keeps every example it
 labelled in ``RUN/gate/examples_<iteration>.npz``: the inputs ``x``, the
 teacher's advantage ``y`` and ``step`` (which decision of the batch each
-candidate belongs to).  The ``"combat"`` inputs are the first 56 columns of
-the ``"action"`` inputs (:data:`agents.candidates.GATE_FEATURES`), so the
-examples of a run with ``gate_features = "action"`` give both feature sets
-on the same decisions.  This replays the run's fit, iteration by iteration,
+candidate belongs to).  A feature set's inputs are columns of the inputs of
+any set holding its blocks (:data:`agents.candidates.GATE_BLOCKS`,
+:func:`~agents.candidates.feature_columns`): the examples of a run with
+``gate_features = "all"`` give every set on the same decisions, those of an
+``"action"`` or ``"leader"`` run that set and ``"combat"``.  This replays the run's fit, iteration by iteration,
 for each set: a fresh gate (width ``--hidden``, seeded by ``--seed``) is
 first scored on the iteration's examples (held out: it has not been fitted
 to them) and then fitted as in training (:meth:`training.gate.GateFit.learn`:
@@ -19,11 +20,12 @@ kind and by the learner's own role (read off the combat columns), so the rows
 of a column add up to the total.  The rollouts are the same for every set,
 so the difference is the features' alone.
 
-    python bench/gate_replay.py RUN [--features combat action] [--epochs E] [--hidden W]
+    python bench/gate_replay.py RUN [--features combat action leader all] [--epochs E] [--hidden W]
                                 [--threshold T] [--seed 0] [--first 10] [--last 20]
 
-(``--epochs``, ``--hidden`` and ``--threshold`` default to the run's ``gate_epochs``, ``gate``
-and ``gate_threshold`` in its ``config.json``.)
+(``--features`` defaults to every set the run's examples hold; ``--epochs``, ``--hidden`` and
+``--threshold`` to the run's ``gate_epochs``, ``gate`` and ``gate_threshold`` in its
+``config.json``.  The set the examples hold is told by their width.)
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from agents.candidates import GATE_FEATURES, KIND_COLUMN
+from agents.candidates import GATE_BLOCKS, GATE_FEATURES, KIND_COLUMN, feature_columns
 from agents.networks import GATE_SCALE, EntityNet
 from training.gate import GateFit, realised_gain
 from treachery_env.actions import ActionLayout
@@ -81,9 +83,21 @@ def read_run(run: Path) -> list[tuple[int, dict]]:
     return out
 
 
+def kept_set(width: int) -> str:
+    """The feature set whose rows are ``width`` wide (the widths differ).
+
+    Raises:
+        ValueError: (one line) for a width no set has."""
+    for name, w in GATE_FEATURES.items():
+        if w == width:
+            return name
+    raise ValueError(f"examples of {width} inputs are of no feature set "
+                     f"({', '.join(f'{k}: {v}' for k, v in GATE_FEATURES.items())})")
+
+
 def replay(batches: list[tuple[int, dict]], features: str, epochs: int, hidden: int, threshold: float,
            seed: int, num_players: int = 5) -> tuple[list[dict], np.ndarray]:
-    """Replay the fit on ``features`` (the first ``GATE_FEATURES[features]`` columns).
+    """Replay the fit on ``features`` (its columns of the kept examples, :func:`kept_set`).
 
     Returns:
         ``(rows, pred)``: per iteration ``{"iteration", "corr", "gain", "taken", "rows"}`` (held out,
@@ -93,10 +107,11 @@ def replay(batches: list[tuple[int, dict]], features: str, epochs: int, hidden: 
     n = num_players
     net = EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=8, entity=8, prior="heuristic",
                     gate=hidden, gate_threshold=threshold, gate_features=features)
-    fit, rng, w = GateFit(net, None), np.random.default_rng(seed), GATE_FEATURES[features]
+    fit, rng = GateFit(net, None), np.random.default_rng(seed)
+    cols = feature_columns(kept_set(batches[0][1]["x"].shape[1]), features)
     rows, preds = [], []
     for it, b in batches:
-        x = np.ascontiguousarray(b["x"][:, :w])
+        x = np.ascontiguousarray(b["x"][:, cols])
         with torch.no_grad():
             pred = (net.gate(torch.from_numpy(x)).squeeze(-1) / GATE_SCALE).numpy()
         preds.append(pred)
@@ -118,8 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     """Replay, print the tables; returns 0."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] + " Run from the repository root.")
     ap.add_argument("run", help="a run directory of a gated run (its gate/ folder)")
-    ap.add_argument("--features", nargs="+", choices=sorted(GATE_FEATURES), default=["combat", "action"],
-                    help="the feature sets replayed (default: combat action)")
+    ap.add_argument("--features", nargs="+", choices=list(GATE_FEATURES), default=None,
+                    help="the feature sets replayed (default: every set the examples hold)")
     ap.add_argument("--epochs", type=int, default=None,
                     help="draws per example on average (default: the run's gate_epochs, else 10)")
     ap.add_argument("--hidden", type=int, default=None, help="the gate's width (default: the run's gate, else 128)")
@@ -151,13 +166,15 @@ def main(argv: list[str] | None = None) -> int:
         batches = read_run(run)
     except ValueError as err:
         ap.error(str(err))
-    a.features = list(dict.fromkeys(a.features))                 # each set once
+    try:
+        kept = kept_set(batches[0][1]["x"].shape[1])
+        held = [f for f in GATE_BLOCKS if set(GATE_BLOCKS[f]) <= set(GATE_BLOCKS[kept])]
+        a.features = list(dict.fromkeys(a.features or held))              # each set once
+        for f in a.features:
+            feature_columns(kept, f)
+    except ValueError as err:
+        ap.error(f"{run}: {err}")
     a.first, a.last = min(a.first, len(batches)), min(a.last, len(batches))
-    width = batches[0][1]["x"].shape[1]
-    usable = [f for f in a.features if GATE_FEATURES[f] <= width]
-    if usable != a.features:
-        ap.error(f"{run} kept {width} inputs an example; --features {' '.join(a.features)} needs "
-                 f"{max(GATE_FEATURES[f] for f in a.features)} (train with gate_features = \"action\")")
     y = np.concatenate([b["y"] for _, b in batches])
     step = np.concatenate([b["step"] + 10**9 * k for k, (_, b) in enumerate(batches)])   # unique across batches
     it = np.concatenate([np.full(len(b["y"]), k) for k, (_, b) in enumerate(batches)])

@@ -504,9 +504,11 @@ def test_the_advantage_fit_script_measures_realised_gain_and_fits_a_head(tmp_pat
     assert "collected with other steps (96, not 64)" in capsys.readouterr().err
 
 
-def _gate_run(folder, width: int, iterations: int = 12, seed: int = 0, with_step: bool = True):
-    """A gated run's kept examples, made up: ``y`` follows the first action column (the candidate is
-    a pass) and a priority decision, so only the ``"action"`` inputs can predict it."""
+def _gate_run(folder, width: int, iterations: int = 12, seed: int = 0, with_step: bool = True,
+              signal: int | None = None):
+    """A gated run's kept examples, made up: ``y`` follows column ``signal`` (default: the first
+    action column, the candidate is a pass) at a priority decision, so only the inputs holding
+    that column can predict it."""
     import numpy as np
 
     from agents.candidates import GATE_FEATURES
@@ -522,7 +524,7 @@ def _gate_run(folder, width: int, iterations: int = 12, seed: int = 0, with_step
         x[:, kind0 + DecisionKind.COUNT + 2] = 1.0                         # an Assassin
         passes = rng.random(len(step)) < 0.5                                  # the candidate is a pass
         if width > GATE_FEATURES["combat"]:
-            x[:, GATE_FEATURES["combat"]] = passes
+            x[:, GATE_FEATURES["combat"] if signal is None else signal] = passes
         y = (0.08 * passes - 0.04 + 0.005 * rng.standard_normal(len(step))).astype(np.float32)
         keep = {"x": x, "y": y, **({"step": step} if with_step else {})}
         np.savez(folder / "gate" / f"examples_{it:06d}.npz", **keep)
@@ -571,6 +573,16 @@ def _check_gate_replay(mod, tmp_path, capsys) -> None:
     (tmp_path / "run" / "config.json").write_text('{"gate": 16, "gate_threshold": 0.0, "gate_epochs": 2}')
     assert mod.main([str(tmp_path / "run"), "--features", "combat"]) == 0      # the run's own settings
     assert "threshold 0, 2 draws an example, width 16" in capsys.readouterr().out
+    # a run kept with every block, its advantage following a Leader column: every set is replayed by default,
+    # and only the sets reading the Leader block predict it
+    _gate_run(tmp_path / "all", GATE_FEATURES["all"], signal=GATE_FEATURES["action"] + 3)
+    assert mod.main([str(tmp_path / "all"), "--hidden", "32", "--last", "4"]) == 0
+    out = capsys.readouterr().out
+    lines = {f: next(ln for ln in out.splitlines() if ln.startswith(f"| {f} | {GATE_FEATURES[f]} |"))
+             for f in GATE_FEATURES}
+    last_corr = {f: float(lines[f].split("|")[4]) for f in lines}
+    assert min(last_corr["leader"], last_corr["all"]) > 0.9, last_corr
+    assert max(abs(last_corr["combat"]), abs(last_corr["action"])) < 0.3, last_corr
     _gate_run(tmp_path / "old", GATE_FEATURES["action"], iterations=1, with_step=False)
     _gate_run(tmp_path / "narrow", GATE_FEATURES["combat"], iterations=1)
     _gate_run(tmp_path / "torn", GATE_FEATURES["action"], iterations=2)
@@ -578,8 +590,16 @@ def _check_gate_replay(mod, tmp_path, capsys) -> None:
     _gate_run(tmp_path / "mixed", GATE_FEATURES["action"], iterations=1)
     _gate_run(tmp_path / "mixed2", GATE_FEATURES["combat"], iterations=2)
     (tmp_path / "mixed2" / "gate" / "examples_000002.npz").rename(tmp_path / "mixed" / "gate" / "examples_000002.npz")
+    _gate_run(tmp_path / "odd", 60, iterations=1)
+    for run, extra, msg in (("narrow", ["--features", "combat", "action"],
+                             "the 'action' inputs need the 'action' block, which the 'combat' inputs lack"),
+                            ("odd", [], "examples of 60 inputs are of no feature set (combat: 56, action: 145")):
+        with pytest.raises(SystemExit):
+            mod.main([str(tmp_path / run)] + extra)
+        assert msg in capsys.readouterr().err
+    assert mod.main([str(tmp_path / "narrow")]) == 0                  # the set it holds
+    assert "| combat | 56 |" in capsys.readouterr().out
     for run, msg in (("old", "no 'step' (kept before the examples named their decisions)"),
-                     ("narrow", "kept 56 inputs an example; --features combat action needs 145"),
                      ("torn", "examples_000002.npz: the gate's examples cannot be read"),
                      ("mixed", "examples_000002.npz: 56 inputs an example, the run's first file 145"),
                      ("none", "is not a directory")):

@@ -1,6 +1,6 @@
 """What the advantage gate reads about a choice between actions (agents/candidates.py): the combat
-set (the flagship's gate) and the action set (what each action is: its kind, the card it casts, an
-unveil's X), read off the engine's own observation, and the networks, configs and fits that use them."""
+set (the flagship's gate), the action set (what each action is: its kind, the card it casts, an
+unveil's X) and the Leader set (the same fights against the Leader), read off the engine's own observation, and the networks, configs and fits that use them."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from agents.candidates import (ACTION_FEATURES, ACTION_GROUPS, CARD_FACTS, GATE_FEATURES, SITUATION_FEATURES,
-                               action_features, advantage_inputs, card_facts)
-from agents.combat import COMBAT_FEATURES, TABLE_FEATURES, combat_features
+                               action_features, advantage_inputs, card_facts, feature_columns)
+from agents.combat import COMBAT_FEATURES, LEADER_FEATURES, TABLE_FEATURES, combat_features, leader_features
 from agents.networks import EntityNet, build_network
 from agents.policy import PolicyAgent, load_checkpoint, save_checkpoint
 from training.config import TrainConfig
@@ -123,6 +123,46 @@ def test_the_action_set_extends_the_combat_set_and_keeps_to_the_information_set(
         advantage_inputs(obs, acts, prop, 5, "cards")
 
 
+def test_the_leader_and_all_sets_are_blocks_of_one_row_and_keep_to_the_information_set():
+    """``"leader"`` inputs are the combat inputs, then the candidate's and the proposal's
+    fights against the Leader (zeros for an action not on the observer's creature) and the
+    Leader's table features; ``"all"`` is combat, action and Leader blocks, and every set's inputs
+    are its columns of the ``"all"`` row (:func:`feature_columns`); another deal of what seat 2
+    cannot see (the other seats' hands, libraries and face-down identities) changes none of it."""
+    g = make_game([LEADERS[0], GUARDIANS[0], ASSASSINS[0], ASSASSINS[1], TRAITORS[0]], commander=False)
+    add_creature(g, 2, "Grove Bear")
+    add_creature(g, 2, "Messenger Owl")
+    add_creature(g, 0, "Healer Acolyte")
+    AL = ActionLayout(5)
+    obs = torch.from_numpy(g.observation(2)["observation"])[None]
+    acts = torch.tensor([[AL.perm(0, 1), AL.PASS, AL.perm(0, 0)]])
+    prop = torch.tensor([AL.perm(0, 0)])
+    rows = {f: advantage_inputs(obs, acts, prop, 5, f) for f in GATE_FEATURES}
+    assert {f: r.shape[-1] for f, r in rows.items()} == GATE_FEATURES == {"combat": 56, "action": 145, "leader": 73,
+                                                                         "all": 162}
+    for f in GATE_FEATURES:
+        assert torch.equal(rows["all"][..., torch.from_numpy(feature_columns("all", f))], rows[f])
+        assert torch.equal(rows[f][..., :56], rows["combat"])
+    lead, table = leader_features(obs[0], 5)
+    k = len(LEADER_FEATURES)
+    x = rows["leader"][0]
+    assert x[0, 56:56 + k].tolist() == lead[1].tolist() and x[0, 56 + k:56 + 2 * k].tolist() == lead[0].tolist()
+    assert not x[1, 56:56 + k].any() and x[2, 56:56 + k].tolist() == lead[0].tolist()   # a pass reads zeros
+    assert x[0, 56 + 2 * k:].tolist() == table.tolist() and table[0] == 1              # a Leader is known
+    assert lead[1].tolist() == pytest.approx([1, 1, 0, 0, 0]) and lead[0, LEADER_FEATURES.index("leader_trades")] == 1
+    for p in g.players:                                       # what seat 2 cannot see
+        if p.seat != 2:
+            p.hand = [cards.card("Elder Titan")] * 3
+            p.library = [cards.card("Murder")] * 30
+    g.players[1].identity, g.players[3].identity = g.players[3].identity, g.players[1].identity   # both face down
+    again = torch.from_numpy(g.observation(2)["observation"])[None]
+    assert torch.equal(advantage_inputs(again, acts, prop, 5, "all"), rows["all"])
+    with pytest.raises(ValueError, match="the 'leader' inputs need the 'leader' block, which the 'action' inputs lack"):
+        feature_columns("action", "leader")
+    with pytest.raises(ValueError, match="feature sets are"):
+        feature_columns("all", "cards")
+
+
 def test_the_combat_inputs_read_the_candidate_and_the_proposal_off_the_observation():
     """A choice's combat inputs: the candidate's own-creature features and flag, the proposal's, then
     the table, the decision kind one-hot and the observer's own role one-hot, all off the observation."""
@@ -168,10 +208,10 @@ def test_a_network_config_and_fit_with_the_action_set(tmp_path):
     assert bot.net.gate_features == "action"
     flagship = load_checkpoint("checkpoints/flagship/policy.pt")["model_kwargs"]
     assert build_network(flagship).gate_features == "combat"
-    with pytest.raises(ValueError, match=r"gate_features must be one of \['action', 'combat'\], got 'cards'"):
+    with pytest.raises(ValueError, match=r"gate_features must be one of \['action', 'all', 'combat', 'leader'\], got 'cards'"):
         EntityNet(obs_layout(n).size, ActionLayout(n).size, n, gate_features="cards", **kw)
     for bad, lit in (("cards", '"cards"'), (["action"], r'\["action"\]'), (3, "3")):
-        with pytest.raises(ValueError, match=f'^train config: gate_features = {lit} is invalid; allowed: "combat" or "action"$'):
+        with pytest.raises(ValueError, match=f'^train config: gate_features = {lit} is invalid; allowed: "combat" or "action" or "leader" or "all"$'):
             TrainConfig(gate_features=bad)
     cfg = tiny(tmp_path, arch="entity", entity=16, privileged_critic=True, prior="heuristic", expert="lookahead",
                opponents={"heuristic": 1}, solo=1.0, games_per_worker=4, imitation=0.0, imitation_coef=0.0,

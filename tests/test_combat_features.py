@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from agents.combat import COMBAT_FEATURES, TABLE_FEATURES, combat_features
+from agents.combat import (COMBAT_FEATURES, LEADER_FEATURES, LEADER_TABLE_FEATURES, TABLE_FEATURES,
+                           combat_features, leader_features)
 from training.config import TrainConfig
 
 from scenario import ASSASSINS, GUARDIANS, LEADERS, TRAITORS, add_creature, make_game
@@ -92,6 +93,43 @@ def test_blocking_the_creatures_attacking_the_observer():
     _close(_features(g)[0], lethal_on_me=1)
     # another seat's view: nothing attacks seat 1, so its creatures have no blocks to make
     assert _features(g, 1)[0]["chump_block"] == 0
+
+
+def _leader(g, seat: int) -> list[dict]:
+    """The fights of ``seat``'s creature slots against the Leader, by name, from its observation."""
+    slots, table = leader_features(torch.from_numpy(g.observation(seat)["observation"]), len(g.players))
+    assert slots.shape == (20, len(LEADER_FEATURES)) and table.shape == (len(LEADER_TABLE_FEATURES),)
+    return [dict(zip(LEADER_FEATURES + LEADER_TABLE_FEATURES, row.tolist() + table.tolist())) for row in slots]
+
+
+def test_fights_against_the_leader():
+    """An Assassin's creatures against the Leader's blockers alone (its team wins when the Leader
+    loses, CR 907.7d; the Leader is face up from the start, CR 907.4): a 2/2 trades with the
+    Leader's 2/2, a flier is unblockable by it and finishes it at 1 life; the table's damage against
+    the Leader's defence; what attacks the Leader now; nothing for the Leader itself or once it has
+    left the game."""
+    g = _table()
+    add_creature(g, 2, "Grove Bear")                  # 2/2
+    add_creature(g, 2, "Messenger Owl")               # 1/1 flying
+    add_creature(g, 0, "Healer Acolyte")              # 2/2, the Leader's
+    add_creature(g, 1, "Grove Bear")                  # the Guardian's 2/2: blocks for nobody but itself
+    f = _leader(g, 2)
+    _close(f[0], leader_safe=0, leader_unblockable=0, leader_killers=0.2, leader_trades=1, leader_finishes=0)
+    _close(f[1], leader_safe=1, leader_unblockable=1, leader_killers=0, leader_trades=0, leader_finishes=0)
+    # every other seat's creatures (2 + 1 + 2) against the acolyte's 2 toughness and 20 life
+    _close(f[0], leader_known=1, leader_life=0.5, leader_defence=2 / 20, leader_reach=1 / 20, leader_reach_lethal=0,
+           leader_pressure=(5 - 2 - 20) / 20, leader_attacked=0)
+    assert not any(any(row[k] for k in LEADER_FEATURES) for row in f[2:])            # empty slots are zeros
+    g.players[0].life = 1
+    _close(_leader(g, 2)[1], leader_finishes=1, leader_reach_lethal=1, leader_life=1 / 40)
+    g.players[0].life = 20
+    troll = add_creature(g, 3, "Thicket Troll")       # 4/3, attacking the Leader
+    troll.tapped, troll.attacking = True, 0
+    _close(_leader(g, 2)[0], leader_attacked=4 / 20, leader_pressure=(9 - 2 - 20) / 20)
+    _close(_leader(g, 3)[0], leader_attacked=4 / 20)   # the same from the attacker's seat
+    assert not any(any(v for v in row.values()) for row in _leader(g, 0))           # the Leader itself
+    g.players[0].has_lost = True
+    assert not any(any(v for v in row.values()) for row in _leader(g, 2))
 
 
 def test_combat_features_are_refused_for_another_table_size():

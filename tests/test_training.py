@@ -148,6 +148,16 @@ def test_config_validation_names_the_field(tmp_path):
         load_config(bad)
     with pytest.raises(ValueError, match="key=value"):
         load_config(None, ["epochs"])
+    # a setting of the advantage gate without a gate would be silently unused
+    (tmp_path / "g.toml").write_text("gate_threshold = 0.05\n")
+    with pytest.raises(ValueError, match=r"^train config: gate_threshold set but gate = 0 \(no advantage gate to use "
+                                         r"it\); set gate > 0 or remove gate_threshold$"):
+        load_config(tmp_path / "g.toml")
+    with pytest.raises(ValueError, match="gate_epochs, gate_features set but gate = 0 .* use them"):
+        load_config(None, ["gate_epochs=3", 'gate_features="leader"'])
+    gated = load_config(Path(__file__).parent.parent / "training" / "configs" / "advantage_gate.toml",
+                        ['gate_features="all"'])
+    assert gated.gate == 128 and gated.gate_features == "all"
 
 
 # --------------------------------------------------------------------------- rollouts

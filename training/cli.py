@@ -373,7 +373,9 @@ def _budget_note(config, result) -> str:
     if wall > budget:
         why = ("its first iteration always runs, however long" if result["iterations"] == 1 else
                "its last iteration took longer than the one before it, which the stop rule goes by")
-        return (f"note: the run took {wall / 60:.2f} min, {(wall - budget) / 60:.2f} min past its "
+        over = wall - budget
+        over = f"{over:.1f} s" if over < 60 else f"{over / 60:.2f} min"         # never "0.00 min"
+        return (f"note: the run took {wall / 60:.2f} min, {over} past its "
                 f"{budget / 60:.2f}-min budget (--minutes): {why}")
     if steps < config.total_steps:
         return (f"note: the time budget ({budget / 60:.2f} min, --minutes) ended the run at {steps} of "

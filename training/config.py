@@ -209,8 +209,10 @@ class TrainConfig:
         gate_threshold: that threshold, in the teacher's score units (scores in [-1, 1]).
         gate_features: what the gate reads, a key of :data:`agents.candidates.GATE_FEATURES`:
             ``"combat"`` (the combat features of the candidate and the proposal, the table's,
-            the decision kind and the own role) or ``"action"`` (those, and what each action
-            is: its kind, the card it casts, an unveil's X; and the turn, hand and lands).
+            the decision kind and the own role), ``"action"`` (those, and what each action
+            is: its kind, the card it casts, an unveil's X; and the turn, hand and lands),
+            ``"leader"`` (the combat features, and the same fights against the Leader and its
+            position) or ``"all"`` (the three blocks; :mod:`agents.candidates`).
         gate_epochs: how many times each of the gate's examples is drawn on average over a
             run (the gate's minibatches per iteration are ``gate_epochs`` times the fresh
             examples over :data:`training.gate.GATE_MINIBATCH`, drawn from all of them).
@@ -422,6 +424,10 @@ class TrainConfig:
         return cls(**d)
 
 
+_GATE_SETTINGS = ("gate_threshold", "gate_features", "gate_epochs")
+"""Settings of the advantage gate, unused without one (``gate = 0``)."""
+
+
 def parse_override(config: dict, item: str) -> None:
     """Apply one ``key=value`` override (``a.b=v`` for nested tables) to a config dict in place.
 
@@ -452,7 +458,8 @@ def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> Tr
     drop an opponent kind, set its weight to 0.
 
     Raises:
-        ValueError: for a missing or malformed file, unknown keys or invalid values.
+        ValueError: for a missing or malformed file, unknown keys, invalid values, or a setting
+            of the advantage gate given (in the file or an override) with ``gate = 0``.
     """
     d = TrainConfig().to_dict()
     if path is not None:
@@ -468,6 +475,13 @@ def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> Tr
                 d[k] = {**d[k], **v}
             else:
                 d[k] = v
+    given = set(data) if path is not None else set()
     for item in overrides:
         parse_override(d, item)
-    return TrainConfig.from_dict(d)
+        given.add(item.partition("=")[0].strip().split(".")[0])
+    config = TrainConfig.from_dict(d)
+    idle = sorted(given & set(_GATE_SETTINGS)) if not config.gate else []
+    if idle:                # silently unused otherwise: TrainConfig cannot tell a set value from its default
+        raise ValueError(f"train config: {', '.join(idle)} set but gate = 0 (no advantage gate to use "
+                         f"{'it' if len(idle) == 1 else 'them'}); set gate > 0 or remove {' and '.join(idle)}")
+    return config

@@ -20,6 +20,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from agents.candidates import GATE_READS
 from agents.policy import load_checkpoint
 
 from agents.files import atomic_write_bytes, check_folder
@@ -149,8 +150,7 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
         critic += ("; combat features (`agents/combat.py`: the fights each of its creatures would win or lose, "
                    "read off the observation) added to its creatures' embeddings")
     if kw.get("gate"):
-        reads = ("the combat features" if kw.get("gate_features", "combat") == "combat"
-                 else "the combat features and what each action is, `agents/candidates.py`")
+        reads = GATE_READS[kw.get("gate_features", "combat")]
         critic += (f"; advantage gate (an MLP of width {kw['gate']} on {reads} predicts how much "
                    "better the lookahead bot's rollouts score each of its candidates than the proposal; where one "
                    f"is predicted more than {kw['gate_threshold']:g} better, it is played; no search)")

@@ -585,7 +585,10 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
         bar = tqdm(total=int(config.time_budget_s) if by_time else config.total_steps,
                    initial=min(int(wall), int(config.time_budget_s)) if by_time else min(steps, config.total_steps),
                    unit="s" if by_time else "step", disable=not progress, dynamic_ncols=True,
-                   desc=_phase(config, reached < config.imitation))
+                   desc=_phase(config, reached < config.imitation),
+                   # seconds of the budget: elapsed and left, no rate ("1.00s/s" says nothing)
+                   bar_format=("{l_bar}{bar}| {n_fmt}/{total_fmt} s [{elapsed}<{remaining}{postfix}]"
+                               if by_time else None))
         last_ckpt = path if state else None
         ckpt_iteration = iteration if state else -1
         t_start = time.perf_counter()
