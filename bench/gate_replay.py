@@ -34,7 +34,6 @@ import argparse
 import json
 import re
 import time
-import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -42,7 +41,7 @@ import torch
 
 from agents.candidates import GATE_BLOCKS, GATE_FEATURES, KIND_COLUMN, feature_columns
 from agents.networks import GATE_SCALE, EntityNet
-from training.gate import GateFit, realised_gain
+from training.gate import GateFit, read_examples, realised_gain
 from treachery_env.actions import ActionLayout
 from treachery_env.engine.state import DecisionKind
 from treachery_env.observation import obs_layout
@@ -64,11 +63,7 @@ def read_run(run: Path) -> list[tuple[int, dict]]:
         raise ValueError(f"{folder}: no kept examples of an advantage gate (examples_<iteration>.npz)")
     out = []
     for it, path in files:
-        try:
-            with np.load(path, allow_pickle=False) as z:
-                b = {k: z[k] for k in ("x", "y", "step") if k in z.files}
-        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
-            raise ValueError(f"{path}: the gate's examples cannot be read ({str(err).splitlines()[0]})") from err
+        b = read_examples(path)
         if "x" not in b or "y" not in b:
             raise ValueError(f"{path}: not a file of the gate's examples (no 'x' and 'y')")
         if "step" not in b:

@@ -600,7 +600,7 @@ def _check_gate_replay(mod, tmp_path, capsys) -> None:
     assert mod.main([str(tmp_path / "narrow")]) == 0                  # the set it holds
     assert "| combat | 56 |" in capsys.readouterr().out
     for run, msg in (("old", "no 'step' (kept before the examples named their decisions)"),
-                     ("torn", "examples_000002.npz: the gate's examples cannot be read"),
+                     ("torn", "examples_000002.npz: the gate's examples cannot be read (not an .npz archive: torn"),
                      ("mixed", "examples_000002.npz: 56 inputs an example, the run's first file 145"),
                      ("none", "is not a directory")):
         with pytest.raises(SystemExit):

@@ -155,6 +155,8 @@ def test_config_validation_names_the_field(tmp_path):
         load_config(tmp_path / "g.toml")
     with pytest.raises(ValueError, match="gate_epochs, gate_features set but gate = 0 .* use them"):
         load_config(None, ["gate_epochs=3", 'gate_features="leader"'])
+    with pytest.raises(ValueError, match="gate_features = \"nope\" is invalid"):   # the bad value, before what
+        TrainConfig(gate=128, gate_features="nope")                          # a gate needs besides
     gated = load_config(Path(__file__).parent.parent / "training" / "configs" / "advantage_gate.toml",
                         ['gate_features="all"'])
     assert gated.gate == 128 and gated.gate_features == "all"

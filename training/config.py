@@ -347,13 +347,13 @@ class TrainConfig:
         experts = sorted(set(agents.available()) - {"human", "policy", "random"})
         need(self.expert in experts, "expert", f"one of {experts}")
         need(is_int(self.gate) and self.gate >= 0, "gate", "an int >= 0 (0 = no advantage gate)")
+        need(isinstance(self.gate_features, str) and self.gate_features in GATE_FEATURES, "gate_features", " or ".join(map(toml_literal, GATE_FEATURES)))
+        need(is_num(self.gate_threshold) and 0 <= self.gate_threshold < 2, "gate_threshold",
+             "a number in [0, 2) (an advantage over the proposal in score units; scores lie in [-1, 1])")
         need(not self.gate or (self.arch == "entity" and self.prior), "gate",
              "0 unless arch = 'entity' and a prior (the gate weighs candidates against the proposal)")
         need(not self.gate or self.expert == "lookahead", "expert",
              "'lookahead' with a gate (the gate learns the lookahead teacher's candidate scores)")
-        need(is_num(self.gate_threshold) and 0 <= self.gate_threshold < 2, "gate_threshold",
-             "a number in [0, 2) (an advantage over the proposal in score units; scores lie in [-1, 1])")
-        need(isinstance(self.gate_features, str) and self.gate_features in GATE_FEATURES, "gate_features", " or ".join(map(toml_literal, GATE_FEATURES)))
         need(isinstance(self.freeze_policy, bool) and (not self.freeze_policy or self.gate > 0), "freeze_policy",
              "true or false, and false without a gate (nothing would learn)")
         need(isinstance(self.game, dict), "game", "a table of GameConfig fields")

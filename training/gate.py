@@ -45,7 +45,7 @@ from treachery_env.observation import obs_layout
 
 from .rollout import batch_observations
 
-__all__ = ["searched", "gate_examples", "gate_inputs", "realised_gain", "GateFit", "GATE_MINIBATCH",
+__all__ = ["read_examples", "searched", "gate_examples", "gate_inputs", "realised_gain", "GateFit", "GATE_MINIBATCH",
            "GATE_LEARNING_RATE", "GATE_AVERAGE", "BIG"]
 
 GATE_MINIBATCH = 512
@@ -63,6 +63,22 @@ GATE_AVERAGE = 0.995
 
 BIG = 0.02
 """A realised advantage above this counts as a gain, below minus this as a loss (the teacher's margin)."""
+
+
+def read_examples(path: Path) -> dict[str, np.ndarray]:
+    """The arrays of one kept examples file (``examples_<iteration>.npz``), by name.
+
+    Raises:
+        ValueError: (one line) for a file that cannot be read or is not an ``.npz`` archive (torn, or
+            not written by a gated run); never loads pickled objects.
+    """
+    try:
+        if not zipfile.is_zipfile(path):
+            raise ValueError("not an .npz archive: torn, or not written by a gated run")
+        with np.load(path, allow_pickle=False) as z:
+            return {k: z[k] for k in z.files}
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
+        raise ValueError(f"{path}: the gate's examples cannot be read ({str(err).splitlines()[0]})") from err
 
 
 def searched(batch: dict) -> np.ndarray:
@@ -212,13 +228,14 @@ class GateFit:
                 path.unlink()
                 continue
             try:
-                with np.load(path, allow_pickle=False) as z:
-                    x, y = z["x"], z["y"]
+                z = read_examples(path)
+                if "x" not in z or "y" not in z:
+                    raise ValueError(f"{path}: not a file of the gate's examples (no 'x' and 'y')")
+                x, y = z["x"], z["y"]
                 if x.shape != (len(y), self.width):
-                    raise ValueError(f"x of shape {x.shape} for {len(y)} targets")
-            except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
-                warnings.warn(f"{path}: the gate's examples cannot be read ({err}); the gate is fitted "
-                              f"without them", stacklevel=3)
+                    raise ValueError(f"{path}: x of shape {x.shape} for {len(y)} targets")
+            except ValueError as err:
+                warnings.warn(f"{err}; the gate is fitted without them", stacklevel=3)
                 continue
             xs.append(x.astype(np.float32))
             ys.append(y.astype(np.float32))
