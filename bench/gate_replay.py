@@ -142,11 +142,15 @@ def main(argv: list[str] | None = None) -> int:
     run = Path(a.run)
     if not run.is_dir():
         ap.error(f"{a.run!r} is not a directory")
-    try:
-        config = json.loads((run / "config.json").read_text())
-    except (OSError, ValueError):
-        config = {}                              # a folder of examples only: the built-in defaults
-    config = config if isinstance(config, dict) else {}
+    config = {}                                  # a folder of examples only: the built-in defaults
+    if (run / "config.json").exists():
+        try:
+            config = json.loads((run / "config.json").read_text())
+        except (OSError, ValueError) as err:
+            ap.error(f"{run / 'config.json'} cannot be read ({str(err).splitlines()[0]}); give --epochs, "
+                     f"--hidden and --threshold, or mend it")
+        if not isinstance(config, dict):
+            ap.error(f"{run / 'config.json'} is not a table of the run's settings")
     for name, key, default in (("epochs", "gate_epochs", 10), ("hidden", "gate", 128),
                                ("threshold", "gate_threshold", 0.01)):
         if getattr(a, name) is None:
@@ -154,8 +158,8 @@ def main(argv: list[str] | None = None) -> int:
             setattr(a, name, default if value is None else value)
     if a.epochs < 1 or a.hidden < 1 or a.first < 1 or a.last < 1:
         ap.error(f"--epochs, --hidden, --first and --last must be >= 1, got {a.epochs}, {a.hidden}, {a.first}, {a.last}")
-    if not np.isfinite(a.threshold):
-        ap.error(f"--threshold must be a finite number, got {a.threshold}")
+    if not (isinstance(a.threshold, (int, float)) and 0 <= a.threshold < 2):
+        ap.error(f"--threshold must be a number in [0, 2) (an advantage in score units), got {a.threshold}")
     torch.set_num_threads(1)                 # small minibatches: threads only contend (agents.policy.PolicyAgent)
     try:
         batches = read_run(run)

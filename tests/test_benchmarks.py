@@ -573,6 +573,16 @@ def _check_gate_replay(mod, tmp_path, capsys) -> None:
     (tmp_path / "run" / "config.json").write_text('{"gate": 16, "gate_threshold": 0.0, "gate_epochs": 2}')
     assert mod.main([str(tmp_path / "run"), "--features", "combat"]) == 0      # the run's own settings
     assert "threshold 0, 2 draws an example, width 16" in capsys.readouterr().out
+    for bad, msg in ((["--threshold", "5"], "--threshold must be a number in [0, 2)"),
+                     (["--threshold", "nan"], "--threshold must be a number in [0, 2)")):
+        with pytest.raises(SystemExit):
+            mod.main([str(tmp_path / "run"), "--features", "combat"] + bad)
+        assert msg in capsys.readouterr().err
+    (tmp_path / "run" / "config.json").write_text('{"gate": 16,')          # torn: not silently the defaults
+    with pytest.raises(SystemExit):
+        mod.main([str(tmp_path / "run"), "--features", "combat"])
+    assert "config.json cannot be read" in capsys.readouterr().err
+    (tmp_path / "run" / "config.json").unlink()
     # a run kept with every block, its advantage following a Leader column: every set is replayed by default,
     # and only the sets reading the Leader block predict it
     _gate_run(tmp_path / "all", GATE_FEATURES["all"], signal=GATE_FEATURES["action"] + 3)
