@@ -668,3 +668,55 @@ def test_ctrl_c_stops_a_parallel_evaluation_and_its_workers(tmp_path, capsys, mo
     assert err == f"treachery evaluate: {how}; no results written to {out}"
     assert not out.exists() and signal.getsignal(signal.SIGTERM) is handler
     assert not [p for p in set(mp.active_children()) - before if p.is_alive()]
+
+
+def test_pooled_results_are_one_evaluation_of_their_deals(tmp_path, capsys):
+    """Two evaluations on other seeds, pooled: win rates, substitution deltas, ratings and
+    the opposing-seats cross-play are exactly :func:`summarize` over all their games (the
+    records replayed from the same schedules); ``treachery pool`` writes them and
+    ``treachery compare`` pairs pooled results; the same deal twice, one result, other
+    entrants or game, or a crossplay result are one-line errors."""
+    kw = dict(config=SMALL, games=10, mode="substitution", reference="heuristic", progress=False,
+              record_beliefs=False, observer=False)
+    a = ev.evaluate(["random", "heuristic"], seed=5, out_dir=tmp_path / "a", **kw)
+    b = ev.evaluate(["random", "heuristic"], seed=6, out_dir=tmp_path / "b", **kw)
+    pooled = ev.pool_results([a, b], sources=["A", "B"])
+    ents = ev.entrants_from_specs(["random", "heuristic"])
+    records = [rec for seed in (5, 6) for rec in
+               ev.run_tasks(ev.substitution_schedule(ents[1], [ents[0]], 4, 2, seed), SMALL,
+                            record_beliefs=False, progress=False, observer=False)]
+    whole = ev.summarize(records, ents, {})
+    for key in ("summary", "winrates", "crossplay", "substitution", "ratings"):
+        assert pooled[key] == whole[key], key
+    assert pooled["substitution"]["candidates"]["random"]["overall"]["pairs"] == 16
+    assert pooled["meta"]["seed"] == [5, 6] and pooled["meta"]["deals"] == 4 and pooled["meta"]["games"] == 20
+    assert pooled["deduction"] == {} and pooled["gate"] == {} and "A, B" in pooled["meta"]["pooled_note"]
+    # an entry written before games held the substituted seat reads the same
+    old = [{k: v for k, v in g.items() if k != "focus_seat"} for g in a["games"]]
+    assert [ev.Outcome.of_entry(g, "heuristic") for g in old] == \
+        [ev.Outcome.of_entry(g, "heuristic") for g in a["games"]]
+    assert main(["pool", str(tmp_path / "a"), str(tmp_path / "b" / "results.json"), "--out", str(tmp_path / "p")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("20 games (4 deals) of 2 evaluations, seeds 5, 6, mode substitution")
+    assert ev.format_delta(pooled["substitution"]["candidates"]["random"]["Leader"]) in out
+    assert ev.read_results(tmp_path / "p")["substitution"] == pooled["substitution"]
+    assert "pooled from" in (tmp_path / "p" / "results.md").read_text()
+    c = ev.evaluate(["belief", "heuristic"], seed=5, **kw)
+    d = ev.evaluate(["belief", "heuristic"], seed=6, **kw)
+    paired = ev.paired_delta(pooled, ev.pool_results([c, d]))
+    assert paired["shared"] == 16 and paired["roles"]["overall"]["n"] == 16
+    with pytest.raises(ValueError, match=r"^A and B share a deal \(environment seed \d+\)"):
+        ev.pool_results([a, a], sources=["B", "A"])
+    with pytest.raises(ValueError, match="at least two results, got 1"):
+        ev.pool_results([a])
+    with pytest.raises(ValueError, match=r"^B differs from A in entrants"):
+        ev.pool_results([a, c], sources=["A", "B"])
+    silent = dict(b, meta=dict(b["meta"], config=dict(b["meta"]["config"], talk="none")))
+    with pytest.raises(ValueError, match="differs from result 1 in config"):
+        ev.pool_results([a, silent])
+    with pytest.raises(ValueError, match="'crossplay' tournament; only rotate and substitution"):
+        ev.pool_results([a, dict(b, meta=dict(b["meta"], mode="crossplay"))])
+    assert main(["pool", str(tmp_path / "a"), str(tmp_path / "a"), "--out", str(tmp_path / "q")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("treachery pool: error: ") and "share a deal" in err and err.count("\n") == 1
+    assert not (tmp_path / "q").exists()

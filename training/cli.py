@@ -149,7 +149,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with its subcommands (``evaluate``, ``train``, ``export``, ``play``)."""
+    """The argument parser with its subcommands (``evaluate``, ``train``, ``export``, ``compare``, ``pool``,
+    ``play``)."""
     p = _Parser(prog="treachery", description="Treachery toolkit command line")
     sub = p.add_subparsers(dest="command", required=True)
     e = sub.add_parser("evaluate", help="tournament between bots: win rates, ratings, cross-play, deduction",
@@ -226,6 +227,15 @@ def build_parser() -> argparse.ArgumentParser:
                                    "deal, with normal 95% intervals.")
     c.add_argument("before", help="results.json (or its folder) of the first candidate")
     c.add_argument("after", help="results.json (or its folder) of the second candidate")
+
+    o = sub.add_parser("pool", help="several evaluations over different deals as one result",
+                       description="Pool evaluations of the same agents on the same game over different deals "
+                                   "(other --seed values) into one result: win rates, substitution deltas and "
+                                   "ratings over all their games, as one evaluation of those deals would give; "
+                                   "treachery compare pairs pooled results. The per-decision metrics (deduction, "
+                                   "bluffing, the gate, latency) stay in each source's results.")
+    o.add_argument("results", nargs="+", help="results.json files or their folders (two or more)")
+    o.add_argument("--out", required=True, help="output directory of the pooled results.json, results.md and plots")
 
     from .play import add_arguments as add_play_arguments
     add_play_arguments(sub.add_parser(
@@ -567,6 +577,31 @@ def _compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _pool(args: argparse.Namespace) -> int:
+    from agents.files import check_folder
+
+    from .evaluate import per_role_table, pool_results, read_results, substitution_table, write_results
+    try:
+        check_folder(args.out, "--out")
+        res = pool_results([read_results(r) for r in args.results], sources=list(args.results))
+        write_results(res, args.out)
+    except ValueError as err:
+        print(f"treachery pool: error: {err}", file=sys.stderr)
+        return 2
+    s, m = res["summary"], res["meta"]
+    print(f"{s['games']} games ({m['deals']} deals) of {len(m['pooled'])} evaluations, seeds "
+          f"{', '.join(str(x) for x in m['seed'])}, mode {m['mode']}: {s['truncated']} truncated, {s['draws']} draws")
+    print("Win rate by dealt role [95% Wilson interval]:")
+    print(per_role_table(res))
+    sub = res.get("substitution")
+    if sub:
+        print(f"Substitution delta (each candidate in a seat of a {sub['reference']} table, minus "
+              f"{sub['reference']} in that seat of that deal) [95% interval]:")
+        print(substitution_table(res))
+    print(f"results in {Path(args.out) / 'results.json'}, results.md and PNG plots")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``treachery`` command (``argv`` defaults to ``sys.argv[1:]``).
 
@@ -588,6 +623,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return _export(args)
             if args.command == "compare":
                 return _compare(args)
+            if args.command == "pool":
+                return _pool(args)
             if args.command == "play":
                 from .play import play_cli
                 return play_cli(args)

@@ -163,10 +163,12 @@ __all__ = [
     "score_belief", "TURN_BANDS", "deduction_metrics", "summarize", "evaluate",
     "render_markdown", "write_results", "atomic_write_bytes", "per_role_table", "substitution_table", "format_delta",
     "beats_in_every_role", "social_tables", "gate_table", "deduction_table", "format_mean", "paired_delta", "read_results",
+    "Outcome", "pool_results",
 ]
 
 ROLES = (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)
 ROLE_NAMES = {r: r.name.capitalize() for r in ROLES}
+_ROLE_BY_NAME = {name: r for r, name in ROLE_NAMES.items()}
 TEAM_NAMES = {Team.LEADER: "Leader team", Team.ASSASSIN: "Assassins", Team.TRAITOR: "Traitors"}
 EPS = 1e-12
 # columns of a deduction row (see _deduction_rows)
@@ -750,7 +752,57 @@ def deduction_metrics(rows: np.ndarray, min_count: int = 1, games: np.ndarray | 
             "by_band": by_band}
 
 
-def _ratings(records: Sequence[GameRecord], labels: Sequence[str]) -> dict:
+@dataclass(frozen=True)
+class Outcome:
+    """One game's result as the win-rate, substitution and rating metrics read it: from a
+    :class:`GameRecord` (:meth:`of_record`) or from an entry of a results file's ``games``
+    (:meth:`of_entry`), so a pooled result (:func:`pool_results`) computes them as
+    :func:`summarize` does.
+
+    Attributes:
+        env_seed: the deal's environment seed (unique to a deal across seeds and results).
+        kind: the :class:`GameTask` kind.
+        lineup: entrant label per seat.
+        dealt_roles: role value per seat at the deal.
+        winners: winning seats.
+        focus_seat: the substituted seat of a ``"substitute"`` game, else -1.
+        truncated, turns: as in :class:`GameRecord`.
+    """
+
+    env_seed: int
+    kind: str
+    lineup: tuple
+    dealt_roles: tuple
+    winners: frozenset
+    focus_seat: int
+    truncated: bool
+    turns: int
+
+    @classmethod
+    def of_record(cls, rec: "GameRecord") -> "Outcome":
+        """The outcome of a played game."""
+        return cls(rec.task.env_seed, rec.task.kind, tuple(rec.task.lineup), tuple(int(r) for r in rec.dealt_roles),
+                   frozenset(rec.winners), rec.task.focus_seat, bool(rec.truncated), int(rec.turns))
+
+    @classmethod
+    def of_entry(cls, g: dict, reference: str | None) -> "Outcome":
+        """The outcome of a ``results.json`` games entry (:func:`summarize`'s ``games``); the
+        substituted seat of a file written before entries held it is the one not holding
+        ``reference``.
+
+        Raises:
+            KeyError, ValueError: for an entry that is not one (the caller words the error).
+        """
+        focus = g.get("focus_seat")
+        if focus is None:
+            focus = next(i for i, lab in enumerate(g["lineup"]) if lab != reference) \
+                if g["kind"] == "substitute" else -1
+        return cls(int(g["env_seed"]), g["kind"], tuple(g["lineup"]),
+                   tuple(int(_ROLE_BY_NAME[r]) for r in g["dealt_roles"]), frozenset(int(w) for w in g["winners"]),
+                   int(focus), bool(g["truncated"]), int(g["turns"]))
+
+
+def _ratings(outcomes: Sequence[Outcome], labels: Sequence[str]) -> dict:
     """OpenSkill Plackett-Luce ratings, games in schedule order; every seat is a
     one-player team ranked 1 (won) or 2 (lost); an entrant in several seats
     gets the mean of its seats' updates.  Games without winners are skipped."""
@@ -759,10 +811,10 @@ def _ratings(records: Sequence[GameRecord], labels: Sequence[str]) -> dict:
     model = PlackettLuce()
     state = {lab: (model.mu, model.sigma) for lab in labels}
     rated = 0
-    for rec in records:
+    for rec in outcomes:
         if not rec.winners:
             continue
-        lineup = rec.task.lineup
+        lineup = rec.lineup
         if len(set(lineup)) < 2:
             continue
         teams = [[model.rating(mu=state[lab][0], sigma=state[lab][1])] for lab in lineup]
@@ -777,6 +829,70 @@ def _ratings(records: Sequence[GameRecord], labels: Sequence[str]) -> dict:
         rated += 1
     return {"model": "openskill PlackettLuce", "rated_games": rated,
             "entrants": {lab: {"mu": mu, "sigma": sg, "ordinal": mu - 3 * sg} for lab, (mu, sg) in state.items()}}
+
+
+def _outcome_metrics(outcomes: Sequence[Outcome], labels: Sequence[str]) -> dict:
+    """What :func:`summarize` reads off the games' outcomes alone: ``summary``, ``winrates``,
+    ``crossplay`` (opposing seats), ``substitution`` and ``ratings`` (see :func:`summarize`)."""
+    lab_idx = {lab: i for i, lab in enumerate(labels)}
+    k = len(labels)
+    role_w = {lab: {r: [0, 0] for r in ROLES} for lab in labels}
+    team_w = {lab: {t: [0, 0] for t in TEAM_NAMES} for lab in labels}
+    cross = np.zeros((k, k, 2), dtype=np.int64)
+    truncated = draws = 0
+    for rec in outcomes:
+        truncated += rec.truncated
+        draws += (not rec.winners and not rec.truncated)
+        lineup = rec.lineup
+        for s, lab in enumerate(lineup):
+            r = Role(rec.dealt_roles[s])
+            w = int(s in rec.winners)
+            role_w[lab][r][0] += w
+            role_w[lab][r][1] += 1
+            team_w[lab][team_of(r)][0] += w
+            team_w[lab][team_of(r)][1] += 1
+            for b in _opponent_labels(lineup, rec.dealt_roles, s):
+                cross[lab_idx[lab], lab_idx[b], 0] += w
+                cross[lab_idx[lab], lab_idx[b], 1] += 1
+    winrates = {}
+    for lab in labels:
+        tw = sum(v[0] for v in role_w[lab].values())
+        tn = sum(v[1] for v in role_w[lab].values())
+        winrates[lab] = {
+            "overall": _rate(tw, tn),
+            "roles": {ROLE_NAMES[r]: _rate(*role_w[lab][r]) for r in ROLES},
+            "teams": {TEAM_NAMES[t]: _rate(*team_w[lab][t]) for t in TEAM_NAMES},
+        }
+    crossplay = {"definition": "opposing seats", "labels": list(labels),
+                 "matrix": [[_rate(int(cross[a, b, 0]), int(cross[a, b, 1])) for b in range(k)]
+                            for a in range(k)]}
+
+    # substitution deltas: each substitute game against its deal's all-reference game
+    substitution = None
+    refs = {rec.env_seed: rec for rec in outcomes if rec.kind == "reference"}
+    subs = [rec for rec in outcomes if rec.kind == "substitute"]
+    if refs and subs:
+        ref_label = next(iter(refs.values())).lineup[0]
+        pairs: dict[str, dict[Role, list]] = {}
+        for rec in subs:
+            ref = refs.get(rec.env_seed)
+            if ref is None:
+                continue
+            s = rec.focus_seat
+            lab = rec.lineup[s]
+            r = Role(rec.dealt_roles[s])
+            pairs.setdefault(lab, {q: [] for q in ROLES})[r].append((int(s in rec.winners), int(s in ref.winners)))
+        substitution = {"reference": ref_label, "candidates": {}}
+        for lab, per_role in pairs.items():
+            out = {}
+            allp = [p for r in ROLES for p in per_role[r]]
+            for name, ps in [(ROLE_NAMES[r], per_role[r]) for r in ROLES] + [("overall", allp)]:
+                out[name] = _delta(ps)
+            substitution["candidates"][lab] = out
+    return {"summary": {"games": len(outcomes), "truncated": int(truncated), "draws": int(draws),
+                        "mean_turns": float(np.mean([r.turns for r in outcomes])) if outcomes else None},
+            "winrates": winrates, "crossplay": crossplay, "substitution": substitution,
+            "ratings": _ratings(outcomes, labels)}
 
 
 def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: dict | None = None) -> dict:
@@ -807,37 +923,8 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
     labels = [e.label for e in entrants]
     lab_idx = {lab: i for i, lab in enumerate(labels)}
     k = len(labels)
-    role_w = {lab: {r: [0, 0] for r in ROLES} for lab in labels}
-    team_w = {lab: {t: [0, 0] for t in TEAM_NAMES} for lab in labels}
-    cross = np.zeros((k, k, 2), dtype=np.int64)
-    truncated = draws = 0
-    for rec in records:
-        truncated += rec.truncated
-        draws += (not rec.winners and not rec.truncated)
-        win = set(rec.winners)
-        lineup = rec.task.lineup
-        for s, lab in enumerate(lineup):
-            r = Role(rec.dealt_roles[s])
-            w = int(s in win)
-            role_w[lab][r][0] += w
-            role_w[lab][r][1] += 1
-            team_w[lab][team_of(r)][0] += w
-            team_w[lab][team_of(r)][1] += 1
-            for b in _opponent_labels(lineup, rec.dealt_roles, s):
-                cross[lab_idx[lab], lab_idx[b], 0] += w
-                cross[lab_idx[lab], lab_idx[b], 1] += 1
-    winrates = {}
-    for lab in labels:
-        tw = sum(v[0] for v in role_w[lab].values())
-        tn = sum(v[1] for v in role_w[lab].values())
-        winrates[lab] = {
-            "overall": _rate(tw, tn),
-            "roles": {ROLE_NAMES[r]: _rate(*role_w[lab][r]) for r in ROLES},
-            "teams": {TEAM_NAMES[t]: _rate(*team_w[lab][t]) for t in TEAM_NAMES},
-        }
-    crossplay = {"definition": "opposing seats", "labels": labels,
-                 "matrix": [[_rate(int(cross[a, b, 0]), int(cross[a, b, 1])) for b in range(k)]
-                            for a in range(k)]}
+    base = _outcome_metrics([Outcome.of_record(rec) for rec in records], labels)
+    crossplay = base["crossplay"]
     cp_games = [rec for rec in records if rec.task.kind == "crossplay"]
     if cp_games:
         cells = np.zeros((k, k, 2), dtype=np.int64)
@@ -861,29 +948,6 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
                                 for a in range(k)],
                      "by_team": {a: {b: {t: _rate(*sides[a][(b, t)]) for (bb, t) in sides[a] if bb == b}
                                      for b in labels if b != a} for a in labels}}
-
-    # substitution deltas
-    substitution = None
-    refs = {rec.task.deal: rec for rec in records if rec.task.kind == "reference"}
-    subs = [rec for rec in records if rec.task.kind == "substitute"]
-    if refs and subs:
-        ref_label = next(iter(refs.values())).task.lineup[0]
-        pairs: dict[str, dict[Role, list]] = {}
-        for rec in subs:
-            ref = refs.get(rec.task.deal)
-            if ref is None:
-                continue
-            s = rec.task.focus_seat
-            lab = rec.task.lineup[s]
-            r = Role(rec.dealt_roles[s])
-            pairs.setdefault(lab, {q: [] for q in ROLES})[r].append((int(s in rec.winners), int(s in ref.winners)))
-        substitution = {"reference": ref_label, "candidates": {}}
-        for lab, per_role in pairs.items():
-            out = {}
-            allp = [p for r in ROLES for p in per_role[r]]
-            for name, ps in [(ROLE_NAMES[r], per_role[r]) for r in ROLES] + [("overall", allp)]:
-                out[name] = _delta(ps)
-            substitution["candidates"][lab] = out
 
     # deduction and deception
     deduction, deception = {}, {}
@@ -951,7 +1015,7 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
             if (sel := [(rec, s) for rec, s in seats if rec.dealt_roles[s] == int(r)])}}
 
     games = [{"index": rec.task.index, "deal": rec.task.deal, "env_seed": rec.task.env_seed,
-              "kind": rec.task.kind, "lineup": list(rec.task.lineup),
+              "kind": rec.task.kind, "lineup": list(rec.task.lineup), "focus_seat": rec.task.focus_seat,
               "dealt_roles": [ROLE_NAMES[Role(r)] for r in rec.dealt_roles],
               "final_roles": [ROLE_NAMES[Role(r)] for r in rec.final_roles],
               "winners": rec.winners, "truncated": rec.truncated, "turns": rec.turns,
@@ -959,11 +1023,10 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
     no_beliefs = [lab for lab in labels if lab not in deduction]
     return {
         "meta": dict(meta or {}),
-        "summary": {"games": len(records), "truncated": int(truncated), "draws": int(draws),
-                    "mean_turns": float(np.mean([r.turns for r in records])) if records else None},
-        "winrates": winrates,
-        "substitution": substitution,
-        "ratings": _ratings(records, labels),
+        "summary": base["summary"],
+        "winrates": base["winrates"],
+        "substitution": base["substitution"],
+        "ratings": base["ratings"],
         "crossplay": crossplay,
         "deduction": deduction,
         "deception": deception,
@@ -1091,6 +1154,78 @@ def paired_delta(before: dict, after: dict) -> dict:
              for r in [*(ROLE_NAMES[x] for x in ROLES), "overall"] if r in diffs}
     return {"before": a_label, "after": b_label, "reference": before["meta"]["reference"], "roles": roles,
             "shared": len(shared), "before_games": len(a), "after_games": len(b)}
+
+
+POOLABLE_MODES = ("rotate", "substitution")
+_PER_DECISION = ("deduction", "deception", "gate", "bluffing", "cooperation", "talk", "timing")
+
+
+def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) -> dict:
+    """Several evaluations of the same entrants on the same game, over different deals
+    (other ``--seed`` values, or shards of one tournament), as one result: its games
+    concatenated, and ``summary``, ``winrates``, ``crossplay`` (opposing seats),
+    ``substitution`` and ``ratings`` computed from them as :func:`summarize` computes
+    them (:class:`Outcome`), so a substitution delta over 12,000 games pooled from two
+    6,000-game runs is the one a 12,000-game run on those deals would give, and
+    :func:`paired_delta` (``treachery compare``) pairs pooled results seat-game by
+    seat-game.  The per-decision metrics (deduction, deception, the gate, bluffing,
+    cooperation, talk, latency) are not in a results file's games, so a pooled result
+    holds none (empty; ``meta["pooled_note"]`` says where they are).
+
+    Args:
+        results: two or more results dicts (:func:`read_results`), mode ``"rotate"``
+            or ``"substitution"``.
+        sources: a name for each (its path), kept in ``meta["pooled"]``.
+
+    Returns:
+        a results dict (as :func:`summarize`'s) whose ``meta["seed"]`` lists the
+        pooled seeds and ``meta["pooled"]`` each source's ``{"source", "seed", "deals",
+        "games"}``; ``deals`` and ``games`` are the sums.
+
+    Raises:
+        ValueError: (one line) for fewer than two results, a mode that cannot be pooled
+            (crossplay and team play measure with per-game focus the games list lacks),
+            results that differ in entrants, reference or game configuration, or a deal
+            (environment seed) in more than one of them.
+    """
+    results = list(results)
+    sources = [f"result {i + 1}" for i in range(len(results))] if sources is None else list(sources)
+    if len(results) < 2:
+        raise ValueError(f"pooling needs at least two results, got {len(results)}")
+    first = results[0]["meta"]
+    for res, src in zip(results, sources):
+        m = res["meta"]
+        if m.get("mode") not in POOLABLE_MODES:
+            raise ValueError(f"{src} is a {m.get('mode')!r} tournament; only {' and '.join(POOLABLE_MODES)} "
+                             f"results can be pooled")
+        for key in ("mode", "entrants", "reference", "num_players", "config"):
+            if m.get(key) != first.get(key):
+                raise ValueError(f"{src} differs from {sources[0]} in {key} ({m.get(key)!r} vs {first.get(key)!r}); "
+                                 f"pooled results must be of the same entrants on the same game")
+    owner: dict[int, str] = {}
+    for res, src in zip(results, sources):
+        for seed in {int(g["env_seed"]) for g in res["games"]}:
+            if seed in owner:
+                raise ValueError(f"{src} and {owner[seed]} share a deal (environment seed {seed}): pool "
+                                 f"evaluations with different --seed values (or different shards)")
+            owner[seed] = src
+    labels = [e["label"] for e in first["entrants"]]
+    try:
+        outcomes = [Outcome.of_entry(g, first.get("reference")) for res in results for g in res["games"]]
+    except (KeyError, ValueError, TypeError, StopIteration) as err:
+        raise ValueError(f"a games entry is not one of treachery evaluate ({type(err).__name__}: {err})") from None
+    meta = {**first, "seed": [r["meta"].get("seed") for r in results],
+            "deals": sum(int(r["meta"].get("deals", 0)) for r in results),
+            "games": sum(int(r["meta"].get("games", 0)) for r in results),
+            "games_requested": sum(int(r["meta"].get("games_requested", 0)) for r in results),
+            "pooled": [{"source": src, "seed": r["meta"].get("seed"), "deals": r["meta"].get("deals"),
+                        "games": r["meta"].get("games")} for r, src in zip(results, sources)],
+            "pooled_note": "pooled from " + ", ".join(sources) + ": the per-decision metrics (deduction, "
+                           "deception, the gate, bluffing, cooperation, talk, latency) are in each source's "
+                           "results, not pooled"}
+    games = [g for res in results for g in res["games"]]
+    return {"meta": meta, **_outcome_metrics(outcomes, labels), **{k: {} for k in _PER_DECISION},
+            "deduction_note": "", "teamplay": None, "games": games}
 
 
 # --------------------------------------------------------------------------- the API
@@ -1410,8 +1545,12 @@ def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
     m, s = res["meta"], res["summary"]
     out = ["# Treachery evaluation", ""]
     out.append(f"- entrants: {', '.join(e['label'] + ' (' + e['spec'] + ')' for e in m.get('entrants', []))}")
-    out.append(f"- players: {m.get('num_players')}, mode: {m.get('mode')}, seed: {m.get('seed')}, "
+    seeds = m.get("seed")
+    seeds = f"seeds: {', '.join(str(x) for x in seeds)}" if isinstance(seeds, list) else f"seed: {seeds}"
+    out.append(f"- players: {m.get('num_players')}, mode: {m.get('mode')}, {seeds}, "
                f"deals: {m.get('deals')}, games: {s['games']} (requested {m.get('games_requested')})")
+    if m.get("pooled_note"):
+        out.append(f"- {m['pooled_note']}")
     out.append(f"- truncated: {s['truncated']}, draws: {s['draws']}, mean turns: "
                f"{s['mean_turns']:.1f}" if s["mean_turns"] is not None else "- no games")
     out += ["", "Win rates by dealt role, with 95% Wilson intervals:", "", per_role_table(res), ""]
