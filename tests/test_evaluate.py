@@ -339,6 +339,7 @@ def test_cli_evaluate_end_to_end(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "| agent | Leader | Guardian | Assassin | Traitor | overall |" in text
     assert "| random |" in text and "| random#2 |" in text
+    assert text.startswith("6 games (3 deals x 2), 4 players")    # two rotations of the line-up a deal
     assert (out / "results.json").exists() and (out / "results.md").exists()
     assert json.loads((out / "results.json").read_text())["meta"]["seed"] == 7
     assert main(["evaluate", "--agents", "no_such_bot", "--games", "1", "--out", str(out),
@@ -364,6 +365,11 @@ def test_cli_substitution_prints_the_delta_by_role_with_its_interval(tmp_path, c
     assert row.startswith("| heuristic | ") and row.endswith(f"| {ev.format_delta(overall)} |")
     assert len(row.strip("|").split("|")) == 6       # the label, the four roles (– where none was dealt), overall
     assert "Substitution delta (each candidate in a seat of a random table" in text
+    assert text.startswith("10 games (2 deals x 5)")
+    assert main(["evaluate", "--players", "4", "--games", "1", "--agents", "heuristic,random", "--mode",
+                 "substitution", "--reference", "random", "--starting-life", "10", "--max-turns", "30",
+                 "--no-progress", "--no-observer", "--no-beliefs", "--out", str(tmp_path / "one")]) == 0
+    assert capsys.readouterr().out.startswith("5 games (1 deal x 5)")
     assert row in text.splitlines() and row in (out / "results.md").read_text()
     assert re.search(r"\[[+-]\d\.\d{3}, [+-]\d\.\d{3}\] n=8 \|$", row)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -595,6 +596,7 @@ def test_cli_train_then_evaluate(tmp_path, capsys):
                  f'agents.make("policy:{(ship / "policy.pt").resolve()}")',     # where it was written
                  "(the run ended in that phase: no PPO)"):                     # one iteration, imitating
         assert want in card, want
+    assert re.search(r"learner agent-steps in 1 iteration, \d+ games, ", card)
     assert cli.main(["export", str(tmp_path / "nope"), "--out", str(ship)]) == 2
     # a results file from before the table by turns still gives the overall line, and says so
     from training.model_card import _deduction_table

@@ -282,7 +282,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     finally:
         restore_sigterm(old_sigterm)
     s, m = res["summary"], res["meta"]
-    print(f"{s['games']} games ({m['deals']} deals x {m['games_per_deal']}), {args.players} players, "
+    print(f"{s['games']} game{'' if s['games'] == 1 else 's'} ({m['deals']} deal{'' if m['deals'] == 1 else 's'} "
+          f"x {m['games_per_deal']}), {args.players} players, "
           f"mode {m['mode']}, seed {m['seed']}: {s['truncated']} truncated, {s['draws']} draws, "
           f"{res['timing']['wall_s']:.1f} s on {args.workers} worker(s)")
     print("Win rate by dealt role [95% Wilson interval]:")

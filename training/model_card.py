@@ -161,7 +161,8 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
            "## Facts", "",
            f"* network: {net}{critic}; {params:,} parameters; file {size / 1e6:.1f} MB",
            f"* training: {_count(meta.get('steps'))} learner agent-steps in {_count(meta.get('iteration'))} "
-           f"iterations, {_count(meta.get('games'))} games, {meta.get('wall_s', 0) / 3600:.2f} h wall time",
+           f"iteration{'' if meta.get('iteration') == 1 else 's'}, {_count(meta.get('games'))} "
+           f"game{'' if meta.get('games') == 1 else 's'}, {meta.get('wall_s', 0) / 3600:.2f} h wall time",
            *([f"* warm start: the run began from the weights of `{tc['init']}` (the steps and hours above are "
               "this run's alone)"] if tc.get("init") else []),
            *([f"* frozen policy: this run fitted only the advantage gate (`freeze_policy`); every other weight "
