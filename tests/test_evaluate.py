@@ -726,3 +726,45 @@ def test_pooled_results_are_one_evaluation_of_their_deals(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("treachery pool: error: ") and "share a deal" in err and err.count("\n") == 1
     assert not (tmp_path / "q").exists()
+
+
+def test_the_shards_of_a_tournament_pooled_are_the_tournament(tmp_path, capsys):
+    """``--shard I/N`` plays the I-th of N contiguous parts of the deals (deal numbers, hence
+    environment and bot seeds, as in the whole tournament); its shards pooled give the whole
+    tournament's games and metrics; a shard outside 1..N, more shards than deals or a
+    malformed ``--shard`` are one-line errors before any game."""
+    kw = dict(config=SMALL, games=25, seed=9, mode="substitution", reference="heuristic", progress=False,
+              record_beliefs=False, observer=False)
+    whole = ev.evaluate(["random", "heuristic"], **kw)
+    parts = [ev.evaluate(["random", "heuristic"], shard=(i, 2), **kw) for i in (1, 2)]
+    assert [p["meta"]["shard"] for p in parts] == [{"index": 1, "of": 2, "first_deal": 0, "deals_total": 5},
+                                                   {"index": 2, "of": 2, "first_deal": 2, "deals_total": 5}]
+    assert [p["meta"]["deals"] for p in parts] == [2, 3]
+    assert [g["deal"] for g in parts[1]["games"]][:1] == [2]
+
+    def same(g):
+        return {k: v for k, v in g.items() if k != "index"}
+    assert [same(g) for p in parts for g in p["games"]] == [same(g) for g in whole["games"]]
+    pooled = ev.pool_results(parts)
+    for key in ("summary", "winrates", "crossplay", "substitution", "ratings"):
+        assert pooled[key] == json.loads(json.dumps(whole[key])), key
+    assert [s["shard"]["index"] for s in pooled["meta"]["pooled"]] == [1, 2] and "shard" not in pooled["meta"]
+    one = ev.evaluate(["random", "heuristic"], shard=(1, 1), **kw)
+    assert [same(g) for g in one["games"]] == [same(g) for g in whole["games"]]
+    assert list(ev.shard_deals(1000, 2, 3)) == list(range(333, 666))
+    for bad, why in (((3, 2), r"shard 3/2: the shard's number must lie in 1\.\.2"),
+                     ((0, 2), r"shard 0/2: the shard's number must lie in 1\.\.2"),
+                     ((6, 6), r"shard 6/6: 5 deals cannot be split into 6 shards")):
+        with pytest.raises(ValueError, match=why):
+            ev.evaluate(["random", "heuristic"], shard=bad, **kw)
+    args = ["evaluate", "--players", "4", "--starting-life", "10", "--max-turns", "60", "--agents", "random,heuristic",
+            "--mode", "substitution", "--reference", "heuristic", "--games", "25", "--seed", "9", "--no-progress",
+            "--no-observer", "--no-beliefs"]
+    assert main(args + ["--shard", "2/2", "--out", str(tmp_path / "s2")]) == 0
+    assert capsys.readouterr().out.startswith("15 games (3 deals x 5), 4 players, shard 2/2 (deals 2-4 of 5), ")
+    assert "shard 2/2 (deals from 2 of 5)" in (tmp_path / "s2" / "results.md").read_text()
+    for text in ("2", "a/b", "1/2/3"):
+        assert main(args + ["--shard", text, "--out", str(tmp_path / "x")]) == 2
+        err = capsys.readouterr().err
+        assert err == f"treachery evaluate: error: --shard must be I/N (the I-th of N shards, e.g. 2/4), got {text!r}\n"
+    assert not (tmp_path / "x").exists()

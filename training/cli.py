@@ -175,6 +175,10 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--no-beliefs", action="store_true", help="do not score beliefs() (deduction metrics)")
     e.add_argument("--no-observer", action="store_true",
                    help="do not run the fixed public observer (no bluffing numbers, no talk belief shifts)")
+    e.add_argument("--shard", default=None, metavar="I/N",
+                   help="play only the I-th of N contiguous shards of the tournament's deals (e.g. 2/2: the "
+                        "second half), to run a tournament in parts on other machines or days; treachery pool "
+                        "joins the parts into the whole")
     e.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     t = sub.add_parser("train", help="self-play PPO training (then optionally an evaluation)",
@@ -269,9 +273,11 @@ def _evaluate(args: argparse.Namespace) -> int:
             raise ValueError(f"--seed must be >= 0, got {args.seed}")
         if args.mode == "crossplay" and len(set(specs)) < 2:
             raise ValueError("--mode crossplay needs at least two different agents")
+        shard = _parse_shard(args.shard) if args.shard is not None else None
         res = evaluate(specs, games=args.games, seed=args.seed, workers=args.workers, mode=args.mode,
                        reference=args.reference, config=config, record_beliefs=not args.no_beliefs,
-                       progress=not args.no_progress, out_dir=args.out, observer=not args.no_observer)
+                       progress=not args.no_progress, out_dir=args.out, observer=not args.no_observer,
+                       shard=shard)
     except ValueError as err:
         print(f"treachery evaluate: error: {err}", file=sys.stderr)
         return 2
@@ -284,7 +290,9 @@ def _evaluate(args: argparse.Namespace) -> int:
     s, m = res["summary"], res["meta"]
     print(f"{s['games']} game{'' if s['games'] == 1 else 's'} ({m['deals']} deal{'' if m['deals'] == 1 else 's'} "
           f"x {m['games_per_deal']}), {args.players} players, "
-          f"mode {m['mode']}, seed {m['seed']}: {s['truncated']} truncated, {s['draws']} draws, "
+          + (f"shard {m['shard']['index']}/{m['shard']['of']} (deals {m['shard']['first_deal']}-"
+             f"{m['shard']['first_deal'] + m['deals'] - 1} of {m['shard']['deals_total']}), " if m.get("shard") else "")
+          + f"mode {m['mode']}, seed {m['seed']}: {s['truncated']} truncated, {s['draws']} draws, "
           f"{res['timing']['wall_s']:.1f} s on {args.workers} worker(s)")
     print("Win rate by dealt role [95% Wilson interval]:")
     print(per_role_table(res))
@@ -298,6 +306,22 @@ def _evaluate(args: argparse.Namespace) -> int:
             print("\n" + table)
     print(f"results in {Path(args.out) / 'results.json'}, results.md and PNG plots")
     return 0
+
+
+def _parse_shard(text: str) -> tuple[int, int]:
+    """``"I/N"`` -> ``(I, N)``.
+
+    Raises:
+        ValueError: for text not of that form (whether I and N fit the deals is
+            :func:`training.evaluate.shard_deals`'s to say).
+    """
+    i, sep, n = text.partition("/")
+    try:
+        if not sep:
+            raise ValueError
+        return int(i), int(n)
+    except ValueError:
+        raise ValueError(f"--shard must be I/N (the I-th of N shards, e.g. 2/4), got {text!r}") from None
 
 
 def _train(args: argparse.Namespace) -> int:

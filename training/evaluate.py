@@ -163,7 +163,7 @@ __all__ = [
     "score_belief", "TURN_BANDS", "deduction_metrics", "summarize", "evaluate",
     "render_markdown", "write_results", "atomic_write_bytes", "per_role_table", "substitution_table", "format_delta",
     "beats_in_every_role", "social_tables", "gate_table", "deduction_table", "format_mean", "paired_delta", "read_results",
-    "Outcome", "pool_results",
+    "Outcome", "pool_results", "shard_deals",
 ]
 
 ROLES = (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)
@@ -255,24 +255,56 @@ def _period(base: Sequence[str]) -> int:
     return n
 
 
-def rotation_schedule(entrants: Sequence[Entrant], num_players: int, num_deals: int,
+def _deal_range(deals: int | range) -> range:
+    """The deal numbers a schedule plays: ``range(deals)`` for a count, or the given range
+    (one shard of a larger tournament, :func:`shard_deals`).
+
+    Raises:
+        ValueError: for a negative count or a range that is not of consecutive deals from 0 up.
+    """
+    if isinstance(deals, range):
+        if deals.step != 1 or deals.start < 0:
+            raise ValueError(f"a range of deals must be consecutive and start at 0 or later, got {deals}")
+        return deals
+    if deals < 0:
+        raise ValueError(f"num_deals must be >= 0, got {deals}")
+    return range(deals)
+
+
+def shard_deals(total: int, index: int, count: int) -> range:
+    """Deals ``index`` of ``count`` contiguous, near-equal shards of ``total`` deals (1-based
+    ``index``): the shards of a tournament, evaluated apart (other processes, machines or days)
+    and pooled (:func:`pool_results`), are that tournament.
+
+    Raises:
+        ValueError: unless ``1 <= index <= count <= total``.
+    """
+    if not 1 <= index <= count:
+        raise ValueError(f"shard {index}/{count}: the shard's number must lie in 1..{count}")
+    if count > total:
+        raise ValueError(f"shard {index}/{count}: {total} deal{'' if total == 1 else 's'} cannot be split "
+                         f"into {count} shards")
+    return range((index - 1) * total // count, index * total // count)
+
+
+def rotation_schedule(entrants: Sequence[Entrant], num_players: int, num_deals: int | range,
                       seed: int = 0) -> list[GameTask]:
     """Duplicate deals with the line-up rotated around the table.
 
     Deal ``d`` has base line-up ``base[s] = entrants[(s + d) % K]`` and is played
     once per distinct cyclic rotation ``r`` (``lineup[s] = base[(s - r) % n]``,
     ``r < period(base)``), all with the same environment seed, so each entrant
-    sits in every seat of the deal (when ``K <= n``).
+    sits in every seat of the deal (when ``K <= n``).  ``num_deals``: a count, or the
+    range of deal numbers of one shard (:func:`shard_deals`); so for every schedule.
 
     Raises:
         ValueError: for no entrants, ``num_players < 4`` or ``num_deals < 0``.
     """
-    if not entrants or num_players < 4 or num_deals < 0:
-        raise ValueError(f"need entrants, num_players >= 4 and num_deals >= 0 "
-                         f"(got {len(entrants)}, {num_players}, {num_deals})")
+    if not entrants or num_players < 4:
+        raise ValueError(f"need entrants and num_players >= 4 (got {len(entrants)}, {num_players})")
     k, n = len(entrants), num_players
     tasks: list[GameTask] = []
-    for d in range(num_deals):
+    for d in _deal_range(num_deals):
         base = [entrants[(s + d) % k] for s in range(n)]
         env_seed = _env_seed(seed, d)
         for r in range(_period([e.label for e in base])):
@@ -319,7 +351,7 @@ def dealt_roles(config: GameConfig, env_seed: int) -> list[int]:
     return roles
 
 
-def crossplay_schedule(entrants: Sequence[Entrant], config: GameConfig, num_deals: int,
+def crossplay_schedule(entrants: Sequence[Entrant], config: GameConfig, num_deals: int | range,
                        seed: int = 0) -> list[GameTask]:
     """Team-split cross-play: per deal, each entrant A plays once at a table of
     its own (self-play, the diagonal), and for each other entrant B and each
@@ -330,11 +362,11 @@ def crossplay_schedule(entrants: Sequence[Entrant], config: GameConfig, num_deal
     Raises:
         ValueError: for no entrants or ``num_deals < 0``.
     """
-    if not entrants or num_deals < 0:
-        raise ValueError("need entrants and num_deals >= 0")
+    if not entrants:
+        raise ValueError("need entrants")
     n = config.num_players
     tasks: list[GameTask] = []
-    for d in range(num_deals):
+    for d in _deal_range(num_deals):
         env_seed = _env_seed(seed, d)
         teams = [team_of(Role(r)) for r in dealt_roles(config, env_seed)]
         for ai, a in enumerate(entrants):
@@ -366,7 +398,7 @@ def _team_sizes(dist: dict) -> list[int]:
     return [sizes[t] for t in sorted(sizes) if sizes[t] >= 2]
 
 
-def teammate_schedule(partner: Entrant, candidates: Sequence[Entrant], config: GameConfig, num_deals: int,
+def teammate_schedule(partner: Entrant, candidates: Sequence[Entrant], config: GameConfig, num_deals: int | range,
                       seed: int = 0) -> list[GameTask]:
     """Team play: per deal, one partner-only game (``kind="team_partner"``),
     then for each candidate C and each team T of two or more seats by dealt
@@ -381,13 +413,13 @@ def teammate_schedule(partner: Entrant, candidates: Sequence[Entrant], config: G
         ValueError: for no candidates, ``num_deals < 0`` or a table without a
             team of two or more seats.
     """
-    if not candidates or num_deals < 0:
-        raise ValueError("need at least one candidate besides the partner and num_deals >= 0")
+    if not candidates:
+        raise ValueError("need at least one candidate besides the partner")
     if not _team_sizes(config.distribution()):
         raise ValueError("mode 'teammates' needs a team of two or more seats (e.g. 5+ players)")
     n = config.num_players
     tasks: list[GameTask] = []
-    for d in range(num_deals):
+    for d in _deal_range(num_deals):
         env_seed = _env_seed(seed, d)
         teams = [team_of(Role(r)) for r in dealt_roles(config, env_seed)]
         tasks.append(GameTask(len(tasks), d, env_seed, (partner.label,) * n, (partner.spec,) * n,
@@ -410,7 +442,7 @@ def teammate_schedule(partner: Entrant, candidates: Sequence[Entrant], config: G
 
 
 def substitution_schedule(reference: Entrant, candidates: Sequence[Entrant], num_players: int,
-                          num_deals: int, seed: int = 0) -> list[GameTask]:
+                          num_deals: int | range, seed: int = 0) -> list[GameTask]:
     """Per deal: one all-reference game, then each candidate in each seat with the
     reference in the other seats, all with the deal's environment seed.
 
@@ -419,11 +451,11 @@ def substitution_schedule(reference: Entrant, candidates: Sequence[Entrant], num
     """
     if not candidates:
         raise ValueError(f"substitution needs a candidate besides the reference {reference.label!r}")
-    if num_players < 4 or num_deals < 0:
-        raise ValueError(f"need num_players >= 4 and num_deals >= 0, got {num_players} and {num_deals}")
+    if num_players < 4:
+        raise ValueError(f"need num_players >= 4, got {num_players}")
     n = num_players
     tasks: list[GameTask] = []
-    for d in range(num_deals):
+    for d in _deal_range(num_deals):
         env_seed = _env_seed(seed, d)
         ref_seeds = tuple(_seed(seed, d, 0, s, 0xB07) for s in range(n))
         tasks.append(GameTask(len(tasks), d, env_seed, (reference.label,) * n, (reference.spec,) * n,
@@ -1214,12 +1246,13 @@ def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) 
         outcomes = [Outcome.of_entry(g, first.get("reference")) for res in results for g in res["games"]]
     except (KeyError, ValueError, TypeError, StopIteration) as err:
         raise ValueError(f"a games entry is not one of treachery evaluate ({type(err).__name__}: {err})") from None
-    meta = {**first, "seed": [r["meta"].get("seed") for r in results],
+    meta = {**{k: v for k, v in first.items() if k not in ("games_requested", "shard")},
+            "seed": [r["meta"].get("seed") for r in results],
             "deals": sum(int(r["meta"].get("deals", 0)) for r in results),
             "games": sum(int(r["meta"].get("games", 0)) for r in results),
-            "games_requested": sum(int(r["meta"].get("games_requested", 0)) for r in results),
             "pooled": [{"source": src, "seed": r["meta"].get("seed"), "deals": r["meta"].get("deals"),
-                        "games": r["meta"].get("games")} for r, src in zip(results, sources)],
+                        "games": r["meta"].get("games"), "shard": r["meta"].get("shard")}
+                       for r, src in zip(results, sources)],
             "pooled_note": "pooled from " + ", ".join(sources) + ": the per-decision metrics (deduction, "
                            "deception, the gate, bluffing, cooperation, talk, latency) are in each source's "
                            "results, not pooled"}
@@ -1232,7 +1265,8 @@ def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) 
 def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed: int = 0,
              workers: int = 1, mode: str = "rotate", reference: str | None = None,
              config: GameConfig | None = None, record_beliefs: bool = True, progress: bool = True,
-             out_dir: str | os.PathLike | None = None, observer: bool = True) -> dict:
+             out_dir: str | os.PathLike | None = None, observer: bool = True,
+             shard: tuple[int, int] | None = None) -> dict:
     """Run a duplicate-deal tournament and return :func:`summarize`'s dict.
 
     Args:
@@ -1259,13 +1293,17 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
             says so when it already holds a ``results.json``, which is replaced.
         observer: run the fixed public observer (bluffing and talk-shift
             metrics; see the module docstring).
+        shard: ``(i, n)``: play only the i-th (1-based) of ``n`` contiguous shards of the
+            tournament's deals (:func:`shard_deals`; ``meta["shard"]`` says which), so
+            shards played apart and pooled (:func:`pool_results`) are the whole tournament.
 
     Raises:
         ValueError: for unknown specs, a bad mode/reference (or no candidate
             besides the reference or partner), ``games < 1``, ``workers < 1``, a
             config whose ``num_players`` differs from ``num_players``, or a
             policy trained for another table size (``agents.check_table``),
-            or an ``out_dir`` that is, or lies under, a file.
+            a ``shard`` outside 1..n or of more shards than deals, or an ``out_dir``
+            that is, or lies under, a file.
     """
     if out_dir is not None:
         check_folder(out_dir, "--out")
@@ -1291,14 +1329,16 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
     labels = [e.label for e in entrants]
     if mode == "rotate":
         per = games_per_deal(mode, len(entrants), num_players)
-        deals = -(-games // per)
-        tasks = rotation_schedule(entrants, num_players, deals, seed)
         ref_label = None
+
+        def schedule(deals: range) -> list[GameTask]:
+            return rotation_schedule(entrants, num_players, deals, seed)
     elif mode == "crossplay":
         per = games_per_deal(mode, len(entrants), num_players, config.variant)
-        deals = -(-games // per)
-        tasks = crossplay_schedule(entrants, config, deals, seed)
         ref_label = None
+
+        def schedule(deals: range) -> list[GameTask]:
+            return crossplay_schedule(entrants, config, deals, seed)
     elif mode in ("substitution", "teammates"):
         ref_label = reference if reference is not None else labels[-1]
         if ref_label not in labels:
@@ -1312,14 +1352,20 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
                              f"--agents heuristic --reference random)")
         if mode == "substitution":
             per = games_per_deal(mode, len(entrants), num_players)
-            deals = -(-games // per)
-            tasks = substitution_schedule(ref, cands, num_players, deals, seed)
+
+            def schedule(deals: range) -> list[GameTask]:
+                return substitution_schedule(ref, cands, num_players, deals, seed)
         else:
             per = 1 + len(cands) * sum(1 + c for c in _team_sizes(config.distribution()))
-            deals = -(-games // per)
-            tasks = teammate_schedule(ref, cands, config, deals, seed)
+
+            def schedule(deals: range) -> list[GameTask]:
+                return teammate_schedule(ref, cands, config, deals, seed)
     else:
         raise ValueError(f"unknown mode {mode!r}; allowed: {list(MODES)}")
+    total_deals = -(-games // per)
+    deal_range = range(total_deals) if shard is None else shard_deals(total_deals, *shard)
+    tasks = schedule(deal_range)
+    deals = len(deal_range)
     if out_dir is not None and (Path(out_dir) / "results.json").exists():     # warned once the arguments hold
         warnings.warn(f"--out {str(out_dir)!r} already holds a results.json; this tournament replaces it")
     t0 = time.perf_counter()
@@ -1329,6 +1375,8 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
     meta = {"entrants": [asdict(e) for e in entrants], "num_players": num_players, "mode": mode,
             "reference": ref_label, "seed": seed, "games_requested": games, "games": len(tasks),
             "deals": deals, "games_per_deal": per, "config": _config_dict(config), "observer": bool(observer)}
+    if shard is not None:
+        meta["shard"] = {"index": shard[0], "of": shard[1], "first_deal": deal_range.start, "deals_total": total_deals}
     res = summarize(records, entrants, meta)
     res["timing"]["wall_s"] = wall
     res["timing"]["workers"] = workers
@@ -1548,7 +1596,10 @@ def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
     seeds = m.get("seed")
     seeds = f"seeds: {', '.join(str(x) for x in seeds)}" if isinstance(seeds, list) else f"seed: {seeds}"
     out.append(f"- players: {m.get('num_players')}, mode: {m.get('mode')}, {seeds}, "
-               f"deals: {m.get('deals')}, games: {s['games']} (requested {m.get('games_requested')})")
+               f"deals: {m.get('deals')}, games: {s['games']}"
+               + (f" (requested {m['games_requested']})" if m.get("games_requested") is not None else "")
+               + (f", shard {m['shard']['index']}/{m['shard']['of']} (deals from {m['shard']['first_deal']} of "
+                  f"{m['shard']['deals_total']})" if m.get("shard") else ""))
     if m.get("pooled_note"):
         out.append(f"- {m['pooled_note']}")
     out.append(f"- truncated: {s['truncated']}, draws: {s['draws']}, mean turns: "
