@@ -309,3 +309,76 @@ def test_commander_leaves_the_game_with_its_owner():
     g.lose([seat])
     assert g.players[seat].commander_zone == "out"
     assert g.view((seat + 1) % 5).players[seat].commander_zone == "out"
+
+
+def test_keyword_fields_that_contradict_the_config_are_refused():
+    """``env(num_players=6, config=GameConfig(num_players=5))`` used to give 6 players
+    silently; a keyword that agrees with the config is fine (issue #14)."""
+    cfg = GameConfig(num_players=5)
+    with pytest.raises(ValueError, match=r"^num_players=6 contradicts the config's num_players=5; give each field once"):
+        treachery_env.env(num_players=6, config=cfg)
+    with pytest.raises(ValueError, match="unknown GameConfig fields"):
+        raw_env(config=cfg, nplayers=5)
+    assert raw_env(config=cfg, num_players=5).config is cfg
+
+
+def test_numpy_scalars_are_the_numbers_they_hold_in_a_config():
+    """numpy integers and booleans (as a script computing a table size gives them) are
+    accepted as actions are, and stored as plain ints and bools (issue #14)."""
+    cfg = GameConfig(num_players=np.int64(5), commander=np.True_, max_turns=np.int32(30), concession=[np.int64(1)])
+    assert cfg == GameConfig(num_players=5, max_turns=30, concession=[1])
+    assert type(cfg.num_players) is int and type(cfg.commander) is bool and type(cfg.concession[0]) is int
+    assert raw_env(config=cfg).possible_agents == [f"player_{i}" for i in range(5)]
+    with pytest.raises(ValueError, match="num_players"):
+        GameConfig(num_players=np.float64(5))
+
+
+def test_a_fixed_deal_holding_a_banned_identity_is_refused():
+    deal = ["The Blood Empress", "The Bodyguard", "The Ambitious Queen", "The Beastmaster", "The Banisher"]
+    assert GameConfig(num_players=5, identities=deal).identities == tuple(deal)
+    with pytest.raises(ValueError, match=r"GameConfig.identities: the deal holds \['The Banisher'\], which "
+                                         r"banned_identities bans"):
+        GameConfig(num_players=5, identities=deal, banned_identities=["The Banisher"])
+
+
+def _play_on(e, pick, limit: int | None = None) -> list:
+    """Step ``e`` with ``pick(mask)`` (None for a finished agent) until no agent is left
+    or ``limit`` steps; the (agent, action) sequence."""
+    out = []
+    while e.agents and (limit is None or len(out) < limit):
+        obs, _, term, trunc, _ = e.last()
+        a = None if term or trunc else pick(np.flatnonzero(obs["action_mask"]))
+        out.append((e.agent_selection, a))
+        e.step(a)
+    return out
+
+
+@pytest.mark.parametrize("make", [treachery_env.env, raw_env])
+def test_a_deep_copy_is_the_same_game_going_on_independently(make):
+    """``copy.deepcopy(env)`` mid-game gives an env in the same state (it used to be one
+    never reset): played on with the same actions, both make the same moves and end
+    with the same winners, and playing the copy leaves the original where it was."""
+    import copy
+    e = make(num_players=4, max_turns=40)
+    e.reset(seed=3)
+    _play_on(e, lambda legal: int(legal[0]), limit=200)
+    c = copy.deepcopy(e)
+    assert type(c) is type(e) and c.unwrapped.game is not e.unwrapped.game
+    assert c.agent_selection == e.agent_selection and c.unwrapped.game.digest() == e.unwrapped.game.digest()
+    before = e.unwrapped.game.digest()
+    tail = _play_on(c, lambda legal: int(legal[-1]))
+    assert e.unwrapped.game.digest() == before
+    assert _play_on(e, lambda legal: int(legal[-1])) == tail and len(tail) > 0
+    assert c.unwrapped.game.winners == e.unwrapped.game.winners
+
+
+def test_stepping_a_raw_env_after_the_end_says_so():
+    """The raw env raised ``KeyError: 'player_0'`` for a step once every agent was done
+    (the wrapped env warns, as PettingZoo's does: test above)."""
+    e = raw_env(num_players=4, max_turns=3)
+    with pytest.raises(RuntimeError, match="call reset"):
+        e.step(0)
+    e.reset(seed=1)
+    _play_on(e, lambda legal: int(legal[0]))
+    with pytest.raises(RuntimeError, match=r"^step\(\) after the game ended \(every agent is done\): call reset\(\)"):
+        e.step(0)

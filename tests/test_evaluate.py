@@ -768,3 +768,20 @@ def test_the_shards_of_a_tournament_pooled_are_the_tournament(tmp_path, capsys):
         err = capsys.readouterr().err
         assert err == f"treachery evaluate: error: --shard must be I/N (the I-th of N shards, e.g. 2/4), got {text!r}\n"
     assert not (tmp_path / "x").exists()
+
+
+def test_results_written_over_earlier_ones_leave_none_of_their_plots(tmp_path):
+    """A second evaluation into the same ``--out`` replaced results.json but left the first's
+    deduction plot beside it (issue #14); now a plot these results lack is removed, and
+    nothing but the plots' own names is touched."""
+    kw = dict(config=SMALL, games=8, seed=2, progress=False, observer=False)
+    ev.evaluate(["test_uniform_belief", "random"], out_dir=tmp_path, **kw)
+    assert (tmp_path / "deduction.png").exists()
+    (tmp_path / "mine.png").write_bytes(b"x")
+    (tmp_path / "notes.txt").write_text("keep")
+    with pytest.warns(UserWarning, match="already holds a results.json"):
+        ev.evaluate(["random", "random"], out_dir=tmp_path, record_beliefs=False, **kw)
+    assert not (tmp_path / "deduction.png").exists()
+    assert (tmp_path / "winrates.png").exists() and (tmp_path / "crossplay.png").exists()
+    assert (tmp_path / "mine.png").read_bytes() == b"x" and (tmp_path / "notes.txt").read_text() == "keep"
+    assert "deduction.png" not in (tmp_path / "results.md").read_text()

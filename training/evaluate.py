@@ -1661,7 +1661,7 @@ def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
 
 def write_results(res: dict, out_dir: str | os.PathLike) -> dict[str, Path]:
     """Write ``results.json``, ``results.md`` and the PNG plots into ``out_dir``
-    (created if needed).
+    (created if needed), removing a plot of earlier results there that these do not have.
 
     Every payload is rendered in memory first, so a failure while rendering
     writes nothing; each file is then written with :func:`atomic_write_bytes`,
@@ -1682,6 +1682,8 @@ def write_results(res: dict, out_dir: str | os.PathLike) -> dict[str, Path]:
     for name in ["results.json", "results.md"] + sorted(n for n in payloads if n.endswith(".png")):
         atomic_write_bytes(out / name, payloads[name])
         written[name] = out / name
+    for name in set(plots.PLOT_FILES) - set(payloads):     # a plot of earlier results there would mislead
+        (out / name).unlink(missing_ok=True)
     return written
 
 

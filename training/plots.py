@@ -105,8 +105,11 @@ def deduction_png(res: dict, min_count: int = 20) -> bytes:
     return _png(fig)
 
 
+PLOT_FILES = ("winrates.png", "crossplay.png", "deduction.png")
+
+
 def render_all(res: dict) -> dict[str, bytes]:
-    """Every plot of ``res`` as ``{filename: PNG bytes}``."""
+    """Every plot of ``res`` as ``{filename: PNG bytes}`` (names from :data:`PLOT_FILES`)."""
     out = {"winrates.png": winrates_png(res), "crossplay.png": crossplay_png(res)}
     if res.get("deduction"):
         out["deduction.png"] = deduction_png(res)

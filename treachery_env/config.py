@@ -10,6 +10,8 @@ from collections import Counter
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Iterable
 
+import numpy as np
+
 from .rules import MIN_PLAYERS, VARIANTS, Role, check_identity_deck, format_role_counts, role_distribution
 
 __all__ = ["GameConfig", "did_you_mean", "VARIANTS", "RARITIES", "MAX_PLAYERS", "RARITY_POOLS", "PRIORITY_WINDOWS", "MULLIGANS",
@@ -172,6 +174,13 @@ class GameConfig:
             object.__setattr__(self, name, tuple(v))
         if isinstance(self.concession, list):
             object.__setattr__(self, "concession", tuple(self.concession))
+        # numpy scalars (np.int64(5), np.True_) are the numbers they hold, as actions are
+        for f_ in fields(self):
+            v = getattr(self, f_.name)
+            if isinstance(v, (np.integer, np.bool_)):
+                object.__setattr__(self, f_.name, v.item())
+            elif isinstance(v, tuple) and any(isinstance(x, np.integer) for x in v):
+                object.__setattr__(self, f_.name, tuple(x.item() if isinstance(x, np.integer) else x for x in v))
         self._validate()
 
     # ------------------------------------------------------------------
@@ -352,6 +361,10 @@ class GameConfig:
                 dup = [n for n, c in Counter(self.identities).items() if c > 1]
                 if dup:
                     bad("identities", f"each identity card exists once, but {dup} is dealt more than once")
+                banned = [n for n in self.identities if n in self.banned_identities]
+                if banned:
+                    bad("identities", f"the deal holds {banned}, which banned_identities bans; a fixed deal and "
+                        f"the bans must agree")
             try:
                 got = check_identity_deck(roles, self.num_players, self.variant)
             except ValueError as e:

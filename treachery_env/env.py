@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import gymnasium
@@ -39,10 +40,23 @@ __all__ = ["raw_env", "env", "TreacheryEnv", "OrderEnforcingEnv"]
 
 
 def _make_config(config: GameConfig | None, kwargs: dict) -> GameConfig:
+    """The game's configuration from ``config`` or from keyword fields; both only where they agree.
+
+    Raises:
+        ValueError: for a ``config`` that is not a :class:`GameConfig`, a keyword field that
+            contradicts it (``num_players=6`` with ``GameConfig(num_players=5)``), or a bad field.
+    """
     if config is not None:
         if not isinstance(config, GameConfig):
             raise ValueError(f"config must be a GameConfig, got {type(config).__name__}")
-        return config.replace(**kwargs) if kwargs else config
+        if kwargs:
+            merged = config.replace(**kwargs)      # unknown or bad fields are reported here
+            differ = [k for k in kwargs if getattr(merged, k) != getattr(config, k)]
+            if differ:
+                raise ValueError(f"{', '.join(f'{k}={kwargs[k]!r}' for k in differ)} contradicts the config's "
+                                 f"{', '.join(f'{k}={getattr(config, k)!r}' for k in differ)}; give each field "
+                                 f"once (config.replace({differ[0]}=...) makes a changed config)")
+        return config
     return GameConfig.from_kwargs(**kwargs)
 
 
@@ -50,8 +64,9 @@ class raw_env(AECEnv, EzPickle):
     """The unwrapped AEC environment.
 
     Args:
-        config: a :class:`GameConfig`; keyword arguments (``num_players=5``,
-            ``max_turns=...``, any GameConfig field) override its fields.
+        config: a :class:`GameConfig`; or its fields as keyword arguments
+            (``num_players=5``, ``max_turns=...``); a keyword given with ``config``
+            must agree with it.
         render_mode: ``None``, ``"ansi"`` (``render()`` returns a str) or
             ``"human"`` (prints).
         render_seat: the seat whose view ``render()`` shows (None: spectator,
@@ -61,7 +76,8 @@ class raw_env(AECEnv, EzPickle):
             agents that read only the vector and the mask).
 
     Raises:
-        ValueError: for an invalid configuration or render mode.
+        ValueError: for an invalid configuration (or keyword fields contradicting
+            ``config``) or render mode.
     """
 
     metadata = {"render_modes": ["ansi", "human"], "name": "treachery_v0", "is_parallelizable": False,
@@ -98,6 +114,21 @@ class raw_env(AECEnv, EzPickle):
         self.game: Game | None = None
         self._views: ViewBuilder | None = None    # builds info["view"] for self.game
 
+    _SHARED = frozenset({"config", "layout", "_obs_spaces", "_act_spaces", "state_space", "_seat"})
+
+    def __deepcopy__(self, memo: dict) -> "raw_env":
+        """``copy.deepcopy(env)``: an independent environment in the same state, which steps on
+        from where this one is: its game cloned (:meth:`Game.clone`), its agents, rewards, infos
+        and random stream copied; the configuration and the spaces, which never change, shared.
+        (Pickling goes by the constructor's arguments, :class:`~gymnasium.utils.EzPickle`, and
+        gives an environment before ``reset()``.)"""
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        for k, v in self.__dict__.items():
+            # the view builder is remade for the copy's game at its next decision
+            new.__dict__[k] = v if k in self._SHARED else None if k == "_views" else copy.deepcopy(v, memo)
+        return new
+
     # ---------------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> gymnasium.spaces.Dict:
         """The (shared, cached) observation space: ``Dict(observation=Box(float32), action_mask=Box(int8))``."""
@@ -133,7 +164,12 @@ class raw_env(AECEnv, EzPickle):
         Raises:
             ValueError: for None while the agent must act, a non-integer, an
                 out-of-range or an illegal action.
+            RuntimeError: before ``reset()``, or once every agent is done (the
+                wrapped :func:`env` warns and ignores it, as PettingZoo's does).
         """
+        if self.game is None or not self.agents:
+            self._require_game()
+            raise RuntimeError("step() after the game ended (every agent is done): call reset() to start a new one")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
