@@ -829,6 +829,9 @@ def test_from_json_rejects_malformed_replays():
     for text in bad_inputs:
         with pytest.raises(ValueError):
             Game.from_json(text)
+    # nested past the JSON reader's recursion limit: was a RecursionError (issue #14)
+    with pytest.raises(ValueError, match="nested too deeply"):
+        Game.from_json("[" * 100_000 + "]" * 100_000)
 
 
 def test_from_json_rejects_tampered_replays():

@@ -99,6 +99,9 @@ class ReplayMixin:
         except (TypeError, json.JSONDecodeError) as e:
             raise ValueError(f"not a replay: invalid JSON ({e}); from_json takes the replay text "
                              f"(e.g. open(path).read()), not a file name") from None
+        except RecursionError:
+            raise ValueError("not a replay: its JSON is nested too deeply to read (a replay is a flat "
+                             "object of a config and a list of actions)") from None
         if not isinstance(d, dict) or d.get("format") != "treachery-replay":
             raise ValueError("not a replay: missing format 'treachery-replay'")
         version = d.get("version")
