@@ -85,7 +85,7 @@ def test_a_replay_path_that_cannot_be_written_is_refused_before_the_game(tmp_pat
     import os
 
     (tmp_path / "f.txt").write_text("x")
-    bad = [(tmp_path, "is a folder, not a file"), (tmp_path / "f.txt" / "r.json", "is a file")]
+    bad = [(tmp_path / "f.txt" / "r.json", "is a file")]
     if os.path.isdir("/proc"):
         bad.append(("/proc/r.json", "cannot be written"))
     for path, why in bad:
@@ -94,6 +94,17 @@ def test_a_replay_path_that_cannot_be_written_is_refused_before_the_game(tmp_pat
         assert status == 2 and typist.prompts == 0 and END_MARKER not in out
         assert err.startswith("treachery play: error: --replay ") and why in err and err.count("\n") == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f.txt"]     # the probe leaves nothing behind
+
+
+def test_a_replay_folder_gets_a_file_named_for_the_game(tmp_path, monkeypatch, capsys):
+    """``--replay FOLDER`` (an existing folder, or a new one named with a trailing slash)
+    writes ``play-<date>-<time>-seed<seed>.json`` inside it (it used to be refused as
+    "a folder, not a file"; issue #14)."""
+    for folder, arg in ((tmp_path, str(tmp_path)), (tmp_path / "new", str(tmp_path / "new") + "/")):
+        status, out, _ = play(monkeypatch, capsys, [*SMALL, "--seed", "3", "--replay", arg], Typist(["q"]))
+        files = list(folder.glob("play-*-seed3.json"))
+        assert status == 0 and len(files) == 1 and "Replay saved to " + str(files[0]) in out
+        assert Game.from_json(files[0].read_text()).config.num_players == 4
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 5])

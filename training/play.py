@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import os
 import random
 import sys
 import time
@@ -54,7 +55,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--delay", type=float, default=0.3,
                    help="seconds to pause after each bot action that shows something (default 0.3)")
     p.add_argument("--replay", default=None,
-                   help="where the replay JSON goes (default runs/play-<date>-<time>-seed<seed>.json)")
+                   help="where the replay JSON goes: a file, or a folder for a file named "
+                        "play-<date>-<time>-seed<seed>.json in it (default: that name in runs/)")
 
 
 class PlaySession:
@@ -278,8 +280,11 @@ def play_cli(args: argparse.Namespace, input_stream: IO[str] | None = None, cons
         if seed < 0:
             raise ValueError(f"--seed must be >= 0, got {seed}")
         seat = args.seat if args.seat is not None else random.Random(seed).randrange(config.num_players)
-        replay = args.replay or _fresh_path(f"runs/play-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}"
-                                            f"-seed{seed}", ".json")
+        # a folder (existing, or named with a trailing slash) gets the default file name inside it
+        folder = args.replay if args.replay and (Path(args.replay).is_dir() or args.replay.endswith(("/", os.sep))) \
+            else None if args.replay else "runs"
+        replay = _fresh_path(str(Path(folder) / f"play-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}"
+                                 f"-seed{seed}"), ".json") if folder else args.replay
         check_writable_file(replay, "--replay")
         session = PlaySession(config, seed, seat, args.opponents.split(","), input_stream, console,
                               args.delay, Path(replay))
