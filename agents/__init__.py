@@ -38,14 +38,16 @@ def available() -> list[str]:
 
 def make(spec: str, seed: int | None = None) -> Agent:
     """Build a bot from a spec such as ``"random"``, ``"heuristic"``, ``"belief"``,
-    ``"ismcts"``, ``"lookahead"`` or ``"policy:PATH"`` (a trained checkpoint; ``"policy:PATH:greedy"``
+    ``"ismcts"``, ``"lookahead"``, a shipped model's name (``"flagship"``: its greedy
+    policy, :mod:`agents.models`) or ``"policy:PATH"`` (a trained checkpoint; ``"policy:PATH:greedy"``
     takes the most probable action instead of sampling, and ``":gate=T"`` after either plays a
     policy with an advantage gate at the threshold ``T`` instead of its own).
 
     Raises:
         ValueError: for an unknown spec (lists the available ones), an argument
-            given to a bot that takes none, ``"policy"`` without a path, or an
-            unreadable checkpoint.
+            given to a bot that takes none, ``"policy"`` without a path, an
+            unreadable checkpoint, or a named model whose file is not the one
+            its card records.
     """
     if not isinstance(spec, str):
         raise ValueError(f"agent spec must be a string, got {spec!r}")
@@ -93,6 +95,20 @@ _WITH_ARGUMENT = {"policy": "PATH[:greedy][:gate=T]"}   # bots whose spec carrie
 
 # the built-in bots register themselves on import
 from . import belief, heuristic, human, ismcts, lookahead  # noqa: E402,F401
+from . import models  # noqa: E402
+
+
+def _named_model(model: "models.Model") -> Callable[..., Agent]:
+    def factory(seed: int | None = None) -> Agent:
+        from .policy import PolicyAgent
+        return PolicyAgent(str(models.checked_policy(model)), seed=seed, greedy=True)
+    factory.__doc__ = f"The shipped model {model.name!r}, greedy ({model.policy})."
+    return factory
+
+
+# the shipped checkpoints by name (agents.models), after the bots: a bot's name is never taken
+for _m in models.models().values():
+    _REGISTRY.setdefault(_m.name, _named_model(_m))
 
 
 def check_table(bot: Agent, spec: str, num_players: int, config=None) -> None:

@@ -597,6 +597,9 @@ def test_cli_train_then_evaluate(tmp_path, capsys):
                  "(the run ended in that phase: no PPO)"):                     # one iteration, imitating
         assert want in card, want
     assert re.search(r"learner agent-steps in 1 iteration, \d+ games, ", card)
+    from agents.models import models, sha256_of
+    assert f"* policy file SHA-256: `{sha256_of(ship / 'policy.pt')}`" in card
+    assert models(ship.parent)["tiny"].sha256 == sha256_of(ship / "policy.pt")     # a named model there
     assert cli.main(["export", str(tmp_path / "nope"), "--out", str(ship)]) == 2
     # a results file from before the table by turns still gives the overall line, and says so
     from training.model_card import _deduction_table

@@ -150,8 +150,11 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with its subcommands (``evaluate``, ``train``, ``export``, ``compare``, ``pool``,
-    ``play``)."""
+    ``models``, ``play``) and ``--version``."""
+    import treachery_env
+
     p = _Parser(prog="treachery", description="Treachery toolkit command line")
+    p.add_argument("--version", action="version", version=f"treachery {treachery_env.__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     e = sub.add_parser("evaluate", help="tournament between bots: win rates, ratings, cross-play, deduction",
                        description="Duplicate-deal tournament between registered bots (agents.make specs).")
@@ -240,6 +243,11 @@ def build_parser() -> argparse.ArgumentParser:
                                    "bluffing, the gate, latency) stay in each source's results.")
     o.add_argument("results", nargs="+", help="results.json files or their folders (two or more)")
     o.add_argument("--out", required=True, help="output directory of the pooled results.json, results.md and plots")
+
+    sub.add_parser("models", help="the shipped models, loadable by name (--agents flagship)",
+                   description="The shipped checkpoints (checkpoints/NAME/policy.pt with its MODEL_CARD.md): each "
+                               "loads by its name as an agent spec (agents.make('flagship'), --agents "
+                               "flagship,heuristic), greedy, once its file has the checksum its card records.")
 
     from .play import add_arguments as add_play_arguments
     add_play_arguments(sub.add_parser(
@@ -627,6 +635,27 @@ def _pool(args: argparse.Namespace) -> int:
     return 0
 
 
+def _models(args: argparse.Namespace) -> int:
+    from agents import available
+    from agents.models import checked_policy, models
+
+    found = models()
+    if not found:
+        print("no shipped models: checkpoints/ holds no NAME/policy.pt with its MODEL_CARD.md")
+        return 0
+    print("| name | file | MB | checksum | the card's verdict |\n|---|---|---|---|---|")
+    for m in found.values():
+        try:
+            checked_policy(m)
+            ok = "ok"
+        except ValueError as err:
+            ok = "MISMATCH" if m.sha256 else "none in the card"
+            print(f"treachery models: warning: {err}", file=sys.stderr)
+        name = m.name if m.name in available() else f"{m.name} (a bot's name: load it as policy:PATH)"
+        print(f"| {name} | {m.policy} | {m.policy.stat().st_size / 1e6:.1f} | {ok} | {m.verdict() or '–'} |")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``treachery`` command (``argv`` defaults to ``sys.argv[1:]``).
 
@@ -650,6 +679,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return _compare(args)
             if args.command == "pool":
                 return _pool(args)
+            if args.command == "models":
+                return _models(args)
             if args.command == "play":
                 from .play import play_cli
                 return play_cli(args)

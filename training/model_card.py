@@ -24,6 +24,7 @@ from agents.candidates import GATE_READS
 from agents.policy import load_checkpoint
 
 from agents.files import atomic_write_bytes, check_folder
+from agents.models import CHECKSUM_LINE, sha256_of
 
 from .evaluate import format_mean, per_role_table, read_results, social_tables, substitution_table
 
@@ -160,6 +161,7 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
            f"`agents.make(\"policy:{load_path or f'checkpoints/{name}/policy.pt'}\")`.", "",
            "## Facts", "",
            f"* network: {net}{critic}; {params:,} parameters; file {size / 1e6:.1f} MB",
+           CHECKSUM_LINE.format(sha256_of(policy)),
            f"* training: {_count(meta.get('steps'))} learner agent-steps in {_count(meta.get('iteration'))} "
            f"iteration{'' if meta.get('iteration') == 1 else 's'}, {_count(meta.get('games'))} "
            f"game{'' if meta.get('games') == 1 else 's'}, {meta.get('wall_s', 0) / 3600:.2f} h wall time",

@@ -1,0 +1,75 @@
+"""Named models (agents.models): the shipped checkpoints by name, checked against their cards."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+
+import agents
+import treachery_env
+from agents.models import CHECKPOINTS, checked_policy, models, sha256_of
+from agents.policy import PolicyAgent
+from training.cli import main
+
+
+def test_every_shipped_model_loads_by_name_greedy_and_checked():
+    """Each checkpoints/NAME with a policy and a card is the agent NAME: its card's
+    SHA-256 is its file's, and ``agents.make(NAME)`` is its greedy policy, which plays
+    a legal action at the table it was trained for."""
+    found = models()
+    assert {"flagship", "entity-ppo", "residual-exit", "residual-departures"} <= set(found)
+    for m in found.values():
+        assert m.sha256 == sha256_of(m.policy) and checked_policy(m) == m.policy
+        assert m.name in agents.available()
+    bot = agents.make("flagship", seed=0)
+    assert isinstance(bot, PolicyAgent) and bot.greedy
+    assert "Above the heuristic bot" in found["flagship"].verdict()
+    env = treachery_env.env(num_players=bot.num_players())
+    env.reset(seed=4)
+    bot.reset(int(env.agent_selection.split("_")[1]))
+    obs, _, _, _, info = env.last()
+    assert obs["action_mask"][bot.act(obs, info)] == 1
+
+
+def test_a_model_whose_file_is_not_its_cards_is_refused(tmp_path):
+    """A truncated or replaced policy file, or a card without a checksum, is one line
+    naming the model and the way out; folders without both files are not models."""
+    src = models()["residual-exit"]
+    for name in ("cut", "nosum"):
+        shutil.copytree(src.policy.parent, tmp_path / name)
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "only-policy").mkdir()
+    shutil.copy(src.policy, tmp_path / "only-policy" / "policy.pt")
+    data = (tmp_path / "cut" / "policy.pt").read_bytes()
+    (tmp_path / "cut" / "policy.pt").write_bytes(data[: len(data) // 2])
+    card = tmp_path / "nosum" / "MODEL_CARD.md"
+    card.write_text("\n".join(l for l in card.read_text().split("\n") if "SHA-256" not in l))
+    found = models(tmp_path)
+    assert sorted(found) == ["cut", "nosum"] and found["nosum"].sha256 is None
+    with pytest.raises(ValueError, match=r"^model 'cut': .*policy.pt' is not the file its card describes \(SHA-256 "):
+        checked_policy(found["cut"])
+    with pytest.raises(ValueError, match=r"^model 'nosum': its card .* records no policy checksum; export it again"):
+        checked_policy(found["nosum"])
+    assert models(tmp_path / "missing") == {}
+
+
+def test_the_models_command_and_the_version(capsys):
+    assert main(["models"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "| name | file | MB | checksum | the card's verdict |"
+    rows = {line.split(" | ")[0].lstrip("| "): line for line in out[2:]}
+    assert set(rows) == set(models()) and all(" | ok | " in row for row in rows.values())
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0 and capsys.readouterr().out == f"treachery {treachery_env.__version__}\n"
+
+
+def test_a_named_model_enters_a_tournament_by_name():
+    from training import evaluate as ev
+    res = ev.evaluate(["residual-exit", "heuristic"], games=5, seed=3, mode="substitution", reference="heuristic",
+                      progress=False, record_beliefs=False, observer=False)
+    assert res["substitution"]["candidates"]["residual-exit"]["overall"]["pairs"] == 5
+    assert np.isfinite(res["substitution"]["candidates"]["residual-exit"]["overall"]["delta"])
+    assert CHECKPOINTS.name == "checkpoints"
