@@ -480,8 +480,11 @@ def test_deduction_end_to_end_with_a_belief_bot(tmp_path):
 
 
 # --------------------------------------------------------------------------- every registered bot
-@pytest.mark.parametrize("spec", [s for s in agents.available() if s not in ("test_uniform_belief", "human")])
+@pytest.mark.parametrize("spec", [s for s in agents.available()
+                                  if s not in ("test_uniform_belief", "human", *agents.models.models())])
 def test_every_registered_bot_runs_in_a_tournament(spec, policy_4p):
+    """Every bot at a 4-player table (the shipped models play their own 5-player
+    tables: tests/test_models.py)."""
     cfg = GameConfig(num_players=4, starting_life=6, max_turns=10)
     if spec == "policy":
         spec = f"policy:{policy_4p}"
