@@ -14,8 +14,8 @@ from . import play
 from .base import Agent, BaseAgent, RandomAgent, legal_actions
 from .play import GameResult, play_game
 
-__all__ = ["Agent", "BaseAgent", "RandomAgent", "legal_actions", "make", "check_table", "register", "available", "play",
-           "play_game", "GameResult"]
+__all__ = ["Agent", "BaseAgent", "RandomAgent", "legal_actions", "make", "names_a_bot", "check_table", "register",
+           "available", "play", "play_game", "GameResult"]
 
 _REGISTRY: dict[str, Callable[..., Agent]] = {"random": RandomAgent}
 
@@ -36,15 +36,25 @@ def available() -> list[str]:
     return sorted(_REGISTRY)
 
 
+def names_a_bot(spec: str) -> bool:
+    """Whether ``spec`` has the form of a bot spec :func:`make` reads: a registered name
+    (with its argument), or ``MODULE:CLASS`` (whether that imports is :func:`make`'s to say)."""
+    name, sep, arg = spec.partition(":")
+    return name in _REGISTRY or bool(sep and arg.isidentifier())
+
+
 def make(spec: str, seed: int | None = None) -> Agent:
     """Build a bot from a spec such as ``"random"``, ``"heuristic"``, ``"belief"``,
     ``"ismcts"``, ``"lookahead"``, a shipped model's name (``"flagship"``: its greedy
     policy, :mod:`agents.models`) or ``"policy:PATH"`` (a trained checkpoint; ``"policy:PATH:greedy"``
     takes the most probable action instead of sampling, and ``":gate=T"`` after either plays a
     policy with an advantage gate at the threshold ``T`` instead of its own).
+    ``"MODULE:CLASS"`` (an unregistered name before the colon) is an outside bot,
+    ``CLASS(seed=seed)`` imported from ``MODULE``.
 
     Raises:
-        ValueError: for an unknown spec (lists the available ones), an argument
+        ValueError: for an unknown spec (lists the available ones), an outside bot
+            that cannot be imported or made, an argument
             given to a bot that takes none, ``"policy"`` without a path, an
             unreadable checkpoint, or a named model whose file is not the one
             its card records.
@@ -54,7 +64,9 @@ def make(spec: str, seed: int | None = None) -> Agent:
     name, sep, arg = spec.partition(":")
     if name not in _REGISTRY:
         names = [f"{n}:{_WITH_ARGUMENT[n]}" if n in _WITH_ARGUMENT else n for n in sorted(_REGISTRY)]
-        raise ValueError(f"unknown agent {spec!r}; available: {names}")
+        if sep and arg.isidentifier():
+            return _outside(name, arg, spec, names, seed)
+        raise ValueError(f"unknown agent {spec!r}; available: {names}, or MODULE:CLASS for a bot of your own")
     if name in _WITH_ARGUMENT:
         if not arg:
             raise ValueError(f"agent {name!r} needs an argument: {name}:{_WITH_ARGUMENT[name]}")
@@ -62,6 +74,37 @@ def make(spec: str, seed: int | None = None) -> Agent:
     if sep:
         raise ValueError(f"agent {name!r} takes no argument, got {spec!r}")
     return _REGISTRY[name](seed=seed)
+
+
+def _outside(module: str, attr: str, spec: str, names: list, seed: int | None) -> Agent:
+    """An outside bot, ``MODULE:CLASS``: ``CLASS(seed=seed)`` from the importable ``MODULE``
+    (a benchmarker's bot enters a tournament without editing the project; the ``treachery``
+    command also looks in the current folder).  It must have ``act`` and ``reset``.
+
+    Raises:
+        ValueError: (one line) if the module cannot be imported, has no ``CLASS``, or
+            ``CLASS(seed=...)`` fails or is not a bot.
+    """
+    import importlib
+
+    try:
+        mod = importlib.import_module(module)
+    except ImportError as err:
+        raise ValueError(f"unknown agent {spec!r}: not a registered bot ({names}), and module {module!r} "
+                         f"cannot be imported ({err})") from None
+    factory = getattr(mod, attr, None)
+    if not callable(factory):
+        raise ValueError(f"agent {spec!r}: module {module!r} has no class or function {attr!r}")
+    try:
+        bot = factory(seed=seed)
+    except Exception as err:   # noqa: BLE001 - an outside bot's constructor can raise anything; say which
+        raise ValueError(f"agent {spec!r}: {attr}(seed={seed!r}) raised {type(err).__name__}: {err}") from None
+    missing = [m for m in ("act", "reset") if not callable(getattr(bot, m, None))]
+    if missing:
+        raise ValueError(f"agent {spec!r}: {attr}(seed=...) gave a {type(bot).__name__} without "
+                         f"{' and '.join(missing)}(); a bot has act(observation, info) -> int and reset(seat) "
+                         f"(agents.BaseAgent)")
+    return bot
 
 
 def _policy(seed: int | None = None, arg: str = "") -> Agent:

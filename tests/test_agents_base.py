@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -59,3 +61,59 @@ def test_a_policy_for_another_table_size_is_refused_before_the_game(tmp_path):
     with pytest.raises(ValueError, match="trained for 5-player tables"):
         PlaySession(GameConfig(num_players=6), seed=0, human_seat=0, opponent_specs=[spec],
                     input_stream=io.StringIO(""), console=None, delay=0.0, replay_path=tmp_path / "r.json")
+
+
+OUTSIDE_BOTS = '''
+import re
+
+import numpy as np
+from agents.base import BaseAgent, legal_actions
+
+
+class FirstLegal(BaseAgent):
+    """Plays the first legal action."""
+
+    def act(self, observation, info):
+        return int(legal_actions(observation)[0])
+
+
+class NotABot:
+    def __init__(self, seed=None):
+        pass
+
+
+def Raising(seed=None):
+    raise RuntimeError("no model file")
+'''
+
+
+def test_an_outside_bot_enters_by_module_and_class(tmp_path, monkeypatch, capsys):
+    """``MODULE:CLASS`` names a bot of one's own (issue #14): ``agents.make`` imports it;
+    ``treachery evaluate`` finds it in the current folder, also in worker processes;
+    what cannot be imported or made, or is not a bot, is one line naming it."""
+    import json
+    import sys
+
+    from training.cli import main
+
+    (tmp_path / "my_bots.py").write_text(OUTSIDE_BOTS)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.chdir(tmp_path)
+    assert agents.names_a_bot("my_bots:FirstLegal") and not agents.names_a_bot("my_bots")
+    args = ["evaluate", "--players", "4", "--starting-life", "6", "--max-turns", "10", "--games", "4",
+            "--agents", "my_bots:FirstLegal,random", "--workers", "2", "--no-progress", "--out", "res"]
+    assert main(args) == 0
+    res = json.loads((tmp_path / "res" / "results.json").read_text())
+    assert res["winrates"]["my_bots:FirstLegal"]["overall"]["games"] == 8
+    bot = agents.make("my_bots:FirstLegal", seed=3)
+    assert bot.act({"action_mask": np.array([0, 0, 1, 1], np.int8)}, {}) == 2
+    for spec, why in (("no_such_module:Bot", "unknown agent 'no_such_module:Bot': not a registered bot"),
+                      ("my_bots:Missing", "module 'my_bots' has no class or function 'Missing'"),
+                      ("my_bots:NotABot", "gave a NotABot without act and reset()"),
+                      ("my_bots:Raising", "Raising(seed=0) raised RuntimeError: no model file")):
+        with pytest.raises(ValueError, match=re.escape(why)):
+            agents.make(spec, seed=0)
+    capsys.readouterr()
+    assert main([*args[:-7], "--agents", "my_bots:Missing,random", "--no-progress", "--out", "res2"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("treachery evaluate: error: agent 'my_bots:Missing'") and err.count("\n") == 1

@@ -159,7 +159,9 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("evaluate", help="tournament between bots: win rates, ratings, cross-play, deduction",
                        description="Duplicate-deal tournament between registered bots (agents.make specs).")
     e.add_argument("--agents", required=True,
-                   help="comma-separated agent specs, e.g. heuristic,random (repeats allowed)")
+                   help="comma-separated agent specs, e.g. heuristic,random (repeats allowed); a shipped model by "
+                        "name (treachery models); MODULE:CLASS for a bot of your own, importable here or from "
+                        "the current folder")
     add_game_arguments(e)
     e.add_argument("--games", type=int, default=1000,
                    help="games requested, rounded up to whole deals (default 1000)")
@@ -268,10 +270,9 @@ def _evaluate(args: argparse.Namespace) -> int:
     try:   # argument errors: reported as usage errors (exit status 2)
         config = game_config_from_args(args)
         specs = [s for s in args.agents.split(",")]
-        known = set(agents.available())
-        unknown = [e.spec for e in entrants_from_specs(specs) if e.spec.split(":", 1)[0] not in known]
+        unknown = [e.spec for e in entrants_from_specs(specs) if not agents.names_a_bot(e.spec)]
         if unknown:
-            raise ValueError(f"unknown agent specs {unknown}; available: {sorted(known)}")
+            raise ValueError(f"unknown agent specs {unknown}; available: {agents.available()}, or MODULE:CLASS")
         if args.games < 1:
             raise ValueError(f"--games must be >= 1, got {args.games}")
         if args.workers < 1:
@@ -666,6 +667,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = build_parser()
     args = parser.parse_args(argv)
+    if os.getcwd() not in sys.path:      # an outside bot (--agents MODULE:CLASS) may live in the current folder
+        sys.path.append(os.getcwd())
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning

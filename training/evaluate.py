@@ -1308,13 +1308,12 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
     if out_dir is not None:
         check_folder(out_dir, "--out")
     entrants = entrants_from_specs(list(specs))
-    known = set(agents.available())
     if (mode in ("substitution", "teammates") and reference is not None
-            and reference not in [e.label for e in entrants] and reference.split(":", 1)[0] in known):
+            and reference not in [e.label for e in entrants] and agents.names_a_bot(reference)):
         entrants.append(Entrant(reference, reference))     # a reference named only by --reference plays too
-    unknown = [e.spec for e in entrants if e.spec.split(":", 1)[0] not in known]
+    unknown = [e.spec for e in entrants if not agents.names_a_bot(e.spec)]
     if unknown:
-        raise ValueError(f"unknown agent specs {unknown}; available: {sorted(known)}")
+        raise ValueError(f"unknown agent specs {unknown}; available: {agents.available()}, or MODULE:CLASS")
     if any(e.spec.partition(":")[0] == "human" for e in entrants):
         raise ValueError("'human' cannot play in a tournament (use treachery play); choose bots")
     if config is None:
