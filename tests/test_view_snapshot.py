@@ -174,6 +174,57 @@ def test_views_pickle_deepcopy_hash_and_are_read_only():
     assert v.me.tokens == dict(v.me.tokens) and (v.me.tokens | {"x": 1})["x"] == 1
 
 
+def _same(a, b) -> bool:
+    """Equal, and of the same type at every level (``==`` alone takes a tuple for a list and
+    an int for a Role)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (tuple, list, frozenset)):
+        return len(a) == len(b) and (a == b if isinstance(a, frozenset) else all(map(_same, a, b)))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if hasattr(type(a), "__dataclass_fields__"):
+        return all(_same(getattr(a, f), getattr(b, f)) for f in type(a).__dataclass_fields__)
+    return a == b
+
+
+@pytest.mark.parametrize("kw", CONFIGS, ids=[",".join(f"{k}={v}" for k, v in kw.items()) or "default"
+                                             for kw in CONFIGS])
+def test_views_round_trip_through_pickle_deepcopy_and_json(kw):
+    """Across random games of every variant (issue #14): every view pickles, deep-copies
+    and goes through ``json.dumps`` of :meth:`SeatView.to_dict` and back
+    (:meth:`SeatView.from_dict`) to an equal view whose every part has its type."""
+    import json
+
+    seen = {"views": 0, "roles": 0, "pairs": 0}
+
+    def check(e, obs, info, seat):
+        v = info["view"]
+        d = v.to_dict()
+        text = json.dumps(d)
+        seen["roles"] += '"__role__"' in text
+        seen["pairs"] += '"__pairs__"' in text
+        for w in (pickle.loads(pickle.dumps(v)), copy.deepcopy(v), SeatView.from_dict(json.loads(text))):
+            assert _same(w, v)
+        seen["views"] += 1
+
+    _play(GameConfig(max_turns=25, **kw), 3, check)
+    assert seen["views"] > 50 and seen["roles"] > 0
+    if kw.get("talk", "structured") == "structured":
+        assert seen["pairs"] > 0            # talk's mappings by seat pairs
+
+
+def test_a_dict_that_is_not_a_views_is_refused():
+    v = seat_view(Game(GameConfig(), seed=1), 0)
+    d = v.to_dict()
+    with pytest.raises(ValueError, match="unknown __type__ 'Spy'"):
+        SeatView.from_dict({**d, "__type__": "Spy"})
+    with pytest.raises(ValueError, match=r"a SeatView without \['turn'\]"):
+        SeatView.from_dict({k: x for k, x in d.items() if k != "turn"})
+    with pytest.raises(ValueError, match="its top is a PlayerView"):
+        SeatView.from_dict(d["players"][0])
+
+
 def test_events_are_frozen_copies_of_the_log():
     """Each log entry is frozen once; the copy equals the entry frozen at the
     end of the game (entries are never changed after they are logged)."""

@@ -401,9 +401,85 @@ class SeatView(NamedTuple):
         """The viewer's own :class:`PlayerView` (with its hand)."""
         return self.players[self.seat]
 
+    def to_dict(self) -> dict:
+        """This view in plain JSON types (``json.dumps`` takes it; :meth:`from_dict` rebuilds an
+        equal view, every part of the same type): a named tuple or talk record is an object of
+        its fields with ``"__type__"`` naming it, a tuple a list, a mapping an object (or, where
+        its keys are not strings, ``{"__pairs__": [[key, value], ...]}``), a frozenset
+        ``{"__set__": [...]}`` (sorted), a role ``{"__role__": "leader"}``.  For a bot in
+        another process or language, which may be sent nothing but this."""
+        return _to_json(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "SeatView":
+        """The view :meth:`to_dict` gave (after a JSON round trip too).
+
+        Raises:
+            ValueError: for data that is not a view's (an unknown ``"__type__"``, a missing
+                field, or not a :class:`SeatView` at the top).
+        """
+        view = _from_json(d)
+        if type(view) is not cls:
+            raise ValueError(f"not a SeatView's dict (its top is a {type(view).__name__})")
+        return view
+
     def opponents(self) -> list[int]:
         """Seats still in the game other than the viewer."""
         return [p.seat for p in self.players if p.in_game and p.seat != self.seat]
+
+
+# ------------------------------------------------------------------------------------------ JSON form
+def _json_types() -> dict:
+    from .engine.talk import Deal, TalkMessage
+    return {t.__name__: t for t in (SeatView, PlayerView, CreatureView, PlaneswalkerView, StackView, OptionView,
+                                    DecisionView, TalkView, TalkMessage, Deal)}
+
+
+def _to_json(v: Any) -> Any:
+    """:meth:`SeatView.to_dict`'s encoding of one value."""
+    t = type(v)
+    if t is Role:
+        return {"__role__": v.name.lower()}
+    if t in (int, str, bool, float) or v is None:
+        return v
+    if hasattr(t, "_fields"):
+        return {"__type__": t.__name__, **{f: _to_json(x) for f, x in zip(t._fields, v)}}
+    if hasattr(t, "__dataclass_fields__"):
+        return {"__type__": t.__name__, **{f: _to_json(getattr(v, f)) for f in t.__dataclass_fields__}}
+    if t is tuple or t is list:
+        return [_to_json(x) for x in v]
+    if t is frozenset or t is set:
+        return {"__set__": sorted((_to_json(x) for x in v), key=repr)}
+    if isinstance(v, dict):
+        if all(type(k) is str for k in v):
+            return {k: _to_json(x) for k, x in v.items()}
+        return {"__pairs__": [[_to_json(k), _to_json(x)] for k, x in v.items()]}
+    raise TypeError(f"a view holds no {t.__name__}")
+
+
+def _from_json(v: Any, types: dict | None = None) -> Any:
+    """The inverse of :func:`_to_json` (lists become tuples and objects FrozenDicts: a view holds no other)."""
+    types = _json_types() if types is None else types
+    if type(v) is list:
+        return tuple([_from_json(x, types) for x in v])
+    if type(v) is not dict:
+        return v
+    if "__type__" in v:
+        cls = types.get(v["__type__"])
+        if cls is None:
+            raise ValueError(f"not a view's dict: unknown __type__ {v['__type__']!r}")
+        fields = cls._fields if hasattr(cls, "_fields") else tuple(cls.__dataclass_fields__)
+        missing = [f for f in fields if f not in v]
+        if missing:
+            raise ValueError(f"not a view's dict: a {cls.__name__} without {missing}")
+        return cls(*(_from_json(v[f], types) for f in fields))
+    if "__role__" in v:
+        return Role[v["__role__"].upper()]
+    if "__set__" in v:
+        return frozenset(_from_json(x, types) for x in v["__set__"])
+    if "__pairs__" in v:
+        return FrozenDict({_from_json(k, types): _from_json(x, types) for k, x in v["__pairs__"]})
+    return FrozenDict({k: _from_json(x, types) for k, x in v.items()})
 
 
 # ------------------------------------------------------------------------------------------ building
