@@ -14,8 +14,8 @@ from . import play
 from .base import Agent, BaseAgent, RandomAgent, legal_actions
 from .play import GameResult, play_game
 
-__all__ = ["Agent", "BaseAgent", "RandomAgent", "legal_actions", "make", "names_a_bot", "check_table", "register",
-           "available", "play", "play_game", "GameResult"]
+__all__ = ["Agent", "BaseAgent", "RandomAgent", "legal_actions", "make", "names_a_bot", "weights_file", "check_table",
+           "register", "available", "play", "play_game", "GameResult"]
 
 _REGISTRY: dict[str, Callable[..., Agent]] = {"random": RandomAgent}
 
@@ -40,7 +40,12 @@ def names_a_bot(spec: str) -> bool:
     """Whether ``spec`` has the form of a bot spec :func:`make` reads: a registered name
     (with its argument), or ``MODULE:CLASS`` (whether that imports is :func:`make`'s to say)."""
     name, sep, arg = spec.partition(":")
-    return name in _REGISTRY or bool(sep and arg.isidentifier())
+    return name in _REGISTRY or _outside_form(name, sep, arg)
+
+
+def _outside_form(name: str, sep: str, arg: str) -> bool:
+    """``MODULE:CLASS`` with a dotted module name of identifiers and a class name."""
+    return bool(sep) and arg.isidentifier() and all(part.isidentifier() for part in name.split("."))
 
 
 def make(spec: str, seed: int | None = None) -> Agent:
@@ -64,7 +69,7 @@ def make(spec: str, seed: int | None = None) -> Agent:
     name, sep, arg = spec.partition(":")
     if name not in _REGISTRY:
         names = [f"{n}:{_WITH_ARGUMENT[n]}" if n in _WITH_ARGUMENT else n for n in sorted(_REGISTRY)]
-        if sep and arg.isidentifier():
+        if _outside_form(name, sep, arg):
             return _outside(name, arg, spec, names, seed)
         raise ValueError(f"unknown agent {spec!r}; available: {names}, or MODULE:CLASS for a bot of your own")
     if name in _WITH_ARGUMENT:
@@ -92,6 +97,9 @@ def _outside(module: str, attr: str, spec: str, names: list, seed: int | None) -
     except ImportError as err:
         raise ValueError(f"unknown agent {spec!r}: not a registered bot ({names}), and module {module!r} "
                          f"cannot be imported ({err})") from None
+    except Exception as err:   # noqa: BLE001 - a module's own code can raise anything (a SyntaxError too)
+        raise ValueError(f"agent {spec!r}: importing module {module!r} raised {type(err).__name__}: "
+                         f"{str(err).splitlines()[0] if str(err) else ''}") from None
     factory = getattr(mod, attr, None)
     if not callable(factory):
         raise ValueError(f"agent {spec!r}: module {module!r} has no class or function {attr!r}")
@@ -107,8 +115,12 @@ def _outside(module: str, attr: str, spec: str, names: list, seed: int | None) -
     return bot
 
 
-def _policy(seed: int | None = None, arg: str = "") -> Agent:
-    from .policy import PolicyAgent   # torch is imported only when a policy is used
+def _policy_options(arg: str) -> tuple[str, bool, float | None]:
+    """``PATH[:greedy][:gate=T]`` -> ``(path, greedy, gate threshold or None)``.
+
+    Raises:
+        ValueError: for an option given twice, a gate without a number, or an unknown option.
+    """
     path, greedy, gate = arg, False, None
     while not os.path.exists(path):      # the options after the path, in any order (a path may hold ':')
         head, sep, mode = path.rpartition(":")
@@ -129,7 +141,26 @@ def _policy(seed: int | None = None, arg: str = "") -> Agent:
         else:
             break
         path = head
+    return path, greedy, gate
+
+
+def _policy(seed: int | None = None, arg: str = "") -> Agent:
+    from .policy import PolicyAgent   # torch is imported only when a policy is used
+    path, greedy, gate = _policy_options(arg)
     return PolicyAgent(path, seed=seed, greedy=greedy, gate_threshold=gate)
+
+
+def weights_file(spec: str) -> str | None:
+    """The checkpoint a spec plays (``policy:PATH...`` or a shipped model's name), else None
+    (a rule-based bot); so a result can record which file's bytes played (:func:`models.sha256_of`)."""
+    name, _, arg = spec.partition(":")
+    if name == "policy" and arg:
+        try:
+            return _policy_options(arg)[0]
+        except ValueError:
+            return None
+    model = models.models().get(name) if not arg else None
+    return str(model.policy) if model is not None and _REGISTRY.get(name) is not None else None
 
 
 _REGISTRY["policy"] = _policy

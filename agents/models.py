@@ -43,10 +43,19 @@ class Model:
     sha256: str | None
 
     def verdict(self) -> str:
-        """The card's verdict, its first bold phrase after ``**Verdict.**`` ("" when it has none)."""
+        """The card's verdict: the bold phrase, else the first sentence, after ``**Verdict.**``
+        ("" when it has none)."""
         text = self.card.read_text(encoding="utf-8")
-        m = re.search(r"\*\*Verdict\.\*\* \*\*(.+?)\*\*", text)
-        return m.group(1) if m else ""
+        m = re.search(r"\*\*Verdict\.\*\* (?:\*\*(.+?)\*\*|(.+?\.)(?: |$))", text, re.MULTILINE)
+        return (m.group(1) or m.group(2)) if m else ""
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the current folder where it lies under it."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 def sha256_of(path: str | Path) -> str:
@@ -85,6 +94,6 @@ def checked_policy(model: Model) -> Path:
     got = sha256_of(model.policy)
     if got != model.sha256:
         raise ValueError(f"model {model.name!r}: {str(model.policy)!r} is not the file its card describes "
-                         f"(SHA-256 {got[:12]}..., the card says {model.sha256[:12]}...); restore it (git checkout "
-                         f"{model.policy.parent.name}) or load it as policy:{model.policy}")
+                         f"(SHA-256 {got[:12]}..., the card says {model.sha256[:12]}...); restore it (git checkout -- "
+                         f"{_shown(model.policy)}) or load it as policy:{model.policy}")
     return model.policy

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from treachery_env import GameConfig
 from treachery_env.env import raw_env
@@ -12,7 +12,21 @@ from treachery_env.rules import Role
 
 from .base import Agent
 
-__all__ = ["GameResult", "play_game"]
+__all__ = ["BotError", "GameResult", "play_game", "bot_action", "apply_action"]
+
+
+class BotError(ValueError):
+    """A bot failed at its turn: its ``act`` raised, or it chose an action the
+    environment refused.  One line naming the seat, the bot and what it did; the
+    original exception is its ``__cause__``; ``seat`` is the bot's seat."""
+
+    seat: int = -1
+
+
+def _bot_error(message: str, seat: int) -> BotError:
+    err = BotError(message)
+    err.seat = seat
+    return err
 
 
 @dataclass
@@ -63,6 +77,7 @@ def play_game(agents: Sequence[Agent], config: GameConfig | None = None, seed: i
 
     Raises:
         ValueError: if the number of bots differs from the number of seats.
+        BotError: (a ValueError) if a bot's ``act`` raises or its action is refused.
     """
     config = config or GameConfig(num_players=len(agents))
     if len(agents) != config.num_players:
@@ -86,10 +101,10 @@ def play_game(agents: Sequence[Agent], config: GameConfig | None = None, seed: i
             continue
         bot = agents[seat]
         t0 = perf()
-        action = bot.act(obs, info)
+        action = bot_action(bot, seat, obs, info, env.game.turn)
         if on_decision is not None:
             on_decision(env.game, seat, bot, perf() - t0)
-        env.step(action)
+        apply_action(env, bot, seat, action)
         decisions += 1
         if record_beliefs and hasattr(bot, "beliefs"):
             g = env.game
@@ -103,3 +118,34 @@ def play_game(agents: Sequence[Agent], config: GameConfig | None = None, seed: i
     result.turns = g.turn
     env.close()
     return result
+
+
+def bot_action(bot: Agent, seat: int, observation: dict, info: dict, turn: int) -> int:
+    """``bot.act(observation, info)``.
+
+    Raises:
+        BotError: naming the seat, the bot's class and the turn, if ``act`` raises.
+    """
+    try:
+        return bot.act(observation, info)
+    except Exception as err:   # noqa: BLE001 - whatever a bot raises, say which bot
+        raise _bot_error(f"the bot in seat {seat} ({type(bot).__name__}) raised {type(err).__name__} on turn "
+                         f"{turn}: {_first_line(err)}", seat) from err
+
+
+def apply_action(env: Any, bot: Agent, seat: int, action: Any) -> None:
+    """``env.step(action)`` for ``bot``'s decision.
+
+    Raises:
+        BotError: naming the seat, the bot's class, the action and why, if the environment refuses it.
+    """
+    try:
+        env.step(action)
+    except ValueError as err:
+        raise _bot_error(f"the bot in seat {seat} ({type(bot).__name__}) chose {action!r} on turn "
+                         f"{env.game.turn}: {_first_line(err)}", seat) from err
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip()
+    return text.splitlines()[0] if text else "(no message)"

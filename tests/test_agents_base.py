@@ -84,6 +84,16 @@ class NotABot:
 
 def Raising(seed=None):
     raise RuntimeError("no model file")
+
+
+class Crashing(BaseAgent):
+    def act(self, observation, info):
+        return {}["missing"]
+
+
+class Cheating(BaseAgent):
+    def act(self, observation, info):
+        return 10_000
 '''
 
 
@@ -117,3 +127,16 @@ def test_an_outside_bot_enters_by_module_and_class(tmp_path, monkeypatch, capsys
     assert main([*args[:-7], "--agents", "my_bots:Missing,random", "--no-progress", "--out", "res2"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("treachery evaluate: error: agent 'my_bots:Missing'") and err.count("\n") == 1
+    (tmp_path / "broken_bots.py").write_text("def f(:\n")
+    with pytest.raises(ValueError, match=r"importing module 'broken_bots' raised SyntaxError"):
+        agents.make("broken_bots:Bot")
+    # a bot that fails in play: one line naming the game, the agent and what it did, with 1 or 2 workers
+    for bot, what in (("Crashing", r"raised KeyError on turn \d+: 'missing'"),
+                      ("Cheating", r"chose 10000 on turn \d+: illegal action 10000")):
+        for workers in ("1", "2"):
+            assert main([*args[:-7], "--agents", f"my_bots:{bot},random", "--workers", workers, "--no-progress",
+                         "--out", "res3"]) == 2
+            err = capsys.readouterr().err
+            assert re.match(rf"treachery evaluate: error: game 0 \(deal 0\): agent 'my_bots:{bot}': the bot in "
+                            rf"seat \d \({bot}\) {what}", err), err
+            assert err.count("\n") == 1

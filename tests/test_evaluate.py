@@ -721,8 +721,19 @@ def test_pooled_results_are_one_evaluation_of_their_deals(tmp_path, capsys):
     with pytest.raises(ValueError, match=r"^B differs from A in entrants"):
         ev.pool_results([a, c], sources=["A", "B"])
     silent = dict(b, meta=dict(b["meta"], config=dict(b["meta"]["config"], talk="none")))
-    with pytest.raises(ValueError, match="differs from result 1 in config"):
+    with pytest.raises(ValueError, match=r"differs from result 1 in the game: talk \('none' vs 'structured'\)$"):
         ev.pool_results([a, silent])
+    assert [g["index"] for g in pooled["games"]] == list(range(20))
+    # a policy entrant whose file's bytes differ between the results is not one agent
+    swapped = dict(b, meta=dict(b["meta"], entrants=[dict(e, sha256="0" * 64) for e in b["meta"]["entrants"]]))
+    assert ev.pool_results([a, swapped])["meta"]["entrants"] == a["meta"]["entrants"]   # a bot has no file
+    marked = dict(a, meta=dict(a["meta"], entrants=[dict(e, sha256="1" * 64) for e in a["meta"]["entrants"]]))
+    with pytest.raises(ValueError, match=r"^B and A played different files as 'random' \(SHA-256 000000000000"):
+        ev.pool_results([marked, swapped], sources=["A", "B"])
+    assert main(["pool", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "a")]) == 2
+    assert "holds the source" in capsys.readouterr().err
+    assert main(["pool", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "p")]) == 0
+    assert "already holds a results.json; the pooled result replaces it" in capsys.readouterr().err
     with pytest.raises(ValueError, match="'crossplay' tournament; only rotate and substitution"):
         ev.pool_results([a, dict(b, meta=dict(b["meta"], mode="crossplay"))])
     assert main(["pool", str(tmp_path / "a"), str(tmp_path / "a"), "--out", str(tmp_path / "q")]) == 2
@@ -756,6 +767,7 @@ def test_the_shards_of_a_tournament_pooled_are_the_tournament(tmp_path, capsys):
     assert [same(g) for g in one["games"]] == [same(g) for g in whole["games"]]
     assert list(ev.shard_deals(1000, 2, 3)) == list(range(333, 666))
     for bad, why in (((3, 2), r"shard 3/2: the shard's number must lie in 1\.\.2"),
+                     ((1, 0), r"shard 1/0: the number of shards must be 1 or more"),
                      ((0, 2), r"shard 0/2: the shard's number must lie in 1\.\.2"),
                      ((6, 6), r"shard 6/6: 5 deals cannot be split into 6 shards")):
         with pytest.raises(ValueError, match=why):

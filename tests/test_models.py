@@ -71,5 +71,7 @@ def test_a_named_model_enters_a_tournament_by_name():
     res = ev.evaluate(["residual-exit", "heuristic"], games=5, seed=3, mode="substitution", reference="heuristic",
                       progress=False, record_beliefs=False, observer=False)
     assert res["substitution"]["candidates"]["residual-exit"]["overall"]["pairs"] == 5
+    played = {e["label"]: e.get("sha256") for e in res["meta"]["entrants"]}      # which bytes played
+    assert played == {"residual-exit": models()["residual-exit"].sha256, "heuristic": None}
     assert np.isfinite(res["substitution"]["candidates"]["residual-exit"]["overall"]["delta"])
     assert CHECKPOINTS.name == "checkpoints"

@@ -107,6 +107,23 @@ def test_a_replay_folder_gets_a_file_named_for_the_game(tmp_path, monkeypatch, c
         assert Game.from_json(files[0].read_text()).config.num_players == 4
 
 
+def test_a_bot_that_fails_ends_the_game_in_one_line_with_the_replay_saved(tmp_path, monkeypatch, capsys):
+    """An opponent whose ``act`` raises (an outside bot, say) ended the program with a
+    traceback; now one line names it, what it raised and where the game so far is saved."""
+    (tmp_path / "crashing_bots.py").write_text(
+        "from agents.base import BaseAgent\n\n\nclass Crashing(BaseAgent):\n"
+        "    def act(self, observation, info):\n        return {}['missing']\n")
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.chdir(tmp_path)
+    replay = tmp_path / "r.json"
+    status, out, err = play(monkeypatch, capsys, [*SMALL, "--seed", "3", "--seat", "0", "--opponents",
+                                                  "crashing_bots:Crashing", "--replay", str(replay)], Typist(["1"]))
+    assert status == 1 and err.count("\n") == 1
+    assert re.match(r"treachery play: error: agent 'crashing_bots:Crashing': the bot in seat \d \(Crashing\) raised "
+                    rf"KeyError on turn \d+: 'missing' \(the game so far is saved to {re.escape(str(replay))}\)", err)
+    assert Game.from_json(replay.read_text()).config.num_players == 4
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2, 5])
 def test_no_hidden_identity_before_the_end(seed, tmp_path, monkeypatch, capsys):
     replay = tmp_path / "game.json"

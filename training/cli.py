@@ -617,7 +617,15 @@ def _pool(args: argparse.Namespace) -> int:
     from .evaluate import per_role_table, pool_results, read_results, substitution_table, write_results
     try:
         check_folder(args.out, "--out")
+        out = Path(args.out).resolve()
+        for r in args.results:
+            folder = Path(r).resolve() if Path(r).is_dir() else Path(r).resolve().parent
+            if folder == out:
+                raise ValueError(f"--out {args.out!r} holds the source {r!r}; the pooled result would replace it "
+                                 f"(choose another folder)")
         res = pool_results([read_results(r) for r in args.results], sources=list(args.results))
+        if (out / "results.json").exists():
+            warnings.warn(f"--out {args.out!r} already holds a results.json; the pooled result replaces it")
         write_results(res, args.out)
     except ValueError as err:
         print(f"treachery pool: error: {err}", file=sys.stderr)
@@ -690,6 +698,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:        # before a command's own handling began (importing torch, say)
         print(f"treachery {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:          # the output's reader left (`treachery models | head`): nothing to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     parser.error(f"unknown command {args.command!r}")
     return 2
 

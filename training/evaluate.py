@@ -149,7 +149,7 @@ import numpy as np
 
 import agents
 from agents.files import atomic_write_bytes, check_folder
-from agents.play import play_game
+from agents.play import BotError, play_game
 from treachery_env import GameConfig
 from treachery_env.env import raw_env
 from treachery_env.rules import Role, Team, role_distribution, team_of
@@ -279,6 +279,8 @@ def shard_deals(total: int, index: int, count: int) -> range:
     Raises:
         ValueError: unless ``1 <= index <= count <= total``.
     """
+    if count < 1:
+        raise ValueError(f"shard {index}/{count}: the number of shards must be 1 or more")
     if not 1 <= index <= count:
         raise ValueError(f"shard {index}/{count}: the shard's number must lie in 1..{count}")
     if count > total:
@@ -569,7 +571,8 @@ def play_task(task: GameTask, config: GameConfig, record_beliefs: bool = True,
 
     Raises:
         ValueError: if the line-up size differs from ``config.num_players`` or a
-            spec is unknown.
+            spec is unknown; :class:`agents.play.BotError` (one) naming the game and
+            the agent whose ``act`` raised or whose action was refused.
     """
     n = config.num_players
     if len(task.specs) != n:
@@ -596,7 +599,10 @@ def play_task(task: GameTask, config: GameConfig, record_beliefs: bool = True,
             if rows is not None:
                 last_belief[(seat, g.turn)] = rows
 
-    res = play_game(bots, config, seed=task.env_seed, on_decision=observe)
+    try:
+        res = play_game(bots, config, seed=task.env_seed, on_decision=observe)
+    except BotError as err:     # name the agent as the tournament knows it, and the game
+        raise BotError(f"game {task.index} (deal {task.deal}): agent {task.specs[err.seat]!r}: {err}") from err
     if live:
         tracker.finish(live[0])
     rows = [r for key in sorted(last_belief) for r in last_belief[key]]
@@ -1195,7 +1201,7 @@ _PER_DECISION = ("deduction", "deception", "gate", "bluffing", "cooperation", "t
 def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) -> dict:
     """Several evaluations of the same entrants on the same game, over different deals
     (other ``--seed`` values, or shards of one tournament), as one result: its games
-    concatenated, and ``summary``, ``winrates``, ``crossplay`` (opposing seats),
+    concatenated (``index`` numbered through them), and ``summary``, ``winrates``, ``crossplay`` (opposing seats),
     ``substitution`` and ``ratings`` computed from them as :func:`summarize` computes
     them (:class:`Outcome`), so a substitution delta over 12,000 games pooled from two
     6,000-game runs is the one a 12,000-game run on those deals would give, and
@@ -1217,8 +1223,9 @@ def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) 
     Raises:
         ValueError: (one line) for fewer than two results, a mode that cannot be pooled
             (crossplay and team play measure with per-game focus the games list lacks),
-            results that differ in entrants, reference or game configuration, or a deal
-            (environment seed) in more than one of them.
+            results that differ in entrants, reference or game configuration, a policy
+            entrant whose file's SHA-256 differs between them (where both record it), or
+            a deal (environment seed) in more than one of them.
     """
     results = list(results)
     sources = [f"result {i + 1}" for i in range(len(results))] if sources is None else list(sources)
@@ -1230,10 +1237,23 @@ def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) 
         if m.get("mode") not in POOLABLE_MODES:
             raise ValueError(f"{src} is a {m.get('mode')!r} tournament; only {' and '.join(POOLABLE_MODES)} "
                              f"results can be pooled")
-        for key in ("mode", "entrants", "reference", "num_players", "config"):
-            if m.get(key) != first.get(key):
-                raise ValueError(f"{src} differs from {sources[0]} in {key} ({m.get(key)!r} vs {first.get(key)!r}); "
+        for key in ("mode", "entrants", "reference", "num_players"):
+            mine, theirs = m.get(key), first.get(key)
+            if key == "entrants":      # by label and spec; the policy files' bytes just below
+                mine, theirs = ([(e["label"], e["spec"]) for e in x or []] for x in (mine, theirs))
+            if mine != theirs:
+                raise ValueError(f"{src} differs from {sources[0]} in {key} ({mine!r} vs {theirs!r}); "
                                  f"pooled results must be of the same entrants on the same game")
+        ca, cb = first.get("config") or {}, m.get("config") or {}
+        differ = sorted(k for k in set(ca) | set(cb) if ca.get(k) != cb.get(k))
+        if differ:
+            raise ValueError(f"{src} differs from {sources[0]} in the game: "
+                             + ", ".join(f"{k} ({cb.get(k)!r} vs {ca.get(k)!r})" for k in differ))
+        for e, e0 in zip(m["entrants"], first["entrants"]):
+            if "sha256" in e and "sha256" in e0 and e["sha256"] != e0["sha256"]:
+                raise ValueError(f"{src} and {sources[0]} played different files as {e['label']!r} (SHA-256 "
+                                 f"{e['sha256'][:12]}... vs {e0['sha256'][:12]}...); pooled results must be of "
+                                 f"the same policy")
     owner: dict[int, str] = {}
     for res, src in zip(results, sources):
         for seed in {int(g["env_seed"]) for g in res["games"]}:
@@ -1256,7 +1276,7 @@ def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) 
             "pooled_note": "pooled from " + ", ".join(sources) + ": the per-decision metrics (deduction, "
                            "deception, the gate, bluffing, cooperation, talk, latency) are in each source's "
                            "results, not pooled"}
-    games = [g for res in results for g in res["games"]]
+    games = [{**g, "index": i} for i, g in enumerate(g for res in results for g in res["games"])]
     return {"meta": meta, **_outcome_metrics(outcomes, labels), **{k: {} for k in _PER_DECISION},
             "deduction_note": "", "teamplay": None, "games": games}
 
@@ -1371,7 +1391,7 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
     records = run_tasks(tasks, config, workers=workers, record_beliefs=record_beliefs, progress=progress,
                         observer=observer)
     wall = time.perf_counter() - t0
-    meta = {"entrants": [asdict(e) for e in entrants], "num_players": num_players, "mode": mode,
+    meta = {"entrants": [_entrant_meta(e) for e in entrants], "num_players": num_players, "mode": mode,
             "reference": ref_label, "seed": seed, "games_requested": games, "games": len(tasks),
             "deals": deals, "games_per_deal": per, "config": _config_dict(config), "observer": bool(observer)}
     if shard is not None:
@@ -1382,6 +1402,15 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
     if out_dir is not None:
         write_results(res, out_dir)
     return res
+
+
+def _entrant_meta(e: Entrant) -> dict:
+    """An entrant's label and spec, and for a trained policy the SHA-256 of the file that played
+    (results run on other days pool only when the same bytes played: :func:`pool_results`)."""
+    from agents.models import sha256_of
+
+    path = agents.weights_file(e.spec)
+    return {**asdict(e), **({"sha256": sha256_of(path)} if path and os.path.isfile(path) else {})}
 
 
 def _config_dict(config: GameConfig) -> dict:

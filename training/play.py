@@ -128,9 +128,11 @@ class PlaySession:
             (``q``, Ctrl-C or the end of the input).
 
         Raises:
-            whatever a bot or the environment raises (the replay is still saved).
+            agents.play.BotError: a bot's ``act`` raised or its action was refused (the
+                replay so far is still saved); whatever else the environment raises, likewise.
         """
         from agents.human import QuitGame
+        from agents.play import apply_action, bot_action
         from treachery_env.env import raw_env
 
         self.env = env = raw_env(config=self.config, render_mode="ansi", render_seat=self.human_seat)
@@ -155,7 +157,8 @@ class PlaySession:
                     if action == env.layout.CONCEDE:
                         self._line("You concede (CR 104.3a).", style="bold")
                 else:
-                    env.step(self.bots[seat].act(obs, info))
+                    bot = self.bots[seat]
+                    apply_action(env, bot, seat, bot_action(bot, seat, obs, info, env.game.turn))
                     if self._show_events() and self.delay and not out:
                         time.sleep(self.delay)
                 if not out and env.game.players[self.human_seat].has_lost:
@@ -291,5 +294,11 @@ def play_cli(args: argparse.Namespace, input_stream: IO[str] | None = None, cons
     except ValueError as err:
         print(f"treachery play: error: {err}", file=sys.stderr)
         return 2
-    session.run()
+    from agents.play import BotError
+    try:
+        session.run()
+    except BotError as err:
+        print(f"treachery play: error: agent {session.labels[err.seat]!r}: {err} (the game so far is saved to "
+              f"{replay})", file=sys.stderr)
+        return 1
     return 0
