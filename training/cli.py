@@ -262,8 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _evaluate(args: argparse.Namespace) -> int:
     import agents
 
-    from .evaluate import (deduction_table, entrants_from_specs, evaluate, gate_table, per_role_table,
-                           social_tables, substitution_table)
+    from .evaluate import deduction_table, entrants_from_specs, evaluate, gate_table, social_tables
     from .interrupts import Terminated, catch_sigterm, restore_sigterm
 
     old_sigterm = catch_sigterm()      # SIGTERM stops an evaluation as Ctrl-C does
@@ -303,13 +302,7 @@ def _evaluate(args: argparse.Namespace) -> int:
              f"{m['shard']['first_deal'] + m['deals'] - 1} of {m['shard']['deals_total']}), " if m.get("shard") else "")
           + f"mode {m['mode']}, seed {m['seed']}: {s['truncated']} truncated, {s['draws']} draws, "
           f"{res['timing']['wall_s']:.1f} s on {args.workers} worker(s)")
-    print("Win rate by dealt role [95% Wilson interval]:")
-    print(per_role_table(res))
-    sub = res.get("substitution")
-    if sub:
-        print(f"Substitution delta (each candidate in a seat of a {sub['reference']} table, minus "
-              f"{sub['reference']} in that seat of that deal) [95% interval]:")
-        print(substitution_table(res))
+    _print_win_tables(res)
     for table in (deduction_table(res), gate_table(res), social_tables(res)):
         if table:
             print("\n" + table)
@@ -331,6 +324,19 @@ def _parse_shard(text: str) -> tuple[int, int]:
         return int(i), int(n)
     except ValueError:
         raise ValueError(f"--shard must be I/N (the I-th of N shards, e.g. 2/4), got {text!r}") from None
+
+
+def _print_win_tables(res: dict) -> None:
+    """The per-role win rates of a result and, for a substitution one, its deltas against the reference."""
+    from .evaluate import per_role_table, substitution_table
+
+    print("Win rate by dealt role [95% Wilson interval]:")
+    print(per_role_table(res))
+    sub = res.get("substitution")
+    if sub:
+        print(f"Substitution delta (each candidate in a seat of a {sub['reference']} table, minus "
+              f"{sub['reference']} in that seat of that deal) [95% interval]:")
+        print(substitution_table(res))
 
 
 def _train(args: argparse.Namespace) -> int:
@@ -614,7 +620,7 @@ def _compare(args: argparse.Namespace) -> int:
 def _pool(args: argparse.Namespace) -> int:
     from agents.files import check_folder
 
-    from .evaluate import per_role_table, pool_results, read_results, substitution_table, write_results
+    from .evaluate import pool_results, read_results, write_results
     try:
         check_folder(args.out, "--out")
         out = Path(args.out).resolve()
@@ -633,13 +639,7 @@ def _pool(args: argparse.Namespace) -> int:
     s, m = res["summary"], res["meta"]
     print(f"{s['games']} games ({m['deals']} deals) of {len(m['pooled'])} evaluations, seeds "
           f"{', '.join(str(x) for x in m['seed'])}, mode {m['mode']}: {s['truncated']} truncated, {s['draws']} draws")
-    print("Win rate by dealt role [95% Wilson interval]:")
-    print(per_role_table(res))
-    sub = res.get("substitution")
-    if sub:
-        print(f"Substitution delta (each candidate in a seat of a {sub['reference']} table, minus "
-              f"{sub['reference']} in that seat of that deal) [95% interval]:")
-        print(substitution_table(res))
+    _print_win_tables(res)
     print(f"results in {Path(args.out) / 'results.json'}, results.md and PNG plots")
     return 0
 
