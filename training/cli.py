@@ -637,8 +637,9 @@ def _pool(args: argparse.Namespace) -> int:
         print(f"treachery pool: error: {err}", file=sys.stderr)
         return 2
     s, m = res["summary"], res["meta"]
-    print(f"{s['games']} games ({m['deals']} deals) of {len(m['pooled'])} evaluations, seeds "
-          f"{', '.join(str(x) for x in m['seed'])}, mode {m['mode']}: {s['truncated']} truncated, {s['draws']} draws")
+    seeds = list(dict.fromkeys(m["seed"]))       # shards of one tournament share its seed
+    print(f"{s['games']} games ({m['deals']} deals) of {len(m['pooled'])} evaluations, seed{'s' * (len(seeds) > 1)} "
+          f"{', '.join(str(x) for x in seeds)}, mode {m['mode']}: {s['truncated']} truncated, {s['draws']} draws")
     _print_win_tables(res)
     print(f"results in {Path(args.out) / 'results.json'}, results.md and PNG plots")
     return 0

@@ -1622,6 +1622,9 @@ def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
     out = ["# Treachery evaluation", ""]
     out.append(f"- entrants: {', '.join(e['label'] + ' (' + e['spec'] + ')' for e in m.get('entrants', []))}")
     seeds = m.get("seed")
+    if isinstance(seeds, list):                 # a pooled result; shards of one tournament share its seed
+        seeds = list(dict.fromkeys(seeds))
+        seeds = seeds[0] if len(seeds) == 1 else seeds
     seeds = f"seeds: {', '.join(str(x) for x in seeds)}" if isinstance(seeds, list) else f"seed: {seeds}"
     out.append(f"- players: {m.get('num_players')}, mode: {m.get('mode')}, {seeds}, "
                f"deals: {m.get('deals')}, games: {s['games']}"
