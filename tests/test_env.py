@@ -382,3 +382,32 @@ def test_stepping_a_raw_env_after_the_end_says_so():
     _play_on(e, lambda legal: int(legal[0]))
     with pytest.raises(RuntimeError, match=r"^step\(\) after the game ended \(every agent is done\): call reset\(\)"):
         e.step(0)
+
+
+@pytest.mark.parametrize("n", [4, 5])
+def test_the_parallel_env_passes_pettingzoos_parallel_api_test_and_plays_the_same_game(n):
+    """``treachery_env.parallel_env()`` (issue #14): PettingZoo's ``parallel_api_test``; at
+    every step exactly one seat has a nonzero mask, and playing that seat's first legal
+    action (the others' actions ignored) gives the AEC game of the same seed and choices."""
+    from pettingzoo.test import parallel_api_test
+
+    parallel_api_test(treachery_env.parallel_env(num_players=n, max_turns=20), num_cycles=300)
+    par = treachery_env.parallel_env(num_players=n, max_turns=20)
+    obs, _ = par.reset(seed=7)
+    aec = treachery_env.env(num_players=n, max_turns=20)
+    aec.reset(seed=7)
+    steps = 0
+    while par.agents:
+        acting = [a for a in par.agents if obs[a]["action_mask"].any()]
+        assert len(acting) == 1
+        a = acting[0]
+        move = int(np.flatnonzero(obs[a]["action_mask"])[0])
+        assert aec.agent_selection == a
+        np.testing.assert_array_equal(aec.last()[0]["observation"], obs[a]["observation"])
+        aec.step(move)
+        while aec.agents and (aec.terminations[aec.agent_selection] or aec.truncations[aec.agent_selection]):
+            aec.step(None)
+        obs, rewards, terms, truncs, _ = par.step({b: (move if b == a else 0) for b in par.agents})
+        steps += 1
+    assert steps > 50 and par.unwrapped.game.digest() == aec.unwrapped.game.digest()
+    assert par.unwrapped.game.winners == aec.unwrapped.game.winners

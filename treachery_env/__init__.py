@@ -22,10 +22,10 @@ from . import compiled as _compiled
 _compiled.install_finder(pure=_compiled.PURE_PYTHON)
 
 from .config import GameConfig  # noqa: E402  (after the pure-Python switch)
-from .env import env, raw_env  # noqa: E402
+from .env import env, parallel_env, raw_env  # noqa: E402
 from .rules import Role, role_distribution  # noqa: E402
 
-__all__ = ["env", "raw_env", "GameConfig", "Role", "role_distribution"]
+__all__ = ["env", "parallel_env", "raw_env", "GameConfig", "Role", "role_distribution"]
 __version__ = "0.1.0"
 
 import pettingzoo as _pz

@@ -36,7 +36,7 @@ from .view import ViewBuilder
 from .cards import CARDS
 from .rules import Role
 
-__all__ = ["raw_env", "env", "TreacheryEnv", "OrderEnforcingEnv"]
+__all__ = ["raw_env", "env", "parallel_env", "TreacheryEnv", "OrderEnforcingEnv"]
 
 
 def _make_config(config: GameConfig | None, kwargs: dict) -> GameConfig:
@@ -409,6 +409,23 @@ class _OrderEnforcingIterator(AECOrderEnforcingIterator):
         assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
         wrapper._has_updated = False
         return agent
+
+
+def parallel_env(**kwargs: Any) -> Any:
+    """The turn-based parallel form (PettingZoo's ``turn_based_aec_to_parallel`` over :func:`env`),
+    for libraries that take a ``ParallelEnv`` (SuperSuit's vector envs, say): ``reset`` and
+    ``step(actions)`` return every seat's observation, reward, termination, truncation and info;
+    only the acting seat's action is played (the others' are ignored), and every other seat's
+    action mask is all zeros, so a seat acts when its mask has a 1.  Every seat is encoded at
+    every step, so it costs about ``n`` times the AEC env's observation work.  Arguments as
+    :class:`raw_env`.
+
+    Raises:
+        ValueError: for an invalid configuration (as :class:`raw_env`).
+    """
+    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
+    return turn_based_aec_to_parallel(env(**kwargs))
 
 
 def env(**kwargs: Any) -> OrderEnforcingEnv:
