@@ -15,7 +15,7 @@ from .base import Agent, BaseAgent, RandomAgent, legal_actions
 from .play import GameResult, play_game
 
 __all__ = ["Agent", "BaseAgent", "RandomAgent", "legal_actions", "make", "names_a_bot", "weights_file", "check_table",
-           "register", "available", "play", "play_game", "GameResult"]
+           "register", "available", "play", "play_game", "GameResult", "NAMED_MODELS"]
 
 _REGISTRY: dict[str, Callable[..., Agent]] = {"random": RandomAgent}
 
@@ -99,14 +99,15 @@ def _outside(module: str, attr: str, spec: str, names: list, seed: int | None) -
                          f"cannot be imported ({err})") from None
     except Exception as err:   # noqa: BLE001 - a module's own code can raise anything (a SyntaxError too)
         raise ValueError(f"agent {spec!r}: importing module {module!r} raised {type(err).__name__}: "
-                         f"{str(err).splitlines()[0] if str(err) else ''}") from None
+                         f"{play.first_line(err)}") from None
     factory = getattr(mod, attr, None)
     if not callable(factory):
         raise ValueError(f"agent {spec!r}: module {module!r} has no class or function {attr!r}")
     try:
         bot = factory(seed=seed)
     except Exception as err:   # noqa: BLE001 - an outside bot's constructor can raise anything; say which
-        raise ValueError(f"agent {spec!r}: {attr}(seed={seed!r}) raised {type(err).__name__}: {err}") from None
+        raise ValueError(f"agent {spec!r}: {attr}(seed={seed!r}) raised {type(err).__name__}: "
+                         f"{play.first_line(err)}") from None
     missing = [m for m in ("act", "reset") if not callable(getattr(bot, m, None))]
     if missing:
         raise ValueError(f"agent {spec!r}: {attr}(seed=...) gave a {type(bot).__name__} without "
@@ -159,8 +160,8 @@ def weights_file(spec: str) -> str | None:
             return _policy_options(arg)[0]
         except ValueError:
             return None
-    model = models.models().get(name) if not arg else None
-    return str(model.policy) if model is not None and _REGISTRY.get(name) is not None else None
+    model = NAMED_MODELS.get(name) if not arg else None
+    return str(model.policy) if model is not None else None
 
 
 _REGISTRY["policy"] = _policy
@@ -181,8 +182,12 @@ def _named_model(model: "models.Model") -> Callable[..., Agent]:
 
 
 # the shipped checkpoints by name (agents.models), after the bots: a bot's name is never taken
+NAMED_MODELS: dict[str, "models.Model"] = {}
+"""The shipped models registered by name (those whose name no bot has), for :func:`make`."""
 for _m in models.models().values():
-    _REGISTRY.setdefault(_m.name, _named_model(_m))
+    if _m.name not in _REGISTRY:
+        _REGISTRY[_m.name] = _named_model(_m)
+        NAMED_MODELS[_m.name] = _m
 
 
 def check_table(bot: Agent, spec: str, num_players: int, config=None) -> None:

@@ -12,7 +12,7 @@ from treachery_env.rules import Role
 
 from .base import Agent
 
-__all__ = ["BotError", "GameResult", "play_game", "bot_action", "apply_action"]
+__all__ = ["BotError", "GameResult", "play_game", "bot_action", "apply_action", "first_line"]
 
 
 class BotError(ValueError):
@@ -130,7 +130,7 @@ def bot_action(bot: Agent, seat: int, observation: dict, info: dict, turn: int) 
         return bot.act(observation, info)
     except Exception as err:   # noqa: BLE001 - whatever a bot raises, say which bot
         raise _bot_error(f"the bot in seat {seat} ({type(bot).__name__}) raised {type(err).__name__} on turn "
-                         f"{turn}: {_first_line(err)}", seat) from err
+                         f"{turn}: {first_line(err)}", seat) from err
 
 
 def apply_action(env: Any, bot: Agent, seat: int, action: Any) -> None:
@@ -143,9 +143,10 @@ def apply_action(env: Any, bot: Agent, seat: int, action: Any) -> None:
         env.step(action)
     except ValueError as err:
         raise _bot_error(f"the bot in seat {seat} ({type(bot).__name__}) chose {action!r} on turn "
-                         f"{env.game.turn}: {_first_line(err)}", seat) from err
+                         f"{env.game.turn}: {first_line(err)}", seat) from err
 
 
-def _first_line(err: BaseException) -> str:
+def first_line(err: BaseException) -> str:
+    """The first line of an exception's message, for one-line errors ("(no message)" for none)."""
     text = str(err).strip()
     return text.splitlines()[0] if text else "(no message)"

@@ -41,6 +41,7 @@ import torch
 
 from agents.candidates import GATE_BLOCKS, GATE_FEATURES, KIND_COLUMN, feature_columns
 from agents.networks import GATE_SCALE, EntityNet
+from agents.play import first_line
 from training.gate import GateFit, read_examples, realised_gain
 from treachery_env.actions import ActionLayout
 from treachery_env.engine.state import DecisionKind
@@ -147,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             config = json.loads((run / "config.json").read_text())
         except (OSError, ValueError) as err:
-            ap.error(f"{run / 'config.json'} cannot be read ({str(err).splitlines()[0]}); give --epochs, "
+            ap.error(f"{run / 'config.json'} cannot be read ({first_line(err)}); give --epochs, "
                      f"--hidden and --threshold, or mend it")
         if not isinstance(config, dict):
             ap.error(f"{run / 'config.json'} is not a table of the run's settings")

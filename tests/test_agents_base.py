@@ -79,7 +79,7 @@ class FirstLegal(BaseAgent):
 
 class NotABot:
     def __init__(self, seed=None):
-        pass
+        self.seed = seed
 
 
 def Raising(seed=None):

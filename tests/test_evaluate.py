@@ -776,8 +776,9 @@ def test_the_shards_of_a_tournament_pooled_are_the_tournament(tmp_path, capsys):
             "--mode", "substitution", "--reference", "heuristic", "--games", "25", "--seed", "9", "--no-progress",
             "--no-observer", "--no-beliefs"]
     assert main(args + ["--shard", "2/2", "--out", str(tmp_path / "s2")]) == 0
-    assert capsys.readouterr().out.startswith("15 games (3 deals x 5), 4 players, shard 2/2 (deals 2-4 of 5), ")
-    assert "shard 2/2 (deals from 2 of 5)" in (tmp_path / "s2" / "results.md").read_text()
+    assert capsys.readouterr().out.startswith("15 games (3 deals x 5), 4 players, mode substitution, seed 9, "
+                                              "shard 2/2 (deals 2-4 of 5): ")
+    assert "seed 9, shard 2/2 (deals 2-4 of 5), deals: 3" in (tmp_path / "s2" / "results.md").read_text()
     for text in ("2", "a/b", "1/2/3"):
         assert main(args + ["--shard", text, "--out", str(tmp_path / "x")]) == 2
         err = capsys.readouterr().err

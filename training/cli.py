@@ -262,7 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _evaluate(args: argparse.Namespace) -> int:
     import agents
 
-    from .evaluate import deduction_table, entrants_from_specs, evaluate, gate_table, social_tables
+    from .evaluate import deals_text, deduction_table, entrants_from_specs, evaluate, gate_table, social_tables
     from .interrupts import Terminated, catch_sigterm, restore_sigterm
 
     old_sigterm = catch_sigterm()      # SIGTERM stops an evaluation as Ctrl-C does
@@ -297,10 +297,8 @@ def _evaluate(args: argparse.Namespace) -> int:
         restore_sigterm(old_sigterm)
     s, m = res["summary"], res["meta"]
     print(f"{s['games']} game{'' if s['games'] == 1 else 's'} ({m['deals']} deal{'' if m['deals'] == 1 else 's'} "
-          f"x {m['games_per_deal']}), {args.players} players, "
-          + (f"shard {m['shard']['index']}/{m['shard']['of']} (deals {m['shard']['first_deal']}-"
-             f"{m['shard']['first_deal'] + m['deals'] - 1} of {m['shard']['deals_total']}), " if m.get("shard") else "")
-          + f"mode {m['mode']}, seed {m['seed']}: {s['truncated']} truncated, {s['draws']} draws, "
+          f"x {m['games_per_deal']}), {args.players} players, mode {m['mode']}, {deals_text(m)}: "
+          f"{s['truncated']} truncated, {s['draws']} draws, "
           f"{res['timing']['wall_s']:.1f} s on {args.workers} worker(s)")
     _print_win_tables(res)
     for table in (deduction_table(res), gate_table(res), social_tables(res)):
@@ -620,7 +618,7 @@ def _compare(args: argparse.Namespace) -> int:
 def _pool(args: argparse.Namespace) -> int:
     from agents.files import check_folder
 
-    from .evaluate import pool_results, read_results, write_results
+    from .evaluate import deals_text, pool_results, read_results, write_results
     try:
         check_folder(args.out, "--out")
         out = Path(args.out).resolve()
@@ -637,16 +635,15 @@ def _pool(args: argparse.Namespace) -> int:
         print(f"treachery pool: error: {err}", file=sys.stderr)
         return 2
     s, m = res["summary"], res["meta"]
-    seeds = list(dict.fromkeys(m["seed"]))       # shards of one tournament share its seed
-    print(f"{s['games']} games ({m['deals']} deals) of {len(m['pooled'])} evaluations, seed{'s' * (len(seeds) > 1)} "
-          f"{', '.join(str(x) for x in seeds)}, mode {m['mode']}: {s['truncated']} truncated, {s['draws']} draws")
+    print(f"{s['games']} games ({m['deals']} deals) of {len(m['pooled'])} evaluations, {deals_text(m)}, "
+          f"mode {m['mode']}: {s['truncated']} truncated, {s['draws']} draws")
     _print_win_tables(res)
     print(f"results in {Path(args.out) / 'results.json'}, results.md and PNG plots")
     return 0
 
 
 def _models(args: argparse.Namespace) -> int:
-    from agents import available
+    from agents import NAMED_MODELS
     from agents.models import checked_policy, models
 
     found = models()
@@ -661,7 +658,7 @@ def _models(args: argparse.Namespace) -> int:
         except ValueError as err:
             ok = "MISMATCH" if m.sha256 else "none in the card"
             print(f"treachery models: warning: {err}", file=sys.stderr)
-        name = m.name if m.name in available() else f"{m.name} (a bot's name: load it as policy:PATH)"
+        name = m.name if m.name in NAMED_MODELS else f"{m.name} (a bot's name: load it as policy:PATH)"
         print(f"| {name} | {m.policy} | {m.policy.stat().st_size / 1e6:.1f} | {ok} | {m.verdict() or '–'} |")
     return 0
 

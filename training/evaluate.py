@@ -163,7 +163,7 @@ __all__ = [
     "score_belief", "TURN_BANDS", "deduction_metrics", "summarize", "evaluate",
     "render_markdown", "write_results", "atomic_write_bytes", "per_role_table", "substitution_table", "format_delta",
     "beats_in_every_role", "social_tables", "gate_table", "deduction_table", "format_mean", "paired_delta", "read_results",
-    "Outcome", "pool_results", "shard_deals",
+    "Outcome", "pool_results", "shard_deals", "deals_text",
 ]
 
 ROLES = (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)
@@ -1172,11 +1172,9 @@ def paired_delta(before: dict, after: dict) -> dict:
     if before["meta"].get("reference") != after["meta"].get("reference"):
         raise ValueError(f"paired comparison needs the same reference in both results: "
                          f"{before['meta'].get('reference')!r} vs {after['meta'].get('reference')!r}")
-    ca, cb = before["meta"].get("config") or {}, after["meta"].get("config") or {}
-    differ = sorted(k for k in set(ca) | set(cb) if ca.get(k) != cb.get(k))
+    differ = _game_differences(before["meta"], after["meta"])
     if differ:
-        raise ValueError("paired comparison needs the same game in both results; they differ in "
-                         + ", ".join(f"{k} ({ca.get(k)!r} vs {cb.get(k)!r})" for k in differ))
+        raise ValueError("paired comparison needs the same game in both results; they differ in " + differ)
     a_label, a = _substitute_wins(before)
     b_label, b = _substitute_wins(after)
     shared = sorted(set(a) & set(b))
@@ -1218,7 +1216,7 @@ def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) 
     Returns:
         a results dict (as :func:`summarize`'s) whose ``meta["seed"]`` lists the
         pooled seeds and ``meta["pooled"]`` each source's ``{"source", "seed", "deals",
-        "games"}``; ``deals`` and ``games`` are the sums.
+        "games", "shard"}``; ``deals`` and ``games`` are the sums.
 
     Raises:
         ValueError: (one line) for fewer than two results, a mode that cannot be pooled
@@ -1244,11 +1242,9 @@ def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) 
             if mine != theirs:
                 raise ValueError(f"{src} differs from {sources[0]} in {key} ({mine!r} vs {theirs!r}); "
                                  f"pooled results must be of the same entrants on the same game")
-        ca, cb = first.get("config") or {}, m.get("config") or {}
-        differ = sorted(k for k in set(ca) | set(cb) if ca.get(k) != cb.get(k))
+        differ = _game_differences(m, first)
         if differ:
-            raise ValueError(f"{src} differs from {sources[0]} in the game: "
-                             + ", ".join(f"{k} ({cb.get(k)!r} vs {ca.get(k)!r})" for k in differ))
+            raise ValueError(f"{src} differs from {sources[0]} in the game: {differ}")
         for e, e0 in zip(m["entrants"], first["entrants"]):
             if "sha256" in e and "sha256" in e0 and e["sha256"] != e0["sha256"]:
                 raise ValueError(f"{src} and {sources[0]} played different files as {e['label']!r} (SHA-256 "
@@ -1279,6 +1275,27 @@ def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) 
     games = [{**g, "index": i} for i, g in enumerate(g for res in results for g in res["games"])]
     return {"meta": meta, **_outcome_metrics(outcomes, labels), **{k: {} for k in _PER_DECISION},
             "deduction_note": "", "teamplay": None, "games": games}
+
+
+def _game_differences(a: dict, b: dict) -> str:
+    """The game configuration fields in which two results' ``meta`` differ, as
+    ``"talk ('none' vs 'structured'), ..."`` (a's value first); "" when none."""
+    ca, cb = a.get("config") or {}, b.get("config") or {}
+    return ", ".join(f"{k} ({ca.get(k)!r} vs {cb.get(k)!r})" for k in sorted(set(ca) | set(cb)) if ca.get(k) != cb.get(k))
+
+
+def deals_text(meta: dict) -> str:
+    """Which deals a result's ``meta`` covers, for a summary line: ``"seed 13"``,
+    ``"seeds 13, 14"`` (a pooled result; shards of one tournament share its seed) or
+    ``"seed 13, shard 2/2 (deals 1000-1999 of 2000)"``."""
+    seeds = meta.get("seed")
+    seeds = list(dict.fromkeys(seeds)) if isinstance(seeds, list) else [seeds]
+    text = f"seed{'s' * (len(seeds) > 1)} {', '.join(str(x) for x in seeds)}"
+    sh = meta.get("shard")
+    if sh:
+        text += (f", shard {sh['index']}/{sh['of']} (deals {sh['first_deal']}-"
+                 f"{sh['first_deal'] + meta['deals'] - 1} of {sh['deals_total']})")
+    return text
 
 
 # --------------------------------------------------------------------------- the API
@@ -1621,16 +1638,9 @@ def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
     m, s = res["meta"], res["summary"]
     out = ["# Treachery evaluation", ""]
     out.append(f"- entrants: {', '.join(e['label'] + ' (' + e['spec'] + ')' for e in m.get('entrants', []))}")
-    seeds = m.get("seed")
-    if isinstance(seeds, list):                 # a pooled result; shards of one tournament share its seed
-        seeds = list(dict.fromkeys(seeds))
-        seeds = seeds[0] if len(seeds) == 1 else seeds
-    seeds = f"seeds: {', '.join(str(x) for x in seeds)}" if isinstance(seeds, list) else f"seed: {seeds}"
-    out.append(f"- players: {m.get('num_players')}, mode: {m.get('mode')}, {seeds}, "
+    out.append(f"- players: {m.get('num_players')}, mode: {m.get('mode')}, {deals_text(m)}, "
                f"deals: {m.get('deals')}, games: {s['games']}"
-               + (f" (requested {m['games_requested']})" if m.get("games_requested") is not None else "")
-               + (f", shard {m['shard']['index']}/{m['shard']['of']} (deals from {m['shard']['first_deal']} of "
-                  f"{m['shard']['deals_total']})" if m.get("shard") else ""))
+               + (f" (requested {m['games_requested']})" if m.get("games_requested") is not None else ""))
     if m.get("pooled_note"):
         out.append(f"- {m['pooled_note']}")
     out.append(f"- truncated: {s['truncated']}, draws: {s['draws']}, mean turns: "

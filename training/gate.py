@@ -41,6 +41,7 @@ import torch
 from agents.files import atomic_write_bytes
 from agents.candidates import GATE_FEATURES, advantage_inputs
 from agents.networks import GATE_SCALE
+from agents.play import first_line
 from treachery_env.observation import obs_layout
 
 from .rollout import batch_observations
@@ -78,7 +79,7 @@ def read_examples(path: Path) -> dict[str, np.ndarray]:
         with np.load(path, allow_pickle=False) as z:
             return {k: z[k] for k in z.files}
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
-        raise ValueError(f"{path}: the gate's examples cannot be read ({str(err).splitlines()[0]})") from err
+        raise ValueError(f"{path}: the gate's examples cannot be read ({first_line(err)})") from err
 
 
 def searched(batch: dict) -> np.ndarray:

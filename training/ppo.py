@@ -73,6 +73,7 @@ import agents
 import treachery_env
 from agents.files import atomic_write_bytes, check_folder, check_input_file
 from agents.networks import build_network
+from agents.play import first_line
 from agents.policy import load_checkpoint, masked_logits, save_checkpoint
 from treachery_env.rules import Role
 
@@ -361,14 +362,9 @@ def load_resumable(run_dir: str | os.PathLike) -> tuple[Path, dict]:
         try:
             return path, load_checkpoint(path)
         except ValueError as err:
-            print(f"warning: checkpoint {path.name} cannot be loaded, trying the one before it ({_first_line(err)})",
+            print(f"warning: checkpoint {path.name} cannot be loaded, trying the one before it ({first_line(err)})",
                   file=sys.stderr)
     raise ValueError(f"nothing to resume: none of the {len(found)} ckpt_*.pt in {str(d)!r} can be loaded")
-
-
-def _first_line(err: Exception) -> str:
-    """The first line of an error's message (errors stay one line)."""
-    return (str(err).splitlines() or [""])[0]
 
 
 #: temporary files of :func:`agents.files.atomic_write_bytes` for this run's checkpoints and metrics,
@@ -769,7 +765,7 @@ def _open_run(config: TrainConfig, resume: bool | str | os.PathLike) -> tuple[Tr
             try:
                 payload = load_checkpoint(path)
             except ValueError as err:
-                raise ValueError(_first_line(err)) from err
+                raise ValueError(first_line(err)) from err
         if "training_state" not in payload:
             raise ValueError(f"{str(path)!r} is a bare policy, not a training checkpoint; it cannot be resumed")
         stored = dict(payload["train_config"])
@@ -865,7 +861,7 @@ def init_weights(net: torch.nn.Module, path: str | os.PathLike) -> None:
     try:
         payload = load_checkpoint(path)
     except ValueError as err:
-        raise ValueError(f"init: {_first_line(err)}") from err
+        raise ValueError(f"init: {first_line(err)}") from err
     theirs = dict(payload["model_kwargs"])
     added = [k for k in _ADDABLE if k in net.kwargs and k not in theirs
              and (k not in _ADDED_WITH or _ADDED_WITH[k] not in theirs)]

@@ -66,6 +66,7 @@ import torch
 
 import agents
 from agents.networks import SparseObs, build_network
+from agents.play import first_line
 from agents.policy import check_layout, load_policy, masked_logits
 from treachery_env.env import raw_env
 from treachery_env.rules import Role
@@ -165,7 +166,7 @@ def reference_policy(config: TrainConfig, net: torch.nn.Module) -> torch.nn.Modu
         ref, _ = load_policy(config.kl_policy)
         check_layout(ref, config.kl_policy)
     except ValueError as err:
-        raise ValueError(f"kl_policy: {str(err).splitlines()[0]}") from err
+        raise ValueError(f"kl_policy: {first_line(err)}") from err
     if ref.num_players != net.num_players:
         raise ValueError(f"kl_policy: {config.kl_policy!r} plays {ref.num_players} players, this run "
                          f"{net.num_players}")

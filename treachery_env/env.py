@@ -416,8 +416,8 @@ def parallel_env(**kwargs: Any) -> Any:
     for libraries that take a ``ParallelEnv`` (SuperSuit's vector envs, say): ``reset`` and
     ``step(actions)`` return every seat's observation, reward, termination, truncation and info;
     only the acting seat's action is played (the others' are ignored), and every other seat's
-    action mask is all zeros, so a seat acts when its mask has a 1.  Every seat is encoded at
-    every step, so it costs about ``n`` times the AEC env's observation work.  Arguments as
+    action mask is all zeros, so a seat acts when its mask has a 1.  Every seat's observation
+    is encoded at every step (the AEC env encodes the acting seat's).  Arguments as
     :class:`raw_env`.
 
     Raises:
