@@ -53,7 +53,8 @@ def make(spec: str, seed: int | None = None) -> Agent:
     ``"ismcts"``, ``"lookahead"``, a shipped model's name (``"flagship"``: its greedy
     policy, :mod:`agents.models`) or ``"policy:PATH"`` (a trained checkpoint; ``"policy:PATH:greedy"``
     takes the most probable action instead of sampling, and ``":gate=T"`` after either plays a
-    policy with an advantage gate at the threshold ``T`` instead of its own).
+    policy with an advantage gate at the threshold ``T`` instead of its own), or ``"rllib:PATH"``
+    (an RLlib checkpoint, :mod:`agents.rllib`; ``":greedy"`` as for a policy).
     ``"MODULE:CLASS"`` (an unregistered name before the colon) is an outside bot,
     ``CLASS(seed=seed)`` imported from ``MODULE``.
 
@@ -151,13 +152,34 @@ def _policy(seed: int | None = None, arg: str = "") -> Agent:
     return PolicyAgent(path, seed=seed, greedy=greedy, gate_threshold=gate)
 
 
+def _rllib_options(arg: str) -> tuple[str, bool]:
+    """``PATH[:greedy]`` -> ``(path, greedy)`` (a path may hold ':')."""
+    head, sep, mode = arg.rpartition(":")
+    if sep and mode == "greedy" and not os.path.exists(arg):
+        return head, True
+    return arg, False
+
+
+def _rllib(seed: int | None = None, arg: str = "") -> Agent:
+    from .rllib import RLlibAgent   # Ray is imported only when an RLlib policy is used
+    path, greedy = _rllib_options(arg)
+    return RLlibAgent(path, seed=seed, greedy=greedy)
+
+
 def weights_file(spec: str) -> str | None:
-    """The checkpoint a spec plays (``policy:PATH...`` or a shipped model's name), else None
-    (a rule-based bot); so a result can record which file's bytes played (:func:`models.sha256_of`)."""
+    """The checkpoint a spec plays (``policy:PATH...``, ``rllib:PATH...`` or a shipped model's name),
+    else None (a rule-based bot); so a result can record which file's bytes played
+    (:func:`models.sha256_of`; for an RLlib checkpoint, its module's weights file)."""
     name, _, arg = spec.partition(":")
     if name == "policy" and arg:
         try:
             return _policy_options(arg)[0]
+        except ValueError:
+            return None
+    if name == "rllib" and arg:
+        from .rllib import module_path
+        try:
+            return os.path.join(module_path(_rllib_options(arg)[0]), "module_state.pkl")
         except ValueError:
             return None
     model = NAMED_MODELS.get(name) if not arg else None
@@ -165,7 +187,8 @@ def weights_file(spec: str) -> str | None:
 
 
 _REGISTRY["policy"] = _policy
-_WITH_ARGUMENT = {"policy": "PATH[:greedy][:gate=T]"}   # bots whose spec carries an argument
+_REGISTRY["rllib"] = _rllib
+_WITH_ARGUMENT = {"policy": "PATH[:greedy][:gate=T]", "rllib": "PATH[:greedy]"}   # bots whose spec carries an argument
 
 
 # the built-in bots register themselves on import
