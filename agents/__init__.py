@@ -54,7 +54,9 @@ def make(spec: str, seed: int | None = None) -> Agent:
     policy, :mod:`agents.models`) or ``"policy:PATH"`` (a trained checkpoint; ``"policy:PATH:greedy"``
     takes the most probable action instead of sampling, and ``":gate=T"`` after either plays a
     policy with an advantage gate at the threshold ``T`` instead of its own), or ``"rllib:PATH"``
-    (an RLlib checkpoint, :mod:`agents.rllib`; ``":greedy"`` as for a policy).
+    (an RLlib checkpoint, :mod:`agents.rllib`; ``":greedy"`` as for a policy).  ``"isolated:SPEC"``
+    plays the bot ``SPEC`` in a process of its own that receives only the seat's observation
+    and serialised view (:mod:`agents.isolated`).
     ``"MODULE:CLASS"`` (an unregistered name before the colon) is an outside bot,
     ``CLASS(seed=seed)`` imported from ``MODULE``.
 
@@ -166,11 +168,20 @@ def _rllib(seed: int | None = None, arg: str = "") -> Agent:
     return RLlibAgent(path, seed=seed, greedy=greedy)
 
 
+def _isolated(seed: int | None = None, arg: str = "") -> Agent:
+    from .isolated import IsolatedAgent
+    if arg.partition(":")[0] == "isolated":
+        raise ValueError(f"agent 'isolated:{arg}': a bot is isolated once (isolated:SPEC, SPEC not isolated)")
+    return IsolatedAgent(arg, seed=seed)
+
+
 def weights_file(spec: str) -> str | None:
     """The checkpoint a spec plays (``policy:PATH...``, ``rllib:PATH...`` or a shipped model's name),
     else None (a rule-based bot); so a result can record which file's bytes played
     (:func:`models.sha256_of`; for an RLlib checkpoint, its module's weights file)."""
     name, _, arg = spec.partition(":")
+    if name == "isolated" and arg:
+        return weights_file(arg)
     if name == "policy" and arg:
         try:
             return _policy_options(arg)[0]
@@ -188,7 +199,8 @@ def weights_file(spec: str) -> str | None:
 
 _REGISTRY["policy"] = _policy
 _REGISTRY["rllib"] = _rllib
-_WITH_ARGUMENT = {"policy": "PATH[:greedy][:gate=T]", "rllib": "PATH[:greedy]"}   # bots whose spec carries an argument
+_REGISTRY["isolated"] = _isolated
+_WITH_ARGUMENT = {"policy": "PATH[:greedy][:gate=T]", "rllib": "PATH[:greedy]", "isolated": "SPEC"}   # bots whose spec carries an argument
 
 
 # the built-in bots register themselves on import

@@ -1,0 +1,190 @@
+"""Bots in their own process, sent nothing but their seat's observation and view (``"isolated:SPEC"``).
+
+A bot that runs in the process holding the game could, by ``gc.get_objects()`` or a walk of
+references, find the :class:`treachery_env.engine.Game` and read every hand and identity.
+``agents.make("isolated:SPEC")`` (``treachery evaluate --isolate`` for every outside bot) runs
+the bot ``SPEC`` (``my_pkg.my_mod:MyBot``, or any spec :func:`agents.make` reads) in a process of
+its own, as a competition server such as Botzone does: at each decision that process receives
+the observation arrays and the info dict, with ``info["view"]`` serialised
+(:meth:`treachery_env.view.SeatView.to_dict`) and rebuilt there
+(:meth:`~treachery_env.view.SeatView.from_dict`), and answers with an action index.  No game
+exists in that process, so even ``gc`` or ``import treachery_env`` inside the bot finds none.
+
+Each isolated bot has a process of its own (two seats of one outside bot cannot see each
+other's data); a process is reused for the next game once its bot is dropped, and a new bot
+is made in it with the new seed.  The bot's own prints go to stderr.  Costs: a process start
+per concurrent seat (about a second, importing the bot's module) and a pipe round trip with the
+view's serialisation per decision (~1 ms).  The bot's ``beliefs()`` are not forwarded.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import pickle
+import subprocess
+import sys
+import weakref
+from typing import Any
+
+import numpy as np
+
+from .base import BaseAgent
+
+__all__ = ["IsolatedAgent", "IsolatedBotError"]
+
+
+class IsolatedBotError(RuntimeError):
+    """What an isolated bot raised in its process (the message names its type), or that the
+    process ended."""
+
+
+class _Host:
+    """One bot process: pickled requests in on its stdin, one JSON line out per request."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-m", "agents.isolated"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, env=os.environ.copy())
+
+    def call(self, request: tuple) -> dict:
+        """Send ``request``; its reply.
+
+        Raises:
+            ValueError: for a bot the process could not make (its one-line reason).
+            IsolatedBotError: for what the bot raised, or a process that ended.
+        """
+        try:
+            pickle.dump(request, self.proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+            self.proc.stdin.flush()
+            line = self.proc.stdout.readline()
+        except (BrokenPipeError, OSError):
+            line = b""
+        if not line:
+            code = self.proc.wait()
+            raise IsolatedBotError(f"its process ended (exit code {code})")
+        reply = json.loads(line)
+        if "error" in reply:
+            raise (ValueError if reply.get("making") else IsolatedBotError)(reply["error"])
+        return reply
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def close(self) -> None:
+        """End the process (it exits at the end of its input)."""
+        try:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            self.proc.kill()
+
+
+_IDLE: list[_Host] = []      # processes whose bot was dropped, for the next isolated bot
+
+
+def _release(host: _Host) -> None:
+    if host.alive():
+        _IDLE.append(host)
+
+
+@atexit.register
+def _close_all() -> None:
+    while _IDLE:
+        _IDLE.pop().close()
+
+
+class IsolatedAgent(BaseAgent):
+    """The bot ``spec`` in a process of its own (see the module docstring).
+
+    Args:
+        spec: the bot, as :func:`agents.make` reads it (``MODULE:CLASS`` for an outside bot).
+        seed: passed to the bot.
+
+    Raises:
+        ValueError: (one line) for a spec the process cannot make, as :func:`agents.make` says it.
+    """
+
+    name = "isolated"
+
+    def __init__(self, spec: str, seed: int | None = None):
+        super().__init__(seed)
+        self.spec = spec
+        self._host = _IDLE.pop() if _IDLE else _Host()
+        try:
+            reply = self._host.call(("make", spec, seed, list(sys.path)))
+        except (ValueError, IsolatedBotError):
+            _release(self._host)
+            raise
+        self._players = reply.get("num_players")
+        weakref.finalize(self, _release, self._host)
+
+    def num_players(self) -> int | None:
+        """The table size the bot is limited to (its own ``num_players()``), or None."""
+        return self._players
+
+    def reset(self, seat: int) -> None:
+        """Start a new game in ``seat`` (the bot's ``reset`` runs in its process)."""
+        super().reset(seat)
+        self._host.call(("reset", seat))
+
+    def act(self, observation: dict, info: dict) -> int:
+        """The bot's action, chosen in its process from the observation arrays and the info dict
+        (``info["view"]`` sent as :meth:`~treachery_env.view.SeatView.to_dict`).
+
+        Raises:
+            IsolatedBotError: for what the bot raised there, or a process that ended.
+        """
+        obs = {k: np.asarray(v) for k, v in observation.items()}
+        sent = {k: v for k, v in info.items() if k != "view"}
+        if info.get("view") is not None:
+            sent["view"] = info["view"].to_dict()
+        return int(self._host.call(("act", obs, sent))["action"])
+
+    def __repr__(self) -> str:
+        return f"IsolatedAgent({self.spec!r}, seed={self.seed})"
+
+
+def _serve() -> None:
+    """The bot process: make, reset and ask the bot as the requests say, until the input ends."""
+    replies = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)                     # the bot's prints go to stderr, never into the replies
+    requests = sys.stdin.buffer
+    import agents
+    from treachery_env.view import SeatView
+
+    bot: Any = None
+    while True:
+        try:
+            request = pickle.load(requests)
+        except EOFError:
+            return
+        kind = request[0]
+        try:
+            if kind == "make":
+                _, spec, seed, path = request
+                sys.path[:] = path
+                bot = None
+                try:
+                    bot = agents.make(spec, seed=seed)
+                except ValueError as err:
+                    reply = {"error": str(err), "making": True}
+                else:
+                    reply = {"num_players": bot.num_players() if hasattr(bot, "num_players") else None}
+            elif kind == "reset":
+                bot.reset(request[1])
+                reply = {}
+            else:
+                _, obs, info = request
+                if "view" in info:
+                    info["view"] = SeatView.from_dict(info["view"])
+                reply = {"action": int(bot.act(obs, info))}
+        except Exception as err:  # noqa: BLE001 - whatever the bot raises goes back to the game, in one line
+            text = str(err).strip()
+            reply = {"error": f"{type(err).__name__}: {text.splitlines()[0] if text else '(no message)'}"}
+        replies.write(json.dumps(reply) + "\n")
+        replies.flush()
+
+
+if __name__ == "__main__":
+    _serve()

@@ -1,0 +1,103 @@
+"""Bots in their own process (agents/isolated.py, issue #14): ``isolated:SPEC`` plays exactly as the
+bot in-process does, yet a bot that searches its process for the game finds nothing, and what the
+bot or its process does wrong is one line."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import agents
+from agents.play import BotError, play_game
+from treachery_env import GameConfig
+
+SNOOPING_BOTS = '''
+import gc
+import os
+
+import numpy as np
+
+
+class Snooper:
+    """Looks for the engine's Game among every object of its process."""
+
+    def __init__(self, seed=None):
+        self.seat = None
+
+    def reset(self, seat):
+        self.seat = seat
+
+    def act(self, observation, info):
+        from treachery_env.engine import Game
+        games = [o for o in gc.get_objects() if isinstance(o, Game)]
+        if games:
+            raise RuntimeError(f"found {len(games)} game(s): seat 0 holds {games[0].players[0].identity.name}")
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+
+class Crashing(Snooper):
+    def act(self, observation, info):
+        return {}["missing"]
+
+
+class Exiting(Snooper):
+    def act(self, observation, info):
+        os._exit(3)
+'''
+
+
+@pytest.fixture
+def snoopers(tmp_path, monkeypatch):
+    (tmp_path / "snoopers.py").write_text(SNOOPING_BOTS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return "snoopers"
+
+
+SMALL = GameConfig(num_players=4, starting_life=8, max_turns=12)
+
+
+def test_an_isolated_bot_plays_the_same_game_as_in_process():
+    for seed in (1, 2):
+        plain = play_game([agents.make("heuristic", seed=s) for s in range(5)], seed=seed)
+        isolated = play_game([agents.make("isolated:heuristic", seed=s) for s in range(2)]
+                             + [agents.make("heuristic", seed=s) for s in range(2, 5)], seed=seed)
+        assert (isolated.winners, isolated.turns, isolated.decisions, isolated.roles) == \
+            (plain.winners, plain.turns, plain.decisions, plain.roles)
+
+
+def test_a_bot_in_the_games_process_finds_the_game_and_an_isolated_one_does_not(snoopers):
+    with pytest.raises(BotError, match=r"found \d+ game\(s\): seat 0 holds "):
+        play_game([agents.make(f"{snoopers}:Snooper")] + [agents.make("random", seed=s) for s in range(3)],
+                  SMALL, seed=0)
+    res = play_game([agents.make(f"isolated:{snoopers}:Snooper", seed=0)]
+                    + [agents.make("random", seed=s) for s in range(3)], SMALL, seed=0)
+    assert res.turns >= 1 and res.decisions > 0
+
+
+def test_what_goes_wrong_in_the_bots_process_is_one_line(snoopers):
+    with pytest.raises(ValueError, match=re.escape(f"module '{snoopers}' has no class or function 'Missing'")):
+        agents.make(f"isolated:{snoopers}:Missing")
+    with pytest.raises(ValueError, match="a bot is isolated once"):
+        agents.make("isolated:isolated:random")
+    for bot, what in (("Crashing", r"raised IsolatedBotError on turn \d+: KeyError: 'missing'$"),
+                      ("Exiting", r"raised IsolatedBotError on turn \d+: its process ended \(exit code 3\)$")):
+        with pytest.raises(BotError) as err:
+            play_game([agents.make(f"isolated:{snoopers}:{bot}")] + [agents.make("random", seed=s) for s in range(3)],
+                      SMALL, seed=0)
+        assert re.search(what, str(err.value)) and "\n" not in str(err.value)
+
+
+def test_isolated_processes_are_reused_and_end_with_their_input():
+    from agents import isolated
+
+    bot = agents.make("isolated:random", seed=0)
+    host = bot._host
+    del bot
+    assert host in isolated._IDLE
+    again = agents.make("isolated:random", seed=1)
+    assert again._host is host and again.num_players() is None
+    del again
+    host = isolated._IDLE.pop()
+    host.close()
+    assert host.proc.returncode == 0
