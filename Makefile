@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install test main demo notebooks bench peers floors clean
+.PHONY: install test main demo notebooks bench peers shared-bench floors clean
 
 $(BIN)/python:
 	@$(PY) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python >= 3.11 is needed; run make with PY=python3.11 (and make clean if a venv was made)")'
@@ -60,8 +60,11 @@ $(VENV)/.bench: pyproject.toml $(VENV)/.installed
 	$(BIN)/python -m pip install -q -e ".[dev,bench]"
 	touch $@
 
-peers: $(VENV)/.bench
+# checked before anything is installed
+shared-bench:
 	@test -f ../shared/bench/peers.py || { echo "make peers needs ../shared/bench/peers.py (the team's shared checkout beside this one)"; exit 1; }
+
+peers: shared-bench $(VENV)/.bench
 	$(BIN)/python ../shared/bench/peers.py --extra treachery_env:env --extra treachery_env:raw_env
 	@echo "# and without info['view'] (what an agent that reads only the vector and the mask needs):"
 	$(BIN)/python ../shared/bench/peers.py --only extra --extra treachery_env:env --extra treachery_env:raw_env \

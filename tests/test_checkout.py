@@ -1,0 +1,32 @@
+"""The checkout a newcomer works in (issue #14's newcomer faults): what the commands write is
+ignored by git, and ``make peers`` without the team's ``../shared`` says so before installing anything."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.skipif(not (ROOT / ".git").exists() or shutil.which("git") is None, reason="not a git checkout")
+def test_what_the_commands_write_is_ignored_by_git():
+    # treachery evaluate's default --out, treachery train's runs, the venv and Cython's output
+    paths = ["results/results.json", "runs/train-1/metrics.jsonl", ".venv/bin/python", "treachery_env/_view.c"]
+    done = subprocess.run(["git", "check-ignore", "--no-index", *paths], cwd=ROOT, capture_output=True, text=True)
+    assert done.stdout.split() == paths
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="no make")
+def test_make_peers_without_the_shared_checkout_fails_first_in_one_line(tmp_path):
+    work = tmp_path / "clone"         # no ../shared beside it
+    work.mkdir()
+    shutil.copy(ROOT / "Makefile", work / "Makefile")
+    done = subprocess.run(["make", "peers"], cwd=work, capture_output=True, text=True)
+    assert done.returncode != 0
+    assert done.stdout.strip() == ("make peers needs ../shared/bench/peers.py "
+                                   "(the team's shared checkout beside this one)")
+    assert not (work / ".venv").exists()      # nothing was installed first
