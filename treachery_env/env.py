@@ -8,7 +8,21 @@
 * ``infos[agent]["view"]``: the acting seat's :class:`~treachery_env.view.SeatView`
   (same information as the vector), for rule-based bots: a snapshot of plain
   immutable values that holds nothing of the game (it stays valid after the
-  game moves on, and pickles); ``infos[agent]["legal_actions"]``.
+  game moves on, and pickles); ``infos[agent]["legal_actions"]``: the acting
+  seat's legal action indices, a list of ints whose length changes from step to
+  step.  Every other seat's info is ``{}``.  At the end of the game every seat's
+  info is ``{"winners": sorted list of seats, "truncated": bool}``.
+* Tensor-friendly infos, for tensor-based training libraries (TorchRL's
+  ``PettingZooWrapper``, Tianshou's ``Collector``: both turn infos into
+  tensors or arrays and fail on the view, which is no tensor, and on
+  ``legal_actions`` and ``winners``, whose lengths vary):
+  ``env(view_in_info=False, legal_actions_in_info=False)`` gives every seat an
+  empty info ``{}`` at every step, the end of the game included.  Nothing is
+  lost: the action mask is the legal actions, the rewards at the end say who
+  won (+1) and the truncations say whether ``max_turns`` cut the game.
+  Observations, rewards, terminations and truncations are the same in every
+  mode.  ``training/frameworks/torchrl.py`` and ``tianshou.py`` build on it
+  (``docs/frameworks_torchrl_tianshou.md``).
 * Rewards at the end of the game, to every seat including eliminated ones:
   +1 for a winner (their team won, TR7.4), -1 for a loser, 0 for a draw or a
   truncation at ``max_turns``.  Eliminated players stay in ``agents`` and are
@@ -74,18 +88,30 @@ class raw_env(AECEnv, EzPickle):
         view_in_info: put the acting seat's :class:`~treachery_env.view.SeatView`
             in its info dict, built at every step (False saves that cost for
             agents that read only the vector and the mask).
+        legal_actions_in_info: put the acting seat's legal action indices
+            (``info["legal_actions"]``, a list of ints of varying length) in its
+            info dict (False leaves them to the observation's ``action_mask``,
+            which holds the same actions at a fixed shape).  With
+            ``view_in_info=False`` too, the infos are tensor-friendly: every
+            seat's info is ``{}`` at every step, the end of the game included
+            (where the default mode gives ``{"winners": [...], "truncated":
+            bool}``; the rewards, +1 for a winner, and the truncations say the
+            same).  Nothing else changes: the same seed and actions give the
+            same observations, rewards, terminations and truncations in every
+            mode.
 
     Raises:
         ValueError: for an invalid configuration (or keyword fields contradicting
-            ``config``) or render mode.
+            ``config``), render mode, or a ``legal_actions_in_info`` that is not a bool.
     """
 
     metadata = {"render_modes": ["ansi", "human"], "name": "treachery_v0", "is_parallelizable": False,
                 "render_fps": 1}
 
     def __init__(self, config: GameConfig | None = None, render_mode: str | None = None,
-                 render_seat: int | None = None, view_in_info: bool = True, **kwargs: Any):
-        EzPickle.__init__(self, config, render_mode, render_seat, view_in_info, **kwargs)
+                 render_seat: int | None = None, view_in_info: bool = True, legal_actions_in_info: bool = True,
+                 **kwargs: Any):
+        EzPickle.__init__(self, config, render_mode, render_seat, view_in_info, legal_actions_in_info, **kwargs)
         super().__init__()
         self.config = _make_config(config, kwargs)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -95,7 +121,10 @@ class raw_env(AECEnv, EzPickle):
             raise ValueError(f"render_seat must be None or a seat from 0 to {n - 1}, got {render_seat!r}")
         self.render_mode = render_mode
         self.render_seat = render_seat
+        if not isinstance(legal_actions_in_info, (bool, np.bool_)):
+            raise ValueError(f"legal_actions_in_info must be a bool, got {legal_actions_in_info!r}")
         self.view_in_info = view_in_info
+        self.legal_actions_in_info = bool(legal_actions_in_info)
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         from .actions import ActionLayout
@@ -198,6 +227,8 @@ class raw_env(AECEnv, EzPickle):
     def _after_game_step(self) -> None:
         g = self.game
         if g.is_over:
+            # tensor-friendly infos (neither the view nor the legal actions): {} at the end too
+            empty = not self.view_in_info and not self.legal_actions_in_info
             for a in self.agents:
                 s = self._seat[a]
                 if g.truncated or not g.winners:
@@ -207,7 +238,7 @@ class raw_env(AECEnv, EzPickle):
                 self.rewards[a] = r
                 self.terminations[a] = not g.truncated
                 self.truncations[a] = bool(g.truncated)
-                self.infos[a] = {"winners": sorted(g.winners), "truncated": bool(g.truncated)}
+                self.infos[a] = {} if empty else {"winners": sorted(g.winners), "truncated": bool(g.truncated)}
             self.agent_selection = self.agents[0]
             return
         self._select(g, self.agent_selection if hasattr(self, "agent_selection") else None)
@@ -220,7 +251,7 @@ class raw_env(AECEnv, EzPickle):
         infos = self.infos
         if prev is not None and prev != agent and prev in infos:
             infos[prev] = {}
-        info: dict[str, Any] = {"legal_actions": g.legal_actions()}
+        info: dict[str, Any] = {"legal_actions": g.legal_actions()} if self.legal_actions_in_info else {}
         if self.view_in_info:
             views = self._views
             if views is None or views.game is not g:

@@ -23,7 +23,6 @@ node, ``pip install .[rllib]``).  The checkpoint then plays as a bot:
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import os
 import sys
@@ -38,6 +37,8 @@ from ray.tune.registry import register_env
 import treachery_env
 from agents.rllib import MODULE_ID
 from agents.rllib_module import MaskedPPOTorchRLModule
+
+from . import TENSOR_INFO_KWARGS
 
 __all__ = ["ENV_NAME", "make_env", "ppo_config", "main"]
 
@@ -55,11 +56,7 @@ def make_env(env_config: dict | None = None) -> PettingZooEnv:
     Raises:
         ValueError: for a bad field (as :class:`treachery_env.GameConfig`).
     """
-    fields = dict(env_config or {})
-    infos = {"view_in_info": False}
-    if "legal_actions_in_info" in inspect.signature(treachery_env.raw_env).parameters:
-        infos["legal_actions_in_info"] = False
-    return PettingZooEnv(treachery_env.env(**fields, **infos))
+    return PettingZooEnv(treachery_env.env(**dict(env_config or {}), **TENSOR_INFO_KWARGS))
 
 
 def _policy_of(agent_id: Any, *args: Any, **kwargs: Any) -> str:
