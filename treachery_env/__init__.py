@@ -25,11 +25,21 @@ from .config import GameConfig  # noqa: E402  (after the pure-Python switch)
 from .env import env, parallel_env, raw_env  # noqa: E402
 from .rules import Role, role_distribution  # noqa: E402
 
-__all__ = ["env", "parallel_env", "raw_env", "GameConfig", "Role", "role_distribution"]
+__all__ = ["env", "parallel_env", "raw_env", "GameConfig", "Role", "role_distribution", "REGISTRY_ID"]
 __version__ = "0.1.0"
 
-import pettingzoo as _pz
+import re as _re  # noqa: E402
 
-# PettingZoo >= 1.27 has a registry: pettingzoo.make("aec", "treachery/treachery-v0")
-if hasattr(_pz, "register") and "treachery/treachery-v0" not in getattr(_pz, "aec_registry", {}):
-    _pz.register("aec", "treachery/treachery-v0", entry_point="treachery_env.env:env")
+import pettingzoo as _pz  # noqa: E402
+
+REGISTRY_ID = "treachery/" + raw_env.metadata["name"]
+"""This environment's id in PettingZoo's registry (PettingZoo >= 1.27), named as PettingZoo
+names its own (``classic/leduc_holdem_v4``): the family, a slash, ``metadata["name"]``.
+``pettingzoo.make("aec", REGISTRY_ID, **kwargs)`` is :func:`env` and
+``pettingzoo.make("parallel", REGISTRY_ID, **kwargs)`` is :func:`parallel_env`; the registry
+writes the id ``treachery/treachery-v0`` (its ``_vN`` -> ``-vN``) and takes either spelling.
+Registered on import of this package."""
+
+for _kind, _entry in (("aec", "treachery_env.env:env"), ("parallel", "treachery_env.env:parallel_env")):
+    if _re.sub(r"_v(?=\d+$)", "-v", REGISTRY_ID) not in getattr(_pz, f"{_kind}_registry"):
+        _pz.register(_kind, REGISTRY_ID, entry_point=_entry)

@@ -22,7 +22,7 @@
   won (+1) and the truncations say whether ``max_turns`` cut the game.
   Observations, rewards, terminations and truncations are the same in every
   mode.  ``training/frameworks/torchrl.py`` and ``tianshou.py`` build on it
-  (``docs/frameworks_torchrl_tianshou.md``).
+  (``docs/environment.md``, "Frameworks").
 * Rewards at the end of the game, to every seat including eliminated ones:
   +1 for a winner (their team won, TR7.4), -1 for a loser, 0 for a draw or a
   truncation at ``max_turns``.  Eliminated players stay in ``agents`` and are
