@@ -19,6 +19,13 @@ table and writes ``results.json``, ``results.md`` and PNG plots to ``--out``.
 Worker counts (``--workers`` of both commands, ``--eval-workers``, a config's
 ``workers``) are at most :func:`max_workers`, four per CPU this process may
 use: more processes than that only compete for the same cores.
+
+``--ray [ADDRESS]`` (``evaluate`` and ``train``) runs the games, or the rollout
+workers, on a Ray cluster instead (:mod:`training.ray_workers`): ``--ray`` alone
+is ``ray.init()`` (``RAY_ADDRESS``, a cluster running on this machine, else a new
+local Ray), ``--ray ADDRESS`` is ``ray.init(address=ADDRESS)``.  ``--workers`` is
+then the number of Ray tasks in flight (``evaluate``) or of rollout actors
+(``train``), limited by the cluster's CPUs rather than this machine's.
 """
 
 from __future__ import annotations
@@ -167,7 +174,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="games requested, rounded up to whole deals (default 1000)")
     e.add_argument("--out", default="results", help="output directory (default results/)")
     e.add_argument("--workers", type=int, default=1,
-                   help="worker processes (default 1; at most 4 per CPU)")
+                   help="worker processes (default 1; at most 4 per CPU); with --ray, the Ray tasks (chunks "
+                        "of games, one CPU each) in flight at a time")
+    e.add_argument("--ray", nargs="?", const="default", default=None, metavar="ADDRESS",
+                   help="play the games on Ray instead of local processes, --workers chunks of games at a "
+                        "time (same results for the same seed): --ray alone connects to RAY_ADDRESS or a Ray "
+                        "running on this machine, else starts a local one; --ray ADDRESS connects there "
+                        "(auto, HOST:6379, ray://HOST:10001). Policy checkpoints and bots of your own are "
+                        "shipped to the workers")
     e.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     e.add_argument("--mode", choices=["rotate", "substitution", "crossplay", "teammates"], default="rotate",
                    help="rotate: every agent through every seat of each deal; substitution: one agent "
@@ -204,12 +218,20 @@ def build_parser() -> argparse.ArgumentParser:
                         "total, not extra time): the run stops before an iteration that would end past it, so it "
                         "may end up to one iteration early, never a whole iteration late (but a new run's first "
                         "iteration always runs, however long)")
-    t.add_argument("--workers", type=int, default=None, help="rollout worker processes (at most 4 per CPU)")
+    t.add_argument("--workers", type=int, default=None,
+                   help="rollout worker processes (at most 4 per CPU); with --ray, rollout actors (one CPU each, "
+                        "at most the cluster's CPUs)")
+    t.add_argument("--ray", nargs="?", const="default", default=None, metavar="ADDRESS",
+                   help="rollout workers as Ray actors (one CPU each) instead of local processes, the same "
+                        "batches for the same seed (ray_address): --ray alone connects to RAY_ADDRESS or a Ray "
+                        "running on this machine, else starts a local one; --ray ADDRESS connects there; "
+                        "--evaluate then plays on Ray too. A resumed run keeps its own unless --ray is given "
+                        "(--set ray_address='\"\"' goes back to local processes)")
     t.add_argument("--seed", type=int, default=None, help="master seed")
     t.add_argument("--resume", nargs="?", const=True, default=False, metavar="CHECKPOINT",
                    help="continue the run in --run-dir (or the --config file's run_dir) from its latest "
                         "checkpoint, or from CHECKPOINT, with its own config (a --config file must agree with "
-                        "it); only --steps, --minutes, --workers and --run-dir may change")
+                        "it); only --steps, --minutes, --workers, --ray and --run-dir may change")
     t.add_argument("--evaluate", type=int, default=0, metavar="GAMES",
                    help="after training, play GAMES games (rounded up to whole deals) against each of random "
                         "and heuristic")
@@ -264,6 +286,7 @@ def _evaluate(args: argparse.Namespace) -> int:
 
     from .evaluate import deals_text, deduction_table, entrants_from_specs, evaluate, gate_table, social_tables
     from .interrupts import Terminated, catch_sigterm, restore_sigterm
+    from .ray_workers import RayFailure           # (imports no Ray)
 
     old_sigterm = catch_sigterm()      # SIGTERM stops an evaluation as Ctrl-C does
     try:   # argument errors: reported as usage errors (exit status 2)
@@ -276,7 +299,8 @@ def _evaluate(args: argparse.Namespace) -> int:
             raise ValueError(f"--games must be >= 1, got {args.games}")
         if args.workers < 1:
             raise ValueError(f"--workers must be >= 1, got {args.workers}")
-        _check_workers("--workers", args.workers)
+        if args.ray is None:             # on Ray the cluster's CPUs bound the tasks in flight, not this machine's
+            _check_workers("--workers", args.workers)
         if args.seed < 0:
             raise ValueError(f"--seed must be >= 0, got {args.seed}")
         if args.mode == "crossplay" and len(set(specs)) < 2:
@@ -285,10 +309,13 @@ def _evaluate(args: argparse.Namespace) -> int:
         res = evaluate(specs, games=args.games, seed=args.seed, workers=args.workers, mode=args.mode,
                        reference=args.reference, config=config, record_beliefs=not args.no_beliefs,
                        progress=not args.no_progress, out_dir=args.out, observer=not args.no_observer,
-                       shard=shard)
+                       shard=shard, ray_address=args.ray)
     except ValueError as err:
         print(f"treachery evaluate: error: {err}", file=sys.stderr)
         return 2
+    except RayFailure as err:          # Ray's own failure (a worker or node died): one line
+        print(f"treachery evaluate: error: {err}; no results written to {args.out}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt as why:
         how = "terminated (SIGTERM)" if isinstance(why, Terminated) else "interrupted"
         print(f"treachery evaluate: {how}; no results written to {args.out}", file=sys.stderr)
@@ -299,7 +326,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     print(f"{s['games']} game{'' if s['games'] == 1 else 's'} ({m['deals']} deal{'' if m['deals'] == 1 else 's'} "
           f"x {m['games_per_deal']}), {args.players} players, mode {m['mode']}, {deals_text(m)}: "
           f"{s['truncated']} truncated, {s['draws']} draws, "
-          f"{res['timing']['wall_s']:.1f} s on {args.workers} worker(s)")
+          f"{res['timing']['wall_s']:.1f} s on {args.workers} "
+          f"{'Ray task(s) at a time' if args.ray is not None else 'worker(s)'}")
     _print_win_tables(res)
     for table in (deduction_table(res), gate_table(res), social_tables(res)):
         if table:
@@ -342,6 +370,7 @@ def _train(args: argparse.Namespace) -> int:
 
     from .config import load_config, toml_literal
     from .ppo import TrainingInterrupted, train
+    from .ray_workers import RayFailure           # (imports no Ray)
 
     try:
         overrides = list(args.overrides)
@@ -355,12 +384,12 @@ def _train(args: argparse.Namespace) -> int:
             overrides.append(f"time_budget_s={float(args.minutes) * 60.0}")
         if args.run_dir is not None:
             overrides.append(f"run_dir={toml_literal(args.run_dir)}")
+        if args.ray is not None:
+            overrides.append(f"ray_address={toml_literal(args.ray)}")
         if args.evaluate < 0:
             raise ValueError(f"--evaluate must be >= 0, got {args.evaluate}")
         if args.eval_workers is not None and args.eval_workers < 1:
             raise ValueError(f"--eval-workers must be >= 1, got {args.eval_workers}")
-        if args.eval_workers is not None:
-            _check_workers("--eval-workers", args.eval_workers)
         if args.resume:
             config, resume = _resume_config(args, overrides)
         else:
@@ -368,11 +397,17 @@ def _train(args: argparse.Namespace) -> int:
             if args.run_dir is None and not _sets_run_dir(args):
                 stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
                 config = type(config).from_dict({**config.to_dict(), "run_dir": f"runs/train-{stamp}"})
-        _check_workers("--workers" if args.workers is not None else "the config's workers =", config.workers)
+        if not config.ray_address:       # on Ray the cluster's CPUs bound the actors (checked by train)
+            _check_workers("--workers" if args.workers is not None else "the config's workers =", config.workers)
+            if args.eval_workers is not None:
+                _check_workers("--eval-workers", args.eval_workers)
         result = train(config, resume=resume, progress=not args.no_progress)
     except ValueError as err:
         print(f"treachery train: error: {err}", file=sys.stderr)
         return 2
+    except RayFailure as err:          # Ray's own failure (an actor or node died): one line
+        print(f"treachery train: error: {err}", file=sys.stderr)
+        return 1
     except TrainingInterrupted as stop:
         where = (f"checkpoint {stop.checkpoint} (iteration {stop.iteration}); continue with --resume --run-dir "
                  f"{config.run_dir}" if stop.checkpoint is not None else "no iteration had finished: nothing saved")
@@ -431,14 +466,14 @@ def _budget_note(config, result) -> str:
     return ""
 
 
-#: what a resumed run may change (everything else comes from its checkpoint)
-_RESUMABLE = ("total_steps", "time_budget_s", "workers", "run_dir")
+#: what a resumed run may change (everything else comes from its checkpoint): its budgets, and where it runs
+_RESUMABLE = ("total_steps", "time_budget_s", "workers", "ray_address", "run_dir")
 
 
 def _resume_config(args: argparse.Namespace, overrides: list[str]):
     """The config of a resumed run and its checkpoint path: the checkpoint's stored
     config, changed only where the command line sets ``--steps``, ``--minutes``,
-    ``--workers`` or ``--run-dir`` (by default the run continues in its own folder,
+    ``--workers``, ``--ray`` or ``--run-dir`` (by default the run continues in its own folder,
     towards its own step and time budgets).  A ``--config`` file only says where
     the run is (its ``run_dir``); it is accepted when every other setting it names
     equals the checkpoint's (:func:`_check_resume_config_file`).
@@ -472,7 +507,7 @@ def _resume_config(args: argparse.Namespace, overrides: list[str]):
     bad = _changed_settings(stored, overrides)
     if bad:
         raise ValueError(f"a resumed run keeps its own config; {bad} cannot change (only --steps, --minutes, "
-                         f"--workers and --run-dir can)")
+                         f"--workers, --ray and --run-dir can)")
     if args.config is not None:
         _check_resume_config_file(args.config, TrainConfig.from_dict(stored))
     return TrainConfig.from_dict({**stored, **{k: v for k, v in changed.items() if k in _RESUMABLE}}), path
@@ -513,7 +548,7 @@ def _check_resume_config_file(path: str, stored) -> None:
     """Refuse a ``--config`` file given with ``--resume`` that names a setting
     (other than those a resume may change, :data:`_RESUMABLE`: ``run_dir``
     finds the run, and the budgets and workers come from ``--steps``,
-    ``--minutes`` and ``--workers`` or else the checkpoint) with another value
+    ``--minutes``, ``--workers`` and ``--ray`` or else the checkpoint) with another value
     than the resumed run's config ``stored``: resuming keeps the checkpoint's
     config, so the file's value would be silently ignored.
 
@@ -532,7 +567,7 @@ def _check_resume_config_file(path: str, stored) -> None:
     if differ:
         raise ValueError(f"--config {path!r} with --resume: the run keeps its checkpoint's config, and the file "
                          f"differs from it in {differ}; drop --config (give --run-dir), or change only --steps, "
-                         f"--minutes, --workers or --run-dir")
+                         f"--minutes, --workers, --ray or --run-dir")
 
 
 def _sets_run_dir(args: argparse.Namespace) -> bool:
@@ -550,7 +585,8 @@ def _sets_run_dir(args: argparse.Namespace) -> bool:
 
 def _evaluate_policy(policy: str, config, games: int, workers: int, progress: bool, greedy: bool) -> int:
     """Substitution tournaments of the policy (greedy or sampling) against random,
-    then heuristic; prints the tables and whether it beats each in every role."""
+    then heuristic (on Ray when the run's rollouts were); prints the tables and whether it
+    beats each in every role."""
     from pathlib import Path
 
     from .evaluate import beats_in_every_role, evaluate, per_role_table, substitution_table
@@ -560,7 +596,8 @@ def _evaluate_policy(policy: str, config, games: int, workers: int, progress: bo
     for ref in ("random", "heuristic"):
         out = Path(config.run_dir) / f"eval-vs-{ref}"
         res = evaluate([spec, ref], games=games, seed=config.seed + 1, workers=workers, mode="substitution",
-                       reference=ref, config=game_config, progress=progress, out_dir=out)
+                       reference=ref, config=game_config, progress=progress, out_dir=out,
+                       ray_address=config.ray_address or None)
         print(f"\n== the policy against {ref}: {res['summary']['games']} games "
               f"({res['meta']['deals']} deals), {res['timing']['wall_s']:.0f} s ==")
         print("Win rate by dealt role [95% Wilson interval]:")

@@ -88,7 +88,16 @@ class TrainConfig:
             shipped policy with another objective or expert starts here.
 
     Rollouts (batched self-play, PPO "iteration" = collect then update):
-        workers: processes collecting rollouts (1 = in this process).
+        workers: processes collecting rollouts (1 = in this process); with
+            ``ray_address``, Ray actors (one CPU each, 1 = one actor).
+        ray_address: where the rollout workers run: "" = worker processes on
+            this machine; "default" = Ray, ``ray.init()`` with no address
+            (``RAY_ADDRESS`` if set, else a cluster running on this machine,
+            else a new local Ray); any other value = Ray at that address
+            (``ray.init(address=...)``: "auto", "HOST:6379", "ray://HOST:10001").
+            The same seed gives the same batches either way
+            (:mod:`training.ray_workers`).  Like ``workers``, a resumed run
+            keeps its own unless told otherwise (``--ray``, ``--set ray_address=...``).
         games_per_worker: games stepped together, one batched forward per step.
         rollout_steps: learner agent-steps collected per iteration (all workers).
         opponents: weights of each game's kind (:data:`OPPONENT_KINDS`); in a
@@ -232,6 +241,7 @@ class TrainConfig:
     keep_checkpoints: int = 3
     init: str = ""
     workers: int = 1
+    ray_address: str = ""
     games_per_worker: int = 32
     rollout_steps: int = 4096
     opponents: dict = field(default_factory=_default_opponents)
@@ -298,6 +308,9 @@ class TrainConfig:
 
         need(isinstance(self.run_dir, str) and bool(self.run_dir), "run_dir", "a non-empty path")
         need(isinstance(self.init, str), "init", "a checkpoint path, or \"\" for random initial weights")
+        need(isinstance(self.ray_address, str) and self.ray_address.strip() == self.ray_address, "ray_address",
+             "\"\" (worker processes here), \"default\" (ray.init()) or a Ray address such as \"auto\", "
+             "\"HOST:6379\" or \"ray://HOST:10001\"")
         for name in ("seed",):
             need(is_int(getattr(self, name)) and getattr(self, name) >= 0, name, "an int >= 0")
         for name in ("total_steps", "checkpoint_every", "keep_checkpoints", "workers", "games_per_worker",

@@ -127,7 +127,8 @@ Determinism: every game builds fresh bots whose seeds, like the environment
 seed, derive from ``(seed, deal, rotation, seat)`` with
 :class:`numpy.random.SeedSequence`; games are independent and results are
 sorted by schedule index, so the output (apart from timing) is identical for
-any number of worker processes.
+any number of worker processes, and on a Ray cluster (``ray_address``,
+:mod:`training.ray_workers`).
 """
 
 from __future__ import annotations
@@ -558,7 +559,7 @@ def score_belief(probs: Any, true_role: Role | int) -> tuple[float, float, float
 
 
 def play_task(task: GameTask, config: GameConfig, record_beliefs: bool = True,
-              observer: bool = True) -> GameRecord:
+              observer: bool = True, factories: dict | None = None) -> GameRecord:
     """Play one scheduled game through the PettingZoo environment.
 
     The evaluator reads the engine (``env.game``) only to score: the dealt and
@@ -569,6 +570,10 @@ def play_task(task: GameTask, config: GameConfig, record_beliefs: bool = True,
     scores every turn and claim (it is never a seat and reads only
     :func:`training.social.public_view`).
 
+    ``factories`` (``{spec: factory}``, ``factory(seed=...)`` giving the bot) builds the specs it
+    names instead of :func:`agents.make` (on a Ray worker: a shipped checkpoint or bot,
+    :func:`training.ray_workers.bot_factories`); the record keeps the task's own specs.
+
     Raises:
         ValueError: if the line-up size differs from ``config.num_players`` or a
             spec is unknown; :class:`agents.play.BotError` (one) naming the game and
@@ -577,7 +582,9 @@ def play_task(task: GameTask, config: GameConfig, record_beliefs: bool = True,
     n = config.num_players
     if len(task.specs) != n:
         raise ValueError(f"{len(task.specs)} agents for {n} seats")
-    bots = [agents.make(spec, seed=s) for spec, s in zip(task.specs, task.agent_seeds)]
+    made = factories or {}
+    bots = [made[spec](seed=s) if spec in made else agents.make(spec, seed=s)
+            for spec, s in zip(task.specs, task.agent_seeds)]
     dist = config.distribution()     # the public identity deck (TR2.3): role_counts or the variant's
     times: list[list[float]] = [[] for _ in range(n)]
     gate = np.zeros((n, 3), np.int64)
@@ -674,17 +681,37 @@ def _mp_context():
     return mp.get_context("fork" if "fork" in methods and "torch" not in sys.modules else "spawn")
 
 
+def _chunks(tasks: list, workers: int) -> list[list]:
+    """The chunks of games a pool of ``workers`` plays, each one submission (a process pool's
+    call or a Ray task): small enough to share the games out, large enough to cost little."""
+    size = max(1, min(16, len(tasks) // (workers * 8)))
+    return [tasks[i:i + size] for i in range(0, len(tasks), size)]
+
+
 def run_tasks(tasks: Sequence[GameTask], config: GameConfig, workers: int = 1,
-              record_beliefs: bool = True, progress: bool = True, observer: bool = True) -> list[GameRecord]:
+              record_beliefs: bool = True, progress: bool = True, observer: bool = True,
+              ray_address: str | None = None) -> list[GameRecord]:
     """Play the scheduled games, in ``workers`` processes (1: in this process),
-    with a tqdm progress bar on stderr; records come back sorted by task index
+    or with ``ray_address`` as Ray tasks, ``workers`` of them at a time
+    (:func:`training.ray_workers.run_chunks`), with a tqdm progress bar on stderr;
+    records come back sorted by task index, so they are the same in every case
     (``observer``: run the public observer, see :func:`play_task`).
 
+    Args:
+        ray_address: None or ``""``: local processes; ``"default"``
+            (:data:`training.ray_workers.RAY_DEFAULT`): ``ray.init()``, which connects to
+            ``RAY_ADDRESS`` or a cluster running on this machine, else starts a local Ray;
+            another value: ``ray.init(address=ray_address)`` (``"auto"``, ``"HOST:6379"``,
+            ``"ray://HOST:10001"``).  A process connected to Ray already keeps its connection.
+
     Raises:
-        ValueError: for ``workers < 1``.
+        ValueError: for ``workers < 1``; with ``ray_address``, for Ray missing or an
+            address it cannot connect to (one line).
         Exception: whatever a bot or the engine raises in a game.
+        training.ray_workers.RayFailure: when Ray itself fails (a worker or node died).
         KeyboardInterrupt: on Ctrl-C; the worker processes are stopped first
-            (they ignore SIGINT themselves) and queued games are dropped.
+            (they ignore SIGINT themselves), or the Ray tasks cancelled, and
+            queued games are dropped.
     """
     from tqdm import tqdm
 
@@ -692,14 +719,22 @@ def run_tasks(tasks: Sequence[GameTask], config: GameConfig, workers: int = 1,
         raise ValueError(f"workers must be >= 1, got {workers}")
     tasks = list(tasks)
     records: list[GameRecord] = []
+    if ray_address is not None and ray_address != "":
+        from . import ray_workers
+
+        ray_workers.connect(ray_address)         # before the bar: an address it cannot reach is one line
+        with tqdm(total=len(tasks), desc="games", unit="game", disable=not progress, leave=False) as bar:
+            records = ray_workers.run_chunks(_chunks(tasks, workers), config, record_beliefs, observer,
+                                             in_flight=workers, address=ray_address, on_done=bar.update)
+        records.sort(key=lambda r: r.task.index)
+        return records
     with tqdm(total=len(tasks), desc="games", unit="game", disable=not progress, leave=False) as bar:
         if workers == 1 or len(tasks) <= 1:
             for t in tasks:
                 records.append(play_task(t, config, record_beliefs, observer))
                 bar.update(1)
         else:
-            size = max(1, min(16, len(tasks) // (workers * 8)))
-            chunks = [tasks[i:i + size] for i in range(0, len(tasks), size)]
+            chunks = _chunks(tasks, workers)
             ex = ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context(), initializer=_init_worker)
             try:
                 futs = {ex.submit(_run_chunk, c, config, record_beliefs, observer): len(c) for c in chunks}
@@ -1303,7 +1338,7 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
              workers: int = 1, mode: str = "rotate", reference: str | None = None,
              config: GameConfig | None = None, record_beliefs: bool = True, progress: bool = True,
              out_dir: str | os.PathLike | None = None, observer: bool = True,
-             shard: tuple[int, int] | None = None) -> dict:
+             shard: tuple[int, int] | None = None, ray_address: str | None = None) -> dict:
     """Run a duplicate-deal tournament and return :func:`summarize`'s dict.
 
     Args:
@@ -1313,7 +1348,8 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
         games: games requested; rounded **up** to whole deals
             (:func:`games_per_deal`), so every deal is fully rotated.
         seed: master seed of environment and bot seeds.
-        workers: processes (1 plays in this process).
+        workers: processes (1 plays in this process); with ``ray_address``, the
+            most Ray tasks (chunks of games, one CPU each) in flight at a time.
         mode: ``"rotate"``, ``"substitution"``, ``"crossplay"`` or
             ``"teammates"`` (:func:`teammate_schedule`).
         reference: the reference entrant's label for substitution, the
@@ -1333,14 +1369,20 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
         shard: ``(i, n)``: play only the i-th (1-based) of ``n`` contiguous shards of the
             tournament's deals (:func:`shard_deals`; ``meta["shard"]`` says which), so
             shards played apart and pooled (:func:`pool_results`) are the whole tournament.
+        ray_address: play the games on Ray (:func:`run_tasks`; None: local processes): the
+            results are those of local workers for the same seed (apart from timing,
+            where ``timing["ray"]`` is true).  Policy checkpoints and bots of one's own
+            travel to the workers (:mod:`training.ray_workers`).
 
     Raises:
         ValueError: for unknown specs, a bad mode/reference (or no candidate
             besides the reference or partner), ``games < 1``, ``workers < 1``, a
             config whose ``num_players`` differs from ``num_players``, or a
             policy trained for another table size (``agents.check_table``),
-            a ``shard`` outside 1..n or of more shards than deals, or an ``out_dir``
-            that is, or lies under, a file.
+            a ``shard`` outside 1..n or of more shards than deals, an ``out_dir``
+            that is, or lies under, a file, or (with ``ray_address``) Ray missing or an
+            address it cannot connect to.
+        training.ray_workers.RayFailure: when Ray itself fails under the games.
     """
     if out_dir is not None:
         check_folder(out_dir, "--out")
@@ -1406,7 +1448,7 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
         warnings.warn(f"--out {str(out_dir)!r} already holds a results.json; this tournament replaces it")
     t0 = time.perf_counter()
     records = run_tasks(tasks, config, workers=workers, record_beliefs=record_beliefs, progress=progress,
-                        observer=observer)
+                        observer=observer, ray_address=ray_address)
     wall = time.perf_counter() - t0
     meta = {"entrants": [_entrant_meta(e) for e in entrants], "num_players": num_players, "mode": mode,
             "reference": ref_label, "seed": seed, "games_requested": games, "games": len(tasks),
@@ -1416,6 +1458,8 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
     res = summarize(records, entrants, meta)
     res["timing"]["wall_s"] = wall
     res["timing"]["workers"] = workers
+    if ray_address:
+        res["timing"]["ray"] = True
     if out_dir is not None:
         write_results(res, out_dir)
     return res
@@ -1693,7 +1737,8 @@ def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
             p95 = f"{t['p95_ms']:.3f}" if t["p95_ms"] is not None else "–"
             out.append(f"| {lab} | {t['decisions']} | {p50} | {p95} |")
     if "wall_s" in res["timing"]:
-        out.append(f"\nWall time {res['timing']['wall_s']:.1f} s with {res['timing'].get('workers')} worker(s).")
+        how = "Ray task(s) at a time" if res["timing"].get("ray") else "worker(s)"
+        out.append(f"\nWall time {res['timing']['wall_s']:.1f} s with {res['timing'].get('workers')} {how}.")
     images = list(images)
     if images:
         out += [""] + [f"![{Path(i).stem}]({i})" for i in images]

@@ -450,7 +450,8 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             skipped with a warning, see :func:`load_resumable`); a path:
             continue from that checkpoint.  Either way the checkpoint's stored
             config is used, except ``run_dir``, ``total_steps``,
-            ``time_budget_s`` and ``workers``, which are taken from ``config``
+            ``time_budget_s``, ``workers`` and ``ray_address`` (where the
+            rollouts run; the batches are the same), which are taken from ``config``
             (the CLI's ``--resume`` fills them from the checkpoint unless given).
         progress: show a tqdm bar.
         log: write tensorboard events.
@@ -467,7 +468,9 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             fitting state (written before :class:`training.gate.GateFit`),
             or with a ``metrics.jsonl`` line (other than a torn last one) that
             is not a record; an ``init`` or ``kl_policy`` checkpoint that is
-            missing or does not fit the config's network (before the run
+            missing or does not fit the config's network, or with
+            ``ray_address``, Ray missing, an address it cannot connect to or a
+            cluster with fewer CPUs than ``workers`` (these before the run
             folder is made).
 
     Warns:
@@ -523,6 +526,9 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
         init_weights(net, config.init)      # before the run folder is made: a bad init leaves nothing behind
     if config.kl_policy:
         reference_policy(config, net)       # likewise: a missing or unfit KL reference is refused here
+    if config.ray_address:                  # likewise: Ray missing, unreachable, or short of CPUs
+        from .ray_workers import check_cluster
+        check_cluster(config.ray_address, config.workers)
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -750,8 +756,8 @@ def _open_run(config: TrainConfig, resume: bool | str | os.PathLike) -> tuple[Tr
 
     Returns:
         ``(config, path, payload)``: the run's configuration (a resumed run's
-        stored one, with ``run_dir``, ``total_steps``, ``time_budget_s`` and
-        ``workers`` from ``config``), and the checkpoint resumed from and its
+        stored one, with ``run_dir``, ``total_steps``, ``time_budget_s``,
+        ``workers`` and ``ray_address`` from ``config``), and the checkpoint resumed from and its
         loaded contents (None, None for a new run).
     """
     check_folder(config.run_dir, "run directory")
@@ -769,7 +775,7 @@ def _open_run(config: TrainConfig, resume: bool | str | os.PathLike) -> tuple[Tr
         if "training_state" not in payload:
             raise ValueError(f"{str(path)!r} is a bare policy, not a training checkpoint; it cannot be resumed")
         stored = dict(payload["train_config"])
-        for k in ("run_dir", "total_steps", "time_budget_s", "workers"):
+        for k in ("run_dir", "total_steps", "time_budget_s", "workers", "ray_address"):
             stored[k] = getattr(config, k)
         config = TrainConfig.from_dict(stored)
         state = payload["training_state"]

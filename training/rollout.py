@@ -43,7 +43,9 @@ never as inputs.  So are the privileged critic's inputs
 learner decision and read only by the value head (:mod:`agents.networks`).
 
 :class:`WorkerPool` runs collectors in worker processes (``spawn``), one torch
-thread each, receiving the learner's weights and pool changes every rollout.
+thread each, receiving the learner's weights and pool changes every rollout; or,
+with ``TrainConfig.ray_address``, in Ray actors (:mod:`training.ray_workers`)
+receiving the same.
 
 Observations are stored by their nonzero features (~1.4% of a 5-player
 observation's 7,432): ``obs_nnz``, ``obs_cols``, ``obs_vals``, which
@@ -618,17 +620,29 @@ def _worker_main(conn, config_dict: dict, seed: int) -> None:
 
 
 class WorkerPool:
-    """Collectors in ``config.workers`` processes (``workers == 1``: this process).
+    """Collectors in ``config.workers`` processes (``workers == 1``: this process), or, with
+    ``config.ray_address``, in as many Ray actors (:class:`training.ray_workers.RayRollouts`,
+    one CPU each, ``workers == 1`` too) sent the same messages, so the same seeds give the
+    same batches.
 
     Args:
         config: the training configuration.
         seeds: one collector seed per worker.
+
+    Raises:
+        ValueError: (one line) with ``ray_address``, for Ray missing, an address it cannot
+            connect to, or a cluster with fewer CPUs than workers.
     """
 
     def __init__(self, config: TrainConfig, seeds: list[int]):
         self.config = config
         self.local: Collector | None = None
+        self.ray = None
         self.procs, self.conns = [], []
+        if config.ray_address:
+            from .ray_workers import RayRollouts
+            self.ray = RayRollouts(config, seeds)
+            return
         if len(seeds) == 1:
             self.local = Collector(config, seeds[0])
             return
@@ -652,7 +666,8 @@ class WorkerPool:
             with the wall time.
 
         Raises:
-            RuntimeError: if a worker failed (with its traceback).
+            RuntimeError: if a worker failed (with its traceback); on Ray,
+                :class:`training.ray_workers.RayFailure` when an actor or its node died.
         """
         t0 = time.perf_counter()
         if self.local is not None:
@@ -660,17 +675,23 @@ class WorkerPool:
             self.local.update_pool(pool_changes)
             batch, games, info = self.local.collect(num_steps, label_expert)
             return [batch], games, {**info, "seconds": time.perf_counter() - t0}
-        share = -(-num_steps // len(self.conns))
         w = _to_numpy(weights)
         changes = {k: (None if v is None else _to_numpy(v)) for k, v in pool_changes.items()}
-        for c in self.conns:
-            c.send(("collect", w, changes, share, label_expert))
+        if self.ray is not None:
+            share = -(-num_steps // len(self.ray.actors))
+            results = self.ray.collect(w, changes, share, label_expert)
+        else:
+            share = -(-num_steps // len(self.conns))
+            for c in self.conns:
+                c.send(("collect", w, changes, share, label_expert))
+            results = []
+            for c in self.conns:
+                status, payload = c.recv()
+                if status != "ok":
+                    raise RuntimeError(f"rollout worker failed: {payload}")
+                results.append(payload)
         batches, games, info = [], [], {"learner_steps": 0, "decisions": 0}
-        for c in self.conns:
-            status, payload = c.recv()
-            if status != "ok":
-                raise RuntimeError(f"rollout worker failed: {payload}")
-            b, g, i = payload
+        for b, g, i in results:
             batches.append(b)
             games.extend(g)
             info["learner_steps"] += i["learner_steps"]
@@ -681,7 +702,9 @@ class WorkerPool:
     def close(self, now: bool = False) -> None:
         """Stop the worker processes: each finishes what it is doing (waited for
         up to 10 s), or, with ``now``, is terminated at once (a collection under
-        way is dropped)."""
+        way is dropped).  Ray actors are killed (between collections they do nothing)."""
+        if self.ray is not None:
+            self.ray.close()
         for c in self.conns:
             try:
                 c.send(("close",))
