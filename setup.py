@@ -1,5 +1,11 @@
-"""The compiled parts of the package (everything else is declared in pyproject.toml;
-setuptools runs Cython, a build requirement):
+"""The packages and the compiled parts (everything else is declared in pyproject.toml;
+setuptools runs Cython, a build requirement).
+
+Packages: ``treachery_env``, ``agents`` and ``training`` with their subpackages, and
+``treachery_checkpoints``, the folder ``checkpoints/`` (the shipped models' ``policy.pt`` and
+``MODEL_CARD.md``, :mod:`agents.models`), so that an install from a wheel has the named models too.
+
+Compiled:
 
 * ``treachery_env._observation``, ``treachery_env._view`` and
   ``treachery_env._priority``: the observation encoder, the seat-view builder
@@ -14,7 +20,7 @@ without it and the Python source is used.
 import os
 import runpy
 
-from setuptools import Extension, setup
+from setuptools import Extension, find_packages, setup
 
 MODULES = runpy.run_path(os.path.join("treachery_env", "compiled.py"))["MODULES"]
 
@@ -32,4 +38,9 @@ for name in MODULES:
     ext.cython_directives = DIRECTIVES
     extensions.append(ext)
 
-setup(ext_modules=extensions, options={"build_ext": {"parallel": os.cpu_count() or 1}})
+PACKAGES = find_packages(include=["treachery_env*", "agents*", "training*"]) + ["treachery_checkpoints"]
+
+setup(packages=PACKAGES, package_dir={"treachery_checkpoints": "checkpoints"},
+      package_data={"treachery_env": ["data/*.json"], "training": ["configs/*.toml"],
+                    "treachery_checkpoints": ["*/policy.pt", "*/MODEL_CARD.md"]},
+      ext_modules=extensions, options={"build_ext": {"parallel": os.cpu_count() or 1}})

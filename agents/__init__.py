@@ -14,7 +14,8 @@ from . import play
 from .base import Agent, BaseAgent, RandomAgent, legal_actions
 from .play import GameResult, play_game
 
-__all__ = ["Agent", "BaseAgent", "RandomAgent", "legal_actions", "make", "names_a_bot", "weights_file", "check_table",
+__all__ = ["Agent", "BaseAgent", "RandomAgent", "legal_actions", "make", "names_a_bot", "is_outside", "weights_file",
+           "check_table",
            "register", "available", "play", "play_game", "GameResult", "NAMED_MODELS"]
 
 _REGISTRY: dict[str, Callable[..., Agent]] = {"random": RandomAgent}
@@ -41,6 +42,13 @@ def names_a_bot(spec: str) -> bool:
     (with its argument), or ``MODULE:CLASS`` (whether that imports is :func:`make`'s to say)."""
     name, sep, arg = spec.partition(":")
     return name in _REGISTRY or _outside_form(name, sep, arg)
+
+
+def is_outside(spec: str) -> bool:
+    """Whether ``spec`` names an outside bot, ``MODULE:CLASS`` (not a registered name): the bots
+    ``treachery evaluate --isolate`` runs in processes of their own (``"isolated:" + spec``)."""
+    name, sep, arg = spec.partition(":")
+    return name not in _REGISTRY and _outside_form(name, sep, arg)
 
 
 def _outside_form(name: str, sep: str, arg: str) -> bool:

@@ -1,10 +1,12 @@
 """Named models: the shipped checkpoints by name (RLCard's pretrained models, for Treachery).
 
-Each folder ``checkpoints/NAME/`` of the source checkout holding a ``policy.pt``
+Each folder ``checkpoints/NAME/`` holding a ``policy.pt``
 and its ``MODEL_CARD.md`` (written by ``treachery export``) is the model
 ``NAME``: ``agents.make("flagship")`` is the greedy policy of
 ``checkpoints/flagship/policy.pt`` (its most likely legal action, as every
-figure of its card was measured), and ``treachery models`` lists them.  The
+figure of its card was measured), and ``treachery models`` lists them.  They
+are package data (the package ``treachery_checkpoints``, setup.py), so an
+install from a wheel has them too.  The
 card records the policy file's SHA-256 (the line :data:`CHECKSUM_LINE`); a
 model is loaded by name only when the file's bytes have it, so a truncated or
 swapped file is refused in one line instead of playing as something else.  A
@@ -21,7 +23,22 @@ from pathlib import Path
 
 __all__ = ["CHECKPOINTS", "CHECKSUM_LINE", "Model", "models", "sha256_of", "checked_policy"]
 
-CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
+
+def _installed_checkpoints() -> Path:
+    """The folder of the package ``treachery_checkpoints`` (installed from ``checkpoints/``, setup.py),
+    or, where the package is not installed (the source tree on ``sys.path``), ``checkpoints/`` beside
+    this package."""
+    try:
+        import treachery_checkpoints
+    except ImportError:
+        return Path(__file__).resolve().parent.parent / "checkpoints"
+    return Path(treachery_checkpoints.__file__).resolve().parent
+
+
+CHECKPOINTS = _installed_checkpoints()
+"""Where the shipped models lie: ``checkpoints/`` of the source checkout in an editable install,
+the installed package ``treachery_checkpoints`` from a wheel."""
+
 CHECKSUM_LINE = "* policy file SHA-256: `{}` (checked when the model is loaded by name)"
 _CHECKSUM = re.compile(r"^\* policy file SHA-256: `([0-9a-f]{64})`", re.MULTILINE)
 

@@ -101,3 +101,26 @@ def test_isolated_processes_are_reused_and_end_with_their_input():
     host = isolated._IDLE.pop()
     host.close()
     assert host.proc.returncode == 0
+
+
+def test_evaluate_isolate_runs_every_outside_bot_isolated(snoopers, tmp_path, monkeypatch, capsys):
+    """``treachery evaluate --isolate``: each ``MODULE:CLASS`` entrant plays as ``isolated:MODULE:CLASS``
+    (a built-in bot stays in-process), in one or two worker processes, with the results the bot
+    gives in-process; without ``--isolate`` the snooper finds the game and the tournament stops."""
+    import json
+
+    from training.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    base = ["evaluate", "--players", "4", "--starting-life", "8", "--max-turns", "12", "--games", "4",
+            "--no-progress", "--mode", "substitution", "--reference", "random"]
+    assert main([*base, "--agents", f"{snoopers}:Snooper,random", "--out", "plain"]) == 2
+    assert "found" in capsys.readouterr().err
+    for workers in ("1", "2"):
+        assert main([*base, "--agents", f"{snoopers}:Snooper,random", "--isolate", "--workers", workers,
+                     "--out", f"iso{workers}"]) == 0
+    one, two = (json.loads((tmp_path / f"iso{w}" / "results.json").read_text()) for w in "12")
+    labels = [e["label"] for e in one["meta"]["entrants"]]
+    assert labels == [f"isolated:{snoopers}:Snooper", "random"]
+    assert one["substitution"] == two["substitution"]
+    assert one["substitution"]["candidates"][labels[0]]["overall"]["pairs"] == 4

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -75,3 +76,22 @@ def test_a_named_model_enters_a_tournament_by_name():
     assert played == {"residual-exit": models()["residual-exit"].sha256, "heuristic": None}
     assert np.isfinite(res["substitution"]["candidates"]["residual-exit"]["overall"]["delta"])
     assert CHECKPOINTS.name == "checkpoints"
+
+
+def test_the_named_models_are_package_data(tmp_path):
+    """A wheel carries the shipped models (the package ``treachery_checkpoints``, from
+    ``checkpoints/``): setup.py's build_py copies every model's policy and card, beside the
+    packages' other data files, and ``agents.models`` reads them from there once installed."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "setup.py", "-q", "build_py", "--build-lib", str(tmp_path)], cwd=root,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    built = tmp_path / "treachery_checkpoints"
+    assert set(models(built)) == set(models()) and models()
+    for name, m in models(built).items():
+        assert m.sha256 == models()[name].sha256 == sha256_of(m.policy)
+    for data in ("treachery_env/data/identities.json", "training/configs/entity_ppo.toml", "agents/rllib_module.py"):
+        assert (tmp_path / data).is_file()

@@ -190,6 +190,22 @@ def test_rollout_batch_is_consistent_and_labels_never_enter_the_inputs(tmp_path)
     assert np.all(batch["obs_vals"] != 0) and batch["obs_cols"].max() < size
 
 
+def test_a_shipped_model_fills_the_opponents_seats(tmp_path, recwarn):
+    """``opponents = {flagship = 1}`` (issue #14): the greedy shipped policy plays every seat the
+    learner does not hold; a table it was not trained for is refused before a run folder is made."""
+    cfg = tiny(tmp_path, opponents={"flagship": 1.0}, games_per_worker=2, game=dict(TINY_GAME, num_players=5))
+    col = Collector(cfg, seed=2)
+    batch, games, _ = col.collect(300)
+    assert games and {g.kind for g in games} == {"flagship"}
+    assert all(len(g.seats) < 5 for g in games)          # the learner never holds the whole table
+    assert np.all(batch["mask"][np.arange(len(batch["action"])), batch["action"]] == 1)
+    with pytest.raises(ValueError, match=r"'flagship' was trained for 5-player tables"):
+        train(tiny(tmp_path, opponents={"flagship": 1.0}), progress=False)
+    assert not (tmp_path / "run").exists()
+    with pytest.raises(ValueError, match=r"or the shipped models \[.*'flagship'"):
+        TrainConfig(opponents={"flagshp": 1.0})
+
+
 def test_expert_labels_are_the_experts_legal_actions(tmp_path):
     """DAgger labels: the expert's own choice at each learner decision, on the learner's states."""
     cfg = tiny(tmp_path, imitation=0.5, opponents={"self": 1, "random": 1})

@@ -191,6 +191,10 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--reference", default=None,
                    help="reference agent label for --mode substitution, the partner for --mode teammates "
                         "(default: the last agent); a bot spec not among --agents joins them")
+    e.add_argument("--isolate", action="store_true",
+                   help="run every bot of your own (MODULE:CLASS) in a process of its own that receives only its "
+                        "seat's observation and serialised view (isolated:MODULE:CLASS): no bot can reach the game "
+                        "by gc or imports; on --ray its module must be installed on every node")
     e.add_argument("--no-beliefs", action="store_true", help="do not score beliefs() (deduction metrics)")
     e.add_argument("--no-observer", action="store_true",
                    help="do not run the fixed public observer (no bluffing numbers, no talk belief shifts)")
@@ -292,6 +296,11 @@ def _evaluate(args: argparse.Namespace) -> int:
     try:   # argument errors: reported as usage errors (exit status 2)
         config = game_config_from_args(args)
         specs = [s for s in args.agents.split(",")]
+        reference = args.reference
+        if args.isolate:
+            specs = [f"isolated:{s.strip()}" if agents.is_outside(s.strip()) else s for s in specs]
+            if reference is not None and agents.is_outside(reference):
+                reference = f"isolated:{reference}"
         unknown = [e.spec for e in entrants_from_specs(specs) if not agents.names_a_bot(e.spec)]
         if unknown:
             raise ValueError(f"unknown agent specs {unknown}; available: {agents.available()}, or MODULE:CLASS")
@@ -307,7 +316,7 @@ def _evaluate(args: argparse.Namespace) -> int:
             raise ValueError("--mode crossplay needs at least two different agents")
         shard = _parse_shard(args.shard) if args.shard is not None else None
         res = evaluate(specs, games=args.games, seed=args.seed, workers=args.workers, mode=args.mode,
-                       reference=args.reference, config=config, record_beliefs=not args.no_beliefs,
+                       reference=reference, config=config, record_beliefs=not args.no_beliefs,
                        progress=not args.no_progress, out_dir=args.out, observer=not args.no_observer,
                        shard=shard, ray_address=args.ray)
     except ValueError as err:

@@ -100,7 +100,8 @@ class TrainConfig:
             keeps its own unless told otherwise (``--ray``, ``--set ray_address=...``).
         games_per_worker: games stepped together, one batched forward per step.
         rollout_steps: learner agent-steps collected per iteration (all workers).
-        opponents: weights of each game's kind (:data:`OPPONENT_KINDS`); in a
+        opponents: weights of each game's kind (:data:`OPPONENT_KINDS`, or a shipped
+            model's name, ``flagship``: its greedy policy, :data:`agents.NAMED_MODELS`); in a
             ``self`` game every seat is the learner, otherwise the learner holds
             1 to ``n-1`` random seats and that kind fills the others.
         pool_size: frozen past policies kept for ``pool`` games.
@@ -327,10 +328,12 @@ class TrainConfig:
                      "imitation_coef"):
             need(is_num(getattr(self, name)) and getattr(self, name) >= 0, name, "a number >= 0")
         need(self.minibatch_steps >= self.bptt, "minibatch_steps", f"an int >= bptt ({self.bptt})")
-        need(isinstance(self.opponents, dict) and set(self.opponents) <= set(OPPONENT_KINDS)
+        kinds = [*OPPONENT_KINDS, *agents.NAMED_MODELS]
+        need(isinstance(self.opponents, dict) and set(self.opponents) <= set(kinds)
              and all(is_num(w) and w >= 0 for w in self.opponents.values())
              and sum(self.opponents.values()) > 0, "opponents",
-             f"a table of non-negative weights over {list(OPPONENT_KINDS)} with a positive sum")
+             f"a table of non-negative weights over {list(OPPONENT_KINDS)} or the shipped models "
+             f"{sorted(agents.NAMED_MODELS)} with a positive sum")
         need(is_num(self.imitation) and 0 <= self.imitation < 1, "imitation", "a fraction in [0, 1)")
         need(is_num(self.departure_weight) and 0 < self.departure_weight <= MAX_WEIGHT, "departure_weight",
              f"a number in (0, {MAX_WEIGHT:g}]")
