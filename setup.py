@@ -38,9 +38,14 @@ for name in MODULES:
     ext.cython_directives = DIRECTIVES
     extensions.append(ext)
 
-PACKAGES = find_packages(include=["treachery_env*", "agents*", "training*"]) + ["treachery_checkpoints"]
+# the folders of data files are packages too (setuptools warns of any importable folder it is not told of):
+# treachery_env/data, training/configs, checkpoints/ and those of its model folders whose names are identifiers
+MODEL_FOLDERS = sorted(d for d in os.listdir("checkpoints") if os.path.isdir(os.path.join("checkpoints", d)))
+PACKAGES = (find_packages(include=["treachery_env*", "agents*", "training*"])
+            + ["treachery_env.data", "training.configs", "treachery_checkpoints"]
+            + [f"treachery_checkpoints.{d}" for d in MODEL_FOLDERS if d.isidentifier() and d != "__pycache__"])
 
 setup(packages=PACKAGES, package_dir={"treachery_checkpoints": "checkpoints"},
-      package_data={"treachery_env": ["data/*.json"], "training": ["configs/*.toml"],
+      package_data={"treachery_env.data": ["*.json"], "training.configs": ["*.toml"],
                     "treachery_checkpoints": ["*/policy.pt", "*/MODEL_CARD.md"]},
       ext_modules=extensions, options={"build_ext": {"parallel": os.cpu_count() or 1}})

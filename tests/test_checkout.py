@@ -3,6 +3,7 @@ ignored by git, and ``make peers`` without the team's ``../shared`` says so befo
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -25,7 +26,9 @@ def test_make_peers_without_the_shared_checkout_fails_first_in_one_line(tmp_path
     work = tmp_path / "clone"         # no ../shared beside it
     work.mkdir()
     shutil.copy(ROOT / "Makefile", work / "Makefile")
-    done = subprocess.run(["make", "peers"], cwd=work, capture_output=True, text=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}  # not a sub-make
+    done = subprocess.run(["make", "--no-print-directory", "peers"], cwd=work, capture_output=True, text=True,
+                          env=env)
     assert done.returncode != 0
     assert done.stdout.strip() == ("make peers needs ../shared/bench/peers.py "
                                    "(the team's shared checkout beside this one)")

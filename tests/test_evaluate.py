@@ -481,13 +481,15 @@ def test_deduction_end_to_end_with_a_belief_bot(tmp_path):
 
 # --------------------------------------------------------------------------- every registered bot
 @pytest.mark.parametrize("spec", [s for s in agents.available()
-                                  if s not in ("test_uniform_belief", "human", *agents.models.models())])
+                                  if s not in ("test_uniform_belief", "human", "rllib", *agents.models.models())])
 def test_every_registered_bot_runs_in_a_tournament(spec, policy_4p):
     """Every bot at a 4-player table (the shipped models play their own 5-player
-    tables: tests/test_models.py)."""
+    tables: tests/test_models.py; an RLlib checkpoint, tests/test_frameworks_rllib.py)."""
     cfg = GameConfig(num_players=4, starting_life=6, max_turns=10)
     if spec == "policy":
         spec = f"policy:{policy_4p}"
+    if spec == "isolated":
+        spec = "isolated:heuristic"
     res = ev.evaluate([spec, "random"], games=2, seed=0, config=cfg, progress=False)
     assert res["summary"]["games"] == 2
     _check_counts(res, 4)
