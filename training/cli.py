@@ -155,6 +155,11 @@ class _Parser(argparse.ArgumentParser):
         return super().parse_known_args(args, namespace)
 
 
+#: where ``--ray`` connects (evaluate's and train's help)
+_RAY_WHERE = ("--ray alone connects to RAY_ADDRESS or a Ray running on this machine, else starts a local one; "
+              "--ray ADDRESS connects there (auto, HOST:6379, ray://HOST:10001)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with its subcommands (``evaluate``, ``train``, ``export``, ``compare``, ``pool``,
     ``models``, ``play``) and ``--version``."""
@@ -178,10 +183,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "of games, one CPU each) in flight at a time")
     e.add_argument("--ray", nargs="?", const="default", default=None, metavar="ADDRESS",
                    help="play the games on Ray instead of local processes, --workers chunks of games at a "
-                        "time (same results for the same seed): --ray alone connects to RAY_ADDRESS or a Ray "
-                        "running on this machine, else starts a local one; --ray ADDRESS connects there "
-                        "(auto, HOST:6379, ray://HOST:10001). Policy checkpoints and bots of your own are "
-                        "shipped to the workers")
+                        f"time (same results for the same seed): {_RAY_WHERE}. Policy checkpoints and bots of "
+                        "your own are shipped to the workers")
     e.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     e.add_argument("--mode", choices=["rotate", "substitution", "crossplay", "teammates"], default="rotate",
                    help="rotate: every agent through every seat of each deal; substitution: one agent "
@@ -227,10 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "at most the cluster's CPUs)")
     t.add_argument("--ray", nargs="?", const="default", default=None, metavar="ADDRESS",
                    help="rollout workers as Ray actors (one CPU each) instead of local processes, the same "
-                        "batches for the same seed (ray_address): --ray alone connects to RAY_ADDRESS or a Ray "
-                        "running on this machine, else starts a local one; --ray ADDRESS connects there; "
-                        "--evaluate then plays on Ray too. A resumed run keeps its own unless --ray is given "
-                        "(--set ray_address='\"\"' goes back to local processes)")
+                        f"batches for the same seed (ray_address): {_RAY_WHERE}; --evaluate then plays on Ray "
+                        "too. A resumed run keeps its own unless --ray is given (--set ray_address='\"\"' goes "
+                        "back to local processes)")
     t.add_argument("--seed", type=int, default=None, help="master seed")
     t.add_argument("--resume", nargs="?", const=True, default=False, metavar="CHECKPOINT",
                    help="continue the run in --run-dir (or the --config file's run_dir) from its latest "
