@@ -32,7 +32,26 @@ import numpy as np
 
 from .base import BaseAgent
 
-__all__ = ["IsolatedAgent", "IsolatedBotError"]
+__all__ = ["IsolatedAgent", "IsolatedBotError", "exit_with_parent"]
+
+
+def exit_with_parent(poll_s: float = 1.0) -> None:
+    """End this process once its parent is gone (killed, even by SIGKILL, or ended without
+    closing its children): a daemon thread polls the parent pid and exits when the process has
+    been re-parented, even while the main thread is busy (a bot that never answers).  For the
+    bot processes here and the evaluation's worker processes (:mod:`training.evaluate`)."""
+    import threading
+    import time
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(poll_s)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 class IsolatedBotError(RuntimeError):
@@ -44,8 +63,10 @@ class _Host:
     """One bot process: pickled requests in on its stdin, one JSON line out per request."""
 
     def __init__(self) -> None:
+        # a session of its own: the terminal's Ctrl-C is the game's to handle, not the bot's; the bot
+        # process ends with its input, or when its parent is gone (exit_with_parent)
         self.proc = subprocess.Popen([sys.executable, "-m", "agents.isolated"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, env=os.environ.copy())
+                                     stdout=subprocess.PIPE, env=os.environ.copy(), start_new_session=True)
 
     def call(self, request: tuple) -> dict:
         """Send ``request``; its reply.
@@ -81,6 +102,10 @@ class _Host:
 
 
 _IDLE: list[_Host] = []      # processes whose bot was dropped, for the next isolated bot
+
+# a forked process (an evaluation's worker) must not talk to its parent's bot processes: the pipes
+# it inherits are the parent's, and two processes asking one bot process would mix up its replies
+os.register_at_fork(after_in_child=_IDLE.clear)
 
 
 def _release(host: _Host) -> None:
@@ -128,9 +153,11 @@ class IsolatedAgent(BaseAgent):
         super().reset(seat)
         self._host.call(("reset", seat))
 
-    def act(self, observation: dict, info: dict) -> int:
-        """The bot's action, chosen in its process from the observation arrays and the info dict
-        (``info["view"]`` sent as :meth:`~treachery_env.view.SeatView.to_dict`).
+    def act(self, observation: dict, info: dict) -> Any:
+        """The bot's action as it gave it (the environment judges it), chosen in its process from the
+        observation arrays and the info dict (``info["view"]`` sent as
+        :meth:`~treachery_env.view.SeatView.to_dict`); a result that is not JSON (an object) is the
+        bot's error.
 
         Raises:
             IsolatedBotError: for what the bot raised there, or a process that ended.
@@ -139,7 +166,7 @@ class IsolatedAgent(BaseAgent):
         sent = {k: v for k, v in info.items() if k != "view"}
         if info.get("view") is not None:
             sent["view"] = info["view"].to_dict()
-        return int(self._host.call(("act", obs, sent))["action"])
+        return self._host.call(("act", obs, sent))["action"]
 
     def __repr__(self) -> str:
         return f"IsolatedAgent({self.spec!r}, seed={self.seed})"
@@ -147,6 +174,7 @@ class IsolatedAgent(BaseAgent):
 
 def _serve() -> None:
     """The bot process: make, reset and ask the bot as the requests say, until the input ends."""
+    exit_with_parent()
     replies = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)                     # the bot's prints go to stderr, never into the replies
     requests = sys.stdin.buffer
@@ -178,12 +206,19 @@ def _serve() -> None:
                 _, obs, info = request
                 if "view" in info:
                     info["view"] = SeatView.from_dict(info["view"])
-                reply = {"action": int(bot.act(obs, info))}
+                action = bot.act(obs, info)
+                # the action as the bot gave it (a numpy integer as an int): the environment judges it,
+                # as it judges an in-process bot's (a float or None is refused there, not truncated here)
+                reply = {"action": action.item() if isinstance(action, np.generic) else action}
+                json.dumps(reply)
         except Exception as err:  # noqa: BLE001 - whatever the bot raises goes back to the game, in one line
             text = str(err).strip()
             reply = {"error": f"{type(err).__name__}: {text.splitlines()[0] if text else '(no message)'}"}
-        replies.write(json.dumps(reply) + "\n")
-        replies.flush()
+        try:
+            replies.write(json.dumps(reply) + "\n")
+            replies.flush()
+        except OSError:          # the game's process is gone (a broken pipe): nobody to answer
+            return
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ and plays from the observation vector and mask alone, as a trained policy of our
 
 from __future__ import annotations
 
+import logging
 import os
 
 import numpy as np
@@ -22,14 +23,14 @@ MODULE_ID = "shared"
 
 
 def module_path(path: str | os.PathLike, module_id: str = MODULE_ID) -> str:
-    """The RLModule folder inside an RLlib checkpoint: ``PATH`` itself when it is a module's
+    """The RLModule folder (absolute) inside an RLlib checkpoint: ``PATH`` itself when it is a module's
     folder, else ``PATH/learner_group/learner/rl_module/MODULE_ID`` (an algorithm's
     checkpoint, ``Algorithm.save_to_path``) or ``PATH/rl_module/MODULE_ID``.
 
     Raises:
         ValueError: if ``PATH`` is not a folder or holds no such module.
     """
-    path = os.fspath(path)
+    path = os.path.abspath(os.fspath(path))     # RLlib reads a relative path as a URI without a scheme
     if not os.path.isdir(path):
         raise ValueError(f"RLlib checkpoint {path!r} is not a folder (give the folder Algorithm.save_to_path "
                          f"wrote, or an RLModule's folder inside it)")
@@ -67,11 +68,16 @@ class RLlibAgent(BaseAgent):
             from ray.rllib.core.rl_module.rl_module import RLModule
         except ImportError:
             raise ValueError("an rllib bot needs Ray's RLlib: pip install '.[rllib]' (ray[rllib]>=2.60)") from None
+        quiet = logging.getLogger("ray._common.deprecation")   # RLlib 2.60 warns of its own module config
+        level = quiet.level
+        quiet.setLevel(logging.ERROR)
         try:
             self.module = RLModule.from_checkpoint(self.path)
         except Exception as err:   # noqa: BLE001 - RLlib raises many kinds for a damaged checkpoint
             raise ValueError(f"RLlib checkpoint {self.path!r} could not be loaded: {type(err).__name__}: "
                              f"{str(err).splitlines()[0] if str(err) else ''}") from None
+        finally:
+            quiet.setLevel(level)
         self.module.eval()
         self.greedy = greedy
         self._players = _table_of(self.module, self.path)

@@ -803,3 +803,20 @@ def test_results_written_over_earlier_ones_leave_none_of_their_plots(tmp_path):
     assert (tmp_path / "winrates.png").exists() and (tmp_path / "crossplay.png").exists()
     assert (tmp_path / "mine.png").read_bytes() == b"x" and (tmp_path / "notes.txt").read_text() == "keep"
     assert "deduction.png" not in (tmp_path / "results.md").read_text()
+
+
+def test_a_worker_dies_of_sigterm_even_when_its_parent_catches_it():
+    """A forked worker inherits the parent's SIGTERM handler (catch_sigterm); _init_worker puts the
+    default back, so the pool's terminate() on Ctrl-C ends the worker instead of raising inside it
+    (the pool's worker loop caught that, and the evaluation hung after "interrupted")."""
+    import signal
+    import subprocess
+    import sys
+
+    script = ("import os, signal, time\n"
+              "from training.interrupts import catch_sigterm\n"
+              "from training.evaluate import _init_worker\n"
+              "catch_sigterm()\n_init_worker()\n"
+              "os.kill(os.getpid(), signal.SIGTERM)\ntime.sleep(30)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == -signal.SIGTERM, done.stderr[-1000:]

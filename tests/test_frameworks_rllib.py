@@ -5,6 +5,7 @@ runner reports non-empty metrics, and the saved checkpoint plays as a bot (issue
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -87,8 +88,10 @@ def test_one_ppo_iteration_with_a_remote_env_runner_reports_metrics(checkpoint):
     assert np.isfinite(learner["policy_loss"]) and learner["entropy"] > 0
 
 
-def test_the_checkpoint_plays_as_a_bot(checkpoint):
+def test_the_checkpoint_plays_as_a_bot(checkpoint, monkeypatch):
     _, path = checkpoint
+    monkeypatch.chdir(os.path.dirname(path))       # a relative path, as on the command line
+    assert agents.make("rllib:ck", seed=0).num_players() == 5
     bot = agents.make(f"rllib:{path}:greedy", seed=0)
     assert isinstance(bot, RLlibAgent) and bot.greedy and bot.num_players() == 5
     with pytest.raises(ValueError, match="5-player"):
@@ -124,3 +127,6 @@ def test_the_script_trains_and_saves(local_ray, tmp_path, capsys):
         fw.main(["--out", str(tmp_path / "file")])
     with pytest.raises(SystemExit):
         fw.main(["--players", "3", "--out", str(tmp_path / "x")])
+    with pytest.raises(SystemExit):       # more env runners than the local Ray's 2 CPUs: refused, not a hang
+        fw.main(["--env-runners", "3", "--out", str(tmp_path / "x")])
+    assert "the Ray cluster has 2 CPU(s)" in capsys.readouterr().err

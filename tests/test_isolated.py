@@ -124,3 +124,20 @@ def test_evaluate_isolate_runs_every_outside_bot_isolated(snoopers, tmp_path, mo
     assert labels == [f"isolated:{snoopers}:Snooper", "random"]
     assert one["substitution"] == two["substitution"]
     assert one["substitution"]["candidates"][labels[0]]["overall"]["pairs"] == 4
+
+
+def test_a_forked_process_never_shares_its_parents_bot_processes():
+    """An evaluation's worker forked after its parent made (and dropped) an isolated bot starts with
+    no idle bot process: two processes asking one bot process would mix up its replies."""
+    import os
+
+    from agents import isolated
+
+    bot = agents.make("isolated:random", seed=0)
+    del bot
+    assert isolated._IDLE
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0 if not isolated._IDLE else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0 and isolated._IDLE

@@ -242,3 +242,13 @@ def test_evaluate_without_ray_installed_is_one_line(tmp_path, monkeypatch, capsy
     # and without --ray nothing asks for Ray
     assert cli.main(["evaluate", "--agents", "heuristic,random", "--players", "4", "--games", "4",
                      "--max-turns", "6", "--no-progress", "--out", str(tmp_path / "out")]) == 0
+
+
+def test_an_empty_ray_address_is_refused(tmp_path, capsys):
+    """``--ray ""`` ran on local processes while the summary said Ray: refused, for evaluate and train."""
+    for args in (["evaluate", "--agents", "heuristic,random", "--games", "4", "--no-progress", "--out",
+                  str(tmp_path / "out")], ["train", "--minutes", "1", "--run-dir", str(tmp_path / "run")]):
+        assert cli.main([*args, "--ray", " "]) == 2
+        err = capsys.readouterr().err
+        assert "--ray takes an address" in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "run").exists() and not (tmp_path / "out").exists()

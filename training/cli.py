@@ -310,6 +310,7 @@ def _evaluate(args: argparse.Namespace) -> int:
             raise ValueError(f"--games must be >= 1, got {args.games}")
         if args.workers < 1:
             raise ValueError(f"--workers must be >= 1, got {args.workers}")
+        _check_ray_address(args.ray)
         if args.ray is None:             # on Ray the cluster's CPUs bound the tasks in flight, not this machine's
             _check_workers("--workers", args.workers)
         if args.seed < 0:
@@ -345,6 +346,17 @@ def _evaluate(args: argparse.Namespace) -> int:
             print("\n" + table)
     print(f"results in {Path(args.out) / 'results.json'}, results.md and PNG plots")
     return 0
+
+
+def _check_ray_address(value: str | None) -> None:
+    """Refuse an empty ``--ray`` address (it would run locally while saying Ray).
+
+    Raises:
+        ValueError: for ``--ray ""`` or an address of blanks.
+    """
+    if value is not None and not value.strip():
+        raise ValueError("--ray takes an address (auto, HOST:6379, ray://HOST:10001) or nothing (RAY_ADDRESS, "
+                         "else a Ray on this machine), not an empty one; without --ray the workers are local processes")
 
 
 def _parse_shard(text: str) -> tuple[int, int]:
@@ -395,6 +407,7 @@ def _train(args: argparse.Namespace) -> int:
             overrides.append(f"time_budget_s={float(args.minutes) * 60.0}")
         if args.run_dir is not None:
             overrides.append(f"run_dir={toml_literal(args.run_dir)}")
+        _check_ray_address(args.ray)
         if args.ray is not None:
             overrides.append(f"ray_address={toml_literal(args.ray)}")
         if args.evaluate < 0:

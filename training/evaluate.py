@@ -150,6 +150,7 @@ import numpy as np
 
 import agents
 from agents.files import atomic_write_bytes, check_folder
+from agents.isolated import exit_with_parent
 from agents.play import BotError, play_game
 from treachery_env import GameConfig
 from treachery_env.env import raw_env
@@ -643,28 +644,13 @@ def _run_chunk(tasks: list, config: GameConfig, record_beliefs: bool, observer: 
     return [play_task(t, config, record_beliefs, observer) for t in tasks]
 
 
-def _exit_with_parent(poll_s: float = 1.0) -> None:
-    """End this worker process once its parent is gone (killed, even by SIGKILL,
-    without shutting the pool down): a daemon thread polls the parent pid and
-    exits when the process has been re-parented.  Without it, the workers of a
-    killed evaluation play their chunks on for minutes."""
-    import threading
-
-    parent = os.getppid()
-
-    def watch() -> None:
-        while True:
-            time.sleep(poll_s)
-            if os.getppid() != parent:
-                os._exit(1)
-
-    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
-
-
 def _init_worker() -> None:
-    _exit_with_parent()
+    exit_with_parent()
     # Ctrl-C reaches the whole process group: the parent stops the pool (run_tasks), not each worker
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # a forked worker inherits the parent's SIGTERM handler (catch_sigterm), which would turn the
+    # parent's terminate() into an exception the pool's worker loop catches, and the worker lives on
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     # one intra-op thread per worker process (set before a policy bot imports torch): the workers
     # already use the cores, and oversubscribed torch threads make single decisions slow
     os.environ.setdefault("OMP_NUM_THREADS", "1")

@@ -121,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--players", type=int, default=5, help="seats at the table (default 5)")
     p.add_argument("--max-turns", type=int, default=None, help="truncate games at this turn (default: the game's)")
     p.add_argument("--iterations", type=int, default=5, help="training iterations (default 5)")
-    p.add_argument("--env-runners", type=int, default=1, help="remote env runners (default 1)")
+    p.add_argument("--env-runners", type=int, default=1,
+                   help="remote env runners, one CPU of the cluster each (default 1)")
     p.add_argument("--batch", type=int, default=4000, help="env steps per update (default 4000)")
     p.add_argument("--address", default=None,
                    help="a Ray cluster to join (ray://HOST:10001, or auto on a node); default: a local Ray")
@@ -143,6 +144,9 @@ def main(argv: list[str] | None = None) -> int:
     if started:
         ray.init(address=args.address, include_dashboard=False)
     try:
+        cpus = ray.cluster_resources().get("CPU", 0)
+        if args.env_runners > cpus:   # each env runner is an actor of one CPU: RLlib would wait for them for ever
+            p.error(f"--env-runners {args.env_runners}: the Ray cluster has {cpus:g} CPU(s), one per env runner")
         algo = config.build_algo()
         for i in range(args.iterations):
             print(json.dumps({"iteration": i + 1, **_summary(algo.train())}), flush=True)
