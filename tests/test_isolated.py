@@ -44,6 +44,11 @@ class Crashing(Snooper):
 class Exiting(Snooper):
     def act(self, observation, info):
         os._exit(3)
+
+
+class Fractional(Snooper):
+    def act(self, observation, info):
+        return 0.7
 '''
 
 
@@ -81,7 +86,9 @@ def test_what_goes_wrong_in_the_bots_process_is_one_line(snoopers):
     with pytest.raises(ValueError, match="a bot is isolated once"):
         agents.make("isolated:isolated:random")
     for bot, what in (("Crashing", r"raised IsolatedBotError on turn \d+: KeyError: 'missing'$"),
-                      ("Exiting", r"raised IsolatedBotError on turn \d+: its process ended \(exit code 3\)$")):
+                      ("Exiting", r"raised IsolatedBotError on turn \d+: its process ended \(exit code 3\)$"),
+                      # judged by the environment as an in-process bot's action is, not truncated to 0
+                      ("Fractional", r"chose 0\.7 on turn \d+: action must be an int")):
         with pytest.raises(BotError) as err:
             play_game([agents.make(f"isolated:{snoopers}:{bot}")] + [agents.make("random", seed=s) for s in range(3)],
                       SMALL, seed=0)
