@@ -9,6 +9,7 @@ and plays from the observation vector and mask alone, as a trained policy of our
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 
@@ -16,10 +17,15 @@ import numpy as np
 
 from .base import BaseAgent, legal_actions
 
-__all__ = ["RLlibAgent", "module_path", "MODULE_ID"]
+__all__ = ["RLlibAgent", "module_path", "MODULE_ID", "GAME_FILE"]
 
 MODULE_ID = "shared"
 """The RLModule every seat plays in :func:`training.frameworks.rllib.ppo_config` (self-play, one policy)."""
+
+
+GAME_FILE = "treachery_game.json"
+"""The file beside an RLlib checkpoint that records the game it was trained on
+(:func:`training.frameworks.rllib.save`): :class:`treachery_env.GameConfig` fields as JSON."""
 
 
 def module_path(path: str | os.PathLike, module_id: str = MODULE_ID) -> str:
@@ -81,6 +87,29 @@ class RLlibAgent(BaseAgent):
         self.module.eval()
         self.greedy = greedy
         self._players = _table_of(self.module, self.path)
+        game = os.path.join(os.path.abspath(os.fspath(path)), GAME_FILE)
+        try:
+            with open(game, encoding="utf-8") as f:
+                self.game_config: dict | None = json.load(f)
+        except FileNotFoundError:
+            self.game_config = None           # saved without training.frameworks.rllib.save
+        except (OSError, ValueError) as err:
+            raise ValueError(f"RLlib checkpoint {path!r}: {GAME_FILE} cannot be read: {err}") from None
+
+    def check_config(self, config) -> dict:
+        """Warn once (:class:`agents.policy.GameConfigMismatchWarning`) when the game to be played
+        differs from the one the checkpoint was trained on (its :data:`GAME_FILE`; none: no check).
+
+        Returns:
+            ``{field: (trained value, value here)}``, ``{}`` when they agree or nothing is recorded.
+        """
+        from .policy import _warn_config, config_differences
+
+        if self.game_config is None:
+            return {}
+        differ = config_differences(self.game_config, config)
+        _warn_config(self.path, differ)
+        return differ
 
     def num_players(self) -> int:
         """The table size whose observation and action sizes the module has (it plays no other)."""

@@ -36,7 +36,7 @@ def checkpoint(local_ray, tmp_path_factory):
     algo = config.build_algo()
     result = algo.train()
     path = tmp_path_factory.mktemp("rllib") / "ck"
-    algo.save_to_path(str(path))
+    fw.save(algo, path)
     algo.stop()
     return result, str(path)
 
@@ -96,13 +96,20 @@ def test_the_checkpoint_plays_as_a_bot(checkpoint, monkeypatch):
     assert isinstance(bot, RLlibAgent) and bot.greedy and bot.num_players() == 5
     with pytest.raises(ValueError, match="5-player"):
         agents.check_table(bot, "rllib", 6)
-    res = agents.play_game([bot] + [agents.make("random", seed=s) for s in range(4)], seed=2)
+    # trained with games cut at turn 6: the default game (250) is warned of, as for a policy of our own
+    from agents.policy import GameConfigMismatchWarning
+    from treachery_env import GameConfig
+    with pytest.warns(GameConfigMismatchWarning, match=r"max_turns 6 in training, 250 here"):
+        res = agents.play_game([bot] + [agents.make("random", seed=s) for s in range(4)], seed=2)
     assert res.turns > 0
+    assert bot.check_config(GameConfig(num_players=5, max_turns=6)) == {}
+    assert bot.check_config(GameConfig(num_players=5)) == {"max_turns": (6, 250)}
     # the evaluation records which weights played
     out = evaluate([f"rllib:{path}:greedy", "random"], num_players=5, games=4, seed=0, workers=1, progress=False)
     entrant = next(e for e in out["meta"]["entrants"] if e["spec"].startswith("rllib:"))
     assert entrant["sha256"] and len(entrant["sha256"]) == 64
     assert agents.weights_file(f"rllib:{path}") == module_path(path) + "/module_state.pkl"
+
 
 
 def test_bad_rllib_checkpoints_are_one_line_errors(tmp_path):

@@ -40,7 +40,7 @@ from agents.rllib_module import MaskedPPOTorchRLModule
 
 from . import TENSOR_INFO_KWARGS
 
-__all__ = ["ENV_NAME", "make_env", "ppo_config", "main"]
+__all__ = ["ENV_NAME", "make_env", "ppo_config", "save", "main"]
 
 ENV_NAME = "treachery"
 """The name :func:`ppo_config` registers the environment under (``ray.tune.registry.register_env``)."""
@@ -103,6 +103,23 @@ def ppo_config(env_config: dict | None = None, env_runners: int = 1, train_batch
     return config
 
 
+def save(algo: Any, path: str | os.PathLike) -> str:
+    """Save ``algo`` (``Algorithm.save_to_path``) with the game it trained on beside it
+    (:data:`agents.rllib.GAME_FILE`, the env config as :class:`treachery_env.GameConfig` fields), so
+    that ``rllib:PATH`` warns when it plays another game, as a policy of our own does.
+
+    Returns:
+        the checkpoint's folder, absolute (RLlib reads a relative one as a URI).
+    """
+    from agents.files import atomic_write_bytes
+    from agents.rllib import GAME_FILE
+
+    folder = algo.save_to_path(os.path.abspath(os.fspath(path)))
+    game = treachery_env.GameConfig.from_kwargs(**dict(algo.config.env_config)).to_dict()
+    atomic_write_bytes(os.path.join(folder, GAME_FILE), json.dumps(game, indent=1).encode())
+    return folder
+
+
 def _summary(result: dict) -> dict:
     """The figures printed per iteration: episodes, env steps, mean episode length, and the
     shared module's policy loss and entropy (absent before its first update)."""
@@ -150,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         algo = config.build_algo()
         for i in range(args.iterations):
             print(json.dumps({"iteration": i + 1, **_summary(algo.train())}), flush=True)
-        path = algo.save_to_path(os.path.abspath(args.out))
+        path = save(algo, args.out)
         print(f"saved {path}; play it with: treachery evaluate --agents rllib:{args.out}:greedy,heuristic")
         algo.stop()
     finally:
