@@ -90,6 +90,7 @@ class _Host:
         return reply
 
     def alive(self) -> bool:
+        """Whether the process is still running."""
         return self.proc.poll() is None
 
     def close(self) -> None:

@@ -5,14 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-pytest.importorskip("tianshou")
-
-import treachery_env  # noqa: E402
-from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm  # noqa: E402
-from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm as RandomAlgorithm  # noqa: E402
-from tianshou.data import Collector, VectorReplayBuffer  # noqa: E402
-from tianshou.env import DummyVectorEnv, PettingZooEnv  # noqa: E402
-from training.frameworks.tianshou import EndRewardPettingZooEnv, make_tianshou_env  # noqa: E402
+import treachery_env
+from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm
+from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm as RandomAlgorithm
+from tianshou.data import Collector, VectorReplayBuffer
+from tianshou.env import DummyVectorEnv, PettingZooEnv
+from training.frameworks.tianshou import EndRewardPettingZooEnv, make_tianshou_env
 
 # short games: no Commander, 3 life, few priority windows, no talk, no mulligans
 SHORT = dict(num_players=5, commander=False, starting_life=3, max_turns=100, priority_windows="main", talk="none",

@@ -6,14 +6,12 @@ import warnings
 
 import numpy as np
 import pytest
+import torch
 
-torch = pytest.importorskip("torch")
-pytest.importorskip("torchrl")
-
-import treachery_env  # noqa: E402
-from torchrl.envs import PettingZooWrapper  # noqa: E402
-from torchrl.envs.utils import MarlGroupMapType  # noqa: E402
-from training.frameworks.torchrl import make_torchrl_env  # noqa: E402
+import treachery_env
+from torchrl.envs import PettingZooWrapper
+from torchrl.envs.utils import MarlGroupMapType
+from training.frameworks.torchrl import make_torchrl_env
 
 # short games: no Commander, 3 life, few priority windows, no talk, no mulligans
 SHORT = dict(num_players=5, commander=False, starting_life=3, max_turns=100, priority_windows="main", talk="none",

@@ -651,12 +651,20 @@ def _init_worker() -> None:
     # a forked worker inherits the parent's SIGTERM handler (catch_sigterm), which would turn the
     # parent's terminate() into an exception the pool's worker loop catches, and the worker lives on
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    # one intra-op thread per worker process (set before a policy bot imports torch): the workers
-    # already use the cores, and oversubscribed torch threads make single decisions slow
+    setup_game_worker()
+
+
+def setup_game_worker() -> None:
+    """What a process playing a tournament's games sets first (a pool worker here, a Ray worker in
+    :mod:`training.ray_workers`): one intra-op thread (set before a policy bot imports torch; the
+    workers already use the cores, and oversubscribed torch threads make single decisions slow),
+    and no repeat of the warning about a policy trained on another game configuration, which
+    :func:`evaluate` has given in the parent."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     os.environ.setdefault("MKL_NUM_THREADS", "1")
-    # evaluate() has already warned, in the parent, about a policy trained on another game configuration
-    import warnings
+    if "torch" in sys.modules:
+        import torch
+        torch.set_num_threads(1)
     warnings.filterwarnings("ignore", message=r"policy .* was trained on a different game configuration")
 
 

@@ -380,20 +380,13 @@ _READY = False
 
 
 def _setup_worker() -> None:
-    """Once per Ray worker process, what ``training.evaluate``'s process pool sets per worker: one
-    torch thread (Ray sets ``OMP_NUM_THREADS`` to the task's one CPU too), and no repeat of the
-    warning about a policy trained on another configuration (the driver gave it)."""
+    """Once per Ray worker process, what ``training.evaluate``'s pool workers set
+    (:func:`training.evaluate.setup_game_worker`; Ray sets ``OMP_NUM_THREADS`` to the task's one CPU too)."""
     global _READY
-    if _READY:
-        return
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
-    os.environ.setdefault("MKL_NUM_THREADS", "1")
-    if "torch" in sys.modules:
-        import torch
-        torch.set_num_threads(1)
-    import warnings
-    warnings.filterwarnings("ignore", message=r"policy .* was trained on a different game configuration")
-    _READY = True
+    if not _READY:
+        from .evaluate import setup_game_worker
+        setup_game_worker()
+        _READY = True
 
 
 def _play_chunk(tasks: list, config: Any, record_beliefs: bool, observer: bool, factories: dict) -> list:
@@ -481,6 +474,7 @@ class _RolloutWorker:
         self.col = Collector(TrainConfig.from_dict(config_dict), seed)
 
     def collect(self, weights: dict, pool_changes: dict, steps: int, label_expert: bool) -> tuple:
+        """The learner's weights and the pool's changes, then :meth:`training.rollout.Collector.collect`."""
         self.col.set_weights(weights)
         self.col.update_pool(pool_changes)
         return self.col.collect(steps, label_expert)
