@@ -540,5 +540,5 @@ def test_the_log_says_a_planeswalker_leaves_the_game_with_its_owner():
     from treachery_env.text import format_event
 
     e = {"event": "leaves", "planeswalker": 7, "name": "Orla, Pack Warden", "zone": "out", "seat": 2}
-    assert format_event(e) == "Orla, Pack Warden leaves the game with its owner"
-    assert format_event({**e, "zone": "graveyard"}) == "Orla, Pack Warden goes to graveyard"
+    assert format_event(e) == "Orla, Pack Warden (P2) leaves the game with its owner"
+    assert format_event({**e, "zone": "graveyard"}) == "Orla, Pack Warden (P2) is put into its owner's graveyard"

@@ -425,7 +425,7 @@ def test_observation_and_views_show_planeswalkers_to_everyone():
         [pv] = v.players[2].planeswalkers
         assert (pv.uid, pv.name, pv.loyalty, pv.used_this_turn, pv.controller) == (w.uid, ORLA, 3, False, 2)
         assert pv.abilities[1] == (-2, "-2: put two +1/+1 counters on target creature")
-    assert "planeswalkers: [0] Orla, Pack Warden loyalty 3" in g.render_text(0)
+    assert "planeswalkers: Orla, Pack Warden (loyalty 3)" in g.render_text(0)
     assert encode(g, 0).shape == (L.size,)
 
 

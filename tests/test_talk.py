@@ -139,7 +139,7 @@ def test_a_traitor_may_claim_guardian_and_every_seat_sees_it():
         assert o[last + (TRAITOR - viewer) % 5] == 1.0                   # the last message's speaker
         assert o[last + 5] == 1.0                                        # ... its kind: claim
         assert o[last + 5 + 9 + 5 + Role.GUARDIAN] == 1.0                # ... the role it names
-    assert "P4 claims Guardian" in g.render_text(None)
+    assert "P4 claims to be a Guardian" in g.render_text(None)
 
 
 def test_a_claim_is_only_words():

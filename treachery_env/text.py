@@ -1,18 +1,30 @@
-"""Words for actions and a text picture of the game, hiding what the viewer
-cannot see (DESIGN section 4: ``describe_action``, ``ansi``/``human`` rendering)."""
+"""Words for the game: actions, card texts, log events and a text picture of
+the board that hides what the viewer cannot see (DESIGN section 4:
+``describe_action``, ``ansi``/``human`` rendering; issue #15, a readable game).
+
+* :func:`describe_action` / :func:`option_text`: an action in words.
+* :func:`card_text`: the full text of any card, token or identity card.
+* :func:`format_event`: a log entry as a sentence (:data:`EVENT_KINDS`).
+* :func:`render_view`: the board from a :class:`~treachery_env.view.SeatView`
+  only; :func:`render` (``Game.render_text``, ``env.render()``) uses it.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from . import identities
 from .actions import TOKEN_ABILITIES
+from .cards import CARD_INDEX, COUNTER_TOKENS, KEYWORDS, TOKENS
 from .engine import DecisionKind
 from .rules import Role
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game
+    from .view import SeatView
 
-__all__ = ["describe_action", "option_text", "render", "format_event"]
+__all__ = ["describe_action", "option_text", "render", "render_view", "board_sections", "BoardSections", "format_event",
+           "card_text", "unveil_cost_text", "EVENT_KINDS"]
 
 
 def _who(game: "Game", viewer: int, seat: int) -> str:
@@ -181,157 +193,957 @@ def _talk_words(game: "Game", viewer: int, kind: str, subject: int | None, role:
     return f"talk: {kind}"
 
 
-def render(game: "Game", viewer: int | None = None) -> str:
-    """Text picture of the game as ``viewer`` sees it (None: spectator view with
-    only public information).  Face-down identities the viewer does not know
-    show as ``[hidden]`` until the game ends (CR 907.9 reveals them all); other
-    hands show only their size."""
-    lines = []
-    over = " - GAME OVER" if game.is_over else ""
-    if game.mulligan_state is not None and not game.is_over:
-        lines.append(f"=== Mulligans before the first turn (CR 103.5), P{game.active} starts ===")
+# ------------------------------------------------------------------------------------------ card text
+_NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+_BASIC_LANDS = frozenset(("Wastes", "Plains", "Island", "Mountain", "Swamp"))
+_KEYWORD_REMINDERS = {     # CR 702: what the engine does with each keyword
+    "flying": "can't be blocked except by creatures with flying or reach",
+    "reach": "can block creatures with flying",
+    "haste": "can attack the turn it comes under your control",
+    "vigilance": "attacking doesn't cause it to tap",
+    "lifelink": "damage dealt by it also causes its controller to gain that much life",
+    "deathtouch": "any amount of damage it deals to a creature is enough to destroy it",
+    "trample": "combat damage beyond what its blockers need goes to the player or planeswalker it attacks",
+    "menace": "can't be blocked except by two or more creatures",
+    "defender": "can't attack",
+    "first_strike": "deals combat damage before creatures without first strike",
+    "double_strike": "deals both first-strike and regular combat damage",
+}
+_TARGET_NOUNS = {
+    "any": "any target", "creature": "target creature", "player": "target player", "spell": "target spell",
+    "noncreature_spell": "target noncreature spell", "instant_sorcery_spell": "target instant or sorcery spell",
+    "nonland_permanent": "target nonland permanent", "permanent": "target permanent",
+    "leader_player": "target Leader player",
+    "stack_object": "target spell or ability whose source is not an identity card",
+    "instant_sorcery_or_ability": "target instant or sorcery spell or ability",
+}
+_TOKEN_ABILITY_TEXT = {    # the engine's counted artifact tokens (engine/stack.py _activate_token, costs.py)
+    "Treasure": "Sacrifice this token: add one mana. (Treasures are spent automatically, after your mana pool "
+                "and untapped lands, whenever you pay mana.)",
+    "Clue": "{2}, Sacrifice this token: Draw a card.",
+    "Food": "{2}, Sacrifice this token: You gain 3 life.",
+    "Blood": "{1}, Discard a card, Sacrifice this token: Draw a card.",
+    "Map": "{1}, Sacrifice this token: Target creature you control explores. Activate only as a sorcery. "
+           "(Reveal the top card of your library. If it's a land card, put it into your hand; otherwise put a "
+           "+1/+1 counter on that creature and leave the card on top. CR 701.40)",
+    "Junk": "Sacrifice this token: Draw a card. Activate only as a sorcery. (It stands in for \"exile the top "
+            "card of your library; you may play it this turn\".)",
+    "Explosive": "No ability of its own: The Grenadier's ability sacrifices an Explosive ({1}, sacrifice an "
+                 "Explosive: destroy target nonland permanent or target player loses 3 life).",
+}
+_ROLE_TEXT = {             # CR 907.4-907.7: how each identity type wins and loses
+    Role.LEADER: "Starts face up and takes the first turn (CR 907.4, 907.6). Wins when every player other than "
+                 "the Guardians has lost (CR 907.7b).",
+    Role.GUARDIAN: "On the Leader's team: wins if the Leader wins, even after losing, and loses if the Leader "
+                   "loses (CR 907.7c).",
+    Role.ASSASSIN: "Wins if the Leader loses, even after losing; can't win once every Assassin has lost "
+                   "(CR 907.7d-e).",
+    Role.TRAITOR: "Has no team: every other player is an opponent; wins when all of them have lost (CR 907.7f).",
+}
+_ABILITY_KINDS = {"on_unveil": "When {name} is unveiled: ", "as_unveiled": "As {name} is unveiled: ",
+                  "triggered": "Triggered: ", "activated": "Activated: ", "static": "Static: ", "other": ""}
+_COUNTER_FORMULAS = {"number_of_players": "one for each player",
+                     "floor(number_of_players / 2)": "half the number of players, rounded down"}
+
+
+def _count(n: "int | str") -> str:
+    """``n`` in words ("two"), or ``"X"``; digits from eleven on."""
+    if n == "X":
+        return "X"
+    return _NUMBER_WORDS[n] if 0 <= n < len(_NUMBER_WORDS) else str(n)
+
+
+def _cards(n: "int | str") -> str:
+    return "a card" if n == 1 else f"{_count(n)} cards"
+
+
+def _a(n: "int | str", noun: str) -> str:
+    """``"a noun"`` for one, else ``"two nouns"``."""
+    if n == 1:
+        return ("an " if noun[0] in "aeiouAEIOU" else "a ") + noun
+    return f"{_count(n)} {noun}s"
+
+
+def _and(words: list) -> str:
+    """``"a"``, ``"a and b"``, ``"a, b and c"``."""
+    if len(words) < 2:
+        return "".join(words)
+    return ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _cap(s: str) -> str:
+    return s[:1].upper() + s[1:]
+
+
+def _keywords(kws: "frozenset | set") -> list:
+    """Keyword names in :data:`~treachery_env.cards.KEYWORDS` order, in words ("first strike")."""
+    return [k.replace("_", " ") for k in KEYWORDS if k in kws]
+
+
+def _token_phrase(name: str, n: "int | str") -> str:
+    """``"create two 1/1 Soldier creature tokens"`` or ``"create a Treasure token"`` (CR 111)."""
+    t = TOKENS[name]
+    if t.type != "creature":
+        return "create " + _a(n, f"{name} token")
+    kws = _keywords(t.keywords)
+    legend = "legendary " if t.legendary else ""
+    return ("create " + _a(n, f"{t.power}/{t.toughness} {legend}{name} creature token")
+            + (f" with {_and(kws)}" if kws else ""))
+
+
+def _effect_sentence(e: dict, specs: tuple, source: str, said: set, card: str) -> str:
+    """One effect primitive of ``card`` (data/cards.json; run by
+    ``Game._op_effect`` in engine/effects.py) as a clause, lower-case first.
+
+    ``specs`` are the targets it may refer to by index (``"t"``), ``source``
+    names what deals damage, and ``said`` holds the target indices already
+    named (later mentions say "it" / "that player").
+
+    Raises:
+        ValueError: for an op without words (a new primitive needs words here).
+    """
+    op = e["op"]
+    n = e.get("n", 0)
+    t = e.get("t")
+
+    def target() -> str:
+        if t == "self":
+            return "it"
+        spec = specs[t]
+        if t in said:
+            return "that player" if spec["type"] in ("player", "leader_player") else "it"
+        said.add(t)
+        if spec["type"] == "player" and spec.get("opponent"):
+            return "target opponent"
+        noun = ("another " + _TARGET_NOUNS[spec["type"]]) if spec.get("other") else _TARGET_NOUNS[spec["type"]]
+        return noun + (" you control" if spec.get("own") else "")
+
+    if op == "damage":                      # CR 120
+        return f"{source} deals {n} damage to {target()}"
+    if op == "damage_each_creature":
+        return f"{source} deals {n} damage to each creature"
+    if op == "destroy":                     # CR 701.8
+        return f"destroy {target()}"
+    if op == "exile":
+        return f"exile {target()}"
+    if op == "bounce":
+        return f"return {target()} to its owner's hand"
+    if op == "counter":                     # CR 701.5
+        return f"counter {target()}"
+    if op == "draw":                        # CR 121
+        return f"draw {_cards(n)}" if t is None else f"{target()} draws {_cards(n)}"
+    if op == "gain":                        # CR 119
+        return f"you gain {n} life" if t is None else f"{target()} gains {n} life"
+    if op == "lose":
+        return f"{target()} loses {n} life"
+    if op == "each_opponent_loses":         # opponents per CR 907.7g: everyone while face down
+        return f"each opponent loses {n} life"
+    if op == "head_games":
+        who = target()
+        return (f"{who} puts the cards from their hand on top of their library; you search that library for "
+                "that many cards, that player puts them into their hand, then shuffles")
+    if op == "extra_turn":                  # CR 500.7
+        return "take an extra turn after this one"
+    if op == "wipe":
+        return "destroy all creatures"
+    if op == "tokens":
+        return _token_phrase(e["token"], n)
+    if op == "pump":
+        kw = _keywords(e.get("kw", ()))
+        return (f"{target()} gets {e.get('p', 0):+d}/{e.get('q', 0):+d}" + (f" and gains {_and(kw)}" if kw else "")
+                + " until end of turn")
+    if op == "pump_team":
+        return f"creatures you control get {e.get('p', 0):+d}/{e.get('q', 0):+d} until end of turn"
+    if op == "counters":                    # CR 122
+        return f"put {_a(n, '+1/+1 counter')} on {target()}"
+    if op == "ramp":
+        if n == 1:
+            return "search your library for a land card, put it onto the battlefield tapped, then shuffle"
+        return (f"search your library for up to {_count(n)} land cards, put them onto the battlefield tapped, "
+                "then shuffle")
+    if op == "tap":
+        return f"tap {target()}"
+    if op == "stun":                        # CR 122.1d
+        return (f"put {_a(n, 'stun counter')} on {target()} (if a permanent with a stun counter would become "
+                "untapped, remove one from it instead)")
+    if op == "discard":                     # the discarding player chooses (CR 701.9)
+        return f"{target()} discards {_cards(n)}"
+    if op == "fog":                         # CR 615
+        return "prevent all combat damage that would be dealt this turn"
+    raise ValueError(f"no words for effect op {op!r} of {card!r}: add them to treachery_env/text.py")
+
+
+def _effects_text(effects: tuple, specs: tuple, source: str, card: str) -> list:
+    """The clauses of an effect list, in order (see :func:`_effect_sentence`)."""
+    said: set = set()
+    return [_effect_sentence(e, specs, source, said, card) for e in effects]
+
+
+def _pool_card_text(c: Any) -> list:
+    """The lines of a pool card's text (:class:`~treachery_env.cards.CardDef`)."""
+    cost = "" if c.is_land else " " + ("{X}" if c.x else "") + (f"{{{c.cost}}}" if c.cost or not c.x else "")
+    lines = [c.name + cost]
+    kind = {"land": "Land", "creature": "Creature", "planeswalker": "Planeswalker", "instant": "Instant",
+            "sorcery": "Sorcery"}[c.type]
+    lines.append(("Basic " if c.name in _BASIC_LANDS else "") + ("Legendary " if c.legendary else "") + kind)
+    if c.flash:
+        lines.append("Flash (you may cast it any time you could cast an instant; CR 702.8)")
+    for k in KEYWORDS:
+        if k in c.keywords:
+            lines.append(f"{_cap(k.replace('_', ' '))} ({_KEYWORD_REMINDERS[k]})")
+    if c.is_land:
+        lines.append("Tap: add one mana. (Lands are counted, not separate objects: untapped ones are tapped "
+                     "automatically to pay costs.)")
+    if c.is_planeswalker:           # CR 606: loyalty abilities, one per turn, as a sorcery
+        for ab in c.abilities:
+            words = _effects_text(ab["effects"], ab["targets"], c.name, c.name)
+            lines.append(f"{ab['loyalty']:+d}: " + " ".join(_cap(s) + "." for s in words))
+        lines.append("(Activate one loyalty ability of it per turn, any time you could cast a sorcery.)")
+    elif c.effects:
+        words = _effects_text(c.effects, c.targets, "it" if c.is_creature else c.name, c.name)
+        if c.is_creature:           # an enters-the-battlefield trigger (CR 603.6a)
+            words[0] = f"When {c.name} enters, {words[0]}"
+        lines.append(" ".join(_cap(s) + "." for s in words))
+    if c.is_creature:
+        lines.append(f"{c.power}/{c.toughness}")
+    if c.is_planeswalker:
+        lines.append(f"Loyalty: {c.loyalty}")
+    return lines
+
+
+def _token_text(name: str) -> list:
+    """The lines of a token's text (data/cards.json ``tokens``)."""
+    t = TOKENS[name]
+    if t.type != "creature":
+        return [name, "Token Artifact — " + name, _TOKEN_ABILITY_TEXT[name],
+                "(Noncreature artifact tokens are counted per player, not separate objects.)"]
+    lines = [name, ("Legendary " if t.legendary else "") + "Token Creature — " + name]
+    for k in KEYWORDS:
+        if k in t.keywords:
+            lines.append(f"{_cap(k.replace('_', ' '))} ({_KEYWORD_REMINDERS[k]})")
+    lines.append(f"{t.power}/{t.toughness}")
+    return lines
+
+
+def unveil_cost_text(cost: Any) -> str:
+    """An unveil cost (:class:`~treachery_env.identities.UnveilCost`, CR
+    702.187c) in words, e.g. ``"{3}{X}, pay 2 life"``; ``"none (it starts
+    face up)"`` for a Leader's missing cost, ``"free"`` for a zero cost."""
+    if cost is None:
+        return "none (it starts face up)"
+    parts = []
+    mana = (f"{{{cost.mana}}}" if cost.mana else "") + "{X}" * cost.x + "{Y}" * cost.y
+    if mana:
+        parts.append(mana)
+    if cost.life:
+        parts.append(f"pay {cost.life} life")
+    for verb, spec, where in (("discard", cost.discard, ""), ("exile", cost.exile_from_hand, " from your hand"),
+                              ("sacrifice", cost.sacrifice, "")):
+        if spec:
+            flt = "" if spec["filter"] == "any" else spec["filter"]
+            whole = "permanent" if verb == "sacrifice" else "card"
+            noun = flt if flt.endswith(whole) else f"{flt} {whole}".strip()
+            parts.append(f"{verb} {_a(spec['count'], noun)}{where}")
+    text = ", ".join(parts) or "free"
+    if cost.reduction:
+        text += f" (it costs {cost.reduction})"
+    if cost.constraint:
+        text += f" ({cost.constraint})"
+    return text
+
+
+def _identity_text(card: Any, simple: bool) -> list:
+    """The lines of an identity card's text (:class:`~treachery_env.identities.Identity`)."""
+    role = card.role.name.title()
+    if simple:      # TR11: basic lands dealt as role cards
+        lines = [card.name, f"Basic Land — {card.name}; in the simple-roles variant, the {role}'s role card (TR11)",
+                 _ROLE_TEXT[card.role]]
+        lines.append("It has no abilities. " + ("It starts face up." if card.unveil_cost is None else
+                                                "Dealt face down; unveiling it is free and just turns it face up."))
+        return lines
+    lines = [card.name, f"Identity — {role} ({card.rarity}, card #{card.id})", _ROLE_TEXT[card.role]]
+    if card.unveil_cost is not None:        # CR 702.187
+        lines.append("Unveil — " + unveil_cost_text(card.unveil_cost) + " (pay this any time you have priority "
+                     "to turn it face up; CR 702.187c)")
+    if card.undercover:                     # CR 702.187f, TR5
+        lines.append("Undercover — you can't unveil it until another non-Leader identity has been turned face up "
+                     "or another player has attacked the Leader player (CR 702.187f).")
+    for kind, formula in card.start.get("counters", {}).items():
+        lines.append(f"It starts the game with {kind} counters: {_COUNTER_FORMULAS.get(formula, formula)}.")
+    for ab in card.abilities:
+        lines.append(_ABILITY_KINDS.get(ab["kind"], "").format(name=card.name) + ab["text"])
+    return lines
+
+
+def card_text(name: str) -> str:
+    """The full text of a card, token or identity card, like its Oracle text.
+
+    Lines: the name (with the mana cost for a spell, e.g. ``Blaze {X}{1}``),
+    the type line, keywords with reminders, the rules text made from the
+    card's effect primitives and targets (what the engine does), then
+    power/toughness or loyalty.  A counted artifact token (Treasure, Clue, ...)
+    has the ability the engine implements; an identity card its role and how
+    that role wins (CR 907.7), its unveil cost (CR 702.187), Undercover (CR
+    702.187f), starting counters and abilities.  Pool cards (``Wastes``
+    included), tokens, the 62 identities and the simple-roles lands (Plains,
+    Island, Mountain, Swamp; TR11) are known.
+
+    Returns:
+        the text, lines joined by ``"\\n"``.
+
+    Raises:
+        ValueError: ``unknown card, token or identity: 'X'`` for any other name.
+    """
+    c = CARD_INDEX.get(name)
+    if c is not None:
+        return "\n".join(_pool_card_text(c))
+    if name in TOKENS:
+        return "\n".join(_token_text(name))
+    try:
+        card = identities.get(name)
+    except ValueError:
+        card = None
+    if card is not None:
+        return "\n".join(_identity_text(card, simple=False))
+    if name in identities.SIMPLE_ROLE_NAMES.values():
+        return "\n".join(_identity_text(identities.simple_role_card(name), simple=True))
+    raise ValueError(f"unknown card, token or identity: {name!r}")
+
+
+# ------------------------------------------------------------------------------------------ the board
+_PHASE_WORDS = {"untap": "untap step", "upkeep": "upkeep", "draw": "draw step", "main1": "precombat main phase",
+                "combat_begin": "beginning of combat", "declare_attackers": "declare attackers step",
+                "declare_blockers": "declare blockers step", "first_strike_damage": "first-strike damage step",
+                "combat_damage": "combat damage step", "combat_end": "end of combat", "main2": "postcombat main phase",
+                "end": "end step", "cleanup": "cleanup step"}
+_COMMANDER_ZONES = {"command": "in the command zone", "battlefield": "on the battlefield", "stack": "on the stack",
+                    "out": "out of the game"}
+_STACK_KINDS = {"spell": "spell", "ability": "activated ability", "trigger": "triggered ability"}
+_LEGEND = """legend:
+  P0, P1, ...: seats in turn order; "(you)" marks yours. life N, or OUT once the player has left the game.
+  identity: its name (role) when you know it (face up, your own, or shown to you), else hidden.
+  lands: N (M untapped): lands are counted; each untapped land pays one mana (tapped automatically).
+  creatures: name power/toughness [keywords] (state): tapped; attacking P3 / a planeswalker; blocking X;
+    summoning sick = came under its controller's control this turn, can't attack (CR 302.6);
+    N damage = damage marked this turn; +1/+1 and stun counters (a stun counter keeps it tapped once, CR 122.1d).
+  artifact tokens: counted per player; a Treasure pays one mana, the others have abilities (see each card's text).
+  commander damage taken: combat damage from each commander; 21 from one commander loses the game (CR 903.10a).
+  graveyard, exile: public card names, oldest first.  stack: top first (the top resolves first, CR 608)."""
+
+
+def _player_line(p: Any, viewer: "int | None") -> str:
+    status = "OUT" if not p.in_game else f"{p.life} life"
+    me = " (you)" if p.seat == viewer else ""
+    state = "face up" if p.face_up else "face down"
+    if p.identity is not None:
+        ident = f"{p.identity} ({p.role.name.title()}), {state}"
     else:
-        lines.append(f"=== Turn {game.turn}, P{game.active} active, step {game.phase}{over} ===")
-    for p in game.players:
-        idc = p.identity
-        known = idc.face_up or game.is_over or (viewer is not None and viewer in idc.known_by)
-        ident = f"{idc.name} ({idc.role.name.title()})" if known else "[hidden]"
-        state = "face up" if idc.face_up else "face down"
-        status = "OUT" if p.has_lost else f"{p.life} life"
-        me = " (you)" if p.seat == viewer else ""
-        mull = f" | {p.mulligans} mulligan{'s' if p.mulligans != 1 else ''}" if p.mulligans else ""
-        lines.append(f"P{p.seat}{me}: {status} | identity {ident}, {state} | hand {len(p.hand)} | "
-                     f"library {len(p.library)} | lands {p.lands - p.lands_tapped}/{p.lands}{mull}")
-        toks = ", ".join(f"{k} x{v}" for k, v in p.tokens.items() if v)
-        if toks:
-            lines.append(f"    tokens: {toks}")
-        if p.creatures:
-            cs = []
-            for slot, c in enumerate(p.creatures):
-                flags = "".join(("T" if c.tapped else "", "A" if c.attacking >= 0 else "",
-                                 "B" if c.blocking is not None else ""))
-                kws = ",".join(sorted(c.base_keywords | c.pump_kw))
-                cs.append(f"[{slot}] {c.name} {c.power}/{c.toughness}" + (f" dmg{c.damage}" if c.damage else "")
-                          + (f" {flags}" if flags else "") + (f" ({kws})" if kws else ""))
-            lines.append("    " + "; ".join(cs))
-        if p.attackables:
-            ws = []
-            for slot, w in enumerate(p.attackables):
-                flags = (" used" if w.used_turn == game.turn else "") + (
-                    " attacked" if any(a.attacking_obj is w for a in game.combat_attackers) else "")
-                ws.append(f"[{slot}] {w.name} loyalty {w.loyalty}{flags}")
-            lines.append("    planeswalkers: " + "; ".join(ws))
-        if p.commander is not None:
-            lines.append(f"    commander {p.commander.name}: {p.commander_zone}, cast {p.commander_casts}x")
-        if viewer == p.seat:
-            lines.append("    your hand: " + (", ".join(c.name for c in p.hand) or "(empty)"))
-            dream = idc.data.get("dream")
-            if dream:
-                lines.append("    your face-down exile: " + ", ".join(c.name for _, c in dream))
-    t = game.talk
-    if t.claims or t.deals:
-        said = [f"P{s} claims {Role(m.role).name.title()}" for s, m in sorted(t.claims.items())]
-        said += [f"truce P{d.dealer}-P{d.partner}" for d in t.deals]
-        lines.append("table talk: " + "; ".join(said))
-    if game.stack:
-        lines.append("stack (top first): " + "; ".join(
-            f"{it.source}{' (ability)' if it.kind != 'spell' else ''} (P{it.controller})"
-            for it in reversed(game.stack)))
-    if game.is_over:
-        if game.truncated:
-            lines.append("result: truncated (turn limit), no winner")
-        elif game.winners:
-            lines.append("winners: " + ", ".join(f"P{s} ({game.players[s].role.name.title()})"
-                                                 for s in sorted(game.winners)))
+        ident = f"identity [hidden], {state}"
+    mull = f" | {p.mulligans} mulligan{'s' if p.mulligans != 1 else ''}" if p.mulligans else ""
+    return (f"P{p.seat}{me}: {status} | {ident} | hand {p.hand_size} | library {p.library_size} | "
+            f"lands: {p.lands} ({p.untapped_lands} untapped){mull}")
+
+
+def _creature_words(c: Any, names: dict) -> str:
+    kws = _keywords(c.keywords)
+    state = []
+    if c.commander:
+        state.append("commander")
+    if c.token:
+        state.append("token")
+    if c.tapped:
+        state.append("tapped")
+    if c.summoning_sick:
+        state.append("summoning sick")
+    if c.attacking >= 0:
+        if c.attacking_planeswalker is not None:
+            state.append(f"attacking {names.get(c.attacking_planeswalker, 'a planeswalker')} "
+                         f"(P{c.attacking}'s planeswalker)")
         else:
-            lines.append("result: draw")
-    elif game.decision is not None and viewer is not None and game.decision.seat == viewer:
-        lines.append(f"you decide: {game.decision.prompt}")
+            state.append(f"attacking P{c.attacking}")
+    if c.blocking is not None:
+        state.append(f"blocking {names.get(c.blocking, 'an attacker')}")
+    if c.damage:
+        state.append(f"{c.damage} damage")
+    if c.plus_counters:
+        state.append(_a(c.plus_counters, "+1/+1 counter"))
+    if c.stun:
+        state.append(_a(c.stun, "stun counter"))
+    return (f"{c.name} {c.power}/{c.toughness}" + (f" [{', '.join(kws)}]" if kws else "")
+            + (f" ({', '.join(state)})" if state else ""))
+
+
+def _counters(counters: Any) -> str:
+    return ", ".join(f"{n} {kind}" for kind, n in sorted(counters.items()) if n)
+
+
+def _stack_target(t: tuple, names: dict) -> str:
+    kind, x = t[0], t[1]
+    if kind == "player":
+        return f"P{x}"
+    if kind == "none":
+        return "no target"
+    return names.get(x, f"a {kind}")
+
+
+def _game_result(view: Any) -> "str | None":
+    """The end of the game as the view's events tell it, or None while it goes on."""
+    for e in view.events:
+        if e["event"] == "truncated":
+            return f"GAME OVER: truncated after {e['turns']} turns (turn limit), no winner"
+        if e["event"] == "game_over":
+            if not e["winners"]:
+                return "GAME OVER: a draw"
+            won = []
+            for s in e["winners"]:
+                role = view.players[s].role
+                won.append(f"P{s}" + (f" ({role.name.title()})" if role is not None else ""))
+            return "GAME OVER: winners " + ", ".join(won)
+    return None
+
+
+class BoardSections(NamedTuple):
+    """The board in words, in parts a front end lays out (:func:`board_sections`).
+
+    Attributes:
+        header: the turn, the active player and the step (or the mulligans, or GAME OVER).
+        players: per player in seat order, ``(seat, lines)``: its summary line, then one line per
+            thing it has (counters, tokens, creatures, planeswalkers, commander, graveyard, exile,
+            the viewer's hand...), without indentation.
+        table: the table talk, the stack, then the result or the viewer's pending decision.
+    """
+
+    header: str
+    players: tuple
+    table: tuple
+
+
+def board_sections(view: "SeatView", viewer: "int | None") -> BoardSections:
+    """The board of ``view`` in parts (:class:`BoardSections`), made from the view alone.
+
+    Args:
+        view: a seat's view, or the public view (:func:`~treachery_env.view.public_view`).
+        viewer: ``view.seat`` for a seat's board; None for the spectators' (no "(you)", no hand).
+    """
+    result = _game_result(view)
+    if view.turn == 0 and result is None:
+        header = f"=== Before the first turn: mulligans (CR 103.5); P{view.active} starts ==="
+    else:
+        header = (f"=== Turn {view.turn}: P{view.active}'s turn, {_PHASE_WORDS.get(view.phase, view.phase)}"
+                  + (" - GAME OVER" if result else "") + " ===")
+    names: dict = {}            # uid -> a permanent's or stack object's words
+    for p in view.players:
+        for c in p.creatures:
+            names[c.uid] = f"{c.name} (P{p.seat})"
+        for w in p.planeswalkers:
+            names[w.uid] = f"{w.name} (P{p.seat}'s planeswalker)"
+    for it in view.stack:
+        names[it.uid] = f"{it.source} on the stack"
+    players = []
+    for p in view.players:
+        lines = [_player_line(p, viewer)]
+        if p.seat == viewer and p.identity is not None and not p.face_up:
+            try:
+                undercover = identities.get(p.identity).undercover
+            except ValueError:      # a simple-roles land: no Undercover
+                undercover = False
+            if undercover:
+                lines.append("Undercover (CR 702.187f): " + ("met, you may unveil" if view.undercover_met
+                                                                 else "not met yet"))
+        if p.identity_counters and _counters(p.identity_counters):
+            lines.append("identity counters: " + _counters(p.identity_counters))
+        if p.player_counters and _counters(p.player_counters):
+            lines.append("counters on the player: " + _counters(p.player_counters))
+        toks = ", ".join(f"{n} {k}" for k, n in p.tokens.items() if n)
+        if toks:
+            lines.append("artifact tokens: " + toks)
+        if p.creatures:
+            lines.append("creatures: " + "; ".join(_creature_words(c, names) for c in p.creatures))
+        if p.planeswalkers:
+            ws = []
+            for w in p.planeswalkers:
+                state = ["used this turn"] if w.used_this_turn else []
+                if w.attackers:
+                    state.append("attacked by " + ", ".join(names.get(u, "a creature") for u in w.attackers))
+                ws.append(f"{w.name} (loyalty {w.loyalty}" + "".join(", " + s for s in state) + ")")
+            lines.append("planeswalkers: " + "; ".join(ws))
+        if p.commander is not None:
+            lines.append(f"commander: {p.commander} ({_COMMANDER_ZONES.get(p.commander_zone, p.commander_zone)})")
+        taken = [f"{n} from P{s}'s {view.players[s].commander or 'commander'}"
+                 for s, n in sorted(p.commander_damage_taken.items()) if n]
+        if taken:
+            lines.append("commander damage taken: " + ", ".join(taken))
+        if p.graveyard:
+            lines.append(f"graveyard ({len(p.graveyard)}): " + ", ".join(p.graveyard))
+        if p.exile:
+            lines.append(f"exile ({len(p.exile)}): " + ", ".join(p.exile))
+        if p.seat == viewer:
+            lines.append("your hand: " + (", ".join(p.hand) if p.hand else "(empty)"))
+            if p.usable_elsewhere:
+                lines.append("you may also use: " + ", ".join(
+                    f"{name} from {zone}" + (" for free" if free else "") for name, zone, free in p.usable_elsewhere))
+            if view.dream:
+                lines.append("your face-down exile (you may look): " + ", ".join(view.dream))
+        players.append((p.seat, tuple(lines)))
+    lines = []
+    t = view.talk
+    if t is not None and (t.claims or t.deals):
+        said = [f"P{s} claims to be {_role_name(m.role)}" for s, m in sorted(t.claims.items())]
+        said += [f"truce P{d.dealer}-P{d.partner} until P{d.dealer}'s next turn (not binding)" for d in t.deals]
+        lines.append("table talk: " + "; ".join(said))
+    if view.stack:
+        items = []
+        for it in reversed(view.stack):
+            what = f"{it.source} ({_STACK_KINDS.get(it.kind, it.kind)}" + (
+                ", from an identity" if it.identity_source else "") + f", P{it.controller}" + (
+                f", X is {it.x}" if it.x else "") + ")"
+            ts = [_stack_target(x, names) for x in it.targets]
+            items.append(what + (f" targeting {_and(ts)}" if ts else ""))
+        lines.append("stack (top first): " + "; ".join(items))
+    if result is not None:
+        lines.append(result)
+    elif view.decision is not None and viewer is not None:
+        prompt = view.decision.prompt
+        lines.append("you decide: " + ("you have priority: act, or pass" if prompt == "priority" else prompt))
+    return BoardSections(header, tuple(players), tuple(lines))
+
+
+def _render(view: Any, viewer: "int | None", legend: bool) -> str:
+    """The board of ``view`` as text (:func:`board_sections`, a player's lines indented under it)."""
+    sections = board_sections(view, viewer)
+    lines = [sections.header]
+    for _, (first, *rest) in sections.players:
+        lines.append(first)
+        lines.extend("    " + line for line in rest)
+    lines.extend(sections.table)
+    if legend:
+        lines.append(_LEGEND)
     return "\n".join(lines)
 
 
+def render_view(view: "SeatView", legend: bool = False) -> str:
+    """A text picture of the board as seat ``view.seat`` knows it, made only
+    from its :class:`~treachery_env.view.SeatView` (its information set), so it
+    can show nothing the seat may not know.
+
+    Shows the turn, the active player and the step (or the mulligans before
+    the first turn); per player: life or OUT, identity (name and role when the
+    view knows it, else ``[hidden]``), face up or down, identity counters,
+    hand size (the viewer's hand by name), library size, lands as ``lands: 3
+    (1 untapped)``, counted artifact tokens, creatures in words (``Grove Bear
+    2/2 (tapped, attacking P3)``), planeswalkers with loyalty, the commander
+    and its zone, commander damage taken, player counters, graveyard and
+    exile, mulligans; the viewer's Undercover state, cards it may use from
+    other zones and its face-down exile; the claims and truces of the table
+    talk; the stack, top first, with targets in words; the result once the
+    game is over (from the view's events), else the viewer's pending decision.
+
+    Args:
+        view: the seat's view (``seat_view(game, seat)``, ``info["view"]``).
+        legend: append a short legend explaining the notation.
+
+    Returns:
+        the picture, lines joined by ``"\\n"``.
+    """
+    return _render(view, view.seat, legend)
+
+
+def render(game: "Game", viewer: int | None = None) -> str:
+    """Text picture of the game as ``viewer`` sees it: for a seat,
+    :func:`render_view` of its :func:`~treachery_env.view.seat_view`; for
+    None, a spectator's picture with only public information (face-down
+    identities show as ``[hidden]`` until revealed to all, CR 907.9; hands
+    only by size)."""
+    from .view import public_view, seat_view        # here: view.py imports this module
+    if viewer is None:
+        return _render(public_view(game), None, False)
+    return render_view(seat_view(game, viewer))
+
+
+# ------------------------------------------------------------------------------------------ events
+def _p(s: Any) -> str:
+    return f"P{s}"
+
+
+def _tgt(t: Any) -> str:
+    """A logged target (``Game._target_repr``: ``["player", seat]``,
+    ``["creature", uid, name]``, ``["planeswalker", uid, name]``,
+    ``["stack", uid, source]``) in words."""
+    if not t:
+        return "nothing"
+    if t[0] == "player":
+        return f"P{t[1]}"
+    if len(t) < 3:
+        return f"a {t[0]}"
+    if t[0] == "planeswalker":
+        return f"{t[2]} (a planeswalker)"
+    if t[0] == "stack":
+        return f"{t[2]} on the stack"
+    return t[2]
+
+
+def _targeting(ts: Any) -> str:
+    words = [_tgt(t) for t in ts or () if t]
+    return f" targeting {_and(words)}" if words else ""
+
+
+def _x(e: Any) -> str:
+    return f" (X is {e['x']})" if e.get("x") else ""
+
+
+def _from(e: Any) -> str:
+    """`` (The Augur)``: the identity or card a logged effect comes from, if the entry names it."""
+    return f" ({e['source']})" if e.get("source") else ""
+
+
+def _names(cards: Any) -> str:
+    return ", ".join(cards) if cards else "nothing"
+
+
+def _ev_cast(e: Any, who: str) -> str:
+    return f"{who} casts {e['card']}{_x(e)}{_targeting(e.get('targets'))}"
+
+
+def _ev_activate(e: Any, who: str) -> str:
+    src = e["source"]
+    if src in TOKEN_ABILITIES:
+        return f"{who} sacrifices a {src} token to activate it{_targeting(e.get('targets'))}"
+    return f"{who} activates an ability of {src}{_targeting(e.get('targets'))}"
+
+
+def _ev_loses(e: Any, who: str) -> str:
+    why = {"concede": f"{who} CONCEDES and leaves the game",                      # CR 104.3a
+           "rules": f"{who} LOSES the game (state-based actions, CR 704.5)",
+           "team": f"{who} LOSES the game with the Leader (CR 907.7c)"}
+    return why.get(e["reason"], f"{who} LOSES the game ({e['reason']})") + f"; they were {e['identity']}"
+
+
+def _ev_mulligan_keep(e: Any, who: str) -> str:
+    what = f"{e['hand']} cards" + (f", putting {e['bottom']} on the bottom of their library" if e["bottom"] else "")
+    return f"{who} keeps {what}"
+
+
+def _ev_game_over(e: Any, who: str) -> str:
+    w = e["winners"]
+    if not w:
+        return "game over: a draw"
+    return f"game over: {_and([_p(x) for x in w])} {'wins' if len(w) == 1 else 'win'}"
+
+
+def _ev_attacks(e: Any, who: str) -> str:
+    out = []
+    for a in e["attackers"]:
+        if len(a) > 3:
+            out.append(f"{a[1]} attacks {a[4]} (P{a[2]}'s planeswalker)")
+        else:
+            out.append(f"{a[1]} attacks P{a[2]}")
+    return f"{who} attacks: " + "; ".join(out)
+
+
+def _ev_blocks(e: Any, who: str) -> str:
+    n = len(e["blocks"])
+    return f"blockers declared: {n} creature{'s block' if n != 1 else ' blocks'}"
+
+
+def _ev_combat_damage(e: Any, who: str) -> str:
+    hits = ([f"P{k} takes {v}" for k, v in e["to_players"].items()]
+            + [f"a planeswalker takes {v}" for v in e.get("to_planeswalkers", {}).values()])
+    return (f"combat damage{' (first strike)' if e.get('first_strike') else ''}"
+            + (f": {', '.join(hits)}" if hits else " to creatures only"))
+
+
+def _ev_enters(e: Any, who: str) -> str:
+    if "loyalty" in e:
+        return f"{e['name']} enters the battlefield under {who}'s control with {e['loyalty']} loyalty"
+    return f"{e['name']} enters the battlefield under {who}'s control"
+
+
+_LEAVES_TO = {"graveyard": "is put into its owner's graveyard", "exile": "is exiled",
+              "hand": "returns to its owner's hand", "library": "is shuffled into its owner's library",
+              "out": "leaves the game with its owner"}       # "out": CR 800.4a
+
+
+def _ev_leaves(e: Any, who: str) -> str:
+    return f"{e['name']} ({who}) " + _LEAVES_TO.get(e["zone"], f"goes to {e['zone']}")
+
+
+def _ev_talk(e: Any, who: str) -> str:
+    from .engine.talk import TalkMessage
+    role = e.get("role")
+    return TalkMessage(e["turn"], e["seat"], e["kind"], e.get("subject"),
+                       None if role is None else Role[role.upper()]).words()
+
+
+def _ev_deal_ended(e: Any, who: str) -> str:
+    broken = e.get("broken_by") or []
+    how = ("broken by " + _and([_p(b) for b in broken])) if broken else "kept"
+    return f"the truce between {who} and P{e['partner']} ends ({how})"
+
+
+def _ev_sacrifice(e: Any, who: str) -> str:
+    what = e["permanent"]
+    if what == "land":
+        return f"{who} sacrifices a land"
+    if what in COUNTER_TOKENS:
+        return f"{who} sacrifices " + _a(e.get("n", 1), f"{what} token")
+    return f"{who} sacrifices {what}"
+
+
+def _ev_control_returns(e: Any, who: str) -> str:
+    what = e.get("name") or e.get("permanent")
+    if what == "land":
+        what = "a land"
+    elif what in COUNTER_TOKENS:
+        what = f"a {what} token"
+    return f"control of {what} returns to {who}"
+
+
+def _ev_gain_control(e: Any, who: str) -> str:
+    what = "a land" if e.get("creature") is None and e["name"] == "land" else e["name"]
+    return f"{who} gains control of {what} from P{e['previous']}"
+
+
+def _ev_identity_control(e: Any, who: str) -> str:
+    shown = f" ({e['identity']}, face up)" if e.get("identity") else ""
+    return f"{who} takes control of P{e['previous']}'s identity card{shown}"
+
+
+def _ev_identity_removed(e: Any, who: str) -> str:
+    shown = f" ({e['identity']})" if e.get("identity") else ""
+    return f"{who}'s own identity card{shown} leaves the game"
+
+
+def _ev_player_counters(e: Any, who: str) -> str:
+    n, kind = e["n"], e["kind"]
+    left = f" ({e['total']} now)" if "total" in e else ""
+    if n < 0:
+        return f"{who} loses {_a(-n, kind + ' counter')}{left}"
+    return f"{who} gets {_a(n, kind + ' counter')}{left}"
+
+
+def _ev_redirect(e: Any, who: str) -> str:
+    to, n, what = _p(e["to_seat"]), e["n"], e["what"]
+    if what == "damage":
+        return f"{n} damage to {who} is dealt to {to} instead (The Great Martyr)"
+    if what == "lose_life":
+        return f"{to} loses {n} life instead of {who} (The Great Martyr)"
+    if what == "discard":
+        return f"{to} discards {_cards(n)} instead of {who} (The Great Martyr)"
+    return f"{to} sacrifices instead of {who} (The Great Martyr)"
+
+
+def _ev_modes(e: Any, who: str) -> str:
+    from .identity_cards.traitors_rare import TIME_BENDER_MODES
+    return f"{who} chooses{_from(e)}: " + "; ".join(TIME_BENDER_MODES[m] for m in e["modes"])
+
+
+def _ev_reveal_all(e: Any, who: str) -> str:
+    return "every identity is revealed (CR 907.9): " + ", ".join(f"P{s} {n}" for s, n in enumerate(e["identities"]))
+
+
+def _ev_look_at_identities(e: Any, who: str) -> str:
+    return f"{who} looks at face-down identities: " + ", ".join(f"P{s} is {n}" for s, n in e["identities"].items())
+
+
+def _ev_metamorph_ready(e: Any, who: str) -> str:
+    roles = [_role_name(r) for r in e["roles"]]
+    if not roles:
+        return f"{who} (The Metamorph) will take over no identity this turn"
+    return f"{who} (The Metamorph) will take over the identity of {' or '.join(roles)} opponent who loses this turn"
+
+
+def _ev_tap(e: Any, who: str) -> str:
+    stun = " and gets a stun counter" if e.get("stun") else ""
+    by = f" by P{e['seat']}" if e.get("seat") is not None else ""
+    return f"{e['name']} is tapped{by}{stun}{_from(e)}"
+
+
+def _ev_tokens(e: Any, who: str) -> str:
+    return f"{who} creates " + _a(e["n"], f"{e['name']} token")
+
+
+_EVENTS: dict = {
+    # turns, the deal, mulligans (CR 103.5, 500, 907.4)
+    "turn": lambda e, who: f"--- turn {e['turn']}: {who} ---",
+    "steps_ended": lambda e, who: f"the turn ends: the rest of it is skipped up to the {e['until']} step (CR 723)",
+    "extra_turn": lambda e, who: f"{who} will take an extra turn after this one",
+    "deal": lambda e, who: f"{who} is dealt {e['identity']}",
+    "leader": lambda e, who: f"{who} is the Leader: {e['identity']} is face up",
+    "mulligan_declare": lambda e, who: f"{who} takes a mulligan",
+    "mulligan": lambda e, who: f"{who} shuffles their hand away and draws a new one (mulligan #{e['count']})",
+    "mulligan_keep": _ev_mulligan_keep,
+    "bottom": lambda e, who: f"{who} puts {e['card']} on the bottom of their library",
+    # identities (CR 702.187, 907; TR8)
+    "unveil_cost": lambda e, who: f"{who} pays the unveil cost of {e['identity']}{_x(e)}",
+    "unveil": lambda e, who: f"{who} UNVEILS {e['identity']}{_x(e)}",
+    "reveal": lambda e, who: f"{who}'s identity is revealed: {e['identity']}",
+    "face_down": lambda e, who: f"{who} turns {e['identity']} face down again",
+    "copy_identity": lambda e, who: f"{who}'s identity becomes a copy of {e['identity']}",
+    "identity_control": _ev_identity_control,
+    "identity_removed": _ev_identity_removed,
+    "reveal_all": _ev_reveal_all,
+    # winning and losing (CR 104, 800.4, 907.7-907.8)
+    "loses": _ev_loses,
+    "resolve_before_leaving": lambda e, who: ("identity abilities of " + _and([_p(x) for x in e["seats"]])
+                                              + " resolve before they leave the game (CR 907.8a)"),
+    "game_over": _ev_game_over,
+    "truncated": lambda e, who: f"game truncated after {e['turns']} turns (turn limit): no winner",
+    "win_effect": lambda e, who: f"{who} wins the game by an effect",
+    "cant_lose": lambda e, who: f"{who} can't lose the game this way{_from(e)}",
+    "loss_becomes_win": lambda e, who: f"{who} would lose the game but wins instead{_from(e)}",
+    # spells and abilities (CR 601-608)
+    "land": lambda e, who: f"{who} plays a land",
+    "cast": _ev_cast,
+    "cast_from_exile": lambda e, who: f"{who} casts {e['card']} from exile{_from(e)}",
+    "cast_from_graveyard": lambda e, who: (f"{who} casts {e['card']} from "
+                                           + (f"P{e['owner']}'s graveyard" if "owner" in e else "a graveyard")
+                                           + _from(e)),
+    "activate": _ev_activate,
+    "loyalty": lambda e, who: f"{who} activates {e['name']} ({e['cost']:+d}, loyalty now {e['loyalty']})",
+    "trigger": lambda e, who: f"{who}'s {e['source']} triggers{_targeting(e.get('targets'))}",
+    "trigger_removed": lambda e, who: f"{who}'s {e['source']} trigger has no legal target and is removed",
+    "resolve": lambda e, who: f"{e['source']} resolves",
+    "fizzle": lambda e, who: f"{who}'s {e['source']} does nothing: its targets are gone (CR 608.2b)",
+    "counter": lambda e, who: f"{who}'s {e['source']} is countered",
+    "copy": lambda e, who: f"{who} copies {e['source']} on the stack",
+    "gain_control_stack": lambda e, who: f"{who} gains control of {e['source']} on the stack from P{e['previous']}",
+    "control_returns_stack": lambda e, who: f"control of {e['source']} on the stack returns to {who}",
+    "spell_exiled": lambda e, who: f"{who}'s {e['card']} is exiled from the stack",
+    "exile_spell": lambda e, who: f"{who}'s {e['card']} is exiled; its counterer may cast it for free{_from(e)}",
+    "chaos_type": lambda e, who: f"{who} names {e['card_type']}: their {e['card_type']} spells have cascade this turn",
+    "cascade": lambda e, who: f"{who} cascades into {e['card']}",
+    "mode": lambda e, who: f"{who} chooses{_from(e)}: {e['mode']}",
+    "modes": _ev_modes,
+    "villainous_choice": lambda e, who: f"{who} chooses: {e['choice']}",
+    "choose_type": lambda e, who: f"{who} chooses the card type {e['card_type']}",
+    "roll": lambda e, who: f"{who} rolls for {e['source']}: " + ", ".join(map(str, e["results"])),
+    "delayed_trigger": lambda e, who: (f"at {who}'s next main phase they gain {e['n']} life and add {e['n']} mana"
+                                       + _from(e)),
+    "target_card": lambda e, who: f"{who} targets {e['card']} in P{e['owner']}'s graveyard{_from(e)}",
+    "target_token": lambda e, who: f"{who} targets a {e['token']} token of P{e['owner']}",
+    # the battlefield (CR 110, 111, 701)
+    "attacks": _ev_attacks,                 # CR 508
+    "blocks": _ev_blocks,                   # CR 509
+    "enters": _ev_enters,
+    "leaves": _ev_leaves,
+    "tokens": _ev_tokens,
+    "copy_token": lambda e, who: f"{who} creates a token copy of {e['name']}",
+    "sacrifice": _ev_sacrifice,
+    "legend_rule": lambda e, who: (f"legend rule (CR 704.5j): {who} keeps one {e['name']} and puts the others "
+                                   "into the graveyard"),
+    "gain_control": _ev_gain_control,
+    "gain_control_token": lambda e, who: f"{who} gains control of a {e['token']} token from P{e['previous']}",
+    "control_returns": _ev_control_returns,
+    "majesty_gift": lambda e, who: f"{who} gives a permanent to the Leader P{e['to_seat']}",
+    "becomes_artifact": lambda e, who: f"{who} puts a +1/+1 counter on {e['name']}, which becomes an artifact",
+    "tap": _ev_tap,
+    "tap_all": lambda e, who: (f"{e['n']} creatures of non-Leader players are tapped and get a stun counter"
+                               + _from(e)),
+    "tap_lands": lambda e, who: f"{who} taps {e['n']} land{'s' if e['n'] != 1 else ''}",
+    "untap_all": lambda e, who: f"{who} untaps every permanent they control",
+    "land_enters": lambda e, who: f"{e['name']} enters the battlefield tapped under {who}'s control",
+    "land_put": lambda e, who: f"{who} puts a land from their hand onto the battlefield",
+    "destroy_permanent": lambda e, who: (f"{who}'s " + ("land" if e["permanent"] == "land" else
+                                                         f"{e['permanent']} token") + f" is destroyed{_from(e)}"),
+    "reanimate": lambda e, who: (f"{who} puts {e['card']} from P{e['owner']}'s graveyard onto the battlefield"
+                                 + _from(e)),
+    "finality": lambda e, who: (f"{who}'s {e['card']}, cast from their graveyard, gets a finality counter: "
+                                "if it would die, it is exiled instead"),
+    "finality_exile": lambda e, who: f"{who}'s {e['card']} is exiled instead of staying in the graveyard",
+    "tokens_exiled": lambda e, who: f"{who}'s artifact tokens ({e['n']}) are exiled",
+    # damage and life (CR 119, 120, 615)
+    "damage": lambda e, who: f"{e['source']} deals {e['n']} damage to {_tgt(e['target'])}",
+    "combat_damage": _ev_combat_damage,
+    "prevented": lambda e, who: f"{e['n']} damage to {_tgt(e['target'])} is prevented",
+    "fog": lambda e, who: f"{who} prevents all combat damage this turn",
+    "gain_life": lambda e, who: f"{who} gains {e['n']} life",
+    "lose_life": lambda e, who: f"{who} loses {e['n']} life",
+    "pay_life": lambda e, who: f"{who} pays {e['n']} life",
+    "shield": lambda e, who: (f"damage to {who} and their permanents is prevented until its controller's next turn"
+                              + _from(e)),
+    "martyr_shield": lambda e, who: ("until end of turn, harm from opponents' sources to Leader players goes to "
+                                     f"{who} instead (The Great Martyr)"),
+    "oracle_protection": lambda e, who: ("until end of turn, Leader players have protection from everything and "
+                                         f"their life totals can't change ({who}'s The Oracle)"),
+    "redirect": _ev_redirect,
+    "savior": lambda e, who: f"the next time P{e['target']} would lose this turn, {who}'s identity saves them",
+    "saved": lambda e, who: (f"{who} is saved instead of losing: they start over with a new hand of 12 and 12 life "
+                             "(He Who Comes To Save The Day)"),
+    "add_mana": lambda e, who: f"{who} adds {e['n']} mana{_from(e)}",
+    "debt_collected": lambda e, who: f"{who} collects debts: {e['n']} life lost in all",
+    "debt_counter": lambda e, who: f"{who} gets a debt counter on their identity ({e['n']} now)",
+    "player_counters": _ev_player_counters,
+    "pay_counters": lambda e, who: f"{who} removes {_a(e['n'], e['kind'] + ' counter')} ({e['total']} left)",
+    # cards: draw, discard, libraries, graveyards, exile (CR 121, 701)
+    "draw": lambda e, who: f"{who} draws {_cards(e['n'])}",
+    "regent_extra_draw": lambda e, who: f"{who} draws an extra card (The Corrupted Regent)",
+    "discard": lambda e, who: f"{who} discards {e['card']}",
+    "exile_from_hand": lambda e, who: f"{who} exiles {e['card']} from their hand",
+    "head_games": lambda e, who: (f"P{e['victim']} puts their hand ({_cards(e['n'])}) on top of their library; "
+                                  f"{who} picks that many cards from it for their new hand"),
+    "look_at_library": lambda e, who: f"{who} looks through P{e['victim']}'s library ({_cards(len(e['cards']))})",
+    "look_top": lambda e, who: f"{who} looks at the top of their library: {_names(e['cards'])}",
+    "reveal_top": lambda e, who: f"{who} reveals the top card of their library: {e['card']}",
+    "reveal_top_cards": lambda e, who: f"{who} reveals the top cards of their library: {_names(e['cards'])}",
+    "revealed_to_hand": lambda e, who: (f"{who} puts {_names(e['cards'])} into their hand and "
+                                        f"{_cards(e['bottom'])} on the bottom of their library"),
+    "reveal_hand": lambda e, who: f"{who} reveals their hand: {_names(e['cards'])}",
+    "scry": lambda e, who: f"{who} scries {e['n']}",
+    "surveil": lambda e, who: f"{who} surveils {e['n']}",
+    "scry_bottom": lambda e, who: f"{who} puts {_cards(e['n'])} on the bottom of their library",
+    "scry_done": lambda e, who: f"{who} finishes scrying ({_cards(e['bottom'])} to the bottom)",
+    "surveil_to_graveyard": lambda e, who: f"{who} puts {e['card']} into their graveyard (surveil)",
+    "shuffle": lambda e, who: f"{who} shuffles their library",
+    "shuffle_graveyard": lambda e, who: f"{who} shuffles their graveyard into their library",
+    "wheel": lambda e, who: "every player shuffles their hand and graveyard into their library and draws seven",
+    "tutor": lambda e, who: f"{who} searches their library for a card, puts it into their hand and shuffles",
+    "search": lambda e, who: (f"{who} searches their library for a {e['card_type']} card with mana value "
+                              f"{e['max_mv']} or less"),
+    "search_found": lambda e, who: f"{who} finds {e['name']}",
+    "mill": lambda e, who: f"{who} mills {_cards(e['n'])}: {_names(e['cards'])}",
+    "put_on_top": lambda e, who: f"{who} puts a card from their hand on top of their library",
+    "put_on_top_card": lambda e, who: f"{who} puts {e['card']} on top of their library",
+    "to_library": lambda e, who: (f"{who} puts {e['card']} from their {e['zone']} into their library, "
+                                  "third from the top"),
+    "exile_card": lambda e, who: f"{who}'s {e['card']} is exiled from their {e['zone']}",
+    "exile_top": lambda e, who: f"{who} exiles the top card of their library: {e['card']}{_from(e)}",
+    "exile_face_down": lambda e, who: f"{who} exiles {_cards(e['n'])} face down",
+    "graveyard_exiled": lambda e, who: f"{who}'s graveyard ({_cards(e['n'])}) is exiled",
+    "may_play_from_graveyard": lambda e, who: f"{who} may play {e['card']} from their graveyard this turn",
+    "cleaner_not_own_turn": lambda e, who: f"{who}'s The Cleaner does nothing: it is not their turn",
+    "cathar_already_lost": lambda e, who: f"{who}'s The Cathar does nothing: they have already lost",
+    # identity-card specials (TR8)
+    "metamorph_ready": _ev_metamorph_ready,
+    "metamorph_takes": lambda e, who: (f"{who} takes over P{e['victim']}'s identity {e['identity']} "
+                                       f"({Role(e['role']).name.title()})"),
+    "look_at_identities": _ev_look_at_identities,
+    "reveal_identities": lambda e, who: (f"{who} reveals identities from outside the game: "
+                                         f"{_names(e['identities'])}{_from(e)}"),
+    "puppet_master": lambda e, who: (f"{who} redistributes the identities of " + _and([_p(s) for s in e["moved"]])
+                                     if e["moved"] else f"{who} leaves every identity where it is")
+                                    + " (The Puppet Master)",
+    # table talk (TR10.5)
+    "talk": _ev_talk,
+    "deal_ended": _ev_deal_ended,
+}
+EVENT_KINDS: frozenset = frozenset(_EVENTS)
+"""The log event kinds :func:`format_event` has a sentence for (every kind the engine logs)."""
+
+
 def format_event(e: dict) -> str:
-    """One log entry (``Game.log``) as a sentence."""
+    """One log entry (``Game.log``, or a :class:`~treachery_env.view.FrozenDict`
+    of a view's events) as an English sentence, e.g. ``"P4 creates a Blood
+    token"``.  Reads only the entry.  An event kind not in
+    :data:`EVENT_KINDS` (none the engine logs) gets ``"P2 <kind>: key: value, ..."``.
+
+    Raises:
+        KeyError: if the entry lacks ``"event"`` or a key its kind always has.
+    """
     ev = e["event"]
     s = e.get("seat")
-    who = f"P{s}" if s is not None else ""
-
-    def tgt(t: list | None) -> str:
-        if not t:
-            return "nothing"
-        return f"P{t[1]}" if t[0] == "player" else (t[2] if len(t) > 2 else f"#{t[1]}")
-
-    if ev == "turn":
-        return f"--- turn {e['turn']}: P{s} ---"
-    if ev == "deal":
-        return f"{who} is dealt {e['identity']}"
-    if ev == "leader":
-        return f"{who} is the Leader: {e['identity']} is face up"
-    if ev == "cast":
-        ts = ", ".join(tgt(t) for t in e.get("targets", ()) if t)
-        return f"{who} casts {e['card']}" + (f" (X={e['x']})" if e.get("x") else "") + (f" targeting {ts}" if ts else "")
-    if ev == "unveil":
-        return f"{who} UNVEILS {e['identity']}" + (f" with X={e['x']}" if e.get("x") else "")
-    if ev == "reveal":
-        return f"{who}'s identity is revealed: {e['identity']}"
-    if ev == "loses":
-        if e["reason"] == "concede":
-            return f"{who} CONCEDES and leaves the game; they were {e['identity']}"
-        return f"{who} LOSES ({e['reason']}); they were {e['identity']}"
-    if ev == "resolve_before_leaving":
-        return ("identity abilities of " + ", ".join(f"P{x}" for x in e["seats"])
-                + " resolve before they leave the game")
-    if ev == "mulligan_declare":
-        return f"{who} takes a mulligan"
-    if ev == "mulligan":
-        return f"{who} shuffles their hand away and draws a new one (mulligan #{e['count']})"
-    if ev == "mulligan_keep":
-        what = f"{e['hand']} cards" + (f", putting {e['bottom']} on the bottom" if e["bottom"] else "")
-        return f"{who} keeps {what}"
-    if ev == "bottom":
-        return f"{who} puts {e['card']} on the bottom of their library"
-    if ev == "game_over":
-        w = e["winners"]
-        return "game over: " + (f"winners {', '.join(f'P{x}' for x in w)}" if w else "a draw")
-    if ev == "truncated":
-        return f"game truncated after {e['turns']} turns"
-    if ev == "attacks":
-        return f"{who} attacks: " + ", ".join(f"{a[1]} -> P{a[2]}" + (f"'s {a[4]}" if len(a) > 3 else "")
-                                             for a in e["attackers"])
-    if ev == "loyalty":
-        return f"{who} activates {e['name']} ({e['cost']:+d}, loyalty now {e['loyalty']})"
-    if ev == "combat_damage":
-        hits = ", ".join([f"P{k} takes {v}" for k, v in e["to_players"].items()]
-                         + [f"planeswalker #{k} takes {v}" for k, v in e.get("to_planeswalkers", {}).items()])
-        return f"combat damage{' (first strike)' if e.get('first_strike') else ''}" + (f": {hits}" if hits else "")
-    if ev == "enters":
-        return f"{e['name']} enters under P{s}"
-    if ev == "leaves":
-        if e["zone"] == "out":      # CR 800.4a: a player's objects leave the game with them
-            return f"{e['name']} leaves the game with its owner"
-        return f"{e['name']} goes to {e['zone']}"
-    if ev == "damage":
-        return f"{e['source']} deals {e['n']} to {tgt(e['target'])}"
-    if ev == "blocks":
-        return f"blockers declared: {len(e['blocks'])} block(s)"
-    if ev == "talk":
-        from .engine.talk import TalkMessage
-        role = e.get("role")
-        return TalkMessage(e["turn"], s, e["kind"], e.get("subject"),
-                           None if role is None else Role[role.upper()]).words()
-    if ev == "deal_ended":
-        broken = e.get("broken_by") or []
-        how = ("broken by " + ", ".join(f"P{b}" for b in broken)) if broken else "kept"
-        return f"the truce between P{s} and P{e['partner']} ends ({how})"
-    if ev == "chaos_type":
-        return f"{who} names {e['card_type']}: their {e['card_type']} spells have cascade this turn"
-    if ev == "trigger_removed":
-        return f"{who}'s {e['source']} trigger has no legal target and is removed"
-    if ev == "trigger":
-        return f"{who}'s {e['source']} triggers"
-    if ev == "resolve":
-        return f"{e['source']} resolves"
-    if ev == "counter":
-        return f"{e['source']} is countered"
-    rest = ", ".join(f"{k}={v}" for k, v in e.items() if k not in ("turn", "event", "to", "seat"))
+    who = f"P{s}" if s is not None else "someone"
+    words = _EVENTS.get(ev)
+    if words is not None:
+        return words(e, who)
+    rest = ", ".join(f"{k}: {v}" for k, v in e.items() if k not in ("turn", "event", "to", "seat"))
     return f"{who} {ev.replace('_', ' ')}" + (f" ({rest})" if rest else "")

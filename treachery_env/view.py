@@ -39,7 +39,7 @@ from .text import option_text
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game
 
-__all__ = ["seat_view", "ViewBuilder", "PythonViewBuilder", "VIEW_BUILDER", "SeatView", "DecisionView", "OptionView",
+__all__ = ["seat_view", "public_view", "ViewBuilder", "PythonViewBuilder", "VIEW_BUILDER", "SeatView", "DecisionView", "OptionView",
            "PlayerView", "CreatureView", "PlaneswalkerView", "StackView", "TalkView", "FrozenDict", "freeze"]
 
 
@@ -800,3 +800,20 @@ def seat_view(game: "Game", viewer: int) -> SeatView:
     as :func:`~treachery_env.observation.encode`); a :class:`ViewBuilder`
     makes the views of a game that moves on more cheaply."""
     return ViewBuilder(game).build(viewer)
+
+
+def public_view(game: "Game") -> SeatView:
+    """A spectator's view of ``game``: seat 0's view with everything private
+    removed (hands, cards usable from other zones, the face-down exile, the
+    decision, private events), an identity shown only when face up or known
+    to every seat (after a loss, CR 702.187g, or at the end, CR 907.9).
+    Its ``seat`` is 0, but nothing in it is seat 0's alone: the same for every
+    seat, it is what a spectator may be shown."""
+    views = [seat_view(game, s) for s in range(game.n)]
+    players = []
+    for i, p in enumerate(views[0].players):
+        public = p.face_up or all(v.players[i].identity is not None for v in views)
+        players.append(p._replace(hand=None, usable_elsewhere=None, identity=p.identity if public else None,
+                                  role=p.role if public else None))
+    return views[0]._replace(players=tuple(players), dream=(), decision=None, undercover_met=False,
+                             events=tuple(e for e in views[0].events if e["to"] is None))

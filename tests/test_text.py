@@ -1,0 +1,392 @@
+"""The readable game (issue #15, treachery_env/text.py): the text of every card,
+token and identity card, a sentence for every event the engine logs, and a
+board picture made only from a seat's view that shows nothing hidden from it."""
+
+from __future__ import annotations
+
+import ast
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+import agents
+import treachery_env
+from agents import play_game
+from treachery_env import GameConfig, identities
+from treachery_env.cards import CARD_INDEX, CARDS, COUNTER_TOKENS, KEYWORDS, TOKENS, CardDef
+from treachery_env.engine import Game
+from treachery_env.text import EVENT_KINDS, card_text, format_event, render, render_view, unveil_cost_text
+from treachery_env.view import FrozenDict, freeze, seat_view
+
+from scenario import random_game
+from test_information_sets import _permute_hidden
+
+PACKAGE = Path(treachery_env.__file__).parent
+NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def _amount_in(n, text: str) -> bool:
+    """Whether amount ``n`` of an effect is written in ``text`` (digits, a number word, "a" for one, or X)."""
+    if n == "X":
+        return "X" in text
+    return str(n) in text or NUMBER_WORDS[n] in text.lower() or (n == 1 and re.search(r"\ban? ", text) is not None)
+
+
+# ------------------------------------------------------------------------------------------ card text
+@pytest.mark.parametrize("c", CARDS, ids=lambda c: c.name)
+def test_every_pool_card_has_its_facts_in_its_text(c):
+    text = card_text(c.name)
+    first, type_line = text.split("\n")[:2]
+    assert first.startswith(c.name)
+    assert c.type in type_line.lower() and (("Legendary" in type_line) == c.legendary)
+    if not c.is_land:
+        assert f"{{{c.cost}}}" in first or (c.x and c.cost == 0)
+        assert ("{X}" in first) == c.x
+    if c.is_creature:
+        assert text.endswith(f"{c.power}/{c.toughness}")
+    lines = text.split("\n")
+    for kw in KEYWORDS:             # a line of its own, with its reminder
+        assert any(x.startswith(kw.replace("_", " ").capitalize() + " (") for x in lines) == (kw in c.keywords), kw
+    assert ("Flash" in text) == c.flash
+    for e in c.effects + tuple(e for ab in c.abilities for e in ab["effects"]):
+        if "n" in e:
+            assert _amount_in(e["n"], text), (e, text)
+        if "token" in e:
+            assert e["token"] in text
+        if "p" in e:
+            assert f"+{e['p']}/+{e['q']}" in text
+    if c.is_planeswalker:
+        assert text.endswith(f"Loyalty: {c.loyalty}")
+        for ab in c.abilities:
+            assert f"\n{ab['loyalty']:+d}: " in text
+
+
+@pytest.mark.parametrize("name,lines", [
+    ("Shock", "Shock {1}\nInstant\nShock deals 2 damage to any target."),
+    ("Blaze", "Blaze {X}{1}\nSorcery\nBlaze deals X damage to any target."),
+    ("Blood Siphon", "Blood Siphon {3}\nSorcery\nTarget player loses 3 life. You gain 3 life."),
+    ("Trade Secrets", "Trade Secrets {4}\nSorcery\nTarget opponent draws two cards. Draw four cards."),
+    ("Lava Axe", "Lava Axe {5}\nSorcery\nLava Axe deals 5 damage to target player."),
+    ("Negate", "Negate {2}\nInstant\nCounter target noncreature spell."),
+])
+def test_spell_texts_in_full(name, lines):
+    assert card_text(name) == lines
+
+
+def test_creature_and_planeswalker_texts_say_what_the_engine_does():
+    sera = card_text("Sera, Dawn Marshal")
+    assert sera.startswith("Sera, Dawn Marshal {4}\nLegendary Creature\n") and sera.endswith("\n3/3")
+    assert "When Sera, Dawn Marshal enters, create two 1/1 Soldier creature tokens." in sera
+    assert "When Flame Adept enters, it deals 2 damage to any target." in card_text("Flame Adept")
+    assert "When Mossback Hydra enters, put two +1/+1 counters on it." in card_text("Mossback Hydra")
+    assert "Tap target creature. Put a stun counter on it" in card_text("Frost Lock")
+    assert "Target creature gets +3/+3 until end of turn." in card_text("Giant Growth")
+    assert "Search your library for up to two land cards" in card_text("Explosive Vegetation")
+    orla = card_text("Orla, Pack Warden")
+    assert "+1: Create a 1/1 Soldier creature token.\n-2: Put two +1/+1 counters on target creature." in orla
+    assert "-7: Create three 4/4 Beast creature tokens with trample." in card_text("Maren, Dawn Herald")
+    assert card_text("Wastes").split("\n")[:2] == ["Wastes", "Basic Land"]
+
+
+def test_every_token_has_its_text():
+    for name, t in TOKENS.items():
+        text = card_text(name)
+        assert text.split("\n")[0] == name
+        if t.type == "creature":
+            assert "Token Creature" in text and text.endswith(f"{t.power}/{t.toughness}")
+            for kw in t.keywords:
+                assert "\n" + kw.replace("_", " ").capitalize() + " (" in text
+        else:
+            assert f"Token Artifact — {name}" in text and name in COUNTER_TOKENS
+    # the activated abilities the engine implements (engine/stack.py, _activate_token and costs.py)
+    assert "{2}, Sacrifice this token: Draw a card." in card_text("Clue")
+    assert "{2}, Sacrifice this token: You gain 3 life." in card_text("Food")
+    assert "{1}, Discard a card, Sacrifice this token: Draw a card." in card_text("Blood")
+    assert "explores. Activate only as a sorcery." in card_text("Map")
+    assert "Draw a card. Activate only as a sorcery." in card_text("Junk")
+    assert "add one mana" in card_text("Treasure")
+    assert "The Grenadier" in card_text("Explosive")
+
+
+@pytest.mark.parametrize("card", identities.all_identities(), ids=lambda c: c.name)
+def test_every_identity_has_its_text(card):
+    text = card_text(card.name)
+    assert text.split("\n")[0] == card.name
+    assert f"Identity — {card.role.name.title()}" in text
+    assert ("Unveil — " + unveil_cost_text(card.unveil_cost) in text) == (card.unveil_cost is not None)
+    assert ("Undercover" in text) == card.undercover
+    for ab in card.abilities:
+        assert ab["text"] in text
+    for kind in card.start.get("counters", {}):
+        assert f"{kind} counters" in text
+
+
+def test_simple_role_lands_and_unveil_costs_in_words():
+    for role, name in identities.SIMPLE_ROLE_NAMES.items():
+        text = card_text(name)
+        assert text.startswith(f"{name}\nBasic Land — {name}") and f"the {role.name.title()}'s role card" in text
+    assert unveil_cost_text(identities.get("The Metamorph").unveil_cost) == "pay 8 life, discard a card"
+    assert unveil_cost_text(identities.get("The Ambitious Queen").unveil_cost) == (
+        "pay 1 life, exile a nonland card from your hand")
+    assert unveil_cost_text(identities.get("The Bio-Engineer").unveil_cost) == "sacrifice a nontoken permanent"
+    assert unveil_cost_text(identities.get("The Mirror Maestra").unveil_cost) == "{2}{X}{X}"
+    assert unveil_cost_text(identities.get("The Treacherous Masochist").unveil_cost) == "free"
+    assert unveil_cost_text(None).startswith("none")
+
+
+@pytest.mark.parametrize("name", ["Nope", "", "shock", "Soldiers", "the seer"])
+def test_unknown_names_raise(name):
+    with pytest.raises(ValueError, match=re.escape(f"unknown card, token or identity: {name!r}")):
+        card_text(name)
+
+
+def _engine_ops() -> set:
+    """The effect primitives ``Game._op_effect`` runs (engine/effects.py)."""
+    return set(re.findall(r'\bop == "(\w+)"', (PACKAGE / "engine" / "effects.py").read_text("utf-8")))
+
+
+def test_every_effect_primitive_has_words(monkeypatch):
+    ops = _engine_ops()
+    used = {e["op"] for c in CARDS for e in c.effects + tuple(e for ab in c.abilities for e in ab["effects"])}
+    assert used <= ops and len(ops) >= 20
+    for op in sorted(ops):         # any primitive, on a card made for the test
+        e = {"op": op, "n": 2, "t": 0, "p": 1, "q": 1, "token": "Soldier"}
+        c = CardDef(index=999, name="Test Card", type="sorcery", cost=1, effects=(e,), targets=({"type": "any"},))
+        monkeypatch.setitem(CARD_INDEX, "Test Card", c)
+        text = card_text("Test Card")
+        assert text.startswith("Test Card {1}\nSorcery\n") and text.endswith("."), op
+    c = CardDef(index=999, name="Test Card", type="sorcery", cost=1, effects=({"op": "frobnicate"},))
+    monkeypatch.setitem(CARD_INDEX, "Test Card", c)
+    with pytest.raises(ValueError, match="no words for effect op 'frobnicate'"):
+        card_text("Test Card")
+
+
+# ------------------------------------------------------------------------------------------ events
+# a value for each key the engine logs, by key (or by (event, key) where one key means two things)
+SAMPLE = {
+    "seat": 1, "n": 2, "x": 3, "card": "Shock", "name": "Grove Bear", "identity": "The Seer", "source": "The Augur",
+    "targets": [["player", 2], ["creature", 7, "Grove Bear"], None], "target": ["creature", 7, "Grove Bear"],
+    "cards": ["Shock", "Wastes"], "zone": "graveyard", "reason": "rules", "seats": [1, 2], "winners": [1, 3],
+    "turns": 250, "attackers": [[5, "Grove Bear", 2], [6, "Wolf", 3, 9, "Pyra, Storm Sage"]], "blocks": [[7, 5]],
+    "first_strike": True, "to_players": {"2": 3}, "creature": 5, "planeswalker": 9, "loyalty": 5, "ability": 0,
+    "cost": 1, "key": "etb", "count": 1, "mulligans": 1, "hand": 6, "bottom": 1, "partner": 3, "broken_by": [1],
+    "subject": 3, "kind": "accuse", "role": "assassin", "card_type": "creature", "until": "cleanup", "kept": 5,
+    "permanent": "Grove Bear", "owner": 2, "total": 4, "to_seat": 0, "what": "damage",
+    "choice": "lose half your life, rounded up", "mode": "white: create four 1/1 Soldier tokens", "modes": [0, 1],
+    "results": [3, 6], "identities": ["The Seer", "The Demon"], "moved": [1, 2], "max_mv": 3, "tapped": True,
+    "token": "Treasure", "stun": 1, "position": 3, "victim": 3, "previous": 2, "roles": [1, 2],
+    ("savior", "target"): 3, ("player_counters", "kind"): "rad", ("pay_counters", "kind"): "gem",
+    ("metamorph_takes", "role"): 2, ("look_at_identities", "identities"): {2: "The Seer", 4: "The Demon"},
+}
+DYNAMIC = {"'cast_from_' + perm['zone']": ("cast_from_exile", "cast_from_graveyard"),
+           "kind": ("discard", "exile_from_hand")}
+"""Event kinds made at run time: the unparsed first argument of ``_log`` -> the kinds it makes
+(``grant_permission`` zones; unveil costs paid with a card, engine/costs.py)."""
+
+
+def _logged() -> list:
+    """``(kind, keys)`` of every ``_log`` call in the package's source."""
+    out = []
+    for f in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(f.read_text("utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "_log" and node.args):
+                continue
+            keys = tuple(k.arg for k in node.keywords if k.arg not in (None, "to"))
+            a = node.args[0]
+            if isinstance(a, ast.Constant):
+                kinds = (a.value,)
+            elif isinstance(a, ast.IfExp) and isinstance(a.body, ast.Constant) and isinstance(a.orelse, ast.Constant):
+                kinds = (a.body.value, a.orelse.value)
+            else:
+                src = ast.unparse(a)
+                assert src in DYNAMIC, f"{f}:{node.lineno}: a new computed event kind {src}: add it to DYNAMIC"
+                kinds = DYNAMIC[src]
+            out.extend((kind, keys) for kind in kinds)
+    return out
+
+
+def test_every_logged_event_kind_has_a_sentence():
+    logged = _logged()
+    assert len(logged) > 150
+    assert {k for k, _ in logged} == EVENT_KINDS          # none without words, no words for nothing
+    for kind, keys in logged:
+        entry = {"turn": 5, "event": kind, **{k: SAMPLE.get((kind, k), SAMPLE.get(k)) for k in keys}, "to": None}
+        assert all(k in SAMPLE or (kind, k) in SAMPLE for k in keys), (kind, keys)
+        for e in (entry, freeze(entry)):      # a log entry, and a view's frozen one
+            text = format_event(e)
+            assert text and "=" not in text and "None" not in text, (kind, text)
+    # a kind the engine never logs is still told, recognisably (the fallback)
+    assert format_event({"turn": 1, "event": "new_thing", "seat": 2, "n": 1, "to": None}) == "P2 new thing (n: 1)"
+
+
+def test_event_sentences():
+    assert format_event({"turn": 3, "event": "tokens", "seat": 4, "name": "Blood", "n": 1, "to": None}) == (
+        "P4 creates a Blood token")
+    assert format_event({"turn": 3, "event": "tokens", "seat": 4, "name": "Soldier", "n": 2, "to": None}) == (
+        "P4 creates two Soldier tokens")
+    assert format_event({"turn": 3, "event": "gain_life", "seat": 2, "n": 3, "to": None}) == "P2 gains 3 life"
+    assert format_event({"turn": 3, "event": "cast", "seat": 1, "card": "Blaze", "x": 4,
+                         "targets": [["creature", 8, "Grove Bear"]], "to": None}) == (
+        "P1 casts Blaze (X is 4) targeting Grove Bear")
+    assert format_event(FrozenDict({"turn": 3, "event": "activate", "seat": 0, "source": "Clue", "targets": (),
+                                    "to": None})) == "P0 sacrifices a Clue token to activate it"
+    assert format_event({"turn": 3, "event": "attacks", "seat": 1, "to": None,
+                         "attackers": [[5, "Wolf", 2, 9, "Pyra, Storm Sage"]]}) == (
+        "P1 attacks: Wolf attacks Pyra, Storm Sage (P2's planeswalker)")
+    assert format_event({"turn": 3, "event": "loses", "seat": 2, "identity": "The Seer", "reason": "concede",
+                         "to": None}).startswith("P2 CONCEDES and leaves the game")
+
+
+def _game_configs() -> list:
+    return [GameConfig(num_players=5, max_turns=60),
+            GameConfig(num_players=5, commander=False, identity_pool="all", max_turns=60),
+            GameConfig(num_players=5, variant="simple_roles", max_turns=60),
+            GameConfig(num_players=5, max_turns=60, identities=("Her Seedborn Highness", "The Supplier",
+                                                                 "The Bio-Engineer", "The Physician", "The Grenadier")),
+            GameConfig(num_players=6, identity_pool="all", max_turns=80)]
+
+
+def _play(cfg: GameConfig, seed: int, every: int = 0) -> tuple:
+    """A game of random bots; returns it and, with ``every``, ``(game clone, seat)`` taken every
+    ``every`` decisions (mid-game states to view)."""
+    holder: dict = {}
+    taken: list = []
+
+    def on_decision(game, seat, bot, seconds):
+        holder["game"] = game
+        holder["k"] = holder.get("k", 0) + 1
+        if every and holder["k"] % every == 0:
+            taken.append((game.clone(), seat))
+
+    bots = [agents.make("random", seed=100 * seed + s) for s in range(cfg.num_players)]
+    play_game(bots, cfg, seed=seed, on_decision=on_decision)
+    return holder["game"], taken
+
+
+@pytest.mark.parametrize("k", range(5))
+def test_random_games_log_only_events_with_sentences(k):
+    cfg = _game_configs()[k]
+    seen = set()
+    for seed in range(6):
+        g, _ = _play(cfg, seed)
+        assert g.is_over
+        for e in g.log:
+            seen.add(e["event"])
+            assert e["event"] in EVENT_KINDS
+            text = format_event(e)
+            assert text and "=" not in text, text
+        for s in range(cfg.num_players):            # a view's frozen events (tuples) read as the log's
+            shown = [e for e in g.log if e["turn"] >= g.turn - 1 and (e["to"] is None or s in e["to"])]
+            assert [format_event(e) for e in seat_view(g, s).events] == [format_event(e) for e in shown]
+    assert {"turn", "cast", "draw", "resolve"} <= seen
+
+
+# ------------------------------------------------------------------------------------------ the board
+def _check_view_text(g: Game, seat: int) -> None:
+    """What render_view shows of ``g`` for ``seat``: the public zones, counters, commander damage, and
+    no face-down identity the seat does not know."""
+    v = seat_view(g, seat)
+    text = render_view(v)
+    assert text == render(g, seat)
+    known = {p.identity for p in v.players if p.identity is not None}
+    for p in v.players:
+        if p.graveyard:
+            assert f"graveyard ({len(p.graveyard)}): " + ", ".join(p.graveyard) in text
+        if p.exile:
+            assert f"exile ({len(p.exile)}): " + ", ".join(p.exile) in text
+        for s, n in p.commander_damage_taken.items():
+            if n:
+                assert f"{n} from P{s}'s {v.players[s].commander}" in text
+        for kind, n in p.identity_counters.items():
+            if n:
+                assert f"{n} {kind}" in text.split("identity counters: ", 1)[1]
+        for kind, n in p.player_counters.items():
+            if n:
+                assert f"{n} {kind}" in text.split("counters on the player: ", 1)[1]
+        assert f"lands: {p.lands} ({p.untapped_lands} untapped)" in text
+        for c in p.creatures:
+            assert f"{c.name} {c.power}/{c.toughness}" in text
+        if p.identity is None:              # hidden from the seat: its name appears nowhere
+            real = g.players[p.seat].identity.name
+            assert "[hidden]" in text
+            if real not in known:           # (simple roles: two Assassins are both Mountains)
+                assert real not in text, (seat, real)
+        else:
+            assert p.identity in text
+    assert ("your hand: " + (", ".join(v.me.hand) if v.me.hand else "(empty)")) in text
+    assert text.count("your hand") == 1
+
+
+@pytest.mark.parametrize("k", range(5))
+def test_render_view_of_mid_game_views(k):
+    cfg = _game_configs()[k]
+    shown = {"graveyard": 0, "exile": 0, "commander damage": 0, "identity counters": 0, "hidden": 0}
+    for seed in range(2):
+        _, taken = _play(cfg, seed, every=37)
+        for g, seat in taken:
+            for s in (seat, (seat + 1) % g.n):
+                _check_view_text(g, s)
+                text = render(g, s)
+                for what in shown:
+                    shown[what] += ("[hidden]" if what == "hidden" else what) in text
+    assert shown["graveyard"] and shown["hidden"]
+    if cfg.commander:
+        assert shown["commander damage"]
+    if cfg.identities:          # Her Seedborn Highness starts with seed counters
+        assert shown["identity counters"]
+
+
+def test_render_view_is_a_function_of_the_information_set():
+    """Two games that differ only in what a seat cannot see (others' face-down identities and
+    hands, libraries, face-down exiles) render the same for it, and for a spectator."""
+    rng = random.Random(5)
+    for seed in range(12):
+        g = random_game(seed, rng.randrange(0, 600), n=5, max_turns=60)
+        viewer = seed % 5
+        for _ in range(3):
+            h = _permute_hidden(g, viewer, rng)
+            assert render_view(seat_view(g, viewer), legend=True) == render_view(seat_view(h, viewer), legend=True)
+            assert render(g, viewer) == render(h, viewer)
+            assert render(g, None) == render(h, None)
+
+
+def test_spectator_sees_only_public_information():
+    cfg = GameConfig(num_players=5, identities=["The Old Ruler", "The Bodyguard", "The Seer", "The Demon",
+                                                "The Banisher"], decks=["aggro"] * 5)
+    g = Game(cfg, seed=0)
+    text = render(g, None)
+    assert "The Old Ruler (Leader), face up" in text
+    for hidden in ("The Bodyguard", "The Seer", "The Demon", "The Banisher"):
+        assert hidden not in text
+    assert text.count("[hidden]") == 4 and "your hand" not in text and "(you)" not in text
+    assert "you decide" not in text
+    own = render(g, 2)
+    assert "P2 (you): " in own and "The Seer (Assassin), face down" in own and "Undercover" not in own
+    hand = ", ".join(c.name for c in g.players[2].hand)
+    assert f"your hand: {hand}" in own
+
+
+def test_legend_and_words_for_the_state():
+    g = random_game(3, 400, n=5, max_turns=60)
+    v = seat_view(g, 0)
+    assert "\nlegend:\n" in render_view(v, legend=True) and "legend:" not in render_view(v)
+    assert render_view(v, legend=True).startswith(render_view(v))
+    text = render_view(v)
+    assert " T " not in text and " A " not in text and "lands 0/" not in text
+    for p in v.players:
+        for c in p.creatures:
+            if c.tapped:
+                assert re.search(re.escape(f"{c.name} {c.power}/{c.toughness}") + r"[^;]*\(.*tapped", text)
+
+
+def test_the_end_of_the_game_shows_every_identity_and_the_result():
+    g, _ = _play(GameConfig(num_players=5, max_turns=40), 1)
+    for s in range(5):
+        text = render(g, s)
+        assert "GAME OVER" in text and "you decide" not in text
+        for p in g.players:
+            assert p.identity.name in text
+    assert "GAME OVER" in render(g, None)
