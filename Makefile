@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install test main demo notebooks bench peers shared-bench floors clean
+.PHONY: install browser test main demo notebooks bench peers shared-bench floors screenshots clean
 
 $(BIN)/python:
 	@$(PY) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python >= 3.11 is needed; run make with PY=python3.11 (and make clean if a venv was made)")'
@@ -29,8 +29,17 @@ $(VENV)/.installed: pyproject.toml setup.py $(COMPILED_SOURCES) | $(BIN)/python
 
 install: $(VENV)/.installed
 
+# Debian's Chromium, which tests/test_web_table.py drives through Playwright (nothing is downloaded at run time):
+# installed with apt-get when missing and this is root on a Debian-like system
+browser:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Chromium (apt-get) for the web table's tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "make browser: the web table's tests need Chromium: sudo apt-get install chromium (or set TREACHERY_CHROMIUM to a Chromium or Chrome binary)"; exit 1; fi; }
+
 # the whole test suite
-test: install
+test: install browser
 	$(BIN)/python -m pytest
 
 # the main job: ~10 minutes of self-play PPO on the built-in defaults (runs/train-<date>-<time>/:
@@ -75,6 +84,10 @@ floors: install
 	g++ -O2 -o $(VENV)/observation_floor bench/observation_floor.cpp
 	$(VENV)/observation_floor
 	$(BIN)/python bench/aec_floor.py
+
+# the README's screenshots of the web table (docs/images/web-table-*.png), from a fixed game in Chromium
+screenshots: install browser
+	$(BIN)/python docs/web_table_screenshots.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info

@@ -1,7 +1,7 @@
 """The packages and the compiled parts (everything else is declared in pyproject.toml;
 setuptools runs Cython, a build requirement).
 
-Packages: ``treachery_env``, ``agents`` and ``training`` with their subpackages, and
+Packages: ``treachery_env``, ``agents``, ``training`` and ``table`` with their subpackages, and
 ``treachery_checkpoints``, the folder ``checkpoints/`` (the shipped models' ``policy.pt`` and
 ``MODEL_CARD.md``, :mod:`agents.models`), so that an install from a wheel has the named models too.
 
@@ -39,13 +39,15 @@ for name in MODULES:
     extensions.append(ext)
 
 # the folders of data files are packages too (setuptools warns of any importable folder it is not told of):
-# treachery_env/data, training/configs, checkpoints/ and those of its model folders whose names are identifiers
+# treachery_env/data, training/configs, table/static (the web table's page), checkpoints/ and those of its model
+# folders whose names are identifiers
 MODEL_FOLDERS = sorted(d for d in os.listdir("checkpoints") if os.path.isdir(os.path.join("checkpoints", d)))
-PACKAGES = (find_packages(include=["treachery_env*", "agents*", "training*"])
-            + ["treachery_env.data", "training.configs", "treachery_checkpoints"]
+PACKAGES = (find_packages(include=["treachery_env*", "agents*", "training*", "table*"])
+            + ["treachery_env.data", "training.configs", "table.static", "treachery_checkpoints"]
             + [f"treachery_checkpoints.{d}" for d in MODEL_FOLDERS if d.isidentifier() and d != "__pycache__"])
 
 setup(packages=PACKAGES, package_dir={"treachery_checkpoints": "checkpoints"},
       package_data={"treachery_env.data": ["*.json"], "training.configs": ["*.toml"],
+                    "table.static": ["*.html", "*.js", "*.css"],
                     "treachery_checkpoints": ["*/policy.pt", "*/MODEL_CARD.md"]},
       ext_modules=extensions, options={"build_ext": {"parallel": os.cpu_count() or 1}})

@@ -1,12 +1,14 @@
 """A person at the terminal as a bot (``agents.make("human")``).
 
 :class:`HumanAgent` implements the bot protocol ``act(observation, info) ->
-int`` by showing the seat's own identity card and its legal actions, numbered
-and in words, on a ``rich`` console and reading the chosen number from an
-input stream.  Like every bot it reads only its own seat's information set
-(``info["view"]`` and the action mask), never the game.  The board and the
-event log around the decisions are the game loop's job
-(:mod:`training.play`).
+int`` (and :meth:`HumanAgent.choose` for a view) by showing the seat's own
+identity card and its legal actions, numbered and in words, on a ``rich``
+console and reading the chosen number from an input stream; at a prompt ``b``
+shows the board and ``? NAME`` the full text of any card, token or identity
+(:func:`treachery_env.text.card_text`).  Like every bot it reads only its own
+seat's information set (``info["view"]`` and the action mask), never the game.
+When it is asked and the events around the decisions are the game loop's job
+(:mod:`table.terminal`, on :class:`table.Table`).
 
 ``rich`` is imported only when a HumanAgent is made, so ``agents`` works
 without it.
@@ -14,17 +16,19 @@ without it.
 
 from __future__ import annotations
 
+import re
 from typing import IO, Any
 
 from treachery_env import identities
-from treachery_env.identities import Identity, UnveilCost
 
 from . import register
 from .base import BaseAgent, legal_actions
 
-__all__ = ["HumanAgent", "QuitGame", "identity_card", "unveil_cost_text", "card_summary", "CONCEDE"]
+__all__ = ["HumanAgent", "QuitGame", "card_line", "CONCEDE", "known_names",
+           "find_name", "view_names"]
 
 QUIT_WORDS = ("q", "quit", "exit")
+BOARD_WORDS = ("b", "board")
 INFO_WORDS = ("i", "id", "identity")
 CONCEDE_WORDS = ("c", "concede")
 YES_WORDS = ("y", "yes")
@@ -36,68 +40,73 @@ class QuitGame(Exception):
     """The person typed a quit word (``q``, ``quit``, ``exit``) at a prompt."""
 
 
-def identity_card(name: str) -> Identity:
-    """The printed identity card called ``name`` (a TRD-2025 identity, or a
-    simple-roles land: Plains, Island, Mountain, Swamp).
+def card_line(name: str) -> str:
+    """A card's text on one line without reminder texts, for an option that casts it: e.g.
+    ``"{1} Instant: Shock deals 2 damage to any target."`` (the full text is
+    :func:`treachery_env.text.card_text`); ``""`` for a name without a text."""
+    from treachery_env.text import card_text
+    try:
+        first, *rest = card_text(name).splitlines()
+    except ValueError:
+        return ""
+    cost = first[len(name):].strip()
+    rest = [re.sub(r" \([^)]*\)", "", line) for line in rest]
+    return (f"{cost} " if cost else "") + rest[0] + (": " + " ".join(rest[1:]) if rest[1:] else "")
+
+
+def known_names() -> list[str]:
+    """Every name that has a card text (:func:`treachery_env.text.card_text`): the pool's cards,
+    the tokens, the identities and the simple-roles lands, sorted."""
+    from treachery_env.cards import CARD_INDEX, TOKENS
+    return sorted(set(CARD_INDEX) | set(TOKENS) | set(identities.names()) | set(identities.SIMPLE_ROLE_NAMES.values()))
+
+
+def find_name(query: str) -> str:
+    """The card, token or identity name ``query`` means: equal to a name (case and spaces
+    ignored), else the one name it begins, else the one name that contains it.
 
     Raises:
-        ValueError: for a name that is neither.
+        ValueError: (one line) when it names nothing or several names (listing up to eight).
     """
-    try:
-        return identities.get(name)
-    except ValueError:
-        if name in identities.SIMPLE_ROLE_NAMES.values():
-            return identities.simple_role_card(name)
-        raise
+    key = " ".join(query.lower().split())
+    names = known_names()
+    for test in (lambda n: n.lower() == key, lambda n: n.lower().startswith(key), lambda n: key in n.lower()):
+        found = [n for n in names if test(n)]
+        if len(found) == 1:
+            return found[0]
+        if len(found) > 1:
+            raise ValueError(f"{query!r} could be {', '.join(found[:8])}{', ...' if len(found) > 8 else ''}: "
+                             f"type more of the name")
+    raise ValueError(f"no card, token or identity is called {query!r}")
 
 
-def unveil_cost_text(cost: UnveilCost | None) -> str:
-    """An unveil cost in words, e.g. ``"{3}{X}, pay 2 life"``; ``"none (starts
-    face up)"`` for a Leader's missing cost and ``"free"`` for a zero cost."""
-    if cost is None:
-        return "none (starts face up)"
-    parts = []
-    mana = (f"{{{cost.mana}}}" if cost.mana else "") + "{X}" * cost.x + "{Y}" * cost.y
-    if mana:
-        parts.append(mana)
-    if cost.life:
-        parts.append(f"pay {cost.life} life")
-    for verb, spec in (("discard", cost.discard), ("exile from your hand", cost.exile_from_hand),
-                       ("sacrifice", cost.sacrifice)):
-        if spec:
-            what = "" if spec["filter"] == "any" else f"{spec['filter']} "
-            parts.append((f"{verb} {spec['count']} {what}" + ("card(s)" if verb != "sacrifice" else "")).rstrip())
-    text = ", ".join(parts) or "free"
-    if cost.reduction:
-        text += f" (costs {cost.reduction})"
-    if cost.constraint:
-        text += f" ({cost.constraint})"
-    return text
+def view_names(view: Any) -> list[str]:
+    """The card, token and identity names in ``view`` (the seat's information set): its hand, every
+    creature, planeswalker, graveyard and exile card, commander, counted token, known identity,
+    stack object's source, the cards it may look at and its options' cards, sorted.  Each has a
+    text (:func:`treachery_env.text.card_text`; ``? NAME`` at a prompt)."""
+    seen = set()
+    for p in view.players:
+        seen.update(p.hand or ())
+        seen.update(p.graveyard)
+        seen.update(p.exile)
+        seen.update(c.name for c in p.creatures)
+        seen.update(w.name for w in p.planeswalkers)
+        seen.update(k for k, v in p.tokens.items() if v)
+        seen.update(x for x in (p.commander, p.identity) if x)
+    seen.update(s.source for s in view.stack)
+    seen.update(view.dream)
+    if view.decision is not None:
+        seen.update(o.card for o in view.decision.options if o.card)
+    return sorted(seen)
 
 
-def card_summary(name: str) -> str:
-    """A one-line summary of a card of the pool for a person choosing what to
-    cast: mana cost, type, power/toughness and keywords, and the effect
-    primitives with their amounts, e.g. ``"{1} instant: damage 2"`` or
-    ``"{5} creature 4/4 flying, vigilance"``, a planeswalker's loyalty and
-    ability texts; ``""`` for a name outside the
-    pool (a token or an identity)."""
-    from treachery_env.cards import CARD_INDEX
-
-    c = CARD_INDEX.get(name)
-    if c is None:
-        return ""
-    out = f"{{{c.cost}}}" + ("{X}" if c.x else "") + f" {c.type}"
-    if c.is_creature:
-        out += f" {c.power}/{c.toughness}"
-    if c.keywords:
-        out += " " + ", ".join(sorted(k.replace("_", " ") for k in c.keywords))
-    if c.is_planeswalker:        # loyalty and loyalty abilities (CR 306.5b, 606)
-        return out + f" loyalty {c.loyalty}: " + "; ".join(ab["text"] for ab in c.abilities)
-    effects = [e["op"].replace("_", " ") + (f" {e['n']}" if "n" in e else "") for e in c.effects]
-    if effects:
-        out += (": " if not c.is_creature else "; enters: ") + ", ".join(effects)
-    return out
+def _panel(text: str) -> Any:
+    """A card's text in a box, its first line (the name) as the title."""
+    from rich.panel import Panel
+    from rich.text import Text
+    first, _, rest = text.partition("\n")
+    return Panel(Text(rest or first), title=first, expand=False)
 
 
 class HumanAgent(BaseAgent):
@@ -140,6 +149,7 @@ class HumanAgent(BaseAgent):
         self.input_stream = input_stream
         self.console = console if console is not None else Console(highlight=False)
         self._shown: tuple | None = None
+        self._legend_shown = False
 
     def reset(self, seat: int) -> None:
         """Start a new game in ``seat`` (the identity is shown in full again)."""
@@ -148,39 +158,47 @@ class HumanAgent(BaseAgent):
 
     # ---------------------------------------------------------------- protocol
     def act(self, observation: dict, info: dict) -> int:
-        """Show the decision and return the action the person picks.
+        """Show the decision and return the action the person picks (:meth:`choose` with the
+        seat's view, or the legal indices of the mask when the info has no view).
 
         Raises:
             QuitGame, EOFError, KeyboardInterrupt: the person leaves (see the class).
             ValueError: if the mask allows no action.
         """
         view = info.get("view")
-        mask = observation["action_mask"]
-        concede = None
         if view is not None and view.decision is not None:
-            options = [(o.action, self._option_text(o)) for o in view.decision.options
-                       if mask[o.action] and getattr(o, "kind", None) != "concede"]
-            concede = next((o.action for o in view.decision.options
-                            if getattr(o, "kind", None) == "concede" and mask[o.action]),
-                           None)
-            prompt = view.decision.prompt
-        else:   # a caller without views: the legal indices are all we know
-            options, prompt = [], "choose"
+            return self.choose(view)
+        options = [(int(a), f"action {int(a)}") for a in legal_actions(observation)]
         if not options:
-            options = [(int(a), f"action {int(a)}") for a in legal_actions(observation) if int(a) != concede]
+            raise ValueError("the action mask allows no action")
+        self._print("Your decision (choose):", style="bold")
+        for k, (_, text) in enumerate(options, 1):
+            self._print(f"  {k:>2}. {text}")
+        return options[self.ask(len(options)) - 1][0]
+
+    def choose(self, view: Any, reason: str | None = None) -> int:
+        """Ask the person for ``view``'s pending decision and return the chosen action.
+
+        Args:
+            view: the seat's :class:`~treachery_env.view.SeatView`; ``view.decision`` must be set.
+            reason: why the table asks (a stop's reason, :mod:`table.stops`), shown with the prompt.
+
+        Raises:
+            QuitGame, EOFError, KeyboardInterrupt: the person leaves (see the class).
+        """
+        d = view.decision
+        options = [(o.action, self._option_text(o)) for o in d.options if o.kind not in ("concede", "talk")]
+        concede = next((o.action for o in d.options if o.kind == "concede"), None)
         # identical choices (e.g. the same land in two hand slots) are shown once
         seen: set = set()
         options = [o for o in options if not (o[1] in seen or seen.add(o[1]))]
-        talk_actions = set() if view is None or view.decision is None else {
-            o.action for o in view.decision.options if getattr(o, "kind", None) == "talk"}
-        talk = [o for o in options if o[0] in talk_actions]
+        talk = [(o.action, self._option_text(o)) for o in d.options if o.kind == "talk"]
         if talk:       # table talk: one entry that opens the list of messages
-            options = [o for o in options if o[0] not in talk_actions]
             options.append((None, f"say something at the table... ({len(talk)} messages, none binding)"))
-        if view is not None:
-            self.show_identity(view)
+        self.show_identity(view)
+        why = f" - {reason}" if reason and reason != d.prompt else ""
         while True:
-            self._print(f"Your decision ({prompt}):", style="bold")
+            self._print(f"Your decision ({d.prompt}){why}:", style="bold")
             for k, (_, text) in enumerate(options, 1):
                 self._print(f"  {k:>2}. {text}")
             k = self.ask(len(options), view, concede=concede is not None)
@@ -215,12 +233,19 @@ class HumanAgent(BaseAgent):
         Raises:
             QuitGame, EOFError, KeyboardInterrupt: the person leaves.
         """
-        keys = "i: your identity, " + ("c: concede, " if concede else "") + "q: quit"
+        keys = ("i: your identity, b: the board, ? NAME: a card's text, " if view is not None else "") + (
+            "c: concede, " if concede else "") + "q: quit"
         while True:
             line = self._read_line(f"Choose 1-{n} ({keys}) > ")
             answer = line.strip().lower()
             if answer in QUIT_WORDS:
                 raise QuitGame(answer)
+            if view is not None and answer.startswith("?"):
+                self.read_card(line.strip()[1:].strip(), view)
+                continue
+            if view is not None and answer in BOARD_WORDS:
+                self.show_board(view)
+                continue
             if answer in CONCEDE_WORDS:
                 if not concede:
                     self._print("Conceding is not available at this table: type the number of an option "
@@ -249,9 +274,36 @@ class HumanAgent(BaseAgent):
                 continue
             return k
 
+    def show_board(self, view: Any) -> None:
+        """Print the board as the seat sees it (:func:`treachery_env.text.render_view`: built from
+        the view alone), with a legend the first time."""
+        from treachery_env.text import render_view
+        self._print("")
+        self._print(render_view(view, legend=not self._legend_shown))
+        self._legend_shown = True
+
+    def read_card(self, query: str, view: Any) -> None:
+        """Print the full text of the card, token or identity ``query`` names (case and spaces
+        ignored; a unique beginning of a name is enough); with no query, the names the board
+        shows that have a text.  A query that names nothing gets a one-line message."""
+        from treachery_env.text import card_text
+        if not query:
+            names = view_names(view)
+            self._print("Type ? and a name: " + (", ".join(names) if names else "(no cards on the board)"),
+                        style="dim")
+            return
+        try:
+            name = find_name(query)
+        except ValueError as err:
+            self._print(str(err), style="yellow")
+            return
+        self.console.print(_panel(card_text(name)))
+
     def show_identity(self, view: Any) -> None:
-        """Print the seat's own identity: a panel when it is new or changed,
+        """Print the seat's own identity: a panel with its card's text when it is new or changed,
         else one line.  Uses only ``view.me`` (the seat's own, known identity)."""
+        from treachery_env.text import card_text
+
         me = view.me
         key = (me.identity, me.face_up, view.undercover_met)
         state = "face up" if me.face_up else "face down"
@@ -264,18 +316,12 @@ class HumanAgent(BaseAgent):
         from rich.text import Text
         body = Text(f"{me.identity} - {role}, {state}\n", style="bold")
         try:
-            card = identity_card(me.identity)
+            text = card_text(me.identity).split("\n", 1)[1]
         except ValueError:     # not a printed card name: show what the view says
-            card = None
-        if card is not None:
-            if card.unveil_cost is not None or not me.face_up:
-                body.append(f"Unveil cost: {unveil_cost_text(card.unveil_cost)}\n")
-            if card.undercover:
-                body.append("Undercover: you may unveil it only when its condition holds "
-                            f"(now {'met' if view.undercover_met else 'not met'})\n")
-            for ab in card.abilities:
-                body.append(f"- {ab['text']}\n")
-        body.rstrip()
+            text = ""
+        if "Undercover" in text and not me.face_up:
+            body.append(f"Undercover now {'met: you may unveil' if view.undercover_met else 'not met'}\n")
+        body.append(text)
         self.console.print(Panel(body, title=f"Your identity (P{view.seat})", expand=False))
 
     @staticmethod
@@ -284,9 +330,9 @@ class HumanAgent(BaseAgent):
         if option.card and option.card not in text:
             text += f" ({option.card})"
         if option.card and text.startswith("cast "):
-            summary = card_summary(option.card)
-            if summary:
-                text += f"  [{summary}]"
+            line = card_line(option.card)
+            if line:
+                text += f"  [{line}]"
         return text
 
     def _read_line(self, prompt: str) -> str:

@@ -49,7 +49,7 @@ def test_a_policy_for_another_table_size_is_refused_before_the_game(tmp_path):
     import io
 
     from training.evaluate import evaluate
-    from training.play import PlaySession
+    from table.terminal import TerminalGame
     spec = "policy:checkpoints/flagship/policy.pt"
     bot = agents.make(spec, seed=0)
     assert bot.num_players() == 5 and agents.make("heuristic").num_players() is None
@@ -59,7 +59,7 @@ def test_a_policy_for_another_table_size_is_refused_before_the_game(tmp_path):
     with pytest.raises(ValueError, match="trained for 5-player tables"):
         evaluate([spec, "random"], num_players=6, games=6, progress=False)
     with pytest.raises(ValueError, match="trained for 5-player tables"):
-        PlaySession(GameConfig(num_players=6), seed=0, human_seat=0, opponent_specs=[spec],
+        TerminalGame(GameConfig(num_players=6), seed=0, human_seat=0, opponent_specs=[spec],
                     input_stream=io.StringIO(""), console=None, delay=0.0, replay_path=tmp_path / "r.json")
 
 

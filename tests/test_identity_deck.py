@@ -15,7 +15,8 @@ from treachery_env.config import RARITY_POOLS
 from treachery_env.engine import Game
 from treachery_env.identities import get
 from treachery_env.rules import ROLE_TABLE, Role, check_identity_deck, role_distribution, team_of
-from training.cli import build_parser, game_config_from_args, parse_role_counts
+from table.options import game_config_from_args, parse_role_counts
+from training.cli import build_parser
 
 LEADERS = ["The Blood Empress", "Her Seedborn Highness", "The Old Ruler", "The Queen of Light", "The Void Tyrant"]
 GUARDIANS = ["The Bodyguard", "The Cathar", "The Flickering Mage", "The Golem"]

@@ -509,11 +509,11 @@ def _session(tmp_path, answers: str, **config):
 
     from rich.console import Console
 
-    from training.play import PlaySession
+    from table.terminal import TerminalGame
 
     out = io.StringIO()
     console = Console(file=out, width=300, highlight=False)
-    s = PlaySession(GameConfig(num_players=5, max_turns=12, **config), seed=7, human_seat=2,
+    s = TerminalGame(GameConfig(num_players=5, max_turns=12, **config), seed=7, human_seat=2,
                     opponent_specs=["heuristic", "random"], input_stream=io.StringIO(answers), console=console,
                     delay=0, replay_path=tmp_path / "game.json")
     return s, out
@@ -530,7 +530,7 @@ def test_play_concede_asks_first_and_only_the_person_may_concede(tmp_path):
     assert s.run() == "over"
     text = out.getvalue()
     assert "1. keep these 7 cards" in text and "2. take a mulligan" in text
-    assert "(i: your identity, c: concede, q: quit)" in text
+    assert "(i: your identity, b: the board, ? NAME: a card's text, c: concede, q: quit)" in text
     assert "Not conceding." in text and "You concede (CR 104.3a)." in text
     assert "P2 CONCEDES and leaves the game" in text
     g = Game.from_json((tmp_path / "game.json").read_text())

@@ -848,6 +848,23 @@ def test_from_json_rejects_tampered_replays():
         Game.from_json(json.dumps({**good, "actions": good["actions"] + [10 ** 6]}))
 
 
+def test_from_json_stops_after_the_first_actions():
+    """``Game.from_json(text, stop=k)``: the game after its first k actions (a replay viewer's step k),
+    the same state as playing them by hand; no digest check then; a stop out of range is refused."""
+    a = random_game(4, 80)
+    text = a.to_json()
+    by_hand = Game(a.config, seed=4)
+    for k in (0, 1, 17, len(a.actions)):
+        while len(by_hand.actions) < k:
+            by_hand.step(a.actions[len(by_hand.actions)])
+        g = Game.from_json(text, stop=k)
+        assert g.digest() == by_hand.digest() and g.actions == a.actions[:k]
+    assert Game.from_json(text, stop=len(a.actions)).digest() == a.digest()
+    for bad in (-1, len(a.actions) + 1, True, 2.0):
+        with pytest.raises(ValueError, match="stop must be an int from 0 to"):
+            Game.from_json(text, stop=bad)
+
+
 def test_clone_is_independent_and_continues_identically():
     """DESIGN section 3: Game.clone() copies the whole state, the random stream
     included: the same actions on the clone give the same game, and playing the

@@ -9,7 +9,8 @@ heuristic bot (substitution tournaments; the greedy policy unless
 ``treachery export RUN_DIR --out checkpoints/NAME --results DIR ...`` ships a
 run's policy with its model card (:mod:`training.model_card`).
 ``treachery play --players 5 --opponents heuristic`` plays a game against bots
-in the terminal (:mod:`training.play`).
+in the terminal (:mod:`table.terminal`); ``treachery serve [--lan]`` hosts the web
+table, friends on their phones and bots (:mod:`table.server`).
 
 ``treachery evaluate --players 5 --games 1000 --agents heuristic,random --out results/ --workers 2``
 (also ``python -m training.cli evaluate ...``) runs a duplicate-deal
@@ -38,28 +39,9 @@ import warnings
 from pathlib import Path
 from typing import Sequence
 
-__all__ = ["main", "build_parser", "max_workers", "add_game_arguments", "game_config_from_args", "parse_role_counts"]
+from table.options import add_game_arguments, game_config_from_args
 
-
-def add_game_arguments(p: argparse.ArgumentParser) -> None:
-    """Add the table options shared by ``evaluate`` and ``play``: ``--players``,
-    ``--starting-life``, ``--max-turns``, ``--no-commander``, ``--variant``,
-    ``--identity-pool``, ``--role-counts``, ``--mulligans``, ``--talk`` (see :func:`game_config_from_args`)."""
-    p.add_argument("--players", type=int, default=5, help="seats at the table, 4-12 (default 5)")
-    p.add_argument("--starting-life", type=int, default=None, help="starting life (default: game default)")
-    p.add_argument("--max-turns", type=int, default=None, help="end the game as a draw after this many turns")
-    p.add_argument("--no-commander", action="store_true", help="play without commanders")
-    p.add_argument("--variant", default=None, help="identity-deck variant (standard, backstab_rumble, simple_roles)")
-    p.add_argument("--identity-pool", default=None,
-                   help="identity pool: uncommon, rare, mythic or all (default: the smallest that can deal the table)")
-    p.add_argument("--role-counts", default=None, metavar="ROLE=N,...",
-                   help="identity deck, any legal under CR 907.3b, e.g. leader=1,assassin=3,traitor=2 "
-                        "(default: the recommended deck of CR 907.3c)")
-    p.add_argument("--mulligans", default=None, choices=["london", "none"],
-                   help="mulligans before the first turn: london (CR 103.5, the first one free, the default) "
-                        "or none")
-    p.add_argument("--talk", default=None, choices=["structured", "none"],
-                   help="table talk: structured (the default) or none (the silent game)")
+__all__ = ["main", "build_parser", "max_workers"]
 
 
 #: worker processes allowed per CPU (see :func:`max_workers`)
@@ -91,48 +73,6 @@ def _check_workers(option: str, n: int) -> None:
                          f"{max_workers()} worker processes ({WORKERS_PER_CPU} per CPU); give a smaller --workers")
 
 
-def parse_role_counts(text: str) -> dict[str, int]:
-    """The ``--role-counts`` value ``"leader=1,assassin=3,traitor=2"`` as
-    ``{"leader": 1, "assassin": 3, "traitor": 2}`` (role names are checked by
-    :class:`treachery_env.GameConfig`, the deck by CR 907.3b there).
-
-    Args:
-        text: comma-separated ``role=count`` items.
-
-    Raises:
-        ValueError: for an item that is not ``role=count`` with a whole number
-            ``count >= 0``, or a role given twice (one line, naming the option).
-    """
-    out: dict[str, int] = {}
-    for item in [x.strip() for x in text.split(",")]:
-        role, eq, num = (x.strip() for x in item.partition("="))
-        if not eq or not role or not num.isdigit():
-            raise ValueError(f"--role-counts: {item!r} is not role=count; write e.g. "
-                             "leader=1,assassin=3,traitor=2 (roles: leader, guardian, assassin, traitor)")
-        if role.lower() in out:
-            raise ValueError(f"--role-counts: {role!r} is given twice")
-        out[role.lower()] = int(num)
-    return out
-
-
-def game_config_from_args(args: argparse.Namespace):
-    """The :class:`treachery_env.GameConfig` of the table options of
-    :func:`add_game_arguments`; options left unset keep the game's defaults.
-
-    Raises:
-        ValueError: for an invalid value (the message names the field).
-    """
-    from treachery_env import GameConfig
-
-    kw = {"num_players": args.players, "commander": not args.no_commander}
-    for field in ("starting_life", "max_turns", "variant", "identity_pool", "mulligans", "talk"):
-        if getattr(args, field) is not None:
-            kw[field] = getattr(args, field)
-    if getattr(args, "role_counts", None) is not None:
-        kw["role_counts"] = parse_role_counts(args.role_counts)
-    return GameConfig(**kw)
-
-
 class _Parser(argparse.ArgumentParser):
     """argparse, with an unknown option reported by the subcommand that was given it, before a
     missing required one, and with the option meant where one is close: a mistyped flag
@@ -162,7 +102,7 @@ _RAY_WHERE = ("--ray alone connects to RAY_ADDRESS or a Ray running on this mach
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with its subcommands (``evaluate``, ``train``, ``export``, ``compare``, ``pool``,
-    ``models``, ``play``) and ``--version``."""
+    ``models``, ``play``, ``serve``) and ``--version``."""
     import treachery_env
 
     p = _Parser(prog="treachery", description="Treachery toolkit command line")
@@ -279,11 +219,16 @@ def build_parser() -> argparse.ArgumentParser:
                                "loads by its name as an agent spec (agents.make('flagship'), --agents "
                                "flagship,heuristic), greedy, once its file has the checksum its card records.")
 
-    from .play import add_arguments as add_play_arguments
+    from table.terminal import add_arguments as add_play_arguments
     add_play_arguments(sub.add_parser(
         "play", help="play a game against bots in the terminal",
         description="Play one game of Treachery against bots: you see your seat's view only; the replay "
                     "is saved as JSON (also when you leave with q or Ctrl-C)."))
+    from table.server import add_arguments as add_serve_arguments
+    add_serve_arguments(sub.add_parser(
+        "serve", help="host a table in the browser: friends on phones (private seats) and bots",
+        description="Start the web table: create a table on its page (or with --seats), give each person "
+                    "their private link or QR code; bots fill the other seats. --lan serves the local network."))
     return p
 
 
@@ -752,8 +697,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.command == "models":
                 return _models(args)
             if args.command == "play":
-                from .play import play_cli
+                from table.terminal import play_cli
                 return play_cli(args)
+            if args.command == "serve":
+                from table.server import serve_cli
+                return serve_cli(args)
     except KeyboardInterrupt:        # before a command's own handling began (importing torch, say)
         print(f"treachery {args.command}: interrupted", file=sys.stderr)
         return 130

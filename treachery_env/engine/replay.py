@@ -86,12 +86,19 @@ class ReplayMixin:
         return json.dumps(d)
 
     @classmethod
-    def from_json(cls, text: str | bytes | dict) -> "Game":
+    def from_json(cls, text: str | bytes | dict, stop: int | None = None) -> "Game":
         """Rebuild a game from :meth:`to_json` by replaying it.
+
+        Args:
+            text: the replay.
+            stop: replay only its first ``stop`` actions (0 to their number), with the concessions
+                made before the next one: the game as it stood then, to step through a replay.
+                The digest is checked only when the whole replay is played (``stop`` None).
 
         Raises:
             ValueError: if the text is not a replay, a field is missing or
-                malformed, an action is illegal when replayed, or the final state
+                malformed, an action is illegal when replayed, ``stop`` is not an int
+                from 0 to the number of actions, or the final state
                 does not match the recorded digest (a tampered replay).
         """
         try:
@@ -134,7 +141,12 @@ class ReplayMixin:
                 except ValueError as e:
                     raise ValueError(f"replay concession before action #{at} is illegal: {e}") from None
 
-        for k, a in enumerate(d["actions"]):
+        actions = d["actions"]
+        if stop is not None:
+            if isinstance(stop, bool) or not isinstance(stop, int) or not 0 <= stop <= len(actions):
+                raise ValueError(f"stop must be an int from 0 to {len(actions)} (the replay's actions), got {stop!r}")
+            actions = actions[:stop]
+        for k, a in enumerate(actions):
             if isinstance(a, bool) or not isinstance(a, int):
                 raise ValueError(f"replay action #{k} is not an int: {a!r}")
             concede_until(k)
@@ -142,8 +154,8 @@ class ReplayMixin:
                 g.step(a)
             except ValueError as e:
                 raise ValueError(f"replay action #{k} is illegal: {e}") from None
-        concede_until(len(d["actions"]))
-        if g.digest() != d["digest"]:
+        concede_until(len(actions))
+        if stop is None and g.digest() != d["digest"]:
             raise ValueError("replay digest mismatch: the replayed state differs from the recorded one "
                              "(tampered or from another engine version)")
         return g

@@ -1,0 +1,127 @@
+"""HTML of what a seat sees, for the web table and the notebook widgets.
+
+Made from a seat's :class:`~treachery_env.view.SeatView` only (or the spectators' public view),
+with the words of :mod:`treachery_env.text` (:func:`~treachery_env.text.board_sections`): the
+board, the seat's own identity, its options, and at the end the reveal.  Every text is escaped;
+card, token and identity names on the board are ``<span class="card" data-name="NAME">``, whose
+full texts (:func:`card_texts`) a page shows when they are tapped.
+"""
+
+from __future__ import annotations
+
+import re
+from html import escape
+from typing import Any
+
+__all__ = ["board_html", "identity_html", "option_details", "reveal_html", "card_texts"]
+
+
+def card_texts(view: Any) -> dict[str, str]:
+    """``name -> full text`` (:func:`treachery_env.text.card_text`) of every card, token and
+    identity name ``view`` holds (:func:`agents.human.view_names`)."""
+    from agents.human import view_names
+    from treachery_env.text import card_text
+    return {name: card_text(name) for name in view_names(view)}
+
+
+def _mark_names(text: str, names: list[str], titles: dict | None = None) -> str:
+    """``text`` escaped, each name of ``names`` in it wrapped in a card span (longest names first,
+    so "Sera, Dawn Marshal" is not split by "Dawn Marshal"), with its text as the span's ``title``
+    when ``titles`` maps it."""
+    if not names:
+        return escape(text)
+    pattern = re.compile("|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)))
+    out, at = [], 0
+    for m in pattern.finditer(text):
+        out.append(escape(text[at:m.start()]))
+        name = m.group(0)
+        title = f' title="{escape(titles[name])}"' if titles and name in titles else ""
+        out.append(f'<span class="card" data-name="{escape(name)}" tabindex="0"{title}>{escape(name)}</span>')
+        at = m.end()
+    out.append(escape(text[at:]))
+    return "".join(out)
+
+
+def board_html(view: Any, spectator: bool = False, titles: bool = False) -> str:
+    """The board of ``view`` as HTML: a header, a block per player (``class="seat"``, ``you``
+    for the viewer, ``out`` once a player left), then the table's talk and stack lines.
+
+    Args:
+        view: a seat's view, or with ``spectator`` the public view (:func:`treachery_env.view.public_view`).
+        spectator: the view is the spectators' (no seat is "you").
+        titles: give each card span its full text as a ``title`` (a tooltip, where no script
+            shows :func:`card_texts`: the notebook widgets).
+    """
+    from agents.human import view_names
+    from treachery_env.text import board_sections
+
+    names = view_names(view)
+    texts = card_texts(view) if titles else None
+    viewer = None if spectator else view.seat
+    header, seats, table = board_sections(view, viewer)
+    parts = [f'<div class="board-head">{escape(header)}</div>']
+    for seat, lines in seats:
+        p = view.players[seat]
+        cls = "seat" + (" you" if seat == viewer else "") + ("" if p.in_game else " out")
+        body = "".join(f'<div class="line">{_mark_names(line.strip(), names, texts)}</div>' for line in lines[1:])
+        parts.append(f'<div class="{cls}" data-seat="{seat}"><div class="head">{_mark_names(lines[0], names, texts)}</div>'
+                     f"{body}</div>")
+    parts.extend(f'<div class="table-line">{_mark_names(line, names, texts)}</div>' for line in table)
+    return "".join(parts)
+
+
+def identity_html(view: Any) -> str:
+    """The viewer's own identity card: name, role, face up or down, Undercover, and its text."""
+    from treachery_env.text import card_text
+
+    me = view.me
+    if me.identity is None:
+        return ""
+    role = me.role.name.title() if me.role is not None else "?"
+    state = "face up" if me.face_up else "face down"
+    try:
+        text = card_text(me.identity)
+    except ValueError:
+        text = me.identity
+    under = ""
+    if not me.face_up and "Undercover" in text:
+        under = f'<div class="undercover">Undercover: {"met, you may unveil" if view.undercover_met else "not met yet"}</div>'
+    return (f'<h2>Your identity</h2><div class="identity-name">{escape(me.identity)} - {escape(role)}, {state}</div>'
+            f'{under}<div class="identity-text">{escape(text.split(chr(10), 1)[-1])}</div>')
+
+
+def option_details(view: Any) -> list[dict]:
+    """The pending decision's options for buttons: ``{"action", "text", "kind", "card"}`` each
+    (``card``: the card or identity it casts, plays or unveils, with a text to show; else None).
+    Identical choices (the same land in two hand slots) are listed once."""
+    from agents.human import known_names
+
+    known = set(known_names())
+    out, seen = [], set()
+    for o in view.decision.options:
+        if o.text in seen and o.kind != "concede":
+            continue
+        seen.add(o.text)
+        card = o.card if o.card in known else (view.me.identity if o.kind in ("unveil", "identity_ability") else None)
+        out.append({"action": o.action, "text": o.text, "kind": o.kind, "card": card})
+    return out
+
+
+def reveal_html(reveal: Any) -> str:
+    """The end screen (:class:`table.table.Reveal`): a row per seat with its identity, role, life
+    and result, then the verdict."""
+    rows = []
+    for s in reveal.seats:
+        result = "won" if s.won else ("-" if reveal.truncated or not reveal.winners else "lost")
+        dealt = "" if s.dealt == s.identity else f" (dealt {escape(s.dealt)})"
+        rows.append(f'<tr class="{result}"><td>P{s.seat}</td><td>{escape(s.label)}</td>'
+                    f"<td>{escape(s.identity)}{dealt}</td><td>{escape(s.role)}</td>"
+                    f"<td>{s.life if s.in_game else 'out'}</td><td>{result}</td></tr>")
+    if reveal.truncated:
+        verdict = "A draw: the turn limit was reached."
+    elif not reveal.winners:
+        verdict = "A draw: nobody won."
+    else:
+        verdict = "Winners: " + ", ".join(f"P{s}" for s in reveal.winners) + "."
+    return ('<table class="reveal"><tr><th>seat</th><th>player</th><th>identity</th><th>role</th><th>life</th>'
+            f'<th>result</th></tr>{"".join(rows)}</table><p class="verdict">{verdict}</p>')

@@ -1,0 +1,93 @@
+"""The table options of the ``treachery`` command: the game a table plays, from the command line.
+
+``treachery evaluate`` and ``treachery play`` (and the web table's host form) take the same
+options for the game: ``--players``, ``--starting-life``, ``--max-turns``, ``--no-commander``,
+``--variant``, ``--identity-pool``, ``--role-counts``, ``--mulligans``, ``--talk``.
+:func:`game_config_from_args` turns them into a :class:`treachery_env.GameConfig`, and an
+invalid value's error names the option that was typed, not the ``GameConfig`` field.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+__all__ = ["add_game_arguments", "game_config_from_args", "parse_role_counts", "renamed", "FLAGS"]
+
+FLAGS = {"num_players": "--players", "starting_life": "--starting-life", "max_turns": "--max-turns",
+         "commander": "--no-commander", "variant": "--variant", "identity_pool": "--identity-pool",
+         "role_counts": "--role-counts", "mulligans": "--mulligans", "talk": "--talk"}
+"""The option of each :class:`~treachery_env.GameConfig` field the table options set."""
+
+
+def add_game_arguments(p: argparse.ArgumentParser) -> None:
+    """Add the table options shared by ``evaluate`` and ``play``: ``--players``,
+    ``--starting-life``, ``--max-turns``, ``--no-commander``, ``--variant``,
+    ``--identity-pool``, ``--role-counts``, ``--mulligans``, ``--talk`` (see :func:`game_config_from_args`)."""
+    p.add_argument("--players", type=int, default=5, help="seats at the table, 4-12 (default 5)")
+    p.add_argument("--starting-life", type=int, default=None, help="starting life (default: game default)")
+    p.add_argument("--max-turns", type=int, default=None, help="end the game as a draw after this many turns")
+    p.add_argument("--no-commander", action="store_true", help="play without commanders")
+    p.add_argument("--variant", default=None, help="identity-deck variant (standard, backstab_rumble, simple_roles)")
+    p.add_argument("--identity-pool", default=None,
+                   help="identity pool: uncommon, rare, mythic or all (default: the smallest that can deal the table)")
+    p.add_argument("--role-counts", default=None, metavar="ROLE=N,...",
+                   help="identity deck, any legal under CR 907.3b, e.g. leader=1,assassin=3,traitor=2 "
+                        "(default: the recommended deck of CR 907.3c)")
+    p.add_argument("--mulligans", default=None, choices=["london", "none"],
+                   help="mulligans before the first turn: london (CR 103.5, the first one free, the default) "
+                        "or none")
+    p.add_argument("--talk", default=None, choices=["structured", "none"],
+                   help="table talk: structured (the default) or none (the silent game)")
+
+
+def parse_role_counts(text: str) -> dict[str, int]:
+    """The ``--role-counts`` value ``"leader=1,assassin=3,traitor=2"`` as
+    ``{"leader": 1, "assassin": 3, "traitor": 2}`` (role names are checked by
+    :class:`treachery_env.GameConfig`, the deck by CR 907.3b there).
+
+    Args:
+        text: comma-separated ``role=count`` items.
+
+    Raises:
+        ValueError: for an item that is not ``role=count`` with a whole number
+            ``count >= 0``, or a role given twice (one line, naming the option).
+    """
+    out: dict[str, int] = {}
+    for item in [x.strip() for x in text.split(",")]:
+        role, eq, num = (x.strip() for x in item.partition("="))
+        if not eq or not role or not num.isdigit():
+            raise ValueError(f"--role-counts: {item!r} is not role=count; write e.g. "
+                             "leader=1,assassin=3,traitor=2 (roles: leader, guardian, assassin, traitor)")
+        if role.lower() in out:
+            raise ValueError(f"--role-counts: {role!r} is given twice")
+        out[role.lower()] = int(num)
+    return out
+
+
+def game_config_from_args(args: argparse.Namespace):
+    """The :class:`treachery_env.GameConfig` of the table options of
+    :func:`add_game_arguments`; options left unset keep the game's defaults.
+
+    Raises:
+        ValueError: for an invalid value (the message names the option, e.g. ``--players``).
+    """
+    from treachery_env import GameConfig
+
+    kw = {"num_players": args.players, "commander": not args.no_commander}
+    for field in ("starting_life", "max_turns", "variant", "identity_pool", "mulligans", "talk"):
+        if getattr(args, field) is not None:
+            kw[field] = getattr(args, field)
+    if getattr(args, "role_counts", None) is not None:
+        kw["role_counts"] = parse_role_counts(args.role_counts)
+    try:
+        return GameConfig(**kw)
+    except ValueError as err:       # "GameConfig.num_players: ..." -> "--players: ..."
+        raise renamed(err, FLAGS) from None
+
+
+def renamed(err: ValueError, names: dict[str, str]) -> ValueError:
+    """``err`` (a :class:`~treachery_env.GameConfig` error, ``"GameConfig.FIELD: ..."``) with each
+    field named as ``names`` says (a command-line option, a request's field), for the person who
+    typed it; fields not in ``names`` keep the ``GameConfig.`` name."""
+    return ValueError(re.sub(r"GameConfig\.(\w+)", lambda m: names.get(m.group(1), m.group(0)), str(err)))

@@ -1,0 +1,519 @@
+"""The web table: friends and bots at one game in a browser, each phone with its private seat.
+
+``treachery serve`` (:func:`serve_cli`) starts a local server (FastAPI on uvicorn).  The host
+creates a table on its page (``/``) or from the command line: the number of players, the
+variant, which seats are people and which are bots.  Each person's seat gets a private link
+(``/seat/TOKEN``, and its QR code) to open on a phone; the spectators' link shows only the
+public board.  A seat's page talks to the server over a websocket (``/ws/TOKEN``):
+
+- the server sends ``{"type": "state", ...}`` (:meth:`WebTable.state`): the board as the seat
+  sees it, its own identity, its new events in words, its prompt with the legal actions as
+  buttons (card and identity texts attached), whether the table waits for another person (not
+  whom: being asked at a stop can say that a seat holds an answer), and at the end the
+  reveal and the replay's link; or ``{"type": "error", "message": ...}`` (one line);
+- the page sends ``{"type": "answer", "prompt": N, "action": A}`` for prompt ``N``, or
+  ``{"type": "stops", "stops": {NAME: bool, ...}}`` to change when its seat is asked
+  (:class:`~table.stops.Stops`).
+
+Everything a seat's messages hold is made from that seat's information set (its
+:class:`~treachery_env.view.SeatView`, its event stream, its own prompt; a spectator's from
+the public view): nothing of another seat's hand, library or face-down identity is sent before
+the end.  A finished game, or a replay file given to ``--replay``, can be watched step by step
+at ``/replay/ID``, from any seat's chair or the spectators'.  Bots play with a uniform minimum delay after each action others can see, so the speed
+of an answer gives nothing away.  Reconnecting with the same link resumes the seat (the page
+gets the whole state again).  An answer out of turn, to an old prompt or malformed gets an error
+and changes nothing.
+"""
+
+
+import argparse
+import asyncio
+import json
+import secrets
+import socket
+import sys
+import time
+import traceback
+from importlib import resources
+from typing import Any
+
+from .html import board_html, card_texts, identity_html, option_details, reveal_html
+from .options import renamed
+from .replay import Replay
+from .stops import Stops
+from .table import HUMAN, Table, TableError
+
+__all__ = ["WebTable", "Lobby", "create_app", "serve_cli", "add_arguments", "DEFAULT_DELAY", "lan_address"]
+
+REQUEST_FIELDS = {"num_players": 'the number of "seats"', "variant": '"variant"', "commander": '"commander"',
+                  "starting_life": '"starting_life"', "max_turns": '"max_turns"', "talk": '"talk"'}
+"""How a table request (:meth:`Lobby.create`) names the game's fields, for its errors."""
+DEFAULT_DELAY = 0.6
+"""Seconds between a bot's action that others can see and the table's next step (at least)."""
+
+
+class WebTable:
+    """One table of the web server: a :class:`Table`, its seats' secret tokens and its connections.
+
+    Args:
+        table_id: the table's public id (in the spectators' and the replay's links).
+        table: the game.
+        delay: the bots' minimum delay, seconds (>= 0).
+
+    Attributes:
+        tokens: token -> seat (None: the spectators' token); the seat tokens are the people's
+            private links.
+    """
+
+    def __init__(self, table_id: str, table: Table, delay: float):
+        self.id, self.table, self.delay = table_id, table, delay
+        self.tokens: dict[str, int | None] = {secrets.token_urlsafe(16): seat for seat in table.humans}
+        self.tokens[secrets.token_urlsafe(16)] = None
+        self.error: str | None = None
+        """A bot's failure that ended the table early (one line), else None."""
+        self._sockets: dict[Any, list] = {}       # websocket -> [seat, events sent, last state]
+        self._answered = asyncio.Event()
+        self._task: asyncio.Task | None = None
+
+    def token_of(self, seat: int | None) -> str:
+        """The token of ``seat`` (None: the spectators')."""
+        return next(t for t, s in self.tokens.items() if s == seat)
+
+    # ------------------------------------------------------------------ the loop
+    def start(self) -> None:
+        """Start playing the table in the running event loop (bots, then waiting for people)."""
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def _run(self) -> None:
+        from agents.play import BotError
+
+        t = self.table
+        try:
+            while not t.over:
+                if t.prompt is not None:
+                    self._answered.clear()
+                    await self._broadcast()
+                    await self._answered.wait()
+                    continue
+                before, seen = t.bot_actions, len(t.events(None))
+                start = time.perf_counter()
+                t.advance(max_steps=1)
+                bot_moved = t.bot_actions > before
+                if bot_moved or t.prompt is not None or t.over:
+                    await self._broadcast()
+                if bot_moved and len(t.events(None)) > seen and self.delay:
+                    await asyncio.sleep(max(0.0, self.delay - (time.perf_counter() - start)))
+                else:
+                    await asyncio.sleep(0)          # let the connections be served
+        except BotError as err:
+            self.error = f"the table stopped: {err}"
+        except Exception as err:     # noqa: BLE001 - say it on the pages, and in the server's log
+            self.error = f"the table stopped: {type(err).__name__}: {err}"
+            traceback.print_exc()
+        finally:
+            t.close()
+            await self._broadcast()
+
+    async def answer(self, seat: int, message: Any) -> None:
+        """Apply an ``{"type": "answer", "prompt": N, "action": A}`` message from ``seat`` (or a
+        ``{"type": "stops", ...}`` one, :meth:`set_stops`).
+
+        Raises:
+            TableError: (one line) a spectator, a malformed message, an old prompt, out of turn or
+                an action not among the options; nothing changes.
+        """
+        if seat is None:
+            raise TableError("a spectator cannot answer")
+        if isinstance(message, dict) and message.get("type") == "stops":
+            self.set_stops(seat, message.get("stops"))
+            await self._broadcast()
+            return
+        if not isinstance(message, dict) or message.get("type") != "answer":
+            raise TableError('a message is {"type": "answer", "prompt": N, "action": A} or '
+                             '{"type": "stops", "stops": {NAME: true or false, ...}}')
+        p = self.table.prompt
+        number = message.get("prompt")
+        if p is not None and p.seat == seat and number != p.number:
+            raise TableError(f"prompt {number!r} was already answered; answer prompt {p.number}")
+        self.table.answer(seat, message.get("action"))
+        self._answered.set()
+
+    def set_stops(self, seat: int, settings: Any) -> None:
+        """Change ``seat``'s stops from ``{NAME: bool, ...}`` (names of :class:`Stops`; those not
+        given keep their value).
+
+        Raises:
+            TableError: (one line) for settings that are not such a mapping; nothing changes.
+        """
+        names = Stops.names()
+        if not isinstance(settings, dict) or not all(k in names and isinstance(v, bool) for k, v in settings.items()):
+            raise TableError(f"stops are {{NAME: true or false}} with names among {', '.join(names)}")
+        self.table.set_stops(seat, self.table.stops[seat].with_(**settings))
+
+    # ------------------------------------------------------------------ what a seat is sent
+    def state(self, seat: int | None, since: int = 0) -> dict:
+        """The state message for ``seat`` (None: a spectator) with its events from ``since`` on
+        (JSON-able; see the module docstring)."""
+        t = self.table
+        view = t.view(seat)
+        events = t.events(seat, since)
+        p = t.prompt
+        prompt = None
+        if p is not None and p.seat == seat:
+            d = p.view.decision
+            prompt = {"number": p.number, "reason": p.reason, "question": d.prompt,
+                      "options": option_details(p.view)}
+        over = t.over
+        return {
+            "type": "state", "table": self.id, "seat": seat,
+            "seats": [{"seat": k, "label": label} for k, label in enumerate(t.labels)],
+            "turn": t.turn, "board": board_html(view, spectator=seat is None),
+            "identity": identity_html(view) if seat is not None else None, "cards": card_texts(view),
+            "events_from": since, "events": [{"n": e.number, "text": e.text, "kind": e.kind} for e in events],
+            "prompt": prompt,
+            "stops": None if seat is None else self.table.stops[seat].as_dict(),
+            # not whom: a person asked at a stop may hold an answer (an instant), which is not others' to know
+            "waiting": p is not None and p.seat != seat,
+            "over": over, "error": self.error,
+            "reveal": reveal_html(t.reveal()) if over else None,
+            "replay": f"/replay/{self.id}.json" if over else None,
+            "viewer": f"/replay/{self.id}" if over else None,
+        }
+
+    async def connect(self, ws: Any, seat: int | None) -> None:
+        """Register a websocket for ``seat`` and send it the whole state."""
+        self._sockets[ws] = [seat, 0, None]       # seat, events sent, the last state sent (without events)
+        await self._send(ws)
+
+    def disconnect(self, ws: Any) -> None:
+        """Forget a websocket (the seat plays on; its link reconnects)."""
+        self._sockets.pop(ws, None)
+
+    async def _send(self, ws: Any) -> None:
+        seat, sent, last = self._sockets[ws]
+        message = self.state(seat, sent)
+        text = json.dumps(message)
+        if not message["events"] and json.dumps({**message, "events_from": 0}) == last:
+            return                  # nothing new for this seat
+        self._sockets[ws][1:] = [sent + len(message["events"]), json.dumps({**message, "events": [],
+                                                                             "events_from": 0})]
+        try:
+            await ws.send_text(text)
+        except Exception:      # noqa: BLE001 - a socket that went away: forget it, the seat can reconnect
+            self.disconnect(ws)
+
+    async def _broadcast(self) -> None:
+        for ws in list(self._sockets):
+            if ws in self._sockets:
+                await self._send(ws)
+
+
+class Lobby:
+    """The tables of one server, by id and by token.
+
+    Args:
+        delay: the bots' minimum delay for new tables, seconds.
+    """
+
+    def __init__(self, delay: float = DEFAULT_DELAY):
+        if delay < 0:
+            raise ValueError(f"--delay must be >= 0, got {delay}")
+        self.delay = delay
+        self.tables: dict[str, WebTable] = {}
+        self.replays: dict[str, Replay] = {}
+        """Replays by id: loaded files (:meth:`add_replay`) and the tables' games once over."""
+
+    def create(self, request: Any) -> WebTable:
+        """A new table from the host's request ``{"seats": [...], "variant": ..., "commander": ...,
+        "seed": ..., "starting_life": ..., "max_turns": ..., "stops": ...}`` (``seats``: per seat
+        ``"human"`` or a bot spec; the number of seats is the number of players).
+
+        Raises:
+            ValueError: (one line, naming the field) for a malformed request, no person's seat, or
+                whatever :class:`Table` and :class:`~treachery_env.GameConfig` refuse.
+        """
+        from treachery_env import GameConfig
+
+        if not isinstance(request, dict):
+            raise ValueError("a table request is a JSON object with at least \"seats\"")
+        unknown = sorted(set(request) - {"seats", "variant", "commander", "seed", "starting_life", "max_turns",
+                                         "stops", "talk"})
+        if unknown:
+            raise ValueError(f"unknown field(s) {unknown} in the table request")
+        seats = request.get("seats")
+        if not isinstance(seats, list) or not all(isinstance(s, str) and s.strip() for s in seats):
+            raise ValueError('"seats" must be a list of "human" or bot specs, one per player')
+        if HUMAN not in [s.strip() for s in seats]:
+            raise ValueError('"seats" needs at least one "human" seat (a table of bots alone is '
+                             'treachery evaluate\'s job)')
+        kw = {"num_players": len(seats)}
+        for field in ("variant", "commander", "starting_life", "max_turns", "talk"):
+            if request.get(field) not in (None, ""):
+                kw[field] = request[field]
+        seed = request.get("seed")
+        if seed in (None, ""):
+            seed = secrets.randbelow(2**31 - 1)
+        if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+            raise ValueError(f'"seed" must be an int >= 0, got {seed!r}')
+        stops = Stops.parse(request["stops"]) if request.get("stops") else None
+        try:
+            config = GameConfig(**kw)
+        except ValueError as err:
+            raise renamed(err, REQUEST_FIELDS) from None
+        table_id = secrets.token_hex(4)
+        web = WebTable(table_id, Table(seats, config, seed=seed, stops=stops), self.delay)
+        self.tables[table_id] = web
+        return web
+
+    def add_replay(self, text: str) -> str:
+        """Load a replay (``Game.to_json()`` text) to view at ``/replay/ID``; returns its id.
+
+        Raises:
+            ValueError: for text that is not a replay (one line, from :class:`~table.replay.Replay`).
+        """
+        replay_id = secrets.token_hex(4)
+        self.replays[replay_id] = Replay(text)
+        return replay_id
+
+    def replay(self, replay_id: str) -> Replay:
+        """The replay ``replay_id``: a loaded one, or a table's game once it is over.
+
+        Raises:
+            KeyError: for no such replay, or a table still playing (its replay holds every hidden card).
+        """
+        if replay_id not in self.replays:
+            web = self.tables[replay_id]
+            if not web.table.over:
+                raise KeyError(replay_id)
+            self.replays[replay_id] = Replay(web.table.replay_json())
+        return self.replays[replay_id]
+
+    def find(self, token: str) -> tuple[WebTable, int | None]:
+        """The table and seat (None: spectator) of a token.
+
+        Raises:
+            KeyError: for an unknown token.
+        """
+        for web in self.tables.values():
+            if token in web.tokens:
+                return web, web.tokens[token]
+        raise KeyError(token)
+
+
+def _static(name: str) -> str:
+    return resources.files("table").joinpath("static", name).read_text("utf-8")
+
+
+def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
+    """The FastAPI application of the web table.
+
+    Args:
+        lobby: the tables (default: a new :class:`Lobby`).
+        base_url: the address people reach the server at (``http://192.168.1.5:8000``), put in the
+            links and QR codes; empty: links relative to the page that asked.
+
+    Returns:
+        a ``fastapi.FastAPI`` with the routes of the module docstring.
+
+    Raises:
+        ImportError: (one line) when FastAPI is not installed (``pip install
+            'treachery-toolkit[web]'``).
+    """
+    try:
+        from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
+        from fastapi.responses import HTMLResponse, JSONResponse, Response
+        from fastapi.staticfiles import StaticFiles
+    except ImportError as err:     # pragma: no cover - the web extra is part of the dev install
+        raise ImportError(f"the web table needs FastAPI and uvicorn: pip install 'treachery-toolkit[web]' "
+                          f"({err})") from None
+    import segno
+
+    lobby = lobby if lobby is not None else Lobby()
+    app = FastAPI(title="Treachery table", docs_url=None, redoc_url=None)
+    app.state.lobby = lobby
+    app.mount("/static", StaticFiles(directory=str(resources.files("table").joinpath("static"))), name="static")
+
+    def link(request: Request, path: str) -> str:
+        return (base_url or str(request.base_url).rstrip("/")) + path
+
+    @app.get("/", response_class=HTMLResponse)
+    async def host_page() -> str:
+        return _static("host.html")
+
+    @app.get("/seat/{token}", response_class=HTMLResponse)
+    async def seat_page(token: str) -> Any:
+        try:
+            lobby.find(token)
+        except KeyError:
+            return HTMLResponse("<h1>No such seat</h1><p>This link is not a seat of a table on this server.</p>",
+                                status_code=404)
+        return _static("table.html")
+
+    @app.post("/api/tables")
+    async def create_table(request: Request) -> Any:
+        try:
+            body = await request.json()
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return JSONResponse({"error": "the request body is not JSON"}, status_code=400)
+        try:
+            web = lobby.create(body)
+        except ValueError as err:
+            return JSONResponse({"error": str(err).splitlines()[0]}, status_code=400)
+        web.start()
+        out = []
+        for token, seat in web.tokens.items():
+            url = link(request, f"/seat/{token}")
+            out.append({"seat": seat, "label": "spectators" if seat is None else f"P{seat}", "url": url,
+                        "qr": segno.make(url, error="m").svg_inline(scale=4, dark="#111", light="#fff")})
+        return {"table": web.id, "seed": web.table.seed, "links": out}
+
+    @app.get("/replay/{table_id}.json")
+    async def replay(table_id: str) -> Any:
+        web = lobby.tables.get(table_id)
+        if web is None:
+            return JSONResponse({"error": f"no table {table_id!r}"}, status_code=404)
+        if not web.table.over:
+            return JSONResponse({"error": "the replay holds every hidden card: it is given when the game ends"},
+                                status_code=403)
+        return Response(web.table.replay_json(), media_type="application/json",
+                        headers={"Content-Disposition": f'attachment; filename="treachery-{table_id}.json"'})
+
+    @app.get("/replay/{replay_id}", response_class=HTMLResponse)
+    async def replay_page(replay_id: str) -> Any:
+        try:
+            lobby.replay(replay_id)
+        except KeyError:
+            return HTMLResponse("<h1>No such replay</h1><p>No finished game or loaded replay has this id.</p>",
+                                status_code=404)
+        return _static("replay.html")
+
+    @app.get("/api/replay/{replay_id}/{step}")
+    async def replay_frame(replay_id: str, step: int, seat: int | None = None) -> Any:
+        try:
+            r = lobby.replay(replay_id)
+        except KeyError:
+            return JSONResponse({"error": f"no finished game or replay {replay_id!r}"}, status_code=404)
+        try:
+            f = r.frame(step, seat)
+        except ValueError as err:
+            return JSONResponse({"error": str(err)}, status_code=400)
+        return {"step": f.step, "steps": r.steps, "players": r.num_players, "turn": f.turn, "actor": f.actor,
+                "action": f.action, "events": list(f.events), "board": board_html(f.view, spectator=seat is None),
+                "cards": card_texts(f.view)}
+
+    @app.websocket("/ws/{token}")
+    async def seat_socket(ws: WebSocket, token: str) -> None:
+        try:
+            web, seat = lobby.find(token)
+        except KeyError:
+            await ws.close(code=4404, reason="no such seat")
+            return
+        await ws.accept()
+        web.start()
+        await web.connect(ws, seat)
+        try:
+            while True:
+                text = await ws.receive_text()
+                try:
+                    try:
+                        message = json.loads(text)
+                    except json.JSONDecodeError:
+                        raise TableError("a message must be JSON: {\"type\": \"answer\", \"prompt\": N, "
+                                         "\"action\": A}") from None
+                    await web.answer(seat, message)
+                except TableError as err:
+                    await ws.send_text(json.dumps({"type": "error", "message": str(err)}))
+        except WebSocketDisconnect:
+            pass
+        finally:
+            web.disconnect(ws)
+
+    return app
+
+
+def lan_address() -> str:
+    """This machine's address on its local network (the interface of its default route; no packet
+    is sent), or ``127.0.0.1`` when it has none."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.connect(("10.254.254.254", 1))
+        return s.getsockname()[0]
+    except OSError:
+        return "127.0.0.1"
+    finally:
+        s.close()
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add the ``treachery serve`` options to the parser ``p``."""
+    p.add_argument("--lan", action="store_true",
+                   help="serve the local network (bind 0.0.0.0; links and QR codes use this machine's LAN address) "
+                        "instead of this machine only")
+    p.add_argument("--host", default=None, help="address to bind (default 127.0.0.1, or 0.0.0.0 with --lan)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--seats", default=None, metavar="SPEC,...",
+                   help="create a table at start: a spec per seat, human or a bot (e.g. "
+                        "human,human,heuristic,heuristic,heuristic); its links and QR codes are printed")
+    p.add_argument("--variant", default=None, help="the created table's identity-deck variant")
+    p.add_argument("--seed", type=int, default=None, help="the created table's seed (default: a fresh one)")
+    p.add_argument("--replay", nargs="+", default=(), metavar="FILE",
+                   help="replay files to view step by step in the browser (a treachery play replay, say); their "
+                        "links are printed")
+    p.add_argument("--delay", type=float, default=DEFAULT_DELAY,
+                   help=f"seconds bots wait after an action others see (default {DEFAULT_DELAY})")
+
+
+def serve_cli(args: argparse.Namespace) -> int:
+    """Run ``treachery serve`` (see :func:`add_arguments`) until Ctrl-C.
+
+    Returns:
+        the exit status: 0 after Ctrl-C, 2 for invalid options (one line on standard error).
+    """
+    try:
+        import uvicorn
+    except ImportError:
+        print("treachery serve: error: the web table needs FastAPI and uvicorn: pip install "
+              "'treachery-toolkit[web]'", file=sys.stderr)
+        return 2
+    host = args.host or ("0.0.0.0" if args.lan else "127.0.0.1")
+    if not 0 < args.port < 65536:
+        print(f"treachery serve: error: --port must be from 1 to 65535, got {args.port}", file=sys.stderr)
+        return 2
+    shown = lan_address() if args.lan or host == "0.0.0.0" else host
+    base = f"http://{shown}:{args.port}"
+    try:
+        lobby = Lobby(delay=args.delay)
+        app = create_app(lobby, base_url=base)
+        replays = {}
+        for path in args.replay:
+            try:
+                text = open(path, encoding="utf-8").read()
+            except OSError as err:
+                raise ValueError(f"--replay: cannot read {path}: {err.strerror}") from None
+            try:
+                replays[path] = lobby.add_replay(text)
+            except ValueError as err:
+                raise ValueError(f"--replay {path}: {err}") from None
+        created = None
+        if args.seats:
+            created = lobby.create({"seats": args.seats.split(","), "variant": args.variant, "seed": args.seed})
+    except ValueError as err:
+        print(f"treachery serve: error: {err}", file=sys.stderr)
+        return 2
+    print(f"Treachery table server at {base}/  (create a table there; Ctrl-C stops the server)")
+    for path, replay_id in replays.items():
+        print(f"Replay of {path}: {base}/replay/{replay_id}")
+    if created is not None:
+        import segno
+        print(f"Table {created.id}, seed {created.table.seed}:")
+        for token, seat in created.tokens.items():
+            url = f"{base}/seat/{token}"
+            print(f"  {'spectators' if seat is None else f'P{seat}'}: {url}")
+            if seat is not None:
+                segno.make(url, error="m").terminal(compact=True)
+    try:
+        uvicorn.run(app, host=host, port=args.port, log_level="warning")
+    except KeyboardInterrupt:
+        pass
+    return 0

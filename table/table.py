@@ -1,0 +1,395 @@
+"""The one table API under every way of playing: seats, bots, prompts, answers, events, the reveal.
+
+A :class:`Table` seats people (``"human"``) and bots (any :func:`agents.make` spec) at one
+game and runs it as an event-driven loop a front end drives:
+
+- :meth:`Table.advance` plays bots (and the people's automatic passes, :mod:`table.stops`)
+  until a person must decide, and returns that :class:`Prompt`;
+- :meth:`Table.answer` applies a person's answer, or refuses it with a one-line
+  :class:`TableError` and changes nothing;
+- :meth:`Table.events` is a seat's stream of the events it may see (a spectator's: the
+  public ones), :meth:`Table.view` its information set now
+  (:class:`~treachery_env.view.SeatView`);
+- :meth:`Table.reveal` is the end screen (every identity; refused while the game runs),
+  :meth:`Table.replay_json` the replay.
+
+The terminal (``treachery play``, :mod:`table.terminal`) sits on it.  A front end gives a
+person nothing but the prompts, views and events of that person's seat: all of them are
+built from the seat's information set (DESIGN sections 4-5), so a UI that forwards them
+cannot leak a face-down identity or another hand.  The table holds the game itself
+(``Game``) privately; nothing it returns refers to it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple, Sequence
+
+from treachery_env import GameConfig
+from treachery_env.view import FrozenDict, SeatView, ViewBuilder, freeze, public_view
+
+from .stops import Stops, pass_option
+
+__all__ = ["Table", "Prompt", "TableEvent", "TableError", "Reveal", "SeatReveal", "HUMAN"]
+
+HUMAN = "human"
+"""The seat spec of a person (a seat answered through :meth:`Table.answer`)."""
+
+
+class TableError(ValueError):
+    """An answer or a request the table refuses (one line; nothing changed)."""
+
+
+class Prompt(NamedTuple):
+    """A decision a person must answer.
+
+    Attributes:
+        seat: the deciding seat.
+        number: the table's prompt counter (1 for the first prompt of the game), so a front end
+            can tell an answer to an old prompt from one to this.
+        view: the seat's information set with the pending decision (``view.decision``:
+            the prompt and every legal action as an :class:`~treachery_env.view.OptionView`).
+        reason: why it is asked, in words (a stop's reason, :meth:`Stops.reason`).
+    """
+
+    seat: int
+    number: int
+    view: SeatView
+    reason: str
+
+
+class TableEvent(NamedTuple):
+    """One entry of a seat's event stream.
+
+    Attributes:
+        number: its position in that seat's stream, from 0.
+        turn: the game turn it happened in (0 for the deal and the mulligans).
+        kind: the log event's name (``"cast"``, ``"unveil"``, ...).
+        text: the event in words (:func:`treachery_env.text.format_event`).
+        data: the log entry, read-only (a :class:`~treachery_env.view.FrozenDict`, JSON-able).
+    """
+
+    number: int
+    turn: int
+    kind: str
+    text: str
+    data: FrozenDict
+
+
+class SeatReveal(NamedTuple):
+    """One seat at the end of the game (:meth:`Table.reveal`).
+
+    Attributes:
+        seat: the seat.  label: ``"human"`` or the bot's spec.
+        identity: its identity card's name (the last it controlled).  role: that card's role name.
+        dealt: the identity it was dealt.  life: its life total.  in_game: not out of the game.
+        won: whether it is among the winners.
+    """
+
+    seat: int
+    label: str
+    identity: str
+    role: str
+    dealt: str
+    life: int
+    in_game: bool
+    won: bool
+
+
+class Reveal(NamedTuple):
+    """The end of a game: every seat's identity and the result (CR 907.9 reveals them all).
+
+    Attributes:
+        seats: a :class:`SeatReveal` per seat.  winners: the winning seats (sorted).
+        truncated: the turn limit ended the game (a draw).  turns: turns played.
+    """
+
+    seats: tuple
+    winners: tuple
+    truncated: bool
+    turns: int
+
+
+class Table:
+    """A game with people and bots, driven by a front end.
+
+    Args:
+        seats: per seat, ``"human"`` (:data:`HUMAN`) or a bot spec for :func:`agents.make`.
+        config: the game's configuration (default: ``GameConfig(num_players=len(seats))``); its
+            ``concession`` is replaced: the people may concede (the CONCEDE action, CR 104.3a),
+            the bots never.
+        seed: the game's seed (the deal and the shuffles; bot ``k`` is made with seed
+            ``seed * 1000 + k``).
+        stops: the people's stops (:class:`Stops`): one for all, or a dict seat -> Stops
+            (default: ``Stops()`` for each).
+
+    Raises:
+        ValueError: for fewer or more seats than ``config.num_players``, a seed below 0, a
+            stops seat that is not a person's, or a bot spec :func:`agents.make` refuses or that
+            cannot play this table (:func:`agents.check_table`).
+    """
+
+    def __init__(self, seats: Sequence[str], config: GameConfig | None = None, seed: int = 0,
+                 stops: "Stops | dict[int, Stops] | None" = None):
+        import agents
+        from treachery_env.env import raw_env
+
+        seats = [str(s).strip() for s in seats]
+        config = config if config is not None else GameConfig(num_players=len(seats))
+        if len(seats) != config.num_players:
+            raise ValueError(f"{len(seats)} seats for a {config.num_players}-player game")
+        if not isinstance(seed, int) or seed < 0:
+            raise ValueError(f"the seed must be an int >= 0, got {seed!r}")
+        self.labels: tuple[str, ...] = tuple(seats)
+        self.humans: tuple[int, ...] = tuple(k for k, s in enumerate(seats) if s == HUMAN)
+        self.config = config.replace(concession=self.humans)
+        self.seed = seed
+        if stops is None or isinstance(stops, Stops):
+            self.stops = {k: stops or Stops() for k in self.humans}
+        else:
+            bad = sorted(set(stops) - set(self.humans))
+            if bad:
+                raise ValueError(f"stops for seat(s) {bad}, which are not people's seats {list(self.humans)}")
+            self.stops = {k: stops.get(k, Stops()) for k in self.humans}
+        self._bots: dict[int, Any] = {}
+        try:
+            for k, spec in enumerate(seats):
+                if spec != HUMAN:
+                    bot = agents.make(spec, seed=seed * 1000 + k)
+                    self._bots[k] = bot
+                    agents.check_table(bot, spec, config.num_players, self.config)
+        except BaseException:
+            self.close()
+            raise
+        self._env = raw_env(config=self.config, view_in_info=True)
+        self._env.reset(seed=seed)
+        for k, bot in self._bots.items():
+            if hasattr(bot, "check_config"):     # a trained policy: warns once if trained on another game
+                bot.check_config(self.config)
+            bot.reset(k)
+        self._views = ViewBuilder(self._env.game)
+        n = config.num_players
+        self._streams: list[list[TableEvent]] = [[] for _ in range(n + 1)]   # seats, then the spectators
+        self._logged = 0
+        self._cursor = {k: 0 for k in self.humans}          # stream position at the seat's last decision
+        self._seen_stack = {k: frozenset() for k in self.humans}
+        self._seen_combat = {k: frozenset() for k in self.humans}
+        self._prompt: Prompt | None = None
+        self.prompts = 0
+        """Prompts asked so far (all people together)."""
+        self.asked = {k: 0 for k in self.humans}
+        """Per person's seat: decisions asked."""
+        self.automatic = {k: 0 for k in self.humans}
+        """Per person's seat: decisions answered by the stops (passes, single options)."""
+        self.bot_actions = 0
+        """Actions the bots took so far."""
+        self._collect()
+
+    # ------------------------------------------------------------------ state
+    @property
+    def over(self) -> bool:
+        """Whether the game has ended."""
+        return self._env.game.is_over
+
+    @property
+    def prompt(self) -> Prompt | None:
+        """The person's decision the table waits for, else None."""
+        return self._prompt
+
+    @property
+    def deciding(self) -> int | None:
+        """The seat whose decision is pending (public: who has priority or must choose), None at the end."""
+        return None if self.over else self._env.game.current_player
+
+    @property
+    def turn(self) -> int:
+        """The game's turn (0 during the mulligans)."""
+        return self._env.game.turn
+
+    def view(self, seat: int | None) -> SeatView:
+        """``seat``'s information set now (with its pending decision when it is deciding); for
+        None, the spectators' (:func:`~treachery_env.view.public_view`: public facts only).
+
+        Raises:
+            TableError: for a seat not at the table.
+        """
+        if seat is None:
+            return public_view(self._env.game)
+        self._check_seat(seat)
+        return self._views.build(seat)
+
+    def events(self, seat: int | None, since: int = 0) -> list[TableEvent]:
+        """The events ``seat`` may see, from position ``since`` of its stream (None: a spectator,
+        who sees the public events only).
+
+        Raises:
+            TableError: for a seat not at the table or a negative ``since``.
+        """
+        if seat is not None:
+            self._check_seat(seat)
+        if not isinstance(since, int) or since < 0:
+            raise TableError(f"since must be an int >= 0, got {since!r}")
+        return self._streams[self._stream(seat)][since:]
+
+    # ------------------------------------------------------------------ the loop
+    def advance(self, max_steps: int | None = None) -> Prompt | None:
+        """Play the bots' decisions and the people's automatic ones until a person must
+        decide, the game ends, or ``max_steps`` decisions were played (a front end that
+        paces the bots plays one at a time).
+
+        Returns:
+            the pending :class:`Prompt`, or None (the game is over, or ``max_steps`` were played).
+
+        Raises:
+            agents.play.BotError: a bot's ``act`` raised or its action was refused (one line;
+                the game stays where it was).
+        """
+        from agents.play import apply_action, bot_action
+
+        env = self._env
+        steps = 0
+        while self._prompt is None and not self.over and (max_steps is None or steps < max_steps):
+            agent = env.agent_selection
+            obs, _, term, trunc, info = env.last()
+            if term or trunc:       # cannot happen while the game runs; kept for the AEC contract
+                env.step(None)
+                continue
+            seat = env.possible_agents.index(agent)
+            if seat in self._bots:
+                bot = self._bots[seat]
+                apply_action(env, bot, seat, bot_action(bot, seat, obs, info, env.game.turn))
+                self.bot_actions += 1
+            else:
+                view = info["view"]
+                reason = self._reason(seat, view)
+                if reason is not None:
+                    self.prompts += 1
+                    self.asked[seat] += 1
+                    self._prompt = Prompt(seat, self.prompts, view, reason)
+                    break
+                action = pass_option(view)
+                if action is None:       # a decision with a single option
+                    action = next(o.action for o in view.decision.options if o.kind != "concede")
+                self._decided(seat, view)
+                env.step(action)
+                self.automatic[seat] += 1
+            steps += 1
+            self._collect()
+        return self._prompt
+
+    def answer(self, seat: int, action: Any) -> None:
+        """Apply ``seat``'s answer to its pending prompt (then call :meth:`advance`).
+
+        Args:
+            seat: the answering seat.
+            action: one of the prompt's option actions (an int; a bool, float or string is refused).
+
+        Raises:
+            TableError: the game is over, no answer is awaited from ``seat``, or ``action`` is not
+                an int among the prompt's options; the game is unchanged.
+        """
+        if self.over:
+            raise TableError("the game is over: no answer is awaited")
+        p = self._prompt
+        if p is None or p.seat != seat:
+            waiting = "nobody" if p is None else f"P{p.seat}"
+            raise TableError(f"P{seat} has no decision to make now (the table waits for {waiting})")
+        if type(action) is not int:
+            raise TableError(f"an answer is an option's action number (an int), got {action!r}")
+        legal = {o.action for o in p.view.decision.options}
+        if action not in legal:
+            raise TableError(f"{action} is not one of P{seat}'s options for {p.view.decision.prompt!r}; "
+                             f"the options are {sorted(legal)}")
+        self._decided(seat, p.view)
+        self._prompt = None
+        self._env.step(action)
+        self._collect()
+
+    def set_stops(self, seat: int, stops: Stops) -> None:
+        """Change a person's stops (from the next decision on).
+
+        Raises:
+            TableError: for a seat that is not a person's, or stops that are not a :class:`Stops`.
+        """
+        if seat not in self.stops:
+            raise TableError(f"P{seat} is not a person's seat (people: {list(self.humans)})")
+        if not isinstance(stops, Stops):
+            raise TableError(f"stops must be a Stops, got {type(stops).__name__}")
+        self.stops[seat] = stops
+
+    # ------------------------------------------------------------------ the end
+    def reveal(self) -> Reveal:
+        """Every seat's identity and the result.
+
+        Raises:
+            TableError: while the game runs (identities stay hidden until it ends).
+        """
+        if not self.over:
+            raise TableError("the identities are revealed when the game ends")
+        g = self._env.game
+        dealt = {e["seat"]: e["identity"] for e in g.log if e["event"] == "deal"}
+        seats = tuple(SeatReveal(p.seat, self.labels[p.seat], p.identity.name, p.role.name.title(),
+                                 dealt.get(p.seat, p.identity.name), p.life, not p.has_lost, p.seat in g.winners)
+                      for p in g.players)
+        return Reveal(seats, tuple(sorted(g.winners)), bool(g.truncated), g.turn)
+
+    def replay_json(self) -> str:
+        """The game so far as replay JSON (``Game.to_json()``; ``Game.from_json`` loads it).  It holds
+        every hidden fact: give it to people at the end only."""
+        return self._env.game.to_json()
+
+    def save_replay(self, path: Any) -> None:
+        """Write :meth:`replay_json` to ``path`` atomically, creating its folder.
+
+        Raises:
+            OSError: if the file cannot be written.
+        """
+        from agents.files import atomic_write_bytes
+        atomic_write_bytes(path, self.replay_json().encode())
+
+    def close(self) -> None:
+        """Release the bots (the processes of isolated ones).  The game stays readable: its
+        events, views, reveal and replay."""
+        for bot in getattr(self, "_bots", {}).values():
+            if hasattr(bot, "close"):
+                bot.close()
+
+    def __enter__(self) -> "Table":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ pieces
+    def _check_seat(self, seat: Any) -> None:
+        if type(seat) is not int or not 0 <= seat < self.config.num_players:
+            raise TableError(f"no seat {seat!r} at this table (seats 0 to {self.config.num_players - 1})")
+
+    def _stream(self, seat: int | None) -> int:
+        return self.config.num_players if seat is None else seat
+
+    def _collect(self) -> None:
+        """Deal the game's new log entries into the seats' and the spectators' streams."""
+        from treachery_env.text import format_event
+
+        log = self._env.game.log
+        n = self.config.num_players
+        for e in log[self._logged:]:
+            to = e["to"]
+            entry = freeze(e)
+            text = format_event(e)
+            for k in (range(n + 1) if to is None else to):
+                stream = self._streams[k]
+                stream.append(TableEvent(len(stream), e["turn"], e["event"], text, entry))
+        self._logged = len(log)
+
+    def _reason(self, seat: int, view: SeatView) -> str | None:
+        new = [ev.data for ev in self._streams[seat][self._cursor[seat]:]]
+        return self.stops[seat].reason(view, new, self._seen_stack[seat], self._seen_combat[seat])
+
+    def _decided(self, seat: int, view: SeatView) -> None:
+        """Remember what ``seat`` has been shown or passed by: the stops ask about new things only."""
+        self._cursor[seat] = len(self._streams[seat])
+        self._seen_stack[seat] = self._seen_stack[seat] | {s.uid for s in view.stack}
+        if view.phase in ("declare_attackers", "declare_blockers", "first_strike_damage", "combat_damage",
+                          "combat_end"):
+            self._seen_combat[seat] = self._seen_combat[seat] | {(view.turn, view.active)}

@@ -1,0 +1,300 @@
+"""Play Treachery against bots in the terminal (``treachery play``).
+
+``treachery play --players 5 --opponents heuristic`` seats a person at a
+:class:`~table.table.Table` of bots and drives it: the table plays the bots and the person's
+automatic passes (:class:`~table.stops.Stops`, ``--stops``), and the person is asked
+(:class:`agents.human.HumanAgent`) only when something concerns their seat.  The person sees
+only their own seat's information: the events their seat may see, in words; the board as
+their seat sees it (:func:`treachery_env.text.render_view`) at the first decision of each
+turn and on ``b``; the text of every card, token and identity when it first appears in an
+event (``? NAME`` reads any of them again); their identity and legal actions in words.
+Nothing else of the game is read before the end screen, which reveals every identity and the
+winners (:meth:`Table.reveal`).  The game is saved as a replay (``Game.to_json()``, loadable
+with ``Game.from_json``) at the end, and also when the person leaves early (``q``, Ctrl-C or
+the end of the input).
+
+The person's seat may concede (``c`` at a prompt, confirmed; CR 104.3a); the bots never do.
+The game starts with the mulligans of the table's config (CR 103.5, the London mulligan by
+default): keep or mulligan, then the cards to put on the bottom, shown like any other decision.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import random
+import sys
+import time
+from pathlib import Path
+from typing import IO, Any
+
+from agents.files import check_writable_file
+
+from .options import add_game_arguments, game_config_from_args
+from .stops import Stops
+from .table import HUMAN, Table
+
+__all__ = ["add_arguments", "play_cli", "TerminalGame", "QUIET_EVENTS", "END_MARKER"]
+
+QUIET_EVENTS = frozenset({"draw", "land", "resolve", "unveil_cost", "activate", "reveal_all", "steps_ended"})
+"""Log events not printed while playing: bookkeeping, or shown by the board and the end screen."""
+END_MARKER = "GAME OVER"
+"""The title of the end screen."""
+NAMED_FIELDS = ("card", "identity", "name", "source", "token")
+"""The fields of a log entry that may name a card, a token or an identity (their text is shown
+the first time)."""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add the ``treachery play`` options to the parser ``p`` (the table options
+    are :func:`table.options.add_game_arguments`)."""
+    add_game_arguments(p)
+    p.add_argument("--seat", type=int, default=None,
+                   help="your seat, 0 to players-1 (default: a random seat drawn from --seed)")
+    p.add_argument("--opponents", default="heuristic",
+                   help="comma-separated agent specs for the other seats, cycled in seat order: random, "
+                        "heuristic, belief, ismcts, lookahead, flagship, policy:PATH[:greedy][:gate=T] "
+                        "(default heuristic)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed of the deal, the shuffles and the bots (default: a fresh one, printed)")
+    p.add_argument("--stops", default="default", metavar="STOPS",
+                   help="when you are asked at a priority window: default (your main phases, being attacked "
+                        "or targeted, another player's spell you can answer, an unveil, a truce offered "
+                        f"to you), every (every decision), none, or a comma-separated list of "
+                        f"{', '.join(Stops.names())}; other decisions (attackers, blockers, targets...) "
+                        "are always asked")
+    p.add_argument("--delay", type=float, default=0.3,
+                   help="seconds to pause after each bot action that shows something (default 0.3)")
+    p.add_argument("--replay", default=None,
+                   help="where the replay JSON goes: a file, or a folder for a file named "
+                        "play-<date>-<time>-seed<seed>.json in it (default: that name in runs/)")
+
+
+class TerminalGame:
+    """One game of a person against bots, in the terminal.
+
+    Args:
+        config: the game configuration (the table lets the person alone concede, CR 104.3a).
+        seed: the game's seed (the deal and shuffles; bots are seeded from it).
+        human_seat: the person's seat.
+        opponent_specs: ``agents.make`` specs cycled over the other seats in seat order.
+        input_stream: the person's answers (None: the terminal).
+        console: the ``rich`` console to write to.
+        delay: seconds to pause after a bot action that shows something.
+        replay_path: where the replay JSON is written.
+        stops: the person's stops (default ``Stops()``).
+
+    Raises:
+        ValueError: for a seat out of range, no opponent spec, ``human`` among
+            the opponents, an unknown or malformed spec (from ``agents.make``), a policy trained
+            for another table size (``agents.check_table``), or a negative delay.
+    """
+
+    def __init__(self, config, seed: int, human_seat: int, opponent_specs: list[str],
+                 input_stream: IO[str] | None, console: Any, delay: float, replay_path: Path,
+                 stops: Stops | None = None):
+        from agents.human import HumanAgent
+
+        n = config.num_players
+        if not 0 <= human_seat < n:
+            raise ValueError(f"--seat must be a seat from 0 to {n - 1}, got {human_seat}")
+        specs = [s.strip() for s in opponent_specs]
+        if not specs or not all(specs):
+            raise ValueError(f"--opponents needs a comma-separated list of agent specs without empty ones, "
+                             f"e.g. heuristic,random; got {','.join(opponent_specs)!r}")
+        if any(s.partition(":")[0] == HUMAN for s in specs):
+            raise ValueError("--opponents: 'human' cannot be an opponent (one person plays, at --seat)")
+        if delay < 0:
+            raise ValueError(f"--delay must be >= 0, got {delay}")
+        others = [s for s in range(n) if s != human_seat]
+        seats = [HUMAN if k == human_seat else specs[others.index(k) % len(specs)] for k in range(n)]
+        self.table = Table(seats, config, seed=seed, stops=stops)
+        self.config, self.seed, self.human_seat = self.table.config, seed, human_seat
+        self.labels = ["you" if s == HUMAN else s for s in seats]
+        self.console, self.delay, self.replay_path = console, delay, Path(replay_path)
+        self.human = HumanAgent(input_stream=input_stream, console=console)
+        self.human.reset(human_seat)
+        self._seen = 0              # events of the person's stream already shown
+        self._board_turn = -1       # the turn whose board was printed last
+        self._read: set[str] = set()     # names whose text was shown
+        self.out = False
+        """Whether the person's seat has left the game (lost or conceded)."""
+
+    # ---------------------------------------------------------------- the game
+    def run(self) -> str:
+        """Play the game to its end (or until the person leaves), save the
+        replay and show the end screen.
+
+        Returns:
+            ``"over"`` when the game ended, ``"left"`` when the person left
+            (``q``, Ctrl-C or the end of the input).
+
+        Raises:
+            agents.play.BotError: a bot's ``act`` raised or its action was refused (the
+                replay so far is still saved); whatever else the table raises, likewise.
+        """
+        from agents.human import QuitGame
+
+        table = self.table
+        self._header()
+        outcome = "left"
+        try:
+            while not table.over:
+                bots_before = table.bot_actions
+                prompt = table.advance(max_steps=1)
+                shown = self._show_events()
+                if shown and self.delay and not self.out and table.bot_actions > bots_before:
+                    time.sleep(self.delay)
+                if prompt is not None:
+                    if table.turn != self._board_turn:
+                        self._board_turn = table.turn
+                        self.human.show_board(prompt.view)
+                    action = self.human.choose(prompt.view, prompt.reason)
+                    table.answer(prompt.seat, action)
+                    if any(o.action == action and o.kind == "concede" for o in prompt.view.decision.options):
+                        self._line("You concede (CR 104.3a).", style="bold")
+            outcome = "over"
+        except (KeyboardInterrupt, EOFError, QuitGame) as why:
+            kind = {KeyboardInterrupt: "Ctrl-C", EOFError: "end of input"}.get(type(why), "quit")
+            self._line(f"\nYou left the game ({kind}) on turn {table.turn}.", style="bold")
+        finally:
+            self.save_replay()
+            if outcome != "over":
+                table.close()
+        if outcome == "over":
+            self._show_events()
+            self._end_screen()
+            table.close()
+        self._line(f"Replay saved to {self.replay_path}", style="bold")
+        return outcome
+
+    def save_replay(self) -> None:
+        """Write the game so far as replay JSON to ``replay_path``, atomically, creating its folder.
+
+        Raises:
+            OSError: if the file cannot be written.
+        """
+        self.table.save_replay(self.replay_path)
+
+    # ---------------------------------------------------------------- what the person sees
+    def _show_events(self) -> bool:
+        """Print the person's new events (and the text of cards seen for the first time); True if any."""
+        shown = False
+        new = self.table.events(self.human_seat, self._seen)
+        self._seen += len(new)
+        for ev in new:
+            if ev.kind not in QUIET_EVENTS:
+                self._line(ev.text, style="bold cyan" if ev.kind == "turn" else None)
+                self._first_sight(ev.data)
+                shown = True
+            if ev.kind == "loses" and ev.data.get("seat") == self.human_seat:
+                self.out = True     # no more pauses: nothing is asked of the person any more
+                self._line("You are out of the game; your team can still win. The game plays on to its end.",
+                           style="bold")
+        return shown
+
+    def _first_sight(self, entry: Any) -> None:
+        """Print the text of the cards, tokens and identities an event names for the first time."""
+        from agents.human import known_names
+        from treachery_env.text import card_text
+
+        names = set(known_names())
+        for field in NAMED_FIELDS:
+            name = entry.get(field)
+            if isinstance(name, str) and name in names and name not in self._read:
+                self._read.add(name)
+                self._line("    " + card_text(name).replace("\n", "\n    "), style="dim")
+
+    def _header(self) -> None:
+        c = self.config
+        seats = ", ".join(f"P{s}: {lab}" for s, lab in enumerate(self.labels))
+        self.console.rule("Treachery")
+        self._line(f"{c.num_players} players, variant {c.variant}, {'commander' if c.commander else 'no commander'}, "
+                   f"seed {self.seed}. You are P{self.human_seat}.")
+        self._line(f"Seats: {seats}")
+        self._line("Type the number of an option and Enter; i shows your identity, b the board, ? NAME a card's "
+                   "text, c concedes (asks first), q leaves the program (the game is saved). Priority passes by "
+                   "itself unless something concerns you (--stops).")
+
+    def _end_screen(self) -> None:
+        from rich.table import Table as RichTable
+
+        r = self.table.reveal()
+        self.console.rule(END_MARKER)
+        t = RichTable(title="Identities")
+        for col in ("seat", "player", "identity", "role", "life", "result"):
+            t.add_column(col)
+        for s in r.seats:
+            res = "won" if s.won else ("-" if r.truncated or not r.winners else "lost")
+            t.add_row(f"P{s.seat}", self.labels[s.seat], s.identity, s.role,
+                      str(s.life) if s.in_game else "out", res)
+        self.console.print(t)
+        if r.truncated:
+            verdict = f"Draw: the turn limit ({self.config.max_turns}) was reached."
+        elif not r.winners:
+            verdict = "Draw: nobody won."
+        else:
+            verdict = "Winners: " + ", ".join(f"P{s}" for s in r.winners) + (
+                " - you win!" if self.human_seat in r.winners else " - you lose.")
+        self._line(verdict, style="bold")
+
+    def _line(self, text: str, style: str | None = None) -> None:
+        from rich.text import Text
+        self.console.print(Text(text, style=style or ""), soft_wrap=True)
+
+
+def _fresh_path(stem: str, suffix: str) -> str:
+    """``stem + suffix``, or ``stem-2 + suffix``, ``stem-3``... if taken (never overwrite a replay)."""
+    path, k = f"{stem}{suffix}", 1
+    while Path(path).exists():
+        k += 1
+        path = f"{stem}-{k}{suffix}"
+    return path
+
+
+def play_cli(args: argparse.Namespace, input_stream: IO[str] | None = None, console: Any = None) -> int:
+    """Run ``treachery play`` with parsed options (see :func:`add_arguments`).
+
+    Args:
+        args: the parsed options.
+        input_stream: the person's answers, a line each (None: the terminal).
+        console: a ``rich.console.Console`` (None: a new one on standard output).
+
+    Returns:
+        the exit status: 0 when the game ended or the person left it (``q``,
+        Ctrl-C, end of input; the replay is saved either way), 1 when a bot failed,
+        2 for invalid options (the message goes to standard error).
+    """
+    from rich.console import Console
+
+    console = console if console is not None else Console(highlight=False)
+    try:
+        config = game_config_from_args(args)
+        try:
+            stops = Stops.parse(args.stops)
+        except ValueError as err:
+            raise ValueError(f"--stops: {err}") from None
+        seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31 - 1)
+        if seed < 0:
+            raise ValueError(f"--seed must be >= 0, got {seed}")
+        seat = args.seat if args.seat is not None else random.Random(seed).randrange(config.num_players)
+        # a folder (existing, or named with a trailing slash) gets the default file name inside it
+        folder = args.replay if args.replay and (Path(args.replay).is_dir() or args.replay.endswith(("/", os.sep))) \
+            else None if args.replay else "runs"
+        replay = _fresh_path(str(Path(folder) / f"play-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}"
+                                 f"-seed{seed}"), ".json") if folder else args.replay
+        check_writable_file(replay, "--replay")
+        session = TerminalGame(config, seed, seat, args.opponents.split(","), input_stream, console,
+                               args.delay, Path(replay), stops)
+    except ValueError as err:
+        print(f"treachery play: error: {err}", file=sys.stderr)
+        return 2
+    from agents.play import BotError
+    try:
+        session.run()
+    except BotError as err:
+        print(f"treachery play: error: agent {session.labels[err.seat]!r}: {err} (the game so far is saved to "
+              f"{replay})", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,312 @@
+"""The web table (table/server.py, table/static/): its API through FastAPI's TestClient, and whole
+games in real headless Chromium (Debian's ``chromium``, driven by Playwright; ``make browser``
+installs it, ``TREACHERY_CHROMIUM`` names another binary).
+
+In the browser two people at two seats, each in a browser context of their own, play a whole
+game against heuristic bots.  Every websocket message a seat's page receives and its DOM at
+every prompt hold no name the seat could not know at that point of the game: no face-down
+identity of another seat it was never shown, no card of another seat's hand or of a library
+that never became visible to it (the allowed names are recomputed from the replay, step by
+step, from the seat's own information set).  One seat reconnects with its link mid-game and
+plays on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import threading
+import time
+
+import pytest
+
+from table.server import Lobby, create_app
+from treachery_env import GameConfig
+from treachery_env.cards import CARDS
+from treachery_env.engine import Game
+
+CHROMIUM = os.environ.get("TREACHERY_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture
+def api():
+    """``(TestClient, lobby)``: one event loop for every request and websocket (the client is
+    entered), as under uvicorn."""
+    from fastapi.testclient import TestClient
+    lobby = Lobby(delay=0.0)
+    with TestClient(create_app(lobby)) as c:
+        yield c, lobby
+
+
+def token_of(links: list, seat) -> str:
+    return next(link["url"].rsplit("/", 1)[1] for link in links if link["seat"] == seat)
+
+
+# ---------------------------------------------------------------------------- the API
+def test_creating_a_table_and_its_errors(api):
+    c, lobby = api
+    r = c.post("/api/tables", json={"seats": ["human", "heuristic", "human", "random", "heuristic"], "seed": 4})
+    assert r.status_code == 200
+    body = r.json()
+    assert body["seed"] == 4 and [link["seat"] for link in body["links"]] == [0, 2, None]
+    assert all(link["qr"].startswith("<svg") for link in body["links"])
+    assert len({link["url"] for link in body["links"]}) == 3
+    web = lobby.tables[body["table"]]
+    assert web.table.labels == ("human", "heuristic", "human", "random", "heuristic")
+    for request, message in [
+        ({"seats": ["heuristic"] * 5}, 'needs at least one "human" seat'),
+        ({"seats": ["human"] * 3}, 'the number of "seats": must be an int from 4 to 12'),
+        ({"seats": ["human", "nosuchbot", "random", "random"]}, "unknown agent 'nosuchbot'"),
+        ({"seats": ["human"] * 4, "seed": -2}, '"seed" must be an int >= 0'),
+        ({"seats": ["human"] * 4, "colour": "red"}, "unknown field(s) ['colour']"),
+        ({"seats": "human,human"}, '"seats" must be a list'),
+        ({"seats": ["human"] * 4, "variant": "chess"}, '"variant": '),
+        ({"seats": ["human"] * 4, "stops": "sometimes"}, "unknown stop sometimes"),
+        ([1, 2], "a table request is a JSON object"),
+    ]:
+        r = c.post("/api/tables", json=request)
+        assert r.status_code == 400 and message in r.json()["error"], (request, r.json())
+        assert "\n" not in r.json()["error"]
+    r = c.post("/api/tables", content=b"{not json", headers={"Content-Type": "application/json"})
+    assert r.status_code == 400 and r.json()["error"] == "the request body is not JSON"
+    assert c.get("/").status_code == 200 and "Create the table" in c.get("/").text
+    assert c.get("/seat/nosuchtoken").status_code == 404
+    assert c.get(f"/seat/{token_of(body['links'], 0)}").status_code == 200
+    assert c.get("/static/table.js").status_code == 200
+
+
+def test_a_seat_socket_answers_and_refuses_bad_answers(api):
+    c, lobby = api
+    links = c.post("/api/tables", json={"seats": ["human", "heuristic", "human", "heuristic", "heuristic"],
+                                        "seed": 2}).json()["links"]
+    tokens = {seat: token_of(links, seat) for seat in (0, 2, None)}
+    web = next(iter(lobby.tables.values()))
+    with c.websocket_connect(f"/ws/{tokens[0]}") as ws0, c.websocket_connect(f"/ws/{tokens[2]}") as ws2:
+        states = {0: ws0.receive_json(), 2: ws2.receive_json()}
+        assert states[0]["type"] == "state" and states[0]["seat"] == 0 and states[0]["events_from"] == 0
+        deadline = time.time() + 30
+        while web.table.prompt is None and time.time() < deadline:
+            time.sleep(0.01)
+        p = web.table.prompt
+        asked, other = (ws0, ws2) if p.seat == 0 else (ws2, ws0)
+        before = web.table.replay_json()
+        legal = [o.action for o in p.view.decision.options]
+        for sock, message, error in [
+            (other, {"type": "answer", "prompt": p.number, "action": legal[0]}, "has no decision to make now"),
+            (asked, {"type": "answer", "prompt": p.number + 5, "action": legal[0]}, "was already answered"),
+            (asked, {"type": "answer", "prompt": p.number, "action": "1"}, "an answer is an option's action number"),
+            (asked, {"type": "answer", "prompt": p.number, "action": 99999}, "is not one of"),
+            (asked, {"type": "hello"}, 'a message is {"type": "answer"'),
+            (asked, {"type": "stops", "stops": {"sometimes": True}}, "stops are {NAME: true or false}"),
+            (asked, {"type": "stops", "stops": {"every": "yes"}}, "stops are {NAME: true or false}"),
+        ]:
+            sock.send_json(message)
+            got = sock.receive_json()
+            while got["type"] != "error":
+                got = sock.receive_json()
+            assert error in got["message"] and "\n" not in got["message"]
+            assert web.table.replay_json() == before and web.table.prompt == p
+        seat = p.seat
+        asked.send_json({"type": "stops", "stops": {"end_of_turn": True, "truces": False}})
+        got = asked.receive_json()
+        while got["type"] != "state" or not got["stops"]["end_of_turn"]:
+            got = asked.receive_json()
+        assert got["stops"]["truces"] is False and got["stops"]["own_main"] is True
+        assert web.table.stops[seat].end_of_turn and not web.table.stops[seat].truces
+        asked.send_text("not json {")
+        got = asked.receive_json()
+        while got["type"] != "error":
+            got = asked.receive_json()
+        assert "a message must be JSON" in got["message"]
+        asked.send_json({"type": "answer", "prompt": p.number, "action": legal[0]})
+        deadline = time.time() + 30
+        while web.table.prompt is not None and web.table.prompt.number == p.number and time.time() < deadline:
+            time.sleep(0.01)
+        assert web.table.prompt is None or web.table.prompt.number > p.number
+    with c.websocket_connect(f"/ws/{tokens[None]}") as spectator:
+        state = spectator.receive_json()
+        assert state["seat"] is None and state["prompt"] is None and state["identity"] is None
+        spectator.send_json({"type": "answer", "prompt": 1, "action": 0})
+        got = spectator.receive_json()
+        while got["type"] != "error":
+            got = spectator.receive_json()
+        assert got["message"] == "a spectator cannot answer"
+    assert c.get(f"/replay/{web.id}.json").status_code == 403
+    assert c.get("/replay/nosuchtable.json").status_code == 404
+
+
+# ---------------------------------------------------------------------------- in Chromium
+@pytest.fixture(scope="module")
+def server():
+    """A uvicorn server on a free port in a thread: ``(base URL, lobby)``."""
+    import uvicorn
+
+    lobby = Lobby(delay=0.0)
+    srv = uvicorn.Server(uvicorn.Config(create_app(lobby), host="127.0.0.1", port=0, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.time() + 30
+    while not srv.started and time.time() < deadline:
+        time.sleep(0.05)
+    port = srv.servers[0].sockets[0].getsockname()[1]
+    yield f"http://127.0.0.1:{port}", lobby
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if CHROMIUM is None:
+        pytest.fail("the web table's tests need Chromium: run `make browser` (apt-get install chromium) or set "
+                    "TREACHERY_CHROMIUM")
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+def allowed_names(replay: str, seat: int) -> tuple[set, set]:
+    """``(card and token names, identity names)`` seat ``seat`` could know at some point before the
+    game ended: the names of its view after every action but the last (the reveal comes with the
+    end), and the named fields of the log entries it saw."""
+    from agents.human import view_names
+    from treachery_env.view import seat_view
+
+    d = json.loads(replay)
+    g = Game(GameConfig.from_dict(d["config"]), seed=d["seed"])
+    cards, idents = set(), set()
+    for k, action in enumerate(d["actions"]):
+        v = seat_view(g, seat)
+        cards.update(view_names(v))
+        idents.update(p.identity for p in v.players if p.identity)
+        if k == len(d["actions"]) - 1:
+            break
+        g.step(action)
+    for e in g.log:
+        if e["to"] is None or seat in e["to"]:
+            if e["event"] in ("reveal_all", "game_over"):
+                break
+            cards.update(v for v in e.values() if isinstance(v, str))
+            if e["event"] in ("deal", "leader", "unveil", "reveal", "loses"):
+                idents.add(e["identity"])
+    return cards, idents
+
+
+def forbidden_in(text: str, cards: set, idents: set, dealt: set) -> list:
+    """Names in ``text`` the seat could not know: a dealt identity outside ``idents``, a pool card
+    outside ``cards`` (whole words, and not part of a name it knows)."""
+    known = " | ".join(cards | idents)
+    bad = [name for name in dealt - idents if name in text]
+    for c in CARDS:
+        if c.name not in cards and re.search(rf"(?<![\w']){re.escape(c.name)}(?![\w'])", text) \
+                and c.name not in known:
+            bad.append(c.name)
+    return bad
+
+
+def play_in_browser(browser, base: str, lobby, seats: list, seed: int, reconnect_at: int | None = None) -> dict:
+    """Two people play a whole game in two browser contexts, always choosing a pass (else the first
+    option); returns what each seat's pages received and showed."""
+    import urllib.request
+
+    req = urllib.request.Request(f"{base}/api/tables", method="POST", headers={"Content-Type": "application/json"},
+                                 data=json.dumps({"seats": seats, "seed": seed, "max_turns": 14}).encode())
+    body = json.loads(urllib.request.urlopen(req).read())
+    web = lobby.tables[body["table"]]
+    humans = [k for k, s in enumerate(seats) if s == "human"]
+    urls = {link["seat"]: link["url"] for link in body["links"]}
+    frames = {k: [] for k in humans}
+    doms = {k: [] for k in humans}
+    pages = {}
+
+    def open_page(seat):
+        page = browser.new_context().new_page()
+        page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames[seat].append(payload)))
+        page.goto(urls[seat])
+        pages[seat] = page
+
+    for k in humans:
+        open_page(k)
+    clicks, reconnected = 0, None
+    deadline = time.time() + 240
+    while not all(pages[k].locator("#end").is_visible() for k in humans):
+        assert time.time() < deadline, "the game did not end in the browser"
+        for k in humans:
+            page = pages[k]
+            buttons = page.locator("#options button.option:not([disabled])")
+            if page.locator("#prompt").is_visible() and buttons.count():
+                doms[k].append(page.content())
+                passing = page.locator("#options button.kind-pass:not([disabled])")
+                (passing.first if passing.count() else buttons.first).click()
+                clicks += 1
+                if reconnect_at is not None and clicks == reconnect_at:
+                    page.context.close()
+                    reconnected = k
+                    open_page(k)
+                    pages[k].wait_for_selector("#board .seat")
+        pages[humans[0]].wait_for_timeout(20)
+    return {"web": web, "frames": frames, "doms": doms, "pages": pages, "clicks": clicks, "reconnected": reconnected}
+
+
+@pytest.mark.parametrize("seed,reconnect_at", [(3, 6), (8, None)])
+def test_two_people_play_a_whole_game_in_chromium_and_see_only_their_seats(server, browser, seed, reconnect_at):
+    base, lobby = server
+    seats = ["human", "heuristic", "human", "heuristic", "heuristic"]
+    got = play_in_browser(browser, base, lobby, seats, seed, reconnect_at)
+    web = got["web"]
+    assert web.table.over and got["clicks"] > 4
+    replay = web.table.replay_json()
+    dealt = {s.dealt for s in web.table.reveal().seats} | {s.identity for s in web.table.reveal().seats}
+    for seat in (0, 2):
+        cards, idents = allowed_names(replay, seat)
+        messages = [json.loads(f) for f in got["frames"][seat]]
+        assert messages and messages[0]["type"] == "state"
+        checked = 0
+        for m in messages:
+            if m.get("over"):
+                break
+            assert m["seat"] == seat
+            assert not forbidden_in(json.dumps(m), cards, idents, dealt), (seat, m["turn"])
+            checked += 1
+        assert checked > 5
+        for dom in got["doms"][seat]:
+            assert not forbidden_in(dom, cards, idents, dealt)
+        page = got["pages"][seat]
+        reveal = page.inner_text("#reveal")
+        assert all(name in reveal for name in {s.identity for s in web.table.reveal().seats})
+        assert page.get_attribute("#replay", "href") == f"/replay/{web.id}.json"
+    # the replay is given once the game is over, and it is this game
+    import urllib.request
+    text = urllib.request.urlopen(f"{base}/replay/{web.id}.json").read().decode()
+    assert Game.from_json(text).digest() == Game.from_json(replay).digest()
+    if reconnect_at is not None:       # the page opened again got the whole state again, log and all
+        seat = got["reconnected"]
+        starts = [m for m in map(json.loads, got["frames"][seat]) if m.get("events_from") == 0]
+        assert len(starts) == 2 and len(starts[1]["events"]) >= len(starts[0]["events"])
+
+
+def test_a_seat_page_shows_its_identity_options_and_card_texts(server, browser):
+    import urllib.request
+
+    base, lobby = server
+    req = urllib.request.Request(f"{base}/api/tables", method="POST", headers={"Content-Type": "application/json"},
+                                 data=json.dumps({"seats": ["human", "heuristic", "heuristic", "heuristic"],
+                                                  "seed": 1}).encode())
+    body = json.loads(urllib.request.urlopen(req).read())
+    web = lobby.tables[body["table"]]
+    page = browser.new_context().new_page()
+    page.goto(next(link["url"] for link in body["links"] if link["seat"] == 0))
+    page.wait_for_selector("#prompt:not([hidden]) #options button")
+    me = web.table.view(0).me
+    assert me.identity in page.inner_text("#me")
+    options = page.locator("#options button.option")
+    assert options.count() >= 2
+    hand = page.locator("#board .seat.you .card")
+    assert hand.count() > 0
+    name = hand.first.get_attribute("data-name")
+    hand.first.click()
+    assert page.locator("#card").is_visible() and name in page.inner_text("#card-text")
+    page.context.close()
