@@ -196,11 +196,6 @@ class Table:
         return self._prompt
 
     @property
-    def deciding(self) -> int | None:
-        """The seat whose decision is pending (public: who has priority or must choose), None at the end."""
-        return None if self.over else self._env.game.current_player
-
-    @property
     def turn(self) -> int:
         """The game's turn (0 during the mulligans)."""
         return self._env.game.turn
@@ -248,12 +243,8 @@ class Table:
         env = self._env
         steps = 0
         while self._prompt is None and not self.over and (max_steps is None or steps < max_steps):
-            agent = env.agent_selection
-            obs, _, term, trunc, info = env.last()
-            if term or trunc:       # cannot happen while the game runs; kept for the AEC contract
-                env.step(None)
-                continue
-            seat = env.possible_agents.index(agent)
+            seat = env.possible_agents.index(env.agent_selection)     # while the game runs, a seat in it
+            obs, _, _, _, info = env.last(observe=seat in self._bots)  # a person's seat needs only its view
             if seat in self._bots:
                 bot = self._bots[seat]
                 apply_action(env, bot, seat, bot_action(bot, seat, obs, info, env.game.turn))
@@ -290,9 +281,8 @@ class Table:
         if self.over:
             raise TableError("the game is over: no answer is awaited")
         p = self._prompt
-        if p is None or p.seat != seat:
-            waiting = "nobody" if p is None else f"P{p.seat}"
-            raise TableError(f"P{seat} has no decision to make now (the table waits for {waiting})")
+        if p is None or p.seat != seat:      # not whom the table waits for: that may be another seat's secret
+            raise TableError(f"P{seat} has no decision to make now")
         if type(action) is not int:
             raise TableError(f"an answer is an option's action number (an int), got {action!r}")
         legal = {o.action for o in p.view.decision.options}

@@ -160,12 +160,10 @@ class TerminalGame:
             self._line(f"\nYou left the game ({kind}) on turn {table.turn}.", style="bold")
         finally:
             self.save_replay()
-            if outcome != "over":
-                table.close()
+            table.close()           # the bots; the game stays readable for the end screen
         if outcome == "over":
             self._show_events()
             self._end_screen()
-            table.close()
         self._line(f"Replay saved to {self.replay_path}", style="bold")
         return outcome
 

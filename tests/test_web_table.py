@@ -230,6 +230,21 @@ def play_in_browser(browser, base: str, lobby, seats: list, seed: int, reconnect
 
     for k in humans:
         open_page(k)
+    # from the page of the seat that is not asked: an answer out of turn, and a message that is not JSON,
+    # through the page's own socket: each gets a one-line error on the page, and the game does not move
+    while web.table.prompt is None:
+        time.sleep(0.02)
+    asked = web.table.prompt
+    idle = pages[next(k for k in humans if k != asked.seat)]
+    idle.wait_for_selector("#board .seat")
+    before = web.table.replay_json()
+    for bad, error in [(f'JSON.stringify({{type: "answer", prompt: {asked.number}, action: 0}})', "has no decision"),
+                       ('"not json"', "a message must be JSON")]:
+        idle.evaluate(f"socket.send({bad})")
+        idle.wait_for_selector("#error:not([hidden])")
+        assert error in idle.inner_text("#error")
+        idle.evaluate("document.getElementById('error').hidden = true")
+    assert web.table.replay_json() == before and web.table.prompt == asked
     clicks, reconnected = 0, None
     deadline = time.time() + 240
     while not all(pages[k].locator("#end").is_visible() for k in humans):
@@ -251,7 +266,7 @@ def play_in_browser(browser, base: str, lobby, seats: list, seed: int, reconnect
     return {"web": web, "frames": frames, "doms": doms, "pages": pages, "clicks": clicks, "reconnected": reconnected}
 
 
-@pytest.mark.parametrize("seed,reconnect_at", [(3, 6), (8, None)])
+@pytest.mark.parametrize("seed,reconnect_at", [(3, 6), (8, None), (21, 2)])
 def test_two_people_play_a_whole_game_in_chromium_and_see_only_their_seats(server, browser, seed, reconnect_at):
     base, lobby = server
     seats = ["human", "heuristic", "human", "heuristic", "heuristic"]
@@ -266,6 +281,9 @@ def test_two_people_play_a_whole_game_in_chromium_and_see_only_their_seats(serve
         assert messages and messages[0]["type"] == "state"
         checked = 0
         for m in messages:
+            if m["type"] == "error":                    # the refused answers' one-line errors
+                assert not forbidden_in(m["message"], cards, idents, dealt)
+                continue
             if m.get("over"):
                 break
             assert m["seat"] == seat
