@@ -48,6 +48,6 @@ PACKAGES = (find_packages(include=["treachery_env*", "agents*", "training*", "ta
 
 setup(packages=PACKAGES, package_dir={"treachery_checkpoints": "checkpoints"},
       package_data={"treachery_env.data": ["*.json"], "training.configs": ["*.toml"],
-                    "table.static": ["*.html", "*.js", "*.css"],
+                    "table.static": ["*.html", "*.js", "*.css", "*.svg"],
                     "treachery_checkpoints": ["*/policy.pt", "*/MODEL_CARD.md"]},
       ext_modules=extensions, options={"build_ext": {"parallel": os.cpu_count() or 1}})

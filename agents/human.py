@@ -196,9 +196,10 @@ class HumanAgent(BaseAgent):
         if talk:       # table talk: one entry that opens the list of messages
             options.append((None, f"say something at the table... ({len(talk)} messages, none binding)"))
         self.show_identity(view)
-        why = f" - {reason}" if reason and reason != d.prompt else ""
+        why = f" ({reason})" if reason and reason != d.prompt else ""
+        question = "You have priority: act, or pass" if d.prompt == "priority" else f"Your decision: {d.prompt}"
         while True:
-            self._print(f"Your decision ({d.prompt}){why}:", style="bold")
+            self._print(f"{question}{why}", style="bold")
             for k, (_, text) in enumerate(options, 1):
                 self._print(f"  {k:>2}. {text}")
             k = self.ask(len(options), view, concede=concede is not None)

@@ -58,7 +58,7 @@ def main() -> int:
                 return 1
             page.wait_for_selector("#prompt:not([hidden]) #options button:not([disabled])")
             p = web.table.prompt
-            if p is not None and p.view.turn >= 9 and p.reason == "your main phase" and \
+            if p is not None and p.view.turn >= 9 and p.reason == "your precombat main phase" and \
                     any(o.kind == "cast" for o in p.view.decision.options):
                 break
             land = page.locator("#options button.kind-land")

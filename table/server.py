@@ -45,9 +45,21 @@ from .table import HUMAN, Table, TableError
 
 __all__ = ["WebTable", "Lobby", "create_app", "serve_cli", "add_arguments", "DEFAULT_DELAY", "lan_address"]
 
-REQUEST_FIELDS = {"num_players": 'the number of "seats"', "variant": '"variant"', "commander": '"commander"',
-                  "starting_life": '"starting_life"', "max_turns": '"max_turns"', "talk": '"talk"'}
-"""How a table request (:meth:`Lobby.create`) names the game's fields, for its errors."""
+REQUEST_FIELDS = {"num_players": 'the number of "seats"', "seats": '"seats"', "variant": '"variant"',
+                  "commander": '"commander"', "starting_life": '"starting_life"', "max_turns": '"max_turns"',
+                  "talk": '"talk"', "seed": '"seed"', "stops": '"stops"'}
+"""How a table request (:meth:`Lobby.create`) names its fields and the game's, for its errors."""
+CLI_FIELDS = {"num_players": "the number of --seats", "seats": "--seats", "variant": "--variant", "seed": "--seed",
+              "stops": "--stops"}
+"""How ``treachery serve``'s errors name them."""
+
+
+def default_bots() -> tuple[str, ...]:
+    """The bots any table request may seat: the registered bots that take no argument (random,
+    heuristic, belief, ismcts, lookahead) and the shipped models (flagship, ...), not ``policy:PATH``,
+    ``rllib:PATH``, ``isolated:SPEC`` or ``MODULE:CLASS``, which read files or import code."""
+    import agents
+    return tuple(n for n in agents.available() if n != HUMAN and n not in ("policy", "rllib", "isolated"))
 DEFAULT_DELAY = 0.6
 """Seconds between a bot's action that others can see and the table's next step (at least)."""
 
@@ -214,26 +226,43 @@ class Lobby:
 
     Args:
         delay: the bots' minimum delay for new tables, seconds.
+        bots: bot specs a table request may seat besides :func:`default_bots` (the host's
+            ``--bot``: a checkpoint, ``policy:PATH``, say).  A request names no other: it comes from
+            anyone who can reach the server, and a spec may import a module or read a file.
+
+    Raises:
+        ValueError: for a negative delay.
     """
 
-    def __init__(self, delay: float = DEFAULT_DELAY):
+    def __init__(self, delay: float = DEFAULT_DELAY, bots: tuple[str, ...] = ()):
         if delay < 0:
             raise ValueError(f"--delay must be >= 0, got {delay}")
         self.delay = delay
+        self.bots: tuple[str, ...] = tuple(dict.fromkeys([*default_bots(), *bots]))
+        """The bot specs a table request may seat (:func:`default_bots` and those the host allowed)."""
         self.tables: dict[str, WebTable] = {}
         self.replays: dict[str, Replay] = {}
         """Replays by id: loaded files (:meth:`add_replay`) and the tables' games once over."""
 
-    def create(self, request: Any) -> WebTable:
+    def create(self, request: Any, names: dict[str, str] | None = None, trusted: bool = False) -> WebTable:
         """A new table from the host's request ``{"seats": [...], "variant": ..., "commander": ...,
         "seed": ..., "starting_life": ..., "max_turns": ..., "stops": ...}`` (``seats``: per seat
         ``"human"`` or a bot spec; the number of seats is the number of players).
 
+        Args:
+            request: the request (JSON from the host page, or made from ``treachery serve``'s options).
+            names: how errors name the request's fields (default :data:`REQUEST_FIELDS`; the
+                command line's options for ``--seats``).
+            trusted: the host's own request (the command line): any bot spec; else only :attr:`bots`.
+
         Raises:
-            ValueError: (one line, naming the field) for a malformed request, no person's seat, or
-                whatever :class:`Table` and :class:`~treachery_env.GameConfig` refuse.
+            ValueError: (one line, naming the field) for a malformed request, no person's seat, a bot
+                not in :attr:`bots` (untrusted), or whatever :class:`Table` and
+                :class:`~treachery_env.GameConfig` refuse.
         """
         from treachery_env import GameConfig
+
+        names = REQUEST_FIELDS if names is None else names
 
         if not isinstance(request, dict):
             raise ValueError("a table request is a JSON object with at least \"seats\"")
@@ -242,11 +271,18 @@ class Lobby:
         if unknown:
             raise ValueError(f"unknown field(s) {unknown} in the table request")
         seats = request.get("seats")
+        where = names["seats"]
         if not isinstance(seats, list) or not all(isinstance(s, str) and s.strip() for s in seats):
-            raise ValueError('"seats" must be a list of "human" or bot specs, one per player')
-        if HUMAN not in [s.strip() for s in seats]:
-            raise ValueError('"seats" needs at least one "human" seat (a table of bots alone is '
-                             'treachery evaluate\'s job)')
+            raise ValueError(f'{where} must be a list of "human" or bot specs, one per player')
+        seats = [s.strip() for s in seats]
+        if HUMAN not in seats:
+            raise ValueError(f'{where} needs at least one "human" seat (a table of bots alone is '
+                             f"treachery evaluate's job)")
+        if not trusted:
+            refused = sorted({s for s in seats if s != HUMAN and s not in self.bots})
+            if refused:
+                raise ValueError(f"{where}: bot {refused[0]!r} is not offered here; choose among "
+                                 f"{', '.join(self.bots)} (the host allows more with treachery serve --bot SPEC)")
         kw = {"num_players": len(seats)}
         for field in ("variant", "commander", "starting_life", "max_turns", "talk"):
             if request.get(field) not in (None, ""):
@@ -255,14 +291,21 @@ class Lobby:
         if seed in (None, ""):
             seed = secrets.randbelow(2**31 - 1)
         if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-            raise ValueError(f'"seed" must be an int >= 0, got {seed!r}')
-        stops = Stops.parse(request["stops"]) if request.get("stops") else None
+            raise ValueError(f"{names['seed']} must be an int >= 0, got {seed!r}")
+        try:
+            stops = Stops.parse(request["stops"]) if request.get("stops") not in (None, "") else None
+        except ValueError as err:
+            raise ValueError(f"{names['stops']}: {err}") from None
         try:
             config = GameConfig(**kw)
         except ValueError as err:
-            raise renamed(err, REQUEST_FIELDS) from None
+            raise renamed(err, names) from None
+        try:
+            table = Table(seats, config, seed=seed, stops=stops)
+        except ValueError as err:
+            raise ValueError(f"{where}: {err}") from None
         table_id = secrets.token_hex(4)
-        web = WebTable(table_id, Table(seats, config, seed=seed, stops=stops), self.delay)
+        web = WebTable(table_id, table, self.delay)
         self.tables[table_id] = web
         return web
 
@@ -350,11 +393,15 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
                                 status_code=404)
         return _static("table.html")
 
+    @app.get("/api/bots")
+    async def bots() -> Any:
+        return {"bots": list(lobby.bots)}
+
     @app.post("/api/tables")
     async def create_table(request: Request) -> Any:
         try:
             body = await request.json()
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
             return JSONResponse({"error": "the request body is not JSON"}, status_code=400)
         try:
             web = lobby.create(body)
@@ -368,16 +415,19 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
                         "qr": segno.make(url, error="m").svg_inline(scale=4, dark="#111", light="#fff")})
         return {"table": web.id, "seed": web.table.seed, "links": out}
 
-    @app.get("/replay/{table_id}.json")
-    async def replay(table_id: str) -> Any:
-        web = lobby.tables.get(table_id)
-        if web is None:
-            return JSONResponse({"error": f"no table {table_id!r}"}, status_code=404)
-        if not web.table.over:
+    @app.get("/replay/{replay_id}.json")
+    async def replay(replay_id: str) -> Any:
+        web = lobby.tables.get(replay_id)
+        if web is not None and not web.table.over:
             return JSONResponse({"error": "the replay holds every hidden card: it is given when the game ends"},
                                 status_code=403)
-        return Response(web.table.replay_json(), media_type="application/json",
-                        headers={"Content-Disposition": f'attachment; filename="treachery-{table_id}.json"'})
+        try:
+            text = lobby.replay(replay_id).text
+        except KeyError:
+            return JSONResponse({"error": f"no finished game or replay {replay_id!r}"}, status_code=404)
+        return Response(text, media_type="application/json",
+                        headers={"Content-Disposition": f'attachment; filename="treachery-{replay_id}.json"'})
+
 
     @app.get("/replay/{replay_id}", response_class=HTMLResponse)
     async def replay_page(replay_id: str) -> Any:
@@ -418,7 +468,7 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
                 try:
                     try:
                         message = json.loads(text)
-                    except json.JSONDecodeError:
+                    except (json.JSONDecodeError, RecursionError):
                         raise TableError("a message must be JSON: {\"type\": \"answer\", \"prompt\": N, "
                                          "\"action\": A}") from None
                     await web.answer(seat, message)
@@ -457,6 +507,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "human,human,heuristic,heuristic,heuristic); its links and QR codes are printed")
     p.add_argument("--variant", default=None, help="the created table's identity-deck variant")
     p.add_argument("--seed", type=int, default=None, help="the created table's seed (default: a fresh one)")
+    p.add_argument("--bot", action="append", default=[], metavar="SPEC",
+                   help="also offer this bot on the host page (repeat for more): a checkpoint such as "
+                        "policy:runs/x/policy.pt; the page offers the rule-based bots and the shipped models "
+                        "(treachery models) alone, as it takes requests from anyone who reaches the server")
     p.add_argument("--replay", nargs="+", default=(), metavar="FILE",
                    help="replay files to view step by step in the browser (a treachery play replay, say); their "
                         "links are printed")
@@ -468,7 +522,8 @@ def serve_cli(args: argparse.Namespace) -> int:
     """Run ``treachery serve`` (see :func:`add_arguments`) until Ctrl-C.
 
     Returns:
-        the exit status: 0 after Ctrl-C, 2 for invalid options (one line on standard error).
+        the exit status: 0 after Ctrl-C, 2 for invalid options or a port that cannot be bound (one
+        line on standard error).
     """
     try:
         import uvicorn
@@ -477,27 +532,37 @@ def serve_cli(args: argparse.Namespace) -> int:
               "'treachery-toolkit[web]'", file=sys.stderr)
         return 2
     host = args.host or ("0.0.0.0" if args.lan else "127.0.0.1")
-    if not 0 < args.port < 65536:
-        print(f"treachery serve: error: --port must be from 1 to 65535, got {args.port}", file=sys.stderr)
-        return 2
     shown = lan_address() if args.lan or host == "0.0.0.0" else host
     base = f"http://{shown}:{args.port}"
     try:
-        lobby = Lobby(delay=args.delay)
+        if not 0 < args.port < 65536:
+            raise ValueError(f"--port must be from 1 to 65535, got {args.port}")
+        if (args.variant is not None or args.seed is not None) and not args.seats:
+            raise ValueError("--variant and --seed are the table of --seats; without it, create tables on the "
+                             "host page")
+        for spec in args.bot:
+            try:
+                _check_bot(spec)
+            except ValueError as err:
+                raise ValueError(f"--bot {spec}: {err}") from None
+        lobby = Lobby(delay=args.delay, bots=tuple(args.bot))
         app = create_app(lobby, base_url=base)
         replays = {}
         for path in args.replay:
             try:
                 text = open(path, encoding="utf-8").read()
-            except OSError as err:
-                raise ValueError(f"--replay: cannot read {path}: {err.strerror}") from None
+            except (OSError, UnicodeDecodeError) as err:
+                raise ValueError(f"--replay: cannot read {path}: {getattr(err, 'strerror', None) or err}") from None
             try:
                 replays[path] = lobby.add_replay(text)
             except ValueError as err:
-                raise ValueError(f"--replay {path}: {err}") from None
+                why = str(err).split("; from_json takes", 1)[0]     # the engine's hint is for Python callers
+                raise ValueError(f"--replay {path}: {why}") from None
         created = None
         if args.seats:
-            created = lobby.create({"seats": args.seats.split(","), "variant": args.variant, "seed": args.seed})
+            created = lobby.create({"seats": args.seats.split(","), "variant": args.variant, "seed": args.seed},
+                                   names=CLI_FIELDS, trusted=True)
+        sock = _bind(host, args.port)
     except ValueError as err:
         print(f"treachery serve: error: {err}", file=sys.stderr)
         return 2
@@ -512,8 +577,43 @@ def serve_cli(args: argparse.Namespace) -> int:
             print(f"  {'spectators' if seat is None else f'P{seat}'}: {url}")
             if seat is not None:
                 segno.make(url, error="m").terminal(compact=True)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     try:
-        uvicorn.run(app, host=host, port=args.port, log_level="warning")
+        server.run(sockets=[sock])
     except KeyboardInterrupt:
         pass
     return 0
+
+
+def _check_bot(spec: str) -> None:
+    """Make the bot ``spec`` once (its checkpoint read, its module imported), so a bad ``--bot`` fails
+    at start.
+
+    Raises:
+        ValueError: from :func:`agents.make`; for ``human``.
+    """
+    import agents
+    if spec.strip() == HUMAN:
+        raise ValueError("a person's seat is not a bot")
+    bot = agents.make(spec, seed=0)
+    if hasattr(bot, "close"):
+        bot.close()
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port`` for uvicorn (bound here, so a port in use is one clear line).
+
+    Raises:
+        ValueError: when it cannot be bound (in use, not this machine's address, no permission).
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as err:
+        sock.close()
+        raise ValueError(f"--port {port}: cannot listen on {host}:{port}: {err.strerror or err}") from None
+    sock.set_inheritable(True)
+    return sock

@@ -96,6 +96,8 @@ class Stops:
         Raises:
             ValueError: naming an unknown setting and the known ones.
         """
+        if not isinstance(text, str):
+            raise ValueError(f"stops are a string such as 'default' or 'own_main,attacked', got {text!r}")
         words = [w.strip().replace("-", "_") for w in text.split(",") if w.strip()]
         if words == ["default"]:
             return cls()
@@ -127,7 +129,7 @@ class Stops:
             seen_combat: ``(turn, attacker seat)`` of the combats it was already asked about.
 
         Returns:
-            the reason (``"your main phase"``, ``"P2's Shock targets you or yours"``...), or None:
+            the reason (``"your precombat main phase"``, ``"P2's Shock targets you or yours"``...), or None:
             answer with the decision's pass (a priority window, a truce offer), or with its single
             option.
         """
@@ -145,7 +147,7 @@ class Stops:
         # the first main phase is the seat's moment to talk and unveil at leisure; the second
         # needs a land, a spell or an ability to play
         if self.own_main and self._main(view) and (responses or (view.phase == "main1" and kinds - {"pass"})):
-            return "your main phase"
+            return "your precombat main phase" if view.phase == "main1" else "your postcombat main phase"
         if not meaningful:
             return None
         me = view.seat

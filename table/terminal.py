@@ -37,7 +37,7 @@ from .table import HUMAN, Table
 
 __all__ = ["add_arguments", "play_cli", "TerminalGame", "QUIET_EVENTS", "END_MARKER"]
 
-QUIET_EVENTS = frozenset({"draw", "land", "resolve", "unveil_cost", "activate", "reveal_all", "steps_ended"})
+QUIET_EVENTS = frozenset({"draw", "resolve", "unveil_cost", "activate", "reveal_all", "steps_ended"})
 """Log events not printed while playing: bookkeeping, or shown by the board and the end screen."""
 END_MARKER = "GAME OVER"
 """The title of the end screen."""
@@ -67,8 +67,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--delay", type=float, default=0.3,
                    help="seconds to pause after each bot action that shows something (default 0.3)")
     p.add_argument("--replay", default=None,
-                   help="where the replay JSON goes: a file, or a folder for a file named "
-                        "play-<date>-<time>-seed<seed>.json in it (default: that name in runs/)")
+                   help="where the replay JSON goes: a new file (an existing one is never overwritten), or a "
+                        "folder for a file named play-<date>-<time>-seed<seed>.json in it (default: that name in "
+                        "runs/)")
 
 
 class TerminalGame:
@@ -282,6 +283,9 @@ def play_cli(args: argparse.Namespace, input_stream: IO[str] | None = None, cons
             else None if args.replay else "runs"
         replay = _fresh_path(str(Path(folder) / f"play-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}"
                                  f"-seed{seed}"), ".json") if folder else args.replay
+        if Path(replay).exists():          # nothing is lost: a replay never overwrites a file
+            raise ValueError(f"--replay {replay!r} exists; give a new file name, or a folder for a file named "
+                             f"for the game")
         check_writable_file(replay, "--replay")
         session = TerminalGame(config, seed, seat, args.opponents.split(","), input_stream, console,
                                args.delay, Path(replay), stops)

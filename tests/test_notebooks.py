@@ -115,8 +115,9 @@ def check_play_transcript(text: str) -> None:
     the end and stepped through the replay (what the widget shows a seat is checked for hidden
     information in tests/test_widgets.py)."""
     assert "mode: autoplay (the notebook clicks)" in text
-    m = re.search(r"the game is over after (\d+) turns; you answered (\d+) prompts by clicking", text)
-    assert m and int(m.group(2)) > 0, text[-2000:]
+    m = re.search(r"the game is over after (\d+) turns \((a draw|won by P\d)[^)]*\); you answered (\d+) prompts by "
+                  r"clicking", text)
+    assert m and int(m.group(3)) > 0, text[-2000:]
     revealed = re.findall(r"^  P(\d) \((you|[\w:]+)\): (The [\w' -]+) \((Leader|Guardian|Assassin|Traitor)\)", text, re.M)
     assert sorted(int(k) for k, *_ in revealed) == [0, 1, 2, 3, 4]
     assert "step 0 of " in text and re.search(r"step \d+ of \d+, turn \d+: P\d acted", text)

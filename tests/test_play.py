@@ -96,6 +96,16 @@ def test_a_replay_path_that_cannot_be_written_is_refused_before_the_game(tmp_pat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f.txt"]     # the probe leaves nothing behind
 
 
+def test_an_existing_file_is_never_overwritten_by_a_replay(tmp_path, monkeypatch, capsys):
+    """``--replay FILE`` for a file that exists is refused before the game, the file unchanged (nothing
+    is lost: a replay never overwrites, whatever the file holds)."""
+    taken = tmp_path / "notes.txt"
+    taken.write_text("mine")
+    status, out, err = play(monkeypatch, capsys, [*SMALL, "--seed", "3", "--replay", str(taken)], Typist(["1"]))
+    assert status == 2 and f"--replay {str(taken)!r} exists; give a new file name" in err
+    assert taken.read_text() == "mine" and "Choose" not in out
+
+
 def test_a_replay_folder_gets_a_file_named_for_the_game(tmp_path, monkeypatch, capsys):
     """``--replay FOLDER`` (an existing folder, or a new one named with a trailing slash)
     writes ``play-<date>-<time>-seed<seed>.json`` inside it (it used to be refused as

@@ -78,6 +78,8 @@ def test_the_web_table_serves_a_finished_game_and_a_loaded_replay(finished, tmp_
     replay_id = lobby.add_replay(finished.replay_json())
     with TestClient(create_app(lobby)) as c:
         assert c.get(f"/replay/{replay_id}").status_code == 200
+        download = c.get(f"/replay/{replay_id}.json")
+        assert download.status_code == 200 and download.text == finished.replay_json()
         f = c.get(f"/api/replay/{replay_id}/12?seat=2").json()
         assert f["step"] == 12 and f["steps"] == Replay(finished.replay_json()).steps and f["players"] == 5
         assert f["board"].startswith('<div class="board-head">') and isinstance(f["cards"], dict)

@@ -95,11 +95,11 @@ def test_no_priority_prompt_outside_a_stop():
             return
         kinds = {o.kind for o in d.options}
         reasons.add(p.reason.split(" ")[0])
-        if p.reason == "your main phase":
+        if p.reason in ("your precombat main phase", "your postcombat main phase"):
             assert p.view.active == p.seat and p.view.phase in ("main1", "main2") and not p.view.stack
         else:
             assert kinds - {"pass", "talk", "concede"}, (p.reason, kinds)
-        if p.view.phase == "main2" and p.reason == "your main phase":
+        if p.reason == "your postcombat main phase":
             assert kinds - {"pass", "talk", "concede", "unveil", "token"}
 
     for seed in (0, 5):

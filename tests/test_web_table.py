@@ -58,19 +58,27 @@ def test_creating_a_table_and_its_errors(api):
     for request, message in [
         ({"seats": ["heuristic"] * 5}, 'needs at least one "human" seat'),
         ({"seats": ["human"] * 3}, 'the number of "seats": must be an int from 4 to 12'),
-        ({"seats": ["human", "nosuchbot", "random", "random"]}, "unknown agent 'nosuchbot'"),
+        ({"seats": ["human", "nosuchbot", "random", "random"]}, "bot 'nosuchbot' is not offered here"),
         ({"seats": ["human"] * 4, "seed": -2}, '"seed" must be an int >= 0'),
         ({"seats": ["human"] * 4, "colour": "red"}, "unknown field(s) ['colour']"),
         ({"seats": "human,human"}, '"seats" must be a list'),
         ({"seats": ["human"] * 4, "variant": "chess"}, '"variant": '),
-        ({"seats": ["human"] * 4, "stops": "sometimes"}, "unknown stop sometimes"),
+        ({"seats": ["human"] * 4, "stops": "sometimes"}, '"stops": unknown stop sometimes'),
+        ({"seats": ["human"] * 4, "stops": 5}, '"stops": stops are a string'),
+        ({"seats": ["human", "this:x", "random", "random"]}, "\"seats\": bot 'this:x' is not offered here"),
+        ({"seats": ["human", "policy:/etc/shadow", "random", "random"]}, "bot 'policy:/etc/shadow' is not offered"),
+        ({"seats": ["human", "isolated:heuristic", "random", "random"]}, "bot 'isolated:heuristic' is not offered"),
         ([1, 2], "a table request is a JSON object"),
     ]:
         r = c.post("/api/tables", json=request)
         assert r.status_code == 400 and message in r.json()["error"], (request, r.json())
         assert "\n" not in r.json()["error"]
-    r = c.post("/api/tables", content=b"{not json", headers={"Content-Type": "application/json"})
-    assert r.status_code == 400 and r.json()["error"] == "the request body is not JSON"
+    for raw in (b"{not json", b"[" * 100_000 + b"]" * 100_000):
+        r = c.post("/api/tables", content=raw, headers={"Content-Type": "application/json"})
+        assert r.status_code == 400 and r.json()["error"] == "the request body is not JSON"
+    bots = c.get("/api/bots").json()["bots"]
+    assert {"heuristic", "random", "belief", "flagship"} <= set(bots)
+    assert not {"human", "policy", "rllib", "isolated"} & set(bots)
     assert c.get("/").status_code == 200 and "Create the table" in c.get("/").text
     assert c.get("/seat/nosuchtoken").status_code == 404
     assert c.get(f"/seat/{token_of(body['links'], 0)}").status_code == 200
@@ -115,11 +123,12 @@ def test_a_seat_socket_answers_and_refuses_bad_answers(api):
             got = asked.receive_json()
         assert got["stops"]["truces"] is False and got["stops"]["own_main"] is True
         assert web.table.stops[seat].end_of_turn and not web.table.stops[seat].truces
-        asked.send_text("not json {")
-        got = asked.receive_json()
-        while got["type"] != "error":
+        for text in ("not json {", "[" * 100_000 + "]" * 100_000):
+            asked.send_text(text)
             got = asked.receive_json()
-        assert "a message must be JSON" in got["message"]
+            while got["type"] != "error":
+                got = asked.receive_json()
+            assert "a message must be JSON" in got["message"]
         asked.send_json({"type": "answer", "prompt": p.number, "action": legal[0]})
         deadline = time.time() + 30
         while web.table.prompt is not None and web.table.prompt.number == p.number and time.time() < deadline:
@@ -135,6 +144,52 @@ def test_a_seat_socket_answers_and_refuses_bad_answers(api):
         assert got["message"] == "a spectator cannot answer"
     assert c.get(f"/replay/{web.id}.json").status_code == 403
     assert c.get("/replay/nosuchtable.json").status_code == 404
+
+
+def test_the_host_may_offer_more_bots_and_the_command_line_seats_any(tmp_path):
+    spec = "policy:checkpoints/flagship/policy.pt"
+    lobby = Lobby(delay=0, bots=(spec,))
+    assert spec in lobby.bots and "heuristic" in lobby.bots
+    web = lobby.create({"seats": ["human", spec, "heuristic", "heuristic", "heuristic"]})
+    assert web.table.labels[1] == spec
+    with pytest.raises(ValueError, match="bot 'random:x' is not offered"):
+        lobby.create({"seats": ["human", "random:x", "heuristic", "heuristic"]})
+    web = Lobby(delay=0).create({"seats": ["human", spec, "heuristic", "heuristic", "heuristic"]}, trusted=True)
+    assert web.table.labels[1] == spec
+
+
+def test_serve_refuses_bad_options_in_one_line(tmp_path, capsys):
+    import socket
+
+    from training.cli import main
+
+    truncated = tmp_path / "cut.json"
+    truncated.write_text('{"format": "treachery-replay", "actions": [1, 2')
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen(1)
+    port = busy.getsockname()[1]
+    try:
+        for argv, message in [
+            (["--port", "0"], "--port must be from 1 to 65535, got 0"),
+            (["--port", "99999"], "--port must be from 1 to 65535"),
+            (["--port", str(port)], f"--port {port}: cannot listen on 127.0.0.1:{port}"),
+            (["--variant", "simple_roles"], "--variant and --seed are the table of --seats"),
+            (["--seats", "heuristic,heuristic,heuristic,heuristic"], '--seats needs at least one "human" seat'),
+            (["--seats", "human,nosuchbot,random,random"], "--seats: unknown agent 'nosuchbot'"),
+            (["--seats", "human,human,human"], "the number of --seats: must be an int from 4 to 12"),
+            (["--seats", "human,random,random,random", "--variant", "chess"], "--variant: "),
+            (["--bot", "policy:/nonexistent.pt"], "--bot policy:/nonexistent.pt: "),
+            (["--bot", "human"], "--bot human: a person's seat is not a bot"),
+            (["--replay", str(tmp_path / "missing.json")], "--replay: cannot read"),
+            (["--replay", str(truncated)], f"--replay {truncated}: not a replay: invalid JSON"),
+        ]:
+            assert main(["serve", *argv]) == 2, argv
+            err = capsys.readouterr().err
+            assert err.startswith("treachery serve: error: ") and message in err and err.count("\n") == 1, (argv, err)
+            assert "from_json" not in err
+    finally:
+        busy.close()
 
 
 # ---------------------------------------------------------------------------- in Chromium

@@ -1,7 +1,7 @@
 // The host page: choose the players and the seats, create the table, hand out the links.
 "use strict";
 const $ = (id) => document.getElementById(id);
-const BOTS = ["heuristic", "belief", "random", "lookahead", "ismcts", "flagship"];
+let BOTS = ["heuristic"];      // replaced by the server's list (GET /api/bots) before the seats are laid out
 
 function seatRow(k) {
   const row = document.createElement("label");
@@ -13,7 +13,7 @@ function seatRow(k) {
     o.value = v; o.textContent = v === "human" ? "a person" : `bot: ${v}`;
     sel.appendChild(o);
   }
-  sel.value = k < 2 ? "human" : "heuristic";
+  sel.value = k < 2 ? "human" : (BOTS.includes("heuristic") ? "heuristic" : BOTS[0]);
   row.appendChild(sel);
   return row;
 }
@@ -31,22 +31,29 @@ for (let n = 4; n <= 12; n++) {
 }
 $("players").value = 5;
 $("players").onchange = layout;
-layout();
+fetch("/api/bots").then((r) => r.json()).then((data) => { BOTS = data.bots; layout(); });
 
-function number(id) {
+function error(text) { const e = $("error"); e.textContent = text; e.hidden = false; }
+
+function number(id, what) {
   const v = $(id).value.trim();
-  return v === "" ? null : Number(v);
+  if (v === "") return null;
+  if (!/^[0-9]+$/.test(v)) throw new Error(`${what} must be a whole number, got "${v}"`);
+  return Number(v);
 }
 
 $("host").onsubmit = async (ev) => {
   ev.preventDefault();
-  const body = {seats: [...document.querySelectorAll(".seat-spec")].map((s) => s.value),
-                variant: $("variant").value, commander: $("commander").checked,
-                seed: number("seed"), max_turns: number("max_turns")};
+  let body;
+  try {
+    body = {seats: [...document.querySelectorAll(".seat-spec")].map((s) => s.value),
+            variant: $("variant").value, commander: $("commander").checked,
+            seed: number("seed", "The seed"), max_turns: number("max_turns", "The turn limit")};
+  } catch (e) { error(e.message); return; }
   const r = await fetch("/api/tables", {method: "POST", headers: {"Content-Type": "application/json"},
                                         body: JSON.stringify(body)});
   const data = await r.json();
-  if (!r.ok) { const e = $("error"); e.textContent = data.error; e.hidden = false; return; }
+  if (!r.ok) { error(data.error); return; }
   $("error").hidden = true;
   $("created").hidden = false;
   $("created-title").textContent = `Table ${data.table} (seed ${data.seed})`;
