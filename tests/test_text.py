@@ -307,6 +307,11 @@ def _check_view_text(g: Game, seat: int) -> None:
             if n:
                 assert f"{n} {kind}" in text.split("counters on the player: ", 1)[1]
         assert f"lands: {p.lands} ({p.untapped_lands} untapped)" in text
+        casts = g.players[p.seat].commander_casts
+        assert p.commander_casts == casts                   # public (CR 903.8), and in every seat's view
+        if casts:
+            said = {1: "once", 2: "twice"}.get(casts, f"{casts} times")
+            assert f"{p.commander} (" in text and f"cast {said}, tax {{{2 * casts}}})" in text
         for c in p.creatures:
             assert f"{c.name} {c.power}/{c.toughness}" in text
         if p.identity is None:              # hidden from the seat: its name appears nowhere

@@ -166,6 +166,7 @@ cdef Py_ssize_t PL_COMMANDER = _attr(Player, "commander"), PL_COMMANDER_ZONE = _
 cdef Py_ssize_t PL_CMD_DAMAGE = _attr(Player, "cmd_damage"), PL_HAS_LOST = _attr(Player, "has_lost")
 cdef Py_ssize_t PL_COUNTERS = _attr(Player, "counters"), PL_PERMISSIONS = _attr(Player, "permissions")
 cdef Py_ssize_t PL_MULLIGANS = _attr(Player, "mulligans"), PL_ATTACKABLES = _attr(Player, "attackables")
+cdef Py_ssize_t PL_COMMANDER_CASTS = _attr(Player, "commander_casts")
 cdef Py_ssize_t ID_FACE_UP = _attr(IdentityCard, "face_up"), ID_KNOWN_BY = _attr(IdentityCard, "known_by")
 cdef Py_ssize_t ID_DATA = _attr(IdentityCard, "data"), ID_COPY_OF = _attr(IdentityCard, "copy_of")
 cdef Py_ssize_t ID_IDENTITY = _attr(IdentityCard, "identity"), ID_ROLE_OVERRIDE = _attr(IdentityCard, "role_override")
@@ -619,12 +620,12 @@ cdef object _walker_view(object w, object turn, object attackers, object kept):
 # the slots of a player and of its identity card its views are made of besides the lists and dicts
 # they hold (what _player_view compares before it looks at the rest)
 cdef enum:
-    N_PLAYER_SLOTS = 19
+    N_PLAYER_SLOTS = 20
     N_IDENTITY_SLOTS = 6
 cdef Py_ssize_t _PLAYER_SLOTS[N_PLAYER_SLOTS]
 _PLAYER_SLOTS[:] = [PL_SEAT, PL_LIFE, PL_HAND, PL_LIBRARY, PL_GRAVEYARD, PL_EXILE, PL_LANDS, PL_LANDS_TAPPED, PL_TOKENS,
                     PL_CREATURES, PL_IDENTITY, PL_COMMANDER, PL_COMMANDER_ZONE, PL_CMD_DAMAGE, PL_HAS_LOST, PL_COUNTERS,
-                    PL_PERMISSIONS, PL_MULLIGANS, PL_ATTACKABLES]
+                    PL_PERMISSIONS, PL_MULLIGANS, PL_ATTACKABLES, PL_COMMANDER_CASTS]
 cdef Py_ssize_t _IDENTITY_SLOTS[N_IDENTITY_SLOTS]
 _IDENTITY_SLOTS[:] = [ID_FACE_UP, ID_KNOWN_BY, ID_COPY_OF, ID_IDENTITY, ID_ROLE_OVERRIDE, ID_COUNTERS]
 
@@ -639,7 +640,7 @@ cdef object _player_view(object p, object viewer, Py_ssize_t seat, object turn, 
     give the kept names, mappings and creature and planeswalker views (the
     same hand and library sizes; whether the viewer knows the identity; for
     the viewer's own view, no cards usable from other zones)."""
-    cdef PyObject* v[24]
+    cdef PyObject* v[25]
     cdef object leader
     idc = get(p, PL_IDENTITY)
     own = get(p, PL_SEAT) == viewer
@@ -720,7 +721,8 @@ cdef object _player_view(object p, object viewer, Py_ssize_t seat, object turn, 
     _put(v, 21, usable)
     _put(v, 22, mulligans)
     _put(v, 23, planeswalkers)
-    view = fields(<PyTypeObject*>PlayerView, view, v, 24)
+    _put(v, 24, get(p, PL_COMMANDER_CASTS))
+    view = fields(<PyTypeObject*>PlayerView, view, v, 25)
     if seat >= 0:
         views[seat] = view
         raws[seat] = (_slots_of(p, _PLAYER_SLOTS, N_PLAYER_SLOTS), _slots_of(idc, _IDENTITY_SLOTS, N_IDENTITY_SLOTS))

@@ -668,7 +668,11 @@ def board_sections(view: "SeatView", viewer: "int | None") -> BoardSections:
                 ws.append(f"{w.name} (loyalty {w.loyalty}" + "".join(", " + s for s in state) + ")")
             lines.append("planeswalkers: " + "; ".join(ws))
         if p.commander is not None:
-            lines.append(f"commander: {p.commander} ({_COMMANDER_ZONES.get(p.commander_zone, p.commander_zone)})")
+            n = p.commander_casts
+            tax = (f"; cast {({1: 'once', 2: 'twice'}.get(n) or f'{n} times')}, tax {{{2 * n}}}"
+                   if n else "")
+            lines.append(f"commander: {p.commander} ({_COMMANDER_ZONES.get(p.commander_zone, p.commander_zone)}"
+                         f"{tax})")
         taken = [f"{n} from P{s}'s {view.players[s].commander or 'commander'}"
                  for s, n in sorted(p.commander_damage_taken.items()) if n]
         if taken:

@@ -191,6 +191,8 @@ class PlayerView(NamedTuple):
         mulligans: mulligans taken before the game (public, CR 103.5).
         planeswalkers: the attackable permanents it controls
             (:class:`PlaneswalkerView`, in slot order).
+        commander_casts: times its commander was cast from the command zone (public; the
+            commander tax is {2} for each, CR 903.8).
     """
 
     seat: int
@@ -217,6 +219,7 @@ class PlayerView(NamedTuple):
     usable_elsewhere: tuple | None
     mulligans: int = 0
     planeswalkers: tuple = ()
+    commander_casts: int = 0
 
 
 class StackView(NamedTuple):
@@ -561,7 +564,8 @@ def _player_view(game: "Game", p: Any, viewer: int, turn: int) -> PlayerView:
         face_up and not lost and role == _LEADER,              # Game.is_leader_player (CR 314.7)
         _fd(p.counters),
         tuple([(q["card"].name, q["zone"], q["free"]) for q in p.permissions]) if own else None,
-        p.mulligans, tuple([_planeswalker_view(game, w) for w in p.attackables]) if p.attackables else ()))
+        p.mulligans, tuple([_planeswalker_view(game, w) for w in p.attackables]) if p.attackables else (),
+        p.commander_casts))
 
 
 def _option(action: int, text: str, kind: str, card: str | None = None, player: int | None = None,
