@@ -19,13 +19,11 @@ from __future__ import annotations
 import re
 from typing import IO, Any
 
-from treachery_env import identities
 
 from . import register
 from .base import BaseAgent, legal_actions
 
-__all__ = ["HumanAgent", "QuitGame", "card_line", "CONCEDE", "known_names",
-           "find_name", "view_names"]
+__all__ = ["HumanAgent", "QuitGame", "card_line", "CONCEDE"]
 
 QUIT_WORDS = ("q", "quit", "exit")
 BOARD_WORDS = ("b", "board")
@@ -52,53 +50,6 @@ def card_line(name: str) -> str:
     cost = first[len(name):].strip()
     rest = [re.sub(r" \([^)]*\)", "", line) for line in rest]
     return (f"{cost} " if cost else "") + rest[0] + (": " + " ".join(rest[1:]) if rest[1:] else "")
-
-
-def known_names() -> list[str]:
-    """Every name that has a card text (:func:`treachery_env.text.card_text`): the pool's cards,
-    the tokens, the identities and the simple-roles lands, sorted."""
-    from treachery_env.cards import CARD_INDEX, TOKENS
-    return sorted(set(CARD_INDEX) | set(TOKENS) | set(identities.names()) | set(identities.SIMPLE_ROLE_NAMES.values()))
-
-
-def find_name(query: str) -> str:
-    """The card, token or identity name ``query`` means: equal to a name (case and spaces
-    ignored), else the one name it begins, else the one name that contains it.
-
-    Raises:
-        ValueError: (one line) when it names nothing or several names (listing up to eight).
-    """
-    key = " ".join(query.lower().split())
-    names = known_names()
-    for test in (lambda n: n.lower() == key, lambda n: n.lower().startswith(key), lambda n: key in n.lower()):
-        found = [n for n in names if test(n)]
-        if len(found) == 1:
-            return found[0]
-        if len(found) > 1:
-            raise ValueError(f"{query!r} could be {', '.join(found[:8])}{', ...' if len(found) > 8 else ''}: "
-                             f"type more of the name")
-    raise ValueError(f"no card, token or identity is called {query!r}")
-
-
-def view_names(view: Any) -> list[str]:
-    """The card, token and identity names in ``view`` (the seat's information set): its hand, every
-    creature, planeswalker, graveyard and exile card, commander, counted token, known identity,
-    stack object's source, the cards it may look at and its options' cards, sorted.  Each has a
-    text (:func:`treachery_env.text.card_text`; ``? NAME`` at a prompt)."""
-    seen = set()
-    for p in view.players:
-        seen.update(p.hand or ())
-        seen.update(p.graveyard)
-        seen.update(p.exile)
-        seen.update(c.name for c in p.creatures)
-        seen.update(w.name for w in p.planeswalkers)
-        seen.update(k for k, v in p.tokens.items() if v)
-        seen.update(x for x in (p.commander, p.identity) if x)
-    seen.update(s.source for s in view.stack)
-    seen.update(view.dream)
-    if view.decision is not None:
-        seen.update(o.card for o in view.decision.options if o.card)
-    return sorted(seen)
 
 
 def _panel(text: str) -> Any:
@@ -287,7 +238,7 @@ class HumanAgent(BaseAgent):
         """Print the full text of the card, token or identity ``query`` names (case and spaces
         ignored; a unique beginning of a name is enough); with no query, the names the board
         shows that have a text.  A query that names nothing gets a one-line message."""
-        from treachery_env.text import card_text
+        from treachery_env.text import card_text, find_name, view_names
         if not query:
             names = view_names(view)
             self._print("Type ? and a name: " + (", ".join(names) if names else "(no cards on the board)"),

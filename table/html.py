@@ -18,9 +18,8 @@ __all__ = ["board_html", "identity_html", "option_details", "reveal_html", "card
 
 def card_texts(view: Any) -> dict[str, str]:
     """``name -> full text`` (:func:`treachery_env.text.card_text`) of every card, token and
-    identity name ``view`` holds (:func:`agents.human.view_names`)."""
-    from agents.human import view_names
-    from treachery_env.text import card_text
+    identity name ``view`` holds (:func:`treachery_env.text.view_names`)."""
+    from treachery_env.text import card_text, view_names
     return {name: card_text(name) for name in view_names(view)}
 
 
@@ -52,8 +51,7 @@ def board_html(view: Any, spectator: bool = False, titles: bool = False) -> str:
         titles: give each card span its full text as a ``title`` (a tooltip, where no script
             shows :func:`card_texts`: the notebook widgets).
     """
-    from agents.human import view_names
-    from treachery_env.text import board_sections
+    from treachery_env.text import board_sections, view_names
 
     names = view_names(view)
     texts = card_texts(view) if titles else None
@@ -94,9 +92,9 @@ def option_details(view: Any) -> list[dict]:
     """The pending decision's options for buttons: ``{"action", "text", "kind", "card"}`` each
     (``card``: the card or identity it casts, plays or unveils, with a text to show; else None).
     Identical choices (the same land in two hand slots) are listed once."""
-    from agents.human import known_names
+    from treachery_env.text import card_names
 
-    known = set(known_names())
+    known = card_names()
     out, seen = [], set()
     for o in view.decision.options:
         if o.text in seen and o.kind != "concede":

@@ -9,7 +9,6 @@ to people once their game is over; a frame still shows only what its seat saw at
 
 from __future__ import annotations
 
-import json
 from typing import Any, NamedTuple
 
 from treachery_env.engine import Game
@@ -61,10 +60,9 @@ class Replay:
     def __init__(self, text: str | bytes):
         final = Game.from_json(text)             # the whole replay, its digest checked
         self.text = text if isinstance(text, str) else text.decode()
-        self._actions = json.loads(self.text)["actions"]
+        self._actions = final.actions
         self.steps = len(self._actions)
         self.num_players = final.n
-        self.final = final
 
     def frame(self, step: int, seat: int | None = None) -> Frame:
         """The state after ``step`` actions as ``seat`` saw it (None: the spectators).

@@ -28,6 +28,7 @@ and changes nothing.
 
 import argparse
 import asyncio
+import contextlib
 import json
 import secrets
 import socket
@@ -86,10 +87,6 @@ class WebTable:
         self._sockets: dict[Any, list] = {}       # websocket -> [seat, events sent, last state]
         self._answered = asyncio.Event()
         self._task: asyncio.Task | None = None
-
-    def token_of(self, seat: int | None) -> str:
-        """The token of ``seat`` (None: the spectators')."""
-        return next(t for t, s in self.tokens.items() if s == seat)
 
     # ------------------------------------------------------------------ the loop
     def start(self) -> None:
@@ -195,7 +192,7 @@ class WebTable:
 
     async def connect(self, ws: Any, seat: int | None) -> None:
         """Register a websocket for ``seat`` and send it the whole state."""
-        self._sockets[ws] = [seat, 0, None]       # seat, events sent, the last state sent (without events)
+        self._sockets[ws] = [seat, 0, None]       # seat, events sent, the last state sent (without its events)
         await self._send(ws)
 
     def disconnect(self, ws: Any) -> None:
@@ -205,13 +202,13 @@ class WebTable:
     async def _send(self, ws: Any) -> None:
         seat, sent, last = self._sockets[ws]
         message = self.state(seat, sent)
-        text = json.dumps(message)
-        if not message["events"] and json.dumps({**message, "events_from": 0}) == last:
+        events, since = message.pop("events"), message.pop("events_from")
+        rest = json.dumps(message)
+        if not events and rest == last:
             return                  # nothing new for this seat
-        self._sockets[ws][1:] = [sent + len(message["events"]), json.dumps({**message, "events": [],
-                                                                             "events_from": 0})]
+        self._sockets[ws][1:] = [sent + len(events), rest]
         try:
-            await ws.send_text(text)
+            await ws.send_text(json.dumps({**message, "events_from": since, "events": events}))
         except Exception:      # noqa: BLE001 - a socket that went away: forget it, the seat can reconnect
             self.disconnect(ws)
 
@@ -380,18 +377,22 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
     def link(request: Request, path: str) -> str:
         return (base_url or str(request.base_url).rstrip("/")) + path
 
+    def page(name: str, find: Any, key: str, title: str, why: str) -> Any:
+        """The static page ``name`` when ``find(key)`` finds its table or replay, else a 404 page."""
+        try:
+            find(key)
+        except KeyError:
+            return HTMLResponse(f"<h1>{title}</h1><p>{why}</p>", status_code=404)
+        return HTMLResponse(_static(name))
+
     @app.get("/", response_class=HTMLResponse)
     async def host_page() -> str:
         return _static("host.html")
 
     @app.get("/seat/{token}", response_class=HTMLResponse)
     async def seat_page(token: str) -> Any:
-        try:
-            lobby.find(token)
-        except KeyError:
-            return HTMLResponse("<h1>No such seat</h1><p>This link is not a seat of a table on this server.</p>",
-                                status_code=404)
-        return _static("table.html")
+        return page("table.html", lobby.find, token, "No such seat", "This link is not a seat of a table on this "
+                                                                      "server.")
 
     @app.get("/api/bots")
     async def bots() -> Any:
@@ -431,12 +432,8 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
 
     @app.get("/replay/{replay_id}", response_class=HTMLResponse)
     async def replay_page(replay_id: str) -> Any:
-        try:
-            lobby.replay(replay_id)
-        except KeyError:
-            return HTMLResponse("<h1>No such replay</h1><p>No finished game or loaded replay has this id.</p>",
-                                status_code=404)
-        return _static("replay.html")
+        return page("replay.html", lobby.replay, replay_id, "No such replay",
+                    "No finished game or loaded replay has this id.")
 
     @app.get("/api/replay/{replay_id}/{step}")
     async def replay_frame(replay_id: str, step: int, seat: int | None = None) -> Any:
@@ -474,8 +471,8 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
                     await web.answer(seat, message)
                 except TableError as err:
                     await ws.send_text(json.dumps({"type": "error", "message": str(err)}))
-        except WebSocketDisconnect:
-            pass
+        except WebSocketDisconnect:       # the page closed: the seat plays on, its link reconnects
+            return
         finally:
             web.disconnect(ws)
 
@@ -578,10 +575,8 @@ def serve_cli(args: argparse.Namespace) -> int:
             if seat is not None:
                 segno.make(url, error="m").terminal(compact=True)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    try:
+    with contextlib.suppress(KeyboardInterrupt):     # Ctrl-C is how the server stops
         server.run(sockets=[sock])
-    except KeyboardInterrupt:
-        pass
     return 0
 
 

@@ -195,13 +195,11 @@ class TerminalGame:
 
     def _first_sight(self, entry: Any) -> None:
         """Print the text of the cards, tokens and identities an event names for the first time."""
-        from agents.human import known_names
-        from treachery_env.text import card_text
+        from treachery_env.text import card_names, card_text
 
-        names = set(known_names())
         for field in NAMED_FIELDS:
             name = entry.get(field)
-            if isinstance(name, str) and name in names and name not in self._read:
+            if isinstance(name, str) and name not in self._read and name in card_names():
                 self._read.add(name)
                 self._line("    " + card_text(name).replace("\n", "\n    "), style="dim")
 

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 import agents
-from agents.human import HumanAgent, QuitGame, find_name, known_names, view_names
+from agents.human import HumanAgent, QuitGame
+from treachery_env.text import card_names, find_name, view_names
 from training import cli
 from table.terminal import END_MARKER
 from treachery_env.engine import Game
@@ -336,7 +337,7 @@ def test_the_terminal_shows_a_card_text_when_an_event_first_names_it(tmp_path, m
     g = Game.from_json(replay.read_text())
     named = {e[f] for e in g.log if e["to"] is None or 0 in e["to"] for f in NAMED_FIELDS
              if isinstance(e.get(f), str) and e["event"] not in ("draw", "land", "resolve", "activate")}
-    named &= set(known_names())
+    named &= set(card_names())
     assert len(named) > 10
     flat = re.sub(r"\s+", " ", out)
     for name in named:
@@ -350,7 +351,7 @@ def test_every_name_a_seat_is_shown_has_a_text():
     from tests.test_table import newcomer
     from treachery_env.rules import VARIANTS
 
-    known, names = set(known_names()), set()
+    known, names = set(card_names()), set()
     for variant in VARIANTS:
         for seed in range(2):
             t = Table(["human", "heuristic", "random", "heuristic", "random"],

@@ -227,7 +227,7 @@ def allowed_names(replay: str, seat: int) -> tuple[set, set]:
     """``(card and token names, identity names)`` seat ``seat`` could know at some point before the
     game ended: the names of its view after every action but the last (the reveal comes with the
     end), and the named fields of the log entries it saw."""
-    from agents.human import view_names
+    from treachery_env.text import view_names
     from treachery_env.view import seat_view
 
     d = json.loads(replay)

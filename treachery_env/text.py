@@ -11,6 +11,7 @@ the board that hides what the viewer cannot see (DESIGN section 4:
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import identities
@@ -24,7 +25,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .view import SeatView
 
 __all__ = ["describe_action", "option_text", "render", "render_view", "board_sections", "BoardSections", "format_event",
-           "card_text", "unveil_cost_text", "EVENT_KINDS"]
+           "card_text", "card_names", "find_name", "view_names", "unveil_cost_text", "EVENT_KINDS"]
 
 
 def _who(game: "Game", viewer: int, seat: int) -> str:
@@ -473,6 +474,54 @@ def _identity_text(card: Any, simple: bool) -> list:
     for ab in card.abilities:
         lines.append(_ABILITY_KINDS.get(ab["kind"], "").format(name=card.name) + ab["text"])
     return lines
+
+
+@functools.lru_cache(maxsize=1)
+def card_names() -> tuple[str, ...]:
+    """Every name :func:`card_text` knows, sorted: the pool's cards, the tokens, the identities
+    and the simple-roles lands (computed once)."""
+    return tuple(sorted(set(CARD_INDEX) | set(TOKENS) | set(identities.names())
+                        | set(identities.SIMPLE_ROLE_NAMES.values())))
+
+
+def find_name(query: str) -> str:
+    """The card, token or identity name ``query`` means: equal to a name (case and spaces
+    ignored), else the one name it begins, else the one name that contains it.
+
+    Raises:
+        ValueError: (one line) when it names nothing or several names (listing up to eight).
+    """
+    key = " ".join(query.lower().split())
+    for test in (lambda n: n.lower() == key, lambda n: n.lower().startswith(key), lambda n: key in n.lower()):
+        found = [n for n in card_names() if test(n)]
+        if len(found) == 1:
+            return found[0]
+        if len(found) > 1:
+            raise ValueError(f"{query!r} could be {', '.join(found[:8])}{', ...' if len(found) > 8 else ''}: "
+                             f"type more of the name")
+    raise ValueError(f"no card, token or identity is called {query!r}")
+
+
+def view_names(view: "SeatView") -> list[str]:
+    """The card, token and identity names in ``view`` (a seat's information set, or the public
+    view): hands it may see, every creature, planeswalker, graveyard and exile card, commander,
+    counted token, known identity, stack object's source, the cards it may look at and its
+    options' cards, sorted.  Each has a :func:`card_text` (tests/test_play.py checks it in every
+    variant)."""
+    seen = set()
+    for p in view.players:
+        seen.update(p.hand or ())
+        seen.update(p.graveyard)
+        seen.update(p.exile)
+        seen.update(c.name for c in p.creatures)
+        seen.update(w.name for w in p.planeswalkers)
+        seen.update(k for k, v in p.tokens.items() if v)
+        seen.update(x for x in (p.commander, p.identity) if x)
+    seen.update(s.source for s in view.stack)
+    seen.update(view.dream)
+    if view.decision is not None:
+        seen.update(o.card for o in view.decision.options if o.card)
+    return sorted(seen)
 
 
 def card_text(name: str) -> str:
