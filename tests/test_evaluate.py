@@ -214,6 +214,47 @@ def test_substitution_schedule_and_delta():
         ev.evaluate(["random"], games=5, mode="substitution", config=SMALL, progress=False)
 
 
+def test_substitution_limited_to_roles_plays_those_seats_of_the_whole_tournament(tmp_path, capsys):
+    """``roles`` (``--roles``): the candidates take only the seats dealt those roles, each game
+    the whole tournament's game of that deal and seat (same lineup, seeds, winners); the
+    role's delta is the whole tournament's; ``treachery compare`` pairs it with a whole
+    evaluation; bad roles and pooling with a whole evaluation are one-line errors."""
+    kw = dict(config=SMALL, seed=3, mode="substitution", reference="heuristic", progress=False,
+              record_beliefs=False, observer=False)
+    whole = ev.evaluate(["random", "heuristic"], games=20, out_dir=tmp_path / "whole", **kw)
+    part = ev.evaluate(["random", "heuristic"], games=12, roles=["Assassin"], out_dir=tmp_path / "part", **kw)
+    # 4 players deal two Assassins: 1 + 2 games a deal, so 12 games are the whole run's 4 deals
+    assert part["meta"]["games_per_deal"] == 3 and part["meta"]["deals"] == whole["meta"]["deals"] == 4
+    assert part["meta"]["roles"] == ["Assassin"] and "roles" not in whole["meta"]
+
+    def key(g):
+        return g["env_seed"], tuple(g["lineup"]), g["kind"], tuple(g["winners"]), tuple(g["dealt_roles"])
+    subs = [g for g in part["games"] if g["kind"] == "substitute"]
+    assert len(subs) == 8
+    assert all(g["dealt_roles"][g["lineup"].index("random")] == "Assassin" for g in subs)
+    assert {key(g) for g in part["games"]} <= {key(g) for g in whole["games"]}
+    cand, cand_whole = part["substitution"]["candidates"]["random"], whole["substitution"]["candidates"]["random"]
+    assert cand["Assassin"] == cand_whole["Assassin"] and cand["Assassin"]["pairs"] == 8
+    assert cand["Leader"]["pairs"] == 0 and cand["overall"] == cand["Assassin"]
+    assert "took only the seats dealt Assassin" in (tmp_path / "part" / "results.md").read_text()
+    assert main(["compare", str(tmp_path / "whole"), str(tmp_path / "part")]) == 0
+    out = capsys.readouterr().out
+    assert "only the 8 seat-games of deals in both are compared" in out and "AFTER evaluated only some roles" in out
+    with pytest.raises(ValueError, match="differs from .* in roles"):
+        ev.pool_results([whole, part])
+    for roles, msg in ((["wizard"], "unknown role 'wizard'"), ([], "name at least one role"),
+                       (["traitor", "Traitor"], "names a role twice")):
+        with pytest.raises(ValueError, match=msg):
+            ev.evaluate(["random", "heuristic"], games=3, roles=roles, **kw)
+    with pytest.raises(ValueError, match="identity deck deals none of them"):
+        ev.evaluate(["random", "heuristic"], games=3, roles=["guardian"], **kw)      # 4 players: no Guardian
+    with pytest.raises(ValueError, match="roles limit the seats of --mode substitution"):
+        ev.evaluate(["random", "heuristic"], games=3, roles=["leader"], **{**kw, "mode": "rotate"})
+    assert main(["evaluate", "--agents", "random,heuristic", "--mode", "substitution", "--players", "4",
+                 "--roles", "guardian", "--out", str(tmp_path / "bad"), "--no-progress"]) == 2
+    assert "identity deck deals none of them" in capsys.readouterr().err
+
+
 # --------------------------------------------------------------------------- tournament + files
 def _check_counts(res: dict, n: int):
     games = res["summary"]["games"]

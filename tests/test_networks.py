@@ -368,6 +368,27 @@ def test_solo_games_give_the_learner_one_seat_of_each_role_equally(tmp_path):
     assert sizes == {1, 2, 3}
 
 
+def test_solo_roles_give_the_learner_only_those_roles(tmp_path):
+    cfg = tiny(tmp_path, opponents={"random": 1}, solo=1.0, solo_roles=["assassin", "traitor"], games_per_worker=4)
+    col = Collector(cfg, seed=2)
+    roles = []
+    for _ in range(200):
+        slot = col._new_game(col.slots[0])
+        learner = [s for s, c in enumerate(slot.ctrl) if c == "learner"]
+        assert len(learner) == 1
+        roles.append(int(slot.roles[learner[0]]))
+    counts = np.bincount(roles, minlength=4)
+    # drawn uniformly between the two roles: about 100 each, sd about 7
+    assert counts[0] == counts[1] == 0 and counts[[2, 3]].min() >= 75, counts
+    with pytest.raises(ValueError, match=r"solo_roles = \[\"guardian\"\] but this game's identity deck deals only"):
+        Collector(tiny(tmp_path, opponents={"random": 1}, solo=1.0, solo_roles=["guardian"]), seed=2)   # 4 players
+    with pytest.raises(ValueError, match="solo_roles.*unless solo > 0"):
+        TrainConfig(solo_roles=["assassin"])
+    for bad in (["wizard"], ["leader", "leader"], "assassin"):
+        with pytest.raises(ValueError, match="solo_roles.*distinct role names"):
+            TrainConfig(solo=1.0, solo_roles=bad)
+
+
 def test_anchor_schedule():
     c = TrainConfig(imitation=0.2, imitation_coef=0.5, anchor_schedule="linear")
     assert c.anchor_coef(0.1) == 0.5 and c.anchor_coef(0.2) == 0.5

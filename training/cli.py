@@ -145,6 +145,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="play only the I-th of N contiguous shards of the tournament's deals (e.g. 2/2: the "
                         "second half), to run a tournament in parts on other machines or days; treachery pool "
                         "joins the parts into the whole")
+    e.add_argument("--roles", default=None, metavar="ROLE,...",
+                   help="--mode substitution only: the candidates take only the seats dealt these roles (e.g. "
+                        "assassin): each game is the one the whole tournament plays in that seat, at a fraction "
+                        "of the games; the overall figures are then over those roles")
     e.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     t = sub.add_parser("train", help="self-play PPO training (then optionally an evaluation)",
@@ -266,7 +270,8 @@ def _evaluate(args: argparse.Namespace) -> int:
         res = evaluate(specs, games=args.games, seed=args.seed, workers=args.workers, mode=args.mode,
                        reference=reference, config=config, record_beliefs=not args.no_beliefs,
                        progress=not args.no_progress, out_dir=args.out, observer=not args.no_observer,
-                       shard=shard, ray_address=args.ray)
+                       shard=shard, ray_address=args.ray,
+                       roles=None if args.roles is None else args.roles.split(","))
     except ValueError as err:
         print(f"treachery evaluate: error: {err}", file=sys.stderr)
         return 2
@@ -603,7 +608,8 @@ def _export(args: argparse.Namespace) -> int:
 def _compare(args: argparse.Namespace) -> int:
     from .evaluate import paired_delta, read_results
     try:
-        res = paired_delta(read_results(args.before), read_results(args.after))
+        before, after = read_results(args.before), read_results(args.after)
+        res = paired_delta(before, after)
     except ValueError as err:
         print(f"treachery compare: error: {err}", file=sys.stderr)
         return 2
@@ -616,8 +622,11 @@ def _compare(args: argparse.Namespace) -> int:
              else f"{c['mean']:+.3f} n={c['n']}" for c in res["roles"].values()]
     print("| after − before | " + " | ".join(cells) + " |")
     if res["shared"] < max(res["before_games"], res["after_games"]):
+        limited = [name for name, r in (("BEFORE", before), ("AFTER", after)) if r["meta"].get("roles")]
+        why = (f"{' and '.join(limited)} evaluated only some roles' seats (--roles)" if limited
+               else "were they run with the same --games?")
         print(f"note: only the {res['shared']} seat-games of deals in both are compared ({res['before_games']} in "
-              f"BEFORE, {res['after_games']} in AFTER): were they run with the same --games?")
+              f"BEFORE, {res['after_games']} in AFTER): {why}")
     return 0
 
 

@@ -35,6 +35,7 @@ from agents.candidates import GATE_FEATURES
 from agents.networks import INTERACTION_HEADS, PRIOR_BOTS
 from treachery_env import GameConfig
 from treachery_env.config import did_you_mean
+from treachery_env.rules import Role
 
 __all__ = ["TrainConfig", "OPPONENT_KINDS", "MAX_WEIGHT", "load_config", "parse_override", "toml_literal"]
 
@@ -110,6 +111,10 @@ class TrainConfig:
             holds exactly one seat, its dealt role drawn uniformly among the
             table's roles (the evaluation condition; otherwise 1 to ``n-1``
             random seats) [0, 1].
+        solo_roles: the roles that draw is limited to (``["assassin"]``: the
+            learner's one seat is always an Assassin), names of :class:`Role`;
+            empty (the default): every role of the table.  Each must be in the
+            table's identity deck.
 
     PPO (Schulman et al. 2017) with GAE (Schulman et al. 2016):
         learning_rate, lr_schedule ("linear" to 0 over total_steps, which a time
@@ -273,6 +278,7 @@ class TrainConfig:
     anchor_schedule: str = "constant"
     expert: str = "heuristic"
     solo: float = 0.0
+    solo_roles: list = field(default_factory=list)
     arch: str = "flat"
     hidden: int = 256
     entity: int = 64
@@ -348,6 +354,11 @@ class TrainConfig:
         need(is_num(self.score_temperature) and 0 < self.score_temperature <= 10, "score_temperature",
              "a number in (0, 10]")
         need(is_num(self.solo) and 0 <= self.solo <= 1, "solo", "a probability in [0, 1]")
+        role_names = [r.name.lower() for r in Role]
+        need(isinstance(self.solo_roles, list) and all(isinstance(r, str) and r in role_names for r in self.solo_roles)
+             and len(set(self.solo_roles)) == len(self.solo_roles), "solo_roles",
+             f"a list of distinct role names from {role_names} ([] = every role)")
+        need(not self.solo_roles or self.solo > 0, "solo_roles", "[] unless solo > 0 (it limits solo games' roles)")
         need(self.anchor_schedule in ("constant", "linear"), "anchor_schedule", "'constant' or 'linear'")
         need(self.arch in ("flat", "entity"), "arch", "'flat' or 'entity'")
         need(isinstance(self.privileged_critic, bool), "privileged_critic", "true or false")

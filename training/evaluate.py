@@ -151,7 +151,7 @@ import numpy as np
 import agents
 from agents.files import atomic_write_bytes, check_folder
 from agents.isolated import exit_with_parent
-from agents.play import BotError, play_game
+from agents.play import BotError, first_line, play_game
 from treachery_env import GameConfig
 from treachery_env.env import raw_env
 from treachery_env.rules import Role, Team, role_distribution, team_of
@@ -446,17 +446,27 @@ def teammate_schedule(partner: Entrant, candidates: Sequence[Entrant], config: G
 
 
 def substitution_schedule(reference: Entrant, candidates: Sequence[Entrant], num_players: int,
-                          num_deals: int | range, seed: int = 0) -> list[GameTask]:
+                          num_deals: int | range, seed: int = 0, roles: Sequence[int] | None = None,
+                          config: GameConfig | None = None) -> list[GameTask]:
     """Per deal: one all-reference game, then each candidate in each seat with the
     reference in the other seats, all with the deal's environment seed.
 
+    With ``roles`` (role values), a candidate takes only the seats dealt one of
+    them (``config`` deals each deal in advance, :func:`dealt_roles`): every game
+    scheduled is the game of the same deal, seat and seeds that the whole
+    schedule plays, so a role's substitution delta is the one the whole
+    tournament gives, at a fraction of the games.
+
     Raises:
-        ValueError: for no candidates, ``num_players < 4`` or ``num_deals < 0``.
+        ValueError: for no candidates, ``num_players < 4``, ``num_deals < 0``, or
+            ``roles`` without a ``config`` of ``num_players`` seats.
     """
     if not candidates:
         raise ValueError(f"substitution needs a candidate besides the reference {reference.label!r}")
     if num_players < 4:
         raise ValueError(f"need num_players >= 4, got {num_players}")
+    if roles is not None and (config is None or config.num_players != num_players):
+        raise ValueError("a substitution schedule limited to roles needs the game's config (to deal each deal)")
     n = num_players
     tasks: list[GameTask] = []
     for d in _deal_range(num_deals):
@@ -464,8 +474,13 @@ def substitution_schedule(reference: Entrant, candidates: Sequence[Entrant], num
         ref_seeds = tuple(_seed(seed, d, 0, s, 0xB07) for s in range(n))
         tasks.append(GameTask(len(tasks), d, env_seed, (reference.label,) * n, (reference.spec,) * n,
                               ref_seeds, "reference", -1))
+        if roles is None:
+            seats = range(n)
+        else:
+            dealt = dealt_roles(config, env_seed)
+            seats = [s for s in range(n) if dealt[s] in roles]
         for ci, c in enumerate(candidates):
-            for s in range(n):
+            for s in seats:
                 labels = [reference.label] * n
                 specs = [reference.spec] * n
                 labels[s], specs[s] = c.label, c.spec
@@ -1264,7 +1279,7 @@ def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) 
         if m.get("mode") not in POOLABLE_MODES:
             raise ValueError(f"{src} is a {m.get('mode')!r} tournament; only {' and '.join(POOLABLE_MODES)} "
                              f"results can be pooled")
-        for key in ("mode", "entrants", "reference", "num_players"):
+        for key in ("mode", "entrants", "reference", "num_players", "roles"):
             mine, theirs = m.get(key), first.get(key)
             if key == "entrants":      # by label and spec; the policy files' bytes just below
                 mine, theirs = ([(e["label"], e["spec"]) for e in x or []] for x in (mine, theirs))
@@ -1332,7 +1347,8 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
              workers: int = 1, mode: str = "rotate", reference: str | None = None,
              config: GameConfig | None = None, record_beliefs: bool = True, progress: bool = True,
              out_dir: str | os.PathLike | None = None, observer: bool = True,
-             shard: tuple[int, int] | None = None, ray_address: str | None = None) -> dict:
+             shard: tuple[int, int] | None = None, ray_address: str | None = None,
+             roles: Sequence[str] | None = None) -> dict:
     """Run a duplicate-deal tournament and return :func:`summarize`'s dict.
 
     Args:
@@ -1367,6 +1383,11 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
             results are those of local workers for the same seed (apart from timing,
             where ``timing["ray"]`` is true).  Policy checkpoints and bots of one's own
             travel to the workers (:mod:`training.ray_workers`).
+        roles: substitution only: role names (``["assassin"]``); the candidates take
+            only the seats dealt those roles (:func:`substitution_schedule`), so a
+            question about one role costs fewer games (5 players: 3 games a deal
+            for the two Assassins instead of 6); ``meta["roles"]`` records them,
+            and the result's overall figures are over those roles alone.
 
     Raises:
         ValueError: for unknown specs, a bad mode/reference (or no candidate
@@ -1375,11 +1396,13 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
             policy trained for another table size (``agents.check_table``),
             a ``shard`` outside 1..n or of more shards than deals, an ``out_dir``
             that is, or lies under, a file, or (with ``ray_address``) Ray missing or an
-            address it cannot connect to.
+            address it cannot connect to, ``roles`` outside substitution, naming no
+            role, naming one twice or naming only roles the game's identity deck lacks.
         training.ray_workers.RayFailure: when Ray itself fails under the games.
     """
     if out_dir is not None:
         check_folder(out_dir, "--out")
+    role_values = None if roles is None else _role_values(roles, mode)
     entrants = entrants_from_specs(list(specs))
     if (mode in ("substitution", "teammates") and reference is not None
             and reference not in [e.label for e in entrants] and agents.names_a_bot(reference)):
@@ -1424,9 +1447,16 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
                              f"--agents heuristic --reference random)")
         if mode == "substitution":
             per = games_per_deal(mode, len(entrants), num_players)
+            if role_values is not None:
+                dist = config.distribution()
+                seats = sum(c for r, c in dist.items() if int(r) in role_values)
+                if not seats:
+                    raise ValueError(f"roles {list(roles)}: this game's identity deck deals none of them "
+                                     f"(it deals {', '.join(r.name.lower() for r, c in dist.items() if c)})")
+                per = 1 + len(cands) * seats
 
             def schedule(deals: range) -> list[GameTask]:
-                return substitution_schedule(ref, cands, num_players, deals, seed)
+                return substitution_schedule(ref, cands, num_players, deals, seed, role_values, config)
         else:
             per = 1 + len(cands) * sum(1 + c for c in _team_sizes(config.distribution()))
 
@@ -1449,6 +1479,8 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
             "deals": deals, "games_per_deal": per, "config": _config_dict(config), "observer": bool(observer)}
     if shard is not None:
         meta["shard"] = {"index": shard[0], "of": shard[1], "first_deal": deal_range.start, "deals_total": total_deals}
+    if role_values is not None:
+        meta["roles"] = [ROLE_NAMES[r] for r in ROLES if int(r) in role_values]
     res = summarize(records, entrants, meta)
     res["timing"]["wall_s"] = wall
     res["timing"]["workers"] = workers
@@ -1457,6 +1489,25 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
     if out_dir is not None:
         write_results(res, out_dir)
     return res
+
+
+def _role_values(roles: Sequence[str], mode: str) -> frozenset:
+    """The role values of ``roles`` (names, any case) for :func:`evaluate`.
+
+    Raises:
+        ValueError: outside substitution, for no role, an unknown or repeated one.
+    """
+    if mode != "substitution":
+        raise ValueError(f"roles limit the seats of --mode substitution; mode {mode!r} plays every seat")
+    names = [str(r).strip().lower() for r in roles]
+    if not names:
+        raise ValueError("roles: name at least one role (leader, guardian, assassin, traitor)")
+    if len(set(names)) != len(names):
+        raise ValueError(f"roles: {names} names a role twice")
+    try:
+        return frozenset(int(Role.parse(r)) for r in names)
+    except ValueError as err:
+        raise ValueError(f"roles: {first_line(err)}") from None
 
 
 def _entrant_meta(e: Entrant) -> dict:
@@ -1681,6 +1732,9 @@ def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
                + (f" (requested {m['games_requested']})" if m.get("games_requested") is not None else ""))
     if m.get("pooled_note"):
         out.append(f"- {m['pooled_note']}")
+    if m.get("roles"):
+        out.append(f"- the candidates took only the seats dealt {', '.join(m['roles'])} (--roles): the overall "
+                   f"figures are over those roles")
     out.append(f"- truncated: {s['truncated']}, draws: {s['draws']}, mean turns: "
                f"{s['mean_turns']:.1f}" if s["mean_turns"] is not None else "- no games")
     out += ["", "Win rates by dealt role, with 95% Wilson intervals:", "", per_role_table(res), ""]

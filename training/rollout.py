@@ -57,6 +57,7 @@ first layer reads the nonzeros alone (:class:`agents.networks.ObservationEmbeddi
 
 from __future__ import annotations
 
+import json
 import multiprocessing as mp
 import signal
 import time
@@ -209,6 +210,8 @@ class Collector:
         # the environments build no views: only bot seats need one (_bot_inputs), the learner reads vectors
         self.slots = [self._new_game(_Slot(raw_env(config=self.game_config, view_in_info=False)))
                       for _ in range(config.games_per_worker)]
+        if config.solo_roles:                  # every deal of this game has the same roles: check them once
+            self._solo_choices([int(p.identity.role) for p in self.slots[0].env.game.players])
 
     # ------------------------------------------------------------------ weights
     def set_weights(self, state: dict) -> None:
@@ -230,6 +233,22 @@ class Collector:
                 self.pool[pid] = net
 
     # ------------------------------------------------------------------ games
+    def _solo_choices(self, roles: list[int]) -> list[int]:
+        """The roles a solo game's learner seat is drawn from (``config.solo_roles``, else all).
+
+        Raises:
+            ValueError: when the deal holds none of ``solo_roles`` (the identity deck lacks them).
+        """
+        table = sorted(set(roles))
+        if not self.config.solo_roles:
+            return table
+        wanted = {int(Role.parse(r)) for r in self.config.solo_roles}
+        out = [r for r in table if r in wanted]
+        if not out:
+            raise ValueError(f"train config: solo_roles = {json.dumps(self.config.solo_roles)} but this game's identity deck "
+                             f"deals only {[Role(r).name.lower() for r in table]}")
+        return out
+
     def _new_game(self, slot: _Slot) -> _Slot:
         n = self.n
         slot.env.reset(seed=int(self.rng.integers(2**31 - 1)))
@@ -243,7 +262,7 @@ class Collector:
         else:
             if self.rng.random() < self.config.solo:     # the evaluation condition, role-balanced
                 roles = [int(p.identity.role) for p in slot.env.game.players]
-                role = int(self.rng.choice(sorted(set(roles))))
+                role = int(self.rng.choice(self._solo_choices(roles)))
                 learner = {int(self.rng.choice([s for s in range(n) if roles[s] == role]))}
             else:
                 k = int(self.rng.integers(1, n))
