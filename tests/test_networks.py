@@ -350,16 +350,21 @@ def test_a_flat_checkpoint_from_before_the_embedding_loads_and_resumes(tmp_path)
 
 
 # --------------------------------------------------------------------------- training with them
-def test_solo_games_give_the_learner_one_seat_of_each_role_equally(tmp_path):
-    cfg = tiny(tmp_path, opponents={"random": 1}, solo=1.0, games_per_worker=4)
-    col = Collector(cfg, seed=2)
+def _solo_learner_roles(col: Collector, games: int) -> np.ndarray:
+    """Counts by role (Role values) of the learner's seat in ``games`` new games of ``col``,
+    each checked to give the learner exactly one seat."""
     roles = []
-    for _ in range(400):
+    for _ in range(games):
         slot = col._new_game(col.slots[0])
         learner = [s for s, c in enumerate(slot.ctrl) if c == "learner"]
         assert len(learner) == 1
         roles.append(int(slot.roles[learner[0]]))
-    counts = np.bincount(roles, minlength=4)
+    return np.bincount(roles, minlength=4)
+
+
+def test_solo_games_give_the_learner_one_seat_of_each_role_equally(tmp_path):
+    cfg = tiny(tmp_path, opponents={"random": 1}, solo=1.0, games_per_worker=4)
+    counts = _solo_learner_roles(Collector(cfg, seed=2), 400)
     # 4 players: a Leader, two Assassins, a Traitor and no Guardian; each role present
     # drawn uniformly (not each seat): about 133 of 400 each, sd about 9.4
     assert counts[1] == 0 and counts[[0, 2, 3]].min() >= 100 and counts.max() <= 166, counts
@@ -370,14 +375,7 @@ def test_solo_games_give_the_learner_one_seat_of_each_role_equally(tmp_path):
 
 def test_solo_roles_give_the_learner_only_those_roles(tmp_path):
     cfg = tiny(tmp_path, opponents={"random": 1}, solo=1.0, solo_roles=["assassin", "traitor"], games_per_worker=4)
-    col = Collector(cfg, seed=2)
-    roles = []
-    for _ in range(200):
-        slot = col._new_game(col.slots[0])
-        learner = [s for s, c in enumerate(slot.ctrl) if c == "learner"]
-        assert len(learner) == 1
-        roles.append(int(slot.roles[learner[0]]))
-    counts = np.bincount(roles, minlength=4)
+    counts = _solo_learner_roles(Collector(cfg, seed=2), 200)
     # drawn uniformly between the two roles: about 100 each, sd about 7
     assert counts[0] == counts[1] == 0 and counts[[2, 3]].min() >= 75, counts
     with pytest.raises(ValueError, match=r"solo_roles = \[\"guardian\"\] but this game's identity deck deals only"):
