@@ -222,10 +222,14 @@ def test_substitution_limited_to_roles_plays_those_seats_of_the_whole_tournament
     kw = dict(config=SMALL, seed=3, mode="substitution", reference="heuristic", progress=False,
               record_beliefs=False, observer=False)
     whole = ev.evaluate(["random", "heuristic"], games=20, out_dir=tmp_path / "whole", **kw)
-    part = ev.evaluate(["random", "heuristic"], games=12, roles=["Assassin"], out_dir=tmp_path / "part", **kw)
-    # 4 players deal two Assassins: 1 + 2 games a deal, so 12 games are the whole run's 4 deals
-    assert part["meta"]["games_per_deal"] == 3 and part["meta"]["deals"] == whole["meta"]["deals"] == 4
+    part = ev.evaluate(["random", "heuristic"], games=20, roles=["Assassin"], out_dir=tmp_path / "part", **kw)
+    # the deals of the 20-game tournament; 4 players deal two Assassins: 1 + 2 games a deal
+    assert part["meta"]["deals"] == whole["meta"]["deals"] == 4
+    assert part["meta"]["games_per_deal"] == 3 and part["meta"]["games"] == 12
     assert part["meta"]["roles"] == ["Assassin"] and "roles" not in whole["meta"]
+    assert ev.deals_text(part["meta"]) == "seed 3, only the seats dealt Assassin"
+    every = ev.evaluate(["random", "heuristic"], games=5, roles=["traitor", "leader", "assassin"], **kw)
+    assert "roles" not in every["meta"] and every["meta"]["games"] == 5      # every role the deck deals: the whole
 
     def key(g):
         return g["env_seed"], tuple(g["lineup"]), g["kind"], tuple(g["winners"]), tuple(g["dealt_roles"])
@@ -240,19 +244,30 @@ def test_substitution_limited_to_roles_plays_those_seats_of_the_whole_tournament
     assert main(["compare", str(tmp_path / "whole"), str(tmp_path / "part")]) == 0
     out = capsys.readouterr().out
     assert "only the 8 seat-games of deals in both are compared" in out and "AFTER evaluated only some roles" in out
-    with pytest.raises(ValueError, match="differs from .* in roles"):
-        ev.pool_results([whole, part])
+    with pytest.raises(ValueError, match=r"differs from .* in the roles evaluated \(--roles: every role vs "
+                                         r"Assassin\)"):
+        ev.pool_results([part, whole])
+    leader = ev.evaluate(["random", "heuristic"], games=20, roles=["leader"], **kw)
+    with pytest.raises(ValueError, match=r"share deals but no seat-game.*--roles: Assassin vs Leader"):
+        ev.paired_delta(part, leader)
     for roles, msg in ((["wizard"], "unknown role 'wizard'"), ([], "name at least one role"),
                        (["traitor", "Traitor"], "names a role twice")):
         with pytest.raises(ValueError, match=msg):
             ev.evaluate(["random", "heuristic"], games=3, roles=roles, **kw)
-    with pytest.raises(ValueError, match="identity deck deals none of them"):
+    with pytest.raises(ValueError, match="identity deck .* deals none of them"):
         ev.evaluate(["random", "heuristic"], games=3, roles=["guardian"], **kw)      # 4 players: no Guardian
     with pytest.raises(ValueError, match="roles limit the seats of --mode substitution"):
         ev.evaluate(["random", "heuristic"], games=3, roles=["leader"], **{**kw, "mode": "rotate"})
-    assert main(["evaluate", "--agents", "random,heuristic", "--mode", "substitution", "--players", "4",
-                 "--roles", "guardian", "--out", str(tmp_path / "bad"), "--no-progress"]) == 2
-    assert "identity deck deals none of them" in capsys.readouterr().err
+    for roles, msg in (("guardian", "roles guardian: this game's identity deck (its players, variant and role "
+                                    "counts) deals none of them; it deals leader, assassin, traitor"),
+                       ("assassin,", "--roles: 'assassin,' has an empty name"),
+                       ("Traitor, traitor", "--roles: traitor named twice"),
+                       ("wizard", "--roles: unknown role 'wizard'")):
+        assert main(["evaluate", "--agents", "random,heuristic", "--mode", "substitution", "--players", "4",
+                     "--roles", roles, "--out", str(tmp_path / "bad"), "--no-progress"]) == 2
+        err = capsys.readouterr().err
+        assert msg in err and err.count("\n") == 1, err
+    assert not (tmp_path / "bad").exists()
 
 
 # --------------------------------------------------------------------------- tournament + files

@@ -378,11 +378,15 @@ def test_solo_roles_give_the_learner_only_those_roles(tmp_path):
     counts = _solo_learner_roles(Collector(cfg, seed=2), 200)
     # drawn uniformly between the two roles: about 100 each, sd about 7
     assert counts[0] == counts[1] == 0 and counts[[2, 3]].min() >= 75, counts
-    with pytest.raises(ValueError, match=r"solo_roles = \[\"guardian\"\] but this game's identity deck deals only"):
-        Collector(tiny(tmp_path, opponents={"random": 1}, solo=1.0, solo_roles=["guardian"]), seed=2)   # 4 players
+    assert _solo_learner_roles(Collector(replace(cfg, solo_roles=[" Assassin"]), seed=3), 20)[2] == 20
+    with pytest.raises(ValueError, match=r"solo_roles = \[\"guardian\"\] is invalid; allowed: roles this game's "
+                                         r"identity deck deals: \['assassin', 'leader', 'traitor'\]"):
+        tiny(tmp_path, opponents={"random": 1}, solo=1.0, solo_roles=["guardian"])      # 4 players: no Guardian
     with pytest.raises(ValueError, match="solo_roles.*unless solo > 0"):
         TrainConfig(solo_roles=["assassin"])
-    for bad in (["wizard"], ["leader", "leader"], "assassin"):
+    with pytest.raises(ValueError, match="solo_roles.*not self-play"):
+        TrainConfig(solo=1.0, solo_roles=["assassin"], opponents={"self": 1.0})
+    for bad in (["wizard"], ["leader", "Leader"], "assassin", [1]):
         with pytest.raises(ValueError, match="solo_roles.*distinct role names"):
             TrainConfig(solo=1.0, solo_roles=bad)
 

@@ -271,7 +271,7 @@ def _evaluate(args: argparse.Namespace) -> int:
                        reference=reference, config=config, record_beliefs=not args.no_beliefs,
                        progress=not args.no_progress, out_dir=args.out, observer=not args.no_observer,
                        shard=shard, ray_address=args.ray,
-                       roles=None if args.roles is None else args.roles.split(","))
+                       roles=None if args.roles is None else _parse_roles(args.roles))
     except ValueError as err:
         print(f"treachery evaluate: error: {err}", file=sys.stderr)
         return 2
@@ -307,6 +307,27 @@ def _check_ray_address(value: str | None) -> None:
     if value is not None and not value.strip():
         raise ValueError("--ray takes an address (auto, HOST:6379, ray://HOST:10001) or nothing (RAY_ADDRESS, "
                          "else a Ray on this machine), not an empty one; without --ray the workers are local processes")
+
+
+def _parse_roles(text: str) -> list[str]:
+    """``--roles``' comma-separated role names (any case, spaces around them allowed).
+
+    Raises:
+        ValueError: ``--roles: ...`` for an empty name, an unknown or a repeated role.
+    """
+    from treachery_env.rules import Role
+
+    names = [r.strip().lower() for r in text.split(",")]
+    if "" in names:
+        raise ValueError(f"--roles: {text!r} has an empty name; give roles separated by commas, e.g. "
+                         f"assassin or guardian,assassin")
+    twice = sorted({r for r in names if names.count(r) > 1})
+    if twice:
+        raise ValueError(f"--roles: {', '.join(twice)} named twice")
+    try:
+        return [Role.parse(r).name.lower() for r in names]
+    except ValueError as err:
+        raise ValueError(f"--roles: {err}") from None
 
 
 def _parse_shard(text: str) -> tuple[int, int]:

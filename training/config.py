@@ -355,10 +355,18 @@ class TrainConfig:
              "a number in (0, 10]")
         need(is_num(self.solo) and 0 <= self.solo <= 1, "solo", "a probability in [0, 1]")
         role_names = [r.name.lower() for r in Role]
-        need(isinstance(self.solo_roles, list) and all(isinstance(r, str) and r in role_names for r in self.solo_roles)
-             and len(set(self.solo_roles)) == len(self.solo_roles), "solo_roles",
+        solo_roles = [r.strip().lower() if isinstance(r, str) else r for r in self.solo_roles] \
+            if isinstance(self.solo_roles, list) else None
+        need(solo_roles is not None and all(r in role_names for r in solo_roles)
+             and len(set(solo_roles)) == len(solo_roles), "solo_roles",
              f"a list of distinct role names from {role_names} ([] = every role)")
-        need(not self.solo_roles or self.solo > 0, "solo_roles", "[] unless solo > 0 (it limits solo games' roles)")
+        need(not solo_roles or (self.solo > 0 and any(w > 0 for k, w in self.opponents.items() if k != "self")),
+             "solo_roles", "[] unless solo > 0 and opponents give weight to games that are not self-play "
+             "(it limits the role of the learner's one seat in those)")
+        if solo_roles:
+            dealt = {r.name.lower() for r, c in self.game_config().distribution().items() if c}
+            need(bool(dealt & set(solo_roles)), "solo_roles",
+                 f"roles this game's identity deck deals: {sorted(dealt)}")
         need(self.anchor_schedule in ("constant", "linear"), "anchor_schedule", "'constant' or 'linear'")
         need(self.arch in ("flat", "entity"), "arch", "'flat' or 'entity'")
         need(isinstance(self.privileged_critic, bool), "privileged_critic", "true or false")

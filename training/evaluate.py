@@ -1223,6 +1223,10 @@ def paired_delta(before: dict, after: dict) -> dict:
     b_label, b = _substitute_wins(after)
     shared = sorted(set(a) & set(b))
     if not shared:
+        if {k[0] for k in a} & {k[0] for k in b}:
+            ra, rb = (", ".join(r["meta"].get("roles") or ["every role"]) for r in (before, after))
+            raise ValueError(f"the two results share deals but no seat-game: they evaluated the seats of other "
+                             f"roles (--roles: {ra} vs {rb})")
         raise ValueError(f"the two results share no deal (seeds {before['meta'].get('seed')} and "
                          f"{after['meta'].get('seed')}): evaluate both with the same --seed and --games")
     diffs: dict[str, list[float]] = {}
@@ -1283,6 +1287,10 @@ def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) 
             mine, theirs = m.get(key), first.get(key)
             if key == "entrants":      # by label and spec; the policy files' bytes just below
                 mine, theirs = ([(e["label"], e["spec"]) for e in x or []] for x in (mine, theirs))
+            if key == "roles" and mine != theirs:
+                raise ValueError(f"{src} differs from {sources[0]} in the roles evaluated (--roles: "
+                                 f"{', '.join(mine or ['every role'])} vs {', '.join(theirs or ['every role'])}); "
+                                 f"pooled results must be of the same seats")
             if mine != theirs:
                 raise ValueError(f"{src} differs from {sources[0]} in {key} ({mine!r} vs {theirs!r}); "
                                  f"pooled results must be of the same entrants on the same game")
@@ -1339,6 +1347,8 @@ def deals_text(meta: dict) -> str:
     if sh:
         text += (f", shard {sh['index']}/{sh['of']} (deals {sh['first_deal']}-"
                  f"{sh['first_deal'] + meta['deals'] - 1} of {sh['deals_total']})")
+    if meta.get("roles"):
+        text += f", only the seats dealt {', '.join(meta['roles'])}"
     return text
 
 
@@ -1384,10 +1394,13 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
             where ``timing["ray"]`` is true).  Policy checkpoints and bots of one's own
             travel to the workers (:mod:`training.ray_workers`).
         roles: substitution only: role names (``["assassin"]``); the candidates take
-            only the seats dealt those roles (:func:`substitution_schedule`), so a
-            question about one role costs fewer games (5 players: 3 games a deal
-            for the two Assassins instead of 6); ``meta["roles"]`` records them,
-            and the result's overall figures are over those roles alone.
+            only the seats dealt those roles (:func:`substitution_schedule`) in the
+            deals of the ``games``-game tournament, so a question about one role
+            costs a fraction of those games (5 players: 3 games a deal for the two
+            Assassins instead of 6) and pairs with that tournament's result;
+            ``meta["roles"]`` records them (absent when they are every role the deck
+            deals: that is the whole tournament), and the result's overall figures
+            are over those roles alone.
 
     Raises:
         ValueError: for unknown specs, a bad mode/reference (or no candidate
@@ -1448,12 +1461,13 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
         if mode == "substitution":
             per = games_per_deal(mode, len(entrants), num_players)
             if role_values is not None:
-                dist = config.distribution()
-                seats = sum(c for r, c in dist.items() if int(r) in role_values)
-                if not seats:
-                    raise ValueError(f"roles {list(roles)}: this game's identity deck deals none of them "
-                                     f"(it deals {', '.join(r.name.lower() for r, c in dist.items() if c)})")
-                per = 1 + len(cands) * seats
+                dealt = {int(r) for r, c in config.distribution().items() if c}
+                if not dealt & role_values:
+                    raise ValueError(f"roles {', '.join(Role(r).name.lower() for r in sorted(role_values))}: this "
+                                     f"game's identity deck (its players, variant and role counts) deals none of "
+                                     f"them; it deals {', '.join(Role(r).name.lower() for r in sorted(dealt))}")
+                if dealt <= role_values:
+                    role_values = None            # every role the deck deals: the whole tournament
 
             def schedule(deals: range) -> list[GameTask]:
                 return substitution_schedule(ref, cands, num_players, deals, seed, role_values, config)
@@ -1481,6 +1495,7 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
         meta["shard"] = {"index": shard[0], "of": shard[1], "first_deal": deal_range.start, "deals_total": total_deals}
     if role_values is not None:
         meta["roles"] = [ROLE_NAMES[r] for r in ROLES if int(r) in role_values]
+        meta["games_per_deal"] = len(tasks) // max(deals, 1) if deals else per
     res = summarize(records, entrants, meta)
     res["timing"]["wall_s"] = wall
     res["timing"]["workers"] = workers

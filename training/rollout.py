@@ -57,7 +57,6 @@ first layer reads the nonzeros alone (:class:`agents.networks.ObservationEmbeddi
 
 from __future__ import annotations
 
-import json
 import multiprocessing as mp
 import signal
 import time
@@ -210,8 +209,6 @@ class Collector:
         # the environments build no views: only bot seats need one (_bot_inputs), the learner reads vectors
         self.slots = [self._new_game(_Slot(raw_env(config=self.game_config, view_in_info=False)))
                       for _ in range(config.games_per_worker)]
-        if config.solo_roles:                  # every deal of this game has the same roles: check them once
-            self._solo_choices([int(p.identity.role) for p in self.slots[0].env.game.players])
 
     # ------------------------------------------------------------------ weights
     def set_weights(self, state: dict) -> None:
@@ -234,20 +231,13 @@ class Collector:
 
     # ------------------------------------------------------------------ games
     def _solo_choices(self, roles: list[int]) -> list[int]:
-        """The roles a solo game's learner seat is drawn from (``config.solo_roles``, else all).
-
-        Raises:
-            ValueError: when the deal holds none of ``solo_roles`` (the identity deck lacks them).
-        """
+        """The roles a solo game's learner seat is drawn from: the deal's, limited to
+        ``config.solo_roles`` when it names some (its validation checks the deck deals one)."""
         table = sorted(set(roles))
         if not self.config.solo_roles:
             return table
-        wanted = {int(Role.parse(r)) for r in self.config.solo_roles}
-        out = [r for r in table if r in wanted]
-        if not out:
-            raise ValueError(f"train config: solo_roles = {json.dumps(self.config.solo_roles)} but this game's identity deck "
-                             f"deals only {[Role(r).name.lower() for r in table]}")
-        return out
+        wanted = {int(Role.parse(r.strip())) for r in self.config.solo_roles}
+        return [r for r in table if r in wanted]
 
     def _new_game(self, slot: _Slot) -> _Slot:
         n = self.n
