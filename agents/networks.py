@@ -54,6 +54,7 @@ import torch
 from torch import nn
 
 from treachery_env.actions import MAX_PERMS
+from treachery_env.rules import Role
 
 from .candidates import GATE_FEATURES, advantage_inputs
 from .combat import COMBAT_FEATURES, TABLE_FEATURES, combat_features
@@ -475,6 +476,11 @@ class EntityNet(nn.Module):
         gate_features: what the gate reads, a key of :data:`agents.candidates.GATE_FEATURES`
             (``"combat"``: the combat features; ``"action"``: those and what each action is;
             ``"leader"``: those and the fights against the Leader; ``"all"``: every block).
+        role_gates: gates of their own for seats dealt some roles, ``{role name: {"gate": width,
+            "gate_features": ..., "gate_threshold": ...}}`` (role names lower case): a seat of
+            that role is gated by its role's gate (:meth:`gate_for`), every other seat by
+            ``gate`` (if any); their weights come from gates fitted to that role alone
+            (:func:`training.gate.graft_role_gate`).
 
     Raises:
         ValueError: for non-positive sizes, sizes that are not this
@@ -489,7 +495,8 @@ class EntityNet(nn.Module):
 
     def __init__(self, obs_size: int, num_actions: int, num_players: int, hidden: int = 256, entity: int = 64,
                  privileged_size: int = 0, prior: str | None = None, interaction: int = 0, combat: bool = False,
-                 gate: int = 0, gate_threshold: float = 0.01, gate_features: str = "combat"):
+                 gate: int = 0, gate_threshold: float = 0.01, gate_features: str = "combat",
+                 role_gates: dict | None = None):
         super().__init__()
         _check_sizes(obs_size=(obs_size, 1), num_actions=(num_actions, 1), num_players=(num_players, 2),
                      hidden=(hidden, 1), entity=(entity, 1), privileged_size=(privileged_size, 0),
@@ -505,6 +512,7 @@ class EntityNet(nn.Module):
                              f"units; scores lie in [-1, 1]), got {gate_threshold!r}")
         if gate_features not in GATE_FEATURES:
             raise ValueError(f"gate_features must be one of {sorted(GATE_FEATURES)}, got {gate_features!r}")
+        role_gates = _check_role_gates(role_gates or {}, prior)
         from treachery_env.actions import ActionLayout
         from treachery_env.observation import obs_layout
         n = num_players
@@ -527,6 +535,8 @@ class EntityNet(nn.Module):
             self.kwargs["gate_threshold"] = float(gate_threshold)
             if gate_features != "combat":           # absent: "combat" (checkpoints from before the choice)
                 self.kwargs["gate_features"] = gate_features
+        if role_gates:
+            self.kwargs["role_gates"] = role_gates
         self.prior = prior
         self.hidden, self.num_players, E = hidden, n, entity
         idx = _EntityIndex(L, AL)
@@ -564,6 +574,10 @@ class EntityNet(nn.Module):
         self.gate = gate_head(GATE_FEATURES[gate_features], gate) if gate else None
         self.gate_threshold = float(gate_threshold)
         self.gate_features = gate_features
+        self.role_gate_settings = role_gates
+        if role_gates:          # absent otherwise: the state dicts of checkpoints without role gates are unchanged
+            self.role_gates = nn.ModuleDict({r: gate_head(GATE_FEATURES[g["gate_features"]], g["gate"])
+                                             for r, g in role_gates.items()})
 
     def initial_state(self, batch: int) -> torch.Tensor:
         """Zero recurrent state, float32 ``(batch, H)``."""
@@ -683,27 +697,73 @@ class EntityNet(nn.Module):
         return logits, value, belief, h
 
 
-    def advantages(self, obs: torch.Tensor, actions: torch.Tensor, proposal: torch.Tensor) -> torch.Tensor:
+    def gate_for(self, role: str | None = None) -> tuple[nn.Module, str, float] | None:
+        """The gate that decides for a seat dealt ``role`` (a lower-case role name; None: the
+        main gate): ``(head, features, threshold)``, its role's own gate if it has one, else
+        the main gate, else None."""
+        if role is not None and role in self.role_gate_settings:
+            g = self.role_gate_settings[role]
+            return self.role_gates[role], g["gate_features"], g["gate_threshold"]
+        return None if self.gate is None else (self.gate, self.gate_features, self.gate_threshold)
+
+    def advantages(self, obs: torch.Tensor, actions: torch.Tensor, proposal: torch.Tensor,
+                   role: str | None = None) -> torch.Tensor:
         """The advantage gate's prediction for each candidate over the proposal.
 
         Args:
             obs: float32 observations ``(B, D)``.
             actions: int64 candidate actions ``(B, K)``.
             proposal: int64 ``(B,)``: the ``prior`` bot's proposal each would replace.
+            role: the seat's dealt role (lower case): its own gate if it has one (:meth:`gate_for`).
 
         Returns:
             float32 ``(B, K)``: predicted advantages in the teacher's score units (scores in [-1, 1]).
 
         Raises:
-            ValueError: for a network without a gate, or bad shapes (:func:`agents.candidates.advantage_inputs`).
+            ValueError: for a network without a gate for ``role``, or bad shapes
+                (:func:`agents.candidates.advantage_inputs`).
         """
-        if self.gate is None:
-            raise ValueError("this network has no advantage gate (made without gate)")
-        x = advantage_inputs(obs, actions, proposal, self.num_players, self.gate_features)
-        return self.gate(x).squeeze(-1) / GATE_SCALE
+        chosen = self.gate_for(role)
+        if chosen is None:
+            raise ValueError("this network has no advantage gate (made without gate)"
+                             + (f" for a {role}" if role is not None and self.role_gate_settings else ""))
+        head, features, _ = chosen
+        x = advantage_inputs(obs, actions, proposal, self.num_players, features)
+        return head(x).squeeze(-1) / GATE_SCALE
 
 
 _FLAG_FIRST = ("creatures", "walkers", "stack")   # blocks whose feature 0 is "present"
+
+
+def _check_role_gates(role_gates: Any, prior: str | None) -> dict:
+    """``role_gates`` (see :class:`EntityNet`) checked, in a canonical form (roles in Role order).
+
+    Raises:
+        ValueError: for a role gate without ``prior``, an unknown role, or a gate whose width,
+            features or threshold is bad or missing.
+    """
+    if not isinstance(role_gates, dict):
+        raise ValueError(f"role_gates must be a dict of role name -> gate settings, got {role_gates!r}")
+    if role_gates and prior is None:
+        raise ValueError("role gates choose between a bot's proposal and other actions: they need prior")
+    names = [r.name.lower() for r in Role]
+    out = {}
+    for role in sorted(role_gates, key=lambda r: names.index(r) if r in names else len(names)):
+        g = role_gates[role]
+        if role not in names:
+            raise ValueError(f"role_gates: unknown role {role!r}; allowed: {names}")
+        if not isinstance(g, dict) or set(g) != {"gate", "gate_features", "gate_threshold"}:
+            raise ValueError(f"role_gates[{role!r}] must give gate, gate_features and gate_threshold, got {g!r}")
+        width, features, threshold = g["gate"], g["gate_features"], g["gate_threshold"]
+        if not isinstance(width, int) or isinstance(width, bool) or width < 1:
+            raise ValueError(f"role_gates[{role!r}]: gate must be an int >= 1, got {width!r}")
+        if features not in GATE_FEATURES:
+            raise ValueError(f"role_gates[{role!r}]: gate_features must be one of {sorted(GATE_FEATURES)}, "
+                             f"got {features!r}")
+        if not isinstance(threshold, (int, float)) or isinstance(threshold, bool) or not 0 <= threshold < 2:
+            raise ValueError(f"role_gates[{role!r}]: gate_threshold must be a number in [0, 2), got {threshold!r}")
+        out[role] = {"gate": width, "gate_features": features, "gate_threshold": float(threshold)}
+    return out
 
 
 class _EntityIndex:

@@ -257,6 +257,9 @@ class PolicyAgent(BaseAgent):
     (:func:`agents.lookahead.search_candidates`), the candidate with the
     highest predicted advantage over the proposal when it exceeds the
     threshold (``gate_threshold``: the network's unless given), and the network's own choice otherwise;
+    a seat dealt a role with a gate of its own (``model_kwargs["role_gates"]``,
+    :meth:`agents.networks.EntityNet.gate_for`) is gated by that one, at its
+    threshold unless ``gate_threshold`` is given;
     ``has_gate`` says whether the network has one, ``last_searched`` whether the
     gate weighed candidates at the last decision, ``last_gated`` whether that
     decision was the gate's (both False without a gate).
@@ -265,8 +268,8 @@ class PolicyAgent(BaseAgent):
         path: a checkpoint from :func:`save_checkpoint`.
         seed: seed of the sampling stream.
         greedy: take the arg-max instead of sampling.
-        gate_threshold: play the advantage gate at this threshold instead of the network's
-            (``gate_threshold`` holds the one played); None: the network's.
+        gate_threshold: play the advantage gates (the main one and every role's) at this
+            threshold instead of the network's (``gate_threshold`` holds it); None: the network's.
 
     Raises:
         ValueError: for an unreadable or incompatible checkpoint, including one
@@ -299,13 +302,14 @@ class PolicyAgent(BaseAgent):
         self._config_checked = False                 # check_config ran, or act compared info["view"]
         self.prior_bot: BaseAgent | None = None      # proposes an action the network reads (model_kwargs["prior"])
         self.last_proposal: int | None = None
-        self.has_gate = getattr(self.net, "gate", None) is not None
+        self.has_gate = getattr(self.net, "gate", None) is not None or bool(getattr(self.net, "role_gate_settings", None))
         if gate_threshold is not None and not self.has_gate:
             raise ValueError(f"policy {self.path!r} has no advantage gate, so no gate threshold")
         if gate_threshold is not None and not 0 <= gate_threshold < 2:
             raise ValueError(f"policy {self.path!r}: a gate threshold lies in [0, 2), got {gate_threshold}")
         # the network may be shared with other agents of this checkpoint (load_policy's cache): not changed
         self.gate_threshold = getattr(self.net, "gate_threshold", None) if gate_threshold is None else float(gate_threshold)
+        self._threshold_given = gate_threshold is not None
         self.last_searched = self.last_gated = False
         if self.net.kwargs.get("prior"):
             from . import make
@@ -387,14 +391,20 @@ class PolicyAgent(BaseAgent):
 
     def _gate(self, obs: torch.Tensor, view: Any, proposal: int) -> int | None:
         """The advantage gate's departure from ``proposal`` at this decision, or None (see the class docstring)."""
+        role = view.me.role
+        chosen = self.net.gate_for(None if role is None else role.name.lower())
+        if chosen is None:                # a role without a gate of its own, in a network without a main gate
+            return None
         cands = search_candidates(view, proposal)
         if cands is None:
             return None
         self.last_searched = True
         others = sorted(a for a in cands if a != proposal)
-        adv = self.net.advantages(obs, torch.tensor([others]), torch.tensor([proposal]))[0]
+        adv = self.net.advantages(obs, torch.tensor([others]), torch.tensor([proposal]),
+                                  None if role is None else role.name.lower())[0]
+        threshold = self.gate_threshold if self._threshold_given or chosen[0] is self.net.gate else chosen[2]
         k = int(torch.argmax(adv))                      # the first of equal predictions, in action order
-        return others[k] if float(adv[k]) > self.gate_threshold else None
+        return others[k] if float(adv[k]) > threshold else None
 
     def beliefs(self) -> dict[int, dict[Role, float]]:
         """The belief head's role distribution for every other seat (absolute

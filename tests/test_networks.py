@@ -955,6 +955,106 @@ def test_the_advantage_gate_departs_where_it_predicts_a_gain(tmp_path):
             EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=32, entity=16, **bad)
 
 
+def test_a_role_gate_grafted_from_another_run_gates_that_role_alone(tmp_path, capsys):
+    """``treachery graft``: the donor's gate (a run from the same frozen network) becomes the gate
+    of the seats dealt one role; a seat of that role departs where the donor's gate says, every
+    other seat where the base's gate says; the donor must share every other weight; the card
+    says so; bad settings and files are one-line errors."""
+    from agents import make
+    from agents.policy import load_checkpoint
+    from training.cli import main
+    from training.gate import graft_role_gate
+    from training.model_card import model_card
+    from treachery_env.engine import Game
+    from treachery_env.rules import Role
+    from treachery_env.view import ViewBuilder
+
+    n = 5
+    cfg = GameConfig(num_players=n)
+    plain = _prior_net(n, seed=2)
+
+    def gated(bias: float, name: str, features: str = "combat") -> str:
+        net = EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=32, entity=16, privileged_size=4 * n,
+                        prior="heuristic", gate=8, gate_threshold=0.05, gate_features=features).eval()
+        net.load_state_dict({**plain.state_dict(), **{f"gate.{k}": v for k, v in net.gate.state_dict().items()}})
+        with torch.no_grad():
+            net.gate[-1].weight.zero_()
+            net.gate[-1].bias.fill_(bias)             # every prediction is bias / GATE_SCALE
+        return str(save_checkpoint(tmp_path / name, net, cfg.to_dict()))
+
+    never, always = gated(-1.0, "never.pt"), gated(1.0, "always.pt", "leader")
+    out = tmp_path / "grafted.pt"
+    assert main(["graft", never, always, "--role", " Assassin", "--out", str(out)]) == 0
+    assert "gate for its seats dealt assassin" in capsys.readouterr().out
+    payload = load_checkpoint(out)
+    assert payload["model_kwargs"]["role_gates"] == {"assassin": {"gate": 8, "gate_features": "leader",
+                                                                   "gate_threshold": 0.05}}
+    assert payload["meta"]["role_gates"]["assassin"]["donor"] == always
+    net = payload["net"]
+    assert net.gate_for("assassin")[1:] == ("leader", 0.05) and net.gate_for("guardian")[0] is net.gate
+    assert torch.equal(net.role_gates["assassin"][-1].bias, load_checkpoint(always)["net"].gate[-1].bias)
+    # seat 0 decides as `always` (its gate departs at every searched decision) when dealt an Assassin, and as
+    # `never` (no departure) otherwise: the three bots share every other weight, so their recurrent states agree
+    seen = set()
+    for seed in range(20):
+        g = Game(cfg, seed=seed)
+        role = Role(g.players[0].identity.role)
+        if (role == Role.ASSASSIN) in seen:
+            continue
+        seen.add(role == Role.ASSASSIN)
+        bots = [make(f"policy:{p}:greedy", seed=0) for p in (str(out), always, never)]
+        heur = [make("heuristic", seed=k) for k in range(1, n)]
+        for b in bots:
+            b.reset(0)
+        for k, b in enumerate(heur, 1):
+            b.reset(k)
+        views, gated_here = ViewBuilder(g), 0
+        while not g.is_over and g.decisions_taken < 1500:
+            s = g.current_player
+            obs, info = g.observation(s), {"view": views.build(s)}
+            if s == 0:
+                a, a_always, a_never = (b.act(obs, info) for b in bots)
+                assert a == (a_always if role == Role.ASSASSIN else a_never)
+                gated_here += bots[0].last_gated
+            else:
+                a = heur[s - 1].act(obs, info)
+            g.step(a)
+        assert (gated_here > 0) == (role == Role.ASSASSIN)
+        if len(seen) == 2:
+            break
+    assert seen == {True, False}
+    assert "for a seat dealt assassin, a gate of its own (width 8 on" in model_card(str(out), "g")
+    plain_path = str(save_checkpoint(tmp_path / "plain.pt", plain, cfg.to_dict()))
+    for args, msg in (([never, always, "--role", "wizard", "--out", str(tmp_path / "x.pt")], "--role: unknown role"),
+                      ([never, plain_path, "--role", "assassin", "--out", str(tmp_path / "x.pt")],
+                       "has no advantage gate to graft"),
+                      ([never, always, "--role", "assassin", "--out", str(out)], "exists; give --force"),
+                      ([never, str(tmp_path / "none.pt"), "--role", "assassin", "--out", str(tmp_path / "x.pt")],
+                       "does not exist or is not a file")):
+        assert main(["graft", *args]) == 2
+        err = capsys.readouterr().err
+        assert msg in err and err.count("\n") == 1, err
+    other = _prior_net(n, seed=3)
+    donor = EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=32, entity=16, privileged_size=4 * n,
+                      prior="heuristic", gate=8).eval()
+    donor.load_state_dict({**other.state_dict(), **{f"gate.{k}": v for k, v in donor.gate.state_dict().items()}})
+    with pytest.raises(ValueError, match="differ in weight .*fitted to another policy"):
+        graft_role_gate(never, save_checkpoint(tmp_path / "other.pt", donor, cfg.to_dict()), "assassin",
+                        tmp_path / "y.pt")
+    assert not (tmp_path / "x.pt").exists() and not (tmp_path / "y.pt").exists()
+    for bad, msg in (({"wizard": {"gate": 8, "gate_features": "combat", "gate_threshold": 0.1}}, "unknown role"),
+                     ({"assassin": {"gate": 8}}, "must give gate, gate_features and gate_threshold"),
+                     ({"assassin": {"gate": 0, "gate_features": "combat", "gate_threshold": 0.1}}, "an int >= 1"),
+                     ({"assassin": {"gate": 8, "gate_features": "x", "gate_threshold": 0.1}}, "gate_features must"),
+                     ({"assassin": {"gate": 8, "gate_features": "combat", "gate_threshold": 2}}, r"in \[0, 2\)")):
+        with pytest.raises(ValueError, match=msg):
+            EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=32, entity=16, prior="heuristic",
+                      role_gates=bad)
+    with pytest.raises(ValueError, match="role gates .* need prior"):
+        EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=32, entity=16,
+                  role_gates={"assassin": {"gate": 8, "gate_features": "combat", "gate_threshold": 0.1}})
+
+
 def test_a_gated_run_resumes_with_the_examples_up_to_its_checkpoint(tmp_path):
     """A gated run resumed from an earlier checkpoint deletes the examples of the iterations past it,
     reads back the others (its first iteration's replay counts them), and goes on from the gate's

@@ -201,6 +201,16 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--force", action="store_true",
                    help="replace the policy.pt and MODEL_CARD.md already in --out (default: refuse)")
 
+    g = sub.add_parser("graft", help="give a policy's seats of one role the gate another run fitted to that role",
+                       description="Write BASE with DONOR's advantage gate as the gate of the seats dealt --role "
+                                   "(DONOR: a gate run with solo_roles = [ROLE] from BASE, frozen, so every other "
+                                   "weight is BASE's). Other roles keep BASE's gate.")
+    g.add_argument("base", help="the policy whose other roles keep their gate, e.g. checkpoints/flagship/policy.pt")
+    g.add_argument("donor", help="the gate run's policy.pt")
+    g.add_argument("--role", required=True, help="leader, guardian, assassin or traitor")
+    g.add_argument("--out", required=True, help="the policy file to write")
+    g.add_argument("--force", action="store_true", help="replace --out if it exists (default: refuse)")
+
     c = sub.add_parser("compare", help="two candidates evaluated on the same deals, seat-game by seat-game",
                        description="Compare two substitution results against the same reference on the same "
                                    "deals (evaluated with the same --seed, --games and game): per dealt role and "
@@ -626,6 +636,17 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _graft(args: argparse.Namespace) -> int:
+    from .gate import graft_role_gate
+    try:
+        path = graft_role_gate(args.base, args.donor, args.role, args.out, force=args.force)
+    except ValueError as err:
+        print(f"treachery graft: error: {err}", file=sys.stderr)
+        return 2
+    print(f"wrote {path}: {args.base} with {args.donor}'s gate for its seats dealt {args.role.strip().lower()}")
+    return 0
+
+
 def _compare(args: argparse.Namespace) -> int:
     from .evaluate import paired_delta, read_results
     try:
@@ -722,6 +743,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return _export(args)
             if args.command == "compare":
                 return _compare(args)
+            if args.command == "graft":
+                return _graft(args)
             if args.command == "pool":
                 return _pool(args)
             if args.command == "models":

@@ -46,8 +46,8 @@ from treachery_env.observation import obs_layout
 
 from .rollout import batch_observations
 
-__all__ = ["read_examples", "searched", "gate_examples", "gate_inputs", "realised_gain", "GateFit", "GATE_MINIBATCH",
-           "GATE_LEARNING_RATE", "GATE_AVERAGE", "BIG"]
+__all__ = ["read_examples", "searched", "gate_examples", "gate_inputs", "realised_gain", "GateFit", "graft_role_gate",
+           "GATE_MINIBATCH", "GATE_LEARNING_RATE", "GATE_AVERAGE", "BIG"]
 
 GATE_MINIBATCH = 512
 """Examples per gradient step of :class:`GateFit`."""
@@ -321,3 +321,65 @@ class GateFit:
     def state_dict(self) -> dict:
         """``fitted`` (the fitted weights), ``optimizer`` (their Adam state) and ``steps`` (taken so far)."""
         return {"fitted": self.fitted.state_dict(), "optimizer": self.optimizer.state_dict(), "steps": self.steps}
+
+
+_GATE_KEYS = ("gate", "gate_threshold", "gate_features", "role_gates")
+
+
+def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str, out: str | os.PathLike,
+                    force: bool = False) -> Path:
+    """A policy whose seats dealt ``role`` are gated by the gate another run fitted to that role.
+
+    ``donor`` is a gate run's policy (``gate`` > 0, e.g. ``advantage_gate.toml`` with
+    ``solo_roles = [ROLE]``, which fits its gate on that role's decisions alone) and
+    ``base`` a policy of the same network: every weight but the gates must be equal
+    (a frozen run, ``freeze_policy``, from the same ``init``), so the donor's gate was
+    fitted to the very policy it will gate.  The result is ``base`` with the donor's
+    gate as ``role_gates[role]`` (:class:`agents.networks.EntityNet`; a role gate
+    already there is replaced), written atomically with ``base``'s game and training
+    configuration; ``meta["role_gates"][role]`` names the donor and its file's SHA-256.
+
+    Raises:
+        ValueError: (one line) for an unreadable checkpoint, an unknown role, a donor
+            without a gate, networks that differ outside their gates (naming the first
+            weight or setting), or an ``out`` that exists without ``force``.
+    """
+    from agents.models import sha256_of
+    from agents.networks import build_network
+    from agents.policy import load_checkpoint, save_checkpoint
+    from treachery_env.rules import Role
+
+    try:
+        role = Role.parse(str(role).strip()).name.lower()
+    except ValueError as err:
+        raise ValueError(f"--role: {err}") from None
+    out = Path(out)
+    if out.exists() and not force:
+        raise ValueError(f"{str(out)!r} exists; give --force to replace it")
+    b, d = load_checkpoint(base), load_checkpoint(donor)
+    bk, dk = b["model_kwargs"], d["model_kwargs"]
+    if not dk.get("gate"):
+        raise ValueError(f"{str(donor)!r} has no advantage gate to graft (a run with gate > 0 fits one)")
+    for key in sorted(set(bk) | set(dk)):
+        if key not in _GATE_KEYS and bk.get(key) != dk.get(key):
+            raise ValueError(f"the two networks differ in {key} ({bk.get(key)!r} vs {dk.get(key)!r}): the donor's "
+                             f"gate was fitted to another policy")
+    bs, ds = b["model_state"], d["model_state"]
+    for name in sorted(set(bs) | set(ds)):
+        if name.startswith(("gate.", "role_gates.")):
+            continue
+        if name not in bs or name not in ds or not torch.equal(bs[name], ds[name]):
+            raise ValueError(f"the two networks differ in weight {name!r}: the donor's gate was fitted to another "
+                             f"policy (graft onto the policy its run started from and kept frozen)")
+    role_gates = dict(bk.get("role_gates", {}))
+    role_gates[role] = {"gate": dk["gate"], "gate_features": dk.get("gate_features", "combat"),
+                        "gate_threshold": dk["gate_threshold"]}
+    net = build_network({**bk, "role_gates": role_gates})
+    state = {k: v for k, v in bs.items() if not k.startswith(f"role_gates.{role}.")}
+    state.update({f"role_gates.{role}.{k[len('gate.'):]}": v for k, v in ds.items() if k.startswith("gate.")})
+    net.load_state_dict(state)
+    meta = dict(b.get("meta", {}))
+    meta["role_gates"] = {**meta.get("role_gates", {}),
+                          role: {"donor": str(donor), "sha256": sha256_of(donor), "donor_meta": d.get("meta", {}),
+                                 "donor_train_config": d.get("train_config", {})}}
+    return save_checkpoint(out, net, b["game_config"], b.get("train_config"), meta=meta)

@@ -155,6 +155,10 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
         critic += (f"; advantage gate (an MLP of width {kw['gate']} on {reads} predicts how much "
                    "better the lookahead bot's rollouts score each of its candidates than the proposal; where one "
                    f"is predicted more than {kw['gate_threshold']:g} better, it is played; no search)")
+    for role, g in kw.get("role_gates", {}).items():
+        critic += (f"; for a seat dealt {role}, a gate of its own (width {g['gate']} on "
+                   f"{GATE_READS[g['gate_features']]}, threshold {g['gate_threshold']:g}), fitted to that role's "
+                   f"decisions alone (`treachery graft`)")
     out = [f"# Model card: `{name}`", "",
            f"A trained policy for {gc['num_players']}-player Treachery (recurrent actor-critic with a "
            "role-belief head; how it was trained is under Facts and Training configuration). Load it with "
