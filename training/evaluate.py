@@ -1495,7 +1495,7 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
         meta["shard"] = {"index": shard[0], "of": shard[1], "first_deal": deal_range.start, "deals_total": total_deals}
     if role_values is not None:
         meta["roles"] = [ROLE_NAMES[r] for r in ROLES if int(r) in role_values]
-        meta["games_per_deal"] = len(tasks) // max(deals, 1) if deals else per
+        meta["games_per_deal"] = len(tasks) // deals if deals else per
     res = summarize(records, entrants, meta)
     res["timing"]["wall_s"] = wall
     res["timing"]["workers"] = workers
@@ -1518,7 +1518,7 @@ def _role_values(roles: Sequence[str], mode: str) -> frozenset:
     if not names:
         raise ValueError("roles: name at least one role (leader, guardian, assassin, traitor)")
     if len(set(names)) != len(names):
-        raise ValueError(f"roles: {names} names a role twice")
+        raise ValueError(f"roles: {', '.join(names)} names a role twice")
     try:
         return frozenset(int(Role.parse(r)) for r in names)
     except ValueError as err:
@@ -1749,7 +1749,7 @@ def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
         out.append(f"- {m['pooled_note']}")
     if m.get("roles"):
         out.append(f"- the candidates took only the seats dealt {', '.join(m['roles'])} (--roles): the overall "
-                   f"figures are over those roles")
+                   f"figures are over those seats")
     out.append(f"- truncated: {s['truncated']}, draws: {s['draws']}, mean turns: "
                f"{s['mean_turns']:.1f}" if s["mean_turns"] is not None else "- no games")
     out += ["", "Win rates by dealt role, with 95% Wilson intervals:", "", per_role_table(res), ""]
