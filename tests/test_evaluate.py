@@ -251,7 +251,7 @@ def test_substitution_limited_to_roles_plays_those_seats_of_the_whole_tournament
     with pytest.raises(ValueError, match=r"share deals but no seat-game.*--roles: Assassin vs Leader"):
         ev.paired_delta(part, leader)
     for roles, msg in ((["wizard"], "unknown role 'wizard'"), ([], "name at least one role"),
-                       (["traitor", "Traitor"], "names a role twice")):
+                       (["traitor", "Traitor"], "roles: traitor named twice")):
         with pytest.raises(ValueError, match=msg):
             ev.evaluate(["random", "heuristic"], games=3, roles=roles, **kw)
     with pytest.raises(ValueError, match="identity deck .* deals none of them"):
@@ -260,7 +260,7 @@ def test_substitution_limited_to_roles_plays_those_seats_of_the_whole_tournament
         ev.evaluate(["random", "heuristic"], games=3, roles=["leader"], **{**kw, "mode": "rotate"})
     for roles, msg in (("guardian", "roles guardian: this game's identity deck (its players, variant and role "
                                     "counts) deals none of them; it deals leader, assassin, traitor"),
-                       ("assassin,", "--roles: 'assassin,' has an empty name"),
+                       ("assassin,", "--roles: an empty role name in ['assassin', '']; give roles separated by commas"),
                        ("Traitor, traitor", "--roles: traitor named twice"),
                        ("wizard", "--roles: unknown role 'wizard'")):
         assert main(["evaluate", "--agents", "random,heuristic", "--mode", "substitution", "--players", "4",

@@ -1024,8 +1024,21 @@ def test_a_role_gate_grafted_from_another_run_gates_that_role_alone(tmp_path, ca
             break
     assert seen == {True, False}
     assert "for a seat dealt assassin, a gate of its own (width 8 on" in model_card(str(out), "g")
+    with pytest.raises(SystemExit):
+        main(["graft", "--help"])
+    assert "usage: treachery graft [-h] --role ROLE --out OUT [--force] base donor" in capsys.readouterr().out
     plain_path = str(save_checkpoint(tmp_path / "plain.pt", plain, cfg.to_dict()))
-    for args, msg in (([never, always, "--role", "wizard", "--out", str(tmp_path / "x.pt")], "--role: unknown role"),
+    solo = str(save_checkpoint(tmp_path / "solo.pt", load_checkpoint(always)["net"], cfg.to_dict(),
+                               {"solo_roles": ["assassin"]}))               # a gate run fitted to Assassin decisions
+    assert main(["graft", never, solo, "--role", "assassin", "--out", str(tmp_path / "ok.pt")]) == 0
+    capsys.readouterr()
+    for args, msg in (([never, solo, "--role", "guardian", "--out", str(tmp_path / "x.pt")],
+                       "solo.pt' fitted its gate to assassin decisions alone (its run's solo_roles), not to "
+                       "guardian's"),
+                      ([solo, never, "--role", "assassin", "--out", str(tmp_path / "x.pt")],
+                       "so it would gate every other role: BASE is the policy whose other roles keep their gate, DONOR "
+                       "the gate run (were they given the other way round?)"),
+                      ([never, always, "--role", "wizard", "--out", str(tmp_path / "x.pt")], "--role: unknown role"),
                       ([never, plain_path, "--role", "assassin", "--out", str(tmp_path / "x.pt")],
                        "has no advantage gate to graft"),
                       ([never, always, "--role", "assassin", "--out", str(out)], "exists; give --force"),

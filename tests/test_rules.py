@@ -57,6 +57,17 @@ def test_role_distribution_for_nine_and_more_follows_the_faq_rule(n, expected):
     assert d[Role.GUARDIAN] - d[Role.TRAITOR] in (0, 1)
 
 
+def test_role_names_parse_in_any_case_in_order_and_refuse_empty_unknown_or_repeated_names():
+    assert Role.parse_many([" Assassin", "LEADER", Role.TRAITOR]) == (Role.ASSASSIN, Role.LEADER, Role.TRAITOR)
+    assert Role.parse_many(iter(["guardian"])) == (Role.GUARDIAN,) and Role.parse_many([]) == ()
+    for names, msg in ((["assassin", " "], r"an empty role name in \['assassin', ' '\]"),
+                       (["wizard"], "unknown role 'wizard'"),
+                       (["traitor", " Traitor"], "^traitor named twice$"),
+                       ([Role.LEADER, "leader"], "^leader named twice$")):
+        with pytest.raises(ValueError, match=msg):
+            Role.parse_many(names)
+
+
 @pytest.mark.parametrize("bad", [3, 0, -5, 4.0, "5", True])
 def test_role_distribution_rejects_fewer_than_four_players(bad):
     """CR 907.2: a Treachery game has four or more players."""

@@ -241,7 +241,7 @@ def test_export_of_a_missing_run_or_policy_is_one_line_naming_the_path(tmp_path,
     (tmp_path / "afile").write_text("x")
     (tmp_path / "ckpt_only").mkdir()
     shutil.copy(policy_4p, tmp_path / "ckpt_only" / "ckpt_000004.pt")
-    for name, phrase in (("nope", "does not exist"), ("afile", "is a file, not a folder"),
+    for name, phrase in (("nope", "does not exist"),
                          ("empty", "has no checkpoint (no policy.pt, no ckpt_*.pt)"),
                          ("ckpt_only", "has ckpt_000004.pt but no policy.pt")):
         path = str(tmp_path / name)
@@ -249,7 +249,22 @@ def test_export_of_a_missing_run_or_policy_is_one_line_naming_the_path(tmp_path,
         err = capsys.readouterr().err
         assert err.startswith(f"treachery export: error: run folder {path!r} ") and phrase in err, err
         assert len(err.strip().splitlines()) == 1
+    assert cli.main(["export", str(tmp_path / "afile"), "--out", str(tmp_path / "ship")]) == 2    # a file: a policy?
+    err = capsys.readouterr().err
+    assert "is corrupt or not a torch checkpoint" in err and len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "ship").exists()
+
+
+def test_export_ships_a_policy_file_without_a_run(tmp_path, capsys, policy_4p):
+    """``treachery export FILE``: a policy that is no run's (``treachery graft``'s) ships with a card
+    that has the file's facts and no run totals (throughput), byte for byte the file given."""
+    from pathlib import Path
+
+    ship = tmp_path / "ship"
+    assert cli.main(["export", str(policy_4p), "--out", str(ship)]) == 0
+    assert (ship / "policy.pt").read_bytes() == Path(policy_4p).read_bytes()
+    card = (ship / "MODEL_CARD.md").read_text()
+    assert card.startswith("# Model card: `ship`") and "policy file SHA-256" in card and "* throughput:" not in card
 
 
 def test_export_never_overwrites_a_shipped_policy_without_force(tmp_path, capsys, policy_4p):

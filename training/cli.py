@@ -79,6 +79,9 @@ class _Parser(argparse.ArgumentParser):
     (``--agnets``) otherwise shows only as "the following arguments are required"."""
 
     def parse_known_args(self, args=None, namespace=None):
+        given = sys.argv[1:] if args is None else list(args)
+        if "-h" in given or "--help" in given:       # the help shows required options as required
+            return super().parse_known_args(given, namespace)
         required = [a for a in self._actions if a.required and a.option_strings]
         for a in required:
             a.required = False
@@ -193,8 +196,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     x = sub.add_parser("export", help="ship a run's policy with a model card",
                        description="Copy RUN_DIR/policy.pt to --out and write MODEL_CARD.md there from the "
-                                   "run's metrics and the given evaluation results.")
-    x.add_argument("run_dir", help="a training run directory")
+                                   "run's metrics and the given evaluation results. RUN_DIR may be a policy "
+                                   "file instead (treachery graft's): its card has no run totals.")
+    x.add_argument("run_dir", help="a training run directory, or a policy file")
     x.add_argument("--out", required=True, help="destination folder, e.g. checkpoints/flagship")
     x.add_argument("--results", nargs="*", default=[], help="results.json files or their folders")
     x.add_argument("--notes", default="", help="a file whose text goes under Notes in the card")
@@ -327,17 +331,11 @@ def _parse_roles(text: str) -> list[str]:
     """
     from treachery_env.rules import Role
 
-    names = [r.strip().lower() for r in text.split(",")]
-    if "" in names:
-        raise ValueError(f"--roles: {text!r} has an empty name; give roles separated by commas, e.g. "
-                         f"assassin or guardian,assassin")
-    twice = sorted({r for r in names if names.count(r) > 1})
-    if twice:
-        raise ValueError(f"--roles: {', '.join(twice)} named twice")
     try:
-        return [Role.parse(r).name.lower() for r in names]
+        return [r.name.lower() for r in Role.parse_many(text.split(","))]
     except ValueError as err:
-        raise ValueError(f"--roles: {err}") from None
+        raise ValueError(f"--roles: {err}; give roles separated by commas, e.g. assassin or guardian,assassin") \
+            from None
 
 
 def _parse_shard(text: str) -> tuple[int, int]:

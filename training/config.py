@@ -355,11 +355,12 @@ class TrainConfig:
              "a number in (0, 10]")
         need(is_num(self.solo) and 0 <= self.solo <= 1, "solo", "a probability in [0, 1]")
         role_names = [r.name.lower() for r in Role]
-        solo_roles = [r.strip().lower() if isinstance(r, str) else r for r in self.solo_roles] \
-            if isinstance(self.solo_roles, list) else None
-        need(solo_roles is not None and all(r in role_names for r in solo_roles)
-             and len(set(solo_roles)) == len(solo_roles), "solo_roles",
-             f"a list of distinct role names from {role_names} ([] = every role)")
+        try:
+            solo_roles = [r.name.lower() for r in Role.parse_many(self.solo_roles)] \
+                if isinstance(self.solo_roles, list) else None
+        except ValueError:
+            solo_roles = None
+        need(solo_roles is not None, "solo_roles", f"a list of distinct role names from {role_names} ([] = every role)")
         need(not solo_roles or (self.solo > 0 and any(w > 0 for k, w in self.opponents.items() if k != "self")),
              "solo_roles", "[] unless solo > 0 and opponents give weight to games that are not self-play "
              "(it limits the role of the learner's one seat in those)")

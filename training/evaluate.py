@@ -1514,13 +1514,11 @@ def _role_values(roles: Sequence[str], mode: str) -> frozenset:
     """
     if mode != "substitution":
         raise ValueError(f"roles limit the seats of --mode substitution; mode {mode!r} plays every seat")
-    names = [str(r).strip().lower() for r in roles]
-    if not names:
+    roles = list(roles)
+    if not roles:
         raise ValueError("roles: name at least one role (leader, guardian, assassin, traitor)")
-    if len(set(names)) != len(names):
-        raise ValueError(f"roles: {', '.join(names)} names a role twice")
     try:
-        return frozenset(int(Role.parse(r)) for r in names)
+        return frozenset(int(r) for r in Role.parse_many(roles))
     except ValueError as err:
         raise ValueError(f"roles: {first_line(err)}") from None
 

@@ -326,6 +326,20 @@ class GateFit:
 _GATE_KEYS = ("gate", "gate_threshold", "gate_features", "role_gates")
 
 
+def _fitted_roles(path: str | os.PathLike, payload: dict) -> list[str]:
+    """The roles a checkpoint's gate was fitted to alone (its run's ``solo_roles``; ``[]``: every role).
+
+    Raises:
+        ValueError: (one line) for a ``solo_roles`` in its training configuration that names no roles.
+    """
+    from treachery_env.rules import Role
+
+    try:
+        return [r.name.lower() for r in Role.parse_many((payload.get("train_config") or {}).get("solo_roles") or [])]
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{str(path)!r}: its training configuration's solo_roles: {first_line(err)}") from None
+
+
 def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str, out: str | os.PathLike,
                     force: bool = False) -> Path:
     """A policy whose seats dealt ``role`` are gated by the gate another run fitted to that role.
@@ -341,7 +355,9 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
 
     Raises:
         ValueError: (one line) for an unreadable checkpoint, an unknown role, a donor
-            without a gate, networks that differ outside their gates (naming the first
+            without a gate, a donor whose run fitted its gate to other roles alone (its
+            ``solo_roles``), a gated base whose run fitted its gate to some roles alone (so
+            it would gate the others; BASE and DONOR swapped), networks that differ outside their gates (naming the first
             weight or setting), or an ``out`` that exists without ``force``.
     """
     from agents.models import sha256_of
@@ -360,6 +376,14 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
     bk, dk = b["model_kwargs"], d["model_kwargs"]
     if not dk.get("gate"):
         raise ValueError(f"{str(donor)!r} has no advantage gate to graft (a run with gate > 0 fits one)")
+    donor_roles, base_roles = _fitted_roles(donor, d), _fitted_roles(base, b)
+    if donor_roles and role not in donor_roles:
+        raise ValueError(f"DONOR {str(donor)!r} fitted its gate to {' and '.join(donor_roles)} decisions alone (its "
+                         f"run's solo_roles), not to {role}'s")
+    if base_roles and bk.get("gate"):
+        raise ValueError(f"BASE {str(base)!r} fitted its own gate to {' and '.join(base_roles)} decisions alone (its "
+                         f"run's solo_roles), so it would gate every other role: BASE is the policy whose other roles "
+                         f"keep their gate, DONOR the gate run (were they given the other way round?)")
     for key in sorted(set(bk) | set(dk)):
         if key not in _GATE_KEYS and bk.get(key) != dk.get(key):
             raise ValueError(f"the two networks differ in {key} ({bk.get(key)!r} vs {dk.get(key)!r}): the donor's "

@@ -248,8 +248,6 @@ def _run_policy(run_dir: str | os.PathLike) -> Path:
     if not d.exists():
         raise ValueError(f"run folder {str(d)!r} does not exist; give the folder of a training run "
                          f"(e.g. runs/train-<date>-<time>)")
-    if not d.is_dir():
-        raise ValueError(f"run folder {str(d)!r} is a file, not a folder; give the folder of a training run")
     src = d / "policy.pt"
     if not src.is_file():
         ckpt = latest_checkpoint(d)
@@ -263,10 +261,11 @@ def _run_policy(run_dir: str | os.PathLike) -> Path:
 
 def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, results: Sequence[str] = (),
                   notes: str = "", force: bool = False) -> Path:
-    """Copy a run's ``policy.pt`` to ``out_dir`` and write ``MODEL_CARD.md`` there.
+    """Copy a run's ``policy.pt`` (or a policy file) to ``out_dir`` and write ``MODEL_CARD.md`` there.
 
     Args:
-        run_dir: a training run directory.
+        run_dir: a training run directory, or a policy file made from runs (``treachery graft``'s),
+            whose card then has no run totals.
         out_dir: e.g. ``checkpoints/flagship``.
         results: folders (or files) of ``results.json`` to include.
         notes: free text for the card.
@@ -279,7 +278,7 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
 
     Raises:
         ValueError: for a missing run folder or policy (naming which,
-            :func:`_run_policy`), an unreadable policy, a missing results file,
+            :func:`_run_policy`), an unreadable policy (a ``run_dir`` that is a file but no checkpoint), a missing results file,
             an unreadable ``metrics.jsonl`` line (naming the file and line),
             a policy over the 20 MB limit for shipped checkpoints, an
             ``out_dir`` that is (or lies under) a file, or one that already
@@ -290,7 +289,8 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
             the bytes of this run's ``policy.pt`` (its tables would describe
             another policy).
     """
-    src = _run_policy(run_dir)
+    from_run = not Path(run_dir).is_file()
+    src = _run_policy(run_dir) if from_run else Path(run_dir)
     check_folder(out_dir, "--out")
     held = [n for n in ("policy.pt", "MODEL_CARD.md") if (Path(out_dir) / n).exists()]
     if held and not force:
@@ -307,7 +307,7 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
                           f"them this run's policy.pt (as it is now); the card's tables would describe another policy")
     # a policy without its run's metrics.jsonl gets a card without the run's totals; an unreadable one is an error
     run = (training_summary(run_dir, meta.get("iteration"))
-           if (Path(run_dir) / "metrics.jsonl").is_file() else None)
+           if from_run and (Path(run_dir) / "metrics.jsonl").is_file() else None)
     out = Path(out_dir)          # everything is read: now write
     out.mkdir(parents=True, exist_ok=True)
     dst = out / "policy.pt"

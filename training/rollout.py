@@ -236,7 +236,7 @@ class Collector:
         table = sorted(set(roles))
         if not self.config.solo_roles:
             return table
-        wanted = {int(Role.parse(r.strip())) for r in self.config.solo_roles}
+        wanted = set(map(int, Role.parse_many(self.config.solo_roles)))
         return [r for r in table if r in wanted]
 
     def _new_game(self, slot: _Slot) -> _Slot:

@@ -42,6 +42,25 @@ class Role(IntEnum):
                 f"unknown role {name!r}: allowed are Leader, Guardian, Assassin, Traitor"
             ) from None
 
+    @classmethod
+    def parse_many(cls, names: "Iterable[str | Role]") -> "tuple[Role, ...]":
+        """Return the roles named in ``names``, in order, each read as :meth:`parse` reads it
+        (no names give ``()``; a caller that needs one says so).
+
+        Raises:
+            ValueError: (one line) for an empty or unknown name, or a role named twice.
+        """
+        names = list(names)
+        roles: list[Role] = []
+        for name in names:
+            if not isinstance(name, Role) and not str(name).strip():
+                raise ValueError(f"an empty role name in {names!r}")
+            role = cls.parse(name)
+            if role in roles:
+                raise ValueError(f"{role.name.lower()} named twice")
+            roles.append(role)
+        return tuple(roles)
+
 
 class Team(IntEnum):
     """Teams of CR 907.7a.  Each Traitor is a team of one; ``TRAITOR`` marks that."""
