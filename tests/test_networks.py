@@ -1030,6 +1030,7 @@ def test_a_role_gate_grafted_from_another_run_gates_that_role_alone(tmp_path, ca
     plain_path = str(save_checkpoint(tmp_path / "plain.pt", plain, cfg.to_dict()))
     solo = str(save_checkpoint(tmp_path / "solo.pt", load_checkpoint(always)["net"], cfg.to_dict(),
                                {"solo_roles": ["assassin"]}))               # a gate run fitted to Assassin decisions
+    assert "the learner's one seat was always dealt Assassin (`solo_roles`)" in model_card(solo, "solo")
     assert main(["graft", never, solo, "--role", "assassin", "--out", str(tmp_path / "ok.pt")]) == 0
     capsys.readouterr()
     for args, msg in (([never, solo, "--role", "guardian", "--out", str(tmp_path / "x.pt")],

@@ -173,6 +173,9 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
               "this run's alone)"] if tc.get("init") else []),
            *([f"* frozen policy: this run fitted only the advantage gate (`freeze_policy`); every other weight "
               f"is `{tc.get('init')}`'s, unchanged"] if tc.get("freeze_policy") else []),
+           *([f"* learner's role: in its games against bots the learner's one seat was always dealt "
+              f"{' or '.join(str(r).strip().capitalize() for r in tc['solo_roles'])} (`solo_roles`), so what "
+              f"it learnt it learnt from that role's decisions alone"] if tc.get("solo_roles") else []),
            f"* machine: {meta.get('machine', '?')}",
            f"* treachery_env {payload['env_version']}, torch {payload.get('torch_version', '?')}"]
     if run:
