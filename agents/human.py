@@ -138,11 +138,8 @@ class HumanAgent(BaseAgent):
             QuitGame, EOFError, KeyboardInterrupt: the person leaves (see the class).
         """
         d = view.decision
-        options = [(o.action, self._option_text(o)) for o in d.options if o.kind not in ("concede", "talk")]
+        options = [(o.action, self._option_text(o)) for o in d.distinct() if o.kind not in ("concede", "talk")]
         concede = next((o.action for o in d.options if o.kind == "concede"), None)
-        # identical choices (e.g. the same land in two hand slots) are shown once
-        seen: set = set()
-        options = [o for o in options if not (o[1] in seen or seen.add(o[1]))]
         talk = [(o.action, self._option_text(o)) for o in d.options if o.kind == "talk"]
         if talk:       # table talk: one entry that opens the list of messages
             options.append((None, f"say something at the table... ({len(talk)} messages, none binding)"))

@@ -91,15 +91,12 @@ def identity_html(view: Any) -> str:
 def option_details(view: Any) -> list[dict]:
     """The pending decision's options for buttons: ``{"action", "text", "kind", "card"}`` each
     (``card``: the card or identity it casts, plays or unveils, with a text to show; else None).
-    Identical choices (the same land in two hand slots) are listed once."""
+    Identical choices (the same land in two hand slots) are listed once (``DecisionView.distinct``)."""
     from treachery_env.text import card_names
 
     known = card_names()
-    out, seen = [], set()
-    for o in view.decision.options:
-        if o.text in seen and o.kind != "concede":
-            continue
-        seen.add(o.text)
+    out = []
+    for o in view.decision.distinct():
         card = o.card if o.card in known else (view.me.identity if o.kind in ("unveil", "identity_ability") else None)
         out.append({"action": o.action, "text": o.text, "kind": o.kind, "card": card})
     return out

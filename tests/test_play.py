@@ -272,11 +272,12 @@ def test_identical_choices_are_shown_once():
 
     from agents.human import HumanAgent
 
-    opt = lambda a, kind, text: SimpleNamespace(action=a, kind=kind, text=text, card="")   # noqa: E731
-    decision = SimpleNamespace(prompt="main phase", options=[opt(0, "pass", "pass"),
-                                                             opt(3, "land", "play a land (Wastes)"),
-                                                             opt(4, "land", "play a land (Wastes)"),
-                                                             opt(7, "cast", "cast Shock")])
+    from treachery_env.view import DecisionView, OptionView
+
+    decision = DecisionView("priority", "main phase", (OptionView(0, "pass", "pass"),
+                                                      OptionView(3, "play a land (Wastes)", "land", "Wastes"),
+                                                      OptionView(4, "play a land (Wastes)", "land", "Wastes"),
+                                                      OptionView(7, "cast Shock", "cast", "Shock")))
     view = SimpleNamespace(decision=decision)
     mask = np.zeros(10, np.int8)
     mask[[0, 3, 4, 7]] = 1
