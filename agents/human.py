@@ -137,10 +137,13 @@ class HumanAgent(BaseAgent):
         Raises:
             QuitGame, EOFError, KeyboardInterrupt: the person leaves (see the class).
         """
+        from treachery_env.text import choices
+
         d = view.decision
-        options = [(o.action, self._option_text(o)) for o in d.distinct() if o.kind not in ("concede", "talk")]
+        options = [(o.action, self._option_text(o, words)) for o, words in choices(view)
+                   if o.kind not in ("concede", "talk")]
         concede = next((o.action for o in d.options if o.kind == "concede"), None)
-        talk = [(o.action, self._option_text(o)) for o in d.options if o.kind == "talk"]
+        talk = [(o.action, self._option_text(o, o.text)) for o in d.options if o.kind == "talk"]
         if talk:       # table talk: one entry that opens the list of messages
             options.append((None, f"say something at the table... ({len(talk)} messages, none binding)"))
         self.show_identity(view)
@@ -274,8 +277,7 @@ class HumanAgent(BaseAgent):
         self.console.print(Panel(body, title=f"Your identity (P{view.seat})", expand=False))
 
     @staticmethod
-    def _option_text(option: Any) -> str:
-        text = option.text
+    def _option_text(option: Any, text: str) -> str:
         if option.card and option.card not in text:
             text += f" ({option.card})"
         if option.card and text.startswith("cast "):

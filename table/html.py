@@ -91,14 +91,15 @@ def identity_html(view: Any) -> str:
 def option_details(view: Any) -> list[dict]:
     """The pending decision's options for buttons: ``{"action", "text", "kind", "card"}`` each
     (``card``: the card or identity it casts, plays or unveils, with a text to show; else None).
-    Identical choices (the same land in two hand slots) are listed once (``DecisionView.distinct``)."""
-    from treachery_env.text import card_names
+    Choices that look the same (the same land in two hand slots) are listed once, with words that tell
+    apart those left (:func:`treachery_env.text.choices`)."""
+    from treachery_env.text import card_names, choices
 
     known = card_names()
     out = []
-    for o in view.decision.distinct():
+    for o, words in choices(view):
         card = o.card if o.card in known else (view.me.identity if o.kind in ("unveil", "identity_ability") else None)
-        out.append({"action": o.action, "text": o.text, "kind": o.kind, "card": card})
+        out.append({"action": o.action, "text": words, "kind": o.kind, "card": card})
     return out
 
 

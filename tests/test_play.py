@@ -278,7 +278,7 @@ def test_identical_choices_are_shown_once():
                                                       OptionView(3, "play a land (Wastes)", "land", "Wastes"),
                                                       OptionView(4, "play a land (Wastes)", "land", "Wastes"),
                                                       OptionView(7, "cast Shock", "cast", "Shock")))
-    view = SimpleNamespace(decision=decision)
+    view = SimpleNamespace(decision=decision, players=(), stack=())      # a board with nothing on it
     mask = np.zeros(10, np.int8)
     mask[[0, 3, 4, 7]] = 1
     buf = io.StringIO()
@@ -297,7 +297,7 @@ def test_cast_options_say_what_the_card_is():
     assert card_line("Storm Angel") == "{5} Creature: Flying Vigilance 4/4"
     assert card_line("Blade Squire") == "{2} Creature: First strike 2/1"
     assert card_line("not a card") == ""
-    text = HumanAgent._option_text(SimpleNamespace(text="cast Shock", card="Shock"))
+    text = HumanAgent._option_text(SimpleNamespace(text="cast Shock", card="Shock"), "cast Shock")
     assert text == "cast Shock  [{1} Instant: Shock deals 2 damage to any target.]"
 
 

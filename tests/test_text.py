@@ -395,3 +395,38 @@ def test_the_end_of_the_game_shows_every_identity_and_the_result():
         for p in g.players:
             assert p.identity.name in text
     assert "GAME OVER" in render(g, None)
+
+
+def test_a_persons_choices_merge_what_looks_the_same_and_tell_apart_the_rest():
+    """``text.choices``: options equal but for their action index, or for the uid of a creature
+    whose board line is the same, are one choice (the first); choices that share words get the
+    creature's board line; the web table's buttons are those choices, in the decision's order."""
+    from table.html import option_details
+    from treachery_env.text import _creature_words, _object_names, choices
+    from treachery_env.view import ViewBuilder
+
+    merged = told_apart = 0
+    for seed in range(60):
+        g = Game(GameConfig(num_players=5), seed=seed)
+        rng, views = random.Random(seed), ViewBuilder(g)
+        while not g.is_over and g.decisions_taken < 1500:
+            view = views.build(g.current_player)
+            opts, listed = view.decision.options, choices(view)
+            kept = [o for o, _ in listed]
+            assert [o for o in opts if o in kept] == kept                                   # the decision's order
+            lines = {c.uid: (p.seat, _creature_words(c, _object_names(view))) for p in view.players
+                     for c in p.creatures}
+            looks = lambda o: (o[1:5], o[6:], lines.get(o.creature, o.creature))   # noqa: E731
+            for k, o in enumerate(opts):
+                same = [e for e in opts[:k] if e in kept and looks(e) == looks(o)]
+                assert (o in kept) == (not same or o.kind == "concede")
+            merged += len(kept) < len(opts)
+            for o, w in listed:
+                if w != o.text:
+                    told_apart += 1
+                    assert w.startswith(o.text + " - P") and sum(e.text == o.text for e in kept) > 1
+            assert [(b["action"], b["text"]) for b in option_details(view)] == [(o.action, w) for o, w in listed]
+            g.step(rng.choice(g.legal_actions()))
+        if merged >= 5 and told_apart >= 2:
+            break
+    assert merged >= 5 and told_apart >= 2, (merged, told_apart)

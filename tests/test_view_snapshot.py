@@ -302,29 +302,3 @@ def test_rollouts_hand_bots_nothing_of_the_game(tmp_path, monkeypatch):
     box.append(col)
     col.collect(150, label_expert=True)
     assert sum(r.calls for r in made) > 100
-
-
-def test_a_persons_choices_list_each_identical_option_once():
-    """``DecisionView.distinct``: options equal in everything but their action index (the same land
-    in two hand slots) are offered once, the first in the decision's order; the web table's
-    buttons are those options."""
-    from table.html import option_details
-
-    found = 0
-    for seed in range(40):
-        g = Game(GameConfig(num_players=4), seed=seed)
-        rng, views = random.Random(seed), ViewBuilder(g)
-        while not g.is_over and g.decisions_taken < 400 and found < 5:
-            d = views.build(g.current_player).decision
-            kept = d.distinct()
-            assert [o for o in d.options if o in kept] == kept                      # the decision's order
-            assert len({o[1:] for o in kept if o.kind != "concede"}) == sum(o.kind != "concede" for o in kept)
-            for k, o in enumerate(d.options):      # a dropped option equals one kept before it
-                assert o in kept or any(e[1:] == o[1:] for e in d.options[:k] if e in kept)
-            if len(kept) < len(d.options):
-                found += 1
-                assert [b["action"] for b in option_details(views.build(g.current_player))] == [o.action for o in kept]
-            g.step(rng.choice(g.legal_actions()))
-        if found >= 5:
-            break
-    assert found >= 5, "no decision with identical options in 40 games"

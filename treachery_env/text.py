@@ -12,6 +12,7 @@ the board that hides what the viewer cannot see (DESIGN section 4:
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import identities
@@ -24,7 +25,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game
     from .view import SeatView
 
-__all__ = ["describe_action", "option_text", "render", "render_view", "board_sections", "BoardSections", "format_event",
+__all__ = ["describe_action", "option_text", "choices", "render", "render_view", "board_sections", "BoardSections",
+           "format_event",
            "card_text", "card_names", "find_name", "view_names", "unveil_cost_text", "EVENT_KINDS"]
 
 
@@ -667,6 +669,50 @@ class BoardSections(NamedTuple):
     table: tuple
 
 
+def _object_names(view: "SeatView") -> dict:
+    """uid -> the words of each permanent and stack object in ``view``."""
+    names: dict = {}
+    for p in view.players:
+        for c in p.creatures:
+            names[c.uid] = f"{c.name} (P{p.seat})"
+        for w in p.planeswalkers:
+            names[w.uid] = f"{w.name} (P{p.seat}'s planeswalker)"
+    for it in view.stack:
+        names[it.uid] = f"{it.source} on the stack"
+    return names
+
+
+def choices(view: "SeatView") -> list[tuple[Any, str]]:
+    """The pending decision's options as a person chooses among them, with the words to show.
+
+    Options that look the same to the seat are one choice, the first in the decision's order:
+    equal in everything but the action index and, for an option about a creature, that
+    creature's uid where its board line (the controller's, its state, counters) is the same,
+    e.g. the same land in two hand slots or two untapped Soldier tokens.  Where choices left
+    share their words (two Soldier tokens, one tapped), each creature's board line is added.
+    Every concession is kept.
+
+    Returns:
+        ``[(OptionView, words)]`` in the decision's order.
+    """
+    names = _object_names(view)
+    where = {c.uid: (p.seat, c) for p in view.players for c in p.creatures}
+
+    def board(o: Any) -> "str | None":
+        seat_c = where.get(o.creature)
+        return None if seat_c is None else f"P{seat_c[0]}'s {_creature_words(seat_c[1], names)}"
+
+    seen: set = set()
+    kept = []
+    for o in view.decision.options:
+        looks = (o[1:5], o[6:], board(o) or o.creature)
+        if o.kind == "concede" or looks not in seen:
+            seen.add(looks)
+            kept.append(o)
+    shared = Counter(o.text for o in kept)
+    return [(o, o.text + (f" - {board(o)}" if shared[o.text] > 1 and board(o) else "")) for o in kept]
+
+
 def board_sections(view: "SeatView", viewer: "int | None") -> BoardSections:
     """The board of ``view`` in parts (:class:`BoardSections`), made from the view alone.
 
@@ -680,14 +726,7 @@ def board_sections(view: "SeatView", viewer: "int | None") -> BoardSections:
     else:
         header = (f"=== Turn {view.turn}: P{view.active}'s turn, {_PHASE_WORDS.get(view.phase, view.phase)}"
                   + (" - GAME OVER" if result else "") + " ===")
-    names: dict = {}            # uid -> a permanent's or stack object's words
-    for p in view.players:
-        for c in p.creatures:
-            names[c.uid] = f"{c.name} (P{p.seat})"
-        for w in p.planeswalkers:
-            names[w.uid] = f"{w.name} (P{p.seat}'s planeswalker)"
-    for it in view.stack:
-        names[it.uid] = f"{it.source} on the stack"
+    names = _object_names(view)
     players = []
     for p in view.players:
         lines = [_player_line(p, viewer)]

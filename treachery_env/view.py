@@ -312,13 +312,6 @@ class DecisionView(NamedTuple):
         """The legal action indices."""
         return [o.action for o in self.options]
 
-    def distinct(self) -> list["OptionView"]:
-        """The options a person chooses among: each choice once (the first of the options equal in
-        everything but their action index, e.g. the same land in two hand slots), in the
-        decision's order; every concession kept."""
-        seen: set = set()
-        return [o for o in self.options if o.kind == "concede" or not (o[1:] in seen or seen.add(o[1:]))]
-
 
 class TalkView(NamedTuple):
     """What was said at the table (TR10.5), all public; seats are absolute.
