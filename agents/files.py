@@ -42,8 +42,11 @@ def check_folder(path: str | os.PathLike, what: str) -> None:
         what: how the error names it, e.g. ``"--out"`` or ``"run directory"``.
 
     Raises:
-        ValueError: one line naming ``what``, ``path`` and the file in the way.
+        ValueError: one line naming ``what``, ``path`` and the file in the way, or saying
+            ``path`` is empty (blank text, which would mean the current folder).
     """
+    if not str(path).strip():
+        raise ValueError(f"{what} is empty; give a folder")
     for q in (Path(path), *Path(path).parents):
         if q.exists():
             if not q.is_dir():
@@ -62,8 +65,10 @@ def check_writable_file(path: str | os.PathLike, what: str) -> None:
         what: how the error names it, e.g. ``"--replay"``.
 
     Raises:
-        ValueError: one line naming ``what``, ``path`` and why.
+        ValueError: one line naming ``what``, ``path`` and why (an empty ``path`` too).
     """
+    if not str(path).strip():
+        raise ValueError(f"{what} is empty; give a file")
     path = Path(path)
     if path.is_dir():
         raise ValueError(f"{what} {str(path)!r} is a folder, not a file")

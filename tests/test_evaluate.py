@@ -228,6 +228,8 @@ def test_substitution_limited_to_roles_plays_those_seats_of_the_whole_tournament
     assert part["meta"]["games_per_deal"] == 3 and part["meta"]["games"] == 12
     assert part["meta"]["roles"] == ["Assassin"] and "roles" not in whole["meta"]
     assert ev.deals_text(part["meta"]) == "seed 3, only the seats dealt Assassin"
+    named = ev.evaluate(["random", "heuristic"], games=20, roles=" assassin", **kw)      # a string: names by commas
+    assert named["meta"]["roles"] == ["Assassin"] and named["summary"] == part["summary"]
     every = ev.evaluate(["random", "heuristic"], games=5, roles=["traitor", "leader", "assassin"], **kw)
     assert "roles" not in every["meta"] and every["meta"]["games"] == 5      # every role the deck deals: the whole
 
@@ -260,7 +262,7 @@ def test_substitution_limited_to_roles_plays_those_seats_of_the_whole_tournament
         ev.evaluate(["random", "heuristic"], games=3, roles=["leader"], **{**kw, "mode": "rotate"})
     for roles, msg in (("guardian", "roles guardian: this game's identity deck (its players, variant and role "
                                     "counts) deals none of them; it deals leader, assassin, traitor"),
-                       ("assassin,", "--roles: an empty role name in ['assassin', '']; give roles separated by commas"),
+                       ("assassin,", "--roles: 'assassin,' has an empty role name; give roles separated by commas"),
                        ("Traitor, traitor", "--roles: traitor named twice"),
                        ("wizard", "--roles: unknown role 'wizard'")):
         assert main(["evaluate", "--agents", "random,heuristic", "--mode", "substitution", "--players", "4",

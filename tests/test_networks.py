@@ -386,8 +386,9 @@ def test_solo_roles_give_the_learner_only_those_roles(tmp_path):
         TrainConfig(solo_roles=["assassin"])
     with pytest.raises(ValueError, match="solo_roles.*not self-play"):
         TrainConfig(solo=1.0, solo_roles=["assassin"], opponents={"self": 1.0})
-    for bad in (["wizard"], ["leader", "Leader"], "assassin", [1]):
-        with pytest.raises(ValueError, match="solo_roles.*distinct role names"):
+    for bad, why in ((["wizard"], "unknown role 'wizard'"), (["leader", "Leader"], "leader named twice"),
+                     ("assassin", "a list, not one name"), ([1], "unknown role 1")):
+        with pytest.raises(ValueError, match=rf"solo_roles.*distinct role names.*\({why}"):
             TrainConfig(solo=1.0, solo_roles=bad)
 
 
@@ -1027,18 +1028,38 @@ def test_a_role_gate_grafted_from_another_run_gates_that_role_alone(tmp_path, ca
     with pytest.raises(SystemExit):
         main(["graft", "--help"])
     assert "usage: treachery graft [-h] --role ROLE --out OUT [--force] base donor" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["graft"])                 # the first pass (required options relaxed) is what fails here
+    assert "usage: treachery graft [-h] --role ROLE --out OUT [--force] base donor" in capsys.readouterr().err
     plain_path = str(save_checkpoint(tmp_path / "plain.pt", plain, cfg.to_dict()))
     solo = str(save_checkpoint(tmp_path / "solo.pt", load_checkpoint(always)["net"], cfg.to_dict(),
                                {"solo_roles": ["assassin"]}))               # a gate run fitted to Assassin decisions
     assert "the learner's one seat was always dealt Assassin (`solo_roles`)" in model_card(solo, "solo")
     assert main(["graft", never, solo, "--role", "assassin", "--out", str(tmp_path / "ok.pt")]) == 0
     capsys.readouterr()
+    assert (f"for a seat dealt assassin, a gate of its own (width 8 on the combat features and the same fights "
+            f"against the Leader, threshold 0.05), fitted to that role's decisions alone by the run of `{solo}`"
+            in model_card(str(tmp_path / "ok.pt"), "ok"))
+    assert "fitted to every role's decisions by the run of" in model_card(str(out), "g")   # `always` has no solo_roles
+    # a graft as the donor gives the gate it plays for that role (its own role gate), and that gate's origin
+    assert main(["graft", never, str(out), "--role", "assassin", "--out", str(tmp_path / "again.pt")]) == 0
+    again = load_checkpoint(tmp_path / "again.pt")
+    assert torch.equal(again["net"].role_gates["assassin"][-1].bias, load_checkpoint(always)["net"].gate[-1].bias)
+    assert again["meta"]["role_gates"]["assassin"]["donor"] == always
     for args, msg in (([never, solo, "--role", "guardian", "--out", str(tmp_path / "x.pt")],
                        "solo.pt' fitted its gate to assassin decisions alone (its run's solo_roles), not to "
                        "guardian's"),
                       ([solo, never, "--role", "assassin", "--out", str(tmp_path / "x.pt")],
                        "so it would gate every other role: BASE is the policy whose other roles keep their gate, DONOR "
                        "the gate run (were they given the other way round?)"),
+                      ([never, never, "--role", "leader", "--out", str(tmp_path / "x.pt")],
+                       "gates a seat dealt leader with the very gate BASE does: the graft would change nothing"),
+                      ([never, str(out), "--role", "guardian", "--out", str(tmp_path / "x.pt")],
+                       "with the very gate BASE does"),                 # the graft's guardian gate is never's
+                      ([never, always, "--role", "assassin", "--out", ""], "--out is empty; give a file"),
+                      ([never, always, "--role", "assassin", "--out", str(tmp_path), "--force"],
+                       "is a folder, not a file"),
+                      ([never, always, "--role", "assassin", "--out", str(out / "x.pt")], "is a file"),
                       ([never, always, "--role", "wizard", "--out", str(tmp_path / "x.pt")], "--role: unknown role"),
                       ([never, plain_path, "--role", "assassin", "--out", str(tmp_path / "x.pt")],
                        "has no advantage gate to graft"),

@@ -265,6 +265,34 @@ def test_export_ships_a_policy_file_without_a_run(tmp_path, capsys, policy_4p):
     assert (ship / "policy.pt").read_bytes() == Path(policy_4p).read_bytes()
     card = (ship / "MODEL_CARD.md").read_text()
     assert card.startswith("# Model card: `ship`") and "policy file SHA-256" in card and "* throughput:" not in card
+    # a run's resumable checkpoint ships as its policy alone: no optimizer, no opponent pool
+    import torch
+
+    from agents.policy import load_checkpoint, save_checkpoint
+
+    p = load_checkpoint(policy_4p)
+    ckpt = save_checkpoint(tmp_path / "ckpt_000003.pt", p["net"], p["game_config"], p["train_config"],
+                           training_state={"optimizer": torch.zeros(100_000)}, meta=p["meta"])
+    assert cli.main(["export", str(ckpt), "--out", str(tmp_path / "ship2")]) == 0
+    shipped = load_checkpoint(tmp_path / "ship2" / "policy.pt")
+    assert "training_state" not in shipped and (tmp_path / "ship2" / "policy.pt").stat().st_size < ckpt.stat().st_size
+    assert all(torch.equal(shipped["model_state"][k], v) for k, v in p["model_state"].items())
+    from treachery_env import GameConfig
+    from training.evaluate import evaluate
+
+    config = GameConfig(num_players=4, starting_life=6, max_turns=8)
+    with pytest.warns(UserWarning, match="different game configuration"):   # an untrained 4-player policy
+        evaluate([f"policy:{policy_4p}:greedy", "heuristic"], games=8, config=config, mode="substitution",
+                 reference="heuristic", roles=["assassin"], progress=False, out_dir=tmp_path / "assassins")
+    assert cli.main(["export", str(policy_4p), "--out", str(tmp_path / "ship4"), "--results",
+                     str(tmp_path / "assassins")]) == 0
+    assert "seed 0; the candidates only in the seats dealt Assassin)" in (tmp_path / "ship4" / "MODEL_CARD.md").read_text()
+    assert cli.main(["export", str(tmp_path / "nope.pt"), "--out", str(tmp_path / "ship3")]) == 2
+    assert "does not exist; give the folder of a training run (e.g. runs/train-<date>-<time>) or a policy file" \
+        in capsys.readouterr().err
+    for out, msg in (("", "--out is empty; give a folder"), ("  ", "--out is empty; give a folder")):
+        assert cli.main(["export", str(policy_4p), "--out", out]) == 2
+        assert msg in capsys.readouterr().err
 
 
 def test_export_never_overwrites_a_shipped_policy_without_force(tmp_path, capsys, policy_4p):
@@ -312,7 +340,7 @@ def test_export_warns_when_results_evaluated_another_policy(tmp_path, capsys, po
     capsys.readouterr()
     assert cli.main(["export", str(run), "--out", str(tmp_path / "a"), "--results", str(tmp_path / "other")]) == 0
     err = capsys.readouterr().err
-    assert err.startswith("treachery: warning: results ") and "none of them this run's policy.pt" in err, err
+    assert err.startswith("treachery: warning: results ") and "none of them this run's policy (as it is now)" in err, err
     assert cli.main(["export", str(run), "--out", str(tmp_path / "b"), "--results", str(tmp_path / "mine")]) == 0
     assert "warning: results" not in capsys.readouterr().err
 

@@ -82,20 +82,31 @@ class _Parser(argparse.ArgumentParser):
         given = sys.argv[1:] if args is None else list(args)
         if "-h" in given or "--help" in given:       # the help shows required options as required
             return super().parse_known_args(given, namespace)
-        required = [a for a in self._actions if a.required and a.option_strings]
+        required = self._relaxed = [a for a in self._actions if a.required and a.option_strings]
         for a in required:
             a.required = False
         try:       # a first pass without the required options: what is left over is unknown
             _, extra = super().parse_known_args(args, argparse.Namespace(**vars(namespace or argparse.Namespace())))
         finally:
-            for a in required:
-                a.required = True
+            self._restore()
         if extra:
             from treachery_env.config import did_you_mean
             flags = [o for a in self._actions for o in a.option_strings if o.startswith("--")]
             typed = [e.split("=", 1)[0] for e in extra if e.startswith("--")]
             self.error(f"unrecognized arguments: {' '.join(extra)}{did_you_mean(typed, flags, prefix='--')}")
         return super().parse_known_args(args, namespace)
+
+    def _restore(self) -> None:
+        """Make the options the first pass relaxed required again."""
+        for a in getattr(self, "_relaxed", ()):
+            a.required = True
+        self._relaxed = []
+
+    def error(self, message: str):
+        """argparse's error, with the usage line showing required options as required
+        even when the first pass (which relaxes them) is what failed."""
+        self._restore()
+        super().error(message)
 
 
 #: where ``--ray`` connects (evaluate's and train's help)
@@ -331,11 +342,14 @@ def _parse_roles(text: str) -> list[str]:
     """
     from treachery_env.rules import Role
 
+    names = text.split(",")
+    if not all(n.strip() for n in names):
+        raise ValueError(f"--roles: {text!r} has an empty role name; give roles separated by commas, e.g. assassin "
+                         f"or guardian,assassin")
     try:
-        return [r.name.lower() for r in Role.parse_many(text.split(","))]
+        return [r.name.lower() for r in Role.parse_many(names)]
     except ValueError as err:
-        raise ValueError(f"--roles: {err}; give roles separated by commas, e.g. assassin or guardian,assassin") \
-            from None
+        raise ValueError(f"--roles: {err}") from None
 
 
 def _parse_shard(text: str) -> tuple[int, int]:

@@ -355,12 +355,14 @@ class TrainConfig:
              "a number in (0, 10]")
         need(is_num(self.solo) and 0 <= self.solo <= 1, "solo", "a probability in [0, 1]")
         role_names = [r.name.lower() for r in Role]
-        try:
-            solo_roles = [r.name.lower() for r in Role.parse_many(self.solo_roles)] \
-                if isinstance(self.solo_roles, list) else None
-        except ValueError:
-            solo_roles = None
-        need(solo_roles is not None, "solo_roles", f"a list of distinct role names from {role_names} ([] = every role)")
+        solo_roles, why = None, " (a list, not one name)"
+        if isinstance(self.solo_roles, list):
+            try:
+                solo_roles, why = [r.name.lower() for r in Role.parse_many(self.solo_roles)], ""
+            except ValueError as err:
+                why = f" ({err})"
+        need(solo_roles is not None, "solo_roles",
+             f"a list of distinct role names from {role_names} ([] = every role){why}")
         need(not solo_roles or (self.solo > 0 and any(w > 0 for k, w in self.opponents.items() if k != "self")),
              "solo_roles", "[] unless solo > 0 and opponents give weight to games that are not self-play "
              "(it limits the role of the learner's one seat in those)")

@@ -1507,14 +1507,15 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
 
 
 def _role_values(roles: Sequence[str], mode: str) -> frozenset:
-    """The role values of ``roles`` (names, any case) for :func:`evaluate`.
+    """The role values of ``roles`` (names, any case; a string is comma-separated names) for :func:`evaluate`.
 
     Raises:
         ValueError: outside substitution, for no role, an unknown or repeated one.
     """
     if mode != "substitution":
-        raise ValueError(f"roles limit the seats of --mode substitution; mode {mode!r} plays every seat")
-    roles = list(roles)
+        raise ValueError(f"roles limit the seats of --mode substitution; mode {mode!r} plays every seat (give "
+                         f"--mode substitution)")
+    roles = roles.split(",") if isinstance(roles, str) else list(roles)
     if not roles:
         raise ValueError("roles: name at least one role (leader, guardian, assassin, traitor)")
     try:

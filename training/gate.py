@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from agents.files import atomic_write_bytes
+from agents.files import atomic_write_bytes, check_writable_file
 from agents.candidates import GATE_FEATURES, advantage_inputs
 from agents.networks import GATE_SCALE
 from agents.play import first_line
@@ -326,6 +326,22 @@ class GateFit:
 _GATE_KEYS = ("gate", "gate_threshold", "gate_features", "role_gates")
 
 
+def _gate_of(kwargs: dict, state: dict, role: str) -> tuple[dict, dict]:
+    """The settings (``gate``, ``gate_features``, ``gate_threshold``) and the weights (by name within
+    the head) of the gate that decides for a seat dealt ``role`` (:meth:`agents.networks.EntityNet.gate_for`:
+    its role's own gate, else the main gate); ``({}, {})`` for a network without one."""
+    own = kwargs.get("role_gates", {}).get(role)
+    if own is not None:
+        prefix, settings = f"role_gates.{role}.", dict(own)
+    elif kwargs.get("gate"):
+        prefix = "gate."
+        settings = {"gate": kwargs["gate"], "gate_features": kwargs.get("gate_features", "combat"),
+                    "gate_threshold": kwargs["gate_threshold"]}
+    else:
+        return {}, {}
+    return settings, {k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)}
+
+
 def _fitted_roles(path: str | os.PathLike, payload: dict) -> list[str]:
     """The roles a checkpoint's gate was fitted to alone (its run's ``solo_roles``; ``[]``: every role).
 
@@ -348,17 +364,22 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
     ``solo_roles = [ROLE]``, which fits its gate on that role's decisions alone) and
     ``base`` a policy of the same network: every weight but the gates must be equal
     (a frozen run, ``freeze_policy``, from the same ``init``), so the donor's gate was
-    fitted to the very policy it will gate.  The result is ``base`` with the donor's
-    gate as ``role_gates[role]`` (:class:`agents.networks.EntityNet`; a role gate
-    already there is replaced), written atomically with ``base``'s game and training
-    configuration; ``meta["role_gates"][role]`` names the donor and its file's SHA-256.
+    fitted to the very policy it will gate.  The result is ``base`` with the gate that
+    decides for the donor's seats dealt ``role`` (its own gate for that role if it has
+    one, a graft's, else its main gate) as ``role_gates[role]``
+    (:class:`agents.networks.EntityNet`; a role gate already there is replaced), written
+    atomically with ``base``'s game and training configuration; ``meta["role_gates"][role]``
+    names the run's policy that fitted that gate, its file's SHA-256 and its training
+    configuration (the donor, or for a donor's own role gate the donor's record of it).
 
     Raises:
         ValueError: (one line) for an unreadable checkpoint, an unknown role, a donor
             without a gate, a donor whose run fitted its gate to other roles alone (its
             ``solo_roles``), a gated base whose run fitted its gate to some roles alone (so
-            it would gate the others; BASE and DONOR swapped), networks that differ outside their gates (naming the first
-            weight or setting), or an ``out`` that exists without ``force``.
+            it would gate the others; BASE and DONOR swapped), networks that differ outside
+            their gates (naming the first weight or setting), a donor whose gate for ``role``
+            is the base's (nothing would change), or an ``out`` that is empty, a folder, under
+            a file, unwritable, or exists without ``force``.
     """
     from agents.models import sha256_of
     from agents.networks import build_network
@@ -369,6 +390,7 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
         role = Role.parse(str(role).strip()).name.lower()
     except ValueError as err:
         raise ValueError(f"--role: {err}") from None
+    check_writable_file(out, "--out")
     out = Path(out)
     if out.exists() and not force:
         raise ValueError(f"{str(out)!r} exists; give --force to replace it")
@@ -395,15 +417,21 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
         if name not in bs or name not in ds or not torch.equal(bs[name], ds[name]):
             raise ValueError(f"the two networks differ in weight {name!r}: the donor's gate was fitted to another "
                              f"policy (graft onto the policy its run started from and kept frozen)")
+    settings, weights = _gate_of(dk, ds, role)        # the gate that decides for the donor's seats dealt role
+    was, had = _gate_of(bk, bs, role)
+    if was == settings and had.keys() == weights.keys() and all(torch.equal(had[k], weights[k]) for k in had):
+        raise ValueError(f"DONOR {str(donor)!r} gates a seat dealt {role} with the very gate BASE does: the graft "
+                         f"would change nothing")
     role_gates = dict(bk.get("role_gates", {}))
-    role_gates[role] = {"gate": dk["gate"], "gate_features": dk.get("gate_features", "combat"),
-                        "gate_threshold": dk["gate_threshold"]}
+    role_gates[role] = settings
     net = build_network({**bk, "role_gates": role_gates})
     state = {k: v for k, v in bs.items() if not k.startswith(f"role_gates.{role}.")}
-    state.update({f"role_gates.{role}.{k[len('gate.'):]}": v for k, v in ds.items() if k.startswith("gate.")})
+    state.update({f"role_gates.{role}.{k}": v for k, v in weights.items()})
     net.load_state_dict(state)
     meta = dict(b.get("meta", {}))
-    meta["role_gates"] = {**meta.get("role_gates", {}),
-                          role: {"donor": str(donor), "sha256": sha256_of(donor), "donor_meta": d.get("meta", {}),
-                                 "donor_train_config": d.get("train_config", {})}}
+    origin = d.get("meta", {}).get("role_gates", {}).get(role) if role in dk.get("role_gates", {}) else None
+    meta["role_gates"] = {**meta.get("role_gates", {}),            # a donor's own role gate: the run that fitted it
+                          role: origin or {"donor": str(donor), "sha256": sha256_of(donor),
+                                           "donor_meta": d.get("meta", {}),
+                                           "donor_train_config": d.get("train_config", {})}}
     return save_checkpoint(out, net, b["game_config"], b.get("train_config"), meta=meta)

@@ -12,6 +12,7 @@ head's deduction accuracy by turn.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import warnings
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
+import torch
 
 from agents.candidates import GATE_READS
 from agents.policy import load_checkpoint
@@ -156,9 +158,13 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
                    "better the lookahead bot's rollouts score each of its candidates than the proposal; where one "
                    f"is predicted more than {kw['gate_threshold']:g} better, it is played; no search)")
     for role, g in kw.get("role_gates", {}).items():
+        src = meta.get("role_gates", {}).get(role, {})
+        alone = role in [str(r).strip().lower() for r in src.get("donor_train_config", {}).get("solo_roles") or []]
         critic += (f"; for a seat dealt {role}, a gate of its own (width {g['gate']} on "
-                   f"{GATE_READS[g['gate_features']]}, threshold {g['gate_threshold']:g}), fitted to that role's "
-                   f"decisions alone (`treachery graft`)")
+                   f"{GATE_READS[g['gate_features']]}, threshold {g['gate_threshold']:g}), "
+                   + ("fitted to that role's decisions alone" if alone else "fitted to every role's decisions")
+                   + (f" by the run of `{src['donor']}` (SHA-256 {src['sha256'][:12]}...)" if src.get("donor") else "")
+                   + "; `treachery graft`")
     out = [f"# Model card: `{name}`", "",
            f"A trained policy for {gc['num_players']}-player Treachery (recurrent actor-critic with a "
            "role-belief head; how it was trained is under Facts and Training configuration). Load it with "
@@ -200,7 +206,9 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
         label = next((lab for lab in labels if lab.startswith("policy:")), None)
         others = [lab for lab in labels if lab != label]
         out += [f"### Against {', '.join(others)} ({m['mode']}, {res['summary']['games']} games, "
-                f"{m['deals']} deals, seed {m['seed']})", "",
+                f"{m['deals']} deals, seed {m['seed']}"
+                + (f"; the candidates only in the seats dealt {', '.join(m['roles'])}" if m.get("roles") else "")
+                + ")", "",
                 "Win rate by dealt role, 95% Wilson intervals:", "", per_role_table(res), ""]
         if res.get("substitution"):
             out += [f"Substitution delta (the policy in one seat of an all-`{res['substitution']['reference']}` "
@@ -250,7 +258,7 @@ def _run_policy(run_dir: str | os.PathLike) -> Path:
     d = Path(run_dir)
     if not d.exists():
         raise ValueError(f"run folder {str(d)!r} does not exist; give the folder of a training run "
-                         f"(e.g. runs/train-<date>-<time>)")
+                         f"(e.g. runs/train-<date>-<time>) or a policy file")
     src = d / "policy.pt"
     if not src.is_file():
         ckpt = latest_checkpoint(d)
@@ -267,8 +275,9 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
     """Copy a run's ``policy.pt`` (or a policy file) to ``out_dir`` and write ``MODEL_CARD.md`` there.
 
     Args:
-        run_dir: a training run directory, or a policy file made from runs (``treachery graft``'s),
-            whose card then has no run totals.
+        run_dir: a training run directory, or a policy file (``treachery graft``'s, or a run's
+            checkpoint), whose card then has no run totals; a checkpoint's training state
+            (optimizer, opponent pool) is left out of the shipped file.
         out_dir: e.g. ``checkpoints/flagship``.
         results: folders (or files) of ``results.json`` to include.
         notes: free text for the card.
@@ -299,15 +308,20 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
     if held and not force:
         raise ValueError(f"--out {str(out_dir)!r} already holds {' and '.join(held)}; give another folder, "
                          f"or --force to replace them")
-    meta = load_checkpoint(src)["meta"]
-    if src.stat().st_size > MAX_SHIPPED_BYTES:
-        raise ValueError(f"{str(src)!r} is {src.stat().st_size / 1e6:.1f} MB; shipped checkpoints must be < 20 MB")
+    payload = load_checkpoint(src)
+    meta, data = payload["meta"], src.read_bytes()
+    if "training_state" in payload:       # a resumable checkpoint: ship its policy alone, as a run's policy.pt is
+        buf = io.BytesIO()
+        torch.save({k: v for k, v in payload.items() if k not in ("training_state", "net")}, buf)
+        data = buf.getvalue()
+    if len(data) > MAX_SHIPPED_BYTES:
+        raise ValueError(f"{str(src)!r} is {len(data) / 1e6:.1f} MB as a policy; shipped checkpoints must be < 20 MB")
     res = [read_results(r) for r in results]
-    data = src.read_bytes()
     for r, rr in zip(results, res):
         if not any(_same_policy(e["spec"], data) for e in rr["meta"]["entrants"]):
             warnings.warn(f"results {str(r)!r} evaluated {[e['label'] for e in rr['meta']['entrants']]}, none of "
-                          f"them this run's policy.pt (as it is now); the card's tables would describe another policy")
+                          f"them {'this run' if from_run else 'this file'}'s policy (as it is now); the card's "
+                          f"tables would describe another policy")
     # a policy without its run's metrics.jsonl gets a card without the run's totals; an unreadable one is an error
     run = (training_summary(run_dir, meta.get("iteration"))
            if from_run and (Path(run_dir) / "metrics.jsonl").is_file() else None)
