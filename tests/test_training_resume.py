@@ -287,6 +287,9 @@ def test_export_reads_metrics_as_resume_does(run, tmp_path, capsys):
     assert cli.main(["export", str(r), "--out", str(ship)]) == 0
     card = (ship / "MODEL_CARD.md").read_text()
     assert "* throughput: " in card and "learner agent-steps/s end-to-end over the run" in card
+    assert cli.main(["export", str(r / "policy.pt"), "--out", str(tmp_path / "ship1")]) == 0   # the run's own file
+    assert (tmp_path / "ship1" / "MODEL_CARD.md").read_text() == card.replace("`ship`", "`ship1`").replace(
+        str(ship), str(tmp_path / "ship1"))
     m.write_text("\n".join([lines[0], "garbage", *lines[1:]]) + "\n")
     assert cli.main(["export", str(r), "--out", str(tmp_path / "ship2")]) == 2
     err = capsys.readouterr().err

@@ -275,9 +275,9 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
     """Copy a run's ``policy.pt`` (or a policy file) to ``out_dir`` and write ``MODEL_CARD.md`` there.
 
     Args:
-        run_dir: a training run directory, or a policy file (``treachery graft``'s, or a run's
-            checkpoint), whose card then has no run totals; a checkpoint's training state
-            (optimizer, opponent pool) is left out of the shipped file.
+        run_dir: a training run directory (or its ``policy.pt``), or a policy file
+            (``treachery graft``'s, or a run's checkpoint), whose card then has no run totals;
+            a checkpoint's training state (optimizer, opponent pool) is left out of the shipped file.
         out_dir: e.g. ``checkpoints/flagship``.
         results: folders (or files) of ``results.json`` to include.
         notes: free text for the card.
@@ -301,6 +301,8 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
             the bytes of this run's ``policy.pt`` (its tables would describe
             another policy).
     """
+    if Path(run_dir).is_file() and Path(run_dir).name == "policy.pt" and (Path(run_dir).parent / "metrics.jsonl").is_file():
+        run_dir = Path(run_dir).parent          # a run folder's own policy.pt: the run's card, with its totals
     from_run = not Path(run_dir).is_file()
     src = _run_policy(run_dir) if from_run else Path(run_dir)
     check_folder(out_dir, "--out")
