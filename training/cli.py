@@ -208,7 +208,8 @@ def build_parser() -> argparse.ArgumentParser:
     x = sub.add_parser("export", help="ship a run's policy with a model card",
                        description="Copy RUN_DIR/policy.pt to --out and write MODEL_CARD.md there from the "
                                    "run's metrics and the given evaluation results. RUN_DIR may be a policy "
-                                   "file instead (treachery graft's): its card has no run totals.")
+                                   "file instead (treachery graft's, or a run's checkpoint, shipped without its "
+                                   "training state): its card has no run totals.")
     x.add_argument("run_dir", help="a training run directory, or a policy file")
     x.add_argument("--out", required=True, help="destination folder, e.g. checkpoints/flagship")
     x.add_argument("--results", nargs="*", default=[], help="results.json files or their folders")

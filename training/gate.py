@@ -396,7 +396,8 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
         raise ValueError(f"{str(out)!r} exists; give --force to replace it")
     b, d = load_checkpoint(base), load_checkpoint(donor)
     bk, dk = b["model_kwargs"], d["model_kwargs"]
-    if not dk.get("gate"):
+    settings, weights = _gate_of(dk, d["model_state"], role)   # the gate that decides for its seats dealt role
+    if not settings:
         raise ValueError(f"{str(donor)!r} has no advantage gate to graft (a run with gate > 0 fits one)")
     donor_roles, base_roles = _fitted_roles(donor, d), _fitted_roles(base, b)
     if donor_roles and role not in donor_roles:
@@ -417,7 +418,6 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
         if name not in bs or name not in ds or not torch.equal(bs[name], ds[name]):
             raise ValueError(f"the two networks differ in weight {name!r}: the donor's gate was fitted to another "
                              f"policy (graft onto the policy its run started from and kept frozen)")
-    settings, weights = _gate_of(dk, ds, role)        # the gate that decides for the donor's seats dealt role
     was, had = _gate_of(bk, bs, role)
     if was == settings and had.keys() == weights.keys() and all(torch.equal(had[k], weights[k]) for k in had):
         raise ValueError(f"DONOR {str(donor)!r} gates a seat dealt {role} with the very gate BASE does: the graft "
