@@ -37,7 +37,7 @@ from .table import HUMAN, Table
 
 __all__ = ["add_arguments", "play_cli", "TerminalGame", "QUIET_EVENTS", "END_MARKER"]
 
-QUIET_EVENTS = frozenset({"draw", "resolve", "unveil_cost", "activate", "reveal_all", "steps_ended"})
+QUIET_EVENTS = frozenset({"draw", "resolve", "unveil_cost", "reveal_all", "steps_ended"})
 """Log events not printed while playing: bookkeeping, or shown by the board and the end screen."""
 END_MARKER = "GAME OVER"
 """The title of the end screen."""

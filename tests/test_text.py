@@ -177,7 +177,7 @@ SAMPLE = {
     "choice": "lose half your life, rounded up", "mode": "white: create four 1/1 Soldier tokens", "modes": [0, 1],
     "results": [3, 6], "identities": ["The Seer", "The Demon"], "moved": [1, 2], "max_mv": 3, "tapped": True,
     "token": "Treasure", "stun": 1, "position": 3, "victim": 3, "previous": 2, "roles": [1, 2],
-    ("savior", "target"): 3, ("player_counters", "kind"): "rad", ("pay_counters", "kind"): "gem",
+    ("blocks", "names"): [["Wolf", 2, "Grove Bear", 1]], ("savior", "target"): 3, ("player_counters", "kind"): "rad", ("pay_counters", "kind"): "gem",
     ("metamorph_takes", "role"): 2, ("look_at_identities", "identities"): {2: "The Seer", 4: "The Demon"},
 }
 DYNAMIC = {"'cast_from_' + perm['zone']": ("cast_from_exile", "cast_from_graveyard"),
@@ -430,3 +430,42 @@ def test_a_persons_choices_merge_what_looks_the_same_and_tell_apart_the_rest():
         if merged >= 5 and told_apart >= 2:
             break
     assert merged >= 5 and told_apart >= 2, (merged, told_apart)
+
+
+def test_combat_lines_name_the_blocks_and_the_planeswalkers_hit():
+    """The blockers' line says what blocks what (CR 509.1) and combat damage names the planeswalker
+    it hit (CR 510.2), both public; entries logged before the names were keep their old words."""
+    e = {"turn": 3, "event": "blocks", "to": None, "blocks": [[7, 5], [8, 6]],
+         "names": [["Wolf", 2, "Grove Bear", 1], ["Soldier", 2, "Bog Rat", 4]]}
+    assert format_event(e) == "blockers declared: Wolf (P2) blocks Grove Bear (P1); Soldier (P2) blocks Bog Rat (P4)"
+    old = {k: v for k, v in e.items() if k != "names"}
+    assert format_event(old) == "blockers declared: 2 creatures block"
+    hit = {"turn": 3, "event": "combat_damage", "to": None, "to_players": {"2": 3}, "to_planeswalkers": {"9": 2},
+           "planeswalkers": {"9": ["Pyra, Storm Sage", 3]}}
+    assert format_event(hit) == "combat damage: P2 takes 3, Pyra, Storm Sage (P3's planeswalker) takes 2"
+    seen = 0
+    for seed in range(30):          # the engine logs them so: one name pair per block
+        g = random_game(seed, 1500)
+        for entry in g.log:
+            if entry["event"] == "blocks":
+                assert len(entry["names"]) == len(entry["blocks"]) and format_event(entry).count(" blocks ") == \
+                    len(entry["blocks"])
+                seen += 1
+            if entry["event"] == "combat_damage" and entry.get("to_planeswalkers"):
+                assert "a planeswalker takes" not in format_event(entry)
+        if seen >= 5:
+            break
+    assert seen >= 5
+
+
+def test_a_creature_attacking_a_planeswalker_names_its_controller_once():
+    from types import SimpleNamespace
+
+    from treachery_env.text import _creature_words
+
+    c = SimpleNamespace(name="Wolf", power=2, toughness=2, keywords=(), commander=False, token=True, tapped=True,
+                        summoning_sick=False, attacking=4, attacking_planeswalker=9, blocking=None, damage=0,
+                        plus_counters=0, stun=0)
+    names = {9: "Orla, Pack Warden (P4's planeswalker)"}
+    assert _creature_words(c, names) == "Wolf 2/2 (token, tapped, attacking Orla, Pack Warden (P4's planeswalker))"
+    assert _creature_words(c, {}).endswith("attacking a planeswalker of P4)")

@@ -608,8 +608,7 @@ def _creature_words(c: Any, names: dict) -> str:
         state.append("summoning sick")
     if c.attacking >= 0:
         if c.attacking_planeswalker is not None:
-            state.append(f"attacking {names.get(c.attacking_planeswalker, 'a planeswalker')} "
-                         f"(P{c.attacking}'s planeswalker)")
+            state.append(f"attacking {names.get(c.attacking_planeswalker, f'a planeswalker of P{c.attacking}')}")
         else:
             state.append(f"attacking P{c.attacking}")
     if c.blocking is not None:
@@ -933,13 +932,17 @@ def _ev_attacks(e: Any, who: str) -> str:
 
 
 def _ev_blocks(e: Any, who: str) -> str:
+    if "names" in e:        # logged since the names were (older replays' entries have the uids alone)
+        return "blockers declared: " + "; ".join(f"{b} (P{bc}) blocks {a} (P{ac})" for b, bc, a, ac in e["names"])
     n = len(e["blocks"])
     return f"blockers declared: {n} creature{'s block' if n != 1 else ' blocks'}"
 
 
 def _ev_combat_damage(e: Any, who: str) -> str:
+    walkers = e.get("planeswalkers", {})
     hits = ([f"P{k} takes {v}" for k, v in e["to_players"].items()]
-            + [f"a planeswalker takes {v}" for v in e.get("to_planeswalkers", {}).values()])
+            + [(f"{walkers[k][0]} (P{walkers[k][1]}'s planeswalker) takes {v}" if k in walkers
+                else f"a planeswalker takes {v}") for k, v in e.get("to_planeswalkers", {}).items()])
     return (f"combat damage{' (first strike)' if e.get('first_strike') else ''}"
             + (f": {', '.join(hits)}" if hits else " to creatures only"))
 

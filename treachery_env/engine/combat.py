@@ -149,9 +149,10 @@ class CombatMixin:
                 b = a.blocked_by.pop()
                 b.blocking = None
                 a.was_blocked = False
-        blocks = [[b.uid, a.uid] for a in self.combat_attackers for b in a.blocked_by]
-        if blocks:
-            self._log("blocks", blocks=blocks)
+        pairs = [(b, a) for a in self.combat_attackers for b in a.blocked_by]
+        if pairs:      # uids, and what the table sees of each pair: names and controllers
+            self._log("blocks", blocks=[[b.uid, a.uid] for b, a in pairs],
+                      names=[[b.name, b.controller, a.name, a.controller] for b, a in pairs])
         self._open_priority()   # CR 509.4: priority once blockers are declared
 
     def _combatants(self) -> list[Creature]:
@@ -218,14 +219,17 @@ class CombatMixin:
                     events.append((b, ("c", a), b.power))
         total: dict = {}
         walkers: dict = {}
+        named: dict = {}
         for src, tgt, amt in events:
             dealt = self.damage(src.controller, tgt, amt, source_name=src.name, source_creature=src, combat=True)
             if dealt and tgt[0] == "p":
                 total[tgt[1]] = total.get(tgt[1], 0) + dealt
             elif dealt and tgt[0] == "w":
                 walkers[tgt[1].uid] = walkers.get(tgt[1].uid, 0) + dealt
+                named[tgt[1].uid] = tgt[1]
         if events:
-            extra = {"to_planeswalkers": {str(k): v for k, v in sorted(walkers.items())}} if walkers else {}
+            extra = {"to_planeswalkers": {str(k): v for k, v in sorted(walkers.items())},
+                     "planeswalkers": {str(w.uid): [w.name, w.controller] for w in named.values()}} if walkers else {}
             self._log("combat_damage", first_strike=first,
                       to_players={str(k): v for k, v in sorted(total.items())}, **extra)
 
