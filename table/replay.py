@@ -9,6 +9,7 @@ to people once their game is over; a frame still shows only what its seat saw at
 
 from __future__ import annotations
 
+import json
 from typing import Any, NamedTuple
 
 from treachery_env.engine import Game
@@ -50,7 +51,9 @@ class Replay:
         text: the replay JSON (``Game.to_json()``, e.g. a file ``treachery play`` saved).
 
     Attributes:
-        steps: the number of actions.  num_players: the table's size.
+        steps: the number of actions.  num_players: the table's size.  labels: who sat where (the
+            seats' labels, ``"human"``, ``"heuristic"``...) when the replay says (a table's does,
+            :meth:`table.Table.replay_json`), else None.
 
     Raises:
         ValueError: for text that is not a replay this engine can play back (one line, from
@@ -63,6 +66,9 @@ class Replay:
         self._actions = final.actions
         self.steps = len(self._actions)
         self.num_players = final.n
+        seats = json.loads(self.text).get("seats")
+        self.labels = (tuple(seats) if isinstance(seats, list) and len(seats) == final.n
+                       and all(isinstance(x, str) for x in seats) else None)
 
     def frame(self, step: int, seat: int | None = None) -> Frame:
         """The state after ``step`` actions as ``seat`` saw it (None: the spectators).

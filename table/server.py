@@ -445,7 +445,8 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
             f = r.frame(step, seat)
         except ValueError as err:
             return JSONResponse({"error": str(err)}, status_code=400)
-        return {"step": f.step, "steps": r.steps, "players": r.num_players, "turn": f.turn, "actor": f.actor,
+        return {"step": f.step, "steps": r.steps, "players": r.num_players, "labels": r.labels, "turn": f.turn,
+                "actor": f.actor,
                 "action": f.action, "events": list(f.events), "board": board_html(f.view, spectator=seat is None),
                 "cards": card_texts(f.view)}
 

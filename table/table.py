@@ -22,6 +22,7 @@ cannot leak a face-down identity or another hand.  The table holds the game itse
 
 from __future__ import annotations
 
+import json
 from typing import Any, NamedTuple, Sequence
 
 from treachery_env import GameConfig
@@ -323,9 +324,12 @@ class Table:
         return Reveal(seats, tuple(sorted(g.winners)), bool(g.truncated), g.turn)
 
     def replay_json(self) -> str:
-        """The game so far as replay JSON (``Game.to_json()``; ``Game.from_json`` loads it).  It holds
-        every hidden fact: give it to people at the end only."""
-        return self._env.game.to_json()
+        """The game so far as replay JSON (``Game.to_json()``, with ``"seats"``: who sat where, the
+        seats' labels; ``Game.from_json`` loads it).  It holds every hidden fact: give it to people
+        at the end only."""
+        d = json.loads(self._env.game.to_json())
+        d["seats"] = list(self.labels)
+        return json.dumps(d)
 
     def save_replay(self, path: Any) -> None:
         """Write :meth:`replay_json` to ``path`` atomically, creating its folder.

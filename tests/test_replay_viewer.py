@@ -83,6 +83,7 @@ def test_the_web_table_serves_a_finished_game_and_a_loaded_replay(finished, tmp_
         f = c.get(f"/api/replay/{replay_id}/12?seat=2").json()
         assert f["step"] == 12 and f["steps"] == Replay(finished.replay_json()).steps and f["players"] == 5
         assert f["board"].startswith('<div class="board-head">') and isinstance(f["cards"], dict)
+        assert f["labels"] == ["human", "heuristic", "random", "heuristic", "heuristic"]       # who sat where
         assert c.get(f"/api/replay/{replay_id}/99999").status_code == 400
         assert c.get(f"/api/replay/{replay_id}/3?seat=9").status_code == 400
         assert c.get("/api/replay/nosuch/3").status_code == 404
@@ -93,3 +94,6 @@ def test_the_web_table_serves_a_finished_game_and_a_loaded_replay(finished, tmp_
         assert c.get(f"/api/replay/{body['table']}/0").status_code == 404
     with pytest.raises(ValueError, match="not a replay"):
         lobby.add_replay("[]")
+    bare = json.loads(finished.replay_json())
+    del bare["seats"]                    # a replay without the seats (Game.to_json's, or an older table's)
+    assert Replay(json.dumps(bare)).labels is None and Game.from_json(finished.replay_json()).digest() == bare["digest"]

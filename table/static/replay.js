@@ -17,7 +17,7 @@ async function show() {
   if ($("chair").options.length === 0) {
     const add = (value, text) => { const o = document.createElement("option"); o.value = value; o.textContent = text; $("chair").appendChild(o); };
     add("", "the spectators");
-    for (let k = 0; k < f.players; k++) add(String(k), `P${k}`);
+    for (let k = 0; k < f.players; k++) add(String(k), `P${k}` + (f.labels ? ` (${f.labels[k]})` : ""));
   }
   $("status").textContent = `step ${f.step} of ${f.steps}, turn ${f.turn}`;
   $("what").textContent = f.actor === null ? "The deal" : `P${f.actor} ` + (f.action ? `chose to ${f.action}` : "acted");
