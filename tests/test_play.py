@@ -75,7 +75,9 @@ def test_whole_game_with_wrong_input(tmp_path, monkeypatch, capsys):
     for p in g.players:
         assert p.identity.name in end
     assert ("Draw" in end) if g.truncated or not g.winners else ("Winners: " in end)
-    assert g.to_json() == replay.read_text()      # the replay round-trips
+    saved = json.loads(replay.read_text())        # the replay round-trips, and says who sat where
+    assert json.loads(g.to_json()) == {k: v for k, v in saved.items() if k != "seats"}
+    assert saved["seats"].count("human") == 1 and len(saved["seats"]) == g.n
 
 
 def test_a_replay_path_that_cannot_be_written_is_refused_before_the_game(tmp_path, monkeypatch, capsys):
