@@ -129,7 +129,7 @@ class TerminalGame:
 
         Returns:
             ``"over"`` when the game ended, ``"left"`` when the person left
-            (``q``, Ctrl-C or the end of the input).
+            (``q`` or the end of the input), ``"interrupted"`` for Ctrl-C.
 
         Raises:
             agents.play.BotError: a bot's ``act`` raised or its action was refused (the
@@ -158,6 +158,7 @@ class TerminalGame:
             outcome = "over"
         except (KeyboardInterrupt, EOFError, QuitGame) as why:
             kind = {KeyboardInterrupt: "Ctrl-C", EOFError: "end of input"}.get(type(why), "quit")
+            outcome = "interrupted" if isinstance(why, KeyboardInterrupt) else "left"
             self._line(f"\nYou left the game ({kind}) on turn {table.turn}.", style="bold")
         finally:
             self.save_replay()
@@ -292,9 +293,9 @@ def play_cli(args: argparse.Namespace, input_stream: IO[str] | None = None, cons
         return 2
     from agents.play import BotError
     try:
-        session.run()
+        outcome = session.run()
     except BotError as err:
         print(f"treachery play: error: agent {session.labels[err.seat]!r}: {err} (the game so far is saved to "
               f"{replay})", file=sys.stderr)
         return 1
-    return 0
+    return 130 if outcome == "interrupted" else 0       # 128 + SIGINT, as a shell reports a Ctrl-C
