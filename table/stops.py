@@ -6,7 +6,8 @@ seat.  :class:`Stops` holds one seat's settings and :meth:`Stops.reason` reads
 only that seat's information set: its :class:`~treachery_env.view.SeatView` and
 the log entries it may see since it was last asked.  A decision that is not a
 priority window (attackers, blockers, targets, costs, mulligans, truces, ...)
-is always asked, unless it has one option only.
+is always asked, unless it offers one choice only (options that look the same to
+the seat, such as two copies of one card, are one choice: :func:`treachery_env.text.choices`).
 
 Passing is always a legal answer at a priority window, so an automatic pass is
 exactly the game the person would have had by passing there; a stop changes
@@ -17,6 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 from typing import Any, Iterable
+
+from treachery_env.text import choices
 
 __all__ = ["Stops", "MEANINGLESS_KINDS", "STANDING_KINDS", "pass_option"]
 
@@ -139,8 +142,8 @@ class Stops:
         options = [o for o in d.options if o.kind != "concede"]
         if d.kind == "deal" and not self.truces:
             return None
-        if d.kind != "priority":
-            return None if len(options) == 1 else d.prompt
+        if d.kind != "priority":     # one choice (two copies of one card are one, text.choices): nothing to ask
+            return None if sum(o.kind != "concede" for o, _ in choices(view)) == 1 else d.prompt
         kinds = {o.kind for o in options}
         meaningful = bool(kinds - MEANINGLESS_KINDS)
         responses = bool(kinds - MEANINGLESS_KINDS - STANDING_KINDS)

@@ -107,6 +107,34 @@ def test_no_priority_prompt_outside_a_stop():
     assert "your" in reasons
 
 
+def test_a_decision_whose_options_are_one_choice_is_not_asked():
+    """Outside priority, a decision is asked unless it offers one choice: options that look the same
+    to the seat (two copies of one card to discard or put on the bottom) are one
+    (``text.choices``); ``every`` asks them anyway."""
+    import random
+
+    from treachery_env.text import choices
+    from treachery_env.view import ViewBuilder
+
+    found = 0
+    for seed in range(80):
+        g = Game(GameConfig(num_players=5), seed=seed)
+        rng, views = random.Random(seed), ViewBuilder(g)
+        while not g.is_over and g.decisions_taken < 1500 and found < 3:
+            view = views.build(g.current_player)
+            d = view.decision
+            real = [o for o in d.options if o.kind != "concede"]
+            if d.kind != "priority" and len(real) > 1:
+                one = sum(o.kind != "concede" for o, _ in choices(view)) == 1
+                assert (Stops().reason(view, [], frozenset(), frozenset()) is None) == one
+                assert Stops(every=True).reason(view, [], frozenset(), frozenset()) == d.prompt
+                found += one
+            g.step(rng.choice(g.legal_actions()))
+        if found >= 3:
+            break
+    assert found >= 3, "no decision of identical options in 80 games"
+
+
 def test_a_wrong_answer_is_refused_in_one_line_and_changes_nothing():
     t = Table(seats(5, (1, 3)), seed=2)
     p = t.advance()
