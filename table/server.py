@@ -573,7 +573,7 @@ def serve_cli(args: argparse.Namespace) -> int:
         for token, seat in created.tokens.items():
             url = f"{base}/seat/{token}"
             print(f"  {'spectators' if seat is None else f'P{seat}'}: {url}")
-            if seat is not None:
+            if seat is not None and shown not in ("127.0.0.1", "localhost"):   # a phone cannot open 127.0.0.1
                 segno.make(url, error="m").terminal(compact=True)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     with contextlib.suppress(KeyboardInterrupt):     # Ctrl-C is how the server stops
