@@ -70,6 +70,25 @@ class Replay:
         self.labels = (tuple(seats) if isinstance(seats, list) and len(seats) == final.n
                        and all(isinstance(x, str) for x in seats) else None)
 
+    def turn_start(self, turn: int) -> int:
+        """The first step at which the game was in turn ``turn`` or later (0 for turn 0 or before,
+        :attr:`steps` past the last turn): where a viewer jumps to go to a turn.  A binary search
+        over the replay (turns never go back), each probe a replay from the start.
+
+        Raises:
+            ValueError: for a turn that is not an int.
+        """
+        if isinstance(turn, bool) or not isinstance(turn, int):
+            raise ValueError(f"turn must be an int, got {turn!r}")
+        lo, hi = 0, self.steps                   # the answer lies in [lo, hi]
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if Game.from_json(self.text, stop=mid).turn >= turn:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
     def frame(self, step: int, seat: int | None = None) -> Frame:
         """The state after ``step`` actions as ``seat`` saw it (None: the spectators).
 

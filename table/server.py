@@ -435,6 +435,14 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
         return page("replay.html", lobby.replay, replay_id, "No such replay",
                     "No finished game or loaded replay has this id.")
 
+    @app.get("/api/replay/{replay_id}/turn/{turn}")
+    async def replay_turn(replay_id: str, turn: int) -> Any:
+        try:
+            r = lobby.replay(replay_id)
+        except KeyError:
+            return JSONResponse({"error": f"no finished game or replay {replay_id!r}"}, status_code=404)
+        return {"turn": turn, "step": r.turn_start(turn)}
+
     @app.get("/api/replay/{replay_id}/{step}")
     async def replay_frame(replay_id: str, step: int, seat: int | None = None) -> Any:
         try:

@@ -85,6 +85,13 @@ def test_the_web_table_serves_a_finished_game_and_a_loaded_replay(finished, tmp_
         assert f["board"].startswith('<div class="board-head">') and isinstance(f["cards"], dict)
         assert f["labels"] == ["human", "heuristic", "random", "heuristic", "heuristic"]       # who sat where
         assert c.get(f"/api/replay/{replay_id}/99999").status_code == 400
+        r = Replay(finished.replay_json())
+        for t in (0, 1, 3, 10**6):                # a turn's first step: the step before it is in an earlier turn
+            k = c.get(f"/api/replay/{replay_id}/turn/{t}").json()["step"]
+            assert k == r.turn_start(t)
+            assert k == r.steps or r.frame(k).turn >= t
+            assert k == 0 or r.frame(k - 1).turn < t
+        assert c.get("/api/replay/nosuch/turn/3").status_code == 404
         assert c.get(f"/api/replay/{replay_id}/3?seat=9").status_code == 400
         assert c.get("/api/replay/nosuch/3").status_code == 404
         assert c.get("/replay/nosuch").status_code == 404

@@ -2,7 +2,7 @@
 "use strict";
 const id = location.pathname.split("/").pop();
 const $ = (x) => document.getElementById(x);
-let cards = {}, steps = 0, loading = 0;
+let cards = {}, steps = 0, loading = 0, turn = 0;
 
 async function show() {
   const step = Number($("step").value), seat = $("chair").value;
@@ -19,6 +19,7 @@ async function show() {
     add("", "the spectators");
     for (let k = 0; k < f.players; k++) add(String(k), `P${k}` + (f.labels ? ` (${f.labels[k]})` : ""));
   }
+  turn = f.turn;
   $("status").textContent = `step ${f.step} of ${f.steps}, turn ${f.turn}`;
   $("what").textContent = f.actor === null ? "The deal" : `P${f.actor} ` + (f.action ? `chose to ${f.action}` : "acted");
   $("events").innerHTML = "";
@@ -34,6 +35,12 @@ $("first").onclick = () => go(0);
 $("prev").onclick = () => go(Number($("step").value) - 1);
 $("next").onclick = () => go(Number($("step").value) + 1);
 $("last").onclick = () => go(steps);
+async function goTurn(t) {            // the first step of turn t (the server searches the replay)
+  const r = await fetch(`/api/replay/${id}/turn/${t}`);
+  if (r.ok) go((await r.json()).step);
+}
+$("next-turn").onclick = () => goTurn(turn + 1);
+$("prev-turn").onclick = () => goTurn(Math.max(0, turn - 1));
 document.addEventListener("keydown", (e) => {
   if (e.key === "ArrowRight") go(Number($("step").value) + 1);
   if (e.key === "ArrowLeft") go(Number($("step").value) - 1);
