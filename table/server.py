@@ -133,7 +133,7 @@ class WebTable:
                 an action not among the options; nothing changes.
         """
         if seat is None:
-            raise TableError("a spectator cannot answer")
+            raise TableError("a spectator has no seat: it cannot answer or set stops")
         if isinstance(message, dict) and message.get("type") == "stops":
             self.set_stops(seat, message.get("stops"))
             await self._broadcast()
@@ -144,7 +144,9 @@ class WebTable:
         p = self.table.prompt
         number = message.get("prompt")
         if p is not None and p.seat == seat and number != p.number:
-            raise TableError(f"prompt {number!r} was already answered; answer prompt {p.number}")
+            raise TableError(f"prompt {number!r} was already answered; answer prompt {p.number}"
+                             if isinstance(number, int) and not isinstance(number, bool) and 0 < number < p.number
+                             else f"there is no prompt {number!r}; answer prompt {p.number}")
         self.table.answer(seat, message.get("action"))
         self._answered.set()
 

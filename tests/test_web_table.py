@@ -103,7 +103,12 @@ def test_a_seat_socket_answers_and_refuses_bad_answers(api):
         legal = [o.action for o in p.view.decision.options]
         for sock, message, error in [
             (other, {"type": "answer", "prompt": p.number, "action": legal[0]}, "has no decision to make now"),
-            (asked, {"type": "answer", "prompt": p.number + 5, "action": legal[0]}, "was already answered"),
+            (asked, {"type": "answer", "prompt": p.number + 5, "action": legal[0]},
+             f"there is no prompt {p.number + 5}; answer prompt {p.number}"),
+            (asked, {"type": "answer", "prompt": 0, "action": legal[0]}, "there is no prompt 0"),
+            (asked, {"type": "answer", "prompt": "7", "action": legal[0]}, "there is no prompt '7'"),
+            *([(asked, {"type": "answer", "prompt": p.number - 1, "action": legal[0]}, "was already answered")]
+              if p.number > 1 else []),
             (asked, {"type": "answer", "prompt": p.number, "action": "1"}, "an answer is an option's action number"),
             (asked, {"type": "answer", "prompt": p.number, "action": 99999}, "is not one of"),
             (asked, {"type": "hello"}, 'a message is {"type": "answer"'),
@@ -141,7 +146,7 @@ def test_a_seat_socket_answers_and_refuses_bad_answers(api):
         got = spectator.receive_json()
         while got["type"] != "error":
             got = spectator.receive_json()
-        assert got["message"] == "a spectator cannot answer"
+        assert got["message"] == "a spectator has no seat: it cannot answer or set stops"
     assert c.get(f"/replay/{web.id}.json").status_code == 403
     assert c.get("/replay/nosuchtable.json").status_code == 404
 
@@ -383,3 +388,14 @@ def test_a_seat_page_shows_its_identity_options_and_card_texts(server, browser):
     hand.first.click()
     assert page.locator("#card").is_visible() and name in page.inner_text("#card-text")
     page.context.close()
+
+
+def test_the_host_form_says_the_default_turn_limit():
+    """The host page's turn-limit field says what an empty field gives: the game's default."""
+    from pathlib import Path
+
+    import table
+    from treachery_env import GameConfig
+
+    page = (Path(table.__file__).parent / "static" / "host.html").read_text()
+    assert f"Turn limit (empty: the default, {GameConfig().max_turns} turns)" in page
