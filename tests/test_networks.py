@@ -1057,6 +1057,11 @@ def test_a_role_gate_grafted_from_another_run_gates_that_role_alone(tmp_path, ca
                       ([never, str(out), "--role", "guardian", "--out", str(tmp_path / "x.pt")],
                        "with the very gate BASE does"),                 # the graft's guardian gate is never's
                       ([never, always, "--role", "assassin", "--out", ""], "--out is empty; give a file"),
+                      ([never, always, "--role", "assassin", "--out", always, "--force"],
+                       "is DONOR: write the graft to a new file"),
+                      ([never, always, "--role", "assassin", "--out", never, "--force"], "is BASE"),
+                      ([never, never, "--role", "assassin", "--out", str(tmp_path / "new" / "deep" / "x.pt")],
+                       "would change nothing"),
                       ([never, always, "--role", "assassin", "--out", str(tmp_path), "--force"],
                        "is a folder, not a file"),
                       ([never, always, "--role", "assassin", "--out", str(out / "x.pt")], "is a file"),
@@ -1077,6 +1082,7 @@ def test_a_role_gate_grafted_from_another_run_gates_that_role_alone(tmp_path, ca
         graft_role_gate(never, save_checkpoint(tmp_path / "other.pt", donor, cfg.to_dict()), "assassin",
                         tmp_path / "y.pt")
     assert not (tmp_path / "x.pt").exists() and not (tmp_path / "y.pt").exists()
+    assert not (tmp_path / "new").exists()                 # a refused graft made no folder
     for bad, msg in (({"wizard": {"gate": 8, "gate_features": "combat", "gate_threshold": 0.1}}, "unknown role"),
                      ({"assassin": {"gate": 8}}, "must give gate, gate_features and gate_threshold"),
                      ({"assassin": {"gate": 0, "gate_features": "combat", "gate_threshold": 0.1}}, "an int >= 1"),

@@ -379,7 +379,8 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
             it would gate the others; BASE and DONOR swapped), networks that differ outside
             their gates (naming the first weight or setting), a donor whose gate for ``role``
             is the base's (nothing would change), or an ``out`` that is empty, a folder, under
-            a file, unwritable, or exists without ``force``.
+            a file, unwritable, BASE or DONOR itself, or exists without ``force``; nothing is
+            written then, no folder made.
     """
     from agents.models import sha256_of
     from agents.networks import build_network
@@ -390,8 +391,13 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
         role = Role.parse(str(role).strip()).name.lower()
     except ValueError as err:
         raise ValueError(f"--role: {err}") from None
-    check_writable_file(out, "--out")
+    if not str(out).strip():
+        raise ValueError("--out is empty; give a file")
     out = Path(out)
+    for what, src in (("BASE", base), ("DONOR", donor)):
+        if out.exists() and Path(src).exists() and os.path.samefile(out, src):
+            raise ValueError(f"--out {str(out)!r} is {what}: write the graft to a new file (its inputs stay as "
+                             f"they are)")
     if out.exists() and not force:
         raise ValueError(f"{str(out)!r} exists; give --force to replace it")
     b, d = load_checkpoint(base), load_checkpoint(donor)
@@ -428,6 +434,7 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
     state = {k: v for k, v in bs.items() if not k.startswith(f"role_gates.{role}.")}
     state.update({f"role_gates.{role}.{k}": v for k, v in weights.items()})
     net.load_state_dict(state)
+    check_writable_file(out, "--out")           # only now: a refused graft leaves no folder behind
     meta = dict(b.get("meta", {}))
     origin = d.get("meta", {}).get("role_gates", {}).get(role) if role in dk.get("role_gates", {}) else None
     meta["role_gates"] = {**meta.get("role_gates", {}),            # a donor's own role gate: the run that fitted it
