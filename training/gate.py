@@ -326,20 +326,15 @@ class GateFit:
 _GATE_KEYS = ("gate", "gate_threshold", "gate_features", "role_gates")
 
 
-def _gate_of(kwargs: dict, state: dict, role: str) -> tuple[dict, dict]:
+def _gate_of(net: torch.nn.Module, role: str) -> tuple[dict, dict]:
     """The settings (``gate``, ``gate_features``, ``gate_threshold``) and the weights (by name within
-    the head) of the gate that decides for a seat dealt ``role`` (:meth:`agents.networks.EntityNet.gate_for`:
-    its role's own gate, else the main gate); ``({}, {})`` for a network without one."""
-    own = kwargs.get("role_gates", {}).get(role)
-    if own is not None:
-        prefix, settings = f"role_gates.{role}.", dict(own)
-    elif kwargs.get("gate"):
-        prefix = "gate."
-        settings = {"gate": kwargs["gate"], "gate_features": kwargs.get("gate_features", "combat"),
-                    "gate_threshold": kwargs["gate_threshold"]}
-    else:
+    the head) of the gate that decides for ``net``'s seats dealt ``role``
+    (:meth:`agents.networks.EntityNet.gate_for`); ``({}, {})`` for a network without one."""
+    chosen = net.gate_for(role) if hasattr(net, "gate_for") else None
+    if chosen is None:
         return {}, {}
-    return settings, {k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)}
+    head, features, threshold = chosen
+    return {"gate": head[0].out_features, "gate_features": features, "gate_threshold": threshold}, head.state_dict()
 
 
 def _fitted_roles(path: str | os.PathLike, payload: dict) -> list[str]:
@@ -402,7 +397,7 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
         raise ValueError(f"{str(out)!r} exists; give --force to replace it")
     b, d = load_checkpoint(base), load_checkpoint(donor)
     bk, dk = b["model_kwargs"], d["model_kwargs"]
-    settings, weights = _gate_of(dk, d["model_state"], role)   # the gate that decides for its seats dealt role
+    settings, weights = _gate_of(d["net"], role)      # the gate that decides for its seats dealt role
     if not settings:
         raise ValueError(f"{str(donor)!r} has no advantage gate to graft (a run with gate > 0 fits one)")
     donor_roles, base_roles = _fitted_roles(donor, d), _fitted_roles(base, b)
@@ -424,7 +419,7 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
         if name not in bs or name not in ds or not torch.equal(bs[name], ds[name]):
             raise ValueError(f"the two networks differ in weight {name!r}: the donor's gate was fitted to another "
                              f"policy (graft onto the policy its run started from and kept frozen)")
-    was, had = _gate_of(bk, bs, role)
+    was, had = _gate_of(b["net"], role)
     if was == settings and had.keys() == weights.keys() and all(torch.equal(had[k], weights[k]) for k in had):
         raise ValueError(f"DONOR {str(donor)!r} gates a seat dealt {role} with the very gate BASE does: the graft "
                          f"would change nothing")
