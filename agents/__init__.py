@@ -15,7 +15,7 @@ from .base import Agent, BaseAgent, RandomAgent, legal_actions
 from .play import GameResult, play_game
 
 __all__ = ["Agent", "BaseAgent", "RandomAgent", "legal_actions", "make", "names_a_bot", "is_outside", "weights_file",
-           "check_table",
+           "split_spec", "canonical_spec", "check_table",
            "register", "available", "play", "play_game", "GameResult", "NAMED_MODELS"]
 
 _REGISTRY: dict[str, Callable[..., Agent]] = {"random": RandomAgent}
@@ -37,17 +37,57 @@ def available() -> list[str]:
     return sorted(_REGISTRY)
 
 
+def _registered(name: str) -> str:
+    """The registered name ``name`` spells in any case (``"Heuristic"``: ``"heuristic"``), or
+    ``name`` itself where none does (an outside bot's module keeps its case) or, for names
+    registered in two cases, where it is not one of them exactly."""
+    if name in _REGISTRY:
+        return name
+    folded = [n for n in _REGISTRY if n.casefold() == name.casefold()]
+    return folded[0] if len(folded) == 1 else name
+
+
+def split_spec(spec: str) -> tuple[str, str, str]:
+    """The one reading of an agent spec: ``(name, ":" or "", argument)``, split at the first colon,
+    the name as registered when it names a registered bot in any case (bot names are
+    case-insensitive, as role names are; a policy's path and an outside bot's module and class
+    keep theirs)."""
+    name, sep, arg = spec.partition(":")
+    return _registered(name), sep, arg
+
+
+def canonical_spec(spec: str) -> str:
+    """``spec`` as this registry spells it: the bot's name as registered and a policy's (or an
+    RLlib checkpoint's) modes after the path in lower case (``"Policy:Runs/X.pt:Greedy"``:
+    ``"policy:Runs/X.pt:greedy"``; an isolated bot's spec likewise), everything else as given,
+    so the same bot given in two cases is one entrant.  Never raises: a spec :func:`make` would
+    refuse comes back with its name alone read."""
+    name, sep, arg = split_spec(spec)
+    try:
+        if name == "policy" and arg:
+            path = _policy_options(arg)[0]
+            arg = path + arg[len(path):].lower()
+        elif name == "rllib" and arg:
+            path = _rllib_options(arg)[0]
+            arg = path + arg[len(path):].lower()
+        elif name == "isolated" and arg:
+            arg = canonical_spec(arg)
+    except ValueError:
+        pass
+    return f"{name}{sep}{arg}"
+
+
 def names_a_bot(spec: str) -> bool:
     """Whether ``spec`` has the form of a bot spec :func:`make` reads: a registered name
     (with its argument), or ``MODULE:CLASS`` (whether that imports is :func:`make`'s to say)."""
-    name, sep, arg = spec.partition(":")
+    name, sep, arg = split_spec(spec)
     return name in _REGISTRY or _outside_form(name, sep, arg)
 
 
 def is_outside(spec: str) -> bool:
     """Whether ``spec`` names an outside bot, ``MODULE:CLASS`` (not a registered name): the bots
     ``treachery evaluate --isolate`` runs in processes of their own (``"isolated:" + spec``)."""
-    name, sep, arg = spec.partition(":")
+    name, sep, arg = split_spec(spec)
     return name not in _REGISTRY and _outside_form(name, sep, arg)
 
 
@@ -66,7 +106,8 @@ def make(spec: str, seed: int | None = None) -> Agent:
     plays the bot ``SPEC`` in a process of its own that receives only the seat's observation
     and serialised view (:mod:`agents.isolated`).
     ``"MODULE:CLASS"`` (an unregistered name before the colon) is an outside bot,
-    ``CLASS(seed=seed)`` imported from ``MODULE``.
+    ``CLASS(seed=seed)`` imported from ``MODULE``.  Bot names and a policy's modes may be
+    given in any case (``"Heuristic"``, ``"policy:PATH:Greedy"``; :func:`split_spec`).
 
     Raises:
         ValueError: for an unknown spec (lists the available ones), an outside bot
@@ -77,7 +118,7 @@ def make(spec: str, seed: int | None = None) -> Agent:
     """
     if not isinstance(spec, str):
         raise ValueError(f"agent spec must be a string, got {spec!r}")
-    name, sep, arg = spec.partition(":")
+    name, sep, arg = split_spec(spec)
     if name not in _REGISTRY:
         names = [f"{n}:{_WITH_ARGUMENT[n]}" if n in _WITH_ARGUMENT else n for n in sorted(_REGISTRY)]
         if _outside_form(name, sep, arg):
@@ -128,7 +169,7 @@ def _outside(module: str, attr: str, spec: str, names: list, seed: int | None) -
 
 
 def _policy_options(arg: str) -> tuple[str, bool, float | None]:
-    """``PATH[:greedy][:gate=T]`` -> ``(path, greedy, gate threshold or None)``.
+    """``PATH[:greedy][:gate=T]`` -> ``(path, greedy, gate threshold or None)``; the modes in any case.
 
     Raises:
         ValueError: for an option given twice, a gate without a number, or an unknown option.
@@ -138,13 +179,14 @@ def _policy_options(arg: str) -> tuple[str, bool, float | None]:
         head, sep, mode = path.rpartition(":")
         if not sep:
             break
-        if (mode == "greedy" and greedy) or (mode.startswith("gate=") and gate is not None):
-            raise ValueError(f"policy spec 'policy:{arg}': ':{mode.split('=')[0]}' given twice")
-        if mode == "greedy":
+        low = mode.lower()
+        if (low == "greedy" and greedy) or (low.startswith("gate=") and gate is not None):
+            raise ValueError(f"policy spec 'policy:{arg}': ':{low.split('=')[0]}' given twice")
+        if low == "greedy":
             greedy = True
-        elif mode.startswith("gate="):
+        elif low.startswith("gate="):
             try:
-                gate = float(mode[len("gate="):])
+                gate = float(low[len("gate="):])
             except ValueError:
                 raise ValueError(f"policy spec 'policy:{arg}': {mode!r} needs a number, e.g. ':gate=0.01'") from None
         elif head.endswith(".pt"):
@@ -163,9 +205,9 @@ def _policy(seed: int | None = None, arg: str = "") -> Agent:
 
 
 def _rllib_options(arg: str) -> tuple[str, bool]:
-    """``PATH[:greedy]`` -> ``(path, greedy)`` (a path may hold ':')."""
+    """``PATH[:greedy]`` -> ``(path, greedy)`` (a path may hold ':'; the mode in any case)."""
     head, sep, mode = arg.rpartition(":")
-    if sep and mode == "greedy" and not os.path.exists(arg):
+    if sep and mode.lower() == "greedy" and not os.path.exists(arg):
         return head, True
     return arg, False
 
@@ -178,7 +220,7 @@ def _rllib(seed: int | None = None, arg: str = "") -> Agent:
 
 def _isolated(seed: int | None = None, arg: str = "") -> Agent:
     from .isolated import IsolatedAgent
-    if arg.partition(":")[0] == "isolated":
+    if split_spec(arg)[0] == "isolated":
         raise ValueError(f"agent 'isolated:{arg}': a bot is isolated once (isolated:SPEC, SPEC not isolated)")
     return IsolatedAgent(arg, seed=seed)
 
@@ -187,7 +229,7 @@ def weights_file(spec: str) -> str | None:
     """The checkpoint a spec plays (``policy:PATH...``, ``rllib:PATH...`` or a shipped model's name),
     else None (a rule-based bot); so a result can record which file's bytes played
     (:func:`models.sha256_of`; for an RLlib checkpoint, its module's weights file)."""
-    name, _, arg = spec.partition(":")
+    name, _, arg = split_spec(spec)
     if name == "isolated" and arg:
         return weights_file(arg)
     if name == "policy" and arg:

@@ -602,6 +602,54 @@ def test_cli_rejects_bad_seed_reference_and_single_agent_crossplay(tmp_path, cap
         assert stop.value.code == 2 and msg in capsys.readouterr().err
 
 
+def test_bot_names_in_agent_specs_are_case_insensitive(tmp_path, capsys, policy_4p):
+    """Bot names in agent specs are read in any case, as role names are (``Heuristic`` is the
+    entrant ``heuristic``; a policy's modes too), while a policy's path and an outside bot's
+    module and class keep their case; the spelling the registry uses is the entrant's label."""
+    import shutil
+
+    assert main(["evaluate", "--players", "4", "--starting-life", "6", "--max-turns", "8", "--games", "4",
+                 "--agents", "Heuristic,random", "--mode", "substitution", "--reference", "RANDOM",
+                 "--no-progress", "--no-observer", "--out", str(tmp_path / "res")]) == 0, capsys.readouterr().err
+    res = json.loads((tmp_path / "res" / "results.json").read_text())
+    assert [e["label"] for e in res["meta"]["entrants"]] == ["heuristic", "random"]
+    assert res["substitution"]["reference"] == "random"
+    assert agents.split_spec("Heuristic") == ("heuristic", "", "")
+    assert agents.names_a_bot("RANDOM") and not agents.is_outside("Heuristic:Foo")
+    assert type(agents.make("HeuRistic", seed=0)) is type(agents.make("heuristic", seed=0))
+    path = shutil.copy(policy_4p, tmp_path / "P4.pt")                 # a path in mixed case keeps it
+    assert agents.canonical_spec(f"Policy:{path}:Greedy:GATE=0.5") == f"policy:{path}:greedy:gate=0.5"
+    assert agents.canonical_spec(f"isolated:Policy:{path}") == f"isolated:policy:{path}"
+    assert agents.canonical_spec("my_Bots:FirstLegal") == "my_Bots:FirstLegal"
+    bot = agents.make(f"POLICY:{path}:Greedy", seed=0)
+    assert bot.greedy and str(bot.path) == str(path)
+    assert agents.weights_file(f"policy:{path}:GREEDY") == str(path)
+    assert [e.label for e in ev.entrants_from_specs(["Heuristic", " random", "heuristic"])] == \
+        ["heuristic", "random", "heuristic#2"]
+    with pytest.raises(ValueError, match="'human' cannot play in a tournament"):
+        ev.evaluate(["Human", "random"], config=SMALL, games=4, progress=False)
+    capsys.readouterr()
+    assert main(["evaluate", "--players", "4", "--games", "4", "--agents", "Random,random", "--mode", "crossplay",
+                 "--no-progress", "--out", str(tmp_path / "cp")]) == 2
+    assert "two different agents" in capsys.readouterr().err
+
+
+def test_an_unknown_reference_is_one_line_naming_the_entrants(tmp_path, capsys):
+    """``--reference`` that is neither an entrant nor a bot says in one line what the valid
+    references are: the entrants' labels (or a bot spec, which joins them)."""
+    base = ["evaluate", "--players", "4", "--games", "4", "--agents", "heuristic,random,random", "--no-progress",
+            "--out", str(tmp_path)]
+    for mode, what in (("substitution", "reference"), ("teammates", "partner")):
+        assert main(base + ["--mode", mode, "--reference", "wizard"]) == 2
+        err = capsys.readouterr().err
+        assert err == (f"treachery evaluate: error: reference 'wizard' is not an entrant or a bot: the {what} is one "
+                       f"of the entrants' labels (heuristic, random, random#2) or a bot spec, which joins them\n")
+    assert not (tmp_path / "results.json").exists()
+    assert main(base + ["--mode", "substitution", "--reference", "Random#2", "--games", "6", "--players", "4",
+                        "--starting-life", "6", "--max-turns", "6", "--no-observer"]) == 0        # a label, any case
+    assert json.loads((tmp_path / "results.json").read_text())["substitution"]["reference"] == "random#2"
+
+
 # --------------------------------------------------------------------------- paired comparison of two candidates
 def test_paired_delta_compares_two_candidates_seat_game_by_seat_game(tmp_path, capsys):
     """Two candidates against the same reference on the same deals: the mean

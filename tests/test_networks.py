@@ -1096,6 +1096,53 @@ def test_a_role_gate_grafted_from_another_run_gates_that_role_alone(tmp_path, ca
                   role_gates={"assassin": {"gate": 8, "gate_features": "combat", "gate_threshold": 0.1}})
 
 
+def test_a_grafts_card_names_the_donor_run_and_counts_its_steps_on_a_line_of_their_own(tmp_path):
+    """The card of a graft names the run that fitted the grafted gate by its run folder (the donor's
+    ``run_dir``), not its policy file, and gives that run's learner steps, iterations, games and
+    wall time on a line of their own (the "training" line is the base's run); a donor that records
+    no run folder is named by its file; the donor's ``solo_roles`` are read as ``Role.parse_many``
+    reads them, and a value that names no roles is shown as it is held."""
+    from agents.models import sha256_of
+    from training.gate import graft_role_gate
+    from training.model_card import model_card
+
+    n = 5
+    cfg = GameConfig(num_players=n)
+    plain = _prior_net(n, seed=2)
+    gated = EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=32, entity=16, privileged_size=4 * n,
+                      prior="heuristic", gate=8, gate_threshold=0.05).eval()
+    gated.load_state_dict({**plain.state_dict(), **{f"gate.{k}": v for k, v in gated.gate.state_dict().items()}})
+    base = save_checkpoint(tmp_path / "base.pt", plain, cfg.to_dict(), {"run_dir": "runs/flagship"},
+                           meta={"steps": 9_000_000, "iteration": 2000, "games": 150_000, "wall_s": 36_000.0})
+    tc = {"run_dir": "runs/gate-assassin", "solo_roles": [" Assassin"], "freeze_policy": True, "init": str(base)}
+    donor = save_checkpoint(tmp_path / "donor.pt", gated, cfg.to_dict(), tc,
+                            meta={"steps": 352_256, "iteration": 86, "games": 7_000, "wall_s": 2_400.0})
+    card = model_card(graft_role_gate(base, donor, "assassin", tmp_path / "g.pt"), "g")
+    sha = sha256_of(donor)[:12]
+    assert (f"fitted to that role's decisions alone by the run `runs/gate-assassin` (its policy `{donor}`, SHA-256 "
+            f"{sha}...); `treachery graft`") in card
+    assert "by the run of `" not in card
+    assert ("* training: 9,000,000 learner agent-steps in 2,000 iterations, 150,000 games, 10.00 h wall time (the "
+            "base policy's run; the grafted gates' runs are below)\n") in card
+    assert (f"* grafted gate for a seat dealt assassin: fitted by the run `runs/gate-assassin` in 352,256 learner "
+            f"agent-steps in 86 iterations, 7,000 games, 0.67 h wall time; it fitted only that gate "
+            f"(`freeze_policy`), every other weight `{base}`'s (not counted in the training line above)\n") in card
+    # a donor without a run folder is named by its file, its run's figures still on their own line; solo_roles
+    # that name no role are shown as held (a card renders whatever a file holds)
+    bare = save_checkpoint(tmp_path / "bare.pt", gated, cfg.to_dict(), meta={"steps": 1_000, "iteration": 1})
+    h = load_checkpoint(graft_role_gate(base, bare, "guardian", tmp_path / "h.pt"))
+    assert f"fitted to every role's decisions by the run of `{bare}` (SHA-256 {sha256_of(bare)[:12]}...)" in \
+        model_card(tmp_path / "h.pt", "h")
+    h["meta"]["role_gates"]["guardian"]["donor_train_config"]["solo_roles"] = ["guardian", "GUARDIAN"]
+    card = model_card(save_checkpoint(tmp_path / "h2.pt", h["net"], h["game_config"], h["train_config"],
+                                      meta=h["meta"]), "h2")
+    assert (f"fitted with its run's solo_roles = ['guardian', 'GUARDIAN'] (not read as roles: guardian named twice) "
+            f"by the run of `{bare}` "
+            f"(SHA-256 {sha256_of(bare)[:12]}...)") in card
+    assert (f"* grafted gate for a seat dealt guardian: fitted by the run of `{bare}` in 1,000 learner agent-steps "
+            f"in 1 iteration, ? games, ? h wall time (not counted in the training line above)") in card
+
+
 def test_a_gated_run_resumes_with_the_examples_up_to_its_checkpoint(tmp_path):
     """A gated run resumed from an earlier checkpoint deletes the examples of the iterations past it,
     reads back the others (its first iteration's replay counts them), and goes on from the gate's

@@ -295,6 +295,20 @@ def test_export_ships_a_policy_file_without_a_run(tmp_path, capsys, policy_4p):
         assert msg in capsys.readouterr().err
 
 
+def test_export_to_the_current_folder_names_the_card_after_it(tmp_path, monkeypatch, policy_4p):
+    """``treachery export X --out .`` (or a path ending in ``..``) titles the card with the folder's
+    own name, not the empty basename of ``.``."""
+    ship = tmp_path / "ship-here"
+    ship.mkdir()
+    monkeypatch.chdir(ship)
+    assert cli.main(["export", str(policy_4p), "--out", "."]) == 0
+    card = (ship / "MODEL_CARD.md").read_text()
+    assert card.startswith("# Model card: `ship-here`\n") and '`agents.make("policy:policy.pt")`' in card
+    (ship / "sub").mkdir()
+    assert cli.main(["export", str(policy_4p), "--out", "sub/..", "--force"]) == 0
+    assert (ship / "MODEL_CARD.md").read_text().startswith("# Model card: `ship-here`\n")
+
+
 def test_export_never_overwrites_a_shipped_policy_without_force(tmp_path, capsys, policy_4p):
     """``treachery export`` into a folder that already holds a policy or card is
     refused in one line and changes nothing; ``--force`` replaces them; an

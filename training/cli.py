@@ -125,9 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("evaluate", help="tournament between bots: win rates, ratings, cross-play, deduction",
                        description="Duplicate-deal tournament between registered bots (agents.make specs).")
     e.add_argument("--agents", required=True,
-                   help="comma-separated agent specs, e.g. heuristic,random (repeats allowed); a shipped model by "
-                        "name (treachery models); MODULE:CLASS for a bot of your own, importable here or from "
-                        "the current folder")
+                   help="comma-separated agent specs, e.g. heuristic,random (repeats allowed; bot names in any "
+                        "case); a shipped model by name (treachery models); MODULE:CLASS for a bot of your own, "
+                        "importable here or from the current folder")
     add_game_arguments(e)
     e.add_argument("--games", type=int, default=1000,
                    help="games requested, rounded up to whole deals (default 1000)")
@@ -278,7 +278,8 @@ def _evaluate(args: argparse.Namespace) -> int:
             specs = [f"isolated:{s.strip()}" if agents.is_outside(s.strip()) else s for s in specs]
             if reference is not None and agents.is_outside(reference):
                 reference = f"isolated:{reference}"
-        unknown = [e.spec for e in entrants_from_specs(specs) if not agents.names_a_bot(e.spec)]
+        entrants = entrants_from_specs(specs)            # each spec as the registry spells it
+        unknown = [e.spec for e in entrants if not agents.names_a_bot(e.spec)]
         if unknown:
             raise ValueError(f"unknown agent specs {unknown}; available: {agents.available()}, or MODULE:CLASS")
         if args.games < 1:
@@ -290,7 +291,7 @@ def _evaluate(args: argparse.Namespace) -> int:
             _check_workers("--workers", args.workers)
         if args.seed < 0:
             raise ValueError(f"--seed must be >= 0, got {args.seed}")
-        if args.mode == "crossplay" and len(set(specs)) < 2:
+        if args.mode == "crossplay" and len({e.spec for e in entrants}) < 2:
             raise ValueError("--mode crossplay needs at least two different agents")
         shard = _parse_shard(args.shard) if args.shard is not None else None
         res = evaluate(specs, games=args.games, seed=args.seed, workers=args.workers, mode=args.mode,

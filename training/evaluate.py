@@ -195,12 +195,13 @@ class Entrant:
 
 
 def entrants_from_specs(specs: Sequence[str]) -> list[Entrant]:
-    """Entrants with unique labels for a list of agent specs.
+    """Entrants with unique labels for a list of agent specs, each as the registry spells it
+    (:func:`agents.canonical_spec`: ``"Heuristic"`` is the entrant ``heuristic``).
 
     Raises:
         ValueError: for an empty list or an empty spec.
     """
-    specs = [s.strip() for s in specs]
+    specs = [agents.canonical_spec(s.strip()) for s in specs]
     if not specs or any(not s for s in specs):
         raise ValueError(f"need a non-empty list of non-empty agent specs, got {specs!r}")
     out, seen = [], {}
@@ -1417,6 +1418,10 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
         check_folder(out_dir, "--out")
     role_values = None if roles is None else _role_values(roles, mode)
     entrants = entrants_from_specs(list(specs))
+    if reference is not None:           # a label (``random#2``), or a bot spec, in any case as the specs
+        stem, mark, nth = reference.rpartition("#")
+        reference = (f"{agents.canonical_spec(stem)}#{nth}" if mark and nth.isdigit()
+                     else agents.canonical_spec(reference))
     if (mode in ("substitution", "teammates") and reference is not None
             and reference not in [e.label for e in entrants] and agents.names_a_bot(reference)):
         entrants.append(Entrant(reference, reference))     # a reference named only by --reference plays too
@@ -1450,7 +1455,9 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
     elif mode in ("substitution", "teammates"):
         ref_label = reference if reference is not None else labels[-1]
         if ref_label not in labels:
-            raise ValueError(f"reference {ref_label!r} is not an entrant; entrants: {labels}")
+            what = "reference" if mode == "substitution" else "partner"
+            raise ValueError(f"reference {ref_label!r} is not an entrant or a bot: the {what} is one of the "
+                             f"entrants' labels ({', '.join(labels)}) or a bot spec, which joins them")
         ref = entrants[labels.index(ref_label)]
         cands = [e for e in entrants if e.label != ref_label]
         if not cands:

@@ -114,6 +114,54 @@ def _count(v: Any) -> str:
     return f"{v:,}" if isinstance(v, int) else "?"
 
 
+def _hours(v: Any) -> str:
+    """Seconds as hours with two decimals, or ``?`` when the checkpoint does not record them."""
+    return f"{v / 3600:.2f}" if isinstance(v, (int, float)) and not isinstance(v, bool) else "?"
+
+
+def _solo_roles(value: Any) -> tuple[list[str] | None, str]:
+    """A run's ``solo_roles`` read as :meth:`treachery_env.rules.Role.parse_many` reads them: ``(lower-case
+    names, "")`` (``[]``: every role), or ``(None, why)`` where they are not role names (the card then
+    shows the value as held: it renders whatever a file holds)."""
+    from treachery_env.rules import Role
+
+    try:
+        return [r.name.lower() for r in Role.parse_many(value or [])], ""
+    except (TypeError, ValueError) as err:
+        return None, str(err).splitlines()[0] if str(err) else type(err).__name__
+
+
+def _roles_text(value: Any) -> str:
+    """A run's ``solo_roles`` in words (``Assassin or Guardian``), or the value as held where they are not
+    role names."""
+    roles, why = _solo_roles(value)
+    return " or ".join(r.capitalize() for r in roles) if roles else f"{value!r} (not read as roles: {why})"
+
+
+def _donor_run(src: dict, file: bool = False) -> str:
+    """How the card names the run that fitted a grafted gate (``meta["role_gates"][role]``,
+    :func:`training.gate.graft_role_gate`): its run folder (``run_dir`` of the donor's training
+    configuration) where the donor records one, else the donor file; with ``file``, then the
+    donor file (where the run folder named the run) and its SHA-256 in brackets."""
+    run_dir = (src.get("donor_train_config") or {}).get("run_dir")
+    sha = f"SHA-256 {str(src.get('sha256', '?'))[:12]}..."
+    if isinstance(run_dir, str) and run_dir.strip():
+        return f"the run `{run_dir}`" + (f" (its policy `{src['donor']}`, {sha})" if file else "")
+    return f"the run of `{src['donor']}`" + (f" ({sha})" if file else "")
+
+
+def _grafted_line(role: str, src: dict) -> str:
+    """The facts line of a grafted gate's own run: its learner steps, iterations, games and wall
+    time (the donor's ``meta``), which the base's "training" line does not count."""
+    m, tc = src.get("donor_meta") or {}, src.get("donor_train_config") or {}
+    frozen = (f"; it fitted only that gate (`freeze_policy`), every other weight `{tc.get('init')}`'s"
+              if tc.get("freeze_policy") else "")
+    return (f"* grafted gate for a seat dealt {role}: fitted by {_donor_run(src)} in {_count(m.get('steps'))} "
+            f"learner agent-steps in {_count(m.get('iteration'))} iteration{'' if m.get('iteration') == 1 else 's'}, "
+            f"{_count(m.get('games'))} game{'' if m.get('games') == 1 else 's'}, {_hours(m.get('wall_s'))} h wall "
+            f"time{frozen} (not counted in the training line above)")
+
+
 def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (), run: dict | None = None,
                notes: str = "", load_path: str | None = None) -> str:
     """The model card (markdown) of a shipped policy.
@@ -157,14 +205,25 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
         critic += (f"; advantage gate (an MLP of width {kw['gate']} on {reads} predicts how much "
                    "better the lookahead bot's rollouts score each of its candidates than the proposal; where one "
                    f"is predicted more than {kw['gate_threshold']:g} better, it is played; no search)")
+    grafted = []           # the facts lines of the grafted gates' own runs
     for role, g in kw.get("role_gates", {}).items():
         src = meta.get("role_gates", {}).get(role, {})
-        alone = role in [str(r).strip().lower() for r in src.get("donor_train_config", {}).get("solo_roles") or []]
+        raw = (src.get("donor_train_config") or {}).get("solo_roles")
+        roles, why = _solo_roles(raw)
+        if roles is None:
+            fitted = f"fitted with its run's solo_roles = {raw!r} (not read as roles: {why})"
+        elif not roles:
+            fitted = "fitted to every role's decisions"
+        elif roles == [role]:
+            fitted = "fitted to that role's decisions alone"
+        else:
+            fitted = f"fitted to {' and '.join(roles)} decisions alone"
         critic += (f"; for a seat dealt {role}, a gate of its own (width {g['gate']} on "
-                   f"{GATE_READS[g['gate_features']]}, threshold {g['gate_threshold']:g}), "
-                   + ("fitted to that role's decisions alone" if alone else "fitted to every role's decisions")
-                   + (f" by the run of `{src['donor']}` (SHA-256 {src['sha256'][:12]}...)" if src.get("donor") else "")
+                   f"{GATE_READS[g['gate_features']]}, threshold {g['gate_threshold']:g}), " + fitted
+                   + (f" by {_donor_run(src, file=True)}" if src.get("donor") else "")
                    + "; `treachery graft`")
+        if src.get("donor"):
+            grafted.append(_grafted_line(role, src))
     out = [f"# Model card: `{name}`", "",
            f"A trained policy for {gc['num_players']}-player Treachery (recurrent actor-critic with a "
            "role-belief head; how it was trained is under Facts and Training configuration). Load it with "
@@ -174,14 +233,16 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
            CHECKSUM_LINE.format(sha256_of(policy)),
            f"* training: {_count(meta.get('steps'))} learner agent-steps in {_count(meta.get('iteration'))} "
            f"iteration{'' if meta.get('iteration') == 1 else 's'}, {_count(meta.get('games'))} "
-           f"game{'' if meta.get('games') == 1 else 's'}, {meta.get('wall_s', 0) / 3600:.2f} h wall time",
+           f"game{'' if meta.get('games') == 1 else 's'}, {meta.get('wall_s', 0) / 3600:.2f} h wall time"
+           + (" (the base policy's run; the grafted gates' runs are below)" if grafted else ""),
            *([f"* warm start: the run began from the weights of `{tc['init']}` (the steps and hours above are "
               "this run's alone)"] if tc.get("init") else []),
            *([f"* frozen policy: this run fitted only the advantage gate (`freeze_policy`); every other weight "
               f"is `{tc.get('init')}`'s, unchanged"] if tc.get("freeze_policy") else []),
            *([f"* learner's role: in its games against bots the learner's one seat was always dealt "
-              f"{' or '.join(str(r).strip().capitalize() for r in tc['solo_roles'])} (`solo_roles`), so what "
+              f"{_roles_text(tc['solo_roles'])} (`solo_roles`), so what "
               f"it learnt it learnt from that role's decisions alone"] if tc.get("solo_roles") else []),
+           *grafted,
            f"* machine: {meta.get('machine', '?')}",
            f"* treachery_env {payload['env_version']}, torch {payload.get('torch_version', '?')}"]
     if run:
@@ -331,7 +392,7 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
     out.mkdir(parents=True, exist_ok=True)
     dst = out / "policy.pt"
     atomic_write_bytes(dst, data)
-    card = model_card(dst, out.name, res, run, notes, load_path=_display_path(dst))
+    card = model_card(dst, out.resolve().name, res, run, notes, load_path=_display_path(dst))   # --out . too
     path = out / "MODEL_CARD.md"
     atomic_write_bytes(path, card.encode())
     return path

@@ -267,7 +267,7 @@ def bot_factories(specs: Iterable[str]) -> dict[str, Callable[..., Any]]:
     out: dict[str, Callable[..., Any]] = {}
     files: dict[str, ShippedFile] = {}
     for spec in dict.fromkeys(specs):
-        name, sep, arg = spec.partition(":")
+        name, sep, arg = agents.split_spec(spec)
         path = agents.weights_file(spec)
         if path is not None:
             if name in agents.NAMED_MODELS and not sep:       # the file its model card records, or a ValueError
