@@ -19,7 +19,8 @@ Everything a seat's messages hold is made from that seat's information set (its
 :class:`~treachery_env.view.SeatView`, its event stream, its own prompt; a spectator's from
 the public view): nothing of another seat's hand, library or face-down identity is sent before
 the end.  A finished game, or a replay file given to ``--replay``, can be watched step by step
-at ``/replay/ID``, from any seat's chair or the spectators'.  Bots play with a uniform minimum delay after each action others can see, so the speed
+at ``/replay/ID``, from any seat's chair or the spectators', or from one key step to the next
+(skipping the plain passes of priority, :attr:`~table.replay.Replay.key_steps`).  Bots play with a uniform minimum delay after each action others can see, so the speed
 of an answer gives nothing away.  Reconnecting with the same link resumes the seat (the page
 gets the whole state again).  An answer out of turn, to an old prompt or malformed gets an error
 and changes nothing.
@@ -445,6 +446,22 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
             return JSONResponse({"error": f"no finished game or replay {replay_id!r}"}, status_code=404)
         return {"turn": turn, "step": r.turn_start(turn)}
 
+    @app.get("/api/replay/{replay_id}/{direction}/{step}")
+    async def replay_key_step(replay_id: str, direction: str, step: int) -> Any:
+        """The next (``direction`` "next") or previous ("prev") key step from ``step``: one that
+        is not a plain pass of priority (:attr:`~table.replay.Replay.key_steps`)."""
+        if direction not in ("next", "prev"):
+            return JSONResponse({"error": f"no such replay page {direction!r}: next or prev"}, status_code=404)
+        try:
+            r = lobby.replay(replay_id)
+        except KeyError:
+            return JSONResponse({"error": f"no finished game or replay {replay_id!r}"}, status_code=404)
+        try:
+            k = r.next_key_step(step) if direction == "next" else r.prev_key_step(step)
+        except ValueError as err:
+            return JSONResponse({"error": str(err)}, status_code=400)
+        return {"from": step, "step": k}
+
     @app.get("/api/replay/{replay_id}/{step}")
     async def replay_frame(replay_id: str, step: int, seat: int | None = None) -> Any:
         try:
@@ -456,7 +473,7 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
         except ValueError as err:
             return JSONResponse({"error": str(err)}, status_code=400)
         return {"step": f.step, "steps": r.steps, "players": r.num_players, "labels": r.labels, "turn": f.turn,
-                "actor": f.actor,
+                "actor": f.actor, "label": f.label, "key": f.key,
                 "action": f.action, "events": list(f.events), "board": board_html(f.view, spectator=seat is None),
                 "cards": card_texts(f.view)}
 

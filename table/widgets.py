@@ -161,7 +161,7 @@ class ReplayWidget:
         f = self.replay.frame(self.step.value, self.chair.value)
         head = f"step {f.step} of {self.replay.steps}, turn {f.turn}"
         if f.actor is not None:
-            head += f": P{f.actor}" + (f" chose to {escape(f.action)}" if f.action else " acted")
+            head += f": {escape(f.label)}"           # the step in words, as far as this chair saw it
         events = "".join(f"<li>{escape(e)}</li>" for e in f.events)
         self.what.value = _box(f"<b>{head}</b><ul>{events}</ul>")
         self.board.value = _box(board_html(f.view, spectator=f.seat is None, titles=True))

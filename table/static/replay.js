@@ -1,8 +1,9 @@
-// The replay viewer: /replay/ID shows the frames of /api/replay/ID/STEP?seat=K step by step.
+// The replay viewer: /replay/ID shows the frames of /api/replay/ID/STEP?seat=K step by step,
+// or, with "skip plain passes" on, from one key step to the next (/api/replay/ID/next/STEP, .../prev/STEP).
 "use strict";
 const id = location.pathname.split("/").pop();
 const $ = (x) => document.getElementById(x);
-let cards = {}, steps = 0, loading = 0, turn = 0;
+let cards = {}, steps = 0, loading = 0, turn = 0, moves = Promise.resolve();
 
 async function show() {
   const step = Number($("step").value), seat = $("chair").value;
@@ -21,7 +22,7 @@ async function show() {
   }
   turn = f.turn;
   $("status").textContent = `step ${f.step} of ${f.steps}, turn ${f.turn}`;
-  $("what").textContent = f.actor === null ? "The deal" : `P${f.actor} ` + (f.action ? `chose to ${f.action}` : "acted");
+  $("what").textContent = f.label;             // the step in words, as far as this chair saw it
   $("events").innerHTML = "";
   for (const e of f.events) { const li = document.createElement("li"); li.textContent = e; $("events").appendChild(li); }
   $("board").innerHTML = f.board;
@@ -29,21 +30,34 @@ async function show() {
 }
 
 function go(step) { $("step").value = Math.max(0, Math.min(steps, step)); show(); }
+// moves one after another, each from where the last one left the slider
+function move(how) { moves = moves.then(how).catch(() => {}); }
+async function jump(url) { const r = await fetch(url); if (r.ok) go((await r.json()).step); }
+function stepBy(dir, single) {               // dir: +1 next, -1 back; the key steps unless single or the filter is off
+  move(async () => {
+    const at = Number($("step").value);
+    if (single || !$("skip").checked) go(at + dir);
+    else await jump(`/api/replay/${id}/${dir > 0 ? "next" : "prev"}/${at}`);
+  });
+}
+const goTurn = (d) => move(() => jump(`/api/replay/${id}/turn/${Math.max(0, turn + d)}`));   // the first step of a turn
 $("step").oninput = show;
 $("chair").onchange = show;
-$("first").onclick = () => go(0);
-$("prev").onclick = () => go(Number($("step").value) - 1);
-$("next").onclick = () => go(Number($("step").value) + 1);
-$("last").onclick = () => go(steps);
-async function goTurn(t) {            // the first step of turn t (the server searches the replay)
-  const r = await fetch(`/api/replay/${id}/turn/${t}`);
-  if (r.ok) go((await r.json()).step);
-}
-$("next-turn").onclick = () => goTurn(turn + 1);
-$("prev-turn").onclick = () => goTurn(Math.max(0, turn - 1));
+$("first").onclick = () => move(() => go(0));
+$("prev").onclick = () => stepBy(-1, false);
+$("next").onclick = () => stepBy(1, false);
+$("last").onclick = () => move(() => go(steps));
+$("next-turn").onclick = () => goTurn(1);
+$("prev-turn").onclick = () => goTurn(-1);
 document.addEventListener("keydown", (e) => {
-  if (e.key === "ArrowRight") go(Number($("step").value) + 1);
-  if (e.key === "ArrowLeft") go(Number($("step").value) - 1);
+  if (e.ctrlKey || e.altKey || e.metaKey || e.target.matches("select, input[type=range]")) return;
+  const keys = {
+    ArrowRight: () => stepBy(1, e.shiftKey), ArrowLeft: () => stepBy(-1, e.shiftKey),
+    Home: () => move(() => go(0)), End: () => move(() => go(steps)),
+    "]": () => goTurn(1), "[": () => goTurn(-1),
+    s: () => { $("skip").checked = !$("skip").checked; },
+  };
+  if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
 });
 document.addEventListener("click", (ev) => {
   const el = ev.target.closest(".card");
