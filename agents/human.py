@@ -23,7 +23,7 @@ from typing import IO, Any
 from . import register
 from .base import BaseAgent, legal_actions
 
-__all__ = ["HumanAgent", "QuitGame", "card_line", "CONCEDE"]
+__all__ = ["HumanAgent", "QuitGame", "card_line", "wrap_prompt", "CONCEDE"]
 
 QUIT_WORDS = ("q", "quit", "exit")
 BOARD_WORDS = ("b", "board")
@@ -50,6 +50,65 @@ def card_line(name: str) -> str:
     cost = first[len(name):].strip()
     rest = [re.sub(r" \([^)]*\)", "", line) for line in rest]
     return (f"{cost} " if cost else "") + rest[0] + (": " + " ".join(rest[1:]) if rest[1:] else "")
+
+
+def _units(text: str, width: int) -> list[str]:
+    """The pieces :func:`wrap_prompt` never breaks: the words of ``text`` (a word of
+    closing punctuation alone, such as ``>``, stuck to the one before), except that a parenthesised
+    group is one piece when it fits in ``width``, else one piece per item (up to and with
+    its comma)."""
+    words: list[str] = []
+    for w in text.split(" "):
+        if w and words and not w.strip(">)]}.,;:"):
+            words[-1] += " " + w
+        elif w:
+            words.append(w)
+    pieces: list[str] = []
+    k = 0
+    while k < len(words):
+        if not words[k].startswith("("):
+            pieces.append(words[k])
+            k += 1
+            continue
+        j, depth = k, 0
+        while j < len(words):              # j: the word that closes the group (or the last one)
+            depth += words[j].count("(") - words[j].count(")")
+            if depth <= 0:
+                break
+            j += 1
+        group = words[k:j + 1]
+        if len(" ".join(group)) <= width:
+            pieces.append(" ".join(group))
+        else:
+            item: list[str] = []
+            for w in group:
+                item.append(w)
+                if w.endswith(","):
+                    pieces.append(" ".join(item))
+                    item = []
+            if item:
+                pieces.append(" ".join(item))
+        k = j + 1
+    return pieces
+
+
+def wrap_prompt(text: str, width: int) -> list[str]:
+    """``text`` (a prompt, e.g. ``"Choose 1-4 (i: your identity, ..., q: quit) > "``) in lines
+    of at most ``width`` characters, broken at spaces, and never inside a parenthesised hint's
+    item: a ``(...)`` group goes whole onto one line when it fits in one, else it breaks only
+    after one of its commas.  The last line keeps ``text``'s trailing space (where the answer
+    is typed).  A piece longer than ``width`` has a line of its own."""
+    width = max(int(width), 20)
+    lines: list[str] = []
+    for piece in _units(text.rstrip(), width):
+        if lines and len(lines[-1]) + 1 + len(piece) <= width:
+            lines[-1] += " " + piece
+        else:
+            lines.append(piece)
+    if not lines:
+        return [text]
+    lines[-1] += text[len(text.rstrip()):]
+    return lines
 
 
 def _panel(text: str) -> Any:
@@ -226,12 +285,13 @@ class HumanAgent(BaseAgent):
                 continue
             return k
 
-    def show_board(self, view: Any) -> None:
+    def show_board(self, view: Any, decision: bool = True) -> None:
         """Print the board as the seat sees it (:func:`treachery_env.text.render_view`: built from
-        the view alone), with a legend the first time."""
+        the view alone), with a legend the first time; ``decision=False`` leaves out the pending
+        decision's line (for a board printed right before that decision is asked)."""
         from treachery_env.text import render_view
         self._print("")
-        self._print(render_view(view, legend=not self._legend_shown))
+        self._print(render_view(view, legend=not self._legend_shown, decision=decision))
         self._legend_shown = True
 
     def read_card(self, query: str, view: Any) -> None:
@@ -287,6 +347,11 @@ class HumanAgent(BaseAgent):
         return text
 
     def _read_line(self, prompt: str) -> str:
+        """Print ``prompt`` wrapped to the console's width (:func:`wrap_prompt`; rich's width:
+        the terminal's, or ``COLUMNS``) and read a line after it."""
+        *first, prompt = wrap_prompt(prompt, self.console.width - 1)
+        for line in first:
+            self._print(line)
         if self.input_stream is None:
             return self.console.input(prompt)           # input(): EOFError at the end
         line = self.console.input(prompt, stream=self.input_stream)

@@ -266,14 +266,16 @@ def _make_creature(g: Game, cv: Any, seat: int) -> Creature:
     c.pump_kw = frozenset(cv.keywords) - kw
     c.is_commander = cv.commander
     c.attacking = cv.attacking
+    c.ordinal = cv.ordinal          # the public number that tells same-named permanents apart
     return c
 
 
 def _make_attackable(g: Game, wv: Any, seat: int, turn: int) -> Attackable:
     """An :class:`Attackable` rebuilt from a :class:`PlaneswalkerView` (all public):
-    same uid, card, owner, loyalty and once-per-turn use (CR 606.3)."""
+    same uid, card, owner, loyalty, once-per-turn use (CR 606.3) and number (``ordinal``)."""
     w = Attackable(wv.uid, wv.kind, CARD_INDEX.get(wv.name), wv.owner, seat, wv.loyalty, turn - 1, wv.name)
     w.used_turn = turn if wv.used_this_turn else -1
+    w.ordinal = wv.ordinal
     return w
 
 

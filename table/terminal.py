@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
+import agents
 from agents.files import check_writable_file
 
 from .options import add_game_arguments, game_config_from_args
@@ -104,7 +105,7 @@ class TerminalGame:
         if not specs or not all(specs):
             raise ValueError(f"--opponents needs a comma-separated list of agent specs without empty ones, "
                              f"e.g. heuristic,random; got {','.join(opponent_specs)!r}")
-        if any(s.partition(":")[0] == HUMAN for s in specs):
+        if any(agents.split_spec(s)[0] == HUMAN for s in specs):     # "Human" too: bot names in any case
             raise ValueError("--opponents: 'human' cannot be an opponent (one person plays, at --seat)")
         if delay < 0:
             raise ValueError(f"--delay must be >= 0, got {delay}")
@@ -150,7 +151,8 @@ class TerminalGame:
                 if prompt is not None:
                     if table.turn != self._board_turn:
                         self._board_turn = table.turn
-                        self.human.show_board(prompt.view)
+                        # without its "you decide" line: the decision is asked right below
+                        self.human.show_board(prompt.view, decision=False)
                     action = self.human.choose(prompt.view, prompt.reason)
                     table.answer(prompt.seat, action)
                     if any(o.action == action and o.kind == "concede" for o in prompt.view.decision.options):
@@ -277,6 +279,8 @@ def play_cli(args: argparse.Namespace, input_stream: IO[str] | None = None, cons
         if seed < 0:
             raise ValueError(f"--seed must be >= 0, got {seed}")
         seat = args.seat if args.seat is not None else random.Random(seed).randrange(config.num_players)
+        if args.replay is not None and not args.replay.strip():     # as an empty --out is refused
+            raise ValueError("--replay is empty; give a file, or a folder for a file named for the game")
         # a folder (existing, or named with a trailing slash) gets the default file name inside it
         folder = args.replay if args.replay and (Path(args.replay).is_dir() or args.replay.endswith(("/", os.sep))) \
             else None if args.replay else "runs"

@@ -208,6 +208,7 @@ def test_default_replay_path(tmp_path, monkeypatch, capsys):
     (["--players", "4", "--seat", "-1"], "--seat must be a seat from 0 to 3"),
     (["--opponents", "random,nosuchbot"], "unknown agent 'nosuchbot'"),
     (["--opponents", "human"], "'human' cannot be an opponent"),
+    (["--opponents", "heuristic,Human"], "'human' cannot be an opponent"),
     (["--opponents", "policy"], "needs an argument"),
     (["--players", "3"], "--players: must be an int from 4 to 12"),
     (["--starting-life", "0"], "--starting-life: must be None or an int from 1"),
@@ -391,3 +392,61 @@ def test_question_mark_reads_a_card_and_b_shows_the_board():
     assert find_name("shock") == "Shock" and find_name(" the  seer") == "The Seer"
     with pytest.raises(ValueError, match="could be"):
         find_name("the")
+
+
+def test_a_turns_first_decision_says_its_title_once(tmp_path, monkeypatch, capsys):
+    """The board printed at a turn's first decision leaves out its "you decide: ..." line, the
+    decision being asked right below it (its title was printed twice); ``b`` at a prompt still
+    shows the board with the decision it waits for."""
+    status, out, _ = play(monkeypatch, capsys, [*SMALL, "--seed", "3", "--replay", str(tmp_path / "a.json")],
+                          Typist(["1"]))
+    boards = out.count("=== Turn ") + out.count("=== Before the first turn")
+    assert status == 0 and boards >= 3 and "you decide:" not in out
+    first = out.split("=== Before the first turn", 1)[1].split("Choose 1-", 1)[0]
+    assert first.count("mulligan (CR 103.5): keep your opening hand?") == 1
+    status, out, _ = play(monkeypatch, capsys, [*SMALL, "--seed", "3", "--replay", str(tmp_path / "b.json")],
+                          Typist(["b", "1"], limit=6))
+    assert "you decide: " in out
+
+
+def test_the_prompt_wraps_at_the_terminal_width_between_its_hints(tmp_path, monkeypatch, capsys):
+    """At 80 columns the prompt line broke inside its hint ("c: concede, " / "q: quit)"): it is
+    wrapped at word boundaries to the console's width now, a parenthesised hint whole on a line
+    where it fits in one, else broken only after one of its commas."""
+    hint = "(i: your identity, b: the board, ? NAME: a card's text, c: concede, q: quit)"
+    typist = Typist(["1"], limit=4)
+    monkeypatch.setattr(sys, "stdin", typist)
+    monkeypatch.setenv("COLUMNS", "80")         # the terminal's width, as rich reads it
+    status = cli.main(["play", *SMALL, "--seed", "3", "--replay", str(tmp_path / "r.json")])
+    out = capsys.readouterr().out
+    assert status == 0 and out.count("Choose 1-") == typist.prompts == 5
+    assert out.count(hint) == typist.prompts
+    for line in out.splitlines():          # (scripted answers echo no newline: the next output follows "> ")
+        if "Choose 1-" in line or "quit)" in line:
+            assert len(line.split(" > ")[0] + " > ") <= 80, line
+
+    from agents.human import wrap_prompt
+
+    prompt = f"Choose 1-12 {hint} > "
+    for width in range(24, 130):            # its longest item, "? NAME: a card's text,", is 22
+        lines = wrap_prompt(prompt, width)
+        assert all(len(line) <= width for line in lines[:-1]) and len(lines[-1].rstrip()) <= width
+        assert " ".join(lines).split() == prompt.split() and lines[-1].endswith(" > ")
+        for item in hint.strip("()").split(", "):
+            assert any(item in line for line in lines), (width, lines)   # no item is split
+        if width >= len(hint) + 2:
+            assert any(hint in line for line in lines), (width, lines)
+    assert wrap_prompt(prompt, 200) == [prompt]
+
+
+def test_an_empty_replay_path_is_refused(tmp_path, monkeypatch, capsys):
+    """``--replay ""`` is refused in one line, as an empty ``--out`` is elsewhere (it used to be
+    taken as "no --replay" and write runs/play-....json in the current folder)."""
+    monkeypatch.chdir(tmp_path)
+    for empty in ("", "  "):
+        typist = Typist(["1"])
+        status, out, err = play(monkeypatch, capsys, [*SMALL, "--seed", "3", "--replay", empty], typist)
+        assert status == 2 and typist.prompts == 0 and "Choose" not in out
+        assert err == ("treachery play: error: --replay is empty; give a file, or a folder for a file named "
+                       "for the game\n")
+    assert list(tmp_path.iterdir()) == []

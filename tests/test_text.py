@@ -312,8 +312,8 @@ def _check_view_text(g: Game, seat: int) -> None:
         if casts:
             said = {1: "once", 2: "twice"}.get(casts, f"{casts} times")
             assert f"{p.commander} (" in text and f"cast {said}, tax {{{2 * casts}}})" in text
-        for c in p.creatures:
-            assert f"{c.name} {c.power}/{c.toughness}" in text
+        for c in p.creatures:           # "Soldier #2": same-named permanents are numbered
+            assert f"{c.name}{f' #{c.ordinal}' if c.ordinal > 1 else ''} {c.power}/{c.toughness}" in text
         if p.identity is None:              # hidden from the seat: its name appears nowhere
             real = g.players[p.seat].identity.name
             assert "[hidden]" in text
@@ -398,11 +398,12 @@ def test_the_end_of_the_game_shows_every_identity_and_the_result():
 
 
 def test_a_persons_choices_merge_what_looks_the_same_and_tell_apart_the_rest():
-    """``text.choices``: options equal but for their action index, or for the uid of a creature
-    whose board line is the same, are one choice (the first); choices that share words get the
-    creature's board line; the web table's buttons are those choices, in the decision's order."""
+    """``text.choices``: options equal but for their action index, or for the uid and number
+    ("#2") of a creature whose board line is otherwise the same, are one choice (the first);
+    choices that share words get the creature's board line; the web table's buttons are those
+    choices, in the decision's order."""
     from table.html import option_details
-    from treachery_env.text import _creature_words, _object_names, choices
+    from treachery_env.text import _creature_words, _label, _object_names, choices
     from treachery_env.view import ViewBuilder
 
     merged = told_apart = 0
@@ -414,17 +415,26 @@ def test_a_persons_choices_merge_what_looks_the_same_and_tell_apart_the_rest():
             opts, listed = view.decision.options, choices(view)
             kept = [o for o, _ in listed]
             assert [o for o in opts if o in kept] == kept                                   # the decision's order
-            lines = {c.uid: (p.seat, _creature_words(c, _object_names(view))) for p in view.players
-                     for c in p.creatures}
-            looks = lambda o: (o[1:5], o[6:], lines.get(o.creature, o.creature))   # noqa: E731
+            lines = {c.uid: (p.seat, _creature_words(c._replace(ordinal=1), _object_names(view)))
+                     for p in view.players for c in p.creatures}
+            numbered = {c.uid: (_label(c), c.name) for p in view.players for c in p.creatures}
+
+            def looks(o):
+                label, name = numbered.get(o.creature, ("", ""))
+                text = re.sub(re.escape(label) + r"(?!\d)", name, o.text) if label != name else o.text
+                return (text, *o[2:5]), o[6:], lines.get(o.creature, o.creature)
+
             for k, o in enumerate(opts):
                 same = [e for e in opts[:k] if e in kept and looks(e) == looks(o)]
                 assert (o in kept) == (not same or o.kind == "concede")
             merged += len(kept) < len(opts)
             for o, w in listed:
                 if w != o.text:
-                    told_apart += 1
                     assert w.startswith(o.text + " - P") and sum(e.text == o.text for e in kept) > 1
+                if o.creature in numbered and numbered[o.creature][0] != numbered[o.creature][1]:
+                    told_apart += 1         # a numbered creature: its number tells it apart
+                    assert numbered[o.creature][0] in w
+            assert len({w for _, w in listed}) == len(listed)          # no two choices read the same
             assert [(b["action"], b["text"]) for b in option_details(view)] == [(o.action, w) for o, w in listed]
             g.step(rng.choice(g.legal_actions()))
         if merged >= 5 and told_apart >= 2:
@@ -469,3 +479,97 @@ def test_a_creature_attacking_a_planeswalker_names_its_controller_once():
     names = {9: "Orla, Pack Warden (P4's planeswalker)"}
     assert _creature_words(c, names) == "Wolf 2/2 (token, tapped, attacking Orla, Pack Warden (P4's planeswalker))"
     assert _creature_words(c, {}).endswith("attacking a planeswalker of P4)")
+
+
+def test_same_named_permanents_are_numbered_on_the_board_in_the_log_and_in_the_choices():
+    """People never see uids: two Web Weavers read "Web Weaver" and "Web Weaver #2" (the
+    lowest number free among the permanents of that name on the battlefield as it entered,
+    1 not written; text's docstring), alike on the board, in the log (attacks, blocks,
+    targets, damage, dies, enters) and in the choices (the terminal's and the web table's).
+    Before, the attack line read "Web Weaver attacks P3; Web Weaver attacks P3"."""
+    from identity_helpers import at_main, cast, creature, deal5, give_priority, pass_until, target_creature
+    from table.html import option_details
+    from treachery_env.engine import DecisionKind
+    from treachery_env.text import choices
+
+    def words(seat):
+        return [w for _, w in choices(seat_view(g, seat))]
+
+    g = at_main(deal5())
+    w1, w2, w3 = creature(g, 0, "Web Weaver"), creature(g, 0, "Web Weaver"), creature(g, 3, "Web Weaver")
+    bear = creature(g, 1, "Grove Bear")
+    for seat in range(5):                  # public: every seat's board says the same
+        board = render_view(seat_view(g, seat))
+        assert "creatures: Web Weaver 1/4 [reach]; Web Weaver #2 1/4 [reach]" in board
+        assert "creatures: Web Weaver #3 1/4 [reach]" in board and "Grove Bear 2/2" in board
+        assert [c.ordinal for c in seat_view(g, seat).players[0].creatures] == [1, 2]
+    assert [c.ordinal for c in (w1, w2, w3, bear)] == [1, 2, 3, 1]
+    start = len(g.log)
+    pass_until(g, lambda g: g.decision.kind == DecisionKind.ATTACKER and g.decision.seat == 0)
+    # the two untapped Weavers are one choice (the same but for the number); once one attacks,
+    # the other is offered by its number
+    assert "attack with Web Weaver" in words(0) and "attack with Web Weaver #2" not in words(0)
+    g.step(g.target_action(0, ("c", w1)))
+    assert "Web Weaver attacks P3" in words(0)
+    g.step(g.layout.PLAYER + g.rel(0, 3))
+    assert "attack with Web Weaver #2" in words(0)
+    g.step(g.target_action(0, ("c", w2)))
+    assert g.decision.prompt == "choose the player or planeswalker Web Weaver #2 attacks"
+    assert "Web Weaver #2 attacks P3" in words(0)
+    g.step(g.layout.PLAYER + g.rel(0, 3))
+    g.step(g.layout.PASS)
+    pass_until(g, lambda g: g.decision.kind == DecisionKind.BLOCKER and g.decision.seat == 3)
+    assert "block with Web Weaver #3" in words(3)
+    g.step(g.target_action(3, ("c", w3)))
+    assert g.decision.prompt == "choose the attacker Web Weaver #3 blocks"
+    assert "Web Weaver #3 blocks Web Weaver (P0)" in words(3)
+    assert [b["text"] for b in option_details(seat_view(g, 3))] == words(3)      # the web table's buttons
+    g.step(next(a for a, p in g.decision.options if p is w2))
+    pass_until(g, lambda g: g.phase == "main2" and g.decision.seat == 0 and g.decision.kind == DecisionKind.PRIORITY)
+    give_priority(g, 0)
+    cast(g, 0, "Shock")
+    assert "target Web Weaver #3 (P3)" in words(0) and "target Web Weaver #2 (P0)" in words(0)
+    target_creature(g, w3)
+    pass_until(g, lambda g: not g.stack)
+    g.destroy(w2)
+    w4 = creature(g, 0, "Web Weaver")      # the lowest number free again: 1 and 3 are taken
+    assert w4.ordinal == 2
+    lines = [format_event(e) for e in g.log[start:]]
+    for line in ("P0 attacks: Web Weaver attacks P3; Web Weaver #2 attacks P3",
+                 "blockers declared: Web Weaver #3 (P3) blocks Web Weaver #2 (P0)",
+                 "P0 casts Shock targeting Web Weaver #3",
+                 "Shock deals 2 damage to Web Weaver #3",
+                 "Web Weaver #2 (P0) is put into its owner's graveyard",
+                 "Web Weaver #2 enters the battlefield under P0's control"):
+        assert line in lines, (line, lines)
+    # the numbers are in the entries (what every seat's stream and the web table read), and only there
+    # where a numbered permanent is named
+    assert all("labels" not in e for e in g.log[:start] if e["event"] != "enters")
+    board = render_view(seat_view(g, 1))
+    assert "creatures: Web Weaver 1/4 [reach] (tapped); Web Weaver #2 1/4 [reach]" in board
+    assert "Web Weaver #3 1/4 [reach] (3 damage)" in board
+
+
+def test_a_loyalty_activation_is_one_line_with_its_cost_loyalty_and_targets():
+    """A loyalty ability's activation is one log line, "P0 activates Pyra, Storm Sage #2 (-2, loyalty
+    now 2) targeting ..." (it was that line without the targets, then "P0 activates an ability of
+    Pyra, Storm Sage targeting ...")."""
+    from identity_helpers import at_main, creature, deal5, give_priority, target_creature
+    from treachery_env import cards
+
+    g = at_main(deal5())
+    theirs = g.put_planeswalker_onto_battlefield(2, cards.card("Pyra, Storm Sage"))
+    mine = g.put_planeswalker_onto_battlefield(0, cards.card("Pyra, Storm Sage"))
+    bear = creature(g, 2, "Grove Bear")
+    give_priority(g, 0)
+    options = [o.text for o in seat_view(g, 0).decision.options]
+    start = len(g.log)
+    g.step(g.layout.loyalty(0, 1))              # -2: 3 damage to any target
+    target_creature(g, bear)
+    said = [format_event(e) for e in g.log[start:] if e["event"] in ("loyalty", "activate")]
+    assert said == ["P0 activates Pyra, Storm Sage #2 (-2, loyalty now 2) targeting Grove Bear"]
+    assert g.stack[-1].key == "loyalty" and (theirs.ordinal, mine.ordinal) == (1, 2)
+    assert "activate Pyra, Storm Sage #2 (loyalty 4): -2: 3 damage to any target" in options
+    board = render_view(seat_view(g, 1))
+    assert "planeswalkers: Pyra, Storm Sage #2 (loyalty 2, used this turn)" in board
+    assert "stack (top first): Pyra, Storm Sage (activated ability, P0) targeting Grove Bear (P2)" in board

@@ -181,6 +181,7 @@ cdef Py_ssize_t CR_TAPPED = _attr(Creature, "tapped"), CR_ENTERED_TURN = _attr(C
 cdef Py_ssize_t CR_ATTACKING = _attr(Creature, "attacking"), CR_BLOCKING = _attr(Creature, "blocking")
 cdef Py_ssize_t CR_STUN = _attr(Creature, "stun"), CR_TOKEN = _attr(Creature, "token")
 cdef Py_ssize_t CR_IS_COMMANDER = _attr(Creature, "is_commander"), CR_ATTACKING_OBJ = _attr(Creature, "attacking_obj")
+cdef Py_ssize_t CR_ORDINAL = _attr(Creature, "ordinal"), AT_ORDINAL = _attr(Attackable, "ordinal")
 cdef Py_ssize_t AT_UID = _attr(Attackable, "uid"), AT_NAME = _attr(Attackable, "name")
 cdef Py_ssize_t AT_KIND = _attr(Attackable, "kind"), AT_OWNER = _attr(Attackable, "owner")
 cdef Py_ssize_t AT_CONTROLLER = _attr(Attackable, "controller"), AT_LOYALTY = _attr(Attackable, "loyalty")
@@ -553,7 +554,7 @@ cdef tuple _slots_of(object o, const Py_ssize_t* attrs, Py_ssize_t n):
 
 cdef object _creature_view(object c, object turn, object kept):
     """The :class:`CreatureView` of ``c`` (``view._creature_view``), ``kept`` (its last one) if it is the same."""
-    cdef PyObject* v[15]
+    cdef PyObject* v[16]
     cdef object sick
     kw = get(c, CR_BASE_KEYWORDS)
     if type(kw) is not frozenset:
@@ -585,7 +586,8 @@ cdef object _creature_view(object c, object turn, object kept):
     _put(v, 12, token)
     _put(v, 13, commander)
     _put(v, 14, walker)
-    return fields(<PyTypeObject*>CreatureView, kept, v, 15)
+    _put(v, 15, get(c, CR_ORDINAL))        # fixed as it entered (Game._number): not among _CREATURE_SLOTS
+    return fields(<PyTypeObject*>CreatureView, kept, v, 16)
 
 
 cdef dict _ABILITIES = _py._ABILITIES
@@ -593,7 +595,7 @@ cdef dict _ABILITIES = _py._ABILITIES
 
 cdef object _walker_view(object w, object turn, object attackers, object kept):
     """The :class:`PlaneswalkerView` of ``w`` (``view._planeswalker_view``), ``kept`` (its last one) if it is the same."""
-    cdef PyObject* v[9]
+    cdef PyObject* v[10]
     card = get(w, AT_CARD)
     if card is None:
         abilities = ()
@@ -614,7 +616,8 @@ cdef object _walker_view(object w, object turn, object attackers, object kept):
     _put(v, 6, used)
     _put(v, 7, abilities)
     _put(v, 8, attacked_by)
-    return fields(<PyTypeObject*>PlaneswalkerView, kept, v, 9)
+    _put(v, 9, get(w, AT_ORDINAL))
+    return fields(<PyTypeObject*>PlaneswalkerView, kept, v, 10)
 
 
 # the slots of a player and of its identity card its views are made of besides the lists and dicts
@@ -741,9 +744,10 @@ cdef object _option_key(object players, object d, object kind, object action, ob
     ``text.option_text``), a key of :data:`_OPTIONS`; None for the others (made anew
     each time).  A card from hand (cast, played, discarded, paid with, put on the
     bottom) by its name, the commander by its name and tax, a loyalty ability by its
-    planeswalker's name, uid, loyalty and card; an attacker, blocker or creature
-    target by its name, uid (and controller), a defending player by the attacker's
-    name, a player target by the deciding seat."""
+    planeswalker's name, uid, loyalty, card and ordinal; an attacker, blocker or
+    creature target by its name, uid, ordinal (and controller), a defending player by
+    the attacker's name and ordinal, a player target by the deciding seat (ordinals:
+    the words say "Soldier #2"; uids repeat from game to game, ordinals may not)."""
     tp = type(payload)
     if tp is tuple and len(payload) == 2:
         what, arg = payload
@@ -756,23 +760,25 @@ cdef object _option_key(object players, object d, object kind, object action, ob
             if what == "loyalty" and type(arg) is tuple:
                 w = get(players[get(d, DE_SEAT)], PL_ATTACKABLES)[arg[0]]
                 return (kind, action, what, arg, get(w, AT_NAME), get(w, AT_UID), get(w, AT_LOYALTY),
-                        _card_name(get(w, AT_CARD)))
+                        _card_name(get(w, AT_CARD)), get(w, AT_ORDINAL))
         elif kind == _TARGET:
             if what == "c" and type(arg) is Creature:
-                return (kind, action, what, get(arg, CR_NAME), get(arg, CR_UID), get(arg, CR_CONTROLLER))
+                return (kind, action, what, get(arg, CR_NAME), get(arg, CR_UID), get(arg, CR_CONTROLLER),
+                        get(arg, CR_ORDINAL))
             if what == "p" and type(arg) is int:
                 return (kind, action, what, arg, get(d, DE_SEAT))
     elif tp is Creature:
         if kind == _ATTACKER or kind == _BLOCKER:
-            return (kind, action, get(payload, CR_NAME), get(payload, CR_UID))
+            return (kind, action, get(payload, CR_NAME), get(payload, CR_UID), get(payload, CR_ORDINAL))
         if kind == _BLOCKED:
-            return (kind, action, get(get(d, DE_CTX)[1], CR_NAME), get(payload, CR_NAME), get(payload, CR_UID),
-                    get(payload, CR_CONTROLLER))
+            b = get(d, DE_CTX)[1]
+            return (kind, action, get(b, CR_NAME), get(b, CR_ORDINAL), get(payload, CR_NAME), get(payload, CR_UID),
+                    get(payload, CR_CONTROLLER), get(payload, CR_ORDINAL))
     elif tp is int:
         if kind == _DEFENDER:
             ctx = get(d, DE_CTX)
             if type(ctx) is Creature:
-                return (kind, action, get(ctx, CR_NAME), payload)
+                return (kind, action, get(ctx, CR_NAME), get(ctx, CR_ORDINAL), payload)
         elif kind == _DISCARD or kind == _COST or kind == _BOTTOM:
             return (kind, action, _card_name(get(players[get(d, DE_SEAT)], PL_HAND)[payload]))
     return None

@@ -7,11 +7,26 @@ the board that hides what the viewer cannot see (DESIGN section 4:
 * :func:`format_event`: a log entry as a sentence (:data:`EVENT_KINDS`).
 * :func:`render_view`: the board from a :class:`~treachery_env.view.SeatView`
   only; :func:`render` (``Game.render_text``, ``env.render()``) uses it.
+
+Same-named permanents (two Web Weavers, three Soldier tokens) are told apart by a
+number, since people never see uids: a creature or planeswalker gets, as it enters
+the battlefield, the lowest number no permanent of its name on the battlefield has
+then (anyone's: the battlefield is public), and keeps it until it leaves.  Number 1
+is not written, so a lone Web Weaver is "Web Weaver" and one that enters beside it is
+"Web Weaver #2" (a third, "#3"; if the first has left meanwhile, the next one is
+"Web Weaver" again).  Two permanents of one name on the battlefield at once never
+share a number, so every line that names one is unambiguous: the board lines, the
+log (attacks, blocks, damage, targets, enters and leaves, ...: the engine adds a
+``"labels"`` list to an entry that names a numbered permanent, ``Game._labels``) and
+the options (:func:`option_text`, :func:`choices`).  The number is
+``CreatureView.ordinal`` / ``PlaneswalkerView.ordinal`` (``Game._number``); the terminal
+and the web table both show it through this module.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from collections import Counter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -130,26 +145,26 @@ def option_text(game: "Game", d: Any, k: int) -> str | None:
             return f"activate a {arg} token"
         if kind == "loyalty":
             w = p.attackables[arg[0]]
-            return f"activate {w.name} (loyalty {w.loyalty}): {w.card.abilities[arg[1]]['text']}"
+            return f"activate {_label(w)} (loyalty {w.loyalty}): {w.card.abilities[arg[1]]['text']}"
         if kind == "permission":
             perm = p.permissions[arg]
             verb = "play" if perm["card"].is_land else "cast"
             return f"{verb} {perm['card'].name} from {perm['zone']}" + (" for free" if perm["free"] else "")
     if d.kind == DecisionKind.ATTACKER:
-        return "finish declaring attackers" if payload is None else f"attack with {payload.name}"
+        return "finish declaring attackers" if payload is None else f"attack with {_label(payload)}"
     if d.kind == DecisionKind.DEFENDER:
         if not isinstance(payload, int):
-            return (f"{d.ctx.name} attacks {payload.name} (P{payload.controller}'s planeswalker, "
+            return (f"{_label(d.ctx)} attacks {_label(payload)} (P{payload.controller}'s planeswalker, "
                     f"loyalty {payload.loyalty})")
-        return f"{d.ctx.name} attacks P{payload}"
+        return f"{_label(d.ctx)} attacks P{payload}"
     if d.kind == DecisionKind.BLOCKER:
-        return "finish declaring blockers" if payload is None else f"block with {payload.name}"
+        return "finish declaring blockers" if payload is None else f"block with {_label(payload)}"
     if d.kind == DecisionKind.BLOCKED:
-        return f"{d.ctx[1].name} blocks {payload.name} (P{payload.controller})"
+        return f"{_label(d.ctx[1])} blocks {_label(payload)} (P{payload.controller})"
     if d.kind == DecisionKind.COST and payload == "land":
         return "sacrifice a land"            # The Bio-Engineer's sacrifice cost
     if d.kind == DecisionKind.COST and hasattr(payload, "base_power"):
-        return f"sacrifice {payload.name}"
+        return f"sacrifice {_label(payload)}"
     if d.kind in (DecisionKind.DISCARD, DecisionKind.COST):
         verb = "discard" if d.kind == DecisionKind.DISCARD else "pay with"
         return f"{verb} {p.hand[payload].name}"
@@ -162,13 +177,21 @@ def option_text(game: "Game", d: Any, k: int) -> str | None:
         if kind == "p":
             return f"target {_who(game, viewer, obj)}"
         if kind == "c":
-            return f"target {obj.name} (P{obj.controller})"
+            return f"target {_label(obj)} (P{obj.controller})"
         if kind == "w":
-            return f"target {obj.name} (P{obj.controller}'s planeswalker, loyalty {obj.loyalty})"
+            return f"target {_label(obj)} (P{obj.controller}'s planeswalker, loyalty {obj.loyalty})"
         return f"target {obj.source} on the stack"
     if hasattr(payload, "base_power"):
-        return f"{payload.name} (P{payload.controller})"
+        return f"{_label(payload)} (P{payload.controller})"
     return None
+
+
+def _label(obj: Any) -> str:
+    """A creature's or planeswalker's name as people see it (the engine's object or its
+    view): ``"Web Weaver #2"`` for an ordinal of 2 or more, else the name (see the module
+    docstring)."""
+    k = getattr(obj, "ordinal", 1)
+    return obj.name if k < 2 else f"{obj.name} #{k}"
 
 
 def _role_name(role: int | None) -> str:
@@ -619,7 +642,7 @@ def _creature_words(c: Any, names: dict) -> str:
         state.append(_a(c.plus_counters, "+1/+1 counter"))
     if c.stun:
         state.append(_a(c.stun, "stun counter"))
-    return (f"{c.name} {c.power}/{c.toughness}" + (f" [{', '.join(kws)}]" if kws else "")
+    return (f"{_label(c)} {c.power}/{c.toughness}" + (f" [{', '.join(kws)}]" if kws else "")
             + (f" ({', '.join(state)})" if state else ""))
 
 
@@ -673,9 +696,9 @@ def _object_names(view: "SeatView") -> dict:
     names: dict = {}
     for p in view.players:
         for c in p.creatures:
-            names[c.uid] = f"{c.name} (P{p.seat})"
+            names[c.uid] = f"{_label(c)} (P{p.seat})"
         for w in p.planeswalkers:
-            names[w.uid] = f"{w.name} (P{p.seat}'s planeswalker)"
+            names[w.uid] = f"{_label(w)} (P{p.seat}'s planeswalker)"
     for it in view.stack:
         names[it.uid] = f"{it.source} on the stack"
     return names
@@ -686,9 +709,11 @@ def choices(view: "SeatView") -> list[tuple[Any, str]]:
 
     Options that look the same to the seat are one choice, the first in the decision's order:
     equal in everything but the action index and, for an option about a creature, that
-    creature's uid where its board line (the controller's, its state, counters) is the same,
-    e.g. the same land in two hand slots or two untapped Soldier tokens.  Where choices left
-    share their words (two Soldier tokens, one tapped), each creature's board line is added.
+    creature's uid and number (``#2``) where its board line (the controller's, its state,
+    counters) is the same, e.g. the same land in two hand slots or two untapped Soldier
+    tokens ("attack with Soldier" stands for "attack with Soldier #2" too: once it is
+    declared, the next choice offers Soldier #2).  Where choices left share their words
+    (two creatures whose numbers don't tell them apart), each creature's board line is added.
     Every concession is kept.
 
     Returns:
@@ -697,14 +722,27 @@ def choices(view: "SeatView") -> list[tuple[Any, str]]:
     names = _object_names(view)
     where = {c.uid: (p.seat, c) for p in view.players for c in p.creatures}
 
-    def board(o: Any) -> "str | None":
+    def board(o: Any, numbered: bool = True) -> "str | None":
         seat_c = where.get(o.creature)
-        return None if seat_c is None else f"P{seat_c[0]}'s {_creature_words(seat_c[1], names)}"
+        if seat_c is None:
+            return None
+        c = seat_c[1] if numbered else seat_c[1]._replace(ordinal=1)
+        return f"P{seat_c[0]}'s {_creature_words(c, names)}"
+
+    def unnumbered(o: Any) -> tuple:
+        """``o`` as it would look if its creature had no number (what tells copies apart)."""
+        seat_c = where.get(o.creature)
+        c = None if seat_c is None else seat_c[1]
+        if c is None or c.ordinal < 2:
+            text = o.text
+        else:                   # "Soldier #2" (not "#23") back to "Soldier"
+            text = re.sub(re.escape(_label(c)) + r"(?!\d)", lambda m: c.name, o.text)
+        return (text, *o[2:5]), o[6:], board(o, numbered=False) or o.creature
 
     seen: set = set()
     kept = []
     for o in view.decision.options:
-        looks = (o[1:5], o[6:], board(o) or o.creature)
+        looks = unnumbered(o)
         if o.kind == "concede" or looks not in seen:
             seen.add(looks)
             kept.append(o)
@@ -712,12 +750,14 @@ def choices(view: "SeatView") -> list[tuple[Any, str]]:
     return [(o, o.text + (f" - {board(o)}" if shared[o.text] > 1 and board(o) else "")) for o in kept]
 
 
-def board_sections(view: "SeatView", viewer: "int | None") -> BoardSections:
+def board_sections(view: "SeatView", viewer: "int | None", decision: bool = True) -> BoardSections:
     """The board of ``view`` in parts (:class:`BoardSections`), made from the view alone.
 
     Args:
         view: a seat's view, or the public view (:func:`~treachery_env.view.public_view`).
         viewer: ``view.seat`` for a seat's board; None for the spectators' (no "(you)", no hand).
+        decision: end with the viewer's pending decision ("you decide: ..."); False for a
+            board printed right before the decision is asked (the terminal's).
     """
     result = _game_result(view)
     if view.turn == 0 and result is None:
@@ -752,7 +792,7 @@ def board_sections(view: "SeatView", viewer: "int | None") -> BoardSections:
                 state = ["used this turn"] if w.used_this_turn else []
                 if w.attackers:
                     state.append("attacked by " + ", ".join(names.get(u, "a creature") for u in w.attackers))
-                ws.append(f"{w.name} (loyalty {w.loyalty}" + "".join(", " + s for s in state) + ")")
+                ws.append(f"{_label(w)} (loyalty {w.loyalty}" + "".join(", " + s for s in state) + ")")
             lines.append("planeswalkers: " + "; ".join(ws))
         if p.commander is not None:
             n = p.commander_casts
@@ -793,15 +833,15 @@ def board_sections(view: "SeatView", viewer: "int | None") -> BoardSections:
         lines.append("stack (top first): " + "; ".join(items))
     if result is not None:
         lines.append(result)
-    elif view.decision is not None and viewer is not None:
+    elif view.decision is not None and viewer is not None and decision:
         prompt = view.decision.prompt
         lines.append("you decide: " + ("you have priority: act, or pass" if prompt == "priority" else prompt))
     return BoardSections(header, tuple(players), tuple(lines))
 
 
-def _render(view: Any, viewer: "int | None", legend: bool) -> str:
+def _render(view: Any, viewer: "int | None", legend: bool, decision: bool = True) -> str:
     """The board of ``view`` as text (:func:`board_sections`, a player's lines indented under it)."""
-    sections = board_sections(view, viewer)
+    sections = board_sections(view, viewer, decision)
     lines = [sections.header]
     for _, (first, *rest) in sections.players:
         lines.append(first)
@@ -812,7 +852,7 @@ def _render(view: Any, viewer: "int | None", legend: bool) -> str:
     return "\n".join(lines)
 
 
-def render_view(view: "SeatView", legend: bool = False) -> str:
+def render_view(view: "SeatView", legend: bool = False, decision: bool = True) -> str:
     """A text picture of the board as seat ``view.seat`` knows it, made only
     from its :class:`~treachery_env.view.SeatView` (its information set), so it
     can show nothing the seat may not know.
@@ -832,11 +872,12 @@ def render_view(view: "SeatView", legend: bool = False) -> str:
     Args:
         view: the seat's view (``seat_view(game, seat)``, ``info["view"]``).
         legend: append a short legend explaining the notation.
+        decision: show the pending decision (False where it is asked right after).
 
     Returns:
         the picture, lines joined by ``"\\n"``.
     """
-    return _render(view, view.seat, legend)
+    return _render(view, view.seat, legend, decision)
 
 
 def render(game: "Game", viewer: int | None = None) -> str:
@@ -856,10 +897,24 @@ def _p(s: Any) -> str:
     return f"P{s}"
 
 
-def _tgt(t: Any) -> str:
+def _labels(e: Any) -> dict:
+    """uid -> ``"Web Weaver #2"`` for the numbered permanents a log entry names (its
+    ``"labels"``, ``Game._labels``; none in an entry that names no numbered one)."""
+    labels = e.get("labels")
+    return dict(labels) if labels else {}
+
+
+def _named(e: Any, key: str = "creature") -> str:
+    """The permanent a log entry names: its ``"name"``, numbered when the entry's labels
+    number the object whose uid is ``e[key]``."""
+    return _labels(e).get(e.get(key), e["name"])
+
+
+def _tgt(t: Any, labels: "dict | None" = None) -> str:
     """A logged target (``Game._target_repr``: ``["player", seat]``,
     ``["creature", uid, name]``, ``["planeswalker", uid, name]``,
-    ``["stack", uid, source]``) in words."""
+    ``["stack", uid, source]``) in words; ``labels`` (:func:`_labels` of its entry)
+    number a creature or planeswalker."""
     if not t:
         return "nothing"
     if t[0] == "player":
@@ -867,14 +922,16 @@ def _tgt(t: Any) -> str:
     if len(t) < 3:
         return f"a {t[0]}"
     if t[0] == "planeswalker":
-        return f"{t[2]} (a planeswalker)"
+        return f"{(labels or {}).get(t[1], t[2])} (a planeswalker)"
     if t[0] == "stack":
         return f"{t[2]} on the stack"
-    return t[2]
+    return (labels or {}).get(t[1], t[2])
 
 
-def _targeting(ts: Any) -> str:
-    words = [_tgt(t) for t in ts or () if t]
+def _targeting(e: Any) -> str:
+    """`` targeting X and Y``: the targets of log entry ``e`` (its ``"targets"``), if any."""
+    labels = _labels(e)
+    words = [_tgt(t, labels) for t in e.get("targets") or () if t]
     return f" targeting {_and(words)}" if words else ""
 
 
@@ -892,14 +949,14 @@ def _names(cards: Any) -> str:
 
 
 def _ev_cast(e: Any, who: str) -> str:
-    return f"{who} casts {e['card']}{_x(e)}{_targeting(e.get('targets'))}"
+    return f"{who} casts {e['card']}{_x(e)}{_targeting(e)}"
 
 
 def _ev_activate(e: Any, who: str) -> str:
     src = e["source"]
     if src in TOKEN_ABILITIES:
-        return f"{who} sacrifices a {src} token to activate it{_targeting(e.get('targets'))}"
-    return f"{who} activates an ability of {src}{_targeting(e.get('targets'))}"
+        return f"{who} sacrifices a {src} token to activate it{_targeting(e)}"
+    return f"{who} activates an ability of {src}{_targeting(e)}"
 
 
 def _ev_loses(e: Any, who: str) -> str:
@@ -922,26 +979,31 @@ def _ev_game_over(e: Any, who: str) -> str:
 
 
 def _ev_attacks(e: Any, who: str) -> str:
+    labels = _labels(e)
     out = []
     for a in e["attackers"]:
         if len(a) > 3:
-            out.append(f"{a[1]} attacks {a[4]} (P{a[2]}'s planeswalker)")
+            out.append(f"{labels.get(a[0], a[1])} attacks {labels.get(a[3], a[4])} (P{a[2]}'s planeswalker)")
         else:
-            out.append(f"{a[1]} attacks P{a[2]}")
+            out.append(f"{labels.get(a[0], a[1])} attacks P{a[2]}")
     return f"{who} attacks: " + "; ".join(out)
 
 
 def _ev_blocks(e: Any, who: str) -> str:
     if "names" in e:        # logged since the names were (older replays' entries have the uids alone)
-        return "blockers declared: " + "; ".join(f"{b} (P{bc}) blocks {a} (P{ac})" for b, bc, a, ac in e["names"])
+        labels = _labels(e)
+        return "blockers declared: " + "; ".join(
+            f"{labels.get(bu, b)} (P{bc}) blocks {labels.get(au, a)} (P{ac})"
+            for (bu, au), (b, bc, a, ac) in zip(e["blocks"], e["names"]))
     n = len(e["blocks"])
     return f"blockers declared: {n} creature{'s block' if n != 1 else ' blocks'}"
 
 
 def _ev_combat_damage(e: Any, who: str) -> str:
     walkers = e.get("planeswalkers", {})
+    labels = {str(u): w for u, w in _labels(e).items()}       # "planeswalkers" is keyed by str(uid)
     hits = ([f"P{k} takes {v}" for k, v in e["to_players"].items()]
-            + [(f"{walkers[k][0]} (P{walkers[k][1]}'s planeswalker) takes {v}" if k in walkers
+            + [(f"{labels.get(k, walkers[k][0])} (P{walkers[k][1]}'s planeswalker) takes {v}" if k in walkers
                 else f"a planeswalker takes {v}") for k, v in e.get("to_planeswalkers", {}).items()])
     return (f"combat damage{' (first strike)' if e.get('first_strike') else ''}"
             + (f": {', '.join(hits)}" if hits else " to creatures only"))
@@ -949,8 +1011,9 @@ def _ev_combat_damage(e: Any, who: str) -> str:
 
 def _ev_enters(e: Any, who: str) -> str:
     if "loyalty" in e:
-        return f"{e['name']} enters the battlefield under {who}'s control with {e['loyalty']} loyalty"
-    return f"{e['name']} enters the battlefield under {who}'s control"
+        return (f"{_named(e, 'planeswalker')} enters the battlefield under {who}'s control with {e['loyalty']} "
+                "loyalty")
+    return f"{_named(e)} enters the battlefield under {who}'s control"
 
 
 _LEAVES_TO = {"graveyard": "is put into its owner's graveyard", "exile": "is exiled",
@@ -959,7 +1022,8 @@ _LEAVES_TO = {"graveyard": "is put into its owner's graveyard", "exile": "is exi
 
 
 def _ev_leaves(e: Any, who: str) -> str:
-    return f"{e['name']} ({who}) " + _LEAVES_TO.get(e["zone"], f"goes to {e['zone']}")
+    name = _named(e, "planeswalker" if "planeswalker" in e else "creature")
+    return f"{name} ({who}) " + _LEAVES_TO.get(e["zone"], f"goes to {e['zone']}")
 
 
 def _ev_talk(e: Any, who: str) -> str:
@@ -981,11 +1045,11 @@ def _ev_sacrifice(e: Any, who: str) -> str:
         return f"{who} sacrifices a land"
     if what in COUNTER_TOKENS:
         return f"{who} sacrifices " + _a(e.get("n", 1), f"{what} token")
-    return f"{who} sacrifices {what}"
+    return f"{who} sacrifices {_labels(e).get(e.get('creature'), what)}"
 
 
 def _ev_control_returns(e: Any, who: str) -> str:
-    what = e.get("name") or e.get("permanent")
+    what = _labels(e).get(e.get("creature")) or e.get("name") or e.get("permanent")
     if what == "land":
         what = "a land"
     elif what in COUNTER_TOKENS:
@@ -994,7 +1058,7 @@ def _ev_control_returns(e: Any, who: str) -> str:
 
 
 def _ev_gain_control(e: Any, who: str) -> str:
-    what = "a land" if e.get("creature") is None and e["name"] == "land" else e["name"]
+    what = "a land" if e.get("creature") is None and e["name"] == "land" else _named(e)
     return f"{who} gains control of {what} from P{e['previous']}"
 
 
@@ -1050,7 +1114,7 @@ def _ev_metamorph_ready(e: Any, who: str) -> str:
 def _ev_tap(e: Any, who: str) -> str:
     stun = " and gets a stun counter" if e.get("stun") else ""
     by = f" by P{e['seat']}" if e.get("seat") is not None else ""
-    return f"{e['name']} is tapped{by}{stun}{_from(e)}"
+    return f"{_named(e)} is tapped{by}{stun}{_from(e)}"
 
 
 def _ev_tokens(e: Any, who: str) -> str:
@@ -1094,8 +1158,9 @@ _EVENTS: dict = {
                                            + (f"P{e['owner']}'s graveyard" if "owner" in e else "a graveyard")
                                            + _from(e)),
     "activate": _ev_activate,
-    "loyalty": lambda e, who: f"{who} activates {e['name']} ({e['cost']:+d}, loyalty now {e['loyalty']})",
-    "trigger": lambda e, who: f"{who}'s {e['source']} triggers{_targeting(e.get('targets'))}",
+    "loyalty": lambda e, who: (f"{who} activates {_named(e, 'planeswalker')} ({e['cost']:+d}, loyalty now "
+                               f"{e['loyalty']}){_targeting(e)}"),
+    "trigger": lambda e, who: f"{who}'s {e['source']} triggers{_targeting(e)}",
     "trigger_removed": lambda e, who: f"{who}'s {e['source']} trigger has no legal target and is removed",
     "resolve": lambda e, who: f"{e['source']} resolves",
     "fizzle": lambda e, who: f"{who}'s {e['source']} does nothing: its targets are gone (CR 608.2b)",
@@ -1122,15 +1187,16 @@ _EVENTS: dict = {
     "enters": _ev_enters,
     "leaves": _ev_leaves,
     "tokens": _ev_tokens,
-    "copy_token": lambda e, who: f"{who} creates a token copy of {e['name']}",
+    "copy_token": lambda e, who: f"{who} creates a token copy of {e['name']}" + (
+        f": {_named(e)}" if _named(e) != e["name"] else ""),
     "sacrifice": _ev_sacrifice,
-    "legend_rule": lambda e, who: (f"legend rule (CR 704.5j): {who} keeps one {e['name']} and puts the others "
+    "legend_rule": lambda e, who: (f"legend rule (CR 704.5j): {who} keeps {_named(e, 'kept')} and puts the others "
                                    "into the graveyard"),
     "gain_control": _ev_gain_control,
     "gain_control_token": lambda e, who: f"{who} gains control of a {e['token']} token from P{e['previous']}",
     "control_returns": _ev_control_returns,
     "majesty_gift": lambda e, who: f"{who} gives a permanent to the Leader P{e['to_seat']}",
-    "becomes_artifact": lambda e, who: f"{who} puts a +1/+1 counter on {e['name']}, which becomes an artifact",
+    "becomes_artifact": lambda e, who: f"{who} puts a +1/+1 counter on {_named(e)}, which becomes an artifact",
     "tap": _ev_tap,
     "tap_all": lambda e, who: (f"{e['n']} creatures of non-Leader players are tapped and get a stun counter"
                                + _from(e)),
@@ -1147,9 +1213,9 @@ _EVENTS: dict = {
     "finality_exile": lambda e, who: f"{who}'s {e['card']} is exiled instead of staying in the graveyard",
     "tokens_exiled": lambda e, who: f"{who}'s artifact tokens ({e['n']}) are exiled",
     # damage and life (CR 119, 120, 615)
-    "damage": lambda e, who: f"{e['source']} deals {e['n']} damage to {_tgt(e['target'])}",
+    "damage": lambda e, who: f"{e['source']} deals {e['n']} damage to {_tgt(e['target'], _labels(e))}",
     "combat_damage": _ev_combat_damage,
-    "prevented": lambda e, who: f"{e['n']} damage to {_tgt(e['target'])} is prevented",
+    "prevented": lambda e, who: f"{e['n']} damage to {_tgt(e['target'], _labels(e))} is prevented",
     "fog": lambda e, who: f"{who} prevents all combat damage this turn",
     "gain_life": lambda e, who: f"{who} gains {e['n']} life",
     "lose_life": lambda e, who: f"{who} loses {e['n']} life",

@@ -119,6 +119,10 @@ class CreatureView(NamedTuple):
         commander: whether it is a commander.
         attacking_planeswalker: uid of the planeswalker it attacks (CR 506.3),
             None when it attacks the player (or does not attack).
+        ordinal: tells same-named permanents apart for people (public, fixed as it
+            entered: the lowest number no permanent of its name on the battlefield
+            had; ``Game._number``); :mod:`treachery_env.text` writes ``"Soldier #2"``
+            for 2 or more, the name alone for 1.
     """
 
     uid: int
@@ -136,6 +140,7 @@ class CreatureView(NamedTuple):
     token: bool
     commander: bool
     attacking_planeswalker: int | None = None
+    ordinal: int = 1
 
 
 class PlaneswalkerView(NamedTuple):
@@ -150,6 +155,7 @@ class PlaneswalkerView(NamedTuple):
             this turn (CR 606.3).
         abilities: its loyalty abilities as ``((loyalty cost, text), ...)``.
         attackers: uids of the creatures attacking it.
+        ordinal: as :attr:`CreatureView.ordinal`.
     """
 
     uid: int
@@ -161,6 +167,7 @@ class PlaneswalkerView(NamedTuple):
     used_this_turn: bool
     abilities: tuple
     attackers: tuple = ()
+    ordinal: int = 1
 
 
 class PlayerView(NamedTuple):
@@ -511,7 +518,7 @@ def _creature_view(c: Any, turn: int) -> CreatureView:
         c.uid, c.name, c.base_power + p1 + c.pump_p, c.base_toughness + p1 + c.pump_q, c.damage, c.tapped,
         c.entered_turn >= turn and "haste" not in kw and "haste" not in pkw, kw | pkw if pkw else kw,
         c.attacking, None if b is None else b.uid, p1, c.stun, c.token, c.is_commander,
-        None if w is None else w.uid))
+        None if w is None else w.uid, c.ordinal))
 
 
 def _planeswalker_view(game: "Game", w: Any) -> PlaneswalkerView:
@@ -524,7 +531,7 @@ def _planeswalker_view(game: "Game", w: Any) -> PlaneswalkerView:
             abilities = _ABILITIES[card.name] = tuple((ab["loyalty"], ab["text"]) for ab in card.abilities)
     attackers = tuple(a.uid for a in game.combat_attackers if a.attacking_obj is w)
     return PlaneswalkerView(w.uid, w.name, w.kind, w.owner, w.controller, w.loyalty, w.used_turn == game.turn,
-                            abilities, attackers)
+                            abilities, attackers, w.ordinal)
 
 
 def _target_view(t: Any) -> tuple:

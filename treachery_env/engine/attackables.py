@@ -49,8 +49,9 @@ class AttackablesMixin:
         owner = seat if owner is None else owner
         w = Attackable(self._new_uid(), "planeswalker", card, owner, seat, card.loyalty, self.turn)
         w.token = token
+        self._number(w)
         self.players[seat].attackables.append(w)
-        self._log("enters", seat=seat, planeswalker=w.uid, name=w.name, loyalty=w.loyalty)
+        self._log("enters", seat=seat, planeswalker=w.uid, name=w.name, loyalty=w.loyalty, **self._labels(w))
         return w
 
     def _attackable_leaves(self, w: Attackable, to: str) -> bool:
@@ -63,7 +64,7 @@ class AttackablesMixin:
         if w not in p.attackables:
             return False
         p.attackables.remove(w)
-        self._log("leaves", planeswalker=w.uid, name=w.name, zone=to, seat=w.controller)
+        self._log("leaves", planeswalker=w.uid, name=w.name, zone=to, seat=w.controller, **self._labels(w))
         owner = self.players[w.owner]
         if w.card is not None and not w.token and not owner.has_lost:
             self._put_card(owner, w.card, to)
@@ -153,10 +154,13 @@ class AttackablesMixin:
         self._push_front(ops)
 
     def _op_pay_loyalty(self, item: StackItem, w: Attackable, cost: int) -> None:
-        """Pay loyalty cost ``cost`` of ``item`` on ``w`` (CR 606.4, 601.2h)."""
+        """Pay loyalty cost ``cost`` of ``item`` on ``w`` (CR 606.4, 601.2h).  Its log entry
+        also names the targets chosen: it is the activation's only entry (``push_item`` logs
+        no ``"activate"`` for a loyalty ability)."""
         if cost >= 0:
             w.loyalty += cost
         else:
             self.remove_loyalty(w, -cost)
         self._log("loyalty", seat=item.controller, planeswalker=w.uid, name=w.name, ability=item.data["ability"],
-                  cost=cost, loyalty=w.loyalty)
+                  cost=cost, loyalty=w.loyalty, targets=[self._target_repr(t) for t in item.targets],
+                  **self._labels(w, *[t[1] for t in item.targets if t is not None and t[0] in ("c", "w")]))

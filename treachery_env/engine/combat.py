@@ -69,7 +69,8 @@ class CombatMixin:
                 self._log("attacks", seat=seat,
                           attackers=[[a.uid, a.name, a.attacking] if a.attacking_obj is None else
                                      [a.uid, a.name, a.attacking, a.attacking_obj.uid, a.attacking_obj.name]
-                                     for a in self.combat_attackers])
+                                     for a in self.combat_attackers],
+                          **self._labels(*self.combat_attackers, *[a.attacking_obj for a in self.combat_attackers]))
             if self.combat_attackers or self.full_windows:
                 self._open_priority()   # CR 508.2: players get priority once attackers are declared
             return
@@ -80,7 +81,7 @@ class CombatMixin:
             if a is not None:
                 opts.append((a, w))
         self.decision = Decision(seat, DecisionKind.DEFENDER, opts, "_h_defender", c,
-                                 f"choose the player or planeswalker {c.name} attacks")
+                                 f"choose the player or planeswalker {c.label} attacks")
 
     def _h_defender(self, c: Creature, defender: "int | Attackable") -> None:
         """``c`` attacks ``defender``: a seat, or an attackable permanent whose
@@ -131,7 +132,7 @@ class CombatMixin:
                 if slot < MAX_PERMS:
                     opts.append((L.perm(self.rel(seat, a.controller), slot), a))
         self.decision = Decision(seat, DecisionKind.BLOCKED, opts, "_h_blocked", (seat, b),
-                                 f"choose the attacker {b.name} blocks")
+                                 f"choose the attacker {b.label} blocks")
 
     def _h_blocked(self, ctx: tuple, a: Creature) -> None:
         seat, b = ctx
@@ -152,7 +153,8 @@ class CombatMixin:
         pairs = [(b, a) for a in self.combat_attackers for b in a.blocked_by]
         if pairs:      # uids, and what the table sees of each pair: names and controllers
             self._log("blocks", blocks=[[b.uid, a.uid] for b, a in pairs],
-                      names=[[b.name, b.controller, a.name, a.controller] for b, a in pairs])
+                      names=[[b.name, b.controller, a.name, a.controller] for b, a in pairs],
+                      **self._labels(*[x for pair in pairs for x in pair]))
         self._open_priority()   # CR 509.4: priority once blockers are declared
 
     def _combatants(self) -> list[Creature]:
@@ -229,7 +231,8 @@ class CombatMixin:
                 named[tgt[1].uid] = tgt[1]
         if events:
             extra = {"to_planeswalkers": {str(k): v for k, v in sorted(walkers.items())},
-                     "planeswalkers": {str(w.uid): [w.name, w.controller] for w in named.values()}} if walkers else {}
+                     "planeswalkers": {str(w.uid): [w.name, w.controller] for w in named.values()},
+                     **self._labels(*named.values())} if walkers else {}
             self._log("combat_damage", first_strike=first,
                       to_players={str(k): v for k, v in sorted(total.items())}, **extra)
 

@@ -201,7 +201,7 @@ class EffectsMixin:
             if amount <= 0 or target is None:
                 return 0
         if self._damage_prevented(target) or (combat and self.turn_effects.get("fog")):
-            self._log("prevented", target=self._target_repr(target), n=amount)
+            self._log("prevented", target=self._target_repr(target), n=amount, **self._target_labels((target,)))
             return 0
         kind, obj = target
         if kind == "p":
@@ -229,7 +229,8 @@ class EffectsMixin:
         if source_creature is not None and source_creature.has("lifelink"):
             self.gain_life(source_creature.controller, amount)
         if not combat:
-            self._log("damage", source=source_name, target=self._target_repr(target), n=amount)
+            self._log("damage", source=source_name, target=self._target_repr(target), n=amount,
+                      **self._target_labels((target,)))
         return amount
 
     def deal_damage(self, seat: int, amount: int) -> int:

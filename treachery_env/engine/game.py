@@ -222,6 +222,46 @@ class Game:
         entry["to"] = None if to is None else sorted(to)
         self.log.append(entry)
 
+    def _number(self, obj: Any) -> None:
+        """Give ``obj``, a creature or planeswalker entering the battlefield (not in its
+        controller's list yet), the lowest ordinal no permanent of the same name on the
+        battlefield has: 1 (its label is its name) unless another of that name is there
+        with 1, and so on (``"Web Weaver #2"``).  Public, for people only: it never
+        changes afterwards (treachery_env/text.py's docstring says how it is shown)."""
+        name = obj.name
+        used = None
+        for p in self.players:
+            for c in p.creatures:
+                if c.name == name:
+                    if used is None:
+                        used = set()
+                    used.add(c.ordinal)
+            for w in p.attackables:
+                if w.name == name:
+                    if used is None:
+                        used = set()
+                    used.add(w.ordinal)
+        if used is not None:
+            k = 1
+            while k in used:
+                k += 1
+            obj.ordinal = k
+
+    @staticmethod
+    def _labels(*objs: Any) -> dict:
+        """``{"labels": [[uid, label], ...]}`` for the numbered permanents among ``objs``
+        (ordinal 2 or more, each once; None and other objects are skipped), else ``{}``: what a log
+        entry naming them adds, so that its words tell them apart (text.format_event)."""
+        out = []
+        for o in objs:
+            if o is not None and getattr(o, "ordinal", 1) > 1 and not any(u == o.uid for u, _ in out):
+                out.append([o.uid, o.label])
+        return {"labels": out} if out else {}
+
+    def _target_labels(self, targets: Any) -> dict:
+        """:meth:`_labels` of the creatures and planeswalkers among stack-object targets."""
+        return self._labels(*[t[1] for t in targets if t is not None and (t[0] == "c" or t[0] == "w")])
+
     def rel(self, viewer: int, seat: int) -> int:
         """Seat ``seat`` relative to ``viewer`` (0 = viewer, then in turn order)."""
         return (seat - viewer) % self.n

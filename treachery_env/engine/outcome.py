@@ -242,7 +242,7 @@ class OutcomeMixin:
                 for w in list(q.attackables):
                     if w.owner in left:
                         q.attackables.remove(w)
-                        self._log("leaves", planeswalker=w.uid, name=w.name, zone="out", seat=q.seat)
+                        self._log("leaves", planeswalker=w.uid, name=w.name, zone="out", seat=q.seat, **self._labels(w))
         self.stack = [it for it in self.stack if not (it.kind == "spell" and it.owner in left)]
         self._return_borrowed(left)
         self.end_control_effects(lambda e: e["seat"] in left)

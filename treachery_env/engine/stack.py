@@ -57,7 +57,7 @@ class StackMixin:
             self._pay_mana(seat, item.card.cost + item.x + item.data.get("extra", 0))
         self.stack.append(item)
         self._log("cast", seat=seat, card=item.card.name, x=item.x,
-                  targets=[self._target_repr(t) for t in item.targets])
+                  targets=[self._target_repr(t) for t in item.targets], **self._target_labels(item.targets))
         IA.fire_event(self, "cast", item=item)
 
     def gain_control_of_stack_object(self, item: StackItem, seat: int, source: str = "") -> None:
@@ -171,8 +171,9 @@ class StackMixin:
         if item.data.get("skip") or self.players[item.controller].has_lost:
             return
         self.stack.append(item)
-        self._log("activate", seat=item.controller, source=item.source,
-                  targets=[self._target_repr(t) for t in item.targets])
+        if item.key != "loyalty":       # a loyalty ability's "loyalty" entry said it all (_op_pay_loyalty)
+            self._log("activate", seat=item.controller, source=item.source,
+                      targets=[self._target_repr(t) for t in item.targets], **self._target_labels(item.targets))
 
     def _op_resolve_top(self) -> None:
         """CR 608: resolve the top object; a spell or ability whose targets are all

@@ -69,12 +69,16 @@ class Creature:
     Combat: ``attacking`` is the defending player's seat (-1: not attacking);
     ``attacking_obj`` the :class:`Attackable` it attacks (a planeswalker of
     that player, CR 506.3, 508.1b), or None when it attacks the player.
+
+    ``ordinal`` tells same-named permanents apart for people (no rules meaning):
+    set once as it enters the battlefield (:meth:`Game._number`), ``label`` is
+    ``"Web Weaver #2"`` for an ordinal of 2 or more, else the name.
     """
 
     __slots__ = ("uid", "name", "card", "token", "owner", "controller", "base_power", "base_toughness",
                  "base_keywords", "tapped", "damage", "deathtouched", "p1p1", "stun", "entered_turn",
                  "pump_p", "pump_q", "pump_kw", "attacking", "blocked_by", "blocking", "was_blocked",
-                 "is_commander", "legendary", "base_controller", "control_effects", "attacking_obj")
+                 "is_commander", "legendary", "base_controller", "control_effects", "attacking_obj", "ordinal")
 
     def __init__(self, uid: int, name: str, card: CardDef | None, token: bool, owner: int,
                  power: int, toughness: int, keywords: frozenset, turn: int, legendary: bool = False):
@@ -105,6 +109,7 @@ class Creature:
         self.legendary = legendary
         self.base_controller = owner        # set to the entering player by put_onto_battlefield
         self.control_effects: list[dict] = []
+        self.ordinal = 1                    # set as it enters by Game._number (the label people see)
 
     @property
     def power(self) -> int:
@@ -119,6 +124,11 @@ class Creature:
     def has(self, kw: str) -> bool:
         """Whether the creature has keyword ``kw`` (printed or granted this turn)."""
         return kw in self.base_keywords or kw in self.pump_kw
+
+    @property
+    def label(self) -> str:
+        """The name as people see it: ``"Web Weaver #2"`` when ``ordinal`` is 2 or more, else the name."""
+        return self.name if self.ordinal < 2 else f"{self.name} #{self.ordinal}"
 
     def __repr__(self) -> str:
         return f"<{self.name} #{self.uid} {self.power}/{self.toughness} of P{self.controller}>"
@@ -155,10 +165,11 @@ class Attackable:
         entered_turn: the turn it entered the battlefield.
         token: a token (a resolved copy of a planeswalker spell, CR 707.10f):
             it goes to no zone when it leaves.
+        ordinal, label: as :class:`Creature`'s (for people only).
     """
 
     __slots__ = ("uid", "kind", "name", "card", "owner", "controller", "base_controller", "loyalty",
-                 "used_turn", "entered_turn", "token")
+                 "used_turn", "entered_turn", "token", "ordinal")
 
     def __init__(self, uid: int, kind: str, card: CardDef | None, owner: int, controller: int,
                  loyalty: int, turn: int, name: str = ""):
@@ -173,6 +184,12 @@ class Attackable:
         self.used_turn = -1
         self.entered_turn = turn
         self.token = False
+        self.ordinal = 1
+
+    @property
+    def label(self) -> str:
+        """The name as people see it (see :class:`Creature`)."""
+        return self.name if self.ordinal < 2 else f"{self.name} #{self.ordinal}"
 
     def __repr__(self) -> str:
         return f"<{self.kind} {self.name} #{self.uid} loyalty {self.loyalty} of P{self.controller}>"

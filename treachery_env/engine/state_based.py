@@ -81,4 +81,4 @@ class StateBasedMixin:
         for c in same:
             if c is not keep:
                 self.destroy(c)
-        self._log("legend_rule", seat=seat, kept=keep.uid, name=keep.name)
+        self._log("legend_rule", seat=seat, kept=keep.uid, name=keep.name, **self._labels(keep))

@@ -88,7 +88,7 @@ class TriggersMixin:
             return
         self.stack.append(t)
         self._log("trigger", seat=t.controller, source=t.source, key=t.key,
-                  targets=[self._target_repr(x) for x in t.targets])
+                  targets=[self._target_repr(x) for x in t.targets], **self._target_labels(t.targets))
 
     def _etb_trigger(self, c: Creature) -> None:
         """The enters-the-battlefield ability of ``c``'s card, if any, triggers

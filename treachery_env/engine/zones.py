@@ -29,7 +29,7 @@ class ZonesMixin:
             self.combat_attackers.remove(c)
         owner = self.players[c.owner]
         # "zone", not "to": ``to`` is _log's list of seats allowed to see an event
-        self._log("leaves", creature=c.uid, name=c.name, zone=to, seat=c.controller)
+        self._log("leaves", creature=c.uid, name=c.name, zone=to, seat=c.controller, **self._labels(c))
         if not c.token and not owner.has_lost:
             if c.is_commander and self.config.commander:
                 owner.commander_zone = "command"
@@ -75,7 +75,7 @@ class ZonesMixin:
             c = ev["creature"]
             if c is None:
                 return False
-        self._log("sacrifice", seat=c.controller, permanent=c.name)
+        self._log("sacrifice", seat=c.controller, permanent=c.name, creature=c.uid, **self._labels(c))
         return self._leave_battlefield(c, "graveyard")
 
     def gain_control(self, c: Creature, seat: int, until_end_of_turn: bool = False, source: str = "") -> None:
@@ -91,7 +91,7 @@ class ZonesMixin:
         c.control_effects.append({"seat": seat, "previous": old, "source": source,
                                   "until": "eot" if until_end_of_turn else None})
         self._move_control(c, seat)
-        self._log("gain_control", seat=seat, creature=c.uid, name=c.name, previous=old)
+        self._log("gain_control", seat=seat, creature=c.uid, name=c.name, previous=old, **self._labels(c))
 
     def _move_control(self, c: Creature, seat: int) -> None:
         """Put creature ``c`` under ``seat``'s control: it leaves combat (CR 506.4)
@@ -131,7 +131,7 @@ class ZonesMixin:
                     seat = self._control_after(c, ended)
                     if seat != c.controller:
                         self._move_control(c, seat)
-                        self._log("control_returns", seat=seat, creature=c.uid, name=c.name)
+                        self._log("control_returns", seat=seat, creature=c.uid, name=c.name, **self._labels(c))
         for it in self.stack:
             if it.control_effects and any(ended(e) for e in it.control_effects):
                 seat = self._control_after(it, ended)
@@ -185,9 +185,10 @@ class ZonesMixin:
         if commander:
             c.is_commander = True
             self.players[owner].commander_zone = "battlefield"
+        self._number(c)
         self.players[seat].creatures.append(c)
         self._dirty = True
-        self._log("enters", seat=seat, creature=c.uid, name=c.name)
+        self._log("enters", seat=seat, creature=c.uid, name=c.name, **self._labels(c))
         self._etb_trigger(c)
         return c
 
@@ -205,6 +206,7 @@ class ZonesMixin:
                 c = Creature(self._new_uid(), name, None, True, seat, t.power, t.toughness, t.keywords,
                              self.turn, t.legendary)
             c.tapped = tapped
+            self._number(c)
             self.players[seat].creatures.append(c)
             out.append(c)
             self._etb_trigger(c)

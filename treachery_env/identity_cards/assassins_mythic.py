@@ -105,7 +105,7 @@ def _bio_counter(game: "Game", item: "StackItem") -> None:
         if not bio_is_artifact(game, c):
             game.effects.append({"kind": ARTIFACT, "fn": "_bio_artifact_noop", "controller": item.controller,
                                  "until": None, "uid": c.uid})
-        game._log("becomes_artifact", seat=item.controller, creature=c.uid, name=c.name)
+        game._log("becomes_artifact", seat=item.controller, creature=c.uid, name=c.name, **game._labels(c))
 
 
 def _bio_steal_options(game: "Game", seat: int) -> list:
@@ -248,7 +248,7 @@ def _depths_tapped(game: "Game", item: "StackItem", c: Any) -> None:
         return
     c.tapped = True
     item.data["tapped"] += 1
-    game._log("tap", seat=item.controller, creature=c.uid, name=c.name)
+    game._log("tap", seat=item.controller, creature=c.uid, name=c.name, **game._labels(c))
     game.then(("call", "_depths_tap_creature", item))
 
 
@@ -360,7 +360,7 @@ def _slayer_copy(game: "Game", seat: int, choice: tuple) -> None:
                        obj.legendary)
     tok = game.create_creature_token(seat, src.name, 1, copy_of=src)[0]
     tok.base_keywords = frozenset(tok.base_keywords | SLAYER_KEYWORDS)
-    game._log("copy_token", seat=seat, name=tok.name, creature=tok.uid)
+    game._log("copy_token", seat=seat, name=tok.name, creature=tok.uid, **game._labels(tok))
 
 
 register(IdentityImpl("The Shapeshifting Slayer", on_unveil="_slayer_unveil", unveil_if=_slayer_turn))

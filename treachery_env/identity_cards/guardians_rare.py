@@ -198,7 +198,7 @@ def _cryo_unveil(game: "Game", item: "StackItem") -> None:
         _cryo_remove_from_combat(game, c)
         if stun:
             c.stun += 1
-        game._log("tap", creature=c.uid, name=c.name, stun=int(stun), source="The Cryomancer")
+        game._log("tap", creature=c.uid, name=c.name, stun=int(stun), source="The Cryomancer", **game._labels(c))
 
 
 register(IdentityImpl("The Cryomancer", on_unveil="_cryo_unveil", x_ok=_cryo_x_ok,
