@@ -222,6 +222,8 @@ def _isolated(seed: int | None = None, arg: str = "") -> Agent:
     from .isolated import IsolatedAgent
     if split_spec(arg)[0] == "isolated":
         raise ValueError(f"agent 'isolated:{arg}': a bot is isolated once (isolated:SPEC, SPEC not isolated)")
+    if split_spec(arg)[0] == "human":     # its process has no terminal: it would wait for input forever
+        raise ValueError(f"agent 'isolated:{arg}': a person plays at the terminal, not in a process of its own")
     return IsolatedAgent(arg, seed=seed)
 
 

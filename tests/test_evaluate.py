@@ -644,6 +644,11 @@ def test_an_unknown_reference_is_one_line_naming_the_entrants(tmp_path, capsys):
         err = capsys.readouterr().err
         assert err == (f"treachery evaluate: error: reference 'wizard' is not an entrant or a bot: the {what} is one "
                        f"of the entrants' labels (heuristic, random, random#2) or a bot spec, which joins them\n")
+    for mode in ("rotate", "crossplay"):        # a reference there would be ignored: refused instead
+        assert main(base + ["--mode", mode, "--reference", "random"]) == 2
+        assert capsys.readouterr().err == (
+            f"treachery evaluate: error: reference 'random' is for --mode substitution (the reference) or teammates "
+            f"(the partner); mode {mode!r} has none\n")
     assert not (tmp_path / "results.json").exists()
     assert main(base + ["--mode", "substitution", "--reference", "Random#2", "--games", "6", "--players", "4",
                         "--starting-life", "6", "--max-turns", "6", "--no-observer"]) == 0        # a label, any case

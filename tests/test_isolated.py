@@ -85,6 +85,9 @@ def test_what_goes_wrong_in_the_bots_process_is_one_line(snoopers):
         agents.make(f"isolated:{snoopers}:Missing")
     with pytest.raises(ValueError, match="a bot is isolated once"):
         agents.make("isolated:isolated:random")
+    for person in ("human", "Human"):       # a person in a process without a terminal would hang the table
+        with pytest.raises(ValueError, match="a person plays at the terminal, not in a process of its own"):
+            agents.make(f"isolated:{person}")
     for bot, what in (("Crashing", r"raised IsolatedBotError on turn \d+: KeyError: 'missing'$"),
                       ("Exiting", r"raised IsolatedBotError on turn \d+: its process ended \(exit code 3\)$"),
                       # judged by the environment as an in-process bot's action is, not truncated to 0

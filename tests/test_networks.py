@@ -1064,6 +1064,8 @@ def test_a_role_gate_grafted_from_another_run_gates_that_role_alone(tmp_path, ca
                        "would change nothing"),
                       ([never, always, "--role", "assassin", "--out", str(tmp_path), "--force"],
                        "is a folder, not a file"),
+                      ([never, always, "--role", "assassin", "--out", str(tmp_path)],       # not "give --force"
+                       "is a folder, not a file: the graft is one policy file"),
                       ([never, always, "--role", "assassin", "--out", str(out / "x.pt")], "is a file"),
                       ([never, always, "--role", "wizard", "--out", str(tmp_path / "x.pt")], "--role: unknown role"),
                       ([never, plain_path, "--role", "assassin", "--out", str(tmp_path / "x.pt")],

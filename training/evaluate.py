@@ -1410,13 +1410,17 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
             policy trained for another table size (``agents.check_table``),
             a ``shard`` outside 1..n or of more shards than deals, an ``out_dir``
             that is, or lies under, a file, or (with ``ray_address``) Ray missing or an
-            address it cannot connect to, ``roles`` outside substitution, naming no
+            address it cannot connect to, a ``reference`` outside substitution and
+            teammates, ``roles`` outside substitution, naming no
             role, naming one twice or naming only roles the game's identity deck lacks.
         training.ray_workers.RayFailure: when Ray itself fails under the games.
     """
     if out_dir is not None:
         check_folder(out_dir, "--out")
     role_values = None if roles is None else _role_values(roles, mode)
+    if reference is not None and mode not in ("substitution", "teammates"):
+        raise ValueError(f"reference {reference!r} is for --mode substitution (the reference) or teammates (the "
+                         f"partner); mode {mode!r} has none")
     entrants = entrants_from_specs(list(specs))
     if reference is not None:           # a label (``random#2``), or a bot spec, in any case as the specs
         stem, mark, nth = reference.rpartition("#")

@@ -393,6 +393,9 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
         if out.exists() and Path(src).exists() and os.path.samefile(out, src):
             raise ValueError(f"--out {str(out)!r} is {what}: write the graft to a new file (its inputs stay as "
                              f"they are)")
+    if out.is_dir():                   # before "exists; give --force", which a folder would not be helped by
+        raise ValueError(f"--out {str(out)!r} is a folder, not a file: the graft is one policy file (e.g. "
+                         f"{str(out / 'policy.pt')!r})")
     if out.exists() and not force:
         raise ValueError(f"{str(out)!r} exists; give --force to replace it")
     b, d = load_checkpoint(base), load_checkpoint(donor)
