@@ -573,3 +573,37 @@ def test_a_loyalty_activation_is_one_line_with_its_cost_loyalty_and_targets():
     board = render_view(seat_view(g, 1))
     assert "planeswalkers: Pyra, Storm Sage #2 (loyalty 2, used this turn)" in board
     assert "stack (top first): Pyra, Storm Sage (activated ability, P0) targeting Grove Bear (P2)" in board
+
+
+def test_a_numbered_permanents_triggers_and_damage_are_numbered_in_the_log():
+    """A trial's transcript read "Flame Adept #2 enters ...; P4's Flame Adept triggers targeting P0;
+    Flame Adept deals 2 damage to P0" beside another Flame Adept: the trigger, its damage and its
+    resolving now carry the number (``source_label``; ``source`` keeps the name bots and rules read)."""
+    from identity_helpers import at_main, creature, deal5, give_priority, pass_until, target_player
+    from treachery_env import cards
+    from treachery_env.engine import DecisionKind
+
+    g = at_main(deal5())
+    first = creature(g, 0, "Flame Adept")
+    start = len(g.log)
+    second = g.put_onto_battlefield(0, cards.card("Flame Adept"))
+    assert (first.ordinal, second.ordinal) == (1, 2)
+    give_priority(g, 0)
+    assert g.decision.kind == DecisionKind.TARGET and g.decision.prompt.endswith("for Flame Adept")  # bots read it
+    target_player(g, 1)
+    pass_until(g, lambda g: not g.stack)
+    trig = next(e for e in g.log[start:] if e["event"] == "trigger")
+    assert trig["source"] == "Flame Adept" and trig["source_label"] == "Flame Adept #2"
+    lines = [format_event(e) for e in g.log[start:]]
+    for line in ("P0's Flame Adept #2 triggers targeting P1", "Flame Adept #2 resolves",
+                 "Flame Adept #2 deals 2 damage to P1"):
+        assert line in lines, (line, lines)
+    start = len(g.log)
+    g.destroy(first)
+    third = g.put_onto_battlefield(0, cards.card("Flame Adept"))       # number 1 is free again: no number
+    give_priority(g, 0)
+    target_player(g, 2)
+    pass_until(g, lambda g: not g.stack)
+    assert third.ordinal == 1
+    assert all("source_label" not in e for e in g.log[start:])
+    assert "Flame Adept deals 2 damage to P2" in [format_event(e) for e in g.log[start:]]

@@ -910,6 +910,12 @@ def _named(e: Any, key: str = "creature") -> str:
     return _labels(e).get(e.get(key), e["name"])
 
 
+def _source(e: Any) -> str:
+    """The source a log entry names (``"source"``), numbered when it is a numbered permanent
+    (``"source_label"``, ``Game._source_label``)."""
+    return e.get("source_label") or e["source"]
+
+
 def _tgt(t: Any, labels: "dict | None" = None) -> str:
     """A logged target (``Game._target_repr``: ``["player", seat]``,
     ``["creature", uid, name]``, ``["planeswalker", uid, name]``,
@@ -1160,10 +1166,10 @@ _EVENTS: dict = {
     "activate": _ev_activate,
     "loyalty": lambda e, who: (f"{who} activates {_named(e, 'planeswalker')} ({e['cost']:+d}, loyalty now "
                                f"{e['loyalty']}){_targeting(e)}"),
-    "trigger": lambda e, who: f"{who}'s {e['source']} triggers{_targeting(e)}",
-    "trigger_removed": lambda e, who: f"{who}'s {e['source']} trigger has no legal target and is removed",
-    "resolve": lambda e, who: f"{e['source']} resolves",
-    "fizzle": lambda e, who: f"{who}'s {e['source']} does nothing: its targets are gone (CR 608.2b)",
+    "trigger": lambda e, who: f"{who}'s {_source(e)} triggers{_targeting(e)}",
+    "trigger_removed": lambda e, who: f"{who}'s {_source(e)} trigger has no legal target and is removed",
+    "resolve": lambda e, who: f"{_source(e)} resolves",
+    "fizzle": lambda e, who: f"{who}'s {_source(e)} does nothing: its targets are gone (CR 608.2b)",
     "counter": lambda e, who: f"{who}'s {e['source']} is countered",
     "copy": lambda e, who: f"{who} copies {e['source']} on the stack",
     "gain_control_stack": lambda e, who: f"{who} gains control of {e['source']} on the stack from P{e['previous']}",
@@ -1213,7 +1219,7 @@ _EVENTS: dict = {
     "finality_exile": lambda e, who: f"{who}'s {e['card']} is exiled instead of staying in the graveyard",
     "tokens_exiled": lambda e, who: f"{who}'s artifact tokens ({e['n']}) are exiled",
     # damage and life (CR 119, 120, 615)
-    "damage": lambda e, who: f"{e['source']} deals {e['n']} damage to {_tgt(e['target'], _labels(e))}",
+    "damage": lambda e, who: f"{_source(e)} deals {e['n']} damage to {_tgt(e['target'], _labels(e))}",
     "combat_damage": _ev_combat_damage,
     "prevented": lambda e, who: f"{e['n']} damage to {_tgt(e['target'], _labels(e))} is prevented",
     "fog": lambda e, who: f"{who} prevents all combat damage this turn",

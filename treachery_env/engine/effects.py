@@ -33,7 +33,7 @@ class EffectsMixin:
             if tgt is None:
                 return
         if op == "damage":
-            self.damage(seat, tgt, n, source_name=item.source)
+            self.damage(seat, tgt, n, source_name=item.source, source_label=item.data.get("source_label", ""))
         elif op == "destroy":
             self.destroy(tgt[1])
         elif op == "exile":
@@ -64,7 +64,8 @@ class EffectsMixin:
         elif op == "damage_each_creature":
             for p in self.players:
                 for c in list(p.creatures):
-                    self.damage(seat, ("c", c), n, source_name=item.source)
+                    self.damage(seat, ("c", c), n, source_name=item.source,
+                                source_label=item.data.get("source_label", ""))
         elif op == "tokens":
             self.create_tokens(seat, e["token"], n)
         elif op == "pump":
@@ -184,13 +185,14 @@ class EffectsMixin:
         return any(s["kind"] == "prevent_damage" and s["seat"] == seat for s in self.shields)
 
     def damage(self, source_seat: int, target: tuple, amount: int, source_name: str = "",
-                    source_creature: Creature | None = None, combat: bool = False) -> int:
+                    source_creature: Creature | None = None, combat: bool = False, source_label: str = "") -> int:
         """Deal ``amount`` damage to a player (loses that much life), a creature
         (marked damage, CR 120.3) or a planeswalker (``("w", obj)``: removes that
         many loyalty counters, CR 120.3c; deathtouch means nothing to it, CR
         702.2b; lifelink still gains life, CR 702.15b).  Prevention shields
         apply first (a player's shield covers their planeswalkers).  Returns the
-        damage dealt after prevention."""
+        damage dealt after prevention.  ``source_name`` is the source's name in the log entry
+        (``source_label`` its number for people, ``"Flame Adept #2"``, where it is a numbered permanent)."""
         if amount <= 0 or target is None:
             return 0
         if self.effects or self._statics:
@@ -230,7 +232,7 @@ class EffectsMixin:
             self.gain_life(source_creature.controller, amount)
         if not combat:
             self._log("damage", source=source_name, target=self._target_repr(target), n=amount,
-                      **self._target_labels((target,)))
+                      **self._target_labels((target,)), **({"source_label": source_label} if source_label else {}))
         return amount
 
     def deal_damage(self, seat: int, amount: int) -> int:

@@ -187,11 +187,11 @@ class StackMixin:
             legal = [t is not None and self.target_legal(item.controller, s, t, item)
                      for t, s in zip(item.targets, specs)]
             if not any(legal):
-                self._log("fizzle", seat=item.controller, source=item.source)
+                self._log("fizzle", seat=item.controller, source=item.source, **self._source_label(item))
                 self._finish_item(item)
                 return
             item.targets = [t if ok else None for t, ok in zip(item.targets, legal)]
-        self._log("resolve", seat=item.controller, source=item.source, key=item.key)
+        self._log("resolve", seat=item.controller, source=item.source, key=item.key, **self._source_label(item))
         if item.kind == "spell":
             if item.card.is_creature:
                 item.creature = self._enter_battlefield(item)   # the permanent it became (The Lich Queen)

@@ -84,11 +84,12 @@ class TriggersMixin:
             return
         specs = t.data.get("specs", ())
         if specs and all(x is None for x in t.targets) and any(s.get("min", 1) > 0 for s in specs):
-            self._log("trigger_removed", source=t.source, seat=t.controller)
+            self._log("trigger_removed", source=t.source, seat=t.controller, **self._source_label(t))
             return
         self.stack.append(t)
         self._log("trigger", seat=t.controller, source=t.source, key=t.key,
-                  targets=[self._target_repr(x) for x in t.targets], **self._target_labels(t.targets))
+                  targets=[self._target_repr(x) for x in t.targets], **self._target_labels(t.targets),
+                  **self._source_label(t))
 
     def _etb_trigger(self, c: Creature) -> None:
         """The enters-the-battlefield ability of ``c``'s card, if any, triggers
@@ -97,6 +98,8 @@ class TriggersMixin:
         if card is None or not card.effects:
             return
         trig = StackItem(self._new_uid(), "trigger", c.controller, source=card.name, key="etb")
+        if c.ordinal > 1:
+            trig.data["source_label"] = c.label          # for people: "Flame Adept #2 triggers"
         trig.data["effects"] = card.effects
         trig.creature = c
         if card.targets:

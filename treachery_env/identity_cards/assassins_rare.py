@@ -146,7 +146,8 @@ def _madwoman_unveil(game: "Game", item: "StackItem") -> None:
         if c not in game.players[c.controller].creatures or c.power <= 0:
             continue
         victim = c.controller
-        dealt = game.damage(victim, ("p", victim), c.power, source_name=c.name, source_creature=c)
+        dealt = game.damage(victim, ("p", victim), c.power, source_name=c.name, source_creature=c,
+                            source_label=c.label if c.ordinal > 1 else "")
         if dealt and victim != seat:
             game.harm[seat][victim] += dealt
     if cs:
