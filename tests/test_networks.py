@@ -1124,6 +1124,10 @@ def test_a_grafts_card_names_the_donor_run_and_counts_its_steps_on_a_line_of_the
     assert (f"fitted to that role's decisions alone by the run `runs/gate-assassin` (its policy `{donor}`, SHA-256 "
             f"{sha}...); `treachery graft`") in card
     assert "by the run of `" not in card
+    assert (f"* graft: the policy `{base}` (SHA-256 {sha256_of(base)[:12]}...) with the gates of other runs for some "
+            "roles (`treachery graft`; below); the training, warm start and frozen policy lines are that policy's "
+            "run's, with the paths as it recorded them\n") in card
+    assert "* graft:" not in model_card(base, "base")            # a policy that is no graft has no such line
     assert ("* training: 9,000,000 learner agent-steps in 2,000 iterations, 150,000 games, 10.00 h wall time (the "
             "base policy's run; the grafted gates' runs are below)\n") in card
     assert (f"* grafted gate for a seat dealt assassin: fitted by the run `runs/gate-assassin` in 352,256 learner "

@@ -439,4 +439,5 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
                           role: origin or {"donor": str(donor), "sha256": sha256_of(donor),
                                            "donor_meta": d.get("meta", {}),
                                            "donor_train_config": d.get("train_config", {})}}
+    meta["graft_base"] = {"file": str(base), "sha256": sha256_of(base)}     # the card names it
     return save_checkpoint(out, net, b["game_config"], b.get("train_config"), meta=meta)

@@ -235,6 +235,10 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
            f"iteration{'' if meta.get('iteration') == 1 else 's'}, {_count(meta.get('games'))} "
            f"game{'' if meta.get('games') == 1 else 's'}, {meta.get('wall_s', 0) / 3600:.2f} h wall time"
            + (" (the base policy's run; the grafted gates' runs are below)" if grafted else ""),
+           *([f"* graft: the policy `{meta['graft_base'].get('file', '?')}` (SHA-256 "
+              f"{str(meta['graft_base'].get('sha256', '?'))[:12]}...) with the gates of other runs for some roles "
+              "(`treachery graft`; below); the training, warm start and frozen policy lines are that policy's "
+              "run's, with the paths as it recorded them"] if isinstance(meta.get("graft_base"), dict) else []),
            *([f"* warm start: the run began from the weights of `{tc['init']}` (the steps and hours above are "
               "this run's alone)"] if tc.get("init") else []),
            *([f"* frozen policy: this run fitted only the advantage gate (`freeze_policy`); every other weight "
