@@ -63,6 +63,10 @@ def default_bots() -> tuple[str, ...]:
     import agents
     return tuple(n for n in agents.available() if n != HUMAN and n not in ("policy", "rllib", "isolated"))
 DEFAULT_DELAY = 0.6
+
+_EXPECTED = {"int_parsing": "a whole number", "int_type": "a whole number", "missing": "given",
+             "float_parsing": "a number", "bool_parsing": "true or false"}
+"""How a request value of the wrong type is described (pydantic's error types)."""
 """Seconds between a bot's action that others can see and the table's next step (at least)."""
 
 
@@ -365,6 +369,7 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
     """
     try:
         from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
+        from fastapi.exceptions import RequestValidationError
         from fastapi.responses import HTMLResponse, JSONResponse, Response
         from fastapi.staticfiles import StaticFiles
     except ImportError as err:     # pragma: no cover - the web extra is part of the dev install
@@ -375,6 +380,17 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
     lobby = lobby if lobby is not None else Lobby()
     app = FastAPI(title="Treachery table", docs_url=None, redoc_url=None)
     app.state.lobby = lobby
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, err: RequestValidationError) -> Any:
+        """A path or query value of the wrong type (``/api/replay/ID/next/abc``): 400 and one line in
+        ``{"error": ...}``, the shape of every other error of this API (FastAPI's own is a 422 list)."""
+        first = err.errors()[0] if err.errors() else {}
+        where = ".".join(str(x) for x in first.get("loc", ())[1:]) or "the request"
+        value = first.get("input")
+        return JSONResponse({"error": f"{where} must be {_EXPECTED.get(first.get('type'), 'valid')}, "
+                                      f"got {value!r}"}, status_code=400)
+
     app.mount("/static", StaticFiles(directory=str(resources.files("table").joinpath("static"))), name="static")
 
     def link(request: Request, path: str) -> str:
