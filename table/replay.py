@@ -239,6 +239,11 @@ class Replay:
         who = f"P{f.actor}"
         seen = [e for e in self._log[f.log_start:f.log_stop] if e["to"] is None or (seat is not None and seat in e["to"])]
         news = [e for e in seen if e["event"] not in ROUTINE_EVENTS]
+        end = next((e for e in news if e["event"] == "game_over"), None)   # the last step says the game ended
+
+        def ending(said: Any) -> str:            # "; the game ends ..." unless ``said`` is that entry
+            return f"; {format_event(end)}" if end is not None and end is not said else ""
+
         if seat == f.actor:
             head = f"{who} (you): {self._words[step - 1]}"
         elif f.kind == "priority" and f.passed:
@@ -246,11 +251,11 @@ class Replay:
         else:
             mine = next((e for e in news if e.get("seat") == f.actor), None)
             if mine is not None:                 # the action as the table saw it: "P2 casts Shock ..."
-                return format_event(mine)
+                return format_event(mine) + ending(mine)
             head = f"{who} " + ((_UNSEEN_DONE.get(f.kind) if f.passed else None) or _UNSEEN.get(f.kind, "makes a choice"))
         if news and (seat != f.actor or (f.kind == "priority" and f.passed)):
-            return f"{head}; then {format_event(news[0])}"
-        return head
+            return f"{head}; then {format_event(news[0])}{ending(news[0])}"
+        return head + ending(None)
 
     def frame(self, step: int, seat: int | None = None) -> Frame:
         """The state after ``step`` actions as ``seat`` saw it (None: the spectators).

@@ -164,6 +164,9 @@ def test_the_key_steps_are_every_step_but_the_plain_passes(finished):
     assert tuple(kept) == r.key_steps and 50 < len(kept) < r.steps / 3      # most steps are plain passes
     assert {"cast", "attacks", "talk", "mulligan_keep", "resolve", "game_over"} <= kinds
     assert r.key_steps[-1] == r.steps                                       # the end is a key step
+    end = format_event(next(e for e in g.log if e["event"] == "game_over"))
+    for seat in (None, *range(r.num_players)):                              # and its label says the game ended
+        assert r.label(r.steps, seat).endswith(end), (seat, r.label(r.steps, seat), end)
     # next and prev: from any step to the nearest key step each way, else the ends
     for k in range(r.steps + 1):
         after = [x for x in r.key_steps if x > k]
