@@ -931,3 +931,18 @@ def test_a_worker_dies_of_sigterm_even_when_its_parent_catches_it():
               "os.kill(os.getpid(), signal.SIGTERM)\ntime.sleep(30)\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == -signal.SIGTERM, done.stderr[-1000:]
+
+
+def test_games_rounded_up_to_whole_deals_are_said_before_they_are_played(capsys):
+    """A trial's ``--games 12`` quietly played 15 games (whole deals of 5): the count and the
+    rounding are said on stderr before the games, with the progress bar (not with it off)."""
+    res = ev.evaluate(["random", "random"], games=5, seed=2, config=SMALL, progress=True, record_beliefs=False,
+                      observer=False)
+    per = res["meta"]["games_per_deal"]
+    assert res["summary"]["games"] > 5
+    err = capsys.readouterr().err
+    assert (f"{res['summary']['games']} games: {res['meta']['deals']} deals (--games 5 rounded up to whole deals of "
+            f"{per} games)") in err
+    ev.evaluate(["random", "random"], games=5, seed=2, config=SMALL, progress=False, record_beliefs=False,
+                observer=False)
+    assert "rounded up" not in capsys.readouterr().err

@@ -1493,6 +1493,10 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
     deal_range = range(total_deals) if shard is None else shard_deals(total_deals, *shard)
     tasks = schedule(deal_range)
     deals = len(deal_range)
+    if progress and shard is None and len(tasks) != games:       # said before the bar, not only in the summary
+        print(f"{len(tasks):,} games: {deals:,} deals (--games {games:,} rounded up to whole deals of {per} games"
+              + (f"; only the seats dealt {', '.join(Role(r).name.lower() for r in sorted(role_values))} are "
+                 f"played, {len(tasks) // max(deals, 1)} games a deal" if role_values else "") + ")", file=sys.stderr)
     if out_dir is not None and (Path(out_dir) / "results.json").exists():     # warned once the arguments hold
         warnings.warn(f"--out {str(out_dir)!r} already holds a results.json; this tournament replaces it")
     t0 = time.perf_counter()
