@@ -572,13 +572,14 @@ def test_a_loyalty_activation_is_one_line_with_its_cost_loyalty_and_targets():
     assert "activate Pyra, Storm Sage #2 (loyalty 4): -2: 3 damage to any target" in options
     board = render_view(seat_view(g, 1))
     assert "planeswalkers: Pyra, Storm Sage #2 (loyalty 2, used this turn)" in board
-    assert "stack (top first): Pyra, Storm Sage (activated ability, P0) targeting Grove Bear (P2)" in board
+    assert "stack (top first): Pyra, Storm Sage #2 (activated ability, P0) targeting Grove Bear (P2)" in board
 
 
 def test_a_numbered_permanents_triggers_and_damage_are_numbered_in_the_log():
     """A trial's transcript read "Flame Adept #2 enters ...; P4's Flame Adept triggers targeting P0;
-    Flame Adept deals 2 damage to P0" beside another Flame Adept: the trigger, its damage and its
-    resolving now carry the number (``source_label``; ``source`` keeps the name bots and rules read)."""
+    Flame Adept deals 2 damage to P0" beside another Flame Adept: the trigger, its damage, its
+    resolving and its line on the stack now carry the number (``source_label``, ``StackView.label``;
+    ``source`` keeps the name bots and rules read)."""
     from identity_helpers import at_main, creature, deal5, give_priority, pass_until, target_player
     from treachery_env import cards
     from treachery_env.engine import DecisionKind
@@ -591,6 +592,8 @@ def test_a_numbered_permanents_triggers_and_damage_are_numbered_in_the_log():
     give_priority(g, 0)
     assert g.decision.kind == DecisionKind.TARGET and g.decision.prompt.endswith("for Flame Adept")  # bots read it
     target_player(g, 1)
+    assert [it.label for it in seat_view(g, 2).stack] == ["Flame Adept #2"]          # public, on the stack too
+    assert "Flame Adept #2 (triggered ability, P0) targeting P1" in render_view(seat_view(g, 2))
     pass_until(g, lambda g: not g.stack)
     trig = next(e for e in g.log[start:] if e["event"] == "trigger")
     assert trig["source"] == "Flame Adept" and trig["source_label"] == "Flame Adept #2"

@@ -180,7 +180,7 @@ def option_text(game: "Game", d: Any, k: int) -> str | None:
             return f"target {_label(obj)} (P{obj.controller})"
         if kind == "w":
             return f"target {_label(obj)} (P{obj.controller}'s planeswalker, loyalty {obj.loyalty})"
-        return f"target {obj.source} on the stack"
+        return f"target {obj.data.get('source_label') or obj.source} on the stack"
     if hasattr(payload, "base_power"):
         return f"{_label(payload)} (P{payload.controller})"
     return None
@@ -700,7 +700,7 @@ def _object_names(view: "SeatView") -> dict:
         for w in p.planeswalkers:
             names[w.uid] = f"{_label(w)} (P{p.seat}'s planeswalker)"
     for it in view.stack:
-        names[it.uid] = f"{it.source} on the stack"
+        names[it.uid] = f"{it.label or it.source} on the stack"
     return names
 
 
@@ -825,7 +825,7 @@ def board_sections(view: "SeatView", viewer: "int | None", decision: bool = True
     if view.stack:
         items = []
         for it in reversed(view.stack):
-            what = f"{it.source} ({_STACK_KINDS.get(it.kind, it.kind)}" + (
+            what = f"{it.label or it.source} ({_STACK_KINDS.get(it.kind, it.kind)}" + (
                 ", from an identity" if it.identity_source else "") + f", P{it.controller}" + (
                 f", X is {it.x}" if it.x else "") + ")"
             ts = [_stack_target(x, names) for x in it.targets]

@@ -240,6 +240,8 @@ class StackView(NamedTuple):
         targets: ``("player", seat)``, ``("creature", uid)``,
             ``("planeswalker", uid)``, ``("stack", uid)`` or ``("none", -1)``
             per target.
+        label: the source as people see it where it is a numbered permanent
+            (``"Flame Adept #2"``, :attr:`CreatureView.ordinal`), else ``""``.
     """
 
     uid: int
@@ -249,6 +251,7 @@ class StackView(NamedTuple):
     identity_source: bool
     x: int
     targets: tuple
+    label: str = ""
 
 
 class OptionView(NamedTuple):
@@ -545,7 +548,7 @@ def _target_view(t: Any) -> tuple:
 
 def _stack_view(it: Any) -> StackView:
     return StackView(it.uid, it.kind, it.controller, it.source, it.identity_source, it.x,
-                     tuple([_target_view(t) for t in it.targets]))
+                     tuple([_target_view(t) for t in it.targets]), it.data.get("source_label", ""))
 
 
 def _player_view(game: "Game", p: Any, viewer: int, turn: int) -> PlayerView:
