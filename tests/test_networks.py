@@ -437,6 +437,15 @@ def _prior_net(n: int = 5, seed: int = 0) -> EntityNet:
                      prior="heuristic").eval()
 
 
+def _plain_and_gated(n: int = 5) -> tuple[EntityNet, EntityNet]:
+    """A proposal network and the same network with an advantage gate (width 8, threshold 0.05)."""
+    plain = _prior_net(n, seed=2)
+    gated = EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=32, entity=16, privileged_size=4 * n,
+                      prior="heuristic", gate=8, gate_threshold=0.05).eval()
+    gated.load_state_dict({**plain.state_dict(), **{f"gate.{k}": v for k, v in gated.gate.state_dict().items()}})
+    return plain, gated
+
+
 def test_the_proposal_changes_only_the_proposed_actions_logit():
     """``prior=p`` adds to action p's key and logit alone: every other logit, the
     value, the beliefs and the recurrent state are those of ``prior=-1``; the
@@ -876,10 +885,7 @@ def test_the_advantage_gate_departs_where_it_predicts_a_gain(tmp_path):
 
     n = 5
     cfg = GameConfig(num_players=n)
-    plain = _prior_net(n, seed=2)
-    gated = EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=32, entity=16, privileged_size=4 * n,
-                      prior="heuristic", gate=8, gate_threshold=0.05).eval()
-    gated.load_state_dict({**plain.state_dict(), **{f"gate.{k}": v for k, v in gated.gate.state_dict().items()}})
+    plain, gated = _plain_and_gated(n)
     states = _states(n)
     obs = torch.from_numpy(np.stack([o["observation"] for o, _, _ in states]))
     mask = torch.from_numpy(np.stack([o["action_mask"] for o, _, _ in states]))
@@ -1110,10 +1116,7 @@ def test_a_grafts_card_names_the_donor_run_and_counts_its_steps_on_a_line_of_the
 
     n = 5
     cfg = GameConfig(num_players=n)
-    plain = _prior_net(n, seed=2)
-    gated = EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=32, entity=16, privileged_size=4 * n,
-                      prior="heuristic", gate=8, gate_threshold=0.05).eval()
-    gated.load_state_dict({**plain.state_dict(), **{f"gate.{k}": v for k, v in gated.gate.state_dict().items()}})
+    plain, gated = _plain_and_gated(n)
     base = save_checkpoint(tmp_path / "base.pt", plain, cfg.to_dict(), {"run_dir": "runs/flagship"},
                            meta={"steps": 9_000_000, "iteration": 2000, "games": 150_000, "wall_s": 36_000.0})
     tc = {"run_dir": "runs/gate-assassin", "solo_roles": [" Assassin"], "freeze_policy": True, "init": str(base)}
