@@ -120,4 +120,6 @@ def check_play_transcript(text: str) -> None:
     assert m and int(m.group(3)) > 0, text[-2000:]
     revealed = re.findall(r"^  P(\d) \((you|[\w:]+)\): (The [\w' -]+) \((Leader|Guardian|Assassin|Traitor)\)", text, re.M)
     assert sorted(int(k) for k, *_ in revealed) == [0, 1, 2, 3, 4]
-    assert "step 0 of " in text and re.search(r"step \d+ of \d+, turn \d+: P\d acted", text)
+    # each step said in words (table.replay.Replay.label), e.g. "P1 passes priority; then ..."
+    assert "step 0 of " in text and re.search(r"step \d+ of \d+, turn \d+: P\d (\(you\): )?[a-z]+ ", text)
+    assert not re.search(r"step \d+ of \d+, turn \d+: P\d acted", text)

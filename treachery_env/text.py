@@ -180,7 +180,7 @@ def option_text(game: "Game", d: Any, k: int) -> str | None:
             return f"target {_label(obj)} (P{obj.controller})"
         if kind == "w":
             return f"target {_label(obj)} (P{obj.controller}'s planeswalker, loyalty {obj.loyalty})"
-        return f"target {obj.data.get('source_label') or obj.source} on the stack"
+        return f"target {obj.label or obj.source} on the stack"
     if hasattr(payload, "base_power"):
         return f"{_label(payload)} (P{payload.controller})"
     return None

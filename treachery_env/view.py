@@ -548,7 +548,7 @@ def _target_view(t: Any) -> tuple:
 
 def _stack_view(it: Any) -> StackView:
     return StackView(it.uid, it.kind, it.controller, it.source, it.identity_source, it.x,
-                     tuple([_target_view(t) for t in it.targets]), it.data.get("source_label", ""))
+                     tuple([_target_view(t) for t in it.targets]), it.label)
 
 
 def _player_view(game: "Game", p: Any, viewer: int, turn: int) -> PlayerView:

@@ -146,7 +146,7 @@ class AttackablesMixin:
         w.used_turn = self.turn
         item = StackItem(self._new_uid(), "ability", seat, source=w.name, key="loyalty")
         if w.ordinal > 1:
-            item.data["source_label"] = w.label          # for people: "Pyra #2's ability resolves"
+            item.label = w.label                        # for people: "Pyra #2's ability resolves"
         item.data["effects"] = ab["effects"]
         item.data["ability"] = k
         item.data["planeswalker"] = w.uid

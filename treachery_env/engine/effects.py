@@ -33,7 +33,7 @@ class EffectsMixin:
             if tgt is None:
                 return
         if op == "damage":
-            self.damage(seat, tgt, n, source_name=item.source, source_label=item.data.get("source_label", ""))
+            self.damage(seat, tgt, n, source_name=item.source, source_label=item.label)
         elif op == "destroy":
             self.destroy(tgt[1])
         elif op == "exile":
@@ -65,7 +65,7 @@ class EffectsMixin:
             for p in self.players:
                 for c in list(p.creatures):
                     self.damage(seat, ("c", c), n, source_name=item.source,
-                                source_label=item.data.get("source_label", ""))
+                                source_label=item.label)
         elif op == "tokens":
             self.create_tokens(seat, e["token"], n)
         elif op == "pump":

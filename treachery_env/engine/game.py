@@ -261,11 +261,10 @@ class Game:
     @staticmethod
     def _source_label(item: Any) -> dict:
         """``{"source_label": "Flame Adept #2"}`` for a stack object whose source is a numbered
-        permanent (``item.data["source_label"]``, set where the object is made: an enters-the-battlefield
+        permanent (``item.label``, set where the object is made: an enters-the-battlefield
         trigger, a loyalty ability), else ``{}``: what the log entries naming its source add
         (``"source"`` keeps the name, which bots and rules read)."""
-        label = item.data.get("source_label")
-        return {"source_label": label} if label else {}
+        return {"source_label": item.label} if item.label else {}
 
     def _target_labels(self, targets: Any) -> dict:
         """:meth:`_labels` of the creatures and planeswalkers among stack-object targets."""

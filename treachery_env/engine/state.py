@@ -373,11 +373,15 @@ class StackItem:
             Reflector, CR 108.4), oldest first, each ``{"seat", "previous",
             "source"}``; ``controller`` is the newest one's seat, else
             ``base_controller`` (see :meth:`Game.gain_control_of_stack_object`).
+        label: the source as people see it where it is a numbered permanent
+            (``"Flame Adept #2"``, :attr:`Creature.label`), else ``""``; for people only,
+            never read by the rules (kept out of ``data``, which the rules compare:
+            copies of one trigger are put on the stack without asking their order).
     """
 
     __slots__ = ("uid", "kind", "controller", "card", "source", "key", "identity_source", "targets",
                  "target_specs", "x", "is_copy", "from_zone", "owner", "data", "creature", "base_controller",
-                 "control_effects")
+                 "control_effects", "label")
 
     def __init__(self, uid: int, kind: str, controller: int, card: CardDef | None = None,
                  source: str = "", key: str = "", identity_source: bool = False):
@@ -398,6 +402,7 @@ class StackItem:
         self.creature: Creature | None = None
         self.base_controller = controller
         self.control_effects: list[dict] = []
+        self.label = ""
 
     @property
     def is_spell(self) -> bool:

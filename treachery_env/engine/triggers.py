@@ -99,7 +99,7 @@ class TriggersMixin:
             return
         trig = StackItem(self._new_uid(), "trigger", c.controller, source=card.name, key="etb")
         if c.ordinal > 1:
-            trig.data["source_label"] = c.label          # for people: "Flame Adept #2 triggers"
+            trig.label = c.label                        # for people: "Flame Adept #2 triggers"
         trig.data["effects"] = card.effects
         trig.creature = c
         if card.targets:
