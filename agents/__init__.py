@@ -72,8 +72,8 @@ def canonical_spec(spec: str) -> str:
             arg = path + arg[len(path):].lower()
         elif name == "isolated" and arg:
             arg = canonical_spec(arg)
-    except ValueError:
-        pass
+    except ValueError:          # a spec make() refuses: its name read, the rest as given, for make() to say why
+        return f"{name}{sep}{spec.partition(':')[2]}"
     return f"{name}{sep}{arg}"
 
 
