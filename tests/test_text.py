@@ -550,6 +550,29 @@ def test_same_named_permanents_are_numbered_on_the_board_in_the_log_and_in_the_c
     assert "Web Weaver #3 1/4 [reach] (3 damage)" in board
 
 
+def test_numbered_name_is_the_one_rule_for_the_engines_objects_and_their_views():
+    """One function writes a permanent's number (it was written three times: Creature.label,
+    Attackable.label and text's _label): number 1 is not written, 2 and on are " #n"; the
+    engine's creatures and planeswalkers and their views all read through it."""
+    from identity_helpers import at_main, creature, deal5
+    from treachery_env import cards
+    from treachery_env.engine.state import numbered_name
+    from treachery_env.text import _label
+
+    assert [numbered_name("Web Weaver", k) for k in (0, 1, 2, 3, 12)] == [
+        "Web Weaver", "Web Weaver", "Web Weaver #2", "Web Weaver #3", "Web Weaver #12"]
+    g = at_main(deal5())
+    w1, w2 = creature(g, 0, "Web Weaver"), creature(g, 1, "Web Weaver")
+    p1 = g.put_planeswalker_onto_battlefield(2, cards.card("Pyra, Storm Sage"))
+    p2 = g.put_planeswalker_onto_battlefield(0, cards.card("Pyra, Storm Sage"))
+    assert [o.label for o in (w1, w2, p1, p2)] == ["Web Weaver", "Web Weaver #2", "Pyra, Storm Sage",
+                                                   "Pyra, Storm Sage #2"]
+    view = seat_view(g, 3)
+    seen = [_label(c) for p in view.players for c in p.creatures if c.name == "Web Weaver"]
+    seen += [_label(w) for p in view.players for w in p.planeswalkers]
+    assert seen == ["Web Weaver", "Web Weaver #2", "Pyra, Storm Sage #2", "Pyra, Storm Sage"]
+
+
 def test_a_loyalty_activation_is_one_line_with_its_cost_loyalty_and_targets():
     """A loyalty ability's activation is one log line, "P0 activates Pyra, Storm Sage #2 (-2, loyalty
     now 2) targeting ..." (it was that line without the targets, then "P0 activates an ability of

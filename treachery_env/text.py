@@ -34,6 +34,7 @@ from . import identities
 from .actions import TOKEN_ABILITIES
 from .cards import CARD_INDEX, COUNTER_TOKENS, KEYWORDS, TOKENS
 from .engine import DecisionKind
+from .engine.state import numbered_name
 from .rules import Role
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -189,9 +190,8 @@ def option_text(game: "Game", d: Any, k: int) -> str | None:
 def _label(obj: Any) -> str:
     """A creature's or planeswalker's name as people see it (the engine's object or its
     view): ``"Web Weaver #2"`` for an ordinal of 2 or more, else the name (see the module
-    docstring)."""
-    k = getattr(obj, "ordinal", 1)
-    return obj.name if k < 2 else f"{obj.name} #{k}"
+    docstring; :func:`~treachery_env.engine.state.numbered_name`)."""
+    return numbered_name(obj.name, getattr(obj, "ordinal", 1))
 
 
 def _role_name(role: int | None) -> str:

@@ -14,7 +14,7 @@ from ..cards import COUNTER_TOKENS, CardDef
 from ..rules import Role, Team, team_of
 
 __all__ = ["PHASES", "PHASE_INDEX", "MAIN_PHASES", "DecisionKind", "Creature", "Attackable", "ATTACKABLE_KINDS",
-           "IdentityCard", "Player", "StackItem", "Decision"]
+           "IdentityCard", "Player", "StackItem", "Decision", "numbered_name"]
 
 PHASES = ("untap", "upkeep", "draw", "main1", "combat_begin", "declare_attackers",
           "declare_blockers", "first_strike_damage", "combat_damage", "combat_end", "main2",
@@ -23,6 +23,22 @@ PHASES = ("untap", "upkeep", "draw", "main1", "combat_begin", "declare_attackers
 PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
 """Position of each step name in :data:`PHASES`."""
 MAIN_PHASES = (PHASE_INDEX["main1"], PHASE_INDEX["main2"])
+
+
+def numbered_name(name: str, ordinal: int) -> str:
+    """A permanent's name as people see it, given its number among same-named permanents.
+
+    Args:
+        name: the permanent's name (``"Web Weaver"``).
+        ordinal: its number (:attr:`Creature.ordinal`, set by ``Game._number``; 1 for
+            the first or a lone one).
+
+    Returns:
+        ``"Web Weaver #2"`` for an ordinal of 2 or more, else ``name`` unchanged
+        (number 1 is not written).  The one place this rule lives: :attr:`Creature.label`,
+        :attr:`Attackable.label` and the text layer (views included) all use it.
+    """
+    return name if ordinal < 2 else f"{name} #{ordinal}"
 
 
 class DecisionKind:
@@ -127,8 +143,9 @@ class Creature:
 
     @property
     def label(self) -> str:
-        """The name as people see it: ``"Web Weaver #2"`` when ``ordinal`` is 2 or more, else the name."""
-        return self.name if self.ordinal < 2 else f"{self.name} #{self.ordinal}"
+        """The name as people see it: ``"Web Weaver #2"`` when ``ordinal`` is 2 or more, else the name
+        (:func:`numbered_name`)."""
+        return numbered_name(self.name, self.ordinal)
 
     def __repr__(self) -> str:
         return f"<{self.name} #{self.uid} {self.power}/{self.toughness} of P{self.controller}>"
@@ -188,8 +205,8 @@ class Attackable:
 
     @property
     def label(self) -> str:
-        """The name as people see it (see :class:`Creature`)."""
-        return self.name if self.ordinal < 2 else f"{self.name} #{self.ordinal}"
+        """The name as people see it (:func:`numbered_name`, as :attr:`Creature.label`)."""
+        return numbered_name(self.name, self.ordinal)
 
     def __repr__(self) -> str:
         return f"<{self.kind} {self.name} #{self.uid} loyalty {self.loyalty} of P{self.controller}>"
