@@ -177,10 +177,17 @@ class Replay:
             raise ValueError(f"step must be an int from 0 to {self.steps}, got {step!r}")
 
     def _check_seat(self, seat: Any) -> None:
-        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)
-                                 or not 0 <= seat < self.num_players):
-            raise ValueError(f"seat must be None (the spectators) or a seat from 0 to {self.num_players - 1}, "
-                             f"got {seat!r}")
+        """Refuse a chair that is not a seat of this table nor the spectators' (None), in words a
+        person reads (the web replay viewer's API shows them): ``"seat 9 is not at this 5-seat
+        table; seats are 0-4, or none for the spectators' view"``."""
+        if seat is None:
+            return
+        n = self.num_players
+        chairs = f"seats are 0-{n - 1}, or none for the spectators' view"
+        if isinstance(seat, bool) or not isinstance(seat, int):
+            raise ValueError(f"seat must be a seat number, got {seat!r}; {chairs}")
+        if not 0 <= seat < n:
+            raise ValueError(f"seat {seat} is not at this {n}-seat table; {chairs}")
 
     def next_key_step(self, step: int) -> int:
         """The first of :attr:`key_steps` after ``step``, else :attr:`steps` (the end).
