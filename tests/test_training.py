@@ -165,6 +165,25 @@ def test_config_validation_names_the_field(tmp_path):
     assert gated.gate == 128 and gated.gate_features == "all"
 
 
+def test_config_reads_bot_names_in_any_case_and_stores_one_spelling(tmp_path):
+    """``expert = "Heuristic"`` and ``[opponents] Heuristic = 1`` were refused (exact case) where
+    the CLI reads bot names in any case; they are read as the registry spells them, and the
+    stored config (config.json, checkpoints) records the lower-case name."""
+    c = TrainConfig(expert="Heuristic", opponents={"SELF": 0.5, "Heuristic": 0.3, "Flagship": 0.2, "pool": 0.1})
+    assert c.expert == "heuristic"
+    assert c.opponents == {"self": 0.5, "heuristic": 0.3, "flagship": 0.2, "pool": 0.1}
+    assert json.loads(json.dumps(c.to_dict()))["opponents"] == c.opponents
+    f = tmp_path / "c.toml"
+    f.write_text('expert = "LookAhead"\n[opponents]\nBelief = 1.0\n')
+    loaded = load_config(f, ["opponents.Random=0.5"])
+    assert loaded.expert == "lookahead" and loaded.opponents["belief"] == 1.0 and loaded.opponents["random"] == 0.5
+    assert "Belief" not in loaded.opponents and "Random" not in loaded.opponents
+    with pytest.raises(ValueError, match=r'^train config: expert = "human" is invalid'):
+        TrainConfig(expert="Human")                  # read in any case, still not an expert
+    with pytest.raises(ValueError, match=r'"heuristic" and "Heuristic" name one kind: give it once$'):
+        TrainConfig(opponents={"heuristic": 1.0, "Heuristic": 2.0})
+
+
 # --------------------------------------------------------------------------- rollouts
 def test_rollout_batch_is_consistent_and_labels_never_enter_the_inputs(tmp_path):
     cfg = tiny(tmp_path, opponents={"self": 1, "heuristic": 1, "random": 1})

@@ -69,6 +69,35 @@ def _default_opponents() -> dict:
     return {"self": 0.3, "pool": 0.2, "heuristic": 0.35, "belief": 0.1, "random": 0.05}
 
 
+def _opponent_kind(key: Any) -> Any:
+    """The opponent kind ``key`` names in any case: ``"self"`` and ``"pool"`` in lower case, a
+    bot's or shipped model's name as registered (:func:`agents.canonical_spec`: ``"Heuristic"``
+    is ``"heuristic"``); anything else (not a str, or no name at all) as given, for
+    :meth:`TrainConfig.validate` to refuse."""
+    if not isinstance(key, str):
+        return key
+    return key.casefold() if key.casefold() in ("self", "pool") else agents.canonical_spec(key)
+
+
+def _opponents_table(table: dict) -> dict:
+    """``table`` (an ``opponents`` table: kind -> weight) with each key as :func:`_opponent_kind`
+    spells it, in the same order.
+
+    Raises:
+        ValueError: for two keys naming one kind in different cases (``heuristic`` and
+            ``Heuristic``): which weight was meant is not known.
+    """
+    out: dict = {}
+    given: dict = {}
+    for key, weight in table.items():
+        kind = _opponent_kind(key)
+        if kind in out:
+            raise ValueError(f"train config: opponents {toml_literal(table)} is invalid; "
+                             f"{toml_literal(given[kind])} and {toml_literal(key)} name one kind: give it once")
+        out[kind], given[kind] = weight, key
+    return out
+
+
 @dataclass
 class TrainConfig:
     """Every knob of :func:`training.ppo.train` (units in brackets).
@@ -104,7 +133,9 @@ class TrainConfig:
         opponents: weights of each game's kind (:data:`OPPONENT_KINDS`, or a shipped
             model's name, ``flagship``: its greedy policy, :data:`agents.NAMED_MODELS`); in a
             ``self`` game every seat is the learner, otherwise the learner holds
-            1 to ``n-1`` random seats and that kind fills the others.
+            1 to ``n-1`` random seats and that kind fills the others.  Keys are read in
+            any case (``Heuristic``) and stored as :data:`OPPONENT_KINDS` and the registry
+            spell them (lower case), so ``config.json`` records one spelling.
         pool_size: frozen past policies kept for ``pool`` games.
         snapshot_every: iterations between adding the learner to the pool.
         solo: in games that are not ``self``, the probability that the learner
@@ -187,7 +218,8 @@ class TrainConfig:
         kl_coef: that KL's weight (> 0 exactly when ``kl_policy`` is set).
         expert: the rule-based bot imitated (a registered agent name such as
             ``heuristic`` or ``belief``; not ``random``, ``human`` or ``policy``;
-            ``ismcts`` works but is slow).
+            ``ismcts`` works but is slow); read in any case (``"Heuristic"``) and stored
+            as registered (:func:`agents.canonical_spec`).
 
     Network (:mod:`agents.networks`):
         arch: "entity" (every legal action scored from the features of what it
@@ -294,6 +326,17 @@ class TrainConfig:
     game: dict = field(default_factory=lambda: {"num_players": 5})
 
     def __post_init__(self) -> None:
+        """Read bot names in any case (``expert``, the ``opponents`` keys: stored as registered,
+        so ``config.json`` records one spelling), then :meth:`validate`.
+
+        Raises:
+            ValueError: for two ``opponents`` keys naming one kind in different cases, or
+                any field :meth:`validate` refuses.
+        """
+        if isinstance(self.expert, str):
+            self.expert = agents.canonical_spec(self.expert)
+        if isinstance(self.opponents, dict):
+            self.opponents = _opponents_table(self.opponents)
         self.validate()
 
     def validate(self) -> None:
@@ -467,7 +510,8 @@ _GATE_SETTINGS = ("gate_threshold", "gate_features", "gate_epochs")
 
 
 def parse_override(config: dict, item: str) -> None:
-    """Apply one ``key=value`` override (``a.b=v`` for nested tables) to a config dict in place.
+    """Apply one ``key=value`` override (``a.b=v`` for nested tables) to a config dict in place
+    (an ``opponents.KIND`` key read in any case, as :class:`TrainConfig` reads its keys).
 
     Raises:
         ValueError: without ``=``, or when the value is not a TOML literal.
@@ -481,6 +525,8 @@ def parse_override(config: dict, item: str) -> None:
     except tomllib.TOMLDecodeError:
         value = raw.strip()   # a bare word: a string
     parts = key.split(".")
+    if len(parts) == 2 and parts[0] == "opponents":
+        parts[1] = _opponent_kind(parts[1])     # "opponents.Heuristic=0.5" sets the default's "heuristic"
     d = config
     for p in parts[:-1]:
         if not isinstance(d.get(p, {}), dict):
@@ -509,6 +555,8 @@ def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> Tr
             data = tomllib.loads(p.read_text())
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
             raise ValueError(f"config file {str(p)!r} is not valid TOML: {err}") from err
+        if isinstance(data.get("opponents"), dict):     # its keys as the defaults spell them, before merging
+            data["opponents"] = _opponents_table(data["opponents"])
         for k, v in data.items():
             if isinstance(v, dict) and isinstance(d.get(k), dict):
                 d[k] = {**d[k], **v}
