@@ -1,8 +1,20 @@
-"""Shared fixtures: small untrained policy checkpoints (no training needed)."""
+"""Shared fixtures: small untrained policy checkpoints (no training needed); the web table's
+headless Chromium and uvicorn server, and the checks that a page shows a seat nothing it could
+not know (tests/test_web_table.py, test_replay_viewer.py, test_widgets.py)."""
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import shutil
+import threading
+import time
+
 import pytest
+
+#: The Chromium the browser tests drive: ``TREACHERY_CHROMIUM``, else Debian's ``chromium``.
+CHROMIUM = os.environ.get("TREACHERY_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 def write_policy(path, num_players: int, hidden: int = 16, seed: int = 0):
@@ -25,3 +37,84 @@ def write_policy(path, num_players: int, hidden: int = 16, seed: int = 0):
 def policy_4p(tmp_path_factory):
     """Path of an untrained 4-player policy checkpoint."""
     return write_policy(tmp_path_factory.mktemp("policy") / "p4.pt", 4)
+
+
+# ---------------------------------------------------------------------------- the web table in Chromium
+@pytest.fixture(scope="module")
+def server():
+    """A uvicorn server of the web table on a free port in a thread: ``(base URL, lobby)``; one
+    per test module, so each module's tables are its own."""
+    import uvicorn
+
+    from table.server import Lobby, create_app
+
+    lobby = Lobby(delay=0.0)
+    srv = uvicorn.Server(uvicorn.Config(create_app(lobby), host="127.0.0.1", port=0, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.time() + 30
+    while not srv.started and time.time() < deadline:
+        time.sleep(0.05)
+    port = srv.servers[0].sockets[0].getsockname()[1]
+    yield f"http://127.0.0.1:{port}", lobby
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium (Playwright) for the whole session, started by the first test that
+    asks for it: each test opens a context of its own (``browser.new_context()``) and closes it.
+
+    Fails (not skips) without Chromium, saying how to install it."""
+    if CHROMIUM is None:
+        pytest.fail("the web table's tests need Chromium: run `make browser` (apt-get install chromium) or set "
+                    "TREACHERY_CHROMIUM")
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+def allowed_names(replay: str, seat: int) -> tuple[set, set]:
+    """``(card and token names, identity names)`` seat ``seat`` could know at some point before the
+    game ended: the names of its view after every action but the last (the reveal comes with the
+    end), and the named fields of the log entries it saw."""
+    from treachery_env import GameConfig
+    from treachery_env.engine import Game
+    from treachery_env.text import view_names
+    from treachery_env.view import seat_view
+
+    d = json.loads(replay)
+    g = Game(GameConfig.from_dict(d["config"]), seed=d["seed"])
+    cards, idents = set(), set()
+    for k, action in enumerate(d["actions"]):
+        v = seat_view(g, seat)
+        cards.update(view_names(v))
+        idents.update(p.identity for p in v.players if p.identity)
+        if k == len(d["actions"]) - 1:
+            break
+        g.step(action)
+    for e in g.log:
+        if e["to"] is None or seat in e["to"]:
+            if e["event"] in ("reveal_all", "game_over"):
+                break
+            cards.update(v for v in e.values() if isinstance(v, str))
+            if e["event"] in ("deal", "leader", "unveil", "reveal", "loses"):
+                idents.add(e["identity"])
+    return cards, idents
+
+
+def forbidden_in(text: str, cards: set, idents: set, dealt: set) -> list:
+    """Names in ``text`` the seat could not know: a dealt identity outside ``idents``, a pool card
+    outside ``cards`` (whole words, and not part of a name it knows)."""
+    from treachery_env.cards import CARDS
+
+    known = " | ".join(cards | idents)
+    bad = [name for name in dealt - idents if name in text]
+    for c in CARDS:
+        if c.name not in cards and re.search(rf"(?<![\w']){re.escape(c.name)}(?![\w'])", text) \
+                and c.name not in known:
+            bad.append(c.name)
+    return bad

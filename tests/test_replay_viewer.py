@@ -10,7 +10,6 @@ import pytest
 from table import HUMAN, Table
 from table.replay import Replay
 from tests.test_table import play
-from tests.test_web_table import browser, server  # noqa: F401  (fixtures: Chromium, a uvicorn server)
 from treachery_env.engine import Game
 from treachery_env.engine.state import DecisionKind
 from treachery_env.text import format_event, view_names

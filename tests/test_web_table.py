@@ -1,6 +1,7 @@
 """The web table (table/server.py, table/static/): its API through FastAPI's TestClient, and whole
 games in real headless Chromium (Debian's ``chromium``, driven by Playwright; ``make browser``
-installs it, ``TREACHERY_CHROMIUM`` names another binary).
+installs it, ``TREACHERY_CHROMIUM`` names another binary; the ``browser`` and ``server``
+fixtures and the name checks live in conftest.py, shared with the replay viewer's tests).
 
 In the browser two people at two seats, each in a browser context of their own, play a whole
 game against heuristic bots.  Every websocket message a seat's page receives and its DOM at
@@ -14,20 +15,13 @@ plays on.
 from __future__ import annotations
 
 import json
-import os
-import re
-import shutil
-import threading
 import time
 
 import pytest
 
+from conftest import allowed_names, forbidden_in
 from table.server import Lobby, create_app
-from treachery_env import GameConfig
-from treachery_env.cards import CARDS
 from treachery_env.engine import Game
-
-CHROMIUM = os.environ.get("TREACHERY_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 @pytest.fixture
@@ -198,75 +192,6 @@ def test_serve_refuses_bad_options_in_one_line(tmp_path, capsys):
 
 
 # ---------------------------------------------------------------------------- in Chromium
-@pytest.fixture(scope="module")
-def server():
-    """A uvicorn server on a free port in a thread: ``(base URL, lobby)``."""
-    import uvicorn
-
-    lobby = Lobby(delay=0.0)
-    srv = uvicorn.Server(uvicorn.Config(create_app(lobby), host="127.0.0.1", port=0, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.time() + 30
-    while not srv.started and time.time() < deadline:
-        time.sleep(0.05)
-    port = srv.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}", lobby
-    srv.should_exit = True
-    thread.join(timeout=10)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if CHROMIUM is None:
-        pytest.fail("the web table's tests need Chromium: run `make browser` (apt-get install chromium) or set "
-                    "TREACHERY_CHROMIUM")
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield b
-        b.close()
-
-
-def allowed_names(replay: str, seat: int) -> tuple[set, set]:
-    """``(card and token names, identity names)`` seat ``seat`` could know at some point before the
-    game ended: the names of its view after every action but the last (the reveal comes with the
-    end), and the named fields of the log entries it saw."""
-    from treachery_env.text import view_names
-    from treachery_env.view import seat_view
-
-    d = json.loads(replay)
-    g = Game(GameConfig.from_dict(d["config"]), seed=d["seed"])
-    cards, idents = set(), set()
-    for k, action in enumerate(d["actions"]):
-        v = seat_view(g, seat)
-        cards.update(view_names(v))
-        idents.update(p.identity for p in v.players if p.identity)
-        if k == len(d["actions"]) - 1:
-            break
-        g.step(action)
-    for e in g.log:
-        if e["to"] is None or seat in e["to"]:
-            if e["event"] in ("reveal_all", "game_over"):
-                break
-            cards.update(v for v in e.values() if isinstance(v, str))
-            if e["event"] in ("deal", "leader", "unveil", "reveal", "loses"):
-                idents.add(e["identity"])
-    return cards, idents
-
-
-def forbidden_in(text: str, cards: set, idents: set, dealt: set) -> list:
-    """Names in ``text`` the seat could not know: a dealt identity outside ``idents``, a pool card
-    outside ``cards`` (whole words, and not part of a name it knows)."""
-    known = " | ".join(cards | idents)
-    bad = [name for name in dealt - idents if name in text]
-    for c in CARDS:
-        if c.name not in cards and re.search(rf"(?<![\w']){re.escape(c.name)}(?![\w'])", text) \
-                and c.name not in known:
-            bad.append(c.name)
-    return bad
-
-
 def play_in_browser(browser, base: str, lobby, seats: list, seed: int, reconnect_at: int | None = None) -> dict:
     """Two people play a whole game in two browser contexts, always choosing a pass (else the first
     option); returns what each seat's pages received and showed."""
@@ -327,10 +252,12 @@ def play_in_browser(browser, base: str, lobby, seats: list, seed: int, reconnect
 
 
 @pytest.mark.parametrize("seed,reconnect_at", [(3, 6), (8, None), (21, 2)])
-def test_two_people_play_a_whole_game_in_chromium_and_see_only_their_seats(server, browser, seed, reconnect_at):
+def test_two_people_play_a_whole_game_in_chromium_and_see_only_their_seats(server, browser, seed, reconnect_at,
+                                                                           request):
     base, lobby = server
     seats = ["human", "heuristic", "human", "heuristic", "heuristic"]
     got = play_in_browser(browser, base, lobby, seats, seed, reconnect_at)
+    request.addfinalizer(lambda: [page.context.close() for page in got["pages"].values()])  # the browser is shared
     web = got["web"]
     assert web.table.over and got["clicks"] > 4
     replay = web.table.replay_json()

@@ -11,7 +11,7 @@ import pytest
 from table import HUMAN, Stops, Table
 from table.html import option_details
 from table.widgets import ReplayWidget, TableWidget
-from tests.test_web_table import allowed_names, forbidden_in
+from conftest import allowed_names, forbidden_in
 
 
 def test_a_seat_plays_a_whole_game_by_clicking_and_sees_only_its_seat():
