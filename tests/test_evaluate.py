@@ -407,6 +407,27 @@ def test_cli_evaluate_end_to_end(tmp_path, capsys):
         main(["evaluate"])                           # --agents is required
 
 
+def test_piped_evaluate_prints_its_summary_on_a_line_of_its_own(tmp_path):
+    """``treachery evaluate ... 2>&1 | cat``: off a terminal the progress bar's clearing wrote no
+    newline, so the summary followed the bar's last redraw on one line ("...2/2 [...]\\r   \\r2 games
+    (1 deal x 2), ...").  Off a terminal the bar is left, ending its line."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "training.cli", "evaluate", "--agents", "random,random",
+                           "--players", "4", "--games", "1", "--starting-life", "10", "--max-turns", "20",
+                           "--no-observer", "--no-beliefs", "--out", str(tmp_path / "out")],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300,
+                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    out = done.stdout.decode()                # bytes: text mode would read each carriage return as a newline
+    assert done.returncode == 0, out[-2000:]
+    lines = out.split("\n")                   # the lines a pipe or a log file holds
+    summary = [ln for ln in lines if "2 games (1 deal x 2), 4 players" in ln]
+    assert len(summary) == 1 and summary[0].startswith("2 games (1 deal x 2), 4 players"), summary
+    bar = [ln for ln in lines if "games: 100%" in ln]
+    assert len(bar) == 1 and bar[0].rstrip().endswith("game/s]"), bar     # the bar's own line, last drawn full
+
+
 def test_cli_substitution_prints_the_delta_by_role_with_its_interval(tmp_path, capsys):
     """The console prints the substitution-delta table (each dealt role and
     overall, with 95% intervals), the same row results.md has (issue #13)."""

@@ -698,6 +698,19 @@ def _chunks(tasks: list, workers: int) -> list[list]:
     return [tasks[i:i + size] for i in range(0, len(tasks), size)]
 
 
+def _games_bar(total: int, progress: bool) -> Any:
+    """The games' tqdm progress bar on stderr (off without ``progress``), a context manager.
+
+    On a terminal it clears its line when closed; elsewhere (``2>&1 | cat``, a log file) the
+    clearing wrote no newline, so the next line printed (the summary) followed the bar's last
+    redraw on one line: there the bar is left, its last state ending with a newline.
+    """
+    from tqdm import tqdm
+
+    terminal = getattr(sys.stderr, "isatty", lambda: False)()
+    return tqdm(total=total, desc="games", unit="game", disable=not progress, leave=not terminal)
+
+
 def run_tasks(tasks: Sequence[GameTask], config: GameConfig, workers: int = 1,
               record_beliefs: bool = True, progress: bool = True, observer: bool = True,
               ray_address: str | None = None) -> list[GameRecord]:
@@ -723,8 +736,6 @@ def run_tasks(tasks: Sequence[GameTask], config: GameConfig, workers: int = 1,
             (they ignore SIGINT themselves), or the Ray tasks cancelled, and
             queued games are dropped.
     """
-    from tqdm import tqdm
-
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
     tasks = list(tasks)
@@ -733,12 +744,12 @@ def run_tasks(tasks: Sequence[GameTask], config: GameConfig, workers: int = 1,
         from . import ray_workers
 
         ray_workers.connect(ray_address)         # before the bar: an address it cannot reach is one line
-        with tqdm(total=len(tasks), desc="games", unit="game", disable=not progress, leave=False) as bar:
+        with _games_bar(len(tasks), progress) as bar:
             records = ray_workers.run_chunks(_chunks(tasks, workers), config, record_beliefs, observer,
                                              in_flight=workers, address=ray_address, on_done=bar.update)
         records.sort(key=lambda r: r.task.index)
         return records
-    with tqdm(total=len(tasks), desc="games", unit="game", disable=not progress, leave=False) as bar:
+    with _games_bar(len(tasks), progress) as bar:
         if workers == 1 or len(tasks) <= 1:
             for t in tasks:
                 records.append(play_task(t, config, record_beliefs, observer))
