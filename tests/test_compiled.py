@@ -58,6 +58,9 @@ def _same(g: Game, seen: dict) -> None:
             bad = np.flatnonzero(a != b)
             raise AssertionError(f"seat {seat}, turn {g.turn}, {g.config}: features {bad[:10].tolist()} differ: "
                                  f"compiled {a[bad[:10]].tolist()}, python {b[bad[:10]].tolist()}")
+        cols, vals = obs.encode_sparse(g, seat)          # by its nonzeros: the same indices and bytes
+        assert cols.dtype == np.int32 and vals.dtype == np.float32
+        assert np.array_equal(cols, np.flatnonzero(b)) and vals.tobytes() == b[cols].tobytes()
     if g.decision is not None:     # the compiled mask is the Python one too
         size = g.layout.size
         a, b = obs.action_mask(g.decision.options, size), obs.action_mask_python(g.decision.options, size)
@@ -207,12 +210,30 @@ def test_the_compiled_encoder_returns_a_fresh_array_each_call():
     assert np.array_equal(b, obs.encode_python(g, 0))
 
 
-@pytest.mark.parametrize("encoder", [obs.encode, obs.encode_python], ids=["encode", "encode_python"])
+@pytest.mark.parametrize("encoder", [obs.encode, obs.encode_python, obs.encode_sparse, obs.encode_sparse_python],
+                         ids=["encode", "encode_python", "encode_sparse", "encode_sparse_python"])
 def test_a_seat_outside_the_table_is_refused(encoder):
     g = Game(GameConfig(num_players=4), seed=0)
     for seat in (-1, 4):
         with pytest.raises(IndexError, match="not a seat"):
             encoder(g, seat)
+
+
+def test_the_sparse_encoder_starts_clean_after_a_refusal_and_across_table_sizes():
+    """``encode_sparse`` keeps a scratch row between calls: a refused seat, a
+    bigger table and a smaller one after it leave nothing in it (each call gives
+    the dense vector's nonzeros exactly)."""
+    games = [Game(GameConfig(num_players=n), seed=n) for n in (5, 12, 4, 5)]
+    for g in games:
+        for _ in range(40):
+            g.step(g.legal_actions()[0])
+    for g in games:
+        with pytest.raises(IndexError):
+            obs.encode_sparse(g, g.n)
+        for seat in range(g.n):
+            x = obs.encode_python(g, seat)
+            cols, vals = obs.encode_sparse(g, seat)
+            assert np.array_equal(cols, np.flatnonzero(x)) and np.array_equal(vals, x[cols]) and len(cols) > 20
 
 
 @compiled

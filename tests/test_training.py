@@ -18,7 +18,7 @@ from training import cli
 from training.config import TrainConfig, load_config
 from agents.networks import build_network
 from training.ppo import init_weights, latest_checkpoint, make_chunks, ppo_update, train
-from training.rollout import Collector, batch_observations, compute_gae
+from training.rollout import Collector, batch_observations, compute_gae, sample_actions
 from treachery_env import GameConfig
 from treachery_env.env import raw_env
 
@@ -207,6 +207,27 @@ def test_rollout_batch_is_consistent_and_labels_never_enter_the_inputs(tmp_path)
     dense = batch_observations(batch, size).dense()
     assert dense.shape == (n, size) and len(batch["obs_cols"]) == len(batch["obs_vals"]) == batch["obs_nnz"].sum()
     assert np.all(batch["obs_vals"] != 0) and batch["obs_cols"].max() < size
+
+
+def test_sampled_actions_follow_the_probabilities_and_never_take_an_impossible_one():
+    """``sample_actions`` (the rollouts' draw): rows that need not sum to 1, zeros at the
+    ends and inside; 200,000 draws a row land within 4 standard errors of each share."""
+    probs = torch.tensor([[0.0, 0.2, 0.0, 0.5, 0.3, 0.0],
+                          [0.7, 0.0, 0.0, 0.0, 0.0, 0.0],
+                          [0.0, 0.0, 0.0, 0.0, 0.0, 3e-8],
+                          [1e-3, 2e-3, 0.0, 0.0, 0.0, 4e-3]])       # sums 1, 0.7, 3e-8, 7e-3
+    gen = torch.Generator().manual_seed(3)
+    draws = 200_000
+    counts = np.zeros(probs.shape)
+    for _ in range(20):
+        a = sample_actions(probs.repeat_interleave(draws // 20, 0), gen).view(4, -1)
+        assert a.dtype == torch.int64
+        for r in range(4):
+            counts[r] += np.bincount(a[r].numpy(), minlength=probs.shape[1])
+    assert np.all(counts[probs.numpy() == 0] == 0)
+    p = (probs / probs.sum(-1, keepdim=True)).numpy()
+    se = np.sqrt(p * (1 - p) / draws)
+    assert np.all(np.abs(counts / draws - p) <= 4 * se + 1e-12), counts / draws
 
 
 def test_a_shipped_model_fills_the_opponents_seats(tmp_path, recwarn):

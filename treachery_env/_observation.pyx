@@ -25,7 +25,7 @@ from cpython.object cimport PyObject, PyTypeObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF
 from libc.math cimport pow
 from libc.stdint cimport uint64_t
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
 import numpy as np
 
@@ -56,7 +56,7 @@ from .observation import (
     obs_layout,
 )
 
-__all__ = ["encode", "action_mask", "slot_reads"]
+__all__ = ["encode", "encode_sparse", "action_mask", "slot_reads"]
 
 # the lookup tables of the Python encoder, typed (direct dict access)
 cdef dict _CZ = _py._CZ
@@ -413,6 +413,86 @@ def encode(object game, int viewer):
     finally:
         PyBuffer_Release(&buf)
     return arr
+
+
+# The dense scratch row encode_sparse writes into (zero between calls), and the
+# indices of its nonzeros; grown to the largest layout asked for.
+cdef float* _scratch = NULL
+cdef int* _scratch_cols = NULL
+cdef Py_ssize_t _scratch_size = 0
+_int32 = np.int32
+_empty = np.empty
+
+
+cdef int _grow_scratch(Py_ssize_t size) except -1:
+    global _scratch, _scratch_cols, _scratch_size
+    cdef float* row
+    cdef int* cols
+    if size <= _scratch_size:
+        return 0
+    row = <float*>PyMem_Calloc(size, sizeof(float))
+    cols = <int*>PyMem_Calloc(size, sizeof(int))
+    if row == NULL or cols == NULL:
+        PyMem_Free(row)
+        PyMem_Free(cols)
+        raise MemoryError()
+    PyMem_Free(_scratch)
+    PyMem_Free(_scratch_cols)
+    _scratch, _scratch_cols, _scratch_size = row, cols, size
+    return 0
+
+
+def encode_sparse(object game, int viewer):
+    """The nonzero features of ``viewer``'s observation vector (compiled; the
+    same indices and bytes as :func:`treachery_env.observation.encode_sparse_python`):
+    what :func:`encode` gives, without the dense array.
+
+    The vector is written into a dense scratch row kept by this module (zero
+    between calls, so no fresh zeroed array per call), read back in index order
+    and zeroed again.
+
+    Args:
+        game: a :class:`treachery_env.engine.Game`.
+        viewer: the observing seat, ``0 <= viewer < game.n``.
+
+    Returns:
+        ``(cols, vals)``: int32 ``(k,)`` ascending feature indices and float32
+        ``(k,)`` their values (fresh arrays), ``k`` the vector's nonzeros.
+
+    Raises:
+        IndexError: as :func:`encode`.
+    """
+    _check_classes()
+    cdef long n = get(game, GA_N)
+    cdef _Offsets L = _offsets_for(n)
+    cdef Py_ssize_t size = L.size, i, k = 0
+    cdef Out out
+    cdef Py_buffer cb, vb
+    _grow_scratch(size)
+    out.o = _scratch
+    out.size = size
+    try:
+        _encode(&out, L, game, viewer, n)
+        for i in range(size):
+            if _scratch[i] != 0:
+                _scratch_cols[k] = <int>i
+                k += 1
+        cols = _empty(k, _int32)
+        vals = _empty(k, _float32)
+        PyObject_GetBuffer(cols, &cb, PyBUF_WRITABLE)
+        try:
+            memcpy(cb.buf, _scratch_cols, k * sizeof(int))
+        finally:
+            PyBuffer_Release(&cb)
+        PyObject_GetBuffer(vals, &vb, PyBUF_WRITABLE)
+        try:
+            for i in range(k):
+                (<float*>vb.buf)[i] = _scratch[_scratch_cols[i]]
+        finally:
+            PyBuffer_Release(&vb)
+    finally:
+        memset(_scratch, 0, size * sizeof(float))
+    return cols, vals
 
 
 def action_mask(object options, Py_ssize_t size):

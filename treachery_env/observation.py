@@ -111,7 +111,7 @@ from .engine.talk import TALK_KINDS, TalkMessage
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game
 
-__all__ = ["ObsLayout", "obs_layout", "encode", "encode_python", "action_mask", "action_mask_python", "ENCODER", "WALKER_FEATURES", "PLAYER_FEATURES", "PLAYER_ROLE",
+__all__ = ["ObsLayout", "obs_layout", "encode", "encode_python", "encode_sparse", "encode_sparse_python", "action_mask", "action_mask_python", "ENCODER", "WALKER_FEATURES", "PLAYER_FEATURES", "PLAYER_ROLE",
            "PLAYER_IN_GAME", "PLAYER_LIFE", "PLAYER_HAND", "PLAYER_UNTAPPED_LANDS", "PLAYER_FACE_UP",
            "CREATURE_PRESENT", "CREATURE_POWER", "CREATURE_TOUGHNESS", "CREATURE_DAMAGE", "CREATURE_TAPPED",
            "CREATURE_ATTACKING", "CREATURE_ATTACKED",
@@ -711,20 +711,34 @@ def action_mask_python(options: list, size: int) -> np.ndarray:
     return np.frombuffer(buf, dtype=np.int8)
 
 
-def _select_encoder() -> tuple[Any, Any, str]:
-    """The encoder :func:`encode` and the mask builder :func:`action_mask` are, and
-    their name for :data:`ENCODER`: the compiled ones unless ``TREACHERY_PURE_PYTHON=1``,
-    they are not built, or they are older than ``_observation.pyx`` (then with a warning)."""
+def encode_sparse_python(game: "Game", viewer: int) -> tuple[np.ndarray, np.ndarray]:
+    """The nonzero features of :func:`encode_python`'s vector: ``(cols, vals)``,
+    int32 ``(k,)`` ascending indices and float32 ``(k,)`` values (the reference
+    of the compiled ``treachery_env._observation.encode_sparse``)."""
+    x = encode_python(game, viewer)
+    cols = np.flatnonzero(x).astype(np.int32)
+    return cols, x[cols]
+
+
+def _select_encoder() -> tuple[Any, Any, Any, str]:
+    """The encoders :func:`encode` and :func:`encode_sparse` and the mask builder
+    :func:`action_mask` are, and their name for :data:`ENCODER`: the compiled ones
+    unless ``TREACHERY_PURE_PYTHON=1``, they are not built, or they are older than
+    ``_observation.pyx`` (then with a warning)."""
     mod = compiled_pyx("_observation", "the compiled encoder")
     if mod is None:
-        return encode_python, action_mask_python, "python"
-    return mod.encode, mod.action_mask, "compiled"
+        return encode_python, encode_sparse_python, action_mask_python, "python"
+    return mod.encode, mod.encode_sparse, mod.action_mask, "compiled"
 
 
-encode, action_mask, ENCODER = _select_encoder()
+encode, encode_sparse, action_mask, ENCODER = _select_encoder()
 """``encode(game, viewer) -> float32 (obs_layout(game.n).size,)``: the observation
 vector of ``viewer`` (a fresh array each call).  :data:`ENCODER` says which
 implementation it is: ``"compiled"`` (``treachery_env._observation``, Cython) or
 ``"python"`` (:func:`encode_python`); both give the same bytes.
 ``action_mask(options, size) -> int8 (size,)``: a decision's legal-action mask,
-from the same module (:func:`action_mask_python` in pure Python)."""
+from the same module (:func:`action_mask_python` in pure Python).
+``encode_sparse(game, viewer) -> (int32 (k,), float32 (k,))``: the same vector by
+its nonzero features, ascending, without making the dense array (what a network
+that reads :class:`agents.networks.SparseObs` needs; :func:`encode_sparse_python`
+in pure Python)."""
