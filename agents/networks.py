@@ -61,7 +61,7 @@ from .combat import COMBAT_FEATURES, TABLE_FEATURES, combat_features
 
 __all__ = ["PolicyNet", "EntityNet", "SparseObs", "ObservationEmbedding", "build_network", "ARCHITECTURES",
            "NUM_ROLES", "PRIOR_BOTS", "EntityInteraction",
-           "INTERACTION_HEADS", "GATE_SCALE", "gate_head"]
+           "INTERACTION_HEADS", "TABLE_PARTS", "GATE_SCALE", "gate_head"]
 
 NUM_ROLES = 4                      # Role.LEADER, GUARDIAN, ASSASSIN, TRAITOR (values 0..3)
 MASKED = -1e9                      # logit given to illegal actions
@@ -70,6 +70,9 @@ PRIOR_BOTS = ("heuristic",)
 PRIOR_BONUS_INIT = 3.0             # initial logit bonus of the proposed action (softmax odds ~20:1 per rival)
 INTERACTION_HEADS = 4
 """Attention heads of an :class:`EntityInteraction` block (the entity width must be a multiple)."""
+TABLE_PARTS = ("none", "players", "creatures", "walkers", "hand", "stack", "other")
+"""The entity table's parts in its row order (:class:`EntityNet`; the rows ``ActionLayout``'s
+actions refer to): a zero row for actions that refer to no entity, then each kind's slots."""
 GATE_SCALE = 10.0
 """The advantage gate's raw output is the predicted advantage times this (the teacher's are mostly within 0.1)."""
 
@@ -543,6 +546,8 @@ class EntityNet(nn.Module):
         self.register_buffer("global_idx", idx.global_idx, persistent=False)
         self.register_buffer("player_idx", idx.player_idx, persistent=False)
         self.register_buffer("action_ref", idx.action_ref, persistent=False)
+        self.register_buffer("action_part", idx.action_part, persistent=False)
+        self.register_buffer("action_slot", idx.action_slot, persistent=False)
         self.blocks = idx.blocks                     # name -> (start, slots, features), contiguous blocks
         pf = idx.player_idx.shape[1]
         self.enc = nn.ModuleDict({name: _mlp(f, E, E) for name, (_, _, f) in self.blocks.items()})
@@ -601,18 +606,25 @@ class EntityNet(nn.Module):
         """Masked mean over the slot axis: ``(..., S, E), (..., S) -> (..., E)``."""
         return (x * present.unsqueeze(-1)).sum(-2) / present.sum(-1, keepdim=True).clamp(min=1.0)
 
-    def _score(self, table: torch.Tensor, z: torch.Tensor, mask: torch.Tensor | None,
+    def _score(self, parts: list[torch.Tensor], z: torch.Tensor, mask: torch.Tensor | None,
                prior: torch.Tensor | None) -> torch.Tensor:
-        """Action logits ``(..., A)`` from the entity table ``(..., R, E)`` and ``z``; with a
-        mask, only the legal actions are scored (the others get :data:`MASKED`), which
-        is what makes training affordable: a few legal actions of ``A``.  ``prior``
-        (int64 ``(...)``, -1 = none) is the proposed action of each row, read only
-        by a network made with ``prior``."""
-        kt, ke = table, self.action_emb                                          # (..., R, E), (A, E)
+        """Action logits ``(..., A)`` from the entity table and ``z``.  The table
+        ``(..., R, E)`` comes in ``parts`` along its row axis: either whole (one
+        tensor) or as :data:`TABLE_PARTS`' blocks without the "none" row, which is
+        zeros (the players, creatures, ... of :meth:`forward`); with a mask only
+        the rows that legal actions refer to are read from them, so the table is
+        never concatenated (at ~150 rows of ``E`` per decision, concatenating it
+        was about a quarter of an update).  With a mask, only the legal actions
+        are scored (the others get :data:`MASKED`), which is what makes training
+        affordable: a few legal actions of ``A``.  ``prior`` (int64 ``(...)``, -1 =
+        none) is the proposed action of each row, read only by a network made with
+        ``prior``."""
+        ke = self.action_emb                                                     # (A, E)
         q = self.query(z)                                                        # (..., E)
         base = self.index_head(z)                                                # (..., A)
         use_prior = self.prior is not None and prior is not None
         if mask is None:
+            kt = parts[0] if len(parts) == 1 else torch.cat([torch.zeros_like(parts[0][..., :1, :]), *parts], dim=-2)
             keys = kt[..., self.action_ref, :] + ke                              # (..., A, E)
             if use_prior:
                 hit = (torch.arange(ke.shape[0], device=z.device) == prior.unsqueeze(-1)).to(z.dtype)
@@ -622,8 +634,7 @@ class EntityNet(nn.Module):
         lead = z.shape[:-1]
         m = mask.reshape(-1, mask.shape[-1]).bool()
         row, act = m.nonzero(as_tuple=True)
-        kt = kt.reshape(-1, *kt.shape[-2:])
-        pre = kt[row, self.action_ref[act]] + ke[act] + q.reshape(-1, q.shape[-1])[row]
+        pre = self._referred(parts, row, act) + ke[act] + q.reshape(-1, q.shape[-1])[row]
         if use_prior:
             hit = (prior.reshape(-1)[row] == act).to(z.dtype)                    # (legal,)
             pre = pre + hit.unsqueeze(-1) * self.prior_key
@@ -633,6 +644,22 @@ class EntityNet(nn.Module):
         out = torch.full(m.shape, MASKED, dtype=vals.dtype, device=vals.device)
         out = out.index_put((row, act), vals)
         return out.reshape(*lead, mask.shape[-1])
+
+    def _referred(self, parts: list[torch.Tensor], row: torch.Tensor, act: torch.Tensor) -> torch.Tensor:
+        """``table[row_i, action_ref[act_i]]`` for the ``P`` pairs ``(row, act)`` (int64 ``(P,)``;
+        ``row`` indexes the table's leading axes flattened): float ``(P, E)``, read from the
+        table's ``parts`` (see :meth:`_score`) without concatenating them."""
+        ref = self.action_ref[act]
+        if len(parts) == 1:
+            kt = parts[0]
+            return kt.reshape(-1, *kt.shape[-2:])[row, ref]
+        part, slot = self.action_part[act], self.action_slot[act]
+        out = parts[0].new_zeros(len(act), parts[0].shape[-1])                   # the "none" row: zeros
+        for k, x in enumerate(parts, start=1):
+            sel = (part == k).nonzero(as_tuple=True)[0]
+            if len(sel):
+                out = out.index_put((sel,), x.reshape(-1, *x.shape[-2:])[row[sel], slot[sel]])
+        return out
 
     def forward(self, obs: torch.Tensor, h0: torch.Tensor, privileged: torch.Tensor | None = None,
                 mask: torch.Tensor | None = None, prior: torch.Tensor | None = None
@@ -681,14 +708,17 @@ class EntityNet(nn.Module):
                   self._mean(walk, walk_p)]
         e = self.torso(torch.cat([g, players.flatten(-2), *pooled], dim=-1))
         z, h = _run_core(self.core, e, h0)
-        # entity table in ActionLayout reference order: none, players, creatures, walkers, hand, stack, other
-        table = torch.cat([torch.zeros_like(players[..., :1, :]), players, cre, walk, hand, stack, other], dim=-2)
+        # the entity table in ActionLayout reference order (TABLE_PARTS): none, players, creatures, walkers,
+        # hand, stack, other
+        parts = [players, cre, walk, hand, stack, other]
         if len(self.interaction):
+            table = torch.cat([torch.zeros_like(players[..., :1, :]), *parts], dim=-2)
             present = torch.cat([torch.zeros_like(cre_p[..., :1]), torch.ones_like(cre_p[..., :n]), cre_p, walk_p,
                                  hand_p, stack_p, other_p], dim=-1)
             for block in self.interaction:
                 table = block(table, present, z)
-        logits = self._score(table, z, mask, prior)
+            parts = [table]
+        logits = self._score(parts, z, mask, prior)
         zb = z.unsqueeze(-2).expand(*z.shape[:-1], n - 1, z.shape[-1])
         belief = self.belief_head(torch.cat([zb, players[..., 1:, :]], dim=-1))
         value = self.critic(z, privileged)
@@ -777,6 +807,8 @@ class _EntityIndex:
         global_idx: int64 ``(G,)``: every other observation index.
         action_ref: int64 ``(A,)``: row of the entity table (0 = none, then
             players, creatures, walkers, hand, stack, other) each action refers to.
+        action_part, action_slot: int64 ``(A,)``: the same row as a part of
+            :data:`TABLE_PARTS` (its index, 0 = none) and a slot within that part.
     """
 
     def __init__(self, L: Any, AL: Any):
@@ -822,6 +854,12 @@ class _EntityIndex:
             if kind in ("accuse", "defend", "threaten", "protect", "offer"):
                 ref[a] = first["players"] + subject
         self.action_ref = torch.from_numpy(ref)
+        sizes = {"none": 1, "players": n, "creatures": n * MAX_PERMS, "walkers": (n + 1) * MAX_WALKERS,
+                 "hand": MAX_HAND, "stack": MAX_STACK, "other": MAX_OTHER}
+        starts = np.cumsum([0] + [sizes[p] for p in TABLE_PARTS])
+        part = np.searchsorted(starts, ref, side="right") - 1
+        self.action_part = torch.from_numpy(part)
+        self.action_slot = torch.from_numpy(ref - starts[part])
 
 
 ARCHITECTURES = {"flat": PolicyNet, "entity": EntityNet}
