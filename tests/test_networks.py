@@ -73,6 +73,27 @@ def test_entity_network_shapes_and_masked_scoring():
     torch.testing.assert_close(sh, h3, rtol=1e-5, atol=1e-5)
 
 
+def test_the_rows_actions_refer_to_are_read_from_the_tables_parts_as_from_the_whole_table():
+    """``EntityNet._referred`` reads each action's entity row from the table's parts
+    (no concatenation): for every action of every row, the same bytes as indexing the
+    concatenated table (whose row 0, for actions that refer to no entity, is zeros)."""
+    from agents.networks import TABLE_PARTS
+    n = 5
+    net = _entity(n)
+    AL = ActionLayout(n)
+    sizes = {"players": n, "creatures": n * MAX_PERMS}
+    sizes.update({name: slots for name, (_, slots, _) in net.blocks.items()})
+    torch.manual_seed(1)
+    parts = [torch.randn(3, 2, sizes[name], 16) for name in TABLE_PARTS[1:]]
+    table = torch.cat([torch.zeros(3, 2, 1, 16), *parts], dim=-2)
+    row = torch.arange(6).repeat_interleave(AL.size)
+    act = torch.arange(AL.size).repeat(6)
+    got = net._referred(parts, row, act)
+    assert torch.equal(got, net._referred([table], row, act))
+    assert torch.equal(got, table.reshape(6, -1, 16)[row, net.action_ref[act]])
+    assert (net.action_ref == 0).any() and torch.all(got[net.action_ref[act] == 0] == 0)
+
+
 def test_an_action_is_scored_from_the_features_of_what_it_refers_to():
     """Swap two creature slots of one player: their PERM actions' logits swap
     (with equal per-index embeddings and index-head rows), since the torso pools creatures without
