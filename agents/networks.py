@@ -250,9 +250,30 @@ class _Critic(nn.Module):
         return self.net(z).squeeze(-1)
 
 
-def _run_core(core: nn.GRU, e: torch.Tensor, h0: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    out, h = core(e, h0.unsqueeze(0))
-    return torch.cat([e, out], dim=-1), h.squeeze(0)
+def _run_core(core: nn.GRU, e: torch.Tensor, h0: torch.Tensor,
+              starts: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """The GRU over ``e`` (``(T, B, H)``): ``(concat(e, outputs) (T, B, 2H), last state (B, H))``.
+
+    ``h0`` is the state before the first step, ``(B, H)``; or, with ``starts`` (bool
+    ``(T, B)``, true at least at ``t = 0``), the state before every step, ``(T, B, H)``,
+    which replaces the running state where ``starts`` is true: a row then holds several
+    sequences one after another (:func:`training.ppo.pack_chunks`).  Both step the same
+    cell (``torch.gru_cell``, what ``nn.GRU`` runs on the CPU: the same bytes).
+    """
+    if starts is None:
+        out, h = core(e, h0.unsqueeze(0))
+        return torch.cat([e, out], dim=-1), h.squeeze(0)
+    if h0.dim() != 3 or tuple(starts.shape) != tuple(h0.shape[:2]) or not bool(starts[0].all()):
+        raise ValueError(f"with starts (T, B), true at t = 0, h0 must be (T, B, H): got starts "
+                         f"{tuple(starts.shape)} and h0 {tuple(h0.shape)}")
+    w = (core.weight_ih_l0, core.weight_hh_l0, core.bias_ih_l0, core.bias_hh_l0)
+    h, outs = h0[0], []
+    for t in range(e.shape[0]):
+        if t:
+            h = torch.where(starts[t].unsqueeze(-1), h0[t], h)
+        h = torch.gru_cell(e[t], h, *w)
+        outs.append(h)
+    return torch.cat([e, torch.stack(outs)], dim=-1), h
 
 
 class PolicyNet(nn.Module):
@@ -317,14 +338,19 @@ class PolicyNet(nn.Module):
         return torch.zeros(batch, self.hidden)
 
     def forward(self, obs: torch.Tensor, h0: torch.Tensor, privileged: torch.Tensor | None = None,
-                mask: torch.Tensor | None = None, prior: torch.Tensor | None = None
+                mask: torch.Tensor | None = None, prior: torch.Tensor | None = None,
+                starts: torch.Tensor | None = None
                 ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor, torch.Tensor]:
         """Run ``T`` consecutive decisions of ``B`` seats.
 
         Args:
             obs: float32 ``(T, B, D)`` (or ``(B, D)`` for one step), or a
                 :class:`SparseObs` of shape ``(T, B)`` (or ``(B,)``).
-            h0: float32 ``(B, H)``, the state before the first step.
+            h0: float32 ``(B, H)``, the state before the first step; with
+                ``starts``, ``(T, B, H)``: the state before each step.
+            starts: bool ``(T, B)`` (true at ``t = 0``): where a row's next
+                sequence begins, from its state in ``h0`` (several sequences to a
+                row, :func:`training.ppo.pack_chunks`); None: one sequence a row.
             privileged: float32 ``(T, B, P)`` (or ``(B, P)``) for a privileged critic, else ignored.
             mask, prior: accepted for the same call as :class:`EntityNet` and
                 ignored: these logits are never masked and read no proposal.
@@ -341,7 +367,7 @@ class PolicyNet(nn.Module):
                 else obs.unsqueeze(0)
             if privileged is not None:
                 privileged = privileged.unsqueeze(0)
-        z, h = _run_core(self.core, self.encoder(obs), h0)
+        z, h = _run_core(self.core, self.encoder(obs), h0, starts)
         logits = self.policy_head(z)
         value = self.critic(z, privileged) if hasattr(self, "critic") else self.value_head(z).squeeze(-1)
         belief = self.belief_head(z).unflatten(-1, (self.num_players - 1, NUM_ROLES))
@@ -662,9 +688,11 @@ class EntityNet(nn.Module):
         return out
 
     def forward(self, obs: torch.Tensor, h0: torch.Tensor, privileged: torch.Tensor | None = None,
-                mask: torch.Tensor | None = None, prior: torch.Tensor | None = None
+                mask: torch.Tensor | None = None, prior: torch.Tensor | None = None,
+                starts: torch.Tensor | None = None
                 ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor, torch.Tensor]:
-        """Run ``T`` consecutive decisions of ``B`` seats (same contract as :meth:`PolicyNet.forward`).
+        """Run ``T`` consecutive decisions of ``B`` seats (same contract as :meth:`PolicyNet.forward`,
+        ``starts`` too).
 
         ``mask`` (``(T, B, A)`` or ``(B, A)``, nonzero = legal), when given, limits
         the scoring to legal actions: the returned logits are then already
@@ -707,7 +735,7 @@ class EntityNet(nn.Module):
         pooled = [self._mean(hand, hand_p), self._mean(stack, stack_p), self._mean(other, other_p),
                   self._mean(walk, walk_p)]
         e = self.torso(torch.cat([g, players.flatten(-2), *pooled], dim=-1))
-        z, h = _run_core(self.core, e, h0)
+        z, h = _run_core(self.core, e, h0, starts)
         # the entity table in ActionLayout reference order (TABLE_PARTS): none, players, creatures, walkers,
         # hand, stack, other
         parts = [players, cre, walk, hand, stack, other]

@@ -17,7 +17,7 @@ from agents.policy import (PolicyAgent, PolicyNet, load_checkpoint, masked_logit
 from training import cli
 from training.config import TrainConfig, load_config
 from agents.networks import build_network
-from training.ppo import init_weights, latest_checkpoint, make_chunks, ppo_update, train
+from training.ppo import init_weights, latest_checkpoint, make_chunks, pack_chunks, ppo_update, train
 from training.rollout import Collector, batch_observations, compute_gae, sample_actions
 from treachery_env import GameConfig
 from treachery_env.env import raw_env
@@ -61,6 +61,64 @@ def test_chunks_cover_every_step_once():
     steps = ch[ch >= 0]
     assert sorted(steps.tolist()) == list(range(16))
     assert ch[1].tolist() == [4, -1, -1, -1]               # the tail of the first segment, padded
+
+
+def test_packed_rows_hold_every_chunk_once_from_its_start():
+    """``pack_chunks``: every step once, each chunk whole and in order from a
+    ``starts`` mark, padding only at a row's end, full chunks alone in a row, and
+    rows for the short ones no more than best-fit needs (here the optimum)."""
+    rng = np.random.default_rng(0)
+    lengths = [4, 1, 3, 2, 2, 4, 1, 1, 3, 2]
+    segs = np.array([[sum(lengths[:i]), k] for i, k in enumerate(lengths)])
+    ch = make_chunks(segs, 4)
+    for seed in range(5):
+        rows, starts = pack_chunks(ch, np.random.default_rng(seed))
+        assert rows.dtype == np.int64 and starts.dtype == bool and rows.shape == starts.shape
+        assert sorted(rows[rows >= 0].tolist()) == list(range(sum(lengths)))
+        assert starts[:, 0].all() and not starts[rows < 0].any()
+        assert len(rows) == -(-sum(lengths) // 4) == 6                  # 23 steps: 6 rows of 4, none wasted
+        for r, st in zip(rows, starts):
+            k = int((r >= 0).sum())
+            assert np.all(r[k:] == -1)
+            bounds = [*np.flatnonzero(st), k]
+            pieces = [r[a:b].tolist() for a, b in zip(bounds, bounds[1:])]
+            assert all(p in [c[c >= 0].tolist() for c in ch] for p in pieces)   # whole chunks, in order
+    big = make_chunks(np.array([[0, 37], [37, 9], [46, 16], [62, 5]]), 16)
+    rows, starts = pack_chunks(big, rng)
+    assert len(rows) == 5 and starts.sum() == len(big)     # chunks 16, 16, 5 | 9 | 16 | 5: three full rows,
+    assert sorted(int((r >= 0).sum()) for r in rows) == [5, 14, 16, 16, 16]   # 9 + 5 in one, 5 alone
+
+
+def test_packed_rows_give_each_step_what_one_chunk_a_row_gives(tmp_path):
+    """The networks read packed rows (several chunks to a row, each from its stored
+    state) as they read one chunk a row: the same logits, values and beliefs at every
+    step, flat and entity."""
+    from agents.networks import EntityNet
+    for arch in ("flat", "entity"):
+        cfg = tiny(tmp_path / arch, arch=arch, entity=16, bptt=8)
+        col = Collector(cfg, seed=2)
+        batch, _, _ = col.collect(120)
+        net = col.net
+        if isinstance(net, EntityNet):
+            assert net.kwargs["arch"] == "entity"
+        obs = batch_observations(batch, net.kwargs["obs_size"])
+        t = {k: torch.from_numpy(v) for k, v in batch.items() if k != "segments" and not k.startswith("obs_")}
+        ch = make_chunks(batch["segments"], 8)
+        rows, starts = pack_chunks(ch, np.random.default_rng(1))
+        assert len(rows) < len(ch)
+        outs = {}
+        for name, idx, st in (("chunks", ch, None), ("packed", rows, starts)):
+            i = torch.from_numpy(idx).T
+            f = i.clamp(min=0)
+            h = t["h"][f] if st is not None else t["h"][f[0]]
+            with torch.no_grad():
+                lg, v, b, _ = net(obs.rows(f), h, t["priv"][f], mask=t["mask"][f], prior=t["prior"][f],
+                                  starts=None if st is None else torch.from_numpy(st).T)
+            valid = i >= 0
+            order = torch.argsort(i[valid])
+            outs[name] = [x[valid][order] for x in (lg, v, b)]
+        for a, b in zip(outs["chunks"], outs["packed"]):
+            torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-5)
 
 
 def test_the_update_runs_with_the_thread_count_measured_cheaper():

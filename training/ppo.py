@@ -13,7 +13,9 @@ runs PPO (Schulman et al. 2017):
   role of each face-down opponent (privileged labels, training only);
 * ``epochs`` passes over minibatches of recurrent chunks of ``bptt``
   consecutive decisions of one seat, each chunk starting from the recurrent
-  state stored during the rollout ("stored state" truncated BPTT);
+  state stored during the rollout ("stored state" truncated BPTT), short
+  chunks packed several to a row of ``bptt`` steps (:func:`pack_chunks`), a
+  minibatch being ``minibatch_steps // bptt`` rows;
 * global grad-norm clipping, a linear or constant learning-rate schedule,
   early stop of the epochs when the approximate KL exceeds ``target_kl``;
   Adam fused into one kernel where torch has it on the CPU (:func:`make_optimizer`).
@@ -83,7 +85,7 @@ from .interrupts import DeferInterrupt, Terminated, catch_sigterm, restore_sigte
 from .rollout import GameStat, WorkerPool, batch_observations, reference_policy
 from .threads import ThreadChoice
 
-__all__ = ["train", "ppo_update", "make_chunks", "latest_checkpoint", "load_resumable", "read_metrics",
+__all__ = ["train", "ppo_update", "make_chunks", "pack_chunks", "latest_checkpoint", "load_resumable", "read_metrics",
            "init_weights", "TrainResult", "TrainingInterrupted"]
 
 _CKPT = re.compile(r"^ckpt_(\d+)\.pt$")
@@ -108,6 +110,54 @@ def make_chunks(segments: np.ndarray, bptt: int) -> np.ndarray:
             row[:k] = np.arange(start + c, start + c + k)
             rows.append(row)
     return np.stack(rows) if rows else np.zeros((0, bptt), np.int64)
+
+
+def pack_chunks(chunks: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Lay recurrent chunks into rows of ``bptt`` steps, several short ones to a row.
+
+    A segment's last chunk is usually short, so one chunk a row leaves a quarter or
+    more of the update's positions padding (two workers' batches: 28%); here each
+    full chunk takes a row and the short ones are packed best-fit decreasing (by
+    length; ties in a random order), a row starting its next chunk from that
+    chunk's stored state (``starts``, read by the networks' ``forward``).  The
+    rows come in a random order.
+
+    Args:
+        chunks: int ``(C, bptt)`` step indices, ``-1`` padding after a short chunk
+            (:func:`make_chunks`).
+        rng: orders the chunks and the rows.
+
+    Returns:
+        ``(rows, starts)``: int64 ``(R, bptt)`` step indices (``-1`` = padding, at the
+        end of a row) and bool ``(R, bptt)``, true where a chunk begins (always at 0).
+    """
+    bptt = chunks.shape[1]
+    lengths = (chunks >= 0).sum(1)
+    order = rng.permutation(len(chunks))
+    order = order[np.argsort(-lengths[order], kind="stable")]        # longest first, ties shuffled
+    rows: list[list[int]] = []
+    by_room: list[list[int]] = [[] for _ in range(bptt + 1)]          # rows by the steps they have left
+    for c in order:
+        k = int(lengths[c])
+        room = next((r for r in range(k, bptt + 1) if by_room[r]), None)
+        if room is None:
+            rows.append([])
+            i, room = len(rows) - 1, bptt
+        else:
+            i = by_room[room].pop()
+        rows[i].append(int(c))
+        by_room[room - k].append(i)
+    out = np.full((len(rows), bptt), -1, np.int64)
+    starts = np.zeros((len(rows), bptt), bool)
+    for i, members in enumerate(rows):
+        t = 0
+        for c in members:
+            k = int(lengths[c])
+            out[i, t:t + k] = chunks[c, :k]
+            starts[i, t] = True
+            t += k
+    perm = rng.permutation(len(rows))
+    return out[perm], starts[perm]
 
 
 def _merge(batches: list[dict]) -> dict:
@@ -204,16 +254,16 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
     score_hits = score_n = 0.0
     epochs_run = 0
     for epoch in range(config.epochs):
-        perm = rng.permutation(len(chunks))
+        rows, row_starts = pack_chunks(chunks, rng)
         kls = []
-        for s in range(0, len(perm), per_mb):
-            idx = torch.from_numpy(chunks[perm[s:s + per_mb]]).T          # (L, C)
+        for s in range(0, len(rows), per_mb):
+            idx = torch.from_numpy(rows[s:s + per_mb]).T                   # (L, R)
             valid = idx >= 0
             flat = idx.clamp(min=0)
-            obs = observations.rows(flat)                                  # (L, C) of D features
-            h0 = t["h"][flat[0]]
+            obs = observations.rows(flat)                                  # (L, R) of D features
             mask = t["mask"][flat]
-            logits, value, belief, _ = net(obs, h0, t["priv"][flat], mask=mask, prior=t["prior"][flat])
+            logits, value, belief, _ = net(obs, t["h"][flat], t["priv"][flat], mask=mask, prior=t["prior"][flat],
+                                           starts=torch.from_numpy(row_starts[s:s + per_mb]).T)
             logits = masked_logits(logits, mask)
             logp_all = torch.log_softmax(logits, dim=-1)
             act = t["action"][flat]
