@@ -206,8 +206,9 @@ class HumanAgent(BaseAgent):
         if talk:       # table talk: one entry that opens the list of messages
             options.append((None, f"say something at the table... ({len(talk)} messages, none binding)"))
         self.show_identity(view)
-        why = f" ({reason})" if reason and reason != d.prompt else ""
-        question = "You have priority: act, or pass" if d.prompt == "priority" else f"Your decision: {d.prompt}"
+        asked = d.question()           # the prompt as people read it (a numbered permanent's number)
+        why = f" ({reason})" if reason and reason != asked else ""
+        question = "You have priority: act, or pass" if asked == "priority" else f"Your decision: {asked}"
         while True:
             self._print(f"{question}{why}", style="bold")
             for k, (_, text) in enumerate(options, 1):

@@ -13,7 +13,7 @@ import re
 from html import escape
 from typing import Any
 
-__all__ = ["board_html", "identity_html", "option_details", "reveal_html", "card_texts"]
+__all__ = ["board_html", "identity_html", "option_details", "prompt_details", "reveal_html", "card_texts"]
 
 
 def card_texts(view: Any) -> dict[str, str]:
@@ -101,6 +101,15 @@ def option_details(view: Any) -> list[dict]:
         card = o.card if o.card in known else (view.me.identity if o.kind in ("unveil", "identity_ability") else None)
         out.append({"action": o.action, "text": words, "kind": o.kind, "card": card})
     return out
+
+
+def prompt_details(prompt: Any) -> dict:
+    """A person's pending :class:`~table.table.Prompt` for the page: ``{"number", "reason",
+    "question", "options"}``, the question in the words people read
+    (:meth:`~treachery_env.view.DecisionView.question`: a numbered permanent's number) and the
+    options as :func:`option_details`."""
+    return {"number": prompt.number, "reason": prompt.reason, "question": prompt.view.decision.question(),
+            "options": option_details(prompt.view)}
 
 
 def reveal_html(reveal: Any) -> str:

@@ -39,7 +39,7 @@ import traceback
 from importlib import resources
 from typing import Any
 
-from .html import board_html, card_texts, identity_html, option_details, reveal_html
+from .html import board_html, card_texts, identity_html, prompt_details, reveal_html
 from .options import renamed
 from .replay import Replay
 from .stops import Stops
@@ -175,11 +175,7 @@ class WebTable:
         view = t.view(seat)
         events = t.events(seat, since)
         p = t.prompt
-        prompt = None
-        if p is not None and p.seat == seat:
-            d = p.view.decision
-            prompt = {"number": p.number, "reason": p.reason, "question": d.prompt,
-                      "options": option_details(p.view)}
+        prompt = prompt_details(p) if p is not None and p.seat == seat else None
         over = t.over
         return {
             "type": "state", "table": self.id, "seat": seat,

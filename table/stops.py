@@ -132,18 +132,19 @@ class Stops:
             seen_combat: ``(turn, attacker seat)`` of the combats it was already asked about.
 
         Returns:
-            the reason (``"your precombat main phase"``, ``"P2's Shock targets you or yours"``...), or None:
+            the reason (``"your precombat main phase"``, ``"P2's Shock targets you or yours"``..., or the
+            decision's own words as a person reads them, :meth:`DecisionView.question`), or None:
             answer with the decision's pass (a priority window, a truce offer), or with its single
             option.
         """
         d = view.decision
         if self.every:
-            return d.prompt
+            return d.question()
         options = [o for o in d.options if o.kind != "concede"]
         if d.kind == "deal" and not self.truces:
             return None
         if d.kind != "priority":     # one choice (two copies of one card are one, text.choices): nothing to ask
-            return None if sum(o.kind != "concede" for o, _ in choices(view)) == 1 else d.prompt
+            return None if sum(o.kind != "concede" for o, _ in choices(view)) == 1 else d.question()
         kinds = {o.kind for o in options}
         meaningful = bool(kinds - MEANINGLESS_KINDS)
         responses = bool(kinds - MEANINGLESS_KINDS - STANDING_KINDS)

@@ -288,7 +288,7 @@ class Table:
             raise TableError(f"an answer is an option's action number (an int), got {action!r}")
         legal = {o.action for o in p.view.decision.options}
         if action not in legal:
-            raise TableError(f"{action} is not one of P{seat}'s options for {p.view.decision.prompt!r}; "
+            raise TableError(f"{action} is not one of P{seat}'s options for {p.view.decision.question()!r}; "
                              f"the options are {sorted(legal)}")
         self._decided(seat, p.view)
         self._prompt = None

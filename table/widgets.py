@@ -109,9 +109,9 @@ class TableWidget:
             events[0].number + 1 if events else 1, "".join(f"<li>{escape(e.text)}</li>" for e in events)))
         self.buttons = []
         if p is not None:
-            reason = f" <i>({escape(p.reason)})</i>" if p.reason != p.view.decision.prompt else ""
-            question = "You have priority: act, or pass" if p.view.decision.prompt == "priority" \
-                else p.view.decision.prompt
+            asked = p.view.decision.question()
+            reason = f" <i>({escape(p.reason)})</i>" if p.reason != asked else ""
+            question = "You have priority: act, or pass" if asked == "priority" else asked
             self.question.value = f"<b>{escape(question)}</b>{reason}"
             for o in option_details(p.view):
                 b = w.Button(description=o["text"], tooltip=o["text"], layout=w.Layout(width="auto"),

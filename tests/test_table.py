@@ -127,7 +127,7 @@ def test_a_decision_whose_options_are_one_choice_is_not_asked():
             if d.kind != "priority" and len(real) > 1:
                 one = sum(o.kind != "concede" for o, _ in choices(view)) == 1
                 assert (Stops().reason(view, [], frozenset(), frozenset()) is None) == one
-                assert Stops(every=True).reason(view, [], frozenset(), frozenset()) == d.prompt
+                assert Stops(every=True).reason(view, [], frozenset(), frozenset()) == d.question()
                 found += one
             g.step(rng.choice(g.legal_actions()))
         if found >= 3:

@@ -573,6 +573,56 @@ def test_numbered_name_is_the_one_rule_for_the_engines_objects_and_their_views()
     assert seen == ["Web Weaver", "Web Weaver #2", "Pyra, Storm Sage #2", "Pyra, Storm Sage"]
 
 
+def test_a_numbered_triggers_target_question_is_numbered_for_people_and_plain_for_bots():
+    """Flame Adept #2's trigger asked "choose a target (any) for Flame Adept" beside another Flame
+    Adept: people (the terminal, the board's "you decide" line, the web table's question, a stop's
+    reason) now read "... for Flame Adept #2" (``DecisionView.label``, :meth:`question`), while the
+    prompt the bots parse for the source's name is unchanged; both view builders agree."""
+    import io
+
+    from rich.console import Console
+
+    from agents.belief import BeliefAgent
+    from agents.heuristic import HeuristicAgent
+    from agents.human import HumanAgent
+    from identity_helpers import at_main, creature, deal5, give_priority
+    from table.html import board_html, prompt_details
+    from table.stops import Stops
+    from table.table import Prompt
+    from treachery_env import cards
+    from treachery_env.engine import DecisionKind
+    from treachery_env.view import PythonViewBuilder, ViewBuilder
+
+    plain, numbered = "choose a target (any) for Flame Adept", "choose a target (any) for Flame Adept #2"
+    g = at_main(deal5())
+    creature(g, 0, "Flame Adept")
+    g.put_onto_battlefield(0, cards.card("Flame Adept"))
+    give_priority(g, 0)
+    d = g.decision
+    assert d.kind == DecisionKind.TARGET and (d.prompt, d.label) == (plain, numbered)
+    view = seat_view(g, 0)
+    assert view == PythonViewBuilder(g).build(0) == ViewBuilder(g).build(0)
+    assert (view.decision.prompt, view.decision.label, view.decision.question()) == (plain, numbered, numbered)
+    assert HeuristicAgent()._source(view.decision.prompt) == "Flame Adept"          # what the bots read
+    assert BeliefAgent._card_of(view.decision.prompt).name == "Flame Adept"
+    assert f"you decide: {numbered}" in render_view(view)
+    reason = Stops(every=True).reason(view, [], frozenset(), frozenset())
+    assert reason == numbered and prompt_details(Prompt(0, 1, view, reason))["question"] == numbered
+    assert f"you decide: {numbered}" in re.sub(r"<[^>]+>", "", board_html(view))     # the web table's board
+    buf = io.StringIO()
+    person = HumanAgent(input_stream=io.StringIO("1\n"), console=Console(file=buf, width=200))
+    person.reset(0)
+    person.choose(view, reason)
+    out = buf.getvalue()
+    assert f"Your decision: {numbered}\n" in out and f"({numbered})" not in out     # the reason is not repeated
+    # a lone Flame Adept's trigger reads the same for everyone: no label
+    g = at_main(deal5())
+    g.put_onto_battlefield(0, cards.card("Flame Adept"))
+    give_priority(g, 0)
+    view = seat_view(g, 0)
+    assert (g.decision.label, view.decision.label, view.decision.question()) == (None, None, plain)
+
+
 def test_a_loyalty_activation_is_one_line_with_its_cost_loyalty_and_targets():
     """A loyalty ability's activation is one log line, "P0 activates Pyra, Storm Sage #2 (-2, loyalty
     now 2) targeting ..." (it was that line without the targets, then "P0 activates an ability of

@@ -189,6 +189,7 @@ cdef Py_ssize_t AT_USED_TURN = _attr(Attackable, "used_turn"), AT_CARD = _attr(A
 cdef Py_ssize_t DE_SEAT = _attr(Decision, "seat"), DE_KIND = _attr(Decision, "kind")
 cdef Py_ssize_t DE_OPTIONS = _attr(Decision, "options"), DE_PROMPT = _attr(Decision, "prompt")
 cdef Py_ssize_t DE_LABELS = _attr(Decision, "labels"), DE_CTX = _attr(Decision, "ctx")
+cdef Py_ssize_t DE_LABEL = _attr(Decision, "label")
 cdef Py_ssize_t TS_MESSAGES = _attr(TalkState, "messages"), TS_CLAIMS = _attr(TalkState, "claims")
 cdef Py_ssize_t TS_STANCES = _attr(TalkState, "stances"), TS_INTENTS = _attr(TalkState, "intents")
 cdef Py_ssize_t TS_REQUESTS = _attr(TalkState, "requests"), TS_DEALS = _attr(TalkState, "deals")
@@ -871,7 +872,7 @@ cdef object _decision_view(object game, object players, object d, object viewer)
             PyTuple_SET_ITEM(out, k, ov)
     cre = d.declared_creature(viewer)
     return record(<PyTypeObject*>DecisionView, (_NAMES[kind], get(d, DE_PROMPT), out,
-                                                 None if cre is None else cre.uid))
+                                                 None if cre is None else cre.uid, get(d, DE_LABEL)))
 
 
 cdef class _Seen:

@@ -834,7 +834,7 @@ def board_sections(view: "SeatView", viewer: "int | None", decision: bool = True
     if result is not None:
         lines.append(result)
     elif view.decision is not None and viewer is not None and decision:
-        prompt = view.decision.prompt
+        prompt = view.decision.question()
         lines.append("you decide: " + ("you have priority: act, or pass" if prompt == "priority" else prompt))
     return BoardSections(header, tuple(players), tuple(lines))
 

@@ -311,16 +311,25 @@ class DecisionView(NamedTuple):
         creature: uid of the viewer's own creature the decision is about (the
             attacker whose defending player, or the blocker whose attacker, is
             being chosen; CR 508.1, 509.1), else None.
+        label: the prompt as people read it where it names a numbered permanent
+            (``"choose a target (any) for Flame Adept #2"``), else None; for people only
+            (bots read ``prompt``).  :meth:`question` is what a person is shown.
     """
 
     kind: str
     prompt: str
     options: tuple
     creature: "int | None" = None
+    label: "str | None" = None
 
     def actions(self) -> list[int]:
         """The legal action indices."""
         return [o.action for o in self.options]
+
+    def question(self) -> str:
+        """What is being decided as a person reads it: :attr:`label` when set (a numbered
+        permanent named, ``"... for Flame Adept #2"``), else :attr:`prompt`."""
+        return self.label or self.prompt
 
 
 class TalkView(NamedTuple):
@@ -684,7 +693,8 @@ def _decision_view(game: "Game", d: Any, viewer: int) -> DecisionView:
                 ov = cache[key] = _option_view(game, d, k, action, payload)
             out.append(ov)
     cre = d.declared_creature(viewer)
-    return _new(DecisionView, (DecisionKind.NAMES[kind], d.prompt, tuple(out), None if cre is None else cre.uid))
+    return _new(DecisionView, (DecisionKind.NAMES[kind], d.prompt, tuple(out), None if cre is None else cre.uid,
+                               d.label))
 
 
 def _talk_view(game: "Game") -> TalkView:

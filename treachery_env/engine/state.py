@@ -439,14 +439,19 @@ class Decision:
         options: ``[(action_index, payload), ...]``; action indices are unique.
         handler: name of the ``Game._h_*`` method that applies the chosen payload.
         ctx: data the handler needs.
-        prompt: what is being decided, in words.
+        prompt: what is being decided, in words (bots read it: a target's prompt ends
+            with the source's name, ``"... for Flame Adept"``).
         labels: optional words for each option (same order as ``options``).
+        label: the prompt as people read it where it names a numbered permanent
+            (``"choose a target (any) for Flame Adept #2"``, :attr:`StackItem.label`), else
+            None (it reads as ``prompt``); for people only, never read by the rules, the
+            digest, observations or bots.
     """
 
-    __slots__ = ("seat", "kind", "options", "handler", "ctx", "prompt", "labels", "_index")
+    __slots__ = ("seat", "kind", "options", "handler", "ctx", "prompt", "labels", "label", "_index")
 
     def __init__(self, seat: int, kind: int, options: list, handler: str, ctx: Any = None,
-                 prompt: str = "", labels: list | None = None):
+                 prompt: str = "", labels: list | None = None, label: str | None = None):
         self.seat = seat
         self.kind = kind
         self.options = options
@@ -454,6 +459,7 @@ class Decision:
         self.ctx = ctx
         self.prompt = prompt
         self.labels = labels
+        self.label = label
         self._index: dict[int, int] | bool | None = None
 
     def declared_creature(self, viewer: int) -> Any:

@@ -159,8 +159,9 @@ class TargetsMixin:
             item.targets.append(None)
             item.target_specs.append(spec)
             return
+        what = f"choose a target ({spec['type']}) for "
         self.decision = Decision(seat, DecisionKind.TARGET, opts, "_h_target", (item, spec, upto),
-                                 f"choose a target ({spec['type']}) for {item.source}")
+                                 what + item.source, label=what + item.label if item.label else None)
 
     def _h_target(self, ctx: tuple, target: Any) -> None:
         item, spec, upto = ctx
