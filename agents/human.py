@@ -4,7 +4,7 @@
 int`` (and :meth:`HumanAgent.choose` for a view) by showing the seat's own
 identity card and its legal actions, numbered and in words, on a ``rich``
 console and reading the chosen number from an input stream; at a prompt ``b``
-shows the board and ``? NAME`` the full text of any card, token or identity
+shows the board (and lists the options again under it) and ``? NAME`` the full text of any card, token or identity
 (:func:`treachery_env.text.card_text`).  Like every bot it reads only its own
 seat's information set (``info["view"]`` and the action mask), never the game.
 When it is asked and the events around the decisions are the game loop's job
@@ -32,6 +32,8 @@ CONCEDE_WORDS = ("c", "concede")
 YES_WORDS = ("y", "yes")
 CONCEDE = 0
 """What :meth:`HumanAgent.ask` returns when the person concedes (and confirms)."""
+SAY_HEADING = "Say (everyone hears it; true or false, never binding):"
+"""The line above the table talk's list of messages."""
 
 
 class QuitGame(Exception):
@@ -182,8 +184,7 @@ class HumanAgent(BaseAgent):
         if not options:
             raise ValueError("the action mask allows no action")
         self._print("Your decision (choose):", style="bold")
-        for k, (_, text) in enumerate(options, 1):
-            self._print(f"  {k:>2}. {text}")
+        self._print_options([text for _, text in options])
         return options[self.ask(len(options)) - 1][0]
 
     def choose(self, view: Any, reason: str | None = None) -> int:
@@ -209,35 +210,39 @@ class HumanAgent(BaseAgent):
         asked = d.question()           # the prompt as people read it (a numbered permanent's number)
         why = f" ({reason})" if reason and reason != asked else ""
         question = "You have priority: act, or pass" if asked == "priority" else f"Your decision: {asked}"
+        words = [text for _, text in options]
+        say = [text for _, text in talk] + ["back"]
         while True:
             self._print(f"{question}{why}", style="bold")
-            for k, (_, text) in enumerate(options, 1):
-                self._print(f"  {k:>2}. {text}")
-            k = self.ask(len(options), view, concede=concede is not None)
+            self._print_options(words)
+            k = self.ask(len(options), view, concede=concede is not None, options=words)
             if k == CONCEDE:
                 return int(concede)
             if options[k - 1][0] is not None:
                 return int(options[k - 1][0])
-            self._print("Say (everyone hears it; true or false, never binding):", style="bold")
-            for j, (_, text) in enumerate(talk, 1):
-                self._print(f"  {j:>2}. {text}")
-            self._print(f"  {len(talk) + 1:>2}. back")
-            j = self.ask(len(talk) + 1, view, concede=concede is not None)
+            self._print(SAY_HEADING, style="bold")
+            self._print_options(say)
+            j = self.ask(len(talk) + 1, view, concede=concede is not None, options=say, heading=SAY_HEADING)
             if j == CONCEDE:
                 return int(concede)
             if j <= len(talk):
                 return int(talk[j - 1][0])
 
     # ---------------------------------------------------------------- pieces
-    def ask(self, n: int, view: Any = None, concede: bool = False) -> int:
+    def ask(self, n: int, view: Any = None, concede: bool = False, options: list[str] | None = None,
+            heading: str | None = None) -> int:
         """Read a number from 1 to ``n``, asking again after any other answer.
 
         Args:
             n: the number of options (>= 1).
-            view: the seat's view, for ``i`` (show the identity again).
+            view: the seat's view, for ``i`` (show the identity again) and ``b`` (the board).
             concede: whether the seat may concede now: then ``c`` / ``concede``,
                 confirmed with ``y``, returns :data:`CONCEDE` (0); any other
                 confirmation answer asks for a number again.
+            options: the options' words as they were listed, listed again under the board
+                after ``b`` (so that the numbers are on screen); None lists nothing.
+            heading: a line printed (bold) above that list, for a list that is not the
+                decision's own (the table talk's messages).
 
         Returns:
             the chosen number, 1 to ``n``, or :data:`CONCEDE`.
@@ -257,6 +262,10 @@ class HumanAgent(BaseAgent):
                 continue
             if view is not None and answer in BOARD_WORDS:
                 self.show_board(view)
+                if heading is not None:
+                    self._print(heading, style="bold")
+                if options is not None:
+                    self._print_options(options)
                 continue
             if answer in CONCEDE_WORDS:
                 if not concede:
@@ -346,6 +355,11 @@ class HumanAgent(BaseAgent):
             if line:
                 text += f"  [{line}]"
         return text
+
+    def _print_options(self, words: list[str]) -> None:
+        """Print ``words`` as the numbered list of options (``"   1. pass"``), numbered from 1."""
+        for k, text in enumerate(words, 1):
+            self._print(f"  {k:>2}. {text}")
 
     def _read_line(self, prompt: str) -> str:
         """Print ``prompt`` wrapped to the console's width (:func:`wrap_prompt`; rich's width:

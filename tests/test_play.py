@@ -394,6 +394,35 @@ def test_question_mark_reads_a_card_and_b_shows_the_board():
         find_name("the")
 
 
+def test_b_lists_the_options_again_under_the_board():
+    """``b`` at a prompt printed the board, ending "you decide: ...", and then only the "Choose 1-N"
+    line: the numbered options were scrolled away above the board.  They are listed again under it
+    as they were first printed, and in the table talk's list its heading and messages (with "back")."""
+    from rich.console import Console
+
+    from agents.human import SAY_HEADING
+
+    g = Game(GameConfig(num_players=4, commander=False), seed=0)
+    while not any(o.kind == "talk" for o in g.view(g.current_player).decision.options):
+        g.step(g.decision.options[0][0])
+    seat = g.current_player
+    buf = io.StringIO()
+    person = HumanAgent(input_stream=io.StringIO("b\n3\nb\n30\n1\n"), console=Console(file=buf, width=300))
+    person.reset(seat)
+    assert person.choose(g.view(seat)) == g.layout.PASS
+    out = buf.getvalue()
+    first, board, talk, board2, again, rest = re.split(r"^Choose 1-\d+ \(.*\) > ", out, flags=re.M)
+    assert rest == ""
+    listing = "\n".join(line for line in first.splitlines() if re.match(r"  +\d+\. ", line))
+    assert listing.splitlines() == ["   1. pass priority", "   2. play a land (Wastes)",
+                                    "   3. say something at the table... (29 messages, none binding)"]
+    assert "you decide: you have priority: act, or pass" in board and board.endswith(listing + "\n")
+    said = talk.split(SAY_HEADING + "\n", 1)[1]
+    assert len(said.splitlines()) == 30 and said.splitlines()[-1] == "  30. back"
+    assert board2.endswith(SAY_HEADING + "\n" + said) and "you decide:" in board2
+    assert again.endswith(listing + "\n")          # "back": the decision's list once more
+
+
 def test_a_turns_first_decision_says_its_title_once(tmp_path, monkeypatch, capsys):
     """The board printed at a turn's first decision leaves out its "you decide: ..." line, the
     decision being asked right below it (its title was printed twice); ``b`` at a prompt still
