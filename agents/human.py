@@ -23,7 +23,7 @@ from typing import IO, Any
 from . import register
 from .base import BaseAgent, legal_actions
 
-__all__ = ["HumanAgent", "QuitGame", "card_line", "wrap_prompt", "CONCEDE"]
+__all__ = ["HumanAgent", "QuitGame", "card_line", "wrap_prompt", "wrap_text", "CONCEDE"]
 
 QUIT_WORDS = ("q", "quit", "exit")
 BOARD_WORDS = ("b", "board")
@@ -55,10 +55,10 @@ def card_line(name: str) -> str:
 
 
 def _units(text: str, width: int) -> list[str]:
-    """The pieces :func:`wrap_prompt` never breaks: the words of ``text`` (a word of
+    """The pieces :func:`wrap_text` never breaks: the words of ``text`` (a word of
     closing punctuation alone, such as ``>``, stuck to the one before), except that a parenthesised
     group is one piece when it fits in ``width``, else one piece per item (up to and with
-    its comma)."""
+    its comma) that fits, an item that does not fit being its words."""
     words: list[str] = []
     for w in text.split(" "):
         if w and words and not w.strip(">)]}.,;:"):
@@ -83,34 +83,50 @@ def _units(text: str, width: int) -> list[str]:
             pieces.append(" ".join(group))
         else:
             item: list[str] = []
-            for w in group:
+            for i, w in enumerate(group, 1):
                 item.append(w)
-                if w.endswith(","):
-                    pieces.append(" ".join(item))
+                if w.endswith(",") or i == len(group):
+                    joined = " ".join(item)
+                    pieces.extend([joined] if len(joined) <= width else item)
                     item = []
-            if item:
-                pieces.append(" ".join(item))
         k = j + 1
     return pieces
 
 
+def wrap_text(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` characters (at least 20), each of its lines broken
+    at spaces and never inside a parenthesised item: a ``(...)`` group goes whole onto one line
+    when it fits in one, else it breaks only after one of its commas (an item too long for a line
+    breaks at its words).  A line's continuation lines are indented as its words start: its
+    leading spaces, and the number of a numbered option (``"  12. "``).  Trailing spaces stay
+    (a prompt's, where the answer is typed); a line that fits is left as it is.  A word longer
+    than the line has a line of its own.
+    The one way the terminal wraps what it prints (:meth:`HumanAgent.print_text`)."""
+    width = max(int(width), 20)
+    out: list[str] = []
+    for line in text.split("\n"):
+        if len(line) <= width:          # as it is (a run of spaces in it too)
+            out.append(line)
+            continue
+        body = line.lstrip(" ").rstrip()
+        lead = line[:len(line) - len(line.lstrip(" "))]
+        number = re.match(r"\d+\. ", body)
+        hang = (lead + " " * (number.end() if number else 0))[:width // 2]
+        lines = [lead]
+        for piece in _units(body, width - len(hang)):
+            if lines[-1].strip() and len(lines[-1]) + 1 + len(piece) > width:
+                lines.append(hang)
+            lines[-1] += (" " if lines[-1].strip() else "") + piece
+        lines[-1] += line[len(line.rstrip()):]
+        out += lines
+    return out
+
+
 def wrap_prompt(text: str, width: int) -> list[str]:
     """``text`` (a prompt, e.g. ``"Choose 1-4 (i: your identity, ..., q: quit) > "``) in lines
-    of at most ``width`` characters, broken at spaces, and never inside a parenthesised hint's
-    item: a ``(...)`` group goes whole onto one line when it fits in one, else it breaks only
-    after one of its commas.  The last line keeps ``text``'s trailing space (where the answer
-    is typed).  A piece longer than ``width`` has a line of its own."""
-    width = max(int(width), 20)
-    lines: list[str] = []
-    for piece in _units(text.rstrip(), width):
-        if lines and len(lines[-1]) + 1 + len(piece) <= width:
-            lines[-1] += " " + piece
-        else:
-            lines.append(piece)
-    if not lines:
-        return [text]
-    lines[-1] += text[len(text.rstrip()):]
-    return lines
+    of at most ``width`` characters (:func:`wrap_text`): never inside a parenthesised hint's
+    item, the last line keeping ``text``'s trailing space (where the answer is typed)."""
+    return wrap_text(text, width)
 
 
 def _panel(text: str) -> Any:
@@ -183,7 +199,7 @@ class HumanAgent(BaseAgent):
         options = [(int(a), f"action {int(a)}") for a in legal_actions(observation)]
         if not options:
             raise ValueError("the action mask allows no action")
-        self._print("Your decision (choose):", style="bold")
+        self.print_text("Your decision (choose):", style="bold")
         self._print_options([text for _, text in options])
         return options[self.ask(len(options)) - 1][0]
 
@@ -213,14 +229,14 @@ class HumanAgent(BaseAgent):
         words = [text for _, text in options]
         say = [text for _, text in talk] + ["back"]
         while True:
-            self._print(f"{question}{why}", style="bold")
+            self.print_text(f"{question}{why}", style="bold")
             self._print_options(words)
             k = self.ask(len(options), view, concede=concede is not None, options=words)
             if k == CONCEDE:
                 return int(concede)
             if options[k - 1][0] is not None:
                 return int(options[k - 1][0])
-            self._print(SAY_HEADING, style="bold")
+            self.print_text(SAY_HEADING, style="bold")
             self._print_options(say)
             j = self.ask(len(talk) + 1, view, concede=concede is not None, options=say, heading=SAY_HEADING)
             if j == CONCEDE:
@@ -263,35 +279,35 @@ class HumanAgent(BaseAgent):
             if view is not None and answer in BOARD_WORDS:
                 self.show_board(view)
                 if heading is not None:
-                    self._print(heading, style="bold")
+                    self.print_text(heading, style="bold")
                 if options is not None:
                     self._print_options(options)
                 continue
             if answer in CONCEDE_WORDS:
                 if not concede:
-                    self._print("Conceding is not available at this table: type the number of an option "
+                    self.print_text("Conceding is not available at this table: type the number of an option "
                                 "(q leaves the program).", style="yellow")
                     continue
                 sure = self._read_line("Concede the game? You lose and leave it; your team can still win. "
                                        "(y/N) > ").strip().lower()
                 if sure in YES_WORDS:
                     return CONCEDE
-                self._print("Not conceding.", style="dim")
+                self.print_text("Not conceding.", style="dim")
                 continue
             if answer in INFO_WORDS and view is not None:
                 self._shown = None
                 self.show_identity(view)
                 continue
             if not answer:
-                self._print(f"Please type the number of an option, from 1 to {n}.", style="yellow")
+                self.print_text(f"Please type the number of an option, from 1 to {n}.", style="yellow")
                 continue
             try:
                 k = int(answer)
             except ValueError:
-                self._print(f"{line.strip()!r} is not a number: type one from 1 to {n}.", style="yellow")
+                self.print_text(f"{line.strip()!r} is not a number: type one from 1 to {n}.", style="yellow")
                 continue
             if not 1 <= k <= n:
-                self._print(f"{k} is not an option: type a number from 1 to {n}.", style="yellow")
+                self.print_text(f"{k} is not an option: type a number from 1 to {n}.", style="yellow")
                 continue
             return k
 
@@ -300,8 +316,8 @@ class HumanAgent(BaseAgent):
         the view alone), with a legend the first time; ``decision=False`` leaves out the pending
         decision's line (for a board printed right before that decision is asked)."""
         from treachery_env.text import render_view
-        self._print("")
-        self._print(render_view(view, legend=not self._legend_shown, decision=decision))
+        self.print_text("")
+        self.print_text(render_view(view, legend=not self._legend_shown, decision=decision))
         self._legend_shown = True
 
     def read_card(self, query: str, view: Any) -> None:
@@ -311,13 +327,13 @@ class HumanAgent(BaseAgent):
         from treachery_env.text import card_text, find_name, view_names
         if not query:
             names = view_names(view)
-            self._print("Type ? and a name: " + (", ".join(names) if names else "(no cards on the board)"),
+            self.print_text("Type ? and a name: " + (", ".join(names) if names else "(no cards on the board)"),
                         style="dim")
             return
         try:
             name = find_name(query)
         except ValueError as err:
-            self._print(str(err), style="yellow")
+            self.print_text(str(err), style="yellow")
             return
         self.console.print(_panel(card_text(name)))
 
@@ -331,7 +347,7 @@ class HumanAgent(BaseAgent):
         state = "face up" if me.face_up else "face down"
         role = me.role.name.title() if me.role is not None else "?"
         if key == self._shown:
-            self._print(f"You are P{view.seat}: {me.identity} ({role}), {state}.", style="dim")
+            self.print_text(f"You are P{view.seat}: {me.identity} ({role}), {state}.", style="dim")
             return
         self._shown = key
         from rich.panel import Panel
@@ -359,14 +375,14 @@ class HumanAgent(BaseAgent):
     def _print_options(self, words: list[str]) -> None:
         """Print ``words`` as the numbered list of options (``"   1. pass"``), numbered from 1."""
         for k, text in enumerate(words, 1):
-            self._print(f"  {k:>2}. {text}")
+            self.print_text(f"  {k:>2}. {text}")
 
     def _read_line(self, prompt: str) -> str:
         """Print ``prompt`` wrapped to the console's width (:func:`wrap_prompt`; rich's width:
         the terminal's, or ``COLUMNS``) and read a line after it."""
         *first, prompt = wrap_prompt(prompt, self.console.width - 1)
         for line in first:
-            self._print(line)
+            self.print_text(line)
         if self.input_stream is None:
             return self.console.input(prompt)           # input(): EOFError at the end
         line = self.console.input(prompt, stream=self.input_stream)
@@ -374,9 +390,12 @@ class HumanAgent(BaseAgent):
             raise EOFError("input ended")
         return line
 
-    def _print(self, text: str, style: str | None = None) -> None:
+    def print_text(self, text: str, style: str | None = None) -> None:
+        """Print ``text`` (in the rich ``style``, if any) wrapped to the console's width (rich's:
+        the terminal's, or ``COLUMNS``) by :func:`wrap_text`: what the terminal prints is all
+        wrapped one way."""
         from rich.text import Text
-        self.console.print(Text(text, style=style or ""), soft_wrap=True)
+        self.console.print(Text("\n".join(wrap_text(text, self.console.width)), style=style or ""), soft_wrap=True)
 
 
 register("human", HumanAgent)

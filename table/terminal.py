@@ -7,7 +7,8 @@ automatic passes (:class:`~table.stops.Stops`, ``--stops``), and the person is a
 only their own seat's information: the events their seat may see, in words; the board as
 their seat sees it (:func:`treachery_env.text.render_view`) at the first decision of each
 turn and on ``b``; the text of every card, token and identity when it first appears in an
-event (``? NAME`` reads any of them again); their identity and legal actions in words.
+event (``? NAME`` reads any of them again); their identity and legal actions in words.  Every
+line is wrapped at the console's width (:func:`agents.human.wrap_text`).
 Nothing else of the game is read before the end screen, which reveals every identity and the
 winners (:meth:`Table.reveal`).  The game is saved as a replay (``Game.to_json()``, loadable
 with ``Game.from_json``) at the end, and also when the person leaves early (``q``, Ctrl-C or
@@ -240,8 +241,9 @@ class TerminalGame:
         self._line(verdict, style="bold")
 
     def _line(self, text: str, style: str | None = None) -> None:
-        from rich.text import Text
-        self.console.print(Text(text, style=style or ""), soft_wrap=True)
+        """Print ``text`` wrapped to the console's width, as the person's prompts and options are
+        (:meth:`HumanAgent.print_text`)."""
+        self.human.print_text(text, style)
 
 
 def _fresh_path(stem: str, suffix: str) -> str:

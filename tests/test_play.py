@@ -468,6 +468,40 @@ def test_the_prompt_wraps_at_the_terminal_width_between_its_hints(tmp_path, monk
     assert wrap_prompt(prompt, 200) == [prompt]
 
 
+def test_everything_the_terminal_prints_is_wrapped_at_its_width(tmp_path, monkeypatch, capsys):
+    """Only the prompts were wrapped at the console's width: the intro line, the card texts, the
+    board and the long option lines ran past it.  At 40 columns no printed line is longer but for a
+    single word longer than the line; an option's continuation lines are indented under its words,
+    a card text's under its indented first line."""
+    from agents.human import wrap_text
+    from treachery_env.text import card_text
+
+    typist = Typist(["b", "? shock", "1"], limit=40)
+    monkeypatch.setattr(sys, "stdin", typist)
+    monkeypatch.setenv("COLUMNS", "40")
+    status = cli.main(["play", *SMALL, "--seed", "3", "--replay", str(tmp_path / "r.json")])
+    out = capsys.readouterr().out
+    assert status == 0 and "legend:" in out and "Shock deals 2 damage" in out
+    lines = [part for line in out.splitlines() for part in line.split(" > ")]   # answers echo no newline
+    long = [line for line in lines if len(line) > 40 and " " in line.strip()]
+    assert not long and len(lines) > 100, long
+    assert "Type the number of an option and Enter;" in lines        # the intro line, wrapped
+    dealt = re.search(r"^P\d+ is dealt (.+)$", out, flags=re.M).group(1)   # its text follows, wrapped
+    text = wrap_text("    " + card_text(dealt).replace("\n", "\n    "), 40)
+    at = lines.index(text[0])
+    assert lines[at:at + len(text)] == text and len(text) > len(card_text(dealt).splitlines())
+
+    option = "  12. take a mulligan: shuffle your hand away and draw 7 new cards (free, CR 103.5c)"
+    assert wrap_text(option, 40) == ["  12. take a mulligan: shuffle your hand",
+                                     "      away and draw 7 new cards",
+                                     "      (free, CR 103.5c)"]
+    card = "    Unveil — {X} (pay this any time you have priority to turn it face up; CR 702.187c)"
+    wrapped = wrap_text(card, 40)
+    assert all(len(line) <= 40 and line.startswith("    ") for line in wrapped)
+    assert " ".join(wrapped).split() == card.split()
+    assert wrap_text("a\n  b  c", 40) == ["a", "  b  c"] and wrap_text("", 40) == [""]
+
+
 def test_an_empty_replay_path_is_refused(tmp_path, monkeypatch, capsys):
     """``--replay ""`` is refused in one line, as an empty ``--out`` is elsewhere (it used to be
     taken as "no --replay" and write runs/play-....json in the current folder)."""
