@@ -967,3 +967,11 @@ def test_games_rounded_up_to_whole_deals_are_said_before_they_are_played(capsys)
     ev.evaluate(["random", "random"], games=5, seed=2, config=SMALL, progress=False, record_beliefs=False,
                 observer=False)
     assert "rounded up" not in capsys.readouterr().err
+
+
+def test_one_deal_is_said_in_the_singular_in_the_rounding_notice(capsys):
+    """``--games 1`` of two bots said "2 games: 1 deals (...)": one deal is "1 deal" now."""
+    res = ev.evaluate(["random", "random"], games=1, seed=2, config=SMALL, progress=True, record_beliefs=False,
+                      observer=False)
+    assert res["meta"]["deals"] == 1 and res["meta"]["games_per_deal"] == 2
+    assert "2 games: 1 deal (--games 1 rounded up to whole deals of 2 games)" in capsys.readouterr().err

@@ -1505,9 +1505,12 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
     tasks = schedule(deal_range)
     deals = len(deal_range)
     if progress and shard is None and len(tasks) != games:       # said before the bar, not only in the summary
-        print(f"{len(tasks):,} games: {deals:,} deals (--games {games:,} rounded up to whole deals of {per} games"
+        played = len(tasks) // max(deals, 1)
+        print(f"{len(tasks):,} games: {deals:,} deal{'' if deals == 1 else 's'} (--games {games:,} rounded up to "
+              f"whole deals of {per} game{'' if per == 1 else 's'}"
               + (f"; only the seats dealt {', '.join(Role(r).name.lower() for r in sorted(role_values))} are "
-                 f"played, {len(tasks) // max(deals, 1)} games a deal" if role_values else "") + ")", file=sys.stderr)
+                 f"played, {played} game{'' if played == 1 else 's'} a deal" if role_values else "") + ")",
+              file=sys.stderr)
     if out_dir is not None and (Path(out_dir) / "results.json").exists():     # warned once the arguments hold
         warnings.warn(f"--out {str(out_dir)!r} already holds a results.json; this tournament replaces it")
     t0 = time.perf_counter()
