@@ -242,6 +242,21 @@ def test_config_reads_bot_names_in_any_case_and_stores_one_spelling(tmp_path):
         TrainConfig(opponents={"heuristic": 1.0, "Heuristic": 2.0})
 
 
+def test_config_reads_the_prior_in_any_case_and_stores_one_spelling(tmp_path):
+    """``prior = "Heuristic"`` was refused (exact case) where ``expert`` is read in any case: it is
+    read as the registry spells it, in the constructor, a file and an override, and the stored
+    config records the lower-case name; a bot that is not a prior is still refused."""
+    c = TrainConfig(arch="entity", prior="Heuristic")
+    assert c.prior == "heuristic" and json.loads(json.dumps(c.to_dict()))["prior"] == "heuristic"
+    f = tmp_path / "c.toml"
+    f.write_text('arch = "entity"\nprior = "HEURISTIC"\n')
+    assert load_config(f).prior == "heuristic"
+    assert load_config(None, ["arch=entity", "prior=HeUrIsTiC"]).prior == "heuristic"
+    assert TrainConfig(arch="entity").prior == ""
+    with pytest.raises(ValueError, match=r'^train config: prior = "belief" is invalid'):
+        TrainConfig(arch="entity", prior="Belief")                # read in any case, still not a prior
+
+
 # --------------------------------------------------------------------------- rollouts
 def test_rollout_batch_is_consistent_and_labels_never_enter_the_inputs(tmp_path):
     cfg = tiny(tmp_path, opponents={"self": 1, "heuristic": 1, "random": 1})

@@ -231,7 +231,8 @@ class TrainConfig:
         prior: "" (none) or a bot of :data:`agents.networks.PRIOR_BOTS`
             ("heuristic") whose proposed action the network reads at every
             decision, in training and at play time ("entity" only; residual
-            policy learning, see :mod:`agents.networks`).
+            policy learning, see :mod:`agents.networks`); read in any case and
+            stored as registered (:func:`agents.canonical_spec`), as ``expert``.
         interaction: transformer blocks over the entity table before the
             actions are scored, so an action's key sees the other entities
             and the decision context (:class:`agents.networks.EntityInteraction`;
@@ -326,8 +327,8 @@ class TrainConfig:
     game: dict = field(default_factory=lambda: {"num_players": 5})
 
     def __post_init__(self) -> None:
-        """Read bot names in any case (``expert``, the ``opponents`` keys: stored as registered,
-        so ``config.json`` records one spelling), then :meth:`validate`.
+        """Read bot names in any case (``expert``, ``prior``, the ``opponents`` keys: stored as
+        registered, so ``config.json`` records one spelling), then :meth:`validate`.
 
         Raises:
             ValueError: for two ``opponents`` keys naming one kind in different cases, or
@@ -335,6 +336,8 @@ class TrainConfig:
         """
         if isinstance(self.expert, str):
             self.expert = agents.canonical_spec(self.expert)
+        if isinstance(self.prior, str):
+            self.prior = agents.canonical_spec(self.prior)
         if isinstance(self.opponents, dict):
             self.opponents = _opponents_table(self.opponents)
         self.validate()
