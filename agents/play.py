@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Generator, Sequence
 
 from treachery_env import GameConfig
 from treachery_env.env import raw_env
@@ -12,7 +12,7 @@ from treachery_env.rules import Role
 
 from .base import Agent
 
-__all__ = ["BotError", "GameResult", "play_game", "bot_action", "apply_action", "first_line"]
+__all__ = ["BotError", "GameResult", "play_game", "game_steps", "run_games", "bot_action", "apply_action", "first_line"]
 
 
 class BotError(ValueError):
@@ -79,6 +79,18 @@ def play_game(agents: Sequence[Agent], config: GameConfig | None = None, seed: i
         ValueError: if the number of bots differs from the number of seats.
         BotError: (a ValueError) if a bot's ``act`` raises or its action is refused.
     """
+    return run_games([game_steps(agents, config, seed, record_beliefs, on_decision)], batch=False)[0]
+
+
+def game_steps(agents: Sequence[Agent], config: GameConfig | None = None, seed: int = 0,
+               record_beliefs: bool = False,
+               on_decision: Callable[[object, int, Agent, float], None] | None = None) -> Generator:
+    """:func:`play_game` as a generator for :func:`run_games`: it yields the
+    :class:`~agents.policy.ForwardRequest` of each decision of a bot that makes
+    them (a trained policy's ``forward_request``), is sent that request's outputs with the
+    seconds of forward pass they cost, and returns the :class:`GameResult`
+    (``StopIteration.value``).  Other bots act within it.  Arguments and errors
+    as :func:`play_game` (raised from the generator)."""
     config = config or GameConfig(num_players=len(agents))
     if len(agents) != config.num_players:
         raise ValueError(f"{len(agents)} agents for {config.num_players} seats")
@@ -101,9 +113,22 @@ def play_game(agents: Sequence[Agent], config: GameConfig | None = None, seed: i
             continue
         bot = agents[seat]
         t0 = perf()
-        action = bot_action(bot, seat, obs, info, env.game.turn)
+        if hasattr(bot, "forward_request"):
+            req = _bot_call(bot, seat, env.game.turn, bot.forward_request, obs, info)
+            t1 = perf()
+            try:
+                outputs, forward_s = yield req
+            except Exception as err:   # noqa: BLE001 - the forward pass failed (run_games throws it here)
+                raise _bot_error(f"the bot in seat {seat} ({type(bot).__name__}) raised {type(err).__name__} "
+                                 f"on turn {env.game.turn}: {first_line(err)}", seat) from err
+            t2 = perf()
+            action = _bot_call(bot, seat, env.game.turn, req.finish, *outputs)
+            seconds = (t1 - t0) + forward_s + (perf() - t2)
+        else:
+            action = bot_action(bot, seat, obs, info, env.game.turn)
+            seconds = perf() - t0
         if on_decision is not None:
-            on_decision(env.game, seat, bot, perf() - t0)
+            on_decision(env.game, seat, bot, seconds)
         apply_action(env, bot, seat, action)
         decisions += 1
         if record_beliefs and hasattr(bot, "beliefs"):
@@ -120,14 +145,64 @@ def play_game(agents: Sequence[Agent], config: GameConfig | None = None, seed: i
     return result
 
 
+def run_games(games: Sequence[Generator], batch: bool = True) -> list:
+    """Play games together (:func:`game_steps` generators, or generators that wrap them):
+    each round advances every unfinished game to its next forward pass and runs those
+    passes, with ``batch``, one per network for all the games (a trained policy's
+    decisions cost mostly the network's fixed per-call cost, so a lockstep evaluation
+    of many games plays them several times faster), or one at a time without.  A row's
+    outputs in a batch equal its pass alone up to float rounding
+    (:func:`agents.policy.forward_requests`), so an arg-max at a near tie may differ
+    from a game played alone; each request is charged its share of the pass's seconds.
+
+    Returns:
+        each game's return value, in order.
+
+    Raises:
+        whatever a game raises (the first, in order; the other games are left unfinished).
+    """
+    perf = time.perf_counter
+    results: list = [None] * len(games)
+    pending: dict[int, Any] = {}
+    for i, g in enumerate(games):
+        try:
+            pending[i] = next(g)
+        except StopIteration as stop:
+            results[i] = stop.value
+    if pending:
+        from .policy import forward_requests    # torch, only for games with a trained policy
+    while pending:
+        order = list(pending)
+        groups = [order] if batch else [[i] for i in order]
+        for rows in groups:
+            t0 = perf()
+            try:
+                outs = forward_requests([pending[i] for i in rows])
+            except Exception as err:   # noqa: BLE001 - the first game of the pass raises it as its bot's error
+                games[rows[0]].throw(err)
+                raise
+            share = (perf() - t0) / len(rows)
+            for i, out in zip(rows, outs):
+                try:
+                    pending[i] = games[i].send((out, share))
+                except StopIteration as stop:
+                    results[i] = stop.value
+                    del pending[i]
+    return results
+
+
 def bot_action(bot: Agent, seat: int, observation: dict, info: dict, turn: int) -> int:
     """``bot.act(observation, info)``.
 
     Raises:
         BotError: naming the seat, the bot's class and the turn, if ``act`` raises.
     """
+    return _bot_call(bot, seat, turn, bot.act, observation, info)
+
+
+def _bot_call(bot: Agent, seat: int, turn: int, fn: Callable, *args: Any) -> Any:
     try:
-        return bot.act(observation, info)
+        return fn(*args)
     except Exception as err:   # noqa: BLE001 - whatever a bot raises, say which bot
         raise _bot_error(f"the bot in seat {seat} ({type(bot).__name__}) raised {type(err).__name__} on turn "
                          f"{turn}: {first_line(err)}", seat) from err

@@ -30,7 +30,7 @@ import os
 import warnings
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 import torch
@@ -44,7 +44,7 @@ from .files import atomic_write_bytes, check_input_file
 from .lookahead import search_candidates
 from .networks import MASKED, NUM_ROLES, PolicyNet, build_network
 
-__all__ = ["PolicyNet", "PolicyAgent", "masked_logits", "save_checkpoint", "load_checkpoint", "load_policy",
+__all__ = ["PolicyNet", "PolicyAgent", "ForwardRequest", "forward_requests", "masked_logits", "save_checkpoint", "load_checkpoint", "load_policy",
            "config_differences", "GameConfigMismatchWarning", "CHECKPOINT_FORMAT", "NUM_ROLES"]
 
 CHECKPOINT_FORMAT = "treachery-policy/1"
@@ -239,6 +239,57 @@ def _warn_config(path: str, differ: dict[str, tuple]) -> None:
                   f"but on a game it never saw", GameConfigMismatchWarning, stacklevel=3)
 
 
+# --------------------------------------------------------------------------- forward passes
+class ForwardRequest(NamedTuple):
+    """One decision's forward pass of a trained policy, asked for by
+    :meth:`PolicyAgent.forward_request` and run by :func:`forward_requests`.
+
+    Attributes:
+        net: the network (shared by the bots of one checkpoint, :func:`load_policy`).
+        x: float32 ``(1, D)`` observation; h: float32 ``(1, H)`` recurrent state before it;
+        mask: int8 ``(1, A)`` action mask; prior: int64 ``(1,)`` proposal, or None.
+        finish: ``finish(logits (A,), belief (n-1, 4), h (1, H)) -> action``: the bot's
+            decision from its row of the outputs (it keeps ``h`` and the beliefs).
+    """
+
+    net: nn.Module
+    x: torch.Tensor
+    h: torch.Tensor
+    mask: torch.Tensor
+    prior: torch.Tensor | None
+    finish: Callable[[torch.Tensor, torch.Tensor, torch.Tensor], int]
+
+
+@torch.inference_mode()
+def forward_requests(requests: Sequence[ForwardRequest]) -> list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
+    """Run the forward passes of ``requests``, one pass per network (rows stacked in order).
+
+    Each row's outputs equal its own pass alone up to float rounding (a batch's matrix
+    products may sum in another order: logits within ~1e-5 measured on the flagship);
+    a single request is exactly :meth:`PolicyAgent.act`'s pass.
+
+    Returns:
+        for each request, in order, ``(logits (A,), belief (n-1, 4), h (1, H))``.
+    """
+    out: list = [None] * len(requests)
+    groups: dict[int, list[int]] = {}
+    for i, r in enumerate(requests):
+        groups.setdefault(id(r.net), []).append(i)
+    for rows in groups.values():
+        net = requests[rows[0]].net
+        reqs = [requests[i] for i in rows]
+        cat = (lambda k: torch.cat([getattr(r, k) for r in reqs])) if len(reqs) > 1 else \
+            (lambda k: getattr(reqs[0], k))
+        priors = [r.prior for r in reqs]
+        prior = None if priors[0] is None else cat("prior")
+        if any((p is None) != (prior is None) for p in priors):
+            raise ValueError("requests of one network with and without a proposal")
+        logits, _, belief, h = net(cat("x"), cat("h"), mask=cat("mask"), prior=prior)
+        for k, i in enumerate(rows):
+            out[i] = (logits[k], belief[k], h[k:k + 1])
+    return out
+
+
 # --------------------------------------------------------------------------- the bot
 class PolicyAgent(BaseAgent):
     """A trained policy as a bot: ``agents.make("policy:PATH")``.
@@ -349,12 +400,22 @@ class PolicyAgent(BaseAgent):
         if self.prior_bot is not None:
             self.prior_bot.reset(seat)
 
-    @torch.inference_mode()
     def act(self, observation: dict, info: dict) -> int:
         """Sample (or arg-max) a legal action; updates the recurrent state.
 
         The first call without an earlier :meth:`check_config` compares the
-        game rules ``info["view"]`` shows with the checkpoint's (and may warn)."""
+        game rules ``info["view"]`` shows with the checkpoint's (and may warn).
+        The same as :meth:`forward_request` and its forward pass alone (:func:`forward_requests`)."""
+        req = self.forward_request(observation, info)
+        return req.finish(*forward_requests([req])[0])
+
+    @torch.inference_mode()
+    def forward_request(self, observation: dict, info: dict) -> "ForwardRequest":
+        """What :meth:`act` computes before the network's forward pass, as a
+        :class:`ForwardRequest`: :func:`forward_requests` runs the forward passes of
+        many seats' requests together (a lockstep evaluation, :func:`agents.play.run_games`),
+        and the request's ``finish`` (gate, arg-max or draw) gives the action and
+        updates this bot's state.  Raises as :meth:`act`."""
         if not self._config_checked and isinstance(info, dict) and info.get("view") is not None:
             v = info["view"]
             self.check_config({"talk": v.talk.mode, "talk_limit": v.talk.limit,
@@ -374,15 +435,23 @@ class PolicyAgent(BaseAgent):
             self.last_proposal = int(self.prior_bot.act(observation, info))
             prior = torch.tensor([self.last_proposal])
         x = torch.from_numpy(obs)[None]
-        logits, _, belief, self.h = self.net(x, self.h, mask=mask, prior=prior)
-        self._belief = belief[0]
+        return ForwardRequest(self.net, x, self.h, mask, prior,
+                              lambda logits, belief, h: self._finish(x, legal, info, logits, belief, h))
+
+    @torch.inference_mode()
+    def _finish(self, x: torch.Tensor, legal: np.ndarray, info: dict, logits: torch.Tensor,
+                belief: torch.Tensor, h: torch.Tensor) -> int:
+        """The action from this decision's forward pass (``logits`` ``(A,)``, ``belief``
+        ``(n-1, 4)``, ``h`` ``(1, H)``): the gate's departure, or the arg-max or a draw."""
+        self.h = h
+        self._belief = belief
         self.last_searched = self.last_gated = False
         if self.has_gate:
             gated = self._gate(x, info["view"], self.last_proposal)
             if gated is not None:
                 self.last_gated = True
                 return gated
-        lg = logits[0].numpy()[legal].astype(np.float64)
+        lg = logits.numpy()[legal].astype(np.float64)
         if self.greedy:
             return int(legal[int(np.argmax(lg))])
         p = np.exp(lg - lg.max())

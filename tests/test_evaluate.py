@@ -975,3 +975,101 @@ def test_one_deal_is_said_in_the_singular_in_the_rounding_notice(capsys):
                       observer=False)
     assert res["meta"]["deals"] == 1 and res["meta"]["games_per_deal"] == 2
     assert "2 games: 1 deal (--games 1 rounded up to whole deals of 2 games)" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- lockstep
+def _batches(monkeypatch) -> list:
+    """Record the size of every forward pass a lockstep evaluation runs (this process)."""
+    import agents.policy as pol
+    sizes: list = []
+    orig = pol.forward_requests
+
+    def counting(requests):
+        sizes.append(len(requests))
+        return orig(requests)
+    monkeypatch.setattr(pol, "forward_requests", counting)
+    return sizes
+
+
+def test_a_lockstep_evaluation_plays_the_same_games_with_the_policies_batched(policy_4p, monkeypatch):
+    """``lockstep``: a worker's chunk of games is played together, the policies' decisions
+    batched (forward passes of several rows ran); every game, win and seat is the one the
+    game-by-game evaluation played, the belief metrics equal to float rounding, and
+    ``meta["lockstep"]`` says so.  Without it every pass is one decision, and an
+    evaluation is bit for bit as before (the same command twice: the same results)."""
+    kw = dict(games=48, seed=3, config=SMALL, mode="substitution", reference="heuristic", progress=False,
+              observer=False)
+    specs = [f"policy:{policy_4p}:greedy", "heuristic"]
+    sizes = _batches(monkeypatch)
+    plain = ev.evaluate(specs, **kw)
+    assert sizes and max(sizes) == 1 and "lockstep" not in plain["meta"]
+    sizes.clear()
+    batched = ev.evaluate(specs, lockstep=True, **kw)
+    assert max(sizes) >= 3 and batched["meta"]["lockstep"] is True
+    assert batched["games"] == plain["games"] and batched["substitution"] == plain["substitution"]
+    assert batched["winrates"] == plain["winrates"]
+    label = f"policy:{policy_4p}:greedy"
+    a, b = plain["deduction"][label]["overall"], batched["deduction"][label]["overall"]
+    assert a["n"] == b["n"] > 100
+    for key in ("logloss", "brier", "top1", "p_true"):
+        assert b[key] == pytest.approx(a[key], rel=1e-6, abs=1e-9), key
+    again = ev.evaluate(specs, lockstep=True, **kw)
+    assert _strip_timing(again) == _strip_timing(batched)
+    assert _strip_timing(ev.evaluate(specs, **kw)) == _strip_timing(plain)
+
+
+def test_forward_requests_batch_rows_that_equal_each_pass_alone(policy_4p):
+    """``forward_requests``: a single request is exactly the pass ``act`` makes; several
+    of one network are one pass whose rows equal their passes alone (to float rounding);
+    the finished decisions are the bots' legal actions."""
+    import torch
+
+    from agents.policy import PolicyAgent, forward_requests
+    from scenario import random_game
+
+    states = []
+    for seed in range(12):
+        g = random_game(seed, 40 + 9 * seed, n=4, max_turns=60)
+        if not g.is_over:
+            states.append(g.observation(g.current_player))
+    bots = [PolicyAgent(policy_4p, seed=i, greedy=True) for i in range(len(states))]
+    for i, b in enumerate(bots):
+        b.reset(i % 4)
+    reqs = [b.forward_request(o, {}) for b, o in zip(bots, states)]
+    together = forward_requests(reqs)
+    for r, (logits, belief, h) in zip(reqs, together):
+        alone = forward_requests([r])[0]
+        with torch.inference_mode():
+            direct = r.net(r.x, r.h, mask=r.mask, prior=r.prior)
+        assert torch.equal(alone[0], direct[0][0]) and torch.equal(alone[2], direct[3])
+        torch.testing.assert_close(logits, alone[0], rtol=1e-5, atol=1e-5)
+        torch.testing.assert_close(belief, alone[1], rtol=1e-5, atol=1e-5)
+        torch.testing.assert_close(h, alone[2], rtol=1e-5, atol=1e-5)
+    actions = [r.finish(*out) for r, out in zip(reqs, together)]
+    assert all(o["action_mask"][a] for o, a in zip(states, actions))
+    assert len(states) >= 8
+
+
+def test_a_forward_pass_that_fails_in_lockstep_names_the_bot(policy_4p, monkeypatch):
+    """A forward pass that raises inside ``run_games`` is the first waiting game's
+    ``BotError``, naming its seat and the policy's class (as ``act`` raising would)."""
+    import agents.policy as pol
+    from agents.play import BotError, game_steps, run_games
+
+    def broken(requests):
+        raise RuntimeError("simulated forward failure")
+    monkeypatch.setattr(pol, "forward_requests", broken)
+    bots = [agents.make(f"policy:{policy_4p}", seed=0)] + [agents.make("random", seed=s) for s in range(1, 4)]
+    with pytest.raises(BotError, match=r"the bot in seat 0 \(PolicyAgent\) raised RuntimeError on turn \d+: "
+                                       r"simulated forward failure"):
+        run_games([game_steps(bots, SMALL, seed=1)])
+
+
+def test_pooled_results_say_which_parts_were_played_in_lockstep(policy_4p):
+    kw = dict(games=8, seed=2, config=SMALL, mode="substitution", reference="random", progress=False,
+              observer=False, record_beliefs=False)
+    specs = [f"policy:{policy_4p}:greedy", "random"]
+    parts = [ev.evaluate(specs, shard=(1, 2), lockstep=True, **kw), ev.evaluate(specs, shard=(2, 2), **kw)]
+    pooled = ev.pool_results(parts, ["a", "b"])
+    assert "lockstep" not in pooled["meta"]
+    assert [p.get("lockstep", False) for p in pooled["meta"]["pooled"]] == [True, False]

@@ -163,6 +163,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="--mode substitution only: the candidates take only the seats dealt these roles (e.g. "
                         "assassin): each game is the one the whole tournament plays in that seat, at a fraction "
                         "of the games; the overall figures are then over those roles")
+    e.add_argument("--lockstep", action="store_true",
+                   help="play each worker's games together, the trained policies' decisions batched into one "
+                        "forward pass (1.67x faster with the flagship entered); the same results for the same "
+                        "command, equal to the default's up to float rounding (belief metrics' last digits)")
     e.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     t = sub.add_parser("train", help="self-play PPO training (then optionally an evaluation)",
@@ -298,7 +302,7 @@ def _evaluate(args: argparse.Namespace) -> int:
                        reference=reference, config=config, record_beliefs=not args.no_beliefs,
                        progress=not args.no_progress, out_dir=args.out, observer=not args.no_observer,
                        shard=shard, ray_address=args.ray,
-                       roles=None if args.roles is None else _parse_roles(args.roles))
+                       roles=None if args.roles is None else _parse_roles(args.roles), lockstep=args.lockstep)
     except ValueError as err:
         print(f"treachery evaluate: error: {err}", file=sys.stderr)
         return 2

@@ -389,25 +389,27 @@ def _setup_worker() -> None:
         _READY = True
 
 
-def _play_chunk(tasks: list, config: Any, record_beliefs: bool, observer: bool, factories: dict) -> list:
+def _play_chunk(tasks: list, config: Any, record_beliefs: bool, observer: bool, factories: dict,
+                lockstep: bool = False) -> list:
     """A chunk of games on a Ray worker (the body of the Ray task)."""
     _setup_worker()
-    from .evaluate import play_task
-    return [play_task(t, config, record_beliefs, observer, factories=factories) for t in tasks]
+    from .evaluate import play_tasks
+    return play_tasks(tasks, config, record_beliefs, observer, factories=factories, lockstep=lockstep)
 
 
 _REMOTE: dict = {}
 
 
 def run_chunks(chunks: Sequence[list], config: Any, record_beliefs: bool, observer: bool, in_flight: int,
-               address: str = RAY_DEFAULT, on_done: Callable[[int], None] | None = None) -> list:
+               address: str = RAY_DEFAULT, on_done: Callable[[int], None] | None = None,
+               lockstep: bool = False) -> list:
     """Play chunks of :class:`training.evaluate.GameTask` as Ray tasks of one CPU each, at most
     ``in_flight`` at a time, collected as they finish.
 
     Args:
         chunks: lists of tasks (one Ray task each).
         config: the :class:`treachery_env.GameConfig`.
-        record_beliefs, observer: as :func:`training.evaluate.play_task`.
+        record_beliefs, observer, lockstep: as :func:`training.evaluate.play_tasks`.
         in_flight: the most Ray tasks submitted and not yet collected (>= 1).
         address: where Ray is (:func:`connect`; a connected process keeps its connection).
         on_done: called with a chunk's size when it is collected (a progress bar).
@@ -439,7 +441,7 @@ def run_chunks(chunks: Sequence[list], config: Any, record_beliefs: bool, observ
         while todo or pending:
             while todo and len(pending) < in_flight:
                 chunk = todo.pop()
-                pending[remote.remote(chunk, config_ref, record_beliefs, observer, factories)] = len(chunk)
+                pending[remote.remote(chunk, config_ref, record_beliefs, observer, factories, lockstep)] = len(chunk)
             for ref in _wait_one(list(pending)):
                 n = pending.pop(ref)
                 out.extend(_get(ref, "a chunk of games"))
