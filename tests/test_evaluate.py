@@ -1073,3 +1073,25 @@ def test_pooled_results_say_which_parts_were_played_in_lockstep(policy_4p):
     pooled = ev.pool_results(parts, ["a", "b"])
     assert "lockstep" not in pooled["meta"]
     assert [p.get("lockstep", False) for p in pooled["meta"]["pooled"]] == [True, False]
+
+
+def test_the_flagship_in_lockstep_plays_the_games_it_plays_alone(monkeypatch):
+    """The shipped flagship (a proposal network with an advantage gate) in lockstep: its
+    forward passes run batched, its gate one decision at a time (batching the gate bought
+    nothing measurable and moved its near-ties), and the games, results and the gate's
+    counts (searched, departed) are those of the game-by-game run."""
+    import agents.policy as pol
+
+    sizes: list = []
+    fwd = pol.forward_requests
+    monkeypatch.setattr(pol, "forward_requests", lambda r: sizes.append(len(r)) or fwd(r))
+    kw = dict(games=24, seed=1, mode="substitution", reference="heuristic", progress=False, observer=False,
+              record_beliefs=False)
+    specs = ["policy:checkpoints/flagship/policy.pt:greedy", "heuristic"]
+    plain = ev.evaluate(specs, **kw)
+    assert max(sizes) == 1
+    sizes.clear()
+    batched = ev.evaluate(specs, lockstep=True, **kw)
+    assert max(sizes) >= 4
+    assert batched["games"] == plain["games"] and batched["substitution"] == plain["substitution"]
+    assert batched["gate"] == plain["gate"] and plain["gate"][specs[0]]["searched"] > 50
