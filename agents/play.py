@@ -119,8 +119,7 @@ def game_steps(agents: Sequence[Agent], config: GameConfig | None = None, seed: 
             try:
                 outputs, forward_s = yield req
             except Exception as err:   # noqa: BLE001 - the forward pass failed (run_games throws it here)
-                raise _bot_error(f"the bot in seat {seat} ({type(bot).__name__}) raised {type(err).__name__} "
-                                 f"on turn {env.game.turn}: {first_line(err)}", seat) from err
+                raise _bot_failure(bot, seat, env.game.turn, err) from err
             t2 = perf()
             action = _bot_call(bot, seat, env.game.turn, req.finish, *outputs)
             seconds = (t1 - t0) + forward_s + (perf() - t2)
@@ -149,8 +148,8 @@ def run_games(games: Sequence[Generator], batch: bool = True) -> list:
     """Play games together (:func:`game_steps` generators, or generators that wrap them):
     each round advances every unfinished game to its next forward pass and runs those
     passes, with ``batch``, one per network for all the games (a trained policy's
-    decisions cost mostly the network's fixed per-call cost, so a lockstep evaluation
-    of many games plays them several times faster), or one at a time without.  A row's
+    decisions cost mostly the network's fixed per-call cost: a lockstep evaluation of
+    the flagship's substitution games ran 1.67x faster), or one at a time without.  A row's
     outputs in a batch equal its pass alone up to float rounding
     (:func:`agents.policy.forward_requests`), so an arg-max at a near tie may differ
     from a game played alone; each request is charged its share of the pass's seconds.
@@ -204,8 +203,12 @@ def _bot_call(bot: Agent, seat: int, turn: int, fn: Callable, *args: Any) -> Any
     try:
         return fn(*args)
     except Exception as err:   # noqa: BLE001 - whatever a bot raises, say which bot
-        raise _bot_error(f"the bot in seat {seat} ({type(bot).__name__}) raised {type(err).__name__} on turn "
-                         f"{turn}: {first_line(err)}", seat) from err
+        raise _bot_failure(bot, seat, turn, err) from err
+
+
+def _bot_failure(bot: Agent, seat: int, turn: int, err: BaseException) -> BotError:
+    return _bot_error(f"the bot in seat {seat} ({type(bot).__name__}) raised {type(err).__name__} on turn "
+                      f"{turn}: {first_line(err)}", seat)
 
 
 def apply_action(env: Any, bot: Agent, seat: int, action: Any) -> None:
