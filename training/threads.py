@@ -22,8 +22,13 @@ class ThreadChoice:
     Call :meth:`next` before an update, set that many threads
     (``torch.set_num_threads``), and :meth:`record` its cost after it.  The
     first update is a warm-up (allocations) and is not compared; the next two
-    measure each count; from then on the cheaper count runs, except every
-    ``probe_every``-th update, which measures the other again.
+    measure each count, the fewer threads first; from then on the cheaper count
+    runs, except every ``probe_every``-th update, which measures the other
+    again.  The warm-up and the first measurement run with the fewer threads
+    because they cost at most ~1.4x the more on a quiet machine, where the
+    more threads beside a busy process cost several times the fewer (a
+    newcomer's one-minute run on a busy machine spent two updates of ~20 s
+    each with 2 threads where 1 thread took ~1.1 s, and ended before trying 1).
 
     Args:
         most: the most threads to use (torch's default at the start: the cores
@@ -44,9 +49,12 @@ class ThreadChoice:
 
     def next(self) -> int:
         """The thread count for the next update."""
-        if len(self.counts) == 1 or self.updates == 0:
+        if len(self.counts) == 1:
             return self.counts[0]
-        untried = [c for c in self.counts if c not in self.cost]
+        fewer = min(self.counts)
+        if self.updates == 0:
+            return fewer
+        untried = sorted(c for c in self.counts if c not in self.cost)
         if untried:
             return untried[0]
         best = min(self.counts, key=lambda c: self.cost[c])
