@@ -63,11 +63,11 @@ def default_bots() -> tuple[str, ...]:
     import agents
     return tuple(n for n in agents.available() if n != HUMAN and n not in ("policy", "rllib", "isolated"))
 DEFAULT_DELAY = 0.6
+"""Seconds between a bot's action that others can see and the table's next step (at least)."""
 
 _EXPECTED = {"int_parsing": "a whole number", "int_type": "a whole number", "missing": "given",
              "float_parsing": "a number", "bool_parsing": "true or false"}
 """How a request value of the wrong type is described (pydantic's error types)."""
-"""Seconds between a bot's action that others can see and the table's next step (at least)."""
 
 
 class WebTable:
