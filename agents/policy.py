@@ -265,8 +265,8 @@ def forward_requests(requests: Sequence[ForwardRequest]) -> list[tuple[torch.Ten
     """Run the forward passes of ``requests``, one pass per network (rows stacked in order).
 
     Each row's outputs equal its own pass alone up to float rounding (a batch's matrix
-    products may sum in another order: logits within ~1e-5 measured on the flagship);
-    a single request is exactly :meth:`PolicyAgent.act`'s pass.
+    products may sum in another order; within 1e-5 in ``tests/test_evaluate.py``);
+    a single request is exactly the pass :meth:`PolicyAgent.act` makes.
 
     Returns:
         for each request, in order, ``(logits (A,), belief (n-1, 4), h (1, H))``.

@@ -588,10 +588,9 @@ def play_tasks(tasks: Sequence[GameTask], config: GameConfig, record_beliefs: bo
 
     The games advance together (:func:`agents.play.run_games`); with ``lockstep``
     the trained policies' decisions of every game waiting on one are one forward
-    pass per network, where a policy's decision alone costs mostly the network's
-    fixed per-call cost (the flagship's forward pass: ~40% of a substitution
-    game's time).  A policy's outputs in a batch equal its own pass's up to float rounding, so
-    belief metrics move in their last digits and an arg-max at a near tie could
+    pass per network, where a policy deciding alone pays the network's fixed
+    per-call cost at every decision.  A policy's outputs in a batch equal its own
+    pass's up to float rounding, so belief metrics move in their last digits and an arg-max at a near tie could
     differ from the game played alone: a lockstep evaluation gives the same
     results for the same command (same games, chunks and workers), not
     necessarily bit for bit those of one played game by game (without

@@ -121,8 +121,8 @@ def sample_actions(probs: torch.Tensor, generator: torch.Generator) -> torch.Ten
     """One action per row of ``probs`` (float ``(B, A)``, nonnegative, each row's sum
     above 0, not necessarily 1), drawn with probability ``probs[b, a] / probs[b].sum()``
     by inverting the cumulative sum at one uniform draw of ``generator`` per row
-    (in double precision; ~15x cheaper than ``torch.multinomial`` for a batch of 32
-    rows of a few hundred actions).  An action of probability 0 is never drawn.
+    (in double precision; cheaper than ``torch.multinomial`` for a batch of a few
+    dozen rows).  An action of probability 0 is never drawn.
 
     Returns:
         int64 ``(B,)``.
@@ -457,7 +457,8 @@ class Collector:
                 ref_probs = None
                 if key is LEARNER and self.ref is not None:
                     ref_h = torch.from_numpy(np.stack([slot.ref_h[seat] for slot, seat in items]))
-                    ref_in = sparse if getattr(self.ref, "reads_sparse", False) else sparse.dense()
+                    ref_in = sparse if getattr(self.ref, "reads_sparse", False) else \
+                        obs if obs is not sparse else sparse.dense()          # the dense rows once
                     ref_logits, _, _, ref_h_new = self.ref(ref_in, ref_h, None, mask=mask_t, prior=prior)
                     ref_probs = torch.softmax(masked_logits(ref_logits, mask_t), dim=-1).numpy()
                 for i, (slot, seat) in enumerate(items):
