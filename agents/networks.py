@@ -258,7 +258,11 @@ def _run_core(core: nn.GRU, e: torch.Tensor, h0: torch.Tensor,
     ``(T, B)``, true at least at ``t = 0``), the state before every step, ``(T, B, H)``,
     which replaces the running state where ``starts`` is true: a row then holds several
     sequences one after another (:func:`training.ppo.pack_chunks`).  Both step the same
-    cell (``torch.gru_cell``, what ``nn.GRU`` runs on the CPU: the same bytes).
+    cell (``torch.gru_cell``, the GRU equations ``nn.GRU`` runs).
+
+    Raises:
+        ValueError: with ``starts``, for an ``h0`` that is not ``(T, B, H)`` or ``starts``
+            not true at ``t = 0``.
     """
     if starts is None:
         out, h = core(e, h0.unsqueeze(0))
@@ -638,9 +642,8 @@ class EntityNet(nn.Module):
         ``(..., R, E)`` comes in ``parts`` along its row axis: either whole (one
         tensor) or as :data:`TABLE_PARTS`' blocks without the "none" row, which is
         zeros (the players, creatures, ... of :meth:`forward`); with a mask only
-        the rows that legal actions refer to are read from them, so the table is
-        never concatenated (at ~150 rows of ``E`` per decision, concatenating it
-        was about a quarter of an update).  With a mask, only the legal actions
+        the rows that legal actions refer to are read from them, so the table
+        (~150 rows of ``E`` a decision) is never concatenated.  With a mask, only the legal actions
         are scored (the others get :data:`MASKED`), which is what makes training
         affordable: a few legal actions of ``A``.  ``prior`` (int64 ``(...)``, -1 =
         none) is the proposed action of each row, read only by a network made with

@@ -116,7 +116,7 @@ def pack_chunks(chunks: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarra
     """Lay recurrent chunks into rows of ``bptt`` steps, several short ones to a row.
 
     A segment's last chunk is usually short, so one chunk a row leaves a quarter or
-    more of the update's positions padding (two workers' batches: 28%); here each
+    more of the update's positions padding; here each
     full chunk takes a row and the short ones are packed best-fit decreasing (by
     length; ties in a random order), a row starting its next chunk from that
     chunk's stored state (``starts``, read by the networks' ``forward``).  The
