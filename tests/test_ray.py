@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -159,8 +160,19 @@ def _collect_twice(config: TrainConfig, seeds: list[int]) -> list:
             actors = list(pool.ray.actors)
             pool.close()
             assert pool.ray.actors == []
-            with pytest.raises(ray.exceptions.RayActorError):
-                ray.get(actors[0].collect.remote({}, {}, 1, False))
+            # ray.kill returns before the actor is gone: a call may still reach it for a moment
+            # (it then refuses the empty weights); within 30 s every call finds it dead
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    ray.get(actors[0].collect.remote({}, {}, 1, False))
+                except ray.exceptions.RayActorError:
+                    break
+                except ray.exceptions.RayTaskError:
+                    assert time.monotonic() < deadline, "a killed rollout actor still answers after 30 s"
+                    time.sleep(0.2)
+                else:
+                    raise AssertionError("a killed rollout actor collected")
     finally:
         pool.close()
     return [first, second]
