@@ -225,13 +225,13 @@ class HumanAgent(BaseAgent):
         self.show_identity(view)
         asked = d.question()           # the prompt as people read it (a numbered permanent's number)
         why = f" ({reason})" if reason and reason != asked else ""
-        question = "You have priority: act, or pass" if asked == "priority" else f"Your decision: {asked}"
+        question = ("You have priority: act, or pass" if asked == "priority" else f"Your decision: {asked}") + why
         words = [text for _, text in options]
         say = [text for _, text in talk] + ["back"]
         while True:
-            self.print_text(f"{question}{why}", style="bold")
+            self.print_text(question, style="bold")
             self._print_options(words)
-            k = self.ask(len(options), view, concede=concede is not None, options=words)
+            k = self.ask(len(options), view, concede=concede is not None, options=words, heading=question)
             if k == CONCEDE:
                 return int(concede)
             if options[k - 1][0] is not None:
@@ -257,8 +257,9 @@ class HumanAgent(BaseAgent):
                 confirmation answer asks for a number again.
             options: the options' words as they were listed, listed again under the board
                 after ``b`` (so that the numbers are on screen); None lists nothing.
-            heading: a line printed (bold) above that list, for a list that is not the
-                decision's own (the table talk's messages).
+            heading: the line printed (bold) above that list when it was first listed (the
+                decision's question, or the table talk's heading), printed again above it after
+                ``b`` in place of the board's own "you decide" line; None keeps that line.
 
         Returns:
             the chosen number, 1 to ``n``, or :data:`CONCEDE`.
@@ -277,7 +278,7 @@ class HumanAgent(BaseAgent):
                 self.read_card(line.strip()[1:].strip(), view)
                 continue
             if view is not None and answer in BOARD_WORDS:
-                self.show_board(view)
+                self.show_board(view, decision=heading is None)
                 if heading is not None:
                     self.print_text(heading, style="bold")
                 if options is not None:

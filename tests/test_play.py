@@ -397,7 +397,8 @@ def test_question_mark_reads_a_card_and_b_shows_the_board():
 def test_b_lists_the_options_again_under_the_board():
     """``b`` at a prompt printed the board, ending "you decide: ...", and then only the "Choose 1-N"
     line: the numbered options were scrolled away above the board.  They are listed again under it
-    as they were first printed, and in the table talk's list its heading and messages (with "back")."""
+    as they were first printed, and in the table talk's list its heading and messages (with "back").
+    The board leaves out its "you decide" line: the list's own title is printed again above it."""
     from rich.console import Console
 
     from agents.human import SAY_HEADING
@@ -416,17 +417,19 @@ def test_b_lists_the_options_again_under_the_board():
     listing = "\n".join(line for line in first.splitlines() if re.match(r"  +\d+\. ", line))
     assert listing.splitlines() == ["   1. pass priority", "   2. play a land (Wastes)",
                                     "   3. say something at the table... (29 messages, none binding)"]
-    assert "you decide: you have priority: act, or pass" in board and board.endswith(listing + "\n")
+    asked = "You have priority: act, or pass\n" + listing + "\n"
+    assert first.endswith(asked) and board.endswith(asked) and "you decide:" not in board
     said = talk.split(SAY_HEADING + "\n", 1)[1]
     assert len(said.splitlines()) == 30 and said.splitlines()[-1] == "  30. back"
-    assert board2.endswith(SAY_HEADING + "\n" + said) and "you decide:" in board2
+    assert board2.endswith(SAY_HEADING + "\n" + said) and "you decide:" not in board2
     assert again.endswith(listing + "\n")          # "back": the decision's list once more
 
 
 def test_a_turns_first_decision_says_its_title_once(tmp_path, monkeypatch, capsys):
     """The board printed at a turn's first decision leaves out its "you decide: ..." line, the
-    decision being asked right below it (its title was printed twice); ``b`` at a prompt still
-    shows the board with the decision it waits for."""
+    decision being asked right below it (its title was printed twice); ``b`` at a prompt shows the
+    board and then the decision it waits for as it was first asked: its title (with why it is asked,
+    e.g. "(your precombat main phase)") and its options, not the board's "you decide: ..." line."""
     status, out, _ = play(monkeypatch, capsys, [*SMALL, "--seed", "3", "--replay", str(tmp_path / "a.json")],
                           Typist(["1"]))
     boards = out.count("=== Turn ") + out.count("=== Before the first turn")
@@ -434,8 +437,20 @@ def test_a_turns_first_decision_says_its_title_once(tmp_path, monkeypatch, capsy
     first = out.split("=== Before the first turn", 1)[1].split("Choose 1-", 1)[0]
     assert first.count("mulligan (CR 103.5): keep your opening hand?") == 1
     status, out, _ = play(monkeypatch, capsys, [*SMALL, "--seed", "3", "--replay", str(tmp_path / "b.json")],
-                          Typist(["b", "1"], limit=6))
-    assert "you decide: " in out
+                          Typist(["b", "1"], limit=8))
+    assert "you decide:" not in out
+
+    def asked(chunk):         # the title and the options above a prompt
+        lines = chunk.rstrip("\n").splitlines()
+        k = len(lines)
+        while re.match(r"  +\d+\. ", lines[k - 1]):
+            k -= 1
+        return lines[k - 1:]
+
+    chunks = re.split(r"^Choose 1-\d+ \(.*\) > ", out, flags=re.M)[:8]   # the 9th prompt reads the end
+    assert len(chunks) == 8 and any("(your precombat main phase)" in c for c in chunks)
+    for before, after in zip(chunks[0::2], chunks[1::2]):      # after "b": the board, then as before
+        assert "=== " in after and asked(after) == asked(before)
 
 
 def test_the_prompt_wraps_at_the_terminal_width_between_its_hints(tmp_path, monkeypatch, capsys):
