@@ -17,6 +17,7 @@ without it.
 from __future__ import annotations
 
 import re
+import sys
 from typing import IO, Any
 
 
@@ -127,6 +128,13 @@ def wrap_prompt(text: str, width: int) -> list[str]:
     of at most ``width`` characters (:func:`wrap_text`): never inside a parenthesised hint's
     item, the last line keeping ``text``'s trailing space (where the answer is typed)."""
     return wrap_text(text, width)
+
+
+def _is_terminal(stream: Any) -> bool:
+    """Whether ``stream`` is a terminal (which echoes the newline typed after an answer); False
+    for a pipe, a file or an object without ``isatty``."""
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty is not None and isatty())
 
 
 def _panel(text: str) -> Any:
@@ -380,15 +388,20 @@ class HumanAgent(BaseAgent):
 
     def _read_line(self, prompt: str) -> str:
         """Print ``prompt`` wrapped to the console's width (:func:`wrap_prompt`; rich's width:
-        the terminal's, or ``COLUMNS``) and read a line after it."""
+        the terminal's, or ``COLUMNS``) and read a line after it.  When the answers do not come
+        from a terminal (piped or scripted: the newline typed is not echoed), the prompt's line
+        is ended after the answer is read, so that what follows starts on a line of its own."""
         *first, prompt = wrap_prompt(prompt, self.console.width - 1)
         for line in first:
             self.print_text(line)
         if self.input_stream is None:
-            return self.console.input(prompt)           # input(): EOFError at the end
-        line = self.console.input(prompt, stream=self.input_stream)
-        if line == "":
-            raise EOFError("input ended")
+            line = self.console.input(prompt)           # input(): EOFError at the end
+        else:
+            line = self.console.input(prompt, stream=self.input_stream)
+            if line == "":
+                raise EOFError("input ended")
+        if not _is_terminal(self.input_stream if self.input_stream is not None else sys.stdin):
+            self.console.line()
         return line
 
     def print_text(self, text: str, style: str | None = None) -> None:

@@ -67,6 +67,7 @@ def test_whole_game_with_wrong_input(tmp_path, monkeypatch, capsys):
     assert "Please type the number of an option" in out
     assert "0 is not an option" in out and "99 is not an option" in out
     assert out.count("Choose 1-") == typist.prompts
+    assert all(line.endswith(" > ") for line in out.splitlines() if "Choose 1-" in line)   # its own line
     # the game ran to its end: the end screen reveals every identity and the result
     assert END_MARKER in out and "Replay saved to " + str(replay) in out
     end = out.split(END_MARKER, 1)[1]
@@ -413,7 +414,7 @@ def test_b_lists_the_options_again_under_the_board():
     assert person.choose(g.view(seat)) == g.layout.PASS
     out = buf.getvalue()
     first, board, talk, board2, again, rest = re.split(r"^Choose 1-\d+ \(.*\) > ", out, flags=re.M)
-    assert rest == ""
+    assert rest == "\n"           # the prompt's line ended: the answers are not typed at a terminal
     listing = "\n".join(line for line in first.splitlines() if re.match(r"  +\d+\. ", line))
     assert listing.splitlines() == ["   1. pass priority", "   2. play a land (Wastes)",
                                     "   3. say something at the table... (29 messages, none binding)"]
@@ -423,6 +424,29 @@ def test_b_lists_the_options_again_under_the_board():
     assert len(said.splitlines()) == 30 and said.splitlines()[-1] == "  30. back"
     assert board2.endswith(SAY_HEADING + "\n" + said) and "you decide:" not in board2
     assert again.endswith(listing + "\n")          # "back": the decision's list once more
+
+
+def test_answers_not_typed_at_a_terminal_end_the_prompts_line():
+    """With piped answers the newline typed after each is not echoed, and what followed was printed
+    on the prompt's line ("... q: quit) > P1 keeps 7 cards").  When the answers do not come from a
+    terminal, the prompt's line is ended after each answer is read; at a terminal (which echoes the
+    newline) nothing is added."""
+    from rich.console import Console
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    g = Game(GameConfig(num_players=4, commander=False), seed=0)
+    seat = g.current_player
+    for stream, after in ((io.StringIO("x\n1\n"), "> \n'x' is not a number"), (Terminal("x\n1\n"), "> 'x' is not")):
+        buf = io.StringIO()
+        person = HumanAgent(input_stream=stream, console=Console(file=buf, width=200))
+        person.reset(seat)
+        assert person.act(g.observation(seat), {"view": g.view(seat)}) == g.decision.options[0][0]
+        out = buf.getvalue()
+        assert out.count("Choose 1-") == 2 and after in out
+        assert out.endswith(" > \n" if after.startswith("> \n") else " > ")
 
 
 def test_a_turns_first_decision_says_its_title_once(tmp_path, monkeypatch, capsys):
@@ -465,9 +489,9 @@ def test_the_prompt_wraps_at_the_terminal_width_between_its_hints(tmp_path, monk
     out = capsys.readouterr().out
     assert status == 0 and out.count("Choose 1-") == typist.prompts == 5
     assert out.count(hint) == typist.prompts
-    for line in out.splitlines():          # (scripted answers echo no newline: the next output follows "> ")
+    for line in out.splitlines():
         if "Choose 1-" in line or "quit)" in line:
-            assert len(line.split(" > ")[0] + " > ") <= 80, line
+            assert len(line) <= 80, line
 
     from agents.human import wrap_prompt
 
@@ -497,7 +521,7 @@ def test_everything_the_terminal_prints_is_wrapped_at_its_width(tmp_path, monkey
     status = cli.main(["play", *SMALL, "--seed", "3", "--replay", str(tmp_path / "r.json")])
     out = capsys.readouterr().out
     assert status == 0 and "legend:" in out and "Shock deals 2 damage" in out
-    lines = [part for line in out.splitlines() for part in line.split(" > ")]   # answers echo no newline
+    lines = out.splitlines()
     long = [line for line in lines if len(line) > 40 and " " in line.strip()]
     assert not long and len(lines) > 100, long
     assert "Type the number of an option and Enter;" in lines        # the intro line, wrapped
