@@ -94,14 +94,15 @@ def _units(text: str, width: int) -> list[str]:
     return pieces
 
 
-def wrap_text(text: str, width: int) -> list[str]:
+def wrap_text(text: str, width: int, hang: int = 2) -> list[str]:
     """``text`` in lines of at most ``width`` characters (at least 20), each of its lines broken
     at spaces and never inside a parenthesised item: a ``(...)`` group goes whole onto one line
     when it fits in one, else it breaks only after one of its commas (an item too long for a line
-    breaks at its words).  A line's continuation lines are indented as its words start: its
-    leading spaces, and the number of a numbered option (``"  12. "``).  Trailing spaces stay
-    (a prompt's, where the answer is typed); a line that fits is left as it is.  A word longer
-    than the line has a line of its own.
+    breaks at its words).  A line's continuation lines hang under its start, so that it stays
+    one block (a board's player line above the indented lines under it): ``hang`` spaces deeper
+    than its leading spaces, or under the words of a numbered option (``"  12. "``).  Trailing
+    spaces stay (a prompt's, where the answer is typed); a line that fits is left as it is.  A
+    word longer than the line has a line of its own.
     The one way the terminal wraps what it prints (:meth:`HumanAgent.print_text`)."""
     width = max(int(width), 20)
     out: list[str] = []
@@ -112,11 +113,11 @@ def wrap_text(text: str, width: int) -> list[str]:
         body = line.lstrip(" ").rstrip()
         lead = line[:len(line) - len(line.lstrip(" "))]
         number = re.match(r"\d+\. ", body)
-        hang = (lead + " " * (number.end() if number else 0))[:width // 2]
+        indent = (lead + " " * (number.end() if number else hang))[:width // 2]
         lines = [lead]
-        for piece in _units(body, width - len(hang)):
+        for piece in _units(body, width - len(indent)):
             if lines[-1].strip() and len(lines[-1]) + 1 + len(piece) > width:
-                lines.append(hang)
+                lines.append(indent)
             lines[-1] += (" " if lines[-1].strip() else "") + piece
         lines[-1] += line[len(line.rstrip()):]
         out += lines
@@ -126,8 +127,9 @@ def wrap_text(text: str, width: int) -> list[str]:
 def wrap_prompt(text: str, width: int) -> list[str]:
     """``text`` (a prompt, e.g. ``"Choose 1-4 (i: your identity, ..., q: quit) > "``) in lines
     of at most ``width`` characters (:func:`wrap_text`): never inside a parenthesised hint's
-    item, the last line keeping ``text``'s trailing space (where the answer is typed)."""
-    return wrap_text(text, width)
+    item, the last line keeping ``text``'s trailing space (where the answer is typed).  Its
+    continuation lines start at column 0, so that the hint keeps a line of its own at 80 columns."""
+    return wrap_text(text, width, hang=0)
 
 
 def _is_terminal(stream: Any) -> bool:

@@ -541,6 +541,26 @@ def test_everything_the_terminal_prints_is_wrapped_at_its_width(tmp_path, monkey
     assert wrap_text("a\n  b  c", 40) == ["a", "  b  c"] and wrap_text("", 40) == [""]
 
 
+def test_a_wrapped_line_hangs_under_its_start():
+    """A wrapped board player line went on at column 0, like the next player's line, while the
+    lines under it are indented: its continuation lines hang two spaces deeper than it starts,
+    an indented line's likewise, so each player's lines stay one block."""
+    from agents.human import wrap_text
+    from treachery_env.text import render_view
+
+    g = Game(GameConfig(num_players=4, commander=False), seed=0)
+    board = render_view(g.view(0))
+    lines = wrap_text(board, 50)
+    assert len(lines) > len(board.splitlines()) and all(len(line) <= 50 for line in lines)
+    for line in board.splitlines():
+        first, *more = wrap_text(line, 50)
+        lead = len(line) - len(line.lstrip(" "))
+        assert first == line[:len(first)] and all(m.startswith(" " * (lead + 2)) and m[lead + 2] != " "
+                                                  for m in more), (line, more)
+    player = next(line for line in board.splitlines() if line.startswith("P0 (you): ") and len(line) > 50)
+    assert [m[:2] for m in wrap_text(player, 50)] == ["P0"] + ["  "] * (len(wrap_text(player, 50)) - 1)
+
+
 def test_an_empty_replay_path_is_refused(tmp_path, monkeypatch, capsys):
     """``--replay ""`` is refused in one line, as an empty ``--out`` is elsewhere (it used to be
     taken as "no --replay" and write runs/play-....json in the current folder)."""
