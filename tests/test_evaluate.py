@@ -1050,6 +1050,18 @@ def test_forward_requests_batch_rows_that_equal_each_pass_alone(policy_4p):
     assert len(states) >= 8
 
 
+def test_lockstep_without_a_policy_plays_the_default_games_and_does_not_say_lockstep():
+    """With no trained policy among the entrants nothing is batched: a ``lockstep`` evaluation
+    plays the default's games, and its result carries no ``meta["lockstep"]`` (it would claim a
+    difference there is none of)."""
+    kw = dict(games=12, seed=5, config=SMALL, mode="substitution", reference="heuristic", progress=False,
+              observer=False)
+    plain = ev.evaluate(["random", "heuristic"], **kw)
+    stepped = ev.evaluate(["random", "heuristic"], lockstep=True, **kw)
+    assert "lockstep" not in stepped["meta"]
+    assert _strip_timing(stepped) == _strip_timing(plain)
+
+
 def test_a_forward_pass_that_fails_in_lockstep_names_the_bot(policy_4p, monkeypatch):
     """A forward pass that raises inside ``run_games`` is the first waiting game's
     ``BotError``, naming its seat and the policy's class (as ``act`` raising would)."""

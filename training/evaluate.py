@@ -1452,7 +1452,8 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
         lockstep: play each worker's chunk of games together, the trained policies'
             decisions batched (:func:`play_tasks`: 1.67x faster with the flagship as an
             entrant; results reproducible for the same command, equal to the default's
-            up to float rounding); ``meta["lockstep"]`` says so.
+            up to float rounding); ``meta["lockstep"]`` says so when a trained policy is an
+            entrant (without one the games are the default's, and it is absent).
 
     Raises:
         ValueError: for unknown specs, a bad mode/reference (or no candidate
@@ -1562,7 +1563,7 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
             "deals": deals, "games_per_deal": per, "config": _config_dict(config), "observer": bool(observer)}
     if shard is not None:
         meta["shard"] = {"index": shard[0], "of": shard[1], "first_deal": deal_range.start, "deals_total": total_deals}
-    if lockstep:
+    if lockstep and any(agents.weights_file(e.spec) for e in entrants):     # batching only changes a policy's play
         meta["lockstep"] = True
     if role_values is not None:
         meta["roles"] = [ROLE_NAMES[r] for r in ROLES if int(r) in role_values]
