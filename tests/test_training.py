@@ -258,6 +258,21 @@ def test_config_reads_the_prior_in_any_case_and_stores_one_spelling(tmp_path):
         TrainConfig(arch="entity", prior="Belief")                # read in any case, still not a prior
 
 
+def test_config_reads_keyword_fields_in_any_case_and_stores_them_in_lower_case(tmp_path):
+    """``arch = "Entity"`` was refused while bot names are read in any case: the keyword fields
+    (``arch``, ``lr_schedule``, ``anchor_schedule``, ``gate_features``) are read in any case, in the
+    constructor, a file and an override, and stored in lower case; an unknown one is still refused."""
+    c = TrainConfig(arch="Entity", lr_schedule="CONSTANT", anchor_schedule="Linear")
+    assert (c.arch, c.lr_schedule, c.anchor_schedule) == ("entity", "constant", "linear")
+    assert json.loads(json.dumps(c.to_dict()))["arch"] == "entity"
+    f = tmp_path / "c.toml"
+    f.write_text('arch = "ENTITY"\nprior = "heuristic"\ngate = 8\nexpert = "lookahead"\ngate_features = "Leader"\n')
+    assert (load_config(f).arch, load_config(f).gate_features) == ("entity", "leader")
+    assert load_config(None, ["arch=Flat"]).arch == "flat"
+    with pytest.raises(ValueError, match=r'^train config: arch = "conv" is invalid'):
+        TrainConfig(arch="Conv")
+
+
 # --------------------------------------------------------------------------- rollouts
 def test_rollout_batch_is_consistent_and_labels_never_enter_the_inputs(tmp_path):
     cfg = tiny(tmp_path, opponents={"self": 1, "heuristic": 1, "random": 1})

@@ -98,6 +98,10 @@ def _opponents_table(table: dict) -> dict:
     return out
 
 
+_KEYWORD_FIELDS = ("arch", "lr_schedule", "anchor_schedule", "gate_features")
+"""Fields whose values are keywords of this module, read in any case (:meth:`TrainConfig.__post_init__`)."""
+
+
 @dataclass
 class TrainConfig:
     """Every knob of :func:`training.ppo.train` (units in brackets).
@@ -328,7 +332,9 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         """Read bot names in any case (``expert``, ``prior``, the ``opponents`` keys: stored as
-        registered, so ``config.json`` records one spelling), then :meth:`validate`.
+        registered, so ``config.json`` records one spelling) and the keyword fields too (``arch``,
+        ``lr_schedule``, ``anchor_schedule``, ``gate_features``: stored in lower case), then
+        :meth:`validate`.
 
         Raises:
             ValueError: for two ``opponents`` keys naming one kind in different cases, or
@@ -340,6 +346,9 @@ class TrainConfig:
             self.prior = agents.canonical_spec(self.prior)
         if isinstance(self.opponents, dict):
             self.opponents = _opponents_table(self.opponents)
+        for name in _KEYWORD_FIELDS:
+            if isinstance(getattr(self, name), str):
+                setattr(self, name, getattr(self, name).casefold())
         self.validate()
 
     def validate(self) -> None:
