@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import random
 import time
+import warnings
 from collections import Counter
 from typing import Any
 
@@ -183,7 +184,8 @@ class LookaheadAgent(BaseAgent):
         stats: counters: ``searched``, ``deviated`` (the played action is not
             the heuristic's), ``mismatch`` (no world rebuilt the decision),
             ``errors`` (exceptions inside determinization or rollouts; the
-            last in ``last_error``).
+            last in ``last_error``).  A search in which every determinization,
+            or every rollout, raised also warns (``RuntimeWarning``, once a bot).
         search_seconds: seconds spent searching in this bot's life.
         last_scores: the last :meth:`act`'s search, ``{action: mean score}``
             over its candidates (scores in [-1, 1], for the seat's team; the
@@ -216,6 +218,7 @@ class LookaheadAgent(BaseAgent):
         self.stats: Counter = Counter()
         self.search_seconds = 0.0
         self.last_error: str | None = None
+        self._warned = False
         self.last_scores: dict[int, float] | None = None
         self.last_base: int | None = None
 
@@ -246,6 +249,7 @@ class LookaheadAgent(BaseAgent):
         rng = random.Random(int(self.rng.integers(0, 2**63 - 1)))
         beliefs = None if all(p.role is not None for p in view.players) else self.belief.beliefs(view)
         worlds: list[Game] = []
+        raised = 0
         for _ in range(self.worlds):
             try:
                 g = determinize(view, rng, observation=observation, beliefs=beliefs,
@@ -255,13 +259,17 @@ class LookaheadAgent(BaseAgent):
             except Exception as e:      # a view the rebuild does not cover: that world is not used
                 self.stats["errors"] += 1
                 self.last_error = f"determinize: {e!r}"
+                raised += 1
         if not worlds:
             self.stats["mismatch"] += 1
+            if raised == self.worlds:
+                self._warn_once(f"every determinization of a search raised (the last: {self.last_error})")
             return base
         self.stats["searched"] += 1
         seeds = [rng.randrange(2**31) for _ in worlds]
         me = view.seat
         score = {}
+        failed = 0
         for a in candidates:
             total = 0.0
             for w, seed in zip(worlds, seeds):
@@ -273,13 +281,25 @@ class LookaheadAgent(BaseAgent):
                 except Exception as e:   # an engine error inside an imagined world: scored neutral
                     self.stats["errors"] += 1
                     self.last_error = f"rollout: {e!r}"
+                    failed += 1
             score[a] = total / len(worlds)
+        if failed == len(candidates) * len(worlds):
+            self._warn_once(f"every rollout of a search raised (the last: {self.last_error})")
         self.last_scores = score
         best = max(candidates, key=lambda a: (score[a], a == base, -a))
         if best != base and score[best] > score[base] + self.margin:
             self.stats["deviated"] += 1
             return best
         return base
+
+    def _warn_once(self, what: str) -> None:
+        """Warn (``RuntimeWarning``, once in this bot's life) that a whole search failed, so that a
+        fault in determinization or rollouts does not silently leave the bot (or a teacher) playing
+        the heuristic's actions alone; ``stats["errors"]`` keeps counting every failure."""
+        if not self._warned:
+            self._warned = True
+            warnings.warn(f"lookahead bot: {what}; it plays the heuristic's action where that happens",
+                          RuntimeWarning, stacklevel=3)
 
 
 register("lookahead", LookaheadAgent)

@@ -144,3 +144,36 @@ def test_kinds_choose_the_decisions_searched():
                        if g.decision.kind == DecisionKind.DEFENDER)
     assert_search_uses_only_its_information_set(
         lambda: LookaheadAgent(seed=9, worlds=2, horizon=0, kinds=("defender",)), defender_states, 5, 3)
+
+
+def test_a_search_that_fails_everywhere_warns_once(monkeypatch):
+    """The search catches failures inside determinization and rollouts (an imagined world the
+    rebuild does not cover is skipped, a rollout error scores neutral) and counts them; when a
+    whole search fails (every determinization, or every rollout, raised) it also warns, once a
+    bot, so that such a fault cannot leave the bot, or a training teacher, silently playing the
+    heuristic's actions alone (it did once: session 43's lost observation vector)."""
+    import agents.lookahead as la
+
+    def states():
+        return ((g, seat) for g, seat in _states(range(3), every=1)
+                if g.decision.kind == DecisionKind.ATTACKER)
+
+    for target, what in (("determinize", "every determinization of a search raised"),
+                         ("heuristic_playout", "every rollout of a search raised")):
+        def broken(*args, **kwargs):
+            raise RuntimeError("broken on purpose")
+        with monkeypatch.context() as m:
+            m.setattr(la, target, broken)
+            bot = LookaheadAgent(seed=0, worlds=2, horizon=0)
+            with pytest.warns(RuntimeWarning, match=f"^lookahead bot: {what} .*broken on purpose") as caught:
+                acted = 0
+                for g, seat in states():
+                    bot.reset(seat)
+                    info = {"view": g.view(seat)}
+                    before = bot.stats["errors"]
+                    assert bot.act(g.observation(seat), info) == bot.last_base     # the heuristic's action
+                    acted += bot.stats["errors"] > before
+                    if acted >= 3:
+                        break
+            assert len([w for w in caught if issubclass(w.category, RuntimeWarning)]) == 1
+            assert bot.stats["errors"] >= 2
