@@ -872,3 +872,15 @@ def test_every_shipped_config_loads(name):
     """Each config in training/configs/ loads and validates (the README's recipes)."""
     cfg = load_config(Path(__file__).parent.parent / "training" / "configs" / name)
     assert cfg.run_dir.startswith("runs/") and cfg.game_config().num_players == 5
+
+
+def test_the_progress_bar_shows_no_nan_win_rate_for_iterations_without_heuristic_games(tmp_path, capsys):
+    """The bar's ``vs_heur`` (the learner's win rate against heuristic bots) said ``nan`` in every
+    iteration that finished no game against them; it says ``–`` until one does, then keeps the last
+    such iteration's rate."""
+    train(tiny(tmp_path, opponents={"self": 1.0}, total_steps=600), progress=True)
+    err = capsys.readouterr().err
+    assert "vs_heur=–" in err and "nan" not in err
+    train(tiny(tmp_path / "h", opponents={"heuristic": 1.0}, total_steps=900), progress=True)
+    err = capsys.readouterr().err
+    assert re.search(r"vs_heur=[01]\.\d\d", err) and "nan" not in err

@@ -636,6 +636,7 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
         history: list[dict] = []
         # the bar counts learner steps, or seconds when a time budget will end the run first
         by_time = bool(config.time_budget_s)
+        vs_heur = "–"           # the bar's learner win rate against heuristic bots: none finished yet
         reached = max(reached, _progress(config.total_steps, config.time_budget_s, steps, wall))
         bar = tqdm(total=int(config.time_budget_s) if by_time else config.total_steps,
                    initial=min(int(wall), int(config.time_budget_s)) if by_time else min(steps, config.total_steps),
@@ -710,8 +711,9 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
                     bar.update((min(int(wall), bar.total) if by_time else min(steps, config.total_steps)) - bar.n)
                     shown = {"ent": f"{metrics['entropy']:.2f}"} if "entropy" in metrics else \
                         {"gate_corr": f"{metrics.get('gate/corr', float('nan')):.2f}"}       # a frozen run: the gate's
-                    bar.set_postfix(it=iteration, steps=steps, **shown,
-                                    vs_heur=f"{metrics.get('winrate/heuristic/all', float('nan')):.2f}",
+                    if "winrate/heuristic/all" in metrics:      # else the last iteration's that finished such games
+                        vs_heur = f"{metrics['winrate/heuristic/all']:.2f}"
+                    bar.set_postfix(it=iteration, steps=steps, **shown, vs_heur=vs_heur,
                                     learner_sps=f"{metrics['perf/learner_steps_per_s']:.0f}")
                     done = steps >= config.total_steps or _budget_spent(config, wall, recent)
                     if iteration % config.checkpoint_every == 0 or done:
