@@ -1085,6 +1085,9 @@ def test_pooled_results_say_which_parts_were_played_in_lockstep(policy_4p):
     pooled = ev.pool_results(parts, ["a", "b"])
     assert "lockstep" not in pooled["meta"]
     assert [p.get("lockstep", False) for p in pooled["meta"]["pooled"]] == [True, False]
+    assert "- played in lockstep (--lockstep)" in ev.render_markdown(parts[0])    # results.md says so
+    assert "lockstep" not in ev.render_markdown(parts[1])
+    assert "- pooled parts played in lockstep (--lockstep): 1 of 2" in ev.render_markdown(pooled)
 
 
 def test_the_flagship_in_lockstep_plays_the_games_it_plays_alone(monkeypatch):

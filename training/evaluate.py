@@ -1821,6 +1821,12 @@ def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
     if m.get("roles"):
         out.append(f"- the candidates took only the seats dealt {', '.join(m['roles'])} (--roles): the overall "
                    f"figures are over those seats")
+    if m.get("lockstep"):
+        out.append("- played in lockstep (--lockstep): the trained policies' decisions batched; equal to the "
+                   "game-by-game evaluation up to float rounding")
+    elif any(p.get("lockstep") for p in m.get("pooled", [])):
+        out.append(f"- pooled parts played in lockstep (--lockstep): "
+                   f"{sum(bool(p.get('lockstep')) for p in m['pooled'])} of {len(m['pooled'])}")
     out.append(f"- truncated: {s['truncated']}, draws: {s['draws']}, mean turns: "
                f"{s['mean_turns']:.1f}" if s["mean_turns"] is not None else "- no games")
     out += ["", "Win rates by dealt role, with 95% Wilson intervals:", "", per_role_table(res), ""]
