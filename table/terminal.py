@@ -219,6 +219,8 @@ class TerminalGame:
                    "itself unless something concerns you (--stops).")
 
     def _end_screen(self) -> None:
+        """The reveal: every seat's player, identity, role, life and result in a table, or, where
+        the table is wider than the console (it would cut its cells short), a wrapped line each."""
         from rich.table import Table as RichTable
 
         r = self.table.reveal()
@@ -226,11 +228,19 @@ class TerminalGame:
         t = RichTable(title="Identities")
         for col in ("seat", "player", "identity", "role", "life", "result"):
             t.add_column(col)
+        rows = []
         for s in r.seats:
             res = "won" if s.won else ("-" if r.truncated or not r.winners else "lost")
-            t.add_row(f"P{s.seat}", self.labels[s.seat], s.identity, s.role,
-                      str(s.life) if s.in_game else "out", res)
-        self.console.print(t)
+            rows.append((f"P{s.seat}", self.labels[s.seat], s.identity, s.role, str(s.life) if s.in_game else "out",
+                         res))
+            t.add_row(*rows[-1])
+        wide = self.console.measure(t, options=self.console.options.update_width(10**4)).maximum   # not cut to fit
+        if wide <= self.console.width:
+            self.console.print(t)
+        else:
+            self._line("Identities", style="italic")
+            for seat, player, identity, role, life, res in rows:
+                self._line(f"{seat} ({player}): {identity} ({role}, life: {life}, result: {res})")
         if r.truncated:
             verdict = f"Draw: the turn limit ({self.config.max_turns}) was reached."
         elif not r.winners:

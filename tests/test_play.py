@@ -561,6 +561,43 @@ def test_a_wrapped_line_hangs_under_its_start():
     assert [m[:2] for m in wrap_text(player, 50)] == ["P0"] + ["  "] * (len(wrap_text(player, 50)) - 1)
 
 
+@pytest.mark.parametrize("columns", [40, 50, 80])
+def test_the_end_screen_and_the_legend_fit_a_narrow_console(tmp_path, monkeypatch, capsys, columns):
+    """At 50 columns the end screen's Identities table cut its cells short ("Seedb…", "Trait…"), and
+    the legend's hand-written continuation lines did not re-wrap.  Where the table is wider than the
+    console, each seat is a wrapped line with its player, identity, role, life and result in full; at
+    80 columns the table is as it was.  The legend is an entry a line, wrapped under the entry's start."""
+    from agents.human import wrap_text
+    from treachery_env.text import render_view
+
+    replay = tmp_path / "r.json"
+    monkeypatch.setattr(sys, "stdin", Typist(["1"]))
+    monkeypatch.setenv("COLUMNS", str(columns))
+    assert cli.main(["play", *SMALL, "--seed", "3", "--replay", str(replay)]) == 0
+    out = capsys.readouterr().out
+    end = out.split(END_MARKER, 1)[1]
+    assert "…" not in end and all(len(line) <= columns for line in end.splitlines() if " " in line.strip())
+    g = Game.from_json(replay.read_text())
+    seat = seat_of(out)
+    rows = [(f"P{p.seat}", "you" if p.seat == seat else "random", p.identity.name, p.identity.role.name.title())
+            for p in g.players]
+    if columns == 80:
+        assert "┃ seat ┃ player ┃ identity" in end
+        for row in rows:
+            assert re.search(r"│ " + r" +│ ".join(map(re.escape, row)) + r" +│", end), row
+    else:
+        flat = re.sub(r"\s+", " ", end)
+        for label, player, identity, role in rows:
+            assert f"{label} ({player}): {identity} ({role}, life: " in flat
+        assert flat.count(", result: ") == g.n
+
+    legend = render_view(g.view(0), legend=True).split("\nlegend:\n", 1)[1].splitlines()
+    assert all(re.match(r"  \S", line) for line in legend)            # no hand-written continuation lines
+    wrapped = wrap_text("\n".join(legend), columns)
+    assert "\n".join(wrapped) in out and len(wrapped) > len(legend)
+    assert all(re.match(r"  \S|    \S", line) and len(line) <= columns for line in wrapped)
+
+
 def test_an_empty_replay_path_is_refused(tmp_path, monkeypatch, capsys):
     """``--replay ""`` is refused in one line, as an empty ``--out`` is elsewhere (it used to be
     taken as "no --replay" and write runs/play-....json in the current folder)."""

@@ -593,16 +593,19 @@ _PHASE_WORDS = {"untap": "untap step", "upkeep": "upkeep", "draw": "draw step", 
 _COMMANDER_ZONES = {"command": "in the command zone", "battlefield": "on the battlefield", "stack": "on the stack",
                     "out": "out of the game"}
 _STACK_KINDS = {"spell": "spell", "ability": "activated ability", "trigger": "triggered ability"}
-_LEGEND = """legend:
-  P0, P1, ...: seats in turn order; "(you)" marks yours. life N, or OUT once the player has left the game.
-  identity: its name (role) when you know it (face up, your own, or shown to you), else hidden.
-  lands: N (M untapped): lands are counted; each untapped land pays one mana (tapped automatically).
-  creatures: name power/toughness [keywords] (state): tapped; attacking P3 / a planeswalker; blocking X;
-    summoning sick = came under its controller's control this turn, can't attack (CR 302.6);
-    N damage = damage marked this turn; +1/+1 and stun counters (a stun counter keeps it tapped once, CR 122.1d).
-  artifact tokens: counted per player; a Treasure pays one mana, the others have abilities (see each card's text).
-  commander damage taken: combat damage from each commander; 21 from one commander loses the game (CR 903.10a).
-  graveyard, exile: public card names, oldest first.  stack: top first (the top resolves first, CR 608)."""
+_LEGEND = "\n".join((      # an entry a line: a terminal wraps each under its start (agents.human.wrap_text)
+    "legend:",
+    '  P0, P1, ...: seats in turn order; "(you)" marks yours. life N, or OUT once the player has left the game.',
+    "  identity: its name (role) when you know it (face up, your own, or shown to you), else hidden.",
+    "  lands: N (M untapped): lands are counted; each untapped land pays one mana (tapped automatically).",
+    "  creatures: name power/toughness [keywords] (state): tapped; attacking P3 / a planeswalker; blocking X; "
+    "summoning sick = came under its controller's control this turn, can't attack (CR 302.6); "
+    "N damage = damage marked this turn; +1/+1 and stun counters (a stun counter keeps it tapped once, CR 122.1d).",
+    "  artifact tokens: counted per player; a Treasure pays one mana, the others have abilities (see each card's "
+    "text).",
+    "  commander damage taken: combat damage from each commander; 21 from one commander loses the game "
+    "(CR 903.10a).",
+    "  graveyard, exile: public card names, oldest first.  stack: top first (the top resolves first, CR 608)."))
 
 
 def _player_line(p: Any, viewer: "int | None") -> str:
