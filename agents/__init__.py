@@ -100,8 +100,10 @@ def make(spec: str, seed: int | None = None) -> Agent:
     """Build a bot from a spec such as ``"random"``, ``"heuristic"``, ``"belief"``,
     ``"ismcts"``, ``"lookahead"``, a shipped model's name (``"flagship"``: its greedy
     policy, :mod:`agents.models`) or ``"policy:PATH"`` (a trained checkpoint; ``"policy:PATH:greedy"``
-    takes the most probable action instead of sampling, and ``":gate=T"`` after either plays a
-    policy with an advantage gate at the threshold ``T`` instead of its own), or ``"rllib:PATH"``
+    takes the most probable action instead of sampling, ``":gate=T"`` after either plays a
+    policy with an advantage gate at the threshold ``T`` instead of its own, and
+    ``":gate_only=ROLE[+ROLE]"`` makes the seats dealt those roles leave the network's proposal
+    only where its gate departs: :class:`agents.policy.PolicyAgent`), or ``"rllib:PATH"``
     (an RLlib checkpoint, :mod:`agents.rllib`; ``":greedy"`` as for a policy).  ``"isolated:SPEC"``
     plays the bot ``SPEC`` in a process of its own that receives only the seat's observation
     and serialised view (:mod:`agents.isolated`).
@@ -168,19 +170,22 @@ def _outside(module: str, attr: str, spec: str, names: list, seed: int | None) -
     return bot
 
 
-def _policy_options(arg: str) -> tuple[str, bool, float | None]:
-    """``PATH[:greedy][:gate=T]`` -> ``(path, greedy, gate threshold or None)``; the modes in any case.
+def _policy_options(arg: str) -> tuple[str, bool, float | None, tuple[str, ...]]:
+    """``PATH[:greedy][:gate=T][:gate_only=ROLE[+ROLE]]`` -> ``(path, greedy, gate threshold or
+    None, gate_only roles)``; the modes in any case, in any order.
 
     Raises:
-        ValueError: for an option given twice, a gate without a number, or an unknown option.
+        ValueError: for an option given twice, a gate without a number, a gate_only without
+            roles, or an unknown option.
     """
-    path, greedy, gate = arg, False, None
+    path, greedy, gate, gate_only = arg, False, None, None
     while not os.path.exists(path):      # the options after the path, in any order (a path may hold ':')
         head, sep, mode = path.rpartition(":")
         if not sep:
             break
         low = mode.lower()
-        if (low == "greedy" and greedy) or (low.startswith("gate=") and gate is not None):
+        if (low == "greedy" and greedy) or (low.startswith("gate=") and gate is not None) \
+                or (low.startswith("gate_only=") and gate_only is not None):
             raise ValueError(f"policy spec 'policy:{arg}': ':{low.split('=')[0]}' given twice")
         if low == "greedy":
             greedy = True
@@ -189,19 +194,24 @@ def _policy_options(arg: str) -> tuple[str, bool, float | None]:
                 gate = float(low[len("gate="):])
             except ValueError:
                 raise ValueError(f"policy spec 'policy:{arg}': {mode!r} needs a number, e.g. ':gate=0.01'") from None
+        elif low.startswith("gate_only="):
+            gate_only = tuple(r for r in low[len("gate_only="):].split("+"))
+            if not all(gate_only):
+                raise ValueError(f"policy spec 'policy:{arg}': {mode!r} needs role names joined by '+', "
+                                 f"e.g. ':gate_only=assassin'")
         elif head.endswith(".pt"):
             raise ValueError(f"policy spec 'policy:{arg}': unknown mode {mode!r} after the checkpoint path "
-                             f"(the modes are ':greedy' and ':gate=T')")
+                             f"(the modes are ':greedy', ':gate=T' and ':gate_only=ROLE[+ROLE]')")
         else:
             break
         path = head
-    return path, greedy, gate
+    return path, greedy, gate, gate_only or ()
 
 
 def _policy(seed: int | None = None, arg: str = "") -> Agent:
     from .policy import PolicyAgent   # torch is imported only when a policy is used
-    path, greedy, gate = _policy_options(arg)
-    return PolicyAgent(path, seed=seed, greedy=greedy, gate_threshold=gate)
+    path, greedy, gate, gate_only = _policy_options(arg)
+    return PolicyAgent(path, seed=seed, greedy=greedy, gate_threshold=gate, gate_only=gate_only)
 
 
 def _rllib_options(arg: str) -> tuple[str, bool]:
@@ -252,7 +262,7 @@ def weights_file(spec: str) -> str | None:
 _REGISTRY["policy"] = _policy
 _REGISTRY["rllib"] = _rllib
 _REGISTRY["isolated"] = _isolated
-_WITH_ARGUMENT = {"policy": "PATH[:greedy][:gate=T]", "rllib": "PATH[:greedy]", "isolated": "SPEC"}   # bots whose spec carries an argument
+_WITH_ARGUMENT = {"policy": "PATH[:greedy][:gate=T][:gate_only=ROLE[+ROLE]]", "rllib": "PATH[:greedy]", "isolated": "SPEC"}   # bots whose spec carries an argument
 
 
 # the built-in bots register themselves on import

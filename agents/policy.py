@@ -313,7 +313,10 @@ class PolicyAgent(BaseAgent):
     threshold unless ``gate_threshold`` is given;
     ``has_gate`` says whether the network has one, ``last_searched`` whether the
     gate weighed candidates at the last decision, ``last_gated`` whether that
-    decision was the gate's (both False without a gate).
+    decision was the gate's (both False without a gate).  In a seat dealt one of
+    ``gate_only``'s roles the policy leaves the proposal only where the gate
+    departs: elsewhere it plays the proposal, not the network's own choice (the
+    network still runs, for its recurrent state and beliefs).
 
     Args:
         path: a checkpoint from :func:`save_checkpoint`.
@@ -321,12 +324,14 @@ class PolicyAgent(BaseAgent):
         greedy: take the arg-max instead of sampling.
         gate_threshold: play the advantage gates (the main one and every role's) at this
             threshold instead of the network's (``gate_threshold`` holds it); None: the network's.
+        gate_only: role names (any case) whose seats leave the proposal only through the gate.
 
     Raises:
         ValueError: for an unreadable or incompatible checkpoint, including one
             trained with another observation or action layout
             (:func:`check_layout`), a ``gate_threshold`` for a network without
-            a gate or outside [0, 2); in ``act``, for an observation of another
+            a gate or outside [0, 2), ``gate_only`` roles that are unknown or that no gate
+            of the network decides for (or a network without a proposal); in ``act``, for an observation of another
             size than the network's (a table of another number of players), or
             no ``info["view"]`` for a network that reads a proposal.
 
@@ -340,7 +345,7 @@ class PolicyAgent(BaseAgent):
     name = "policy"
 
     def __init__(self, path: str | os.PathLike, seed: int | None = None, greedy: bool = False,
-                 gate_threshold: float | None = None):
+                 gate_threshold: float | None = None, gate_only: Sequence[str] = ()):
         super().__init__(seed)
         if torch.get_num_threads() > 1:
             torch.set_num_threads(1)
@@ -365,6 +370,14 @@ class PolicyAgent(BaseAgent):
         if self.net.kwargs.get("prior"):
             from . import make
             self.prior_bot = make(self.net.kwargs["prior"], seed=seed)
+        try:
+            self.gate_only = frozenset(r.name.lower() for r in Role.parse_many(gate_only))
+        except ValueError as err:
+            raise ValueError(f"policy {self.path!r}: gate_only: {err}") from None
+        for role in sorted(self.gate_only):
+            if not self.has_gate or self.net.gate_for(role) is None:
+                raise ValueError(f"policy {self.path!r}: gate_only {role!r}, but no advantage gate of this network "
+                                 f"decides for that role")
 
     def num_players(self) -> int:
         """The table size the policy was trained for: it plays no other."""
@@ -451,6 +464,9 @@ class PolicyAgent(BaseAgent):
             if gated is not None:
                 self.last_gated = True
                 return gated
+            if self.gate_only and info["view"].me.role is not None \
+                    and info["view"].me.role.name.lower() in self.gate_only:
+                return self.last_proposal
         lg = logits.numpy()[legal].astype(np.float64)
         if self.greedy:
             return int(legal[int(np.argmax(lg))])

@@ -983,6 +983,65 @@ def test_the_advantage_gate_departs_where_it_predicts_a_gain(tmp_path):
             EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=32, entity=16, **bad)
 
 
+def test_gate_only_roles_leave_the_proposal_only_through_the_gate(tmp_path):
+    """``:gate_only=ROLE[+ROLE]`` (``PolicyAgent(gate_only=...)``): in a seat dealt one of those
+    roles the policy plays its proposal wherever the gate does not depart, never the network's own
+    choice; other seats play as without it.  With a gate that never departs and every role named it
+    plays the proposal bot's game exactly; bad roles and a network without a gate are refused."""
+    from agents import make, play_game
+    from treachery_env.engine import Game
+    from treachery_env.rules import Role
+    from treachery_env.view import ViewBuilder
+
+    n = 5
+    cfg = GameConfig(num_players=n)
+    plain, gated = _plain_and_gated(n)
+    with torch.no_grad():
+        gated.gate[-1].weight.zero_()
+        gated.gate[-1].bias.fill_(-1.0)                 # every prediction -0.1: the gate never departs
+    never = str(save_checkpoint(tmp_path / "never.pt", gated, cfg.to_dict()))
+    heur = [make("heuristic", seed=s) for s in range(1, n)]
+    every = "leader+guardian+assassin+traitor"
+    for seed in (3, 4):
+        assert play_game([make(f"policy:{never}:greedy:gate_only={every}", seed=0)] + heur, seed=seed, config=cfg) \
+            == play_game([make("heuristic", seed=0)] + heur, seed=seed, config=cfg)
+    seen, differs = set(), 0
+    for seed in range(30):
+        g = Game(cfg, seed=seed)
+        role = Role(g.players[0].identity.role)
+        if (role == Role.ASSASSIN) in seen:
+            continue
+        seen.add(role == Role.ASSASSIN)
+        only, free = make(f"policy:{never}:gate_only=Assassin", seed=0), make(f"policy:{never}", seed=0)   # drawn
+        assert only.gate_only == {"assassin"}
+        bots = [make("heuristic", seed=k) for k in range(1, n)]
+        for s, b in enumerate([only, free, *bots]):
+            b.reset(max(0, s - 1))
+        views = ViewBuilder(g)
+        while not g.is_over and g.decisions_taken < 1500:
+            s = g.current_player
+            obs, info = g.observation(s), {"view": views.build(s)}
+            if s == 0:
+                a, b = only.act(obs, info), free.act(obs, info)
+                assert a == (only.last_proposal if role == Role.ASSASSIN else b)
+                differs += a != b
+                a = b               # both bots see the same game: the one played without gate_only
+            else:
+                a = bots[s - 1].act(obs, info)
+            g.step(a)
+        if len(seen) == 2:
+            break
+    assert seen == {True, False} and differs > 0        # the network's own draw left the proposal somewhere
+    path = str(save_checkpoint(tmp_path / "plain.pt", plain, cfg.to_dict()))
+    for spec, msg in ((f"policy:{never}:gate_only=wizard", r"gate_only: unknown role 'wizard'"),
+                      (f"policy:{never}:gate_only=assassin+Assassin", "gate_only: assassin named twice"),
+                      (f"policy:{never}:gate_only=", "needs role names joined by"),
+                      (f"policy:{never}:gate_only=assassin:gate_only=leader", "':gate_only' given twice"),
+                      (f"policy:{path}:gate_only=assassin", "no advantage gate of this network decides for")):
+        with pytest.raises(ValueError, match=msg):
+            make(spec)
+
+
 def test_a_role_gate_grafted_from_another_run_gates_that_role_alone(tmp_path, capsys):
     """``treachery graft``: the donor's gate (a run from the same frozen network) becomes the gate
     of the seats dealt one role; a seat of that role departs where the donor's gate says, every
