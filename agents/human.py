@@ -223,7 +223,7 @@ class HumanAgent(BaseAgent):
         Raises:
             QuitGame, EOFError, KeyboardInterrupt: the person leaves (see the class).
         """
-        from treachery_env.text import choices
+        from treachery_env.text import PRIORITY_QUESTION, choices
 
         d = view.decision
         options = [(o.action, self._option_text(o, words)) for o, words in choices(view)
@@ -235,7 +235,7 @@ class HumanAgent(BaseAgent):
         self.show_identity(view)
         asked = d.question()           # the prompt as people read it (a numbered permanent's number)
         why = f" ({reason})" if reason and reason != asked else ""
-        question = ("You have priority: act, or pass" if asked == "priority" else f"Your decision: {asked}") + why
+        question = (PRIORITY_QUESTION if asked == "priority" else f"Your decision: {asked}") + why
         words = [text for _, text in options]
         say = [text for _, text in talk] + ["back"]
         while True:

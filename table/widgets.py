@@ -15,6 +15,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from treachery_env.text import PRIORITY_QUESTION
+
 from .html import board_html, identity_html, option_details, reveal_html
 from .replay import Replay
 from .table import Table
@@ -111,7 +113,7 @@ class TableWidget:
         if p is not None:
             asked = p.view.decision.question()
             reason = f" <i>({escape(p.reason)})</i>" if p.reason != asked else ""
-            question = "You have priority: act, or pass" if asked == "priority" else asked
+            question = PRIORITY_QUESTION if asked == "priority" else asked
             self.question.value = f"<b>{escape(question)}</b>{reason}"
             for o in option_details(p.view):
                 b = w.Button(description=o["text"], tooltip=o["text"], layout=w.Layout(width="auto"),

@@ -16,7 +16,7 @@ import treachery_env
 from agents import play_game
 from treachery_env import GameConfig, identities
 from treachery_env.cards import CARD_INDEX, CARDS, COUNTER_TOKENS, KEYWORDS, TOKENS, CardDef
-from treachery_env.engine import Game
+from treachery_env.engine import DecisionKind, Game
 from treachery_env.text import EVENT_KINDS, card_text, format_event, render, render_view, unveil_cost_text
 from treachery_env.view import FrozenDict, freeze, seat_view
 
@@ -683,3 +683,34 @@ def test_a_numbered_permanents_triggers_and_damage_are_numbered_in_the_log():
     assert third.ordinal == 1
     assert all("source_label" not in e for e in g.log[start:])
     assert "Flame Adept deals 2 damage to P2" in [format_event(e) for e in g.log[start:]]
+
+
+def test_the_priority_question_is_written_once(monkeypatch):
+    """"You have priority: act, or pass" was written out by the terminal (agents/human.py), the
+    notebook's table (table/widgets.py) and the board's "you decide" line: each takes it from
+    :data:`treachery_env.text.PRIORITY_QUESTION` now.  (The web page's script writes it itself: its
+    prompt payload has the question, "priority".)"""
+    import inspect
+    import io
+
+    from rich.console import Console
+
+    import table.widgets
+    import treachery_env.text as text
+    from agents.human import HumanAgent
+
+    g = Game(GameConfig(num_players=4, commander=False), seed=0)
+    while g.decision.kind != DecisionKind.PRIORITY:
+        g.step(g.decision.options[0][0])
+    seat = g.current_player
+    view = seat_view(g, seat)
+    assert "you decide: you have priority: act, or pass" in render_view(view)
+    monkeypatch.setattr(text, "PRIORITY_QUESTION", "Act or pass, P?")
+    assert "you decide: act or pass, p?" in render_view(view)
+    buf = io.StringIO()
+    person = HumanAgent(input_stream=io.StringIO("1\n"), console=Console(file=buf, width=200))
+    person.reset(seat)
+    person.choose(view)
+    assert "Act or pass, P?\n" in buf.getvalue()
+    source = inspect.getsource(table.widgets)
+    assert "PRIORITY_QUESTION" in source and "have priority" not in source

@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .view import SeatView
 
 __all__ = ["describe_action", "option_text", "choices", "render", "render_view", "board_sections", "BoardSections",
-           "format_event",
+           "PRIORITY_QUESTION", "format_event",
            "card_text", "card_names", "find_name", "view_names", "unveil_cost_text", "EVENT_KINDS"]
 
 
@@ -593,6 +593,11 @@ _PHASE_WORDS = {"untap": "untap step", "upkeep": "upkeep", "draw": "draw step", 
 _COMMANDER_ZONES = {"command": "in the command zone", "battlefield": "on the battlefield", "stack": "on the stack",
                     "out": "out of the game"}
 _STACK_KINDS = {"spell": "spell", "ability": "activated ability", "trigger": "triggered ability"}
+PRIORITY_QUESTION = "You have priority: act, or pass"
+"""A priority window (a decision whose :meth:`~treachery_env.view.DecisionView.question` is
+``"priority"``) as people are asked it: by the terminal, the notebook's table and, in lower case,
+the board's "you decide" line.  The web page writes it out itself (``table/static/table.js``: its
+prompt payload has the question, ``"priority"``, not these words)."""
 _LEGEND = "\n".join((      # an entry a line: a terminal wraps each under its start (agents.human.wrap_text)
     "legend:",
     '  P0, P1, ...: seats in turn order; "(you)" marks yours. life N, or OUT once the player has left the game.',
@@ -838,7 +843,7 @@ def board_sections(view: "SeatView", viewer: "int | None", decision: bool = True
         lines.append(result)
     elif view.decision is not None and viewer is not None and decision:
         prompt = view.decision.question()
-        lines.append("you decide: " + ("you have priority: act, or pass" if prompt == "priority" else prompt))
+        lines.append("you decide: " + (PRIORITY_QUESTION.lower() if prompt == "priority" else prompt))
     return BoardSections(header, tuple(players), tuple(lines))
 
 
