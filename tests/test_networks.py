@@ -983,13 +983,30 @@ def test_the_advantage_gate_departs_where_it_predicts_a_gain(tmp_path):
             EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=32, entity=16, **bad)
 
 
+def _seat_0_assassin_and_not(cfg: GameConfig, seeds):
+    """``(game, seat 0's role)`` for the first deal of ``seeds`` that deals seat 0 an Assassin and
+    the first that deals it another role, in the order met (AssertionError if ``seeds`` lack either)."""
+    from treachery_env.engine import Game
+    from treachery_env.rules import Role
+
+    seen = set()
+    for seed in seeds:
+        g = Game(cfg, seed=seed)
+        role = Role(g.players[0].identity.role)
+        if (role == Role.ASSASSIN) not in seen:
+            seen.add(role == Role.ASSASSIN)
+            yield g, role
+            if len(seen) == 2:
+                return
+    raise AssertionError(f"seeds {seeds!r} do not deal seat 0 both an Assassin and another role")
+
+
 def test_gate_only_roles_leave_the_proposal_only_through_the_gate(tmp_path):
     """``:gate_only=ROLE[+ROLE]`` (``PolicyAgent(gate_only=...)``): in a seat dealt one of those
     roles the policy plays its proposal wherever the gate does not depart, never the network's own
     choice; other seats play as without it.  With a gate that never departs and every role named it
     plays the proposal bot's game exactly; bad roles and a network without a gate are refused."""
     from agents import make, play_game
-    from treachery_env.engine import Game
     from treachery_env.rules import Role
     from treachery_env.view import ViewBuilder
 
@@ -1005,13 +1022,8 @@ def test_gate_only_roles_leave_the_proposal_only_through_the_gate(tmp_path):
     for seed in (3, 4):
         assert play_game([make(f"policy:{never}:greedy:gate_only={every}", seed=0)] + heur, seed=seed, config=cfg) \
             == play_game([make("heuristic", seed=0)] + heur, seed=seed, config=cfg)
-    seen, differs = set(), 0
-    for seed in range(30):
-        g = Game(cfg, seed=seed)
-        role = Role(g.players[0].identity.role)
-        if (role == Role.ASSASSIN) in seen:
-            continue
-        seen.add(role == Role.ASSASSIN)
+    differs = 0
+    for g, role in _seat_0_assassin_and_not(cfg, range(30)):
         only, free = make(f"policy:{never}:gate_only=Assassin", seed=0), make(f"policy:{never}", seed=0)   # drawn
         assert only.gate_only == {"assassin"}
         bots = [make("heuristic", seed=k) for k in range(1, n)]
@@ -1029,9 +1041,7 @@ def test_gate_only_roles_leave_the_proposal_only_through_the_gate(tmp_path):
             else:
                 a = bots[s - 1].act(obs, info)
             g.step(a)
-        if len(seen) == 2:
-            break
-    assert seen == {True, False} and differs > 0        # the network's own draw left the proposal somewhere
+    assert differs > 0        # the network's own draw left the proposal somewhere
     path = str(save_checkpoint(tmp_path / "plain.pt", plain, cfg.to_dict()))
     for spec, msg in ((f"policy:{never}:gate_only=wizard", r"gate_only: unknown role 'wizard'"),
                       (f"policy:{never}:gate_only=assassin+Assassin", "gate_only: assassin named twice"),
@@ -1052,7 +1062,6 @@ def test_a_role_gate_grafted_from_another_run_gates_that_role_alone(tmp_path, ca
     from training.cli import main
     from training.gate import graft_role_gate
     from training.model_card import model_card
-    from treachery_env.engine import Game
     from treachery_env.rules import Role
     from treachery_env.view import ViewBuilder
 
@@ -1082,13 +1091,7 @@ def test_a_role_gate_grafted_from_another_run_gates_that_role_alone(tmp_path, ca
     assert torch.equal(net.role_gates["assassin"][-1].bias, load_checkpoint(always)["net"].gate[-1].bias)
     # seat 0 decides as `always` (its gate departs at every searched decision) when dealt an Assassin, and as
     # `never` (no departure) otherwise: the three bots share every other weight, so their recurrent states agree
-    seen = set()
-    for seed in range(20):
-        g = Game(cfg, seed=seed)
-        role = Role(g.players[0].identity.role)
-        if (role == Role.ASSASSIN) in seen:
-            continue
-        seen.add(role == Role.ASSASSIN)
+    for g, role in _seat_0_assassin_and_not(cfg, range(20)):
         bots = [make(f"policy:{p}:greedy", seed=0) for p in (str(out), always, never)]
         heur = [make("heuristic", seed=k) for k in range(1, n)]
         for b in bots:
@@ -1107,9 +1110,6 @@ def test_a_role_gate_grafted_from_another_run_gates_that_role_alone(tmp_path, ca
                 a = heur[s - 1].act(obs, info)
             g.step(a)
         assert (gated_here > 0) == (role == Role.ASSASSIN)
-        if len(seen) == 2:
-            break
-    assert seen == {True, False}
     assert "for a seat dealt assassin, a gate of its own (width 8 on" in model_card(str(out), "g")
     with pytest.raises(SystemExit):
         main(["graft", "--help"])
