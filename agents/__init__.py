@@ -103,7 +103,8 @@ def make(spec: str, seed: int | None = None) -> Agent:
     takes the most probable action instead of sampling, ``":gate=T"`` after either plays a
     policy with an advantage gate at the threshold ``T`` instead of its own, and
     ``":gate_only=ROLE[+ROLE]"`` makes the seats dealt those roles leave the network's proposal
-    only where its gate departs: :class:`agents.policy.PolicyAgent`), or ``"rllib:PATH"``
+    only where its gate departs, instead of the roles the checkpoint names:
+    :class:`agents.policy.PolicyAgent`), or ``"rllib:PATH"``
     (an RLlib checkpoint, :mod:`agents.rllib`; ``":greedy"`` as for a policy).  ``"isolated:SPEC"``
     plays the bot ``SPEC`` in a process of its own that receives only the seat's observation
     and serialised view (:mod:`agents.isolated`).
@@ -170,9 +171,9 @@ def _outside(module: str, attr: str, spec: str, names: list, seed: int | None) -
     return bot
 
 
-def _policy_options(arg: str) -> tuple[str, bool, float | None, tuple[str, ...]]:
+def _policy_options(arg: str) -> tuple[str, bool, float | None, tuple[str, ...] | None]:
     """``PATH[:greedy][:gate=T][:gate_only=ROLE[+ROLE]]`` -> ``(path, greedy, gate threshold or
-    None, gate_only roles)``; the modes in any case, in any order.
+    None, gate_only roles or None)``; the modes in any case, in any order.
 
     Raises:
         ValueError: for an option given twice, a gate without a number, a gate_only without
@@ -205,7 +206,7 @@ def _policy_options(arg: str) -> tuple[str, bool, float | None, tuple[str, ...]]
         else:
             break
         path = head
-    return path, greedy, gate, gate_only or ()
+    return path, greedy, gate, gate_only
 
 
 def _policy(seed: int | None = None, arg: str = "") -> Agent:

@@ -47,7 +47,7 @@ embeddings).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import torch
@@ -514,13 +514,17 @@ class EntityNet(nn.Module):
             that role is gated by its role's gate (:meth:`gate_for`), every other seat by
             ``gate`` (if any); their weights come from gates fitted to that role alone
             (:func:`training.gate.graft_role_gate`).
+        gate_only: role names (lower case) whose seats leave the proposal only where their
+            gate departs (:class:`agents.policy.PolicyAgent` plays the proposal there wherever
+            the gate keeps it, not the network's own choice); each must have a gate (its
+            own or the main one).  Stored in ``kwargs`` when not empty.
 
     Raises:
         ValueError: for non-positive sizes, sizes that are not this
             ``treachery_env``'s layouts for ``num_players``, an unknown ``prior``,
             an ``entity`` width not a multiple of :data:`INTERACTION_HEADS` with ``interaction``,
-            a gate without ``prior``, a threshold outside [0, 2) or unknown
-            ``gate_features``.
+            a gate without ``prior``, a threshold outside [0, 2), unknown
+            ``gate_features``, or a ``gate_only`` role that is unknown, repeated or has no gate.
     """
 
     arch = "entity"
@@ -529,7 +533,7 @@ class EntityNet(nn.Module):
     def __init__(self, obs_size: int, num_actions: int, num_players: int, hidden: int = 256, entity: int = 64,
                  privileged_size: int = 0, prior: str | None = None, interaction: int = 0, combat: bool = False,
                  gate: int = 0, gate_threshold: float = 0.01, gate_features: str = "combat",
-                 role_gates: dict | None = None):
+                 role_gates: dict | None = None, gate_only: Sequence[str] | None = None):
         super().__init__()
         _check_sizes(obs_size=(obs_size, 1), num_actions=(num_actions, 1), num_players=(num_players, 2),
                      hidden=(hidden, 1), entity=(entity, 1), privileged_size=(privileged_size, 0),
@@ -546,6 +550,7 @@ class EntityNet(nn.Module):
         if gate_features not in GATE_FEATURES:
             raise ValueError(f"gate_features must be one of {sorted(GATE_FEATURES)}, got {gate_features!r}")
         role_gates = _check_role_gates(role_gates or {}, prior)
+        gate_only = _check_gate_only(gate_only or [], bool(gate), role_gates)
         from treachery_env.actions import ActionLayout
         from treachery_env.observation import obs_layout
         n = num_players
@@ -570,6 +575,9 @@ class EntityNet(nn.Module):
                 self.kwargs["gate_features"] = gate_features
         if role_gates:
             self.kwargs["role_gates"] = role_gates
+        if gate_only:
+            self.kwargs["gate_only"] = gate_only
+        self.gate_only = tuple(gate_only)
         self.prior = prior
         self.hidden, self.num_players, E = hidden, n, entity
         idx = _EntityIndex(L, AL)
@@ -794,6 +802,26 @@ class EntityNet(nn.Module):
 
 
 _FLAG_FIRST = ("creatures", "walkers", "stack")   # blocks whose feature 0 is "present"
+
+
+def _check_gate_only(gate_only: Any, main_gate: bool, role_gates: dict) -> list[str]:
+    """``gate_only`` (see :class:`EntityNet`) checked, as role names in Role order.
+
+    Raises:
+        ValueError: for a value that is not a list of role names, an unknown or repeated role,
+            or a role no gate decides for (no main gate and no gate of its own).
+    """
+    if isinstance(gate_only, str) or not isinstance(gate_only, (list, tuple)):
+        raise ValueError(f"gate_only must be a list of role names, got {gate_only!r}")
+    names = [r.name.lower() for r in Role]
+    for role in gate_only:
+        if role not in names:
+            raise ValueError(f"gate_only: unknown role {role!r}; allowed: {names}")
+        if list(gate_only).count(role) > 1:
+            raise ValueError(f"gate_only: {role!r} given twice")
+        if not main_gate and role not in role_gates:
+            raise ValueError(f"gate_only: no gate decides for {role!r} (no main gate and no gate of its own)")
+    return sorted(gate_only, key=names.index)
 
 
 def _check_role_gates(role_gates: Any, prior: str | None) -> dict:

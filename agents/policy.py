@@ -324,7 +324,9 @@ class PolicyAgent(BaseAgent):
         greedy: take the arg-max instead of sampling.
         gate_threshold: play the advantage gates (the main one and every role's) at this
             threshold instead of the network's (``gate_threshold`` holds it); None: the network's.
-        gate_only: role names (any case) whose seats leave the proposal only through the gate.
+        gate_only: role names (any case) whose seats leave the proposal only through the gate;
+            None: the network's (``model_kwargs["gate_only"]``, written by ``treachery graft
+            --gate-only``; none if absent).
 
     Raises:
         ValueError: for an unreadable or incompatible checkpoint, including one
@@ -345,7 +347,7 @@ class PolicyAgent(BaseAgent):
     name = "policy"
 
     def __init__(self, path: str | os.PathLike, seed: int | None = None, greedy: bool = False,
-                 gate_threshold: float | None = None, gate_only: Sequence[str] = ()):
+                 gate_threshold: float | None = None, gate_only: Sequence[str] | None = None):
         super().__init__(seed)
         if torch.get_num_threads() > 1:
             torch.set_num_threads(1)
@@ -370,6 +372,8 @@ class PolicyAgent(BaseAgent):
         if self.net.kwargs.get("prior"):
             from . import make
             self.prior_bot = make(self.net.kwargs["prior"], seed=seed)
+        if gate_only is None:
+            gate_only = self.net.kwargs.get("gate_only", ())
         try:
             self.gate_only = frozenset(r.name.lower() for r in Role.parse_many(gate_only))
         except ValueError as err:

@@ -1113,10 +1113,10 @@ def test_a_role_gate_grafted_from_another_run_gates_that_role_alone(tmp_path, ca
     assert "for a seat dealt assassin, a gate of its own (width 8 on" in model_card(str(out), "g")
     with pytest.raises(SystemExit):
         main(["graft", "--help"])
-    assert "usage: treachery graft [-h] --role ROLE --out OUT [--force] base donor" in capsys.readouterr().out
+    assert "usage: treachery graft [-h] --role ROLE --out OUT [--gate-only] [--force]" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main(["graft"])                 # the first pass (required options relaxed) is what fails here
-    assert "usage: treachery graft [-h] --role ROLE --out OUT [--force] base donor" in capsys.readouterr().err
+    assert "usage: treachery graft [-h] --role ROLE --out OUT [--gate-only] [--force]" in capsys.readouterr().err
     plain_path = str(save_checkpoint(tmp_path / "plain.pt", plain, cfg.to_dict()))
     solo = str(save_checkpoint(tmp_path / "solo.pt", load_checkpoint(always)["net"], cfg.to_dict(),
                                {"solo_roles": ["assassin"]}))               # a gate run fitted to Assassin decisions
@@ -1162,6 +1162,29 @@ def test_a_role_gate_grafted_from_another_run_gates_that_role_alone(tmp_path, ca
         assert main(["graft", *args]) == 2
         err = capsys.readouterr().err
         assert msg in err and err.count("\n") == 1, err
+    # --gate-only: the role's seats leave the proposal only where that gate departs; the checkpoint says so
+    only = tmp_path / "only.pt"
+    assert main(["graft", never, always, "--role", "assassin", "--gate-only", "--out", str(only)]) == 0
+    assert "(gate-only: a seat dealt assassin leaves the proposal only where that gate departs)" in \
+        capsys.readouterr().out
+    assert load_checkpoint(only)["model_kwargs"]["gate_only"] == ["assassin"]
+    assert make(f"policy:{only}").gate_only == {"assassin"} and make(f"policy:{out}").gate_only == set()
+    assert make(f"policy:{only}:gate_only=leader").gate_only == {"leader"}         # the spec's roles instead
+    assert "a seat dealt assassin leaves the proposal only where its gate departs" in model_card(str(only), "o")
+    # the same gate with --gate-only changes how the role plays; again, nothing; without it, the role plays free
+    assert main(["graft", str(out), always, "--role", "assassin", "--gate-only", "--out", str(tmp_path / "o2.pt")]) == 0
+    capsys.readouterr()
+    assert main(["graft", str(only), always, "--role", "assassin", "--gate-only", "--out", str(tmp_path / "x.pt")]) == 2
+    assert "(and BASE already plays that role gate-only): the graft would change nothing" in capsys.readouterr().err
+    assert main(["graft", str(only), always, "--role", "assassin", "--out", str(tmp_path / "free.pt")]) == 0
+    capsys.readouterr()
+    assert "gate_only" not in load_checkpoint(tmp_path / "free.pt")["model_kwargs"]
+    for bad, msg in ((["wizard"], "gate_only: unknown role 'wizard'"), ("assassin", "must be a list of role names"),
+                     (["assassin", "assassin"], "given twice"), (["leader"], "no gate decides for 'leader'")):
+        with pytest.raises(ValueError, match=msg):
+            EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=32, entity=16, prior="heuristic",
+                      role_gates={"assassin": {"gate": 8, "gate_features": "combat", "gate_threshold": 0.1}},
+                      gate_only=bad)
     other = _prior_net(n, seed=3)
     donor = EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=32, entity=16, privileged_size=4 * n,
                       prior="heuristic", gate=8).eval()

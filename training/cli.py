@@ -229,6 +229,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("donor", help="the gate run's policy.pt")
     g.add_argument("--role", required=True, help="leader, guardian, assassin or traitor")
     g.add_argument("--out", required=True, help="the policy file to write")
+    g.add_argument("--gate-only", action="store_true",
+                   help="the seats dealt --role leave the proposal only where the gate departs (never by the "
+                        "network's own choice)")
     g.add_argument("--force", action="store_true", help="replace --out if it exists (default: refuse)")
 
     c = sub.add_parser("compare", help="two candidates evaluated on the same deals, seat-game by seat-game",
@@ -657,11 +660,15 @@ def _export(args: argparse.Namespace) -> int:
 def _graft(args: argparse.Namespace) -> int:
     from .gate import graft_role_gate
     try:
-        path = graft_role_gate(args.base, args.donor, args.role, args.out, force=args.force)
+        path = graft_role_gate(args.base, args.donor, args.role, args.out, force=args.force,
+                               gate_only=args.gate_only)
     except ValueError as err:
         print(f"treachery graft: error: {err}", file=sys.stderr)
         return 2
-    print(f"wrote {path}: {args.base} with {args.donor}'s gate for its seats dealt {args.role.strip().lower()}")
+    role = args.role.strip().lower()
+    print(f"wrote {path}: {args.base} with {args.donor}'s gate for its seats dealt {role}"
+          + (f" (gate-only: a seat dealt {role} leaves the proposal only where that gate departs)"
+             if args.gate_only else ""))
     return 0
 
 

@@ -323,7 +323,7 @@ class GateFit:
         return {"fitted": self.fitted.state_dict(), "optimizer": self.optimizer.state_dict(), "steps": self.steps}
 
 
-_GATE_KEYS = ("gate", "gate_threshold", "gate_features", "role_gates")
+_GATE_KEYS = ("gate", "gate_threshold", "gate_features", "role_gates", "gate_only")
 
 
 def _gate_of(net: torch.nn.Module, role: str) -> tuple[dict, dict]:
@@ -352,7 +352,7 @@ def _fitted_roles(path: str | os.PathLike, payload: dict) -> list[str]:
 
 
 def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str, out: str | os.PathLike,
-                    force: bool = False) -> Path:
+                    force: bool = False, gate_only: bool = False) -> Path:
     """A policy whose seats dealt ``role`` are gated by the gate another run fitted to that role.
 
     ``donor`` is a gate run's policy (``gate`` > 0, e.g. ``advantage_gate.toml`` with
@@ -366,6 +366,9 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
     atomically with ``base``'s game and training configuration; ``meta["role_gates"][role]``
     names the run's policy that fitted that gate, its file's SHA-256 and its training
     configuration (the donor, or for a donor's own role gate the donor's record of it).
+    ``gate_only``: the seats dealt ``role`` leave the proposal only where that gate departs
+    (``model_kwargs["gate_only"]`` gains ``role``; without it ``role`` is taken out of it), so
+    the graft says how that role's seats play.
 
     Raises:
         ValueError: (one line) for an unreadable checkpoint, an unknown role, a donor
@@ -373,7 +376,7 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
             ``solo_roles``), a gated base whose run fitted its gate to some roles alone (so
             it would gate the others; BASE and DONOR swapped), networks that differ outside
             their gates (naming the first weight or setting), a donor whose gate for ``role``
-            is the base's (nothing would change), or an ``out`` that is empty, a folder, under
+            is the base's with the same ``gate_only`` for it (nothing would change), or an ``out`` that is empty, a folder, under
             a file, unwritable, BASE or DONOR itself, or exists without ``force``; nothing is
             written then, no folder made.
     """
@@ -423,12 +426,16 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
             raise ValueError(f"the two networks differ in weight {name!r}: the donor's gate was fitted to another "
                              f"policy (graft onto the policy its run started from and kept frozen)")
     was, had = _gate_of(b["net"], role)
-    if was == settings and had.keys() == weights.keys() and all(torch.equal(had[k], weights[k]) for k in had):
-        raise ValueError(f"DONOR {str(donor)!r} gates a seat dealt {role} with the very gate BASE does: the graft "
-                         f"would change nothing")
+    only = [r for r in bk.get("gate_only", []) if r != role] + ([role] if gate_only else [])
+    if was == settings and had.keys() == weights.keys() and all(torch.equal(had[k], weights[k]) for k in had) \
+            and sorted(only) == sorted(bk.get("gate_only", [])):
+        raise ValueError(f"DONOR {str(donor)!r} gates a seat dealt {role} with the very gate BASE does"
+                         + (" (and BASE already plays that role gate-only)" if gate_only else "")
+                         + ": the graft would change nothing")
     role_gates = dict(bk.get("role_gates", {}))
     role_gates[role] = settings
-    net = build_network({**bk, "role_gates": role_gates})
+    kwargs = {k: v for k, v in bk.items() if k != "gate_only"}
+    net = build_network({**kwargs, "role_gates": role_gates, **({"gate_only": only} if only else {})})
     state = {k: v for k, v in bs.items() if not k.startswith(f"role_gates.{role}.")}
     state.update({f"role_gates.{role}.{k}": v for k, v in weights.items()})
     net.load_state_dict(state)

@@ -224,6 +224,9 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
                    + "; `treachery graft`")
         if src.get("donor"):
             grafted.append(_grafted_line(role, src))
+    for role in kw.get("gate_only", []):
+        critic += (f"; a seat dealt {role} leaves the proposal only where its gate departs (`treachery graft "
+                   "--gate-only`): elsewhere it plays the proposal, not the network's own choice")
     out = [f"# Model card: `{name}`", "",
            f"A trained policy for {gc['num_players']}-player Treachery (recurrent actor-critic with a "
            "role-belief head; how it was trained is under Facts and Training configuration). Load it with "
