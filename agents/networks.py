@@ -61,7 +61,7 @@ from .combat import COMBAT_FEATURES, TABLE_FEATURES, combat_features
 
 __all__ = ["PolicyNet", "EntityNet", "SparseObs", "ObservationEmbedding", "build_network", "ARCHITECTURES",
            "NUM_ROLES", "PRIOR_BOTS", "EntityInteraction",
-           "INTERACTION_HEADS", "TABLE_PARTS", "GATE_SCALE", "gate_head"]
+           "INTERACTION_HEADS", "TABLE_PARTS", "GATE_SCALE", "gate_head", "check_gate_only"]
 
 NUM_ROLES = 4                      # Role.LEADER, GUARDIAN, ASSASSIN, TRAITOR (values 0..3)
 MASKED = -1e9                      # logit given to illegal actions
@@ -514,10 +514,11 @@ class EntityNet(nn.Module):
             that role is gated by its role's gate (:meth:`gate_for`), every other seat by
             ``gate`` (if any); their weights come from gates fitted to that role alone
             (:func:`training.gate.graft_role_gate`).
-        gate_only: role names (lower case) whose seats leave the proposal only where their
-            gate departs (:class:`agents.policy.PolicyAgent` plays the proposal there wherever
-            the gate keeps it, not the network's own choice); each must have a gate (its
-            own or the main one).  Stored in ``kwargs`` when not empty.
+        gate_only: role names (any case; stored lower case, in Role order) whose seats leave
+            the proposal only where their gate departs (:class:`agents.policy.PolicyAgent`
+            plays the proposal there wherever the gate keeps it, not the network's own
+            choice); each must have a gate (its own or the main one).  Stored in ``kwargs``
+            when not empty.
 
     Raises:
         ValueError: for non-positive sizes, sizes that are not this
@@ -550,7 +551,7 @@ class EntityNet(nn.Module):
         if gate_features not in GATE_FEATURES:
             raise ValueError(f"gate_features must be one of {sorted(GATE_FEATURES)}, got {gate_features!r}")
         role_gates = _check_role_gates(role_gates or {}, prior)
-        gate_only = _check_gate_only(gate_only or [], bool(gate), role_gates)
+        gate_only = check_gate_only(gate_only or [], bool(gate), role_gates)
         from treachery_env.actions import ActionLayout
         from treachery_env.observation import obs_layout
         n = num_players
@@ -577,7 +578,6 @@ class EntityNet(nn.Module):
             self.kwargs["role_gates"] = role_gates
         if gate_only:
             self.kwargs["gate_only"] = gate_only
-        self.gate_only = tuple(gate_only)
         self.prior = prior
         self.hidden, self.num_players, E = hidden, n, entity
         idx = _EntityIndex(L, AL)
@@ -804,24 +804,31 @@ class EntityNet(nn.Module):
 _FLAG_FIRST = ("creatures", "walkers", "stack")   # blocks whose feature 0 is "present"
 
 
-def _check_gate_only(gate_only: Any, main_gate: bool, role_gates: dict) -> list[str]:
-    """``gate_only`` (see :class:`EntityNet`) checked, as role names in Role order.
+def check_gate_only(gate_only: Any, main_gate: bool, role_gates: Any) -> list[str]:
+    """``gate_only`` (see :class:`EntityNet`) checked against the gates that decide, as
+    lower-case role names in Role order; the one check for a network's and a spec's roles.
+
+    Args:
+        gate_only: role names (any case; :meth:`~treachery_env.rules.Role.parse_many`).
+        main_gate: whether the network has a main gate (it decides for every role).
+        role_gates: the roles with a gate of their own (lower-case names).
 
     Raises:
-        ValueError: for a value that is not a list of role names, an unknown or repeated role,
-            or a role no gate decides for (no main gate and no gate of its own).
+        ValueError: (one line) for a value that is not a list of role names, an empty,
+            unknown or repeated role, or a role no gate decides for.
     """
-    if isinstance(gate_only, str) or not isinstance(gate_only, (list, tuple)):
+    if isinstance(gate_only, str) or not isinstance(gate_only, (list, tuple, set, frozenset)):
         raise ValueError(f"gate_only must be a list of role names, got {gate_only!r}")
-    names = [r.name.lower() for r in Role]
-    for role in gate_only:
-        if role not in names:
-            raise ValueError(f"gate_only: unknown role {role!r}; allowed: {names}")
-        if list(gate_only).count(role) > 1:
-            raise ValueError(f"gate_only: {role!r} given twice")
+    try:
+        roles = sorted(Role.parse_many(gate_only))
+    except ValueError as err:
+        raise ValueError(f"gate_only: {err}") from None
+    names = [r.name.lower() for r in roles]
+    for role in names:
         if not main_gate and role not in role_gates:
-            raise ValueError(f"gate_only: no gate decides for {role!r} (no main gate and no gate of its own)")
-    return sorted(gate_only, key=names.index)
+            raise ValueError(f"gate_only: no gate of this network decides for {role!r} "
+                             f"(no main gate and no gate of its own)")
+    return names
 
 
 def _check_role_gates(role_gates: Any, prior: str | None) -> dict:

@@ -42,7 +42,7 @@ from treachery_env.rules import Role
 from .base import BaseAgent, legal_actions
 from .files import atomic_write_bytes, check_input_file
 from .lookahead import search_candidates
-from .networks import MASKED, NUM_ROLES, PolicyNet, build_network
+from .networks import MASKED, NUM_ROLES, PolicyNet, build_network, check_gate_only
 
 __all__ = ["PolicyNet", "PolicyAgent", "ForwardRequest", "forward_requests", "masked_logits", "save_checkpoint", "load_checkpoint", "load_policy",
            "config_differences", "GameConfigMismatchWarning", "CHECKPOINT_FORMAT", "NUM_ROLES"]
@@ -375,13 +375,11 @@ class PolicyAgent(BaseAgent):
         if gate_only is None:
             gate_only = self.net.kwargs.get("gate_only", ())
         try:
-            self.gate_only = frozenset(r.name.lower() for r in Role.parse_many(gate_only))
+            self.gate_only = frozenset(check_gate_only(
+                list(gate_only), getattr(self.net, "gate", None) is not None,
+                getattr(self.net, "role_gate_settings", {})))
         except ValueError as err:
-            raise ValueError(f"policy {self.path!r}: gate_only: {err}") from None
-        for role in sorted(self.gate_only):
-            if not self.has_gate or self.net.gate_for(role) is None:
-                raise ValueError(f"policy {self.path!r}: gate_only {role!r}, but no advantage gate of this network "
-                                 f"decides for that role")
+            raise ValueError(f"policy {self.path!r}: {err}") from None
 
     def num_players(self) -> int:
         """The table size the policy was trained for: it plays no other."""

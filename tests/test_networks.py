@@ -1047,7 +1047,7 @@ def test_gate_only_roles_leave_the_proposal_only_through_the_gate(tmp_path):
                       (f"policy:{never}:gate_only=assassin+Assassin", "gate_only: assassin named twice"),
                       (f"policy:{never}:gate_only=", "needs role names joined by"),
                       (f"policy:{never}:gate_only=assassin:gate_only=leader", "':gate_only' given twice"),
-                      (f"policy:{path}:gate_only=assassin", "no advantage gate of this network decides for")):
+                      (f"policy:{path}:gate_only=assassin", "no gate of this network decides for 'assassin'")):
         with pytest.raises(ValueError, match=msg):
             make(spec)
 
@@ -1180,7 +1180,7 @@ def test_a_role_gate_grafted_from_another_run_gates_that_role_alone(tmp_path, ca
     capsys.readouterr()
     assert "gate_only" not in load_checkpoint(tmp_path / "free.pt")["model_kwargs"]
     for bad, msg in ((["wizard"], "gate_only: unknown role 'wizard'"), ("assassin", "must be a list of role names"),
-                     (["assassin", "assassin"], "given twice"), (["leader"], "no gate decides for 'leader'")):
+                     (["assassin", "Assassin"], "assassin named twice"), (["leader"], "no gate of this network decides for 'leader'")):
         with pytest.raises(ValueError, match=msg):
             EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=32, entity=16, prior="heuristic",
                       role_gates={"assassin": {"gate": 8, "gate_features": "combat", "gate_threshold": 0.1}},
