@@ -57,12 +57,13 @@ def card_line(name: str) -> str:
 
 def _units(text: str, width: int) -> list[str]:
     """The pieces :func:`wrap_text` never breaks: the words of ``text`` (a word of
-    closing punctuation alone, such as ``>``, stuck to the one before), except that a parenthesised
+    closing punctuation alone, such as ``>``, or a board line's ``|`` separator stuck to the
+    one before, so no line starts with one), except that a parenthesised
     group is one piece when it fits in ``width``, else one piece per item (up to and with
     its comma) that fits, an item that does not fit being its words."""
     words: list[str] = []
     for w in text.split(" "):
-        if w and words and not w.strip(">)]}.,;:"):
+        if w and words and not w.strip(">)]}.,;:|"):
             words[-1] += " " + w
         elif w:
             words.append(w)

@@ -561,6 +561,23 @@ def test_a_wrapped_line_hangs_under_its_start():
     assert [m[:2] for m in wrap_text(player, 50)] == ["P0"] + ["  "] * (len(wrap_text(player, 50)) - 1)
 
 
+def test_no_wrapped_board_line_starts_with_a_separator():
+    """A board player line (``P0 (you): in game | ... | hand 7 | library 92 | ...``) wrapped
+    at some widths went on with ``| hand 7``: the separator ends the line it follows instead."""
+    from agents.human import wrap_text
+    from treachery_env.text import render_view
+
+    g = Game(GameConfig(num_players=5), seed=4)
+    ends = 0                                     # lines a separator ends: the case occurs
+    for width in range(30, 81):
+        for seat in range(5):
+            lines = wrap_text(render_view(g.view(seat)), width)
+            assert all(len(line) <= width for line in lines if " " in line.strip())
+            assert not [line for line in lines if line.lstrip().startswith("|")], width
+            ends += sum(line.endswith(" |") for line in lines)
+    assert ends > 0
+
+
 @pytest.mark.parametrize("columns", [40, 50, 80])
 def test_the_end_screen_and_the_legend_fit_a_narrow_console(tmp_path, monkeypatch, capsys, columns):
     """At 50 columns the end screen's Identities table cut its cells short ("Seedb…", "Trait…"), and
