@@ -103,7 +103,8 @@ def make(spec: str, seed: int | None = None) -> Agent:
     takes the most probable action instead of sampling, ``":gate=T"`` after either plays a
     policy with an advantage gate at the threshold ``T`` instead of its own, and
     ``":gate_only=ROLE[+ROLE]"`` makes the seats dealt those roles leave the network's proposal
-    only where its gate departs, instead of the roles the checkpoint names:
+    only where its gate departs, instead of the roles the checkpoint names (``":gate_only=none"``:
+    no role, the network decides in every seat):
     :class:`agents.policy.PolicyAgent`), or ``"rllib:PATH"``
     (an RLlib checkpoint, :mod:`agents.rllib`; ``":greedy"`` as for a policy).  ``"isolated:SPEC"``
     plays the bot ``SPEC`` in a process of its own that receives only the seat's observation
@@ -172,8 +173,8 @@ def _outside(module: str, attr: str, spec: str, names: list, seed: int | None) -
 
 
 def _policy_options(arg: str) -> tuple[str, bool, float | None, tuple[str, ...] | None]:
-    """``PATH[:greedy][:gate=T][:gate_only=ROLE[+ROLE]]`` -> ``(path, greedy, gate threshold or
-    None, gate_only roles or None)``; the modes in any case, in any order.
+    """``PATH[:greedy][:gate=T][:gate_only=ROLE[+ROLE]|none]`` -> ``(path, greedy, gate threshold
+    or None, gate_only roles (``()`` for none) or None)``; the modes in any case, in any order.
 
     Raises:
         ValueError: for an option given twice, a gate without a number, a gate_only without
@@ -197,12 +198,14 @@ def _policy_options(arg: str) -> tuple[str, bool, float | None, tuple[str, ...] 
                 raise ValueError(f"policy spec 'policy:{arg}': {mode!r} needs a number, e.g. ':gate=0.01'") from None
         elif low.startswith("gate_only="):
             gate_only = tuple(r for r in low[len("gate_only="):].split("+"))
-            if not all(gate_only):
+            if gate_only == ("none",):       # no role: the network decides in every seat
+                gate_only = ()
+            elif not all(gate_only):
                 raise ValueError(f"policy spec 'policy:{arg}': {mode!r} needs role names joined by '+', "
                                  f"e.g. ':gate_only=assassin'")
         elif head.endswith(".pt"):
             raise ValueError(f"policy spec 'policy:{arg}': unknown mode {mode!r} after the checkpoint path "
-                             f"(the modes are ':greedy', ':gate=T' and ':gate_only=ROLE[+ROLE]')")
+                             f"(the modes are ':greedy', ':gate=T' and ':gate_only=ROLE[+ROLE]' or ':gate_only=none')")
         else:
             break
         path = head
@@ -263,7 +266,7 @@ def weights_file(spec: str) -> str | None:
 _REGISTRY["policy"] = _policy
 _REGISTRY["rllib"] = _rllib
 _REGISTRY["isolated"] = _isolated
-_WITH_ARGUMENT = {"policy": "PATH[:greedy][:gate=T][:gate_only=ROLE[+ROLE]]", "rllib": "PATH[:greedy]", "isolated": "SPEC"}   # bots whose spec carries an argument
+_WITH_ARGUMENT = {"policy": "PATH[:greedy][:gate=T][:gate_only=ROLE[+ROLE]|none]", "rllib": "PATH[:greedy]", "isolated": "SPEC"}   # bots whose spec carries an argument
 
 
 # the built-in bots register themselves on import

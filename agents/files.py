@@ -72,7 +72,11 @@ def check_writable_file(path: str | os.PathLike, what: str) -> None:
     path = Path(path)
     if path.is_dir():
         raise ValueError(f"{what} {str(path)!r} is a folder, not a file")
-    check_folder(path.parent, what)
+    for q in path.parents:                       # named here: check_folder would name the parent as ``what``
+        if q.exists():
+            if not q.is_dir():
+                raise ValueError(f"{what} {str(path)!r} cannot be written: {str(q)!r} is a file, not a folder")
+            break
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

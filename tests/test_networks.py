@@ -1158,26 +1158,31 @@ def test_a_role_gate_grafted_from_another_run_gates_that_role_alone(tmp_path, ca
                        "has no advantage gate to graft"),
                       ([never, always, "--role", "assassin", "--out", str(out)], "exists; give --force"),
                       ([never, str(tmp_path / "none.pt"), "--role", "assassin", "--out", str(tmp_path / "x.pt")],
-                       "does not exist or is not a file")):
+                       "DONOR '"),
+                      ([str(tmp_path / "none.pt"), always, "--role", "assassin", "--out", str(tmp_path / "x.pt")],
+                       "BASE '"),
+                      ([never, always, "--role", "assassin", "--out", str(out / "x.pt")],
+                       f"--out '{out / 'x.pt'}' cannot be written: '{out}' is a file")):
         assert main(["graft", *args]) == 2
         err = capsys.readouterr().err
         assert msg in err and err.count("\n") == 1, err
     # --gate-only: the role's seats leave the proposal only where that gate departs; the checkpoint says so
     only = tmp_path / "only.pt"
     assert main(["graft", never, always, "--role", "assassin", "--gate-only", "--out", str(only)]) == 0
-    assert "(gate-only: a seat dealt assassin leaves the proposal only where that gate departs)" in \
+    assert "; gate-only: a seat dealt assassin leaves the proposal only where that gate departs" in \
         capsys.readouterr().out
     assert load_checkpoint(only)["model_kwargs"]["gate_only"] == ["assassin"]
     assert make(f"policy:{only}").gate_only == {"assassin"} and make(f"policy:{out}").gate_only == set()
     assert make(f"policy:{only}:gate_only=leader").gate_only == {"leader"}         # the spec's roles instead
+    assert make(f"policy:{only}:gate_only=None").gate_only == set()                # none: the network everywhere
     assert "a seat dealt assassin leaves the proposal only where its gate departs" in model_card(str(only), "o")
     # the same gate with --gate-only changes how the role plays; again, nothing; without it, the role plays free
     assert main(["graft", str(out), always, "--role", "assassin", "--gate-only", "--out", str(tmp_path / "o2.pt")]) == 0
-    capsys.readouterr()
+    assert "with the same gate for its seats dealt assassin (DONOR's is BASE's); gate-only: " in capsys.readouterr().out
     assert main(["graft", str(only), always, "--role", "assassin", "--gate-only", "--out", str(tmp_path / "x.pt")]) == 2
     assert "(and BASE already plays that role gate-only): the graft would change nothing" in capsys.readouterr().err
     assert main(["graft", str(only), always, "--role", "assassin", "--out", str(tmp_path / "free.pt")]) == 0
-    capsys.readouterr()
+    assert "(DONOR's is BASE's); gate-only turned off: BASE played assassin gate-only" in capsys.readouterr().out
     assert "gate_only" not in load_checkpoint(tmp_path / "free.pt")["model_kwargs"]
     for bad, msg in ((["wizard"], "gate_only: unknown role 'wizard'"), ("assassin", "must be a list of role names"),
                      (["assassin", "Assassin"], "assassin named twice"), (["leader"], "no gate of this network decides for 'leader'")):
@@ -1225,7 +1230,7 @@ def test_a_grafts_card_names_the_donor_run_and_counts_its_steps_on_a_line_of_the
     tc = {"run_dir": "runs/gate-assassin", "solo_roles": [" Assassin"], "freeze_policy": True, "init": str(base)}
     donor = save_checkpoint(tmp_path / "donor.pt", gated, cfg.to_dict(), tc,
                             meta={"steps": 352_256, "iteration": 86, "games": 7_000, "wall_s": 2_400.0})
-    card = model_card(graft_role_gate(base, donor, "assassin", tmp_path / "g.pt"), "g")
+    card = model_card(graft_role_gate(base, donor, "assassin", tmp_path / "g.pt").path, "g")
     sha = sha256_of(donor)[:12]
     assert (f"fitted to that role's decisions alone by the run `runs/gate-assassin` (its policy `{donor}`, SHA-256 "
             f"{sha}...); `treachery graft`") in card
@@ -1242,7 +1247,7 @@ def test_a_grafts_card_names_the_donor_run_and_counts_its_steps_on_a_line_of_the
     # a donor without a run folder is named by its file, its run's figures still on their own line; solo_roles
     # that name no role are shown as held (a card renders whatever a file holds)
     bare = save_checkpoint(tmp_path / "bare.pt", gated, cfg.to_dict(), meta={"steps": 1_000, "iteration": 1})
-    h = load_checkpoint(graft_role_gate(base, bare, "guardian", tmp_path / "h.pt"))
+    h = load_checkpoint(graft_role_gate(base, bare, "guardian", tmp_path / "h.pt").path)
     assert f"fitted to every role's decisions by the run of `{bare}` (SHA-256 {sha256_of(bare)[:12]}...)" in \
         model_card(tmp_path / "h.pt", "h")
     h["meta"]["role_gates"]["guardian"]["donor_train_config"]["solo_roles"] = ["guardian", "GUARDIAN"]

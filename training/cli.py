@@ -660,15 +660,20 @@ def _export(args: argparse.Namespace) -> int:
 def _graft(args: argparse.Namespace) -> int:
     from .gate import graft_role_gate
     try:
-        path = graft_role_gate(args.base, args.donor, args.role, args.out, force=args.force,
-                               gate_only=args.gate_only)
+        g = graft_role_gate(args.base, args.donor, args.role, args.out, force=args.force,
+                            gate_only=args.gate_only)
     except ValueError as err:
         print(f"treachery graft: error: {err}", file=sys.stderr)
         return 2
     role = args.role.strip().lower()
-    print(f"wrote {path}: {args.base} with {args.donor}'s gate for its seats dealt {role}"
-          + (f" (gate-only: a seat dealt {role} leaves the proposal only where that gate departs)"
-             if args.gate_only else ""))
+    what = (f"{args.base} with {args.donor}'s gate for its seats dealt {role}" if g.gate_changed
+            else f"{args.base} with the same gate for its seats dealt {role} (DONOR's is BASE's)")
+    if g.gate_only_after:
+        what += f"; gate-only: a seat dealt {role} leaves the proposal only where that gate departs"
+    elif g.gate_only_before:
+        what += (f"; gate-only turned off: BASE played {role} gate-only, the graft lets the network depart "
+                 f"there too (give --gate-only to keep it)")
+    print(f"wrote {g.path}: {what}")
     return 0
 
 

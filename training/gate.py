@@ -34,11 +34,12 @@ import re
 import warnings
 import zipfile
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import torch
 
-from agents.files import atomic_write_bytes, check_writable_file
+from agents.files import atomic_write_bytes, check_input_file, check_writable_file
 from agents.candidates import GATE_FEATURES, advantage_inputs
 from agents.networks import GATE_SCALE
 from agents.play import first_line
@@ -46,7 +47,7 @@ from treachery_env.observation import obs_layout
 
 from .rollout import batch_observations
 
-__all__ = ["read_examples", "searched", "gate_examples", "gate_inputs", "realised_gain", "GateFit", "graft_role_gate",
+__all__ = ["read_examples", "searched", "gate_examples", "gate_inputs", "realised_gain", "GateFit", "Graft", "graft_role_gate",
            "GATE_MINIBATCH", "GATE_LEARNING_RATE", "GATE_AVERAGE", "BIG"]
 
 GATE_MINIBATCH = 512
@@ -351,8 +352,25 @@ def _fitted_roles(path: str | os.PathLike, payload: dict) -> list[str]:
         raise ValueError(f"{str(path)!r}: its training configuration's solo_roles: {first_line(err)}") from None
 
 
+class Graft(NamedTuple):
+    """What :func:`graft_role_gate` wrote and changed.
+
+    Attributes:
+        path: the graft's policy file.
+        gate_changed: whether a seat dealt the role is now gated by another gate than BASE's
+            (False: the same gate, only its gate-only setting changed).
+        gate_only_before, gate_only_after: whether BASE, and the graft, play that role
+            gate-only (``model_kwargs["gate_only"]``).
+    """
+
+    path: Path
+    gate_changed: bool
+    gate_only_before: bool
+    gate_only_after: bool
+
+
 def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str, out: str | os.PathLike,
-                    force: bool = False, gate_only: bool = False) -> Path:
+                    force: bool = False, gate_only: bool = False) -> Graft:
     """A policy whose seats dealt ``role`` are gated by the gate another run fitted to that role.
 
     ``donor`` is a gate run's policy (``gate`` > 0, e.g. ``advantage_gate.toml`` with
@@ -379,6 +397,9 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
             is the base's with the same ``gate_only`` for it (nothing would change), or an ``out`` that is empty, a folder, under
             a file, unwritable, BASE or DONOR itself, or exists without ``force``; nothing is
             written then, no folder made.
+
+    Returns:
+        :class:`Graft`: the file written and what changed (the CLI says it).
     """
     from agents.models import sha256_of
     from agents.networks import build_network
@@ -389,6 +410,8 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
         role = Role.parse(str(role).strip()).name.lower()
     except ValueError as err:
         raise ValueError(f"--role: {err}") from None
+    check_input_file(base, "BASE")
+    check_input_file(donor, "DONOR")
     if not str(out).strip():
         raise ValueError("--out is empty; give a file")
     out = Path(out)
@@ -427,8 +450,8 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
                              f"policy (graft onto the policy its run started from and kept frozen)")
     was, had = _gate_of(b["net"], role)
     only = [r for r in bk.get("gate_only", []) if r != role] + ([role] if gate_only else [])
-    if was == settings and had.keys() == weights.keys() and all(torch.equal(had[k], weights[k]) for k in had) \
-            and sorted(only) == sorted(bk.get("gate_only", [])):
+    same_gate = was == settings and had.keys() == weights.keys() and all(torch.equal(had[k], weights[k]) for k in had)
+    if same_gate and sorted(only) == sorted(bk.get("gate_only", [])):
         raise ValueError(f"DONOR {str(donor)!r} gates a seat dealt {role} with the very gate BASE does"
                          + (" (and BASE already plays that role gate-only)" if gate_only else "")
                          + ": the graft would change nothing")
@@ -447,4 +470,5 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
                                            "donor_meta": d.get("meta", {}),
                                            "donor_train_config": d.get("train_config", {})}}
     meta["graft_base"] = {"file": str(base), "sha256": sha256_of(base)}     # the card names it
-    return save_checkpoint(out, net, b["game_config"], b.get("train_config"), meta=meta)
+    path = save_checkpoint(out, net, b["game_config"], b.get("train_config"), meta=meta)
+    return Graft(path, not same_gate, role in bk.get("gate_only", []), gate_only)
