@@ -303,7 +303,9 @@ def test_export_to_the_current_folder_names_the_card_after_it(tmp_path, monkeypa
     monkeypatch.chdir(ship)
     assert cli.main(["export", str(policy_4p), "--out", "."]) == 0
     card = (ship / "MODEL_CARD.md").read_text()
-    assert card.startswith("# Model card: `ship-here`\n") and '`agents.make("policy:policy.pt")`' in card
+    assert card.startswith("# Model card: `ship-here`\n") and '`agents.make("policy:policy.pt:greedy")`' in card
+    import agents                 # the card's load line plays the policy as its evaluations did: greedy
+    assert agents.make("policy:policy.pt:greedy").greedy
     (ship / "sub").mkdir()
     assert cli.main(["export", str(policy_4p), "--out", "sub/..", "--force"]) == 0
     assert (ship / "MODEL_CARD.md").read_text().startswith("# Model card: `ship-here`\n")

@@ -1738,8 +1738,8 @@ def gate_table(res: dict) -> str:
     if not gate:
         return ""
     out = ["Advantage gate: at the decisions the lookahead teacher would search, how often the gate played "
-           "its own candidate instead of the network's choice (its departures; share with a 95% interval over "
-           "games):", "",
+           "its own candidate instead of what the seat would otherwise play, the network's choice (in a role "
+           "played gate-only, the proposal) (its departures; share with a 95% interval over games):", "",
            "| agent | role | seat-games | decisions | the teacher would search | departures | share |",
            "|---|---|---|---|---|---|---|"]
     for lab, g in gate.items():

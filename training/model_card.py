@@ -229,8 +229,9 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
                    "--gate-only`): elsewhere it plays the proposal, not the network's own choice")
     out = [f"# Model card: `{name}`", "",
            f"A trained policy for {gc['num_players']}-player Treachery (recurrent actor-critic with a "
-           "role-belief head; how it was trained is under Facts and Training configuration). Load it with "
-           f"`agents.make(\"policy:{load_path or f'checkpoints/{name}/policy.pt'}\")`.", "",
+           "role-belief head; how it was trained is under Facts and Training configuration). Load it as "
+           f"its evaluations below played it, greedy: `agents.make(\"policy:{load_path or f'checkpoints/{name}/policy.pt'}"
+           ":greedy\")` (without `:greedy` it samples its actions).", "",
            "## Facts", "",
            f"* network: {net}{critic}; {params:,} parameters; file {size / 1e6:.1f} MB",
            CHECKSUM_LINE.format(sha256_of(policy)),
