@@ -91,6 +91,26 @@ def test_the_view_cost_script_prints_each_builder(capsys):
     assert importlib.import_module("treachery_env.env").ViewBuilder is view.ViewBuilder     # put back
 
 
+def test_the_identity_callbacks_script_counts_card_code_in_pure_python():
+    """``bench/identity_callbacks.py`` (docs/native_core.md) runs the engine in pure Python in a
+    process of its own, so its profiler sees the framework's entry points and the card code."""
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).parent.parent / "bench" / "identity_callbacks.py"
+    out = subprocess.run([sys.executable, str(script), "--games", "2", "--top", "3"], capture_output=True,
+                         text=True, check=True).stdout
+    assert out.startswith("2 games, ")
+    calls = dict(re.findall(r"\| `(\w+)` \| ([\d.]+) \|", out))
+    assert float(calls["can_activate"]) > 0.5 and float(calls["fire_event"]) > 0   # every priority check asks
+    entries = re.search(r"entries into card code: ([\d,.]+) a game", out)
+    assert entries and float(entries.group(1).replace(",", "")) > 0
+    bad = subprocess.run([sys.executable, str(script), "--games", "0"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "--games must be at least 1" in bad.stderr
+
+
 def test_the_imitation_agreement_script_fits_and_scores_each_network(capsys):
     """``bench/imitation_agreement.py`` on a tiny run: both networks fitted on the
     same heuristic games, agreement in [0, 1] overall and by kind, one table."""
