@@ -4,7 +4,9 @@ Backs :mod:`training.threads` (the trainer picks the update's thread count by
 measurement): one rollout of the chosen configuration is collected, then the
 same PPO update (:func:`training.ppo.ppo_update`) is timed ``--repeats`` times
 at each thread count, first on its own, then with ``--busy`` processes
-spinning beside it (as another program on the machine would).
+spinning beside it (as another program on the machine would).  It also counts the update's
+floating-point operations (:func:`update_flops`) and prints the rate it runs at, beside a
+large matrix product's at the same thread count.
 
     python bench/update_threads.py [--arch flat|entity] [--steps 4096] [--threads 2,1] [--busy 1] [--repeats 3]
 """
@@ -47,6 +49,32 @@ def timings(net: torch.nn.Module, batch: dict, config: TrainConfig, threads: int
     return out
 
 
+def update_flops(net: torch.nn.Module, batch: dict, config: TrainConfig) -> int:
+    """Floating-point operations of one update of a copy of ``net`` on ``batch``, as
+    :class:`torch.utils.flop_counter.FlopCounterMode` counts them (matrix products and
+    convolutions, forward and backward; elementwise work is not counted)."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    copy = deepcopy(net)
+    opt = make_optimizer(copy, config.learning_rate)
+    with FlopCounterMode(display=False) as counter:
+        ppo_update(copy, opt, batch, config, np.random.default_rng(0))
+    return int(counter.get_total_flops())
+
+
+def matmul_rate(threads: int, size: int = 1024, repeats: int = 10) -> float:
+    """FLOP/s of a ``size`` x ``size`` float32 matrix product at ``threads`` torch threads (the
+    CPU's rate on large dense work, the ceiling an update's matrix products approach)."""
+    torch.set_num_threads(threads)
+    x, y = torch.randn(size, size), torch.randn(size, size)
+    for _ in range(2):
+        x @ y
+    t = time.perf_counter()
+    for _ in range(repeats):
+        x @ y
+    return 2 * size ** 3 * repeats / (time.perf_counter() - t)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Collect, time and print the table; returns 0."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] + " Run from the repository root.")
@@ -68,15 +96,19 @@ def main(argv: list[str] | None = None) -> int:
     net = build_network(col.net_kwargs)
     col.set_weights({k: v.clone() for k, v in net.state_dict().items()})
     batch, _, info = col.collect(a.steps)
+    flops = update_flops(net, batch, config)
     print(f"{a.arch} network, {info['learner_steps']} learner steps, {config.epochs} epochs, "
-          f"minibatches of {min(config.minibatch_steps, info['learner_steps'])}\n")
-    print("| beside it | threads | update s (each repeat) | mean |\n|---|---|---|---|")
+          f"minibatches of {min(config.minibatch_steps, info['learner_steps'])}; "
+          f"{flops / 1e9:.1f} GFLOP an update ({flops / info['learner_steps'] / 1e6:.1f} MFLOP a learner step)\n")
+    print("| beside it | threads | update s (each repeat) | mean | GFLOP/s | a 1024x1024 matrix product, GFLOP/s |\n"
+          "|---|---|---|---|---|---|")
     for busy in sorted({0, a.busy}):
         spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(busy)]
         try:
             for n in counts:
                 ts = timings(net, batch, config, n, a.repeats)
-                print(f"| {busy} busy | {n} | {', '.join(f'{t:.2f}' for t in ts)} | {np.mean(ts):.2f} |", flush=True)
+                print(f"| {busy} busy | {n} | {', '.join(f'{t:.2f}' for t in ts)} | {np.mean(ts):.2f} | "
+                      f"{flops / np.mean(ts) / 1e9:.0f} | {matmul_rate(n) / 1e9:.0f} |", flush=True)
         finally:
             for p in spinners:
                 p.kill()

@@ -111,6 +111,27 @@ def test_the_identity_callbacks_script_counts_card_code_in_pure_python():
     assert bad.returncode == 2 and "--games must be at least 1" in bad.stderr
 
 
+def test_the_rollout_cost_script_times_plain_labelled_and_pooled_collects(capsys):
+    """``bench/rollout_cost.py`` collects with the same worker pool as training, without and with
+    the expert's labels and a pool, and refuses bad arguments in one line."""
+    import importlib.util
+    import re
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("rollout_cost", Path(__file__).parent.parent / "bench" /
+                                                  "rollout_cost.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.main(["--workers", "1", "--steps", "64", "--collects", "2", "--warmup", "1", "--pool", "1"]) == 0
+    rows = re.findall(r"\| (plain|labels|labels\+pool of 1) \| ([\d.]+) \| ([\d.]+) \|", capsys.readouterr().out)
+    assert [r[0] for r in rows] == ["plain", "labels", "labels+pool of 1"]
+    assert all(float(ms) > 0 and float(d) >= 1 for _, ms, d in rows)
+    for bad in (["--warmup", "3", "--collects", "3"], ["--workers", "0"]):
+        with pytest.raises(SystemExit) as err:
+            mod.main(bad)
+        assert err.value.code == 2
+
+
 def test_the_imitation_agreement_script_fits_and_scores_each_network(capsys):
     """``bench/imitation_agreement.py`` on a tiny run: both networks fitted on the
     same heuristic games, agreement in [0, 1] overall and by kind, one table."""
@@ -335,9 +356,15 @@ def test_the_update_threads_script_times_each_count_quiet_and_busy(capsys):
         assert mod.main(["--steps", "64", "--threads", "1", "--busy", "1", "--repeats", "1"]) == 0
     finally:
         torch.set_num_threads(threads)
-    rows = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("| ") and "busy |" in ln]
+    out = capsys.readouterr().out
+    rows = [ln for ln in out.splitlines() if ln.startswith("| ") and "busy |" in ln]
     assert [r.split(" | ")[:2] for r in rows] == [["| 0 busy", "1"], ["| 1 busy", "1"]]
-    assert all(float(r.split(" | ")[3].rstrip(" |")) > 0 for r in rows)
+    assert all(float(r.split(" | ")[k].rstrip(" |")) > 0 for r in rows for k in (3, 4, 5))   # s, GFLOP/s, GEMM
+    import re
+    gflop, per_step = map(float, re.search(r"([\d.]+) GFLOP an update \(([\d.]+) MFLOP a learner step\)",
+                                           out).groups())
+    assert per_step > 0 and gflop == pytest.approx(per_step * 1e6 * int(re.search(r"(\d+) learner steps", out)
+                                                                          .group(1)) / 1e9, abs=0.06)
     with pytest.raises(SystemExit):
         mod.main(["--threads", "two"])
 
