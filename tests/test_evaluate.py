@@ -61,6 +61,8 @@ def test_mean_interval_is_the_normal_interval_clipped_to_the_quantitys_range():
     assert clipped["hi"] == 1.0 and clipped["lo"] == free["lo"]
     assert mean_interval([-1.0, -1.0, 0.0], lower=-1.0, upper=1.0)["lo"] == -1.0
     assert mean_interval([0.5]) == {"n": 1, "mean": 0.5, "lo": None, "hi": None}
+    # no spread seen: no interval (a trial's 4 equal pairs printed "+0.000 [+0.000, +0.000]")
+    assert mean_interval([0.0] * 4, lower=-1.0, upper=1.0) == {"n": 4, "mean": 0.0, "lo": None, "hi": None}
     assert mean_interval([]) == {"n": 0, "mean": None, "lo": None, "hi": None}
 
 
@@ -704,7 +706,7 @@ def test_paired_delta_compares_two_candidates_seat_game_by_seat_game(tmp_path, c
         d = [int(wb[k][1]) - int(wa[k][1]) for k in wa if wa[k][0] == role]
         assert res["roles"][role]["n"] == len(d) and res["roles"][role]["mean"] == pytest.approx(sum(d) / len(d))
     same = ev.paired_delta(a, a)["roles"]["overall"]
-    assert same["mean"] == 0 and same["lo"] == same["hi"] == 0
+    assert same["mean"] == 0 and same["lo"] is None and same["hi"] is None     # every pair equal: no spread
     other_deals = ev.evaluate(["belief", "heuristic"], **dict(kw, seed=6))
     with pytest.raises(ValueError, match=r"share no deal \(seeds 5 and 6\)"):
         ev.paired_delta(a, other_deals)

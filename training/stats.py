@@ -115,13 +115,15 @@ def mean_interval(values: Sequence[float], lower: float | None = None, upper: fl
     ``mean ± 1.96 s / sqrt(n)`` (``s`` the sample standard deviation), ``lo``
     clipped at ``lower`` and ``hi`` at ``upper`` when given (the range the
     quantity can take: 0 for counts, [-1, 1] for a difference of two wins);
-    the interval is None for ``n < 2`` and everything but ``n`` for ``n == 0``."""
+    the interval is None for ``n < 2``, and for values that are all equal (no spread seen: the
+    normal interval would be that one point, e.g. ``+0.000 [+0.000, +0.000]`` from 4 pairs of
+    equal results), and everything but ``n`` for ``n == 0``."""
     v = np.asarray(list(values), dtype=float)
     n = int(v.size)
     if n == 0:
         return {"n": 0, "mean": None, "lo": None, "hi": None}
     m = float(v.mean())
-    if n < 2:
+    if n < 2 or float(v.min()) == float(v.max()):
         return {"n": n, "mean": m, "lo": None, "hi": None}
     half = Z95 * float(v.std(ddof=1)) / math.sqrt(n)
     lo = m - half if lower is None else max(lower, m - half)
