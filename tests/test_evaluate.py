@@ -518,8 +518,9 @@ def test_deduction_metrics_synthetic_rows():
     from training.stats import clustered_mean, clustered_rate
     want = clustered_rate([0.25 + 1.0, 1.0 + 0.0], [2, 2])     # top-1 summed per game, of the game's rows
     assert o["intervals"]["top1"] == pytest.approx([want["lo"], want["hi"]]) and want["lo"] < 0.5625 < want["hi"]
-    brier = clustered_mean([0.3] * 4, [0, 0, 1, 1], lower=0.0, upper=2.0)
-    assert o["intervals"]["brier"] == pytest.approx([brier["lo"], brier["hi"]])
+    logloss = clustered_mean(-np.log([0.25, 0.5, 1.0, 0.1]), [0, 0, 1, 1], lower=0.0)
+    assert o["intervals"]["logloss"] == pytest.approx([logloss["lo"], logloss["hi"]])
+    assert o["intervals"]["brier"] is None          # every row's Brier score is 0.3: no spread, no interval
     # every row right in every game: the share's interval does not shrink to a point
     sure = ev.deduction_metrics(np.array([(30, 0, 1, int(Role.ASSASSIN), 1.0, 0.0, 1.0, 0.5, 0.5, 0.5)] * 8),
                                 games=np.repeat(np.arange(4), 2))["overall"]["intervals"]["top1"]

@@ -738,7 +738,7 @@ def test_cli_train_then_evaluate(tmp_path, capsys):
                  "Substitution delta", "| Leader | Guardian | Assassin | Traitor | overall |", "Belief head",
                  "95% intervals over games", "| turns | n | top-1 | prior top-1 |",
                  "trained for a test", '"num_players": 4', "imitation warm start (DAgger)",
-                 f'agents.make("policy:{(ship / "policy.pt").resolve()}")',     # where it was written
+                 f'agents.make("policy:{(ship / "policy.pt").resolve()}:greedy")',     # where it was written
                  "(the run ended in that phase: no PPO)"):                     # one iteration, imitating
         assert want in card, want
     assert re.search(r"learner agent-steps in 1 iteration, \d+ games, ", card)

@@ -313,15 +313,22 @@ class Collector:
         return slot
 
     @staticmethod
-    def _bot_inputs(slot: _Slot, seat: int, bot: Any, mask: np.ndarray | None = None) -> tuple[dict, dict]:
+    def _bot_inputs(slot: _Slot, seat: int, bot: Any, mask: np.ndarray | None = None,
+                    made: tuple | None = None) -> tuple[dict, dict]:
         """The ``(observation, info)`` a rule-based bot gets at ``seat``: what the
         environment gives with ``view_in_info=True``, plain arrays and a
         :class:`~treachery_env.view.SeatView` snapshot that reach nothing of the
         game.  The vector is encoded only for a bot that reads it (a bot with
         ``uses_observation_vector = False`` gets the mask alone: ``mask``, the
-        seat's action mask int8 ``(A,)`` when already made)."""
+        seat's action mask int8 ``(A,)`` when already made).  ``made``: the inputs
+        already made for another bot at this decision, reused (with the vector
+        added if ``bot`` reads it and they lack it)."""
         env = slot.env
         g = env.game
+        if made is not None:
+            if getattr(bot, "uses_observation_vector", True) and "observation" not in made[0]:
+                return g.observation(seat), made[1]
+            return made
         if getattr(bot, "uses_observation_vector", True):
             obs = g.observation(seat)
         else:
@@ -368,10 +375,7 @@ class Collector:
         expert's scores as float32 ``(A,)`` (NaN for actions it did not score),
         None where it did not search."""
         expert = slot.experts[seat]
-        if inputs is None:
-            inputs = self._bot_inputs(slot, seat, expert, mask)
-        elif getattr(expert, "uses_observation_vector", True) and "observation" not in inputs[0]:
-            inputs = (slot.env.game.observation(seat), inputs[1])   # made for a proposal bot that reads no vector
+        inputs = self._bot_inputs(slot, seat, expert, mask, inputs)
         a = int(expert.act(*inputs))
         if not mask[a]:
             raise RuntimeError(f"expert {self.config.expert!r} chose illegal action {a}")

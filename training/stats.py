@@ -150,7 +150,8 @@ def clustered_mean(values: Sequence[float], clusters: Sequence[int], lower: floa
 
     Returns:
         ``{"n", "mean", "lo", "hi", "clusters"}``: ``mean`` None without rows; ``lo`` and
-        ``hi`` None with fewer than two clusters (the spread cannot be estimated).
+        ``hi`` None with fewer than two clusters (the spread cannot be estimated) or rows
+        that are all equal (no spread seen, as in :func:`mean_interval`).
 
     Raises:
         ValueError: for ``values`` and ``clusters`` of different lengths.
@@ -165,7 +166,7 @@ def clustered_mean(values: Sequence[float], clusters: Sequence[int], lower: floa
     _, idx = np.unique(c, return_inverse=True)
     g = int(idx.max()) + 1
     m = float(v.mean())
-    if g < 2:
+    if g < 2 or float(v.min()) == float(v.max()):
         return {"n": n, "mean": m, "lo": None, "hi": None, "clusters": g}
     dev = np.bincount(idx, weights=v - m)
     half = Z95 * math.sqrt(g / (g - 1) * float(np.sum(dev ** 2))) / n
