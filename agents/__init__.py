@@ -200,6 +200,9 @@ def _policy_options(arg: str) -> tuple[str, bool, float | None, tuple[str, ...] 
             gate_only = tuple(r for r in low[len("gate_only="):].split("+"))
             if gate_only == ("none",):       # no role: the network decides in every seat
                 gate_only = ()
+            elif "none" in gate_only:
+                raise ValueError(f"policy spec 'policy:{arg}': {mode!r}: 'none' stands alone (no role plays "
+                                 f"gate-only); it cannot be joined with roles")
             elif not all(gate_only):
                 raise ValueError(f"policy spec 'policy:{arg}': {mode!r} needs role names joined by '+', "
                                  f"e.g. ':gate_only=assassin'")

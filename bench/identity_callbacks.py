@@ -8,7 +8,9 @@ profiler sees every call), counting with :func:`sys.setprofile`:
 * calls of the identity framework's entry points (:mod:`treachery_env.identity_abilities`:
   ``can_activate``, ``fire_event``, ``resolve``, ...) per decision;
 * entries into card code (a function of ``treachery_env/identity_cards/`` called from outside
-  those modules), per game and per decision, by function and caller.
+  those modules), per game and per decision, by the engine function that called it (with its
+  share) and by card function (named with its file and line: the ``extra_ok`` conditions are
+  lambdas).
 
 Usage::
 
@@ -57,7 +59,8 @@ def count(games: int, seed: int) -> dict:
         elif _CARDS in code.co_filename:
             caller = frame.f_back
             if caller is None or _CARDS not in caller.f_code.co_filename:
-                entries[(code.co_name, caller.f_code.co_name if caller else "?")] += 1
+                where = f"{code.co_name} ({os.path.basename(code.co_filename)}:{code.co_firstlineno})"
+                entries[(where, caller.f_code.co_name if caller else "?")] += 1
 
     rng = np.random.default_rng(seed)
     decisions = 0
@@ -81,8 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=7, help="seed of the deals and the actions (default 7)")
     ap.add_argument("--top", type=int, default=12, help="card functions listed (default 12)")
     a = ap.parse_args(argv)
-    if a.games < 1:
-        ap.error("--games must be at least 1")
+    if a.games < 1 or a.top < 1:
+        ap.error("--games and --top must be at least 1")
     r = count(a.games, a.seed)
     g, d = r["games"], r["decisions"]
     print(f"{g} games, {d:,} decisions ({d / g:,.0f} a game)\n")
@@ -91,7 +94,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| `{name}` | {k / d:.3f} |")
     total = sum(r["entries"].values())
     print(f"\nentries into card code: {total / g:,.1f} a game, {total / d:.3f} a decision\n")
-    print("| card function | called from | entries a game |\n|---|---|---|")
+    by_caller: collections.Counter = collections.Counter()
+    for (_, caller), k in r["entries"].items():
+        by_caller[caller] += k
+    print("| called from | entries a game | share |\n|---|---|---|")
+    for caller, k in by_caller.most_common():
+        print(f"| `{caller}` | {k / g:.1f} | {k / max(total, 1):.0%} |")
+    print("\n| card function (file:line) | called from | entries a game |\n|---|---|---|")
     for (fn, caller), k in r["entries"].most_common(a.top):
         print(f"| `{fn}` | `{caller}` | {k / g:.1f} |")
     return 0

@@ -67,22 +67,32 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--policy", default=None, help="a checkpoint of the default network to play (default: "
                                                    "a fresh network's weights)")
     a = ap.parse_args(argv)
-    if a.workers < 1 or a.steps < 1 or a.pool < 0 or not 0 <= a.warmup < a.collects:
-        ap.error("--workers and --steps must be at least 1, --pool at least 0, and 0 <= --warmup < --collects")
+    for name, value, least in (("--workers", a.workers, 1), ("--steps", a.steps, 1), ("--collects", a.collects, 1),
+                               ("--warmup", a.warmup, 0), ("--pool", a.pool, 0)):
+        if value < least:
+            ap.error(f"{name} must be at least {least}, got {value}")
+    if a.warmup >= a.collects:
+        ap.error(f"--warmup ({a.warmup}) must be below --collects ({a.collects}): the median needs a collect after it")
     config = TrainConfig(workers=a.workers)
     torch.manual_seed(0)
     probe = Collector(TrainConfig(workers=1, games_per_worker=1), 0)
     if a.policy:
-        ck = load_checkpoint(a.policy)
+        try:
+            ck = load_checkpoint(a.policy)
+        except ValueError as err:
+            ap.error(f"--policy: {err}")
         if ck["model_kwargs"] != probe.net_kwargs:
             ap.error(f"--policy {a.policy!r} is not the default training configuration's network")
         weights = ck["model_state"]
     else:
         weights = build_network(probe.net_kwargs).state_dict()
-    print(f"{a.workers} workers, {a.steps} learner steps a collect, median of collects {a.warmup + 1}-{a.collects}, "
-          f"{'the weights of ' + a.policy if a.policy else 'a fresh network'}\n")
+    kept = f"collect {a.collects}" if a.collects - a.warmup == 1 else f"collects {a.warmup + 1}-{a.collects}"
+    print(f"{a.workers} worker{'s' if a.workers != 1 else ''}, {a.steps} learner steps a collect, the median of "
+          f"{kept}, {'the weights of ' + a.policy if a.policy else 'a fresh network'}; each row's time is the "
+          f"whole collect's (the rows add to the one above)\n")
     print("| rollouts | ms a learner step | decisions a learner step |\n|---|---|---|")
-    for name, labels, pool in (("plain", False, 0), ("labels", True, 0), (f"labels+pool of {a.pool}", True, a.pool)):
+    rows = [("plain", False, 0), ("labels", True, 0)] + ([(f"labels+pool of {a.pool}", True, a.pool)] if a.pool else [])
+    for name, labels, pool in rows:
         s, d = measure(config, weights, a.steps, a.collects, a.warmup, labels, pool)
         print(f"| {name} | {s * 1e3:.3f} | {d:.2f} |", flush=True)
     return 0

@@ -14,6 +14,7 @@ large matrix product's at the same thread count.
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import time
@@ -78,11 +79,11 @@ def matmul_rate(threads: int, size: int = 1024, repeats: int = 10) -> float:
 def main(argv: list[str] | None = None) -> int:
     """Collect, time and print the table; returns 0."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] + " Run from the repository root.")
-    ap.add_argument("--arch", choices=("flat", "entity"), default="flat", help="the network (default config else)")
-    ap.add_argument("--steps", type=int, default=4096, help="learner steps in the rollout updated on")
-    ap.add_argument("--threads", default=f"{torch.get_num_threads()},1", help="thread counts, comma-separated")
-    ap.add_argument("--busy", type=int, default=1, help="spinning processes beside the second round (0: none)")
-    ap.add_argument("--repeats", type=int, default=3, help="updates timed per thread count and round")
+    ap.add_argument("--arch", choices=("flat", "entity"), default="flat", help="the network; the default training configuration otherwise (default flat)")
+    ap.add_argument("--steps", type=int, default=4096, help="learner steps in the rollout updated on (default 4096)")
+    ap.add_argument("--threads", default=f"{torch.get_num_threads()},1", help=f"thread counts, comma-separated, each at most the CPUs (default {torch.get_num_threads()},1)")
+    ap.add_argument("--busy", type=int, default=1, help="spinning processes beside the second round (0: none; default 1)")
+    ap.add_argument("--repeats", type=int, default=3, help="updates timed per thread count and round (default 3)")
     a = ap.parse_args(argv)
     try:
         counts = [int(t) for t in a.threads.split(",")]
@@ -90,6 +91,9 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--threads must be comma-separated ints, got {a.threads!r}")
     if a.steps < 1 or a.repeats < 1 or a.busy < 0 or min(counts) < 1:
         ap.error("--steps, --repeats and every thread count must be >= 1, --busy >= 0")
+    if max(counts) > (os.cpu_count() or 1):
+        ap.error(f"--threads {max(counts)} is more than this machine's {os.cpu_count()} CPUs (the threads would "
+                 f"wait for each other)")
     config = TrainConfig(arch=a.arch, workers=1, rollout_steps=a.steps)
     col = Collector(config, 1)
     torch.manual_seed(0)

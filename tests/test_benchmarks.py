@@ -107,8 +107,11 @@ def test_the_identity_callbacks_script_counts_card_code_in_pure_python():
     assert float(calls["can_activate"]) > 0.5 and float(calls["fire_event"]) > 0   # every priority check asks
     entries = re.search(r"entries into card code: ([\d,.]+) a game", out)
     assert entries and float(entries.group(1).replace(",", "")) > 0
+    shares = re.findall(r"\| `\w+` \| [\d.]+ \| (\d+)% \|", out)            # by caller: the shares add up
+    assert shares and abs(sum(map(int, shares)) - 100) <= len(shares)
+    assert re.search(r"\| `\S+ \(\w+\.py:\d+\)` \| `\w+` \| [\d.]+ \|", out)      # card functions with file:line
     bad = subprocess.run([sys.executable, str(script), "--games", "0"], capture_output=True, text=True)
-    assert bad.returncode == 2 and "--games must be at least 1" in bad.stderr
+    assert bad.returncode == 2 and "--games and --top must be at least 1" in bad.stderr
 
 
 def test_the_rollout_cost_script_times_plain_labelled_and_pooled_collects(capsys):

@@ -728,6 +728,10 @@ def test_paired_delta_compares_two_candidates_seat_game_by_seat_game(tmp_path, c
     assert main(["compare", str(tmp_path / "a"), str(tmp_path / "c")]) == 0
     assert "note: only the 12 seat-games of deals in both are compared (20 in BEFORE, 12 in AFTER)" in \
         capsys.readouterr().out
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "a")]) == 0       # with itself: said, no interval
+    got = capsys.readouterr()
+    assert "same results (the same file?)" in got.err and "| after − before | +0.000 n=" in got.out
+    assert "none where every pair was equal" in got.out
     assert main(["compare", str(tmp_path / "a"), str(tmp_path / "missing")]) == 2
     assert "results file" in capsys.readouterr().err
     (tmp_path / "bad.json").write_text("{not json")

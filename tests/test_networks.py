@@ -1140,6 +1140,8 @@ def test_a_role_gate_grafted_from_another_run_gates_that_role_alone(tmp_path, ca
                        "the gate run (were they given the other way round?)"),
                       ([never, never, "--role", "leader", "--out", str(tmp_path / "x.pt")],
                        "gates a seat dealt leader with the very gate BASE does: the graft would change nothing"),
+                      ([solo, solo, "--role", "assassin", "--out", str(tmp_path / "x.pt")],   # one file: not "swapped"
+                       "gates a seat dealt assassin with the very gate BASE does: the graft would change nothing"),
                       ([never, str(out), "--role", "guardian", "--out", str(tmp_path / "x.pt")],
                        "with the very gate BASE does"),                 # the graft's guardian gate is never's
                       ([never, always, "--role", "assassin", "--out", ""], "--out is empty; give a file"),
@@ -1156,11 +1158,12 @@ def test_a_role_gate_grafted_from_another_run_gates_that_role_alone(tmp_path, ca
                       ([never, always, "--role", "wizard", "--out", str(tmp_path / "x.pt")], "--role: unknown role"),
                       ([never, plain_path, "--role", "assassin", "--out", str(tmp_path / "x.pt")],
                        "has no advantage gate to graft"),
-                      ([never, always, "--role", "assassin", "--out", str(out)], "exists; give --force"),
+                      ([never, always, "--role", "assassin", "--out", str(out)], f"--out '{out}' exists; give --force"),
                       ([never, str(tmp_path / "none.pt"), "--role", "assassin", "--out", str(tmp_path / "x.pt")],
                        "DONOR '"),
                       ([str(tmp_path / "none.pt"), always, "--role", "assassin", "--out", str(tmp_path / "x.pt")],
                        "BASE '"),
+                      ([never, __file__, "--role", "assassin", "--out", str(tmp_path / "x.pt")], "DONOR: "),
                       ([never, always, "--role", "assassin", "--out", str(out / "x.pt")],
                        f"--out '{out / 'x.pt'}' cannot be written: '{out}' is a file")):
         assert main(["graft", *args]) == 2
@@ -1175,6 +1178,8 @@ def test_a_role_gate_grafted_from_another_run_gates_that_role_alone(tmp_path, ca
     assert make(f"policy:{only}").gate_only == {"assassin"} and make(f"policy:{out}").gate_only == set()
     assert make(f"policy:{only}:gate_only=leader").gate_only == {"leader"}         # the spec's roles instead
     assert make(f"policy:{only}:gate_only=None").gate_only == set()                # none: the network everywhere
+    with pytest.raises(ValueError, match="'none' stands alone"):
+        make(f"policy:{only}:gate_only=none+assassin")
     assert "a seat dealt assassin leaves the proposal only where its gate departs" in model_card(str(only), "o")
     # the same gate with --gate-only changes how the role plays; again, nothing; without it, the role plays free
     assert main(["graft", str(out), always, "--role", "assassin", "--gate-only", "--out", str(tmp_path / "o2.pt")]) == 0

@@ -682,12 +682,15 @@ def _compare(args: argparse.Namespace) -> int:
     try:
         before, after = read_results(args.before), read_results(args.after)
         res = paired_delta(before, after)
+        if before == after:
+            print("note: BEFORE and AFTER hold the same results (the same file?): every pair is equal",
+                  file=sys.stderr)
     except ValueError as err:
         print(f"treachery compare: error: {err}", file=sys.stderr)
         return 2
     roles = list(res["roles"])
     print(f"{res['after']} minus {res['before']}, both in one seat of a {res['reference']} table, "
-          "the same seat of the same deal (normal 95% intervals):")
+          "the same seat of the same deal (normal 95% intervals; none where every pair was equal):")
     print("| | " + " | ".join(roles) + " |")
     print("|---" * (len(roles) + 1) + "|")
     cells = [f"{c['mean']:+.3f} [{c['lo']:+.3f}, {c['hi']:+.3f}] n={c['n']}" if c["lo"] is not None

@@ -1836,7 +1836,8 @@ def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
         out.append(f"| {lab} | " + " | ".join(_fmt(w["teams"][t]) for t in TEAM_NAMES.values()) + " |")
     if res.get("substitution"):
         out += ["", f"Substitution delta against reference `{res['substitution']['reference']}` (candidate win "
-                    "rate minus reference win rate in the same seat of the same deal; normal 95% interval):", "",
+                    "rate minus reference win rate in the same seat of the same deal; normal 95% interval, none where every pair "
+                    "was equal):", "",
                 substitution_table(res)]
     rt = res["ratings"]
     out += ["", f"Ratings ({rt['model']}, {rt['rated_games']} rated games):", "",

@@ -423,8 +423,15 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
         raise ValueError(f"--out {str(out)!r} is a folder, not a file: the graft is one policy file (e.g. "
                          f"{str(out / 'policy.pt')!r})")
     if out.exists() and not force:
-        raise ValueError(f"{str(out)!r} exists; give --force to replace it")
-    b, d = load_checkpoint(base), load_checkpoint(donor)
+        raise ValueError(f"--out {str(out)!r} exists; give --force to replace it")
+    loaded = []
+    for what, src in (("BASE", base), ("DONOR", donor)):
+        try:
+            loaded.append(load_checkpoint(src))
+        except ValueError as err:
+            raise ValueError(f"{what}: {err}") from None
+    b, d = loaded
+    same_file = os.path.samefile(base, donor)
     bk, dk = b["model_kwargs"], d["model_kwargs"]
     settings, weights = _gate_of(d["net"], role)      # the gate that decides for its seats dealt role
     if not settings:
@@ -433,7 +440,7 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
     if donor_roles and role not in donor_roles:
         raise ValueError(f"DONOR {str(donor)!r} fitted its gate to {' and '.join(donor_roles)} decisions alone (its "
                          f"run's solo_roles), not to {role}'s")
-    if base_roles and bk.get("gate"):
+    if base_roles and bk.get("gate") and not same_file:      # one file: its own gate, nothing swapped
         raise ValueError(f"BASE {str(base)!r} fitted its own gate to {' and '.join(base_roles)} decisions alone (its "
                          f"run's solo_roles), so it would gate every other role: BASE is the policy whose other roles "
                          f"keep their gate, DONOR the gate run (were they given the other way round?)")
