@@ -47,11 +47,18 @@ def check_folder(path: str | os.PathLike, what: str) -> None:
     """
     if not str(path).strip():
         raise ValueError(f"{what} is empty; give a folder")
-    for q in (Path(path), *Path(path).parents):
+    q = _file_in_the_way(Path(path))
+    if q is not None:
+        raise ValueError(f"{what} {str(path)!r} is not a folder: {str(q)!r} is a file")
+
+
+def _file_in_the_way(folder: Path) -> Path | None:
+    """The nearest existing path at or above ``folder`` when it is a file (no folder can be
+    made there), else None."""
+    for q in (folder, *folder.parents):
         if q.exists():
-            if not q.is_dir():
-                raise ValueError(f"{what} {str(path)!r} is not a folder: {str(q)!r} is a file")
-            return
+            return None if q.is_dir() else q
+    return None
 
 
 def check_writable_file(path: str | os.PathLike, what: str) -> None:
@@ -72,11 +79,9 @@ def check_writable_file(path: str | os.PathLike, what: str) -> None:
     path = Path(path)
     if path.is_dir():
         raise ValueError(f"{what} {str(path)!r} is a folder, not a file")
-    for q in path.parents:                       # named here: check_folder would name the parent as ``what``
-        if q.exists():
-            if not q.is_dir():
-                raise ValueError(f"{what} {str(path)!r} cannot be written: {str(q)!r} is a file, not a folder")
-            break
+    q = _file_in_the_way(path.parent)
+    if q is not None:
+        raise ValueError(f"{what} {str(path)!r} cannot be written: {str(q)!r} is a file, not a folder")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

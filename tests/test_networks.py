@@ -1160,9 +1160,9 @@ def test_a_role_gate_grafted_from_another_run_gates_that_role_alone(tmp_path, ca
                        "has no advantage gate to graft"),
                       ([never, always, "--role", "assassin", "--out", str(out)], f"--out '{out}' exists; give --force"),
                       ([never, str(tmp_path / "none.pt"), "--role", "assassin", "--out", str(tmp_path / "x.pt")],
-                       "DONOR '"),
+                       "DONOR: checkpoint '"),
                       ([str(tmp_path / "none.pt"), always, "--role", "assassin", "--out", str(tmp_path / "x.pt")],
-                       "BASE '"),
+                       "BASE: checkpoint '"),
                       ([never, __file__, "--role", "assassin", "--out", str(tmp_path / "x.pt")], "DONOR: "),
                       ([never, always, "--role", "assassin", "--out", str(out / "x.pt")],
                        f"--out '{out / 'x.pt'}' cannot be written: '{out}' is a file")):

@@ -39,7 +39,7 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from agents.files import atomic_write_bytes, check_input_file, check_writable_file
+from agents.files import atomic_write_bytes, check_writable_file
 from agents.candidates import GATE_FEATURES, advantage_inputs
 from agents.networks import GATE_SCALE
 from agents.play import first_line
@@ -410,13 +410,18 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
         role = Role.parse(str(role).strip()).name.lower()
     except ValueError as err:
         raise ValueError(f"--role: {err}") from None
-    check_input_file(base, "BASE")
-    check_input_file(donor, "DONOR")
     if not str(out).strip():
         raise ValueError("--out is empty; give a file")
+    loaded = []
+    for what, src in (("BASE", base), ("DONOR", donor)):     # a missing or bad input named first
+        try:
+            loaded.append(load_checkpoint(src))
+        except ValueError as err:
+            raise ValueError(f"{what}: {err}") from None
+    b, d = loaded
     out = Path(out)
     for what, src in (("BASE", base), ("DONOR", donor)):
-        if out.exists() and Path(src).exists() and os.path.samefile(out, src):
+        if out.exists() and os.path.samefile(out, src):
             raise ValueError(f"--out {str(out)!r} is {what}: write the graft to a new file (its inputs stay as "
                              f"they are)")
     if out.is_dir():                   # before "exists; give --force", which a folder would not be helped by
@@ -424,13 +429,6 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
                          f"{str(out / 'policy.pt')!r})")
     if out.exists() and not force:
         raise ValueError(f"--out {str(out)!r} exists; give --force to replace it")
-    loaded = []
-    for what, src in (("BASE", base), ("DONOR", donor)):
-        try:
-            loaded.append(load_checkpoint(src))
-        except ValueError as err:
-            raise ValueError(f"{what}: {err}") from None
-    b, d = loaded
     same_file = os.path.samefile(base, donor)
     bk, dk = b["model_kwargs"], d["model_kwargs"]
     settings, weights = _gate_of(d["net"], role)      # the gate that decides for its seats dealt role
