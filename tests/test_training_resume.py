@@ -419,9 +419,13 @@ def test_sigterm_stops_the_cli_as_ctrl_c_does(tmp_path):
     assert "Traceback" not in err and "BrokenPipe" not in err, err
     last = err.strip().splitlines()[-1]
     assert last.startswith("treachery train: terminated (SIGTERM); checkpoint ") and "--resume" in last, err
-    done = len((run / "metrics.jsonl").read_text().splitlines())
+    rows = (run / "metrics.jsonl").read_text().splitlines()
+    done = len(rows)
     assert latest_checkpoint(run).name == f"ckpt_{done:06d}.pt"
-    cfg = TrainConfig.from_dict({**json.loads((run / "config.json").read_text()), "total_steps": 200 * (done + 1)})
+    # one iteration more than it reached (an iteration collects rollout_steps or a little more: every
+    # worker's games step together, so a total of 200 a finished iteration could already be past)
+    steps = json.loads(rows[-1])["steps"]
+    cfg = TrainConfig.from_dict({**json.loads((run / "config.json").read_text()), "total_steps": steps + 1})
     assert train(cfg, resume=True, progress=False, log=False)["history"][0]["iteration"] == done + 1
 
 
