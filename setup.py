@@ -11,7 +11,9 @@ Compiled:
   ``treachery_env._priority``: the observation encoder, the seat-view builder
   and the priority check, written in Cython;
 * the modules of ``treachery_env.compiled.MODULES`` (the engine and the other
-  per-step modules), compiled from their unchanged Python source.
+  per-step modules), compiled from their Python source; a ``.pxd`` beside one
+  gives its classes C fields (``engine/state.pxd``) or cimports them to type
+  its hot functions' locals (``@cython.locals``).
 
 Every extension is optional: where no C compiler works, the install goes on
 without it and the Python source is used.
@@ -33,8 +35,11 @@ extensions = [Extension("treachery_env._observation", ["treachery_env/_observati
                         optional=True),
               Extension("treachery_env._priority", ["treachery_env/_priority.pyx"],
                         depends=["treachery_env/_slots.pxi"], optional=True)]
+STATE_TYPES = ["treachery_env/engine/state.py", "treachery_env/engine/state.pxd"]
 for name in MODULES:
-    ext = Extension(name, [name.replace(".", "/") + ".py"], optional=True)
+    source = name.replace(".", "/") + ".py"
+    pxd = source[:-3] + ".pxd"      # a module's own .pxd cimports the state's types (treachery_env.compiled)
+    ext = Extension(name, [source], depends=[pxd, *STATE_TYPES] if os.path.exists(pxd) else [], optional=True)
     ext.cython_directives = DIRECTIVES
     extensions.append(ext)
 

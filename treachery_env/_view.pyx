@@ -101,7 +101,7 @@ cdef extern from *:
         Py_ssize_t i;
         for (i = 0; i < n; i++) {
             treachery_attr *at = &treachery_attrs[attrs[i]];
-            if (Py_TYPE(o) != at->tp) return 0;
+            if (Py_TYPE(o) != at->tp || at->get != NULL) return 0;    /* a C field: not compared here */
             if (*(PyObject **)((char *)o + at->offset) != PyTuple_GET_ITEM(raw, i)) return 0;
         }
         return 1;

@@ -59,6 +59,19 @@ def _source(fullname: str) -> Path:
     return _PACKAGE_DIR.joinpath(*fullname.split(".")[1:]).with_suffix(".py")
 
 
+STATE_TYPES = (_PACKAGE_DIR / "engine" / "state.py", _PACKAGE_DIR / "engine" / "state.pxd")
+"""The engine's state classes and the C types they compile to: a module with a
+``.pxd`` of its own cimports them (its typed locals are those types), so its
+extension is stale when they changed too."""
+
+
+def _depends(source: Path) -> tuple[Path, ...]:
+    """The files besides ``source`` whose edit makes its extension stale: its own
+    ``.pxd`` and, with one, :data:`STATE_TYPES`."""
+    pxd = source.with_suffix(".pxd")
+    return (pxd, *STATE_TYPES) if pxd.exists() else ()
+
+
 def is_stale(source: Path, *depends: Path) -> bool:
     """Whether a compiled extension of ``source`` (a ``.py`` or ``.pyx`` file)
     exists beside it and is older than it or than any of ``depends`` (files
@@ -109,9 +122,10 @@ class _SourceFinder(importlib.abc.MetaPathFinder):
             return None
         source = _source(fullname)
         if not self.pure:
-            if not is_stale(source):
+            if not is_stale(source, *_depends(source)):
                 return None
-            warnings.warn(f"{fullname}: the compiled module is older than {source.name}, so the source runs; "
+            warnings.warn(f"{fullname}: the compiled module is older than {source.name} or the .pxd files it "
+                          f"reads, so the source runs; "
                           f"`make install` (pip install -e .) compiles it again", RuntimeWarning, stacklevel=2)
         return importlib.util.spec_from_file_location(fullname, source)
 

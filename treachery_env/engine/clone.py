@@ -192,8 +192,10 @@ def _slots_of(cls: type) -> list[str]:
 
 
 def _slot_copier(cls: type) -> Callable[[Any, dict], Any]:
-    """A copier for the slots of instances of ``cls`` (a class with ``__slots__``;
-    an instance ``__dict__`` is not copied), generated from them: immutable
+    """A copier for the slots of instances of ``cls`` (a class with ``__slots__``, or
+    compiled, an extension type keeping them as ``__slots__`` names its fields;
+    an instance ``__dict__`` is not copied), generated from them: a new instance
+    without ``__init__`` (``cls.__new__``), immutable
     values are assigned, the others copied with :func:`copy_value`.  An instance with an unset slot is
     copied slot by slot, leaving it unset."""
     slots = _slots_of(cls)
@@ -209,7 +211,7 @@ def _slot_copier(cls: type) -> Callable[[Any, dict], Any]:
               "            if hasattr(x, s) and not hasattr(y, s):",
               "                setattr(y, s, copy_value(getattr(x, s), memo))",
               "    return y"]
-    ns: dict = {"new": object.__new__, "cls": cls, "atomic": ATOMIC_TYPES, "copy_value": copy_value,
+    ns: dict = {"new": cls.__new__, "cls": cls, "atomic": ATOMIC_TYPES, "copy_value": copy_value,
                 "slots": tuple(slots), "hasattr": hasattr, "setattr": setattr, "getattr": getattr}
     exec("\n".join(lines), ns)     # noqa: S102 (generated from the class's own slot names)
     copier = ns["copier"]

@@ -39,7 +39,7 @@ from .. import identity_cards  # noqa: F401  (registers the 62 identity implemen
 from ..actions import ActionLayout
 from ..config import GameConfig
 from .clone import copy_game
-from .state import Creature, Player, StackItem, Decision
+from .state import Creature, Player, StackItem, Decision, GameState
 
 from .setup import SetupMixin
 from .treachery import TreacheryMixin
@@ -96,7 +96,7 @@ def _gather(*mixins: type) -> Callable[[type], type]:
 @_gather(SetupMixin, TreacheryMixin, CostsMixin, TurnMixin, PriorityMixin, StackMixin, TargetsMixin, TriggersMixin,
          CombatMixin, AttackablesMixin, ZonesMixin, EffectsMixin, StateBasedMixin, MulliganMixin, OutcomeMixin,
          ReplayMixin, TalkMixin)
-class Game:
+class Game(GameState):
     """A Treachery game.  See the module docstring for the model.  Its methods
     come from the rules mixins (``SetupMixin`` ... ``TalkMixin``, gathered into
     the class by :func:`_gather` rather than inherited).
@@ -129,17 +129,7 @@ class Game:
             public; TR10.5).
     """
 
-    # The state lives in slots, not an instance dict: a game holds more names than
-    # CPython's shared-key instance dicts keep (30), so with a dict every read of
-    # ``self.x`` in the compiled engine was a full dictionary lookup; a slot is
-    # read at its offset.  __init__ sets every one (engine.clone copies them).
-    __slots__ = ("config", "seed", "n", "layout", "rng", "players", "turn", "active", "phase", "stack", "queue",
-                 "decision", "priority_seat", "passes", "pending_triggers", "delayed", "shields", "effects",
-                 "extra_turns", "order_seat", "is_over", "truncated", "winners", "log", "actions", "concessions",
-                 "mulligan_state", "concession_seats", "decisions_taken", "auto_decisions", "revealed_identities",
-                 "leader_attacked_by", "turn_effects", "combat_attackers", "resolving", "harm", "attacks",
-                 "role_counts", "_uid", "_dirty", "_statics", "n_alive", "full_windows", "leaving", "suspended",
-                 "talk_on", "talk")
+    __slots__ = ()     # the state: GameState's slots (state.py)
 
     def __init__(self, config: GameConfig | None = None, seed: int = 0, **overrides: Any):
         if config is None:

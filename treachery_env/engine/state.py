@@ -2,7 +2,17 @@
 objects, 314 identity cards): :class:`Player`, :class:`Creature`,
 :class:`Attackable` (planeswalkers, CR 306), :class:`IdentityCard`, :class:`StackItem`, a pending :class:`Decision` and its
 :class:`DecisionKind`, and the steps of a turn (:data:`PHASES`).  No rules live
-here: the mixins of :mod:`treachery_env.engine` act on these objects.
+here: the mixins of :mod:`treachery_env.engine` act on these objects, and
+:class:`GameState` holds a game's state for :class:`~treachery_env.engine.Game`.
+
+Compiled (:mod:`treachery_env.compiled`), each class is an extension type
+whose attributes are C fields of the types ``state.pxd`` declares: an
+``int`` field holds a machine integer and a ``bint`` field a truth value
+(assigning a number to it stores whether it is nonzero), a field declared
+``list`` accepts only a list or None.  The engine's compiled modules read a
+field of an object whose type they declare (``@cython.locals``) at its
+offset, without an attribute lookup.  Run from source, they are plain
+classes with ``__slots__`` (the same names, the same values).
 """
 
 from __future__ import annotations
@@ -14,7 +24,7 @@ from ..cards import COUNTER_TOKENS, CardDef
 from ..rules import Role, Team, team_of
 
 __all__ = ["PHASES", "PHASE_INDEX", "MAIN_PHASES", "DecisionKind", "Creature", "Attackable", "ATTACKABLE_KINDS",
-           "IdentityCard", "Player", "StackItem", "Decision", "numbered_name"]
+           "IdentityCard", "Player", "StackItem", "Decision", "GameState", "numbered_name"]
 
 PHASES = ("untap", "upkeep", "draw", "main1", "combat_begin", "declare_attackers",
           "declare_blockers", "first_strike_damage", "combat_damage", "combat_end", "main2",
@@ -492,3 +502,23 @@ class Decision:
         if index is False:
             index = self._index = {a: i for i, (a, _) in enumerate(self.options)}
         return index.get(action)
+
+
+class GameState:
+    """The state of a game: the attributes of :class:`~treachery_env.engine.Game`
+    (documented there), which adds the rules.
+
+    The state lives in slots, not an instance dict: a game holds more names
+    than CPython's shared-key instance dicts keep (30), so with a dict every
+    read of ``self.x`` in the compiled engine was a full dictionary lookup.
+    Compiled, they are the typed fields of ``state.pxd``.  ``Game.__init__``
+    sets every one (``engine.clone`` copies them).
+    """
+
+    __slots__ = ("config", "seed", "n", "layout", "rng", "players", "turn", "active", "phase", "stack", "queue",
+                 "decision", "priority_seat", "passes", "pending_triggers", "delayed", "shields", "effects",
+                 "extra_turns", "order_seat", "is_over", "truncated", "winners", "log", "actions", "concessions",
+                 "mulligan_state", "concession_seats", "decisions_taken", "auto_decisions", "revealed_identities",
+                 "leader_attacked_by", "turn_effects", "combat_attackers", "resolving", "harm", "attacks",
+                 "role_counts", "_uid", "_dirty", "_statics", "n_alive", "full_windows", "leaving", "suspended",
+                 "talk_on", "talk")
