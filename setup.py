@@ -34,7 +34,7 @@ extensions = [Extension("treachery_env._observation", ["treachery_env/_observati
               Extension("treachery_env._view", ["treachery_env/_view.pyx"], depends=["treachery_env/_slots.pxi"],
                         optional=True),
               Extension("treachery_env._priority", ["treachery_env/_priority.pyx"],
-                        depends=["treachery_env/_slots.pxi"], optional=True)]
+                        depends=["treachery_env/engine/state.py", "treachery_env/engine/state.pxd"], optional=True)]
 STATE_TYPES = ["treachery_env/engine/state.py", "treachery_env/engine/state.pxd"]
 for name in MODULES:
     source = name.replace(".", "/") + ".py"

@@ -7,8 +7,8 @@ other than passing (CR 117.1, 117.3): exactly
 
 :meth:`Game._offer_priority` asks it about every seat that gets priority, and
 most seats can only pass, so what it reads most is answered in C: the game's,
-players' and identity cards' ``__slots__`` straight from the slot (as the
-compiled encoder reads them, ``_slots.pxi``), the numbers as C integers, and
+players' and identity cards' C fields (``engine/state.pxd``: the engine's state
+classes compiled to extension types), the numbers as C integers, and
 the tests that need no more than that (cost against available mana, token
 counts, an identity implementation without activated abilities or cost
 reduction).  Whatever needs the rules themselves -- targets
@@ -20,48 +20,28 @@ methods, in the reference's order and with its arguments, so the answer is
 the reference's in every state (``tests/test_engine_fast_paths.py``).
 
 Built by ``setup.py`` (an optional extension); :mod:`treachery_env.engine.priority`
-uses it when it is there, is not older than this file or ``_slots.pxi``, and
-``TREACHERY_PURE_PYTHON`` is not ``1``.
+uses it when it is there, is not older than this file or the state's types
+(``engine/state.py``, ``state.pxd``), the engine's state runs compiled, and
+``TREACHERY_PURE_PYTHON`` is not ``1`` (:func:`treachery_env.compiled.compiled_pyx`).
 """
 
 from cpython.dict cimport PyDict_GetItemWithError
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
-from cpython.object cimport PyObject, PyTypeObject
+from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF
 from libc.stdint cimport uint64_t
 
+from treachery_env.engine.state cimport GameState, IdentityCard, Player
+
 from . import identity_abilities as _IA
 from .actions import MAX_HAND, MAX_OTHER, TOKEN_ABILITIES
-from .engine.state import IdentityCard, Player
 
-__all__ = ["can_act", "slot_reads"]
-
-include "_slots.pxi"
+__all__ = ["can_act"]
 
 cdef Py_ssize_t C_MAX_HAND = MAX_HAND
 cdef object C_MAX_OTHER = MAX_OTHER
 cdef tuple C_TOKEN_ABILITIES = tuple(TOKEN_ABILITIES)
 cdef dict IMPLEMENTATIONS = _IA.IMPLEMENTATIONS      # the same dict object (filled at import, never rebound)
-
-cdef Py_ssize_t PL_HAND = _attr(Player, "hand"), PL_TOKENS = _attr(Player, "tokens")
-cdef Py_ssize_t PL_MANA_POOL = _attr(Player, "mana_pool"), PL_LANDS = _attr(Player, "lands")
-cdef Py_ssize_t PL_LANDS_TAPPED = _attr(Player, "lands_tapped"), PL_IDENTITY = _attr(Player, "identity")
-cdef Py_ssize_t PL_PERMISSIONS = _attr(Player, "permissions")
-cdef Py_ssize_t ID_FACE_UP = _attr(IdentityCard, "face_up"), ID_COPY_OF = _attr(IdentityCard, "copy_of")
-cdef Py_ssize_t ID_IDENTITY = _attr(IdentityCard, "identity"), ID_COUNTERS = _attr(IdentityCard, "counters")
-# the game's attributes, located at the first call (engine.game imports this module: Game is not there yet)
-cdef Py_ssize_t GA_STACK = -1, GA_PHASE = -1, GA_ACTIVE = -1, GA_PLAYERS = -1, GA_TALK_ON = -1
-
-
-cdef int _locate_game() except -1:
-    """Attribute ids of :class:`~treachery_env.engine.Game`'s slots read here."""
-    global GA_STACK, GA_PHASE, GA_ACTIVE, GA_PLAYERS, GA_TALK_ON
-    from .engine.game import Game
-    GA_PHASE, GA_ACTIVE, GA_PLAYERS = _attr(Game, "phase"), _attr(Game, "active"), _attr(Game, "players")
-    GA_TALK_ON = _attr(Game, "talk_on")
-    GA_STACK = _attr(Game, "stack")       # last: set once all are
-    return 0
-
 
 # ---- what a card in hand says, read once
 #
@@ -126,11 +106,11 @@ cdef bint _may_activate(tuple activated, dict counters, long avail) except -1:
     return False
 
 
-def can_act(object game, long seat):
+def can_act(GameState game, long seat):
     """Whether ``seat`` has a priority action other than passing in ``game`` now.
 
     Args:
-        game: a running :class:`~treachery_env.engine.Game`.
+        game: a running :class:`~treachery_env.engine.Game` (a ``GameState``).
         seat: a seat of the table (``game.players[seat]``).
 
     Returns:
@@ -145,20 +125,19 @@ def can_act(object game, long seat):
 
     Raises:
         IndexError: for a seat outside the table (as the reference).
+        TypeError: if ``game`` is not a game (its state is read as the C fields of
+            ``engine/state.pxd``).
     """
-    if GA_STACK < 0:
-        _locate_game()
-    _check_classes()
-    stack = get(game, GA_STACK)
-    ph = get(game, GA_PHASE)
-    cdef bint active = seat == get(game, GA_ACTIVE)
+    cdef list stack = game.stack
+    ph = game.phase
+    cdef bint active = seat == game.active
     if active and not stack and (ph == "main1" or ph == "main2"):
         return len(game._priority_options(seat)) > 1
     # not sorcery timing: no land, commander, loyalty ability, Map or Junk (CR 307.1, 606.3)
-    p = get(game, GA_PLAYERS)[seat]
-    cdef dict tok = get(p, PL_TOKENS)
-    cdef long avail = get(p, PL_MANA_POOL) + get(p, PL_LANDS) - get(p, PL_LANDS_TAPPED) + tok["Treasure"]
-    cdef list hand = get(p, PL_HAND)
+    cdef Player p = game.players[seat]
+    cdef dict tok = p.tokens
+    cdef long avail = p.mana_pool + p.lands - p.lands_tapped + tok["Treasure"]
+    cdef list hand = p.hand
     cdef Py_ssize_t i, k, nh = PyList_GET_SIZE(hand)
     cdef PyObject* v
     if nh > C_MAX_HAND:
@@ -175,12 +154,12 @@ def can_act(object game, long seat):
         v = PyDict_GetItemWithError(tok, name)
         if (tok[name] if v is NULL else <object>v) and game._token_ability_ok(seat, name, avail, False):
             return True
-    idc = get(p, PL_IDENTITY)
-    copy_of = get(idc, ID_COPY_OF)
-    card = get(idc, ID_IDENTITY) if copy_of is None else copy_of        # IdentityCard.card
-    if get(idc, ID_FACE_UP):
+    cdef IdentityCard idc = p.identity
+    copy_of = idc.copy_of
+    card = idc.identity if copy_of is None else copy_of        # IdentityCard.card
+    if idc.face_up:
         impl = IMPLEMENTATIONS.get(card.name)        # (IdentityCard.name)
-        if impl is not None and _may_activate(impl.activated, get(idc, ID_COUNTERS), avail) and (
+        if impl is not None and _may_activate(impl.activated, idc.counters, avail) and (
                 _IA.can_activate(game, seat)):
             return True
     else:
@@ -196,10 +175,10 @@ def can_act(object game, long seat):
             if (cost is not None and (not card.undercover or game.undercover_met(seat))
                     and _IA.unveil_xs(game, seat, avail)):
                 return True
-    perms = get(p, PL_PERMISSIONS)
+    perms = p.permissions
     if perms:
         for perm in perms[:C_MAX_OTHER]:
             if game._permission_ok(seat, perm, avail, False):
                 return True
     # talk outside one's own main phases: the end step of another player's turn (talk_window)
-    return bool(ph == "end" and not active and not stack and get(game, GA_TALK_ON) and game._can_talk(seat))
+    return bool(ph == "end" and not active and not stack and game.talk_on and game._can_talk(seat))

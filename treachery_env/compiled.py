@@ -90,21 +90,26 @@ SLOTS_INCLUDE = Path(__file__).with_name("_slots.pxi")
 
 
 def compiled_pyx(name: str, what: str) -> Any:
-    """The compiled ``treachery_env.<name>`` (built from ``<name>.pyx``, which
-    includes :data:`SLOTS_INCLUDE`), or None when its Python twin must run:
-    ``TREACHERY_PURE_PYTHON=1``, the extension is not built (no C compiler at
-    install time: every extension is optional, setup.py), or it is older than
-    its ``.pyx`` or ``_slots.pxi`` (then with a RuntimeWarning naming ``what``,
-    e.g. "the compiled encoder", and ``make install``)."""
+    """The compiled ``treachery_env.<name>`` (built from ``<name>.pyx``), or
+    None when its Python twin must run: ``TREACHERY_PURE_PYTHON=1``, the
+    extension is not built (no C compiler at install time: every extension is
+    optional, setup.py), it is older than its ``.pyx``, ``_slots.pxi`` or
+    :data:`STATE_TYPES` (then with a RuntimeWarning naming ``what``, e.g. "the
+    compiled encoder", and ``make install``), or the engine's state classes run
+    from source (the compiled readers read them as the C fields of
+    ``engine/state.pxd``; its import refuses other types)."""
     if PURE_PYTHON:
         return None
-    if is_stale(Path(__file__).with_name(f"{name}.pyx"), SLOTS_INCLUDE):
-        warnings.warn(f"treachery_env.{name}: {what} is older than {name}.pyx or _slots.pxi, so the Python one "
-                      f"runs; `make install` (pip install -e .) compiles it again", RuntimeWarning, stacklevel=3)
+    if is_stale(Path(__file__).with_name(f"{name}.pyx"), SLOTS_INCLUDE, *STATE_TYPES):
+        warnings.warn(f"treachery_env.{name}: {what} is older than {name}.pyx, _slots.pxi or the engine's state "
+                      f"types, so the Python one runs; `make install` (pip install -e .) compiles it again",
+                      RuntimeWarning, stacklevel=3)
+        return None
+    if str(getattr(importlib.import_module("treachery_env.engine.state"), "__file__", "")).endswith(".py"):
         return None
     try:
         return importlib.import_module(f"treachery_env.{name}")
-    except ImportError:
+    except (ImportError, ValueError, TypeError):    # ValueError, TypeError: a cimported type that differs
         return None
 
 

@@ -34,6 +34,11 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
+try:
+    import cython
+except ImportError:         # run from source without Cython: its decorators do nothing (_cython_shim)
+    from .. import _cython_shim as cython
+
 from .. import identity_abilities as IA
 from .. import identity_cards  # noqa: F401  (registers the 62 identity implementations)
 from ..actions import ActionLayout
@@ -272,17 +277,20 @@ class Game(GameState):
         """Seats still in the game, in seat order."""
         return [p.seat for p in self.players if not p.has_lost]
 
+    @cython.locals(self=GameState, players=list, n=cython.long, s=cython.long, k=cython.long, p=Player)
     def _next_alive(self, seat: int, include_self: bool = False) -> int | None:
         """The first seat still in the game from ``seat`` (``include_self``) or
         after it, in turn order; None once everyone has left."""
         players = self.players
         n = self.n
         s = seat if include_self else (seat + 1) % n
-        if not players[s].has_lost:      # nearly always: the next seat is still in
+        p = players[s]
+        if not p.has_lost:      # nearly always: the next seat is still in
             return s
         for k in range(0 if include_self else 1, n + 1):
             s = (seat + k) % n
-            if not players[s].has_lost:
+            p = players[s]
+            if not p.has_lost:
                 return s
         return None
 
@@ -321,6 +329,7 @@ class Game(GameState):
     def _push_front(self, ops: list) -> None:
         self.queue.extendleft(reversed(ops))
 
+    @cython.locals(self=GameState, players=list, d=Decision, p=Player)
     def _advance(self) -> None:
         """Run the game until a decision with two or more options, or the end."""
         players = self.players
@@ -332,7 +341,8 @@ class Game(GameState):
                 return
             d = self.decision
             if d is not None:
-                if players[d.seat].has_lost:   # asked of a player who left meanwhile (CR 800.4a)
+                p = players[d.seat]
+                if p.has_lost:   # asked of a player who left meanwhile (CR 800.4a)
                     self.decision = None
                     continue
                 if len(d.options) == 1:
@@ -380,6 +390,7 @@ class Game(GameState):
             d.labels = list(d.labels) + ["concede the game"]
         d._index = None
 
+    @cython.locals(d=Decision)
     def step(self, action: int) -> None:
         """Apply ``action`` (an index of :class:`ActionLayout`) for the deciding seat
         and run on to the next decision.  ``CONCEDE`` (legal for the seats of

@@ -13,10 +13,15 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+try:
+    import cython
+except ImportError:         # run from source without Cython: its decorators do nothing (_cython_shim)
+    from .. import _cython_shim as cython
+
 from .. import identity_abilities as IA
 from ..actions import MAX_HAND, MAX_OTHER, TOKEN_ABILITIES
 from ..compiled import compiled_pyx
-from .state import DecisionKind, Decision
+from .state import DecisionKind, Decision, GameState, IdentityCard, Player
 
 __all__ = ["PriorityMixin", "CAN_ACT"]
 
@@ -28,6 +33,8 @@ class PriorityMixin:
         self.priority_seat = self._next_alive(self.active, include_self=True)
         self.passes = 0
 
+    @cython.locals(self=GameState, players=list, n=cython.long, n_alive=cython.long, auto=cython.long,
+                   passes=cython.long, nxt=cython.long, p=Player)
     def _offer_priority(self) -> None:
         """Give priority to ``priority_seat`` (CR 117.3).  A seat whose only
         legal action is to pass passes at once, without a Decision or an
@@ -47,7 +54,8 @@ class PriorityMixin:
         # calls reads them) and written back before _after_pass and on leaving
         seat, passes = self.priority_seat, self.passes
         while True:
-            if not players[seat].has_lost:
+            p = players[seat]
+            if not p.has_lost:
                 if seat == sorcery_seat:
                     opts = self._priority_options(seat)     # sorcery timing: nearly always more than PASS
                     if len(opts) > 1:
@@ -59,7 +67,8 @@ class PriorityMixin:
                 if passes + 1 < n_alive:    # _after_pass when others have yet to pass, inline
                     passes += 1
                     nxt = seat + 1 if seat + 1 < n else 0
-                    seat = nxt if not players[nxt].has_lost else self._next_alive(seat)
+                    p = players[nxt]
+                    seat = nxt if not p.has_lost else self._next_alive(seat)
                     continue
             self.priority_seat, self.passes = seat, passes
             self._after_pass(seat)
@@ -75,6 +84,8 @@ class PriorityMixin:
     def _sorcery_timing(self, seat: int) -> bool:
         return seat == self.active and not self.stack and (self.phase == "main1" or self.phase == "main2")
 
+    @cython.locals(self=GameState, p=Player, idc=IdentityCard, opts=list, avail=cython.long, sorcery=cython.bint,
+                   hand_a=cython.long, i=cython.long, k=cython.long, tok=dict)
     def _priority_options(self, seat: int) -> list:
         """The PRIORITY options of ``seat`` now, PASS first: lands and spells
         from hand, the commander, unveiling or the face-up identity's
@@ -122,6 +133,8 @@ class PriorityMixin:
             opts.extend(self._talk_options(seat))     # table talk (engine/talk.py)
         return opts
 
+    @cython.locals(self=GameState, p=Player, idc=IdentityCard, tok=dict, avail=cython.long, hand=list,
+                   active=cython.bint)
     def _can_act(self, seat: int) -> bool:
         """Whether ``seat`` has a priority action other than passing now:
         exactly ``len(self._priority_options(seat)) > 1``.  At sorcery timing
@@ -199,6 +212,7 @@ class PriorityMixin:
         elif kind == "permission":
             self._use_permission(seat, arg)
 
+    @cython.locals(self=GameState, nxt=cython.long, p=Player)
     def _after_pass(self, seat: int) -> None:
         """``seat`` passed (CR 117.3d): priority goes to the next seat in turn
         order; once every seat still in passed in succession, the top of the
@@ -214,7 +228,8 @@ class PriorityMixin:
                 self.priority_seat = None
         else:
             nxt = seat + 1 if seat + 1 < self.n else 0
-            self.priority_seat = nxt if not self.players[nxt].has_lost else self._next_alive(seat)
+            p = self.players[nxt]
+            self.priority_seat = nxt if not p.has_lost else self._next_alive(seat)
 
 
 def _select_can_act() -> tuple[Callable[[Any, int], bool], str]:

@@ -5,8 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
+try:
+    import cython
+except ImportError:         # run from source without Cython: its decorators do nothing (_cython_shim)
+    from .. import _cython_shim as cython
+
 from ..actions import MAX_PERMS
-from .state import Decision, DecisionKind
+from .state import Creature, Decision, DecisionKind, GameState, Player
 
 __all__ = ["StateBasedMixin"]
 
@@ -14,6 +19,8 @@ __all__ = ["StateBasedMixin"]
 class StateBasedMixin:
     """State-based actions (CR 704): methods of :class:`~treachery_env.engine.game.Game`."""
 
+    @cython.locals(self=GameState, p=Player, c=Creature, t=cython.long, losers=list, dying=list, walkers=list,
+                   legend_groups=list)
     def _state_based_actions(self) -> bool:
         """CR 704, checked simultaneously; returns True if anything happened.
         Players at 0 or less life, who drew from an empty library, or who took 21

@@ -66,8 +66,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+try:
+    import cython
+except ImportError:         # run from source without Cython: its decorators do nothing (_cython_shim)
+    from .. import _cython_shim as cython
+
 from ..rules import Role
-from .state import Decision, DecisionKind
+from .state import Decision, DecisionKind, GameState, Player
 
 __all__ = ["TalkMixin", "TalkState", "TalkMessage", "Deal", "TALK_KINDS", "SPOKEN_KINDS"]
 
@@ -268,22 +273,28 @@ class TalkMixin:
     """Table talk (TR10.5): methods of :class:`~treachery_env.engine.game.Game`
     (see the module docstring for the rules)."""
 
+    @cython.locals(self=GameState, total=cython.long, s=cython.long)
     def _hurt_total(self, seat: int) -> int:
         """Harm and attacks ``seat`` has received from other seats (public history)."""
         harm, attacks = self.harm, self.attacks
-        total = -harm[seat][seat] - attacks[seat][seat]
+        s = seat
+        total = -harm[s][s] - attacks[s][s]
         for row in harm:
-            total += row[seat]
+            total += row[s]
         for row in attacks:
-            total += row[seat]
+            total += row[s]
         return total
 
+    @cython.locals(self=GameState, p=Player)
     def talk_window(self, seat: int) -> bool:
         """Whether ``seat`` may talk when it has priority now: an empty stack
         and either its own main phase, or the end step of another player's
         turn in which another player attacked or harmed it (public facts only).
         False in the silent game."""
-        if not self.talk_on or self.stack or self.players[seat].has_lost:
+        if not self.talk_on or self.stack:
+            return False
+        p = self.players[seat]
+        if p.has_lost:
             return False
         ph = self.phase
         if seat == self.active:

@@ -6,10 +6,15 @@ turning face up and down, copying and changing control of identities.
 from __future__ import annotations
 
 from .. import identities as ids
+
+try:
+    import cython
+except ImportError:         # run from source without Cython: its decorators do nothing (_cython_shim)
+    from .. import _cython_shim as cython
 from .. import identity_abilities as IA
 from ..actions import MAX_X
 from ..rules import Role, Team, team_of
-from .state import DecisionKind, IdentityCard
+from .state import DecisionKind, GameState, IdentityCard, Player
 
 __all__ = ["TreacheryMixin"]
 
@@ -19,23 +24,30 @@ _TRAITOR = Team.TRAITOR     # read once: ``Team.X`` goes through the enum metacl
 class TreacheryMixin:
     """The identity layer (CR 314, 702.187, 907.7g; TR3-TR8): methods of :class:`~treachery_env.engine.game.Game`."""
 
+    @cython.locals(self=GameState, p=Player, idc=IdentityCard)
     def is_leader_player(self, seat: int) -> bool:
         """CR 314.7: a player controlling a face-up identity with the Leader type."""
-        idc = self.players[seat].identity
-        return idc.face_up and idc.role == Role.LEADER and not self.players[seat].has_lost
+        p = self.players[seat]
+        idc = p.identity
+        return idc.face_up and idc.role == Role.LEADER and not p.has_lost
 
+    @cython.locals(self=GameState, p=Player, idc=IdentityCard)
     def role_player(self, seat: int, role: Role) -> bool:
         """CR 314.7: ``seat`` controls a face-up identity of ``role``."""
-        idc = self.players[seat].identity
+        p = self.players[seat]
+        idc = p.identity
         return idc.face_up and idc.role == role
 
+    @cython.locals(self=GameState, pa=Player, pb=Player, ia=IdentityCard, ib=IdentityCard)
     def is_opponent(self, a: int, b: int) -> bool:
         """Whether ``b`` is an opponent of ``a`` (CR 907.7g, TR3.11): everyone is
         everyone's opponent while face down; face-up Leader and Guardians are
         teammates, so are face-up Assassins; Traitors oppose everyone (CR 907.7f)."""
         if a == b:
             return False
-        ia, ib = self.players[a].identity, self.players[b].identity
+        pa = self.players[a]
+        pb = self.players[b]
+        ia, ib = pa.identity, pb.identity
         if not (ia.face_up and ib.face_up):
             return True
         ta = team_of(ia.role)
@@ -44,15 +56,18 @@ class TreacheryMixin:
     def _refresh_statics(self) -> None:
         self._statics = IA.static_keys(self)
 
+    @cython.locals(self=GameState)
     def has_static(self, key: str) -> bool:
         """Whether a continuous effect named ``key`` of a face-up identity applies."""
         return key in self._statics
 
+    @cython.locals(self=GameState, p=Player)
     def undercover_met(self, seat: int) -> bool:
         """CR 702.187f / TR5: another identity that isn't a Leader has been turned
         face up (unveiled or revealed), or a player other than ``seat`` attacked a
         Leader player, earlier in the game."""
-        own = self.players[seat].identity.uid
+        p = self.players[seat]
+        own = p.identity.uid
         for u in self.revealed_identities:      # loops, not any(): no generator at every priority check
             if u != own:
                 return True

@@ -5,7 +5,12 @@ step to step, extra turns, ending the turn or phase early, the cleanup step.
 from __future__ import annotations
 
 from .. import identity_abilities as IA
-from .state import PHASES, PHASE_INDEX, Creature
+
+try:
+    import cython
+except ImportError:         # run from source without Cython: its decorators do nothing (_cython_shim)
+    from .. import _cython_shim as cython
+from .state import PHASES, PHASE_INDEX, Creature, GameState, Player
 
 __all__ = ["TurnMixin"]
 
@@ -13,6 +18,7 @@ __all__ = ["TurnMixin"]
 class TurnMixin:
     """Turn structure (CR 500-514, 723): methods of :class:`~treachery_env.engine.game.Game`."""
 
+    @cython.locals(self=GameState, p=Player, c=Creature)
     def _start_turn(self, seat: int) -> None:
         self.turn += 1
         if self.turn > self.config.max_turns:
@@ -39,6 +45,7 @@ class TurnMixin:
             self.untap(c)
         self.priority_seat = None
 
+    @cython.locals(c=Creature)
     def untap(self, c: Creature) -> None:
         """Untap ``c``; a tapped permanent with a stun counter loses a counter and
         stays tapped instead (CR 122.1d)."""
@@ -48,6 +55,7 @@ class TurnMixin:
             else:
                 c.tapped = False
 
+    @cython.locals(self=GameState, p=Player, i=cython.long, active_in=cython.bint, full=cython.bint)
     def _step_forward(self) -> None:
         """Leave the current step (mana empties, CR 500.4) and begin the next."""
         for p in self.players:
@@ -57,7 +65,8 @@ class TurnMixin:
             nxt = None
             while self.extra_turns and nxt is None:        # extra turns come first (CR 500.7)
                 s = self.extra_turns.pop()
-                nxt = None if self.players[s].has_lost else s
+                p = self.players[s]
+                nxt = None if p.has_lost else s
             if nxt is None:
                 # after extra turns the normal order resumes from the last normal turn (CR 500.7):
                 # an extra turn taken after another player's turn doesn't skip anyone
@@ -72,7 +81,8 @@ class TurnMixin:
         if ph == "main2" and self.full_windows:
             self._clear_combat()       # CR 511.3: as the end of combat step ends
         self.phase = ph
-        active_in = not self.players[self.active].has_lost
+        p = self.players[self.active]
+        active_in = not p.has_lost
         full = self.full_windows
         if ph == "upkeep":
             IA.fire_event(self, "upkeep", seat=self.active)
