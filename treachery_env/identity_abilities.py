@@ -43,10 +43,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
+try:
+    import cython
+except ImportError:         # run from source without Cython: its decorators do nothing (_cython_shim)
+    from . import _cython_shim as cython
+
 from .actions import MAX_HAND, MAX_PERMS, MAX_X
+from .engine.state import GameState, IdentityCard, Player
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .engine import Game, IdentityCard, StackItem
+    from .engine import Game, StackItem
 
 __all__ = ["IdentityImpl", "Activated", "IMPLEMENTATIONS", "CALLBACKS", "register", "register_callbacks",
            "targets_of", "creature_options", "exile_linked", "return_from_exile", "copy_on_stack",
@@ -142,6 +148,7 @@ def register_callbacks(namespace: dict) -> None:
 
 
 # ---------------------------------------------------------------------------- engine entry points
+@cython.locals(game=GameState, p=Player, idc=IdentityCard)
 def static_keys(game: "Game") -> set[str]:
     """Continuous effects of every face-up identity of a player in the game
     (CR 314.4): a player who lost but hasn't left yet (``Game.leaving``, CR
@@ -239,6 +246,7 @@ def unveil_trigger(game: "Game", seat: int) -> None:
     game.add_trigger(t)
 
 
+@cython.locals(game=GameState, idc=IdentityCard)
 def _ability_ok(game: "Game", seat: int, idc: "IdentityCard", k: int, ab: Activated, avail: int) -> bool:
     """Whether ability ``k`` (``ab``) of ``seat``'s identity ``idc`` may be
     activated now, with ``avail`` generic mana available: its mana, its
@@ -254,9 +262,11 @@ def _ability_ok(game: "Game", seat: int, idc: "IdentityCard", k: int, ab: Activa
     return game._has_targets(seat, ab.specs)
 
 
+@cython.locals(game=GameState, p=Player, idc=IdentityCard)
 def activatable(game: "Game", seat: int) -> list[int]:
     """Indices of the face-up identity's activated abilities ``seat`` may activate now."""
-    idc = game.players[seat].identity
+    p = game.players[seat]
+    idc = p.identity
     impl = IMPLEMENTATIONS.get(idc.name)
     if impl is None or not impl.activated:
         return []
@@ -264,10 +274,12 @@ def activatable(game: "Game", seat: int) -> list[int]:
     return [k for k, ab in enumerate(impl.activated) if _ability_ok(game, seat, idc, k, ab, avail)]
 
 
+@cython.locals(game=GameState, p=Player, idc=IdentityCard)
 def can_activate(game: "Game", seat: int) -> bool:
     """Whether ``seat`` may activate one of its face-up identity's activated
     abilities now: ``bool(activatable(game, seat))`` without building the list."""
-    idc = game.players[seat].identity
+    p = game.players[seat]
+    idc = p.identity
     impl = IMPLEMENTATIONS.get(idc.name)
     if impl is None or not impl.activated:
         return False
@@ -303,6 +315,7 @@ def activate(game: "Game", seat: int, k: int) -> None:
     game.then(*ops)
 
 
+@cython.locals(game=GameState, p=Player, idc=IdentityCard)
 def fire_event(game: "Game", event: str, **kw: Any) -> None:
     """Triggered abilities of face-up identities listening to ``event``; then
     effects in ``game.effects`` of kind ``"on:<event>"`` (delayed triggers that
@@ -324,6 +337,7 @@ def fire_event(game: "Game", event: str, **kw: Any) -> None:
                 CALLBACKS[e["fn"]](game, e, kw)
 
 
+@cython.locals(game=GameState, p=Player, idc=IdentityCard)
 def replace(game: "Game", kind: str, ev: dict) -> None:
     """Apply replacement effects of ``kind`` to the event dict ``ev`` in place
     (CR 614): first effects in ``game.effects``, in the order they were created,
@@ -363,9 +377,11 @@ def forbids(game: "Game", key: str, **kw: Any) -> bool:
     return False
 
 
+@cython.locals(game=GameState, p=Player)
 def cost_reduction(game: "Game", seat: int) -> int:
     """Generic mana taken off ``seat``'s unveil cost (CR 601.2f-style reduction)."""
-    impl = IMPLEMENTATIONS.get(game.players[seat].identity.name)
+    p = game.players[seat]
+    impl = IMPLEMENTATIONS.get(p.identity.name)
     return 0 if impl is None or impl.cost_reduction is None else max(0, impl.cost_reduction(game, seat))
 
 

@@ -76,6 +76,9 @@ from .state import Decision, DecisionKind, GameState, Player
 
 __all__ = ["TalkMixin", "TalkState", "TalkMessage", "Deal", "TALK_KINDS", "SPOKEN_KINDS"]
 
+_ROLES = tuple(Role)
+"""Each :class:`Role` at its value's index (``Role(v)`` without the enum's call)."""
+
 TALK_KINDS = ("claim", "accuse", "defend", "threaten", "protect", "request", "offer", "accept", "reject")
 """Kinds of :class:`TalkMessage`; "accept" and "reject" are answers to an offer."""
 SPOKEN_KINDS = frozenset(TALK_KINDS[:7])
@@ -301,6 +304,7 @@ class TalkMixin:
             return ph == "main1" or ph == "main2"
         return ph == "end" and self._hurt_total(seat) > self.talk.hurt_at_start[seat]
 
+    @cython.locals(self=GameState, n=cython.long)
     def _talk_options(self, seat: int) -> list:
         """The talk actions of ``seat`` at its priority now, as ``(action,
         ("talk", (kind, subject, role)))`` options (empty outside a window or
@@ -336,6 +340,7 @@ class TalkMixin:
         out += opts[k:]
         return out
 
+    @cython.locals(self=GameState)
     def _can_talk(self, seat: int) -> bool:
         """Whether ``seat`` has a talk action now: ``bool(self._talk_options(seat))``
         without building the options (the same conditions, first found first)."""
@@ -359,13 +364,15 @@ class TalkMixin:
                 return True
         return False
 
+    @cython.locals(self=GameState)
     def _say(self, seat: int, kind: str, subject: int | None, role: int | None) -> None:
         """``seat`` says a message (TR10.5): public, recorded, never binding.
-        An offer asks its subject to accept or reject at once."""
-        m = TalkMessage(self.turn, seat, kind, subject, None if role is None else Role(role))
+        An offer asks its subject to accept or reject at once.  ``role``: a
+        :class:`Role` value (0-3) or None."""
+        r = None if role is None else _ROLES[role]
+        m = TalkMessage(self.turn, seat, kind, subject, r)
         self.talk.record(m)
-        self._log("talk", seat=seat, kind=kind, subject=subject,
-                  role=None if role is None else Role(role).name.lower())
+        self._log("talk", seat=seat, kind=kind, subject=subject, role=None if r is None else r.name.lower())
         if kind == "offer":
             L = self.layout
             self.decision = Decision(subject, DecisionKind.DEAL, [(L.PASS, None), (L.talk("accept"), True)],
