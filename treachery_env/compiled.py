@@ -72,6 +72,16 @@ def _depends(source: Path) -> tuple[Path, ...]:
     return (pxd, *STATE_TYPES) if pxd.exists() else ()
 
 
+def _runs_from_source(source: Path) -> bool:
+    """Whether the module of ``source`` must run from source although it is
+    compiled: its extension is stale (:func:`is_stale`, :func:`_depends`), or it
+    reads the state's C fields (it has a ``.pxd``) and the state itself runs
+    from source (its extension is stale): a compiled reader of those fields
+    must never meet the source classes."""
+    depends = _depends(source)
+    return is_stale(source, *depends) or (bool(depends) and is_stale(STATE_TYPES[0], STATE_TYPES[1]))
+
+
 def is_stale(source: Path, *depends: Path) -> bool:
     """Whether a compiled extension of ``source`` (a ``.py`` or ``.pyx`` file)
     exists beside it and is older than it or than any of ``depends`` (files
@@ -105,7 +115,8 @@ def compiled_pyx(name: str, what: str) -> Any:
                       f"types, so the Python one runs; `make install` (pip install -e .) compiles it again",
                       RuntimeWarning, stacklevel=3)
         return None
-    if str(getattr(importlib.import_module("treachery_env.engine.state"), "__file__", "")).endswith(".py"):
+    if is_stale(STATE_TYPES[0], STATE_TYPES[1]) or str(
+            getattr(importlib.import_module("treachery_env.engine.state"), "__file__", "")).endswith(".py"):
         return None
     try:
         return importlib.import_module(f"treachery_env.{name}")
@@ -127,7 +138,7 @@ class _SourceFinder(importlib.abc.MetaPathFinder):
             return None
         source = _source(fullname)
         if not self.pure:
-            if not is_stale(source, *_depends(source)):
+            if not _runs_from_source(source):
                 return None
             warnings.warn(f"{fullname}: the compiled module is older than {source.name} or the .pxd files it "
                           f"reads, so the source runs; "

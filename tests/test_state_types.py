@@ -1,0 +1,166 @@
+"""The engine's state classes compiled to extension types (``engine/state.pxd``).
+
+Compiled, :class:`Player`, :class:`Creature` and the other state classes keep
+their attributes in typed C fields, which the engine's hot functions read at
+their offsets (``@cython.locals``) and the compiled readers cimport; run from
+source, they are plain classes with the same ``__slots__``.  These tests check
+what that changes and what it must not: the declared names are the slots'
+names, a field holds only its type, an edit of ``state.py`` or ``state.pxd``
+makes everything that reads the C fields run from source (with a warning)
+and games still play, and the shim that stands in for Cython's decorators
+leaves functions unchanged.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from treachery_env import _cython_shim
+from treachery_env.engine import Game
+from treachery_env.engine import state
+from treachery_env.engine.state import Creature, Decision, GameState, IdentityCard, Player, StackItem
+
+ROOT = Path(__file__).resolve().parent.parent
+PXD = ROOT / "treachery_env" / "engine" / "state.pxd"
+COMPILED = not state.__file__.endswith(".py")
+
+needs_compiled = pytest.mark.skipif(not COMPILED, reason="the engine's state runs from source here")
+
+
+def _pxd_fields() -> dict[str, dict[str, str]]:
+    """``{class: {field: C type}}`` as ``state.pxd`` declares them."""
+    out: dict[str, dict[str, str]] = {}
+    cls = None
+    for line in PXD.read_text().splitlines():
+        m = re.match(r"cdef class (\w+):", line)
+        if m:
+            cls = out.setdefault(m.group(1), {})
+            continue
+        m = re.match(r"\s+cdef public (\w+) (.+)", line)
+        if m and cls is not None:
+            for name in m.group(2).split(","):
+                cls[name.strip()] = m.group(1)
+    return out
+
+
+def test_the_pxd_declares_exactly_the_slots_of_each_state_class():
+    """``state.pxd`` names every slot of each class and nothing else, so the
+    compiled type and the source class have the same attributes."""
+    fields = _pxd_fields()
+    for cls in (Creature, state.Attackable, IdentityCard, Player, StackItem, Decision, GameState):
+        assert set(fields[cls.__name__]) == set(cls.__slots__), cls.__name__
+    assert Game.__slots__ == () and GameState in Game.__mro__
+
+
+@needs_compiled
+def test_compiled_the_state_classes_are_extension_types_with_typed_fields():
+    """A ``long`` field refuses a string, a ``list`` field a tuple, a field of a
+    state type another object (None is allowed); a ``bint`` field stores a truth
+    value; unknown attributes are refused, as with ``__slots__``."""
+    g = Game(seed=1)
+    p = g.players[0]
+    with pytest.raises(TypeError):
+        p.life = "forty"
+    with pytest.raises(TypeError):
+        p.hand = tuple(p.hand)
+    with pytest.raises(TypeError):
+        p.identity = "The Oracle"
+    with pytest.raises(AttributeError):
+        p.nickname = "Ann"
+    p.land_played = 1
+    assert p.land_played is True
+    idc = p.identity
+    p.identity = None
+    assert p.identity is None
+    p.identity = idc
+    assert isinstance(Player.__dict__["life"], type(GameState.__dict__["turn"]))     # C fields, not member slots
+    assert type(Player).__name__ == "type" and not hasattr(p, "__dict__")
+
+
+def _run_with_newer(path: Path, code: str) -> subprocess.CompletedProcess:
+    """Run ``code`` in a fresh interpreter (warnings shown) while ``path``'s file
+    time is a minute from now (after every extension's, as an edit's); the time is put back after."""
+    st = path.stat()
+    try:
+        os.utime(path, (st.st_atime, time.time() + 60))
+        return subprocess.run([sys.executable, "-W", "always", "-c", code], cwd=ROOT, capture_output=True,
+                              text=True, timeout=300, check=False,
+                              env={k: v for k, v in os.environ.items() if k != "TREACHERY_PURE_PYTHON"})
+    finally:
+        os.utime(path, (st.st_atime, st.st_mtime))
+
+
+@needs_compiled
+@pytest.mark.parametrize("edited", ["state.py", "state.pxd", "state extension older than its readers"])
+def test_an_edited_state_runs_every_reader_of_its_c_fields_from_source(edited):
+    """With ``state.py`` or ``state.pxd`` newer than the compiled state, the
+    state, every engine module with a ``.pxd`` (they cimport its types) and
+    the compiled readers (encoder, view builder, priority check) run from
+    source, with a warning, and a game plays to its end through ``env()``.
+    The same when the readers' extensions are newer than an edited ``state.py``
+    (built after it) while the state's own is older: a compiled reader of the C
+    fields never meets the source classes."""
+    code = ("import treachery_env.compiled as c, treachery_env.observation as o, treachery_env.view as v; "
+            "import treachery_env.engine.priority as p; from treachery_env import env; import random; "
+            "m = c.compiled_modules(); "
+            "print(m['treachery_env.engine.state'], m['treachery_env.engine.priority'], "
+            "m['treachery_env.identity_abilities'], o.ENCODER, v.VIEW_BUILDER, p.CAN_ACT); "
+            "e = env(); e.reset(seed=2); r = random.Random(0)\n"
+            "for a in e.agent_iter():\n"
+            "    ob, _, t, u, i = e.last()\n"
+            "    e.step(None if t or u else r.choice(i['legal_actions']))\n"
+            "print('played', e.unwrapped.game.is_over)")
+    if edited.startswith("state extension"):
+        # state.py newer than the state's extension only; every other extension newer still
+        st = (PXD.parent / "state.py").stat()
+        ext = Path(state.__file__)
+        others = [Path(importlib.import_module(m).__file__) for m in
+                  ("treachery_env.engine.priority", "treachery_env._priority")]
+        times = {f: f.stat() for f in others}
+        try:
+            os.utime(PXD.parent / "state.py", (st.st_atime, ext.stat().st_mtime + 60))
+            for f in others:
+                os.utime(f, (times[f].st_atime, ext.stat().st_mtime + 120))
+            r = subprocess.run([sys.executable, "-W", "always", "-c", code], cwd=ROOT, capture_output=True,
+                               text=True, timeout=300, check=False,
+                               env={k: v for k, v in os.environ.items() if k != "TREACHERY_PURE_PYTHON"})
+        finally:
+            os.utime(PXD.parent / "state.py", (st.st_atime, st.st_mtime))
+            for f in others:
+                os.utime(f, (times[f].st_atime, times[f].st_mtime))
+    else:
+        r = _run_with_newer(PXD.parent / edited, code)
+    lines = r.stdout.strip().splitlines()
+    assert lines[:1] == ["False False False python python python"], r.stdout + r.stderr[-3000:]
+    assert lines[-1] == "played True", r.stdout + r.stderr[-3000:]
+    assert "make install" in r.stderr
+
+
+def test_the_cython_shim_leaves_functions_unchanged():
+    """Run from source without Cython, ``@cython.locals(...)`` returns the
+    function itself, and the type names are Python's."""
+    def f(x):
+        return x + 1
+    assert _cython_shim.locals(x=_cython_shim.long, y=Player)(f) is f
+    assert _cython_shim.compiled is False and _cython_shim.bint is bool and _cython_shim.long is int
+
+
+def test_engine_modules_with_a_pxd_import_cython_or_the_shim():
+    """Every module beside a ``.pxd`` that cimports the state's types takes its
+    ``cython`` from Cython or, without it, from the shim (a module run from
+    source must not need Cython)."""
+    for pxd in sorted((ROOT / "treachery_env").rglob("*.pxd")):
+        if pxd.name == "state.pxd":
+            continue
+        source = pxd.with_suffix(".py").read_text()
+        assert "import cython\nexcept ImportError:" in source and "_cython_shim as cython" in source, pxd.name
+        name = ".".join(pxd.with_suffix("").relative_to(ROOT).parts)
+        assert importlib.import_module(name) is not None
