@@ -7,9 +7,14 @@ player or an attackable permanent (a planeswalker) an opponent controls (CR
 
 from __future__ import annotations
 
+try:
+    import cython
+except ImportError:         # run from source without Cython: its decorators do nothing (_cython_shim)
+    from .. import _cython_shim as cython
+
 from .. import identity_abilities as IA
 from ..actions import MAX_PERMS
-from .state import Attackable, DecisionKind, Creature, Decision
+from .state import Attackable, DecisionKind, Creature, Decision, GameState, Player
 
 __all__ = ["CombatMixin"]
 
@@ -39,14 +44,16 @@ class CombatMixin:
     def _controlled_since_turn_start(self, c: Creature) -> bool:
         return c.entered_turn < self.turn
 
+    @cython.locals(self=GameState, p=Player)
     def _op_declare_attackers(self) -> None:
         seat = self.active
-        if self.players[seat].has_lost:
+        p = self.players[seat]
+        if p.has_lost:
             return
         L = self.layout
         opts = [(L.PASS, None)]
         for c in self._attack_candidates():
-            slot = self.players[seat].creatures.index(c)
+            slot = p.creatures.index(c)
             if slot < MAX_PERMS:
                 opts.append((L.perm(0, slot), c))
         self.decision = Decision(seat, DecisionKind.ATTACKER, opts, "_h_attacker", seat,
@@ -236,6 +243,7 @@ class CombatMixin:
             self._log("combat_damage", first_strike=first,
                       to_players={str(k): v for k, v in sorted(total.items())}, **extra)
 
+    @cython.locals(self=GameState, p=Player, c=Creature)
     def _clear_combat(self) -> None:
         """End of combat (CR 511.3): every creature stops attacking and blocking."""
         for p in self.players:

@@ -276,7 +276,7 @@ class TalkMixin:
     """Table talk (TR10.5): methods of :class:`~treachery_env.engine.game.Game`
     (see the module docstring for the rules)."""
 
-    @cython.locals(self=GameState, total=cython.long, s=cython.long)
+    @cython.locals(self=GameState, total=cython.long, s=cython.long, harm=list, attacks=list, row=list)
     def _hurt_total(self, seat: int) -> int:
         """Harm and attacks ``seat`` has received from other seats (public history)."""
         harm, attacks = self.harm, self.attacks
