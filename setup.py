@@ -31,8 +31,9 @@ DIRECTIVES = {"language_level": 3, "annotation_typing": False, "binding": True, 
 
 extensions = [Extension("treachery_env._observation", ["treachery_env/_observation.pyx"],
                         depends=["treachery_env/_slots.pxi"], optional=True),
-              Extension("treachery_env._view", ["treachery_env/_view.pyx"], depends=["treachery_env/_slots.pxi"],
-                        optional=True),
+              Extension("treachery_env._view", ["treachery_env/_view.pyx"],
+                        depends=["treachery_env/_slots.pxi", "treachery_env/engine/state.py",
+                                 "treachery_env/engine/state.pxd"], optional=True),
               Extension("treachery_env._priority", ["treachery_env/_priority.pyx"],
                         depends=["treachery_env/engine/state.py", "treachery_env/engine/state.pxd"], optional=True)]
 STATE_TYPES = ["treachery_env/engine/state.py", "treachery_env/engine/state.pxd"]

@@ -2,8 +2,8 @@
 the views of the Python one (:class:`treachery_env.view.PythonViewBuilder`,
 the reference): equal, field by field of the same types, at every decision
 for every seat, built incrementally as the game moves on, from scratch, and
-on clones; and it reads the engine's objects at their slots, or by
-``getattr`` when they differ from the engine's classes."""
+on clones; and it reads the engine's objects as the typed C fields of the
+compiled state types, and is not used without them."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from test_compiled import _configs, _hand_set_game
 
 from treachery_env import GameConfig
 from treachery_env import view as V
-from treachery_env.engine import Creature, Game, Player
+from treachery_env.engine import Game
 
 compiled = pytest.mark.skipif(V.VIEW_BUILDER != "compiled", reason="the compiled view builder is not in use "
                               "(not built, or TREACHERY_PURE_PYTHON=1; see test_compiled_parts_are_built)")
@@ -91,13 +91,16 @@ def test_both_builders_agree_beyond_what_random_play_reaches():
 
 
 @compiled
-def test_engine_objects_read_at_their_slots_and_by_getattr_when_they_differ(monkeypatch):
-    """The compiled builder reads Player, Creature, ... attributes straight from
-    their ``__slots__`` (``_view.slot_reads``: all of them); an object of a
-    subclass, and a class changed after import, are read through ``getattr``
-    and still give the Python builder's views."""
+def test_engine_objects_read_as_typed_fields():
+    """The compiled builder reads the engine's objects as the extension types of
+    ``engine/state.pxd`` (it cimports them), and only the talk state (a plain
+    class) at its ``__slots__`` (``_view.slot_reads``: all of them directly);
+    a creature whose fields change between builds is seen to change."""
     from treachery_env import _view
+    from treachery_env.engine import state
+    assert type(vars(state.Player)["life"]).__name__ == "getset_descriptor"     # a C field
     reads = _view.slot_reads()
+    assert reads and all(name.startswith("TalkState.") for name in reads), reads
     assert all(reads.values()), [name for name, direct in reads.items() if not direct]
     g = Game(GameConfig(), seed=3)
     rng = random.Random(3)
@@ -105,22 +108,55 @@ def test_engine_objects_read_at_their_slots_and_by_getattr_when_they_differ(monk
         g.step(rng.choice(g.legal_actions()))
     b = V.ViewBuilder(g)
     b.build(0)
-
-    class Weakened(Player):
-        __slots__ = ()
-        life = property(lambda self: 1)
-
-    g.players[1].__class__ = Weakened
-    assert b.build(0).players[1].life == 1
+    c = next(c for p in g.players for c in p.creatures)
+    for field, value in (("damage", c.damage + 2), ("tapped", not c.tapped), ("pump_p", c.pump_p + 1),
+                         ("stun", c.stun + 1)):
+        setattr(c, field, value)
+        identical(b.build(0), V.PythonViewBuilder(g).build(0))
+    p = g.players[1]
+    for field, value in (("life", p.life - 3), ("lands_tapped", p.lands_tapped + 1), ("commander_casts", 2),
+                         ("has_lost", True)):
+        setattr(p, field, value)
+        identical(b.build(0), V.PythonViewBuilder(g).build(0))
+    p.identity.face_up = not p.identity.face_up
     identical(b.build(0), V.PythonViewBuilder(g).build(0))
-    monkeypatch.setattr(Creature, "damage", property(lambda self: 3))
-    assert not _view.slot_reads()["Creature.damage"]
-    view = b.build(0)
-    assert all(c.damage == 3 for p in view.players for c in p.creatures)
-    identical(view, V.PythonViewBuilder(g).build(0))
+
+
+def test_the_compiled_builder_needs_the_compiled_state_types(monkeypatch):
+    """The compiled builder reads the C fields of the engine's state types, so it is
+    not used when they run from source (state.py newer than its extension: the
+    Python builder runs, and gives views), nor when its import finds other types
+    than it was built against (Cython's ValueError or TypeError: the Python one
+    runs, ``compiled.compiled_pyx``)."""
+    import importlib
+    from pathlib import Path
+
+    from test_compiled import _probe_with_a_newer_source
+
+    from treachery_env import compiled
+    from treachery_env.engine import state
+    ext = Path(state.__file__)
+    if ext.suffix == ".py" or V.VIEW_BUILDER != "compiled":
+        pytest.skip("the engine's state or the view builder is not compiled here")
+    newest = max(ext.parent.parent.rglob(f"*{ext.suffix}"), key=lambda f: f.stat().st_mtime)   # state.py edited
+    r = _probe_with_a_newer_source(
+        ext.parent / "state.py", newest,
+        "import treachery_env.view as v; from treachery_env.engine import Game; from treachery_env import GameConfig; "
+        "from treachery_env.engine import state; g = Game(GameConfig(), seed=1); v.ViewBuilder(g).build(0); "
+        "print(v.VIEW_BUILDER, type(vars(state.Player)['life']).__name__)")
+    assert r.stdout.strip() == "python member_descriptor", r.stdout + r.stderr
+
+    real = importlib.import_module
+
+    def mismatched(name, *args):
+        if name == "treachery_env._view":
+            raise ValueError("treachery_env.engine.state.Player size changed, may indicate binary incompatibility")
+        return real(name, *args)
+
+    monkeypatch.setattr(compiled.importlib, "import_module", mismatched)
+    assert compiled.compiled_pyx("_view", "the compiled view builder") is None
     monkeypatch.undo()
-    assert _view.slot_reads()["Creature.damage"]
-    identical(b.build(0), V.PythonViewBuilder(g).build(0))
+    assert importlib.import_module("treachery_env._view").ViewBuilder is V.ViewBuilder
 
 
 def test_a_seat_outside_the_table_is_refused():

@@ -1,27 +1,31 @@
-# cython: language_level=3
+# cython: language_level=3, nonecheck=True
 """The seat view, compiled: :class:`ViewBuilder` builds the same
 :class:`~treachery_env.view.SeatView` as
 :class:`treachery_env.view.PythonViewBuilder` (the reference), equal field by
 field and of the same types (``tests/test_view_compiled.py``).
 
-It reads the engine's objects as the compiled observation encoder does
-(``_observation.pyx``): attributes kept in ``__slots__`` (the game, players, identity
-cards, creatures, planeswalkers, the decision, the talk state) straight from
-the slot when the object's type is exactly the engine's class, by ``getattr``
-otherwise; what immutable objects say (a card's name, an identity's name and
-role) is read once per object.
+It reads the engine's objects (the game, players, identity cards, creatures,
+planeswalkers, the decision) as the extension types of ``engine/state.pxd``,
+whose typed C fields it reads directly (it cimports them: locals typed
+``Player``, ``Creature``, ...; each assignment to one checks the type), and the
+talk state (a plain class) from its ``__slots__`` (``_slots.pxi``); what
+immutable objects say (a card's name, an identity's name and role) is read once
+per object.  :mod:`treachery_env.view` uses it only when the engine's state
+classes are those extension types (``compiled.compiled_pyx``).
 
 Between builds it keeps what it gave and gives it again while what it was
 made of is the same -- compared in C, never assumed:
 
 * per player and viewer, the :class:`~treachery_env.view.PlayerView`, while
-  the player's and its identity card's slots hold the objects they held
-  (compared by address against a kept tuple of them, which keeps the
-  addresses from being reused) and its parts are the kept ones;
+  the player's and its identity card's fields hold what they held (numbers and
+  truth values by value, objects by address against a kept reference to each,
+  which keeps the addresses from being reused: :class:`_PlayerRaw`) and its
+  parts are the kept ones;
 * per player, the names of its hand, graveyard and exile while the lists hold
   the same card objects; its counter mappings while the dict is the same with
   the same version tag (CPython < 3.12) or holds the same items in order; its
-  creatures' views while their slots hold the same objects in the same turn,
+  creatures' views while their fields hold the same values in the same turn
+  (:class:`_CreatureRaw`),
   and any record whose fields come out equal;
 * the rows of the harm and attack tables, the talk view through its parts, the
   events each viewer was given (extended by the entries logged since);
@@ -39,12 +43,23 @@ from cpython.mem cimport PyMem_Calloc
 from cpython.object cimport PyObject, PyTypeObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE, PyTuple_New, PyTuple_SET_ITEM
+from libc.limits cimport LONG_MIN
 from libc.stdint cimport uint64_t
+from types import GetSetDescriptorType
+
+from treachery_env.engine.state cimport Attackable, Creature, Decision, GameState, IdentityCard, Player
 
 from . import view as _py
 from .cards import CardDef
-from .engine.game import Game
-from .engine.state import Attackable, Creature, Decision, DecisionKind, IdentityCard, Player
+from .engine import state as _state
+from .engine.state import DecisionKind
+
+# state.py's plain classes (run from source): their instances have none of the C fields read here, and Cython's
+# check of the cimported types at import may only warn (a larger type), so refuse them here
+if not isinstance(vars(_state.Player).get("life"), GetSetDescriptorType):
+    raise ImportError("treachery_env._view reads the C fields of engine/state.pxd's types, but the engine's state "
+                      "classes run from source")
+
 from .engine.talk import TalkState
 from .identities import Identity
 from .view import CreatureView, DecisionView, FrozenDict, PlaneswalkerView, PlayerView, SeatView, TalkView
@@ -55,7 +70,6 @@ cdef object _EMPTY = _py._EMPTY
 cdef object _LEADER = _py._LEADER
 cdef dict _SIMPLE_OPTIONS = _py._SIMPLE_OPTIONS
 cdef object _NAMES = DecisionKind.NAMES
-cdef object _PRIORITY = DecisionKind.PRIORITY
 _option_view = _py._option_view
 _stack_view = _py._stack_view
 _freeze_event = _py._freeze_event
@@ -65,7 +79,7 @@ _names_of = _py._names_of
 include "_slots.pxi"
 
 
-# ---- the view's own C helpers (records, dict versions, unchanged slots)
+# ---- the view's own C helpers (records, dict versions)
 
 cdef extern from *:
     """
@@ -93,18 +107,6 @@ cdef extern from *:
         (void)d;
         return 0;
     #endif
-    }
-
-    /* Whether the slots of attributes attrs[0..n) of o hold the objects of the
-       tuple raw, in order (o's type exactly the class they were located in). */
-    static int treachery_view_same_slots(PyObject *o, const Py_ssize_t *attrs, Py_ssize_t n, PyObject *raw) {
-        Py_ssize_t i;
-        for (i = 0; i < n; i++) {
-            treachery_attr *at = &treachery_attrs[attrs[i]];
-            if (Py_TYPE(o) != at->tp || at->get != NULL) return 0;    /* a C field: not compared here */
-            if (*(PyObject **)((char *)o + at->offset) != PyTuple_GET_ITEM(raw, i)) return 0;
-        }
-        return 1;
     }
 
     /* kept (a record of tp) when the n values v are its items (each the same
@@ -143,7 +145,6 @@ cdef extern from *:
     object record "treachery_view_record" (PyTypeObject* tp, tuple items)
     object fields "treachery_view_fields" (PyTypeObject* tp, object kept, PyObject** v, Py_ssize_t n)
     uint64_t dict_version "treachery_view_dict_version" (object d)
-    bint same_slots "treachery_view_same_slots" (object o, const Py_ssize_t* attrs, Py_ssize_t n, tuple raw)
 
 
 cdef inline object _item(object record, Py_ssize_t i):
@@ -157,48 +158,19 @@ cdef inline void _put(PyObject** v, Py_ssize_t i, object o):
     v[i] = <PyObject*>o
 
 
-cdef Py_ssize_t PL_SEAT = _attr(Player, "seat"), PL_LIFE = _attr(Player, "life"), PL_HAND = _attr(Player, "hand")
-cdef Py_ssize_t PL_LIBRARY = _attr(Player, "library"), PL_GRAVEYARD = _attr(Player, "graveyard")
-cdef Py_ssize_t PL_EXILE = _attr(Player, "exile"), PL_LANDS = _attr(Player, "lands")
-cdef Py_ssize_t PL_LANDS_TAPPED = _attr(Player, "lands_tapped"), PL_TOKENS = _attr(Player, "tokens")
-cdef Py_ssize_t PL_CREATURES = _attr(Player, "creatures"), PL_IDENTITY = _attr(Player, "identity")
-cdef Py_ssize_t PL_COMMANDER = _attr(Player, "commander"), PL_COMMANDER_ZONE = _attr(Player, "commander_zone")
-cdef Py_ssize_t PL_CMD_DAMAGE = _attr(Player, "cmd_damage"), PL_HAS_LOST = _attr(Player, "has_lost")
-cdef Py_ssize_t PL_COUNTERS = _attr(Player, "counters"), PL_PERMISSIONS = _attr(Player, "permissions")
-cdef Py_ssize_t PL_MULLIGANS = _attr(Player, "mulligans"), PL_ATTACKABLES = _attr(Player, "attackables")
-cdef Py_ssize_t PL_COMMANDER_CASTS = _attr(Player, "commander_casts")
-cdef Py_ssize_t ID_FACE_UP = _attr(IdentityCard, "face_up"), ID_KNOWN_BY = _attr(IdentityCard, "known_by")
-cdef Py_ssize_t ID_DATA = _attr(IdentityCard, "data"), ID_COPY_OF = _attr(IdentityCard, "copy_of")
-cdef Py_ssize_t ID_IDENTITY = _attr(IdentityCard, "identity"), ID_ROLE_OVERRIDE = _attr(IdentityCard, "role_override")
-cdef Py_ssize_t ID_COUNTERS = _attr(IdentityCard, "counters")
-cdef Py_ssize_t CR_UID = _attr(Creature, "uid"), CR_NAME = _attr(Creature, "name")
-cdef Py_ssize_t CR_CONTROLLER = _attr(Creature, "controller")
-cdef Py_ssize_t CR_BASE_POWER = _attr(Creature, "base_power"), CR_BASE_TOUGHNESS = _attr(Creature, "base_toughness")
-cdef Py_ssize_t CR_BASE_KEYWORDS = _attr(Creature, "base_keywords"), CR_PUMP_KW = _attr(Creature, "pump_kw")
-cdef Py_ssize_t CR_P1P1 = _attr(Creature, "p1p1"), CR_PUMP_P = _attr(Creature, "pump_p")
-cdef Py_ssize_t CR_PUMP_Q = _attr(Creature, "pump_q"), CR_DAMAGE = _attr(Creature, "damage")
-cdef Py_ssize_t CR_TAPPED = _attr(Creature, "tapped"), CR_ENTERED_TURN = _attr(Creature, "entered_turn")
-cdef Py_ssize_t CR_ATTACKING = _attr(Creature, "attacking"), CR_BLOCKING = _attr(Creature, "blocking")
-cdef Py_ssize_t CR_STUN = _attr(Creature, "stun"), CR_TOKEN = _attr(Creature, "token")
-cdef Py_ssize_t CR_IS_COMMANDER = _attr(Creature, "is_commander"), CR_ATTACKING_OBJ = _attr(Creature, "attacking_obj")
-cdef Py_ssize_t CR_ORDINAL = _attr(Creature, "ordinal"), AT_ORDINAL = _attr(Attackable, "ordinal")
-cdef Py_ssize_t AT_UID = _attr(Attackable, "uid"), AT_NAME = _attr(Attackable, "name")
-cdef Py_ssize_t AT_KIND = _attr(Attackable, "kind"), AT_OWNER = _attr(Attackable, "owner")
-cdef Py_ssize_t AT_CONTROLLER = _attr(Attackable, "controller"), AT_LOYALTY = _attr(Attackable, "loyalty")
-cdef Py_ssize_t AT_USED_TURN = _attr(Attackable, "used_turn"), AT_CARD = _attr(Attackable, "card")
-cdef Py_ssize_t DE_SEAT = _attr(Decision, "seat"), DE_KIND = _attr(Decision, "kind")
-cdef Py_ssize_t DE_OPTIONS = _attr(Decision, "options"), DE_PROMPT = _attr(Decision, "prompt")
-cdef Py_ssize_t DE_LABELS = _attr(Decision, "labels"), DE_CTX = _attr(Decision, "ctx")
-cdef Py_ssize_t DE_LABEL = _attr(Decision, "label")
 cdef Py_ssize_t TS_MESSAGES = _attr(TalkState, "messages"), TS_CLAIMS = _attr(TalkState, "claims")
 cdef Py_ssize_t TS_STANCES = _attr(TalkState, "stances"), TS_INTENTS = _attr(TalkState, "intents")
 cdef Py_ssize_t TS_REQUESTS = _attr(TalkState, "requests"), TS_DEALS = _attr(TalkState, "deals")
 cdef Py_ssize_t TS_BROKEN = _attr(TalkState, "broken"), TS_HURT_AT_START = _attr(TalkState, "hurt_at_start")
-cdef Py_ssize_t GA_TURN = _attr(Game, "turn"), GA_PLAYERS = _attr(Game, "players"), GA_STACK = _attr(Game, "stack")
-cdef Py_ssize_t GA_COMBAT_ATTACKERS = _attr(Game, "combat_attackers"), GA_DECISION = _attr(Game, "decision")
-cdef Py_ssize_t GA_HARM = _attr(Game, "harm"), GA_ATTACKS = _attr(Game, "attacks"), GA_CONFIG = _attr(Game, "config")
-cdef Py_ssize_t GA_PHASE = _attr(Game, "phase"), GA_ACTIVE = _attr(Game, "active"), GA_LOG = _attr(Game, "log")
-cdef Py_ssize_t GA_ROLE_COUNTS = _attr(Game, "role_counts"), GA_TALK = _attr(Game, "talk")
+
+
+cdef inline object _uid(object o):
+    """``o.uid``: a creature's or planeswalker's C field, read directly; ``getattr`` for any other object."""
+    if type(o) is Creature:
+        return (<Creature>o).uid
+    if type(o) is Attackable:
+        return (<Attackable>o).uid
+    return o.uid
 
 
 # ---- what the immutable objects say, kept by the object's address
@@ -422,6 +394,80 @@ cdef class _Frozen:
         return value
 
 
+cdef class _CreatureRaw:
+    """What the C fields of a creature its view is made of held when the view was
+    made (numbers and truth values, and the objects by address: the references
+    kept here keep the addresses from being reused); ``ok`` when it was attacking
+    and blocking nothing then (what :meth:`_Parts.views_of` needs to give the view again)."""
+
+    cdef bint ok, tapped, token, is_commander
+    cdef long uid, base_power, base_toughness, p1p1, pump_p, pump_q, damage, entered_turn, attacking, stun
+    cdef object name, base_keywords, pump_kw
+
+    cdef void take(self, Creature c):
+        """Note what ``c``'s fields hold now."""
+        self.ok = c.blocking is None and c.attacking_obj is None
+        self.uid, self.base_power, self.base_toughness = c.uid, c.base_power, c.base_toughness
+        self.p1p1, self.pump_p, self.pump_q, self.damage = c.p1p1, c.pump_p, c.pump_q, c.damage
+        self.entered_turn, self.attacking, self.stun = c.entered_turn, c.attacking, c.stun
+        self.tapped, self.token, self.is_commander = c.tapped, c.token, c.is_commander
+        self.name, self.base_keywords, self.pump_kw = c.name, c.base_keywords, c.pump_kw
+
+    cdef bint same(self, Creature c):
+        """Whether it was attacking and blocking nothing and ``c``'s fields hold what they held."""
+        return (self.ok and c.blocking is None and c.attacking_obj is None
+                and c.uid == self.uid and c.base_power == self.base_power
+                and c.base_toughness == self.base_toughness and c.p1p1 == self.p1p1 and c.pump_p == self.pump_p
+                and c.pump_q == self.pump_q and c.damage == self.damage and c.entered_turn == self.entered_turn
+                and c.attacking == self.attacking and c.stun == self.stun and c.tapped == self.tapped
+                and c.token == self.token and c.is_commander == self.is_commander and c.name is self.name
+                and c.base_keywords is self.base_keywords and c.pump_kw is self.pump_kw)
+
+
+cdef _CreatureRaw _creature_raw(object o):
+    """A new :class:`_CreatureRaw` of creature ``o``."""
+    cdef _CreatureRaw r = _CreatureRaw.__new__(_CreatureRaw)
+    r.take(o)
+    return r
+
+
+cdef class _PlayerRaw:
+    """What the C fields of a player and of its identity card its view is made of,
+    besides what the lists and dicts they hold give, held when the view was made
+    (numbers and truth values, and the objects by address, kept here)."""
+
+    cdef long seat, life, lands, lands_tapped, mulligans, commander_casts
+    cdef bint has_lost, face_up
+    cdef object hand, library, graveyard, exile, tokens, creatures, identity, commander, commander_zone
+    cdef object cmd_damage, counters, permissions, attackables
+    cdef object known_by, copy_of, card, role_override, id_counters
+
+    cdef void take(self, Player p, IdentityCard idc):
+        """Note what the fields of ``p`` and of its identity card ``idc`` hold now."""
+        self.seat, self.life, self.lands, self.lands_tapped = p.seat, p.life, p.lands, p.lands_tapped
+        self.mulligans, self.commander_casts, self.has_lost = p.mulligans, p.commander_casts, p.has_lost
+        self.hand, self.library, self.graveyard, self.exile = p.hand, p.library, p.graveyard, p.exile
+        self.tokens, self.creatures, self.identity, self.commander = p.tokens, p.creatures, p.identity, p.commander
+        self.commander_zone, self.cmd_damage, self.counters = p.commander_zone, p.cmd_damage, p.counters
+        self.permissions, self.attackables = p.permissions, p.attackables
+        self.face_up, self.known_by, self.copy_of, self.card = idc.face_up, idc.known_by, idc.copy_of, idc.identity
+        self.role_override, self.id_counters = idc.role_override, idc.counters
+
+    cdef bint same(self, Player p, IdentityCard idc):
+        """Whether the fields of ``p`` and ``idc`` hold what they held."""
+        return (p.life == self.life and p.seat == self.seat and p.lands == self.lands
+                and p.lands_tapped == self.lands_tapped and p.mulligans == self.mulligans
+                and p.commander_casts == self.commander_casts and p.has_lost == self.has_lost
+                and p.hand is self.hand and p.library is self.library and p.graveyard is self.graveyard
+                and p.exile is self.exile and p.tokens is self.tokens and p.creatures is self.creatures
+                and p.identity is self.identity and p.commander is self.commander
+                and p.commander_zone is self.commander_zone and p.cmd_damage is self.cmd_damage
+                and p.counters is self.counters and p.permissions is self.permissions
+                and p.attackables is self.attackables and idc.face_up == self.face_up
+                and idc.known_by is self.known_by and idc.copy_of is self.copy_of and idc.identity is self.card
+                and idc.role_override is self.role_override and idc.counters is self.id_counters)
+
+
 cdef class _Parts:
     """What is kept of one player: the names of its zones, its mappings, its
     creatures' and planeswalkers' views and its views by viewer, as last given."""
@@ -430,11 +476,11 @@ cdef class _Parts:
     cdef _Names hand, graveyard, exile
     cdef _Frozen tokens, counters, id_counters, cmd_damage
     cdef tuple creatures, creature_views  # its Creature objects and their views
-    cdef list creature_raw            # per creature, what its slots held when its view was made
-    cdef object turn                  # the game's turn when its creatures' views were looked at
+    cdef list creature_raw            # per creature, a _CreatureRaw of when its view was made
+    cdef long turn                    # the game's turn when its creatures' views were looked at (LONG_MIN: never)
     cdef tuple walkers, walker_views  # its Attackable objects and their views
     cdef list views                   # its PlayerView by viewer
-    cdef list raws                    # by viewer, what the player's and its identity's slots held then
+    cdef list raws                    # by viewer, a _PlayerRaw of when that view was made
 
     def __cinit__(self, player, Py_ssize_t n):
         self.player = player
@@ -444,24 +490,25 @@ cdef class _Parts:
         self.tokens, self.counters, self.id_counters, self.cmd_damage = _Frozen(), _Frozen(), _Frozen(), _Frozen()
         self.creatures = self.creature_views = self.walkers = self.walker_views = ()
         self.creature_raw = []
+        self.turn = LONG_MIN
         self.views = [None] * n
         self.raws = [None] * n
 
-    cdef tuple views_of(self, object objs, bint walkers, object turn, object attackers):
+    cdef tuple views_of(self, list objs, bint walkers, long turn, list attackers):
         """The views of the creatures, or the planeswalkers (``walkers``; ``attackers``:
-        the game's attacking creatures), ``objs`` (a list), the kept ones where they are the same (the kept tuple when all
-        are).  A creature whose slots hold the objects they held when its view
+        the game's attacking creatures), ``objs``, the kept ones where they are the same (the kept tuple when all
+        are).  A creature whose fields hold what they held when its view
         was made (the same turn, attacking and blocking nothing) keeps it
         without a look at the rest."""
         cdef Py_ssize_t i, j, n = PyList_GET_SIZE(objs)
         cdef bint raw_ok
+        cdef _CreatureRaw raw
         kept_objs = self.walkers if walkers else self.creatures
         kept_views = self.walker_views if walkers else self.creature_views
         cdef Py_ssize_t k = PyTuple_GET_SIZE(kept_objs)
         raws = self.creature_raw
-        cdef bint same_turn = turn is self.turn
+        cdef bint same_turn = turn == self.turn
         out = None
-        new_raws = None
         for i in range(n):
             o = <object>PyList_GET_ITEM(objs, i)
             old = None
@@ -469,10 +516,8 @@ cdef class _Parts:
             if i < k and PyTuple_GET_ITEM(kept_objs, i) == <PyObject*>o:
                 old = <object>PyTuple_GET_ITEM(kept_views, i)
                 if not walkers:
-                    raw = <object>PyList_GET_ITEM(raws, i)
-                    raw_ok = (same_turn and PyTuple_GET_ITEM(raw, CRS_BLOCKING) == <PyObject*>None
-                              and PyTuple_GET_ITEM(raw, CRS_ATTACKING_OBJ) == <PyObject*>None
-                              and same_slots(o, _CREATURE_SLOTS, N_CREATURE_SLOTS, raw))
+                    raw = <object>PyList_GET_ITEM(raws, i)           # made by _creature_raw (checked)
+                    raw_ok = same_turn and raw.same(o)
             if raw_ok:
                 v = old
             elif walkers:
@@ -480,7 +525,7 @@ cdef class _Parts:
             else:
                 v = _creature_view(o, turn, old)
                 if i < k and old is not None:
-                    raws[i] = _slots_of(o, _CREATURE_SLOTS, N_CREATURE_SLOTS)
+                    raw.take(o)
             if out is None:
                 if v is old:
                     continue
@@ -500,7 +545,7 @@ cdef class _Parts:
             self.walkers, self.walker_views = tuple(objs), out
         else:
             self.creatures, self.creature_views = tuple(objs), out
-            self.creature_raw = [_slots_of(o, _CREATURE_SLOTS, N_CREATURE_SLOTS) for o in objs]
+            self.creature_raw = [_creature_raw(o) for o in objs]
         return out
 
 
@@ -532,72 +577,46 @@ cdef tuple _rows(tuple kept, object m):
     return kept if out is None else tuple(out)
 
 
-# the slots a creature's view is made of (what _Parts.views_of compares)
-cdef enum:
-    N_CREATURE_SLOTS = 18
-cdef Py_ssize_t _CREATURE_SLOTS[N_CREATURE_SLOTS]
-_CREATURE_SLOTS[:] = [CR_UID, CR_NAME, CR_BASE_POWER, CR_BASE_TOUGHNESS, CR_BASE_KEYWORDS, CR_PUMP_KW, CR_P1P1,
-                      CR_PUMP_P, CR_PUMP_Q, CR_DAMAGE, CR_TAPPED, CR_ENTERED_TURN, CR_ATTACKING, CR_BLOCKING, CR_STUN,
-                      CR_TOKEN, CR_IS_COMMANDER, CR_ATTACKING_OBJ]
-cdef Py_ssize_t CRS_BLOCKING = 13, CRS_ATTACKING_OBJ = 17     # their places in _CREATURE_SLOTS
-
-
-cdef tuple _slots_of(object o, const Py_ssize_t* attrs, Py_ssize_t n):
-    """What the attributes ``attrs[:n]`` of ``o`` hold, in order (what :func:`same_slots` compares)."""
-    cdef Py_ssize_t i
-    out = PyTuple_New(n)
-    for i in range(n):
-        v = get(o, attrs[i])
-        Py_INCREF(v)
-        PyTuple_SET_ITEM(out, i, v)
-    return out
-
-
-cdef object _creature_view(object c, object turn, object kept):
+cdef object _creature_view(Creature c, long turn, object kept):
     """The :class:`CreatureView` of ``c`` (``view._creature_view``), ``kept`` (its last one) if it is the same."""
     cdef PyObject* v[16]
     cdef object sick
-    kw = get(c, CR_BASE_KEYWORDS)
+    kw = c.base_keywords
     if type(kw) is not frozenset:
         kw = frozenset(kw)
-    pkw = get(c, CR_PUMP_KW)
-    b = get(c, CR_BLOCKING)
-    w = get(c, CR_ATTACKING_OBJ)
-    p1 = get(c, CR_P1P1)
-    uid, name, damage, tapped = get(c, CR_UID), get(c, CR_NAME), get(c, CR_DAMAGE), get(c, CR_TAPPED)
-    power = get(c, CR_BASE_POWER) + p1 + get(c, CR_PUMP_P)
-    toughness = get(c, CR_BASE_TOUGHNESS) + p1 + get(c, CR_PUMP_Q)
-    sick = get(c, CR_ENTERED_TURN) >= turn and "haste" not in kw and "haste" not in pkw
+    pkw = c.pump_kw
+    b = c.blocking
+    w = c.attacking_obj
+    cdef long p1 = c.p1p1
+    sick = c.entered_turn >= turn and "haste" not in kw and "haste" not in pkw
     keywords = kw | pkw if pkw else kw
-    attacking, stun, token, commander = get(c, CR_ATTACKING), get(c, CR_STUN), get(c, CR_TOKEN), get(c, CR_IS_COMMANDER)
-    blocking = None if b is None else get(b, CR_UID)
-    walker = None if w is None else get(w, AT_UID)
-    _put(v, 0, uid)
-    _put(v, 1, name)
-    _put(v, 2, power)
-    _put(v, 3, toughness)
-    _put(v, 4, damage)
-    _put(v, 5, tapped)
+    _put(v, 0, c.uid)
+    _put(v, 1, c.name)
+    _put(v, 2, c.base_power + p1 + c.pump_p)
+    _put(v, 3, c.base_toughness + p1 + c.pump_q)
+    _put(v, 4, c.damage)
+    _put(v, 5, c.tapped)
     _put(v, 6, sick)
     _put(v, 7, keywords)
-    _put(v, 8, attacking)
-    _put(v, 9, blocking)
+    _put(v, 8, c.attacking)
+    _put(v, 9, None if b is None else _uid(b))
     _put(v, 10, p1)
-    _put(v, 11, stun)
-    _put(v, 12, token)
-    _put(v, 13, commander)
-    _put(v, 14, walker)
-    _put(v, 15, get(c, CR_ORDINAL))        # fixed as it entered (Game._number): not among _CREATURE_SLOTS
+    _put(v, 11, c.stun)
+    _put(v, 12, c.token)
+    _put(v, 13, c.is_commander)
+    _put(v, 14, None if w is None else _uid(w))
+    _put(v, 15, c.ordinal)        # fixed as it entered (Game._number): not in _CreatureRaw
     return fields(<PyTypeObject*>CreatureView, kept, v, 16)
 
 
 cdef dict _ABILITIES = _py._ABILITIES
 
 
-cdef object _walker_view(object w, object turn, object attackers, object kept):
+cdef object _walker_view(Attackable w, long turn, list attackers, object kept):
     """The :class:`PlaneswalkerView` of ``w`` (``view._planeswalker_view``), ``kept`` (its last one) if it is the same."""
     cdef PyObject* v[10]
-    card = get(w, AT_CARD)
+    cdef Creature a
+    card = w.card
     if card is None:
         abilities = ()
     else:
@@ -605,112 +624,96 @@ cdef object _walker_view(object w, object turn, object attackers, object kept):
         abilities = _ABILITIES.get(name)
         if abilities is None:
             abilities = _ABILITIES[name] = tuple([(ab["loyalty"], ab["text"]) for ab in card.abilities])
-    attacked_by = tuple([get(a, CR_UID) for a in attackers if get(a, CR_ATTACKING_OBJ) is w])
-    uid, name, kind, owner = get(w, AT_UID), get(w, AT_NAME), get(w, AT_KIND), get(w, AT_OWNER)
-    controller, loyalty, used = get(w, AT_CONTROLLER), get(w, AT_LOYALTY), get(w, AT_USED_TURN) == turn
-    _put(v, 0, uid)
-    _put(v, 1, name)
-    _put(v, 2, kind)
-    _put(v, 3, owner)
-    _put(v, 4, controller)
-    _put(v, 5, loyalty)
-    _put(v, 6, used)
+    attacked_by = []
+    for a in attackers:
+        if a.attacking_obj is w:
+            attacked_by.append(a.uid)
+    _put(v, 0, w.uid)
+    _put(v, 1, w.name)
+    _put(v, 2, w.kind)
+    _put(v, 3, w.owner)
+    _put(v, 4, w.controller)
+    _put(v, 5, w.loyalty)
+    _put(v, 6, w.used_turn == turn)
     _put(v, 7, abilities)
-    _put(v, 8, attacked_by)
-    _put(v, 9, get(w, AT_ORDINAL))
+    _put(v, 8, tuple(attacked_by))
+    _put(v, 9, w.ordinal)
     return fields(<PyTypeObject*>PlaneswalkerView, kept, v, 10)
 
 
-# the slots of a player and of its identity card its views are made of besides the lists and dicts
-# they hold (what _player_view compares before it looks at the rest)
-cdef enum:
-    N_PLAYER_SLOTS = 20
-    N_IDENTITY_SLOTS = 6
-cdef Py_ssize_t _PLAYER_SLOTS[N_PLAYER_SLOTS]
-_PLAYER_SLOTS[:] = [PL_SEAT, PL_LIFE, PL_HAND, PL_LIBRARY, PL_GRAVEYARD, PL_EXILE, PL_LANDS, PL_LANDS_TAPPED, PL_TOKENS,
-                    PL_CREATURES, PL_IDENTITY, PL_COMMANDER, PL_COMMANDER_ZONE, PL_CMD_DAMAGE, PL_HAS_LOST, PL_COUNTERS,
-                    PL_PERMISSIONS, PL_MULLIGANS, PL_ATTACKABLES, PL_COMMANDER_CASTS]
-cdef Py_ssize_t _IDENTITY_SLOTS[N_IDENTITY_SLOTS]
-_IDENTITY_SLOTS[:] = [ID_FACE_UP, ID_KNOWN_BY, ID_COPY_OF, ID_IDENTITY, ID_ROLE_OVERRIDE, ID_COUNTERS]
-
-
-cdef object _player_view(object p, object viewer, Py_ssize_t seat, object turn, object attackers, _Parts kept):
+cdef object _player_view(Player p, object viewer, Py_ssize_t seat, long turn, list attackers, _Parts kept):
     """The :class:`PlayerView` of ``p`` for ``viewer`` (``view._player_view``; ``seat``
     is the viewer as an index of the kept views, -1 for none; ``attackers``: the game's attacking
     creatures), the kept one if it is the same.
 
-    The kept view is given at once when the slots of the player and of its
-    identity card hold what they held when it was made, and its lists and dicts
+    The kept view is given at once when the fields of the player and of its
+    identity card hold what they held when it was made (:class:`_PlayerRaw`), and its lists and dicts
     give the kept names, mappings and creature and planeswalker views (the
     same hand and library sizes; whether the viewer knows the identity; for
     the viewer's own view, no cards usable from other zones)."""
     cdef PyObject* v[25]
     cdef object leader
-    idc = get(p, PL_IDENTITY)
-    own = get(p, PL_SEAT) == viewer
-    face_up = get(idc, ID_FACE_UP)
-    known = face_up or viewer in get(idc, ID_KNOWN_BY)
-    cre = get(p, PL_CREATURES)
+    cdef IdentityCard idc = p.identity
+    cdef _PlayerRaw raw
+    own = p.seat == viewer
+    cdef bint face_up = idc.face_up
+    known = face_up or viewer in idc.known_by
+    cre = p.creatures
     if not cre:
         creatures = ()
     elif type(cre) is list:
         creatures = kept.views_of(cre, False, turn, attackers)
     else:
         creatures = tuple([_creature_view(c, turn, None) for c in cre])
-    walkers = get(p, PL_ATTACKABLES)
+    walkers = p.attackables
     if not walkers:
         planeswalkers = ()
     elif type(walkers) is list:
         planeswalkers = kept.views_of(walkers, True, turn, attackers)
     else:
         planeswalkers = tuple([_walker_view(w, turn, attackers, None) for w in walkers])
-    hand = get(p, PL_HAND)
-    hand_size, library_size = len(hand), len(get(p, PL_LIBRARY))
+    hand = p.hand
+    hand_size, library_size = len(hand), len(p.library)
     hand_names = kept.hand.of(hand) if own else None
-    graveyard, exile = kept.graveyard.of(get(p, PL_GRAVEYARD)), kept.exile.of(get(p, PL_EXILE))
-    tokens = kept.tokens.of(get(p, PL_TOKENS))
-    id_counters = kept.id_counters.of(get(idc, ID_COUNTERS))
-    cmd_damage = kept.cmd_damage.of(get(p, PL_CMD_DAMAGE))
-    counters = kept.counters.of(get(p, PL_COUNTERS))
+    graveyard, exile = kept.graveyard.of(p.graveyard), kept.exile.of(p.exile)
+    tokens = kept.tokens.of(p.tokens)
+    id_counters = kept.id_counters.of(idc.counters)
+    cmd_damage = kept.cmd_damage.of(p.cmd_damage)
+    counters = kept.counters.of(p.counters)
     views, raws = kept.views, kept.raws
     view = views[seat] if seat >= 0 else None
     if view is not None:
         raw = raws[seat]
-        if (same_slots(p, _PLAYER_SLOTS, N_PLAYER_SLOTS, <tuple>PyTuple_GET_ITEM(raw, 0))
-                and same_slots(idc, _IDENTITY_SLOTS, N_IDENTITY_SLOTS, <tuple>PyTuple_GET_ITEM(raw, 1))
+        if (raw.same(p, idc)
                 and _item(view, 11) is creatures and _item(view, 23) is planeswalkers
                 and _item(view, 4) is hand_names and _item(view, 6) is graveyard and _item(view, 7) is exile
                 and _item(view, 10) is tokens and _item(view, 15) is id_counters and _item(view, 18) is cmd_damage
                 and _item(view, 20) is counters and _item(view, 3) == hand_size and _item(view, 5) == library_size
                 and (not known) == (_item(view, 13) is None)
-                and not (own and (get(p, PL_PERMISSIONS) or _item(view, 21)))):
+                and not (own and (p.permissions or _item(view, 21)))):
             return view
-    card = get(idc, ID_COPY_OF)
+    card = idc.copy_of
     if card is None:
-        card = get(idc, ID_IDENTITY)
+        card = idc.identity
     name, role = _identity(card)
-    override = get(idc, ID_ROLE_OVERRIDE)
+    override = idc.role_override
     if override is not None:
         role = override
-    lost = get(p, PL_HAS_LOST)
-    cmd = get(p, PL_COMMANDER)
-    seat_, life, lands, mulligans = get(p, PL_SEAT), get(p, PL_LIFE), get(p, PL_LANDS), get(p, PL_MULLIGANS)
-    untapped = lands - get(p, PL_LANDS_TAPPED)
+    cdef bint lost = p.has_lost
+    cmd = p.commander
     commander = None if cmd is None else _card_name(cmd)
-    zone = get(p, PL_COMMANDER_ZONE)
     leader = face_up and not lost and role == _LEADER              # Game.is_leader_player (CR 314.7)
-    usable = tuple([(_card_name(q["card"]), q["zone"], q["free"]) for q in get(p, PL_PERMISSIONS)]) if own else None
-    in_game = not lost
-    _put(v, 0, seat_)
-    _put(v, 1, in_game)
-    _put(v, 2, life)
+    usable = tuple([(_card_name(q["card"]), q["zone"], q["free"]) for q in p.permissions]) if own else None
+    _put(v, 0, p.seat)
+    _put(v, 1, not lost)
+    _put(v, 2, p.life)
     _put(v, 3, hand_size)
     _put(v, 4, hand_names)
     _put(v, 5, library_size)
     _put(v, 6, graveyard)
     _put(v, 7, exile)
-    _put(v, 8, lands)
-    _put(v, 9, untapped)
+    _put(v, 8, p.lands)
+    _put(v, 9, p.lands - p.lands_tapped)
     _put(v, 10, tokens)
     _put(v, 11, creatures)
     _put(v, 12, face_up)
@@ -718,28 +721,31 @@ cdef object _player_view(object p, object viewer, Py_ssize_t seat, object turn, 
     _put(v, 14, role if known else None)
     _put(v, 15, id_counters)
     _put(v, 16, commander)
-    _put(v, 17, zone)
+    _put(v, 17, p.commander_zone)
     _put(v, 18, cmd_damage)
     _put(v, 19, leader)
     _put(v, 20, counters)
     _put(v, 21, usable)
-    _put(v, 22, mulligans)
+    _put(v, 22, p.mulligans)
     _put(v, 23, planeswalkers)
-    _put(v, 24, get(p, PL_COMMANDER_CASTS))
+    _put(v, 24, p.commander_casts)
     view = fields(<PyTypeObject*>PlayerView, view, v, 25)
     if seat >= 0:
         views[seat] = view
-        raws[seat] = (_slots_of(p, _PLAYER_SLOTS, N_PLAYER_SLOTS), _slots_of(idc, _IDENTITY_SLOTS, N_IDENTITY_SLOTS))
+        raw = raws[seat]
+        if raw is None:
+            raw = raws[seat] = _PlayerRaw.__new__(_PlayerRaw)
+        raw.take(p, idc)
     return view
 
 
-cdef object _TARGET = DecisionKind.TARGET, _ATTACKER = DecisionKind.ATTACKER, _BLOCKER = DecisionKind.BLOCKER
-cdef object _DEFENDER = DecisionKind.DEFENDER, _BLOCKED = DecisionKind.BLOCKED
-cdef object _DISCARD = DecisionKind.DISCARD, _COST = DecisionKind.COST, _BOTTOM = DecisionKind.BOTTOM
+cdef long _PRIORITY_K = DecisionKind.PRIORITY, _TARGET = DecisionKind.TARGET, _ATTACKER = DecisionKind.ATTACKER
+cdef long _BLOCKER = DecisionKind.BLOCKER, _DEFENDER = DecisionKind.DEFENDER, _BLOCKED = DecisionKind.BLOCKED
+cdef long _DISCARD = DecisionKind.DISCARD, _COST = DecisionKind.COST, _BOTTOM = DecisionKind.BOTTOM
 cdef dict _OPTIONS = {}                # _option_key -> OptionView (emptied when full)
 
 
-cdef object _option_key(object players, object d, object kind, object action, object payload):
+cdef object _option_key(list players, Decision d, long kind, object action, object payload):
     """What the view of option ``(action, payload)`` of ``d`` (no labels) is made of, for
     the common options whose words and fields name only it (``view._option_view``,
     ``text.option_text``), a key of :data:`_OPTIONS`; None for the others (made anew
@@ -748,40 +754,53 @@ cdef object _option_key(object players, object d, object kind, object action, ob
     planeswalker's name, uid, loyalty, card and ordinal; an attacker, blocker or
     creature target by its name, uid, ordinal (and controller), a defending player by
     the attacker's name and ordinal, a player target by the deciding seat (ordinals:
-    the words say "Soldier #2"; uids repeat from game to game, ordinals may not)."""
+    the words say "Soldier #2"; uids repeat from game to game, ordinals may not).
+    An object of another type than the engine's where one is named: None."""
+    cdef Player p
+    cdef Attackable w
+    cdef Creature c, b
     tp = type(payload)
     if tp is tuple and len(payload) == 2:
         what, arg = payload
-        if kind == _PRIORITY:
+        if kind == _PRIORITY_K:
             if (what == "cast" or what == "land") and type(arg) is int:
-                return (kind, action, what, _card_name(get(players[get(d, DE_SEAT)], PL_HAND)[arg]))
+                p = players[d.seat]
+                return (kind, action, what, _card_name(p.hand[arg]))
             if what == "commander":
-                p = players[get(d, DE_SEAT)]
-                return (kind, action, what, _card_name(get(p, PL_COMMANDER)), p.commander_casts)
+                p = players[d.seat]
+                return (kind, action, what, _card_name(p.commander), p.commander_casts)
             if what == "loyalty" and type(arg) is tuple:
-                w = get(players[get(d, DE_SEAT)], PL_ATTACKABLES)[arg[0]]
-                return (kind, action, what, arg, get(w, AT_NAME), get(w, AT_UID), get(w, AT_LOYALTY),
-                        _card_name(get(w, AT_CARD)), get(w, AT_ORDINAL))
+                p = players[d.seat]
+                o = p.attackables[arg[0]]
+                if type(o) is not Attackable:
+                    return None
+                w = o
+                return (kind, action, what, arg, w.name, w.uid, w.loyalty, _card_name(w.card), w.ordinal)
         elif kind == _TARGET:
             if what == "c" and type(arg) is Creature:
-                return (kind, action, what, get(arg, CR_NAME), get(arg, CR_UID), get(arg, CR_CONTROLLER),
-                        get(arg, CR_ORDINAL))
+                c = arg
+                return (kind, action, what, c.name, c.uid, c.controller, c.ordinal)
             if what == "p" and type(arg) is int:
-                return (kind, action, what, arg, get(d, DE_SEAT))
+                return (kind, action, what, arg, d.seat)
     elif tp is Creature:
+        c = payload
         if kind == _ATTACKER or kind == _BLOCKER:
-            return (kind, action, get(payload, CR_NAME), get(payload, CR_UID), get(payload, CR_ORDINAL))
+            return (kind, action, c.name, c.uid, c.ordinal)
         if kind == _BLOCKED:
-            b = get(d, DE_CTX)[1]
-            return (kind, action, get(b, CR_NAME), get(b, CR_ORDINAL), get(payload, CR_NAME), get(payload, CR_UID),
-                    get(payload, CR_CONTROLLER), get(payload, CR_ORDINAL))
+            o = d.ctx[1]
+            if type(o) is not Creature:
+                return None
+            b = o
+            return (kind, action, b.name, b.ordinal, c.name, c.uid, c.controller, c.ordinal)
     elif tp is int:
         if kind == _DEFENDER:
-            ctx = get(d, DE_CTX)
-            if type(ctx) is Creature:
-                return (kind, action, get(ctx, CR_NAME), get(ctx, CR_ORDINAL), payload)
+            o = d.ctx
+            if type(o) is Creature:
+                c = o
+                return (kind, action, c.name, c.ordinal, payload)
         elif kind == _DISCARD or kind == _COST or kind == _BOTTOM:
-            return (kind, action, _card_name(get(players[get(d, DE_SEAT)], PL_HAND)[payload]))
+            p = players[d.seat]
+            return (kind, action, _card_name(p.hand[payload]))
     return None
 
 
@@ -795,21 +814,21 @@ cdef struct PassEntry:
 cdef PassEntry _passes[N_PASS]    # the views of pass options (payload None) by (kind, action), direct-mapped
 
 
-cdef object _pass_view(object game, object d, Py_ssize_t k, object kind, object action):
+cdef object _pass_view(object game, object d, Py_ssize_t k, long kind, object action):
     """The view of pass option ``k`` (``action``, payload None) of ``d``: it depends on the
     kind and the action only (``view._decision_view``), kept in :data:`_SIMPLE_OPTIONS`
-    and, for int kinds and actions, in a small table in front of it."""
-    cdef long kc, ac
+    and, for int actions, in a small table in front of it."""
+    cdef long ac
     cdef PassEntry* e
-    if type(kind) is not int or type(action) is not int:
+    if type(action) is not int:
         key = (kind, action)
         ov = _SIMPLE_OPTIONS.get(key)
         if ov is None:
             ov = _SIMPLE_OPTIONS[key] = _option_view(game, d, k, action, None)
         return ov
-    kc, ac = kind, action
-    e = &_passes[<size_t>(kc * 977 + ac) % N_PASS]
-    if e.view != NULL and e.kind == kc and e.action == ac:
+    ac = action
+    e = &_passes[<size_t>(kind * 977 + ac) % N_PASS]
+    if e.view != NULL and e.kind == kind and e.action == ac:
         return <object>e.view
     key = (kind, action)
     ov = _SIMPLE_OPTIONS.get(key)
@@ -817,20 +836,21 @@ cdef object _pass_view(object game, object d, Py_ssize_t k, object kind, object 
         ov = _SIMPLE_OPTIONS[key] = _option_view(game, d, k, action, None)
     Py_INCREF(ov)
     Py_XDECREF(e.view)
-    e.kind, e.action, e.view = kc, ac, <PyObject*>ov
+    e.kind, e.action, e.view = kind, ac, <PyObject*>ov
     return ov
 
 
-cdef object _decision_view(object game, object players, object d, object viewer):
+cdef object _decision_view(object game, list players, Decision d, object viewer):
     """The :class:`DecisionView` of ``d`` (``view._decision_view``): talk options kept per
     option object (and seat and kind) in a table by address, the common others by
     :func:`_option_key` in :data:`_OPTIONS`."""
     cdef Py_ssize_t k, n
     cdef PyObject* hit
-    opts = get(d, DE_OPTIONS)
-    kind = get(d, DE_KIND)
-    labels = get(d, DE_LABELS)
-    cdef long tag = <long>viewer * 64 + <long>kind     # a talk option's view depends on the seat (and the kind)
+    cdef bint priority, listed
+    opts = d.options
+    cdef long kind = d.kind
+    labels = d.labels
+    cdef long tag = <long>viewer * 64 + kind     # a talk option's view depends on the seat (and the kind)
     n = len(opts)
     out = PyTuple_New(n)
     if labels is not None and len(labels) == n:
@@ -840,7 +860,7 @@ cdef object _decision_view(object game, object players, object d, object viewer)
             Py_INCREF(ov)
             PyTuple_SET_ITEM(out, k, ov)
     else:
-        priority = kind == _PRIORITY
+        priority = kind == _PRIORITY_K
         listed = type(opts) is list
         for k in range(n):
             opt = <object>PyList_GET_ITEM(opts, k) if listed else opts[k]
@@ -871,8 +891,8 @@ cdef object _decision_view(object game, object players, object d, object viewer)
             Py_INCREF(ov)
             PyTuple_SET_ITEM(out, k, ov)
     cre = d.declared_creature(viewer)
-    return record(<PyTypeObject*>DecisionView, (_NAMES[kind], get(d, DE_PROMPT), out,
-                                                 None if cre is None else cre.uid, get(d, DE_LABEL)))
+    return record(<PyTypeObject*>DecisionView, (_NAMES[kind], d.prompt, out,
+                                                 None if cre is None else _uid(cre), d.label))
 
 
 cdef class _Seen:
@@ -1004,17 +1024,22 @@ cdef class ViewBuilder:
         """
         cdef Py_ssize_t i, n, seat
         cdef _Parts kept
+        cdef Player p, me
+        cdef Decision d
+        cdef GameState g = self.game
+        if g is None:
+            raise TypeError("ViewBuilder: the game is None")
         _check_classes()
-        g = self.game
-        turn = get(g, GA_TURN)
-        players = get(g, GA_PLAYERS)
-        attackers = get(g, GA_COMBAT_ATTACKERS)
+        cdef long turn = g.turn
+        turn_o = g.turn
+        players = g.players
+        attackers = g.combat_attackers
         n = len(players)
         me = players[viewer]
         seat = viewer if viewer >= 0 else -1          # a seat counted from the end keeps no views
         parts = self._parts
         if len(parts) != n:
-            parts[:] = [_Parts(p, n) for p in players]
+            parts[:] = [_Parts(q, n) for q in players]
         views = PyTuple_New(n)
         for i in range(n):
             p = players[i]
@@ -1024,17 +1049,17 @@ cdef class ViewBuilder:
             v = _player_view(p, viewer, seat, turn, attackers, kept)
             Py_INCREF(v)
             PyTuple_SET_ITEM(views, i, v)
-        stack = get(g, GA_STACK)
-        dream = get(get(me, PL_IDENTITY), ID_DATA).get("dream")
-        d = get(g, GA_DECISION)
-        self._harm = _rows(self._harm, get(g, GA_HARM))
-        self._attacks = _rows(self._attacks, get(g, GA_ATTACKS))
-        config = get(g, GA_CONFIG)
+        stack = g.stack
+        dream = me.identity.data.get("dream")
+        d = g.decision
+        self._harm = _rows(self._harm, g.harm)
+        self._attacks = _rows(self._attacks, g.attacks)
+        config = g.config
         return record(<PyTypeObject*>SeatView, (
-            viewer, turn, get(g, GA_PHASE), get(g, GA_ACTIVE), views,
+            viewer, turn_o, g.phase, g.active, views,
             tuple([_stack_view(it) for it in stack]) if stack else (),
-            self._harm, self._attacks, (not get(me, PL_HAS_LOST)) and g.undercover_met(viewer),
+            self._harm, self._attacks, (not me.has_lost) and g.undercover_met(viewer),
             tuple([c.name for _, c in dream]) if dream else (),
-            _decision_view(g, players, d, viewer) if d is not None and get(d, DE_SEAT) == viewer else None,
-            self._events(viewer, get(g, GA_LOG), turn), config.priority_windows,
-            tuple(get(g, GA_ROLE_COUNTS)), self._talk_view(get(g, GA_TALK), config)))
+            _decision_view(g, players, d, viewer) if d is not None and d.seat == viewer else None,
+            self._events(viewer, g.log, turn_o), config.priority_windows,
+            tuple(g.role_counts), self._talk_view(g.talk, config)))

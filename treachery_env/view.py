@@ -22,7 +22,8 @@ view, the words of talk and pass options); :func:`seat_view` builds one view
 from scratch.  Two builders give equal views: :class:`PythonViewBuilder` here,
 the reference, and the compiled ``treachery_env._view.ViewBuilder`` (Cython,
 built by ``setup.py``); :class:`ViewBuilder` is the compiled one unless it is
-not built, is older than ``_view.pyx`` (then with a warning) or
+not built, is older than ``_view.pyx`` (then with a warning), the engine's
+state classes run from source (it reads their C fields) or
 ``TREACHERY_PURE_PYTHON=1``; :data:`VIEW_BUILDER` says which.
 """
 
@@ -803,8 +804,9 @@ class PythonViewBuilder:
 
 def _select_builder() -> tuple[type, str]:
     """The builder :class:`ViewBuilder` is, and its name for :data:`VIEW_BUILDER`:
-    the compiled one unless ``TREACHERY_PURE_PYTHON=1``, it is not built, or it
-    is older than ``_view.pyx`` (then with a warning)."""
+    the compiled one unless ``TREACHERY_PURE_PYTHON=1``, it is not built, it
+    is older than ``_view.pyx`` or the engine's state types it reads (then with
+    a warning), or those are not compiled (``compiled.compiled_pyx``)."""
     mod = compiled_pyx("_view", "the compiled view builder")
     if mod is None:
         return PythonViewBuilder, "python"
