@@ -29,14 +29,15 @@ MODULES = runpy.run_path(os.path.join("treachery_env", "compiled.py"))["MODULES"
 # The Python modules keep Python semantics: annotations are not turned into C type checks.
 DIRECTIVES = {"language_level": 3, "annotation_typing": False, "binding": True, "embedsignature": True}
 
-extensions = [Extension("treachery_env._observation", ["treachery_env/_observation.pyx"],
-                        depends=["treachery_env/_slots.pxi"], optional=True),
-              Extension("treachery_env._view", ["treachery_env/_view.pyx"],
-                        depends=["treachery_env/_slots.pxi", "treachery_env/engine/state.py",
-                                 "treachery_env/engine/state.pxd"], optional=True),
-              Extension("treachery_env._priority", ["treachery_env/_priority.pyx"],
-                        depends=["treachery_env/engine/state.py", "treachery_env/engine/state.pxd"], optional=True)]
 STATE_TYPES = ["treachery_env/engine/state.py", "treachery_env/engine/state.pxd"]
+# the encoder, the view builder and the priority check cimport the state's types (their locals read
+# its C fields)
+extensions = [Extension("treachery_env._observation", ["treachery_env/_observation.pyx"],
+                        depends=["treachery_env/_slots.pxi", *STATE_TYPES], optional=True),
+              Extension("treachery_env._view", ["treachery_env/_view.pyx"],
+                        depends=["treachery_env/_slots.pxi", *STATE_TYPES], optional=True),
+              Extension("treachery_env._priority", ["treachery_env/_priority.pyx"],
+                        depends=[*STATE_TYPES], optional=True)]
 for name in MODULES:
     source = name.replace(".", "/") + ".py"
     pxd = source[:-3] + ".pxd"      # a module's own .pxd cimports the state's types (treachery_env.compiled)

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import types
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +25,7 @@ import pytest
 from treachery_env import GameConfig, cards, view
 from treachery_env import observation as obs
 from treachery_env.compiled import compiled_modules
-from treachery_env.engine import Attackable, Creature, Game, Player, StackItem, priority
+from treachery_env.engine import Attackable, Creature, Game, StackItem, priority
 from treachery_env.engine.talk import Deal, TalkMessage
 from treachery_env.identities import get as identity
 from treachery_env.rules import VARIANTS, Role
@@ -237,32 +238,36 @@ def test_the_sparse_encoder_starts_clean_after_a_refusal_and_across_table_sizes(
 
 
 @compiled
-def test_engine_objects_read_at_their_slots_and_by_getattr_when_they_differ(monkeypatch):
-    """The compiled encoder reads Player, Creature, ... attributes straight from
-    their ``__slots__`` (``_observation.slot_reads``: all of them, or the engine
-    changed shape and the encoder lost its fast path); an object of a subclass,
-    and a class changed after import, are read through ``getattr`` and still give
-    the Python encoder's bytes."""
+def test_engine_objects_read_as_typed_fields_and_the_talk_state_at_its_slots(monkeypatch):
+    """The compiled encoder reads the game, Player, Creature, ... as the C fields of
+    their extension types (engine/state.pxd; an object of another type where one is
+    expected is refused with a TypeError, never read at the wrong offset), and the
+    talk state straight from its ``__slots__`` (``_observation.slot_reads``: all of
+    them, or the talk state changed shape and the encoder lost its fast path); a
+    talk state class changed after import is read through ``getattr`` and still
+    gives the Python encoder's bytes."""
     from treachery_env import _observation
+    from treachery_env.compiled import state_compiled
+    from treachery_env.engine.talk import TalkState
+    assert state_compiled()
     reads = _observation.slot_reads()
+    assert reads and all(name.startswith("TalkState.") for name in reads), reads
     assert all(reads.values()), [name for name, direct in reads.items() if not direct]
-    g = Game(GameConfig(), seed=3)
-    rng = random.Random(3)
-    while not any(p.creatures for p in g.players):
-        g.step(rng.choice(g.legal_actions()))
-
-    class Weakened(Player):
-        __slots__ = ()
-        life = property(lambda self: 1)
-
-    g.players[1].__class__ = Weakened
-    assert obs.encode(g, 0)[obs.obs_layout(g.n).players + obs.PLAYER_FEATURES + 1] == np.float32(1 / 40)
+    g = _hand_set_game()
+    with pytest.raises(TypeError):
+        obs.encode(types.SimpleNamespace(**{k: getattr(g, k) for k in ("n", "players", "turn")}), 0)
+    keep = g.players[1]
+    g.players[1] = types.SimpleNamespace(**{k: getattr(keep, k) for k in ("life", "hand", "has_lost", "identity")})
+    with pytest.raises(TypeError):
+        obs.encode(g, 0)
+    g.players[1] = keep
     _same(g, {})
-    monkeypatch.setattr(Creature, "damage", property(lambda self: 3))
-    assert not _observation.slot_reads()["Creature.damage"]
+    slot = TalkState.__dict__["broken"]
+    monkeypatch.setattr(TalkState, "broken", property(lambda self: slot.__get__(self)))
+    assert not _observation.slot_reads()["TalkState.broken"]
     _same(g, {})
     monkeypatch.undo()
-    assert _observation.slot_reads()["Creature.damage"]
+    assert _observation.slot_reads()["TalkState.broken"]
     _same(g, {})
 
 
@@ -331,11 +336,13 @@ def test_a_compiled_module_older_than_its_source_is_not_used():
     ("_view", view.VIEW_BUILDER, "import treachery_env.view as v; print(v.VIEW_BUILDER)"),
     ("_priority", priority.CAN_ACT, "import treachery_env.engine.priority as p; print(p.CAN_ACT)"),
 ], ids=["encoder", "view builder", "priority check"])
-@pytest.mark.parametrize("edited", ["pyx", "_slots.pxi"])
+@pytest.mark.parametrize("edited", ["pyx", "_slots.pxi", "engine/state.py", "engine/state.pxd"])
 def test_a_compiled_pyx_older_than_its_source_is_not_used(module, selected, probe, edited):
     """The same for the encoder, the view builder and the priority check: an
-    edited ``_observation.pyx``, ``_view.pyx`` or ``_priority.pyx``, or the
-    ``_slots.pxi`` they include, makes the Python one run, with a warning,
+    edited ``_observation.pyx``, ``_view.pyx`` or ``_priority.pyx``, the
+    ``_slots.pxi`` they include, or the engine's state types (``state.py``,
+    ``state.pxd``: the state then runs from source, and a compiled reader
+    must not read its objects) makes the Python one run, with a warning,
     until ``make install``."""
     if selected != "compiled":
         pytest.skip(f"treachery_env.{module} is not in use here")
@@ -344,6 +351,24 @@ def test_a_compiled_pyx_older_than_its_source_is_not_used(module, selected, prob
     r = _probe_with_a_newer_source(source, ext, probe)
     assert r.stdout.strip() == "python", r.stdout + r.stderr
     assert f"older than {module}.pyx, _slots.pxi" in r.stderr and "make install" in r.stderr
+
+
+def test_a_compiled_pyx_is_not_used_without_the_compiled_state_types(monkeypatch):
+    """A compiled reader reads the engine's objects as the C fields of engine/state.pxd:
+    where the state's classes are not those extension types (run from source), or the
+    extension's cimported types do not match them (Cython's ValueError or TypeError on
+    import), ``compiled_pyx`` gives None and the Python reader runs."""
+    import treachery_env.compiled as c
+    monkeypatch.setattr(c, "is_stale", lambda *a: False)
+    monkeypatch.setattr(c, "state_compiled", lambda: False)
+    with pytest.warns(RuntimeWarning, match="state classes run from source"):
+        assert c.compiled_pyx("_observation", "the compiled encoder") is None
+    monkeypatch.setattr(c, "state_compiled", lambda: True)
+    for error in (ValueError, TypeError, ImportError):
+        def refuse(name: str, error: type = error) -> None:
+            raise error(f"{name}: the types do not match")
+        monkeypatch.setattr(c.importlib, "import_module", refuse)
+        assert c.compiled_pyx("_observation", "the compiled encoder") is None
 
 
 def test_the_tests_pass_on_the_pure_python_path():

@@ -1,13 +1,14 @@
-# cython: language_level=3, cdivision=True
+# cython: language_level=3, cdivision=True, nonecheck=True
 """The observation vector, compiled: the same function as
 :func:`treachery_env.observation.encode_python` (the reference; layout in the
 docstring of :mod:`treachery_env.observation`), bit for bit.
 
-It reads the same attributes of the engine's objects, in C: those kept in
-``__slots__`` (the game, players, identity cards, creatures, planeswalkers, stack
-objects, the decision, the talk state) straight from the slot, and what the
-immutable objects hold (talk messages, cards, identities, keyword sets) once
-per object; it writes only the nonzero features, through a C pointer, into a
+It reads the same attributes of the engine's objects, in C: the game, players,
+identity cards, creatures, planeswalkers, stack objects and the decision as the
+typed C fields of their extension types (``engine/state.pxd``, cimported: the
+compiled engine only, see :func:`treachery_env.compiled.compiled_pyx`), the talk
+state straight from its ``__slots__`` (``_slots.pxi``), and what the immutable
+objects hold (talk messages, cards, identities, keyword sets) once per object; it writes only the nonzero features, through a C pointer, into a
 zeroed float32 array, with every number in C.  Each value is computed as the
 Python encoder computes it -- in double precision, rounded once to float32 --
 so both give the same bytes (``tests/test_observation_compiled.py``).
@@ -29,9 +30,9 @@ from libc.string cimport memcpy, memset
 
 import numpy as np
 
+from treachery_env.engine.state cimport Attackable, Creature, Decision, GameState, IdentityCard, Player, StackItem
+
 from . import observation as _py
-from .engine.game import Game
-from .engine.state import Attackable, Creature, Decision, IdentityCard, Player, StackItem
 from .engine.talk import TalkState
 from .observation import (
     COUNTER_TOKENS,
@@ -103,7 +104,21 @@ _float32 = np.float32
 _int8 = np.int8
 
 
-include "_slots.pxi"
+include "_slots.pxi"       # TalkState (a Python class with __slots__) is read at its slots
+
+
+# The engine's objects are read as the extension types of engine/state.pxd: a local
+# declared ``Player`` (a checked assignment: another type raises TypeError) reads
+# ``p.life`` as a C field.  That holds only for the compiled engine: run from source
+# (TREACHERY_PURE_PYTHON, or state.py newer than its extension), state.py's classes are
+# Python classes with __slots__ and this module must not be used (compiled.compiled_pyx
+# checks it first; this import fails as well, and so does Cython's check of the types'
+# sizes with a ValueError).
+from .compiled import state_compiled
+
+if not state_compiled():
+    raise ImportError(f"{__name__}: the engine's state classes are not the compiled extension types "
+                      f"(engine/state.py runs from source)")
 
 
 # ---- what the immutable objects say, decoded once
@@ -223,53 +238,10 @@ cdef int _identity(object card, long* v) except -1:
     return _memo_put(&_identities, card, v)
 
 
-cdef Py_ssize_t PL_IDENTITY = _attr(Player, "identity"), PL_HAS_LOST = _attr(Player, "has_lost")
-cdef Py_ssize_t PL_LIFE = _attr(Player, "life"), PL_HAND = _attr(Player, "hand")
-cdef Py_ssize_t PL_LIBRARY = _attr(Player, "library"), PL_GRAVEYARD = _attr(Player, "graveyard")
-cdef Py_ssize_t PL_EXILE = _attr(Player, "exile"), PL_LANDS = _attr(Player, "lands")
-cdef Py_ssize_t PL_LANDS_TAPPED = _attr(Player, "lands_tapped"), PL_CREATURES = _attr(Player, "creatures")
-cdef Py_ssize_t PL_COMMANDER = _attr(Player, "commander"), PL_COMMANDER_ZONE = _attr(Player, "commander_zone")
-cdef Py_ssize_t PL_COMMANDER_CASTS = _attr(Player, "commander_casts"), PL_CMD_DAMAGE = _attr(Player, "cmd_damage")
-cdef Py_ssize_t PL_MANA_POOL = _attr(Player, "mana_pool"), PL_TOKENS = _attr(Player, "tokens")
-cdef Py_ssize_t PL_COUNTERS = _attr(Player, "counters"), PL_PERMISSIONS = _attr(Player, "permissions")
-cdef Py_ssize_t PL_MULLIGANS = _attr(Player, "mulligans"), PL_ATTACKABLES = _attr(Player, "attackables")
-cdef Py_ssize_t PL_LAND_PLAYED = _attr(Player, "land_played")
-cdef Py_ssize_t ID_FACE_UP = _attr(IdentityCard, "face_up"), ID_KNOWN_BY = _attr(IdentityCard, "known_by")
-cdef Py_ssize_t ID_DATA = _attr(IdentityCard, "data"), ID_COPY_OF = _attr(IdentityCard, "copy_of")
-cdef Py_ssize_t ID_IDENTITY = _attr(IdentityCard, "identity"), ID_ROLE_OVERRIDE = _attr(IdentityCard, "role_override")
-cdef Py_ssize_t ID_COUNTERS = _attr(IdentityCard, "counters")
-cdef Py_ssize_t CR_BASE_KEYWORDS = _attr(Creature, "base_keywords"), CR_PUMP_KW = _attr(Creature, "pump_kw")
-cdef Py_ssize_t CR_P1P1 = _attr(Creature, "p1p1"), CR_BASE_POWER = _attr(Creature, "base_power")
-cdef Py_ssize_t CR_PUMP_P = _attr(Creature, "pump_p"), CR_BASE_TOUGHNESS = _attr(Creature, "base_toughness")
-cdef Py_ssize_t CR_PUMP_Q = _attr(Creature, "pump_q"), CR_DAMAGE = _attr(Creature, "damage")
-cdef Py_ssize_t CR_TAPPED = _attr(Creature, "tapped"), CR_ENTERED_TURN = _attr(Creature, "entered_turn")
-cdef Py_ssize_t CR_ATTACKING = _attr(Creature, "attacking"), CR_BLOCKING = _attr(Creature, "blocking")
-cdef Py_ssize_t CR_BLOCKED_BY = _attr(Creature, "blocked_by"), CR_STUN = _attr(Creature, "stun")
-cdef Py_ssize_t CR_TOKEN = _attr(Creature, "token"), CR_IS_COMMANDER = _attr(Creature, "is_commander")
-cdef Py_ssize_t CR_ATTACKING_OBJ = _attr(Creature, "attacking_obj")
-cdef Py_ssize_t AT_CONTROLLER = _attr(Attackable, "controller"), AT_KIND = _attr(Attackable, "kind")
-cdef Py_ssize_t AT_CARD = _attr(Attackable, "card"), AT_LOYALTY = _attr(Attackable, "loyalty")
-cdef Py_ssize_t AT_USED_TURN = _attr(Attackable, "used_turn"), AT_UID = _attr(Attackable, "uid")
-cdef Py_ssize_t AT_OWNER = _attr(Attackable, "owner")
-cdef Py_ssize_t ST_CONTROLLER = _attr(StackItem, "controller"), ST_KIND = _attr(StackItem, "kind")
-cdef Py_ssize_t ST_IDENTITY_SOURCE = _attr(StackItem, "identity_source"), ST_CARD = _attr(StackItem, "card")
-cdef Py_ssize_t ST_X = _attr(StackItem, "x"), ST_TARGETS = _attr(StackItem, "targets")
-cdef Py_ssize_t DE_SEAT = _attr(Decision, "seat"), DE_KIND = _attr(Decision, "kind"), DE_CTX = _attr(Decision, "ctx")
-cdef Py_ssize_t DE_HANDLER = _attr(Decision, "handler")
-cdef Py_ssize_t ST_SOURCE = _attr(StackItem, "source"), ST_KEY = _attr(StackItem, "key")
-cdef Py_ssize_t ST_IS_COPY = _attr(StackItem, "is_copy"), ST_DATA = _attr(StackItem, "data")
-cdef Py_ssize_t ST_CREATURE = _attr(StackItem, "creature"), ST_TARGET_SPECS = _attr(StackItem, "target_specs")
-cdef Py_ssize_t CR_CARD = _attr(Creature, "card"), CR_CONTROLLER = _attr(Creature, "controller")
 cdef Py_ssize_t TS_MESSAGES = _attr(TalkState, "messages"), TS_CLAIMS = _attr(TalkState, "claims")
 cdef Py_ssize_t TS_STANCES = _attr(TalkState, "stances"), TS_INTENTS = _attr(TalkState, "intents")
 cdef Py_ssize_t TS_REQUESTS = _attr(TalkState, "requests"), TS_DEALS = _attr(TalkState, "deals")
 cdef Py_ssize_t TS_BROKEN = _attr(TalkState, "broken")
-cdef Py_ssize_t GA_N = _attr(Game, "n"), GA_PLAYERS = _attr(Game, "players"), GA_DECISION = _attr(Game, "decision")
-cdef Py_ssize_t GA_TURN = _attr(Game, "turn"), GA_STACK = _attr(Game, "stack"), GA_PHASE = _attr(Game, "phase")
-cdef Py_ssize_t GA_CONFIG = _attr(Game, "config"), GA_ACTIVE = _attr(Game, "active"), GA_SHIELDS = _attr(Game, "shields")
-cdef Py_ssize_t GA_LEADER_ATTACKED_BY = _attr(Game, "leader_attacked_by"), GA_HARM = _attr(Game, "harm")
-cdef Py_ssize_t GA_ATTACKS = _attr(Game, "attacks"), GA_TALK_ON = _attr(Game, "talk_on"), GA_TALK = _attr(Game, "talk")
-cdef Py_ssize_t GA_RESOLVING = _attr(Game, "resolving"), GA_COMBAT_ATTACKERS = _attr(Game, "combat_attackers")
 
 
 cdef class _Offsets:
@@ -373,17 +345,18 @@ cdef inline double fade(long turn, long said, long n):
     return pow(0.5, <double>q)
 
 
-cdef Py_ssize_t _walker_slot(object players, object w) except -2:
+cdef Py_ssize_t _walker_slot(list players, Attackable w) except -2:
     """Slot of attackable permanent ``w`` among its controller's (-1 if gone or beyond the slots)."""
     cdef Py_ssize_t k = 0
-    for x in get(players[get(w, AT_CONTROLLER)], PL_ATTACKABLES):
+    cdef Player ctrl = players[w.controller]
+    for x in ctrl.attackables:
         if x is w:
             return k if k < C_MAX_WALKERS else -1
         k += 1
     return -1
 
 
-def encode(object game, int viewer):
+def encode(GameState game not None, int viewer):
     """Observation vector of ``viewer`` in ``game`` (compiled; the same bytes as
     :func:`treachery_env.observation.encode_python`).
 
@@ -400,7 +373,7 @@ def encode(object game, int viewer):
             fall outside their blocks (as the Python encoder does).
     """
     _check_classes()
-    cdef long n = get(game, GA_N)
+    cdef long n = game.n
     cdef _Offsets L = _offsets_for(n)
     arr = _zeros(L.size, _float32)
     cdef Py_buffer buf
@@ -442,7 +415,7 @@ cdef int _grow_scratch(Py_ssize_t size) except -1:
     return 0
 
 
-def encode_sparse(object game, int viewer):
+def encode_sparse(GameState game not None, int viewer):
     """The nonzero features of ``viewer``'s observation vector (compiled; the
     same indices and bytes as :func:`treachery_env.observation.encode_sparse_python`):
     what :func:`encode` gives, without the dense array.
@@ -463,7 +436,7 @@ def encode_sparse(object game, int viewer):
         IndexError: as :func:`encode`.
     """
     _check_classes()
-    cdef long n = get(game, GA_N)
+    cdef long n = game.n
     cdef _Offsets L = _offsets_for(n)
     cdef Py_ssize_t size = L.size, i, k = 0
     cdef Out out
@@ -524,38 +497,43 @@ def action_mask(object options, Py_ssize_t size):
     return arr
 
 
-cdef int _encode(Out* out, _Offsets L, object game, long viewer, long n) except -1:
+cdef int _encode(Out* out, _Offsets L, GameState game, long viewer, long n) except -1:
     """Write every block of ``viewer``'s observation into ``out`` (zeroed)."""
-    players = get(game, GA_PLAYERS)
+    cdef list players = game.players
     if viewer < 0 or viewer >= n:
         raise IndexError(f"viewer {viewer} is not a seat of a {n}-player game")
-    me = players[viewer]
-    d = get(game, GA_DECISION)
-    cdef bint mine = d is not None and get(d, DE_SEAT) == viewer
-    cdef long turn = get(game, GA_TURN)
+    cdef Player me = players[viewer]
+    cdef Decision d = game.decision
+    cdef bint mine = d is not None and d.seat == viewer
+    cdef long turn = game.turn
     cdef Py_ssize_t g, b, k, q, q2, cb, r, s, slot, i, j, ri, rj, depth, m, nst
     cdef long v, best, role
     cdef long idv[MEMO_VALUES]
-    stack = get(game, GA_STACK)
+    cdef list stack = game.stack
+    cdef Player p
+    cdef IdentityCard idc
+    cdef StackItem it
+    cdef list creatures
+    cdef bint up, lost
     # ---- global
     g = L.glob
-    put(out, g + <long>PHASE_INDEX[get(game, GA_PHASE)], 1.0)
+    put(out, g + <long>PHASE_INDEX[game.phase], 1.0)
     g += C_N_PHASES
     if mine:
-        put(out, g + <long>get(d, DE_KIND), 1.0)
+        put(out, g + d.kind, 1.0)
     g += C_N_DECISIONS
-    put(out, g, <double>turn / <double><long>get(game, GA_CONFIG).max_turns)
+    put(out, g, <double>turn / <double><long>game.config.max_turns)
     put(out, g + 1, len(stack) / 10.0)
     g += 2
-    put(out, g + rel(get(game, GA_ACTIVE), viewer, n), 1.0)
+    put(out, g + rel(game.active, viewer, n), 1.0)
     g += n
-    if not get(me, PL_HAS_LOST):
+    if not me.has_lost:
         put(out, g, 1.0 if game.undercover_met(viewer) else 0.0)
-    put(out, g + 1, 1.0 if get(me, PL_LAND_PLAYED) else 0.0)
+    put(out, g + 1, 1.0 if me.land_played else 0.0)
     # ---- players (only nonzero features are written)
-    shields = get(game, GA_SHIELDS)
+    shields = game.shields
     shields = {sh["seat"] for sh in shields} if shields else None
-    attacked = get(game, GA_LEADER_ATTACKED_BY)
+    attacked = game.leader_attacked_by
     cdef Py_ssize_t cf = L.cf
     cdef object attackers = None, targeted = None
     cdef PyObject* key
@@ -565,59 +543,58 @@ cdef int _encode(Out* out, _Offsets L, object game, long viewer, long n) except 
         s = (viewer + r) % n
         p = players[s]
         b = L.players + r * C_PF
-        idc = get(p, PL_IDENTITY)
-        up = get(idc, ID_FACE_UP)
-        lost = get(p, PL_HAS_LOST)
+        idc = p.identity
+        up = idc.face_up
+        lost = p.has_lost
         if not lost:
             put(out, b, 1.0)
-        put(out, b + 1, <long>get(p, PL_LIFE) / 40.0)
-        put(out, b + 2, len(get(p, PL_HAND)) / 10.0)
-        put(out, b + 3, len(get(p, PL_LIBRARY)) / 100.0)
-        x = get(p, PL_GRAVEYARD)
+        put(out, b + 1, p.life / 40.0)
+        put(out, b + 2, len(p.hand) / 10.0)
+        put(out, b + 3, len(p.library) / 100.0)
+        x = p.graveyard
         if x:
             put(out, b + 4, len(x) / 20.0)
-        x = get(p, PL_EXILE)
+        x = p.exile
         if x:
             put(out, b + 5, len(x) / 20.0)
-        data = get(idc, ID_DATA)
+        data = idc.data
         if "dream" in data:
             put(out, b + 6, len(data["dream"]) / 10.0)
-        v = get(p, PL_LANDS)
+        v = p.lands
         put(out, b + 7, v / 10.0)
-        put(out, b + 8, (v - <long>get(p, PL_LANDS_TAPPED)) / 10.0)
-        creatures = get(p, PL_CREATURES)
+        put(out, b + 8, (v - p.lands_tapped) / 10.0)
+        creatures = p.creatures
         if creatures:
             put(out, b + 9, len(creatures) / 10.0)
-        if get(p, PL_COMMANDER) is not None:
-            czo = _CZ.get(get(p, PL_COMMANDER_ZONE))
+        if p.commander is not None:
+            czo = _CZ.get(p.commander_zone)
             if czo is not None:
                 put(out, b + <long>czo, 1.0)
-            put(out, b + 13, <long>get(p, PL_COMMANDER_CASTS) / 5.0)
-        x = get(p, PL_CMD_DAMAGE)
+            put(out, b + 13, p.commander_casts / 5.0)
+        x = p.cmd_damage
         if x:
             best = max(x.values())
             put(out, b + 14, best / 21.0)
-        v = get(p, PL_MANA_POOL)
+        v = p.mana_pool
         if v:
             put(out, b + 15, v / 10.0)
-        tok = get(p, PL_TOKENS)
         pos = 0
-        while PyDict_Next(tok, &pos, &key, &val):
+        while PyDict_Next(p.tokens, &pos, &key, &val):
             v = <object>val
             if v:
                 put(out, b + <long>_TOK[<object>key], v / 5.0)
         k = b + F_ROLE
-        _identity(get(idc, ID_COPY_OF) or get(idc, ID_IDENTITY), idv)
-        ro = get(idc, ID_ROLE_OVERRIDE)
+        _identity(idc.copy_of or idc.identity, idv)
+        ro = idc.role_override
         role = idv[0] if ro is None else <long>ro
-        if up or viewer in get(idc, ID_KNOWN_BY):
+        if up or viewer in idc.known_by:
             if up:
                 put(out, k, 1.0)
             put(out, k + 1 + role, 1.0)
             if idv[1] >= 0:                         # simple-roles cards have only a role
                 put(out, k + 5 + idv[1], 1.0)
         k = b + F_COUNTERS
-        x = get(idc, ID_COUNTERS)
+        x = idc.counters
         if x:
             put(out, k, <long>sum(x.values()) / 10.0)
         if up and role == 0 and not lost:
@@ -626,16 +603,16 @@ cdef int _encode(Out* out, _Offsets L, object game, long viewer, long n) except 
             put(out, k + 2, 1.0)
         if shields is not None and s in shields:
             put(out, k + 3, 1.0)
-        x = get(p, PL_COUNTERS)
+        x = p.counters
         if x:
             for j in range(N_PLAYER_COUNTERS):
                 y = x.get(_PLAYER_COUNTERS[j])
                 if y:
                     put(out, k + 4 + j, <long>y / 10.0)
-        x = get(p, PL_PERMISSIONS)
+        x = p.permissions
         if x:
             put(out, k + 4 + N_PLAYER_COUNTERS, len(x) / 4.0)
-        v = get(p, PL_MULLIGANS)
+        v = p.mulligans
         if v:
             put(out, k + 5 + N_PLAYER_COUNTERS, v / 3.0)
         # creatures of this player
@@ -646,7 +623,7 @@ cdef int _encode(Out* out, _Offsets L, object game, long viewer, long n) except 
                 break
             _encode_creature(out, cb + slot * cf, c, players, turn, viewer, n)
             slot += 1
-        ws = get(p, PL_ATTACKABLES)
+        ws = p.attackables
         if ws:
             if attackers is None:
                 attackers, targeted = _walker_attention(game)
@@ -656,7 +633,7 @@ cdef int _encode(Out* out, _Offsets L, object game, long viewer, long n) except 
                 add(out, L.dream + _card_index(entry[1]), 0.25)
     # ---- public history: harm and attacks between seats (relative rows and columns)
     cdef Py_ssize_t hb = L.history, nn = n * n
-    harm, attacks = get(game, GA_HARM), get(game, GA_ATTACKS)
+    harm, attacks = game.harm, game.attacks
     for ri in range(n):
         i = (viewer + ri) % n
         hi = harm[i]
@@ -671,14 +648,14 @@ cdef int _encode(Out* out, _Offsets L, object game, long viewer, long n) except 
                 put(out, hb + nn + ri * n + rj, v / 10.0)
     # ---- own cards usable from other zones (the OTHER actions)
     i = 0
-    for perm in get(me, PL_PERMISSIONS):
+    for perm in me.permissions:
         if i >= C_MAX_OTHER:
             break
         put(out, L.other + i * C_N_CARDS + _card_index(perm["card"]), 1.0)
         i += 1
     # ---- own hand
     i = 0
-    for c in get(me, PL_HAND):
+    for c in me.hand:
         if i >= C_MAX_HAND:
             break
         put(out, L.hand + i * C_N_CARDS + _card_index(c), 1.0)
@@ -690,37 +667,41 @@ cdef int _encode(Out* out, _Offsets L, object game, long viewer, long n) except 
         it = stack[nst - 1 - depth]
         q = L.stack + depth * L.sf
         put(out, q, 1.0)
-        put(out, q + 1 + rel(get(it, ST_CONTROLLER), viewer, n), 1.0)
+        put(out, q + 1 + rel(it.controller, viewer, n), 1.0)
         q2 = q + 1 + n
-        if get(it, ST_KIND) == "spell":
+        if it.kind == "spell":
             put(out, q2, 1.0)
-        if get(it, ST_IDENTITY_SOURCE):
+        if it.identity_source:
             put(out, q2 + 1, 1.0)
-        c = get(it, ST_CARD)
+        c = it.card
         if c is not None:
             put(out, q2 + 2 + _card_index(c), 1.0)
-        put(out, q2 + 2 + C_N_CARDS, <long>get(it, ST_X) / 10.0)
-        for t in get(it, ST_TARGETS):
+        put(out, q2 + 2 + C_N_CARDS, it.x / 10.0)
+        for t in it.targets:
             if t is not None and t[0] == "p":
                 put(out, q2 + 3 + C_N_CARDS + rel(t[1], viewer, n), 1.0)
     # ---- own decision context
     if mine:
         _encode_context(out, L, game, viewer, n, d, me)
     # ---- table talk (public)
-    if get(game, GA_TALK_ON):
-        t = get(game, GA_TALK)
+    if game.talk_on:
+        t = game.talk
         if get(t, TS_MESSAGES):
             _encode_talk_kept(out, L, game, t, viewer, n, turn)
     return 0
 
 
-cdef int _encode_context(Out* out, _Offsets L, object game, long viewer, long n, object d, object me) except -1:
+cdef int _encode_context(Out* out, _Offsets L, GameState game, long viewer, long n, Decision d,
+                         Player me) except -1:
     """Write the own decision context (``observation._encode_context``)."""
     c = L.cx
     cdef Py_ssize_t slot, depth, nst
     cdef long k, amount
-    handler = get(d, DE_HANDLER)
-    ctx = get(d, DE_CTX)
+    cdef StackItem item
+    cdef Creature cre
+    cdef Player owner
+    handler = d.handler
+    ctx = d.ctx
     if handler == "_h_call":
         purpose = ctx[0]
         data = ctx[1]
@@ -735,15 +716,15 @@ cdef int _encode_context(Out* out, _Offsets L, object game, long viewer, long n,
     elif isinstance(data, tuple) and data and isinstance(data[0], StackItem):
         item = data[0]
     else:
-        item = get(game, GA_RESOLVING)
+        item = game.resolving
     card = None
     cre = d.declared_creature(viewer)
     if cre is not None:
-        card = get(cre, CR_CARD)
-    stack = get(game, GA_STACK)
-    players = get(game, GA_PLAYERS)
+        card = cre.card
+    cdef list stack = game.stack
+    cdef list players = game.players
     if item is not None:
-        ix = _ITEM_KINDS.get(get(item, ST_KIND))
+        ix = _ITEM_KINDS.get(item.kind)
         if ix is not None:
             put(out, c.item_kind + <long>ix, 1.0)
         onstack = False
@@ -753,40 +734,40 @@ cdef int _encode_context(Out* out, _Offsets L, object game, long viewer, long n,
                 break
         if onstack:
             put(out, c.stage + 1, 1.0)
-        elif item is get(game, GA_RESOLVING):
+        elif item is game.resolving:
             put(out, c.stage + 2, 1.0)
         else:
             put(out, c.stage, 1.0)
-        src = get(item, ST_SOURCE)
-        if get(item, ST_IDENTITY_SOURCE):
+        src = item.source
+        if item.identity_source:
             put(out, c.flags, 1.0)
             ix = _IDENTITY_INDEX.get(src)
             if ix is not None:
                 put(out, c.identity + <long>ix, 1.0)
         else:
-            if get(item, ST_KIND) == "ability":
-                ix = _TOKEN_INDEX.get(get(item, ST_KEY))
+            if item.kind == "ability":
+                ix = _TOKEN_INDEX.get(item.key)
                 if ix is not None:
                     put(out, c.token + <long>ix, 1.0)
-            card = get(item, ST_CARD)
-            ic = get(item, ST_CREATURE)
+            card = item.card
+            ic = item.creature
             if card is None and ic is not None:
-                card = get(ic, CR_CARD)
+                card = (<Creature?>ic).card
             if card is None:
                 card = _CARD_BY_NAME.get(src)
-        if get(item, ST_IS_COPY):
+        if item.is_copy:
             put(out, c.flags + 1, 1.0)
-        if get(item, ST_KEY) == "loyalty":
-            k = get(item, ST_DATA).get("ability", -1)
+        if item.key == "loyalty":
+            k = item.data.get("ability", -1)
             if 0 <= k < C_N_LOYALTY:
                 put(out, c.loyalty + k, 1.0)
-        k = get(item, ST_X)
+        k = item.x
         if k:
             put(out, c.x, k / 10.0)
-        if cre is None and get(item, ST_CREATURE) is not None:
-            cre = get(item, ST_CREATURE)
+        if cre is None and item.creature is not None:
+            cre = item.creature
         nst = len(stack)
-        for t in get(item, ST_TARGETS):
+        for t in item.targets:
             if t is None:
                 continue
             tk = t[0]
@@ -794,9 +775,10 @@ cdef int _encode_context(Out* out, _Offsets L, object game, long viewer, long n,
             if tk == "p":
                 put(out, c.chosen_players + rel(obj, viewer, n), 1.0)
             elif tk == "c":
-                ctrl = get(obj, CR_CONTROLLER)
+                ctrl = (<Creature?>obj).controller
+                owner = players[ctrl]
                 slot = 0
-                for x in get(players[ctrl], PL_CREATURES):
+                for x in owner.creatures:
                     if slot >= C_MAX_PERMS:
                         break
                     if x is obj:
@@ -806,7 +788,8 @@ cdef int _encode_context(Out* out, _Offsets L, object game, long viewer, long n,
             elif tk == "w":
                 slot = _walker_slot(players, obj)
                 if slot >= 0:
-                    put(out, c.chosen_walkers + rel(get(obj, AT_CONTROLLER), viewer, n) * C_MAX_WALKERS + slot, 1.0)
+                    put(out, c.chosen_walkers + rel((<Attackable?>obj).controller, viewer, n) * C_MAX_WALKERS
+                        + slot, 1.0)
             else:
                 for depth in range(nst if nst < C_MAX_STACK else C_MAX_STACK):
                     if stack[nst - 1 - depth] is obj:
@@ -815,10 +798,10 @@ cdef int _encode_context(Out* out, _Offsets L, object game, long viewer, long n,
         spec = None
         if handler == "_h_target":
             spec = ctx[1]
-            k = len(get(item, ST_TARGETS))
+            k = len(item.targets)
         elif purpose == "_retarget_set":
             k = data[1]
-            spec = get(item, ST_TARGET_SPECS)[k]
+            spec = item.target_specs[k]
         if spec is not None:
             put(out, c.target_index + (k if k < C_MAX_TARGET_INDEX - 1 else C_MAX_TARGET_INDEX - 1), 1.0)
             ix = _TARGET_TYPE_INDEX.get(spec["type"])
@@ -827,14 +810,14 @@ cdef int _encode_context(Out* out, _Offsets L, object game, long viewer, long n,
             if spec.get("min", 1) == 0 or (spec.get("_more", False) and not spec.get("exact")):
                 put(out, c.optional, 1.0)
     elif handler in _UNVEIL_COSTS:       # paying the own unveil cost: the own identity is the source
-        ix = _IDENTITY_INDEX.get(get(me, PL_IDENTITY).name)
+        ix = _IDENTITY_INDEX.get(me.identity.name)
         if ix is not None:
             put(out, c.identity + <long>ix, 1.0)
     if card is not None:
         put(out, c.card + _card_index(card), 1.0)
     if cre is not None:
         slot = 0
-        for x in get(me, PL_CREATURES):
+        for x in me.creatures:
             if slot >= C_MAX_PERMS:
                 break
             if x is cre:
@@ -854,42 +837,42 @@ cdef int _encode_context(Out* out, _Offsets L, object game, long viewer, long n,
     return 0
 
 
-cdef int _encode_creature(Out* out, Py_ssize_t q, object c, object players, long turn, long viewer,
+cdef int _encode_creature(Out* out, Py_ssize_t q, Creature c, list players, long turn, long viewer,
                           long n) except -1:
     """Write one creature slot at ``q`` (the features of ``observation._creature_chunk``)."""
-    cdef long mask = _kw_mask(get(c, CR_BASE_KEYWORDS))
-    pkw = get(c, CR_PUMP_KW)
+    cdef long mask = _kw_mask(c.base_keywords)
+    pkw = c.pump_kw
     if pkw:
         mask |= _kw_mask(pkw)
-    cdef long p1p1 = get(c, CR_P1P1)
+    cdef long p1p1 = c.p1p1
     put(out, q, 1.0)
-    put(out, q + 1, (<long>get(c, CR_BASE_POWER) + p1p1 + <long>get(c, CR_PUMP_P)) / 10.0)
-    put(out, q + 2, (<long>get(c, CR_BASE_TOUGHNESS) + p1p1 + <long>get(c, CR_PUMP_Q)) / 10.0)
-    put(out, q + 3, <long>get(c, CR_DAMAGE) / 10.0)
-    if get(c, CR_TAPPED):
+    put(out, q + 1, (c.base_power + p1p1 + c.pump_p) / 10.0)
+    put(out, q + 2, (c.base_toughness + p1p1 + c.pump_q) / 10.0)
+    put(out, q + 3, c.damage / 10.0)
+    if c.tapped:
         put(out, q + 4, 1.0)
-    if <long>get(c, CR_ENTERED_TURN) >= turn and not (mask & HASTE_BIT):
+    if c.entered_turn >= turn and not (mask & HASTE_BIT):
         put(out, q + 5, 1.0)
-    cdef long att = get(c, CR_ATTACKING)
+    cdef long att = c.attacking
     if att >= 0:
         put(out, q + 6, 1.0)
         put(out, q + 7 + rel(att, viewer, n), 1.0)
     cdef Py_ssize_t q2 = q + 7 + n
-    if get(c, CR_BLOCKING) is not None:
+    if c.blocking is not None:
         put(out, q2, 1.0)
-    if get(c, CR_BLOCKED_BY):
+    if c.blocked_by:
         put(out, q2 + 1, 1.0)
     put(out, q2 + 2, p1p1 / 5.0)
-    put(out, q2 + 3, <double><long>get(c, CR_STUN))
-    if get(c, CR_TOKEN):
+    put(out, q2 + 3, <double>c.stun)
+    if c.token:
         put(out, q2 + 4, 1.0)
-    if get(c, CR_IS_COMMANDER):
+    if c.is_commander:
         put(out, q2 + 5, 1.0)
     cdef Py_ssize_t kw
     for kw in range(N_KEYWORDS):
         if mask & (1 << kw):
             put(out, q2 + 6 + kw, 1.0)
-    w = get(c, CR_ATTACKING_OBJ)
+    w = c.attacking_obj
     cdef Py_ssize_t ws
     if w is not None:
         ws = _walker_slot(players, w)
@@ -898,47 +881,50 @@ cdef int _encode_creature(Out* out, Py_ssize_t q, object c, object players, long
     return 0
 
 
-cdef tuple _walker_attention(object game):
+cdef tuple _walker_attention(GameState game):
     """``({attackable uid: creatures attacking it}, {uids of attackables targeted on the stack})``."""
     cdef dict attackers = {}
     cdef set targeted = set()
-    for a in get(game, GA_COMBAT_ATTACKERS):
-        w = get(a, CR_ATTACKING_OBJ)
+    cdef Creature a
+    cdef StackItem it
+    for a in game.combat_attackers:
+        w = a.attacking_obj
         if w is not None:
-            u = get(w, AT_UID)
+            u = (<Attackable?>w).uid
             attackers[u] = attackers.get(u, 0) + 1
-    for it in get(game, GA_STACK):
-        for t in get(it, ST_TARGETS):
+    for it in game.stack:
+        for t in it.targets:
             if t is not None and t[0] == "w":
-                targeted.add(get(t[1], AT_UID))
+                targeted.add((<Attackable?>t[1]).uid)
     return attackers, targeted
 
 
-cdef int _encode_walkers(Out* out, Py_ssize_t base, object ws, dict attackers, set targeted,
+cdef int _encode_walkers(Out* out, Py_ssize_t base, list ws, dict attackers, set targeted,
                          long turn) except -1:
     """Write the attackable-permanent slots of one player (``ws``: its attackables) at ``base``."""
     cdef Py_ssize_t slot = 0, q
     cdef Py_ssize_t nk = len(_KIND_INDEX)
+    cdef Attackable w
     for w in ws:
         if slot >= C_MAX_WALKERS:
             break
         q = base + slot * C_WF
         put(out, q, 1.0)
-        put(out, q + 1 + <long>_KIND_INDEX[get(w, AT_KIND)], 1.0)
-        card = get(w, AT_CARD)
+        put(out, q + 1 + <long>_KIND_INDEX[w.kind], 1.0)
+        card = w.card
         if card is not None:
             ix = _WALKER_INDEX.get(_card_index(card))
             if ix is not None:
                 put(out, q + 1 + nk + <long>ix, 1.0)
         q = base + slot * C_WF + W_LOYALTY
-        put(out, q, <long>get(w, AT_LOYALTY) / 10.0)
-        if <long>get(w, AT_USED_TURN) == turn:
+        put(out, q, w.loyalty / 10.0)
+        if w.used_turn == turn:
             put(out, q + 1, 1.0)
-        u = get(w, AT_UID)
+        u = w.uid
         put(out, q + 2, <long>attackers.get(u, 0) / 5.0)
         if u in targeted:
             put(out, q + 3, 1.0)
-        if get(w, AT_OWNER) != get(w, AT_CONTROLLER):
+        if w.owner != w.controller:
             put(out, q + 4, 1.0)
         slot += 1
     return 0
@@ -993,14 +979,16 @@ cdef enum:
 cdef object _talk_kept = [None] * N_TALK_KEPT     # direct-mapped by talk state address and viewer
 
 
-cdef uint64_t _lost_mask(object players, long n) except? 0xFFFFFFFFFFFFFFFF:
+cdef uint64_t _lost_mask(list players, long n) except? 0xFFFFFFFFFFFFFFFF:
     """Bit ``s`` set for each seat ``s`` (below 64) that left the game; all bits for a larger table."""
     cdef uint64_t m = 0
     cdef long s
+    cdef Player p
     if n > 64:
         return <uint64_t>0xFFFFFFFFFFFFFFFE         # never equal to a kept mask: nothing is kept
     for s in range(n):
-        if get(players[s], PL_HAS_LOST):
+        p = players[s]
+        if p.has_lost:
             m |= (<uint64_t>1) << s
     return m
 
@@ -1016,7 +1004,7 @@ cdef bint _same_deals(tuple kept, object deals):
     return True
 
 
-cdef int _encode_talk_kept(Out* out, _Offsets L, object game, object t, long viewer, long n, long turn) except -1:
+cdef int _encode_talk_kept(Out* out, _Offsets L, GameState game, object t, long viewer, long n, long turn) except -1:
     """Write the talk block of ``viewer`` (:func:`_encode_talk`), copied from the kept one while it is the same."""
     cdef _TalkKept e
     cdef Py_ssize_t start = L.talk, count = L.size - L.talk, slot
@@ -1032,8 +1020,8 @@ cdef int _encode_talk_kept(Out* out, _Offsets L, object game, object t, long vie
     v_intents, v_broken = obs_dict_version(intents), obs_dict_version(broken)
     if v_claims == 0 or v_requests == 0 or v_stances == 0 or v_intents == 0 or v_broken == 0:
         return _encode_talk(out, L, game, t, viewer, n, turn)
-    config = get(game, GA_CONFIG)
-    lost = _lost_mask(get(game, GA_PLAYERS), n)
+    config = game.config
+    lost = _lost_mask(game.players, n)
     slot = <Py_ssize_t>(((<uint64_t><size_t><PyObject*>t >> 4) * <uint64_t>0x9E3779B97F4A7C15
                          + <uint64_t>viewer) % N_TALK_KEPT)
     kept = _talk_kept[slot]
@@ -1070,7 +1058,7 @@ cdef int _encode_talk_kept(Out* out, _Offsets L, object game, object t, long vie
     return 0
 
 
-cdef int _encode_talk(Out* out, _Offsets L, object game, object t, long viewer, long n, long turn) except -1:
+cdef int _encode_talk(Out* out, _Offsets L, GameState game, object t, long viewer, long n, long turn) except -1:
     """Write the talk block of ``viewer`` (see the docstring of :mod:`treachery_env.observation`)."""
     cdef Py_ssize_t tb = L.talk, pb = L.talk_pairs, q, a, b, k
     cdef long m[MEMO_VALUES]
@@ -1084,7 +1072,7 @@ cdef int _encode_talk(Out* out, _Offsets L, object game, object t, long viewer, 
     while PyDict_Next(get(t, TS_REQUESTS), &pos, &key, &val):
         _message(<object>val, m)
         put(out, tb + rel(<object>key, viewer, n) * C_TSF + 4, fade(turn, m[0], n))
-    cdef double per = 1.0 / <long>get(game, GA_CONFIG).talk_limit
+    cdef double per = 1.0 / <long>game.config.talk_limit
     messages = get(t, TS_MESSAGES)
     for k in range(len(messages) - 1, -1, -1):
         _message(messages[k], m)
@@ -1116,10 +1104,15 @@ cdef int _encode_talk(Out* out, _Offsets L, object game, object t, long viewer, 
             raise KeyError(v.kind)
         pair = <object>key
         put(out, pb + (rel(pair[0], viewer, n) * n + rel(pair[1], viewer, n)) * C_TPF + k, fade(turn, m[0], n))
-    players = get(game, GA_PLAYERS)
+    cdef list players = game.players
+    cdef Player pd, pp
     for deal in get(t, TS_DEALS):
         dealer, partner = deal.dealer, deal.partner
-        if get(players[dealer], PL_HAS_LOST) or get(players[partner], PL_HAS_LOST):
+        pd = players[dealer]
+        if pd.has_lost:
+            continue
+        pp = players[partner]
+        if pp.has_lost:
             continue
         a = rel(dealer, viewer, n)
         b = rel(partner, viewer, n)

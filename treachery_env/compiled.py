@@ -33,11 +33,13 @@ import importlib.machinery
 import importlib.util
 import os
 import sys
+import types
 import warnings
 from pathlib import Path
 from typing import Any
 
-__all__ = ["MODULES", "PURE_PYTHON", "compiled_modules", "compiled_pyx", "install_finder", "is_stale"]
+__all__ = ["MODULES", "PURE_PYTHON", "compiled_modules", "compiled_pyx", "install_finder", "is_stale",
+           "state_compiled"]
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -99,28 +101,50 @@ SLOTS_INCLUDE = Path(__file__).with_name("_slots.pxi")
 """The slot reader the compiled ``.pyx`` modules include."""
 
 
+#: The engine's state classes and a field of each that is a C field when they are compiled.
+_STATE_FIELDS = (("Creature", "uid"), ("Attackable", "uid"), ("IdentityCard", "uid"), ("Player", "life"),
+                 ("StackItem", "uid"), ("Decision", "seat"), ("GameState", "n"))
+
+
+def state_compiled() -> bool:
+    """Whether the engine's state classes (``treachery_env.engine.state``) are the
+    compiled extension types of ``engine/state.pxd`` (their fields C fields, read
+    through getset descriptors), not the Python classes with ``__slots__`` of
+    ``state.py`` (run from source: ``TREACHERY_PURE_PYTHON=1``, not built, or
+    stale)."""
+    from .engine import state
+    return all(type(getattr(state, cls).__dict__.get(field)) is types.GetSetDescriptorType
+               for cls, field in _STATE_FIELDS)
+
+
 def compiled_pyx(name: str, what: str) -> Any:
-    """The compiled ``treachery_env.<name>`` (built from ``<name>.pyx``), or
-    None when its Python twin must run: ``TREACHERY_PURE_PYTHON=1``, the
-    extension is not built (no C compiler at install time: every extension is
-    optional, setup.py), it is older than its ``.pyx``, ``_slots.pxi`` or
-    :data:`STATE_TYPES` (then with a RuntimeWarning naming ``what``, e.g. "the
-    compiled encoder", and ``make install``), or the engine's state classes run
-    from source (the compiled readers read them as the C fields of
-    ``engine/state.pxd``; its import refuses other types)."""
+    """The compiled ``treachery_env.<name>`` (built from ``<name>.pyx``, which
+    includes :data:`SLOTS_INCLUDE` and may cimport the state's types of
+    :data:`STATE_TYPES`), or None when its Python twin must run:
+    ``TREACHERY_PURE_PYTHON=1``, the extension is not built (no C compiler at
+    install time: every extension is optional, setup.py), it is older than its
+    ``.pyx``, ``_slots.pxi``, ``engine/state.py`` or ``engine/state.pxd``, or the
+    engine's state classes are not the compiled extension types
+    (:func:`state_compiled`: a compiled reader reads their C fields, so it must
+    never get the Python classes' objects); the last two with a RuntimeWarning
+    naming ``what``, e.g. "the compiled encoder", and ``make install``.  An
+    extension whose cimported types do not match the state module's (Cython's
+    ValueError or TypeError on import) is not used either."""
     if PURE_PYTHON:
         return None
     if is_stale(Path(__file__).with_name(f"{name}.pyx"), SLOTS_INCLUDE, *STATE_TYPES):
         warnings.warn(f"treachery_env.{name}: {what} is older than {name}.pyx, _slots.pxi or the engine's state "
-                      f"types, so the Python one runs; `make install` (pip install -e .) compiles it again",
-                      RuntimeWarning, stacklevel=3)
+                      f"types (engine/state.py, engine/state.pxd), so the Python one runs; `make install` "
+                      f"(pip install -e .) compiles it again", RuntimeWarning, stacklevel=3)
         return None
-    if is_stale(STATE_TYPES[0], STATE_TYPES[1]) or str(
-            getattr(importlib.import_module("treachery_env.engine.state"), "__file__", "")).endswith(".py"):
+    if is_stale(STATE_TYPES[0], STATE_TYPES[1]) or not state_compiled():
+        warnings.warn(f"treachery_env.{name}: the engine's state classes run from source (engine/state.py), so "
+                      f"the Python one runs instead of {what}; `make install` (pip install -e .) compiles them",
+                      RuntimeWarning, stacklevel=3)
         return None
     try:
         return importlib.import_module(f"treachery_env.{name}")
-    except (ImportError, ValueError, TypeError):    # ValueError, TypeError: a cimported type that differs
+    except (ImportError, ValueError, TypeError):
         return None
 
 
