@@ -2,27 +2,26 @@
 # and _view.pyx; each module gets its own copy of this state).  An edit here
 # makes both compiled modules stale (treachery_env.compiled.is_stale).
 #
-# ---- direct reads of the engine's attributes
+# ---- direct reads of the engine's __slots__ attributes
 #
-# The game, Player, Creature and the other engine objects keep their attributes in
-# __slots__ (run from source) or in the typed C fields of engine/state.pxd (compiled):
-# the descriptor on the class says where each value lies, a member descriptor by its
-# offset in the instance, a Cython field by the C function that reads it.  ``get(obj,
-# A)`` reads attribute A that way when ``obj``'s type is exactly the class A was
-# located in -- what CPython's own inline cache does for ``LOAD_ATTR`` -- and otherwise
-# (a subclass, another type, an unset slot) calls ``getattr``, so the value is always
-# getattr's.  A class changed after import (its version tag moved: an attribute was
-# set on it or on a base) has its attributes located again at the next call.
+# The state classes of engine/state.py are C types when compiled (state.pxd): the
+# modules cimport them and read their fields directly.  What is still a plain class
+# with __slots__ (the talk state, engine/talk.py's TalkState) is read here: the
+# member descriptor on the class says at which offset of the instance each value
+# lies.  ``get(obj, A)`` reads attribute A there when
+# ``obj``'s type is exactly the class A was located in -- what CPython's own
+# inline cache does for ``LOAD_ATTR`` on a slot -- and otherwise (a subclass,
+# another type, an unset slot) calls ``getattr``, so the value is always
+# getattr's.  A class changed after import (its version tag moved: an attribute
+# was set on it or on a base) has its attributes located again at the next call.
 
 cdef extern from *:
     """
     #include "structmember.h"
     enum { TREACHERY_MAX_ATTRS = 128 };
     typedef struct {
-        PyTypeObject *tp;     /* read instances of exactly this class directly (NULL: by getattr) */
-        Py_ssize_t offset;    /* a slot's offset, when getter is NULL */
-        getter get;           /* a Cython field's reader (a getset descriptor's), else NULL */
-        void *closure;
+        PyTypeObject *tp;     /* read instances of exactly this class at offset (NULL: by getattr) */
+        Py_ssize_t offset;
         PyObject *name;       /* borrowed from _attr_keys */
     } treachery_attr;
     static treachery_attr treachery_attrs[TREACHERY_MAX_ATTRS];
@@ -38,17 +37,6 @@ cdef extern from *:
         return m->offset;
     }
 
-    /* The C reader of a field of an extension type (a getset descriptor with a getter),
-       or NULL when getattr must be used; its closure in *closure. */
-    static getter treachery_field_getter(PyObject *cls, PyObject *descr, void **closure) {
-        PyGetSetDef *d;
-        if (((PyTypeObject *)cls)->tp_getattro != PyObject_GenericGetAttr) return NULL;
-        if (Py_TYPE(descr) != &PyGetSetDescr_Type) return NULL;
-        d = ((PyGetSetDescrObject *)descr)->d_getset;
-        *closure = d->closure;
-        return d->get;
-    }
-
     static unsigned int treachery_version_tag(PyTypeObject *cls) {
         return cls->tp_version_tag;
     }
@@ -60,9 +48,7 @@ cdef extern from *:
     static inline PyObject *treachery_get(PyObject *o, Py_ssize_t a) {
         treachery_attr *at = &treachery_attrs[a];
         if (Py_TYPE(o) == at->tp) {
-            PyObject *v;
-            if (at->get != NULL) return at->get(o, at->closure);
-            v = *(PyObject **)((char *)o + at->offset);
+            PyObject *v = *(PyObject **)((char *)o + at->offset);
             if (v != NULL) {
                 Py_INCREF(v);
                 return v;
@@ -73,16 +59,12 @@ cdef extern from *:
     """
     enum:
         TREACHERY_MAX_ATTRS
-    ctypedef object (*getter)(object, void*)
     ctypedef struct treachery_attr:
         PyTypeObject* tp
         Py_ssize_t offset
-        getter get
-        void* closure
         PyObject* name
     treachery_attr treachery_attrs[TREACHERY_MAX_ATTRS]
     Py_ssize_t treachery_slot_offset(object cls, object descr)
-    getter treachery_field_getter(object cls, object descr, void** closure)
     unsigned int treachery_version_tag(PyTypeObject* cls)
     object get "treachery_get" (object o, Py_ssize_t a)
 
@@ -98,25 +80,15 @@ cdef list _class_list = []            # the classes, kept alive
 
 cdef int _locate(Py_ssize_t a) except -1:
     """Find where attribute ``a`` lies in instances of its class."""
-    cdef void* closure = NULL
-    cdef getter g
     cls, name = _attr_keys[a]
     treachery_attrs[a].tp = NULL
-    treachery_attrs[a].get = NULL
     treachery_attrs[a].name = <PyObject*>name
     for k in cls.__mro__:
         if name in k.__dict__:
-            descr = k.__dict__[name]
-            off = treachery_slot_offset(cls, descr)
+            off = treachery_slot_offset(cls, k.__dict__[name])
             if off >= 0:
                 treachery_attrs[a].offset = off
                 treachery_attrs[a].tp = <PyTypeObject*>cls
-            else:
-                g = treachery_field_getter(cls, descr, &closure)
-                if g != NULL:
-                    treachery_attrs[a].get = g
-                    treachery_attrs[a].closure = closure
-                    treachery_attrs[a].tp = <PyTypeObject*>cls
             return 0
     return 0
 
@@ -159,14 +131,13 @@ cdef inline int _check_classes() except -1:
 
 
 def slot_reads():
-    """Which engine attributes this module reads straight from their slot or C field.
+    """Which engine attributes this module reads straight from their slot.
 
     Returns:
         ``{"Class.attribute": bool}``: True where instances of exactly that
-        class are read at the slot's offset or through the field's C reader,
-        False where ``getattr`` is used (the attribute is neither a plain
-        ``__slots__`` member nor a field of an extension type, or the class
-        has its own attribute lookup).  Classes changed since the last call are
+        class are read at the slot's offset, False where ``getattr`` is used
+        (the attribute is no plain ``__slots__`` member, or the class has its
+        own attribute lookup).  Classes changed since the last call are
         looked at again first.
     """
     _check_classes()

@@ -5,10 +5,22 @@ encoder (``treachery_env/_observation.pyx``), the seat-view builder
 (``treachery_env/_view.pyx``) and the priority check
 (``treachery_env/_priority.pyx``), the engine's modules and the
 other per-step modules listed in :data:`MODULES` (the view, text and action
-helpers, the PettingZoo environment, the roles) with Cython, *unchanged*: the
-same Python source becomes a C extension next to it, which Python imports in
+helpers, the PettingZoo environment, the roles) with Cython, from their
+Python source: it becomes a C extension next to it, which Python imports in
 preference to the ``.py``.  Each extension is optional: where no C compiler
 works, the install goes on and the ``.py`` files are used.
+
+The source stays plain Python; what Cython adds comes from ``.pxd`` files
+beside it.  ``engine/state.pxd`` makes the state classes of
+``engine/state.py`` (the game, players, creatures, identity cards, stack
+objects, decisions) extension types with typed C fields; a module with a
+``.pxd`` of its own cimports those types, and its hot functions declare their
+locals' types with ``@cython.locals`` (a no-op from source,
+:mod:`treachery_env._cython_shim`), so that ``p.life`` compiles to a read of a
+C field.  The compiled encoder, view builder and priority check cimport them
+too.  Whatever reads those C fields must never meet the source classes: when
+the state runs from source (``state.py`` or ``state.pxd`` edited since
+``make install``), so do every module with a ``.pxd`` and the three readers.
 
 ``TREACHERY_PURE_PYTHON=1`` in the environment (read when ``treachery_env``
 is first imported) makes every one of them, the encoder, the view builder and
@@ -43,7 +55,7 @@ __all__ = ["MODULES", "PURE_PYTHON", "compiled_modules", "compiled_pyx", "instal
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
-#: Modules compiled from their unchanged Python source (setup.py reads this list).
+#: Modules compiled from their Python source (setup.py reads this list).
 MODULES: tuple = tuple(
     [f"treachery_env.engine.{m}" for m in (
         "state", "game", "setup", "mulligan", "treachery", "costs", "turn", "priority", "stack", "targets",
@@ -119,11 +131,12 @@ def state_compiled() -> bool:
 
 def compiled_pyx(name: str, what: str) -> Any:
     """The compiled ``treachery_env.<name>`` (built from ``<name>.pyx``, which
-    includes :data:`SLOTS_INCLUDE` and may cimport the state's types of
+    may include :data:`SLOTS_INCLUDE` and cimports the state's types of
     :data:`STATE_TYPES`), or None when its Python twin must run:
     ``TREACHERY_PURE_PYTHON=1``, the extension is not built (no C compiler at
     install time: every extension is optional, setup.py), it is older than its
-    ``.pyx``, ``_slots.pxi``, ``engine/state.py`` or ``engine/state.pxd``, or the
+    ``.pyx``, the ``_slots.pxi`` it includes, ``engine/state.py`` or
+    ``engine/state.pxd``, or the
     engine's state classes are not the compiled extension types
     (:func:`state_compiled`: a compiled reader reads their C fields, so it must
     never get the Python classes' objects); the last two with a RuntimeWarning
@@ -132,7 +145,9 @@ def compiled_pyx(name: str, what: str) -> Any:
     ValueError or TypeError on import) is not used either."""
     if PURE_PYTHON:
         return None
-    if is_stale(Path(__file__).with_name(f"{name}.pyx"), SLOTS_INCLUDE, *STATE_TYPES):
+    pyx = Path(__file__).with_name(f"{name}.pyx")
+    includes = (SLOTS_INCLUDE,) if pyx.exists() and f'include "{SLOTS_INCLUDE.name}"' in pyx.read_text() else ()
+    if is_stale(pyx, *includes, *STATE_TYPES):
         warnings.warn(f"treachery_env.{name}: {what} is older than {name}.pyx, _slots.pxi or the engine's state "
                       f"types (engine/state.py, engine/state.pxd), so the Python one runs; `make install` "
                       f"(pip install -e .) compiles it again", RuntimeWarning, stacklevel=3)
