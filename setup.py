@@ -26,8 +26,10 @@ from setuptools import Extension, find_packages, setup
 
 MODULES = runpy.run_path(os.path.join("treachery_env", "compiled.py"))["MODULES"]
 
-# The Python modules keep Python semantics: annotations are not turned into C type checks.
-DIRECTIVES = {"language_level": 3, "annotation_typing": False, "binding": True, "embedsignature": True}
+# The Python modules keep Python semantics: annotations are not turned into C type checks, and a None
+# where a typed local (@cython.locals) is read raises AttributeError as in Python (nonecheck), not a crash.
+DIRECTIVES = {"language_level": 3, "annotation_typing": False, "binding": True, "embedsignature": True,
+              "nonecheck": True}
 
 STATE_TYPES = ["treachery_env/engine/state.py", "treachery_env/engine/state.pxd"]
 # the encoder, the view builder and the priority check cimport the state's types (their locals read

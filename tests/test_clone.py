@@ -27,18 +27,8 @@ import pytest
 from treachery_env import GameConfig
 from treachery_env.engine import Game
 from treachery_env.engine.clone import ATOMIC_TYPES, static_data
+from treachery_env.engine.state import slot_names
 from treachery_env.rules import VARIANTS
-
-
-def _slot_names(cls: type) -> list[str]:
-    """The ``__slots__`` names of ``cls`` and its bases (``Game`` keeps its state in
-    ``GameState``'s; compiled, the state classes keep them as their C fields' names)."""
-    out: list[str] = []
-    for k in reversed(cls.__mro__):
-        names = k.__dict__.get("__slots__", ())
-        out += [s for s in ((names,) if isinstance(names, str) else names)
-                if s not in out and s not in ("__dict__", "__weakref__")]
-    return out
 
 
 def _rebind(x: object, name: str, marker: object) -> None:
@@ -59,7 +49,7 @@ def _mutable_objects(g: Game) -> dict[int, object]:
     nor the definitions' data (:func:`static_data`) and immutable values."""
     static = static_data()
     out: dict[int, object] = {}
-    stack = [getattr(g, s) for s in _slot_names(type(g)) if s != "log"]
+    stack = [getattr(g, s) for s in slot_names(type(g)) if s != "log"]
     assert len(stack) > 40           # the game's whole state
     out[id(g.log)] = g.log
     while stack:
@@ -78,7 +68,7 @@ def _mutable_objects(g: Game) -> dict[int, object]:
         elif isinstance(x, random.Random):
             continue                                # no objects inside: its state is numbers
         elif hasattr(type(x), "__slots__"):
-            stack.extend(getattr(x, s) for s in _slot_names(type(x)) if hasattr(x, s))
+            stack.extend(getattr(x, s) for s in slot_names(type(x)) if hasattr(x, s))
         else:
             stack.extend(vars(x).values())
     return out
@@ -174,7 +164,7 @@ def test_mutating_a_clone_leaves_the_original_untouched():
             elif isinstance(x, random.Random):
                 x.random()
             elif hasattr(type(x), "__slots__"):
-                for s in _slot_names(type(x)):
+                for s in slot_names(type(x)):
                     _rebind(x, s, marker)
             else:
                 vars(x)["_marker"] = marker

@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -40,7 +41,7 @@ def _pxd_fields() -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {}
     cls = None
     for line in PXD.read_text().splitlines():
-        m = re.match(r"cdef class (\w+):", line)
+        m = re.match(r"cdef class (\w+)(?:\((\w+)\))?:", line)
         if m:
             cls = out.setdefault(m.group(1), {})
             continue
@@ -55,7 +56,8 @@ def test_the_pxd_declares_exactly_the_slots_of_each_state_class():
     """``state.pxd`` names every slot of each class and nothing else, so the
     compiled type and the source class have the same attributes."""
     fields = _pxd_fields()
-    for cls in (Creature, state.Attackable, IdentityCard, Player, StackItem, Decision, GameState):
+    for cls in (state.StateRecord, Creature, state.Attackable, IdentityCard, Player, StackItem, Decision,
+                GameState):
         assert set(fields[cls.__name__]) == set(cls.__slots__), cls.__name__
     assert Game.__slots__ == () and GameState in Game.__mro__
 
@@ -164,3 +166,73 @@ def test_engine_modules_with_a_pxd_import_cython_or_the_shim():
         assert "import cython\nexcept ImportError:" in source and "_cython_shim as cython" in source, pxd.name
         name = ".".join(pxd.with_suffix("").relative_to(ROOT).parts)
         assert importlib.import_module(name) is not None
+
+
+@needs_compiled
+def test_a_none_where_a_typed_local_is_read_raises_as_in_python():
+    """A state field that may hold None (a player's identity) read through a
+    typed local (``@cython.locals``, the compiled priority check) raises
+    AttributeError as the source does, instead of reading through a null
+    pointer (``nonecheck``)."""
+    code = ("import random\nfrom treachery_env.engine import Game\n"
+            "g = Game(seed=1); r = random.Random(0)\n"
+            "for _ in range(40): g.step(r.choice([a for a, _ in g.decision.options]))\n"
+            "g.players[1].identity = None\n"
+            "g.step(g.decision.options[0][0])\n")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                       check=False, env={k: v for k, v in os.environ.items() if k != "TREACHERY_PURE_PYTHON"})
+    assert r.returncode == 1, (r.returncode, r.stderr[-2000:])
+    assert "AttributeError: 'NoneType' object has no attribute" in r.stderr
+
+
+@needs_compiled
+def test_without_the_state_extension_its_readers_run_from_source(tmp_path):
+    """Every extension is optional: where the state's did not build and the
+    others did, every module that reads its C fields runs from source (a
+    compiled one would read the source classes at C offsets) and games play
+    as from source."""
+    shutil.copytree(ROOT / "treachery_env", tmp_path / "treachery_env",
+                    ignore=shutil.ignore_patterns("*.c", "__pycache__"))
+    for ext in (tmp_path / "treachery_env" / "engine").glob("state.*.so"):
+        ext.unlink()
+    code = ("import treachery_env.compiled as c, treachery_env.observation as o; from treachery_env.engine import Game; "
+            "m = c.compiled_modules(); g = Game(seed=2); "
+            "print(m['treachery_env.engine.state'], m['treachery_env.engine.game'], "
+            "m['treachery_env.engine.priority'], m['treachery_env.text'], o.ENCODER, g.decision is not None)")
+    r = subprocess.run([sys.executable, "-W", "ignore", "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=300, check=False,
+                       env={**{k: v for k, v in os.environ.items() if k != "TREACHERY_PURE_PYTHON"},
+                            "PYTHONPATH": str(tmp_path)})
+    assert r.stdout.strip() == "False False False True python True", r.stdout + r.stderr[-3000:]
+
+
+_BUILD_GAME = ("import pickle, random, sys\nfrom treachery_env.engine import Game\n"
+               "class Tagged(Game):\n    __slots__ = ('tag',)\n"
+               "g = Tagged(seed=4); g.tag = 'run-42'; r = random.Random(1)\n"
+               "for _ in range(300):\n    g.step(r.choice(g.legal_actions()))\n")
+_LOAD_GAME = ("import pickle, sys\nfrom treachery_env.engine import Game\n"
+              "class Tagged(Game):\n    __slots__ = ('tag',)\n"
+              "import __main__; __main__.Tagged = Tagged\n"
+              "g = pickle.loads(sys.stdin.buffer.read())\n"
+              "print(type(g).__name__, g.tag, g.digest(), g.legal_actions()[:3])\n")
+
+
+@pytest.mark.parametrize("dump_pure, load_pure", [(False, True), (True, False), (False, False), (True, True)],
+                         ids=["compiled to source", "source to compiled", "compiled", "source"])
+def test_a_pickled_game_loads_in_either_build(dump_pure, load_pure):
+    """A game pickled by the compiled build loads from source and the other way
+    round, with the same digest and legal actions, a subclass's own slot
+    included: the state classes pickle as plain slotted classes do
+    (:class:`~treachery_env.engine.state.StateRecord`), which is also how games
+    pickled before the classes were compiled load."""
+    def env(pure: bool) -> dict:
+        base = {k: v for k, v in os.environ.items() if k != "TREACHERY_PURE_PYTHON"}
+        return {**base, "TREACHERY_PURE_PYTHON": "1"} if pure else base
+    digest = subprocess.run([sys.executable, "-c", _BUILD_GAME + "print(g.digest())"], cwd=ROOT, text=True,
+                            capture_output=True, timeout=300, check=True, env=env(True)).stdout.strip()
+    dumped = subprocess.run([sys.executable, "-c", _BUILD_GAME + "sys.stdout.buffer.write(pickle.dumps(g))"],
+                            cwd=ROOT, capture_output=True, timeout=300, check=True, env=env(dump_pure)).stdout
+    r = subprocess.run([sys.executable, "-c", _LOAD_GAME], cwd=ROOT, input=dumped, capture_output=True,
+                       timeout=300, check=False, env=env(load_pure))
+    out = r.stdout.decode().split()
+    assert out[:3] == ["Tagged", "run-42", digest], r.stdout.decode() + r.stderr.decode()[-3000:]

@@ -1,4 +1,4 @@
-# cython: language_level=3
+# cython: language_level=3, nonecheck=True
 """The priority check, compiled: :func:`can_act` is
 :meth:`Game._can_act <treachery_env.engine.priority.PriorityMixin._can_act>`
 (the reference), which says whether a seat holding priority has an action

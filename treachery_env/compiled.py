@@ -90,10 +90,20 @@ def _runs_from_source(source: Path) -> bool:
     """Whether the module of ``source`` must run from source although it is
     compiled: its extension is stale (:func:`is_stale`, :func:`_depends`), or it
     reads the state's C fields (it has a ``.pxd``) and the state itself runs
-    from source (its extension is stale): a compiled reader of those fields
-    must never meet the source classes."""
+    from source (:func:`_state_from_source`: its extension is stale or was
+    not built): a compiled reader of those fields must never meet the source
+    classes."""
     depends = _depends(source)
-    return is_stale(source, *depends) or (bool(depends) and is_stale(STATE_TYPES[0], STATE_TYPES[1]))
+    return is_stale(source, *depends) or (bool(depends) and _state_from_source())
+
+
+def _state_from_source() -> bool:
+    """Whether the engine's state classes run from ``state.py``: pure Python is
+    asked for, their extension was not built (every extension is optional) or
+    it is stale."""
+    state = STATE_TYPES[0]
+    built = any(state.with_name(state.stem + suffix).exists() for suffix in importlib.machinery.EXTENSION_SUFFIXES)
+    return PURE_PYTHON or not built or is_stale(state, STATE_TYPES[1])
 
 
 def is_stale(source: Path, *depends: Path) -> bool:
@@ -152,7 +162,7 @@ def compiled_pyx(name: str, what: str) -> Any:
                       f"types (engine/state.py, engine/state.pxd), so the Python one runs; `make install` "
                       f"(pip install -e .) compiles it again", RuntimeWarning, stacklevel=3)
         return None
-    if is_stale(STATE_TYPES[0], STATE_TYPES[1]) or not state_compiled():
+    if _state_from_source() or not state_compiled():
         warnings.warn(f"treachery_env.{name}: the engine's state classes run from source (engine/state.py), so "
                       f"the Python one runs instead of {what}; `make install` (pip install -e .) compiles them",
                       RuntimeWarning, stacklevel=3)

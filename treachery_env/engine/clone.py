@@ -49,7 +49,7 @@ from ..cards import CardDef, TokenDef
 from ..config import GameConfig
 from ..identities import Identity
 from ..rules import Role, Team
-from .state import Attackable, Creature, Decision, IdentityCard, Player, StackItem
+from .state import Attackable, Creature, Decision, IdentityCard, Player, StackItem, slot_names
 from .talk import Deal, TalkMessage, TalkState
 
 __all__ = ["copy_game", "copy_value", "static_data", "ATOMIC_TYPES"]
@@ -182,15 +182,6 @@ def _copy_random(x: random.Random, memo: dict) -> random.Random:
     return y
 
 
-def _slots_of(cls: type) -> list[str]:
-    out: list[str] = []
-    for k in reversed(cls.__mro__):
-        for s in getattr(k, "__slots__", ()):
-            if s not in out and s not in ("__dict__", "__weakref__"):
-                out.append(s)
-    return out
-
-
 def _slot_copier(cls: type) -> Callable[[Any, dict], Any]:
     """A copier for the slots of instances of ``cls`` (a class with ``__slots__``, or
     compiled, an extension type keeping them as ``__slots__`` names its fields;
@@ -198,7 +189,7 @@ def _slot_copier(cls: type) -> Callable[[Any, dict], Any]:
     without ``__init__`` (``cls.__new__``), immutable
     values are assigned, the others copied with :func:`copy_value`.  An instance with an unset slot is
     copied slot by slot, leaving it unset."""
-    slots = _slots_of(cls)
+    slots = slot_names(cls)
     lines = ["def copier(x, memo):",
              "    y = new(cls)",
              "    memo[id(x)] = y",

@@ -11,7 +11,11 @@
 # may be None, a set, a tuple, a string or another object).  Every field stays
 # readable and writable from Python (``public``) under its name in state.py.
 
-cdef class Creature:
+cdef class StateRecord:
+    pass
+
+
+cdef class Creature(StateRecord):
     cdef public long uid
     cdef public object name, card, base_keywords, pump_kw, blocking, attacking_obj
     cdef public bint token, tapped, deathtouched, was_blocked, is_commander, legendary
@@ -20,20 +24,20 @@ cdef class Creature:
     cdef public list blocked_by, control_effects
 
 
-cdef class Attackable:
+cdef class Attackable(StateRecord):
     cdef public long uid, owner, controller, base_controller, loyalty, used_turn, entered_turn, ordinal
     cdef public object kind, name, card
     cdef public bint token
 
 
-cdef class IdentityCard:
+cdef class IdentityCard(StateRecord):
     cdef public long uid, owner, controller, x
     cdef public object identity, known_by, copy_of, role_override
     cdef public bint face_up, in_game
     cdef public dict counters, used, data
 
 
-cdef class Player:
+cdef class Player(StateRecord):
     cdef public long seat, life, lands, lands_tapped, commander_casts, lost_turn, mana_pool, max_hand_size
     cdef public long mulligans
     cdef public list hand, library, graveyard, exile, creatures, permissions, borrowed, attackables
@@ -43,7 +47,7 @@ cdef class Player:
     cdef public bint has_lost, land_played, drew_from_empty, cant_lose, won
 
 
-cdef class StackItem:
+cdef class StackItem(StateRecord):
     cdef public long uid, controller, x, owner, base_controller
     cdef public object kind, card, source, key, from_zone, creature, label
     cdef public bint identity_source, is_copy
@@ -51,13 +55,13 @@ cdef class StackItem:
     cdef public dict data
 
 
-cdef class Decision:
+cdef class Decision(StateRecord):
     cdef public long seat, kind
     cdef public list options
     cdef public object handler, ctx, prompt, labels, label, _index
 
 
-cdef class GameState:
+cdef class GameState(StateRecord):
     cdef public object config, seed, layout, rng, phase, queue, priority_seat, winners, mulligan_state
     cdef public object concession_seats, revealed_identities, leader_attacked_by, resolving, role_counts
     cdef public object _statics, suspended, talk

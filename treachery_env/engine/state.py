@@ -1,3 +1,4 @@
+# cython: auto_pickle=False
 """The game's objects as plain data (CR 109 objects, 110 permanents, 113 stack
 objects, 314 identity cards): :class:`Player`, :class:`Creature`,
 :class:`Attackable` (planeswalkers, CR 306), :class:`IdentityCard`, :class:`StackItem`, a pending :class:`Decision` and its
@@ -17,6 +18,7 @@ classes with ``__slots__`` (the same names, the same values).
 
 from __future__ import annotations
 
+import copyreg
 from typing import Any
 
 from .. import identities as ids
@@ -24,7 +26,7 @@ from ..cards import COUNTER_TOKENS, CardDef
 from ..rules import Role, Team, team_of
 
 __all__ = ["PHASES", "PHASE_INDEX", "MAIN_PHASES", "DecisionKind", "Creature", "Attackable", "ATTACKABLE_KINDS",
-           "IdentityCard", "Player", "StackItem", "Decision", "GameState", "numbered_name"]
+           "IdentityCard", "Player", "StackItem", "Decision", "GameState", "StateRecord", "slot_names", "numbered_name"]
 
 PHASES = ("untap", "upkeep", "draw", "main1", "combat_begin", "declare_attackers",
           "declare_blockers", "first_strike_damage", "combat_damage", "combat_end", "main2",
@@ -49,6 +51,56 @@ def numbered_name(name: str, ordinal: int) -> str:
         :attr:`Attackable.label` and the text layer (views included) all use it.
     """
     return name if ordinal < 2 else f"{name} #{ordinal}"
+
+
+_SLOT_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def slot_names(cls: type) -> tuple[str, ...]:
+    """The ``__slots__`` names of ``cls`` and its bases, bases first, without
+    ``__dict__`` and ``__weakref__`` (cached per class): every attribute a
+    state object keeps outside an instance dict (compiled, its C fields and a
+    subclass's own slots)."""
+    names = _SLOT_NAMES.get(cls)
+    if names is None:
+        out: list[str] = []
+        for k in reversed(cls.__mro__):
+            declared = k.__dict__.get("__slots__", ())
+            out += [n for n in ((declared,) if isinstance(declared, str) else declared)
+                    if n not in out and n not in ("__dict__", "__weakref__")]
+        names = _SLOT_NAMES[cls] = tuple(out)
+    return names
+
+
+class StateRecord:
+    """Base of the state classes: how they pickle.
+
+    An instance pickles as a plain class with ``__slots__`` does
+    (``copyreg.__newobj__`` and the state ``(instance dict or None, {slot:
+    value})``), compiled or run from source, so a pickle made by either loads
+    in the other, and games pickled before the classes were compiled load too.
+    A subclass's own slots and instance dict come along; an unset slot (run
+    from source) stays unset.
+    """
+
+    __slots__ = ()
+
+    def __reduce_ex__(self, protocol: int) -> tuple:
+        slots = {}
+        for name in slot_names(type(self)):
+            try:
+                slots[name] = getattr(self, name)
+            except AttributeError:      # an unset slot
+                pass
+        return copyreg.__newobj__, (type(self),), (getattr(self, "__dict__", None) or None, slots)
+
+    def __setstate__(self, state: Any) -> None:
+        """Restore ``(instance dict or None, {slot: value})`` (or an instance dict alone)."""
+        inst, slots = state if isinstance(state, tuple) else (state, None)
+        if inst:
+            self.__dict__.update(inst)
+        for name, value in (slots or {}).items():
+            setattr(self, name, value)
 
 
 class DecisionKind:
@@ -78,7 +130,7 @@ class DecisionKind:
              "card", "discard", "cost", "scry", "yes_no", "order", "keep", "mulligan", "bottom", "deal")
 
 
-class Creature:
+class Creature(StateRecord):
     """A creature permanent on the battlefield.
 
     Power and toughness are ``base + counters + until-end-of-turn pump``;
@@ -167,7 +219,7 @@ planeswalkers exist so far; Throne Magic's Throne and Holdings
 (docs/fidelity.md) are the next kinds of the same mechanism."""
 
 
-class Attackable:
+class Attackable(StateRecord):
     """A permanent that creatures can attack, other than a player (CR 506.3,
     508.1b): a planeswalker (CR 306) is the first kind; Throne Magic's Throne
     and Holdings are attacked "in the way that a Planeswalker may be attacked"
@@ -222,7 +274,7 @@ class Attackable:
         return f"<{self.kind} {self.name} #{self.uid} loyalty {self.loyalty} of P{self.controller}>"
 
 
-class IdentityCard:
+class IdentityCard(StateRecord):
     """An identity card in the command zone (CR 314).
 
     Attributes:
@@ -296,7 +348,7 @@ class IdentityCard:
         return f"<{self.name} ({'up' if self.face_up else 'down'}) of P{self.controller}>"
 
 
-class Player:
+class Player(StateRecord):
     """One seat's state.  ``hand``, ``library`` etc. hold :class:`CardDef` objects.
 
     Lands and noncreature artifact tokens (Treasure, Clue, Food, Blood, Map,
@@ -373,7 +425,7 @@ class Player:
         return self.lands - self.lands_tapped
 
 
-class StackItem:
+class StackItem(StateRecord):
     """A spell or ability on the stack.
 
     Attributes:
@@ -440,7 +492,7 @@ class StackItem:
         return f"<{self.kind} {self.source}/{self.key} of P{self.controller}>"
 
 
-class Decision:
+class Decision(StateRecord):
     """A choice a seat must make.
 
     Attributes:
@@ -504,7 +556,7 @@ class Decision:
         return index.get(action)
 
 
-class GameState:
+class GameState(StateRecord):
     """The state of a game: the attributes of :class:`~treachery_env.engine.Game`
     (documented there), which adds the rules.
 
