@@ -7,13 +7,20 @@ here: the mixins of :mod:`treachery_env.engine` act on these objects, and
 :class:`GameState` holds a game's state for :class:`~treachery_env.engine.Game`.
 
 Compiled (:mod:`treachery_env.compiled`), each class is an extension type
-whose attributes are C fields of the types ``state.pxd`` declares: an
-``int`` field holds a machine integer and a ``bint`` field a truth value
-(assigning a number to it stores whether it is nonzero), a field declared
-``list`` accepts only a list or None.  The engine's compiled modules read a
-field of an object whose type they declare (``@cython.locals``) at its
-offset, without an attribute lookup.  Run from source, they are plain
-classes with ``__slots__`` (the same names, the same values).
+whose attributes are C fields of the types ``state.pxd`` declares: a
+``long`` field holds a machine integer (a float assigned to it is truncated,
+an int beyond 64 bits raises OverflowError), a ``bint`` field a truth value
+(assigning anything stores whether it is true), a field declared ``list``
+or ``dict`` accepts only exactly that type or None (not a subclass), a field
+of a state type only that type or None; a wrong type raises TypeError
+without naming the field.  The engine assigns none of these (its numbers
+are ints, its flags bools), so games are the same either way
+(``tests/test_state_types.py``, ``bench/step_instructions.py``'s
+fingerprint).  The engine's compiled modules read a field of an object
+whose type they declare (``@cython.locals``) at its offset, without an
+attribute lookup.  Run from source, they are plain classes with
+``__slots__`` (the same names, the same values).  Both pickle the same way
+(:class:`StateRecord`).
 """
 
 from __future__ import annotations
