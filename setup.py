@@ -24,14 +24,15 @@ import runpy
 
 from setuptools import Extension, find_packages, setup
 
-MODULES = runpy.run_path(os.path.join("treachery_env", "compiled.py"))["MODULES"]
+COMPILED = runpy.run_path(os.path.join("treachery_env", "compiled.py"))
+MODULES = COMPILED["MODULES"]
 
 # The Python modules keep Python semantics: annotations are not turned into C type checks, and a None
 # where a typed local (@cython.locals) is read raises AttributeError as in Python (nonecheck), not a crash.
 DIRECTIVES = {"language_level": 3, "annotation_typing": False, "binding": True, "embedsignature": True,
               "nonecheck": True}
 
-STATE_TYPES = ["treachery_env/engine/state.py", "treachery_env/engine/state.pxd"]
+STATE_TYPES = [os.path.relpath(p) for p in COMPILED["STATE_TYPES"]]     # engine/state.py and state.pxd
 # the encoder, the view builder and the priority check cimport the state's types (their locals read
 # its C fields)
 extensions = [Extension("treachery_env._observation", ["treachery_env/_observation.pyx"],

@@ -21,13 +21,12 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-__all__ = ["compiled", "locals", "int", "long", "bint"]
+__all__ = ["compiled", "locals", "long", "bint"]
 
 compiled = False
 """As ``cython.compiled``: False, since this runs from source."""
 
-int = int       # noqa: A001 (the C type names, as Python's types)
-long = int
+long = int      # the C type names the engine uses, as Python's types
 bint = bool
 
 

@@ -35,6 +35,13 @@ from treachery_env.engine.state cimport GameState, IdentityCard, Player
 
 from . import identity_abilities as _IA
 from .actions import MAX_HAND, MAX_OTHER, TOKEN_ABILITIES
+from .compiled import state_compiled
+
+# state.py's plain classes (run from source) have none of the C fields read here (compiled.compiled_pyx
+# checks it first; a direct import is refused too)
+if not state_compiled():
+    raise ImportError(f"{__name__}: the engine's state classes are not the compiled extension types "
+                      f"(engine/state.py runs from source)")
 
 __all__ = ["can_act"]
 

@@ -45,20 +45,19 @@ from cpython.ref cimport Py_INCREF, Py_XDECREF
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE, PyTuple_New, PyTuple_SET_ITEM
 from libc.limits cimport LONG_MIN
 from libc.stdint cimport uint64_t
-from types import GetSetDescriptorType
 
 from treachery_env.engine.state cimport Attackable, Creature, Decision, GameState, IdentityCard, Player
 
 from . import view as _py
 from .cards import CardDef
-from .engine import state as _state
+from .compiled import state_compiled
 from .engine.state import DecisionKind
 
 # state.py's plain classes (run from source): their instances have none of the C fields read here, and Cython's
 # check of the cimported types at import may only warn (a larger type), so refuse them here
-if not isinstance(vars(_state.Player).get("life"), GetSetDescriptorType):
-    raise ImportError("treachery_env._view reads the C fields of engine/state.pxd's types, but the engine's state "
-                      "classes run from source")
+if not state_compiled():
+    raise ImportError(f"{__name__}: the engine's state classes are not the compiled extension types "
+                      f"(engine/state.py runs from source)")
 
 from .engine.talk import TalkState
 from .identities import Identity

@@ -12,7 +12,7 @@
 # readable and writable from Python (``public``) under its name in state.py.
 
 cdef class StateRecord:
-    pass
+    pass        # no fields: the base that gives every state class its pickling (state.py)
 
 
 cdef class Creature(StateRecord):
