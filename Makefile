@@ -13,7 +13,7 @@ $(BIN)/python:
 # the compiled parts' sources (setup.py, treachery_env/compiled.py): an edit compiles them again
 COMPILED_SOURCES := treachery_env/_observation.pyx treachery_env/_view.pyx treachery_env/_priority.pyx \
 	treachery_env/_slots.pxi treachery_env/compiled.py \
-	$(wildcard treachery_env/engine/*.py) $(wildcard treachery_env/engine/*.pxd) \
+	$(wildcard treachery_env/engine/*.py) $(wildcard treachery_env/engine/*.pxd) $(wildcard treachery_env/*.pxd) \
 	treachery_env/identity_abilities.py treachery_env/view.py treachery_env/text.py treachery_env/actions.py \
 	treachery_env/env.py treachery_env/rules.py
 
