@@ -78,6 +78,9 @@ __all__ = ["TalkMixin", "TalkState", "TalkMessage", "Deal", "TALK_KINDS", "SPOKE
 
 _ROLES = tuple(Role)
 """Each :class:`Role` at its value's index (``Role(v)`` without the enum's call)."""
+_ROLE_NAMES = tuple(r.name for r in _ROLES)
+"""Each role's name at its value's index (``Role.name`` is an enum property that runs
+Python code at every read)."""
 
 TALK_KINDS = ("claim", "accuse", "defend", "threaten", "protect", "request", "offer", "accept", "reject")
 """Kinds of :class:`TalkMessage`; "accept" and "reject" are answers to an offer."""
@@ -146,6 +149,27 @@ class Deal:
         return {a, b} == {self.dealer, self.partner}
 
 
+_new_object = object.__new__
+# the slots' own setters (member descriptors): a frozen class's slots are set through them
+_set_turn, _set_speaker, _set_kind, _set_subject, _set_role = (
+    TalkMessage.__dict__[f].__set__ for f in ("turn", "speaker", "kind", "subject", "role"))
+
+
+def _message(turn: int, speaker: int, kind: str, subject: int | None = None,
+             role: Role | None = None) -> TalkMessage:
+    """``TalkMessage(turn, speaker, kind, subject, role)``, made as the dataclass's own
+    ``__init__`` makes it (a frozen class: each slot set past its ``__setattr__``),
+    without calling the class: that call runs the generated ``__init__`` as Python code
+    even in the compiled engine, which made it most of the cost of a message."""
+    m = _new_object(TalkMessage)
+    _set_turn(m, turn)
+    _set_speaker(m, speaker)
+    _set_kind(m, kind)
+    _set_subject(m, subject)
+    _set_role(m, role)
+    return m
+
+
 def _role_words(role: Role | None) -> str:
     if role is None:
         return ""
@@ -196,10 +220,15 @@ class TalkState:
         elif k == "request":
             self.requests[m.speaker] = m
 
+    @cython.locals(messages=list, i=cython.long)
     def said_this_turn(self, seat: int, turn: int) -> list[TalkMessage]:
-        """The messages ``seat`` said in ``turn`` that count against the limit."""
+        """The messages ``seat`` said in ``turn`` that count against the limit, latest first."""
         out = []
-        for m in reversed(self.messages):
+        messages = self.messages
+        i = len(messages)
+        while i > 0:            # from the latest back (by index: a reversed() iterator cost more than the loop)
+            i -= 1
+            m = messages[i]
             if m.turn != turn:
                 break
             if m.speaker == seat and m.kind in SPOKEN_KINDS:
@@ -304,7 +333,7 @@ class TalkMixin:
             return ph == "main1" or ph == "main2"
         return ph == "end" and self._hurt_total(seat) > self.talk.hurt_at_start[seat]
 
-    @cython.locals(self=GameState, n=cython.long)
+    @cython.locals(self=GameState, n=cython.long, pos=dict)
     def _talk_options(self, seat: int) -> list:
         """The talk actions of ``seat`` at its priority now, as ``(action,
         ("talk", (kind, subject, role)))`` options (empty outside a window or
@@ -370,9 +399,12 @@ class TalkMixin:
         An offer asks its subject to accept or reject at once.  ``role``: a
         :class:`Role` value (0-3) or None."""
         r = None if role is None else _ROLES[role]
-        m = TalkMessage(self.turn, seat, kind, subject, r)
+        m = _message(self.turn, seat, kind, subject, r)
         self.talk.record(m)
-        self._log("talk", seat=seat, kind=kind, subject=subject, role=None if r is None else r.name.lower())
+        # lower() makes a new string for each entry, as the enum's name.lower() did (entries sharing
+        # one string would pickle otherwise)
+        self._log("talk", seat=seat, kind=kind, subject=subject,
+                  role=None if role is None else _ROLE_NAMES[role].lower())
         if kind == "offer":
             L = self.layout
             self.decision = Decision(subject, DecisionKind.DEAL, [(L.PASS, None), (L.talk("accept"), True)],
@@ -385,7 +417,7 @@ class TalkMixin:
         """The answer to a truce offer: accepted (``True``) or rejected (PASS)."""
         dealer, partner = ctx
         accept = payload is True
-        m = TalkMessage(self.turn, partner, "accept" if accept else "reject", dealer)
+        m = _message(self.turn, partner, "accept" if accept else "reject", dealer)
         self.talk.record(m)
         self._log("talk", seat=partner, kind=m.kind, subject=dealer, role=None)
         if accept and not self.talk.has_deal(dealer, partner):
