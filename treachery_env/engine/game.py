@@ -29,6 +29,7 @@ state is plain data, so :meth:`Game.clone` is a deep copy (a fast one,
 from __future__ import annotations
 
 import random
+import sys
 from collections import deque
 from typing import Any, Callable, Iterable
 
@@ -74,6 +75,20 @@ def _observation_module() -> Any:
     from .. import observation
     _OBSERVATION.append(observation)
     return observation
+
+
+_OP_METHODS: dict[str, str] = {}
+"""Queue operation name -> the name of the :class:`Game` method that runs it,
+``"_op_<name>"``, made once per operation name and interned (:func:`_op_method`)."""
+
+
+def _op_method(op: str) -> str:
+    """``"_op_" + op``, interned and kept in :data:`_OP_METHODS`.  Why: the type
+    attribute cache that ``getattr`` goes through compares names by identity, so a
+    name concatenated anew for every operation missed it (and evicted another
+    entry) at every call; an interned one is the very string of the class dict."""
+    name = _OP_METHODS[op] = sys.intern("_op_" + op)
+    return name
 
 
 def _gather(*mixins: type) -> Callable[[type], type]:
@@ -212,6 +227,7 @@ class Game(GameState):
         self._uid += 1
         return self._uid
 
+    @cython.locals(self=GameState)
     def _log(self, event: str, to: Iterable[int] | None = None, **data: Any) -> None:
         entry = {"turn": self.turn, "event": event, **data}
         entry["to"] = None if to is None else sorted(to)
@@ -329,11 +345,12 @@ class Game(GameState):
     def _push_front(self, ops: list) -> None:
         self.queue.extendleft(reversed(ops))
 
-    @cython.locals(self=GameState, players=list, d=Decision, p=Player)
+    @cython.locals(self=GameState, players=list, d=Decision, p=Player, op_methods=dict)
     def _advance(self) -> None:
         """Run the game until a decision with two or more options, or the end."""
         players = self.players
         queue = self.queue
+        op_methods = _OP_METHODS        # typed: its get is a C call
         while True:
             if self.is_over:
                 self.decision = None
@@ -357,7 +374,10 @@ class Game(GameState):
                 return
             if queue:
                 op = queue.popleft()
-                getattr(self, "_op_" + op[0])(*op[1:])
+                # the interned method name (_op_method); a name that is no string raises the
+                # concatenation's TypeError there, as before
+                name = op_methods.get(op[0]) if type(op[0]) is str else None
+                getattr(self, _op_method(op[0]) if name is None else name)(*op[1:])
                 continue
             self.resolving = None        # queue drained: no resolution is in progress
             if self._dirty and self._state_based_actions():
@@ -390,7 +410,7 @@ class Game(GameState):
             d.labels = list(d.labels) + ["concede the game"]
         d._index = None
 
-    @cython.locals(d=Decision)
+    @cython.locals(self=GameState, d=Decision)
     def step(self, action: int) -> None:
         """Apply ``action`` (an index of :class:`ActionLayout`) for the deciding seat
         and run on to the next decision.  ``CONCEDE`` (legal for the seats of
@@ -416,11 +436,7 @@ class Game(GameState):
             a = int(action)
         i = d.index_of(a)
         if i is None:
-            legal = "; ".join(f"{x}: {self.describe_action(x)}" for x, _ in d.options[:12])
-            more = "" if len(d.options) <= 12 else f"; ... ({len(d.options)} legal in all)"
-            what = self.describe_action(a) if 0 <= a < self.layout.size else "outside the action space"
-            raise ValueError(f"illegal action {a} ({what}) for seat {d.seat} at '{d.prompt}'; "
-                             f"legal: {legal}{more}")
+            raise self._illegal_action(a, d)
         self.actions.append(a)
         self.decisions_taken += 1
         if a == self.layout.CONCEDE:
@@ -430,6 +446,15 @@ class Game(GameState):
         self.decision = None
         getattr(self, d.handler)(d.ctx, d.options[i][1])
         self._advance()
+
+    def _illegal_action(self, a: int, d: Decision) -> ValueError:
+        """The error :meth:`step` raises for ``a``, not legal at ``d``: it names the action
+        and lists the legal ones in words.  A method of its own: its generator cannot use
+        the typed ``self`` of ``step``."""
+        legal = "; ".join(f"{x}: {self.describe_action(x)}" for x, _ in d.options[:12])
+        more = "" if len(d.options) <= 12 else f"; ... ({len(d.options)} legal in all)"
+        what = self.describe_action(a) if 0 <= a < self.layout.size else "outside the action space"
+        return ValueError(f"illegal action {a} ({what}) for seat {d.seat} at '{d.prompt}'; legal: {legal}{more}")
 
     def legal_action_mask(self) -> np.ndarray:
         """int8 vector of shape ``(layout.size,)``: 1 where the action is legal for
