@@ -315,19 +315,22 @@ def activate(game: "Game", seat: int, k: int) -> None:
     game.then(*ops)
 
 
-@cython.locals(game=GameState, p=Player, idc=IdentityCard)
+@cython.locals(game=GameState, p=Player, idc=IdentityCard, impls=dict, events=dict)
 def fire_event(game: "Game", event: str, **kw: Any) -> None:
     """Triggered abilities of face-up identities listening to ``event``; then
     effects in ``game.effects`` of kind ``"on:<event>"`` (delayed triggers that
     watch for an event whatever their source's state, The Ferryman): their
     callback ``fn(game, effect, kw)`` runs."""
+    impls = IMPLEMENTATIONS     # typed locals: their get is a C call, not a bound method made and called
     for p in game.players:
         idc = p.identity
         if p.has_lost or not idc.face_up:
             continue
-        impl = IMPLEMENTATIONS.get(idc.name)
+        # idc.name without the property's call (most identities are face up in a long game)
+        impl = impls.get((idc.identity if idc.copy_of is None else idc.copy_of).name)
         if impl is not None:
-            h = impl.events.get(event)
+            events = impl.events
+            h = events.get(event)
             if h is not None:
                 h(game, idc, **kw)
     if game.effects:
