@@ -22,10 +22,14 @@ __all__ = ["CombatMixin"]
 class CombatMixin:
     """Combat (CR 506-511, 802 multiplayer attacks): methods of :class:`~treachery_env.engine.game.Game`."""
 
+    @cython.locals(self=GameState, p=Player)
     def can_attack(self, seat: int, defender: int) -> bool:
         """Whether ``seat`` may attack player ``defender`` (CR 506.2, 802: attack
         opponents only; The Golem: Leader players can't be attacked)."""
-        if defender == seat or self.players[defender].has_lost:
+        if defender == seat:
+            return False
+        p = self.players[defender]
+        if p.has_lost:
             return False
         if not self.is_opponent(seat, defender):
             return False
@@ -33,13 +37,26 @@ class CombatMixin:
             return False
         return not (self.effects and IA.forbids(self, "attack_player", seat=seat, target=defender))
 
+    @cython.locals(self=GameState, p=Player, c=Creature, d=cython.long, out=list)
     def _attack_candidates(self) -> list[Creature]:
+        """The active player's creatures that may be declared as attackers, in battlefield
+        order; none when it may attack no player and no planeswalker.  Loops, not ``any()``
+        and a comprehension, so that ``self`` and ``c`` are typed (a generator cannot use a
+        typed ``self``): their fields are read in C."""
         seat = self.active
-        if not any(self.can_attack(seat, d) for d in range(self.n)) and not self.attackable_objects(seat):
-            return []
-        return [c for c in self.players[seat].creatures
-                if c.attacking < 0 and not c.tapped and not c.has("defender")
-                and (c.entered_turn < self.turn or c.has("haste") or self._controlled_since_turn_start(c))]
+        for d in range(self.n):
+            if self.can_attack(seat, d):
+                break
+        else:
+            if not self.attackable_objects(seat):
+                return []
+        p = self.players[seat]
+        out = []
+        for c in p.creatures:
+            if (c.attacking < 0 and not c.tapped and not c.has("defender")
+                    and (c.entered_turn < self.turn or c.has("haste") or self._controlled_since_turn_start(c))):
+                out.append(c)
+        return out
 
     def _controlled_since_turn_start(self, c: Creature) -> bool:
         return c.entered_turn < self.turn
