@@ -37,9 +37,13 @@ class StateBasedMixin:
         for p in self.players:
             if p.has_lost or (leaving and p.seat in leaving):      # lost already (CR 907.8a window)
                 continue
-            if p.life <= 0 or p.drew_from_empty or (commander and p.cmd_damage
-                                                    and any(v >= 21 for v in p.cmd_damage.values())):
+            if p.life <= 0 or p.drew_from_empty:
                 losers.append(p.seat)
+            elif commander and p.cmd_damage:
+                for v in p.cmd_damage.values():     # a loop, not any(): no generator made per player and check
+                    if v >= 21:
+                        losers.append(p.seat)
+                        break
         dying = []
         legend_groups = []
         walkers = []
