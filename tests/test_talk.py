@@ -605,3 +605,20 @@ def test_a_person_talks_through_one_menu_entry():
     out = buf.getvalue()
     assert f"{entry}. say something at the table... ({n_talk} messages, none binding)" in out
     assert out.count('1. say "I am a Leader" (true or false)') == 2 and f"{n_talk + 1}. back" in out
+
+
+def test_a_message_made_past_the_class_call_is_the_class_calls_message():
+    """talk._message (the engine's fast constructor, which sets the frozen
+    dataclass's slots itself) makes what ``TalkMessage(...)`` makes, for
+    every field the class has: a field added to the class and not to
+    ``_message`` fails here."""
+    from treachery_env.engine import talk
+
+    assert [f.name for f in fields(TalkMessage)] == ["turn", "speaker", "kind", "subject", "role"]
+    for args in [(3, 1, "claim", None, Role.TRAITOR), (0, 4, "offer", 2, None), (7, 2, "accept", 0)]:
+        made, called = talk._message(*args), TalkMessage(*args)
+        assert type(made) is TalkMessage
+        assert made == called and hash(made) == hash(called)
+        assert [getattr(made, f.name) for f in fields(TalkMessage)] == [getattr(called, f.name) for f in fields(TalkMessage)]
+        with pytest.raises(AttributeError):
+            made.turn = 9           # still frozen
