@@ -153,3 +153,73 @@ def test_the_compiled_priority_check_is_the_reference(part):
                     a = g.decision.options[0][0]
                 g.step(a)
     assert checked > 10000 and len(seen) == 4, (checked, seen)
+
+
+def _outcome(f, *args):
+    """``("ok", value)`` or ``("raise", exception type, args)`` of ``f(*args)``."""
+    try:
+        return ("ok", f(*args))
+    except Exception as e:      # noqa: BLE001 -- the exceptions are compared
+        return ("raise", type(e), e.args)
+
+
+@compiled_check
+def test_the_compiled_priority_check_off_the_engine_s_paths():
+    """What the compiled check reads from tables or in one pass instead of as
+    the reference does (the token counts by key identity, the Treasure count
+    in C, an identity's and its implementation's facts kept per object) gives
+    the reference's answer or exception where the state is not as the engine
+    makes it: a game through pickle (token names equal but other strings),
+    counts of False, True, 1 and beyond a C long, a missing token name, an
+    equal copy of the identity and a stand-in of another class, face up and
+    down."""
+    import dataclasses
+    import pickle
+    import types
+
+    from treachery_env._priority import can_act
+    cfg = GameConfig(num_players=5, identity_pool="all", max_turns=40, talk="structured")
+    g = Game(cfg, seed=77)
+    for p in g.players:
+        p.lands = 10
+    g._advance()
+    rng = random.Random(5)
+    results = set()
+    checked = 0
+    step = 0
+    while not g.is_over and step < 400:
+        step += 1
+        if step % 7 == 0:
+            variants = [pickle.loads(pickle.dumps(g))]
+            for value in (False, True, 1, 2 ** 70):
+                for name in ("Treasure", "Clue", "Food", "Blood", "Map", "Junk"):
+                    h = pickle.loads(pickle.dumps(g))
+                    h.players[step % g.n].tokens[name] = value
+                    variants.append(h)
+            h = pickle.loads(pickle.dumps(g))
+            del h.players[step % g.n].tokens["Food"]
+            variants.append(h)
+            for face_up in (False, True):
+                h = pickle.loads(pickle.dumps(g))
+                idc = h.players[step % g.n].identity
+                idc.face_up = face_up
+                idc.identity = dataclasses.replace(idc.identity)
+                variants.append(h)
+                h = pickle.loads(pickle.dumps(g))
+                idc = h.players[step % g.n].identity
+                idc.face_up = face_up
+                idc.identity = types.SimpleNamespace(**{f.name: getattr(idc.identity, f.name)
+                                                        for f in dataclasses.fields(idc.identity)})
+                variants.append(h)
+            for h in variants:
+                for s in range(h.n):
+                    if not h.players[s].has_lost:
+                        ref = _outcome(h._can_act, s)
+                        assert _outcome(can_act, h, s) == ref, (step, s, h.phase)
+                        results.add(ref[0] if ref[0] == "raise" else ref[1])
+                        checked += 1
+        a = rng.choice(g.legal_actions())
+        if a == g.layout.CONCEDE:
+            a = g.decision.options[0][0]
+        g.step(a)
+    assert checked > 1000 and {True, False, "raise"} <= results, (checked, results)
