@@ -16,6 +16,9 @@ from .state import Decision, DecisionKind, StackItem
 
 __all__ = ["TargetsMixin"]
 
+# the spec types whose targets are spells or abilities on the stack (the last kind of _iter_targets)
+_STACK_TYPES = ("spell", "noncreature_spell", "instant_sorcery_spell", "stack_object", "instant_sorcery_or_ability")
+
 
 class TargetsMixin:
     """Targets (CR 115, 601.2c, 603.3d, 608.2b): methods of :class:`~treachery_env.engine.game.Game`."""
@@ -105,9 +108,16 @@ class TargetsMixin:
         return card.is_creature or not card.targets or self._has_targets(seat, card.targets)
 
     def _has_targets(self, seat: int, specs: tuple) -> bool:
+        """Whether every spec of ``specs`` that needs a target (``min``, default 1)
+        has one: the first of :meth:`_iter_targets`."""
         for spec in specs:
-            if spec.get("min", 1) > 0 and next(self._iter_targets(seat, spec), None) is None:
-                return False
+            if spec.get("min", 1) > 0:
+                # a spec of a stack type finds nothing on an empty stack (what _iter_targets would
+                # find, without making a generator: a counterspell in hand asks this at every priority)
+                if not self.stack and spec["type"] in _STACK_TYPES:
+                    return False
+                if next(self._iter_targets(seat, spec), None) is None:
+                    return False
         return True
 
     def target_action(self, seat: int, target: tuple) -> int | None:
