@@ -34,7 +34,8 @@ class PriorityMixin:
         self.passes = 0
 
     @cython.locals(self=GameState, players=list, n=cython.long, n_alive=cython.long, auto=cython.long,
-                   passes=cython.long, nxt=cython.long, p=Player)
+                   passes=cython.long, nxt=cython.long, p=Player, seat=cython.long, active=cython.long,
+                   sorcery=cython.bint)
     def _offer_priority(self) -> None:
         """Give priority to ``priority_seat`` (CR 117.3).  A seat whose only
         legal action is to pass passes at once, without a Decision or an
@@ -46,17 +47,19 @@ class PriorityMixin:
         players = self.players
         n = self.n
         n_alive = self.n_alive      # passing eliminates nobody
-        # the seat with sorcery timing, if any (passing changes neither the stack nor the step)
-        sorcery_seat = self.active if not self.stack and (self.phase == "main1" or self.phase == "main2") else None
+        # whether the active player has sorcery timing (passing changes neither the stack nor the step)
+        active = self.active
+        sorcery = not self.stack and (self.phase == "main1" or self.phase == "main2")
         can_act = _can_act
         auto = 0        # the automatic passes, added to auto_decisions as the loop ends
         # priority_seat and passes, kept here while seats pass (nothing the loop
         # calls reads them) and written back before _after_pass and on leaving
+        # (compiled, seat is a C integer: priority_seat is a seat here, never None)
         seat, passes = self.priority_seat, self.passes
         while True:
             p = players[seat]
             if not p.has_lost:
-                if seat == sorcery_seat:
+                if sorcery and seat == active:
                     opts = self._priority_options(seat)     # sorcery timing: nearly always more than PASS
                     if len(opts) > 1:
                         break
@@ -68,15 +71,15 @@ class PriorityMixin:
                     passes += 1
                     nxt = seat + 1 if seat + 1 < n else 0
                     p = players[nxt]
-                    seat = nxt if not p.has_lost else self._next_alive(seat)
+                    seat = nxt if not p.has_lost else self._next_alive(seat)     # (another seat is still in)
                     continue
             self.priority_seat, self.passes = seat, passes
             self._after_pass(seat)
-            seat, passes = self.priority_seat, self.passes
             # a pass changes nothing else: what _advance would do next is to offer priority again
-            if seat is None or self.queue:
+            if self.priority_seat is None or self.queue:
                 self.auto_decisions += auto
                 return
+            seat, passes = self.priority_seat, self.passes
         self.priority_seat, self.passes = seat, passes
         self.auto_decisions += auto
         self.decision = Decision(seat, DecisionKind.PRIORITY, opts, "_h_priority", seat, "priority")
