@@ -115,13 +115,18 @@ class PriorityMixin:
         idc = p.identity
         if not idc.face_up and idc.unveil_cost is not None:
             cost = idc.unveil_cost
-            if (cost.mana - IA.cost_reduction(self, seat) <= avail   # The Quellmaster's reduction
+            # The Quellmaster's reduction (never negative) is looked up only when it matters, as in _can_act
+            if ((cost.mana <= avail or cost.mana - IA.cost_reduction(self, seat) <= avail)
                     and (not idc.undercover or self.undercover_met(seat))):
                 for x in IA.unveil_xs(self, seat, avail):
                     opts.append((L.UNVEIL + x, ("unveil", x)))
         elif idc.face_up:
-            for k in IA.activatable(self, seat):
-                opts.append((L.IDENTITY_AB + k, ("identity_ability", k)))
+            # most identities have no activated ability, and IA.activatable then gives [] (tested
+            # first, as in _can_act)
+            impl = IA.IMPLEMENTATIONS.get(idc.name)
+            if impl is not None and impl.activated:
+                for k in IA.activatable(self, seat):
+                    opts.append((L.IDENTITY_AB + k, ("identity_ability", k)))
         if p.permissions:
             for k, perm in enumerate(p.permissions[:MAX_OTHER]):
                 if self._permission_ok(seat, perm, avail, sorcery):
