@@ -11,7 +11,11 @@ players' and identity cards' C fields (``engine/state.pxd``: the engine's state
 classes compiled to extension types), the numbers as C integers, and
 the tests that need no more than that (cost against available mana, token
 counts, an identity implementation without activated abilities or cost
-reduction).  Whatever needs the rules themselves -- targets
+reduction).  What a card in hand, an identity and its implementation say
+(frozen dataclasses shared by every game) is read once and kept in C tables
+keyed by the object, and the token counts are read in one pass over the
+player's ``tokens`` (keys compared by identity), falling back to the
+reference's lookups for anything not as the engine makes it.  Whatever needs the rules themselves -- targets
 (``castable_targets``), token abilities (``_token_ability_ok``), identity
 abilities and unveil costs (:mod:`treachery_env.identity_abilities`), cards
 other zones allow (``_permission_ok``), table talk (``_can_talk``) and all of
@@ -33,8 +37,6 @@ from cpython.ref cimport Py_INCREF, Py_XDECREF
 from cpython.unicode cimport PyUnicode_Compare, PyUnicode_GET_LENGTH
 from libc.limits cimport LONG_MAX, LONG_MIN
 from libc.stdint cimport uint64_t
-
-from sys import intern as _intern
 
 from treachery_env.engine.state cimport GameState, IdentityCard, Player
 
@@ -185,7 +187,8 @@ cdef int _scan_tokens(dict tok, PyObject** treasure):
 
 cdef struct Facts:
     PyObject* key       # a strong reference; NULL: a free slot
-    PyObject* a         # an Identity's name (interned), an IdentityImpl's activated (a strong reference)
+    PyObject* a         # an Identity's name (IMPLEMENTATIONS' own key object when it has one),
+                        # an IdentityImpl's activated (a strong reference)
     PyObject* b         # an Identity's unveil_cost (a strong reference, None for a Leader); else NULL
     long mana           # an Identity's unveil_cost.mana (0 without a cost)
     int flags
@@ -254,9 +257,12 @@ cdef Py_ssize_t _identity(object card) except -2:
     undercover = card.undercover
     if type(name) is not str or type(undercover) is not bool:
         return -1
-    # kept interned: IMPLEMENTATIONS' keys are (the names in its source), so a lookup finds its
-    # key by address, without comparing the characters (the same key: the strings are equal)
-    name = _intern(name)
+    # kept as the equal key of IMPLEMENTATIONS, if there is one: a lookup then finds its key by
+    # address instead of comparing the characters (the same entry, the strings being equal)
+    for key in IMPLEMENTATIONS:
+        if type(key) is str and key == name:
+            name = key
+            break
     if cost is not None:
         if type(cost) is not C_UNVEIL_COST:
             return -1
