@@ -215,9 +215,11 @@ def measure(path: str, games: int, workdir: str) -> tuple[float, dict[str, float
         out = os.path.join(workdir, f"callgrind.{k}.out")
         cmd = ["valgrind", "--tool=callgrind", "--dump-instr=no", f"--callgrind-out-file={out}",
                sys.executable, __file__, "--replay", path, "--games", str(k), "--child"]
-        # PYTHONHASHSEED set: the child must not start itself again (valgrind would not follow)
+        # PYTHONHASHSEED set: the child must not start itself again (valgrind would not follow);
+        # one OpenBLAS thread: numpy's import starts idle BLAS threads whose spinning callgrind
+        # counts (1-2k instructions an agent-step, differing from run to run); nothing here uses BLAS
         procs[k] = (out, subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                          env={**os.environ, "PYTHONHASHSEED": "0"}))
+                                          env={**os.environ, "PYTHONHASHSEED": "0", "OPENBLAS_NUM_THREADS": "1"}))
     runs = []
     for k, (out, proc) in procs.items():
         stdout, stderr = proc.communicate()
