@@ -21,7 +21,8 @@ from cpython.buffer cimport PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer
 from cpython.dict cimport PyDict_Next
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
-from cpython.mem cimport PyMem_Calloc, PyMem_Free
+from cpython.exc cimport PyErr_Clear, PyErr_Occurred
+from cpython.mem cimport PyMem_Calloc, PyMem_Free, PyMem_Realloc
 from cpython.object cimport PyObject, PyTypeObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF
 from libc.math cimport pow
@@ -57,7 +58,7 @@ from .observation import (
     obs_layout,
 )
 
-__all__ = ["encode", "encode_sparse", "action_mask", "slot_reads"]
+__all__ = ["encode", "encode_sparse", "action_mask", "slot_reads", "talk_kept_counts"]
 
 # the lookup tables of the Python encoder, typed (direct dict access)
 cdef dict _CZ = _py._CZ
@@ -942,6 +943,31 @@ cdef int _encode_walkers(Out* out, Py_ssize_t base, list ws, dict attackers, set
 # appended), the same dict version tags (CPython < 3.12: a new number at every
 # change of any dict; without them nothing is kept), the same truces, turn,
 # viewer, config and players in the game.
+#
+# When only some of that changed in the same turn -- messages appended, a dict
+# changed (a version tag moved), the truces or the players in the game -- the
+# kept block is brought up to date instead of made again: each part of the
+# block has its own features (claims: a speaker's role columns, requests and
+# said-this-turn: one column each, stances, intents, truces and broken truces:
+# their columns of a speaker x subject pair, the last message: its own tail),
+# and every dict entry writes one feature, which the entry keeps (a snapshot of
+# the dict: key, value, the index written).  A changed dict is walked against
+# its snapshot: an entry with the same key and value is left, one whose value
+# changed has its old feature zeroed and its new one written, new entries at
+# the end are written; anything else (a key gone or moved) makes the block
+# again.  That holds only for seats inside the table and roles 0-3 (no two
+# entries write one feature): a state with any other entry is made again every
+# time.  Appended messages add to the said-this-turn counts (the same
+# increment each: the float32 sum is the same in any order) when all of them
+# are of this turn, and rewrite the last-message tail.
+
+cdef extern from "Python.h":
+    # the checks on a borrowed reference, without taking one
+    bint _long_exact "PyLong_CheckExact" (PyObject* o)
+    long _as_long "PyLong_AsLong" (PyObject* o)
+    bint _tuple_exact "PyTuple_CheckExact" (PyObject* o)
+    Py_ssize_t _tuple_size "PyTuple_GET_SIZE" (PyObject* o)
+    PyObject* _tuple_item "PyTuple_GET_ITEM" (PyObject* o, Py_ssize_t i)
 
 cdef extern from *:
     """
@@ -957,10 +983,62 @@ cdef extern from *:
     uint64_t obs_dict_version "treachery_obs_dict_version" (object d)
 
 
+cdef struct SnapEntry:
+    PyObject* key              # strong references
+    PyObject* val
+    Py_ssize_t idx             # the feature the entry wrote
+    long said                  # the turn it fades from (the message's turn, a broken truce's value)
+
+
+cdef class _Snap:
+    """A talk dict's entries, in order, as the kept block was made of them, and the feature each wrote."""
+
+    cdef SnapEntry* e
+    cdef Py_ssize_t k, cap
+
+    def __dealloc__(self):
+        self.clear()
+        PyMem_Free(self.e)
+
+    cdef void clear(self):
+        cdef Py_ssize_t i
+        cdef PyObject* x
+        cdef PyObject* y
+        for i in range(self.k):
+            x, y = self.e[i].key, self.e[i].val
+            self.e[i].key = NULL
+            self.e[i].val = NULL
+            Py_XDECREF(x)
+            Py_XDECREF(y)
+        self.k = 0
+
+    cdef int push(self, PyObject* key, PyObject* val, Py_ssize_t idx, long said) except -1:
+        cdef SnapEntry* grown
+        cdef Py_ssize_t cap
+        if self.k == self.cap:
+            cap = 2 * self.cap if self.cap else 16
+            grown = <SnapEntry*>PyMem_Realloc(self.e, <size_t>cap * sizeof(SnapEntry))
+            if grown == NULL:
+                raise MemoryError()
+            self.e, self.cap = grown, cap
+        Py_INCREF(<object>key)
+        Py_INCREF(<object>val)
+        self.e[self.k].key = key
+        self.e[self.k].val = val
+        self.e[self.k].idx = idx
+        self.e[self.k].said = said
+        self.k += 1
+        return 0
+
+
+cdef enum:
+    K_CLAIMS, K_REQUESTS, K_STANCES, K_INTENTS, K_BROKEN
+
+
 cdef class _TalkKept:
     """One kept talk block and what it was made of."""
 
-    cdef object talk, config, messages, last, deals_list
+    cdef object talk, config, messages, last
     cdef tuple deals
     cdef object claims, requests, stances, intents, broken
     cdef uint64_t v_claims, v_requests, v_stances, v_intents, v_broken
@@ -968,15 +1046,36 @@ cdef class _TalkKept:
     cdef long turn, viewer, n
     cdef uint64_t lost
     cdef float* block
+    cdef bint incremental      # every dict entry is in the snapshots (seats in the table, roles 0-3)
+    cdef _Snap s_claims, s_requests, s_stances, s_intents, s_broken
+
+    def __cinit__(self):
+        self.s_claims, self.s_requests, self.s_stances = _Snap(), _Snap(), _Snap()
+        self.s_intents, self.s_broken = _Snap(), _Snap()
 
     def __dealloc__(self):
         PyMem_Free(self.block)
+
+    cdef void clear(self):
+        self.incremental = False
+        self.s_claims.clear()
+        self.s_requests.clear()
+        self.s_stances.clear()
+        self.s_intents.clear()
+        self.s_broken.clear()
 
 
 cdef enum:
     N_TALK_KEPT = 64
 
 cdef object _talk_kept = [None] * N_TALK_KEPT     # direct-mapped by talk state address and viewer
+cdef Py_ssize_t _talk_copied = 0, _talk_updated = 0, _talk_made = 0
+
+
+def talk_kept_counts():
+    """``(copied, brought up to date, made)``: how the kept talk blocks were used since the
+    import (the blocks copied unchanged, those brought up to date, those made again)."""
+    return _talk_copied, _talk_updated, _talk_made
 
 
 cdef uint64_t _lost_mask(list players, long n) except? 0xFFFFFFFFFFFFFFFF:
@@ -1004,22 +1103,241 @@ cdef bint _same_deals(tuple kept, object deals):
     return True
 
 
+cdef inline long _seat_key(PyObject* key, long n):
+    """``key`` as a seat when it is an int from 0 to n - 1, else -1."""
+    cdef long s
+    if not _long_exact(key):
+        return -1
+    s = _as_long(key)
+    if s == -1 and PyErr_Occurred():
+        PyErr_Clear()
+        return -1
+    return s if 0 <= s < n else -1
+
+
+cdef Py_ssize_t _talk_entry(int kind, PyObject* key, PyObject* val, _Offsets L, long viewer, long n,
+                            long* said) except -2:
+    """The feature one entry of talk dict ``kind`` writes, and in ``said`` the turn it fades from
+    (the value :func:`_encode_talk` writes is ``fade(turn, said, n)``), or -1 for an entry the snapshots do not hold (a seat
+    outside the table, a role outside 0-3, an unknown kind, a key that is not an int or a pair of ints)."""
+    cdef long m[MEMO_VALUES]
+    cdef long a, b, k
+    cdef object v
+    if kind == K_CLAIMS or kind == K_REQUESTS:
+        a = _seat_key(key, n)
+        if a < 0:
+            return -1
+        _message(<object>val, m)
+        if kind == K_CLAIMS:
+            if m[4] < 0 or m[4] >= 4:
+                return -1
+            k = m[4]
+        else:
+            k = 4
+        said[0] = m[0]
+        return L.talk + rel(a, viewer, n) * C_TSF + k
+    if not _tuple_exact(key) or _tuple_size(key) != 2:
+        return -1
+    a = _seat_key(_tuple_item(key, 0), n)
+    b = _seat_key(_tuple_item(key, 1), n)
+    if a < 0 or b < 0:
+        return -1
+    if kind == K_BROKEN:
+        if not _long_exact(val):
+            return -1
+        said[0] = <long><object>val
+        k = 8
+    else:
+        _message(<object>val, m)
+        if kind == K_STANCES:
+            if m[2] == TK_ACCUSE:
+                if m[4] < 0 or m[4] >= 4:
+                    return -1
+                k = STANCE_ACCUSE + m[4]
+            elif m[2] == TK_DEFEND:
+                k = STANCE_DEFEND
+            else:
+                return -1
+        elif m[2] == TK_THREATEN:
+            k = INTENT_THREATEN
+        elif m[2] == TK_PROTECT:
+            k = INTENT_PROTECT
+        else:
+            return -1
+        said[0] = m[0]
+    return L.talk_pairs + (rel(a, viewer, n) * n + rel(b, viewer, n)) * C_TPF + k
+
+
+cdef int _talk_diff(Out* out, object d, _Snap s, int kind, _Offsets L, long viewer, long n, long turn) except -1:
+    """Bring the features of talk dict ``d`` (of ``kind``) in ``out`` from its snapshot ``s`` to
+    its entries now, and the snapshot with them: 0, or 1 when that cannot be done (a key gone or
+    moved, an entry the snapshots do not hold) and the block must be made again."""
+    cdef PyObject* key
+    cdef PyObject* val
+    cdef PyObject* old
+    cdef Py_ssize_t pos = 0, i = 0, idx
+    cdef long said
+    cdef SnapEntry* se
+    while PyDict_Next(d, &pos, &key, &val):
+        if i < s.k:
+            se = &s.e[i]
+            if se.key != key:
+                return 1
+            if se.val != val:
+                idx = _talk_entry(kind, key, val, L, viewer, n, &said)
+                if idx < 0:
+                    return 1
+                out.o[se.idx] = 0
+                put(out, idx, fade(turn, said, n))
+                old = se.val
+                Py_INCREF(<object>val)
+                se.val = val
+                se.idx = idx
+                se.said = said
+                Py_XDECREF(old)
+        else:
+            idx = _talk_entry(kind, key, val, L, viewer, n, &said)
+            if idx < 0:
+                return 1
+            put(out, idx, fade(turn, said, n))
+            s.push(key, val, idx, said)
+        i += 1
+    return 0 if i == s.k else 1
+
+
+cdef int _write_deals(Out* out, _Offsets L, GameState game, object deals, long viewer, long n) except -1:
+    """Write the standing truces (both directions) of the players still in the game."""
+    cdef Py_ssize_t pb = L.talk_pairs, a, b
+    cdef list players = game.players
+    cdef Player pd, pp
+    for deal in deals:
+        dealer, partner = deal.dealer, deal.partner
+        pd = players[dealer]
+        if pd.has_lost:
+            continue
+        pp = players[partner]
+        if pp.has_lost:
+            continue
+        a = rel(dealer, viewer, n)
+        b = rel(partner, viewer, n)
+        put(out, pb + (a * n + b) * C_TPF + 7, 1.0)
+        put(out, pb + (b * n + a) * C_TPF + 7, 1.0)
+    return 0
+
+
+cdef int _write_last(Out* out, _Offsets L, object last, long viewer, long n) except -1:
+    """Write the last message's features (speaker, kind, subject, role)."""
+    cdef long m[MEMO_VALUES]
+    _message(last, m)
+    cdef Py_ssize_t q = L.talk_last
+    put(out, q + rel(m[1], viewer, n), 1.0)
+    q += n
+    if m[2] < 0:
+        raise KeyError(last.kind)
+    put(out, q + m[2], 1.0)
+    q += N_TALK_KINDS
+    if m[3] >= 0:
+        put(out, q + rel(m[3], viewer, n), 1.0)
+    q += n
+    if m[4] >= 0:
+        put(out, q + m[4], 1.0)
+    return 0
+
+
+cdef int _refade(Out* out, _Snap s, long n, long turn) except -1:
+    """Write again the features of the entries of snapshot ``s`` with their fading at ``turn``."""
+    cdef Py_ssize_t i
+    for i in range(s.k):
+        out.o[s.e[i].idx] = <float>fade(turn, s.e[i].said, n)
+    return 0
+
+
+cdef int _count_said(Out* out, _Offsets L, object messages, long viewer, long n, long turn, double per) except -1:
+    """Add ``per`` to the said-this-turn feature of each speaker of the messages of ``turn`` at the
+    end of ``messages`` (answers to truce offers not counted)."""
+    cdef long m[MEMO_VALUES]
+    cdef Py_ssize_t k
+    for k in range(len(messages) - 1, -1, -1):
+        _message(messages[k], m)
+        if m[0] != turn:
+            break
+        if m[2] != TK_ACCEPT and m[2] != TK_REJECT:
+            add(out, L.talk + rel(m[1], viewer, n) * C_TSF + 5, per)
+    return 0
+
+
+cdef int _talk_update(Out* out, _Offsets L, GameState game, object t, _TalkKept e, long viewer, long n,
+                      long turn, object messages, Py_ssize_t nm, object deals, uint64_t lost,
+                      uint64_t v_claims, uint64_t v_requests, uint64_t v_stances, uint64_t v_intents,
+                      uint64_t v_broken) except -1:
+    """Bring the kept block, copied into ``out``, up to the talk state now (see above): 0, or 1
+    when the block must be made again (``out``'s talk block and ``e``'s snapshots are then spoilt)."""
+    cdef long m[MEMO_VALUES]
+    cdef Py_ssize_t k, i, last_end = L.talk_last + 2 * n + N_TALK_KINDS + 4
+    cdef double per
+    cdef bint new_turn = turn != e.turn, recount = new_turn
+    if last_end > e.start + e.count:
+        return 1
+    if new_turn:                       # every entry fades at the new turn
+        if (_refade(out, e.s_claims, n, turn)
+                or _refade(out, e.s_requests, n, turn)
+                or _refade(out, e.s_stances, n, turn)
+                or _refade(out, e.s_intents, n, turn)
+                or _refade(out, e.s_broken, n, turn)):
+            return 1
+    if e.v_claims != v_claims and _talk_diff(out, e.claims, e.s_claims, K_CLAIMS, L, viewer, n, turn):
+        return 1
+    if e.v_requests != v_requests and _talk_diff(out, e.requests, e.s_requests, K_REQUESTS, L, viewer, n, turn):
+        return 1
+    if e.v_stances != v_stances and _talk_diff(out, e.stances, e.s_stances, K_STANCES, L, viewer, n, turn):
+        return 1
+    if e.v_intents != v_intents and _talk_diff(out, e.intents, e.s_intents, K_INTENTS, L, viewer, n, turn):
+        return 1
+    if e.v_broken != v_broken and _talk_diff(out, e.broken, e.s_broken, K_BROKEN, L, viewer, n, turn):
+        return 1
+    if nm != e.n_messages or recount:
+        per = 1.0 / <long>game.config.talk_limit
+    if nm != e.n_messages and not recount:    # appended messages all of this turn: added to the counts
+        for k in range(e.n_messages, nm):
+            _message(<object>PyList_GET_ITEM(messages, k), m)
+            if m[0] != turn:
+                recount = True
+                break
+            if m[2] != TK_ACCEPT and m[2] != TK_REJECT:
+                add(out, L.talk + rel(m[1], viewer, n) * C_TSF + 5, per)
+    if recount:                        # counted again
+        for i in range(n):
+            out.o[L.talk + i * C_TSF + 5] = 0
+        _count_said(out, L, messages, viewer, n, turn, per)
+    if nm != e.n_messages:             # the last message
+        memset(out.o + L.talk_last, 0, sizeof(float) * (last_end - L.talk_last))
+        _write_last(out, L, <object>PyList_GET_ITEM(messages, nm - 1), viewer, n)
+    if lost != e.lost or not _same_deals(e.deals, deals):
+        for i in range(n * n):
+            out.o[L.talk_pairs + i * C_TPF + 7] = 0
+        _write_deals(out, L, game, deals, viewer, n)
+    return 0
+
+
 cdef int _encode_talk_kept(Out* out, _Offsets L, GameState game, object t, long viewer, long n, long turn) except -1:
-    """Write the talk block of ``viewer`` (:func:`_encode_talk`), copied from the kept one while it is the same."""
+    """Write the talk block of ``viewer`` (:func:`_encode_talk`), copied from the kept one while it is
+    the same, or brought up to date from it."""
+    global _talk_copied, _talk_updated, _talk_made
     cdef _TalkKept e
     cdef Py_ssize_t start = L.talk, count = L.size - L.talk, slot
     cdef uint64_t v_claims, v_requests, v_stances, v_intents, v_broken, lost
+    cdef int r
     if count <= 0 or start + count > out.size:
-        return _encode_talk(out, L, game, t, viewer, n, turn)
+        return _encode_talk(out, L, game, t, viewer, n, turn, None)
     claims, requests, stances = get(t, TS_CLAIMS), get(t, TS_REQUESTS), get(t, TS_STANCES)
     intents, broken, messages, deals = get(t, TS_INTENTS), get(t, TS_BROKEN), get(t, TS_MESSAGES), get(t, TS_DEALS)
     if (type(claims) is not dict or type(requests) is not dict or type(stances) is not dict
             or type(intents) is not dict or type(broken) is not dict or type(messages) is not list):
-        return _encode_talk(out, L, game, t, viewer, n, turn)
+        return _encode_talk(out, L, game, t, viewer, n, turn, None)
     v_claims, v_requests, v_stances = obs_dict_version(claims), obs_dict_version(requests), obs_dict_version(stances)
     v_intents, v_broken = obs_dict_version(intents), obs_dict_version(broken)
     if v_claims == 0 or v_requests == 0 or v_stances == 0 or v_intents == 0 or v_broken == 0:
-        return _encode_talk(out, L, game, t, viewer, n, turn)
+        return _encode_talk(out, L, game, t, viewer, n, turn, None)
     config = game.config
     lost = _lost_mask(game.players, n)
     slot = <Py_ssize_t>(((<uint64_t><size_t><PyObject*>t >> 4) * <uint64_t>0x9E3779B97F4A7C15
@@ -1028,17 +1346,33 @@ cdef int _encode_talk_kept(Out* out, _Offsets L, GameState game, object t, long 
     cdef Py_ssize_t nm = PyList_GET_SIZE(messages)
     if kept is not None:
         e = <_TalkKept>kept
-        if (e.talk is t and e.viewer == viewer and e.turn == turn and e.n == n and e.config is config
-                and e.start == start and e.count == count and e.lost == lost
-                and e.messages is messages and e.n_messages == nm and nm > 0
-                and PyList_GET_ITEM(messages, nm - 1) == <PyObject*>e.last
-                and e.claims is claims and e.v_claims == v_claims and e.requests is requests
-                and e.v_requests == v_requests and e.stances is stances and e.v_stances == v_stances
-                and e.intents is intents and e.v_intents == v_intents and e.broken is broken
-                and e.v_broken == v_broken and e.deals_list is deals and _same_deals(e.deals, deals)):
-            memcpy(out.o + start, e.block, sizeof(float) * count)
-            return 0
-    _encode_talk(out, L, game, t, viewer, n, turn)
+        if (e.talk is t and e.viewer == viewer and e.n == n and e.config is config
+                and e.start == start and e.count == count and e.messages is messages and nm > 0
+                and e.claims is claims and e.requests is requests and e.stances is stances
+                and e.intents is intents and e.broken is broken):
+            if (e.turn == turn and e.lost == lost and e.n_messages == nm and PyList_GET_ITEM(messages, nm - 1) == <PyObject*>e.last
+                    and e.v_claims == v_claims and e.v_requests == v_requests and e.v_stances == v_stances
+                    and e.v_intents == v_intents and e.v_broken == v_broken and _same_deals(e.deals, deals)):
+                memcpy(out.o + start, e.block, sizeof(float) * count)
+                _talk_copied += 1
+                return 0
+            if (e.incremental and nm >= e.n_messages > 0
+                    and PyList_GET_ITEM(messages, e.n_messages - 1) == <PyObject*>e.last):
+                memcpy(out.o + start, e.block, sizeof(float) * count)
+                e.talk = None          # spoilt until brought up to date
+                try:
+                    r = _talk_update(out, L, game, t, e, viewer, n, turn, messages, nm, deals, lost,
+                                     v_claims, v_requests, v_stances, v_intents, v_broken)
+                except Exception:      # made again below, which raises what the encoder raises
+                    r = 1
+                if r == 0:
+                    memcpy(e.block, out.o + start, sizeof(float) * count)
+                    e.turn = turn
+                    _keep(e, t, config, messages, nm, deals, lost, v_claims, v_requests, v_stances, v_intents,
+                          v_broken)
+                    _talk_updated += 1
+                    return 0
+                memset(out.o + start, 0, sizeof(float) * count)
     if kept is None or (<_TalkKept>kept).count != count:
         e = _TalkKept()
         e.block = <float*>PyMem_Calloc(<size_t>count, sizeof(float))
@@ -1047,41 +1381,76 @@ cdef int _encode_talk_kept(Out* out, _Offsets L, GameState game, object t, long 
         _talk_kept[slot] = e
     else:
         e = <_TalkKept>kept
+    e.talk = None                      # spoilt until made
+    _encode_talk(out, L, game, t, viewer, n, turn, e)
+    _talk_made += 1
     memcpy(e.block, out.o + start, sizeof(float) * count)
-    e.talk, e.config, e.messages, e.deals_list = t, config, messages, deals
-    e.last = <object>PyList_GET_ITEM(messages, nm - 1) if nm > 0 else None
-    e.deals = tuple(deals) if type(deals) is list else ()
     e.claims, e.requests, e.stances, e.intents, e.broken = claims, requests, stances, intents, broken
-    e.v_claims, e.v_requests, e.v_stances, e.v_intents, e.v_broken = v_claims, v_requests, v_stances, v_intents, v_broken
-    e.n_messages, e.start, e.count = nm, start, count
-    e.turn, e.viewer, e.n, e.lost = turn, viewer, n, lost
+    e.start, e.count = start, count
+    e.turn, e.viewer, e.n = turn, viewer, n
+    _keep(e, t, config, messages, nm, deals, lost, v_claims, v_requests, v_stances, v_intents, v_broken)
     return 0
 
 
-cdef int _encode_talk(Out* out, _Offsets L, GameState game, object t, long viewer, long n, long turn) except -1:
-    """Write the talk block of ``viewer`` (see the docstring of :mod:`treachery_env.observation`)."""
+cdef int _keep(_TalkKept e, object t, object config, object messages, Py_ssize_t nm, object deals, uint64_t lost,
+               uint64_t v_claims, uint64_t v_requests, uint64_t v_stances, uint64_t v_intents,
+               uint64_t v_broken) except -1:
+    """Record in ``e`` the state its block is now made of (the dicts, turn, viewer and sizes set by the caller)."""
+    e.talk, e.config, e.messages = t, config, messages
+    e.last = <object>PyList_GET_ITEM(messages, nm - 1) if nm > 0 else None
+    e.deals = tuple(deals) if type(deals) is list else ()
+    e.v_claims, e.v_requests, e.v_stances, e.v_intents, e.v_broken = v_claims, v_requests, v_stances, v_intents, v_broken
+    e.n_messages = nm
+    e.lost = lost
+    return 0
+
+
+cdef int _encode_talk(Out* out, _Offsets L, GameState game, object t, long viewer, long n, long turn,
+                      _TalkKept e) except -1:
+    """Write the talk block of ``viewer`` (see the docstring of :mod:`treachery_env.observation`);
+    with ``e``, record each dict entry in its snapshots (``e.incremental``: all of them are)."""
     cdef Py_ssize_t tb = L.talk, pb = L.talk_pairs, q, a, b, k
     cdef long m[MEMO_VALUES]
     cdef PyObject* key
     cdef PyObject* val
-    cdef Py_ssize_t pos = 0
+    cdef Py_ssize_t pos = 0, i
+    cdef long said
+    cdef bint rec = e is not None
+    if rec:
+        e.clear()
+        e.incremental = True
     while PyDict_Next(get(t, TS_CLAIMS), &pos, &key, &val):
+        if rec:
+            i = _talk_entry(K_CLAIMS, key, val, L, viewer, n, &said)
+            if i >= 0:
+                put(out, i, fade(turn, said, n))
+                e.s_claims.push(key, val, i, said)
+                continue
+            e.incremental = False
         _message(<object>val, m)
         put(out, tb + rel(<object>key, viewer, n) * C_TSF + _role(m), fade(turn, m[0], n))
     pos = 0
     while PyDict_Next(get(t, TS_REQUESTS), &pos, &key, &val):
+        if rec:
+            i = _talk_entry(K_REQUESTS, key, val, L, viewer, n, &said)
+            if i >= 0:
+                put(out, i, fade(turn, said, n))
+                e.s_requests.push(key, val, i, said)
+                continue
+            e.incremental = False
         _message(<object>val, m)
         put(out, tb + rel(<object>key, viewer, n) * C_TSF + 4, fade(turn, m[0], n))
-    cdef double per = 1.0 / <long>game.config.talk_limit
     messages = get(t, TS_MESSAGES)
-    for k in range(len(messages) - 1, -1, -1):
-        _message(messages[k], m)
-        if m[0] != turn:
-            break
-        if m[2] != TK_ACCEPT and m[2] != TK_REJECT:
-            add(out, tb + rel(m[1], viewer, n) * C_TSF + 5, per)
+    _count_said(out, L, messages, viewer, n, turn, 1.0 / <long>game.config.talk_limit)
     pos = 0
     while PyDict_Next(get(t, TS_STANCES), &pos, &key, &val):
+        if rec:
+            i = _talk_entry(K_STANCES, key, val, L, viewer, n, &said)
+            if i >= 0:
+                put(out, i, fade(turn, said, n))
+                e.s_stances.push(key, val, i, said)
+                continue
+            e.incremental = False
         v = <object>val
         _message(v, m)
         if m[2] == TK_ACCUSE:
@@ -1094,6 +1463,13 @@ cdef int _encode_talk(Out* out, _Offsets L, GameState game, object t, long viewe
         put(out, pb + (rel(pair[0], viewer, n) * n + rel(pair[1], viewer, n)) * C_TPF + k, fade(turn, m[0], n))
     pos = 0
     while PyDict_Next(get(t, TS_INTENTS), &pos, &key, &val):
+        if rec:
+            i = _talk_entry(K_INTENTS, key, val, L, viewer, n, &said)
+            if i >= 0:
+                put(out, i, fade(turn, said, n))
+                e.s_intents.push(key, val, i, said)
+                continue
+            e.incremental = False
         v = <object>val
         _message(v, m)
         if m[2] == TK_THREATEN:
@@ -1104,39 +1480,20 @@ cdef int _encode_talk(Out* out, _Offsets L, GameState game, object t, long viewe
             raise KeyError(v.kind)
         pair = <object>key
         put(out, pb + (rel(pair[0], viewer, n) * n + rel(pair[1], viewer, n)) * C_TPF + k, fade(turn, m[0], n))
-    cdef list players = game.players
-    cdef Player pd, pp
-    for deal in get(t, TS_DEALS):
-        dealer, partner = deal.dealer, deal.partner
-        pd = players[dealer]
-        if pd.has_lost:
-            continue
-        pp = players[partner]
-        if pp.has_lost:
-            continue
-        a = rel(dealer, viewer, n)
-        b = rel(partner, viewer, n)
-        put(out, pb + (a * n + b) * C_TPF + 7, 1.0)
-        put(out, pb + (b * n + a) * C_TPF + 7, 1.0)
+    _write_deals(out, L, game, get(t, TS_DEALS), viewer, n)
     pos = 0
     while PyDict_Next(get(t, TS_BROKEN), &pos, &key, &val):
+        if rec:
+            i = _talk_entry(K_BROKEN, key, val, L, viewer, n, &said)
+            if i >= 0:
+                put(out, i, fade(turn, said, n))
+                e.s_broken.push(key, val, i, said)
+                continue
+            e.incremental = False
         pair = <object>key
         put(out, pb + (rel(pair[0], viewer, n) * n + rel(pair[1], viewer, n)) * C_TPF + 8,
             fade(turn, <object>val, n))
-    last = messages[len(messages) - 1]
-    _message(last, m)
-    q = L.talk_last
-    put(out, q + rel(m[1], viewer, n), 1.0)
-    q += n
-    if m[2] < 0:
-        raise KeyError(last.kind)
-    put(out, q + m[2], 1.0)
-    q += N_TALK_KINDS
-    if m[3] >= 0:
-        put(out, q + rel(m[3], viewer, n), 1.0)
-    q += n
-    if m[4] >= 0:
-        put(out, q + m[4], 1.0)
+    _write_last(out, L, messages[len(messages) - 1], viewer, n)
     return 0
 
 
