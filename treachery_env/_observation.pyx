@@ -62,6 +62,8 @@ __all__ = ["encode", "encode_sparse", "action_mask", "slot_reads", "talk_kept_co
 
 # the lookup tables of the Python encoder, typed (direct dict access)
 cdef dict _CZ = _py._CZ
+cdef object _CZ_KEY_COMMAND = "command", _CZ_KEY_BATTLEFIELD = "battlefield"      # the usual zones, by identity
+cdef object _CZ_COMMAND = _CZ[_CZ_KEY_COMMAND], _CZ_BATTLEFIELD = _CZ[_CZ_KEY_BATTLEFIELD]
 cdef dict _IDENTITY_INDEX = _py._IDENTITY_INDEX
 cdef dict _KIND_INDEX = _py._KIND_INDEX
 cdef dict _KW_INDEX = _py._KW_INDEX
@@ -357,6 +359,81 @@ cdef Py_ssize_t _walker_slot(list players, Attackable w) except -2:
     return -1
 
 
+cdef enum:
+    N_ZERO_DICTS = 64
+
+cdef uint64_t _zero_dicts[N_ZERO_DICTS]      # version tags of token dicts seen with every value the int 0
+cdef object _last_config = None              # the last GameConfig seen (frozen) and its max_turns
+cdef long _last_max_turns = 0
+
+
+cdef long _max_turns(object config) except? -1:
+    """``config.max_turns`` as a long (kept for the last config: GameConfig is frozen)."""
+    global _last_config, _last_max_turns
+    if config is not _last_config or config is None:
+        _last_max_turns = <long>config.max_turns
+        _last_config = config
+    return _last_max_turns
+
+
+cdef object _ZERO = 0          # the int 0 (CPython's cached small int: the usual value of a count)
+
+
+cdef long _dict_max(dict d) except? -1:
+    """``max(d.values())`` of a non-empty dict of ints, as a long (the values compared in C
+    when all are ints that fit; else by ``max``)."""
+    cdef PyObject* key
+    cdef PyObject* val
+    cdef Py_ssize_t pos = 0
+    cdef long best = 0, v
+    cdef int overflow
+    cdef bint first = True
+    while PyDict_Next(d, &pos, &key, &val):
+        if not _long_exact(val):
+            return max(d.values())
+        v = _as_long_overflow(val, &overflow)
+        if overflow:
+            return max(d.values())
+        if first or v > best:
+            best = v
+            first = False
+    if first:
+        return max(d.values())        # empty: max's ValueError
+    return best
+
+
+cdef long _dict_sum(dict d) except? -1:
+    """``sum(d.values())`` of a dict of ints, as a long (added in C when all are ints below 2**40; else by ``sum``)."""
+    cdef PyObject* key
+    cdef PyObject* val
+    cdef Py_ssize_t pos = 0
+    cdef long total = 0, v
+    cdef int overflow
+    while PyDict_Next(d, &pos, &key, &val):
+        if not _long_exact(val):
+            return sum(d.values())
+        v = _as_long_overflow(val, &overflow)
+        if overflow or v > (<long>1 << 40) or v < -(<long>1 << 40):
+            return sum(d.values())
+        total += v
+    return total
+
+
+cdef inline long _item_long(object row, Py_ssize_t j, bint* nonzero) except? -1:
+    """``row[j]`` as a long (``nonzero``: whether it is not 0), read in place from a list."""
+    cdef PyObject* x
+    if type(row) is list and j < PyList_GET_SIZE(row):
+        x = PyList_GET_ITEM(row, j)
+        if x == <PyObject*>_ZERO:
+            nonzero[0] = False
+            return 0
+        v = <long><object>x
+    else:
+        v = <long>row[j]
+    nonzero[0] = v != 0
+    return v
+
+
 def encode(GameState game not None, int viewer):
     """Observation vector of ``viewer`` in ``game`` (compiled; the same bytes as
     :func:`treachery_env.observation.encode_python`).
@@ -515,7 +592,10 @@ cdef int _encode(Out* out, _Offsets L, GameState game, long viewer, long n) exce
     cdef IdentityCard idc
     cdef StackItem it
     cdef list creatures
-    cdef bint up, lost
+    cdef bint up, lost, nz, dream
+    cdef list xl
+    cdef dict xd
+    cdef uint64_t tv
     # ---- global
     g = L.glob
     put(out, g + <long>PHASE_INDEX[game.phase], 1.0)
@@ -523,7 +603,7 @@ cdef int _encode(Out* out, _Offsets L, GameState game, long viewer, long n) exce
     if mine:
         put(out, g + d.kind, 1.0)
     g += C_N_DECISIONS
-    put(out, g, <double>turn / <double><long>game.config.max_turns)
+    put(out, g, <double>turn / <double>_max_turns(game.config))
     put(out, g + 1, len(stack) / 10.0)
     g += 2
     put(out, g + rel(game.active, viewer, n), 1.0)
@@ -535,6 +615,7 @@ cdef int _encode(Out* out, _Offsets L, GameState game, long viewer, long n) exce
     shields = game.shields
     shields = {sh["seat"] for sh in shields} if shields else None
     attacked = game.leader_attacked_by
+    cdef bint no_attacked = type(attacked) is set and not attacked
     cdef Py_ssize_t cf = L.cf
     cdef object attackers = None, targeted = None
     cdef PyObject* key
@@ -552,14 +633,15 @@ cdef int _encode(Out* out, _Offsets L, GameState game, long viewer, long n) exce
         put(out, b + 1, p.life / 40.0)
         put(out, b + 2, len(p.hand) / 10.0)
         put(out, b + 3, len(p.library) / 100.0)
-        x = p.graveyard
-        if x:
-            put(out, b + 4, len(x) / 20.0)
-        x = p.exile
-        if x:
-            put(out, b + 5, len(x) / 20.0)
+        xl = p.graveyard
+        if xl:
+            put(out, b + 4, len(xl) / 20.0)
+        xl = p.exile
+        if xl:
+            put(out, b + 5, len(xl) / 20.0)
         data = idc.data
-        if "dream" in data:
+        dream = False if type(data) is dict and not data else "dream" in data
+        if dream:
             put(out, b + 6, len(data["dream"]) / 10.0)
         v = p.lands
         put(out, b + 7, v / 10.0)
@@ -568,22 +650,33 @@ cdef int _encode(Out* out, _Offsets L, GameState game, long viewer, long n) exce
         if creatures:
             put(out, b + 9, len(creatures) / 10.0)
         if p.commander is not None:
-            czo = _CZ.get(p.commander_zone)
+            x = p.commander_zone
+            czo = (_CZ_COMMAND if x is _CZ_KEY_COMMAND else _CZ_BATTLEFIELD if x is _CZ_KEY_BATTLEFIELD
+                   else _CZ.get(x))
             if czo is not None:
                 put(out, b + <long>czo, 1.0)
             put(out, b + 13, p.commander_casts / 5.0)
-        x = p.cmd_damage
-        if x:
-            best = max(x.values())
+        xd = p.cmd_damage
+        if xd:
+            best = _dict_max(xd)
             put(out, b + 14, best / 21.0)
         v = p.mana_pool
         if v:
             put(out, b + 15, v / 10.0)
-        pos = 0
-        while PyDict_Next(p.tokens, &pos, &key, &val):
-            v = <object>val
-            if v:
-                put(out, b + <long>_TOK[<object>key], v / 5.0)
+        xd = p.tokens
+        tv = obs_dict_version(xd) if xd is not None else 0
+        if tv == 0 or _zero_dicts[tv & (N_ZERO_DICTS - 1)] != tv:
+            nz = False                               # a value other than the int 0 seen
+            pos = 0
+            while PyDict_Next(xd, &pos, &key, &val):
+                if val == <PyObject*>_ZERO:
+                    continue
+                nz = True
+                v = <object>val
+                if v:
+                    put(out, b + <long>_TOK[<object>key], v / 5.0)
+            if not nz and tv != 0:
+                _zero_dicts[tv & (N_ZERO_DICTS - 1)] = tv
         k = b + F_ROLE
         _identity(idc.copy_of or idc.identity, idv)
         ro = idc.role_override
@@ -595,24 +688,24 @@ cdef int _encode(Out* out, _Offsets L, GameState game, long viewer, long n) exce
             if idv[1] >= 0:                         # simple-roles cards have only a role
                 put(out, k + 5 + idv[1], 1.0)
         k = b + F_COUNTERS
-        x = idc.counters
-        if x:
-            put(out, k, <long>sum(x.values()) / 10.0)
+        xd = idc.counters
+        if xd:
+            put(out, k, _dict_sum(xd) / 10.0)
         if up and role == 0 and not lost:
             put(out, k + 1, 1.0)
-        if s in attacked:
+        if not no_attacked and s in attacked:
             put(out, k + 2, 1.0)
         if shields is not None and s in shields:
             put(out, k + 3, 1.0)
-        x = p.counters
-        if x:
+        xd = p.counters
+        if xd:
             for j in range(N_PLAYER_COUNTERS):
-                y = x.get(_PLAYER_COUNTERS[j])
+                y = xd.get(_PLAYER_COUNTERS[j])
                 if y:
                     put(out, k + 4 + j, <long>y / 10.0)
-        x = p.permissions
-        if x:
-            put(out, k + 4 + N_PLAYER_COUNTERS, len(x) / 4.0)
+        xl = p.permissions
+        if xl:
+            put(out, k + 4 + N_PLAYER_COUNTERS, len(xl) / 4.0)
         v = p.mulligans
         if v:
             put(out, k + 5 + N_PLAYER_COUNTERS, v / 3.0)
@@ -629,7 +722,7 @@ cdef int _encode(Out* out, _Offsets L, GameState game, long viewer, long n) exce
             if attackers is None:
                 attackers, targeted = _walker_attention(game)
             _encode_walkers(out, L.walkers + r * C_MAX_WALKERS * C_WF, ws, <dict>attackers, <set>targeted, turn)
-        if s == viewer and "dream" in data:
+        if s == viewer and dream:
             for entry in data["dream"]:
                 add(out, L.dream + _card_index(entry[1]), 0.25)
     # ---- public history: harm and attacks between seats (relative rows and columns)
@@ -641,11 +734,11 @@ cdef int _encode(Out* out, _Offsets L, GameState game, long viewer, long n) exce
         ai = attacks[i]
         for rj in range(n):
             j = (viewer + rj) % n
-            v = hi[j]
-            if v:
+            v = _item_long(hi, j, &nz)
+            if nz:
                 put(out, hb + ri * n + rj, v / 40.0)
-            v = ai[j]
-            if v:
+            v = _item_long(ai, j, &nz)
+            if nz:
                 put(out, hb + nn + ri * n + rj, v / 10.0)
     # ---- own cards usable from other zones (the OTHER actions)
     i = 0
@@ -845,6 +938,48 @@ cdef int _encode_creature(Out* out, Py_ssize_t q, Creature c, list players, long
     pkw = c.pump_kw
     if pkw:
         mask |= _kw_mask(pkw)
+    cdef Py_ssize_t q2 = q + 7 + n, ws
+    if q < 0 or q2 + 6 + N_KEYWORDS + C_MAX_WALKERS > out.size:       # every index below is inside
+        return _encode_creature_checked(out, q, c, players, turn, viewer, n, mask)
+    cdef float* o = out.o
+    cdef long p1p1 = c.p1p1
+    o[q] = 1.0
+    o[q + 1] = <float>((c.base_power + p1p1 + c.pump_p) / 10.0)
+    o[q + 2] = <float>((c.base_toughness + p1p1 + c.pump_q) / 10.0)
+    o[q + 3] = <float>(c.damage / 10.0)
+    if c.tapped:
+        o[q + 4] = 1.0
+    if c.entered_turn >= turn and not (mask & HASTE_BIT):
+        o[q + 5] = 1.0
+    cdef long att = c.attacking
+    if att >= 0:
+        o[q + 6] = 1.0
+        o[q + 7 + rel(att, viewer, n)] = 1.0
+    if c.blocking is not None:
+        o[q2] = 1.0
+    if c.blocked_by:
+        o[q2 + 1] = 1.0
+    o[q2 + 2] = <float>(p1p1 / 5.0)
+    o[q2 + 3] = <float><double>c.stun
+    if c.token:
+        o[q2 + 4] = 1.0
+    if c.is_commander:
+        o[q2 + 5] = 1.0
+    cdef unsigned long bits = (<unsigned long>mask) & ((1UL << N_KEYWORDS) - 1)
+    while bits:                        # the keywords, lowest bit first
+        o[q2 + 6 + _ctzl(bits)] = 1.0
+        bits &= bits - 1
+    w = c.attacking_obj
+    if w is not None:
+        ws = _walker_slot(players, w)
+        if ws >= 0:                    # below C_MAX_WALKERS
+            o[q2 + 6 + N_KEYWORDS + ws] = 1.0
+    return 0
+
+
+cdef int _encode_creature_checked(Out* out, Py_ssize_t q, Creature c, list players, long turn, long viewer,
+                                  long n, long mask) except -1:
+    """:func:`_encode_creature` with every index checked (a slot that would not fit the vector)."""
     cdef long p1p1 = c.p1p1
     put(out, q, 1.0)
     put(out, q + 1, (c.base_power + p1p1 + c.pump_p) / 10.0)
@@ -964,6 +1099,7 @@ cdef int _encode_walkers(Out* out, Py_ssize_t base, list ws, dict attackers, set
 cdef extern from "Python.h":
     # the checks on a borrowed reference, without taking one
     bint _long_exact "PyLong_CheckExact" (PyObject* o)
+    long _as_long_overflow "PyLong_AsLongAndOverflow" (PyObject* o, int* overflow)
     long _as_long "PyLong_AsLong" (PyObject* o)
     bint _tuple_exact "PyTuple_CheckExact" (PyObject* o)
     Py_ssize_t _tuple_size "PyTuple_GET_SIZE" (PyObject* o)
@@ -971,6 +1107,15 @@ cdef extern from "Python.h":
 
 cdef extern from *:
     """
+    static inline int treachery_obs_ctz(unsigned long x) {     /* x != 0 */
+    #if defined(__GNUC__) || defined(__clang__)
+        return __builtin_ctzl(x);
+    #else
+        int k = 0;
+        while (!(x & 1)) { x >>= 1; k++; }
+        return k;
+    #endif
+    }
     static uint64_t treachery_obs_dict_version(PyObject *d) {
     #if PY_VERSION_HEX < 0x030C0000
         return ((PyDictObject *)d)->ma_version_tag;
@@ -981,6 +1126,7 @@ cdef extern from *:
     }
     """
     uint64_t obs_dict_version "treachery_obs_dict_version" (object d)
+    int _ctzl "treachery_obs_ctz" (unsigned long x)
 
 
 cdef struct SnapEntry:
