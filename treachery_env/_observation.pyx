@@ -19,7 +19,7 @@ imports it when it is there and ``TREACHERY_PURE_PYTHON`` is not ``1``.
 
 from cpython.buffer cimport PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer
 from cpython.dict cimport PyDict_Next
-from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
+from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE, PyList_New, PyList_SET_ITEM
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from cpython.exc cimport PyErr_Clear, PyErr_Occurred
 from cpython.mem cimport PyMem_Calloc, PyMem_Free, PyMem_Realloc
@@ -58,7 +58,8 @@ from .observation import (
     obs_layout,
 )
 
-__all__ = ["encode", "encode_sparse", "action_mask", "slot_reads", "talk_kept_counts"]
+__all__ = ["encode", "encode_sparse", "action_mask", "legal_actions", "observation_dict", "slot_reads",
+           "talk_kept_counts"]
 
 # the lookup tables of the Python encoder, typed (direct dict access)
 cdef dict _CZ = _py._CZ
@@ -103,8 +104,8 @@ cdef long HASTE_BIT = 1 << _KW_INDEX["haste"]
 cdef tuple _PLAYER_COUNTERS = tuple(PLAYER_COUNTERS)
 
 _zeros = np.zeros
-_float32 = np.float32
-_int8 = np.int8
+_float32 = np.dtype(np.float32)          # dtype instances: np.zeros converts them cheaper than the types
+_int8 = np.dtype(np.int8)
 
 
 include "_slots.pxi"       # TalkState (a Python class with __slots__) is read at its slots
@@ -419,21 +420,6 @@ cdef long _dict_sum(dict d) except? -1:
     return total
 
 
-cdef inline long _item_long(object row, Py_ssize_t j, bint* nonzero) except? -1:
-    """``row[j]`` as a long (``nonzero``: whether it is not 0), read in place from a list."""
-    cdef PyObject* x
-    if type(row) is list and j < PyList_GET_SIZE(row):
-        x = PyList_GET_ITEM(row, j)
-        if x == <PyObject*>_ZERO:
-            nonzero[0] = False
-            return 0
-        v = <long><object>x
-    else:
-        v = <long>row[j]
-    nonzero[0] = v != 0
-    return v
-
-
 def encode(GameState game not None, int viewer):
     """Observation vector of ``viewer`` in ``game`` (compiled; the same bytes as
     :func:`treachery_env.observation.encode_python`).
@@ -546,6 +532,46 @@ def encode_sparse(GameState game not None, int viewer):
     return cols, vals
 
 
+cdef int _mark(char* m, object options, Py_ssize_t size) except -1:
+    """``m[action] = 1`` for every ``(action, payload)`` of ``options`` (a bytearray's index
+    rules: negative from the end, IndexError outside); a list of (int, payload) pairs is read in place."""
+    cdef Py_ssize_t a, i, k
+    cdef PyObject* item
+    cdef PyObject* x
+    cdef int overflow
+    if type(options) is not list:
+        for action, _ in options:
+            _mark_one(m, action, size)
+        return 0
+    k = PyList_GET_SIZE(options)
+    for i in range(k):
+        item = PyList_GET_ITEM(options, i)
+        if _tuple_exact(item) and _tuple_size(item) == 2:
+            x = _tuple_item(item, 0)
+            if _long_exact(x):
+                a = _as_long_overflow(x, &overflow)
+                if not overflow:
+                    if a < 0:
+                        a += size
+                    if a < 0 or a >= size:
+                        raise IndexError("bytearray index out of range")
+                    m[a] = 1
+                    continue
+        action, _ = <object>item
+        _mark_one(m, action, size)
+    return 0
+
+
+cdef inline int _mark_one(char* m, object action, Py_ssize_t size) except -1:
+    cdef Py_ssize_t a = action
+    if a < 0:
+        a += size
+    if a < 0 or a >= size:
+        raise IndexError("bytearray index out of range")
+    m[a] = 1
+    return 0
+
+
 def action_mask(object options, Py_ssize_t size):
     """The legal-action mask of a decision's ``options`` (``(action, payload)``
     pairs) in an action space of ``size`` (compiled; the same array as
@@ -557,22 +583,61 @@ def action_mask(object options, Py_ssize_t size):
     Raises:
         IndexError: for an action outside ``[-size, size)`` (as a bytearray's index).
     """
-    cdef Py_ssize_t a
     cdef Py_buffer buf
     arr = _zeros(size, _int8)
     PyObject_GetBuffer(arr, &buf, PyBUF_WRITABLE)
-    cdef char* m = <char*>buf.buf
     try:
-        for action, _ in options:
-            a = action
-            if a < 0:
-                a += size
-            if a < 0 or a >= size:
-                raise IndexError("bytearray index out of range")
-            m[a] = 1
+        _mark(<char*>buf.buf, options, size)
     finally:
         PyBuffer_Release(&buf)
     return arr
+
+
+def legal_actions(object options):
+    """The actions of a decision's ``options`` (``(action, payload)`` pairs), ascending: a new
+    list (compiled; the same list as :func:`treachery_env.observation.legal_actions_python`).
+    A list of (int, payload) pairs is read in place and sorted only when it is not in order."""
+    cdef Py_ssize_t i, k
+    cdef PyObject* item
+    cdef long prev = 0, cur
+    cdef int overflow
+    cdef bint ordered = True
+    if type(options) is not list:
+        return _py.legal_actions_python(options)
+    k = PyList_GET_SIZE(options)
+    for i in range(k):
+        item = PyList_GET_ITEM(options, i)
+        if not (_tuple_exact(item) and _tuple_size(item) == 2 and _long_exact(_tuple_item(item, 0))):
+            return _py.legal_actions_python(options)
+    out = PyList_New(k)
+    for i in range(k):
+        a = <object>_tuple_item(PyList_GET_ITEM(options, i), 0)
+        Py_INCREF(a)
+        PyList_SET_ITEM(out, i, a)
+        cur = _as_long_overflow(<PyObject*>a, &overflow)
+        if overflow or (i > 0 and cur < prev):
+            ordered = False
+        prev = cur
+    if not ordered:
+        out.sort()
+    return out
+
+
+def observation_dict(GameState game not None, int seat):
+    """``{"observation": encode(game, seat), "action_mask": ...}``: the mask of the decision's
+    options when ``seat`` is deciding, else all zeros (compiled; what
+    :func:`treachery_env.observation.observation_dict_python` gives)."""
+    cdef Decision d = game.decision
+    cdef Py_buffer buf
+    size = game.layout.size
+    mask = _zeros(size, _int8)
+    if d is not None and d.seat == seat:
+        PyObject_GetBuffer(mask, &buf, PyBUF_WRITABLE)
+        try:
+            _mark(<char*>buf.buf, d.options, <Py_ssize_t>size)
+        finally:
+            PyBuffer_Release(&buf)
+    return {"observation": encode(game, seat), "action_mask": mask}
 
 
 cdef int _encode(Out* out, _Offsets L, GameState game, long viewer, long n) except -1:
@@ -593,6 +658,7 @@ cdef int _encode(Out* out, _Offsets L, GameState game, long viewer, long n) exce
     cdef StackItem it
     cdef list creatures
     cdef bint up, lost, nz, dream
+    cdef PyObject* hx
     cdef list xl
     cdef dict xd
     cdef uint64_t tv
@@ -732,13 +798,28 @@ cdef int _encode(Out* out, _Offsets L, GameState game, long viewer, long n) exce
         i = (viewer + ri) % n
         hi = harm[i]
         ai = attacks[i]
+        if (type(hi) is list and PyList_GET_SIZE(hi) >= n and type(ai) is list
+                and PyList_GET_SIZE(ai) >= n):       # read in place; the usual 0 skipped unconverted
+            for rj in range(n):
+                j = (viewer + rj) % n
+                hx = PyList_GET_ITEM(hi, j)
+                if hx != <PyObject*>_ZERO:
+                    v = <object>hx
+                    if v:
+                        put(out, hb + ri * n + rj, v / 40.0)
+                hx = PyList_GET_ITEM(ai, j)
+                if hx != <PyObject*>_ZERO:
+                    v = <object>hx
+                    if v:
+                        put(out, hb + nn + ri * n + rj, v / 10.0)
+            continue
         for rj in range(n):
             j = (viewer + rj) % n
-            v = _item_long(hi, j, &nz)
-            if nz:
+            v = hi[j]
+            if v:
                 put(out, hb + ri * n + rj, v / 40.0)
-            v = _item_long(ai, j, &nz)
-            if nz:
+            v = ai[j]
+            if v:
                 put(out, hb + nn + ri * n + rj, v / 10.0)
     # ---- own cards usable from other zones (the OTHER actions)
     i = 0

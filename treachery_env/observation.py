@@ -111,7 +111,8 @@ from .engine.talk import TALK_KINDS, TalkMessage
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game
 
-__all__ = ["ObsLayout", "obs_layout", "encode", "encode_python", "encode_sparse", "encode_sparse_python", "action_mask", "action_mask_python", "ENCODER", "WALKER_FEATURES", "PLAYER_FEATURES", "PLAYER_ROLE",
+__all__ = ["ObsLayout", "obs_layout", "encode", "encode_python", "encode_sparse", "encode_sparse_python", "action_mask", "action_mask_python", "legal_actions", "legal_actions_python",
+           "observation_dict", "observation_dict_python", "ENCODER", "WALKER_FEATURES", "PLAYER_FEATURES", "PLAYER_ROLE",
            "PLAYER_IN_GAME", "PLAYER_LIFE", "PLAYER_HAND", "PLAYER_UNTAPPED_LANDS", "PLAYER_FACE_UP",
            "CREATURE_PRESENT", "CREATURE_POWER", "CREATURE_TOUGHNESS", "CREATURE_DAMAGE", "CREATURE_TAPPED",
            "CREATURE_ATTACKING", "CREATURE_ATTACKED",
@@ -711,6 +712,25 @@ def action_mask_python(options: list, size: int) -> np.ndarray:
     return np.frombuffer(buf, dtype=np.int8)
 
 
+def legal_actions_python(options: list) -> list[int]:
+    """The actions of a decision's ``options`` (``(action, payload)`` pairs), ascending: a new
+    list (the reference of the compiled ``treachery_env._observation.legal_actions``)."""
+    out = [a for a, _ in options]
+    out.sort()
+    return out
+
+
+def observation_dict_python(game: "Game", seat: int) -> dict[str, np.ndarray]:
+    """``{"observation": encode_python(game, seat), "action_mask": int8 (layout.size,)}``: the
+    mask of the decision's options when ``seat`` is deciding, else all zeros (what
+    :meth:`Game.observation <treachery_env.engine.Game.observation>` gives; the reference of the
+    compiled ``treachery_env._observation.observation_dict``)."""
+    d = game.decision
+    size = game.layout.size
+    mask = action_mask_python(d.options, size) if d is not None and d.seat == seat else np.zeros(size, np.int8)
+    return {"observation": encode_python(game, seat), "action_mask": mask}
+
+
 def encode_sparse_python(game: "Game", viewer: int) -> tuple[np.ndarray, np.ndarray]:
     """The nonzero features of :func:`encode_python`'s vector: ``(cols, vals)``,
     int32 ``(k,)`` ascending indices and float32 ``(k,)`` values (the reference
@@ -720,24 +740,30 @@ def encode_sparse_python(game: "Game", viewer: int) -> tuple[np.ndarray, np.ndar
     return cols, x[cols]
 
 
-def _select_encoder() -> tuple[Any, Any, Any, str]:
-    """The encoders :func:`encode` and :func:`encode_sparse` and the mask builder
-    :func:`action_mask` are, and their name for :data:`ENCODER`: the compiled ones
+def _select_encoder() -> tuple[Any, Any, Any, Any, Any, str]:
+    """The encoders :func:`encode` and :func:`encode_sparse`, the mask builder
+    :func:`action_mask`, :func:`legal_actions` and :func:`observation_dict`, and their
+    name for :data:`ENCODER`: the compiled ones
     unless ``TREACHERY_PURE_PYTHON=1``, they are not built, or they are older than
     ``_observation.pyx`` (then with a warning)."""
     mod = compiled_pyx("_observation", "the compiled encoder")
     if mod is None:
-        return encode_python, encode_sparse_python, action_mask_python, "python"
-    return mod.encode, mod.encode_sparse, mod.action_mask, "compiled"
+        return (encode_python, encode_sparse_python, action_mask_python, legal_actions_python,
+                observation_dict_python, "python")
+    return mod.encode, mod.encode_sparse, mod.action_mask, mod.legal_actions, mod.observation_dict, "compiled"
 
 
-encode, encode_sparse, action_mask, ENCODER = _select_encoder()
+encode, encode_sparse, action_mask, legal_actions, observation_dict, ENCODER = _select_encoder()
 """``encode(game, viewer) -> float32 (obs_layout(game.n).size,)``: the observation
 vector of ``viewer`` (a fresh array each call).  :data:`ENCODER` says which
 implementation it is: ``"compiled"`` (``treachery_env._observation``, Cython) or
 ``"python"`` (:func:`encode_python`); both give the same bytes.
 ``action_mask(options, size) -> int8 (size,)``: a decision's legal-action mask,
-from the same module (:func:`action_mask_python` in pure Python).
+from the same module (:func:`action_mask_python` in pure Python); ``legal_actions(options)
+-> list[int]``: its actions, ascending (:func:`legal_actions_python`);
+``observation_dict(game, seat) -> {"observation", "action_mask"}``: what
+:meth:`Game.observation <treachery_env.engine.Game.observation>` gives
+(:func:`observation_dict_python`).
 ``encode_sparse(game, viewer) -> (int32 (k,), float32 (k,))``: the same vector by
 its nonzero features, ascending, without making the dense array (what a network
 that reads :class:`agents.networks.SparseObs` needs; :func:`encode_sparse_python`

@@ -470,18 +470,13 @@ class Game(GameState):
         d = self.decision
         if d is None:
             return []
-        out = [a for a, _ in d.options]
-        out.sort()
-        return out
+        return (_OBSERVATION[0] if _OBSERVATION else _observation_module()).legal_actions(d.options)
 
     def observation(self, seat: int) -> dict[str, np.ndarray]:
         """The environment's observation for ``seat``: ``{"observation": float32
         (obs_size,), "action_mask": int8 (layout.size,)}``; the mask is all zeros
         unless ``seat`` is deciding.  See :mod:`treachery_env.observation`."""
-        encode = (_OBSERVATION[0] if _OBSERVATION else _observation_module()).encode
-        d = self.decision
-        mask = self.legal_action_mask() if d is not None and d.seat == seat else np.zeros(self.layout.size, np.int8)
-        return {"observation": encode(self, seat), "action_mask": mask}
+        return (_OBSERVATION[0] if _OBSERVATION else _observation_module()).observation_dict(self, seat)
 
     def view(self, seat: int):
         """Structured, read-only snapshot of ``seat``'s information set
