@@ -196,7 +196,8 @@ class raw_env(AECEnv, EzPickle):
             RuntimeError: before ``reset()``, or once every agent is done (the
                 wrapped :func:`env` warns and ignores it, as PettingZoo's does).
         """
-        if self.game is None or not self.agents:
+        g = self.game
+        if g is None or not self.agents:
             self._require_game()
             raise RuntimeError("step() after the game ended (every agent is done): call reset() to start a new one")
         agent = self.agent_selection
@@ -210,7 +211,6 @@ class raw_env(AECEnv, EzPickle):
                 raise ValueError(f"action must be an int in [0, {self.layout.size}), got {action!r}")
             action = int(action)
         self._cumulative_rewards[agent] = 0.0
-        g = self.game
         g.step(action)
         if g.is_over:
             for a in self.agents:
@@ -219,9 +219,23 @@ class raw_env(AECEnv, EzPickle):
             self._accumulate_rewards()
         else:
             # while the game runs every reward is 0 (rewards come at the end only), so
-            # zeroing ``rewards`` and adding them to ``_cumulative_rewards`` would change nothing
-            self._select(g, agent)
-        if self.render_mode == "human":
+            # zeroing ``rewards`` and adding them to ``_cumulative_rewards`` would change nothing;
+            # the deciding seat is selected as _select does it (inline: this runs at every step)
+            seat = g.decision.seat
+            nxt = self.possible_agents[seat]
+            infos = self.infos
+            if nxt != agent and agent in infos:
+                infos[agent] = {}
+            info: dict[str, Any] = {"legal_actions": g.legal_actions()} if self.legal_actions_in_info else {}
+            if self.view_in_info:
+                views = self._views
+                if views is None or views.game is not g:
+                    views = self._views = ViewBuilder(g)
+                info["view"] = views.build(seat)
+            infos[nxt] = info
+            self.agent_selection = nxt
+        mode = self.render_mode
+        if mode is not None and mode == "human":
             self.render()
 
     def _after_game_step(self) -> None:
@@ -245,8 +259,9 @@ class raw_env(AECEnv, EzPickle):
 
     def _select(self, g: Game, prev: str | None) -> None:
         """Select the seat deciding in ``g`` (running) and give it its info;
-        ``prev``, the agent selected before (None: none), loses its info if it is another."""
-        seat = g.current_player
+        ``prev``, the agent selected before (None: none), loses its info if it is another
+        (:meth:`step` does the same inline)."""
+        seat = g.decision.seat
         agent = self.possible_agents[seat]
         infos = self.infos
         if prev is not None and prev != agent and prev in infos:
@@ -265,8 +280,14 @@ class raw_env(AECEnv, EzPickle):
         selected agent (PettingZoo's ``AECEnv.last``)."""
         agent = self.agent_selection
         assert agent is not None
-        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
-                self.terminations[agent], self.truncations[agent], self.infos[agent])
+        if not observe:
+            obs = None
+        elif type(self) is raw_env:        # observe() inline (a subclass's own observe is called)
+            obs = self.game.observation(self._seat[agent])
+        else:
+            obs = self.observe(agent)
+        return (obs, self._cumulative_rewards[agent], self.terminations[agent], self.truncations[agent],
+                self.infos[agent])
 
     def _require_game(self) -> Game:
         if self.game is None:
