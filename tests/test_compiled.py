@@ -202,6 +202,69 @@ def test_the_kept_talk_block_follows_every_change_of_the_talk_state():
 
 
 @compiled
+def test_the_kept_talk_block_is_brought_up_to_date_not_made_again():
+    """A kept talk block whose talk state changed (a message said, a stance replaced by another
+    role's, a claim, an answer to a truce offer, a truce broken or made, a new turn, an older
+    turn's message) is brought up to date from its snapshots, with the bytes of the Python
+    encoder; a change the snapshots cannot follow (an entry removed, a seat outside the table)
+    makes it again."""
+    from treachery_env import _observation as co
+    g = _hand_set_game()
+    t = g.talk
+    _same(g, {})
+    _, updated, made = co.talk_kept_counts()
+    followed = [
+        lambda: t.record(TalkMessage(g.turn, 2, "accuse", 4, Role.LEADER)),
+        lambda: t.record(TalkMessage(g.turn, 2, "accuse", 4, Role.TRAITOR)),
+        lambda: t.record(TalkMessage(g.turn, 3, "claim", None, Role.GUARDIAN)),
+        lambda: t.record(TalkMessage(g.turn, 1, "accept")),
+        lambda: t.record(TalkMessage(g.turn, 5, "threaten", 0)),
+        lambda: t.record(TalkMessage(g.turn, 0, "request")),
+        lambda: t.broken.__setitem__((2, 3), g.turn),
+        lambda: t.deals.append(Deal(1, 4, g.turn)),
+        lambda: setattr(g, "turn", g.turn + 1),
+        lambda: setattr(g, "turn", g.turn + g.n),
+        lambda: t.messages.append(TalkMessage(g.turn - 3, 0, "request")),
+        lambda: setattr(g.players[3], "has_lost", True),     # seat 3 had a truce
+    ]
+    for change in followed:
+        change()
+        _same(g, {})
+        _same(g, {})
+    _, updated2, made2 = co.talk_kept_counts()
+    assert made2 == made and updated2 - updated == len(followed) * g.n
+    for change in (lambda: t.stances.pop(next(iter(t.stances))),
+                   lambda: t.claims.__setitem__(g.n + 2, TalkMessage(g.turn, 2, "claim", None, Role.LEADER)),
+                   lambda: t.record(TalkMessage(g.turn, 4, "defend", 1))):
+        change()
+        _same(g, {})
+    assert co.talk_kept_counts()[2] == made2 + 3 * g.n       # the seat outside the table: made every time
+
+
+@compiled
+def test_legal_actions_and_the_observation_dict_match_their_references():
+    """The compiled ``legal_actions`` and ``observation_dict`` (what ``Game.legal_actions`` and
+    ``Game.observation`` give) are the Python ones: at every decision of a random game, and for
+    options out of order, with repeats, numpy or huge ints, lists for pairs, a tuple of options."""
+    g = Game(GameConfig(num_players=5), seed=3)
+    rng = random.Random(3)
+    while True:
+        for seat in range(g.n):
+            a, b = g.observation(seat), obs.observation_dict_python(g, seat)
+            assert list(a) == list(b) == ["observation", "action_mask"]
+            for k in a:
+                assert a[k].dtype == b[k].dtype and a[k].tobytes() == b[k].tobytes()
+        if g.is_over:
+            break
+        legal = g.legal_actions()
+        assert legal == obs.legal_actions_python(g.decision.options) and all(type(x) is int for x in legal)
+        g.step(rng.choice(legal))
+    assert g.legal_actions() == [] and not g.legal_action_mask().any()
+    for options in ([(3, None), (1, "x"), (2, 0)], [(1, 0), (1, 1), (0, 2)], [], [(np.int64(4), 0), (2, 0)],
+                    [(2**70, 0), (1, 0)], ((5, 0), (1, 0)), [[3, 0], (1, 0)]):
+        assert obs.legal_actions(options) == obs.legal_actions_python(options)
+
+@compiled
 def test_the_compiled_encoder_returns_a_fresh_array_each_call():
     """Callers may keep what ``encode`` returns: a new writable float32 array per call."""
     g = Game(GameConfig(), seed=0)
