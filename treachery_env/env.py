@@ -219,21 +219,8 @@ class raw_env(AECEnv, EzPickle):
             self._accumulate_rewards()
         else:
             # while the game runs every reward is 0 (rewards come at the end only), so
-            # zeroing ``rewards`` and adding them to ``_cumulative_rewards`` would change nothing;
-            # the deciding seat is selected as _select does it (inline: this runs at every step)
-            seat = g.decision.seat
-            nxt = self.possible_agents[seat]
-            infos = self.infos
-            if nxt != agent and agent in infos:
-                infos[agent] = {}
-            info: dict[str, Any] = {"legal_actions": g.legal_actions()} if self.legal_actions_in_info else {}
-            if self.view_in_info:
-                views = self._views
-                if views is None or views.game is not g:
-                    views = self._views = ViewBuilder(g)
-                info["view"] = views.build(seat)
-            infos[nxt] = info
-            self.agent_selection = nxt
+            # zeroing ``rewards`` and adding them to ``_cumulative_rewards`` would change nothing
+            self._select(g, agent)
         mode = self.render_mode
         if mode is not None and mode == "human":
             self.render()
@@ -259,8 +246,7 @@ class raw_env(AECEnv, EzPickle):
 
     def _select(self, g: Game, prev: str | None) -> None:
         """Select the seat deciding in ``g`` (running) and give it its info;
-        ``prev``, the agent selected before (None: none), loses its info if it is another
-        (:meth:`step` does the same inline)."""
+        ``prev``, the agent selected before (None: none), loses its info if it is another."""
         seat = g.decision.seat
         agent = self.possible_agents[seat]
         infos = self.infos
@@ -280,14 +266,8 @@ class raw_env(AECEnv, EzPickle):
         selected agent (PettingZoo's ``AECEnv.last``)."""
         agent = self.agent_selection
         assert agent is not None
-        if not observe:
-            obs = None
-        elif type(self) is raw_env:        # observe() inline (a subclass's own observe is called)
-            obs = self.game.observation(self._seat[agent])
-        else:
-            obs = self.observe(agent)
-        return (obs, self._cumulative_rewards[agent], self.terminations[agent], self.truncations[agent],
-                self.infos[agent])
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+                self.terminations[agent], self.truncations[agent], self.infos[agent])
 
     def _require_game(self) -> Game:
         if self.game is None:
