@@ -61,7 +61,7 @@ if not state_compiled():
 
 from .engine.talk import TalkState
 from .identities import Identity
-from .view import CreatureView, DecisionView, FrozenDict, PlaneswalkerView, PlayerView, SeatView, TalkView
+from .view import CreatureView, DecisionView, FrozenDict, OptionView, PlaneswalkerView, PlayerView, SeatView, TalkView
 
 __all__ = ["ViewBuilder", "slot_reads"]
 
@@ -277,6 +277,47 @@ cdef frozenset _ATOMS = _py._ATOMS
 _freeze = _py.freeze
 
 
+cdef object _NONE_TYPE = type(None)
+cdef tuple _NO_ARGS = ()
+
+
+cdef inline bint _atom(object t) except -1:
+    """``t in _ATOMS``, the commonest types first."""
+    return t is int or t is str or t is _NONE_TYPE or t is bool or t in _ATOMS
+
+
+cdef inline object _new_frozen():
+    """``dict.__new__(FrozenDict)``: an empty FrozenDict, through dict's ``tp_new`` directly."""
+    return (<PyTypeObject*>dict).tp_new(<type>FrozenDict, <PyObject*>_NO_ARGS, NULL)
+
+
+cdef object _freeze_value(object v):
+    """``view.freeze(v)`` (a list or tuple of atoms made here: a new tuple; anything else by ``freeze``)."""
+    cdef Py_ssize_t i, n
+    t = type(v)
+    if t is list:
+        n = PyList_GET_SIZE(v)
+        out = PyTuple_New(n)
+        for i in range(n):
+            x = <object>PyList_GET_ITEM(v, i)
+            if not _atom(type(x)):
+                x = _freeze(x)
+            Py_INCREF(x)
+            PyTuple_SET_ITEM(out, i, x)
+        return out
+    if t is tuple:
+        n = PyTuple_GET_SIZE(v)
+        out = PyTuple_New(n)
+        for i in range(n):
+            x = <object>PyTuple_GET_ITEM(v, i)
+            if not _atom(type(x)):
+                x = _freeze(x)
+            Py_INCREF(x)
+            PyTuple_SET_ITEM(out, i, x)
+        return out
+    return _freeze(v)
+
+
 cdef object _freeze_entry(object e):
     """A log entry as an immutable mapping with the same keys (``view._freeze_event``):
     a copy of the dict, with its non-atomic values frozen in place."""
@@ -285,11 +326,11 @@ cdef object _freeze_entry(object e):
     cdef PyObject* v
     if type(e) is not dict:
         return _freeze_event(e)
-    out = dict.__new__(FrozenDict)
+    out = _new_frozen()
     PyDict_Update(out, e)
     while PyDict_Next(e, &i, &k, &v):
-        if type(<object>v) not in _ATOMS:
-            PyDict_SetItem(out, <object>k, _freeze(<object>v))
+        if not _atom(type(<object>v)):
+            PyDict_SetItem(out, <object>k, _freeze_value(<object>v))
     return out
 
 
@@ -803,6 +844,121 @@ cdef object _option_key(list players, Decision d, long kind, object action, obje
     return None
 
 
+cdef inline object _label(Creature c):
+    """``text._label(c)``: ``numbered_name(c.name, c.ordinal)``."""
+    if c.ordinal < 2:
+        return c.name
+    return f"{c.name} #{c.ordinal}"
+
+
+cdef inline object _new_option(object action, object text, object what, object card, object player,
+                               object creature, object ability):
+    """``view._option(action, text, what, card=card, player=player, creature=creature, ability=ability)``,
+    made in one allocation."""
+    cdef PyObject* v[12]
+    _put(v, 0, action)
+    _put(v, 1, text)
+    _put(v, 2, what)
+    _put(v, 3, card)
+    _put(v, 4, player)
+    _put(v, 5, creature)
+    _put(v, 6, None)
+    _put(v, 7, None)
+    _put(v, 8, ability)
+    _put(v, 9, None)
+    _put(v, 10, None)
+    _put(v, 11, None)
+    return fields(<PyTypeObject*>OptionView, None, v, 12)
+
+
+cdef object _fast_option(list players, Decision d, long kind, object action, object payload):
+    """The view of option ``(action, payload)`` of ``d`` (no labels; not CONCEDE, whose payload
+    is a string) made here, for the commonest options (``view._option_view`` with
+    ``text.option_text``, word for word): an attacker, a blocker, a blocked attacker, a
+    defending player, a creature target, a card cast or played from hand, a token ability,
+    a card discarded, paid with or put on the bottom; None for the others (and for objects
+    of another type than the engine's)."""
+    cdef Creature c, b
+    cdef Player p
+    tp = type(payload)
+    if tp is Creature:
+        c = payload
+        if kind == _ATTACKER:
+            return _new_option(action, f"attack with {_label(c)}", "attack_with", None, None, c.uid, None)
+        if kind == _BLOCKER:
+            return _new_option(action, f"block with {_label(c)}", "block_with", None, None, c.uid, None)
+        if kind == _BLOCKED:
+            ctx = d.ctx
+            if type(ctx) is not tuple or PyTuple_GET_SIZE(ctx) < 2:
+                return None
+            o = <object>PyTuple_GET_ITEM(ctx, 1)
+            if type(o) is not Creature:
+                return None
+            b = o
+            return _new_option(action, f"{_label(b)} blocks {_label(c)} (P{c.controller})", "block",
+                               None, c.controller, c.uid, None)
+        return None
+    if tp is tuple:
+        if PyTuple_GET_SIZE(payload) != 2:
+            return None
+        what = <object>PyTuple_GET_ITEM(payload, 0)
+        arg = <object>PyTuple_GET_ITEM(payload, 1)
+        if kind == _TARGET:
+            if type(arg) is Creature and what == "c":
+                c = arg
+                return _new_option(action, f"target {_label(c)} (P{c.controller})", "target",
+                                   None, c.controller, c.uid, None)
+            return None
+        if kind == _PRIORITY_K:
+            if type(what) is not str:
+                return None
+            if what == "cast" and type(arg) is int:
+                p = players[d.seat]
+                name = _card_name(p.hand[arg])
+                return _new_option(action, f"cast {name}", what, name, None, None, None)
+            if what == "land" and type(arg) is int:
+                p = players[d.seat]
+                return _new_option(action, "play a land", what, _card_name(p.hand[arg]), None, None, None)
+            if what == "token":
+                return _new_option(action, f"activate a {arg} token", what, None, None, None, arg)
+        return None
+    if tp is int:
+        if kind == _DEFENDER:
+            o = d.ctx
+            if type(o) is not Creature:
+                return None
+            c = o
+            return _new_option(action, f"{_label(c)} attacks P{payload}", "attack_player", None, payload, None, None)
+        if kind == _DISCARD:
+            p = players[d.seat]
+            name = _card_name(p.hand[payload])
+            return _new_option(action, f"discard {name}", "discard", name, None, None, None)
+        if kind == _COST:
+            p = players[d.seat]
+            name = _card_name(p.hand[payload])
+            return _new_option(action, f"pay with {name}", "cost", name, None, None, None)
+        if kind == _BOTTOM:
+            p = players[d.seat]
+            name = _card_name(p.hand[payload])
+            return _new_option(action, f"put {name} on the bottom of your library", "bottom", name, None, None, None)
+    return None
+
+
+cdef object _declared(Decision d, object viewer):
+    """``d.declared_creature(viewer)``, read from its C fields."""
+    if type(d) is not Decision:
+        return d.declared_creature(viewer)
+    if d.kind == _DEFENDER:
+        cre = d.ctx
+    elif d.kind == _BLOCKED:
+        cre = d.ctx[1]
+    else:
+        return None
+    if type(cre) is Creature:
+        return cre if viewer == (<Creature>cre).controller else None
+    return cre if cre.controller == viewer else None
+
+
 cdef enum:
     N_PASS = 256
 
@@ -878,6 +1034,11 @@ cdef object _decision_view(object game, list players, Decision d, object viewer)
                     ov = _SIMPLE_OPTIONS[key] = _option_view(game, d, k, action, payload)
                 _memo_put(&_talk_options, opt, tag, ov)
             else:
+                ov = _fast_option(players, d, kind, action, payload)
+                if ov is not None:
+                    Py_INCREF(ov)
+                    PyTuple_SET_ITEM(out, k, ov)
+                    continue
                 key = _option_key(players, d, kind, action, payload)
                 if key is None:
                     ov = _option_view(game, d, k, action, payload)
@@ -889,7 +1050,7 @@ cdef object _decision_view(object game, list players, Decision d, object viewer)
                         ov = _OPTIONS[key] = _option_view(game, d, k, action, payload)
             Py_INCREF(ov)
             PyTuple_SET_ITEM(out, k, ov)
-    cre = d.declared_creature(viewer)
+    cre = _declared(d, viewer)
     return record(<PyTypeObject*>DecisionView, (_NAMES[kind], d.prompt, out,
                                                  None if cre is None else _uid(cre), d.label))
 
