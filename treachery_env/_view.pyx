@@ -1058,7 +1058,7 @@ cdef object _decision_view(object game, list players, Decision d, object viewer)
 cdef class _Seen:
     """The events one viewer was last given: from turn ``first`` on, log entries up to ``upto`` looked at."""
 
-    cdef object first
+    cdef long first
     cdef Py_ssize_t upto
     cdef tuple events
 
@@ -1069,6 +1069,28 @@ cdef inline bint _visible(object e, object viewer) except -1:
     if to == NULL:
         return e["to"] is None or viewer in e["to"]
     return to == <PyObject*>None or viewer in <object>to
+
+
+cdef object _NO_TO = object()          # in ViewBuilder._tos: the entry has no "to"
+
+
+cdef inline object _to_of(object e):
+    """What frozen log entry ``e`` says under ``"to"`` (:data:`_NO_TO` for nothing)."""
+    cdef PyObject* to
+    if isinstance(e, dict):
+        to = PyDict_GetItem(e, "to")
+        if to != NULL:
+            return <object>to
+    return _NO_TO
+
+
+cdef inline bint _shown(object to, object e, object viewer) except -1:
+    """:func:`_visible` of ``e``, whose ``"to"`` is ``to`` (:func:`_to_of`)."""
+    if to is None:
+        return True
+    if to is _NO_TO:
+        return _visible(e, viewer)
+    return viewer in to
 
 
 cdef class ViewBuilder:
@@ -1086,6 +1108,8 @@ cdef class ViewBuilder:
     cdef object _log                  # the log list the frozen entries come from
     cdef readonly Py_ssize_t _base    # index in _log of the first frozen entry
     cdef readonly list _frozen        # _freeze_event of _log[_base:], in order
+    cdef list _tos                    # _to_of of each of _frozen
+    cdef long _checked                # the first turn shown at the last look at the ends of _frozen (LONG_MIN: none)
     cdef dict _seen                   # viewer -> its _Seen
     cdef object _talk                 # the talk view as last given, of _talk_state and _talk_config
     cdef object _talk_state, _talk_config
@@ -1098,49 +1122,85 @@ cdef class ViewBuilder:
         self._log = None
         self._base = 0
         self._frozen = []
+        self._tos = []
+        self._checked = LONG_MIN
         self._seen = {}
         self._parts = []
         self._claims, self._stances, self._intents = _Frozen(), _Frozen(), _Frozen()
         self._requests, self._broken = _Frozen(), _Frozen()
 
-    cdef tuple _events(self, object viewer, object log, object turn):
+    cdef tuple _pick(self, tuple old, Py_ssize_t start, object viewer):
+        """``old`` followed by the entries of ``_frozen[start:]`` ``viewer`` may see."""
+        cdef Py_ssize_t i, j, m, cnt = 0, on
+        frozen, tos = self._frozen, self._tos
+        m = PyList_GET_SIZE(frozen)
+        for i in range(start, m):
+            if _shown(<object>PyList_GET_ITEM(tos, i), <object>PyList_GET_ITEM(frozen, i), viewer):
+                cnt += 1
+        if cnt == 0:
+            return old
+        on = PyTuple_GET_SIZE(old)
+        out = PyTuple_New(on + cnt)
+        for j in range(on):
+            e = <object>PyTuple_GET_ITEM(old, j)
+            Py_INCREF(e)
+            PyTuple_SET_ITEM(out, j, e)
+        j = on
+        for i in range(start, m):
+            e = <object>PyList_GET_ITEM(frozen, i)
+            if _shown(<object>PyList_GET_ITEM(tos, i), e, viewer):
+                Py_INCREF(e)
+                PyTuple_SET_ITEM(out, j, e)
+                j += 1
+        return out
+
+    cdef tuple _events(self, object viewer, object log, long turn):
         """The frozen log entries ``viewer`` may see from the previous turn on
-        (``PythonViewBuilder._events``; ``log`` and ``turn`` are the game's)."""
+        (``PythonViewBuilder._events``; ``log`` and ``turn`` are the game's).
+        The log is only ever appended to and the turns of its entries never go
+        down, so the ends of the frozen entries are looked at again only when
+        the turn changes."""
         cdef Py_ssize_t n, base, i, k
+        cdef long first = turn - 1
         n = len(log)
-        first = turn - 1
         frozen = self._frozen
         if log is not self._log or n < self._base + len(frozen):      # another log, or a shorter one
             self._log, self._base, self._seen = log, n, {}
             frozen = self._frozen = []
+            self._tos = []
+            self._checked = LONG_MIN
         base = self._base
         if base + len(frozen) < n:
-            frozen.extend([_freeze_entry(e) for e in log[base + len(frozen):]])
-        if base > 0 and log[base - 1]["turn"] >= first:               # older entries needed (a first build)
-            i = base - 1
-            while i > 0 and log[i - 1]["turn"] >= first:
-                i -= 1
-            frozen[:0] = [_freeze_entry(e) for e in log[i:base]]
-            self._base = base = i
-        elif frozen and frozen[0]["turn"] < first:                    # forget the turns no view shows any more
-            k = 0
-            while k < len(frozen) and frozen[k]["turn"] < first:
-                k += 1
-            del frozen[:k]
-            self._base = base = base + k
+            new = [_freeze_entry(e) for e in log[base + len(frozen):]]
+            frozen.extend(new)
+            self._tos.extend([_to_of(e) for e in new])
+        if self._checked != first:
+            if base > 0 and log[base - 1]["turn"] >= first:               # older entries needed (a first build)
+                i = base - 1
+                while i > 0 and log[i - 1]["turn"] >= first:
+                    i -= 1
+                new = [_freeze_entry(e) for e in log[i:base]]
+                frozen[:0] = new
+                self._tos[:0] = [_to_of(e) for e in new]
+                self._base = base = i
+            elif frozen and frozen[0]["turn"] < first:                    # forget the turns no view shows any more
+                k = 0
+                while k < len(frozen) and frozen[k]["turn"] < first:
+                    k += 1
+                del frozen[:k]
+                del self._tos[:k]
+                self._base = base = base + k
+            self._checked = first
         cdef _Seen seen = self._seen.get(viewer)
         if seen is None:
             seen = self._seen[viewer] = _Seen()
         elif seen.first == first:
-            if seen.upto == n:
-                return seen.events
-            new = [e for e in frozen[seen.upto - base:] if _visible(e, viewer)]
-            seen.upto = n
-            if new:
-                seen.events = seen.events + tuple(new)
+            if seen.upto != n:
+                seen.events = self._pick(seen.events, seen.upto - base, viewer)
+                seen.upto = n
             return seen.events
         seen.first, seen.upto = first, n
-        seen.events = tuple([e for e in frozen if _visible(e, viewer)])
+        seen.events = self._pick((), 0, viewer)
         return seen.events
 
     cdef object _talk_view(self, object t, object config):
@@ -1221,5 +1281,5 @@ cdef class ViewBuilder:
             self._harm, self._attacks, (not me.has_lost) and g.undercover_met(viewer),
             tuple([c.name for _, c in dream]) if dream else (),
             _decision_view(g, players, d, viewer) if d is not None and d.seat == viewer else None,
-            self._events(viewer, g.log, turn_o), config.priority_windows,
+            self._events(viewer, g.log, turn), config.priority_windows,
             tuple(g.role_counts), self._talk_view(g.talk, config)))
