@@ -809,6 +809,9 @@ cdef object _option_key(list players, Decision d, long kind, object action, obje
             if what == "commander":
                 p = players[d.seat]
                 return (kind, action, what, _card_name(p.commander), p.commander_casts)
+            if what == "identity_ability":
+                p = players[d.seat]
+                return (kind, action, what, arg, p.identity.name)
             if what == "loyalty" and type(arg) is tuple:
                 p = players[d.seat]
                 o = p.attackables[arg[0]]
@@ -851,10 +854,17 @@ cdef inline object _label(Creature c):
     return f"{c.name} #{c.ordinal}"
 
 
-cdef inline object _new_option(object action, object text, object what, object card, object player,
-                               object creature, object ability):
-    """``view._option(action, text, what, card=card, player=player, creature=creature, ability=ability)``,
-    made in one allocation."""
+cdef inline object _walker_label(Attackable w):
+    """``text._label(w)`` of a planeswalker."""
+    if w.ordinal < 2:
+        return w.name
+    return f"{w.name} #{w.ordinal}"
+
+
+cdef inline object _new_option(object action, object text, object what, object card=None, object player=None,
+                               object creature=None, object x=None, object ability=None,
+                               object planeswalker=None):
+    """``view._option(action, text, what, ...)`` (no stack, talk or role), made in one allocation."""
     cdef PyObject* v[12]
     _put(v, 0, action)
     _put(v, 1, text)
@@ -863,30 +873,83 @@ cdef inline object _new_option(object action, object text, object what, object c
     _put(v, 4, player)
     _put(v, 5, creature)
     _put(v, 6, None)
-    _put(v, 7, None)
+    _put(v, 7, x)
     _put(v, 8, ability)
     _put(v, 9, None)
     _put(v, 10, None)
-    _put(v, 11, None)
+    _put(v, 11, planeswalker)
     return fields(<PyTypeObject*>OptionView, None, v, 12)
+
+
+cdef long _MODE = DecisionKind.MODE, _CARD = DecisionKind.CARD, _SCRY = DecisionKind.SCRY
+cdef long _YES_NO = DecisionKind.YES_NO, _ORDER = DecisionKind.ORDER, _KEEP = DecisionKind.KEEP
+cdef long _NUMBER = DecisionKind.NUMBER, _MULLIGAN = DecisionKind.MULLIGAN, _DEAL = DecisionKind.DEAL
+
+
+cdef inline bint _plain_kind(long kind):
+    """Whether options of ``kind`` with a creature or number payload are worded and viewed as
+    ``"choice"`` (``text.option_text`` and ``view._option_view`` have no case of their own for it)."""
+    return (kind == _TARGET or kind == _MODE or kind == _CARD or kind == _SCRY or kind == _YES_NO
+            or kind == _ORDER or kind == _KEEP)
+
+
+cdef object _layout = None             # the ActionLayout whose CONCEDE and CHOICE these are
+cdef long _L_CONCEDE = 0, _L_CHOICE = 0
+
+
+cdef inline int _read_layout(object layout) except -1:
+    """Note the CONCEDE and CHOICE of ``layout`` (read again only for another layout)."""
+    global _layout, _L_CONCEDE, _L_CHOICE
+    if layout is not _layout:
+        _L_CONCEDE, _L_CHOICE = layout.CONCEDE, layout.CHOICE
+        _layout = layout
+    return 0
+
+
+cdef object _fast_labelled(GameState game, Decision d, long kind, object action, object payload, object label):
+    """The view of option ``(action, payload)`` of ``d`` worded by its label ``label``
+    (``view._option_view``, whose text is then the label) for a pass, a mulligan, a truce
+    accepted, a number or a numbered choice; None for the others (CONCEDE included)."""
+    cdef long ac
+    if type(label) is not str or type(action) is not int:
+        return None
+    _read_layout(game.layout)
+    ac = action
+    if ac == _L_CONCEDE:
+        return None
+    if payload is None:
+        return _new_option(action, label, "pass")
+    if kind == _MULLIGAN:
+        return _new_option(action, label, "pass" if payload == "keep" else "mulligan")
+    if kind == _DEAL:
+        return _new_option(action, label, "accept", None, d.ctx[0])
+    if type(payload) is int:
+        if kind == _NUMBER:
+            return _new_option(action, label, "number", None, None, None, payload)
+        if _plain_kind(kind):
+            return _new_option(action, label, "choice", None, None, None, ac - _L_CHOICE if ac >= _L_CHOICE else None)
+    return None
 
 
 cdef object _fast_option(list players, Decision d, long kind, object action, object payload):
     """The view of option ``(action, payload)`` of ``d`` (no labels; not CONCEDE, whose payload
     is a string) made here, for the commonest options (``view._option_view`` with
     ``text.option_text``, word for word): an attacker, a blocker, a blocked attacker, a
-    defending player, a creature target, a card cast or played from hand, a token ability,
-    a card discarded, paid with or put on the bottom; None for the others (and for objects
-    of another type than the engine's)."""
+    defending player or planeswalker, a creature target or choice, a creature sacrificed, a
+    number, a card cast or played from hand, the commander cast, an unveil, a token ability, a
+    card discarded, paid with or put on the bottom; None for the others (and for objects of
+    another type than the engine's)."""
     cdef Creature c, b
+    cdef Attackable w
     cdef Player p
+    cdef IdentityCard idc
     tp = type(payload)
     if tp is Creature:
         c = payload
         if kind == _ATTACKER:
-            return _new_option(action, f"attack with {_label(c)}", "attack_with", None, None, c.uid, None)
+            return _new_option(action, f"attack with {_label(c)}", "attack_with", None, None, c.uid)
         if kind == _BLOCKER:
-            return _new_option(action, f"block with {_label(c)}", "block_with", None, None, c.uid, None)
+            return _new_option(action, f"block with {_label(c)}", "block_with", None, None, c.uid)
         if kind == _BLOCKED:
             ctx = d.ctx
             if type(ctx) is not tuple or PyTuple_GET_SIZE(ctx) < 2:
@@ -896,7 +959,11 @@ cdef object _fast_option(list players, Decision d, long kind, object action, obj
                 return None
             b = o
             return _new_option(action, f"{_label(b)} blocks {_label(c)} (P{c.controller})", "block",
-                               None, c.controller, c.uid, None)
+                               None, c.controller, c.uid)
+        if kind == _COST:
+            return _new_option(action, f"sacrifice {_label(c)}", "cost", None, c.controller, c.uid)
+        if _plain_kind(kind):
+            return _new_option(action, f"{_label(c)} (P{c.controller})", "choice", None, c.controller, c.uid)
         return None
     if tp is tuple:
         if PyTuple_GET_SIZE(payload) != 2:
@@ -907,7 +974,7 @@ cdef object _fast_option(list players, Decision d, long kind, object action, obj
             if type(arg) is Creature and what == "c":
                 c = arg
                 return _new_option(action, f"target {_label(c)} (P{c.controller})", "target",
-                                   None, c.controller, c.uid, None)
+                                   None, c.controller, c.uid)
             return None
         if kind == _PRIORITY_K:
             if type(what) is not str:
@@ -915,12 +982,29 @@ cdef object _fast_option(list players, Decision d, long kind, object action, obj
             if what == "cast" and type(arg) is int:
                 p = players[d.seat]
                 name = _card_name(p.hand[arg])
-                return _new_option(action, f"cast {name}", what, name, None, None, None)
+                return _new_option(action, f"cast {name}", what, name)
             if what == "land" and type(arg) is int:
                 p = players[d.seat]
-                return _new_option(action, "play a land", what, _card_name(p.hand[arg]), None, None, None)
+                return _new_option(action, "play a land", what, _card_name(p.hand[arg]))
             if what == "token":
-                return _new_option(action, f"activate a {arg} token", what, None, None, None, arg)
+                return _new_option(action, f"activate a {arg} token", what, None, None, None, None, arg)
+            if what == "commander":
+                p = players[d.seat]
+                name = _card_name(p.commander)
+                return _new_option(action, f"cast your commander {name} (tax {2 * p.commander_casts})", what, name)
+            if what == "unveil":
+                p = players[d.seat]
+                idc = p.identity
+                card = idc.copy_of
+                if card is None:
+                    card = idc.identity
+                if type(card) is not Identity:
+                    return None
+                cost = card.unveil_cost
+                text = f"unveil {_identity(card)[0]}"
+                if cost and cost.x:
+                    text = text + f" with X={arg}"
+                return _new_option(action, text, what, None, None, None, arg)
         return None
     if tp is int:
         if kind == _DEFENDER:
@@ -928,19 +1012,31 @@ cdef object _fast_option(list players, Decision d, long kind, object action, obj
             if type(o) is not Creature:
                 return None
             c = o
-            return _new_option(action, f"{_label(c)} attacks P{payload}", "attack_player", None, payload, None, None)
+            return _new_option(action, f"{_label(c)} attacks P{payload}", "attack_player", None, payload)
         if kind == _DISCARD:
             p = players[d.seat]
             name = _card_name(p.hand[payload])
-            return _new_option(action, f"discard {name}", "discard", name, None, None, None)
+            return _new_option(action, f"discard {name}", "discard", name)
         if kind == _COST:
             p = players[d.seat]
             name = _card_name(p.hand[payload])
-            return _new_option(action, f"pay with {name}", "cost", name, None, None, None)
+            return _new_option(action, f"pay with {name}", "cost", name)
         if kind == _BOTTOM:
             p = players[d.seat]
             name = _card_name(p.hand[payload])
-            return _new_option(action, f"put {name} on the bottom of your library", "bottom", name, None, None, None)
+            return _new_option(action, f"put {name} on the bottom of your library", "bottom", name)
+        if kind == _NUMBER:
+            return _new_option(action, f"X = {payload}", "number", None, None, None, payload)
+        return None
+    if tp is Attackable and kind == _DEFENDER:
+        o = d.ctx
+        if type(o) is not Creature:
+            return None
+        c = o
+        w = payload
+        return _new_option(action, f"{_label(c)} attacks {_walker_label(w)} (P{w.controller}'s planeswalker, "
+                                   f"loyalty {w.loyalty})", "attack_planeswalker", None, w.controller,
+                           None, None, None, w.uid)
     return None
 
 
@@ -1011,7 +1107,9 @@ cdef object _decision_view(object game, list players, Decision d, object viewer)
     if labels is not None and len(labels) == n:
         for k in range(n):
             action, payload = opts[k]
-            ov = _option_view(game, d, k, action, payload)
+            ov = _fast_labelled(game, d, kind, action, payload, labels[k])
+            if ov is None:
+                ov = _option_view(game, d, k, action, payload)
             Py_INCREF(ov)
             PyTuple_SET_ITEM(out, k, ov)
     else:
