@@ -292,28 +292,38 @@ cdef inline object _new_frozen():
 
 
 cdef object _freeze_value(object v):
-    """``view.freeze(v)`` (a list or tuple of atoms made here: a new tuple; anything else by ``freeze``)."""
+    """``view.freeze(v)``: lists and tuples (a new tuple) and dicts (a new FrozenDict) made here,
+    recursively; sets and anything else by ``freeze``."""
     cdef Py_ssize_t i, n
+    cdef PyObject* k
+    cdef PyObject* x
     t = type(v)
     if t is list:
         n = PyList_GET_SIZE(v)
         out = PyTuple_New(n)
         for i in range(n):
-            x = <object>PyList_GET_ITEM(v, i)
-            if not _atom(type(x)):
-                x = _freeze(x)
-            Py_INCREF(x)
-            PyTuple_SET_ITEM(out, i, x)
+            y = <object>PyList_GET_ITEM(v, i)
+            if not _atom(type(y)):
+                y = _freeze_value(y)
+            Py_INCREF(y)
+            PyTuple_SET_ITEM(out, i, y)
         return out
     if t is tuple:
         n = PyTuple_GET_SIZE(v)
         out = PyTuple_New(n)
         for i in range(n):
-            x = <object>PyTuple_GET_ITEM(v, i)
-            if not _atom(type(x)):
-                x = _freeze(x)
-            Py_INCREF(x)
-            PyTuple_SET_ITEM(out, i, x)
+            y = <object>PyTuple_GET_ITEM(v, i)
+            if not _atom(type(y)):
+                y = _freeze_value(y)
+            Py_INCREF(y)
+            PyTuple_SET_ITEM(out, i, y)
+        return out
+    if t is dict or t is FrozenDict:
+        out = _new_frozen()
+        i = 0
+        while PyDict_Next(v, &i, &k, &x):
+            y = <object>x
+            PyDict_SetItem(out, <object>k, y if _atom(type(y)) else _freeze_value(y))
         return out
     return _freeze(v)
 
@@ -477,6 +487,7 @@ cdef class _PlayerRaw:
     (numbers and truth values, and the objects by address, kept here)."""
 
     cdef long seat, life, lands, lands_tapped, mulligans, commander_casts
+    cdef Py_ssize_t hand_size, library_size   # the view's (set by _player_view)
     cdef bint has_lost, face_up
     cdef object hand, library, graveyard, exile, tokens, creatures, identity, commander, commander_zone
     cdef object cmd_damage, counters, permissions, attackables
@@ -695,6 +706,7 @@ cdef object _player_view(Player p, object viewer, Py_ssize_t seat, long turn, li
     cdef object leader
     cdef IdentityCard idc = p.identity
     cdef _PlayerRaw raw
+    cdef Py_ssize_t hand_size, library_size
     own = p.seat == viewer
     cdef bint face_up = idc.face_up
     known = face_up or viewer in idc.known_by
@@ -728,7 +740,7 @@ cdef object _player_view(Player p, object viewer, Py_ssize_t seat, long turn, li
                 and _item(view, 11) is creatures and _item(view, 23) is planeswalkers
                 and _item(view, 4) is hand_names and _item(view, 6) is graveyard and _item(view, 7) is exile
                 and _item(view, 10) is tokens and _item(view, 15) is id_counters and _item(view, 18) is cmd_damage
-                and _item(view, 20) is counters and _item(view, 3) == hand_size and _item(view, 5) == library_size
+                and _item(view, 20) is counters and raw.hand_size == hand_size and raw.library_size == library_size
                 and (not known) == (_item(view, 13) is None)
                 and not (own and (p.permissions or _item(view, 21)))):
             return view
@@ -776,6 +788,7 @@ cdef object _player_view(Player p, object viewer, Py_ssize_t seat, long turn, li
         if raw is None:
             raw = raws[seat] = _PlayerRaw.__new__(_PlayerRaw)
         raw.take(p, idc)
+        raw.hand_size, raw.library_size = hand_size, library_size
     return view
 
 
