@@ -447,31 +447,41 @@ cdef class _Frozen:
 cdef class _CreatureRaw:
     """What the C fields of a creature its view is made of held when the view was
     made (numbers and truth values, and the objects by address: the references
-    kept here keep the addresses from being reused); ``ok`` when it was attacking
-    and blocking nothing then (what :meth:`_Parts.views_of` needs to give the view again)."""
+    kept here keep the addresses from being reused), with the uids of the
+    creature it blocked and of the planeswalker it attacked then (what
+    :meth:`_Parts.views_of` needs to give the view again)."""
 
-    cdef bint ok, tapped, token, is_commander
+    cdef bint tapped, token, is_commander
     cdef long uid, base_power, base_toughness, p1p1, pump_p, pump_q, damage, entered_turn, attacking, stun
     cdef object name, base_keywords, pump_kw
+    cdef object blocking, attacking_obj, blocking_uid, attacking_uid   # the objects, and their uids then (None: none)
 
-    cdef void take(self, Creature c):
+    cdef int take(self, Creature c) except -1:
         """Note what ``c``'s fields hold now."""
-        self.ok = c.blocking is None and c.attacking_obj is None
+        b, w = c.blocking, c.attacking_obj
+        self.blocking, self.attacking_obj = b, w
+        self.blocking_uid = None if b is None else _uid(b)
+        self.attacking_uid = None if w is None else _uid(w)
         self.uid, self.base_power, self.base_toughness = c.uid, c.base_power, c.base_toughness
         self.p1p1, self.pump_p, self.pump_q, self.damage = c.p1p1, c.pump_p, c.pump_q, c.damage
         self.entered_turn, self.attacking, self.stun = c.entered_turn, c.attacking, c.stun
         self.tapped, self.token, self.is_commander = c.tapped, c.token, c.is_commander
         self.name, self.base_keywords, self.pump_kw = c.name, c.base_keywords, c.pump_kw
+        return 0
 
-    cdef bint same(self, Creature c):
-        """Whether it was attacking and blocking nothing and ``c``'s fields hold what they held."""
-        return (self.ok and c.blocking is None and c.attacking_obj is None
+    cdef bint same(self, Creature c) except -1:
+        """Whether ``c``'s fields hold what they held (the creature it blocks and the
+        planeswalker it attacks the same objects with the same uids)."""
+        b, w = c.blocking, c.attacking_obj
+        return (b is self.blocking and w is self.attacking_obj
                 and c.uid == self.uid and c.base_power == self.base_power
                 and c.base_toughness == self.base_toughness and c.p1p1 == self.p1p1 and c.pump_p == self.pump_p
                 and c.pump_q == self.pump_q and c.damage == self.damage and c.entered_turn == self.entered_turn
                 and c.attacking == self.attacking and c.stun == self.stun and c.tapped == self.tapped
                 and c.token == self.token and c.is_commander == self.is_commander and c.name is self.name
-                and c.base_keywords is self.base_keywords and c.pump_kw is self.pump_kw)
+                and c.base_keywords is self.base_keywords and c.pump_kw is self.pump_kw
+                and (b is None or _uid(b) == self.blocking_uid)
+                and (w is None or _uid(w) == self.attacking_uid))
 
 
 cdef _CreatureRaw _creature_raw(object o):
@@ -549,7 +559,7 @@ cdef class _Parts:
         """The views of the creatures, or the planeswalkers (``walkers``; ``attackers``:
         the game's attacking creatures), ``objs``, the kept ones where they are the same (the kept tuple when all
         are).  A creature whose fields hold what they held when its view
-        was made (the same turn, attacking and blocking nothing) keeps it
+        was made, in the same turn (:class:`_CreatureRaw`), keeps it
         without a look at the rest."""
         cdef Py_ssize_t i, j, n = PyList_GET_SIZE(objs)
         cdef bint raw_ok
@@ -1282,9 +1292,11 @@ cdef class ViewBuilder:
             self._checked = LONG_MIN
         base = self._base
         if base + len(frozen) < n:
-            new = [_freeze_entry(e) for e in log[base + len(frozen):]]
-            frozen.extend(new)
-            self._tos.extend([_to_of(e) for e in new])
+            tos = self._tos
+            for i in range(base + len(frozen), n):
+                e = _freeze_entry(log[i])
+                frozen.append(e)
+                tos.append(_to_of(e))
         if self._checked != first:
             if base > 0 and log[base - 1]["turn"] >= first:               # older entries needed (a first build)
                 i = base - 1
