@@ -37,6 +37,7 @@ Built by ``setup.py`` (an optional extension); :mod:`treachery_env.view`
 uses it when it is there and ``TREACHERY_PURE_PYTHON`` is not ``1``.
 """
 
+cimport cython
 from cpython.dict cimport PyDict_GetItem, PyDict_Next, PyDict_SetItem, PyDict_Size, PyDict_Update
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.mem cimport PyMem_Calloc
@@ -346,6 +347,7 @@ cdef object _freeze_entry(object e):
 
 # ---- what is kept between builds
 
+@cython.final
 cdef class _Names:
     """The names of a list of cards, kept while the list holds the same cards."""
 
@@ -417,6 +419,7 @@ cdef bint _same_seq(tuple kept, object seq):
     return False
 
 
+@cython.final
 cdef class _Frozen:
     """``FrozenDict`` copies of one mapping of the game, the last one given again
     while the dict has not changed: the same dict with the same version tag
@@ -444,44 +447,35 @@ cdef class _Frozen:
         return value
 
 
+@cython.final
 cdef class _CreatureRaw:
     """What the C fields of a creature its view is made of held when the view was
     made (numbers and truth values, and the objects by address: the references
-    kept here keep the addresses from being reused), with the uids of the
-    creature it blocked and of the planeswalker it attacked then (what
-    :meth:`_Parts.views_of` needs to give the view again)."""
+    kept here keep the addresses from being reused); ``ok`` when it was attacking
+    and blocking nothing then (what :meth:`_Parts.views_of` needs to give the view again)."""
 
-    cdef bint tapped, token, is_commander
+    cdef bint ok, tapped, token, is_commander
     cdef long uid, base_power, base_toughness, p1p1, pump_p, pump_q, damage, entered_turn, attacking, stun
     cdef object name, base_keywords, pump_kw
-    cdef object blocking, attacking_obj, blocking_uid, attacking_uid   # the objects, and their uids then (None: none)
 
-    cdef int take(self, Creature c) except -1:
+    cdef void take(self, Creature c):
         """Note what ``c``'s fields hold now."""
-        b, w = c.blocking, c.attacking_obj
-        self.blocking, self.attacking_obj = b, w
-        self.blocking_uid = None if b is None else _uid(b)
-        self.attacking_uid = None if w is None else _uid(w)
+        self.ok = c.blocking is None and c.attacking_obj is None
         self.uid, self.base_power, self.base_toughness = c.uid, c.base_power, c.base_toughness
         self.p1p1, self.pump_p, self.pump_q, self.damage = c.p1p1, c.pump_p, c.pump_q, c.damage
         self.entered_turn, self.attacking, self.stun = c.entered_turn, c.attacking, c.stun
         self.tapped, self.token, self.is_commander = c.tapped, c.token, c.is_commander
         self.name, self.base_keywords, self.pump_kw = c.name, c.base_keywords, c.pump_kw
-        return 0
 
-    cdef bint same(self, Creature c) except -1:
-        """Whether ``c``'s fields hold what they held (the creature it blocks and the
-        planeswalker it attacks the same objects with the same uids)."""
-        b, w = c.blocking, c.attacking_obj
-        return (b is self.blocking and w is self.attacking_obj
+    cdef bint same(self, Creature c):
+        """Whether it was attacking and blocking nothing and ``c``'s fields hold what they held."""
+        return (self.ok and c.blocking is None and c.attacking_obj is None
                 and c.uid == self.uid and c.base_power == self.base_power
                 and c.base_toughness == self.base_toughness and c.p1p1 == self.p1p1 and c.pump_p == self.pump_p
                 and c.pump_q == self.pump_q and c.damage == self.damage and c.entered_turn == self.entered_turn
                 and c.attacking == self.attacking and c.stun == self.stun and c.tapped == self.tapped
                 and c.token == self.token and c.is_commander == self.is_commander and c.name is self.name
-                and c.base_keywords is self.base_keywords and c.pump_kw is self.pump_kw
-                and (b is None or _uid(b) == self.blocking_uid)
-                and (w is None or _uid(w) == self.attacking_uid))
+                and c.base_keywords is self.base_keywords and c.pump_kw is self.pump_kw)
 
 
 cdef _CreatureRaw _creature_raw(object o):
@@ -491,6 +485,7 @@ cdef _CreatureRaw _creature_raw(object o):
     return r
 
 
+@cython.final
 cdef class _PlayerRaw:
     """What the C fields of a player and of its identity card its view is made of,
     besides what the lists and dicts they hold give, held when the view was made
@@ -529,6 +524,7 @@ cdef class _PlayerRaw:
                 and idc.role_override is self.role_override and idc.counters is self.id_counters)
 
 
+@cython.final
 cdef class _Parts:
     """What is kept of one player: the names of its zones, its mappings, its
     creatures' and planeswalkers' views and its views by viewer, as last given."""
@@ -559,7 +555,7 @@ cdef class _Parts:
         """The views of the creatures, or the planeswalkers (``walkers``; ``attackers``:
         the game's attacking creatures), ``objs``, the kept ones where they are the same (the kept tuple when all
         are).  A creature whose fields hold what they held when its view
-        was made, in the same turn (:class:`_CreatureRaw`), keeps it
+        was made (the same turn, attacking and blocking nothing) keeps it
         without a look at the rest."""
         cdef Py_ssize_t i, j, n = PyList_GET_SIZE(objs)
         cdef bint raw_ok
@@ -1176,6 +1172,7 @@ cdef object _decision_view(object game, list players, Decision d, object viewer)
                                                  None if cre is None else _uid(cre), d.label))
 
 
+@cython.final
 cdef class _Seen:
     """The events one viewer was last given: from turn ``first`` on, log entries up to ``upto`` looked at."""
 
