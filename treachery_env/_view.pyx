@@ -442,7 +442,8 @@ cdef class _Frozen:
         elif self.value is not None and _same_items(self.value, d):
             value = self.value
         else:
-            value = FrozenDict(d)
+            value = _new_frozen()                       # FrozenDict(d)
+            PyDict_Update(value, d)
         self.value, self.dict, self.version = value, <PyObject*>d, version
         return value
 
@@ -1168,8 +1169,13 @@ cdef object _decision_view(object game, list players, Decision d, object viewer)
             Py_INCREF(ov)
             PyTuple_SET_ITEM(out, k, ov)
     cre = _declared(d, viewer)
-    return record(<PyTypeObject*>DecisionView, (_NAMES[kind], d.prompt, out,
-                                                 None if cre is None else _uid(cre), d.label))
+    cdef PyObject* dv[5]
+    _put(dv, 0, _NAMES[kind])
+    _put(dv, 1, d.prompt)
+    _put(dv, 2, out)
+    _put(dv, 3, None if cre is None else _uid(cre))
+    _put(dv, 4, d.label)
+    return fields(<PyTypeObject*>DecisionView, None, dv, 5)
 
 
 @cython.final
@@ -1367,6 +1373,7 @@ cdef class ViewBuilder:
         cdef Player p, me
         cdef Decision d
         cdef GameState g = self.game
+        cdef PyObject* sv[15]
         if g is None:
             raise TypeError("ViewBuilder: the game is None")
         _check_classes()
@@ -1395,11 +1402,27 @@ cdef class ViewBuilder:
         self._harm = _rows(self._harm, g.harm)
         self._attacks = _rows(self._attacks, g.attacks)
         config = g.config
-        return record(<PyTypeObject*>SeatView, (
-            viewer, turn_o, g.phase, g.active, views,
-            tuple([_stack_view(it) for it in stack]) if stack else (),
-            self._harm, self._attacks, (not me.has_lost) and g.undercover_met(viewer),
-            tuple([c.name for _, c in dream]) if dream else (),
-            _decision_view(g, players, d, viewer) if d is not None and d.seat == viewer else None,
-            self._events(viewer, g.log, turn), config.priority_windows,
-            tuple(g.role_counts), self._talk_view(g.talk, config)))
+        stack_v = tuple([_stack_view(it) for it in stack]) if stack else ()
+        undercover = (not me.has_lost) and g.undercover_met(viewer)
+        dream_v = tuple([c.name for _, c in dream]) if dream else ()
+        decision = _decision_view(g, players, d, viewer) if d is not None and d.seat == viewer else None
+        events = self._events(viewer, g.log, turn)
+        windows = config.priority_windows
+        roles = tuple(g.role_counts)
+        talk = self._talk_view(g.talk, config)
+        _put(sv, 0, viewer)
+        _put(sv, 1, turn_o)
+        _put(sv, 2, g.phase)
+        _put(sv, 3, g.active)
+        _put(sv, 4, views)
+        _put(sv, 5, stack_v)
+        _put(sv, 6, self._harm)
+        _put(sv, 7, self._attacks)
+        _put(sv, 8, undercover)
+        _put(sv, 9, dream_v)
+        _put(sv, 10, decision)
+        _put(sv, 11, events)
+        _put(sv, 12, windows)
+        _put(sv, 13, roles)
+        _put(sv, 14, talk)
+        return fields(<PyTypeObject*>SeatView, None, sv, 15)
