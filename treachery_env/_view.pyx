@@ -39,7 +39,7 @@ uses it when it is there and ``TREACHERY_PURE_PYTHON`` is not ``1``.
 
 cimport cython
 from cpython.dict cimport PyDict_GetItem, PyDict_Next, PyDict_SetItem, PyDict_Size, PyDict_Update
-from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
+from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE, PyList_New, PyList_SET_ITEM
 from cpython.mem cimport PyMem_Calloc
 from cpython.object cimport PyObject, PyTypeObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF
@@ -602,8 +602,17 @@ cdef class _Parts:
         if walkers:
             self.walkers, self.walker_views = tuple(objs), out
         else:
+            new_raws = PyList_New(n)                # the raws of the creatures kept in place (noted above) again
+            for i in range(n):
+                o = <object>PyList_GET_ITEM(objs, i)
+                if i < k and PyTuple_GET_ITEM(kept_objs, i) == <PyObject*>o:
+                    r = <object>PyList_GET_ITEM(raws, i)
+                else:
+                    r = _creature_raw(o)
+                Py_INCREF(r)
+                PyList_SET_ITEM(new_raws, i, r)
             self.creatures, self.creature_views = tuple(objs), out
-            self.creature_raw = [_creature_raw(o) for o in objs]
+            self.creature_raw = new_raws
         return out
 
 
