@@ -30,8 +30,15 @@ made of is the same -- compared in C, never assumed:
 * the rows of the harm and attack tables, the talk view through its parts, the
   events each viewer was given (extended by the entries logged since);
 * option views: talk options (the option tuples the engine shares between
-  decisions) by object, seat and kind; pass options by kind and action; the
-  common others by what their words and fields are made of.
+  decisions) by object, seat and kind; pass options by kind and action; a few
+  others (a player target, a loyalty ability, an identity ability) by what
+  their words and fields are made of.
+
+The commonest option views (attackers, blockers, defenders, creature targets
+and choices, cards cast, played, discarded, paid with or put on the bottom,
+numbers, unveils, labelled passes and choices, ...) are not kept: they are made
+here word for word as ``text.option_text`` and ``view._option_view`` make them
+(:func:`_fast_option`, :func:`_fast_labelled`), which costs less than a look-up.
 
 Built by ``setup.py`` (an optional extension); :mod:`treachery_env.view`
 uses it when it is there and ``TREACHERY_PURE_PYTHON`` is not ``1``.
@@ -1122,8 +1129,9 @@ cdef object _pass_view(object game, object d, Py_ssize_t k, long kind, object ac
 
 cdef object _decision_view(object game, list players, Decision d, object viewer):
     """The :class:`DecisionView` of ``d`` (``view._decision_view``): talk options kept per
-    option object (and seat and kind) in a table by address, the common others by
-    :func:`_option_key` in :data:`_OPTIONS`."""
+    option object (and seat and kind) in a table by address, the commonest others made
+    here (:func:`_fast_option`, :func:`_fast_labelled`), a few more by :func:`_option_key`
+    in :data:`_OPTIONS`, the rest by ``view._option_view``."""
     cdef Py_ssize_t k, n
     cdef PyObject* hit
     cdef bint priority, listed
