@@ -45,6 +45,8 @@ def _check(g: Game, builder, seen: dict) -> None:
         a, b = builder.build(seat), V.PythonViewBuilder(g).build(seat)
         if a != b or seat == k % g.n:
             identical(a, b, f"seat {seat}, turn {g.turn}")
+        if a.decision is not None:
+            seen.setdefault("option kinds", set()).update(o.kind for o in a.decision.options)
     seen["decisions"] = k + 1
     seen["stack"] = seen.get("stack", 0) + bool(g.stack)
     seen["talk"] = seen.get("talk", 0) + bool(g.talk.messages)
@@ -78,6 +80,10 @@ def test_both_builders_give_identical_views_at_every_decision():
             g.step(rng.choice(g.legal_actions()))
         _check(g, b, seen)
     assert seen["decisions"] > 5000 and all(seen.values()), seen
+    # every kind of option the compiled builder words in C (_view._fast_option, _fast_labelled) was compared
+    assert seen["option kinds"] >= {"accept", "attack_planeswalker", "attack_player", "attack_with", "block",
+                                    "block_with", "bottom", "cast", "choice", "commander", "cost", "discard",
+                                    "land", "mulligan", "number", "pass", "target", "token", "unveil"}, seen
 
 
 @compiled
