@@ -426,6 +426,7 @@ def test_a_compiled_pyx_is_not_used_without_the_compiled_state_types(monkeypatch
     extension's cimported types do not match them (Cython's ValueError or TypeError on
     import), ``compiled_pyx`` gives None and the Python reader runs."""
     import treachery_env.compiled as c
+    monkeypatch.setattr(c, "PURE_PYTHON", False)      # the suite may run with TREACHERY_PURE_PYTHON=1
     monkeypatch.setattr(c, "is_stale", lambda *a: False)
     monkeypatch.setattr(c, "state_compiled", lambda: False)
     with pytest.warns(RuntimeWarning, match="state classes run from source"):
