@@ -63,8 +63,8 @@ PARTS: dict[str, str] = {
     "  rules.team_of (all callers)": r"__pyx_p[wf]_\d+treachery_env_\d+rules_\d+team_of$",
     "  view build (ViewBuilder.build)": r"__pyx_p[wf]_\d+treachery_env_\d+_view_\d+ViewBuilder_\d+build$",
     "env last (observation and mask)": r"__pyx_p[wf]_\d+treachery_env_\d+env_\d+OrderEnforcingEnv_\d+last$",
-    "  observation encode": r"__pyx_p[wf]_\d+treachery_env_\d+_observation_\d+encode$",
-    "  action mask": r"__pyx_p[wf]_\d+treachery_env_\d+_observation_\d+action_mask$",
+    "  observation_dict (the vector and the mask)": r"__pyx_p[wf]_\d+treachery_env_\d+_observation_\d+observation_dict$",
+    "    observation encode": r"__pyx_p[wf]_\d+treachery_env_\d+_observation_\d+encode$",
     "memset (np.zeros' fill: rep stosb, counted per byte)": r"^__memset_\w+$",
 }
 
