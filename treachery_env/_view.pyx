@@ -50,6 +50,7 @@ from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE, PyList_New, PyList_S
 from cpython.mem cimport PyMem_Calloc
 from cpython.object cimport PyObject, PyTypeObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF
+from cpython.sequence cimport PySequence_Fast_GET_ITEM, PySequence_Fast_GET_SIZE
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE, PyTuple_New, PyTuple_SET_ITEM
 from libc.limits cimport LONG_MIN
 from libc.stdint cimport uint64_t
@@ -306,21 +307,11 @@ cdef object _freeze_value(object v):
     cdef PyObject* k
     cdef PyObject* x
     t = type(v)
-    if t is list:
-        n = PyList_GET_SIZE(v)
+    if t is list or t is tuple:          # the Fast macros read either
+        n = PySequence_Fast_GET_SIZE(v)
         out = PyTuple_New(n)
         for i in range(n):
-            y = <object>PyList_GET_ITEM(v, i)
-            if not _atom(type(y)):
-                y = _freeze_value(y)
-            Py_INCREF(y)
-            PyTuple_SET_ITEM(out, i, y)
-        return out
-    if t is tuple:
-        n = PyTuple_GET_SIZE(v)
-        out = PyTuple_New(n)
-        for i in range(n):
-            y = <object>PyTuple_GET_ITEM(v, i)
+            y = <object>PySequence_Fast_GET_ITEM(v, i)
             if not _atom(type(y)):
                 y = _freeze_value(y)
             Py_INCREF(y)
