@@ -1632,6 +1632,21 @@ cdef int _keep(_TalkKept e, object t, object config, object messages, Py_ssize_t
     return 0
 
 
+cdef inline bint _snapshot_entry(Out* out, _TalkKept e, _Snap snap, int kind, PyObject* key, PyObject* val,
+                                 _Offsets L, long viewer, long n, long turn) except -1:
+    """Write talk dict entry ``key: val`` of ``kind`` as its snapshot in ``snap`` says (:func:`_talk_entry`)
+    and record it there: True; False where the snapshots cannot follow it (``e`` no longer
+    incremental: the caller writes the entry as without ``e``)."""
+    cdef long said
+    cdef Py_ssize_t i = _talk_entry(kind, key, val, L, viewer, n, &said)
+    if i < 0:
+        e.incremental = False
+        return False
+    put(out, i, fade(turn, said, n))
+    snap.push(key, val, i, said)
+    return True
+
+
 cdef int _encode_talk(Out* out, _Offsets L, GameState game, object t, long viewer, long n, long turn,
                       _TalkKept e) except -1:
     """Write the talk block of ``viewer`` (see the docstring of :mod:`treachery_env.observation`);
@@ -1640,44 +1655,28 @@ cdef int _encode_talk(Out* out, _Offsets L, GameState game, object t, long viewe
     cdef long m[MEMO_VALUES]
     cdef PyObject* key
     cdef PyObject* val
-    cdef Py_ssize_t pos = 0, i
-    cdef long said
+    cdef Py_ssize_t pos = 0
     cdef bint rec = e is not None
     if rec:
         e.clear()
         e.incremental = True
     while PyDict_Next(get(t, TS_CLAIMS), &pos, &key, &val):
-        if rec:
-            i = _talk_entry(K_CLAIMS, key, val, L, viewer, n, &said)
-            if i >= 0:
-                put(out, i, fade(turn, said, n))
-                e.s_claims.push(key, val, i, said)
-                continue
-            e.incremental = False
+        if rec and _snapshot_entry(out, e, e.s_claims, K_CLAIMS, key, val, L, viewer, n, turn):
+            continue
         _message(<object>val, m)
         put(out, tb + rel(<object>key, viewer, n) * C_TSF + _role(m), fade(turn, m[0], n))
     pos = 0
     while PyDict_Next(get(t, TS_REQUESTS), &pos, &key, &val):
-        if rec:
-            i = _talk_entry(K_REQUESTS, key, val, L, viewer, n, &said)
-            if i >= 0:
-                put(out, i, fade(turn, said, n))
-                e.s_requests.push(key, val, i, said)
-                continue
-            e.incremental = False
+        if rec and _snapshot_entry(out, e, e.s_requests, K_REQUESTS, key, val, L, viewer, n, turn):
+            continue
         _message(<object>val, m)
         put(out, tb + rel(<object>key, viewer, n) * C_TSF + 4, fade(turn, m[0], n))
     messages = get(t, TS_MESSAGES)
     _count_said(out, L, messages, viewer, n, turn, 1.0 / <long>game.config.talk_limit)
     pos = 0
     while PyDict_Next(get(t, TS_STANCES), &pos, &key, &val):
-        if rec:
-            i = _talk_entry(K_STANCES, key, val, L, viewer, n, &said)
-            if i >= 0:
-                put(out, i, fade(turn, said, n))
-                e.s_stances.push(key, val, i, said)
-                continue
-            e.incremental = False
+        if rec and _snapshot_entry(out, e, e.s_stances, K_STANCES, key, val, L, viewer, n, turn):
+            continue
         v = <object>val
         _message(v, m)
         if m[2] == TK_ACCUSE:
@@ -1690,13 +1689,8 @@ cdef int _encode_talk(Out* out, _Offsets L, GameState game, object t, long viewe
         put(out, pb + (rel(pair[0], viewer, n) * n + rel(pair[1], viewer, n)) * C_TPF + k, fade(turn, m[0], n))
     pos = 0
     while PyDict_Next(get(t, TS_INTENTS), &pos, &key, &val):
-        if rec:
-            i = _talk_entry(K_INTENTS, key, val, L, viewer, n, &said)
-            if i >= 0:
-                put(out, i, fade(turn, said, n))
-                e.s_intents.push(key, val, i, said)
-                continue
-            e.incremental = False
+        if rec and _snapshot_entry(out, e, e.s_intents, K_INTENTS, key, val, L, viewer, n, turn):
+            continue
         v = <object>val
         _message(v, m)
         if m[2] == TK_THREATEN:
@@ -1710,13 +1704,8 @@ cdef int _encode_talk(Out* out, _Offsets L, GameState game, object t, long viewe
     _write_deals(out, L, game, get(t, TS_DEALS), viewer, n)
     pos = 0
     while PyDict_Next(get(t, TS_BROKEN), &pos, &key, &val):
-        if rec:
-            i = _talk_entry(K_BROKEN, key, val, L, viewer, n, &said)
-            if i >= 0:
-                put(out, i, fade(turn, said, n))
-                e.s_broken.push(key, val, i, said)
-                continue
-            e.incremental = False
+        if rec and _snapshot_entry(out, e, e.s_broken, K_BROKEN, key, val, L, viewer, n, turn):
+            continue
         pair = <object>key
         put(out, pb + (rel(pair[0], viewer, n) * n + rel(pair[1], viewer, n)) * C_TPF + 8,
             fade(turn, <object>val, n))
