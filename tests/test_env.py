@@ -270,12 +270,31 @@ def test_package_imports_only_numpy_gymnasium_pettingzoo():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-@pytest.mark.parametrize("bad", [1.5, "abc", -1, 10_000, True])
+@pytest.mark.parametrize("bad", [1.5, "abc", -1, 10_000, True, np.float32(0.0), np.bool_(False), "0",
+                                 np.array([0]), np.array(0.0)])
 def test_bad_action_types_and_ranges_raise_value_error(bad):
     e = treachery_env.env(num_players=4)
     e.reset(seed=0)
     with pytest.raises(ValueError, match="action"):
         e.step(bad)
+    with pytest.raises(ValueError, match="action"):
+        e.unwrapped.describe_action(e.agent_selection, bad)
+
+
+def test_an_action_may_be_a_numpy_integer_or_a_0d_integer_array():
+    """As ``Game.step``, the env takes what RL libraries hand over (``actions.as_action``):
+    numpy integers and 0-d integer arrays play as the int they hold."""
+    runs = []
+    for wrap in (int, np.int64, np.uint16, np.array):
+        e = treachery_env.env(num_players=4)
+        e.reset(seed=0)
+        for _ in range(30):
+            a = int(np.flatnonzero(e.last()[0]["action_mask"])[-1])
+            assert e.unwrapped.describe_action(e.agent_selection, wrap(a)) == e.unwrapped.describe_action(
+                e.agent_selection, a)
+            e.step(wrap(a))
+        runs.append(e.unwrapped.game.digest())
+    assert len(set(runs)) == 1
 
 
 @pytest.mark.parametrize("kwargs,field", [

@@ -102,3 +102,5 @@ def test_mode_survives_pickle_and_deepcopy_and_bad_values_are_refused():
     for bad in ("no", 0, None):
         with pytest.raises(ValueError, match="legal_actions_in_info must be a bool"):
             raw_env(num_players=5, legal_actions_in_info=bad)
+        with pytest.raises(ValueError, match="view_in_info must be a bool"):
+            raw_env(num_players=5, view_in_info=bad)

@@ -46,7 +46,11 @@ LOYALTY sit between CHOICE and TALK); CONCEDE is the last index; :meth:`ActionLa
 
 from __future__ import annotations
 
-__all__ = ["ActionLayout", "MAX_HAND", "MAX_X", "MAX_PERMS", "MAX_STACK", "MAX_CHOICE", "MAX_OTHER",
+from typing import Any
+
+import numpy as np
+
+__all__ = ["as_action", "ActionLayout", "MAX_HAND", "MAX_X", "MAX_PERMS", "MAX_STACK", "MAX_CHOICE", "MAX_OTHER",
            "MAX_WALKERS", "N_LOYALTY_ABILITIES", "TOKEN_ABILITIES", "N_IDENTITY_ABILITIES", "TALK_ACTIONS",
            "talk_size"]
 
@@ -203,3 +207,21 @@ class ActionLayout:
                     return name, i // N_LOYALTY_ABILITIES, i % N_LOYALTY_ABILITIES
                 return name, i, 0
         raise AssertionError("unreachable")
+
+
+def as_action(action: Any) -> int:
+    """``action`` as a Python int: an int, a numpy integer or a 0-d integer array (as some
+    RL libraries hand actions over).  Whether it is in the action space or legal is the
+    caller's check.
+
+    Raises:
+        ValueError: for anything else -- bools, floats, strings, None, arrays of another
+            shape or dtype -- naming it and its type.
+    """
+    if type(action) is int:
+        return action
+    if isinstance(action, np.ndarray) and action.shape == ():
+        action = action[()]
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise ValueError(f"action must be an int, got {action!r} ({type(action).__name__})")
+    return int(action)

@@ -43,6 +43,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
+from .actions import as_action
 from .config import GameConfig
 from .engine import Game
 from .observation import encode, obs_layout
@@ -102,7 +103,7 @@ class raw_env(AECEnv, EzPickle):
 
     Raises:
         ValueError: for an invalid configuration (or keyword fields contradicting
-            ``config``), render mode, or a ``legal_actions_in_info`` that is not a bool.
+            ``config``), render mode, or a ``view_in_info`` or ``legal_actions_in_info`` that is not a bool.
     """
 
     metadata = {"render_modes": ["ansi", "human"], "name": "treachery_v0", "is_parallelizable": False,
@@ -121,9 +122,10 @@ class raw_env(AECEnv, EzPickle):
             raise ValueError(f"render_seat must be None or a seat from 0 to {n - 1}, got {render_seat!r}")
         self.render_mode = render_mode
         self.render_seat = render_seat
-        if not isinstance(legal_actions_in_info, (bool, np.bool_)):
-            raise ValueError(f"legal_actions_in_info must be a bool, got {legal_actions_in_info!r}")
-        self.view_in_info = view_in_info
+        for name, flag in (("view_in_info", view_in_info), ("legal_actions_in_info", legal_actions_in_info)):
+            if not isinstance(flag, (bool, np.bool_)):
+                raise ValueError(f"{name} must be a bool, got {flag!r}")
+        self.view_in_info = bool(view_in_info)
         self.legal_actions_in_info = bool(legal_actions_in_info)
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
@@ -207,9 +209,7 @@ class raw_env(AECEnv, EzPickle):
         if type(action) is not int:          # the common case is a plain int; the others are checked here
             if action is None:
                 raise ValueError(f"action None is only allowed for a finished agent; {agent} must act")
-            if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-                raise ValueError(f"action must be an int in [0, {self.layout.size}), got {action!r}")
-            action = int(action)
+            action = as_action(action)
         self._cumulative_rewards[agent] = 0.0
         g.step(action)
         if g.is_over:
@@ -301,12 +301,13 @@ class raw_env(AECEnv, EzPickle):
         means in general ("hand card #2").
 
         Raises:
-            ValueError: for an unknown agent or an action outside the space.
+            ValueError: for an unknown agent, an action that is not an integer
+                (:func:`~treachery_env.actions.as_action`) or one outside the space.
             RuntimeError: before :meth:`reset`.
         """
         if agent not in self._seat:
             raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
-        return self._require_game().describe_action(int(action), self._seat[agent])
+        return self._require_game().describe_action(action, self._seat[agent])
 
     def render(self) -> str | None:
         """The text picture as ``render_seat`` sees it: returned for ``"ansi"``, printed for ``"human"``."""

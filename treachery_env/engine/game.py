@@ -42,7 +42,7 @@ except ImportError:         # run from source without Cython: its decorators do 
 
 from .. import identity_abilities as IA
 from .. import identity_cards  # noqa: F401  (registers the 62 identity implementations)
-from ..actions import ActionLayout
+from ..actions import ActionLayout, as_action
 from ..config import GameConfig
 from .clone import copy_game
 from .state import Creature, Player, StackItem, Decision, GameState
@@ -426,14 +426,7 @@ class Game(GameState):
         d = self.decision
         if d is None:
             raise ValueError("the game is over; no action is legal")
-        if type(action) is int:          # the common case; bools and other subclasses are checked below
-            a = action
-        else:
-            if isinstance(action, np.ndarray) and action.shape == ():
-                action = action[()]          # a 0-d array, as some RL libraries hand actions over
-            if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-                raise ValueError(f"action must be an int, got {action!r} ({type(action).__name__})")
-            a = int(action)
+        a = action if type(action) is int else as_action(action)     # an int is the common case
         i = d.index_of(a)
         if i is None:
             raise self._illegal_action(a, d)
@@ -488,10 +481,11 @@ class Game(GameState):
         """What ``action`` does for the deciding seat now, in words.
 
         Raises:
-            ValueError: if ``action`` is outside the action space.
+            ValueError: if ``action`` is not an integer (:func:`~treachery_env.actions.as_action`)
+                or is outside the action space.
         """
         from ..text import describe_action
-        return describe_action(self, int(action), seat)
+        return describe_action(self, as_action(action), seat)
 
     def render_text(self, seat: int | None = None) -> str:
         """Text picture of the game as ``seat`` sees it (None: public view only)."""
