@@ -572,6 +572,73 @@ def test_two_worker_processes(tmp_path):
     assert res["steps"] >= 400 and res["iterations"] == 2
 
 
+@pytest.mark.parametrize("lag", [0, 1])
+def test_each_batch_is_collected_from_the_weights_policy_lag_updates_back(tmp_path, monkeypatch, lag):
+    """policy_lag 0: batch k from the weights after update k-1; policy_lag 1: from those
+    after update k-2 (the first two batches from the initial weights), the next collection
+    started before the update runs; no collection is started that no update reads."""
+    import training.ppo as ppo
+    from training.rollout import WorkerPool
+
+    started, updated = [], []
+    real_start, real_update = WorkerPool.start, ppo.ppo_update
+
+    def start(self, weights, *a, **kw):
+        started.append({k: v.detach().clone() for k, v in weights.items()})
+        return real_start(self, weights, *a, **kw)
+
+    def update(net, *a, **kw):
+        updated.append({k: v.detach().clone() for k, v in net.state_dict().items()})     # before the update
+        return real_update(net, *a, **kw)
+
+    monkeypatch.setattr(WorkerPool, "start", start)
+    monkeypatch.setattr(ppo, "ppo_update", update)
+    res = train(tiny(tmp_path, total_steps=1200, rollout_steps=300, policy_lag=lag), progress=False, log=False)
+    iterations = res["iterations"]
+    assert iterations == len(updated) == len(started) >= 3
+    same = [all(torch.equal(s[k], u[k]) for k in s) for s, u in zip(started, [updated[0]] * lag + updated)]
+    assert all(same), same
+    assert not all(torch.equal(updated[0][k], updated[-1][k]) for k in updated[0])     # the weights did move
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_collection_reads_the_weights_given_when_it_started(workers):
+    """WorkerPool.start copies the weights: changing them before finish() does not change the
+    batch (in this process and in worker processes alike); a second start before finish(), and a
+    finish() with nothing started, are one-line errors."""
+    from training.rollout import WorkerPool
+
+    cfg = TrainConfig(**{**tiny(Path("unused")).to_dict(), "workers": workers})
+    torch.manual_seed(0)
+    weights = build_network(Collector(cfg, 0).net_kwargs).state_dict()
+    kept = {k: v.clone() for k, v in weights.items()}
+    batches = []
+    for changed in (False, True):
+        pool = WorkerPool(cfg, [11 + i for i in range(workers)])
+        try:
+            pool.start(weights if changed else kept, {}, 100)
+            if changed:
+                with pytest.raises(RuntimeError, match="a collection is under way"):
+                    pool.start(kept, {}, 100)
+                for v in weights.values():
+                    v.add_(1.0)                 # in place, as the optimizer changes them
+            assert pool.busy
+            batches.append(pool.finish()[0])
+            assert not pool.busy
+            with pytest.raises(RuntimeError, match="no collection is under way"):
+                pool.finish()
+        finally:
+            pool.close()
+    for a, b in zip(*batches):
+        assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+
+
+def test_policy_lag_is_0_or_1():
+    with pytest.raises(ValueError, match=r"^train config: policy_lag = 2 is invalid; allowed: 0 \(collect, then "
+                                         r"update\) or 1 \(collect the next batch while updating\)$"):
+        tiny(Path("unused"), policy_lag=2)
+
+
 # --------------------------------------------------------------------------- checkpoint errors
 def test_bad_checkpoints_are_clear_errors(tmp_path, policy_4p, monkeypatch):
     with pytest.raises(ValueError, match="does not exist"):

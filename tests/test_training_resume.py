@@ -212,14 +212,14 @@ def _fake_iteration_times(monkeypatch, seconds) -> None:
 
     from training.rollout import WorkerPool
     clock, durations = [1000.0], iter(seconds)
-    collect = WorkerPool.collect
+    finish = WorkerPool.finish
 
     def timed(self, *args, **kwargs):
         clock[0] += next(durations)
-        return collect(self, *args, **kwargs)
+        return finish(self, *args, **kwargs)
 
     monkeypatch.setattr(time, "perf_counter", lambda: clock[0])
-    monkeypatch.setattr(WorkerPool, "collect", timed)
+    monkeypatch.setattr(WorkerPool, "finish", timed)
 
 
 def test_the_time_budget_is_not_overshot_by_an_iteration(tmp_path, monkeypatch):
@@ -305,28 +305,28 @@ def test_ctrl_c_while_collecting_keeps_the_last_finished_iteration(tmp_path, mon
     import training.ppo as ppo
     from training import cli
 
-    real = ppo.WorkerPool.collect
+    real = ppo.WorkerPool.finish
     calls = {"n": 0}
 
-    def collect(self, *a, **kw):
+    def finish(self, *a, **kw):
         calls["n"] += 1
         if calls["n"] == 3:
             raise KeyboardInterrupt
         return real(self, *a, **kw)
 
-    monkeypatch.setattr(ppo.WorkerPool, "collect", collect)
+    monkeypatch.setattr(ppo.WorkerPool, "finish", finish)
     cfg = tiny(tmp_path, total_steps=3000, rollout_steps=200, checkpoint_every=5)
     with pytest.raises(ppo.TrainingInterrupted) as stop:
         train(cfg, progress=False, log=False)
     assert stop.value.iteration == 2 and stop.value.checkpoint.name == "ckpt_000002.pt"
     run = tmp_path / "run"
     assert [json.loads(ln)["iteration"] for ln in (run / "metrics.jsonl").read_text().splitlines()] == [1, 2]
-    monkeypatch.setattr(ppo.WorkerPool, "collect", real)
+    monkeypatch.setattr(ppo.WorkerPool, "finish", real)
     out = train(cfg, resume=True, progress=False, log=False)
     assert out["history"][0]["iteration"] == 3
     # the CLI: one line naming the checkpoint, exit status 130; an interrupt before any iteration saves nothing
     calls["n"] = 2
-    monkeypatch.setattr(ppo.WorkerPool, "collect", collect)
+    monkeypatch.setattr(ppo.WorkerPool, "finish", finish)
     capsys.readouterr()
     assert cli.main(["train", "--run-dir", str(tmp_path / "cli"), "--set", "hidden=32", "--set", "rollout_steps=200",
                      "--set", "game.num_players=4", "--set", "game.starting_life=6", "--set", "game.max_turns=8",
@@ -344,10 +344,10 @@ def test_a_new_run_stopped_before_its_first_iteration_leaves_nothing(tmp_path, m
     import training.ppo as ppo
     from training.interrupts import Terminated
 
-    def collect(self, *a, **kw):
+    def finish(self, *a, **kw):
         raise Terminated() if stop == "SIGTERM" else KeyboardInterrupt()
 
-    monkeypatch.setattr(ppo.WorkerPool, "collect", collect)
+    monkeypatch.setattr(ppo.WorkerPool, "finish", finish)
     for run, before in ((tmp_path / "new" / "run", None), (tmp_path / "old", "notes.txt")):
         if before:
             run.mkdir()

@@ -134,6 +134,19 @@ class TrainConfig:
             keeps its own unless told otherwise (``--ray``, ``--set ray_address=...``).
         games_per_worker: games stepped together, one batched forward per step.
         rollout_steps: learner agent-steps collected per iteration (all workers).
+        policy_lag: updates between the weights a batch is collected with and
+            the update it feeds [0 or 1].  0: collect, then update (each batch
+            from the weights of the update before it; the workers wait while the
+            learner updates).  1 (the default): the workers collect the next
+            batch while the learner updates on this one, so each batch is from
+            the weights one update older (the first two from the initial ones);
+            PPO's ratio and KL are taken against the log-probabilities the batch
+            was collected with (the behaviour policy's), as in asynchronous
+            actor-learner PPO (APPO; IMPALA, Espeholt et al. 2018, without
+            V-trace: one update of lag).  With ``workers = 1`` the collection runs
+            in this process between updates, from the same one-update-old
+            weights, so the batches do not depend on where they are collected.
+            A resumed run's first batch is from the checkpoint's weights.
         opponents: weights of each game's kind (:data:`OPPONENT_KINDS`, or a shipped
             model's name, ``flagship``: its greedy policy, :data:`agents.NAMED_MODELS`); in a
             ``self`` game every seat is the learner, otherwise the learner holds
@@ -287,6 +300,7 @@ class TrainConfig:
     ray_address: str = ""
     games_per_worker: int = 32
     rollout_steps: int = 4096
+    policy_lag: int = 1
     opponents: dict = field(default_factory=_default_opponents)
     pool_size: int = 5
     snapshot_every: int = 10
@@ -379,6 +393,8 @@ class TrainConfig:
                      "rollout_steps", "pool_size", "snapshot_every", "epochs", "minibatch_steps", "bptt", "hidden",
                      "entity", "gate_epochs"):
             need(is_int(getattr(self, name)) and getattr(self, name) >= 1, name, "an int >= 1")
+        need(is_int(self.policy_lag) and self.policy_lag in (0, 1), "policy_lag",
+             "0 (collect, then update) or 1 (collect the next batch while updating)")
         need(is_num(self.time_budget_s) and self.time_budget_s >= 0, "time_budget_s", "seconds >= 0 (0 = no limit)")
         need(is_num(self.learning_rate) and 0 < self.learning_rate <= 1, "learning_rate", "a number in (0, 1]")
         need(self.lr_schedule in ("linear", "constant"), "lr_schedule", "'linear' or 'constant'")

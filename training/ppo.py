@@ -3,7 +3,9 @@
 One shared recurrent policy (:mod:`agents.networks`, flat or entity) plays every
 seat it holds; each iteration collects ``rollout_steps`` learner decisions
 from batched games against the opponent mix (:mod:`training.rollout`), then
-runs PPO (Schulman et al. 2017):
+runs PPO (Schulman et al. 2017); with ``policy_lag = 1`` (the default) the
+workers collect the next iteration's batch while this one's update runs, from
+the weights before that update (:class:`training.config.TrainConfig`):
 
 * masked categorical policy (illegal actions get ``-1e9`` logits);
 * clipped surrogate ``-min(r A, clip(r, 1-eps, 1+eps) A)``, advantages from GAE
@@ -650,6 +652,7 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
         t_start = time.perf_counter()
         wall0, start_steps = wall, steps
         threads = ThreadChoice(torch_threads)     # the update's threads, by measurement
+        update_s = 0.0          # the last update's seconds (whether the run goes on past the next)
         try:
             while steps < config.total_steps and not _budget_spent(config, wall, recent):
                 # the linear schedule never rises again: a resume to a larger total goes on
@@ -664,10 +667,16 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
                 imitate = done_frac < config.imitation
                 bar.set_description(_phase(config, imitate))
                 t0 = time.perf_counter()
-                batches, games, info = workers.collect(net.state_dict(), pool_changes, config.rollout_steps,
-                                                       config.labels_expert)
-                pool_changes = {}
+                if not workers.busy:        # the first iteration, or policy_lag 0: collect from these weights
+                    workers.start(net.state_dict(), pool_changes, config.rollout_steps, config.labels_expert)
+                    pool_changes = {}
+                batches, games, info = workers.finish()
                 t1 = time.perf_counter()
+                if config.policy_lag and _goes_on(config, steps + int(info["learner_steps"]),
+                                                  wall + (t1 - t0) + update_s, recent):
+                    # the next batch, collected beside this update from the weights before it
+                    workers.start(net.state_dict(), pool_changes, config.rollout_steps, config.labels_expert)
+                    pool_changes = {}
                 # from here the iteration is finished whole: Ctrl-C waits for its metrics and checkpoint
                 with DeferInterrupt():
                     batch = _merge(batches)
@@ -682,6 +691,7 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
                     if gate_fit is not None:
                         metrics.update(gate_fit.update(batch, iteration + 1, config.gate_epochs, pool_rng))
                     t2 = time.perf_counter()
+                    update_s = t2 - t1
                     threads.record(n_threads, (t2 - t1) / max(1, metrics["epochs_run"]))
                     iteration += 1
                     steps += int(info["learner_steps"])
@@ -695,6 +705,7 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
                                     "perf/learner_steps_per_s": info["learner_steps"] / (t2 - t0),
                                     "perf/agent_steps_per_s": info["decisions"] / (t2 - t0),
                                     "perf/rollout_s": t1 - t0, "perf/update_s": t2 - t1,
+                                    "perf/collect_s": info["seconds"],
                                     "perf/update_threads": n_threads,
                                     "perf/games_per_s": len(games) / (t2 - t0), "pool/size": len(pool)})
                     if iteration % config.snapshot_every == 0:
@@ -972,6 +983,16 @@ def _budget_spent(config: TrainConfig, wall: float, recent: list[float]) -> bool
     would end past it."""
     budget = config.time_budget_s
     return bool(budget) and (wall >= budget or wall + _forecast(recent) > budget)
+
+
+def _goes_on(config: TrainConfig, steps: int, wall: float, recent: list[float]) -> bool:
+    """Whether an iteration will start after the one under way, which will end at
+    ``steps`` learner steps and about ``wall`` seconds of the run: the loop's own stop
+    rule (``total_steps``, :func:`_budget_spent`) asked early, so that ``policy_lag = 1``
+    starts no collection that no update would read.  A wrong guess costs time, not
+    results: a collection started in vain is dropped when the run ends, and a run that
+    goes on after all collects its next batch when that iteration starts."""
+    return steps < config.total_steps and not _budget_spent(config, wall, recent)
 
 
 def _recent_iterations(state: dict) -> list[float]:

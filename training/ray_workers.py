@@ -518,9 +518,20 @@ class RayRollouts:
         cfg = config.to_dict()
         self.actors = [actor.remote(cfg, int(s), bots_ref, kl_file) for s in seeds]
 
-    def collect(self, weights: dict, pool_changes: dict, steps: int, label_expert: bool) -> list:
-        """One collection on every actor, ``steps`` learner steps each; the weights and pool
-        changes (numpy arrays) are put in the object store once for all of them.
+    def start(self, weights: dict, pool_changes: dict, steps: int, label_expert: bool) -> list:
+        """Start one collection on every actor, ``steps`` learner steps each; the weights and
+        pool changes (numpy arrays) are put in the object store once for all of them (a copy:
+        a later change of the learner's weights does not reach the collection).
+
+        Returns:
+            the collections' object references, in actor order, for :meth:`finish`.
+        """
+        import ray
+        w, ch = ray.put(weights), ray.put(pool_changes)
+        return [a.collect.remote(w, ch, steps, label_expert) for a in self.actors]
+
+    def finish(self, refs: list) -> list:
+        """Wait for the collections :meth:`start` returned.
 
         Returns:
             ``[(batch, games, info)]`` in actor order.
@@ -530,9 +541,6 @@ class RayRollouts:
                 ``__cause__``'s), :class:`RayFailure` when one died.
             KeyboardInterrupt: on Ctrl-C (:meth:`close` then stops the collections under way).
         """
-        import ray
-        w, ch = ray.put(weights), ray.put(pool_changes)
-        refs = [a.collect.remote(w, ch, steps, label_expert) for a in self.actors]
         pending = list(refs)
         while pending:          # in short waits: Ctrl-C reaches the learner, which closes the actors
             done = set(_wait_one(pending))

@@ -678,6 +678,7 @@ class WorkerPool:
         self.local: Collector | None = None
         self.ray = None
         self.procs, self.conns = [], []
+        self._pending: tuple | None = None      # the collection start() sent, until finish()
         if config.ray_address:
             from .ray_workers import RayRollouts
             self.ray = RayRollouts(config, seeds)
@@ -694,35 +695,64 @@ class WorkerPool:
             self.procs.append(p)
             self.conns.append(parent)
 
-    def collect(self, weights: dict, pool_changes: dict, num_steps: int,
-                label_expert: bool = False) -> tuple[list, list, dict]:
-        """Collect ``num_steps`` learner steps split over the workers (``label_expert``:
-        see :meth:`Collector.collect`).
-
-        Returns:
-            ``(batches, games, info)``: one batch per worker (see
-            :meth:`Collector.collect`), the finished games, and summed counts
-            with the wall time.
+    def start(self, weights: dict, pool_changes: dict, num_steps: int, label_expert: bool = False) -> None:
+        """Send the workers the learner's weights, the pool's changes and a collection of
+        ``num_steps`` learner steps split over them, and return at once: the workers collect
+        while this process goes on (with ``workers == 1`` in this process, the collection runs
+        in :meth:`finish`).  The weights and changes are copied here, so an update of the
+        learner's network after this call does not reach the collection.  ``label_expert``:
+        see :meth:`Collector.collect`.
 
         Raises:
-            RuntimeError: if a worker failed (with its traceback); on Ray,
-                :class:`training.ray_workers.RayFailure` when an actor or its node died.
+            RuntimeError: when a collection is under way (:meth:`finish` it first).
         """
+        if self._pending is not None:
+            raise RuntimeError("a collection is under way: finish() it before starting another")
         t0 = time.perf_counter()
         if self.local is not None:
             self.local.set_weights(weights)
             self.local.update_pool(pool_changes)
-            batch, games, info = self.local.collect(num_steps, label_expert)
-            return [batch], games, {**info, "seconds": time.perf_counter() - t0}
+            self._pending = (t0, num_steps, label_expert)
+            return
         w = _to_numpy(weights)
         changes = {k: (None if v is None else _to_numpy(v)) for k, v in pool_changes.items()}
         if self.ray is not None:
             share = -(-num_steps // len(self.ray.actors))
-            results = self.ray.collect(w, changes, share, label_expert)
+            self._pending = (t0, self.ray.start(w, changes, share, label_expert))
+            return
+        share = -(-num_steps // len(self.conns))
+        for c in self.conns:
+            c.send(("collect", w, changes, share, label_expert))
+        self._pending = (t0, None)
+
+    @property
+    def busy(self) -> bool:
+        """Whether a collection was started and not yet finished."""
+        return self._pending is not None
+
+    def finish(self) -> tuple[list, list, dict]:
+        """Wait for the collection :meth:`start` sent and return it.
+
+        Returns:
+            ``(batches, games, info)``: one batch per worker (see
+            :meth:`Collector.collect`), the finished games, and summed counts
+            with ``seconds``, the wall time from :meth:`start` to the last batch.
+
+        Raises:
+            RuntimeError: when no collection is under way, or a worker failed (with its
+                traceback); on Ray, :class:`training.ray_workers.RayFailure` when an actor
+                or its node died.
+        """
+        if self._pending is None:
+            raise RuntimeError("no collection is under way: start() one first")
+        pending, self._pending = self._pending, None
+        t0 = pending[0]
+        if self.local is not None:
+            batch, games, info = self.local.collect(pending[1], pending[2])
+            return [batch], games, {**info, "seconds": time.perf_counter() - t0}
+        if self.ray is not None:
+            results = self.ray.finish(pending[1])
         else:
-            share = -(-num_steps // len(self.conns))
-            for c in self.conns:
-                c.send(("collect", w, changes, share, label_expert))
             results = []
             for c in self.conns:
                 status, payload = c.recv()
@@ -738,10 +768,20 @@ class WorkerPool:
         info["seconds"] = time.perf_counter() - t0
         return batches, games, info
 
+    def collect(self, weights: dict, pool_changes: dict, num_steps: int,
+                label_expert: bool = False) -> tuple[list, list, dict]:
+        """:meth:`start` then :meth:`finish`: collect ``num_steps`` learner steps split over
+        the workers and return them (see :meth:`finish`)."""
+        self.start(weights, pool_changes, num_steps, label_expert)
+        return self.finish()
+
     def close(self, now: bool = False) -> None:
         """Stop the worker processes: each finishes what it is doing (waited for
-        up to 10 s), or, with ``now``, is terminated at once (a collection under
-        way is dropped).  Ray actors are killed (between collections they do nothing)."""
+        up to 10 s), or, with ``now`` or while a collection :meth:`start` sent is not
+        finished, is terminated at once (that collection is dropped).  Ray actors are
+        killed (a collection under way with them)."""
+        now = now or self._pending is not None
+        self._pending = None
         if self.ray is not None:
             self.ray.close()
         for c in self.conns:
