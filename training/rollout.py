@@ -465,22 +465,30 @@ class Collector:
                         obs if obs is not sparse else sparse.dense()          # the dense rows once
                     ref_logits, _, _, ref_h_new = self.ref(ref_in, ref_h, None, mask=mask_t, prior=prior)
                     ref_probs = torch.softmax(masked_logits(ref_logits, mask_t), dim=-1).numpy()
+                # the batch's outputs as Python numbers and numpy rows once (indexing a tensor per seat
+                # costs more than the seat's whole share of these conversions)
+                acts = actions.tolist()
+                h_rows = list(h_new.numpy().copy())
+                if key is LEARNER:
+                    logps, values = logp.tolist(), value.tolist()
+                    proposals = [-1] * len(items) if prior is None else prior.tolist()
+                    ref_rows = None if ref_probs is None else list(ref_h_new.numpy().copy())
                 for i, (slot, seat) in enumerate(items):
                     if key is LEARNER:
-                        if ref_probs is not None:
+                        if ref_rows is not None:
                             buf.ref_probs.append(ref_probs[i])
-                            slot.ref_h[seat] = ref_h_new[i].numpy().copy()
-                        proposal = -1 if prior is None else int(prior[i])
+                            slot.ref_h[seat] = ref_rows[i]
+                        proposal = proposals[i]
                         expert, gain, scores = (self._expert_action(slot, seat, mask[i], inputs[i], proposal)
                                                 if label_expert else (-1, 0.0, None))
-                        idx = buf.add(enc[i][0], enc[i][1], mask[i], int(actions[i]), float(logp[i]), float(value[i]),
+                        idx = buf.add(enc[i][0], enc[i][1], mask[i], acts[i], logps[i], values[i],
                                       slot.h[seat], self._belief_labels(slot, seat), expert, priv[i],
                                       proposal, gain)
                         if scores is not None:
                             buf.scores[idx] = scores
                         slot.seg[seat].append(idx)
-                    slot.h[seat] = h_new[i].numpy().copy()
-                    slot.env.step(int(actions[i]))
+                    slot.h[seat] = h_rows[i]
+                    slot.env.step(acts[i])
                     slot.decisions += 1
         # bootstrap the open segments with the value of the seat's current observation
         open_segs = [(slot, seat) for slot in self.slots for seat, seg in slot.seg.items() if seg]
