@@ -258,6 +258,46 @@ def test_the_observation_embedding_is_the_linear_layer_it_replaced():
         emb(torch.zeros(2, 49))
 
 
+def test_the_observation_embeddings_backward_gives_the_dense_products_gradients():
+    """The sparse path's own backward (the nonzeros regrouped by feature and summed
+    by ``embedding_bag``) gives the weight and bias gradients of ``x @ W + b``, and
+    ``embedding_bag``'s own backward's to rounding: rows with no feature, a feature
+    in every other row, repeated rows, a leading shape."""
+    torch.manual_seed(0)
+    emb = ObservationEmbedding(60, 16)
+    with torch.no_grad():
+        emb.bias.normal_()
+    x = _sparse_like_obs(30, 60, seed=3)
+    x[::2, 7] = torch.rand(15) + 0.5                                 # a feature in many rows
+    x[[1, 4]] = 0                                                    # rows with no feature at all
+    idx = torch.randint(0, 30, (4, 9), generator=torch.Generator().manual_seed(4))
+    idx[0, :3] = 1                                                   # an empty row, repeated
+    idx[1, :3] = 0                                                   # a full one, repeated
+    sp = SparseObs.from_dense(x).rows(idx)
+    g = torch.randn(4, 9, 16)
+    y = emb(sp)
+    y.backward(g)
+    w = emb.weight.detach().clone().requires_grad_(True)
+    b = emb.bias.detach().clone().requires_grad_(True)
+    want = x[idx] @ w + b
+    want.backward(g)
+    assert torch.allclose(y, want, atol=1e-6)
+    assert torch.allclose(emb.weight.grad, w.grad, rtol=1e-5, atol=1e-6)
+    assert torch.allclose(emb.bias.grad, b.grad, rtol=1e-5, atol=1e-6)
+    assert torch.all(emb.weight.grad[(x[idx] != 0).sum((0, 1)) == 0] == 0)
+    w2 = emb.weight.detach().clone().requires_grad_(True)            # embedding_bag's own backward
+    torch.nn.functional.embedding_bag(sp.cols, w2, sp.offsets, mode="sum", per_sample_weights=sp.vals).backward(
+        g.reshape(-1, 16))
+    assert torch.allclose(emb.weight.grad, w2.grad, rtol=1e-6, atol=1e-7)
+    emb.zero_grad()
+    emb(SparseObs.from_dense(torch.zeros(3, 60))).sum().backward()   # no nonzero anywhere
+    assert torch.equal(emb.weight.grad, torch.zeros(60, 16)) and torch.equal(emb.bias.grad, torch.full((16,), 3.0))
+    emb64 = ObservationEmbedding(60, 16).double()                    # and as gradcheck sees it
+    sp64 = SparseObs.from_dense(x[:6].double())
+    assert torch.autograd.gradcheck(lambda wt: torch.func.functional_call(
+        emb64, {"weight": wt, "bias": emb64.bias}, (sp64,)), (emb64.weight.detach().clone().requires_grad_(True),))
+
+
 def test_a_flat_network_reads_dense_and_sparse_observations_alike():
     from test_training import TINY_GAME, _sizes
     n = TINY_GAME["num_players"]
