@@ -313,8 +313,16 @@ def _run_core(core: nn.GRU, e: torch.Tensor, h0: torch.Tensor,
     ``h0`` is the state before the first step, ``(B, H)``; or, with ``starts`` (bool
     ``(T, B)``, true at least at ``t = 0``), the state before every step, ``(T, B, H)``,
     which replaces the running state where ``starts`` is true: a row then holds several
-    sequences one after another (:func:`training.ppo.pack_chunks`).  Both step the same
-    cell (``torch.gru_cell``, the GRU equations ``nn.GRU`` runs).
+    sequences one after another (:func:`training.ppo.pack_chunks`).  Both run the GRU
+    equations of ``nn.GRU`` (gate order r, z, n in its weights)::
+
+        r = sigmoid(gi_r + gh_r),  z = sigmoid(gi_z + gh_z),  n = tanh(gi_n + r * gh_n)
+        h' = (1 - z) * n + z * h   (computed as n + z * (h - n), as torch's GRU cell does)
+        gi = e_t W_ih^T + b_ih,    gh = h W_hh^T + b_hh
+
+    the first through ``nn.GRU``, the second with the input side ``gi`` of all ``T``
+    steps in one matrix product (``(T B, H) x (H, 3H)``) and only ``gh`` and the
+    gates per step (:class:`_PackedGRU`, which writes out the backward).
 
     Raises:
         ValueError: with ``starts``, for an ``h0`` that is not ``(T, B, H)`` or ``starts``
@@ -326,14 +334,83 @@ def _run_core(core: nn.GRU, e: torch.Tensor, h0: torch.Tensor,
     if h0.dim() != 3 or tuple(starts.shape) != tuple(h0.shape[:2]) or not bool(starts[0].all()):
         raise ValueError(f"with starts (T, B), true at t = 0, h0 must be (T, B, H): got starts "
                          f"{tuple(starts.shape)} and h0 {tuple(h0.shape)}")
-    w = (core.weight_ih_l0, core.weight_hh_l0, core.bias_ih_l0, core.bias_hh_l0)
-    h, outs = h0[0], []
-    for t in range(e.shape[0]):
-        if t:
-            h = torch.where(starts[t].unsqueeze(-1), h0[t], h)
-        h = torch.gru_cell(e[t], h, *w)
-        outs.append(h)
-    return torch.cat([e, torch.stack(outs)], dim=-1), h
+    gi = torch.nn.functional.linear(e, core.weight_ih_l0, core.bias_ih_l0)       # (T, B, 3H), every step at once
+    out = _PackedGRU.apply(gi, h0, starts, core.weight_hh_l0, core.bias_hh_l0)
+    return torch.cat([e, out], dim=-1), out[-1]
+
+
+class _PackedGRU(torch.autograd.Function):
+    """The recurrent half of :func:`_run_core`'s packed path, with its backward written out.
+
+    ``forward(gi (T, B, 3H), h0 (T, B, H), starts bool (T, B), w_hh (3H, H), b_hh (3H,))``
+    -> the states after every step, ``(T, B, H)``, ``gi`` being the input side
+    ``e W_ih^T + b_ih`` of every step.  Per step (gate order r, z, n)::
+
+        h = where(starts[t], h0[t], h)                  (h0[0] at t = 0)
+        gh = h W_hh^T + b_hh
+        r = sigmoid(gi_r + gh_r),  z = sigmoid(gi_z + gh_z),  n = tanh(gi_n + r * gh_n)
+        h' = (h - n) * z + n                            (= (1 - z) * n + z * h)
+
+    The backward runs the steps in reverse with one product per step (the gradient of
+    the state a step read, through ``W_hh``) and a dozen small elementwise operations, and
+    gives ``W_hh``'s and ``b_hh``'s gradients as one product and one sum over all ``T B``
+    positions at the end, where autograd through the per-step operations would also
+    multiply per step for ``W_hh``'s gradient and run twice the elementwise operations.
+    Gradients reach ``gi``, ``h0`` (where a step read it), ``w_hh`` and ``b_hh``; it is
+    differentiable once (no double backward)."""
+
+    @staticmethod
+    def forward(ctx, gi, h0, starts, w_hh, b_hh):
+        steps, hidden = gi.shape[0], h0.shape[-1]
+        restart = starts.unsqueeze(-1)
+        prev = torch.empty_like(h0)                    # the state each step reads
+        out = torch.empty_like(h0)                     # the state after each step
+        gh = gi.new_empty(gi.shape)                    # h W_hh^T + b_hh per step
+        rz = gi.new_empty(gi.shape[:-1] + (2 * hidden,))
+        n = torch.empty_like(h0)
+        prev[0] = h0[0]
+        for t in range(steps):
+            if t:
+                torch.where(restart[t], h0[t], out[t - 1], out=prev[t])
+            torch.addmm(b_hh, prev[t], w_hh.t(), out=gh[t])
+            torch.add(gi[t, :, :2 * hidden], gh[t, :, :2 * hidden], out=rz[t]).sigmoid_()
+            torch.addcmul(gi[t, :, 2 * hidden:], gh[t, :, 2 * hidden:], rz[t, :, :hidden], out=n[t]).tanh_()
+            torch.sub(prev[t], n[t], out=out[t]).mul_(rz[t, :, hidden:]).add_(n[t])
+        ctx.save_for_backward(prev, rz, n, gh, starts, w_hh)
+        return out
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, d_out):
+        prev, rz, n, gh, starts, w_hh = ctx.saved_tensors
+        steps, hidden = prev.shape[0], prev.shape[-1]
+        restart = starts.unsqueeze(-1)
+        d_gi = torch.empty_like(gh)
+        d_gh = torch.empty_like(gh)
+        d_h0 = torch.zeros_like(prev) if ctx.needs_input_grad[1] else None
+        dh = d_out[-1]                                 # the gradient of the step's output h'
+        for t in reversed(range(steps)):               # per step, on tensors of (B, 3H) that stay in cache
+            r, z = rz[t, :, :hidden], rz[t, :, hidden:]
+            dh_z = dh * z
+            d_n = d_gi[t, :, 2 * hidden:]              # d(gi_n) = dh (1 - z) (1 - n^2)
+            torch.mul(dh - dh_z, torch.addcmul(torch.ones_like(dh), n[t], n[t], value=-1), out=d_n)
+            torch.mul(d_n, r, out=d_gh[t, :, 2 * hidden:])
+            d_rz = d_gh[t, :, :2 * hidden]             # [d_n gh_n, dh (prev - n)] * sigmoid'
+            torch.mul(d_n, gh[t, :, 2 * hidden:], out=d_rz[:, :hidden])
+            torch.mul(dh, prev[t] - n[t], out=d_rz[:, hidden:])
+            d_rz.mul_(torch.addcmul(rz[t], rz[t], rz[t], value=-1))
+            d_gi[t, :, :2 * hidden] = d_rz
+            d_prev = torch.addmm(dh_z, d_gh[t], w_hh)  # d(the state the step read)
+            if t:
+                if d_h0 is not None:
+                    d_h0[t] = d_prev.masked_fill(~restart[t], 0)
+                dh = d_prev.masked_fill_(restart[t], 0).add_(d_out[t - 1])
+            elif d_h0 is not None:
+                d_h0[0] = d_prev
+        flat = d_gh.flatten(0, 1)
+        d_w_hh = flat.t() @ prev.flatten(0, 1) if ctx.needs_input_grad[3] else None
+        d_b_hh = flat.sum(0) if ctx.needs_input_grad[4] else None
+        return d_gi, d_h0, None, d_w_hh, d_b_hh
 
 
 class PolicyNet(nn.Module):

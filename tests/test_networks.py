@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 import torch
 
-from agents.networks import MASKED, EntityNet, ObservationEmbedding, PolicyNet, SparseObs, _run_core, build_network
+from agents.networks import (MASKED, EntityNet, ObservationEmbedding, PolicyNet, SparseObs, _PackedGRU, _run_core,
+                             build_network)
 from agents.policy import load_checkpoint, masked_logits, save_checkpoint
 from training.config import TrainConfig
 from training.ppo import latest_checkpoint, ppo_update, train
@@ -342,6 +343,63 @@ def test_the_flat_network_keeps_input_gradients_and_other_dtypes():
         lo = net(x.detach(), net.initial_state(5))[0]
         hi = net.double()(x.detach().double(), net.initial_state(5).double())[0]
     assert hi.dtype == torch.float64 and torch.allclose(hi.float(), lo, atol=1e-5)
+
+
+def test_the_packed_gru_is_nn_grus_cell_step_by_step():
+    """``_run_core`` with ``starts`` (the input side of every step in one product, the
+    gates per step, the backward written out) gives the outputs, last state and
+    gradients (input, the state before each step, all four GRU weights) of torch's own
+    GRU cell stepped with the restarts, and of ``nn.GRU`` run over each sequence of a
+    row on its own; the written-out backward passes ``gradcheck`` in float64."""
+    torch.manual_seed(3)
+    T, B, H = 9, 6, 16
+    core = torch.nn.GRU(H, H)
+    with torch.no_grad():
+        for p in core.parameters():
+            p.uniform_(-0.6, 0.6)                         # gates away from saturation and from 1/2
+    e = torch.randn(T, B, H)
+    h0 = torch.randn(T, B, H)
+    starts = torch.rand(T, B) < 0.3
+    starts[0] = True
+    starts[:, 0] = False
+    starts[0, 0] = True                                   # one row a single sequence
+    starts[1:, 1] = True                                  # one a new sequence at every step
+    weights = torch.randn(T, B, 2 * H)
+    names = ("weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0")
+
+    def grads(run):
+        core.zero_grad()
+        x, s = e.clone().requires_grad_(True), h0.clone().requires_grad_(True)
+        z, h = run(x, s)
+        ((z * weights).sum() + (h * weights[0, :, :H]).sum()).backward()
+        return [z, h, x.grad, s.grad] + [getattr(core, k).grad.clone() for k in names]
+
+    def cell(x, s):                                       # the per-step cell the packed path replaced
+        w = [getattr(core, k) for k in names]
+        h, outs = s[0], []
+        for t in range(T):
+            h = torch.gru_cell(x[t], torch.where(starts[t].unsqueeze(-1), s[t], h), *w)
+            outs.append(h)
+        return torch.cat([x, torch.stack(outs)], -1), h
+
+    def whole(x, s):                                      # nn.GRU over each sequence of each row
+        cols, last = [], []
+        for b in range(B):
+            at = starts[:, b].nonzero().squeeze(-1).tolist() + [T]
+            parts = [core(x[a:c, b:b + 1], s[a, b][None, None])[0] for a, c in zip(at, at[1:])]
+            cols.append(torch.cat(parts))
+            last.append(cols[-1][-1])
+        return torch.cat([x, torch.cat(cols, 1)], -1), torch.cat(last)
+
+    got = grads(lambda x, s: _run_core(core, x, s, starts))
+    for ref in (grads(cell), grads(whole)):
+        for a, b in zip(got, ref):
+            assert a.shape == b.shape and torch.allclose(a, b, rtol=1e-5, atol=1e-6), (a - b).abs().max()
+    assert all(g.abs().sum() > 0 for g in got[2:])
+    small = (slice(0, 4), slice(0, 3), slice(0, 3))                       # (T, B, H) = (4, 3, 3)
+    dbl = [x.double().requires_grad_(True) for x in (torch.randn(4, 3, 9), h0[small], torch.randn(9, 3),
+                                                       torch.randn(9))]
+    assert torch.autograd.gradcheck(lambda gi, s, w, b: _PackedGRU.apply(gi, s, starts[small[:2]], w, b), dbl)
 
 
 @pytest.mark.parametrize("make, phrase", [
