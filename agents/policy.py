@@ -62,7 +62,7 @@ def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         float tensor ``(..., A)``; softmax gives zero probability (to float
         precision) to illegal actions.
     """
-    return torch.where(mask.bool(), logits, torch.full_like(logits, MASKED))
+    return torch.where(mask.bool(), logits, MASKED)
 
 
 # --------------------------------------------------------------------------- checkpoint files

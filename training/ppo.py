@@ -270,8 +270,10 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
             logp_all = torch.log_softmax(logits, dim=-1)
             act = t["action"][flat]
             logp = logp_all.gather(-1, act.unsqueeze(-1)).squeeze(-1)
-            probs = logp_all.exp()
-            entropy = -(probs * torch.where(probs > 0, logp_all, torch.zeros_like(logp_all))).sum(-1)
+            # softmax, not logp_all.exp(): the same probabilities, and torch's exp runs ~10x slower on the
+            # masked actions' log-probabilities (~-1e9) than on ordinary numbers (softmax has its own)
+            probs = torch.softmax(logits, dim=-1)
+            entropy = -(probs * torch.where(probs > 0, logp_all, 0.0)).sum(-1)
             v = valid.float()
             nv = v.sum().clamp(min=1)
             adv = t["adv"][flat]
@@ -306,7 +308,8 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
             if imitate and not labelled.any():
                 raise ValueError("imitation update on a batch without expert labels")
             if labelled.any():
-                nll = -logp_all[labelled].gather(-1, expert[labelled].unsqueeze(-1)).squeeze(-1)
+                # gathered before the labelled steps are picked: a copy of one number a step, not of A
+                nll = -logp_all.gather(-1, expert.clamp(min=0).unsqueeze(-1)).squeeze(-1)[labelled]
                 # departures: the expert's label differs from the proposal the network read
                 prop = t["prior"][flat][labelled]
                 departed = (prop >= 0) & (expert[labelled] != prop)
@@ -315,7 +318,7 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
                 il = (w * nll).sum() / w.sum()
                 sums["imitation_loss"] = sums.get("imitation_loss", 0.0) + il.item()
                 if epoch == 0:
-                    hit = logp_all[labelled].argmax(-1) == expert[labelled]
+                    hit = logp_all.argmax(-1)[labelled] == expert[labelled]
                     imit_hits += float(hit.sum())
                     imit_n += float(labelled.sum())
                     dep_hits += float((hit & departed).sum())
