@@ -3,9 +3,9 @@
 One shared recurrent policy (:mod:`agents.networks`, flat or entity) plays every
 seat it holds; each iteration collects ``rollout_steps`` learner decisions
 from batched games against the opponent mix (:mod:`training.rollout`), then
-runs PPO (Schulman et al. 2017); with ``policy_lag = 1`` (the default) the
-workers collect the next iteration's batch while this one's update runs, from
-the weights before that update (:class:`training.config.TrainConfig`):
+runs PPO (Schulman et al. 2017); with ``policy_lag = 1`` the workers collect
+the next iteration's batch while this one's update runs, from the weights
+before that update (:class:`training.config.TrainConfig`):
 
 * masked categorical policy (illegal actions get ``-1e9`` logits);
 * clipped surrogate ``-min(r A, clip(r, 1-eps, 1+eps) A)``, advantages from GAE

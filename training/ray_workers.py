@@ -460,10 +460,7 @@ class _RolloutWorker:
     def __init__(self, config_dict: dict, seed: int, bots: dict, kl_file: ShippedFile | None):
         import warnings
 
-        import torch
-
         import agents
-        torch.set_num_threads(1)
         # the weights arrive as read-only arrays (Ray's zero-copy numpy); load_state_dict copies them
         warnings.filterwarnings("ignore", message="The given NumPy array is not writable")
         for name, factory in bots.items():          # a runtime-registered expert; the actor's own process
@@ -471,9 +468,8 @@ class _RolloutWorker:
                 agents.register(name, factory)
         if kl_file is not None:
             config_dict = {**config_dict, "kl_policy": kl_file.local_path()}
-        from .config import TrainConfig
-        from .rollout import Collector
-        self.col = Collector(TrainConfig.from_dict(config_dict), seed)
+        from .rollout import worker_collector
+        self.col = worker_collector(config_dict, seed)
 
     def collect(self, weights: dict, pool_changes: dict, steps: int, label_expert: bool) -> tuple:
         """The learner's weights and the pool's changes, then :meth:`training.rollout.Collector.collect`."""
