@@ -427,9 +427,6 @@ class PolicyNet(nn.Module):
         value          Linear(2H, 1)   (or the privileged critic, see the module docstring)
         belief logits  Linear(2H, 4(n-1))  role of each other seat, relative order
 
-    (with gradients on, the linear heads, three or, with the privileged critic, two, run as
-    one product of their stacked weights).
-
     Args:
         obs_size: observation vector length ``D`` (``obs_layout(n).size``).
         num_actions: action count ``A`` (``ActionLayout(n).size``).
@@ -508,19 +505,9 @@ class PolicyNet(nn.Module):
             if privileged is not None:
                 privileged = privileged.unsqueeze(0)
         z, h = _run_core(self.core, self.encoder(obs), h0, starts)
-        critic = hasattr(self, "critic")
-        heads = (self.policy_head, self.belief_head) + (() if critic else (self.value_head,))
-        if torch.is_grad_enabled():
-            # training: the linear heads as one product of their stacked weights (one gradient for z,
-            # not three to add up, and no matrix-vector product for the value); the same numbers
-            out = torch.nn.functional.linear(z, torch.cat([m.weight for m in heads]),
-                                             torch.cat([m.bias for m in heads])).split(
-                [m.out_features for m in heads], dim=-1)
-        else:
-            out = [m(z) for m in heads]
-        logits = out[0]
-        value = self.critic(z, privileged) if critic else out[2].squeeze(-1)
-        belief = out[1].unflatten(-1, (self.num_players - 1, NUM_ROLES))
+        logits = self.policy_head(z)
+        value = self.critic(z, privileged) if hasattr(self, "critic") else self.value_head(z).squeeze(-1)
+        belief = self.belief_head(z).unflatten(-1, (self.num_players - 1, NUM_ROLES))
         if single:
             return logits[0], None if value is None else value[0], belief[0], h
         return logits, value, belief, h

@@ -402,37 +402,6 @@ def test_the_packed_gru_is_nn_grus_cell_step_by_step():
     assert torch.autograd.gradcheck(lambda gi, s, w, b: _PackedGRU.apply(gi, s, starts[small[:2]], w, b), dbl)
 
 
-@pytest.mark.parametrize("privileged", [0, 12], ids=["value head", "privileged critic"])
-def test_the_flat_heads_as_one_product_give_what_each_head_gives(privileged):
-    """With gradients on, :class:`PolicyNet` runs its linear heads as one product of
-    their stacked weights: the same logits, values and beliefs as each head on its own
-    (the path without gradients), and the same gradients for every parameter."""
-    torch.manual_seed(1)
-    net = PolicyNet(60, 7, 4, hidden=8, privileged_size=privileged)
-    with torch.no_grad():
-        net.policy_head.weight.normal_()
-    obs = torch.rand(5, 3, 60)
-    h0 = torch.randn(3, 8)
-    priv = torch.randn(5, 3, privileged) if privileged else None
-    weights = [torch.randn(5, 3, 7), torch.randn(5, 3), torch.randn(5, 3, 3, 4)]
-    with torch.no_grad():
-        apart = net(obs, h0, priv)
-    fused = net(obs, h0, priv)
-    z, _ = _run_core(net.core, net.encoder(obs), h0)
-    value = net.critic(z, priv) if privileged else net.value_head(z).squeeze(-1)
-    each = (net.policy_head(z), value, net.belief_head(z).unflatten(-1, (3, 4)))
-    grads = []
-    for outs in (fused[:3], each):
-        net.zero_grad()
-        sum((o * w).sum() for o, w in zip(outs, weights)).backward(retain_graph=True)
-        grads.append({k: p.grad.clone() for k, p in net.named_parameters()})
-    for a, b, c in zip(fused[:3], each, apart[:3]):
-        assert a.shape == b.shape == c.shape
-        assert torch.allclose(a, b, rtol=1e-5, atol=1e-6) and torch.allclose(a, c, rtol=1e-5, atol=1e-6)
-    for k, g in grads[0].items():
-        assert torch.allclose(g, grads[1][k], rtol=1e-5, atol=1e-6), k
-
-
 @pytest.mark.parametrize("make, phrase", [
     (lambda: SparseObs([2], [0, 50], [1.0, 1.0], 50), r"lie in \[0, 50\)"),
     (lambda: SparseObs([2, -1], [0, 1], [1.0], 50), "negative"),
