@@ -321,6 +321,28 @@ def test_a_flat_network_reads_dense_and_sparse_observations_alike():
         assert (u is None and v is None) or torch.allclose(u, v.detach(), atol=1e-5)
 
 
+@pytest.mark.parametrize("privileged", [0, 8])
+def test_forward_hooks_on_every_layer_fire_with_and_without_gradients(privileged):
+    """Hook-based tools (Captum's layer attribution, activation capture) see every layer of the
+    flat network in training and saliency (gradients on) as at play (no_grad): each module's
+    forward hook fires once a forward pass (a stacked product of the heads made them silent)."""
+    torch.manual_seed(0)
+    net = PolicyNet(60, 7, 4, hidden=8, privileged_size=privileged)
+    fired: dict = {}
+    for name, m in net.named_modules():
+        if name and not list(m.children()):
+            m.register_forward_hook(lambda mod, inp, out, name=name: fired.__setitem__(name, fired.get(name, 0) + 1))
+    x, h0 = _sparse_like_obs(5, 60), net.initial_state(5)
+    priv = torch.zeros(5, privileged) if privileged else None
+    for grad in (True, False):
+        fired.clear()
+        with torch.set_grad_enabled(grad):
+            net(x, h0, priv)
+        assert fired and set(fired.values()) == {1}, (grad, fired)
+        assert {"policy_head", "belief_head"} <= set(fired)
+        assert ("critic.net.0" if privileged else "value_head") in fired
+
+
 def test_the_flat_network_keeps_input_gradients_and_other_dtypes():
     """A dense input that asks for its gradient gets it at every feature, zero
     ones too (saliency); the network runs in float64 as in float32."""

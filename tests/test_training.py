@@ -633,6 +633,42 @@ def test_a_collection_reads_the_weights_given_when_it_started(workers):
         assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
 
 
+def test_worker_processes_ignore_ctrl_c_from_their_first_instruction():
+    """A process started inside children_ignore_sigint ignores SIGINT before any of its own code runs
+    (so a Ctrl-C to the group while a spawned worker imports prints nothing); outside it does not, and
+    the parent's handler is back after the block."""
+    import signal
+    import subprocess
+    import sys
+
+    from training.interrupts import children_ignore_sigint
+
+    probe = [sys.executable, "-c", "import signal; print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN)"]
+    before = signal.getsignal(signal.SIGINT)
+    with children_ignore_sigint():
+        inside = subprocess.run(probe, capture_output=True, text=True, check=True).stdout.strip()
+    assert signal.getsignal(signal.SIGINT) is before
+    outside = subprocess.run(probe, capture_output=True, text=True, check=True).stdout.strip()
+    assert (inside, outside) == ("True", "False")
+
+
+def test_an_ignored_ctrl_c_stays_ignored_through_an_update():
+    """A run started with SIGINT ignored (`cmd &` in a script) is not stopped by a SIGINT that
+    arrives during an update (DeferInterrupt held it and raised it after): ignored stays ignored."""
+    import os
+    import signal
+
+    from training.interrupts import DeferInterrupt
+
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with DeferInterrupt():
+            os.kill(os.getpid(), signal.SIGINT)
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
 def test_policy_lag_is_0_or_1():
     with pytest.raises(ValueError, match=r"^train config: policy_lag = 2 is invalid; allowed: 0 \(collect, then "
                                          r"update\) or 1 \(collect the next batch while updating\)$"):

@@ -133,7 +133,9 @@ class TrainConfig:
             (:mod:`training.ray_workers`).  Like ``workers``, a resumed run
             keeps its own unless told otherwise (``--ray``, ``--set ray_address=...``).
         games_per_worker: games stepped together, one batched forward per step.
-        rollout_steps: learner agent-steps collected per iteration (all workers).
+        rollout_steps: learner agent-steps collected per iteration (all workers;
+            at least: a worker's games step together, so its share ends a few
+            steps past it).
         policy_lag: updates between the weights a batch is collected with and
             the update it feeds [0 or 1].  0 (the default): collect, then update
             (each batch from the weights of the update before it; the workers
@@ -146,7 +148,8 @@ class TrainConfig:
             V-trace: one update of lag).  With ``workers = 1`` the collection runs
             in this process between updates, from the same one-update-old
             weights, so the batches do not depend on where they are collected.
-            A resumed run's first batch is from the checkpoint's weights.  It
+            A resumed run keeps its own (a resume that sets another is refused);
+            its first batch is from the checkpoint's weights.  It
             pays where the learner has cores of its own (more cores than
             workers, or Ray workers elsewhere): on 2 cores with 2 workers the
             collection and the update each fill both cores already (measured:

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import signal
 import threading
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator
 
-__all__ = ["Terminated", "DeferInterrupt", "catch_sigterm", "restore_sigterm"]
+__all__ = ["Terminated", "DeferInterrupt", "catch_sigterm", "restore_sigterm", "children_ignore_sigint"]
 
 
 class Terminated(KeyboardInterrupt):
@@ -36,7 +37,10 @@ class DeferInterrupt:
         self.pending: int | None = None
         self.old: dict = {}
         if threading.current_thread() is threading.main_thread():
-            self.old = {s: signal.signal(s, self._hold) for s in _STOP_SIGNALS}
+            # a signal the process ignores (started with SIGINT ignored, as `cmd &` in a script
+            # does) stays ignored: the block must not make it count only while it runs
+            self.old = {s: signal.signal(s, self._hold) for s in _STOP_SIGNALS
+                        if signal.getsignal(s) is not signal.SIG_IGN}
         return self
 
     def _hold(self, signum, frame) -> None:
@@ -61,3 +65,22 @@ def restore_sigterm(old: Any) -> None:
     """Give SIGTERM back the handler ``old`` that :func:`catch_sigterm` returned (None: nothing to do)."""
     if old is not None:
         signal.signal(signal.SIGTERM, old)
+
+
+@contextmanager
+def children_ignore_sigint() -> Iterator[None]:
+    """Child processes started inside this block ignore SIGINT from their first instruction: an
+    ignored signal stays ignored across ``exec``, and Python installs its Ctrl-C handler only where
+    SIGINT is not ignored, so a Ctrl-C to the process group while a spawned worker still imports
+    does not print its traceback (a worker that must ignore Ctrl-C otherwise does so only once its
+    own code runs).  This process ignores SIGINT for as long as the block lasts (the starts take
+    milliseconds; a Ctrl-C in them is lost) and has its handler back after it; main thread only,
+    elsewhere a plain block."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)

@@ -77,6 +77,7 @@ from treachery_env.rules import Role
 from treachery_env.view import ViewBuilder
 
 from .config import TrainConfig
+from .interrupts import children_ignore_sigint
 
 __all__ = ["Collector", "WorkerPool", "worker_collector", "GameStat", "batch_observations", "sparse_rows", "sample_actions", "compute_gae",
            "privileged_features", "LEARNER"]
@@ -712,13 +713,14 @@ class WorkerPool:
             self.local = Collector(config, seeds[0])
             return
         ctx = mp.get_context("spawn")
-        for s in seeds:
-            parent, child = ctx.Pipe()
-            p = ctx.Process(target=_worker_main, args=(child, config.to_dict(), s), daemon=True)
-            p.start()
-            child.close()
-            self.procs.append(p)
-            self.conns.append(parent)
+        with children_ignore_sigint():      # Ctrl-C is the learner's to handle, from the workers' first import
+            for s in seeds:
+                parent, child = ctx.Pipe()
+                p = ctx.Process(target=_worker_main, args=(child, config.to_dict(), s), daemon=True)
+                p.start()
+                child.close()
+                self.procs.append(p)
+                self.conns.append(parent)
 
     def start(self, weights: dict, pool_changes: dict, num_steps: int, label_expert: bool = False) -> None:
         """Send the workers the learner's weights, the pool's changes and a collection of
@@ -733,22 +735,21 @@ class WorkerPool:
         """
         if self._pending is not None:
             raise RuntimeError("a collection is under way: finish() it before starting another")
-        t0 = time.perf_counter()
         if self.local is not None:
             self.local.set_weights(weights)
             self.local.update_pool(pool_changes)
-            self._pending = (t0, num_steps, label_expert)
+            self._pending = (num_steps, label_expert)
             return
         w = _to_numpy(weights)
         changes = {k: (None if v is None else _to_numpy(v)) for k, v in pool_changes.items()}
         if self.ray is not None:
             share = -(-num_steps // len(self.ray.actors))
-            self._pending = (t0, self.ray.start(w, changes, share, label_expert))
+            self._pending = (self.ray.start(w, changes, share, label_expert),)
             return
         share = -(-num_steps // len(self.conns))
         for c in self.conns:
             c.send(("collect", w, changes, share, label_expert))
-        self._pending = (t0, None)
+        self._pending = ()
 
     @property
     def busy(self) -> bool:
@@ -761,7 +762,9 @@ class WorkerPool:
         Returns:
             ``(batches, games, info)``: one batch per worker (see
             :meth:`Collector.collect`), the finished games, and summed counts
-            with ``seconds``, the wall time from :meth:`start` to the last batch.
+            with ``seconds``, the longest of the workers' own collection times
+            (the time a collection takes, not counting what this process did
+            after :meth:`start`).
 
         Raises:
             RuntimeError: when no collection is under way, or a worker failed (with its
@@ -771,12 +774,11 @@ class WorkerPool:
         if self._pending is None:
             raise RuntimeError("no collection is under way: start() one first")
         pending, self._pending = self._pending, None
-        t0 = pending[0]
         if self.local is not None:
-            batch, games, info = self.local.collect(pending[1], pending[2])
-            return [batch], games, {**info, "seconds": time.perf_counter() - t0}
+            batch, games, info = self.local.collect(*pending)
+            return [batch], games, info
         if self.ray is not None:
-            results = self.ray.finish(pending[1])
+            results = self.ray.finish(pending[0])
         else:
             results = []
             for c in self.conns:
@@ -784,13 +786,13 @@ class WorkerPool:
                 if status != "ok":
                     raise RuntimeError(f"rollout worker failed: {payload}")
                 results.append(payload)
-        batches, games, info = [], [], {"learner_steps": 0, "decisions": 0}
+        batches, games, info = [], [], {"learner_steps": 0, "decisions": 0, "seconds": 0.0}
         for b, g, i in results:
             batches.append(b)
             games.extend(g)
             info["learner_steps"] += i["learner_steps"]
             info["decisions"] += i["decisions"]
-        info["seconds"] = time.perf_counter() - t0
+            info["seconds"] = max(info["seconds"], i["seconds"])
         return batches, games, info
 
     def collect(self, weights: dict, pool_changes: dict, num_steps: int,
