@@ -669,6 +669,31 @@ def test_an_ignored_ctrl_c_stays_ignored_through_an_update():
         signal.signal(signal.SIGINT, old)
 
 
+def test_the_collection_in_this_process_runs_with_one_torch_thread(monkeypatch):
+    """With workers = 1 the collection runs in the learner's process with one torch thread, as a
+    worker process's does (with the learner's two, a batch of a few dozen rows waited on the other
+    thread: ~10x slower on a busy machine), and the learner's count is back after it."""
+    from training.rollout import WorkerPool
+
+    seen = []
+    real = Collector.collect
+
+    def collect(self, *a, **kw):
+        seen.append(torch.get_num_threads())
+        return real(self, *a, **kw)
+
+    monkeypatch.setattr(Collector, "collect", collect)
+    cfg = tiny(Path("unused"))
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        pool = WorkerPool(cfg, [3])
+        pool.collect(build_network(pool.local.net_kwargs).state_dict(), {}, 20)
+        assert seen == [1] and torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_policy_lag_is_0_or_1():
     with pytest.raises(ValueError, match=r"^train config: policy_lag = 2 is invalid; allowed: 0 \(collect, then "
                                          r"update\) or 1 \(collect the next batch while updating\)$"):

@@ -149,9 +149,9 @@ class TrainConfig:
             in this process between updates, from the same one-update-old
             weights, so the batches do not depend on where they are collected.
             A resumed run keeps its own (a resume that sets another is refused);
-            its first batch is from the checkpoint's weights.  It
-            pays where the learner has cores of its own (more cores than
-            workers, or Ray workers elsewhere): on 2 cores with 2 workers the
+            its first batch is from the checkpoint's weights.  It is meant
+            for a learner with cores of its own (more cores than workers, or
+            Ray workers elsewhere; not measured): on 2 cores with 2 workers the
             collection and the update each fill both cores already (measured:
             3,018 against 2,996 learner steps/s, README "Benchmarks"), and the
             stale batches' larger KL stops more updates early (``target_kl``).

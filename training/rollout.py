@@ -757,7 +757,8 @@ class WorkerPool:
         return self._pending is not None
 
     def finish(self) -> tuple[list, list, dict]:
-        """Wait for the collection :meth:`start` sent and return it.
+        """Wait for the collection :meth:`start` sent and return it (with ``workers == 1``, run it
+        here, with one torch thread as a worker process has, and the thread count back after).
 
         Returns:
             ``(batches, games, info)``: one batch per worker (see
@@ -775,7 +776,14 @@ class WorkerPool:
             raise RuntimeError("no collection is under way: start() one first")
         pending, self._pending = self._pending, None
         if self.local is not None:
-            batch, games, info = self.local.collect(*pending)
+            # one torch thread, as a worker process has: the forward passes of a few dozen rows
+            # only wait for each other's threads with more (ten times slower on a busy machine)
+            threads = torch.get_num_threads()
+            torch.set_num_threads(1)
+            try:
+                batch, games, info = self.local.collect(*pending)
+            finally:
+                torch.set_num_threads(threads)
             return [batch], games, info
         if self.ray is not None:
             results = self.ray.finish(pending[0])
