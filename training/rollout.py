@@ -79,8 +79,8 @@ from treachery_env.view import ViewBuilder
 from .config import TrainConfig
 from .interrupts import children_ignore_sigint
 
-__all__ = ["Collector", "WorkerPool", "worker_collector", "GameStat", "batch_observations", "sparse_rows", "sample_actions", "compute_gae",
-           "privileged_features", "LEARNER"]
+__all__ = ["Collector", "WorkerPool", "worker_collector", "GameStat", "batch_observations", "sparse_rows",
+           "sample_actions", "compute_gae", "privileged_features", "LEARNER"]
 
 LEARNER = "learner"
 
@@ -653,7 +653,7 @@ def worker_collector(config_dict: dict, seed: int) -> Collector:
     one torch thread, and everything made so far (modules, networks, the first games) moved to
     the garbage collector's permanent generation (``gc.freeze``), so that its collections, which
     the engine's and bots' short-lived objects set off every few hundred allocations, no longer
-    walk those long-lived objects (a collect ~7% faster in one process, three pairs of runs).
+    walk those long-lived objects (a small gain in one process; within noise with two workers).
 
     Raises:
         ValueError: (one line) for a configuration :class:`TrainConfig` refuses.
