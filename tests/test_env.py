@@ -70,6 +70,8 @@ def test_lean_wrapper_after_reset_and_after_the_end():
         else:
             e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert e.agents == []
+    with pytest.raises(RuntimeError, match=r"^last\(\) after the game ended \(every agent is done\): call reset\(\)$"):
+        e.last()
     EnvLogger.flush()
     e.step(None)
     assert EnvLogger.mqueue and "step() called after all agents are terminated" in EnvLogger.mqueue[-1]
@@ -392,8 +394,8 @@ def test_a_deep_copy_is_the_same_game_going_on_independently(make):
 
 
 def test_stepping_a_raw_env_after_the_end_says_so():
-    """The raw env raised ``KeyError: 'player_0'`` for a step once every agent was done
-    (the wrapped env warns, as PettingZoo's does: test above)."""
+    """The raw env raised ``KeyError: 'player_0'`` for a step or ``last()`` once every agent
+    was done (the wrapped env warns at a step, as PettingZoo's does: test above)."""
     e = raw_env(num_players=4, max_turns=3)
     with pytest.raises(RuntimeError, match="call reset"):
         e.step(0)
@@ -401,6 +403,8 @@ def test_stepping_a_raw_env_after_the_end_says_so():
     _play_on(e, lambda legal: int(legal[0]))
     with pytest.raises(RuntimeError, match=r"^step\(\) after the game ended \(every agent is done\): call reset\(\)"):
         e.step(0)
+    with pytest.raises(RuntimeError, match=r"^last\(\) after the game ended"):
+        e.last()
 
 
 @pytest.mark.parametrize("n", [4, 5])

@@ -263,9 +263,15 @@ class raw_env(AECEnv, EzPickle):
 
     def last(self, observe: bool = True) -> tuple:
         """``(observation, cumulative reward, terminated, truncated, info)`` of the
-        selected agent (PettingZoo's ``AECEnv.last``)."""
+        selected agent (PettingZoo's ``AECEnv.last``).
+
+        Raises:
+            RuntimeError: once every agent is done and has left ``agents`` (PettingZoo's
+                own ``last`` raises a bare ``KeyError`` there), as :meth:`step` does.
+        """
         agent = self.agent_selection
-        assert agent is not None
+        if agent not in self._cumulative_rewards:
+            raise RuntimeError("last() after the game ended (every agent is done): call reset()")
         return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
                 self.terminations[agent], self.truncations[agent], self.infos[agent])
 
