@@ -1012,3 +1012,21 @@ def test_the_progress_bar_shows_no_nan_win_rate_for_iterations_without_heuristic
     train(tiny(tmp_path / "h", opponents={"heuristic": 1.0}, total_steps=900), progress=True)
     err = capsys.readouterr().err
     assert re.search(r"vs_heur=[01]\.\d\d", err) and "nan" not in err
+
+
+def test_a_rollout_worker_runs_one_thread_with_its_start_frozen_and_rarer_young_collections():
+    """worker_collector (what every worker process and Ray actor starts with): one torch thread,
+    the collector's long-lived objects in the permanent generation, and the youngest generation
+    collected after WORKER_GC_THRESHOLD net allocations (checked in a fresh interpreter: these
+    settings are process-wide)."""
+    import subprocess
+    import sys
+
+    probe = ("import gc, torch; from training.rollout import worker_collector, WORKER_GC_THRESHOLD; "
+             "torch.set_num_threads(2); before = gc.get_threshold(); "
+             "c = worker_collector({'games_per_worker': 2}, 0); "
+             "print(torch.get_num_threads(), gc.get_freeze_count() > 1000, "
+             "gc.get_threshold()[0] == WORKER_GC_THRESHOLD, gc.get_threshold()[1:] == before[1:], len(c.slots))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[1]).stdout.split()
+    assert out == ["1", "True", "True", "True", "2"]
