@@ -661,8 +661,8 @@ def worker_collector(config_dict: dict, seed: int) -> Collector:
     the engine's and bots' short-lived objects set off, no longer walk those long-lived objects
     (a small gain in one process; within noise with two workers); and the youngest generation
     collected after :data:`WORKER_GC_THRESHOLD` net allocations instead of 700, so most of those
-    objects are freed by their reference counts before a collection walks them (a collect's
-    share of time in the collector 2.6-3.2% -> 0.55%, ``gc.callbacks``, one process).
+    objects are freed by their reference counts before a collection walks them (a few percent
+    of a collect's time, measured with ``gc.callbacks``, down to about half a percent).
 
     Raises:
         ValueError: (one line) for a configuration :class:`TrainConfig` refuses.
