@@ -48,9 +48,13 @@ Deduction (:class:`RoleBelief`)
     The posterior is computed by exact enumeration of the distinct role
     assignments of the remaining multiset of roles to the unknown seats (at
     most 4,620 for 12 players) and normalised; marginals give
-    :meth:`RoleBelief.beliefs`.  It is recomputed from the cumulative history at
-    each decision (a pure function of the view, so the same information set
-    always gives the same beliefs), well under a millisecond for 5-8 players.
+    :meth:`RoleBelief.beliefs`.  It is a pure function of the view (the same
+    information set always gives the same beliefs): of the part of it the
+    model reads, :class:`ViewEvidence`.  Most decisions follow one with the
+    same evidence (nothing hostile happened, nothing was said or unveiled), so
+    the model keeps its last answer for each viewing seat and recomputes only
+    when that seat's evidence changed; the computation reads nothing but the
+    evidence, so a kept answer is always the one a recomputation would give.
 
 Play (:class:`BeliefAgent`)
     A compact role-aware policy driven by the beliefs: the hostility of each
@@ -72,7 +76,7 @@ Play (:class:`BeliefAgent`)
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -83,7 +87,7 @@ from . import register
 from .base import BaseAgent, legal_actions
 
 __all__ = ["HOSTILITY", "TARGET_WEIGHTS", "CLAIM_LIKELIHOOD", "THREAT_LEADER", "DEFEND_LEADER", "ACCUSE_RATIO",
-           "BeliefAgent", "RoleBelief"]
+           "BeliefAgent", "RoleBelief", "ViewEvidence", "SeatFacts", "TalkFacts"]
 
 ROLES = (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)
 
@@ -165,6 +169,47 @@ def _role_of(p: Any) -> Role | None:
     return None if p.role is None else Role(p.role)
 
 
+class SeatFacts(NamedTuple):
+    """What :class:`RoleBelief` reads of one seat's ``PlayerView``: its
+    ``seat``, ``role`` (a ``Role`` or None when the viewer does not know it),
+    ``leader_player``, ``face_up`` and ``in_game`` flags."""
+
+    seat: int
+    role: Any
+    leader_player: bool
+    face_up: bool
+    in_game: bool
+
+
+class TalkFacts(NamedTuple):
+    """What :class:`RoleBelief` reads of the table talk (``TalkView``): the
+    latest ``claims``, ``stances`` and ``intents`` (the view's mappings)."""
+
+    claims: Any
+    stances: Any
+    intents: Any
+
+
+class ViewEvidence(NamedTuple):
+    """All that :class:`RoleBelief` reads of a ``SeatView``
+    (:meth:`RoleBelief.evidence`); its methods take either.
+
+    Attributes:
+        seat: the viewer.
+        players: a :class:`SeatFacts` per seat, by absolute seat.
+        harm, attacks: the view's public history (tuples of tuples).
+        role_counts: the identity deck's cards per role (``Role`` order).
+        talk: a :class:`TalkFacts`, or None when nothing was said.
+    """
+
+    seat: int
+    players: tuple
+    harm: tuple
+    attacks: tuple
+    role_counts: tuple
+    talk: TalkFacts | None
+
+
 class RoleBelief:
     """Posterior over the roles of the seats a viewer does not know.
 
@@ -185,8 +230,10 @@ class RoleBelief:
             :data:`TARGET_WEIGHTS`).
         talk_weight: scale of the table-talk evidence (0 ignores talk).
 
+    The parameters are fixed once built (:meth:`beliefs` keeps answers computed with them).
     The only input is a :class:`treachery_env.view.SeatView` (the seat's
-    information set).
+    information set), or the part of it the model reads (:class:`ViewEvidence`):
+    every method takes either.
     """
 
     def __init__(self, temperature: float = 0.6, noise: float = 0.1, random_player: float = 0.2,
@@ -197,6 +244,18 @@ class RoleBelief:
         self.random_table = float(random_table)
         self.target_weights = TARGET_WEIGHTS if target_weights is None else np.asarray(target_weights, float)
         self.talk_weight = float(talk_weight)
+        self._kept: dict[int, tuple[ViewEvidence, dict[int, dict[Role, float]]]] = {}
+
+    @staticmethod
+    def evidence(view: Any) -> ViewEvidence:
+        """The part of ``view`` (a ``SeatView``) the model reads: equal
+        evidence gives equal beliefs."""
+        talk = getattr(view, "talk", None)
+        facts = None
+        if talk is not None and talk.messages:
+            facts = TalkFacts(talk.claims, talk.stances, talk.intents)
+        players = tuple(SeatFacts(p.seat, p.role, p.leader_player, p.face_up, p.in_game) for p in view.players)
+        return ViewEvidence(view.seat, players, view.harm, view.attacks, view.role_counts, facts)
 
     # ------------------------------------------------------------------ prior
     @staticmethod
@@ -287,7 +346,7 @@ class RoleBelief:
         sp, sp_u = np.zeros((k, 4)), np.zeros(k)
         sb, sb_u = np.zeros((k, 4)), np.zeros(k)
         talk = getattr(view, "talk", None)
-        if talk is None or not talk.messages or self.talk_weight == 0:
+        if talk is None or self.talk_weight == 0:
             return sp, sp_u, sb, sb_u
         row = {s: r for r, s in enumerate(unknown)}
         leaders = {p.seat for p in view.players if p.leader_player or p.role == Role.LEADER}
@@ -330,7 +389,18 @@ class RoleBelief:
     def beliefs(self, view: Any) -> dict[int, dict[Role, float]]:
         """``{seat: {Role: probability}}`` for every seat; known seats put 1 on
         their role; each row sums to 1 and the expected role counts over the
-        unknown seats equal the remaining counts of the identity deck."""
+        unknown seats equal the remaining counts of the identity deck.  A new
+        dict each call: the posterior of :meth:`posterior`, kept from this
+        viewer's last call when its :meth:`evidence` is unchanged."""
+        ev = self.evidence(view)
+        kept = self._kept.get(ev.seat)
+        if kept is None or kept[0] != ev:
+            kept = self._kept[ev.seat] = (ev, self.posterior(ev))
+        return {s: dict(d) for s, d in kept[1].items()}
+
+    def posterior(self, view: Any) -> dict[int, dict[Role, float]]:
+        """:meth:`beliefs` computed afresh from ``view`` (a ``SeatView`` or its
+        :class:`ViewEvidence`)."""
         remaining, unknown, known = self.role_counts(view)
         out: dict[int, dict[Role, float]] = {}
         for s in known:
@@ -374,7 +444,7 @@ class RoleBelief:
     def prior_beliefs(view: Any) -> dict[int, dict[Role, float]]:
         """The same posterior with no behavioural evidence (the counts alone):
         the baseline deduction metrics are compared with."""
-        return RoleBelief(temperature=0.0, talk_weight=0.0).beliefs(view)
+        return RoleBelief(temperature=0.0, talk_weight=0.0).posterior(view)
 
 
 class BeliefAgent(BaseAgent):

@@ -300,3 +300,39 @@ def test_registered_and_plays_whole_games():
         bots = [agents.make("belief", seed=k * 10 + i) for i in range(6)]
         result = play_game(bots, GameConfig(num_players=6, starting_life=20, max_turns=30), seed=k)
         assert result.turns >= 1
+
+
+def test_kept_beliefs_equal_a_fresh_posterior_of_the_whole_view():
+    """The beliefs kept from a seat's last decision (unchanged :meth:`RoleBelief.evidence`)
+    are exactly the posterior computed afresh from the whole view, at every decision of
+    belief bots sharing one model (kept per viewing seat) in games with and without talk;
+    most decisions reuse one, and what a caller does to the returned dict changes nothing."""
+    model = RoleBelief()
+    decisions = reused = 0
+    last = {}
+    for k in range(6):
+        n = 5 + k % 3
+        bots = [BeliefAgent(seed=10 * k + i, belief=model) if i % 2 == 0 else agents.make("heuristic", seed=i)
+                for i in range(n)]
+        for b in bots[::2]:
+            orig = b.act
+
+            def act(obs, info, _orig=orig, _b=b):
+                nonlocal decisions, reused
+                view = info["view"]
+                ev = RoleBelief.evidence(view)
+                reused += last.get(view.seat) == ev
+                last[view.seat] = ev
+                a = _orig(obs, info)
+                fresh = model.posterior(view)
+                assert _b.beliefs() == fresh
+                got = model.beliefs(view)
+                got[view.seat].clear()
+                assert model.beliefs(view) == fresh
+                decisions += 1
+                return a
+
+            b.act = act
+        talk = "none" if k % 3 == 2 else "structured"
+        play_game(bots, GameConfig(num_players=n, starting_life=20, max_turns=30, talk=talk), seed=k)
+    assert decisions > 500 and decisions // 2 < reused < decisions, (decisions, reused)
