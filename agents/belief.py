@@ -165,6 +165,32 @@ def _assignments(counts: tuple) -> np.ndarray:
     return arr
 
 
+@lru_cache(maxsize=256)
+def _assignment_tables(counts: tuple) -> tuple[np.ndarray, tuple[np.ndarray, ...], np.ndarray]:
+    """What the posterior needs of :func:`_assignments` ``(counts)`` (``m``
+    rows of ``k`` roles): ``flat`` int array ``(m, k)``, the index of each
+    entry's (seat, role) in a flattened ``(k, 4)`` array; ``onehot``, per role
+    a float64 ``(m, k)`` array with 1.0 where the assignment gives that seat
+    that role; and ``prior`` ``(k, 4)``, each seat's share of assignments per
+    role (the marginals of the uniform prior)."""
+    A = _assignments(counts)
+    k = A.shape[1]
+    flat = A.astype(np.intp) + 4 * np.arange(k)
+    onehot = tuple((A == r).astype(float) for r in range(4))
+    prior = np.stack([(A == r).mean(axis=0) for r in range(4)], axis=1)
+    for a in (flat, *onehot, prior):
+        a.setflags(write=False)
+    return flat, onehot, prior
+
+
+@lru_cache(maxsize=16)
+def _others(n: int) -> np.ndarray:
+    """``(n, n - 1)`` int array: row ``i`` lists the seats other than ``i``, ascending."""
+    out = np.array([[j for j in range(n) if j != i] for i in range(n)], dtype=np.intp).reshape(n, n - 1)
+    out.setflags(write=False)
+    return out
+
+
 def _role_of(p: Any) -> Role | None:
     return None if p.role is None else Role(p.role)
 
@@ -300,33 +326,31 @@ class RoleBelief:
                 cats[p.seat] = _CAT_G + int(r) - 1
             else:   # face down to the actor (roles the viewer alone was shown included)
                 cats[p.seat] = _CAT_HIDDEN
-        out = np.zeros((len(unknown), 4))
-        unif = np.zeros(len(unknown))
-        W = self.target_weights[:, cats]            # (4 roles, n targets)
         talk_ll, talk_unif, subj_ll, subj_unif = self.talk_log_likelihood(view, unknown)
-        for k, i in enumerate(unknown):
-            counts = np.array([view.attacks[i][j] + view.harm[i][j] / HARM_UNIT for j in range(n)], float)
-            counts[i] = 0.0
-            tot = counts.sum()
-            role_ll = talk_ll[k].copy()
-            unif_ll = talk_unif[k]
-            if tot > 0:
-                mask = np.ones(n, bool)
-                mask[i] = False
-                w = W[:, mask]
-                p = w / w.sum(axis=1, keepdims=True)
-                p = (1.0 - self.noise) * p + self.noise / mask.sum()
-                role_ll += self.temperature * (np.log(p) @ counts[mask])
-                unif_ll += -self.temperature * tot * np.log(mask.sum())
-            elif not unif_ll:
-                out[k] = subj_ll[k]
-                unif[k] = subj_unif[k]
-                continue
-            if self.random_player > 0:
-                role_ll = np.logaddexp(np.log1p(-self.random_player) + role_ll,
-                                       np.log(self.random_player) + unif_ll)
-            out[k] = role_ll + subj_ll[k]
-            unif[k] = unif_ll + subj_unif[k]
+        rows = np.arange(len(unknown))
+        counts = np.array(view.attacks, float)[unknown] + np.array(view.harm, float)[unknown] / HARM_UNIT
+        counts[rows, unknown] = 0.0                                   # (k, n) acts of each unknown seat
+        tot = counts.sum(axis=1)
+        others = _others(n)[unknown]                                  # (k, n - 1) the targets it could pick
+        # (k, 4, n - 1) weights of each role's targets; each seat's (4, n - 1) block in column order, as the
+        # boolean-masked columns of (4, n) weights are: sums and products then add in the same order
+        w = self.target_weights.T[cats][others].transpose(0, 2, 1)
+        p = w / w.sum(axis=2, keepdims=True)
+        p = (1.0 - self.noise) * p + self.noise / (n - 1)
+        acts = (np.log(p) @ counts[rows[:, None], others][:, :, None])[:, :, 0]            # (k, 4)
+        active = tot > 0
+        role_ll = talk_ll.copy()
+        unif_ll = talk_unif.copy()
+        role_ll[active] += self.temperature * acts[active]
+        unif_ll[active] += -self.temperature * tot[active] * np.log(n - 1)
+        if self.random_player > 0:
+            role_ll = np.logaddexp(np.log1p(-self.random_player) + role_ll,
+                                   np.log(self.random_player) + unif_ll[:, None])
+        out = role_ll + subj_ll
+        unif = unif_ll + subj_unif
+        silent = ~active & (unif_ll == 0)                             # no act, nothing it said: others' words alone
+        out[silent] = subj_ll[silent]
+        unif[silent] = subj_unif[silent]
         return out, unif
 
     def talk_log_likelihood(self, view: Any, unknown: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray,
@@ -409,18 +433,14 @@ class RoleBelief:
         if not unknown:
             return out
         ll, unif = self.log_likelihood(view, unknown)
-        rows = np.arange(len(unknown))
         if remaining is not None:
-            counts = tuple(remaining[r] for r in ROLES)
-            A = _assignments(counts)                                  # (m, k)
-            onehot = [(A == r) for r in range(4)]
-            lp = ll[rows[None, :], A].sum(axis=1)                     # (m,)
+            flat, onehot, prior = _assignment_tables(tuple(remaining[r] for r in ROLES))
+            lp = ll.ravel()[flat].sum(axis=1)                         # (m,) log-likelihood of each assignment
             top = lp.max()
             w = np.exp(lp - top)
             log_z_role = top + np.log(w.mean())                       # evidence of the role model
             w /= w.sum()
             marg = np.stack([w @ oh for oh in onehot], axis=1)
-            prior = np.stack([oh.mean(axis=0) for oh in onehot], axis=1)
         else:   # identities moved so the deck no longer fits what is known: independent seats
             pr = np.array([view.role_counts[r] for r in ROLES], float) + 1e-3
             pr /= pr.sum()
@@ -434,10 +454,10 @@ class RoleBelief:
             # Bayesian model choice: does the table play by role at all?
             a = np.log1p(-self.random_table) + log_z_role
             b = np.log(self.random_table) + float(unif.sum())
-            w_role = 1.0 / (1.0 + np.exp(np.clip(b - a, -700, 700)))
+            w_role = 1.0 / (1.0 + np.exp(min(max(b - a, -700.0), 700.0)))
             marg = w_role * marg + (1.0 - w_role) * prior
-        for k, s in enumerate(unknown):
-            out[s] = {r: float(marg[k, int(r)]) for r in ROLES}
+        for s, row in zip(unknown, marg.tolist()):
+            out[s] = dict(zip(ROLES, row))
         return dict(sorted(out.items()))
 
     @staticmethod
