@@ -130,6 +130,15 @@ accusation | its role), ``Role`` order."""
 ACCUSE_RATIO = 1.5
 """How much likelier "X is a R" makes R for X than each other role."""
 
+# the talk terms' logarithms: by claimed role; by intent and stance towards the Leader; of an accusation's
+# odds by the accused role and of a Leader's "on my side"
+_LOG_CLAIM = np.log(CLAIM_LIKELIHOOD.T)
+_LOG_THREAT, _LOG_PROTECT = np.log(THREAT_LEADER), np.log(1.0 - THREAT_LEADER)
+_LOG_DEFEND, _LOG_ACCUSE_LEADER = np.log(DEFEND_LEADER), np.log(1.0 - DEFEND_LEADER)
+_ACCUSE_ODDS = np.where(np.eye(4, dtype=bool), ACCUSE_RATIO, 1.0)
+_LOG_ACCUSE = np.log(_ACCUSE_ODDS / _ACCUSE_ODDS.sum(axis=1, keepdims=True))
+_LOG_ON_SIDE = _LOG_ACCUSE[int(Role.GUARDIAN)]
+
 HARM_UNIT = 3.0
 """Life points of harm counted as one hostile act (an attacking creature is one)."""
 
@@ -378,33 +387,27 @@ class RoleBelief:
         for s, m in talk.claims.items():
             r = row.get(s)
             if r is not None:
-                sp[r] += np.log(CLAIM_LIKELIHOOD[:, int(m.role)])
+                sp[r] += _LOG_CLAIM[int(m.role)]
                 sp_u[r] += log_q
         for (i, j), m in talk.intents.items():
             r = row.get(i)
             if r is not None and j in leaders:
-                p = THREAT_LEADER if m.kind == "threaten" else 1.0 - THREAT_LEADER
-                sp[r] += np.log(p)
+                sp[r] += _LOG_THREAT if m.kind == "threaten" else _LOG_PROTECT
                 sp_u[r] += np.log(0.5)
-        on_side = np.full(4, 1.0)
-        on_side[int(Role.GUARDIAN)] = ACCUSE_RATIO
         for (i, j), m in talk.stances.items():
             r = row.get(i)
             if r is not None and j in leaders:
-                p = DEFEND_LEADER if m.kind == "defend" else 1.0 - DEFEND_LEADER
-                sp[r] += np.log(p)
+                sp[r] += _LOG_DEFEND if m.kind == "defend" else _LOG_ACCUSE_LEADER
                 sp_u[r] += np.log(0.2 if m.kind == "defend" else 0.8)
             r = row.get(j)
             if r is None or i == view.seat:
                 continue
             if m.kind == "accuse":
-                w = np.ones(4)
-                w[int(m.role)] = ACCUSE_RATIO
+                sb[r] += _LOG_ACCUSE[int(m.role)]
             elif i in leaders:
-                w = on_side
+                sb[r] += _LOG_ON_SIDE
             else:
                 continue
-            sb[r] += np.log(w / w.sum())
             sb_u[r] += log_q
         t = self.talk_weight
         return t * sp, t * sp_u, t * sb, t * sb_u

@@ -13,10 +13,12 @@ from test_information_sets import _permute_hidden
 
 import agents
 from agents.base import BaseAgent, legal_actions
-from agents.belief import HARM_UNIT, BeliefAgent, RoleBelief, _assignments
+from agents.belief import (ACCUSE_RATIO, CLAIM_LIKELIHOOD, DEFEND_LEADER, HARM_UNIT, THREAT_LEADER, BeliefAgent,
+                           RoleBelief, _assignments)
 from agents.play import play_game
 from treachery_env import GameConfig
 from treachery_env.engine import Game
+from treachery_env.engine.talk import TalkMessage
 from treachery_env.view import seat_view
 from treachery_env.rules import Role
 
@@ -370,16 +372,15 @@ def _seat_by_seat_log_likelihood(model, view, unknown):
 
 def test_log_likelihood_of_all_seats_at_once_equals_seat_by_seat():
     """The likelihoods of every unknown seat, computed together, are those of each seat on
-    its own (within 1e-12), on random states of 4-12 players, for the default model, one
-    without the random-player mixture and one with other target weights; seats that
-    acted, and seats that neither acted nor were talked of, are both met (early states too)."""
+    its own (within 1e-12), on random states of 4-8 players and of 9-12 after 200 random
+    actions, for the default model, one without the random-player mixture and one with
+    other target weights; seats that acted, and seats that neither acted nor spoke, are
+    both met."""
     models = [RoleBelief(), RoleBelief(random_player=0.0, temperature=1.0),
               RoleBelief(target_weights=np.arange(1.0, 21.0).reshape(4, 5), noise=0.3)]
     acted = silent = 0
-    for k in range(30):
-        n = 4 + k % 9
-        g = random_game(k, 150 + 37 * k if k % 3 else 4 * k, n=n, max_turns=40)
-        for seat in range(n):
+    for g in _random_states(40, seed=300, every=23) + [random_game(k, 200, n=9 + k, max_turns=40) for k in range(4)]:
+        for seat in range(g.n):
             view = seat_view(g, seat)
             _, unknown, _ = RoleBelief.role_counts(view)
             for model in models:
@@ -390,3 +391,49 @@ def test_log_likelihood_of_all_seats_at_once_equals_seat_by_seat():
                 acted += a
                 silent += q
     assert acted > 100 and silent > 20, (acted, silent)
+
+
+def test_talk_log_likelihood_sums_the_documented_odds():
+    """Each talk term is the logarithm of the documented odds (:data:`CLAIM_LIKELIHOOD`,
+    :data:`THREAT_LEADER`, :data:`DEFEND_LEADER`, :data:`ACCUSE_RATIO`, the uniform talker's
+    1/4, 1/2 and 1/5) summed over each unknown seat's latest statements and those about it
+    (within 1e-12), on random states of 4-8 players with talk, where half the time the face-up
+    Leader has also called every other seat "on my side", scaled by ``talk_weight``."""
+    met = {"speaker": 0, "accuse": 0, "defend": 0}     # seats that said something, accused seats, the Leader's allies
+    for k, g in enumerate(_random_states(30, seed=500, every=41)):
+        leader = next(p.seat for p in g.players if p.identity.role == Role.LEADER)
+        if k % 2 and g.players[leader].identity.face_up:
+            for s in range(g.n):
+                if s != leader:
+                    g.talk.record(TalkMessage(g.turn, leader, "defend", s))
+        for seat in range(g.n):
+            view = seat_view(g, seat)
+            _, unknown, _ = RoleBelief.role_counts(view)
+            t = view.talk
+            leaders = {p.seat for p in view.players if p.leader_player or p.role == Role.LEADER}
+            sp, sp_u = np.zeros((len(unknown), 4)), np.zeros(len(unknown))
+            sb, sb_u = np.zeros((len(unknown), 4)), np.zeros(len(unknown))
+            for r, s in enumerate(unknown):
+                if s in t.claims:
+                    sp[r] += np.log(CLAIM_LIKELIHOOD[:, int(t.claims[s].role)])
+                    sp_u[r] += np.log(0.25)
+                for (i, j), m in t.intents.items():
+                    if i == s and j in leaders:
+                        sp[r] += np.log(THREAT_LEADER if m.kind == "threaten" else 1.0 - THREAT_LEADER)
+                        sp_u[r] += np.log(0.5)
+                for (i, j), m in t.stances.items():
+                    if i == s and j in leaders:
+                        sp[r] += np.log(DEFEND_LEADER if m.kind == "defend" else 1.0 - DEFEND_LEADER)
+                        sp_u[r] += np.log(0.2 if m.kind == "defend" else 0.8)
+                    if j == s and i != view.seat and (m.kind == "accuse" or i in leaders):
+                        odds = np.ones(4)
+                        odds[int(m.role) if m.kind == "accuse" else int(Role.GUARDIAN)] = ACCUSE_RATIO
+                        sb[r] += np.log(odds / odds.sum())
+                        sb_u[r] += np.log(0.25)
+                        met[m.kind] += 1
+            for weight in (1.0, 0.5):
+                got = RoleBelief(talk_weight=weight).talk_log_likelihood(view, unknown)
+                for a, b in zip(got, (sp, sp_u, sb, sb_u)):
+                    np.testing.assert_allclose(a, weight * b, rtol=0, atol=1e-12)
+            met["speaker"] += int((sp != 0).any(axis=1).sum())
+    assert met["speaker"] > 100 and met["accuse"] > 50 and met["defend"] > 50, met
