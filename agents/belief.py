@@ -502,7 +502,7 @@ class BeliefAgent(BaseAgent):
     def _hostility(self, view: Any) -> dict[int, float]:
         me = view.seat
         my_role = view.me.role
-        row = HOSTILITY[int(my_role) if my_role is not None else int(Role.TRAITOR)].copy()
+        row = HOSTILITY[int(my_role) if my_role is not None else int(Role.TRAITOR)].tolist()
         if my_role == Role.TRAITOR:
             # with no Assassin left, the Leader team is the next to go
             alive_assassin = sum(self._beliefs[p.seat][Role.ASSASSIN] for p in view.players
@@ -515,7 +515,7 @@ class BeliefAgent(BaseAgent):
                 h[me] = -5.0
                 continue
             b = self._beliefs[p.seat]
-            h[p.seat] = float(sum(b[r] * row[int(r)] for r in ROLES)) - (0 if p.in_game else 10.0)
+            h[p.seat] = sum(b[r] * row[r] for r in ROLES) - (0 if p.in_game else 10.0)
         return h
 
     @staticmethod
@@ -550,7 +550,7 @@ class BeliefAgent(BaseAgent):
     # ------------------------------------------------------------------ act
     def act(self, observation: dict, info: dict) -> int:
         """Update the beliefs from ``info["view"]`` and choose a legal action."""
-        legal = legal_actions(observation)
+        legal = legal_actions(observation).tolist()
         view = info["view"]
         if self.seat is None:
             self.seat = view.seat
@@ -560,12 +560,12 @@ class BeliefAgent(BaseAgent):
             conceding = {o.action for o in d.options if o.kind == "concede"}
             if conceding:                 # the bot never concedes
                 d = d._replace(options=tuple(o for o in d.options if o.kind != "concede"))
-                legal = [int(a) for a in legal if int(a) not in conceding] or list(legal)
+                legal = [a for a in legal if a not in conceding] or legal
         if d is None or not d.options:
-            return int(legal[0])
+            return legal[0]
         choice = self._choose(view, d)
-        if choice is None or choice not in {int(a) for a in legal}:
-            return int(legal[0])
+        if choice is None or choice not in legal:
+            return legal[0]
         return int(choice)
 
     def _choose(self, view: Any, d: Any) -> int | None:
