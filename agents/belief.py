@@ -76,6 +76,7 @@ Play (:class:`BeliefAgent`)
 from __future__ import annotations
 
 from functools import lru_cache
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -192,6 +193,20 @@ def _assignment_tables(counts: tuple) -> tuple[np.ndarray, tuple[np.ndarray, ...
     return flat, onehot, prior
 
 
+@lru_cache(maxsize=512)
+def _log_target_odds(weights: tuple, noise: float, cats: tuple) -> np.ndarray:
+    """Log-probabilities of the target of a face-down seat's hostile act: float64 array of
+    shape ``(n, n - 1, 4)`` for ``n = len(cats)``, ``[i, t, r]`` that seat ``i`` of role ``r``
+    picks the ``t``-th other seat (ascending), from the target ``weights`` ``(4, 5)`` by
+    category, each seat's category ``cats`` and the uniform ``noise`` mixed in."""
+    n = len(cats)
+    w = np.array(weights).T[list(cats)][_others(n)]
+    p = w / w.sum(axis=1, keepdims=True)
+    out = np.log((1.0 - noise) * p + noise / (n - 1))
+    out.setflags(write=False)
+    return out
+
+
 @lru_cache(maxsize=16)
 def _others(n: int) -> np.ndarray:
     """``(n, n - 1)`` int array: row ``i`` lists the seats other than ``i``, ascending."""
@@ -214,6 +229,9 @@ class SeatFacts(NamedTuple):
     leader_player: bool
     face_up: bool
     in_game: bool
+
+
+_SEAT_FACTS = attrgetter(*SeatFacts._fields)
 
 
 class TalkFacts(NamedTuple):
@@ -279,6 +297,7 @@ class RoleBelief:
         self.random_table = float(random_table)
         self.target_weights = TARGET_WEIGHTS if target_weights is None else np.asarray(target_weights, float)
         self.talk_weight = float(talk_weight)
+        self._weights = tuple(map(tuple, self.target_weights.tolist()))
         self._kept: dict[int, tuple[ViewEvidence, dict[int, dict[Role, float]]]] = {}
 
     @staticmethod
@@ -289,7 +308,7 @@ class RoleBelief:
         facts = None
         if talk is not None and talk.messages:
             facts = TalkFacts(talk.claims, talk.stances, talk.intents)
-        players = tuple(SeatFacts(p.seat, p.role, p.leader_player, p.face_up, p.in_game) for p in view.players)
+        players = tuple(map(SeatFacts._make, map(_SEAT_FACTS, view.players)))
         return ViewEvidence(view.seat, players, view.harm, view.attacks, view.role_counts, facts)
 
     # ------------------------------------------------------------------ prior
@@ -326,27 +345,23 @@ class RoleBelief:
             ``unif`` of shape ``(len(unknown),)`` when every act is uniform.
         """
         n = len(view.players)
-        cats = np.empty(n, dtype=np.int64)
+        cats = [_CAT_HIDDEN] * n        # face down to the actor (roles the viewer alone was shown included)
         for p in view.players:
             r = _role_of(p)
             if p.leader_player or r == Role.LEADER:
                 cats[p.seat] = _CAT_LEADER
             elif r is not None and (p.face_up or not p.in_game):
                 cats[p.seat] = _CAT_G + int(r) - 1
-            else:   # face down to the actor (roles the viewer alone was shown included)
-                cats[p.seat] = _CAT_HIDDEN
         talk_ll, talk_unif, subj_ll, subj_unif = self.talk_log_likelihood(view, unknown)
         rows = np.arange(len(unknown))
         counts = np.array(view.attacks, float)[unknown] + np.array(view.harm, float)[unknown] / HARM_UNIT
         counts[rows, unknown] = 0.0                                   # (k, n) acts of each unknown seat
         tot = counts.sum(axis=1)
         others = _others(n)[unknown]                                  # (k, n - 1) the targets it could pick
-        # (k, 4, n - 1) weights of each role's targets; each seat's (4, n - 1) block in column order, as the
-        # boolean-masked columns of (4, n) weights are: sums and products then add in the same order
-        w = self.target_weights.T[cats][others].transpose(0, 2, 1)
-        p = w / w.sum(axis=2, keepdims=True)
-        p = (1.0 - self.noise) * p + self.noise / (n - 1)
-        acts = (np.log(p) @ counts[rows[:, None], others][:, :, None])[:, :, 0]            # (k, 4)
+        # (k, 4, n - 1), each seat's (4, n - 1) block in column order, as the boolean-masked columns of (4, n)
+        # weights are: sums and products then add in the same order
+        log_p = _log_target_odds(self._weights, self.noise, tuple(cats))[unknown].transpose(0, 2, 1)
+        acts = (log_p @ counts[rows[:, None], others][:, :, None])[:, :, 0]                 # (k, 4)
         active = tot > 0
         role_ll = talk_ll.copy()
         unif_ll = talk_unif.copy()
