@@ -682,8 +682,8 @@ class BeliefAgent(BaseAgent):
                         continue
                     if c is not None and c.targets and not self._harmful(c) and c.type == "instant":
                         continue   # pump/heal tricks: not proactively
-                    if c is not None and c.targets and self._harmful(c) and not any(v > 0 for s, v in h.items()
-                                                                                  if s != me and view.players[s].in_game):
+                    if c is not None and c.targets and self._harmful(c) \
+                            and not any(v > 0 for s, v in h.items() if s != me and view.players[s].in_game):
                         continue
                     value = (c.cost if c is not None else 4) + (2 if c is not None and c.is_creature else 0)
                     casts.append((value, -o.action, o.action))
