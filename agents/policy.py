@@ -42,27 +42,13 @@ from treachery_env.rules import Role
 from .base import BaseAgent, legal_actions
 from .files import atomic_write_bytes, check_input_file
 from .lookahead import search_candidates
-from .networks import MASKED, NUM_ROLES, PolicyNet, build_network, check_gate_only
+from .networks import NUM_ROLES, PolicyNet, build_network, check_gate_only, masked_logits
 
 __all__ = ["PolicyNet", "PolicyAgent", "ForwardRequest", "forward_requests", "masked_logits", "save_checkpoint", "load_checkpoint", "load_policy",
            "config_differences", "GameConfigMismatchWarning", "CHECKPOINT_FORMAT", "NUM_ROLES"]
 
 CHECKPOINT_FORMAT = "treachery-policy/1"
 _ROLES = (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)
-
-
-def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Logits with illegal actions set to ``-1e9`` (a masked categorical).
-
-    Args:
-        logits: float tensor ``(..., A)``.
-        mask: tensor ``(..., A)``, nonzero where the action is legal.
-
-    Returns:
-        float tensor ``(..., A)``; softmax gives zero probability (to float
-        precision) to illegal actions.
-    """
-    return torch.where(mask.bool(), logits, MASKED)
 
 
 # --------------------------------------------------------------------------- checkpoint files

@@ -206,6 +206,81 @@ def test_flat_network_with_a_privileged_critic():
         net(obs, h0, torch.zeros(3, 3))
 
 
+# --------------------------------------------------------------------------- the rollouts' inference step
+def _step_inputs(n: int = 5) -> tuple:
+    """Observations (dense and sparse), states, masks, privileged inputs and proposals at decisions
+    of random games (a zero state and a random one per decision, so the GRU's both terms count)."""
+    states = _states(n) * 2
+    obs = torch.from_numpy(np.stack([o["observation"] for o, _, _ in states]))
+    mask = torch.from_numpy(np.stack([o["action_mask"] for o, _, _ in states]))
+    priv = torch.from_numpy(np.stack([privileged_features(g, s) for _, g, s in states]))
+    h0 = torch.cat([torch.zeros(len(states) // 2, 32), torch.randn(len(states) // 2, 32)])
+    prior = torch.tensor([int(np.flatnonzero(m)[0]) if i % 3 else -1 for i, m in enumerate(mask.numpy())])
+    return obs, SparseObs.from_dense(obs), h0, mask, priv, prior
+
+
+def _flat(n: int, privileged: int, seed: int) -> PolicyNet:
+    torch.manual_seed(seed)
+    return PolicyNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=32, privileged_size=privileged).eval()
+
+
+@pytest.mark.parametrize("arch,privileged", [("flat", 0), ("flat", 20), ("entity", 0), ("entity", 20)])
+def test_step_gives_the_forward_passs_masked_logits_value_and_state(arch, privileged):
+    """``step`` (the rollouts' inference: :class:`PolicyNet`'s reads the weights directly) returns
+    what ``forward`` then ``masked_logits`` give, bit for bit, with and without a mask, a
+    privileged critic (its value None without the input), dense or sparse rows and a proposal."""
+    n = 5
+    obs, sp, h0, mask, priv, prior = _step_inputs(n)
+    torch.manual_seed(1)
+    net = _flat(n, privileged, 0) if arch == "flat" else \
+        EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=32, entity=16, privileged_size=privileged,
+                  prior="heuristic").eval()
+    P = priv if privileged else None
+    with torch.no_grad():
+        for x, m, p in ((sp, mask, P), (obs, mask, P), (sp, None, P), (sp, mask, None)):
+            logits, value, _, h = net(x, h0, p, mask=m, prior=prior)
+            want = (logits if m is None else masked_logits(logits, m), value, h)
+            got = net.step(x, h0, m, p, prior)
+            assert not any(t.requires_grad for t in got if t is not None)
+            for u, v in zip(got, want):
+                assert (u is None and v is None) or torch.equal(u, v)
+            assert (got[1] is None) == (privileged > 0 and p is None)
+            if m is not None:
+                assert torch.all(got[0][~m.bool()] == MASKED)
+
+
+def test_step_reads_weights_loaded_after_it_ran():
+    """Nothing is kept from the weights between steps: after ``load_state_dict`` (the collector's
+    ``set_weights`` every iteration) a step gives the loaded network's outputs."""
+    n = 5
+    _, sp, h0, mask, _, _ = _step_inputs(n)
+    net, other = _flat(n, 0, 0), _flat(n, 0, 1)
+    with torch.no_grad():
+        other.policy_head.bias.normal_()                       # its logits differ in more than the last bits
+        before = net.step(sp, h0, mask)
+        net.load_state_dict(other.state_dict())
+        after, want = net.step(sp, h0, mask), other.step(sp, h0, mask)
+    assert not torch.equal(before[0], after[0])
+    for u, v in zip(after, want):
+        assert torch.equal(u, v)
+    with pytest.raises(ValueError, match="observation has 7 features"):
+        net.step(torch.zeros(2, 7), net.initial_state(2), None)
+
+
+def test_trusted_sparse_rows_equal_the_checked_ones():
+    """``SparseObs.trusted`` (the collector's rows, no checks) holds what the constructor holds; the
+    constructor still refuses bad rows."""
+    sp = SparseObs.from_dense(_sparse_like_obs(9, 40))
+    t = SparseObs.trusted(sp.nnz, sp.cols, sp.vals, 40)
+    assert t.shape == (9,) and t.size == 40 and torch.equal(t.offsets, sp.offsets)
+    assert torch.equal(t.dense(), sp.dense())
+    assert torch.equal(t.rows(torch.tensor([4, 0])).dense(), sp.dense()[[4, 0]])
+    bad = sp.cols.clone()
+    bad[-1] = 40
+    with pytest.raises(ValueError, match=r"feature indices must lie in \[0, 40\)"):
+        SparseObs(sp.nnz, bad, sp.vals, 40)
+
+
 # --------------------------------------------------------------------------- the sparse observation path
 def _sparse_like_obs(rows: int, size: int, seed: int = 0) -> torch.Tensor:
     g = torch.Generator().manual_seed(seed)
