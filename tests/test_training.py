@@ -407,6 +407,43 @@ def test_collector_is_deterministic(tmp_path):
         np.testing.assert_array_equal(a[k], b[k])
 
 
+@pytest.mark.parametrize("privileged", [False, True])
+def test_collect_samples_what_the_forward_pass_would(tmp_path, monkeypatch, privileged):
+    """The collector's inference step (the flat network's ``step``, reading the weights directly)
+    gives the batch that the forward pass gives, array for array: the same sampled actions,
+    log-probabilities, values and states, with expert labels, pool networks (made in the
+    collector) and new weights set between collects; the privileged inputs only for a network
+    whose critic reads them (``priv`` is ``(N, 0)`` otherwise)."""
+    cfg = tiny(tmp_path, opponents={"pool": 2, "heuristic": 1}, privileged_critic=privileged)
+
+    def forward_step(net, obs, h0, mask=None, privileged=None, prior=None):
+        logits, value, _, h = net(obs, h0, privileged, mask=mask, prior=prior)
+        return (logits if mask is None else masked_logits(logits, mask)), value, h
+
+    def run() -> list:
+        torch.manual_seed(5)
+        col = Collector(cfg, seed=4)
+        col.update_pool({1: build_network(col.net_kwargs).state_dict(), 2: build_network(col.net_kwargs).state_dict()})
+        out = []
+        kinds = set()
+        for _ in range(2):
+            col.set_weights(build_network(col.net_kwargs).state_dict())     # new weights every collect
+            batch, games, _ = col.collect(150, label_expert=True)
+            out.append(batch)
+            kinds |= {g.kind for g in games} | {slot.kind for slot in col.slots}
+        assert "pool" in kinds
+        return out
+
+    fused = run()
+    monkeypatch.setattr(PolicyNet, "step", forward_step)
+    reference = run()
+    for a, b in zip(fused, reference):
+        assert a.keys() == b.keys()
+        for k in a:
+            np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+        assert a["priv"].shape == (len(a["action"]), 16 if privileged else 0)
+
+
 def test_ppo_updates_fit_a_fixed_batch(tmp_path):
     # 30 turns and 1200 steps: the batch holds finished games, so the value targets carry the +-1 rewards
     cfg = tiny(tmp_path, epochs=1, target_kl=0.0, ent_coef=0.0, learning_rate=1e-3,

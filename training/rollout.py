@@ -70,7 +70,7 @@ import torch
 import agents
 from agents.networks import SparseObs, build_network
 from agents.play import first_line
-from agents.policy import check_layout, load_policy, masked_logits
+from agents.policy import check_layout, load_policy
 from treachery_env.env import raw_env
 from treachery_env.observation import encode_sparse
 from treachery_env.rules import Role
@@ -139,9 +139,12 @@ def sample_actions(probs: torch.Tensor, generator: torch.Generator) -> torch.Ten
 
 def _sparse_batch(rows: list, size: int) -> SparseObs:
     """:class:`~agents.networks.SparseObs` of shape ``(B,)`` from ``B`` observations by
-    their nonzero features (:func:`treachery_env.observation.encode_sparse` pairs)."""
-    return SparseObs(np.array([len(c) for c, _ in rows], np.int64), np.concatenate([c for c, _ in rows]),
-                     np.concatenate([v for _, v in rows]), size)
+    their nonzero features (:func:`treachery_env.observation.encode_sparse` pairs: int32
+    indices in ``[0, size)``, float32 values), made without the constructor's checks
+    (:meth:`~agents.networks.SparseObs.trusted`: the encoder's rows hold by construction)."""
+    return SparseObs.trusted(torch.from_numpy(np.array([len(c) for c, _ in rows], np.int64)),
+                             torch.from_numpy(np.concatenate([c for c, _ in rows]).astype(np.int64)),
+                             torch.from_numpy(np.concatenate([v for _, v in rows])), size)
 
 
 def privileged_features(game: Any, seat: int) -> np.ndarray:
@@ -228,6 +231,7 @@ class Collector:
         self.num_actions = int(probe.action_space("player_0").n)
         self.net_kwargs = config.network_kwargs(self.obs_size, self.num_actions)
         self.net = build_network(self.net_kwargs).eval()
+        self.priv_size = int(self.net_kwargs.get("privileged_size", 0))     # 0: no privileged critic
         self.ref = reference_policy(config, self.net) if config.kl_policy else None
         self.pool: dict[int, torch.nn.Module] = {}
         self.retired: set[int] = set()     # removed from the pool, kept while games in progress use them
@@ -357,14 +361,18 @@ class Collector:
             slot.decisions += 1
 
     def _belief_labels(self, slot: _Slot, seat: int) -> np.ndarray:
+        """The belief labels at ``seat`` (module docstring), int8 ``(n - 1,)``."""
         ps = slot.env.game.players
-        n = self.n
-        out = np.full(n - 1, -1, np.int8)
-        for k in range(1, n):
-            p = ps[(seat + k) % n]
-            if not p.has_lost and not p.face_up:
-                out[k - 1] = int(p.role)
-        return out
+        others = ps[seat + 1:] + ps[:seat]                       # relative seat order
+        return np.array([-1 if p.has_lost or p.face_up else p.role for p in others], np.int8)
+
+    def _privileged(self, items: list) -> np.ndarray:
+        """The privileged critic's inputs at the ``B`` ``(slot, seat)`` pairs of ``items``, float32
+        ``(B, P)``: :func:`privileged_features` for a learner network with a privileged critic
+        (``P = 4 n``), else ``P = 0`` (nothing reads them: they are not made)."""
+        if not self.priv_size:
+            return np.zeros((len(items), 0), np.float32)
+        return np.stack([privileged_features(slot.env.game, seat) for slot, seat in items])
 
     # ------------------------------------------------------------------ collect
     def _expert_action(self, slot: _Slot, seat: int, mask: np.ndarray, inputs: tuple | None = None,
@@ -429,7 +437,8 @@ class Collector:
             the others and at steps it did not search),
             with ``config.kl_policy`` ``ref_probs`` float32 (N, A) (the
             reference policy's action probabilities, 0 for illegal actions),
-            ``priv`` float32 (N, 4n) (:func:`privileged_features`, for the critic),
+            ``priv`` float32 (N, P) (:func:`privileged_features`, for a privileged critic,
+            ``P = 4n``; ``P = 0`` for a network without one),
             ``segments`` int64 (S, 2) of ``(start, length)``; ``games`` the
             :class:`GameStat` of games finished; ``info`` timing and counts.
         """
@@ -451,13 +460,11 @@ class Collector:
                 obs = sparse if getattr(net, "reads_sparse", False) else sparse.dense()
                 mask = np.stack([slot.env.game.legal_action_mask() for slot, _ in items])
                 h = torch.from_numpy(np.stack([slot.h[seat] for slot, seat in items]))
-                priv = np.stack([privileged_features(slot.env.game, seat) for slot, seat in items]) \
-                    if key is LEARNER else None
+                priv = self._privileged(items) if key is LEARNER else None
                 mask_t = torch.from_numpy(mask)
                 prior, inputs = self._proposals(items, mask)
-                logits, value, _, h_new = net(obs, h, None if priv is None else torch.from_numpy(priv),
-                                              mask=mask_t, prior=prior)
-                logits = masked_logits(logits, mask_t)
+                logits, value, h_new = net.step(obs, h, mask_t, None if priv is None else torch.from_numpy(priv),
+                                                prior)
                 logp_all = torch.log_softmax(logits, dim=-1)
                 actions = sample_actions(logp_all.exp(), self.gen)
                 logp = logp_all.gather(1, actions[:, None]).squeeze(1)
@@ -466,8 +473,8 @@ class Collector:
                     ref_h = torch.from_numpy(np.stack([slot.ref_h[seat] for slot, seat in items]))
                     ref_in = sparse if getattr(self.ref, "reads_sparse", False) else \
                         obs if obs is not sparse else sparse.dense()          # the dense rows once
-                    ref_logits, _, _, ref_h_new = self.ref(ref_in, ref_h, None, mask=mask_t, prior=prior)
-                    ref_probs = torch.softmax(masked_logits(ref_logits, mask_t), dim=-1).numpy()
+                    ref_logits, _, ref_h_new = self.ref.step(ref_in, ref_h, mask_t, None, prior)
+                    ref_probs = torch.softmax(ref_logits, dim=-1).numpy()
                 # the batch's outputs as Python numbers and numpy rows once (indexing a tensor per seat
                 # costs more than the seat's whole share of these conversions)
                 acts = actions.tolist()
@@ -499,8 +506,7 @@ class Collector:
             sparse = _sparse_batch([encode_sparse(slot.env.game, seat) for slot, seat in open_segs], self.obs_size)
             obs = sparse if getattr(self.net, "reads_sparse", False) else sparse.dense()
             h = torch.from_numpy(np.stack([slot.h[seat] for slot, seat in open_segs]))
-            priv = torch.from_numpy(np.stack([privileged_features(slot.env.game, seat) for slot, seat in open_segs]))
-            _, value, _, _ = self.net(obs, h, priv)
+            _, value, _ = self.net.step(obs, h, None, torch.from_numpy(self._privileged(open_segs)))
             for i, (slot, seat) in enumerate(open_segs):
                 buf.close_segment(slot.seg[seat], 0.0, False, float(value[i]))
                 slot.seg[seat] = []
