@@ -18,7 +18,7 @@ from training import cli
 from training.config import TrainConfig, load_config
 from agents.networks import build_network
 from training.ppo import init_weights, latest_checkpoint, make_chunks, pack_chunks, ppo_update, train
-from training.rollout import Collector, batch_observations, compute_gae, sample_actions
+from training.rollout import Collector, batch_observations, compute_gae, legal_probs, sample_actions
 from treachery_env import GameConfig
 from treachery_env.env import raw_env
 
@@ -317,6 +317,21 @@ def test_sampled_actions_follow_the_probabilities_and_never_take_an_impossible_o
     p = (probs / probs.sum(-1, keepdim=True)).numpy()
     se = np.sqrt(p * (1 - p) / draws)
     assert np.all(np.abs(counts / draws - p) <= 4 * se + 1e-12), counts / draws
+
+
+def test_legal_probs_are_the_exponential_of_the_masked_log_probabilities():
+    """``legal_probs`` (what the rollouts sample from) equals ``logp.exp()`` bit for bit: legal
+    log-probabilities over the float range (ordinary, denormal and underflowing exponentials),
+    rows with one legal action, the masked actions' ~-1e9 giving 0."""
+    g = torch.Generator().manual_seed(0)
+    logits = torch.randn(64, 287, generator=g) * torch.tensor([1.0, 30.0, 300.0, 3000.0]).repeat(16)[:, None]
+    legal = torch.rand(64, 287, generator=g) < 0.1
+    legal[::7] = False
+    legal[::7, 5] = True                                             # one legal action
+    legal[:, 0] = True
+    logp = torch.log_softmax(masked_logits(logits, legal), -1)
+    assert logp[legal].min() < -110                                  # exponentials that underflow to 0
+    assert torch.equal(legal_probs(logp, legal), logp.exp())
 
 
 def test_a_shipped_model_fills_the_opponents_seats(tmp_path, recwarn):
