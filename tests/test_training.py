@@ -427,22 +427,28 @@ def test_collect_samples_what_the_forward_pass_would(tmp_path, monkeypatch, priv
     """The collector's inference step (the flat network's ``step``, reading the weights directly)
     gives the batch that the forward pass gives, array for array: the same sampled actions,
     log-probabilities, values and states, with expert labels, pool networks (made in the
-    collector) and new weights set between collects; the privileged inputs only for a network
-    whose critic reads them (``priv`` is ``(N, 0)`` otherwise)."""
-    cfg = tiny(tmp_path, opponents={"pool": 2, "heuristic": 1}, privileged_critic=privileged)
+    collector), new weights set between collects and (with the privileged critic) a KL reference
+    policy's probabilities; the privileged inputs only for a network whose critic reads them
+    (``priv`` is ``(N, 0)`` otherwise)."""
+    kl = dict(kl_policy=str(write_policy(tmp_path / "ref.pt", 4, hidden=32, seed=2)), kl_coef=0.1) \
+        if privileged else {}
+    cfg = tiny(tmp_path, opponents={"pool": 2, "heuristic": 1}, privileged_critic=privileged, **kl)
 
     def forward_step(net, obs, h0, mask=None, privileged=None, prior=None):
         logits, value, _, h = net(obs, h0, privileged, mask=mask, prior=prior)
         return (logits if mask is None else masked_logits(logits, mask)), value, h
 
+    torch.manual_seed(5)
+    kw = Collector(cfg, seed=4).net_kwargs
+    states = [build_network(kw).state_dict() for _ in range(4)]
+
     def run() -> list:
-        torch.manual_seed(5)
         col = Collector(cfg, seed=4)
-        col.update_pool({1: build_network(col.net_kwargs).state_dict(), 2: build_network(col.net_kwargs).state_dict()})
+        col.update_pool({1: states[0], 2: states[1]})
         out = []
         kinds = set()
-        for _ in range(2):
-            col.set_weights(build_network(col.net_kwargs).state_dict())     # new weights every collect
+        for state in states[2:]:
+            col.set_weights(state)                                            # new weights every collect
             batch, games, _ = col.collect(150, label_expert=True)
             out.append(batch)
             kinds |= {g.kind for g in games} | {slot.kind for slot in col.slots}
@@ -457,6 +463,7 @@ def test_collect_samples_what_the_forward_pass_would(tmp_path, monkeypatch, priv
         for k in a:
             np.testing.assert_array_equal(a[k], b[k], err_msg=k)
         assert a["priv"].shape == (len(a["action"]), 16 if privileged else 0)
+        assert ("ref_probs" in a) == privileged
 
 
 def test_ppo_updates_fit_a_fixed_batch(tmp_path):

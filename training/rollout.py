@@ -40,7 +40,12 @@ seat that is face down and still in the game (relative seat order), ``-1``
 otherwise.  They are privileged and used only as the auxiliary loss's targets,
 never as inputs.  So are the privileged critic's inputs
 (:func:`privileged_features`, every seat's true role), recorded at each
-learner decision and read only by the value head (:mod:`agents.networks`).
+learner decision when the learner's network has a privileged critic (not made
+otherwise) and read only by the value head (:mod:`agents.networks`).
+
+Inference: each batched decision runs the networks' ``step`` (one decision
+without autograd: the forward pass's masked logits, value and state, bit for
+bit; :class:`agents.networks.PolicyNet` reads its weights directly).
 
 :class:`WorkerPool` runs collectors in worker processes (``spawn``), one torch
 thread each, receiving the learner's weights and pool changes every rollout; or,
@@ -470,19 +475,19 @@ class Collector:
                 mask = np.stack([slot.env.game.legal_action_mask() for slot, _ in items])
                 h = torch.from_numpy(np.stack([slot.h[seat] for slot, seat in items]))
                 priv = self._privileged(items) if key is LEARNER else None
-                mask_t = torch.from_numpy(mask)
+                legal = torch.from_numpy(mask).bool()
                 prior, inputs = self._proposals(items, mask)
-                logits, value, h_new = net.step(obs, h, mask_t, None if priv is None else torch.from_numpy(priv),
+                logits, value, h_new = net.step(obs, h, legal, None if priv is None else torch.from_numpy(priv),
                                                 prior)
                 logp_all = torch.log_softmax(logits, dim=-1)
-                actions = sample_actions(legal_probs(logp_all, mask_t.bool()), self.gen)
+                actions = sample_actions(legal_probs(logp_all, legal), self.gen)
                 logp = logp_all.gather(1, actions[:, None]).squeeze(1)
                 ref_probs = None
                 if key is LEARNER and self.ref is not None:
                     ref_h = torch.from_numpy(np.stack([slot.ref_h[seat] for slot, seat in items]))
                     ref_in = sparse if getattr(self.ref, "reads_sparse", False) else \
                         obs if obs is not sparse else sparse.dense()          # the dense rows once
-                    ref_logits, _, ref_h_new = self.ref.step(ref_in, ref_h, mask_t, None, prior)
+                    ref_logits, _, ref_h_new = self.ref.step(ref_in, ref_h, legal, None, prior)
                     ref_probs = torch.softmax(ref_logits, dim=-1).numpy()
                 # the batch's outputs as Python numbers and numpy rows once (indexing a tensor per seat
                 # costs more than the seat's whole share of these conversions)
