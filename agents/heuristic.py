@@ -131,6 +131,9 @@ LEADER, GUARDIAN, ASSASSIN, TRAITOR = Role.LEADER, Role.GUARDIAN, Role.ASSASSIN,
 _kind = attrgetter("kind")
 _action = attrgetter("action")
 _talk_key = attrgetter("talk", "player", "role")
+# what HeuristicAgent._compute_want reads of each player: a Traitor also weighs life and board
+_want_reads = attrgetter("seat", "in_game", "leader_player", "role")
+_traitor_want_reads = attrgetter("seat", "in_game", "leader_player", "role", "life", "creatures")
 
 # --------------------------------------------------------------------------- card knowledge
 _HARM_OPS = {"damage", "destroy", "exile", "bounce", "tap", "stun", "lose", "discard", "counter", "head_games"}
@@ -271,6 +274,8 @@ class HeuristicAgent(BaseAgent):
         self._attack_plan: dict = {}
         self._block_key = None
         self._block_plan: dict = {}
+        self._want_key = None
+        self._want_kept: tuple = ()
 
     def reset(self, seat: int) -> None:
         """Forget the combat plans of the previous game."""
@@ -279,6 +284,8 @@ class HeuristicAgent(BaseAgent):
         self._attack_plan = {}
         self._block_key = None
         self._block_plan = {}
+        self._want_key = None
+        self._want_kept = ()
 
     # ------------------------------------------------------------------ entry point
     def act(self, observation: dict, info: dict) -> int:
@@ -312,6 +319,26 @@ class HeuristicAgent(BaseAgent):
 
     # ------------------------------------------------------------------ relations
     def _compute_want(self, v) -> dict:
+        """``want`` by seat for view ``v`` (see the module docstring); sets ``self._leaders``
+        and ``self._assassins_left``.  The previous call's results are given again while
+        everything this reads of the view is equal to what it read then (compared by value; the
+        view builder hands the unchanged parts over as the same objects, so that is cheap)."""
+        players = v.players
+        role = players[v.seat].role
+        talk = getattr(v, "talk", None)
+        reads = _want_reads if role in (LEADER, GUARDIAN, ASSASSIN) else _traitor_want_reads
+        key = (v.seat, tuple(map(reads, players)), v.role_counts, v.harm, v.attacks,
+               None if talk is None else (talk.deals, talk.broken))
+        if key == self._want_key:
+            want, self._leaders, self._assassins_left = self._want_kept
+            return want
+        want = self._fresh_want(v)
+        self._want_key = key
+        self._want_kept = (want, self._leaders, self._assassins_left)
+        return want
+
+    def _fresh_want(self, v) -> dict:
+        """:meth:`_compute_want` computed from the view."""
         me = v.me
         role = me.role
         players = v.players
