@@ -117,7 +117,8 @@ Assassin's against the Leader; a seat that broke a truce with the bot gets
 from __future__ import annotations
 
 import re
-from operator import attrgetter
+from itertools import compress, repeat
+from operator import attrgetter, ne
 
 from treachery_env.cards import CARD_INDEX
 from treachery_env.rules import Role
@@ -134,6 +135,7 @@ _talk_key = attrgetter("talk", "player", "role")
 # what HeuristicAgent._compute_want reads of each player: a Traitor also weighs life and board
 _want_reads = attrgetter("seat", "in_game", "leader_player", "role")
 _traitor_want_reads = attrgetter("seat", "in_game", "leader_player", "role", "life", "creatures")
+_life = attrgetter("life")
 
 # --------------------------------------------------------------------------- card knowledge
 _HARM_OPS = {"damage", "destroy", "exile", "bounce", "tap", "stun", "lose", "discard", "counter", "head_games"}
@@ -176,6 +178,11 @@ _GOOD_ABILITIES = ("The Queen of Light", "The Grenadier", "The Bio-Engineer", "T
 
 _FOR_RE = re.compile(r" for (.+?)(?: on the stack)?(?:\? \(PASS keeps it\))?$")
 _SEAT_RE = re.compile(r"\(P(\d+)")
+
+
+def _without_talk(options) -> list:
+    """``options`` less the table-talk ones (which only :meth:`HeuristicAgent._talk_now` reads), in order."""
+    return list(compress(options, map(ne, map(_kind, options), repeat("talk"))))
 
 
 def _card(name):
@@ -276,6 +283,8 @@ class HeuristicAgent(BaseAgent):
         self._block_plan: dict = {}
         self._want_key = None
         self._want_kept: tuple = ()
+        self._wanted_key = None
+        self._wanted_kept: list = []
 
     def reset(self, seat: int) -> None:
         """Forget the combat plans of the previous game."""
@@ -286,6 +295,8 @@ class HeuristicAgent(BaseAgent):
         self._block_plan = {}
         self._want_key = None
         self._want_kept = ()
+        self._wanted_key = None
+        self._wanted_kept = []
 
     # ------------------------------------------------------------------ entry point
     def act(self, observation: dict, info: dict) -> int:
@@ -428,9 +439,6 @@ class HeuristicAgent(BaseAgent):
         wanted = self._wanted_talk()
         if not wanted:
             return None
-        # (message kind, subject, role) -> action; other options have no message kind and match nothing
-        # (a Role and its int value are the same key)
-        opts = dict(zip(map(_talk_key, d.options), map(_action, d.options)))
         v = self._v
         talk = v.talk
         n = len(v.players)
@@ -440,10 +448,8 @@ class HeuristicAgent(BaseAgent):
             return m is not None and v.turn - m.turn < recent and (role is None or m.role == role)
 
         me = self._me
+        opts = None
         for kind, subject, role in wanted:
-            a = opts.get((kind, subject, role))
-            if a is None:
-                continue
             if kind == "claim" and standing(talk.claims.get(me), role):
                 continue
             if kind in ("accuse", "defend"):
@@ -456,11 +462,27 @@ class HeuristicAgent(BaseAgent):
                     continue
             if kind == "request" and standing(talk.requests.get(me)) and v.turn - talk.requests[me].turn < n:
                 continue
-            return a
+            if opts is None:
+                # (message kind, subject, role) -> action; other options have no message kind and match
+                # nothing (a Role and its int value are the same key)
+                opts = dict(zip(map(_talk_key, d.options), map(_action, d.options)))
+            a = opts.get((kind, subject, role))
+            if a is not None:
+                return a
         return None
 
     def _wanted_talk(self) -> list:
-        """What the bot's role wants said now: ``[(kind, subject, role)]``, first first."""
+        """What the bot's role wants said now: ``[(kind, subject, role)]``, first first.  It reads
+        what :meth:`_compute_want` read of the same view (whose results it uses) and every
+        player's life: the previous call's list is given again while those are equal."""
+        key = (self._want_key, tuple(map(_life, self._v.players)))
+        if key != self._wanted_key:
+            self._wanted_key = key
+            self._wanted_kept = self._fresh_wanted_talk()
+        return self._wanted_kept
+
+    def _fresh_wanted_talk(self) -> list:
+        """:meth:`_wanted_talk` computed from the view."""
         v = self._v
         me = v.me
         role = me.role
@@ -607,7 +629,7 @@ class HeuristicAgent(BaseAgent):
     def _d_priority(self, d):
         v = self._v
         me = v.me
-        opts = d.options
+        opts = _without_talk(d.options)
         my_main = v.active == self._me and not v.stack and v.phase in ("main1", "main2")
         # 1. respond to the stack
         if v.stack:
