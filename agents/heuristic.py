@@ -120,6 +120,8 @@ import re
 from itertools import compress, repeat
 from operator import attrgetter, ne
 
+import numpy as np
+
 from treachery_env.cards import CARD_INDEX
 from treachery_env.rules import Role
 
@@ -180,9 +182,28 @@ _FOR_RE = re.compile(r" for (.+?)(?: on the stack)?(?:\? \(PASS keeps it\))?$")
 _SEAT_RE = re.compile(r"\(P(\d+)")
 
 
-def _without_talk(options) -> list:
+def _without_talk(options):
     """``options`` less the table-talk ones (which only :meth:`HeuristicAgent._talk_now` reads), in order."""
+    if "talk" not in map(_kind, options):
+        return options
     return list(compress(options, map(ne, map(_kind, options), repeat("talk"))))
+
+
+def _legal(observation: dict, conceding) -> list:
+    """The legal actions less ``conceding`` (all of them if that leaves none).
+
+    Raises:
+        ValueError: if the mask allows no action.
+    """
+    legal = legal_actions(observation).tolist()
+    return [a for a in legal if a not in conceding] or legal if conceding else legal
+
+
+def _allows(observation: dict, a: int) -> bool:
+    """Whether the observation's mask, a 1-D array, allows action ``a`` (False for another mask: ask
+    :func:`_legal`); cheaper than listing the legal actions."""
+    mask = observation["action_mask"]
+    return type(mask) is np.ndarray and mask.ndim == 1 and 0 <= a < mask.shape[0] and mask[a] != 0
 
 
 def _card(name):
@@ -305,27 +326,30 @@ class HeuristicAgent(BaseAgent):
         Raises:
             ValueError: if the mask allows no action.
         """
-        legal = legal_actions(observation).tolist()
         view = info.get("view") if info else None
         d = None if view is None else view.decision
+        conceding = ()
         if d is not None and "concede" in map(_kind, d.options):
             # the bot never concedes (CR 104.3a is the person's choice)
             conceding = {o.action for o in d.options if o.kind == "concede"}
             d = d._replace(options=tuple(o for o in d.options if o.kind != "concede"))
-            legal = [a for a in legal if a not in conceding] or legal
         if d is None or not d.options:
-            return int(legal[0])
+            return int(_legal(observation, conceding)[0])
         self._v = view
         self._me = view.seat
         self._want = self._compute_want(view)
         if d.kind == "priority":
             t = self._talk_now(d)
             if t is not None:
+                if not _allows(observation, t):
+                    _legal(observation, conceding)      # raises when the mask allows nothing
                 return int(t)
         handler = getattr(self, "_d_" + d.kind, None)
         a = handler(d) if handler is not None else None
-        if a is None or int(a) not in legal:
-            a = self._default(d)
+        if a is None or a in conceding or not _allows(observation, a):
+            legal = _legal(observation, conceding)     # raises when the mask allows nothing
+            if a is None or int(a) not in legal:
+                a = self._default(d)
         return int(a)
 
     # ------------------------------------------------------------------ relations
