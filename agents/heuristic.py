@@ -118,7 +118,7 @@ from __future__ import annotations
 
 import re
 from itertools import compress, repeat
-from operator import attrgetter, ne
+from operator import attrgetter, eq, ne
 
 import numpy as np
 
@@ -132,7 +132,6 @@ __all__ = ["HeuristicAgent"]
 
 LEADER, GUARDIAN, ASSASSIN, TRAITOR = Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR
 _kind = attrgetter("kind")
-_action = attrgetter("action")
 _talk_key = attrgetter("talk", "player", "role")
 # what HeuristicAgent._compute_want reads of each player: a Traitor also weighs life and board
 _want_reads = attrgetter("seat", "in_game", "leader_player", "role")
@@ -187,6 +186,12 @@ def _without_talk(options):
     if "talk" not in map(_kind, options):
         return options
     return list(compress(options, map(ne, map(_kind, options), repeat("talk"))))
+
+
+def _talk_option(options, key: tuple):
+    """The last of ``options`` whose message ``(kind, subject, role)`` is ``key``, or None (other
+    options have no message kind and match nothing; a Role and its int value are equal)."""
+    return next(compress(reversed(options), map(eq, map(_talk_key, reversed(options)), repeat(key))), None)
 
 
 def _legal(observation: dict, conceding) -> list:
@@ -303,6 +308,8 @@ class HeuristicAgent(BaseAgent):
         self._block_key = None
         self._block_plan: dict = {}
         self._want_key = None
+        self._want_players = None
+        self._want_read = None
         self._want_kept: tuple = ()
         self._wanted_key = None
         self._wanted_kept: list = []
@@ -315,6 +322,8 @@ class HeuristicAgent(BaseAgent):
         self._block_key = None
         self._block_plan = {}
         self._want_key = None
+        self._want_players = None
+        self._want_read = None
         self._want_kept = ()
         self._wanted_key = None
         self._wanted_kept = []
@@ -357,19 +366,20 @@ class HeuristicAgent(BaseAgent):
         """``want`` by seat for view ``v`` (see the module docstring); sets ``self._leaders``
         and ``self._assassins_left``.  The previous call's results are given again while
         everything this reads of the view is equal to what it read then (compared by value; the
-        view builder hands the unchanged parts over as the same objects, so that is cheap)."""
+        view builder hands the unchanged parts over as the same objects, so that is cheap): the
+        seat, the role counts, the harm and attack tables, the truces, and of each player what
+        ``_want_reads`` (a Traitor's: ``_traitor_want_reads``) takes -- looked at only when the
+        players' views are not all equal to the previous ones."""
         players = v.players
-        role = players[v.seat].role
         talk = getattr(v, "talk", None)
-        reads = _want_reads if role in (LEADER, GUARDIAN, ASSASSIN) else _traitor_want_reads
-        key = (v.seat, tuple(map(reads, players)), v.role_counts, v.harm, v.attacks,
-               None if talk is None else (talk.deals, talk.broken))
-        if key == self._want_key:
-            want, self._leaders, self._assassins_left = self._want_kept
-            return want
-        want = self._fresh_want(v)
-        self._want_key = key
-        self._want_kept = (want, self._leaders, self._assassins_left)
+        key = (v.seat, v.role_counts, v.harm, v.attacks, None if talk is None else (talk.deals, talk.broken))
+        if key != self._want_key or players != self._want_players:
+            reads = _want_reads if players[v.seat].role in (LEADER, GUARDIAN, ASSASSIN) else _traitor_want_reads
+            read = tuple(map(reads, players))
+            if key != self._want_key or read != self._want_read:
+                self._want_kept = (self._fresh_want(v), self._leaders, self._assassins_left)
+            self._want_key, self._want_players, self._want_read = key, players, read
+        want, self._leaders, self._assassins_left = self._want_kept
         return want
 
     def _fresh_want(self, v) -> dict:
@@ -472,7 +482,6 @@ class HeuristicAgent(BaseAgent):
             return m is not None and v.turn - m.turn < recent and (role is None or m.role == role)
 
         me = self._me
-        opts = None
         for kind, subject, role in wanted:
             if kind == "claim" and standing(talk.claims.get(me), role):
                 continue
@@ -486,20 +495,16 @@ class HeuristicAgent(BaseAgent):
                     continue
             if kind == "request" and standing(talk.requests.get(me)) and v.turn - talk.requests[me].turn < n:
                 continue
-            if opts is None:
-                # (message kind, subject, role) -> action; other options have no message kind and match
-                # nothing (a Role and its int value are the same key)
-                opts = dict(zip(map(_talk_key, d.options), map(_action, d.options)))
-            a = opts.get((kind, subject, role))
-            if a is not None:
-                return a
+            o = _talk_option(d.options, (kind, subject, role))
+            if o is not None:
+                return o.action
         return None
 
     def _wanted_talk(self) -> list:
         """What the bot's role wants said now: ``[(kind, subject, role)]``, first first.  It reads
-        what :meth:`_compute_want` read of the same view (whose results it uses) and every
-        player's life: the previous call's list is given again while those are equal."""
-        key = (self._want_key, tuple(map(_life, self._v.players)))
+        what :meth:`_compute_want` read of the same view (whose results it uses; its keys) and
+        every player's life: the previous call's list is given again while those are equal."""
+        key = (self._want_key, self._want_read, tuple(map(_life, self._v.players)))
         if key != self._wanted_key:
             self._wanted_key = key
             self._wanted_kept = self._fresh_wanted_talk()
