@@ -4,6 +4,7 @@ acts on its information set only, and always answers legally and quickly."""
 from __future__ import annotations
 
 import copy
+import hashlib
 import random
 
 import numpy as np
@@ -219,3 +220,68 @@ def test_combat_labels_follow_the_declared_creature():
         if checked["defender"] >= 5 and checked["blocked"] >= 1:
             break
     assert checked["defender"] >= 5 and checked["blocked"] >= 1, checked
+
+
+class _Recording(HeuristicAgent):
+    """The heuristic bot, writing down each action it takes."""
+
+    def __init__(self, seed: int, log: list):
+        super().__init__(seed)
+        self.log = log
+
+    def act(self, observation: dict, info: dict) -> int:
+        """The bot's action, written down."""
+        a = super().act(observation, info)
+        self.log.append(a)
+        return a
+
+
+# sha256 of the actions the bot took in _PINNED_GAMES, as the bot of commit 0414726 took them
+# (before its decisions were made cheaper: the same decisions, kept from one decision to the next)
+_PINNED_DIGEST = "5944e907d334037cb7702e4092bccd0fa5eada27095a092d3c2127052866dac7"
+_PINNED_GAMES = [(g, GameConfig(num_players=4 + g % 3, commander=bool(g % 2), max_turns=80,
+                                talk="none" if g == 5 else "structured")) for g in range(8)]
+
+
+def test_decisions_pinned():
+    """Every action of heuristic bots in every seat of a few seeded games (4-6 players, with and
+    without commanders and table talk) is the one the bot took before it was made faster: a change
+    of its rules changes this digest on purpose, a change meant only to speed it up must not."""
+    log: list = []
+    for seed, cfg in _PINNED_GAMES:
+        bots = [_Recording(seed * 10 + i, log) for i in range(cfg.num_players)]
+        r = play_game(bots, cfg, seed=seed)
+        log.append((sorted(r.winners), r.turns))
+    assert len(log) > 5000
+    assert hashlib.sha256(repr(log).encode()).hexdigest() == _PINNED_DIGEST
+
+
+def test_mask_is_the_last_word():
+    """The bot answers with its rule's action only when the mask allows it (else the decision's
+    default, here pass priority), and raises when the mask allows nothing, view or not."""
+    env = raw_env(config=GameConfig(num_players=5, commander=False, max_turns=40))
+    env.reset(seed=3)
+    bots = [HeuristicAgent(seed=i) for i in range(5)]
+    for i, b in enumerate(bots):
+        b.reset(i)
+    checked = 0
+    for name in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = int(name.split("_")[1])
+        d = info["view"].decision
+        a = copy.deepcopy(bots[seat]).act(obs, info)
+        passing = next((o.action for o in d.options if o.kind == "pass"), None)
+        chosen = next(o.kind for o in d.options if o.action == a)
+        if d.kind == "priority" and chosen not in ("pass", "talk") and checked < 20:   # talk is not checked
+            # against the mask: talk options are what the decision offers
+            refused = dict(obs, action_mask=obs["action_mask"].copy())
+            refused["action_mask"][a] = 0
+            assert copy.deepcopy(bots[seat]).act(refused, info) == passing
+            with pytest.raises(ValueError, match="no action"):
+                copy.deepcopy(bots[seat]).act(dict(obs, action_mask=np.zeros_like(obs["action_mask"])), info)
+            checked += 1
+        env.step(bots[seat].act(obs, info))
+    assert checked >= 10
