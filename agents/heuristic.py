@@ -118,7 +118,7 @@ from __future__ import annotations
 
 import re
 from itertools import compress, repeat
-from operator import attrgetter, eq, ne
+from operator import attrgetter, eq, is_, ne
 
 import numpy as np
 
@@ -186,6 +186,11 @@ def _without_talk(options):
     if "talk" not in map(_kind, options):
         return options
     return list(compress(options, map(ne, map(_kind, options), repeat("talk"))))
+
+
+def _same_objects(a: tuple, b: tuple | None) -> bool:
+    """Whether ``a`` and ``b`` hold the same objects (by identity), in order."""
+    return b is not None and len(a) == len(b) and all(map(is_, a, b))
 
 
 def _talk_option(options, key: tuple):
@@ -369,11 +374,11 @@ class HeuristicAgent(BaseAgent):
         view builder hands the unchanged parts over as the same objects, so that is cheap): the
         seat, the role counts, the harm and attack tables, the truces, and of each player what
         ``_want_reads`` (a Traitor's: ``_traitor_want_reads``) takes -- looked at only when the
-        players' views are not all equal to the previous ones."""
+        players' views are not the very objects of the previous call."""
         players = v.players
         talk = getattr(v, "talk", None)
         key = (v.seat, v.role_counts, v.harm, v.attacks, None if talk is None else (talk.deals, talk.broken))
-        if key != self._want_key or players != self._want_players:
+        if key != self._want_key or not _same_objects(players, self._want_players):
             reads = _want_reads if players[v.seat].role in (LEADER, GUARDIAN, ASSASSIN) else _traitor_want_reads
             read = tuple(map(reads, players))
             if key != self._want_key or read != self._want_read:
@@ -1109,10 +1114,9 @@ class HeuristicAgent(BaseAgent):
 
     def _d_attacker(self, d):
         key = (self._v.turn, self._v.active)
-        cands = [o.creature for o in d.options if o.kind == "attack_with"]
         if self._plan_key != key:
             self._plan_key = key
-            self._attack_plan = self._plan_attacks(cands)
+            self._attack_plan = self._plan_attacks([o.creature for o in d.options if o.kind == "attack_with"])
         for o in d.options:
             if o.kind == "attack_with" and o.creature in self._attack_plan:
                 return o.action
@@ -1184,10 +1188,9 @@ class HeuristicAgent(BaseAgent):
 
     def _d_blocker(self, d):
         key = (self._v.turn, self._v.active)
-        cands = [o.creature for o in d.options if o.kind == "block_with"]
         if self._block_key != key:
             self._block_key = key
-            self._block_plan = self._plan_blocks(cands)
+            self._block_plan = self._plan_blocks([o.creature for o in d.options if o.kind == "block_with"])
         for o in d.options:
             if o.kind == "block_with" and o.creature in self._block_plan:
                 return o.action
