@@ -678,7 +678,7 @@ class HeuristicAgent(BaseAgent):
                                 continue
                             return o.action
         # 2. unveil
-        u = self._choose_unveil(d, my_main)
+        u = self._choose_unveil(opts, my_main)
         if u is not None:
             return u
         if not my_main:
@@ -955,10 +955,10 @@ class HeuristicAgent(BaseAgent):
         return base
 
     # ------------------------------------------------------------------ unveil
-    def _choose_unveil(self, d, my_main: bool):
-        if "unveil" not in map(_kind, d.options):
+    def _choose_unveil(self, opts, my_main: bool):
+        if "unveil" not in map(_kind, opts):
             return None
-        unv = [o for o in d.options if o.kind == "unveil"]
+        unv = [o for o in opts if o.kind == "unveil"]
         v = self._v
         me = v.me
         name = me.identity
