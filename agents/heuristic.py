@@ -354,9 +354,7 @@ class HeuristicAgent(BaseAgent):
         self._want = self._compute_want(view)
         if d.kind == "priority":
             t = self._talk_now(d)
-            if t is not None:
-                if not _allows(observation, t):
-                    _legal(observation, conceding)      # raises when the mask allows nothing
+            if t is not None and _allows(observation, t):   # a statement the mask refuses: the rules below
                 return int(t)
         handler = getattr(self, "_d_" + d.kind, None)
         a = handler(d) if handler is not None else None

@@ -258,13 +258,14 @@ def test_decisions_pinned():
 
 def test_mask_is_the_last_word():
     """The bot answers with its rule's action only when the mask allows it (else the decision's
-    default, here pass priority), and raises when the mask allows nothing, view or not."""
+    default, here pass priority; for a statement, what its rules choose without it), and raises
+    when the mask allows nothing, view or not."""
     env = raw_env(config=GameConfig(num_players=5, commander=False, max_turns=40))
     env.reset(seed=3)
     bots = [HeuristicAgent(seed=i) for i in range(5)]
     for i, b in enumerate(bots):
         b.reset(i)
-    checked = 0
+    checked = talked = 0
     for name in env.agent_iter():
         obs, _, term, trunc, info = env.last()
         if term or trunc:
@@ -275,13 +276,17 @@ def test_mask_is_the_last_word():
         a = copy.deepcopy(bots[seat]).act(obs, info)
         passing = next((o.action for o in d.options if o.kind == "pass"), None)
         chosen = next(o.kind for o in d.options if o.action == a)
-        if d.kind == "priority" and chosen not in ("pass", "talk") and checked < 20:   # talk is not checked
-            # against the mask: talk options are what the decision offers
+        if d.kind == "priority" and chosen != "pass" and checked < 40:
             refused = dict(obs, action_mask=obs["action_mask"].copy())
             refused["action_mask"][a] = 0
-            assert copy.deepcopy(bots[seat]).act(refused, info) == passing
+            other = copy.deepcopy(bots[seat]).act(refused, info)
+            if chosen == "talk":      # a refused statement: what the rules choose without it
+                assert other != a and refused["action_mask"][other]
+                talked += 1
+            else:
+                assert other == passing
             with pytest.raises(ValueError, match="no action"):
                 copy.deepcopy(bots[seat]).act(dict(obs, action_mask=np.zeros_like(obs["action_mask"])), info)
             checked += 1
         env.step(bots[seat].act(obs, info))
-    assert checked >= 10
+    assert checked >= 10 and talked >= 3
