@@ -312,26 +312,27 @@ class HeuristicAgent(BaseAgent):
         self._attack_plan: dict = {}
         self._block_key = None
         self._block_plan: dict = {}
+        self.forget_kept()
+
+    def reset(self, seat: int) -> None:
+        """Forget the combat plans of the previous game and what was kept from its views."""
+        super().reset(seat)
+        self._plan_key = None
+        self._attack_plan = {}
+        self._block_key = None
+        self._block_plan = {}
+        self.forget_kept()
+
+    def forget_kept(self) -> None:
+        """Forget what :meth:`_compute_want` and :meth:`_wanted_talk` kept from earlier views, so
+        the next decision works them out afresh (its action is the same either way: the kept
+        results are given only while what they read of the view is equal)."""
         self._want_key = None
         self._want_players = None
         self._want_read = None
         self._want_kept: tuple = ()
         self._wanted_key = None
         self._wanted_kept: list = []
-
-    def reset(self, seat: int) -> None:
-        """Forget the combat plans of the previous game."""
-        super().reset(seat)
-        self._plan_key = None
-        self._attack_plan = {}
-        self._block_key = None
-        self._block_plan = {}
-        self._want_key = None
-        self._want_players = None
-        self._want_read = None
-        self._want_kept = ()
-        self._wanted_key = None
-        self._wanted_kept = []
 
     # ------------------------------------------------------------------ entry point
     def act(self, observation: dict, info: dict) -> int:

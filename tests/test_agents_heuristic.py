@@ -290,3 +290,36 @@ def test_mask_is_the_last_word():
             checked += 1
         env.step(bots[seat].act(obs, info))
     assert checked >= 10 and talked >= 3
+
+
+@pytest.mark.parametrize("n, talk, variant", [(4, "structured", "standard"), (5, "structured", "standard"),
+                                              (6, "none", "backstab_rumble"), (7, "structured", "simple_roles")])
+def test_kept_results_are_the_fresh_ones(n, talk, variant):
+    """At every decision of a seeded game, the bot that kept what it worked out from earlier views
+    (its wants, its wanted statements) holds the same wants and statements and acts as a copy of
+    it that forgot them (``forget_kept``); and it did keep them at many decisions, so the
+    comparison covers the kept path."""
+    env = raw_env(config=GameConfig(num_players=n, talk=talk, variant=variant, max_turns=60))
+    env.reset(seed=n)
+    bots = [HeuristicAgent(seed=i) for i in range(n)]
+    for i, b in enumerate(bots):
+        b.reset(i)
+    compared = kept = 0
+    for name in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        bot = bots[int(name.split("_")[1])]
+        fresh = copy.deepcopy(bot)
+        fresh.forget_kept()
+        before = bot._want_kept
+        a = bot.act(obs, info)
+        assert fresh.act(obs, info) == a
+        assert bot._want_kept == fresh._want_kept
+        if fresh._wanted_key is not None:          # the statements were asked for at this decision
+            assert bot._wanted_kept == fresh._wanted_kept
+        compared += 1
+        kept += before is bot._want_kept and before != ()
+        env.step(a)
+    assert compared > 300 and kept > compared // 4
