@@ -256,39 +256,45 @@ def test_decisions_pinned():
     assert hashlib.sha256(repr(log).encode()).hexdigest() == _PINNED_DIGEST
 
 
-def test_mask_is_the_last_word():
-    """The bot answers with its rule's action only when the mask allows it (else the decision's
-    default, here pass priority; for a statement, what its rules choose without it), and raises
-    when the mask allows nothing, view or not."""
-    env = raw_env(config=GameConfig(num_players=5, commander=False, max_turns=40))
-    env.reset(seed=3)
-    bots = [HeuristicAgent(seed=i) for i in range(5)]
+def _heuristic_decisions(config: GameConfig, seed: int):
+    """Each decision of a seeded game with heuristic bots in every seat, as ``(env, bot, obs, info)``:
+    the deciding seat's bot and inputs (the caller steps ``env``; done seats are stepped here)."""
+    env = raw_env(config=config)
+    env.reset(seed=seed)
+    bots = [HeuristicAgent(seed=i) for i in range(config.num_players)]
     for i, b in enumerate(bots):
         b.reset(i)
-    checked = talked = 0
     for name in env.agent_iter():
         obs, _, term, trunc, info = env.last()
         if term or trunc:
             env.step(None)
             continue
-        seat = int(name.split("_")[1])
+        yield env, bots[int(name.split("_")[1])], obs, info
+
+
+def test_mask_is_the_last_word():
+    """The bot answers with its rule's action only when the mask allows it (else the decision's
+    default, here pass priority; for a statement, what its rules choose without it), and raises
+    when the mask allows nothing, view or not."""
+    checked = talked = 0
+    for env, bot, obs, info in _heuristic_decisions(GameConfig(num_players=5, commander=False, max_turns=40), 3):
         d = info["view"].decision
-        a = copy.deepcopy(bots[seat]).act(obs, info)
+        a = copy.deepcopy(bot).act(obs, info)
         passing = next((o.action for o in d.options if o.kind == "pass"), None)
         chosen = next(o.kind for o in d.options if o.action == a)
         if d.kind == "priority" and chosen != "pass" and checked < 40:
             refused = dict(obs, action_mask=obs["action_mask"].copy())
             refused["action_mask"][a] = 0
-            other = copy.deepcopy(bots[seat]).act(refused, info)
+            other = copy.deepcopy(bot).act(refused, info)
             if chosen == "talk":      # a refused statement: what the rules choose without it
                 assert other != a and refused["action_mask"][other]
                 talked += 1
             else:
                 assert other == passing
             with pytest.raises(ValueError, match="no action"):
-                copy.deepcopy(bots[seat]).act(dict(obs, action_mask=np.zeros_like(obs["action_mask"])), info)
+                copy.deepcopy(bot).act(dict(obs, action_mask=np.zeros_like(obs["action_mask"])), info)
             checked += 1
-        env.step(bots[seat].act(obs, info))
+        env.step(bot.act(obs, info))
     assert checked >= 10 and talked >= 3
 
 
@@ -299,18 +305,9 @@ def test_kept_results_are_the_fresh_ones(n, talk, variant):
     (its wants, its wanted statements) holds the same wants and statements and acts as a copy of
     it that forgot them (``forget_kept``); and it did keep them at many decisions, so the
     comparison covers the kept path."""
-    env = raw_env(config=GameConfig(num_players=n, talk=talk, variant=variant, max_turns=60))
-    env.reset(seed=n)
-    bots = [HeuristicAgent(seed=i) for i in range(n)]
-    for i, b in enumerate(bots):
-        b.reset(i)
     compared = kept = 0
-    for name in env.agent_iter():
-        obs, _, term, trunc, info = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        bot = bots[int(name.split("_")[1])]
+    for env, bot, obs, info in _heuristic_decisions(GameConfig(num_players=n, talk=talk, variant=variant,
+                                                               max_turns=60), n):
         fresh = copy.deepcopy(bot)
         fresh.forget_kept()
         before = bot._want_kept
