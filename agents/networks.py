@@ -568,13 +568,9 @@ class PolicyNet(nn.Module):
             ValueError: when ``obs`` has another feature count than ``D``, or the privileged
                 input another than the critic's.
         """
-        emb, lin, core = self.encoder[0], self.encoder[2], self.core
-        sp = obs if isinstance(obs, SparseObs) else SparseObs.from_dense(obs)
-        if sp.size != emb.in_features:
-            raise ValueError(f"observation has {sp.size} features; the network reads {emb.in_features}")
-        e = nn.functional.embedding_bag(sp.cols, emb.weight, sp.offsets, mode="sum",
-                                        per_sample_weights=sp.vals.to(emb.weight.dtype))
-        e = torch.relu_(torch.addmm(lin.bias, torch.relu_(e.add_(emb.bias)), lin.weight.t()))
+        lin, core = self.encoder[2], self.core
+        e = self.encoder[0].forward(obs)       # ObservationEmbedding's own path, without the module call
+        e = torch.relu_(torch.addmm(lin.bias, torch.relu_(e), lin.weight.t()))
         h = torch.gru_cell(e, h0, core.weight_ih_l0, core.weight_hh_l0, core.bias_ih_l0, core.bias_hh_l0)
         z = torch.cat([e, h], dim=1)
         logits = torch.addmm(self.policy_head.bias, z, self.policy_head.weight.t())
