@@ -335,6 +335,16 @@ class _Critic(nn.Module):
         return self.net(z).squeeze(-1)
 
 
+def _autocast_cpu_dtype() -> torch.dtype | None:
+    """The dtype CPU autocast casts matrix products to where the caller runs, None when it is off
+    (torch 2.3's ``is_autocast_cpu_enabled``, later torch's ``is_autocast_enabled("cpu")``)."""
+    try:
+        on, dtype = torch.is_autocast_enabled("cpu"), torch.get_autocast_dtype("cpu")
+    except TypeError:                       # torch < 2.4: the CPU-only functions
+        on, dtype = torch.is_autocast_cpu_enabled(), torch.get_autocast_cpu_dtype()
+    return dtype if on else None
+
+
 def _run_core(core: nn.GRU, e: torch.Tensor, h0: torch.Tensor,
               starts: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """The GRU over ``e`` (``(T, B, H)``): ``(concat(e, outputs) (T, B, 2H), last state (B, H))``.
@@ -351,7 +361,9 @@ def _run_core(core: nn.GRU, e: torch.Tensor, h0: torch.Tensor,
 
     the first through ``nn.GRU``, the second with the input side ``gi`` of all ``T``
     steps in one matrix product (``(T B, H) x (H, 3H)``) and only ``gh`` and the
-    gates per step (:class:`_PackedGRU`, which writes out the backward).
+    gates per step (:class:`_PackedGRU`, which writes out the backward).  Under CPU
+    autocast (:mod:`training.precision`) the packed path's products read operands of
+    autocast's dtype, as autocast's own layers do, and its state and gates stay float32.
 
     Raises:
         ValueError: with ``starts``, for an ``h0`` that is not ``(T, B, H)`` or ``starts``
@@ -364,16 +376,25 @@ def _run_core(core: nn.GRU, e: torch.Tensor, h0: torch.Tensor,
         raise ValueError(f"with starts (T, B), true at t = 0, h0 must be (T, B, H): got starts "
                          f"{tuple(starts.shape)} and h0 {tuple(h0.shape)}")
     gi = torch.nn.functional.linear(e, core.weight_ih_l0, core.bias_ih_l0)       # (T, B, 3H), every step at once
-    out = _PackedGRU.apply(gi, h0, starts, core.weight_hh_l0, core.bias_hh_l0)
+    low = _autocast_cpu_dtype()
+    if low is None:
+        out = _PackedGRU.apply(gi, h0, starts, core.weight_hh_l0, core.bias_hh_l0, None)
+    else:
+        with torch.autocast("cpu", enabled=False):      # _PackedGRU casts its products' operands itself
+            out = _PackedGRU.apply(gi.float(), h0, starts, core.weight_hh_l0, core.bias_hh_l0, low)
     return torch.cat([e, out], dim=-1), out[-1]
 
 
 class _PackedGRU(torch.autograd.Function):
     """The recurrent half of :func:`_run_core`'s packed path, with its backward written out.
 
-    ``forward(gi (T, B, 3H), h0 (T, B, H), starts bool (T, B), w_hh (3H, H), b_hh (3H,))``
+    ``forward(gi (T, B, 3H), h0 (T, B, H), starts bool (T, B), w_hh (3H, H), b_hh (3H,), low)``
     -> the states after every step, ``(T, B, H)``, ``gi`` being the input side
-    ``e W_ih^T + b_ih`` of every step.  Per step (gate order r, z, n)::
+    ``e W_ih^T + b_ih`` of every step; all float32.  ``low`` (a dtype such as
+    ``torch.bfloat16``, or None) is the dtype the products ``h W_hh^T``, their
+    backward and ``W_hh``'s gradient read their operands in, accumulating and
+    returning float32 (mixed precision, :mod:`training.precision`); None: float32
+    throughout.  Per step (gate order r, z, n)::
 
         h = where(starts[t], h0[t], h)                  (h0[0] at t = 0)
         gh = h W_hh^T + b_hh
@@ -389,8 +410,10 @@ class _PackedGRU(torch.autograd.Function):
     differentiable once (no double backward)."""
 
     @staticmethod
-    def forward(ctx, gi, h0, starts, w_hh, b_hh):
+    def forward(ctx, gi, h0, starts, w_hh, b_hh, low):
         steps, hidden = gi.shape[0], h0.shape[-1]
+        ctx.low = low
+        w_low_t = None if low is None else w_hh.t().to(low)
         restart = starts.unsqueeze(-1)
         prev = torch.empty_like(h0)                    # the state each step reads
         out = torch.empty_like(h0)                     # the state after each step
@@ -401,7 +424,10 @@ class _PackedGRU(torch.autograd.Function):
         for t in range(steps):
             if t:
                 torch.where(restart[t], h0[t], out[t - 1], out=prev[t])
-            torch.addmm(b_hh, prev[t], w_hh.t(), out=gh[t])
+            if low is None:
+                torch.addmm(b_hh, prev[t], w_hh.t(), out=gh[t])
+            else:
+                torch.add(torch.mm(prev[t].to(low), w_low_t), b_hh, out=gh[t])
             torch.add(gi[t, :, :2 * hidden], gh[t, :, :2 * hidden], out=rz[t]).sigmoid_()
             torch.addcmul(gi[t, :, 2 * hidden:], gh[t, :, 2 * hidden:], rz[t, :, :hidden], out=n[t]).tanh_()
             torch.sub(prev[t], n[t], out=out[t]).mul_(rz[t, :, hidden:]).add_(n[t])
@@ -414,6 +440,8 @@ class _PackedGRU(torch.autograd.Function):
         prev, rz, n, gh, starts, w_hh = ctx.saved_tensors
         steps, hidden = prev.shape[0], prev.shape[-1]
         restart = starts.unsqueeze(-1)
+        low = ctx.low
+        w_low = None if low is None else w_hh.to(low)
         d_gi = torch.empty_like(gh)
         d_gh = torch.empty_like(gh)
         d_h0 = torch.zeros_like(prev) if ctx.needs_input_grad[1] else None
@@ -429,7 +457,10 @@ class _PackedGRU(torch.autograd.Function):
             torch.mul(dh, prev[t] - n[t], out=d_rz[:, hidden:])
             d_rz.mul_(torch.addcmul(rz[t], rz[t], rz[t], value=-1))
             d_gi[t, :, :2 * hidden] = d_rz
-            d_prev = torch.addmm(dh_z, d_gh[t], w_hh)  # d(the state the step read)
+            if low is None:                            # d(the state the step read)
+                d_prev = torch.addmm(dh_z, d_gh[t], w_hh)
+            else:
+                d_prev = torch.mm(d_gh[t].to(low), w_low).float().add_(dh_z)
             if t:
                 if d_h0 is not None:
                     d_h0[t] = d_prev.masked_fill(~restart[t], 0)
@@ -437,9 +468,12 @@ class _PackedGRU(torch.autograd.Function):
             elif d_h0 is not None:
                 d_h0[0] = d_prev
         flat = d_gh.flatten(0, 1)
-        d_w_hh = flat.t() @ prev.flatten(0, 1) if ctx.needs_input_grad[3] else None
+        d_w_hh = None
+        if ctx.needs_input_grad[3]:
+            d_w_hh = flat.t() @ prev.flatten(0, 1) if low is None else \
+                torch.mm(flat.t().to(low), prev.flatten(0, 1).to(low)).float()
         d_b_hh = flat.sum(0) if ctx.needs_input_grad[4] else None
-        return d_gi, d_h0, None, d_w_hh, d_b_hh
+        return d_gi, d_h0, None, d_w_hh, d_b_hh, None
 
 
 class PolicyNet(nn.Module):

@@ -1,14 +1,16 @@
-"""What the learner's update costs at each torch thread count, quiet and beside busy processes.
+"""What the learner's update costs at each torch thread count and dtype, quiet and beside busy processes.
 
 Backs :mod:`training.threads` (the trainer picks the update's thread count by
 measurement): one rollout of the chosen configuration is collected, then the
 same PPO update (:func:`training.ppo.ppo_update`) is timed ``--repeats`` times
-at each thread count, first on its own, then with ``--busy`` processes
-spinning beside it (as another program on the machine would).  It also counts the update's
-floating-point operations (:func:`update_flops`) and prints the rate it runs at, beside a
-large matrix product's at the same thread count.
+at each thread count and each ``update_dtype`` of ``--dtypes`` (float32, or its matrix
+products in bfloat16: :mod:`training.precision`), first on its own, then with ``--busy``
+processes spinning beside it (as another program on the machine would).  It also counts the
+update's floating-point operations (:func:`update_flops`) and prints the rate it runs at, beside
+a large float32 matrix product's at the same thread count.
 
     python bench/update_threads.py [--arch flat|entity] [--steps 4096] [--threads 2,1] [--busy 1] [--repeats 3]
+                                   [--dtypes float32,bfloat16]
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import subprocess
 import sys
 import time
 from copy import deepcopy
+from dataclasses import replace
 
 import numpy as np
 import torch
@@ -26,6 +29,7 @@ import torch
 from agents.networks import build_network
 from training.config import TrainConfig
 from training.ppo import make_optimizer, ppo_update
+from training.precision import UPDATE_DTYPES
 from training.rollout import Collector
 
 
@@ -84,11 +88,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", default=f"{torch.get_num_threads()},1", help=f"thread counts, comma-separated, each at most the CPUs (default {torch.get_num_threads()},1)")
     ap.add_argument("--busy", type=int, default=1, help="spinning processes beside the second round (0: none; default 1)")
     ap.add_argument("--repeats", type=int, default=3, help="updates timed per thread count and round (default 3)")
+    ap.add_argument("--dtypes", default="float32,bfloat16",
+                    help="update_dtype values, comma-separated: float32, bfloat16, auto (default float32,bfloat16)")
     a = ap.parse_args(argv)
     try:
         counts = [int(t) for t in a.threads.split(",")]
     except ValueError:
         ap.error(f"--threads must be comma-separated ints, got {a.threads!r}")
+    dtypes = a.dtypes.split(",")
+    if not set(dtypes) <= set(UPDATE_DTYPES):
+        ap.error(f"--dtypes must be comma-separated names of {', '.join(UPDATE_DTYPES)}, got {a.dtypes!r}")
     if a.steps < 1 or a.repeats < 1 or a.busy < 0 or min(counts) < 1:
         ap.error("--steps, --repeats and every thread count must be >= 1, --busy >= 0")
     if max(counts) > (os.cpu_count() or 1):
@@ -104,15 +113,16 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{a.arch} network, {info['learner_steps']} learner steps, {config.epochs} epochs, "
           f"minibatches of {min(config.minibatch_steps, info['learner_steps'])}; "
           f"{flops / 1e9:.1f} GFLOP an update ({flops / info['learner_steps'] / 1e6:.1f} MFLOP a learner step)\n")
-    print("| beside it | threads | update s (each repeat) | mean | GFLOP/s | a 1024x1024 matrix product, GFLOP/s |\n"
-          "|---|---|---|---|---|---|")
+    print("| beside it | threads | update_dtype | update s (each repeat) | mean | GFLOP/s | "
+          "a 1024x1024 float32 matrix product, GFLOP/s |\n|---|---|---|---|---|---|---|")
     for busy in sorted({0, a.busy}):
         spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(busy)]
         try:
             for n in counts:
-                ts = timings(net, batch, config, n, a.repeats)
-                print(f"| {busy} busy | {n} | {', '.join(f'{t:.2f}' for t in ts)} | {np.mean(ts):.2f} | "
-                      f"{flops / np.mean(ts) / 1e9:.0f} | {matmul_rate(n) / 1e9:.0f} |", flush=True)
+                for dtype in dtypes:
+                    ts = timings(net, batch, replace(config, update_dtype=dtype), n, a.repeats)
+                    print(f"| {busy} busy | {n} | {dtype} | {', '.join(f'{t:.2f}' for t in ts)} | {np.mean(ts):.2f} | "
+                          f"{flops / np.mean(ts) / 1e9:.0f} | {matmul_rate(n) / 1e9:.0f} |", flush=True)
         finally:
             for p in spinners:
                 p.kill()

@@ -344,7 +344,8 @@ def test_the_departure_fit_script_scores_agreement_on_departures_and_reuses_its_
 
 
 def test_the_update_threads_script_times_each_count_quiet_and_busy(capsys):
-    """``bench/update_threads.py`` times the same update at each thread count, alone and beside a spinner."""
+    """``bench/update_threads.py`` times the same update at each thread count and dtype, alone and beside a
+    spinner."""
     import importlib.util
     from pathlib import Path
 
@@ -361,8 +362,9 @@ def test_the_update_threads_script_times_each_count_quiet_and_busy(capsys):
         torch.set_num_threads(threads)
     out = capsys.readouterr().out
     rows = [ln for ln in out.splitlines() if ln.startswith("| ") and "busy |" in ln]
-    assert [r.split(" | ")[:2] for r in rows] == [["| 0 busy", "1"], ["| 1 busy", "1"]]
-    assert all(float(r.split(" | ")[k].rstrip(" |")) > 0 for r in rows for k in (3, 4, 5))   # s, GFLOP/s, GEMM
+    assert [r.split(" | ")[:3] for r in rows] == [["| 0 busy", "1", d] for d in ("float32", "bfloat16")] + \
+        [["| 1 busy", "1", d] for d in ("float32", "bfloat16")]
+    assert all(float(r.split(" | ")[k].rstrip(" |")) > 0 for r in rows for k in (4, 5, 6))   # s, GFLOP/s, GEMM
     import re
     gflop, per_step = map(float, re.search(r"([\d.]+) GFLOP an update \(([\d.]+) MFLOP a learner step\)",
                                            out).groups())
@@ -370,6 +372,10 @@ def test_the_update_threads_script_times_each_count_quiet_and_busy(capsys):
                                                                           .group(1)) / 1e9, abs=0.06)
     with pytest.raises(SystemExit):
         mod.main(["--threads", "two"])
+    with pytest.raises(SystemExit):
+        mod.main(["--dtypes", "float32,half"])
+    assert "--dtypes must be comma-separated names of auto, float32, bfloat16, got 'float32,half'" in \
+        capsys.readouterr().err
 
 
 def _policy_departures_module():

@@ -496,7 +496,7 @@ def test_the_packed_gru_is_nn_grus_cell_step_by_step():
     small = (slice(0, 4), slice(0, 3), slice(0, 3))                       # (T, B, H) = (4, 3, 3)
     dbl = [x.double().requires_grad_(True) for x in (torch.randn(4, 3, 9), h0[small], torch.randn(9, 3),
                                                        torch.randn(9))]
-    assert torch.autograd.gradcheck(lambda gi, s, w, b: _PackedGRU.apply(gi, s, starts[small[:2]], w, b), dbl)
+    assert torch.autograd.gradcheck(lambda gi, s, w, b: _PackedGRU.apply(gi, s, starts[small[:2]], w, b, None), dbl)
 
 
 @pytest.mark.parametrize("make, phrase", [

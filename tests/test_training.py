@@ -18,6 +18,7 @@ from training import cli
 from training.config import TrainConfig, load_config
 from agents.networks import build_network
 from training.ppo import init_weights, latest_checkpoint, make_chunks, pack_chunks, ppo_update, train
+from training.precision import autocast_dtype
 from training.rollout import Collector, batch_observations, compute_gae, legal_probs, sample_actions
 from treachery_env import GameConfig
 from treachery_env.env import raw_env
@@ -466,9 +467,11 @@ def test_collect_samples_what_the_forward_pass_would(tmp_path, monkeypatch, priv
         assert ("ref_probs" in a) == privileged
 
 
-def test_ppo_updates_fit_a_fixed_batch(tmp_path):
-    # 30 turns and 1200 steps: the batch holds finished games, so the value targets carry the +-1 rewards
-    cfg = tiny(tmp_path, epochs=1, target_kl=0.0, ent_coef=0.0, learning_rate=1e-3,
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_ppo_updates_fit_a_fixed_batch(tmp_path, dtype):
+    # 30 turns and 1200 steps: the batch holds finished games, so the value targets carry the +-1 rewards;
+    # in either dtype of the update's products (training.precision)
+    cfg = tiny(tmp_path, epochs=1, target_kl=0.0, ent_coef=0.0, learning_rate=1e-3, update_dtype=dtype,
                game=dict(TINY_GAME, max_turns=30))
     torch.manual_seed(0)
     col = Collector(cfg, seed=1)
@@ -537,6 +540,8 @@ def test_run_files_logs_and_checkpoint_rotation(trained):
     assert [ln["iteration"] for ln in lines] == list(range(1, res["iterations"] + 1))
     assert any(k.startswith("winrate/heuristic/") for ln in lines for k in ln)
     assert all(1 <= ln["perf/update_threads"] <= res["torch_threads"] for ln in lines)
+    low = autocast_dtype(cfg.update_dtype) is not None                  # the dtype this machine's "auto" gives
+    assert all(ln["perf/update_bfloat16"] == float(low) for ln in lines)
     assert any(f.startswith("events.out.tfevents") for f in os.listdir(f"{run}/tb"))
     assert str(latest_checkpoint(run)).endswith(f"ckpt_{res['iterations']:06d}.pt")
 

@@ -20,7 +20,9 @@ before that update (:class:`training.config.TrainConfig`):
   minibatch being ``minibatch_steps // bptt`` rows;
 * global grad-norm clipping, a linear or constant learning-rate schedule,
   early stop of the epochs when the approximate KL exceeds ``target_kl``;
-  Adam fused into one kernel where torch has it on the CPU (:func:`make_optimizer`).
+  Adam fused into one kernel where torch has it on the CPU (:func:`make_optimizer`);
+* the forward pass's matrix products in bfloat16 where ``update_dtype`` resolves
+  to it (mixed precision, :mod:`training.precision`), everything else float32.
 
 Imitation warm start (``config.imitation > 0``): for that first fraction of
 the run the rollouts also record the expert bot's action at each learner
@@ -84,6 +86,7 @@ from treachery_env.rules import Role
 from .config import TrainConfig
 from .gate import GateFit
 from .interrupts import DeferInterrupt, Terminated, catch_sigterm, restore_sigterm
+from .precision import autocast_dtype
 from .rollout import GameStat, WorkerPool, batch_observations, reference_policy
 from .threads import ThreadChoice
 
@@ -214,7 +217,9 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
         net: the learner (updated in place).
         optimizer: its optimizer (learning rate already set for this iteration).
         batch: a merged :meth:`training.rollout.Collector.collect` batch.
-        config: PPO coefficients, ``epochs``, ``minibatch_steps``, ``bptt``.
+        config: PPO coefficients, ``epochs``, ``minibatch_steps``, ``bptt``, and
+            ``update_dtype``: the forward pass autocasts its matrix products to
+            bfloat16 where that resolves to it (:mod:`training.precision`).
         rng: shuffles the chunks.
         imitate: minimise the cross-entropy to ``batch["expert"]`` instead of
             the PPO policy terms (imitation phase; no KL early stop).  Otherwise
@@ -247,6 +252,7 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
     observations = batch_observations(batch, net.kwargs["obs_size"])
     chunks = make_chunks(batch["segments"], config.bptt)
     per_mb = max(1, config.minibatch_steps // config.bptt)
+    low = autocast_dtype(config.update_dtype)
     sums: dict[str, float] = {}
     count = 0
     acc_hits = acc_n = 0.0
@@ -264,8 +270,10 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
             flat = idx.clamp(min=0)
             obs = observations.rows(flat)                                  # (L, R) of D features
             mask = t["mask"][flat]
-            logits, value, belief, _ = net(obs, t["h"][flat], t["priv"][flat], mask=mask, prior=t["prior"][flat],
-                                           starts=torch.from_numpy(row_starts[s:s + per_mb]).T)
+            with torch.autocast("cpu", dtype=low or torch.bfloat16, enabled=low is not None):
+                logits, value, belief, _ = net(obs, t["h"][flat], t["priv"][flat], mask=mask,
+                                               prior=t["prior"][flat], starts=torch.from_numpy(row_starts[s:s + per_mb]).T)
+            logits, value, belief = logits.float(), value.float(), belief.float()    # the losses in float32
             logits = masked_logits(logits, mask)
             logp_all = torch.log_softmax(logits, dim=-1)
             act = t["action"][flat]
@@ -591,7 +599,9 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
         run_dir.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise ValueError(f"run directory {str(run_dir)!r} cannot be made: {err.strerror or err}") from None
-    print(f"training into {run_dir} (tensorboard --logdir {run_dir / 'tb'})", flush=True)
+    low = autocast_dtype(config.update_dtype)
+    print(f"training into {run_dir} (tensorboard --logdir {run_dir / 'tb'}); the update's matrix products in "
+          f"{'bfloat16' if low else 'float32'} (update_dtype {config.update_dtype})", flush=True)
     _clean_leftovers(run_dir)
     start_iter = int(state["iteration"]) if state else 0
     ss = np.random.SeedSequence([config.seed, start_iter])
@@ -710,6 +720,7 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
                                     "perf/rollout_s": t1 - t0, "perf/update_s": t2 - t1,
                                     "perf/collect_s": info["seconds"],
                                     "perf/update_threads": n_threads,
+                                    "perf/update_bfloat16": float(low is not None),
                                     "perf/games_per_s": len(games) / (t2 - t0), "pool/size": len(pool)})
                     if iteration % config.snapshot_every == 0:
                         pid = iteration
