@@ -57,13 +57,15 @@ def timings(net: torch.nn.Module, batch: dict, config: TrainConfig, threads: int
 def update_flops(net: torch.nn.Module, batch: dict, config: TrainConfig) -> int:
     """Floating-point operations of one update of a copy of ``net`` on ``batch``, as
     :class:`torch.utils.flop_counter.FlopCounterMode` counts them (matrix products and
-    convolutions, forward and backward; elementwise work is not counted)."""
+    convolutions, forward and backward; elementwise work is not counted).  Counted with
+    ``update_dtype`` float32, the same count as bfloat16's, so that ``"auto"``'s first
+    measurement of the bfloat16 speed-up is not counted with it."""
     from torch.utils.flop_counter import FlopCounterMode
 
     copy = deepcopy(net)
     opt = make_optimizer(copy, config.learning_rate)
     with FlopCounterMode(display=False) as counter:
-        ppo_update(copy, opt, batch, config, np.random.default_rng(0))
+        ppo_update(copy, opt, batch, replace(config, update_dtype="float32"), np.random.default_rng(0))
     return int(counter.get_total_flops())
 
 
