@@ -313,12 +313,13 @@ def test_bad_config_values_name_the_field(kwargs, field):
         raw_env(**kwargs)
 
 
-def test_using_env_before_reset_is_a_clear_error():
-    e = raw_env(num_players=4)
-    with pytest.raises(RuntimeError, match="reset"):
-        e.state()
-    with pytest.raises(RuntimeError, match="reset"):
-        e.describe_action("player_0", 0)
+@pytest.mark.parametrize("use", [lambda e: e.state(), lambda e: e.describe_action("player_0", 0),
+                                 lambda e: e.observe("player_0"), lambda e: e.last(), lambda e: e.last(False),
+                                 lambda e: e.step(0)],
+                         ids=["state", "describe_action", "observe", "last", "last without observing", "step"])
+def test_using_the_raw_env_before_reset_is_a_clear_error(use):
+    with pytest.raises(RuntimeError, match=r"^call reset\(\) before using the environment$"):
+        use(raw_env(num_players=4))
 
 
 def test_commander_leaves_the_game_with_its_owner():

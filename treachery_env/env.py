@@ -186,8 +186,12 @@ class raw_env(AECEnv, EzPickle):
         self._after_game_step()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """``agent``'s observation dict (its mask is all zeros unless it is deciding)."""
-        return self.game.observation(self._seat[agent])
+        """``agent``'s observation dict (its mask is all zeros unless it is deciding).
+
+        Raises:
+            RuntimeError: before ``reset()``.
+        """
+        return self._require_game().observation(self._seat[agent])
 
     def step(self, action: Any) -> None:
         """Apply ``action`` for the selected agent (PettingZoo AEC); ``None`` retires a finished agent.
@@ -266,9 +270,10 @@ class raw_env(AECEnv, EzPickle):
         selected agent (PettingZoo's ``AECEnv.last``).
 
         Raises:
-            RuntimeError: once every agent is done and has left ``agents`` (PettingZoo's
-                own ``last`` raises a bare ``KeyError`` there), as :meth:`step` does.
+            RuntimeError: before ``reset()``; once every agent is done and has left ``agents``
+                (PettingZoo's own ``last`` raises a bare ``KeyError`` there), as :meth:`step` does.
         """
+        self._require_game()
         agent = self.agent_selection
         if agent not in self._cumulative_rewards:
             raise RuntimeError("last() after the game ended (every agent is done): call reset()")
