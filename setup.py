@@ -9,7 +9,8 @@ Compiled:
 
 * ``treachery_env._observation``, ``treachery_env._view`` and
   ``treachery_env._priority``: the observation encoder, the seat-view builder
-  and the priority check, written in Cython;
+  and the priority check, written in Cython; ``agents._gru_gates``, the
+  recurrent core's gate arithmetic in the learner's update;
 * the modules of ``treachery_env.compiled.MODULES`` (the engine and the other
   per-step modules), compiled from their Python source; a ``.pxd`` beside one
   gives its classes C fields (``engine/state.pxd``) or cimports them to type
@@ -40,7 +41,10 @@ extensions = [Extension("treachery_env._observation", ["treachery_env/_observati
               Extension("treachery_env._view", ["treachery_env/_view.pyx"],
                         depends=["treachery_env/_slots.pxi", *STATE_TYPES], optional=True),
               Extension("treachery_env._priority", ["treachery_env/_priority.pyx"],
-                        depends=[*STATE_TYPES], optional=True)]
+                        depends=[*STATE_TYPES], optional=True),
+              # the GRU's gate kernels: branch-free loops that vectorise only without floating-point traps
+              Extension("agents._gru_gates", ["agents/_gru_gates.pyx"], optional=True,
+                        extra_compile_args=["-fno-trapping-math"])]
 for name in MODULES:
     source = name.replace(".", "/") + ".py"
     pxd = source[:-3] + ".pxd"      # a module's own .pxd cimports the state's types (treachery_env.compiled)

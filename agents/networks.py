@@ -385,6 +385,34 @@ def _run_core(core: nn.GRU, e: torch.Tensor, h0: torch.Tensor,
     return torch.cat([e, out], dim=-1), out[-1]
 
 
+def _gate_kernels() -> Any:
+    """The compiled gate kernels (``agents/_gru_gates.pyx``), or None where the torch
+    operations must run: ``TREACHERY_PURE_PYTHON=1``, the extension not built (no C
+    compiler at install: it is optional), or older than its ``.pyx`` (with a
+    RuntimeWarning naming ``make install``)."""
+    import importlib
+    import warnings
+    from pathlib import Path
+
+    from treachery_env.compiled import PURE_PYTHON, is_stale
+    if PURE_PYTHON:
+        return None
+    if is_stale(Path(__file__).with_name("_gru_gates.pyx")):
+        warnings.warn("agents._gru_gates: the compiled GRU gates are older than _gru_gates.pyx, so torch's "
+                      "operations run; `make install` (pip install -e .) compiles them again", RuntimeWarning,
+                      stacklevel=2)
+        return None
+    try:
+        return importlib.import_module("agents._gru_gates")
+    except ImportError:
+        return None
+
+
+_GATES = _gate_kernels()
+#: Which gate arithmetic :class:`_PackedGRU` runs: "compiled" (``agents/_gru_gates.pyx``) or "torch".
+GRU_GATES = "torch" if _GATES is None else "compiled"
+
+
 class _PackedGRU(torch.autograd.Function):
     """The recurrent half of :func:`_run_core`'s packed path, with its backward written out.
 
@@ -402,18 +430,23 @@ class _PackedGRU(torch.autograd.Function):
         h' = (h - n) * z + n                            (= (1 - z) * n + z * h)
 
     The backward runs the steps in reverse with one product per step (the gradient of
-    the state a step read, through ``W_hh``) and a dozen small elementwise operations, and
+    the state a step read, through ``W_hh``) and the gates' elementwise arithmetic, and
     gives ``W_hh``'s and ``b_hh``'s gradients as one product and one sum over all ``T B``
     positions at the end, where autograd through the per-step operations would also
     multiply per step for ``W_hh``'s gradient and run twice the elementwise operations.
-    Gradients reach ``gi``, ``h0`` (where a step read it), ``w_hh`` and ``b_hh``; it is
-    differentiable once (no double backward)."""
+    The gates run as the compiled kernels of ``agents/_gru_gates.pyx`` (one pass a step
+    forward, two backward; :data:`GRU_GATES`) or, without them, as ~8 torch operations a
+    step forward and ~14 backward (float64 too); the two agree to float32 rounding.  Gradients reach
+    ``gi``, ``h0`` (where a step read it), ``w_hh`` and ``b_hh``; it is differentiable
+    once (no double backward)."""
 
     @staticmethod
     def forward(ctx, gi, h0, starts, w_hh, b_hh, low):
-        steps, hidden = gi.shape[0], h0.shape[-1]
-        ctx.low = low
-        w_low_t = None if low is None else w_hh.t().to(low)
+        steps, batch, hidden = h0.shape
+        kernels = _GATES if gi.dtype == h0.dtype == torch.float32 else None      # float32 kernels
+        ctx.low, ctx.kernels = low, kernels
+        w_t = w_hh.t() if low is None else w_hh.t().to(low)
+        gi, h0, starts = gi.contiguous(), h0.contiguous(), starts.contiguous()
         restart = starts.unsqueeze(-1)
         prev = torch.empty_like(h0)                    # the state each step reads
         out = torch.empty_like(h0)                     # the state after each step
@@ -422,15 +455,22 @@ class _PackedGRU(torch.autograd.Function):
         n = torch.empty_like(h0)
         prev[0] = h0[0]
         for t in range(steps):
-            if t:
-                torch.where(restart[t], h0[t], out[t - 1], out=prev[t])
             if low is None:
-                torch.addmm(b_hh, prev[t], w_hh.t(), out=gh[t])
+                torch.addmm(b_hh, prev[t], w_t, out=gh[t])
             else:
-                torch.add(torch.mm(prev[t].to(low), w_low_t), b_hh, out=gh[t])
+                torch.add(torch.mm(prev[t].to(low), w_t), b_hh, out=gh[t])
+            last = t + 1 == steps
+            if kernels is not None:
+                kernels.forward(gi[t].data_ptr(), gh[t].data_ptr(), prev[t].data_ptr(), rz[t].data_ptr(),
+                                n[t].data_ptr(), out[t].data_ptr(), 0 if last else starts[t + 1].data_ptr(),
+                                0 if last else h0[t + 1].data_ptr(), 0 if last else prev[t + 1].data_ptr(),
+                                batch, hidden)
+                continue
             torch.add(gi[t, :, :2 * hidden], gh[t, :, :2 * hidden], out=rz[t]).sigmoid_()
             torch.addcmul(gi[t, :, 2 * hidden:], gh[t, :, 2 * hidden:], rz[t, :, :hidden], out=n[t]).tanh_()
             torch.sub(prev[t], n[t], out=out[t]).mul_(rz[t, :, hidden:]).add_(n[t])
+            if not last:
+                torch.where(restart[t + 1], h0[t + 1], out[t], out=prev[t + 1])
         ctx.save_for_backward(prev, rz, n, gh, starts, w_hh)
         return out
 
@@ -438,35 +478,52 @@ class _PackedGRU(torch.autograd.Function):
     @torch.autograd.function.once_differentiable
     def backward(ctx, d_out):
         prev, rz, n, gh, starts, w_hh = ctx.saved_tensors
-        steps, hidden = prev.shape[0], prev.shape[-1]
+        steps, batch, hidden = prev.shape
         restart = starts.unsqueeze(-1)
-        low = ctx.low
-        w_low = None if low is None else w_hh.to(low)
+        low, kernels = ctx.low, ctx.kernels
+        w = w_hh if low is None else w_hh.to(low)
         d_gi = torch.empty_like(gh)
         d_gh = torch.empty_like(gh)
         d_h0 = torch.zeros_like(prev) if ctx.needs_input_grad[1] else None
-        dh = d_out[-1]                                 # the gradient of the step's output h'
-        for t in reversed(range(steps)):               # per step, on tensors of (B, 3H) that stay in cache
-            r, z = rz[t, :, :hidden], rz[t, :, hidden:]
-            dh_z = dh * z
-            d_n = d_gi[t, :, 2 * hidden:]              # d(gi_n) = dh (1 - z) (1 - n^2)
-            torch.mul(dh - dh_z, torch.addcmul(torch.ones_like(dh), n[t], n[t], value=-1), out=d_n)
-            torch.mul(d_n, r, out=d_gh[t, :, 2 * hidden:])
-            d_rz = d_gh[t, :, :2 * hidden]             # [d_n gh_n, dh (prev - n)] * sigmoid'
-            torch.mul(d_n, gh[t, :, 2 * hidden:], out=d_rz[:, :hidden])
-            torch.mul(dh, prev[t] - n[t], out=d_rz[:, hidden:])
-            d_rz.mul_(torch.addcmul(rz[t], rz[t], rz[t], value=-1))
-            d_gi[t, :, :2 * hidden] = d_rz
-            if low is None:                            # d(the state the step read)
-                d_prev = torch.addmm(dh_z, d_gh[t], w_hh)
-            else:
-                d_prev = torch.mm(d_gh[t].to(low), w_low).float().add_(dh_z)
-            if t:
-                if d_h0 is not None:
-                    d_h0[t] = d_prev.masked_fill(~restart[t], 0)
-                dh = d_prev.masked_fill_(restart[t], 0).add_(d_out[t - 1])
-            elif d_h0 is not None:
-                d_h0[0] = d_prev
+        if kernels is not None:
+            d_out = d_out.contiguous()
+            dh = d_out[-1].clone()                     # the gradient of the step's output h', in place
+            dh_z, d_prev = torch.empty_like(dh), torch.empty_like(dh)
+            for t in reversed(range(steps)):
+                kernels.backward_gates(dh.data_ptr(), rz[t].data_ptr(), n[t].data_ptr(), gh[t].data_ptr(),
+                                       prev[t].data_ptr(), d_gi[t].data_ptr(), d_gh[t].data_ptr(), dh_z.data_ptr(),
+                                       batch, hidden)
+                if low is None:                        # d(the state the step read), but for dh z
+                    torch.mm(d_gh[t], w, out=d_prev)
+                else:
+                    d_prev.copy_(torch.mm(d_gh[t].to(low), w))
+                kernels.backward_state(d_prev.data_ptr(), dh_z.data_ptr(), starts[t].data_ptr(),
+                                       0 if t == 0 else d_out[t - 1].data_ptr(),
+                                       0 if d_h0 is None else d_h0[t].data_ptr(), dh.data_ptr(), batch, hidden,
+                                       t == 0)
+        else:
+            dh = d_out[-1]                             # the gradient of the step's output h'
+            for t in reversed(range(steps)):           # per step, on tensors of (B, 3H) that stay in cache
+                r, z = rz[t, :, :hidden], rz[t, :, hidden:]
+                dh_z = dh * z
+                d_n = d_gi[t, :, 2 * hidden:]          # d(gi_n) = dh (1 - z) (1 - n^2)
+                torch.mul(dh - dh_z, torch.addcmul(torch.ones_like(dh), n[t], n[t], value=-1), out=d_n)
+                torch.mul(d_n, r, out=d_gh[t, :, 2 * hidden:])
+                d_rz = d_gh[t, :, :2 * hidden]         # [d_n gh_n, dh (prev - n)] * sigmoid'
+                torch.mul(d_n, gh[t, :, 2 * hidden:], out=d_rz[:, :hidden])
+                torch.mul(dh, prev[t] - n[t], out=d_rz[:, hidden:])
+                d_rz.mul_(torch.addcmul(rz[t], rz[t], rz[t], value=-1))
+                d_gi[t, :, :2 * hidden] = d_rz
+                if low is None:                        # d(the state the step read)
+                    d_prev = torch.addmm(dh_z, d_gh[t], w)
+                else:
+                    d_prev = torch.mm(d_gh[t].to(low), w).float().add_(dh_z)
+                if t:
+                    if d_h0 is not None:
+                        d_h0[t] = d_prev.masked_fill(~restart[t], 0)
+                    dh = d_prev.masked_fill_(restart[t], 0).add_(d_out[t - 1])
+                elif d_h0 is not None:
+                    d_h0[0] = d_prev
         flat = d_gh.flatten(0, 1)
         d_w_hh = None
         if ctx.needs_input_grad[3]:

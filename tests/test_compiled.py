@@ -348,15 +348,18 @@ def _c_compiler_works(tmp: Path) -> bool:
 
 def test_compiled_parts_are_built(tmp_path):
     """Where a C compiler works, the install built the encoder, the view builder,
-    the priority check and every module of ``compiled.MODULES`` (a broken build
-    must not fall back to Python silently); ``observation.ENCODER``,
-    ``view.VIEW_BUILDER`` and ``engine.priority.CAN_ACT`` name the ones in use."""
+    the priority check, the GRU's gate kernels and every module of ``compiled.MODULES``
+    (a broken build must not fall back to Python silently); ``observation.ENCODER``,
+    ``view.VIEW_BUILDER``, ``engine.priority.CAN_ACT`` and ``agents.networks.GRU_GATES``
+    name the ones in use."""
+    from agents.networks import GRU_GATES
     if not _c_compiler_works(tmp_path):
         pytest.skip("no working C compiler with Python.h here: the pure-Python source is expected")
     if os.environ.get("TREACHERY_PURE_PYTHON") == "1":
-        assert obs.ENCODER == view.VIEW_BUILDER == priority.CAN_ACT == "python"
+        assert obs.ENCODER == view.VIEW_BUILDER == priority.CAN_ACT == "python" and GRU_GATES == "torch"
         assert not any(compiled_modules().values())
         return
+    assert GRU_GATES == "compiled", "a C compiler works but agents._gru_gates is not in use; `make install`"
     for name in ("treachery_env._observation", "treachery_env._view", "treachery_env._priority"):
         try:
             importlib.import_module(name)
@@ -420,6 +423,19 @@ def test_a_compiled_pyx_older_than_its_source_is_not_used(module, selected, prob
     assert f"older than {module}.pyx, _slots.pxi" in r.stderr and "make install" in r.stderr
 
 
+def test_compiled_gru_gates_older_than_their_pyx_are_not_used():
+    """An edited ``agents/_gru_gates.pyx`` takes effect as torch's operations until ``make
+    install`` compiles it again: the stale kernels are skipped, with a warning that says so."""
+    import agents.networks as networks
+    if networks.GRU_GATES != "compiled":
+        pytest.skip("the gate kernels are not in use here")
+    ext = Path(networks._GATES.__file__)
+    r = _probe_with_a_newer_source(ROOT / "agents" / "_gru_gates.pyx", ext,
+                                   "import agents.networks as n; print(n.GRU_GATES)")
+    assert r.stdout.strip() == "torch", r.stdout + r.stderr
+    assert "older than _gru_gates.pyx" in r.stderr and "make install" in r.stderr
+
+
 def test_a_compiled_pyx_is_not_used_without_the_compiled_state_types(monkeypatch):
     """A compiled reader reads the engine's objects as the C fields of engine/state.pxd:
     where the state's classes are not those extension types (run from source), or the
@@ -442,7 +458,7 @@ def test_a_compiled_pyx_is_not_used_without_the_compiled_state_types(monkeypatch
 def test_the_tests_pass_on_the_pure_python_path():
     """With ``TREACHERY_PURE_PYTHON=1`` the Python encoder is ``encode``, the
     Python view builder is ``ViewBuilder``, ``Game._can_act`` is the priority
-    check and every module of
+    check, torch's operations are the GRU's gates and every module of
     ``compiled.MODULES`` runs from its source (checked in the child),
     and the tests of the rules, the observation and the engine's history pass
     with them: the information sets, the rules, talk, planeswalkers, mulligans,
@@ -450,11 +466,11 @@ def test_the_tests_pass_on_the_pure_python_path():
     the speed work, clones, the view snapshots, and one chunk of the fuzz."""
     env = {**os.environ, "TREACHERY_PURE_PYTHON": "1"}
     probe = ("import treachery_env.observation as o, treachery_env.view as v, treachery_env.compiled as c; "
-             "import treachery_env.engine.priority as p; "
-             "print(o.ENCODER, v.VIEW_BUILDER, p.CAN_ACT, any(c.compiled_modules().values()))")
+             "import treachery_env.engine.priority as p, agents.networks as n; "
+             "print(o.ENCODER, v.VIEW_BUILDER, p.CAN_ACT, n.GRU_GATES, any(c.compiled_modules().values()))")
     r = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True,
                        timeout=120, check=False)
-    assert r.stdout.strip() == "python python python False", r.stdout + r.stderr
+    assert r.stdout.strip() == "python python python torch False", r.stdout + r.stderr
     tests = ["tests/test_information_sets.py", "tests/test_rules.py", "tests/test_talk.py",
              "tests/test_planeswalkers.py", "tests/test_mulligans_and_concession.py",
              "tests/test_identities_special.py::test_information_sets_with_special_traitors",

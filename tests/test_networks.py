@@ -499,6 +499,39 @@ def test_the_packed_gru_is_nn_grus_cell_step_by_step():
     assert torch.autograd.gradcheck(lambda gi, s, w, b: _PackedGRU.apply(gi, s, starts[small[:2]], w, b, None), dbl)
 
 
+@pytest.mark.parametrize("low", [None, torch.bfloat16], ids=["float32", "bfloat16 products"])
+def test_the_compiled_gru_gates_give_the_torch_operations_results(low, monkeypatch):
+    """``agents/_gru_gates.pyx`` (one pass a step over the gates, forward and backward) gives
+    :class:`_PackedGRU`'s states and gradients (input side, stored states, ``W_hh``, ``b_hh``)
+    as its torch operations do, to float32 rounding (with bfloat16 products, to the rounding
+    of their operands, which the two paths' float32 differences move), at the update's shape
+    and with sequences restarting mid-row."""
+    import agents.networks as networks
+    if networks.GRU_GATES != "compiled":
+        pytest.skip("the gate kernels are not built here (tests/test_compiled.py says where they must be)")
+    g = torch.Generator().manual_seed(7)
+    T, B, H = 16, 64, 256
+    gi, h0 = torch.randn(T, B, 3 * H, generator=g), torch.randn(T, B, H, generator=g)
+    w, b = torch.empty(3 * H, H).uniform_(-0.1, 0.1, generator=g), torch.randn(3 * H, generator=g) * 0.1
+    starts = torch.rand(T, B, generator=g) < 0.2
+    starts[0] = True
+    weights = torch.randn(T, B, H, generator=g)
+
+    def run():
+        xs = [x.clone().requires_grad_(True) for x in (gi, h0, w, b)]
+        out = _PackedGRU.apply(xs[0], xs[1], starts.T.contiguous().T, xs[2], xs[3], low)   # starts non-contiguous
+        out.backward(weights)
+        return [out.detach()] + [x.grad for x in xs]
+
+    compiled = run()
+    monkeypatch.setattr(networks, "_GATES", None)
+    reference = run()
+    tol = 1e-6 if low is None else 2e-3
+    for name, a, r in zip(("out", "gi", "h0", "w_hh", "b_hh"), compiled, reference):
+        assert (a - r).norm() <= tol * r.norm(), (name, float((a - r).norm() / r.norm()))
+        assert (a - r).abs().max() <= 50 * tol * r.abs().max(), name
+
+
 @pytest.mark.parametrize("make, phrase", [
     (lambda: SparseObs([2], [0, 50], [1.0, 1.0], 50), r"lie in \[0, 50\)"),
     (lambda: SparseObs([2, -1], [0, 1], [1.0], 50), "negative"),

@@ -3,7 +3,8 @@
 ``make install`` (``pip install -e .``) compiles, besides the observation
 encoder (``treachery_env/_observation.pyx``), the seat-view builder
 (``treachery_env/_view.pyx``) and the priority check
-(``treachery_env/_priority.pyx``), the engine's modules and the
+(``treachery_env/_priority.pyx``), the learner's GRU gate kernels
+(``agents/_gru_gates.pyx``, :data:`agents.networks.GRU_GATES`), the engine's modules and the
 other per-step modules listed in :data:`MODULES` (the view, text and action
 helpers, the PettingZoo environment, the roles) with Cython, from their
 Python source: it becomes a C extension next to it, which Python imports in
