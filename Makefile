@@ -15,15 +15,15 @@ COMPILED_SOURCES := treachery_env/_observation.pyx treachery_env/_view.pyx treac
 	treachery_env/_slots.pxi treachery_env/compiled.py \
 	$(wildcard treachery_env/engine/*.py) $(wildcard treachery_env/engine/*.pxd) $(wildcard treachery_env/*.pxd) \
 	treachery_env/identity_abilities.py treachery_env/view.py treachery_env/text.py treachery_env/actions.py \
-	treachery_env/env.py treachery_env/rules.py
+	treachery_env/env.py treachery_env/rules.py agents/_gru_gates.pyx
 
 $(VENV)/.installed: pyproject.toml setup.py $(COMPILED_SOURCES) | $(BIN)/python
 	$(BIN)/python -m pip install -q -e ".[dev]"
 	@$(BIN)/python -c "import treachery_env.compiled as c, treachery_env.observation as o, treachery_env.view as v; \
-	import treachery_env.engine.priority as p; m = c.compiled_modules(); k = sum(m.values()); \
+	import treachery_env.engine.priority as p, agents.networks as n; m = c.compiled_modules(); k = sum(m.values()); \
 	print(f'compiled: the observation encoder ({o.ENCODER}), the view builder ({v.VIEW_BUILDER}), ' \
-	f'the priority check ({p.CAN_ACT}) and {k} of {len(m)} modules' \
-	+ ('' if k == len(m) and o.ENCODER == v.VIEW_BUILDER == p.CAN_ACT == 'compiled' \
+	f'the priority check ({p.CAN_ACT}), the GRU gates ({n.GRU_GATES}) and {k} of {len(m)} modules' \
+	+ ('' if k == len(m) and o.ENCODER == v.VIEW_BUILDER == p.CAN_ACT == n.GRU_GATES == 'compiled' \
 	else ' (the rest runs from Python source: no working C compiler?)'))"
 	touch $@
 

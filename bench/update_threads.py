@@ -29,7 +29,7 @@ import torch
 from agents.networks import build_network
 from training.config import TrainConfig
 from training.ppo import make_optimizer, ppo_update
-from training.precision import UPDATE_DTYPES
+from training.precision import UPDATE_DTYPES, autocast_dtype
 from training.rollout import Collector
 
 
@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         counts = [int(t) for t in a.threads.split(",")]
     except ValueError:
         ap.error(f"--threads must be comma-separated ints, got {a.threads!r}")
-    dtypes = a.dtypes.split(",")
+    dtypes = [d.strip().casefold() for d in a.dtypes.split(",")]
     if not set(dtypes) <= set(UPDATE_DTYPES):
         ap.error(f"--dtypes must be comma-separated names of {', '.join(UPDATE_DTYPES)}, got {a.dtypes!r}")
     if a.steps < 1 or a.repeats < 1 or a.busy < 0 or min(counts) < 1:
@@ -122,8 +122,11 @@ def main(argv: list[str] | None = None) -> int:
         try:
             for n in counts:
                 for dtype in dtypes:
+                    # "auto" measures its speed-up once a process, before its first update is timed
+                    chosen = "bfloat16" if autocast_dtype(dtype) is not None else "float32"
                     ts = timings(net, batch, replace(config, update_dtype=dtype), n, a.repeats)
-                    print(f"| {busy} busy | {n} | {dtype} | {', '.join(f'{t:.2f}' for t in ts)} | {np.mean(ts):.2f} | "
+                    label = dtype if dtype == chosen else f"{dtype} ({chosen})"
+                    print(f"| {busy} busy | {n} | {label} | {', '.join(f'{t:.2f}' for t in ts)} | {np.mean(ts):.2f} | "
                           f"{flops / np.mean(ts) / 1e9:.0f} | {matmul_rate(n) / 1e9:.0f} |", flush=True)
         finally:
             for p in spinners:

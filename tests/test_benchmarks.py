@@ -351,6 +351,8 @@ def test_the_update_threads_script_times_each_count_quiet_and_busy(capsys):
 
     import torch
 
+    from training.precision import autocast_dtype
+
     spec = importlib.util.spec_from_file_location("update_threads",
                                                   Path(__file__).parent.parent / "bench" / "update_threads.py")
     mod = importlib.util.module_from_spec(spec)
@@ -372,6 +374,10 @@ def test_the_update_threads_script_times_each_count_quiet_and_busy(capsys):
                                                                           .group(1)) / 1e9, abs=0.06)
     with pytest.raises(SystemExit):
         mod.main(["--threads", "two"])
+    assert mod.main(["--steps", "64", "--threads", "1", "--busy", "0", "--repeats", "1", "--dtypes",
+                     " Auto"]) == 0
+    chosen = "bfloat16" if autocast_dtype("auto") is not None else "float32"
+    assert f"| 0 busy | 1 | auto ({chosen}) | " in capsys.readouterr().out
     with pytest.raises(SystemExit):
         mod.main(["--dtypes", "float32,half"])
     assert "--dtypes must be comma-separated names of auto, float32, bfloat16, got 'float32,half'" in \

@@ -12,15 +12,15 @@ bfloat16's float32 exponent range, so no loss scaling; Kalamkar et al. 2019).
 The rollouts' inference stays float32.
 
 Measured on the 2-core AMD EPYC this project is developed on, which has
-``avx512_bf16``: a ``(64, 256) x (256, 768)`` product (one step of the
-recurrent core in the update) 3.4 times faster in bfloat16, a
-``(1024, 256) x (256, 768)`` one 2.2 times, the default flat update 0.65-0.8
-times the float32 one's time and the entity network's 0.76 times
-(``python bench/update_threads.py --dtypes float32,bfloat16``).  On a CPU
-without native bfloat16 arithmetic the products are emulated and slower than
-float32, so ``"auto"`` (the default) measures: bfloat16 only where it is at
-least :data:`AUTO_MIN_SPEEDUP` times faster on the update's own shapes.  The
-rounding moves a trained flat network's log-probabilities by ~0.006 on
+``avx512_bf16``: :func:`bfloat16_speedup` ~1.9 (a ``(64, 256) x (256, 768)``
+product, one step of the recurrent core in the update, ~3 times faster in
+bfloat16, a ``(1024, 256) x (256, 768)`` one ~1.9 times); the default flat
+update takes 0.84 times the float32 one's time with 2 threads and 0.74 with 1,
+the entity network's 0.76 (``python bench/update_threads.py --busy 0``).  On a
+CPU without native bfloat16 arithmetic the products are emulated and slower
+than float32, so ``"auto"`` (the default) measures: bfloat16 only where it is
+at least :data:`AUTO_MIN_SPEEDUP` times faster on the update's own shapes.
+The rounding moves a trained flat network's log-probabilities by ~0.006 on
 average (at most ~0.04) and leaves its gradient's direction (cosine > 0.999):
 ``tests/test_precision.py``.
 """
@@ -46,26 +46,29 @@ def bfloat16_speedup() -> float:
     """How many times faster than float32 this CPU multiplies the update's matrices in bfloat16.
 
     Times ``(64, 256) x (256, 768)`` and ``(1024, 256) x (256, 768)`` products (a
-    step of the recurrent core and a minibatch's input side of it) at torch's
-    current thread count, each the best of five rounds of a few milliseconds,
-    and returns the smaller of the two float32/bfloat16 time ratios.  Measured
-    once per process (~0.1 s) and cached."""
-    ratios = []
-    for rows, reps in ((64, 40), (1024, 4)):
-        best = {}
-        for dtype in (torch.float32, torch.bfloat16):
-            x = torch.randn(rows, 256).to(dtype)
-            w = torch.randn(768, 256).to(dtype)
-            x @ w.t()
-            rounds = []
-            for _ in range(5):
-                t = time.perf_counter()
-                for _ in range(reps):
-                    x @ w.t()
-                rounds.append(time.perf_counter() - t)
-            best[dtype] = min(rounds)
-        ratios.append(best[torch.float32] / max(best[torch.bfloat16], 1e-9))
-    return min(ratios)
+    step of the recurrent core and a minibatch's input side of it) on one torch
+    thread (two threads' time would swing with whatever else holds a core), the
+    two dtypes in alternate rounds of a few milliseconds, seven of each, and
+    returns the smaller of the two ratios of their fastest rounds.  Measured once
+    per process (0.2-0.3 s; more on a busy machine) and cached."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        ratios = []
+        for rows, reps in ((64, 20), (1024, 2)):
+            mats = {d: (torch.randn(rows, 256).to(d), torch.randn(256, 768).to(d))
+                    for d in (torch.float32, torch.bfloat16)}
+            best = {d: float("inf") for d in mats}
+            for _ in range(7):
+                for d, (x, w) in mats.items():
+                    t = time.perf_counter()
+                    for _ in range(reps):
+                        x @ w
+                    best[d] = min(best[d], time.perf_counter() - t)
+            ratios.append(best[torch.float32] / max(best[torch.bfloat16], 1e-9))
+        return min(ratios)
+    finally:
+        torch.set_num_threads(threads)
 
 
 def autocast_dtype(name: str) -> torch.dtype | None:
