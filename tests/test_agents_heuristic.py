@@ -122,19 +122,10 @@ def test_legal_in_every_variant():
             n = 4 + seed % 5
             cfg = GameConfig(num_players=n, commander=bool(seed % 2), starting_life=8, max_turns=16,
                              identity_pool="all", variant=variant)
-            env = raw_env(config=cfg)
-            env.reset(seed=seed)
             rng = np.random.default_rng(seed)
             bots = [agents.make("heuristic" if rng.random() < 0.7 else "random", seed=seed + i) for i in range(n)]
-            for i, b in enumerate(bots):
-                b.reset(i)
-            for name in env.agent_iter():
-                obs, _, term, trunc, info = env.last()
-                if term or trunc:
-                    env.step(None)
-                    continue
-                seat = int(name.split("_")[1])
-                a = bots[seat].act(obs, info)
+            for env, bot, obs, info in _decisions(cfg, seed, bots):
+                a = bot.act(obs, info)
                 assert obs["action_mask"][a] == 1
                 env.step(a)
             games += 1
@@ -148,18 +139,9 @@ def test_guardians_never_attack_the_leader():
     checked = 0
     for seed in range(30):
         cfg = GameConfig(num_players=5 + seed % 3, commander=False, starting_life=10, max_turns=60)
-        env = raw_env(config=cfg)
-        env.reset(seed=seed)
         bots = [agents.make("heuristic", seed=seed + i) for i in range(cfg.num_players)]
-        for i, b in enumerate(bots):
-            b.reset(i)
-        for name in env.agent_iter():
-            obs, _, term, trunc, info = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            seat = int(name.split("_")[1])
-            a = bots[seat].act(obs, info)
+        for env, bot, obs, info in _decisions(cfg, seed, bots):
+            a = bot.act(obs, info)
             v = info["view"]
             if v.decision.kind == "defender":
                 leaders = {p.seat for p in v.players if p.leader_player}
@@ -256,12 +238,13 @@ def test_decisions_pinned():
     assert hashlib.sha256(repr(log).encode()).hexdigest() == _PINNED_DIGEST
 
 
-def _heuristic_decisions(config: GameConfig, seed: int):
-    """Each decision of a seeded game with heuristic bots in every seat, as ``(env, bot, obs, info)``:
-    the deciding seat's bot and inputs (the caller steps ``env``; done seats are stepped here)."""
+def _decisions(config: GameConfig, seed: int, bots: list | None = None):
+    """Each decision of a seeded game, as ``(env, bot, obs, info)``: the deciding seat's bot and
+    inputs (the caller steps ``env``; done seats are stepped here).  ``bots``: one a seat, reset
+    here; None: a :class:`HeuristicAgent` in every seat."""
     env = raw_env(config=config)
     env.reset(seed=seed)
-    bots = [HeuristicAgent(seed=i) for i in range(config.num_players)]
+    bots = bots or [HeuristicAgent(seed=i) for i in range(config.num_players)]
     for i, b in enumerate(bots):
         b.reset(i)
     for name in env.agent_iter():
@@ -277,7 +260,7 @@ def test_mask_is_the_last_word():
     default, here pass priority; for a statement, what its rules choose without it), and raises
     when the mask allows nothing, view or not."""
     checked = talked = 0
-    for env, bot, obs, info in _heuristic_decisions(GameConfig(num_players=5, commander=False, max_turns=40), 3):
+    for env, bot, obs, info in _decisions(GameConfig(num_players=5, commander=False, max_turns=40), 3):
         d = info["view"].decision
         a = copy.deepcopy(bot).act(obs, info)
         passing = next((o.action for o in d.options if o.kind == "pass"), None)
@@ -306,7 +289,7 @@ def test_kept_results_are_the_fresh_ones(n, talk, variant):
     it that forgot them (``forget_kept``); and it did keep them at many decisions, so the
     comparison covers the kept path."""
     compared = kept = 0
-    for env, bot, obs, info in _heuristic_decisions(GameConfig(num_players=n, talk=talk, variant=variant,
+    for env, bot, obs, info in _decisions(GameConfig(num_players=n, talk=talk, variant=variant,
                                                                max_turns=60), n):
         fresh = copy.deepcopy(bot)
         fresh.forget_kept()
