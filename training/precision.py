@@ -20,9 +20,8 @@ the entity network's 0.76 (``python bench/update_threads.py --busy 0``).  On a
 CPU without native bfloat16 arithmetic the products are emulated and slower
 than float32, so ``"auto"`` (the default) measures: bfloat16 only where it is
 at least :data:`AUTO_MIN_SPEEDUP` times faster on the update's own shapes.
-The rounding moves a trained flat network's log-probabilities by ~0.006 on
-average (at most ~0.04) and leaves its gradient's direction (cosine > 0.999):
-``tests/test_precision.py``.
+What the rounding moves (log-probabilities, values, the gradient's direction)
+is bounded by ``tests/test_precision.py``.
 """
 
 from __future__ import annotations
