@@ -17,6 +17,27 @@ import pytest
 CHROMIUM = os.environ.get("TREACHERY_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+def decisions(config, seed: int, bots: list | None = None):
+    """Each decision of a seeded game on ``treachery_env.raw_env(config=config)``, as ``(env,
+    bot, obs, info)``: the deciding seat's bot and inputs (the caller steps ``env``; done seats
+    are stepped here).  ``bots``: one a seat, reset here; None: an
+    :class:`agents.heuristic.HeuristicAgent` seeded by its seat in every seat."""
+    from agents.heuristic import HeuristicAgent
+    from treachery_env.env import raw_env
+
+    env = raw_env(config=config)
+    env.reset(seed=seed)
+    bots = bots or [HeuristicAgent(seed=i) for i in range(config.num_players)]
+    for i, b in enumerate(bots):
+        b.reset(i)
+    for name in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        yield env, bots[int(name.split("_")[1])], obs, info
+
+
 def write_policy(path, num_players: int, hidden: int = 16, seed: int = 0):
     """An untrained :class:`agents.policy.PolicyNet` for ``num_players`` saved at ``path``."""
     import torch

@@ -22,6 +22,8 @@ from treachery_env.rules import Role, role_distribution
 from test_information_sets import _permute_hidden
 from training.evaluate import wilson_interval
 
+from conftest import decisions
+
 
 _IMPL = set(ids.implemented())
 _UNCOMMON = {r: [i.name for i in ids.all_identities() if i.role == r and i.rarity == "uncommon" and i.name in _IMPL]
@@ -124,7 +126,7 @@ def test_legal_in_every_variant():
                              identity_pool="all", variant=variant)
             rng = np.random.default_rng(seed)
             bots = [agents.make("heuristic" if rng.random() < 0.7 else "random", seed=seed + i) for i in range(n)]
-            for env, bot, obs, info in _decisions(cfg, seed, bots):
+            for env, bot, obs, info in decisions(cfg, seed, bots):
                 a = bot.act(obs, info)
                 assert obs["action_mask"][a] == 1
                 env.step(a)
@@ -140,7 +142,7 @@ def test_guardians_never_attack_the_leader():
     for seed in range(30):
         cfg = GameConfig(num_players=5 + seed % 3, commander=False, starting_life=10, max_turns=60)
         bots = [agents.make("heuristic", seed=seed + i) for i in range(cfg.num_players)]
-        for env, bot, obs, info in _decisions(cfg, seed, bots):
+        for env, bot, obs, info in decisions(cfg, seed, bots):
             a = bot.act(obs, info)
             v = info["view"]
             if v.decision.kind == "defender":
@@ -238,29 +240,12 @@ def test_decisions_pinned():
     assert hashlib.sha256(repr(log).encode()).hexdigest() == _PINNED_DIGEST
 
 
-def _decisions(config: GameConfig, seed: int, bots: list | None = None):
-    """Each decision of a seeded game, as ``(env, bot, obs, info)``: the deciding seat's bot and
-    inputs (the caller steps ``env``; done seats are stepped here).  ``bots``: one a seat, reset
-    here; None: a :class:`HeuristicAgent` in every seat."""
-    env = raw_env(config=config)
-    env.reset(seed=seed)
-    bots = bots or [HeuristicAgent(seed=i) for i in range(config.num_players)]
-    for i, b in enumerate(bots):
-        b.reset(i)
-    for name in env.agent_iter():
-        obs, _, term, trunc, info = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        yield env, bots[int(name.split("_")[1])], obs, info
-
-
 def test_mask_is_the_last_word():
     """The bot answers with its rule's action only when the mask allows it (else the decision's
     default, here pass priority; for a statement, what its rules choose without it), and raises
     when the mask allows nothing, view or not."""
     checked = talked = 0
-    for env, bot, obs, info in _decisions(GameConfig(num_players=5, commander=False, max_turns=40), 3):
+    for env, bot, obs, info in decisions(GameConfig(num_players=5, commander=False, max_turns=40), 3):
         d = info["view"].decision
         a = copy.deepcopy(bot).act(obs, info)
         passing = next((o.action for o in d.options if o.kind == "pass"), None)
@@ -289,7 +274,7 @@ def test_kept_results_are_the_fresh_ones(n, talk, variant):
     it that forgot them (``forget_kept``); and it did keep them at many decisions, so the
     comparison covers the kept path."""
     compared = kept = 0
-    for env, bot, obs, info in _decisions(GameConfig(num_players=n, talk=talk, variant=variant,
+    for env, bot, obs, info in decisions(GameConfig(num_players=n, talk=talk, variant=variant,
                                                                max_turns=60), n):
         fresh = copy.deepcopy(bot)
         fresh.forget_kept()

@@ -18,9 +18,10 @@ from training import social
 from training.cli import main
 from treachery_env import GameConfig
 from treachery_env.engine.talk import TalkMessage
-from treachery_env.env import raw_env
 from treachery_env.rules import Role
 from treachery_env.view import seat_view
+
+from conftest import decisions
 
 FIVE = GameConfig(num_players=5, starting_life=20, max_turns=40)
 L, G, A, T = Role
@@ -78,19 +79,11 @@ for _name, _cls in [("test_leader_hitter", _LeaderHitter), ("test_passive", _Pas
 
 def _advance(seed: int, turns: int):
     """A 5-player game of heuristic bots played until ``turns`` (the live env)."""
-    env = raw_env(config=FIVE)
-    env.reset(seed=seed)
     bots = [agents.make("heuristic", seed=s) for s in range(5)]
-    for s, b in enumerate(bots):
-        b.reset(s)
-    for name in env.agent_iter():
-        obs, _r, term, trunc, info = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
+    for env, bot, obs, info in decisions(FIVE, seed, bots):
         if env.game.turn >= turns:
             break
-        env.step(bots[int(name.split("_")[1])].act(obs, info))
+        env.step(bot.act(obs, info))
     return env
 
 

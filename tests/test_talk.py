@@ -34,6 +34,7 @@ from treachery_env.text import format_event
 from scenario import PASS, add_creature, events, has_priority, make_game, pass_priority_until
 from test_fuzz import check_invariants, check_result
 from test_information_sets import _permute_hidden
+from conftest import decisions
 
 # 5 players: Leader, Guardian, Assassin, Assassin, Traitor (CR 907.3c); the Leader (seat 0) starts
 DEAL5 = ["The Old Ruler", "The Bodyguard", "The Demon", "The Seer", "The Banisher"]
@@ -442,16 +443,9 @@ def _bot_games(specs, games, n=5, seed0=0, **cfg):
     for s in range(games):
         bots = [agents.make(sp, seed=s * 10 + i) for i, sp in enumerate(specs)]
         cfg_ = GameConfig(num_players=n, commander=False, starting_life=20, max_turns=80, **cfg)
-        env = treachery_env.raw_env(config=cfg_)
-        env.reset(seed=seed0 + s)
-        for i, b in enumerate(bots):
-            b.reset(i)
-        for name in env.agent_iter():
-            obs, _, term, trunc, info = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            env.step(bots[int(name.split("_")[1])].act(obs, info))
+        env = None
+        for env, bot, obs, info in decisions(cfg_, seed0 + s, bots):
+            env.step(bot.act(obs, info))
         out.append(env.unwrapped.game)
     return out
 
