@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -124,25 +125,71 @@ def test_packed_rows_give_each_step_what_one_chunk_a_row_gives(tmp_path):
 
 def test_the_update_runs_with_the_thread_count_measured_cheaper():
     """A warm-up and a first measurement with the fewer threads (never the slow choice
-    beside a busy process), one of the more, then the cheaper one, the other again every
-    ``probe_every`` updates, and a change of load is followed."""
+    beside a busy process), then the more, then the cheaper one, the other again for
+    ``probe_len`` units after every ``probe_every``, and a change of load is followed."""
     from training.threads import ThreadChoice
 
-    choice = ThreadChoice(2, probe_every=4)
+    choice = ThreadChoice(2, probe_every=4, probe_len=2, warmup=1)
     load = {2: 1.0, 1: 1.5}                    # quiet: two threads are faster
     seen = []
-    for update in range(12):
-        if update == 6:
+    for unit in range(22):
+        if unit == 12:
             load = {2: 4.0, 1: 1.6}            # another process takes a core
         n = choice.next()
         seen.append(n)
         choice.record(n, load[n])
-    assert seen == [1, 1, 2, 2, 1, 2, 2, 1, 2, 1, 1, 1]
+    # warm-up, 1 twice, 2 twice, 2 x4, 1 x2 (the re-try), 2 x2 (the second at the new load:
+    # its median rises past 1's), 1 x2, 2 x2 (the re-try: still dearer), 1 x4, 2 (a re-try)
+    assert seen == [1, 1, 1, 2, 2, 2, 2, 2, 2, 1, 1, 2, 2, 1, 1, 2, 2, 1, 1, 1, 1, 2]
+    assert choice.best() == 1 and choice.cost(2) == 4.0 and choice.cost(1) == 1.6
     assert ThreadChoice(1).next() == 1 and ThreadChoice(16).counts == [16, 8]
     with pytest.raises(ValueError, match="not one of"):
         choice.record(3, 1.0)
     with pytest.raises(ValueError, match="most >= 1"):
         ThreadChoice(0)
+    with pytest.raises(ValueError, match="probe_len >= 1"):
+        ThreadChoice(2, probe_len=0)
+    with pytest.raises(ValueError, match="size must be > 0"):
+        choice.record(2, 1.0, 0)
+    mean = ThreadChoice(2, probe_len=3, warmup=0)      # a cost is seconds over size, not a median
+    for seconds in (1.0, 1.0, 7.0):
+        mean.record(1, seconds, 2.0)
+    assert mean.cost(1) == 1.5 and mean.cost(2) == math.inf
+
+
+def test_an_update_re_tries_the_other_thread_count_for_a_few_minibatches_not_all():
+    """``ppo_update`` asks the choice before every minibatch: on a machine where the
+    more threads are slow, a re-try of them is ``probe_len`` minibatches of an update,
+    and the update reports the mean count (``update_threads``)."""
+    from training.threads import ThreadChoice
+
+    cfg = TrainConfig(games_per_worker=4, minibatch_steps=32, bptt=8, epochs=2, seed=0)
+    col = Collector(cfg, seed=0)
+    batch = col.collect(300)[0]
+    opt = torch.optim.Adam(col.net.parameters(), lr=1e-4)
+    most = torch.get_num_threads()
+    if most < 2:
+        pytest.skip("one torch thread: nothing to choose")
+    choice = ThreadChoice(most, probe_every=5, probe_len=2, warmup=0)
+    slow = max(choice.counts)
+    record = choice.record
+    counts = []
+
+    def slower_with_more(threads, seconds, size):      # the more threads cost 10x, whatever the clock says
+        counts.append(threads)
+        assert seconds > 0 and size > 0
+        record(threads, 10.0 if threads == slow else 1.0)
+
+    choice.record = slower_with_more
+    try:
+        out = ppo_update(col.net, opt, batch, cfg, np.random.default_rng(0), threads=choice)
+    finally:
+        torch.set_num_threads(most)
+    assert len(counts) > 12
+    assert counts[:4] == [min(choice.counts)] * 2 + [slow] * 2          # each measured, the fewer first
+    runs = [len(list(g)) for c, g in itertools.groupby(counts[4:]) if c == slow]
+    assert runs and all(r == 2 for r in runs)                           # re-tries: 2 minibatches each
+    assert out["update_threads"] == pytest.approx(np.mean(counts))
 
 
 def test_metrics_lines_are_strict_json_and_read_back_nan(tmp_path):

@@ -210,7 +210,8 @@ def _load_optimizer_state(optimizer: torch.optim.Optimizer, saved: dict) -> None
 
 
 def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: dict, config: TrainConfig,
-               rng: np.random.Generator, imitate: bool = False, anchor: float | None = None) -> dict:
+               rng: np.random.Generator, imitate: bool = False, anchor: float | None = None,
+               threads: ThreadChoice | None = None) -> dict:
     """One PPO update over a rollout batch (see module docstring).
 
     Args:
@@ -225,6 +226,10 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
             the PPO policy terms (imitation phase; no KL early stop).  Otherwise
             labelled steps add ``anchor`` (default ``config.imitation_coef``)
             times that cross-entropy to the PPO loss.
+        threads: chooses each minibatch's torch thread count by measurement
+            (:class:`training.threads.ThreadChoice`, told each minibatch's
+            seconds per padded step); None runs every minibatch with the
+            threads already set.
 
     Returns:
         means over minibatches of ``policy_loss``, ``value_loss``, ``entropy``,
@@ -244,7 +249,8 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
         is the one the search scored best, first epoch),
         with ``config.kl_policy`` ``ref_kl`` (the mean ``KL(pi_ref || pi)``
         over legal actions, the term ``kl_coef`` weighs),
-        ``explained_variance`` of the rollout values and ``epochs_run``.
+        ``explained_variance`` of the rollout values and ``epochs_run``; with
+        ``threads``, ``update_threads``: the mean thread count over minibatches.
     """
     net.train()
     anchor = config.imitation_coef if anchor is None else anchor
@@ -261,10 +267,16 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
     gain_hits = gain_n = 0.0
     score_hits = score_n = 0.0
     epochs_run = 0
+    used = []                          # each minibatch's thread count, with ``threads``
     for epoch in range(config.epochs):
         rows, row_starts = pack_chunks(chunks, rng)
         kls = []
         for s in range(0, len(rows), per_mb):
+            if threads is not None:
+                n_threads = threads.next()
+                if n_threads != torch.get_num_threads():
+                    torch.set_num_threads(n_threads)
+                t_mb = time.perf_counter()
             idx = torch.from_numpy(rows[s:s + per_mb]).T                   # (L, R)
             valid = idx >= 0
             flat = idx.clamp(min=0)
@@ -370,6 +382,9 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
                 kl = float((((ratio - 1) - log_ratio) * v).sum() / nv)
                 cf = float((((ratio - 1).abs() > config.clip).float() * v).sum() / nv)
             kls.append(kl)
+            if threads is not None:
+                threads.record(n_threads, time.perf_counter() - t_mb, idx.numel())
+                used.append(n_threads)
             for k, val in (("policy_loss", policy_loss.item()), ("value_loss", value_loss.item()),
                            ("entropy", ent.item()), ("belief_loss", bl.item()), ("approx_kl", kl),
                            ("clip_fraction", cf), ("grad_norm", gn.item())):
@@ -385,6 +400,8 @@ def ppo_update(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: di
     out["explained_variance"] = float(1 - np.var(y - yhat) / var) if var > 0 else float("nan")
     out["belief_accuracy"] = acc_hits / acc_n if acc_n else float("nan")
     out["epochs_run"] = epochs_run
+    if used:
+        out["update_threads"] = float(np.mean(used))
     if imit_n:
         out["imitation_accuracy"] = imit_hits / imit_n
         out["departure_share"] = dep_n / imit_n
@@ -694,18 +711,15 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
                 with DeferInterrupt():
                     batch = _merge(batches)
                     anchor = config.anchor_coef(done_frac)
-                    n_threads = threads.next()
-                    torch.set_num_threads(n_threads)
                     if config.freeze_policy:
                         imitate = False
                         metrics = {"epochs_run": 0}
                     else:
-                        metrics = ppo_update(net, optimizer, batch, config, pool_rng, imitate, anchor)
+                        metrics = ppo_update(net, optimizer, batch, config, pool_rng, imitate, anchor, threads)
                     if gate_fit is not None:
                         metrics.update(gate_fit.update(batch, iteration + 1, config.gate_epochs, pool_rng))
                     t2 = time.perf_counter()
                     update_s = t2 - t1
-                    threads.record(n_threads, (t2 - t1) / max(1, metrics["epochs_run"]))
                     iteration += 1
                     steps += int(info["learner_steps"])
                     games_total += len(games)
@@ -719,7 +733,8 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
                                     "perf/agent_steps_per_s": info["decisions"] / (t2 - t0),
                                     "perf/rollout_s": t1 - t0, "perf/update_s": t2 - t1,
                                     "perf/collect_s": info["seconds"],
-                                    "perf/update_threads": n_threads,
+                                    # the mean over minibatches; the gate alone runs at the count last set
+                                    "perf/update_threads": metrics.pop("update_threads", torch.get_num_threads()),
                                     "perf/update_bfloat16": float(low is not None),
                                     "perf/games_per_s": len(games) / (t2 - t0), "pool/size": len(pool)})
                     if iteration % config.snapshot_every == 0:

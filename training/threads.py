@@ -6,70 +6,101 @@ up the others.  Measured on 2 cores (`python bench/update_threads.py`:
 the default flat configuration's update of 4,096 learner steps, 3 epochs;
 one run): quiet, 0.74 s with 2 threads and 1.04 s with 1; beside one busy
 process, 2.70 s with 2 threads and 1.14 s with 1.  Neither count is right on every
-machine at every moment, so :class:`ThreadChoice` measures: the update runs
-with the count whose latest measured cost is lowest, and every
-``probe_every`` updates once with the other, so a change of load is noticed.
+machine at every moment, so :class:`ThreadChoice` measures, a minibatch at a
+time: the update runs with the count whose latest measured cost is lowest,
+and every ``probe_every`` minibatches a few with the other, so a change of
+load is noticed at the price of a few minibatches, not of a whole update.
+A cost is a mean (seconds over work), not a median: beside a busy process the
+more threads run most minibatches at full speed and lose a whole scheduler
+time slice in some, and those are what makes them dearer.
 """
 
 from __future__ import annotations
+
+from collections import deque
 
 __all__ = ["ThreadChoice"]
 
 
 class ThreadChoice:
-    """The learner's thread count for each update: the cheaper of ``most`` and ``most // 2``, by measurement.
+    """The learner's thread count for each minibatch: the cheaper of ``most`` and ``most // 2``, by measurement.
 
-    Call :meth:`next` before an update, set that many threads
-    (``torch.set_num_threads``), and :meth:`record` its cost after it.  The
-    first update is a warm-up (allocations) and is not compared; the next two
-    measure each count, the fewer threads first; from then on the cheaper count
-    runs, except every ``probe_every``-th update, which measures the other
-    again.  The warm-up and the first measurement run with the fewer threads
+    Call :meth:`next` before a unit of work (the update runs one a minibatch),
+    set that many threads (``torch.set_num_threads``), and :meth:`record` its
+    seconds and size after it (the update: padded steps), so units of
+    different sizes compare.  The first ``warmup`` units (allocations,
+    thread start-up) run with the fewer threads and are not compared; then
+    each count is measured for ``probe_len`` units, the fewer first; from then
+    on the cheaper runs (seconds over size of each count's latest ``probe_len``
+    units), except that after every ``probe_every`` units the other runs for
+    ``probe_len`` units to be measured again.  The fewer threads go first
     because they cost at most ~1.4x the more on a quiet machine, where the
-    more threads beside a busy process cost several times the fewer (a
-    newcomer's one-minute run on a busy machine spent two updates of ~20 s
-    each with 2 threads where 1 thread took ~1.1 s, and ended before trying 1).
+    more threads beside a busy process cost several times the fewer; and a
+    re-try is a few minibatches because a whole update at the slow count
+    stalled a newcomer's run beside a test suite for 12-17 s each tenth
+    update (1 thread: ~0.6 s).
 
     Args:
         most: the most threads to use (torch's default at the start: the cores
             it may use, or ``OMP_NUM_THREADS``); >= 1.  With 1 there is nothing to choose.
-        probe_every: updates between measurements of the count not in use; >= 2.
+        probe_every: units between re-measurements of the count not in use; >= 1.
+        probe_len: units each measurement runs (and each count's costs kept); >= 1.
+        warmup: units run first with the fewer threads and not compared; >= 0.
 
     Raises:
-        ValueError: for ``most < 1`` or ``probe_every < 2``.
+        ValueError: for ``most < 1``, ``probe_every < 1``, ``probe_len < 1`` or ``warmup < 0``.
     """
 
-    def __init__(self, most: int, probe_every: int = 10):
-        if most < 1 or probe_every < 2:
-            raise ValueError(f"need most >= 1 and probe_every >= 2, got {most} and {probe_every}")
+    def __init__(self, most: int, probe_every: int = 120, probe_len: int = 4, warmup: int = 4):
+        if most < 1 or probe_every < 1 or probe_len < 1 or warmup < 0:
+            raise ValueError(f"need most >= 1, probe_every >= 1, probe_len >= 1 and warmup >= 0, "
+                             f"got {most}, {probe_every}, {probe_len} and {warmup}")
         self.counts = [most] if most == 1 else [most, max(1, most // 2)]
-        self.probe_every = probe_every
-        self.cost: dict[int, float] = {}      # latest measured seconds per unit of work, by count
-        self.updates = 0
+        self.probe_every, self.probe_len, self.warmup = probe_every, probe_len, warmup
+        self.costs: dict[int, deque] = {c: deque(maxlen=probe_len) for c in self.counts}   # (seconds, size)
+        self.units = 0              # units recorded, the warm-up's included
+        self.since_probe = 0        # units run at the cheaper count since the last measurement ended
+        self.probing: int | None = None   # the count being re-measured, if one is
+        self._left = 0              # units of that re-measurement still to run
+
+    def cost(self, threads: int) -> float:
+        """Seconds per unit of size over ``threads``' latest measured units (inf before any)."""
+        q = self.costs[threads]
+        return sum(s for s, _ in q) / sum(n for _, n in q) if q else float("inf")
+
+    def best(self) -> int:
+        """The count whose latest measured cost is lowest (the fewer on a tie or before any measurement)."""
+        return min(sorted(self.counts), key=self.cost)
 
     def next(self) -> int:
-        """The thread count for the next update."""
-        if len(self.counts) == 1:
-            return self.counts[0]
-        fewer = min(self.counts)
-        if self.updates == 0:
-            return fewer
-        untried = sorted(c for c in self.counts if c not in self.cost)
-        if untried:
-            return untried[0]
-        best = min(self.counts, key=lambda c: self.cost[c])
-        if self.updates % self.probe_every == 0:
-            return next(c for c in self.counts if c != best)
-        return best
+        """The thread count for the next unit of work."""
+        if len(self.counts) == 1 or self.units < self.warmup:
+            return min(self.counts)
+        for c in sorted(self.counts):              # the first measurement of each, the fewer first
+            if len(self.costs[c]) < self.probe_len:
+                return c
+        if self.probing is None and self.since_probe >= self.probe_every:
+            self.probing = next(c for c in self.counts if c != self.best())
+            self._left = self.probe_len
+        return self.best() if self.probing is None else self.probing
 
-    def record(self, threads: int, seconds_per_unit: float) -> None:
-        """What the update just run with ``threads`` cost (seconds per unit of work: per epoch run).
+    def record(self, threads: int, seconds: float, size: float = 1.0) -> None:
+        """What the unit just run with ``threads`` took: ``seconds`` for work of ``size`` (> 0).
 
         Raises:
-            ValueError: for a count this choice never gives.
+            ValueError: for a count this choice never gives, or a size <= 0.
         """
         if threads not in self.counts:
             raise ValueError(f"thread count {threads} is not one of {self.counts}")
-        if self.updates:                      # the first update is a warm-up
-            self.cost[threads] = float(seconds_per_unit)
-        self.updates += 1
+        if not size > 0:
+            raise ValueError(f"a unit's size must be > 0, got {size}")
+        if self.units >= self.warmup:
+            measured = all(len(q) == self.probe_len for q in self.costs.values())
+            self.costs[threads].append((float(seconds), float(size)))
+            if self.probing == threads:
+                self._left -= 1
+                if self._left == 0:
+                    self.probing, self.since_probe = None, 0
+            elif measured:                  # a unit at the cheaper count, not a first measurement
+                self.since_probe += 1
+        self.units += 1
