@@ -14,7 +14,8 @@ The rules text has no paragraph numbers; docstrings cite its headings
 ("Winning the Game", "Choosing Role Cards for the Game").  The four
 role-selection methods are :func:`basic_roles`, :func:`draft_options` (with
 :func:`check_draft` for a whole draft), :func:`random_roles` and
-:func:`check_sculpted`; :func:`winners` is the win check.
+:func:`check_sculpted`; :func:`winners` is the win check.  The game mode that plays
+them on the engine is planned in ``docs/throne_magic.md``.
 """
 
 from __future__ import annotations
