@@ -483,7 +483,8 @@ def _budget_note(config, result) -> str:
         why = ("its first iteration always runs, however long" if result["iterations"] == 1 else
                "its last iteration took longer than the one before it, which the stop rule goes by")
         over = wall - budget
-        over = f"{over:.1f} s" if over < 60 else f"{over / 60:.2f} min"         # never "0.00 min"
+        # never "0.0 s" nor "0.00 min"
+        over = f"{over:.2f} s" if over < 1 else f"{over:.1f} s" if over < 60 else f"{over / 60:.2f} min"
         return (f"note: the run took {wall / 60:.2f} min, {over} past its "
                 f"{budget / 60:.2f}-min budget (--minutes): {why}")
     if steps < config.total_steps:
