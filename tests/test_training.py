@@ -138,10 +138,19 @@ def test_the_update_runs_with_the_thread_count_measured_cheaper():
         n = choice.next()
         seen.append(n)
         choice.record(n, load[n])
-    # warm-up, 1 twice, 2 twice, 2 x4, 1 x2 (the re-try), 2 x2 (the second at the new load:
-    # its median rises past 1's), 1 x2, 2 x2 (the re-try: still dearer), 1 x4, 2 (a re-try)
-    assert seen == [1, 1, 1, 2, 2, 2, 2, 2, 2, 1, 1, 2, 2, 1, 1, 2, 2, 1, 1, 1, 1, 2]
-    assert choice.best() == 1 and choice.cost(2) == 4.0 and choice.cost(1) == 1.6
+    # warm-up, 1 twice, 2 twice, 2 x4, 1 x2 (the re-try: 2 stays cheaper, the interval doubles
+    # to 8), 2 x2 (the second at the new load: its mean rises past 1's), 1 x6, 2 once (the
+    # re-try, ended at once: 4.0 > 2 x 1.6; the interval doubles again), 1 x2
+    assert seen == [1, 1, 1, 2, 2, 2, 2, 2, 2, 1, 1, 2, 2, 1, 1, 1, 1, 1, 1, 2, 1, 1]
+    assert choice.best() == 1 and choice.cost(2) == 4.0 and choice.cost(1) == 1.6 and choice.interval == 16
+    busy = ThreadChoice(2, probe_every=5, probe_len=4, warmup=1)     # beside a test suite: 2 threads 25x dearer
+    seen = []
+    for unit in range(60):
+        n = busy.next()
+        seen.append(n)
+        busy.record(n, {2: 25.0, 1: 1.0}[n])
+    # each try of 2 is one unit, and the re-tries come after 5, 10, 20, 40 units (at most 8 x 5)
+    assert [i for i, n in enumerate(seen) if n == 2] == [5, 11, 22, 43] and busy.interval == 40
     assert ThreadChoice(1).next() == 1 and ThreadChoice(16).counts == [16, 8]
     with pytest.raises(ValueError, match="not one of"):
         choice.record(3, 1.0)
@@ -149,18 +158,22 @@ def test_the_update_runs_with_the_thread_count_measured_cheaper():
         ThreadChoice(0)
     with pytest.raises(ValueError, match="probe_len >= 1"):
         ThreadChoice(2, probe_len=0)
+    with pytest.raises(ValueError, match="abort > 1"):
+        ThreadChoice(2, abort=1.0)
     with pytest.raises(ValueError, match="size must be > 0"):
         choice.record(2, 1.0, 0)
     mean = ThreadChoice(2, probe_len=3, warmup=0)      # a cost is seconds over size, not a median
     for seconds in (1.0, 1.0, 7.0):
+        assert mean.next() == 1
         mean.record(1, seconds, 2.0)
     assert mean.cost(1) == 1.5 and mean.cost(2) == math.inf
 
 
 def test_an_update_re_tries_the_other_thread_count_for_a_few_minibatches_not_all():
     """``ppo_update`` asks the choice before every minibatch: on a machine where the
-    more threads are slow, a re-try of them is ``probe_len`` minibatches of an update,
-    and the update reports the mean count (``update_threads``)."""
+    more threads are ten times slower, each try of them is one minibatch of an update (the
+    measurement ends once it costs more than twice the other), and the update reports the
+    mean count (``update_threads``)."""
     from training.threads import ThreadChoice
 
     cfg = TrainConfig(games_per_worker=4, minibatch_steps=32, bptt=8, epochs=2, seed=0)
@@ -186,9 +199,9 @@ def test_an_update_re_tries_the_other_thread_count_for_a_few_minibatches_not_all
     finally:
         torch.set_num_threads(most)
     assert len(counts) > 12
-    assert counts[:4] == [min(choice.counts)] * 2 + [slow] * 2          # each measured, the fewer first
-    runs = [len(list(g)) for c, g in itertools.groupby(counts[4:]) if c == slow]
-    assert runs and all(r == 2 for r in runs)                           # re-tries: 2 minibatches each
+    assert counts[:3] == [min(choice.counts)] * 2 + [slow]              # each measured, the fewer first
+    runs = [len(list(g)) for c, g in itertools.groupby(counts[2:]) if c == slow]
+    assert len(runs) >= 2 and all(r == 1 for r in runs)                 # tries: one minibatch each (10x > 2x)
     assert out["update_threads"] == pytest.approx(np.mean(counts))
 
 
