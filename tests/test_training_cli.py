@@ -386,11 +386,14 @@ def test_evaluate_warns_before_replacing_results(tmp_path):
 
 
 @pytest.mark.parametrize("wall,iterations,steps,phrase", [
-    (90.0, 1, 300, "1.50 min, 30.0 s past its 1.00-min budget (--minutes): its first iteration always runs"),
-    (70.0, 3, 900, "past its 1.00-min budget (--minutes): its last iteration took longer than the one before"),
-    (60.2, 3, 900, "1.00 min, 0.20 s past its 1.00-min budget"),
-    (60.03, 3, 900, "1.00 min, 0.03 s past its 1.00-min budget"),      # a newcomer saw "0.0 s past"
-    (50.0, 2, 600, "the time budget (1.00 min, --minutes) ended the run at 600 of 5000 learner steps"),
+    (90.0, 1, 300, "the run went 30.0 s past its 1.00-min budget (--minutes): its first iteration always runs"),
+    (70.0, 3, 900, "past its 1.00-min budget (--minutes): its last iteration took longer than the stop rule's "
+                   "forecast (the median of the last 5 iterations)"),
+    (60.2, 3, 900, "the run went 0.20 s past its 1.00-min budget"),
+    (60.03, 3, 900, "the run went 0.03 s past its 1.00-min budget"),      # a newcomer saw "0.0 s past"
+    (60.004, 3, 900, "the run went under 0.01 s past its 1.00-min budget"),
+    (119.97, 3, 900, "the run went 1.00 min past its 1.00-min budget"),  # not "60.0 s"
+    (50.0, 2, 600, "the time budget (1.00 min, --minutes) ended the run at 600 of 5,000 learner steps"),
 ])
 def test_train_says_when_the_time_budget_ended_or_was_overshot(tmp_path, capsys, monkeypatch, wall, iterations,
                                                                steps, phrase):

@@ -473,23 +473,25 @@ def _train(args: argparse.Namespace) -> int:
 def _budget_note(config, result) -> str:
     """What the time budget did to a run, in one line ("" when it did nothing):
     it ended the run before ``total_steps``, or the run went past it (its
-    first iteration always runs; a last iteration slower than the one before
-    it ends later than the stop rule expects)."""
+    first iteration always runs; a last iteration slower than the stop rule's
+    forecast, the median of the recent ones, ends later than it expects)."""
+    from .ppo import RECENT_ITERATIONS
+
     budget = config.time_budget_s
     if not budget:
         return ""
     wall, steps = result["wall_s"], result["steps"]
     if wall > budget:
         why = ("its first iteration always runs, however long" if result["iterations"] == 1 else
-               "its last iteration took longer than the one before it, which the stop rule goes by")
+               f"its last iteration took longer than the stop rule's forecast (the median of the last "
+               f"{RECENT_ITERATIONS} iterations)")
         over = wall - budget
-        # never "0.0 s" nor "0.00 min"
-        over = f"{over:.2f} s" if over < 1 else f"{over:.1f} s" if over < 60 else f"{over / 60:.2f} min"
-        return (f"note: the run took {wall / 60:.2f} min, {over} past its "
-                f"{budget / 60:.2f}-min budget (--minutes): {why}")
+        over = ("under 0.01 s" if over < 0.005 else f"{over:.2f} s" if over < 0.995 else
+                f"{over:.1f} s" if over < 59.95 else f"{over / 60:.2f} min")
+        return f"note: the run went {over} past its {budget / 60:.2f}-min budget (--minutes): {why}"
     if steps < config.total_steps:
-        return (f"note: the time budget ({budget / 60:.2f} min, --minutes) ended the run at {steps} of "
-                f"{config.total_steps} learner steps, before an iteration that would have ended past it")
+        return (f"note: the time budget ({budget / 60:.2f} min, --minutes) ended the run at {steps:,} of "
+                f"{config.total_steps:,} learner steps, before an iteration that would have ended past it")
     return ""
 
 
