@@ -146,3 +146,24 @@ def test_the_fidelity_table_lists_every_designed_ability_as_the_data_words_it():
         row = f"| {card.name} | {card.text} |"
         assert (row in section) == (card.source != "rules"), card.name
 
+
+def test_bad_input_to_the_selection_helpers_is_a_one_line_error():
+    """A string where a list of Roles goes, a bool or None for a count, a fraction of a
+    player, a generator that is not one: one-line ValueErrors, not TypeErrors or a string
+    searched as text; numpy's integers are counts."""
+    rng = np.random.default_rng(0)
+    assert len(C.draw_holdings(np.int64(5), rng)) == 5
+    assert C.season_after("Spring", np.int64(2)) == "Summer"
+    cases = [
+        (lambda: C.throne_candidates("king", "The King"), "Roles of the game must be a list of Role names"),
+        (lambda: C.throne_candidates("king", None), "Roles of the game must be a list of Role names"),
+        (lambda: C.draw_holdings(True, rng), "the number of players must be a whole number, got True"),
+        (lambda: C.draw_holdings(5, None), "rng must be a numpy Generator"),
+        (lambda: C.season_after("Spring", None), "the players who left must be a whole number, got None"),
+        (lambda: C.season_after("Spring", 0.5), "the players who left must be a whole number, got 0.5"),
+    ]
+    for call, message in cases:
+        with pytest.raises(ValueError, match=message) as err:
+            call()
+        assert "\n" not in str(err.value)
+

@@ -6,8 +6,8 @@ Seasons whose names were recovered (``../shared/reference/variants.md`` section
 Esseldell) and says Spring has none and Autumn a triggered one; every other
 ability is designed in the spirit of its name from the card pool's effect
 primitives (``data/cards.json``, run by ``Game._op_effect``), each listed as an
-abstraction in ``docs/fidelity.md`` section 8.  Three primitives are new with
-Throne Magic and wait for its game mode (:data:`NEW_PRIMITIVES`).
+abstraction in ``docs/fidelity.md`` section 8.  Two primitives and one amount are
+new with Throne Magic and wait for its game mode (:data:`NEW_PRIMITIVES`).
 
 Headings of ``../shared/rules/throne-magic.txt`` cited: "Throne Abilities",
 "Choosing a Throne Card for the Game", "Holdings (Advanced)", "Seasons
@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from .cards import TARGET_TYPES, TOKENS
+from .throne_roles import count, role_list
 
 __all__ = ["ThroneAbility", "ThroneCard", "thrones", "holdings", "seasons", "get", "TRIGGERS", "NEW_PRIMITIVES", "THRONE_METHODS", "throne_candidates", "MAX_HOLDINGS",
            "draw_holdings", "SEASON_ORDER", "season_after"]
@@ -165,14 +166,16 @@ def throne_candidates(method: str, roles: Sequence[str], agreed: str | None = No
     ``roles``; ``"agreed"``: the one the players agreed on, ``agreed``.
 
     Raises:
-        ValueError: for an unknown method or Throne, a King's choice without
-            The King, or ``agreed`` given (or missing) against the method.
+        ValueError: for an unknown method or Throne, ``roles`` not a list of
+            Role names, a King's choice without The King, or ``agreed`` given
+            (or missing) against the method.
     """
     if method not in THRONE_METHODS:
         raise ValueError(f"Throne Magic, choosing a Throne: unknown method {method!r}; the methods are "
                          f"{list(THRONE_METHODS)}")
     if (agreed is not None) != (method == "agreed"):
         raise ValueError("Throne Magic, choosing a Throne: name the Throne exactly when the method is 'agreed'")
+    roles = role_list(roles, "Roles of the game")
     if method == "agreed":
         return [get("throne", agreed).name]
     if method == "king" and "The King" not in roles:
@@ -186,12 +189,15 @@ def draw_holdings(num_players: int, rng: np.random.Generator) -> list[str]:
     :data:`MAX_HOLDINGS`, drawn at random from the 17 without repeats; all start uncontrolled.
 
     Raises:
-        ValueError: for fewer than 1 player.
+        ValueError: for a player count that is not a whole number >= 1, or ``rng`` not a numpy Generator.
     """
-    if not isinstance(num_players, int) or num_players < 1:
+    n = count(num_players, "Throne Magic, Holdings: the number of players")
+    if n < 1:
         raise ValueError(f"Throne Magic, Holdings: need at least 1 player, got {num_players!r}")
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"Throne Magic, Holdings: rng must be a numpy Generator, got {rng!r}")
     names = [c.name for c in holdings()]
-    picks = rng.choice(len(names), size=min(num_players, MAX_HOLDINGS), replace=False)
+    picks = rng.choice(len(names), size=min(n, MAX_HOLDINGS), replace=False)
     return [names[i] for i in picks]
 
 
@@ -203,10 +209,11 @@ def season_after(current: str, players_left_last_turn: int) -> str:
     and stays otherwise.
 
     Raises:
-        ValueError: for an unknown Season or a negative count.
+        ValueError: for an unknown Season, or a count that is not a whole number >= 0.
     """
     if current not in SEASON_ORDER:
         raise ValueError(f"unknown Throne Magic season {current!r}; the seasons are {list(SEASON_ORDER)}")
+    players_left_last_turn = count(players_left_last_turn, "Throne Magic, Seasons: the players who left")
     if players_left_last_turn < 0:
         raise ValueError(f"players who left cannot be negative, got {players_left_last_turn}")
     if players_left_last_turn == 0:

@@ -21,6 +21,7 @@ them on the engine is planned in ``docs/throne_magic.md``.
 from __future__ import annotations
 
 import json
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -28,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["ThroneRole", "all_roles", "get", "names", "hunters", "SELECTION_METHODS", "BASIC_PLAYERS",
+__all__ = ["ThroneRole", "all_roles", "get", "names", "hunters", "count", "role_list", "SELECTION_METHODS", "BASIC_PLAYERS",
            "basic_roles", "draft_options", "check_draft", "random_roles", "check_sculpted", "winners"]
 
 SELECTION_METHODS = ("basic", "draft", "random", "sculpted")
@@ -112,10 +113,40 @@ def hunters(name: str) -> frozenset:
     return frozenset(r.name for r in all_roles() if name in r.must_eliminate)
 
 
-def _check_players(num_players: int, method: str, low: int = 4, high: int | None = None) -> None:
+def count(value, what: str) -> int:
+    """``value`` as an int when it is a whole number (numpy's too), not a bool.
+
+    Raises:
+        ValueError: naming ``what``, for anything else.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{what} must be a whole number, got {value!r}")
+    return int(value)
+
+
+def role_list(roles, what: str) -> list[str]:
+    """``roles`` as a list of known Role names, each once.
+
+    Raises:
+        ValueError: naming ``what``, for a str or anything not a sequence of names, an
+            unknown name, or a name twice.
+    """
+    if isinstance(roles, str) or not isinstance(roles, Sequence) or not all(isinstance(n, str) for n in roles):
+        raise ValueError(f"Throne Magic: the {what} must be a list of Role names, got {roles!r}")
+    for n in roles:
+        get(n)
+    if len(set(roles)) != len(roles):
+        twice = sorted({n for n in roles if list(roles).count(n) > 1})
+        raise ValueError(f"Throne Magic: a Role card is in a game once, {twice} twice in the {what} {list(roles)}")
+    return list(roles)
+
+
+def _check_players(num_players, method: str, low: int = 4, high: int | None = None) -> int:
     high = len(_load()[0]) if high is None else high
-    if not isinstance(num_players, int) or isinstance(num_players, bool) or not low <= num_players <= high:
+    n = count(num_players, f"Throne Magic, {method} method: the number of players")
+    if not low <= n <= high:
         raise ValueError(f"Throne Magic, {method} method: needs {low} to {high} players, got {num_players!r}")
+    return n
 
 
 def basic_roles(num_players: int) -> list[str]:
@@ -127,8 +158,8 @@ def basic_roles(num_players: int) -> list[str]:
     Raises:
         ValueError: for a player count outside 4-7 (the method is for four to seven players).
     """
-    _check_players(num_players, "Basic", BASIC_PLAYERS.start, BASIC_PLAYERS.stop - 1)
-    return list(_load()[1][:num_players])
+    n = _check_players(num_players, "Basic", BASIC_PLAYERS.start, BASIC_PLAYERS.stop - 1)
+    return list(_load()[1][:n])
 
 
 def _joins(role: ThroneRole, chosen: Sequence[str]) -> bool:
@@ -156,14 +187,10 @@ def draft_options(chosen: Sequence[str], pool: Sequence[str] | None = None) -> l
         pool: the Roles available (default: all 17), in the order returned.
 
     Raises:
-        ValueError: for an unknown or repeated name in ``chosen`` or ``pool``.
+        ValueError: for ``chosen`` or ``pool`` not a list of known Role names, each once.
     """
-    pool = names() if pool is None else list(pool)
-    for seq, what in ((chosen, "chosen"), (pool, "pool")):
-        for n in seq:
-            get(n)
-        if len(set(seq)) != len(seq):
-            raise ValueError(f"Throne Magic: a Role appears twice in the {what} Roles {list(seq)}")
+    chosen = role_list(chosen, "chosen Roles")
+    pool = names() if pool is None else role_list(pool, "pool")
     out = []
     for n in pool:
         r = get(n)
@@ -174,12 +201,15 @@ def draft_options(chosen: Sequence[str], pool: Sequence[str] | None = None) -> l
     return out
 
 
-def check_draft(roles: Sequence[str]) -> None:
-    """Check that ``roles``, in pick order, is a legal Draft (every pick among :func:`draft_options`).
+def check_draft(roles: Sequence[str], num_players: int | None = None) -> None:
+    """Check that ``roles``, in pick order, is a whole legal Draft: every pick among
+    :func:`draft_options`, four or more (as many as ``num_players`` if given).
 
     Raises:
-        ValueError: naming the first pick the Draft method does not allow, and why.
+        ValueError: for names that are not a list of known Roles each once, naming the first
+            pick the Draft method does not allow and why, or for a count out of range.
     """
+    roles = role_list(roles, "draft")
     for i, n in enumerate(roles):
         if n not in draft_options(roles[:i]):
             why = ("the Angel needs another Good Role chosen before it" if n == "Angel"
@@ -187,6 +217,9 @@ def check_draft(roles: Sequence[str]) -> None:
                    "it must eliminate one of the Roles chosen before it and be eliminated by one of them")
             raise ValueError(f"Throne Magic, Draft method: pick {i + 1}, {n!r}, is not allowed: {why} "
                              f"(chosen before: {list(roles[:i])})")
+    if num_players is not None and len(roles) != count(num_players, "the number of players"):
+        raise ValueError(f"Throne Magic, Draft method: {len(roles)} Roles for {num_players} players")
+    _check_players(len(roles), "Draft")
 
 
 def random_roles(num_players: int, rng: np.random.Generator, pool: Sequence[str] | None = None,
@@ -208,11 +241,17 @@ def random_roles(num_players: int, rng: np.random.Generator, pool: Sequence[str]
         ``num_players`` Role names, in draw order.
 
     Raises:
-        ValueError: for a player count out of range, an unknown name in
-            ``pool``, or no complete set within ``attempts`` draws.
+        ValueError: for a player count out of range (4 to the pool's size), ``rng``
+            not a numpy Generator, ``pool`` not a list of known Role names each
+            once, or no complete set within ``attempts`` draws.
     """
-    pool = names() if pool is None else list(pool)
-    _check_players(num_players, "Random", 4, len(pool))
+    pool = names() if pool is None else role_list(pool, "pool")
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"Throne Magic, Random method: rng must be a numpy Generator "
+                         f"(np.random.default_rng(seed)), got {rng!r}")
+    if len(pool) < 4:
+        raise ValueError(f"Throne Magic, Random method: a pool of {len(pool)} Roles cannot seat 4 or more players")
+    num_players = _check_players(num_players, "Random", 4, len(pool))
     for _ in range(attempts):
         chosen: list[str] = []
         while len(chosen) < num_players:
@@ -226,30 +265,28 @@ def random_roles(num_players: int, rng: np.random.Generator, pool: Sequence[str]
                      f"in {attempts} draws (each must eliminate and be eliminated by one drawn before it)")
 
 
-def check_sculpted(roles: Sequence[str], num_players: int | None = None) -> None:
+def check_sculpted(roles: Sequence[str], num_players: int | None = None, hunted: bool = True) -> None:
     """Check a Sculpted Role set ("Choosing Role Cards for the Game", Sculpted).
 
     Each Role must have another Role of the set it must eliminate (the rules
-    text), and one that must eliminate it (the Draft and Random methods'
-    other half, which issue #16 asks of every method); the Angel needs another
-    Good Role; a Role card is in a game once; four or more Roles.
+    text); with ``hunted`` (the default) also one that must eliminate it, the
+    Draft and Random methods' other half, which issue #16 asks of every method
+    (stricter than the text: King, Usurper, both Bannermen and the Barbarian
+    pass only with ``hunted=False``, nobody hunting the Barbarian); the Angel
+    needs another Good Role; a Role card is in a game once; four or more Roles.
 
     Raises:
         ValueError: naming the broken rule and the Role that breaks it.
     """
-    roles = list(roles)
-    for n in roles:
-        get(n)
-    if num_players is not None and len(roles) != num_players:
+    roles = role_list(roles, "Sculpted set")
+    if num_players is not None and len(roles) != count(num_players, "the number of players"):
         raise ValueError(f"Throne Magic, Sculpted method: {len(roles)} Roles for {num_players} players")
     _check_players(len(roles), "Sculpted")
-    if len(set(roles)) != len(roles):
-        raise ValueError(f"Throne Magic, Sculpted method: a Role card is in a game once, got {roles}")
     for n in roles:
         r = get(n)
         if not any(o in r.must_eliminate for o in roles):
             raise ValueError(f"Throne Magic, Sculpted method: {n!r} has no Role to eliminate among {roles}")
-        if not any(n in get(o).must_eliminate for o in roles):
+        if hunted and not any(n in get(o).must_eliminate for o in roles):
             raise ValueError(f"Throne Magic, Sculpted method: no Role among {roles} must eliminate {n!r}")
     if "Angel" in roles and not any(get(o).good for o in roles if o != "Angel"):
         raise ValueError(f"Throne Magic, Sculpted method: the Angel needs another Good Role in the game, got {roles}")
@@ -270,12 +307,15 @@ def winners(roles: Sequence[str], in_game: Sequence[bool]) -> frozenset:
         in_game: whether each seat is still in the game.
 
     Raises:
-        ValueError: for lengths that differ, an unknown or repeated Role.
+        ValueError: for ``roles`` not a list of known Role names each once, ``in_game``
+            not a True/False per seat, or lengths that differ.
     """
+    roles = role_list(roles, "dealt Roles")
+    if isinstance(in_game, str) or not isinstance(in_game, (Sequence, np.ndarray)) \
+            or not all(isinstance(x, (bool, np.bool_)) for x in in_game):
+        raise ValueError(f"winners: in_game must hold True or False for each seat, got {in_game!r}")
     if len(roles) != len(in_game):
         raise ValueError(f"winners: {len(roles)} Roles for {len(in_game)} seats")
-    if len(set(roles)) != len(roles):
-        raise ValueError(f"winners: a Role is dealt twice in {list(roles)}")
     cards = [get(n) for n in roles]
     present = [i for i, here in enumerate(in_game) if here]
     won = frozenset(i for i in present
