@@ -180,16 +180,15 @@ def test_an_update_re_tries_the_other_thread_count_for_a_few_minibatches_not_all
     col = Collector(cfg, seed=0)
     batch = col.collect(300)[0]
     opt = torch.optim.Adam(col.net.parameters(), lr=1e-4)
-    most = torch.get_num_threads()
-    if most < 2:
-        pytest.skip("one torch thread: nothing to choose")
-    choice = ThreadChoice(most, probe_every=5, probe_len=2, warmup=0)
+    before = torch.get_num_threads()          # (1 where the suite runs single-threaded; 2 and 1 work anywhere)
+    choice = ThreadChoice(2, probe_every=5, probe_len=2, warmup=0)
     slow = max(choice.counts)
     record = choice.record
-    counts = []
+    counts, set_to = [], []
 
     def slower_with_more(threads, seconds, size):      # the more threads cost 10x, whatever the clock says
         counts.append(threads)
+        set_to.append(torch.get_num_threads())
         assert seconds > 0 and size > 0
         record(threads, 10.0 if threads == slow else 1.0)
 
@@ -197,7 +196,8 @@ def test_an_update_re_tries_the_other_thread_count_for_a_few_minibatches_not_all
     try:
         out = ppo_update(col.net, opt, batch, cfg, np.random.default_rng(0), threads=choice)
     finally:
-        torch.set_num_threads(most)
+        torch.set_num_threads(before)
+    assert set_to == counts                                             # each minibatch ran with its count
     assert len(counts) > 12
     assert counts[:3] == [min(choice.counts)] * 2 + [slow]              # each measured, the fewer first
     runs = [len(list(g)) for c, g in itertools.groupby(counts[2:]) if c == slow]
