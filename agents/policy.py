@@ -44,7 +44,7 @@ from .files import atomic_write_bytes, check_input_file
 from .lookahead import search_candidates
 from .networks import NUM_ROLES, PolicyNet, build_network, check_gate_only, masked_logits
 
-__all__ = ["PolicyNet", "PolicyAgent", "ForwardRequest", "forward_requests", "masked_logits", "save_checkpoint", "load_checkpoint", "load_policy",
+__all__ = ["PolicyNet", "PolicyAgent", "torch_threads", "ForwardRequest", "forward_requests", "masked_logits", "save_checkpoint", "load_checkpoint", "load_policy",
            "config_differences", "GameConfigMismatchWarning", "CHECKPOINT_FORMAT", "NUM_ROLES"]
 
 CHECKPOINT_FORMAT = "treachery-policy/1"
@@ -277,6 +277,18 @@ def forward_requests(requests: Sequence[ForwardRequest]) -> list[tuple[torch.Ten
 
 
 # --------------------------------------------------------------------------- the bot
+_THREADS_BEFORE: int | None = None   # torch's intra-op threads before a PolicyAgent last set one
+
+
+def torch_threads() -> int:
+    """This process's torch intra-op thread count, as if no :class:`PolicyAgent` had set it to one:
+    the count from before the last one did, while it is still one; otherwise
+    ``torch.get_num_threads()`` (a count set since, by anyone, stands).  Training reads it, so that
+    a notebook that played or evaluated a policy and then trains does not train on one thread."""
+    n = torch.get_num_threads()
+    return _THREADS_BEFORE if _THREADS_BEFORE is not None and n == 1 else n
+
+
 class PolicyAgent(BaseAgent):
     """A trained policy as a bot: ``agents.make("policy:PATH")``.
 
@@ -328,6 +340,7 @@ class PolicyAgent(BaseAgent):
         (``torch.set_num_threads(1)``): one observation at a time gains nothing
         from threads, and on a busy machine spinning threads made each decision
         about 40 times slower (measured: 76 ms instead of 1.9 ms).
+        :func:`torch_threads` gives the count from before, which training reads.
     """
 
     name = "policy"
@@ -335,7 +348,9 @@ class PolicyAgent(BaseAgent):
     def __init__(self, path: str | os.PathLike, seed: int | None = None, greedy: bool = False,
                  gate_threshold: float | None = None, gate_only: Sequence[str] | None = None):
         super().__init__(seed)
+        global _THREADS_BEFORE
         if torch.get_num_threads() > 1:
+            _THREADS_BEFORE = torch.get_num_threads()
             torch.set_num_threads(1)
         self.path = str(path)
         self.net, self.game_config = load_policy(path)

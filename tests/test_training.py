@@ -553,11 +553,40 @@ def trained(tmp_path_factory):
     d = tmp_path_factory.mktemp("train")
     cfg = tiny(d, total_steps=4000, rollout_steps=500, checkpoint_every=3, keep_checkpoints=2, imitation=0.25,
                opponents={"self": 1, "heuristic": 1, "random": 1})
+    import agents.policy
+
     threads = torch.get_num_threads()
+    most = agents.policy.torch_threads()                # the update's most (a PolicyAgent's one thread aside)
     res = train(cfg, progress=False)
     assert torch.get_num_threads() == threads           # the update's choice does not outlive the run
-    res["torch_threads"] = threads
+    res["torch_threads"] = most
     return cfg, res
+
+
+def test_a_policy_agent_made_before_does_not_leave_training_on_one_thread(tmp_path, monkeypatch):
+    """A PolicyAgent sets this process's torch to one thread (one decision at a time); a run
+    started after one (a notebook that played or evaluated a policy, then trains) still chooses
+    its update's threads among the count from before it, and gives back the count it found; a
+    count set since by anyone stands."""
+    import agents.policy as P
+    import training.ppo
+    from training.threads import ThreadChoice
+
+    before = torch.get_num_threads()
+    monkeypatch.setattr(P, "_THREADS_BEFORE", None)
+    seen = []
+    monkeypatch.setattr(training.ppo, "ThreadChoice", lambda most, **kw: seen.append(most) or ThreadChoice(most, **kw))
+    try:
+        torch.set_num_threads(2)
+        write_policy(tmp_path / "p.pt", 4)
+        P.PolicyAgent(tmp_path / "p.pt")
+        assert torch.get_num_threads() == 1 and P.torch_threads() == 2
+        train(tiny(tmp_path, total_steps=300, rollout_steps=300), progress=False)
+        assert seen == [2] and torch.get_num_threads() == 1          # chose among 2 and 1; gave back 1
+        torch.set_num_threads(3)
+        assert P.torch_threads() == 3                                # a count set since stands
+    finally:
+        torch.set_num_threads(before)
 
 
 def test_training_reduces_the_losses(trained):

@@ -81,6 +81,7 @@ from agents.files import atomic_write_bytes, check_folder, check_input_file
 from agents.networks import build_network
 from agents.play import first_line
 from agents.policy import load_checkpoint, masked_logits, save_checkpoint
+from agents.policy import torch_threads as policy_torch_threads    # (the name torch_threads is a local below)
 from treachery_env.rules import Role
 
 from .config import TrainConfig
@@ -625,7 +626,8 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
     worker_seeds = [int(s.generate_state(1)[0]) for s in ss.spawn(config.workers)]
     pool_rng = np.random.default_rng(ss.generate_state(2))
     workers = WorkerPool(config, worker_seeds)
-    torch_threads = torch.get_num_threads()
+    threads_before = torch.get_num_threads()      # given back when the run ends
+    torch_threads = policy_torch_threads()        # the update's most threads: a PolicyAgent's one-thread setting is not the process's
     old_sigterm = catch_sigterm()
     try:
         optimizer = make_optimizer(net, config.learning_rate)
@@ -780,7 +782,7 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
     finally:
         restore_sigterm(old_sigterm)
         workers.close()
-        torch.set_num_threads(torch_threads)
+        torch.set_num_threads(threads_before)
 
 
 def _progress(total_steps: int, time_budget_s: float, steps: int, wall: float) -> float:
