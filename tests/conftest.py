@@ -17,6 +17,16 @@ import pytest
 CHROMIUM = os.environ.get("TREACHERY_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+def engine_ops() -> set:
+    """The effect primitives ``Game._op_effect`` runs, read from engine/effects.py (the one list of them)."""
+    from pathlib import Path
+
+    import treachery_env
+
+    source = (Path(treachery_env.__file__).parent / "engine" / "effects.py").read_text("utf-8")
+    return set(re.findall(r'\bop == "(\w+)"', source))
+
+
 def decisions(config, seed: int, bots: list | None = None):
     """Each decision of a seeded game on ``treachery_env.raw_env(config=config)``, as ``(env,
     bot, obs, info)``: the deciding seat's bot and inputs (the caller steps ``env``; done seats

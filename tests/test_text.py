@@ -20,6 +20,7 @@ from treachery_env.engine import DecisionKind, Game
 from treachery_env.text import EVENT_KINDS, card_text, format_event, render, render_view, unveil_cost_text
 from treachery_env.view import FrozenDict, freeze, seat_view
 
+from conftest import engine_ops
 from scenario import random_game
 from test_information_sets import _permute_hidden
 
@@ -142,13 +143,8 @@ def test_unknown_names_raise(name):
         card_text(name)
 
 
-def _engine_ops() -> set:
-    """The effect primitives ``Game._op_effect`` runs (engine/effects.py)."""
-    return set(re.findall(r'\bop == "(\w+)"', (PACKAGE / "engine" / "effects.py").read_text("utf-8")))
-
-
 def test_every_effect_primitive_has_words(monkeypatch):
-    ops = _engine_ops()
+    ops = engine_ops()
     used = {e["op"] for c in CARDS for e in c.effects + tuple(e for ab in c.abilities for e in ab["effects"])}
     assert used <= ops and len(ops) >= 20
     for op in sorted(ops):         # any primitive, on a card made for the test

@@ -6,7 +6,6 @@ pool's primitives, the Throne-selection methods, the Holdings' draw and the Seas
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import numpy as np
@@ -15,12 +14,9 @@ import pytest
 from treachery_env import throne_cards as C
 from treachery_env import throne_roles
 
+from conftest import engine_ops
+
 PACKAGE = Path(__file__).resolve().parent.parent / "treachery_env"
-
-
-def _engine_ops() -> set:
-    """The effect primitives ``Game._op_effect`` runs (engine/effects.py)."""
-    return set(re.findall(r'\bop == "(\w+)"', (PACKAGE / "engine" / "effects.py").read_text("utf-8")))
 
 
 def test_the_names_are_variants_md_1_4_and_the_rules_abilities_are_the_rules():
@@ -48,7 +44,7 @@ def test_every_ability_is_in_the_card_pools_primitives_or_a_declared_new_one():
     """Each effect an engine primitive (engine/effects.py) or one of NEW_PRIMITIVES, which
     Throne Magic's mode adds; targets of the pool's kinds and indices in range; tokens that
     exist; one ability per card but Spring; every new primitive used."""
-    ops = _engine_ops()
+    ops = engine_ops()
     assert len(ops) >= 20 and not ops & set(C.NEW_PRIMITIVES)
     used = set()
     for card in C.thrones() + C.holdings() + C.seasons():

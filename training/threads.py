@@ -48,8 +48,9 @@ class ThreadChoice:
     each tenth update (1 thread: ~0.6 s).
 
     Args:
-        most: the most threads to use (torch's default at the start: the cores
-            it may use, or ``OMP_NUM_THREADS``); >= 1.  With 1 there is nothing to choose.
+        most: the most threads to use (training passes :func:`agents.policy.torch_threads`:
+            torch's count at the start, the cores it may use or ``OMP_NUM_THREADS``, as
+            if no PolicyAgent had set one); >= 1.  With 1 there is nothing to choose.
         probe_every: units between re-measurements of the count not in use; >= 1.
         probe_len: units each measurement runs at most (and each count's costs kept); >= 1.
         warmup: units run first with the fewer threads and not compared; >= 0.
@@ -74,10 +75,14 @@ class ThreadChoice:
         self.measuring: int | None = None   # the count being measured (first or again), if one is
         self._units: list = []      # that measurement's (seconds, size) so far
 
+    @staticmethod
+    def _rate(units) -> float:
+        """Seconds per unit of size over ``(seconds, size)`` pairs (inf for none)."""
+        return sum(s for s, _ in units) / sum(n for _, n in units) if units else float("inf")
+
     def cost(self, threads: int) -> float:
         """Seconds per unit of size over ``threads``' latest measured units (inf before any)."""
-        q = self.costs[threads]
-        return sum(s for s, _ in q) / sum(n for _, n in q) if q else float("inf")
+        return self._rate(self.costs[threads])
 
     def best(self) -> int:
         """The count whose latest measured cost is lowest (the fewer on a tie or before any measurement)."""
@@ -109,9 +114,8 @@ class ThreadChoice:
             unit = (float(seconds), float(size))
             if threads == self.measuring:
                 self._units.append(unit)
-                so_far = sum(s for s, _ in self._units) / sum(n for _, n in self._units)
                 other = min(self.cost(c) for c in self.counts if c != threads)
-                if len(self._units) == self.probe_len or so_far > self.abort * other:
+                if len(self._units) == self.probe_len or self._rate(self._units) > self.abort * other:
                     retry = all(self.costs.values())          # not a count's first measurement
                     before = self.best()
                     self.costs[threads] = deque(self._units, maxlen=self.probe_len)   # its latest measurement
