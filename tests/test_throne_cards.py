@@ -153,6 +153,7 @@ def test_bad_input_to_the_selection_helpers_is_a_one_line_error():
     cases = [
         (lambda: C.throne_candidates("king", "The King"), "Roles of the game must be a list of Role names"),
         (lambda: C.throne_candidates("king", None), "Roles of the game must be a list of Role names"),
+        (lambda: C.throne_candidates("random", []), "a game has 4 or more Roles, got \\[\\]"),
         (lambda: C.draw_holdings(True, rng), "the number of players must be a whole number, got True"),
         (lambda: C.draw_holdings(5, None), "rng must be a numpy Generator"),
         (lambda: C.season_after("Spring", None), "the players who left must be a whole number, got None"),

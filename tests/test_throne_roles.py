@@ -152,6 +152,7 @@ def test_a_winner_must_be_in_the_game_and_the_last_one_standing_wins():
     with pytest.raises(ValueError, match="twice in the dealt Roles"):
         T.winners([KING, KING, USURPER, UB], [True] * 4)
     assert T.winners(roles, np.array([False, False, True, False, False])) == {2}    # a numpy mask too
+    assert T.winners(np.array(roles), [False, False, True, False, False]) == {2}    # and numpy names
     for bad in ("0000", [1, 0, 1, 1, 1], None):
         with pytest.raises(ValueError, match="in_game must hold True or False for each seat"):
             T.winners(roles, bad)

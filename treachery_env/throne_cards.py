@@ -176,6 +176,8 @@ def throne_candidates(method: str, roles: Sequence[str], agreed: str | None = No
     if (agreed is not None) != (method == "agreed"):
         raise ValueError("Throne Magic, choosing a Throne: name the Throne exactly when the method is 'agreed'")
     roles = role_list(roles, "Roles of the game")
+    if len(roles) < 4:
+        raise ValueError(f"Throne Magic, choosing a Throne: a game has 4 or more Roles, got {roles}")
     if method == "agreed":
         return [get("throne", agreed).name]
     if method == "king" and "The King" not in roles:

@@ -131,6 +131,8 @@ def role_list(roles, what: str) -> list[str]:
         ValueError: naming ``what``, for a str or anything not a sequence of names, an
             unknown name, or a name twice.
     """
+    if isinstance(roles, np.ndarray) and roles.ndim == 1:
+        roles = [str(n) for n in roles]                 # a numpy array of names, as in_game may be
     if isinstance(roles, str) or not isinstance(roles, Sequence) or not all(isinstance(n, str) for n in roles):
         raise ValueError(f"Throne Magic: the {what} must be a list of Role names, got {roles!r}")
     for n in roles:
@@ -300,7 +302,10 @@ def winners(roles: Sequence[str], in_game: Sequence[bool]) -> frozenset:
     win at once (The King and his Bannerman share a list).  If no one has, the
     only player left wins.  Check after each event that makes players leave,
     once they have all left; when someone wins, everyone else loses, even a
-    player still in the game.  Nobody left is a draw (empty).
+    player still in the game.  Nobody left is a draw (empty).  It does not
+    judge the deal: in a set no selection method allows (the Angel's bloc
+    alone, where nobody is on anyone's list) everyone has won at once, so a
+    game checks its Roles with the selection methods first.
 
     Args:
         roles: each seat's Role name (each Role once).
