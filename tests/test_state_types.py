@@ -171,14 +171,15 @@ def test_engine_modules_with_a_pxd_import_cython_or_the_shim():
 @needs_compiled
 def test_a_none_where_a_typed_local_is_read_raises_as_in_python():
     """A state field that may hold None (a player's identity) read through a
-    typed local (``@cython.locals``, the compiled priority check) raises
+    typed local (``@cython.locals``, the identity abilities' compiled check) raises
     AttributeError as the source does, instead of reading through a null
     pointer (``nonecheck``)."""
     code = ("import random\nfrom treachery_env.engine import Game\n"
             "g = Game(seed=1); r = random.Random(0)\n"
             "for _ in range(40): g.step(r.choice([a for a, _ in g.decision.options]))\n"
             "g.players[1].identity = None\n"
-            "g.step(g.decision.options[0][0])\n")
+            "from treachery_env import identity_abilities as IA\n"
+            "IA.activatable(g, 1)\n")
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
                        check=False, env={k: v for k, v in os.environ.items() if k != "TREACHERY_PURE_PYTHON"})
     assert r.returncode == 1, (r.returncode, r.stderr[-2000:])

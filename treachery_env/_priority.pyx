@@ -369,49 +369,51 @@ def can_act(GameState game, long seat):
             if (tok[name] if v is NULL else <object>v) and game._token_ability_ok(seat, name, avail, False):
                 return True
     cdef IdentityCard idc = p.identity
-    copy_of = idc.copy_of
-    card = idc.identity if copy_of is None else copy_of        # IdentityCard.card
-    cdef Py_ssize_t f = _identity(card)      # its facts' slot, or -1: read its attributes
+    cdef Py_ssize_t f
     cdef long cmana
     cdef bint undercover, ok
-    if idc.face_up:
-        name = card.name if f < 0 else <object>_facts[f].a        # (IdentityCard.name)
-        v = PyDict_GetItemWithError(IMPLEMENTATIONS, name)        # IMPLEMENTATIONS.get(name)
-        if v is not NULL:
-            impl = <object>v
-            k = _impl(impl)
-            activated = impl.activated if k < 0 else <object>_facts[k].a
-            if _may_activate(activated, idc.counters, avail) and _IA.can_activate(game, seat):
-                return True
-    elif f < 0:
-        cost = card.unveil_cost
-        if cost is not None:
-            mana = cost.mana
-            # The Quellmaster's reduction (never negative) matters only when the full cost is not
-            # available; IA.cost_reduction is 0 for an identity without one (IdentityImpl.cost_reduction)
-            if not mana <= avail:
-                impl = IMPLEMENTATIONS.get(card.name)
-                if impl is None or impl.cost_reduction is None or not mana - _IA.cost_reduction(game, seat) <= avail:
-                    cost = None
-            if (cost is not None and (not card.undercover or game.undercover_met(seat))
-                    and _IA.unveil_xs(game, seat, avail)):
-                return True
-    elif <PyObject*>_facts[f].b != <PyObject*>None:
-        # the same with the facts kept (read at once: _impl may refill the table)
-        cmana = _facts[f].mana
-        undercover = _facts[f].flags & F_UNDERCOVER
-        ok = True
-        if cmana > avail:
-            v = PyDict_GetItemWithError(IMPLEMENTATIONS, <object>_facts[f].a)     # .get(card.name)
-            if v is NULL:
-                ok = False
-            else:
+    if idc is not None:     # None: no identity card (Throne Magic), so no identity ability or unveil
+        copy_of = idc.copy_of
+        card = idc.identity if copy_of is None else copy_of        # IdentityCard.card
+        f = _identity(card)      # its facts' slot, or -1: read its attributes
+        if idc.face_up:
+            name = card.name if f < 0 else <object>_facts[f].a        # (IdentityCard.name)
+            v = PyDict_GetItemWithError(IMPLEMENTATIONS, name)        # IMPLEMENTATIONS.get(name)
+            if v is not NULL:
                 impl = <object>v
                 k = _impl(impl)
-                ok = ((impl.cost_reduction is not None) if k < 0 else (_facts[k].flags & F_REDUCTION) != 0) and (
-                    cmana - _IA.cost_reduction(game, seat) <= avail)
-        if ok and (not undercover or game.undercover_met(seat)) and _IA.unveil_xs(game, seat, avail):
-            return True
+                activated = impl.activated if k < 0 else <object>_facts[k].a
+                if _may_activate(activated, idc.counters, avail) and _IA.can_activate(game, seat):
+                    return True
+        elif f < 0:
+            cost = card.unveil_cost
+            if cost is not None:
+                mana = cost.mana
+                # The Quellmaster's reduction (never negative) matters only when the full cost is not
+                # available; IA.cost_reduction is 0 for an identity without one (IdentityImpl.cost_reduction)
+                if not mana <= avail:
+                    impl = IMPLEMENTATIONS.get(card.name)
+                    if impl is None or impl.cost_reduction is None or not mana - _IA.cost_reduction(game, seat) <= avail:
+                        cost = None
+                if (cost is not None and (not card.undercover or game.undercover_met(seat))
+                        and _IA.unveil_xs(game, seat, avail)):
+                    return True
+        elif <PyObject*>_facts[f].b != <PyObject*>None:
+            # the same with the facts kept (read at once: _impl may refill the table)
+            cmana = _facts[f].mana
+            undercover = _facts[f].flags & F_UNDERCOVER
+            ok = True
+            if cmana > avail:
+                v = PyDict_GetItemWithError(IMPLEMENTATIONS, <object>_facts[f].a)     # .get(card.name)
+                if v is NULL:
+                    ok = False
+                else:
+                    impl = <object>v
+                    k = _impl(impl)
+                    ok = ((impl.cost_reduction is not None) if k < 0 else (_facts[k].flags & F_REDUCTION) != 0) and (
+                        cmana - _IA.cost_reduction(game, seat) <= avail)
+            if ok and (not undercover or game.undercover_met(seat)) and _IA.unveil_xs(game, seat, avail):
+                return True
     perms = p.permissions
     if perms:
         for perm in perms[:C_MAX_OTHER]:

@@ -15,7 +15,12 @@ import numpy as np
 from .rules import MIN_PLAYERS, VARIANTS, Role, check_identity_deck, format_role_counts, role_distribution
 
 __all__ = ["GameConfig", "did_you_mean", "VARIANTS", "RARITIES", "MAX_PLAYERS", "RARITY_POOLS", "PRIORITY_WINDOWS", "MULLIGANS",
-           "TALK_MODES"]
+           "TALK_MODES", "GAMES", "THRONE_ROLE_METHODS"]
+
+GAMES = ("treachery", "throne_magic")
+"""Values of :attr:`GameConfig.game`: the hidden-role game played on the shared Magic-lite engine."""
+THRONE_ROLE_METHODS = ("basic", "random")
+"""Role-selection methods :attr:`GameConfig.throne_roles` may name (a list of Roles is the Sculpted method)."""
 
 RARITIES = ("uncommon", "rare", "mythic", "special")
 PRIORITY_WINDOWS = ("full", "main")
@@ -128,6 +133,26 @@ class GameConfig:
             and the observation's talk block stays zeros.
         talk_limit: messages a player may say per turn (each player's turn
             counts one), 0-10; answering a truce offer does not count.
+        game: the hidden-role game, one of :data:`GAMES`: "treachery" (the
+            default; every field above) or "throne_magic" (Throne Magic,
+            ``../shared/rules/throne-magic.txt``: a secret Role card per
+            player instead of an identity; playable on the engine, without
+            the Throne yet, see ``docs/throne_magic.md``).  With
+            "throne_magic" the identity fields (``identities``,
+            ``identity_pool``, ``banned_identities``, ``variant``,
+            ``role_counts``) must stay at their defaults and ``talk`` is
+            "none" (its vocabulary names Treachery's roles).
+        throne_roles: Throne Magic's Roles ("Choosing Role Cards for the
+            Game"): "basic" (default; the Basic Game, 4-7 players), "random"
+            (the Random method, drawn from the game's seed) or a list of Role
+            names, one per seat (the Sculpted method, checked by
+            :func:`treachery_env.throne_roles.check_sculpted`).  The Roles are
+            then shuffled and dealt one per seat.  Ignored by Treachery
+            (must stay "basic").
+        throne_deal: a fixed Throne Magic deal (scenarios, tests): one Role
+            name per seat, in seat order, instead of a shuffled deal; the set
+            must be the one ``throne_roles`` gives ("basic" or a Sculpted
+            list; "random" is refused).  None (default): shuffled.
     """
 
     num_players: int = 5
@@ -146,12 +171,20 @@ class GameConfig:
     priority_windows: str = "full"
     mulligans: str = "london"
     concession: bool | tuple[int, ...] = False
-    talk: str = "structured"
+    talk: str | None = None
     talk_limit: int = 2
+    game: str = "treachery"
+    throne_roles: str | tuple[str, ...] = "basic"
+    throne_deal: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
-        # not a field: whether the pool was left to the default (``replace`` then resolves it anew)
+        # not fields: whether the pool / talk were left to the default (``replace`` then resolves them anew)
         object.__setattr__(self, "_default_pool", self.identity_pool is None)
+        object.__setattr__(self, "_default_talk", self.talk is None)
+        if self.talk is None:       # structured talk in Treachery; Throne Magic's is not built yet
+            object.__setattr__(self, "talk", "none" if self.game == "throne_magic" else "structured")
+        if isinstance(self.throne_roles, list):
+            object.__setattr__(self, "throne_roles", tuple(self.throne_roles))
         if self.identity_pool is None:
             object.__setattr__(self, "identity_pool", RARITY_POOLS["uncommon"])   # widened in _validate
         elif isinstance(self.identity_pool, str):
@@ -160,10 +193,10 @@ class GameConfig:
                                  f"rarities from {list(RARITIES)} or one of {list(RARITY_POOLS)}")
             object.__setattr__(self, "identity_pool", RARITY_POOLS[self.identity_pool])
         # normalise lists to tuples so the config stays hashable
-        for name in ("identities", "identity_pool", "banned_identities", "decks"):
+        for name in ("identities", "identity_pool", "banned_identities", "decks", "throne_deal"):
             v = getattr(self, name)
             if v is None:
-                if name in ("identities", "decks"):
+                if name in ("identities", "decks", "throne_deal"):
                     continue
                 raise ValueError(f"GameConfig.{name}: must be a list of names, got None")
             if not isinstance(v, (list, tuple)):
@@ -201,6 +234,8 @@ class GameConfig:
                              + (did_you_mean(unknown, d) or f"; allowed: {sorted(d)}"))
         if getattr(self, "_default_pool", False):
             d["identity_pool"] = None
+        if getattr(self, "_default_talk", False):
+            d["talk"] = None
         d.update(changes)
         return GameConfig(**d)
 
@@ -278,9 +313,18 @@ class GameConfig:
         def is_int(v: Any) -> bool:
             return isinstance(v, int) and not isinstance(v, bool)
 
+        if self.game not in GAMES:
+            bad("game", f"must be one of {list(GAMES)}, got {self.game!r}")
         if not is_int(self.num_players) or not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS:
             bad("num_players", f"must be an int from {MIN_PLAYERS} to {MAX_PLAYERS} "
                 f"(CR 907.2 needs four or more players), got {self.num_players!r}")
+        if self.game == "throne_magic":
+            self._validate_throne()     # the identity fields are Treachery's: checked there instead
+            return
+        if self.throne_roles != "basic" or self.throne_deal is not None:
+            which = "throne_deal" if self.throne_deal is not None else "throne_roles"
+            bad(which, f"is a Throne Magic option; pass game='throne_magic' to play it (this game is "
+                f"{self.game!r}), got {getattr(self, which)!r}")
         if not isinstance(self.commander, bool):
             bad("commander", f"must be True or False, got {self.commander!r}")
         if self.priority_windows not in PRIORITY_WINDOWS:
@@ -374,6 +418,58 @@ class GameConfig:
                     f"{format_role_counts(asked)}")
         elif self.variant != "simple_roles":
             self._resolve_pool(asked or role_distribution(self.num_players, self.variant))
+
+    def _validate_throne(self) -> None:
+        """The checks of a Throne Magic config: the fields every game shares have been
+        checked; Treachery's identity fields must stay at their defaults, ``talk`` is
+        "none", and the Roles chosen must be a legal set ("Choosing Role Cards for the
+        Game"; :mod:`treachery_env.throne_roles`)."""
+        from . import throne_roles as tr
+
+        def bad(fld: str, msg: str) -> None:
+            raise ValueError(f"GameConfig.{fld}: {msg}")
+
+        kept = {"identities": self.identities is None,
+                "identity_pool": self._default_pool or self.identity_pool == RARITY_POOLS["uncommon"],
+                "banned_identities": not self.banned_identities, "variant": self.variant == "standard",
+                "role_counts": self.role_counts is None}
+        for fld, ok in kept.items():
+            if not ok:
+                bad(fld, f"is a Treachery option; Throne Magic deals Role cards (throne_roles, throne_deal), "
+                    f"so leave it at its default, got {getattr(self, fld)!r}")
+        if self.talk != "none":
+            bad("talk", "Throne Magic has no table talk yet (the structured vocabulary names Treachery's "
+                "roles); pass talk='none' or leave it out")
+        n = self.num_players
+        method = self.throne_roles
+        try:
+            if isinstance(method, str):
+                if method not in THRONE_ROLE_METHODS:
+                    bad("throne_roles", f"must be one of {list(THRONE_ROLE_METHODS)} or a list of Role names "
+                        f"(the Sculpted method), got {method!r}")
+                if method == "basic":
+                    tr.basic_roles(n)
+                elif n > len(tr.names()):
+                    bad("throne_roles", f"the Random method draws distinct Roles: at most {len(tr.names())} "
+                        f"players, got {n}")
+            else:
+                tr.check_sculpted(method, n)
+        except ValueError as e:
+            if str(e).startswith("GameConfig."):
+                raise
+            bad("throne_roles", str(e))
+        if self.throne_deal is not None:
+            if method == "random":
+                bad("throne_deal", "a fixed deal needs a set known in advance: throne_roles 'basic' or a "
+                    "Sculpted list, not 'random'")
+            try:
+                deal = tr.role_list(self.throne_deal, "throne_deal")
+            except ValueError as e:
+                bad("throne_deal", str(e))
+            want = tr.basic_roles(n) if method == "basic" else list(method)
+            if sorted(deal) != sorted(want):
+                bad("throne_deal", f"deals {sorted(deal)} but throne_roles={method!r} gives the Roles "
+                    f"{sorted(want)}; a fixed deal seats the game's own Roles")
 
     def _shortfall(self, rarities: tuple[str, ...], dist: dict[Role, int]) -> tuple[Role, int, int] | None:
         """The first role of ``dist`` that the implemented, unbanned identities

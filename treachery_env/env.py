@@ -103,7 +103,8 @@ class raw_env(AECEnv, EzPickle):
 
     Raises:
         ValueError: for an invalid configuration (or keyword fields contradicting
-            ``config``), render mode, or a ``view_in_info`` or ``legal_actions_in_info`` that is not a bool.
+            ``config``), a game other than Treachery (Throne Magic has no
+            observation layout yet), render mode, or a ``view_in_info`` or ``legal_actions_in_info`` that is not a bool.
     """
 
     metadata = {"render_modes": ["ansi", "human"], "name": "treachery_v0", "is_parallelizable": False,
@@ -115,6 +116,10 @@ class raw_env(AECEnv, EzPickle):
         EzPickle.__init__(self, config, render_mode, render_seat, view_in_info, legal_actions_in_info, **kwargs)
         super().__init__()
         self.config = _make_config(config, kwargs)
+        if self.config.game != "treachery":
+            raise ValueError(f"GameConfig.game: the environment plays Treachery only for now; {self.config.game!r} "
+                             f"has no observation layout yet (docs/throne_magic.md, step 4): play it with "
+                             f"treachery_env.engine.Game")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
         n = self.config.num_players

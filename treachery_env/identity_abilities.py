@@ -324,7 +324,7 @@ def fire_event(game: "Game", event: str, **kw: Any) -> None:
     impls = IMPLEMENTATIONS     # typed locals: their get is a C call, not a bound method made and called
     for p in game.players:
         idc = p.identity
-        if p.has_lost or not idc.face_up:
+        if idc is None or p.has_lost or not idc.face_up:     # None: no identity card (Throne Magic)
             continue
         # idc.name without the property's call (most identities are face up in a long game)
         impl = impls.get((idc.identity if idc.copy_of is None else idc.copy_of).name)
@@ -358,7 +358,7 @@ def replace(game: "Game", kind: str, ev: dict) -> None:
             CALLBACKS[e["fn"]](game, e, ev)
     for p in game.players:
         idc = p.identity
-        if idc.face_up and not p.has_lost:
+        if idc is not None and idc.face_up and not p.has_lost:
             impl = IMPLEMENTATIONS.get(idc.name)
             if impl is not None and kind in impl.replacements:
                 impl.replacements[kind](game, idc, ev)
@@ -373,7 +373,7 @@ def forbids(game: "Game", key: str, **kw: Any) -> bool:
             return True
     for p in game.players:
         idc = p.identity
-        if idc.face_up and not p.has_lost:
+        if idc is not None and idc.face_up and not p.has_lost:
             impl = IMPLEMENTATIONS.get(idc.name)
             if impl is not None and key in impl.forbids and impl.forbids[key](game, idc, **kw):
                 return True
@@ -411,6 +411,8 @@ def before_leaving(game: "Game", seat: int) -> None:
     triggers and abilities on the stack resolve afterwards, still before the
     player leaves (CR 907.8a, ``Game.lose``)."""
     idc = game.players[seat].identity
+    if idc is None:
+        return
     impl = IMPLEMENTATIONS.get(idc.name)
     if impl is not None and impl.leaving is not None and idc.face_up:
         impl.leaving(game, idc)

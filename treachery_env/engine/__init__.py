@@ -24,6 +24,8 @@ module's docstring names the rules it implements:
 ``state_based``    state-based actions (CR 704)
 ``mulligan``       the London mulligan before the first turn (CR 103.5, 103.5c)
 ``outcome``        losing, leaving the game, winning (CR 800.4, 907.7-907.9)
+``throne``         Throne Magic's Roles: deal, reveal on leaving, win check
+                   (``Game.social``; ../shared/rules/throne-magic.txt)
 ``replay``         replay JSON and the state digest
 ``talk``           table talk: public, non-binding messages and truces (TR10.5)
 ``clone``          the fast deep copy of a game for search (``Game.clone``)

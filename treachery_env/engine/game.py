@@ -147,6 +147,10 @@ class Game(GameState):
             None once the first turn began or with ``mulligans="none"``.
         talk: what was said at the table (:class:`~treachery_env.engine.talk.TalkState`,
             public; TR10.5).
+        social: the hidden-role layer when the game is not Treachery: a
+            :class:`~treachery_env.engine.throne.ThroneMagic` (the Roles and who
+            knows them) with ``config.game == "throne_magic"``; None in Treachery,
+            whose identity layer is the engine's own.
     """
 
     __slots__ = ()     # the state: GameState's slots (state.py)
@@ -220,6 +224,8 @@ class Game(GameState):
         # table talk (TR10.5): public, non-binding messages; engine/talk.py
         self.talk_on = config.talk != "none" and config.talk_limit > 0
         self.talk = TalkState(self.n)
+        # the hidden-role layer when it is not Treachery's: a ThroneMagic (engine/throne.py), set by _setup
+        self.social = None
         self._setup()
         self._advance()
 
@@ -468,12 +474,22 @@ class Game(GameState):
     def observation(self, seat: int) -> dict[str, np.ndarray]:
         """The environment's observation for ``seat``: ``{"observation": float32
         (obs_size,), "action_mask": int8 (layout.size,)}``; the mask is all zeros
-        unless ``seat`` is deciding.  See :mod:`treachery_env.observation`."""
+        unless ``seat`` is deciding.  See :mod:`treachery_env.observation`.
+
+        Raises:
+            ValueError: in a Throne Magic game (no observation layout yet)."""
+        if self.social is not None:
+            self._no_mode_layer("observation")
         return (_OBSERVATION[0] if _OBSERVATION else _observation_module()).observation_dict(self, seat)
 
     def view(self, seat: int):
         """Structured, read-only snapshot of ``seat``'s information set
-        (:class:`treachery_env.view.SeatView`)."""
+        (:class:`treachery_env.view.SeatView`).
+
+        Raises:
+            ValueError: in a Throne Magic game (no view yet)."""
+        if self.social is not None:
+            self._no_mode_layer("view")
         from ..view import seat_view
         return seat_view(self, seat)
 
@@ -482,15 +498,31 @@ class Game(GameState):
 
         Raises:
             ValueError: if ``action`` is not an integer (:func:`~treachery_env.actions.as_action`)
-                or is outside the action space.
+                or is outside the action space; in a Throne Magic game (no text yet).
         """
+        if self.social is not None:
+            self._no_mode_layer("describe_action")
         from ..text import describe_action
         return describe_action(self, as_action(action), seat)
 
     def render_text(self, seat: int | None = None) -> str:
-        """Text picture of the game as ``seat`` sees it (None: public view only)."""
+        """Text picture of the game as ``seat`` sees it (None: public view only).
+
+        Raises:
+            ValueError: in a Throne Magic game (no text yet)."""
+        if self.social is not None:
+            self._no_mode_layer("render_text")
         from ..text import render
         return render(self, seat)
+
+    def _no_mode_layer(self, what: str) -> None:
+        """Raise the one-line error of a call that Throne Magic does not support yet.
+
+        Raises:
+            ValueError: always, naming ``what`` and the plan (docs/throne_magic.md).
+        """
+        raise ValueError(f"Game.{what}: a Throne Magic game has no observation, view or text yet "
+                         f"(docs/throne_magic.md, step 4); play it with Game.step and Game.legal_actions")
 
     def clone(self) -> "Game":
         """An independent deep copy (same state, same random stream): playing

@@ -74,7 +74,10 @@ class OutcomeMixin:
             self._reveal_as_leaving(s)
             p.lost_turn = self.turn
             self.leaving.append(s)
-            self._log("loses", seat=s, identity=p.identity.name, reason=reason)
+            if self.social is None:
+                self._log("loses", seat=s, identity=p.identity.name, reason=reason)
+            else:
+                self._log("loses", seat=s, role=self.social.role(s), reason=reason)
         if window_open:
             return                  # they leave with the players already leaving
         if not self._leaving_objects():
@@ -94,7 +97,11 @@ class OutcomeMixin:
     def _reveal_as_leaving(self, seat: int) -> None:
         """CR 702.187a/g, 907.9: a losing or leaving player's face-down identity is
         turned face up and shown to all (not an unveil: X becomes 0, CR 702.187e);
-        a non-Leader one counts as revealed for Undercover (TR7.7)."""
+        a non-Leader one counts as revealed for Undercover (TR7.7).  In Throne
+        Magic the player's Role card is revealed ("Leaving the Game")."""
+        if self.social is not None:
+            self.social.reveal(self, seat)
+            return
         idc = self.players[seat].identity
         if not idc.face_up:
             idc.face_up = True
@@ -152,8 +159,9 @@ class OutcomeMixin:
             self._reveal_as_leaving(s)
             p.has_lost = True
             self.n_alive -= 1
-            p.last_role = p.identity.role
-            p.last_team = team_of(p.identity.role)
+            if p.identity is not None:
+                p.last_role = p.identity.role
+                p.last_team = team_of(p.identity.role)
         self._leave_game(seats)
         self._refresh_statics()
         for s in seats:
@@ -263,6 +271,8 @@ class OutcomeMixin:
                 a.attacking_obj = None
         self.combat_attackers = [a for a in self.combat_attackers if a.attacking >= 0 and a not in gone]
         for q in self.players:
+            if q.identity is None:
+                continue
             pile = q.identity.data.get("dream")
             if pile:
                 q.identity.data["dream"] = [(o, c) for o, c in pile if o not in left]
@@ -339,8 +349,13 @@ class OutcomeMixin:
         "can't lose" (TR6.3); then the Assassins win if one of them is still in the
         game (CR 907.7d), else a lone Traitor wins (CR 907.7f); the Leader team
         wins once every Assassin and Traitor has left (TR6.6).  Wins are shared by
-        eliminated teammates through their last-known team (TR7.4)."""
+        eliminated teammates through their last-known team (TR7.4).  Throne
+        Magic's check is its own (:meth:`ThroneMagic.check_end`, "Winning the
+        Game")."""
         if self.is_over:
+            return
+        if self.social is not None:
+            self.social.check_end(self)
             return
         alive = [p for p in self.players if not p.has_lost]
         roles = [p.identity.role for p in alive]
@@ -381,10 +396,14 @@ class OutcomeMixin:
 
     def _end_game_reveal(self) -> None:
         """CR 907.9: at the end of the game every face-down identity is revealed.
-        Nothing set aside by :meth:`lose` comes back: the game is over."""
-        for p in self.players:
-            if not p.identity.face_up:
-                p.identity.known_by = set(range(self.n))
-        self._log("reveal_all", identities=[p.identity.name for p in self.players])
+        Nothing set aside by :meth:`lose` comes back: the game is over.  Throne
+        Magic shows every Role card (:meth:`ThroneMagic.end_reveal`)."""
+        if self.social is not None:
+            self.social.end_reveal(self)
+        else:
+            for p in self.players:
+                if not p.identity.face_up:
+                    p.identity.known_by = set(range(self.n))
+            self._log("reveal_all", identities=[p.identity.name for p in self.players])
         self.decision = None
         self.suspended = None

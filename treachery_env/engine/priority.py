@@ -113,7 +113,9 @@ class PriorityMixin:
                 and p.commander.cost + 2 * p.commander_casts <= avail):
             opts.append((L.COMMANDER, ("commander", 0)))
         idc = p.identity
-        if not idc.face_up and idc.unveil_cost is not None:
+        if idc is None:         # no identity card (Throne Magic): no unveil, no identity ability
+            pass
+        elif not idc.face_up and idc.unveil_cost is not None:
             cost = idc.unveil_cost
             # The Quellmaster's reduction (never negative) is looked up only when it matters, as in _can_act
             if ((cost.mana <= avail or cost.mana - IA.cost_reduction(self, seat) <= avail)
@@ -168,8 +170,10 @@ class PriorityMixin:
             if tok[name] and self._token_ability_ok(seat, name, avail, False):
                 return True
         idc = p.identity
-        card = idc.identity if idc.copy_of is None else idc.copy_of     # IdentityCard.card, read directly
-        if idc.face_up:
+        card = None if idc is None else idc.identity if idc.copy_of is None else idc.copy_of   # IdentityCard.card
+        if card is None:        # no identity card (Throne Magic)
+            pass
+        elif idc.face_up:
             impl = IA.IMPLEMENTATIONS.get(card.name)        # (IdentityCard.name)
             if impl is not None and impl.activated and IA.can_activate(self, seat):
                 return True

@@ -50,12 +50,15 @@ class ReplayMixin:
             "turn": self.turn, "active": self.active, "phase": self.phase, "over": self.is_over,
             "winners": sorted(self.winners),
             "players": [{
-                "life": p.life, "lost": p.has_lost, "identity": p.identity.name, "face_up": p.identity.face_up,
+                "life": p.life, "lost": p.has_lost,
+                **({"identity": p.identity.name, "face_up": p.identity.face_up,
+                    "counters": dict(p.identity.counters)} if p.identity is not None else
+                   {"role": self.social.role(p.seat), "known_by": sorted(self.social.known_by[p.seat])}),
                 "hand": [c.name for c in p.hand], "library": [c.name for c in p.library],
                 "graveyard": [c.name for c in p.graveyard], "exile": [c.name for c in p.exile],
                 "lands": [p.lands, p.lands_tapped], "tokens": dict(p.tokens),
                 "creatures": [cr(c) for c in p.creatures], "commander": p.commander_zone,
-                "counters": dict(p.identity.counters), "cmd_damage": dict(p.cmd_damage),
+                "cmd_damage": dict(p.cmd_damage),
             } for p in self.players],
             "stack": [[it.kind, it.source, it.controller] for it in self.stack],
             "decision": None if self.decision is None else [self.decision.seat, self.decision.kind,

@@ -1,6 +1,7 @@
 """Starting the game (CR 103, 907.3-907.6): decks, the identity deck and its
 deal, opening hands, the first player, then the mulligans (CR 103.5, in
-:mod:`treachery_env.engine.mulligan`) or directly the first turn.
+:mod:`treachery_env.engine.mulligan`) or directly the first turn.  A Throne
+Magic game deals Role cards instead of identities (:mod:`.throne`).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from .. import identities as ids
 from ..cards import DECKS, deck_list
 from ..rules import Role
 from .state import IdentityCard
+from .throne import ThroneMagic
 
 __all__ = ["SetupMixin"]
 
@@ -24,6 +26,9 @@ class SetupMixin:
         rng = self.rng
         deck_names = list(cfg.decks) if cfg.decks is not None else [
             rng.choice(sorted(DECKS)) for _ in range(self.n)]
+        if cfg.game == "throne_magic":
+            self._setup_throne_magic(deck_names)
+            return
         # identity deck
         simple = cfg.variant == "simple_roles"
         if cfg.identities is not None:
@@ -43,15 +48,7 @@ class SetupMixin:
         # the identity deck's composition is public (TR2.3): cards per role, in Role order
         self.role_counts = tuple(sum(1 for c in deal if c.role == r) for r in Role)
         for seat, p in enumerate(self.players):
-            p.deck = deck_names[seat]
-            cmd, cards = deck_list(deck_names[seat], cfg.recommended_exclusions)
-            p.commander = cmd if cfg.commander else None
-            if not cfg.commander:
-                cards = cards + [cmd]
-            p.library = list(cards)
-            rng.shuffle(p.library)
-            p.life = cfg.life
-            p.max_hand_size = cfg.max_hand_size
+            self._deal_deck(p, deck_names[seat])
             idc = IdentityCard(self._new_uid(), deal[seat], seat)
             p.identity = idc
         leaders = [p for p in self.players if p.identity.role == Role.LEADER]
@@ -70,17 +67,54 @@ class SetupMixin:
             self._log("deal", to=[p.seat], seat=p.seat, identity=p.identity.name)
         for p in leaders:
             self._log("leader", seat=p.seat, identity=p.identity.name)
+        self._draw_opening_hands(hand_sizes)
+        self._refresh_statics()
+        # CR 907.6 / 314.3a: the Leader player starts; several -> random among them
+        starters = [p.seat for p in leaders] or [0]
+        self._begin(starters[0] if len(starters) == 1 else rng.choice(starters), hand_sizes)
+
+    def _setup_throne_magic(self, deck_names: list[str]) -> None:
+        """Starting a Throne Magic game: decks as in Treachery, then the Roles
+        are chosen and dealt (:meth:`ThroneMagic.deal`, "Choosing Role Cards for
+        the Game"); nobody holds an identity card.  The starting player is chosen
+        at random (CR 103.1; the Throne Magic text names none)."""
+        cfg = self.config
+        for seat, p in enumerate(self.players):
+            self._deal_deck(p, deck_names[seat])
+        self.social = ThroneMagic.deal(self)
+        hand_sizes = [cfg.starting_hand_size] * self.n
+        self._draw_opening_hands(hand_sizes)
+        self._begin(self.rng.randrange(self.n), hand_sizes)
+
+    def _deal_deck(self, p, deck_name: str) -> None:
+        """Give ``p`` the preset deck ``deck_name`` (commander in the command zone
+        with ``config.commander``, CR 903.6; else shuffled in), shuffled, with the
+        starting life and maximum hand size (CR 103.3-103.4)."""
+        cfg = self.config
+        p.deck = deck_name
+        cmd, cards = deck_list(deck_name, cfg.recommended_exclusions)
+        p.commander = cmd if cfg.commander else None
+        if not cfg.commander:
+            cards = cards + [cmd]
+        p.library = list(cards)
+        self.rng.shuffle(p.library)
+        p.life = cfg.life
+        p.max_hand_size = cfg.max_hand_size
+
+    def _draw_opening_hands(self, hand_sizes: list[int]) -> None:
+        """Each player draws their opening hand (CR 103.5), ``hand_sizes[seat]`` cards."""
         for p in self.players:
             for _ in range(hand_sizes[p.seat]):
                 if p.library:
                     p.hand.append(p.library.pop())
-        self._refresh_statics()
-        # CR 907.6 / 314.3a: the Leader player starts; several -> random among them
-        starters = [p.seat for p in leaders] or [0]
-        self.active = starters[0] if len(starters) == 1 else rng.choice(starters)
+
+    def _begin(self, first: int, hand_sizes: list[int]) -> None:
+        """``first`` takes the first turn, after the London mulligans when
+        ``config.mulligans`` is "london" (CR 103.5)."""
+        self.active = first
         self.order_seat = self.active
         self.turn = 0
-        if cfg.mulligans == "london":
+        if self.config.mulligans == "london":
             self._start_mulligans(hand_sizes)      # the first turn starts once every hand is kept
         else:
             self._start_turn(self.active)

@@ -29,26 +29,28 @@ class TreacheryMixin:
         """CR 314.7: a player controlling a face-up identity with the Leader type."""
         p = self.players[seat]
         idc = p.identity
-        return idc.face_up and idc.role == Role.LEADER and not p.has_lost
+        return idc is not None and idc.face_up and idc.role == Role.LEADER and not p.has_lost
 
     @cython.locals(self=GameState, p=Player, idc=IdentityCard)
     def role_player(self, seat: int, role: Role) -> bool:
         """CR 314.7: ``seat`` controls a face-up identity of ``role``."""
         p = self.players[seat]
         idc = p.identity
-        return idc.face_up and idc.role == role
+        return idc is not None and idc.face_up and idc.role == role
 
     @cython.locals(self=GameState, pa=Player, pb=Player, ia=IdentityCard, ib=IdentityCard)
     def is_opponent(self, a: int, b: int) -> bool:
         """Whether ``b`` is an opponent of ``a`` (CR 907.7g, TR3.11): everyone is
         everyone's opponent while face down; face-up Leader and Guardians are
-        teammates, so are face-up Assassins; Traitors oppose everyone (CR 907.7f)."""
+        teammates, so are face-up Assassins; Traitors oppose everyone (CR 907.7f).
+        Players without identity cards (Throne Magic, a free-for-all) are all
+        each other's opponents (CR 102.3)."""
         if a == b:
             return False
         pa = self.players[a]
         pb = self.players[b]
         ia, ib = pa.identity, pb.identity
-        if not (ia.face_up and ib.face_up):
+        if ia is None or ib is None or not (ia.face_up and ib.face_up):
             return True
         ta = team_of(ia.role)
         return ta is _TRAITOR or ta != team_of(ib.role)
