@@ -12,9 +12,12 @@ from collections import Counter
 
 import pytest
 
-from treachery_env import GameConfig, env
+from treachery_env import GameConfig, cards, env
+from treachery_env import throne_cards as tc
 from treachery_env import throne_roles as tr
-from treachery_env.engine import Game
+from treachery_env.engine import DecisionKind, Game
+
+from identity_helpers import creature, give_priority, pass_until
 
 BASIC5 = tr.basic_roles(5)      # The King, The Usurper, both Bannermen, the Dragon
 
@@ -269,13 +272,26 @@ def check_throne_invariants(g: Game) -> None:
     """What holds between any two decisions of a Throne Magic game."""
     s = g.social
     assert sorted(s.roles) == sorted(s.role_set) and len(s.roles) == g.n
+    looked = {(e["seat"], e["other"]) for e in g.log if e["event"] == "look_at_role"}    # Throne of Visions
     for seat, p in enumerate(g.players):
         assert p.identity is None
         known = s.known_by[seat]
         if g.is_over or p.has_lost:
             assert known == set(range(g.n)), "revealed on leaving and at the end"
         else:
-            assert known == {seat}, "a Role is secret while its holder is in the game"
+            assert known == {seat} | {a for a, o in looked if o == seat}, \
+                "a Role is secret while its holder is in the game, but to who looked at it"
+    w = s.throne
+    if w is not None:
+        holders = [q.seat for q in g.players for x in q.attackables if x is w]
+        if w.controller >= 0:
+            assert holders == [w.controller] and not g.players[w.controller].has_lost
+            assert s.claimant(w.controller), "only a Claimant controls the Throne"
+        else:
+            assert holders == []
+        for a in g.combat_attackers:
+            if a.attacking_obj is w and w.controller < 0:
+                assert a.attacking == g.n, "attacking the Throne in the middle: no defending player"
     if g.is_over:
         in_game = [not p.has_lost for p in g.players]
         if g.truncated:
@@ -308,3 +324,223 @@ def test_random_throne_magic_games_keep_the_invariants(method):
             check_throne_invariants(g)
         ended += not g.truncated
     assert ended >= 4, f"only {ended} of 12 games ended before the turn limit"
+
+
+# ----------------------------------------------------------------------------- the Throne
+# Seat 0 the Dragon (a Claimant), 1 the Wizard (not), 2 The Usurper (a Claimant), 3 the Usurper's Bannerman:
+# a Sculpted set without The King, so the Throne starts in the middle.
+NO_KING = ["Dragon", "Wizard", "The Usurper", "Usurper's Bannerman"]
+
+
+def throne_game(deal, throne_name: str = "Throne of Wisdom", **kw) -> Game:
+    """A Throne Magic game with ``deal`` seated as given and the Throne ``throne_name``,
+    at seat 0's precombat main phase: hands, lands and creatures cleared; every seat
+    holds a Shock and an untapped land so that it is asked at its priorities."""
+    n = len(deal)
+    g = Game(throne(num_players=n, throne_roles=list(deal) if sorted(deal) != sorted(tr.basic_roles(n)) else "basic",
+                    throne_deal=list(deal), throne=throne_name, decks=["aggro"] * n, **kw), seed=0)
+    g.queue.clear()
+    g.pending_triggers = []
+    g.stack = []
+    g.active = g.order_seat = 0
+    g.phase = "main1"
+    for p in g.players:
+        p.hand = [cards.card("Shock")]
+        p.lands, p.lands_tapped = 1, 0
+        p.creatures = []
+    give_priority(g, 0)
+    return g
+
+
+def attack_throne(g: Game, *creatures) -> None:
+    """Seat 0 attacks the Throne with ``creatures``, then finishes declaring."""
+    pass_until(g, lambda g: g.decision is not None and g.decision.kind == DecisionKind.ATTACKER)
+    for c in creatures:
+        g.step(g.target_action(0, ("c", c)))
+        assert g.decision.kind == DecisionKind.DEFENDER
+        g.step(g.attackable_action(0, g.social.throne))
+    g.step(g.layout.PASS)
+
+
+def to_take(g: Game) -> None:
+    """PASS until a Throne decision (YES_NO) is pending."""
+    pass_until(g, lambda g: g.decision is not None and g.decision.kind == DecisionKind.YES_NO)
+
+
+def test_the_king_starts_controlling_the_throne_and_without_him_it_is_in_the_middle():
+    """"Throne Cards": one Throne per game; The King, if in the game, begins controlling it
+    (in his attackables, public); otherwise no one controls it."""
+    g = Game(throne(throne_deal=BASIC5, throne="Throne of Power"), seed=0)
+    king = seat_of(g, "The King")
+    w = g.social.throne
+    assert (w.kind, w.name, w.controller) == ("throne", "Throne of Power", king)
+    assert [p.attackables for p in g.players] == [[w] if s == king else [] for s in range(5)]
+    assert [e for e in g.log if e["event"] == "throne"] == [
+        {"turn": 0, "event": "throne", "name": "Throne of Power", "controller": king, "to": None}]
+    g = Game(throne(num_players=4, throne_roles=NO_KING), seed=0)
+    assert g.social.throne.controller == -1 and not any(p.attackables for p in g.players)
+    assert g.social.throne.name in {c.name for c in tc.thrones()}
+
+
+def test_the_throne_is_drawn_at_random_from_the_seed():
+    names = Counter(Game(throne(), seed=s).social.throne.name for s in range(40))
+    assert len(names) >= 5
+    assert Game(throne(), seed=11).social.throne.name == Game(throne(), seed=11).social.throne.name
+
+
+def test_the_king_chooses_the_throne_before_the_first_turn():
+    """"Choosing a Throne Card for the Game": The King chooses; the choice is a decision of
+    his seat among the 7 Thrones (public anyway: he starts controlling it)."""
+    g = Game(throne(throne_deal=BASIC5, throne="king"), seed=0)
+    king = seat_of(g, "The King")
+    d = g.decision
+    assert (d.seat, d.kind, g.turn) == (king, DecisionKind.MODE, 0)
+    assert d.labels == [c.name for c in tc.thrones()]
+    g.step(g.layout.CHOICE + 2)
+    assert g.social.throne.name == tc.thrones()[2].name and g.social.throne.controller == king
+    assert g.decision is not None and g.decision.kind == DecisionKind.PRIORITY
+
+
+@pytest.mark.parametrize("kw,match", [
+    ({"throne": "king", "throne_roles": "random"}, r"GameConfig\.throne: The King chooses the Throne only when"),
+    ({"throne": "king", "num_players": 4, "throne_roles": NO_KING}, r"GameConfig\.throne: .*only when The King is in"),
+    ({"throne": "Throne of Nothing"}, r"GameConfig\.throne: unknown Throne Magic throne 'Throne of Nothing'"),
+    ({"throne": 3}, r"GameConfig\.throne: must be 'random', 'king' or a Throne's name"),
+])
+def test_bad_throne_choices_are_refused(kw, match):
+    with pytest.raises(ValueError, match=match):
+        throne(**kw)
+    with pytest.raises(ValueError, match=r"GameConfig\.throne: is a Throne Magic option"):
+        GameConfig(throne="king")
+
+
+def test_a_claimant_takes_an_uncontrolled_throne_by_combat_damage_without_revealing():
+    """"Attacking the Throne": uncontrolled, it is attacked with no defending player (nobody
+    blocks); "Taking the Throne": combat damage lets the source's controller, a Claimant,
+    take it, without revealing the Role and without the stack."""
+    g = throne_game(NO_KING)
+    bear = creature(g, 0, "Grove Bear")
+    w = g.social.throne
+    assert g.attackable_action(0, w) == g.layout.walker(4, 0)        # the reserved row: the middle
+    attack_throne(g, bear)
+    assert (bear.attacking, bear.attacking_obj) == (4, w)
+    to_take(g)
+    assert not [e for e in g.log if e["event"] == "blocks"]
+    d = g.decision
+    assert d.seat == 0 and sorted(g.legal_actions()) == [g.layout.PASS, g.layout.CHOICE]
+    g.step(g.layout.CHOICE)
+    assert w.controller == 0 and g.players[0].attackables == [w]
+    assert [e["why"] for e in g.log if e["event"] == "throne_control"] == ["taken"]
+    assert g.social.known_by[0] == {0} and not [e for e in g.log if e["event"] == "reveal_role"]
+
+
+def test_a_non_claimant_is_asked_the_same_and_cannot_take_the_throne():
+    """"Controlling the Throne": a non-Claimant puts it in the middle ("non-Claimants cannot
+    lie and take the Throne"); being asked is the same two-option decision a Claimant gets,
+    so it reveals nothing."""
+    g = throne_game(["Wizard", "Dragon", "The Usurper", "Usurper's Bannerman"])
+    bear = creature(g, 0, "Grove Bear")
+    attack_throne(g, bear)
+    to_take(g)
+    assert g.decision.seat == 0 and sorted(g.legal_actions()) == [g.layout.PASS, g.layout.CHOICE]
+    g.step(g.layout.CHOICE)
+    assert g.social.throne.controller == -1 and not any(p.attackables for p in g.players)
+
+
+def test_combat_damage_to_a_controlled_throne_dethrones_its_controller_whoever_deals_it():
+    """The controller blocks for it as for a planeswalker ("Attacking the Throne"); once dealt
+    combat damage, it goes to the source's controller if a Claimant takes it, else to the
+    middle ("Controlling the Throne")."""
+    deal = ["Wizard", "The King", "The Usurper", "King's Bannerman", "Dragon"]
+    g = throne_game(deal)
+    w = g.social.throne
+    assert w.controller == 1
+    bear = creature(g, 0, "Grove Bear")
+    creature(g, 1, "Grove Bear")
+    attack_throne(g, bear)
+    assert bear.attacking == 1                  # The King is the defending player
+    pass_until(g, lambda g: g.decision.kind in (DecisionKind.BLOCKER, DecisionKind.YES_NO))
+    assert g.decision.kind == DecisionKind.BLOCKER and g.decision.seat == 1
+    g.step(g.layout.PASS)                       # The King does not block
+    to_take(g)
+    g.step(g.layout.PASS)                       # the Wizard declines (it could not take it anyway)
+    assert w.controller == -1 and g.players[1].attackables == []
+    assert [(e["why"], e["previous"]) for e in g.log if e["event"] == "throne_control"] == [("declined", 1)]
+
+
+def test_a_blocked_attacker_deals_no_damage_to_the_throne_and_nothing_changes():
+    deal = ["Wizard", "The King", "The Usurper", "King's Bannerman", "Dragon"]
+    g = throne_game(deal)
+    bear = creature(g, 0, "Grove Bear")
+    wall = creature(g, 1, "Grove Bear")
+    attack_throne(g, bear)
+    pass_until(g, lambda g: g.decision.kind == DecisionKind.BLOCKER)
+    g.step(g.target_action(1, ("c", wall)))     # it blocks the one attacker (asked no further)
+    assert wall.blocking is bear
+    pass_until(g, lambda g: g.phase in ("combat_end", "main2"))
+    assert g.social.throne.controller == 1 and not [e for e in g.log if e["event"] == "throne_control"]
+
+
+def test_only_combat_damage_affects_the_throne():
+    """"The Throne itself is unaffected by any game effect except combat damage ... it cannot
+    be targeted": no target spec finds it, and other damage does nothing."""
+    g = throne_game(["Wizard", "The King", "The Usurper", "King's Bannerman", "Dragon"])
+    w = g.social.throne
+    assert all(t != ("w", w) for t in g.target_candidates(0, {"type": "any"}))
+    assert all(t != ("w", w) for t in g.target_candidates(0, {"type": "permanent", "walkers": True}))
+    assert g.damage(0, ("w", w), 3) == 0 and w.controller == 1 and g.harm[0][1] == 0
+
+
+def test_an_abandoned_throne_goes_to_the_middle():
+    """"Abandoned Thrones": its controller leaving (not dealt combat damage at the same time)
+    leaves it uncontrolled."""
+    g = Game(throne(throne_deal=BASIC5), seed=0)
+    king = seat_of(g, "The King")
+    g.lose(king)
+    assert g.social.throne.controller == -1 and not any(p.attackables for p in g.players)
+    assert [(e["why"], e["previous"]) for e in g.log if e["event"] == "throne_control"] == [("abandoned", king)]
+
+
+def test_the_throne_of_the_ancient_kings_gains_life_per_player_at_its_controllers_upkeep():
+    """"Throne Abilities": at the beginning of its controller's upkeep, that player may gain 1
+    life for each player still in the game; the ability uses the stack."""
+    deal = ["The King", "The Usurper", "King's Bannerman", "Usurper's Bannerman", "Dragon"]
+    g = throne_game(deal, "Throne of the Ancient Kings")
+    g.lose(4)
+    life = g.players[0].life
+    pass_until(g, lambda g: g.active == 0 and g.phase == "upkeep" and g.turn > 1 and g.stack
+               or g.decision.kind == DecisionKind.YES_NO)
+    assert [it.key for it in g.stack] == ["throne"]
+    pass_until(g, lambda g: g.decision.kind == DecisionKind.YES_NO)
+    assert g.decision.seat == 0
+    g.step(g.layout.CHOICE)
+    assert g.players[0].life == life + 4
+
+
+def test_the_throne_of_visions_shows_its_controller_one_role_privately():
+    deal = ["The King", "The Usurper", "King's Bannerman", "Usurper's Bannerman", "Dragon"]
+    g = throne_game(deal, "Throne of Visions")
+    pass_until(g, lambda g: g.decision.kind == DecisionKind.TARGET and g.decision.seat == 0)
+    g.step(g.layout.PLAYER + g.rel(0, 2))
+    pass_until(g, lambda g: g.decision.kind == DecisionKind.YES_NO)
+    g.step(g.layout.CHOICE)
+    assert g.social.known_by[2] == {0, 2}
+    seen = [e for e in g.log if e["event"] == "look_at_role"]
+    assert seen == [{"turn": g.turn, "event": "look_at_role", "seat": 0, "other": 2, "role": "King's Bannerman", "to": [0]}]
+
+
+def test_a_clone_keeps_the_throne_one_object():
+    g = Game(throne(throne_deal=BASIC5), seed=0)
+    c = g.clone()
+    king = seat_of(g, "The King")
+    assert c.social.throne is c.players[king].attackables[0] and c.social.throne is not g.social.throne
+    c.lose(king)
+    assert g.social.throne.controller == king and c.social.throne.controller == -1
+
+
+def test_an_illegal_action_in_a_throne_magic_game_is_a_one_line_error_naming_the_legal_ones():
+    g = Game(throne(throne_deal=BASIC5, throne="king"), seed=0)
+    with pytest.raises(ValueError, match=r"illegal action 0 \(PASS 0\) for seat \d at 'choose the game's Throne'; "
+                                         r"legal: \d+: CHOICE 0; .*CHOICE 6") as e:
+        g.step(0)
+    assert "\n" not in str(e.value)

@@ -153,6 +153,11 @@ class GameConfig:
             name per seat, in seat order, instead of a shuffled deal; the set
             must be the one ``throne_roles`` gives ("basic" or a Sculpted
             list; "random" is refused).  None (default): shuffled.
+        throne: Throne Magic's Throne ("Choosing a Throne Card for the
+            Game"): "random" (default; drawn from the game's seed), "king"
+            (The King chooses it before the first turn: The King must be in
+            the game, so ``throne_roles`` is "basic" or a Sculpted list naming
+            The King) or a Throne's name (the one the players agreed on).
     """
 
     num_players: int = 5
@@ -176,6 +181,7 @@ class GameConfig:
     game: str = "treachery"
     throne_roles: str | tuple[str, ...] = "basic"
     throne_deal: tuple[str, ...] | None = None
+    throne: str = "random"
 
     def __post_init__(self) -> None:
         # not fields: whether the pool / talk were left to the default (``replace`` then resolves them anew)
@@ -321,8 +327,10 @@ class GameConfig:
         if self.game == "throne_magic":
             self._validate_throne()     # the identity fields are Treachery's: checked there instead
             return
-        if self.throne_roles != "basic" or self.throne_deal is not None:
-            which = "throne_deal" if self.throne_deal is not None else "throne_roles"
+        changed = [f for f, default in (("throne_roles", "basic"), ("throne_deal", None), ("throne", "random"))
+                   if getattr(self, f) != default]
+        if changed:
+            which = changed[0]
             bad(which, f"is a Throne Magic option; pass game='throne_magic' to play it (this game is "
                 f"{self.game!r}), got {getattr(self, which)!r}")
         if not isinstance(self.commander, bool):
@@ -470,6 +478,22 @@ class GameConfig:
             if sorted(deal) != sorted(want):
                 bad("throne_deal", f"deals {sorted(deal)} but throne_roles={method!r} gives the Roles "
                     f"{sorted(want)}; a fixed deal seats the game's own Roles")
+        from . import throne_cards as tc
+        if not isinstance(self.throne, str):
+            bad("throne", f"must be 'random', 'king' or a Throne's name, got {self.throne!r}")
+        if self.throne == "king":
+            if method == "random":
+                bad("throne", "The King chooses the Throne only when The King is in the game; the Random "
+                    "method may leave him out: use throne_roles 'basic' or a Sculpted list with The King")
+            try:
+                tc.throne_candidates("king", tr.basic_roles(n) if method == "basic" else list(method))
+            except ValueError as e:
+                bad("throne", str(e))
+        elif self.throne != "random":
+            try:
+                tc.get("throne", self.throne)
+            except ValueError as e:
+                bad("throne", f"{e} (or 'random', 'king')")
 
     def _shortfall(self, rarities: tuple[str, ...], dist: dict[Role, int]) -> tuple[Role, int, int] | None:
         """The first role of ``dist`` that the implemented, unbanned identities

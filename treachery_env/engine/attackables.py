@@ -88,6 +88,8 @@ class AttackablesMixin:
         restrict attacks on that *player* only, as CR wording does: the
         player's planeswalkers can still be attacked on their own (CR 506.3)."""
         c = w.controller
+        if c < 0:       # Throne Magic's uncontrolled Throne, in the middle of the table: anyone may
+            return w.kind == "throne" and self.social is not None and self.social.throne is w
         return (c != seat and not self.players[c].has_lost and w in self.players[c].attackables
                 and self.is_opponent(seat, c))
 
@@ -98,11 +100,17 @@ class AttackablesMixin:
         for p in self.players:
             if p.attackables and p.seat != seat:
                 out.extend(w for w in p.attackables if self.can_attack_object(seat, w))
+        social = self.social
+        if social is not None and social.throne is not None and social.throne.controller < 0:
+            out.append(social.throne)       # uncontrolled: "no defending player" ("Attacking the Throne")
         return out
 
     def attackable_action(self, viewer: int, w: Attackable) -> int | None:
         """The WALKER action index that names ``w`` for ``viewer`` (attack it,
-        target it), or None if its slot is beyond :data:`MAX_WALKERS`."""
+        target it), or None if its slot is beyond :data:`MAX_WALKERS`.  An uncontrolled
+        one (Throne Magic's Throne) is slot 0 of the reserved row (relative seat ``n``)."""
+        if w.controller < 0:
+            return self.layout.walker(self.n, 0)
         slot = self.players[w.controller].attackables.index(w)
         return self.layout.walker(self.rel(viewer, w.controller), slot) if slot < MAX_WALKERS else None
 
@@ -113,6 +121,8 @@ class AttackablesMixin:
         w = a.attacking_obj
         if w is None:
             return ("p", a.attacking)
+        if w.controller < 0:        # the uncontrolled Throne (it never leaves play)
+            return ("w", w)
         return ("w", w) if w in self.players[w.controller].attackables else None
 
     # ------------------------------------------------------------------ loyalty abilities

@@ -111,7 +111,8 @@ class CombatMixin:
         """``c`` attacks ``defender``: a seat, or an attackable permanent whose
         controller becomes the defending player (CR 506.2, 508.1b)."""
         if isinstance(defender, Attackable):
-            c.attacking = defender.controller
+            # an uncontrolled permanent (Throne Magic's Throne in the middle): no defending player, n
+            c.attacking = defender.controller if defender.controller >= 0 else self.n
             c.attacking_obj = defender
         else:
             c.attacking = defender
@@ -253,6 +254,12 @@ class CombatMixin:
             elif dealt and tgt[0] == "w":
                 walkers[tgt[1].uid] = walkers.get(tgt[1].uid, 0) + dealt
                 named[tgt[1].uid] = tgt[1]
+        social = self.social
+        if social is not None and social.throne is not None and social.throne.uid in walkers:
+            # "Taking the Throne": each controller of a source of combat damage to it, APNAP order
+            throne = social.throne
+            by = {src.controller for src, tgt, amt in events if tgt[0] == "w" and tgt[1] is throne}
+            self._push_front([("throne_take", [s for s in self._apnap() if s in by])])
         if events:
             extra = {"to_planeswalkers": {str(k): v for k, v in sorted(walkers.items())},
                      "planeswalkers": {str(w.uid): [w.name, w.controller] for w in named.values()},

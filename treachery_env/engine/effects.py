@@ -21,6 +21,8 @@ class EffectsMixin:
         n = e.get("n", 0)
         if n == "X":
             n = item.x
+        elif n == "players":        # Throne Magic: the number of players still in the game
+            n = self.n_alive
         t = e.get("t")
         tgt = None
         if t == "self":
@@ -91,6 +93,8 @@ class EffectsMixin:
             tgt[1].stun += n
         elif op == "discard":
             self._push_front([("discard", tgt[1], n, seat)])
+        elif op == "look_at_role":  # Throne Magic (Throne of Visions): the Role card of a player
+            self.social.look(self, seat, tgt[1])
         elif op == "fog":           # prevent all combat damage that would be dealt this turn (CR 615)
             self.turn_effects["fog"] = True
             self._log("fog", seat=seat)
@@ -214,9 +218,15 @@ class EffectsMixin:
             if combat and source_creature is not None and source_creature.is_commander:
                 p.cmd_damage[source_creature.owner] = p.cmd_damage.get(source_creature.owner, 0) + amount
         elif kind == "w":           # CR 120.3c: damage to a planeswalker removes loyalty counters
-            if obj not in self.players[obj.controller].attackables:
+            if obj.kind == "throne":
+                # "The Throne itself is unaffected by any game effect except combat damage", which
+                # has no effect on it but its taking (ThroneMixin._op_throne_take, after combat damage)
+                if not combat:
+                    return 0
+            elif obj not in self.players[obj.controller].attackables:
                 return 0
-            obj.loyalty -= amount
+            else:
+                obj.loyalty -= amount
         else:
             if obj not in self.players[obj.controller].creatures:
                 return 0
@@ -226,7 +236,7 @@ class EffectsMixin:
         self._dirty = True
         if source_seat >= 0:
             victim = obj if kind == "p" else obj.controller
-            if victim != source_seat:
+            if victim != source_seat and victim >= 0:
                 self.harm[source_seat][victim] += amount
         if source_creature is not None and source_creature.has("lifelink"):
             self.gain_life(source_creature.controller, amount)

@@ -64,6 +64,7 @@ from .mulligan import MulliganMixin
 from .outcome import OutcomeMixin
 from .replay import ReplayMixin
 from .talk import TalkMixin, TalkState
+from .throne import ThroneMixin
 
 __all__ = ["Game"]
 
@@ -115,7 +116,7 @@ def _gather(*mixins: type) -> Callable[[type], type]:
 
 @_gather(SetupMixin, TreacheryMixin, CostsMixin, TurnMixin, PriorityMixin, StackMixin, TargetsMixin, TriggersMixin,
          CombatMixin, AttackablesMixin, ZonesMixin, EffectsMixin, StateBasedMixin, MulliganMixin, OutcomeMixin,
-         ReplayMixin, TalkMixin)
+         ReplayMixin, TalkMixin, ThroneMixin)
 class Game(GameState):
     """A Treachery game.  See the module docstring for the model.  Its methods
     come from the rules mixins (``SetupMixin`` ... ``TalkMixin``, gathered into
@@ -450,10 +451,17 @@ class Game(GameState):
         """The error :meth:`step` raises for ``a``, not legal at ``d``: it names the action
         and lists the legal ones in words.  A method of its own: its generator cannot use
         the typed ``self`` of ``step``."""
-        legal = "; ".join(f"{x}: {self.describe_action(x)}" for x, _ in d.options[:12])
+        words = self.describe_action if self.social is None else self._block_words
+        legal = "; ".join(f"{x}: {words(x)}" for x, _ in d.options[:12])
         more = "" if len(d.options) <= 12 else f"; ... ({len(d.options)} legal in all)"
-        what = self.describe_action(a) if 0 <= a < self.layout.size else "outside the action space"
+        what = words(a) if 0 <= a < self.layout.size else "outside the action space"
         return ValueError(f"illegal action {a} ({what}) for seat {d.seat} at '{d.prompt}'; legal: {legal}{more}")
+
+    def _block_words(self, a: int) -> str:
+        """``a`` as its action block and index (``"CHOICE 0"``): the illegal-action error's words
+        in a game whose text is not built yet (Throne Magic, docs/throne_magic.md step 4)."""
+        block, i, _ = self.layout.decode(a)
+        return f"{block} {i}"
 
     def legal_action_mask(self) -> np.ndarray:
         """int8 vector of shape ``(layout.size,)``: 1 where the action is legal for

@@ -267,8 +267,12 @@ class OutcomeMixin:
                 c.blocking.blocked_by.remove(c)
         for a in self.combat_attackers:
             if a.attacking in left:
-                a.attacking = -1
-                a.attacking_obj = None
+                w = a.attacking_obj
+                if w is not None and w.kind == "throne":
+                    a.attacking = self.n        # the Throne stays, abandoned: attacked, undefended
+                else:
+                    a.attacking = -1
+                    a.attacking_obj = None
         self.combat_attackers = [a for a in self.combat_attackers if a.attacking >= 0 and a not in gone]
         for q in self.players:
             if q.identity is None:
@@ -282,7 +286,10 @@ class OutcomeMixin:
             for c in list(self.players[s].creatures):
                 self._leave_battlefield(c, "exile")   # not theirs, still theirs: exiled (step 3)
             for w in list(self.players[s].attackables):
-                self._attackable_leaves(w, "exile")   # a planeswalker of another's they cast
+                if w.kind == "throne":
+                    self._throne_to(-1, "abandoned")    # "Abandoned Thrones": to the middle
+                else:
+                    self._attackable_leaves(w, "exile")   # a planeswalker of another's they cast
         for s in seats:
             p = self.players[s]
             # shields the player created last until their turn would have begun (CR 800.4k, _start_turn)

@@ -67,6 +67,8 @@ class ReplayMixin:
         if any(p.attackables for p in self.players):   # games without planeswalkers keep their digests
             out["attackables"] = [[[w.uid, w.kind, w.name, w.owner, w.loyalty, w.used_turn] for w in p.attackables]
                                   for p in self.players]
+        if self.social is not None and self.social.throne is not None:     # Throne Magic's Throne
+            out["throne"] = [self.social.throne.name, self.social.throne.controller]
         if self.talk_on:        # the silent game keeps the summary (and digests) it had before talk
             t = self.talk
             out["talk"] = {"messages": [[m.turn, m.speaker, m.kind, m.subject, None if m.role is None else int(m.role)]

@@ -77,14 +77,15 @@ class SetupMixin:
         """Starting a Throne Magic game: decks as in Treachery, then the Roles
         are chosen and dealt (:meth:`ThroneMagic.deal`, "Choosing Role Cards for
         the Game"); nobody holds an identity card.  The starting player is chosen
-        at random (CR 103.1; the Throne Magic text names none)."""
+        at random (CR 103.1; the Throne Magic text names none); then the Throne
+        (:meth:`ThroneMixin._choose_throne`, which begins the game)."""
         cfg = self.config
         for seat, p in enumerate(self.players):
             self._deal_deck(p, deck_names[seat])
         self.social = ThroneMagic.deal(self)
         hand_sizes = [cfg.starting_hand_size] * self.n
         self._draw_opening_hands(hand_sizes)
-        self._begin(self.rng.randrange(self.n), hand_sizes)
+        self._choose_throne(self.rng.randrange(self.n), hand_sizes)
 
     def _deal_deck(self, p, deck_name: str) -> None:
         """Give ``p`` the preset deck ``deck_name`` (commander in the command zone

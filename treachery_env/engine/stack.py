@@ -210,6 +210,8 @@ class StackMixin:
             self._push_front(ops)
         elif item.kind == "ability" and item.key in TOKEN_ABILITIES:
             self._resolve_token_ability(item)
+        elif item.key == "throne":          # Throne Magic: the Throne's triggered ability
+            self._resolve_throne_ability(item)
         else:
             IA.resolve(self, item)
 

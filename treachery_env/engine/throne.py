@@ -15,8 +15,18 @@ identity layer's per-player reads find nothing to do: no unveil or identity
 options, no Leader, and every other player an opponent (a free-for-all,
 CR 102.3 as CR 907.7g's face-down case reads).
 
-Not built yet (``docs/throne_magic.md``, order of work): the Throne itself
-(attacking, taking and abandoning it, its ability), the creatures' two
+The Throne ("Throne Cards" to "Abandoned Thrones") is an
+:class:`~treachery_env.engine.state.Attackable` of kind ``"throne"``: in its
+controller's ``Player.attackables`` while controlled (attacked, blocked for and
+named by action like a planeswalker), with ``controller == -1`` and in no list
+while uncontrolled ("in the middle of the table": the WALKER action block's
+reserved row, and creatures attacking it have ``attacking == n``, no defending
+player).  Only combat damage affects it: no target spec finds it, damage from
+anything else does nothing, and it has no loyalty.  :class:`ThroneMixin` holds
+the engine's side: the Throne's choice, taking it after combat damage, its
+abandonment and its upkeep ability.
+
+Not built yet (``docs/throne_magic.md``, order of work): the creatures' two
 Throne abilities, Holdings, Seasons, the Draft method, and the observation,
 view, text and environment of the mode.
 """
@@ -25,10 +35,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import throne_cards as tc
 from .. import throne_roles as tr
-from .state import StateRecord
+from .state import Attackable, Decision, DecisionKind, StackItem, StateRecord
 
-__all__ = ["ThroneMagic"]
+__all__ = ["ThroneMagic", "ThroneMixin"]
 
 
 class ThroneMagic(StateRecord):
@@ -43,9 +54,11 @@ class ThroneMagic(StateRecord):
         known_by: per seat, the set of seats that know its Role (itself at the
             deal; every seat once it is revealed).
         method: how the Roles were chosen: "basic", "random" or "sculpted".
+        throne: the game's Throne (an :class:`Attackable` of kind "throne";
+            None until chosen: The King's choice comes before the first turn).
     """
 
-    __slots__ = ("roles", "role_set", "known_by", "method")
+    __slots__ = ("roles", "role_set", "known_by", "method", "throne")
 
     def __init__(self, roles: list[str], method: str):
         order = {n: i for i, n in enumerate(tr.names())}
@@ -53,6 +66,11 @@ class ThroneMagic(StateRecord):
         self.role_set = tuple(sorted(roles, key=order.__getitem__))
         self.known_by = [{s} for s in range(len(roles))]
         self.method = method
+        self.throne = None
+
+    def claimant(self, seat: int) -> bool:
+        """Whether ``seat``'s Role has the type Claimant (hidden: only the engine's rules ask)."""
+        return tr.get(self.roles[seat]).claimant
 
     @classmethod
     def deal(cls, game) -> "ThroneMagic":
@@ -89,6 +107,13 @@ class ThroneMagic(StateRecord):
         """``seat``'s Role name (hidden information: callers show it only to the seats in ``known_by``)."""
         return self.roles[seat]
 
+    def look(self, game, seat: int, other: int) -> None:
+        """``seat`` looks at ``other``'s Role card (Throne of Visions): known to them
+        from now on, told privately (``look_at_role``)."""
+        if seat not in self.known_by[other]:
+            self.known_by[other].add(seat)
+        game._log("look_at_role", to=[seat], seat=seat, other=other, role=self.roles[other])
+
     def reveal(self, game, seat: int) -> None:
         """"Leaving the Game": a player who leaves reveals their Role card; logged
         once (``reveal_role``), when it becomes known to all."""
@@ -113,3 +138,119 @@ class ThroneMagic(StateRecord):
         for known in self.known_by:
             known.update(range(game.n))
         game._log("reveal_all", roles=list(self.roles))
+
+
+class ThroneMixin:
+    """The Throne on the engine ("Throne Cards" to "Abandoned Thrones"): methods of
+    :class:`~treachery_env.engine.game.Game`, active only in a Throne Magic game."""
+
+    # ------------------------------------------------------------------ choosing it
+    def _choose_throne(self, first: int, hand_sizes: list[int]) -> None:
+        """"Choosing a Throne Card for the Game", after the deal: the Throne named by
+        ``config.throne``, one drawn at random, or The King's choice (a decision of
+        The King's seat among the 7 Thrones, CHOICE + i; public: The King starts
+        controlling the Throne, so his seat is public anyway).  Then the game begins
+        (``Game._begin``)."""
+        cfg = self.config
+        names = [c.name for c in tc.thrones()]
+        if cfg.throne == "king":
+            king = self.social.roles.index("The King")
+            L = self.layout
+            self.decision = Decision(king, DecisionKind.MODE, [(L.CHOICE + k, nm) for k, nm in enumerate(names)],
+                                     "_h_choose_throne", (first, hand_sizes), "choose the game's Throne", names)
+            return
+        self._place_throne(self.rng.choice(names) if cfg.throne == "random" else cfg.throne)
+        self._begin(first, hand_sizes)
+
+    def _h_choose_throne(self, ctx: tuple, name: str) -> None:
+        """The King chose the Throne ``name``; the game begins."""
+        self._place_throne(name)
+        self._begin(*ctx)
+
+    def _place_throne(self, name: str) -> None:
+        """The Throne ``name`` enters: controlled by The King if he is in the game
+        ("Throne Cards"), else uncontrolled.  Logged publicly (``throne``)."""
+        social = self.social
+        roles = social.roles
+        king = roles.index("The King") if "The King" in roles else -1
+        w = Attackable(self._new_uid(), "throne", None, -1, king, 0, self.turn, name=name)
+        social.throne = w
+        if king >= 0:
+            self.players[king].attackables.append(w)
+        self._log("throne", name=name, controller=king)
+
+    # ------------------------------------------------------------------ control
+    def _throne_to(self, seat: int, why: str) -> None:
+        """The Throne goes to ``seat`` (``-1``: the middle of the table, uncontrolled);
+        logged publicly (``throne_control``, with ``why``: "taken", "declined",
+        "abandoned")."""
+        w = self.social.throne
+        old = w.controller
+        if old >= 0:
+            self.players[old].attackables.remove(w)
+        w.controller = seat
+        w.base_controller = seat
+        if seat >= 0:
+            self.players[seat].attackables.append(w)
+        self._log("throne_control", seat=seat, previous=old, why=why, name=w.name)
+
+    def _op_throne_take(self, seats: list[int]) -> None:
+        """"Taking the Throne" / "Controlling the Throne": the Throne was dealt combat
+        damage by sources of ``seats`` (APNAP order).  Each still in the game, in
+        turn, chooses to take it (CHOICE + 0) or not (PASS).  Every one of them gets
+        this same two-option decision, so that being asked reveals nothing; taking
+        it works only for a Claimant, whose Role stays secret; for anyone else the
+        choice puts it in the middle as declining does ("non-Claimants cannot lie and
+        take the Throne").  The first Claimant who takes it controls it and no one
+        after is asked; if nobody takes it, it goes to the middle, uncontrolled.
+        It does not use the stack."""
+        seats = [s for s in seats if not self.players[s].has_lost and s not in self.leaving]
+        if not seats:
+            if self.social.throne.controller >= 0:
+                self._throne_to(-1, "declined")
+            return
+        L = self.layout
+        self.decision = Decision(seats[0], DecisionKind.YES_NO, [(L.CHOICE, True), (L.PASS, False)],
+                                 "_h_throne_take", (seats[0], seats[1:]),
+                                 "take the Throne (only a Claimant can; otherwise it goes to the middle), or PASS")
+
+    def _h_throne_take(self, ctx: tuple, take: bool) -> None:
+        seat, rest = ctx
+        if take and self.social.claimant(seat):
+            if self.social.throne.controller != seat:
+                self._throne_to(seat, "taken")
+            return
+        self._push_front([("throne_take", rest)])
+
+    # ------------------------------------------------------------------ its ability
+    def _throne_upkeep(self) -> None:
+        """"Throne Abilities": at the beginning of its controller's upkeep the
+        Throne's ability triggers (on the stack; it may be countered like any
+        ability).  Its data: :mod:`treachery_env.throne_cards`."""
+        w = self.social.throne
+        if w is None or w.controller != self.active or self.players[self.active].has_lost:
+            return
+        ab = tc.get("throne", w.name).ability
+        if ab is None or ab.trigger != "controller_upkeep":
+            return
+        trig = StackItem(self._new_uid(), "trigger", w.controller, source=w.name, key="throne")
+        trig.data["card"] = ("throne", w.name)
+        if ab.targets:
+            trig.data["specs"] = [dict(t) for t in ab.targets]
+        self.pending_triggers.append(trig)
+
+    def _resolve_throne_ability(self, item: StackItem) -> None:
+        """Resolve a Throne's triggered ability: "may" abilities ask their player
+        first (YES_NO: CHOICE + 0 = yes, PASS = no)."""
+        ab = tc.get(*item.data["card"]).ability
+        if ab.optional:
+            L = self.layout
+            self.decision = Decision(item.controller, DecisionKind.YES_NO, [(L.CHOICE, True), (L.PASS, False)],
+                                     "_h_throne_may", item, f"{item.source}: {tc.get(*item.data['card']).text}")
+            return
+        self._push_front([("effect", item, dict(e)) for e in ab.effects])
+
+    def _h_throne_may(self, item: StackItem, yes: bool) -> None:
+        if yes:
+            ab = tc.get(*item.data["card"]).ability
+            self._push_front([("effect", item, dict(e)) for e in ab.effects])

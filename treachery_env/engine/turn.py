@@ -86,6 +86,8 @@ class TurnMixin:
         full = self.full_windows
         if ph == "upkeep":
             IA.fire_event(self, "upkeep", seat=self.active)
+            if self.social is not None:
+                self._throne_upkeep()       # Throne Magic: the Throne's ability ("Throne Abilities")
             self._fire_delayed("upkeep")
             if full:
                 self._open_priority()    # CR 503.1
