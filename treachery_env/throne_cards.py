@@ -35,11 +35,11 @@ TRIGGERS = ("controller_upkeep", "each_upkeep")
 "Throne Abilities"), or of each player's upkeep, for that player (Seasons, which no one
 controls and which "affect the entire table")."""
 
-NEW_PRIMITIVES = {"look_at_role": "the controller looks at the target player's Role card (Throne of Visions)",
-                  "lose_self": "the player the ability is about loses ``n`` life (Winter)"}
-"""Primitives Throne Magic adds, with what they do; its game mode runs them (planned, issue #16).
-An amount ``n`` may also be ``"players"``: the number of players still in the game (Throne of
-the Ancient Kings)."""
+NEW_PRIMITIVES = {"lose_self": "the player the ability is about loses ``n`` life (Winter)"}
+"""Primitives Throne Magic adds that the engine does not run yet, with what they do (Seasons:
+planned, issue #16).  ``look_at_role`` (Throne of Visions: the controller looks at the target
+player's Role card) and the amount ``n`` = ``"players"`` (the number of players still in the
+game, Throne of the Ancient Kings) are engine primitives (engine/effects.py)."""
 
 THRONE_METHODS = ("random", "king", "agreed")
 """The three ways of choosing the game's Throne ("Choosing a Throne Card for the Game"):
