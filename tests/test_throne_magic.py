@@ -544,3 +544,80 @@ def test_an_illegal_action_in_a_throne_magic_game_is_a_one_line_error_naming_the
                                          r"legal: \d+: CHOICE 0; .*CHOICE 6") as e:
         g.step(0)
     assert "\n" not in str(e.value)
+
+
+# ----------------------------------------------------------------------------- the creatures' two abilities
+KING_SECOND = ["Wizard", "The King", "The Usurper", "King's Bannerman", "Dragon"]
+KING_FIRST = ["The King", "Wizard", "The Usurper", "King's Bannerman", "Dragon"]
+
+
+def test_a_creature_is_given_to_the_monarch_who_decides_to_accept():
+    """"Giving Creatures to the Monarch": every creature has "T: The controller of the Throne
+    may gain control of this creature", activated by its controller; the Throne's controller
+    decides on resolution."""
+    g = throne_game(KING_SECOND)
+    bear = creature(g, 0, "Grove Bear")
+    give_priority(g, 0)
+    act = g.target_action(0, ("c", bear))
+    assert act in g.legal_actions()
+    g.step(act)
+    assert bear.tapped and [it.key for it in g.stack] == ["throne_give"]
+    pass_until(g, lambda g: g.decision.kind == DecisionKind.YES_NO)
+    assert g.decision.seat == 1
+    g.step(g.layout.CHOICE)
+    assert bear in g.players[1].creatures and bear.controller == 1
+    assert [e["seat"] for e in g.log if e["event"] == "gain_control"] == [1]
+
+
+def test_the_monarch_may_refuse_a_creature():
+    g = throne_game(KING_SECOND)
+    bear = creature(g, 0, "Grove Bear")
+    give_priority(g, 0)
+    g.step(g.target_action(0, ("c", bear)))
+    pass_until(g, lambda g: g.decision.kind == DecisionKind.YES_NO)
+    g.step(g.layout.PASS)
+    assert bear in g.players[0].creatures and bear.tapped
+    assert [e["seat"] for e in g.log if e["event"] == "refuses_creature"] == [1]
+
+
+def test_the_monarch_distributes_a_creature_to_a_target_player():
+    """"The Monarch Distributing Creatures": "T: Target player may gain control of this
+    creature.  Activate this ability only if you control the Throne."; the target decides."""
+    g = throne_game(KING_FIRST)
+    bear = creature(g, 0, "Grove Bear")
+    give_priority(g, 0)
+    g.step(g.target_action(0, ("c", bear)))
+    assert g.decision.kind == DecisionKind.TARGET
+    assert sorted(g.legal_actions()) == [g.layout.PLAYER + r for r in range(1, 5)]       # another player
+    g.step(g.layout.PLAYER + g.rel(0, 3))
+    assert [it.key for it in g.stack] == ["throne_distribute"]
+    pass_until(g, lambda g: g.decision.kind == DecisionKind.YES_NO)
+    assert g.decision.seat == 3
+    g.step(g.layout.CHOICE)
+    assert bear.controller == 3
+
+
+def test_the_throne_abilities_need_a_ready_creature_and_a_controlled_throne():
+    """A {T} ability: not while the creature is tapped or came under its controller's control
+    this turn (CR 302.6); not offered where it could do nothing: with the Throne in the middle."""
+    g = throne_game(KING_SECOND)
+    fresh = g.put_onto_battlefield(0, cards.card("Grove Bear"))
+    tapped = creature(g, 0, "Grove Bear", tapped=True)
+    give_priority(g, 0)
+    assert not {g.target_action(0, ("c", fresh)), g.target_action(0, ("c", tapped))} & set(g.legal_actions())
+    g = throne_game(NO_KING)
+    bear = creature(g, 0, "Grove Bear")
+    give_priority(g, 0)
+    assert g.target_action(0, ("c", bear)) not in g.legal_actions()
+
+
+def test_the_throne_abilities_have_instant_speed():
+    """Activated abilities can be activated whenever their player has priority (CR 602.2):
+    in another player's turn too, so the player is asked there rather than passed."""
+    g = throne_game(KING_SECOND)
+    bear = creature(g, 2, "Grove Bear")
+    for p in g.players:
+        p.hand = []
+    give_priority(g, 0)
+    pass_until(g, lambda g: g.decision.seat == 2 and g.decision.kind == DecisionKind.PRIORITY)
+    assert g.active == 0 and g.target_action(2, ("c", bear)) in g.legal_actions()

@@ -314,7 +314,7 @@ def can_act(GameState game, long seat):
         ``len(game._priority_options(seat)) > 1`` (a bool), computed as
         :meth:`~treachery_env.engine.priority.PriorityMixin._can_act` does: at
         sorcery timing (the active player, empty stack, a main phase;
-        CR 307.1) the options are built; otherwise only what has instant speed
+        CR 307.1) and in a Throne Magic game the options are built; otherwise only what has instant speed
         is tested -- instants and flash cards in hand (the first ``MAX_HAND``),
         token abilities, the face-up identity's activated abilities or the
         face-down one's unveil, cards other zones allow, and table talk in the
@@ -328,7 +328,8 @@ def can_act(GameState game, long seat):
     cdef list stack = game.stack
     ph = game.phase
     cdef bint active = seat == game.active
-    if active and not stack and (_str_eq(ph, "main1") or _str_eq(ph, "main2")):
+    if (active and not stack and (_str_eq(ph, "main1") or _str_eq(ph, "main2"))) or game.social is not None:
+        # at sorcery timing; or in a Throne Magic game (its creatures' Throne abilities): the options built
         return len(game._priority_options(seat)) > 1
     # not sorcery timing: no land, commander, loyalty ability, Map or Junk (CR 307.1, 606.3)
     cdef Player p = game.players[seat]

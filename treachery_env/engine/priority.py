@@ -139,6 +139,8 @@ class PriorityMixin:
         for k, name in enumerate(TOKEN_ABILITIES):
             if tok[name] and self._token_ability_ok(seat, name, avail, sorcery):
                 opts.append((L.TOKEN_AB + k, ("token", name)))
+        if self.social is not None:
+            opts.extend(self._throne_creature_options(seat))     # Throne Magic (engine/throne.py)
         if self.talk_on:
             opts.extend(self._talk_options(seat))     # table talk (engine/talk.py)
         return opts
@@ -147,15 +149,16 @@ class PriorityMixin:
                    active=cython.bint)
     def _can_act(self, seat: int) -> bool:
         """Whether ``seat`` has a priority action other than passing now:
-        exactly ``len(self._priority_options(seat)) > 1``.  At sorcery timing
-        it is that; otherwise the options are not built: only what has instant
+        exactly ``len(self._priority_options(seat)) > 1``.  At sorcery timing,
+        and in a Throne Magic game, it is that; otherwise the options are not built: only what has instant
         speed is tested, with the same conditions (all free of side effects),
         cheapest first.  The reference of the compiled
         ``treachery_env._priority.can_act`` (:data:`CAN_ACT`)."""
         stack = self.stack
         ph = self.phase
         active = seat == self.active
-        if active and not stack and (ph == "main1" or ph == "main2"):
+        if (active and not stack and (ph == "main1" or ph == "main2")) or self.social is not None:
+            # at sorcery timing; or in a Throne Magic game (its creatures' Throne abilities): options built
             return len(self._priority_options(seat)) > 1
         # not sorcery timing: no land, commander, loyalty ability, Map or Junk (CR 307.1, 606.3)
         p = self.players[seat]
@@ -223,6 +226,8 @@ class PriorityMixin:
             self._activate_loyalty(seat, *arg)
         elif kind == "permission":
             self._use_permission(seat, arg)
+        elif kind == "throne_creature":
+            self._activate_throne_creature(seat, *arg)
 
     @cython.locals(self=GameState, nxt=cython.long, p=Player)
     def _after_pass(self, seat: int) -> None:

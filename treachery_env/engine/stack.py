@@ -10,6 +10,7 @@ from .. import identity_abilities as IA
 from ..actions import MAX_CHOICE, MAX_X, TOKEN_ABILITIES
 from ..cards import CardDef
 from .state import DecisionKind, StackItem, Decision
+from .throne import THRONE_KEYS
 
 __all__ = ["StackMixin"]
 
@@ -210,8 +211,8 @@ class StackMixin:
             self._push_front(ops)
         elif item.kind == "ability" and item.key in TOKEN_ABILITIES:
             self._resolve_token_ability(item)
-        elif item.key == "throne":          # Throne Magic: the Throne's triggered ability
-            self._resolve_throne_ability(item)
+        elif item.key in THRONE_KEYS:       # Throne Magic: the Throne's and creatures' Throne abilities
+            self._resolve_throne_item(item)
         else:
             IA.resolve(self, item)
 

@@ -26,9 +26,15 @@ anything else does nothing, and it has no loyalty.  :class:`ThroneMixin` holds
 the engine's side: the Throne's choice, taking it after combat damage, its
 abandonment and its upkeep ability.
 
-Not built yet (``docs/throne_magic.md``, order of work): the creatures' two
-Throne abilities, Holdings, Seasons, the Draft method, and the observation,
-view, text and environment of the mode.
+Every creature has the two Throne abilities ("Giving Creatures to the
+Monarch", "The Monarch Distributing Creatures"): a priority action on the
+creature's own PERM slot activates the one that can do something (the first
+when another player controls the Throne, the second when its controller
+does).
+
+Not built yet (``docs/throne_magic.md``, order of work): Holdings, Seasons,
+the Draft method, and the observation, view, text and environment of the
+mode.
 """
 
 from __future__ import annotations
@@ -37,9 +43,22 @@ import numpy as np
 
 from .. import throne_cards as tc
 from .. import throne_roles as tr
+from ..actions import MAX_PERMS
 from .state import Attackable, Decision, DecisionKind, StackItem, StateRecord
 
-__all__ = ["ThroneMagic", "ThroneMixin"]
+__all__ = ["ThroneMagic", "ThroneMixin", "GIVE", "DISTRIBUTE", "THRONE_KEYS"]
+
+GIVE = "throne_give"
+"""Stack key of "T: The controller of the Throne may gain control of this creature."
+("Giving Creatures to the Monarch")."""
+DISTRIBUTE = "throne_distribute"
+"""Stack key of "T: Target player may gain control of this creature.  Activate this ability
+only if you control the Throne." ("The Monarch Distributing Creatures")."""
+THRONE_KEYS = frozenset({"throne", GIVE, DISTRIBUTE})
+"""Stack keys of Throne Magic's abilities (the Throne's, the creatures' two)."""
+_RECEIVER = {"type": "player", "opponent": True}
+"""The distribution's target: another player (everyone else is an opponent in Throne Magic;
+targeting oneself, who already controls the creature, would do nothing)."""
 
 
 class ThroneMagic(StateRecord):
@@ -239,6 +258,14 @@ class ThroneMixin:
             trig.data["specs"] = [dict(t) for t in ab.targets]
         self.pending_triggers.append(trig)
 
+    def _resolve_throne_item(self, item: StackItem) -> None:
+        """Resolve a Throne Magic stack object: the Throne's ability (key "throne")
+        or a creature's Throne ability (:data:`GIVE`, :data:`DISTRIBUTE`)."""
+        if item.key == "throne":
+            self._resolve_throne_ability(item)
+        else:
+            self._resolve_throne_creature(item)
+
     def _resolve_throne_ability(self, item: StackItem) -> None:
         """Resolve a Throne's triggered ability: "may" abilities ask their player
         first (YES_NO: CHOICE + 0 = yes, PASS = no)."""
@@ -254,3 +281,74 @@ class ThroneMixin:
         if yes:
             ab = tc.get(*item.data["card"]).ability
             self._push_front([("effect", item, dict(e)) for e in ab.effects])
+
+    # ------------------------------------------------------------------ the creatures' two abilities
+    def _throne_creature_options(self, seat: int) -> list:
+        """Priority options activating a creature's Throne ability (any time ``seat``
+        has priority: activated abilities, CR 602.2): for each untapped creature
+        ``seat`` has controlled since its turn began (a {T} cost, CR 302.6; haste
+        lifts it), PERM(0, slot) = :data:`DISTRIBUTE` when ``seat`` controls the
+        Throne and another player is in the game, :data:`GIVE` when another player
+        controls it.  Not offered (abstraction, docs/fidelity.md): the activations
+        that could do nothing (giving to oneself or to no one)."""
+        w = self.social.throne
+        if w is None or w.controller < 0:
+            return []
+        if w.controller == seat:
+            if self.n_alive < 2:
+                return []
+            key = DISTRIBUTE
+        else:
+            key = GIVE
+        L = self.layout
+        out = []
+        for slot, c in enumerate(self.players[seat].creatures[:MAX_PERMS]):
+            if not c.tapped and (c.entered_turn < self.turn or c.has("haste")):
+                out.append((L.perm(0, slot), ("throne_creature", (slot, key))))
+        return out
+
+    def _activate_throne_creature(self, seat: int, slot: int, key: str) -> None:
+        """Activate creature ``slot``'s Throne ability ``key`` (CR 602.2): tap it (the
+        cost), choose the distribution's target player, put it on the stack."""
+        c = self.players[seat].creatures[slot]
+        c.tapped = True
+        item = StackItem(self._new_uid(), "ability", seat, source=c.name, key=key)
+        item.creature = c
+        if c.ordinal > 1:
+            item.label = c.label
+        ops: list = []
+        if key == DISTRIBUTE:
+            ops.append(("choose_target", item, _RECEIVER, 1))
+        ops.append(("push_item", item))
+        self._push_front(ops)
+
+    def _resolve_throne_creature(self, item: StackItem) -> None:
+        """The receiver (the Throne's controller now, for :data:`GIVE`; the target
+        player, for :data:`DISTRIBUTE`) decides whether to accept the creature
+        (YES_NO: CHOICE + 0 = accept, PASS = refuse).  Nothing happens if the
+        creature left the battlefield or its controller changed (it is no longer
+        "this creature" under the activator), or the receiver already controls it."""
+        c = item.creature
+        seat = item.controller
+        if c is None or c not in self.players[seat].creatures:
+            return
+        if item.key == GIVE:
+            w = self.social.throne
+            receiver = w.controller if w is not None else -1
+        else:
+            t = item.targets[0] if item.targets else None
+            receiver = t[1] if t is not None else -1
+        if receiver < 0 or receiver == seat or self.players[receiver].has_lost:
+            return
+        L = self.layout
+        self.decision = Decision(receiver, DecisionKind.YES_NO, [(L.CHOICE, True), (L.PASS, False)],
+                                 "_h_throne_accept", (item, receiver),
+                                 f"accept {c.label} from P{seat}, or PASS")
+
+    def _h_throne_accept(self, ctx: tuple, accept: bool) -> None:
+        item, receiver = ctx
+        c = item.creature
+        if accept and c in self.players[item.controller].creatures:
+            self.gain_control(c, receiver, source=item.key)
+        else:
+            self._log("refuses_creature", seat=receiver, creature=c.uid, name=c.name, **self._labels(c))
