@@ -12,7 +12,7 @@ from collections import Counter
 
 import pytest
 
-from treachery_env import GameConfig, cards, env
+from treachery_env import GameConfig, cards
 from treachery_env import throne_cards as tc
 from treachery_env import throne_roles as tr
 from treachery_env.engine import DecisionKind, Game
@@ -98,12 +98,9 @@ def test_throne_magic_options_are_refused_in_treachery_and_unknown_games():
         GameConfig(game="mafia")
 
 
-def test_the_environment_and_the_seat_layers_refuse_throne_magic_with_a_clear_error():
-    with pytest.raises(ValueError, match=r"GameConfig\.game: the environment plays Treachery only"):
-        env(config=throne())
+def test_the_view_and_text_refuse_throne_magic_with_a_clear_error():
     g = Game(throne(), seed=0)
-    for call in (lambda: g.observation(0), lambda: g.view(0), lambda: g.render_text(0),
-                 lambda: g.describe_action(0, 0)):
+    for call in (lambda: g.view(0), lambda: g.render_text(0), lambda: g.describe_action(0, 0)):
         with pytest.raises(ValueError, match=r"a Throne Magic game has no observation, view or text yet"):
             call()
 
@@ -121,7 +118,8 @@ def test_the_basic_game_deals_its_roles_one_per_seat_and_no_identity_cards():
         assert len(public) == 1 and public[0]["to"] is None and sorted(public[0]["roles"]) == sorted(g.social.roles)
         private = [e for e in g.log if e["event"] == "deal_role"]
         assert [(e["seat"], e["role"], e["to"]) for e in private] == [(s, r, [s]) for s, r in enumerate(g.social.roles)]
-        assert g.social.known_by == [{s} for s in range(n)]
+        king = seat_of(g, "The King")     # known to all: he starts with the Throne ("Throne Cards")
+        assert g.social.known_by == [set(range(n)) if s == king else {s} for s in range(n)]
 
 
 def test_the_deal_is_shuffled_by_the_seed_and_fixed_by_it():
@@ -183,7 +181,7 @@ def test_a_leaving_player_reveals_their_role_card():
     assert [e for e in g.log if e["event"] == "reveal_role"] == [
         {"turn": turn, "event": "reveal_role", "seat": s, "role": "Dragon", "to": None}]
     assert [e["role"] for e in g.log if e["event"] == "loses"] == ["Dragon"]
-    assert all(g.social.known_by[o] == {o} for o in range(5) if o != s)
+    assert all(g.social.known_by[o] == {o} for o in range(5) if o not in (s, seat_of(g, "The King")))
     assert not g.is_over
 
 
@@ -248,8 +246,8 @@ def test_a_clone_has_its_own_roles_state():
     g = Game(throne(throne_deal=BASIC5), seed=6)
     c = g.clone()
     assert c.social is not g.social and c.social.roles == g.social.roles
-    c.lose(0)
-    assert c.social.known_by[0] == set(range(5)) and g.social.known_by[0] == {0}
+    c.lose(1)
+    assert c.social.known_by[1] == set(range(5)) and g.social.known_by[1] == {1}
     assert g.digest() != c.digest()
 
 
@@ -278,6 +276,8 @@ def check_throne_invariants(g: Game) -> None:
         known = s.known_by[seat]
         if g.is_over or p.has_lost:
             assert known == set(range(g.n)), "revealed on leaving and at the end"
+        elif s.roles[seat] == "The King":
+            assert known == set(range(g.n)), "The King is known: he starts with the Throne"
         else:
             assert known == {seat} | {a for a, o in looked if o == seat}, \
                 "a Role is secret while its holder is in the game, but to who looked at it"

@@ -46,7 +46,8 @@ from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable,
 from .actions import as_action
 from .config import GameConfig
 from .engine import Game
-from .observation import encode, obs_layout
+from . import throne_roles
+from .observation import encode, encode_throne_magic, obs_layout
 from .view import ViewBuilder
 from .cards import CARDS
 from .rules import Role
@@ -103,8 +104,7 @@ class raw_env(AECEnv, EzPickle):
 
     Raises:
         ValueError: for an invalid configuration (or keyword fields contradicting
-            ``config``), a game other than Treachery (Throne Magic has no
-            observation layout yet), render mode, or a ``view_in_info`` or ``legal_actions_in_info`` that is not a bool.
+            ``config``), render mode, or a ``view_in_info`` or ``legal_actions_in_info`` that is not a bool.
     """
 
     metadata = {"render_modes": ["ansi", "human"], "name": "treachery_v0", "is_parallelizable": False,
@@ -116,10 +116,6 @@ class raw_env(AECEnv, EzPickle):
         EzPickle.__init__(self, config, render_mode, render_seat, view_in_info, legal_actions_in_info, **kwargs)
         super().__init__()
         self.config = _make_config(config, kwargs)
-        if self.config.game != "treachery":
-            raise ValueError(f"GameConfig.game: the environment plays Treachery only for now; {self.config.game!r} "
-                             f"has no observation layout yet (docs/throne_magic.md, step 4): play it with "
-                             f"treachery_env.engine.Game")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
         n = self.config.num_players
@@ -136,7 +132,7 @@ class raw_env(AECEnv, EzPickle):
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         from .actions import ActionLayout
         self.layout = ActionLayout(n)
-        size = obs_layout(n).size
+        size = obs_layout(n, self.config.game).size
         obs_space = gymnasium.spaces.Dict({
             "observation": gymnasium.spaces.Box(-np.inf, np.inf, (size,), np.float32),
             "action_mask": gymnasium.spaces.Box(0, 1, (self.layout.size,), np.int8),
@@ -144,7 +140,8 @@ class raw_env(AECEnv, EzPickle):
         act_space = gymnasium.spaces.Discrete(self.layout.size)
         self._obs_spaces = {a: obs_space for a in self.possible_agents}
         self._act_spaces = {a: act_space for a in self.possible_agents}
-        n_state = n * len(Role) + n * len(CARDS) + size
+        self._n_roles = len(Role) if self.config.game == "treachery" else len(throne_roles.names())
+        n_state = n * self._n_roles + n * len(CARDS) + size
         self.state_space = gymnasium.spaces.Box(-np.inf, np.inf, (n_state,), np.float32)
         self.np_random, self.np_random_seed = seeding.np_random(None)
         self.game: Game | None = None
@@ -292,8 +289,9 @@ class raw_env(AECEnv, EzPickle):
 
     def state(self) -> np.ndarray:
         """Privileged full state (centralised critics): every seat's role one-hot
-        (n x 4), every hand as card counts (n x cards), then seat 0's observation
-        vector.  float32, shape ``state_space.shape``.
+        (n x 4; Throne Magic: n x 17 Roles, :func:`treachery_env.throne_roles.names`),
+        every hand as card counts (n x cards), then seat 0's observation vector.
+        float32, shape ``state_space.shape``.
 
         Raises:
             RuntimeError: before :meth:`reset`.
@@ -302,12 +300,15 @@ class raw_env(AECEnv, EzPickle):
         n = g.n
         nc = len(CARDS)
         out = np.zeros(self.state_space.shape, np.float32)
+        nr = self._n_roles
+        names = throne_roles.names()
         for p in g.players:
-            out[p.seat * 4 + int(p.identity.role)] = 1.0
-            base = n * 4 + p.seat * nc
+            role = int(p.identity.role) if g.social is None else names.index(g.social.roles[p.seat])
+            out[p.seat * nr + role] = 1.0
+            base = n * nr + p.seat * nc
             for c in p.hand:
                 out[base + c.index] += 1.0
-        out[n * 4 + n * nc:] = encode(g, 0)
+        out[n * nr + n * nc:] = encode(g, 0) if g.social is None else encode_throne_magic(g, 0)
         return out
 
     def describe_action(self, agent: str, action: int) -> str:

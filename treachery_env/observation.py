@@ -89,6 +89,15 @@ The vector (float32, shape ``(obs_size(n),)``) is laid out by :class:`ObsLayout`
   a speaker's latest statement in each slot counts, and it is written as
   ``0.5 ** rounds`` where ``rounds = (turn - turn said) // n`` (1 this round,
   halving every round after), so old words fade but are not forgotten.
+
+A Throne Magic game (``GameConfig(game="throne_magic")``) has its own layout,
+:class:`ThroneObsLayout` (``obs_layout(n, "throne_magic")``): the blocks above,
+where no player has identity features (nobody holds an identity card) and the
+uncontrolled Throne is slot 0 of the reserved attackable row, then a block of
+the Roles and the Throne (:func:`encode_throne_magic`, from the Python
+reference encoder: the compiled one reads Treachery games only).  A creature
+attacking the uncontrolled Throne has its attacking bit set and no attacked
+player.
 """
 
 from __future__ import annotations
@@ -117,7 +126,8 @@ __all__ = ["ObsLayout", "obs_layout", "encode", "encode_python", "encode_sparse"
            "CREATURE_PRESENT", "CREATURE_POWER", "CREATURE_TOUGHNESS", "CREATURE_DAMAGE", "CREATURE_TAPPED",
            "CREATURE_ATTACKING", "CREATURE_ATTACKED",
            "CREATURE_FEATURES", "TALK_SPEAKER_FEATURES", "TALK_PAIR_FEATURES", "DECISION_PURPOSES",
-           "TARGET_TYPES", "MAX_TARGET_INDEX"]
+           "TARGET_TYPES", "MAX_TARGET_INDEX", "ThroneObsLayout", "encode_throne_magic", "observation_dict_throne_magic",
+           "THRONE_PURPOSES"]
 
 N_CARDS = len(CARDS)
 _IDENTITY_INDEX = {i.name: k for k, i in enumerate(all_identities())}
@@ -183,6 +193,11 @@ package is here."""
 _PURPOSE_INDEX = {k: i for i, k in enumerate(DECISION_PURPOSES)}
 _TARGET_TYPE_INDEX = {k: i for i, k in enumerate(TARGET_TYPES)}
 _UNVEIL_COSTS = ("_h_y", "_h_cost_sacrifice", "_h_cost_card")
+_NO_DATA: dict = {}             # the identity data of a player without an identity card (Throne Magic)
+THRONE_PURPOSES = ("_h_choose_throne", "_h_throne_take", "_h_throne_may", "_h_throne_accept")
+"""Throne Magic's decisions, one-hot in its tail block: The King's choice of Throne, taking the
+Throne after combat damage, a Throne's "may" ability, accepting a creature."""
+_THRONE_PURPOSE_INDEX = {k: i for i, k in enumerate(THRONE_PURPOSES)}
 
 
 class ObsLayout:
@@ -283,10 +298,119 @@ class _ContextOffsets:
         self.size = off - base
 
 
+class ThroneObsLayout(ObsLayout):
+    """Throne Magic's observation layout: Treachery's blocks (its identity features stay
+    zeros: no player holds an identity card) followed by the Throne Magic block at
+    ``throne`` (its fields, absolute offsets, in ``throne_fields``):
+
+    * ``roles``: the Roles in the game, multi-hot over :func:`treachery_env.throne_roles.names`
+      (17; public, "Public and Private Information");
+    * ``own_role``: the viewer's Role, one-hot (17);
+    * ``known``: each seat's Role as the viewer knows it (relative seats, n x 17; zeros where
+      unknown): revealed on leaving and at the end, looked at (Throne of Visions), the own;
+    * ``graph``: the must-eliminate lists among the Roles in the game (17 x 17, row = Role,
+      column = a Role it must eliminate; public and fixed for the game);
+    * ``throne``: the Throne's card one-hot (:func:`treachery_env.throne_cards.thrones`, 7);
+    * ``controller``: its controller, relative one-hot (n), then "uncontrolled" (1);
+    * ``purpose``: the viewer's pending Throne Magic decision, one-hot over :data:`THRONE_PURPOSES`.
+    """
+
+    def __init__(self, n: int):
+        super().__init__(n)
+        from . import throne_cards, throne_roles
+        nr = len(throne_roles.names())
+        off = self.size
+        self.throne = off
+        f = {}
+        for name, width in (("roles", nr), ("own_role", nr), ("known", n * nr), ("graph", nr * nr),
+                            ("throne", len(throne_cards.thrones())), ("controller", n + 1),
+                            ("purpose", len(THRONE_PURPOSES))):
+            f[name] = off
+            off += width
+        self.throne_fields = f
+        self.size = off
+        self.zeros = bytes(4 * off)
+
+
 @lru_cache(maxsize=None)
-def obs_layout(n: int) -> ObsLayout:
-    """The (cached) :class:`ObsLayout` for ``n`` players."""
-    return ObsLayout(n)
+def obs_layout(n: int, game: str = "treachery") -> ObsLayout:
+    """The (cached) :class:`ObsLayout` for ``n`` players of ``game`` ("treachery", or
+    "throne_magic": a :class:`ThroneObsLayout`).
+
+    Raises:
+        ValueError: for an unknown game.
+    """
+    if game == "treachery":
+        return ObsLayout(n)
+    if game == "throne_magic":
+        return ThroneObsLayout(n)
+    raise ValueError(f"obs_layout: unknown game {game!r}; the games are 'treachery' and 'throne_magic'")
+
+
+@lru_cache(maxsize=None)
+def _throne_graph(role_set: tuple) -> np.ndarray:
+    """The must-eliminate bits among ``role_set`` (17 x 17, flat float32; see :class:`ThroneObsLayout`)."""
+    from . import throne_roles
+    names = throne_roles.names()
+    nr = len(names)
+    x = np.zeros(nr * nr, np.float32)
+    for a in role_set:
+        targets = throne_roles.get(a).must_eliminate
+        for b in role_set:
+            if b in targets:
+                x[names.index(a) * nr + names.index(b)] = 1.0
+    x.flags.writeable = False
+    return x
+
+
+def encode_throne_magic(game: "Game", viewer: int) -> np.ndarray:
+    """Observation vector of ``viewer`` in a Throne Magic game: Treachery's blocks
+    (:func:`encode_python`; the compiled encoder does not read Throne Magic games yet)
+    then the Throne Magic block (:class:`ThroneObsLayout`).
+
+    Returns:
+        A fresh float32 array of shape ``(obs_layout(game.n, "throne_magic").size,)``.
+
+    Raises:
+        IndexError: for a seat outside the table.
+    """
+    from . import throne_cards, throne_roles
+    n = game.n
+    L = obs_layout(n, "throne_magic")
+    out = np.zeros(L.size, np.float32)
+    out[:L.throne] = encode_python(game, viewer)
+    f = L.throne_fields
+    social = game.social
+    names = throne_roles.names()
+    nr = len(names)
+    index = {nm: i for i, nm in enumerate(names)}
+    for r in social.role_set:
+        out[f["roles"] + index[r]] = 1.0
+    out[f["own_role"] + index[social.roles[viewer]]] = 1.0
+    for rel in range(n):
+        s = (viewer + rel) % n
+        if viewer in social.known_by[s]:
+            out[f["known"] + rel * nr + index[social.roles[s]]] = 1.0
+    out[f["graph"]:f["graph"] + nr * nr] = _throne_graph(social.role_set)
+    w = social.throne
+    if w is not None:
+        out[f["throne"] + [c.name for c in throne_cards.thrones()].index(w.name)] = 1.0
+        out[f["controller"] + ((w.controller - viewer) % n if w.controller >= 0 else n)] = 1.0
+    d = game.decision
+    if d is not None and d.seat == viewer:
+        ix = _THRONE_PURPOSE_INDEX.get(d.handler)
+        if ix is not None:
+            out[f["purpose"] + ix] = 1.0
+    return out
+
+
+def observation_dict_throne_magic(game: "Game", seat: int) -> dict[str, np.ndarray]:
+    """What :meth:`Game.observation <treachery_env.engine.Game.observation>` gives in a
+    Throne Magic game: ``{"observation": encode_throne_magic(...), "action_mask": int8}``."""
+    d = game.decision
+    mask = (action_mask_python(d.options, game.layout.size) if d is not None and d.seat == seat
+            else np.zeros(game.layout.size, np.int8))
+    return {"observation": encode_throne_magic(game, seat), "action_mask": mask}
 
 
 def _creature_chunk(key: tuple, n: int, cf: int) -> array:
@@ -302,6 +426,8 @@ def _creature_chunk(key: tuple, n: int, cf: int) -> array:
     if att_rel >= 0:
         o[CREATURE_ATTACKING] = 1.0
         o[CREATURE_ATTACKED + att_rel] = 1.0
+    elif att_rel == -2:         # attacking with no defending player (Throne Magic's Throne in the middle)
+        o[CREATURE_ATTACKING] = 1.0
     q2 = 7 + n
     o[q2] = float(blocking)
     o[q2 + 1] = float(blocked)
@@ -318,7 +444,10 @@ def _creature_chunk(key: tuple, n: int, cf: int) -> array:
 
 
 def _walker_slot(game: "Game", w: Any) -> int:
-    """Slot of attackable permanent ``w`` among its controller's (-1 if gone or beyond the slots)."""
+    """Slot of attackable permanent ``w`` among its controller's (-1 if gone or beyond the slots);
+    0 for an uncontrolled one (Throne Magic's Throne, slot 0 of the reserved row)."""
+    if w.controller < 0:
+        return 0
     ws = game.players[w.controller].attackables
     if w not in ws:
         return -1
@@ -326,8 +455,9 @@ def _walker_slot(game: "Game", w: Any) -> int:
     return k if k < MAX_WALKERS else -1
 
 
-def _encode_walkers(game: "Game", p: Any, o: array, base: int) -> None:
-    """Write the attackable-permanent slots of player ``p`` (see the module docstring) at ``base``."""
+def _encode_walkers(game: "Game", ws: list, o: array, base: int) -> None:
+    """Write the attackable-permanent slots ``ws`` of one row (a player's ``attackables``, or the
+    uncontrolled ones; see the module docstring) at ``base``."""
     attackers: dict = {}
     for a in game.combat_attackers:
         if a.attacking_obj is not None:
@@ -335,7 +465,7 @@ def _encode_walkers(game: "Game", p: Any, o: array, base: int) -> None:
     targeted = {t[1].uid for it in game.stack for t in it.targets if t is not None and t[0] == "w"}
     nk = len(ATTACKABLE_KINDS)
     nw = len(WALKER_CARDS)
-    for slot, w in enumerate(p.attackables[:MAX_WALKERS]):
+    for slot, w in enumerate(ws[:MAX_WALKERS]):
         q = base + slot * WALKER_FEATURES
         o[q] = 1.0
         o[q + 1 + _KIND_INDEX[w.kind]] = 1.0
@@ -383,7 +513,7 @@ def encode_python(game: "Game", viewer: int) -> np.ndarray:
     g += 2
     o[g + (game.active - viewer) % n] = 1.0
     g += n
-    if not me.has_lost:
+    if not me.has_lost and me.identity is not None:
         o[g] = float(game.undercover_met(viewer))
     o[g + 1] = float(me.land_played)
     chunks = L.chunks
@@ -399,8 +529,8 @@ def encode_python(game: "Game", viewer: int) -> np.ndarray:
         s = (viewer + r) % n
         p = players[s]
         b = L.players + r * pf
-        idc = p.identity
-        up = idc.face_up
+        idc = p.identity        # None in Throne Magic: its Roles are in the tail (encode_throne_magic)
+        up = idc is not None and idc.face_up
         if not p.has_lost:
             o[b + PLAYER_IN_GAME] = 1.0
         o[b + PLAYER_LIFE] = p.life / 40.0
@@ -410,7 +540,7 @@ def encode_python(game: "Game", viewer: int) -> np.ndarray:
             o[b + 4] = len(p.graveyard) / 20.0
         if p.exile:
             o[b + 5] = len(p.exile) / 20.0
-        data = idc.data
+        data = idc.data if idc is not None else _NO_DATA
         if "dream" in data:
             o[b + 6] = len(data["dream"]) / 10.0
         o[b + 7] = p.lands / 10.0
@@ -432,20 +562,21 @@ def encode_python(game: "Game", viewer: int) -> np.ndarray:
                 if v:
                     o[b + _TOK[name]] = v / 5.0
         k = b + PLAYER_FACE_UP
-        card = idc.copy_of or idc.identity
-        role = card.role if idc.role_override is None else idc.role_override
-        if up or viewer in idc.known_by:
-            if up:
-                o[k] = 1.0
-            o[b + PLAYER_ROLE + role] = 1.0
-            ix = _IDENTITY_INDEX.get(card.name)     # simple-roles cards have only a role
-            if ix is not None:
-                o[k + 5 + ix] = 1.0
+        if idc is not None:
+            card = idc.copy_of or idc.identity
+            role = card.role if idc.role_override is None else idc.role_override
+            if up or viewer in idc.known_by:
+                if up:
+                    o[k] = 1.0
+                o[b + PLAYER_ROLE + role] = 1.0
+                ix = _IDENTITY_INDEX.get(card.name)     # simple-roles cards have only a role
+                if ix is not None:
+                    o[k + 5 + ix] = 1.0
         k += 5 + N_IDENTITIES
-        if idc.counters:          # counters on identities are public, face up or not (debt)
-            o[k] = sum(idc.counters.values()) / 10.0
-        if up:
-            if role == 0 and not p.has_lost:
+        if idc is not None:
+            if idc.counters:          # counters on identities are public, face up or not (debt)
+                o[k] = sum(idc.counters.values()) / 10.0
+            if up and role == 0 and not p.has_lost:
                 o[k + 1] = 1.0
         if s in attacked:
             o[k + 2] = 1.0
@@ -468,7 +599,8 @@ def encode_python(game: "Game", viewer: int) -> np.ndarray:
                 kws = kws | c.pump_kw
             key = (c.base_power + c.p1p1 + c.pump_p, c.base_toughness + c.p1p1 + c.pump_q, c.damage, c.tapped,
                    c.entered_turn >= turn and "haste" not in kws,
-                   -1 if c.attacking < 0 else (c.attacking - viewer) % n, c.blocking is not None,
+                   -1 if c.attacking < 0 else -2 if c.attacking == n else (c.attacking - viewer) % n,
+                   c.blocking is not None,
                    bool(c.blocked_by), c.p1p1, c.stun, c.token, c.is_commander, kws,
                    -1 if c.attacking_obj is None else _walker_slot(game, c.attacking_obj))
             chunk = chunks.get(key)
@@ -477,10 +609,14 @@ def encode_python(game: "Game", viewer: int) -> np.ndarray:
             q = cb + slot * cf
             o[q:q + cf] = chunk
         if p.attackables:
-            _encode_walkers(game, p, o, L.walkers + r * MAX_WALKERS * WALKER_FEATURES)
+            _encode_walkers(game, p.attackables, o, L.walkers + r * MAX_WALKERS * WALKER_FEATURES)
         if s == viewer and "dream" in data:
             for _, card in data["dream"]:
                 o[L.dream + card.index] += 0.25
+    social = game.social
+    if social is not None and social.throne is not None and social.throne.controller < 0:
+        # the reserved row n: the uncontrolled Throne (Throne Magic)
+        _encode_walkers(game, [social.throne], o, L.walkers + n * MAX_WALKERS * WALKER_FEATURES)
     # ---- public history: harm and attacks between seats (relative rows and columns)
     hb = L.history
     nn = n * n

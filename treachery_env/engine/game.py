@@ -482,13 +482,12 @@ class Game(GameState):
     def observation(self, seat: int) -> dict[str, np.ndarray]:
         """The environment's observation for ``seat``: ``{"observation": float32
         (obs_size,), "action_mask": int8 (layout.size,)}``; the mask is all zeros
-        unless ``seat`` is deciding.  See :mod:`treachery_env.observation`.
-
-        Raises:
-            ValueError: in a Throne Magic game (no observation layout yet)."""
-        if self.social is not None:
-            self._no_mode_layer("observation")
-        return (_OBSERVATION[0] if _OBSERVATION else _observation_module()).observation_dict(self, seat)
+        unless ``seat`` is deciding.  See :mod:`treachery_env.observation`; a
+        Throne Magic game's vector has its own layout (``obs_layout(n, "throne_magic")``)."""
+        obs = _OBSERVATION[0] if _OBSERVATION else _observation_module()
+        if self.social is not None:        # Throne Magic: its own layout (ThroneObsLayout)
+            return obs.observation_dict_throne_magic(self, seat)
+        return obs.observation_dict(self, seat)
 
     def view(self, seat: int):
         """Structured, read-only snapshot of ``seat``'s information set

@@ -188,7 +188,8 @@ class ThroneMixin:
 
     def _place_throne(self, name: str) -> None:
         """The Throne ``name`` enters: controlled by The King if he is in the game
-        ("Throne Cards"), else uncontrolled.  Logged publicly (``throne``)."""
+        ("Throne Cards"), else uncontrolled.  Logged publicly (``throne``): who The
+        King is is then known to every seat (``known_by``), as at a real table."""
         social = self.social
         roles = social.roles
         king = roles.index("The King") if "The King" in roles else -1
@@ -196,6 +197,7 @@ class ThroneMixin:
         social.throne = w
         if king >= 0:
             self.players[king].attackables.append(w)
+            social.known_by[king].update(range(self.n))
         self._log("throne", name=name, controller=king)
 
     # ------------------------------------------------------------------ control
