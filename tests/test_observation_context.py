@@ -13,8 +13,8 @@ import numpy as np
 from treachery_env import cards
 from treachery_env.actions import TOKEN_ABILITIES
 from treachery_env.engine.state import DecisionKind
-from treachery_env.observation import (DECISION_PURPOSES, TARGET_TYPES, THRONE_PURPOSES, _IDENTITY_INDEX, encode, encode_python,
-                                       obs_layout)
+from treachery_env.observation import (DECISION_PURPOSES, TARGET_TYPES, THRONE_PURPOSES, _IDENTITY_INDEX, encode,
+                                       encode_python, obs_layout)
 
 from identity_helpers import at_main, creature, deal5, give_priority, target_player, unveil_actions
 
