@@ -64,7 +64,7 @@ def test_treachery_identity_fields_are_refused_in_throne_magic(field, value):
 @pytest.mark.parametrize("kw,match", [
     ({"talk": "structured"}, r"GameConfig\.talk: Throne Magic has no table talk yet"),
     ({"num_players": 8}, r"GameConfig\.throne_roles: Throne Magic, Basic method: needs 4 to 7 players"),
-    ({"throne_roles": "draft"}, r"GameConfig\.throne_roles: must be one of \['basic', 'random'\]"),
+    ({"throne_roles": "drafted"}, r"GameConfig\.throne_roles: must be one of \[.basic., .random., .draft.\]"),
     ({"throne_roles": "random", "num_players": 12, "max_turns": 10}, None),
     ({"num_players": 4, "throne_roles": ["The King", "The Usurper", "King's Bannerman", "Angel"]},
      r"GameConfig\.throne_roles: Throne Magic, Sculpted method: .*Angel"),
@@ -269,6 +269,9 @@ def test_the_digest_holds_the_roles_and_a_replay_round_trips():
 def check_throne_invariants(g: Game) -> None:
     """What holds between any two decisions of a Throne Magic game."""
     s = g.social
+    if not s.roles:             # the Draft: the picks so far are the public set
+        assert s.method == "draft" and g.decision.handler == "_h_draft_role" and len(s.role_set) < g.n
+        return
     assert sorted(s.roles) == sorted(s.role_set) and len(s.roles) == g.n
     looked = {(e["seat"], e["other"]) for e in g.log if e["event"] == "look_at_role"}    # Throne of Visions
     for seat, p in enumerate(g.players):
@@ -304,7 +307,7 @@ def check_throne_invariants(g: Game) -> None:
         assert g.decision is not None and len(g.decision.options) >= 2
 
 
-@pytest.mark.parametrize("method", ["basic", "random", "sculpted"])
+@pytest.mark.parametrize("method", ["basic", "random", "sculpted", "draft"])
 def test_random_throne_magic_games_keep_the_invariants(method):
     """Random play at low life (so that players leave and games end) over 4-10
     players, each selection method; the invariants at every decision."""
@@ -621,3 +624,60 @@ def test_the_throne_abilities_have_instant_speed():
     give_priority(g, 0)
     pass_until(g, lambda g: g.decision.seat == 2 and g.decision.kind == DecisionKind.PRIORITY)
     assert g.active == 0 and g.target_action(2, ("c", bear)) in g.legal_actions()
+
+
+# ----------------------------------------------------------------------------- the Draft
+def test_the_seats_draft_the_roles_in_turn_then_they_are_dealt():
+    """"Choosing Role Cards for the Game", Draft: from a seat chosen at random, each player in
+    turn chooses a Role to be in the game (not necessarily theirs): any Role first, then one
+    that must eliminate and be eliminated by one already chosen; the Angel only after another
+    Good Role.  Then the Roles are shuffled and dealt."""
+    g = Game(throne(num_players=6, throne_roles="draft"), seed=3)
+    first = [e for e in g.log if e["event"] == "draft"][0]["first"]
+    picks = []
+    r = random.Random(3)
+    for k in range(6):
+        d = g.decision
+        assert (d.seat, d.kind) == ((first + k) % 6, DecisionKind.MODE) and g.social.roles == ()
+        assert d.labels == tr.draft_picks(picks, 6)
+        assert set(d.labels) <= set(tr.draft_options(picks)) and ("Angel" in d.labels) <= any(
+            tr.get(p).good for p in picks)
+        assert sorted(g.social.role_set) == sorted(picks)
+        name = r.choice(d.labels)
+        g.step(g.layout.CHOICE + d.labels.index(name))
+        picks.append(name)
+    tr.check_draft(picks, 6)
+    assert sorted(g.social.roles) == sorted(picks) and g.social.method == "draft"
+    assert [(e["seat"], e["role"]) for e in g.log if e["event"] == "draft_pick"] == [
+        ((first + k) % 6, p) for k, p in enumerate(picks)]
+    assert [e["event"] for e in g.log if e["event"] in ("draft_pick", "roles", "deal_role")][-7:] == \
+        ["roles"] + ["deal_role"] * 6
+    assert [e["event"] for e in g.log].index("throne") > [e["event"] for e in g.log].index("roles")
+    assert g.turn == 1 and g.decision.kind == DecisionKind.PRIORITY        # the game began
+
+
+def test_no_draft_pick_leads_to_a_dead_end():
+    """The text does not say what happens when no Role can be chosen; a game offers only the
+    picks after which every later drafter still has one (draft_picks)."""
+    r = random.Random(0)
+    for n in (4, 8, 12):
+        for _ in range(10):
+            picks = []
+            while len(picks) < n:
+                options = tr.draft_picks(picks, n)
+                assert options and set(options) <= set(tr.draft_options(picks))
+                picks.append(r.choice(options))
+            tr.check_draft(picks, n)
+
+
+def test_the_draft_refuses_what_it_cannot_do():
+    with pytest.raises(ValueError, match=r"GameConfig\.throne_deal: a fixed deal needs a set known in advance.*'draft'"):
+        throne(throne_roles="draft", throne_deal=BASIC5)
+    with pytest.raises(ValueError, match=r"GameConfig\.throne: .*the Draft method may leave him out"):
+        throne(throne_roles="draft", throne="king")
+    g = Game(throne(throne_roles="draft", concession=True), seed=0)
+    assert g.layout.CONCEDE not in g.legal_actions()
+    with pytest.raises(ValueError, match="cannot concede during Throne Magic's Draft"):
+        g.concede(0)
+    with pytest.raises(ValueError, match=r"Throne Magic, Draft method: 4 Roles already chosen for 4 players"):
+        tr.draft_picks(BASIC5[:4], 4)

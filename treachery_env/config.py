@@ -19,7 +19,7 @@ __all__ = ["GameConfig", "did_you_mean", "VARIANTS", "RARITIES", "MAX_PLAYERS", 
 
 GAMES = ("treachery", "throne_magic")
 """Values of :attr:`GameConfig.game`: the hidden-role game played on the shared Magic-lite engine."""
-THRONE_ROLE_METHODS = ("basic", "random")
+THRONE_ROLE_METHODS = ("basic", "random", "draft")
 """Role-selection methods :attr:`GameConfig.throne_roles` may name (a list of Roles is the Sculpted method)."""
 
 RARITIES = ("uncommon", "rare", "mythic", "special")
@@ -144,9 +144,10 @@ class GameConfig:
             "none" (its vocabulary names Treachery's roles).
         throne_roles: Throne Magic's Roles ("Choosing Role Cards for the
             Game"): "basic" (default; the Basic Game, 4-7 players), "random"
-            (the Random method, drawn from the game's seed) or a list of Role
-            names, one per seat (the Sculpted method, checked by
-            :func:`treachery_env.throne_roles.check_sculpted`).  The Roles are
+            (the Random method, drawn from the game's seed), "draft" (the
+            seats choose them in turn from a random one, as decisions, before
+            the deal) or a list of Role names, one per seat (the Sculpted
+            method, checked by :func:`treachery_env.throne_roles.check_sculpted`).  The Roles are
             then shuffled and dealt one per seat.  Ignored by Treachery
             (must stay "basic").
         throne_deal: a fixed Throne Magic deal (scenarios, tests): one Role
@@ -457,9 +458,6 @@ class GameConfig:
                         f"(the Sculpted method), got {method!r}")
                 if method == "basic":
                     tr.basic_roles(n)
-                elif n > len(tr.names()):
-                    bad("throne_roles", f"the Random method draws distinct Roles: at most {len(tr.names())} "
-                        f"players, got {n}")
             else:
                 tr.check_sculpted(method, n)
         except ValueError as e:
@@ -467,9 +465,9 @@ class GameConfig:
                 raise
             bad("throne_roles", str(e))
         if self.throne_deal is not None:
-            if method == "random":
-                bad("throne_deal", "a fixed deal needs a set known in advance: throne_roles 'basic' or a "
-                    "Sculpted list, not 'random'")
+            if method in ("random", "draft"):
+                bad("throne_deal", f"a fixed deal needs a set known in advance: throne_roles 'basic' or a "
+                    f"Sculpted list, not {method!r}")
             try:
                 deal = tr.role_list(self.throne_deal, "throne_deal")
             except ValueError as e:
@@ -482,9 +480,10 @@ class GameConfig:
         if not isinstance(self.throne, str):
             bad("throne", f"must be 'random', 'king' or a Throne's name, got {self.throne!r}")
         if self.throne == "king":
-            if method == "random":
-                bad("throne", "The King chooses the Throne only when The King is in the game; the Random "
-                    "method may leave him out: use throne_roles 'basic' or a Sculpted list with The King")
+            if method in ("random", "draft"):
+                bad("throne", f"The King chooses the Throne only when The King is in the game; the "
+                    f"{method.title()} method may leave him out: use throne_roles 'basic' or a Sculpted list "
+                    f"with The King")
             try:
                 tc.throne_candidates("king", tr.basic_roles(n) if method == "basic" else list(method))
             except ValueError as e:

@@ -194,9 +194,9 @@ _PURPOSE_INDEX = {k: i for i, k in enumerate(DECISION_PURPOSES)}
 _TARGET_TYPE_INDEX = {k: i for i, k in enumerate(TARGET_TYPES)}
 _UNVEIL_COSTS = ("_h_y", "_h_cost_sacrifice", "_h_cost_card")
 _NO_DATA: dict = {}             # the identity data of a player without an identity card (Throne Magic)
-THRONE_PURPOSES = ("_h_choose_throne", "_h_throne_take", "_h_throne_may", "_h_throne_accept")
-"""Throne Magic's decisions, one-hot in its tail block: The King's choice of Throne, taking the
-Throne after combat damage, a Throne's "may" ability, accepting a creature."""
+THRONE_PURPOSES = ("_h_draft_role", "_h_choose_throne", "_h_throne_take", "_h_throne_may", "_h_throne_accept")
+"""Throne Magic's decisions, one-hot in its tail block: a Draft pick, The King's choice of Throne,
+taking the Throne after combat damage, a Throne's "may" ability, accepting a creature."""
 _THRONE_PURPOSE_INDEX = {k: i for i, k in enumerate(THRONE_PURPOSES)}
 
 
@@ -386,11 +386,12 @@ def encode_throne_magic(game: "Game", viewer: int) -> np.ndarray:
     index = {nm: i for i, nm in enumerate(names)}
     for r in social.role_set:
         out[f["roles"] + index[r]] = 1.0
-    out[f["own_role"] + index[social.roles[viewer]]] = 1.0
-    for rel in range(n):
-        s = (viewer + rel) % n
-        if viewer in social.known_by[s]:
-            out[f["known"] + rel * nr + index[social.roles[s]]] = 1.0
+    if social.roles:            # empty while the seats draft them (their picks are the set so far)
+        out[f["own_role"] + index[social.roles[viewer]]] = 1.0
+        for rel in range(n):
+            s = (viewer + rel) % n
+            if viewer in social.known_by[s]:
+                out[f["known"] + rel * nr + index[social.roles[s]]] = 1.0
     out[f["graph"]:f["graph"] + nr * nr] = _throne_graph(social.role_set)
     w = social.throne
     if w is not None:

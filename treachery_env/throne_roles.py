@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["ThroneRole", "all_roles", "get", "names", "hunters", "count", "role_list", "SELECTION_METHODS", "BASIC_PLAYERS",
-           "basic_roles", "draft_options", "check_draft", "random_roles", "check_sculpted", "winners"]
+           "basic_roles", "draft_options", "draft_picks", "check_draft", "random_roles", "check_sculpted", "winners"]
 
 SELECTION_METHODS = ("basic", "draft", "random", "sculpted")
 """The four ways of choosing a game's Roles ("Choosing Role Cards for the Game")."""
@@ -201,6 +201,34 @@ def draft_options(chosen: Sequence[str], pool: Sequence[str] | None = None) -> l
         if not chosen or _joins(r, chosen):
             out.append(n)
     return out
+
+
+@lru_cache(maxsize=None)
+def _completable(chosen: frozenset, left: int) -> bool:
+    """Whether ``left`` more picks can follow the Roles ``chosen`` under the Draft rule
+    (which Roles may be picked depends on the set chosen, not its order)."""
+    if left == 0:
+        return True
+    ordered = [n for n in names() if n in chosen]
+    return any(_completable(chosen | {r}, left - 1) for r in draft_options(ordered))
+
+
+def draft_picks(chosen: Sequence[str], num_players: int) -> list[str]:
+    """The picks a game offers the next drafter: :func:`draft_options` after ``chosen``,
+    less those after which the draft could not be completed for ``num_players``
+    players (the text does not say what happens when no Role can be chosen; a game
+    never gets there: an abstraction, docs/fidelity.md section 8).
+
+    Raises:
+        ValueError: for ``chosen`` not a list of known Role names each once, a player
+            count out of 4 to 17, or ``chosen`` already as long as the table.
+    """
+    chosen = role_list(chosen, "chosen Roles")
+    n = _check_players(num_players, "Draft")
+    if len(chosen) >= n:
+        raise ValueError(f"Throne Magic, Draft method: {len(chosen)} Roles already chosen for {n} players")
+    left = n - len(chosen) - 1
+    return [r for r in draft_options(chosen) if _completable(frozenset(chosen) | {r}, left)]
 
 
 def check_draft(roles: Sequence[str], num_players: int | None = None) -> None:

@@ -197,7 +197,7 @@ class OutcomeMixin:
 
         Raises:
             ValueError: (naming CR 104.3a) for a seat out of range, if the player
-                already lost or the game is over.
+                already lost or the game is over; during a Throne Magic Draft.
         """
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < self.n:
             raise ValueError(f"seat must be an int from 0 to {self.n - 1} to concede (CR 104.3a), got {seat!r}")
@@ -206,6 +206,9 @@ class OutcomeMixin:
             raise ValueError(f"seat {seat} cannot concede (CR 104.3a): the game is over")
         if self.players[seat].has_lost or seat in self.leaving:
             raise ValueError(f"seat {seat} cannot concede (CR 104.3a): they already left the game or are leaving it")
+        if self.social is not None and not self.social.roles:
+            raise ValueError(f"seat {seat} cannot concede during Throne Magic's Draft: one Role is chosen per "
+                             f"player; concede once the Roles are dealt")
         if not by_action:
             self.concessions.append([len(self.actions), seat])
         self.lose([seat], reason="concede", concede=True)

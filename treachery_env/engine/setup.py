@@ -76,16 +76,18 @@ class SetupMixin:
     def _setup_throne_magic(self, deck_names: list[str]) -> None:
         """Starting a Throne Magic game: decks as in Treachery, then the Roles
         are chosen and dealt (:meth:`ThroneMagic.deal`, "Choosing Role Cards for
-        the Game"); nobody holds an identity card.  The starting player is chosen
-        at random (CR 103.1; the Throne Magic text names none); then the Throne
-        (:meth:`ThroneMixin._choose_throne`, which begins the game)."""
-        cfg = self.config
+        the Game"; the Draft's picks first, as decisions); nobody holds an
+        identity card.  Then the hands, the starting player and the Throne
+        (:meth:`ThroneMixin._roles_dealt`)."""
         for seat, p in enumerate(self.players):
             self._deal_deck(p, deck_names[seat])
         self.social = ThroneMagic.deal(self)
-        hand_sizes = [cfg.starting_hand_size] * self.n
-        self._draw_opening_hands(hand_sizes)
-        self._choose_throne(self.rng.randrange(self.n), hand_sizes)
+        if self.social.method == "draft":       # the seats choose the Roles first, from a random one
+            first = self.rng.randrange(self.n)
+            self._log("draft", first=first)
+            self._draft_pick(first, [])
+            return
+        self._roles_dealt()
 
     def _deal_deck(self, p, deck_name: str) -> None:
         """Give ``p`` the preset deck ``deck_name`` (commander in the command zone

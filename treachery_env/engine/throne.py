@@ -80,12 +80,17 @@ class ThroneMagic(StateRecord):
     __slots__ = ("roles", "role_set", "known_by", "method", "throne")
 
     def __init__(self, roles: list[str], method: str):
+        self.method = method
+        self.throne = None
+        self._seat(roles)
+
+    def _seat(self, roles: list[str]) -> None:
+        """Hold ``roles`` as dealt, seat by seat (empty during a Draft: ``role_set`` is then the
+        Roles picked so far)."""
         order = {n: i for i, n in enumerate(tr.names())}
         self.roles = tuple(roles)
         self.role_set = tuple(sorted(roles, key=order.__getitem__))
         self.known_by = [{s} for s in range(len(roles))]
-        self.method = method
-        self.throne = None
 
     def claimant(self, seat: int) -> bool:
         """Whether ``seat``'s Role has the type Claimant (hidden: only the engine's rules ask)."""
@@ -100,27 +105,38 @@ class ThroneMagic(StateRecord):
         ``roles`` event (the set) and a private ``deal_role`` per seat.
 
         The Random method draws from a numpy generator seeded by the game's
-        random stream, so a game's seed fixes its Roles.
+        random stream, so a game's seed fixes its Roles.  The Draft method
+        returns with no Roles yet: the seats choose them first
+        (:meth:`ThroneMixin._draft_pick`), then :meth:`deal_roles` deals them.
         """
         cfg = game.config
-        rng = game.rng
         method = cfg.throne_roles
+        if method == "draft":
+            return cls([], "draft")
         if isinstance(method, tuple):
             roles, name = list(method), "sculpted"
         elif method == "basic":
             roles, name = tr.basic_roles(game.n), "basic"
         else:
-            roles = tr.random_roles(game.n, np.random.default_rng(rng.getrandbits(64)))
+            roles = tr.random_roles(game.n, np.random.default_rng(game.rng.getrandbits(64)))
             name = "random"
-        if cfg.throne_deal is not None:
-            roles = list(cfg.throne_deal)
+        social = cls([], name)
+        social.deal_roles(game, roles)
+        return social
+
+    def deal_roles(self, game, roles: list[str]) -> None:
+        """Shuffle the Roles ``roles`` face down and deal one per seat (or seat
+        ``config.throne_deal`` as given); log the public set (``roles``) and each
+        seat's own, privately (``deal_role``)."""
+        roles = list(roles)
+        if game.config.throne_deal is not None:
+            roles = list(game.config.throne_deal)
         else:
-            rng.shuffle(roles)
-        social = cls(roles, name)
-        game._log("roles", roles=list(social.role_set), method=name)
+            game.rng.shuffle(roles)
+        self._seat(roles)
+        game._log("roles", roles=list(self.role_set), method=self.method)
         for seat, role in enumerate(roles):
             game._log("deal_role", to=[seat], seat=seat, role=role)
-        return social
 
     def role(self, seat: int) -> str:
         """``seat``'s Role name (hidden information: callers show it only to the seats in ``known_by``)."""
@@ -162,6 +178,37 @@ class ThroneMagic(StateRecord):
 class ThroneMixin:
     """The Throne on the engine ("Throne Cards" to "Abandoned Thrones"): methods of
     :class:`~treachery_env.engine.game.Game`, active only in a Throne Magic game."""
+
+    # ------------------------------------------------------------------ the Draft, then the hands
+    def _draft_pick(self, seat: int, picks: list[str]) -> None:
+        """"Choosing Role Cards for the Game", Draft: ``seat`` chooses a Role for the
+        game among :func:`treachery_env.throne_roles.draft_picks` (CHOICE + i over
+        the names in ``labels``; public); then the next seat in turn order, until
+        each player has chosen one; then the Roles are dealt (:meth:`ThroneMagic.deal_roles`)."""
+        names = tr.draft_picks(picks, self.n)
+        L = self.layout
+        self.decision = Decision(seat, DecisionKind.MODE, [(L.CHOICE + k, nm) for k, nm in enumerate(names)],
+                                 "_h_draft_role", (seat, picks),
+                                 f"choose a Role for the game (the Draft, pick {len(picks) + 1} of {self.n})", names)
+
+    def _h_draft_role(self, ctx: tuple, name: str) -> None:
+        seat, picks = ctx
+        picks = picks + [name]
+        self._log("draft_pick", seat=seat, role=name)
+        self.social.role_set = tuple(n for n in tr.names() if n in picks)     # public: the picks so far
+        if len(picks) < self.n:
+            self._draft_pick((seat + 1) % self.n, picks)
+            return
+        self.social.deal_roles(self, picks)
+        self._roles_dealt()
+
+    def _roles_dealt(self) -> None:
+        """Once the Roles are dealt: the opening hands, then the starting player (at
+        random, CR 103.1; the Throne Magic text names none) and the Throne
+        (:meth:`_choose_throne`, which begins the game)."""
+        hand_sizes = [self.config.starting_hand_size] * self.n
+        self._draw_opening_hands(hand_sizes)
+        self._choose_throne(self.rng.randrange(self.n), hand_sizes)
 
     # ------------------------------------------------------------------ choosing it
     def _choose_throne(self, first: int, hand_sizes: list[int]) -> None:
