@@ -310,7 +310,7 @@ def check_throne_invariants(g: Game) -> None:
 @pytest.mark.parametrize("method", ["basic", "random", "sculpted", "draft"])
 def test_random_throne_magic_games_keep_the_invariants(method):
     """Random play at low life (so that players leave and games end) over 4-10
-    players, each selection method; the invariants at every decision."""
+    players, each selection method, with and without Seasons; the invariants at every decision."""
     ended = 0
     for seed in range(12):
         n = 4 + seed % 4 if method == "basic" else 4 + seed % 7
@@ -318,7 +318,7 @@ def test_random_throne_magic_games_keep_the_invariants(method):
         if method == "sculpted":
             roles = tr.random_roles(n, __import__("numpy").random.default_rng(seed))
         cfg = throne(num_players=n, throne_roles=roles, starting_life=3, commander=False, max_turns=40,
-                     mulligans="london" if seed % 2 else "none")
+                     mulligans="london" if seed % 2 else "none", seasons=seed % 3 == 0)
         g = Game(cfg, seed=seed)
         r = random.Random(seed)
         check_throne_invariants(g)
@@ -681,3 +681,35 @@ def test_the_draft_refuses_what_it_cannot_do():
         g.concede(0)
     with pytest.raises(ValueError, match=r"Throne Magic, Draft method: 4 Roles already chosen for 4 players"):
         tr.draft_picks(BASIC5[:4], 4)
+
+
+# ----------------------------------------------------------------------------- the Seasons
+def test_the_season_moves_on_once_when_players_left_during_the_previous_turn():
+    """"Seasons (Advanced)": Spring first; as a player's untap step begins, the next Season if one
+    or more players left during the previous turn (only one step however many left)."""
+    g = throne_game(KING_FIRST, seasons=True)
+    assert g.social.season == "Spring"
+    g.lose([3, 4])                          # two players leave during turn 1
+    pass_until(g, lambda g: g.turn == 2 and g.phase != "untap")
+    assert g.social.season == "Summer"
+    assert [e["season"] for e in g.log if e["event"] == "season"] == ["Summer"]
+    pass_until(g, lambda g: g.turn == 3 and g.phase != "untap")
+    assert g.social.season == "Summer"      # nobody left during turn 2
+    assert Game(throne(), seed=0).social.season is None
+
+
+@pytest.mark.parametrize("season,check", [
+    ("Summer", lambda g, bear, life: bear.power == 3),
+    ("Autumn", lambda g, bear, life: g.players[1].life == life + 1),
+    ("Winter", lambda g, bear, life: g.players[1].life == life - 1),
+])
+def test_the_season_acts_at_each_players_upkeep_without_the_stack(season, check):
+    """Summer: that player's creatures get +1/+0; Autumn: that player gains 1 life; Winter: loses 1
+    (designed, docs/fidelity.md); nothing can respond to them: no stack object."""
+    g = throne_game(KING_FIRST, seasons=True)
+    g.social.season = season
+    bear = creature(g, 1, "Grove Bear")
+    life = g.players[1].life
+    pass_until(g, lambda g: g.active == 1 and g.phase == "upkeep")
+    assert not any(it.key == "season" for it in g.stack)
+    assert check(g, bear, life)

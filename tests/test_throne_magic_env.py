@@ -31,7 +31,7 @@ def tail(g: Game, seat: int) -> dict[str, np.ndarray]:
     L = obs_layout(g.n, "throne_magic")
     f = L.throne_fields
     widths = {"roles": NR, "own_role": NR, "known": g.n * NR, "graph": NR * NR, "throne": len(tc.thrones()),
-              "controller": g.n + 1, "purpose": len(THRONE_PURPOSES)}
+              "controller": g.n + 1, "purpose": len(THRONE_PURPOSES), "season": 4}
     return {k: x[f[k]:f[k] + w] for k, w in widths.items()}
 
 
@@ -39,7 +39,7 @@ def test_the_layout_is_treacherys_then_the_throne_magic_block():
     for n in (4, 5, 10):
         L, T = obs_layout(n), obs_layout(n, "throne_magic")
         assert isinstance(T, ThroneObsLayout) and T.throne == L.size
-        assert T.size == L.size + 2 * NR + n * NR + NR * NR + 7 + n + 1 + len(THRONE_PURPOSES)
+        assert T.size == L.size + 2 * NR + n * NR + NR * NR + 7 + n + 1 + len(THRONE_PURPOSES) + 4
         assert (T.players, T.creatures, T.walkers, T.context, T.talk) == (L.players, L.creatures, L.walkers,
                                                                           L.context, L.talk)
     with pytest.raises(ValueError, match="obs_layout: unknown game 'mafia'"):

@@ -159,6 +159,10 @@ class GameConfig:
             (The King chooses it before the first turn: The King must be in
             the game, so ``throne_roles`` is "basic" or a Sculpted list naming
             The King) or a Throne's name (the one the players agreed on).
+        seasons: Throne Magic's Seasons ("Seasons (Advanced)"): Spring first,
+            the next Season at a turn's untap step when a player left during
+            the previous turn; Summer, Autumn and Winter act at each player's
+            upkeep.  False (default): no Seasons.
     """
 
     num_players: int = 5
@@ -183,6 +187,7 @@ class GameConfig:
     throne_roles: str | tuple[str, ...] = "basic"
     throne_deal: tuple[str, ...] | None = None
     throne: str = "random"
+    seasons: bool = False
 
     def __post_init__(self) -> None:
         # not fields: whether the pool / talk were left to the default (``replace`` then resolves them anew)
@@ -328,8 +333,8 @@ class GameConfig:
         if self.game == "throne_magic":
             self._validate_throne()     # the identity fields are Treachery's: checked there instead
             return
-        changed = [f for f, default in (("throne_roles", "basic"), ("throne_deal", None), ("throne", "random"))
-                   if getattr(self, f) != default]
+        changed = [f for f, default in (("throne_roles", "basic"), ("throne_deal", None), ("throne", "random"),
+                                        ("seasons", False)) if getattr(self, f) != default]
         if changed:
             which = changed[0]
             bad(which, f"is a Throne Magic option; pass game='throne_magic' to play it (this game is "
@@ -477,6 +482,8 @@ class GameConfig:
                 bad("throne_deal", f"deals {sorted(deal)} but throne_roles={method!r} gives the Roles "
                     f"{sorted(want)}; a fixed deal seats the game's own Roles")
         from . import throne_cards as tc
+        if not isinstance(self.seasons, bool):
+            bad("seasons", f"must be True or False, got {self.seasons!r}")
         if not isinstance(self.throne, str):
             bad("throne", f"must be 'random', 'king' or a Throne's name, got {self.throne!r}")
         if self.throne == "king":

@@ -312,7 +312,8 @@ class ThroneObsLayout(ObsLayout):
       column = a Role it must eliminate; public and fixed for the game);
     * ``throne``: the Throne's card one-hot (:func:`treachery_env.throne_cards.thrones`, 7);
     * ``controller``: its controller, relative one-hot (n), then "uncontrolled" (1);
-    * ``purpose``: the viewer's pending Throne Magic decision, one-hot over :data:`THRONE_PURPOSES`.
+    * ``purpose``: the viewer's pending Throne Magic decision, one-hot over :data:`THRONE_PURPOSES`;
+    * ``season``: the Season in effect, one-hot (Spring, Summer, Autumn, Winter; zeros without Seasons).
     """
 
     def __init__(self, n: int):
@@ -324,7 +325,7 @@ class ThroneObsLayout(ObsLayout):
         f = {}
         for name, width in (("roles", nr), ("own_role", nr), ("known", n * nr), ("graph", nr * nr),
                             ("throne", len(throne_cards.thrones())), ("controller", n + 1),
-                            ("purpose", len(THRONE_PURPOSES))):
+                            ("purpose", len(THRONE_PURPOSES)), ("season", len(throne_cards.SEASON_ORDER))):
             f[name] = off
             off += width
         self.throne_fields = f
@@ -402,6 +403,8 @@ def encode_throne_magic(game: "Game", viewer: int) -> np.ndarray:
         ix = _THRONE_PURPOSE_INDEX.get(d.handler)
         if ix is not None:
             out[f["purpose"] + ix] = 1.0
+    if social.season is not None:
+        out[f["season"] + throne_cards.SEASON_ORDER.index(social.season)] = 1.0
     return out
 
 

@@ -7,7 +7,7 @@ Esseldell) and says Spring has none and Autumn a triggered one; every other
 ability is designed in the spirit of its name from the card pool's effect
 primitives (``data/cards.json``, run by ``Game._op_effect``), each listed as an
 abstraction in ``docs/fidelity.md`` section 8.  Two primitives and one amount are
-new with Throne Magic and wait for its game mode (:data:`NEW_PRIMITIVES`).
+new with Throne Magic (:data:`THRONE_PRIMITIVES`).
 
 Headings of ``../shared/rules/throne-magic.txt`` cited: "Throne Abilities",
 "Choosing a Throne Card for the Game", "Holdings (Advanced)", "Seasons
@@ -27,7 +27,7 @@ import numpy as np
 from .cards import TARGET_TYPES, TOKENS
 from .throne_roles import count, role_list
 
-__all__ = ["ThroneAbility", "ThroneCard", "thrones", "holdings", "seasons", "get", "TRIGGERS", "NEW_PRIMITIVES", "THRONE_METHODS", "throne_candidates", "MAX_HOLDINGS",
+__all__ = ["ThroneAbility", "ThroneCard", "thrones", "holdings", "seasons", "get", "TRIGGERS", "THRONE_PRIMITIVES", "THRONE_METHODS", "throne_candidates", "MAX_HOLDINGS",
            "draw_holdings", "SEASON_ORDER", "season_after"]
 
 TRIGGERS = ("controller_upkeep", "each_upkeep")
@@ -35,11 +35,11 @@ TRIGGERS = ("controller_upkeep", "each_upkeep")
 "Throne Abilities"), or of each player's upkeep, for that player (Seasons, which no one
 controls and which "affect the entire table")."""
 
-NEW_PRIMITIVES = {"lose_self": "the player the ability is about loses ``n`` life (Winter)"}
-"""Primitives Throne Magic adds that the engine does not run yet, with what they do (Seasons:
-planned, issue #16).  ``look_at_role`` (Throne of Visions: the controller looks at the target
-player's Role card) and the amount ``n`` = ``"players"`` (the number of players still in the
-game, Throne of the Ancient Kings) are engine primitives (engine/effects.py)."""
+THRONE_PRIMITIVES = {"look_at_role": "the controller looks at the target player's Role card (Throne of Visions)",
+                     "lose_self": "the player the ability is about loses ``n`` life (Winter)"}
+"""Primitives Throne Magic adds to the card pool's (engine/effects.py runs them), with what they
+do; an amount ``n`` may also be ``"players"``: the number of players still in the game (Throne
+of the Ancient Kings)."""
 
 THRONE_METHODS = ("random", "king", "agreed")
 """The three ways of choosing the game's Throne ("Choosing a Throne Card for the Game"):
@@ -93,7 +93,7 @@ class ThroneCard:
 
 def _ability(raw: dict | None, where: str) -> ThroneAbility | None:
     """Read and check one ability (ValueError naming the card for a malformed one).  That each
-    ``op`` is an engine primitive or one of :data:`NEW_PRIMITIVES` is a test's job
+    ``op`` is an engine primitive (:data:`THRONE_PRIMITIVES` among them) is a test's job
     (``tests/test_throne_cards.py`` reads the engine's list where it lives, engine/effects.py)."""
     if raw is None:
         return None

@@ -93,6 +93,8 @@ class EffectsMixin:
             tgt[1].stun += n
         elif op == "discard":
             self._push_front([("discard", tgt[1], n, seat)])
+        elif op == "lose_self":     # Throne Magic (Winter): the player the ability is about
+            self.lose_life(seat, n)
         elif op == "look_at_role":  # Throne Magic (Throne of Visions): the Role card of a player
             self.social.look(self, seat, tgt[1])
         elif op == "fog":           # prevent all combat damage that would be dealt this turn (CR 615)

@@ -75,13 +75,16 @@ class ThroneMagic(StateRecord):
         method: how the Roles were chosen: "basic", "random" or "sculpted".
         throne: the game's Throne (an :class:`Attackable` of kind "throne";
             None until chosen: The King's choice comes before the first turn).
+        season: the Season in effect ("Spring", "Summer", "Autumn", "Winter"),
+            None without Seasons (``GameConfig.seasons``).
     """
 
-    __slots__ = ("roles", "role_set", "known_by", "method", "throne")
+    __slots__ = ("roles", "role_set", "known_by", "method", "throne", "season")
 
-    def __init__(self, roles: list[str], method: str):
+    def __init__(self, roles: list[str], method: str, seasons: bool = False):
         self.method = method
         self.throne = None
+        self.season = tc.SEASON_ORDER[0] if seasons else None
         self._seat(roles)
 
     def _seat(self, roles: list[str]) -> None:
@@ -112,7 +115,7 @@ class ThroneMagic(StateRecord):
         cfg = game.config
         method = cfg.throne_roles
         if method == "draft":
-            return cls([], "draft")
+            return cls([], "draft", cfg.seasons)
         if isinstance(method, tuple):
             roles, name = list(method), "sculpted"
         elif method == "basic":
@@ -120,7 +123,7 @@ class ThroneMagic(StateRecord):
         else:
             roles = tr.random_roles(game.n, np.random.default_rng(game.rng.getrandbits(64)))
             name = "random"
-        social = cls([], name)
+        social = cls([], name, cfg.seasons)
         social.deal_roles(game, roles)
         return social
 
@@ -330,6 +333,30 @@ class ThroneMixin:
         if yes:
             ab = tc.get(*item.data["card"]).ability
             self._push_front([("effect", item, dict(e)) for e in ab.effects])
+
+    # ------------------------------------------------------------------ the Seasons
+    def _season_check(self) -> None:
+        """"Seasons (Advanced)", as a player's untap step begins: the Season moves on
+        by one (:func:`treachery_env.throne_cards.season_after`) if one or more
+        players left the game during the previous turn; logged publicly (``season``)."""
+        social = self.social
+        left = sum(1 for p in self.players if p.has_lost and p.lost_turn == self.turn - 1)
+        new = tc.season_after(social.season, left)
+        if new != social.season:
+            social.season = new
+            self._log("season", season=new)
+
+    def _season_upkeep(self) -> None:
+        """The Season in effect acts at the beginning of each player's upkeep, for that
+        player (Summer, Autumn, Winter; Spring does nothing).  "Nothing can affect or
+        stop the Season cards": its effect applies at once, without the stack
+        (abstraction of Autumn's "triggered ability", docs/fidelity.md)."""
+        season = self.social.season
+        ab = tc.get("season", season).ability
+        if ab is None or self.players[self.active].has_lost:
+            return
+        item = StackItem(self._new_uid(), "trigger", self.active, source=season, key="season")
+        self._push_front([("effect", item, dict(e)) for e in ab.effects])
 
     # ------------------------------------------------------------------ the creatures' two abilities
     def _throne_creature_options(self, seat: int) -> list:

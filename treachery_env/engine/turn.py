@@ -39,6 +39,8 @@ class TurnMixin:
             k = (seat - prev) % self.n or self.n
             passed = {(prev + i) % self.n for i in range(1, k + 1)}
             self.shields = [s for s in self.shields if s["until_turn_of"] not in passed]
+        if self.social is not None and self.social.season is not None:
+            self._season_check()        # Throne Magic's Seasons change as an untap step begins
         # untap step (CR 502): untap; a stunned permanent loses a stun counter instead
         p.lands_tapped = 0
         for c in p.creatures:
@@ -88,6 +90,8 @@ class TurnMixin:
             IA.fire_event(self, "upkeep", seat=self.active)
             if self.social is not None:
                 self._throne_upkeep()       # Throne Magic: the Throne's ability ("Throne Abilities")
+                if self.social.season is not None:
+                    self._season_upkeep()   # and the Season's effect
             self._fire_delayed("upkeep")
             if full:
                 self._open_priority()    # CR 503.1
