@@ -284,6 +284,9 @@ def check_throne_invariants(g: Game) -> None:
         else:
             assert known == {seat} | {a for a, o in looked if o == seat}, \
                 "a Role is secret while its holder is in the game, but to who looked at it"
+    for h in s.holdings:
+        assert h.kind == "holding" and not any(h in q.attackables for q in g.players)
+        assert h.controller < 0 or not g.players[h.controller].has_lost
     w = s.throne
     if w is not None:
         holders = [q.seat for q in g.players for x in q.attackables if x is w]
@@ -310,7 +313,8 @@ def check_throne_invariants(g: Game) -> None:
 @pytest.mark.parametrize("method", ["basic", "random", "sculpted", "draft"])
 def test_random_throne_magic_games_keep_the_invariants(method):
     """Random play at low life (so that players leave and games end) over 4-10
-    players, each selection method, with and without Seasons; the invariants at every decision."""
+    players, each selection method, with and without Seasons and Holdings; the invariants at every
+    decision."""
     ended = 0
     for seed in range(40):
         n = 4 + seed % 4 if method == "basic" else 4 + seed % 7
@@ -318,7 +322,7 @@ def test_random_throne_magic_games_keep_the_invariants(method):
         if method == "sculpted":
             roles = tr.random_roles(n, __import__("numpy").random.default_rng(seed))
         cfg = throne(num_players=n, throne_roles=roles, starting_life=3, commander=False, max_turns=50,
-                     mulligans="london" if seed % 2 else "none", seasons=seed % 3 == 0)
+                     mulligans="london" if seed % 2 else "none", seasons=seed % 3 == 0, holdings=seed % 4 < 2)
         g = Game(cfg, seed=seed)
         r = random.Random(seed)
         check_throne_invariants(g)
@@ -713,3 +717,93 @@ def test_the_season_acts_at_each_players_upkeep_without_the_stack(season, check)
     pass_until(g, lambda g: g.active == 1 and g.phase == "upkeep")
     assert not any(it.key == "season" for it in g.stack)
     assert check(g, bear, life)
+
+
+# ----------------------------------------------------------------------------- the Holdings
+def holding_game(deal=KING_SECOND, **kw) -> Game:
+    """``throne_game`` with Holdings; Holding 0 is put in the middle, the others wherever they are."""
+    return throne_game(deal, holdings=True, **kw)
+
+
+def test_the_holdings_are_drawn_one_per_player_uncontrolled():
+    """"Holdings (Advanced)": as many as the starting players (all 10 beyond 10), drawn at
+    random, no one controls any at the start; a HOLDING action block names each."""
+    for n in (4, 7, 10, 12):
+        cfg = throne(num_players=n, throne_roles="random", holdings=True)
+        g = Game(cfg, seed=n)
+        hs = g.social.holdings
+        assert len(hs) == min(n, 10) == cfg.holding_count == g.layout.holdings
+        assert len({h.name for h in hs}) == len(hs) and all(h.controller == -1 and h.kind == "holding" for h in hs)
+        assert not any(h in p.attackables for p in g.players for h in hs)
+        assert [e["names"] for e in g.log if e["event"] == "holdings"] == [[h.name for h in hs]]
+        assert [h.name for h in Game(cfg, seed=n).social.holdings] == [h.name for h in hs]
+    assert throne().holding_count == 0 and GameConfig().holding_count == 0
+    from treachery_env.actions import ActionLayout
+    assert ActionLayout(5).size == Game(GameConfig(), seed=0).layout.size     # Treachery: no block
+    with pytest.raises(ValueError, match=r"GameConfig\.holdings: is a Throne Magic option"):
+        GameConfig(holdings=True)
+
+
+def test_any_player_takes_a_holding_by_combat_damage():
+    """A Holding is attacked like the uncontrolled Throne (no defending player); combat damage
+    lets the source's controller take it, Claimant or not."""
+    g = holding_game()                     # seat 0 is the Wizard, no Claimant
+    h = g.social.holdings[0]
+    bear = creature(g, 0, "Grove Bear")
+    pass_until(g, lambda g: g.decision.kind == DecisionKind.ATTACKER)
+    g.step(g.target_action(0, ("c", bear)))
+    assert g.layout.holding(0) in g.legal_actions()
+    g.step(g.layout.holding(0))
+    g.step(g.layout.PASS)
+    assert (bear.attacking, bear.attacking_obj) == (5, h)
+    pass_until(g, lambda g: g.decision.kind == DecisionKind.YES_NO)
+    assert g.decision.seat == 0 and g.decision.handler == "_h_holding_take"
+    g.step(g.layout.CHOICE)
+    assert h.controller == 0 and h not in g.players[0].attackables
+    assert [(e["why"], e["holding"]) for e in g.log if e["event"] == "holding_control"] == [("taken", 0)]
+
+
+def test_a_held_holding_is_defended_and_lost_when_its_controller_leaves():
+    g = holding_game()
+    h = g.social.holdings[1]
+    g._holding_to(h, 2, "taken")
+    bear = creature(g, 0, "Grove Bear")
+    creature(g, 2, "Grove Bear")
+    pass_until(g, lambda g: g.decision.kind == DecisionKind.ATTACKER)
+    g.step(g.target_action(0, ("c", bear)))
+    g.step(g.layout.holding(1))
+    g.step(g.layout.PASS)
+    assert bear.attacking == 2                  # its controller defends it
+    pass_until(g, lambda g: g.decision.kind in (DecisionKind.BLOCKER, DecisionKind.YES_NO))
+    assert g.decision.kind == DecisionKind.BLOCKER and g.decision.seat == 2
+    g.step(g.layout.PASS)
+    pass_until(g, lambda g: g.decision.kind == DecisionKind.YES_NO)
+    g.step(g.layout.PASS)                       # declined: to the middle
+    assert h.controller == -1
+    g._holding_to(h, 3, "taken")
+    g.lose(3)
+    assert h.controller == -1
+    assert [e["why"] for e in g.log if e["event"] == "holding_control"][-1] == "abandoned"
+
+
+def test_only_combat_damage_affects_a_holding():
+    g = holding_game()
+    h = g.social.holdings[0]
+    assert all(t != ("w", h) for t in g.target_candidates(0, {"type": "any"}))
+    assert g.damage(0, ("w", h), 2) == 0
+
+
+def test_a_holdings_ability_triggers_at_its_controllers_upkeep():
+    """"Holdings have abilities ... at the beginning of Esseldell's controller's upkeep, that
+    player may gain 2 life.  This ability uses the stack."""
+    g = holding_game(KING_FIRST)
+    h = g.social.holdings[0]
+    h.name = "Esseldell"
+    g._holding_to(h, 1, "taken")
+    life = g.players[1].life
+    pass_until(g, lambda g: g.active == 1 and (g.stack or g.decision.kind == DecisionKind.YES_NO))
+    assert [it.key for it in g.stack] == ["holding"]
+    pass_until(g, lambda g: g.decision.kind == DecisionKind.YES_NO)
+    assert g.decision.seat == 1
+    g.step(g.layout.CHOICE)
+    assert g.players[1].life == life + 2

@@ -13,8 +13,8 @@ from treachery_env import GameConfig, raw_env
 from treachery_env import throne_cards as tc
 from treachery_env import throne_roles as tr
 from treachery_env.engine import Game
-from treachery_env.observation import (CREATURE_ATTACKED, CREATURE_ATTACKING, PLAYER_FEATURES, PLAYER_ROLE,
-                                       THRONE_PURPOSES, WALKER_FEATURES, ThroneObsLayout, encode_python, obs_layout)
+from treachery_env.observation import (CREATURE_ATTACKED, CREATURE_ATTACKING, HOLDING_FEATURES, PLAYER_FEATURES,
+                                       PLAYER_ROLE, THRONE_PURPOSES, WALKER_FEATURES, ThroneObsLayout, encode_python, obs_layout)
 from treachery_env.actions import MAX_PERMS, MAX_WALKERS
 from treachery_env.engine.state import ATTACKABLE_KINDS
 
@@ -31,7 +31,8 @@ def tail(g: Game, seat: int) -> dict[str, np.ndarray]:
     L = obs_layout(g.n, "throne_magic")
     f = L.throne_fields
     widths = {"roles": NR, "own_role": NR, "known": g.n * NR, "graph": NR * NR, "throne": len(tc.thrones()),
-              "controller": g.n + 1, "purpose": len(THRONE_PURPOSES), "season": 4}
+              "controller": g.n + 1, "purpose": len(THRONE_PURPOSES), "season": 4,
+              "holdings": 10 * (HOLDING_FEATURES + g.n + 1), "taking": 11}
     return {k: x[f[k]:f[k] + w] for k, w in widths.items()}
 
 
@@ -39,7 +40,8 @@ def test_the_layout_is_treacherys_then_the_throne_magic_block():
     for n in (4, 5, 10):
         L, T = obs_layout(n), obs_layout(n, "throne_magic")
         assert isinstance(T, ThroneObsLayout) and T.throne == L.size
-        assert T.size == L.size + 2 * NR + n * NR + NR * NR + 7 + n + 1 + len(THRONE_PURPOSES) + 4
+        assert T.size == (L.size + 2 * NR + n * NR + NR * NR + 7 + n + 1 + len(THRONE_PURPOSES) + 4
+                          + 10 * (HOLDING_FEATURES + n + 1) + 11)
         assert (T.players, T.creatures, T.walkers, T.context, T.talk) == (L.players, L.creatures, L.walkers,
                                                                           L.context, L.talk)
     with pytest.raises(ValueError, match="obs_layout: unknown game 'mafia'"):
@@ -175,3 +177,22 @@ def test_the_environment_plays_throne_magic_with_its_spaces_and_state():
     for seat in range(5):
         want = 0.0 if g.truncated or not g.winners else 1.0 if seat in g.winners else -1.0
         assert final[f"player_{seat}"] == want
+
+
+def test_the_holdings_are_in_the_block_by_their_place_in_the_game():
+    g = Game(throne(num_players=5, holdings=True, throne_deal=BASIC5), seed=2)
+    hs = g.social.holdings
+    g._holding_to(hs[3], 2, "taken")
+    t = tail(g, 1)["holdings"].reshape(10, HOLDING_FEATURES + 6)
+    pool = [c.name for c in tc.holdings()]
+    for k in range(10):
+        row = t[k]
+        if k >= 5:
+            assert not row.any()
+            continue
+        assert row[0] == 1.0 and list(np.flatnonzero(row[1:18])) == [pool.index(hs[k].name)]
+        where = list(np.flatnonzero(row[18:24]))
+        assert where == ([(2 - 1) % 5] if k == 3 else [5])
+    env = raw_env(config=throne(num_players=5, holdings=True), view_in_info=False)
+    env.reset(seed=0)
+    assert env.action_space("player_0").n == env.game.layout.size == raw_env(config=throne()).layout.size + 5

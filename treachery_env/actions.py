@@ -27,6 +27,9 @@ WALKER         (n+1) * 4  the attackable permanent (planeswalker) in slot ``j`` 
                           Throne and Holdings in the middle of the table)
 LOYALTY        4 * 3      activate loyalty ability ``k`` of your planeswalker in
                           slot ``j`` (index ``3j + k``; CR 606)
+HOLDING        h          Throne Magic's Holding ``i`` of the game (attack it);
+                          ``h`` = its Holdings, min(n, 10), with
+                          ``GameConfig(holdings=True)``, else 0 (no block)
 TALK           8n + 6     table talk (:data:`TALK_ACTIONS`): claim role ``r``
                           (4); accuse relative seat ``i`` of role ``r``
                           (``4i + r``, n x 4); defend, threaten, protect
@@ -86,16 +89,20 @@ class ActionLayout:
 
     Attributes:
         n: number of players.
+        holdings: Throne Magic's Holdings in the game (the HOLDING block's size; 0: no block,
+            Treachery's layout).
         size: total number of actions (the ``Discrete`` space size).
         PASS, HAND, COMMANDER, UNVEIL, IDENTITY_AB, TOKEN_AB, OTHER, PLAYER, PERM,
-        STACK, CHOICE, WALKER, LOYALTY, TALK, CONCEDE: first index of each block.
+        STACK, CHOICE, WALKER, LOYALTY, HOLDING, TALK, CONCEDE: first index of each block.
     """
 
     __slots__ = ("n", "PASS", "HAND", "COMMANDER", "UNVEIL", "IDENTITY_AB", "TOKEN_AB", "OTHER",
-                 "PLAYER", "PERM", "STACK", "CHOICE", "WALKER", "LOYALTY", "TALK", "CONCEDE", "size", "_blocks", "_talk")
+                 "PLAYER", "PERM", "STACK", "CHOICE", "WALKER", "LOYALTY", "HOLDING", "holdings", "TALK", "CONCEDE",
+                 "size", "_blocks", "_talk")
 
-    def __init__(self, num_players: int):
+    def __init__(self, num_players: int, holdings: int = 0):
         self.n = num_players
+        self.holdings = holdings
         off = 0
         blocks = []
         for name, size in (("PASS", 1), ("HAND", MAX_HAND), ("COMMANDER", 1), ("UNVEIL", MAX_X + 1),
@@ -104,7 +111,8 @@ class ActionLayout:
                            ("PLAYER", num_players), ("PERM", num_players * MAX_PERMS),
                            ("STACK", MAX_STACK), ("CHOICE", MAX_CHOICE),
                            ("WALKER", (num_players + 1) * MAX_WALKERS),
-                           ("LOYALTY", MAX_WALKERS * N_LOYALTY_ABILITIES), ("TALK", talk_size(num_players)),
+                           ("LOYALTY", MAX_WALKERS * N_LOYALTY_ABILITIES), ("HOLDING", holdings),
+                           ("TALK", talk_size(num_players)),
                            ("CONCEDE", 1)):
             setattr(self, name, off)
             blocks.append((name, off, size))
@@ -133,6 +141,16 @@ class ActionLayout:
             raise ValueError(f"walker: relative seat must be 0-{self.n} and slot 0-{MAX_WALKERS - 1}, "
                              f"got {rel_seat}, {slot}")
         return self.WALKER + rel_seat * MAX_WALKERS + slot
+
+    def holding(self, k: int) -> int:
+        """Action index that names Throne Magic's Holding ``k`` of the game (attack it).
+
+        Raises:
+            ValueError: for ``k`` out of range (the game's Holdings).
+        """
+        if not 0 <= k < self.holdings:
+            raise ValueError(f"holding: the game has {self.holdings} Holdings, got {k}")
+        return self.HOLDING + k
 
     def loyalty(self, slot: int, ability: int) -> int:
         """Action index that activates loyalty ability ``ability`` of your

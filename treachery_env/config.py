@@ -163,6 +163,10 @@ class GameConfig:
             the next Season at a turn's untap step when a player left during
             the previous turn; Summer, Autumn and Winter act at each player's
             upkeep.  False (default): no Seasons.
+        holdings: Throne Magic's Holdings ("Holdings (Advanced)"): one per
+            starting player, all 10 with more than 10 players, drawn at random,
+            uncontrolled at first; any player may take one by combat damage.
+            False (default): none.
     """
 
     num_players: int = 5
@@ -188,6 +192,7 @@ class GameConfig:
     throne_deal: tuple[str, ...] | None = None
     throne: str = "random"
     seasons: bool = False
+    holdings: bool = False
 
     def __post_init__(self) -> None:
         # not fields: whether the pool / talk were left to the default (``replace`` then resolves them anew)
@@ -303,6 +308,15 @@ class GameConfig:
                              + (hint or did_you_mean(unknown, allowed) or f"; allowed: {sorted(allowed)}"))
         return cls(**d)
 
+    @property
+    def holding_count(self) -> int:
+        """Throne Magic's Holdings in a game of this config: min(players, 10) with
+        ``holdings`` ("Holdings (Advanced)"), else 0 (the HOLDING action block's size)."""
+        if self.game != "throne_magic" or not self.holdings:
+            return 0
+        from .throne_cards import MAX_HOLDINGS
+        return min(self.num_players, MAX_HOLDINGS)
+
     def may_concede(self, seat: int) -> bool:
         """Whether ``seat`` gets the CONCEDE action in its shown decisions
         (:attr:`concession`; CR 104.3a)."""
@@ -334,7 +348,7 @@ class GameConfig:
             self._validate_throne()     # the identity fields are Treachery's: checked there instead
             return
         changed = [f for f, default in (("throne_roles", "basic"), ("throne_deal", None), ("throne", "random"),
-                                        ("seasons", False)) if getattr(self, f) != default]
+                                        ("seasons", False), ("holdings", False)) if getattr(self, f) != default]
         if changed:
             which = changed[0]
             bad(which, f"is a Throne Magic option; pass game='throne_magic' to play it (this game is "
@@ -482,8 +496,9 @@ class GameConfig:
                 bad("throne_deal", f"deals {sorted(deal)} but throne_roles={method!r} gives the Roles "
                     f"{sorted(want)}; a fixed deal seats the game's own Roles")
         from . import throne_cards as tc
-        if not isinstance(self.seasons, bool):
-            bad("seasons", f"must be True or False, got {self.seasons!r}")
+        for fld in ("seasons", "holdings"):
+            if not isinstance(getattr(self, fld), bool):
+                bad(fld, f"must be True or False, got {getattr(self, fld)!r}")
         if not isinstance(self.throne, str):
             bad("throne", f"must be 'random', 'king' or a Throne's name, got {self.throne!r}")
         if self.throne == "king":

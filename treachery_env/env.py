@@ -131,7 +131,7 @@ class raw_env(AECEnv, EzPickle):
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         from .actions import ActionLayout
-        self.layout = ActionLayout(n)
+        self.layout = ActionLayout(n, self.config.holding_count)
         size = obs_layout(n, self.config.game).size
         obs_space = gymnasium.spaces.Dict({
             "observation": gymnasium.spaces.Box(-np.inf, np.inf, (size,), np.float32),

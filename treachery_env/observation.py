@@ -113,6 +113,7 @@ from .actions import (MAX_HAND, MAX_OTHER, MAX_PERMS, MAX_STACK, MAX_WALKERS, N_
 from .cards import CARDS, COUNTER_TOKENS, KEYWORDS, WALKER_CARDS
 from .compiled import compiled_pyx
 from .identities import all_identities
+from . import throne_cards
 
 from .engine.state import ATTACKABLE_KINDS, PHASE_INDEX, DecisionKind, StackItem
 from .engine.talk import TALK_KINDS, TalkMessage
@@ -127,7 +128,7 @@ __all__ = ["ObsLayout", "obs_layout", "encode", "encode_python", "encode_sparse"
            "CREATURE_ATTACKING", "CREATURE_ATTACKED",
            "CREATURE_FEATURES", "TALK_SPEAKER_FEATURES", "TALK_PAIR_FEATURES", "DECISION_PURPOSES",
            "TARGET_TYPES", "MAX_TARGET_INDEX", "ThroneObsLayout", "encode_throne_magic", "observation_dict_throne_magic",
-           "THRONE_PURPOSES"]
+           "THRONE_PURPOSES", "HOLDING_FEATURES"]
 
 N_CARDS = len(CARDS)
 _IDENTITY_INDEX = {i.name: k for k, i in enumerate(all_identities())}
@@ -194,10 +195,15 @@ _PURPOSE_INDEX = {k: i for i, k in enumerate(DECISION_PURPOSES)}
 _TARGET_TYPE_INDEX = {k: i for i, k in enumerate(TARGET_TYPES)}
 _UNVEIL_COSTS = ("_h_y", "_h_cost_sacrifice", "_h_cost_card")
 _NO_DATA: dict = {}             # the identity data of a player without an identity card (Throne Magic)
-THRONE_PURPOSES = ("_h_draft_role", "_h_choose_throne", "_h_throne_take", "_h_throne_may", "_h_throne_accept")
+THRONE_PURPOSES = ("_h_draft_role", "_h_choose_throne", "_h_throne_take", "_h_holding_take", "_h_throne_may",
+                   "_h_throne_accept")
 """Throne Magic's decisions, one-hot in its tail block: a Draft pick, The King's choice of Throne,
-taking the Throne after combat damage, a Throne's "may" ability, accepting a creature."""
+taking the Throne or a Holding after combat damage, a Throne's or Holding's "may" ability,
+accepting a creature."""
 _THRONE_PURPOSE_INDEX = {k: i for i, k in enumerate(THRONE_PURPOSES)}
+HOLDING_FEATURES = 1 + len(throne_cards.holdings()) + 1
+"""A Holding slot of Throne Magic's block without its controller one-hot (n + 1 wide): present,
+card one-hot (the 17 Holdings), creatures attacking it / 5."""
 
 
 class ObsLayout:
@@ -313,7 +319,12 @@ class ThroneObsLayout(ObsLayout):
     * ``throne``: the Throne's card one-hot (:func:`treachery_env.throne_cards.thrones`, 7);
     * ``controller``: its controller, relative one-hot (n), then "uncontrolled" (1);
     * ``purpose``: the viewer's pending Throne Magic decision, one-hot over :data:`THRONE_PURPOSES`;
-    * ``season``: the Season in effect, one-hot (Spring, Summer, Autumn, Winter; zeros without Seasons).
+    * ``season``: the Season in effect, one-hot (Spring, Summer, Autumn, Winter; zeros without Seasons);
+    * ``holdings``: 10 slots (Holding ``k`` of the game, the HOLDING action ``k``) of
+      :data:`HOLDING_FEATURES` = present, card one-hot (17, :func:`treachery_env.throne_cards.holdings`),
+      controller (relative one-hot n, then "uncontrolled"), creatures attacking it / 5 (so a slot is
+      ``HOLDING_FEATURES + n + 1`` wide);
+    * ``taking``: what the viewer's pending take decision is about, one-hot: the Throne, then Holding ``k``.
     """
 
     def __init__(self, n: int):
@@ -325,7 +336,9 @@ class ThroneObsLayout(ObsLayout):
         f = {}
         for name, width in (("roles", nr), ("own_role", nr), ("known", n * nr), ("graph", nr * nr),
                             ("throne", len(throne_cards.thrones())), ("controller", n + 1),
-                            ("purpose", len(THRONE_PURPOSES)), ("season", len(throne_cards.SEASON_ORDER))):
+                            ("purpose", len(THRONE_PURPOSES)), ("season", len(throne_cards.SEASON_ORDER)),
+                            ("holdings", throne_cards.MAX_HOLDINGS * (HOLDING_FEATURES + n + 1)),
+                            ("taking", 1 + throne_cards.MAX_HOLDINGS)):
             f[name] = off
             off += width
         self.throne_fields = f
@@ -405,6 +418,24 @@ def encode_throne_magic(game: "Game", viewer: int) -> np.ndarray:
             out[f["purpose"] + ix] = 1.0
     if social.season is not None:
         out[f["season"] + throne_cards.SEASON_ORDER.index(social.season)] = 1.0
+    if social.holdings:
+        hw = HOLDING_FEATURES + n + 1
+        pool = [c.name for c in throne_cards.holdings()]
+        attackers: dict = {}
+        for a in game.combat_attackers:
+            if a.attacking_obj is not None:
+                attackers[a.attacking_obj.uid] = attackers.get(a.attacking_obj.uid, 0) + 1
+        for k, h in enumerate(social.holdings):
+            q = f["holdings"] + k * hw
+            out[q] = 1.0
+            out[q + 1 + pool.index(h.name)] = 1.0
+            out[q + 1 + len(pool) + ((h.controller - viewer) % n if h.controller >= 0 else n)] = 1.0
+            out[q + 1 + len(pool) + n + 1] = attackers.get(h.uid, 0) / 5.0
+    if d is not None and d.seat == viewer:
+        if d.handler == "_h_throne_take":
+            out[f["taking"]] = 1.0
+        elif d.handler == "_h_holding_take":
+            out[f["taking"] + 1 + social.holdings.index(d.ctx[0])] = 1.0
     return out
 
 
@@ -450,6 +481,8 @@ def _creature_chunk(key: tuple, n: int, cf: int) -> array:
 def _walker_slot(game: "Game", w: Any) -> int:
     """Slot of attackable permanent ``w`` among its controller's (-1 if gone or beyond the slots);
     0 for an uncontrolled one (Throne Magic's Throne, slot 0 of the reserved row)."""
+    if w.kind == "holding":     # Throne Magic's Holdings are in its own block
+        return -1
     if w.controller < 0:
         return 0
     ws = game.players[w.controller].attackables

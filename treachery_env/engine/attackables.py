@@ -88,6 +88,8 @@ class AttackablesMixin:
         restrict attacks on that *player* only, as CR wording does: the
         player's planeswalkers can still be attacked on their own (CR 506.3)."""
         c = w.controller
+        if w.kind == "holding":     # Throne Magic: anyone's but one's own, or one in the middle
+            return c != seat and (c < 0 or not self.players[c].has_lost)
         if c < 0:       # Throne Magic's uncontrolled Throne, in the middle of the table: anyone may
             return w.kind == "throne" and self.social is not None and self.social.throne is w
         return (c != seat and not self.players[c].has_lost and w in self.players[c].attackables
@@ -101,14 +103,18 @@ class AttackablesMixin:
             if p.attackables and p.seat != seat:
                 out.extend(w for w in p.attackables if self.can_attack_object(seat, w))
         social = self.social
-        if social is not None and social.throne is not None and social.throne.controller < 0:
-            out.append(social.throne)       # uncontrolled: "no defending player" ("Attacking the Throne")
+        if social is not None:
+            if social.throne is not None and social.throne.controller < 0:
+                out.append(social.throne)   # uncontrolled: "no defending player" ("Attacking the Throne")
+            out.extend(h for h in social.holdings if h.controller != seat and self.can_attack_object(seat, h))
         return out
 
     def attackable_action(self, viewer: int, w: Attackable) -> int | None:
         """The WALKER action index that names ``w`` for ``viewer`` (attack it,
         target it), or None if its slot is beyond :data:`MAX_WALKERS`.  An uncontrolled
         one (Throne Magic's Throne) is slot 0 of the reserved row (relative seat ``n``)."""
+        if w.kind == "holding":     # Throne Magic: the HOLDING block names each by its place in the game
+            return self.layout.holding(self.social.holdings.index(w))
         if w.controller < 0:
             return self.layout.walker(self.n, 0)
         slot = self.players[w.controller].attackables.index(w)
@@ -121,7 +127,7 @@ class AttackablesMixin:
         w = a.attacking_obj
         if w is None:
             return ("p", a.attacking)
-        if w.controller < 0:        # the uncontrolled Throne (it never leaves play)
+        if w.controller < 0 or w.kind == "holding":     # the Throne in the middle, a Holding: never leave play
             return ("w", w)
         return ("w", w) if w in self.players[w.controller].attackables else None
 

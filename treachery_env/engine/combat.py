@@ -254,12 +254,8 @@ class CombatMixin:
             elif dealt and tgt[0] == "w":
                 walkers[tgt[1].uid] = walkers.get(tgt[1].uid, 0) + dealt
                 named[tgt[1].uid] = tgt[1]
-        social = self.social
-        if social is not None and social.throne is not None and social.throne.uid in walkers:
-            # "Taking the Throne": each controller of a source of combat damage to it, APNAP order
-            throne = social.throne
-            by = {src.controller for src, tgt, amt in events if tgt[0] == "w" and tgt[1] is throne}
-            self._push_front([("throne_take", [s for s in self._apnap() if s in by])])
+        if self.social is not None and walkers:
+            self._locations_taken(events)   # Throne Magic: taking the Throne or a Holding dealt damage
         if events:
             extra = {"to_planeswalkers": {str(k): v for k, v in sorted(walkers.items())},
                      "planeswalkers": {str(w.uid): [w.name, w.controller] for w in named.values()},

@@ -220,7 +220,7 @@ class EffectsMixin:
             if combat and source_creature is not None and source_creature.is_commander:
                 p.cmd_damage[source_creature.owner] = p.cmd_damage.get(source_creature.owner, 0) + amount
         elif kind == "w":           # CR 120.3c: damage to a planeswalker removes loyalty counters
-            if obj.kind == "throne":
+            if obj.kind == "throne" or obj.kind == "holding":
                 # "The Throne itself is unaffected by any game effect except combat damage", which
                 # has no effect on it but its taking (ThroneMixin._op_throne_take, after combat damage)
                 if not combat:

@@ -168,7 +168,7 @@ class Game(GameState):
         self.config = config
         self.seed = int(seed)
         self.n = config.num_players
-        self.layout = ActionLayout(self.n)
+        self.layout = ActionLayout(self.n, config.holding_count)
         self.rng = random.Random(self.seed)
         self.players = [Player(s) for s in range(self.n)]
         self.turn = 0

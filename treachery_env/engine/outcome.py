@@ -271,8 +271,8 @@ class OutcomeMixin:
         for a in self.combat_attackers:
             if a.attacking in left:
                 w = a.attacking_obj
-                if w is not None and w.kind == "throne":
-                    a.attacking = self.n        # the Throne stays, abandoned: attacked, undefended
+                if w is not None and (w.kind == "throne" or w.kind == "holding"):
+                    a.attacking = self.n        # it stays, abandoned: attacked, undefended (Throne Magic)
                 else:
                     a.attacking = -1
                     a.attacking_obj = None
@@ -293,6 +293,10 @@ class OutcomeMixin:
                     self._throne_to(-1, "abandoned")    # "Abandoned Thrones": to the middle
                 else:
                     self._attackable_leaves(w, "exile")   # a planeswalker of another's they cast
+            if self.social is not None:
+                for h in self.social.holdings:
+                    if h.controller == s:
+                        self._holding_to(h, -1, "abandoned")    # "Holdings (Advanced)": to the middle
         for s in seats:
             p = self.players[s]
             # shields the player created last until their turn would have begun (CR 800.4k, _start_turn)

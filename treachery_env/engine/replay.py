@@ -68,7 +68,8 @@ class ReplayMixin:
             out["attackables"] = [[[w.uid, w.kind, w.name, w.owner, w.loyalty, w.used_turn] for w in p.attackables]
                                   for p in self.players]
         if self.social is not None and self.social.throne is not None:     # Throne Magic's Throne
-            out["throne"] = [self.social.throne.name, self.social.throne.controller, self.social.season]
+            out["throne"] = [self.social.throne.name, self.social.throne.controller, self.social.season,
+                             [[h.name, h.controller] for h in self.social.holdings]]
         if self.talk_on:        # the silent game keeps the summary (and digests) it had before talk
             t = self.talk
             out["talk"] = {"messages": [[m.turn, m.speaker, m.kind, m.subject, None if m.role is None else int(m.role)]

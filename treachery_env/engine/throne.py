@@ -54,8 +54,8 @@ GIVE = "throne_give"
 DISTRIBUTE = "throne_distribute"
 """Stack key of "T: Target player may gain control of this creature.  Activate this ability
 only if you control the Throne." ("The Monarch Distributing Creatures")."""
-THRONE_KEYS = frozenset({"throne", GIVE, DISTRIBUTE})
-"""Stack keys of Throne Magic's abilities (the Throne's, the creatures' two)."""
+THRONE_KEYS = frozenset({"throne", "holding", GIVE, DISTRIBUTE})
+"""Stack keys of Throne Magic's abilities (the Throne's, the Holdings', the creatures' two)."""
 _RECEIVER = {"type": "player", "opponent": True}
 """The distribution's target: another player (everyone else is an opponent in Throne Magic;
 targeting oneself, who already controls the creature, would do nothing)."""
@@ -77,13 +77,19 @@ class ThroneMagic(StateRecord):
             None until chosen: The King's choice comes before the first turn).
         season: the Season in effect ("Spring", "Summer", "Autumn", "Winter"),
             None without Seasons (``GameConfig.seasons``).
+        holdings: the game's Holdings (:class:`Attackable` of kind "holding", in
+            the order drawn: Holding ``k`` is the action ``layout.holding(k)``),
+            empty without them (``GameConfig.holdings``).  They are in no
+            player's ``attackables``: ``controller`` says who holds one (-1: the
+            middle of the table).
     """
 
-    __slots__ = ("roles", "role_set", "known_by", "method", "throne", "season")
+    __slots__ = ("roles", "role_set", "known_by", "method", "throne", "season", "holdings")
 
     def __init__(self, roles: list[str], method: str, seasons: bool = False):
         self.method = method
         self.throne = None
+        self.holdings = []
         self.season = tc.SEASON_ORDER[0] if seasons else None
         self._seat(roles)
 
@@ -229,12 +235,25 @@ class ThroneMixin:
                                      "_h_choose_throne", (first, hand_sizes), "choose the game's Throne", names)
             return
         self._place_throne(self.rng.choice(names) if cfg.throne == "random" else cfg.throne)
+        self._place_holdings()
         self._begin(first, hand_sizes)
 
     def _h_choose_throne(self, ctx: tuple, name: str) -> None:
         """The King chose the Throne ``name``; the game begins."""
         self._place_throne(name)
+        self._place_holdings()
         self._begin(*ctx)
+
+    def _place_holdings(self) -> None:
+        """"Holdings (Advanced)": with ``config.holdings``, min(players, 10) Holdings
+        drawn at random (:func:`treachery_env.throne_cards.draw_holdings`, from the
+        game's seed) begin the game uncontrolled.  Logged publicly (``holdings``)."""
+        if not self.config.holdings:
+            return
+        names = tc.draw_holdings(self.n, np.random.default_rng(self.rng.getrandbits(64)))
+        self.social.holdings = [Attackable(self._new_uid(), "holding", None, -1, -1, 0, self.turn, name=nm)
+                                for nm in names]
+        self._log("holdings", names=names)
 
     def _place_throne(self, name: str) -> None:
         """The Throne ``name`` enters: controlled by The King if he is in the game
@@ -293,27 +312,77 @@ class ThroneMixin:
             return
         self._push_front([("throne_take", rest)])
 
+    # ------------------------------------------------------------------ Holdings
+    def _holding_to(self, w: Attackable, seat: int, why: str) -> None:
+        """Holding ``w`` goes to ``seat`` (-1: the middle); logged publicly
+        (``holding_control``, ``why``: "taken", "declined", "abandoned")."""
+        old = w.controller
+        w.controller = w.base_controller = seat
+        self._log("holding_control", seat=seat, previous=old, why=why, name=w.name,
+                  holding=self.social.holdings.index(w))
+
+    def _op_holding_take(self, w: Attackable, seats: list[int]) -> None:
+        """"Holdings (Advanced)": Holding ``w`` was dealt combat damage by sources of
+        ``seats`` (APNAP order); each still in the game, in turn, may take it
+        (CHOICE + 0; any player may control a Holding) or not (PASS); the first who
+        takes it controls it; if nobody does, it goes to the middle.  No stack."""
+        seats = [s for s in seats if not self.players[s].has_lost and s not in self.leaving]
+        if not seats:
+            if w.controller >= 0:
+                self._holding_to(w, -1, "declined")
+            return
+        L = self.layout
+        self.decision = Decision(seats[0], DecisionKind.YES_NO, [(L.CHOICE, True), (L.PASS, False)],
+                                 "_h_holding_take", (w, seats[0], seats[1:]), f"take {w.name}, or PASS")
+
+    def _h_holding_take(self, ctx: tuple, take: bool) -> None:
+        w, seat, rest = ctx
+        if take:
+            if w.controller != seat:
+                self._holding_to(w, seat, "taken")
+            return
+        self._push_front([("holding_take", w, rest)])
+
+    def _locations_taken(self, events: list) -> None:
+        """After combat damage (``events``: ``(source creature, target, amount)``): the
+        take decisions of the Throne ("Taking the Throne") and of each Holding dealt
+        damage, each among its damage sources' controllers in APNAP order."""
+        social = self.social
+        ops = []
+        for w in ([social.throne] if social.throne is not None else []) + social.holdings:
+            by = {src.controller for src, tgt, amt in events if tgt[0] == "w" and tgt[1] is w}
+            if by:
+                seats = [s for s in self._apnap() if s in by]
+                ops.append(("throne_take", seats) if w.kind == "throne" else ("holding_take", w, seats))
+        if ops:
+            self._push_front(ops)
+
     # ------------------------------------------------------------------ its ability
     def _throne_upkeep(self) -> None:
-        """"Throne Abilities": at the beginning of its controller's upkeep the
-        Throne's ability triggers (on the stack; it may be countered like any
-        ability).  Its data: :mod:`treachery_env.throne_cards`."""
-        w = self.social.throne
-        if w is None or w.controller != self.active or self.players[self.active].has_lost:
+        """"Throne Abilities" (and the Holdings'): at the beginning of its
+        controller's upkeep the ability of the Throne, then of each Holding, that
+        the active player controls triggers (on the stack; it may be countered like
+        any ability).  Their data: :mod:`treachery_env.throne_cards`."""
+        if self.players[self.active].has_lost:
             return
-        ab = tc.get("throne", w.name).ability
-        if ab is None or ab.trigger != "controller_upkeep":
-            return
-        trig = StackItem(self._new_uid(), "trigger", w.controller, source=w.name, key="throne")
-        trig.data["card"] = ("throne", w.name)
-        if ab.targets:
-            trig.data["specs"] = [dict(t) for t in ab.targets]
-        self.pending_triggers.append(trig)
+        social = self.social
+        for w in ([social.throne] if social.throne is not None else []) + social.holdings:
+            if w.controller != self.active:
+                continue
+            ab = tc.get(w.kind, w.name).ability
+            if ab is None or ab.trigger != "controller_upkeep":
+                continue
+            trig = StackItem(self._new_uid(), "trigger", w.controller, source=w.name, key=w.kind)
+            trig.data["card"] = (w.kind, w.name)
+            if ab.targets:
+                trig.data["specs"] = [dict(t) for t in ab.targets]
+            self.pending_triggers.append(trig)
 
     def _resolve_throne_item(self, item: StackItem) -> None:
-        """Resolve a Throne Magic stack object: the Throne's ability (key "throne")
-        or a creature's Throne ability (:data:`GIVE`, :data:`DISTRIBUTE`)."""
-        if item.key == "throne":
+        """Resolve a Throne Magic stack object: the Throne's or a Holding's ability
+        (key "throne", "holding") or a creature's Throne ability (:data:`GIVE`,
+        :data:`DISTRIBUTE`)."""
+        if item.key == "throne" or item.key == "holding":
             self._resolve_throne_ability(item)
         else:
             self._resolve_throne_creature(item)
