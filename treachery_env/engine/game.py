@@ -492,12 +492,8 @@ class Game(GameState):
 
     def view(self, seat: int):
         """Structured, read-only snapshot of ``seat``'s information set
-        (:class:`treachery_env.view.SeatView`).
-
-        Raises:
-            ValueError: in a Throne Magic game (no view yet)."""
-        if self.social is not None:
-            self._no_mode_layer("view")
+        (:class:`treachery_env.view.SeatView`; in a Throne Magic game its
+        ``throne_magic``)."""
         from ..view import seat_view
         return seat_view(self, seat)
 
@@ -506,20 +502,13 @@ class Game(GameState):
 
         Raises:
             ValueError: if ``action`` is not an integer (:func:`~treachery_env.actions.as_action`)
-                or is outside the action space; in a Throne Magic game (no text yet).
+                or is outside the action space.
         """
-        if self.social is not None:
-            self._no_mode_layer("describe_action")
         from ..text import describe_action
         return describe_action(self, as_action(action), seat)
 
     def render_text(self, seat: int | None = None) -> str:
-        """Text picture of the game as ``seat`` sees it (None: public view only).
-
-        Raises:
-            ValueError: in a Throne Magic game (no text yet)."""
-        if self.social is not None:
-            self._no_mode_layer("render_text")
+        """Text picture of the game as ``seat`` sees it (None: public view only)."""
         from ..text import render
         return render(self, seat)
 
