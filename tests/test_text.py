@@ -175,6 +175,10 @@ SAMPLE = {
     "token": "Treasure", "stun": 1, "position": 3, "victim": 3, "previous": 2, "roles": [1, 2],
     ("blocks", "names"): [["Wolf", 2, "Grove Bear", 1]], ("savior", "target"): 3, ("player_counters", "kind"): "rad", ("pay_counters", "kind"): "gem",
     ("metamorph_takes", "role"): 2, ("look_at_identities", "identities"): {2: "The Seer", 4: "The Demon"},
+    # Throne Magic (engine/throne.py)
+    "method": "basic", "other": 3, "controller": 2, "why": "taken", ("loses", "role"): "Dragon",
+    ("roles", "roles"): ["The King", "Dragon"], ("reveal_all", "roles"): ["Dragon", "The King"],
+    ("throne", "name"): "Throne of Power", ("throne_control", "name"): "Throne of Power",
 }
 DYNAMIC = {"'cast_from_' + perm['zone']": ("cast_from_exile", "cast_from_graveyard"),
            "kind": ("discard", "exile_from_hand")}

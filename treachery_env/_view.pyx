@@ -34,6 +34,10 @@ made of is the same -- compared in C, never assumed:
   others (a player target, a loyalty ability, an identity ability) by what
   their words and fields are made of.
 
+A Throne Magic game's :class:`~treachery_env.view.ThroneView` (a few short tuples) is
+made anew at each build by ``view._throne_view``, and the options of its own decisions
+by ``view._option_view``; its players have no identity card (``Player.identity`` None).
+
 The commonest option views (attackers, blockers, defenders, creature targets
 and choices, cards cast, played, discarded, paid with or put on the bottom,
 numbers, unveils, labelled passes and choices, ...) are not kept: they are made
@@ -82,6 +86,7 @@ _option_view = _py._option_view
 _stack_view = _py._stack_view
 _freeze_event = _py._freeze_event
 _names_of = _py._names_of
+_throne_view = _py._throne_view
 
 
 include "_slots.pxi"
@@ -498,19 +503,23 @@ cdef class _PlayerRaw:
     cdef object known_by, copy_of, card, role_override, id_counters
 
     cdef void take(self, Player p, IdentityCard idc):
-        """Note what the fields of ``p`` and of its identity card ``idc`` hold now."""
+        """Note what the fields of ``p`` and of its identity card ``idc`` (None in Throne Magic) hold now."""
         self.seat, self.life, self.lands, self.lands_tapped = p.seat, p.life, p.lands, p.lands_tapped
         self.mulligans, self.commander_casts, self.has_lost = p.mulligans, p.commander_casts, p.has_lost
         self.hand, self.library, self.graveyard, self.exile = p.hand, p.library, p.graveyard, p.exile
         self.tokens, self.creatures, self.identity, self.commander = p.tokens, p.creatures, p.identity, p.commander
         self.commander_zone, self.cmd_damage, self.counters = p.commander_zone, p.cmd_damage, p.counters
         self.permissions, self.attackables = p.permissions, p.attackables
+        if idc is None:
+            self.face_up, self.known_by, self.copy_of, self.card = False, None, None, None
+            self.role_override, self.id_counters = None, None
+            return
         self.face_up, self.known_by, self.copy_of, self.card = idc.face_up, idc.known_by, idc.copy_of, idc.identity
         self.role_override, self.id_counters = idc.role_override, idc.counters
 
     cdef bint same(self, Player p, IdentityCard idc):
-        """Whether the fields of ``p`` and ``idc`` hold what they held."""
-        return (p.life == self.life and p.seat == self.seat and p.lands == self.lands
+        """Whether the fields of ``p`` and ``idc`` (None in Throne Magic) hold what they held."""
+        if not (p.life == self.life and p.seat == self.seat and p.lands == self.lands
                 and p.lands_tapped == self.lands_tapped and p.mulligans == self.mulligans
                 and p.commander_casts == self.commander_casts and p.has_lost == self.has_lost
                 and p.hand is self.hand and p.library is self.library and p.graveyard is self.graveyard
@@ -518,7 +527,11 @@ cdef class _PlayerRaw:
                 and p.identity is self.identity and p.commander is self.commander
                 and p.commander_zone is self.commander_zone and p.cmd_damage is self.cmd_damage
                 and p.counters is self.counters and p.permissions is self.permissions
-                and p.attackables is self.attackables and idc.face_up == self.face_up
+                and p.attackables is self.attackables):
+            return False
+        if idc is None:                 # and p.identity is self.identity: None then too
+            return True
+        return (idc.face_up == self.face_up
                 and idc.known_by is self.known_by and idc.copy_of is self.copy_of and idc.identity is self.card
                 and idc.role_override is self.role_override and idc.counters is self.id_counters)
 
@@ -718,12 +731,16 @@ cdef object _player_view(Player p, object viewer, Py_ssize_t seat, long turn, li
     the viewer's own view, no cards usable from other zones)."""
     cdef PyObject* v[25]
     cdef object leader
-    cdef IdentityCard idc = p.identity
+    cdef IdentityCard idc = p.identity            # None in Throne Magic (no identity card)
     cdef _PlayerRaw raw
     cdef Py_ssize_t hand_size, library_size
     own = p.seat == viewer
-    cdef bint face_up = idc.face_up
-    known = face_up or viewer in idc.known_by
+    cdef bint face_up = False
+    if idc is None:
+        known = False
+    else:
+        face_up = idc.face_up
+        known = face_up or viewer in idc.known_by
     cre = p.creatures
     if not cre:
         creatures = ()
@@ -743,7 +760,7 @@ cdef object _player_view(Player p, object viewer, Py_ssize_t seat, long turn, li
     hand_names = kept.hand.of(hand) if own else None
     graveyard, exile = kept.graveyard.of(p.graveyard), kept.exile.of(p.exile)
     tokens = kept.tokens.of(p.tokens)
-    id_counters = kept.id_counters.of(idc.counters)
+    id_counters = _EMPTY if idc is None else kept.id_counters.of(idc.counters)
     cmd_damage = kept.cmd_damage.of(p.cmd_damage)
     counters = kept.counters.of(p.counters)
     views, raws = kept.views, kept.raws
@@ -758,17 +775,21 @@ cdef object _player_view(Player p, object viewer, Py_ssize_t seat, long turn, li
                 and (not known) == (_item(view, 13) is None)
                 and not (own and (p.permissions or _item(view, 21)))):
             return view
-    card = idc.copy_of
-    if card is None:
-        card = idc.identity
-    name, role = _identity(card)
-    override = idc.role_override
-    if override is not None:
-        role = override
     cdef bint lost = p.has_lost
+    if idc is None:
+        name = role = None
+        leader = False
+    else:
+        card = idc.copy_of
+        if card is None:
+            card = idc.identity
+        name, role = _identity(card)
+        override = idc.role_override
+        if override is not None:
+            role = override
+        leader = face_up and not lost and role == _LEADER          # Game.is_leader_player (CR 314.7)
     cmd = p.commander
     commander = None if cmd is None else _card_name(cmd)
-    leader = face_up and not lost and role == _LEADER              # Game.is_leader_player (CR 314.7)
     usable = tuple([(_card_name(q["card"]), q["zone"], q["free"]) for q in p.permissions]) if own else None
     _put(v, 0, p.seat)
     _put(v, 1, not lost)
@@ -1061,6 +1082,8 @@ cdef object _fast_option(list players, Decision d, long kind, object action, obj
             return None
         c = o
         w = payload
+        if w.kind == "throne":                  # Throne Magic's Throne: view._option_view
+            return None
         return _new_option(action, f"{_label(c)} attacks {_walker_label(w)} (P{w.controller}'s planeswalker, "
                                    f"loyalty {w.loyalty})", "attack_planeswalker", None, w.controller,
                            None, None, None, w.uid)
@@ -1381,7 +1404,7 @@ cdef class ViewBuilder:
         cdef Player p, me
         cdef Decision d
         cdef GameState g = self.game
-        cdef PyObject* sv[15]
+        cdef PyObject* sv[16]
         if g is None:
             raise TypeError("ViewBuilder: the game is None")
         _check_classes()
@@ -1405,13 +1428,14 @@ cdef class ViewBuilder:
             Py_INCREF(v)
             PyTuple_SET_ITEM(views, i, v)
         stack = g.stack
-        dream = me.identity.data.get("dream")
+        idc = me.identity                  # None in Throne Magic: no Undercover, no face-down exile
+        dream = None if idc is None else idc.data.get("dream")
         d = g.decision
         self._harm = _rows(self._harm, g.harm)
         self._attacks = _rows(self._attacks, g.attacks)
         config = g.config
         stack_v = tuple([_stack_view(it) for it in stack]) if stack else ()
-        undercover = (not me.has_lost) and g.undercover_met(viewer)
+        undercover = (not me.has_lost) and idc is not None and g.undercover_met(viewer)
         dream_v = tuple([c.name for _, c in dream]) if dream else ()
         decision = _decision_view(g, players, d, viewer) if d is not None and d.seat == viewer else None
         events = self._events(viewer, g.log, turn)
@@ -1433,4 +1457,5 @@ cdef class ViewBuilder:
         _put(sv, 12, windows)
         _put(sv, 13, roles)
         _put(sv, 14, talk)
-        return fields(<PyTypeObject*>SeatView, None, sv, 15)
+        _put(sv, 15, None if g.social is None else _throne_view(g, viewer))
+        return fields(<PyTypeObject*>SeatView, None, sv, 16)

@@ -31,6 +31,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import identities
+from . import throne_cards, throne_roles
 from .actions import TOKEN_ABILITIES
 from .cards import CARD_INDEX, COUNTER_TOKENS, KEYWORDS, TOKENS
 from .engine import DecisionKind
@@ -95,6 +96,8 @@ def describe_action(game: "Game", action: int, seat: int | None = None) -> str:
         return f"stack object {i} from the top"
     if block == "WALKER":
         if i == game.n:
+            if game.social is not None and j == 0:
+                return "the Throne, in the middle of the table (no one controls it)"
             return f"uncontrolled attackable permanent slot {j}"
         return f"planeswalker slot {j} of relative seat {i}"
     if block == "LOYALTY":
@@ -117,6 +120,8 @@ def option_text(game: "Game", d: Any, k: int) -> str | None:
     if action == game.layout.CONCEDE:
         return "concede the game (you lose; CR 104.3a)"
     viewer = d.seat
+    if d.handler in _THRONE_HANDLERS:
+        return _throne_option(game, d, payload)
     if d.labels is not None and len(d.labels) == len(d.options):
         return str(d.labels[k])
     p = game.players[d.seat]
@@ -151,10 +156,20 @@ def option_text(game: "Game", d: Any, k: int) -> str | None:
             perm = p.permissions[arg]
             verb = "play" if perm["card"].is_land else "cast"
             return f"{verb} {perm['card'].name} from {perm['zone']}" + (" for free" if perm["free"] else "")
+        if kind == "throne_creature":           # Throne Magic: a creature's Throne ability (engine/throne.py)
+            slot, key = arg
+            c = p.creatures[slot]
+            if key == "throne_give":            # "Giving Creatures to the Monarch"
+                return f"give {_label(c)} to the Throne's controller (P{game.social.throne.controller})"
+            return f"give {_label(c)} to a player of your choice"   # "The Monarch Distributing Creatures"
     if d.kind == DecisionKind.ATTACKER:
         return "finish declaring attackers" if payload is None else f"attack with {_label(payload)}"
     if d.kind == DecisionKind.DEFENDER:
         if not isinstance(payload, int):
+            if payload.kind == "throne":        # "Attacking the Throne"
+                where = ("in the middle of the table, no one defends it" if payload.controller < 0
+                         else f"P{payload.controller}'s")
+                return f"{_label(d.ctx)} attacks the Throne, {payload.name} ({where})"
             return (f"{_label(d.ctx)} attacks {_label(payload)} (P{payload.controller}'s planeswalker, "
                     f"loyalty {payload.loyalty})")
         return f"{_label(d.ctx)} attacks P{payload}"
@@ -185,6 +200,41 @@ def option_text(game: "Game", d: Any, k: int) -> str | None:
     if hasattr(payload, "base_power"):
         return f"{_label(payload)} (P{payload.controller})"
     return None
+
+
+_THRONES = frozenset(c.name for c in throne_cards.thrones())
+"""Throne Magic's Thrones' names (a logged attackable of one of them is the Throne: an entry names no kind)."""
+_ROLES = frozenset(throne_roles.names())
+"""Throne Magic's Role cards' names."""
+_THRONE_HANDLERS = frozenset(("_h_choose_throne", "_h_throne_take", "_h_throne_may", "_h_throne_accept"))
+"""The handlers of Throne Magic's own decisions (engine/throne.py), worded by :func:`_throne_option`."""
+
+
+def _throne_option(game: "Game", d: Any, payload: Any) -> str:
+    """An option of a Throne Magic decision in words, for its deciding seat (who knows its own
+    Role: the take option says what it does for that Role)."""
+    if d.handler == "_h_choose_throne":         # "Choosing a Throne Card for the Game"
+        return f"choose {payload} as the game's Throne"
+    if d.handler == "_h_throne_may":            # "Throne Abilities": a "may" ability
+        item = d.ctx
+        return f"use {item.source}'s ability" if payload else f"don't use {item.source}'s ability"
+    if d.handler == "_h_throne_accept":         # the receiver of a creature's Throne ability
+        item, _ = d.ctx
+        c = item.creature
+        return f"accept {_label(c)} from P{item.controller}" if payload else f"refuse {_label(c)}"
+    seat, rest = d.ctx                          # "Taking the Throne", "Controlling the Throne"
+    w = game.social.throne
+    if rest:
+        otherwise = f"{_and([_p(s) for s in rest])} may take it next"
+    elif w.controller >= 0 and w.controller != seat:
+        otherwise = "it goes to the middle of the table"
+    else:
+        otherwise = "it stays in the middle of the table"
+    if not payload:
+        return f"decline the Throne: {otherwise}"
+    if game.social.claimant(seat):
+        return f"take the Throne, {w.name}"
+    return f"take the Throne: only a Claimant can, and you are not one, so {otherwise}"
 
 
 def _label(obj: Any) -> str:
@@ -396,6 +446,8 @@ def _effect_sentence(e: dict, specs: tuple, source: str, said: set, card: str) -
         return f"{target()} discards {_cards(n)}"
     if op == "fog":                         # CR 615
         return "prevent all combat damage that would be dealt this turn"
+    if op == "look_at_role":                # Throne Magic (Throne of Visions, "Throne Abilities")
+        return f"look at {target()}'s Role card"
     raise ValueError(f"no words for effect op {op!r} of {card!r}: add them to treachery_env/text.py")
 
 
@@ -531,8 +583,8 @@ def view_names(view: "SeatView") -> list[str]:
     """The card, token and identity names in ``view`` (a seat's information set, or the public
     view): hands it may see, every creature, planeswalker, graveyard and exile card, commander,
     counted token, known identity, stack object's source, the cards it may look at and its
-    options' cards, sorted.  Each has a :func:`card_text` (tests/test_play.py checks it in every
-    variant)."""
+    options' cards, and in Throne Magic the Throne and the Roles in the game, sorted.  Each has
+    a :func:`card_text` (tests/test_play.py checks it in every variant)."""
     seen = set()
     for p in view.players:
         seen.update(p.hand or ())
@@ -544,6 +596,11 @@ def view_names(view: "SeatView") -> list[str]:
         seen.update(x for x in (p.commander, p.identity) if x)
     seen.update(s.source for s in view.stack)
     seen.update(view.dream)
+    tm = view.throne_magic
+    if tm is not None:                      # Throne Magic: the Roles in the game and the Throne (public)
+        seen.update(tm.roles)
+        if tm.throne is not None:
+            seen.add(tm.throne)
     if view.decision is not None:
         seen.update(o.card for o in view.decision.options if o.card)
     return sorted(seen)
@@ -560,7 +617,9 @@ def card_text(name: str) -> str:
     that role wins (CR 907.7), its unveil cost (CR 702.187), Undercover (CR
     702.187f), starting counters and abilities.  Pool cards (``Wastes``
     included), tokens, the 62 identities and the simple-roles lands (Plains,
-    Island, Mountain, Swamp; TR11) are known.
+    Island, Mountain, Swamp; TR11) are known, and Throne Magic's 7 Thrones and
+    17 Role cards (what the Throne does; whom the Role must eliminate), which
+    :func:`card_names` does not list (so :func:`find_name` answers as before).
 
     Returns:
         the text, lines joined by ``"\\n"``.
@@ -581,7 +640,28 @@ def card_text(name: str) -> str:
         return "\n".join(_identity_text(card, simple=False))
     if name in identities.SIMPLE_ROLE_NAMES.values():
         return "\n".join(_identity_text(identities.simple_role_card(name), simple=True))
+    if name in _THRONES:
+        return "\n".join(_throne_text(name))
+    if name in _ROLES:
+        return "\n".join(_throne_role_text(name))
     raise ValueError(f"unknown card, token or identity: {name!r}")
+
+
+
+def _throne_text(name: str) -> list:
+    """The lines of a Throne card's text (Throne Magic, data/throne_cards.json)."""
+    return [name, "Throne (Throne Magic)", throne_cards.get("throne", name).text,
+            "Attacked like a planeswalker, by anyone, even while no one controls it; only combat damage affects "
+            "it. A Claimant whose creature deals it combat damage may take control of it (\"Taking the Throne\")."]
+
+
+def _throne_role_text(name: str) -> list:
+    """The lines of a Role card's text (Throne Magic, data/throne_roles.json)."""
+    role = throne_roles.get(name)
+    types = ", ".join(sorted(role.types))
+    order = [r for r in throne_roles.names() if r in role.must_eliminate]
+    return [name, "Role (Throne Magic)" + (f" — {types}" if types else ""),
+            "Wins when these Roles in the game have all left it: " + ", ".join(order) + "."]
 
 
 # ------------------------------------------------------------------------------------------ the board
@@ -613,11 +693,16 @@ _LEGEND = "\n".join((      # an entry a line: a terminal wraps each under its st
     "  graveyard, exile: public card names, oldest first.  stack: top first (the top resolves first, CR 608)."))
 
 
-def _player_line(p: Any, viewer: "int | None") -> str:
+def _player_line(p: Any, viewer: "int | None", throne: Any = None) -> str:
+    """A player's summary line; ``throne``: the view's :class:`~treachery_env.view.ThroneView`
+    in a Throne Magic game (the Role where the view knows it, instead of an identity)."""
     status = "OUT" if not p.in_game else f"{p.life} life"
     me = " (you)" if p.seat == viewer else ""
     state = "face up" if p.face_up else "face down"
-    if p.identity is not None:
+    if throne is not None:
+        role = throne.known[p.seat]
+        ident = f"Role: {role}" if role is not None else "Role [hidden]"
+    elif p.identity is not None:
         ident = f"{p.identity} ({p.role.name.title()}), {state}"
     else:
         ident = f"identity [hidden], {state}"
@@ -667,6 +752,28 @@ def _stack_target(t: tuple, names: dict) -> str:
     return names.get(x, f"a {kind}")
 
 
+def _attacked_by(uids: tuple, names: dict) -> str:
+    """`` (attacked by Grove Bear (P1))`` for the attackers ``uids``, or nothing."""
+    return " (attacked by " + ", ".join(names.get(u, "a creature") for u in uids) + ")" if uids else ""
+
+
+def _throne_lines(view: Any, names: dict) -> list:
+    """The table's Throne Magic lines: the Roles in the game (public; each player's line shows
+    the Role where the view knows it) and the Throne, with its controller or in the middle of
+    the table."""
+    tm = view.throne_magic
+    lines = ["Roles in the game: " + ", ".join(tm.roles)]
+    if tm.throne is None:
+        lines.append("the Throne: not chosen yet (The King chooses it)")
+    elif tm.controller >= 0:
+        lines.append(f"the Throne: {tm.throne}, controlled by P{tm.controller}")
+    else:
+        attackers = tuple(c.uid for p in view.players for c in p.creatures if c.attacking_planeswalker == tm.uid)
+        lines.append(f"the Throne: {tm.throne}, in the middle of the table (no one controls it)"
+                     + _attacked_by(attackers, names))
+    return lines
+
+
 def _game_result(view: Any) -> "str | None":
     """The end of the game as the view's events tell it, or None while it goes on."""
     for e in view.events:
@@ -676,7 +783,12 @@ def _game_result(view: Any) -> "str | None":
             if not e["winners"]:
                 return "GAME OVER: a draw"
             won = []
+            tm = view.throne_magic
             for s in e["winners"]:
+                if tm is not None:
+                    role = tm.known[s]
+                    won.append(f"P{s}" + (f" ({role})" if role is not None else ""))
+                    continue
                 role = view.players[s].role
                 won.append(f"P{s}" + (f" ({role.name.title()})" if role is not None else ""))
             return "GAME OVER: winners " + ", ".join(won)
@@ -706,7 +818,11 @@ def _object_names(view: "SeatView") -> dict:
         for c in p.creatures:
             names[c.uid] = f"{_label(c)} (P{p.seat})"
         for w in p.planeswalkers:
-            names[w.uid] = f"{_label(w)} (P{p.seat}'s planeswalker)"
+            names[w.uid] = (f"the Throne, {w.name} (P{p.seat}'s)" if w.kind == "throne"
+                            else f"{_label(w)} (P{p.seat}'s planeswalker)")
+    tm = getattr(view, "throne_magic", None)       # (a view-like object without it: none)
+    if tm is not None and tm.uid is not None and tm.controller == -1:
+        names[tm.uid] = f"the Throne, {tm.throne} (in the middle of the table)"
     for it in view.stack:
         names[it.uid] = f"{it.label or it.source} on the stack"
     return names
@@ -776,7 +892,7 @@ def board_sections(view: "SeatView", viewer: "int | None", decision: bool = True
     names = _object_names(view)
     players = []
     for p in view.players:
-        lines = [_player_line(p, viewer)]
+        lines = [_player_line(p, viewer, view.throne_magic)]
         if p.seat == viewer and p.identity is not None and not p.face_up:
             try:
                 undercover = identities.get(p.identity).undercover
@@ -797,11 +913,15 @@ def board_sections(view: "SeatView", viewer: "int | None", decision: bool = True
         if p.planeswalkers:
             ws = []
             for w in p.planeswalkers:
+                if w.kind == "throne":
+                    lines.append(f"controls the Throne: {w.name}" + _attacked_by(w.attackers, names))
+                    continue
                 state = ["used this turn"] if w.used_this_turn else []
                 if w.attackers:
                     state.append("attacked by " + ", ".join(names.get(u, "a creature") for u in w.attackers))
                 ws.append(f"{_label(w)} (loyalty {w.loyalty}" + "".join(", " + s for s in state) + ")")
-            lines.append("planeswalkers: " + "; ".join(ws))
+            if ws:
+                lines.append("planeswalkers: " + "; ".join(ws))
         if p.commander is not None:
             n = p.commander_casts
             tax = (f"; cast {({1: 'once', 2: 'twice'}.get(n) or f'{n} times')}, tax {{{2 * n}}}"
@@ -825,6 +945,8 @@ def board_sections(view: "SeatView", viewer: "int | None", decision: bool = True
                 lines.append("your face-down exile (you may look): " + ", ".join(view.dream))
         players.append((p.seat, tuple(lines)))
     lines = []
+    if view.throne_magic is not None:
+        lines.extend(_throne_lines(view, names))
     t = view.talk
     if t is not None and (t.claims or t.deals):
         said = [f"P{s} claims to be {_role_name(m.role)}" for s, m in sorted(t.claims.items())]
@@ -876,6 +998,10 @@ def render_view(view: "SeatView", legend: bool = False, decision: bool = True) -
     other zones and its face-down exile; the claims and truces of the table
     talk; the stack, top first, with targets in words; the result once the
     game is over (from the view's events), else the viewer's pending decision.
+    In Throne Magic each player's Role (``Role: The King`` where the view
+    knows it, else ``Role [hidden]``) stands for the identity, the Throne's
+    controller has a ``controls the Throne`` line, and the table lines start
+    with the Roles in the game and where the Throne is.
 
     Args:
         view: the seat's view (``seat_view(game, seat)``, ``info["view"]``).
@@ -977,7 +1103,8 @@ def _ev_loses(e: Any, who: str) -> str:
     why = {"concede": f"{who} CONCEDES and leaves the game",                      # CR 104.3a
            "rules": f"{who} LOSES the game (state-based actions, CR 704.5)",
            "team": f"{who} LOSES the game with the Leader (CR 907.7c)"}
-    return why.get(e["reason"], f"{who} LOSES the game ({e['reason']})") + f"; they were {e['identity']}"
+    was = e["identity"] if "identity" in e else e["role"]         # Throne Magic: the Role ("Leaving the Game")
+    return why.get(e["reason"], f"{who} LOSES the game ({e['reason']})") + f"; they were {was}"
 
 
 def _ev_mulligan_keep(e: Any, who: str) -> str:
@@ -996,7 +1123,9 @@ def _ev_attacks(e: Any, who: str) -> str:
     labels = _labels(e)
     out = []
     for a in e["attackers"]:
-        if len(a) > 3:
+        if len(a) > 3 and a[4] in _THRONES:          # "Attacking the Throne" (a[2] == n: in the middle)
+            out.append(f"{labels.get(a[0], a[1])} attacks the Throne, {a[4]}")
+        elif len(a) > 3:
             out.append(f"{labels.get(a[0], a[1])} attacks {labels.get(a[3], a[4])} (P{a[2]}'s planeswalker)")
         else:
             out.append(f"{labels.get(a[0], a[1])} attacks P{a[2]}")
@@ -1017,10 +1146,16 @@ def _ev_combat_damage(e: Any, who: str) -> str:
     walkers = e.get("planeswalkers", {})
     labels = {str(u): w for u, w in _labels(e).items()}       # "planeswalkers" is keyed by str(uid)
     hits = ([f"P{k} takes {v}" for k, v in e["to_players"].items()]
-            + [(f"{labels.get(k, walkers[k][0])} (P{walkers[k][1]}'s planeswalker) takes {v}" if k in walkers
+            + [(_throne_hit(walkers[k]) + f" takes {v}" if k in walkers and walkers[k][0] in _THRONES else
+                f"{labels.get(k, walkers[k][0])} (P{walkers[k][1]}'s planeswalker) takes {v}" if k in walkers
                 else f"a planeswalker takes {v}") for k, v in e.get("to_planeswalkers", {}).items()])
     return (f"combat damage{' (first strike)' if e.get('first_strike') else ''}"
             + (f": {', '.join(hits)}" if hits else " to creatures only"))
+
+
+def _throne_hit(w: Any) -> str:
+    """The Throne as a combat-damage entry names it (``[name, controller]``)."""
+    return f"the Throne, {w[0]} (" + ("in the middle of the table" if w[1] < 0 else f"P{w[1]}'s") + ")"
 
 
 def _ev_enters(e: Any, who: str) -> str:
@@ -1111,7 +1246,28 @@ def _ev_modes(e: Any, who: str) -> str:
 
 
 def _ev_reveal_all(e: Any, who: str) -> str:
+    if "roles" in e:            # Throne Magic: every Role card at the end
+        return "every Role is revealed: " + ", ".join(f"P{s} {n}" for s, n in enumerate(e["roles"]))
     return "every identity is revealed (CR 907.9): " + ", ".join(f"P{s} {n}" for s, n in enumerate(e["identities"]))
+
+
+# ---- Throne Magic (engine/throne.py; ../shared/rules/throne-magic.txt, by heading)
+_METHODS = {"basic": "the Basic Game", "random": "the Random method", "sculpted": "the Sculpted method"}
+
+
+def _ev_throne(e: Any, who: str) -> str:
+    if e["controller"] >= 0:
+        return f"the Throne is {e['name']}: P{e['controller']}, The King, starts controlling it"
+    return f"the Throne is {e['name']}: no one controls it, it is in the middle of the table"
+
+
+def _ev_throne_control(e: Any, who: str) -> str:
+    prev, name = e["previous"], e["name"]
+    if e["why"] == "taken":
+        return f"{who} takes the Throne ({name})" + (f" from P{prev}" if prev >= 0 else " from the middle of the table")
+    if e["why"] == "abandoned":
+        return f"the Throne ({name}) is abandoned: P{prev} left the game, it goes to the middle of the table"
+    return f"nobody takes the Throne ({name}) from P{prev}: it goes to the middle of the table"
 
 
 def _ev_look_at_identities(e: Any, who: str) -> str:
@@ -1300,6 +1456,17 @@ _EVENTS: dict = {
     # table talk (TR10.5)
     "talk": _ev_talk,
     "deal_ended": _ev_deal_ended,
+    # Throne Magic (engine/throne.py): Roles ("Choosing Role Cards for the Game", "Public and Private
+    # Information", "Leaving the Game"), the Throne ("Throne Cards" to "Abandoned Thrones", "Throne
+    # Abilities"), the creatures' Throne abilities ("Giving Creatures to the Monarch", ...)
+    "roles": lambda e, who: (f"the Roles in the game ({_METHODS.get(e['method'], e['method'])}): "
+                             + ", ".join(e["roles"])),
+    "deal_role": lambda e, who: f"{who} is dealt the Role {e['role']}",
+    "reveal_role": lambda e, who: f"{who}'s Role is revealed: {e['role']}",
+    "look_at_role": lambda e, who: f"{who} looks at P{e['other']}'s Role card: {e['role']}",
+    "throne": _ev_throne,
+    "throne_control": _ev_throne_control,
+    "refuses_creature": lambda e, who: f"{who} refuses {_named(e)}: its controller keeps it",
 }
 EVENT_KINDS: frozenset = frozenset(_EVENTS)
 """The log event kinds :func:`format_event` has a sentence for (every kind the engine logs)."""

@@ -5,7 +5,10 @@
 and identity, every public fact, identities it has seen or was shown, cards
 only it may look at, its own pending decision with every legal action
 described (:class:`OptionView`), the public events of this turn and the last,
-and the table talk.  Seats here are absolute.  Rule-based bots read only this.
+and the table talk.  In a Throne Magic game (``GameConfig(game="throne_magic")``)
+the identity parts are empty and :class:`ThroneView` holds the Roles and the
+Throne as the viewer knows them.  Seats here are absolute.  Rule-based bots
+read only this.
 
 A view is a **snapshot made of values**: named tuples (:class:`SeatView` and
 its parts), tuples, frozensets, :class:`FrozenDict` mappings, strings, ints,
@@ -41,7 +44,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game
 
 __all__ = ["seat_view", "public_view", "ViewBuilder", "PythonViewBuilder", "VIEW_BUILDER", "SeatView", "DecisionView", "OptionView",
-           "PlayerView", "CreatureView", "PlaneswalkerView", "StackView", "TalkView", "FrozenDict", "freeze"]
+           "PlayerView", "CreatureView", "PlaneswalkerView", "StackView", "TalkView", "ThroneView", "FrozenDict", "freeze"]
 
 
 class FrozenDict(dict):
@@ -149,7 +152,10 @@ class PlaneswalkerView(NamedTuple):
 
     Attributes:
         uid: object id.  name: its name.
-        kind: ``"planeswalker"`` (CR 306; :data:`~treachery_env.engine.state.ATTACKABLE_KINDS`).
+        kind: ``"planeswalker"`` (CR 306; :data:`~treachery_env.engine.state.ATTACKABLE_KINDS`),
+            or ``"throne"``: Throne Magic's Throne, while a player controls it
+            ("Attacking the Throne": attacked and blocked for like a planeswalker;
+            loyalty 0, no abilities; :class:`ThroneView`).
         owner, controller: absolute seats.
         loyalty: loyalty counters on it (CR 306.5b).
         used_this_turn: whether one of its loyalty abilities was activated
@@ -187,6 +193,10 @@ class PlayerView(NamedTuple):
         face_up: whether its identity card is face up.
         identity, role: its identity's name and :class:`Role` when the viewer
             knows them (face up, its own, or shown to it), else None.
+            In a Throne Magic game, where players hold Role cards and no identity
+            card, ``face_up`` is False, ``identity`` and ``role`` None,
+            ``identity_counters`` empty and ``leader_player`` False; the Roles
+            are :attr:`SeatView.throne_magic`.
         identity_counters: counters on its identity card (public, a :class:`FrozenDict`).
         commander: its commander's name, or None.
         commander_zone: where the commander is (``"command"``, ``"battlefield"``, ...).
@@ -271,7 +281,18 @@ class OptionView(NamedTuple):
             (priority); ``"attack_with"``, ``"attack_player"``,
             ``"attack_planeswalker"`` (``planeswalker``, controlled by
             ``player``, CR 506.3), ``"block_with"``, ``"block"`` (combat); ``"target"``, ``"number"``, ``"discard"``, ``"cost"``,
-            ``"choice"`` (other decisions).
+            ``"choice"`` (other decisions).  Throne Magic adds
+            ``"throne_ability"`` (priority: activate the Throne ability
+            ``ability`` of the viewer's ``creature``, ``"throne_give"`` ("Giving
+            Creatures to the Monarch", ``player`` the Throne's controller) or
+            ``"throne_distribute"`` ("The Monarch Distributing Creatures", the
+            receiving player chosen next)) and ``"attack_throne"`` (attack the
+            Throne, uid ``planeswalker``, controlled by ``player``, None when it
+            is in the middle of the table: "Attacking the Throne"); The King's
+            choice of the Throne and the yes/no decisions (take the Throne, a
+            Throne's "may" ability, accept a creature) are ``"choice"``
+            (``x`` 0 for yes, None for the PASS that says no, the Throne's index
+            for The King's choice).
         card: name of the card it casts, plays, discards or pays with.
         player: absolute seat it targets or attacks.
         creature: uid of the creature it attacks or blocks with, blocks, or targets.
@@ -378,6 +399,43 @@ class TalkView(NamedTuple):
         return any(d.involves(a, b) for d in self.deals)
 
 
+class ThroneView(NamedTuple):
+    """Throne Magic's hidden-role layer as the viewer knows it (:attr:`SeatView.throne_magic`;
+    rules ``../shared/rules/throne-magic.txt``, cited by its headings).  Made of copies:
+    nothing in it refers to the game's Role state.
+
+    Attributes:
+        roles: the Role names in the game, in the Role data's order
+            (:func:`~treachery_env.throne_roles.names`); public: the set is chosen
+            openly ("Public and Private Information").
+        known: per absolute seat, its Role's name where the viewer knows it, else
+            None: the viewer's own ("Public and Private Information"), the Role of
+            every player who has left the game ("Leaving the Game"), every Role
+            once the game is over, and one a Throne of Visions showed the viewer
+            ("Throne Abilities").  Exactly the seats whose ``known_by`` holds the
+            viewer (``engine.throne.ThroneMagic``).  :attr:`SeatView.throne_role`
+            is the viewer's own.
+        throne: the game's Throne's name ("Throne Cards"); None before The King
+            chose it ("Choosing a Throne Card for the Game").
+        controller: the seat controlling the Throne, -1 when no one does (it is
+            "in the middle of the table": "Throne Cards", "Controlling the Throne",
+            "Abandoned Thrones"); None before it is chosen.  While controlled it is
+            also one of its controller's :attr:`PlayerView.planeswalkers` (kind
+            ``"throne"``), attacked and blocked for like a planeswalker
+            ("Attacking the Throne").
+        uid: the Throne's object id (a creature attacking it has it as
+            :attr:`CreatureView.attacking_planeswalker`; its ``attacking`` is the
+            number of seats while the Throne is in the middle, where no player
+            defends it); None before it is chosen.
+    """
+
+    roles: tuple
+    known: tuple
+    throne: "str | None"
+    controller: "int | None"
+    uid: "int | None"
+
+
 class SeatView(NamedTuple):
     """Snapshot of one seat's information set (``info["view"]``).
 
@@ -400,7 +458,14 @@ class SeatView(NamedTuple):
             :class:`Role` value (Leader, Guardian, Assassin, Traitor); public
             (TR2.3), whatever deck was dealt (CR 907.3b, ``role_counts``, TR11).
         talk: what was said at the table (:class:`TalkView`, public).
+        throne_magic: in a Throne Magic game (``GameConfig(game="throne_magic")``)
+            its Roles and Throne as the viewer knows them (:class:`ThroneView`);
+            None in Treachery.  The identity fields (``role_counts``, each
+            player's ``identity``, ``role``, ``face_up``, ``leader_player``,
+            ``undercover_met``, ``dream``) keep their empty values there: Throne
+            Magic players hold no identity card.
         me: ``players[seat]`` (with ``hand``), a property.
+        throne_role: the viewer's own Role in a Throne Magic game, a property.
     """
 
     seat: int
@@ -418,11 +483,19 @@ class SeatView(NamedTuple):
     priority_windows: str = "full"
     role_counts: tuple = ()
     talk: "TalkView | None" = None
+    throne_magic: "ThroneView | None" = None
 
     @property
     def me(self) -> PlayerView:
         """The viewer's own :class:`PlayerView` (with its hand)."""
         return self.players[self.seat]
+
+    @property
+    def throne_role(self) -> "str | None":
+        """The viewer's own Role's name in a Throne Magic game (``throne_magic.known[seat]``),
+        None in Treachery."""
+        tm = self.throne_magic
+        return None if tm is None else tm.known[self.seat]
 
     def to_dict(self) -> dict:
         """This view in plain JSON types (``json.dumps`` takes it; :meth:`from_dict` rebuilds an
@@ -430,16 +503,23 @@ class SeatView(NamedTuple):
         its fields with ``"__type__"`` naming it, a tuple a list, a mapping an object (or, where
         its keys are not strings, ``{"__pairs__": [[key, value], ...]}``), a frozenset
         ``{"__set__": [...]}`` (sorted), a role ``{"__role__": "leader"}``.  For a bot in
-        another process or language, which may be sent nothing but this."""
-        return _to_json(self)
+        another process or language, which may be sent nothing but this.  A Treachery view's
+        dict leaves out ``"throne_magic"`` (None there), so it is what it was before Throne
+        Magic."""
+        d = _to_json(self)
+        if self.throne_magic is None:
+            del d["throne_magic"]
+        return d
 
     @classmethod
     def from_dict(cls, d: dict) -> "SeatView":
         """The view :meth:`to_dict` gave (after a JSON round trip too).
 
+        A field left out that has a default (``throne_magic`` of a Treachery view) gets it.
+
         Raises:
             ValueError: for data that is not a view's (an unknown ``"__type__"``, a missing
-                field, or not a :class:`SeatView` at the top).
+                field without a default, or not a :class:`SeatView` at the top).
         """
         view = _from_json(d)
         if type(view) is not cls:
@@ -455,7 +535,7 @@ class SeatView(NamedTuple):
 def _json_types() -> dict:
     from .engine.talk import Deal, TalkMessage
     return {t.__name__: t for t in (SeatView, PlayerView, CreatureView, PlaneswalkerView, StackView, OptionView,
-                                    DecisionView, TalkView, TalkMessage, Deal)}
+                                    DecisionView, TalkView, ThroneView, TalkMessage, Deal)}
 
 
 def _to_json(v: Any) -> Any:
@@ -492,10 +572,11 @@ def _from_json(v: Any, types: dict | None = None) -> Any:
         if cls is None:
             raise ValueError(f"not a view's dict: unknown __type__ {v['__type__']!r}")
         fields = cls._fields if hasattr(cls, "_fields") else tuple(cls.__dataclass_fields__)
-        missing = [f for f in fields if f not in v]
+        defaults = getattr(cls, "_field_defaults", {})
+        missing = [f for f in fields if f not in v and f not in defaults]
         if missing:
             raise ValueError(f"not a view's dict: a {cls.__name__} without {missing}")
-        return cls(*(_from_json(v[f], types) for f in fields))
+        return cls(*(_from_json(v[f], types) if f in v else defaults[f] for f in fields))
     if "__role__" in v:
         return Role[v["__role__"].upper()]
     if "__set__" in v:
@@ -564,28 +645,51 @@ def _stack_view(it: Any) -> StackView:
 def _player_view(game: "Game", p: Any, viewer: int, turn: int) -> PlayerView:
     idc = p.identity
     own = p.seat == viewer
-    face_up = idc.face_up
-    card = idc.copy_of                     # IdentityCard.name and .role, read once
-    if card is None:
-        card = idc.identity
-    role = idc.role_override
-    if role is None:
-        role = card.role
     lost = p.has_lost
-    known = face_up or viewer in idc.known_by
+    if idc is None:                        # Throne Magic: a Role card, no identity card (SeatView.throne_magic)
+        face_up = leader = False
+        name = role = None
+        id_counters = _EMPTY
+    else:
+        face_up = idc.face_up
+        card = idc.copy_of                 # IdentityCard.name and .role, read once
+        if card is None:
+            card = idc.identity
+        role = idc.role_override
+        if role is None:
+            role = card.role
+        leader = face_up and not lost and role == _LEADER     # Game.is_leader_player (CR 314.7)
+        if face_up or viewer in idc.known_by:
+            name = card.name
+        else:
+            name = role = None
+        id_counters = _fd(idc.counters)
     cmd = p.commander
     cre = p.creatures
     return _new(PlayerView, (
         p.seat, not lost, p.life, len(p.hand), _names_of(p.hand) if own else None, len(p.library),
         _names_of(p.graveyard), _names_of(p.exile), p.lands, p.lands - p.lands_tapped, _fd(p.tokens),
         tuple([_creature_view(c, turn) for c in cre]) if cre else (),
-        face_up, card.name if known else None, role if known else None, _fd(idc.counters),
-        None if cmd is None else cmd.name, p.commander_zone, _fd(p.cmd_damage),
-        face_up and not lost and role == _LEADER,              # Game.is_leader_player (CR 314.7)
+        face_up, name, role, id_counters,
+        None if cmd is None else cmd.name, p.commander_zone, _fd(p.cmd_damage), leader,
         _fd(p.counters),
         tuple([(q["card"].name, q["zone"], q["free"]) for q in p.permissions]) if own else None,
         p.mulligans, tuple([_planeswalker_view(game, w) for w in p.attackables]) if p.attackables else (),
         p.commander_casts))
+
+
+def _throne_view(game: "Game", viewer: int) -> "ThroneView | None":
+    """The :class:`ThroneView` of ``viewer`` (None in Treachery): a copy of what it may know of
+    ``game.social``, each seat's Role only where ``known_by`` names the viewer."""
+    social = game.social
+    if social is None:
+        return None
+    roles = social.roles
+    known = tuple([roles[s] if viewer in seen else None for s, seen in enumerate(social.known_by)])
+    w = social.throne
+    if w is None:
+        return ThroneView(tuple(social.role_set), known, None, None, None)
+    return ThroneView(tuple(social.role_set), known, w.name, w.controller, w.uid)
 
 
 def _option(action: int, text: str, kind: str, card: str | None = None, player: int | None = None,
@@ -633,12 +737,20 @@ def _option_view(game: "Game", d: Any, k: int, action: int, payload: Any) -> Opt
         if what == "loyalty":
             w = p.attackables[arg[0]]
             return _option(action, text, what, card=w.name, ability=arg[1], planeswalker=w.uid)
+        if what == "throne_creature":      # Throne Magic: a creature's Throne ability (engine/throne.py)
+            slot, key = arg
+            w = game.social.throne
+            return _option(action, text, "throne_ability", creature=p.creatures[slot].uid, ability=key,
+                           player=w.controller if key == "throne_give" else None)
     if kind == DecisionKind.DEAL:
         return _option(action, text, "accept", player=d.ctx[0])
     if kind == DecisionKind.ATTACKER:
         return _option(action, text, "attack_with", creature=payload.uid)
     if kind == DecisionKind.DEFENDER:
         if not isinstance(payload, int):
+            if payload.kind == "throne":
+                c = payload.controller
+                return _option(action, text, "attack_throne", player=c if c >= 0 else None, planeswalker=payload.uid)
             return _option(action, text, "attack_planeswalker", player=payload.controller, planeswalker=payload.uid)
         return _option(action, text, "attack_player", player=payload)
     if kind == DecisionKind.BLOCKER:
@@ -793,13 +905,15 @@ class PythonViewBuilder:
         players = tuple([_player_view(g, p, viewer, turn) for p in g.players])
         stack = tuple([_stack_view(it) for it in g.stack]) if g.stack else ()
         me = g.players[viewer]
-        dream = me.identity.data.get("dream")
+        idc = me.identity                  # None in Throne Magic: no Undercover, no face-down exile
+        dream = None if idc is None else idc.data.get("dream")
         d = g.decision
         return _new(SeatView, (
             viewer, turn, g.phase, g.active, players, stack, tuple(map(tuple, g.harm)), tuple(map(tuple, g.attacks)),
-            (not me.has_lost) and g.undercover_met(viewer), tuple([c.name for _, c in dream]) if dream else (),
+            (not me.has_lost) and idc is not None and g.undercover_met(viewer),
+            tuple([c.name for _, c in dream]) if dream else (),
             _decision_view(g, d, viewer) if d is not None and d.seat == viewer else None, self._events(viewer),
-            g.config.priority_windows, tuple(g.role_counts), self._talk_view()))
+            g.config.priority_windows, tuple(g.role_counts), self._talk_view(), _throne_view(g, viewer)))
 
 
 def _select_builder() -> tuple[type, str]:
@@ -832,7 +946,9 @@ def public_view(game: "Game") -> SeatView:
     """A spectator's view of ``game``: seat 0's view with everything private
     removed (hands, cards usable from other zones, the face-down exile, the
     decision, private events), an identity shown only when face up or known
-    to every seat (after a loss, CR 702.187g, or at the end, CR 907.9).
+    to every seat (after a loss, CR 702.187g, or at the end, CR 907.9); in
+    Throne Magic a Role likewise only once every seat knows it (revealed on
+    leaving the game, "Leaving the Game", or at the end).
     Its ``seat`` is 0, but nothing in it is seat 0's alone: the same for every
     seat, it is what a spectator may be shown."""
     views = [seat_view(game, s) for s in range(game.n)]
@@ -841,5 +957,9 @@ def public_view(game: "Game") -> SeatView:
         public = p.face_up or all(v.players[i].identity is not None for v in views)
         players.append(p._replace(hand=None, usable_elsewhere=None, identity=p.identity if public else None,
                                   role=p.role if public else None))
+    tm = views[0].throne_magic
+    if tm is not None:          # a Role shown only once every seat knows it (revealed on leaving, at the end)
+        tm = tm._replace(known=tuple(r if all(v.throne_magic.known[i] is not None for v in views) else None
+                                     for i, r in enumerate(tm.known)))
     return views[0]._replace(players=tuple(players), dream=(), decision=None, undercover_met=False,
-                             events=tuple(e for e in views[0].events if e["to"] is None))
+                             events=tuple(e for e in views[0].events if e["to"] is None), throne_magic=tm)

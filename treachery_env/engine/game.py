@@ -453,17 +453,10 @@ class Game(GameState):
         """The error :meth:`step` raises for ``a``, not legal at ``d``: it names the action
         and lists the legal ones in words.  A method of its own: its generator cannot use
         the typed ``self`` of ``step``."""
-        words = self.describe_action if self.social is None else self._block_words
-        legal = "; ".join(f"{x}: {words(x)}" for x, _ in d.options[:12])
+        legal = "; ".join(f"{x}: {self.describe_action(x)}" for x, _ in d.options[:12])
         more = "" if len(d.options) <= 12 else f"; ... ({len(d.options)} legal in all)"
-        what = words(a) if 0 <= a < self.layout.size else "outside the action space"
+        what = self.describe_action(a) if 0 <= a < self.layout.size else "outside the action space"
         return ValueError(f"illegal action {a} ({what}) for seat {d.seat} at '{d.prompt}'; legal: {legal}{more}")
-
-    def _block_words(self, a: int) -> str:
-        """``a`` as its action block and index (``"CHOICE 0"``): the illegal-action error's words
-        in a game whose text is not built yet (Throne Magic, docs/throne_magic.md step 4)."""
-        block, i, _ = self.layout.decode(a)
-        return f"{block} {i}"
 
     def legal_action_mask(self) -> np.ndarray:
         """int8 vector of shape ``(layout.size,)``: 1 where the action is legal for
@@ -493,12 +486,8 @@ class Game(GameState):
 
     def view(self, seat: int):
         """Structured, read-only snapshot of ``seat``'s information set
-        (:class:`treachery_env.view.SeatView`).
-
-        Raises:
-            ValueError: in a Throne Magic game (no view yet)."""
-        if self.social is not None:
-            self._no_mode_layer("view")
+        (:class:`treachery_env.view.SeatView`; in a Throne Magic game its
+        ``throne_magic``)."""
         from ..view import seat_view
         return seat_view(self, seat)
 
@@ -507,31 +496,15 @@ class Game(GameState):
 
         Raises:
             ValueError: if ``action`` is not an integer (:func:`~treachery_env.actions.as_action`)
-                or is outside the action space; in a Throne Magic game (no text yet).
+                or is outside the action space.
         """
-        if self.social is not None:
-            self._no_mode_layer("describe_action")
         from ..text import describe_action
         return describe_action(self, as_action(action), seat)
 
     def render_text(self, seat: int | None = None) -> str:
-        """Text picture of the game as ``seat`` sees it (None: public view only).
-
-        Raises:
-            ValueError: in a Throne Magic game (no text yet)."""
-        if self.social is not None:
-            self._no_mode_layer("render_text")
+        """Text picture of the game as ``seat`` sees it (None: public view only)."""
         from ..text import render
         return render(self, seat)
-
-    def _no_mode_layer(self, what: str) -> None:
-        """Raise the one-line error of a call that Throne Magic does not support yet.
-
-        Raises:
-            ValueError: always, naming ``what`` and the plan (docs/throne_magic.md).
-        """
-        raise ValueError(f"Game.{what}: a Throne Magic game has no observation, view or text yet "
-                         f"(docs/throne_magic.md, step 4); play it with Game.step and Game.legal_actions")
 
     def clone(self) -> "Game":
         """An independent deep copy (same state, same random stream): playing
