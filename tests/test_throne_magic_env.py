@@ -196,3 +196,28 @@ def test_the_holdings_are_in_the_block_by_their_place_in_the_game():
     env = raw_env(config=throne(num_players=5, holdings=True), view_in_info=False)
     env.reset(seed=0)
     assert env.action_space("player_0").n == env.game.layout.size == raw_env(config=throne()).layout.size + 5
+
+
+@pytest.mark.parametrize("kw", [dict(num_players=5), dict(num_players=7, throne_roles="draft", holdings=True,
+                                                           seasons=True)])
+def test_pettingzoos_api_and_seed_tests_pass_for_throne_magic(kw):
+    import treachery_env
+    from pettingzoo.test import api_test, seed_test
+    api_test(treachery_env.env(game="throne_magic", **kw), num_cycles=1500)
+    seed_test(lambda: treachery_env.env(game="throne_magic", **kw), num_cycles=500)
+
+
+def test_nothing_of_the_game_is_reachable_from_a_throne_magic_environment():
+    """A seat's observation and info (its view) lead to no engine object (as for Treachery,
+    tests/test_no_game_reachable.py)."""
+    from test_no_game_reachable import reachable
+    from treachery_env.engine.throne import ThroneMagic
+    env = raw_env(config=throne(num_players=6, holdings=True, seasons=True, starting_life=5, commander=False))
+    env.reset(seed=1)
+    r = random.Random(1)
+    for k, agent in enumerate(env.agent_iter(max_iter=400)):
+        obs, rew, term, trunc, info = env.last()
+        if k % 20 == 0:
+            found = reachable(obs, info)
+            assert len(found) > 50 and not any(isinstance(x, (Game, ThroneMagic)) for x in found.values())
+        env.step(None if term or trunc else r.choice(list(np.flatnonzero(obs["action_mask"]))))

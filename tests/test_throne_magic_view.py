@@ -42,7 +42,8 @@ def events(view: SeatView, kind: str) -> list[str]:
 # ----------------------------------------------------------------------------- the view
 def test_each_seat_sees_the_roles_in_the_game_its_own_role_and_the_throne():
     """"Public and Private Information": the set is public, each Role known to its seat;
-    "Throne Cards": The King starts controlling the Throne (one of his attackables)."""
+    "Throne Cards": The King starts controlling the Throne (one of his attackables), so every
+    seat knows who The King is."""
     g = Game(throne(throne_deal=BASIC5, throne="Throne of Power"), seed=0)
     king = seat_of(g, "The King")
     w = g.social.throne
@@ -50,7 +51,8 @@ def test_each_seat_sees_the_roles_in_the_game_its_own_role_and_the_throne():
         v = g.view(seat)
         tm = v.throne_magic
         assert type(tm) is ThroneView
-        assert tm == ThroneView(g.social.role_set, tuple(r if s == seat else None for s, r in enumerate(BASIC5)),
+        assert tm == ThroneView(g.social.role_set, tuple(r if s in (seat, king) else None
+                                                         for s, r in enumerate(BASIC5)),
                                 "Throne of Power", king, w.uid)
         assert v.throne_role == BASIC5[seat] and tm.known[seat] == BASIC5[seat]
         assert v.role_counts == () and v.dream == () and v.undercover_met is False
@@ -72,12 +74,14 @@ def test_the_board_shows_the_roles_the_seat_knows_and_the_throne():
     text = render(g, 2)
     for s, role in enumerate(BASIC5):
         line = next(x for x in text.splitlines() if x.startswith(f"P{s}"))
-        assert (f"Role: {role}" in line) == (s == 2) and ("Role [hidden]" in line) == (s != 2), line
+        assert (f"Role: {role}" in line) == (s in (2, king)) and ("Role [hidden]" in line) == (s not in (2, king)), line
         assert "identity" not in line
     assert "Roles in the game: " + ", ".join(g.social.role_set) in text
     assert f"the Throne: Throne of Power, controlled by P{king}" in text
     assert "    controls the Throne: Throne of Power" in text and "planeswalkers:" not in text
-    assert "Role: " not in render(g, None) and render(g) == g.render_text()
+    public = [x for x in render(g, None).splitlines() if "Role: " in x]
+    assert public == [x for x in public if x.startswith(f"P{king}")] and len(public) == 1    # The King's only
+    assert render(g) == g.render_text()
 
 
 def test_the_kings_choice_of_the_throne_in_words():
@@ -190,7 +194,7 @@ def test_the_throne_of_visions_shows_a_role_to_its_controller_alone():
     assert all(g.view(s).throne_magic.known[2] is None for s in (1, 3, 4))
     assert events(g.view(0), "look_at_role") == ["P0 looks at P2's Role card: King's Bannerman"]
     assert all(not events(g.view(s), "look_at_role") for s in range(1, 5))
-    assert public_view(g).throne_magic.known == (None,) * 5
+    assert public_view(g).throne_magic.known == ("The King",) + (None,) * 4       # The King holds the Throne
     assert "Role: King's Bannerman" in render(g, 0) and "King's Bannerman" not in render(g, None).split("Roles in")[0]
     assert card_text("Throne of Visions").splitlines()[:3] == [
         "Throne of Visions", "Throne (Throne Magic)", tc.get("throne", "Throne of Visions").text]
@@ -200,12 +204,13 @@ def test_a_player_leaving_reveals_the_role_to_every_view_and_the_public_one():
     """"Leaving the Game": the Role card is revealed; "Abandoned Thrones"; the end shows every Role."""
     g = Game(throne(throne_deal=BASIC5, throne="Throne of Power"), seed=0)
     king, dragon = seat_of(g, "The King"), seat_of(g, "Dragon")
-    assert public_view(g).throne_magic.known == (None,) * 5
+    assert public_view(g).throne_magic.known == tuple("The King" if s == king else None for s in range(5))
     g.lose(dragon)
     for s in range(5):
         assert g.view(s).throne_magic.known[dragon] == "Dragon"
     pub = public_view(g)
-    assert pub.throne_magic.known == tuple("Dragon" if s == dragon else None for s in range(5))
+    assert pub.throne_magic.known == tuple("Dragon" if s == dragon else "The King" if s == king else None
+                                           for s in range(5))
     assert events(pub, "reveal_role") == [f"P{dragon}'s Role is revealed: Dragon"]
     assert events(pub, "loses") == [f"P{dragon} LOSES the game (state-based actions, CR 704.5); they were Dragon"]
     g.lose(king)
@@ -307,7 +312,7 @@ def test_nothing_of_the_role_state_is_reachable_from_a_view():
 
 
 # ----------------------------------------------------------------------------- random games
-@pytest.mark.parametrize("method", ["basic", "random"])
+@pytest.mark.parametrize("method", ["basic", "random", "draft"])
 def test_random_games_give_every_seat_a_view_and_words_at_every_decision(method):
     """A few short random Throne Magic games: at every decision every seat's view from each
     builder (the compiled one equal to the Python one, field by field), its board, the
@@ -317,7 +322,7 @@ def test_random_games_give_every_seat_a_view_and_words_at_every_decision(method)
         n = 4 + (seed + (method == "random")) % 4
         cfg = throne(num_players=n, throne_roles=method, starting_life=3, commander=False, max_turns=30,
                      throne="king" if method == "basic" and seed == 0 else "random",
-                     mulligans="london" if seed % 2 else "none")
+                     mulligans="london" if seed % 2 else "none", holdings=seed != 1, seasons=seed != 2)
         g = Game(cfg, seed=seed)
         rng = random.Random(seed)
         builders = [B(g) for B in BUILDERS]
@@ -331,7 +336,10 @@ def test_random_games_give_every_seat_a_view_and_words_at_every_decision(method)
                 for name in view_names(views[0]):
                     card_text(name)
                 known = views[0].throne_magic.known
-                assert all((r is not None) == (s in g.social.known_by[t]) for t, r in enumerate(known))
+                if g.social.roles:
+                    assert all((r is not None) == (s in g.social.known_by[t]) for t, r in enumerate(known))
+                else:           # the Draft: nothing dealt yet
+                    assert known == (None,) * g.n
             render(g, None)
             if g.is_over:
                 break
@@ -343,3 +351,52 @@ def test_random_games_give_every_seat_a_view_and_words_at_every_decision(method)
         for e in g.log:
             assert e["event"] in EVENT_KINDS and "P-1" not in format_event(e), e
     assert {"attack_throne", "throne_ability"} & kinds
+
+
+# ----------------------------------------------------------------------------- Holdings, Seasons, the Draft
+def test_the_holdings_and_the_season_are_in_the_view_and_on_the_board():
+    g = Game(throne(throne_deal=BASIC5, holdings=True, seasons=True), seed=1)
+    hs = g.social.holdings
+    g._holding_to(hs[2], 3, "taken")
+    tm = g.view(0).throne_magic
+    assert tm.season == "Spring" and [(h.name, h.controller, h.uid) for h in tm.holdings] == [
+        (h.name, h.controller, h.uid) for h in hs]
+    assert type(tm.holdings[0]) is V.HoldingView
+    text = render(g, 0)
+    assert "the Season: Spring" in text and f"{hs[2].name} (P3)" in text and f"{hs[0].name} (in the middle)" in text
+    assert events(g.view(0), "holdings") == ["the Holdings in the game, in the middle of the table: "
+                                             + ", ".join(h.name for h in hs)]
+    assert events(g.view(0), "holding_control") == [f"P3 takes the Holding {hs[2].name} from the middle of the table"]
+    assert SeatView.from_dict(json.loads(json.dumps(g.view(0).to_dict()))) == g.view(0)
+
+
+def test_attacking_and_taking_a_holding_in_words():
+    g = throne_game(KING_SECOND, holdings=True)
+    h = g.social.holdings[0]
+    bear = creature(g, 0, "Grove Bear")
+    pass_until(g, lambda g: g.decision.kind == DecisionKind.ATTACKER)
+    g.step(g.target_action(0, ("c", bear)))
+    words = texts(g.view(0))
+    assert words[f"Grove Bear attacks the Holding {h.name} (in the middle of the table, no one defends it)"] == \
+        g.layout.holding(0)
+    opt = next(o for o in g.view(0).decision.options if o.action == g.layout.holding(0))
+    assert (opt.kind, opt.player, opt.planeswalker) == ("attack_holding", None, h.uid)
+    g.step(g.layout.holding(0))
+    g.step(g.layout.PASS)
+    pass_until(g, lambda g: g.decision.kind == DecisionKind.YES_NO)
+    assert texts(g.view(0)) == {f"take {h.name}": g.layout.CHOICE,
+                                f"decline {h.name}: it stays in the middle of the table": g.layout.PASS}
+
+
+def test_the_draft_in_the_view_and_in_words():
+    g = Game(throne(num_players=5, throne_roles="draft"), seed=4)
+    d = g.decision
+    v = g.view(d.seat)
+    assert v.throne_magic.known == (None,) * 5 and v.throne_magic.roles == () and v.throne_role is None
+    assert texts(v) == {f"choose {n} to be in the game": g.layout.CHOICE + k for k, n in enumerate(d.labels)}
+    assert "Roles chosen so far (the Draft): " in render(g, d.seat)
+    first = d.labels[0]
+    g.step(g.layout.CHOICE)
+    assert g.view(0).throne_magic.roles == (first,)
+    assert events(g.view(0), "draft_pick") == [f"P{d.seat} chooses {first} to be in the game"]
+    assert events(g.view(0), "draft") == [f"the Draft of the Roles begins with P{d.seat}, then each player in turn"]

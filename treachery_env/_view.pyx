@@ -1082,7 +1082,7 @@ cdef object _fast_option(list players, Decision d, long kind, object action, obj
             return None
         c = o
         w = payload
-        if w.kind == "throne":                  # Throne Magic's Throne: view._option_view
+        if w.kind == "throne" or w.kind == "holding":     # Throne Magic's: view._option_view
             return None
         return _new_option(action, f"{_label(c)} attacks {_walker_label(w)} (P{w.controller}'s planeswalker, "
                                    f"loyalty {w.loyalty})", "attack_planeswalker", None, w.controller,

@@ -166,10 +166,11 @@ def option_text(game: "Game", d: Any, k: int) -> str | None:
         return "finish declaring attackers" if payload is None else f"attack with {_label(payload)}"
     if d.kind == DecisionKind.DEFENDER:
         if not isinstance(payload, int):
-            if payload.kind == "throne":        # "Attacking the Throne"
+            if payload.kind == "throne" or payload.kind == "holding":    # "Attacking the Throne", Holdings
                 where = ("in the middle of the table, no one defends it" if payload.controller < 0
                          else f"P{payload.controller}'s")
-                return f"{_label(d.ctx)} attacks the Throne, {payload.name} ({where})"
+                what = "the Throne, " if payload.kind == "throne" else "the Holding "
+                return f"{_label(d.ctx)} attacks {what}{payload.name} ({where})"
             return (f"{_label(d.ctx)} attacks {_label(payload)} (P{payload.controller}'s planeswalker, "
                     f"loyalty {payload.loyalty})")
         return f"{_label(d.ctx)} attacks P{payload}"
@@ -206,7 +207,12 @@ _THRONES = frozenset(c.name for c in throne_cards.thrones())
 """Throne Magic's Thrones' names (a logged attackable of one of them is the Throne: an entry names no kind)."""
 _ROLES = frozenset(throne_roles.names())
 """Throne Magic's Role cards' names."""
-_THRONE_HANDLERS = frozenset(("_h_choose_throne", "_h_throne_take", "_h_throne_may", "_h_throne_accept"))
+_HOLDINGS = frozenset(c.name for c in throne_cards.holdings())
+"""Throne Magic's Holdings' names."""
+_SEASONS = frozenset(c.name for c in throne_cards.seasons())
+"""Throne Magic's Seasons' names."""
+_THRONE_HANDLERS = frozenset(("_h_choose_throne", "_h_throne_take", "_h_throne_may", "_h_throne_accept",
+                              "_h_draft_role", "_h_holding_take"))
 """The handlers of Throne Magic's own decisions (engine/throne.py), worded by :func:`_throne_option`."""
 
 
@@ -215,6 +221,16 @@ def _throne_option(game: "Game", d: Any, payload: Any) -> str:
     Role: the take option says what it does for that Role)."""
     if d.handler == "_h_choose_throne":         # "Choosing a Throne Card for the Game"
         return f"choose {payload} as the game's Throne"
+    if d.handler == "_h_draft_role":            # "Choosing Role Cards for the Game", Draft
+        return f"choose {payload} to be in the game"
+    if d.handler == "_h_holding_take":          # "Holdings (Advanced)": anyone may take one
+        w, seat, rest = d.ctx
+        if payload:
+            return f"take {w.name}"
+        if rest:
+            return f"decline {w.name}: {_and([_p(s) for s in rest])} may take it next"
+        return f"decline {w.name}: it " + ("goes to" if w.controller >= 0 and w.controller != seat
+                                           else "stays in") + " the middle of the table"
     if d.handler == "_h_throne_may":            # "Throne Abilities": a "may" ability
         item = d.ctx
         return f"use {item.source}'s ability" if payload else f"don't use {item.source}'s ability"
@@ -448,6 +464,8 @@ def _effect_sentence(e: dict, specs: tuple, source: str, said: set, card: str) -
         return "prevent all combat damage that would be dealt this turn"
     if op == "look_at_role":                # Throne Magic (Throne of Visions, "Throne Abilities")
         return f"look at {target()}'s Role card"
+    if op == "lose_self":                   # Throne Magic (Winter): the player the ability is about
+        return f"that player loses {n} life"
     raise ValueError(f"no words for effect op {op!r} of {card!r}: add them to treachery_env/text.py")
 
 
@@ -599,8 +617,11 @@ def view_names(view: "SeatView") -> list[str]:
     tm = view.throne_magic
     if tm is not None:                      # Throne Magic: the Roles in the game and the Throne (public)
         seen.update(tm.roles)
+        seen.update(h.name for h in tm.holdings)
         if tm.throne is not None:
             seen.add(tm.throne)
+        if tm.season is not None:
+            seen.add(tm.season)
     if view.decision is not None:
         seen.update(o.card for o in view.decision.options if o.card)
     return sorted(seen)
@@ -619,7 +640,8 @@ def card_text(name: str) -> str:
     included), tokens, the 62 identities and the simple-roles lands (Plains,
     Island, Mountain, Swamp; TR11) are known, and Throne Magic's 7 Thrones and
     17 Role cards (what the Throne does; whom the Role must eliminate), which
-    :func:`card_names` does not list (so :func:`find_name` answers as before).
+    :func:`card_names` does not list (so :func:`find_name` answers as before), with its
+    17 Holdings and 4 Seasons.
 
     Returns:
         the text, lines joined by ``"\\n"``.
@@ -644,6 +666,10 @@ def card_text(name: str) -> str:
         return "\n".join(_throne_text(name))
     if name in _ROLES:
         return "\n".join(_throne_role_text(name))
+    if name in _HOLDINGS:
+        return "\n".join(_holding_text(name))
+    if name in _SEASONS:
+        return "\n".join(_season_text(name))
     raise ValueError(f"unknown card, token or identity: {name!r}")
 
 
@@ -653,6 +679,20 @@ def _throne_text(name: str) -> list:
     return [name, "Throne (Throne Magic)", throne_cards.get("throne", name).text,
             "Attacked like a planeswalker, by anyone, even while no one controls it; only combat damage affects "
             "it. A Claimant whose creature deals it combat damage may take control of it (\"Taking the Throne\")."]
+
+
+def _holding_text(name: str) -> list:
+    """The lines of a Holding's text (Throne Magic, data/throne_cards.json)."""
+    return [name, "Holding (Throne Magic)", throne_cards.get("holding", name).text,
+            "Attacked like a planeswalker, even while no one controls it; only combat damage affects it. "
+            "Any player whose creature deals it combat damage may take control of it (\"Holdings\")."]
+
+
+def _season_text(name: str) -> list:
+    """The lines of a Season's text (Throne Magic, data/throne_cards.json)."""
+    return [name, "Season (Throne Magic)", throne_cards.get("season", name).text,
+            "The Season moves on at an untap step when a player left the game during the previous turn; "
+            "nothing can affect or stop it (\"Seasons\")."]
 
 
 def _throne_role_text(name: str) -> list:
@@ -759,10 +799,11 @@ def _attacked_by(uids: tuple, names: dict) -> str:
 
 def _throne_lines(view: Any, names: dict) -> list:
     """The table's Throne Magic lines: the Roles in the game (public; each player's line shows
-    the Role where the view knows it) and the Throne, with its controller or in the middle of
-    the table."""
+    the Role where the view knows it; during a Draft, those picked so far), the Throne, with its
+    controller or in the middle of the table, the Holdings and the Season."""
     tm = view.throne_magic
-    lines = ["Roles in the game: " + ", ".join(tm.roles)]
+    drafting = len(tm.roles) < len(tm.known)       # a Draft: fewer Roles picked than seats
+    lines = [("Roles chosen so far (the Draft): " if drafting else "Roles in the game: ") + ", ".join(tm.roles)]
     if tm.throne is None:
         lines.append("the Throne: not chosen yet (The King chooses it)")
     elif tm.controller >= 0:
@@ -771,6 +812,12 @@ def _throne_lines(view: Any, names: dict) -> list:
         attackers = tuple(c.uid for p in view.players for c in p.creatures if c.attacking_planeswalker == tm.uid)
         lines.append(f"the Throne: {tm.throne}, in the middle of the table (no one controls it)"
                      + _attacked_by(attackers, names))
+    if tm.holdings:
+        lines.append("Holdings: " + "; ".join(
+            f"{h.name} (" + (f"P{h.controller}" if h.controller >= 0 else "in the middle") + ")"
+            + _attacked_by(h.attackers, names) for h in tm.holdings))
+    if tm.season is not None:
+        lines.append(f"the Season: {tm.season}")
     return lines
 
 
@@ -823,6 +870,10 @@ def _object_names(view: "SeatView") -> dict:
     tm = getattr(view, "throne_magic", None)       # (a view-like object without it: none)
     if tm is not None and tm.uid is not None and tm.controller == -1:
         names[tm.uid] = f"the Throne, {tm.throne} (in the middle of the table)"
+    if tm is not None:
+        for h in tm.holdings:
+            names[h.uid] = f"the Holding {h.name} (" + (f"P{h.controller}'s" if h.controller >= 0 else
+                                                         "in the middle of the table") + ")"
     for it in view.stack:
         names[it.uid] = f"{it.label or it.source} on the stack"
     return names
@@ -1125,6 +1176,8 @@ def _ev_attacks(e: Any, who: str) -> str:
     for a in e["attackers"]:
         if len(a) > 3 and a[4] in _THRONES:          # "Attacking the Throne" (a[2] == n: in the middle)
             out.append(f"{labels.get(a[0], a[1])} attacks the Throne, {a[4]}")
+        elif len(a) > 3 and a[4] in _HOLDINGS:       # a Holding
+            out.append(f"{labels.get(a[0], a[1])} attacks the Holding {a[4]}")
         elif len(a) > 3:
             out.append(f"{labels.get(a[0], a[1])} attacks {labels.get(a[3], a[4])} (P{a[2]}'s planeswalker)")
         else:
@@ -1146,7 +1199,8 @@ def _ev_combat_damage(e: Any, who: str) -> str:
     walkers = e.get("planeswalkers", {})
     labels = {str(u): w for u, w in _labels(e).items()}       # "planeswalkers" is keyed by str(uid)
     hits = ([f"P{k} takes {v}" for k, v in e["to_players"].items()]
-            + [(_throne_hit(walkers[k]) + f" takes {v}" if k in walkers and walkers[k][0] in _THRONES else
+            + [(_throne_hit(walkers[k]) + f" takes {v}"
+                if k in walkers and (walkers[k][0] in _THRONES or walkers[k][0] in _HOLDINGS) else
                 f"{labels.get(k, walkers[k][0])} (P{walkers[k][1]}'s planeswalker) takes {v}" if k in walkers
                 else f"a planeswalker takes {v}") for k, v in e.get("to_planeswalkers", {}).items()])
     return (f"combat damage{' (first strike)' if e.get('first_strike') else ''}"
@@ -1154,8 +1208,9 @@ def _ev_combat_damage(e: Any, who: str) -> str:
 
 
 def _throne_hit(w: Any) -> str:
-    """The Throne as a combat-damage entry names it (``[name, controller]``)."""
-    return f"the Throne, {w[0]} (" + ("in the middle of the table" if w[1] < 0 else f"P{w[1]}'s") + ")"
+    """The Throne or a Holding as a combat-damage entry names it (``[name, controller]``)."""
+    what = "the Throne, " if w[0] in _THRONES else "the Holding "
+    return what + f"{w[0]} (" + ("in the middle of the table" if w[1] < 0 else f"P{w[1]}'s") + ")"
 
 
 def _ev_enters(e: Any, who: str) -> str:
@@ -1252,7 +1307,17 @@ def _ev_reveal_all(e: Any, who: str) -> str:
 
 
 # ---- Throne Magic (engine/throne.py; ../shared/rules/throne-magic.txt, by heading)
-_METHODS = {"basic": "the Basic Game", "random": "the Random method", "sculpted": "the Sculpted method"}
+_METHODS = {"basic": "the Basic Game", "random": "the Random method", "sculpted": "the Sculpted method",
+            "draft": "the Draft"}
+
+
+def _ev_holding_control(e: Any, who: str) -> str:
+    prev, name = e["previous"], e["name"]
+    if e["why"] == "taken":
+        return f"{who} takes the Holding {name}" + (f" from P{prev}" if prev >= 0 else " from the middle of the table")
+    if e["why"] == "abandoned":
+        return f"the Holding {name} is abandoned: P{prev} left the game, it goes to the middle of the table"
+    return f"nobody takes the Holding {name} from P{prev}: it goes to the middle of the table"
 
 
 def _ev_throne(e: Any, who: str) -> str:
@@ -1467,6 +1532,11 @@ _EVENTS: dict = {
     "throne": _ev_throne,
     "throne_control": _ev_throne_control,
     "refuses_creature": lambda e, who: f"{who} refuses {_named(e)}: its controller keeps it",
+    "draft": lambda e, who: f"the Draft of the Roles begins with P{e['first']}, then each player in turn",
+    "draft_pick": lambda e, who: f"{who} chooses {e['role']} to be in the game",
+    "holdings": lambda e, who: "the Holdings in the game, in the middle of the table: " + ", ".join(e["names"]),
+    "holding_control": _ev_holding_control,
+    "season": lambda e, who: f"the Season changes: it is now {e['season']}",
 }
 EVENT_KINDS: frozenset = frozenset(_EVENTS)
 """The log event kinds :func:`format_event` has a sentence for (every kind the engine logs)."""

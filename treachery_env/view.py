@@ -44,7 +44,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game
 
 __all__ = ["seat_view", "public_view", "ViewBuilder", "PythonViewBuilder", "VIEW_BUILDER", "SeatView", "DecisionView", "OptionView",
-           "PlayerView", "CreatureView", "PlaneswalkerView", "StackView", "TalkView", "ThroneView", "FrozenDict", "freeze"]
+           "PlayerView", "CreatureView", "PlaneswalkerView", "StackView", "TalkView", "ThroneView", "HoldingView", "FrozenDict",
+           "freeze"]
 
 
 class FrozenDict(dict):
@@ -427,6 +428,12 @@ class ThroneView(NamedTuple):
             :attr:`CreatureView.attacking_planeswalker`; its ``attacking`` is the
             number of seats while the Throne is in the middle, where no player
             defends it); None before it is chosen.
+        holdings: the game's Holdings ("Holdings (Advanced)"), a :class:`HoldingView`
+            each, Holding ``k`` being the HOLDING action ``k``; empty without them.
+        season: the Season in effect ("Seasons (Advanced)"), None without Seasons.
+
+    During a Draft ("Choosing Role Cards for the Game") ``roles`` holds the Roles
+    picked so far and ``known`` is None for every seat.
     """
 
     roles: tuple
@@ -434,6 +441,25 @@ class ThroneView(NamedTuple):
     throne: "str | None"
     controller: "int | None"
     uid: "int | None"
+    holdings: tuple = ()
+    season: "str | None" = None
+
+
+class HoldingView(NamedTuple):
+    """One of Throne Magic's Holdings ("Holdings (Advanced)"), public.
+
+    Attributes:
+        name: its card's name (:func:`~treachery_env.throne_cards.holdings`).
+        controller: the seat controlling it, -1 in the middle of the table.
+        uid: its object id (a creature attacking it has it as
+            :attr:`CreatureView.attacking_planeswalker`).
+        attackers: uids of the creatures attacking it now.
+    """
+
+    name: str
+    controller: int
+    uid: int
+    attackers: tuple = ()
 
 
 class SeatView(NamedTuple):
@@ -535,7 +561,7 @@ class SeatView(NamedTuple):
 def _json_types() -> dict:
     from .engine.talk import Deal, TalkMessage
     return {t.__name__: t for t in (SeatView, PlayerView, CreatureView, PlaneswalkerView, StackView, OptionView,
-                                    DecisionView, TalkView, ThroneView, TalkMessage, Deal)}
+                                    DecisionView, TalkView, ThroneView, HoldingView, TalkMessage, Deal)}
 
 
 def _to_json(v: Any) -> Any:
@@ -685,11 +711,22 @@ def _throne_view(game: "Game", viewer: int) -> "ThroneView | None":
     if social is None:
         return None
     roles = social.roles
-    known = tuple([roles[s] if viewer in seen else None for s, seen in enumerate(social.known_by)])
+    if roles:
+        known = tuple([roles[s] if viewer in seen else None for s, seen in enumerate(social.known_by)])
+    else:                       # a Draft: no Role dealt yet
+        known = (None,) * game.n
+    holdings = ()
+    if social.holdings:
+        attackers: dict = {}
+        for a in game.combat_attackers:
+            if a.attacking_obj is not None:
+                attackers.setdefault(a.attacking_obj.uid, []).append(a.uid)
+        holdings = tuple(HoldingView(h.name, h.controller, h.uid, tuple(attackers.get(h.uid, ())))
+                         for h in social.holdings)
     w = social.throne
     if w is None:
-        return ThroneView(tuple(social.role_set), known, None, None, None)
-    return ThroneView(tuple(social.role_set), known, w.name, w.controller, w.uid)
+        return ThroneView(tuple(social.role_set), known, None, None, None, holdings, social.season)
+    return ThroneView(tuple(social.role_set), known, w.name, w.controller, w.uid, holdings, social.season)
 
 
 def _option(action: int, text: str, kind: str, card: str | None = None, player: int | None = None,
@@ -748,9 +785,10 @@ def _option_view(game: "Game", d: Any, k: int, action: int, payload: Any) -> Opt
         return _option(action, text, "attack_with", creature=payload.uid)
     if kind == DecisionKind.DEFENDER:
         if not isinstance(payload, int):
-            if payload.kind == "throne":
+            if payload.kind == "throne" or payload.kind == "holding":     # Throne Magic
                 c = payload.controller
-                return _option(action, text, "attack_throne", player=c if c >= 0 else None, planeswalker=payload.uid)
+                return _option(action, text, "attack_" + payload.kind, player=c if c >= 0 else None,
+                               planeswalker=payload.uid)
             return _option(action, text, "attack_planeswalker", player=payload.controller, planeswalker=payload.uid)
         return _option(action, text, "attack_player", player=payload)
     if kind == DecisionKind.BLOCKER:
