@@ -22,7 +22,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Agent", "BaseAgent", "RandomAgent", "legal_actions"]
+__all__ = ["Agent", "BaseAgent", "RandomAgent", "legal_actions", "treachery_only"]
 
 
 @runtime_checkable
@@ -84,6 +84,17 @@ class BaseAgent(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(seed={self.seed})"
+
+
+def treachery_only(name: str, view) -> None:
+    """Refuse a Throne Magic view in a bot that plays Treachery only.
+
+    Raises:
+        ValueError: naming the bot and the bots that play Throne Magic, when ``view`` is one.
+    """
+    if getattr(view, "throne_magic", None) is not None:
+        raise ValueError(f"the {name} bot plays Treachery only (its search deals Treachery identities); "
+                         f"Throne Magic's bots: heuristic, belief, random")
 
 
 class RandomAgent(BaseAgent):

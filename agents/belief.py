@@ -86,6 +86,7 @@ from treachery_env.rules import Role
 
 from . import register
 from .base import BaseAgent, legal_actions
+from .throne import ThroneBelief, throne_want
 
 __all__ = ["HOSTILITY", "TARGET_WEIGHTS", "CLAIM_LIKELIHOOD", "THREAT_LEADER", "DEFEND_LEADER", "ACCUSE_RATIO",
            "BeliefAgent", "RoleBelief", "ViewEvidence", "SeatFacts", "TalkFacts"]
@@ -502,6 +503,7 @@ class BeliefAgent(BaseAgent):
     def __init__(self, seed: int | None = None, belief: RoleBelief | None = None):
         super().__init__(seed)
         self.model = belief or RoleBelief()
+        self.throne_model = ThroneBelief()      # Throne Magic's Roles (agents/throne.py)
         self._beliefs: dict[int, dict[Role, float]] = {}
 
     def reset(self, seat: int) -> None:
@@ -510,11 +512,16 @@ class BeliefAgent(BaseAgent):
         self._beliefs = {}
 
     def beliefs(self) -> dict[int, dict[Role, float]]:
-        """``{seat: {Role: probability}}`` at the last decision (a copy)."""
+        """``{seat: {Role: probability}}`` at the last decision (a copy); in a Throne Magic game
+        ``{seat: {Role name: probability}}`` (:class:`agents.throne.ThroneBelief`)."""
         return {s: dict(d) for s, d in self._beliefs.items()}
 
     # ------------------------------------------------------------------ helpers
     def _hostility(self, view: Any) -> dict[int, float]:
+        if getattr(view, "throne_magic", None) is not None:      # Throne Magic: its Roles' graph
+            want = throne_want(view, [self._beliefs[s] for s in range(len(view.players))])
+            return {p.seat: -5.0 if p.seat == view.seat else want[p.seat] - (0 if p.in_game else 10.0)
+                    for p in view.players}
         me = view.seat
         my_role = view.me.role
         row = HOSTILITY[int(my_role) if my_role is not None else int(Role.TRAITOR)].tolist()
@@ -569,7 +576,10 @@ class BeliefAgent(BaseAgent):
         view = info["view"]
         if self.seat is None:
             self.seat = view.seat
-        self._beliefs = self.model.beliefs(view)
+        if getattr(view, "throne_magic", None) is not None:
+            self._beliefs = dict(enumerate(self.throne_model.beliefs(view)))
+        else:
+            self._beliefs = self.model.beliefs(view)
         d = view.decision
         if d is not None:
             conceding = {o.action for o in d.options if o.kind == "concede"}

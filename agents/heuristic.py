@@ -127,6 +127,7 @@ from treachery_env.rules import Role
 
 from . import register
 from .base import BaseAgent, legal_actions
+from .throne import throne_want
 
 __all__ = ["HeuristicAgent"]
 
@@ -374,6 +375,9 @@ class HeuristicAgent(BaseAgent):
         seat, the role counts, the harm and attack tables, the truces, and of each player what
         ``_want_reads`` (a Traitor's: ``_traitor_want_reads``) takes -- looked at only when the
         players' views are not the very objects of the previous call."""
+        if getattr(v, "throne_magic", None) is not None:     # Throne Magic: no Treachery roles (agents/throne.py)
+            self._leaders, self._assassins_left = [], 0
+            return self._throne_want(v)
         players = v.players
         talk = getattr(v, "talk", None)
         key = (v.seat, v.role_counts, v.harm, v.attacks, None if talk is None else (talk.deals, talk.broken))
@@ -385,6 +389,11 @@ class HeuristicAgent(BaseAgent):
             self._want_key, self._want_players, self._want_read = key, players, read
         want, self._leaders, self._assassins_left = self._want_kept
         return want
+
+    def _throne_want(self, v) -> dict:
+        """``want`` in a Throne Magic game: :func:`agents.throne.throne_want` over the Roles the
+        view knows, the others uniform (the belief bot passes its posterior instead)."""
+        return throne_want(v)
 
     def _fresh_want(self, v) -> dict:
         """:meth:`_compute_want` computed from the view."""

@@ -79,7 +79,7 @@ from treachery_env.observation import N_DECISIONS, N_PHASES, PLAYER_FEATURES, ob
 from treachery_env.rules import Role, team_of
 
 from . import register
-from .base import BaseAgent, legal_actions
+from .base import BaseAgent, legal_actions, treachery_only
 
 __all__ = ["ISMCTSAgent", "determinize", "setup_decision", "fast_clone", "rollout_action", "evaluate", "simple_policy",
            "ISMCTS_KINDS", "SETUP_KINDS"]
@@ -839,6 +839,7 @@ class ISMCTSAgent(BaseAgent):
     def _act(self, observation: dict, info: dict) -> int:
         legal = legal_actions(observation)
         view = info["view"]
+        treachery_only(self.name, view)
         if self.seat is None:
             self.seat = view.seat
         if view.decision is not None:           # never concede

@@ -62,7 +62,7 @@ from treachery_env.engine import Game
 from treachery_env.view import ViewBuilder
 
 from . import register
-from .base import BaseAgent
+from .base import BaseAgent, treachery_only
 from .belief import RoleBelief
 from .heuristic import HeuristicAgent
 from .ismcts import SETUP_KINDS, determinize, evaluate, fast_clone, setup_decision
@@ -231,8 +231,9 @@ class LookaheadAgent(BaseAgent):
         """The heuristic's action, or a better candidate found by search at a high-impact decision.
 
         Raises:
-            ValueError: if the mask allows no action.
+            ValueError: if the mask allows no action; in a Throne Magic game.
         """
+        treachery_only(self.name, info.get("view") if info else None)
         base = self.last_base = int(self.base.act(observation, info))
         self.last_scores = None
         view = info["view"]
