@@ -95,6 +95,7 @@ def test_notebook_runs(name, kernel_specs, monkeypatch, tmp_path):
         assert f"python: {sys.executable}" in text           # the kernel is this interpreter
         assert "replayed: same winners" in text and "tampered replay -> replay digest mismatch" in text
         assert "their names in the spectator view: none" in text
+        assert "Throne Magic: the Roles in the game: The King" in text and "Throne Magic game over after" in text
         assert images >= 2
     elif name.startswith("02"):
         assert "flagship" in text and "games (" in text
