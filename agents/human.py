@@ -355,6 +355,9 @@ class HumanAgent(BaseAgent):
         from treachery_env.text import card_text
 
         me = view.me
+        if getattr(view, "throne_magic", None) is not None:
+            self._show_role(view)
+            return
         key = (me.identity, me.face_up, view.undercover_met)
         state = "face up" if me.face_up else "face down"
         role = me.role.name.title() if me.role is not None else "?"
@@ -374,6 +377,25 @@ class HumanAgent(BaseAgent):
         body.append(text)
         self.console.print(Panel(body, title=f"Your identity (P{view.seat})", expand=False))
 
+
+    def _show_role(self, view: Any) -> None:
+        """Throne Magic: the seat's Role card (its text: whom it must eliminate), once, then a
+        reminder line; none yet during the Draft."""
+        from treachery_env.text import card_text
+
+        role = view.throne_role
+        if role is None:
+            self.print_text(f"You are P{view.seat}: the Roles are being drafted, none is dealt yet.", style="dim")
+            return
+        if self._shown == role:
+            self.print_text(f"You are P{view.seat}: {role}.", style="dim")
+            return
+        self._shown = role
+        from rich.panel import Panel
+        from rich.text import Text
+        body = Text(f"{role}\n", style="bold")
+        body.append(card_text(role).split("\n", 1)[1])
+        self.console.print(Panel(body, title=f"Your Role (P{view.seat})", expand=False))
     @staticmethod
     def _option_text(option: Any, text: str) -> str:
         if option.card and option.card not in text:

@@ -2,7 +2,8 @@
 
 ``treachery evaluate`` and ``treachery play`` (and the web table's host form) take the same
 options for the game: ``--players``, ``--starting-life``, ``--max-turns``, ``--no-commander``,
-``--variant``, ``--identity-pool``, ``--role-counts``, ``--mulligans``, ``--talk``.
+``--variant``, ``--identity-pool``, ``--role-counts``, ``--mulligans``, ``--talk``, and for
+Throne Magic ``--game``, ``--throne-roles``, ``--throne``, ``--holdings``, ``--seasons``.
 :func:`game_config_from_args` turns them into a :class:`treachery_env.GameConfig`, and an
 invalid value's error names the option that was typed, not the ``GameConfig`` field.
 """
@@ -16,14 +17,16 @@ __all__ = ["add_game_arguments", "game_config_from_args", "parse_role_counts", "
 
 FLAGS = {"num_players": "--players", "starting_life": "--starting-life", "max_turns": "--max-turns",
          "commander": "--no-commander", "variant": "--variant", "identity_pool": "--identity-pool",
-         "role_counts": "--role-counts", "mulligans": "--mulligans", "talk": "--talk"}
+         "role_counts": "--role-counts", "mulligans": "--mulligans", "talk": "--talk", "game": "--game",
+         "throne_roles": "--throne-roles", "throne": "--throne", "holdings": "--holdings", "seasons": "--seasons"}
 """The option of each :class:`~treachery_env.GameConfig` field the table options set."""
 
 
 def add_game_arguments(p: argparse.ArgumentParser) -> None:
     """Add the table options shared by ``evaluate`` and ``play``: ``--players``,
     ``--starting-life``, ``--max-turns``, ``--no-commander``, ``--variant``,
-    ``--identity-pool``, ``--role-counts``, ``--mulligans``, ``--talk`` (see :func:`game_config_from_args`)."""
+    ``--identity-pool``, ``--role-counts``, ``--mulligans``, ``--talk``, ``--game``,
+    ``--throne-roles``, ``--throne``, ``--holdings``, ``--seasons`` (see :func:`game_config_from_args`)."""
     p.add_argument("--players", type=int, default=5, help="seats at the table, 4-12 (default 5)")
     p.add_argument("--starting-life", type=int, default=None, help="starting life (default: game default)")
     p.add_argument("--max-turns", type=int, default=None, help="end the game as a draw after this many turns")
@@ -39,6 +42,16 @@ def add_game_arguments(p: argparse.ArgumentParser) -> None:
                         "or none")
     p.add_argument("--talk", default=None, choices=["structured", "none"],
                    help="table talk: structured (the default) or none (the silent game)")
+    p.add_argument("--game", default="treachery", choices=["treachery", "throne_magic"],
+                   help="the hidden-role game: treachery (the default) or throne_magic (Throne Magic: Role cards, "
+                        "the Throne)")
+    p.add_argument("--throne-roles", default=None, metavar="METHOD|ROLE,...",
+                   help="Throne Magic's Roles: basic (4-7 players, the default), random, draft, or Role names "
+                        "separated by commas (the Sculpted method)")
+    p.add_argument("--throne", default=None, help="Throne Magic's Throne: random (the default), king (The King "
+                                                   "chooses) or a Throne's name")
+    p.add_argument("--holdings", action="store_true", help="Throne Magic: play with Holdings")
+    p.add_argument("--seasons", action="store_true", help="Throne Magic: play with Seasons")
 
 
 def parse_role_counts(text: str) -> dict[str, int]:
@@ -75,9 +88,17 @@ def game_config_from_args(args: argparse.Namespace):
     from treachery_env import GameConfig
 
     kw = {"num_players": args.players, "commander": not args.no_commander}
-    for field in ("starting_life", "max_turns", "variant", "identity_pool", "mulligans", "talk"):
-        if getattr(args, field) is not None:
+    for field in ("starting_life", "max_turns", "variant", "identity_pool", "mulligans", "talk", "throne"):
+        if getattr(args, field, None) is not None:
             kw[field] = getattr(args, field)
+    if getattr(args, "game", "treachery") != "treachery":
+        kw["game"] = args.game
+    for flag in ("holdings", "seasons"):
+        if getattr(args, flag, False):
+            kw[flag] = True
+    roles = getattr(args, "throne_roles", None)
+    if roles is not None:
+        kw["throne_roles"] = roles if roles in ("basic", "random", "draft") else [r.strip() for r in roles.split(",")]
     if getattr(args, "role_counts", None) is not None:
         kw["role_counts"] = parse_role_counts(args.role_counts)
     try:

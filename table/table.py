@@ -317,6 +317,12 @@ class Table:
         if not self.over:
             raise TableError("the identities are revealed when the game ends")
         g = self._env.game
+        if g.social is not None:        # Throne Magic: each seat's Role card, its types as the role
+            from treachery_env import throne_roles
+            seats = tuple(SeatReveal(p.seat, self.labels[p.seat], r, ", ".join(sorted(throne_roles.get(r).types))
+                                     or "Role", r, p.life, not p.has_lost, p.seat in g.winners)
+                          for p, r in zip(g.players, g.social.roles))
+            return Reveal(seats, tuple(sorted(g.winners)), bool(g.truncated), g.turn)
         dealt = {e["seat"]: e["identity"] for e in g.log if e["event"] == "deal"}
         seats = tuple(SeatReveal(p.seat, self.labels[p.seat], p.identity.name, p.role.name.title(),
                                  dealt.get(p.seat, p.identity.name), p.life, not p.has_lost, p.seat in g.winners)

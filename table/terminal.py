@@ -225,8 +225,11 @@ class TerminalGame:
 
         r = self.table.reveal()
         self.console.rule(END_MARKER)
-        t = RichTable(title="Identities")
-        for col in ("seat", "player", "identity", "role", "life", "result"):
+        throne = self.config.game == "throne_magic"        # Role cards and their types
+        title = "Roles" if throne else "Identities"
+        t = RichTable(title=title)
+        for col in ("seat", "player", "Role" if throne else "identity", "types" if throne else "role", "life",
+                    "result"):
             t.add_column(col)
         rows = []
         for s in r.seats:
@@ -238,7 +241,7 @@ class TerminalGame:
         if wide <= self.console.width:
             self.console.print(t)
         else:
-            self._line("Identities", style="italic")
+            self._line(title, style="italic")
             for seat, player, identity, role, life, res in rows:
                 self._line(f"{seat} ({player}): {identity} ({role}, life: {life}, result: {res})")
         if r.truncated:

@@ -626,3 +626,29 @@ def test_an_empty_replay_path_is_refused(tmp_path, monkeypatch, capsys):
         assert err == ("treachery play: error: --replay is empty; give a file, or a folder for a file named "
                        "for the game\n")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_throne_magic_game_in_the_terminal(tmp_path, monkeypatch, capsys):
+    """``treachery play --game throne_magic``: the seat's Role card is shown, the game runs with the
+    heuristic and belief bots, the end screen lists the Roles, the replay loads."""
+    replay = tmp_path / "throne.json"
+    status, out, err = play(monkeypatch, capsys, ["--game", "throne_magic", "--players", "5", "--no-commander",
+                                                  "--starting-life", "5", "--max-turns", "12", "--delay", "0",
+                                                  "--opponents", "heuristic,belief", "--holdings", "--seasons",
+                                                  "--seed", "2", "--replay", str(replay)], Typist(["1"]))
+    assert status == 0 and "Traceback" not in out + err
+    assert "Your Role (P" in out and "Wins when these Roles in the game have all left it" in out
+    g = Game.from_json(replay.read_text())
+    end = out.split(END_MARKER, 1)[1]
+    assert "Roles" in end and all(r in end for r in g.social.roles)
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--game", "throne_magic", "--throne-roles", "The King,Nobody,Dragon,Wizard", "--players", "4"],
+     "--throne-roles: .*'Nobody'"),
+    (["--game", "throne_magic", "--throne", "Throne of Nothing"], "--throne: unknown Throne Magic throne"),
+    (["--holdings"], "--holdings: is a Throne Magic option; pass game='throne_magic'"),
+])
+def test_bad_throne_magic_options_exit_2(argv, message, tmp_path, monkeypatch, capsys):
+    status, out, err = play(monkeypatch, capsys, [*argv, "--replay", str(tmp_path / "x.json")], Typist(["1"]))
+    assert status == 2 and re.search(message, err), err

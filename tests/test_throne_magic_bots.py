@@ -105,3 +105,10 @@ def test_the_ladder_pairs_each_seat_with_the_same_deal():
         substitution_by_role(["random"], "heuristic", treachery_env.GameConfig(), deals=1)
     with pytest.raises(ValueError, match="unknown bot 'nobody'"):
         substitution_by_role(["nobody"], "heuristic", cfg, deals=1)
+
+
+def test_treachery_evaluate_points_throne_magic_to_its_ladder(capsys):
+    from training import cli
+    status = cli.main(["evaluate", "--game", "throne_magic", "--agents", "heuristic,random", "--games", "2"])
+    err = capsys.readouterr().err
+    assert status == 2 and "python -m training.throne_eval" in err

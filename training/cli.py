@@ -279,6 +279,9 @@ def _evaluate(args: argparse.Namespace) -> int:
     old_sigterm = catch_sigterm()      # SIGTERM stops an evaluation as Ctrl-C does
     try:   # argument errors: reported as usage errors (exit status 2)
         config = game_config_from_args(args)
+        if config.game != "treachery":
+            raise ValueError("--game throne_magic: treachery evaluate reads Treachery's roles and teams; Throne "
+                             "Magic's ladder by Role is `python -m training.throne_eval`")
         specs = [s for s in args.agents.split(",")]
         reference = args.reference
         if args.isolate:
