@@ -1311,28 +1311,22 @@ _METHODS = {"basic": "the Basic Game", "random": "the Random method", "sculpted"
             "draft": "the Draft"}
 
 
-def _ev_holding_control(e: Any, who: str) -> str:
-    prev, name = e["previous"], e["name"]
+def _control_sentence(kind: str, e: Any, who: str) -> str:
+    """A ``throne_control`` or ``holding_control`` event (Throne Magic) in words; ``kind`` is
+    "Throne" or "Holding"."""
+    prev = e["previous"]
+    thing = f"the Throne ({e['name']})" if kind == "Throne" else f"the Holding {e['name']}"
     if e["why"] == "taken":
-        return f"{who} takes the Holding {name}" + (f" from P{prev}" if prev >= 0 else " from the middle of the table")
+        return f"{who} takes {thing}" + (f" from P{prev}" if prev >= 0 else " from the middle of the table")
     if e["why"] == "abandoned":
-        return f"the Holding {name} is abandoned: P{prev} left the game, it goes to the middle of the table"
-    return f"nobody takes the Holding {name} from P{prev}: it goes to the middle of the table"
+        return f"{thing} is abandoned: P{prev} left the game, it goes to the middle of the table"
+    return f"nobody takes {thing} from P{prev}: it goes to the middle of the table"
 
 
 def _ev_throne(e: Any, who: str) -> str:
     if e["controller"] >= 0:
         return f"the Throne is {e['name']}: P{e['controller']}, The King, starts controlling it"
     return f"the Throne is {e['name']}: no one controls it, it is in the middle of the table"
-
-
-def _ev_throne_control(e: Any, who: str) -> str:
-    prev, name = e["previous"], e["name"]
-    if e["why"] == "taken":
-        return f"{who} takes the Throne ({name})" + (f" from P{prev}" if prev >= 0 else " from the middle of the table")
-    if e["why"] == "abandoned":
-        return f"the Throne ({name}) is abandoned: P{prev} left the game, it goes to the middle of the table"
-    return f"nobody takes the Throne ({name}) from P{prev}: it goes to the middle of the table"
 
 
 def _ev_look_at_identities(e: Any, who: str) -> str:
@@ -1530,12 +1524,12 @@ _EVENTS: dict = {
     "reveal_role": lambda e, who: f"{who}'s Role is revealed: {e['role']}",
     "look_at_role": lambda e, who: f"{who} looks at P{e['other']}'s Role card: {e['role']}",
     "throne": _ev_throne,
-    "throne_control": _ev_throne_control,
+    "throne_control": lambda e, who: _control_sentence("Throne", e, who),
     "refuses_creature": lambda e, who: f"{who} refuses {_named(e)}: its controller keeps it",
     "draft": lambda e, who: f"the Draft of the Roles begins with P{e['first']}, then each player in turn",
     "draft_pick": lambda e, who: f"{who} chooses {e['role']} to be in the game",
     "holdings": lambda e, who: "the Holdings in the game, in the middle of the table: " + ", ".join(e["names"]),
-    "holding_control": _ev_holding_control,
+    "holding_control": lambda e, who: _control_sentence("Holding", e, who),
     "season": lambda e, who: f"the Season changes: it is now {e['season']}",
 }
 EVENT_KINDS: frozenset = frozenset(_EVENTS)
