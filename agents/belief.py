@@ -643,6 +643,10 @@ class BeliefAgent(BaseAgent):
             if withp:
                 return max(withp, key=lambda o: h.get(o.player, 0.0)).action
         if kind == "yes_no":
+            if getattr(view, "throne_magic", None) is not None:
+                # Throne Magic's questions are all worth a yes: take the Throne or a Holding (a
+                # non-Claimant's take of the Throne is a pass), use a Throne's ability, accept a creature
+                return opts[0].action
             return opts[-1].action
         if kind == "mulligan":      # CR 103.5: one (free, 103.5c) mulligan of a hand with 0-1 or 6+ lands in 7
             hand = view.me.hand or ()

@@ -21,13 +21,18 @@ assignments of the unknown Roles to the unknown seats, from who attacked and hur
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from itertools import permutations
 
 import numpy as np
 
 from treachery_env import throne_roles as tr
 
-__all__ = ["role_probabilities", "throne_want", "ThroneBelief", "ENEMY", "HUNTER", "ALLY", "MAX_EXACT"]
+__all__ = ["role_probabilities", "throne_want", "ThroneBelief", "ENEMY", "HUNTER", "ALLY", "MAX_EXACT", "BOTS"]
+
+BOTS = ("heuristic", "belief", "random")
+"""The bots that play Throne Magic (the search bots deal Treachery identities; the trained
+policies read Treachery's observation layout)."""
 
 MAX_EXACT = 7
 """Unknown seats up to which :class:`ThroneBelief` enumerates every assignment (7! = 5,040)."""
@@ -96,6 +101,12 @@ def throne_want(view, probabilities: list[dict[str, float]] | None = None) -> di
     return want
 
 
+@lru_cache(maxsize=None)
+def _permutations(n: int, k: int) -> np.ndarray:
+    """Every ordered choice of ``k`` of ``n`` indices, int16 ``(n! / (n - k)!, k)`` (cached)."""
+    return np.array(list(permutations(range(n), k)), dtype=np.int16).reshape(-1, k)
+
+
 class ThroneBelief:
     """A posterior over the assignments of the Roles nobody has shown the viewer to the seats
     it does not know (Throne Magic; the belief bot's deduction, :mod:`agents.belief`).
@@ -154,14 +165,13 @@ class ThroneBelief:
                 loglik[a, b] = self.temperature * ll
         post = [dict(d) for d in prior]
         if len(seats) <= MAX_EXACT:
-            marg = np.zeros((len(seats), len(roles)))
-            perms = list(permutations(range(len(roles)), len(seats)))
-            logw = np.array([sum(loglik[a, b] for a, b in enumerate(pm)) for pm in perms])
+            perms = _permutations(len(roles), len(seats))          # (k, seats): a Role index per seat
+            logw = loglik[np.arange(len(seats)), perms].sum(axis=1)
             w = np.exp(logw - logw.max())
             w /= w.sum()
-            for pm, x in zip(perms, w):
-                for a, b in enumerate(pm):
-                    marg[a, b] += x
+            marg = np.zeros((len(seats), len(roles)))
+            for a in range(len(seats)):
+                np.add.at(marg[a], perms[:, a], w)
         else:
             e = np.exp(loglik - loglik.max(axis=1, keepdims=True))
             marg = e / e.sum(axis=1, keepdims=True)

@@ -110,6 +110,11 @@ class TerminalGame:
             raise ValueError("--opponents: 'human' cannot be an opponent (one person plays, at --seat)")
         if delay < 0:
             raise ValueError(f"--delay must be >= 0, got {delay}")
+        if config.game == "throne_magic":
+            from agents.throne import BOTS
+            other = sorted({s for s in specs if agents.split_spec(s)[0] not in BOTS})
+            if other:
+                raise ValueError(f"--opponents: {other[0]!r} does not play Throne Magic; its bots: {', '.join(BOTS)}")
         others = [s for s in range(n) if s != human_seat]
         seats = [HUMAN if k == human_seat else specs[others.index(k) % len(specs)] for k in range(n)]
         self.table = Table(seats, config, seed=seed, stops=stops)

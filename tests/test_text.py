@@ -179,7 +179,7 @@ SAMPLE = {
     "method": "basic", "other": 3, "controller": 2, "why": "taken", ("loses", "role"): "Dragon",
     ("roles", "roles"): ["The King", "Dragon"], ("reveal_all", "roles"): ["Dragon", "The King"],
     ("throne", "name"): "Throne of Power", ("throne_control", "name"): "Throne of Power",
-    "first": 2, "season": "Summer", "names": ["Galdi", "Ultar"], "holding": 1,
+    ("king", "seat"): 2, "first": 2, "season": "Summer", "names": ["Galdi", "Ultar"], "holding": 1,
     ("draft_pick", "role"): "Wizard", ("deal_role", "role"): "Wizard", ("reveal_role", "role"): "Wizard",
     ("look_at_role", "role"): "Wizard", ("holding_control", "name"): "Galdi",
 }

@@ -809,3 +809,82 @@ def test_a_holdings_ability_triggers_at_its_controllers_upkeep():
     assert g.decision.seat == 1
     g.step(g.layout.CHOICE)
     assert g.players[1].life == life + 2
+
+
+# ----------------------------------------------------------------------------- a fresh user's findings (session 52)
+@pytest.mark.parametrize("kw,field", [({"max_turns": 0}, "max_turns"), ({"starting_life": 0}, "starting_life"),
+                                      ({"mulligans": "bogus"}, "mulligans"), ({"decks": ["aggro"] * 4}, "decks"),
+                                      ({"talk_limit": 99}, "talk_limit"), ({"concession": [99]}, "concession"),
+                                      ({"commander": "yes"}, "commander"), ({"starting_hand_size": 99},
+                                                                           "starting_hand_size")])
+def test_the_checks_every_game_shares_apply_to_throne_magic(kw, field):
+    with pytest.raises(ValueError, match=rf"GameConfig\.{field}: "):
+        throne(**kw)
+
+
+def test_a_numpy_array_of_roles_is_a_sculpted_list_and_a_false_like_number_is_no_bool():
+    import numpy as np
+    cfg = throne(num_players=4, throne_roles=np.array(["The King", "The Usurper", "Dragon", "Wizard"]))
+    assert cfg.throne_roles == ("The King", "The Usurper", "Dragon", "Wizard") and hash(cfg)
+    assert Game(cfg, seed=0).social.method == "sculpted"
+    with pytest.raises(ValueError, match=r"GameConfig\.seasons: is a Throne Magic option"):
+        GameConfig(seasons=0)
+    with pytest.raises(ValueError, match=r"GameConfig\.holdings: must be True or False"):
+        throne(holdings=1)
+
+
+def test_a_throne_taken_in_the_first_strike_step_leaves_combat():
+    """A Throne (or Holding) whose control changes is removed from combat, as an attacked
+    planeswalker whose controller changes (CR 506.4): a double striker that took it with its
+    first-strike damage deals it no regular damage, and nobody is asked again."""
+    g = throne_game(KING_SECOND)       # The Usurper, seat 2, attacks The King's Throne in its turn
+    g.active = g.order_seat = 2
+    g.phase = "main1"
+    give_priority(g, 2)
+    duelist = creature(g, 2, "Twin-Blade Duelist")
+    w = g.social.throne
+    pass_until(g, lambda g: g.decision.kind == DecisionKind.ATTACKER and g.decision.seat == 2)
+    g.step(g.target_action(2, ("c", duelist)))
+    g.step(g.attackable_action(2, w))
+    g.step(g.layout.PASS)
+    pass_until(g, lambda g: g.decision.kind == DecisionKind.YES_NO)
+    assert g.decision.seat == 2
+    g.step(g.layout.CHOICE)                                     # The Usurper, a Claimant, takes it
+    assert w.controller == 2
+    pass_until(g, lambda g: g.phase in ("combat_end", "main2") or g.decision.kind == DecisionKind.YES_NO)
+    assert g.decision.kind != DecisionKind.YES_NO and w.controller == 2
+    assert [e["why"] for e in g.log if e["event"] == "throne_control"] == ["taken"]
+
+
+def test_the_king_is_known_from_the_deal_even_before_he_chooses_the_throne():
+    g = Game(throne(throne_deal=BASIC5, throne="king"), seed=0)
+    king = seat_of(g, "The King")
+    assert g.decision.seat == king and g.social.known_by[king] == set(range(5))
+    assert [e["seat"] for e in g.log if e["event"] == "king"] == [king]
+    assert "Before the first turn: The King chooses the Throne" in g.render_text(1)
+    d = Game(throne(throne_roles="draft"), seed=0)
+    assert "Before the first turn: the Draft of the Roles" in d.render_text(0)
+    assert "mulligans" not in d.render_text(0).splitlines()[0]
+
+
+def test_a_loss_before_the_first_turn_does_not_turn_the_season():
+    g = Game(throne(throne_deal=BASIC5, seasons=True, mulligans="london"), seed=0)
+    assert g.turn == 0
+    g.concede(4)                        # during the mulligans
+    while g.turn < 1 and not g.is_over:
+        g.step(g.legal_actions()[0])
+    assert g.social.season == "Spring"
+
+
+def test_the_environment_state_during_the_draft_has_no_roles_yet():
+    import treachery_env
+    e = treachery_env.env(game="throne_magic", throne_roles="draft")
+    e.reset(seed=0)
+    s = e.unwrapped.state()
+    assert s.shape == e.unwrapped.state_space.shape and not s[:5 * 17].any()
+
+
+def test_training_refuses_throne_magic_in_one_line():
+    from training.config import TrainConfig
+    with pytest.raises(ValueError, match=r"game\.game: training plays Treachery only"):
+        TrainConfig.from_dict({"game": {"game": "throne_magic"}})

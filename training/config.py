@@ -522,9 +522,13 @@ class TrainConfig:
         """The :class:`GameConfig` of the training games.
 
         Raises:
-            ValueError: for an invalid ``game`` table (from GameConfig).
+            ValueError: for an invalid ``game`` table (from GameConfig), or a game other than Treachery.
         """
-        return GameConfig.from_dict(dict(self.game))
+        config = GameConfig.from_dict(dict(self.game))
+        if config.game != "treachery":
+            raise ValueError(f"game.game: training plays Treachery only; {config.game!r} has no policy network yet "
+                             f"(its observation layout differs)")
+        return config
 
     def to_dict(self) -> dict:
         """Plain-data form (JSON/TOML-friendly), as stored in checkpoints."""

@@ -200,8 +200,10 @@ class GameConfig:
         object.__setattr__(self, "_default_talk", self.talk is None)
         if self.talk is None:       # structured talk in Treachery; Throne Magic's is not built yet
             object.__setattr__(self, "talk", "none" if self.game == "throne_magic" else "structured")
-        if isinstance(self.throne_roles, list):
-            object.__setattr__(self, "throne_roles", tuple(self.throne_roles))
+        if not isinstance(self.throne_roles, (str, tuple)) and isinstance(self.throne_roles, (list, np.ndarray)):
+            # a list of Role names (a numpy array of them too): a tuple, so the config stays hashable
+            object.__setattr__(self, "throne_roles", tuple(str(x) if isinstance(x, np.str_) else x
+                                                            for x in self.throne_roles))
         if self.identity_pool is None:
             object.__setattr__(self, "identity_pool", RARITY_POOLS["uncommon"])   # widened in _validate
         elif isinstance(self.identity_pool, str):
@@ -344,11 +346,10 @@ class GameConfig:
         if not is_int(self.num_players) or not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS:
             bad("num_players", f"must be an int from {MIN_PLAYERS} to {MAX_PLAYERS} "
                 f"(CR 907.2 needs four or more players), got {self.num_players!r}")
-        if self.game == "throne_magic":
-            self._validate_throne()     # the identity fields are Treachery's: checked there instead
-            return
-        changed = [f for f, default in (("throne_roles", "basic"), ("throne_deal", None), ("throne", "random"),
-                                        ("seasons", False), ("holdings", False)) if getattr(self, f) != default]
+        changed = [] if self.game == "throne_magic" else [
+            f for f, default in (("throne_roles", "basic"), ("throne_deal", None), ("throne", "random"),
+                                 ("seasons", False), ("holdings", False))
+            if type(getattr(self, f)) is not type(default) or getattr(self, f) != default]
         if changed:
             which = changed[0]
             bad(which, f"is a Throne Magic option; pass game='throne_magic' to play it (this game is "
@@ -383,6 +384,16 @@ class GameConfig:
                 bad(f_, f"must be an int from 0 to 15, got {v!r}")
         if not is_int(self.max_turns) or not 1 <= self.max_turns <= 10000:
             bad("max_turns", f"must be an int from 1 to 10000, got {self.max_turns!r}")
+        from .cards import DECKS
+        if self.decks is not None:
+            if len(self.decks) != self.num_players:
+                bad("decks", f"needs one deck per seat ({self.num_players}), got {len(self.decks)}")
+            for d in self.decks:
+                if d not in DECKS:
+                    bad("decks", f"unknown deck {d!r}; allowed: {sorted(DECKS)}")
+        if self.game == "throne_magic":
+            self._validate_throne()     # the identity fields are Treachery's: checked there instead
+            return
         if self.variant not in VARIANTS:
             bad("variant", f"unknown variant {self.variant!r}; allowed: {list(VARIANTS)}")
         bad_r = [r for r in self.identity_pool if r not in RARITIES]
@@ -396,13 +407,6 @@ class GameConfig:
             except ValueError as e:
                 bad("banned_identities", str(e))
 
-        from .cards import DECKS
-        if self.decks is not None:
-            if len(self.decks) != self.num_players:
-                bad("decks", f"needs one deck per seat ({self.num_players}), got {len(self.decks)}")
-            for d in self.decks:
-                if d not in DECKS:
-                    bad("decks", f"unknown deck {d!r}; allowed: {sorted(DECKS)}")
 
         if self.role_counts is not None:
             if self.variant == "backstab_rumble":

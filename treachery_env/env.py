@@ -303,8 +303,11 @@ class raw_env(AECEnv, EzPickle):
         nr = self._n_roles
         names = throne_roles.names()
         for p in g.players:
-            role = int(p.identity.role) if g.social is None else names.index(g.social.roles[p.seat])
-            out[p.seat * nr + role] = 1.0
+            if g.social is not None and not g.social.roles:
+                pass                    # a Throne Magic Draft: no Role dealt yet, the one-hots stay zeros
+            else:
+                role = int(p.identity.role) if g.social is None else names.index(g.social.roles[p.seat])
+                out[p.seat * nr + role] = 1.0
             base = n * nr + p.seat * nc
             for c in p.hand:
                 out[base + c.index] += 1.0

@@ -805,7 +805,7 @@ def _throne_lines(view: Any, names: dict) -> list:
     drafting = len(tm.roles) < len(tm.known)       # a Draft: fewer Roles picked than seats
     lines = [("Roles chosen so far (the Draft): " if drafting else "Roles in the game: ") + ", ".join(tm.roles)]
     if tm.throne is None:
-        lines.append("the Throne: not chosen yet (The King chooses it)")
+        lines.append("the Throne: not chosen yet" + ("" if drafting else " (The King chooses it)"))
     elif tm.controller >= 0:
         lines.append(f"the Throne: {tm.throne}, controlled by P{tm.controller}")
     else:
@@ -935,7 +935,12 @@ def board_sections(view: "SeatView", viewer: "int | None", decision: bool = True
             board printed right before the decision is asked (the terminal's).
     """
     result = _game_result(view)
-    if view.turn == 0 and result is None:
+    tm = getattr(view, "throne_magic", None)
+    if view.turn == 0 and result is None and tm is not None and (len(tm.roles) < len(tm.known) or tm.throne is None):
+        # Throne Magic before its first turn: the Draft, or The King choosing the Throne
+        header = ("=== Before the first turn: the Draft of the Roles ===" if len(tm.roles) < len(tm.known)
+                  else "=== Before the first turn: The King chooses the Throne ===")
+    elif view.turn == 0 and result is None:
         header = f"=== Before the first turn: mulligans (CR 103.5); P{view.active} starts ==="
     else:
         header = (f"=== Turn {view.turn}: P{view.active}'s turn, {_PHASE_WORDS.get(view.phase, view.phase)}"
@@ -1526,6 +1531,7 @@ _EVENTS: dict = {
     "throne": _ev_throne,
     "throne_control": lambda e, who: _control_sentence("Throne", e, who),
     "refuses_creature": lambda e, who: f"{who} refuses {_named(e)}: its controller keeps it",
+    "king": lambda e, who: f"{who} is The King: he begins the game controlling the Throne",
     "draft": lambda e, who: f"the Draft of the Roles begins with P{e['first']}, then each player in turn",
     "draft_pick": lambda e, who: f"{who} chooses {e['role']} to be in the game",
     "holdings": lambda e, who: "the Holdings in the game, in the middle of the table: " + ", ".join(e["names"]),

@@ -127,8 +127,11 @@ class AttackablesMixin:
         w = a.attacking_obj
         if w is None:
             return ("p", a.attacking)
-        if w.controller < 0 or w.kind == "holding":     # the Throne in the middle, a Holding: never leave play
-            return ("w", w)
+        if w.kind == "throne" or w.kind == "holding":   # Throne Magic's: they never leave play, but a change
+            if w.uid in self.turn_effects.get("out_of_combat", ()):     # of control removes them from combat
+                return None
+            if w.controller < 0 or w.kind == "holding":
+                return ("w", w)
         return ("w", w) if w in self.players[w.controller].attackables else None
 
     # ------------------------------------------------------------------ loyalty abilities

@@ -136,7 +136,9 @@ class ThroneMagic(StateRecord):
     def deal_roles(self, game, roles: list[str]) -> None:
         """Shuffle the Roles ``roles`` face down and deal one per seat (or seat
         ``config.throne_deal`` as given); log the public set (``roles``) and each
-        seat's own, privately (``deal_role``)."""
+        seat's own, privately (``deal_role``).  The King, if dealt, is known to every
+        seat at once (``king``): he begins the game controlling the Throne, and
+        chooses it in public with ``throne="king"``."""
         roles = list(roles)
         if game.config.throne_deal is not None:
             roles = list(game.config.throne_deal)
@@ -146,6 +148,10 @@ class ThroneMagic(StateRecord):
         game._log("roles", roles=list(self.role_set), method=self.method)
         for seat, role in enumerate(roles):
             game._log("deal_role", to=[seat], seat=seat, role=role)
+        if "The King" in roles:         # "Throne Cards": he begins the game controlling the Throne, in public
+            king = roles.index("The King")
+            self.known_by[king].update(range(game.n))
+            game._log("king", seat=king)
 
     def role(self, seat: int) -> str:
         """``seat``'s Role name (hidden information: callers show it only to the seats in ``known_by``)."""
@@ -257,8 +263,7 @@ class ThroneMixin:
 
     def _place_throne(self, name: str) -> None:
         """The Throne ``name`` enters: controlled by The King if he is in the game
-        ("Throne Cards"), else uncontrolled.  Logged publicly (``throne``): who The
-        King is is then known to every seat (``known_by``), as at a real table."""
+        ("Throne Cards"), else uncontrolled.  Logged publicly (``throne``)."""
         social = self.social
         roles = social.roles
         king = roles.index("The King") if "The King" in roles else -1
@@ -266,7 +271,6 @@ class ThroneMixin:
         social.throne = w
         if king >= 0:
             self.players[king].attackables.append(w)
-            social.known_by[king].update(range(self.n))
         self._log("throne", name=name, controller=king)
 
     # ------------------------------------------------------------------ control
@@ -276,6 +280,7 @@ class ThroneMixin:
         "abandoned")."""
         w = self.social.throne
         old = w.controller
+        self._out_of_combat(w)
         if old >= 0:
             self.players[old].attackables.remove(w)
         w.controller = seat
@@ -283,6 +288,14 @@ class ThroneMixin:
         if seat >= 0:
             self.players[seat].attackables.append(w)
         self._log("throne_control", seat=seat, previous=old, why=why, name=w.name)
+
+    def _out_of_combat(self, w: Attackable) -> None:
+        """The Throne or Holding ``w`` changes control: like an attacked planeswalker whose
+        controller changes (CR 506.4), it is removed from combat; the creatures attacking it
+        stay attacking creatures but deal it no more combat damage this combat
+        (``Game._attack_target``; the set is emptied with the turn's effects)."""
+        if any(a.attacking_obj is w for a in self.combat_attackers):
+            self.turn_effects.setdefault("out_of_combat", set()).add(w.uid)
 
     def _op_throne_take(self, seats: list[int]) -> None:
         """"Taking the Throne" / "Controlling the Throne": the Throne was dealt combat
@@ -317,6 +330,7 @@ class ThroneMixin:
         """Holding ``w`` goes to ``seat`` (-1: the middle); logged publicly
         (``holding_control``, ``why``: "taken", "declined", "abandoned")."""
         old = w.controller
+        self._out_of_combat(w)
         w.controller = w.base_controller = seat
         self._log("holding_control", seat=seat, previous=old, why=why, name=w.name,
                   holding=self.social.holdings.index(w))
@@ -409,7 +423,7 @@ class ThroneMixin:
         by one (:func:`treachery_env.throne_cards.season_after`) if one or more
         players left the game during the previous turn; logged publicly (``season``)."""
         social = self.social
-        left = sum(1 for p in self.players if p.has_lost and p.lost_turn == self.turn - 1)
+        left = sum(1 for p in self.players if p.has_lost and p.lost_turn == self.turn - 1 >= 1)
         new = tc.season_after(social.season, left)
         if new != social.season:
             social.season = new
