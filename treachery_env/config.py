@@ -136,8 +136,8 @@ class GameConfig:
         game: the hidden-role game, one of :data:`GAMES`: "treachery" (the
             default; every field above) or "throne_magic" (Throne Magic,
             ``../shared/rules/throne-magic.txt``: a secret Role card per
-            player instead of an identity; playable on the engine, without
-            the Throne yet, see ``docs/throne_magic.md``).  With
+            player instead of an identity, the Throne, Holdings and Seasons;
+            see ``docs/throne_magic.md``).  With
             "throne_magic" the identity fields (``identities``,
             ``identity_pool``, ``banned_identities``, ``variant``,
             ``role_counts``) must stay at their defaults and ``talk`` is

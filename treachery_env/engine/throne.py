@@ -32,9 +32,10 @@ creature's own PERM slot activates the one that can do something (the first
 when another player controls the Throne, the second when its controller
 does).
 
-Not built yet (``docs/throne_magic.md``, order of work): Holdings, Seasons,
-the Draft method, and the observation, view, text and environment of the
-mode.
+Holdings (``ThroneMagic.holdings``, the HOLDING action block), the Seasons
+(``ThroneMagic.season``) and the Draft (the seats' picks before the deal) are
+here too; the mode's observation, view and text are in the modules of
+Treachery's (``treachery_env/observation.py``, ``view.py``, ``text.py``).
 """
 
 from __future__ import annotations
