@@ -400,3 +400,13 @@ def test_the_draft_in_the_view_and_in_words():
     assert g.view(0).throne_magic.roles == (first,)
     assert events(g.view(0), "draft_pick") == [f"P{d.seat} chooses {first} to be in the game"]
     assert events(g.view(0), "draft") == [f"the Draft of the Roles begins with P{d.seat}, then each player in turn"]
+
+
+def test_throne_magic_names_can_be_looked_up_and_a_holding_action_has_words_for_anyone():
+    from treachery_env.text import find_name
+    assert [find_name(q) for q in ("throne of wis", "galdi", "Summer", "the usurper")] == [
+        "Throne of Wisdom", "Galdi", "Summer", "The Usurper"]
+    assert find_name("Grove Bear") == "Grove Bear"      # Treachery's names first, as before
+    g = Game(throne(num_players=5, holdings=True), seed=0)
+    other = (g.decision.seat + 1) % 5
+    assert g.describe_action(g.layout.holding(2), other) == f"the Holding {g.social.holdings[2].name}"

@@ -102,6 +102,8 @@ def describe_action(game: "Game", action: int, seat: int | None = None) -> str:
         return f"planeswalker slot {j} of relative seat {i}"
     if block == "LOYALTY":
         return f"loyalty ability #{j} of your planeswalker in slot {i}"
+    if block == "HOLDING":              # Throne Magic: Holding i of the game
+        return f"the Holding {game.social.holdings[i].name}" if game.social.holdings else f"Holding #{i}"
     if block == "TALK":
         kind, rel, role = L.talk_decode(action)
         if kind == "accept":
@@ -211,6 +213,8 @@ _HOLDINGS = frozenset(c.name for c in throne_cards.holdings())
 """Throne Magic's Holdings' names."""
 _SEASONS = frozenset(c.name for c in throne_cards.seasons())
 """Throne Magic's Seasons' names."""
+_THRONE_MAGIC_NAMES = tuple(sorted(_THRONES | _ROLES | _HOLDINGS | _SEASONS))
+"""Every Throne Magic name :func:`card_text` knows, for :func:`find_name`."""
 _THRONE_HANDLERS = frozenset(("_h_choose_throne", "_h_throne_take", "_h_throne_may", "_h_throne_accept",
                               "_h_draft_role", "_h_holding_take"))
 """The handlers of Throne Magic's own decisions (engine/throne.py), worded by :func:`_throne_option`."""
@@ -581,19 +585,21 @@ def card_names() -> tuple[str, ...]:
 
 def find_name(query: str) -> str:
     """The card, token or identity name ``query`` means: equal to a name (case and spaces
-    ignored), else the one name it begins, else the one name that contains it.
+    ignored), else the one name it begins, else the one name that contains it; looked for
+    among :func:`card_names`, then among Throne Magic's Roles, Thrones, Holdings and Seasons.
 
     Raises:
         ValueError: (one line) when it names nothing or several names (listing up to eight).
     """
     key = " ".join(query.lower().split())
-    for test in (lambda n: n.lower() == key, lambda n: n.lower().startswith(key), lambda n: key in n.lower()):
-        found = [n for n in card_names() if test(n)]
-        if len(found) == 1:
-            return found[0]
-        if len(found) > 1:
-            raise ValueError(f"{query!r} could be {', '.join(found[:8])}{', ...' if len(found) > 8 else ''}: "
-                             f"type more of the name")
+    for names in (card_names(), _THRONE_MAGIC_NAMES):
+        for test in (lambda n: n.lower() == key, lambda n: n.lower().startswith(key), lambda n: key in n.lower()):
+            found = [n for n in names if test(n)]
+            if len(found) == 1:
+                return found[0]
+            if len(found) > 1:
+                raise ValueError(f"{query!r} could be {', '.join(found[:8])}{', ...' if len(found) > 8 else ''}: "
+                                 f"type more of the name")
     raise ValueError(f"no card, token or identity is called {query!r}")
 
 
