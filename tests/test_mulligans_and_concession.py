@@ -591,3 +591,36 @@ def test_player_feature_blocks_do_not_overlap():
     b1 = lay.players + PLAYER_FEATURES
     assert diff == {b1 + PLAYER_FEATURES - 2, b1 + PLAYER_FEATURES - 1}
     assert o[b1 + PLAYER_FEATURES - 2] == pytest.approx(0.25) and o[b1 + PLAYER_FEATURES - 1] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("kind", ["attacker", "blocker"])
+def test_an_out_of_turn_concession_asks_the_combat_declarations_afresh(kind):
+    """A player concedes from outside the engine loop (a UI) while another declares attackers or
+    blockers: the creatures the loser owned leave with them (CR 800.4a), so the declaration
+    set aside is asked again with the creatures now there, not the old option list."""
+    from identity_helpers import at_main, creature, deal5, pass_until
+    g = at_main(deal5())
+    bear = creature(g, 3, "Grove Bear")          # seat 3's, controlled by seat 0 (or blocking for seat 1)
+    own = creature(g, 0 if kind == "attacker" else 1, "Grove Bear")
+    if kind == "attacker":
+        g.gain_control(bear, 0)
+        bear.entered_turn = 0
+        pass_until(g, lambda g: g.decision.kind == DecisionKind.ATTACKER)
+        seat = 0
+    else:
+        g.gain_control(bear, 1)
+        attacker = creature(g, 0, "Grove Bear")
+        pass_until(g, lambda g: g.decision.kind == DecisionKind.ATTACKER)
+        g.step(g.target_action(0, ("c", attacker)))
+        g.step(g.layout.PLAYER + g.rel(0, 1))
+        g.step(g.layout.PASS)
+        pass_until(g, lambda g: g.decision.kind == DecisionKind.BLOCKER)
+        seat = 1
+    assert g.decision.seat == seat and any(p is bear for _, p in g.decision.options)
+    g.concede(3)
+    d = g.decision
+    assert d.seat == seat and d.kind == (DecisionKind.ATTACKER if kind == "attacker" else DecisionKind.BLOCKER)
+    assert not any(p is bear for _, p in d.options) and any(p is own for _, p in d.options)
+    for a, p in d.options:
+        if p is not None and hasattr(p, "controller"):
+            assert g.target_action(seat, ("c", p)) == a          # slots as they are now

@@ -683,8 +683,12 @@ def test_the_draft_refuses_what_it_cannot_do():
         throne(throne_roles="draft", throne="king")
     g = Game(throne(throne_roles="draft", concession=True), seed=0)
     assert g.layout.CONCEDE not in g.legal_actions()
-    with pytest.raises(ValueError, match="cannot concede during Throne Magic's Draft"):
+    with pytest.raises(ValueError, match="cannot concede during Throne Magic's setup"):
         g.concede(0)
+    k = Game(throne(throne_deal=BASIC5, throne="king", concession=True), seed=0)
+    assert k.layout.CONCEDE not in k.legal_actions()         # nor while The King chooses the Throne
+    with pytest.raises(ValueError, match="cannot concede during Throne Magic's setup"):
+        k.concede(k.decision.seat)
     with pytest.raises(ValueError, match=r"Throne Magic, Draft method: 4 Roles already chosen for 4 players"):
         tr.draft_picks(BASIC5[:4], 4)
 

@@ -412,8 +412,8 @@ class Game(GameState):
         a = self.layout.CONCEDE
         if d.index_of(a) is not None or self.players[d.seat].has_lost or d.seat in self.leaving:
             return
-        if self.social is not None and not self.social.roles:
-            return          # a Throne Magic Draft: one Role per player is chosen (Game.concede)
+        if self.social is not None and (not self.social.roles or self.social.throne is None):
+            return          # Throne Magic's setup: the Draft, The King's choice of Throne (Game.concede)
         d.options = d.options + [(a, "concede")]
         if d.labels is not None and len(d.labels) == len(d.options) - 1:
             d.labels = list(d.labels) + ["concede the game"]

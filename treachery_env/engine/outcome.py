@@ -174,14 +174,30 @@ class OutcomeMixin:
         """Bring back what an outside call of :meth:`lose` set aside: the queued
         operations, the resolution in progress and the pending decision, unless
         its player left; a priority decision is not kept but offered afresh by
-        the engine loop (its options may have changed)."""
+        the engine loop (its options may have changed), and so are the combat
+        declarations (attackers, an attacker's target, blockers, a blocker's
+        attacker: creatures may have left with the losers)."""
         d, queue, resolving = self.suspended
         self.suspended = None
         self._push_front(queue)
         self.resolving = resolving
         if (d is not None and not self.is_over and not self.players[d.seat].has_lost
                 and d.kind != DecisionKind.PRIORITY):
-            self.decision = d
+            if not self._declare_afresh(d):
+                self.decision = d
+
+    def _declare_afresh(self, d) -> bool:
+        """Whether ``d`` is a combat declaration (attackers, an attacker's target, blockers, a
+        blocker's attacker), which players leaving may have made stale (their creatures left,
+        CR 800.4a): then the declaration is queued to be asked again, with the creatures now
+        there, and ``d`` is dropped by the caller."""
+        if d.kind == DecisionKind.ATTACKER or d.kind == DecisionKind.DEFENDER:
+            self._push_front([("declare_attackers",)])
+            return True
+        if d.kind == DecisionKind.BLOCKER or d.kind == DecisionKind.BLOCKED:
+            self._push_front([("block_for", d.seat)])
+            return True
+        return False
 
     def concede(self, seat: int, by_action: bool = False) -> None:
         """``seat`` concedes (CR 104.3a): they lose; effects that replace losing
@@ -197,7 +213,8 @@ class OutcomeMixin:
 
         Raises:
             ValueError: (naming CR 104.3a) for a seat out of range, if the player
-                already lost or the game is over; during a Throne Magic Draft.
+                already lost or the game is over; during a Throne Magic Draft or The
+                King's choice of Throne.
         """
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < self.n:
             raise ValueError(f"seat must be an int from 0 to {self.n - 1} to concede (CR 104.3a), got {seat!r}")
@@ -206,9 +223,9 @@ class OutcomeMixin:
             raise ValueError(f"seat {seat} cannot concede (CR 104.3a): the game is over")
         if self.players[seat].has_lost or seat in self.leaving:
             raise ValueError(f"seat {seat} cannot concede (CR 104.3a): they already left the game or are leaving it")
-        if self.social is not None and not self.social.roles:
-            raise ValueError(f"seat {seat} cannot concede during Throne Magic's Draft: one Role is chosen per "
-                             f"player; concede once the Roles are dealt")
+        if self.social is not None and (not self.social.roles or self.social.throne is None):
+            raise ValueError(f"seat {seat} cannot concede during Throne Magic's setup (the Draft of the Roles, "
+                             f"The King's choice of Throne); concede once the Throne is chosen")
         if not by_action:
             self.concessions.append([len(self.actions), seat])
         self.lose([seat], reason="concede", concede=True)
@@ -308,8 +325,8 @@ class OutcomeMixin:
             p.mana_pool = 0
             p.permissions = []
             p.borrowed = []
-        if self.decision is not None and self.decision.seat in left:
-            self.decision = None
+        if self.decision is not None and (self.decision.seat in left or self._declare_afresh(self.decision)):
+            self.decision = None        # a combat declaration set aside by an outside call: asked again
         if self.priority_seat in left:
             self.priority_seat = self._next_alive(self.priority_seat)
         self.passes = 0   # the remaining players must all pass again in succession
