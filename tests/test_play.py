@@ -648,6 +648,8 @@ def test_a_throne_magic_game_in_the_terminal(tmp_path, monkeypatch, capsys):
      "--throne-roles: .*'Nobody'"),
     (["--game", "throne_magic", "--throne", "Throne of Nothing"], "--throne: unknown Throne Magic throne"),
     (["--holdings"], "--holdings: is a Throne Magic option; pass game='throne_magic'"),
+    (["--game", "throne_magic", "--opponents", "heuristic,flagship"], "--opponents: 'flagship' does not play "
+                                                                        "Throne Magic; its bots: heuristic, belief"),
 ])
 def test_bad_throne_magic_options_exit_2(argv, message, tmp_path, monkeypatch, capsys):
     status, out, err = play(monkeypatch, capsys, [*argv, "--replay", str(tmp_path / "x.json")], Typist(["1"]))

@@ -9,12 +9,12 @@ import random
 import numpy as np
 import pytest
 
-from treachery_env import GameConfig, raw_env
+from treachery_env import raw_env
 from treachery_env import throne_cards as tc
 from treachery_env import throne_roles as tr
 from treachery_env.engine import Game
 from treachery_env.observation import (CREATURE_ATTACKED, CREATURE_ATTACKING, HOLDING_FEATURES, PLAYER_FEATURES,
-                                       PLAYER_ROLE, THRONE_PURPOSES, WALKER_FEATURES, ThroneObsLayout, encode_python, obs_layout)
+                                       PLAYER_ROLE, THRONE_PURPOSES, WALKER_FEATURES, ThroneObsLayout, obs_layout)
 from treachery_env.actions import MAX_PERMS, MAX_WALKERS
 from treachery_env.engine.state import ATTACKABLE_KINDS
 
@@ -132,22 +132,6 @@ def test_permuting_the_roles_a_seat_does_not_know_leaves_its_observation_unchang
         b.step(act)
         steps += 1
     assert steps >= 20
-
-
-def test_the_python_encoder_gives_treachery_games_the_bytes_they_had():
-    """The Throne Magic changes to the reference encoder leave Treachery's vectors as the
-    compiled encoder (unchanged) makes them."""
-    from treachery_env import observation
-    if observation.ENCODER != "compiled":
-        pytest.skip("the compiled encoder is not built here")
-    r = random.Random(0)
-    g = Game(GameConfig(num_players=5, max_turns=20), seed=3)
-    for _ in range(200):
-        if g.is_over:
-            break
-        for s in range(5):
-            assert np.array_equal(encode_python(g, s), observation.encode(g, s))
-        g.step(r.choice(g.legal_actions()))
 
 
 # ----------------------------------------------------------------------------- the environment

@@ -113,7 +113,7 @@ from .actions import (MAX_HAND, MAX_OTHER, MAX_PERMS, MAX_STACK, MAX_WALKERS, N_
 from .cards import CARDS, COUNTER_TOKENS, KEYWORDS, WALKER_CARDS
 from .compiled import compiled_pyx
 from .identities import all_identities
-from . import throne_cards
+from . import throne_cards, throne_roles
 
 from .engine.state import ATTACKABLE_KINDS, PHASE_INDEX, DecisionKind, StackItem
 from .engine.talk import TALK_KINDS, TalkMessage
@@ -202,6 +202,8 @@ taking the Throne or a Holding after combat damage, a Throne's or Holding's "may
 accepting a creature."""
 _THRONE_PURPOSE_INDEX = {k: i for i, k in enumerate(THRONE_PURPOSES)}
 HOLDING_FEATURES = 1 + len(throne_cards.holdings()) + 1
+_THRONE_INDEX = {c.name: k for k, c in enumerate(throne_cards.thrones())}
+_HOLDING_INDEX = {c.name: k for k, c in enumerate(throne_cards.holdings())}
 """A Holding slot of Throne Magic's block without its controller one-hot (n + 1 wide): present,
 card one-hot (the 17 Holdings), creatures attacking it / 5."""
 
@@ -329,7 +331,6 @@ class ThroneObsLayout(ObsLayout):
 
     def __init__(self, n: int):
         super().__init__(n)
-        from . import throne_cards, throne_roles
         nr = len(throne_roles.names())
         off = self.size
         self.throne = off
@@ -364,7 +365,6 @@ def obs_layout(n: int, game: str = "treachery") -> ObsLayout:
 @lru_cache(maxsize=None)
 def _throne_graph(role_set: tuple) -> np.ndarray:
     """The must-eliminate bits among ``role_set`` (17 x 17, flat float32; see :class:`ThroneObsLayout`)."""
-    from . import throne_roles
     names = throne_roles.names()
     nr = len(names)
     x = np.zeros(nr * nr, np.float32)
@@ -388,7 +388,6 @@ def encode_throne_magic(game: "Game", viewer: int) -> np.ndarray:
     Raises:
         IndexError: for a seat outside the table.
     """
-    from . import throne_cards, throne_roles
     n = game.n
     L = obs_layout(n, "throne_magic")
     out = np.zeros(L.size, np.float32)
@@ -409,7 +408,7 @@ def encode_throne_magic(game: "Game", viewer: int) -> np.ndarray:
     out[f["graph"]:f["graph"] + nr * nr] = _throne_graph(social.role_set)
     w = social.throne
     if w is not None:
-        out[f["throne"] + [c.name for c in throne_cards.thrones()].index(w.name)] = 1.0
+        out[f["throne"] + _THRONE_INDEX[w.name]] = 1.0
         out[f["controller"] + ((w.controller - viewer) % n if w.controller >= 0 else n)] = 1.0
     d = game.decision
     if d is not None and d.seat == viewer:
@@ -420,7 +419,7 @@ def encode_throne_magic(game: "Game", viewer: int) -> np.ndarray:
         out[f["season"] + throne_cards.SEASON_ORDER.index(social.season)] = 1.0
     if social.holdings:
         hw = HOLDING_FEATURES + n + 1
-        pool = [c.name for c in throne_cards.holdings()]
+        nh = len(_HOLDING_INDEX)
         attackers: dict = {}
         for a in game.combat_attackers:
             if a.attacking_obj is not None:
@@ -428,9 +427,9 @@ def encode_throne_magic(game: "Game", viewer: int) -> np.ndarray:
         for k, h in enumerate(social.holdings):
             q = f["holdings"] + k * hw
             out[q] = 1.0
-            out[q + 1 + pool.index(h.name)] = 1.0
-            out[q + 1 + len(pool) + ((h.controller - viewer) % n if h.controller >= 0 else n)] = 1.0
-            out[q + 1 + len(pool) + n + 1] = attackers.get(h.uid, 0) / 5.0
+            out[q + 1 + _HOLDING_INDEX[h.name]] = 1.0
+            out[q + 1 + nh + ((h.controller - viewer) % n if h.controller >= 0 else n)] = 1.0
+            out[q + 1 + nh + n + 1] = attackers.get(h.uid, 0) / 5.0
     if d is not None and d.seat == viewer:
         if d.handler == "_h_throne_take":
             out[f["taking"]] = 1.0
@@ -441,7 +440,11 @@ def encode_throne_magic(game: "Game", viewer: int) -> np.ndarray:
 
 def observation_dict_throne_magic(game: "Game", seat: int) -> dict[str, np.ndarray]:
     """What :meth:`Game.observation <treachery_env.engine.Game.observation>` gives in a
-    Throne Magic game: ``{"observation": encode_throne_magic(...), "action_mask": int8}``."""
+    Throne Magic game: ``{"observation": encode_throne_magic(...) float32, "action_mask": int8
+    (layout.size,)}``, the mask all zeros unless ``seat`` is deciding.
+
+    Raises:
+        IndexError: for a seat outside the table."""
     d = game.decision
     mask = (action_mask_python(d.options, game.layout.size) if d is not None and d.seat == seat
             else np.zeros(game.layout.size, np.int8))

@@ -112,17 +112,15 @@ class PriorityMixin:
         if (p.commander is not None and p.commander_zone == "command" and sorcery
                 and p.commander.cost + 2 * p.commander_casts <= avail):
             opts.append((L.COMMANDER, ("commander", 0)))
-        idc = p.identity
-        if idc is None:         # no identity card (Throne Magic): no unveil, no identity ability
-            pass
-        elif not idc.face_up and idc.unveil_cost is not None:
+        idc = p.identity        # None: no identity card (Throne Magic), so no unveil, no identity ability
+        if idc is not None and not idc.face_up and idc.unveil_cost is not None:
             cost = idc.unveil_cost
             # The Quellmaster's reduction (never negative) is looked up only when it matters, as in _can_act
             if ((cost.mana <= avail or cost.mana - IA.cost_reduction(self, seat) <= avail)
                     and (not idc.undercover or self.undercover_met(seat))):
                 for x in IA.unveil_xs(self, seat, avail):
                     opts.append((L.UNVEIL + x, ("unveil", x)))
-        elif idc.face_up:
+        elif idc is not None and idc.face_up:
             # most identities have no activated ability, and IA.activatable then gives [] (tested
             # first, as in _can_act)
             impl = IA.IMPLEMENTATIONS.get(idc.name)
@@ -174,13 +172,11 @@ class PriorityMixin:
                 return True
         idc = p.identity
         card = None if idc is None else idc.identity if idc.copy_of is None else idc.copy_of   # IdentityCard.card
-        if card is None:        # no identity card (Throne Magic)
-            pass
-        elif idc.face_up:
+        if card is not None and idc.face_up:        # (None: no identity card, Throne Magic)
             impl = IA.IMPLEMENTATIONS.get(card.name)        # (IdentityCard.name)
             if impl is not None and impl.activated and IA.can_activate(self, seat):
                 return True
-        else:
+        elif card is not None:
             cost = card.unveil_cost
             # the reduction (The Quellmaster's, never negative) is looked up only when it matters
             if (cost is not None and (cost.mana <= avail or cost.mana - IA.cost_reduction(self, seat) <= avail)
