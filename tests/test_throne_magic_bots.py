@@ -9,7 +9,6 @@ import pytest
 import agents
 import treachery_env
 from agents.throne import ALLY, ENEMY, HUNTER, ThroneBelief, role_probabilities, throne_want
-from treachery_env import throne_roles as tr
 from treachery_env.engine import Game
 
 from test_throne_magic import BASIC5, throne
@@ -86,29 +85,3 @@ def test_the_search_bots_refuse_throne_magic_in_one_line(name):
     obs, _, _, _, info = env.last()
     with pytest.raises(ValueError, match=rf"the {name} bot plays Treachery only"):
         agents.make(name, seed=0).act(obs, info)
-
-
-def test_the_ladder_pairs_each_seat_with_the_same_deal():
-    """training.throne_eval: a candidate equal to the reference plays the very same games, so every
-    Role's difference is exactly 0; rates are per Role dealt; bad input is refused in one line."""
-    from training.throne_eval import ladder_table, substitution_by_role
-    cfg = throne(num_players=4, max_turns=40)
-    res = substitution_by_role(["heuristic", "random"], "heuristic", cfg, deals=2, seed=3)
-    same = res["heuristic"]
-    assert set(same) == set(tr.basic_roles(4))
-    assert all(c["n"] == 2 and c["delta"] == 0.0 == c["low"] == c["high"] and c["candidate"] == c["reference"]
-               for c in same.values())
-    assert all(0.0 <= c["candidate"] <= 1.0 for c in res["random"].values())
-    table = ladder_table(res, "heuristic")
-    assert table.splitlines()[0].startswith("| Role | n | heuristic win") and "The King" in table
-    with pytest.raises(ValueError, match="a Throne Magic config"):
-        substitution_by_role(["random"], "heuristic", treachery_env.GameConfig(), deals=1)
-    with pytest.raises(ValueError, match="unknown bot 'nobody'"):
-        substitution_by_role(["nobody"], "heuristic", cfg, deals=1)
-
-
-def test_treachery_evaluate_points_throne_magic_to_its_ladder(capsys):
-    from training import cli
-    status = cli.main(["evaluate", "--game", "throne_magic", "--agents", "heuristic,random", "--games", "2"])
-    err = capsys.readouterr().err
-    assert status == 2 and "python -m training.throne_eval" in err

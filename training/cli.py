@@ -15,7 +15,9 @@ table, friends on their phones and bots (:mod:`table.server`).
 ``treachery evaluate --players 5 --games 1000 --agents heuristic,random --out results/ --workers 2``
 (also ``python -m training.cli evaluate ...``) runs a duplicate-deal
 tournament (:func:`training.evaluate.evaluate`), prints the per-role win-rate
-table and writes ``results.json``, ``results.md`` and PNG plots to ``--out``.
+table and writes ``results.json``, ``results.md`` and PNG plots to ``--out``;
+with ``--game throne_magic``, Throne Magic's tournament by Role
+(:func:`training.throne_eval.evaluate_throne`: rotate or substitution).
 
 Worker counts (``--workers`` of both commands, ``--eval-workers``, a config's
 ``workers``) are at most :func:`max_workers`, four per CPU this process may
@@ -144,7 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="rotate: every agent through every seat of each deal; substitution: one agent "
                         "replaces one seat of a reference population; crossplay: one agent holds a whole "
                         "team, another the rest; teammates: an agent holds a whole team, or one seat of it "
-                        "with the reference as team-mates (team-play win rates)")
+                        "with the reference as team-mates (team-play win rates); Throne Magic (--game throne_magic) "
+                        "has rotate and substitution, its tables by Role")
     e.add_argument("--reference", default=None,
                    help="reference agent label for --mode substitution, the partner for --mode teammates "
                         "(default: the last agent); a bot spec not among --agents joins them")
@@ -279,9 +282,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     old_sigterm = catch_sigterm()      # SIGTERM stops an evaluation as Ctrl-C does
     try:   # argument errors: reported as usage errors (exit status 2)
         config = game_config_from_args(args)
-        if config.game != "treachery":
-            raise ValueError("--game throne_magic: treachery evaluate reads Treachery's roles and teams; Throne "
-                             "Magic's ladder by Role is `python -m training.throne_eval`")
+        if config.game == "throne_magic":
+            return _evaluate_throne(args, config)
         specs = [s for s in args.agents.split(",")]
         reference = args.reference
         if args.isolate:
@@ -332,6 +334,47 @@ def _evaluate(args: argparse.Namespace) -> int:
         if table:
             print("\n" + table)
     print(f"results in {Path(args.out) / 'results.json'}, results.md and PNG plots")
+    return 0
+
+
+THRONE_MAGIC_REFUSES = (("ray", "--ray"), ("shard", "--shard"), ("roles", "--roles"), ("isolate", "--isolate"),
+                        ("lockstep", "--lockstep"), ("no_beliefs", "--no-beliefs"), ("no_observer", "--no-observer"))
+"""``treachery evaluate``'s options that Treachery's harness has and Throne Magic's does not (yet)."""
+
+
+def _evaluate_throne(args: argparse.Namespace, config) -> int:
+    """``treachery evaluate --game throne_magic``: :func:`training.throne_eval.evaluate_throne`, the
+    table by Role printed, ``results.json`` and ``results.md`` in ``--out`` (called inside
+    :func:`_evaluate`, which reports its errors, Ctrl-C and SIGTERM).
+
+    Raises:
+        ValueError: for an option Throne Magic's tournament does not take, a bad count, or what
+            :func:`~training.throne_eval.evaluate_throne` refuses (reported by :func:`_evaluate`).
+    """
+    from .throne_eval import evaluate_throne, role_table
+
+    for field, flag in THRONE_MAGIC_REFUSES:
+        if getattr(args, field) not in (None, False):
+            raise ValueError(f"{flag}: Treachery's tournaments only; Throne Magic's plays locally over every seat "
+                             f"and scores no beliefs")
+    if args.games < 1:
+        raise ValueError(f"--games must be >= 1, got {args.games}")
+    if args.workers < 1:
+        raise ValueError(f"--workers must be >= 1, got {args.workers}")
+    _check_workers("--workers", args.workers)
+    if args.seed < 0:
+        raise ValueError(f"--seed must be >= 0, got {args.seed}")
+    res = evaluate_throne(args.agents.split(","), config, games=args.games, seed=args.seed, workers=args.workers,
+                          mode=args.mode, reference=args.reference, progress=not args.no_progress, out_dir=args.out)
+    s, m = res["summary"], res["meta"]
+    print(f"Throne Magic: {s['games']} games ({m['deals']} deals x {m['games_per_deal']}), {m['num_players']} "
+          f"players, mode {m['mode']}: {s['truncated']} truncated, {s['draws']} draws, "
+          f"{res['timing']['wall_s']:.1f} s on {args.workers} worker(s)")
+    print("Win rate by Role" + (" [95% interval, clustered by deal] (seats):" if m["mode"] == "rotate" else
+                                f", and the paired difference to {m['reference']} in the same seat of the same deal "
+                                f"[95% interval, clustered by deal]:"))
+    print(role_table(res))
+    print(f"results in {Path(args.out) / 'results.json'} and results.md")
     return 0
 
 

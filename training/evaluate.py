@@ -1211,6 +1211,9 @@ def read_results(path: str | os.PathLike) -> dict:
         res = json.loads(p.read_text())
     except (ValueError, UnicodeDecodeError) as err:
         raise ValueError(f"{str(p)!r} is not a results JSON ({type(err).__name__})") from err
+    if isinstance(res, dict) and isinstance(res.get("meta"), dict) and res["meta"].get("game") == "throne_magic":
+        raise ValueError(f"{str(p)!r} holds a Throne Magic tournament (its table by Role is its results.md); "
+                         f"compare, pool and export read Treachery's results")
     if not isinstance(res, dict) or "meta" not in res or "games" not in res:
         raise ValueError(f"{str(p)!r} is not a results JSON of treachery evaluate (no meta or games)")
     return res

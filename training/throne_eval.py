@@ -1,159 +1,324 @@
-"""Throne Magic's bot ladder by Role: substitution games with paired deals (issue #16).
+"""Throne Magic's tournaments: duplicate deals, win rates and substitution deltas by Role (issue #16).
 
-For each deal (an environment seed: the same Roles, decks, Throne and draws), one game with
-the reference bot in every seat, then one game per seat with the candidate bot in that seat
-and the reference in the others.  A seat's result is 1 if it is among the winners, else 0
-(a draw or a truncated game: 0 for everyone).  Per Role dealt to the seat: the candidate's
-win rate, the reference's in the same seats of the same deals, and the paired difference
-with its 95% interval (normal approximation: mean ± 1.96 sd / √n).  Treachery's evaluation
-harness (:mod:`training.evaluate`, ``treachery evaluate``) reads Treachery's roles and teams;
-this is Throne Magic's until the harness takes both.
+``treachery evaluate --game throne_magic`` runs them (:func:`evaluate_throne`); Treachery's
+harness (:func:`training.evaluate.evaluate`) reads Treachery's roles and teams, so Throne Magic,
+whose Roles form a directed must-eliminate graph rather than teams, is summarised here, on the
+same schedules, seeds and statistics:
 
-    python -m training.throne_eval --candidates random belief --reference heuristic \\
-        --deals 200 --players 5 --workers 2 --seed 0
+- ``rotate`` (:func:`training.evaluate.rotation_schedule`): each deal (an environment seed: the
+  same Roles, decks, Throne and draws) is played once per cyclic rotation of the line-up, so each
+  agent sits in every seat; per agent, its win rate overall and by the Role its seat held.
+- ``substitution`` (:func:`training.evaluate.substitution_schedule`): per deal one game with the
+  reference in every seat, then one game per candidate and seat with the candidate in that seat;
+  per candidate and Role, its win rate, the reference's in the same seats of the same deals, and
+  the paired difference.
+
+A seat's result is 1 if it is among the winners ("Winning the Game": every player whose Role's
+targets have all left), else 0 (a draw or a truncated game: 0 for everyone).  Intervals are 95%
+and take the deal, not the game, as the independent draw (:func:`training.stats.clustered_share`,
+:func:`training.stats.clustered_mean`): the games of one deal share its cards.
+
+    treachery evaluate --game throne_magic --players 5 --mode substitution \\
+        --agents random,belief,heuristic --reference heuristic --games 3200 --workers 2 --out results/throne
 """
 
 from __future__ import annotations
 
-import argparse
-import math
-from concurrent.futures import ProcessPoolExecutor
-from typing import Sequence
+import json
+import sys
+import time
+import warnings
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
 
 import agents
 import treachery_env
+from agents.files import atomic_write_bytes, check_folder
+from agents.throne import BOTS
 from treachery_env import GameConfig
 from treachery_env import throne_roles as tr
 
-__all__ = ["play_game", "substitution_by_role", "ladder_table", "main"]
+from .evaluate import (Entrant, GameTask, _chunks, _config_dict, _entrant_meta, _games_bar,
+                       _init_worker, _json_default, _mp_context, entrants_from_specs, rotation_schedule,
+                       substitution_schedule)
+from .stats import clustered_mean, clustered_share
+
+__all__ = ["MODES", "ThroneRecord", "play_task", "check_specs", "evaluate_throne", "summarize", "role_table",
+           "render_markdown", "write_results"]
+
+MODES = ("rotate", "substitution")
+"""The tournament modes Throne Magic has (no teams: no crossplay, no teammates)."""
 
 
-def play_game(config: GameConfig, bots: Sequence[str], env_seed: int) -> tuple[list[str], set[int]]:
-    """One game of ``config`` on the environment, bot ``bots[s]`` (an ``agents.make`` name) in
-    seat ``s``, each seeded by its seat.
+@dataclass(frozen=True)
+class ThroneRecord:
+    """One Throne Magic game's result.
 
-    Returns:
-        each seat's Role and the winners' seats (empty: a draw or a truncated game).
+    Attributes:
+        task: the scheduled game (:class:`training.evaluate.GameTask`).
+        roles: each seat's Role name.
+        winners: the winning seats (empty: a draw or a truncated game).
+        truncated: the turn limit ended the game.
+        turns: the turns played.
     """
-    env = treachery_env.env(config=config)
-    env.reset(seed=env_seed)
-    players = {a: agents.make(b, seed=s) for s, (a, b) in enumerate(zip(env.possible_agents, bots))}
-    for s, bot in enumerate(players.values()):
-        bot.reset(s)
-    for agent in env.agent_iter():
-        obs, _, term, trunc, info = env.last()
-        env.step(None if term or trunc else players[agent].act(obs, info))
-    g = env.unwrapped.game
-    return list(g.social.roles), set() if g.truncated else set(g.winners)
+
+    task: GameTask
+    roles: tuple[str, ...]
+    winners: frozenset[int]
+    truncated: bool
+    turns: int
 
 
-def _deal(args: tuple) -> list[tuple[str, str, int, int]]:
-    """The games of one deal: ``(candidate, role, candidate won, reference won)`` per candidate and seat."""
-    config, candidates, reference, env_seed = args
-    n = config.num_players
-    roles, base = play_game(config, [reference] * n, env_seed)
-    out = []
-    for cand in candidates:
-        for seat in range(n):
-            bots = [reference] * n
-            bots[seat] = cand
-            _, won = play_game(config, bots, env_seed)
-            out.append((cand, roles[seat], int(seat in won), int(seat in base)))
-    return out
-
-
-def substitution_by_role(candidates: Sequence[str], reference: str, config: GameConfig, deals: int,
-                         seed: int = 0, workers: int = 1) -> dict:
-    """The paired substitution results of ``candidates`` against ``reference`` by Role.
-
-    Args:
-        candidates: bot names (``agents.make``) tried one seat at a time.
-        reference: the bot in every other seat (and in every seat of the paired game).
-        config: a Throne Magic :class:`GameConfig`.
-        deals: environment seeds ``seed .. seed + deals - 1``.
-        seed: the first seed.
-        workers: processes (1: in this process).
-
-    Returns:
-        ``{candidate: {role: {"n", "candidate", "reference", "delta", "low", "high"}}}``, rates
-        in 0..1, Roles in :func:`treachery_env.throne_roles.names` order.
+def play_task(task: GameTask, config: GameConfig) -> ThroneRecord:
+    """Play ``task``'s game of ``config`` on the environment: bot ``task.specs[s]`` (an
+    :func:`agents.make` spec) in seat ``s``, seeded ``task.agent_seeds[s]``, the environment
+    seeded ``task.env_seed``.
 
     Raises:
-        ValueError: for a config that is not Throne Magic, fewer than 1 deal or worker, or an
-            unknown bot name.
+        Exception: whatever a bot or the engine raises.
+    """
+    env = treachery_env.env(config=config)
+    env.reset(seed=task.env_seed)
+    bots = {}
+    for s, (agent, spec, seed) in enumerate(zip(env.possible_agents, task.specs, task.agent_seeds)):
+        bots[agent] = agents.make(spec, seed=seed)
+        bots[agent].reset(s)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        env.step(None if term or trunc else bots[agent].act(obs, info))
+    g = env.unwrapped.game
+    return ThroneRecord(task, tuple(g.social.roles), frozenset() if g.truncated else frozenset(g.winners),
+                        bool(g.truncated), int(g.turn))
+
+
+def _play_chunk(tasks: list, config: GameConfig) -> list[ThroneRecord]:
+    return [play_task(t, config) for t in tasks]
+
+
+def check_specs(specs: Sequence[str]) -> None:
+    """Refuse agents that do not play Throne Magic: registered bots other than
+    :data:`agents.throne.BOTS` (the search bots deal Treachery identities; the trained
+    policies read Treachery's observation).  Bots of your own (``MODULE:CLASS``) are allowed.
+
+    Raises:
+        ValueError: naming the first such agent and the ones that play Throne Magic.
+    """
+    for spec in specs:
+        name = agents.split_spec(spec)[0]
+        if name not in BOTS and not agents.is_outside(spec):
+            raise ValueError(f"agent {spec!r} plays Treachery only; Throne Magic's agents: {', '.join(BOTS)}, "
+                             f"or MODULE:CLASS of your own")
+
+
+def _run(tasks: list[GameTask], config: GameConfig, workers: int, progress: bool) -> list[ThroneRecord]:
+    """The games of ``tasks`` in ``workers`` processes (1: here), sorted by task index, with a
+    progress bar on stderr; Ctrl-C stops the workers first and drops the queued games."""
+    records: list[ThroneRecord] = []
+    with _games_bar(len(tasks), progress) as bar:
+        if workers == 1 or len(tasks) <= 1:
+            for t in tasks:
+                records.append(play_task(t, config))
+                bar.update(1)
+        else:
+            ex = ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context(), initializer=_init_worker)
+            try:
+                futs = {ex.submit(_play_chunk, c, config): len(c) for c in _chunks(tasks, workers)}
+                for f in as_completed(futs):
+                    records.extend(f.result())
+                    bar.update(futs[f])
+            except BaseException:
+                for p in list((getattr(ex, "_processes", None) or {}).values()):
+                    p.terminate()
+                ex.shutdown(wait=True, cancel_futures=True)
+                raise
+            ex.shutdown(wait=True)
+    records.sort(key=lambda r: r.task.index)
+    return records
+
+
+def evaluate_throne(specs: Sequence[str], config: GameConfig, games: int = 100, seed: int = 0, workers: int = 1,
+                    mode: str = "rotate", reference: str | None = None, progress: bool = True,
+                    out_dir: str | Path | None = None) -> dict:
+    """A Throne Magic tournament (see the module docstring).
+
+    Args:
+        specs: agent specs (:func:`agents.make`); repeats allowed (labels ``x``, ``x#2``).
+        config: a Throne Magic :class:`GameConfig` (``game="throne_magic"``).
+        games: games requested, rounded up to whole deals.
+        seed: the master seed (deal ``d``'s environment seed is
+            :func:`training.evaluate._env_seed` of it, as in Treachery's tournaments).
+        workers: processes (1: in this process).
+        mode: ``"rotate"`` or ``"substitution"``.
+        reference: substitution's reference label (default: the last agent); a spec not among
+            ``specs`` joins them.
+        progress: a tqdm bar on stderr.
+        out_dir: if given, :func:`write_results` there (checked before any game is played).
+
+    Returns:
+        ``{"meta", "summary", "agents", "timing"}``: ``agents[label]`` holds ``overall`` and
+        ``by_role`` (``{role: cell}``, Roles in :func:`treachery_env.throne_roles.names` order),
+        each cell :func:`training.stats.clustered_share`'s (rotate) or, in substitution, ``{"n",
+        "candidate", "reference", "delta", "lo", "hi"}`` (rates in 0..1, the delta's interval
+        None where no spread was seen).
+
+    Raises:
+        ValueError: for a config that is not Throne Magic, an unknown mode, ``games`` or
+            ``workers`` below 1, an agent that does not play Throne Magic, substitution without a
+            candidate, or an ``out_dir`` that is a file.
     """
     if config.game != "throne_magic":
-        raise ValueError(f"substitution_by_role: a Throne Magic config (game='throne_magic'), got game={config.game!r}")
-    if deals < 1 or workers < 1:
-        raise ValueError(f"substitution_by_role: deals and workers must be 1 or more, got {deals}, {workers}")
-    known = set(agents.available())
-    for name in [*candidates, reference]:
-        if name not in known:
-            raise ValueError(f"unknown bot {name!r}; the bots: {sorted(known)}")
-    tasks = [(config, tuple(candidates), reference, seed + d) for d in range(deals)]
-    if workers == 1:
-        rows = [r for t in tasks for r in _deal(t)]
+        raise ValueError(f"evaluate_throne: a Throne Magic config (game='throne_magic'), got game={config.game!r}")
+    if mode not in MODES:
+        raise ValueError(f"--mode {mode}: Throne Magic has no teams; its modes: {', '.join(MODES)}")
+    if games < 1 or workers < 1:
+        raise ValueError(f"games and workers must be 1 or more, got {games}, {workers}")
+    if out_dir is not None:
+        check_folder(out_dir, "--out")
+    entrants = entrants_from_specs(specs)
+    ref = None
+    if mode == "substitution":
+        label = reference if reference is not None else entrants[-1].label
+        ref = next((e for e in entrants if e.label == label), None)
+        if ref is None:                           # a spec not among the agents joins them
+            ref = entrants_from_specs([*(e.spec for e in entrants), label])[-1]
+            entrants.append(ref)
+        cands = [e for e in entrants if e.label != ref.label]
+        if not cands:
+            raise ValueError(f"--mode substitution needs a candidate besides the reference {ref.label!r}")
+    check_specs([e.spec for e in entrants])
+    n = config.num_players
+    if mode == "rotate":
+        per = max(1, len(rotation_schedule(entrants, n, range(0, 1), seed)))
+
+        def schedule(deals: int) -> list[GameTask]:
+            return rotation_schedule(entrants, n, deals, seed)
     else:
-        with ProcessPoolExecutor(workers) as pool:
-            rows = [r for part in pool.map(_deal, tasks, chunksize=max(1, deals // (4 * workers))) for r in part]
-    out: dict = {}
-    for cand in candidates:
-        by_role: dict = {}
-        for c, role, won, base in rows:
-            if c == cand:
-                by_role.setdefault(role, []).append((won, base))
-        out[cand] = {role: _cell(by_role[role]) for role in tr.names() if role in by_role}
+        per = 1 + n * len(cands)
+
+        def schedule(deals: int) -> list[GameTask]:
+            return substitution_schedule(ref, cands, n, deals, seed)
+    deals = -(-games // per)
+    tasks = schedule(deals)
+    if progress and len(tasks) != games:
+        print(f"{len(tasks):,} games: {deals:,} deal{'' if deals == 1 else 's'} (--games {games:,} rounded up to "
+              f"whole deals of {per} games)", file=sys.stderr)
+    if out_dir is not None and (Path(out_dir) / "results.json").exists():
+        warnings.warn(f"--out {str(out_dir)!r} already holds a results.json; this tournament replaces it")
+    t0 = time.perf_counter()
+    records = _run(tasks, config, workers, progress)
+    meta = {"game": "throne_magic", "entrants": [_entrant_meta(e) for e in entrants], "num_players": n,
+            "mode": mode, "reference": None if ref is None else ref.label, "seed": seed, "games_requested": games,
+            "games": len(tasks), "deals": deals, "games_per_deal": per, "config": _config_dict(config)}
+    res = summarize(records, entrants, meta)
+    res["timing"] = {"wall_s": time.perf_counter() - t0, "workers": workers}
+    if out_dir is not None:
+        write_results(res, out_dir)
+    return res
+
+
+def summarize(records: Sequence[ThroneRecord], entrants: Sequence[Entrant], meta: dict) -> dict:
+    """The results of a tournament's ``records`` (see :func:`evaluate_throne`'s return)."""
+    out: dict[str, Any] = {"meta": meta, "agents": {}}
+    turns = [r.turns for r in records]
+    out["summary"] = {"games": len(records), "truncated": sum(r.truncated for r in records),
+                      "draws": sum(not r.truncated and not r.winners for r in records),
+                      "mean_turns": sum(turns) / len(turns) if turns else None}
+    if meta["mode"] == "rotate":
+        for e in entrants:
+            rows = [(int(s in r.winners), r.roles[s], r.task.deal) for r in records
+                    for s, label in enumerate(r.task.lineup) if label == e.label]
+            out["agents"][e.label] = {"overall": _share(rows), "by_role": {
+                role: _share([x for x in rows if x[1] == role]) for role in tr.names() if any(x[1] == role for x in rows)}}
+        return out
+    base = {r.task.deal: r for r in records if r.task.kind == "reference"}
+    ref_rows = [(int(s in r.winners), r.roles[s], r.task.deal) for r in base.values() for s in range(len(r.roles))]
+    out["reference"] = {"overall": _share(ref_rows), "by_role": {
+        role: _share([x for x in ref_rows if x[1] == role]) for role in tr.names() if any(x[1] == role for x in ref_rows)}}
+    for e in entrants:
+        if e.label == meta["reference"]:
+            continue
+        pairs = []       # (candidate won, reference won in that seat of that deal, the candidate's Role, deal)
+        for r in records:
+            if r.task.kind == "substitute" and r.task.lineup[r.task.focus_seat] == e.label:
+                s, b = r.task.focus_seat, base[r.task.deal]
+                pairs.append((int(s in r.winners), int(s in b.winners), r.roles[s], r.task.deal))
+        out["agents"][e.label] = {"overall": _paired(pairs), "by_role": {
+            role: _paired([p for p in pairs if p[2] == role]) for role in tr.names() if any(p[2] == role for p in pairs)}}
     return out
 
 
-def _cell(pairs: list[tuple[int, int]]) -> dict:
-    """Rates and the paired difference (95% interval) of ``(candidate won, reference won)`` pairs."""
-    n = len(pairs)
-    diffs = [a - b for a, b in pairs]
-    mean = sum(diffs) / n
-    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1)) if n > 1 else 0.0
-    half = 1.96 * sd / math.sqrt(n)
-    return {"n": n, "candidate": sum(a for a, _ in pairs) / n, "reference": sum(b for _, b in pairs) / n,
-            "delta": mean, "low": mean - half, "high": mean + half}
+def _share(rows: list[tuple[int, str, int]]) -> dict:
+    """Win rate of ``(won, role, deal)`` rows with the deal-clustered 95% interval."""
+    return clustered_share([w for w, _, _ in rows], [d for _, _, d in rows])
 
 
-def ladder_table(results: dict, reference: str) -> str:
-    """A markdown table: one row per Role, per candidate its win rate and delta [95% interval]."""
-    cands = list(results)
-    roles = [r for r in tr.names() if any(r in results[c] for c in cands)]
-    head = "| Role | n | " + " | ".join(f"{c} win (delta vs {reference})" for c in cands) + f" | {reference} win |"
-    lines = [head, "|" + "---|" * (len(cands) + 3)]
-    for role in roles:
-        cells = [results[c].get(role) for c in cands]
-        first = next(x for x in cells if x is not None)
-        lines.append(f"| {role} | {first['n']} | " + " | ".join(
-            "" if x is None else f"{x['candidate']:.2f} ({x['delta']:+.2f} [{x['low']:+.2f}, {x['high']:+.2f}])"
-            for x in cells) + f" | {first['reference']:.2f} |")
+def _paired(pairs: list[tuple[int, int, str, int]]) -> dict:
+    """Rates and the paired difference, deal-clustered 95% interval, of ``(cand, ref, role, deal)`` pairs."""
+    m = clustered_mean([a - b for a, b, _, _ in pairs], [d for *_, d in pairs], lower=-1.0, upper=1.0)
+    k = len(pairs)
+    return {"n": k, "candidate": sum(p[0] for p in pairs) / k if k else None,
+            "reference": sum(p[1] for p in pairs) / k if k else None, "delta": m["mean"], "lo": m["lo"], "hi": m["hi"]}
+
+
+def _rate_text(c: dict) -> str:
+    return "-" if c["rate"] is None else f"{c['rate']:.2f} [{c['lo']:.2f}, {c['hi']:.2f}] ({c['n']})"
+
+
+def _delta_text(c: dict) -> str:
+    interval = "" if c["lo"] is None else f" [{c['lo']:+.2f}, {c['hi']:+.2f}]"
+    return f"{c['candidate']:.2f} ({c['delta']:+.2f}{interval})"
+
+
+def role_table(res: dict) -> str:
+    """A markdown table by Role: in rotate, each agent's win rate [95%] (seats); in substitution,
+    each candidate's win rate (paired difference to the reference [95%]), then the reference's."""
+    labels = list(res["agents"])
+    cells = {lb: res["agents"][lb] for lb in labels}
+    roles = [r for r in tr.names() if any(r in c["by_role"] for c in cells.values())]
+    if res["meta"]["mode"] == "rotate":
+        lines = ["| Role | " + " | ".join(f"{lb} win [95%] (seats)" for lb in labels) + " |",
+                 "|" + "---|" * (len(labels) + 1)]
+        for role in roles + ["all"]:
+            row = [c["overall"] if role == "all" else c["by_role"].get(role) for c in cells.values()]
+            lines.append(f"| {role} | " + " | ".join("" if x is None else _rate_text(x) for x in row) + " |")
+        return "\n".join(lines)
+    ref = res["meta"]["reference"]
+    lines = ["| Role | pairs | " + " | ".join(f"{lb} win (delta vs {ref} [95%])" for lb in labels) + f" | {ref} win |",
+             "|" + "---|" * (len(labels) + 3)]
+    for role in roles + ["all"]:
+        row = [c["overall"] if role == "all" else c["by_role"].get(role) for c in cells.values()]
+        first = next(x for x in row if x is not None)
+        lines.append(f"| {role} | {first['n']} | " + " | ".join("" if x is None else _delta_text(x) for x in row)
+                     + f" | {first['reference']:.2f} |")
     return "\n".join(lines)
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    """The command line (see the module docstring)."""
-    ap = argparse.ArgumentParser(prog="python -m training.throne_eval", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--candidates", nargs="+", default=["random", "belief"], help="bots tried one seat at a time")
-    ap.add_argument("--reference", default="heuristic", help="the bot in the other seats")
-    ap.add_argument("--deals", type=int, default=100, help="paired deals (environment seeds)")
-    ap.add_argument("--players", type=int, default=5, help="seats, 4 to 7 with --roles basic")
-    ap.add_argument("--roles", default="basic", help="throne_roles: basic, random or draft")
-    ap.add_argument("--holdings", action="store_true", help="play with Holdings")
-    ap.add_argument("--seasons", action="store_true", help="play with Seasons")
-    ap.add_argument("--max-turns", type=int, default=150, help="turns before a game is truncated")
-    ap.add_argument("--seed", type=int, default=0, help="the first deal's seed")
-    ap.add_argument("--workers", type=int, default=1, help="processes")
-    a = ap.parse_args(argv)
-    try:
-        config = GameConfig(game="throne_magic", num_players=a.players, throne_roles=a.roles, holdings=a.holdings,
-                            seasons=a.seasons, max_turns=a.max_turns)
-        res = substitution_by_role(a.candidates, a.reference, config, a.deals, a.seed, a.workers)
-    except ValueError as e:
-        ap.exit(2, f"error: {e}\n")
-    print(ladder_table(res, a.reference))
+def render_markdown(res: dict) -> str:
+    """``results.md``: what was played and :func:`role_table`."""
+    m, s = res["meta"], res["summary"]
+    c = m["config"]
+    options = ", ".join(f"{k}={c[k]!r}" for k in ("throne_roles", "throne", "holdings", "seasons", "max_turns"))
+    how = ("each agent through every seat of each deal" if m["mode"] == "rotate" else
+           f"one candidate seat among {m['reference']} bots, paired with the all-{m['reference']} game of the deal")
+    return (f"# Throne Magic tournament ({m['mode']})\n\n"
+            f"{s['games']} games ({m['deals']} deals x {m['games_per_deal']}), {m['num_players']} players, seed "
+            f"{m['seed']}, {options}; {how}. {s['truncated']} truncated, {s['draws']} draws, "
+            f"{s['mean_turns']:.1f} turns a game. Intervals: 95%, clustered by deal.\n\n{role_table(res)}\n")
 
 
-if __name__ == "__main__":
-    main()
+def write_results(res: dict, out_dir: str | Path) -> dict[str, Path]:
+    """Write ``results.json`` and ``results.md`` into ``out_dir`` (created if needed), each
+    rendered in memory first and written atomically (no file is ever partial).
+
+    Returns:
+        ``{name: path}`` of the files written.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    payloads = {"results.json": (json.dumps(res, indent=1, default=_json_default) + "\n").encode(),
+                "results.md": render_markdown(res).encode()}
+    for name, data in payloads.items():
+        atomic_write_bytes(out / name, data)
+    return {name: out / name for name in payloads}

@@ -1,0 +1,89 @@
+"""Throne Magic's tournaments (training/throne_eval.py, ``treachery evaluate --game throne_magic``;
+issue #16): duplicate deals by Role on Treachery's schedules, the refusals in one line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from treachery_env import GameConfig
+from treachery_env import throne_roles as tr
+from training import cli
+from training.throne_eval import evaluate_throne, role_table
+
+
+def throne(**kw) -> GameConfig:
+    return GameConfig(game="throne_magic", num_players=4, max_turns=30, **kw)
+
+
+def test_a_candidate_equal_to_the_reference_plays_the_very_same_games():
+    """Substitution pairs each seat with the same deal's all-reference game: the heuristic against
+    itself (its own seeds in the substituted seat) has a difference of exactly 0 in every Role,
+    with no interval (no spread seen); a reference not among the agents joins them."""
+    res = evaluate_throne(["random"], throne(), games=2 * 5, seed=3, mode="substitution",
+                          reference="heuristic", progress=False)
+    assert res["meta"]["deals"] == 2 and res["meta"]["games_per_deal"] == 1 + 4 * 1
+    assert list(res["agents"]) == ["random"] and res["meta"]["reference"] == "heuristic"
+    assert [e["label"] for e in res["meta"]["entrants"]] == ["random", "heuristic"]
+    res = evaluate_throne(["heuristic", "heuristic"], throne(), games=2 * 5, seed=3, mode="substitution",
+                          progress=False)
+    same = res["agents"]["heuristic"]
+    assert set(same["by_role"]) == set(tr.basic_roles(4))
+    for cell in [same["overall"], *same["by_role"].values()]:
+        assert cell["delta"] == 0.0 and cell["lo"] is None and cell["candidate"] == cell["reference"]
+    assert same["overall"]["n"] == 2 * 4 and all(c["n"] == 2 for c in same["by_role"].values())
+    by_role = res["reference"]["by_role"]
+    assert sum(c["n"] for c in by_role.values()) == 2 * 4
+
+
+def test_rotate_seats_every_agent_in_every_seat_and_the_workers_change_nothing():
+    """Two agents at four seats: each deal is played twice (ABAB and BABA), so each agent holds
+    two seats a game, four a deal; one process or two give the same results."""
+    one = evaluate_throne(["heuristic", "random"], throne(), games=6, seed=1, progress=False)
+    assert one["meta"]["games_per_deal"] == 2 and one["summary"]["games"] == 6
+    for label in ("heuristic", "random"):
+        cell = one["agents"][label]
+        assert cell["overall"]["n"] == 3 * 4 and sum(c["n"] for c in cell["by_role"].values()) == 3 * 4
+        c = cell["overall"]
+        assert 0.0 <= c["lo"] <= c["rate"] + 1e-12 and c["rate"] <= c["hi"] <= 1.0
+    two = evaluate_throne(["heuristic", "random"], throne(), games=6, seed=1, workers=2, progress=False)
+    assert one["agents"] == two["agents"] and one["summary"] == two["summary"]
+    table = role_table(one)
+    assert table.splitlines()[0] == "| Role | heuristic win [95%] (seats) | random win [95%] (seats) |"
+    assert table.splitlines()[-1].startswith("| all |") and "The King" in table
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(config=GameConfig()), "a Throne Magic config"),
+    (dict(mode="crossplay"), "Throne Magic has no teams"),
+    (dict(specs=["ismcts", "heuristic"]), "agent 'ismcts' plays Treachery only"),
+    (dict(specs=["heuristic"], mode="substitution"), "needs a candidate besides the reference 'heuristic'"),
+    (dict(games=0), "games and workers must be 1 or more"),
+])
+def test_what_throne_magic_tournaments_refuse(kw, match):
+    args = dict(specs=["heuristic", "random"], config=throne(), games=1, progress=False) | kw
+    with pytest.raises(ValueError, match=match):
+        evaluate_throne(**args)
+
+
+def test_treachery_evaluate_plays_throne_magic_and_writes_its_results(tmp_path, capsys):
+    out = tmp_path / "res"
+    status = cli.main(["evaluate", "--game", "throne_magic", "--players", "4", "--max-turns", "30",
+                       "--mode", "substitution", "--agents", "random,heuristic", "--games", "5",
+                       "--out", str(out), "--no-progress"])
+    printed = capsys.readouterr().out
+    assert status == 0 and "| Role | pairs | random win (delta vs heuristic [95%]) | heuristic win |" in printed
+    res = json.loads((out / "results.json").read_text())
+    assert res["meta"]["game"] == "throne_magic" and res["meta"]["mode"] == "substitution"
+    assert res["meta"]["config"]["game"] == "throne_magic" and res["summary"]["games"] == 5
+    assert "| The King |" in (out / "results.md").read_text()
+    # Treachery's readers refuse it in one line; Treachery-only options too
+    assert cli.main(["compare", str(out), str(out)]) == 2
+    assert "holds a Throne Magic tournament" in capsys.readouterr().err
+    for extra in (["--ray"], ["--shard", "1/2"], ["--lockstep"], ["--mode", "teammates"]):
+        assert cli.main(["evaluate", "--game", "throne_magic", "--agents", "heuristic,random", "--games", "2",
+                         "--out", str(tmp_path / "x"), *extra]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("treachery evaluate: error: ") and err.count("\n") == 1
+    assert not (tmp_path / "x").exists()
