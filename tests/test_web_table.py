@@ -28,6 +28,7 @@ import pytest
 
 from conftest import allowed_names, forbidden_in
 from table.server import Lobby, create_app
+from treachery_env import throne_cards as tc
 from treachery_env import throne_roles as tr
 from treachery_env.engine import Game
 
@@ -328,6 +329,30 @@ def test_a_throne_magic_table_plays_to_its_end_through_a_seat_socket(api):
     assert "<th>Role card</th><th>types</th>" in end["reveal"]
     assert all(escape(s.identity) in end["reveal"] for s in web.table.reveal().seats)
     assert "Claimant" in end["reveal"]
+
+
+@pytest.mark.parametrize("request_fields,question,names", [
+    ({"throne_roles": "draft"}, "choose a Role for the game", set(tr.names())),
+    ({"throne": "king"}, "choose the game's Throne", {c.name for c in tc.thrones()}),
+])
+def test_the_draft_and_the_kings_choice_show_each_option_s_card(request_fields, question, names):
+    """A Draft's pick and The King's choice of the Throne: each option has the Role or Throne it
+    names as its card, with that card's text, and during the Draft the seat's Role box says that
+    no Role is dealt yet."""
+    from table.html import identity_html
+
+    web = Lobby(delay=0).create({"seats": ["human"] * 5, "game": "throne_magic", "seed": 1, **request_fields})
+    t = web.table
+    while (p := t.advance()).view.decision.question().split(" (")[0] != question:
+        t.answer(p.seat, p.view.decision.options[0].action)
+    state = web.state(p.seat)
+    options = [o for o in state["prompt"]["options"] if o["kind"] != "concede"]
+    assert len(options) > 1
+    for o in options:
+        assert o["card"] in names and o["card"] in o["text"]
+        assert state["cards"][o["card"]].startswith(o["card"])
+    if "throne_roles" in request_fields:
+        assert "Not dealt yet: the Roles are being drafted" in identity_html(p.view)
 
 
 @pytest.mark.parametrize("seed", [1, 2])
