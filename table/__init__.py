@@ -1,4 +1,5 @@
-"""Playing Treachery: one table API under every front end.
+"""Playing Treachery (and Throne Magic, ``GameConfig(game="throne_magic")``): one table API under
+every front end.
 
 - :class:`Table` (:mod:`table.table`): people (``"human"``) and bots at one game, driven by a
   front end (:meth:`Table.advance`, :meth:`Table.answer`, per-seat :meth:`Table.events` and

@@ -2,7 +2,8 @@
 
 Made from a seat's :class:`~treachery_env.view.SeatView` only (or the spectators' public view),
 with the words of :mod:`treachery_env.text` (:func:`~treachery_env.text.board_sections`): the
-board, the seat's own identity, its options, and at the end the reveal.  Every text is escaped;
+board, the seat's own identity (in Throne Magic its Role card), its options, and at the end the
+reveal.  Every text is escaped;
 card, token and identity names on the board are ``<span class="card" data-name="NAME">``, whose
 full texts (:func:`card_texts`) a page shows when they are tapped.
 """
@@ -10,17 +11,33 @@ full texts (:func:`card_texts`) a page shows when they are tapped.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from html import escape
 from typing import Any
 
-__all__ = ["board_html", "identity_html", "option_details", "prompt_details", "reveal_html", "card_texts"]
+__all__ = ["board_html", "identity_html", "role_html", "option_details", "prompt_details", "reveal_html",
+           "card_texts"]
 
 
 def card_texts(view: Any) -> dict[str, str]:
     """``name -> full text`` (:func:`treachery_env.text.card_text`) of every card, token and
-    identity name ``view`` holds (:func:`treachery_env.text.view_names`)."""
+    identity name ``view`` holds (:func:`treachery_env.text.view_names`) and of its options' cards
+    (:func:`option_details`: in Throne Magic the Roles of a Draft, the Throne, a Holding)."""
     from treachery_env.text import card_text, view_names
-    return {name: card_text(name) for name in view_names(view)}
+    names = set(view_names(view))
+    if view.decision is not None:
+        names.update(o["card"] for o in option_details(view) if o["card"])
+    return {name: card_text(name) for name in sorted(names)}
+
+
+@lru_cache(maxsize=1)
+def _throne_names() -> "re.Pattern":
+    """A pattern finding Throne Magic's Role, Throne, Holding and Season names in words, longest
+    first (:mod:`treachery_env.throne_roles`, :mod:`treachery_env.throne_cards`)."""
+    from treachery_env import throne_cards, throne_roles
+    names = [*throne_roles.names(), *(c.name for c in (*throne_cards.thrones(), *throne_cards.holdings(),
+                                                          *throne_cards.seasons()))]
+    return re.compile("|".join(re.escape(n) for n in sorted(set(names), key=len, reverse=True)))
 
 
 def _mark_names(text: str, names: list[str], titles: dict | None = None) -> str:
@@ -69,9 +86,12 @@ def board_html(view: Any, spectator: bool = False, titles: bool = False) -> str:
 
 
 def identity_html(view: Any) -> str:
-    """The viewer's own identity card: name, role, face up or down, Undercover, and its text."""
+    """The viewer's own identity card: name, role, face up or down, Undercover, and its text; in
+    Throne Magic its Role card instead (:func:`role_html`)."""
     from treachery_env.text import card_text
 
+    if view.throne_magic is not None:
+        return role_html(view)
     me = view.me
     if me.identity is None:
         return ""
@@ -88,17 +108,69 @@ def identity_html(view: Any) -> str:
             f'{under}<div class="identity-text">{escape(text.split(chr(10), 1)[-1])}</div>')
 
 
+def role_html(view: Any) -> str:
+    """Throne Magic: the viewer's own Role card (``../shared/rules/throne-magic.txt``, "Role
+    Cards", "Winning the Game"): its name and types, the Roles in the game that must leave it for
+    the viewer to win and those whose players must eliminate the viewer's (with the seat where the
+    view knows it), the other Roles the viewer knows, the Throne when the viewer controls it, and
+    the card's text.  During the Draft, before any Role is dealt, that it is being drafted.
+
+    Made from the view's :class:`~treachery_env.view.ThroneView` alone (the Roles in the game and
+    the Role graph are public; ``known`` is what the viewer knows)."""
+    from treachery_env import throne_roles
+    from treachery_env.text import card_text
+
+    tm = view.throne_magic
+    mine = view.throne_role
+    if mine is None:
+        return ('<h2>Your Role</h2><div class="identity-name">Not dealt yet: the Roles are being drafted '
+                f'(picked so far: {escape(", ".join(tm.roles) or "none")})</div>')
+    role = throne_roles.get(mine)
+    holder = {r: s for s, r in enumerate(tm.known) if r is not None and s != view.seat}
+
+    def roles(names: list) -> str:
+        return ", ".join(escape(r) + (f" (P{holder[r]})" if r in holder else "") for r in names) or "none"
+
+    targets = [r for r in tm.roles if r in role.must_eliminate]
+    hunters = [r for r in tm.roles if r != mine and mine in throne_roles.get(r).must_eliminate]
+    known = [f"P{s}: {escape(r)}" for s, r in enumerate(tm.known) if r is not None and s != view.seat]
+    types = ", ".join(sorted(role.types)) or "no type"
+    lines = [f'<div class="role-goal">To win, these Roles in the game must leave it: {roles(targets)}</div>',
+             f'<div class="role-hunters">Roles in the game that must eliminate yours: {roles(hunters)}</div>']
+    if known:
+        lines.append(f'<div class="role-known">Roles you know: {"; ".join(known)}</div>')
+    if tm.controller is not None and tm.controller == view.seat:
+        lines.append(f'<div class="role-throne">You control the Throne: {escape(tm.throne)}</div>')
+    text = card_text(mine).split("\n", 1)[-1]
+    return (f'<h2>Your Role</h2><div class="identity-name">{escape(mine)} - {escape(types)}</div>{"".join(lines)}'
+            f'<div class="identity-text">{escape(text)}</div>')
+
+
 def option_details(view: Any) -> list[dict]:
     """The pending decision's options for buttons: ``{"action", "text", "kind", "card"}`` each
     (``card``: the card or identity it casts, plays or unveils, with a text to show; else None).
     Choices that look the same (the same land in two hand slots) are listed once, with words that tell
-    apart those left (:func:`treachery_env.text.choices`)."""
+    apart those left (:func:`treachery_env.text.choices`).  In Throne Magic an attack on the Throne
+    or a Holding has that card, a creature's Throne ability the creature, and a choice the Role,
+    Throne or Holding its words name (a Draft's pick, The King's Throne, taking a Holding)."""
     from treachery_env.text import card_names, choices
 
     known = card_names()
+    tm = view.throne_magic
+    creatures = {c.uid: c.name for p in view.players for c in p.creatures}
     out = []
     for o, words in choices(view):
         card = o.card if o.card in known else (view.me.identity if o.kind in ("unveil", "identity_ability") else None)
+        if tm is not None and card is None:
+            if o.kind == "attack_throne":
+                card = tm.throne
+            elif o.kind == "attack_holding":
+                card = next((h.name for h in tm.holdings if h.uid == o.planeswalker), None)
+            elif o.kind == "throne_ability":
+                card = creatures.get(o.creature)
+            elif o.kind in ("choice", "pass"):
+                found = _throne_names().search(words)
+                card = found.group(0) if found else None
         out.append({"action": o.action, "text": words, "kind": o.kind, "card": card})
     return out
 
@@ -113,8 +185,8 @@ def prompt_details(prompt: Any) -> dict:
 
 
 def reveal_html(reveal: Any) -> str:
-    """The end screen (:class:`table.table.Reveal`): a row per seat with its identity, role, life
-    and result, then the verdict."""
+    """The end screen (:class:`table.table.Reveal`): a row per seat with its identity and role (in
+    Throne Magic its Role card and the card's types), life and result, then the verdict."""
     rows = []
     for s in reveal.seats:
         result = "won" if s.won else ("-" if reveal.truncated or not reveal.winners else "lost")
@@ -128,5 +200,6 @@ def reveal_html(reveal: Any) -> str:
         verdict = "A draw: nobody won."
     else:
         verdict = "Winners: " + ", ".join(f"P{s}" for s in reveal.winners) + "."
-    return ('<table class="reveal"><tr><th>seat</th><th>player</th><th>identity</th><th>role</th><th>life</th>'
+    card, kind = ("Role card", "types") if reveal.game == "throne_magic" else ("identity", "role")
+    return (f'<table class="reveal"><tr><th>seat</th><th>player</th><th>{card}</th><th>{kind}</th><th>life</th>'
             f'<th>result</th></tr>{"".join(rows)}</table><p class="verdict">{verdict}</p>')

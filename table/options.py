@@ -1,9 +1,10 @@
 """The table options of the ``treachery`` command: the game a table plays, from the command line.
 
-``treachery evaluate`` and ``treachery play`` (and the web table's host form) take the same
-options for the game: ``--players``, ``--starting-life``, ``--max-turns``, ``--no-commander``,
-``--variant``, ``--identity-pool``, ``--role-counts``, ``--mulligans``, ``--talk``, and for
-Throne Magic ``--game``, ``--throne-roles``, ``--throne``, ``--holdings``, ``--seasons``.
+``treachery evaluate``, ``treachery play`` and ``treachery serve`` (for its ``--seats`` table,
+whose seats are the players: no ``--players``) take the same options for the game:
+``--players``, ``--starting-life``, ``--max-turns``, ``--no-commander``, ``--variant``,
+``--identity-pool``, ``--role-counts``, ``--mulligans``, ``--talk``, and for Throne Magic
+``--game``, ``--throne-roles``, ``--throne``, ``--holdings``, ``--seasons``.
 :func:`game_config_from_args` turns them into a :class:`treachery_env.GameConfig`, and an
 invalid value's error names the option that was typed, not the ``GameConfig`` field.
 """
@@ -13,7 +14,8 @@ from __future__ import annotations
 import argparse
 import re
 
-__all__ = ["add_game_arguments", "game_config_from_args", "parse_role_counts", "renamed", "FLAGS"]
+__all__ = ["add_game_arguments", "game_config_from_args", "game_options_given", "parse_role_counts", "renamed",
+           "FLAGS"]
 
 FLAGS = {"num_players": "--players", "starting_life": "--starting-life", "max_turns": "--max-turns",
          "commander": "--no-commander", "variant": "--variant", "identity_pool": "--identity-pool",
@@ -22,12 +24,18 @@ FLAGS = {"num_players": "--players", "starting_life": "--starting-life", "max_tu
 """The option of each :class:`~treachery_env.GameConfig` field the table options set."""
 
 
-def add_game_arguments(p: argparse.ArgumentParser) -> None:
-    """Add the table options shared by ``evaluate`` and ``play``: ``--players``,
+def add_game_arguments(p: argparse.ArgumentParser, players: bool = True) -> None:
+    """Add the table options shared by ``evaluate``, ``play`` and ``serve``: ``--players``,
     ``--starting-life``, ``--max-turns``, ``--no-commander``, ``--variant``,
     ``--identity-pool``, ``--role-counts``, ``--mulligans``, ``--talk``, ``--game``,
-    ``--throne-roles``, ``--throne``, ``--holdings``, ``--seasons`` (see :func:`game_config_from_args`)."""
-    p.add_argument("--players", type=int, default=5, help="seats at the table, 4-12 (default 5)")
+    ``--throne-roles``, ``--throne``, ``--holdings``, ``--seasons`` (see :func:`game_config_from_args`).
+
+    Args:
+        p: the parser.
+        players: add ``--players`` (``treachery serve`` does not: its ``--seats`` are the players).
+    """
+    if players:
+        p.add_argument("--players", type=int, default=5, help="seats at the table, 4-12 (default 5)")
     p.add_argument("--starting-life", type=int, default=None, help="starting life (default: game default)")
     p.add_argument("--max-turns", type=int, default=None, help="end the game as a draw after this many turns")
     p.add_argument("--no-commander", action="store_true", help="play without commanders")
@@ -78,16 +86,24 @@ def parse_role_counts(text: str) -> dict[str, int]:
     return out
 
 
-def game_config_from_args(args: argparse.Namespace):
+def game_config_from_args(args: argparse.Namespace, num_players: int | None = None,
+                          names: dict[str, str] | None = None):
     """The :class:`treachery_env.GameConfig` of the table options of
     :func:`add_game_arguments`; options left unset keep the game's defaults.
+
+    Args:
+        args: the parsed options.
+        num_players: the number of players where the parser has no ``--players`` (``treachery
+            serve``: its seats); None: ``args.players``.
+        names: how the errors name the fields (default :data:`FLAGS`; those it leaves out are
+            named as in :data:`FLAGS`).
 
     Raises:
         ValueError: for an invalid value (the message names the option, e.g. ``--players``).
     """
     from treachery_env import GameConfig
 
-    kw = {"num_players": args.players, "commander": not args.no_commander}
+    kw = {"num_players": args.players if num_players is None else num_players, "commander": not args.no_commander}
     for field in ("starting_life", "max_turns", "variant", "identity_pool", "mulligans", "talk", "throne"):
         if getattr(args, field, None) is not None:
             kw[field] = getattr(args, field)
@@ -104,7 +120,19 @@ def game_config_from_args(args: argparse.Namespace):
     try:
         return GameConfig(**kw)
     except ValueError as err:       # "GameConfig.num_players: ..." -> "--players: ..."
-        raise renamed(err, FLAGS) from None
+        raise renamed(err, {**FLAGS, **(names or {})}) from None
+
+
+def game_options_given(args: argparse.Namespace) -> list[str]:
+    """The options of :func:`add_game_arguments` that ``args`` sets away from their defaults, as
+    typed (``["--game", "--holdings"]``), in :data:`FLAGS`' order; ``--players`` is left out
+    (``treachery serve``, which asks, has none)."""
+    ref = argparse.ArgumentParser()
+    add_game_arguments(ref, players=False)
+    defaults = vars(ref.parse_args([]))
+    dest = {"commander": "no_commander"}
+    return [flag for field, flag in FLAGS.items() if field != "num_players"
+            and getattr(args, dest.get(field, field), None) != defaults[dest.get(field, field)]]
 
 
 def renamed(err: ValueError, names: dict[str, str]) -> ValueError:

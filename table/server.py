@@ -2,12 +2,14 @@
 
 ``treachery serve`` (:func:`serve_cli`) starts a local server (FastAPI on uvicorn).  The host
 creates a table on its page (``/``) or from the command line: the number of players, the
-variant, which seats are people and which are bots.  Each person's seat gets a private link
+game (Treachery, or Throne Magic with its Roles, Throne, Holdings and Seasons), its variant,
+which seats are people and which are bots (in Throne Magic only the bots that play it,
+:func:`~table.table.check_bots`).  Each person's seat gets a private link
 (``/seat/TOKEN``, and its QR code) to open on a phone; the spectators' link shows only the
 public board.  A seat's page talks to the server over a websocket (``/ws/TOKEN``):
 
 - the server sends ``{"type": "state", ...}`` (:meth:`WebTable.state`): the board as the seat
-  sees it, its own identity, its new events in words, its prompt with the legal actions as
+  sees it, its own identity (in Throne Magic its Role card), its new events in words, its prompt with the legal actions as
   buttons (card and identity texts attached), whether the table waits for another person (not
   whom: being asked at a stop can say that a seat holds an answer), and at the end the
   reveal and the replay's link; or ``{"type": "error", "message": ...}`` (one line);
@@ -17,8 +19,8 @@ public board.  A seat's page talks to the server over a websocket (``/ws/TOKEN``
 
 Everything a seat's messages hold is made from that seat's information set (its
 :class:`~treachery_env.view.SeatView`, its event stream, its own prompt; a spectator's from
-the public view): nothing of another seat's hand, library or face-down identity is sent before
-the end.  A finished game, or a replay file given to ``--replay``, can be watched step by step
+the public view): nothing of another seat's hand, library, face-down identity or unrevealed
+Role is sent before the end.  A finished game, or a replay file given to ``--replay``, can be watched step by step
 at ``/replay/ID``, from any seat's chair or the spectators', or from one key step to the next
 (skipping the plain passes of priority, :attr:`~table.replay.Replay.key_steps`).  Bots play with a uniform minimum delay after each action others can see, so the speed
 of an answer gives nothing away.  Reconnecting with the same link resumes the seat (the page
@@ -40,20 +42,22 @@ from importlib import resources
 from typing import Any
 
 from .html import board_html, card_texts, identity_html, prompt_details, reveal_html
-from .options import renamed
+from .options import FLAGS, add_game_arguments, game_config_from_args, game_options_given, renamed
 from .replay import Replay
 from .stops import Stops
-from .table import HUMAN, Table, TableError
+from .table import HUMAN, Table, TableError, plays
 
 __all__ = ["WebTable", "Lobby", "create_app", "serve_cli", "add_arguments", "DEFAULT_DELAY", "lan_address"]
 
-REQUEST_FIELDS = {"num_players": 'the number of "seats"', "seats": '"seats"', "variant": '"variant"',
-                  "commander": '"commander"', "starting_life": '"starting_life"', "max_turns": '"max_turns"',
-                  "talk": '"talk"', "seed": '"seed"', "stops": '"stops"'}
+GAME_FIELDS = ("variant", "commander", "starting_life", "max_turns", "talk", "game", "throne_roles", "throne",
+               "holdings", "seasons")
+"""The :class:`~treachery_env.GameConfig` fields a table request (:meth:`Lobby.create`) may set, by
+their names (the number of players is the number of its seats)."""
+REQUEST_FIELDS = {"num_players": 'the number of "seats"', "seats": '"seats"', "seed": '"seed"', "stops": '"stops"',
+                  **{field: f'"{field}"' for field in GAME_FIELDS}}
 """How a table request (:meth:`Lobby.create`) names its fields and the game's, for its errors."""
-CLI_FIELDS = {"num_players": "the number of --seats", "seats": "--seats", "variant": "--variant", "seed": "--seed",
-              "stops": "--stops"}
-"""How ``treachery serve``'s errors name them."""
+CLI_FIELDS = {**FLAGS, "num_players": "the number of --seats", "seats": "--seats", "seed": "--seed"}
+"""How ``treachery serve``'s errors name them (the game's options as :data:`~table.options.FLAGS`)."""
 
 
 def default_bots() -> tuple[str, ...]:
@@ -178,7 +182,7 @@ class WebTable:
         prompt = prompt_details(p) if p is not None and p.seat == seat else None
         over = t.over
         return {
-            "type": "state", "table": self.id, "seat": seat,
+            "type": "state", "table": self.id, "seat": seat, "game": t.config.game,
             "seats": [{"seat": k, "label": label} for k, label in enumerate(t.labels)],
             "turn": t.turn, "board": board_html(view, spectator=seat is None),
             "identity": identity_html(view) if seat is not None else None, "cards": card_texts(view),
@@ -246,19 +250,25 @@ class Lobby:
 
     def create(self, request: Any, names: dict[str, str] | None = None, trusted: bool = False) -> WebTable:
         """A new table from the host's request ``{"seats": [...], "variant": ..., "commander": ...,
-        "seed": ..., "starting_life": ..., "max_turns": ..., "stops": ...}`` (``seats``: per seat
-        ``"human"`` or a bot spec; the number of seats is the number of players).
+        "seed": ..., "starting_life": ..., "max_turns": ..., "talk": ..., "stops": ...}`` or, for
+        Throne Magic, ``{"seats": [...], "game": "throne_magic", "throne_roles": ..., "throne":
+        ..., "holdings": ..., "seasons": ..., ...}`` (``seats``: per seat ``"human"`` or a bot
+        spec, the number of seats being the number of players; ``game``: "treachery", the default,
+        or "throne_magic"; ``throne_roles``: "basic", "random", "draft" or a list of Role names,
+        the Sculpted method; ``throne``: "random", "king" or a Throne's name; ``holdings`` and
+        ``seasons``: true or false; the fields of :class:`~treachery_env.GameConfig`).
 
         Args:
-            request: the request (JSON from the host page, or made from ``treachery serve``'s options).
-            names: how errors name the request's fields (default :data:`REQUEST_FIELDS`; the
-                command line's options for ``--seats``).
-            trusted: the host's own request (the command line): any bot spec; else only :attr:`bots`.
+            request: the request (JSON from the host page).
+            names: how errors name the request's fields (default :data:`REQUEST_FIELDS`).
+            trusted: the host's own request: any bot spec; else only :attr:`bots`.
 
         Raises:
             ValueError: (one line, naming the field) for a malformed request, no person's seat, a bot
-                not in :attr:`bots` (untrusted), or whatever :class:`Table` and
-                :class:`~treachery_env.GameConfig` refuse.
+                not in :attr:`bots` (untrusted), a bot that does not play the game
+                (:func:`~table.table.check_bots`), or whatever :class:`Table` and
+                :class:`~treachery_env.GameConfig` refuse (a Treachery field in a Throne Magic
+                request, or the reverse, among them).
         """
         from treachery_env import GameConfig
 
@@ -266,12 +276,39 @@ class Lobby:
 
         if not isinstance(request, dict):
             raise ValueError("a table request is a JSON object with at least \"seats\"")
-        unknown = sorted(set(request) - {"seats", "variant", "commander", "seed", "starting_life", "max_turns",
-                                         "stops", "talk"})
+        unknown = sorted(set(request) - {"seats", "stops", "seed", *GAME_FIELDS})
         if unknown:
             raise ValueError(f"unknown field(s) {unknown} in the table request")
-        seats = request.get("seats")
-        where = names["seats"]
+        seats = self.check_seats(request.get("seats"), names["seats"], trusted)
+        kw = {"num_players": len(seats)}
+        for field in GAME_FIELDS:
+            if request.get(field) not in (None, ""):
+                kw[field] = request[field]
+        try:
+            stops = Stops.parse(request["stops"]) if request.get("stops") not in (None, "") else None
+        except ValueError as err:
+            raise ValueError(f"{names['stops']}: {err}") from None
+        seed = request.get("seed")
+        seed = None if seed == "" else seed         # the form's empty field: a fresh seed
+        self._check_seed(seed, names)
+        try:
+            config = GameConfig(**kw)
+        except ValueError as err:
+            raise renamed(err, names) from None
+        return self.open(seats, config, seed, stops, names)
+
+    def check_seats(self, seats: Any, where: str, trusted: bool = False) -> list[str]:
+        """``seats`` (per seat ``"human"`` or a bot spec), stripped, once checked.
+
+        Args:
+            seats: the seats as given.
+            where: how errors name them (``'"seats"'``, ``"--seats"``).
+            trusted: the host's own table (the command line): any bot spec; else only :attr:`bots`.
+
+        Raises:
+            ValueError: (one line, naming ``where``) for what is not a list of non-empty strings, no
+                person's seat, or (untrusted) a bot not in :attr:`bots`.
+        """
         if not isinstance(seats, list) or not all(isinstance(s, str) and s.strip() for s in seats):
             raise ValueError(f'{where} must be a list of "human" or bot specs, one per player')
         seats = [s.strip() for s in seats]
@@ -283,31 +320,47 @@ class Lobby:
             if refused:
                 raise ValueError(f"{where}: bot {refused[0]!r} is not offered here; choose among "
                                  f"{', '.join(self.bots)} (the host allows more with treachery serve --bot SPEC)")
-        kw = {"num_players": len(seats)}
-        for field in ("variant", "commander", "starting_life", "max_turns", "talk"):
-            if request.get(field) not in (None, ""):
-                kw[field] = request[field]
-        seed = request.get("seed")
-        if seed in (None, ""):
-            seed = secrets.randbelow(2**31 - 1)
-        if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        return seats
+
+    @staticmethod
+    def _check_seed(seed: Any, names: dict[str, str]) -> None:
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
             raise ValueError(f"{names['seed']} must be an int >= 0, got {seed!r}")
-        try:
-            stops = Stops.parse(request["stops"]) if request.get("stops") not in (None, "") else None
-        except ValueError as err:
-            raise ValueError(f"{names['stops']}: {err}") from None
-        try:
-            config = GameConfig(**kw)
-        except ValueError as err:
-            raise renamed(err, names) from None
+
+    def open(self, seats: list[str], config: Any, seed: int | None = None, stops: Stops | None = None,
+             names: dict[str, str] | None = None) -> WebTable:
+        """A new table of ``seats`` (checked by :meth:`check_seats`) playing ``config`` (a
+        :class:`~treachery_env.GameConfig` of ``len(seats)`` players).
+
+        Args:
+            seats: per seat ``"human"`` or a bot spec.
+            config: the game.
+            seed: the game's seed (None: a fresh one).
+            stops: the people's stops (None: :class:`Stops`' defaults).
+            names: how errors name the seats and the seed (default :data:`REQUEST_FIELDS`).
+
+        Raises:
+            ValueError: (one line) for a seed below 0, or whatever :class:`Table` refuses (a bot
+                that does not play the game, say), named as the seats.
+        """
+        names = REQUEST_FIELDS if names is None else names
+        self._check_seed(seed, names)
+        if seed is None:
+            seed = secrets.randbelow(2**31 - 1)
         try:
             table = Table(seats, config, seed=seed, stops=stops)
         except ValueError as err:
-            raise ValueError(f"{where}: {err}") from None
+            raise ValueError(f"{names['seats']}: {err}") from None
         table_id = secrets.token_hex(4)
         web = WebTable(table_id, table, self.delay)
         self.tables[table_id] = web
         return web
+
+    def bots_by_game(self) -> dict[str, list[str]]:
+        """Per game (``"treachery"``, ``"throne_magic"``), the bots of :attr:`bots` that play it
+        (:func:`~table.table.plays`)."""
+        from treachery_env.config import GAMES
+        return {game: [b for b in self.bots if plays(b, game)] for game in GAMES}
 
     def add_replay(self, text: str) -> str:
         """Load a replay (``Game.to_json()`` text) to view at ``/replay/ID``; returns its id.
@@ -411,7 +464,17 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
 
     @app.get("/api/bots")
     async def bots() -> Any:
-        return {"bots": list(lobby.bots)}
+        """The bots a request may seat: ``{"bots": [...], "games": {GAME: [the bots that play it]}}``."""
+        return {"bots": list(lobby.bots), "games": lobby.bots_by_game()}
+
+    @app.get("/api/throne_magic")
+    async def throne_magic() -> Any:
+        """What the host form offers for Throne Magic: ``{"roles": [{"name", "types"}...], "thrones":
+        [...], "basic": {N: [the Basic Game's Roles]}}`` (public card data)."""
+        from treachery_env import throne_cards, throne_roles
+        return {"roles": [{"name": r.name, "types": sorted(r.types)} for r in throne_roles.all_roles()],
+                "thrones": [t.name for t in throne_cards.thrones()],
+                "basic": {n: throne_roles.basic_roles(n) for n in throne_roles.BASIC_PLAYERS}}
 
     @app.post("/api/tables")
     async def create_table(request: Request) -> Any:
@@ -541,9 +604,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--seats", default=None, metavar="SPEC,...",
                    help="create a table at start: a spec per seat, human or a bot (e.g. "
-                        "human,human,heuristic,heuristic,heuristic); its links and QR codes are printed")
-    p.add_argument("--variant", default=None, help="the created table's identity-deck variant")
+                        "human,human,heuristic,heuristic,heuristic; the number of seats is the number of players); "
+                        "its links and QR codes are printed. The game options below are this table's, as for "
+                        "treachery play (e.g. --game throne_magic --holdings)")
     p.add_argument("--seed", type=int, default=None, help="the created table's seed (default: a fresh one)")
+    add_game_arguments(p, players=False)
     p.add_argument("--bot", action="append", default=[], metavar="SPEC",
                    help="also offer this bot on the host page (repeat for more): a checkpoint such as "
                         "policy:runs/x/policy.pt; the page offers the rule-based bots and the shipped models "
@@ -574,9 +639,10 @@ def serve_cli(args: argparse.Namespace) -> int:
     try:
         if not 0 < args.port < 65536:
             raise ValueError(f"--port must be from 1 to 65535, got {args.port}")
-        if (args.variant is not None or args.seed is not None) and not args.seats:
-            raise ValueError("--variant and --seed are the table of --seats; without it, create tables on the "
-                             "host page")
+        given = game_options_given(args) + (["--seed"] if args.seed is not None else [])
+        if given and not args.seats:
+            raise ValueError(f"{', '.join(given)} set{'s' if len(given) == 1 else ''} the table of --seats; "
+                             f"without it, create tables on the host page")
         for spec in args.bot:
             try:
                 _check_bot(spec)
@@ -597,8 +663,9 @@ def serve_cli(args: argparse.Namespace) -> int:
                 raise ValueError(f"--replay {path}: {why}") from None
         created = None
         if args.seats:
-            created = lobby.create({"seats": args.seats.split(","), "variant": args.variant, "seed": args.seed},
-                                   names=CLI_FIELDS, trusted=True)
+            seats = lobby.check_seats(args.seats.split(","), CLI_FIELDS["seats"], trusted=True)
+            config = game_config_from_args(args, num_players=len(seats), names=CLI_FIELDS)
+            created = lobby.open(seats, config, args.seed, names=CLI_FIELDS)
         sock = _bind(host, args.port)
     except ValueError as err:
         print(f"treachery serve: error: {err}", file=sys.stderr)

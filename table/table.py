@@ -30,10 +30,35 @@ from treachery_env.view import FrozenDict, SeatView, ViewBuilder, freeze, public
 
 from .stops import Stops, pass_option
 
-__all__ = ["Table", "Prompt", "TableEvent", "TableError", "Reveal", "SeatReveal", "HUMAN"]
+__all__ = ["Table", "Prompt", "TableEvent", "TableError", "Reveal", "SeatReveal", "HUMAN", "plays", "check_bots"]
 
 HUMAN = "human"
 """The seat spec of a person (a seat answered through :meth:`Table.answer`)."""
+
+
+def plays(spec: str, game: str) -> bool:
+    """Whether the bot ``spec`` (an :func:`agents.make` spec) plays ``game`` (a
+    :data:`treachery_env.config.GAMES` value): every bot plays Treachery; Throne Magic's are
+    :data:`agents.throne.BOTS` (the search bots deal Treachery identities, the trained policies
+    read Treachery's observation layout)."""
+    import agents
+    if game != "throne_magic":
+        return True
+    from agents.throne import BOTS
+    return agents.split_spec(spec)[0] in BOTS
+
+
+def check_bots(specs: Sequence[str], game: str) -> None:
+    """Refuse a bot that does not play ``game`` (:func:`plays`); ``"human"`` seats pass.
+
+    Raises:
+        ValueError: ``"'ismcts' does not play Throne Magic; its bots: heuristic, belief, random"``
+            for the first such spec.
+    """
+    other = [s for s in specs if s != HUMAN and not plays(s, game)]
+    if other:
+        from agents.throne import BOTS
+        raise ValueError(f"{other[0]!r} does not play Throne Magic; its bots: {', '.join(BOTS)}")
 
 
 class TableError(ValueError):
@@ -82,6 +107,8 @@ class SeatReveal(NamedTuple):
     Attributes:
         seat: the seat.  label: ``"human"`` or the bot's spec.
         identity: its identity card's name (the last it controlled).  role: that card's role name.
+            In Throne Magic (:attr:`Reveal.game`) its Role card's name and the card's types
+            ("Claimant, Good"; "no type").
         dealt: the identity it was dealt.  life: its life total.  in_game: not out of the game.
         won: whether it is among the winners.
     """
@@ -102,12 +129,15 @@ class Reveal(NamedTuple):
     Attributes:
         seats: a :class:`SeatReveal` per seat.  winners: the winning seats (sorted).
         truncated: the turn limit ended the game (a draw).  turns: turns played.
+        game: the game (``GameConfig.game``): in ``"throne_magic"`` a seat's identity is its Role
+            card and its role the card's types.
     """
 
     seats: tuple
     winners: tuple
     truncated: bool
     turns: int
+    game: str = "treachery"
 
 
 class Table:
@@ -125,8 +155,9 @@ class Table:
 
     Raises:
         ValueError: for fewer or more seats than ``config.num_players``, a seed below 0, a
-            stops seat that is not a person's, or a bot spec :func:`agents.make` refuses or that
-            cannot play this table (:func:`agents.check_table`).
+            stops seat that is not a person's, or a bot spec :func:`agents.make` refuses, that
+            does not play the game (:func:`check_bots`: Throne Magic's bots) or that cannot play
+            this table (:func:`agents.check_table`).
     """
 
     def __init__(self, seats: Sequence[str], config: GameConfig | None = None, seed: int = 0,
@@ -140,6 +171,7 @@ class Table:
             raise ValueError(f"{len(seats)} seats for a {config.num_players}-player game")
         if not isinstance(seed, int) or seed < 0:
             raise ValueError(f"the seed must be an int >= 0, got {seed!r}")
+        check_bots(seats, config.game)
         self.labels: tuple[str, ...] = tuple(seats)
         self.humans: tuple[int, ...] = tuple(k for k, s in enumerate(seats) if s == HUMAN)
         self.config = config.replace(concession=self.humans)
@@ -320,9 +352,9 @@ class Table:
         if g.social is not None:        # Throne Magic: each seat's Role card, its types as the role
             from treachery_env import throne_roles
             seats = tuple(SeatReveal(p.seat, self.labels[p.seat], r, ", ".join(sorted(throne_roles.get(r).types))
-                                     or "Role", r, p.life, not p.has_lost, p.seat in g.winners)
+                                     or "no type", r, p.life, not p.has_lost, p.seat in g.winners)
                           for p, r in zip(g.players, g.social.roles))
-            return Reveal(seats, tuple(sorted(g.winners)), bool(g.truncated), g.turn)
+            return Reveal(seats, tuple(sorted(g.winners)), bool(g.truncated), g.turn, "throne_magic")
         dealt = {e["seat"]: e["identity"] for e in g.log if e["event"] == "deal"}
         seats = tuple(SeatReveal(p.seat, self.labels[p.seat], p.identity.name, p.role.name.title(),
                                  dealt.get(p.seat, p.identity.name), p.life, not p.has_lost, p.seat in g.winners)

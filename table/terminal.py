@@ -35,7 +35,7 @@ from agents.files import check_writable_file
 
 from .options import add_game_arguments, game_config_from_args
 from .stops import Stops
-from .table import HUMAN, Table
+from .table import HUMAN, Table, check_bots
 
 __all__ = ["add_arguments", "play_cli", "TerminalGame", "QUIET_EVENTS", "END_MARKER"]
 
@@ -90,7 +90,8 @@ class TerminalGame:
 
     Raises:
         ValueError: for a seat out of range, no opponent spec, ``human`` among
-            the opponents, an unknown or malformed spec (from ``agents.make``), a policy trained
+            the opponents, an unknown or malformed spec (from ``agents.make``), a bot that does not
+            play the game (:func:`~table.table.check_bots`), a policy trained
             for another table size (``agents.check_table``), or a negative delay.
     """
 
@@ -110,11 +111,10 @@ class TerminalGame:
             raise ValueError("--opponents: 'human' cannot be an opponent (one person plays, at --seat)")
         if delay < 0:
             raise ValueError(f"--delay must be >= 0, got {delay}")
-        if config.game == "throne_magic":
-            from agents.throne import BOTS
-            other = sorted({s for s in specs if agents.split_spec(s)[0] not in BOTS})
-            if other:
-                raise ValueError(f"--opponents: {other[0]!r} does not play Throne Magic; its bots: {', '.join(BOTS)}")
+        try:
+            check_bots(sorted(set(specs)), config.game)
+        except ValueError as err:
+            raise ValueError(f"--opponents: {err}") from None
         others = [s for s in range(n) if s != human_seat]
         seats = [HUMAN if k == human_seat else specs[others.index(k) % len(specs)] for k in range(n)]
         self.table = Table(seats, config, seed=seed, stops=stops)

@@ -1,8 +1,9 @@
 """Play and replay in a Jupyter notebook, with ipywidgets.
 
-:class:`TableWidget` is a person's seat at a :class:`~table.table.Table`: the seat's identity,
-the board from its seat (an HTML board, :mod:`table.html`; hover a card for its text), the
-legal actions as buttons, the log in words, and the reveal at the end.  A click answers the
+:class:`TableWidget` is a person's seat at a :class:`~table.table.Table`: the seat's identity
+(in Throne Magic its Role card), the board from its seat (an HTML board, :mod:`table.html`;
+hover a card for its text), the legal actions as buttons, the log in words, and the reveal at
+the end.  A click answers the
 prompt and plays the bots on to the seat's next prompt.  :class:`ReplayWidget` shows a finished
 game (:class:`~table.replay.Replay`) step by step, from any seat or the spectators' chairs.
 
@@ -103,7 +104,8 @@ class TableWidget:
         turn = f"turn {t.turn}" if t.turn else "mulligans"
         state = "game over" if t.over else "your decision" if p else (
             "waiting for another player" if t.prompt is not None else "")
-        self.status.value = f"<b>Treachery - P{self.seat}</b>: {turn}, {state}"
+        game = "Throne Magic" if t.config.game == "throne_magic" else "Treachery"
+        self.status.value = f"<b>{game} - P{self.seat}</b>: {turn}, {state}"
         self.identity.value = _box(identity_html(view))
         self.board.value = _box(board_html(view, titles=True))
         events = t.events(self.seat)[-self.log_lines:]

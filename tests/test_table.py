@@ -264,3 +264,21 @@ def test_bad_tables_are_refused():
         Table(seats(5, (0,)), seed=-1)
     with pytest.raises(ValueError, match="unknown agent 'heurstic'"):
         Table(["human", "heurstic", "random", "random", "random"])
+
+
+def test_a_throne_magic_table_seats_its_bots_alone_and_reveals_the_role_cards():
+    """Throne Magic seats only the bots that play it (agents/throne.py's BOTS), refused in one line
+    naming the bot and the game; its end screen is each seat's Role card and the card's types."""
+    from treachery_env import throne_roles
+
+    config = GameConfig(game="throne_magic", num_players=5, starting_life=5, max_turns=30, commander=False)
+    for bot in ("ismcts", "lookahead", "flagship"):
+        with pytest.raises(ValueError, match=f"^'{bot}' does not play Throne Magic; its bots: heuristic, belief"):
+            Table(["human", "heuristic", bot, "random", "belief"], config)
+    t = play(Table(["human", "heuristic", "belief", "random", "heuristic"], config, seed=2))
+    r = t.reveal()
+    g = Game.from_json(t.replay_json())
+    assert r.game == "throne_magic" and [s.identity for s in r.seats] == list(g.social.roles)
+    assert [s.role for s in r.seats] == [", ".join(sorted(throne_roles.get(x).types)) or "no type"
+                                         for x in g.social.roles]
+    assert play(Table(seats(4, (0,), bot="random"), seed=1)).reveal().game == "treachery"

@@ -10,17 +10,26 @@ identity of another seat it was never shown, no card of another seat's hand or o
 that never became visible to it (the allowed names are recomputed from the replay, step by
 step, from the seat's own information set).  One seat reconnects with its link mid-game and
 plays on.
+
+Throne Magic: a table created by request (and one from the host page's form, in Chromium) is
+played to its end at a person's seat, whose page shows its Role card, the Throne, Holdings and
+Season; the requests of one game's fields in the other and of bots that do not play it are
+refused in one line; and two tables whose deals differ only in the Roles a seat does not know
+send that seat (and the spectators) the same messages, decision after decision.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from html import escape
 
 import pytest
 
 from conftest import allowed_names, forbidden_in
 from table.server import Lobby, create_app
+from treachery_env import throne_cards as tc
+from treachery_env import throne_roles as tr
 from treachery_env.engine import Game
 
 
@@ -173,7 +182,16 @@ def test_serve_refuses_bad_options_in_one_line(tmp_path, capsys):
             (["--port", "0"], "--port must be from 1 to 65535, got 0"),
             (["--port", "99999"], "--port must be from 1 to 65535"),
             (["--port", str(port)], f"--port {port}: cannot listen on 127.0.0.1:{port}"),
-            (["--variant", "simple_roles"], "--variant and --seed are the table of --seats"),
+            (["--variant", "simple_roles"], "--variant sets the table of --seats; without it, create tables"),
+            (["--game", "throne_magic", "--holdings", "--seed", "3"], "--game, --holdings, --seed set the table of "
+                                                                      "--seats"),
+            (["--seats", "human,ismcts,random,random", "--game", "throne_magic"],
+             "--seats: 'ismcts' does not play Throne Magic; its bots: heuristic, belief, random"),
+            (["--seats", "human,random,random,random", "--holdings"], "--holdings: is a Throne Magic option"),
+            (["--seats", "human,random,random,random", "--game", "throne_magic", "--throne", "Throne of Nothing"],
+             "--throne: unknown Throne Magic"),
+            (["--seats", "human,random,random,random", "--game", "throne_magic", "--variant", "simple_roles"],
+             "--variant: is a Treachery option"),
             (["--seats", "heuristic,heuristic,heuristic,heuristic"], '--seats needs at least one "human" seat'),
             (["--seats", "human,nosuchbot,random,random"], "--seats: unknown agent 'nosuchbot'"),
             (["--seats", "human,human,human"], "the number of --seats: must be an int from 4 to 12"),
@@ -189,6 +207,197 @@ def test_serve_refuses_bad_options_in_one_line(tmp_path, capsys):
             assert "from_json" not in err
     finally:
         busy.close()
+
+
+def test_serve_seats_a_table_of_the_game_options_of_play(monkeypatch, capsys):
+    """``treachery serve --seats ...`` takes ``treachery play``'s game options: a Throne Magic table
+    with its Roles, Throne, Holdings and Seasons, and Treachery's options for a Treachery one."""
+    import socket
+
+    import uvicorn
+
+    from table.server import Lobby
+    from training.cli import main
+
+    opened = []
+    real_open = Lobby.open
+    monkeypatch.setattr(Lobby, "open", lambda self, *a, **kw: opened.append(real_open(self, *a, **kw)) or opened[-1])
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)     # no serving: the table only
+    for argv, want in [
+        (["--game", "throne_magic", "--throne-roles", "draft", "--throne", "random", "--holdings", "--seasons",
+          "--max-turns", "9"], {"game": "throne_magic", "throne_roles": "draft", "holdings": True, "seasons": True,
+                                "max_turns": 9}),
+        (["--variant", "simple_roles", "--mulligans", "none", "--no-commander"],
+         {"game": "treachery", "variant": "simple_roles", "mulligans": "none", "commander": False}),
+    ]:
+        with socket.socket() as free:
+            free.bind(("127.0.0.1", 0))
+            port = free.getsockname()[1]
+        assert main(["serve", "--port", str(port), "--seats", "human,heuristic,belief,random,human", "--seed", "4",
+                     *argv]) == 0, capsys.readouterr().err
+        config = opened[-1].table.config
+        assert config.num_players == 5 and opened[-1].table.seed == 4
+        assert {k: getattr(config, k) for k in want} == want
+        assert "P4: http" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------------------- Throne Magic
+THRONE_BOTS = ["human", "heuristic", "belief", "random", "heuristic"]
+
+
+def test_throne_magic_requests_and_their_errors(api):
+    """A Throne Magic table by request; the fields of one game refused in the other, a bad Role set
+    or Throne, and a bot that does not play Throne Magic, each in one line naming the request's
+    field; /api/bots says which bots play which game."""
+    c, lobby = api
+    r = c.post("/api/tables", json={"seats": THRONE_BOTS, "game": "throne_magic", "throne_roles": "random",
+                                    "throne": "Throne of Wisdom", "holdings": True, "seasons": True, "seed": 5})
+    assert r.status_code == 200, r.json()
+    config = lobby.tables[r.json()["table"]].table.config
+    assert (config.game, config.throne_roles, config.throne, config.holdings, config.seasons) == \
+        ("throne_magic", "random", "Throne of Wisdom", True, True)
+    sculpted = tr.basic_roles(4)[::-1]
+    r = c.post("/api/tables", json={"seats": THRONE_BOTS[:4], "game": "throne_magic", "throne_roles": sculpted})
+    assert r.status_code == 200 and lobby.tables[r.json()["table"]].table.config.throne_roles == tuple(sculpted)
+    four = ["human", "random", "random", "random"]
+    for request, message in [
+        ({"seats": four, "game": "chess"}, '"game": must be one of'),
+        ({"seats": four, "game": "throne_magic", "variant": "simple_roles"}, '"variant": is a Treachery option'),
+        ({"seats": four, "game": "throne_magic", "talk": "structured"}, '"talk": Throne Magic has no table talk'),
+        ({"seats": four, "holdings": True}, '"holdings": is a Throne Magic option'),
+        ({"seats": four, "throne": "king"}, '"throne": is a Throne Magic option'),
+        ({"seats": four, "game": "throne_magic", "throne_roles": "sometimes"}, '"throne_roles": must be one of'),
+        ({"seats": four, "game": "throne_magic", "throne_roles": ["The King", "Nobody", "Dragon", "Wizard"]},
+         '"throne_roles": '),
+        ({"seats": four, "game": "throne_magic", "throne": "Throne of Nothing"}, '"throne": unknown Throne Magic'),
+        ({"seats": ["human", "ismcts", "random", "random"], "game": "throne_magic"},
+         "\"seats\": 'ismcts' does not play Throne Magic; its bots: heuristic, belief, random"),
+        ({"seats": ["human", "heuristic", "flagship", "lookahead"], "game": "throne_magic"},
+         "'flagship' does not play Throne Magic"),
+    ]:
+        r = c.post("/api/tables", json=request)
+        assert r.status_code == 400 and message in r.json()["error"], (request, r.json())
+        assert "\n" not in r.json()["error"] and "GameConfig" not in r.json()["error"]
+    games = c.get("/api/bots").json()["games"]
+    assert games["throne_magic"] == [b for b in lobby.bots if b in ("heuristic", "belief", "random")]
+    assert sorted(games["throne_magic"]) == ["belief", "heuristic", "random"]
+    assert games["treachery"] == list(lobby.bots)
+    offered = c.get("/api/throne_magic").json()
+    assert len(offered["roles"]) == 17 and "Throne of Wisdom" in offered["thrones"]
+    assert offered["basic"]["5"] == tr.basic_roles(5)
+
+
+def test_a_throne_magic_table_plays_to_its_end_through_a_seat_socket(api):
+    """A person's seat plays a whole Throne Magic game with Holdings and Seasons against the
+    heuristic, belief and random bots through its websocket: its page shows its Role card (not an
+    empty identity box), the Throne, Holdings and Season on the board, texts for the Throne Magic
+    options' cards, and at the end every Role under Role-card headings."""
+    c, lobby = api
+    body = c.post("/api/tables", json={"seats": THRONE_BOTS, "game": "throne_magic", "holdings": True,
+                                       "seasons": True, "throne": "king", "max_turns": 25, "seed": 3}).json()
+    web = lobby.tables[body["table"]]
+    kinds, messages = set(), []
+    with c.websocket_connect(f"/ws/{token_of(body['links'], 0)}") as ws:
+        deadline = time.time() + 120
+        while True:
+            assert time.time() < deadline, "the game did not end"
+            m = ws.receive_json()
+            assert m["type"] == "state", m
+            messages.append(m)
+            if m["over"]:
+                break
+            p = m["prompt"]
+            if p is None:
+                continue
+            kinds.update(o["kind"] for o in p["options"])
+            for o in p["options"]:
+                assert o["card"] is None or o["card"] in m["cards"], o
+            # plays lands and spells, attacks the Throne or a Holding where it can, else passes
+            choice = next((o for kind in ("attack_throne", "attack_holding", "attack_with", "land", "cast", "pass")
+                           for o in p["options"] if o["kind"] == kind), p["options"][0])
+            ws.send_json({"type": "answer", "prompt": p["number"], "action": choice["action"]})
+    assert web.table.over and web.error is None and sum(m["prompt"] is not None for m in messages) > 3
+    mine = web.table.reveal().seats[0].identity
+    first = messages[0]
+    assert first["game"] == "throne_magic" and "Your Role" in first["identity"]
+    assert f"{escape(mine)} - " in first["identity"] and "To win, these Roles in the game must leave it" in first["identity"]
+    assert mine in first["cards"]
+    board = messages[-2]["board"]
+    assert "the Throne: " in board and "Holdings: " in board and "the Season: " in board
+    assert {"attack_throne", "attack_holding"} & kinds
+    end = messages[-1]
+    assert "<th>Role card</th><th>types</th>" in end["reveal"]
+    assert all(escape(s.identity) in end["reveal"] for s in web.table.reveal().seats)
+    assert "Claimant" in end["reveal"]
+
+
+@pytest.mark.parametrize("request_fields,question,names", [
+    ({"throne_roles": "draft"}, "choose a Role for the game", set(tr.names())),
+    ({"throne": "king"}, "choose the game's Throne", {c.name for c in tc.thrones()}),
+])
+def test_the_draft_and_the_kings_choice_show_each_option_s_card(request_fields, question, names):
+    """A Draft's pick and The King's choice of the Throne: each option has the Role or Throne it
+    names as its card, with that card's text, and during the Draft the seat's Role box says that
+    no Role is dealt yet."""
+    from table.html import identity_html
+
+    web = Lobby(delay=0).create({"seats": ["human"] * 5, "game": "throne_magic", "seed": 1, **request_fields})
+    t = web.table
+    while (p := t.advance()).view.decision.question().split(" (")[0] != question:
+        t.answer(p.seat, p.view.decision.options[0].action)
+    state = web.state(p.seat)
+    options = [o for o in state["prompt"]["options"] if o["kind"] != "concede"]
+    assert len(options) > 1
+    for o in options:
+        assert o["card"] in names and o["card"] in o["text"]
+        assert state["cards"][o["card"]].startswith(o["card"])
+    if "throne_roles" in request_fields:
+        assert "Not dealt yet: the Roles are being drafted" in identity_html(p.view)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_throne_magic_seat_is_sent_nothing_of_the_roles_it_does_not_know(seed):
+    """Two tables whose deals differ only in the Roles of the seats P0 does not know (The King
+    stays: his seat is public), played with the same answers at every seat: while none of those
+    seats is known to P0, every state message P0's and the spectators' pages get is the same."""
+    import random
+
+    from table import Stops, Table
+    from table.server import WebTable
+    from treachery_env import GameConfig
+
+    rng = random.Random(seed)
+    base = tr.basic_roles(5)
+    rng.shuffle(base)
+    hidden = [s for s in range(1, 5) if base[s] != "The King"]
+    other = list(base)
+    while other == base:
+        moved = [base[s] for s in hidden]
+        rng.shuffle(moved)
+        for s, r in zip(hidden, moved):
+            other[s] = r
+    webs = [WebTable("t", Table(["human"] * 5, GameConfig(game="throne_magic", num_players=5, throne_deal=deal,
+                                                          holdings=True, seasons=True, starting_life=4,
+                                                          commander=False, max_turns=20),
+                                seed=seed, stops=Stops(every=True)), 0) for deal in (base, other)]
+    a, b = (w.table for w in webs)
+    compared = 0
+    while not a.over and not any(0 in a._env.game.social.known_by[s] for s in hidden):
+        for seat in (0, None):
+            assert webs[0].state(seat) == webs[1].state(seat), (seed, compared, seat)
+        compared += 1
+        pa, pb = a.advance(), b.advance()
+        if pa is None:
+            break
+        assert pa.seat == pb.seat and [o.action for o in pa.view.decision.options] == \
+            [o.action for o in pb.view.decision.options]
+        options = [o for o in pa.view.decision.options if o.kind != "concede"]
+        choice = rng.choice(options)
+        if pa.seat != 0 and "take the Throne" in choice.text:     # a Claimant's take tells its Role
+            choice = next(o for o in options if o.kind == "pass")
+        a.answer(pa.seat, choice.action)
+        b.answer(pb.seat, choice.action)
+    assert compared > 60
 
 
 # ---------------------------------------------------------------------------- in Chromium
@@ -326,3 +535,56 @@ def test_the_host_form_says_the_default_turn_limit():
 
     page = (Path(table.__file__).parent / "static" / "host.html").read_text()
     assert f"Turn limit (empty: the default, {GameConfig().max_turns} turns)" in page
+
+
+def test_a_throne_magic_table_from_the_host_page_played_in_chromium(server, browser):
+    """The host page shows Throne Magic's controls only for that game and offers only its bots;
+    the table it creates is played at a person's seat, whose page shows its Role card and the
+    Throne, and at the end every Role."""
+    base, lobby = server
+    host = browser.new_context().new_page()
+    host.goto(f"{base}/")
+    host.wait_for_function("document.querySelectorAll('.seat-spec option').length > 10")
+
+    def offered() -> set:
+        return set(host.eval_on_selector(".seat-spec", "s => [...s.options].map(o => o.value)"))
+
+    assert host.locator("#throne-options").is_hidden() and host.locator("#variant-box").is_visible()
+    assert {"ismcts", "flagship"} <= offered()
+    host.select_option("#game", "throne_magic")
+    assert host.locator("#throne-options").is_visible() and host.locator("#variant-box").is_hidden()
+    assert offered() == {"human", "heuristic", "belief", "random"}
+    host.select_option("#throne_roles", "sculpted")
+    assert host.locator("#sculpted").is_visible() and host.locator(".sculpted-role").count() == 17
+    host.select_option("#throne_roles", "basic")
+    assert host.locator("#sculpted").is_hidden()
+    host.select_option("#throne", "king")
+    host.check("#holdings")
+    host.fill("#max_turns", "25")
+    host.fill("#seed", "6")
+    host.locator(".seat-spec").nth(1).select_option("belief")
+    host.click("button[type=submit]")
+    host.wait_for_selector("#created:not([hidden]) .link a")
+    web = next(iter(w for w in lobby.tables.values() if w.table.config.game == "throne_magic"))
+    assert web.table.config.holdings and web.table.config.throne == "king"
+    assert web.table.labels[:2] == ("human", "belief")
+    url = host.locator(".link a").first.get_attribute("href")
+    page = browser.new_context().new_page()
+    page.goto(url)
+    page.wait_for_selector("#me:not([hidden]) .identity-name")
+    assert "Your Role" in page.inner_text("#me") and page.inner_text("#title") == "Throne Magic - P0"
+    role = web.table.view(0).throne_role
+    assert page.inner_text("#me .identity-name").startswith(f"{role} - ")
+    assert "the Throne: " in page.inner_text("#board") and "Holdings: " in page.inner_text("#board")
+    deadline = time.time() + 180
+    while not page.locator("#end").is_visible():
+        assert time.time() < deadline, "the game did not end in the browser"
+        buttons = page.locator("#options button.option:not([disabled])")
+        if page.locator("#prompt").is_visible() and buttons.count():
+            passing = page.locator("#options button.kind-pass:not([disabled])")
+            (passing.first if passing.count() else buttons.first).click()
+        page.wait_for_timeout(20)
+    reveal = page.inner_text("#reveal")
+    assert "Role card" in reveal and all(s.identity in reveal for s in web.table.reveal().seats)
+    host.context.close()
+    page.context.close()

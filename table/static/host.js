@@ -1,27 +1,44 @@
-// The host page: choose the players and the seats, create the table, hand out the links.
+// The host page: choose the game, the players and the seats, create the table, hand out the links.
 "use strict";
 const $ = (id) => document.getElementById(id);
-let BOTS = ["heuristic"];      // replaced by the server's list (GET /api/bots) before the seats are laid out
+// per game, the bots that play it: replaced by the server's lists (GET /api/bots) before the seats are laid out
+let BOTS = {treachery: ["heuristic"], throne_magic: ["heuristic"]};
 
-function seatRow(k) {
+function gameBots() { return BOTS[$("game").value] || []; }
+
+function seatRow(k, value) {
   const row = document.createElement("label");
   row.textContent = `P${k} `;
   const sel = document.createElement("select");
   sel.className = "seat-spec";
-  for (const v of ["human", ...BOTS]) {
+  const bots = gameBots();
+  for (const v of ["human", ...bots]) {
     const o = document.createElement("option");
     o.value = v; o.textContent = v === "human" ? "a person" : `bot: ${v}`;
     sel.appendChild(o);
   }
-  sel.value = k < 2 ? "human" : (BOTS.includes("heuristic") ? "heuristic" : BOTS[0]);
+  const fallback = k < 2 ? "human" : (bots.includes("heuristic") ? "heuristic" : bots[0]);
+  sel.value = value === "human" || bots.includes(value) ? value : fallback;
   row.appendChild(sel);
   return row;
 }
 
+// the seats' rows, as many as the players, each offering the bots of the chosen game (a choice kept where it
+// still plays)
 function layout() {
   const n = Number($("players").value), box = $("seats");
-  while (box.children.length < n) box.appendChild(seatRow(box.children.length));
-  while (box.children.length > n) box.removeChild(box.lastChild);
+  const kept = [...box.querySelectorAll(".seat-spec")].map((s) => s.value);
+  box.innerHTML = "";
+  for (let k = 0; k < n; k++) box.appendChild(seatRow(k, kept[k]));
+}
+
+// the controls of the chosen game only: the variant for Treachery; Roles, Throne, Holdings, Seasons for Throne Magic
+function showGame() {
+  const throne = $("game").value === "throne_magic";
+  $("variant-box").hidden = throne;
+  $("throne-options").hidden = !throne;
+  $("sculpted").hidden = !throne || $("throne_roles").value !== "sculpted";
+  layout();
 }
 
 for (let n = 4; n <= 12; n++) {
@@ -31,7 +48,22 @@ for (let n = 4; n <= 12; n++) {
 }
 $("players").value = 5;
 $("players").onchange = layout;
-fetch("/api/bots").then((r) => r.json()).then((data) => { BOTS = data.bots; layout(); });
+$("game").onchange = showGame;
+$("throne_roles").onchange = showGame;
+fetch("/api/bots").then((r) => r.json()).then((data) => { BOTS = data.games; layout(); });
+fetch("/api/throne_magic").then((r) => r.json()).then((data) => {
+  for (const name of data.thrones) {
+    const o = document.createElement("option");
+    o.value = name; o.textContent = name;
+    $("throne").appendChild(o);
+  }
+  for (const role of data.roles) {
+    const label = document.createElement("label"), box = document.createElement("input");
+    box.type = "checkbox"; box.className = "sculpted-role"; box.value = role.name;
+    label.append(box, ` ${role.name}` + (role.types.length ? ` (${role.types.join(", ")})` : ""));
+    $("sculpted").appendChild(label);
+  }
+});
 
 function error(text) { const e = $("error"); e.textContent = text; e.hidden = false; }
 
@@ -42,14 +74,28 @@ function number(id, what) {
   return Number(v);
 }
 
+// the table request of the form (Lobby.create): the chosen game's fields only
+function request() {
+  const body = {seats: [...document.querySelectorAll(".seat-spec")].map((s) => s.value), game: $("game").value,
+                commander: $("commander").checked, seed: number("seed", "The seed"),
+                max_turns: number("max_turns", "The turn limit")};
+  if (body.game === "throne_magic") {
+    const method = $("throne_roles").value;
+    body.throne_roles = method === "sculpted"
+      ? [...document.querySelectorAll(".sculpted-role:checked")].map((b) => b.value) : method;
+    body.throne = $("throne").value;
+    body.holdings = $("holdings").checked;
+    body.seasons = $("seasons").checked;
+  } else {
+    body.variant = $("variant").value;
+  }
+  return body;
+}
+
 $("host").onsubmit = async (ev) => {
   ev.preventDefault();
   let body;
-  try {
-    body = {seats: [...document.querySelectorAll(".seat-spec")].map((s) => s.value),
-            variant: $("variant").value, commander: $("commander").checked,
-            seed: number("seed", "The seed"), max_turns: number("max_turns", "The turn limit")};
-  } catch (e) { error(e.message); return; }
+  try { body = request(); } catch (e) { error(e.message); return; }
   const r = await fetch("/api/tables", {method: "POST", headers: {"Content-Type": "application/json"},
                                         body: JSON.stringify(body)});
   const data = await r.json();

@@ -2,7 +2,7 @@
 "use strict";
 const token = location.pathname.split("/").pop();
 const $ = (id) => document.getElementById(id);
-let socket = null, prompt = null, cards = {}, logged = 0, closedByServer = false;
+let socket = null, prompt = null, cards = {}, logged = 0, closedByServer = false, throneMagic = false;
 
 function connect() {
   const proto = location.protocol === "https:" ? "wss" : "ws";
@@ -32,8 +32,10 @@ function showError(text) {
 
 function render(msg) {
   const who = msg.seat === null ? "spectator" : `P${msg.seat}`;
-  $("title").textContent = `Treachery - ${who}`;
-  document.title = `Treachery - ${who}`;
+  throneMagic = msg.game === "throne_magic";
+  const game = throneMagic ? "Throne Magic" : "Treachery";
+  $("title").textContent = `${game} - ${who}`;
+  document.title = `${game} - ${who}`;
   cards = msg.cards || {};
   if (msg.events_from === 0) { $("log").innerHTML = ""; logged = 0; }
   for (const e of msg.events) {
@@ -95,7 +97,8 @@ function renderPrompt(p) {
   $("talk").hidden = nTalk === 0;
   $("concede").hidden = !concede;
   $("concede").onclick = () => {
-    if (confirm("Concede the game? You lose and leave it; your team can still win.")) answer(concede.action);
+    if (confirm(throneMagic ? "Concede the game? You lose and leave it, and your Role is revealed."
+                            : "Concede the game? You lose and leave it; your team can still win.")) answer(concede.action);
   };
 }
 
