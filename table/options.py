@@ -4,8 +4,8 @@
 whose seats are the players: no ``--players``) take the same options for the game:
 ``--players``, ``--starting-life``, ``--max-turns``, ``--no-commander``, ``--variant``,
 ``--identity-pool``, ``--role-counts``, ``--mulligans``, ``--talk``, and for Throne Magic
-``--game``, ``--throne-roles``, ``--throne``, ``--holdings``, ``--seasons``.
-:func:`game_config_from_args` turns them into a :class:`treachery_env.GameConfig`, and an
+``--game``, ``--throne-roles``, ``--throne``, ``--holdings``, ``--seasons``, and in either
+game ``--archenemy``.  :func:`game_config_from_args` turns them into a :class:`treachery_env.GameConfig`, and an
 invalid value's error names the option that was typed, not the ``GameConfig`` field.
 """
 
@@ -20,7 +20,8 @@ __all__ = ["add_game_arguments", "game_config_from_args", "game_options_given", 
 FLAGS = {"num_players": "--players", "starting_life": "--starting-life", "max_turns": "--max-turns",
          "commander": "--no-commander", "variant": "--variant", "identity_pool": "--identity-pool",
          "role_counts": "--role-counts", "mulligans": "--mulligans", "talk": "--talk", "game": "--game",
-         "throne_roles": "--throne-roles", "throne": "--throne", "holdings": "--holdings", "seasons": "--seasons"}
+         "throne_roles": "--throne-roles", "throne": "--throne", "holdings": "--holdings", "seasons": "--seasons",
+         "archenemy": "--archenemy"}
 """The option of each :class:`~treachery_env.GameConfig` field the table options set."""
 
 
@@ -28,7 +29,8 @@ def add_game_arguments(p: argparse.ArgumentParser, players: bool = True) -> None
     """Add the table options shared by ``evaluate``, ``play`` and ``serve``: ``--players``,
     ``--starting-life``, ``--max-turns``, ``--no-commander``, ``--variant``,
     ``--identity-pool``, ``--role-counts``, ``--mulligans``, ``--talk``, ``--game``,
-    ``--throne-roles``, ``--throne``, ``--holdings``, ``--seasons`` (see :func:`game_config_from_args`).
+    ``--throne-roles``, ``--throne``, ``--holdings``, ``--seasons``, ``--archenemy`` (see
+    :func:`game_config_from_args`).
 
     Args:
         p: the parser.
@@ -60,6 +62,9 @@ def add_game_arguments(p: argparse.ArgumentParser, players: bool = True) -> None
                                                    "chooses) or a Throne's name")
     p.add_argument("--holdings", action="store_true", help="Throne Magic: play with Holdings")
     p.add_argument("--seasons", action="store_true", help="Throne Magic: play with Seasons")
+    p.add_argument("--archenemy", default=None, choices=["supervillain_rumble"],
+                   help="Archenemy's schemes (CR 904.12 Supervillain Rumble: every player an archenemy with a "
+                        "scheme deck, 40 life), in either game")
 
 
 def parse_role_counts(text: str) -> dict[str, int]:
@@ -104,7 +109,8 @@ def game_config_from_args(args: argparse.Namespace, num_players: int | None = No
     from treachery_env import GameConfig
 
     kw = {"num_players": args.players if num_players is None else num_players, "commander": not args.no_commander}
-    for field in ("starting_life", "max_turns", "variant", "identity_pool", "mulligans", "talk", "throne"):
+    for field in ("starting_life", "max_turns", "variant", "identity_pool", "mulligans", "talk", "throne",
+                  "archenemy"):
         if getattr(args, field, None) is not None:
             kw[field] = getattr(args, field)
     if getattr(args, "game", "treachery") != "treachery":

@@ -182,6 +182,9 @@ SAMPLE = {
     ("king", "seat"): 2, "first": 2, "season": "Summer", "names": ["Galdi", "Ultar"], "holding": 1,
     ("draft_pick", "role"): "Wizard", ("deal_role", "role"): "Wizard", ("reveal_role", "role"): "Wizard",
     ("look_at_role", "role"): "Wizard", ("holding_control", "name"): "Galdi",
+    # Archenemy's schemes (engine/archenemy.py)
+    "sizes": [20, 20, 20, 20], "ongoing": True, ("scheme", "name"): "The Iron Muster",
+    ("scheme_bottom", "name"): "Dark Communion", ("scheme_abandoned", "name"): "Endless Levy",
 }
 DYNAMIC = {"'cast_from_' + perm['zone']": ("cast_from_exile", "cast_from_graveyard"),
            "kind": ("discard", "exile_from_hand")}

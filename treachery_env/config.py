@@ -15,12 +15,14 @@ import numpy as np
 from .rules import MIN_PLAYERS, VARIANTS, Role, check_identity_deck, format_role_counts, role_distribution
 
 __all__ = ["GameConfig", "did_you_mean", "VARIANTS", "RARITIES", "MAX_PLAYERS", "RARITY_POOLS", "PRIORITY_WINDOWS", "MULLIGANS",
-           "TALK_MODES", "GAMES", "THRONE_ROLE_METHODS"]
+           "TALK_MODES", "GAMES", "THRONE_ROLE_METHODS", "ARCHENEMY"]
 
 GAMES = ("treachery", "throne_magic")
 """Values of :attr:`GameConfig.game`: the hidden-role game played on the shared Magic-lite engine."""
 THRONE_ROLE_METHODS = ("basic", "random", "draft")
 """Role-selection methods :attr:`GameConfig.throne_roles` may name (a list of Roles is the Sculpted method)."""
+ARCHENEMY = (None, "supervillain_rumble")
+"""Values of :attr:`GameConfig.archenemy`: no schemes, or CR 904.12's Supervillain Rumble."""
 
 RARITIES = ("uncommon", "rare", "mythic", "special")
 PRIORITY_WINDOWS = ("full", "main")
@@ -167,6 +169,18 @@ class GameConfig:
             starting player, all 10 with more than 10 players, drawn at random,
             uncontrolled at first; any player may take one by combat damage.
             False (default): none.
+        archenemy: Archenemy's schemes (CR 904, ``docs/fidelity.md`` section 9):
+            None (default: no schemes) or "supervillain_rumble" (CR 904.12: every
+            player is an archenemy with a scheme deck of their own, 40 starting
+            life (CR 904.5) unless ``starting_life`` says otherwise, a scheme set
+            in motion at the start of each of their precombat main phases, CR
+            904.9); in Treachery and in Throne Magic.  The classic team game (one
+            archenemy against a team, CR 904.2) is not modelled.
+        scheme_decks: a fixed scheme deck per seat (scenarios, tests), each a list of
+            scheme names (:mod:`treachery_env.schemes`) in order, top first, legal by
+            CR 904.3 (20 or more cards, at most two of a name) and not shuffled; None
+            (default): each a random legal deck from the game's seed.  Only with
+            ``archenemy``.
     """
 
     num_players: int = 5
@@ -193,6 +207,8 @@ class GameConfig:
     throne: str = "random"
     seasons: bool = False
     holdings: bool = False
+    archenemy: str | None = None
+    scheme_decks: tuple[tuple[str, ...], ...] | None = None
 
     def __post_init__(self) -> None:
         # not fields: whether the pool / talk were left to the default (``replace`` then resolves them anew)
@@ -226,6 +242,8 @@ class GameConfig:
             object.__setattr__(self, name, tuple(v))
         if isinstance(self.concession, list):
             object.__setattr__(self, "concession", tuple(self.concession))
+        if isinstance(self.scheme_decks, (list, tuple)) and all(isinstance(d, (list, tuple)) for d in self.scheme_decks):
+            object.__setattr__(self, "scheme_decks", tuple(tuple(d) for d in self.scheme_decks))
         # numpy scalars (np.int64(5), np.True_) are the numbers they hold, as actions are
         for f_ in fields(self):
             v = getattr(self, f_.name)
@@ -238,9 +256,12 @@ class GameConfig:
     # ------------------------------------------------------------------
     @property
     def life(self) -> int:
-        """Starting life points after the Commander default (CR 907.5)."""
+        """Starting life points: ``starting_life``, else 40 for an archenemy (CR 904.5, 904.12c),
+        else the Commander default (CR 907.5)."""
         if self.starting_life is not None:
             return self.starting_life
+        if self.archenemy is not None:      # CR 904.5 with 904.12c: every archenemy starts at 40
+            return 40
         return 40 if self.commander else 20
 
     def replace(self, **changes: Any) -> "GameConfig":
@@ -356,6 +377,7 @@ class GameConfig:
                 f"{self.game!r}), got {getattr(self, which)!r}")
         if not isinstance(self.commander, bool):
             bad("commander", f"must be True or False, got {self.commander!r}")
+        self._validate_schemes()
         if self.priority_windows not in PRIORITY_WINDOWS:
             bad("priority_windows", f"must be one of {list(PRIORITY_WINDOWS)} (CR 500-514 windows, or the main "
                 f"phases only), got {self.priority_windows!r}")
@@ -450,6 +472,35 @@ class GameConfig:
                     f"{format_role_counts(asked)}")
         elif self.variant != "simple_roles":
             self._resolve_pool(asked or role_distribution(self.num_players, self.variant))
+
+    def _validate_schemes(self) -> None:
+        """The checks of ``archenemy`` and ``scheme_decks`` (CR 904.3, 904.12).
+
+        Raises:
+            ValueError: for an unknown Archenemy option (the classic team game among them), decks
+                without the option, or decks that are not one legal scheme deck per seat.
+        """
+        from . import schemes
+
+        def bad(fld: str, msg: str) -> None:
+            raise ValueError(f"GameConfig.{fld}: {msg}")
+
+        if self.archenemy not in ARCHENEMY:
+            bad("archenemy", f"must be None or one of {list(ARCHENEMY)[1:]} (CR 904.12, every player an archenemy; "
+                f"the classic team game of CR 904.2, one archenemy against a team taking shared turns, is not "
+                f"modelled), got {self.archenemy!r}")
+        if self.scheme_decks is None:
+            return
+        if self.archenemy is None:
+            bad("scheme_decks", "scheme decks are Archenemy's (CR 904.3); pass archenemy='supervillain_rumble'")
+        if not isinstance(self.scheme_decks, tuple) or len(self.scheme_decks) != self.num_players:
+            bad("scheme_decks", f"needs one scheme deck (a list of scheme names) per seat, {self.num_players}, got "
+                f"{self.scheme_decks!r}"[:300])
+        for i, deck in enumerate(self.scheme_decks):
+            try:
+                schemes.check_deck(deck, f"seat {i}'s deck")
+            except ValueError as e:
+                bad("scheme_decks", str(e))
 
     def _validate_throne(self) -> None:
         """The checks of a Throne Magic config: the fields every game shares have been

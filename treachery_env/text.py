@@ -31,7 +31,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import identities
-from . import throne_cards, throne_roles
+from . import schemes, throne_cards, throne_roles
 from .actions import TOKEN_ABILITIES
 from .cards import CARD_INDEX, COUNTER_TOKENS, KEYWORDS, TOKENS
 from .engine import DecisionKind
@@ -214,6 +214,8 @@ _HOLDINGS = frozenset(c.name for c in throne_cards.holdings())
 _SEASONS = frozenset(c.name for c in throne_cards.seasons())
 """Throne Magic's Seasons' names."""
 _THRONE_MAGIC_NAMES = tuple(sorted(_THRONES | _ROLES | _HOLDINGS | _SEASONS))
+_SCHEMES = frozenset(schemes.names())
+"""Archenemy's schemes' names (CR 904)."""
 """Every Throne Magic name :func:`card_text` knows, for :func:`find_name`."""
 _THRONE_HANDLERS = frozenset(("_h_choose_throne", "_h_throne_take", "_h_throne_may", "_h_throne_accept",
                               "_h_draft_role", "_h_holding_take"))
@@ -620,6 +622,9 @@ def view_names(view: "SeatView") -> list[str]:
         seen.update(x for x in (p.commander, p.identity) if x)
     seen.update(s.source for s in view.stack)
     seen.update(view.dream)
+    if view.schemes is not None:            # Archenemy: the face-up schemes (public)
+        for up in view.schemes.face_up:
+            seen.update(up)
     tm = view.throne_magic
     if tm is not None:                      # Throne Magic: the Roles in the game and the Throne (public)
         seen.update(tm.roles)
@@ -676,6 +681,8 @@ def card_text(name: str) -> str:
         return "\n".join(_holding_text(name))
     if name in _SEASONS:
         return "\n".join(_season_text(name))
+    if name in _SCHEMES:
+        return "\n".join(_scheme_text(name))
     raise ValueError(f"unknown card, token or identity: {name!r}")
 
 
@@ -699,6 +706,15 @@ def _season_text(name: str) -> list:
     return [name, "Season (Throne Magic)", throne_cards.get("season", name).text,
             "The Season moves on at an untap step when a player left the game during the previous turn; "
             "nothing can affect or stop it (\"Seasons\")."]
+
+
+def _scheme_text(name: str) -> list:
+    """The lines of a scheme card's text (Archenemy, data/schemes.json; CR 311, 904)."""
+    card = schemes.get(name)
+    return [name, "Ongoing Scheme (Archenemy)" if card.ongoing else "Scheme (Archenemy)", card.text,
+            "Set in motion from the top of its owner's scheme deck as their precombat main phase begins (CR 904.9)"
+            + ("; stays face up until abandoned (CR 904.11)." if card.ongoing else
+               "; then face down to the bottom of the deck (CR 904.10).")]
 
 
 def _throne_role_text(name: str) -> list:
@@ -1009,6 +1025,11 @@ def board_sections(view: "SeatView", viewer: "int | None", decision: bool = True
     lines = []
     if view.throne_magic is not None:
         lines.extend(_throne_lines(view, names))
+    if view.schemes is not None:
+        st = view.schemes
+        up = [f"P{s}: " + ", ".join(names_) for s, names_ in enumerate(st.face_up) if names_]
+        lines.append("schemes face up (Archenemy): " + ("; ".join(up) if up else "none") + "; scheme decks: "
+                     + ", ".join(f"P{s} {k}" for s, k in enumerate(st.deck_sizes)))
     t = view.talk
     if t is not None and (t.claims or t.deals):
         said = [f"P{s} claims to be {_role_name(m.role)}" for s, m in sorted(t.claims.items())]
@@ -1543,6 +1564,13 @@ _EVENTS: dict = {
     "holdings": lambda e, who: "the Holdings in the game, in the middle of the table: " + ", ".join(e["names"]),
     "holding_control": lambda e, who: _control_sentence("Holding", e, who),
     "season": lambda e, who: f"the Season changes: it is now {e['season']}",
+    # Archenemy's schemes (engine/archenemy.py; CR 904)
+    "scheme_decks": lambda e, who: ("every player shuffles a scheme deck of "
+                                    + _and(sorted({str(k) for k in e["sizes"]})) + " cards (Archenemy, CR 904.4)"),
+    "scheme": lambda e, who: (f"{who} sets the scheme {e['name']} in motion"
+                              + (" (ongoing)" if e["ongoing"] else "")),
+    "scheme_bottom": lambda e, who: f"{who}'s scheme {e['name']} goes to the bottom of their scheme deck",
+    "scheme_abandoned": lambda e, who: f"{who} abandons the ongoing scheme {e['name']}",
 }
 EVENT_KINDS: frozenset = frozenset(_EVENTS)
 """The log event kinds :func:`format_event` has a sentence for (every kind the engine logs)."""

@@ -27,7 +27,7 @@ import numpy as np
 from .cards import TARGET_TYPES, TOKENS
 from .throne_roles import count, role_list
 
-__all__ = ["ThroneAbility", "ThroneCard", "thrones", "holdings", "seasons", "get", "TRIGGERS", "THRONE_PRIMITIVES", "THRONE_METHODS", "throne_candidates", "MAX_HOLDINGS",
+__all__ = ["ThroneAbility", "ThroneCard", "read_ability", "thrones", "holdings", "seasons", "get", "TRIGGERS", "THRONE_PRIMITIVES", "THRONE_METHODS", "throne_candidates", "MAX_HOLDINGS",
            "draw_holdings", "SEASON_ORDER", "season_after"]
 
 TRIGGERS = ("controller_upkeep", "each_upkeep")
@@ -91,15 +91,21 @@ class ThroneCard:
     source: str
 
 
-def _ability(raw: dict | None, where: str) -> ThroneAbility | None:
-    """Read and check one ability (ValueError naming the card for a malformed one).  That each
-    ``op`` is an engine primitive (:data:`THRONE_PRIMITIVES` among them) is a test's job
-    (``tests/test_throne_cards.py`` reads the engine's list where it lives, engine/effects.py)."""
+def read_ability(raw: dict | None, where: str, triggers: Sequence[str] = TRIGGERS,
+                 data: str = _DATA.name) -> ThroneAbility | None:
+    """Read and check one triggered ability of a card given as data (a Throne Magic card's, a
+    scheme's: :mod:`treachery_env.schemes`), whose ``trigger`` must be one of ``triggers``.  That
+    each ``op`` is an engine primitive (:data:`THRONE_PRIMITIVES` among them) is a test's job
+    (``tests/test_throne_cards.py`` reads the engine's list where it lives, engine/effects.py).
+
+    Raises:
+        ValueError: naming the data file ``data`` and the card ``where`` for a malformed ability.
+    """
     if raw is None:
         return None
     targets = tuple(raw.get("targets", ()))
     bad = []
-    if raw["trigger"] not in TRIGGERS:
+    if raw["trigger"] not in triggers:
         bad.append(f"trigger {raw['trigger']!r}")
     for t in targets:
         if t.get("type") not in TARGET_TYPES:
@@ -115,7 +121,7 @@ def _ability(raw: dict | None, where: str) -> ThroneAbility | None:
         if op == "tokens" and e.get("token") not in TOKENS:
             bad.append(f"token {e.get('token')!r}")
     if bad:
-        raise ValueError(f"{_DATA.name}: {where}: unknown or malformed {', '.join(bad)}")
+        raise ValueError(f"{data}: {where}: unknown or malformed {', '.join(bad)}")
     return ThroneAbility(raw["trigger"], bool(raw["optional"]), tuple(raw["effects"]), targets)
 
 
@@ -124,7 +130,7 @@ def _load() -> dict[str, dict[str, ThroneCard]]:
     raw = json.loads(_DATA.read_text(encoding="utf-8"))
     out = {}
     for kind, key in (("throne", "thrones"), ("holding", "holdings"), ("season", "seasons")):
-        out[kind] = {c["name"]: ThroneCard(kind, c["name"], c["text"], _ability(c["ability"], c["name"]), c["source"])
+        out[kind] = {c["name"]: ThroneCard(kind, c["name"], c["text"], read_ability(c["ability"], c["name"]), c["source"])
                      for c in raw[key]}
     return out
 

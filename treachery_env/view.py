@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game
 
 __all__ = ["seat_view", "public_view", "ViewBuilder", "PythonViewBuilder", "VIEW_BUILDER", "SeatView", "DecisionView", "OptionView",
-           "PlayerView", "CreatureView", "PlaneswalkerView", "StackView", "TalkView", "ThroneView", "HoldingView", "FrozenDict",
+           "PlayerView", "CreatureView", "PlaneswalkerView", "StackView", "TalkView", "ThroneView", "HoldingView", "SchemesView", "FrozenDict",
            "freeze"]
 
 
@@ -462,6 +462,30 @@ class HoldingView(NamedTuple):
     attackers: tuple = ()
 
 
+class SchemesView(NamedTuple):
+    """Archenemy's schemes (CR 904; :attr:`SeatView.schemes`), public: every face-up scheme
+    is seen by all, and the decks are face down to everyone (CR 904.4).
+
+    Attributes:
+        face_up: per absolute seat, the names of its face-up schemes, oldest first (an ongoing
+            one stays until abandoned, CR 904.11; another only until its ability has left the
+            stack, CR 904.10).
+        deck_sizes: per absolute seat, the cards left in its scheme deck (0 once it left the game).
+    """
+
+    face_up: tuple
+    deck_sizes: tuple
+
+
+def _schemes_view(game: "Game") -> "SchemesView | None":
+    """The :class:`SchemesView` of ``game`` (None without Archenemy's schemes): copies of names."""
+    st = game.schemes
+    if st is None:
+        return None
+    return SchemesView(tuple(tuple(name for _, name in up) for up in st.face_up),
+                       tuple(len(d) for d in st.decks))
+
+
 class SeatView(NamedTuple):
     """Snapshot of one seat's information set (``info["view"]``).
 
@@ -490,6 +514,8 @@ class SeatView(NamedTuple):
             player's ``identity``, ``role``, ``face_up``, ``leader_player``,
             ``undercover_met``, ``dream``) keep their empty values there: Throne
             Magic players hold no identity card.
+        schemes: with Archenemy's schemes (``GameConfig(archenemy=...)``) every seat's
+            face-up schemes and deck size (:class:`SchemesView`, public); else None.
         me: ``players[seat]`` (with ``hand``), a property.
         throne_role: the viewer's own Role in a Throne Magic game, a property.
     """
@@ -510,6 +536,7 @@ class SeatView(NamedTuple):
     role_counts: tuple = ()
     talk: "TalkView | None" = None
     throne_magic: "ThroneView | None" = None
+    schemes: "SchemesView | None" = None
 
     @property
     def me(self) -> PlayerView:
@@ -530,18 +557,21 @@ class SeatView(NamedTuple):
         its keys are not strings, ``{"__pairs__": [[key, value], ...]}``), a frozenset
         ``{"__set__": [...]}`` (sorted), a role ``{"__role__": "leader"}``.  For a bot in
         another process or language, which may be sent nothing but this.  A Treachery view's
-        dict leaves out ``"throne_magic"`` (None there), so it is what it was before Throne
-        Magic."""
+        dict leaves out ``"throne_magic"`` (None there), and a view without schemes
+        ``"schemes"``, so it is what it was before Throne Magic and Archenemy."""
         d = _to_json(self)
         if self.throne_magic is None:
             del d["throne_magic"]
+        if self.schemes is None:
+            del d["schemes"]
         return d
 
     @classmethod
     def from_dict(cls, d: dict) -> "SeatView":
         """The view :meth:`to_dict` gave (after a JSON round trip too).
 
-        A field left out that has a default (``throne_magic`` of a Treachery view) gets it.
+        A field left out that has a default (``throne_magic`` of a Treachery view, ``schemes``
+        without Archenemy) gets it.
 
         Raises:
             ValueError: for data that is not a view's (an unknown ``"__type__"``, a missing
@@ -561,7 +591,8 @@ class SeatView(NamedTuple):
 def _json_types() -> dict:
     from .engine.talk import Deal, TalkMessage
     return {t.__name__: t for t in (SeatView, PlayerView, CreatureView, PlaneswalkerView, StackView, OptionView,
-                                    DecisionView, TalkView, ThroneView, HoldingView, TalkMessage, Deal)}
+                                    DecisionView, TalkView, ThroneView, HoldingView, SchemesView, TalkMessage,
+                                    Deal)}
 
 
 def _to_json(v: Any) -> Any:
@@ -951,7 +982,8 @@ class PythonViewBuilder:
             (not me.has_lost) and idc is not None and g.undercover_met(viewer),
             tuple([c.name for _, c in dream]) if dream else (),
             _decision_view(g, d, viewer) if d is not None and d.seat == viewer else None, self._events(viewer),
-            g.config.priority_windows, tuple(g.role_counts), self._talk_view(), _throne_view(g, viewer)))
+            g.config.priority_windows, tuple(g.role_counts), self._talk_view(), _throne_view(g, viewer),
+            _schemes_view(g)))
 
 
 def _select_builder() -> tuple[type, str]:

@@ -256,6 +256,8 @@ class CombatMixin:
                 named[tgt[1].uid] = tgt[1]
         if self.social is not None and walkers:
             self._locations_taken(events)   # Throne Magic: taking the Throne or a Holding dealt damage
+        if self.schemes is not None and total:
+            self._schemes_hit(total)        # Archenemy: ongoing schemes abandoned (CR 701.22)
         if events:
             extra = {"to_planeswalkers": {str(k): v for k, v in sorted(walkers.items())},
                      "planeswalkers": {str(w.uid): [w.name, w.controller] for w in named.values()},

@@ -65,6 +65,7 @@ from .outcome import OutcomeMixin
 from .replay import ReplayMixin
 from .talk import TalkMixin, TalkState
 from .throne import ThroneMixin
+from .archenemy import SchemeMixin
 
 __all__ = ["Game"]
 
@@ -116,7 +117,7 @@ def _gather(*mixins: type) -> Callable[[type], type]:
 
 @_gather(SetupMixin, TreacheryMixin, CostsMixin, TurnMixin, PriorityMixin, StackMixin, TargetsMixin, TriggersMixin,
          CombatMixin, AttackablesMixin, ZonesMixin, EffectsMixin, StateBasedMixin, MulliganMixin, OutcomeMixin,
-         ReplayMixin, TalkMixin, ThroneMixin)
+         ReplayMixin, TalkMixin, ThroneMixin, SchemeMixin)
 class Game(GameState):
     """A Treachery game.  See the module docstring for the model.  Its methods
     come from the rules mixins (``SetupMixin`` ... ``TalkMixin``, gathered into
@@ -227,6 +228,8 @@ class Game(GameState):
         self.talk = TalkState(self.n)
         # the hidden-role layer when it is not Treachery's: a ThroneMagic (engine/throne.py), set by _setup
         self.social = None
+        # Archenemy's scheme decks and face-up schemes: a SchemeState (engine/archenemy.py), or None
+        self.schemes = None
         self._setup()
         self._advance()
 

@@ -163,6 +163,9 @@ class OutcomeMixin:
                 p.last_role = p.identity.role
                 p.last_team = team_of(p.identity.role)
         self._leave_game(seats)
+        if self.schemes is not None:       # Archenemy: their scheme cards leave too (CR 800.4a)
+            for s in seats:
+                self.schemes.leave(s)
         self._refresh_statics()
         for s in seats:
             IA.fire_event(self, "player_lost", seat=s)

@@ -26,6 +26,8 @@ class SetupMixin:
         rng = self.rng
         deck_names = list(cfg.decks) if cfg.decks is not None else [
             rng.choice(sorted(DECKS)) for _ in range(self.n)]
+        if cfg.archenemy is not None:       # CR 904.4: the scheme decks, before the game's other cards
+            self._deal_schemes()
         if cfg.game == "throne_magic":
             self._setup_throne_magic(deck_names)
             return

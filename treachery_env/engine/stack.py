@@ -10,6 +10,7 @@ from .. import identity_abilities as IA
 from ..actions import MAX_CHOICE, MAX_X, TOKEN_ABILITIES
 from ..cards import CardDef
 from .state import DecisionKind, StackItem, Decision
+from .archenemy import SCHEME_KEY
 from .throne import THRONE_KEYS
 
 __all__ = ["StackMixin"]
@@ -213,6 +214,8 @@ class StackMixin:
             self._resolve_token_ability(item)
         elif item.key in THRONE_KEYS:       # Throne Magic: the Throne's and creatures' Throne abilities
             self._resolve_throne_item(item)
+        elif item.key == SCHEME_KEY:        # Archenemy: a scheme's ability (CR 904.8)
+            self._resolve_scheme(item)
         else:
             IA.resolve(self, item)
 

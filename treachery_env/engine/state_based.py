@@ -71,7 +71,8 @@ class StateBasedMixin:
             self.lose(losers)
         if legend_groups:
             self._push_front([("legend_rule", seat, same) for seat, same in legend_groups])
-        return bool(losers or dying or legend_groups or walkers)
+        schemes = self.schemes is not None and self._scheme_sba()      # CR 904.10
+        return bool(losers or dying or legend_groups or walkers or schemes)
 
     def _op_legend_rule(self, seat: int, same: list) -> None:
         """CR 704.5j: ``seat`` chooses one of its legendary creatures named alike;

@@ -85,6 +85,7 @@ class TriggersMixin:
         specs = t.data.get("specs", ())
         if specs and all(x is None for x in t.targets) and any(s.get("min", 1) > 0 for s in specs):
             self._log("trigger_removed", source=t.source, seat=t.controller, **self._source_label(t))
+            self._dirty = True      # what waited on it may change (a scheme's CR 904.10)
             return
         self.stack.append(t)
         self._log("trigger", seat=t.controller, source=t.source, key=t.key,

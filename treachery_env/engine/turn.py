@@ -88,6 +88,8 @@ class TurnMixin:
         full = self.full_windows
         if ph == "upkeep":
             IA.fire_event(self, "upkeep", seat=self.active)
+            if self.schemes is not None:
+                self._scheme_upkeep()       # Archenemy: ongoing schemes (CR 904.11)
             if self.social is not None:
                 self._throne_upkeep()       # Throne Magic: the Throne's ability ("Throne Abilities")
                 if self.social.season is not None:
@@ -103,6 +105,8 @@ class TurnMixin:
                 self._open_priority()    # CR 504.2
         elif ph in ("main1", "main2", "end"):
             if ph == "main1":
+                if self.schemes is not None:
+                    self._set_scheme_in_motion(self.active)     # CR 904.9, a turn-based action
                 IA.fire_event(self, "main_phase", seat=self.active)
                 self._fire_delayed("main_phase")
             elif ph == "main2":
