@@ -18,7 +18,8 @@ __all__ = ["add_game_arguments", "game_config_from_args", "parse_role_counts", "
 FLAGS = {"num_players": "--players", "starting_life": "--starting-life", "max_turns": "--max-turns",
          "commander": "--no-commander", "variant": "--variant", "identity_pool": "--identity-pool",
          "role_counts": "--role-counts", "mulligans": "--mulligans", "talk": "--talk", "game": "--game",
-         "throne_roles": "--throne-roles", "throne": "--throne", "holdings": "--holdings", "seasons": "--seasons"}
+         "throne_roles": "--throne-roles", "throne": "--throne", "holdings": "--holdings", "seasons": "--seasons",
+         "vanguard": "--vanguard"}
 """The option of each :class:`~treachery_env.GameConfig` field the table options set."""
 
 
@@ -52,6 +53,9 @@ def add_game_arguments(p: argparse.ArgumentParser) -> None:
                                                    "chooses) or a Throne's name")
     p.add_argument("--holdings", action="store_true", help="Throne Magic: play with Holdings")
     p.add_argument("--seasons", action="store_true", help="Throne Magic: play with Seasons")
+    p.add_argument("--vanguard", default=None, metavar="random|NAME,...",
+                   help="the Vanguard variant (CR 902, either game): random (a different Vanguard card per seat) "
+                        "or a Vanguard name per seat separated by commas")
 
 
 def parse_role_counts(text: str) -> dict[str, int]:
@@ -101,6 +105,9 @@ def game_config_from_args(args: argparse.Namespace):
         kw["throne_roles"] = roles if roles in ("basic", "random", "draft") else [r.strip() for r in roles.split(",")]
     if getattr(args, "role_counts", None) is not None:
         kw["role_counts"] = parse_role_counts(args.role_counts)
+    vanguard = getattr(args, "vanguard", None)
+    if vanguard is not None:
+        kw["vanguard"] = vanguard if vanguard == "random" else [v.strip() for v in vanguard.split(",")]
     try:
         return GameConfig(**kw)
     except ValueError as err:       # "GameConfig.num_players: ..." -> "--players: ..."

@@ -182,6 +182,8 @@ SAMPLE = {
     ("king", "seat"): 2, "first": 2, "season": "Summer", "names": ["Galdi", "Ultar"], "holding": 1,
     ("draft_pick", "role"): "Wizard", ("deal_role", "role"): "Wizard", ("reveal_role", "role"): "Wizard",
     ("look_at_role", "role"): "Wizard", ("holding_control", "name"): "Galdi",
+    # the Vanguard variant (engine/vanguard.py, CR 902)
+    ("vanguard", "name"): "Warden of the Vale", ("vanguard", "life"): 6, ("vanguard", "hand"): -1,
 }
 DYNAMIC = {"'cast_from_' + perm['zone']": ("cast_from_exile", "cast_from_graveyard"),
            "kind": ("discard", "exile_from_hand")}

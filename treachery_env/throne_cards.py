@@ -28,7 +28,7 @@ from .cards import TARGET_TYPES, TOKENS
 from .throne_roles import count, role_list
 
 __all__ = ["ThroneAbility", "ThroneCard", "thrones", "holdings", "seasons", "get", "TRIGGERS", "THRONE_PRIMITIVES", "THRONE_METHODS", "throne_candidates", "MAX_HOLDINGS",
-           "draw_holdings", "SEASON_ORDER", "season_after"]
+           "draw_holdings", "SEASON_ORDER", "season_after", "read_ability"]
 
 TRIGGERS = ("controller_upkeep", "each_upkeep")
 """When an ability triggers: at the beginning of its controller's upkeep (Thrones, Holdings:
@@ -56,10 +56,11 @@ _DATA = Path(__file__).parent / "data" / "throne_cards.json"
 
 @dataclass(frozen=True)
 class ThroneAbility:
-    """The one triggered ability of a Throne, Holding or Season card.
+    """The one triggered ability of a Throne, Holding or Season card (and of a Vanguard card,
+    :mod:`treachery_env.vanguards`, which reads its abilities with :func:`read_ability`).
 
     Attributes:
-        trigger: one of :data:`TRIGGERS`.
+        trigger: one of :data:`TRIGGERS` (a Vanguard's: one of ``vanguards.TRIGGERS``).
         optional: whether its player may decline it ("may gain 1 life").
         effects: primitive operations, as in ``data/cards.json`` (``op``, ``n``,
             ``t`` the index of a target, ``token``, ``p``/``q``).
@@ -91,15 +92,26 @@ class ThroneCard:
     source: str
 
 
-def _ability(raw: dict | None, where: str) -> ThroneAbility | None:
-    """Read and check one ability (ValueError naming the card for a malformed one).  That each
-    ``op`` is an engine primitive (:data:`THRONE_PRIMITIVES` among them) is a test's job
-    (``tests/test_throne_cards.py`` reads the engine's list where it lives, engine/effects.py)."""
+def read_ability(raw: dict | None, where: str, triggers: tuple = TRIGGERS, data: str = _DATA.name) -> ThroneAbility | None:
+    """Read and check one ability of a command-zone card's data file ``data`` (None stays None).
+
+    Args:
+        raw: the ability as in the data file (``trigger``, ``optional``, ``effects``, ``targets``).
+        where: the card's name, for the error.
+        triggers: the trigger names allowed (default :data:`TRIGGERS`).
+        data: the data file's name, for the error.
+
+    Raises:
+        ValueError: naming the file and the card, for an unknown trigger, target type or token, a
+            malformed amount or target index.  That each ``op`` is an engine primitive
+            (:data:`THRONE_PRIMITIVES` among them) is a test's job (``tests/test_throne_cards.py``,
+            ``tests/test_vanguard.py`` read the engine's list where it lives, engine/effects.py).
+    """
     if raw is None:
         return None
     targets = tuple(raw.get("targets", ()))
     bad = []
-    if raw["trigger"] not in TRIGGERS:
+    if raw["trigger"] not in triggers:
         bad.append(f"trigger {raw['trigger']!r}")
     for t in targets:
         if t.get("type") not in TARGET_TYPES:
@@ -115,7 +127,7 @@ def _ability(raw: dict | None, where: str) -> ThroneAbility | None:
         if op == "tokens" and e.get("token") not in TOKENS:
             bad.append(f"token {e.get('token')!r}")
     if bad:
-        raise ValueError(f"{_DATA.name}: {where}: unknown or malformed {', '.join(bad)}")
+        raise ValueError(f"{data}: {where}: unknown or malformed {', '.join(bad)}")
     return ThroneAbility(raw["trigger"], bool(raw["optional"]), tuple(raw["effects"]), targets)
 
 
@@ -124,7 +136,7 @@ def _load() -> dict[str, dict[str, ThroneCard]]:
     raw = json.loads(_DATA.read_text(encoding="utf-8"))
     out = {}
     for kind, key in (("throne", "thrones"), ("holding", "holdings"), ("season", "seasons")):
-        out[kind] = {c["name"]: ThroneCard(kind, c["name"], c["text"], _ability(c["ability"], c["name"]), c["source"])
+        out[kind] = {c["name"]: ThroneCard(kind, c["name"], c["text"], read_ability(c["ability"], c["name"]), c["source"])
                      for c in raw[key]}
     return out
 

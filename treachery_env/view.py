@@ -490,6 +490,10 @@ class SeatView(NamedTuple):
             player's ``identity``, ``role``, ``face_up``, ``leader_player``,
             ``undercover_met``, ``dream``) keep their empty values there: Throne
             Magic players hold no identity card.
+        vanguards: in a Vanguard game (``GameConfig(vanguard=...)``, CR 902) each
+            seat's Vanguard card's name, by absolute seat (public: face up in the
+            command zone for the whole game, CR 902.3; its text:
+            :func:`treachery_env.text.card_text`); None without the variant.
         me: ``players[seat]`` (with ``hand``), a property.
         throne_role: the viewer's own Role in a Throne Magic game, a property.
     """
@@ -510,6 +514,7 @@ class SeatView(NamedTuple):
     role_counts: tuple = ()
     talk: "TalkView | None" = None
     throne_magic: "ThroneView | None" = None
+    vanguards: "tuple | None" = None
 
     @property
     def me(self) -> PlayerView:
@@ -531,17 +536,20 @@ class SeatView(NamedTuple):
         ``{"__set__": [...]}`` (sorted), a role ``{"__role__": "leader"}``.  For a bot in
         another process or language, which may be sent nothing but this.  A Treachery view's
         dict leaves out ``"throne_magic"`` (None there), so it is what it was before Throne
-        Magic."""
+        Magic, and so does a view without vanguards ``"vanguards"``."""
         d = _to_json(self)
         if self.throne_magic is None:
             del d["throne_magic"]
+        if self.vanguards is None:
+            del d["vanguards"]
         return d
 
     @classmethod
     def from_dict(cls, d: dict) -> "SeatView":
         """The view :meth:`to_dict` gave (after a JSON round trip too).
 
-        A field left out that has a default (``throne_magic`` of a Treachery view) gets it.
+        A field left out that has a default (``throne_magic`` of a Treachery view, ``vanguards``
+        without the variant) gets it.
 
         Raises:
             ValueError: for data that is not a view's (an unknown ``"__type__"``, a missing
@@ -702,6 +710,14 @@ def _player_view(game: "Game", p: Any, viewer: int, turn: int) -> PlayerView:
         tuple([(q["card"].name, q["zone"], q["free"]) for q in p.permissions]) if own else None,
         p.mulligans, tuple([_planeswalker_view(game, w) for w in p.attackables]) if p.attackables else (),
         p.commander_casts))
+
+
+def _vanguards_view(game: "Game") -> "tuple | None":
+    """Each seat's Vanguard card's name (:attr:`SeatView.vanguards`; public, CR 902.3), None
+    without the variant."""
+    if game.config.vanguard is None:
+        return None
+    return tuple([p.vanguard.name for p in game.players])
 
 
 def _throne_view(game: "Game", viewer: int) -> "ThroneView | None":
@@ -951,7 +967,8 @@ class PythonViewBuilder:
             (not me.has_lost) and idc is not None and g.undercover_met(viewer),
             tuple([c.name for _, c in dream]) if dream else (),
             _decision_view(g, d, viewer) if d is not None and d.seat == viewer else None, self._events(viewer),
-            g.config.priority_windows, tuple(g.role_counts), self._talk_view(), _throne_view(g, viewer)))
+            g.config.priority_windows, tuple(g.role_counts), self._talk_view(), _throne_view(g, viewer),
+            _vanguards_view(g)))
 
 
 def _select_builder() -> tuple[type, str]:

@@ -213,6 +213,8 @@ class StackMixin:
             self._resolve_token_ability(item)
         elif item.key in THRONE_KEYS:       # Throne Magic: the Throne's and creatures' Throne abilities
             self._resolve_throne_item(item)
+        elif item.key == "vanguard":        # a Vanguard card's ability (CR 902.7, engine/vanguard.py)
+            self._resolve_vanguard(item)
         else:
             IA.resolve(self, item)
 
