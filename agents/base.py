@@ -87,14 +87,22 @@ class BaseAgent(ABC):
 
 
 def treachery_only(name: str, view) -> None:
-    """Refuse a Throne Magic view in a bot that plays Treachery only.
+    """Refuse a Throne Magic view, or a Vanguard game's (CR 902) or one with schemes (CR 904), in a
+    bot that plays Treachery without them only (its search deals Treachery identities to games
+    without Vanguard or scheme cards).
 
     Raises:
-        ValueError: naming the bot and the bots that play Throne Magic, when ``view`` is one.
+        ValueError: naming the bot and the bots that play the game, when ``view`` is one.
     """
     if getattr(view, "throne_magic", None) is not None:
         raise ValueError(f"the {name} bot plays Treachery only (its search deals Treachery identities); "
                          f"Throne Magic's bots: heuristic, belief, random")
+    if getattr(view, "vanguards", None) is not None:
+        raise ValueError(f"the {name} bot plays games without Vanguard cards only (its search deals none, CR 902); "
+                         f"the Vanguard variant's bots: heuristic, belief, random")
+    if getattr(view, "schemes", None) is not None:
+        raise ValueError(f"the {name} bot plays games without schemes only (its search deals none, CR 904); "
+                         f"Archenemy's bots: heuristic, belief, random")
 
 
 class RandomAgent(BaseAgent):

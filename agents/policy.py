@@ -386,6 +386,12 @@ class PolicyAgent(BaseAgent):
         """The table size the policy was trained for: it plays no other."""
         return self.net.num_players
 
+    def _refuse_vanguard(self) -> None:
+        """Raise the one-line ``ValueError`` of a Vanguard game (CR 902): no checkpoint was trained on
+        its observation layout (the vanguard block, ``obs_layout(n, game, vanguard=True)``)."""
+        raise ValueError(f"policy {self.path!r} was trained on games without Vanguard cards (its observation has no "
+                         f"vanguard block, CR 902); the Vanguard variant's bots: heuristic, belief, random")
+
     def check_config(self, config: Any) -> dict[str, tuple]:
         """Compare the game to be played with the one the checkpoint was trained
         on (its ``game_config``) and, if they differ, warn once per process
@@ -395,12 +401,18 @@ class PolicyAgent(BaseAgent):
         config; otherwise the first :meth:`act` compares what ``info["view"]``
         shows of it (talk, talk limit, priority windows).
 
+        Raises:
+            ValueError: for a Vanguard game (``config.vanguard``, CR 902), which no
+                checkpoint's observation layout has (so does :meth:`act`).
+
         Args:
             config: a :class:`treachery_env.GameConfig`, or a dict of some of its fields.
 
         Returns:
             :func:`config_differences` (``{}`` when they agree).
         """
+        if (config.get("vanguard") if isinstance(config, dict) else getattr(config, "vanguard", None)) is not None:
+            self._refuse_vanguard()
         self._config_checked = True
         differ = config_differences(self.game_config, config)
         _warn_config(self.path, differ)
@@ -432,6 +444,8 @@ class PolicyAgent(BaseAgent):
         many seats' requests together (a lockstep evaluation, :func:`agents.play.run_games`),
         and the request's ``finish`` (gate, arg-max or draw) gives the action and
         updates this bot's state.  Raises as :meth:`act`."""
+        if isinstance(info, dict) and getattr(info.get("view"), "vanguards", None) is not None:
+            self._refuse_vanguard()
         if not self._config_checked and isinstance(info, dict) and info.get("view") is not None:
             v = info["view"]
             self.check_config({"talk": v.talk.mode, "talk_limit": v.talk.limit,

@@ -5,7 +5,7 @@ whose seats are the players: no ``--players``) take the same options for the gam
 ``--players``, ``--starting-life``, ``--max-turns``, ``--no-commander``, ``--variant``,
 ``--identity-pool``, ``--role-counts``, ``--mulligans``, ``--talk``, and for Throne Magic
 ``--game``, ``--throne-roles``, ``--throne``, ``--holdings``, ``--seasons``, and in either
-game ``--archenemy``.  :func:`game_config_from_args` turns them into a :class:`treachery_env.GameConfig`, and an
+game ``--archenemy`` and ``--vanguard``.  :func:`game_config_from_args` turns them into a :class:`treachery_env.GameConfig`, and an
 invalid value's error names the option that was typed, not the ``GameConfig`` field.
 """
 
@@ -21,7 +21,7 @@ FLAGS = {"num_players": "--players", "starting_life": "--starting-life", "max_tu
          "commander": "--no-commander", "variant": "--variant", "identity_pool": "--identity-pool",
          "role_counts": "--role-counts", "mulligans": "--mulligans", "talk": "--talk", "game": "--game",
          "throne_roles": "--throne-roles", "throne": "--throne", "holdings": "--holdings", "seasons": "--seasons",
-         "archenemy": "--archenemy"}
+         "archenemy": "--archenemy", "vanguard": "--vanguard"}
 """The option of each :class:`~treachery_env.GameConfig` field the table options set."""
 
 
@@ -29,7 +29,7 @@ def add_game_arguments(p: argparse.ArgumentParser, players: bool = True) -> None
     """Add the table options shared by ``evaluate``, ``play`` and ``serve``: ``--players``,
     ``--starting-life``, ``--max-turns``, ``--no-commander``, ``--variant``,
     ``--identity-pool``, ``--role-counts``, ``--mulligans``, ``--talk``, ``--game``,
-    ``--throne-roles``, ``--throne``, ``--holdings``, ``--seasons``, ``--archenemy`` (see
+    ``--throne-roles``, ``--throne``, ``--holdings``, ``--seasons``, ``--archenemy``, ``--vanguard`` (see
     :func:`game_config_from_args`).
 
     Args:
@@ -65,6 +65,9 @@ def add_game_arguments(p: argparse.ArgumentParser, players: bool = True) -> None
     p.add_argument("--archenemy", default=None, choices=["supervillain_rumble"],
                    help="Archenemy's schemes (CR 904.12 Supervillain Rumble: every player an archenemy with a "
                         "scheme deck, 40 life), in either game")
+    p.add_argument("--vanguard", default=None, metavar="random|NAME,...",
+                   help="the Vanguard variant (CR 902, either game): random (a different Vanguard card per seat) "
+                        "or a Vanguard name per seat separated by commas")
 
 
 def parse_role_counts(text: str) -> dict[str, int]:
@@ -123,6 +126,9 @@ def game_config_from_args(args: argparse.Namespace, num_players: int | None = No
         kw["throne_roles"] = roles if roles in ("basic", "random", "draft") else [r.strip() for r in roles.split(",")]
     if getattr(args, "role_counts", None) is not None:
         kw["role_counts"] = parse_role_counts(args.role_counts)
+    vanguard = getattr(args, "vanguard", None)
+    if vanguard is not None:
+        kw["vanguard"] = vanguard if vanguard == "random" else [v.strip() for v in vanguard.split(",")]
     try:
         return GameConfig(**kw)
     except ValueError as err:       # "GameConfig.num_players: ..." -> "--players: ..."

@@ -1,5 +1,5 @@
 """Archenemy's schemes, the Supervillain Rumble option (CR 904.12), in Treachery and Throne Magic
-(issue #16; engine/archenemy.py, treachery_env/schemes.py, docs/fidelity.md section 9)."""
+(issue #16; engine/archenemy.py, treachery_env/schemes.py, docs/fidelity.md section 10)."""
 
 from __future__ import annotations
 
@@ -206,3 +206,15 @@ def test_the_schemes_are_told_in_words_and_on_the_board():
     table = board_sections(view, 0)[2]
     assert any(line.startswith(f"schemes face up (Archenemy): P{g.active}: The Iron Muster") for line in table)
     assert type(view).from_dict(view.to_dict()) == view and "schemes" not in seat_view(Game(GameConfig(), 0), 0).to_dict()
+
+
+@pytest.mark.parametrize("name", ["ismcts", "lookahead"])
+def test_the_search_bots_refuse_a_game_with_schemes(name):
+    """Their search deals games without schemes: they would plan for another game."""
+    import agents
+    import treachery_env
+    env = treachery_env.env(num_players=4, archenemy=RUMBLE)
+    env.reset(seed=0)
+    obs, _, _, _, info = env.last()
+    with pytest.raises(ValueError, match=rf"the {name} bot plays games without schemes only"):
+        agents.make(name, seed=0).act(obs, info)

@@ -185,6 +185,8 @@ SAMPLE = {
     # Archenemy's schemes (engine/archenemy.py)
     "sizes": [20, 20, 20, 20], "ongoing": True, ("scheme", "name"): "The Iron Muster",
     ("scheme_bottom", "name"): "Dark Communion", ("scheme_abandoned", "name"): "Endless Levy",
+    # the Vanguard variant (engine/vanguard.py, CR 902)
+    ("vanguard", "name"): "Warden of the Vale", ("vanguard", "life"): 6, ("vanguard", "hand"): -1,
 }
 DYNAMIC = {"'cast_from_' + perm['zone']": ("cast_from_exile", "cast_from_graveyard"),
            "kind": ("discard", "exile_from_hand")}

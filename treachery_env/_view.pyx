@@ -87,6 +87,7 @@ _stack_view = _py._stack_view
 _freeze_event = _py._freeze_event
 _names_of = _py._names_of
 _throne_view = _py._throne_view
+_vanguards_view = _py._vanguards_view
 _schemes_view = _py._schemes_view
 
 
@@ -1405,7 +1406,7 @@ cdef class ViewBuilder:
         cdef Player p, me
         cdef Decision d
         cdef GameState g = self.game
-        cdef PyObject* sv[17]
+        cdef PyObject* sv[18]
         if g is None:
             raise TypeError("ViewBuilder: the game is None")
         _check_classes()
@@ -1459,5 +1460,6 @@ cdef class ViewBuilder:
         _put(sv, 13, roles)
         _put(sv, 14, talk)
         _put(sv, 15, None if g.social is None else _throne_view(g, viewer))
-        _put(sv, 16, None if g.schemes is None else _schemes_view(g))
-        return fields(<PyTypeObject*>SeatView, None, sv, 17)
+        _put(sv, 16, None if config.vanguard is None else _vanguards_view(g))
+        _put(sv, 17, None if g.schemes is None else _schemes_view(g))
+        return fields(<PyTypeObject*>SeatView, None, sv, 18)

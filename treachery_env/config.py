@@ -169,7 +169,18 @@ class GameConfig:
             starting player, all 10 with more than 10 players, drawn at random,
             uncontrolled at first; any player may take one by combat damage.
             False (default): none.
-        archenemy: Archenemy's schemes (CR 904, ``docs/fidelity.md`` section 9):
+        vanguard: the Vanguard variant (CR 902, :mod:`treachery_env.vanguards`), in
+            Treachery and in Throne Magic: None (default: no vanguards), "random"
+            (a different Vanguard card per seat, drawn from the game's seed) or a
+            Vanguard name per seat, in seat order (two seats may share one).  Each
+            player's card is face up in the command zone (CR 902.3): starting life
+            ``life`` plus its life modifier, then identity bonuses (CR 902.4); an
+            opening hand of ``starting_hand_size`` plus its hand modifier, every
+            mulligan's hand included (CR 902.5, 902.5a); a maximum hand size of
+            ``max_hand_size`` plus it (CR 902.5b); its ability triggers from the
+            command zone (CR 902.7).  A modifier leaving a negative hand size is
+            refused.  The observation gets a vanguard block (its own layout).
+        archenemy: Archenemy's schemes (CR 904, ``docs/fidelity.md`` section 10):
             None (default: no schemes) or "supervillain_rumble" (CR 904.12: every
             player is an archenemy with a scheme deck of their own, 40 starting
             life (CR 904.5) unless ``starting_life`` says otherwise, a scheme set
@@ -207,6 +218,7 @@ class GameConfig:
     throne: str = "random"
     seasons: bool = False
     holdings: bool = False
+    vanguard: str | tuple[str, ...] | None = None
     archenemy: str | None = None
     scheme_decks: tuple[tuple[str, ...], ...] | None = None
 
@@ -242,6 +254,8 @@ class GameConfig:
             object.__setattr__(self, name, tuple(v))
         if isinstance(self.concession, list):
             object.__setattr__(self, "concession", tuple(self.concession))
+        if isinstance(self.vanguard, (list, np.ndarray)):      # a name per seat: a tuple, so the config stays hashable
+            object.__setattr__(self, "vanguard", tuple(str(x) if isinstance(x, np.str_) else x for x in self.vanguard))
         if isinstance(self.scheme_decks, (list, tuple)) and all(isinstance(d, (list, tuple)) for d in self.scheme_decks):
             object.__setattr__(self, "scheme_decks", tuple(tuple(d) for d in self.scheme_decks))
         # numpy scalars (np.int64(5), np.True_) are the numbers they hold, as actions are
@@ -413,6 +427,7 @@ class GameConfig:
             for d in self.decks:
                 if d not in DECKS:
                     bad("decks", f"unknown deck {d!r}; allowed: {sorted(DECKS)}")
+        self._validate_vanguard()
         if self.game == "throne_magic":
             self._validate_throne()     # the identity fields are Treachery's: checked there instead
             return
@@ -473,6 +488,33 @@ class GameConfig:
         elif self.variant != "simple_roles":
             self._resolve_pool(asked or role_distribution(self.num_players, self.variant))
 
+    def _validate_vanguard(self) -> None:
+        """The Vanguard option (CR 902): None, "random", or a known Vanguard per seat whose hand
+        modifier leaves no negative hand (CR 902.3, 902.5, 902.5b; :func:`vanguards.check_assignment`)."""
+        v = self.vanguard
+        if v is None:
+            return
+        from . import vanguards
+        if isinstance(v, str):
+            if v != "random":
+                raise ValueError(f"GameConfig.vanguard: must be None, 'random' or a list of a Vanguard name per seat "
+                                 f"(CR 902.3), got {v!r}")
+            if self.num_players > len(vanguards.names()):
+                raise ValueError(f"GameConfig.vanguard: 'random' deals a different Vanguard per seat, but there are "
+                                 f"{len(vanguards.names())} for {self.num_players} players")
+            low = min(c.hand for c in vanguards.all_vanguards())
+            if min(self.starting_hand_size, self.max_hand_size) + low < 0:
+                raise ValueError(f"GameConfig.vanguard: a random Vanguard's hand modifier may be {low:+d}, which "
+                                 f"leaves a negative hand size from starting_hand_size={self.starting_hand_size}, "
+                                 f"max_hand_size={self.max_hand_size} (CR 902.5, 902.5b)")
+            return
+        if not isinstance(v, tuple) or not all(isinstance(x, str) for x in v):
+            raise ValueError(f"GameConfig.vanguard: must be None, 'random' or a list of a Vanguard name per seat "
+                             f"(CR 902.3), got {v!r}")
+        try:
+            vanguards.check_assignment(v, self.num_players, self.starting_hand_size, self.max_hand_size)
+        except ValueError as e:
+            raise ValueError(f"GameConfig.vanguard: {e}") from None
     def _validate_schemes(self) -> None:
         """The checks of ``archenemy`` and ``scheme_decks`` (CR 904.3, 904.12).
 

@@ -98,6 +98,15 @@ the Roles and the Throne (:func:`encode_throne_magic`, from the Python
 reference encoder: the compiled one reads Treachery games only).  A creature
 attacking the uncontrolled Throne has its attacking bit set and no attacked
 player.
+
+A Vanguard game (``GameConfig(vanguard=...)``, CR 902, Treachery or Throne
+Magic) appends one public block to its game's layout (``obs_layout(n, game,
+vanguard=True)``, its offset ``vanguard``): each seat's Vanguard card, one-hot
+over :func:`treachery_env.vanguards.names` (12), in relative seat order (the
+viewer first), n x 12; fixed for the game (CR 902.3), the same for every
+viewer but for the rotation.  The game's own part comes from its encoder (the
+compiled one for Treachery), the tail from :func:`encode_variant`.  Without
+vanguards the layouts are exactly as before (the shipped checkpoints read them).
 """
 
 from __future__ import annotations
@@ -113,7 +122,7 @@ from .actions import (MAX_HAND, MAX_OTHER, MAX_PERMS, MAX_STACK, MAX_WALKERS, N_
 from .cards import CARDS, COUNTER_TOKENS, KEYWORDS, WALKER_CARDS
 from .compiled import compiled_pyx
 from .identities import all_identities
-from . import throne_cards, throne_roles
+from . import throne_cards, throne_roles, vanguards
 
 from .engine.state import ATTACKABLE_KINDS, PHASE_INDEX, DecisionKind, StackItem
 from .engine.talk import TALK_KINDS, TalkMessage
@@ -127,8 +136,8 @@ __all__ = ["ObsLayout", "obs_layout", "encode", "encode_python", "encode_sparse"
            "CREATURE_PRESENT", "CREATURE_POWER", "CREATURE_TOUGHNESS", "CREATURE_DAMAGE", "CREATURE_TAPPED",
            "CREATURE_ATTACKING", "CREATURE_ATTACKED",
            "CREATURE_FEATURES", "TALK_SPEAKER_FEATURES", "TALK_PAIR_FEATURES", "DECISION_PURPOSES",
-           "TARGET_TYPES", "MAX_TARGET_INDEX", "ThroneObsLayout", "encode_throne_magic", "observation_dict_throne_magic",
-           "THRONE_PURPOSES", "HOLDING_FEATURES"]
+           "TARGET_TYPES", "MAX_TARGET_INDEX", "ThroneObsLayout", "encode_throne_magic", "encode_variant",
+           "observation_dict_variant", "THRONE_PURPOSES", "HOLDING_FEATURES", "VANGUARD_FEATURES"]
 
 N_CARDS = len(CARDS)
 _IDENTITY_INDEX = {i.name: k for k, i in enumerate(all_identities())}
@@ -208,10 +217,17 @@ _HOLDING_INDEX = {c.name: k for k, c in enumerate(throne_cards.holdings())}
 card one-hot (the 17 Holdings), creatures attacking it / 5."""
 
 
+VANGUARD_FEATURES = len(vanguards.names())
+"""Width of one seat's row of the Vanguard block: the one-hot over :func:`treachery_env.vanguards.names`."""
+_VANGUARD_INDEX = {nm: k for k, nm in enumerate(vanguards.names())}
+
+
 class ObsLayout:
     """Offsets of the observation blocks for ``n`` players (see module docstring).
 
     Attributes:
+        vanguard: offset of the Vanguard block (n x :data:`VANGUARD_FEATURES`, at the end),
+            None in a layout without it (``obs_layout(n, game, vanguard=True)`` adds it).
         n, size, and the offsets ``glob``, ``players``, ``creatures`` (slots of
         ``creature_features``, their keyword bits from ``creature_keywords``),
         ``walkers`` ((n + 1) x MAX_WALKERS slots of ``WALKER_FEATURES``), ``hand``,
@@ -259,6 +275,13 @@ class ObsLayout:
         self.size = off
         self.zeros = bytes(4 * off)   # float32 zeros, copied into a fresh array per observation
         self.chunks: dict = {}        # creature feature key -> encoded block (cache)
+        self.vanguard = None
+
+    def _add_vanguard(self) -> None:
+        """Append the Vanguard block (CR 902; see the module docstring) at the end."""
+        self.vanguard = self.size
+        self.size += self.n * VANGUARD_FEATURES
+        self.zeros = bytes(4 * self.size)
 
 
 class _ContextOffsets:
@@ -348,18 +371,23 @@ class ThroneObsLayout(ObsLayout):
 
 
 @lru_cache(maxsize=None)
-def obs_layout(n: int, game: str = "treachery") -> ObsLayout:
+def obs_layout(n: int, game: str = "treachery", vanguard: bool = False) -> ObsLayout:
     """The (cached) :class:`ObsLayout` for ``n`` players of ``game`` ("treachery", or
-    "throne_magic": a :class:`ThroneObsLayout`).
+    "throne_magic": a :class:`ThroneObsLayout`), with the Vanguard block at the end when
+    ``vanguard`` (a game with ``GameConfig.vanguard``, CR 902).
 
     Raises:
         ValueError: for an unknown game.
     """
     if game == "treachery":
-        return ObsLayout(n)
-    if game == "throne_magic":
-        return ThroneObsLayout(n)
-    raise ValueError(f"obs_layout: unknown game {game!r}; the games are 'treachery' and 'throne_magic'")
+        L = ObsLayout(n)
+    elif game == "throne_magic":
+        L = ThroneObsLayout(n)
+    else:
+        raise ValueError(f"obs_layout: unknown game {game!r}; the games are 'treachery' and 'throne_magic'")
+    if vanguard:
+        L._add_vanguard()
+    return L
 
 
 @lru_cache(maxsize=None)
@@ -438,17 +466,43 @@ def encode_throne_magic(game: "Game", viewer: int) -> np.ndarray:
     return out
 
 
-def observation_dict_throne_magic(game: "Game", seat: int) -> dict[str, np.ndarray]:
+def encode_variant(game: "Game", viewer: int) -> np.ndarray:
+    """Observation vector of ``viewer`` in a game with a layout of its own: Throne Magic's
+    (:func:`encode_throne_magic`) or Treachery's (:func:`encode`, compiled where built), then,
+    with ``config.vanguard``, the Vanguard block (CR 902; each seat's card one-hot, relative
+    seats; see the module docstring).
+
+    Returns:
+        A fresh float32 array of shape ``(obs_layout(game.n, game.config.game, vanguard).size,)``.
+
+    Raises:
+        IndexError: for a seat outside the table.
+    """
+    base = encode_throne_magic(game, viewer) if game.social is not None else encode(game, viewer)
+    if game.config.vanguard is None:
+        return base
+    n = game.n
+    L = obs_layout(n, game.config.game, True)
+    out = np.zeros(L.size, np.float32)
+    out[:L.vanguard] = base
+    players = game.players
+    for rel in range(n):
+        v = players[(viewer + rel) % n].vanguard
+        out[L.vanguard + rel * VANGUARD_FEATURES + _VANGUARD_INDEX[v.name]] = 1.0
+    return out
+
+
+def observation_dict_variant(game: "Game", seat: int) -> dict[str, np.ndarray]:
     """What :meth:`Game.observation <treachery_env.engine.Game.observation>` gives in a
-    Throne Magic game: ``{"observation": encode_throne_magic(...) float32, "action_mask": int8
-    (layout.size,)}``, the mask all zeros unless ``seat`` is deciding.
+    Throne Magic or Vanguard game: ``{"observation": encode_variant(...) float32,
+    "action_mask": int8 (layout.size,)}``, the mask all zeros unless ``seat`` is deciding.
 
     Raises:
         IndexError: for a seat outside the table."""
     d = game.decision
-    mask = (action_mask_python(d.options, game.layout.size) if d is not None and d.seat == seat
+    mask = (action_mask(d.options, game.layout.size) if d is not None and d.seat == seat
             else np.zeros(game.layout.size, np.int8))
-    return {"observation": encode_throne_magic(game, seat), "action_mask": mask}
+    return {"observation": encode_variant(game, seat), "action_mask": mask}
 
 
 def _creature_chunk(key: tuple, n: int, cf: int) -> array:

@@ -217,6 +217,8 @@ _THRONE_MAGIC_NAMES = tuple(sorted(_THRONES | _ROLES | _HOLDINGS | _SEASONS))
 _SCHEMES = frozenset(schemes.names())
 """Archenemy's schemes' names (CR 904)."""
 """Every Throne Magic name :func:`card_text` knows, for :func:`find_name`."""
+_VANGUARDS = vanguards.names()
+"""The Vanguard cards' names (CR 902), which :func:`card_text` and :func:`find_name` know."""
 _THRONE_HANDLERS = frozenset(("_h_choose_throne", "_h_throne_take", "_h_throne_may", "_h_throne_accept",
                               "_h_draft_role", "_h_holding_take"))
 """The handlers of Throne Magic's own decisions (engine/throne.py), worded by :func:`_throne_option`."""
@@ -588,13 +590,14 @@ def card_names() -> tuple[str, ...]:
 def find_name(query: str) -> str:
     """The card, token or identity name ``query`` means: equal to a name (case and spaces
     ignored), else the one name it begins, else the one name that contains it; looked for
-    among :func:`card_names`, then among Throne Magic's Roles, Thrones, Holdings and Seasons.
+    among :func:`card_names`, then among Throne Magic's Roles, Thrones, Holdings and Seasons,
+    then among the Vanguard cards (CR 902).
 
     Raises:
         ValueError: (one line) when it names nothing or several names (listing up to eight).
     """
     key = " ".join(query.lower().split())
-    for names in (card_names(), _THRONE_MAGIC_NAMES):
+    for names in (card_names(), _THRONE_MAGIC_NAMES, _VANGUARDS):
         for test in (lambda n: n.lower() == key, lambda n: n.lower().startswith(key), lambda n: key in n.lower()):
             found = [n for n in names if test(n)]
             if len(found) == 1:
@@ -609,8 +612,9 @@ def view_names(view: "SeatView") -> list[str]:
     """The card, token and identity names in ``view`` (a seat's information set, or the public
     view): hands it may see, every creature, planeswalker, graveyard and exile card, commander,
     counted token, known identity, stack object's source, the cards it may look at and its
-    options' cards, and in Throne Magic the Throne and the Roles in the game, sorted.  Each has
-    a :func:`card_text` (tests/test_play.py checks it in every variant)."""
+    options' cards, in Throne Magic the Throne and the Roles in the game, and in a Vanguard game
+    the Vanguard cards, sorted.  Each has a :func:`card_text` (tests/test_play.py checks it in
+    every variant)."""
     seen = set()
     for p in view.players:
         seen.update(p.hand or ())
@@ -633,6 +637,9 @@ def view_names(view: "SeatView") -> list[str]:
             seen.add(tm.throne)
         if tm.season is not None:
             seen.add(tm.season)
+    vg = getattr(view, "vanguards", None)   # CR 902.3: face up in the command zone (public)
+    if vg is not None:
+        seen.update(vg)
     if view.decision is not None:
         seen.update(o.card for o in view.decision.options if o.card)
     return sorted(seen)
@@ -652,7 +659,7 @@ def card_text(name: str) -> str:
     Island, Mountain, Swamp; TR11) are known, and Throne Magic's 7 Thrones and
     17 Role cards (what the Throne does; whom the Role must eliminate), which
     :func:`card_names` does not list (so :func:`find_name` answers as before), with its
-    17 Holdings and 4 Seasons.
+    17 Holdings and 4 Seasons, and the Vanguard cards (CR 902: modifiers and ability).
 
     Returns:
         the text, lines joined by ``"\\n"``.
@@ -683,6 +690,8 @@ def card_text(name: str) -> str:
         return "\n".join(_season_text(name))
     if name in _SCHEMES:
         return "\n".join(_scheme_text(name))
+    if name in _VANGUARDS:
+        return "\n".join(_vanguard_text(name))
     raise ValueError(f"unknown card, token or identity: {name!r}")
 
 
@@ -715,6 +724,20 @@ def _scheme_text(name: str) -> list:
             "Set in motion from the top of its owner's scheme deck as their precombat main phase begins (CR 904.9)"
             + ("; stays face up until abandoned (CR 904.11)." if card.ongoing else
                "; then face down to the bottom of the deck (CR 904.10).")]
+def _vanguard_words(name: str) -> str:
+    """``"Warden of the Vale (life +6, hand -1)"``: a Vanguard card and its modifiers (CR 902.4-902.5)."""
+    v = vanguards.get(name)
+    return f"{name} (life {v.life:+d}, hand {v.hand:+d})"
+
+
+def _vanguard_text(name: str) -> list:
+    """The lines of a Vanguard card's text (CR 902, data/vanguards.json)."""
+    v = vanguards.get(name)
+    return [name, "Vanguard (CR 902)",
+            f"Life modifier {v.life:+d}: its owner starts the game with that much more life (CR 902.4).",
+            f"Hand modifier {v.hand:+d}: its owner's opening hand and maximum hand size are seven plus it "
+            f"(CR 902.5, 902.5b).", v.text,
+            "It stays face up in its owner's command zone all game; its ability works from there (CR 902.3, 902.7)."]
 
 
 def _throne_role_text(name: str) -> list:
@@ -968,9 +991,12 @@ def board_sections(view: "SeatView", viewer: "int | None", decision: bool = True
         header = (f"=== Turn {view.turn}: P{view.active}'s turn, {_PHASE_WORDS.get(view.phase, view.phase)}"
                   + (" - GAME OVER" if result else "") + " ===")
     names = _object_names(view)
+    vg = getattr(view, "vanguards", None)   # (a view-like object without it: none)
     players = []
     for p in view.players:
         lines = [_player_line(p, viewer, view.throne_magic)]
+        if vg is not None:                  # CR 902.3: face up in the command zone
+            lines.append("vanguard: " + _vanguard_words(vg[p.seat]))
         if p.seat == viewer and p.identity is not None and not p.face_up:
             try:
                 undercover = identities.get(p.identity).undercover
@@ -1084,7 +1110,8 @@ def render_view(view: "SeatView", legend: bool = False, decision: bool = True) -
     In Throne Magic each player's Role (``Role: The King`` where the view
     knows it, else ``Role [hidden]``) stands for the identity, the Throne's
     controller has a ``controls the Throne`` line, and the table lines start
-    with the Roles in the game and where the Throne is.
+    with the Roles in the game and where the Throne is.  In a Vanguard game
+    each player has a ``vanguard: name (life +n, hand +n)`` line (CR 902.3).
 
     Args:
         view: the seat's view (``seat_view(game, seat)``, ``info["view"]``).
@@ -1389,6 +1416,8 @@ _EVENTS: dict = {
     "extra_turn": lambda e, who: f"{who} will take an extra turn after this one",
     "deal": lambda e, who: f"{who} is dealt {e['identity']}",
     "leader": lambda e, who: f"{who} is the Leader: {e['identity']} is face up",
+    "vanguard": lambda e, who: (f"{who}'s Vanguard card is {e['name']} (life {e['life']:+d}, hand {e['hand']:+d}), "
+                                "face up in the command zone (CR 902.3)"),
     "mulligan_declare": lambda e, who: f"{who} takes a mulligan",
     "mulligan": lambda e, who: f"{who} shuffles their hand away and draws a new one (mulligan #{e['count']})",
     "mulligan_keep": _ev_mulligan_keep,

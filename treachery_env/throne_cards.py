@@ -27,8 +27,8 @@ import numpy as np
 from .cards import TARGET_TYPES, TOKENS
 from .throne_roles import count, role_list
 
-__all__ = ["ThroneAbility", "ThroneCard", "read_ability", "thrones", "holdings", "seasons", "get", "TRIGGERS", "THRONE_PRIMITIVES", "THRONE_METHODS", "throne_candidates", "MAX_HOLDINGS",
-           "draw_holdings", "SEASON_ORDER", "season_after"]
+__all__ = ["ThroneAbility", "ThroneCard", "thrones", "holdings", "seasons", "get", "TRIGGERS", "THRONE_PRIMITIVES", "THRONE_METHODS", "throne_candidates", "MAX_HOLDINGS",
+           "draw_holdings", "SEASON_ORDER", "season_after", "read_ability"]
 
 TRIGGERS = ("controller_upkeep", "each_upkeep")
 """When an ability triggers: at the beginning of its controller's upkeep (Thrones, Holdings:
@@ -56,10 +56,11 @@ _DATA = Path(__file__).parent / "data" / "throne_cards.json"
 
 @dataclass(frozen=True)
 class ThroneAbility:
-    """The one triggered ability of a Throne, Holding or Season card.
+    """The one triggered ability of a Throne, Holding or Season card (and of a Vanguard card,
+    :mod:`treachery_env.vanguards`, which reads its abilities with :func:`read_ability`).
 
     Attributes:
-        trigger: one of :data:`TRIGGERS`.
+        trigger: one of :data:`TRIGGERS` (a Vanguard's: one of ``vanguards.TRIGGERS``).
         optional: whether its player may decline it ("may gain 1 life").
         effects: primitive operations, as in ``data/cards.json`` (``op``, ``n``,
             ``t`` the index of a target, ``token``, ``p``/``q``).
@@ -91,15 +92,20 @@ class ThroneCard:
     source: str
 
 
-def read_ability(raw: dict | None, where: str, triggers: Sequence[str] = TRIGGERS,
-                 data: str = _DATA.name) -> ThroneAbility | None:
-    """Read and check one triggered ability of a card given as data (a Throne Magic card's, a
-    scheme's: :mod:`treachery_env.schemes`), whose ``trigger`` must be one of ``triggers``.  That
-    each ``op`` is an engine primitive (:data:`THRONE_PRIMITIVES` among them) is a test's job
-    (``tests/test_throne_cards.py`` reads the engine's list where it lives, engine/effects.py).
+def read_ability(raw: dict | None, where: str, triggers: tuple = TRIGGERS, data: str = _DATA.name) -> ThroneAbility | None:
+    """Read and check one ability of a command-zone card's data file ``data`` (None stays None).
+
+    Args:
+        raw: the ability as in the data file (``trigger``, ``optional``, ``effects``, ``targets``).
+        where: the card's name, for the error.
+        triggers: the trigger names allowed (default :data:`TRIGGERS`).
+        data: the data file's name, for the error.
 
     Raises:
-        ValueError: naming the data file ``data`` and the card ``where`` for a malformed ability.
+        ValueError: naming the file and the card, for an unknown trigger, target type or token, a
+            malformed amount or target index.  That each ``op`` is an engine primitive
+            (:data:`THRONE_PRIMITIVES` among them) is a test's job (``tests/test_throne_cards.py``,
+            ``tests/test_vanguard.py`` read the engine's list where it lives, engine/effects.py).
     """
     if raw is None:
         return None

@@ -514,6 +514,10 @@ class SeatView(NamedTuple):
             player's ``identity``, ``role``, ``face_up``, ``leader_player``,
             ``undercover_met``, ``dream``) keep their empty values there: Throne
             Magic players hold no identity card.
+        vanguards: in a Vanguard game (``GameConfig(vanguard=...)``, CR 902) each
+            seat's Vanguard card's name, by absolute seat (public: face up in the
+            command zone for the whole game, CR 902.3; its text:
+            :func:`treachery_env.text.card_text`); None without the variant.
         schemes: with Archenemy's schemes (``GameConfig(archenemy=...)``) every seat's
             face-up schemes and deck size (:class:`SchemesView`, public); else None.
         me: ``players[seat]`` (with ``hand``), a property.
@@ -536,6 +540,7 @@ class SeatView(NamedTuple):
     role_counts: tuple = ()
     talk: "TalkView | None" = None
     throne_magic: "ThroneView | None" = None
+    vanguards: "tuple | None" = None
     schemes: "SchemesView | None" = None
 
     @property
@@ -557,11 +562,14 @@ class SeatView(NamedTuple):
         its keys are not strings, ``{"__pairs__": [[key, value], ...]}``), a frozenset
         ``{"__set__": [...]}`` (sorted), a role ``{"__role__": "leader"}``.  For a bot in
         another process or language, which may be sent nothing but this.  A Treachery view's
-        dict leaves out ``"throne_magic"`` (None there), and a view without schemes
-        ``"schemes"``, so it is what it was before Throne Magic and Archenemy."""
+        dict leaves out ``"throne_magic"`` (None there), and so does a view without vanguards
+        ``"vanguards"`` and one without schemes ``"schemes"``, so it is what it was before Throne
+        Magic and the CR 900 variants."""
         d = _to_json(self)
         if self.throne_magic is None:
             del d["throne_magic"]
+        if self.vanguards is None:
+            del d["vanguards"]
         if self.schemes is None:
             del d["schemes"]
         return d
@@ -570,8 +578,8 @@ class SeatView(NamedTuple):
     def from_dict(cls, d: dict) -> "SeatView":
         """The view :meth:`to_dict` gave (after a JSON round trip too).
 
-        A field left out that has a default (``throne_magic`` of a Treachery view, ``schemes``
-        without Archenemy) gets it.
+        A field left out that has a default (``throne_magic`` of a Treachery view, ``vanguards``
+        and ``schemes`` without those variants) gets it.
 
         Raises:
             ValueError: for data that is not a view's (an unknown ``"__type__"``, a missing
@@ -733,6 +741,14 @@ def _player_view(game: "Game", p: Any, viewer: int, turn: int) -> PlayerView:
         tuple([(q["card"].name, q["zone"], q["free"]) for q in p.permissions]) if own else None,
         p.mulligans, tuple([_planeswalker_view(game, w) for w in p.attackables]) if p.attackables else (),
         p.commander_casts))
+
+
+def _vanguards_view(game: "Game") -> "tuple | None":
+    """Each seat's Vanguard card's name (:attr:`SeatView.vanguards`; public, CR 902.3), None
+    without the variant."""
+    if game.config.vanguard is None:
+        return None
+    return tuple([p.vanguard.name for p in game.players])
 
 
 def _throne_view(game: "Game", viewer: int) -> "ThroneView | None":
@@ -983,7 +999,7 @@ class PythonViewBuilder:
             tuple([c.name for _, c in dream]) if dream else (),
             _decision_view(g, d, viewer) if d is not None and d.seat == viewer else None, self._events(viewer),
             g.config.priority_windows, tuple(g.role_counts), self._talk_view(), _throne_view(g, viewer),
-            _schemes_view(g)))
+            _vanguards_view(g), _schemes_view(g)))
 
 
 def _select_builder() -> tuple[type, str]:

@@ -26,6 +26,8 @@ module's docstring names the rules it implements:
 ``outcome``        losing, leaving the game, winning (CR 800.4, 907.7-907.9)
 ``throne``         Throne Magic's Roles: deal, reveal on leaving, win check
                    (``Game.social``; ../shared/rules/throne-magic.txt)
+``vanguard``       the Vanguard variant's cards: deal, modifiers, triggers
+                   (CR 902, ``GameConfig.vanguard``)
 ``replay``         replay JSON and the state digest
 ``talk``           table talk: public, non-binding messages and truces (TR10.5)
 ``clone``          the fast deep copy of a game for search (``Game.clone``)
@@ -38,8 +40,8 @@ The rules modules import neither the observation encoder nor the text layer:
 
 from .game import Game
 from .replay import REPLAY_VERSION
-from .state import PHASES, Attackable, Creature, Decision, DecisionKind, IdentityCard, Player, StackItem
+from .state import PHASES, Attackable, Creature, Decision, DecisionKind, IdentityCard, Player, StackItem, VanguardCard
 from .talk import Deal, TalkMessage, TalkState
 
-__all__ = ["Game", "Player", "Creature", "Attackable", "IdentityCard", "StackItem", "Decision", "PHASES",
+__all__ = ["Game", "Player", "Creature", "Attackable", "IdentityCard", "VanguardCard", "StackItem", "Decision", "PHASES",
            "DecisionKind", "REPLAY_VERSION", "TalkMessage", "TalkState", "Deal"]

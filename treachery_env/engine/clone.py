@@ -49,7 +49,7 @@ from ..cards import CardDef, TokenDef
 from ..config import GameConfig
 from ..identities import Identity
 from ..rules import Role, Team
-from .state import Attackable, Creature, Decision, IdentityCard, Player, StackItem, slot_names
+from .state import Attackable, Creature, Decision, IdentityCard, Player, StackItem, VanguardCard, slot_names
 from .talk import Deal, TalkMessage, TalkState
 from .throne import ThroneMagic
 
@@ -213,7 +213,7 @@ def _slot_copier(cls: type) -> Callable[[Any, dict], Any]:
 
 _COPIERS.update({list: _copy_list, dict: _copy_dict, set: _copy_set, tuple: _copy_tuple,
                  frozenset: _copy_frozenset, deque: _copy_deque, random.Random: _copy_random})
-for _cls in (Player, Creature, Attackable, IdentityCard, StackItem, Decision, TalkState, ThroneMagic):
+for _cls in (Player, Creature, Attackable, IdentityCard, StackItem, Decision, TalkState, ThroneMagic, VanguardCard):
     _COPIERS[_cls] = _slot_copier(_cls)
 _GAME_COPIERS: dict[type, Callable[[Any, dict], Any]] = {}     # Game (and subclasses): made at their first copy
 

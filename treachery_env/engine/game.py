@@ -66,6 +66,7 @@ from .replay import ReplayMixin
 from .talk import TalkMixin, TalkState
 from .throne import ThroneMixin
 from .archenemy import SchemeMixin
+from .vanguard import VanguardMixin
 
 __all__ = ["Game"]
 
@@ -117,7 +118,7 @@ def _gather(*mixins: type) -> Callable[[type], type]:
 
 @_gather(SetupMixin, TreacheryMixin, CostsMixin, TurnMixin, PriorityMixin, StackMixin, TargetsMixin, TriggersMixin,
          CombatMixin, AttackablesMixin, ZonesMixin, EffectsMixin, StateBasedMixin, MulliganMixin, OutcomeMixin,
-         ReplayMixin, TalkMixin, ThroneMixin, SchemeMixin)
+         ReplayMixin, TalkMixin, ThroneMixin, SchemeMixin, VanguardMixin)
 class Game(GameState):
     """A Treachery game.  See the module docstring for the model.  Its methods
     come from the rules mixins (``SetupMixin`` ... ``TalkMixin``, gathered into
@@ -481,10 +482,11 @@ class Game(GameState):
         """The environment's observation for ``seat``: ``{"observation": float32
         (obs_size,), "action_mask": int8 (layout.size,)}``; the mask is all zeros
         unless ``seat`` is deciding.  See :mod:`treachery_env.observation`; a
-        Throne Magic game's vector has its own layout (``obs_layout(n, "throne_magic")``)."""
+        Throne Magic game's vector has its own layout (``obs_layout(n, "throne_magic")``),
+        and a Vanguard game's a block more (``obs_layout(n, game, vanguard=True)``)."""
         obs = _OBSERVATION[0] if _OBSERVATION else _observation_module()
-        if self.social is not None:        # Throne Magic: its own layout (ThroneObsLayout)
-            return obs.observation_dict_throne_magic(self, seat)
+        if self.social is not None or self.config.vanguard is not None:     # layouts of their own
+            return obs.observation_dict_variant(self, seat)
         return obs.observation_dict(self, seat)
 
     def view(self, seat: int):

@@ -70,6 +70,8 @@ class ReplayMixin:
         if self.social is not None and self.social.throne is not None:     # Throne Magic's Throne
             out["throne"] = [self.social.throne.name, self.social.throne.controller, self.social.season,
                              [[h.name, h.controller] for h in self.social.holdings]]
+        if self.config.vanguard is not None:        # CR 902: games without vanguards keep their digests
+            out["vanguards"] = [p.vanguard.name for p in self.players]
         if self.talk_on:        # the silent game keeps the summary (and digests) it had before talk
             t = self.talk
             out["talk"] = {"messages": [[m.turn, m.speaker, m.kind, m.subject, None if m.role is None else int(m.role)]

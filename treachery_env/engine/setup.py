@@ -1,5 +1,6 @@
 """Starting the game (CR 103, 907.3-907.6): decks, the identity deck and its
-deal, opening hands, the first player, then the mulligans (CR 103.5, in
+deal, the Vanguard cards (CR 902, :mod:`.vanguard`, with ``config.vanguard``),
+opening hands, the first player, then the mulligans (CR 103.5, in
 :mod:`treachery_env.engine.mulligan`) or directly the first turn.  A Throne
 Magic game deals Role cards instead of identities (:mod:`.throne`).
 """
@@ -20,8 +21,11 @@ class SetupMixin:
 
     def _setup(self) -> None:
         """Decks first (TR2.1), then the identity deck is built, shuffled and
-        dealt (CR 907.3-907.4); the Leader turns face up and starts (CR 907.6),
-        after the mulligans when ``config.mulligans`` is "london" (CR 103.5)."""
+        dealt (CR 907.3-907.4); with ``config.vanguard`` each player's Vanguard
+        card then modifies the starting life, hand and maximum hand size (CR
+        902.3-902.5b, :mod:`.vanguard`), before the identities' bonuses (CR
+        907.5); the Leader turns face up and starts (CR 907.6), after the
+        mulligans when ``config.mulligans`` is "london" (CR 103.5)."""
         cfg = self.config
         rng = self.rng
         deck_names = list(cfg.decks) if cfg.decks is not None else [
@@ -53,8 +57,9 @@ class SetupMixin:
             self._deal_deck(p, deck_names[seat])
             idc = IdentityCard(self._new_uid(), deal[seat], seat)
             p.identity = idc
+        self._deal_vanguards()      # CR 902.3-902.6: the life modifier before the identities' bonuses
         leaders = [p for p in self.players if p.identity.role == Role.LEADER]
-        hand_sizes = [cfg.starting_hand_size] * self.n
+        hand_sizes = self._opening_sizes()
         for p in self.players:
             idc = p.identity
             start = idc.identity.start
@@ -83,6 +88,7 @@ class SetupMixin:
         (:meth:`ThroneMixin._roles_dealt`)."""
         for seat, p in enumerate(self.players):
             self._deal_deck(p, deck_names[seat])
+        self._deal_vanguards()      # CR 902.3-902.6
         self.social = ThroneMagic.deal(self)
         if self.social.method == "draft":       # the seats choose the Roles first, from a random one
             first = self.rng.randrange(self.n)

@@ -216,6 +216,8 @@ class StackMixin:
             self._resolve_throne_item(item)
         elif item.key == SCHEME_KEY:        # Archenemy: a scheme's ability (CR 904.8)
             self._resolve_scheme(item)
+        elif item.key == "vanguard":        # a Vanguard card's ability (CR 902.7, engine/vanguard.py)
+            self._resolve_vanguard(item)
         else:
             IA.resolve(self, item)
 

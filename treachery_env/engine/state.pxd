@@ -37,12 +37,18 @@ cdef class IdentityCard(StateRecord):
     cdef public dict counters, used, data
 
 
+cdef class VanguardCard(StateRecord):
+    cdef public long uid, owner
+    cdef public object name
+
+
 cdef class Player(StateRecord):
     cdef public long seat, life, lands, lands_tapped, commander_casts, lost_turn, mana_pool, max_hand_size
     cdef public long mulligans
     cdef public list hand, library, graveyard, exile, creatures, permissions, borrowed, attackables
     cdef public dict tokens, cmd_damage, counters
     cdef public IdentityCard identity
+    cdef public VanguardCard vanguard
     cdef public object commander, commander_zone, last_team, last_role, deck
     cdef public bint has_lost, land_played, drew_from_empty, cant_lose, won
 

@@ -33,7 +33,7 @@ from ..cards import COUNTER_TOKENS, CardDef
 from ..rules import Role, Team, team_of
 
 __all__ = ["PHASES", "PHASE_INDEX", "MAIN_PHASES", "DecisionKind", "Creature", "Attackable", "ATTACKABLE_KINDS",
-           "IdentityCard", "Player", "StackItem", "Decision", "GameState", "StateRecord", "slot_names", "numbered_name"]
+           "IdentityCard", "VanguardCard", "Player", "StackItem", "Decision", "GameState", "StateRecord", "slot_names", "numbered_name"]
 
 PHASES = ("untap", "upkeep", "draw", "main1", "combat_begin", "declare_attackers",
           "declare_blockers", "first_strike_damage", "combat_damage", "combat_end", "main2",
@@ -355,19 +355,50 @@ class IdentityCard(StateRecord):
         return f"<{self.name} ({'up' if self.face_up else 'down'}) of P{self.controller}>"
 
 
+class VanguardCard(StateRecord):
+    """A Vanguard card in the command zone (CR 902.3), with ``GameConfig.vanguard``.
+
+    Public and face up for the whole game; it never leaves the command zone (CR 902.3).
+    Its card (modifiers, ability) is :func:`treachery_env.vanguards.get` of ``name``.
+
+    Attributes:
+        uid: object id.
+        name: the Vanguard card's name.
+        owner: the seat that started the game with it in the command zone (CR 902.6).
+        controller: its owner, a property (CR 902.6: the controller of a face-up
+            Vanguard card is its owner).
+    """
+
+    __slots__ = ("uid", "name", "owner")
+
+    def __init__(self, uid: int, name: str, owner: int):
+        self.uid = uid
+        self.name = name
+        self.owner = owner
+
+    @property
+    def controller(self) -> int:
+        """Its owner (CR 902.6)."""
+        return self.owner
+
+    def __repr__(self) -> str:
+        return f"<vanguard {self.name} of P{self.owner}>"
+
+
 class Player(StateRecord):
     """One seat's state.  ``hand``, ``library`` etc. hold :class:`CardDef` objects.
 
     Lands and noncreature artifact tokens (Treasure, Clue, Food, Blood, Map,
     Junk, Explosive) are counts; creatures are :class:`Creature` objects;
-    ``attackables`` are the planeswalkers it controls (:class:`Attackable`).
+    ``attackables`` are the planeswalkers it controls (:class:`Attackable`);
+    ``vanguard`` its :class:`VanguardCard` in a Vanguard game (CR 902), else None.
     """
 
     __slots__ = ("seat", "life", "hand", "library", "graveyard", "exile", "lands", "lands_tapped",
                  "tokens", "creatures", "identity", "commander", "commander_zone", "commander_casts",
                  "cmd_damage", "has_lost", "lost_turn", "last_team", "last_role", "land_played",
                  "mana_pool", "drew_from_empty", "max_hand_size", "deck", "cant_lose", "won", "counters",
-                 "permissions", "borrowed", "mulligans", "attackables")
+                 "permissions", "borrowed", "mulligans", "attackables", "vanguard")
 
     def __init__(self, seat: int):
         self.seat = seat
@@ -406,6 +437,7 @@ class Player(StateRecord):
         self.borrowed: list[dict] = []
         self.mulligans = 0          # mulligans taken before the game (CR 103.5; public)
         self.attackables: list[Attackable] = []    # planeswalkers it controls (CR 306, 506.3)
+        self.vanguard: VanguardCard | None = None    # its Vanguard card (CR 902.3), None without the variant
 
     @property
     def role(self) -> Role:

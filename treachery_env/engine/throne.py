@@ -222,7 +222,7 @@ class ThroneMixin:
         """Once the Roles are dealt: the opening hands, then the starting player (at
         random, CR 103.1; the Throne Magic text names none) and the Throne
         (:meth:`_choose_throne`, which begins the game)."""
-        hand_sizes = [self.config.starting_hand_size] * self.n
+        hand_sizes = self._opening_sizes()          # with a Vanguard's hand modifier (CR 902.5)
         self._draw_opening_hands(hand_sizes)
         self._choose_throne(self.rng.randrange(self.n), hand_sizes)
 

@@ -94,6 +94,8 @@ class TurnMixin:
                 self._throne_upkeep()       # Throne Magic: the Throne's ability ("Throne Abilities")
                 if self.social.season is not None:
                     self._season_upkeep()   # and the Season's effect
+            if p.vanguard is not None:
+                self._vanguard_triggers("upkeep")     # CR 902.7
             self._fire_delayed("upkeep")
             if full:
                 self._open_priority()    # CR 503.1
@@ -114,6 +116,8 @@ class TurnMixin:
             elif ph == "end":
                 IA.fire_event(self, "end_step", seat=self.active)
                 self._fire_delayed("end_step")
+                if p.vanguard is not None:
+                    self._vanguard_triggers("end_step")   # CR 902.7
             self._open_priority()        # CR 505.5, 513.2
         elif ph == "combat_begin":
             self.combat_attackers = []
