@@ -218,3 +218,8 @@ def test_the_search_bots_refuse_a_game_with_schemes(name):
     obs, _, _, _, info = env.last()
     with pytest.raises(ValueError, match=rf"the {name} bot plays games without schemes only"):
         agents.make(name, seed=0).act(obs, info)
+
+
+def test_find_name_finds_a_scheme():
+    from treachery_env.text import find_name
+    assert find_name("iron muster") == "The Iron Muster" and find_name("dark comm") == "Dark Communion"

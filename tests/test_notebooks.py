@@ -57,14 +57,17 @@ def outputs(nb) -> list:
 
 
 def text_of(nb) -> str:
-    """Every text output in order (streams, and text/plain of results and displays)."""
+    """Every text output in order (streams, and text/plain of results and displays).  A stream's
+    pieces are joined as written: the kernel sends what a cell prints in chunks, flushed on a
+    timer, so under load one ``print`` can arrive as two outputs split mid-line (a failure of
+    CI on a busy machine); results and displays are lines of their own."""
     parts = []
     for o in outputs(nb):
         if o.output_type == "stream":
             parts.append(o.text)
         elif o.output_type in ("execute_result", "display_data"):
-            parts.append(o.get("data", {}).get("text/plain", ""))
-    return "\n".join(parts)
+            parts.append("\n" + o.get("data", {}).get("text/plain", "") + "\n")
+    return "".join(parts)
 
 
 def test_the_five_notebooks_are_there_and_clean():

@@ -31,7 +31,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import identities
-from . import schemes, throne_cards, throne_roles
+from . import schemes, throne_cards, throne_roles, vanguards
 from .actions import TOKEN_ABILITIES
 from .cards import CARD_INDEX, COUNTER_TOKENS, KEYWORDS, TOKENS
 from .engine import DecisionKind
@@ -214,9 +214,11 @@ _HOLDINGS = frozenset(c.name for c in throne_cards.holdings())
 _SEASONS = frozenset(c.name for c in throne_cards.seasons())
 """Throne Magic's Seasons' names."""
 _THRONE_MAGIC_NAMES = tuple(sorted(_THRONES | _ROLES | _HOLDINGS | _SEASONS))
+"""Every Throne Magic name :func:`card_text` knows, for :func:`find_name`."""
 _SCHEMES = frozenset(schemes.names())
 """Archenemy's schemes' names (CR 904)."""
-"""Every Throne Magic name :func:`card_text` knows, for :func:`find_name`."""
+_SCHEMES_SORTED = tuple(sorted(_SCHEMES))
+"""The schemes' names in order, for :func:`find_name`."""
 _VANGUARDS = vanguards.names()
 """The Vanguard cards' names (CR 902), which :func:`card_text` and :func:`find_name` know."""
 _THRONE_HANDLERS = frozenset(("_h_choose_throne", "_h_throne_take", "_h_throne_may", "_h_throne_accept",
@@ -591,13 +593,13 @@ def find_name(query: str) -> str:
     """The card, token or identity name ``query`` means: equal to a name (case and spaces
     ignored), else the one name it begins, else the one name that contains it; looked for
     among :func:`card_names`, then among Throne Magic's Roles, Thrones, Holdings and Seasons,
-    then among the Vanguard cards (CR 902).
+    then among the Vanguard cards (CR 902), then among the schemes (CR 904).
 
     Raises:
         ValueError: (one line) when it names nothing or several names (listing up to eight).
     """
     key = " ".join(query.lower().split())
-    for names in (card_names(), _THRONE_MAGIC_NAMES, _VANGUARDS):
+    for names in (card_names(), _THRONE_MAGIC_NAMES, _VANGUARDS, _SCHEMES_SORTED):
         for test in (lambda n: n.lower() == key, lambda n: n.lower().startswith(key), lambda n: key in n.lower()):
             found = [n for n in names if test(n)]
             if len(found) == 1:
