@@ -87,14 +87,18 @@ class BaseAgent(ABC):
 
 
 def treachery_only(name: str, view) -> None:
-    """Refuse a Throne Magic view in a bot that plays Treachery only.
+    """Refuse a Throne Magic or Planechase view in a bot that plays Treachery only (without
+    Planechase: its search would copy the game with the planar decks' order, which no seat knows).
 
     Raises:
-        ValueError: naming the bot and the bots that play Throne Magic, when ``view`` is one.
+        ValueError: naming the bot and the bots that play the game, when ``view`` is one.
     """
     if getattr(view, "throne_magic", None) is not None:
         raise ValueError(f"the {name} bot plays Treachery only (its search deals Treachery identities); "
                          f"Throne Magic's bots: heuristic, belief, random")
+    if getattr(view, "planechase", None) is not None:
+        raise ValueError(f"the {name} bot plays without Planechase only (its search would see the planar "
+                         f"decks' hidden order); Planechase's bots: heuristic, belief, random")
 
 
 class RandomAgent(BaseAgent):

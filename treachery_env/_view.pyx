@@ -87,6 +87,7 @@ _stack_view = _py._stack_view
 _freeze_event = _py._freeze_event
 _names_of = _py._names_of
 _throne_view = _py._throne_view
+_planar_view = _py._planar_view
 
 
 include "_slots.pxi"
@@ -1404,7 +1405,7 @@ cdef class ViewBuilder:
         cdef Player p, me
         cdef Decision d
         cdef GameState g = self.game
-        cdef PyObject* sv[16]
+        cdef PyObject* sv[17]
         if g is None:
             raise TypeError("ViewBuilder: the game is None")
         _check_classes()
@@ -1458,4 +1459,5 @@ cdef class ViewBuilder:
         _put(sv, 13, roles)
         _put(sv, 14, talk)
         _put(sv, 15, None if g.social is None else _throne_view(g, viewer))
-        return fields(<PyTypeObject*>SeatView, None, sv, 16)
+        _put(sv, 16, None if g.planar is None else _planar_view(g))
+        return fields(<PyTypeObject*>SeatView, None, sv, 17)

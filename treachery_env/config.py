@@ -167,6 +167,16 @@ class GameConfig:
             starting player, all 10 with more than 10 players, drawn at random,
             uncontrolled at first; any player may take one by combat damage.
             False (default): none.
+        planechase: the Planechase variant (CR 901), in Treachery or Throne Magic: None
+            (default: none), "single" (one communal planar deck, CR 901.16) or "per_player"
+            (a planar deck per player, CR 901.3-901.4: each player's is ``planar_deck``
+            shuffled on its own).  A face-up plane, the planar controller and the planar
+            die (the PLANAR action); see :mod:`treachery_env.engine.planechase`.
+        planar_deck: the planes and phenomena of the planar deck (CR 901.3), names from
+            :func:`treachery_env.planes.names`, all different, at least
+            :data:`treachery_env.planes.MIN_PLANAR_DECK`; None (default) with
+            ``planechase``: every planar card of :mod:`treachery_env.planes`.  Only with
+            ``planechase``.
     """
 
     num_players: int = 5
@@ -193,6 +203,8 @@ class GameConfig:
     throne: str = "random"
     seasons: bool = False
     holdings: bool = False
+    planechase: str | None = None
+    planar_deck: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         # not fields: whether the pool / talk were left to the default (``replace`` then resolves them anew)
@@ -212,10 +224,10 @@ class GameConfig:
                                  f"rarities from {list(RARITIES)} or one of {list(RARITY_POOLS)}")
             object.__setattr__(self, "identity_pool", RARITY_POOLS[self.identity_pool])
         # normalise lists to tuples so the config stays hashable
-        for name in ("identities", "identity_pool", "banned_identities", "decks", "throne_deal"):
+        for name in ("identities", "identity_pool", "banned_identities", "decks", "throne_deal", "planar_deck"):
             v = getattr(self, name)
             if v is None:
-                if name in ("identities", "decks", "throne_deal"):
+                if name in ("identities", "decks", "throne_deal", "planar_deck"):
                     continue
                 raise ValueError(f"GameConfig.{name}: must be a list of names, got None")
             if not isinstance(v, (list, tuple)):
@@ -391,6 +403,7 @@ class GameConfig:
             for d in self.decks:
                 if d not in DECKS:
                     bad("decks", f"unknown deck {d!r}; allowed: {sorted(DECKS)}")
+        self._validate_planechase()
         if self.game == "throne_magic":
             self._validate_throne()     # the identity fields are Treachery's: checked there instead
             return
@@ -450,6 +463,34 @@ class GameConfig:
                     f"{format_role_counts(asked)}")
         elif self.variant != "simple_roles":
             self._resolve_pool(asked or role_distribution(self.num_players, self.variant))
+
+    def _validate_planechase(self) -> None:
+        """The checks of the Planechase options (CR 901.3, 901.16a): the mode, and a planar deck
+        of at least :data:`~treachery_env.planes.MIN_PLANAR_DECK` known planar cards with
+        different names (with at most 2 phenomena in the pool, such a deck holds a plane, CR 901.5)."""
+        from . import planes as pl
+
+        if self.planechase is None:
+            if self.planar_deck is not None:
+                raise ValueError(f"GameConfig.planar_deck: is a Planechase option; pass planechase='single' or "
+                                 f"'per_player' to play it, got {list(self.planar_deck)!r}")
+            return
+        if self.planechase not in pl.MODES:
+            raise ValueError(f"GameConfig.planechase: must be None or one of {list(pl.MODES)} (CR 901.16 single "
+                             f"planar deck, or one per player, CR 901.3), got {self.planechase!r}")
+        deck = self.planar_deck if self.planar_deck is not None else pl.names()
+        for nm in deck:
+            try:
+                pl.get(nm)
+            except ValueError as e:
+                raise ValueError(f"GameConfig.planar_deck: {e}") from None
+        dup = sorted(nm for nm, c in Counter(deck).items() if c > 1)
+        if dup:
+            raise ValueError(f"GameConfig.planar_deck: every card in a planar deck must have a different name "
+                             f"(CR 901.3, 901.16a), but {dup} appear more than once")
+        if len(deck) < pl.MIN_PLANAR_DECK:
+            raise ValueError(f"GameConfig.planar_deck: Planechase without enough planes: a planar deck needs at "
+                             f"least {pl.MIN_PLANAR_DECK} cards (CR 901.3, 901.16a), got {len(deck)}")
 
     def _validate_throne(self) -> None:
         """The checks of a Throne Magic config: the fields every game shares have been

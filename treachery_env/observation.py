@@ -113,7 +113,7 @@ from .actions import (MAX_HAND, MAX_OTHER, MAX_PERMS, MAX_STACK, MAX_WALKERS, N_
 from .cards import CARDS, COUNTER_TOKENS, KEYWORDS, WALKER_CARDS
 from .compiled import compiled_pyx
 from .identities import all_identities
-from . import throne_cards, throne_roles
+from . import planes, throne_cards, throne_roles
 
 from .engine.state import ATTACKABLE_KINDS, PHASE_INDEX, DecisionKind, StackItem
 from .engine.talk import TALK_KINDS, TalkMessage
@@ -128,6 +128,7 @@ __all__ = ["ObsLayout", "obs_layout", "encode", "encode_python", "encode_sparse"
            "CREATURE_ATTACKING", "CREATURE_ATTACKED",
            "CREATURE_FEATURES", "TALK_SPEAKER_FEATURES", "TALK_PAIR_FEATURES", "DECISION_PURPOSES",
            "TARGET_TYPES", "MAX_TARGET_INDEX", "ThroneObsLayout", "encode_throne_magic", "observation_dict_throne_magic",
+           "PlanechaseObsLayout", "ThronePlanechaseObsLayout", "observation_dict_planechase",
            "THRONE_PURPOSES", "HOLDING_FEATURES"]
 
 N_CARDS = len(CARDS)
@@ -347,19 +348,98 @@ class ThroneObsLayout(ObsLayout):
         self.zeros = bytes(4 * off)
 
 
+class _PlanarTail:
+    """The Planechase block (CR 901; all public) a layout gets at its end, at ``planar``
+    (fields, absolute offsets, in ``planar_fields``):
+
+    * ``face_up``: the face-up plane or phenomenon, one-hot over :func:`treachery_env.planes.names`;
+    * ``controller``: the planar controller, relative one-hot (n);
+    * ``owner``: the face-up card's owner, relative one-hot (n), then "the planar controller"
+      (1: the single planar deck, CR 901.16b);
+    * ``rolls``: the planar-die special actions of this turn / 5 (the next roll costs that many, CR 901.9);
+    * ``mode``: "single", "per_player" one-hot (:data:`treachery_env.planes.MODES`);
+    * ``deck``: the cards left in the planar controller's planar deck / 20.
+    """
+
+    def _add_planar(self) -> None:
+        n = self.n
+        off = self.size
+        self.planar = off
+        f = {}
+        for name, width in (("face_up", len(planes.names())), ("controller", n), ("owner", n + 1), ("rolls", 1),
+                            ("mode", len(planes.MODES)), ("deck", 1)):
+            f[name] = off
+            off += width
+        self.planar_fields = f
+        self.size = off
+        self.zeros = bytes(4 * off)
+
+
+class PlanechaseObsLayout(ObsLayout, _PlanarTail):
+    """Treachery's layout with Planechase: :class:`ObsLayout`'s blocks, then the Planechase
+    block (:class:`_PlanarTail`); Treachery's part is byte for byte the same."""
+
+    def __init__(self, n: int):
+        super().__init__(n)
+        self._add_planar()
+
+
+class ThronePlanechaseObsLayout(ThroneObsLayout, _PlanarTail):
+    """Throne Magic's layout with Planechase: :class:`ThroneObsLayout`'s blocks, then the
+    Planechase block (:class:`_PlanarTail`)."""
+
+    def __init__(self, n: int):
+        super().__init__(n)
+        self._add_planar()
+
+
 @lru_cache(maxsize=None)
-def obs_layout(n: int, game: str = "treachery") -> ObsLayout:
+def obs_layout(n: int, game: str = "treachery", planechase: bool = False) -> ObsLayout:
     """The (cached) :class:`ObsLayout` for ``n`` players of ``game`` ("treachery", or
-    "throne_magic": a :class:`ThroneObsLayout`).
+    "throne_magic": a :class:`ThroneObsLayout`), with the Planechase block at its end when
+    ``planechase`` (:class:`PlanechaseObsLayout`, :class:`ThronePlanechaseObsLayout`).
 
     Raises:
         ValueError: for an unknown game.
     """
     if game == "treachery":
-        return ObsLayout(n)
+        return PlanechaseObsLayout(n) if planechase else ObsLayout(n)
     if game == "throne_magic":
-        return ThroneObsLayout(n)
+        return ThronePlanechaseObsLayout(n) if planechase else ThroneObsLayout(n)
     raise ValueError(f"obs_layout: unknown game {game!r}; the games are 'treachery' and 'throne_magic'")
+
+
+_PLANE_INDEX = {nm: k for k, nm in enumerate(planes.names())}
+
+
+def observation_dict_planechase(game: "Game", seat: int) -> dict[str, np.ndarray]:
+    """What :meth:`Game.observation <treachery_env.engine.Game.observation>` gives in a
+    Planechase game: the game's own vector (Treachery's from :func:`encode`, the compiled
+    encoder where built; Throne Magic's from :func:`encode_throne_magic`) followed by the
+    Planechase block (:class:`_PlanarTail`), float32 ``(obs_layout(n, game, True).size,)``,
+    and the int8 ``(layout.size,)`` action mask, all zeros unless ``seat`` is deciding.
+
+    Raises:
+        IndexError: for a seat outside the table."""
+    n = game.n
+    if not 0 <= seat < n:
+        raise IndexError(f"seat {seat} is outside the table of {n}")
+    L = obs_layout(n, game.config.game, True)
+    out = np.zeros(L.size, np.float32)
+    out[:L.planar] = encode(game, seat) if game.social is None else encode_throne_magic(game, seat)
+    f = L.planar_fields
+    pz = game.planar
+    if pz.face_up is not None:
+        out[f["face_up"] + _PLANE_INDEX[pz.face_up]] = 1.0
+    out[f["controller"] + (pz.controller - seat) % n] = 1.0
+    out[f["owner"] + ((pz.owner - seat) % n if pz.owner >= 0 else n)] = 1.0
+    out[f["rolls"]] = pz.rolls / 5.0
+    out[f["mode"] + planes.MODES.index(pz.mode)] = 1.0
+    out[f["deck"]] = len(pz.deck_of(pz.controller)) / 20.0
+    d = game.decision
+    mask = (action_mask(d.options, game.layout.size) if d is not None and d.seat == seat
+            else np.zeros(game.layout.size, np.int8))
+    return {"observation": out, "action_mask": mask}
 
 
 @lru_cache(maxsize=None)

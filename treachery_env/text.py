@@ -31,10 +31,11 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import identities
-from . import throne_cards, throne_roles
+from . import planes, throne_cards, throne_roles
 from .actions import TOKEN_ABILITIES
 from .cards import CARD_INDEX, COUNTER_TOKENS, KEYWORDS, TOKENS
 from .engine import DecisionKind
+from .engine.planechase import PLANAR_DIE
 from .engine.state import numbered_name
 from .rules import Role
 
@@ -102,6 +103,8 @@ def describe_action(game: "Game", action: int, seat: int | None = None) -> str:
         return f"planeswalker slot {j} of relative seat {i}"
     if block == "LOYALTY":
         return f"loyalty ability #{j} of your planeswalker in slot {i}"
+    if block == "PLANAR":               # Planechase: the planar die (CR 901.9)
+        return _planar_die_words(game.planar.rolls if game.planar is not None else 0)
     if block == "HOLDING":              # Throne Magic: Holding i of the game
         return f"the Holding {game.social.holdings[i].name}" if game.social.holdings else f"Holding #{i}"
     if block == "TALK":
@@ -164,6 +167,8 @@ def option_text(game: "Game", d: Any, k: int) -> str | None:
             if key == "throne_give":            # "Giving Creatures to the Monarch"
                 return f"give {_label(c)} to the Throne's controller (P{game.social.throne.controller})"
             return f"give {_label(c)} to a player of your choice"   # "The Monarch Distributing Creatures"
+        if kind == "planar_die":                # Planechase: the special action of CR 901.9
+            return _planar_die_words(arg)
     if d.kind == DecisionKind.ATTACKER:
         return "finish declaring attackers" if payload is None else f"attack with {_label(payload)}"
     if d.kind == DecisionKind.DEFENDER:
@@ -215,6 +220,14 @@ _SEASONS = frozenset(c.name for c in throne_cards.seasons())
 """Throne Magic's Seasons' names."""
 _THRONE_MAGIC_NAMES = tuple(sorted(_THRONES | _ROLES | _HOLDINGS | _SEASONS))
 """Every Throne Magic name :func:`card_text` knows, for :func:`find_name`."""
+_PLANECHASE_NAMES = tuple(sorted(planes.names() + (PLANAR_DIE,)))
+"""Every Planechase name :func:`card_text` knows (planes, phenomena, the die), for :func:`find_name`."""
+
+
+def _planar_die_words(cost: int) -> str:
+    """The planar-die special action in words, with its cost now (CR 901.9)."""
+    return (f"roll the planar die (costs {{{cost}}}: chaos 1 in 6, planeswalk 1 in 6, blank 4 in 6; "
+            f"CR 901.9)")
 _THRONE_HANDLERS = frozenset(("_h_choose_throne", "_h_throne_take", "_h_throne_may", "_h_throne_accept",
                               "_h_draft_role", "_h_holding_take"))
 """The handlers of Throne Magic's own decisions (engine/throne.py), worded by :func:`_throne_option`."""
@@ -470,6 +483,8 @@ def _effect_sentence(e: dict, specs: tuple, source: str, said: set, card: str) -
         return f"look at {target()}'s Role card"
     if op == "lose_self":                   # Throne Magic (Winter): the player the ability is about
         return f"that player loses {n} life"
+    if op == "prevent_until_planeswalk":    # Planechase (CR 901.12)
+        return "prevent all damage that would be dealt to you and permanents you control until a player planeswalks"
     raise ValueError(f"no words for effect op {op!r} of {card!r}: add them to treachery_env/text.py")
 
 
@@ -592,7 +607,7 @@ def find_name(query: str) -> str:
         ValueError: (one line) when it names nothing or several names (listing up to eight).
     """
     key = " ".join(query.lower().split())
-    for names in (card_names(), _THRONE_MAGIC_NAMES):
+    for names in (card_names(), _THRONE_MAGIC_NAMES, _PLANECHASE_NAMES):
         for test in (lambda n: n.lower() == key, lambda n: n.lower().startswith(key), lambda n: key in n.lower()):
             found = [n for n in names if test(n)]
             if len(found) == 1:
@@ -628,6 +643,9 @@ def view_names(view: "SeatView") -> list[str]:
             seen.add(tm.throne)
         if tm.season is not None:
             seen.add(tm.season)
+    pc = view.planechase
+    if pc is not None and pc.face_up is not None:      # Planechase: the face-up plane (public)
+        seen.add(pc.face_up)
     if view.decision is not None:
         seen.update(o.card for o in view.decision.options if o.card)
     return sorted(seen)
@@ -676,6 +694,8 @@ def card_text(name: str) -> str:
         return "\n".join(_holding_text(name))
     if name in _SEASONS:
         return "\n".join(_season_text(name))
+    if name in _PLANECHASE_NAMES:
+        return "\n".join(_planar_text(name))
     raise ValueError(f"unknown card, token or identity: {name!r}")
 
 
@@ -685,6 +705,24 @@ def _throne_text(name: str) -> list:
     return [name, "Throne (Throne Magic)", throne_cards.get("throne", name).text,
             "Attacked like a planeswalker, by anyone, even while no one controls it; only combat damage affects "
             "it. A Claimant whose creature deals it combat damage may take control of it (\"Taking the Throne\")."]
+
+
+def _planar_text(name: str) -> list:
+    """The lines of a plane's or phenomenon's text (Planechase, data/planes.json), or the planar
+    die's rules (``engine.planechase.PLANAR_DIE``, the planeswalking ability's source name)."""
+    if name == PLANAR_DIE:
+        return [name, "Planechase (CR 901.3a, 901.8-901.9)",
+                "The active player may roll it in their main phase with priority and an empty stack, a special "
+                "action costing {N} for the N-th roll that turn (the first is free). Chaos (1 in 6): the face-up "
+                "plane's chaos ability triggers. Planeswalker symbol (1 in 6): \"planeswalk\" triggers (it has no "
+                "source): the face-up plane goes to the bottom of its planar deck and a new one is turned face up. "
+                "Blank (4 in 6): nothing happens."]
+    card = planes.get(name)
+    if card.is_phenomenon:
+        return [name, "Phenomenon (Planechase)", card.text,
+                "When it is face up and its encounter ability has left the stack, the planar controller "
+                "planeswalks (CR 704.6f)."]
+    return [name, "Plane (Planechase)", card.text, "Chaos: " + card.chaos_text]
 
 
 def _holding_text(name: str) -> list:
@@ -825,6 +863,20 @@ def _throne_lines(view: Any, names: dict) -> list:
     if tm.season is not None:
         lines.append(f"the Season: {tm.season}")
     return lines
+
+
+def _planar_lines(pc: Any) -> list:
+    """The table's Planechase line (public, CR 901): the face-up plane or phenomenon with its
+    chaos ability, the planar controller, the die's next cost."""
+    if pc.face_up is None:
+        return ["Planechase: no plane face up yet (the starting plane is turned face up once every hand is kept)"]
+    card = planes.get(pc.face_up)
+    what = "phenomenon" if card.is_phenomenon else "plane"
+    chaos = "" if card.is_phenomenon else f"; chaos: {card.chaos_text}"
+    owner = f", owned by P{pc.owner}" if pc.owner >= 0 else ""
+    return [f"{what}: {pc.face_up}{owner} ({card.text}{chaos})",
+            f"planar controller: P{pc.controller}; the planar die was rolled {pc.rolls} time(s) this turn "
+            f"(the next roll costs {{{pc.rolls}}})"]
 
 
 def _game_result(view: Any) -> "str | None":
@@ -1009,6 +1061,8 @@ def board_sections(view: "SeatView", viewer: "int | None", decision: bool = True
     lines = []
     if view.throne_magic is not None:
         lines.extend(_throne_lines(view, names))
+    if view.planechase is not None:
+        lines.extend(_planar_lines(view.planechase))
     t = view.talk
     if t is not None and (t.claims or t.deals):
         said = [f"P{s} claims to be {_role_name(m.role)}" for s, m in sorted(t.claims.items())]
@@ -1543,6 +1597,18 @@ _EVENTS: dict = {
     "holdings": lambda e, who: "the Holdings in the game, in the middle of the table: " + ", ".join(e["names"]),
     "holding_control": lambda e, who: _control_sentence("Holding", e, who),
     "season": lambda e, who: f"the Season changes: it is now {e['season']}",
+    # Planechase (engine/planechase.py, CR 901)
+    "plane": lambda e, who: f"{who} turns {e['name']} face up ({e['kind']})",
+    "plane_to_bottom": lambda e, who: f"{who} puts the phenomenon {e['name']} on the bottom of the planar deck "
+                                      f"(CR 901.5)",
+    "starting_plane": lambda e, who: f"the starting plane is {e['name']}",
+    "planar_die": lambda e, who: (f"{who} rolls the planar die (paying {{{e['cost']}}}): "
+                                  + {"chaos": "chaos", "planeswalk": "planeswalk", "blank": "blank"}[e["face"]]),
+    "planeswalk": lambda e, who: f"{who} planeswalks" + (f" away from {e['source']}" if e["source"] else ""),
+    "planar_controller": lambda e, who: f"{who} is now the planar controller",
+    "plane_leaves": lambda e, who: f"{e['name']} leaves the game with its owner P{e['owner']} (CR 901.10)",
+    "prevent_until_planeswalk": lambda e, who: (f"damage that would be dealt to {who} and their permanents is "
+                                                f"prevented until a player planeswalks"),
 }
 EVENT_KINDS: frozenset = frozenset(_EVENTS)
 """The log event kinds :func:`format_event` has a sentence for (every kind the engine logs)."""

@@ -65,6 +65,7 @@ from .outcome import OutcomeMixin
 from .replay import ReplayMixin
 from .talk import TalkMixin, TalkState
 from .throne import ThroneMixin
+from .planechase import Planar, PlanechaseMixin
 
 __all__ = ["Game"]
 
@@ -116,7 +117,7 @@ def _gather(*mixins: type) -> Callable[[type], type]:
 
 @_gather(SetupMixin, TreacheryMixin, CostsMixin, TurnMixin, PriorityMixin, StackMixin, TargetsMixin, TriggersMixin,
          CombatMixin, AttackablesMixin, ZonesMixin, EffectsMixin, StateBasedMixin, MulliganMixin, OutcomeMixin,
-         ReplayMixin, TalkMixin, ThroneMixin)
+         ReplayMixin, TalkMixin, ThroneMixin, PlanechaseMixin)
 class Game(GameState):
     """A Treachery game.  See the module docstring for the model.  Its methods
     come from the rules mixins (``SetupMixin`` ... ``TalkMixin``, gathered into
@@ -152,6 +153,8 @@ class Game(GameState):
             :class:`~treachery_env.engine.throne.ThroneMagic` (the Roles and who
             knows them) with ``config.game == "throne_magic"``; None in Treachery,
             whose identity layer is the engine's own.
+        planar: the Planechase state (:class:`~treachery_env.engine.planechase.Planar`:
+            planar decks, face-up plane, planar controller) with ``config.planechase``; else None.
     """
 
     __slots__ = ()     # the state: GameState's slots (state.py)
@@ -168,7 +171,7 @@ class Game(GameState):
         self.config = config
         self.seed = int(seed)
         self.n = config.num_players
-        self.layout = ActionLayout(self.n, config.holding_count)
+        self.layout = ActionLayout(self.n, config.holding_count, config.planechase is not None)
         self.rng = random.Random(self.seed)
         self.players = [Player(s) for s in range(self.n)]
         self.turn = 0
@@ -227,6 +230,8 @@ class Game(GameState):
         self.talk = TalkState(self.n)
         # the hidden-role layer when it is not Treachery's: a ThroneMagic (engine/throne.py), set by _setup
         self.social = None
+        # Planechase's planar decks and face-up plane (engine/planechase.py), None without it
+        self.planar = Planar.deal(self) if config.planechase is not None else None
         self._setup()
         self._advance()
 
@@ -480,6 +485,8 @@ class Game(GameState):
         unless ``seat`` is deciding.  See :mod:`treachery_env.observation`; a
         Throne Magic game's vector has its own layout (``obs_layout(n, "throne_magic")``)."""
         obs = _OBSERVATION[0] if _OBSERVATION else _observation_module()
+        if self.planar is not None:        # Planechase: the game's layout, then its block (_PlanarTail)
+            return obs.observation_dict_planechase(self, seat)
         if self.social is not None:        # Throne Magic: its own layout (ThroneObsLayout)
             return obs.observation_dict_throne_magic(self, seat)
         return obs.observation_dict(self, seat)

@@ -70,6 +70,9 @@ class ReplayMixin:
         if self.social is not None and self.social.throne is not None:     # Throne Magic's Throne
             out["throne"] = [self.social.throne.name, self.social.throne.controller, self.social.season,
                              [[h.name, h.controller] for h in self.social.holdings]]
+        if self.planar is not None:     # Planechase (games without it keep their digests)
+            pz = self.planar
+            out["planar"] = [pz.face_up, pz.owner, pz.controller, pz.rolls, [list(d) for d in pz.decks]]
         if self.talk_on:        # the silent game keeps the summary (and digests) it had before talk
             t = self.talk
             out["talk"] = {"messages": [[m.turn, m.speaker, m.kind, m.subject, None if m.role is None else int(m.role)]

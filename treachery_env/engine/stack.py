@@ -11,6 +11,7 @@ from ..actions import MAX_CHOICE, MAX_X, TOKEN_ABILITIES
 from ..cards import CardDef
 from .state import DecisionKind, StackItem, Decision
 from .throne import THRONE_KEYS
+from .planechase import PLANAR_KEYS
 
 __all__ = ["StackMixin"]
 
@@ -213,6 +214,8 @@ class StackMixin:
             self._resolve_token_ability(item)
         elif item.key in THRONE_KEYS:       # Throne Magic: the Throne's and creatures' Throne abilities
             self._resolve_throne_item(item)
+        elif item.key in PLANAR_KEYS:       # Planechase: a planar card's ability, planeswalking
+            self._resolve_planar_item(item)
         else:
             IA.resolve(self, item)
 
