@@ -3,7 +3,8 @@
 ``treachery evaluate`` and ``treachery play`` (and the web table's host form) take the same
 options for the game: ``--players``, ``--starting-life``, ``--max-turns``, ``--no-commander``,
 ``--variant``, ``--identity-pool``, ``--role-counts``, ``--mulligans``, ``--talk``, and for
-Throne Magic ``--game``, ``--throne-roles``, ``--throne``, ``--holdings``, ``--seasons``.
+Throne Magic ``--game``, ``--throne-roles``, ``--throne``, ``--holdings``, ``--seasons``, and
+``--planechase`` (CR 901, either game).
 :func:`game_config_from_args` turns them into a :class:`treachery_env.GameConfig`, and an
 invalid value's error names the option that was typed, not the ``GameConfig`` field.
 """
@@ -18,7 +19,8 @@ __all__ = ["add_game_arguments", "game_config_from_args", "parse_role_counts", "
 FLAGS = {"num_players": "--players", "starting_life": "--starting-life", "max_turns": "--max-turns",
          "commander": "--no-commander", "variant": "--variant", "identity_pool": "--identity-pool",
          "role_counts": "--role-counts", "mulligans": "--mulligans", "talk": "--talk", "game": "--game",
-         "throne_roles": "--throne-roles", "throne": "--throne", "holdings": "--holdings", "seasons": "--seasons"}
+         "throne_roles": "--throne-roles", "throne": "--throne", "holdings": "--holdings", "seasons": "--seasons",
+         "planechase": "--planechase"}
 """The option of each :class:`~treachery_env.GameConfig` field the table options set."""
 
 
@@ -26,7 +28,8 @@ def add_game_arguments(p: argparse.ArgumentParser) -> None:
     """Add the table options shared by ``evaluate`` and ``play``: ``--players``,
     ``--starting-life``, ``--max-turns``, ``--no-commander``, ``--variant``,
     ``--identity-pool``, ``--role-counts``, ``--mulligans``, ``--talk``, ``--game``,
-    ``--throne-roles``, ``--throne``, ``--holdings``, ``--seasons`` (see :func:`game_config_from_args`)."""
+    ``--throne-roles``, ``--throne``, ``--holdings``, ``--seasons``, ``--planechase`` (see
+    :func:`game_config_from_args`)."""
     p.add_argument("--players", type=int, default=5, help="seats at the table, 4-12 (default 5)")
     p.add_argument("--starting-life", type=int, default=None, help="starting life (default: game default)")
     p.add_argument("--max-turns", type=int, default=None, help="end the game as a draw after this many turns")
@@ -52,6 +55,9 @@ def add_game_arguments(p: argparse.ArgumentParser) -> None:
                                                    "chooses) or a Throne's name")
     p.add_argument("--holdings", action="store_true", help="Throne Magic: play with Holdings")
     p.add_argument("--seasons", action="store_true", help="Throne Magic: play with Seasons")
+    p.add_argument("--planechase", default=None, choices=["single", "per_player"],
+                   help="the Planechase variant (CR 901), in either game: single (one communal planar deck, "
+                        "CR 901.16) or per_player (a planar deck per player)")
 
 
 def parse_role_counts(text: str) -> dict[str, int]:
@@ -88,7 +94,8 @@ def game_config_from_args(args: argparse.Namespace):
     from treachery_env import GameConfig
 
     kw = {"num_players": args.players, "commander": not args.no_commander}
-    for field in ("starting_life", "max_turns", "variant", "identity_pool", "mulligans", "talk", "throne"):
+    for field in ("starting_life", "max_turns", "variant", "identity_pool", "mulligans", "talk", "throne",
+                  "planechase"):
         if getattr(args, field, None) is not None:
             kw[field] = getattr(args, field)
     if getattr(args, "game", "treachery") != "treachery":

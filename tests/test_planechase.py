@@ -466,3 +466,17 @@ def test_search_bots_and_policies_refuse_planechase(policy_4p):
     with pytest.raises(ValueError, match="this policy was trained on") as e:
         bot.act(obs, info)
     assert "\n" not in str(e.value)
+
+
+def test_table_option():
+    """``--planechase`` of the table options (``treachery play``/``evaluate``) sets the option."""
+    import argparse
+
+    from table.options import add_game_arguments, game_config_from_args
+
+    p = argparse.ArgumentParser()
+    add_game_arguments(p)
+    assert game_config_from_args(p.parse_args(["--planechase", "per_player"])).planechase == "per_player"
+    assert game_config_from_args(p.parse_args(["--game", "throne_magic", "--planechase", "single"])).planechase \
+        == "single"
+    assert game_config_from_args(p.parse_args([])).planechase is None
