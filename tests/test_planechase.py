@@ -480,3 +480,21 @@ def test_table_option():
     assert game_config_from_args(p.parse_args(["--game", "throne_magic", "--planechase", "single"])).planechase \
         == "single"
     assert game_config_from_args(p.parse_args([])).planechase is None
+
+
+@pytest.mark.parametrize("game", ["treachery", "throne_magic"])
+def test_environment(game):
+    """The environment with Planechase: its spaces hold the PLANAR action and the Planechase block;
+    observations, masks and the privileged state fit them as the game goes on."""
+    from treachery_env.env import raw_env
+
+    env = raw_env(num_players=4, game=game, planechase="single", max_turns=8)
+    env.reset(seed=2)
+    space = env.observation_space("player_0")
+    assert space["observation"].shape == (obs_layout(4, game, True).size,)
+    assert env.action_space("player_0").n == env.layout.size == ActionLayout(4, 0, True).size
+    r = random.Random(2)
+    for name in env.agent_iter(max_iter=300):
+        obs, _, term, trunc, _ = env.last()
+        assert obs["observation"].shape == space["observation"].shape and env.state().shape == env.state_space.shape
+        env.step(None if term or trunc else r.choice(np.flatnonzero(obs["action_mask"]).tolist()))

@@ -182,6 +182,10 @@ SAMPLE = {
     ("king", "seat"): 2, "first": 2, "season": "Summer", "names": ["Galdi", "Ultar"], "holding": 1,
     ("draft_pick", "role"): "Wizard", ("deal_role", "role"): "Wizard", ("reveal_role", "role"): "Wizard",
     ("look_at_role", "role"): "Wizard", ("holding_control", "name"): "Galdi",
+    # Planechase (engine/planechase.py)
+    "face": "chaos", "abilities_gone": 1, ("plane", "name"): "Emberfall Caldera", ("plane", "kind"): "plane",
+    ("plane_to_bottom", "name"): "Cinder Convergence", ("starting_plane", "name"): "Emberfall Caldera",
+    ("planeswalk", "source"): "Emberfall Caldera", ("plane_leaves", "name"): "Bloodmire Fen",
 }
 DYNAMIC = {"'cast_from_' + perm['zone']": ("cast_from_exile", "cast_from_graveyard"),
            "kind": ("discard", "exile_from_hand")}

@@ -483,7 +483,8 @@ class Game(GameState):
         """The environment's observation for ``seat``: ``{"observation": float32
         (obs_size,), "action_mask": int8 (layout.size,)}``; the mask is all zeros
         unless ``seat`` is deciding.  See :mod:`treachery_env.observation`; a
-        Throne Magic game's vector has its own layout (``obs_layout(n, "throne_magic")``)."""
+        Throne Magic game's vector has its own layout (``obs_layout(n, "throne_magic")``), and
+        with Planechase the Planechase block follows (``obs_layout(n, game, True)``)."""
         obs = _OBSERVATION[0] if _OBSERVATION else _observation_module()
         if self.planar is not None:        # Planechase: the game's layout, then its block (_PlanarTail)
             return obs.observation_dict_planechase(self, seat)
