@@ -198,6 +198,20 @@ def test_roll_only_in_own_main_phase_with_empty_stack():
     assert g.active == me and seen
 
 
+def test_upkeep_ability_of_the_face_up_plane():
+    """CR 901.7, 901.6: the face-up plane's "at the beginning of your upkeep" ability triggers at the
+    planar controller's upkeep, the active player's, from the command zone (Tinkers' Bazaar: a
+    Treasure); the other players get nothing."""
+    g = pc_game()
+    set_face_up(g, "Tinkers' Bazaar")
+    first = g.active
+    before = [p.tokens["Treasure"] for p in g.players]
+    pass_priority_until(g, lambda g: g.active != first and g.phase == "draw")
+    nxt = g.active
+    assert g.planar.controller == nxt
+    assert [p.tokens["Treasure"] - b for p, b in zip(g.players, before)] == [int(s == nxt) for s in range(5)]
+
+
 def test_chaos_trigger_resolves():
     """CR 901.9b: chaos triggers the face-up plane's chaos ability, controlled by the roller, on the
     stack; it resolves (Library of Whispers: draw two cards)."""
@@ -321,6 +335,27 @@ def test_planar_decks_shuffled_at_the_start():
     g = Game(GameConfig(planechase="per_player", mulligans="none"), seed=1)
     assert len({tuple(d) for d in g.planar.decks}) > 1
     assert sorted(DIE_FACES) == ["blank"] * 4 + ["chaos", "planeswalk"]
+
+
+def test_talk_actions_follow_the_layout():
+    """Table talk's actions sit in the TALK block of the game's own layout, one further on with the
+    PLANAR block, whichever game of the same table size came first in the process (the talk
+    option tables are shared by every game: keyed by the TALK offset too)."""
+    for cfg in (GameConfig(num_players=5, planechase="single"), GameConfig(num_players=5),
+                GameConfig(num_players=5, planechase="per_player")):
+        g = Game(cfg, seed=7)
+        r = random.Random(7)
+        talked = 0
+        while not g.is_over and talked < 20 and len(g.actions) < 2000:
+            d = g.decision
+            for a, payload in d.options:
+                if isinstance(payload, tuple) and payload[0] == "talk":
+                    kind, subject, role = payload[1]
+                    rel = 0 if subject is None else (subject - d.seat) % g.n
+                    assert g.layout.talk_decode(a) == (kind, rel, role or 0), (cfg.planechase, a, payload)
+                    talked += 1
+            g.step(r.choice(g.legal_actions()))
+        assert talked
 
 
 # ----------------------------------------------------------------------------- information, views, text
@@ -498,3 +533,17 @@ def test_environment(game):
         obs, _, term, trunc, _ = env.last()
         assert obs["observation"].shape == space["observation"].shape and env.state().shape == env.state_space.shape
         env.step(None if term or trunc else r.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+
+
+def test_terminal_play(tmp_path, monkeypatch, capsys):
+    """``treachery play --planechase single``: a whole game in the terminal, the plane on the board,
+    the die among the person's options; the replay plays back."""
+    from test_play import SMALL, Typist, play
+
+    replay = tmp_path / "game.json"
+    status, out, err = play(monkeypatch, capsys, [*SMALL, "--seed", "2", "--planechase", "single",
+                                                  "--replay", str(replay)], Typist(["2", "1"]))
+    assert status == 0 and "Traceback" not in out + err
+    assert "planar controller: P" in out and "roll the planar die (costs {0}" in out
+    g = Game.from_json(replay.read_text())
+    assert g.is_over and g.planar is not None

@@ -266,6 +266,7 @@ class PlanechaseMixin:
         top of their planar deck at once: they planeswalked (CR 901.12a)."""
         planar = self.planar
         left = set(seats)
+        self._dirty = True              # CR 704.6f is checked: a phenomenon's ability may have gone
         if planar.controller in left:
             nxt = self._next_alive(planar.controller)       # the leavers have has_lost set already
             if nxt is None:

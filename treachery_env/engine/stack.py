@@ -248,6 +248,8 @@ class StackMixin:
         if item not in self.stack:
             return False
         self.stack.remove(item)
+        if self.planar is not None:
+            self._dirty = True          # Planechase: a phenomenon's ability may have left (CR 704.6f)
         self._log("counter", source=item.source, seat=item.controller)
         self._finish_item(item)
         return True
