@@ -87,9 +87,10 @@ class BaseAgent(ABC):
 
 
 def treachery_only(name: str, view) -> None:
-    """Refuse a Throne Magic view, or a Vanguard game's (CR 902) or one with schemes (CR 904), in a
-    bot that plays Treachery without them only (its search deals Treachery identities to games
-    without Vanguard or scheme cards).
+    """Refuse a Throne Magic view, or a game with a CR 900 variant (Vanguard, CR 902; schemes, CR
+    904; Planechase, CR 901), in a bot that plays Treachery without them only: its search deals
+    Treachery identities to games without Vanguard or scheme cards, and would copy the game with
+    the planar decks' order, which no seat knows.
 
     Raises:
         ValueError: naming the bot and the bots that play the game, when ``view`` is one.
@@ -103,6 +104,9 @@ def treachery_only(name: str, view) -> None:
     if getattr(view, "schemes", None) is not None:
         raise ValueError(f"the {name} bot plays games without schemes only (its search deals none, CR 904); "
                          f"Archenemy's bots: heuristic, belief, random")
+    if getattr(view, "planechase", None) is not None:
+        raise ValueError(f"the {name} bot plays without Planechase only (its search would see the planar "
+                         f"decks' hidden order); Planechase's bots: heuristic, belief, random")
 
 
 class RandomAgent(BaseAgent):

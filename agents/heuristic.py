@@ -744,6 +744,11 @@ class HeuristicAgent(BaseAgent):
                 a = o.ability
                 if a in ("Clue", "Map", "Junk") or (a == "Food" and me.life <= 12):
                     return o.action
+        # 6. Planechase: the planar die (CR 901.9) with the mana left: free rolls, and in the
+        # postcombat main phase one or two paid ones
+        for o in opts:
+            if o.kind == "planar_die" and (o.x == 0 or (o.x <= 2 and v.phase == "main2")):
+                return o.action
         return self._default(d)
 
     def _choose_loyalty(self, opts: list):

@@ -187,6 +187,11 @@ class GameConfigMismatchWarning(UserWarning):
 #: error (``agents.check_table``), concession is offered to a person only, and a
 #: fixed deal or fixed decks choose among what training dealt at random
 _NOT_COMPARED = frozenset({"num_players", "concession", "identities", "decks"})
+_VARIANT_FIELDS = (("vanguard", "Vanguard cards"), ("archenemy", "schemes"), ("planechase", "Planechase"))
+"""The :class:`~treachery_env.GameConfig` fields of the CR 900 variants whose observation blocks no
+checkpoint has, and their names in the refusal."""
+_VIEW_VARIANTS = (("vanguards", "Vanguard cards"), ("schemes", "schemes"), ("planechase", "Planechase"))
+"""The same variants as the :class:`~treachery_env.view.SeatView` fields that show them."""
 _WARNED: set = set()          # (checkpoint, differences) already warned about in this process
 
 
@@ -386,11 +391,12 @@ class PolicyAgent(BaseAgent):
         """The table size the policy was trained for: it plays no other."""
         return self.net.num_players
 
-    def _refuse_vanguard(self) -> None:
-        """Raise the one-line ``ValueError`` of a Vanguard game (CR 902): no checkpoint was trained on
-        its observation layout (the vanguard block, ``obs_layout(n, game, vanguard=True)``)."""
-        raise ValueError(f"policy {self.path!r} was trained on games without Vanguard cards (its observation has no "
-                         f"vanguard block, CR 902); the Vanguard variant's bots: heuristic, belief, random")
+    def _refuse_variants(self, which: list[str]) -> None:
+        """Raise the one-line ``ValueError`` of a game with CR 900 variant blocks (``which``: their
+        names): no checkpoint was trained on such an observation layout
+        (:func:`treachery_env.observation.config_layout`)."""
+        raise ValueError(f"policy {self.path!r} was trained on games without {' or '.join(which)} (its observation "
+                         f"has no such block, CR 900); their bots: heuristic, belief, random")
 
     def check_config(self, config: Any) -> dict[str, tuple]:
         """Compare the game to be played with the one the checkpoint was trained
@@ -402,8 +408,8 @@ class PolicyAgent(BaseAgent):
         shows of it (talk, talk limit, priority windows).
 
         Raises:
-            ValueError: for a Vanguard game (``config.vanguard``, CR 902), which no
-                checkpoint's observation layout has (so does :meth:`act`).
+            ValueError: for a game with Vanguard cards (CR 902), schemes (CR 904) or Planechase
+                (CR 901), whose observation blocks no checkpoint's layout has (so does :meth:`act`).
 
         Args:
             config: a :class:`treachery_env.GameConfig`, or a dict of some of its fields.
@@ -411,8 +417,10 @@ class PolicyAgent(BaseAgent):
         Returns:
             :func:`config_differences` (``{}`` when they agree).
         """
-        if (config.get("vanguard") if isinstance(config, dict) else getattr(config, "vanguard", None)) is not None:
-            self._refuse_vanguard()
+        which = [name for field, name in _VARIANT_FIELDS
+                 if (config.get(field) if isinstance(config, dict) else getattr(config, field, None)) is not None]
+        if which:
+            self._refuse_variants(which)
         self._config_checked = True
         differ = config_differences(self.game_config, config)
         _warn_config(self.path, differ)
@@ -444,8 +452,10 @@ class PolicyAgent(BaseAgent):
         many seats' requests together (a lockstep evaluation, :func:`agents.play.run_games`),
         and the request's ``finish`` (gate, arg-max or draw) gives the action and
         updates this bot's state.  Raises as :meth:`act`."""
-        if isinstance(info, dict) and getattr(info.get("view"), "vanguards", None) is not None:
-            self._refuse_vanguard()
+        if isinstance(info, dict) and info.get("view") is not None:
+            which = [name for field, name in _VIEW_VARIANTS if getattr(info["view"], field, None) is not None]
+            if which:
+                self._refuse_variants(which)
         if not self._config_checked and isinstance(info, dict) and info.get("view") is not None:
             v = info["view"]
             self.check_config({"talk": v.talk.mode, "talk_limit": v.talk.limit,

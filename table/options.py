@@ -5,7 +5,8 @@ whose seats are the players: no ``--players``) take the same options for the gam
 ``--players``, ``--starting-life``, ``--max-turns``, ``--no-commander``, ``--variant``,
 ``--identity-pool``, ``--role-counts``, ``--mulligans``, ``--talk``, and for Throne Magic
 ``--game``, ``--throne-roles``, ``--throne``, ``--holdings``, ``--seasons``, and in either
-game ``--archenemy`` and ``--vanguard``.  :func:`game_config_from_args` turns them into a :class:`treachery_env.GameConfig`, and an
+game the CR 900 variants ``--archenemy``, ``--vanguard`` and ``--planechase``.
+:func:`game_config_from_args` turns them into a :class:`treachery_env.GameConfig`, and an
 invalid value's error names the option that was typed, not the ``GameConfig`` field.
 """
 
@@ -21,7 +22,7 @@ FLAGS = {"num_players": "--players", "starting_life": "--starting-life", "max_tu
          "commander": "--no-commander", "variant": "--variant", "identity_pool": "--identity-pool",
          "role_counts": "--role-counts", "mulligans": "--mulligans", "talk": "--talk", "game": "--game",
          "throne_roles": "--throne-roles", "throne": "--throne", "holdings": "--holdings", "seasons": "--seasons",
-         "archenemy": "--archenemy", "vanguard": "--vanguard"}
+         "archenemy": "--archenemy", "vanguard": "--vanguard", "planechase": "--planechase"}
 """The option of each :class:`~treachery_env.GameConfig` field the table options set."""
 
 
@@ -29,7 +30,8 @@ def add_game_arguments(p: argparse.ArgumentParser, players: bool = True) -> None
     """Add the table options shared by ``evaluate``, ``play`` and ``serve``: ``--players``,
     ``--starting-life``, ``--max-turns``, ``--no-commander``, ``--variant``,
     ``--identity-pool``, ``--role-counts``, ``--mulligans``, ``--talk``, ``--game``,
-    ``--throne-roles``, ``--throne``, ``--holdings``, ``--seasons``, ``--archenemy``, ``--vanguard`` (see
+    ``--throne-roles``, ``--throne``, ``--holdings``, ``--seasons``, ``--archenemy``, ``--vanguard``,
+    ``--planechase`` (see
     :func:`game_config_from_args`).
 
     Args:
@@ -68,6 +70,9 @@ def add_game_arguments(p: argparse.ArgumentParser, players: bool = True) -> None
     p.add_argument("--vanguard", default=None, metavar="random|NAME,...",
                    help="the Vanguard variant (CR 902, either game): random (a different Vanguard card per seat) "
                         "or a Vanguard name per seat separated by commas")
+    p.add_argument("--planechase", default=None, choices=["single", "per_player"],
+                   help="the Planechase variant (CR 901), in either game: single (one communal planar deck, "
+                        "CR 901.16) or per_player (a planar deck per player)")
 
 
 def parse_role_counts(text: str) -> dict[str, int]:
@@ -113,7 +118,7 @@ def game_config_from_args(args: argparse.Namespace, num_players: int | None = No
 
     kw = {"num_players": args.players if num_players is None else num_players, "commander": not args.no_commander}
     for field in ("starting_life", "max_turns", "variant", "identity_pool", "mulligans", "talk", "throne",
-                  "archenemy"):
+                  "archenemy", "planechase"):
         if getattr(args, field, None) is not None:
             kw[field] = getattr(args, field)
     if getattr(args, "game", "treachery") != "treachery":

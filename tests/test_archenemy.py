@@ -1,5 +1,5 @@
 """Archenemy's schemes, the Supervillain Rumble option (CR 904.12), in Treachery and Throne Magic
-(issue #16; engine/archenemy.py, treachery_env/schemes.py, docs/fidelity.md section 10)."""
+(issue #16; engine/archenemy.py, treachery_env/schemes.py, docs/fidelity.md section 11)."""
 
 from __future__ import annotations
 

@@ -187,6 +187,10 @@ SAMPLE = {
     ("scheme_bottom", "name"): "Dark Communion", ("scheme_abandoned", "name"): "Endless Levy",
     # the Vanguard variant (engine/vanguard.py, CR 902)
     ("vanguard", "name"): "Warden of the Vale", ("vanguard", "life"): 6, ("vanguard", "hand"): -1,
+    # Planechase (engine/planechase.py)
+    "face": "chaos", "abilities_gone": 1, ("plane", "name"): "Emberfall Caldera", ("plane", "kind"): "plane",
+    ("plane_to_bottom", "name"): "Cinder Convergence", ("starting_plane", "name"): "Emberfall Caldera",
+    ("planeswalk", "source"): "Emberfall Caldera", ("plane_leaves", "name"): "Bloodmire Fen",
 }
 DYNAMIC = {"'cast_from_' + perm['zone']": ("cast_from_exile", "cast_from_graveyard"),
            "kind": ("discard", "exile_from_hand")}

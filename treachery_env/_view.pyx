@@ -89,6 +89,7 @@ _names_of = _py._names_of
 _throne_view = _py._throne_view
 _vanguards_view = _py._vanguards_view
 _schemes_view = _py._schemes_view
+_planar_view = _py._planar_view
 
 
 include "_slots.pxi"
@@ -1406,7 +1407,7 @@ cdef class ViewBuilder:
         cdef Player p, me
         cdef Decision d
         cdef GameState g = self.game
-        cdef PyObject* sv[18]
+        cdef PyObject* sv[19]
         if g is None:
             raise TypeError("ViewBuilder: the game is None")
         _check_classes()
@@ -1462,4 +1463,5 @@ cdef class ViewBuilder:
         _put(sv, 15, None if g.social is None else _throne_view(g, viewer))
         _put(sv, 16, None if config.vanguard is None else _vanguards_view(g))
         _put(sv, 17, None if g.schemes is None else _schemes_view(g))
-        return fields(<PyTypeObject*>SeatView, None, sv, 18)
+        _put(sv, 18, None if g.planar is None else _planar_view(g))
+        return fields(<PyTypeObject*>SeatView, None, sv, 19)

@@ -30,6 +30,8 @@ LOYALTY        4 * 3      activate loyalty ability ``k`` of your planeswalker in
 HOLDING        h          Throne Magic's Holding ``i`` of the game (attack it);
                           ``h`` = its Holdings, min(n, 10), with
                           ``GameConfig(holdings=True)``, else 0 (no block)
+PLANAR         1 or 0     roll the planar die (Planechase's special action,
+                          CR 901.9); present only with ``GameConfig.planechase``
 TALK           8n + 6     table talk (:data:`TALK_ACTIONS`): claim role ``r``
                           (4); accuse relative seat ``i`` of role ``r``
                           (``4i + r``, n x 4); defend, threaten, protect
@@ -91,18 +93,21 @@ class ActionLayout:
         n: number of players.
         holdings: Throne Magic's Holdings in the game (the HOLDING block's size; 0: no block,
             Treachery's layout).
+        planar: whether the PLANAR block (one action: roll the planar die, CR 901.9) is there
+            (Planechase); False: no block, Treachery's layout.
         size: total number of actions (the ``Discrete`` space size).
         PASS, HAND, COMMANDER, UNVEIL, IDENTITY_AB, TOKEN_AB, OTHER, PLAYER, PERM,
-        STACK, CHOICE, WALKER, LOYALTY, HOLDING, TALK, CONCEDE: first index of each block.
+        STACK, CHOICE, WALKER, LOYALTY, HOLDING, PLANAR, TALK, CONCEDE: first index of each block.
     """
 
     __slots__ = ("n", "PASS", "HAND", "COMMANDER", "UNVEIL", "IDENTITY_AB", "TOKEN_AB", "OTHER",
                  "PLAYER", "PERM", "STACK", "CHOICE", "WALKER", "LOYALTY", "HOLDING", "holdings", "TALK", "CONCEDE",
-                 "size", "_blocks", "_talk")
+                 "size", "_blocks", "_talk", "PLANAR", "planar")
 
-    def __init__(self, num_players: int, holdings: int = 0):
+    def __init__(self, num_players: int, holdings: int = 0, planar: bool = False):
         self.n = num_players
         self.holdings = holdings
+        self.planar = bool(planar)
         off = 0
         blocks = []
         for name, size in (("PASS", 1), ("HAND", MAX_HAND), ("COMMANDER", 1), ("UNVEIL", MAX_X + 1),
@@ -112,7 +117,7 @@ class ActionLayout:
                            ("STACK", MAX_STACK), ("CHOICE", MAX_CHOICE),
                            ("WALKER", (num_players + 1) * MAX_WALKERS),
                            ("LOYALTY", MAX_WALKERS * N_LOYALTY_ABILITIES), ("HOLDING", holdings),
-                           ("TALK", talk_size(num_players)),
+                           ("PLANAR", 1 if planar else 0), ("TALK", talk_size(num_players)),
                            ("CONCEDE", 1)):
             setattr(self, name, off)
             blocks.append((name, off, size))

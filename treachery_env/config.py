@@ -180,7 +180,7 @@ class GameConfig:
             ``max_hand_size`` plus it (CR 902.5b); its ability triggers from the
             command zone (CR 902.7).  A modifier leaving a negative hand size is
             refused.  The observation gets a vanguard block (its own layout).
-        archenemy: Archenemy's schemes (CR 904, ``docs/fidelity.md`` section 10):
+        archenemy: Archenemy's schemes (CR 904, ``docs/fidelity.md`` section 11):
             None (default: no schemes) or "supervillain_rumble" (CR 904.12: every
             player is an archenemy with a scheme deck of their own, 40 starting
             life (CR 904.5) unless ``starting_life`` says otherwise, a scheme set
@@ -192,6 +192,16 @@ class GameConfig:
             CR 904.3 (20 or more cards, at most two of a name) and not shuffled; None
             (default): each a random legal deck from the game's seed.  Only with
             ``archenemy``.
+        planechase: the Planechase variant (CR 901), in Treachery or Throne Magic: None
+            (default: none), "single" (one communal planar deck, CR 901.16) or "per_player"
+            (a planar deck per player, CR 901.3-901.4: each player's is ``planar_deck``
+            shuffled on its own).  A face-up plane, the planar controller and the planar
+            die (the PLANAR action); see :mod:`treachery_env.engine.planechase`.
+        planar_deck: the planes and phenomena of the planar deck (CR 901.3), names from
+            :func:`treachery_env.planes.names`, all different, at least
+            :data:`treachery_env.planes.MIN_PLANAR_DECK`; None (default) with
+            ``planechase``: every planar card of :mod:`treachery_env.planes`.  Only with
+            ``planechase``.
     """
 
     num_players: int = 5
@@ -221,6 +231,8 @@ class GameConfig:
     vanguard: str | tuple[str, ...] | None = None
     archenemy: str | None = None
     scheme_decks: tuple[tuple[str, ...], ...] | None = None
+    planechase: str | None = None
+    planar_deck: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         # not fields: whether the pool / talk were left to the default (``replace`` then resolves them anew)
@@ -240,10 +252,10 @@ class GameConfig:
                                  f"rarities from {list(RARITIES)} or one of {list(RARITY_POOLS)}")
             object.__setattr__(self, "identity_pool", RARITY_POOLS[self.identity_pool])
         # normalise lists to tuples so the config stays hashable
-        for name in ("identities", "identity_pool", "banned_identities", "decks", "throne_deal"):
+        for name in ("identities", "identity_pool", "banned_identities", "decks", "throne_deal", "planar_deck"):
             v = getattr(self, name)
             if v is None:
-                if name in ("identities", "decks", "throne_deal"):
+                if name in ("identities", "decks", "throne_deal", "planar_deck"):
                     continue
                 raise ValueError(f"GameConfig.{name}: must be a list of names, got None")
             if not isinstance(v, (list, tuple)):
@@ -346,6 +358,12 @@ class GameConfig:
         return cls(**d)
 
     @property
+    def has_variant_blocks(self) -> bool:
+        """Whether a game of this config has CR 900 variant blocks at the end of its observation
+        (:func:`treachery_env.observation.config_layout`): Planechase, Vanguard or Archenemy's schemes."""
+        return self.planechase is not None or self.vanguard is not None or self.archenemy is not None
+
+    @property
     def holding_count(self) -> int:
         """Throne Magic's Holdings in a game of this config: min(players, 10) with
         ``holdings`` ("Holdings (Advanced)"), else 0 (the HOLDING action block's size)."""
@@ -428,6 +446,7 @@ class GameConfig:
                 if d not in DECKS:
                     bad("decks", f"unknown deck {d!r}; allowed: {sorted(DECKS)}")
         self._validate_vanguard()
+        self._validate_planechase()
         if self.game == "throne_magic":
             self._validate_throne()     # the identity fields are Treachery's: checked there instead
             return
@@ -515,6 +534,7 @@ class GameConfig:
             vanguards.check_assignment(v, self.num_players, self.starting_hand_size, self.max_hand_size)
         except ValueError as e:
             raise ValueError(f"GameConfig.vanguard: {e}") from None
+
     def _validate_schemes(self) -> None:
         """The checks of ``archenemy`` and ``scheme_decks`` (CR 904.3, 904.12).
 
@@ -543,6 +563,34 @@ class GameConfig:
                 schemes.check_deck(deck, f"seat {i}'s deck")
             except ValueError as e:
                 bad("scheme_decks", str(e))
+
+    def _validate_planechase(self) -> None:
+        """The checks of the Planechase options (CR 901.3, 901.16a): the mode, and a planar deck
+        of at least :data:`~treachery_env.planes.MIN_PLANAR_DECK` known planar cards with
+        different names (with at most 2 phenomena in the pool, such a deck holds a plane, CR 901.5)."""
+        from . import planes as pl
+
+        if self.planechase is None:
+            if self.planar_deck is not None:
+                raise ValueError(f"GameConfig.planar_deck: is a Planechase option; pass planechase='single' or "
+                                 f"'per_player' to play it, got {list(self.planar_deck)!r}")
+            return
+        if self.planechase not in pl.MODES:
+            raise ValueError(f"GameConfig.planechase: must be None or one of {list(pl.MODES)} (CR 901.16 single "
+                             f"planar deck, or one per player, CR 901.3), got {self.planechase!r}")
+        deck = self.planar_deck if self.planar_deck is not None else pl.names()
+        for nm in deck:
+            try:
+                pl.get(nm)
+            except ValueError as e:
+                raise ValueError(f"GameConfig.planar_deck: {e}") from None
+        dup = sorted(nm for nm, c in Counter(deck).items() if c > 1)
+        if dup:
+            raise ValueError(f"GameConfig.planar_deck: every card in a planar deck must have a different name "
+                             f"(CR 901.3, 901.16a), but {dup} appear more than once")
+        if len(deck) < pl.MIN_PLANAR_DECK:
+            raise ValueError(f"GameConfig.planar_deck: Planechase without enough planes: a planar deck needs at "
+                             f"least {pl.MIN_PLANAR_DECK} cards (CR 901.3, 901.16a), got {len(deck)}")
 
     def _validate_throne(self) -> None:
         """The checks of a Throne Magic config: the fields every game shares have been

@@ -47,7 +47,7 @@ from .actions import as_action
 from .config import GameConfig
 from .engine import Game
 from . import throne_roles
-from .observation import encode_variant, obs_layout
+from .observation import config_layout, encode_variant
 from .view import ViewBuilder
 from .cards import CARDS
 from .rules import Role
@@ -131,8 +131,8 @@ class raw_env(AECEnv, EzPickle):
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         from .actions import ActionLayout
-        self.layout = ActionLayout(n, self.config.holding_count)
-        size = obs_layout(n, self.config.game, self.config.vanguard is not None).size
+        self.layout = ActionLayout(n, self.config.holding_count, self.config.planechase is not None)
+        size = config_layout(self.config).size
         obs_space = gymnasium.spaces.Dict({
             "observation": gymnasium.spaces.Box(-np.inf, np.inf, (size,), np.float32),
             "action_mask": gymnasium.spaces.Box(0, 1, (self.layout.size,), np.int8),

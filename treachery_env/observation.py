@@ -99,14 +99,24 @@ reference encoder: the compiled one reads Treachery games only).  A creature
 attacking the uncontrolled Throne has its attacking bit set and no attacked
 player.
 
-A Vanguard game (``GameConfig(vanguard=...)``, CR 902, Treachery or Throne
-Magic) appends one public block to its game's layout (``obs_layout(n, game,
-vanguard=True)``, its offset ``vanguard``): each seat's Vanguard card, one-hot
-over :func:`treachery_env.vanguards.names` (12), in relative seat order (the
-viewer first), n x 12; fixed for the game (CR 902.3), the same for every
-viewer but for the rotation.  The game's own part comes from its encoder (the
-compiled one for Treachery), the tail from :func:`encode_variant`.  Without
-vanguards the layouts are exactly as before (the shipped checkpoints read them).
+The CR 900 variants (Treachery or Throne Magic) append public blocks to their
+game's layout (:func:`config_layout`, ``obs_layout(n, game, planechase=...,
+vanguard=..., schemes=...)``), in this order:
+
+* Planechase (``GameConfig(planechase=...)``, CR 901; offset ``planar``, its fields
+  in ``planar_fields``, see :meth:`ObsLayout._add_planar`): the face-up card, the
+  planar controller and the owner relative to the viewer, the die's rolls this
+  turn, the mode and the planar controller's deck size;
+* Vanguard (``GameConfig(vanguard=...)``, CR 902; offset ``vanguard``): each
+  seat's Vanguard card, one-hot over :func:`treachery_env.vanguards.names` (12),
+  in relative seat order (the viewer first), n x 12; fixed for the game (CR 902.3);
+* the schemes (``GameConfig(archenemy=...)``, CR 904; offset ``schemes``): per
+  relative seat, its face-up schemes (a count per scheme of
+  :func:`treachery_env.schemes.names`) and its scheme deck's cards / 20, n x 13.
+
+The game's own part comes from its encoder (the compiled one for Treachery), the
+blocks from :func:`encode_variant`.  Without the variants the layouts are exactly
+as before (the shipped checkpoints read them).
 """
 
 from __future__ import annotations
@@ -122,7 +132,7 @@ from .actions import (MAX_HAND, MAX_OTHER, MAX_PERMS, MAX_STACK, MAX_WALKERS, N_
 from .cards import CARDS, COUNTER_TOKENS, KEYWORDS, WALKER_CARDS
 from .compiled import compiled_pyx
 from .identities import all_identities
-from . import throne_cards, throne_roles, vanguards
+from . import planes, schemes, throne_cards, throne_roles, vanguards
 
 from .engine.state import ATTACKABLE_KINDS, PHASE_INDEX, DecisionKind, StackItem
 from .engine.talk import TALK_KINDS, TalkMessage
@@ -137,7 +147,8 @@ __all__ = ["ObsLayout", "obs_layout", "encode", "encode_python", "encode_sparse"
            "CREATURE_ATTACKING", "CREATURE_ATTACKED",
            "CREATURE_FEATURES", "TALK_SPEAKER_FEATURES", "TALK_PAIR_FEATURES", "DECISION_PURPOSES",
            "TARGET_TYPES", "MAX_TARGET_INDEX", "ThroneObsLayout", "encode_throne_magic", "encode_variant",
-           "observation_dict_variant", "THRONE_PURPOSES", "HOLDING_FEATURES", "VANGUARD_FEATURES"]
+           "observation_dict_variant", "config_layout", "THRONE_PURPOSES", "HOLDING_FEATURES", "VANGUARD_FEATURES",
+           "SCHEME_FEATURES"]
 
 N_CARDS = len(CARDS)
 _IDENTITY_INDEX = {i.name: k for k, i in enumerate(all_identities())}
@@ -220,14 +231,20 @@ card one-hot (the 17 Holdings), creatures attacking it / 5."""
 VANGUARD_FEATURES = len(vanguards.names())
 """Width of one seat's row of the Vanguard block: the one-hot over :func:`treachery_env.vanguards.names`."""
 _VANGUARD_INDEX = {nm: k for k, nm in enumerate(vanguards.names())}
+SCHEME_FEATURES = len(schemes.names()) + 1
+"""Width of one seat's row of the schemes block: its face-up schemes, a count per scheme
+(:func:`treachery_env.schemes.names`), then its scheme deck's cards / 20."""
+_SCHEME_INDEX = {nm: k for k, nm in enumerate(schemes.names())}
+_PLANE_INDEX = {nm: k for k, nm in enumerate(planes.names())}
 
 
 class ObsLayout:
     """Offsets of the observation blocks for ``n`` players (see module docstring).
 
     Attributes:
-        vanguard: offset of the Vanguard block (n x :data:`VANGUARD_FEATURES`, at the end),
-            None in a layout without it (``obs_layout(n, game, vanguard=True)`` adds it).
+        planar, vanguard, schemes: offsets of the CR 900 variants' blocks at the end (Planechase's,
+            fields in ``planar_fields``; n x :data:`VANGUARD_FEATURES`; n x :data:`SCHEME_FEATURES`),
+            None in a layout without them (:func:`obs_layout`'s flags add them).
         n, size, and the offsets ``glob``, ``players``, ``creatures`` (slots of
         ``creature_features``, their keyword bits from ``creature_keywords``),
         ``walkers`` ((n + 1) x MAX_WALKERS slots of ``WALKER_FEATURES``), ``hand``,
@@ -275,12 +292,44 @@ class ObsLayout:
         self.size = off
         self.zeros = bytes(4 * off)   # float32 zeros, copied into a fresh array per observation
         self.chunks: dict = {}        # creature feature key -> encoded block (cache)
+        self.planar = None
         self.vanguard = None
+        self.schemes = None
+
+    def _add_planar(self) -> None:
+        """Append the Planechase block (CR 901; all public) at the end, at ``planar`` (fields,
+        absolute offsets, in ``planar_fields``):
+
+        * ``face_up``: the face-up plane or phenomenon, one-hot over :func:`treachery_env.planes.names`;
+        * ``controller``: the planar controller, relative one-hot (n);
+        * ``owner``: the face-up card's owner, relative one-hot (n), then "the planar controller"
+          (1: the single planar deck, CR 901.16b);
+        * ``rolls``: the planar-die special actions of this turn / 5 (the next roll costs that many, CR 901.9);
+        * ``mode``: "single", "per_player" one-hot (:data:`treachery_env.planes.MODES`);
+        * ``deck``: the cards left in the planar controller's planar deck / 20.
+        """
+        n = self.n
+        off = self.size
+        self.planar = off
+        f = {}
+        for name, width in (("face_up", len(planes.names())), ("controller", n), ("owner", n + 1), ("rolls", 1),
+                            ("mode", len(planes.MODES)), ("deck", 1)):
+            f[name] = off
+            off += width
+        self.planar_fields = f
+        self.size = off
+        self.zeros = bytes(4 * off)
 
     def _add_vanguard(self) -> None:
         """Append the Vanguard block (CR 902; see the module docstring) at the end."""
         self.vanguard = self.size
         self.size += self.n * VANGUARD_FEATURES
+        self.zeros = bytes(4 * self.size)
+
+    def _add_schemes(self) -> None:
+        """Append the schemes block (CR 904; see the module docstring) at the end."""
+        self.schemes = self.size
+        self.size += self.n * SCHEME_FEATURES
         self.zeros = bytes(4 * self.size)
 
 
@@ -371,10 +420,13 @@ class ThroneObsLayout(ObsLayout):
 
 
 @lru_cache(maxsize=None)
-def obs_layout(n: int, game: str = "treachery", vanguard: bool = False) -> ObsLayout:
+def obs_layout(n: int, game: str = "treachery", *, planechase: bool = False, vanguard: bool = False,
+               schemes: bool = False) -> ObsLayout:
     """The (cached) :class:`ObsLayout` for ``n`` players of ``game`` ("treachery", or
-    "throne_magic": a :class:`ThroneObsLayout`), with the Vanguard block at the end when
-    ``vanguard`` (a game with ``GameConfig.vanguard``, CR 902).
+    "throne_magic": a :class:`ThroneObsLayout`), then the CR 900 variants' blocks at its end, in
+    this order: Planechase's when ``planechase`` (CR 901), the Vanguard cards' when ``vanguard``
+    (CR 902), the schemes' when ``schemes`` (CR 904; see the module docstring).  A game's layout
+    is :func:`config_layout` of its config.
 
     Raises:
         ValueError: for an unknown game.
@@ -385,9 +437,20 @@ def obs_layout(n: int, game: str = "treachery", vanguard: bool = False) -> ObsLa
         L = ThroneObsLayout(n)
     else:
         raise ValueError(f"obs_layout: unknown game {game!r}; the games are 'treachery' and 'throne_magic'")
+    if planechase:
+        L._add_planar()
     if vanguard:
         L._add_vanguard()
+    if schemes:
+        L._add_schemes()
     return L
+
+
+def config_layout(config: Any) -> ObsLayout:
+    """The observation layout of a game of ``config`` (a :class:`~treachery_env.GameConfig`): its
+    game's, with the blocks of the CR 900 variants it plays (:func:`obs_layout`)."""
+    return obs_layout(config.num_players, config.game, planechase=config.planechase is not None,
+                      vanguard=config.vanguard is not None, schemes=config.archenemy is not None)
 
 
 @lru_cache(maxsize=None)
@@ -467,34 +530,58 @@ def encode_throne_magic(game: "Game", viewer: int) -> np.ndarray:
 
 
 def encode_variant(game: "Game", viewer: int) -> np.ndarray:
-    """Observation vector of ``viewer`` in a game with a layout of its own: Throne Magic's
-    (:func:`encode_throne_magic`) or Treachery's (:func:`encode`, compiled where built), then,
-    with ``config.vanguard``, the Vanguard block (CR 902; each seat's card one-hot, relative
-    seats; see the module docstring).
+    """Observation vector of ``viewer`` in a game with a layout of its own
+    (:func:`config_layout`): Throne Magic's (:func:`encode_throne_magic`) or Treachery's
+    (:func:`encode`, compiled where built), then the blocks of the CR 900 variants it plays
+    (see the module docstring): Planechase's (CR 901; the face-up card, the planar controller and
+    the owner relative to the viewer, the rolls, the mode, the planar controller's deck size),
+    the Vanguard cards' (CR 902; each seat's one-hot, relative seats), the schemes' (CR 904; each
+    seat's face-up schemes and deck size, relative seats).  All of them public.
 
     Returns:
-        A fresh float32 array of shape ``(obs_layout(game.n, game.config.game, vanguard).size,)``.
+        A fresh float32 array of shape ``(config_layout(game.config).size,)``.
 
     Raises:
         IndexError: for a seat outside the table.
     """
-    base = encode_throne_magic(game, viewer) if game.social is not None else encode(game, viewer)
-    if game.config.vanguard is None:
-        return base
     n = game.n
-    L = obs_layout(n, game.config.game, True)
+    if not 0 <= viewer < n:
+        raise IndexError(f"seat {viewer} is outside the table of {n}")
+    base = encode_throne_magic(game, viewer) if game.social is not None else encode(game, viewer)
+    if not game.config.has_variant_blocks:
+        return base
+    L = config_layout(game.config)
     out = np.zeros(L.size, np.float32)
-    out[:L.vanguard] = base
+    out[:base.size] = base
+    pz = game.planar
+    if pz is not None:
+        f = L.planar_fields
+        if pz.face_up is not None:
+            out[f["face_up"] + _PLANE_INDEX[pz.face_up]] = 1.0
+        out[f["controller"] + (pz.controller - viewer) % n] = 1.0
+        out[f["owner"] + ((pz.owner - viewer) % n if pz.owner >= 0 else n)] = 1.0
+        out[f["rolls"]] = pz.rolls / 5.0
+        out[f["mode"] + planes.MODES.index(pz.mode)] = 1.0
+        out[f["deck"]] = len(pz.deck_of(pz.controller)) / 20.0
     players = game.players
-    for rel in range(n):
-        v = players[(viewer + rel) % n].vanguard
-        out[L.vanguard + rel * VANGUARD_FEATURES + _VANGUARD_INDEX[v.name]] = 1.0
+    if L.vanguard is not None:
+        for rel in range(n):
+            v = players[(viewer + rel) % n].vanguard
+            out[L.vanguard + rel * VANGUARD_FEATURES + _VANGUARD_INDEX[v.name]] = 1.0
+    st = game.schemes
+    if st is not None:
+        for rel in range(n):
+            s = (viewer + rel) % n
+            row = L.schemes + rel * SCHEME_FEATURES
+            for _, name in st.face_up[s]:
+                out[row + _SCHEME_INDEX[name]] += 1.0
+            out[row + SCHEME_FEATURES - 1] = len(st.decks[s]) / 20.0
     return out
 
 
 def observation_dict_variant(game: "Game", seat: int) -> dict[str, np.ndarray]:
     """What :meth:`Game.observation <treachery_env.engine.Game.observation>` gives in a
-    Throne Magic or Vanguard game: ``{"observation": encode_variant(...) float32,
+    Throne Magic game or one with a CR 900 variant: ``{"observation": encode_variant(...) float32,
     "action_mask": int8 (layout.size,)}``, the mask all zeros unless ``seat`` is deciding.
 
     Raises:

@@ -5,7 +5,7 @@ card pool's effect primitives (``data/cards.json``, run by ``Game._op_effect``):
 act once "when you set this scheme in motion" and two ongoing ones (CR 311.7, 904.11) whose
 ability triggers at their controller's upkeep until they are abandoned (CR 701.22) "when a
 player deals combat damage to you".  No printed scheme's text is copied; each is listed as an
-abstraction in ``docs/fidelity.md`` section 10.  The engine plays them in
+abstraction in ``docs/fidelity.md`` section 11.  The engine plays them in
 ``engine/archenemy.py``.
 """
 

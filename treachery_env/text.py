@@ -31,10 +31,11 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import identities
-from . import schemes, throne_cards, throne_roles, vanguards
+from . import planes, schemes, throne_cards, throne_roles, vanguards
 from .actions import TOKEN_ABILITIES
 from .cards import CARD_INDEX, COUNTER_TOKENS, KEYWORDS, TOKENS
 from .engine import DecisionKind
+from .engine.planechase import PLANAR_DIE
 from .engine.state import numbered_name
 from .rules import Role
 
@@ -102,6 +103,8 @@ def describe_action(game: "Game", action: int, seat: int | None = None) -> str:
         return f"planeswalker slot {j} of relative seat {i}"
     if block == "LOYALTY":
         return f"loyalty ability #{j} of your planeswalker in slot {i}"
+    if block == "PLANAR":               # Planechase: the planar die (CR 901.9)
+        return _planar_die_words(game.planar.rolls if game.planar is not None else 0)
     if block == "HOLDING":              # Throne Magic: Holding i of the game
         return f"the Holding {game.social.holdings[i].name}" if game.social.holdings else f"Holding #{i}"
     if block == "TALK":
@@ -164,6 +167,8 @@ def option_text(game: "Game", d: Any, k: int) -> str | None:
             if key == "throne_give":            # "Giving Creatures to the Monarch"
                 return f"give {_label(c)} to the Throne's controller (P{game.social.throne.controller})"
             return f"give {_label(c)} to a player of your choice"   # "The Monarch Distributing Creatures"
+        if kind == "planar_die":                # Planechase: the special action of CR 901.9
+            return _planar_die_words(arg)
     if d.kind == DecisionKind.ATTACKER:
         return "finish declaring attackers" if payload is None else f"attack with {_label(payload)}"
     if d.kind == DecisionKind.DEFENDER:
@@ -221,6 +226,14 @@ _SCHEMES_SORTED = tuple(sorted(_SCHEMES))
 """The schemes' names in order, for :func:`find_name`."""
 _VANGUARDS = vanguards.names()
 """The Vanguard cards' names (CR 902), which :func:`card_text` and :func:`find_name` know."""
+_PLANECHASE_NAMES = tuple(sorted(planes.names() + (PLANAR_DIE,)))
+"""Every Planechase name :func:`card_text` knows (planes, phenomena, the die), for :func:`find_name`."""
+
+
+def _planar_die_words(cost: int) -> str:
+    """The planar-die special action in words, with its cost now (CR 901.9)."""
+    return (f"roll the planar die (costs {{{cost}}}: chaos 1 in 6, planeswalk 1 in 6, blank 4 in 6; "
+            f"CR 901.9)")
 _THRONE_HANDLERS = frozenset(("_h_choose_throne", "_h_throne_take", "_h_throne_may", "_h_throne_accept",
                               "_h_draft_role", "_h_holding_take"))
 """The handlers of Throne Magic's own decisions (engine/throne.py), worded by :func:`_throne_option`."""
@@ -476,6 +489,8 @@ def _effect_sentence(e: dict, specs: tuple, source: str, said: set, card: str) -
         return f"look at {target()}'s Role card"
     if op == "lose_self":                   # Throne Magic (Winter): the player the ability is about
         return f"that player loses {n} life"
+    if op == "prevent_until_planeswalk":    # Planechase (CR 901.12)
+        return "prevent all damage that would be dealt to you and permanents you control until a player planeswalks"
     raise ValueError(f"no words for effect op {op!r} of {card!r}: add them to treachery_env/text.py")
 
 
@@ -599,7 +614,7 @@ def find_name(query: str) -> str:
         ValueError: (one line) when it names nothing or several names (listing up to eight).
     """
     key = " ".join(query.lower().split())
-    for names in (card_names(), _THRONE_MAGIC_NAMES, _VANGUARDS, _SCHEMES_SORTED):
+    for names in (card_names(), _THRONE_MAGIC_NAMES, _VANGUARDS, _SCHEMES_SORTED, _PLANECHASE_NAMES):
         for test in (lambda n: n.lower() == key, lambda n: n.lower().startswith(key), lambda n: key in n.lower()):
             found = [n for n in names if test(n)]
             if len(found) == 1:
@@ -642,6 +657,9 @@ def view_names(view: "SeatView") -> list[str]:
     vg = getattr(view, "vanguards", None)   # CR 902.3: face up in the command zone (public)
     if vg is not None:
         seen.update(vg)
+    pc = view.planechase
+    if pc is not None and pc.face_up is not None:      # Planechase: the face-up plane (public)
+        seen.add(pc.face_up)
     if view.decision is not None:
         seen.update(o.card for o in view.decision.options if o.card)
     return sorted(seen)
@@ -694,6 +712,8 @@ def card_text(name: str) -> str:
         return "\n".join(_scheme_text(name))
     if name in _VANGUARDS:
         return "\n".join(_vanguard_text(name))
+    if name in _PLANECHASE_NAMES:
+        return "\n".join(_planar_text(name))
     raise ValueError(f"unknown card, token or identity: {name!r}")
 
 
@@ -703,6 +723,24 @@ def _throne_text(name: str) -> list:
     return [name, "Throne (Throne Magic)", throne_cards.get("throne", name).text,
             "Attacked like a planeswalker, by anyone, even while no one controls it; only combat damage affects "
             "it. A Claimant whose creature deals it combat damage may take control of it (\"Taking the Throne\")."]
+
+
+def _planar_text(name: str) -> list:
+    """The lines of a plane's or phenomenon's text (Planechase, data/planes.json), or the planar
+    die's rules (``engine.planechase.PLANAR_DIE``, the planeswalking ability's source name)."""
+    if name == PLANAR_DIE:
+        return [name, "Planechase (CR 901.3a, 901.8-901.9)",
+                "The active player may roll it in their main phase with priority and an empty stack, a special "
+                "action costing {N} for the N-th roll that turn (the first is free). Chaos (1 in 6): the face-up "
+                "plane's chaos ability triggers. Planeswalker symbol (1 in 6): \"planeswalk\" triggers (it has no "
+                "source): the face-up plane goes to the bottom of its planar deck and a new one is turned face up. "
+                "Blank (4 in 6): nothing happens."]
+    card = planes.get(name)
+    if card.is_phenomenon:
+        return [name, "Phenomenon (Planechase)", card.text,
+                "When it is face up and its encounter ability has left the stack, the planar controller "
+                "planeswalks (CR 704.6f)."]
+    return [name, "Plane (Planechase)", card.text, "Chaos: " + card.chaos_text]
 
 
 def _holding_text(name: str) -> list:
@@ -866,6 +904,20 @@ def _throne_lines(view: Any, names: dict) -> list:
     if tm.season is not None:
         lines.append(f"the Season: {tm.season}")
     return lines
+
+
+def _planar_lines(pc: Any) -> list:
+    """The table's Planechase line (public, CR 901): the face-up plane or phenomenon with its
+    chaos ability, the planar controller, the die's next cost."""
+    if pc.face_up is None:
+        return ["Planechase: no plane face up yet (the starting plane is turned face up once every hand is kept)"]
+    card = planes.get(pc.face_up)
+    what = "phenomenon" if card.is_phenomenon else "plane"
+    chaos = "" if card.is_phenomenon else f"; chaos: {card.chaos_text}"
+    owner = f", owned by P{pc.owner}" if pc.owner >= 0 else ""
+    return [f"{what}: {pc.face_up}{owner} ({card.text}{chaos})",
+            f"planar controller: P{pc.controller}; the planar die was rolled {pc.rolls} time(s) this turn "
+            f"(the next roll costs {{{pc.rolls}}})"]
 
 
 def _game_result(view: Any) -> "str | None":
@@ -1058,6 +1110,8 @@ def board_sections(view: "SeatView", viewer: "int | None", decision: bool = True
         up = [f"P{s}: " + ", ".join(names_) for s, names_ in enumerate(st.face_up) if names_]
         lines.append("schemes face up (Archenemy): " + ("; ".join(up) if up else "none") + "; scheme decks: "
                      + ", ".join(f"P{s} {k}" for s, k in enumerate(st.deck_sizes)))
+    if view.planechase is not None:
+        lines.extend(_planar_lines(view.planechase))
     t = view.talk
     if t is not None and (t.claims or t.deals):
         said = [f"P{s} claims to be {_role_name(m.role)}" for s, m in sorted(t.claims.items())]
@@ -1602,6 +1656,18 @@ _EVENTS: dict = {
                               + (" (ongoing)" if e["ongoing"] else "")),
     "scheme_bottom": lambda e, who: f"{who}'s scheme {e['name']} goes to the bottom of their scheme deck",
     "scheme_abandoned": lambda e, who: f"{who} abandons the ongoing scheme {e['name']}",
+    # Planechase (engine/planechase.py, CR 901)
+    "plane": lambda e, who: f"{who} turns {e['name']} face up ({e['kind']})",
+    "plane_to_bottom": lambda e, who: f"{who} puts the phenomenon {e['name']} on the bottom of the planar deck "
+                                      f"(CR 901.5)",
+    "starting_plane": lambda e, who: f"the starting plane is {e['name']}",
+    "planar_die": lambda e, who: (f"{who} rolls the planar die (paying {{{e['cost']}}}): "
+                                  + {"chaos": "chaos", "planeswalk": "planeswalk", "blank": "blank"}[e["face"]]),
+    "planeswalk": lambda e, who: f"{who} planeswalks" + (f" away from {e['source']}" if e["source"] else ""),
+    "planar_controller": lambda e, who: f"{who} is now the planar controller",
+    "plane_leaves": lambda e, who: f"{e['name']} leaves the game with its owner P{e['owner']} (CR 901.10)",
+    "prevent_until_planeswalk": lambda e, who: (f"damage that would be dealt to {who} and their permanents is "
+                                                f"prevented until a player planeswalks"),
 }
 EVENT_KINDS: frozenset = frozenset(_EVENTS)
 """The log event kinds :func:`format_event` has a sentence for (every kind the engine logs)."""

@@ -7,7 +7,7 @@ project: each has a life modifier (CR 902.4), a hand modifier (CR 902.5, 902.5b)
 and one triggered ability in the card pool's effect primitives (``data/cards.json``,
 run by ``Game._op_effect``), read with :func:`treachery_env.throne_cards.read_ability`
 as the Thrones' are.  No printed Vanguard card's text is copied; the abilities are
-in the spirit of the variant (docs/fidelity.md section 9).  The engine's side (the
+in the spirit of the variant (docs/fidelity.md section 10).  The engine's side (the
 deal, the modifiers, the triggers) is ``engine/vanguard.py``.
 """
 

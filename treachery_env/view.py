@@ -44,7 +44,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game
 
 __all__ = ["seat_view", "public_view", "ViewBuilder", "PythonViewBuilder", "VIEW_BUILDER", "SeatView", "DecisionView", "OptionView",
-           "PlayerView", "CreatureView", "PlaneswalkerView", "StackView", "TalkView", "ThroneView", "HoldingView", "SchemesView", "FrozenDict",
+           "PlayerView", "CreatureView", "PlaneswalkerView", "StackView", "TalkView", "ThroneView", "HoldingView", "SchemesView", "PlanarView",
+           "FrozenDict",
            "freeze"]
 
 
@@ -282,7 +283,8 @@ class OptionView(NamedTuple):
             (priority); ``"attack_with"``, ``"attack_player"``,
             ``"attack_planeswalker"`` (``planeswalker``, controlled by
             ``player``, CR 506.3), ``"block_with"``, ``"block"`` (combat); ``"target"``, ``"number"``, ``"discard"``, ``"cost"``,
-            ``"choice"`` (other decisions).  Throne Magic adds
+            ``"choice"`` (other decisions).  Planechase adds ``"planar_die"`` (priority: roll
+            the planar die, costing ``x`` generic mana, CR 901.9).  Throne Magic adds
             ``"throne_ability"`` (priority: activate the Throne ability
             ``ability`` of the viewer's ``creature``, ``"throne_give"`` ("Giving
             Creatures to the Monarch", ``player`` the Throne's controller) or
@@ -486,6 +488,33 @@ def _schemes_view(game: "Game") -> "SchemesView | None":
                        tuple(len(d) for d in st.decks))
 
 
+class PlanarView(NamedTuple):
+    """Planechase's public facts (CR 901; :attr:`SeatView.planechase`), the same for every seat.
+    The order of the planar decks is hidden from everyone and not in it.
+
+    Attributes:
+        mode: "single" (one communal planar deck, CR 901.16) or "per_player" (CR 901.3).
+        face_up: the face-up plane's or phenomenon's name (:func:`treachery_env.planes.get`),
+            None before the starting plane (CR 901.5).
+        uid: its object id (a new one each time a card turns face up, CR 901.7a).
+        controller: the planar controller's seat (CR 901.6).
+        owner: the face-up card's owner's seat, -1 with the single planar deck (the planar
+            controller owns every card, CR 901.16b).
+        rolls: the planar-die special actions taken this turn; the next costs that much
+            generic mana (CR 901.9).
+        deck_sizes: the cards in each planar deck: one with "single", one per seat with
+            "per_player" (0 for a player who left, CR 901.10).
+    """
+
+    mode: str
+    face_up: "str | None"
+    uid: int
+    controller: int
+    owner: int
+    rolls: int
+    deck_sizes: tuple
+
+
 class SeatView(NamedTuple):
     """Snapshot of one seat's information set (``info["view"]``).
 
@@ -520,6 +549,8 @@ class SeatView(NamedTuple):
             :func:`treachery_env.text.card_text`); None without the variant.
         schemes: with Archenemy's schemes (``GameConfig(archenemy=...)``) every seat's
             face-up schemes and deck size (:class:`SchemesView`, public); else None.
+        planechase: with ``GameConfig.planechase``, the face-up plane and the planar
+            controller (:class:`PlanarView`, public); None without Planechase.
         me: ``players[seat]`` (with ``hand``), a property.
         throne_role: the viewer's own Role in a Throne Magic game, a property.
     """
@@ -542,6 +573,7 @@ class SeatView(NamedTuple):
     throne_magic: "ThroneView | None" = None
     vanguards: "tuple | None" = None
     schemes: "SchemesView | None" = None
+    planechase: "PlanarView | None" = None
 
     @property
     def me(self) -> PlayerView:
@@ -572,6 +604,8 @@ class SeatView(NamedTuple):
             del d["vanguards"]
         if self.schemes is None:
             del d["schemes"]
+        if self.planechase is None:         # likewise without Planechase
+            del d["planechase"]
         return d
 
     @classmethod
@@ -599,7 +633,7 @@ class SeatView(NamedTuple):
 def _json_types() -> dict:
     from .engine.talk import Deal, TalkMessage
     return {t.__name__: t for t in (SeatView, PlayerView, CreatureView, PlaneswalkerView, StackView, OptionView,
-                                    DecisionView, TalkView, ThroneView, HoldingView, SchemesView, TalkMessage,
+                                    DecisionView, TalkView, ThroneView, HoldingView, SchemesView, PlanarView, TalkMessage,
                                     Deal)}
 
 
@@ -776,6 +810,16 @@ def _throne_view(game: "Game", viewer: int) -> "ThroneView | None":
     return ThroneView(tuple(social.role_set), known, w.name, w.controller, w.uid, holdings, social.season)
 
 
+def _planar_view(game: "Game") -> "PlanarView | None":
+    """The :class:`PlanarView` of ``game`` (None without Planechase): copies of its public
+    planar facts (the same for every viewer)."""
+    pz = game.planar
+    if pz is None:
+        return None
+    return PlanarView(pz.mode, pz.face_up, pz.uid, pz.controller, pz.owner, pz.rolls,
+                      tuple(len(d) for d in pz.decks))
+
+
 def _option(action: int, text: str, kind: str, card: str | None = None, player: int | None = None,
             creature: int | None = None, stack: int | None = None, x: int | None = None,
             ability: "int | str | None" = None, talk: str | None = None, role: Role | None = None,
@@ -826,6 +870,8 @@ def _option_view(game: "Game", d: Any, k: int, action: int, payload: Any) -> Opt
             w = game.social.throne
             return _option(action, text, "throne_ability", creature=p.creatures[slot].uid, ability=key,
                            player=w.controller if key == "throne_give" else None)
+        if what == "planar_die":           # Planechase: the planar die, costing {x} (CR 901.9)
+            return _option(action, text, what, x=arg)
     if kind == DecisionKind.DEAL:
         return _option(action, text, "accept", player=d.ctx[0])
     if kind == DecisionKind.ATTACKER:
@@ -999,7 +1045,7 @@ class PythonViewBuilder:
             tuple([c.name for _, c in dream]) if dream else (),
             _decision_view(g, d, viewer) if d is not None and d.seat == viewer else None, self._events(viewer),
             g.config.priority_windows, tuple(g.role_counts), self._talk_view(), _throne_view(g, viewer),
-            _vanguards_view(g), _schemes_view(g)))
+            _vanguards_view(g), _schemes_view(g), _planar_view(g)))
 
 
 def _select_builder() -> tuple[type, str]:

@@ -17,7 +17,7 @@ The engine asks it at five points, each a rare event or a test of ``schemes is N
 - combat damage (:meth:`SchemeMixin._schemes_hit`, from ``Game._op_combat_damage``): the ongoing
   schemes of a player dealt combat damage are abandoned (CR 701.22; their "when a player deals
   combat damage to you, abandon this scheme" applied at once, an abstraction listed in
-  ``docs/fidelity.md`` section 10);
+  ``docs/fidelity.md`` section 11);
 - a player leaving (:meth:`SchemeState.leave`): the objects they own leave the game (CR 800.4a).
 
 Scheme cards are data (:mod:`treachery_env.schemes`); their abilities run on the card pool's

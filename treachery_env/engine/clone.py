@@ -18,7 +18,7 @@ instead of the generic :mod:`copy` protocol:
   too (:func:`static_data`);
 * the game itself and the state objects (:class:`Player`, :class:`Creature`,
   :class:`Attackable`, :class:`IdentityCard`, :class:`StackItem`,
-  :class:`Decision`, ``TalkState``, ``ThroneMagic``) are copied slot by slot with copiers generated from their
+  :class:`Decision`, ``TalkState``, ``ThroneMagic``, ``Planar``) are copied slot by slot with copiers generated from their
   ``__slots__``;
 * the random stream is copied by state (the copy draws the same numbers);
 * the log is a new list holding the same entries: an entry is a record the
@@ -52,6 +52,7 @@ from ..rules import Role, Team
 from .state import Attackable, Creature, Decision, IdentityCard, Player, StackItem, VanguardCard, slot_names
 from .talk import Deal, TalkMessage, TalkState
 from .throne import ThroneMagic
+from .planechase import Planar
 
 __all__ = ["copy_game", "copy_value", "static_data", "ATOMIC_TYPES"]
 
@@ -213,7 +214,7 @@ def _slot_copier(cls: type) -> Callable[[Any, dict], Any]:
 
 _COPIERS.update({list: _copy_list, dict: _copy_dict, set: _copy_set, tuple: _copy_tuple,
                  frozenset: _copy_frozenset, deque: _copy_deque, random.Random: _copy_random})
-for _cls in (Player, Creature, Attackable, IdentityCard, StackItem, Decision, TalkState, ThroneMagic, VanguardCard):
+for _cls in (Player, Creature, Attackable, IdentityCard, StackItem, Decision, TalkState, ThroneMagic, VanguardCard, Planar):
     _COPIERS[_cls] = _slot_copier(_cls)
 _GAME_COPIERS: dict[type, Callable[[Any, dict], Any]] = {}     # Game (and subclasses): made at their first copy
 

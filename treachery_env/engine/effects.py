@@ -97,6 +97,10 @@ class EffectsMixin:
             self.lose_life(seat, n)
         elif op == "look_at_role":  # Throne Magic (Throne of Visions): the Role card of a player
             self.social.look(self, seat, tgt[1])
+        elif op == "prevent_until_planeswalk":     # Planechase: until a player planeswalks (CR 901.12)
+            self.shields.append({"kind": "prevent_damage", "seat": seat, "until_turn_of": None,
+                                 "until": "planeswalk"})
+            self._log("prevent_until_planeswalk", seat=seat)
         elif op == "fog":           # prevent all combat damage that would be dealt this turn (CR 615)
             self.turn_effects["fog"] = True
             self._log("fog", seat=seat)

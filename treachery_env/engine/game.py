@@ -67,6 +67,7 @@ from .talk import TalkMixin, TalkState
 from .throne import ThroneMixin
 from .archenemy import SchemeMixin
 from .vanguard import VanguardMixin
+from .planechase import Planar, PlanechaseMixin
 
 __all__ = ["Game"]
 
@@ -118,7 +119,7 @@ def _gather(*mixins: type) -> Callable[[type], type]:
 
 @_gather(SetupMixin, TreacheryMixin, CostsMixin, TurnMixin, PriorityMixin, StackMixin, TargetsMixin, TriggersMixin,
          CombatMixin, AttackablesMixin, ZonesMixin, EffectsMixin, StateBasedMixin, MulliganMixin, OutcomeMixin,
-         ReplayMixin, TalkMixin, ThroneMixin, SchemeMixin, VanguardMixin)
+         ReplayMixin, TalkMixin, ThroneMixin, SchemeMixin, VanguardMixin, PlanechaseMixin)
 class Game(GameState):
     """A Treachery game.  See the module docstring for the model.  Its methods
     come from the rules mixins (``SetupMixin`` ... ``TalkMixin``, gathered into
@@ -154,6 +155,8 @@ class Game(GameState):
             :class:`~treachery_env.engine.throne.ThroneMagic` (the Roles and who
             knows them) with ``config.game == "throne_magic"``; None in Treachery,
             whose identity layer is the engine's own.
+        planar: the Planechase state (:class:`~treachery_env.engine.planechase.Planar`:
+            planar decks, face-up plane, planar controller) with ``config.planechase``; else None.
     """
 
     __slots__ = ()     # the state: GameState's slots (state.py)
@@ -170,7 +173,7 @@ class Game(GameState):
         self.config = config
         self.seed = int(seed)
         self.n = config.num_players
-        self.layout = ActionLayout(self.n, config.holding_count)
+        self.layout = ActionLayout(self.n, config.holding_count, config.planechase is not None)
         self.rng = random.Random(self.seed)
         self.players = [Player(s) for s in range(self.n)]
         self.turn = 0
@@ -231,6 +234,8 @@ class Game(GameState):
         self.social = None
         # Archenemy's scheme decks and face-up schemes: a SchemeState (engine/archenemy.py), or None
         self.schemes = None
+        # Planechase's planar decks and face-up plane (engine/planechase.py), None without it
+        self.planar = Planar.deal(self) if config.planechase is not None else None
         self._setup()
         self._advance()
 
@@ -483,9 +488,10 @@ class Game(GameState):
         (obs_size,), "action_mask": int8 (layout.size,)}``; the mask is all zeros
         unless ``seat`` is deciding.  See :mod:`treachery_env.observation`; a
         Throne Magic game's vector has its own layout (``obs_layout(n, "throne_magic")``),
-        and a Vanguard game's a block more (``obs_layout(n, game, vanguard=True)``)."""
+        and a game with a CR 900 variant blocks more at its end (:func:`treachery_env.observation.
+        config_layout`: Planechase's, the Vanguard cards', the schemes')."""
         obs = _OBSERVATION[0] if _OBSERVATION else _observation_module()
-        if self.social is not None or self.config.vanguard is not None:     # layouts of their own
+        if self.social is not None or self.config.has_variant_blocks:      # layouts of their own
             return obs.observation_dict_variant(self, seat)
         return obs.observation_dict(self, seat)
 

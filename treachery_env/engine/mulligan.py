@@ -156,4 +156,6 @@ class MulliganMixin:
     def _op_first_turn(self) -> None:
         """The mulligans are over: the starting player's first turn begins (CR 103)."""
         self.mulligan_state = None
+        if self.planar is not None:
+            self._planar_start()        # Planechase: the starting plane, once every hand is kept (CR 901.5)
         self._start_turn(self.active)

@@ -263,6 +263,8 @@ class OutcomeMixin:
         abilities (The Blood Empress); their combat roles end; priority passes
         on (CR 800.4a) and the remaining players must all pass again."""
         left = set(seats)
+        if self.planar is not None:
+            self._planar_leave(seats)       # Planechase: CR 901.6 succession, CR 901.10
         gone = []
         for q in self.players:
             for c in list(q.creatures):

@@ -139,6 +139,8 @@ class PriorityMixin:
                 opts.append((L.TOKEN_AB + k, ("token", name)))
         if self.social is not None:
             opts.extend(self._throne_creature_options(seat))     # Throne Magic (engine/throne.py)
+        if sorcery and self.planar is not None:
+            opts.extend(self._planar_die_options(seat, avail))     # Planechase (engine/planechase.py)
         if self.talk_on:
             opts.extend(self._talk_options(seat))     # table talk (engine/talk.py)
         return opts
@@ -224,6 +226,8 @@ class PriorityMixin:
             self._use_permission(seat, arg)
         elif kind == "throne_creature":
             self._activate_throne_creature(seat, *arg)
+        elif kind == "planar_die":
+            self._roll_planar_die(seat)
 
     @cython.locals(self=GameState, nxt=cython.long, p=Player)
     def _after_pass(self, seat: int) -> None:

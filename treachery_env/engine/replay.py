@@ -72,6 +72,12 @@ class ReplayMixin:
                              [[h.name, h.controller] for h in self.social.holdings]]
         if self.config.vanguard is not None:        # CR 902: games without vanguards keep their digests
             out["vanguards"] = [p.vanguard.name for p in self.players]
+        if self.planar is not None:     # Planechase (games without it keep their digests)
+            pz = self.planar
+            out["planar"] = [pz.face_up, pz.owner, pz.controller, pz.rolls, [list(d) for d in pz.decks]]
+        if self.schemes is not None:    # Archenemy (games without it keep their digests)
+            out["schemes"] = [[list(d) for d in self.schemes.decks],
+                              [[nm for _, nm in up] for up in self.schemes.face_up]]
         if self.talk_on:        # the silent game keeps the summary (and digests) it had before talk
             t = self.talk
             out["talk"] = {"messages": [[m.turn, m.speaker, m.kind, m.subject, None if m.role is None else int(m.role)]

@@ -128,4 +128,6 @@ class SetupMixin:
         if self.config.mulligans == "london":
             self._start_mulligans(hand_sizes)      # the first turn starts once every hand is kept
         else:
+            if self.planar is not None:
+                self._planar_start()        # Planechase: the starting plane (CR 901.5)
             self._start_turn(self.active)

@@ -12,6 +12,7 @@ from ..cards import CardDef
 from .state import DecisionKind, StackItem, Decision
 from .archenemy import SCHEME_KEY
 from .throne import THRONE_KEYS
+from .planechase import PLANAR_KEYS
 
 __all__ = ["StackMixin"]
 
@@ -218,6 +219,8 @@ class StackMixin:
             self._resolve_scheme(item)
         elif item.key == "vanguard":        # a Vanguard card's ability (CR 902.7, engine/vanguard.py)
             self._resolve_vanguard(item)
+        elif item.key in PLANAR_KEYS:       # Planechase: a planar card's ability, planeswalking
+            self._resolve_planar_item(item)
         else:
             IA.resolve(self, item)
 
@@ -250,6 +253,8 @@ class StackMixin:
         if item not in self.stack:
             return False
         self.stack.remove(item)
+        if self.planar is not None:
+            self._dirty = True          # Planechase: a phenomenon's ability may have left (CR 704.6f)
         self._log("counter", source=item.source, seat=item.controller)
         self._finish_item(item)
         return True

@@ -71,6 +71,7 @@ cdef class GameState(StateRecord):
     cdef public object config, seed, layout, rng, phase, queue, priority_seat, winners, mulligan_state
     cdef public object concession_seats, revealed_identities, leader_attacked_by, resolving, role_counts
     cdef public object _statics, suspended, talk, social, schemes
+    cdef public object planar
     cdef public long n, turn, active, passes, order_seat, decisions_taken, auto_decisions, _uid, n_alive
     cdef public list players, stack, pending_triggers, delayed, shields, effects, extra_turns, log, actions
     cdef public list concessions, combat_attackers, harm, attacks, leaving

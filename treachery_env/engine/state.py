@@ -612,4 +612,4 @@ class GameState(StateRecord):
                  "mulligan_state", "concession_seats", "decisions_taken", "auto_decisions", "revealed_identities",
                  "leader_attacked_by", "turn_effects", "combat_attackers", "resolving", "harm", "attacks",
                  "role_counts", "_uid", "_dirty", "_statics", "n_alive", "full_windows", "leaving", "suspended",
-                 "talk_on", "talk", "social", "schemes")
+                 "talk_on", "talk", "social", "schemes", "planar")

@@ -71,6 +71,8 @@ class StateBasedMixin:
             self.lose(losers)
         if legend_groups:
             self._push_front([("legend_rule", seat, same) for seat, same in legend_groups])
+        if self.planar is not None and not losers and self._planar_sba():
+            return True             # CR 704.6f (engine/planechase.py)
         schemes = self.schemes is not None and self._scheme_sba()      # CR 904.10
         return bool(losers or dying or legend_groups or walkers or schemes)
 

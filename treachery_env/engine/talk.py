@@ -264,10 +264,11 @@ def _talk_table(layout: Any, seat: int, others: tuple[int, ...]) -> tuple[tuple,
     role, defend / threaten / protect by relative seat, the request, offers by
     relative seat.  Returns ``(options, position)``: the ``(action, ("talk",
     key))`` option of each message and the position of each key ``(kind,
-    subject, role)``.  Built once per table size, seat and set of remaining
-    seats and shared by every game (never modify it)."""
+    subject, role)``.  Built once per table size, TALK offset (a layout with the PLANAR
+    block, Planechase, has TALK one further on), seat and set of remaining seats and shared
+    by every game (never modify it)."""
     n = layout.n
-    ck = (n, seat, others)
+    ck = (n, layout.TALK, seat, others)
     table = _TALK_TABLES.get(ck)
     if table is not None:
         return table

@@ -39,6 +39,8 @@ class TurnMixin:
             k = (seat - prev) % self.n or self.n
             passed = {(prev + i) % self.n for i in range(1, k + 1)}
             self.shields = [s for s in self.shields if s["until_turn_of"] not in passed]
+        if self.planar is not None:
+            self._planar_new_turn(seat)     # Planechase: the active player is the planar controller (CR 901.6)
         if self.social is not None and self.social.season is not None:
             self._season_check()        # Throne Magic's Seasons change as an untap step begins
         # untap step (CR 502): untap; a stunned permanent loses a stun counter instead
@@ -96,6 +98,8 @@ class TurnMixin:
                     self._season_upkeep()   # and the Season's effect
             if p.vanguard is not None:
                 self._vanguard_triggers("upkeep")     # CR 902.7
+            if self.planar is not None:
+                self._planar_upkeep()       # Planechase: the face-up plane's upkeep ability
             self._fire_delayed("upkeep")
             if full:
                 self._open_priority()    # CR 503.1

@@ -18,7 +18,7 @@ Throne Magic.
   ability (:mod:`treachery_env.vanguards`, ``"upkeep"`` or ``"end_step"`` of its
   controller's turn) goes on the stack like any triggered ability (it may be
   countered) and resolves through the card pool's effect primitives.  The pool has
-  no static or activated Vanguard abilities (docs/fidelity.md section 9).
+  no static or activated Vanguard abilities (docs/fidelity.md section 10).
 
 A player who left the game takes their Vanguard card with them (CR 800.4a): its
 ability no longer triggers.
