@@ -50,7 +50,7 @@ from .table import HUMAN, Table, TableError, plays
 __all__ = ["WebTable", "Lobby", "create_app", "serve_cli", "add_arguments", "DEFAULT_DELAY", "lan_address"]
 
 GAME_FIELDS = ("variant", "commander", "starting_life", "max_turns", "talk", "game", "throne_roles", "throne",
-               "holdings", "seasons")
+               "holdings", "seasons", "planechase", "vanguard", "archenemy")
 """The :class:`~treachery_env.GameConfig` fields a table request (:meth:`Lobby.create`) may set, by
 their names (the number of players is the number of its seats)."""
 REQUEST_FIELDS = {"num_players": 'the number of "seats"', "seats": '"seats"', "seed": '"seed"', "stops": '"stops"',
@@ -252,7 +252,9 @@ class Lobby:
         """A new table from the host's request ``{"seats": [...], "variant": ..., "commander": ...,
         "seed": ..., "starting_life": ..., "max_turns": ..., "talk": ..., "stops": ...}`` or, for
         Throne Magic, ``{"seats": [...], "game": "throne_magic", "throne_roles": ..., "throne":
-        ..., "holdings": ..., "seasons": ..., ...}`` (``seats``: per seat ``"human"`` or a bot
+        ..., "holdings": ..., "seasons": ..., ...}``, either with the CR 900 variants ``"planechase"``
+        ("single" or "per_player"), ``"vanguard"`` ("random" or a name per seat) and ``"archenemy"``
+        ("supervillain_rumble") (``seats``: per seat ``"human"`` or a bot
         spec, the number of seats being the number of players; ``game``: "treachery", the default,
         or "throne_magic"; ``throne_roles``: "basic", "random", "draft" or a list of Role names,
         the Sculpted method; ``throne``: "random", "king" or a Throne's name; ``holdings`` and
@@ -358,9 +360,12 @@ class Lobby:
 
     def bots_by_game(self) -> dict[str, list[str]]:
         """Per game (``"treachery"``, ``"throne_magic"``), the bots of :attr:`bots` that play it
-        (:func:`~table.table.plays`)."""
+        (:func:`~table.table.plays`), and under ``"variants"`` those that play a game with a CR 900
+        variant (Planechase, Vanguard, schemes) in either game."""
         from treachery_env.config import GAMES
-        return {game: [b for b in self.bots if plays(b, game)] for game in GAMES}
+        out = {game: [b for b in self.bots if plays(b, game)] for game in GAMES}
+        out["variants"] = [b for b in self.bots if plays(b, "treachery", variants=True)]
+        return out
 
     def add_replay(self, text: str) -> str:
         """Load a replay (``Game.to_json()`` text) to view at ``/replay/ID``; returns its id.

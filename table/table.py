@@ -36,29 +36,34 @@ HUMAN = "human"
 """The seat spec of a person (a seat answered through :meth:`Table.answer`)."""
 
 
-def plays(spec: str, game: str) -> bool:
+def plays(spec: str, game: str, variants: bool = False) -> bool:
     """Whether the bot ``spec`` (an :func:`agents.make` spec) plays ``game`` (a
-    :data:`treachery_env.config.GAMES` value): every bot plays Treachery; Throne Magic's are
-    :data:`agents.throne.BOTS` (the search bots deal Treachery identities, the trained policies
-    read Treachery's observation layout)."""
+    :data:`treachery_env.config.GAMES` value), with a CR 900 variant's blocks when ``variants``
+    (:attr:`~treachery_env.GameConfig.has_variant_blocks`): every bot plays plain Treachery;
+    Throne Magic's and the variants' are :data:`agents.throne.BOTS` (the search bots deal
+    Treachery identities to games without the variants' cards, the trained policies read plain
+    Treachery's observation layout)."""
     import agents
-    if game != "throne_magic":
+    if game != "throne_magic" and not variants:
         return True
     from agents.throne import BOTS
     return agents.split_spec(spec)[0] in BOTS
 
 
-def check_bots(specs: Sequence[str], game: str) -> None:
-    """Refuse a bot that does not play ``game`` (:func:`plays`); ``"human"`` seats pass.
+def check_bots(specs: Sequence[str], config: Any) -> None:
+    """Refuse a bot that does not play the game of ``config`` (a
+    :class:`~treachery_env.GameConfig`; :func:`plays`); ``"human"`` seats pass.
 
     Raises:
         ValueError: ``"'ismcts' does not play Throne Magic; its bots: heuristic, belief, random"``
-            for the first such spec.
+            (or "... does not play the CR 900 variants ...") for the first such spec.
     """
-    other = [s for s in specs if s != HUMAN and not plays(s, game)]
+    variants = config.has_variant_blocks
+    other = [s for s in specs if s != HUMAN and not plays(s, config.game, variants)]
     if other:
         from agents.throne import BOTS
-        raise ValueError(f"{other[0]!r} does not play Throne Magic; its bots: {', '.join(BOTS)}")
+        what = "Throne Magic" if config.game == "throne_magic" else "the CR 900 variants (Planechase, Vanguard, schemes)"
+        raise ValueError(f"{other[0]!r} does not play {what}; its bots: {', '.join(BOTS)}")
 
 
 class TableError(ValueError):
@@ -171,7 +176,7 @@ class Table:
             raise ValueError(f"{len(seats)} seats for a {config.num_players}-player game")
         if not isinstance(seed, int) or seed < 0:
             raise ValueError(f"the seed must be an int >= 0, got {seed!r}")
-        check_bots(seats, config.game)
+        check_bots(seats, config)
         self.labels: tuple[str, ...] = tuple(seats)
         self.humans: tuple[int, ...] = tuple(k for k, s in enumerate(seats) if s == HUMAN)
         self.config = config.replace(concession=self.humans)

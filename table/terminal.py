@@ -112,7 +112,7 @@ class TerminalGame:
         if delay < 0:
             raise ValueError(f"--delay must be >= 0, got {delay}")
         try:
-            check_bots(sorted(set(specs)), config.game)
+            check_bots(sorted(set(specs)), config)
         except ValueError as err:
             raise ValueError(f"--opponents: {err}") from None
         others = [s for s in range(n) if s != human_seat]

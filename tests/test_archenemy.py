@@ -223,3 +223,43 @@ def test_the_search_bots_refuse_a_game_with_schemes(name):
 def test_find_name_finds_a_scheme():
     from treachery_env.text import find_name
     assert find_name("iron muster") == "The Iron Muster" and find_name("dark comm") == "Dark Communion"
+
+
+@pytest.mark.parametrize("game", ["treachery", "throne_magic"])
+def test_the_observation_holds_every_seats_schemes_and_nothing_hidden(game):
+    """The schemes block (observation.config_layout, after the game's own blocks): per relative seat
+    its face-up schemes and deck size; the environment's spaces and state fit it; the decks' order,
+    which nobody knows, does not reach it (two games whose decks differ only below the top card
+    give every seat the same observation once that card is up)."""
+    from pettingzoo.test import api_test
+
+    from treachery_env.env import raw_env
+    from treachery_env.observation import SCHEME_FEATURES, config_layout, obs_layout
+    cfg = GameConfig(game=game, num_players=4, archenemy=RUMBLE, mulligans="none",
+                     scheme_decks=[deck(["The Iron Muster"])] * 4)
+    L = config_layout(cfg)
+    assert L.schemes == obs_layout(4, game).size and L.size == L.schemes + 4 * SCHEME_FEATURES
+    g = Game(cfg, seed=0)
+    play_until(g, lambda g: g.phase == "main1" and g.turn >= 1)
+    seat = g.active
+    for viewer in range(4):
+        o = g.observation(viewer)["observation"]
+        row = L.schemes + ((seat - viewer) % 4) * SCHEME_FEATURES
+        assert o[row + sc.names().index("The Iron Muster")] == 1.0 and o[row + SCHEME_FEATURES - 1] == 19 / 20
+    other = list(deck(["The Iron Muster"]))
+    other[1:] = reversed(other[1:])
+    h = Game(cfg.replace(scheme_decks=[other] * 4), seed=0)
+    play_until(h, lambda h: h.phase == "main1" and h.turn >= 1)
+    for viewer in range(4):
+        assert np.array_equal(g.observation(viewer)["observation"], h.observation(viewer)["observation"])
+    env = raw_env(config=cfg.replace(max_turns=6))
+    assert env.observation_space("player_0")["observation"].shape == (L.size,)
+    api_test(env, num_cycles=60)
+
+
+def test_a_trained_policy_refuses_a_game_with_schemes():
+    """No checkpoint's observation has the schemes block: the policy says so in one line."""
+    import agents
+    bot = agents.make("flagship", seed=0)
+    with pytest.raises(ValueError, match="trained on games without schemes"):
+        bot.check_config(GameConfig(archenemy=RUMBLE))

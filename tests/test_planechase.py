@@ -498,7 +498,7 @@ def test_search_bots_and_policies_refuse_planechase(policy_4p):
         assert "\n" not in str(e.value)
     bot = PolicyAgent(policy_4p, seed=0)
     bot.reset(s)
-    with pytest.raises(ValueError, match="this policy was trained on") as e:
+    with pytest.raises(ValueError, match="trained on games without Planechase") as e:
         bot.act(obs, info)
     assert "\n" not in str(e.value)
 

@@ -588,3 +588,30 @@ def test_a_throne_magic_table_from_the_host_page_played_in_chromium(server, brow
     assert "Role card" in reveal and all(s.identity in reveal for s in web.table.reveal().seats)
     host.context.close()
     page.context.close()
+
+
+def test_a_table_with_the_cr_900_variants_by_request(api):
+    """Planechase, Vanguard and the schemes by request, in either game: the table's config has them,
+    a seat's board shows the plane, the Vanguard cards and the schemes (their card texts sent), a
+    bot that does not play them is refused in one line, and /api/bots lists those that do."""
+    c, lobby = api
+    for game in ("treachery", "throne_magic"):
+        r = c.post("/api/tables", json={"seats": THRONE_BOTS, "game": game, "planechase": "single",
+                                        "vanguard": "random", "archenemy": "supervillain_rumble", "seed": 2,
+                                        "max_turns": 6})
+        assert r.status_code == 200, r.json()
+        web = lobby.tables[r.json()["table"]]
+        cfg = web.table.config
+        assert (cfg.planechase, cfg.vanguard, cfg.archenemy) == ("single", "random", "supervillain_rumble")
+        state = web.state(0)
+        assert "vanguard: " in state["board"] and "scheme decks: " in state["board"]
+        vanguards = web.table.view(0).vanguards
+        assert all(v in state["cards"] for v in vanguards)
+    r = c.post("/api/tables", json={"seats": ["human", "ismcts", "random", "random"], "vanguard": "random"})
+    assert r.status_code == 400 and r.json()["error"] == (
+        "\"seats\": 'ismcts' does not play the CR 900 variants (Planechase, Vanguard, schemes); its bots: "
+        "heuristic, belief, random")
+    r = c.post("/api/tables", json={"seats": ["human", "random", "random", "random"], "planechase": "twice"})
+    assert r.status_code == 400 and r.json()["error"].startswith('"planechase": must be None or one of')
+    games = c.get("/api/bots").json()["games"]
+    assert sorted(games["variants"]) == ["belief", "heuristic", "random"]

@@ -1,10 +1,16 @@
 // The host page: choose the game, the players and the seats, create the table, hand out the links.
 "use strict";
 const $ = (id) => document.getElementById(id);
-// per game, the bots that play it: replaced by the server's lists (GET /api/bots) before the seats are laid out
-let BOTS = {treachery: ["heuristic"], throne_magic: ["heuristic"]};
+// per game, the bots that play it, and those that play a CR 900 variant: replaced by the server's lists
+// (GET /api/bots) before the seats are laid out
+let BOTS = {treachery: ["heuristic"], throne_magic: ["heuristic"], variants: ["heuristic"]};
 
-function gameBots() { return BOTS[$("game").value] || []; }
+function variantsChosen() { return $("planechase").value !== "" || $("vanguard").checked || $("archenemy").checked; }
+
+function gameBots() {
+  const bots = BOTS[$("game").value] || [];
+  return variantsChosen() ? bots.filter((b) => (BOTS.variants || []).includes(b)) : bots;
+}
 
 function seatRow(k, value) {
   const row = document.createElement("label");
@@ -50,6 +56,7 @@ $("players").value = 5;
 $("players").onchange = layout;
 $("game").onchange = showGame;
 $("throne_roles").onchange = showGame;
+for (const id of ["planechase", "vanguard", "archenemy"]) $(id).onchange = layout;
 fetch("/api/bots").then((r) => r.json()).then((data) => { BOTS = data.games; layout(); });
 fetch("/api/throne_magic").then((r) => r.json()).then((data) => {
   for (const name of data.thrones) {
@@ -89,6 +96,9 @@ function request() {
   } else {
     body.variant = $("variant").value;
   }
+  if ($("planechase").value !== "") body.planechase = $("planechase").value;
+  if ($("vanguard").checked) body.vanguard = "random";
+  if ($("archenemy").checked) body.archenemy = "supervillain_rumble";
   return body;
 }
 
