@@ -71,10 +71,10 @@ Play (:class:`BeliefAgent`)
     London mulligan).  It never concedes.  In Throne Magic its hostility is
     :func:`agents.throne.throne_want` over its posterior; each Throne or Holding worth it
     (:func:`agents.throne.locations_to_attack`) gets the first creature declared while none of
-    its own attacks it; the yes/no answers and the creature gifts are
-    :func:`agents.throne.throne_answer` and :func:`agents.throne.gift`.  All ties are broken by seat and option order, so its
-    choice is a function of its information set (and its seeded stream, which
-    it uses only for undocumented choice kinds).
+    its own attacks it (of enemies' Holdings, one a combat); the yes/no answers and the creature gifts are
+    :func:`agents.throne.throne_answer` and :func:`agents.throne.gift`.  All ties are broken
+    by seat and option order, so its choice is a function of its information set (and its
+    seeded stream, which it uses only for undocumented choice kinds).
 """
 
 from __future__ import annotations
@@ -612,7 +612,9 @@ class BeliefAgent(BaseAgent):
         if throne and kind in ("attacker", "defender"):
             # Throne Magic: the Throne and Holdings worth it that no creature of ours attacks yet
             busy = {c.attacking_planeswalker for c in view.me.creatures}
-            places = [uid for uid, _ in locations_to_attack(view, h) if uid not in busy]
+            found = locations_to_attack(view, h)
+            held = {uid for uid, c in found if c >= 0 and uid != view.throne_magic.uid}     # enemies' Holdings
+            places = [uid for uid, _ in found if uid not in busy and not (uid in held and busy & held)]
         if kind == "attacker":
             targets = [s for s in view.opponents() if h[s] > 0]
             if not targets and not places:

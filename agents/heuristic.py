@@ -80,8 +80,9 @@ Throne Magic (``view.throne_magic``; ``want`` from the Role graph, :mod:`agents.
 the Throne and the Holdings worth attacking (:func:`agents.throne.locations_to_attack`: the
 Throne for a Claimant in the middle or an enemy's hands, for anyone else only an enemy's, a
 Holding in the middle or an enemy's) get one attacker each, the weakest that survives every
-blocker of their controller (none in the middle), before the attacks on players, unless some
-player can be killed this combat; creatures attacking the bot's Throne or Holdings are also
+blocker of their controller (none in the middle): the Throne and the Holdings in the middle
+before the attacks on players, unless some player can be killed this combat; one enemy's
+Holding a combat instead gets the weakest creature sent at its controller; creatures attacking the bot's Throne or Holdings are also
 blocked by trades; the yes/no answers and the creature gifts are
 :func:`agents.throne.throne_answer` and :func:`agents.throne.gift` (the distribution's target
 is the receiver chosen with it).
@@ -1108,9 +1109,12 @@ class HeuristicAgent(BaseAgent):
             return sc
 
         ordered = sorted(targets, key=lambda p: (-tscore(p), p.seat))
-        if places and not any(total >= p.life + sum(b.toughness for b in p.creatures if not b.tapped)
-                              for p in targets):
-            self._attack_places(cands, keep, places, plan)
+        # Throne Magic: the Throne and the Holdings in the middle first; enemies' Holdings last
+        throne = getattr(v, "throne_magic", None)
+        first = [(u, c) for u, c in places if c < 0 or u == throne.uid]
+        if first and not any(total >= p.life + sum(b.toughness for b in p.creatures if not b.tapped)
+                             for p in targets):
+            self._attack_places(cands, keep, first, plan)
         # enemy planeswalkers worth attacking (CR 506.3): low enough to die to what we
         # can send this combat, or close to their ultimate
         loyalty_left = {w.uid: w.loyalty for p in targets for w in p.planeswalkers
@@ -1129,6 +1133,12 @@ class HeuristicAgent(BaseAgent):
                 if safe or not blockers:
                     plan[c.uid] = p.seat
                     break
+        # one enemy's Holding a combat: the weakest creature sent at its controller goes for it instead
+        for uid, ctl in places[len(first):]:
+            sent = [c for c in cands if plan.get(c.uid) == ctl]
+            if sent:
+                plan[min(sent, key=lambda c: (_cvalue(c), c.uid)).uid] = ("planeswalker", uid)
+                break
         return plan
 
     def _attack_places(self, cands: list, keep: set, places: list, plan: dict) -> None:

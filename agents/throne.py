@@ -26,7 +26,11 @@ same for both (the heuristic bot passes its ``want``, the belief bot its posteri
 * :func:`locations_to_attack`: a Claimant attacks the Throne in the middle or in an enemy's
   hands, to take it; any other player attacks it only in an enemy's hands (its damage puts the
   Throne in the middle: "Controlling the Throne"); anyone attacks a Holding in the middle or
-  an enemy's ("Holdings (Advanced)").  The bots choose the creatures and check the blockers.
+  an enemy's ("Holdings (Advanced)").  The bots choose the creatures and check the blockers;
+  one enemy's Holding a combat gets one creature (the heuristic: the weakest it sends at that
+  enemy anyway): measured, sending a creature at every one each
+  combat kept them changing hands about 40 times a game and left more games without a
+  winner at the turn limit.
 * :func:`throne_answer`: after combat damage a Claimant takes the Throne and anyone else
   passes (a non-Claimant's take would put it in the middle all the same); a Holding is always
   taken, a creature offered always accepted (no creature of the card pool has a drawback), a
@@ -228,7 +232,8 @@ def claimant(view) -> bool:
 
 def locations_to_attack(view, want: dict) -> list[tuple[int, int]]:
     """The Throne and the Holdings worth attacking for the viewer of ``view`` (Throne Magic),
-    as ``(uid, controller)`` (-1: in the middle), the Throne first, then the Holdings in order.
+    as ``(uid, controller)`` (-1: in the middle): the Throne first, then the Holdings in the
+    middle, then those in enemies' hands, each group in the Holdings' order.
 
     The Throne: for a Claimant (:func:`claimant`) when it is in the middle or its controller is
     an enemy (``want > 0``): combat damage lets it take the Throne ("Taking the Throne"); for
@@ -247,8 +252,9 @@ def locations_to_attack(view, want: dict) -> list[tuple[int, int]]:
     c = tm.controller
     if tm.uid is not None and c != me and ((c < 0 and claimant(view)) or (c >= 0 and want.get(c, 0.0) > 0)):
         out.append((tm.uid, c))
+    out += [(h.uid, -1) for h in tm.holdings if h.controller < 0]
     out += [(h.uid, h.controller) for h in tm.holdings
-            if h.controller != me and (h.controller < 0 or want.get(h.controller, 0.0) > 0)]
+            if h.controller >= 0 and h.controller != me and want.get(h.controller, 0.0) > 0]
     return out
 
 
@@ -281,22 +287,23 @@ def _threat(view, seat: int, friends) -> int:
                default=0)
 
 
-def gift(view, want: dict, options) -> tuple[int, int] | None:
+def gift(view, want: dict, options) -> tuple[int, int | None] | None:
     """A creature Throne ability to activate now, as ``(action, target)``, or None; ``target`` is
     the receiver's seat for a distribution (the caller names it at the target decision that
     follows), None for a gift to the Throne's controller.
 
     "Giving Creatures to the Monarch" (option ``ability == "throne_give"``, the receiver the
     Throne's controller) or, for the Throne's controller, "The Monarch Distributing Creatures"
-    (``"throne_distribute"``, the receiver chosen next).  Given only at the end step (empty stack) of the turn before the
-    receiver's: the creature, tapped by the cost, untaps in the receiver's untap step and can
-    attack and block in its turn, and it blocked for the giver until then.  Conditions:
+    (``"throne_distribute"``, the receiver chosen next).  Given only at the end step (empty
+    stack) of the turn before the receiver's: the creature, tapped by the cost, untaps in the
+    receiver's untap step and can attack and block in its turn, and it could block for the
+    giver until then.  Conditions:
 
     * the receiver is an ally (``want <= GIFT_ALLY``: its Role's goals agree with the viewer's
       as far as the viewer knows, see :func:`throne_want`);
     * it is in danger: the strongest board of another player (not the viewer) has power at
       least its life less 3 plus the toughness of its creatures, or its life is 6 or less;
-    * the viewer is not in more danger, and can spare the creature: its toughest creatures stay
+    * the viewer has more life than the receiver and can spare the creature: its toughest stay
       while the strongest board that could attack it (its allies' aside) outweighs its life - 1;
       of the rest, the toughest is given (the best blocker for the receiver).
 

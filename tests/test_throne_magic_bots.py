@@ -338,3 +338,19 @@ def test_the_throne_controller_holds_a_claimant_role():
         assert probs[s] == pytest.approx({"The Usurper": 0.25, "Usurper's Bannerman": 0.5, "Dragon": 0.25})
     b = ThroneBelief().beliefs(g.view(2))
     assert b[1]["Usurper's Bannerman"] == 0.0 and b[1]["The Usurper"] == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("name", BOTS)
+def test_one_creature_a_combat_goes_for_an_enemys_holding(name):
+    """Every Holding in the Dragon's hands (the Wizard must eliminate it): one of the Wizard's
+    two creatures attacks one of them, the other a player (the heuristic: the weaker, the Owl,
+    takes the place of an attack on the Dragon itself)."""
+    g = throne_game(["Wizard", "Dragon", "The Usurper", "Usurper's Bannerman"], holdings=True)
+    for h in g.social.holdings:
+        g._holding_to(h, 1, "taken")
+    owl, bear = creature(g, 0, "Messenger Owl"), creature(g, 0, "Grove Bear")
+    plan = declare(g, name)
+    assert sorted(map(type, plan.values()), key=str) == sorted([int, type(g.social.holdings[0])], key=str)
+    assert sum(x in g.social.holdings for x in plan.values()) == 1
+    if name == "heuristic":
+        assert plan == {bear.uid: 1, owl.uid: g.social.holdings[0]}
