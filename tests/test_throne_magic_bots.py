@@ -255,10 +255,11 @@ def at_end_step(deal, active: int, seat: int) -> Game:
 
 @pytest.mark.parametrize("name", BOTS)
 def test_a_bot_gives_a_creature_to_an_allied_monarch_in_danger_and_not_to_an_enemy(name):
-    """"Giving Creatures to the Monarch": The King's Bannerman (seat 3) gives its toughest
-    spare creature to The King (seat 0, public, its ally) at 5 life under a War Mammoth, at the
-    end of the turn before his; with the Throne in the Usurper's hands (a Claimant who hunts
-    it) it gives nothing."""
+    """"Giving Creatures to the Monarch": The King's Bannerman (seat 3) gives The King (seat 0,
+    public, its ally; 5 life, no creature, a War Mammoth across the table) the least tough
+    creature that stops the Mammoth's blow, at the end of the turn before his; nothing when no
+    creature of its own could save him (a Thicket Troll too), or when the Throne is in the
+    Usurper's hands (a Claimant who hunts it)."""
     g = at_end_step(KING_FIRST, active=4, seat=3)
     g.players[0].life = 5
     creature(g, 2, "War Mammoth")
@@ -268,7 +269,7 @@ def test_a_bot_gives_a_creature_to_an_allied_monarch_in_danger_and_not_to_an_ene
     bot = agents.make(name, seed=0)
     bot.reset(3)
     a = decide(g, bot)
-    assert a == g.target_action(3, ("c", wall))
+    assert a == g.target_action(3, ("c", bear))
     g.step(a)
     assert [it.key for it in g.stack] == ["throne_give"]
     pass_until(g, lambda g: g.decision.kind == DecisionKind.YES_NO)
@@ -276,7 +277,16 @@ def test_a_bot_gives_a_creature_to_an_allied_monarch_in_danger_and_not_to_an_ene
     a = decide(g, agents.make(name, seed=1))          # The King accepts
     assert a == g.layout.CHOICE
     g.step(a)
-    assert wall.controller == 0 and bear.controller == 3
+    assert bear.controller == 0 and wall.controller == 3
+    # past saving: 9 power against 5 life and no blocker; a 1/4 or a 2/2 would not stop it
+    g = at_end_step(KING_FIRST, active=4, seat=3)
+    g.players[0].life = 5
+    creature(g, 2, "War Mammoth")
+    creature(g, 2, "Thicket Troll")
+    creature(g, 3, "Grove Bear")
+    creature(g, 3, "Web Weaver")
+    give_priority(g, 3)
+    assert decide(g, agents.make(name, seed=0)) == g.layout.PASS
     # the Throne with the Usurper: an enemy
     g = at_end_step(KING_FIRST, active=1, seat=3)
     g._throne_to(2, "taken")
