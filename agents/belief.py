@@ -68,9 +68,13 @@ Play (:class:`BeliefAgent`)
     its side needs it.  Before the game it takes one (free, CR 103.5c)
     mulligan of a hand with 0-1 lands or all but one land, and bottoms a land
     when over half the hand is lands, else its costliest spell (CR 103.5
-    London mulligan).  It never concedes.  All ties are broken by seat and option order, so its
-    choice is a function of its information set (and its seeded stream, which
-    it uses only for undocumented choice kinds).
+    London mulligan).  It never concedes.  In Throne Magic its hostility is
+    :func:`agents.throne.throne_want` over its posterior; each Throne or Holding worth it
+    (:func:`agents.throne.locations_to_attack`) gets the first creature declared while none of
+    its own attacks it (of enemies' Holdings, one a combat); the yes/no answers and the creature gifts are
+    :func:`agents.throne.throne_answer` and :func:`agents.throne.gift`.  All ties are broken
+    by seat and option order, so its choice is a function of its information set (and its
+    seeded stream, which it uses only for undocumented choice kinds).
 """
 
 from __future__ import annotations
@@ -86,7 +90,7 @@ from treachery_env.rules import Role
 
 from . import register
 from .base import BaseAgent, legal_actions
-from .throne import ThroneBelief, throne_want
+from .throne import ThroneBelief, gift, locations_to_attack, throne_answer, throne_want
 
 __all__ = ["HOSTILITY", "TARGET_WEIGHTS", "CLAIM_LIKELIHOOD", "THREAT_LEADER", "DEFEND_LEADER", "ACCUSE_RATIO",
            "BeliefAgent", "RoleBelief", "ViewEvidence", "SeatFacts", "TalkFacts"]
@@ -505,11 +509,13 @@ class BeliefAgent(BaseAgent):
         self.model = belief or RoleBelief()
         self.throne_model = ThroneBelief()      # Throne Magic's Roles (agents/throne.py)
         self._beliefs: dict[int, dict[Role, float]] = {}
+        self._gift_to = None
 
     def reset(self, seat: int) -> None:
         """Start a new game in ``seat``; forget the beliefs."""
         super().reset(seat)
         self._beliefs = {}
+        self._gift_to = None
 
     def beliefs(self) -> dict[int, dict[Role, float]]:
         """``{seat: {Role: probability}}`` at the last decision (a copy); in a Throne Magic game
@@ -601,9 +607,17 @@ class BeliefAgent(BaseAgent):
         kind = d.kind
         if kind == "priority":
             return self._priority(view, opts, h, pass_a)
+        throne = getattr(view, "throne_magic", None) is not None
+        places = []
+        if throne and kind in ("attacker", "defender"):
+            # Throne Magic: the Throne and Holdings worth it that no creature of ours attacks yet
+            busy = {c.attacking_planeswalker for c in view.me.creatures}
+            found = locations_to_attack(view, h)
+            held = {uid for uid, c in found if c >= 0 and uid != view.throne_magic.uid}     # enemies' Holdings
+            places = [uid for uid, _ in found if uid not in busy and not (uid in held and busy & held)]
         if kind == "attacker":
             targets = [s for s in view.opponents() if h[s] > 0]
-            if not targets:
+            if not targets and not places:
                 return pass_a
             mine = {c.uid: c for c in view.me.creatures}
             # keep one untapped blocker back when low on life
@@ -613,6 +627,11 @@ class BeliefAgent(BaseAgent):
                 return pass_a
             return cands[0].action if cands else pass_a
         if kind == "defender":
+            for uid in places:      # the first creature declared for each
+                o = next((o for o in opts if o.kind in ("attack_throne", "attack_holding") and o.planeswalker == uid),
+                         None)
+                if o is not None:
+                    return o.action
             best = max(opts, key=lambda o: (h.get(o.player, -9.0) if o.player is not None else -9.0,
                                             -view.players[o.player].life if o.player is not None else 0))
             return best.action
@@ -624,6 +643,11 @@ class BeliefAgent(BaseAgent):
                        key=lambda o: cr[o.creature].power if o.creature in cr else 0,
                        default=opts[0]).action
         if kind == "target":
+            if self._gift_to is not None and d.prompt.startswith("choose a target (player)"):
+                to, self._gift_to = self._gift_to, None      # "The Monarch Distributing Creatures"
+                o = next((o for o in opts if o.kind == "target" and o.player == to and o.creature is None), None)
+                if o is not None:
+                    return o.action
             return self._target(view, d, opts, h)
         if kind == "number":
             nums = [o for o in opts if o.x is not None]
@@ -643,10 +667,8 @@ class BeliefAgent(BaseAgent):
             if withp:
                 return max(withp, key=lambda o: h.get(o.player, 0.0)).action
         if kind == "yes_no":
-            if getattr(view, "throne_magic", None) is not None:
-                # Throne Magic's questions are all worth a yes: take the Throne or a Holding (a
-                # non-Claimant's take of the Throne is a pass), use a Throne's ability, accept a creature
-                return opts[0].action
+            if throne:
+                return throne_answer(view, d)
             return opts[-1].action
         if kind == "mulligan":      # CR 103.5: one (free, 103.5c) mulligan of a hand with 0-1 or 6+ lands in 7
             hand = view.me.hand or ()
@@ -684,6 +706,11 @@ class BeliefAgent(BaseAgent):
             return max(unveil, key=lambda o: (o.x or 0)).action
         if view.stack:
             return pass_a
+        if getattr(view, "throne_magic", None) is not None:
+            g = gift(view, h, opts)
+            if g is not None:
+                self._gift_to = g[1]
+                return g[0]
         if my_turn and main:
             for o in opts:
                 if o.kind == "land":

@@ -76,6 +76,17 @@ Magic substrate play
   (largest X, keep a useful top card, discard the least useful card,
   search for the most expensive castable card), else the first option.
 
+Throne Magic (``view.throne_magic``; ``want`` from the Role graph, :mod:`agents.throne`):
+the Throne and the Holdings worth attacking (:func:`agents.throne.locations_to_attack`: the
+Throne for a Claimant in the middle or an enemy's hands, for anyone else only an enemy's, a
+Holding in the middle or an enemy's) get one attacker each, the weakest that survives every
+blocker of their controller (none in the middle): the Throne and the Holdings in the middle
+before the attacks on players, unless some player can be killed this combat; one enemy's
+Holding a combat instead gets the weakest creature sent at its controller; creatures attacking the bot's Throne or Holdings are also
+blocked by trades; the yes/no answers and the creature gifts are
+:func:`agents.throne.throne_answer` and :func:`agents.throne.gift` (the distribution's target
+is the receiver chosen with it).
+
 Unveil timing by identity (``_UNVEIL_CLASS``): counter identities when an
 enemy spell is on the stack; spell-stealers when an enemy instant or sorcery
 is; Leader-protecting Guardians when the Leader is in danger; sweepers when
@@ -127,7 +138,7 @@ from treachery_env.rules import Role
 
 from . import register
 from .base import BaseAgent, legal_actions
-from .throne import throne_want
+from .throne import gift, locations_to_attack, throne_answer, throne_want
 
 __all__ = ["HeuristicAgent"]
 
@@ -313,6 +324,7 @@ class HeuristicAgent(BaseAgent):
         self._attack_plan: dict = {}
         self._block_key = None
         self._block_plan: dict = {}
+        self._gift_to = None
         self.forget_kept()
 
     def reset(self, seat: int) -> None:
@@ -322,6 +334,7 @@ class HeuristicAgent(BaseAgent):
         self._attack_plan = {}
         self._block_key = None
         self._block_plan = {}
+        self._gift_to = None
         self.forget_kept()
 
     def forget_kept(self) -> None:
@@ -700,6 +713,12 @@ class HeuristicAgent(BaseAgent):
                     c = _card(o.card) if o.kind == "cast" else None
                     if c is not None and any(e.get("op") == "fog" for e in c.effects) and self._fog_worth():
                         return o.action
+            # Throne Magic: a creature for an ally in danger, at the end of the turn before its own
+            if getattr(v, "throne_magic", None) is not None:
+                g = gift(v, self._want, opts)
+                if g is not None:
+                    self._gift_to = g[1]        # the distribution's target, chosen next
+                    return g[0]
             # a flash creature at the end of the turn before ours (the mana would go unused anyway)
             if v.phase == "end" and not v.stack and v.active != self._me:
                 nxt = next((p.seat for k in range(1, len(v.players))
@@ -911,6 +930,11 @@ class HeuristicAgent(BaseAgent):
 
     # ------------------------------------------------------------------ targets
     def _d_target(self, d):
+        if self._gift_to is not None and d.prompt.startswith("choose a target (player)"):
+            to, self._gift_to = self._gift_to, None     # "The Monarch Distributing Creatures": its target
+            for o in d.options:
+                if o.kind == "target" and o.player == to and o.creature is None and o.planeswalker is None:
+                    return o.action
         src = self._source(d.prompt)
         intent = _intent(src)
         if "to take until end of turn" in d.prompt:
@@ -1059,7 +1083,8 @@ class HeuristicAgent(BaseAgent):
         targets = [p for p in v.players if p.in_game and p.seat != self._me and self._want.get(p.seat, 0) > 0]
         if role == GUARDIAN:
             targets = [p for p in targets if p.seat not in self._leaders]
-        if not targets:
+        places = locations_to_attack(v, self._want) if getattr(v, "throne_magic", None) is not None else []
+        if not targets and not places:
             return {}
         mine = {c.uid: c for c in me.creatures}
         cands = [mine[u] for u in candidates if u in mine]
@@ -1089,12 +1114,18 @@ class HeuristicAgent(BaseAgent):
             return sc
 
         ordered = sorted(targets, key=lambda p: (-tscore(p), p.seat))
+        # Throne Magic: the Throne and the Holdings in the middle first; enemies' Holdings last
+        throne = getattr(v, "throne_magic", None)
+        first = [(u, c) for u, c in places if c < 0 or u == throne.uid]
+        if first and not any(total >= p.life + sum(b.toughness for b in p.creatures if not b.tapped)
+                             for p in targets):
+            self._attack_places(cands, keep, first, plan)
         # enemy planeswalkers worth attacking (CR 506.3): low enough to die to what we
         # can send this combat, or close to their ultimate
         loyalty_left = {w.uid: w.loyalty for p in targets for w in p.planeswalkers
-                        if w.loyalty <= total or w.loyalty >= 6}
+                        if w.kind == "planeswalker" and (w.loyalty <= total or w.loyalty >= 6)}
         for c in sorted(cands, key=lambda c: (-_hits(c), c.uid)):
-            if c.uid in keep or c.power <= 0:
+            if c.uid in keep or c.power <= 0 or c.uid in plan:
                 continue
             if loyalty_left and self._attack_walker(c, targets, loyalty_left, plan):
                 continue
@@ -1107,7 +1138,31 @@ class HeuristicAgent(BaseAgent):
                 if safe or not blockers:
                     plan[c.uid] = p.seat
                     break
+        # one enemy's Holding a combat: the weakest creature sent at its controller goes for it instead
+        for uid, ctl in places[len(first):]:
+            sent = [c for c in cands if plan.get(c.uid) == ctl]
+            if sent:
+                plan[min(sent, key=lambda c: (_cvalue(c), c.uid)).uid] = ("planeswalker", uid)
+                break
         return plan
+
+    def _attack_places(self, cands: list, keep: set, places: list, plan: dict) -> None:
+        """Throne Magic: one attacker for each of ``places`` (``(uid, controller)``,
+        :func:`agents.throne.locations_to_attack`), the least valuable creature not kept back
+        that deals damage and survives every blocker its controller has for it ("Attacking the
+        Throne": in the middle, nobody blocks); one combat damage is enough to take it.
+        Updates ``plan`` (creature uid -> ``("planeswalker", uid)``)."""
+        players = self._v.players
+        for uid, ctl in places:
+            for c in sorted(cands, key=lambda c: (_cvalue(c), c.uid)):
+                if c.uid in keep or c.uid in plan or c.power <= 0:
+                    continue
+                blockers = [b for b in players[ctl].creatures if not b.tapped and _can_block(b, c)] if ctl >= 0 else []
+                if "menace" in c.keywords and len(blockers) < 2:
+                    blockers = []
+                if all(_survives(c, b) for b in blockers):
+                    plan[c.uid] = ("planeswalker", uid)
+                    break
 
     def _attack_walker(self, c, targets: list, loyalty_left: dict, plan: dict) -> bool:
         """Send ``c`` at an enemy planeswalker still standing in ``loyalty_left``
@@ -1182,6 +1237,11 @@ class HeuristicAgent(BaseAgent):
 
         free(lambda b, a: _kills(b, a) and _survives(b, a))                 # good blocks
         free(lambda b, a: _survives(b, a) and _hits(a) > 0)                   # safe walls
+        tm = getattr(v, "throne_magic", None)
+        if tm is not None:       # Throne Magic: the bot's Throne and Holdings are worth a trade
+            held = {tm.uid} if tm.controller == self._me else set()
+            held |= {h.uid for h in tm.holdings if h.controller == self._me}
+            free(lambda b, a: a.attacking_planeswalker in held and _kills(b, a) and _cvalue(a) >= _cvalue(b))
         if leader or me.life <= 10:
             free(lambda b, a: _kills(b, a) and _cvalue(a) >= _cvalue(b))      # trades
         unblocked = sum(_hits(a) for a in attackers if a.uid not in blocked and a.attacking_planeswalker is None)
@@ -1307,6 +1367,9 @@ class HeuristicAgent(BaseAgent):
         return max(spells, key=lambda o: (_card(o.card).cost if _card(o.card) is not None else 0, o.action)).action
 
     def _d_yes_no(self, d):
+        a = throne_answer(self._v, d)
+        if a is not None:
+            return a
         p = d.prompt
         if "His Beloved Majesty" in p:
             give = self._v.me.role == GUARDIAN
