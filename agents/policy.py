@@ -408,8 +408,8 @@ class PolicyAgent(BaseAgent):
         shows of it (talk, talk limit, priority windows).
 
         Raises:
-            ValueError: for a game with Vanguard cards (CR 902), schemes (CR 904) or Planechase
-                (CR 901), whose observation blocks no checkpoint's layout has (so does :meth:`act`).
+            ValueError: for a Throne Magic game, or one with Vanguard cards (CR 902), schemes (CR 904)
+                or Planechase (CR 901), whose observation layouts no checkpoint has (so does :meth:`act`).
 
         Args:
             config: a :class:`treachery_env.GameConfig`, or a dict of some of its fields.
@@ -417,6 +417,10 @@ class PolicyAgent(BaseAgent):
         Returns:
             :func:`config_differences` (``{}`` when they agree).
         """
+        game = config.get("game") if isinstance(config, dict) else getattr(config, "game", None)
+        if game == "throne_magic":
+            raise ValueError(f"policy {self.path!r} plays Treachery only (it was trained on Treachery's "
+                             f"observation); Throne Magic's bots: heuristic, belief, random")
         which = [name for field, name in _VARIANT_FIELDS
                  if (config.get(field) if isinstance(config, dict) else getattr(config, field, None)) is not None]
         if which:
@@ -453,6 +457,9 @@ class PolicyAgent(BaseAgent):
         and the request's ``finish`` (gate, arg-max or draw) gives the action and
         updates this bot's state.  Raises as :meth:`act`."""
         if isinstance(info, dict) and info.get("view") is not None:
+            if getattr(info["view"], "throne_magic", None) is not None:
+                raise ValueError(f"policy {self.path!r} plays Treachery only (it was trained on Treachery's "
+                                 f"observation); Throne Magic's bots: heuristic, belief, random")
             which = [name for field, name in _VIEW_VARIANTS if getattr(info["view"], field, None) is not None]
             if which:
                 self._refuse_variants(which)

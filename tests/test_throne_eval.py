@@ -57,7 +57,7 @@ def test_rotate_seats_every_agent_in_every_seat_and_the_workers_change_nothing()
 @pytest.mark.parametrize("kw, match", [
     (dict(config=GameConfig()), "a Throne Magic config"),
     (dict(mode="crossplay"), "Throne Magic has no teams"),
-    (dict(specs=["ismcts", "heuristic"]), "agent 'ismcts' plays Treachery only"),
+    (dict(specs=["ismcts", "heuristic"]), "agent 'ismcts' does not play Throne Magic"),
     (dict(specs=["heuristic"], mode="substitution"), "needs a candidate besides the reference 'heuristic'"),
     (dict(games=0), "games and workers must be 1 or more"),
 ])
@@ -87,3 +87,14 @@ def test_treachery_evaluate_plays_throne_magic_and_writes_its_results(tmp_path, 
         err = capsys.readouterr().err
         assert err.startswith("treachery evaluate: error: ") and err.count("\n") == 1
     assert not (tmp_path / "x").exists()
+
+
+def test_treachery_evaluate_refuses_a_search_bot_in_a_variant_before_any_game(tmp_path, capsys):
+    """A Treachery tournament with a CR 900 variant: the bots that do not play it are refused up
+    front, in one line (not by a failed game)."""
+    status = cli.main(["evaluate", "--agents", "lookahead,heuristic", "--games", "2", "--vanguard", "random",
+                       "--out", str(tmp_path / "x"), "--no-progress"])
+    err = capsys.readouterr().err
+    assert status == 2 and err == ("treachery evaluate: error: agent 'lookahead' does not play the CR 900 variants "
+                                   "(Planechase, Vanguard, schemes); its agents: heuristic, belief, random, or "
+                                   "MODULE:CLASS of your own\n")

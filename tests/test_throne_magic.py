@@ -289,8 +289,11 @@ def check_throne_invariants(g: Game) -> None:
             assert s.claimant(w.controller), "only a Claimant controls the Throne"
         else:
             assert holders == []
+        moved = w.uid in g.turn_effects.get("out_of_combat", ())     # its control changed this combat
         for a in g.combat_attackers:
-            if a.attacking_obj is w and w.controller < 0:
+            if a.attacking_obj is w and w.controller < 0 and not moved:
+                # declared at the Throne in the middle: no defending player (one declared at a held
+                # Throne keeps its defending player when the Throne goes to the middle, CR 506.4)
                 assert a.attacking == g.n, "attacking the Throne in the middle: no defending player"
     if g.is_over:
         in_game = [not p.has_lost for p in g.players]

@@ -72,7 +72,7 @@ def test_the_option_is_valid_in_both_games_and_round_trips(game):
 @pytest.mark.parametrize("kw, match", [
     ({"vanguard": "all"}, r"GameConfig\.vanguard: must be None, 'random' or a list .*CR 902\.3"),
     ({"vanguard": 5}, r"GameConfig\.vanguard: must be None"),
-    ({"vanguard": FOUR[:3]}, r"GameConfig\.vanguard: needs one vanguard per seat \(4, CR 902\.3\), got 3"),
+    ({"vanguard": FOUR[:3]}, r"GameConfig\.vanguard: needs one Vanguard name per seat, 4 \(CR 902\.3; .*\), got 3"),
     ({"vanguard": FOUR[:3] + ["Sisay"]}, r"GameConfig\.vanguard: unknown vanguard 'Sisay'; the vanguards are"),
     ({"vanguard": FOUR, "starting_hand_size": 0},
      r"GameConfig\.vanguard: Warden of the Vale's hand modifier -1 leaves a negative hand size \(CR 902\.5, 902\.5b\)"),
@@ -97,7 +97,7 @@ def test_the_table_option_takes_random_or_names_and_names_itself_in_errors():
                                               "Ember Tactician, Hollow Archivist,Warden of the Vale,Brood Matron"]))
     assert cfg.vanguard == tuple(FOUR) and cfg.game == "throne_magic"
     assert game_config_from_args(p.parse_args([])).vanguard is None
-    with pytest.raises(ValueError, match=r"^--vanguard: needs one vanguard per seat"):
+    with pytest.raises(ValueError, match=r"^--vanguard: needs one Vanguard name per seat"):
         game_config_from_args(p.parse_args(["--players", "4", "--vanguard", "Gravetender"]))
 
 

@@ -291,6 +291,10 @@ def _evaluate(args: argparse.Namespace) -> int:
             if reference is not None and agents.is_outside(reference):
                 reference = f"isolated:{reference}"
         entrants = entrants_from_specs(specs)            # each spec as the registry spells it
+        if config.has_variant_blocks:                    # the search bots and policies refuse them: before any game
+            from .throne_eval import check_specs
+            check_specs([e.spec for e in entrants] + ([] if reference is None else [reference]),
+                        "the CR 900 variants (Planechase, Vanguard, schemes)")
         unknown = [e.spec for e in entrants if not agents.names_a_bot(e.spec)]
         if unknown:
             raise ValueError(f"unknown agent specs {unknown}; available: {agents.available()}, or MODULE:CLASS")
@@ -367,7 +371,8 @@ def _evaluate_throne(args: argparse.Namespace, config) -> int:
     res = evaluate_throne(args.agents.split(","), config, games=args.games, seed=args.seed, workers=args.workers,
                           mode=args.mode, reference=args.reference, progress=not args.no_progress, out_dir=args.out)
     s, m = res["summary"], res["meta"]
-    print(f"Throne Magic: {s['games']} games ({m['deals']} deals x {m['games_per_deal']}), {m['num_players']} "
+    print(f"Throne Magic: {s['games']} games ({m['deals']} deal{'' if m['deals'] == 1 else 's'} x "
+          f"{m['games_per_deal']}), {m['num_players']} "
           f"players, mode {m['mode']}: {s['truncated']} truncated, {s['draws']} draws, "
           f"{res['timing']['wall_s']:.1f} s on {args.workers} worker(s)")
     print("Win rate by Role" + (" [95% interval, clustered by deal] (seats):" if m["mode"] == "rotate" else

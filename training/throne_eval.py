@@ -97,18 +97,20 @@ def _play_chunk(tasks: list, config: GameConfig) -> list[ThroneRecord]:
     return [play_task(t, config) for t in tasks]
 
 
-def check_specs(specs: Sequence[str]) -> None:
-    """Refuse agents that do not play Throne Magic: registered bots other than
-    :data:`agents.throne.BOTS` (the search bots deal Treachery identities; the trained
-    policies read Treachery's observation).  Bots of your own (``MODULE:CLASS``) are allowed.
+def check_specs(specs: Sequence[str], what: str = "Throne Magic") -> None:
+    """Refuse agents that do not play Throne Magic (or ``what``: the CR 900 variants, which
+    ``treachery evaluate`` checks with this too): registered bots other than
+    :data:`agents.throne.BOTS` (the search bots deal Treachery identities to games without the
+    variants' cards; the trained policies read plain Treachery's observation).  Bots of your own
+    (``MODULE:CLASS``) are allowed.
 
     Raises:
-        ValueError: naming the first such agent and the ones that play Throne Magic.
+        ValueError: naming the first such agent and the ones that play ``what``.
     """
     for spec in specs:
         name = agents.split_spec(spec)[0]
         if name not in BOTS and not agents.is_outside(spec):
-            raise ValueError(f"agent {spec!r} plays Treachery only; Throne Magic's agents: {', '.join(BOTS)}, "
+            raise ValueError(f"agent {spec!r} does not play {what}; its agents: {', '.join(BOTS)}, "
                              f"or MODULE:CLASS of your own")
 
 
@@ -299,11 +301,12 @@ def render_markdown(res: dict) -> str:
     """``results.md``: what was played and :func:`role_table`."""
     m, s = res["meta"], res["summary"]
     c = m["config"]
-    options = ", ".join(f"{k}={c[k]!r}" for k in ("throne_roles", "throne", "holdings", "seasons", "max_turns"))
+    options = ", ".join(f"{k}={c[k]!r}" for k in ("throne_roles", "throne", "holdings", "seasons", "planechase",
+                                                   "vanguard", "archenemy", "max_turns") if k in c)
     how = ("each agent through every seat of each deal" if m["mode"] == "rotate" else
            f"one candidate seat among {m['reference']} bots, paired with the all-{m['reference']} game of the deal")
     return (f"# Throne Magic tournament ({m['mode']})\n\n"
-            f"{s['games']} games ({m['deals']} deals x {m['games_per_deal']}), {m['num_players']} players, seed "
+            f"{s['games']} games ({m['deals']} deal{'' if m['deals'] == 1 else 's'} x {m['games_per_deal']}), {m['num_players']} players, seed "
             f"{m['seed']}, {options}; {how}. {s['truncated']} truncated, {s['draws']} draws, "
             f"{s['mean_turns']:.1f} turns a game. Intervals: 95%, clustered by deal.\n\n{role_table(res)}\n")
 

@@ -17,6 +17,14 @@ from .rules import MIN_PLAYERS, VARIANTS, Role, check_identity_deck, format_role
 __all__ = ["GameConfig", "did_you_mean", "VARIANTS", "RARITIES", "MAX_PLAYERS", "RARITY_POOLS", "PRIORITY_WINDOWS", "MULLIGANS",
            "TALK_MODES", "GAMES", "THRONE_ROLE_METHODS", "ARCHENEMY"]
 
+def _short(v: Any) -> str:
+    """``v`` for a one-line error: its repr when short, else its type and length."""
+    text = repr(v)
+    if len(text) <= 80 and "\n" not in text:
+        return f"{type(v).__name__} {text}"
+    return f"a {type(v).__name__} of {len(v)}" if hasattr(v, "__len__") else f"a {type(v).__name__}"
+
+
 GAMES = ("treachery", "throne_magic")
 """Values of :attr:`GameConfig.game`: the hidden-role game played on the shared Magic-lite engine."""
 THRONE_ROLE_METHODS = ("basic", "random", "draft")
@@ -258,8 +266,10 @@ class GameConfig:
                 if name in ("identities", "decks", "throne_deal", "planar_deck"):
                     continue
                 raise ValueError(f"GameConfig.{name}: must be a list of names, got None")
+            if isinstance(v, np.ndarray) and v.ndim == 1:     # a numpy array of names is the list it holds
+                v = [str(x) if isinstance(x, np.str_) else x for x in v.tolist()]
             if not isinstance(v, (list, tuple)):
-                raise ValueError(f"GameConfig.{name}: must be a list of names, got {type(v).__name__} {v!r}")
+                raise ValueError(f"GameConfig.{name}: must be a list of names, got {_short(v)}")
             bad = [x for x in v if not isinstance(x, str)]
             if bad:
                 raise ValueError(f"GameConfig.{name}: every entry must be a name (str), got {bad[0]!r}")
@@ -268,8 +278,11 @@ class GameConfig:
             object.__setattr__(self, "concession", tuple(self.concession))
         if isinstance(self.vanguard, (list, np.ndarray)):      # a name per seat: a tuple, so the config stays hashable
             object.__setattr__(self, "vanguard", tuple(str(x) if isinstance(x, np.str_) else x for x in self.vanguard))
-        if isinstance(self.scheme_decks, (list, tuple)) and all(isinstance(d, (list, tuple)) for d in self.scheme_decks):
-            object.__setattr__(self, "scheme_decks", tuple(tuple(d) for d in self.scheme_decks))
+        if isinstance(self.scheme_decks, (list, tuple, np.ndarray)) and all(
+                isinstance(d, (list, tuple, np.ndarray)) for d in self.scheme_decks):     # numpy arrays of names too
+            object.__setattr__(self, "scheme_decks", tuple(
+                tuple(str(x) if isinstance(x, np.str_) else x for x in (d.tolist() if isinstance(d, np.ndarray) else d))
+                for d in self.scheme_decks))
         # numpy scalars (np.int64(5), np.True_) are the numbers they hold, as actions are
         for f_ in fields(self):
             v = getattr(self, f_.name)
@@ -557,7 +570,7 @@ class GameConfig:
             bad("scheme_decks", "scheme decks are Archenemy's (CR 904.3); pass archenemy='supervillain_rumble'")
         if not isinstance(self.scheme_decks, tuple) or len(self.scheme_decks) != self.num_players:
             bad("scheme_decks", f"needs one scheme deck (a list of scheme names) per seat, {self.num_players}, got "
-                f"{self.scheme_decks!r}"[:300])
+                f"{_short(self.scheme_decks)}")
         for i, deck in enumerate(self.scheme_decks):
             try:
                 schemes.check_deck(deck, f"seat {i}'s deck")

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from .cards import TARGET_TYPES, TOKENS
+from .throne_cards import CardAbility, read_ability
 
-__all__ = ["PlanarAbility", "PlanarCard", "names", "get", "planes", "phenomena", "TRIGGERS", "PLANAR_PRIMITIVES",
+__all__ = ["PlanarCard", "names", "get", "planes", "phenomena", "TRIGGERS", "PLANAR_PRIMITIVES",
            "MIN_PLANAR_DECK", "MODES"]
 
 TRIGGERS = ("upkeep", "arrive", "encounter")
@@ -45,25 +45,6 @@ _DATA = Path(__file__).parent / "data" / "planes.json"
 
 
 @dataclass(frozen=True)
-class PlanarAbility:
-    """One ability of a planar card: a triggered ability while it is face up, or a plane's
-    chaos ability.
-
-    Attributes:
-        trigger: one of :data:`TRIGGERS`, or ``"chaos"`` for a chaos ability (CR 901.9b).
-        optional: whether its controller may decline it ("you may").
-        effects: primitive operations, as in ``data/cards.json`` (``op``, ``n``, ``t`` the
-            index of a target, ``token``, ``p``/``q``).
-        targets: target specs (``{"type": one of TARGET_TYPES}``, ``opponent``, ``own``).
-    """
-
-    trigger: str
-    optional: bool
-    effects: tuple
-    targets: tuple = ()
-
-
-@dataclass(frozen=True)
 class PlanarCard:
     """A plane (CR 309) or phenomenon (CR 310) card.
 
@@ -72,7 +53,7 @@ class PlanarCard:
         kind: ``"plane"`` or ``"phenomenon"``.
         text: its "while face up" ability in the project's words.
         chaos_text: its chaos ability in words (``""`` for a phenomenon).
-        abilities: its triggered abilities (:class:`PlanarAbility`, trigger in :data:`TRIGGERS`).
+        abilities: its triggered abilities (:class:`CardAbility`, trigger in :data:`TRIGGERS`).
         chaos: its chaos ability (trigger ``"chaos"``), None for a phenomenon.
     """
 
@@ -81,39 +62,12 @@ class PlanarCard:
     text: str
     chaos_text: str
     abilities: tuple
-    chaos: PlanarAbility | None
+    chaos: CardAbility | None
 
     @property
     def is_phenomenon(self) -> bool:
         """Whether it is a phenomenon (CR 310), not a plane."""
         return self.kind == "phenomenon"
-
-
-def _ability(raw: dict | None, trigger: str | None, where: str) -> PlanarAbility | None:
-    """Read and check one ability (ValueError naming the card for a malformed one).  That each
-    ``op`` is an engine primitive is a test's job (``tests/test_planechase.py`` reads the
-    engine's list in engine/effects.py)."""
-    if raw is None:
-        return None
-    trigger = raw.get("trigger", trigger)
-    targets = tuple(raw.get("targets", ()))
-    bad = []
-    if trigger not in TRIGGERS and trigger != "chaos":
-        bad.append(f"trigger {trigger!r}")
-    for t in targets:
-        if t.get("type") not in TARGET_TYPES:
-            bad.append(f"target type {t.get('type')!r}")
-    for e in raw["effects"]:
-        op, n, t = e.get("op"), e.get("n", 0), e.get("t")
-        if not isinstance(op, str) or not isinstance(n, int):
-            bad.append(f"effect {e!r}")
-        if t is not None and not (isinstance(t, int) and 0 <= t < len(targets)):
-            bad.append(f"target index {t!r}")
-        if op == "tokens" and e.get("token") not in TOKENS:
-            bad.append(f"token {e.get('token')!r}")
-    if bad:
-        raise ValueError(f"{_DATA.name}: {where}: unknown or malformed {', '.join(bad)}")
-    return PlanarAbility(trigger, bool(raw.get("optional", False)), tuple(raw["effects"]), targets)
 
 
 @lru_cache(maxsize=1)
@@ -123,8 +77,8 @@ def _load() -> dict[str, PlanarCard]:
     for c in raw["planes"] + raw["phenomena"]:
         if c["name"] in out:
             raise ValueError(f"{_DATA.name}: the name {c['name']!r} is used twice (CR 901.3)")
-        abilities = tuple(_ability(a, None, c["name"]) for a in c["abilities"])
-        chaos = _ability(c["chaos"], "chaos", c["name"])
+        abilities = tuple(read_ability(a, c["name"], TRIGGERS, _DATA.name) for a in c["abilities"])
+        chaos = read_ability(c["chaos"], c["name"], ("chaos",), _DATA.name, trigger="chaos")
         out[c["name"]] = PlanarCard(c["name"], c["type"], c["text"], c["chaos_text"], abilities, chaos)
     return out
 

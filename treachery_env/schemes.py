@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .throne_cards import ThroneAbility, read_ability
+from .throne_cards import CardAbility, read_ability
 
 __all__ = ["SchemeCard", "schemes", "names", "get", "TRIGGERS", "MIN_DECK", "MAX_COPIES", "check_deck", "draw_deck"]
 
@@ -46,14 +46,14 @@ class SchemeCard:
         ongoing: an ongoing scheme stays face up once set in motion until abandoned
             (CR 311.7, 904.11); the others go to the bottom of their deck (CR 904.10).
         text: its ability in the project's words.
-        ability: the triggered ability (:class:`~treachery_env.throne_cards.ThroneAbility`:
+        ability: the triggered ability (:class:`~treachery_env.throne_cards.CardAbility`:
             trigger, optional, effects, targets), its trigger one of :data:`TRIGGERS`.
     """
 
     name: str
     ongoing: bool
     text: str
-    ability: ThroneAbility
+    ability: CardAbility
 
 
 @lru_cache(maxsize=1)

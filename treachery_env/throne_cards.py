@@ -27,7 +27,7 @@ import numpy as np
 from .cards import TARGET_TYPES, TOKENS
 from .throne_roles import count, role_list
 
-__all__ = ["ThroneAbility", "ThroneCard", "thrones", "holdings", "seasons", "get", "TRIGGERS", "THRONE_PRIMITIVES", "THRONE_METHODS", "throne_candidates", "MAX_HOLDINGS",
+__all__ = ["CardAbility", "ThroneCard", "thrones", "holdings", "seasons", "get", "TRIGGERS", "THRONE_PRIMITIVES", "THRONE_METHODS", "throne_candidates", "MAX_HOLDINGS",
            "draw_holdings", "SEASON_ORDER", "season_after", "read_ability"]
 
 TRIGGERS = ("controller_upkeep", "each_upkeep")
@@ -55,12 +55,14 @@ _DATA = Path(__file__).parent / "data" / "throne_cards.json"
 
 
 @dataclass(frozen=True)
-class ThroneAbility:
-    """The one triggered ability of a Throne, Holding or Season card (and of a Vanguard card,
-    :mod:`treachery_env.vanguards`, which reads its abilities with :func:`read_ability`).
+class CardAbility:
+    """One triggered ability of a command-zone card given as data: a Throne, Holding or Season
+    card's, and the CR 900 variants' (a Vanguard's, :mod:`treachery_env.vanguards`; a scheme's,
+    :mod:`treachery_env.schemes`; a planar card's or a plane's chaos ability,
+    :mod:`treachery_env.planes`), each read with :func:`read_ability`.
 
     Attributes:
-        trigger: one of :data:`TRIGGERS` (a Vanguard's: one of ``vanguards.TRIGGERS``).
+        trigger: one of :data:`TRIGGERS`, or of the triggers of the card's module.
         optional: whether its player may decline it ("may gain 1 life").
         effects: primitive operations, as in ``data/cards.json`` (``op``, ``n``,
             ``t`` the index of a target, ``token``, ``p``/``q``).
@@ -81,18 +83,19 @@ class ThroneCard:
         kind: ``"throne"``, ``"holding"`` or ``"season"``.
         name: its name.
         text: its ability in the project's words.
-        ability: a :class:`ThroneAbility`, or None (Spring).
+        ability: a :class:`CardAbility`, or None (Spring).
         source: ``"rules"`` where the rules text gives the ability, else how it was designed.
     """
 
     kind: str
     name: str
     text: str
-    ability: ThroneAbility | None
+    ability: CardAbility | None
     source: str
 
 
-def read_ability(raw: dict | None, where: str, triggers: tuple = TRIGGERS, data: str = _DATA.name) -> ThroneAbility | None:
+def read_ability(raw: dict | None, where: str, triggers: tuple = TRIGGERS, data: str = _DATA.name,
+                 trigger: str | None = None) -> CardAbility | None:
     """Read and check one ability of a command-zone card's data file ``data`` (None stays None).
 
     Args:
@@ -100,6 +103,8 @@ def read_ability(raw: dict | None, where: str, triggers: tuple = TRIGGERS, data:
         where: the card's name, for the error.
         triggers: the trigger names allowed (default :data:`TRIGGERS`).
         data: the data file's name, for the error.
+        trigger: the trigger of an ability whose data names none (a plane's chaos ability);
+            ``optional`` left out is False.
 
     Raises:
         ValueError: naming the file and the card, for an unknown trigger, target type or token, a
@@ -111,8 +116,9 @@ def read_ability(raw: dict | None, where: str, triggers: tuple = TRIGGERS, data:
         return None
     targets = tuple(raw.get("targets", ()))
     bad = []
-    if raw["trigger"] not in triggers:
-        bad.append(f"trigger {raw['trigger']!r}")
+    trigger = raw.get("trigger", trigger)
+    if trigger not in triggers:
+        bad.append(f"trigger {trigger!r}")
     for t in targets:
         if t.get("type") not in TARGET_TYPES:
             bad.append(f"target type {t.get('type')!r}")
@@ -128,7 +134,7 @@ def read_ability(raw: dict | None, where: str, triggers: tuple = TRIGGERS, data:
             bad.append(f"token {e.get('token')!r}")
     if bad:
         raise ValueError(f"{data}: {where}: unknown or malformed {', '.join(bad)}")
-    return ThroneAbility(raw["trigger"], bool(raw["optional"]), tuple(raw["effects"]), targets)
+    return CardAbility(trigger, bool(raw.get("optional", False)), tuple(raw["effects"]), targets)
 
 
 @lru_cache(maxsize=1)

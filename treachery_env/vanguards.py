@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from .throne_cards import ThroneAbility, read_ability
+from .throne_cards import CardAbility, read_ability
 
 __all__ = ["Vanguard", "names", "get", "all_vanguards", "TRIGGERS", "check_assignment"]
 
@@ -40,7 +40,7 @@ class Vanguard:
         hand: its hand modifier (CR 902.5, 902.5b): added to the opening hand's size and to
             the maximum hand size.
         text: its ability in the project's words.
-        ability: its one triggered ability (a :class:`~treachery_env.throne_cards.ThroneAbility`
+        ability: its one triggered ability (a :class:`~treachery_env.throne_cards.CardAbility`
             whose ``trigger`` is one of :data:`TRIGGERS`).
     """
 
@@ -48,7 +48,7 @@ class Vanguard:
     life: int
     hand: int
     text: str
-    ability: ThroneAbility
+    ability: CardAbility
 
 
 @lru_cache(maxsize=1)
@@ -102,8 +102,11 @@ def check_assignment(chosen: Sequence[str], num_players: int, starting_hand_size
             modifier that leaves an opening hand or a maximum hand size below zero (CR 902.5,
             902.5b).
     """
+    for name in chosen:             # an unknown name first: "got 1" would hide a typo
+        get(name)
     if len(chosen) != num_players:
-        raise ValueError(f"needs one vanguard per seat ({num_players}, CR 902.3), got {len(chosen)}")
+        raise ValueError(f"needs one Vanguard name per seat, {num_players} (CR 902.3; on the command line "
+                         f"separated by commas, or 'random'), got {len(chosen)}")
     for name in chosen:
         v = get(name)
         if starting_hand_size + v.hand < 0 or max_hand_size + v.hand < 0:

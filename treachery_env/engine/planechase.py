@@ -202,7 +202,7 @@ class PlanechaseMixin:
             self._push_front([("effect", item, dict(e)) for e in self._planar_ability(item).effects])
 
     @staticmethod
-    def _planar_ability(item: StackItem) -> "pl.PlanarAbility":
+    def _planar_ability(item: StackItem) -> "pl.CardAbility":
         """The planar card's ability a "plane" stack object ``item`` is (its source's
         ``abilities[k]``, or its chaos ability for ``k == -1``)."""
         card = pl.get(item.source)
@@ -210,7 +210,7 @@ class PlanechaseMixin:
         return card.chaos if k < 0 else card.abilities[k]
 
     @staticmethod
-    def _planar_text(ab: "pl.PlanarAbility", name: str) -> str:
+    def _planar_text(ab: "pl.CardAbility", name: str) -> str:
         """The words of ability ``ab`` of the planar card ``name``."""
         card = pl.get(name)
         return card.chaos_text if ab.trigger == "chaos" else card.text
