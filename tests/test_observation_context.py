@@ -13,8 +13,8 @@ import numpy as np
 from treachery_env import cards
 from treachery_env.actions import TOKEN_ABILITIES
 from treachery_env.engine.state import DecisionKind
-from treachery_env.observation import (DECISION_PURPOSES, TARGET_TYPES, THRONE_PURPOSES, _IDENTITY_INDEX, encode,
-                                       encode_python, obs_layout)
+from treachery_env.observation import (DECISION_PURPOSES, PLANAR_PURPOSES, TARGET_TYPES, THRONE_PURPOSES,
+                                       _IDENTITY_INDEX, encode, encode_python, obs_layout)
 
 from identity_helpers import at_main, creature, deal5, give_priority, target_player, unveil_actions
 
@@ -46,7 +46,7 @@ def purpose(name: str) -> list:
 def test_every_decision_handler_and_question_has_a_purpose():
     """The purposes are exactly the engine's Decision handlers (an unveil cost's
     card by kind) and the callbacks of every ``Game.ask`` in the package; Throne
-    Magic's are in its own block (:data:`THRONE_PURPOSES`)."""
+    Magic's are in its own block (:data:`THRONE_PURPOSES`), Planechase's in its (:data:`PLANAR_PURPOSES`)."""
     found = set()
     for path in PACKAGE.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
@@ -59,9 +59,9 @@ def test_every_decision_handler_and_question_has_a_purpose():
     found.discard("_h_call")                       # Game.ask itself: its callback is the purpose
     found.discard("_h_cost_card")
     found |= {"_h_cost_card:discard", "_h_cost_card:exile_from_hand"}
-    # Throne Magic's decisions have their purposes in its own block (ThroneObsLayout)
-    assert found == set(DECISION_PURPOSES) | set(THRONE_PURPOSES)
-    assert not set(DECISION_PURPOSES) & set(THRONE_PURPOSES)
+    # Throne Magic's decisions have their purposes in its own block (ThroneObsLayout), Planechase's in its
+    assert found == set(DECISION_PURPOSES) | set(THRONE_PURPOSES) | set(PLANAR_PURPOSES)
+    assert not set(DECISION_PURPOSES) & (set(THRONE_PURPOSES) | set(PLANAR_PURPOSES))
     assert len(DECISION_PURPOSES) == len(set(DECISION_PURPOSES))
 
 

@@ -132,7 +132,7 @@ def test_layouts_unchanged_without_planechase():
         assert pl.size == base.size + 1 and pl.PLANAR == base.TALK and pl.TALK == base.TALK + 1
         assert pl.decode(pl.PLANAR) == ("PLANAR", 0, 0)
         L = obs_layout(n, "treachery", planechase=True)
-        assert L.planar == obs_layout(n).size and L.size == L.planar + len(planes.names()) + 2 * n + 1 + 1 + 2 + 1
+        assert L.planar == obs_layout(n).size and L.size == L.planar + len(planes.names()) + 2 * n + 1 + 1 + 2 + 1 + 1
         T = obs_layout(n, "throne_magic", planechase=True)
         assert T.planar == obs_layout(n, "throne_magic").size
 
@@ -547,3 +547,22 @@ def test_terminal_play(tmp_path, monkeypatch, capsys):
     assert "planar controller: P" in out and "roll the planar die (costs {0}" in out
     g = Game.from_json(replay.read_text())
     assert g.is_over and g.planar is not None
+
+
+def test_a_planar_may_ability_has_its_purpose_in_the_planechase_block():
+    """A planar card's "may" ability asks its controller (YES_NO, ``_h_planar_may``): the deciding
+    seat's observation says so in the Planechase block's purpose field (Treachery's own purposes
+    stay as the shipped checkpoints read them); the other seats' do not."""
+    from treachery_env.observation import PLANAR_PURPOSES, config_layout
+    g = pc_game()
+    set_face_up(g, "Library of Whispers")          # "At the beginning of your upkeep, you may draw a card."
+    for _ in range(400):
+        if g.decision is not None and g.decision.handler == "_h_planar_may":
+            break
+        g.step(PASS)
+    else:
+        raise AssertionError("the plane's may ability never asked")
+    L = config_layout(g.config)
+    k = L.planar_fields["purpose"] + PLANAR_PURPOSES.index("_h_planar_may")
+    asked = g.decision.seat
+    assert [g.observation(s)["observation"][k] for s in range(g.n)] == [float(s == asked) for s in range(g.n)]

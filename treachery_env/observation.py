@@ -147,7 +147,7 @@ __all__ = ["ObsLayout", "obs_layout", "encode", "encode_python", "encode_sparse"
            "CREATURE_ATTACKING", "CREATURE_ATTACKED",
            "CREATURE_FEATURES", "TALK_SPEAKER_FEATURES", "TALK_PAIR_FEATURES", "DECISION_PURPOSES",
            "TARGET_TYPES", "MAX_TARGET_INDEX", "ThroneObsLayout", "encode_throne_magic", "encode_variant",
-           "observation_dict_variant", "config_layout", "THRONE_PURPOSES", "HOLDING_FEATURES", "VANGUARD_FEATURES",
+           "observation_dict_variant", "config_layout", "THRONE_PURPOSES", "PLANAR_PURPOSES", "HOLDING_FEATURES", "VANGUARD_FEATURES",
            "SCHEME_FEATURES"]
 
 N_CARDS = len(CARDS)
@@ -215,6 +215,9 @@ _PURPOSE_INDEX = {k: i for i, k in enumerate(DECISION_PURPOSES)}
 _TARGET_TYPE_INDEX = {k: i for i, k in enumerate(TARGET_TYPES)}
 _UNVEIL_COSTS = ("_h_y", "_h_cost_sacrifice", "_h_cost_card")
 _NO_DATA: dict = {}             # the identity data of a player without an identity card (Throne Magic)
+PLANAR_PURPOSES = ("_h_planar_may",)
+"""Planechase's decisions, one-hot in its block (:meth:`ObsLayout._add_planar`): a planar card's
+"may" ability (Treachery's own purposes stay as the shipped checkpoints read them)."""
 THRONE_PURPOSES = ("_h_draft_role", "_h_choose_throne", "_h_throne_take", "_h_holding_take", "_h_throne_may",
                    "_h_throne_accept")
 """Throne Magic's decisions, one-hot in its tail block: a Draft pick, The King's choice of Throne,
@@ -306,14 +309,16 @@ class ObsLayout:
           (1: the single planar deck, CR 901.16b);
         * ``rolls``: the planar-die special actions of this turn / 5 (the next roll costs that many, CR 901.9);
         * ``mode``: "single", "per_player" one-hot (:data:`treachery_env.planes.MODES`);
-        * ``deck``: the cards left in the planar controller's planar deck / 20.
+        * ``deck``: the cards left in the planar controller's planar deck / 20;
+        * ``purpose``: the viewer's decision is one of :data:`PLANAR_PURPOSES` (a planar card's
+          "may" ability), one-hot.
         """
         n = self.n
         off = self.size
         self.planar = off
         f = {}
         for name, width in (("face_up", len(planes.names())), ("controller", n), ("owner", n + 1), ("rolls", 1),
-                            ("mode", len(planes.MODES)), ("deck", 1)):
+                            ("mode", len(planes.MODES)), ("deck", 1), ("purpose", len(PLANAR_PURPOSES))):
             f[name] = off
             off += width
         self.planar_fields = f
@@ -563,6 +568,9 @@ def encode_variant(game: "Game", viewer: int) -> np.ndarray:
         out[f["rolls"]] = pz.rolls / 5.0
         out[f["mode"] + planes.MODES.index(pz.mode)] = 1.0
         out[f["deck"]] = len(pz.deck_of(pz.controller)) / 20.0
+        d = game.decision
+        if d is not None and d.seat == viewer and d.handler in PLANAR_PURPOSES:
+            out[f["purpose"] + PLANAR_PURPOSES.index(d.handler)] = 1.0
     players = game.players
     if L.vanguard is not None:
         for rel in range(n):
