@@ -52,12 +52,25 @@ import numpy as np
 
 from treachery_env import throne_roles as tr
 
-__all__ = ["role_probabilities", "throne_want", "ThroneBelief", "ENEMY", "HUNTER", "ALLY", "MAX_EXACT", "BOTS",
+__all__ = ["role_probabilities", "throne_want", "ThroneBelief", "ENEMY", "HUNTER", "ALLY", "MAX_EXACT", "BOTS", "plays",
            "GIFT_ALLY", "claimant", "locations_to_attack", "throne_answer", "gift"]
 
 BOTS = ("heuristic", "belief", "random")
-"""The bots that play Throne Magic (the search bots deal Treachery identities; the trained
-policies read Treachery's observation layout)."""
+"""The bots that play Throne Magic and the CR 900 variants (the search bots deal Treachery
+identities to games without the variants' cards; the trained policies read plain Treachery's
+observation layout)."""
+
+
+def plays(spec: str, game: str, variants: bool = False) -> bool:
+    """Whether the bot ``spec`` (an :func:`agents.make` spec) plays ``game`` (a
+    :data:`treachery_env.config.GAMES` value), with a CR 900 variant's blocks when ``variants``
+    (:attr:`~treachery_env.GameConfig.has_variant_blocks`): every registered bot plays plain
+    Treachery; Throne Magic and the variants are played by :data:`BOTS` and by bots of your own
+    (``MODULE:CLASS``, which the caller may refuse for other reasons)."""
+    import agents
+    if game != "throne_magic" and not variants:
+        return True
+    return agents.split_spec(spec)[0] in BOTS or agents.is_outside(spec)
 
 MAX_EXACT = 7
 """Unknown seats up to which :class:`ThroneBelief` enumerates every assignment (7! = 5,040)."""

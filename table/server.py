@@ -45,7 +45,7 @@ from .html import board_html, card_texts, identity_html, prompt_details, reveal_
 from .options import FLAGS, add_game_arguments, game_config_from_args, game_options_given, renamed
 from .replay import Replay
 from .stops import Stops
-from .table import HUMAN, Table, TableError, plays
+from .table import HUMAN, Table, TableError
 
 __all__ = ["WebTable", "Lobby", "create_app", "serve_cli", "add_arguments", "DEFAULT_DELAY", "lan_address"]
 
@@ -360,8 +360,9 @@ class Lobby:
 
     def bots_by_game(self) -> dict[str, list[str]]:
         """Per game (``"treachery"``, ``"throne_magic"``), the bots of :attr:`bots` that play it
-        (:func:`~table.table.plays`), and under ``"variants"`` those that play a game with a CR 900
+        (:func:`agents.throne.plays`), and under ``"variants"`` those that play a game with a CR 900
         variant (Planechase, Vanguard, schemes) in either game."""
+        from agents.throne import plays
         from treachery_env.config import GAMES
         out = {game: [b for b in self.bots if plays(b, game)] for game in GAMES}
         out["variants"] = [b for b in self.bots if plays(b, "treachery", variants=True)]

@@ -30,35 +30,22 @@ from treachery_env.view import FrozenDict, SeatView, ViewBuilder, freeze, public
 
 from .stops import Stops, pass_option
 
-__all__ = ["Table", "Prompt", "TableEvent", "TableError", "Reveal", "SeatReveal", "HUMAN", "plays", "check_bots"]
+__all__ = ["Table", "Prompt", "TableEvent", "TableError", "Reveal", "SeatReveal", "HUMAN", "check_bots"]
 
 HUMAN = "human"
 """The seat spec of a person (a seat answered through :meth:`Table.answer`)."""
 
 
-def plays(spec: str, game: str, variants: bool = False) -> bool:
-    """Whether the bot ``spec`` (an :func:`agents.make` spec) plays ``game`` (a
-    :data:`treachery_env.config.GAMES` value), with a CR 900 variant's blocks when ``variants``
-    (:attr:`~treachery_env.GameConfig.has_variant_blocks`): every bot plays plain Treachery;
-    Throne Magic's and the variants' are :data:`agents.throne.BOTS` (the search bots deal
-    Treachery identities to games without the variants' cards, the trained policies read plain
-    Treachery's observation layout)."""
-    import agents
-    if game != "throne_magic" and not variants:
-        return True
-    from agents.throne import BOTS
-    return agents.split_spec(spec)[0] in BOTS
-
-
 def check_bots(specs: Sequence[str], config: Any) -> None:
     """Refuse a bot that does not play the game of ``config`` (a
-    :class:`~treachery_env.GameConfig`; :func:`plays`); ``"human"`` seats pass.
+    :class:`~treachery_env.GameConfig`; :func:`agents.throne.plays`); ``"human"`` seats pass.
 
     Raises:
         ValueError: ``"'ismcts' does not play Throne Magic; its bots: heuristic, belief, random"``
             (or "... does not play the CR 900 variants ...") for the first such spec.
     """
     variants = config.has_variant_blocks
+    from agents.throne import plays
     other = [s for s in specs if s != HUMAN and not plays(s, config.game, variants)]
     if other:
         from agents.throne import BOTS

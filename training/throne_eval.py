@@ -36,7 +36,7 @@ from typing import Any, Sequence
 import agents
 import treachery_env
 from agents.files import atomic_write_bytes, check_folder
-from agents.throne import BOTS
+from agents.throne import BOTS, plays
 from treachery_env import GameConfig
 from treachery_env import throne_roles as tr
 
@@ -108,8 +108,7 @@ def check_specs(specs: Sequence[str], what: str = "Throne Magic") -> None:
         ValueError: naming the first such agent and the ones that play ``what``.
     """
     for spec in specs:
-        name = agents.split_spec(spec)[0]
-        if name not in BOTS and not agents.is_outside(spec):
+        if not plays(spec, "throne_magic"):
             raise ValueError(f"agent {spec!r} does not play {what}; its agents: {', '.join(BOTS)}, "
                              f"or MODULE:CLASS of your own")
 

@@ -291,6 +291,8 @@ class GameConfig:
             elif isinstance(v, tuple) and any(isinstance(x, np.integer) for x in v):
                 object.__setattr__(self, f_.name, tuple(x.item() if isinstance(x, np.integer) else x for x in v))
         self._validate()
+        object.__setattr__(self, "_variant_blocks", self.planechase is not None or self.vanguard is not None
+                           or self.archenemy is not None)
 
     # ------------------------------------------------------------------
     @property
@@ -373,8 +375,9 @@ class GameConfig:
     @property
     def has_variant_blocks(self) -> bool:
         """Whether a game of this config has CR 900 variant blocks at the end of its observation
-        (:func:`treachery_env.observation.config_layout`): Planechase, Vanguard or Archenemy's schemes."""
-        return self.planechase is not None or self.vanguard is not None or self.archenemy is not None
+        (:func:`treachery_env.observation.config_layout`): Planechase, Vanguard or Archenemy's schemes
+        (set once as the config is made: ``Game.observation`` reads it at every step)."""
+        return self._variant_blocks
 
     @property
     def holding_count(self) -> int:

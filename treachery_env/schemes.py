@@ -62,6 +62,8 @@ def _load() -> dict[str, SchemeCard]:
     out = {}
     for c in raw["schemes"]:
         ab = read_ability(c["ability"], c["name"], TRIGGERS, _DATA.name)
+        if ab.optional:         # engine/archenemy.py resolves every ability without asking
+            raise ValueError(f"{_DATA.name}: {c['name']}: a scheme's ability cannot be optional here")
         if (ab.trigger == "controller_upkeep") != bool(c["ongoing"]):
             raise ValueError(f"{_DATA.name}: {c['name']}: an ongoing scheme triggers at its controller's upkeep, "
                              f"any other as it is set in motion")

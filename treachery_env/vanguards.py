@@ -58,8 +58,10 @@ def _load() -> dict[str, Vanguard]:
     for c in raw["vanguards"]:
         if not all(isinstance(c[k], int) and not isinstance(c[k], bool) for k in ("life", "hand")):
             raise ValueError(f"{_DATA.name}: {c['name']}: the life and hand modifiers must be ints")
-        out[c["name"]] = Vanguard(c["name"], c["life"], c["hand"], c["text"],
-                                  read_ability(c["ability"], c["name"], TRIGGERS, _DATA.name))
+        ab = read_ability(c["ability"], c["name"], TRIGGERS, _DATA.name)
+        if ab.optional:         # engine/vanguard.py resolves every ability without asking
+            raise ValueError(f"{_DATA.name}: {c['name']}: a Vanguard's ability cannot be optional here")
+        out[c["name"]] = Vanguard(c["name"], c["life"], c["hand"], c["text"], ab)
     return out
 
 
