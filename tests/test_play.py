@@ -643,6 +643,49 @@ def test_a_throne_magic_game_in_the_terminal(tmp_path, monkeypatch, capsys):
     assert "Roles" in end and all(r in end for r in g.social.roles)
 
 
+def test_throne_magic_s_banner_and_prompts_speak_of_roles_not_identities(tmp_path, monkeypatch, capsys):
+    """In Throne Magic the banner named Treachery's "variant standard" and the prompt "i: your identity",
+    and conceding or leaving promised that "your team can still win": the banner names the game and
+    its options (Roles method, Throne, Holdings, Seasons, the CR 900 variants on), the prompt the
+    Role, ``i`` shows the seat's Role card again, and the words on leaving are Throne Magic's."""
+    typist = Typist(["i", "c", "n", "c", "y"], limit=5)
+    status, out, err = play(monkeypatch, capsys, [
+        "--game", "throne_magic", "--players", "5", "--no-commander", "--starting-life", "5", "--max-turns", "8",
+        "--delay", "0", "--opponents", "heuristic", "--holdings", "--planechase", "single", "--vanguard", "random",
+        "--seed", "2", "--replay", str(tmp_path / "r.json")], typist)
+    assert status == 0 and "Traceback" not in out + err and typist.prompts == 5
+    banner = out.split("Seats: ", 1)[0]
+    assert "Throne Magic" in banner and "Treachery" not in banner and "variant" not in banner
+    assert ("5 players, Throne Magic: Roles by the Basic Game, a random Throne, Holdings, no Seasons, no "
+            "commander, Planechase (one planar deck), Vanguard (a random card per seat), seed 2.") in banner
+    assert "i shows your Role card" in out and "identity" not in out.split(END_MARKER, 1)[0]
+    assert out.count("(i: your Role, b: the board, ? NAME: a card's text, c: concede, q: quit)") == 3
+    first, after_i = out.split("Choose 1-", 2)[:2]
+    role = Game.from_json((tmp_path / "r.json").read_text()).social.roles[seat_of(out)]
+    assert first.count("Your Role (P") == 1 and after_i.count("Your Role (P") == 1 and f"│ {role}" in after_i
+    assert "Concede the game? You lose and leave it; a player who left never wins. (y/N) > " in out
+    assert "You are out of the game; in Throne Magic a player who left never wins." in out
+    assert "team" not in out
+
+
+def test_game_words_name_treachery_s_variant_and_the_cr_900_variants():
+    from table.terminal import game_words
+
+    assert game_words(GameConfig()) == "variant standard, commander"
+    assert game_words(GameConfig(variant="backstab_rumble", commander=False, archenemy="supervillain_rumble",
+                                 planechase="per_player", vanguard=["Warden of the Vale"] * 5)) == (
+        "variant backstab_rumble, no commander, Planechase (a planar deck per player), Vanguard (Warden of the "
+        "Vale, Warden of the Vale, Warden of the Vale, Warden of the Vale, Warden of the Vale), Archenemy's "
+        "Supervillain Rumble")
+    assert game_words(GameConfig(game="throne_magic", throne_roles="draft", throne="Throne of Wisdom",
+                                 seasons=True)) == (
+        "Throne Magic: Roles by the Draft, Throne of Wisdom, no Holdings, Seasons, commander")
+    sculpted = ["The King", "The Usurper", "Dragon", "Wizard"]
+    assert game_words(GameConfig(game="throne_magic", num_players=4, throne_roles=sculpted, throne="king")) == (
+        "Throne Magic: Roles by the Sculpted method (The King, The Usurper, Dragon, Wizard), the Throne The King "
+        "chooses, no Holdings, no Seasons, commander")
+
+
 @pytest.mark.parametrize("argv,message", [
     (["--game", "throne_magic", "--throne-roles", "The King,Nobody,Dragon,Wizard", "--players", "4"],
      "--throne-roles: .*'Nobody'"),

@@ -803,10 +803,15 @@ PRIORITY_QUESTION = "You have priority: act, or pass"
 ``"priority"``) as people are asked it: by the terminal, the notebook's table and, in lower case,
 the board's "you decide" line.  The web page writes it out itself (``table/static/table.js``: its
 prompt payload has the question, ``"priority"``, not these words)."""
+_IDENTITY_LEGEND = "  identity: its name (role) when you know it (face up, your own, or shown to you), else hidden."
+"""The legend's line for a Treachery player's identity; :data:`_ROLE_LEGEND` replaces it in Throne Magic."""
+_ROLE_LEGEND = ("  Role: the player's Role card when you know it (your own, one made public, or one shown to you), "
+                "else hidden.")
+"""The legend's line for a Throne Magic player's Role (players hold no identity there)."""
 _LEGEND = "\n".join((      # an entry a line: a terminal wraps each under its start (agents.human.wrap_text)
     "legend:",
     '  P0, P1, ...: seats in turn order; "(you)" marks yours. life N, or OUT once the player has left the game.',
-    "  identity: its name (role) when you know it (face up, your own, or shown to you), else hidden.",
+    _IDENTITY_LEGEND,
     "  lands: N (M untapped): lands are counted; each untapped land pays one mana (tapped automatically).",
     "  creatures: name power/toughness [keywords] (state): tapped; attacking P3 / a planeswalker; blocking X; "
     "summoning sick = came under its controller's control this turn, can't attack (CR 302.6); "
@@ -1143,7 +1148,7 @@ def _render(view: Any, viewer: "int | None", legend: bool, decision: bool = True
         lines.extend("    " + line for line in rest)
     lines.extend(sections.table)
     if legend:
-        lines.append(_LEGEND)
+        lines.append(_LEGEND if view.throne_magic is None else _LEGEND.replace(_IDENTITY_LEGEND, _ROLE_LEGEND))
     return "\n".join(lines)
 
 
