@@ -215,6 +215,9 @@ def test_default_replay_path(tmp_path, monkeypatch, capsys):
     (["--starting-life", "0"], "--starting-life: must be None or an int from 1"),
     (["--stops", "own_main,atacked"], "--stops: unknown stop atacked"),
     (["--delay", "-1"], "--delay must be >= 0"),
+    (["--players", "12", "--role-counts", "leader=1,assassin=6,traitor=5", "--identity-pool", "uncommon"],
+     "--identity-pool: rarities ['uncommon'] give 4 implemented Traitor identities, but the identity deck (CR "
+     "907.3b) for 12 players needs 5; pass --identity-pool rare (rarities ['uncommon', 'rare'])"),
 ])
 def test_bad_arguments_exit_2(argv, message, tmp_path, monkeypatch, capsys):
     status, out, err = play(monkeypatch, capsys, [*argv, "--replay", str(tmp_path / "x.json")], Typist(["1"]))
@@ -690,10 +693,33 @@ def test_game_words_name_treachery_s_variant_and_the_cr_900_variants():
     (["--game", "throne_magic", "--throne-roles", "The King,Nobody,Dragon,Wizard", "--players", "4"],
      "--throne-roles: .*'Nobody'"),
     (["--game", "throne_magic", "--throne", "Throne of Nothing"], "--throne: unknown Throne Magic throne"),
-    (["--holdings"], "--holdings: is a Throne Magic option; pass game='throne_magic'"),
+    (["--holdings"], r"--holdings: is a Throne Magic option; pass --game throne_magic to play it \(this game is "
+                     r"'treachery'\), got True$"),
+    (["--game", "throne_magic", "--talk", "structured"], r"--talk: Throne Magic has no table talk yet .*; pass "
+                                                         r"--talk none or leave it out$"),
     (["--game", "throne_magic", "--opponents", "heuristic,flagship"], "--opponents: 'flagship' does not play "
                                                                         "Throne Magic; its bots: heuristic, belief"),
 ])
 def test_bad_throne_magic_options_exit_2(argv, message, tmp_path, monkeypatch, capsys):
     status, out, err = play(monkeypatch, capsys, [*argv, "--replay", str(tmp_path / "x.json")], Typist(["1"]))
-    assert status == 2 and re.search(message, err), err
+    assert status == 2 and re.search(message, err.rstrip("\n")), err
+
+
+def test_a_fix_a_config_error_suggests_is_written_as_its_reader_would_type_it():
+    """GameConfig's errors suggest a setting in the Python API's keyword form (``pass
+    game='throne_magic'``), which the command line showed as it was; the options' errors write it as
+    the option is typed (``--game throne_magic``), from the one message, and a reader that names the
+    fields otherwise (a table request's JSON fields) keeps the keyword form."""
+    from table.options import FLAGS, renamed
+    from table.server import REQUEST_FIELDS
+
+    with pytest.raises(ValueError) as err:
+        GameConfig(holdings=True)
+    python = str(err.value)
+    assert python.startswith("GameConfig.holdings: is a Throne Magic option; pass game='throne_magic' to play it")
+    assert str(renamed(err.value, FLAGS)) == python.replace("GameConfig.holdings", "--holdings").replace(
+        "game='throne_magic'", "--game throne_magic")
+    assert str(renamed(err.value, REQUEST_FIELDS)) == python.replace("GameConfig.holdings", '"holdings"')
+    assert str(renamed(ValueError("GameConfig.talk: pass talk='none', not max_turns=0 or game='x'"),
+                       {"talk": "--talk", "max_turns": "--max-turns"})) == (
+        "--talk: pass --talk none, not --max-turns 0 or game='x'")
