@@ -337,8 +337,9 @@ class HumanAgent(BaseAgent):
 
     def read_card(self, query: str, view: Any) -> None:
         """Print the full text of the card, token or identity ``query`` names (case and spaces
-        ignored; a unique beginning of a name is enough); with no query, the names the board
-        shows that have a text.  A query that names nothing gets a one-line message."""
+        ignored; a unique beginning of a name is enough; the names of this game first, those the
+        view shows before the others: :func:`treachery_env.text.find_name`); with no query, the
+        names the board shows that have a text.  A query that names nothing gets a one-line message."""
         from treachery_env.text import card_text, find_name, view_names
         if not query:
             names = view_names(view)
@@ -346,7 +347,7 @@ class HumanAgent(BaseAgent):
                         style="dim")
             return
         try:
-            name = find_name(query)
+            name = find_name(query, view)
         except ValueError as err:
             self.print_text(str(err), style="yellow")
             return

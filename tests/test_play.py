@@ -378,7 +378,7 @@ def test_question_mark_reads_a_card_and_b_shows_the_board():
 
     g = Game(GameConfig(num_players=4, commander=False), seed=0)
     buf = io.StringIO()
-    person = HumanAgent(input_stream=io.StringIO("? shock\n?  THE SEER \n? the\n? zzz\n?\nb\nb\n1\n"),
+    person = HumanAgent(input_stream=io.StringIO("? shock\n?  THE SEER \n? the c\n? zzz\n?\nb\nb\n1\n"),
                         console=Console(file=buf, width=200))
     seat = g.current_player
     person.reset(seat)
@@ -388,7 +388,7 @@ def test_question_mark_reads_a_card_and_b_shows_the_board():
     for name in ("Shock", "The Seer"):
         body = card_text(name).split("\n", 1)[1]
         assert re.sub(r"\s+", " ", body) in flat
-    assert "'the' could be" in out and "type more of the name" in out
+    assert "'the c' could be" in out and "type more of the name" in out
     assert "no card, token or identity is called 'zzz'" in out
     hand = g.view(seat).me.hand
     assert "Type ? and a name: " in out and all(name in out for name in hand)
@@ -396,6 +396,52 @@ def test_question_mark_reads_a_card_and_b_shows_the_board():
     assert find_name("shock") == "Shock" and find_name(" the  seer") == "The Seer"
     with pytest.raises(ValueError, match="could be"):
         find_name("the")
+
+
+def test_question_mark_finds_the_game_s_own_cards_first():
+    """``? NAME`` looked among the pool's cards and the identities first, whatever the game: in
+    Throne Magic ``? the king`` showed the identity The King over the Scrapyard, not the Role,
+    ``? ogre`` the pool's Rage Ogre though a Role is called Ogre, ``? warden`` the pool's Orla, Pack
+    Warden though a seat's Vanguard card is Warden of the Vale, ``? whispers`` a scheme of a game
+    without schemes while the face-up plane is Library of Whispers, and ``? throne``, ``? ember``
+    and ``? citadel`` were refused as ambiguous though the game has one Throne, one Vanguard card
+    called so and one Citadel among its Holdings.  The game's names come first now (those the view
+    shows, then its kinds of card), an exact name before a beginning before a part."""
+    from rich.console import Console
+
+    from treachery_env.text import card_text
+
+    vanguards = ("Ember Tactician", "Warden of the Vale", "Hollow Archivist", "Frost Binder", "Gilded Broker")
+    g = Game(GameConfig(game="throne_magic", num_players=5, holdings=True, vanguard=vanguards, planechase="single"),
+             seed=1)
+    while g.view(0).planechase.face_up is None:       # the mulligans: the starting plane comes after them
+        g.step(g.decision.options[0][0])
+    view = g.view(g.current_player)
+    tm = view.throne_magic
+    assert (tm.throne, view.planechase.face_up) == ("Throne of Power", "Library of Whispers")
+    assert [h.name for h in tm.holdings if "Citadel" in h.name] == ["The Black Citadel"]
+    assert {"Ember Imp", "Ember Wyrm", "Orla, Pack Warden", "Rage Ogre"}.isdisjoint(view_names(view))
+    found = {q: find_name(q, view) for q in ("the king", "ogre", "demon", "angel", "warden", "whispers", "throne",
+                                             "ember", "citadel", "shock")}
+    assert found == {"the king": "The King", "ogre": "Ogre", "demon": "Demon", "angel": "Angel",
+                     "warden": "Warden of the Vale", "whispers": "Library of Whispers", "throne": "Throne of Power",
+                     "ember": "Ember Tactician", "citadel": "The Black Citadel", "shock": "Shock"}
+    with pytest.raises(ValueError, match="'bannerman' could be King's Bannerman, Usurper's Bannerman"):
+        find_name("bannerman", view)        # both in the game: still ambiguous
+
+    treachery = Game(GameConfig(num_players=5), seed=1)           # the same words in Treachery
+    plain = treachery.view(treachery.current_player)
+    assert [find_name(q, plain) for q in ("the king", "ogre", "demon", "warden", "galdi")] == [
+        "The King over the Scrapyard", "Rage Ogre", "The Demon", "Orla, Pack Warden", "Galdi"]
+
+    buf = io.StringIO()
+    person = HumanAgent(input_stream=io.StringIO("? throne\n? the king\n1\n"), console=Console(file=buf, width=200))
+    person.reset(view.seat)
+    person.choose(view)
+    flat = re.sub(r"[\s│╭╮╰╯─]+", " ", buf.getvalue())
+    for name in ("Throne of Power", "The King"):
+        assert re.sub(r"\s+", " ", card_text(name).split("\n", 1)[1]) in flat
+    assert "could be" not in flat and "Scrapyard" not in flat
 
 
 def test_b_lists_the_options_again_under_the_board():
