@@ -28,7 +28,7 @@ __all__ = ["HumanAgent", "QuitGame", "card_line", "wrap_prompt", "wrap_text", "C
 
 QUIT_WORDS = ("q", "quit", "exit")
 BOARD_WORDS = ("b", "board")
-INFO_WORDS = ("i", "id", "identity")
+INFO_WORDS = ("i", "id", "identity", "role")
 CONCEDE_WORDS = ("c", "concede")
 YES_WORDS = ("y", "yes")
 CONCEDE = 0
@@ -153,10 +153,11 @@ class HumanAgent(BaseAgent):
 
     At each decision it shows the seat's identity (name, role, face up or
     down, unveil cost, Undercover and whether it is met, the card's text; in
-    full the first time and whenever it changes, else in one line), the
-    decision's prompt and the legal actions numbered from 1 in words, then
-    reads a number.  Text, empty lines and numbers out of range are refused
-    with a message and asked again; ``i`` shows the identity card again.
+    full the first time and whenever it changes, else in one line; in Throne
+    Magic its Role card), the decision's prompt and the legal actions numbered
+    from 1 in words, then reads a number.  Text, empty lines and numbers out of
+    range are refused with a message and asked again; ``i`` shows the identity
+    card (the Role card) again.
     When the table lets this seat concede (``GameConfig.concession``, the
     CONCEDE action, CR 104.3a), ``c`` or ``concede`` asks for a confirmation
     (``y``) and then concedes: the seat loses and leaves the game, its team can
@@ -262,7 +263,8 @@ class HumanAgent(BaseAgent):
 
         Args:
             n: the number of options (>= 1).
-            view: the seat's view, for ``i`` (show the identity again) and ``b`` (the board).
+            view: the seat's view, for ``i`` (show the identity again, in Throne Magic the Role card) and
+                ``b`` (the board).
             concede: whether the seat may concede now: then ``c`` / ``concede``,
                 confirmed with ``y``, returns :data:`CONCEDE` (0); any other
                 confirmation answer asks for a number again.
@@ -278,8 +280,9 @@ class HumanAgent(BaseAgent):
         Raises:
             QuitGame, EOFError, KeyboardInterrupt: the person leaves.
         """
-        keys = ("i: your identity, b: the board, ? NAME: a card's text, " if view is not None else "") + (
-            "c: concede, " if concede else "") + "q: quit"
+        throne = getattr(view, "throne_magic", None) is not None     # a Role card, not an identity
+        keys = (f"i: your {'Role' if throne else 'identity'}, b: the board, ? NAME: a card's text, "
+                if view is not None else "") + ("c: concede, " if concede else "") + "q: quit"
         while True:
             line = self._read_line(f"Choose 1-{n} ({keys}) > ")
             answer = line.strip().lower()
@@ -300,8 +303,8 @@ class HumanAgent(BaseAgent):
                     self.print_text("Conceding is not available at this table: type the number of an option "
                                 "(q leaves the program).", style="yellow")
                     continue
-                sure = self._read_line("Concede the game? You lose and leave it; your team can still win. "
-                                       "(y/N) > ").strip().lower()
+                after = "a player who left never wins" if throne else "your team can still win"
+                sure = self._read_line(f"Concede the game? You lose and leave it; {after}. (y/N) > ").strip().lower()
                 if sure in YES_WORDS:
                     return CONCEDE
                 self.print_text("Not conceding.", style="dim")
@@ -334,8 +337,9 @@ class HumanAgent(BaseAgent):
 
     def read_card(self, query: str, view: Any) -> None:
         """Print the full text of the card, token or identity ``query`` names (case and spaces
-        ignored; a unique beginning of a name is enough); with no query, the names the board
-        shows that have a text.  A query that names nothing gets a one-line message."""
+        ignored; a unique beginning of a name is enough; the names of this game first, those the
+        view shows before the others: :func:`treachery_env.text.find_name`); with no query, the
+        names the board shows that have a text.  A query that names nothing gets a one-line message."""
         from treachery_env.text import card_text, find_name, view_names
         if not query:
             names = view_names(view)
@@ -343,7 +347,7 @@ class HumanAgent(BaseAgent):
                         style="dim")
             return
         try:
-            name = find_name(query)
+            name = find_name(query, view)
         except ValueError as err:
             self.print_text(str(err), style="yellow")
             return
@@ -396,6 +400,7 @@ class HumanAgent(BaseAgent):
         body = Text(f"{role}\n", style="bold")
         body.append(card_text(role).split("\n", 1)[1])
         self.console.print(Panel(body, title=f"Your Role (P{view.seat})", expand=False))
+
     @staticmethod
     def _option_text(option: Any, text: str) -> str:
         if option.card and option.card not in text:

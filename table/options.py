@@ -155,5 +155,13 @@ def game_options_given(args: argparse.Namespace) -> list[str]:
 def renamed(err: ValueError, names: dict[str, str]) -> ValueError:
     """``err`` (a :class:`~treachery_env.GameConfig` error, ``"GameConfig.FIELD: ..."``) with each
     field named as ``names`` says (a command-line option, a request's field), for the person who
-    typed it; fields not in ``names`` keep the ``GameConfig.`` name."""
-    return ValueError(re.sub(r"GameConfig\.(\w+)", lambda m: names.get(m.group(1), m.group(0)), str(err)))
+    typed it; fields not in ``names`` keep the ``GameConfig.`` name.  A setting the message
+    suggests in the Python API's keyword form, ``FIELD='VALUE'`` or ``FIELD=N``, is written as the
+    option is typed where ``names`` gives the field an option (``--game throne_magic``), so
+    that the wording stays :class:`~treachery_env.GameConfig`'s alone."""
+    def setting(m: re.Match) -> str:
+        option = names.get(m.group(1), "")
+        return f"{option} {m.group(2).strip(chr(39))}" if option.startswith("--") else m.group(0)
+
+    text = re.sub(r"\b(\w+)=('[^']*'|\d+\b)", setting, str(err))
+    return ValueError(re.sub(r"GameConfig\.(\w+)", lambda m: names.get(m.group(1), m.group(0)), text))

@@ -1,4 +1,4 @@
-"""Play Treachery against bots in the terminal (``treachery play``).
+"""Play Treachery or Throne Magic against bots in the terminal (``treachery play``).
 
 ``treachery play --players 5 --opponents heuristic`` seats a person at a
 :class:`~table.table.Table` of bots and drives it: the table plays the bots and the person's
@@ -7,10 +7,10 @@ automatic passes (:class:`~table.stops.Stops`, ``--stops``), and the person is a
 only their own seat's information: the events their seat may see, in words; the board as
 their seat sees it (:func:`treachery_env.text.render_view`) at the first decision of each
 turn and on ``b``; the text of every card, token and identity when it first appears in an
-event (``? NAME`` reads any of them again); their identity and legal actions in words.  Every
-line is wrapped at the console's width (:func:`agents.human.wrap_text`).
-Nothing else of the game is read before the end screen, which reveals every identity and the
-winners (:meth:`Table.reveal`).  The game is saved as a replay (``Game.to_json()``, loadable
+event (``? NAME`` reads any of them again); their identity (in Throne Magic their Role card) and
+legal actions in words.  Every line is wrapped at the console's width (:func:`agents.human.wrap_text`).
+Nothing else of the game is read before the end screen, which reveals every identity (or Role) and
+the winners (:meth:`Table.reveal`).  The game is saved as a replay (``Game.to_json()``, loadable
 with ``Game.from_json``) at the end, and also when the person leaves early (``q``, Ctrl-C or
 the end of the input).
 
@@ -37,7 +37,7 @@ from .options import add_game_arguments, game_config_from_args
 from .stops import Stops
 from .table import HUMAN, Table, check_bots
 
-__all__ = ["add_arguments", "play_cli", "TerminalGame", "QUIET_EVENTS", "END_MARKER"]
+__all__ = ["add_arguments", "play_cli", "TerminalGame", "QUIET_EVENTS", "END_MARKER", "game_words"]
 
 QUIET_EVENTS = frozenset({"draw", "resolve", "unveil_cost", "reveal_all", "steps_ended"})
 """Log events not printed while playing: bookkeeping, or shown by the board and the end screen."""
@@ -198,8 +198,9 @@ class TerminalGame:
                 shown = True
             if ev.kind == "loses" and ev.data.get("seat") == self.human_seat:
                 self.out = True     # no more pauses: nothing is asked of the person any more
-                self._line("You are out of the game; your team can still win. The game plays on to its end.",
-                           style="bold")
+                after = ("in Throne Magic a player who left never wins" if self.config.game == "throne_magic"
+                         else "your team can still win")       # TR7.4; Throne Magic's "Winning the Game"
+                self._line(f"You are out of the game; {after}. The game plays on to its end.", style="bold")
         return shown
 
     def _first_sight(self, entry: Any) -> None:
@@ -215,13 +216,13 @@ class TerminalGame:
     def _header(self) -> None:
         c = self.config
         seats = ", ".join(f"P{s}: {lab}" for s, lab in enumerate(self.labels))
-        self.console.rule("Treachery")
-        self._line(f"{c.num_players} players, variant {c.variant}, {'commander' if c.commander else 'no commander'}, "
-                   f"seed {self.seed}. You are P{self.human_seat}.")
+        throne = c.game == "throne_magic"
+        self.console.rule("Throne Magic" if throne else "Treachery")
+        self._line(f"{c.num_players} players, {game_words(c)}, seed {self.seed}. You are P{self.human_seat}.")
         self._line(f"Seats: {seats}")
-        self._line("Type the number of an option and Enter; i shows your identity, b the board, ? NAME a card's "
-                   "text, c concedes (asks first), q leaves the program (the game is saved). Priority passes by "
-                   "itself unless something concerns you (--stops).")
+        self._line(f"Type the number of an option and Enter; i shows your {'Role card' if throne else 'identity'}, "
+                   "b the board, ? NAME a card's text, c concedes (asks first), q leaves the program (the game is "
+                   "saved). Priority passes by itself unless something concerns you (--stops).")
 
     def _end_screen(self) -> None:
         """The reveal: every seat's player, identity, role, life and result in a table, or, where
@@ -262,6 +263,34 @@ class TerminalGame:
         """Print ``text`` wrapped to the console's width, as the person's prompts and options are
         (:meth:`HumanAgent.print_text`)."""
         self.human.print_text(text, style)
+
+
+def game_words(config: Any) -> str:
+    """The game a :class:`~treachery_env.GameConfig` plays, in words, for the opening banner:
+    Treachery's identity-deck variant, or Throne Magic's Roles method, Throne, Holdings and
+    Seasons; then Commander or not and the CR 900 variants that are on, e.g. ``"Throne Magic:
+    Roles by the Basic Game, a random Throne, Holdings, no Seasons, commander, Planechase (one
+    planar deck)"``."""
+    c = config
+    if c.game == "throne_magic":
+        roles = c.throne_roles
+        method = {"basic": "the Basic Game", "random": "the Random method", "draft": "the Draft"}.get(roles) \
+            if isinstance(roles, str) else f"the Sculpted method ({', '.join(roles)})"
+        throne = {"random": "a random Throne", "king": "the Throne The King chooses"}.get(c.throne, c.throne)
+        parts = [f"Throne Magic: Roles by {method}", throne, "Holdings" if c.holdings else "no Holdings",
+                 "Seasons" if c.seasons else "no Seasons"]
+    else:
+        parts = [f"variant {c.variant}"]
+    parts.append("commander" if c.commander else "no commander")
+    if c.planechase is not None:
+        parts.append("Planechase (" + ("one planar deck" if c.planechase == "single" else "a planar deck per player")
+                     + ")")
+    if c.vanguard is not None:
+        parts.append("Vanguard (" + ("a random card per seat" if c.vanguard == "random" else ", ".join(c.vanguard))
+                     + ")")
+    if c.archenemy is not None:
+        parts.append("Archenemy's Supervillain Rumble")
+    return ", ".join(parts)
 
 
 def _fresh_path(stem: str, suffix: str) -> str:

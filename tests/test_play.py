@@ -215,6 +215,9 @@ def test_default_replay_path(tmp_path, monkeypatch, capsys):
     (["--starting-life", "0"], "--starting-life: must be None or an int from 1"),
     (["--stops", "own_main,atacked"], "--stops: unknown stop atacked"),
     (["--delay", "-1"], "--delay must be >= 0"),
+    (["--players", "12", "--role-counts", "leader=1,assassin=6,traitor=5", "--identity-pool", "uncommon"],
+     "--identity-pool: rarities ['uncommon'] give 4 implemented Traitor identities, but the identity deck (CR "
+     "907.3b) for 12 players needs 5; pass --identity-pool rare (rarities ['uncommon', 'rare'])"),
 ])
 def test_bad_arguments_exit_2(argv, message, tmp_path, monkeypatch, capsys):
     status, out, err = play(monkeypatch, capsys, [*argv, "--replay", str(tmp_path / "x.json")], Typist(["1"]))
@@ -375,7 +378,7 @@ def test_question_mark_reads_a_card_and_b_shows_the_board():
 
     g = Game(GameConfig(num_players=4, commander=False), seed=0)
     buf = io.StringIO()
-    person = HumanAgent(input_stream=io.StringIO("? shock\n?  THE SEER \n? the\n? zzz\n?\nb\nb\n1\n"),
+    person = HumanAgent(input_stream=io.StringIO("? shock\n?  THE SEER \n? the c\n? zzz\n?\nb\nb\n1\n"),
                         console=Console(file=buf, width=200))
     seat = g.current_player
     person.reset(seat)
@@ -385,7 +388,7 @@ def test_question_mark_reads_a_card_and_b_shows_the_board():
     for name in ("Shock", "The Seer"):
         body = card_text(name).split("\n", 1)[1]
         assert re.sub(r"\s+", " ", body) in flat
-    assert "'the' could be" in out and "type more of the name" in out
+    assert "'the c' could be" in out and "type more of the name" in out
     assert "no card, token or identity is called 'zzz'" in out
     hand = g.view(seat).me.hand
     assert "Type ? and a name: " in out and all(name in out for name in hand)
@@ -393,6 +396,52 @@ def test_question_mark_reads_a_card_and_b_shows_the_board():
     assert find_name("shock") == "Shock" and find_name(" the  seer") == "The Seer"
     with pytest.raises(ValueError, match="could be"):
         find_name("the")
+
+
+def test_question_mark_finds_the_game_s_own_cards_first():
+    """``? NAME`` looked among the pool's cards and the identities first, whatever the game: in
+    Throne Magic ``? the king`` showed the identity The King over the Scrapyard, not the Role,
+    ``? ogre`` the pool's Rage Ogre though a Role is called Ogre, ``? warden`` the pool's Orla, Pack
+    Warden though a seat's Vanguard card is Warden of the Vale, ``? whispers`` a scheme of a game
+    without schemes while the face-up plane is Library of Whispers, and ``? throne``, ``? ember``
+    and ``? citadel`` were refused as ambiguous though the game has one Throne, one Vanguard card
+    called so and one Citadel among its Holdings.  The game's names come first now (those the view
+    shows, then its kinds of card), an exact name before a beginning before a part."""
+    from rich.console import Console
+
+    from treachery_env.text import card_text
+
+    vanguards = ("Ember Tactician", "Warden of the Vale", "Hollow Archivist", "Frost Binder", "Gilded Broker")
+    g = Game(GameConfig(game="throne_magic", num_players=5, holdings=True, vanguard=vanguards, planechase="single"),
+             seed=1)
+    while g.view(0).planechase.face_up is None:       # the mulligans: the starting plane comes after them
+        g.step(g.decision.options[0][0])
+    view = g.view(g.current_player)
+    tm = view.throne_magic
+    assert (tm.throne, view.planechase.face_up) == ("Throne of Power", "Library of Whispers")
+    assert [h.name for h in tm.holdings if "Citadel" in h.name] == ["The Black Citadel"]
+    assert {"Ember Imp", "Ember Wyrm", "Orla, Pack Warden", "Rage Ogre"}.isdisjoint(view_names(view))
+    found = {q: find_name(q, view) for q in ("the king", "ogre", "demon", "angel", "warden", "whispers", "throne",
+                                             "ember", "citadel", "shock")}
+    assert found == {"the king": "The King", "ogre": "Ogre", "demon": "Demon", "angel": "Angel",
+                     "warden": "Warden of the Vale", "whispers": "Library of Whispers", "throne": "Throne of Power",
+                     "ember": "Ember Tactician", "citadel": "The Black Citadel", "shock": "Shock"}
+    with pytest.raises(ValueError, match="'bannerman' could be King's Bannerman, Usurper's Bannerman"):
+        find_name("bannerman", view)        # both in the game: still ambiguous
+
+    treachery = Game(GameConfig(num_players=5), seed=1)           # the same words in Treachery
+    plain = treachery.view(treachery.current_player)
+    assert [find_name(q, plain) for q in ("the king", "ogre", "demon", "warden", "galdi")] == [
+        "The King over the Scrapyard", "Rage Ogre", "The Demon", "Orla, Pack Warden", "Galdi"]
+
+    buf = io.StringIO()
+    person = HumanAgent(input_stream=io.StringIO("? throne\n? the king\n1\n"), console=Console(file=buf, width=200))
+    person.reset(view.seat)
+    person.choose(view)
+    flat = re.sub(r"[\s│╭╮╰╯─]+", " ", buf.getvalue())
+    for name in ("Throne of Power", "The King"):
+        assert re.sub(r"\s+", " ", card_text(name).split("\n", 1)[1]) in flat
+    assert "could be" not in flat and "Scrapyard" not in flat
 
 
 def test_b_lists_the_options_again_under_the_board():
@@ -643,14 +692,80 @@ def test_a_throne_magic_game_in_the_terminal(tmp_path, monkeypatch, capsys):
     assert "Roles" in end and all(r in end for r in g.social.roles)
 
 
+def test_throne_magic_s_banner_and_prompts_speak_of_roles_not_identities(tmp_path, monkeypatch, capsys):
+    """In Throne Magic the banner named Treachery's "variant standard" and the prompt "i: your identity",
+    and conceding or leaving promised that "your team can still win": the banner names the game and
+    its options (Roles method, Throne, Holdings, Seasons, the CR 900 variants on), the prompt the
+    Role, ``i`` shows the seat's Role card again, and the words on leaving are Throne Magic's."""
+    typist = Typist(["i", "c", "n", "c", "y"], limit=5)
+    status, out, err = play(monkeypatch, capsys, [
+        "--game", "throne_magic", "--players", "5", "--no-commander", "--starting-life", "5", "--max-turns", "8",
+        "--delay", "0", "--opponents", "heuristic", "--holdings", "--planechase", "single", "--vanguard", "random",
+        "--seed", "2", "--replay", str(tmp_path / "r.json")], typist)
+    assert status == 0 and "Traceback" not in out + err and typist.prompts == 5
+    banner = out.split("Seats: ", 1)[0]
+    assert "Throne Magic" in banner and "Treachery" not in banner and "variant" not in banner
+    assert ("5 players, Throne Magic: Roles by the Basic Game, a random Throne, Holdings, no Seasons, no "
+            "commander, Planechase (one planar deck), Vanguard (a random card per seat), seed 2.") in banner
+    assert "i shows your Role card" in out and "identity" not in out.split(END_MARKER, 1)[0]
+    assert out.count("(i: your Role, b: the board, ? NAME: a card's text, c: concede, q: quit)") == 3
+    first, after_i = out.split("Choose 1-", 2)[:2]
+    role = Game.from_json((tmp_path / "r.json").read_text()).social.roles[seat_of(out)]
+    assert first.count("Your Role (P") == 1 and after_i.count("Your Role (P") == 1 and f"│ {role}" in after_i
+    assert "Concede the game? You lose and leave it; a player who left never wins. (y/N) > " in out
+    assert "You are out of the game; in Throne Magic a player who left never wins." in out
+    assert "team" not in out
+
+
+def test_game_words_name_treachery_s_variant_and_the_cr_900_variants():
+    from table.terminal import game_words
+
+    assert game_words(GameConfig()) == "variant standard, commander"
+    assert game_words(GameConfig(variant="backstab_rumble", commander=False, archenemy="supervillain_rumble",
+                                 planechase="per_player", vanguard=["Warden of the Vale"] * 5)) == (
+        "variant backstab_rumble, no commander, Planechase (a planar deck per player), Vanguard (Warden of the "
+        "Vale, Warden of the Vale, Warden of the Vale, Warden of the Vale, Warden of the Vale), Archenemy's "
+        "Supervillain Rumble")
+    assert game_words(GameConfig(game="throne_magic", throne_roles="draft", throne="Throne of Wisdom",
+                                 seasons=True)) == (
+        "Throne Magic: Roles by the Draft, Throne of Wisdom, no Holdings, Seasons, commander")
+    sculpted = ["The King", "The Usurper", "Dragon", "Wizard"]
+    assert game_words(GameConfig(game="throne_magic", num_players=4, throne_roles=sculpted, throne="king")) == (
+        "Throne Magic: Roles by the Sculpted method (The King, The Usurper, Dragon, Wizard), the Throne The King "
+        "chooses, no Holdings, no Seasons, commander")
+
+
 @pytest.mark.parametrize("argv,message", [
     (["--game", "throne_magic", "--throne-roles", "The King,Nobody,Dragon,Wizard", "--players", "4"],
      "--throne-roles: .*'Nobody'"),
     (["--game", "throne_magic", "--throne", "Throne of Nothing"], "--throne: unknown Throne Magic throne"),
-    (["--holdings"], "--holdings: is a Throne Magic option; pass game='throne_magic'"),
+    (["--holdings"], r"--holdings: is a Throne Magic option; pass --game throne_magic to play it \(this game is "
+                     r"'treachery'\), got True$"),
+    (["--game", "throne_magic", "--talk", "structured"], r"--talk: Throne Magic has no table talk yet .*; pass "
+                                                         r"--talk none or leave it out$"),
     (["--game", "throne_magic", "--opponents", "heuristic,flagship"], "--opponents: 'flagship' does not play "
                                                                         "Throne Magic; its bots: heuristic, belief"),
 ])
 def test_bad_throne_magic_options_exit_2(argv, message, tmp_path, monkeypatch, capsys):
     status, out, err = play(monkeypatch, capsys, [*argv, "--replay", str(tmp_path / "x.json")], Typist(["1"]))
-    assert status == 2 and re.search(message, err), err
+    assert status == 2 and re.search(message, err.rstrip("\n")), err
+
+
+def test_a_fix_a_config_error_suggests_is_written_as_its_reader_would_type_it():
+    """GameConfig's errors suggest a setting in the Python API's keyword form (``pass
+    game='throne_magic'``), which the command line showed as it was; the options' errors write it as
+    the option is typed (``--game throne_magic``), from the one message, and a reader that names the
+    fields otherwise (a table request's JSON fields) keeps the keyword form."""
+    from table.options import FLAGS, renamed
+    from table.server import REQUEST_FIELDS
+
+    with pytest.raises(ValueError) as err:
+        GameConfig(holdings=True)
+    python = str(err.value)
+    assert python.startswith("GameConfig.holdings: is a Throne Magic option; pass game='throne_magic' to play it")
+    assert str(renamed(err.value, FLAGS)) == python.replace("GameConfig.holdings", "--holdings").replace(
+        "game='throne_magic'", "--game throne_magic")
+    assert str(renamed(err.value, REQUEST_FIELDS)) == python.replace("GameConfig.holdings", '"holdings"')
+    assert str(renamed(ValueError("GameConfig.talk: pass talk='none', not max_turns=0 or game='x'"),
+                       {"talk": "--talk", "max_turns": "--max-turns"})) == (
+        "--talk: pass --talk none, not --max-turns 0 or game='x'")

@@ -222,8 +222,6 @@ _THRONE_MAGIC_NAMES = tuple(sorted(_THRONES | _ROLES | _HOLDINGS | _SEASONS))
 """Every Throne Magic name :func:`card_text` knows, for :func:`find_name`."""
 _SCHEMES = frozenset(schemes.names())
 """Archenemy's schemes' names (CR 904)."""
-_SCHEMES_SORTED = tuple(sorted(_SCHEMES))
-"""The schemes' names in order, for :func:`find_name`."""
 _VANGUARDS = vanguards.names()
 """The Vanguard cards' names (CR 902), which :func:`card_text` and :func:`find_name` know."""
 _PLANECHASE_NAMES = tuple(sorted(planes.names() + (PLANAR_DIE,)))
@@ -604,24 +602,46 @@ def card_names() -> tuple[str, ...]:
                         | set(identities.SIMPLE_ROLE_NAMES.values())))
 
 
-def find_name(query: str) -> str:
+def find_name(query: str, view: "SeatView | None" = None) -> str:
     """The card, token or identity name ``query`` means: equal to a name (case and spaces
-    ignored), else the one name it begins, else the one name that contains it; looked for
-    among :func:`card_names`, then among Throne Magic's Roles, Thrones, Holdings and Seasons,
-    then among the Vanguard cards (CR 902), then among the schemes (CR 904).
+    ignored), else the one name it begins, else the one name that contains it.
+
+    With ``view`` (a seat's view, or the public one) the names of its game come first: those the
+    view shows (:func:`view_names`: the board, the hand, the options, Throne Magic's Throne,
+    Holdings, Season and Roles in the game, the face-up plane and schemes, the Vanguard cards),
+    then every name of the kinds its game has (the pool's cards and the tokens; Treachery's
+    identities, or Throne Magic's Roles, Thrones, Holdings and Seasons; the planes, Vanguard
+    cards and schemes of the CR 900 variants it plays); among them an exact name comes before a
+    beginning and a beginning before a part, the view's names first at each.  Only then the
+    names of the other game and variants, in the same order.  Without ``view``, the game is
+    plain Treachery.
 
     Raises:
         ValueError: (one line) when it names nothing or several names (listing up to eight).
     """
     key = " ".join(query.lower().split())
-    for names in (card_names(), _THRONE_MAGIC_NAMES, _VANGUARDS, _SCHEMES_SORTED, _PLANECHASE_NAMES):
+    if view is None:
+        shown, game = (), card_names()
+    else:
+        shown = tuple(view_names(view))
+        game = tuple(sorted(set(CARD_INDEX) | set(TOKENS)
+                            | (set(_THRONE_MAGIC_NAMES) if view.throne_magic is not None
+                               else set(identities.names()) | set(identities.SIMPLE_ROLE_NAMES.values()))
+                            | (set(_VANGUARDS) if getattr(view, "vanguards", None) is not None else set())
+                            | (_SCHEMES if view.schemes is not None else set())
+                            | (set(_PLANECHASE_NAMES) if view.planechase is not None else set())))
+    known = set(game)
+    other = tuple(n for n in sorted(set(card_names()) | set(_THRONE_MAGIC_NAMES) | set(_VANGUARDS) | _SCHEMES
+                                    | set(_PLANECHASE_NAMES)) if n not in known)
+    for groups in ((shown, game), (other,)):
         for test in (lambda n: n.lower() == key, lambda n: n.lower().startswith(key), lambda n: key in n.lower()):
-            found = [n for n in names if test(n)]
-            if len(found) == 1:
-                return found[0]
-            if len(found) > 1:
-                raise ValueError(f"{query!r} could be {', '.join(found[:8])}{', ...' if len(found) > 8 else ''}: "
-                                 f"type more of the name")
+            for names in groups:
+                found = [n for n in names if test(n)]
+                if len(found) == 1:
+                    return found[0]
+                if len(found) > 1:
+                    raise ValueError(f"{query!r} could be {', '.join(found[:8])}{', ...' if len(found) > 8 else ''}"
+                                     f": type more of the name")
     raise ValueError(f"no card, token or identity is called {query!r}")
 
 
@@ -676,10 +696,12 @@ def card_text(name: str) -> str:
     that role wins (CR 907.7), its unveil cost (CR 702.187), Undercover (CR
     702.187f), starting counters and abilities.  Pool cards (``Wastes``
     included), tokens, the 62 identities and the simple-roles lands (Plains,
-    Island, Mountain, Swamp; TR11) are known, and Throne Magic's 7 Thrones and
-    17 Role cards (what the Throne does; whom the Role must eliminate), which
-    :func:`card_names` does not list (so :func:`find_name` answers as before), with its
-    17 Holdings and 4 Seasons, and the Vanguard cards (CR 902: modifiers and ability).
+    Island, Mountain, Swamp; TR11) are known (:func:`card_names`), and so are
+    Throne Magic's 7 Thrones and 17 Role cards (what the Throne does; whom the
+    Role must eliminate) with its 17 Holdings and 4 Seasons, the Vanguard cards
+    (CR 902: modifiers and ability), the schemes (CR 904) and the planar cards
+    (CR 901), which :func:`find_name` looks among after Treachery's names unless
+    a view says its game has them.
 
     Returns:
         the text, lines joined by ``"\\n"``.
@@ -803,10 +825,15 @@ PRIORITY_QUESTION = "You have priority: act, or pass"
 ``"priority"``) as people are asked it: by the terminal, the notebook's table and, in lower case,
 the board's "you decide" line.  The web page writes it out itself (``table/static/table.js``: its
 prompt payload has the question, ``"priority"``, not these words)."""
+_IDENTITY_LEGEND = "  identity: its name (role) when you know it (face up, your own, or shown to you), else hidden."
+"""The legend's line for a Treachery player's identity; :data:`_ROLE_LEGEND` replaces it in Throne Magic."""
+_ROLE_LEGEND = ("  Role: the player's Role card when you know it (your own, one made public, or one shown to you), "
+                "else hidden.")
+"""The legend's line for a Throne Magic player's Role (players hold no identity there)."""
 _LEGEND = "\n".join((      # an entry a line: a terminal wraps each under its start (agents.human.wrap_text)
     "legend:",
     '  P0, P1, ...: seats in turn order; "(you)" marks yours. life N, or OUT once the player has left the game.',
-    "  identity: its name (role) when you know it (face up, your own, or shown to you), else hidden.",
+    _IDENTITY_LEGEND,
     "  lands: N (M untapped): lands are counted; each untapped land pays one mana (tapped automatically).",
     "  creatures: name power/toughness [keywords] (state): tapped; attacking P3 / a planeswalker; blocking X; "
     "summoning sick = came under its controller's control this turn, can't attack (CR 302.6); "
@@ -1143,7 +1170,7 @@ def _render(view: Any, viewer: "int | None", legend: bool, decision: bool = True
         lines.extend("    " + line for line in rest)
     lines.extend(sections.table)
     if legend:
-        lines.append(_LEGEND)
+        lines.append(_LEGEND if view.throne_magic is None else _LEGEND.replace(_IDENTITY_LEGEND, _ROLE_LEGEND))
     return "\n".join(lines)
 
 
