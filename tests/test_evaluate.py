@@ -126,6 +126,39 @@ def test_a_clustered_mean_takes_games_not_rows_as_the_draws():
     assert ev._fm({"n": 2, "mean": 0.5, "lo": None, "hi": None, "clusters": 1}) == "0.50 n=2 in 1 game"
 
 
+def test_clustered_intervals_need_spread_between_clusters():
+    """Cochran's cluster-robust standard error is 0 when every cluster's deviation from the mean
+    sums to 0, though the rows differ (two deals whose seat differences sum alike: a Throne Magic
+    trial printed ``-0.50 [-0.50, -0.50]``): ``clustered_mean`` gives no interval there, exactly or
+    up to float rounding, and ``clustered_rate`` counts the rows as the clusters, as for its other
+    cases without an estimable spread.  Where the spread is estimable the intervals are the formula's
+    (worked by hand)."""
+    from training.stats import Z95, clustered_mean, clustered_rate, clustered_share
+    # two deals of four seat differences, each summing to -2: mean -0.5, deviations 0 and 0
+    alike = clustered_mean([-1, -1, 0, 0, 0, -1, -1, 0], [0] * 4 + [1] * 4, lower=-1.0, upper=1.0)
+    assert alike == {"n": 8, "mean": -0.5, "lo": None, "hi": None, "clusters": 2}
+    assert clustered_mean([1, -1, 0, 0], [0, 0, 1, 1]) == {"n": 4, "mean": 0.0, "lo": None, "hi": None, "clusters": 2}
+    # deviations 0 in exact arithmetic, about 1e-17 in floats: still none (not a point interval)
+    assert clustered_mean([0.1, 0.2, 0.3, 0.0], [0, 0, 1, 1])["lo"] is None
+    # estimable: clusters {1, 0}, {0, 0}, {1, 1}: mean 1/2, deviations 0, -1, +1,
+    # se = sqrt(3/2 * 2) / 6; one cluster's deviation of 0 does not matter
+    est = clustered_mean([1, 0, 0, 0, 1, 1], [0, 0, 1, 1, 2, 2])
+    half = Z95 * math.sqrt(3 / 2 * 2) / 6
+    assert (est["mean"], est["lo"], est["hi"]) == pytest.approx((0.5, 0.5 - half, 0.5 + half))
+    assert est["clusters"] == 3
+    # a share: games {1 of 2}, {2 of 4}: every game's share 1/2, the spread between games unseen,
+    # so Wilson's interval on the 2 games, not on the 6 rows
+    even = clustered_rate([1, 2], [2, 4])
+    assert (even["rate"], even["n_eff"], even["n"]) == (0.5, 2.0, 6)
+    assert (even["lo"], even["hi"]) == pytest.approx(ev.wilson_interval(1, 2))
+    assert clustered_share([1, 0, 1, 1, 0, 0], [4, 4, 9, 9, 9, 9]) == even
+    # estimable: {0 of 2}, {3 of 4}: r = 1/2, residuals c - r t = -1, +1, var = 2/1 * 2 / 6^2 = 1/9,
+    # n_eff = r (1 - r) / var = 2.25
+    split = clustered_rate([0, 3], [2, 4])
+    assert split["n_eff"] == pytest.approx(2.25)
+    assert (split["lo"], split["hi"]) == pytest.approx(ev.wilson_interval(1.125, 2.25))
+
+
 def test_wilson_interval_known_values():
     lo, hi = ev.wilson_interval(0, 10)
     assert lo == 0.0 and hi == pytest.approx(1.959964**2 / (10 + 1.959964**2), abs=1e-6)  # 0.2775

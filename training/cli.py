@@ -377,7 +377,8 @@ def _evaluate_throne(args: argparse.Namespace, config) -> int:
           f"{res['timing']['wall_s']:.1f} s on {args.workers} worker(s)")
     print("Win rate by Role" + (" [95% interval, clustered by deal] (seats):" if m["mode"] == "rotate" else
                                 f", and the paired difference to {m['reference']} in the same seat of the same deal "
-                                f"[95% interval, clustered by deal]:"))
+                                f"[95% interval, clustered by deal; none where the spread between deals cannot be "
+                                f"estimated]:"))
     print(role_table(res))
     print(f"results in {Path(args.out) / 'results.json'} and results.md")
     return 0

@@ -832,7 +832,8 @@ def deduction_metrics(rows: np.ndarray, min_count: int = 1, games: np.ndarray | 
         [first, last or None], ...}, ...]}`` where each ``{...}`` has ``n``, the means
         ``logloss``, ``brier``, ``top1``, ``p_true`` and the same for the public-count prior
         (``prior_logloss``, ...); with ``games`` also ``games`` (how many), ``intervals``
-        (``{"logloss" | "brier" | "top1" | "p_true": [lo, hi]}``, None with one game or, for a mean, rows all equal) and
+        (``{"logloss" | "brier" | "top1" | "p_true": [lo, hi]}``, None with one game or, for a
+        mean, no spread between games to estimate: :func:`training.stats.clustered_mean`) and
         ``top1_minus_prior`` (the mean of top-1 minus the prior's on the same rows, with its
         interval: ``{"mean", "lo", "hi"}``).  Empty input gives ``{"rows": 0, "overall": None,
         "by_turn": [], "by_band": []}``.

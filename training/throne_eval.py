@@ -162,7 +162,7 @@ def evaluate_throne(specs: Sequence[str], config: GameConfig, games: int = 100, 
         ``by_role`` (``{role: cell}``, Roles in :func:`treachery_env.throne_roles.names` order),
         each cell :func:`training.stats.clustered_share`'s (rotate) or, in substitution, ``{"n",
         "candidate", "reference", "delta", "lo", "hi"}`` (rates in 0..1, the delta's interval
-        None where no spread was seen).
+        None where the spread between deals cannot be estimated: :func:`training.stats.clustered_mean`).
 
     Raises:
         ValueError: for a config that is not Throne Magic, an unknown mode, ``games`` or
@@ -307,7 +307,9 @@ def render_markdown(res: dict) -> str:
     return (f"# Throne Magic tournament ({m['mode']})\n\n"
             f"{s['games']} games ({m['deals']} deal{'' if m['deals'] == 1 else 's'} x {m['games_per_deal']}), {m['num_players']} players, seed "
             f"{m['seed']}, {options}; {how}. {s['truncated']} truncated, {s['draws']} draws, "
-            f"{s['mean_turns']:.1f} turns a game. Intervals: 95%, clustered by deal.\n\n{role_table(res)}\n")
+            f"{s['mean_turns']:.1f} turns a game. Intervals: 95%, clustered by deal"
+            + ("; a difference has none where the spread between deals cannot be estimated"
+               if m["mode"] == "substitution" else "") + f".\n\n{role_table(res)}\n")
 
 
 def write_results(res: dict, out_dir: str | Path) -> dict[str, Path]:
