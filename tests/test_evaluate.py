@@ -853,6 +853,51 @@ def test_ctrl_c_stops_a_parallel_evaluation_and_its_workers(tmp_path, capsys, mo
     assert not [p for p in set(mp.active_children()) - before if p.is_alive()]
 
 
+def test_the_reports_name_the_cr_900_variants_and_compare_and_pool_keep_them_apart(tmp_path, capsys):
+    """A tournament with Planechase names it where a reader looks (results.md, the printed summary,
+    results.json's config) in Throne Magic's wording (one helper, ``variants_text``); a plain one
+    names them off.  ``treachery compare`` and ``treachery pool`` refuse, in one line, results whose
+    games differ in a variant."""
+    base = ["evaluate", "--players", "4", "--starting-life", "10", "--max-turns", "6", "--agents", "random,heuristic",
+            "--mode", "substitution", "--games", "5", "--no-progress", "--no-observer", "--no-beliefs"]
+    assert main(base + ["--planechase", "single", "--seed", "1", "--out", str(tmp_path / "pc")]) == 0
+    printed = capsys.readouterr().out.splitlines()[0]
+    named = "planechase='single', vanguard=None, archenemy=None"
+    assert printed.startswith(f"5 games (1 deal x 5), 4 players, mode substitution, seed 1, {named}: "), printed
+    res = ev.read_results(tmp_path / "pc")
+    assert res["meta"]["config"]["planechase"] == "single" and ev.variants_text(res["meta"]["config"]) == named
+    assert f"- CR 900 variants: {named}\n" in (tmp_path / "pc" / "results.md").read_text()
+    assert main(base + ["--seed", "1", "--out", str(tmp_path / "plain")]) == 0
+    capsys.readouterr()
+    assert "- CR 900 variants: planechase=None, vanguard=None, archenemy=None\n" in \
+        (tmp_path / "plain" / "results.md").read_text()
+    # Throne Magic's results.md says it with the same words
+    assert main(["evaluate", "--game", "throne_magic", "--players", "4", "--max-turns", "6", "--agents",
+                 "random,heuristic", "--games", "2", "--planechase", "single", "--no-progress",
+                 "--out", str(tmp_path / "tm")]) == 0
+    assert f"seasons=False, {named}, max_turns=6;" in (tmp_path / "tm" / "results.md").read_text()
+    assert named in capsys.readouterr().out.splitlines()[0]
+    # a result written before the variants existed (no such fields) was played without them
+    assert ev.variants_text({"talk": "none"}) == "planechase=None, vanguard=None, archenemy=None"
+    assert ev.variants_text({"planechase": "single", "planar_deck": ["a"] * 12, "scheme_decks": [["s"] * 20] * 4,
+                             "vanguard": ["x", "y", "z", "w"]}).endswith(
+        "vanguard=['x', 'y', 'z', 'w'], archenemy=None, planar_deck=12 cards, scheme_decks=fixed")
+    # the same deals with and without Planechase: no paired comparison
+    assert main(["compare", str(tmp_path / "plain"), str(tmp_path / "pc")]) == 2
+    assert capsys.readouterr().err == ("treachery compare: error: paired comparison needs the same game in both "
+                                       "results; they differ in planechase (None vs 'single')\n")
+    # other deals, one with Planechase: no pooling (nor with another variant's value)
+    assert main(base + ["--seed", "2", "--out", str(tmp_path / "plain2")]) == 0
+    capsys.readouterr()
+    assert main(["pool", str(tmp_path / "pc"), str(tmp_path / "plain2"), "--out", str(tmp_path / "p")]) == 2
+    assert capsys.readouterr().err == (f"treachery pool: error: {tmp_path / 'plain2'} differs from {tmp_path / 'pc'} "
+                                       f"in the game: planechase (None vs 'single')\n")
+    per_player = dict(res, meta=dict(res["meta"], config=dict(res["meta"]["config"], planechase="per_player")))
+    with pytest.raises(ValueError, match=r"^B differs from A in the game: planechase \('per_player' vs 'single'\)$"):
+        ev.pool_results([res, per_player], sources=["A", "B"])
+    assert not (tmp_path / "p").exists()
+
+
 def test_pooled_results_are_one_evaluation_of_their_deals(tmp_path, capsys):
     """Two evaluations on other seeds, pooled: win rates, substitution deltas, ratings and
     the opposing-seats cross-play are exactly :func:`summarize` over all their games (the
@@ -951,7 +996,8 @@ def test_the_shards_of_a_tournament_pooled_are_the_tournament(tmp_path, capsys):
             "--no-observer", "--no-beliefs"]
     assert main(args + ["--shard", "2/2", "--out", str(tmp_path / "s2")]) == 0
     assert capsys.readouterr().out.startswith("15 games (3 deals x 5), 4 players, mode substitution, seed 9, "
-                                              "shard 2/2 (deals 2-4 of 5): ")
+                                              "shard 2/2 (deals 2-4 of 5), planechase=None, vanguard=None, "
+                                              "archenemy=None: ")
     assert "seed 9, shard 2/2 (deals 2-4 of 5), deals: 3" in (tmp_path / "s2" / "results.md").read_text()
     for text in ("2", "a/b", "1/2/3"):
         assert main(args + ["--shard", text, "--out", str(tmp_path / "x")]) == 2

@@ -42,7 +42,7 @@ from treachery_env import throne_roles as tr
 
 from .evaluate import (Entrant, GameTask, _chunks, _config_dict, _entrant_meta, _games_bar,
                        _init_worker, _json_default, _mp_context, entrants_from_specs, rotation_schedule,
-                       substitution_schedule)
+                       substitution_schedule, variants_text)
 from .stats import clustered_mean, clustered_share
 
 __all__ = ["MODES", "ThroneRecord", "play_task", "check_specs", "evaluate_throne", "summarize", "role_table",
@@ -300,8 +300,8 @@ def render_markdown(res: dict) -> str:
     """``results.md``: what was played and :func:`role_table`."""
     m, s = res["meta"], res["summary"]
     c = m["config"]
-    options = ", ".join(f"{k}={c[k]!r}" for k in ("throne_roles", "throne", "holdings", "seasons", "planechase",
-                                                   "vanguard", "archenemy", "max_turns") if k in c)
+    options = ", ".join([*(f"{k}={c[k]!r}" for k in ("throne_roles", "throne", "holdings", "seasons")),
+                         variants_text(c), f"max_turns={c['max_turns']!r}"])
     how = ("each agent through every seat of each deal" if m["mode"] == "rotate" else
            f"one candidate seat among {m['reference']} bots, paired with the all-{m['reference']} game of the deal")
     return (f"# Throne Magic tournament ({m['mode']})\n\n"
