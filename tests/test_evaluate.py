@@ -126,6 +126,39 @@ def test_a_clustered_mean_takes_games_not_rows_as_the_draws():
     assert ev._fm({"n": 2, "mean": 0.5, "lo": None, "hi": None, "clusters": 1}) == "0.50 n=2 in 1 game"
 
 
+def test_clustered_intervals_need_spread_between_clusters():
+    """Cochran's cluster-robust standard error is 0 when every cluster's deviation from the mean
+    sums to 0, though the rows differ (two deals whose seat differences sum alike: a Throne Magic
+    trial printed ``-0.50 [-0.50, -0.50]``): ``clustered_mean`` gives no interval there, exactly or
+    up to float rounding, and ``clustered_rate`` counts the rows as the clusters, as for its other
+    cases without an estimable spread.  Where the spread is estimable the intervals are the formula's
+    (worked by hand)."""
+    from training.stats import Z95, clustered_mean, clustered_rate, clustered_share
+    # two deals of four seat differences, each summing to -2: mean -0.5, deviations 0 and 0
+    alike = clustered_mean([-1, -1, 0, 0, 0, -1, -1, 0], [0] * 4 + [1] * 4, lower=-1.0, upper=1.0)
+    assert alike == {"n": 8, "mean": -0.5, "lo": None, "hi": None, "clusters": 2}
+    assert clustered_mean([1, -1, 0, 0], [0, 0, 1, 1]) == {"n": 4, "mean": 0.0, "lo": None, "hi": None, "clusters": 2}
+    # deviations 0 in exact arithmetic, about 1e-17 in floats: still none (not a point interval)
+    assert clustered_mean([0.1, 0.2, 0.3, 0.0], [0, 0, 1, 1])["lo"] is None
+    # estimable: clusters {1, 0}, {0, 0}, {1, 1}: mean 1/2, deviations 0, -1, +1,
+    # se = sqrt(3/2 * 2) / 6; one cluster's deviation of 0 does not matter
+    est = clustered_mean([1, 0, 0, 0, 1, 1], [0, 0, 1, 1, 2, 2])
+    half = Z95 * math.sqrt(3 / 2 * 2) / 6
+    assert (est["mean"], est["lo"], est["hi"]) == pytest.approx((0.5, 0.5 - half, 0.5 + half))
+    assert est["clusters"] == 3
+    # a share: games {1 of 2}, {2 of 4}: every game's share 1/2, the spread between games unseen,
+    # so Wilson's interval on the 2 games, not on the 6 rows
+    even = clustered_rate([1, 2], [2, 4])
+    assert (even["rate"], even["n_eff"], even["n"]) == (0.5, 2.0, 6)
+    assert (even["lo"], even["hi"]) == pytest.approx(ev.wilson_interval(1, 2))
+    assert clustered_share([1, 0, 1, 1, 0, 0], [4, 4, 9, 9, 9, 9]) == even
+    # estimable: {0 of 2}, {3 of 4}: r = 1/2, residuals c - r t = -1, +1, var = 2/1 * 2 / 6^2 = 1/9,
+    # n_eff = r (1 - r) / var = 2.25
+    split = clustered_rate([0, 3], [2, 4])
+    assert split["n_eff"] == pytest.approx(2.25)
+    assert (split["lo"], split["hi"]) == pytest.approx(ev.wilson_interval(1.125, 2.25))
+
+
 def test_wilson_interval_known_values():
     lo, hi = ev.wilson_interval(0, 10)
     assert lo == 0.0 and hi == pytest.approx(1.959964**2 / (10 + 1.959964**2), abs=1e-6)  # 0.2775
@@ -820,6 +853,51 @@ def test_ctrl_c_stops_a_parallel_evaluation_and_its_workers(tmp_path, capsys, mo
     assert not [p for p in set(mp.active_children()) - before if p.is_alive()]
 
 
+def test_the_reports_name_the_cr_900_variants_and_compare_and_pool_keep_them_apart(tmp_path, capsys):
+    """A tournament with Planechase names it where a reader looks (results.md, the printed summary,
+    results.json's config) in Throne Magic's wording (one helper, ``variants_text``); a plain one
+    names them off.  ``treachery compare`` and ``treachery pool`` refuse, in one line, results whose
+    games differ in a variant."""
+    base = ["evaluate", "--players", "4", "--starting-life", "10", "--max-turns", "6", "--agents", "random,heuristic",
+            "--mode", "substitution", "--games", "5", "--no-progress", "--no-observer", "--no-beliefs"]
+    assert main(base + ["--planechase", "single", "--seed", "1", "--out", str(tmp_path / "pc")]) == 0
+    printed = capsys.readouterr().out.splitlines()[0]
+    named = "planechase='single', vanguard=None, archenemy=None"
+    assert printed.startswith(f"5 games (1 deal x 5), 4 players, mode substitution, seed 1, {named}: "), printed
+    res = ev.read_results(tmp_path / "pc")
+    assert res["meta"]["config"]["planechase"] == "single" and ev.variants_text(res["meta"]["config"]) == named
+    assert f"- CR 900 variants: {named}\n" in (tmp_path / "pc" / "results.md").read_text()
+    assert main(base + ["--seed", "1", "--out", str(tmp_path / "plain")]) == 0
+    capsys.readouterr()
+    assert "- CR 900 variants: planechase=None, vanguard=None, archenemy=None\n" in \
+        (tmp_path / "plain" / "results.md").read_text()
+    # Throne Magic's results.md says it with the same words
+    assert main(["evaluate", "--game", "throne_magic", "--players", "4", "--max-turns", "6", "--agents",
+                 "random,heuristic", "--games", "2", "--planechase", "single", "--no-progress",
+                 "--out", str(tmp_path / "tm")]) == 0
+    assert f"seasons=False, {named}, max_turns=6;" in (tmp_path / "tm" / "results.md").read_text()
+    assert named in capsys.readouterr().out.splitlines()[0]
+    # a result written before the variants existed (no such fields) was played without them
+    assert ev.variants_text({"talk": "none"}) == "planechase=None, vanguard=None, archenemy=None"
+    assert ev.variants_text({"planechase": "single", "planar_deck": ["a"] * 12, "scheme_decks": [["s"] * 20] * 4,
+                             "vanguard": ["x", "y", "z", "w"]}).endswith(
+        "vanguard=['x', 'y', 'z', 'w'], archenemy=None, planar_deck=12 cards, scheme_decks=fixed")
+    # the same deals with and without Planechase: no paired comparison
+    assert main(["compare", str(tmp_path / "plain"), str(tmp_path / "pc")]) == 2
+    assert capsys.readouterr().err == ("treachery compare: error: paired comparison needs the same game in both "
+                                       "results; they differ in planechase (None vs 'single')\n")
+    # other deals, one with Planechase: no pooling (nor with another variant's value)
+    assert main(base + ["--seed", "2", "--out", str(tmp_path / "plain2")]) == 0
+    capsys.readouterr()
+    assert main(["pool", str(tmp_path / "pc"), str(tmp_path / "plain2"), "--out", str(tmp_path / "p")]) == 2
+    assert capsys.readouterr().err == (f"treachery pool: error: {tmp_path / 'plain2'} differs from {tmp_path / 'pc'} "
+                                       f"in the game: planechase (None vs 'single')\n")
+    per_player = dict(res, meta=dict(res["meta"], config=dict(res["meta"]["config"], planechase="per_player")))
+    with pytest.raises(ValueError, match=r"^B differs from A in the game: planechase \('per_player' vs 'single'\)$"):
+        ev.pool_results([res, per_player], sources=["A", "B"])
+    assert not (tmp_path / "p").exists()
+
+
 def test_pooled_results_are_one_evaluation_of_their_deals(tmp_path, capsys):
     """Two evaluations on other seeds, pooled: win rates, substitution deltas, ratings and
     the opposing-seats cross-play are exactly :func:`summarize` over all their games (the
@@ -918,7 +996,8 @@ def test_the_shards_of_a_tournament_pooled_are_the_tournament(tmp_path, capsys):
             "--no-observer", "--no-beliefs"]
     assert main(args + ["--shard", "2/2", "--out", str(tmp_path / "s2")]) == 0
     assert capsys.readouterr().out.startswith("15 games (3 deals x 5), 4 players, mode substitution, seed 9, "
-                                              "shard 2/2 (deals 2-4 of 5): ")
+                                              "shard 2/2 (deals 2-4 of 5), planechase=None, vanguard=None, "
+                                              "archenemy=None: ")
     assert "seed 9, shard 2/2 (deals 2-4 of 5), deals: 3" in (tmp_path / "s2" / "results.md").read_text()
     for text in ("2", "a/b", "1/2/3"):
         assert main(args + ["--shard", text, "--out", str(tmp_path / "x")]) == 2

@@ -37,6 +37,27 @@ def test_a_candidate_equal_to_the_reference_plays_the_very_same_games():
     assert sum(c["n"] for c in by_role.values()) == 2 * 4
 
 
+def test_two_deals_whose_differences_sum_alike_print_no_interval(tmp_path, capsys):
+    """Substitution over 2 deals: on seed 1 the random bot's seat differences sum to -2 in each deal,
+    so the deal-clustered standard error is 0; the overall difference (-0.50, rows not all equal) is
+    printed with no interval, as a Role's all-equal one is, not as ``-0.50 [-0.50, -0.50]``; no cell
+    anywhere has an interval of zero width."""
+    out = tmp_path / "res"
+    assert cli.main(["evaluate", "--game", "throne_magic", "--players", "4", "--starting-life", "8",
+                     "--max-turns", "120", "--mode", "substitution", "--agents", "random,heuristic",
+                     "--games", "10", "--seed", "1", "--out", str(out), "--no-progress"]) == 0
+    printed, md = capsys.readouterr().out, (out / "results.md").read_text()
+    res = json.loads((out / "results.json").read_text())
+    assert res["meta"]["deals"] == 2
+    overall = res["agents"]["random"]["overall"]
+    assert overall["delta"] == -0.5 and overall["lo"] is None and overall["hi"] is None
+    assert "| all | 8 | 0.00 (-0.50) | 0.50 |" in printed and "| all | 8 | 0.00 (-0.50) | 0.50 |" in md
+    assert "none where the spread between deals cannot be estimated" in printed
+    assert "a difference has none where the spread between deals cannot be estimated" in md
+    for cell in [overall, *res["agents"]["random"]["by_role"].values()]:
+        assert cell["lo"] is None or cell["lo"] < cell["hi"]
+
+
 def test_rotate_seats_every_agent_in_every_seat_and_the_workers_change_nothing():
     """Two agents at four seats: each deal is played twice (ABAB and BABA), so each agent holds
     two seats a game, four a deal; one process or two give the same results."""

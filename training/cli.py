@@ -275,7 +275,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _evaluate(args: argparse.Namespace) -> int:
     import agents
 
-    from .evaluate import deals_text, deduction_table, entrants_from_specs, evaluate, gate_table, social_tables
+    from .evaluate import (deals_text, deduction_table, entrants_from_specs, evaluate, gate_table, social_tables,
+                           variants_text)
     from .interrupts import Terminated, catch_sigterm, restore_sigterm
     from .ray_workers import RayFailure           # (imports no Ray)
 
@@ -329,7 +330,8 @@ def _evaluate(args: argparse.Namespace) -> int:
         restore_sigterm(old_sigterm)
     s, m = res["summary"], res["meta"]
     print(f"{s['games']} game{'' if s['games'] == 1 else 's'} ({m['deals']} deal{'' if m['deals'] == 1 else 's'} "
-          f"x {m['games_per_deal']}), {args.players} players, mode {m['mode']}, {deals_text(m)}: "
+          f"x {m['games_per_deal']}), {args.players} players, mode {m['mode']}, {deals_text(m)}, "
+          f"{variants_text(m['config'])}: "
           f"{s['truncated']} truncated, {s['draws']} draws, "
           f"{res['timing']['wall_s']:.1f} s on {args.workers} "
           f"{'Ray task(s) at a time' if args.ray is not None else 'worker(s)'}")
@@ -355,6 +357,7 @@ def _evaluate_throne(args: argparse.Namespace, config) -> int:
         ValueError: for an option Throne Magic's tournament does not take, a bad count, or what
             :func:`~training.throne_eval.evaluate_throne` refuses (reported by :func:`_evaluate`).
     """
+    from .evaluate import variants_text
     from .throne_eval import evaluate_throne, role_table
 
     for field, flag in THRONE_MAGIC_REFUSES:
@@ -373,11 +376,12 @@ def _evaluate_throne(args: argparse.Namespace, config) -> int:
     s, m = res["summary"], res["meta"]
     print(f"Throne Magic: {s['games']} games ({m['deals']} deal{'' if m['deals'] == 1 else 's'} x "
           f"{m['games_per_deal']}), {m['num_players']} "
-          f"players, mode {m['mode']}: {s['truncated']} truncated, {s['draws']} draws, "
+          f"players, mode {m['mode']}, {variants_text(m['config'])}: {s['truncated']} truncated, {s['draws']} draws, "
           f"{res['timing']['wall_s']:.1f} s on {args.workers} worker(s)")
     print("Win rate by Role" + (" [95% interval, clustered by deal] (seats):" if m["mode"] == "rotate" else
                                 f", and the paired difference to {m['reference']} in the same seat of the same deal "
-                                f"[95% interval, clustered by deal]:"))
+                                f"[95% interval, clustered by deal; none where the spread between deals cannot be "
+                                f"estimated]:"))
     print(role_table(res))
     print(f"results in {Path(args.out) / 'results.json'} and results.md")
     return 0
@@ -762,7 +766,7 @@ def _compare(args: argparse.Namespace) -> int:
 def _pool(args: argparse.Namespace) -> int:
     from agents.files import check_folder
 
-    from .evaluate import deals_text, pool_results, read_results, write_results
+    from .evaluate import deals_text, pool_results, read_results, variants_text, write_results
     try:
         check_folder(args.out, "--out")
         out = Path(args.out).resolve()
@@ -780,7 +784,7 @@ def _pool(args: argparse.Namespace) -> int:
         return 2
     s, m = res["summary"], res["meta"]
     print(f"{s['games']} games ({m['deals']} deals) of {len(m['pooled'])} evaluations, {deals_text(m)}, "
-          f"mode {m['mode']}: {s['truncated']} truncated, {s['draws']} draws")
+          f"mode {m['mode']}, {variants_text(m.get('config') or {})}: {s['truncated']} truncated, {s['draws']} draws")
     _print_win_tables(res)
     print(f"results in {Path(args.out) / 'results.json'}, results.md and PNG plots")
     return 0

@@ -165,7 +165,7 @@ __all__ = [
     "score_belief", "TURN_BANDS", "deduction_metrics", "summarize", "evaluate",
     "render_markdown", "write_results", "atomic_write_bytes", "per_role_table", "substitution_table", "format_delta",
     "beats_in_every_role", "social_tables", "gate_table", "deduction_table", "format_mean", "paired_delta", "read_results",
-    "Outcome", "pool_results", "shard_deals", "deals_text",
+    "Outcome", "pool_results", "shard_deals", "deals_text", "VARIANT_FIELDS", "variants_text",
 ]
 
 ROLES = (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)
@@ -832,7 +832,8 @@ def deduction_metrics(rows: np.ndarray, min_count: int = 1, games: np.ndarray | 
         [first, last or None], ...}, ...]}`` where each ``{...}`` has ``n``, the means
         ``logloss``, ``brier``, ``top1``, ``p_true`` and the same for the public-count prior
         (``prior_logloss``, ...); with ``games`` also ``games`` (how many), ``intervals``
-        (``{"logloss" | "brier" | "top1" | "p_true": [lo, hi]}``, None with one game or, for a mean, rows all equal) and
+        (``{"logloss" | "brier" | "top1" | "p_true": [lo, hi]}``, None with one game or, for a
+        mean, no spread between games to estimate: :func:`training.stats.clustered_mean`) and
         ``top1_minus_prior`` (the mean of top-1 minus the prior's on the same rows, with its
         interval: ``{"mean", "lo", "hi"}``).  Empty input gives ``{"rows": 0, "overall": None,
         "by_turn": [], "by_band": []}``.
@@ -1403,6 +1404,25 @@ def deals_text(meta: dict) -> str:
     return text
 
 
+VARIANT_FIELDS = ("planechase", "vanguard", "archenemy")
+"""The :class:`~treachery_env.GameConfig` fields of the CR 900 casual variants (Planechase, Vanguard,
+Archenemy's schemes), which either game may be played with, in the order the reports name them."""
+
+
+def variants_text(config: dict) -> str:
+    """The CR 900 variants of a result's game (its ``meta["config"]``), as Treachery's and Throne
+    Magic's reports name them: ``"planechase='single', vanguard=None, archenemy=None"`` (None: not
+    played; a field a results file lacks, written before the variant existed, was not played), then
+    the decks fixed in place of shuffled ones where the config gives them
+    (``planar_deck=12 cards``, ``scheme_decks=fixed``)."""
+    parts = [f"{k}={config.get(k)!r}" for k in VARIANT_FIELDS]
+    if config.get("planar_deck") is not None:
+        parts.append(f"planar_deck={len(config['planar_deck'])} cards")
+    if config.get("scheme_decks") is not None:
+        parts.append("scheme_decks=fixed")
+    return ", ".join(parts)
+
+
 # --------------------------------------------------------------------------- the API
 def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed: int = 0,
              workers: int = 1, mode: str = "rotate", reference: str | None = None,
@@ -1819,6 +1839,7 @@ def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
     out.append(f"- players: {m.get('num_players')}, mode: {m.get('mode')}, {deals_text(m)}, "
                f"deals: {m.get('deals')}, games: {s['games']}"
                + (f" (requested {m['games_requested']})" if m.get("games_requested") is not None else ""))
+    out.append(f"- CR 900 variants: {variants_text(m.get('config') or {})}")
     if m.get("pooled_note"):
         out.append(f"- {m['pooled_note']}")
     if m.get("roles"):

@@ -47,6 +47,14 @@ def wilson_interval(wins: float, n: float, z: float = Z95) -> tuple[float, float
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def _spread_seen(dev: np.ndarray, scale: np.ndarray) -> bool:
+    """Whether some cluster's deviation ``dev[g]`` (a sum over its rows) is not 0: beyond the
+    rounding of summing its rows, ``1e-9`` of ``scale[g]`` (its rows' largest possible sum of
+    deviations).  A deviation that small would give a standard error of that order, an interval
+    of zero width once printed."""
+    return bool(np.any(np.abs(dev) > 1e-9 * scale))
+
+
 def clustered_rate(counts: Sequence[float], totals: Sequence[float]) -> dict:
     """A share of rows that come in clusters, with a 95% interval that takes clusters, not rows,
     as the independent draws.
@@ -58,8 +66,11 @@ def clustered_rate(counts: Sequence[float], totals: Sequence[float]) -> dict:
     *effective* number ``n_eff = r (1 - r) / se^2`` of independent ones (the rows over the
     design effect), at most the rows themselves, and the interval is Wilson's for
     ``r n_eff`` of ``n_eff`` (Korn and Graubard 1998), so it does not collapse at 0 or 1.
-    Where the spread cannot be estimated (one cluster, or every row alike: a share of 0
-    or 1) the rows are worth the clusters, ``n_eff = G``.
+    Where the spread cannot be estimated (one cluster; every row alike: a share of 0 or 1; or
+    every cluster's share the same, ``c_g = r t_g``, though rows differ: zero spread between
+    clusters, which says nothing of the spread a new sample of clusters would show) the rows
+    are worth the clusters, ``n_eff = G``: Wilson's interval never has zero width, so that case
+    keeps an interval (the clusters' number bounds how much the rows say).
     Rows of one game are not independent (a Traitor whose cover holds on one turn mostly
     holds it on the next), and Wilson's interval over the rows is too narrow.
 
@@ -85,9 +96,10 @@ def clustered_rate(counts: Sequence[float], totals: Sequence[float]) -> dict:
         return {"count": 0, "n": 0, "rate": None, "lo": 0.0, "hi": 1.0, "clusters": 0, "n_eff": 0.0}
     r = count / n
     n_eff = float(g)
-    if g > 1 and 0 < r < 1:
-        var = g / (g - 1) * float(np.sum((c - r * t) ** 2)) / n ** 2
-        n_eff = min(n, r * (1 - r) / var) if var > 0 else n
+    resid = c - r * t
+    if g > 1 and 0 < r < 1 and _spread_seen(resid, t):
+        var = g / (g - 1) * float(np.sum(resid ** 2)) / n ** 2
+        n_eff = min(n, r * (1 - r) / var)
     lo, hi = wilson_interval(r * n_eff, n_eff)
     return {"count": int(round(count)), "n": int(round(n)), "rate": r, "lo": lo, "hi": hi, "clusters": g,
             "n_eff": n_eff}
@@ -150,8 +162,12 @@ def clustered_mean(values: Sequence[float], clusters: Sequence[int], lower: floa
 
     Returns:
         ``{"n", "mean", "lo", "hi", "clusters"}``: ``mean`` None without rows; ``lo`` and
-        ``hi`` None with fewer than two clusters (the spread cannot be estimated) or rows
-        that are all equal (no spread seen, as in :func:`mean_interval`).
+        ``hi`` None where the spread between clusters cannot be estimated: fewer than two
+        clusters, rows that are all equal (no spread seen, as in :func:`mean_interval`), or
+        rows that differ but clusters whose deviations ``sum_{i in g} (v_i - mean)`` are all 0
+        (zero spread between clusters: ``se`` would be 0 and the interval the point
+        ``mean``, e.g. ``-0.50 [-0.50, -0.50]`` from two deals whose seat differences sum
+        alike).
 
     Raises:
         ValueError: for ``values`` and ``clusters`` of different lengths.
@@ -169,6 +185,8 @@ def clustered_mean(values: Sequence[float], clusters: Sequence[int], lower: floa
     if g < 2 or float(v.min()) == float(v.max()):
         return {"n": n, "mean": m, "lo": None, "hi": None, "clusters": g}
     dev = np.bincount(idx, weights=v - m)
+    if not _spread_seen(dev, np.bincount(idx) * float(np.abs(v - m).max())):
+        return {"n": n, "mean": m, "lo": None, "hi": None, "clusters": g}
     half = Z95 * math.sqrt(g / (g - 1) * float(np.sum(dev ** 2))) / n
     lo = m - half if lower is None else max(lower, m - half)
     hi = m + half if upper is None else min(upper, m + half)

@@ -42,7 +42,7 @@ from treachery_env import throne_roles as tr
 
 from .evaluate import (Entrant, GameTask, _chunks, _config_dict, _entrant_meta, _games_bar,
                        _init_worker, _json_default, _mp_context, entrants_from_specs, rotation_schedule,
-                       substitution_schedule)
+                       substitution_schedule, variants_text)
 from .stats import clustered_mean, clustered_share
 
 __all__ = ["MODES", "ThroneRecord", "play_task", "check_specs", "evaluate_throne", "summarize", "role_table",
@@ -162,7 +162,7 @@ def evaluate_throne(specs: Sequence[str], config: GameConfig, games: int = 100, 
         ``by_role`` (``{role: cell}``, Roles in :func:`treachery_env.throne_roles.names` order),
         each cell :func:`training.stats.clustered_share`'s (rotate) or, in substitution, ``{"n",
         "candidate", "reference", "delta", "lo", "hi"}`` (rates in 0..1, the delta's interval
-        None where no spread was seen).
+        None where the spread between deals cannot be estimated: :func:`training.stats.clustered_mean`).
 
     Raises:
         ValueError: for a config that is not Throne Magic, an unknown mode, ``games`` or
@@ -300,14 +300,16 @@ def render_markdown(res: dict) -> str:
     """``results.md``: what was played and :func:`role_table`."""
     m, s = res["meta"], res["summary"]
     c = m["config"]
-    options = ", ".join(f"{k}={c[k]!r}" for k in ("throne_roles", "throne", "holdings", "seasons", "planechase",
-                                                   "vanguard", "archenemy", "max_turns") if k in c)
+    options = ", ".join([*(f"{k}={c[k]!r}" for k in ("throne_roles", "throne", "holdings", "seasons")),
+                         variants_text(c), f"max_turns={c['max_turns']!r}"])
     how = ("each agent through every seat of each deal" if m["mode"] == "rotate" else
            f"one candidate seat among {m['reference']} bots, paired with the all-{m['reference']} game of the deal")
     return (f"# Throne Magic tournament ({m['mode']})\n\n"
             f"{s['games']} games ({m['deals']} deal{'' if m['deals'] == 1 else 's'} x {m['games_per_deal']}), {m['num_players']} players, seed "
             f"{m['seed']}, {options}; {how}. {s['truncated']} truncated, {s['draws']} draws, "
-            f"{s['mean_turns']:.1f} turns a game. Intervals: 95%, clustered by deal.\n\n{role_table(res)}\n")
+            f"{s['mean_turns']:.1f} turns a game. Intervals: 95%, clustered by deal"
+            + ("; a difference has none where the spread between deals cannot be estimated"
+               if m["mode"] == "substitution" else "") + f".\n\n{role_table(res)}\n")
 
 
 def write_results(res: dict, out_dir: str | Path) -> dict[str, Path]:
