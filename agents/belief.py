@@ -70,8 +70,10 @@ Play (:class:`BeliefAgent`)
     when over half the hand is lands, else its costliest spell (CR 103.5
     London mulligan).  It never concedes.  In Throne Magic its hostility is
     :func:`agents.throne.throne_want` over its posterior; each Throne or Holding worth it
-    (:func:`agents.throne.locations_to_attack`) gets the first creature declared while none of
-    its own attacks it (of enemies' Holdings, one a combat); the yes/no answers and the creature gifts are
+    (:func:`agents.throne.locations_to_attack`) gets the first creature declared that survives
+    every blocker of its controller (:func:`agents.heuristic.survives_blocks`, the heuristic's
+    test) while none of its own attacks it (of enemies' Holdings, one a combat); a creature
+    that would die goes at the most hostile seat, as its others do; the yes/no answers and the creature gifts are
     :func:`agents.throne.throne_answer` and :func:`agents.throne.gift`.  All ties are broken
     by seat and option order, so its choice is a function of its information set (and its
     seeded stream, which it uses only for undocumented choice kinds).
@@ -90,6 +92,7 @@ from treachery_env.rules import Role
 
 from . import register
 from .base import BaseAgent, legal_actions
+from .heuristic import survives_blocks
 from .throne import ThroneBelief, gift, locations_to_attack, throne_answer, throne_want
 
 __all__ = ["HOSTILITY", "TARGET_WEIGHTS", "CLAIM_LIKELIHOOD", "THREAT_LEADER", "DEFEND_LEADER", "ACCUSE_RATIO",
@@ -614,7 +617,7 @@ class BeliefAgent(BaseAgent):
             busy = {c.attacking_planeswalker for c in view.me.creatures}
             found = locations_to_attack(view, h)
             held = {uid for uid, c in found if c >= 0 and uid != view.throne_magic.uid}     # enemies' Holdings
-            places = [uid for uid, _ in found if uid not in busy and not (uid in held and busy & held)]
+            places = [(uid, c) for uid, c in found if uid not in busy and not (uid in held and busy & held)]
         if kind == "attacker":
             targets = [s for s in view.opponents() if h[s] > 0]
             if not targets and not places:
@@ -627,7 +630,10 @@ class BeliefAgent(BaseAgent):
                 return pass_a
             return cands[0].action if cands else pass_a
         if kind == "defender":
-            for uid in places:      # the first creature declared for each
+            c = next((c for c in view.me.creatures if c.uid == d.creature), None)
+            for uid, ctl in places:      # the first creature declared for each that its blockers would not kill
+                if c is None or not survives_blocks(view.players, c, ctl):
+                    continue
                 o = next((o for o in opts if o.kind in ("attack_throne", "attack_holding") and o.planeswalker == uid),
                          None)
                 if o is not None:

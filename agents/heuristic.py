@@ -140,7 +140,7 @@ from . import register
 from .base import BaseAgent, legal_actions
 from .throne import gift, locations_to_attack, throne_answer, throne_want
 
-__all__ = ["HeuristicAgent"]
+__all__ = ["HeuristicAgent", "blockers_for", "survives_blocks"]
 
 LEADER, GUARDIAN, ASSASSIN, TRAITOR = Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR
 _kind = attrgetter("kind")
@@ -306,6 +306,30 @@ def _survives(x, y) -> bool:
     if _first(x, y) and _kills(x, y):
         return True
     return not _kills(y, x)
+
+
+def blockers_for(p, c) -> list:
+    """The creatures of the player ``p`` (a :class:`~treachery_env.view.PlayerView`) that may
+    block the attacker ``c`` now: the untapped ones (CR 509.1a), only those with flying or reach
+    against a flier (CR 702.9b, 702.17b); none when ``c`` has menace and they are fewer than two
+    (CR 702.110b)."""
+    blockers = [b for b in p.creatures if not b.tapped and _can_block(b, c)]
+    return [] if "menace" in c.keywords and len(blockers) < 2 else blockers
+
+
+def survives_blocks(players, c, seat: int) -> bool:
+    """Whether the attacker ``c`` survives whichever creature of ``seat`` blocks it, one on one
+    (:func:`blockers_for`): how the heuristic and belief bots choose a creature to attack a Throne
+    Magic Throne or Holding with (its controller blocks for it, "Attacking the Throne",
+    "Holdings (Advanced)"), where a blocked attacker takes nothing and one that dies is lost
+    for nothing.  True for ``seat < 0`` (in the middle nobody blocks).
+
+    Args:
+        players: the view's :class:`~treachery_env.view.PlayerView` s, by seat.
+        c: the attacker (a :class:`~treachery_env.view.CreatureView`).
+        seat: the controller of what ``c`` attacks, -1 for none.
+    """
+    return seat < 0 or all(_survives(c, b) for b in blockers_for(players[seat], c))
 
 
 class HeuristicAgent(BaseAgent):
@@ -1130,9 +1154,7 @@ class HeuristicAgent(BaseAgent):
             if loyalty_left and self._attack_walker(c, targets, loyalty_left, plan):
                 continue
             for p in ordered:
-                blockers = [b for b in p.creatures if not b.tapped and _can_block(b, c)]
-                if "menace" in c.keywords and len(blockers) < 2:
-                    blockers = []
+                blockers = blockers_for(p, c)
                 safe = all(_survives(c, b) or (not _survives(b, c) and _cvalue(b) >= _cvalue(c))
                            for b in blockers)
                 if safe or not blockers:
@@ -1157,10 +1179,7 @@ class HeuristicAgent(BaseAgent):
             for c in sorted(cands, key=lambda c: (_cvalue(c), c.uid)):
                 if c.uid in keep or c.uid in plan or c.power <= 0:
                     continue
-                blockers = [b for b in players[ctl].creatures if not b.tapped and _can_block(b, c)] if ctl >= 0 else []
-                if "menace" in c.keywords and len(blockers) < 2:
-                    blockers = []
-                if all(_survives(c, b) for b in blockers):
+                if survives_blocks(players, c, ctl):
                     plan[c.uid] = ("planeswalker", uid)
                     break
 

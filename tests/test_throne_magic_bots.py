@@ -337,3 +337,44 @@ def test_one_creature_a_combat_goes_for_an_enemys_holding(name):
     assert sum(x in g.social.holdings for x in plan.values()) == 1
     if name == "heuristic":
         assert plan == {bear.uid: 1, owl.uid: g.social.holdings[0]}
+
+
+@pytest.mark.parametrize("name", BOTS)
+def test_no_creature_goes_at_the_throne_into_a_blocker_that_kills_it(name):
+    """"Attacking the Throne": The King blocks for his Throne.  His untapped Grove Bear kills a
+    Dune Lion (2/1) that the Usurper's Bannerman would send at it, and a blocked attacker deals
+    the Throne nothing: the Lion does not go, a War Mammoth (which the Bear cannot kill) does,
+    and alone the Lion attacks no Throne at all; a Messenger Owl, which no creature of his can
+    block (flying), still takes the attack that wins."""
+    deal = ["Usurper's Bannerman", "The King", "The Usurper", "King's Bannerman", "Dragon"]
+    g = throne_game(deal)
+    w = g.social.throne
+    creature(g, 1, "Grove Bear")
+    lion, mammoth = creature(g, 0, "Dune Lion"), creature(g, 0, "War Mammoth")
+    plan = declare(g, name)
+    assert plan[mammoth.uid] is w and plan.get(lion.uid) is not w
+    g = throne_game(deal)
+    creature(g, 1, "Grove Bear")
+    lion = creature(g, 0, "Dune Lion")
+    assert g.social.throne not in declare(g, name).values()
+    g = throne_game(deal)
+    w = g.social.throne
+    creature(g, 1, "War Mammoth")
+    owl = creature(g, 0, "Messenger Owl")
+    assert declare(g, name) == {owl.uid: w}
+    pass_until(g, lambda g: g.decision.kind == DecisionKind.YES_NO)
+    g.step(decide(g, agents.make(name, seed=0)))
+    assert w.controller == -1                   # knocked into the middle ("Controlling the Throne")
+
+
+def test_the_belief_bot_sends_no_creature_at_an_enemys_holding_into_a_blocker_that_kills_it():
+    """"Holdings (Advanced)": the Dragon blocks for its Holdings with a Grove Bear; of the
+    Wizard's Dune Lion (declared first, the Bear kills it) and War Mammoth, the Mammoth goes
+    for a Holding and the Lion at a player."""
+    g = throne_game(["Wizard", "Dragon", "The Usurper", "Usurper's Bannerman"], holdings=True)
+    for h in g.social.holdings:
+        g._holding_to(h, 1, "taken")
+    creature(g, 1, "Grove Bear")
+    lion, mammoth = creature(g, 0, "Dune Lion"), creature(g, 0, "War Mammoth")
+    plan = declare(g, "belief")
+    assert plan[mammoth.uid] in g.social.holdings and isinstance(plan[lion.uid], int)
