@@ -326,13 +326,14 @@ class HumanAgent(BaseAgent):
                 continue
             return k
 
-    def show_board(self, view: Any, decision: bool = True) -> None:
+    def show_board(self, view: Any, decision: bool = True, spectator: bool = False) -> None:
         """Print the board as the seat sees it (:func:`treachery_env.text.render_view`: built from
         the view alone), with a legend the first time; ``decision=False`` leaves out the pending
-        decision's line (for a board printed right before that decision is asked)."""
+        decision's line (for a board printed right before that decision is asked); ``spectator``:
+        ``view`` is the public view, the spectators' board (no seat is "you")."""
         from treachery_env.text import render_view
         self.print_text("")
-        self.print_text(render_view(view, legend=not self._legend_shown, decision=decision))
+        self.print_text(render_view(view, legend=not self._legend_shown, decision=decision, spectator=spectator))
         self._legend_shown = True
 
     def read_card(self, query: str, view: Any) -> None:

@@ -6,7 +6,9 @@ game (Treachery, or Throne Magic with its Roles, Throne, Holdings and Seasons), 
 which seats are people and which are bots (in Throne Magic only the bots that play it,
 :func:`~table.table.check_bots`).  Each person's seat gets a private link
 (``/seat/TOKEN``, and its QR code) to open on a phone; the spectators' link shows only the
-public board.  A seat's page talks to the server over a websocket (``/ws/TOKEN``):
+public board.  A table of bots alone has that link only: a game to watch (people learning the
+game, a researcher looking at a policy), which plays while a page watches it
+(:attr:`WebTable.watched`).  A seat's page talks to the server over a websocket (``/ws/TOKEN``):
 
 - the server sends ``{"type": "state", ...}`` (:meth:`WebTable.state`): the board as the seat
   sees it, its own identity (in Throne Magic its Role card), its new events in words, its prompt with the legal actions as
@@ -82,6 +84,10 @@ class WebTable:
         table: the game.
         delay: the bots' minimum delay, seconds (>= 0).
 
+    A table of bots alone (:attr:`watched`) plays only while a page is connected (its
+    spectators' link open) and pauses when the last one closes: a table nobody watches costs no
+    work, and a watched one ends, as every game does, at its turn limit at the latest.
+
     Attributes:
         tokens: token -> seat (None: the spectators' token); the seat tokens are the people's
             private links.
@@ -94,7 +100,15 @@ class WebTable:
         self.error: str | None = None
         """A bot's failure that ended the table early (one line), else None."""
         self._sockets: dict[Any, list] = {}       # websocket -> [seat, events sent, last state]
+        self.watched = not table.humans
+        """A table of bots alone, to watch: its spectators are given the public events one at a time,
+        each followed by the delay, and the board at the table's public moments
+        (:meth:`Table.public_moment`: a turn's first main phase), so that the moments the table
+        stops at, which hidden cards decide, show neither in a board nor in a pause."""
+        self._released = 0           # bots alone: the public events given to the spectators so far
+        self._shown = table.view(None) if self.watched and table.public_moment() else None   # their board's view
         self._answered = asyncio.Event()
+        self._page_opened = asyncio.Event()       # set when a page connects: bots alone play on
         self._task: asyncio.Task | None = None
 
     # ------------------------------------------------------------------ the loop
@@ -109,6 +123,13 @@ class WebTable:
         t = self.table
         try:
             while not t.over:
+                if self.watched:
+                    if self._sockets:
+                        await self._watch_step()
+                    else:                       # nobody watches: nothing is played
+                        self._page_opened.clear()
+                        await self._page_opened.wait()
+                    continue
                 if t.prompt is not None:
                     self._answered.clear()
                     await self._broadcast()
@@ -132,6 +153,21 @@ class WebTable:
         finally:
             t.close()
             await self._broadcast()
+
+    async def _watch_step(self) -> None:
+        """Bots alone: play one decision, give the spectators its public events one at a time, each
+        followed by the delay, then the board if the table stands at a new turn's public moment (or
+        the game is over)."""
+        t = self.table
+        t.advance(max_steps=1)
+        while self._released < len(t.events(None)):
+            self._released += 1
+            await self._broadcast()
+            await asyncio.sleep(self.delay)
+        if t.over or (t.public_moment() and (self._shown is None or self._shown.turn != t.turn)):
+            self._shown = t.view(None)
+            await self._broadcast()
+        await asyncio.sleep(0)          # let the connections be served
 
     async def answer(self, seat: int, message: Any) -> None:
         """Apply an ``{"type": "answer", "prompt": N, "action": A}`` message from ``seat`` (or a
@@ -176,16 +212,23 @@ class WebTable:
         """The state message for ``seat`` (None: a spectator) with its events from ``since`` on
         (JSON-able; see the module docstring)."""
         t = self.table
-        view = t.view(seat)
-        events = t.events(seat, since)
+        if seat is None and self.watched:       # what has been given to the spectators (_watch_step)
+            public = t.events(None)
+            view, events = self._shown, public[since:self._released]
+            turn = public[self._released - 1].turn if self._released else 0
+            over = t.over and self._released == len(public)
+        else:
+            view, events, turn, over = t.view(seat), t.events(seat, since), t.turn, t.over
         p = t.prompt
         prompt = prompt_details(p) if p is not None and p.seat == seat else None
-        over = t.over
         return {
             "type": "state", "table": self.id, "seat": seat, "game": t.config.game,
             "seats": [{"seat": k, "label": label} for k, label in enumerate(t.labels)],
-            "turn": t.turn, "board": board_html(view, spectator=seat is None),
-            "identity": identity_html(view) if seat is not None else None, "cards": card_texts(view),
+            "turn": turn,
+            "board": board_html(view, spectator=seat is None) if view is not None else
+            '<div class="board-head">The board is shown from the first main phase on.</div>',
+            "identity": identity_html(view) if seat is not None else None,
+            "cards": card_texts(view) if view is not None else {},
             "events_from": since, "events": [{"n": e.number, "text": e.text, "kind": e.kind} for e in events],
             "prompt": prompt,
             "stops": None if seat is None else self.table.stops[seat].as_dict(),
@@ -200,10 +243,12 @@ class WebTable:
     async def connect(self, ws: Any, seat: int | None) -> None:
         """Register a websocket for ``seat`` and send it the whole state."""
         self._sockets[ws] = [seat, 0, None]       # seat, events sent, the last state sent (without its events)
+        self._page_opened.set()
         await self._send(ws)
 
     def disconnect(self, ws: Any) -> None:
-        """Forget a websocket (the seat plays on; its link reconnects)."""
+        """Forget a websocket (the seat plays on; its link reconnects; a table of bots alone pauses
+        when no page is left)."""
         self._sockets.pop(ws, None)
 
     async def _send(self, ws: Any) -> None:
@@ -266,7 +311,7 @@ class Lobby:
             trusted: the host's own request: any bot spec; else only :attr:`bots`.
 
         Raises:
-            ValueError: (one line, naming the field) for a malformed request, no person's seat, a bot
+            ValueError: (one line, naming the field) for a malformed request, a bot
                 not in :attr:`bots` (untrusted), a bot that does not play the game
                 (:func:`~table.table.check_bots`), or whatever :class:`Table` and
                 :class:`~treachery_env.GameConfig` refuse (a Treachery field in a Throne Magic
@@ -300,7 +345,8 @@ class Lobby:
         return self.open(seats, config, seed, stops, names)
 
     def check_seats(self, seats: Any, where: str, trusted: bool = False) -> list[str]:
-        """``seats`` (per seat ``"human"`` or a bot spec), stripped, once checked.
+        """``seats`` (per seat ``"human"`` or a bot spec; bots alone make a table to watch), stripped,
+        once checked.
 
         Args:
             seats: the seats as given.
@@ -308,15 +354,12 @@ class Lobby:
             trusted: the host's own table (the command line): any bot spec; else only :attr:`bots`.
 
         Raises:
-            ValueError: (one line, naming ``where``) for what is not a list of non-empty strings, no
-                person's seat, or (untrusted) a bot not in :attr:`bots`.
+            ValueError: (one line, naming ``where``) for what is not a list of non-empty strings, or
+                (untrusted) a bot not in :attr:`bots`.
         """
         if not isinstance(seats, list) or not all(isinstance(s, str) and s.strip() for s in seats):
             raise ValueError(f'{where} must be a list of "human" or bot specs, one per player')
         seats = [s.strip() for s in seats]
-        if HUMAN not in seats:
-            raise ValueError(f'{where} needs at least one "human" seat (a table of bots alone is '
-                             f"treachery evaluate's job)")
         if not trusted:
             refused = sorted({s for s in seats if s != HUMAN and s not in self.bots})
             if refused:
@@ -610,9 +653,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--seats", default=None, metavar="SPEC,...",
                    help="create a table at start: a spec per seat, human or a bot (e.g. "
-                        "human,human,heuristic,heuristic,heuristic; the number of seats is the number of players); "
-                        "its links and QR codes are printed. The game options below are this table's, as for "
-                        "treachery play (e.g. --game throne_magic --holdings)")
+                        "human,human,heuristic,heuristic,heuristic; the number of seats is the number of players; "
+                        "bots alone: a game to watch at the spectators' link); its links and QR codes are printed. "
+                        "The game options below are this table's, as for treachery play (e.g. --game throne_magic "
+                        "--holdings)")
     p.add_argument("--seed", type=int, default=None, help="the created table's seed (default: a fresh one)")
     add_game_arguments(p, players=False)
     p.add_argument("--bot", action="append", default=[], metavar="SPEC",
@@ -687,6 +731,9 @@ def serve_cli(args: argparse.Namespace) -> int:
             print(f"  {'spectators' if seat is None else f'P{seat}'}: {url}")
             if seat is not None and shown not in ("127.0.0.1", "localhost"):   # a phone cannot open 127.0.0.1
                 segno.make(url, error="m").terminal(compact=True)
+        if not created.table.humans:
+            print(f"  Bots alone: they play while the spectators' page is open; once the game ends, its replay: "
+                  f"{base}/replay/{created.id}")
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     with contextlib.suppress(KeyboardInterrupt):     # Ctrl-C is how the server stops
         server.run(sockets=[sock])

@@ -9,7 +9,8 @@ game and runs it as an event-driven loop a front end drives:
   :class:`TableError` and changes nothing;
 - :meth:`Table.events` is a seat's stream of the events it may see (a spectator's: the
   public ones), :meth:`Table.view` its information set now
-  (:class:`~treachery_env.view.SeatView`);
+  (:class:`~treachery_env.view.SeatView`); :meth:`Table.public_moment` says when the
+  spectators' view may be shown without its moment telling anything hidden;
 - :meth:`Table.reveal` is the end screen (every identity; refused while the game runs),
   :meth:`Table.replay_json` the replay.
 
@@ -249,6 +250,22 @@ class Table:
         if not isinstance(since, int) or since < 0:
             raise TableError(f"since must be an int >= 0, got {since!r}")
         return self._streams[self._stream(seat)][since:]
+
+    def public_moment(self) -> bool:
+        """Whether a spectator's board (:meth:`view` of None) shown now, the first time this is true
+        in a turn (or before the first turn), tells nothing hidden by its moment: true at a decision
+        before the first turn (the mulligans, a Draft: the game's options say there are some) and at
+        a turn's decisions from its first main phase on with an empty stack.
+
+        The engine gives priority only to a seat that can do more than pass (an instant it can
+        cast, a face-down identity it can unveil), so which steps the table stops in depends on
+        hidden cards, and a board shown at every stop would tell them.  The first of these
+        decisions in a turn is, in every deal of the same public game, the active player's at the
+        start of its first main phase: with table talk that player can always speak there.  Without
+        talk, in a turn whose active player has nothing to play then, it comes later, at a step
+        that tells that some seat could act."""
+        g = self._env.game
+        return g.turn == 0 or (g.phase not in ("untap", "upkeep", "draw") and not g.stack)
 
     # ------------------------------------------------------------------ the loop
     def advance(self, max_steps: int | None = None) -> Prompt | None:

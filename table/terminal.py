@@ -1,4 +1,4 @@
-"""Play Treachery or Throne Magic against bots in the terminal (``treachery play``).
+"""Play Treachery or Throne Magic against bots, or watch bots play, in the terminal (``treachery play``).
 
 ``treachery play --players 5 --opponents heuristic`` seats a person at a
 :class:`~table.table.Table` of bots and drives it: the table plays the bots and the person's
@@ -13,6 +13,13 @@ Nothing else of the game is read before the end screen, which reveals every iden
 the winners (:meth:`Table.reveal`).  The game is saved as a replay (``Game.to_json()``, loadable
 with ``Game.from_json``) at the end, and also when the person leaves early (``q``, Ctrl-C or
 the end of the input).
+
+``treachery play --watch`` seats bots at every seat (``--opponents``, cycled) and shows their
+game as a spectator sees it: the public events (:meth:`Table.events` of None), the public board
+(:func:`~treachery_env.view.public_view`) at the start of each turn's first main phase
+(:meth:`Table.public_moment`), face-down identities (in Throne Magic the Roles nobody has
+revealed) hidden until they are revealed, then the same end screen and replay; Ctrl-C stops
+watching (the replay is saved).
 
 The person's seat may concede (``c`` at a prompt, confirmed; CR 104.3a); the bots never do.
 The game starts with the mulligans of the table's config (CR 103.5, the London mulligan by
@@ -52,22 +59,26 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add the ``treachery play`` options to the parser ``p`` (the table options
     are :func:`table.options.add_game_arguments`)."""
     add_game_arguments(p)
+    p.add_argument("--watch", action="store_true",
+                   help="watch bots play every seat (--opponents, cycled), seeing what a spectator sees: the "
+                        "public events and board, face-down identities hidden until revealed; Ctrl-C stops")
     p.add_argument("--seat", type=int, default=None,
                    help="your seat, 0 to players-1 (default: a random seat drawn from --seed)")
     p.add_argument("--opponents", default="heuristic",
-                   help="comma-separated agent specs for the other seats, cycled in seat order: random, "
-                        "heuristic, belief, ismcts, lookahead, flagship, policy:PATH[:greedy][:gate=T] "
-                        "(default heuristic)")
+                   help="comma-separated agent specs for the other seats (with --watch, every seat), cycled in "
+                        "seat order: random, heuristic, belief, ismcts, lookahead, flagship, "
+                        "policy:PATH[:greedy][:gate=T] (default heuristic)")
     p.add_argument("--seed", type=int, default=None,
                    help="seed of the deal, the shuffles and the bots (default: a fresh one, printed)")
-    p.add_argument("--stops", default="default", metavar="STOPS",
+    p.add_argument("--stops", default=None, metavar="STOPS",
                    help="when you are asked at a priority window: default (your main phases, being attacked "
                         "or targeted, another player's spell you can answer, an unveil, a truce offered "
                         f"to you), every (every decision), none, or a comma-separated list of "
                         f"{', '.join(Stops.names())}; other decisions (attackers, blockers, targets...) "
                         "are always asked")
     p.add_argument("--delay", type=float, default=0.3,
-                   help="seconds to pause after each bot action that shows something (default 0.3)")
+                   help="seconds to pause after each bot action that shows something (with --watch, after each "
+                        "event shown) (default 0.3)")
     p.add_argument("--replay", default=None,
                    help="where the replay JSON goes: a new file (an existing one is never overwritten), or a "
                         "folder for a file named play-<date>-<time>-seed<seed>.json in it (default: that name in "
@@ -75,14 +86,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 class TerminalGame:
-    """One game of a person against bots, in the terminal.
+    """One game of a person against bots, or of bots alone watched, in the terminal.
 
     Args:
         config: the game configuration (the table lets the person alone concede, CR 104.3a).
         seed: the game's seed (the deal and shuffles; bots are seeded from it).
-        human_seat: the person's seat.
-        opponent_specs: ``agents.make`` specs cycled over the other seats in seat order.
-        input_stream: the person's answers (None: the terminal).
+        human_seat: the person's seat; None: nobody plays, the person watches as a spectator.
+        opponent_specs: ``agents.make`` specs cycled over the other seats (every seat when
+            watching) in seat order.
+        input_stream: the person's answers (None: the terminal; unread when watching).
         console: the ``rich`` console to write to.
         delay: seconds to pause after a bot action that shows something.
         replay_path: where the replay JSON is written.
@@ -101,14 +113,16 @@ class TerminalGame:
         from agents.human import HumanAgent
 
         n = config.num_players
-        if not 0 <= human_seat < n:
+        if human_seat is not None and not 0 <= human_seat < n:
             raise ValueError(f"--seat must be a seat from 0 to {n - 1}, got {human_seat}")
         specs = [s.strip() for s in opponent_specs]
         if not specs or not all(specs):
             raise ValueError(f"--opponents needs a comma-separated list of agent specs without empty ones, "
                              f"e.g. heuristic,random; got {','.join(opponent_specs)!r}")
         if any(agents.split_spec(s)[0] == HUMAN for s in specs):     # "Human" too: bot names in any case
-            raise ValueError("--opponents: 'human' cannot be an opponent (one person plays, at --seat)")
+            raise ValueError("--opponents: 'human' cannot be an opponent (one person plays, at --seat)"
+                             if human_seat is not None else
+                             "--opponents: 'human' cannot be a seat with --watch (bots play every seat)")
         if delay < 0:
             raise ValueError(f"--delay must be >= 0, got {delay}")
         try:
@@ -121,18 +135,27 @@ class TerminalGame:
         self.config, self.seed, self.human_seat = self.table.config, seed, human_seat
         self.labels = ["you" if s == HUMAN else s for s in seats]
         self.console, self.delay, self.replay_path = console, delay, Path(replay_path)
-        self.human = HumanAgent(input_stream=input_stream, console=console)
-        self.human.reset(human_seat)
+        self.human = HumanAgent(input_stream=input_stream, console=console)    # prints for the watcher too
+        if human_seat is not None:
+            self.human.reset(human_seat)
         self._seen = 0              # events of the person's stream already shown
         self._board_turn = -1       # the turn whose board was printed last
         self._read: set[str] = set()     # names whose text was shown
         self.out = False
         """Whether the person's seat has left the game (lost or conceded)."""
 
+    @property
+    def watching(self) -> bool:
+        """Whether the person watches a game of bots (no seat of theirs)."""
+        return self.human_seat is None
+
     # ---------------------------------------------------------------- the game
     def run(self) -> str:
         """Play the game to its end (or until the person leaves), save the
-        replay and show the end screen.
+        replay and show the end screen.  Watching, the public board is shown before the first turn
+        and at the start of each turn's first main phase (:meth:`Table.public_moment`: a stop
+        elsewhere would tell what some seat can do), and the pause follows each event (the table's
+        stops, which hidden cards decide, show in no pause).
 
         Returns:
             ``"over"`` when the game ended, ``"left"`` when the person left
@@ -150,9 +173,12 @@ class TerminalGame:
         try:
             while not table.over:
                 bots_before = table.bot_actions
+                if self.watching and table.turn != self._board_turn and table.public_moment():
+                    self._board_turn = table.turn
+                    self.human.show_board(table.view(None), spectator=True)
                 prompt = table.advance(max_steps=1)
                 shown = self._show_events()
-                if shown and self.delay and not self.out and table.bot_actions > bots_before:
+                if shown and self.delay and not (self.out or self.watching) and table.bot_actions > bots_before:
                     time.sleep(self.delay)
                 if prompt is not None:
                     if table.turn != self._board_turn:
@@ -167,7 +193,8 @@ class TerminalGame:
         except (KeyboardInterrupt, EOFError, QuitGame) as why:
             kind = {KeyboardInterrupt: "Ctrl-C", EOFError: "end of input"}.get(type(why), "quit")
             outcome = "interrupted" if isinstance(why, KeyboardInterrupt) else "left"
-            self._line(f"\nYou left the game ({kind}) on turn {table.turn}.", style="bold")
+            self._line(f"\nYou {'stopped watching' if self.watching else 'left'} the game ({kind}) on turn "
+                       f"{table.turn}.", style="bold")
         finally:
             self.save_replay()
             table.close()           # the bots; the game stays readable for the end screen
@@ -187,7 +214,8 @@ class TerminalGame:
 
     # ---------------------------------------------------------------- what the person sees
     def _show_events(self) -> bool:
-        """Print the person's new events (and the text of cards seen for the first time); True if any."""
+        """Print the person's new events (and the text of cards seen for the first time), each
+        followed by the delay when watching; True if any."""
         shown = False
         new = self.table.events(self.human_seat, self._seen)
         self._seen += len(new)
@@ -196,7 +224,9 @@ class TerminalGame:
                 self._line(ev.text, style="bold cyan" if ev.kind == "turn" else None)
                 self._first_sight(ev.data)
                 shown = True
-            if ev.kind == "loses" and ev.data.get("seat") == self.human_seat:
+                if self.watching and self.delay:
+                    time.sleep(self.delay)
+            if ev.kind == "loses" and not self.watching and ev.data.get("seat") == self.human_seat:
                 self.out = True     # no more pauses: nothing is asked of the person any more
                 after = ("in Throne Magic a player who left never wins" if self.config.game == "throne_magic"
                          else "your team can still win")       # TR7.4; Throne Magic's "Winning the Game"
@@ -218,6 +248,13 @@ class TerminalGame:
         seats = ", ".join(f"P{s}: {lab}" for s, lab in enumerate(self.labels))
         throne = c.game == "throne_magic"
         self.console.rule("Throne Magic" if throne else "Treachery")
+        if self.watching:
+            self._line(f"{c.num_players} players, {game_words(c)}, seed {self.seed}. You watch the bots play.")
+            self._line(f"Seats: {seats}")
+            self._line(f"You see what a spectator sees: {'the Roles' if throne else 'face-down identities'} stay "
+                       f"hidden until they are revealed; the end screen reveals them all. Ctrl-C stops watching (the "
+                       f"game is saved).")
+            return
         self._line(f"{c.num_players} players, {game_words(c)}, seed {self.seed}. You are P{self.human_seat}.")
         self._line(f"Seats: {seats}")
         self._line(f"Type the number of an option and Enter; i shows your {'Role card' if throne else 'identity'}, "
@@ -256,7 +293,7 @@ class TerminalGame:
             verdict = "Draw: nobody won."
         else:
             verdict = "Winners: " + ", ".join(f"P{s}" for s in r.winners) + (
-                " - you win!" if self.human_seat in r.winners else " - you lose.")
+                "." if self.watching else " - you win!" if self.human_seat in r.winners else " - you lose.")
         self._line(verdict, style="bold")
 
     def _line(self, text: str, style: str | None = None) -> None:
@@ -307,27 +344,34 @@ def play_cli(args: argparse.Namespace, input_stream: IO[str] | None = None, cons
 
     Args:
         args: the parsed options.
-        input_stream: the person's answers, a line each (None: the terminal).
+        input_stream: the person's answers, a line each (None: the terminal; unread with ``--watch``).
         console: a ``rich.console.Console`` (None: a new one on standard output).
 
     Returns:
         the exit status: 0 when the game ended or the person left it (``q``,
-        Ctrl-C, end of input; the replay is saved either way), 1 when a bot failed,
-        2 for invalid options (the message goes to standard error).
+        end of input; the replay is saved either way), 130 after Ctrl-C (playing or
+        watching; the replay is saved), 1 when a bot failed, 2 for invalid options (the
+        message goes to standard error).
     """
     from rich.console import Console
 
     console = console if console is not None else Console(highlight=False)
     try:
+        if args.watch:
+            person = [flag for flag, given in (("--seat", args.seat is not None), ("--stops", args.stops is not None))
+                      if given]
+            if person:
+                raise ValueError(f"{' and '.join(person)}: with --watch no person plays (bots play every seat)")
         config = game_config_from_args(args)
         try:
-            stops = Stops.parse(args.stops)
+            stops = Stops.parse("default" if args.stops is None else args.stops)
         except ValueError as err:
             raise ValueError(f"--stops: {err}") from None
         seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31 - 1)
         if seed < 0:
             raise ValueError(f"--seed must be >= 0, got {seed}")
-        seat = args.seat if args.seat is not None else random.Random(seed).randrange(config.num_players)
+        seat = None if args.watch else args.seat if args.seat is not None else \
+            random.Random(seed).randrange(config.num_players)
         if args.replay is not None and not args.replay.strip():     # as an empty --out is refused
             raise ValueError("--replay is empty; give a file, or a folder for a file named for the game")
         # a folder (existing, or named with a trailing slash) gets the default file name inside it

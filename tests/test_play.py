@@ -215,6 +215,9 @@ def test_default_replay_path(tmp_path, monkeypatch, capsys):
     (["--starting-life", "0"], "--starting-life: must be None or an int from 1"),
     (["--stops", "own_main,atacked"], "--stops: unknown stop atacked"),
     (["--delay", "-1"], "--delay must be >= 0"),
+    (["--watch", "--seat", "1"], "--seat: with --watch no person plays (bots play every seat)"),
+    (["--watch", "--stops", "every", "--seat", "0"], "--seat and --stops: with --watch no person plays"),
+    (["--watch", "--opponents", "heuristic,human"], "'human' cannot be a seat with --watch"),
     (["--players", "12", "--role-counts", "leader=1,assassin=6,traitor=5", "--identity-pool", "uncommon"],
      "--identity-pool: rarities ['uncommon'] give 4 implemented Traitor identities, but the identity deck (CR "
      "907.3b) for 12 players needs 5; pass --identity-pool rare (rarities ['uncommon', 'rare'])"),
@@ -769,3 +772,103 @@ def test_a_fix_a_config_error_suggests_is_written_as_its_reader_would_type_it():
     assert str(renamed(ValueError("GameConfig.talk: pass talk='none', not max_turns=0 or game='x'"),
                        {"talk": "--talk", "max_turns": "--max-turns"})) == (
         "--talk: pass --talk none, not --max-turns 0 or game='x'")
+
+
+# ---------------------------------------------------------------------------- watching bots (--watch)
+@pytest.mark.parametrize("seed", [0, 2, 5])
+def test_watching_bots_shows_what_a_spectator_sees(seed, tmp_path, monkeypatch, capsys):
+    """``treachery play --watch``: bots at every seat (``--opponents`` cycled from P0), nothing asked,
+    the public board before the first turn and at each turn's first main phase, no seat as "you",
+    the end screen and the replay;
+    before the end no identity appears that no public event revealed (as for a person's seat in
+    test_no_hidden_identity_before_the_end)."""
+    replay = tmp_path / "watched.json"
+    typist = Typist(["1"])
+    status, out, err = play(monkeypatch, capsys, ["--watch", "--players", "4", "--no-commander", "--starting-life",
+                                                  "6", "--max-turns", "10", "--delay", "0", "--opponents",
+                                                  "heuristic,random", "--seed", str(seed), "--replay", str(replay)],
+                            typist)
+    assert status == 0 and "Traceback" not in out + err and typist.prompts == 0
+    assert "You watch the bots play." in out and "Seats: P0: heuristic, P1: random, P2: heuristic, P3: random" in out
+    assert "(you)" not in out and "Choose" not in out and "you win" not in out and "you lose" not in out
+    g = Game.from_json(replay.read_text())
+    assert g.is_over and json.loads(replay.read_text())["seats"] == ["heuristic", "random"] * 2
+    before, end = out.split(END_MARKER, 1)
+    assert before.count("=== Before the first turn") == 1
+    boards = re.findall(r"^=== Turn (\d+): P\d's turn, (.+) ===$", before, flags=re.M)
+    assert boards == [(str(t), "precombat main phase") for t in range(1, g.turn + 1)]
+    seen = {e["identity"] for e in g.log if "identity" in e and e["to"] is None}
+    hidden = [p.identity.name for p in g.players if p.identity.name not in seen]
+    assert hidden, "pick seeds where some identity stays hidden"
+    for name in hidden:
+        assert name not in before, f"seed {seed}: {name} shown before the end"
+    assert all(p.identity.name in end for p in g.players)
+    assert ("Draw" in end) if g.truncated or not g.winners else re.search(r"Winners: P\d(, P\d)*\.\n", end)
+
+
+SWAPPED = (["The Old Ruler", "The Bodyguard", "The Seer", "The Demon", "The Banisher"],
+           ["The Old Ruler", "The Banisher", "The Demon", "The Bodyguard", "The Seer"])
+"""Two deals of five seats that differ only in the face-down identities: moved among the seats."""
+UNVEILABLE = (["The Old Ruler", "The Bodyguard", "The Seer", "The Demon", "The Banisher"],
+              ["The Old Ruler", "The Bodyguard", "The Pyromancer", "The Demon", "The Banisher"])
+"""Two that differ in P2's alone, an Assassin either way: The Seer, whom P2 can unveil from the first
+turn on (the engine stops for it at every priority window), or The Pyromancer (six mana)."""
+
+
+@pytest.mark.parametrize("deals", [SWAPPED, UNVEILABLE], ids=["moved", "unveilable"])
+@pytest.mark.parametrize("seed", [0, 1, 4])
+def test_a_watcher_sees_the_same_game_whatever_the_face_down_identities(seed, deals, tmp_path, monkeypatch):
+    """Two deals that differ only in face-down identities, in a game of bots whose play does not
+    depend on them (:class:`tests.test_table.NewcomerBot`), give the watcher the same output, line
+    for line, until the first of those identities is revealed (here the end screen, or a player's
+    loss); the end screens differ.  The table stops at other moments in the two games (the engine
+    gives priority to a seat that can unveil): none shows, in the boards or in the pauses."""
+    from rich.console import Console
+
+    import table.terminal
+    from table.terminal import TerminalGame
+    from tests.test_table import NEWCOMER
+
+    outs, stops = [], []
+    for k, deal in enumerate(deals):
+        buf, replay = io.StringIO(), tmp_path / f"{k}.json"
+        monkeypatch.setattr(table.terminal.time, "sleep", lambda s, buf=buf: buf.write(f"<pause {s}>"))
+        config = GameConfig(num_players=5, identities=deal, commander=False, max_turns=8)
+        session = TerminalGame(config, seed, None, [NEWCOMER], None, Console(file=buf, width=200), 0.5, replay)
+        assert session.run() == "over"
+        outs.append(buf.getvalue().replace(str(replay), ""))
+        stops.append(len(Game.from_json(replay.read_text()).actions))
+    hidden = sorted(set(deals[0][1:]) | set(deals[1][1:]))
+
+    def cut(out):        # the end screen's table is as wide as its names
+        return min([out.find(name) for name in hidden if name in out] + [out.find(END_MARKER)])
+
+    assert cut(outs[0]) == cut(outs[1]) and outs[0][:cut(outs[0])] == outs[1][:cut(outs[1])]
+    prefix = outs[0][:cut(outs[0])]
+    assert prefix.count("=== Turn ") >= 4 and " casts " in prefix and "<pause 0.5>" in prefix, "compare some turns"
+    assert outs[0] != outs[1]
+    if deals is UNVEILABLE:
+        assert stops[0] > stops[1], "the engine stops for the unveil P2 can make: the test compares that"
+
+
+def test_ctrl_c_stops_watching_and_saves_the_replay(tmp_path, monkeypatch, capsys):
+    """Ctrl-C while the bots' pause runs (where a watcher presses it) stops cleanly: one line, the
+    replay of the game so far saved, no reveal, exit status 130 as for a person's Ctrl-C."""
+    import table.terminal
+
+    pauses = []
+
+    def sleep(seconds):
+        pauses.append(seconds)
+        if len(pauses) == 6:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(table.terminal.time, "sleep", sleep)
+    replay = tmp_path / "stopped.json"
+    status, out, err = play(monkeypatch, capsys, ["--watch", "--players", "4", "--delay", "0.25", "--seed", "3",
+                                                  "--replay", str(replay)], Typist(["1"]))
+    assert status == 130 and "Traceback" not in out + err and pauses == [0.25] * 6
+    assert re.search(r"You stopped watching the game \(Ctrl-C\) on turn \d+\.", out)
+    assert f"Replay saved to {replay}" in out and END_MARKER not in out
+    g = Game.from_json(replay.read_text())
+    assert not g.is_over and len(g.actions) > 0

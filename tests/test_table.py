@@ -13,6 +13,7 @@ import json
 
 import pytest
 
+from agents.base import BaseAgent
 from table import HUMAN, Stops, Table, TableError
 from table.stops import pass_option
 from tests.test_no_game_reachable import assert_hands_nothing_of
@@ -32,6 +33,20 @@ def newcomer(view: SeatView) -> int:
                     return o.action
     p = pass_option(view)
     return p if p is not None else opts[0].action
+
+
+class NewcomerBot(BaseAgent):
+    """:func:`newcomer` as a bot (:data:`NEWCOMER`).  It never unveils, so its seat plays the same
+    game whatever face-down identity it holds (a watcher's tests compare two such deals)."""
+
+    uses_observation_vector = False
+
+    def act(self, observation, info):
+        return newcomer(info["view"])
+
+
+NEWCOMER = "tests.test_table:NewcomerBot"
+"""The spec of :class:`NewcomerBot` (a bot of one's own, ``MODULE:CLASS``: it may sit at a Throne Magic table)."""
 
 
 def play(table: Table, person=newcomer, check=None) -> Table:

@@ -59,7 +59,6 @@ def test_creating_a_table_and_its_errors(api):
     web = lobby.tables[body["table"]]
     assert web.table.labels == ("human", "heuristic", "human", "random", "heuristic")
     for request, message in [
-        ({"seats": ["heuristic"] * 5}, 'needs at least one "human" seat'),
         ({"seats": ["human"] * 3}, 'the number of "seats": must be an int from 4 to 12'),
         ({"seats": ["human", "nosuchbot", "random", "random"]}, "bot 'nosuchbot' is not offered here"),
         ({"seats": ["human"] * 4, "seed": -2}, '"seed" must be an int >= 0'),
@@ -192,7 +191,6 @@ def test_serve_refuses_bad_options_in_one_line(tmp_path, capsys):
              "--throne: unknown Throne Magic"),
             (["--seats", "human,random,random,random", "--game", "throne_magic", "--variant", "simple_roles"],
              "--variant: is a Treachery option"),
-            (["--seats", "heuristic,heuristic,heuristic,heuristic"], '--seats needs at least one "human" seat'),
             (["--seats", "human,nosuchbot,random,random"], "--seats: unknown agent 'nosuchbot'"),
             (["--seats", "human,human,human"], "the number of --seats: must be an int from 4 to 12"),
             (["--seats", "human,random,random,random", "--variant", "chess"], "--variant: "),
@@ -239,6 +237,125 @@ def test_serve_seats_a_table_of_the_game_options_of_play(monkeypatch, capsys):
         assert config.num_players == 5 and opened[-1].table.seed == 4
         assert {k: getattr(config, k) for k in want} == want
         assert "P4: http" in capsys.readouterr().out
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    assert main(["serve", "--port", str(port), "--seats", "heuristic,random,belief,heuristic", "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    web = opened[-1]
+    assert web.table.humans == () and list(web.tokens.values()) == [None]
+    assert "spectators: http" in out and "P0: http" not in out
+    assert f"Bots alone: they play while the spectators' page is open; once the game ends, its replay: " \
+           f"http://127.0.0.1:{port}/replay/{web.id}" in out
+
+
+# ---------------------------------------------------------------------------- bots alone, watched
+def test_a_table_of_bots_alone_plays_while_a_spectator_watches():
+    """Every seat a bot: the table has the spectators' link only; it plays nothing until a page
+    watches (a table nobody watches costs no work on a public server), pauses when the last page
+    closes, plays on when one opens again, and ends with the reveal and the replay."""
+    from fastapi.testclient import TestClient
+
+    lobby = Lobby(delay=0.005)          # paced: the game is still running when the page closes
+    with TestClient(create_app(lobby)) as c:
+        body = c.post("/api/tables", json={"seats": ["heuristic", "random", "heuristic", "belief"], "seed": 6,
+                                           "max_turns": 12}).json()
+        assert [link["seat"] for link in body["links"]] == [None] and body["links"][0]["label"] == "spectators"
+        web = lobby.tables[body["table"]]
+        time.sleep(0.3)
+        assert web.table.bot_actions == 0 and web.table.turn == 0          # nobody watches: nothing played
+        token = token_of(body["links"], None)
+        with c.websocket_connect(f"/ws/{token}") as ws:
+            first = ws.receive_json()
+            assert first["seat"] is None and first["identity"] is None and first["prompt"] is None
+            while ws.receive_json()["turn"] < 2:
+                pass
+        deadline = time.time() + 10
+        while web._sockets and time.time() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.1)                                 # the step under way when the page closed
+        paused = web.table.bot_actions
+        time.sleep(0.3)
+        assert web.table.bot_actions == paused and not web.table.over and paused > 0
+        assert c.get(f"/replay/{web.id}.json").status_code == 403
+        with c.websocket_connect(f"/ws/{token}") as ws:
+            deadline = time.time() + 120
+            while not (m := ws.receive_json())["over"]:
+                assert time.time() < deadline, "the game did not end"
+        assert web.error is None and web.table.bot_actions > paused
+        assert all(escape(s.identity) in m["reveal"] for s in web.table.reveal().seats)
+        assert m["replay"] == f"/replay/{web.id}.json" and c.get(m["replay"]).status_code == 200
+
+
+class Page:
+    """A spectators' page: the messages its websocket is sent, as JSON."""
+
+    def __init__(self):
+        self.got = []
+
+    async def send_text(self, text):
+        self.got.append(json.loads(text))
+
+
+def watch(web, monkeypatch) -> tuple:
+    """The messages a spectators' page connected from the start gets, the game played to its end in
+    the event loop of ``asyncio.run``, and the number of the delay's pauses (not waited)."""
+    import asyncio
+
+    pauses, real = [], asyncio.sleep
+
+    async def sleep(seconds):
+        pauses.append(seconds)
+        await real(0)
+
+    async def run():
+        page = Page()
+        await web.connect(page, None)
+        web.start()
+        await web._task
+        return page.got
+
+    monkeypatch.setattr(asyncio, "sleep", sleep)
+    got = asyncio.run(run())
+    monkeypatch.setattr(asyncio, "sleep", real)
+    return got, sum(1 for s in pauses if s)
+
+
+@pytest.mark.parametrize("game,deals", [
+    ("treachery", (["The Old Ruler", "The Bodyguard", "The Seer", "The Demon", "The Banisher"],
+                   ["The Old Ruler", "The Banisher", "The Demon", "The Bodyguard", "The Seer"])),
+    ("treachery", (["The Old Ruler", "The Bodyguard", "The Seer", "The Demon", "The Banisher"],
+                   ["The Old Ruler", "The Bodyguard", "The Pyromancer", "The Demon", "The Banisher"])),
+    ("throne_magic", (["The King", "The Usurper", "King's Bannerman", "Usurper's Bannerman", "Dragon"],
+                      ["The King", "Dragon", "Usurper's Bannerman", "The Usurper", "King's Bannerman"])),
+], ids=["moved", "unveilable", "roles"])
+def test_a_spectator_of_bots_alone_is_sent_nothing_of_the_hidden_identities(game, deals, monkeypatch):
+    """Two tables of bots alone whose deals differ only in face-down identities (moved among the
+    seats, or P2's an identity it can unveil from the first turn, which the engine stops for, or
+    not; in Throne Magic the Roles but The King's), with bots whose play does not depend on them
+    (:class:`tests.test_table.NewcomerBot`): the spectators' page is sent the same messages, with as
+    many pauses, until one of those identities is revealed."""
+    from table import Table
+    from table.server import WebTable
+    from tests.test_table import NEWCOMER
+    from treachery_env import GameConfig
+
+    if game == "treachery":
+        configs = [GameConfig(num_players=5, identities=d, commander=False, max_turns=8) for d in deals]
+    else:
+        configs = [GameConfig(game="throne_magic", num_players=5, throne_deal=d, holdings=True, talk="none",
+                              commander=False, max_turns=8) for d in deals]
+    runs = [watch(WebTable("t", Table([NEWCOMER] * 5, config, seed=3), 0.25), monkeypatch) for config in configs]
+
+    def cut(messages):      # the first message that reveals an identity or a Role (the end's at the latest)
+        return next(k for k, m in enumerate(messages)
+                    if m["over"] or {e["kind"] for e in m["events"]} & {"unveil", "reveal", "reveal_role", "loses"})
+
+    (a, pauses_a), (b, pauses_b) = runs
+    assert cut(a) == cut(b) and a[:cut(a)] == b[:cut(b)]
+    assert cut(a) > 40 and a[cut(a) - 1]["turn"] >= 4 and pauses_a > 40, "compare some turns"
+    assert pauses_a == pauses_b or not a[cut(a)]["over"]        # as many pauses, to the end if nothing was revealed
+    assert a != b and a[-1]["over"] and b[-1]["over"]
 
 
 # ---------------------------------------------------------------------------- Throne Magic

@@ -830,9 +830,16 @@ _IDENTITY_LEGEND = "  identity: its name (role) when you know it (face up, your 
 _ROLE_LEGEND = ("  Role: the player's Role card when you know it (your own, one made public, or one shown to you), "
                 "else hidden.")
 """The legend's line for a Throne Magic player's Role (players hold no identity there)."""
+_YOU_LEGEND = '; "(you)" marks yours.'
+"""The seats line's words on the viewer's own seat (a spectator's legend leaves them out)."""
+_PUBLIC_LEGEND = {_IDENTITY_LEGEND: "  identity: its name (role) once it is public (face up, or revealed to every "
+                                    "player), else hidden.",
+                  _ROLE_LEGEND: "  Role: the player's Role card once it is public (made public, or revealed to "
+                                "every player), else hidden."}
+"""The identity's and the Role's legend lines for the spectators' board."""
 _LEGEND = "\n".join((      # an entry a line: a terminal wraps each under its start (agents.human.wrap_text)
     "legend:",
-    '  P0, P1, ...: seats in turn order; "(you)" marks yours. life N, or OUT once the player has left the game.',
+    f"  P0, P1, ...: seats in turn order{_YOU_LEGEND} life N, or OUT once the player has left the game.",
     _IDENTITY_LEGEND,
     "  lands: N (M untapped): lands are counted; each untapped land pays one mana (tapped automatically).",
     "  creatures: name power/toughness [keywords] (state): tapped; attacking P3 / a planeswalker; blocking X; "
@@ -1170,14 +1177,17 @@ def _render(view: Any, viewer: "int | None", legend: bool, decision: bool = True
         lines.extend("    " + line for line in rest)
     lines.extend(sections.table)
     if legend:
-        lines.append(_LEGEND if view.throne_magic is None else _LEGEND.replace(_IDENTITY_LEGEND, _ROLE_LEGEND))
+        who = _IDENTITY_LEGEND if view.throne_magic is None else _ROLE_LEGEND
+        text = _LEGEND.replace(_IDENTITY_LEGEND, who)
+        lines.append(text if viewer is not None else text.replace(_YOU_LEGEND, ".").replace(who, _PUBLIC_LEGEND[who]))
     return "\n".join(lines)
 
 
-def render_view(view: "SeatView", legend: bool = False, decision: bool = True) -> str:
+def render_view(view: "SeatView", legend: bool = False, decision: bool = True, spectator: bool = False) -> str:
     """A text picture of the board as seat ``view.seat`` knows it, made only
     from its :class:`~treachery_env.view.SeatView` (its information set), so it
-    can show nothing the seat may not know.
+    can show nothing the seat may not know; with ``spectator``, as the
+    spectators know it, from the public view.
 
     Shows the turn, the active player and the step (or the mulligans before
     the first turn); per player: life or OUT, identity (name and role when the
@@ -1197,14 +1207,16 @@ def render_view(view: "SeatView", legend: bool = False, decision: bool = True) -
     each player has a ``vanguard: name (life +n, hand +n)`` line (CR 902.3).
 
     Args:
-        view: the seat's view (``seat_view(game, seat)``, ``info["view"]``).
+        view: the seat's view (``seat_view(game, seat)``, ``info["view"]``), or with
+            ``spectator`` the public view (:func:`~treachery_env.view.public_view`).
         legend: append a short legend explaining the notation.
         decision: show the pending decision (False where it is asked right after).
+        spectator: the view is the spectators' (no seat is "you").
 
     Returns:
         the picture, lines joined by ``"\\n"``.
     """
-    return _render(view, view.seat, legend, decision)
+    return _render(view, None if spectator else view.seat, legend, decision)
 
 
 def render(game: "Game", viewer: int | None = None) -> str:
@@ -1215,7 +1227,7 @@ def render(game: "Game", viewer: int | None = None) -> str:
     only by size)."""
     from .view import public_view, seat_view        # here: view.py imports this module
     if viewer is None:
-        return _render(public_view(game), None, False)
+        return render_view(public_view(game), spectator=True)
     return render_view(seat_view(game, viewer))
 
 

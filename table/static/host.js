@@ -113,6 +113,11 @@ $("host").onsubmit = async (ev) => {
   $("error").hidden = true;
   $("created").hidden = false;
   $("created-title").textContent = `Table ${data.table} (seed ${data.seed})`;
+  $("created-note").textContent = data.links.some((l) => l.seat !== null)
+    ? "Send each person their own link (or let them scan its code): a link is a seat, keep it private. " +
+      "Opening a link again resumes the seat."
+    : "Every seat is a bot: open the spectators' link to watch the game as a spectator sees it, the public board " +
+      "only (the bots play while a page watches). The page links the replay once the game ends.";
   const box = $("links");
   box.innerHTML = "";
   for (const l of data.links) {
