@@ -283,6 +283,53 @@ def test_the_observation_appends_a_public_block_identical_for_every_seat_but_the
         assert table == [index[p.vanguard.name] for p in g.players]
 
 
+@pytest.mark.parametrize("game", ["treachery", "throne_magic"])
+def test_the_variant_blocks_are_the_same_whatever_array_the_games_encoder_gives(game, monkeypatch):
+    """``encode_variant`` lengthens the game's own vector in place when that array owns its data (the
+    compiled encoder's) and copies it otherwise (the Python encoder's wraps an ``array("f")``): with
+    Vanguard, Planechase and the schemes, every seat's vector is the same from the module's encoder,
+    the Python one and an owning copy of it, and each call gives a fresh, writable array."""
+    import treachery_env.observation as O
+    cfg = GameConfig(num_players=5, game=game, vanguard="random", planechase="single", archenemy="supervillain_rumble")
+    g = Game(cfg, seed=8)
+    r = random.Random(8)
+    size = O.config_layout(cfg).size
+    encoders = {"module": O.encode, "python": encode_python, "owning": lambda gm, s: encode_python(gm, s).copy()}
+    for k in range(120):
+        if g.is_over:
+            break
+        if k % 20 == 0:
+            for s in range(5):
+                got = {}
+                for name, enc in encoders.items():
+                    monkeypatch.setattr(O, "encode", enc)
+                    got[name] = encode_variant(g, s)
+                monkeypatch.setattr(O, "encode", encoders["module"])
+                x = got["module"]
+                assert x.shape == (size,) and x.dtype == np.float32 and x.flags.writeable
+                assert all(np.array_equal(x, y) for y in got.values())
+                x[:] = -1.0
+                assert np.array_equal(encode_variant(g, s), got["python"])
+        g.step(r.choice(g.legal_actions()))
+
+
+def test_config_layout_gives_each_config_its_own_layout_in_any_order():
+    """``config_layout`` remembers the last config with its layout: asked in turns about configs
+    of other sizes and variants, and about an equal config that is another object, it gives each
+    the layout of its own flags."""
+    from treachery_env.observation import config_layout
+    a = GameConfig(num_players=5, vanguard="random")
+    b = GameConfig(num_players=4)
+    c = GameConfig(num_players=5, vanguard="random")
+    d = GameConfig(num_players=5, planechase="single", archenemy="supervillain_rumble")
+    want = {id(a): obs_layout(5, vanguard=True), id(b): obs_layout(4), id(c): obs_layout(5, vanguard=True),
+            id(d): obs_layout(5, planechase=True, schemes=True)}
+    def offsets(L):
+        return L.n, L.size, L.planar, L.vanguard, L.schemes
+    for cfg in (a, a, b, a, c, d, b, d, a):
+        assert offsets(config_layout(cfg)) == offsets(want[id(cfg)])
+
+
 def test_permuting_the_face_down_identities_changes_no_seats_vanguard_block_or_view():
     """The block and ``SeatView.vanguards`` come from public facts only: the same game with the
     face-down identities of seats 1-3 permuted gives every seat the same ones."""

@@ -453,9 +453,20 @@ def obs_layout(n: int, game: str = "treachery", *, planechase: bool = False, van
 
 def config_layout(config: Any) -> ObsLayout:
     """The observation layout of a game of ``config`` (a :class:`~treachery_env.GameConfig`): its
-    game's, with the blocks of the CR 900 variants it plays (:func:`obs_layout`)."""
-    return obs_layout(config.num_players, config.game, planechase=config.planechase is not None,
-                      vanguard=config.vanguard is not None, schemes=config.archenemy is not None)
+    game's, with the blocks of the CR 900 variants it plays (:func:`obs_layout`).  The last config
+    asked about is remembered with its layout (a config is frozen; :func:`encode_variant` asks at
+    every step)."""
+    global _LAST_LAYOUT
+    last = _LAST_LAYOUT
+    if last[0] is config:
+        return last[1]
+    L = obs_layout(config.num_players, config.game, planechase=config.planechase is not None,
+                   vanguard=config.vanguard is not None, schemes=config.archenemy is not None)
+    _LAST_LAYOUT = (config, L)          # one tuple, so a thread reading it sees a pair
+    return L
+
+
+_LAST_LAYOUT: tuple = (None, None)
 
 
 @lru_cache(maxsize=None)
@@ -556,8 +567,7 @@ def encode_variant(game: "Game", viewer: int) -> np.ndarray:
     if not game.config.has_variant_blocks:
         return base
     L = config_layout(game.config)
-    out = np.zeros(L.size, np.float32)
-    out[:base.size] = base
+    out = _lengthened(base, L.size)
     pz = game.planar
     if pz is not None:
         f = L.planar_fields
@@ -584,6 +594,20 @@ def encode_variant(game: "Game", viewer: int) -> np.ndarray:
             for _, name in st.face_up[s]:
                 out[row + _SCHEME_INDEX[name]] += 1.0
             out[row + SCHEME_FEATURES - 1] = len(st.decks[s]) / 20.0
+    return out
+
+
+def _lengthened(base: np.ndarray, size: int) -> np.ndarray:
+    """``base``, an encoder's fresh float32 vector, lengthened to ``size`` with zeros (the variants'
+    blocks go there).  In place where ``base`` owns its data (the compiled encoder's and
+    :func:`encode_throne_magic`'s arrays: no second array and copy at every step; nothing else
+    refers to a fresh vector, so no reference check), else copied into a new array (the Python
+    encoder's wraps an ``array("f")``)."""
+    if base.flags.owndata:
+        base.resize(size, refcheck=False)
+        return base
+    out = np.zeros(size, np.float32)
+    out[:base.size] = base
     return out
 
 
