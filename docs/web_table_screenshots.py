@@ -51,13 +51,13 @@ def main() -> int:
         page.goto(seat_url)
         deadline = time.time() + 120
         while time.time() < deadline:
-            while web.table.prompt is None and not web.table.over:
+            while web.asked is None and not web.table.over:
                 time.sleep(0.05)
             if web.table.over:
                 print(f"web_table_screenshots: the game ended on turn {web.table.turn} first", file=sys.stderr)
                 return 1
             page.wait_for_selector("#prompt:not([hidden]) #options button:not([disabled])")
-            p = web.table.prompt
+            p = web.asked
             if p is not None and p.view.turn >= 9 and p.reason == "your precombat main phase" and \
                     any(o.kind == "cast" for o in p.view.decision.options):
                 break

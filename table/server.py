@@ -12,9 +12,10 @@ game, a researcher looking at a policy), which plays while a page watches it
 
 - the server sends ``{"type": "state", ...}`` (:meth:`WebTable.state`): the board as the seat
   sees it, its own identity (in Throne Magic its Role card), its new events in words, its prompt with the legal actions as
-  buttons (card and identity texts attached), whether the table waits for another person (not
-  whom: being asked at a stop can say that a seat holds an answer), and at the end the
-  reveal and the replay's link; or ``{"type": "error", "message": ...}`` (one line);
+  buttons (card and identity texts attached), and at the end the reveal and the replay's link;
+  never whose decision the table waits for, nor the step it stands at, but for its own prompt
+  (:class:`WebTable` says when a page is given what); or ``{"type": "error", "message": ...}``
+  (one line);
 - the page sends ``{"type": "answer", "prompt": N, "action": A}`` for prompt ``N``, or
   ``{"type": "stops", "stops": {NAME: bool, ...}}`` to change when its seat is asked
   (:class:`~table.stops.Stops`).
@@ -24,8 +25,10 @@ Everything a seat's messages hold is made from that seat's information set (its
 the public view): nothing of another seat's hand, library, face-down identity or unrevealed
 Role is sent before the end.  A finished game, or a replay file given to ``--replay``, can be watched step by step
 at ``/replay/ID``, from any seat's chair or the spectators', or from one key step to the next
-(skipping the plain passes of priority, :attr:`~table.replay.Replay.key_steps`).  Bots play with a uniform minimum delay after each action others can see, so the speed
-of an answer gives nothing away.  Reconnecting with the same link resumes the seat (the page
+(skipping the plain passes of priority, :attr:`~table.replay.Replay.key_steps`).  The public events are
+given one at a time, each followed by the same delay, so the moments the table stops at show in
+no pause (a person thinking over an answer is seen as a wait, as at any table, and a slow bot's
+thinking time adds to the pauses).  Reconnecting with the same link resumes the seat (the page
 gets the whole state again).  An answer out of turn, to an old prompt or malformed gets an error
 and changes nothing.
 """
@@ -38,7 +41,6 @@ import json
 import secrets
 import socket
 import sys
-import time
 import traceback
 from importlib import resources
 from typing import Any
@@ -69,7 +71,7 @@ def default_bots() -> tuple[str, ...]:
     import agents
     return tuple(n for n in agents.available() if n != HUMAN and n not in ("policy", "rllib", "isolated"))
 DEFAULT_DELAY = 0.6
-"""Seconds between a bot's action that others can see and the table's next step (at least)."""
+"""Seconds of the pause after each public event given to the pages."""
 
 _EXPECTED = {"int_parsing": "a whole number", "int_type": "a whole number", "missing": "given",
              "float_parsing": "a number", "bool_parsing": "true or false"}
@@ -82,11 +84,28 @@ class WebTable:
     Args:
         table_id: the table's public id (in the spectators' and the replay's links).
         table: the game.
-        delay: the bots' minimum delay, seconds (>= 0).
+        delay: the pause after each public event, seconds (>= 0).
 
-    A table of bots alone (:attr:`watched`) plays only while a page is connected (its
-    spectators' link open) and pauses when the last one closes: a table nobody watches costs no
-    work, and a watched one ends, as every game does, at its turn limit at the latest.
+    What a page is given depends on nothing it may not know.  The engine gives a decision only to
+    a seat that can do more than pass, so where the table stops (and how the events fall among its
+    stops) depends on hidden cards: a page is given nothing at the table's stops as such.  It is
+    given (:meth:`state`):
+
+    - the public events one at a time, each followed by the delay (a seat's page with its own
+      events that came before each: its draws, what it alone was shown); the delay is the bots'
+      pace, and the stops show in no pause (a slow bot's thinking time still adds to them);
+    - the board (a seat's as it sees it, the spectators' public one) at the table's public moments
+      (:meth:`Table.public_moment`: before the first turn and at each turn's first main phase), and
+      at the end;
+    - a person's own prompt, with the board and every event of the seat's so far (its own
+      information), numbered among the seat's own prompts (the table's count would tell how
+      often the others were asked), and the prompt's end once answered;
+    - the end: the reveal and the replay, once every event was given.
+
+    A page is sent a message only when what it is given changes.  A table of bots alone
+    (:attr:`watched`) plays only while a page is connected (its spectators' link open) and
+    pauses when the last one closes: a table nobody watches costs no work, and a watched one
+    ends, as every game does, at its turn limit at the latest.
 
     Attributes:
         tokens: token -> seat (None: the spectators' token); the seat tokens are the people's
@@ -101,15 +120,27 @@ class WebTable:
         """A bot's failure that ended the table early (one line), else None."""
         self._sockets: dict[Any, list] = {}       # websocket -> [seat, events sent, last state]
         self.watched = not table.humans
-        """A table of bots alone, to watch: its spectators are given the public events one at a time,
-        each followed by the delay, and the board at the table's public moments
-        (:meth:`Table.public_moment`: a turn's first main phase), so that the moments the table
-        stops at, which hidden cards decide, show neither in a board nor in a pause."""
-        self._released = 0           # bots alone: the public events given to the spectators so far
-        self._shown = table.view(None) if self.watched and table.public_moment() else None   # their board's view
+        """A table of bots alone, to watch: it plays while a page is open."""
+        pages = (None, *table.humans)               # the spectators' stream, then the people's seats'
+        self._public = 0                            # public events given so far (to every page)
+        self._given = dict.fromkeys(pages, 0)       # per page: events of its stream given
+        self._public_given = dict.fromkeys(pages, 0)   # per page: public events among them
+        self._boards: dict[int | None, Any] = dict.fromkeys(pages)   # per page: the view its board shows
+        self._start = {seat: table.view(seat) for seat in table.humans}   # a seat's identity before its board
+        self._board_turn = -1                       # the turn of the last public moment shown
+        self._asked: Any = None                     # the prompt shown to its seat's page, else None
+        self._number = 0                            # its number for the page: the seat's own count of prompts
         self._answered = asyncio.Event()
         self._page_opened = asyncio.Event()       # set when a page connects: bots alone play on
         self._task: asyncio.Task | None = None
+        self._moment(give=False)        # the board before the first turn; its events follow one at a time
+
+    @property
+    def asked(self) -> Any:
+        """The person's :class:`~table.table.Prompt` shown to its seat's page and awaited, else None
+        (the table's :attr:`~table.table.Table.prompt` is shown once the events before it were
+        given)."""
+        return self._asked
 
     # ------------------------------------------------------------------ the loop
     def start(self) -> None:
@@ -123,28 +154,26 @@ class WebTable:
         t = self.table
         try:
             while not t.over:
-                if self.watched:
-                    if self._sockets:
-                        await self._watch_step()
-                    else:                       # nobody watches: nothing is played
-                        self._page_opened.clear()
-                        await self._page_opened.wait()
+                if self.watched and not self._sockets:       # nobody watches: nothing is played
+                    self._page_opened.clear()
+                    await self._page_opened.wait()
                     continue
-                if t.prompt is not None:
+                await self._release()               # the events up to the decision the table stands at
+                self._moment()
+                p = t.prompt
+                if p is None:
+                    t.advance(max_steps=1)
+                elif self._asked is not p:          # a person's own prompt: their page has it all
+                    self._give_all(p.seat)
+                    self._boards[p.seat] = p.view
+                    self._asked, self._number = p, t.asked[p.seat]
                     self._answered.clear()
                     await self._broadcast()
                     await self._answered.wait()
-                    continue
-                before, seen = t.bot_actions, len(t.events(None))
-                start = time.perf_counter()
-                t.advance(max_steps=1)
-                bot_moved = t.bot_actions > before
-                if bot_moved or t.prompt is not None or t.over:
-                    await self._broadcast()
-                if bot_moved and len(t.events(None)) > seen and self.delay:
-                    await asyncio.sleep(max(0.0, self.delay - (time.perf_counter() - start)))
-                else:
-                    await asyncio.sleep(0)          # let the connections be served
+                await self._broadcast()
+                await asyncio.sleep(0)              # let the connections be served
+            await self._release()                   # the game's last events
+            self._moment()
         except BotError as err:
             self.error = f"the table stopped: {err}"
         except Exception as err:     # noqa: BLE001 - say it on the pages, and in the server's log
@@ -154,28 +183,49 @@ class WebTable:
             t.close()
             await self._broadcast()
 
-    async def _watch_step(self) -> None:
-        """Bots alone: play one decision, give the spectators its public events one at a time, each
-        followed by the delay, then the board if the table stands at a new turn's public moment (or
-        the game is over)."""
+    async def _release(self) -> None:
+        """Give every page the public events not given yet, one at a time, each followed by the
+        delay; a seat's page gets with each its own events that came before it."""
         t = self.table
-        t.advance(max_steps=1)
-        while self._released < len(t.events(None)):
-            self._released += 1
+        for _ in t.events(None, self._public):
+            self._public += 1
+            for seat in self._given:
+                given, public = self._given[seat], self._public_given[seat]
+                for e in t.events(seat, given):
+                    if public == self._public:
+                        break
+                    given += 1
+                    public += e.data["to"] is None
+                self._given[seat], self._public_given[seat] = given, public
             await self._broadcast()
             await asyncio.sleep(self.delay)
-        if t.over or (t.public_moment() and (self._shown is None or self._shown.turn != t.turn)):
-            self._shown = t.view(None)
-            await self._broadcast()
-        await asyncio.sleep(0)          # let the connections be served
+
+    def _give_all(self, seat: int | None) -> None:
+        """Give ``seat``'s page (None: the spectators') every event of its stream (the public ones
+        were all given: :meth:`_release` ran)."""
+        self._given[seat] = len(self.table.events(seat))
+        self._public_given[seat] = self._public
+
+    def _moment(self, give: bool = True) -> None:
+        """At the first public moment of a turn (:meth:`Table.public_moment`) or at the end: every
+        page's board, and (``give``; the public events were given) all of its events."""
+        t = self.table
+        if not (t.over or (t.public_moment() and t.turn != self._board_turn)):
+            return
+        self._board_turn = t.turn
+        for seat in self._boards:
+            if give:
+                self._give_all(seat)
+            # the board without a decision under way: a page's own prompt is shown as its own
+            self._boards[seat] = t.view(seat)._replace(decision=None)
 
     async def answer(self, seat: int, message: Any) -> None:
         """Apply an ``{"type": "answer", "prompt": N, "action": A}`` message from ``seat`` (or a
         ``{"type": "stops", ...}`` one, :meth:`set_stops`).
 
         Raises:
-            TableError: (one line) a spectator, a malformed message, an old prompt, out of turn or
-                an action not among the options; nothing changes.
+            TableError: (one line) a spectator, a malformed message, an old prompt, out of turn
+                (no prompt shown to the seat) or an action not among the options; nothing changes.
         """
         if seat is None:
             raise TableError("a spectator has no seat: it cannot answer or set stops")
@@ -186,13 +236,16 @@ class WebTable:
         if not isinstance(message, dict) or message.get("type") != "answer":
             raise TableError('a message is {"type": "answer", "prompt": N, "action": A} or '
                              '{"type": "stops", "stops": {NAME: true or false, ...}}')
-        p = self.table.prompt
+        p, n = self._asked, self._number
+        if p is None or p.seat != seat:     # a prompt not shown yet is not the seat's to answer either
+            raise TableError(f"P{seat} has no decision to make now")
         number = message.get("prompt")
-        if p is not None and p.seat == seat and number != p.number:
-            raise TableError(f"prompt {number!r} was already answered; answer prompt {p.number}"
-                             if isinstance(number, int) and not isinstance(number, bool) and 0 < number < p.number
-                             else f"there is no prompt {number!r}; answer prompt {p.number}")
+        if number != n:
+            raise TableError(f"prompt {number!r} was already answered; answer prompt {n}"
+                             if isinstance(number, int) and not isinstance(number, bool) and 0 < number < n
+                             else f"there is no prompt {number!r}; answer prompt {n}")
         self.table.answer(seat, message.get("action"))
+        self._asked = None
         self._answered.set()
 
     def set_stops(self, seat: int, settings: Any) -> None:
@@ -209,31 +262,33 @@ class WebTable:
 
     # ------------------------------------------------------------------ what a seat is sent
     def state(self, seat: int | None, since: int = 0) -> dict:
-        """The state message for ``seat`` (None: a spectator) with its events from ``since`` on
-        (JSON-able; see the module docstring)."""
+        """The state message for ``seat``'s page (None: a spectator's) with the events given to it
+        from ``since`` on (JSON-able; see the module docstring): what the table has given that page
+        (the class docstring), not the game where the table stands.
+
+        Raises:
+            TableError: for a seat that is not a person's.
+        """
         t = self.table
-        if seat is None and self.watched:       # what has been given to the spectators (_watch_step)
-            public = t.events(None)
-            view, events = self._shown, public[since:self._released]
-            turn = public[self._released - 1].turn if self._released else 0
-            over = t.over and self._released == len(public)
-        else:
-            view, events, turn, over = t.view(seat), t.events(seat, since), t.turn, t.over
-        p = t.prompt
-        prompt = prompt_details(p) if p is not None and p.seat == seat else None
+        if seat not in self._given:
+            raise TableError(f"P{seat} is not a person's seat (people: {list(t.humans)})")
+        given = self._given[seat]
+        events = t.events(seat, since)[:max(0, given - since)]
+        last = t.events(seat, given - 1) if given else []
+        view, p = self._boards[seat], self._asked
+        over = t.over and not t.events(None, self._public)      # the end, once every public event was given
         return {
             "type": "state", "table": self.id, "seat": seat, "game": t.config.game,
             "seats": [{"seat": k, "label": label} for k, label in enumerate(t.labels)],
-            "turn": turn,
+            "turn": last[0].turn if last else 0,
             "board": board_html(view, spectator=seat is None) if view is not None else
             '<div class="board-head">The board is shown from the first main phase on.</div>',
-            "identity": identity_html(view) if seat is not None else None,
+            "identity": identity_html(view if view is not None else self._start[seat]) if seat is not None else None,
             "cards": card_texts(view) if view is not None else {},
             "events_from": since, "events": [{"n": e.number, "text": e.text, "kind": e.kind} for e in events],
-            "prompt": prompt,
+            # numbered among the seat's own prompts: the table's count would tell how often others were asked
+            "prompt": {**prompt_details(p), "number": self._number} if p is not None and p.seat == seat else None,
             "stops": None if seat is None else self.table.stops[seat].as_dict(),
-            # not whom: a person asked at a stop may hold an answer (an instant), which is not others' to know
-            "waiting": p is not None and p.seat != seat,
             "over": over, "error": self.error,
             "reveal": reveal_html(t.reveal()) if over else None,
             "replay": f"/replay/{self.id}.json" if over else None,
@@ -274,7 +329,7 @@ class Lobby:
     """The tables of one server, by id and by token.
 
     Args:
-        delay: the bots' minimum delay for new tables, seconds.
+        delay: the pause after each public event for new tables, seconds.
         bots: bot specs a table request may seat besides :func:`default_bots` (the host's
             ``--bot``: a checkpoint, ``policy:PATH``, say).  A request names no other: it comes from
             anyone who can reach the server, and a spec may import a module or read a file.
@@ -667,7 +722,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="replay files to view step by step in the browser (a treachery play replay, say); their "
                         "links are printed")
     p.add_argument("--delay", type=float, default=DEFAULT_DELAY,
-                   help=f"seconds bots wait after an action others see (default {DEFAULT_DELAY})")
+                   help=f"seconds of the pause after each public event, the bots' pace (default {DEFAULT_DELAY})")
 
 
 def serve_cli(args: argparse.Namespace) -> int:

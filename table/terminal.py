@@ -77,8 +77,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         f"{', '.join(Stops.names())}; other decisions (attackers, blockers, targets...) "
                         "are always asked")
     p.add_argument("--delay", type=float, default=0.3,
-                   help="seconds to pause after each bot action that shows something (with --watch, after each "
-                        "event shown) (default 0.3)")
+                   help="seconds to pause after each event shown (default 0.3)")
     p.add_argument("--replay", default=None,
                    help="where the replay JSON goes: a new file (an existing one is never overwritten), or a "
                         "folder for a file named play-<date>-<time>-seed<seed>.json in it (default: that name in "
@@ -96,7 +95,7 @@ class TerminalGame:
             watching) in seat order.
         input_stream: the person's answers (None: the terminal; unread when watching).
         console: the ``rich`` console to write to.
-        delay: seconds to pause after a bot action that shows something.
+        delay: seconds to pause after each event shown (while the person's seat is in the game).
         replay_path: where the replay JSON is written.
         stops: the person's stops (default ``Stops()``).
 
@@ -152,10 +151,12 @@ class TerminalGame:
     # ---------------------------------------------------------------- the game
     def run(self) -> str:
         """Play the game to its end (or until the person leaves), save the
-        replay and show the end screen.  Watching, the public board is shown before the first turn
-        and at the start of each turn's first main phase (:meth:`Table.public_moment`: a stop
-        elsewhere would tell what some seat can do), and the pause follows each event (the table's
-        stops, which hidden cards decide, show in no pause).
+        replay and show the end screen.  The person's board is shown at their first decision of a
+        turn (their own prompt); watching, the public board is shown before the first turn and at
+        the start of each turn's first main phase (:meth:`Table.public_moment`: a stop elsewhere
+        would tell what some seat can do).  Either way the pause follows each event shown, not each
+        of the table's stops, which hidden cards decide (the engine gives priority only to a seat
+        that can do more than pass).
 
         Returns:
             ``"over"`` when the game ended, ``"left"`` when the person left
@@ -172,14 +173,11 @@ class TerminalGame:
         outcome = "left"
         try:
             while not table.over:
-                bots_before = table.bot_actions
                 if self.watching and table.turn != self._board_turn and table.public_moment():
                     self._board_turn = table.turn
                     self.human.show_board(table.view(None), spectator=True)
                 prompt = table.advance(max_steps=1)
-                shown = self._show_events()
-                if shown and self.delay and not (self.out or self.watching) and table.bot_actions > bots_before:
-                    time.sleep(self.delay)
+                self._show_events()
                 if prompt is not None:
                     if table.turn != self._board_turn:
                         self._board_turn = table.turn
@@ -213,25 +211,22 @@ class TerminalGame:
         self.table.save_replay(self.replay_path)
 
     # ---------------------------------------------------------------- what the person sees
-    def _show_events(self) -> bool:
+    def _show_events(self) -> None:
         """Print the person's new events (and the text of cards seen for the first time), each
-        followed by the delay when watching; True if any."""
-        shown = False
+        followed by the delay (while the person's seat is in the game, or watching)."""
         new = self.table.events(self.human_seat, self._seen)
         self._seen += len(new)
         for ev in new:
             if ev.kind not in QUIET_EVENTS:
                 self._line(ev.text, style="bold cyan" if ev.kind == "turn" else None)
                 self._first_sight(ev.data)
-                shown = True
-                if self.watching and self.delay:
+                if self.delay and not self.out:
                     time.sleep(self.delay)
             if ev.kind == "loses" and not self.watching and ev.data.get("seat") == self.human_seat:
                 self.out = True     # no more pauses: nothing is asked of the person any more
                 after = ("in Throne Magic a player who left never wins" if self.config.game == "throne_magic"
                          else "your team can still win")       # TR7.4; Throne Magic's "Winning the Game"
                 self._line(f"You are out of the game; {after}. The game plays on to its end.", style="bold")
-        return shown
 
     def _first_sight(self, entry: Any) -> None:
         """Print the text of the cards, tokens and identities an event names for the first time."""

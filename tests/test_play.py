@@ -851,6 +851,43 @@ def test_a_watcher_sees_the_same_game_whatever_the_face_down_identities(seed, de
         assert stops[0] > stops[1], "the engine stops for the unveil P2 can make: the test compares that"
 
 
+@pytest.mark.parametrize("deals", [SWAPPED, UNVEILABLE], ids=["moved", "unveilable"])
+@pytest.mark.parametrize("seed", [0, 2, 4])
+def test_a_person_sees_the_same_game_whatever_the_face_down_identities(seed, deals, tmp_path, monkeypatch):
+    """A person at P0 (the Leader, face up) against bots whose play does not depend on their
+    identities (:class:`tests.test_table.NewcomerBot`), in two deals that differ only in the bots'
+    face-down identities, answering the same: the terminal prints the same, pauses included, until
+    the first of those identities is revealed, though the table stops at other moments in the two
+    games (the engine gives priority to a seat that can unveil)."""
+    from rich.console import Console
+
+    import table.terminal
+    from table.terminal import TerminalGame
+    from tests.test_table import NEWCOMER
+
+    outs, stops = [], []
+    for k, deal in enumerate(deals):
+        buf, replay = io.StringIO(), tmp_path / f"{k}.json"
+        monkeypatch.setattr(table.terminal.time, "sleep", lambda s, buf=buf: buf.write(f"<pause {s}>"))
+        config = GameConfig(num_players=5, identities=deal, commander=False, max_turns=8)
+        session = TerminalGame(config, seed, 0, [NEWCOMER], Typist(["1"]), Console(file=buf, width=200), 0.5,
+                               replay)
+        assert session.run() == "over"
+        outs.append(buf.getvalue().replace(str(replay), ""))
+        stops.append(len(Game.from_json(replay.read_text()).actions))
+    hidden = sorted(set(deals[0][1:]) | set(deals[1][1:]))
+
+    def cut(out):
+        return min([out.find(name) for name in hidden if name in out] + [out.find(END_MARKER)])
+
+    assert cut(outs[0]) == cut(outs[1]) and outs[0][:cut(outs[0])] == outs[1][:cut(outs[1])]
+    prefix = outs[0][:cut(outs[0])]
+    assert prefix.count("=== Turn ") >= 3 and prefix.count("<pause 0.5>") > 20, "compare some turns"
+    assert prefix.count("Your decision") + prefix.count("You have priority") > 5
+    if deals is UNVEILABLE:
+        assert stops[0] > stops[1], "the engine stops for the unveil P2 can make: the test compares that"
+
+
 def test_ctrl_c_stops_watching_and_saves_the_replay(tmp_path, monkeypatch, capsys):
     """Ctrl-C while the bots' pause runs (where a watcher presses it) stops cleanly: one line, the
     replay of the game so far saved, no reveal, exit status 130 as for a person's Ctrl-C."""

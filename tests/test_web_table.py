@@ -15,11 +15,17 @@ Throne Magic: a table created by request (and one from the host page's form, in 
 played to its end at a person's seat, whose page shows its Role card, the Throne, Holdings and
 Season; the requests of one game's fields in the other and of bots that do not play it are
 refused in one line; and two tables whose deals differ only in the Roles a seat does not know
-send that seat (and the spectators) the same messages, decision after decision.
+send that seat (and the spectators) the same messages until one is shown to it.
+
+Hidden cards decide where the table stops (the engine gives priority only to a seat that can do
+more than pass): two deals that differ only in face-down identities a page does not know send that
+page, a person's or the spectators', the same messages with the same pauses among them, at tables
+of bots alone, of a person and bots, and of two people and bots.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from html import escape
@@ -97,9 +103,9 @@ def test_a_seat_socket_answers_and_refuses_bad_answers(api):
         states = {0: ws0.receive_json(), 2: ws2.receive_json()}
         assert states[0]["type"] == "state" and states[0]["seat"] == 0 and states[0]["events_from"] == 0
         deadline = time.time() + 30
-        while web.table.prompt is None and time.time() < deadline:
+        while web.asked is None and time.time() < deadline:
             time.sleep(0.01)
-        p = web.table.prompt
+        p = web.asked
         asked, other = (ws0, ws2) if p.seat == 0 else (ws2, ws0)
         before = web.table.replay_json()
         legal = [o.action for o in p.view.decision.options]
@@ -122,7 +128,7 @@ def test_a_seat_socket_answers_and_refuses_bad_answers(api):
             while got["type"] != "error":
                 got = sock.receive_json()
             assert error in got["message"] and "\n" not in got["message"]
-            assert web.table.replay_json() == before and web.table.prompt == p
+            assert web.table.replay_json() == before and web.asked == p
         seat = p.seat
         asked.send_json({"type": "stops", "stops": {"end_of_turn": True, "truces": False}})
         got = asked.receive_json()
@@ -358,6 +364,144 @@ def test_a_spectator_of_bots_alone_is_sent_nothing_of_the_hidden_identities(game
     assert a != b and a[-1]["over"] and b[-1]["over"]
 
 
+def newcomer_choice(seat, prompt):
+    """A person who plays a land or a spell when offered, else passes, else takes the first option
+    (``prompt``: a state message's, as the page shows it)."""
+    options = [o for o in prompt["options"] if o["kind"] != "concede"]
+    return next((o for kind in ("land", "cast", "pass") for o in options if o["kind"] == kind), options[0])["action"]
+
+
+class SeatPage(Page):
+    """A person's page: the messages it is sent; it answers each prompt it is shown with
+    ``choose(seat, prompt)`` through :meth:`WebTable.answer`, as the page's websocket does (None:
+    the person stops the game there)."""
+
+    def __init__(self, web, seat, choose):
+        super().__init__()
+        self.web, self.seat, self.choose = web, seat, choose
+
+    async def send_text(self, text):
+        import asyncio
+
+        await super().send_text(text)
+        p = self.got[-1]["prompt"]
+        if p is not None:
+            action = self.choose(self.seat, p)
+            if action is None:
+                self.web._task.cancel()
+                return
+            asyncio.get_running_loop().create_task(
+                self.web.answer(self.seat, {"type": "answer", "prompt": p["number"], "action": action}))
+
+
+def sit(web, monkeypatch, choose=newcomer_choice) -> dict:
+    """The pages of a table with people: what each person's page (:class:`SeatPage`, answering with
+    ``choose``) and a spectators' page (key None), all open from the start, are sent, the game
+    played to its end (or until ``choose`` stops it) in the event loop of ``asyncio.run``, with the
+    pauses of the delay (not waited) in the order they came among the messages (a pause is the
+    string ``"pause"`` in every page's list)."""
+    import asyncio
+
+    real = asyncio.sleep
+    pages = {seat: SeatPage(web, seat, choose) for seat in web.table.humans}
+    pages[None] = Page()
+
+    async def sleep(seconds):
+        if seconds:
+            for page in pages.values():
+                page.got.append("pause")
+        await real(0)
+
+    async def run():
+        for seat, page in pages.items():
+            await web.connect(page, seat)
+        web.start()
+        with contextlib.suppress(asyncio.CancelledError):
+            await web._task
+        return {seat: page.got for seat, page in pages.items()}
+
+    monkeypatch.setattr(asyncio, "sleep", sleep)
+    try:
+        return asyncio.run(run())
+    finally:
+        monkeypatch.setattr(asyncio, "sleep", real)
+
+
+@pytest.mark.parametrize("deals", [
+    (["The Old Ruler", "The Bodyguard", "The Seer", "The Demon", "The Banisher"],
+     ["The Old Ruler", "The Banisher", "The Demon", "The Bodyguard", "The Seer"]),
+    (["The Old Ruler", "The Bodyguard", "The Seer", "The Demon", "The Banisher"],
+     ["The Old Ruler", "The Bodyguard", "The Pyromancer", "The Demon", "The Banisher"]),
+], ids=["moved", "unveilable"])
+@pytest.mark.parametrize("seed", [4, 5])
+def test_a_person_and_the_spectators_are_sent_nothing_of_the_hidden_identities(deals, seed, monkeypatch):
+    """A person at P0 (the Leader, whose identity is public) and bots whose play does not depend on
+    their identities (:class:`tests.test_table.NewcomerBot`), in two deals that differ only in the
+    face-down identities of the bots' seats (moved among them, or P2's one it can unveil from the
+    first turn, for which the engine stops, or not): P0's page and the spectators' page are sent the
+    same messages, with the same pauses among them, until one of those identities is revealed."""
+    from table import Table
+    from table.server import WebTable
+    from tests.test_table import NEWCOMER
+    from treachery_env import GameConfig
+
+    runs, stops = [], []
+    for deal in deals:
+        table = Table(["human"] + [NEWCOMER] * 4, GameConfig(num_players=5, identities=deal, commander=False,
+                                                             max_turns=8), seed=seed)
+        runs.append(sit(WebTable("t", table, 0.25), monkeypatch))
+        stops.append(len(Game.from_json(table.replay_json()).actions))
+
+    def cut(messages):      # the first message that reveals an identity (the end's at the latest)
+        return next(k for k, m in enumerate(messages) if m != "pause" and (
+            m["over"] or {e["kind"] for e in m["events"]} & {"unveil", "reveal", "loses"}))
+
+    for page in (0, None):        # P0's, the spectators'
+        a, b = runs[0][page], runs[1][page]
+        assert cut(a) == cut(b) and a[:cut(a)] == b[:cut(b)], page
+        assert cut(a) > 40 and a[:cut(a)].count("pause") > 20, "compare some turns"
+    assert sum(m["prompt"] is not None for m in runs[0][0][:cut(runs[0][0])] if m != "pause") > 5
+    if deals[1][2] == "The Pyromancer":
+        assert stops[0] > stops[1], "the engine stops for the unveil P2 can make: the test compares that"
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_no_page_is_sent_anything_of_another_person_s_face_down_identity(seed, monkeypatch):
+    """People at P0 (the Leader) and P2, P2 holding The Seer, which it can unveil from the first
+    turn (the engine stops for it at every priority window, and P2, asked at every decision, is
+    asked there), or The Pyromancer, and never unveiling, among bots whose play does not depend on
+    identities: P2 is asked more often with The Seer, and P0's page and the spectators' are sent the
+    same messages, with the same pauses, until an identity is revealed (nothing says when the table
+    stops for, or waits for, P2, nor how often P2 was asked)."""
+    from table import Stops, Table
+    from table.server import WebTable
+    from tests.test_table import NEWCOMER
+    from treachery_env import GameConfig
+
+    runs, stops = [], []
+    for identity in ("The Seer", "The Pyromancer"):
+        deal = ["The Old Ruler", "The Bodyguard", identity, "The Demon", "The Banisher"]
+        table = Table(["human", NEWCOMER, "human", NEWCOMER, NEWCOMER],
+                      GameConfig(num_players=5, identities=deal, commander=False, max_turns=8), seed=seed,
+                      stops={0: Stops(), 2: Stops(every=True)})
+        runs.append(sit(WebTable("t", table, 0.25), monkeypatch))
+        stops.append(len(Game.from_json(table.replay_json()).actions))
+
+    def cut(messages):      # the first message that reveals an identity (the end's at the latest)
+        return next(k for k, m in enumerate(messages) if m != "pause" and (
+            m["over"] or {e["kind"] for e in m["events"]} & {"unveil", "reveal", "loses"}))
+
+    for page in (0, None):
+        a, b = runs[0][page], runs[1][page]
+        assert cut(a) == cut(b) and a[:cut(a)] == b[:cut(b)], page
+        assert cut(a) > 40 and a[:cut(a)].count("pause") > 20, "compare some turns"
+
+    def asked(messages):
+        return sum(m["prompt"] is not None for m in messages[:cut(messages)] if m != "pause")
+    assert asked(runs[0][0]) > 3 and asked(runs[0][2]) > asked(runs[1][2]) + 10, "the test compares that"
+    assert stops[0] > stops[1]
+
+
 # ---------------------------------------------------------------------------- Throne Magic
 THRONE_BOTS = ["human", "heuristic", "belief", "random", "heuristic"]
 
@@ -452,31 +596,36 @@ def test_a_throne_magic_table_plays_to_its_end_through_a_seat_socket(api):
     ({"throne_roles": "draft"}, "choose a Role for the game", set(tr.names())),
     ({"throne": "king"}, "choose the game's Throne", {c.name for c in tc.thrones()}),
 ])
-def test_the_draft_and_the_kings_choice_show_each_option_s_card(request_fields, question, names):
-    """A Draft's pick and The King's choice of the Throne: each option has the Role or Throne it
-    names as its card, with that card's text, and during the Draft the seat's Role box says that
-    no Role is dealt yet."""
-    from table.html import identity_html
-
+def test_the_draft_and_the_kings_choice_show_each_option_s_card(request_fields, question, names, monkeypatch):
+    """A Draft's pick and The King's choice of the Throne, as a person's page is shown them: each
+    option has the Role or Throne it names as its card, with that card's text, and during the Draft
+    the seat's Role box says that no Role is dealt yet."""
     web = Lobby(delay=0).create({"seats": ["human"] * 5, "game": "throne_magic", "seed": 1, **request_fields})
-    t = web.table
-    while (p := t.advance()).view.decision.question().split(" (")[0] != question:
-        t.answer(p.seat, p.view.decision.options[0].action)
-    state = web.state(p.seat)
+    asked = []
+
+    def choose(seat, prompt):           # the first option until the question comes, then stop there
+        if prompt["question"].split(" (")[0] == question:
+            asked.append(seat)
+            return None
+        return next(o["action"] for o in prompt["options"] if o["kind"] != "concede")
+
+    pages = sit(web, monkeypatch, choose)
+    state = pages[asked[0]][-1]
+    assert state["prompt"]["question"].startswith(question)
     options = [o for o in state["prompt"]["options"] if o["kind"] != "concede"]
     assert len(options) > 1
     for o in options:
         assert o["card"] in names and o["card"] in o["text"]
         assert state["cards"][o["card"]].startswith(o["card"])
     if "throne_roles" in request_fields:
-        assert "Not dealt yet: the Roles are being drafted" in identity_html(p.view)
+        assert "Not dealt yet: the Roles are being drafted" in state["identity"]
 
 
 @pytest.mark.parametrize("seed", [1, 2])
-def test_a_throne_magic_seat_is_sent_nothing_of_the_roles_it_does_not_know(seed):
-    """Two tables whose deals differ only in the Roles of the seats P0 does not know (The King
-    stays: his seat is public), played with the same answers at every seat: while none of those
-    seats is known to P0, every state message P0's and the spectators' pages get is the same."""
+def test_a_throne_magic_seat_is_sent_nothing_of_the_roles_it_does_not_know(seed, monkeypatch):
+    """Two tables of people whose deals differ only in the Roles of the seats P0 does not know (The
+    King stays: his seat is public), every seat asked at every decision and answering the same: until
+    P0 is shown one of those Roles, P0's page and the spectators' are sent the same messages."""
     import random
 
     from table import Stops, Table
@@ -493,28 +642,32 @@ def test_a_throne_magic_seat_is_sent_nothing_of_the_roles_it_does_not_know(seed)
         rng.shuffle(moved)
         for s, r in zip(hidden, moved):
             other[s] = r
-    webs = [WebTable("t", Table(["human"] * 5, GameConfig(game="throne_magic", num_players=5, throne_deal=deal,
-                                                          holdings=True, seasons=True, starting_life=4,
-                                                          commander=False, max_turns=20),
-                                seed=seed, stops=Stops(every=True)), 0) for deal in (base, other)]
-    a, b = (w.table for w in webs)
-    compared = 0
-    while not a.over and not any(0 in a._env.game.social.known_by[s] for s in hidden):
-        for seat in (0, None):
-            assert webs[0].state(seat) == webs[1].state(seat), (seed, compared, seat)
-        compared += 1
-        pa, pb = a.advance(), b.advance()
-        if pa is None:
-            break
-        assert pa.seat == pb.seat and [o.action for o in pa.view.decision.options] == \
-            [o.action for o in pb.view.decision.options]
-        options = [o for o in pa.view.decision.options if o.kind != "concede"]
-        choice = rng.choice(options)
-        if pa.seat != 0 and "take the Throne" in choice.text:     # a Claimant's take tells its Role
-            choice = next(o for o in options if o.kind == "pass")
-        a.answer(pa.seat, choice.action)
-        b.answer(pb.seat, choice.action)
-    assert compared > 60
+    runs = []
+    for deal in (base, other):
+        answers = random.Random(seed)          # the same answers at both tables
+
+        def choose(seat, prompt, answers=answers):
+            options = [o for o in prompt["options"] if o["kind"] != "concede"]
+            choice = answers.choice(options)
+            if seat != 0 and "take the Throne" in choice["text"]:     # a Claimant's take tells its Role
+                choice = next(o for o in options if o["kind"] == "pass")
+            return choice["action"]
+
+        table = Table(["human"] * 5, GameConfig(game="throne_magic", num_players=5, throne_deal=deal, holdings=True,
+                                                seasons=True, starting_life=4, commander=False, max_turns=20),
+                      seed=seed, stops=Stops(every=True))
+        runs.append(sit(WebTable("t", table, 0), monkeypatch, choose))
+
+    def cut(messages):      # the first message that shows P0 a Role it did not know (the end's at the latest)
+        return next(k for k, m in enumerate(messages)
+                    if m["over"] or {e["kind"] for e in m["events"]} & {"look_at_role", "reveal_role"})
+
+    for page in (0, None):
+        a, b = runs[0][page], runs[1][page]
+        assert cut(a) == cut(b) and a[:cut(a)] == b[:cut(b)], (seed, page)
+        assert cut(a) > 40, "compare some turns"
+    assert sum(m["prompt"] is not None for m in runs[0][0][:cut(runs[0][0])]) > 10
+    assert runs[0][0] != runs[1][0]
 
 
 # ---------------------------------------------------------------------------- in Chromium
@@ -543,9 +696,9 @@ def play_in_browser(browser, base: str, lobby, seats: list, seed: int, reconnect
         open_page(k)
     # from the page of the seat that is not asked: an answer out of turn, and a message that is not JSON,
     # through the page's own socket: each gets a one-line error on the page, and the game does not move
-    while web.table.prompt is None:
+    while web.asked is None:
         time.sleep(0.02)
-    asked = web.table.prompt
+    asked = web.asked
     idle = pages[next(k for k in humans if k != asked.seat)]
     idle.wait_for_selector("#board .seat")
     before = web.table.replay_json()
@@ -555,7 +708,7 @@ def play_in_browser(browser, base: str, lobby, seats: list, seed: int, reconnect
         idle.wait_for_selector("#error:not([hidden])")
         assert error in idle.inner_text("#error")
         idle.evaluate("document.getElementById('error').hidden = true")
-    assert web.table.replay_json() == before and web.table.prompt == asked
+    assert web.table.replay_json() == before and web.asked == asked
     clicks, reconnected = 0, None
     deadline = time.time() + 240
     while not all(pages[k].locator("#end").is_visible() for k in humans):

@@ -53,7 +53,7 @@ function render(msg) {
   if (msg.error) status += " - " + msg.error;
   else if (msg.over) status += " - game over";
   else if (msg.prompt) status += " - your decision";
-  else if (msg.waiting) status += " - waiting for another player";
+  else if (msg.seat !== null) status += " - the others play";  // whoever they are: that is not this seat's to know
   setStatus(status);
   renderPrompt(msg.prompt);
   renderStops(msg.stops);
