@@ -13,7 +13,10 @@ deals, as in duplicate bridge), so luck of the deal cancels out:
   population (every seat the reference entrant) plays the deal once, then each
   other entrant replaces one seat at a time.  The **substitution delta** of
   entrant A in role R is the mean over matched (deal, seat) pairs whose dealt
-  role is R of ``win(A in that seat) - win(reference in that seat)``.
+  role is R of ``win(A in that seat) - win(reference in that seat)``, with a
+  normal 95% interval that takes deals, not pairs, as the independent draws
+  (:func:`training.stats.clustered_mean`): the pairs of one deal share its
+  cards and its reference game (two seats of one team share its outcome).
 * ``mode="crossplay"`` (:func:`crossplay_schedule`): team-split cross-play;
   per deal each entrant A plays a self-play table, and for every other entrant
   B and every team T, A holds all seats of team T and B all the others.  The
@@ -157,7 +160,7 @@ from treachery_env.env import raw_env
 from treachery_env.rules import Role, Team, role_distribution, team_of
 
 from . import social
-from .stats import clustered_mean, clustered_rate, clustered_share, mean_interval, wilson_interval
+from .stats import clustered_mean, clustered_rate, clustered_share, wilson_interval
 
 __all__ = [
     "Entrant", "GameTask", "GameRecord", "wilson_interval", "entrants_from_specs",
@@ -1011,7 +1014,8 @@ def _outcome_metrics(outcomes: Sequence[Outcome], labels: Sequence[str]) -> dict
             s = rec.focus_seat
             lab = rec.lineup[s]
             r = Role(rec.dealt_roles[s])
-            pairs.setdefault(lab, {q: [] for q in ROLES})[r].append((int(s in rec.winners), int(s in ref.winners)))
+            pairs.setdefault(lab, {q: [] for q in ROLES})[r].append((int(s in rec.winners), int(s in ref.winners),
+                                                                   rec.env_seed))
         substitution = {"reference": ref_label, "candidates": {}}
         for lab, per_role in pairs.items():
             out = {}
@@ -1032,7 +1036,8 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
     (per entrant: ``overall``, ``roles`` and ``teams``, each ``{wins, games,
     rate, lo, hi}`` with the 95% Wilson interval), ``substitution`` (per
     candidate and role: matched pairs, candidate and reference win rates,
-    ``delta`` with a normal 95% interval on the paired differences; None
+    ``delta`` with a normal 95% interval on the paired differences clustered by
+    deal, and the ``deals`` the pairs come from (:func:`_delta`); None
     without substitution games), ``ratings``, ``crossplay`` (``labels`` and
     ``matrix[a][b]``: the win rate of entrant a's seats over the games
     where entrant b holds a seat of another team, by dealt role), ``deduction`` (per observer entrant, see
@@ -1186,16 +1191,20 @@ def _opponent_labels(lineup: Sequence[str], dealt_roles: Sequence[int], seat: in
     return out
 
 
-def _delta(pairs: Sequence[tuple[int, int]]) -> dict:
-    """Mean paired difference (candidate win minus reference win, each 0/1) with
-    a normal 95% interval, clipped to the possible range [-1, 1]."""
+def _delta(pairs: Sequence[tuple[int, int, int]]) -> dict:
+    """Mean paired difference of ``(candidate won, reference won, env_seed)`` pairs (each win 0/1)
+    with a normal 95% interval clustered by deal (:func:`training.stats.clustered_mean`), clipped
+    to the possible range [-1, 1]: the pairs of one deal share its cards and its reference game
+    (a 5-player deal's two Assassin seats share the very same reference outcome), so they are
+    not independent draws.  ``deals`` counts the deals the pairs come from."""
     n = len(pairs)
     if n == 0:
-        return {"pairs": 0, "candidate_rate": None, "reference_rate": None, "delta": None, "lo": None, "hi": None}
-    a = np.array(pairs, dtype=float)
-    d = mean_interval(a[:, 0] - a[:, 1], lower=-1.0, upper=1.0)
-    return {"pairs": n, "candidate_rate": float(a[:, 0].mean()), "reference_rate": float(a[:, 1].mean()),
-            "delta": d["mean"], "lo": d["lo"], "hi": d["hi"]}
+        return {"pairs": 0, "deals": 0, "candidate_rate": None, "reference_rate": None, "delta": None, "lo": None,
+                "hi": None}
+    a = np.array([p[:2] for p in pairs], dtype=float)
+    d = clustered_mean(a[:, 0] - a[:, 1], [p[2] for p in pairs], lower=-1.0, upper=1.0)
+    return {"pairs": n, "deals": d["clusters"], "candidate_rate": float(a[:, 0].mean()),
+            "reference_rate": float(a[:, 1].mean()), "delta": d["mean"], "lo": d["lo"], "hi": d["hi"]}
 
 
 def read_results(path: str | os.PathLike) -> dict:
@@ -1244,8 +1253,10 @@ def paired_delta(before: dict, after: dict) -> dict:
     (two substitution results with the same seed and game), compared seat-game
     by seat-game: the mean of ``after``'s win minus ``before``'s in the same
     seat of the same deal, per dealt role and overall, with normal 95%
-    intervals (the pairing removes the deal's luck, as the substitution delta
-    does against the reference).
+    intervals clustered by deal (:func:`training.stats.clustered_mean`: the
+    seat-games of one deal share its cards, so they are not independent draws;
+    the pairing removes the deal's luck, as the substitution delta does against
+    the reference).
 
     Args:
         before, after: results dicts of :func:`evaluate` (``results.json``),
@@ -1253,8 +1264,10 @@ def paired_delta(before: dict, after: dict) -> dict:
 
     Returns:
         ``{"before", "after" (labels), "reference", "roles": {role or
-        "overall": {"n", "mean", "lo", "hi"}}, "shared", "before_games",
-        "after_games"}`` (seat-games in both, and in each).
+        "overall": {"n", "deals", "mean", "lo", "hi"}}, "shared", "before_games",
+        "after_games"}`` (seat-games in both, and in each; ``deals`` the deals
+        the ``n`` seat-games come from; ``lo`` and ``hi`` None where the spread
+        between deals cannot be estimated).
 
     Raises:
         ValueError: if either is not a one-candidate substitution result, the
@@ -1280,13 +1293,16 @@ def paired_delta(before: dict, after: dict) -> dict:
                              f"roles (--roles: {ra} vs {rb})")
         raise ValueError(f"the two results share no deal (seeds {before['meta'].get('seed')} and "
                          f"{after['meta'].get('seed')}): evaluate both with the same --seed and --games")
-    diffs: dict[str, list[float]] = {}
+    diffs: dict[str, list[tuple[float, int]]] = {}
     for k in shared:
-        d = float(b[k][1]) - float(a[k][1])
+        d = (float(b[k][1]) - float(a[k][1]), k[0])
         diffs.setdefault(a[k][0], []).append(d)
         diffs.setdefault("overall", []).append(d)
-    roles = {r: mean_interval(diffs[r], lower=-1.0, upper=1.0)
-             for r in [*(ROLE_NAMES[x] for x in ROLES), "overall"] if r in diffs}
+    roles = {}
+    for r in [*(ROLE_NAMES[x] for x in ROLES), "overall"]:
+        if r in diffs:
+            m = clustered_mean([d for d, _ in diffs[r]], [seed for _, seed in diffs[r]], lower=-1.0, upper=1.0)
+            roles[r] = {"n": m["n"], "deals": m["clusters"], "mean": m["mean"], "lo": m["lo"], "hi": m["hi"]}
     return {"before": a_label, "after": b_label, "reference": before["meta"]["reference"], "roles": roles,
             "shared": len(shared), "before_games": len(a), "after_games": len(b)}
 
@@ -1654,19 +1670,22 @@ def per_role_table(res: dict) -> str:
 
 def format_delta(d: dict) -> str:
     """One substitution delta (:func:`summarize`'s ``substitution`` cell) as
-    ``delta [95% low, high] n=pairs`` (``–`` without pairs; no interval from
-    a single pair)."""
+    ``delta [95% low, high] n=pairs/deals`` (the interval clustered by deal; ``–``
+    without pairs; no interval where the spread between deals cannot be estimated).
+    A cell of a results file written before cells held ``deals`` shows ``n=pairs``."""
     if d["delta"] is None:
         return "–"
+    n = f"n={d['pairs']}" + (f"/{d['deals']}" if d.get("deals") is not None else "")
     if d["lo"] is None:
-        return f"{d['delta']:+.3f} n={d['pairs']}"
-    return f"{d['delta']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}] n={d['pairs']}"
+        return f"{d['delta']:+.3f} {n}"
+    return f"{d['delta']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}] {n}"
 
 
 def substitution_table(res: dict) -> str:
     """The substitution-delta table (markdown) of a substitution result: one row
     per candidate, one column per dealt role, then overall; each cell
-    ``delta [95% low, high] n=pairs`` (empty string without substitution games)."""
+    :func:`format_delta`'s ``delta [95% low, high] n=pairs/deals`` (empty string
+    without substitution games)."""
     sub = res.get("substitution")
     if not sub:
         return ""
@@ -1860,8 +1879,8 @@ def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
         out.append(f"| {lab} | " + " | ".join(_fmt(w["teams"][t]) for t in TEAM_NAMES.values()) + " |")
     if res.get("substitution"):
         out += ["", f"Substitution delta against reference `{res['substitution']['reference']}` (candidate win "
-                    "rate minus reference win rate in the same seat of the same deal; normal 95% interval, none where every pair "
-                    "was equal):", "",
+                    "rate minus reference win rate in the same seat of the same deal; normal 95% interval clustered by deal, "
+                    "none where the spread between deals cannot be estimated; n=pairs/deals):", "",
                 substitution_table(res)]
     rt = res["ratings"]
     out += ["", f"Ratings ({rt['model']}, {rt['rated_games']} rated games):", "",
