@@ -309,6 +309,31 @@ def test_the_substitution_delta_takes_deals_not_pairs_as_the_draws():
     assert (one["lo"], one["hi"]) == pytest.approx((plain["lo"], plain["hi"]), rel=1e-12, abs=1e-15)
 
 
+def test_win_rates_take_deals_not_seat_games_as_the_draws():
+    """Two Assassin seats of one game win or lose together, and the seat-games of one deal share its
+    cards: a win rate's interval is Wilson's on the effective number of seat-games of Cochran's ratio
+    estimator over deals (worked by hand), wider than Wilson's on the seat-games."""
+    roles = (int(Role.LEADER), int(Role.GUARDIAN), int(Role.ASSASSIN), int(Role.ASSASSIN), int(Role.TRAITOR))
+    line = ("b", "b", "a", "a", "b")
+    outcomes = [ev.Outcome(1, "rotate", line, roles, frozenset({2, 3}), -1, False, 9),
+                ev.Outcome(2, "rotate", line, roles, frozenset({0, 1}), -1, False, 9),
+                ev.Outcome(3, "rotate", ("b", "b", "a", "b", "b"), roles, frozenset({4}), -1, False, 9),
+                ev.Outcome(3, "rotate", ("b", "b", "b", "a", "a"), roles, frozenset({2, 3}), -1, False, 9)]
+    wr = ev._outcome_metrics(outcomes, ["a", "b"])["winrates"]["a"]
+    # a's Assassin seat-games by deal: 2 of 2, 0 of 2, 1 of 2 (deal 3: lost in one game, won in the
+    # other); rate 1/2, residuals c - r t = 1, -1, 0, var = 3/2 * 2 / 6^2 = 1/12, n_eff = 0.25 / var = 3
+    a = wr["roles"]["Assassin"]
+    assert (a["wins"], a["games"], a["deals"], a["rate"]) == (3, 6, 3, 0.5)
+    assert (a["lo"], a["hi"]) == pytest.approx(ev.wilson_interval(1.5, 3))
+    assert a["hi"] - a["lo"] > ev.wilson_interval(3, 6)[1] - ev.wilson_interval(3, 6)[0]
+    assert wr["roles"]["Leader"] == {"wins": 0, "games": 0, "rate": None, "lo": 0.0, "hi": 1.0, "deals": 0}
+    assert ev._fmt(a) == f"0.500 [{a['lo']:.3f}, {a['hi']:.3f}] n=6/3"
+    assert ev._fmt({k: v for k, v in a.items() if k != "deals"}).endswith("] n=6")       # an older file
+    # one seat-game a deal: n_eff = n (n - 1) / n, about Wilson's on the seat-games
+    one = ev._deal_rate({seed: [seed % 3 == 0, 1] for seed in range(300)})
+    assert (one["lo"], one["hi"]) == pytest.approx(ev.wilson_interval(100, 300), abs=2e-3)
+
+
 def test_evaluate_substitution_clusters_the_delta_by_deal(tmp_path, capsys):
     """``treachery evaluate --mode substitution`` at 5 players (two Assassin seats a deal): every
     substitution cell of results.json is Cochran's interval over the deals of its own games' pairs,
@@ -464,6 +489,24 @@ def test_small_tournament_writes_consistent_files(tmp_path):
             assert 0 < n <= res["winrates"][la]["overall"]["games"]
     assert res["ratings"]["rated_games"] == sum(1 for g in res["games"] if g["winners"])
     assert res["timing"]["random"]["decisions"] > 0
+    # the win rates' intervals take the deals as the draws: clustered_rate of each deal's seat-games
+    from training.stats import clustered_rate
+    assert res["meta"]["deals"] == 10
+    for lab, w in res["winrates"].items():
+        for role in ROLE_NAMES + ["overall"]:
+            per: dict = {}
+            for g in res["games"]:
+                for s, who in enumerate(g["lineup"]):
+                    if who == lab and role in ("overall", g["dealt_roles"][s]):
+                        c = per.setdefault(g["env_seed"], [0, 0])
+                        c[0] += s in g["winners"]
+                        c[1] += 1
+            cell = w["overall"] if role == "overall" else w["roles"][role]
+            want = clustered_rate([c[0] for c in per.values()], [c[1] for c in per.values()])
+            assert (cell["wins"], cell["games"], cell["deals"]) == (want["count"], want["n"], len(per))
+            assert (cell["lo"], cell["hi"]) == pytest.approx((want["lo"], want["hi"]))
+        assert f"n={w['overall']['games']}/10 |" in md
+    assert "Win rates by dealt role, with 95% intervals clustered by deal" in md
 
 
 def test_write_results_is_atomic_on_failure(tmp_path, monkeypatch):
@@ -599,7 +642,7 @@ def test_substitution_with_one_agent_plays_it_against_the_reference(tmp_path, ca
     assert list(res["winrates"]) == ["heuristic", "random"]
     assert list(res["substitution"]["candidates"]) == ["heuristic"] and res["substitution"]["reference"] == "random"
     lines = text.splitlines()
-    table = lines[lines.index("Win rate by dealt role [95% Wilson interval]:") + 3:]
+    table = lines[lines.index(f"Win rate by dealt role [{ev.WINRATE_INTERVALS}]:") + 3:]
     rows = [ln.split("|")[1].strip() for ln in table[:next(i for i, ln in enumerate(table) if not ln.startswith("|"))]]
     assert rows == ["heuristic", "random"]
     assert "| heuristic | " in text.split("Substitution delta (each candidate in a seat of a random table")[1]

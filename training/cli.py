@@ -434,9 +434,9 @@ def _parse_shard(text: str) -> tuple[int, int]:
 
 def _print_win_tables(res: dict) -> None:
     """The per-role win rates of a result and, for a substitution one, its deltas against the reference."""
-    from .evaluate import per_role_table, substitution_table
+    from .evaluate import WINRATE_INTERVALS, per_role_table, substitution_table
 
-    print("Win rate by dealt role [95% Wilson interval]:")
+    print(f"Win rate by dealt role [{WINRATE_INTERVALS}]:")
     print(per_role_table(res))
     sub = res.get("substitution")
     if sub:
@@ -673,7 +673,7 @@ def _evaluate_policy(policy: str, config, games: int, workers: int, progress: bo
     beats each in every role."""
     from pathlib import Path
 
-    from .evaluate import beats_in_every_role, evaluate, per_role_table, substitution_table
+    from .evaluate import WINRATE_INTERVALS, beats_in_every_role, evaluate, per_role_table, substitution_table
 
     spec = f"policy:{policy}" + (":greedy" if greedy else "")
     game_config = config.game_config()
@@ -684,7 +684,7 @@ def _evaluate_policy(policy: str, config, games: int, workers: int, progress: bo
                        ray_address=config.ray_address or None)
         print(f"\n== the policy against {ref}: {res['summary']['games']} games "
               f"({res['meta']['deals']} deals), {res['timing']['wall_s']:.0f} s ==")
-        print("Win rate by dealt role [95% Wilson interval]:")
+        print(f"Win rate by dealt role [{WINRATE_INTERVALS}]:")
         print(per_role_table(res))
         print(f"Substitution delta (the policy in a seat of an all-{ref} table, minus {ref} in that seat) "
               f"[95% interval clustered by deal] n=pairs/deals:")

@@ -29,9 +29,13 @@ deals, as in duplicate bridge), so luck of the deal cancels out:
   T and, for each seat of T, one with C in that seat alone and the partner
   in the other seats of T; the partner holds every seat outside T.
 
-Metrics (:func:`summarize`): per-role and per-team win rates with 95% Wilson
-intervals (roles are the roles *dealt*, which the rotation balances; a win is
-the seat's team winning, truncations and draws count as not won), OpenSkill
+Metrics (:func:`summarize`): per-role and per-team win rates with 95%
+intervals that take deals, not seat-games, as the independent draws
+(:func:`training.stats.clustered_rate`: Wilson's interval on the seat-games'
+effective number; the seat-games of one deal share its cards, and two seats
+of one team in one game its outcome; roles are the roles *dealt*, which the
+rotation balances; a win is the seat's team winning, truncations and draws
+count as not won), OpenSkill
 Plackett-Luce ratings (each game ranks every seat: winners first, losers
 second; games without winners are skipped), a cross-play matrix (the win rate
 of entrant A's seats in games where entrant B holds an *opposing* seat: a seat
@@ -166,7 +170,7 @@ __all__ = [
     "Entrant", "GameTask", "GameRecord", "wilson_interval", "entrants_from_specs",
     "rotation_schedule", "substitution_schedule", "crossplay_schedule", "teammate_schedule", "dealt_roles", "MODES", "play_task", "play_tasks", "run_tasks",
     "score_belief", "TURN_BANDS", "deduction_metrics", "summarize", "evaluate",
-    "render_markdown", "write_results", "atomic_write_bytes", "per_role_table", "substitution_table", "format_delta",
+    "render_markdown", "write_results", "atomic_write_bytes", "WINRATE_INTERVALS", "per_role_table", "substitution_table", "format_delta",
     "beats_in_every_role", "social_tables", "gate_table", "deduction_table", "format_mean", "paired_delta", "read_results",
     "Outcome", "pool_results", "shard_deals", "deals_text", "VARIANT_FIELDS", "variants_text",
 ]
@@ -181,9 +185,22 @@ ROW_TURN, ROW_OBS, ROW_TARGET, ROW_TRUE, ROW_P, ROW_BRIER, ROW_TOP1, ROW_PP, ROW
 
 
 # --------------------------------------------------------------------------- statistics
-def _rate(wins: int, n: int) -> dict:
-    lo, hi = wilson_interval(wins, n)
-    return {"wins": int(wins), "games": int(n), "rate": (wins / n) if n else None, "lo": lo, "hi": hi}
+def _count(per_deal: dict, env_seed: int, won: bool) -> None:
+    """Add one seat-game of deal ``env_seed`` to ``per_deal`` (``{env_seed: [wins, seat-games]}``)."""
+    c = per_deal.setdefault(env_seed, [0, 0])
+    c[0] += int(won)
+    c[1] += 1
+
+
+def _deal_rate(per_deal: dict) -> dict:
+    """The win rate of seat-games counted by deal (``{env_seed: [wins, seat-games]}``, :func:`_count`)
+    as ``{"wins", "games", "rate", "lo", "hi", "deals"}``, with the 95% interval of
+    :func:`training.stats.clustered_rate` over deals: the seat-games of one deal share its cards
+    (its rotations, its reference game, two seats of one team the same outcome), so they are not
+    independent draws.  Without seat-games, rate None and the interval (0, 1)."""
+    r = clustered_rate([c[0] for c in per_deal.values()], [c[1] for c in per_deal.values()])
+    return {"wins": r["count"], "games": r["n"], "rate": r["rate"], "lo": r["lo"], "hi": r["hi"],
+            "deals": r["clusters"]}
 
 
 # --------------------------------------------------------------------------- scheduling
@@ -967,11 +984,10 @@ def _ratings(outcomes: Sequence[Outcome], labels: Sequence[str]) -> dict:
 def _outcome_metrics(outcomes: Sequence[Outcome], labels: Sequence[str]) -> dict:
     """What :func:`summarize` reads off the games' outcomes alone: ``summary``, ``winrates``,
     ``crossplay`` (opposing seats), ``substitution`` and ``ratings`` (see :func:`summarize`)."""
-    lab_idx = {lab: i for i, lab in enumerate(labels)}
-    k = len(labels)
-    role_w = {lab: {r: [0, 0] for r in ROLES} for lab in labels}
-    team_w = {lab: {t: [0, 0] for t in TEAM_NAMES} for lab in labels}
-    cross = np.zeros((k, k, 2), dtype=np.int64)
+    all_w: dict[str, dict] = {lab: {} for lab in labels}        # {env_seed: [wins, seat-games]}
+    role_w: dict[str, dict] = {lab: {r: {} for r in ROLES} for lab in labels}
+    team_w: dict[str, dict] = {lab: {t: {} for t in TEAM_NAMES} for lab in labels}
+    cross: dict[tuple, dict] = {(a, b): {} for a in labels for b in labels}
     truncated = draws = 0
     for rec in outcomes:
         truncated += rec.truncated
@@ -979,26 +995,21 @@ def _outcome_metrics(outcomes: Sequence[Outcome], labels: Sequence[str]) -> dict
         lineup = rec.lineup
         for s, lab in enumerate(lineup):
             r = Role(rec.dealt_roles[s])
-            w = int(s in rec.winners)
-            role_w[lab][r][0] += w
-            role_w[lab][r][1] += 1
-            team_w[lab][team_of(r)][0] += w
-            team_w[lab][team_of(r)][1] += 1
+            w = s in rec.winners
+            _count(all_w[lab], rec.env_seed, w)
+            _count(role_w[lab][r], rec.env_seed, w)
+            _count(team_w[lab][team_of(r)], rec.env_seed, w)
             for b in _opponent_labels(lineup, rec.dealt_roles, s):
-                cross[lab_idx[lab], lab_idx[b], 0] += w
-                cross[lab_idx[lab], lab_idx[b], 1] += 1
+                _count(cross[(lab, b)], rec.env_seed, w)
     winrates = {}
     for lab in labels:
-        tw = sum(v[0] for v in role_w[lab].values())
-        tn = sum(v[1] for v in role_w[lab].values())
         winrates[lab] = {
-            "overall": _rate(tw, tn),
-            "roles": {ROLE_NAMES[r]: _rate(*role_w[lab][r]) for r in ROLES},
-            "teams": {TEAM_NAMES[t]: _rate(*team_w[lab][t]) for t in TEAM_NAMES},
+            "overall": _deal_rate(all_w[lab]),
+            "roles": {ROLE_NAMES[r]: _deal_rate(role_w[lab][r]) for r in ROLES},
+            "teams": {TEAM_NAMES[t]: _deal_rate(team_w[lab][t]) for t in TEAM_NAMES},
         }
     crossplay = {"definition": "opposing seats", "labels": list(labels),
-                 "matrix": [[_rate(int(cross[a, b, 0]), int(cross[a, b, 1])) for b in range(k)]
-                            for a in range(k)]}
+                 "matrix": [[_deal_rate(cross[(a, b)]) for b in labels] for a in labels]}
 
     # substitution deltas: each substitute game against its deal's all-reference game
     substitution = None
@@ -1034,13 +1045,15 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
 
     Keys: ``meta``, ``summary`` (games, truncated, draws), ``winrates``
     (per entrant: ``overall``, ``roles`` and ``teams``, each ``{wins, games,
-    rate, lo, hi}`` with the 95% Wilson interval), ``substitution`` (per
+    rate, lo, hi, deals}`` with the 95% interval clustered by deal,
+    :func:`_deal_rate`), ``substitution`` (per
     candidate and role: matched pairs, candidate and reference win rates,
     ``delta`` with a normal 95% interval on the paired differences clustered by
     deal, and the ``deals`` the pairs come from (:func:`_delta`); None
     without substitution games), ``ratings``, ``crossplay`` (``labels`` and
     ``matrix[a][b]``: the win rate of entrant a's seats over the games
-    where entrant b holds a seat of another team, by dealt role), ``deduction`` (per observer entrant, see
+    where entrant b holds a seat of another team, by dealt role, cells as
+    ``winrates``), ``deduction`` (per observer entrant, see
     :func:`deduction_metrics`), ``deception`` (per deceiving entrant: mean
     probability observers give to its true role while it is a face-down
     Traitor or Assassin, with the prior), ``gate`` (per entrant whose agent has an
@@ -1056,14 +1069,12 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
     entry per game).
     """
     labels = [e.label for e in entrants]
-    lab_idx = {lab: i for i, lab in enumerate(labels)}
-    k = len(labels)
     base = _outcome_metrics([Outcome.of_record(rec) for rec in records], labels)
     crossplay = base["crossplay"]
     cp_games = [rec for rec in records if rec.task.kind == "crossplay"]
     if cp_games:
-        cells = np.zeros((k, k, 2), dtype=np.int64)
-        sides = {lab: {} for lab in labels}
+        cells: dict[tuple, dict] = {(a, b): {} for a in labels for b in labels}     # {env_seed: [wins, seat-games]}
+        sides: dict[str, dict] = {lab: {} for lab in labels}
         for rec in cp_games:
             a = rec.task.focus
             others = {lab for lab in rec.task.lineup if lab != a}
@@ -1071,17 +1082,14 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
             for s, lab in enumerate(rec.task.lineup):
                 if lab != a:
                     continue
-                w = int(s in rec.winners)
-                cells[lab_idx[a], lab_idx[b]] += (w, 1)
+                w = s in rec.winners
+                _count(cells[(a, b)], rec.task.env_seed, w)
                 if b != a:
-                    key = (b, TEAM_NAMES[team_of(Role(rec.dealt_roles[s]))])
-                    sides[a].setdefault(key, [0, 0])
-                    sides[a][key][0] += w
-                    sides[a][key][1] += 1
+                    _count(sides[a].setdefault((b, TEAM_NAMES[team_of(Role(rec.dealt_roles[s]))]), {}),
+                           rec.task.env_seed, w)
         crossplay = {"definition": "team split", "labels": labels,
-                     "matrix": [[_rate(int(cells[a, b, 0]), int(cells[a, b, 1])) for b in range(k)]
-                                for a in range(k)],
-                     "by_team": {a: {b: {t: _rate(*sides[a][(b, t)]) for (bb, t) in sides[a] if bb == b}
+                     "matrix": [[_deal_rate(cells[(a, b)]) for b in labels] for a in labels],
+                     "by_team": {a: {b: {t: _deal_rate(sides[a][(b, t)]) for (bb, t) in sides[a] if bb == b}
                                      for b in labels if b != a} for a in labels}}
 
     # deduction and deception
@@ -1651,15 +1659,23 @@ def _config_dict(config: GameConfig) -> dict:
 
 # --------------------------------------------------------------------------- output
 def _fmt(cell: dict | None) -> str:
+    """A win-rate cell (:func:`_deal_rate`) as ``rate [95% low, high] n=seat-games/deals`` (``n=seat-games``
+    for a cell of a results file written before cells held ``deals``); ``–`` without seat-games."""
     if not cell or not cell.get("games"):
         return "–"
-    return f"{cell['rate']:.3f} [{cell['lo']:.3f}, {cell['hi']:.3f}] n={cell['games']}"
+    n = f"n={cell['games']}" + (f"/{cell['deals']}" if cell.get("deals") is not None else "")
+    return f"{cell['rate']:.3f} [{cell['lo']:.3f}, {cell['hi']:.3f}] {n}"
+
+
+WINRATE_INTERVALS = ("95% intervals clustered by deal (Wilson's on the seat-games' effective number); "
+                     "n=seat-games/deals")
+"""How the win-rate tables' intervals are made, as the reports say it."""
 
 
 def per_role_table(res: dict) -> str:
     """The per-role win-rate table (markdown) of a result dict: one row per
     entrant, one column per dealt role, then the overall rate; each cell
-    ``rate [95% Wilson low, high] n=games``."""
+    ``rate [95% low, high] n=seat-games/deals``, the interval clustered by deal (:func:`_fmt`)."""
     head = "| agent | " + " | ".join(ROLE_NAMES[r] for r in ROLES) + " | overall |"
     lines = [head, "|" + "---|" * (len(ROLES) + 2)]
     for lab, w in res["winrates"].items():
@@ -1872,8 +1888,8 @@ def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
                    f"{sum(bool(p.get('lockstep')) for p in m['pooled'])} of {len(m['pooled'])}")
     out.append(f"- truncated: {s['truncated']}, draws: {s['draws']}, mean turns: "
                f"{s['mean_turns']:.1f}" if s["mean_turns"] is not None else "- no games")
-    out += ["", "Win rates by dealt role, with 95% Wilson intervals:", "", per_role_table(res), ""]
-    out += ["Win rates by team of the dealt role:", "",
+    out += ["", f"Win rates by dealt role, with {WINRATE_INTERVALS}:", "", per_role_table(res), ""]
+    out += ["Win rates by team of the dealt role (the same intervals):", "",
             "| agent | " + " | ".join(TEAM_NAMES.values()) + " |", "|" + "---|" * (len(TEAM_NAMES) + 1)]
     for lab, w in res["winrates"].items():
         out.append(f"| {lab} | " + " | ".join(_fmt(w["teams"][t]) for t in TEAM_NAMES.values()) + " |")
