@@ -109,14 +109,17 @@ protection here: in multiplayer only the defending player blocks for itself
 mean per Guardian seat-game of each of the four counts (life points,
 creatures) with a normal 95% interval (lower end clipped at 0), and the
 shares of seat-games with any hostile act towards the Leader and with any
-protective act (Wilson).
+protective act (Wilson's on the effective number), the intervals over deals
+(:func:`training.stats.clustered_mean`, :func:`~training.stats.clustered_share`:
+the seat-games of one deal share its cards).
 
 **Team play** (``res["teamplay"]``, ``mode="teammates"`` only): per
 candidate C and team T, the team's win rate (a win of any seat of T: team
 members win together) in the games where C holds every seat of T
 (``together``: copies of C are team-mates), in those where C holds one seat
 of T and the partner the others (``mixed``, and by C's dealt role), and in
-the partner-only games (``partner``), each with its Wilson interval; ``gain``
+the partner-only games (``partner``), each with its 95% interval over deals
+(:func:`training.stats.clustered_rate`); ``gain``
 is together - mixed with Newcombe's hybrid score interval.
 
 **Talk** (``res["talk"][X]``, when ``GameConfig.talk`` is ``"structured"``):
@@ -1730,23 +1733,25 @@ def beats_in_every_role(res: dict, candidate: str) -> dict[str, bool]:
 
 
 def _counted(cell: dict) -> str:
-    """``n=N``, and the games the rows come from where the interval is over games (``clusters``)."""
-    if "clusters" not in cell:
-        return f"n={cell['n']}"
-    return f"n={cell['n']} in {cell['clusters']} game{'' if cell['clusters'] == 1 else 's'}"
+    """``n=N``, and the games or deals the rows come from where the interval is over games
+    (``clusters``) or deals (``deals``)."""
+    for key, unit in (("deals", "deal"), ("clusters", "game")):
+        if key in cell:
+            return f"n={cell['n']} in {cell[key]} {unit}{'' if cell[key] == 1 else 's'}"
+    return f"n={cell['n']}"
 
 
 def _fr(cell: dict | None) -> str:
-    """A ``{count, n, rate, lo, hi}`` cell of :mod:`training.social` (``clusters`` too where its
-    interval is over games)."""
+    """A ``{count, n, rate, lo, hi}`` cell of :mod:`training.social` (``clusters`` or ``deals`` too
+    where its interval is over games or deals, :func:`_counted`)."""
     if not cell or not cell.get("n"):
         return "–"
     return f"{cell['rate']:.3f} [{cell['lo']:.3f}, {cell['hi']:.3f}] {_counted(cell)}"
 
 
 def _fm(cell: dict | None, digits: int = 2) -> str:
-    """A ``{n, mean, lo, hi}`` cell (a mean with its 95% interval; ``clusters`` too where that is over
-    games)."""
+    """A ``{n, mean, lo, hi}`` cell (a mean with its 95% interval; ``clusters`` or ``deals`` too where
+    that is over games or deals, :func:`_counted`)."""
     if not cell or not cell.get("n"):
         return "–"
 
@@ -1824,7 +1829,7 @@ def social_tables(res: dict) -> str:
     co = res.get("cooperation") or {}
     if co:
         out += ["Cooperation as a Guardian (per Guardian seat-game; means with normal 95% intervals, shares "
-                "with Wilson 95%): harm = life points of damage and life loss to the face-up Leader and its "
+                "with Wilson's on the effective number, both over deals): harm = life points of damage and life loss to the face-up Leader and its "
                 "creatures, attacks = creatures attacking the Leader; protection = the same acts against seats "
                 "that had attacked or harmed the Leader:", "",
                 "| agent | games | harm to Leader | attacks on Leader | any hostile act | protection harm | "
@@ -1837,7 +1842,7 @@ def social_tables(res: dict) -> str:
     tp = res.get("teamplay")
     if tp and tp.get("candidates"):
         out += [f"Team play with partner `{tp['partner']}` (team win rate; together: the agent holds every seat "
-                "of the team, mixed: one seat, the partner the others; Wilson 95%; gain = together - mixed, "
+                "of the team, mixed: one seat, the partner the others; 95% intervals over deals; gain = together - mixed, "
                 "Newcombe 95%):", "",
                 "| agent | team | together | mixed | mixed by the agent's role | partner only | gain |",
                 "|---|---|---|---|---|---|---|"]
