@@ -249,6 +249,129 @@ def test_substitution_schedule_and_delta():
         ev.evaluate(["random"], games=5, mode="substitution", config=SMALL, progress=False)
 
 
+def _cochran(diffs, deals, lower=-1.0, upper=1.0):
+    """Cochran's cluster-robust 95% interval of the mean of ``diffs``, clusters ``deals``, written out
+    here independently of ``training.stats``: ``mean ± 1.96 sqrt(G/(G-1) sum_g dev_g^2) / n``, clipped."""
+    from training.stats import Z95
+    n, m = len(diffs), sum(diffs) / len(diffs)
+    dev: dict = {}
+    for d, g in zip(diffs, deals):
+        dev[g] = dev.get(g, 0.0) + (d - m)
+    half = Z95 * math.sqrt(len(dev) / (len(dev) - 1) * sum(x * x for x in dev.values())) / n
+    return max(lower, m - half), min(upper, m + half), len(dev)
+
+
+def test_the_substitution_delta_takes_deals_not_pairs_as_the_draws():
+    """A 5-player deal's two Assassin seats share its reference game (the same outcome for both), so
+    their pairs are not independent: the delta's interval is Cochran's over deals (worked by hand
+    here), wider than the normal interval over the pairs; with one pair a deal it is that normal
+    interval exactly."""
+    from training.stats import Z95, mean_interval
+    roles = (int(Role.LEADER), int(Role.GUARDIAN), int(Role.ASSASSIN), int(Role.ASSASSIN), int(Role.TRAITOR))
+    ref_line = ("ref",) * 5
+
+    def game(seed, winners, focus=-1):
+        lineup = ref_line if focus < 0 else tuple("cand" if s == focus else "ref" for s in range(5))
+        return ev.Outcome(seed, "reference" if focus < 0 else "substitute", lineup, roles, frozenset(winners),
+                          focus, False, 10)
+
+    outcomes = [game(101, {0, 1}), game(101, {2, 3}, 2), game(101, {2, 3}, 3), game(101, {0, 1}, 0),
+                game(202, {2, 3}), game(202, {0, 1}, 2), game(202, {2, 3}, 3),
+                game(303, {4}), game(303, {4}, 2), game(303, {2, 3}, 3),
+                game(404, {0, 1}), game(404, {0, 1}, 2), game(404, {0, 1}, 3)]
+    sub = ev._outcome_metrics(outcomes, ["ref", "cand"])["substitution"]["candidates"]["cand"]
+    # Assassin pairs by deal: 101 (1-0, 1-0: one reference outcome for both), 202 (0-1, 1-1), 303 (0-0, 1-0),
+    # 404 (0-0, 0-0); differences [1, 1], [-1, 0], [0, 1], [0, 0]: mean 2/8, deal deviations
+    # 2 - 2/4 = 1.5, -1.5, 0.5, -0.5; se = sqrt(4/3 * 5) / 8
+    a = sub["Assassin"]
+    half = Z95 * math.sqrt(4 / 3 * (1.5 ** 2 + 1.5 ** 2 + 0.5 ** 2 + 0.5 ** 2)) / 8
+    assert (a["pairs"], a["deals"], a["candidate_rate"], a["reference_rate"]) == (8, 4, 4 / 8, 2 / 8)
+    assert (a["delta"], a["lo"], a["hi"]) == pytest.approx((0.25, 0.25 - half, 0.25 + half))
+    naive = mean_interval([1, 1, -1, 0, 0, 1, 0, 0])
+    assert a["hi"] - a["lo"] > 1.25 * (naive["hi"] - naive["lo"])       # 0.633 against 0.490 a side
+    # overall adds deal 101's Leader pair (1-1): deal sums 2, -1, 1, 0 of 3, 2, 2, 2 pairs, mean 2/9
+    dev = [2 - 3 * 2 / 9, -1 - 2 * 2 / 9, 1 - 2 * 2 / 9, 0 - 2 * 2 / 9]
+    half = Z95 * math.sqrt(4 / 3 * sum(x * x for x in dev)) / 9
+    o = sub["overall"]
+    assert (o["pairs"], o["deals"]) == (9, 4)
+    assert (o["delta"], o["lo"], o["hi"]) == pytest.approx((2 / 9, 2 / 9 - half, 2 / 9 + half))
+    assert sub["Leader"] == {"pairs": 1, "deals": 1, "candidate_rate": 1.0, "reference_rate": 1.0, "delta": 0.0,
+                             "lo": None, "hi": None}
+    assert sub["Guardian"]["pairs"] == sub["Guardian"]["deals"] == 0 and sub["Guardian"]["delta"] is None
+    assert ev.format_delta(a) == f"+0.250 [{a['lo']:+.3f}, {a['hi']:+.3f}] n=8/4"
+    assert ev.format_delta({k: v for k, v in a.items() if k != "deals"}).endswith("] n=8")   # an older file
+    # one pair a deal: the normal interval over the pairs, exactly
+    rng = np.random.default_rng(3)
+    cand, ref = rng.integers(0, 2, 200), rng.integers(0, 2, 200)
+    one = ev._delta([(int(c), int(r), 1000 + 7 * i) for i, (c, r) in enumerate(zip(cand, ref))])
+    plain = mean_interval(cand - ref, lower=-1.0, upper=1.0)
+    assert one["deals"] == 200 and one["delta"] == pytest.approx(plain["mean"], abs=1e-15)
+    assert (one["lo"], one["hi"]) == pytest.approx((plain["lo"], plain["hi"]), rel=1e-12, abs=1e-15)
+
+
+def test_win_rates_take_deals_not_seat_games_as_the_draws():
+    """Two Assassin seats of one game win or lose together, and the seat-games of one deal share its
+    cards: a win rate's interval is Wilson's on the effective number of seat-games of Cochran's ratio
+    estimator over deals (worked by hand), wider than Wilson's on the seat-games."""
+    roles = (int(Role.LEADER), int(Role.GUARDIAN), int(Role.ASSASSIN), int(Role.ASSASSIN), int(Role.TRAITOR))
+    line = ("b", "b", "a", "a", "b")
+    outcomes = [ev.Outcome(1, "rotate", line, roles, frozenset({2, 3}), -1, False, 9),
+                ev.Outcome(2, "rotate", line, roles, frozenset({0, 1}), -1, False, 9),
+                ev.Outcome(3, "rotate", ("b", "b", "a", "b", "b"), roles, frozenset({4}), -1, False, 9),
+                ev.Outcome(3, "rotate", ("b", "b", "b", "a", "a"), roles, frozenset({2, 3}), -1, False, 9)]
+    wr = ev._outcome_metrics(outcomes, ["a", "b"])["winrates"]["a"]
+    # a's Assassin seat-games by deal: 2 of 2, 0 of 2, 1 of 2 (deal 3: lost in one game, won in the
+    # other); rate 1/2, residuals c - r t = 1, -1, 0, var = 3/2 * 2 / 6^2 = 1/12, n_eff = 0.25 / var = 3
+    a = wr["roles"]["Assassin"]
+    assert (a["wins"], a["games"], a["deals"], a["rate"]) == (3, 6, 3, 0.5)
+    assert (a["lo"], a["hi"]) == pytest.approx(ev.wilson_interval(1.5, 3))
+    assert a["hi"] - a["lo"] > ev.wilson_interval(3, 6)[1] - ev.wilson_interval(3, 6)[0]
+    assert wr["roles"]["Leader"] == {"wins": 0, "games": 0, "rate": None, "lo": 0.0, "hi": 1.0, "deals": 0}
+    assert ev._fmt(a) == f"0.500 [{a['lo']:.3f}, {a['hi']:.3f}] n=6/3"
+    assert ev._fmt({k: v for k, v in a.items() if k != "deals"}).endswith("] n=6")       # an older file
+    # one seat-game a deal: n_eff = n (n - 1) / n, about Wilson's on the seat-games
+    one = ev._deal_rate({seed: [seed % 3 == 0, 1] for seed in range(300)})
+    assert (one["lo"], one["hi"]) == pytest.approx(ev.wilson_interval(100, 300), abs=2e-3)
+
+
+def test_evaluate_substitution_clusters_the_delta_by_deal(tmp_path, capsys):
+    """``treachery evaluate --mode substitution`` at 5 players (two Assassin seats a deal): every
+    substitution cell of results.json is Cochran's interval over the deals of its own games' pairs,
+    and results.md and the console say the intervals are clustered by deal."""
+    out = tmp_path / "sub5"
+    assert main(["evaluate", "--players", "5", "--games", "36", "--agents", "heuristic,random", "--mode",
+                 "substitution", "--reference", "random", "--starting-life", "10", "--max-turns", "30",
+                 "--no-progress", "--no-observer", "--no-beliefs", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    res = json.loads((out / "results.json").read_text())
+    assert res["meta"]["deals"] == 6
+    refs = {g["env_seed"]: g for g in res["games"] if g["kind"] == "reference"}
+    pairs: dict = {}
+    for g in res["games"]:
+        if g["kind"] == "substitute":
+            s = g["focus_seat"]
+            d = int(s in g["winners"]) - int(s in refs[g["env_seed"]]["winners"])
+            for key in (g["dealt_roles"][s], "overall"):
+                pairs.setdefault(key, []).append((d, g["env_seed"]))
+    assert len(pairs["Assassin"]) == 12 and len(pairs["overall"]) == 30
+    cells = res["substitution"]["candidates"]["heuristic"]
+    checked = 0
+    for key, ps in pairs.items():
+        c = cells[key]
+        diffs, deals = [d for d, _ in ps], [e for _, e in ps]
+        assert (c["pairs"], c["deals"]) == (len(ps), len(set(deals)))
+        assert c["delta"] == pytest.approx(sum(diffs) / len(diffs))
+        if c["lo"] is not None:
+            lo, hi, _ = _cochran(diffs, deals)
+            assert (c["lo"], c["hi"]) == pytest.approx((lo, hi))
+            checked += 1
+    assert checked >= 2 and cells["overall"]["lo"] is not None
+    md = (out / "results.md").read_text()
+    assert "normal 95% interval clustered by deal" in md and ev.format_delta(cells["overall"]) in md
+    assert "n=30/6 |" in ev.substitution_table(res)
+    assert "[95% interval clustered by deal] n=pairs/deals:" in text
+
+
 def test_substitution_limited_to_roles_plays_those_seats_of_the_whole_tournament(tmp_path, capsys):
     """``roles`` (``--roles``): the candidates take only the seats dealt those roles, each game
     the whole tournament's game of that deal and seat (same lineup, seeds, winners); the
@@ -366,6 +489,24 @@ def test_small_tournament_writes_consistent_files(tmp_path):
             assert 0 < n <= res["winrates"][la]["overall"]["games"]
     assert res["ratings"]["rated_games"] == sum(1 for g in res["games"] if g["winners"])
     assert res["timing"]["random"]["decisions"] > 0
+    # the win rates' intervals take the deals as the draws: clustered_rate of each deal's seat-games
+    from training.stats import clustered_rate
+    assert res["meta"]["deals"] == 10
+    for lab, w in res["winrates"].items():
+        for role in ROLE_NAMES + ["overall"]:
+            per: dict = {}
+            for g in res["games"]:
+                for s, who in enumerate(g["lineup"]):
+                    if who == lab and role in ("overall", g["dealt_roles"][s]):
+                        c = per.setdefault(g["env_seed"], [0, 0])
+                        c[0] += s in g["winners"]
+                        c[1] += 1
+            cell = w["overall"] if role == "overall" else w["roles"][role]
+            want = clustered_rate([c[0] for c in per.values()], [c[1] for c in per.values()])
+            assert (cell["wins"], cell["games"], cell["deals"]) == (want["count"], want["n"], len(per))
+            assert (cell["lo"], cell["hi"]) == pytest.approx((want["lo"], want["hi"]))
+        assert f"n={w['overall']['games']}/10 |" in md
+    assert "Win rates by dealt role, with 95% intervals clustered by deal" in md
 
 
 def test_write_results_is_atomic_on_failure(tmp_path, monkeypatch):
@@ -485,7 +626,7 @@ def test_cli_substitution_prints_the_delta_by_role_with_its_interval(tmp_path, c
                  "--no-progress", "--no-observer", "--no-beliefs", "--out", str(tmp_path / "one")]) == 0
     assert capsys.readouterr().out.startswith("5 games (1 deal x 5)")
     assert row in text.splitlines() and row in (out / "results.md").read_text()
-    assert re.search(r"\[[+-]\d\.\d{3}, [+-]\d\.\d{3}\] n=8 \|$", row)
+    assert re.search(r"\[[+-]\d\.\d{3}, [+-]\d\.\d{3}\] n=8/2 \|$", row)
 
 
 def test_substitution_with_one_agent_plays_it_against_the_reference(tmp_path, capsys):
@@ -501,7 +642,7 @@ def test_substitution_with_one_agent_plays_it_against_the_reference(tmp_path, ca
     assert list(res["winrates"]) == ["heuristic", "random"]
     assert list(res["substitution"]["candidates"]) == ["heuristic"] and res["substitution"]["reference"] == "random"
     lines = text.splitlines()
-    table = lines[lines.index("Win rate by dealt role [95% Wilson interval]:") + 3:]
+    table = lines[lines.index(f"Win rate by dealt role [{ev.WINRATE_INTERVALS}]:") + 3:]
     rows = [ln.split("|")[1].strip() for ln in table[:next(i for i, ln in enumerate(table) if not ln.startswith("|"))]]
     assert rows == ["heuristic", "random"]
     assert "| heuristic | " in text.split("Substitution delta (each candidate in a seat of a random table")[1]
@@ -739,6 +880,14 @@ def test_paired_delta_compares_two_candidates_seat_game_by_seat_game(tmp_path, c
     for role in ("Leader", "Assassin"):
         d = [int(wb[k][1]) - int(wa[k][1]) for k in wa if wa[k][0] == role]
         assert res["roles"][role]["n"] == len(d) and res["roles"][role]["mean"] == pytest.approx(sum(d) / len(d))
+    # the intervals take the deals, not the seat-games, as the draws (Cochran's, recomputed from the games)
+    for role, c in res["roles"].items():
+        keys = [k for k in wa if role == "overall" or wa[k][0] == role]
+        d, deals = [int(wb[k][1]) - int(wa[k][1]) for k in keys], [k[0] for k in keys]
+        assert (c["n"], c["deals"]) == (len(keys), len(set(deals)))
+        if c["lo"] is not None:
+            assert (c["lo"], c["hi"]) == pytest.approx(_cochran(d, deals)[:2])
+    assert res["roles"]["overall"]["deals"] == 5 and res["roles"]["overall"]["lo"] is not None
     same = ev.paired_delta(a, a)["roles"]["overall"]
     assert same["mean"] == 0 and same["lo"] is None and same["hi"] is None     # every pair equal: no spread
     other_deals = ev.evaluate(["belief", "heuristic"], **dict(kw, seed=6))
@@ -764,7 +913,8 @@ def test_paired_delta_compares_two_candidates_seat_game_by_seat_game(tmp_path, c
     assert main(["compare", str(tmp_path / "a"), str(tmp_path / "a")]) == 0       # with itself: said, no interval
     got = capsys.readouterr()
     assert "same results (the same file?)" in got.err and "| after − before | +0.000 n=" in got.out
-    assert "none where every pair was equal" in got.out
+    assert "normal 95% intervals clustered by deal; none where the spread between deals cannot be estimated" in got.out
+    assert got.out.rstrip().endswith("| +0.000 n=20/5 |")
     assert main(["compare", str(tmp_path / "a"), str(tmp_path / "missing")]) == 2
     assert "results file" in capsys.readouterr().err
     (tmp_path / "bad.json").write_text("{not json")

@@ -255,6 +255,34 @@ def test_a_leader_hitting_guardian_has_harm_and_a_passive_one_none():
     assert "Cooperation as a Guardian" in md and "| test_leader_hitter |" in md
 
 
+def test_cooperation_intervals_take_deals_not_seat_games_as_the_draws():
+    """A deal's Guardian seat-games (its rotations, its reference game) share its cards: the means'
+    intervals are Cochran's over deals and the shares' Wilson's on the effective number over deals
+    (worked by hand)."""
+    from training.stats import Z95
+
+    def rec(deal, row):
+        coop = np.zeros((4, 5))
+        coop[1] = row
+        return SimpleNamespace(coop=coop, task=SimpleNamespace(lineup=("x", "g", "x", "x"), env_seed=deal))
+
+    records = [rec(1, [1, 2, 0, 0, 0]), rec(1, [1, 2, 1, 0, 0]), rec(2, [1, 0, 0, 3, 0]), rec(3, [1, 1, 0, 0, 0])]
+    co = social.cooperation_metrics(records, ["g"])["g"]
+    # harm to the Leader by deal: [2, 2], [0], [1]; mean 5/4; deal deviations 1.5, -1.25, -0.25
+    half = Z95 * np.sqrt(3 / 2 * (1.5 ** 2 + 1.25 ** 2 + 0.25 ** 2)) / 4
+    harm = co["harm_leader"]
+    assert (co["games"], harm["n"], harm["deals"]) == (4, 4, 3)
+    assert (harm["mean"], harm["lo"], harm["hi"]) == pytest.approx((1.25, 1.25 - half, 1.25 + half))
+    # any hostile act by deal: 2 of 2, 0 of 1, 1 of 1; r = 3/4, residuals 0.5, -0.75, 0.25,
+    # var = 3/2 * 0.875 / 4^2, n_eff = r (1 - r) / var
+    hostile = co["any_hostile_to_leader"]
+    n_eff = 0.75 * 0.25 / (3 / 2 * 0.875 / 16)
+    assert (hostile["count"], hostile["n"], hostile["deals"]) == (3, 4, 3)
+    assert (hostile["lo"], hostile["hi"]) == pytest.approx(ev.wilson_interval(0.75 * n_eff, n_eff))
+    assert ev._fm(harm) == f"1.25 [{harm['lo']:.2f}, {harm['hi']:.2f}] n=4 in 3 deals"
+    assert ev._fr(hostile).endswith("n=4 in 3 deals")
+
+
 # --------------------------------------------------------------------------- team play
 def test_teammates_schedule_and_team_win_rates():
     res = ev.evaluate(["belief", "heuristic"], games=14, seed=0, mode="teammates", config=FIVE, progress=False)
@@ -278,10 +306,21 @@ def test_teammates_schedule_and_team_win_rates():
         c[1] += 1
     tp = res["teamplay"]
     assert tp["partner"] == "heuristic"
+    from training.stats import clustered_rate
     for t in ("Leader team", "Assassins"):
         cell = tp["candidates"]["belief"][t]
         assert (cell["together"]["count"], cell["together"]["n"]) == tuple(counts[(t, "team_together")])
         assert (cell["mixed"]["count"], cell["mixed"]["n"]) == tuple(counts[(t, "team_mixed")])
+        for kind in ("together", "mixed"):             # the intervals over deals, from each deal's games
+            per = {}
+            for g in res["games"]:
+                mine = [s for s in range(5) if g["lineup"][s] == "belief"]
+                if g["kind"] == f"team_{kind}" and team[g["dealt_roles"][mine[0]]] == t:
+                    c = per.setdefault(g["env_seed"], [0, 0])
+                    c[0] += mine[0] in g["winners"]
+                    c[1] += 1
+            want = clustered_rate([c[0] for c in per.values()], [c[1] for c in per.values()])
+            assert cell[kind]["deals"] == 2 and (cell[kind]["lo"], cell[kind]["hi"]) == (want["lo"], want["hi"])
         assert cell["partner"]["n"] == 2
         gain = cell["gain"]
         assert gain["diff"] == pytest.approx(cell["together"]["rate"] - cell["mixed"]["rate"])

@@ -434,14 +434,14 @@ def _parse_shard(text: str) -> tuple[int, int]:
 
 def _print_win_tables(res: dict) -> None:
     """The per-role win rates of a result and, for a substitution one, its deltas against the reference."""
-    from .evaluate import per_role_table, substitution_table
+    from .evaluate import WINRATE_INTERVALS, per_role_table, substitution_table
 
-    print("Win rate by dealt role [95% Wilson interval]:")
+    print(f"Win rate by dealt role [{WINRATE_INTERVALS}]:")
     print(per_role_table(res))
     sub = res.get("substitution")
     if sub:
         print(f"Substitution delta (each candidate in a seat of a {sub['reference']} table, minus "
-              f"{sub['reference']} in that seat of that deal) [95% interval]:")
+              f"{sub['reference']} in that seat of that deal) [95% interval clustered by deal] n=pairs/deals:")
         print(substitution_table(res))
 
 
@@ -673,7 +673,7 @@ def _evaluate_policy(policy: str, config, games: int, workers: int, progress: bo
     beats each in every role."""
     from pathlib import Path
 
-    from .evaluate import beats_in_every_role, evaluate, per_role_table, substitution_table
+    from .evaluate import WINRATE_INTERVALS, beats_in_every_role, evaluate, per_role_table, substitution_table
 
     spec = f"policy:{policy}" + (":greedy" if greedy else "")
     game_config = config.game_config()
@@ -684,9 +684,10 @@ def _evaluate_policy(policy: str, config, games: int, workers: int, progress: bo
                        ray_address=config.ray_address or None)
         print(f"\n== the policy against {ref}: {res['summary']['games']} games "
               f"({res['meta']['deals']} deals), {res['timing']['wall_s']:.0f} s ==")
-        print("Win rate by dealt role [95% Wilson interval]:")
+        print(f"Win rate by dealt role [{WINRATE_INTERVALS}]:")
         print(per_role_table(res))
-        print(f"Substitution delta (the policy in a seat of an all-{ref} table, minus {ref} in that seat):")
+        print(f"Substitution delta (the policy in a seat of an all-{ref} table, minus {ref} in that seat) "
+              f"[95% interval clustered by deal] n=pairs/deals:")
         print(substitution_table(res))
         verdict = beats_in_every_role(res, spec)
         roles = ", ".join(f"{r} {'yes' if ok else 'no'}" for r, ok in verdict.items() if r != "all")
@@ -748,11 +749,12 @@ def _compare(args: argparse.Namespace) -> int:
         return 2
     roles = list(res["roles"])
     print(f"{res['after']} minus {res['before']}, both in one seat of a {res['reference']} table, "
-          "the same seat of the same deal (normal 95% intervals; none where every pair was equal):")
+          "the same seat of the same deal (normal 95% intervals clustered by deal; none where the spread between "
+          "deals cannot be estimated; n=seat-games/deals):")
     print("| | " + " | ".join(roles) + " |")
     print("|---" * (len(roles) + 1) + "|")
-    cells = [f"{c['mean']:+.3f} [{c['lo']:+.3f}, {c['hi']:+.3f}] n={c['n']}" if c["lo"] is not None
-             else f"{c['mean']:+.3f} n={c['n']}" for c in res["roles"].values()]
+    cells = [f"{c['mean']:+.3f} [{c['lo']:+.3f}, {c['hi']:+.3f}] n={c['n']}/{c['deals']}" if c["lo"] is not None
+             else f"{c['mean']:+.3f} n={c['n']}/{c['deals']}" for c in res["roles"].values()]
     print("| after − before | " + " | ".join(cells) + " |")
     if res["shared"] < max(res["before_games"], res["after_games"]):
         limited = [name for name, r in (("BEFORE", before), ("AFTER", after)) if r["meta"].get("roles")]

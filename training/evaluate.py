@@ -13,7 +13,10 @@ deals, as in duplicate bridge), so luck of the deal cancels out:
   population (every seat the reference entrant) plays the deal once, then each
   other entrant replaces one seat at a time.  The **substitution delta** of
   entrant A in role R is the mean over matched (deal, seat) pairs whose dealt
-  role is R of ``win(A in that seat) - win(reference in that seat)``.
+  role is R of ``win(A in that seat) - win(reference in that seat)``, with a
+  normal 95% interval that takes deals, not pairs, as the independent draws
+  (:func:`training.stats.clustered_mean`): the pairs of one deal share its
+  cards and its reference game (two seats of one team share its outcome).
 * ``mode="crossplay"`` (:func:`crossplay_schedule`): team-split cross-play;
   per deal each entrant A plays a self-play table, and for every other entrant
   B and every team T, A holds all seats of team T and B all the others.  The
@@ -26,9 +29,13 @@ deals, as in duplicate bridge), so luck of the deal cancels out:
   T and, for each seat of T, one with C in that seat alone and the partner
   in the other seats of T; the partner holds every seat outside T.
 
-Metrics (:func:`summarize`): per-role and per-team win rates with 95% Wilson
-intervals (roles are the roles *dealt*, which the rotation balances; a win is
-the seat's team winning, truncations and draws count as not won), OpenSkill
+Metrics (:func:`summarize`): per-role and per-team win rates with 95%
+intervals that take deals, not seat-games, as the independent draws
+(:func:`training.stats.clustered_rate`: Wilson's interval on the seat-games'
+effective number; the seat-games of one deal share its cards, and two seats
+of one team in one game its outcome; roles are the roles *dealt*, which the
+rotation balances; a win is the seat's team winning, truncations and draws
+count as not won), OpenSkill
 Plackett-Luce ratings (each game ranks every seat: winners first, losers
 second; games without winners are skipped), a cross-play matrix (the win rate
 of entrant A's seats in games where entrant B holds an *opposing* seat: a seat
@@ -102,14 +109,17 @@ protection here: in multiplayer only the defending player blocks for itself
 mean per Guardian seat-game of each of the four counts (life points,
 creatures) with a normal 95% interval (lower end clipped at 0), and the
 shares of seat-games with any hostile act towards the Leader and with any
-protective act (Wilson).
+protective act (Wilson's on the effective number), the intervals over deals
+(:func:`training.stats.clustered_mean`, :func:`~training.stats.clustered_share`:
+the seat-games of one deal share its cards).
 
 **Team play** (``res["teamplay"]``, ``mode="teammates"`` only): per
 candidate C and team T, the team's win rate (a win of any seat of T: team
 members win together) in the games where C holds every seat of T
 (``together``: copies of C are team-mates), in those where C holds one seat
 of T and the partner the others (``mixed``, and by C's dealt role), and in
-the partner-only games (``partner``), each with its Wilson interval; ``gain``
+the partner-only games (``partner``), each with its 95% interval over deals
+(:func:`training.stats.clustered_rate`); ``gain``
 is together - mixed with Newcombe's hybrid score interval.
 
 **Talk** (``res["talk"][X]``, when ``GameConfig.talk`` is ``"structured"``):
@@ -157,13 +167,13 @@ from treachery_env.env import raw_env
 from treachery_env.rules import Role, Team, role_distribution, team_of
 
 from . import social
-from .stats import clustered_mean, clustered_rate, clustered_share, mean_interval, wilson_interval
+from .stats import clustered_mean, clustered_rate, clustered_share, wilson_interval
 
 __all__ = [
     "Entrant", "GameTask", "GameRecord", "wilson_interval", "entrants_from_specs",
     "rotation_schedule", "substitution_schedule", "crossplay_schedule", "teammate_schedule", "dealt_roles", "MODES", "play_task", "play_tasks", "run_tasks",
     "score_belief", "TURN_BANDS", "deduction_metrics", "summarize", "evaluate",
-    "render_markdown", "write_results", "atomic_write_bytes", "per_role_table", "substitution_table", "format_delta",
+    "render_markdown", "write_results", "atomic_write_bytes", "WINRATE_INTERVALS", "per_role_table", "substitution_table", "format_delta",
     "beats_in_every_role", "social_tables", "gate_table", "deduction_table", "format_mean", "paired_delta", "read_results",
     "Outcome", "pool_results", "shard_deals", "deals_text", "VARIANT_FIELDS", "variants_text",
 ]
@@ -178,9 +188,22 @@ ROW_TURN, ROW_OBS, ROW_TARGET, ROW_TRUE, ROW_P, ROW_BRIER, ROW_TOP1, ROW_PP, ROW
 
 
 # --------------------------------------------------------------------------- statistics
-def _rate(wins: int, n: int) -> dict:
-    lo, hi = wilson_interval(wins, n)
-    return {"wins": int(wins), "games": int(n), "rate": (wins / n) if n else None, "lo": lo, "hi": hi}
+def _count(per_deal: dict, env_seed: int, won: bool) -> None:
+    """Add one seat-game of deal ``env_seed`` to ``per_deal`` (``{env_seed: [wins, seat-games]}``)."""
+    c = per_deal.setdefault(env_seed, [0, 0])
+    c[0] += int(won)
+    c[1] += 1
+
+
+def _deal_rate(per_deal: dict) -> dict:
+    """The win rate of seat-games counted by deal (``{env_seed: [wins, seat-games]}``, :func:`_count`)
+    as ``{"wins", "games", "rate", "lo", "hi", "deals"}``, with the 95% interval of
+    :func:`training.stats.clustered_rate` over deals: the seat-games of one deal share its cards
+    (its rotations, its reference game, two seats of one team the same outcome), so they are not
+    independent draws.  Without seat-games, rate None and the interval (0, 1)."""
+    r = clustered_rate([c[0] for c in per_deal.values()], [c[1] for c in per_deal.values()])
+    return {"wins": r["count"], "games": r["n"], "rate": r["rate"], "lo": r["lo"], "hi": r["hi"],
+            "deals": r["clusters"]}
 
 
 # --------------------------------------------------------------------------- scheduling
@@ -964,11 +987,10 @@ def _ratings(outcomes: Sequence[Outcome], labels: Sequence[str]) -> dict:
 def _outcome_metrics(outcomes: Sequence[Outcome], labels: Sequence[str]) -> dict:
     """What :func:`summarize` reads off the games' outcomes alone: ``summary``, ``winrates``,
     ``crossplay`` (opposing seats), ``substitution`` and ``ratings`` (see :func:`summarize`)."""
-    lab_idx = {lab: i for i, lab in enumerate(labels)}
-    k = len(labels)
-    role_w = {lab: {r: [0, 0] for r in ROLES} for lab in labels}
-    team_w = {lab: {t: [0, 0] for t in TEAM_NAMES} for lab in labels}
-    cross = np.zeros((k, k, 2), dtype=np.int64)
+    all_w: dict[str, dict] = {lab: {} for lab in labels}        # {env_seed: [wins, seat-games]}
+    role_w: dict[str, dict] = {lab: {r: {} for r in ROLES} for lab in labels}
+    team_w: dict[str, dict] = {lab: {t: {} for t in TEAM_NAMES} for lab in labels}
+    cross: dict[tuple, dict] = {(a, b): {} for a in labels for b in labels}
     truncated = draws = 0
     for rec in outcomes:
         truncated += rec.truncated
@@ -976,26 +998,21 @@ def _outcome_metrics(outcomes: Sequence[Outcome], labels: Sequence[str]) -> dict
         lineup = rec.lineup
         for s, lab in enumerate(lineup):
             r = Role(rec.dealt_roles[s])
-            w = int(s in rec.winners)
-            role_w[lab][r][0] += w
-            role_w[lab][r][1] += 1
-            team_w[lab][team_of(r)][0] += w
-            team_w[lab][team_of(r)][1] += 1
+            w = s in rec.winners
+            _count(all_w[lab], rec.env_seed, w)
+            _count(role_w[lab][r], rec.env_seed, w)
+            _count(team_w[lab][team_of(r)], rec.env_seed, w)
             for b in _opponent_labels(lineup, rec.dealt_roles, s):
-                cross[lab_idx[lab], lab_idx[b], 0] += w
-                cross[lab_idx[lab], lab_idx[b], 1] += 1
+                _count(cross[(lab, b)], rec.env_seed, w)
     winrates = {}
     for lab in labels:
-        tw = sum(v[0] for v in role_w[lab].values())
-        tn = sum(v[1] for v in role_w[lab].values())
         winrates[lab] = {
-            "overall": _rate(tw, tn),
-            "roles": {ROLE_NAMES[r]: _rate(*role_w[lab][r]) for r in ROLES},
-            "teams": {TEAM_NAMES[t]: _rate(*team_w[lab][t]) for t in TEAM_NAMES},
+            "overall": _deal_rate(all_w[lab]),
+            "roles": {ROLE_NAMES[r]: _deal_rate(role_w[lab][r]) for r in ROLES},
+            "teams": {TEAM_NAMES[t]: _deal_rate(team_w[lab][t]) for t in TEAM_NAMES},
         }
     crossplay = {"definition": "opposing seats", "labels": list(labels),
-                 "matrix": [[_rate(int(cross[a, b, 0]), int(cross[a, b, 1])) for b in range(k)]
-                            for a in range(k)]}
+                 "matrix": [[_deal_rate(cross[(a, b)]) for b in labels] for a in labels]}
 
     # substitution deltas: each substitute game against its deal's all-reference game
     substitution = None
@@ -1011,7 +1028,8 @@ def _outcome_metrics(outcomes: Sequence[Outcome], labels: Sequence[str]) -> dict
             s = rec.focus_seat
             lab = rec.lineup[s]
             r = Role(rec.dealt_roles[s])
-            pairs.setdefault(lab, {q: [] for q in ROLES})[r].append((int(s in rec.winners), int(s in ref.winners)))
+            pairs.setdefault(lab, {q: [] for q in ROLES})[r].append((int(s in rec.winners), int(s in ref.winners),
+                                                                   rec.env_seed))
         substitution = {"reference": ref_label, "candidates": {}}
         for lab, per_role in pairs.items():
             out = {}
@@ -1030,12 +1048,15 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
 
     Keys: ``meta``, ``summary`` (games, truncated, draws), ``winrates``
     (per entrant: ``overall``, ``roles`` and ``teams``, each ``{wins, games,
-    rate, lo, hi}`` with the 95% Wilson interval), ``substitution`` (per
+    rate, lo, hi, deals}`` with the 95% interval clustered by deal,
+    :func:`_deal_rate`), ``substitution`` (per
     candidate and role: matched pairs, candidate and reference win rates,
-    ``delta`` with a normal 95% interval on the paired differences; None
+    ``delta`` with a normal 95% interval on the paired differences clustered by
+    deal, and the ``deals`` the pairs come from (:func:`_delta`); None
     without substitution games), ``ratings``, ``crossplay`` (``labels`` and
     ``matrix[a][b]``: the win rate of entrant a's seats over the games
-    where entrant b holds a seat of another team, by dealt role), ``deduction`` (per observer entrant, see
+    where entrant b holds a seat of another team, by dealt role, cells as
+    ``winrates``), ``deduction`` (per observer entrant, see
     :func:`deduction_metrics`), ``deception`` (per deceiving entrant: mean
     probability observers give to its true role while it is a face-down
     Traitor or Assassin, with the prior), ``gate`` (per entrant whose agent has an
@@ -1051,14 +1072,12 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
     entry per game).
     """
     labels = [e.label for e in entrants]
-    lab_idx = {lab: i for i, lab in enumerate(labels)}
-    k = len(labels)
     base = _outcome_metrics([Outcome.of_record(rec) for rec in records], labels)
     crossplay = base["crossplay"]
     cp_games = [rec for rec in records if rec.task.kind == "crossplay"]
     if cp_games:
-        cells = np.zeros((k, k, 2), dtype=np.int64)
-        sides = {lab: {} for lab in labels}
+        cells: dict[tuple, dict] = {(a, b): {} for a in labels for b in labels}     # {env_seed: [wins, seat-games]}
+        sides: dict[str, dict] = {lab: {} for lab in labels}
         for rec in cp_games:
             a = rec.task.focus
             others = {lab for lab in rec.task.lineup if lab != a}
@@ -1066,17 +1085,14 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
             for s, lab in enumerate(rec.task.lineup):
                 if lab != a:
                     continue
-                w = int(s in rec.winners)
-                cells[lab_idx[a], lab_idx[b]] += (w, 1)
+                w = s in rec.winners
+                _count(cells[(a, b)], rec.task.env_seed, w)
                 if b != a:
-                    key = (b, TEAM_NAMES[team_of(Role(rec.dealt_roles[s]))])
-                    sides[a].setdefault(key, [0, 0])
-                    sides[a][key][0] += w
-                    sides[a][key][1] += 1
+                    _count(sides[a].setdefault((b, TEAM_NAMES[team_of(Role(rec.dealt_roles[s]))]), {}),
+                           rec.task.env_seed, w)
         crossplay = {"definition": "team split", "labels": labels,
-                     "matrix": [[_rate(int(cells[a, b, 0]), int(cells[a, b, 1])) for b in range(k)]
-                                for a in range(k)],
-                     "by_team": {a: {b: {t: _rate(*sides[a][(b, t)]) for (bb, t) in sides[a] if bb == b}
+                     "matrix": [[_deal_rate(cells[(a, b)]) for b in labels] for a in labels],
+                     "by_team": {a: {b: {t: _deal_rate(sides[a][(b, t)]) for (bb, t) in sides[a] if bb == b}
                                      for b in labels if b != a} for a in labels}}
 
     # deduction and deception
@@ -1186,16 +1202,20 @@ def _opponent_labels(lineup: Sequence[str], dealt_roles: Sequence[int], seat: in
     return out
 
 
-def _delta(pairs: Sequence[tuple[int, int]]) -> dict:
-    """Mean paired difference (candidate win minus reference win, each 0/1) with
-    a normal 95% interval, clipped to the possible range [-1, 1]."""
+def _delta(pairs: Sequence[tuple[int, int, int]]) -> dict:
+    """Mean paired difference of ``(candidate won, reference won, env_seed)`` pairs (each win 0/1)
+    with a normal 95% interval clustered by deal (:func:`training.stats.clustered_mean`), clipped
+    to the possible range [-1, 1]: the pairs of one deal share its cards and its reference game
+    (a 5-player deal's two Assassin seats share the very same reference outcome), so they are
+    not independent draws.  ``deals`` counts the deals the pairs come from."""
     n = len(pairs)
     if n == 0:
-        return {"pairs": 0, "candidate_rate": None, "reference_rate": None, "delta": None, "lo": None, "hi": None}
-    a = np.array(pairs, dtype=float)
-    d = mean_interval(a[:, 0] - a[:, 1], lower=-1.0, upper=1.0)
-    return {"pairs": n, "candidate_rate": float(a[:, 0].mean()), "reference_rate": float(a[:, 1].mean()),
-            "delta": d["mean"], "lo": d["lo"], "hi": d["hi"]}
+        return {"pairs": 0, "deals": 0, "candidate_rate": None, "reference_rate": None, "delta": None, "lo": None,
+                "hi": None}
+    a = np.array([p[:2] for p in pairs], dtype=float)
+    d = clustered_mean(a[:, 0] - a[:, 1], [p[2] for p in pairs], lower=-1.0, upper=1.0)
+    return {"pairs": n, "deals": d["clusters"], "candidate_rate": float(a[:, 0].mean()),
+            "reference_rate": float(a[:, 1].mean()), "delta": d["mean"], "lo": d["lo"], "hi": d["hi"]}
 
 
 def read_results(path: str | os.PathLike) -> dict:
@@ -1244,8 +1264,10 @@ def paired_delta(before: dict, after: dict) -> dict:
     (two substitution results with the same seed and game), compared seat-game
     by seat-game: the mean of ``after``'s win minus ``before``'s in the same
     seat of the same deal, per dealt role and overall, with normal 95%
-    intervals (the pairing removes the deal's luck, as the substitution delta
-    does against the reference).
+    intervals clustered by deal (:func:`training.stats.clustered_mean`: the
+    seat-games of one deal share its cards, so they are not independent draws;
+    the pairing removes the deal's luck, as the substitution delta does against
+    the reference).
 
     Args:
         before, after: results dicts of :func:`evaluate` (``results.json``),
@@ -1253,8 +1275,10 @@ def paired_delta(before: dict, after: dict) -> dict:
 
     Returns:
         ``{"before", "after" (labels), "reference", "roles": {role or
-        "overall": {"n", "mean", "lo", "hi"}}, "shared", "before_games",
-        "after_games"}`` (seat-games in both, and in each).
+        "overall": {"n", "deals", "mean", "lo", "hi"}}, "shared", "before_games",
+        "after_games"}`` (seat-games in both, and in each; ``deals`` the deals
+        the ``n`` seat-games come from; ``lo`` and ``hi`` None where the spread
+        between deals cannot be estimated).
 
     Raises:
         ValueError: if either is not a one-candidate substitution result, the
@@ -1280,13 +1304,16 @@ def paired_delta(before: dict, after: dict) -> dict:
                              f"roles (--roles: {ra} vs {rb})")
         raise ValueError(f"the two results share no deal (seeds {before['meta'].get('seed')} and "
                          f"{after['meta'].get('seed')}): evaluate both with the same --seed and --games")
-    diffs: dict[str, list[float]] = {}
+    diffs: dict[str, list[tuple[float, int]]] = {}
     for k in shared:
-        d = float(b[k][1]) - float(a[k][1])
+        d = (float(b[k][1]) - float(a[k][1]), k[0])
         diffs.setdefault(a[k][0], []).append(d)
         diffs.setdefault("overall", []).append(d)
-    roles = {r: mean_interval(diffs[r], lower=-1.0, upper=1.0)
-             for r in [*(ROLE_NAMES[x] for x in ROLES), "overall"] if r in diffs}
+    roles = {}
+    for r in [*(ROLE_NAMES[x] for x in ROLES), "overall"]:
+        if r in diffs:
+            m = clustered_mean([d for d, _ in diffs[r]], [seed for _, seed in diffs[r]], lower=-1.0, upper=1.0)
+            roles[r] = {"n": m["n"], "deals": m["clusters"], "mean": m["mean"], "lo": m["lo"], "hi": m["hi"]}
     return {"before": a_label, "after": b_label, "reference": before["meta"]["reference"], "roles": roles,
             "shared": len(shared), "before_games": len(a), "after_games": len(b)}
 
@@ -1635,15 +1662,23 @@ def _config_dict(config: GameConfig) -> dict:
 
 # --------------------------------------------------------------------------- output
 def _fmt(cell: dict | None) -> str:
+    """A win-rate cell (:func:`_deal_rate`) as ``rate [95% low, high] n=seat-games/deals`` (``n=seat-games``
+    for a cell of a results file written before cells held ``deals``); ``–`` without seat-games."""
     if not cell or not cell.get("games"):
         return "–"
-    return f"{cell['rate']:.3f} [{cell['lo']:.3f}, {cell['hi']:.3f}] n={cell['games']}"
+    n = f"n={cell['games']}" + (f"/{cell['deals']}" if cell.get("deals") is not None else "")
+    return f"{cell['rate']:.3f} [{cell['lo']:.3f}, {cell['hi']:.3f}] {n}"
+
+
+WINRATE_INTERVALS = ("95% intervals clustered by deal (Wilson's on the seat-games' effective number); "
+                     "n=seat-games/deals")
+"""How the win-rate tables' intervals are made, as the reports say it."""
 
 
 def per_role_table(res: dict) -> str:
     """The per-role win-rate table (markdown) of a result dict: one row per
     entrant, one column per dealt role, then the overall rate; each cell
-    ``rate [95% Wilson low, high] n=games``."""
+    ``rate [95% low, high] n=seat-games/deals``, the interval clustered by deal (:func:`_fmt`)."""
     head = "| agent | " + " | ".join(ROLE_NAMES[r] for r in ROLES) + " | overall |"
     lines = [head, "|" + "---|" * (len(ROLES) + 2)]
     for lab, w in res["winrates"].items():
@@ -1654,19 +1689,22 @@ def per_role_table(res: dict) -> str:
 
 def format_delta(d: dict) -> str:
     """One substitution delta (:func:`summarize`'s ``substitution`` cell) as
-    ``delta [95% low, high] n=pairs`` (``–`` without pairs; no interval from
-    a single pair)."""
+    ``delta [95% low, high] n=pairs/deals`` (the interval clustered by deal; ``–``
+    without pairs; no interval where the spread between deals cannot be estimated).
+    A cell of a results file written before cells held ``deals`` shows ``n=pairs``."""
     if d["delta"] is None:
         return "–"
+    n = f"n={d['pairs']}" + (f"/{d['deals']}" if d.get("deals") is not None else "")
     if d["lo"] is None:
-        return f"{d['delta']:+.3f} n={d['pairs']}"
-    return f"{d['delta']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}] n={d['pairs']}"
+        return f"{d['delta']:+.3f} {n}"
+    return f"{d['delta']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}] {n}"
 
 
 def substitution_table(res: dict) -> str:
     """The substitution-delta table (markdown) of a substitution result: one row
     per candidate, one column per dealt role, then overall; each cell
-    ``delta [95% low, high] n=pairs`` (empty string without substitution games)."""
+    :func:`format_delta`'s ``delta [95% low, high] n=pairs/deals`` (empty string
+    without substitution games)."""
     sub = res.get("substitution")
     if not sub:
         return ""
@@ -1695,23 +1733,25 @@ def beats_in_every_role(res: dict, candidate: str) -> dict[str, bool]:
 
 
 def _counted(cell: dict) -> str:
-    """``n=N``, and the games the rows come from where the interval is over games (``clusters``)."""
-    if "clusters" not in cell:
-        return f"n={cell['n']}"
-    return f"n={cell['n']} in {cell['clusters']} game{'' if cell['clusters'] == 1 else 's'}"
+    """``n=N``, and the games or deals the rows come from where the interval is over games
+    (``clusters``) or deals (``deals``)."""
+    for key, unit in (("deals", "deal"), ("clusters", "game")):
+        if key in cell:
+            return f"n={cell['n']} in {cell[key]} {unit}{'' if cell[key] == 1 else 's'}"
+    return f"n={cell['n']}"
 
 
 def _fr(cell: dict | None) -> str:
-    """A ``{count, n, rate, lo, hi}`` cell of :mod:`training.social` (``clusters`` too where its
-    interval is over games)."""
+    """A ``{count, n, rate, lo, hi}`` cell of :mod:`training.social` (``clusters`` or ``deals`` too
+    where its interval is over games or deals, :func:`_counted`)."""
     if not cell or not cell.get("n"):
         return "–"
     return f"{cell['rate']:.3f} [{cell['lo']:.3f}, {cell['hi']:.3f}] {_counted(cell)}"
 
 
 def _fm(cell: dict | None, digits: int = 2) -> str:
-    """A ``{n, mean, lo, hi}`` cell (a mean with its 95% interval; ``clusters`` too where that is over
-    games)."""
+    """A ``{n, mean, lo, hi}`` cell (a mean with its 95% interval; ``clusters`` or ``deals`` too where
+    that is over games or deals, :func:`_counted`)."""
     if not cell or not cell.get("n"):
         return "–"
 
@@ -1789,7 +1829,7 @@ def social_tables(res: dict) -> str:
     co = res.get("cooperation") or {}
     if co:
         out += ["Cooperation as a Guardian (per Guardian seat-game; means with normal 95% intervals, shares "
-                "with Wilson 95%): harm = life points of damage and life loss to the face-up Leader and its "
+                "with Wilson's on the effective number, both over deals): harm = life points of damage and life loss to the face-up Leader and its "
                 "creatures, attacks = creatures attacking the Leader; protection = the same acts against seats "
                 "that had attacked or harmed the Leader:", "",
                 "| agent | games | harm to Leader | attacks on Leader | any hostile act | protection harm | "
@@ -1802,7 +1842,7 @@ def social_tables(res: dict) -> str:
     tp = res.get("teamplay")
     if tp and tp.get("candidates"):
         out += [f"Team play with partner `{tp['partner']}` (team win rate; together: the agent holds every seat "
-                "of the team, mixed: one seat, the partner the others; Wilson 95%; gain = together - mixed, "
+                "of the team, mixed: one seat, the partner the others; 95% intervals over deals; gain = together - mixed, "
                 "Newcombe 95%):", "",
                 "| agent | team | together | mixed | mixed by the agent's role | partner only | gain |",
                 "|---|---|---|---|---|---|---|"]
@@ -1853,15 +1893,15 @@ def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
                    f"{sum(bool(p.get('lockstep')) for p in m['pooled'])} of {len(m['pooled'])}")
     out.append(f"- truncated: {s['truncated']}, draws: {s['draws']}, mean turns: "
                f"{s['mean_turns']:.1f}" if s["mean_turns"] is not None else "- no games")
-    out += ["", "Win rates by dealt role, with 95% Wilson intervals:", "", per_role_table(res), ""]
-    out += ["Win rates by team of the dealt role:", "",
+    out += ["", f"Win rates by dealt role, with {WINRATE_INTERVALS}:", "", per_role_table(res), ""]
+    out += ["Win rates by team of the dealt role (the same intervals):", "",
             "| agent | " + " | ".join(TEAM_NAMES.values()) + " |", "|" + "---|" * (len(TEAM_NAMES) + 1)]
     for lab, w in res["winrates"].items():
         out.append(f"| {lab} | " + " | ".join(_fmt(w["teams"][t]) for t in TEAM_NAMES.values()) + " |")
     if res.get("substitution"):
         out += ["", f"Substitution delta against reference `{res['substitution']['reference']}` (candidate win "
-                    "rate minus reference win rate in the same seat of the same deal; normal 95% interval, none where every pair "
-                    "was equal):", "",
+                    "rate minus reference win rate in the same seat of the same deal; normal 95% interval clustered by deal, "
+                    "none where the spread between deals cannot be estimated; n=pairs/deals):", "",
                 substitution_table(res)]
     rt = res["ratings"]
     out += ["", f"Ratings ({rt['model']}, {rt['rated_games']} rated games):", "",

@@ -28,7 +28,7 @@ from agents.policy import load_checkpoint
 from agents.files import atomic_write_bytes, check_folder
 from agents.models import CHECKSUM_LINE, sha256_of
 
-from .evaluate import format_mean, per_role_table, read_results, social_tables, substitution_table
+from .evaluate import WINRATE_INTERVALS, format_mean, per_role_table, read_results, social_tables, substitution_table
 
 __all__ = ["export_policy", "model_card", "training_summary", "throughput_text"]
 
@@ -278,10 +278,11 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
                 f"{m['deals']} deals, seed {m['seed']}"
                 + (f"; the candidates only in the seats dealt {', '.join(m['roles'])}" if m.get("roles") else "")
                 + ")", "",
-                "Win rate by dealt role, 95% Wilson intervals:", "", per_role_table(res), ""]
+                f"Win rate by dealt role, {WINRATE_INTERVALS}:", "", per_role_table(res), ""]
         if res.get("substitution"):
             out += [f"Substitution delta (the policy in one seat of an all-`{res['substitution']['reference']}` "
-                    "table minus the reference in the same seat of the same deal; normal 95% interval):", "",
+                    "table minus the reference in the same seat of the same deal; normal 95% interval clustered by deal; "
+                    "n=pairs/deals):", "",
                     substitution_table(res), ""]
         ded = _deduction_table(res, label) if label else ""
         if ded:

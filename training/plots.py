@@ -29,7 +29,7 @@ def _png(fig) -> bytes:
 
 def winrates_png(res: dict) -> bytes:
     """Grouped bars: win rate per dealt role (and overall) per entrant, with the
-    95% Wilson interval as error bars."""
+    95% interval clustered by deal (:func:`training.evaluate.summarize`'s ``winrates``) as error bars."""
     labels = list(res["winrates"])
     cats = list(ROLE_ORDER) + ["overall"]
     fig = Figure(figsize=(1.6 * len(cats) + 2, 4))
@@ -47,7 +47,7 @@ def winrates_png(res: dict) -> bytes:
                capsize=3, label=lab)
     ax.set_xticks(x, cats)
     ax.set_ylim(0, 1.02)                  # a rate of 1 drawn whole, not cut by the frame
-    ax.set_ylabel("win rate (95% Wilson CI)")
+    ax.set_ylabel("win rate (95% CI, clustered by deal)")
     ax.set_title(f"Win rate by dealt role, {res['summary']['games']} games")
     ax.legend(fontsize="small")
     return _png(fig)

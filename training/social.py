@@ -28,7 +28,7 @@ from treachery_env.engine.talk import TalkState
 from treachery_env.rules import Role, Team, team_of
 from treachery_env.view import FrozenDict, SeatView, TalkView, seat_view
 
-from .stats import clustered_mean, clustered_share, mean_interval, rate_difference, wilson_interval
+from .stats import clustered_mean, clustered_rate, clustered_share, rate_difference
 
 __all__ = ["is_public", "public_view", "PublicObserver", "SocialTracker", "bluff_metrics",
            "cooperation_metrics", "talk_metrics", "teamplay_metrics", "public_prior", "OBS_COLS", "CLAIM_COLS", "COOP_COLS",
@@ -55,9 +55,18 @@ _OBS_T, _OBS_SEAT, _OBS_TRUE, _OBS_P, _OBS_PRIOR = range(5)
 _CL_T, _CL_SPK, _CL_TRUE, _CL_CLAIM, _CL_FD, _CL_BEFORE, _CL_AFTER = range(7)
 
 
-def _rate(wins: int, n: int) -> dict:
-    lo, hi = wilson_interval(wins, n)
-    return {"count": int(wins), "n": int(n), "rate": (wins / n) if n else None, "lo": lo, "hi": hi}
+def _by_deal(cell: dict) -> dict:
+    """A :mod:`training.stats` cell clustered by deal, its ``clusters`` named ``deals`` (and its
+    ``n_eff`` dropped), as the report prints it."""
+    out = {k: v for k, v in cell.items() if k not in ("clusters", "n_eff")}
+    out["deals"] = cell["clusters"]
+    return out
+
+
+def _deal_rate(per_deal: dict) -> dict:
+    """``{"count", "n", "rate", "lo", "hi", "deals"}`` of per-deal counts ``{env_seed: [count, n]}``, the
+    95% interval :func:`training.stats.clustered_rate`'s over deals."""
+    return _by_deal(clustered_rate([c[0] for c in per_deal.values()], [c[1] for c in per_deal.values()]))
 
 
 def is_public(game: Any, seat: int) -> bool:
@@ -309,21 +318,26 @@ def bluff_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
 
 def cooperation_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
     """Per entrant, over its seat-games in which it was a Guardian: the mean per
-    game of each :data:`COOP_COLS` quantity (with a normal 95% interval), and
-    the shares of those games with any hostile act towards the Leader and with
-    any protective act (Wilson).  Entrants never a Guardian are left out."""
+    game of each :data:`COOP_COLS` quantity (with a normal 95% interval,
+    :func:`training.stats.clustered_mean`), and the shares of those games with
+    any hostile act towards the Leader and with any protective act
+    (:func:`training.stats.clustered_share`), every interval over deals: the
+    seat-games of one deal (its rotations, its reference game; at 6 players
+    and more two Guardian seats of one game) share its cards.  Each cell
+    carries the ``deals`` its seat-games come from.  Entrants never a Guardian
+    are left out."""
     out = {}
     for lab in labels:
-        rows = [rec.coop[s] for rec in records for s in _seats_of(rec, lab)
-                if rec.coop.shape[0] > s and rec.coop[s, 0] > 0]
-        if not rows:
+        seats = [(rec.coop[s], rec.task.env_seed) for rec in records for s in _seats_of(rec, lab)
+                 if rec.coop.shape[0] > s and rec.coop[s, 0] > 0]
+        if not seats:
             continue
-        a = np.array(rows)
-        res = {"games": len(rows)}
+        a, deals = np.array([row for row, _ in seats]), [deal for _, deal in seats]
+        res = {"games": len(seats)}
         for k, name in enumerate(COOP_COLS[1:], start=1):
-            res[name] = mean_interval(a[:, k], lower=0.0)
-        res["any_hostile_to_leader"] = _rate(int(np.sum(a[:, 1] + a[:, 2] > 0)), len(rows))
-        res["any_protection"] = _rate(int(np.sum(a[:, 3] + a[:, 4] > 0)), len(rows))
+            res[name] = _by_deal(clustered_mean(a[:, k], deals, lower=0.0))
+        res["any_hostile_to_leader"] = _by_deal(clustered_share(a[:, 1] + a[:, 2] > 0, deals))
+        res["any_protection"] = _by_deal(clustered_share(a[:, 3] + a[:, 4] > 0, deals))
         out[lab] = res
     return out
 
@@ -365,16 +379,19 @@ def teamplay_metrics(records: Sequence[Any]) -> dict | None:
     team's win rate when the candidate holds every seat of it (``together``),
     when it holds one seat and the partner the others (``mixed``, also by the
     candidate's dealt role), the partner-only rate (``partner``), each with
-    its Wilson interval, and ``gain`` = together - mixed with Newcombe's
-    interval (:func:`_diff`).  None without such games."""
+    its 95% interval over deals (:func:`training.stats.clustered_rate`: a
+    deal's mixed games, one for each seat of the team, share its cards) and
+    the ``deals`` it comes from, and ``gain`` = together - mixed with
+    Newcombe's interval (:func:`training.stats.rate_difference`).  None
+    without such games."""
     recs = [r for r in records if r.task.kind in ("team_together", "team_mixed", "team_partner")]
     if not recs:
         return None
     partner = next((r.task.focus for r in recs if r.task.kind == "team_partner"), None)
-    counts: dict = {}
+    counts: dict = {}           # {key: {env_seed: [wins, games]}}
 
-    def add(key: tuple, won: bool) -> None:
-        c = counts.setdefault(key, [0, 0])
+    def add(key: tuple, deal: int, won: bool) -> None:
+        c = counts.setdefault(key, {}).setdefault(deal, [0, 0])
         c[0] += int(won)
         c[1] += 1
 
@@ -387,16 +404,16 @@ def teamplay_metrics(records: Sequence[Any]) -> dict | None:
                     continue
                 seats = [s for s in range(len(roles)) if team_of(roles[s]) == t]
                 if len(seats) >= 2:
-                    add(("partner", t), seats[0] in win)
+                    add(("partner", t), rec.task.env_seed, seats[0] in win)
             continue
         a = rec.task.focus
         mine = _seats_of(rec, a)
         t = team_of(roles[mine[0]])
         if rec.task.kind == "team_together":
-            add((a, t, "together"), mine[0] in win)
+            add((a, t, "together"), rec.task.env_seed, mine[0] in win)
         else:
-            add((a, t, "mixed"), mine[0] in win)
-            add((a, t, "mixed", roles[mine[0]]), mine[0] in win)
+            add((a, t, "mixed"), rec.task.env_seed, mine[0] in win)
+            add((a, t, "mixed", roles[mine[0]]), rec.task.env_seed, mine[0] in win)
     out: dict = {"partner": partner, "candidates": {}}
     teams = sorted({k[1] for k in counts if k[0] != "partner"})
     for a in sorted({k[0] for k in counts if k[0] != "partner"}):
@@ -404,13 +421,13 @@ def teamplay_metrics(records: Sequence[Any]) -> dict | None:
         for t in teams:
             if (a, t, "together") not in counts:
                 continue
-            tog = _rate(*counts[(a, t, "together")])
-            mix = _rate(*counts.get((a, t, "mixed"), [0, 0]))
+            tog = _deal_rate(counts[(a, t, "together")])
+            mix = _deal_rate(counts.get((a, t, "mixed"), {}))
             per[TEAM_NAMES[t]] = {
                 "together": tog, "mixed": mix,
-                "mixed_by_role": {ROLE_NAMES[r]: _rate(*counts[(a, t, "mixed", r)]) for r in ROLES
+                "mixed_by_role": {ROLE_NAMES[r]: _deal_rate(counts[(a, t, "mixed", r)]) for r in ROLES
                                   if (a, t, "mixed", r) in counts},
-                "partner": _rate(*counts.get(("partner", t), [0, 0])),
+                "partner": _deal_rate(counts.get(("partner", t), {})),
                 "gain": rate_difference(tog, mix)}
         out["candidates"][a] = per
     return out
