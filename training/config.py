@@ -109,7 +109,8 @@ class TrainConfig:
     """Every knob of :func:`training.ppo.train` (units in brackets).
 
     Run and budget:
-        run_dir: folder of checkpoints, tensorboard logs and ``config.json``.
+        run_dir: folder of checkpoints, tensorboard logs and ``config.json``;
+            one training at a time writes it (:mod:`training.run_lock`).
         seed: master seed (games, bots, sampling, initial weights).
         total_steps: learner agent-steps to train [decisions of learner seats].
         time_budget_s: wall-time budget of the whole run [s]; 0 = no limit.  The

@@ -44,8 +44,9 @@ iterations (the oldest leaves beyond ``pool_size``).  Checkpoints
 (``run_dir/ckpt_<iteration>.pt``) hold everything to resume: weights,
 optimizer, pool, counters and the config; ``run_dir/policy.pt`` is the latest
 bare policy (for ``agents.make("policy:PATH")``).  All files are written
-atomically.  tensorboard logs go to ``run_dir/tb`` and one JSON line per
-iteration to ``run_dir/metrics.jsonl``.
+atomically, by one training at a time: a run holds its folder's lock
+(:mod:`training.run_lock`) while it runs.  tensorboard logs go to
+``run_dir/tb`` and one JSON line per iteration to ``run_dir/metrics.jsonl``.
 
 Resuming (``train(config, resume=True)``) continues the same run: the same
 config, counters, weights, optimizer state, opponent pool, learning-rate
@@ -89,6 +90,7 @@ from .gate import GateFit
 from .interrupts import DeferInterrupt, Terminated, catch_sigterm, restore_sigterm
 from .precision import autocast_dtype
 from .rollout import GameStat, WorkerPool, batch_observations, reference_policy
+from .run_lock import RunLock
 from .threads import ThreadChoice
 
 __all__ = ["train", "ppo_update", "make_chunks", "pack_chunks", "latest_checkpoint", "load_resumable", "read_metrics",
@@ -542,7 +544,10 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
 
     Raises:
         ValueError: a ``run_dir`` that is, or lies under, a file (before
-            anything is done); starting a new run in a folder that holds a run, resuming
+            anything is done); a ``run_dir`` another training holds
+            (:class:`training.run_lock.RunLock`, naming its pid), or whose
+            checkpoints or metrics another training wrote while this one was
+            starting; starting a new run in a folder that holds a run, resuming
             without a loadable checkpoint, from a corrupt or incompatible one,
             from one already at the run's total steps or time budget (nothing
             is written then), from a gated run's checkpoint without the gate's
@@ -564,40 +569,60 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             or with an expert that reports no search scores.
 
     A new run stopped (Ctrl-C, SIGTERM) before its first iteration finished leaves nothing
-    behind: the files and folders it made (the run folder, ``config.json``, ``tb/``, ``gate/``)
-    are removed, and what was there before is left as it was.
+    behind: the files and folders it made (the run folder, ``config.json``, ``tb/``, ``gate/``,
+    the lock file ``train.lock``) are removed, and what was there before is left as it was.
     """
+    lock = RunLock(config.run_dir)
+    lock.check()                                # a folder in use: said first, whatever else it holds
+    seen = _run_files(Path(config.run_dir))     # what the checks below see, unless another training writes
     config, path, payload = _open_run(config, resume)
     run_dir = Path(config.run_dir)
     new_dir = not run_dir.exists()
     made = [q for q in (run_dir / "config.json", run_dir / "tb", run_dir / "gate") if not q.exists()]
+    lock_made = not lock.path.exists()
     try:
-        return _train(config, path, payload, progress, log)
+        return _train(config, path, payload, progress, log, lock, seen)
     except KeyboardInterrupt as why:
         if payload is None and not (isinstance(why, TrainingInterrupted) and why.iteration > 0):
-            _remove_made(run_dir if new_dir else None, made)
+            _remove_made(run_dir if new_dir else None, made, lock if lock_made else None)
         if isinstance(why, TrainingInterrupted):
             raise
         # stopped outside the iterations (starting up): a resumed run keeps the checkpoint it resumed
         raise TrainingInterrupted(path if payload else None,
                                   int(payload["training_state"]["iteration"]) if payload else 0,
                                   "SIGTERM" if isinstance(why, Terminated) else "SIGINT") from None
+    finally:
+        lock.release()
 
 
-def _remove_made(run_dir: Path | None, made: list[Path]) -> None:
+def _run_files(run_dir: Path) -> list[tuple[str, int, int]]:
+    """What says how far the run in ``run_dir`` has got: the name, size and modification time
+    of each checkpoint and of ``metrics.jsonl`` (empty for a folder without a run)."""
+    found = [p for p in run_dir.iterdir() if _CKPT.match(p.name) or p.name == "metrics.jsonl"] \
+        if run_dir.is_dir() else []
+    return sorted((p.name, (st := p.stat()).st_size, st.st_mtime_ns) for p in found)
+
+
+def _remove_made(run_dir: Path | None, made: list[Path], lock: RunLock | None) -> None:
     """Remove the files and folders in ``made`` (a new run's, made before its first iteration
-    finished), then ``run_dir`` (when this run made it) if nothing else is in it."""
+    finished) and the lock file (``lock``: when this run made it; removed while held, then
+    released), then ``run_dir`` (when this run made it) if nothing else is in it."""
     for q in made:
         if q.is_dir():
             shutil.rmtree(q, ignore_errors=True)
         elif q.exists():
             q.unlink()
+    if lock is not None:
+        lock.release(remove=True)
     if run_dir is not None and run_dir.is_dir() and not any(run_dir.iterdir()):
         run_dir.rmdir()
 
 
-def _train(config: TrainConfig, path: Path | None, payload: dict | None, progress: bool, log: bool) -> TrainResult:
-    """:func:`train` after the run is opened (``path`` and ``payload``: the checkpoint resumed, or None)."""
+def _train(config: TrainConfig, path: Path | None, payload: dict | None, progress: bool, log: bool, lock: RunLock,
+           seen: list) -> TrainResult:
+    """:func:`train` after the run is opened (``path`` and ``payload``: the checkpoint resumed, or None;
+    ``lock``: the run folder's, taken here once the folder is made; ``seen``: the folder's
+    :func:`_run_files` when the run was opened)."""
     state = payload["training_state"] if payload else None
     run_dir = Path(config.run_dir)
     game_config = config.game_config()
@@ -617,6 +642,10 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
         run_dir.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise ValueError(f"run directory {str(run_dir)!r} cannot be made: {err.strerror or err}") from None
+    lock.acquire()              # one training at a time in a run folder (training.run_lock)
+    if _run_files(run_dir) != seen:
+        raise ValueError(f"run folder {str(run_dir)!r} changed while this training was starting (another "
+                         f"training wrote its checkpoints or metrics meanwhile); start it again")
     low = autocast_dtype(config.update_dtype)
     print(f"training into {run_dir} (tensorboard --logdir {run_dir / 'tb'}); the update's matrix products in "
           f"{'bfloat16' if low else 'float32'} (update_dtype {config.update_dtype})", flush=True)
