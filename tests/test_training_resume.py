@@ -1,11 +1,12 @@
 """Resume robustness (issue 13): tensorboard purge, stale run folders, torn metrics,
 corrupt checkpoints, temporary-file leftovers, the time budget, one training at a time
-in a run folder."""
+in a run folder, the update's dtype kept across resumes."""
 
 from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -541,3 +542,61 @@ def test_without_fcntl_a_run_warns_that_its_folder_is_not_locked(tmp_path, monke
         res = train(cfg, progress=False, log=False)
     assert res["iterations"] == 1
 
+
+# --------------------------------------------------------------------------- the update's dtype
+def test_a_resume_keeps_the_update_dtype_auto_chose_when_the_run_began(tmp_path, monkeypatch, capsys):
+    """``update_dtype = "auto"`` timed bfloat16 at every start and resume, so load could flip a
+    seeded run's arithmetic at a resume: the first start's choice (bfloat16 at a measured 2.0) is
+    recorded in the checkpoint and kept by the resume though the timing now says float32 (1.2), as
+    its first line says; a checkpoint without the record (from before it was kept) is measured
+    again, says so in one line, and records that choice; a resume cannot set another dtype."""
+    import torch
+
+    import training.ppo as ppo
+    import training.precision as precision
+    from training import cli
+
+    dtypes = []
+    update = ppo.ppo_update
+
+    def recording(net, optimizer, batch, config, *a, **kw):
+        dtypes.append(config.update_dtype)
+        return update(net, optimizer, batch, config, *a, **kw)
+
+    monkeypatch.setattr(ppo, "ppo_update", recording)
+    monkeypatch.setattr(precision, "bfloat16_speedup", lambda: 2.0)
+    cfg = tiny(tmp_path, total_steps=200, rollout_steps=200)
+    capsys.readouterr()
+    first = train(cfg, progress=False, log=False)
+    line = capsys.readouterr().out.splitlines()[0]
+    assert line.endswith("the update's matrix products in bfloat16 (update_dtype auto: bfloat16 products 2.00 "
+                         "times as fast as float32 here, 1.5 needed; the run keeps this choice)"), line
+    state = torch.load(first["checkpoint"], weights_only=False)["training_state"]
+    assert (state["update_dtype"], state["bfloat16_speedup"]) == ("bfloat16", 2.0)
+    monkeypatch.setattr(precision, "bfloat16_speedup", lambda: 1.2)            # auto would now take float32
+    more = TrainConfig.from_dict({**cfg.to_dict(), "total_steps": 400})
+    out = train(more, resume=True, progress=False, log=False)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].endswith("in bfloat16 (update_dtype auto, as chosen when the run began: bfloat16 products "
+                             "2.00 times as fast as float32 then)"), lines
+    assert not any(ln.startswith("note:") for ln in lines)
+    assert [h["perf/update_bfloat16"] for h in out["history"]] == [1.0] * len(out["history"])
+    assert dtypes == ["bfloat16"] * (1 + len(out["history"]))
+    # a checkpoint from before the choice was kept: measured again (float32 now), said once, then kept
+    payload = torch.load(out["checkpoint"], weights_only=False)
+    for k in ("update_dtype", "bfloat16_speedup"):
+        del payload["training_state"][k]
+    torch.save(payload, out["checkpoint"])
+    dtypes.clear()
+    last = train(TrainConfig.from_dict({**cfg.to_dict(), "total_steps": 600}), resume=True, progress=False, log=False)
+    lines = capsys.readouterr().out.splitlines()
+    assert "in float32 (update_dtype auto: bfloat16 products 1.20 times as fast as float32 here" in lines[0]
+    notes = [ln for ln in lines if ln.startswith("note:")]
+    assert notes == [f"note: {Path(out['checkpoint']).name} is from before a run kept the choice of update_dtype = "
+                     f"\"auto\", so it was measured again at this resume (float32); the run keeps it from here on"]
+    assert set(dtypes) == {"float32"}
+    state = torch.load(last["checkpoint"], weights_only=False)["training_state"]
+    assert (state["update_dtype"], state["bfloat16_speedup"]) == ("float32", 1.2)
+    assert cli.main(["train", "--resume", "--run-dir", cfg.run_dir, "--steps", "800", "--set",
+                     "update_dtype=bfloat16", "--no-progress"]) == 2
+    assert "['update_dtype'] cannot change" in capsys.readouterr().err

@@ -187,7 +187,8 @@ class TrainConfig:
             (mixed precision: weights, optimizer, gates and losses stay float32),
             or "auto" (the default): bfloat16 where this CPU does them at least
             1.5 times faster than float32 (:mod:`training.precision`, measured
-            once a process), else float32.
+            when the run first starts; its checkpoints record the choice and
+            its resumes keep it), else float32.  A resume cannot change it.
 
     Imitation warm start (DAgger, Ross et al. 2011):
         imitation: the fraction of the run [0, 1) spent imitating ``expert``:

@@ -53,13 +53,15 @@ config, counters, weights, optimizer state, opponent pool, learning-rate
 schedule, time budget, progress (a larger budget does not send a run that
 reached PPO back to imitation) and log files (tensorboard keeps every scalar up to the
 checkpoint's learner step; ``metrics.jsonl`` keeps the lines up to its
-iteration, and a torn last line is dropped).  Games in progress when the checkpoint
-was written are not saved; the workers start new games (seeded from the
-master seed and the iteration).
+iteration, and a torn last line is dropped) and the update's dtype that
+``update_dtype = "auto"`` chose when the run began (:func:`_update_dtype`).
+Games in progress when the checkpoint was written are not saved; the workers
+start new games (seeded from the master seed and the iteration).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -88,7 +90,7 @@ from treachery_env.rules import Role
 from .config import TrainConfig
 from .gate import GateFit
 from .interrupts import DeferInterrupt, Terminated, catch_sigterm, restore_sigterm
-from .precision import autocast_dtype
+from .precision import AUTO_MIN_SPEEDUP, autocast_dtype, resolve_update_dtype
 from .rollout import GameStat, WorkerPool, batch_observations, reference_policy
 from .run_lock import RunLock
 from .threads import ThreadChoice
@@ -646,9 +648,14 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
     if _run_files(run_dir) != seen:
         raise ValueError(f"run folder {str(run_dir)!r} changed while this training was starting (another "
                          f"training wrote its checkpoints or metrics meanwhile); start it again")
-    low = autocast_dtype(config.update_dtype)
+    dtype, speedup, chosen = _update_dtype(config, state)
+    low = autocast_dtype(dtype)
+    update_config = config if dtype == config.update_dtype else dataclasses.replace(config, update_dtype=dtype)
     print(f"training into {run_dir} (tensorboard --logdir {run_dir / 'tb'}); the update's matrix products in "
-          f"{'bfloat16' if low else 'float32'} (update_dtype {config.update_dtype})", flush=True)
+          f"{dtype} ({chosen})", flush=True)
+    if state and config.update_dtype == "auto" and "update_dtype" not in state:
+        print(f"note: {path.name} is from before a run kept the choice of update_dtype = \"auto\", so it was "
+              f"measured again at this resume ({dtype}); the run keeps it from here on", flush=True)
     _clean_leftovers(run_dir)
     start_iter = int(state["iteration"]) if state else 0
     ss = np.random.SeedSequence([config.seed, start_iter])
@@ -746,7 +753,8 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
                         imitate = False
                         metrics = {"epochs_run": 0}
                     else:
-                        metrics = ppo_update(net, optimizer, batch, config, pool_rng, imitate, anchor, threads)
+                        metrics = ppo_update(net, optimizer, batch, update_config, pool_rng, imitate, anchor,
+                                             threads)
                     if gate_fit is not None:
                         metrics.update(gate_fit.update(batch, iteration + 1, config.gate_epochs, pool_rng))
                     t2 = time.perf_counter()
@@ -789,7 +797,7 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
                     done = steps >= config.total_steps or _budget_spent(config, wall, recent)
                     if iteration % config.checkpoint_every == 0 or done:
                         last_ckpt = _checkpoint(run_dir, net, optimizer, gate_fit, pool, config, game_config, iteration, steps,
-                                                wall, games_total, recent, reached, lr_done)
+                                                wall, games_total, recent, reached, lr_done, dtype, speedup)
                         ckpt_iteration = iteration
         except KeyboardInterrupt as why:
             # the rollouts under way are dropped (the workers are stopped); the last finished iteration is kept
@@ -797,7 +805,7 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
             bar.close()
             if iteration > 0 and ckpt_iteration != iteration:
                 last_ckpt = _checkpoint(run_dir, net, optimizer, gate_fit, pool, config, game_config, iteration, steps,
-                                        wall, games_total, recent, reached, lr_done)
+                                        wall, games_total, recent, reached, lr_done, dtype, speedup)
             if writer is not None:
                 writer.close()
             raise TrainingInterrupted(None if last_ckpt is None else Path(last_ckpt), iteration,
@@ -812,6 +820,25 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
         restore_sigterm(old_sigterm)
         workers.close()
         torch.set_num_threads(threads_before)
+
+
+def _update_dtype(config: TrainConfig, state: dict | None) -> tuple[str, float | None, str]:
+    """The run's update dtype (``"float32"`` or ``"bfloat16"``), the speed ratio ``"auto"``
+    measured for it (None when not measured), and the words saying why, for the first line.
+
+    ``"auto"`` is measured once, when the run first starts (:func:`training.precision.resolve_update_dtype`),
+    and a resume keeps that choice from its checkpoint's training state, however the timing
+    would come out now, so a seeded run's arithmetic does not depend on the machine's load at
+    a resume.  A checkpoint from before the choice was kept is measured again."""
+    if config.update_dtype == "auto" and state and "update_dtype" in state:
+        ratio = state.get("bfloat16_speedup")
+        measured = f": bfloat16 products {ratio:.2f} times as fast as float32 then" if ratio is not None else ""
+        return state["update_dtype"], ratio, f"update_dtype auto, as chosen when the run began{measured}"
+    dtype, ratio = resolve_update_dtype(config.update_dtype)
+    if ratio is None:
+        return dtype, None, f"update_dtype {config.update_dtype}"
+    return dtype, ratio, (f"update_dtype auto: bfloat16 products {ratio:.2f} times as fast as float32 here, "
+                          f"{AUTO_MIN_SPEEDUP} needed; the run keeps this choice")
 
 
 def _progress(total_steps: int, time_budget_s: float, steps: int, wall: float) -> float:
@@ -1120,13 +1147,18 @@ def _truncate_metrics(path: Path, iteration: int) -> None:
 def _checkpoint(run_dir: Path, net: torch.nn.Module, optimizer, gate_fit: GateFit | None, pool: dict,
                 config: TrainConfig, game_config,
                 iteration: int, steps: int, wall: float, games: int, recent: list[float], progress: float,
-                lr_progress: float) -> Path:
+                lr_progress: float, update_dtype: str, bfloat16_speedup: float | None) -> Path:
+    """Write ``ckpt_<iteration>.pt`` (everything a resume needs: the training state holds the
+    update's dtype chosen at the run's first start, ``update_dtype``, and the speed ratio
+    ``"auto"`` measured then, ``bfloat16_speedup``, None when not measured) and ``policy.pt``,
+    and keep the newest ``keep_checkpoints`` checkpoints."""
     meta = {"iteration": iteration, "steps": steps, "wall_s": wall, "games": games, "machine": _machine(),
             "treachery_env": treachery_env.__version__}
     gc = game_config.to_dict()
     state = {"optimizer": optimizer.state_dict(), "pool": {str(k): v for k, v in pool.items()},
              "iteration": iteration, "steps": steps, "wall_s": wall, "games": games, "recent_iteration_s": list(recent),
-             "progress": progress, "lr_progress": lr_progress}
+             "progress": progress, "lr_progress": lr_progress, "update_dtype": update_dtype,
+             "bfloat16_speedup": bfloat16_speedup}
     if gate_fit is not None:
         state["gate_fit"] = gate_fit.state_dict()
     path = save_checkpoint(run_dir / f"ckpt_{iteration:06d}.pt", net, gc, config.to_dict(), state, meta)
