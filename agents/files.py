@@ -24,8 +24,8 @@ def check_input_file(path: str | os.PathLike, what: str) -> Path:
 
     Raises:
         ValueError: one line naming ``what`` and ``path``, and for a relative path the current
-            folder it was read from (a config's paths are read from there, not from the
-            config file's folder).
+            folder it was read from (a ``--set`` path is read from there; a config file's are
+            made absolute from the file's folder, :func:`training.config.load_config`).
     """
     p = Path(path)
     if not p.is_file():

@@ -5,6 +5,7 @@ the training condition and anchor schedule that go with them."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from dataclasses import replace
 
@@ -1290,6 +1291,7 @@ def test_a_role_gate_grafted_from_another_run_gates_that_role_alone(tmp_path, ca
     from training.cli import main
     from training.gate import graft_role_gate
     from training.model_card import model_card
+    from training.run_lock import RunLock
     from treachery_env.rules import Role
     from treachery_env.view import ViewBuilder
 
@@ -1360,6 +1362,10 @@ def test_a_role_gate_grafted_from_another_run_gates_that_role_alone(tmp_path, ca
     again = load_checkpoint(tmp_path / "again.pt")
     assert torch.equal(again["net"].role_gates["assassin"][-1].bias, load_checkpoint(always)["net"].gate[-1].bias)
     assert again["meta"]["role_gates"]["assassin"]["donor"] == always
+    busy = tmp_path / "busy"                        # the folder of a training in progress: this process holds it
+    busy.mkdir()
+    lock = RunLock(busy)
+    lock.acquire()
     for args, msg in (([never, solo, "--role", "guardian", "--out", str(tmp_path / "x.pt")],
                        "solo.pt' fitted its gate to assassin decisions alone (its run's solo_roles), not to "
                        "guardian's"),
@@ -1393,10 +1399,16 @@ def test_a_role_gate_grafted_from_another_run_gates_that_role_alone(tmp_path, ca
                        "BASE: checkpoint '"),
                       ([never, __file__, "--role", "assassin", "--out", str(tmp_path / "x.pt")], "DONOR: "),
                       ([never, always, "--role", "assassin", "--out", str(out / "x.pt")],
-                       f"--out '{out / 'x.pt'}' cannot be written: '{out}' is a file")):
+                       f"--out '{out / 'x.pt'}' cannot be written: '{out}' is a file"),
+                      ([never, always, "--role", "assassin", "--out", str(busy / "policy.pt")],   # a run's own file
+                       f"--out: '{busy}' is the folder of a training in progress (pid {os.getpid()}), which writes "
+                       f"its policy.pt; wait for it to end")):
         assert main(["graft", *args]) == 2
         err = capsys.readouterr().err
         assert msg in err and err.count("\n") == 1, err
+    assert main(["graft", never, always, "--role", "assassin", "--out", str(busy / "beside.pt")]) == 0
+    capsys.readouterr()
+    lock.release()
     # --gate-only: the role's seats leave the proposal only where that gate departs; the checkpoint says so
     only = tmp_path / "only.pt"
     assert main(["graft", never, always, "--role", "assassin", "--gate-only", "--out", str(only)]) == 0

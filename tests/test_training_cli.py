@@ -417,3 +417,57 @@ def test_train_says_when_the_time_budget_ended_or_was_overshot(tmp_path, capsys,
     assert cli.main(["train", "--run-dir", str(run), "--minutes", "1", "--steps", "5000", "--no-progress"]) == 0
     notes = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("note: ")]
     assert len(notes) == 1 and phrase in notes[0], notes
+
+
+def test_a_config_files_paths_are_read_from_its_folder_from_any_current_folder(tmp_path, monkeypatch, policy_4p):
+    """``init`` and ``kl_policy`` in a config file were read from the current folder, so the shipped
+    configs worked only from the repository's root: relative ones are read from the file's folder
+    (and kept absolute), while ``run_dir`` stays relative to the current folder and a ``--set
+    init=PATH`` is read from there; the shipped configs name files that exist from anywhere."""
+    import shutil
+    from pathlib import Path
+
+    from training.config import INPUT_PATHS, load_config
+
+    (tmp_path / "w").mkdir()
+    shutil.copy(policy_4p, tmp_path / "w" / "p.pt")
+    conf = tmp_path / "exp" / "c.toml"
+    conf.parent.mkdir()
+    conf.write_text('run_dir = "runs/x"\ninit = "../w/p.pt"\nkl_policy = "../w/p.pt"\nkl_coef = 0.1\n')
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    c = load_config(conf)
+    assert c.init == c.kl_policy == str((tmp_path / "w" / "p.pt").resolve()) and c.run_dir == "runs/x"
+    assert load_config(os.path.relpath(conf)).init == c.init                 # the file named relatively too
+    assert load_config(conf, ["init=mine.pt"]).init == "mine.pt"            # a --set path: the current folder's
+    conf.write_text(f'init = "{tmp_path / "w" / "p.pt"}"\n')
+    assert load_config(conf).init == str(tmp_path / "w" / "p.pt")            # an absolute one as it is
+    shipped = sorted((Path(cli.__file__).parent / "configs").glob("*.toml"))
+    named = [(f.name, k, getattr(load_config(f), k)) for f in shipped for k in INPUT_PATHS]
+    assert [n for n in named if n[2] and not Path(n[2]).is_file()] == [] and any(n[2] for n in named)
+
+
+def test_resume_accepts_a_config_file_naming_the_runs_init_from_its_own_folder(tmp_path, capsys, monkeypatch):
+    """A run started (before config files' paths were read from their folder) from the folder of
+    its config file recorded ``init`` relative to it; the same file given with --resume names the
+    same checkpoint, so it is accepted, and one naming another file is refused."""
+    import training.ppo
+    from agents.policy import PolicyNet, save_checkpoint
+    from training.config import TrainConfig
+
+    run = tmp_path / "run"
+    (tmp_path / "w").mkdir()
+    net = PolicyNet(1, 1, 4, 16)
+    for name in ("p.pt", "q.pt"):
+        save_checkpoint(tmp_path / "w" / name, net, {"num_players": 4})
+    stored = TrainConfig(run_dir=str(run), hidden=16, init="w/p.pt", game={"num_players": 4})
+    save_checkpoint(run / "ckpt_3.pt", net, stored.game_config().to_dict(), train_config=stored.to_dict(),
+                    training_state={})
+    monkeypatch.setattr(training.ppo, "train", lambda config, resume, progress: {
+        "history": [], "steps": 0, "iterations": 0, "wall_s": 0.0, "checkpoint": str(resume), "policy": ""})
+    monkeypatch.chdir(tmp_path)
+    conf = tmp_path / "c.toml"
+    for init, code in (("w/p.pt", 0), ("w/q.pt", 2)):
+        conf.write_text(f'run_dir = "{run}"\nhidden = 16\ninit = "{init}"\n[game]\nnum_players = 4\n')
+        assert cli.main(["train", "--config", str(conf), "--resume", "--no-progress"]) == code
+    assert "differs from it in ['init']" in capsys.readouterr().err

@@ -1,10 +1,12 @@
 """Resume robustness (issue 13): tensorboard purge, stale run folders, torn metrics,
-corrupt checkpoints, temporary-file leftovers, the time budget."""
+corrupt checkpoints, temporary-file leftovers, the time budget, one training at a time
+in a run folder, the update's dtype kept across resumes."""
 
 from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -454,3 +456,147 @@ def test_a_resume_with_nothing_left_to_train_is_refused_and_writes_nothing(run, 
         after = {p.name: (p.stat().st_mtime_ns, p.stat().st_size) for p in (tmp_path / str(i) / "r").rglob("*")}
         assert after == before
     assert os.path.exists(cfg.run_dir)
+
+
+# --------------------------------------------------------------------------- one training per run folder
+TINY_CLI = ["--no-progress", "--set", "hidden=32", "--set", "rollout_steps=200", "--set", "game.num_players=4",
+            "--set", "game.starting_life=6", "--set", "game.max_turns=8"]
+
+
+def test_a_run_folder_in_use_refuses_a_second_training_and_an_export_into_it(tmp_path, capsys):
+    """Two `treachery train` in one run folder interleaved their metrics and checkpoints: while one
+    runs (another process), a second one there, new or --resume, is refused in one line naming the
+    folder and the running one's pid, and so is an export whose policy.pt the run would replace;
+    reading the run (export elsewhere) and an evaluation's results there are not refused.  The
+    lock dies with its process: after a `kill -9` the run resumes, its iterations in order."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from training import cli
+
+    run = tmp_path / "run"
+    cmd = [sys.executable, "-m", "training.cli", "train", "--run-dir", str(run), "--set", "total_steps=1000000",
+           "--set", "checkpoint_every=1", *TINY_CLI]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    try:
+        deadline = time.time() + 240
+        while latest_checkpoint(run) is None:
+            assert proc.poll() is None and time.time() < deadline, proc.stderr.read() if proc.poll() is not None else ""
+            time.sleep(0.2)
+        capsys.readouterr()
+        in_use = f"treachery train: error: run folder {str(run)!r} is in use by another training (pid {proc.pid}); "
+        for argv in (["train", "--run-dir", str(run), *TINY_CLI], ["train", "--resume", "--run-dir", str(run),
+                                                                   "--no-progress"]):
+            assert cli.main(argv) == 2
+            err = capsys.readouterr().err
+            assert err.startswith(in_use) and len(err.strip().splitlines()) == 1, err
+        assert cli.main(["export", str(run), "--out", str(run), "--force"]) == 2
+        err = capsys.readouterr().err
+        assert (f"--out: {str(run)!r} is the folder of a training in progress (pid {proc.pid}), which writes its "
+                f"policy.pt" in err and len(err.strip().splitlines()) == 1), err
+        assert cli.main(["export", str(run), "--out", str(tmp_path / "ship")]) == 0
+        assert cli.main(["evaluate", "--agents", "random,random", "--players", "4", "--games", "1", "--out", str(run),
+                         "--no-progress", "--no-observer", "--no-beliefs"]) == 0
+        proc.kill()                                         # SIGKILL: the process cannot unlock anything itself
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    rows = [json.loads(ln) for ln in (run / "metrics.jsonl").read_text().splitlines() if ln.endswith("}")]
+    cfg = TrainConfig.from_dict({**json.loads((run / "config.json").read_text()), "total_steps": rows[-1]["steps"] + 1})
+    out = train(cfg, resume=True, progress=False, log=False)
+    its = [json.loads(ln)["iteration"] for ln in (run / "metrics.jsonl").read_text().splitlines()]
+    assert its == list(range(1, out["iterations"] + 1)) and out["history"]
+
+
+def test_a_training_whose_folder_changed_before_it_took_the_lock_is_refused(tmp_path, monkeypatch):
+    """Another training that writes the folder between this one's checks (no run there) and its
+    taking the lock: the new run is refused in one line, and what the other wrote is kept."""
+    import training.ppo as ppo
+
+    acquire = ppo.RunLock.acquire
+
+    def late(self):
+        (self.path.parent / "metrics.jsonl").write_text('{"iteration": 1}\n')     # the other training's iteration
+        acquire(self)
+
+    monkeypatch.setattr(ppo.RunLock, "acquire", late)
+    cfg = tiny(tmp_path, total_steps=200, rollout_steps=200)
+    with pytest.raises(ValueError, match=r"changed while this training was starting \(another training wrote its "
+                                         r"checkpoints or metrics meanwhile\); start it again$") as err:
+        train(cfg, progress=False, log=False)
+    assert str(tmp_path / "run") in str(err.value) and "\n" not in str(err.value)
+    assert (tmp_path / "run" / "metrics.jsonl").read_text() == '{"iteration": 1}\n'
+
+
+def test_without_fcntl_a_run_warns_that_its_folder_is_not_locked(tmp_path, monkeypatch):
+    import training.run_lock
+
+    monkeypatch.setattr(training.run_lock, "fcntl", None)
+    cfg = tiny(tmp_path, total_steps=200, rollout_steps=200)
+    with pytest.warns(UserWarning, match=r"has no fcntl: the run folder .* is not locked, so a second training in "
+                                         r"it is not refused"):
+        res = train(cfg, progress=False, log=False)
+    assert res["iterations"] == 1
+
+
+# --------------------------------------------------------------------------- the update's dtype
+def test_a_resume_keeps_the_update_dtype_auto_chose_when_the_run_began(tmp_path, monkeypatch, capsys):
+    """``update_dtype = "auto"`` timed bfloat16 at every start and resume, so load could flip a
+    seeded run's arithmetic at a resume: the first start's choice (bfloat16 at a measured 2.0) is
+    recorded in the checkpoint and kept by the resume though the timing now says float32 (1.2), as
+    its first line says; a checkpoint without the record (from before it was kept) is measured
+    again, says so in one line, and records that choice; a resume cannot set another dtype."""
+    import torch
+
+    import training.ppo as ppo
+    import training.precision as precision
+    from training import cli
+
+    dtypes = []
+    update = ppo.ppo_update
+
+    def recording(net, optimizer, batch, config, *a, **kw):
+        dtypes.append(config.update_dtype)
+        return update(net, optimizer, batch, config, *a, **kw)
+
+    monkeypatch.setattr(ppo, "ppo_update", recording)
+    monkeypatch.setattr(precision, "bfloat16_speedup", lambda: 2.0)
+    cfg = tiny(tmp_path, total_steps=200, rollout_steps=200)
+    capsys.readouterr()
+    first = train(cfg, progress=False, log=False)
+    line = capsys.readouterr().out.splitlines()[0]
+    assert line.endswith("the update's matrix products in bfloat16 (update_dtype auto: bfloat16 products 2.00 "
+                         "times as fast as float32 here, 1.5 needed; the run keeps this choice)"), line
+    state = torch.load(first["checkpoint"], weights_only=False)["training_state"]
+    assert (state["update_dtype"], state["bfloat16_speedup"]) == ("bfloat16", 2.0)
+    monkeypatch.setattr(precision, "bfloat16_speedup", lambda: 1.2)            # auto would now take float32
+    more = TrainConfig.from_dict({**cfg.to_dict(), "total_steps": 400})
+    out = train(more, resume=True, progress=False, log=False)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].endswith("in bfloat16 (update_dtype auto, as chosen when the run began: bfloat16 products "
+                             "2.00 times as fast as float32 then)"), lines
+    assert not any(ln.startswith("note:") for ln in lines)
+    assert [h["perf/update_bfloat16"] for h in out["history"]] == [1.0] * len(out["history"])
+    assert dtypes == ["bfloat16"] * (1 + len(out["history"]))
+    # a checkpoint from before the choice was kept: measured again (float32 now), said once, then kept
+    payload = torch.load(out["checkpoint"], weights_only=False)
+    for k in ("update_dtype", "bfloat16_speedup"):
+        del payload["training_state"][k]
+    torch.save(payload, out["checkpoint"])
+    dtypes.clear()
+    last = train(TrainConfig.from_dict({**cfg.to_dict(), "total_steps": 600}), resume=True, progress=False, log=False)
+    lines = capsys.readouterr().out.splitlines()
+    assert "in float32 (update_dtype auto: bfloat16 products 1.20 times as fast as float32 here" in lines[0]
+    notes = [ln for ln in lines if ln.startswith("note:")]
+    assert notes == [f"note: {Path(out['checkpoint']).name} is from before a run kept the choice of update_dtype = "
+                     f"\"auto\", so it was measured again at this resume (float32); the run keeps it from here on"]
+    assert set(dtypes) == {"float32"}
+    state = torch.load(last["checkpoint"], weights_only=False)["training_state"]
+    assert (state["update_dtype"], state["bfloat16_speedup"]) == ("float32", 1.2)
+    assert cli.main(["train", "--resume", "--run-dir", cfg.run_dir, "--steps", "800", "--set",
+                     "update_dtype=bfloat16", "--no-progress"]) == 2
+    assert "['update_dtype'] cannot change" in capsys.readouterr().err

@@ -634,19 +634,25 @@ def _check_resume_config_file(path: str, stored) -> None:
     finds the run, and the budgets and workers come from ``--steps``,
     ``--minutes``, ``--workers`` and ``--ray`` or else the checkpoint) with another value
     than the resumed run's config ``stored``: resuming keeps the checkpoint's
-    config, so the file's value would be silently ignored.
+    config, so the file's value would be silently ignored.  A file's ``init`` and
+    ``kl_policy`` (read from its folder, :func:`training.config.load_config`) equal the
+    run's when they name the same file (a run started before config files' paths were
+    read from their folder holds them relative to the current folder).
 
     Raises:
         ValueError: naming the file and the settings that differ.
     """
     import tomllib
 
-    from .config import load_config
+    from .config import INPUT_PATHS, load_config
 
     given = load_config(path)   # checks the file first
     named = set(tomllib.loads(Path(path).read_text())) - set(_RESUMABLE)
     mine, theirs = given.to_dict(), stored.to_dict()
     mine["game"], theirs["game"] = given.game_config().to_dict(), stored.game_config().to_dict()
+    for k in INPUT_PATHS:      # the file's are absolute; a run started before they were may hold one relative
+        if theirs[k] and mine[k]:          # to the current folder: the same file is the same setting
+            theirs[k] = str(Path(theirs[k]).resolve())
     differ = sorted(k for k in named if mine.get(k) != theirs.get(k))
     if differ:
         raise ValueError(f"--config {path!r} with --resume: the run keeps its checkpoint's config, and the file "

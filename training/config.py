@@ -17,6 +17,16 @@ file sets any subset of fields at top level, plus a ``[game]`` table of
 literals, so ``3e-4``, ``true`` and ``"linear"`` work.  Every field is checked
 by :meth:`TrainConfig.validate`, which raises ``ValueError`` naming the field
 and what is allowed.
+
+Relative paths: the files a run reads (``init``, ``kl_policy``: :data:`INPUT_PATHS`)
+are read, when a config file names them relatively, from that file's folder, so
+a config works from any current folder (the shipped ones in ``training/configs``
+name ``"../../checkpoints/NAME/policy.pt"``); :func:`load_config` makes them
+absolute, and the run records them so (``config.json``, checkpoints).  The folder
+a run writes (``run_dir``), in a file as on the command line, is relative to the
+current folder, as ``--run-dir`` and the default ``runs/train-<date>-<time>`` are:
+the run's output goes where the command runs.  A ``--set init=PATH`` (any
+``--set``) is read from the current folder too.
 """
 
 from __future__ import annotations
@@ -39,11 +49,15 @@ from treachery_env.rules import Role
 
 from .precision import UPDATE_DTYPES
 
-__all__ = ["TrainConfig", "OPPONENT_KINDS", "MAX_WEIGHT", "load_config", "parse_override", "toml_literal"]
+__all__ = ["TrainConfig", "OPPONENT_KINDS", "MAX_WEIGHT", "INPUT_PATHS", "load_config", "parse_override",
+           "toml_literal"]
 
 #: Game kinds of the opponent mix: ``self`` (every seat the learner), ``pool``
 #: (frozen past checkpoints), and the rule-based bots.
 OPPONENT_KINDS = ("self", "pool", "heuristic", "belief", "random")
+
+#: The settings naming files a run reads; relative in a config file, they are read from its folder.
+INPUT_PATHS = ("init", "kl_policy")
 
 #: The largest loss weight accepted (``departure_weight``, ``gain_weight``, ``score_coef``,
 #: ``kl_coef``): beyond it a float32 loss overflows to inf or NaN.
@@ -109,7 +123,9 @@ class TrainConfig:
     """Every knob of :func:`training.ppo.train` (units in brackets).
 
     Run and budget:
-        run_dir: folder of checkpoints, tensorboard logs and ``config.json``.
+        run_dir: folder of checkpoints, tensorboard logs and ``config.json``
+            (relative: to the current folder, also in a config file); one
+            training at a time writes it (:mod:`training.run_lock`).
         seed: master seed (games, bots, sampling, initial weights).
         total_steps: learner agent-steps to train [decisions of learner seats].
         time_budget_s: wall-time budget of the whole run [s]; 0 = no limit.  The
@@ -121,7 +137,9 @@ class TrainConfig:
             from (a new run: a fresh optimizer, an empty pool, this config; the
             checkpoint's network must be the one this config builds, and its
             game the same size); "" = random initial weights.  Fine-tuning a
-            shipped policy with another objective or expert starts here.
+            shipped policy with another objective or expert starts here.  A
+            relative path in a config file is read from the file's folder
+            (module docstring).
 
     Rollouts (batched self-play, PPO "iteration" = collect then update):
         workers: processes collecting rollouts (1 = in this process); with
@@ -186,7 +204,8 @@ class TrainConfig:
             (mixed precision: weights, optimizer, gates and losses stay float32),
             or "auto" (the default): bfloat16 where this CPU does them at least
             1.5 times faster than float32 (:mod:`training.precision`, measured
-            once a process), else float32.
+            when the run first starts; its checkpoints record the choice and
+            its resumes keep it), else float32.  A resume cannot change it.
 
     Imitation warm start (DAgger, Ross et al. 2011):
         imitation: the fraction of the run [0, 1) spent imitating ``expert``:
@@ -245,7 +264,9 @@ class TrainConfig:
             every learner decision with its own recurrent state (and the same
             proposal, if it reads one); it must play this game's layouts.
             It is read from this path when the run starts and when it
-            resumes (the checkpoint keeps the path, not its weights).
+            resumes (the checkpoint keeps the path, not its weights; one a
+            config file names relatively is read from the file's folder and
+            kept absolute, so the resume finds it from any folder).
             "" = none.
         kl_coef: that KL's weight (> 0 exactly when ``kl_policy`` is set).
         expert: the rule-based bot imitated (a registered agent name such as
@@ -588,7 +609,9 @@ def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> Tr
     """The defaults, updated by a TOML file (if given), then by ``key=value`` overrides.
 
     Tables (``game``, ``opponents``) are merged key by key with the defaults; to
-    drop an opponent kind, set its weight to 0.
+    drop an opponent kind, set its weight to 0.  A relative ``init`` or ``kl_policy``
+    in the file is read from the file's folder (made absolute); one in an override, and
+    ``run_dir`` anywhere, from the current folder (module docstring).
 
     Raises:
         ValueError: for a missing or malformed file, unknown keys, invalid values, or a setting
@@ -606,6 +629,9 @@ def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> Tr
             raise ValueError(f"config file {str(p)!r} is not valid TOML: {err}") from err
         if isinstance(data.get("opponents"), dict):     # its keys as the defaults spell them, before merging
             data["opponents"] = _opponents_table(data["opponents"])
+        for k in INPUT_PATHS:                            # the files it names, from its own folder
+            if isinstance(data.get(k), str) and data[k] and not Path(data[k]).is_absolute():
+                data[k] = str((p.parent / data[k]).resolve())
         for k, v in data.items():
             if isinstance(v, dict) and isinstance(d.get(k), dict):
                 d[k] = {**d[k], **v}

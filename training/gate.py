@@ -46,6 +46,7 @@ from agents.play import first_line
 from treachery_env.observation import obs_layout
 
 from .rollout import batch_observations
+from .run_lock import check_not_in_use
 
 __all__ = ["read_examples", "searched", "gate_examples", "gate_inputs", "realised_gain", "GateFit", "Graft", "graft_role_gate",
            "GATE_MINIBATCH", "GATE_LEARNING_RATE", "GATE_AVERAGE", "BIG"]
@@ -395,8 +396,9 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
             it would gate the others; BASE and DONOR swapped), networks that differ outside
             their gates (naming the first weight or setting), a donor whose gate for ``role``
             is the base's with the same ``gate_only`` for it (nothing would change), or an ``out`` that is empty, a folder, under
-            a file, unwritable, BASE or DONOR itself, or exists without ``force``; nothing is
-            written then, no folder made.
+            a file, unwritable, BASE or DONOR itself, exists without ``force``, or is a file
+            that a training running in its folder writes (:func:`training.run_lock.check_not_in_use`);
+            nothing is written then, no folder made.
 
     Returns:
         :class:`Graft`: the file written and what changed (the CLI says it).
@@ -429,6 +431,7 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
                          f"{str(out / 'policy.pt')!r})")
     if out.exists() and not force:
         raise ValueError(f"--out {str(out)!r} exists; give --force to replace it")
+    check_not_in_use(out.parent, "--out", (out.name,))    # a training's own policy.pt or checkpoint
     same_file = os.path.samefile(base, donor)
     bk, dk = b["model_kwargs"], d["model_kwargs"]
     settings, weights = _gate_of(d["net"], role)      # the gate that decides for its seats dealt role

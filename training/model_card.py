@@ -29,6 +29,7 @@ from agents.files import atomic_write_bytes, check_folder
 from agents.models import CHECKSUM_LINE, sha256_of
 
 from .evaluate import WINRATE_INTERVALS, format_mean, per_role_table, read_results, social_tables, substitution_table
+from .run_lock import check_not_in_use
 
 __all__ = ["export_policy", "model_card", "training_summary", "throughput_text"]
 
@@ -363,8 +364,11 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
             :func:`_run_policy`), an unreadable policy (a ``run_dir`` that is a file but no checkpoint), a missing results file,
             an unreadable ``metrics.jsonl`` line (naming the file and line),
             a policy over the 20 MB limit for shipped checkpoints, an
-            ``out_dir`` that is (or lies under) a file, or one that already
-            holds a policy or card without ``force``; nothing is written then.
+            ``out_dir`` that is (or lies under) a file, one that already
+            holds a policy or card without ``force``, or the folder of a
+            training in progress (:func:`training.run_lock.check_not_in_use`:
+            its next checkpoint would replace the policy under the card);
+            nothing is written then.
 
     Warns:
         UserWarning: for a results file in which no entrant is a policy with
@@ -376,6 +380,7 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
     from_run = not Path(run_dir).is_file()
     src = _run_policy(run_dir) if from_run else Path(run_dir)
     check_folder(out_dir, "--out")
+    check_not_in_use(out_dir, "--out", ("policy.pt", "MODEL_CARD.md"))    # a training would replace the policy
     held = [n for n in ("policy.pt", "MODEL_CARD.md") if (Path(out_dir) / n).exists()]
     if held and not force:
         raise ValueError(f"--out {str(out_dir)!r} already holds {' and '.join(held)}; give another folder, "

@@ -44,21 +44,24 @@ iterations (the oldest leaves beyond ``pool_size``).  Checkpoints
 (``run_dir/ckpt_<iteration>.pt``) hold everything to resume: weights,
 optimizer, pool, counters and the config; ``run_dir/policy.pt`` is the latest
 bare policy (for ``agents.make("policy:PATH")``).  All files are written
-atomically.  tensorboard logs go to ``run_dir/tb`` and one JSON line per
-iteration to ``run_dir/metrics.jsonl``.
+atomically, by one training at a time: a run holds its folder's lock
+(:mod:`training.run_lock`) while it runs.  tensorboard logs go to
+``run_dir/tb`` and one JSON line per iteration to ``run_dir/metrics.jsonl``.
 
 Resuming (``train(config, resume=True)``) continues the same run: the same
 config, counters, weights, optimizer state, opponent pool, learning-rate
 schedule, time budget, progress (a larger budget does not send a run that
 reached PPO back to imitation) and log files (tensorboard keeps every scalar up to the
 checkpoint's learner step; ``metrics.jsonl`` keeps the lines up to its
-iteration, and a torn last line is dropped).  Games in progress when the checkpoint
-was written are not saved; the workers start new games (seeded from the
-master seed and the iteration).
+iteration, and a torn last line is dropped) and the update's dtype that
+``update_dtype = "auto"`` chose when the run began (:func:`_update_dtype`).
+Games in progress when the checkpoint was written are not saved; the workers
+start new games (seeded from the master seed and the iteration).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -87,8 +90,9 @@ from treachery_env.rules import Role
 from .config import TrainConfig
 from .gate import GateFit
 from .interrupts import DeferInterrupt, Terminated, catch_sigterm, restore_sigterm
-from .precision import autocast_dtype
+from .precision import AUTO_MIN_SPEEDUP, autocast_dtype, resolve_update_dtype
 from .rollout import GameStat, WorkerPool, batch_observations, reference_policy
+from .run_lock import RunLock
 from .threads import ThreadChoice
 
 __all__ = ["train", "ppo_update", "make_chunks", "pack_chunks", "latest_checkpoint", "load_resumable", "read_metrics",
@@ -542,7 +546,10 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
 
     Raises:
         ValueError: a ``run_dir`` that is, or lies under, a file (before
-            anything is done); starting a new run in a folder that holds a run, resuming
+            anything is done); a ``run_dir`` another training holds
+            (:class:`training.run_lock.RunLock`, naming its pid), or whose
+            checkpoints or metrics another training wrote while this one was
+            starting; starting a new run in a folder that holds a run, resuming
             without a loadable checkpoint, from a corrupt or incompatible one,
             from one already at the run's total steps or time budget (nothing
             is written then), from a gated run's checkpoint without the gate's
@@ -564,40 +571,60 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             or with an expert that reports no search scores.
 
     A new run stopped (Ctrl-C, SIGTERM) before its first iteration finished leaves nothing
-    behind: the files and folders it made (the run folder, ``config.json``, ``tb/``, ``gate/``)
-    are removed, and what was there before is left as it was.
+    behind: the files and folders it made (the run folder, ``config.json``, ``tb/``, ``gate/``,
+    the lock file ``train.lock``) are removed, and what was there before is left as it was.
     """
+    lock = RunLock(config.run_dir)
+    lock.check()                                # a folder in use: said first, whatever else it holds
+    seen = _run_files(Path(config.run_dir))     # what the checks below see, unless another training writes
     config, path, payload = _open_run(config, resume)
     run_dir = Path(config.run_dir)
     new_dir = not run_dir.exists()
     made = [q for q in (run_dir / "config.json", run_dir / "tb", run_dir / "gate") if not q.exists()]
+    lock_made = not lock.path.exists()
     try:
-        return _train(config, path, payload, progress, log)
+        return _train(config, path, payload, progress, log, lock, seen)
     except KeyboardInterrupt as why:
         if payload is None and not (isinstance(why, TrainingInterrupted) and why.iteration > 0):
-            _remove_made(run_dir if new_dir else None, made)
+            _remove_made(run_dir if new_dir else None, made, lock if lock_made else None)
         if isinstance(why, TrainingInterrupted):
             raise
         # stopped outside the iterations (starting up): a resumed run keeps the checkpoint it resumed
         raise TrainingInterrupted(path if payload else None,
                                   int(payload["training_state"]["iteration"]) if payload else 0,
                                   "SIGTERM" if isinstance(why, Terminated) else "SIGINT") from None
+    finally:
+        lock.release()
 
 
-def _remove_made(run_dir: Path | None, made: list[Path]) -> None:
+def _run_files(run_dir: Path) -> list[tuple[str, int, int]]:
+    """What says how far the run in ``run_dir`` has got: the name, size and modification time
+    of each checkpoint and of ``metrics.jsonl`` (empty for a folder without a run)."""
+    found = [p for p in run_dir.iterdir() if _CKPT.match(p.name) or p.name == "metrics.jsonl"] \
+        if run_dir.is_dir() else []
+    return sorted((p.name, (st := p.stat()).st_size, st.st_mtime_ns) for p in found)
+
+
+def _remove_made(run_dir: Path | None, made: list[Path], lock: RunLock | None) -> None:
     """Remove the files and folders in ``made`` (a new run's, made before its first iteration
-    finished), then ``run_dir`` (when this run made it) if nothing else is in it."""
+    finished) and the lock file (``lock``: when this run made it; removed while held, then
+    released), then ``run_dir`` (when this run made it) if nothing else is in it."""
     for q in made:
         if q.is_dir():
             shutil.rmtree(q, ignore_errors=True)
         elif q.exists():
             q.unlink()
+    if lock is not None:
+        lock.release(remove=True)
     if run_dir is not None and run_dir.is_dir() and not any(run_dir.iterdir()):
         run_dir.rmdir()
 
 
-def _train(config: TrainConfig, path: Path | None, payload: dict | None, progress: bool, log: bool) -> TrainResult:
-    """:func:`train` after the run is opened (``path`` and ``payload``: the checkpoint resumed, or None)."""
+def _train(config: TrainConfig, path: Path | None, payload: dict | None, progress: bool, log: bool, lock: RunLock,
+           seen: list) -> TrainResult:
+    """:func:`train` after the run is opened (``path`` and ``payload``: the checkpoint resumed, or None;
+    ``lock``: the run folder's, taken here once the folder is made; ``seen``: the folder's
+    :func:`_run_files` when the run was opened)."""
     state = payload["training_state"] if payload else None
     run_dir = Path(config.run_dir)
     game_config = config.game_config()
@@ -617,9 +644,18 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
         run_dir.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise ValueError(f"run directory {str(run_dir)!r} cannot be made: {err.strerror or err}") from None
-    low = autocast_dtype(config.update_dtype)
+    lock.acquire()              # one training at a time in a run folder (training.run_lock)
+    if _run_files(run_dir) != seen:
+        raise ValueError(f"run folder {str(run_dir)!r} changed while this training was starting (another "
+                         f"training wrote its checkpoints or metrics meanwhile); start it again")
+    dtype, speedup, chosen = _update_dtype(config, state)
+    low = autocast_dtype(dtype)
+    update_config = config if dtype == config.update_dtype else dataclasses.replace(config, update_dtype=dtype)
     print(f"training into {run_dir} (tensorboard --logdir {run_dir / 'tb'}); the update's matrix products in "
-          f"{'bfloat16' if low else 'float32'} (update_dtype {config.update_dtype})", flush=True)
+          f"{dtype} ({chosen})", flush=True)
+    if state and config.update_dtype == "auto" and "update_dtype" not in state:
+        print(f"note: {path.name} is from before a run kept the choice of update_dtype = \"auto\", so it was "
+              f"measured again at this resume ({dtype}); the run keeps it from here on", flush=True)
     _clean_leftovers(run_dir)
     start_iter = int(state["iteration"]) if state else 0
     ss = np.random.SeedSequence([config.seed, start_iter])
@@ -717,7 +753,8 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
                         imitate = False
                         metrics = {"epochs_run": 0}
                     else:
-                        metrics = ppo_update(net, optimizer, batch, config, pool_rng, imitate, anchor, threads)
+                        metrics = ppo_update(net, optimizer, batch, update_config, pool_rng, imitate, anchor,
+                                             threads)
                     if gate_fit is not None:
                         metrics.update(gate_fit.update(batch, iteration + 1, config.gate_epochs, pool_rng))
                     t2 = time.perf_counter()
@@ -760,7 +797,7 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
                     done = steps >= config.total_steps or _budget_spent(config, wall, recent)
                     if iteration % config.checkpoint_every == 0 or done:
                         last_ckpt = _checkpoint(run_dir, net, optimizer, gate_fit, pool, config, game_config, iteration, steps,
-                                                wall, games_total, recent, reached, lr_done)
+                                                wall, games_total, recent, reached, lr_done, dtype, speedup)
                         ckpt_iteration = iteration
         except KeyboardInterrupt as why:
             # the rollouts under way are dropped (the workers are stopped); the last finished iteration is kept
@@ -768,7 +805,7 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
             bar.close()
             if iteration > 0 and ckpt_iteration != iteration:
                 last_ckpt = _checkpoint(run_dir, net, optimizer, gate_fit, pool, config, game_config, iteration, steps,
-                                        wall, games_total, recent, reached, lr_done)
+                                        wall, games_total, recent, reached, lr_done, dtype, speedup)
             if writer is not None:
                 writer.close()
             raise TrainingInterrupted(None if last_ckpt is None else Path(last_ckpt), iteration,
@@ -783,6 +820,25 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
         restore_sigterm(old_sigterm)
         workers.close()
         torch.set_num_threads(threads_before)
+
+
+def _update_dtype(config: TrainConfig, state: dict | None) -> tuple[str, float | None, str]:
+    """The run's update dtype (``"float32"`` or ``"bfloat16"``), the speed ratio ``"auto"``
+    measured for it (None when not measured), and the words saying why, for the first line.
+
+    ``"auto"`` is measured once, when the run first starts (:func:`training.precision.resolve_update_dtype`),
+    and a resume keeps that choice from its checkpoint's training state, however the timing
+    would come out now, so a seeded run's arithmetic does not depend on the machine's load at
+    a resume.  A checkpoint from before the choice was kept is measured again."""
+    if config.update_dtype == "auto" and state and "update_dtype" in state:
+        ratio = state.get("bfloat16_speedup")
+        measured = f": bfloat16 products {ratio:.2f} times as fast as float32 then" if ratio is not None else ""
+        return state["update_dtype"], ratio, f"update_dtype auto, as chosen when the run began{measured}"
+    dtype, ratio = resolve_update_dtype(config.update_dtype)
+    if ratio is None:
+        return dtype, None, f"update_dtype {config.update_dtype}"
+    return dtype, ratio, (f"update_dtype auto: bfloat16 products {ratio:.2f} times as fast as float32 here, "
+                          f"{AUTO_MIN_SPEEDUP} needed; the run keeps this choice")
 
 
 def _progress(total_steps: int, time_budget_s: float, steps: int, wall: float) -> float:
@@ -1091,13 +1147,18 @@ def _truncate_metrics(path: Path, iteration: int) -> None:
 def _checkpoint(run_dir: Path, net: torch.nn.Module, optimizer, gate_fit: GateFit | None, pool: dict,
                 config: TrainConfig, game_config,
                 iteration: int, steps: int, wall: float, games: int, recent: list[float], progress: float,
-                lr_progress: float) -> Path:
+                lr_progress: float, update_dtype: str, bfloat16_speedup: float | None) -> Path:
+    """Write ``ckpt_<iteration>.pt`` (everything a resume needs: the training state holds the
+    update's dtype chosen at the run's first start, ``update_dtype``, and the speed ratio
+    ``"auto"`` measured then, ``bfloat16_speedup``, None when not measured) and ``policy.pt``,
+    and keep the newest ``keep_checkpoints`` checkpoints."""
     meta = {"iteration": iteration, "steps": steps, "wall_s": wall, "games": games, "machine": _machine(),
             "treachery_env": treachery_env.__version__}
     gc = game_config.to_dict()
     state = {"optimizer": optimizer.state_dict(), "pool": {str(k): v for k, v in pool.items()},
              "iteration": iteration, "steps": steps, "wall_s": wall, "games": games, "recent_iteration_s": list(recent),
-             "progress": progress, "lr_progress": lr_progress}
+             "progress": progress, "lr_progress": lr_progress, "update_dtype": update_dtype,
+             "bfloat16_speedup": bfloat16_speedup}
     if gate_fit is not None:
         state["gate_fit"] = gate_fit.state_dict()
     path = save_checkpoint(run_dir / f"ckpt_{iteration:06d}.pt", net, gc, config.to_dict(), state, meta)

@@ -19,7 +19,12 @@ update takes 0.84 times the float32 one's time with 2 threads and 0.74 with 1,
 the entity network's 0.76 (``python bench/update_threads.py --busy 0``).  On a
 CPU without native bfloat16 arithmetic the products are emulated and slower
 than float32, so ``"auto"`` (the default) measures: bfloat16 only where it is
-at least :data:`AUTO_MIN_SPEEDUP` times faster on the update's own shapes.
+at least :data:`AUTO_MIN_SPEEDUP` times faster on the update's own shapes.  A run
+measures when it first starts and keeps that choice: its checkpoints record the
+dtype chosen and the ratio measured, and a resume takes them from there, not from
+a new timing that the machine's load could tip the other way
+(:func:`training.ppo.train`; a checkpoint written before the choice was kept is
+measured again at its resume, and kept from then on).
 What the rounding moves (log-probabilities, values, the gradient's direction)
 is bounded by ``tests/test_precision.py``.
 """
@@ -31,7 +36,7 @@ import time
 
 import torch
 
-__all__ = ["UPDATE_DTYPES", "AUTO_MIN_SPEEDUP", "autocast_dtype", "bfloat16_speedup"]
+__all__ = ["UPDATE_DTYPES", "AUTO_MIN_SPEEDUP", "autocast_dtype", "resolve_update_dtype", "bfloat16_speedup"]
 
 #: The values of ``TrainConfig.update_dtype``.
 UPDATE_DTYPES = ("auto", "float32", "bfloat16")
@@ -70,6 +75,25 @@ def bfloat16_speedup() -> float:
         torch.set_num_threads(threads)
 
 
+def resolve_update_dtype(name: str) -> tuple[str, float | None]:
+    """What ``update_dtype`` ``name`` gives on this machine now, and the ratio that decided it.
+
+    Returns:
+        ``(dtype, ratio)``: ``dtype`` ``"float32"`` or ``"bfloat16"``; for ``"auto"``, bfloat16
+        when :func:`bfloat16_speedup` (``ratio``) is at least :data:`AUTO_MIN_SPEEDUP`, for the
+        others the name itself with ``ratio`` None.
+
+    Raises:
+        ValueError: for a name not in :data:`UPDATE_DTYPES`.
+    """
+    if name not in UPDATE_DTYPES:
+        raise ValueError(f"update_dtype must be one of {', '.join(UPDATE_DTYPES)}, got {name!r}")
+    if name != "auto":
+        return name, None
+    ratio = bfloat16_speedup()
+    return ("bfloat16" if ratio >= AUTO_MIN_SPEEDUP else "float32"), ratio
+
+
 def autocast_dtype(name: str) -> torch.dtype | None:
     """The dtype the update's forward pass autocasts to for ``update_dtype`` ``name``.
 
@@ -81,9 +105,5 @@ def autocast_dtype(name: str) -> torch.dtype | None:
     Raises:
         ValueError: for any other name.
     """
-    if name not in UPDATE_DTYPES:
-        raise ValueError(f"update_dtype must be one of {', '.join(UPDATE_DTYPES)}, got {name!r}")
-    if name == "auto":
-        return torch.bfloat16 if bfloat16_speedup() >= AUTO_MIN_SPEEDUP else None
-    return torch.bfloat16 if name == "bfloat16" else None
+    return torch.bfloat16 if resolve_update_dtype(name)[0] == "bfloat16" else None
 
