@@ -417,3 +417,17 @@ def test_train_says_when_the_time_budget_ended_or_was_overshot(tmp_path, capsys,
     assert cli.main(["train", "--run-dir", str(run), "--minutes", "1", "--steps", "5000", "--no-progress"]) == 0
     notes = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("note: ")]
     assert len(notes) == 1 and phrase in notes[0], notes
+
+
+def test_sigterm_before_the_run_began_is_named_and_exits_143(tmp_path, capsys, monkeypatch):
+    """SIGTERM while ``treachery train`` starts (loading the checkpoint to resume, say) is said as
+    SIGTERM, exit status 143, as once the run began (not as a Ctrl-C, 130)."""
+    import training.ppo
+    from training.interrupts import Terminated
+
+    def loading(run_dir):
+        raise Terminated()
+
+    monkeypatch.setattr(training.ppo, "load_resumable", loading)
+    assert cli.main(["train", "--resume", "--run-dir", str(tmp_path / "run"), "--no-progress"]) == 143
+    assert capsys.readouterr().err == "treachery train: terminated (SIGTERM)\n"

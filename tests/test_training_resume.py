@@ -429,6 +429,86 @@ def test_sigterm_stops_the_cli_as_ctrl_c_does(tmp_path):
     assert train(cfg, resume=True, progress=False, log=False)["history"][0]["iteration"] == done + 1
 
 
+def test_a_second_ctrl_c_while_the_run_stops_is_ignored(tmp_path, monkeypatch):
+    """Ctrl-C during the third collection, and again while the run stops its rollout workers
+    (where a second interrupt used to escape before the checkpoint was written, and the run was
+    reported at the checkpoint it had started from): the second is ignored, the two finished
+    iterations are checkpointed, and after the run Ctrl-C raises again."""
+    import os
+    import signal
+
+    import training.ppo as ppo
+
+    real_finish, real_close = ppo.WorkerPool.finish, ppo.WorkerPool.close
+    calls = {"n": 0}
+
+    def finish(self, *a, **kw):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            os.kill(os.getpid(), signal.SIGINT)            # the first Ctrl-C, while collecting
+        return real_finish(self, *a, **kw)
+
+    def close(self, now=False):
+        if now:
+            os.kill(os.getpid(), signal.SIGINT)            # the second, as the run stops its workers
+        return real_close(self, now)
+
+    monkeypatch.setattr(ppo.WorkerPool, "finish", finish)
+    monkeypatch.setattr(ppo.WorkerPool, "close", close)
+    before = signal.getsignal(signal.SIGINT)
+    cfg = tiny(tmp_path, total_steps=3000, rollout_steps=200, checkpoint_every=5)
+    with pytest.raises(ppo.TrainingInterrupted) as stop:
+        train(cfg, progress=False, log=False)
+    assert stop.value.iteration == 2 and stop.value.checkpoint.name == "ckpt_000002.pt"
+    assert latest_checkpoint(tmp_path / "run").name == "ckpt_000002.pt"
+    rows = (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()
+    assert [json.loads(ln)["iteration"] for ln in rows] == [1, 2]
+    assert signal.getsignal(signal.SIGINT) is before                # Ctrl-C is Ctrl-C again after the run
+
+
+@pytest.mark.parametrize("gap, to", [(0.01, "learner"), (0.2, "group")])
+def test_ctrl_c_twice_saves_the_last_iteration_and_exits_130(tmp_path, gap, to):
+    """Two Ctrl-C in quick succession to ``treachery train`` (to the learner, or to its process
+    group, rollout workers included, as a terminal and ``timeout -s INT`` send them), after
+    iterations that have no checkpoint yet: the second neither cuts the stop short nor kills
+    the process during its exit, so the last finished iteration is checkpointed, the message
+    names that checkpoint, and the exit status is 130."""
+    import contextlib
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    run = tmp_path / "run"
+    cmd = [sys.executable, "-m", "training.cli", "train", "--run-dir", str(run), "--no-progress", "--workers", "2",
+           "--set", "hidden=32", "--set", "rollout_steps=200", "--set", "total_steps=1000000",
+           "--set", "checkpoint_every=1000", "--set", "game.num_players=4", "--set", "game.starting_life=6",
+           "--set", "game.max_turns=8"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    send = (lambda: os.killpg(proc.pid, signal.SIGINT)) if to == "group" else (lambda: proc.send_signal(signal.SIGINT))
+    try:
+        deadline = time.time() + 240
+        while not ((run / "metrics.jsonl").exists() and (run / "metrics.jsonl").read_text().count("\n") >= 2):
+            assert proc.poll() is None and time.time() < deadline, proc.stderr.read() if proc.poll() is not None else ""
+            time.sleep(0.05)
+        send()
+        time.sleep(gap)
+        with contextlib.suppress(ProcessLookupError):        # (the run may have stopped already)
+            send()
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err, err
+    done = len((run / "metrics.jsonl").read_text().splitlines())
+    assert done >= 2 and latest_checkpoint(run).name == f"ckpt_{done:06d}.pt"
+    assert err.strip().splitlines()[-1].startswith(f"treachery train: interrupted; checkpoint {run / f'ckpt_{done:06d}.pt'} "
+                                                   f"(iteration {done}); continue with --resume"), err
+
+
 def test_a_resume_with_nothing_left_to_train_is_refused_and_writes_nothing(run, tmp_path):
     """Resuming a run already at its total steps (or with one more iteration past
     its time budget) says so in one line and changes no file in the run folder."""

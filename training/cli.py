@@ -445,7 +445,17 @@ def _print_win_tables(res: dict) -> None:
         print(substitution_table(res))
 
 
-def _train(args: argparse.Namespace) -> int:
+def _train(args: argparse.Namespace, program: bool = False) -> int:
+    """``treachery train``: its exit status.  The first Ctrl-C or SIGTERM stops it; later ones
+    are ignored until it has saved the run and said so (:class:`training.interrupts.StopOnce`),
+    and with ``program`` (this process is the command, which exits on the stop) after that too."""
+    from .interrupts import StopOnce
+
+    with StopOnce(ignore_after=program):
+        return _train_command(args)
+
+
+def _train_command(args: argparse.Namespace) -> int:
     import datetime
 
     from .config import load_config, toml_literal
@@ -829,7 +839,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.command == "evaluate":
                 return _evaluate(args)
             if args.command == "train":
-                return _train(args)
+                return _train(args, program=argv is None)
             if args.command == "export":
                 return _export(args)
             if args.command == "compare":
@@ -846,9 +856,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.command == "serve":
                 from table.server import serve_cli
                 return serve_cli(args)
-    except KeyboardInterrupt:        # before a command's own handling began (importing torch, say)
-        print(f"treachery {args.command}: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as why:        # before a command's own handling began (importing torch, say)
+        from .interrupts import Terminated
+        how = "terminated (SIGTERM)" if isinstance(why, Terminated) else "interrupted"
+        print(f"treachery {args.command}: {how}", file=sys.stderr)
+        return 143 if isinstance(why, Terminated) else 130
     except BrokenPipeError:          # the output's reader left (`treachery models | head`): nothing to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

@@ -86,7 +86,7 @@ from treachery_env.rules import Role
 
 from .config import TrainConfig
 from .gate import GateFit
-from .interrupts import DeferInterrupt, Terminated, catch_sigterm, restore_sigterm
+from .interrupts import DeferInterrupt, StopOnce, Terminated, stopping
 from .precision import autocast_dtype
 from .rollout import GameStat, WorkerPool, batch_observations, reference_policy
 from .threads import ThreadChoice
@@ -473,7 +473,8 @@ class TrainingInterrupted(KeyboardInterrupt):
     collection of rollouts is dropped, an update already begun is finished
     with its metrics line and checkpoint.  ``checkpoint`` is the run's newest
     checkpoint, written on the way out when the last finished iteration had
-    none (``None``: no iteration of this run finished and none existed);
+    none (a second Ctrl-C or SIGTERM meanwhile is ignored; ``None``: no
+    iteration of this run finished and none existed);
     ``iteration`` is that iteration; ``signal_name`` is ``"SIGINT"`` or ``"SIGTERM"``.
     """
 
@@ -565,23 +566,27 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
 
     A new run stopped (Ctrl-C, SIGTERM) before its first iteration finished leaves nothing
     behind: the files and folders it made (the run folder, ``config.json``, ``tb/``, ``gate/``)
-    are removed, and what was there before is left as it was.
+    are removed, and what was there before is left as it was.  Once the first Ctrl-C or SIGTERM
+    stopped a run, later ones are ignored until it has done so (:class:`training.interrupts.StopOnce`).
     """
     config, path, payload = _open_run(config, resume)
     run_dir = Path(config.run_dir)
     new_dir = not run_dir.exists()
     made = [q for q in (run_dir / "config.json", run_dir / "tb", run_dir / "gate") if not q.exists()]
-    try:
-        return _train(config, path, payload, progress, log)
-    except KeyboardInterrupt as why:
-        if payload is None and not (isinstance(why, TrainingInterrupted) and why.iteration > 0):
-            _remove_made(run_dir if new_dir else None, made)
-        if isinstance(why, TrainingInterrupted):
-            raise
-        # stopped outside the iterations (starting up): a resumed run keeps the checkpoint it resumed
-        raise TrainingInterrupted(path if payload else None,
-                                  int(payload["training_state"]["iteration"]) if payload else 0,
-                                  "SIGTERM" if isinstance(why, Terminated) else "SIGINT") from None
+    # SIGTERM stops the run as Ctrl-C does; after the first, later ones wait until the run is saved
+    with StopOnce():
+        try:
+            return _train(config, path, payload, progress, log)
+        except KeyboardInterrupt as why:
+            stopping()
+            if payload is None and not (isinstance(why, TrainingInterrupted) and why.iteration > 0):
+                _remove_made(run_dir if new_dir else None, made)
+            if isinstance(why, TrainingInterrupted):
+                raise
+            # stopped outside the iterations (starting up): a resumed run keeps the checkpoint it resumed
+            raise TrainingInterrupted(path if payload else None,
+                                      int(payload["training_state"]["iteration"]) if payload else 0,
+                                      "SIGTERM" if isinstance(why, Terminated) else "SIGINT") from None
 
 
 def _remove_made(run_dir: Path | None, made: list[Path]) -> None:
@@ -628,7 +633,6 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
     workers = WorkerPool(config, worker_seeds)
     threads_before = torch.get_num_threads()      # given back when the run ends
     torch_threads = policy_torch_threads()        # the update's most threads: a PolicyAgent's one-thread setting is not the process's
-    old_sigterm = catch_sigterm()
     try:
         optimizer = make_optimizer(net, config.learning_rate)
         pool: dict[int, dict] = {}
@@ -763,7 +767,9 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
                                                 wall, games_total, recent, reached, lr_done)
                         ckpt_iteration = iteration
         except KeyboardInterrupt as why:
-            # the rollouts under way are dropped (the workers are stopped); the last finished iteration is kept
+            # the rollouts under way are dropped (the workers are stopped); the last finished iteration is kept,
+            # and a second Ctrl-C or SIGTERM does not cut that (StopOnce in train ignores it from now on)
+            stopping()
             workers.close(now=True)
             bar.close()
             if iteration > 0 and ckpt_iteration != iteration:
@@ -780,7 +786,6 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
                            iterations=iteration, wall_s=wall, history=history, start_steps=start_steps,
                            start_wall_s=wall0)
     finally:
-        restore_sigterm(old_sigterm)
         workers.close()
         torch.set_num_threads(threads_before)
 
