@@ -419,6 +419,45 @@ def test_train_says_when_the_time_budget_ended_or_was_overshot(tmp_path, capsys,
     assert len(notes) == 1 and phrase in notes[0], notes
 
 
+# --------------------------------------------------------------------------- which run, and what is left after a stop
+def _checkpoint_in(folder) -> None:
+    """A checkpoint of a small 4-player run in ``folder`` (no training needed)."""
+    from agents.policy import PolicyNet, save_checkpoint
+    from training.config import TrainConfig
+
+    cfg = TrainConfig(run_dir=str(folder), hidden=16, game={"num_players": 4})
+    save_checkpoint(folder / "ckpt_000003.pt", PolicyNet(1, 1, 4, 16), cfg.game_config().to_dict(),
+                    train_config=cfg.to_dict(), training_state={})
+
+
+def test_resume_without_a_run_dir_asks_for_it_and_names_the_newest_run(tmp_path, capsys, monkeypatch):
+    """``treachery train --resume`` without ``--run-dir``: new runs go to runs/train-<date>-<time>,
+    not to the config's default folder, so the error asks for --run-dir and names the run under
+    runs/ whose checkpoint was written last; a run in the default folder still resumes."""
+    import training.ppo
+
+    def stub(*a, **kw):
+        raise ValueError("train reached")
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(training.ppo, "train", stub)
+    assert cli.main(["train", "--resume", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("treachery train: error: --resume needs the run's folder: give --run-dir (a new run goes "
+                          "to runs/train-<date>-<time>); there is no run under ") and len(err.strip().splitlines()) == 1
+    for name, written in (("train-20240101-000000", 2000), ("train-20240102-000000", 1000)):
+        _checkpoint_in(tmp_path / "runs" / name)
+        os.utime(tmp_path / "runs" / name / "ckpt_000003.pt", (written, written))
+    (tmp_path / "runs" / "notes").mkdir()
+    assert cli.main(["train", "--resume", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip().endswith("the newest run under runs/ is 'runs/train-20240101-000000' "
+                                "(--resume --run-dir runs/train-20240101-000000)"), err
+    _checkpoint_in(tmp_path / "runs" / "default")
+    assert cli.main(["train", "--resume", "--no-progress"]) == 2
+    assert capsys.readouterr().err.strip() == "treachery train: error: train reached"
+
+
 def test_sigterm_before_the_run_began_is_named_and_exits_143(tmp_path, capsys, monkeypatch):
     """SIGTERM while ``treachery train`` starts (loading the checkpoint to resume, say) is said as
     SIGTERM, exit status 143, as once the run began (not as a Ctrl-C, 130)."""

@@ -583,13 +583,15 @@ def _resume_config(args: argparse.Namespace, overrides: list[str]):
     from agents.policy import load_checkpoint
 
     from .config import TrainConfig, load_config, parse_override
-    from .ppo import load_resumable
+    from .ppo import latest_checkpoint, load_resumable
 
     changed: dict = {}
     for item in overrides:
         parse_override(changed, item)
     if args.resume is True:          # the newest checkpoint that loads (a corrupt newest one is skipped, with a warning)
         run_dir = changed.get("run_dir") or load_config(args.config).run_dir
+        if "run_dir" not in changed and not _sets_run_dir(args) and latest_checkpoint(run_dir) is None:
+            raise ValueError(_which_run())
         path, payload = load_resumable(run_dir)
         changed["run_dir"] = run_dir
     else:
@@ -605,6 +607,26 @@ def _resume_config(args: argparse.Namespace, overrides: list[str]):
     if args.config is not None:
         _check_resume_config_file(args.config, TrainConfig.from_dict(stored))
     return TrainConfig.from_dict({**stored, **{k: v for k, v in changed.items() if k in _RESUMABLE}}), path
+
+
+def _which_run() -> str:
+    """The error of ``--resume`` without the run's folder (no ``--run-dir``, nor a ``run_dir`` of
+    ``--config`` or ``--set``), where the config's default folder holds no run: new runs go to
+    ``runs/train-<date>-<time>``, so the run must be named; the hint names the run under ``runs/``
+    whose newest checkpoint was written last, if there is one."""
+    import shlex
+
+    from .ppo import latest_checkpoint
+
+    runs = Path("runs")
+    found = [(ckpt.stat().st_mtime, d) for d in (sorted(runs.iterdir()) if runs.is_dir() else ())
+             if d.is_dir() and (ckpt := latest_checkpoint(d)) is not None]
+    if found:
+        newest = str(max(found)[1])
+        hint = f"the newest run under runs/ is {newest!r} (--resume --run-dir {shlex.quote(newest)})"
+    else:
+        hint = f"there is no run under {str(runs.resolve())!r}"
+    return f"--resume needs the run's folder: give --run-dir (a new run goes to runs/train-<date>-<time>); {hint}"
 
 
 def _changed_settings(stored: dict, overrides: list[str]) -> list[str]:
