@@ -458,6 +458,55 @@ def test_resume_without_a_run_dir_asks_for_it_and_names_the_newest_run(tmp_path,
     assert capsys.readouterr().err.strip() == "treachery train: error: train reached"
 
 
+def test_a_stop_after_training_says_the_run_is_saved_and_how_to_evaluate_it(tmp_path, capsys, monkeypatch):
+    """Ctrl-C during ``--evaluate`` (after training finished) says the run is saved, with its
+    checkpoint and policy, and gives the ``treachery evaluate`` command of each evaluation not
+    finished, which plays what the trainer would have (the same arguments); ``--resume
+    --evaluate`` of the trained run is refused with both commands."""
+    import inspect
+    import shlex
+
+    import training.evaluate
+
+    real = training.evaluate.evaluate
+    calls, stop = [], {"at": "heuristic"}
+
+    def evaluate(*a, **kw):
+        bound = inspect.signature(real).bind(*a, **kw)
+        bound.apply_defaults()
+        args = {k: str(v) if k == "out_dir" else v for k, v in bound.arguments.items() if k != "progress"}
+        calls.append(args)
+        if stop["at"] in (args["reference"], "all"):
+            raise KeyboardInterrupt
+        return real(*a, **kw)
+
+    monkeypatch.setattr(training.evaluate, "evaluate", evaluate)
+    run = tmp_path / "run"
+    assert cli.main(["train", "--run-dir", str(run), "--no-progress", "--workers", "1", "--steps", "200",
+                     "--evaluate", "2", "--set", "hidden=32", "--set", "rollout_steps=200",
+                     "--set", "game.num_players=4", "--set", "game.starting_life=6", "--set", "game.max_turns=8"]) == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    head = (f"treachery train: interrupted after training finished; the run is saved: checkpoint {run / 'ckpt_000001.pt'}, "
+            f"policy {run / 'policy.pt'}; the evaluation against heuristic was not finished (nothing written for it): run ")
+    assert len(err) == 1 and err[0].startswith(head), err
+    trainer = {c["reference"]: c for c in calls}
+    assert list(trainer) == ["random", "heuristic"]
+    commands = err[0][len(head):].split(" && ")
+    assert len(commands) == 1 and commands[0].startswith("treachery evaluate ")
+    stop["at"] = "all"
+    assert cli.main(shlex.split(commands[0])[1:]) == 130
+    assert calls[-1] == trainer["heuristic"]
+    # trained: --resume --evaluate is refused, naming the commands of both evaluations
+    capsys.readouterr()
+    assert cli.main(["train", "--resume", "--run-dir", str(run), "--evaluate", "2", "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("treachery train: error: nothing to train: ckpt_000001.pt is at "), err
+    commands = err[0].split("; to evaluate its policy, run ")[1].split(" && ")
+    for command, ref in zip(commands, ["random", "heuristic"], strict=True):
+        assert cli.main(shlex.split(command)[1:]) == 130
+        assert calls[-1] == trainer[ref]
+
+
 def test_sigterm_before_the_run_began_is_named_and_exits_143(tmp_path, capsys, monkeypatch):
     """SIGTERM while ``treachery train`` starts (loading the checkpoint to resume, say) is said as
     SIGTERM, exit status 143, as once the run began (not as a Ctrl-C, 130)."""

@@ -459,7 +459,8 @@ def _train_command(args: argparse.Namespace) -> int:
     import datetime
 
     from .config import load_config, toml_literal
-    from .ppo import TrainingInterrupted, train
+    from .interrupts import Terminated
+    from .ppo import NothingToTrain, TrainingInterrupted, train
     from .ray_workers import RayFailure           # (imports no Ray)
 
     try:
@@ -493,6 +494,14 @@ def _train_command(args: argparse.Namespace) -> int:
             if args.eval_workers is not None:
                 _check_workers("--eval-workers", args.eval_workers)
         result = train(config, resume=resume, progress=not args.no_progress)
+    except NothingToTrain as err:
+        evaluate = ""
+        if args.evaluate:                # the run is trained: what --evaluate would play, as its own command
+            plan = _evaluation_plan(err.policy, config, args.evaluate, args.eval_workers or config.workers,
+                                    not args.eval_sampled)
+            evaluate = f"; to evaluate its policy, run {_evaluate_commands(plan, config)}"
+        print(f"treachery train: error: {err}{evaluate}", file=sys.stderr)
+        return 2
     except ValueError as err:
         print(f"treachery train: error: {err}", file=sys.stderr)
         return 2
@@ -505,6 +514,25 @@ def _train_command(args: argparse.Namespace) -> int:
         how = "terminated (SIGTERM)" if stop.signal_name == "SIGTERM" else "interrupted"
         print(f"treachery train: {how}; {where}", file=sys.stderr)
         return 143 if stop.signal_name == "SIGTERM" else 130
+    # the evaluations still to play (each leaves the list once played): a stop says how to play them
+    left = _evaluation_plan(result["policy"], config, args.evaluate, args.eval_workers or config.workers,
+                            not args.eval_sampled) if args.evaluate else []
+    try:
+        return _train_report(args, config, result, left)
+    except KeyboardInterrupt as why:
+        how = "terminated (SIGTERM)" if isinstance(why, Terminated) else "interrupted"
+        many = len(left) > 1
+        todo = (f"; the evaluation{'s' if many else ''} against {' and '.join(step['reference'] for step in left)} "
+                f"{'were' if many else 'was'} not finished (nothing written for {'them' if many else 'it'}): "
+                f"run {_evaluate_commands(left, config)}" if left else "")
+        print(f"treachery train: {how} after training finished; the run is saved: checkpoint {result['checkpoint']}, "
+              f"policy {result['policy']}{todo}", file=sys.stderr)
+        return 143 if isinstance(why, Terminated) else 130
+
+
+def _train_report(args: argparse.Namespace, config, result, left: list[dict]) -> int:
+    """What ``treachery train`` prints once the run is trained (``result``, :func:`training.ppo.train`'s),
+    then the evaluations of ``left`` (:func:`_evaluation_plan`, with ``--evaluate``); its exit status."""
     last = result["history"][-1] if result["history"] else {}
     print(f"trained {result['steps']:,} learner steps in {result['iterations']} "
           f"iteration{'' if result['iterations'] == 1 else 's'}, "
@@ -529,9 +557,8 @@ def _train_command(args: argparse.Namespace) -> int:
     budget_note = _budget_note(config, result)
     if budget_note:
         print(budget_note)
-    if args.evaluate:
-        return _evaluate_policy(result["policy"], config, args.evaluate, args.eval_workers or config.workers,
-                                not args.no_progress, greedy=not args.eval_sampled)
+    if left:
+        return _evaluate_policy(left, config, not args.no_progress)
     return 0
 
 
@@ -699,21 +726,61 @@ def _sets_run_dir(args: argparse.Namespace) -> bool:
     return False
 
 
-def _evaluate_policy(policy: str, config, games: int, workers: int, progress: bool, greedy: bool) -> int:
-    """Substitution tournaments of the policy (greedy or sampling) against random,
-    then heuristic (on Ray when the run's rollouts were); prints the tables and whether it
-    beats each in every role."""
-    from pathlib import Path
+def _evaluation_plan(policy: str, config, games: int, workers: int, greedy: bool) -> list[dict]:
+    """What ``treachery train --evaluate GAMES`` plays once the run is trained: a substitution
+    tournament of the policy (greedy or sampling) against random, then one against heuristic, in
+    ``workers`` processes (on Ray when the run's rollouts were), each into
+    ``RUN_DIR/eval-vs-<reference>``; one dict of :func:`training.evaluate.evaluate`'s arguments
+    each (``reference``, ``specs``, ``games``, ``seed``, ``workers``, ``out_dir``, ``ray_address``)."""
+    spec = f"policy:{policy}" + (":greedy" if greedy else "")
+    return [{"reference": ref, "specs": [spec, ref], "games": games, "seed": config.seed + 1, "workers": workers,
+             "out_dir": Path(config.run_dir) / f"eval-vs-{ref}", "ray_address": config.ray_address or None}
+            for ref in ("random", "heuristic")]
 
+
+def _evaluate_commands(plan: list[dict], config) -> str:
+    """The ``treachery evaluate`` commands that play the evaluations of ``plan`` (:func:`_evaluation_plan`)
+    on the run's game, joined by ``&&``, as they are typed in a shell; for a game that the table
+    options cannot give (:func:`table.options.game_options`), what to call from Python instead."""
+    import shlex
+
+    from table.options import game_options
+
+    from .ray_workers import RAY_DEFAULT
+
+    try:
+        options = game_options(config.game_config())
+    except ValueError as err:
+        calls = " and ".join(f"evaluate({step['specs']!r}, games={step['games']}, seed={step['seed']}, "
+                             f"workers={step['workers']}, mode='substitution', reference={step['reference']!r}, "
+                             f"config=<the run's game>, out_dir={str(step['out_dir'])!r}, "
+                             f"ray_address={step['ray_address']!r})" for step in plan)
+        return f"training.evaluate's {calls} in Python (treachery evaluate cannot play this game: {err})"
+    commands = []
+    for step in plan:
+        ray = [] if step["ray_address"] is None else \
+            ["--ray"] + ([] if step["ray_address"] == RAY_DEFAULT else [step["ray_address"]])
+        commands.append(shlex.join(["treachery", "evaluate", "--agents", ",".join(step["specs"]),
+                                    "--mode", "substitution", "--reference", step["reference"],
+                                    "--games", str(step["games"]), "--seed", str(step["seed"]),
+                                    "--workers", str(step["workers"]), *ray, *options,
+                                    "--out", str(step["out_dir"])]))
+    return " && ".join(commands)
+
+
+def _evaluate_policy(left: list[dict], config, progress: bool) -> int:
+    """Play the evaluations of ``left`` (:func:`_evaluation_plan`), each removed from the list once
+    played; print their tables and whether the policy beats each reference in every role."""
     from .evaluate import beats_in_every_role, evaluate, per_role_table, substitution_table
 
-    spec = f"policy:{policy}" + (":greedy" if greedy else "")
     game_config = config.game_config()
-    for ref in ("random", "heuristic"):
-        out = Path(config.run_dir) / f"eval-vs-{ref}"
-        res = evaluate([spec, ref], games=games, seed=config.seed + 1, workers=workers, mode="substitution",
-                       reference=ref, config=game_config, progress=progress, out_dir=out,
-                       ray_address=config.ray_address or None)
+    while left:
+        step = left[0]
+        ref, spec, out = step["reference"], step["specs"][0], step["out_dir"]
+        res = evaluate(step["specs"], games=step["games"], seed=step["seed"], workers=step["workers"],
+                       mode="substitution", reference=ref, config=game_config, progress=progress, out_dir=out,
+                       ray_address=step["ray_address"])
+        left.pop(0)
         print(f"\n== the policy against {ref}: {res['summary']['games']} games "
               f"({res['meta']['deals']} deals), {res['timing']['wall_s']:.0f} s ==")
         print("Win rate by dealt role [95% Wilson interval]:")

@@ -92,7 +92,7 @@ from .rollout import GameStat, WorkerPool, batch_observations, reference_policy
 from .threads import ThreadChoice
 
 __all__ = ["train", "ppo_update", "make_chunks", "pack_chunks", "latest_checkpoint", "load_resumable", "read_metrics",
-           "init_weights", "TrainResult", "TrainingInterrupted"]
+           "init_weights", "TrainResult", "TrainingInterrupted", "NothingToTrain"]
 
 _CKPT = re.compile(r"^ckpt_(\d+)\.pt$")
 ROLE_NAMES = [r.name.capitalize() for r in (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)]
@@ -466,6 +466,16 @@ def _machine() -> str:
            f"torch {torch.__version__}"
 
 
+class NothingToTrain(ValueError):
+    """A resume refused because the run is trained already (its checkpoint is at the run's
+    total steps, or one more iteration would pass its time budget); ``policy`` is the file of
+    that checkpoint's policy (the run's ``policy.pt`` when it is the newest checkpoint)."""
+
+    def __init__(self, message: str, policy: str):
+        super().__init__(message)
+        self.policy = policy
+
+
 class TrainingInterrupted(KeyboardInterrupt):
     """Ctrl-C (SIGINT) or SIGTERM ended a :func:`train` run.
 
@@ -545,8 +555,8 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         ValueError: a ``run_dir`` that is, or lies under, a file (before
             anything is done); starting a new run in a folder that holds a run, resuming
             without a loadable checkpoint, from a corrupt or incompatible one,
-            from one already at the run's total steps or time budget (nothing
-            is written then), from a gated run's checkpoint without the gate's
+            from one already at the run's total steps or time budget
+            (:class:`NothingToTrain`; nothing is written then), from a gated run's checkpoint without the gate's
             fitting state (written before :class:`training.gate.GateFit`),
             or with a ``metrics.jsonl`` line (other than a torn last one) that
             is not a record; an ``init`` or ``kl_policy`` checkpoint that is
@@ -899,9 +909,13 @@ def _open_run(config: TrainConfig, resume: bool | str | os.PathLike) -> tuple[Tr
                 why.append(f"its budget is {config.time_budget_s / 60:.2f} min, which one more iteration (about "
                            f"{_forecast(recent) / 60:.2f} min) would pass (--minutes {need:.2f} or more allows one)")
                 flags.append("--minutes")
-            raise ValueError(f"nothing to train: {path.name} is at {done_steps} learner steps and "
-                             f"{done_wall / 60:.2f} min, and {', and '.join(why)}; give a larger "
-                             f"{' and '.join(flags)} (totals, not extra)")
+            # its policy: the run's policy.pt, written with its newest checkpoint
+            policy = path.parent / "policy.pt"
+            if latest_checkpoint(path.parent) != path or not policy.is_file():
+                policy = path
+            raise NothingToTrain(f"nothing to train: {path.name} is at {done_steps} learner steps and "
+                                 f"{done_wall / 60:.2f} min, and {', and '.join(why)}; give a larger "
+                                 f"{' and '.join(flags)} (totals, not extra)", str(policy))
     elif latest_checkpoint(run_dir) is not None:
         raise ValueError(f"{str(run_dir)!r} already holds a run (its checkpoints); resume it with "
                          f"--resume or choose another --run-dir")
