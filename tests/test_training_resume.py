@@ -167,7 +167,8 @@ def test_a_corrupt_newest_checkpoint_falls_back_to_the_previous(run, tmp_path, c
     newest.write_bytes(newest.read_bytes()[:500])
     out = train(c2, resume=True, progress=False, log=False)
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith(f"warning: checkpoint {newest.name} cannot be loaded, trying the one before it")
+    assert len(err) == 2 and err[0].startswith(f"warning: checkpoint {newest.name} cannot be loaded, trying the one before it")
+    assert err[1].endswith(f"renamed it {newest.name}.corrupt, so that the checkpoints the run keeps are ones that load")
     assert out["history"][0]["iteration"] == 3                     # redone from the checkpoint of iteration 2
 
 
@@ -507,6 +508,34 @@ def test_ctrl_c_twice_saves_the_last_iteration_and_exits_130(tmp_path, gap, to):
     assert done >= 2 and latest_checkpoint(run).name == f"ckpt_{done:06d}.pt"
     assert err.strip().splitlines()[-1].startswith(f"treachery train: interrupted; checkpoint {run / f'ckpt_{done:06d}.pt'} "
                                                    f"(iteration {done}); continue with --resume"), err
+
+
+def test_retention_never_keeps_an_unloadable_checkpoint_over_good_ones(tmp_path, capsys):
+    """A resume past a checkpoint that cannot be loaded (cut short, iteration 6 of a run whose
+    newest good one is 3): keeping the newest 3 checkpoints, the run used to delete good ones
+    and keep that file, which counted as the newest.  It is renamed ckpt_000006.pt.corrupt on the
+    resume, with a warning, its bytes kept, and the run keeps its newest good checkpoints."""
+    import training.ppo as ppo
+
+    cfg = tiny(tmp_path, total_steps=600, rollout_steps=200, checkpoint_every=1, keep_checkpoints=3)
+    steps = train(cfg, progress=False, log=False)["history"][-1]["steps"]
+    r = tmp_path / "run"
+    assert sorted(p.name for p in r.glob("ckpt_*")) == ["ckpt_000001.pt", "ckpt_000002.pt", "ckpt_000003.pt"]
+    cut = (r / "ckpt_000003.pt").read_bytes()[:1000]
+    c2 = TrainConfig.from_dict({**cfg.to_dict(), "total_steps": steps + 1})       # one iteration more
+    for resume in (True, r / "ckpt_000003.pt"):     # the newest that loads, or named (as the CLI names it)
+        (r / "ckpt_000006.pt").write_bytes(cut)
+        capsys.readouterr()
+        out = train(c2, resume=resume, progress=False, log=False)
+        assert [h["iteration"] for h in out["history"]] == [4]
+        assert sorted(p.name for p in r.glob("ckpt_*")) == ["ckpt_000002.pt", "ckpt_000003.pt", "ckpt_000004.pt",
+                                                            "ckpt_000006.pt.corrupt"]
+        assert (r / "ckpt_000006.pt.corrupt").read_bytes() == cut
+        assert ppo.load_resumable(r)[0].name == "ckpt_000004.pt"
+        warned = [ln for ln in capsys.readouterr().err.splitlines() if "renamed it ckpt_000006.pt.corrupt" in ln]
+        assert len(warned) == 1 and warned[0].startswith("warning: checkpoint ckpt_000006.pt cannot be loaded (")
+        (r / "ckpt_000004.pt").unlink()             # back to iteration 3 for the second way
+        (r / "ckpt_000006.pt.corrupt").unlink()
 
 
 def test_a_resume_with_nothing_left_to_train_is_refused_and_writes_nothing(run, tmp_path):

@@ -461,6 +461,29 @@ def _clean_leftovers(run_dir: Path) -> None:
                 p.unlink()
 
 
+def _set_aside_unloadable(run_dir: Path, iteration: int) -> None:
+    """Rename each ``ckpt_*.pt`` of ``run_dir`` after ``iteration`` (the checkpoint a run resumes
+    from) that cannot be loaded (:func:`load_resumable` skipped it) to ``<name>.corrupt`` (a free
+    name: ``.corrupt.1``, ...), with one warning line on stderr each: as a checkpoint it would count
+    among the newest that the run keeps (``keep_checkpoints``) and have good ones deleted in its
+    place; renamed, its bytes are kept for whoever wants to look at them."""
+    found = sorted((int(m.group(1)), p) for p in run_dir.iterdir() if (m := _CKPT.match(p.name)))
+    for n, path in found:
+        if n <= iteration:
+            continue
+        try:
+            load_checkpoint(path)
+        except ValueError as err:
+            aside = path.with_name(path.name + ".corrupt")
+            k = 0
+            while aside.exists():
+                k += 1
+                aside = path.with_name(f"{path.name}.corrupt.{k}")
+            path.rename(aside)
+            print(f"warning: checkpoint {path.name} cannot be loaded ({first_line(err)}); renamed it {aside.name}, "
+                  f"so that the checkpoints the run keeps are ones that load", file=sys.stderr)
+
+
 def _machine() -> str:
     return f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.system()}, Python {platform.python_version()}, " \
            f"torch {torch.__version__}"
@@ -578,6 +601,10 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
     behind: the files and folders it made (the run folder, ``config.json``, ``tb/``, ``gate/``)
     are removed, and what was there before is left as it was.  Once the first Ctrl-C or SIGTERM
     stopped a run, later ones are ignored until it has done so (:class:`training.interrupts.StopOnce`).
+
+    A resumed run renames each checkpoint newer than the one it resumes from that cannot be
+    loaded to ``<name>.corrupt``, with a warning, so that keeping the newest
+    ``keep_checkpoints`` never keeps such a file in place of a good one.
     """
     config, path, payload = _open_run(config, resume)
     run_dir = Path(config.run_dir)
@@ -637,6 +664,8 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
           f"{'bfloat16' if low else 'float32'} (update_dtype {config.update_dtype})", flush=True)
     _clean_leftovers(run_dir)
     start_iter = int(state["iteration"]) if state else 0
+    if state:
+        _set_aside_unloadable(run_dir, start_iter)
     ss = np.random.SeedSequence([config.seed, start_iter])
     worker_seeds = [int(s.generate_state(1)[0]) for s in ss.spawn(config.workers)]
     pool_rng = np.random.default_rng(ss.generate_state(2))
