@@ -15,8 +15,8 @@ from __future__ import annotations
 import argparse
 import re
 
-__all__ = ["add_game_arguments", "game_config_from_args", "game_options_given", "parse_role_counts", "renamed",
-           "FLAGS"]
+__all__ = ["add_game_arguments", "game_config_from_args", "game_options", "game_options_given", "parse_role_counts",
+           "renamed", "FLAGS"]
 
 FLAGS = {"num_players": "--players", "starting_life": "--starting-life", "max_turns": "--max-turns",
          "commander": "--no-commander", "variant": "--variant", "identity_pool": "--identity-pool",
@@ -138,6 +138,50 @@ def game_config_from_args(args: argparse.Namespace, num_players: int | None = No
         return GameConfig(**kw)
     except ValueError as err:       # "GameConfig.num_players: ..." -> "--players: ..."
         raise renamed(err, {**FLAGS, **(names or {})}) from None
+
+
+def game_options(config) -> list[str]:
+    """The table options of :func:`add_game_arguments` that give ``config``, as a command is typed
+    (``["--players", "4", "--starting-life", "6"]``): :func:`game_config_from_args` turns them
+    back into an equal config.  ``--players`` always, the others only where ``config`` differs
+    from what the table would have without them.
+
+    Raises:
+        ValueError: (one line) naming the fields of ``config`` that no table option sets (``decks``,
+            ``starting_hand_size``, ...) when they are away from their defaults.
+    """
+    from dataclasses import fields
+
+    from treachery_env.config import RARITY_POOLS
+
+    def parsed(options: list[str]):
+        ref = argparse.ArgumentParser()
+        add_game_arguments(ref)
+        return game_config_from_args(ref.parse_args(options))
+
+    def typed(field: str, value) -> list[str]:
+        if isinstance(value, bool):                 # --no-commander, --holdings, --seasons
+            return [FLAGS[field]]
+        if field == "role_counts":
+            return [FLAGS[field], ",".join(f"{role}={n}" for role, n in value)]
+        if field == "identity_pool":
+            names = [name for name, pool in RARITY_POOLS.items() if pool == value]
+            return [FLAGS[field], names[0]] if names else []
+        return [FLAGS[field], ",".join(value) if isinstance(value, tuple) else str(value)]
+
+    options = ["--players", str(config.num_players)]
+    # the pool and the talk are resolved from the other fields: compared once those are set
+    for group in ([f for f in FLAGS if f not in ("num_players", "identity_pool", "talk")], ["identity_pool", "talk"]):
+        base = parsed(options)
+        for field in group:
+            if getattr(config, field) != getattr(base, field):
+                options += typed(field, getattr(config, field))
+    back = parsed(options)
+    differ = [f.name for f in fields(config) if getattr(back, f.name) != getattr(config, f.name)]
+    if differ:
+        raise ValueError(f"no table option sets the game's {', '.join(differ)} "
+                         f"({', '.join(repr(getattr(config, f)) for f in differ)})")
+    return options
 
 
 def game_options_given(args: argparse.Namespace) -> list[str]:

@@ -774,6 +774,34 @@ def test_a_fix_a_config_error_suggests_is_written_as_its_reader_would_type_it():
         "--talk: pass --talk none, not --max-turns 0 or game='x'")
 
 
+@pytest.mark.parametrize("kw", [{}, {"num_players": 4, "commander": False, "starting_life": 6, "max_turns": 8},
+                                {"num_players": 6, "identity_pool": "mythic", "mulligans": "none", "talk": "none",
+                                 "role_counts": {"leader": 1, "assassin": 3, "traitor": 2}},
+                                {"num_players": 5, "identity_pool": "all"},
+                                {"game": "throne_magic", "holdings": True, "seasons": True, "throne_roles": "draft"},
+                                {"vanguard": "random", "planechase": "single", "archenemy": "supervillain_rumble"}])
+def test_the_table_options_of_a_game_give_it_back(kw):
+    """game_options writes a game as the table options are typed (for a command printed to be run,
+    treachery train's evaluation commands), and they give that game back."""
+    import argparse
+
+    from table.options import add_game_arguments, game_config_from_args, game_options
+
+    config = GameConfig(**kw)
+    options = game_options(config)
+    parser = argparse.ArgumentParser()
+    add_game_arguments(parser)
+    assert game_config_from_args(parser.parse_args(options)) == config
+    assert options[:2] == ["--players", str(config.num_players)]
+
+
+def test_a_game_no_table_option_sets_is_named():
+    from table.options import game_options
+
+    with pytest.raises(ValueError, match=r"^no table option sets the game's starting_hand_size, talk_limit \(5, 1\)$"):
+        game_options(GameConfig(starting_hand_size=5, talk_limit=1))
+
+
 # ---------------------------------------------------------------------------- watching bots (--watch)
 @pytest.mark.parametrize("seed", [0, 2, 5])
 def test_watching_bots_shows_what_a_spectator_sees(seed, tmp_path, monkeypatch, capsys):

@@ -822,6 +822,46 @@ def test_an_ignored_ctrl_c_stays_ignored_through_an_update():
         signal.signal(signal.SIGINT, old)
 
 
+def test_after_the_first_stop_signal_later_ones_wait_for_the_stop():
+    """StopOnce: the first SIGINT (SIGTERM: Terminated) raises, and later ones are ignored (also once
+    an interrupt DeferInterrupt held is raised) until the outermost block ends; then the handlers
+    are back, or with ignore_after, for a program on its way out, both signals stay ignored."""
+    import os
+    import signal
+    import time
+
+    from training.interrupts import DeferInterrupt, StopOnce, Terminated
+
+    stops = (signal.SIGINT, signal.SIGTERM)
+    before = {s: signal.getsignal(s) for s in stops}
+    try:
+        for held in (False, True):
+            with StopOnce():
+                with pytest.raises(Terminated):
+                    with StopOnce():
+                        if held:
+                            with DeferInterrupt():
+                                os.kill(os.getpid(), signal.SIGTERM)
+                        else:
+                            os.kill(os.getpid(), signal.SIGTERM)
+                            time.sleep(5)
+                for s in (signal.SIGINT, signal.SIGTERM):       # the run stops: these are ignored
+                    os.kill(os.getpid(), s)
+                time.sleep(0.05)
+            assert {s: signal.getsignal(s) for s in stops} == before
+        with StopOnce(ignore_after=True):                       # not stopped: the handlers are back
+            pass
+        assert {s: signal.getsignal(s) for s in stops} == before
+        with StopOnce(ignore_after=True):
+            with pytest.raises(KeyboardInterrupt):
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(5)
+        assert all(signal.getsignal(s) is signal.SIG_IGN for s in stops)
+    finally:
+        for s, h in before.items():
+            signal.signal(s, h)
+
+
 def test_the_collection_in_this_process_runs_with_one_torch_thread(monkeypatch):
     """With workers = 1 the collection runs in the learner's process with one torch thread, as a
     worker process's does (with the learner's two, a batch of a few dozen rows waited on the other

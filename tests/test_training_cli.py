@@ -471,3 +471,105 @@ def test_resume_accepts_a_config_file_naming_the_runs_init_from_its_own_folder(t
         conf.write_text(f'run_dir = "{run}"\nhidden = 16\ninit = "{init}"\n[game]\nnum_players = 4\n')
         assert cli.main(["train", "--config", str(conf), "--resume", "--no-progress"]) == code
     assert "differs from it in ['init']" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- which run, and what is left after a stop
+def _checkpoint_in(folder) -> None:
+    """A checkpoint of a small 4-player run in ``folder`` (no training needed)."""
+    from agents.policy import PolicyNet, save_checkpoint
+    from training.config import TrainConfig
+
+    cfg = TrainConfig(run_dir=str(folder), hidden=16, game={"num_players": 4})
+    save_checkpoint(folder / "ckpt_000003.pt", PolicyNet(1, 1, 4, 16), cfg.game_config().to_dict(),
+                    train_config=cfg.to_dict(), training_state={})
+
+
+def test_resume_without_a_run_dir_asks_for_it_and_names_the_newest_run(tmp_path, capsys, monkeypatch):
+    """``treachery train --resume`` without ``--run-dir``: new runs go to runs/train-<date>-<time>,
+    not to the config's default folder, so the error asks for --run-dir and names the run under
+    runs/ whose checkpoint was written last; a run in the default folder still resumes."""
+    import training.ppo
+
+    def stub(*a, **kw):
+        raise ValueError("train reached")
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(training.ppo, "train", stub)
+    assert cli.main(["train", "--resume", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("treachery train: error: --resume needs the run's folder: give --run-dir (a new run goes "
+                          "to runs/train-<date>-<time>); there is no run under ") and len(err.strip().splitlines()) == 1
+    for name, written in (("train-20240101-000000", 2000), ("train-20240102-000000", 1000)):
+        _checkpoint_in(tmp_path / "runs" / name)
+        os.utime(tmp_path / "runs" / name / "ckpt_000003.pt", (written, written))
+    (tmp_path / "runs" / "notes").mkdir()
+    assert cli.main(["train", "--resume", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip().endswith("the newest run under runs/ is 'runs/train-20240101-000000' "
+                                "(--resume --run-dir runs/train-20240101-000000)"), err
+    _checkpoint_in(tmp_path / "runs" / "default")
+    assert cli.main(["train", "--resume", "--no-progress"]) == 2
+    assert capsys.readouterr().err.strip() == "treachery train: error: train reached"
+
+
+def test_a_stop_after_training_says_the_run_is_saved_and_how_to_evaluate_it(tmp_path, capsys, monkeypatch):
+    """Ctrl-C during ``--evaluate`` (after training finished) says the run is saved, with its
+    checkpoint and policy, and gives the ``treachery evaluate`` command of each evaluation not
+    finished, which plays what the trainer would have (the same arguments); ``--resume
+    --evaluate`` of the trained run is refused with both commands."""
+    import inspect
+    import shlex
+
+    import training.evaluate
+
+    real = training.evaluate.evaluate
+    calls, stop = [], {"at": "heuristic"}
+
+    def evaluate(*a, **kw):
+        bound = inspect.signature(real).bind(*a, **kw)
+        bound.apply_defaults()
+        args = {k: str(v) if k == "out_dir" else v for k, v in bound.arguments.items() if k != "progress"}
+        calls.append(args)
+        if stop["at"] in (args["reference"], "all"):
+            raise KeyboardInterrupt
+        return real(*a, **kw)
+
+    monkeypatch.setattr(training.evaluate, "evaluate", evaluate)
+    run = tmp_path / "run"
+    assert cli.main(["train", "--run-dir", str(run), "--no-progress", "--workers", "1", "--steps", "200",
+                     "--evaluate", "2", "--set", "hidden=32", "--set", "rollout_steps=200",
+                     "--set", "game.num_players=4", "--set", "game.starting_life=6", "--set", "game.max_turns=8"]) == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    head = (f"treachery train: interrupted after training finished; the run is saved: checkpoint {run / 'ckpt_000001.pt'}, "
+            f"policy {run / 'policy.pt'}; the evaluation against heuristic was not finished (nothing written for it): run ")
+    assert len(err) == 1 and err[0].startswith(head), err
+    trainer = {c["reference"]: c for c in calls}
+    assert list(trainer) == ["random", "heuristic"]
+    commands = err[0][len(head):].split(" && ")
+    assert len(commands) == 1 and commands[0].startswith("treachery evaluate ")
+    stop["at"] = "all"
+    assert cli.main(shlex.split(commands[0])[1:]) == 130
+    assert calls[-1] == trainer["heuristic"]
+    # trained: --resume --evaluate is refused, naming the commands of both evaluations
+    capsys.readouterr()
+    assert cli.main(["train", "--resume", "--run-dir", str(run), "--evaluate", "2", "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("treachery train: error: nothing to train: ckpt_000001.pt is at "), err
+    commands = err[0].split("; to evaluate its policy, run ")[1].split(" && ")
+    for command, ref in zip(commands, ["random", "heuristic"], strict=True):
+        assert cli.main(shlex.split(command)[1:]) == 130
+        assert calls[-1] == trainer[ref]
+
+
+def test_sigterm_before_the_run_began_is_named_and_exits_143(tmp_path, capsys, monkeypatch):
+    """SIGTERM while ``treachery train`` starts (loading the checkpoint to resume, say) is said as
+    SIGTERM, exit status 143, as once the run began (not as a Ctrl-C, 130)."""
+    import training.ppo
+    from training.interrupts import Terminated
+
+    def loading(run_dir):
+        raise Terminated()
+
+    monkeypatch.setattr(training.ppo, "load_resumable", loading)
+    assert cli.main(["train", "--resume", "--run-dir", str(tmp_path / "run"), "--no-progress"]) == 143
+    assert capsys.readouterr().err == "treachery train: terminated (SIGTERM)\n"

@@ -169,7 +169,8 @@ def test_a_corrupt_newest_checkpoint_falls_back_to_the_previous(run, tmp_path, c
     newest.write_bytes(newest.read_bytes()[:500])
     out = train(c2, resume=True, progress=False, log=False)
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith(f"warning: checkpoint {newest.name} cannot be loaded, trying the one before it")
+    assert len(err) == 2 and err[0].startswith(f"warning: checkpoint {newest.name} cannot be loaded, trying the one before it")
+    assert err[1].endswith(f"renamed it {newest.name}.corrupt, so that the checkpoints the run keeps are ones that load")
     assert out["history"][0]["iteration"] == 3                     # redone from the checkpoint of iteration 2
 
 
@@ -429,6 +430,114 @@ def test_sigterm_stops_the_cli_as_ctrl_c_does(tmp_path):
     steps = json.loads(rows[-1])["steps"]
     cfg = TrainConfig.from_dict({**json.loads((run / "config.json").read_text()), "total_steps": steps + 1})
     assert train(cfg, resume=True, progress=False, log=False)["history"][0]["iteration"] == done + 1
+
+
+def test_a_second_ctrl_c_while_the_run_stops_is_ignored(tmp_path, monkeypatch):
+    """Ctrl-C during the third collection, and again while the run stops its rollout workers
+    (where a second interrupt used to escape before the checkpoint was written, and the run was
+    reported at the checkpoint it had started from): the second is ignored, the two finished
+    iterations are checkpointed, and after the run Ctrl-C raises again."""
+    import os
+    import signal
+
+    import training.ppo as ppo
+
+    real_finish, real_close = ppo.WorkerPool.finish, ppo.WorkerPool.close
+    calls = {"n": 0}
+
+    def finish(self, *a, **kw):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            os.kill(os.getpid(), signal.SIGINT)            # the first Ctrl-C, while collecting
+        return real_finish(self, *a, **kw)
+
+    def close(self, now=False):
+        if now:
+            os.kill(os.getpid(), signal.SIGINT)            # the second, as the run stops its workers
+        return real_close(self, now)
+
+    monkeypatch.setattr(ppo.WorkerPool, "finish", finish)
+    monkeypatch.setattr(ppo.WorkerPool, "close", close)
+    before = signal.getsignal(signal.SIGINT)
+    cfg = tiny(tmp_path, total_steps=3000, rollout_steps=200, checkpoint_every=5)
+    with pytest.raises(ppo.TrainingInterrupted) as stop:
+        train(cfg, progress=False, log=False)
+    assert stop.value.iteration == 2 and stop.value.checkpoint.name == "ckpt_000002.pt"
+    assert latest_checkpoint(tmp_path / "run").name == "ckpt_000002.pt"
+    rows = (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()
+    assert [json.loads(ln)["iteration"] for ln in rows] == [1, 2]
+    assert signal.getsignal(signal.SIGINT) is before                # Ctrl-C is Ctrl-C again after the run
+
+
+@pytest.mark.parametrize("gap, to", [(0.01, "learner"), (0.2, "group")])
+def test_ctrl_c_twice_saves_the_last_iteration_and_exits_130(tmp_path, gap, to):
+    """Two Ctrl-C in quick succession to ``treachery train`` (to the learner, or to its process
+    group, rollout workers included, as a terminal and ``timeout -s INT`` send them), after
+    iterations that have no checkpoint yet: the second neither cuts the stop short nor kills
+    the process during its exit, so the last finished iteration is checkpointed, the message
+    names that checkpoint, and the exit status is 130."""
+    import contextlib
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    run = tmp_path / "run"
+    cmd = [sys.executable, "-m", "training.cli", "train", "--run-dir", str(run), "--no-progress", "--workers", "2",
+           "--set", "hidden=32", "--set", "rollout_steps=200", "--set", "total_steps=1000000",
+           "--set", "checkpoint_every=1000", "--set", "game.num_players=4", "--set", "game.starting_life=6",
+           "--set", "game.max_turns=8"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    send = (lambda: os.killpg(proc.pid, signal.SIGINT)) if to == "group" else (lambda: proc.send_signal(signal.SIGINT))
+    try:
+        deadline = time.time() + 240
+        while not ((run / "metrics.jsonl").exists() and (run / "metrics.jsonl").read_text().count("\n") >= 2):
+            assert proc.poll() is None and time.time() < deadline, proc.stderr.read() if proc.poll() is not None else ""
+            time.sleep(0.05)
+        send()
+        time.sleep(gap)
+        with contextlib.suppress(ProcessLookupError):        # (the run may have stopped already)
+            send()
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err, err
+    done = len((run / "metrics.jsonl").read_text().splitlines())
+    assert done >= 2 and latest_checkpoint(run).name == f"ckpt_{done:06d}.pt"
+    assert err.strip().splitlines()[-1].startswith(f"treachery train: interrupted; checkpoint {run / f'ckpt_{done:06d}.pt'} "
+                                                   f"(iteration {done}); continue with --resume"), err
+
+
+def test_retention_never_keeps_an_unloadable_checkpoint_over_good_ones(tmp_path, capsys):
+    """A resume past a checkpoint that cannot be loaded (cut short, iteration 6 of a run whose
+    newest good one is 3): keeping the newest 3 checkpoints, the run used to delete good ones
+    and keep that file, which counted as the newest.  It is renamed ckpt_000006.pt.corrupt on the
+    resume, with a warning, its bytes kept, and the run keeps its newest good checkpoints."""
+    import training.ppo as ppo
+
+    cfg = tiny(tmp_path, total_steps=600, rollout_steps=200, checkpoint_every=1, keep_checkpoints=3)
+    steps = train(cfg, progress=False, log=False)["history"][-1]["steps"]
+    r = tmp_path / "run"
+    assert sorted(p.name for p in r.glob("ckpt_*")) == ["ckpt_000001.pt", "ckpt_000002.pt", "ckpt_000003.pt"]
+    cut = (r / "ckpt_000003.pt").read_bytes()[:1000]
+    c2 = TrainConfig.from_dict({**cfg.to_dict(), "total_steps": steps + 1})       # one iteration more
+    for resume in (True, r / "ckpt_000003.pt"):     # the newest that loads, or named (as the CLI names it)
+        (r / "ckpt_000006.pt").write_bytes(cut)
+        capsys.readouterr()
+        out = train(c2, resume=resume, progress=False, log=False)
+        assert [h["iteration"] for h in out["history"]] == [4]
+        assert sorted(p.name for p in r.glob("ckpt_*")) == ["ckpt_000002.pt", "ckpt_000003.pt", "ckpt_000004.pt",
+                                                            "ckpt_000006.pt.corrupt"]
+        assert (r / "ckpt_000006.pt.corrupt").read_bytes() == cut
+        assert ppo.load_resumable(r)[0].name == "ckpt_000004.pt"
+        warned = [ln for ln in capsys.readouterr().err.splitlines() if "renamed it ckpt_000006.pt.corrupt" in ln]
+        assert len(warned) == 1 and warned[0].startswith("warning: checkpoint ckpt_000006.pt cannot be loaded (")
+        (r / "ckpt_000004.pt").unlink()             # back to iteration 3 for the second way
+        (r / "ckpt_000006.pt.corrupt").unlink()
 
 
 def test_a_resume_with_nothing_left_to_train_is_refused_and_writes_nothing(run, tmp_path):

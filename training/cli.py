@@ -445,11 +445,22 @@ def _print_win_tables(res: dict) -> None:
         print(substitution_table(res))
 
 
-def _train(args: argparse.Namespace) -> int:
+def _train(args: argparse.Namespace, program: bool = False) -> int:
+    """``treachery train``: its exit status.  The first Ctrl-C or SIGTERM stops it; later ones
+    are ignored until it has saved the run and said so (:class:`training.interrupts.StopOnce`),
+    and with ``program`` (this process is the command, which exits on the stop) after that too."""
+    from .interrupts import StopOnce
+
+    with StopOnce(ignore_after=program):
+        return _train_command(args)
+
+
+def _train_command(args: argparse.Namespace) -> int:
     import datetime
 
     from .config import load_config, toml_literal
-    from .ppo import TrainingInterrupted, train
+    from .interrupts import Terminated
+    from .ppo import NothingToTrain, TrainingInterrupted, train
     from .ray_workers import RayFailure           # (imports no Ray)
 
     try:
@@ -483,6 +494,14 @@ def _train(args: argparse.Namespace) -> int:
             if args.eval_workers is not None:
                 _check_workers("--eval-workers", args.eval_workers)
         result = train(config, resume=resume, progress=not args.no_progress)
+    except NothingToTrain as err:
+        evaluate = ""
+        if args.evaluate:                # the run is trained: what --evaluate would play, as its own command
+            plan = _evaluation_plan(err.policy, config, args.evaluate, args.eval_workers or config.workers,
+                                    not args.eval_sampled)
+            evaluate = f"; to evaluate its policy, run {_evaluate_commands(plan, config)}"
+        print(f"treachery train: error: {err}{evaluate}", file=sys.stderr)
+        return 2
     except ValueError as err:
         print(f"treachery train: error: {err}", file=sys.stderr)
         return 2
@@ -495,6 +514,25 @@ def _train(args: argparse.Namespace) -> int:
         how = "terminated (SIGTERM)" if stop.signal_name == "SIGTERM" else "interrupted"
         print(f"treachery train: {how}; {where}", file=sys.stderr)
         return 143 if stop.signal_name == "SIGTERM" else 130
+    # the evaluations still to play (each leaves the list once played): a stop says how to play them
+    left = _evaluation_plan(result["policy"], config, args.evaluate, args.eval_workers or config.workers,
+                            not args.eval_sampled) if args.evaluate else []
+    try:
+        return _train_report(args, config, result, left)
+    except KeyboardInterrupt as why:
+        how = "terminated (SIGTERM)" if isinstance(why, Terminated) else "interrupted"
+        many = len(left) > 1
+        todo = (f"; the evaluation{'s' if many else ''} against {' and '.join(step['reference'] for step in left)} "
+                f"{'were' if many else 'was'} not finished (nothing written for {'them' if many else 'it'}): "
+                f"run {_evaluate_commands(left, config)}" if left else "")
+        print(f"treachery train: {how} after training finished; the run is saved: checkpoint {result['checkpoint']}, "
+              f"policy {result['policy']}{todo}", file=sys.stderr)
+        return 143 if isinstance(why, Terminated) else 130
+
+
+def _train_report(args: argparse.Namespace, config, result, left: list[dict]) -> int:
+    """What ``treachery train`` prints once the run is trained (``result``, :func:`training.ppo.train`'s),
+    then the evaluations of ``left`` (:func:`_evaluation_plan`, with ``--evaluate``); its exit status."""
     last = result["history"][-1] if result["history"] else {}
     print(f"trained {result['steps']:,} learner steps in {result['iterations']} "
           f"iteration{'' if result['iterations'] == 1 else 's'}, "
@@ -519,9 +557,8 @@ def _train(args: argparse.Namespace) -> int:
     budget_note = _budget_note(config, result)
     if budget_note:
         print(budget_note)
-    if args.evaluate:
-        return _evaluate_policy(result["policy"], config, args.evaluate, args.eval_workers or config.workers,
-                                not args.no_progress, greedy=not args.eval_sampled)
+    if left:
+        return _evaluate_policy(left, config, not args.no_progress)
     return 0
 
 
@@ -573,13 +610,15 @@ def _resume_config(args: argparse.Namespace, overrides: list[str]):
     from agents.policy import load_checkpoint
 
     from .config import TrainConfig, load_config, parse_override
-    from .ppo import load_resumable
+    from .ppo import latest_checkpoint, load_resumable
 
     changed: dict = {}
     for item in overrides:
         parse_override(changed, item)
     if args.resume is True:          # the newest checkpoint that loads (a corrupt newest one is skipped, with a warning)
         run_dir = changed.get("run_dir") or load_config(args.config).run_dir
+        if "run_dir" not in changed and not _sets_run_dir(args) and latest_checkpoint(run_dir) is None:
+            raise ValueError(_which_run())
         path, payload = load_resumable(run_dir)
         changed["run_dir"] = run_dir
     else:
@@ -595,6 +634,26 @@ def _resume_config(args: argparse.Namespace, overrides: list[str]):
     if args.config is not None:
         _check_resume_config_file(args.config, TrainConfig.from_dict(stored))
     return TrainConfig.from_dict({**stored, **{k: v for k, v in changed.items() if k in _RESUMABLE}}), path
+
+
+def _which_run() -> str:
+    """The error of ``--resume`` without the run's folder (no ``--run-dir``, nor a ``run_dir`` of
+    ``--config`` or ``--set``), where the config's default folder holds no run: new runs go to
+    ``runs/train-<date>-<time>``, so the run must be named; the hint names the run under ``runs/``
+    whose newest checkpoint was written last, if there is one."""
+    import shlex
+
+    from .ppo import latest_checkpoint
+
+    runs = Path("runs")
+    found = [(ckpt.stat().st_mtime, d) for d in (sorted(runs.iterdir()) if runs.is_dir() else ())
+             if d.is_dir() and (ckpt := latest_checkpoint(d)) is not None]
+    if found:
+        newest = str(max(found)[1])
+        hint = f"the newest run under runs/ is {newest!r} (--resume --run-dir {shlex.quote(newest)})"
+    else:
+        hint = f"there is no run under {str(runs.resolve())!r}"
+    return f"--resume needs the run's folder: give --run-dir (a new run goes to runs/train-<date>-<time>); {hint}"
 
 
 def _changed_settings(stored: dict, overrides: list[str]) -> list[str]:
@@ -673,21 +732,61 @@ def _sets_run_dir(args: argparse.Namespace) -> bool:
     return False
 
 
-def _evaluate_policy(policy: str, config, games: int, workers: int, progress: bool, greedy: bool) -> int:
-    """Substitution tournaments of the policy (greedy or sampling) against random,
-    then heuristic (on Ray when the run's rollouts were); prints the tables and whether it
-    beats each in every role."""
-    from pathlib import Path
+def _evaluation_plan(policy: str, config, games: int, workers: int, greedy: bool) -> list[dict]:
+    """What ``treachery train --evaluate GAMES`` plays once the run is trained: a substitution
+    tournament of the policy (greedy or sampling) against random, then one against heuristic, in
+    ``workers`` processes (on Ray when the run's rollouts were), each into
+    ``RUN_DIR/eval-vs-<reference>``; one dict of :func:`training.evaluate.evaluate`'s arguments
+    each (``reference``, ``specs``, ``games``, ``seed``, ``workers``, ``out_dir``, ``ray_address``)."""
+    spec = f"policy:{policy}" + (":greedy" if greedy else "")
+    return [{"reference": ref, "specs": [spec, ref], "games": games, "seed": config.seed + 1, "workers": workers,
+             "out_dir": Path(config.run_dir) / f"eval-vs-{ref}", "ray_address": config.ray_address or None}
+            for ref in ("random", "heuristic")]
 
+
+def _evaluate_commands(plan: list[dict], config) -> str:
+    """The ``treachery evaluate`` commands that play the evaluations of ``plan`` (:func:`_evaluation_plan`)
+    on the run's game, joined by ``&&``, as they are typed in a shell; for a game that the table
+    options cannot give (:func:`table.options.game_options`), what to call from Python instead."""
+    import shlex
+
+    from table.options import game_options
+
+    from .ray_workers import RAY_DEFAULT
+
+    try:
+        options = game_options(config.game_config())
+    except ValueError as err:
+        calls = " and ".join(f"evaluate({step['specs']!r}, games={step['games']}, seed={step['seed']}, "
+                             f"workers={step['workers']}, mode='substitution', reference={step['reference']!r}, "
+                             f"config=<the run's game>, out_dir={str(step['out_dir'])!r}, "
+                             f"ray_address={step['ray_address']!r})" for step in plan)
+        return f"training.evaluate's {calls} in Python (treachery evaluate cannot play this game: {err})"
+    commands = []
+    for step in plan:
+        ray = [] if step["ray_address"] is None else \
+            ["--ray"] + ([] if step["ray_address"] == RAY_DEFAULT else [step["ray_address"]])
+        commands.append(shlex.join(["treachery", "evaluate", "--agents", ",".join(step["specs"]),
+                                    "--mode", "substitution", "--reference", step["reference"],
+                                    "--games", str(step["games"]), "--seed", str(step["seed"]),
+                                    "--workers", str(step["workers"]), *ray, *options,
+                                    "--out", str(step["out_dir"])]))
+    return " && ".join(commands)
+
+
+def _evaluate_policy(left: list[dict], config, progress: bool) -> int:
+    """Play the evaluations of ``left`` (:func:`_evaluation_plan`), each removed from the list once
+    played; print their tables and whether the policy beats each reference in every role."""
     from .evaluate import WINRATE_INTERVALS, beats_in_every_role, evaluate, per_role_table, substitution_table
 
-    spec = f"policy:{policy}" + (":greedy" if greedy else "")
     game_config = config.game_config()
-    for ref in ("random", "heuristic"):
-        out = Path(config.run_dir) / f"eval-vs-{ref}"
-        res = evaluate([spec, ref], games=games, seed=config.seed + 1, workers=workers, mode="substitution",
-                       reference=ref, config=game_config, progress=progress, out_dir=out,
-                       ray_address=config.ray_address or None)
+    while left:
+        step = left[0]
+        ref, spec, out = step["reference"], step["specs"][0], step["out_dir"]
+        res = evaluate(step["specs"], games=step["games"], seed=step["seed"], workers=step["workers"],
+                       mode="substitution", reference=ref, config=game_config, progress=progress, out_dir=out,
+                       ray_address=step["ray_address"])
+        left.pop(0)
         print(f"\n== the policy against {ref}: {res['summary']['games']} games "
               f"({res['meta']['deals']} deals), {res['timing']['wall_s']:.0f} s ==")
         print(f"Win rate by dealt role [{WINRATE_INTERVALS}]:")
@@ -837,7 +936,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.command == "evaluate":
                 return _evaluate(args)
             if args.command == "train":
-                return _train(args)
+                return _train(args, program=argv is None)
             if args.command == "export":
                 return _export(args)
             if args.command == "compare":
@@ -854,9 +953,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.command == "serve":
                 from table.server import serve_cli
                 return serve_cli(args)
-    except KeyboardInterrupt:        # before a command's own handling began (importing torch, say)
-        print(f"treachery {args.command}: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as why:        # before a command's own handling began (importing torch, say)
+        from .interrupts import Terminated
+        how = "terminated (SIGTERM)" if isinstance(why, Terminated) else "interrupted"
+        print(f"treachery {args.command}: {how}", file=sys.stderr)
+        return 143 if isinstance(why, Terminated) else 130
     except BrokenPipeError:          # the output's reader left (`treachery models | head`): nothing to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

@@ -1,6 +1,8 @@
 """Stopping a long command cleanly: SIGTERM (``kill``, a job scheduler's time limit) raised as an
-interrupt like Ctrl-C, and blocks that an interrupt does not cut (:mod:`training.ppo` finishes an
-update already begun; ``treachery evaluate`` drops its games and writes nothing)."""
+interrupt like Ctrl-C, blocks that an interrupt does not cut (:mod:`training.ppo` finishes an
+update already begun; ``treachery evaluate`` drops its games and writes nothing), and blocks whose
+way out, once the first interrupt stopped them, later ones do not cut (:class:`StopOnce`: training
+writes the checkpoint of its last finished iteration however often Ctrl-C is pressed)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,8 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Iterator
 
-__all__ = ["Terminated", "DeferInterrupt", "catch_sigterm", "restore_sigterm", "children_ignore_sigint"]
+__all__ = ["Terminated", "DeferInterrupt", "StopOnce", "stopping", "catch_sigterm", "restore_sigterm",
+           "children_ignore_sigint"]
 
 
 class Terminated(KeyboardInterrupt):
@@ -26,6 +29,77 @@ def _raise_interrupt(signum, frame) -> None:
 
 
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+#: how many :class:`StopOnce` blocks are open (main thread), and the signal that stopped them
+#: (None while none has: Ctrl-C and SIGTERM then raise their interrupt)
+_open_blocks = 0
+_stopped: int | None = None
+
+
+def stopping(signum: int = signal.SIGINT) -> None:
+    """Say that the work inside the open :class:`StopOnce` blocks is stopping (an interrupt raised
+    otherwise than by their signal handler: :class:`DeferInterrupt`'s, or one raised by code), so
+    that later Ctrl-C and SIGTERM are ignored until the outermost block ends.  Outside any block,
+    or once stopping, it does nothing."""
+    global _stopped
+    if _open_blocks and _stopped is None:
+        _stopped = signum
+
+
+def _on_stop(signum, frame) -> None:
+    """:class:`StopOnce`'s handler: the first signal raises its interrupt, later ones are ignored."""
+    global _stopped
+    if _stopped is not None:
+        return
+    _stopped = signum
+    raise _interrupt_of(signum)
+
+
+class StopOnce:
+    """A block that the first Ctrl-C (SIGINT) or SIGTERM stops and the later ones do not cut on its
+    way out: the first raises ``KeyboardInterrupt`` (:class:`Terminated` for SIGTERM) as usual; from
+    then on, and once :func:`stopping` is called (an interrupt that came another way is being
+    handled), both signals are ignored until the outermost of the open blocks ends, so that what
+    the block writes on its way out (a checkpoint, the message naming it) is written whole.
+
+    Blocks nest (the stop is theirs together); main thread only, elsewhere a plain block.  A
+    signal the process ignores when the block starts (``cmd &`` in a script) stays ignored.
+
+    Args:
+        ignore_after: once stopped, leave both signals ignored when the block ends instead of
+            giving back their handlers: for a program that exits on the stop, since Python's
+            exit gives SIGINT back its default action, and a Ctrl-C then would kill the process
+            (exit status -2) after it chose its own status.
+    """
+
+    def __init__(self, ignore_after: bool = False):
+        self.ignore_after = ignore_after
+
+    def __enter__(self) -> "StopOnce":
+        global _open_blocks, _stopped
+        self.old: dict = {}
+        self.active = threading.current_thread() is threading.main_thread()
+        if not self.active:
+            return self
+        if not _open_blocks:
+            _stopped = None
+        _open_blocks += 1
+        self.old = {s: signal.signal(s, _on_stop) for s in _STOP_SIGNALS
+                    if signal.getsignal(s) is not signal.SIG_IGN}
+        return self
+
+    def __exit__(self, *exc) -> None:
+        global _open_blocks, _stopped
+        if not self.active:
+            return
+        if exc[0] is not None and issubclass(exc[0], KeyboardInterrupt):
+            stopping()
+        stopped = _stopped is not None
+        for s, old in self.old.items():
+            signal.signal(s, signal.SIG_IGN if stopped and self.ignore_after else old)
+        _open_blocks -= 1
+        if not _open_blocks:
+            _stopped = None
 
 
 class DeferInterrupt:
@@ -47,9 +121,12 @@ class DeferInterrupt:
         self.pending = signum
 
     def __exit__(self, *exc) -> None:
+        raising = self.pending is not None and exc[0] is None
+        if raising:
+            stopping(self.pending)      # before the handlers are back: a later signal is not a second interrupt
         for s, old in self.old.items():
             signal.signal(s, old)
-        if self.pending is not None and exc[0] is None:
+        if raising:
             raise _interrupt_of(self.pending)
 
 

@@ -89,14 +89,14 @@ from treachery_env.rules import Role
 
 from .config import TrainConfig
 from .gate import GateFit
-from .interrupts import DeferInterrupt, Terminated, catch_sigterm, restore_sigterm
+from .interrupts import DeferInterrupt, StopOnce, Terminated, stopping
 from .precision import AUTO_MIN_SPEEDUP, autocast_dtype, resolve_update_dtype
 from .rollout import GameStat, WorkerPool, batch_observations, reference_policy
 from .run_lock import RunLock
 from .threads import ThreadChoice
 
 __all__ = ["train", "ppo_update", "make_chunks", "pack_chunks", "latest_checkpoint", "load_resumable", "read_metrics",
-           "init_weights", "TrainResult", "TrainingInterrupted"]
+           "init_weights", "TrainResult", "TrainingInterrupted", "NothingToTrain"]
 
 _CKPT = re.compile(r"^ckpt_(\d+)\.pt$")
 ROLE_NAMES = [r.name.capitalize() for r in (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)]
@@ -465,9 +465,42 @@ def _clean_leftovers(run_dir: Path) -> None:
                 p.unlink()
 
 
+def _set_aside_unloadable(run_dir: Path, iteration: int) -> None:
+    """Rename each ``ckpt_*.pt`` of ``run_dir`` after ``iteration`` (the checkpoint a run resumes
+    from) that cannot be loaded (:func:`load_resumable` skipped it) to ``<name>.corrupt`` (a free
+    name: ``.corrupt.1``, ...), with one warning line on stderr each: as a checkpoint it would count
+    among the newest that the run keeps (``keep_checkpoints``) and have good ones deleted in its
+    place; renamed, its bytes are kept for whoever wants to look at them."""
+    found = sorted((int(m.group(1)), p) for p in run_dir.iterdir() if (m := _CKPT.match(p.name)))
+    for n, path in found:
+        if n <= iteration:
+            continue
+        try:
+            load_checkpoint(path)
+        except ValueError as err:
+            aside = path.with_name(path.name + ".corrupt")
+            k = 0
+            while aside.exists():
+                k += 1
+                aside = path.with_name(f"{path.name}.corrupt.{k}")
+            path.rename(aside)
+            print(f"warning: checkpoint {path.name} cannot be loaded ({first_line(err)}); renamed it {aside.name}, "
+                  f"so that the checkpoints the run keeps are ones that load", file=sys.stderr)
+
+
 def _machine() -> str:
     return f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.system()}, Python {platform.python_version()}, " \
            f"torch {torch.__version__}"
+
+
+class NothingToTrain(ValueError):
+    """A resume refused because the run is trained already (its checkpoint is at the run's
+    total steps, or one more iteration would pass its time budget); ``policy`` is the file of
+    that checkpoint's policy (the run's ``policy.pt`` when it is the newest checkpoint)."""
+
+    def __init__(self, message: str, policy: str):
+        super().__init__(message)
+        self.policy = policy
 
 
 class TrainingInterrupted(KeyboardInterrupt):
@@ -477,7 +510,8 @@ class TrainingInterrupted(KeyboardInterrupt):
     collection of rollouts is dropped, an update already begun is finished
     with its metrics line and checkpoint.  ``checkpoint`` is the run's newest
     checkpoint, written on the way out when the last finished iteration had
-    none (``None``: no iteration of this run finished and none existed);
+    none (a second Ctrl-C or SIGTERM meanwhile is ignored; ``None``: no
+    iteration of this run finished and none existed);
     ``iteration`` is that iteration; ``signal_name`` is ``"SIGINT"`` or ``"SIGTERM"``.
     """
 
@@ -551,8 +585,8 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             checkpoints or metrics another training wrote while this one was
             starting; starting a new run in a folder that holds a run, resuming
             without a loadable checkpoint, from a corrupt or incompatible one,
-            from one already at the run's total steps or time budget (nothing
-            is written then), from a gated run's checkpoint without the gate's
+            from one already at the run's total steps or time budget
+            (:class:`NothingToTrain`; nothing is written then), from a gated run's checkpoint without the gate's
             fitting state (written before :class:`training.gate.GateFit`),
             or with a ``metrics.jsonl`` line (other than a torn last one) that
             is not a record; an ``init`` or ``kl_policy`` checkpoint that is
@@ -572,7 +606,13 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
 
     A new run stopped (Ctrl-C, SIGTERM) before its first iteration finished leaves nothing
     behind: the files and folders it made (the run folder, ``config.json``, ``tb/``, ``gate/``,
-    the lock file ``train.lock``) are removed, and what was there before is left as it was.
+    the lock file ``train.lock``) are removed, and what was there before is left as it was.  Once
+    the first Ctrl-C or SIGTERM stopped a run, later ones are ignored until it has done so
+    (:class:`training.interrupts.StopOnce`).
+
+    A resumed run renames each checkpoint newer than the one it resumes from that cannot be
+    loaded to ``<name>.corrupt``, with a warning, so that keeping the newest
+    ``keep_checkpoints`` never keeps such a file in place of a good one.
     """
     lock = RunLock(config.run_dir)
     lock.check()                                # a folder in use: said first, whatever else it holds
@@ -582,19 +622,22 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
     new_dir = not run_dir.exists()
     made = [q for q in (run_dir / "config.json", run_dir / "tb", run_dir / "gate") if not q.exists()]
     lock_made = not lock.path.exists()
-    try:
-        return _train(config, path, payload, progress, log, lock, seen)
-    except KeyboardInterrupt as why:
-        if payload is None and not (isinstance(why, TrainingInterrupted) and why.iteration > 0):
-            _remove_made(run_dir if new_dir else None, made, lock if lock_made else None)
-        if isinstance(why, TrainingInterrupted):
-            raise
-        # stopped outside the iterations (starting up): a resumed run keeps the checkpoint it resumed
-        raise TrainingInterrupted(path if payload else None,
-                                  int(payload["training_state"]["iteration"]) if payload else 0,
-                                  "SIGTERM" if isinstance(why, Terminated) else "SIGINT") from None
-    finally:
-        lock.release()
+    # SIGTERM stops the run as Ctrl-C does; after the first, later ones wait until the run is saved
+    with StopOnce():
+        try:
+            return _train(config, path, payload, progress, log, lock, seen)
+        except KeyboardInterrupt as why:
+            stopping()
+            if payload is None and not (isinstance(why, TrainingInterrupted) and why.iteration > 0):
+                _remove_made(run_dir if new_dir else None, made, lock if lock_made else None)
+            if isinstance(why, TrainingInterrupted):
+                raise
+            # stopped outside the iterations (starting up): a resumed run keeps the checkpoint it resumed
+            raise TrainingInterrupted(path if payload else None,
+                                      int(payload["training_state"]["iteration"]) if payload else 0,
+                                      "SIGTERM" if isinstance(why, Terminated) else "SIGINT") from None
+        finally:
+            lock.release()
 
 
 def _run_files(run_dir: Path) -> list[tuple[str, int, int]]:
@@ -658,13 +701,14 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
               f"measured again at this resume ({dtype}); the run keeps it from here on", flush=True)
     _clean_leftovers(run_dir)
     start_iter = int(state["iteration"]) if state else 0
+    if state:
+        _set_aside_unloadable(run_dir, start_iter)
     ss = np.random.SeedSequence([config.seed, start_iter])
     worker_seeds = [int(s.generate_state(1)[0]) for s in ss.spawn(config.workers)]
     pool_rng = np.random.default_rng(ss.generate_state(2))
     workers = WorkerPool(config, worker_seeds)
     threads_before = torch.get_num_threads()      # given back when the run ends
     torch_threads = policy_torch_threads()        # the update's most threads: a PolicyAgent's one-thread setting is not the process's
-    old_sigterm = catch_sigterm()
     try:
         optimizer = make_optimizer(net, config.learning_rate)
         pool: dict[int, dict] = {}
@@ -800,7 +844,9 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
                                                 wall, games_total, recent, reached, lr_done, dtype, speedup)
                         ckpt_iteration = iteration
         except KeyboardInterrupt as why:
-            # the rollouts under way are dropped (the workers are stopped); the last finished iteration is kept
+            # the rollouts under way are dropped (the workers are stopped); the last finished iteration is kept,
+            # and a second Ctrl-C or SIGTERM does not cut that (StopOnce in train ignores it from now on)
+            stopping()
             workers.close(now=True)
             bar.close()
             if iteration > 0 and ckpt_iteration != iteration:
@@ -817,7 +863,6 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
                            iterations=iteration, wall_s=wall, history=history, start_steps=start_steps,
                            start_wall_s=wall0)
     finally:
-        restore_sigterm(old_sigterm)
         workers.close()
         torch.set_num_threads(threads_before)
 
@@ -950,9 +995,13 @@ def _open_run(config: TrainConfig, resume: bool | str | os.PathLike) -> tuple[Tr
                 why.append(f"its budget is {config.time_budget_s / 60:.2f} min, which one more iteration (about "
                            f"{_forecast(recent) / 60:.2f} min) would pass (--minutes {need:.2f} or more allows one)")
                 flags.append("--minutes")
-            raise ValueError(f"nothing to train: {path.name} is at {done_steps} learner steps and "
-                             f"{done_wall / 60:.2f} min, and {', and '.join(why)}; give a larger "
-                             f"{' and '.join(flags)} (totals, not extra)")
+            # its policy: the run's policy.pt, written with its newest checkpoint
+            policy = path.parent / "policy.pt"
+            if latest_checkpoint(path.parent) != path or not policy.is_file():
+                policy = path
+            raise NothingToTrain(f"nothing to train: {path.name} is at {done_steps} learner steps and "
+                                 f"{done_wall / 60:.2f} min, and {', and '.join(why)}; give a larger "
+                                 f"{' and '.join(flags)} (totals, not extra)", str(policy))
     elif latest_checkpoint(run_dir) is not None:
         raise ValueError(f"{str(run_dir)!r} already holds a run (its checkpoints); resume it with "
                          f"--resume or choose another --run-dir")
