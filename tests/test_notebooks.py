@@ -90,6 +90,8 @@ def test_notebook_runs(name, kernel_specs, monkeypatch, tmp_path):
     assert not errors, f"{name}: {errors[0].ename}: {errors[0].evalue}"
     stderr = "".join(o.text for o in outs if o.output_type == "stream" and o.name == "stderr")
     assert "Traceback" not in stderr, f"{name} wrote to stderr: {stderr[:2000]}"
+    # a trained policy plays the game its checkpoint records (agents/policy.py warns on another)
+    assert "GameConfigMismatchWarning" not in stderr, f"{name}: {stderr[:2000]}"
     text = text_of(nb)
     images = sum("image/png" in o.get("data", {}) for o in outs)
     if not name.startswith(("02", "04")):   # the others write under tempfile: here, not into /tmp
