@@ -379,6 +379,15 @@ def test_export_refuses_results_that_evaluated_another_file(tmp_path, capsys, po
     assert f"**Caveat.** The games of `{tmp_path / 'mine'}` are not this card's policy's: its games were played " \
            f"by policy:{run / 'policy.pt'}:greedy (SHA-256 {old[:12]}...), another file." in card
     assert card.index("**Caveat.**") < card.index("### Against random")
+    import json                   # a result written before results recorded the SHA-256: which file played is unknown
+    old_res = json.loads((tmp_path / "mine" / "results.json").read_text())
+    for e in old_res["meta"]["entrants"]:
+        e.pop("sha256", None)
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "results.json").write_text(json.dumps(old_res))
+    assert cli.main(["export", str(run), "--out", str(tmp_path / "d"), "--results", str(tmp_path / "old")]) == 2
+    assert (f"it records no SHA-256 of the files its trained policies (policy:{run / 'policy.pt'}:greedy) played"
+            in capsys.readouterr().err)
 
 
 def test_evaluate_warns_before_replacing_results(tmp_path):

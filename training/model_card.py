@@ -320,9 +320,10 @@ def _played_by(res: dict, shas: set[str]) -> str:
     played = [f"{e['label']} (SHA-256 {e['sha256'][:12]}...)" for e in entrants if e.get("sha256")]
     if played:
         return f"its games were played by {', '.join(played)}, another file"
-    if any(agents.weights_file(e["spec"]) for e in entrants):
-        return (f"it records no SHA-256 of the files its trained policies ({', '.join(e['label'] for e in entrants)}) "
-                f"played (written by an older toolkit), so which file played is unknown")
+    trained = [e["label"] for e in entrants if agents.weights_file(e["spec"])]
+    if trained:
+        return (f"it records no SHA-256 of the files its trained policies ({', '.join(trained)}) played (written "
+                f"by an older toolkit), so which file played is unknown")
     return f"its entrants ({', '.join(e['label'] for e in entrants)}) include no trained policy"
 
 
