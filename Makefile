@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install browser test main demo notebooks bench peers shared-bench floors screenshots clean
+.PHONY: install browser test main demo notebooks notebooks-run bench peers shared-bench floors screenshots clean
 
 $(BIN)/python:
 	@$(PY) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python >= 3.11 is needed; run make with PY=python3.11 (and make clean if a venv was made)")'
@@ -52,6 +52,11 @@ main: install
 notebooks: install
 	$(BIN)/python -m pip install -q -e ".[dev,notebooks]"
 	cd notebooks && ../$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root)
+
+# every notebook run headless in a fresh kernel, top to bottom, as tests/test_notebooks.py runs them
+# (notebooks/run_notebooks.py); the executed copies go to runs/notebooks/, notebooks/ stays without outputs
+notebooks-run: install
+	$(BIN)/python notebooks/run_notebooks.py --out runs/notebooks
 
 # one full 5-player game between random bots, printed
 demo: install

@@ -1048,6 +1048,48 @@ def test_the_reports_name_the_cr_900_variants_and_compare_and_pool_keep_them_apa
     assert not (tmp_path / "p").exists()
 
 
+def test_a_result_records_the_toolkit_that_played_it(tmp_path, monkeypatch):
+    """``meta["toolkit"]``: ``treachery --version``'s version and, run from a git checkout, the
+    commit and whether tracked files differ from it, shown in ``results.md``; without git, or
+    outside a checkout, the version alone (no error); pooled results keep one toolkit only when
+    their parts agree, else each part's."""
+    import subprocess
+
+    import treachery_env
+    from training import provenance
+
+    res = ev.evaluate(["random", "random"], games=4, seed=0, config=SMALL, progress=False, out_dir=tmp_path / "a")
+    root = provenance._ROOT
+    want = {"version": treachery_env.__version__}
+    if (root / ".git").exists():
+        git = ["git", "-C", str(root)]
+        want["commit"] = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+        want["dirty"] = bool(subprocess.run([*git, "status", "--porcelain", "--untracked-files=no"],
+                                            capture_output=True, text=True).stdout.strip())
+    assert res["meta"]["toolkit"] == want and ev.read_results(tmp_path / "a")["meta"]["toolkit"] == want
+    md = (tmp_path / "a" / "results.md").read_text()
+    assert f"\n- toolkit: treachery {treachery_env.__version__}" + (f", commit {want['commit'][:12]}"
+                                                                    if "commit" in want else "") in md
+    assert ev.render_markdown({**res, "meta": {**res["meta"], "toolkit": {"version": "0.1.0", "commit": "ab" * 20,
+                                                                          "dirty": True}}}) \
+        .count("- toolkit: treachery 0.1.0, commit abababababab (tracked files modified)\n") == 1
+    monkeypatch.setenv("PATH", str(tmp_path))                    # no git on the PATH
+    assert provenance.toolkit() == {"version": treachery_env.__version__}
+    monkeypatch.undo()
+    (tmp_path / "co").mkdir()
+    (tmp_path / "co" / ".git").write_text("gitdir: /nonexistent\n")      # git fails there
+    for folder in (tmp_path, tmp_path / "co"):                   # no checkout; a broken one
+        monkeypatch.setattr(provenance, "_ROOT", folder)
+        assert provenance.toolkit() == {"version": treachery_env.__version__}
+    other = {**res, "meta": {**res["meta"], "seed": 1, "toolkit": {"version": "0.0.9"}}}
+    other["games"] = [{**g, "env_seed": g["env_seed"] + 10_000} for g in res["games"]]
+    pooled = ev.pool_results([res, other], sources=["A", "B"])
+    assert "toolkit" not in pooled["meta"] and [p["toolkit"] for p in pooled["meta"]["pooled"]] == [want, {"version": "0.0.9"}]
+    assert f"- toolkits of the pooled parts: {provenance.toolkit_text(res['meta'])}; treachery 0.0.9\n" \
+        in ev.render_markdown(pooled)
+    assert ev.pool_results([res, {**other, "meta": {**other["meta"], "toolkit": want}}])["meta"]["toolkit"] == want
+
+
 def test_pooled_results_are_one_evaluation_of_their_deals(tmp_path, capsys):
     """Two evaluations on other seeds, pooled: win rates, substitution deltas, ratings and
     the opposing-seats cross-play are exactly :func:`summarize` over all their games (the

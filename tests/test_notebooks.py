@@ -1,55 +1,40 @@
 """The notebooks of issue #6, executed top to bottom (notebooks/*.ipynb).
 
-Each notebook runs with nbclient in a fresh kernel of *this* interpreter (a
-kernelspec written to a temporary folder, so a user-level ``python3`` spec
-cannot redirect it), with ``notebooks/`` as working directory and the
-parameters as committed.  Notebook 04 plays unattended through
-``TREACHERY_NOTEBOOK_AUTOPLAY=1``.  The committed files must stay clean (no
+Each notebook runs as ``make notebooks-run`` runs it (notebooks/run_notebooks.py:
+nbclient, a fresh kernel of *this* interpreter, ``notebooks/`` as working
+directory, the parameters as committed; notebook 04 plays unattended through
+``TREACHERY_NOTEBOOK_AUTOPLAY=1``).  The committed files must stay clean (no
 outputs); the executed copies are never written back.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from pathlib import Path
 
 import nbformat
 import pytest
-from jupyter_client.kernelspec import KernelSpecManager
-from jupyter_client.manager import KernelManager
-from nbclient import NotebookClient
-
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+sys.path.insert(0, str(NOTEBOOKS))
+import run_notebooks  # noqa: E402  (notebooks/ is no package: the runner is imported from its folder)
+
 EXPECTED = ["01_quickstart.ipynb", "02_bots_and_evaluation.ipynb", "03_training.ipynb",
             "04_play_against_bots.ipynb", "05_benchmarking.ipynb"]
-CELL_TIMEOUT = 300      # seconds per cell (each notebook takes well under a minute)
 
 
-@pytest.fixture(scope="module")
-def kernel_specs(tmp_path_factory):
-    """A kernelspec ``python3`` that launches ipykernel with sys.executable."""
-    d = tmp_path_factory.mktemp("kernels") / "python3"
-    d.mkdir()
-    (d / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "Python 3 (test)", "language": "python"}))
-    return KernelSpecManager(kernel_dirs=[str(d.parent)], ensure_native_kernel=False)
-
-
-def execute(name: str, kernel_specs, monkeypatch, tmp_path: Path) -> nbformat.NotebookNode:
-    """Run notebook ``name`` in a fresh kernel; what it writes with ``tempfile`` goes under ``tmp_path``
-    (pytest's, kept for the last few runs only), not into the machine's /tmp."""
-    monkeypatch.setenv("TREACHERY_NOTEBOOK_AUTOPLAY", "1")
+def execute(name: str, monkeypatch, tmp_path: Path, capsys) -> nbformat.NotebookNode:
+    """Notebook ``name`` as ``make notebooks-run`` executes it (``run_notebooks.main``), read back from
+    the executed copy it wrote; what it writes with ``tempfile`` goes under ``tmp_path`` (pytest's, kept
+    for the last few runs only), not into the machine's /tmp."""
     monkeypatch.setenv("TMPDIR", str(tmp_path))
-    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
-    km = KernelManager(kernel_name="python3", kernel_spec_manager=kernel_specs)
-    client = NotebookClient(nb, km=km, timeout=CELL_TIMEOUT, kernel_name="python3",
-                            resources={"metadata": {"path": str(NOTEBOOKS)}})
-    client.execute()
-    return nb
+    out = tmp_path / "executed"
+    status = run_notebooks.main([name, "--out", str(out)])
+    said = capsys.readouterr().out
+    assert status == 0 and said.startswith(f"{name}: ran in "), said
+    assert not list(tmp_path.glob("kernelspec-*"))          # its kernelspec folder is gone
+    return nbformat.read(out / name, as_version=4)
 
 
 def outputs(nb) -> list:
@@ -82,14 +67,46 @@ def test_the_five_notebooks_are_there_and_clean():
             assert not c.outputs and c.execution_count is None, f"{name}: committed with outputs"
 
 
+def test_the_runner_refuses_an_unknown_notebook_and_an_out_folder_in_notebooks(capsys):
+    """``make notebooks-run``'s runner: a notebook that is not there, or executed copies that would
+    land in notebooks/ beside the clean ones, are one-line errors before any kernel starts."""
+    for argv, msg in ((["nope.ipynb"], "no notebook 'nope.ipynb' in "),
+                      (["--out", str(NOTEBOOKS / "executed")], "is in notebooks/, whose notebooks are committed "
+                                                               "without outputs; give a folder outside it")):
+        with pytest.raises(SystemExit) as stop:
+            run_notebooks.main(argv)
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and msg in err and err.count("error:") == 1, err
+    assert not (NOTEBOOKS / "executed").exists()
+
+
+def test_the_runner_says_which_notebook_failed_and_how(tmp_path, monkeypatch, capsys):
+    """A notebook whose cell raises: the runner prints its name and the error in one line, still
+    writes the executed copy (the outputs up to the error), runs the others and exits 1."""
+    folder = tmp_path / "nbs"
+    folder.mkdir()
+    for name, cells in (("a_bad.ipynb", ["print('before')", "raise ValueError('the cell failed')", "print('after')"]),
+                        ("b_good.ipynb", ["print('fine')"])):
+        nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells]), folder / name)
+    monkeypatch.setattr(run_notebooks, "NOTEBOOKS", folder)
+    assert run_notebooks.main(["--out", str(tmp_path / "out")]) == 1
+    said = capsys.readouterr().out.splitlines()
+    assert said[0].startswith("a_bad.ipynb: failed: cell 2 of 3: ValueError: the cell failed in ") and \
+        said[1].startswith("b_good.ipynb: ran in ") and len(said) == 2, said
+    done = nbformat.read(tmp_path / "out" / "a_bad.ipynb", as_version=4)
+    assert [o.get("text") for o in done.cells[0].outputs] == ["before\n"] and not done.cells[2].outputs
+
+
 @pytest.mark.parametrize("name", EXPECTED)
-def test_notebook_runs(name, kernel_specs, monkeypatch, tmp_path):
-    nb = execute(name, kernel_specs, monkeypatch, tmp_path)
+def test_notebook_runs(name, monkeypatch, tmp_path, capsys):
+    nb = execute(name, monkeypatch, tmp_path, capsys)
     outs = outputs(nb)
     errors = [o for o in outs if o.output_type == "error"]
     assert not errors, f"{name}: {errors[0].ename}: {errors[0].evalue}"
     stderr = "".join(o.text for o in outs if o.output_type == "stream" and o.name == "stderr")
     assert "Traceback" not in stderr, f"{name} wrote to stderr: {stderr[:2000]}"
+    # a trained policy plays the game its checkpoint records (agents/policy.py warns on another)
+    assert "GameConfigMismatchWarning" not in stderr, f"{name}: {stderr[:2000]}"
     text = text_of(nb)
     images = sum("image/png" in o.get("data", {}) for o in outs)
     if not name.startswith(("02", "04")):   # the others write under tempfile: here, not into /tmp

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+import treachery_env
 from treachery_env import GameConfig
 from treachery_env import throne_roles as tr
 from training import cli
@@ -99,6 +100,8 @@ def test_treachery_evaluate_plays_throne_magic_and_writes_its_results(tmp_path, 
     assert res["meta"]["game"] == "throne_magic" and res["meta"]["mode"] == "substitution"
     assert res["meta"]["config"]["game"] == "throne_magic" and res["summary"]["games"] == 5
     assert "| The King |" in (out / "results.md").read_text()
+    assert res["meta"]["toolkit"]["version"] == treachery_env.__version__      # the toolkit that played them
+    assert f"Toolkit: treachery {treachery_env.__version__}" in (out / "results.md").read_text()
     # Treachery's readers refuse it in one line; Treachery-only options too
     assert cli.main(["compare", str(out), str(out)]) == 2
     assert "holds a Throne Magic tournament" in capsys.readouterr().err

@@ -9,6 +9,7 @@ import pytest
 import torch
 
 import agents
+from agents.models import sha256_of
 from agents.policy import load_checkpoint
 from training import cli
 
@@ -337,11 +338,16 @@ def test_export_never_overwrites_a_shipped_policy_without_force(tmp_path, capsys
     assert "is a file" in capsys.readouterr().err
 
 
-def test_export_warns_when_results_evaluated_another_policy(tmp_path, capsys, policy_4p):
-    """A results file in which no entrant is this run's policy (by its bytes) gets a
-    one-line warning: the card's tables would describe another policy."""
+def test_export_refuses_results_that_evaluated_another_file(tmp_path, capsys, policy_4p):
+    """A results file whose games were not played by this run's policy.pt, by the SHA-256 the
+    result records of each file that played, is refused in one line naming the file that played,
+    and nothing is written: results of other agents, and results of the run's earlier policy.pt
+    (a resumed run rewrote it; the old check compared the bytes now at the path, found them
+    equal and wrote the new file's card with the old file's tables). ``--allow-other-policy``
+    includes them, and the card says above its tables whose games they were."""
     import shutil
 
+    from conftest import write_policy
     from treachery_env import GameConfig
     from training.evaluate import evaluate
 
@@ -354,11 +360,34 @@ def test_export_warns_when_results_evaluated_another_policy(tmp_path, capsys, po
         evaluate([f"policy:{run / 'policy.pt'}:greedy", "random"], games=4, config=config, progress=False,
                  out_dir=tmp_path / "mine")
     capsys.readouterr()
-    assert cli.main(["export", str(run), "--out", str(tmp_path / "a"), "--results", str(tmp_path / "other")]) == 0
-    err = capsys.readouterr().err
-    assert err.startswith("treachery: warning: results ") and "none of them this run's policy (as it is now)" in err, err
     assert cli.main(["export", str(run), "--out", str(tmp_path / "b"), "--results", str(tmp_path / "mine")]) == 0
-    assert "warning: results" not in capsys.readouterr().err
+    assert "caveat" not in (tmp_path / "b" / "MODEL_CARD.md").read_text().lower()
+    assert cli.main(["export", str(run), "--out", str(tmp_path / "a"), "--results", str(tmp_path / "other")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"treachery export: error: results {str(tmp_path / 'other')!r} did not evaluate this "
+                          f"run's policy") and "include no trained policy" in err and len(err.splitlines()) == 1, err
+    old = sha256_of(run / "policy.pt")
+    write_policy(run / "policy.pt", 4, seed=1)            # the run resumed: a new policy.pt, the old results
+    assert cli.main(["export", str(run), "--out", str(tmp_path / "c"), "--results", str(tmp_path / "mine")]) == 2
+    err = capsys.readouterr().err
+    assert (f"its games were played by policy:{run / 'policy.pt'}:greedy (SHA-256 {old[:12]}...), another file; "
+            f"evaluate this policy again, or give --allow-other-policy") in err and len(err.splitlines()) == 1, err
+    assert not (tmp_path / "c").exists()
+    assert cli.main(["export", str(run), "--out", str(tmp_path / "c"), "--results", str(tmp_path / "mine"),
+                     "--allow-other-policy"]) == 0
+    card = (tmp_path / "c" / "MODEL_CARD.md").read_text()
+    assert f"**Caveat.** The games of `{tmp_path / 'mine'}` are not this card's policy's: its games were played " \
+           f"by policy:{run / 'policy.pt'}:greedy (SHA-256 {old[:12]}...), another file." in card
+    assert card.index("**Caveat.**") < card.index("### Against random")
+    import json                   # a result written before results recorded the SHA-256: which file played is unknown
+    old_res = json.loads((tmp_path / "mine" / "results.json").read_text())
+    for e in old_res["meta"]["entrants"]:
+        e.pop("sha256", None)
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "results.json").write_text(json.dumps(old_res))
+    assert cli.main(["export", str(run), "--out", str(tmp_path / "d"), "--results", str(tmp_path / "old")]) == 2
+    assert (f"it records no SHA-256 of the files its trained policies (policy:{run / 'policy.pt'}:greedy) played"
+            in capsys.readouterr().err)
 
 
 def test_evaluate_warns_before_replacing_results(tmp_path):

@@ -219,10 +219,16 @@ def build_parser() -> argparse.ArgumentParser:
                                    "training state): its card has no run totals.")
     x.add_argument("run_dir", help="a training run directory, or a policy file")
     x.add_argument("--out", required=True, help="destination folder, e.g. checkpoints/flagship")
-    x.add_argument("--results", nargs="*", default=[], help="results.json files or their folders")
+    x.add_argument("--results", nargs="*", default=[],
+                   help="results.json files or their folders; each must have played this policy's file (the "
+                        "SHA-256 a result records of each policy that played, not the file at its path now)")
     x.add_argument("--notes", default="", help="a file whose text goes under Notes in the card")
     x.add_argument("--force", action="store_true",
                    help="replace the policy.pt and MODEL_CARD.md already in --out (default: refuse)")
+    x.add_argument("--allow-other-policy", action="store_true",
+                   help="include --results whose games no file with this policy's SHA-256 played (another "
+                        "policy, an earlier policy.pt of the run, results too old to record it); the card "
+                        "then says so above its tables (default: refuse, naming the file that played)")
 
     g = sub.add_parser("graft", help="give a policy's seats of one role the gate another run fitted to that role",
                        description="Write BASE with DONOR's advantage gate as the gate of the seats dealt --role "
@@ -813,7 +819,8 @@ def _export(args: argparse.Namespace) -> int:
             if not Path(args.notes).is_file():
                 raise ValueError(f"--notes file {args.notes!r} not found")
             notes = Path(args.notes).read_text()
-        card = export_policy(args.run_dir, args.out, args.results, notes, force=args.force)
+        card = export_policy(args.run_dir, args.out, args.results, notes, force=args.force,
+                             other_policy=args.allow_other_policy)
     except ValueError as err:
         print(f"treachery export: error: {err}", file=sys.stderr)
         return 2

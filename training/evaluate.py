@@ -167,6 +167,7 @@ from treachery_env.env import raw_env
 from treachery_env.rules import Role, Team, role_distribution, team_of
 
 from . import social
+from .provenance import toolkit, toolkit_text
 from .stats import clustered_mean, clustered_rate, clustered_share, wilson_interval
 
 __all__ = [
@@ -1392,13 +1393,16 @@ def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) 
         outcomes = [Outcome.of_entry(g, first.get("reference")) for res in results for g in res["games"]]
     except (KeyError, ValueError, TypeError, StopIteration) as err:
         raise ValueError(f"a games entry is not one of treachery evaluate ({type(err).__name__}: {err})") from None
-    meta = {**{k: v for k, v in first.items() if k not in ("games_requested", "shard", "lockstep")},
+    kits = [r["meta"].get("toolkit") for r in results]
+    meta = {**{k: v for k, v in first.items() if k not in ("games_requested", "shard", "lockstep", "toolkit")},
+            **({"toolkit": kits[0]} if kits[0] and all(k == kits[0] for k in kits) else {}),
             "seed": [r["meta"].get("seed") for r in results],
             "deals": sum(int(r["meta"].get("deals", 0)) for r in results),
             "games": sum(int(r["meta"].get("games", 0)) for r in results),
             "pooled": [{"source": src, "seed": r["meta"].get("seed"), "deals": r["meta"].get("deals"),
                         "games": r["meta"].get("games"), "shard": r["meta"].get("shard"),
-                        **({"lockstep": True} if r["meta"].get("lockstep") else {})}
+                        **({"lockstep": True} if r["meta"].get("lockstep") else {}),
+                        **({"toolkit": r["meta"]["toolkit"]} if r["meta"].get("toolkit") else {})}
                        for r, src in zip(results, sources)],
             "pooled_note": "pooled from " + ", ".join(sources) + ": the per-decision metrics (deduction, "
                            "deception, the gate, bluffing, cooperation, talk, latency) are in each source's "
@@ -1610,7 +1614,8 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
     wall = time.perf_counter() - t0
     meta = {"entrants": [_entrant_meta(e) for e in entrants], "num_players": num_players, "mode": mode,
             "reference": ref_label, "seed": seed, "games_requested": games, "games": len(tasks),
-            "deals": deals, "games_per_deal": per, "config": _config_dict(config), "observer": bool(observer)}
+            "deals": deals, "games_per_deal": per, "config": _config_dict(config), "observer": bool(observer),
+            "toolkit": toolkit()}
     if shard is not None:
         meta["shard"] = {"index": shard[0], "of": shard[1], "first_deal": deal_range.start, "deals_total": total_deals}
     if lockstep and any(agents.weights_file(e.spec) for e in entrants):     # batching only changes a policy's play
@@ -1880,6 +1885,11 @@ def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
                f"deals: {m.get('deals')}, games: {s['games']}"
                + (f" (requested {m['games_requested']})" if m.get("games_requested") is not None else ""))
     out.append(f"- CR 900 variants: {variants_text(m.get('config') or {})}")
+    if toolkit_text(m):
+        out.append(f"- toolkit: {toolkit_text(m)}")
+    elif any(p.get("toolkit") for p in m.get("pooled", [])):
+        out.append("- toolkits of the pooled parts: " + "; ".join(toolkit_text(p) or "not recorded"
+                                                                   for p in m["pooled"]))
     if m.get("pooled_note"):
         out.append(f"- {m['pooled_note']}")
     if m.get("roles"):

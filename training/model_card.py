@@ -12,16 +12,17 @@ head's deduction accuracy by turn.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
-import warnings
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 import torch
 
+import agents
 from agents.candidates import GATE_READS
 from agents.policy import load_checkpoint
 
@@ -164,7 +165,7 @@ def _grafted_line(role: str, src: dict) -> str:
 
 
 def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (), run: dict | None = None,
-               notes: str = "", load_path: str | None = None) -> str:
+               notes: str = "", load_path: str | None = None, caveats: Sequence[str] = ()) -> str:
     """The model card (markdown) of a shipped policy.
 
     Args:
@@ -175,6 +176,8 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
         notes: free text appended under "Notes".
         load_path: the path the card tells users to load (default
             ``checkpoints/NAME/policy.pt``).
+        caveats: paragraphs printed at the top of the Evaluation section
+            (e.g. that a result's games were played by another file).
 
     Raises:
         ValueError: for an unreadable checkpoint.
@@ -269,6 +272,8 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
             "## Training configuration", "", "```json", json.dumps(tc, indent=1), "```", ""]
     if results:
         out += ["## Evaluation", ""]
+        for c in caveats:
+            out += [f"**Caveat.** {c}", ""]
     label = None
     for res in results:
         m = res["meta"]
@@ -304,16 +309,24 @@ def _display_path(p: Path) -> str:
         return str(p.resolve())
 
 
-def _same_policy(spec: str, data: bytes) -> bool:
-    """Whether agent ``spec`` is ``policy:PATH[:greedy]`` with a file at PATH holding exactly ``data``."""
-    kind, _, rest = spec.partition(":")
-    if kind != "policy":
-        return False
-    path = Path(rest.removesuffix(":greedy"))
-    try:
-        return path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data
-    except OSError:
-        return False
+def _played_by(res: dict, shas: set[str]) -> str:
+    """Why the games of result ``res`` are not known to be played by a file whose SHA-256 is in
+    ``shas`` ("" when one of its entrants is such a file), in words for the refusal and the card.
+
+    A result records the SHA-256 of each trained policy's file as it was when its games were
+    played (``meta.entrants[].sha256``); the file at that path now may be another (a resumed
+    run rewrites its ``policy.pt``), so only the recorded checksum tells."""
+    entrants = res["meta"]["entrants"]
+    if any(e.get("sha256") in shas for e in entrants):
+        return ""
+    played = [f"{e['label']} (SHA-256 {e['sha256'][:12]}...)" for e in entrants if e.get("sha256")]
+    if played:
+        return f"its games were played by {', '.join(played)}, another file"
+    trained = [e["label"] for e in entrants if agents.weights_file(e["spec"])]
+    if trained:
+        return (f"it records no SHA-256 of the files its trained policies ({', '.join(trained)}) played (written "
+                f"by an older toolkit), so which file played is unknown")
+    return f"its entrants ({', '.join(e['label'] for e in entrants)}) include no trained policy"
 
 
 def _run_policy(run_dir: str | os.PathLike) -> Path:
@@ -342,7 +355,7 @@ def _run_policy(run_dir: str | os.PathLike) -> Path:
 
 
 def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, results: Sequence[str] = (),
-                  notes: str = "", force: bool = False) -> Path:
+                  notes: str = "", force: bool = False, other_policy: bool = False) -> Path:
     """Copy a run's ``policy.pt`` (or a policy file) to ``out_dir`` and write ``MODEL_CARD.md`` there.
 
     Args:
@@ -355,6 +368,10 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
         force: replace a ``policy.pt`` or ``MODEL_CARD.md`` already in
             ``out_dir`` (without it, that is an error: a shipped policy is
             never overwritten by a slip of ``--out``).
+        other_policy: include a results file whose games no file with this
+            policy's SHA-256 played (another policy, an earlier ``policy.pt`` of
+            the run, or results too old to record the SHA-256); the card says so
+            above its tables. Without it, such a file is an error.
 
     Returns:
         the path of the card.
@@ -365,15 +382,13 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
             an unreadable ``metrics.jsonl`` line (naming the file and line),
             a policy over the 20 MB limit for shipped checkpoints, an
             ``out_dir`` that is (or lies under) a file, one that already
-            holds a policy or card without ``force``, or the folder of a
+            holds a policy or card without ``force``, the folder of a
             training in progress (:func:`training.run_lock.check_not_in_use`:
-            its next checkpoint would replace the policy under the card);
+            its next checkpoint would replace the policy under the card), or
+            a results file that did not evaluate this policy without
+            ``other_policy`` (by the SHA-256 each result records of the files
+            that played, not the bytes at their paths now: :func:`_played_by`);
             nothing is written then.
-
-    Warns:
-        UserWarning: for a results file in which no entrant is a policy with
-            the bytes of this run's ``policy.pt`` (its tables would describe
-            another policy).
     """
     if Path(run_dir).is_file() and Path(run_dir).name == "policy.pt" and (Path(run_dir).parent / "metrics.jsonl").is_file():
         run_dir = Path(run_dir).parent          # a run folder's own policy.pt: the run's card, with its totals
@@ -394,11 +409,18 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
     if len(data) > MAX_SHIPPED_BYTES:
         raise ValueError(f"{str(src)!r} is {len(data) / 1e6:.1f} MB as a policy; shipped checkpoints must be < 20 MB")
     res = [read_results(r) for r in results]
+    # this policy's bytes: the file shipped, and the checkpoint it is cut from (which an evaluation may have played)
+    shas = {hashlib.sha256(data).hexdigest(), sha256_of(src)}
+    caveats = []
     for r, rr in zip(results, res):
-        if not any(_same_policy(e["spec"], data) for e in rr["meta"]["entrants"]):
-            warnings.warn(f"results {str(r)!r} evaluated {[e['label'] for e in rr['meta']['entrants']]}, none of "
-                          f"them {'this run' if from_run else 'this file'}'s policy (as it is now); the card's "
-                          f"tables would describe another policy")
+        why = _played_by(rr, shas)
+        if why and not other_policy:
+            raise ValueError(f"results {str(r)!r} did not evaluate {'this run' if from_run else 'this file'}'s "
+                             f"policy (SHA-256 {hashlib.sha256(data).hexdigest()[:12]}...): {why}; evaluate this "
+                             f"policy again, or give --allow-other-policy to include them marked as another's")
+        if why:
+            caveats.append(f"The games of `{r}` are not this card's policy's: {why}. Its tables are kept "
+                           f"(`treachery export --allow-other-policy`) and describe that policy, not this one.")
     # a policy without its run's metrics.jsonl gets a card without the run's totals; an unreadable one is an error
     run = (training_summary(run_dir, meta.get("iteration"))
            if from_run and (Path(run_dir) / "metrics.jsonl").is_file() else None)
@@ -406,7 +428,8 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
     out.mkdir(parents=True, exist_ok=True)
     dst = out / "policy.pt"
     atomic_write_bytes(dst, data)
-    card = model_card(dst, out.resolve().name, res, run, notes, load_path=_display_path(dst))   # --out . too
+    card = model_card(dst, out.resolve().name, res, run, notes, load_path=_display_path(dst),   # --out . too
+                      caveats=caveats)
     path = out / "MODEL_CARD.md"
     atomic_write_bytes(path, card.encode())
     return path

@@ -43,6 +43,7 @@ from treachery_env import throne_roles as tr
 from .evaluate import (Entrant, GameTask, _chunks, _config_dict, _entrant_meta, _games_bar,
                        _init_worker, _json_default, _mp_context, entrants_from_specs, rotation_schedule,
                        substitution_schedule, variants_text)
+from .provenance import toolkit, toolkit_text
 from .stats import clustered_mean, clustered_share
 
 __all__ = ["MODES", "ThroneRecord", "play_task", "check_specs", "evaluate_throne", "summarize", "role_table",
@@ -211,7 +212,8 @@ def evaluate_throne(specs: Sequence[str], config: GameConfig, games: int = 100, 
     records = _run(tasks, config, workers, progress)
     meta = {"game": "throne_magic", "entrants": [_entrant_meta(e) for e in entrants], "num_players": n,
             "mode": mode, "reference": None if ref is None else ref.label, "seed": seed, "games_requested": games,
-            "games": len(tasks), "deals": deals, "games_per_deal": per, "config": _config_dict(config)}
+            "games": len(tasks), "deals": deals, "games_per_deal": per, "config": _config_dict(config),
+            "toolkit": toolkit()}
     res = summarize(records, entrants, meta)
     res["timing"] = {"wall_s": time.perf_counter() - t0, "workers": workers}
     if out_dir is not None:
@@ -309,7 +311,8 @@ def render_markdown(res: dict) -> str:
             f"{m['seed']}, {options}; {how}. {s['truncated']} truncated, {s['draws']} draws, "
             f"{s['mean_turns']:.1f} turns a game. Intervals: 95%, clustered by deal"
             + ("; a difference has none where the spread between deals cannot be estimated"
-               if m["mode"] == "substitution" else "") + f".\n\n{role_table(res)}\n")
+               if m["mode"] == "substitution" else "") + "."
+            + (f" Toolkit: {toolkit_text(m)}." if toolkit_text(m) else "") + f"\n\n{role_table(res)}\n")
 
 
 def write_results(res: dict, out_dir: str | Path) -> dict[str, Path]:
