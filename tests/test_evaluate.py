@@ -171,6 +171,10 @@ def test_wilson_interval_known_values():
     lo99, hi99 = ev.wilson_interval(50, 100, z=2.5758)
     assert lo99 < 0.4038 and hi99 > 0.5962
     assert ev.wilson_interval(0, 0) == (0.0, 1.0)
+    # no rounding left inside the exact bound at 0 or n wins (0 of 3 gave a lower end 5.6e-17 above 0, so a
+    # rate of 0 fell below its own interval and a plot's error bar went negative)
+    for n in range(1, 60):
+        assert ev.wilson_interval(0, n)[0] == 0.0 and ev.wilson_interval(n, n)[1] == 1.0
     with pytest.raises(ValueError):
         ev.wilson_interval(11, 10)
     with pytest.raises(ValueError):

@@ -44,7 +44,9 @@ def wilson_interval(wins: float, n: float, z: float = Z95) -> tuple[float, float
     denom = 1.0 + z2 / n
     centre = (p + z2 / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # at 0 or n wins the bound on that side is 0 or 1 exactly (the formula's rounding left ~1e-16 inside,
+    # which put a rate of 0 below its own interval)
+    return (0.0 if wins == 0 else max(0.0, centre - half)), (1.0 if wins == n else min(1.0, centre + half))
 
 
 def _spread_seen(dev: np.ndarray, scale: np.ndarray) -> bool:
