@@ -303,9 +303,20 @@ class Page:
         self.got.append(json.loads(text))
 
 
+def run_in_own_loop(main):
+    """``asyncio.run(main())`` in a thread of its own, and its result: once a test of the session has
+    started Chromium (the session's ``browser`` fixture, Playwright's sync API), an event loop runs
+    in this thread for the rest of the session, and ``asyncio.run`` refuses to run here."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(lambda: asyncio.run(main())).result()
+
+
 def watch(web, monkeypatch) -> tuple:
     """The messages a spectators' page connected from the start gets, the game played to its end in
-    the event loop of ``asyncio.run``, and the number of the delay's pauses (not waited)."""
+    an event loop of its own (:func:`run_in_own_loop`), and the number of the delay's pauses (not waited)."""
     import asyncio
 
     pauses, real = [], asyncio.sleep
@@ -322,8 +333,10 @@ def watch(web, monkeypatch) -> tuple:
         return page.got
 
     monkeypatch.setattr(asyncio, "sleep", sleep)
-    got = asyncio.run(run())
-    monkeypatch.setattr(asyncio, "sleep", real)
+    try:
+        got = run_in_own_loop(run)
+    finally:
+        monkeypatch.setattr(asyncio, "sleep", real)
     return got, sum(1 for s in pauses if s)
 
 
@@ -397,7 +410,7 @@ class SeatPage(Page):
 def sit(web, monkeypatch, choose=newcomer_choice) -> dict:
     """The pages of a table with people: what each person's page (:class:`SeatPage`, answering with
     ``choose``) and a spectators' page (key None), all open from the start, are sent, the game
-    played to its end (or until ``choose`` stops it) in the event loop of ``asyncio.run``, with the
+    played to its end (or until ``choose`` stops it) in an event loop of its own (:func:`run_in_own_loop`), with the
     pauses of the delay (not waited) in the order they came among the messages (a pause is the
     string ``"pause"`` in every page's list)."""
     import asyncio
@@ -422,7 +435,7 @@ def sit(web, monkeypatch, choose=newcomer_choice) -> dict:
 
     monkeypatch.setattr(asyncio, "sleep", sleep)
     try:
-        return asyncio.run(run())
+        return run_in_own_loop(run)
     finally:
         monkeypatch.setattr(asyncio, "sleep", real)
 
