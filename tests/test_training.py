@@ -822,6 +822,27 @@ def test_an_ignored_ctrl_c_stays_ignored_through_an_update():
         signal.signal(signal.SIGINT, old)
 
 
+@pytest.mark.parametrize("first, then, raised", [("SIGTERM", "SIGINT", "Terminated"),
+                                                  ("SIGINT", "SIGTERM", "KeyboardInterrupt")])
+def test_of_several_signals_in_an_update_the_first_is_raised_and_noticed_once(first, then, raised):
+    """DeferInterrupt holds the first of several signals (SIGTERM then Ctrl-C ends as SIGTERM, as
+    StopOnce keeps the first), calls its notice once, with that signal, as soon as it arrives
+    (before the block's work goes on), and raises it when the block ends."""
+    import os
+    import signal
+
+    from training.interrupts import DeferInterrupt, Terminated
+
+    seen = []
+    with pytest.raises(KeyboardInterrupt) as why:
+        with DeferInterrupt(notice=seen.append):
+            os.kill(os.getpid(), getattr(signal, first))
+            assert seen == [getattr(signal, first)]              # said at once, inside the block
+            os.kill(os.getpid(), getattr(signal, then))
+    assert type(why.value) is (Terminated if raised == "Terminated" else KeyboardInterrupt)
+    assert seen == [getattr(signal, first)]
+
+
 def test_after_the_first_stop_signal_later_ones_wait_for_the_stop():
     """StopOnce: the first SIGINT (SIGTERM: Terminated) raises, and later ones are ignored (also once
     an interrupt DeferInterrupt held is raised) until the outermost block ends; then the handlers

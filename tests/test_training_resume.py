@@ -327,16 +327,19 @@ def test_ctrl_c_while_collecting_keeps_the_last_finished_iteration(tmp_path, mon
     monkeypatch.setattr(ppo.WorkerPool, "finish", real)
     out = train(cfg, resume=True, progress=False, log=False)
     assert out["history"][0]["iteration"] == 3
-    # the CLI: one line naming the checkpoint, exit status 130; an interrupt before any iteration saves nothing
+    # the CLI: a line at once saying what the stop does, then one naming what was saved, exit status 130;
+    # an interrupt before any iteration saves nothing
     calls["n"] = 2
     monkeypatch.setattr(ppo.WorkerPool, "finish", finish)
     capsys.readouterr()
     assert cli.main(["train", "--run-dir", str(tmp_path / "cli"), "--set", "hidden=32", "--set", "rollout_steps=200",
                      "--set", "game.num_players=4", "--set", "game.starting_life=6", "--set", "game.max_turns=8",
                      "--no-progress"]) == 130
-    err = capsys.readouterr().err.strip()
-    assert err.startswith("treachery train: interrupted; no iteration had finished: nothing saved"), err
-    assert len(err.splitlines()) == 1 and not (tmp_path / "cli").exists()      # nothing left behind
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[0] == ("stopping (SIGINT): the rollouts under way are dropped, no iteration had finished; "
+                      "Ctrl-C or SIGTERM again is ignored until the run is saved"), err
+    assert err[1].startswith("treachery train: interrupted; no iteration had finished: nothing saved"), err
+    assert len(err) == 2 and not (tmp_path / "cli").exists()      # nothing left behind
 
 
 @pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
@@ -364,10 +367,11 @@ def test_a_new_run_stopped_before_its_first_iteration_leaves_nothing(tmp_path, m
 
 
 @pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
-def test_ctrl_c_during_an_update_finishes_that_iteration(tmp_path, monkeypatch, signame):
+def test_ctrl_c_during_an_update_finishes_that_iteration(tmp_path, monkeypatch, capsys, signame):
     """A SIGINT (or SIGTERM) that arrives while the network is being updated is held until
-    the iteration's metrics and checkpoint are written, then ends the run; the interrupt
-    says which signal it was, and both handlers are given back."""
+    the iteration's metrics and checkpoint are written, then ends the run; a line on stderr
+    says so as soon as it arrives (the update not yet run), the interrupt says which signal it
+    was, and both handlers are given back."""
     import os
     import signal
 
@@ -376,14 +380,20 @@ def test_ctrl_c_during_an_update_finishes_that_iteration(tmp_path, monkeypatch, 
     real = ppo.ppo_update
     before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
 
+    said = []
+
     def update(*a, **kw):
         os.kill(os.getpid(), getattr(signal, signame))       # the signal in the middle of the update
+        said.append(capsys.readouterr().err)                # what stderr had before the update went on
         return real(*a, **kw)
 
     monkeypatch.setattr(ppo, "ppo_update", update)
     cfg = tiny(tmp_path, total_steps=3000, rollout_steps=200, checkpoint_every=5)
     with pytest.raises(ppo.TrainingInterrupted) as stop:
         train(cfg, progress=False, log=False)
+    assert said == [f"stopping ({signame}): the update under way is finished and its iteration saved first; "
+                    f"Ctrl-C or SIGTERM again is ignored until the run is saved\n"]
+    assert "stopping" not in capsys.readouterr().err                  # said once
     assert stop.value.iteration == 1 and stop.value.checkpoint.name == "ckpt_000001.pt"
     assert stop.value.signal_name == signame
     rows = (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()
@@ -394,7 +404,8 @@ def test_ctrl_c_during_an_update_finishes_that_iteration(tmp_path, monkeypatch, 
 
 def test_sigterm_stops_the_cli_as_ctrl_c_does(tmp_path):
     """``kill`` (SIGTERM) of a running ``treachery train``, as a job scheduler sends it: the
-    run stops after keeping its last finished iteration, says so in one line, exits with 143,
+    run says at once that it stops, stops after keeping its last finished iteration, says so in
+    one line, exits with 143,
     and neither it nor its rollout workers print a traceback; ``--resume`` continues it."""
     import os
     import signal
@@ -422,6 +433,7 @@ def test_sigterm_stops_the_cli_as_ctrl_c_does(tmp_path):
     assert "Traceback" not in err and "BrokenPipe" not in err, err
     last = err.strip().splitlines()[-1]
     assert last.startswith("treachery train: terminated (SIGTERM); checkpoint ") and "--resume" in last, err
+    assert err.strip().splitlines()[-2].startswith("stopping (SIGTERM): "), err      # said at once, before
     rows = (run / "metrics.jsonl").read_text().splitlines()
     done = len(rows)
     assert latest_checkpoint(run).name == f"ckpt_{done:06d}.pt"
@@ -475,7 +487,7 @@ def test_ctrl_c_twice_saves_the_last_iteration_and_exits_130(tmp_path, gap, to):
     group, rollout workers included, as a terminal and ``timeout -s INT`` send them), after
     iterations that have no checkpoint yet: the second neither cuts the stop short nor kills
     the process during its exit, so the last finished iteration is checkpointed, the message
-    names that checkpoint, and the exit status is 130."""
+    names that checkpoint (after one line said at once that it stops), and the exit status is 130."""
     import contextlib
     import os
     import signal
@@ -506,6 +518,8 @@ def test_ctrl_c_twice_saves_the_last_iteration_and_exits_130(tmp_path, gap, to):
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 130, err
     assert "Traceback" not in err, err
+    notices = [ln for ln in err.splitlines() if ln.startswith("stopping (SIGINT): ")]
+    assert len(notices) == 1 and err.splitlines()[-2] == notices[0], err      # said once, before the last line
     done = len((run / "metrics.jsonl").read_text().splitlines())
     assert done >= 2 and latest_checkpoint(run).name == f"ckpt_{done:06d}.pt"
     assert err.strip().splitlines()[-1].startswith(f"treachery train: interrupted; checkpoint {run / f'ckpt_{done:06d}.pt'} "

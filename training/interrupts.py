@@ -9,7 +9,7 @@ from __future__ import annotations
 import signal
 import threading
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 __all__ = ["Terminated", "DeferInterrupt", "StopOnce", "stopping", "catch_sigterm", "restore_sigterm",
            "children_ignore_sigint"]
@@ -105,7 +105,19 @@ class StopOnce:
 class DeferInterrupt:
     """A block that Ctrl-C or SIGTERM does not cut: the signal is held and raised as
     ``KeyboardInterrupt`` (:class:`Terminated` for SIGTERM) when the block ends (in the main
-    thread only: elsewhere Python delivers no signals, and the block is a plain one)."""
+    thread only: elsewhere Python delivers no signals, and the block is a plain one).
+
+    Of several signals in the block the first is the one raised, as in :class:`StopOnce` (the
+    first stops the work, later ones are ignored): SIGTERM then Ctrl-C ends as SIGTERM.
+
+    Args:
+        notice: called with the first signal's number as soon as it arrives (from the signal
+            handler, while the block's work goes on: it should only write a line saying the
+            stop is coming).
+    """
+
+    def __init__(self, notice: Callable[[int], None] | None = None):
+        self.notice = notice
 
     def __enter__(self) -> "DeferInterrupt":
         self.pending: int | None = None
@@ -118,7 +130,11 @@ class DeferInterrupt:
         return self
 
     def _hold(self, signum, frame) -> None:
+        if self.pending is not None:
+            return
         self.pending = signum
+        if self.notice is not None:
+            self.notice(signum)
 
     def __exit__(self, *exc) -> None:
         raising = self.pending is not None and exc[0] is None

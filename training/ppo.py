@@ -68,6 +68,7 @@ import os
 import platform
 import re
 import shutil
+import signal
 import sys
 import time
 import warnings
@@ -765,6 +766,13 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
         wall0, start_steps = wall, steps
         threads = ThreadChoice(torch_threads)     # the update's threads, by measurement
         update_s = 0.0          # the last update's seconds (whether the run goes on past the next)
+        noticed: list[int] = []     # the signal an update held, once its stop notice is written
+
+        def held(signum: int) -> None:
+            noticed.append(signum)
+            _stop_notice("SIGTERM" if signum == signal.SIGTERM else "SIGINT",
+                         "the update under way is finished and its iteration saved first")
+
         try:
             while steps < config.total_steps and not _budget_spent(config, wall, recent):
                 # the linear schedule never rises again: a resume to a larger total goes on
@@ -790,7 +798,7 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
                     workers.start(net.state_dict(), pool_changes, config.rollout_steps, config.labels_expert)
                     pool_changes = {}
                 # from here the iteration is finished whole: Ctrl-C waits for its metrics and checkpoint
-                with DeferInterrupt():
+                with DeferInterrupt(notice=held):
                     batch = _merge(batches)
                     anchor = config.anchor_coef(done_frac)
                     if config.freeze_policy:
@@ -847,6 +855,10 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
             # the rollouts under way are dropped (the workers are stopped); the last finished iteration is kept,
             # and a second Ctrl-C or SIGTERM does not cut that (StopOnce in train ignores it from now on)
             stopping()
+            if not noticed:
+                _stop_notice("SIGTERM" if isinstance(why, Terminated) else "SIGINT",
+                             "the rollouts under way are dropped, " + ("the last finished iteration is kept"
+                                                                       if iteration else "no iteration had finished"))
             workers.close(now=True)
             bar.close()
             if iteration > 0 and ckpt_iteration != iteration:
@@ -865,6 +877,18 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
     finally:
         workers.close()
         torch.set_num_threads(threads_before)
+
+
+def _stop_notice(signal_name: str, what: str) -> None:
+    """The line written to stderr as soon as Ctrl-C or SIGTERM (``signal_name``) stops a run,
+    before it has stopped, saying ``what`` it does first.  Called from a signal handler too
+    (:class:`training.interrupts.DeferInterrupt`'s notice): a write that fails there (stderr was
+    being written when the signal came) is dropped, and the run's closing message still comes."""
+    try:
+        tqdm.write(f"stopping ({signal_name}): {what}; Ctrl-C or SIGTERM again is ignored until the run is saved",
+                   file=sys.stderr)
+    except (RuntimeError, OSError, ValueError):     # a reentrant write, or stderr closed
+        pass
 
 
 def _update_dtype(config: TrainConfig, state: dict | None) -> tuple[str, float | None, str]:
