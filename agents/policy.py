@@ -86,8 +86,13 @@ def save_checkpoint(path: str | os.PathLike, net: nn.Module, game_config: dict, 
     return path
 
 
-def load_checkpoint(path: str | os.PathLike) -> dict:
+def load_checkpoint(path: str | os.PathLike, data: bytes | None = None) -> dict:
     """Read and check a checkpoint written by :func:`save_checkpoint`.
+
+    Args:
+        path: the checkpoint file.
+        data: its bytes, when the caller has read them (to ship or hash the very bytes it
+            loaded): the file is then not read again, and ``path`` only names it in errors.
 
     Returns:
         the payload dict (``model_kwargs``, ``model_state``, ``game_config``,
@@ -99,9 +104,9 @@ def load_checkpoint(path: str | os.PathLike) -> dict:
             ``treachery_env`` version, its weights do not fit its network, or a
             weight is NaN or infinite (naming the first such tensor).
     """
-    path = check_input_file(path, "checkpoint")
+    path = check_input_file(path, "checkpoint") if data is None else Path(path)
     try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
+        payload = torch.load(path if data is None else io.BytesIO(data), map_location="cpu", weights_only=True)
     except Exception as err:  # torch raises many types for a truncated or foreign file
         raise ValueError(f"checkpoint {str(path)!r} is corrupt or not a torch checkpoint (torch.load raised "
                          f"{type(err).__name__})") from err

@@ -296,6 +296,44 @@ def test_export_ships_a_policy_file_without_a_run(tmp_path, capsys, policy_4p):
         assert msg in capsys.readouterr().err
 
 
+def test_export_ships_the_bytes_it_loaded_and_a_corrupt_policy_is_one_line(tmp_path, capsys, monkeypatch, policy_4p):
+    """``treachery export`` reads the policy once: a file replaced after it was read (a running
+    training rewrites its policy.pt) does not mix into the export, whose file and card are the
+    bytes it loaded.  A cut-short policy.pt in a run folder is one line naming it; nothing written."""
+    import hashlib
+    import shutil
+    from pathlib import Path
+
+    import training.model_card as mc
+    from conftest import write_policy
+
+    src = tmp_path / "p.pt"
+    shutil.copy(policy_4p, src)
+    before = src.read_bytes()
+    other = write_policy(tmp_path / "other.pt", 4, seed=1)
+    real = mc.load_checkpoint
+
+    def load_then_replaced(path, *a, **kw):
+        payload = real(path, *a, **kw)
+        if Path(path) == src:
+            shutil.copy(other, src)             # the file changes once it was read
+        return payload
+
+    monkeypatch.setattr(mc, "load_checkpoint", load_then_replaced)
+    assert cli.main(["export", str(src), "--out", str(tmp_path / "ship")]) == 0
+    assert (tmp_path / "ship" / "policy.pt").read_bytes() == before
+    assert hashlib.sha256(before).hexdigest() in (tmp_path / "ship" / "MODEL_CARD.md").read_text()
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "policy.pt").write_bytes(before[:len(before) // 2])
+    capsys.readouterr()
+    assert cli.main(["export", str(run), "--out", str(tmp_path / "ship2")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"treachery export: error: checkpoint {str(run / 'policy.pt')!r} is corrupt or not a "
+                          f"torch checkpoint") and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "ship2").exists()
+
+
 def test_export_to_the_current_folder_names_the_card_after_it(tmp_path, monkeypatch, policy_4p):
     """``treachery export X --out .`` (or a path ending in ``..``) titles the card with the folder's
     own name, not the empty basename of ``.``."""

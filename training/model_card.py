@@ -400,8 +400,12 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
     if held and not force:
         raise ValueError(f"--out {str(out_dir)!r} already holds {' and '.join(held)}; give another folder, "
                          f"or --force to replace them")
-    payload = load_checkpoint(src)
-    meta, data = payload["meta"], src.read_bytes()
+    try:
+        raw = src.read_bytes()      # read once: the bytes loaded are those shipped and hashed (a run may replace the file)
+    except OSError as err:
+        raise ValueError(f"checkpoint {str(src)!r} cannot be read: {err.strerror or err}") from None
+    payload = load_checkpoint(src, data=raw)
+    meta, data = payload["meta"], raw
     if "training_state" in payload:       # a resumable checkpoint: ship its policy alone, as a run's policy.pt is
         buf = io.BytesIO()
         torch.save({k: v for k, v in payload.items() if k not in ("training_state", "net")}, buf)
@@ -410,7 +414,7 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
         raise ValueError(f"{str(src)!r} is {len(data) / 1e6:.1f} MB as a policy; shipped checkpoints must be < 20 MB")
     res = [read_results(r) for r in results]
     # this policy's bytes: the file shipped, and the checkpoint it is cut from (which an evaluation may have played)
-    shas = {hashlib.sha256(data).hexdigest(), sha256_of(src)}
+    shas = {hashlib.sha256(data).hexdigest(), hashlib.sha256(raw).hexdigest()}
     caveats = []
     for r, rr in zip(results, res):
         why = _played_by(rr, shas)
