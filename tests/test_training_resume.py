@@ -723,3 +723,44 @@ def test_a_resume_keeps_the_update_dtype_auto_chose_when_the_run_began(tmp_path,
     assert cli.main(["train", "--resume", "--run-dir", cfg.run_dir, "--steps", "800", "--set",
                      "update_dtype=bfloat16", "--no-progress"]) == 2
     assert "['update_dtype'] cannot change" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- a run folder moved
+def test_a_run_moved_with_its_init_and_kl_policy_resumes_from_its_new_place(tmp_path, monkeypatch, capsys):
+    """A run records ``init`` and ``kl_policy`` relative to its run folder (config.json, its
+    checkpoints, whatever way they were named: here relative to the current folder and absolute),
+    so a run folder moved together with those files (their old place gone) resumes from its new
+    place, its KL reference read from there (the same file named again with --set is the run's own
+    setting), and records them so again; its exported card says the path is from the run folder."""
+    from agents.policy import load_checkpoint
+    from training import cli
+    from training.config import RUN_RELATIVE
+
+    proj = tmp_path / "proj"
+    train(tiny(proj / "base", total_steps=200, rollout_steps=200), progress=False, log=False)
+    base = proj / "base" / "run" / "policy.pt"
+    monkeypatch.chdir(tmp_path)
+    cfg = tiny(proj / "warm", total_steps=200, rollout_steps=200, init="proj/base/run/policy.pt",
+               kl_policy=str(base), kl_coef=0.1)
+    steps = train(cfg, progress=False, log=False)["steps"]
+    recorded = "../../base/run/policy.pt"
+
+    def check(run: Path) -> None:
+        stored = json.loads((run / "config.json").read_text())
+        payload = load_checkpoint(latest_checkpoint(run))
+        assert stored["init"] == stored["kl_policy"] == recorded, stored
+        assert payload["train_config"]["init"] == payload["train_config"]["kl_policy"] == recorded
+        assert payload["meta"]["input_paths"] == RUN_RELATIVE
+
+    check(proj / "warm" / "run")
+    shutil.move(proj, tmp_path / "moved")
+    run = tmp_path / "moved" / "warm" / "run"
+    capsys.readouterr()
+    # the run's own init named again (from the current folder): no change of its config
+    assert cli.main(["train", "--resume", "--run-dir", str(run), "--steps", str(steps + 1), "--no-progress",
+                     "--set", "init=moved/base/run/policy.pt"]) == 0, capsys.readouterr().err
+    assert len((run / "metrics.jsonl").read_text().splitlines()) == 2
+    check(run)
+    assert cli.main(["export", str(run), "--out", str(tmp_path / "ship")]) == 0
+    assert (f"* warm start: the run began from the weights of `{recorded}` (the steps and hours above are this "
+            f"run's alone; the path is from the run folder)") in (tmp_path / "ship" / "MODEL_CARD.md").read_text()

@@ -615,7 +615,7 @@ def _resume_config(args: argparse.Namespace, overrides: list[str]):
 
     from agents.policy import load_checkpoint
 
-    from .config import TrainConfig, load_config, parse_override
+    from .config import TrainConfig, checkpoint_config, load_config, parse_override
     from .ppo import latest_checkpoint, load_resumable
 
     changed: dict = {}
@@ -631,7 +631,7 @@ def _resume_config(args: argparse.Namespace, overrides: list[str]):
         path = Path(args.resume)
         changed.setdefault("run_dir", str(path.parent))
         payload = load_checkpoint(path)
-    stored = dict(payload.get("train_config") or {})
+    stored = checkpoint_config(payload, path)       # init and kl_policy read from the checkpoint's folder
     stored.setdefault("run_dir", str(path.parent))
     bad = _changed_settings(stored, overrides)
     if bad:
@@ -670,11 +670,13 @@ def _changed_settings(stored: dict, overrides: list[str]) -> list[str]:
     and an invalid one always counts as a change."""
     from copy import deepcopy
 
-    from .config import TrainConfig, parse_override
+    from .config import INPUT_PATHS, TrainConfig, parse_override
 
     base = TrainConfig.from_dict(stored)
 
     def setting(cfg, key):
+        if key in INPUT_PATHS:          # a file, however named (the run's are absolute once read from its folder)
+            return str(Path(getattr(cfg, key)).resolve()) if getattr(cfg, key) else ""
         return cfg.game_config().to_dict() if key == "game" else cfg.to_dict().get(key)
 
     out = set()

@@ -22,7 +22,10 @@ Relative paths: the files a run reads (``init``, ``kl_policy``: :data:`INPUT_PAT
 are read, when a config file names them relatively, from that file's folder, so
 a config works from any current folder (the shipped ones in ``training/configs``
 name ``"../../checkpoints/NAME/policy.pt"``); :func:`load_config` makes them
-absolute, and the run records them so (``config.json``, checkpoints).  The folder
+absolute.  A run records them relative to its run folder (``config.json``, its
+checkpoints: :func:`recorded_config`), as a config file in that folder names
+them, so that a run folder moved or shared together with those files still finds
+them; a resume reads them from the checkpoint's folder (:func:`checkpoint_config`).  The folder
 a run writes (``run_dir``), in a file as on the command line, is relative to the
 current folder, as ``--run-dir`` and the default ``runs/train-<date>-<time>`` are:
 the run's output goes where the command runs.  A ``--set init=PATH`` (any
@@ -34,6 +37,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import os
 import re
 import tomllib
 from dataclasses import asdict, dataclass, field
@@ -49,8 +53,8 @@ from treachery_env.rules import Role
 
 from .precision import UPDATE_DTYPES
 
-__all__ = ["TrainConfig", "OPPONENT_KINDS", "MAX_WEIGHT", "INPUT_PATHS", "load_config", "parse_override",
-           "toml_literal"]
+__all__ = ["TrainConfig", "OPPONENT_KINDS", "MAX_WEIGHT", "INPUT_PATHS", "RUN_RELATIVE", "load_config",
+           "parse_override", "toml_literal", "recorded_config", "checkpoint_config"]
 
 #: Game kinds of the opponent mix: ``self`` (every seat the learner), ``pool``
 #: (frozen past checkpoints), and the rule-based bots.
@@ -58,6 +62,11 @@ OPPONENT_KINDS = ("self", "pool", "heuristic", "belief", "random")
 
 #: The settings naming files a run reads; relative in a config file, they are read from its folder.
 INPUT_PATHS = ("init", "kl_policy")
+
+#: A checkpoint's ``meta["input_paths"]`` when its ``train_config`` holds :data:`INPUT_PATHS` relative
+#: to the checkpoint's folder (the run folder, :func:`recorded_config`); older checkpoints hold them
+#: as the run was given them (absolute, or relative to the folder the run was started from).
+RUN_RELATIVE = "relative to the run folder"
 
 #: The largest loss weight accepted (``departure_weight``, ``gain_weight``, ``score_coef``,
 #: ``kl_coef``): beyond it a float32 loss overflows to inf or NaN.
@@ -603,6 +612,32 @@ def parse_override(config: dict, item: str) -> None:
             raise ValueError(f"override {item!r}: {p!r} is not a table")
         d = d.setdefault(p, {})
     d[parts[-1]] = value
+
+
+def recorded_config(config: TrainConfig) -> dict:
+    """:meth:`TrainConfig.to_dict` as a run records it in its folder (``config.json``, checkpoints,
+    whose ``meta["input_paths"]`` says so: :data:`RUN_RELATIVE`): ``init`` and ``kl_policy``
+    relative to ``run_dir`` (from the files' real locations, symbolic links followed), so that the
+    run folder moved or shared together with them still names them (:func:`checkpoint_config`)."""
+    d = config.to_dict()
+    run = Path(config.run_dir).resolve()
+    for k in INPUT_PATHS:
+        if d[k]:
+            d[k] = os.path.relpath(Path(d[k]).resolve(), run)
+    return d
+
+
+def checkpoint_config(payload: dict, path: str | os.PathLike) -> dict:
+    """The training configuration (a dict) that the checkpoint at ``path`` records (``payload``:
+    :func:`agents.policy.load_checkpoint`'s), with ``init`` and ``kl_policy`` read from the
+    checkpoint's folder (made absolute) where it records them relative to it
+    (:func:`recorded_config`); an older checkpoint's as it holds them."""
+    d = dict(payload.get("train_config") or {})
+    if (payload.get("meta") or {}).get("input_paths") == RUN_RELATIVE:
+        for k in INPUT_PATHS:
+            if isinstance(d.get(k), str) and d[k] and not Path(d[k]).is_absolute():
+                d[k] = str((Path(path).parent / d[k]).resolve())
+    return d
 
 
 def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> TrainConfig:

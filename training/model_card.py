@@ -29,6 +29,7 @@ from agents.policy import load_checkpoint
 from agents.files import atomic_write_bytes, check_folder
 from agents.models import CHECKSUM_LINE, sha256_of
 
+from .config import RUN_RELATIVE
 from .evaluate import WINRATE_INTERVALS, format_mean, per_role_table, read_results, social_tables, substitution_table
 from .run_lock import check_not_in_use
 
@@ -152,12 +153,19 @@ def _donor_run(src: dict, file: bool = False) -> str:
     return f"the run of `{src['donor']}`" + (f" ({sha})" if file else "")
 
 
+def _init_from_run(tc: dict, meta: dict) -> bool:
+    """Whether the ``init`` that a run's configuration ``tc`` records is a path from its run folder
+    (the run recorded it so, ``meta["input_paths"]``: :data:`training.config.RUN_RELATIVE`)."""
+    init = tc.get("init")
+    return bool(meta.get("input_paths") == RUN_RELATIVE and init and not Path(init).is_absolute())
+
+
 def _grafted_line(role: str, src: dict) -> str:
     """The facts line of a grafted gate's own run: its learner steps, iterations, games and wall
     time (the donor's ``meta``), which the base's "training" line does not count."""
     m, tc = src.get("donor_meta") or {}, src.get("donor_train_config") or {}
     frozen = (f"; it fitted only that gate (`freeze_policy`), every other weight `{tc.get('init')}`'s"
-              if tc.get("freeze_policy") else "")
+              + (", a path from that run's folder" if _init_from_run(tc, m) else "") if tc.get("freeze_policy") else "")
     return (f"* grafted gate for a seat dealt {role}: fitted by {_donor_run(src)} in {_count(m.get('steps'))} "
             f"learner agent-steps in {_count(m.get('iteration'))} iteration{'' if m.get('iteration') == 1 else 's'}, "
             f"{_count(m.get('games'))} game{'' if m.get('games') == 1 else 's'}, {_hours(m.get('wall_s'))} h wall "
@@ -231,6 +239,7 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
     for role in kw.get("gate_only", []):
         critic += (f"; a seat dealt {role} leaves the proposal only where its gate departs (`treachery graft "
                    "--gate-only`): elsewhere it plays the proposal, not the network's own choice")
+    from_run = _init_from_run(tc, meta)
     out = [f"# Model card: `{name}`", "",
            f"A trained policy for {gc['num_players']}-player Treachery (recurrent actor-critic with a "
            "role-belief head; how it was trained is under Facts and Training configuration). Load it as "
@@ -248,9 +257,10 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
               "(`treachery graft`; below); the training, warm start and frozen policy lines are that policy's "
               "run's, with the paths as it recorded them"] if isinstance(meta.get("graft_base"), dict) else []),
            *([f"* warm start: the run began from the weights of `{tc['init']}` (the steps and hours above are "
-              "this run's alone)"] if tc.get("init") else []),
+              f"this run's alone{'; the path is from the run folder' if from_run else ''})"] if tc.get("init") else []),
            *([f"* frozen policy: this run fitted only the advantage gate (`freeze_policy`); every other weight "
-              f"is `{tc.get('init')}`'s, unchanged"] if tc.get("freeze_policy") else []),
+              f"is `{tc.get('init')}`'s, unchanged{' (the path is from the run folder)' if from_run else ''}"]
+             if tc.get("freeze_policy") else []),
            *([f"* learner's role: in its games against bots the learner's one seat was always dealt "
               f"{_roles_text(tc['solo_roles'])} (`solo_roles`), so what "
               f"it learnt it learnt from that role's decisions alone"] if tc.get("solo_roles") else []),

@@ -88,7 +88,7 @@ from agents.policy import load_checkpoint, masked_logits, save_checkpoint
 from agents.policy import torch_threads as policy_torch_threads    # (the name torch_threads is a local below)
 from treachery_env.rules import Role
 
-from .config import TrainConfig
+from .config import RUN_RELATIVE, TrainConfig, checkpoint_config, recorded_config
 from .gate import GateFit
 from .interrupts import DeferInterrupt, StopOnce, Terminated, stopping
 from .precision import AUTO_MIN_SPEEDUP, autocast_dtype, resolve_update_dtype
@@ -739,7 +739,7 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
         gate_fit = GateFit(net, run_dir / "gate", state.get("gate_fit") if state else None,
                            iteration) if config.gate else None
         net.eval()
-        (run_dir / "config.json").write_text(json.dumps(config.to_dict(), indent=2))
+        (run_dir / "config.json").write_text(json.dumps(recorded_config(config), indent=2))   # paths from run_dir
         writer = None
         if log:
             from torch.utils.tensorboard import SummaryWriter
@@ -996,7 +996,7 @@ def _open_run(config: TrainConfig, resume: bool | str | os.PathLike) -> tuple[Tr
                 raise ValueError(first_line(err)) from err
         if "training_state" not in payload:
             raise ValueError(f"{str(path)!r} is a bare policy, not a training checkpoint; it cannot be resumed")
-        stored = dict(payload["train_config"])
+        stored = checkpoint_config(payload, path)        # init and kl_policy read from its folder
         for k in ("run_dir", "total_steps", "time_budget_s", "workers", "ray_address"):
             stored[k] = getattr(config, k)
         config = TrainConfig.from_dict(stored)
@@ -1226,7 +1226,7 @@ def _checkpoint(run_dir: Path, net: torch.nn.Module, optimizer, gate_fit: GateFi
     ``"auto"`` measured then, ``bfloat16_speedup``, None when not measured) and ``policy.pt``,
     and keep the newest ``keep_checkpoints`` checkpoints."""
     meta = {"iteration": iteration, "steps": steps, "wall_s": wall, "games": games, "machine": _machine(),
-            "treachery_env": treachery_env.__version__}
+            "treachery_env": treachery_env.__version__, "input_paths": RUN_RELATIVE}
     gc = game_config.to_dict()
     state = {"optimizer": optimizer.state_dict(), "pool": {str(k): v for k, v in pool.items()},
              "iteration": iteration, "steps": steps, "wall_s": wall, "games": games, "recent_iteration_s": list(recent),
@@ -1234,8 +1234,9 @@ def _checkpoint(run_dir: Path, net: torch.nn.Module, optimizer, gate_fit: GateFi
              "bfloat16_speedup": bfloat16_speedup}
     if gate_fit is not None:
         state["gate_fit"] = gate_fit.state_dict()
-    path = save_checkpoint(run_dir / f"ckpt_{iteration:06d}.pt", net, gc, config.to_dict(), state, meta)
-    save_checkpoint(run_dir / "policy.pt", net, gc, config.to_dict(), None, meta)
+    recorded = recorded_config(config)          # init and kl_policy relative to the run folder
+    path = save_checkpoint(run_dir / f"ckpt_{iteration:06d}.pt", net, gc, recorded, state, meta)
+    save_checkpoint(run_dir / "policy.pt", net, gc, recorded, None, meta)
     found = sorted((int(m.group(1)), p) for p in run_dir.iterdir() if (m := _CKPT.match(p.name)))
     for _, old in found[:-config.keep_checkpoints]:
         old.unlink()
