@@ -12,7 +12,8 @@ from treachery_env.rules import Role
 
 from .base import Agent
 
-__all__ = ["BotError", "GameResult", "play_game", "game_steps", "run_games", "bot_action", "apply_action", "first_line"]
+__all__ = ["BotError", "GameResult", "play_game", "game_steps", "run_games", "bot_action", "apply_action", "first_line",
+           "face_down_opponents"]
 
 
 class BotError(ValueError):
@@ -45,6 +46,9 @@ class GameResult:
         beliefs: per decision of a bot with ``beliefs()``, ``(turn, seat,
             {seat: {Role: p}})`` when ``record_beliefs`` was set.
         true_roles_at: per recorded belief, the true roles of that moment.
+        face_down_at: per recorded belief, the seats it is about (:func:`face_down_opponents`
+            of that moment): a belief about the others (the Leader, a revealed identity, a seat
+            out of the game, the observer's own) says nothing, their roles being known.
     """
 
     seed: int
@@ -57,6 +61,15 @@ class GameResult:
     turns: int
     beliefs: list = field(default_factory=list)
     true_roles_at: list = field(default_factory=list)
+    face_down_at: list = field(default_factory=list)
+
+
+def face_down_opponents(game: Any, observer: int) -> list[int]:
+    """The seats of ``game`` (a ``treachery_env`` game) whose role ``observer`` does not know
+    from the table: the other players still in the game whose identity is face down (the
+    Leader's is face up from the start; a revealed one is public).  Deduction is scored on
+    these alone (``training.evaluate``)."""
+    return [i for i, p in enumerate(game.players) if i != observer and not p.face_up and not p.has_lost]
 
 
 def play_game(agents: Sequence[Agent], config: GameConfig | None = None, seed: int = 0,
@@ -134,6 +147,7 @@ def game_steps(agents: Sequence[Agent], config: GameConfig | None = None, seed: 
             g = env.game
             result.beliefs.append((g.turn, seat, bot.beliefs()))
             result.true_roles_at.append([p.identity.role for p in g.players])
+            result.face_down_at.append(face_down_opponents(g, seat))
     g = env.game
     result.winners = set(g.winners)
     result.truncated = bool(g.truncated)

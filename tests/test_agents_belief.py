@@ -437,3 +437,20 @@ def test_talk_log_likelihood_sums_the_documented_odds():
                     np.testing.assert_allclose(a, weight * b, rtol=0, atol=1e-12)
             met["speaker"] += int((sp != 0).any(axis=1).sum())
     assert met["speaker"] > 100 and met["accuse"] > 50 and met["defend"] > 50, met
+
+
+def test_a_recorded_belief_names_the_face_down_seats_it_is_about():
+    """play_game records with each belief the seats it is about (``face_down_at``): the observer's
+    opponents still in the game with a face-down identity, never the Leader (face up from the
+    start) nor the observer; every other seat's role is public, and the belief bot puts 1 on it."""
+    seen_shrink = False
+    for g in range(6):
+        r = play_game([agents.make("belief", seed=10 * g + k) for k in range(5)],
+                      GameConfig(num_players=5, starting_life=8, max_turns=12), seed=g, record_beliefs=True)
+        assert len(r.face_down_at) == len(r.beliefs) == len(r.true_roles_at) > 0
+        for (turn, observer, belief), hidden, true in zip(r.beliefs, r.face_down_at, r.true_roles_at):
+            assert observer not in hidden and all(true[s] != Role.LEADER for s in hidden)
+            for s in set(belief) - set(hidden) - {observer}:
+                assert belief[s][Role(true[s])] == 1.0, (g, turn, observer, s)
+            seen_shrink |= len(hidden) < 3          # a Traitor or Assassin unveiled, or a seat lost
+    assert seen_shrink

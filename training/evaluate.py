@@ -161,7 +161,7 @@ import numpy as np
 import agents
 from agents.files import atomic_write_bytes, check_folder
 from agents.isolated import exit_with_parent
-from agents.play import BotError, first_line, game_steps, run_games
+from agents.play import BotError, face_down_opponents, first_line, game_steps, run_games
 from treachery_env import GameConfig
 from treachery_env.env import raw_env
 from treachery_env.rules import Role, Team, role_distribution, team_of
@@ -689,7 +689,7 @@ def _task_steps(task: GameTask, config: GameConfig, record_beliefs: bool, observ
 def _deduction_rows(beliefs: Any, g, observer: int, dist: dict) -> list | None:
     if not isinstance(beliefs, dict):
         return None
-    targets = [i for i, p in enumerate(g.players) if i != observer and not p.face_up and not p.has_lost]
+    targets = face_down_opponents(g, observer)
     prior = social.public_prior(dist, [p.role for p in g.players],
                                 [observer] + [i for i, p in enumerate(g.players) if p.face_up or p.has_lost])
     rows = []
