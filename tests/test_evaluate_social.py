@@ -148,8 +148,8 @@ def test_observer_rows_of_a_game():
 
 
 # --------------------------------------------------------------------------- bluffing
-def _fake_record(lineup, observer=None, claims=None, coop=None):
-    return SimpleNamespace(task=SimpleNamespace(lineup=tuple(lineup)),
+def _fake_record(lineup, observer=None, claims=None, coop=None, deal=0):
+    return SimpleNamespace(task=SimpleNamespace(lineup=tuple(lineup), env_seed=deal),
                            observer=np.asarray(observer if observer is not None else np.zeros((0, 5)), float),
                            claims=np.asarray(claims if claims is not None else np.zeros((0, 7)), float),
                            coop=np.asarray(coop if coop is not None else np.zeros((0, 5)), float))
@@ -165,19 +165,54 @@ def test_bluff_metrics_counts_turns_at_or_below_the_prior():
     assert set(res) == {"x", "y"}
     x = res["x"]
     assert (x["count"], x["n"]) == (2, 3) and x["rate"] == pytest.approx(2 / 3)
-    assert (x["lo"], x["hi"]) == pytest.approx(ev.wilson_interval(2 / 3, 1))     # one game: one draw
+    assert (x["lo"], x["hi"]) == pytest.approx(ev.wilson_interval(2 / 3, 1))     # one deal: one draw
     assert x["roles"]["Assassin"]["n"] == 2 and x["roles"]["Assassin"]["count"] == 1
     assert x["roles"]["Traitor"]["rate"] == 1.0
     assert x["mean_p_obs"] == pytest.approx((0.5 + 0.7 + 0.2) / 3)
     assert res["y"]["count"] == 1 and res["y"]["n"] == 1
-    # the turns of one game move together: the interval counts games, not turns
+    # the turns of one game move together: the interval counts deals (here one game each), not turns:
+    # r = 1/2, residuals c - r t = +-10 in 10 deals, var = 10/9 * 1000 / 200^2, n_eff = r (1 - r) / var = 9
     held = [(t, 0, int(T), 0.1, 0.25) for t in range(1, 21)]
     blown = [(t, 0, int(T), 0.9, 0.25) for t in range(1, 21)]
-    recs = [_fake_record(["x"], held if k % 2 else blown) for k in range(10)]
+    recs = [_fake_record(["x"], held if k % 2 else blown, deal=k) for k in range(10)]
     x = social.bluff_metrics(recs, ["x"])["x"]
-    assert (x["count"], x["n"], x["clusters"]) == (100, 200, 10)
-    assert x["n_eff"] == pytest.approx(9.0) and (x["lo"], x["hi"]) == pytest.approx(ev.wilson_interval(4.5, 9.0))
-    assert x["roles"]["Traitor"]["clusters"] == 10
+    assert (x["count"], x["n"], x["deals"]) == (100, 200, 10)
+    assert (x["lo"], x["hi"]) == pytest.approx(ev.wilson_interval(4.5, 9.0))
+    assert x["roles"]["Traitor"]["deals"] == 10
+
+
+def test_bluffing_and_talk_intervals_take_deals_not_games_as_the_draws():
+    """The games of one deal (its rotations, its substitutions) share its cards: 4 deals of 3 games
+    each, every game of a deal alike, give the intervals of 4 draws, not 12 (worked by hand; the
+    intervals over games had a variance (G k - 1) / (G - 1) = 11/3 times too small)."""
+    from training.stats import Z95
+    recs = []
+    shift = {0: 0.1, 1: 0.3, 2: 0.2, 3: 0.2}        # the observer's shift of each deal's claims
+    for deal in range(4):
+        cover = 0.1 if deal < 2 else 0.9             # deals 0, 1: cover held every turn; 2, 3: blown
+        observer = [(t, 0, int(T), cover, 0.25) for t in range(1, 6)]
+        true = int(T) if deal < 2 else int(G)         # a Traitor's Guardian claims are false, a Guardian's true
+        claims = [(t, 0, true, int(G), 1.0, 0.0, shift[deal]) for t in (1, 2)]
+        recs += [_fake_record(["x", "y"], observer, claims, deal=100 + deal) for _game in range(3)]
+    # bluffing: per deal 15 or 0 of 15 rows; r = 1/2, residuals +-7.5, var = 4/3 * 4 * 7.5^2 / 60^2 = 1/12,
+    # n_eff = r (1 - r) / var = 3 (over the 12 games it was 11)
+    b = social.bluff_metrics(recs, ["x"])["x"]
+    assert (b["count"], b["n"], b["deals"]) == (30, 60, 4)
+    assert (b["lo"], b["hi"]) == pytest.approx(ev.wilson_interval(1.5, 3.0))
+    assert b["lo"] < ev.wilson_interval(5.5, 11.0)[0]
+    assert ev._fr(b).endswith("n=60 in 4 deals")
+    # false claims: per deal 6 or 0 of 6; residuals +-3, var = 4/3 * 4 * 9 / 24^2 = 1/12: n_eff 3 again
+    talk = social.talk_metrics(recs, ["x"])["x"]["overall"]
+    assert (talk["false"]["count"], talk["false"]["n"], talk["false"]["deals"]) == (12, 24, 4)
+    assert (talk["false"]["lo"], talk["false"]["hi"]) == pytest.approx(ev.wilson_interval(1.5, 3.0))
+    # the false claims' shift: deals 0 and 1, 6 claims each, shifts 0.1 and 0.3: mean 0.2, deal
+    # deviations 6 * -0.1 and 6 * +0.1, se = sqrt(2/1 * 2 * 0.36) / 12 = 0.1 (over the 6 games it was
+    # sqrt(6/5 * 6 * 0.04) / 12, sqrt(5) times narrower)
+    sf = talk["shift_false"]
+    assert (sf["n"], sf["deals"]) == (12, 2)
+    assert (sf["mean"], sf["lo"], sf["hi"]) == pytest.approx((0.2, 0.2 - Z95 * 0.1, 0.2 + Z95 * 0.1))
+    st = talk["shift_true"]                          # deals 2 and 3 alike: no spread between deals, no interval
+    assert (st["n"], st["deals"], st["mean"], st["lo"]) == (12, 2, pytest.approx(0.2), None)
 
 
 def test_bluffing_reported_for_entrants_without_beliefs():
@@ -352,14 +387,14 @@ def test_false_leader_claims_count_and_move_nothing():
     # the Leader is face up, so the observer gives a face-down seat p(Leader) = 0 before and after
     sf = t["overall"]["shift_false"]
     assert sf["n"] > 0 and sf["mean"] == 0.0
-    assert 1 < sf["clusters"] <= 30 < sf["n"]          # the shift's interval is over games, not claims
+    assert 1 < sf["deals"] <= 5 < sf["n"]          # the shift's interval is over deals, not claims
     # the heuristic bot's false Guardian claims (Assassins, Traitors) do raise p(Guardian) for the speaker
     h = res["talk"]["heuristic"]
     assert h["overall"]["claimed"]["Guardian"] == h["overall"]["claims"]
     assert h["roles"]["Assassin"]["false"]["rate"] == 1.0 and h["roles"]["Guardian"]["false"]["count"] == 0
     assert h["overall"]["shift_false"]["n"] > 0 and h["overall"]["shift_false"]["mean"] > 0
     assert "Talk (role claims" in ev.render_markdown(res)
-    assert f"n={sf['n']} in {sf['clusters']} games" in ev.render_markdown(res)
+    assert f"n={sf['n']} in {sf['deals']} deals" in ev.render_markdown(res)
 
 
 def test_claim_shift_is_the_observer_change_for_that_message():

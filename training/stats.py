@@ -12,7 +12,7 @@ from typing import Sequence
 import numpy as np
 
 __all__ = ["Z95", "wilson_interval", "clustered_rate", "clustered_share", "mean_interval", "clustered_mean",
-           "rate_difference"]
+           "rate_difference", "by_deal"]
 
 Z95 = 1.959963984540054
 """The normal quantile of a two-sided 95% interval."""
@@ -208,3 +208,11 @@ def rate_difference(a: dict, b: dict) -> dict:
     lo = d - math.sqrt((pa - a["lo"]) ** 2 + (b["hi"] - pb) ** 2)
     hi = d + math.sqrt((a["hi"] - pa) ** 2 + (pb - b["lo"]) ** 2)
     return {"diff": d, "lo": max(-1.0, lo), "hi": min(1.0, hi)}
+
+
+def by_deal(cell: dict) -> dict:
+    """A cell of this module whose clusters are deals, as the reports keep it: ``clusters`` named
+    ``deals``, ``n_eff`` left out."""
+    out = {k: v for k, v in cell.items() if k not in ("clusters", "n_eff")}
+    out["deals"] = cell["clusters"]
+    return out
