@@ -359,7 +359,7 @@ def test_teammates_schedule_and_team_win_rates():
         assert cell["partner"]["n"] == 2
         gain = cell["gain"]
         assert gain["diff"] == pytest.approx(cell["together"]["rate"] - cell["mixed"]["rate"])
-        assert gain["lo"] < gain["hi"]                      # Newcombe: never a point
+        assert gain["deals"] == 2                           # paired by deal
     assert set(tp["candidates"]["belief"]["Leader team"]["mixed_by_role"]) == {"Leader", "Guardian"}
     assert "Team play with partner `heuristic`" in ev.render_markdown(res)
     # 4 players: the Leader is alone on its team, only the two Assassins are team-mates
@@ -368,6 +368,56 @@ def test_teammates_schedule_and_team_win_rates():
     four = ev.evaluate(["belief", "heuristic"], games=4, mode="teammates", progress=False,
                        config=GameConfig(num_players=4, starting_life=10, max_turns=30))
     assert list(four["teamplay"]["candidates"]["belief"]) == ["Assassins"]
+
+
+def test_team_play_gain_is_paired_by_deal():
+    """Both arms of the team play are played on every deal (its together game and its mixed games
+    share its cards), so the gain's interval pairs them by deal: the normal interval of the deals'
+    differences (worked by hand), not Newcombe's for two independent rates."""
+    from training.stats import Z95, clustered_rate_difference, wilson_interval
+
+    def rec(deal, kind, seats, won):
+        lineup = tuple("c" if s in seats else "p" for s in range(5))
+        return SimpleNamespace(task=SimpleNamespace(kind=kind, focus="c", lineup=lineup, env_seed=deal),
+                               dealt_roles=[int(L), int(G), int(A), int(A), int(T)], winners=[0, 1] if won else [2, 3])
+
+    # per deal: the together game, the mixed game with the candidate as the Leader, as the Guardian
+    games = {0: (1, 1, 1), 1: (1, 1, 0), 2: (0, 0, 0), 3: (1, 0, 0), 4: (0, 0, 1)}
+    records = []
+    for deal, (tog, m0, m1) in games.items():
+        records += [rec(deal, "team_together", (0, 1), tog), rec(deal, "team_mixed", (0,), m0),
+                    rec(deal, "team_mixed", (1,), m1)]
+    cell = social.teamplay_metrics(records)["candidates"]["c"]["Leader team"]
+    assert (cell["together"]["rate"], cell["mixed"]["rate"]) == (0.6, 0.4)
+    # the deals' differences together - mean(mixed): 0, 0.5, 0, 1, -0.5: mean 0.2, deviations
+    # -0.2, 0.3, -0.2, 0.8, -0.7 (squares 1.3), se = sqrt(1.3 / (4 * 5))
+    half = Z95 * np.sqrt(1.3 / 20)
+    gain = cell["gain"]
+    assert (gain["diff"], gain["lo"], gain["hi"], gain["deals"]) == pytest.approx((0.2, 0.2 - half, 0.2 + half, 5))
+    # where the deal's luck moves both arms (20 deals: the team wins all three games of 9, none of 9,
+    # and only the together game of 2), it cancels in the pairs: the differences are 0 but in 2
+    # deals, se = sqrt((18 * 0.1^2 + 2 * 0.9^2) / (19 * 20)): about half the width of Newcombe's
+    lucky = {d: (int(d % 2 == 0), int(d % 2 == 0), int(d % 2 == 0)) for d in range(18)} | {18: (1, 0, 0), 19: (1, 0, 0)}
+    luck = social.teamplay_metrics([rec(d, kind, seats, won) for d, (tog, m0, m1) in lucky.items()
+                                    for kind, seats, won in (("team_together", (0, 1), tog),
+                                                             ("team_mixed", (0,), m0), ("team_mixed", (1,), m1))])
+    paired = luck["candidates"]["c"]["Leader team"]["gain"]
+    half_l = Z95 * np.sqrt((18 * 0.01 + 2 * 0.81) / 380)
+    assert (paired["diff"], paired["lo"], paired["hi"]) == pytest.approx((0.1, 0.1 - half_l, 0.1 + half_l))
+    lo_t, hi_t = wilson_interval(11, 20)
+    lo_m, hi_m = wilson_interval(18, 40)
+    newcombe = np.hypot(0.55 - lo_t, hi_m - 0.45) + np.hypot(hi_t - 0.55, 0.45 - lo_m)
+    assert paired["hi"] - paired["lo"] < 0.6 * newcombe
+    assert ev._fgain(gain) == f"+0.200 [{0.2 - half:+.3f}, {0.2 + half:+.3f}] in 5 deals"
+    # the same from the stats function, and no interval where every deal's difference is alike
+    assert clustered_rate_difference({d: [t, 1] for d, (t, _, _) in games.items()},
+                                     {d: [a + b, 2] for d, (_, a, b) in games.items()})["lo"] == pytest.approx(0.2 - half)
+    alike = clustered_rate_difference({0: [1, 1], 1: [0, 1]}, {0: [2, 2], 1: [0, 2]})
+    assert (alike["diff"], alike["lo"], alike["hi"]) == (0.0, None, None)
+    assert ev._fgain({**alike, "deals": 2}) == "+0.000 in 2 deals"
+    assert ev._fgain({"diff": 0.1, "lo": -0.2, "hi": 0.4}) == "+0.100 [-0.200, +0.400]"     # an older result's
+    with pytest.raises(ValueError, match=r"need 0 <= count <= rows, got 3 of 2 in 7"):
+        clustered_rate_difference({7: [3, 2]}, {7: [1, 2]})
 
 
 # --------------------------------------------------------------------------- talk

@@ -125,7 +125,8 @@ members win together) in the games where C holds every seat of T
 of T and the partner the others (``mixed``, and by C's dealt role), and in
 the partner-only games (``partner``), each with its 95% interval over deals
 (:func:`training.stats.clustered_rate`); ``gain``
-is together - mixed with Newcombe's hybrid score interval.
+is together - mixed with a normal 95% interval paired by deal (both arms play
+every deal: :func:`training.stats.clustered_rate_difference`).
 
 **Talk** (``res["talk"][X]``, when ``GameConfig.talk`` is ``"structured"``):
 every role claim ("I am a R", :mod:`treachery_env.engine.talk`) X made.  A
@@ -1832,6 +1833,16 @@ def gate_table(res: dict) -> str:
     return "\n".join(out)
 
 
+def _fgain(g: dict) -> str:
+    """A team-play gain ``{"diff", "lo", "hi"}`` as ``+0.000 [lo, hi]`` with ``in D deals`` where it
+    is paired by deal (:func:`training.stats.clustered_rate_difference`; older results hold
+    Newcombe's interval, and no ``deals``); no interval where it has none, ``–`` without games."""
+    if g["diff"] is None:
+        return "–"
+    deals = f" in {g['deals']} deal{'' if g['deals'] == 1 else 's'}" if "deals" in g else ""
+    return f"{g['diff']:+.3f}" + ("" if g["lo"] is None else f" [{g['lo']:+.3f}, {g['hi']:+.3f}]") + deals
+
+
 def social_tables(res: dict) -> str:
     """The bluffing, cooperation, talk and team-play tables (markdown) of a
     result dict (see the module docstring for the definitions); sections
@@ -1863,13 +1874,12 @@ def social_tables(res: dict) -> str:
     if tp and tp.get("candidates"):
         out += [f"Team play with partner `{tp['partner']}` (team win rate; together: the agent holds every seat "
                 "of the team, mixed: one seat, the partner the others; 95% intervals over deals; gain = together - mixed, "
-                "Newcombe 95%):", "",
+                "normal 95% interval paired by deal: both play every deal):", "",
                 "| agent | team | together | mixed | mixed by the agent's role | partner only | gain |",
                 "|---|---|---|---|---|---|---|"]
         for lab, per in tp["candidates"].items():
             for team, c in per.items():
-                g = c["gain"]
-                gain = "–" if g["diff"] is None else f"{g['diff']:+.3f} [{g['lo']:+.3f}, {g['hi']:+.3f}]"
+                gain = _fgain(c["gain"])
                 by = "; ".join(f"{r}: {_fr(v)}" for r, v in c["mixed_by_role"].items())
                 out.append(f"| {lab} | {team} | {_fr(c['together'])} | {_fr(c['mixed'])} | {by} | "
                            f"{_fr(c['partner'])} | {gain} |")

@@ -28,7 +28,7 @@ from treachery_env.engine.talk import TalkState
 from treachery_env.rules import Role, Team, team_of
 from treachery_env.view import FrozenDict, SeatView, TalkView, seat_view
 
-from .stats import by_deal, clustered_mean, clustered_rate, clustered_share, rate_difference
+from .stats import by_deal, clustered_mean, clustered_rate, clustered_rate_difference, clustered_share
 
 __all__ = ["is_public", "public_view", "PublicObserver", "SocialTracker", "bluff_metrics",
            "cooperation_metrics", "talk_metrics", "teamplay_metrics", "public_prior", "OBS_COLS", "CLAIM_COLS", "COOP_COLS",
@@ -378,9 +378,12 @@ def teamplay_metrics(records: Sequence[Any]) -> dict | None:
     candidate's dealt role), the partner-only rate (``partner``), each with
     its 95% interval over deals (:func:`training.stats.clustered_rate`: a
     deal's mixed games, one for each seat of the team, share its cards) and
-    the ``deals`` it comes from, and ``gain`` = together - mixed with
-    Newcombe's interval (:func:`training.stats.rate_difference`).  None
-    without such games."""
+    the ``deals`` it comes from, and ``gain`` = together - mixed with its 95%
+    interval paired by deal (:func:`training.stats.clustered_rate_difference`:
+    both arms play every deal, its together game and its mixed games on the same
+    cards, so the deal's luck moves both; ``{"diff", "lo", "hi", "deals"}``, no
+    interval where the spread between deals cannot be estimated).  None without
+    such games."""
     recs = [r for r in records if r.task.kind in ("team_together", "team_mixed", "team_partner")]
     if not recs:
         return None
@@ -425,6 +428,7 @@ def teamplay_metrics(records: Sequence[Any]) -> dict | None:
                 "mixed_by_role": {ROLE_NAMES[r]: _deal_rate(counts[(a, t, "mixed", r)]) for r in ROLES
                                   if (a, t, "mixed", r) in counts},
                 "partner": _deal_rate(counts.get(("partner", t), {})),
-                "gain": rate_difference(tog, mix)}
+                "gain": by_deal(clustered_rate_difference(counts[(a, t, "together")],
+                                                          counts.get((a, t, "mixed"), {})))}
         out["candidates"][a] = per
     return out

@@ -1,8 +1,9 @@
 """Interval estimates shared by the evaluator's reports (:mod:`training.evaluate`,
-:mod:`training.social`): Wilson's interval of a proportion, the same for a share
-of rows that come in clusters (the turns of one game), the normal interval of a
-mean, the same for a mean of rows that come in clusters, and Newcombe's interval of a
-difference of two proportions."""
+:mod:`training.social`, :mod:`training.throne_eval`): Wilson's interval of a proportion, the same
+for a share of rows that come in clusters (the games of one deal, the turns of one game), the
+normal interval of a mean, the same for a mean of rows that come in clusters, and the normal
+interval of a difference of two shares whose rows come in the same clusters (two arms played on
+the same deals)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Sequence
 import numpy as np
 
 __all__ = ["Z95", "wilson_interval", "clustered_rate", "clustered_share", "mean_interval", "clustered_mean",
-           "rate_difference", "by_deal"]
+           "clustered_rate_difference", "by_deal"]
 
 Z95 = 1.959963984540054
 """The normal quantile of a two-sided 95% interval."""
@@ -195,19 +196,49 @@ def clustered_mean(values: Sequence[float], clusters: Sequence[int], lower: floa
     return {"n": n, "mean": m, "lo": lo, "hi": hi, "clusters": g}
 
 
-def rate_difference(a: dict, b: dict) -> dict:
-    """Difference of two independent rates (``a`` minus ``b``, each a dict with
-    ``n``, ``rate``, ``lo``, ``hi``) with Newcombe's hybrid score 95% interval (1998, method
-    10), built from the two Wilson intervals: ``d - sqrt((pa-la)² + (ub-pb)²)``
-    to ``d + sqrt((ua-pa)² + (pb-lb)²)``; unlike the Wald interval it does
-    not collapse to a point at rates 0 or 1."""
-    if not a["n"] or not b["n"]:
-        return {"diff": None, "lo": None, "hi": None}
-    pa, pb = a["rate"], b["rate"]
-    d = pa - pb
-    lo = d - math.sqrt((pa - a["lo"]) ** 2 + (b["hi"] - pb) ** 2)
-    hi = d + math.sqrt((a["hi"] - pa) ** 2 + (pb - b["lo"]) ** 2)
-    return {"diff": d, "lo": max(-1.0, lo), "hi": min(1.0, hi)}
+def clustered_rate_difference(a: dict, b: dict) -> dict:
+    """The difference ``r_a - r_b`` of two shares whose rows come in the same clusters (the team
+    play's two arms, played on the same deals), with a normal 95% interval that takes clusters,
+    not rows, as the independent draws and pairs the arms within each cluster.
+
+    ``r_a = sum_g c^a_g / N_a`` (likewise ``r_b``); the difference's linearised deviation of
+    cluster ``g`` is ``u_g = (c^a_g - r_a t^a_g) / N_a - (c^b_g - r_b t^b_g) / N_b`` (0 for an arm
+    without rows there), ``se = sqrt(G / (G - 1) * sum_g u_g^2)`` over the ``G`` clusters with rows
+    in either arm (Cochran's ratio estimator, as :func:`clustered_mean`), and the interval is
+    ``d ± 1.96 se`` clipped to [-1, 1].  Where every cluster gives each arm the same number of rows it is :func:`clustered_mean` of the
+    clusters' differences ``c^a_g / t^a_g - c^b_g / t^b_g``, one a cluster.  Luck of the deal
+    that moves both arms cancels in ``u_g``; Newcombe's interval for two independent shares
+    would count it twice and miss the correlation of an arm's rows within a deal.
+
+    Args:
+        a, b: ``{cluster: (count, rows)}`` per arm, ``0 <= count <= rows`` (any hashable clusters;
+            equal keys are the same cluster in both).
+
+    Returns:
+        ``{"diff", "lo", "hi", "clusters"}``: ``diff`` None where an arm has no rows; ``lo`` and
+        ``hi`` None where the spread between clusters cannot be estimated (fewer than two
+        clusters, or every ``u_g`` 0 up to rounding, as :func:`clustered_mean`).
+
+    Raises:
+        ValueError: for a count outside ``[0, rows]``.
+    """
+    for arm in (a, b):
+        for key, (c, t) in arm.items():
+            if not 0 <= c <= t:
+                raise ValueError(f"clustered_rate_difference: need 0 <= count <= rows, got {c} of {t} in {key!r}")
+    keys = [k for k in dict.fromkeys([*a, *b]) if a.get(k, (0, 0))[1] + b.get(k, (0, 0))[1] > 0]
+    g = len(keys)
+    n_a, n_b = (float(sum(arm[k][1] for k in keys if k in arm)) for arm in (a, b))
+    if not n_a or not n_b:
+        return {"diff": None, "lo": None, "hi": None, "clusters": g}
+    ca, ta, cb, tb = (np.array([float(arm.get(k, (0, 0))[j]) for k in keys]) for arm in (a, b) for j in (0, 1))
+    r_a, r_b = ca.sum() / n_a, cb.sum() / n_b
+    d = float(r_a - r_b)
+    u = (ca - r_a * ta) / n_a - (cb - r_b * tb) / n_b
+    if g < 2 or not _spread_seen(u, ta / n_a + tb / n_b):
+        return {"diff": d, "lo": None, "hi": None, "clusters": g}
+    half = Z95 * math.sqrt(g / (g - 1) * float(np.sum(u ** 2)))
+    return {"diff": d, "lo": max(-1.0, d - half), "hi": min(1.0, d + half), "clusters": g}
 
 
 def by_deal(cell: dict) -> dict:
