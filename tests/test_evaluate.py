@@ -126,6 +126,38 @@ def test_a_clustered_mean_takes_games_not_rows_as_the_draws():
     assert ev._fm({"n": 2, "mean": 0.5, "lo": None, "hi": None, "clusters": 1}) == "0.50 n=2 in 1 game"
 
 
+def test_a_clustered_rate_and_mean_of_the_same_rows_share_one_standard_error():
+    """A share is a mean of 0/1 rows: on the same rows and clusters ``clustered_rate``'s effective
+    number gives back ``clustered_mean``'s standard error exactly, down to 2 clusters (one factor
+    G/(G-1), one normal quantile, no t on G-1 degrees of freedom in either; training/stats.py's
+    docstring); their intervals differ only in shape (Wilson's on the effective number against the
+    normal mean +- 1.96 se), which agree as the effective number grows."""
+    from training.stats import Z95, clustered_mean, clustered_share
+    rng = np.random.default_rng(3)
+    cases = [([1, 1, 1, 0, 0, 0, 0], [0] * 4 + [1] * 3),                  # 3 of 4, 0 of 3
+             ([1, 1, 1, 0, 0, 1, 0, 0, 0], [5] * 3 + [6] * 2 + [7] * 4)]   # 3 of 3, 0 of 2, 1 of 4
+    for g in (5, 40):                                   # clusters mostly won or mostly lost: a design effect above 1
+        sizes = rng.integers(3, 9, size=g)
+        rows = np.concatenate([(rng.random(k) < (0.9 if j % 2 else 0.1)).astype(float) for j, k in enumerate(sizes)])
+        cases.append((rows, np.repeat(np.arange(g) * 11, sizes)))
+    for rows, clusters in cases:
+        rate, mean = clustered_share(rows, clusters), clustered_mean(rows, clusters)
+        g = rate["clusters"]
+        se = (mean["hi"] - mean["lo"]) / (2 * Z95)
+        assert rate["n_eff"] < rate["n"]
+        assert math.sqrt(rate["rate"] * (1 - rate["rate"]) / rate["n_eff"]) == pytest.approx(se, rel=1e-9), g
+    # the one difference by design: a design effect below 1 (rows of a cluster that move against each
+    # other) narrows the mean's interval, while the share's effective number stops at its rows
+    # (six clusters of one win and one loss, then a win and a loss alone: 14 rows, deviations 0 but
+    # +-1/2, se^2 = 8/7 * 1/2 / 14^2 against 1/4 / 14 over the rows)
+    rows, clusters = [1, 0] * 6 + [1, 0], list(np.repeat(np.arange(6), 2)) + [6, 7]
+    against = clustered_mean(rows, clusters)
+    assert (against["lo"], against["hi"]) == pytest.approx((0.5 - Z95 * math.sqrt(4 / 7) / 14,
+                                                           0.5 + Z95 * math.sqrt(4 / 7) / 14))
+    capped = clustered_share(rows, clusters)
+    assert capped["n_eff"] == 14 and (capped["lo"], capped["hi"]) == ev.wilson_interval(7, 14)
+
+
 def test_clustered_intervals_need_spread_between_clusters():
     """Cochran's cluster-robust standard error is 0 when every cluster's deviation from the mean
     sums to 0, though the rows differ (two deals whose seat differences sum alike: a Throne Magic
