@@ -126,6 +126,38 @@ def test_a_clustered_mean_takes_games_not_rows_as_the_draws():
     assert ev._fm({"n": 2, "mean": 0.5, "lo": None, "hi": None, "clusters": 1}) == "0.50 n=2 in 1 game"
 
 
+def test_a_clustered_rate_and_mean_of_the_same_rows_share_one_standard_error():
+    """A share is a mean of 0/1 rows: on the same rows and clusters ``clustered_rate``'s effective
+    number gives back ``clustered_mean``'s standard error exactly, down to 2 clusters (one factor
+    G/(G-1), one normal quantile, no t on G-1 degrees of freedom in either; training/stats.py's
+    docstring); their intervals differ only in shape (Wilson's on the effective number against the
+    normal mean +- 1.96 se), which agree as the effective number grows."""
+    from training.stats import Z95, clustered_mean, clustered_share
+    rng = np.random.default_rng(3)
+    cases = [([1, 1, 1, 0, 0, 0, 0], [0] * 4 + [1] * 3),                  # 3 of 4, 0 of 3
+             ([1, 1, 1, 0, 0, 1, 0, 0, 0], [5] * 3 + [6] * 2 + [7] * 4)]   # 3 of 3, 0 of 2, 1 of 4
+    for g in (5, 40):                                   # clusters mostly won or mostly lost: a design effect above 1
+        sizes = rng.integers(3, 9, size=g)
+        rows = np.concatenate([(rng.random(k) < (0.9 if j % 2 else 0.1)).astype(float) for j, k in enumerate(sizes)])
+        cases.append((rows, np.repeat(np.arange(g) * 11, sizes)))
+    for rows, clusters in cases:
+        rate, mean = clustered_share(rows, clusters), clustered_mean(rows, clusters)
+        g = rate["clusters"]
+        se = (mean["hi"] - mean["lo"]) / (2 * Z95)
+        assert rate["n_eff"] < rate["n"]
+        assert math.sqrt(rate["rate"] * (1 - rate["rate"]) / rate["n_eff"]) == pytest.approx(se, rel=1e-9), g
+    # the one difference by design: a design effect below 1 (rows of a cluster that move against each
+    # other) narrows the mean's interval, while the share's effective number stops at its rows
+    # (six clusters of one win and one loss, then a win and a loss alone: 14 rows, deviations 0 but
+    # +-1/2, se^2 = 8/7 * 1/2 / 14^2 against 1/4 / 14 over the rows)
+    rows, clusters = [1, 0] * 6 + [1, 0], list(np.repeat(np.arange(6), 2)) + [6, 7]
+    against = clustered_mean(rows, clusters)
+    assert (against["lo"], against["hi"]) == pytest.approx((0.5 - Z95 * math.sqrt(4 / 7) / 14,
+                                                           0.5 + Z95 * math.sqrt(4 / 7) / 14))
+    capped = clustered_share(rows, clusters)
+    assert capped["n_eff"] == 14 and (capped["lo"], capped["hi"]) == ev.wilson_interval(7, 14)
+
+
 def test_clustered_intervals_need_spread_between_clusters():
     """Cochran's cluster-robust standard error is 0 when every cluster's deviation from the mean
     sums to 0, though the rows differ (two deals whose seat differences sum alike: a Throne Magic
@@ -686,27 +718,69 @@ def test_deduction_metrics_synthetic_rows():
     assert m["by_turn"][0]["logloss"] == pytest.approx(np.mean(-np.log([0.25, 0.5])))
     assert m["by_turn"][1]["top1"] == pytest.approx(0.5)
     assert m["overall"]["prior_logloss"] == pytest.approx(math.log(2))
-    assert "intervals" not in m["overall"]            # without the games, no interval is claimed
+    assert "intervals" not in m["overall"]            # without the deals, no interval is claimed
     assert [b["turns"] for b in m["by_band"]] == [[0, 2]] and m["by_band"][0]["n"] == 4
     assert ev.deduction_metrics(np.zeros((0, 10))) == {"rows": 0, "overall": None, "by_turn": [], "by_band": []}
-    # with each row's game: intervals over games, and top-1 against the prior on the same rows
-    g = ev.deduction_metrics(np.array(rows), games=np.array([0, 0, 1, 1]))
+    # with each row's deal: intervals over deals, and top-1 against the prior on the same rows
+    g = ev.deduction_metrics(np.array(rows), deals=np.array([0, 0, 1, 1]))
     o = g["overall"]
-    assert o["games"] == 2 and o["top1"] == m["overall"]["top1"]
+    assert o["deals"] == 2 and o["top1"] == m["overall"]["top1"]
     from training.stats import clustered_mean, clustered_rate
-    want = clustered_rate([0.25 + 1.0, 1.0 + 0.0], [2, 2])     # top-1 summed per game, of the game's rows
+    want = clustered_rate([0.25 + 1.0, 1.0 + 0.0], [2, 2])     # top-1 summed per deal, of the deal's rows
     assert o["intervals"]["top1"] == pytest.approx([want["lo"], want["hi"]]) and want["lo"] < 0.5625 < want["hi"]
     logloss = clustered_mean(-np.log([0.25, 0.5, 1.0, 0.1]), [0, 0, 1, 1], lower=0.0)
     assert o["intervals"]["logloss"] == pytest.approx([logloss["lo"], logloss["hi"]])
     assert o["intervals"]["brier"] is None          # every row's Brier score is 0.3: no spread, no interval
     # every row right in every game: the share's interval does not shrink to a point
     sure = ev.deduction_metrics(np.array([(30, 0, 1, int(Role.ASSASSIN), 1.0, 0.0, 1.0, 0.5, 0.5, 0.5)] * 8),
-                                games=np.repeat(np.arange(4), 2))["overall"]["intervals"]["top1"]
+                                deals=np.repeat(np.arange(4), 2))["overall"]["intervals"]["top1"]
     assert sure[1] == 1.0 and sure[0] == pytest.approx(ev.wilson_interval(4, 4)[0]) and sure[0] < 0.7
     assert o["top1_minus_prior"]["mean"] == pytest.approx(0.0625)
-    assert g["by_turn"][0]["games"] == 1 and g["by_turn"][0]["intervals"]["top1"] is None
-    with pytest.raises(ValueError, match="one game per row"):
-        ev.deduction_metrics(np.array(rows), games=np.array([0, 1]))
+    assert g["by_turn"][0]["deals"] == 1 and g["by_turn"][0]["intervals"]["top1"] is None
+    with pytest.raises(ValueError, match="one deal per row"):
+        ev.deduction_metrics(np.array(rows), deals=np.array([0, 1]))
+
+
+def test_deduction_and_gate_intervals_take_deals_not_games_as_the_draws():
+    """The games of one deal (its rotations, its substitutions) share its cards: a tournament of 4
+    deals of 3 games each, every game of a deal alike, gives the deduction and gate intervals of 4
+    draws, not 12 (worked by hand; over the 12 games the variance was (G k - 1) / (G - 1) = 11/3
+    times too small)."""
+    from training.stats import Z95
+    L, G, A, T = (int(r) for r in Role)
+    records = []
+    for deal in range(4):
+        right = deal < 2                     # deals 0, 1: the observer right about its opponent; 2, 3: wrong
+        rows = np.array([(t, 0, 1, G, 0.8 if right else 0.2, 0.1, float(right), 0.5, 0.5, 0.5) for t in range(1, 6)])
+        gate = np.zeros((4, 3), np.int64)
+        gate[0] = (1, 4, 4 if right else 0)  # the gate weighed 4 decisions and took all or none
+        for k in range(3):
+            task = ev.GameTask(len(records), deal, 1000 + deal, ("x", "y", "y", "y"), ("x", "y", "y", "y"),
+                               (0, 1, 2, 3), "rotate", -1)
+            records.append(ev.GameRecord(task, [L, G, A, T], [L, G, A, T], [0, 1], False, 10, 40,
+                                         [np.full(10, 1e-3, np.float32)] * 4, rows, gate=gate))
+    res = ev.summarize(records, [ev.Entrant("x", "x"), ev.Entrant("y", "y")])
+    o = res["deduction"]["x"]["overall"]
+    # top-1 by deal: 5 of 5 rows in each of its 3 games or none: r = 1/2, residuals +-7.5, var =
+    # 4/3 * 4 * 7.5^2 / 60^2 = 1/12, n_eff = r (1 - r) / var = 3 (over the 12 games it was 11)
+    assert (o["n"], o["deals"], o["top1"]) == (60, 4, 0.5)
+    assert o["intervals"]["top1"] == pytest.approx(list(ev.wilson_interval(1.5, 3.0)))
+    assert o["intervals"]["top1"][0] < ev.wilson_interval(5.5, 11.0)[0]
+    # log-loss -ln 0.8 or -ln 0.2: mean (ln 1.25 + ln 5) / 2, deal deviations +-15 ln 2,
+    # se = sqrt(4/3 * 4 * (15 ln 2)^2) / 60 = ln 2 / sqrt(3)
+    mean = (math.log(1.25) + math.log(5)) / 2
+    half = Z95 * math.log(2) / math.sqrt(3)
+    assert o["intervals"]["logloss"] == pytest.approx([mean - half, mean + half])
+    # the gate's departures by deal: 12 or 0 of 12 searched decisions: n_eff 3 again
+    share = res["gate"]["x"]["of_searched"]
+    assert (share["count"], share["n"], share["deals"]) == (24, 48, 4)
+    assert (share["lo"], share["hi"]) == pytest.approx(ev.wilson_interval(1.5, 3.0))
+    assert "n=48 in 4 deals" in ev.gate_table(res) and "95% interval over deals" in ev.gate_table(res)
+    assert "| x | 60 | 4 |" in ev.deduction_table(res) and "95% intervals over deals" in ev.deduction_table(res)
+    # a results file written before (its deduction clustered by game) still says what it holds
+    old = {"deduction": {"x": {"overall": {**{k: v for k, v in o.items() if k != "deals"}, "games": 12}}}}
+    assert ev.deduction_unit(old["deduction"]["x"]["overall"]) == "games"
+    assert "| x | 60 | 12 |" in ev.deduction_table(old) and "95% intervals over games" in ev.deduction_table(old)
 
 
 def test_deduction_end_to_end_with_a_belief_bot(tmp_path):
@@ -720,9 +794,9 @@ def test_deduction_end_to_end_with_a_belief_bot(tmp_path):
     assert o["top1"] == pytest.approx(0.25)
     assert 0.25 <= o["prior_top1"] <= 1 and o["prior_logloss"] <= math.log(4) + 1e-9
     assert sum(b["n"] for b in d["by_turn"]) == o["n"] == sum(b["n"] for b in d["by_band"])
-    # intervals over the games the rows come from: 8 games, each with rows from this observer
-    assert o["games"] == 8 and o["intervals"]["top1"][0] <= 0.25 <= o["intervals"]["top1"][1]
-    assert "| games |" in ev.render_markdown(res) and "top-1 − prior" in ev.render_markdown(res)
+    # intervals over the deals the rows come from: 8 games, 2 rotations of each of 4 deals
+    assert o["deals"] == 4 and o["intervals"]["top1"][0] <= 0.25 <= o["intervals"]["top1"][1]
+    assert "| deals |" in ev.render_markdown(res) and "top-1 − prior" in ev.render_markdown(res)
     dec = res["deception"]
     assert set(dec) <= {"test_uniform_belief", "random"} and dec
     for v in dec.values():

@@ -148,8 +148,8 @@ def test_observer_rows_of_a_game():
 
 
 # --------------------------------------------------------------------------- bluffing
-def _fake_record(lineup, observer=None, claims=None, coop=None):
-    return SimpleNamespace(task=SimpleNamespace(lineup=tuple(lineup)),
+def _fake_record(lineup, observer=None, claims=None, coop=None, deal=0):
+    return SimpleNamespace(task=SimpleNamespace(lineup=tuple(lineup), env_seed=deal),
                            observer=np.asarray(observer if observer is not None else np.zeros((0, 5)), float),
                            claims=np.asarray(claims if claims is not None else np.zeros((0, 7)), float),
                            coop=np.asarray(coop if coop is not None else np.zeros((0, 5)), float))
@@ -165,19 +165,54 @@ def test_bluff_metrics_counts_turns_at_or_below_the_prior():
     assert set(res) == {"x", "y"}
     x = res["x"]
     assert (x["count"], x["n"]) == (2, 3) and x["rate"] == pytest.approx(2 / 3)
-    assert (x["lo"], x["hi"]) == pytest.approx(ev.wilson_interval(2 / 3, 1))     # one game: one draw
+    assert (x["lo"], x["hi"]) == pytest.approx(ev.wilson_interval(2 / 3, 1))     # one deal: one draw
     assert x["roles"]["Assassin"]["n"] == 2 and x["roles"]["Assassin"]["count"] == 1
     assert x["roles"]["Traitor"]["rate"] == 1.0
     assert x["mean_p_obs"] == pytest.approx((0.5 + 0.7 + 0.2) / 3)
     assert res["y"]["count"] == 1 and res["y"]["n"] == 1
-    # the turns of one game move together: the interval counts games, not turns
+    # the turns of one game move together: the interval counts deals (here one game each), not turns:
+    # r = 1/2, residuals c - r t = +-10 in 10 deals, var = 10/9 * 1000 / 200^2, n_eff = r (1 - r) / var = 9
     held = [(t, 0, int(T), 0.1, 0.25) for t in range(1, 21)]
     blown = [(t, 0, int(T), 0.9, 0.25) for t in range(1, 21)]
-    recs = [_fake_record(["x"], held if k % 2 else blown) for k in range(10)]
+    recs = [_fake_record(["x"], held if k % 2 else blown, deal=k) for k in range(10)]
     x = social.bluff_metrics(recs, ["x"])["x"]
-    assert (x["count"], x["n"], x["clusters"]) == (100, 200, 10)
-    assert x["n_eff"] == pytest.approx(9.0) and (x["lo"], x["hi"]) == pytest.approx(ev.wilson_interval(4.5, 9.0))
-    assert x["roles"]["Traitor"]["clusters"] == 10
+    assert (x["count"], x["n"], x["deals"]) == (100, 200, 10)
+    assert (x["lo"], x["hi"]) == pytest.approx(ev.wilson_interval(4.5, 9.0))
+    assert x["roles"]["Traitor"]["deals"] == 10
+
+
+def test_bluffing_and_talk_intervals_take_deals_not_games_as_the_draws():
+    """The games of one deal (its rotations, its substitutions) share its cards: 4 deals of 3 games
+    each, every game of a deal alike, give the intervals of 4 draws, not 12 (worked by hand; the
+    intervals over games had a variance (G k - 1) / (G - 1) = 11/3 times too small)."""
+    from training.stats import Z95
+    recs = []
+    shift = {0: 0.1, 1: 0.3, 2: 0.2, 3: 0.2}        # the observer's shift of each deal's claims
+    for deal in range(4):
+        cover = 0.1 if deal < 2 else 0.9             # deals 0, 1: cover held every turn; 2, 3: blown
+        observer = [(t, 0, int(T), cover, 0.25) for t in range(1, 6)]
+        true = int(T) if deal < 2 else int(G)         # a Traitor's Guardian claims are false, a Guardian's true
+        claims = [(t, 0, true, int(G), 1.0, 0.0, shift[deal]) for t in (1, 2)]
+        recs += [_fake_record(["x", "y"], observer, claims, deal=100 + deal) for _game in range(3)]
+    # bluffing: per deal 15 or 0 of 15 rows; r = 1/2, residuals +-7.5, var = 4/3 * 4 * 7.5^2 / 60^2 = 1/12,
+    # n_eff = r (1 - r) / var = 3 (over the 12 games it was 11)
+    b = social.bluff_metrics(recs, ["x"])["x"]
+    assert (b["count"], b["n"], b["deals"]) == (30, 60, 4)
+    assert (b["lo"], b["hi"]) == pytest.approx(ev.wilson_interval(1.5, 3.0))
+    assert b["lo"] < ev.wilson_interval(5.5, 11.0)[0]
+    assert ev._fr(b).endswith("n=60 in 4 deals")
+    # false claims: per deal 6 or 0 of 6; residuals +-3, var = 4/3 * 4 * 9 / 24^2 = 1/12: n_eff 3 again
+    talk = social.talk_metrics(recs, ["x"])["x"]["overall"]
+    assert (talk["false"]["count"], talk["false"]["n"], talk["false"]["deals"]) == (12, 24, 4)
+    assert (talk["false"]["lo"], talk["false"]["hi"]) == pytest.approx(ev.wilson_interval(1.5, 3.0))
+    # the false claims' shift: deals 0 and 1, 6 claims each, shifts 0.1 and 0.3: mean 0.2, deal
+    # deviations 6 * -0.1 and 6 * +0.1, se = sqrt(2/1 * 2 * 0.36) / 12 = 0.1 (over the 6 games it was
+    # sqrt(6/5 * 6 * 0.04) / 12, sqrt(5) times narrower)
+    sf = talk["shift_false"]
+    assert (sf["n"], sf["deals"]) == (12, 2)
+    assert (sf["mean"], sf["lo"], sf["hi"]) == pytest.approx((0.2, 0.2 - Z95 * 0.1, 0.2 + Z95 * 0.1))
+    st = talk["shift_true"]                          # deals 2 and 3 alike: no spread between deals, no interval
+    assert (st["n"], st["deals"], st["mean"], st["lo"]) == (12, 2, pytest.approx(0.2), None)
 
 
 def test_bluffing_reported_for_entrants_without_beliefs():
@@ -324,7 +359,7 @@ def test_teammates_schedule_and_team_win_rates():
         assert cell["partner"]["n"] == 2
         gain = cell["gain"]
         assert gain["diff"] == pytest.approx(cell["together"]["rate"] - cell["mixed"]["rate"])
-        assert gain["lo"] < gain["hi"]                      # Newcombe: never a point
+        assert gain["deals"] == 2                           # paired by deal
     assert set(tp["candidates"]["belief"]["Leader team"]["mixed_by_role"]) == {"Leader", "Guardian"}
     assert "Team play with partner `heuristic`" in ev.render_markdown(res)
     # 4 players: the Leader is alone on its team, only the two Assassins are team-mates
@@ -333,6 +368,56 @@ def test_teammates_schedule_and_team_win_rates():
     four = ev.evaluate(["belief", "heuristic"], games=4, mode="teammates", progress=False,
                        config=GameConfig(num_players=4, starting_life=10, max_turns=30))
     assert list(four["teamplay"]["candidates"]["belief"]) == ["Assassins"]
+
+
+def test_team_play_gain_is_paired_by_deal():
+    """Both arms of the team play are played on every deal (its together game and its mixed games
+    share its cards), so the gain's interval pairs them by deal: the normal interval of the deals'
+    differences (worked by hand), not Newcombe's for two independent rates."""
+    from training.stats import Z95, clustered_rate_difference, wilson_interval
+
+    def rec(deal, kind, seats, won):
+        lineup = tuple("c" if s in seats else "p" for s in range(5))
+        return SimpleNamespace(task=SimpleNamespace(kind=kind, focus="c", lineup=lineup, env_seed=deal),
+                               dealt_roles=[int(L), int(G), int(A), int(A), int(T)], winners=[0, 1] if won else [2, 3])
+
+    # per deal: the together game, the mixed game with the candidate as the Leader, as the Guardian
+    games = {0: (1, 1, 1), 1: (1, 1, 0), 2: (0, 0, 0), 3: (1, 0, 0), 4: (0, 0, 1)}
+    records = []
+    for deal, (tog, m0, m1) in games.items():
+        records += [rec(deal, "team_together", (0, 1), tog), rec(deal, "team_mixed", (0,), m0),
+                    rec(deal, "team_mixed", (1,), m1)]
+    cell = social.teamplay_metrics(records)["candidates"]["c"]["Leader team"]
+    assert (cell["together"]["rate"], cell["mixed"]["rate"]) == (0.6, 0.4)
+    # the deals' differences together - mean(mixed): 0, 0.5, 0, 1, -0.5: mean 0.2, deviations
+    # -0.2, 0.3, -0.2, 0.8, -0.7 (squares 1.3), se = sqrt(1.3 / (4 * 5))
+    half = Z95 * np.sqrt(1.3 / 20)
+    gain = cell["gain"]
+    assert (gain["diff"], gain["lo"], gain["hi"], gain["deals"]) == pytest.approx((0.2, 0.2 - half, 0.2 + half, 5))
+    # where the deal's luck moves both arms (20 deals: the team wins all three games of 9, none of 9,
+    # and only the together game of 2), it cancels in the pairs: the differences are 0 but in 2
+    # deals, se = sqrt((18 * 0.1^2 + 2 * 0.9^2) / (19 * 20)): about half the width of Newcombe's
+    lucky = {d: (int(d % 2 == 0), int(d % 2 == 0), int(d % 2 == 0)) for d in range(18)} | {18: (1, 0, 0), 19: (1, 0, 0)}
+    luck = social.teamplay_metrics([rec(d, kind, seats, won) for d, (tog, m0, m1) in lucky.items()
+                                    for kind, seats, won in (("team_together", (0, 1), tog),
+                                                             ("team_mixed", (0,), m0), ("team_mixed", (1,), m1))])
+    paired = luck["candidates"]["c"]["Leader team"]["gain"]
+    half_l = Z95 * np.sqrt((18 * 0.01 + 2 * 0.81) / 380)
+    assert (paired["diff"], paired["lo"], paired["hi"]) == pytest.approx((0.1, 0.1 - half_l, 0.1 + half_l))
+    lo_t, hi_t = wilson_interval(11, 20)
+    lo_m, hi_m = wilson_interval(18, 40)
+    newcombe = np.hypot(0.55 - lo_t, hi_m - 0.45) + np.hypot(hi_t - 0.55, 0.45 - lo_m)
+    assert paired["hi"] - paired["lo"] < 0.6 * newcombe
+    assert ev._fgain(gain) == f"+0.200 [{0.2 - half:+.3f}, {0.2 + half:+.3f}] in 5 deals"
+    # the same from the stats function, and no interval where every deal's difference is alike
+    assert clustered_rate_difference({d: [t, 1] for d, (t, _, _) in games.items()},
+                                     {d: [a + b, 2] for d, (_, a, b) in games.items()})["lo"] == pytest.approx(0.2 - half)
+    alike = clustered_rate_difference({0: [1, 1], 1: [0, 1]}, {0: [2, 2], 1: [0, 2]})
+    assert (alike["diff"], alike["lo"], alike["hi"]) == (0.0, None, None)
+    assert ev._fgain({**alike, "deals": 2}) == "+0.000 in 2 deals"
+    assert ev._fgain({"diff": 0.1, "lo": -0.2, "hi": 0.4}) == "+0.100 [-0.200, +0.400]"     # an older result's
+    with pytest.raises(ValueError, match=r"need 0 <= count <= rows, got 3 of 2 in 7"):
+        clustered_rate_difference({7: [3, 2]}, {7: [1, 2]})
 
 
 # --------------------------------------------------------------------------- talk
@@ -352,14 +437,14 @@ def test_false_leader_claims_count_and_move_nothing():
     # the Leader is face up, so the observer gives a face-down seat p(Leader) = 0 before and after
     sf = t["overall"]["shift_false"]
     assert sf["n"] > 0 and sf["mean"] == 0.0
-    assert 1 < sf["clusters"] <= 30 < sf["n"]          # the shift's interval is over games, not claims
+    assert 1 < sf["deals"] <= 5 < sf["n"]          # the shift's interval is over deals, not claims
     # the heuristic bot's false Guardian claims (Assassins, Traitors) do raise p(Guardian) for the speaker
     h = res["talk"]["heuristic"]
     assert h["overall"]["claimed"]["Guardian"] == h["overall"]["claims"]
     assert h["roles"]["Assassin"]["false"]["rate"] == 1.0 and h["roles"]["Guardian"]["false"]["count"] == 0
     assert h["overall"]["shift_false"]["n"] > 0 and h["overall"]["shift_false"]["mean"] > 0
     assert "Talk (role claims" in ev.render_markdown(res)
-    assert f"n={sf['n']} in {sf['clusters']} games" in ev.render_markdown(res)
+    assert f"n={sf['n']} in {sf['deals']} deals" in ev.render_markdown(res)
 
 
 def test_claim_shift_is_the_observer_change_for_that_message():

@@ -1078,7 +1078,7 @@ def test_cli_train_then_evaluate(tmp_path, capsys):
     assert load_checkpoint(ship / "policy.pt")["meta"]["steps"] >= 300
     for want in ("# Model card: `tiny`", "learner agent-steps", "Against random", "Against heuristic",
                  "Substitution delta", "| Leader | Guardian | Assassin | Traitor | overall |", "Belief head",
-                 "95% intervals over games", "| turns | n | top-1 | prior top-1 |",
+                 "95% intervals over deals", "| turns | n | top-1 | prior top-1 |",
                  "trained for a test", '"num_players": 4', "imitation warm start (DAgger)",
                  f'agents.make("policy:{(ship / "policy.pt").resolve()}:greedy")',     # where it was written
                  "(the run ended in that phase: no PPO)"):                     # one iteration, imitating

@@ -53,10 +53,14 @@ ties in the arg-max giving fractional credit ``1/k``).  Only the observer's
 last belief in each turn counts, so decision-heavy turns do not dominate.  A
 baseline is scored on the same rows: the *public-count prior*, the role
 distribution minus the roles publicly known (face-up or lost seats) and the
-observer's own role, spread uniformly over the face-down opponents.
+observer's own role, spread uniformly over the face-down opponents.  Each
+score's 95% interval takes deals as the independent draws (an observer's
+beliefs on successive turns move together, and the games of one deal share
+its cards): :func:`training.stats.clustered_rate` for top-1 and p(true),
+:func:`training.stats.clustered_mean` for log-loss and Brier.
 **Deception** of entrant X: the mean probability that observers with beliefs
 give to the true role of X's seats while they are face-down Traitors or
-Assassins (lower is better cover).  Bots without ``beliefs()`` get no
+Assassins (lower is better cover; no interval).  Bots without ``beliefs()`` get no
 deduction or deception numbers (no probe is trained for them).
 
 Bluffing, cooperation and talk (:mod:`training.social`) are measured for
@@ -86,10 +90,11 @@ and whose role is not publicly known; the last turn of a game is not scored
 observer's probability of the seat's true role is at most the public prior
 of that role (``p_obs <= prior + 1e-9``; no evidence at all counts as cover
 held).  Reported: ``rate`` = rows holding cover / ``n`` rows, with a 95%
-interval that takes games, not turns, as the independent draws (turns of one
-game are correlated; :func:`training.stats.clustered_rate`: Wilson's interval
-on the rows' effective number), overall and by role (Assassin, Traitor), and
-the mean ``p_obs`` and mean prior of those rows (units: probability).
+interval that takes deals, not turns, as the independent draws (turns of one
+game are correlated, and so are the games of one deal, which share its cards;
+:func:`training.stats.clustered_rate`: Wilson's interval on the rows' effective
+number), overall and by role (Assassin, Traitor), and the mean ``p_obs`` and
+mean prior of those rows (units: probability).
 
 **Cooperation** of entrant X (``res["cooperation"][X]``): the unit is a
 seat-game in which X's seat was a Guardian (its current role at some
@@ -120,18 +125,19 @@ members win together) in the games where C holds every seat of T
 of T and the partner the others (``mixed``, and by C's dealt role), and in
 the partner-only games (``partner``), each with its 95% interval over deals
 (:func:`training.stats.clustered_rate`); ``gain``
-is together - mixed with Newcombe's hybrid score interval.
+is together - mixed with a normal 95% interval paired by deal (both arms play
+every deal: :func:`training.stats.clustered_rate_difference`).
 
 **Talk** (``res["talk"][X]``, when ``GameConfig.talk`` is ``"structured"``):
 every role claim ("I am a R", :mod:`treachery_env.engine.talk`) X made.  A
 claim is **false** when the claimed role differs from X's current role when
 it spoke.  Reported by that true role and overall: the share of false claims
-(95% interval over games, :func:`training.stats.clustered_rate`), the counts of each claimed role, and the **shift** of the claims X
+(95% interval over deals, :func:`training.stats.clustered_rate`), the counts of each claimed role, and the **shift** of the claims X
 made while its role was not public: the observer's probability of the
 claimed role for X right after the claim minus right before it (the same
 state with and without that message: talking changes nothing else), mean
-with a normal 95% interval, separately for false and for true claims
-(units: probability).
+with a normal 95% interval over deals (:func:`training.stats.clustered_mean`),
+separately for false and for true claims (units: probability).
 
 Determinism: every game builds fresh bots whose seeds, like the environment
 seed, derive from ``(seed, deal, rotation, seat)`` with
@@ -168,14 +174,14 @@ from treachery_env.rules import Role, Team, role_distribution, team_of
 
 from . import social
 from .provenance import toolkit, toolkit_text
-from .stats import clustered_mean, clustered_rate, clustered_share, wilson_interval
+from .stats import by_deal, clustered_mean, clustered_rate, clustered_share, wilson_interval
 
 __all__ = [
     "Entrant", "GameTask", "GameRecord", "wilson_interval", "entrants_from_specs",
     "rotation_schedule", "substitution_schedule", "crossplay_schedule", "teammate_schedule", "dealt_roles", "MODES", "play_task", "play_tasks", "run_tasks",
     "score_belief", "TURN_BANDS", "deduction_metrics", "summarize", "evaluate",
     "render_markdown", "write_results", "atomic_write_bytes", "WINRATE_INTERVALS", "per_role_table", "substitution_table", "format_delta",
-    "beats_in_every_role", "social_tables", "gate_table", "deduction_table", "format_mean", "paired_delta", "read_results",
+    "beats_in_every_role", "social_tables", "gate_table", "deduction_table", "deduction_unit", "format_mean", "paired_delta", "read_results",
     "Outcome", "pool_results", "shard_deals", "deals_text", "VARIANT_FIELDS", "variants_text",
 ]
 
@@ -838,38 +844,39 @@ TURN_BANDS = ((0, 2), (3, 5), (6, 10), (11, 20), (21, 40), (41, None))
 before the first turn: mulligans)."""
 
 
-def deduction_metrics(rows: np.ndarray, min_count: int = 1, games: np.ndarray | None = None) -> dict:
+def deduction_metrics(rows: np.ndarray, min_count: int = 1, deals: np.ndarray | None = None) -> dict:
     """Aggregate deduction rows (columns as in :class:`GameRecord`) overall, by turn and by band
     of turns (:data:`TURN_BANDS`).
 
     Args:
         rows: float ``(N, 10)`` deduction rows.
         min_count: turns with fewer rows are left out of ``by_turn``.
-        games: int ``(N,)``, each row's game; with it every aggregate also carries 95%
-            intervals over games (an observer's beliefs on successive turns of one game move
-            together, so rows are not independent draws): for top-1 and p(true), shares in
-            [0, 1], :func:`training.stats.clustered_rate`'s; for log-loss and Brier
-            :func:`training.stats.clustered_mean`'s.
+        deals: int ``(N,)``, each row's deal (its game's environment seed); with it every
+            aggregate also carries 95% intervals over deals (an observer's beliefs on successive
+            turns of one game move together, and the games of one deal, its rotations and
+            substitutions, share its cards, so rows are not independent draws): for top-1 and
+            p(true), shares in [0, 1], :func:`training.stats.clustered_rate`'s; for log-loss and
+            Brier :func:`training.stats.clustered_mean`'s.
 
     Returns:
         ``{"rows": N, "overall": {...}, "by_turn": [{"turn", ...}, ...], "by_band": [{"turns":
         [first, last or None], ...}, ...]}`` where each ``{...}`` has ``n``, the means
         ``logloss``, ``brier``, ``top1``, ``p_true`` and the same for the public-count prior
-        (``prior_logloss``, ...); with ``games`` also ``games`` (how many), ``intervals``
-        (``{"logloss" | "brier" | "top1" | "p_true": [lo, hi]}``, None with one game or, for a
-        mean, no spread between games to estimate: :func:`training.stats.clustered_mean`) and
+        (``prior_logloss``, ...); with ``deals`` also ``deals`` (how many), ``intervals``
+        (``{"logloss" | "brier" | "top1" | "p_true": [lo, hi]}``, None with one deal or, for a
+        mean, no spread between deals to estimate: :func:`training.stats.clustered_mean`) and
         ``top1_minus_prior`` (the mean of top-1 minus the prior's on the same rows, with its
         interval: ``{"mean", "lo", "hi"}``).  Empty input gives ``{"rows": 0, "overall": None,
         "by_turn": [], "by_band": []}``.
 
     Raises:
-        ValueError: if ``games`` is not one game per row.
+        ValueError: if ``deals`` is not one deal per row.
     """
     rows = np.asarray(rows, dtype=np.float64).reshape(-1, 10)
-    if games is not None:
-        games = np.asarray(games).reshape(-1)
-        if games.shape[0] != rows.shape[0]:
-            raise ValueError(f"deduction_metrics: need one game per row, got {games.shape[0]} for {rows.shape[0]} rows")
+    if deals is not None:
+        deals = np.asarray(deals).reshape(-1)
+        if deals.shape[0] != rows.shape[0]:
+            raise ValueError(f"deduction_metrics: need one deal per row, got {deals.shape[0]} for {rows.shape[0]} rows")
     if rows.shape[0] == 0:
         return {"rows": 0, "overall": None, "by_turn": [], "by_band": []}
 
@@ -881,15 +888,15 @@ def deduction_metrics(rows: np.ndarray, min_count: int = 1, games: np.ndarray | 
                  "top1": r[:, ROW_PTOP1], "p_true": r[:, ROW_PP]}
         out = {"n": int(r.shape[0]), **{k: float(v.mean()) for k, v in cols.items()},
                **{f"prior_{k}": float(v.mean()) for k, v in prior.items()}}
-        if games is not None:
-            g = games[sel]
+        if deals is not None:
+            g = deals[sel]
             # top-1 and p(true) lie in [0, 1]: shares of the rows, Wilson's on their effective number (no
             # zero-width interval where every row agrees); log-loss and Brier: normal intervals
             ci = {k: clustered_share(cols[k], g) for k in ("top1", "p_true")}
             ci.update({k: clustered_mean(cols[k], g, lower=0.0, upper=None if k == "logloss" else 2.0)
                        for k in ("logloss", "brier")})
-            out["games"] = ci["top1"]["clusters"]
-            out["intervals"] = {k: None if c["lo"] is None or out["games"] < 2 else [c["lo"], c["hi"]]
+            out["deals"] = ci["top1"]["clusters"]
+            out["intervals"] = {k: None if c["lo"] is None or out["deals"] < 2 else [c["lo"], c["hi"]]
                                 for k, c in ci.items()}
             d = clustered_mean(cols["top1"] - prior["top1"], g, lower=-1.0, upper=1.0)
             out["top1_minus_prior"] = {"mean": d["mean"], "lo": d["lo"], "hi": d["hi"]}
@@ -1064,7 +1071,7 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
     advantage gate, overall and by dealt role: its ``seat_games``, ``decisions``, the
     ``searched`` ones at which the gate weighed candidates, its ``departures``, and
     ``of_searched``, their share of the searched with the 95% interval of
-    :func:`training.stats.clustered_rate` over games), ``bluffing``, ``cooperation``,
+    :func:`training.stats.clustered_rate` over deals), ``bluffing``, ``cooperation``,
     ``talk`` (per entrant; :func:`training.social.bluff_metrics`,
     :func:`~training.social.cooperation_metrics`,
     :func:`~training.social.talk_metrics`), ``teamplay`` (None outside
@@ -1099,9 +1106,9 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
     # deduction and deception
     deduction, deception = {}, {}
     obs_rows: dict[str, list] = {}
-    obs_games: dict[str, list] = {}
+    obs_deals: dict[str, list] = {}
     dec_rows: dict[str, list] = {}
-    for k, rec in enumerate(records):
+    for rec in records:
         if rec.deduction.shape[0] == 0:
             continue
         lineup = rec.task.lineup
@@ -1109,13 +1116,13 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
         tgt_lab = np.array([lineup[int(t)] for t in rec.deduction[:, ROW_TARGET]])
         for lab in set(obs_lab):
             obs_rows.setdefault(lab, []).append(rec.deduction[obs_lab == lab])
-            obs_games.setdefault(lab, []).append(np.full(int(np.sum(obs_lab == lab)), k))
+            obs_deals.setdefault(lab, []).append(np.full(int(np.sum(obs_lab == lab)), rec.task.env_seed))
         hidden_bad = np.isin(rec.deduction[:, ROW_TRUE], [int(Role.ASSASSIN), int(Role.TRAITOR)])
         for lab in set(tgt_lab[hidden_bad]):
             dec_rows.setdefault(lab, []).append(rec.deduction[hidden_bad & (tgt_lab == lab)])
     for lab in labels:
         if lab in obs_rows:
-            deduction[lab] = deduction_metrics(np.concatenate(obs_rows[lab]), games=np.concatenate(obs_games[lab]))
+            deduction[lab] = deduction_metrics(np.concatenate(obs_rows[lab]), deals=np.concatenate(obs_deals[lab]))
         if lab in dec_rows:
             rows = np.concatenate(dec_rows[lab])
             per = {}
@@ -1149,13 +1156,13 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
             continue
 
         def gate_agg(sel: list) -> dict:
-            per_game: dict[int, np.ndarray] = {}        # a game's seats of this entrant count as one cluster
+            per_deal: dict[int, np.ndarray] = {}        # a deal's seat-games of this entrant: one cluster
             for rec, s in sel:
-                per_game[id(rec)] = per_game.get(id(rec), 0) + rec.gate[s, 1:]
-            searched, departed = (np.array([c[j] for c in per_game.values()], dtype=float) for j in (0, 1))
+                per_deal[rec.task.env_seed] = per_deal.get(rec.task.env_seed, 0) + rec.gate[s, 1:]
+            searched, departed = (np.array([c[j] for c in per_deal.values()], dtype=float) for j in (0, 1))
             return {"seat_games": len(sel), "decisions": int(sum(len(rec.times[s]) for rec, s in sel)),
                     "searched": int(searched.sum()), "departures": int(departed.sum()),
-                    "of_searched": clustered_rate(departed, searched)}
+                    "of_searched": by_deal(clustered_rate(departed, searched))}
 
         gate[lab] = {**gate_agg(seats), "roles": {
             ROLE_NAMES[r]: gate_agg(sel) for r in ROLES
@@ -1770,7 +1777,8 @@ def _fm(cell: dict | None, digits: int = 2) -> str:
 
 def format_mean(agg: dict, key: str) -> str:
     """The mean ``agg[key]`` of a :func:`deduction_metrics` aggregate, ``0.000 [lo, hi]`` with its
-    interval over games where it has one."""
+    interval (over deals; over games in results written before they were clustered by deal) where it has
+    one."""
     ci = (agg.get("intervals") or {}).get(key)
     return f"{agg[key]:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
 
@@ -1782,18 +1790,26 @@ def _fdiff(cell: dict | None) -> str:
     return f"{cell['mean']:+.3f}" + (f" [{cell['lo']:+.3f}, {cell['hi']:+.3f}]" if cell.get("lo") is not None else "")
 
 
+def deduction_unit(agg: dict) -> str:
+    """What a :func:`deduction_metrics` aggregate's intervals take as the independent draws:
+    ``"deals"``, or ``"games"`` in a results file written before they were clustered by deal."""
+    return "games" if "games" in agg and "deals" not in agg else "deals"
+
+
 def deduction_table(res: dict) -> str:
     """The deduction table (markdown) of a result dict: per observer with beliefs, log-loss,
-    Brier and top-1 against the public-count prior, with 95% intervals over games where the
-    results carry them; ``""`` without deduction numbers."""
+    Brier and top-1 against the public-count prior, with 95% intervals over deals (over games
+    in older results, :func:`deduction_unit`) where the results carry them; ``""`` without
+    deduction numbers."""
     if not res.get("deduction"):
         return ""
-    out = ["Deduction (beliefs about face-down opponents; prior = public role counts; 95% intervals over games):",
-           "", "| observer | rows | games | log-loss | prior | Brier | prior | top-1 | prior | top-1 − prior |",
+    unit = deduction_unit(next(iter(res["deduction"].values()))["overall"])
+    out = [f"Deduction (beliefs about face-down opponents; prior = public role counts; 95% intervals over {unit}):",
+           "", f"| observer | rows | {unit} | log-loss | prior | Brier | prior | top-1 | prior | top-1 − prior |",
            "|---|---|---|---|---|---|---|---|---|---|"]
     for lab, d in res["deduction"].items():
         o = d["overall"]
-        out.append(f"| {lab} | {o['n']} | {o.get('games', '–')} | {format_mean(o, 'logloss')} | "
+        out.append(f"| {lab} | {o['n']} | {o.get(unit, '–')} | {format_mean(o, 'logloss')} | "
                    f"{o['prior_logloss']:.3f} | {format_mean(o, 'brier')} | {o['prior_brier']:.3f} | "
                    f"{format_mean(o, 'top1')} | {o['prior_top1']:.3f} | {_fdiff(o.get('top1_minus_prior'))} |")
     return "\n".join(out)
@@ -1807,7 +1823,7 @@ def gate_table(res: dict) -> str:
         return ""
     out = ["Advantage gate: at the decisions the lookahead teacher would search, how often the gate played "
            "its own candidate instead of what the seat would otherwise play, the network's choice (in a role "
-           "played gate-only, the proposal) (its departures; share with a 95% interval over games):", "",
+           "played gate-only, the proposal) (its departures; share with a 95% interval over deals):", "",
            "| agent | role | seat-games | decisions | the teacher would search | departures | share |",
            "|---|---|---|---|---|---|---|"]
     for lab, g in gate.items():
@@ -1815,6 +1831,16 @@ def gate_table(res: dict) -> str:
             out.append(f"| {lab} | {role} | {c['seat_games']} | {c['decisions']} | {c['searched']} | "
                        f"{c['departures']} | {_fr(c['of_searched'])} |")
     return "\n".join(out)
+
+
+def _fgain(g: dict) -> str:
+    """A team-play gain ``{"diff", "lo", "hi"}`` as ``+0.000 [lo, hi]`` with ``in D deals`` where it
+    is paired by deal (:func:`training.stats.clustered_rate_difference`; older results hold
+    Newcombe's interval, and no ``deals``); no interval where it has none, ``–`` without games."""
+    if g["diff"] is None:
+        return "–"
+    deals = f" in {g['deals']} deal{'' if g['deals'] == 1 else 's'}" if "deals" in g else ""
+    return f"{g['diff']:+.3f}" + ("" if g["lo"] is None else f" [{g['lo']:+.3f}, {g['hi']:+.3f}]") + deals
 
 
 def social_tables(res: dict) -> str:
@@ -1825,7 +1851,7 @@ def social_tables(res: dict) -> str:
     bl = res.get("bluffing") or {}
     if bl:
         out += ["Bluffing (share of face-down Traitor/Assassin turns in which the fixed public observer's "
-                "belief in the true role is at or below the public prior; 95% interval over games):", "",
+                "belief in the true role is at or below the public prior; 95% interval over deals):", "",
                 "| agent | overall | Assassin | Traitor | mean p(true) | mean prior |", "|---|---|---|---|---|---|"]
         for lab, b in bl.items():
             out.append(f"| {lab} | {_fr(b)} | {_fr(b['roles'].get('Assassin'))} | {_fr(b['roles'].get('Traitor'))} "
@@ -1848,22 +1874,21 @@ def social_tables(res: dict) -> str:
     if tp and tp.get("candidates"):
         out += [f"Team play with partner `{tp['partner']}` (team win rate; together: the agent holds every seat "
                 "of the team, mixed: one seat, the partner the others; 95% intervals over deals; gain = together - mixed, "
-                "Newcombe 95%):", "",
+                "normal 95% interval paired by deal: both play every deal):", "",
                 "| agent | team | together | mixed | mixed by the agent's role | partner only | gain |",
                 "|---|---|---|---|---|---|---|"]
         for lab, per in tp["candidates"].items():
             for team, c in per.items():
-                g = c["gain"]
-                gain = "–" if g["diff"] is None else f"{g['diff']:+.3f} [{g['lo']:+.3f}, {g['hi']:+.3f}]"
+                gain = _fgain(c["gain"])
                 by = "; ".join(f"{r}: {_fr(v)}" for r, v in c["mixed_by_role"].items())
                 out.append(f"| {lab} | {team} | {_fr(c['together'])} | {_fr(c['mixed'])} | {by} | "
                            f"{_fr(c['partner'])} | {gain} |")
         out.append("")
     tk = res.get("talk") or {}
     if tk:
-        out += ["Talk (role claims by true role: share false, 95% interval over games; shift = mean change of the public "
+        out += ["Talk (role claims by true role: share false, 95% interval over deals; shift = mean change of the public "
                 "observer's probability of the claimed role for the speaker, after minus before, over claims "
-                "made face down, 95% interval over games):", "",
+                "made face down, 95% interval over deals):", "",
                 "| agent | true role | claims | false | claimed L/G/A/T | shift (false claims) | shift (true claims) |",
                 "|---|---|---|---|---|---|---|"]
         for lab, t in tk.items():

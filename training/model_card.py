@@ -30,7 +30,8 @@ from agents.files import atomic_write_bytes, check_folder
 from agents.models import CHECKSUM_LINE, sha256_of
 
 from .config import RUN_RELATIVE
-from .evaluate import WINRATE_INTERVALS, format_mean, per_role_table, read_results, social_tables, substitution_table
+from .evaluate import (WINRATE_INTERVALS, deduction_unit, format_mean, per_role_table, read_results, social_tables,
+                       substitution_table)
 from .run_lock import check_not_in_use
 
 __all__ = ["export_policy", "model_card", "training_summary", "throughput_text"]
@@ -90,14 +91,16 @@ def throughput_text(run: dict) -> str:
 
 def _deduction_table(res: dict, label: str) -> str:
     """The belief head's scores on face-down opponents, overall and by band of turns (the
-    evaluator's ``by_band``), with the 95% intervals over games where the results carry them."""
+    evaluator's ``by_band``), with the 95% intervals over deals (over games in results written before
+    they were clustered by deal, :func:`training.evaluate.deduction_unit`) where the results carry them."""
     d = (res.get("deduction") or {}).get(label)
     if not d:
         return ""
     o = d["overall"]
     ci = format_mean
-    games = f" in {o['games']} games" if "games" in o else ""
-    lines = [f"Belief head on face-down opponents ({o['n']} scored beliefs{games}; 95% intervals over games): "
+    unit = deduction_unit(o)
+    drawn = f" in {o[unit]} {unit[:-1] if o[unit] == 1 else unit}" if unit in o else ""
+    lines = [f"Belief head on face-down opponents ({o['n']} scored beliefs{drawn}; 95% intervals over {unit}): "
              f"top-1 accuracy {ci(o, 'top1')} (public-count prior {o['prior_top1']:.3f}), p(true role) "
              f"{ci(o, 'p_true')} (prior {o['prior_p_true']:.3f}), log-loss {ci(o, 'logloss')} "
              f"(prior {o['prior_logloss']:.3f}).", ""]

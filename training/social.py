@@ -28,7 +28,7 @@ from treachery_env.engine.talk import TalkState
 from treachery_env.rules import Role, Team, team_of
 from treachery_env.view import FrozenDict, SeatView, TalkView, seat_view
 
-from .stats import clustered_mean, clustered_rate, clustered_share, rate_difference
+from .stats import by_deal, clustered_mean, clustered_rate, clustered_rate_difference, clustered_share
 
 __all__ = ["is_public", "public_view", "PublicObserver", "SocialTracker", "bluff_metrics",
            "cooperation_metrics", "talk_metrics", "teamplay_metrics", "public_prior", "OBS_COLS", "CLAIM_COLS", "COOP_COLS",
@@ -55,18 +55,10 @@ _OBS_T, _OBS_SEAT, _OBS_TRUE, _OBS_P, _OBS_PRIOR = range(5)
 _CL_T, _CL_SPK, _CL_TRUE, _CL_CLAIM, _CL_FD, _CL_BEFORE, _CL_AFTER = range(7)
 
 
-def _by_deal(cell: dict) -> dict:
-    """A :mod:`training.stats` cell clustered by deal, its ``clusters`` named ``deals`` (and its
-    ``n_eff`` dropped), as the report prints it."""
-    out = {k: v for k, v in cell.items() if k not in ("clusters", "n_eff")}
-    out["deals"] = cell["clusters"]
-    return out
-
-
 def _deal_rate(per_deal: dict) -> dict:
     """``{"count", "n", "rate", "lo", "hi", "deals"}`` of per-deal counts ``{env_seed: [count, n]}``, the
     95% interval :func:`training.stats.clustered_rate`'s over deals."""
-    return _by_deal(clustered_rate([c[0] for c in per_deal.values()], [c[1] for c in per_deal.values()]))
+    return by_deal(clustered_rate([c[0] for c in per_deal.values()], [c[1] for c in per_deal.values()]))
 
 
 def is_public(game: Any, seat: int) -> bool:
@@ -281,26 +273,29 @@ def _seats_of(rec: Any, label: str) -> list[int]:
     return [s for s, lab in enumerate(rec.task.lineup) if lab == label]
 
 
-def _stacked(parts: list[np.ndarray], cols: int) -> tuple[np.ndarray, np.ndarray]:
-    """The rows of every game's ``parts`` stacked ``(N, cols)``, and each row's game (int64 ``(N,)``,
-    the index in ``parts``)."""
+def _stacked(parts: list[tuple[np.ndarray, int]], cols: int) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of every game's ``(rows, env_seed)`` in ``parts`` stacked ``(N, cols)``, and each
+    row's deal (int64 ``(N,)``, its game's environment seed: the cluster of the intervals)."""
     if not parts:
         return np.zeros((0, cols)), np.zeros(0, np.int64)
-    return np.concatenate(parts), np.repeat(np.arange(len(parts)), [len(p) for p in parts])
+    return (np.concatenate([rows for rows, _ in parts]),
+            np.repeat(np.array([deal for _, deal in parts], np.int64), [len(rows) for rows, _ in parts]))
 
 
 def bluff_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
     """Per entrant: the share of its face-down Traitor/Assassin turns in which
     the observer's probability of its true role is at most the public prior
     (``count`` of ``n`` rows, with the 95% interval of
-    :func:`training.stats.clustered_rate` over games: the turns of one game are
-    not independent), overall and per role, with the mean observer probability
-    and mean prior of those rows.  Entrants without such rows are left out."""
+    :func:`training.stats.clustered_rate` over deals and the ``deals`` the rows come
+    from: the turns of one game are not independent, nor are the games of one deal,
+    its rotations and substitutions, which share its cards), overall and per role,
+    with the mean observer probability and mean prior of those rows.  Entrants
+    without such rows are left out."""
     out = {}
     bad = (int(Role.ASSASSIN), int(Role.TRAITOR))
     for lab in labels:
-        rows, game = _stacked([rec.observer[np.isin(rec.observer[:, _OBS_SEAT], _seats_of(rec, lab))
-                                            & np.isin(rec.observer[:, _OBS_TRUE], bad)]
+        rows, deal = _stacked([(rec.observer[np.isin(rec.observer[:, _OBS_SEAT], _seats_of(rec, lab))
+                                             & np.isin(rec.observer[:, _OBS_TRUE], bad)], rec.task.env_seed)
                                for rec in records if rec.observer.shape[0]], len(OBS_COLS))
         if rows.shape[0] == 0:
             continue
@@ -308,7 +303,7 @@ def bluff_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
         def agg(sel: np.ndarray) -> dict:
             r = rows[sel]
             held = r[:, _OBS_P] <= r[:, _OBS_PRIOR] + BLUFF_TOL
-            return {**clustered_share(held, game[sel]), "mean_p_obs": float(r[:, _OBS_P].mean()),
+            return {**by_deal(clustered_share(held, deal[sel])), "mean_p_obs": float(r[:, _OBS_P].mean()),
                     "mean_prior": float(r[:, _OBS_PRIOR].mean())}
 
         per = {ROLE_NAMES[Role(t)]: agg(rows[:, _OBS_TRUE] == t) for t in bad if np.any(rows[:, _OBS_TRUE] == t)}
@@ -335,9 +330,9 @@ def cooperation_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
         a, deals = np.array([row for row, _ in seats]), [deal for _, deal in seats]
         res = {"games": len(seats)}
         for k, name in enumerate(COOP_COLS[1:], start=1):
-            res[name] = _by_deal(clustered_mean(a[:, k], deals, lower=0.0))
-        res["any_hostile_to_leader"] = _by_deal(clustered_share(a[:, 1] + a[:, 2] > 0, deals))
-        res["any_protection"] = _by_deal(clustered_share(a[:, 3] + a[:, 4] > 0, deals))
+            res[name] = by_deal(clustered_mean(a[:, k], deals, lower=0.0))
+        res["any_hostile_to_leader"] = by_deal(clustered_share(a[:, 1] + a[:, 2] > 0, deals))
+        res["any_protection"] = by_deal(clustered_share(a[:, 3] + a[:, 4] > 0, deals))
         out[lab] = res
     return out
 
@@ -345,13 +340,15 @@ def cooperation_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
 def talk_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
     """Per entrant with role claims: per true role (and overall) the share of
     its claims that are false (the 95% interval of
-    :func:`training.stats.clustered_rate` over games), and the mean change of the observer's
+    :func:`training.stats.clustered_rate` over deals), and the mean change of the observer's
     probability of the claimed role for it, after minus before, over its false
     and its true claims made face down (the 95% interval of
-    :func:`training.stats.clustered_mean` over games)."""
+    :func:`training.stats.clustered_mean` over deals); each cell with the ``deals`` its
+    claims come from (the claims of one game move together, and the games of one deal share
+    its cards)."""
     out = {}
     for lab in labels:
-        rows, game = _stacked([rec.claims[np.isin(rec.claims[:, _CL_SPK], _seats_of(rec, lab))]
+        rows, deal = _stacked([(rec.claims[np.isin(rec.claims[:, _CL_SPK], _seats_of(rec, lab))], rec.task.env_seed)
                                for rec in records if rec.claims.shape[0]], len(CLAIM_COLS))
         if rows.shape[0] == 0:
             continue
@@ -362,10 +359,10 @@ def talk_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
             fd = (r[:, _CL_FD] > 0) & np.isfinite(r[:, _CL_BEFORE])
             shift = r[:, _CL_AFTER] - r[:, _CL_BEFORE]
             claimed = {ROLE_NAMES[q]: int(np.sum(r[:, _CL_CLAIM] == int(q))) for q in ROLES}
-            g = game[sel]
-            return {"claims": int(r.shape[0]), "false": clustered_share(f, g), "claimed": claimed,
-                    "shift_false": clustered_mean(shift[f & fd], g[f & fd]),
-                    "shift_true": clustered_mean(shift[~f & fd], g[~f & fd])}
+            g = deal[sel]
+            return {"claims": int(r.shape[0]), "false": by_deal(clustered_share(f, g)), "claimed": claimed,
+                    "shift_false": by_deal(clustered_mean(shift[f & fd], g[f & fd])),
+                    "shift_true": by_deal(clustered_mean(shift[~f & fd], g[~f & fd]))}
 
         by_role = {ROLE_NAMES[q]: agg(rows[:, _CL_TRUE] == int(q)) for q in ROLES if np.any(rows[:, _CL_TRUE] == int(q))}
         out[lab] = {"overall": agg(np.ones(rows.shape[0], bool)), "roles": by_role}
@@ -381,9 +378,12 @@ def teamplay_metrics(records: Sequence[Any]) -> dict | None:
     candidate's dealt role), the partner-only rate (``partner``), each with
     its 95% interval over deals (:func:`training.stats.clustered_rate`: a
     deal's mixed games, one for each seat of the team, share its cards) and
-    the ``deals`` it comes from, and ``gain`` = together - mixed with
-    Newcombe's interval (:func:`training.stats.rate_difference`).  None
-    without such games."""
+    the ``deals`` it comes from, and ``gain`` = together - mixed with its 95%
+    interval paired by deal (:func:`training.stats.clustered_rate_difference`:
+    both arms play every deal, its together game and its mixed games on the same
+    cards, so the deal's luck moves both; ``{"diff", "lo", "hi", "deals"}``, no
+    interval where the spread between deals cannot be estimated).  None without
+    such games."""
     recs = [r for r in records if r.task.kind in ("team_together", "team_mixed", "team_partner")]
     if not recs:
         return None
@@ -428,6 +428,7 @@ def teamplay_metrics(records: Sequence[Any]) -> dict | None:
                 "mixed_by_role": {ROLE_NAMES[r]: _deal_rate(counts[(a, t, "mixed", r)]) for r in ROLES
                                   if (a, t, "mixed", r) in counts},
                 "partner": _deal_rate(counts.get(("partner", t), {})),
-                "gain": rate_difference(tog, mix)}
+                "gain": by_deal(clustered_rate_difference(counts[(a, t, "together")],
+                                                          counts.get((a, t, "mixed"), {})))}
         out["candidates"][a] = per
     return out
