@@ -69,7 +69,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "seat order: random, heuristic, belief, ismcts, lookahead, flagship, "
                         "policy:PATH[:greedy][:gate=T] (default heuristic)")
     p.add_argument("--seed", type=int, default=None,
-                   help="seed of the deal, the shuffles and the bots (default: a fresh one, printed)")
+                   help="seed of the deal, the shuffles and the bots (default: a fresh one, printed at the end: it "
+                        "tells every identity)")
     p.add_argument("--stops", default=None, metavar="STOPS",
                    help="when you are asked at a priority window: default (your main phases, being attacked "
                         "or targeted, another player's spell you can answer, an unveil, a truce offered "
@@ -244,13 +245,13 @@ class TerminalGame:
         throne = c.game == "throne_magic"
         self.console.rule("Throne Magic" if throne else "Treachery")
         if self.watching:
-            self._line(f"{c.num_players} players, {game_words(c)}, seed {self.seed}. You watch the bots play.")
+            self._line(f"{c.num_players} players, {game_words(c)}. You watch the bots play.")
             self._line(f"Seats: {seats}")
             self._line(f"You see what a spectator sees: {'the Roles' if throne else 'face-down identities'} stay "
                        f"hidden until they are revealed; the end screen reveals them all. Ctrl-C stops watching (the "
                        f"game is saved).")
             return
-        self._line(f"{c.num_players} players, {game_words(c)}, seed {self.seed}. You are P{self.human_seat}.")
+        self._line(f"{c.num_players} players, {game_words(c)}. You are P{self.human_seat}.")
         self._line(f"Seats: {seats}")
         self._line(f"Type the number of an option and Enter; i shows your {'Role card' if throne else 'identity'}, "
                    "b the board, ? NAME a card's text, c concedes (asks first), q leaves the program (the game is "
@@ -290,6 +291,8 @@ class TerminalGame:
             verdict = "Winners: " + ", ".join(f"P{s}" for s in r.winners) + (
                 "." if self.watching else " - you win!" if self.human_seat in r.winners else " - you lose.")
         self._line(verdict, style="bold")
+        # the seed only now: it deals every identity (treachery_env.env().reset(seed=...) would show them)
+        self._line(f"Seed {self.seed}: --seed {self.seed} deals this game again.")
 
     def _line(self, text: str, style: str | None = None) -> None:
         """Print ``text`` wrapped to the console's width, as the person's prompts and options are

@@ -54,7 +54,7 @@ def play(monkeypatch, capsys, argv, typist):
 
 
 def seat_of(out):
-    return int(re.search(r"You are P(\d+)\.", out).group(1))
+    return int(re.search(r"You are\s+P(\d+)\.", out).group(1))
 
 
 def test_whole_game_with_wrong_input(tmp_path, monkeypatch, capsys):
@@ -154,6 +154,24 @@ def test_no_hidden_identity_before_the_end(seed, tmp_path, monkeypatch, capsys):
     for name in hidden:
         assert name not in before, f"seed {seed}: {name} shown before the end"
     assert g.players[me].identity.name in before          # the person does see their own
+
+
+@pytest.mark.parametrize("watch", [False, True])
+def test_a_drawn_seed_is_shown_only_at_the_end(watch, tmp_path, monkeypatch, capsys):
+    """A seed deals every identity (``env().reset(seed=...)`` shows them all), so a seed the
+    program drew is printed on the end screen, not in the header; the printed seed deals the
+    game again."""
+    replay = tmp_path / "game.json"
+    base = [*SMALL] + (["--watch"] if watch else [])
+    status, out, _ = play(monkeypatch, capsys, [*base, "--replay", str(replay)], Typist(["2", "1", "3"]))
+    assert status == 0
+    before, after = out.split(END_MARKER, 1)
+    assert not re.search(r"\bseeds?\W+\d", before, re.I)     # ("seed" counters are a card's word)
+    seed = re.search(r"Seed (\d+): --seed \1 deals this game again\.", after).group(1)
+    again = tmp_path / "again.json"
+    play(monkeypatch, capsys, [*base, "--replay", str(again), "--seed", seed], Typist(["q"]))
+    identities = [[p.identity.name for p in Game.from_json(f.read_text()).players] for f in (replay, again)]
+    assert identities[0] == identities[1]
 
 
 def test_seat_and_opponents_cycle(tmp_path, monkeypatch, capsys):
@@ -709,7 +727,7 @@ def test_throne_magic_s_banner_and_prompts_speak_of_roles_not_identities(tmp_pat
     banner = out.split("Seats: ", 1)[0]
     assert "Throne Magic" in banner and "Treachery" not in banner and "variant" not in banner
     assert ("5 players, Throne Magic: Roles by the Basic Game, a random Throne, Holdings, no Seasons, no "
-            "commander, Planechase (one planar deck), Vanguard (a random card per seat), seed 2.") in banner
+            "commander, Planechase (one planar deck), Vanguard (a random card per seat).") in banner
     assert "i shows your Role card" in out and "identity" not in out.split(END_MARKER, 1)[0]
     assert out.count("(i: your Role, b: the board, ? NAME: a card's text, c: concede, q: quit)") == 3
     first, after_i = out.split("Choose 1-", 2)[:2]
