@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import math
 import os
 import random
 import sys
@@ -123,8 +124,8 @@ class TerminalGame:
             raise ValueError("--opponents: 'human' cannot be an opponent (one person plays, at --seat)"
                              if human_seat is not None else
                              "--opponents: 'human' cannot be a seat with --watch (bots play every seat)")
-        if delay < 0:
-            raise ValueError(f"--delay must be >= 0, got {delay}")
+        if not 0 <= delay < math.inf:        # (a NaN compares false)
+            raise ValueError(f"--delay must be a number of seconds >= 0, got {delay}")
         try:
             check_bots(sorted(set(specs)), config)
         except ValueError as err:
