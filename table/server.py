@@ -26,11 +26,18 @@ the public view): nothing of another seat's hand, library, face-down identity or
 Role is sent before the end.  A finished game, or a replay file given to ``--replay``, can be watched step by step
 at ``/replay/ID``, from any seat's chair or the spectators', or from one key step to the next
 (skipping the plain passes of priority, :attr:`~table.replay.Replay.key_steps`).  The public events are
-given one at a time, each followed by the same delay, so the moments the table stops at show in
-no pause (a person thinking over an answer is seen as a wait, as at any table, and a slow bot's
-thinking time adds to the pauses).  Reconnecting with the same link resumes the seat (the page
-gets the whole state again).  An answer out of turn, to an old prompt or malformed gets an error
-and changes nothing.
+given one at a time, each the same delay after the one before, so the moments the table stops at show in
+no pause (a person thinking over an answer is seen as a wait, as at any table; a bot thinks in a
+worker thread, and its thinking time counts toward the delay).  Reconnecting with the same link
+resumes the seat (the page gets the whole state again).  An answer out of turn, to an old prompt or
+malformed gets an error and changes nothing.
+
+A server for friends stays small (:class:`Lobby`): it holds at most ``--max-tables`` open tables (a
+request beyond them gets a 503 and one line) and ``--max-replays`` replays (the oldest goes first),
+and closes the tables it is done with: a game that ended with no page open, and a table where no
+person connected or answered for ``--idle-minutes`` (at a table of bots alone: that nobody watched).
+A closed table's pages are told why (websocket close code 4410) and stop reconnecting; its links
+then give a "this table has closed" page, with the replay's link for a finished game.
 """
 
 
@@ -41,7 +48,9 @@ import json
 import secrets
 import socket
 import sys
+import time
 import traceback
+from html import escape
 from importlib import resources
 from typing import Any
 
@@ -51,7 +60,8 @@ from .replay import Replay
 from .stops import Stops
 from .table import HUMAN, Table, TableError
 
-__all__ = ["WebTable", "Lobby", "create_app", "serve_cli", "add_arguments", "DEFAULT_DELAY", "lan_address"]
+__all__ = ["WebTable", "Lobby", "LobbyFull", "create_app", "serve_cli", "add_arguments", "DEFAULT_DELAY",
+           "DEFAULT_MAX_TABLES", "DEFAULT_MAX_REPLAYS", "DEFAULT_IDLE_MINUTES", "CLOSED", "lan_address"]
 
 GAME_FIELDS = ("variant", "commander", "starting_life", "max_turns", "talk", "game", "throne_roles", "throne",
                "holdings", "seasons", "planechase", "vanguard", "archenemy")
@@ -72,6 +82,16 @@ def default_bots() -> tuple[str, ...]:
     return tuple(n for n in agents.available() if n != HUMAN and n not in ("policy", "rllib", "isolated"))
 DEFAULT_DELAY = 0.6
 """Seconds of the pause after each public event given to the pages."""
+DEFAULT_MAX_TABLES = 32
+"""The open tables a server holds at most (``--max-tables``)."""
+DEFAULT_MAX_REPLAYS = 64
+"""The replays a server keeps at most (``--max-replays``): loaded files and finished games."""
+DEFAULT_IDLE_MINUTES = 60.0
+"""Minutes after which a table where no person connected or answered is closed (``--idle-minutes``)."""
+CLOSED = 4410
+"""The websocket close code of a closed table (its reason says why; the page stops reconnecting)."""
+CLOSED_REMEMBERED = 256
+"""The closed tables whose links a server still recognises, to say they closed (the latest)."""
 
 _EXPECTED = {"int_parsing": "a whole number", "int_type": "a whole number", "missing": "given",
              "float_parsing": "a number", "bool_parsing": "true or false"}
@@ -85,15 +105,17 @@ class WebTable:
         table_id: the table's public id (in the spectators' and the replay's links).
         table: the game.
         delay: the pause after each public event, seconds (>= 0).
+        clock: the time in seconds (:func:`time.monotonic`) that :attr:`active` is read on.
 
     What a page is given depends on nothing it may not know.  The engine gives a decision only to
     a seat that can do more than pass, so where the table stops (and how the events fall among its
     stops) depends on hidden cards: a page is given nothing at the table's stops as such.  It is
     given (:meth:`state`):
 
-    - the public events one at a time, each followed by the delay (a seat's page with its own
-      events that came before each: its draws, what it alone was shown); the delay is the bots'
-      pace, and the stops show in no pause (a slow bot's thinking time still adds to them);
+    - the public events one at a time, each the delay after the one before (a seat's page with its
+      own events that came before each: its draws, what it alone was shown); the delay is the
+      bots' pace, and the stops show in no pause (a bot thinks in a worker thread; its thinking
+      time counts toward the delay, and only one longer than it is seen);
     - the board (a seat's as it sees it, the spectators' public one) at the table's public moments
       (:meth:`Table.public_moment`: before the first turn and at each turn's first main phase), and
       at the end;
@@ -112,8 +134,14 @@ class WebTable:
             private links.
     """
 
-    def __init__(self, table_id: str, table: Table, delay: float):
+    def __init__(self, table_id: str, table: Table, delay: float, clock: Any = time.monotonic):
         self.id, self.table, self.delay = table_id, table, delay
+        self._clock = clock
+        self.active = clock()
+        """When a person's page last connected or a person last sent a message (at a table of bots
+        alone: when a page last connected or an event was given to a watching page), on the clock."""
+        self.closed: str | None = None
+        """Why the table was closed (:meth:`close`; one line), else None."""
         self.tokens: dict[str, int | None] = {secrets.token_urlsafe(16): seat for seat in table.humans}
         self.tokens[secrets.token_urlsafe(16)] = None
         self.error: str | None = None
@@ -133,6 +161,8 @@ class WebTable:
         self._answered = asyncio.Event()
         self._page_opened = asyncio.Event()       # set when a page connects: bots alone play on
         self._task: asyncio.Task | None = None
+        self._thinking: asyncio.Future | None = None   # a bot's decision under way in a worker thread
+        self._owed = 0.0                            # the pause still owed to the last public event given, seconds
         self._moment(give=False)        # the board before the first turn; its events follow one at a time
 
     @property
@@ -143,10 +173,38 @@ class WebTable:
         return self._asked
 
     # ------------------------------------------------------------------ the loop
+    @property
+    def ended(self) -> bool:
+        """Whether the table's task has finished: it played to the game's end, a bot's failure stopped
+        it (:attr:`error`), or it was closed (:meth:`close`)."""
+        return self._task is not None and self._task.done()
+
+    @property
+    def pages(self) -> int:
+        """The pages connected now."""
+        return len(self._sockets)
+
     def start(self) -> None:
-        """Start playing the table in the running event loop (bots, then waiting for people)."""
-        if self._task is None:
+        """Start playing the table in the running event loop (bots, then waiting for people); a
+        closed table does not start again."""
+        if self._task is None and self.closed is None:
             self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def close(self, why: str) -> None:
+        """Close the table (its :class:`Lobby` is done with it): its task is cancelled (a bot thinking
+        in its worker thread ends its thought first; the bots are then closed) and every page's
+        websocket is closed with code :data:`CLOSED` and the reason ``"This table has closed: WHY."``
+        (the page says it and stops reconnecting)."""
+        self.closed = why
+        if self._task is None:
+            self.table.close()
+        else:
+            self._task.cancel()
+            await asyncio.wait([self._task])
+        for ws in list(self._sockets):
+            self.disconnect(ws)
+            with contextlib.suppress(Exception):     # a socket that went away already
+                await ws.close(code=CLOSED, reason=f"This table has closed: {why}.")
 
     async def _run(self) -> None:
         from agents.play import BotError
@@ -159,11 +217,12 @@ class WebTable:
                     await self._page_opened.wait()
                     continue
                 await self._release()               # the events up to the decision the table stands at
-                self._moment()
+                await self._show_moment()
                 p = t.prompt
                 if p is None:
-                    t.advance(max_steps=1)
+                    await self._step()
                 elif self._asked is not p:          # a person's own prompt: their page has it all
+                    await self._pace()              # what is left of the last event's delay, as for an event
                     self._give_all(p.seat)
                     self._boards[p.seat] = p.view
                     self._asked, self._number = p, t.asked[p.seat]
@@ -173,21 +232,47 @@ class WebTable:
                 await self._broadcast()
                 await asyncio.sleep(0)              # let the connections be served
             await self._release()                   # the game's last events
-            self._moment()
+            await self._show_moment()
         except BotError as err:
             self.error = f"the table stopped: {err}"
         except Exception as err:     # noqa: BLE001 - say it on the pages, and in the server's log
             self.error = f"the table stopped: {type(err).__name__}: {err}"
             traceback.print_exc()
         finally:
-            t.close()
-            await self._broadcast()
+            try:
+                if self._thinking is not None and not self._thinking.done():
+                    await asyncio.wait([self._thinking])     # closed while a bot thinks: close it after
+            finally:
+                t.close()
+                await self._broadcast()
+
+    async def _step(self) -> None:
+        """Play one decision: a bot's, thought in a worker thread (the loop serves the pages
+        meanwhile; this task alone changes the game, and waits), or a person's automatic one."""
+        t = self.table
+        if t.deciding_bot is None:
+            t.advance(max_steps=1)
+            return
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        self._thinking = loop.run_in_executor(None, t.think)
+        action = await asyncio.shield(self._thinking)   # cancelled: the thought still ends (see _run)
+        self._thinking = None
+        self._owed -= loop.time() - start               # the bot's thinking time counts toward the delay
+        t.play_bot(action)
+
+    async def _pace(self) -> None:
+        """Wait out what is left of the delay after the last public event given: the delay less the
+        bots' thinking time since (waited once: a second call waits nothing)."""
+        await asyncio.sleep(max(0.0, self._owed))
+        self._owed = 0.0
 
     async def _release(self) -> None:
-        """Give every page the public events not given yet, one at a time, each followed by the
-        delay; a seat's page gets with each its own events that came before it."""
+        """Give every page the public events not given yet, one at a time, each the delay after the
+        one before (:meth:`_pace`); a seat's page gets with each its own events that came before it."""
         t = self.table
         for _ in t.events(None, self._public):
+            await self._pace()
             self._public += 1
             for seat in self._given:
                 given, public = self._given[seat], self._public_given[seat]
@@ -198,7 +283,9 @@ class WebTable:
                     public += e.data["to"] is None
                 self._given[seat], self._public_given[seat] = given, public
             await self._broadcast()
-            await asyncio.sleep(self.delay)
+            self._owed = self.delay
+            if self.watched and self._sockets:      # a table of bots alone is in use while watched
+                self.active = self._clock()
 
     def _give_all(self, seat: int | None) -> None:
         """Give ``seat``'s page (None: the spectators') every event of its stream (the public ones
@@ -206,11 +293,24 @@ class WebTable:
         self._given[seat] = len(self.table.events(seat))
         self._public_given[seat] = self._public
 
+    def _at_moment(self) -> bool:
+        """Whether the table stands at the first public moment of a turn (:meth:`Table.public_moment`)
+        not shown yet, or at the end."""
+        t = self.table
+        return t.over or (t.public_moment() and t.turn != self._board_turn)
+
+    async def _show_moment(self) -> None:
+        """At a moment (:meth:`_at_moment`), once what is left of the last event's delay is waited out
+        (the boards are given as an event is), :meth:`_moment`."""
+        if self._at_moment():
+            await self._pace()
+            self._moment()
+
     def _moment(self, give: bool = True) -> None:
         """At the first public moment of a turn (:meth:`Table.public_moment`) or at the end: every
         page's board, and (``give``; the public events were given) all of its events."""
         t = self.table
-        if not (t.over or (t.public_moment() and t.turn != self._board_turn)):
+        if not self._at_moment():
             return
         self._board_turn = t.turn
         for seat in self._boards:
@@ -229,6 +329,7 @@ class WebTable:
         """
         if seat is None:
             raise TableError("a spectator has no seat: it cannot answer or set stops")
+        self.active = self._clock()
         if isinstance(message, dict) and message.get("type") == "stops":
             self.set_stops(seat, message.get("stops"))
             await self._broadcast()
@@ -296,7 +397,13 @@ class WebTable:
         }
 
     async def connect(self, ws: Any, seat: int | None) -> None:
-        """Register a websocket for ``seat`` and send it the whole state."""
+        """Register a websocket for ``seat`` and send it the whole state (at a closed table: close it,
+        saying so)."""
+        if self.closed is not None:
+            await ws.close(code=CLOSED, reason=f"This table has closed: {self.closed}.")
+            return
+        if seat is not None or self.watched:
+            self.active = self._clock()
         self._sockets[ws] = [seat, 0, None]       # seat, events sent, the last state sent (without its events)
         self._page_opened.set()
         await self._send(ws)
@@ -325,28 +432,48 @@ class WebTable:
                 await self._send(ws)
 
 
+class LobbyFull(Exception):
+    """A table request refused because the server holds its most open tables (one line)."""
+
+
 class Lobby:
-    """The tables of one server, by id and by token.
+    """The tables of one server, by id and by token, and the replays it keeps.
 
     Args:
         delay: the pause after each public event for new tables, seconds.
         bots: bot specs a table request may seat besides :func:`default_bots` (the host's
             ``--bot``: a checkpoint, ``policy:PATH``, say).  A request names no other: it comes from
             anyone who can reach the server, and a spec may import a module or read a file.
+        max_tables: the open tables it holds at most (:meth:`open` refuses more).
+        max_replays: the replays it keeps at most (the oldest goes when one more comes).
+        idle_minutes: a table where no person's page connected and no person sent a message for
+            this long is closed (:meth:`collect`); at a table of bots alone, one nobody watched.
+        clock: the time in seconds that idleness is measured on (:func:`time.monotonic`).
 
     Raises:
-        ValueError: for a negative delay.
+        ValueError: (one line, naming ``treachery serve``'s option) for a negative delay, a
+            ``max_tables`` or ``max_replays`` below 1, or ``idle_minutes`` not above 0.
     """
 
-    def __init__(self, delay: float = DEFAULT_DELAY, bots: tuple[str, ...] = ()):
+    def __init__(self, delay: float = DEFAULT_DELAY, bots: tuple[str, ...] = (), max_tables: int = DEFAULT_MAX_TABLES,
+                 max_replays: int = DEFAULT_MAX_REPLAYS, idle_minutes: float = DEFAULT_IDLE_MINUTES,
+                 clock: Any = time.monotonic):
         if delay < 0:
             raise ValueError(f"--delay must be >= 0, got {delay}")
-        self.delay = delay
+        for flag, value in (("--max-tables", max_tables), ("--max-replays", max_replays)):
+            if type(value) is not int or value < 1:
+                raise ValueError(f"{flag} must be an int >= 1, got {value!r}")
+        if not idle_minutes > 0:
+            raise ValueError(f"--idle-minutes must be > 0, got {idle_minutes}")
+        self.delay, self.max_tables, self.max_replays, self.idle_minutes = delay, max_tables, max_replays, idle_minutes
+        self.clock = clock
         self.bots: tuple[str, ...] = tuple(dict.fromkeys([*default_bots(), *bots]))
         """The bot specs a table request may seat (:func:`default_bots` and those the host allowed)."""
         self.tables: dict[str, WebTable] = {}
-        self.replays: dict[str, Replay] = {}
-        """Replays by id: loaded files (:meth:`add_replay`) and the tables' games once over."""
+        self.replays: dict[str, Replay | str] = {}
+        """Replays by id, oldest first: loaded files (:meth:`add_replay`) and the tables' games once
+        over (a closed table's as its text until first asked for, :meth:`replay`)."""
+        self._closed: dict[str, tuple[frozenset, str]] = {}   # closed table id -> (its tokens, why), oldest first
 
     def create(self, request: Any, names: dict[str, str] | None = None, trusted: bool = False) -> WebTable:
         """A new table from the host's request ``{"seats": [...], "variant": ..., "commander": ...,
@@ -440,10 +567,14 @@ class Lobby:
             names: how errors name the seats and the seed (default :data:`REQUEST_FIELDS`).
 
         Raises:
+            LobbyFull: (one line) when it holds :attr:`max_tables` open tables.
             ValueError: (one line) for a seed below 0, or whatever :class:`Table` refuses (a bot
                 that does not play the game, say), named as the seats.
         """
         names = REQUEST_FIELDS if names is None else names
+        if len(self.tables) >= self.max_tables:
+            raise LobbyFull(f"this server holds {self.max_tables} open tables, its most (treachery serve "
+                            f"--max-tables): try again once a game has ended")
         self._check_seed(seed, names)
         if seed is None:
             seed = secrets.randbelow(2**31 - 1)
@@ -452,9 +583,60 @@ class Lobby:
         except ValueError as err:
             raise ValueError(f"{names['seats']}: {err}") from None
         table_id = secrets.token_hex(4)
-        web = WebTable(table_id, table, self.delay)
+        web = WebTable(table_id, table, self.delay, self.clock)
         self.tables[table_id] = web
         return web
+
+    async def collect(self) -> list[str]:
+        """Close and remove the tables it is done with (:meth:`WebTable.close`): those that played to
+        their end (:attr:`WebTable.ended`) with no page open, and those idle for :attr:`idle_minutes`
+        (:attr:`WebTable.active`).  A finished game's replay stays at ``/replay/ID`` (among the
+        :attr:`max_replays` kept); the links of the latest :data:`CLOSED_REMEMBERED` closed tables
+        say that they closed (:meth:`closed`).
+
+        Returns:
+            the ids of the tables closed.
+        """
+        now, minutes = self.clock(), f"{self.idle_minutes:g} minute{'' if self.idle_minutes == 1 else 's'}"
+        done = [web for web in self.tables.values()
+                if (web.ended and not web.pages) or now - web.active >= self.idle_minutes * 60]
+        whys = []
+        for web in done:
+            del self.tables[web.id]
+            if web.table.over:
+                why = "its game is over"
+                if web.id not in self.replays:
+                    self._keep(web.id, web.table.replay_json())
+            elif web.ended:
+                why = "its game stopped on an error"
+            else:
+                why = f"nobody {'watched' if web.watched else 'played at'} it for {minutes}"
+            self._closed[web.id] = (frozenset(web.tokens), why)
+            while len(self._closed) > CLOSED_REMEMBERED:
+                del self._closed[next(iter(self._closed))]
+            whys.append(why)
+        for web, why in zip(done, whys):
+            await web.close(why)
+        return [web.id for web in done]
+
+    async def sweep(self) -> None:
+        """:meth:`collect` every quarter of :attr:`idle_minutes` (at most a minute), until cancelled
+        (the server runs it while it serves)."""
+        while True:
+            await asyncio.sleep(min(60.0, self.idle_minutes * 15))
+            try:
+                await self.collect()
+            except Exception:      # noqa: BLE001 - say it in the server's log, and sweep on
+                traceback.print_exc()
+
+    def closed(self, token: str) -> tuple[str, str] | None:
+        """The id of the closed table ``token`` was a link of and why it closed (one line: "its game
+        is over", "nobody played at it for 60 minutes", ...), else None (no such token, or one of a
+        table closed long ago)."""
+        for table_id, (tokens, why) in self._closed.items():
+            if token in tokens:
+                return table_id, why
+        return None
 
     def bots_by_game(self) -> dict[str, list[str]]:
         """Per game (``"treachery"``, ``"throne_magic"``), the bots of :attr:`bots` that play it
@@ -473,21 +655,32 @@ class Lobby:
             ValueError: for text that is not a replay (one line, from :class:`~table.replay.Replay`).
         """
         replay_id = secrets.token_hex(4)
-        self.replays[replay_id] = Replay(text)
+        self._keep(replay_id, Replay(text))
         return replay_id
 
+    def _keep(self, replay_id: str, replay: Replay | str) -> None:
+        """Keep a replay, the oldest kept going when there are more than :attr:`max_replays`."""
+        self.replays[replay_id] = replay
+        while len(self.replays) > self.max_replays:
+            del self.replays[next(iter(self.replays))]
+
     def replay(self, replay_id: str) -> Replay:
-        """The replay ``replay_id``: a loaded one, or a table's game once it is over.
+        """The replay ``replay_id``: a loaded one, or a table's game once it is over (kept when its
+        table closes).
 
         Raises:
-            KeyError: for no such replay, or a table still playing (its replay holds every hidden card).
+            KeyError: for no such replay (or one no longer kept), or a table still playing (its
+                replay holds every hidden card).
         """
         if replay_id not in self.replays:
             web = self.tables[replay_id]
             if not web.table.over:
                 raise KeyError(replay_id)
-            self.replays[replay_id] = Replay(web.table.replay_json())
-        return self.replays[replay_id]
+            self._keep(replay_id, Replay(web.table.replay_json()))
+        replay = self.replays[replay_id]
+        if isinstance(replay, str):        # a closed table's game, read on its first request
+            replay = self.replays[replay_id] = Replay(replay)
+        return replay
 
     def find(self, token: str) -> tuple[WebTable, int | None]:
         """The table and seat (None: spectator) of a token.
@@ -514,7 +707,8 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
             links and QR codes; empty: links relative to the page that asked.
 
     Returns:
-        a ``fastapi.FastAPI`` with the routes of the module docstring.
+        a ``fastapi.FastAPI`` with the routes of the module docstring; while it serves, it closes
+        the tables the lobby is done with (:meth:`Lobby.sweep`).
 
     Raises:
         ImportError: (one line) when FastAPI is not installed (``pip install
@@ -531,7 +725,17 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
     import segno
 
     lobby = lobby if lobby is not None else Lobby()
-    app = FastAPI(title="Treachery table", docs_url=None, redoc_url=None)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> Any:
+        sweeper = asyncio.get_running_loop().create_task(lobby.sweep())
+        try:
+            yield
+        finally:
+            sweeper.cancel()
+            await asyncio.wait([sweeper])
+
+    app = FastAPI(title="Treachery table", docs_url=None, redoc_url=None, lifespan=lifespan)
     app.state.lobby = lobby
 
     @app.exception_handler(RequestValidationError)
@@ -549,6 +753,18 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
     def link(request: Request, path: str) -> str:
         return (base_url or str(request.base_url).rstrip("/")) + path
 
+    def closed_page(token: str) -> Any:
+        """The 404 page of a closed table's link (:meth:`Lobby.closed`), with its replay's link for a
+        finished game still kept; None for a token of no closed table."""
+        found = lobby.closed(token)
+        if found is None:
+            return None
+        table_id, why = found
+        replay = (f'<p><a href="/replay/{escape(table_id)}">Watch its game again</a></p>'
+                  if table_id in lobby.replays else "")
+        return HTMLResponse(f"<h1>This table has closed</h1><p>This table has closed: {escape(why)}.</p>{replay}",
+                            status_code=404)
+
     def page(name: str, find: Any, key: str, title: str, why: str) -> Any:
         """The static page ``name`` when ``find(key)`` finds its table or replay, else a 404 page."""
         try:
@@ -563,6 +779,9 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
 
     @app.get("/seat/{token}", response_class=HTMLResponse)
     async def seat_page(token: str) -> Any:
+        closed = closed_page(token)
+        if closed is not None:
+            return closed
         return page("table.html", lobby.find, token, "No such seat", "This link is not a seat of a table on this "
                                                                       "server.")
 
@@ -586,8 +805,11 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
             body = await request.json()
         except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
             return JSONResponse({"error": "the request body is not JSON"}, status_code=400)
+        await lobby.collect()           # a table done with leaves room for this one
         try:
             web = lobby.create(body)
+        except LobbyFull as err:
+            return JSONResponse({"error": str(err)}, status_code=503)
         except ValueError as err:
             return JSONResponse({"error": str(err).splitlines()[0]}, status_code=400)
         web.start()
@@ -658,14 +880,17 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
 
     @app.websocket("/ws/{token}")
     async def seat_socket(ws: WebSocket, token: str) -> None:
+        await ws.accept()               # then closed with a code and reason, which a page is given
         try:
             web, seat = lobby.find(token)
         except KeyError:
-            await ws.close(code=4404, reason="no such seat")
+            closed = lobby.closed(token)
+            await ws.close(*((CLOSED, f"This table has closed: {closed[1]}.") if closed else (4404, "no such seat")))
             return
-        await ws.accept()
         web.start()
         await web.connect(ws, seat)
+        if web.closed is not None:      # it closed as this page came
+            return
         try:
             while True:
                 text = await ws.receive_text()
@@ -722,7 +947,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="replay files to view step by step in the browser (a treachery play replay, say); their "
                         "links are printed")
     p.add_argument("--delay", type=float, default=DEFAULT_DELAY,
-                   help=f"seconds of the pause after each public event, the bots' pace (default {DEFAULT_DELAY})")
+                   help=f"seconds of the pause after each public event, the bots' pace; a bot's thinking time "
+                        f"counts toward it (default {DEFAULT_DELAY})")
+    p.add_argument("--max-tables", type=int, default=DEFAULT_MAX_TABLES, metavar="N",
+                   help=f"open tables the server holds at most; one more is refused (503) until a game ends "
+                        f"(default {DEFAULT_MAX_TABLES})")
+    p.add_argument("--max-replays", type=int, default=DEFAULT_MAX_REPLAYS, metavar="N",
+                   help=f"replays kept at most, finished games and --replay files; the oldest goes first "
+                        f"(default {DEFAULT_MAX_REPLAYS})")
+    p.add_argument("--idle-minutes", type=float, default=DEFAULT_IDLE_MINUTES, metavar="M",
+                   help=f"close a table where no person connected or answered for M minutes (bots alone: that "
+                        f"nobody watched); a finished game's table closes once its pages are closed, its replay "
+                        f"kept (default {DEFAULT_IDLE_MINUTES:g})")
 
 
 def serve_cli(args: argparse.Namespace) -> int:
@@ -753,7 +989,10 @@ def serve_cli(args: argparse.Namespace) -> int:
                 _check_bot(spec)
             except ValueError as err:
                 raise ValueError(f"--bot {spec}: {err}") from None
-        lobby = Lobby(delay=args.delay, bots=tuple(args.bot))
+        lobby = Lobby(delay=args.delay, bots=tuple(args.bot), max_tables=args.max_tables,
+                      max_replays=args.max_replays, idle_minutes=args.idle_minutes)
+        if len(args.replay) > args.max_replays:
+            raise ValueError(f"--replay: {len(args.replay)} files, more than --max-replays {args.max_replays}")
         app = create_app(lobby, base_url=base)
         replays = {}
         for path in args.replay:

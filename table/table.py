@@ -7,6 +7,8 @@ game and runs it as an event-driven loop a front end drives:
   until a person must decide, and returns that :class:`Prompt`;
 - :meth:`Table.answer` applies a person's answer, or refuses it with a one-line
   :class:`TableError` and changes nothing;
+- :meth:`Table.think` and :meth:`Table.play_bot` are a bot's decision in two halves (the web
+  table thinks in a worker thread, so a slow bot does not hold up the pages);
 - :meth:`Table.events` is a seat's stream of the events it may see (a spectator's: the
   public ones), :meth:`Table.view` its information set now
   (:class:`~treachery_env.view.SeatView`); :meth:`Table.public_moment` says when the
@@ -280,19 +282,14 @@ class Table:
             agents.play.BotError: a bot's ``act`` raised or its action was refused (one line;
                 the game stays where it was).
         """
-        from agents.play import apply_action, bot_action
-
         env = self._env
         steps = 0
         while self._prompt is None and not self.over and (max_steps is None or steps < max_steps):
-            seat = env.possible_agents.index(env.agent_selection)     # while the game runs, a seat in it
-            obs, _, _, _, info = env.last(observe=seat in self._bots)  # a person's seat needs only its view
-            if seat in self._bots:
-                bot = self._bots[seat]
-                apply_action(env, bot, seat, bot_action(bot, seat, obs, info, env.game.turn))
-                self.bot_actions += 1
+            if self.deciding_bot is not None:
+                self._play_bot(self.think())
             else:
-                view = info["view"]
+                seat = env.possible_agents.index(env.agent_selection)
+                view = env.last(observe=False)[4]["view"]      # a person's seat needs only its view
                 reason = self._reason(seat, view)
                 if reason is not None:
                     self.prompts += 1
@@ -308,6 +305,42 @@ class Table:
             steps += 1
             self._collect()
         return self._prompt
+
+    @property
+    def deciding_bot(self) -> int | None:
+        """The seat of the bot whose decision the game waits for, else None (a person's, or the game
+        is over)."""
+        if self.over or self._prompt is not None:
+            return None
+        env = self._env
+        seat = env.possible_agents.index(env.agent_selection)      # while the game runs, a seat in it
+        return seat if seat in self._bots else None
+
+    def think(self) -> int:
+        """The action the bot of :attr:`deciding_bot` chooses now, not played (:meth:`play_bot` plays
+        it).  It reads the game and changes nothing but that bot's own state, so a front end may run
+        it in a worker thread (a slow bot holds up no one else) while nothing changes the game.
+
+        Raises:
+            TableError: when no bot decides now.
+            agents.play.BotError: the bot's ``act`` raised (one line).
+        """
+        from agents.play import bot_action
+
+        seat = self._deciding_bot()
+        obs, _, _, _, info = self._env.last()
+        return bot_action(self._bots[seat], seat, obs, info, self._env.game.turn)
+
+    def play_bot(self, action: int) -> None:
+        """Play ``action`` (:meth:`think`'s) for the bot of :attr:`deciding_bot`.
+
+        Raises:
+            TableError: when no bot decides now.
+            agents.play.BotError: the action was refused (one line; the game stays where it was).
+        """
+        self._deciding_bot()
+        self._play_bot(action)
+        self._collect()
 
     def answer(self, seat: int, action: Any) -> None:
         """Apply ``seat``'s answer to its pending prompt (then call :meth:`advance`).
@@ -404,6 +437,19 @@ class Table:
     def _check_seat(self, seat: Any) -> None:
         if type(seat) is not int or not 0 <= seat < self.config.num_players:
             raise TableError(f"no seat {seat!r} at this table (seats 0 to {self.config.num_players - 1})")
+
+    def _deciding_bot(self) -> int:
+        seat = self.deciding_bot
+        if seat is None:
+            raise TableError("no bot decides now" + (": the game is over" if self.over else ""))
+        return seat
+
+    def _play_bot(self, action: int) -> None:
+        from agents.play import apply_action
+
+        seat = self.deciding_bot
+        apply_action(self._env, self._bots[seat], seat, action)
+        self.bot_actions += 1
 
     def _stream(self, seat: int | None) -> int:
         return self.config.num_players if seat is None else seat

@@ -34,6 +34,7 @@ import pytest
 
 from conftest import allowed_names, forbidden_in
 from table.server import Lobby, create_app
+from tests.test_table import NewcomerBot
 from treachery_env import throne_cards as tc
 from treachery_env import throne_roles as tr
 from treachery_env.engine import Game
@@ -204,6 +205,12 @@ def test_serve_refuses_bad_options_in_one_line(tmp_path, capsys):
             (["--bot", "human"], "--bot human: a person's seat is not a bot"),
             (["--replay", str(tmp_path / "missing.json")], "--replay: cannot read"),
             (["--replay", str(truncated)], f"--replay {truncated}: not a replay: invalid JSON"),
+            (["--max-tables", "0"], "--max-tables must be an int >= 1, got 0"),
+            (["--max-replays", "-1"], "--max-replays must be an int >= 1, got -1"),
+            (["--idle-minutes", "0"], "--idle-minutes must be > 0, got 0.0"),
+            (["--idle-minutes", "nan"], "--idle-minutes must be > 0, got nan"),
+            (["--max-replays", "1", "--replay", str(truncated), str(truncated)], "--replay: 2 files, more than "
+                                                                                 "--max-replays 1"),
         ]:
             assert main(["serve", *argv]) == 2, argv
             err = capsys.readouterr().err
@@ -513,6 +520,257 @@ def test_no_page_is_sent_anything_of_another_person_s_face_down_identity(seed, m
         return sum(m["prompt"] is not None for m in messages[:cut(messages)] if m != "pause")
     assert asked(runs[0][0]) > 3 and asked(runs[0][2]) > asked(runs[1][2]) + 10, "the test compares that"
     assert stops[0] > stops[1]
+
+
+# ---------------------------------------------------------------------------- a server for friends
+@contextlib.contextmanager
+def serving(**options):
+    """``(TestClient, lobby)`` of a server on ``Lobby(delay=0, **options)``, the client entered: the
+    app's lifespan runs, and with it the lobby's sweeper (:meth:`Lobby.sweep`)."""
+    from fastapi.testclient import TestClient
+    lobby = Lobby(delay=0.0, **options)
+    with TestClient(create_app(lobby)) as c:
+        yield c, lobby
+
+
+def tells_no_identity(text: str) -> bool:
+    """Whether ``text`` names no identity card and no role."""
+    from treachery_env import identities
+    return not any(name.lower() in text.lower() for name in
+                   [*identities.names(), "leader", "guardian", "assassin", "traitor"])
+
+
+def closed_with(sock) -> tuple:
+    """The code and reason a test client's websocket is closed with, its messages until then read."""
+    from starlette.websockets import WebSocketDisconnect
+    with pytest.raises(WebSocketDisconnect) as closed:
+        while True:
+            sock.receive_json()
+    return closed.value.code, closed.value.reason
+
+
+PEOPLE_AND_BOTS = {"seats": ["human", "heuristic", "human", "heuristic"], "seed": 3}
+
+
+def test_the_server_holds_at_most_max_tables_and_refuses_more_in_one_line(monkeypatch):
+    """Beyond ``--max-tables`` open tables a request gets a 503 and one line, and nothing is made for
+    it (no game, no bots); a bad request is still told its fault; a table closed as idle leaves room."""
+    import table.server as server
+
+    built, real = [], server.Table
+    monkeypatch.setattr(server, "Table", lambda *a, **kw: built.append(1) or real(*a, **kw))
+    now = [0.0]
+    with serving(max_tables=2, clock=lambda: now[0]) as (c, lobby):
+        ids = [c.post("/api/tables", json=PEOPLE_AND_BOTS).json()["table"] for _ in range(2)]
+        for _ in range(3):
+            r = c.post("/api/tables", json=PEOPLE_AND_BOTS)
+            assert r.status_code == 503 and r.json() == {"error": "this server holds 2 open tables, its most "
+                                                                  "(treachery serve --max-tables): try again once a "
+                                                                  "game has ended"}
+        assert list(lobby.tables) == ids and len(built) == 2
+        r = c.post("/api/tables", json={"seats": ["human"] * 3})
+        assert r.status_code == 400 and "must be an int from 4 to 12" in r.json()["error"]
+        now[0] = 61 * 60                        # nobody played at either for the default 60 minutes
+        r = c.post("/api/tables", json=PEOPLE_AND_BOTS)
+        assert r.status_code == 200 and list(lobby.tables) == [r.json()["table"]] and len(built) == 3
+    for options, message in [({"max_tables": 0}, "--max-tables must be an int >= 1, got 0"),
+                             ({"max_replays": 1.5}, "--max-replays must be an int >= 1, got 1.5"),
+                             ({"idle_minutes": -1}, "--idle-minutes must be > 0, got -1")]:
+        with pytest.raises(ValueError, match=f"^{message}$"):
+            Lobby(**options)
+
+
+def finished_game(seed: int) -> str:
+    """The replay of a short game of newcomers."""
+    from table import Table
+    from tests.test_table import NEWCOMER
+    from treachery_env import GameConfig
+
+    t = Table([NEWCOMER] * 4, GameConfig(num_players=4, max_turns=1), seed=seed)
+    assert t.advance() is None and t.over
+    return t.replay_json()
+
+
+def test_the_server_keeps_at_most_max_replays_the_oldest_going_first():
+    with serving(max_replays=2) as (c, lobby):
+        ids = [lobby.add_replay(finished_game(seed)) for seed in range(3)]
+        assert list(lobby.replays) == ids[1:]
+        assert c.get(f"/replay/{ids[0]}").status_code == 404 and c.get(f"/replay/{ids[0]}.json").status_code == 404
+        assert c.get(f"/replay/{ids[2]}").status_code == 200 and c.get(f"/replay/{ids[2]}.json").status_code == 200
+
+
+def test_a_table_nobody_plays_at_is_closed_and_its_links_say_so():
+    """No person's page connected and no person answered for ``--idle-minutes`` (a spectator's page
+    does not count): the sweeper closes the table with no request coming, its task cancelled and
+    its pages told why (4410, and they stop reconnecting); its links then give a "closed" page
+    (404) that names no identity, and an unfinished game has no replay."""
+    now = [0.0]
+    with serving(idle_minutes=0.001, clock=lambda: now[0]) as (c, lobby):      # 0.06 s; swept every 15 ms
+        body = c.post("/api/tables", json=PEOPLE_AND_BOTS).json()
+        web = lobby.tables[body["table"]]
+        person, spectators = token_of(body["links"], 0), token_of(body["links"], None)
+        why = "This table has closed: nobody played at it for 0.001 minutes."
+        with c.websocket_connect(f"/ws/{person}") as ws:
+            ws.receive_json()
+            time.sleep(0.2)
+            assert lobby.tables.get(web.id) is web, "idleness is on the lobby's clock"
+            now[0] = 0.05
+            with c.websocket_connect(f"/ws/{spectators}") as watcher:
+                watcher.receive_json()
+                now[0] = 0.07               # 0.07 s since the person's page came, 0.02 since the spectator's
+                assert closed_with(ws) == (4410, why) and closed_with(watcher) == (4410, why)
+        assert web.id not in lobby.tables and web.closed and web._task.cancelled() and web.error is None
+        for token in (person, spectators):
+            page = c.get(f"/seat/{token}")
+            assert page.status_code == 404 and why in page.text and "/replay/" not in page.text
+            assert tells_no_identity(page.text)
+            with c.websocket_connect(f"/ws/{token}") as again:
+                assert closed_with(again) == (4410, why)
+        assert c.get(f"/replay/{web.id}.json").status_code == 404
+        assert "No such seat" in c.get("/seat/nosuchtoken").text
+        with c.websocket_connect("/ws/nosuchtoken") as nowhere:
+            assert closed_with(nowhere) == (4404, "no such seat")
+
+
+def test_a_finished_table_closes_once_its_pages_are_closed_and_its_replay_stays():
+    """A game over with a page still open stays; once the pages are closed the table goes, its
+    links' page says so with the replay's link, and the replay stays until the cap takes it."""
+    from tests.test_table import NEWCOMER
+
+    with serving(max_replays=1) as (c, lobby):
+        web = lobby.create({"seats": [NEWCOMER] * 4, "max_turns": 2, "seed": 1}, trusted=True)
+        (token,) = web.tokens
+        with c.websocket_connect(f"/ws/{token}") as ws:
+            while not ws.receive_json()["over"]:
+                pass
+            deadline = time.time() + 10
+            while not web.ended:
+                assert time.time() < deadline
+                time.sleep(0.01)
+            assert c.post("/api/tables", json=PEOPLE_AND_BOTS).status_code == 200
+            assert web.id in lobby.tables, "a page shows the reveal"
+        deadline = time.time() + 10
+        while web.pages:
+            assert time.time() < deadline
+            time.sleep(0.01)
+        assert c.post("/api/tables", json=PEOPLE_AND_BOTS).status_code == 200 and web.id not in lobby.tables
+        page = c.get(f"/seat/{token}")
+        assert page.status_code == 404 and "This table has closed: its game is over." in page.text
+        assert f'href="/replay/{web.id}"' in page.text
+        assert c.get(f"/replay/{web.id}").status_code == 200
+        assert c.get(f"/replay/{web.id}.json").text == web.table.replay_json()
+        lobby.add_replay(finished_game(0))
+        assert c.get(f"/replay/{web.id}.json").status_code == 404 and "/replay/" not in c.get(f"/seat/{token}").text
+
+
+class SlowBot(NewcomerBot):
+    """A newcomer who thinks :attr:`seconds` over each decision (``time.sleep``), logging in
+    :attr:`log` each thought's start and end and its closing."""
+
+    seconds = 0.03
+    log: list = []
+
+    def act(self, observation, info):
+        SlowBot.log.append("think")
+        time.sleep(SlowBot.seconds)
+        action = super().act(observation, info)
+        SlowBot.log.append("thought")
+        return action
+
+    def close(self):
+        SlowBot.log.append("closed")
+
+
+SLOW = f"{__name__}:SlowBot"
+
+
+def test_a_bot_s_thinking_time_counts_toward_the_delay(monkeypatch):
+    """The pause before an event (or a board) is the delay less the bots' thinking since the last
+    event, and none once they thought longer than it (nor once waited): slow bots are no slower than
+    the delay."""
+    import asyncio
+    import sys
+
+    from table import Table
+    from table.server import WebTable
+    from treachery_env import GameConfig
+
+    delay, real = 0.05, asyncio.sleep
+    monkeypatch.setattr(SlowBot, "log", [])
+    web = WebTable("t", Table([SLOW] * 4, GameConfig(num_players=4, max_turns=20), seed=2), delay)
+
+    async def sleep(seconds):
+        if sys._getframe(1).f_code.co_name == "_pace":         # the table's pauses (not waited here)
+            SlowBot.log.append(seconds)
+        await real(0)
+
+    class Watching(Page):
+        async def send_text(self, text):
+            await super().send_text(text)
+            if self.got[-1]["events"]:
+                SlowBot.log.append("event")
+
+    async def run():
+        await web.connect(Watching(), None)
+        web.start()
+        while SlowBot.log.count("thought") < 60 and not web.ended:
+            await real(0.01)
+        await web.close("the test has seen enough")
+
+    monkeypatch.setattr(asyncio, "sleep", sleep)
+    run_in_own_loop(run)
+    thoughts, owed, seen = 0, False, {"full": 0, "shortened": 0, "none": 0}
+    for entry in SlowBot.log:
+        if entry == "event":
+            thoughts, owed = 0, True
+        elif entry == "thought":
+            thoughts += 1
+        elif isinstance(entry, float):
+            if not owed:                    # the last event's pause was waited already
+                assert entry == 0.0
+                continue
+            if thoughts == 0:
+                assert entry == delay
+            else:
+                assert entry <= max(0.0, delay - thoughts * SlowBot.seconds), (entry, thoughts)
+            seen["full" if entry == delay else "shortened" if entry else "none"] += 1
+            owed = False
+    assert min(seen.values()) > 0, seen
+
+
+def test_a_bot_thinks_off_the_event_loop_and_a_closed_table_closes_it_after_its_thought(monkeypatch):
+    """While bots think (0.1 s a decision) the event loop serves on; a table closed mid-thought lets
+    the thought end, then closes its bots, and its task is done."""
+    import asyncio
+
+    from table import Table
+    from table.server import WebTable
+    from treachery_env import GameConfig
+
+    monkeypatch.setattr(SlowBot, "log", [])
+    monkeypatch.setattr(SlowBot, "seconds", 0.1)
+    web = WebTable("t", Table([SLOW] * 4, GameConfig(num_players=4, max_turns=20), seed=2), 0.0)
+
+    async def run():
+        await web.connect(Page(), None)
+        web.start()
+        ticks, start = 0, time.monotonic()
+        while time.monotonic() - start < 1.0:
+            await asyncio.sleep(0.01)
+            ticks += 1
+        deadline = time.monotonic() + 2
+        while SlowBot.log[-1] != "think" and time.monotonic() < deadline:       # close mid-thought
+            await asyncio.sleep(0.005)
+        thinking = SlowBot.log[-1] == "think"
+        await web.close("the test has seen enough")
+        return ticks, thinking
+
+    ticks, thinking = run_in_own_loop(run)
+    assert ticks > 30, f"{ticks} ticks of 10 ms in 1 s: the bots' thinking held the loop"
+    assert thinking
+    log = SlowBot.log
+    assert log[-5:] == ["thought"] + ["closed"] * 4 and log.count("think") == log.count("thought")
+    assert web.ended and web._task.cancelled() and web.closed == "the test has seen enough"
 
 
 # ---------------------------------------------------------------------------- Throne Magic

@@ -15,6 +15,7 @@ function connect() {
   };
   socket.onclose = (e) => {
     if (e.code === 4404) { setStatus("This link is not a seat of a table on this server."); return; }
+    if (e.code === 4410) { setStatus(e.reason || "This table has closed."); return; }   // the server closed it
     setStatus("disconnected - reconnecting...");
     setTimeout(connect, 1500);
   };
