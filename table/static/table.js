@@ -2,7 +2,7 @@
 "use strict";
 const token = location.pathname.split("/").pop();
 const $ = (id) => document.getElementById(id);
-let socket = null, prompt = null, cards = {}, logged = 0, closedByServer = false, throneMagic = false;
+let socket = null, prompt = null, cards = {}, logged = 0, throneMagic = false;
 
 function connect() {
   const proto = location.protocol === "https:" ? "wss" : "ws";
