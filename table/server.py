@@ -45,6 +45,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import math
 import secrets
 import socket
 import sys
@@ -458,8 +459,8 @@ class Lobby:
     def __init__(self, delay: float = DEFAULT_DELAY, bots: tuple[str, ...] = (), max_tables: int = DEFAULT_MAX_TABLES,
                  max_replays: int = DEFAULT_MAX_REPLAYS, idle_minutes: float = DEFAULT_IDLE_MINUTES,
                  clock: Any = time.monotonic):
-        if delay < 0:
-            raise ValueError(f"--delay must be >= 0, got {delay}")
+        if not 0 <= delay < math.inf:        # (a NaN compares false)
+            raise ValueError(f"--delay must be a number of seconds >= 0, got {delay}")
         for flag, value in (("--max-tables", max_tables), ("--max-replays", max_replays)):
             if type(value) is not int or value < 1:
                 raise ValueError(f"{flag} must be an int >= 1, got {value!r}")
@@ -818,7 +819,9 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
             url = link(request, f"/seat/{token}")
             out.append({"seat": seat, "label": "spectators" if seat is None else f"P{seat}", "url": url,
                         "qr": segno.make(url, error="m").svg_inline(scale=4, dark="#111", light="#fff")})
-        return {"table": web.id, "seed": web.table.seed, "links": out}
+        # a drawn seed stays secret (it deals every identity: env().reset(seed=...) shows them); the game's
+        # replay, refused while it runs, records it
+        return {"table": web.id, "seed": body.get("seed") if body.get("seed") != "" else None, "links": out}
 
     @app.get("/replay/{replay_id}.json")
     async def replay(replay_id: str) -> Any:
@@ -1019,7 +1022,9 @@ def serve_cli(args: argparse.Namespace) -> int:
         print(f"Replay of {path}: {base}/replay/{replay_id}")
     if created is not None:
         import segno
-        print(f"Table {created.id}, seed {created.table.seed}:")
+        # a drawn seed stays secret (it deals every identity); the replay records it once the game is over
+        print(f"Table {created.id}" + ("" if args.seed is None else
+                                       f", seed {args.seed} (given: whoever knows it knows every identity)") + ":")
         for token, seat in created.tokens.items():
             url = f"{base}/seat/{token}"
             print(f"  {'spectators' if seat is None else f'P{seat}'}: {url}")

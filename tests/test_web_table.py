@@ -209,6 +209,8 @@ def test_serve_refuses_bad_options_in_one_line(tmp_path, capsys):
             (["--max-replays", "-1"], "--max-replays must be an int >= 1, got -1"),
             (["--idle-minutes", "0"], "--idle-minutes must be > 0, got 0.0"),
             (["--idle-minutes", "nan"], "--idle-minutes must be > 0, got nan"),
+            (["--delay", "nan"], "--delay must be a number of seconds >= 0, got nan"),
+            (["--delay", "-1"], "--delay must be a number of seconds >= 0, got -1.0"),
             (["--max-replays", "1", "--replay", str(truncated), str(truncated)], "--replay: 2 files, more than "
                                                                                  "--max-replays 1"),
         ]:
@@ -218,6 +220,35 @@ def test_serve_refuses_bad_options_in_one_line(tmp_path, capsys):
             assert "from_json" not in err
     finally:
         busy.close()
+
+
+def test_a_drawn_seed_is_never_shown_while_the_game_runs(api, monkeypatch, capsys):
+    """A seed deals every identity (``env().reset(seed=...)`` shows them all): a table's drawn seed is
+    neither in the create answer nor on the serve console, only in the replay once the game is over
+    (refused while it runs); a seed the host gave is echoed."""
+    import socket
+
+    import uvicorn
+
+    from table.server import Lobby
+    from training.cli import main
+
+    c, lobby = api
+    body = c.post("/api/tables", json={"seats": ["human", "heuristic", "human", "random"]}).json()
+    assert body["seed"] is None and str(lobby.tables[body["table"]].table.seed) not in json.dumps(body)
+    assert c.get(f"/replay/{body['table']}.json").status_code == 403
+    assert c.post("/api/tables", json={"seats": ["human"] * 4, "seed": 7}).json()["seed"] == 7
+    opened = []
+    real_open = Lobby.open
+    monkeypatch.setattr(Lobby, "open", lambda self, *a, **kw: opened.append(real_open(self, *a, **kw)) or opened[-1])
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)     # no serving: the table only
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    assert main(["serve", "--port", str(port), "--seats", "human,heuristic,human,random"]) == 0
+    out = capsys.readouterr().out
+    assert f"Table {opened[-1].id}:" in out and "seed" not in out.lower()
+    assert str(opened[-1].table.seed) not in out
 
 
 def test_serve_seats_a_table_of_the_game_options_of_play(monkeypatch, capsys):
@@ -255,6 +286,7 @@ def test_serve_seats_a_table_of_the_game_options_of_play(monkeypatch, capsys):
         port = free.getsockname()[1]
     assert main(["serve", "--port", str(port), "--seats", "heuristic,random,belief,heuristic", "--seed", "2"]) == 0
     out = capsys.readouterr().out
+    assert f"Table {opened[-1].id}, seed 2 (given: whoever knows it knows every identity):" in out
     web = opened[-1]
     assert web.table.humans == () and list(web.tokens.values()) == [None]
     assert "spectators: http" in out and "P0: http" not in out

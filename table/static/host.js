@@ -112,7 +112,9 @@ $("host").onsubmit = async (ev) => {
   if (!r.ok) { error(data.error); return; }
   $("error").hidden = true;
   $("created").hidden = false;
-  $("created-title").textContent = `Table ${data.table} (seed ${data.seed})`;
+  // a drawn seed is not sent (it deals every identity); a given one is echoed with that warning
+  $("created-title").textContent = data.seed === null ? `Table ${data.table}`
+    : `Table ${data.table} (seed ${data.seed}: whoever knows it knows every identity)`;
   $("created-note").textContent = data.links.some((l) => l.seat !== null)
     ? "Send each person their own link (or let them scan its code): a link is a seat, keep it private. " +
       "Opening a link again resumes the seat."
