@@ -93,6 +93,41 @@ def test_bad_cli_input_is_one_line_error(tmp_path, capsys, case):
     assert not (tmp_path / "run").exists() and not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("where", ["long", "proc"])
+@pytest.mark.parametrize("command", ["evaluate", "throne", "pool", "export", "train"])
+def test_a_folder_that_cannot_be_written_is_refused_before_the_work(tmp_path, capsys, monkeypatch, policy_4p,
+                                                                     command, where):
+    """``--out`` (``--run-dir``) of a command that writes at the end of long work is made and
+    written to before the work (a name over 255 characters was a raw ``OSError: [Errno 36]``;
+    ``/proc/...``, like a read-only file system, passed, every game was played, then
+    ``write_results`` failed with a traceback and wrote nothing): one line naming it."""
+    import sys
+
+    from training import evaluate as ev
+    from training import throne_eval
+
+    if where == "proc" and not sys.platform.startswith("linux"):
+        pytest.skip("/proc is Linux's")
+    out = str(tmp_path / ("x" * 300)) if where == "long" else "/proc/treachery-no-such/out"
+
+    def no_games(*a, **k):
+        raise AssertionError("a game was played before --out was checked")
+    monkeypatch.setattr(ev, "run_tasks", no_games)
+    monkeypatch.setattr(throne_eval, "_run", no_games)
+    small = ["--players", "4", "--games", "4", "--no-progress"]
+    argv = {"evaluate": ["evaluate", "--agents", "heuristic,random", *small, "--out", out],
+            "throne": ["evaluate", "--game", "throne_magic", "--agents", "heuristic,random", *small, "--out", out],
+            "pool": ["pool", str(tmp_path / "a"), str(tmp_path / "b"), "--out", out],
+            "export": ["export", str(policy_4p), "--out", out],
+            "train": ["train", "--steps", "10", "--run-dir", out]}[command]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    what = "run directory" if command == "train" else "--out"
+    assert err.startswith(f"treachery {argv[0]}: error: {what} {out!r} cannot be "), err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
 # --------------------------------------------------------------------------- --resume with --config
 def _run_with_checkpoint(tmp_path):
     """A run folder holding one checkpoint whose stored config is a small 4-player

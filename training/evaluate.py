@@ -1522,7 +1522,7 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
             config whose ``num_players`` differs from ``num_players``, or a
             policy trained for another table size (``agents.check_table``),
             a ``shard`` outside 1..n or of more shards than deals, an ``out_dir``
-            that is, or lies under, a file, or (with ``ray_address``) Ray missing or an
+            that is, or lies under, a file, or cannot be made or written, or (with ``ray_address``) Ray missing or an
             address it cannot connect to, a ``reference`` outside substitution and
             teammates, ``roles`` outside substitution, naming no
             role, naming one twice or naming only roles the game's identity deck lacks.

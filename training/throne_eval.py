@@ -168,7 +168,7 @@ def evaluate_throne(specs: Sequence[str], config: GameConfig, games: int = 100, 
     Raises:
         ValueError: for a config that is not Throne Magic, an unknown mode, ``games`` or
             ``workers`` below 1, an agent that does not play Throne Magic, substitution without a
-            candidate, or an ``out_dir`` that is a file.
+            candidate, or an ``out_dir`` that is (or lies under) a file, or cannot be made or written.
     """
     if config.game != "throne_magic":
         raise ValueError(f"evaluate_throne: a Throne Magic config (game='throne_magic'), got game={config.game!r}")
