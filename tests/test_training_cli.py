@@ -463,28 +463,55 @@ def test_export_refuses_results_that_evaluated_another_file(tmp_path, capsys, po
             in capsys.readouterr().err)
 
 
-def test_evaluate_warns_before_replacing_results(tmp_path):
-    """An --out folder that already holds results.json is replaced with a warning;
-    a tournament refused for a bad argument neither warns nor touches it."""
-    import warnings
+@pytest.mark.parametrize("command", ["evaluate", "throne", "pool"])
+def test_results_are_replaced_only_with_force(tmp_path, capsys, monkeypatch, command):
+    """An --out that already holds results is refused before any game (evaluate and the Throne
+    Magic evaluation replaced it with only a warning, pool too, while export refused without
+    --force); with --force the results are replaced; a tournament refused for a bad argument
+    says that argument and leaves them as they were."""
+    import json
 
-    from treachery_env import GameConfig
-    from training.evaluate import evaluate
+    from training import evaluate as ev
+    from training import throne_eval
 
-    config = GameConfig(num_players=4, starting_life=6, max_turns=8)
-    evaluate(["random", "heuristic"], games=4, config=config, progress=False, out_dir=tmp_path / "r")
+    small = ["--players", "4", "--starting-life", "6", "--max-turns", "8", "--games", "4", "--no-progress",
+             "--agents", "random,heuristic"]
+    runs = {"evaluate": ["evaluate", *small], "throne": ["evaluate", "--game", "throne_magic", *small],
+            "pool": ["pool", str(tmp_path / "a"), str(tmp_path / "b")]}
+    if command == "pool":
+        for part, seed in (("a", "1"), ("b", "2")):
+            assert cli.main(["evaluate", *small, "--seed", seed, "--out", str(tmp_path / part)]) == 0
+    argv = runs[command] + ["--out", str(tmp_path / "r")]
+    assert cli.main(argv) == 0
     before = (tmp_path / "r" / "results.json").read_bytes()
-    (tmp_path / "bad.pt").write_bytes(b"garbage")
-    for bad, kw in (([f"policy:{tmp_path / 'bad.pt'}", "heuristic"], {}),
-                    ([f"policy:{tmp_path / 'none.pt'}", "heuristic"], {}), (["nobot", "heuristic"], {}),
-                    (["random", "heuristic"], {"workers": 0}), (["random", "heuristic"], {"mode": "nomode"})):
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            with pytest.raises(ValueError):
-                evaluate(bad, games=4, config=config, progress=False, out_dir=tmp_path / "r", **kw)
-    assert (tmp_path / "r" / "results.json").read_bytes() == before
-    with pytest.warns(UserWarning, match="already holds a results.json"):
-        evaluate(["random", "heuristic"], games=4, config=config, progress=False, out_dir=tmp_path / "r")
+    played = {"n": 0}
+    real_tasks, real_run = ev.run_tasks, throne_eval._run
+
+    def count(real):
+        def counted(*a, **k):
+            played["n"] += 1
+            return real(*a, **k)
+        return counted
+    monkeypatch.setattr(ev, "run_tasks", count(real_tasks))
+    monkeypatch.setattr(throne_eval, "_run", count(real_run))
+    capsys.readouterr()
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err == (f"treachery {argv[0]}: error: --out {str(tmp_path / 'r')!r} already holds results.json and "
+                   f"results.md; give another folder, or --force to replace them\n")
+    assert played["n"] == 0 and (tmp_path / "r" / "results.json").read_bytes() == before
+    if command == "evaluate":
+        (tmp_path / "bad.pt").write_bytes(b"garbage")
+        for bad in ([f"--agents=policy:{tmp_path / 'bad.pt'},heuristic"], ["--agents=nobot,heuristic"],
+                    ["--workers", "0"], ["--games", "0"]):
+            assert cli.main(argv + bad) == 2
+            assert "already holds" not in capsys.readouterr().err    # the bad argument is said first
+        assert played["n"] == 0 and (tmp_path / "r" / "results.json").read_bytes() == before
+    (tmp_path / "r" / "results.json").write_text("{}")
+    assert cli.main(argv + ["--force"]) == 0
+    assert played["n"] == (0 if command == "pool" else 1)
+    again = json.loads((tmp_path / "r" / "results.json").read_text())     # the same games again, replaced
+    assert again["summary"] == json.loads(before)["summary"]
 
 
 @pytest.mark.parametrize("wall,iterations,steps,phrase", [
