@@ -385,6 +385,35 @@ def test_export_to_the_current_folder_names_the_card_after_it(tmp_path, monkeypa
     assert (ship / "MODEL_CARD.md").read_text().startswith("# Model card: `ship-here`\n")
 
 
+def test_the_cards_load_line_works_for_its_reader(tmp_path, monkeypatch, policy_4p):
+    """The card says how to load its policy in a form that works where it is read: an export
+    outside checkpoints/ by ``policy:policy.pt:greedy`` from the card's folder (it said
+    ``policy:exp1/policy.pt:greedy``, relative to where export ran); a shipped model (a folder of
+    checkpoints/ whose name no bot has) by its name, as checkpoints/*/MODEL_CARD.md say."""
+    import agents.models
+
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    assert cli.main(["export", str(policy_4p), "--out", "exp1"]) == 0
+    card = (work / "exp1" / "MODEL_CARD.md").read_text()
+    assert "exp1/policy.pt" not in card and 'from this card\'s folder: `agents.make("policy:policy.pt:greedy")`' in card
+    monkeypatch.chdir(work / "exp1")
+    assert agents.make("policy:policy.pt:greedy").greedy
+    monkeypatch.setattr(agents.models, "CHECKPOINTS", tmp_path / "checkpoints")
+    for name, by_name in (("mine", True), ("heuristic", False)):          # a bot's name is never a model's
+        assert cli.main(["export", str(policy_4p), "--out", str(tmp_path / "checkpoints" / name)]) == 0
+        card = (tmp_path / "checkpoints" / name / "MODEL_CARD.md").read_text()
+        assert (f'Load it by name as its evaluations below played it, greedy: `agents.make("{name}")`' in card) \
+            == by_name and ('`agents.make("policy:policy.pt:greedy")`' in card) != by_name, card
+    model = agents.models.models(tmp_path / "checkpoints")["mine"]
+    assert agents.models.checked_policy(model) == model.policy        # the name's file, its checksum the card's
+    from pathlib import Path
+    shipped = agents.models.models(Path(__file__).resolve().parent.parent / "checkpoints")   # this checkout's
+    for name, model in shipped.items():                               # the shipped cards say the same
+        assert f'`agents.make("{name}")` (`--agents {name}`, from any folder' in model.card.read_text(), name
+
+
 def test_export_never_overwrites_a_shipped_policy_without_force(tmp_path, capsys, policy_4p):
     """``treachery export`` into a folder that already holds a policy or card is
     refused in one line and changes nothing; ``--force`` replaces them; an
