@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Sequence
 
 from table.options import add_game_arguments, game_config_from_args
+from treachery_env.words import with_article
 
 __all__ = ["main", "build_parser", "max_workers"]
 
@@ -451,7 +452,7 @@ def _print_win_tables(res: dict) -> None:
     print(per_role_table(res))
     sub = res.get("substitution")
     if sub:
-        print(f"Substitution delta (each candidate in a seat of a {sub['reference']} table, minus "
+        print(f"Substitution delta (each candidate in a seat of {with_article(sub['reference'])} table, minus "
               f"{sub['reference']} in that seat of that deal) [95% interval clustered by deal] n=pairs/deals:")
         print(substitution_table(res))
 
@@ -868,7 +869,7 @@ def _compare(args: argparse.Namespace) -> int:
         print(f"treachery compare: error: {err}", file=sys.stderr)
         return 2
     roles = list(res["roles"])
-    print(f"{res['after']} minus {res['before']}, both in one seat of a {res['reference']} table, "
+    print(f"{res['after']} minus {res['before']}, both in one seat of {with_article(res['reference'])} table, "
           "the same seat of the same deal (normal 95% intervals clustered by deal; none where the spread between "
           "deals cannot be estimated; n=seat-games/deals):")
     print("| | " + " | ".join(roles) + " |")
