@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 from typing import Callable
 
+from treachery_env.words import with_article
+
 from . import play
 from .base import Agent, BaseAgent, RandomAgent, legal_actions
 from .play import GameResult, play_game
@@ -166,7 +168,7 @@ def _outside(module: str, attr: str, spec: str, names: list, seed: int | None) -
                          f"{play.first_line(err)}") from None
     missing = [m for m in ("act", "reset") if not callable(getattr(bot, m, None))]
     if missing:
-        raise ValueError(f"agent {spec!r}: {attr}(seed=...) gave a {type(bot).__name__} without "
+        raise ValueError(f"agent {spec!r}: {attr}(seed=...) gave {with_article(type(bot).__name__)} without "
                          f"{' and '.join(missing)}(); a bot has act(observation, info) -> int and reset(seat) "
                          f"(agents.BaseAgent)")
     return bot

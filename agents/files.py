@@ -35,37 +35,96 @@ def check_input_file(path: str | os.PathLike, what: str) -> Path:
 
 
 def check_folder(path: str | os.PathLike, what: str) -> None:
-    """Refuse an output folder that is, or lies under, an existing file, before any work is done.
+    """Refuse, before any work is done, an output folder that could not be written at the
+    end: one that is, or lies under, a file, or one that cannot be made or written (a
+    read-only file system, no permission, a name too long, a place such as ``/proc``).  The
+    folder's missing parts are made and a temporary file is made and removed in it, then the
+    folders made are removed again: a command refused later leaves nothing behind.
 
     Args:
         path: the folder to be written (it may not exist yet).
         what: how the error names it, e.g. ``"--out"`` or ``"run directory"``.
 
     Raises:
-        ValueError: one line naming ``what``, ``path`` and the file in the way, or saying
-            ``path`` is empty (blank text, which would mean the current folder).
+        ValueError: one line naming ``what``, ``path`` and why (the file in the way, or the
+            system's reason), or saying ``path`` is empty (blank text, which would mean the
+            current folder).
     """
     if not str(path).strip():
         raise ValueError(f"{what} is empty; give a folder")
-    q = _file_in_the_way(Path(path))
+    try:
+        q = _file_in_the_way(Path(path))
+    except OSError as err:
+        raise ValueError(f"{what} {str(path)!r} cannot be made: {_reason(err)}") from None
     if q is not None:
         raise ValueError(f"{what} {str(path)!r} is not a folder: {str(q)!r} is a file")
+    _probe(Path(path), f"{what} {str(path)!r}", ".write-probe.")
 
 
 def _file_in_the_way(folder: Path) -> Path | None:
     """The nearest existing path at or above ``folder`` when it is a file (no folder can be
-    made there), else None."""
+    made there), else None.
+
+    Raises:
+        OSError: where the system cannot even look (a name too long, no permission).
+    """
     for q in (folder, *folder.parents):
         if q.exists():
             return None if q.is_dir() else q
     return None
 
 
+def _probe(folder: Path, named: str, prefix: str, unmade: str = "cannot be made") -> None:
+    """Make ``folder``'s missing parts, make and remove a temporary file named ``prefix``...
+    in it, then remove the folders made (deepest first).
+
+    Raises:
+        ValueError: ``named``, then ``unmade`` where a folder cannot be made or ``cannot be
+            written`` where the file cannot, and the system's reason.
+    """
+    made: list[Path] = []
+    try:
+        missing = []
+        for q in (folder, *folder.parents):
+            if q.is_dir():
+                break
+            missing.append(q)
+        for q in reversed(missing):
+            try:
+                q.mkdir()
+            except FileExistsError:         # made meanwhile by another process
+                continue
+            made.append(q)
+    except OSError as err:
+        _remove(made)
+        raise ValueError(f"{named} {unmade}: {_reason(err)}") from None
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=prefix, suffix=".tmp")
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as err:
+        raise ValueError(f"{named} cannot be written: {_reason(err)}") from None
+    finally:
+        _remove(made)
+
+
+def _remove(folders: list[Path]) -> None:
+    """Remove the (empty) ``folders`` a probe made, deepest first."""
+    for q in reversed(folders):
+        with contextlib.suppress(OSError):
+            q.rmdir()
+
+
+def _reason(err: OSError) -> str:
+    """The system's reason for ``err`` in words (``Read-only file system``), without its paths."""
+    return err.strerror or str(err)
+
+
 def check_writable_file(path: str | os.PathLike, what: str) -> None:
     """Refuse, before any work is done, an output file that could not be written
-    at the end: a folder, a path under a file, or a folder where no file can be
-    made (tried with a temporary file, removed at once).  Missing folders are
-    created.
+    at the end: a folder, a path under a file, a name too long, or a folder that
+    cannot be made or where no file can be made (tried with a temporary file of
+    the file's name, removed at once, as are the folders the try made).
 
     Args:
         path: the file to be written later (it may exist: it will be replaced).
@@ -77,18 +136,16 @@ def check_writable_file(path: str | os.PathLike, what: str) -> None:
     if not str(path).strip():
         raise ValueError(f"{what} is empty; give a file")
     path = Path(path)
-    if path.is_dir():
-        raise ValueError(f"{what} {str(path)!r} is a folder, not a file")
-    q = _file_in_the_way(path.parent)
-    if q is not None:
-        raise ValueError(f"{what} {str(path)!r} cannot be written: {str(q)!r} is a file, not a folder")
+    named = f"{what} {str(path)!r}"
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        os.close(fd)
-        os.unlink(tmp)
+        if path.is_dir():
+            raise ValueError(f"{named} is a folder, not a file")
+        q = _file_in_the_way(path.parent)
     except OSError as err:
-        raise ValueError(f"{what} {str(path)!r} cannot be written: {err.strerror or err}") from None
+        raise ValueError(f"{named} cannot be written: {_reason(err)}") from None
+    if q is not None:
+        raise ValueError(f"{named} cannot be written: {str(q)!r} is a file, not a folder")
+    _probe(path.parent, named, f".{path.name}.", "cannot be written")
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:

@@ -55,6 +55,7 @@ from torch import nn
 
 from treachery_env.actions import MAX_PERMS
 from treachery_env.rules import Role
+from treachery_env.words import with_article
 
 from .candidates import GATE_FEATURES, advantage_inputs
 from .combat import COMBAT_FEATURES, TABLE_FEATURES, combat_features
@@ -1110,7 +1111,7 @@ class EntityNet(nn.Module):
         chosen = self.gate_for(role)
         if chosen is None:
             raise ValueError("this network has no advantage gate (made without gate)"
-                             + (f" for a {role}" if role is not None and self.role_gate_settings else ""))
+                             + (f" for {with_article(role)}" if role is not None and self.role_gate_settings else ""))
         head, features, _ = chosen
         x = advantage_inputs(obs, actions, proposal, self.num_players, features)
         return head(x).squeeze(-1) / GATE_SCALE

@@ -52,7 +52,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from agents.files import atomic_write_bytes, check_folder
+from agents.files import atomic_write_bytes, check_folder, check_writable_file
 from agents.networks import build_network
 from agents.policy import load_checkpoint, masked_logits, save_checkpoint
 from training.cli import max_workers
@@ -248,8 +248,13 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--fit-batches must be in [1, {a.batches - a.heldout}], got {a.fit_batches}")
     if a.passes < 0:
         ap.error(f"--passes must be >= 0, got {a.passes}")
-    if a.save and Path(a.save).exists():
-        ap.error(f"--save {a.save!r} exists; it is never replaced")
+    if a.save:
+        try:
+            check_writable_file(a.save, "--save")     # before the collection and the fit, not after
+        except ValueError as err:
+            ap.error(str(err))
+        if Path(a.save).exists():
+            ap.error(f"--save {a.save!r} exists; it is never replaced")
     collecting, config = check_collection(ap, a, a.set)
     data = open_data(ap, a)
     torch.manual_seed(a.seed)

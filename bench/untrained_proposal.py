@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 
+from agents.files import check_writable_file
 from agents.networks import build_network
 from agents.policy import load_checkpoint, save_checkpoint
 from training.ppo import init_weights
@@ -23,12 +24,14 @@ def main(argv: list[str] | None = None) -> int:
 
     Raises:
         ValueError: (one line) for an unreadable base checkpoint or one whose
-            network cannot read a proposal (not the entity network).
+            network cannot read a proposal (not the entity network), or an ``--out``
+            that cannot be written.
     """
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--base", default="checkpoints/entity-ppo/policy.pt", help="the policy whose weights are used")
     ap.add_argument("--out", default="runs/ablation/flagship_plus_proposal.pt", help="the checkpoint to write")
     a = ap.parse_args(argv)
+    check_writable_file(a.out, "--out")
     base = load_checkpoint(a.base)
     if base["model_kwargs"].get("arch") != "entity":
         raise ValueError(f"{a.base!r} holds a {base['model_kwargs'].get('arch', 'flat')!r} network; only the entity "

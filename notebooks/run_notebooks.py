@@ -28,6 +28,8 @@ from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
+from agents.files import check_folder
+
 NOTEBOOKS = Path(__file__).resolve().parent
 CELL_TIMEOUT = 300      # seconds per cell (each notebook takes well under a minute)
 
@@ -74,8 +76,11 @@ def main(argv: list[str] | None = None) -> int:
     if out is not None and out.resolve().is_relative_to(NOTEBOOKS):
         p.error(f"--out {args.out!r} is in notebooks/, whose notebooks are committed without outputs; give a "
                 f"folder outside it (e.g. runs/notebooks)")
-    if out is not None and out.exists() and not out.is_dir():
-        p.error(f"--out {args.out!r} is a file; give a folder")
+    if out is not None:
+        try:
+            check_folder(out, "--out")          # before the notebooks run, not after the first
+        except ValueError as err:
+            p.error(str(err))
     env = {**os.environ, "TREACHERY_NOTEBOOK_AUTOPLAY": "1"}
     failed = 0
     with tempfile.TemporaryDirectory(prefix="kernelspec-") as kernels:

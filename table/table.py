@@ -30,6 +30,7 @@ from typing import Any, NamedTuple, Sequence
 
 from treachery_env import GameConfig
 from treachery_env.view import FrozenDict, SeatView, ViewBuilder, freeze, public_view
+from treachery_env.words import with_article
 
 from .stops import Stops, pass_option
 
@@ -163,7 +164,7 @@ class Table:
         seats = [str(s).strip() for s in seats]
         config = config if config is not None else GameConfig(num_players=len(seats))
         if len(seats) != config.num_players:
-            raise ValueError(f"{len(seats)} seats for a {config.num_players}-player game")
+            raise ValueError(f"{len(seats)} seats for {with_article(f'{config.num_players}-player')} game")
         if not isinstance(seed, int) or seed < 0:
             raise ValueError(f"the seed must be an int >= 0, got {seed!r}")
         check_bots(seats, config)

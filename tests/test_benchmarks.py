@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from agents.benchmark import main as agents_bench_main, run_decisions, run_playouts
@@ -151,6 +153,34 @@ def test_the_imitation_agreement_script_fits_and_scores_each_network(capsys):
         assert 0.0 <= overall <= 1.0 and "priority" in by_kind
     out = capsys.readouterr().out
     assert "| kind | flat | entity |" in out and "| all |" in out
+
+
+@pytest.mark.parametrize("script,option", [("departure_fit", "--save"), ("advantage_fit", "--save"),
+                                           ("untrained_proposal", "--out")])
+def test_the_scripts_that_save_a_policy_check_where_before_the_work(tmp_path, capsys, script, option):
+    """The bench scripts that write a policy at the end (after minutes of collecting and fitting)
+    refuse a path that cannot be written first, in one line (they failed at the end with a
+    traceback, the work lost); the inputs are not even read (a missing --policy / --base would
+    be the error otherwise)."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(script, Path(__file__).parent.parent / "bench" / f"{script}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    out = str(tmp_path / ("x" * 300) / "p.pt")
+    missing = str(tmp_path / "none.pt")
+    why = f"{option} {out!r} cannot be written: File name too long"
+    if script == "untrained_proposal":
+        with pytest.raises(ValueError, match=f"^{re.escape(why)}$"):
+            mod.main(["--base", missing, "--out", out])
+    else:
+        gate = ["--features", "combat"] if script == "advantage_fit" else []     # what --save needs
+        with pytest.raises(SystemExit):
+            mod.main(["--policy", missing, option, out, *gate])
+        err = capsys.readouterr().err
+        assert err.strip().endswith(f"error: {why}"), err
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_the_untrained_proposal_script_adds_the_input_to_a_policys_weights(tmp_path):

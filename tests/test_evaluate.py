@@ -1221,8 +1221,9 @@ def test_pooled_results_are_one_evaluation_of_their_deals(tmp_path, capsys):
         ev.pool_results([marked, swapped], sources=["A", "B"])
     assert main(["pool", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "a")]) == 2
     assert "holds the source" in capsys.readouterr().err
-    assert main(["pool", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "p")]) == 0
-    assert "already holds a results.json; the pooled result replaces it" in capsys.readouterr().err
+    assert main(["pool", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "p")]) == 2
+    assert "already holds results.json and results.md; give another folder, or --force" in capsys.readouterr().err
+    assert main(["pool", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "p"), "--force"]) == 0
     with pytest.raises(ValueError, match="'crossplay' tournament; only rotate and substitution"):
         ev.pool_results([a, dict(b, meta=dict(b["meta"], mode="crossplay"))])
     assert main(["pool", str(tmp_path / "a"), str(tmp_path / "a"), "--out", str(tmp_path / "q")]) == 2
@@ -1277,16 +1278,15 @@ def test_the_shards_of_a_tournament_pooled_are_the_tournament(tmp_path, capsys):
 
 
 def test_results_written_over_earlier_ones_leave_none_of_their_plots(tmp_path):
-    """A second evaluation into the same ``--out`` replaced results.json but left the first's
-    deduction plot beside it (issue #14); now a plot these results lack is removed, and
+    """A second evaluation into the same ``--out`` (``force``) replaced results.json but left the
+    first's deduction plot beside it (issue #14); now a plot these results lack is removed, and
     nothing but the plots' own names is touched."""
     kw = dict(config=SMALL, games=8, seed=2, progress=False, observer=False)
     ev.evaluate(["test_uniform_belief", "random"], out_dir=tmp_path, **kw)
     assert (tmp_path / "deduction.png").exists()
     (tmp_path / "mine.png").write_bytes(b"x")
     (tmp_path / "notes.txt").write_text("keep")
-    with pytest.warns(UserWarning, match="already holds a results.json"):
-        ev.evaluate(["random", "random"], out_dir=tmp_path, record_beliefs=False, **kw)
+    ev.evaluate(["random", "random"], out_dir=tmp_path, record_beliefs=False, force=True, **kw)
     assert not (tmp_path / "deduction.png").exists()
     assert (tmp_path / "winrates.png").exists() and (tmp_path / "crossplay.png").exists()
     assert (tmp_path / "mine.png").read_bytes() == b"x" and (tmp_path / "notes.txt").read_text() == "keep"

@@ -121,6 +121,19 @@ def test_bad_rllib_checkpoints_are_one_line_errors(tmp_path):
         agents.make("rllib")
 
 
+def test_the_script_checks_its_out_folder_before_ray_starts(tmp_path, monkeypatch, capsys):
+    """``--out`` that cannot be made (a name over 255 characters) is one line before Ray starts and
+    training runs (it passed, and the save after the training failed)."""
+    def no_ray(*a, **k):
+        raise AssertionError("Ray started before --out was checked")
+    monkeypatch.setattr(ray, "init", no_ray)
+    out = str(tmp_path / ("x" * 300))
+    with pytest.raises(SystemExit) as stop:
+        fw.main(["--out", out])
+    assert stop.value.code == 2
+    assert capsys.readouterr().err.strip().endswith(f"error: --out {out!r} cannot be made: File name too long")
+
+
 def test_the_script_trains_and_saves(local_ray, tmp_path, capsys):
     out = tmp_path / "run"
     assert fw.main(["--players", "5", "--max-turns", "4", "--iterations", "1", "--batch", "300",

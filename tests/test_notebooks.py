@@ -80,6 +80,22 @@ def test_the_runner_refuses_an_unknown_notebook_and_an_out_folder_in_notebooks(c
     assert not (NOTEBOOKS / "executed").exists()
 
 
+def test_the_runner_checks_its_out_folder_before_the_notebooks_run(tmp_path, monkeypatch, capsys):
+    """An ``--out`` that cannot be made (a name over 255 characters, ``/proc``) is a one-line error
+    before any notebook runs (it was found only when the first executed copy was written)."""
+    def no_run(*a, **k):
+        raise AssertionError("a notebook ran before --out was checked")
+    monkeypatch.setattr(run_notebooks, "execute", no_run)
+    outs = [str(tmp_path / ("x" * 300))] + (["/proc/treachery-no-such"] if sys.platform.startswith("linux") else [])
+    for out in outs:
+        with pytest.raises(SystemExit) as stop:
+            run_notebooks.main(["01_quickstart.ipynb", "--out", out])
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and err.count("error:") == 1, err
+        assert f"error: --out {out!r} cannot be made: " in err, err
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_the_runner_says_which_notebook_failed_and_how(tmp_path, monkeypatch, capsys):
     """A notebook whose cell raises: the runner prints its name and the error in one line, still
     writes the executed copy (the outputs up to the error), runs the others and exits 1."""

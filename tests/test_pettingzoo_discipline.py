@@ -83,6 +83,23 @@ def test_the_naming_rule_is_pettingzoos_own():
     assert checked >= 10
 
 
+def test_the_docs_name_the_registry_id_one_way():
+    """Every ``pettingzoo.make(...)`` in the README, docs/ and the notebooks names
+    :data:`treachery_env.REGISTRY_ID` (``treachery/treachery_v0``, the id registered, as in
+    docs/environment.md's table); the README's first section wrote ``treachery/treachery-v0``,
+    the spelling PettingZoo's registry also takes."""
+    root = DOC.parent.parent
+    found = 0
+    pages = [root / "README.md", *sorted((root / "docs").glob("*.md")), *sorted((root / "notebooks").glob("*.ipynb"))]
+    for path in pages:
+        text = path.read_text(encoding="utf-8")
+        for call in re.findall(r"pettingzoo\.make\(([^)]*)\)", text):
+            for named in re.findall(r'\\?"([^"\\]*/[^"\\]*)\\?"', call):
+                assert named == treachery_env.REGISTRY_ID, (path.name, call)
+                found += 1
+    assert found >= 3
+
+
 def test_max_cycles_through_the_registry_names_max_turns():
     """``pettingzoo.make(..., max_cycles=...)`` passes ``max_cycles`` on; it is refused with a
     pointer to the game's own limit, for both kinds."""

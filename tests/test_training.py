@@ -1080,7 +1080,7 @@ def test_cli_train_then_evaluate(tmp_path, capsys):
                  "Substitution delta", "| Leader | Guardian | Assassin | Traitor | overall |", "Belief head",
                  "95% intervals over deals", "| turns | n | top-1 | prior top-1 |",
                  "trained for a test", '"num_players": 4', "imitation warm start (DAgger)",
-                 f'agents.make("policy:{(ship / "policy.pt").resolve()}:greedy")',     # where it was written
+                 'from this card\'s folder: `agents.make("policy:policy.pt:greedy")`',    # not where export ran
                  "(the run ended in that phase: no PPO)"):                     # one iteration, imitating
         assert want in card, want
     assert re.search(r"learner agent-steps in 1 iteration, \d+ games, ", card)

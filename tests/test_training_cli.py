@@ -93,6 +93,41 @@ def test_bad_cli_input_is_one_line_error(tmp_path, capsys, case):
     assert not (tmp_path / "run").exists() and not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("where", ["long", "proc"])
+@pytest.mark.parametrize("command", ["evaluate", "throne", "pool", "export", "train"])
+def test_a_folder_that_cannot_be_written_is_refused_before_the_work(tmp_path, capsys, monkeypatch, policy_4p,
+                                                                     command, where):
+    """``--out`` (``--run-dir``) of a command that writes at the end of long work is made and
+    written to before the work (a name over 255 characters was a raw ``OSError: [Errno 36]``;
+    ``/proc/...``, like a read-only file system, passed, every game was played, then
+    ``write_results`` failed with a traceback and wrote nothing): one line naming it."""
+    import sys
+
+    from training import evaluate as ev
+    from training import throne_eval
+
+    if where == "proc" and not sys.platform.startswith("linux"):
+        pytest.skip("/proc is Linux's")
+    out = str(tmp_path / ("x" * 300)) if where == "long" else "/proc/treachery-no-such/out"
+
+    def no_games(*a, **k):
+        raise AssertionError("a game was played before --out was checked")
+    monkeypatch.setattr(ev, "run_tasks", no_games)
+    monkeypatch.setattr(throne_eval, "_run", no_games)
+    small = ["--players", "4", "--games", "4", "--no-progress"]
+    argv = {"evaluate": ["evaluate", "--agents", "heuristic,random", *small, "--out", out],
+            "throne": ["evaluate", "--game", "throne_magic", "--agents", "heuristic,random", *small, "--out", out],
+            "pool": ["pool", str(tmp_path / "a"), str(tmp_path / "b"), "--out", out],
+            "export": ["export", str(policy_4p), "--out", out],
+            "train": ["train", "--steps", "10", "--run-dir", out]}[command]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    what = "run directory" if command == "train" else "--out"
+    assert err.startswith(f"treachery {argv[0]}: error: {what} {out!r} cannot be "), err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
 # --------------------------------------------------------------------------- --resume with --config
 def _run_with_checkpoint(tmp_path):
     """A run folder holding one checkpoint whose stored config is a small 4-player
@@ -350,6 +385,35 @@ def test_export_to_the_current_folder_names_the_card_after_it(tmp_path, monkeypa
     assert (ship / "MODEL_CARD.md").read_text().startswith("# Model card: `ship-here`\n")
 
 
+def test_the_cards_load_line_works_for_its_reader(tmp_path, monkeypatch, policy_4p):
+    """The card says how to load its policy in a form that works where it is read: an export
+    outside checkpoints/ by ``policy:policy.pt:greedy`` from the card's folder (it said
+    ``policy:exp1/policy.pt:greedy``, relative to where export ran); a shipped model (a folder of
+    checkpoints/ whose name no bot has) by its name, as checkpoints/*/MODEL_CARD.md say."""
+    import agents.models
+
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    assert cli.main(["export", str(policy_4p), "--out", "exp1"]) == 0
+    card = (work / "exp1" / "MODEL_CARD.md").read_text()
+    assert "exp1/policy.pt" not in card and 'from this card\'s folder: `agents.make("policy:policy.pt:greedy")`' in card
+    monkeypatch.chdir(work / "exp1")
+    assert agents.make("policy:policy.pt:greedy").greedy
+    monkeypatch.setattr(agents.models, "CHECKPOINTS", tmp_path / "checkpoints")
+    for name, by_name in (("mine", True), ("heuristic", False)):          # a bot's name is never a model's
+        assert cli.main(["export", str(policy_4p), "--out", str(tmp_path / "checkpoints" / name)]) == 0
+        card = (tmp_path / "checkpoints" / name / "MODEL_CARD.md").read_text()
+        assert (f'Load it by name as its evaluations below played it, greedy: `agents.make("{name}")`' in card) \
+            == by_name and ('`agents.make("policy:policy.pt:greedy")`' in card) != by_name, card
+    model = agents.models.models(tmp_path / "checkpoints")["mine"]
+    assert agents.models.checked_policy(model) == model.policy        # the name's file, its checksum the card's
+    from pathlib import Path
+    shipped = agents.models.models(Path(__file__).resolve().parent.parent / "checkpoints")   # this checkout's
+    for name, model in shipped.items():                               # the shipped cards say the same
+        assert f'`agents.make("{name}")` (`--agents {name}`, from any folder' in model.card.read_text(), name
+
+
 def test_export_never_overwrites_a_shipped_policy_without_force(tmp_path, capsys, policy_4p):
     """``treachery export`` into a folder that already holds a policy or card is
     refused in one line and changes nothing; ``--force`` replaces them; an
@@ -428,28 +492,55 @@ def test_export_refuses_results_that_evaluated_another_file(tmp_path, capsys, po
             in capsys.readouterr().err)
 
 
-def test_evaluate_warns_before_replacing_results(tmp_path):
-    """An --out folder that already holds results.json is replaced with a warning;
-    a tournament refused for a bad argument neither warns nor touches it."""
-    import warnings
+@pytest.mark.parametrize("command", ["evaluate", "throne", "pool"])
+def test_results_are_replaced_only_with_force(tmp_path, capsys, monkeypatch, command):
+    """An --out that already holds results is refused before any game (evaluate and the Throne
+    Magic evaluation replaced it with only a warning, pool too, while export refused without
+    --force); with --force the results are replaced; a tournament refused for a bad argument
+    says that argument and leaves them as they were."""
+    import json
 
-    from treachery_env import GameConfig
-    from training.evaluate import evaluate
+    from training import evaluate as ev
+    from training import throne_eval
 
-    config = GameConfig(num_players=4, starting_life=6, max_turns=8)
-    evaluate(["random", "heuristic"], games=4, config=config, progress=False, out_dir=tmp_path / "r")
+    small = ["--players", "4", "--starting-life", "6", "--max-turns", "8", "--games", "4", "--no-progress",
+             "--agents", "random,heuristic"]
+    runs = {"evaluate": ["evaluate", *small], "throne": ["evaluate", "--game", "throne_magic", *small],
+            "pool": ["pool", str(tmp_path / "a"), str(tmp_path / "b")]}
+    if command == "pool":
+        for part, seed in (("a", "1"), ("b", "2")):
+            assert cli.main(["evaluate", *small, "--seed", seed, "--out", str(tmp_path / part)]) == 0
+    argv = runs[command] + ["--out", str(tmp_path / "r")]
+    assert cli.main(argv) == 0
     before = (tmp_path / "r" / "results.json").read_bytes()
-    (tmp_path / "bad.pt").write_bytes(b"garbage")
-    for bad, kw in (([f"policy:{tmp_path / 'bad.pt'}", "heuristic"], {}),
-                    ([f"policy:{tmp_path / 'none.pt'}", "heuristic"], {}), (["nobot", "heuristic"], {}),
-                    (["random", "heuristic"], {"workers": 0}), (["random", "heuristic"], {"mode": "nomode"})):
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            with pytest.raises(ValueError):
-                evaluate(bad, games=4, config=config, progress=False, out_dir=tmp_path / "r", **kw)
-    assert (tmp_path / "r" / "results.json").read_bytes() == before
-    with pytest.warns(UserWarning, match="already holds a results.json"):
-        evaluate(["random", "heuristic"], games=4, config=config, progress=False, out_dir=tmp_path / "r")
+    played = {"n": 0}
+    real_tasks, real_run = ev.run_tasks, throne_eval._run
+
+    def count(real):
+        def counted(*a, **k):
+            played["n"] += 1
+            return real(*a, **k)
+        return counted
+    monkeypatch.setattr(ev, "run_tasks", count(real_tasks))
+    monkeypatch.setattr(throne_eval, "_run", count(real_run))
+    capsys.readouterr()
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err == (f"treachery {argv[0]}: error: --out {str(tmp_path / 'r')!r} already holds results.json and "
+                   f"results.md; give another folder, or --force to replace them\n")
+    assert played["n"] == 0 and (tmp_path / "r" / "results.json").read_bytes() == before
+    if command == "evaluate":
+        (tmp_path / "bad.pt").write_bytes(b"garbage")
+        for bad in ([f"--agents=policy:{tmp_path / 'bad.pt'},heuristic"], ["--agents=nobot,heuristic"],
+                    ["--workers", "0"], ["--games", "0"]):
+            assert cli.main(argv + bad) == 2
+            assert "already holds" not in capsys.readouterr().err    # the bad argument is said first
+        assert played["n"] == 0 and (tmp_path / "r" / "results.json").read_bytes() == before
+    (tmp_path / "r" / "results.json").write_text("{}")
+    assert cli.main(argv + ["--force"]) == 0
+    assert played["n"] == (0 if command == "pool" else 1)
+    again = json.loads((tmp_path / "r" / "results.json").read_text())     # the same games again, replaced
+    assert again["summary"] == json.loads(before)["summary"]
 
 
 @pytest.mark.parametrize("wall,iterations,steps,phrase", [

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Sequence
 
 from table.options import add_game_arguments, game_config_from_args
+from treachery_env.words import with_article
 
 __all__ = ["main", "build_parser", "max_workers"]
 
@@ -133,7 +134,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_game_arguments(e)
     e.add_argument("--games", type=int, default=1000,
                    help="games requested, rounded up to whole deals (default 1000)")
-    e.add_argument("--out", default="results", help="output directory (default results/)")
+    e.add_argument("--out", default="results",
+                   help="output directory of results.json, results.md and plots (default results/); made and "
+                        "written to before any game, and refused when it already holds results unless --force")
+    e.add_argument("--force", action="store_true", help="replace the results already in --out (default: refuse)")
     e.add_argument("--workers", type=int, default=1,
                    help="worker processes (default 1; at most 4 per CPU); with --ray, the Ray tasks (chunks "
                         "of games, one CPU each) in flight at a time")
@@ -259,6 +263,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "bluffing, the gate, latency) stay in each source's results.")
     o.add_argument("results", nargs="+", help="results.json files or their folders (two or more)")
     o.add_argument("--out", required=True, help="output directory of the pooled results.json, results.md and plots")
+    o.add_argument("--force", action="store_true", help="replace the results already in --out (default: refuse)")
 
     sub.add_parser("models", help="the shipped models, loadable by name (--agents flagship)",
                    description="The shipped checkpoints (checkpoints/NAME/policy.pt with its MODEL_CARD.md): each "
@@ -320,7 +325,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         res = evaluate(specs, games=args.games, seed=args.seed, workers=args.workers, mode=args.mode,
                        reference=reference, config=config, record_beliefs=not args.no_beliefs,
                        progress=not args.no_progress, out_dir=args.out, observer=not args.no_observer,
-                       shard=shard, ray_address=args.ray,
+                       shard=shard, ray_address=args.ray, force=args.force,
                        roles=None if args.roles is None else _parse_roles(args.roles), lockstep=args.lockstep)
     except ValueError as err:
         print(f"treachery evaluate: error: {err}", file=sys.stderr)
@@ -378,7 +383,8 @@ def _evaluate_throne(args: argparse.Namespace, config) -> int:
     if args.seed < 0:
         raise ValueError(f"--seed must be >= 0, got {args.seed}")
     res = evaluate_throne(args.agents.split(","), config, games=args.games, seed=args.seed, workers=args.workers,
-                          mode=args.mode, reference=args.reference, progress=not args.no_progress, out_dir=args.out)
+                          mode=args.mode, reference=args.reference, progress=not args.no_progress, out_dir=args.out,
+                          force=args.force)
     s, m = res["summary"], res["meta"]
     print(f"Throne Magic: {s['games']} games ({m['deals']} deal{'' if m['deals'] == 1 else 's'} x "
           f"{m['games_per_deal']}), {m['num_players']} "
@@ -446,7 +452,7 @@ def _print_win_tables(res: dict) -> None:
     print(per_role_table(res))
     sub = res.get("substitution")
     if sub:
-        print(f"Substitution delta (each candidate in a seat of a {sub['reference']} table, minus "
+        print(f"Substitution delta (each candidate in a seat of {with_article(sub['reference'])} table, minus "
               f"{sub['reference']} in that seat of that deal) [95% interval clustered by deal] n=pairs/deals:")
         print(substitution_table(res))
 
@@ -744,7 +750,8 @@ def _evaluation_plan(policy: str, config, games: int, workers: int, greedy: bool
     """What ``treachery train --evaluate GAMES`` plays once the run is trained: a substitution
     tournament of the policy (greedy or sampling) against random, then one against heuristic, in
     ``workers`` processes (on Ray when the run's rollouts were), each into
-    ``RUN_DIR/eval-vs-<reference>``; one dict of :func:`training.evaluate.evaluate`'s arguments
+    ``RUN_DIR/eval-vs-<reference>``, replacing the run's earlier evaluation there (a resumed
+    run's policy is a new one); one dict of :func:`training.evaluate.evaluate`'s arguments
     each (``reference``, ``specs``, ``games``, ``seed``, ``workers``, ``out_dir``, ``ray_address``)."""
     spec = f"policy:{policy}" + (":greedy" if greedy else "")
     return [{"reference": ref, "specs": [spec, ref], "games": games, "seed": config.seed + 1, "workers": workers,
@@ -768,7 +775,7 @@ def _evaluate_commands(plan: list[dict], config) -> str:
         calls = " and ".join(f"evaluate({step['specs']!r}, games={step['games']}, seed={step['seed']}, "
                              f"workers={step['workers']}, mode='substitution', reference={step['reference']!r}, "
                              f"config=<the run's game>, out_dir={str(step['out_dir'])!r}, "
-                             f"ray_address={step['ray_address']!r})" for step in plan)
+                             f"ray_address={step['ray_address']!r}, force=True)" for step in plan)
         return f"training.evaluate's {calls} in Python (treachery evaluate cannot play this game: {err})"
     commands = []
     for step in plan:
@@ -778,7 +785,7 @@ def _evaluate_commands(plan: list[dict], config) -> str:
                                     "--mode", "substitution", "--reference", step["reference"],
                                     "--games", str(step["games"]), "--seed", str(step["seed"]),
                                     "--workers", str(step["workers"]), *ray, *options,
-                                    "--out", str(step["out_dir"])]))
+                                    "--out", str(step["out_dir"]), "--force"]))
     return " && ".join(commands)
 
 
@@ -793,7 +800,7 @@ def _evaluate_policy(left: list[dict], config, progress: bool) -> int:
         ref, spec, out = step["reference"], step["specs"][0], step["out_dir"]
         res = evaluate(step["specs"], games=step["games"], seed=step["seed"], workers=step["workers"],
                        mode="substitution", reference=ref, config=game_config, progress=progress, out_dir=out,
-                       ray_address=step["ray_address"])
+                       ray_address=step["ray_address"], force=True)     # the run's own: its earlier policy's replaced
         left.pop(0)
         print(f"\n== the policy against {ref}: {res['summary']['games']} games "
               f"({res['meta']['deals']} deals), {res['timing']['wall_s']:.0f} s ==")
@@ -862,7 +869,7 @@ def _compare(args: argparse.Namespace) -> int:
         print(f"treachery compare: error: {err}", file=sys.stderr)
         return 2
     roles = list(res["roles"])
-    print(f"{res['after']} minus {res['before']}, both in one seat of a {res['reference']} table, "
+    print(f"{res['after']} minus {res['before']}, both in one seat of {with_article(res['reference'])} table, "
           "the same seat of the same deal (normal 95% intervals clustered by deal; none where the spread between "
           "deals cannot be estimated; n=seat-games/deals):")
     print("| | " + " | ".join(roles) + " |")
@@ -882,7 +889,7 @@ def _compare(args: argparse.Namespace) -> int:
 def _pool(args: argparse.Namespace) -> int:
     from agents.files import check_folder
 
-    from .evaluate import deals_text, pool_results, read_results, variants_text, write_results
+    from .evaluate import deals_text, pool_results, read_results, refuse_held_results, variants_text, write_results
     try:
         check_folder(args.out, "--out")
         out = Path(args.out).resolve()
@@ -892,8 +899,7 @@ def _pool(args: argparse.Namespace) -> int:
                 raise ValueError(f"--out {args.out!r} holds the source {r!r}; the pooled result would replace it "
                                  f"(choose another folder)")
         res = pool_results([read_results(r) for r in args.results], sources=list(args.results))
-        if (out / "results.json").exists():
-            warnings.warn(f"--out {args.out!r} already holds a results.json; the pooled result replaces it")
+        refuse_held_results(args.out, args.force)
         write_results(res, args.out)
     except ValueError as err:
         print(f"treachery pool: error: {err}", file=sys.stderr)

@@ -182,7 +182,7 @@ __all__ = [
     "score_belief", "TURN_BANDS", "deduction_metrics", "summarize", "evaluate",
     "render_markdown", "write_results", "atomic_write_bytes", "WINRATE_INTERVALS", "per_role_table", "substitution_table", "format_delta",
     "beats_in_every_role", "social_tables", "gate_table", "deduction_table", "deduction_unit", "format_mean", "paired_delta", "read_results",
-    "Outcome", "pool_results", "shard_deals", "deals_text", "VARIANT_FIELDS", "variants_text",
+    "Outcome", "pool_results", "shard_deals", "deals_text", "VARIANT_FIELDS", "variants_text", "refuse_held_results",
 ]
 
 ROLES = (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)
@@ -1467,7 +1467,7 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
              config: GameConfig | None = None, record_beliefs: bool = True, progress: bool = True,
              out_dir: str | os.PathLike | None = None, observer: bool = True,
              shard: tuple[int, int] | None = None, ray_address: str | None = None,
-             roles: Sequence[str] | None = None, lockstep: bool = False) -> dict:
+             roles: Sequence[str] | None = None, lockstep: bool = False, force: bool = False) -> dict:
     """Run a duplicate-deal tournament and return :func:`summarize`'s dict.
 
     Args:
@@ -1491,8 +1491,9 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
         progress: show a tqdm bar.
         out_dir: if given, also :func:`write_results` there; checked before
             any game is played (a ``ValueError`` when it is or lies under a
-            file), and, once every other argument is found good, a warning
-            says so when it already holds a ``results.json``, which is replaced.
+            file or cannot be made or written, and, once every other argument
+            is found good, when it already holds results and ``force`` is not
+            given: :func:`refuse_held_results`).
         observer: run the fixed public observer (bluffing and talk-shift
             metrics; see the module docstring).
         shard: ``(i, n)``: play only the i-th (1-based) of ``n`` contiguous shards of the
@@ -1515,6 +1516,7 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
             entrant; results reproducible for the same command, equal to the default's
             up to float rounding); ``meta["lockstep"]`` says so when a trained policy is an
             entrant (without one the games are the default's, and it is absent).
+        force: replace the results already in ``out_dir`` (default: refuse them).
 
     Raises:
         ValueError: for unknown specs, a bad mode/reference (or no candidate
@@ -1522,7 +1524,8 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
             config whose ``num_players`` differs from ``num_players``, or a
             policy trained for another table size (``agents.check_table``),
             a ``shard`` outside 1..n or of more shards than deals, an ``out_dir``
-            that is, or lies under, a file, or (with ``ray_address``) Ray missing or an
+            that is, or lies under, a file, cannot be made or written, or holds
+            results (without ``force``), or (with ``ray_address``) Ray missing or an
             address it cannot connect to, a ``reference`` outside substitution and
             teammates, ``roles`` outside substitution, naming no
             role, naming one twice or naming only roles the game's identity deck lacks.
@@ -1606,6 +1609,8 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
     deal_range = range(total_deals) if shard is None else shard_deals(total_deals, *shard)
     tasks = schedule(deal_range)
     deals = len(deal_range)
+    if out_dir is not None:                 # once the arguments hold: a bad one is said first
+        refuse_held_results(out_dir, force)
     if progress and shard is None and len(tasks) != games:       # said before the bar, not only in the summary
         played = len(tasks) // max(deals, 1)
         print(f"{len(tasks):,} games: {deals:,} deal{'' if deals == 1 else 's'} (--games {games:,} rounded up to "
@@ -1613,8 +1618,6 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
               + (f"; only the seats dealt {', '.join(Role(r).name.lower() for r in sorted(role_values))} are "
                  f"played, {played} game{'' if played == 1 else 's'} a deal" if role_values else "") + ")",
               file=sys.stderr)
-    if out_dir is not None and (Path(out_dir) / "results.json").exists():     # warned once the arguments hold
-        warnings.warn(f"--out {str(out_dir)!r} already holds a results.json; this tournament replaces it")
     t0 = time.perf_counter()
     records = run_tasks(tasks, config, workers=workers, record_beliefs=record_beliefs, progress=progress,
                         observer=observer, ray_address=ray_address, lockstep=lockstep)
@@ -1983,6 +1986,25 @@ def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
     if images:
         out += [""] + [f"![{Path(i).stem}]({i})" for i in images]
     return "\n".join(out) + "\n"
+
+
+RESULT_FILES = ("results.json", "results.md")
+"""The files that say a folder holds results (:func:`write_results` and
+:func:`training.throne_eval.write_results` write both)."""
+
+
+def refuse_held_results(out_dir: str | os.PathLike, force: bool = False) -> None:
+    """Refuse, before any game, an ``--out`` that already holds results, unless ``force`` (as
+    ``treachery export`` refuses a folder holding a policy or card without ``--force``); called
+    once :func:`agents.files.check_folder` found it a folder that can be written.
+
+    Raises:
+        ValueError: one line naming ``out_dir``, the files it holds and ``--force``.
+    """
+    held = [n for n in RESULT_FILES if (Path(out_dir) / n).exists()]
+    if held and not force:
+        raise ValueError(f"--out {str(out_dir)!r} already holds {' and '.join(held)}; give another folder, "
+                         f"or --force to replace them")
 
 
 def write_results(res: dict, out_dir: str | os.PathLike) -> dict[str, Path]:

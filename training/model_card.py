@@ -176,7 +176,7 @@ def _grafted_line(role: str, src: dict) -> str:
 
 
 def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (), run: dict | None = None,
-               notes: str = "", load_path: str | None = None, caveats: Sequence[str] = ()) -> str:
+               notes: str = "", by_name: bool = False, caveats: Sequence[str] = ()) -> str:
     """The model card (markdown) of a shipped policy.
 
     Args:
@@ -185,8 +185,9 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
         results: evaluation result dicts (:func:`training.evaluate.evaluate`).
         run: :func:`training_summary` of the run, if known.
         notes: free text appended under "Notes".
-        load_path: the path the card tells users to load (default
-            ``checkpoints/NAME/policy.pt``).
+        by_name: the card tells its readers to load the policy by ``name`` (a shipped model,
+            ``agents.make("flagship")``, from any folder); else as ``policy:policy.pt:greedy``
+            from the card's own folder (:func:`_load_line`).
         caveats: paragraphs printed at the top of the Evaluation section
             (e.g. that a result's games were played by another file).
 
@@ -245,9 +246,8 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
     from_run = _init_from_run(tc, meta)
     out = [f"# Model card: `{name}`", "",
            f"A trained policy for {gc['num_players']}-player Treachery (recurrent actor-critic with a "
-           "role-belief head; how it was trained is under Facts and Training configuration). Load it as "
-           f"its evaluations below played it, greedy: `agents.make(\"policy:{load_path or f'checkpoints/{name}/policy.pt'}"
-           ":greedy\")` (without `:greedy` it samples its actions).", "",
+           "role-belief head; how it was trained is under Facts and Training configuration). "
+           + _load_line(name, by_name), "",
            "## Facts", "",
            f"* network: {net}{critic}; {params:,} parameters; file {size / 1e6:.1f} MB",
            CHECKSUM_LINE.format(sha256_of(policy)),
@@ -314,12 +314,31 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
     return "\n".join(out)
 
 
-def _display_path(p: Path) -> str:
-    """``p`` relative to the working folder when it lies inside it, else absolute."""
-    try:
-        return str(p.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(p.resolve())
+def _load_line(name: str, by_name: bool) -> str:
+    """The card's sentence saying how to load its policy as its evaluations played it (greedy),
+    in a form that works for the card's reader: a shipped model by its ``name`` (from any folder,
+    its file checked against the card's checksum), any other by the ``policy.pt`` beside the card,
+    relative to the card's folder (a path relative to where ``treachery export`` ran would work
+    only from there)."""
+    if by_name:
+        return (f"Load it by name as its evaluations below played it, greedy: `agents.make(\"{name}\")` "
+                f"(`--agents {name}`, from any folder; its file is checked against the SHA-256 below). "
+                "`policy:PATH:greedy`, PATH its `policy.pt`, loads the file unchecked (without `:greedy` it "
+                "samples its actions).")
+    return ("Load it as its evaluations below played it, greedy, from this card's folder: "
+            "`agents.make(\"policy:policy.pt:greedy\")` (from elsewhere, `policy:` followed by the path of this "
+            "folder's `policy.pt`; without `:greedy` it samples its actions).")
+
+
+def _loads_by_name(folder: str | os.PathLike) -> bool:
+    """Whether a policy exported to ``folder`` is a shipped model that ``agents.make`` loads by the
+    folder's name: a folder of :data:`agents.models.CHECKPOINTS` whose name no bot has
+    (:data:`agents.NAMED_MODELS`) and that is one spec (no ``:``)."""
+    import agents.models
+
+    folder = Path(folder).resolve()
+    return (folder.parent == Path(agents.models.CHECKPOINTS).resolve() and ":" not in folder.name
+            and (folder.name in agents.NAMED_MODELS or not agents.names_a_bot(folder.name)))
 
 
 def _played_by(res: dict, shas: set[str]) -> str:
@@ -445,7 +464,7 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
     out.mkdir(parents=True, exist_ok=True)
     dst = out / "policy.pt"
     atomic_write_bytes(dst, data)
-    card = model_card(dst, out.resolve().name, res, run, notes, load_path=_display_path(dst),   # --out . too
+    card = model_card(dst, out.resolve().name, res, run, notes, by_name=_loads_by_name(out),   # --out . too
                       caveats=caveats)
     path = out / "MODEL_CARD.md"
     atomic_write_bytes(path, card.encode())

@@ -580,8 +580,8 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         a :class:`TrainResult`.
 
     Raises:
-        ValueError: a ``run_dir`` that is, or lies under, a file (before
-            anything is done); a ``run_dir`` another training holds
+        ValueError: a ``run_dir`` that is, or lies under, a file, or that cannot be
+            made or written (before anything is done); a ``run_dir`` another training holds
             (:class:`training.run_lock.RunLock`, naming its pid), or whose
             checkpoints or metrics another training wrote while this one was
             starting; starting a new run in a folder that holds a run, resuming
@@ -615,6 +615,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
     loaded to ``<name>.corrupt``, with a warning, so that keeping the newest
     ``keep_checkpoints`` never keeps such a file in place of a good one.
     """
+    check_folder(config.run_dir, "run directory")   # a file in the way, or a folder that cannot be made or written
     lock = RunLock(config.run_dir)
     lock.check()                                # a folder in use: said first, whatever else it holds
     seen = _run_files(Path(config.run_dir))     # what the checks below see, unless another training writes
@@ -982,7 +983,6 @@ def _open_run(config: TrainConfig, resume: bool | str | os.PathLike) -> tuple[Tr
         ``workers`` and ``ray_address`` from ``config``), and the checkpoint resumed from and its
         loaded contents (None, None for a new run).
     """
-    check_folder(config.run_dir, "run directory")
     run_dir = Path(config.run_dir)
     path, payload, state = None, None, None
     if resume:

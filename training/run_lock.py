@@ -50,11 +50,13 @@ def _held_by_other(path: Path) -> str | None:
     """None when no process holds the lock file ``path`` (or there is none, or no lock can be
     asked for), else :func:`_holder`'s words for the one that does.  Reads the file only: a
     shared lock asked for and given back at once, which an exclusive one excludes."""
-    if fcntl is None or not path.is_file():
+    if fcntl is None:
         return None
     try:
+        if not path.is_file():
+            return None
         fd = os.open(path, os.O_RDONLY)
-    except OSError:
+    except OSError:             # a name the system refuses (too long): no training can hold it
         return None
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)

@@ -27,7 +27,6 @@ from __future__ import annotations
 import json
 import sys
 import time
-import warnings
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +41,7 @@ from treachery_env import throne_roles as tr
 
 from .evaluate import (Entrant, GameTask, _chunks, _config_dict, _entrant_meta, _games_bar,
                        _init_worker, _json_default, _mp_context, entrants_from_specs, rotation_schedule,
-                       substitution_schedule, variants_text)
+                       refuse_held_results, substitution_schedule, variants_text)
 from .provenance import toolkit, toolkit_text
 from .stats import clustered_mean, clustered_share
 
@@ -142,7 +141,7 @@ def _run(tasks: list[GameTask], config: GameConfig, workers: int, progress: bool
 
 def evaluate_throne(specs: Sequence[str], config: GameConfig, games: int = 100, seed: int = 0, workers: int = 1,
                     mode: str = "rotate", reference: str | None = None, progress: bool = True,
-                    out_dir: str | Path | None = None) -> dict:
+                    out_dir: str | Path | None = None, force: bool = False) -> dict:
     """A Throne Magic tournament (see the module docstring).
 
     Args:
@@ -156,7 +155,11 @@ def evaluate_throne(specs: Sequence[str], config: GameConfig, games: int = 100, 
         reference: substitution's reference label (default: the last agent); a spec not among
             ``specs`` joins them.
         progress: a tqdm bar on stderr.
-        out_dir: if given, :func:`write_results` there (checked before any game is played).
+        out_dir: if given, :func:`write_results` there (checked before any game is played:
+            it is or lies under a file or cannot be made or written, and, once every other
+            argument is found good, it holds results without ``force``:
+            :func:`training.evaluate.refuse_held_results`).
+        force: replace the results already in ``out_dir`` (default: refuse them).
 
     Returns:
         ``{"meta", "summary", "agents", "timing"}``: ``agents[label]`` holds ``overall`` and
@@ -168,7 +171,8 @@ def evaluate_throne(specs: Sequence[str], config: GameConfig, games: int = 100, 
     Raises:
         ValueError: for a config that is not Throne Magic, an unknown mode, ``games`` or
             ``workers`` below 1, an agent that does not play Throne Magic, substitution without a
-            candidate, or an ``out_dir`` that is a file.
+            candidate, or an ``out_dir`` that is (or lies under) a file, cannot be made or written, or
+            holds results (without ``force``).
     """
     if config.game != "throne_magic":
         raise ValueError(f"evaluate_throne: a Throne Magic config (game='throne_magic'), got game={config.game!r}")
@@ -203,11 +207,11 @@ def evaluate_throne(specs: Sequence[str], config: GameConfig, games: int = 100, 
             return substitution_schedule(ref, cands, n, deals, seed)
     deals = -(-games // per)
     tasks = schedule(deals)
+    if out_dir is not None:                 # once the arguments hold: a bad one is said first
+        refuse_held_results(out_dir, force)
     if progress and len(tasks) != games:
         print(f"{len(tasks):,} games: {deals:,} deal{'' if deals == 1 else 's'} (--games {games:,} rounded up to "
               f"whole deals of {per} games)", file=sys.stderr)
-    if out_dir is not None and (Path(out_dir) / "results.json").exists():
-        warnings.warn(f"--out {str(out_dir)!r} already holds a results.json; this tournament replaces it")
     t0 = time.perf_counter()
     records = _run(tasks, config, workers, progress)
     meta = {"game": "throne_magic", "entrants": [_entrant_meta(e) for e in entrants], "num_players": n,

@@ -13,6 +13,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from .rules import MIN_PLAYERS, VARIANTS, Role, check_identity_deck, format_role_counts, role_distribution
+from .words import with_article
 
 __all__ = ["GameConfig", "did_you_mean", "VARIANTS", "RARITIES", "MAX_PLAYERS", "RARITY_POOLS", "PRIORITY_WINDOWS", "MULLIGANS",
            "TALK_MODES", "GAMES", "THRONE_ROLE_METHODS", "ARCHENEMY"]
@@ -22,7 +23,8 @@ def _short(v: Any) -> str:
     text = repr(v)
     if len(text) <= 80 and "\n" not in text:
         return f"{type(v).__name__} {text}"
-    return f"a {type(v).__name__} of {len(v)}" if hasattr(v, "__len__") else f"a {type(v).__name__}"
+    kind = with_article(type(v).__name__)
+    return f"{kind} of {len(v)}" if hasattr(v, "__len__") else kind
 
 
 GAMES = ("treachery", "throne_magic")

@@ -39,6 +39,7 @@ from .compiled import compiled_pyx
 from .engine.state import DecisionKind
 from .rules import Role
 from .text import option_text
+from .words import with_article
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game
@@ -621,7 +622,7 @@ class SeatView(NamedTuple):
         """
         view = _from_json(d)
         if type(view) is not cls:
-            raise ValueError(f"not a SeatView's dict (its top is a {type(view).__name__})")
+            raise ValueError(f"not a SeatView's dict (its top is {with_article(type(view).__name__)})")
         return view
 
     def opponents(self) -> list[int]:
@@ -674,7 +675,7 @@ def _from_json(v: Any, types: dict | None = None) -> Any:
         defaults = getattr(cls, "_field_defaults", {})
         missing = [f for f in fields if f not in v and f not in defaults]
         if missing:
-            raise ValueError(f"not a view's dict: a {cls.__name__} without {missing}")
+            raise ValueError(f"not a view's dict: {with_article(cls.__name__)} without {missing}")
         return cls(*(_from_json(v[f], types) if f in v else defaults[f] for f in fields))
     if "__role__" in v:
         return Role[v["__role__"].upper()]

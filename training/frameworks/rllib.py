@@ -35,6 +35,7 @@ from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from ray.tune.registry import register_env
 
 import treachery_env
+from agents.files import check_folder
 from agents.rllib import MODULE_ID
 from agents.rllib_module import MaskedPPOTorchRLModule
 
@@ -146,8 +147,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0, help="RLlib's seed (default 0)")
     p.add_argument("--out", required=True, help="folder for the checkpoint (Algorithm.save_to_path)")
     args = p.parse_args(argv)
-    if os.path.isfile(args.out):
-        p.error(f"--out {args.out!r} is a file; give a folder")
+    try:
+        check_folder(args.out, "--out")         # before the training, not at its save
+    except ValueError as err:
+        p.error(str(err))
     env_config = {"num_players": args.players}
     if args.max_turns is not None:
         env_config["max_turns"] = args.max_turns

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from ..actions import MAX_WALKERS, N_LOYALTY_ABILITIES
 from ..cards import CardDef
+from ..words import with_article
 from .state import Attackable, StackItem
 
 __all__ = ["AttackablesMixin"]
@@ -45,7 +46,7 @@ class AttackablesMixin:
             ValueError: if ``card`` is not a planeswalker card.
         """
         if not card.is_planeswalker:
-            raise ValueError(f"{card.name!r} is a {card.type}, not a planeswalker (CR 306)")
+            raise ValueError(f"{card.name!r} is {with_article(card.type)}, not a planeswalker (CR 306)")
         owner = seat if owner is None else owner
         w = Attackable(self._new_uid(), "planeswalker", card, owner, seat, card.loyalty, self.turn)
         w.token = token

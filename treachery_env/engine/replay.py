@@ -128,9 +128,10 @@ class ReplayMixin:
         version = d.get("version")
         if version not in (1, 2, REPLAY_VERSION) or isinstance(version, bool):
             raise ValueError(f"unsupported replay version {version!r}; this engine reads 1 to {REPLAY_VERSION}")
-        for k, typ in (("config", dict), ("seed", int), ("actions", list), ("digest", str)):
+        for k, typ, kind in (("config", dict, "an object"), ("seed", int, "an integer"), ("actions", list, "a list"),
+                             ("digest", str, "a string")):
             if not isinstance(d.get(k), typ) or isinstance(d.get(k), bool):
-                raise ValueError(f"replay field {k!r} is missing or not a {typ.__name__}")
+                raise ValueError(f"replay field {k!r} is missing or not {kind}")
         if version == 1:
             d = {**d, "config": {"priority_windows": "main", **d["config"]}}
         if version in (1, 2):
