@@ -197,6 +197,40 @@ def test_a_corrupt_explicit_checkpoint_is_a_one_line_error(run, tmp_path):
     assert str(newest) in str(err.value) and "\n" not in str(err.value)
 
 
+def _contents(folder: Path) -> dict:
+    """Every file under ``folder`` (relative path -> bytes)."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_a_resume_from_another_runs_checkpoint_is_refused_and_changes_nothing(run, tmp_path, capsys):
+    """``--resume A/ckpt --run-dir B`` continued run A inside run folder B: A's iterations appended to
+    B's metrics, A's line in B's policy.pt, B's own checkpoints pruned as the oldest.  Refused in one
+    line (train() itself, the CLI with --run-dir or a --config naming B) naming A's folder and the two
+    ways out; neither folder changes.  Without --run-dir the checkpoint's own folder is the run's
+    (tests/test_training.py: test_cli_resume_keeps_the_runs_own_budget_and_config)."""
+    from training import cli
+
+    cfg, _ = run
+    shutil.copytree(cfg.run_dir, tmp_path / "A")
+    shutil.copytree(cfg.run_dir, tmp_path / "B")
+    ckpt = sorted((tmp_path / "A").glob("ckpt_*.pt"))[0]
+    before = {d: _contents(tmp_path / d) for d in ("A", "B")}
+    other = TrainConfig.from_dict({**cfg.to_dict(), "run_dir": str(tmp_path / "B"), "total_steps": 800})
+    with pytest.raises(ValueError, match=r"belongs to the run in .*, not to .*B', the run folder this run "
+                                         r"writes; resume it in its own folder") as err:
+        train(other, resume=ckpt, progress=False, log=False)
+    assert "\n" not in str(err.value)
+    conf = tmp_path / "b.toml"
+    conf.write_text(f'run_dir = "{tmp_path / "B"}"\n')
+    for where in (["--run-dir", str(tmp_path / "B")], ["--config", str(conf)]):
+        assert cli.main(["train", *where, "--resume", str(ckpt), "--steps", "800", "--no-progress"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(f"treachery train: error: checkpoint {str(ckpt)!r} belongs "
+                                                         f"to the run in {str(tmp_path / 'A')!r}"), err
+        assert f"--run-dir {tmp_path / 'A'}" in err and f"--set init={ckpt}" in err, err
+    assert {d: _contents(tmp_path / d) for d in ("A", "B")} == before
+
+
 def test_temporary_leftovers_are_removed(run, tmp_path):
     c2 = _copy(run, tmp_path, total_steps=run[0].total_steps + 200)
     r = tmp_path / "r"

@@ -67,6 +67,7 @@ import math
 import os
 import platform
 import re
+import shlex
 import shutil
 import signal
 import sys
@@ -568,8 +569,8 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             and no ``metrics.jsonl``); True: continue from the latest
             checkpoint in ``run_dir`` that loads (a corrupt newer one is
             skipped with a warning, see :func:`load_resumable`); a path:
-            continue from that checkpoint.  Either way the checkpoint's stored
-            config is used, except ``run_dir``, ``total_steps``,
+            continue from that checkpoint, which must lie in ``run_dir``.
+            Either way the checkpoint's stored config is used, except ``run_dir``, ``total_steps``,
             ``time_budget_s``, ``workers`` and ``ray_address`` (where the
             rollouts run; the batches are the same), which are taken from ``config``
             (the CLI's ``--resume`` fills them from the checkpoint unless given).
@@ -585,7 +586,9 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             (:class:`training.run_lock.RunLock`, naming its pid), or whose
             checkpoints or metrics another training wrote while this one was
             starting; starting a new run in a folder that holds a run, resuming
-            without a loadable checkpoint, from a corrupt or incompatible one,
+            from a checkpoint outside ``run_dir`` (another run's: its iterations
+            would join this folder's metrics and its pruning delete this
+            folder's checkpoints), without a loadable checkpoint, from a corrupt or incompatible one,
             from one already at the run's total steps or time budget
             (:class:`NothingToTrain`; nothing is written then), from a gated run's checkpoint without the gate's
             fitting state (written before :class:`training.gate.GateFit`),
@@ -996,6 +999,8 @@ def _open_run(config: TrainConfig, resume: bool | str | os.PathLike) -> tuple[Tr
                 raise ValueError(first_line(err)) from err
         if "training_state" not in payload:
             raise ValueError(f"{str(path)!r} is a bare policy, not a training checkpoint; it cannot be resumed")
+        if path.parent.resolve() != run_dir.resolve():
+            raise ValueError(_foreign_checkpoint(path, run_dir))
         stored = checkpoint_config(payload, path)        # init and kl_policy read from its folder
         for k in ("run_dir", "total_steps", "time_budget_s", "workers", "ray_address"):
             stored[k] = getattr(config, k)
@@ -1063,6 +1068,17 @@ def _open_run(config: TrainConfig, resume: bool | str | os.PathLike) -> tuple[Tr
         if not config.init and not state:
             warnings.warn("freeze_policy without init fits a gate to a policy with random weights", stacklevel=3)
     return config, path, payload
+
+
+def _foreign_checkpoint(path: Path, run_dir: Path) -> str:
+    """The error of a resume from ``path``, a checkpoint of the run in another folder than
+    ``run_dir``: continued there, it would append its iterations to that folder's metrics,
+    replace its ``policy.pt`` and delete its checkpoints as old ones."""
+    own = shlex.quote(str(path.parent))
+    return (f"checkpoint {str(path)!r} belongs to the run in {str(path.parent)!r}, not to {str(run_dir)!r}, "
+            f"the run folder this run writes; resume it in its own folder (--resume {shlex.quote(str(path))} "
+            f"alone, or with --run-dir {own}), or start a new run from its weights in a folder without a run "
+            f"(--set init={shlex.quote(str(path))})")
 
 
 #: network settings ``init`` may add to a checkpoint without them -> the names (prefixes) of
