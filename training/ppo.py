@@ -681,9 +681,7 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
         init_weights(net, config.init)      # before the run folder is made: a bad init leaves nothing behind
     if config.kl_policy:
         reference_policy(config, net)       # likewise: a missing or unfit KL reference is refused here
-    for kind, weight in config.opponents.items():   # a shipped model as opponent: its file and table, here
-        if weight > 0 and kind in agents.NAMED_MODELS:
-            agents.check_table(agents.make(kind), kind, game_config.num_players, game_config)
+    config.check_bots(shipped=True)     # a shipped model as expert or opponent: its file, table and game, here
     if config.ray_address:                  # likewise: Ray missing, unreachable, or short of CPUs
         from .ray_workers import check_cluster
         check_cluster(config.ray_address, config.workers)
