@@ -376,16 +376,17 @@ def test_ctrl_c_while_collecting_keeps_the_last_finished_iteration(tmp_path, mon
     assert len(err) == 2 and not (tmp_path / "cli").exists()      # nothing left behind
 
 
-@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM", "error"])
 def test_a_new_run_stopped_before_its_first_iteration_leaves_nothing(tmp_path, monkeypatch, stop):
-    """Ctrl-C or SIGTERM during the first collection of a new run: what the run made (its folder,
-    config.json, tb/) is removed, what was in a folder before is kept, and the interrupt says
-    which signal it was."""
+    """Ctrl-C, SIGTERM or an error during the first collection of a new run: what the run made (its
+    folder, config.json, tb/, train.lock) is removed, what was in a folder before is kept, and the
+    interrupt says which signal it was.  (An error left train.lock, config.json and tb/ behind.)"""
     import training.ppo as ppo
     from training.interrupts import Terminated
 
     def finish(self, *a, **kw):
-        raise Terminated() if stop == "SIGTERM" else KeyboardInterrupt()
+        raise (Terminated() if stop == "SIGTERM" else KeyboardInterrupt() if stop == "SIGINT"
+               else RuntimeError("a worker failed"))
 
     monkeypatch.setattr(ppo.WorkerPool, "finish", finish)
     for run, before in ((tmp_path / "new" / "run", None), (tmp_path / "old", "notes.txt")):
@@ -393,11 +394,31 @@ def test_a_new_run_stopped_before_its_first_iteration_leaves_nothing(tmp_path, m
             run.mkdir()
             (run / before).write_text("mine")
         cfg = TrainConfig.from_dict({**tiny(tmp_path, rollout_steps=200).to_dict(), "run_dir": str(run)})
-        with pytest.raises(ppo.TrainingInterrupted) as why:
+        with pytest.raises(RuntimeError if stop == "error" else ppo.TrainingInterrupted) as why:
             train(cfg, progress=False)                  # with tensorboard: tb/ is made, then removed
-        assert why.value.signal_name == stop and why.value.checkpoint is None and why.value.iteration == 0
+        if stop != "error":
+            assert why.value.signal_name == stop and why.value.checkpoint is None and why.value.iteration == 0
         assert sorted(q.name for q in run.iterdir()) == [before] if before else not run.exists()
         assert (tmp_path / "new").exists()              # only the folder the run made is removed
+
+
+def test_a_resume_that_fails_before_its_first_iteration_removes_only_what_it_made(run, tmp_path, monkeypatch):
+    """A resume that fails before its first iteration removes the lock file and tb/ it made (the
+    folder was copied without them), and keeps every file the run had."""
+    import training.ppo as ppo
+
+    def finish(self, *a, **kw):
+        raise RuntimeError("a worker failed")
+
+    monkeypatch.setattr(ppo.WorkerPool, "finish", finish)
+    c2 = _copy(run, tmp_path, total_steps=1000)
+    folder = tmp_path / "r"
+    shutil.rmtree(folder / "tb")
+    (folder / "train.lock").unlink()
+    kept = {p.name for p in folder.iterdir()}
+    with pytest.raises(RuntimeError, match="a worker failed"):
+        train(c2, resume=True, progress=False)
+    assert {p.name for p in folder.iterdir()} == kept and latest_checkpoint(folder) is not None
 
 
 @pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])

@@ -608,9 +608,10 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             (every gain is 0); when ``score_coef`` is set without expert labels
             or with an expert that reports no search scores.
 
-    A new run stopped (Ctrl-C, SIGTERM) before its first iteration finished leaves nothing
-    behind: the files and folders it made (the run folder, ``config.json``, ``tb/``, ``gate/``,
-    the lock file ``train.lock``) are removed, and what was there before is left as it was.  Once
+    A run that fails or is stopped (Ctrl-C, SIGTERM) before its first iteration finished leaves
+    nothing behind: the files and folders it made (the run folder, ``config.json``, ``tb/``,
+    ``gate/``, ``metrics.jsonl``, the lock file ``train.lock``) are removed, and nothing that
+    was there before is (a resumed run's checkpoints, metrics and ``config.json`` stay).  Once
     the first Ctrl-C or SIGTERM stopped a run, later ones are ignored until it has done so
     (:class:`training.interrupts.StopOnce`).
 
@@ -622,19 +623,17 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
     lock.check()                                # a folder in use: said first, whatever else it holds
     seen = _run_files(Path(config.run_dir))     # what the checks below see, unless another training writes
     config, path, payload = _open_run(config, resume)
-    run_dir = Path(config.run_dir)
-    new_dir = not run_dir.exists()
-    made = [q for q in (run_dir / "config.json", run_dir / "tb", run_dir / "gate") if not q.exists()]
-    lock_made = not lock.path.exists()
+    made = _Made(Path(config.run_dir))          # what this call makes, filled in by _train
     # SIGTERM stops the run as Ctrl-C does; after the first, later ones wait until the run is saved
     with StopOnce():
         try:
-            return _train(config, path, payload, progress, log, lock, seen)
-        except KeyboardInterrupt as why:
-            stopping()
-            if payload is None and not (isinstance(why, TrainingInterrupted) and why.iteration > 0):
-                _remove_made(run_dir if new_dir else None, made, lock if lock_made else None)
-            if isinstance(why, TrainingInterrupted):
+            return _train(config, path, payload, progress, log, lock, seen, made)
+        except BaseException as why:
+            if isinstance(why, KeyboardInterrupt):
+                stopping()
+            if not made.iterations:     # failed or stopped before its first iteration: leaves nothing
+                made.remove(lock)
+            if not isinstance(why, KeyboardInterrupt) or isinstance(why, TrainingInterrupted):
                 raise
             # stopped outside the iterations (starting up): a resumed run keeps the checkpoint it resumed
             raise TrainingInterrupted(path if payload else None,
@@ -652,26 +651,46 @@ def _run_files(run_dir: Path) -> list[tuple[str, int, int]]:
     return sorted((p.name, (st := p.stat()).st_size, st.st_mtime_ns) for p in found)
 
 
-def _remove_made(run_dir: Path | None, made: list[Path], lock: RunLock | None) -> None:
-    """Remove the files and folders in ``made`` (a new run's, made before its first iteration
-    finished) and the lock file (``lock``: when this run made it; removed while held, then
-    released), then ``run_dir`` (when this run made it) if nothing else is in it."""
-    for q in made:
-        if q.is_dir():
-            shutil.rmtree(q, ignore_errors=True)
-        elif q.exists():
-            q.unlink()
-    if lock is not None:
-        lock.release(remove=True)
-    if run_dir is not None and run_dir.is_dir() and not any(run_dir.iterdir()):
-        run_dir.rmdir()
+@dataclasses.dataclass
+class _Made:
+    """What one :func:`train` call made in its run folder ``run_dir``, so that a call that fails or
+    is stopped before its first iteration finished removes it (:meth:`remove`) and leaves the
+    folder as it found it.  :func:`_train` fills it in: ``folder``, whether it made the folder;
+    ``lock``, whether it made the lock file (and holds it); ``paths``, the run's files and folders
+    that were not there once it held the lock (only then can it know that no other training made
+    them); ``iterations``, how many iterations it has finished."""
+
+    run_dir: Path
+    folder: bool = False
+    lock: bool = False
+    paths: list = dataclasses.field(default_factory=list)
+    iterations: int = 0
+
+    def remove(self, lock: RunLock) -> None:
+        """Remove the files and folders in ``paths``, then the lock file (when this call made it;
+        removed while held, then released), then the folder (when this call made it) if nothing
+        else is in it.  What was there before is left as it was.  One that cannot be removed
+        is named in a warning (the error that stopped the run is the one raised)."""
+        try:
+            for q in self.paths:
+                if q.is_dir():
+                    shutil.rmtree(q)
+                else:
+                    q.unlink(missing_ok=True)
+            if self.lock:
+                lock.release(remove=True)
+            if self.folder and self.run_dir.is_dir() and not any(self.run_dir.iterdir()):
+                self.run_dir.rmdir()
+        except OSError as err:
+            warnings.warn(f"the run stopped before its first iteration, and {err.filename!r}, which it made, "
+                          f"cannot be removed: {err.strerror or err}", stacklevel=3)
 
 
 def _train(config: TrainConfig, path: Path | None, payload: dict | None, progress: bool, log: bool, lock: RunLock,
-           seen: list) -> TrainResult:
+           seen: list, made: _Made) -> TrainResult:
     """:func:`train` after the run is opened (``path`` and ``payload``: the checkpoint resumed, or None;
     ``lock``: the run folder's, taken here once the folder is made; ``seen``: the folder's
-    :func:`_run_files` when the run was opened)."""
+    :func:`_run_files` when the run was opened; ``made``: filled in with what this call makes)."""
     state = payload["training_state"] if payload else None
     run_dir = Path(config.run_dir)
     game_config = config.game_config()
@@ -685,11 +704,15 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
     if config.ray_address:                  # likewise: Ray missing, unreachable, or short of CPUs
         from .ray_workers import check_cluster
         check_cluster(config.ray_address, config.workers)
+    made.folder = not run_dir.exists()
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise ValueError(f"run directory {str(run_dir)!r} cannot be made: {err.strerror or err}") from None
+    lock_made = not lock.path.exists()
     lock.acquire()              # one training at a time in a run folder (training.run_lock)
+    made.lock = lock_made
+    made.paths = [q for q in (run_dir / n for n in ("config.json", "tb", "gate", "metrics.jsonl")) if not q.exists()]
     if _run_files(run_dir) != seen:
         raise ValueError(f"run folder {str(run_dir)!r} changed while this training was starting (another "
                          f"training wrote its checkpoints or metrics meanwhile); start it again")
@@ -840,6 +863,7 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
                     record = {"iteration": iteration, "steps": steps, "wall_s": wall, "games": games_total, **metrics}
                     history.append(record)
                     _log_iteration(run_dir, writer, record)
+                    made.iterations += 1
                     bar.update((min(int(wall), bar.total) if by_time else min(steps, config.total_steps)) - bar.n)
                     shown = {"ent": f"{metrics['entropy']:.2f}"} if "entropy" in metrics else \
                         {"gate_corr": f"{metrics.get('gate/corr', float('nan')):.2f}"}       # a frozen run: the gate's

@@ -144,10 +144,11 @@ class RunLock:
         """Give the lock back (the OS would at the process's end anyway).
 
         Args:
-            remove: delete the lock file first (a new run that leaves nothing behind),
-                while the lock is still held, so no other process holds that file then.
+            remove: delete the lock file first (a run that made it and leaves nothing
+                behind), while the lock is still held, so no other process holds that file
+                then; also where no lock could be taken (see the module docstring).
         """
-        if remove and self._fd is not None:
+        if remove:
             self.path.unlink(missing_ok=True)
         if self._fd is not None:
             os.close(self._fd)          # closing the only descriptor of the file releases the flock
