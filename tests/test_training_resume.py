@@ -710,6 +710,60 @@ def test_a_training_whose_folder_changed_before_it_took_the_lock_is_refused(tmp_
     assert (tmp_path / "run" / "metrics.jsonl").read_text() == '{"iteration": 1}\n'
 
 
+def test_the_run_folders_file_system_errors_are_one_line_naming_the_path(run, tmp_path, capsys, monkeypatch):
+    """An OSError from the run folder's files (the lock, checkpoints, metrics) was a traceback: a
+    folder name over 255 characters (new run and resume), a read-only folder (the lock file cannot
+    be made or opened for writing), a disk that fills while a file is written (an error that names
+    no file).  Each is one line naming the path, exit status 2, and a run that made nothing
+    leaves nothing."""
+    import errno
+    import os
+
+    import agents.files
+    import training.run_lock
+    from training import cli
+
+    def one_line(argv, tail):
+        assert cli.main(argv) == 2
+        err = capsys.readouterr().err.splitlines()
+        assert len(err) == 1 and err[0].startswith("treachery train: error: ") and err[0].endswith(tail), err
+
+    long = tmp_path / ("x" * 300)
+    one_line(["train", "--run-dir", str(long), *TINY_CLI, "--steps", "200"],
+             f"{str(long / 'train.lock')!r}: File name too long")
+    one_line(["train", "--run-dir", str(long), "--resume", "--no-progress"], f"{str(long)!r}: File name too long")
+    one_line(["train", "--resume", str(long / "ckpt_000001.pt"), "--no-progress"], ": File name too long")
+    assert sorted(os.listdir(tmp_path)) == []
+
+    real_open = os.open
+
+    def read_only(path, flags, *a):         # what a read-only file system answers a write
+        if flags & (os.O_CREAT | os.O_RDWR | os.O_WRONLY):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), path)
+        return real_open(path, flags, *a)
+
+    c2 = _copy(run, tmp_path, total_steps=800)
+    folder = tmp_path / "r"
+    before = _contents(folder)
+    with monkeypatch.context() as m:
+        m.setattr(training.run_lock.os, "open", read_only)
+        one_line(["train", "--run-dir", str(folder), "--resume", "--steps", "800", "--no-progress"],
+                 f"{str(folder / 'train.lock')!r}: Read-only file system")
+        one_line(["train", "--run-dir", str(tmp_path / "new"), *TINY_CLI, "--steps", "200"],
+                 f"{str(tmp_path / 'new' / 'train.lock')!r}: Read-only file system")
+    assert _contents(folder) == before and not (tmp_path / "new").exists()
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))      # names no file, as the system's does not
+
+    monkeypatch.setattr(agents.files.os, "fsync", full)
+    one_line(["train", "--run-dir", c2.run_dir, "--resume", "--steps", "800", "--no-progress"],
+             f"{str(folder / 'metrics.jsonl')!r}: No space left on device")     # rewritten to the checkpoint
+    assert (folder / "metrics.jsonl").read_bytes() == before["metrics.jsonl"]
+    one_line(["train", "--run-dir", str(tmp_path / "new"), *TINY_CLI, "--steps", "200"],
+             f"{str(tmp_path / 'new' / 'ckpt_000001.pt')!r}: No space left on device")
+
+
 def test_without_fcntl_a_run_warns_that_its_folder_is_not_locked(tmp_path, monkeypatch):
     import training.run_lock
 

@@ -466,6 +466,8 @@ def _train(args: argparse.Namespace, program: bool = False) -> int:
 def _train_command(args: argparse.Namespace) -> int:
     import datetime
 
+    from agents.files import file_error_text
+
     from .config import load_config, toml_literal
     from .interrupts import Terminated
     from .ppo import NothingToTrain, TrainingInterrupted, train
@@ -516,6 +518,11 @@ def _train_command(args: argparse.Namespace) -> int:
     except RayFailure as err:          # Ray's own failure (an actor or node died): one line
         print(f"treachery train: error: {err}", file=sys.stderr)
         return 1
+    except OSError as err:             # the run folder's files (lock, config.json, tb/, metrics, checkpoints)
+        if err.filename is None:
+            raise
+        print(f"treachery train: error: {file_error_text(err)}", file=sys.stderr)
+        return 2
     except TrainingInterrupted as stop:
         where = (f"checkpoint {stop.checkpoint} (iteration {stop.iteration}); continue with --resume --run-dir "
                  f"{config.run_dir}" if stop.checkpoint is not None else "no iteration had finished: nothing saved")

@@ -82,7 +82,7 @@ from tqdm import tqdm
 
 import agents
 import treachery_env
-from agents.files import atomic_write_bytes, check_folder, check_input_file
+from agents.files import atomic_write_bytes, check_folder, check_input_file, naming_the_file
 from agents.networks import build_network
 from agents.play import first_line
 from agents.policy import load_checkpoint, masked_logits, save_checkpoint
@@ -763,14 +763,16 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
         gate_fit = GateFit(net, run_dir / "gate", state.get("gate_fit") if state else None,
                            iteration) if config.gate else None
         net.eval()
-        (run_dir / "config.json").write_text(json.dumps(recorded_config(config), indent=2))   # paths from run_dir
+        with naming_the_file(run_dir / "config.json"):
+            (run_dir / "config.json").write_text(json.dumps(recorded_config(config), indent=2))   # paths from run_dir
         writer = None
         if log:
             from torch.utils.tensorboard import SummaryWriter
             if state:
                 _wait_past_event_files(run_dir / "tb")
             # scalars are logged by learner step: drop only those after the checkpoint
-            writer = SummaryWriter(str(run_dir / "tb"), purge_step=steps + 1 if state else None)
+            with naming_the_file(run_dir / "tb"):
+                writer = SummaryWriter(str(run_dir / "tb"), purge_step=steps + 1 if state else None)
         pool_changes: dict[int, Any] = dict(pool)      # workers start with an empty pool
         history: list[dict] = []
         # the bar counts learner steps, or seconds when a time budget will end the run first
@@ -890,12 +892,14 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
                 last_ckpt = _checkpoint(run_dir, net, optimizer, gate_fit, pool, config, game_config, iteration, steps,
                                         wall, games_total, recent, reached, lr_done, dtype, speedup)
             if writer is not None:
-                writer.close()
+                with naming_the_file(run_dir / "tb"):
+                    writer.close()
             raise TrainingInterrupted(None if last_ckpt is None else Path(last_ckpt), iteration,
                                       "SIGTERM" if isinstance(why, Terminated) else "SIGINT") from None
         bar.close()
         if writer is not None:
-            writer.close()
+            with naming_the_file(run_dir / "tb"):
+                writer.close()
         return TrainResult(checkpoint=str(last_ckpt), policy=str(run_dir / "policy.pt"), steps=steps,
                            iterations=iteration, wall_s=wall, history=history, start_steps=start_steps,
                            start_wall_s=wall0)
@@ -965,16 +969,17 @@ def _log_iteration(run_dir: Path, writer: Any, record: dict) -> None:
     is strict JSON: a metric not defined this iteration (NaN, e.g. agreement
     on departures when there were none) is written ``null``, and
     :func:`read_metrics` gives it back as NaN."""
-    with open(run_dir / "metrics.jsonl", "a") as f:
+    with naming_the_file(run_dir / "metrics.jsonl"), open(run_dir / "metrics.jsonl", "a") as f:
         f.write(_metrics_line(record))
     if writer is None:
         return
-    for k, v in record.items():
-        if k in ("iteration", "steps", "wall_s", "games"):
-            continue
-        if isinstance(v, (int, float)) and not (isinstance(v, float) and math.isnan(v)):
-            writer.add_scalar(k if "/" in k else f"train/{k}", v, record["steps"])
-    writer.flush()
+    with naming_the_file(run_dir / "tb"):
+        for k, v in record.items():
+            if k in ("iteration", "steps", "wall_s", "games"):
+                continue
+            if isinstance(v, (int, float)) and not (isinstance(v, float) and math.isnan(v)):
+                writer.add_scalar(k if "/" in k else f"train/{k}", v, record["steps"])
+        writer.flush()
 
 
 def _metrics_line(record: dict) -> str:
