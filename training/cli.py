@@ -204,7 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "checkpoint, or from CHECKPOINT in CHECKPOINT's own folder (a --run-dir must name that "
                         "folder; --set init=CHECKPOINT starts a new run from its weights instead), with its own "
                         "config (a --config file must agree with it); only --steps, --minutes, --workers, --ray "
-                        "and --run-dir (the folder, moved) may change")
+                        "and --run-dir (where the run's folder is now, if it moved) may change")
     t.add_argument("--evaluate", type=int, default=0, metavar="GAMES",
                    help="after training, play GAMES games (rounded up to whole deals) against each of random "
                         "and heuristic")
