@@ -34,9 +34,10 @@ def register(name: str, factory: Callable[..., Agent]) -> None:
     _REGISTRY[name] = factory
 
 
-def available() -> list[str]:
-    """Names ``make`` accepts."""
-    return sorted(_REGISTRY)
+def available(bare: bool = False) -> list[str]:
+    """Names ``make`` accepts; with ``bare``, only those it builds as given, without an argument
+    (not ``policy``, ``rllib`` or ``isolated``, which need ``NAME:ARGUMENT``)."""
+    return sorted(n for n in _REGISTRY if not (bare and n in _WITH_ARGUMENT))
 
 
 def _registered(name: str) -> str:
@@ -304,7 +305,9 @@ def check_table(bot: Agent, spec: str, num_players: int, config=None) -> None:
 
     Raises:
         ValueError: for a trained policy made for another table size (its
-            observation and action sizes depend on the number of players).
+            observation and action sizes depend on the number of players);
+            with ``config``, for a game the bot's ``check_config`` refuses (a
+            search bot's or a policy's in Throne Magic or a CR 900 variant).
     """
     fixed = bot.num_players() if hasattr(bot, "num_players") else None
     if fixed is not None and fixed != num_players:

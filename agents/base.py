@@ -22,7 +22,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Agent", "BaseAgent", "RandomAgent", "legal_actions", "treachery_only"]
+__all__ = ["Agent", "BaseAgent", "RandomAgent", "legal_actions", "treachery_only", "treachery_only_game"]
 
 
 @runtime_checkable
@@ -86,6 +86,18 @@ class BaseAgent(ABC):
         return f"{type(self).__name__}(seed={self.seed})"
 
 
+#: what a bot that plays Treachery without the CR 900 variants only says of each game it cannot
+#: play: (the view's field, the game config's field, why)
+_NOT_PLAYED = (("throne_magic", "game", "plays Treachery only (its search deals Treachery identities); "
+                "Throne Magic's bots: heuristic, belief, random"),
+               ("vanguards", "vanguard", "plays games without Vanguard cards only (its search deals none, CR 902); "
+                "the Vanguard variant's bots: heuristic, belief, random"),
+               ("schemes", "archenemy", "plays games without schemes only (its search deals none, CR 904); "
+                "Archenemy's bots: heuristic, belief, random"),
+               ("planechase", "planechase", "plays without Planechase only (its search would see the planar "
+                "decks' hidden order); Planechase's bots: heuristic, belief, random"))
+
+
 def treachery_only(name: str, view) -> None:
     """Refuse a Throne Magic view, or a game with a CR 900 variant (Vanguard, CR 902; schemes, CR
     904; Planechase, CR 901), in a bot that plays Treachery without them only: its search deals
@@ -95,18 +107,26 @@ def treachery_only(name: str, view) -> None:
     Raises:
         ValueError: naming the bot and the bots that play the game, when ``view`` is one.
     """
-    if getattr(view, "throne_magic", None) is not None:
-        raise ValueError(f"the {name} bot plays Treachery only (its search deals Treachery identities); "
-                         f"Throne Magic's bots: heuristic, belief, random")
-    if getattr(view, "vanguards", None) is not None:
-        raise ValueError(f"the {name} bot plays games without Vanguard cards only (its search deals none, CR 902); "
-                         f"the Vanguard variant's bots: heuristic, belief, random")
-    if getattr(view, "schemes", None) is not None:
-        raise ValueError(f"the {name} bot plays games without schemes only (its search deals none, CR 904); "
-                         f"Archenemy's bots: heuristic, belief, random")
-    if getattr(view, "planechase", None) is not None:
-        raise ValueError(f"the {name} bot plays without Planechase only (its search would see the planar "
-                         f"decks' hidden order); Planechase's bots: heuristic, belief, random")
+    for field, _, why in _NOT_PLAYED:
+        if getattr(view, field, None) is not None:
+            raise ValueError(f"the {name} bot {why}")
+
+
+def treachery_only_game(name: str, config) -> None:
+    """:func:`treachery_only` before the game: refuse the game ``config`` (a
+    :class:`treachery_env.GameConfig`, or a dict of some of its fields) when it is Throne
+    Magic or has a CR 900 variant, with the same words (a search bot's ``check_config``).
+
+    Raises:
+        ValueError: naming the bot and the bots that play the game.
+    """
+    def get(field: str):
+        return config.get(field) if isinstance(config, dict) else getattr(config, field, None)
+
+    for _, field, why in _NOT_PLAYED:
+        value = get(field)
+        if (value == "throne_magic") if field == "game" else value is not None:
+            raise ValueError(f"the {name} bot {why}")
 
 
 class RandomAgent(BaseAgent):

@@ -9,7 +9,28 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["atomic_write_bytes", "check_folder", "check_writable_file", "check_input_file"]
+__all__ = ["atomic_write_bytes", "check_folder", "check_writable_file", "check_input_file", "naming_the_file",
+           "file_error_text"]
+
+
+@contextlib.contextmanager
+def naming_the_file(path: str | os.PathLike):
+    """Within this, an :class:`OSError` that names no file (a write or flush on an open file that
+    failed, say for want of space) is given ``path`` as its ``filename``, so that whoever
+    reports it can say which file (:func:`file_error_text`)."""
+    try:
+        yield
+    except OSError as err:
+        if err.filename is None:
+            err.filename = str(path)
+        raise
+
+
+def file_error_text(err: OSError) -> str:
+    """One line for an :class:`OSError` about a file: the path (and the second one, of a rename)
+    and the system's words, ``'runs/x/train.lock': Read-only file system``."""
+    where = repr(str(err.filename)) + (f" (to {str(err.filename2)!r})" if err.filename2 is not None else "")
+    return f"{where}: {err.strerror or err}"
 
 
 def check_input_file(path: str | os.PathLike, what: str) -> Path:
@@ -154,23 +175,25 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     then ``os.replace``.  Folders are created.
 
     Raises:
-        OSError: if writing fails; the temporary file is then removed and
-            ``path`` is left as it was.
+        OSError: if writing fails, naming the file (``path`` where the system names none,
+            :func:`naming_the_file`); the temporary file is then removed and ``path`` is
+            left as it was.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            os.chmod(tmp, 0o666 & ~_umask())
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    with naming_the_file(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                os.chmod(tmp, 0o666 & ~_umask())
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
 
 
 def _umask() -> int:

@@ -110,7 +110,8 @@ def game_steps(agents: Sequence[Agent], config: GameConfig | None = None, seed: 
     env = raw_env(config=config)
     env.reset(seed=seed)
     for seat, a in enumerate(agents):
-        if hasattr(a, "check_config"):      # a trained policy: warns once if trained on another game
+        if hasattr(a, "check_config"):      # a trained policy warns once if trained on another game; a
+                                            # policy or a search bot refuses a game it cannot play
             a.check_config(config)
         a.reset(seat)
     decisions = 0

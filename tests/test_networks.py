@@ -1548,9 +1548,9 @@ def test_a_gated_run_resumes_with_the_examples_up_to_its_checkpoint(tmp_path):
     assert res["history"][0]["gate/replay"] == res["history"][0]["gate/examples"]
     old = load_checkpoint(ckpt1)
     del old["training_state"]["gate_fit"], old["net"]
-    torch.save(old, tmp_path / "old.pt")
+    torch.save(old, run / "old.pt")        # in the run folder: another run's is refused first
     with pytest.raises(ValueError, match=r"^old\.pt is from a run that fitted its advantage gate batch by batch"):
-        train(cfg, resume=tmp_path / "old.pt", log=False, progress=False)
+        train(cfg, resume=run / "old.pt", log=False, progress=False)
 
 
 def test_training_does_not_start_from_a_gated_policy(tmp_path):

@@ -304,6 +304,37 @@ def test_config_reads_bot_names_in_any_case_and_stores_one_spelling(tmp_path):
         TrainConfig(opponents={"heuristic": 1.0, "Heuristic": 2.0})
 
 
+def test_an_expert_that_cannot_play_as_given_is_refused_by_the_config(tmp_path, capsys):
+    """``expert = "isolated"`` and ``"rllib"`` passed validation (the error for a bad expert listed
+    them) and failed after the run began (they need ``NAME:ARGUMENT``); ``expert = "ismcts"`` (or
+    ``lookahead``) in a Planechase, Vanguard or Archenemy game failed at its first decision, after
+    config.json and tb/ were written; ``expert = "flagship"`` at a table it was not trained for, at
+    its first label.  Each is refused in one line before anything is written, and the allowed list
+    names only what works as given; an expert that labels nothing is not checked."""
+    from training import cli
+
+    for bad in ("isolated", "rllib", "policy"):
+        with pytest.raises(ValueError, match=rf'^train config: expert = "{bad}" is invalid; allowed: one of') as err:
+            TrainConfig(expert=bad)
+        assert not any(f"'{name}'" in str(err.value) for name in ("isolated", "rllib", "policy", "human", "random"))
+    for game, why in ((dict(TINY_GAME, planechase="single"), "without Planechase only"),
+                      (dict(TINY_GAME, vanguard="random"), "without Vanguard cards only"),
+                      (dict(TINY_GAME, archenemy="supervillain_rumble"), "without schemes only")):
+        for bot in ("ismcts", "lookahead"):
+            with pytest.raises(ValueError, match=rf'^train config: expert = "{bot}" cannot play this game: '
+                                                 rf'the {bot} bot plays (games )?{why}'):
+                TrainConfig(expert=bot, game=game)
+        TrainConfig(expert="ismcts", game=game, imitation=0.0, imitation_coef=0.0)    # labels nothing
+    run = tmp_path / "run"
+    for sets in (["expert=isolated"], ["expert=rllib"], ["expert=ismcts", "game.planechase='single'"],
+                 ["expert=flagship"]):
+        argv = ["train", "--run-dir", str(run), "--no-progress", "--set", "game.num_players=4"]
+        assert cli.main([*argv, *(x for s in sets for x in ("--set", s))]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("treachery train: error: train config: expert = ") and err.count("\n") == 1, err
+        assert not run.exists()
+
+
 def test_config_reads_the_prior_in_any_case_and_stores_one_spelling(tmp_path):
     """``prior = "Heuristic"`` was refused (exact case) where ``expert`` is read in any case: it is
     read as the registry spells it, in the constructor, a file and an override, and the stored

@@ -197,6 +197,40 @@ def test_a_corrupt_explicit_checkpoint_is_a_one_line_error(run, tmp_path):
     assert str(newest) in str(err.value) and "\n" not in str(err.value)
 
 
+def _contents(folder: Path) -> dict:
+    """Every file under ``folder`` (relative path -> bytes)."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_a_resume_from_another_runs_checkpoint_is_refused_and_changes_nothing(run, tmp_path, capsys):
+    """``--resume A/ckpt --run-dir B`` continued run A inside run folder B: A's iterations appended to
+    B's metrics, A's line in B's policy.pt, B's own checkpoints pruned as the oldest.  Refused in one
+    line (train() itself, the CLI with --run-dir or a --config naming B) naming A's folder and the two
+    ways out; neither folder changes.  Without --run-dir the checkpoint's own folder is the run's
+    (tests/test_training.py: test_cli_resume_keeps_the_runs_own_budget_and_config)."""
+    from training import cli
+
+    cfg, _ = run
+    shutil.copytree(cfg.run_dir, tmp_path / "A")
+    shutil.copytree(cfg.run_dir, tmp_path / "B")
+    ckpt = sorted((tmp_path / "A").glob("ckpt_*.pt"))[0]
+    before = {d: _contents(tmp_path / d) for d in ("A", "B")}
+    other = TrainConfig.from_dict({**cfg.to_dict(), "run_dir": str(tmp_path / "B"), "total_steps": 800})
+    with pytest.raises(ValueError, match=r"belongs to the run in .*, not to .*B', the run folder this run "
+                                         r"writes; resume it in its own folder") as err:
+        train(other, resume=ckpt, progress=False, log=False)
+    assert "\n" not in str(err.value)
+    conf = tmp_path / "b.toml"
+    conf.write_text(f'run_dir = "{tmp_path / "B"}"\n')
+    for where in (["--run-dir", str(tmp_path / "B")], ["--config", str(conf)]):
+        assert cli.main(["train", *where, "--resume", str(ckpt), "--steps", "800", "--no-progress"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(f"treachery train: error: checkpoint {str(ckpt)!r} belongs "
+                                                         f"to the run in {str(tmp_path / 'A')!r}"), err
+        assert f"--run-dir {tmp_path / 'A'}" in err and f"--set init={ckpt}" in err, err
+    assert {d: _contents(tmp_path / d) for d in ("A", "B")} == before
+
+
 def test_temporary_leftovers_are_removed(run, tmp_path):
     c2 = _copy(run, tmp_path, total_steps=run[0].total_steps + 200)
     r = tmp_path / "r"
@@ -342,16 +376,17 @@ def test_ctrl_c_while_collecting_keeps_the_last_finished_iteration(tmp_path, mon
     assert len(err) == 2 and not (tmp_path / "cli").exists()      # nothing left behind
 
 
-@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM", "error"])
 def test_a_new_run_stopped_before_its_first_iteration_leaves_nothing(tmp_path, monkeypatch, stop):
-    """Ctrl-C or SIGTERM during the first collection of a new run: what the run made (its folder,
-    config.json, tb/) is removed, what was in a folder before is kept, and the interrupt says
-    which signal it was."""
+    """Ctrl-C, SIGTERM or an error during the first collection of a new run: what the run made (its
+    folder, config.json, tb/, train.lock) is removed, what was in a folder before is kept, and the
+    interrupt says which signal it was.  (An error left train.lock, config.json and tb/ behind.)"""
     import training.ppo as ppo
     from training.interrupts import Terminated
 
     def finish(self, *a, **kw):
-        raise Terminated() if stop == "SIGTERM" else KeyboardInterrupt()
+        raise (Terminated() if stop == "SIGTERM" else KeyboardInterrupt() if stop == "SIGINT"
+               else RuntimeError("a worker failed"))
 
     monkeypatch.setattr(ppo.WorkerPool, "finish", finish)
     for run, before in ((tmp_path / "new" / "run", None), (tmp_path / "old", "notes.txt")):
@@ -359,11 +394,31 @@ def test_a_new_run_stopped_before_its_first_iteration_leaves_nothing(tmp_path, m
             run.mkdir()
             (run / before).write_text("mine")
         cfg = TrainConfig.from_dict({**tiny(tmp_path, rollout_steps=200).to_dict(), "run_dir": str(run)})
-        with pytest.raises(ppo.TrainingInterrupted) as why:
+        with pytest.raises(RuntimeError if stop == "error" else ppo.TrainingInterrupted) as why:
             train(cfg, progress=False)                  # with tensorboard: tb/ is made, then removed
-        assert why.value.signal_name == stop and why.value.checkpoint is None and why.value.iteration == 0
+        if stop != "error":
+            assert why.value.signal_name == stop and why.value.checkpoint is None and why.value.iteration == 0
         assert sorted(q.name for q in run.iterdir()) == [before] if before else not run.exists()
         assert (tmp_path / "new").exists()              # only the folder the run made is removed
+
+
+def test_a_resume_that_fails_before_its_first_iteration_removes_only_what_it_made(run, tmp_path, monkeypatch):
+    """A resume that fails before its first iteration removes the lock file and tb/ it made (the
+    folder was copied without them), and keeps every file the run had."""
+    import training.ppo as ppo
+
+    def finish(self, *a, **kw):
+        raise RuntimeError("a worker failed")
+
+    monkeypatch.setattr(ppo.WorkerPool, "finish", finish)
+    c2 = _copy(run, tmp_path, total_steps=1000)
+    folder = tmp_path / "r"
+    shutil.rmtree(folder / "tb")
+    (folder / "train.lock").unlink()
+    kept = {p.name for p in folder.iterdir()}
+    with pytest.raises(RuntimeError, match="a worker failed"):
+        train(c2, resume=True, progress=False)
+    assert {p.name for p in folder.iterdir()} == kept and latest_checkpoint(folder) is not None
 
 
 @pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
@@ -653,6 +708,60 @@ def test_a_training_whose_folder_changed_before_it_took_the_lock_is_refused(tmp_
         train(cfg, progress=False, log=False)
     assert str(tmp_path / "run") in str(err.value) and "\n" not in str(err.value)
     assert (tmp_path / "run" / "metrics.jsonl").read_text() == '{"iteration": 1}\n'
+
+
+def test_the_run_folders_file_system_errors_are_one_line_naming_the_path(run, tmp_path, capsys, monkeypatch):
+    """An OSError from the run folder's files (the lock, checkpoints, metrics) was a traceback: a
+    folder name over 255 characters (new run and resume), a read-only folder (the lock file cannot
+    be made or opened for writing), a disk that fills while a file is written (an error that names
+    no file).  Each is one line naming the path, exit status 2, and a run that made nothing
+    leaves nothing."""
+    import errno
+    import os
+
+    import agents.files
+    import training.run_lock
+    from training import cli
+
+    def one_line(argv, tail):
+        assert cli.main(argv) == 2
+        err = capsys.readouterr().err.splitlines()
+        assert len(err) == 1 and err[0].startswith("treachery train: error: ") and err[0].endswith(tail), err
+
+    long = tmp_path / ("x" * 300)
+    one_line(["train", "--run-dir", str(long), *TINY_CLI, "--steps", "200"],
+             f"{str(long / 'train.lock')!r}: File name too long")
+    one_line(["train", "--run-dir", str(long), "--resume", "--no-progress"], f"{str(long)!r}: File name too long")
+    one_line(["train", "--resume", str(long / "ckpt_000001.pt"), "--no-progress"], ": File name too long")
+    assert sorted(os.listdir(tmp_path)) == []
+
+    real_open = os.open
+
+    def read_only(path, flags, *a):         # what a read-only file system answers a write
+        if flags & (os.O_CREAT | os.O_RDWR | os.O_WRONLY):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), path)
+        return real_open(path, flags, *a)
+
+    c2 = _copy(run, tmp_path, total_steps=800)
+    folder = tmp_path / "r"
+    before = _contents(folder)
+    with monkeypatch.context() as m:
+        m.setattr(training.run_lock.os, "open", read_only)
+        one_line(["train", "--run-dir", str(folder), "--resume", "--steps", "800", "--no-progress"],
+                 f"{str(folder / 'train.lock')!r}: Read-only file system")
+        one_line(["train", "--run-dir", str(tmp_path / "new"), *TINY_CLI, "--steps", "200"],
+                 f"{str(tmp_path / 'new' / 'train.lock')!r}: Read-only file system")
+    assert _contents(folder) == before and not (tmp_path / "new").exists()
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))      # names no file, as the system's does not
+
+    monkeypatch.setattr(agents.files.os, "fsync", full)
+    one_line(["train", "--run-dir", c2.run_dir, "--resume", "--steps", "800", "--no-progress"],
+             f"{str(folder / 'metrics.jsonl')!r}: No space left on device")     # rewritten to the checkpoint
+    assert (folder / "metrics.jsonl").read_bytes() == before["metrics.jsonl"]
+    one_line(["train", "--run-dir", str(tmp_path / "new"), *TINY_CLI, "--steps", "200"],
+             f"{str(tmp_path / 'new' / 'ckpt_000001.pt')!r}: No space left on device")
 
 
 def test_without_fcntl_a_run_warns_that_its_folder_is_not_locked(tmp_path, monkeypatch):

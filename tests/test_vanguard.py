@@ -439,6 +439,8 @@ def test_search_bots_and_trained_policies_refuse_a_vanguard_game(policy_4p):
     for name in ("lookahead", "ismcts"):
         with pytest.raises(ValueError, match=f"the {name} bot plays games without Vanguard cards only"):
             agents.make(name, seed=0).act(obs, info)
+        with pytest.raises(ValueError, match=f"^the {name} bot plays games without Vanguard cards only"):
+            agents.check_table(agents.make(name, seed=0), name, 4, g.config)     # before the game, too
     pol = agents.make(f"policy:{policy_4p}", seed=0)
     with pytest.raises(ValueError, match=r"trained on games without Vanguard cards .*CR 900"):
         pol.check_config(g.config)

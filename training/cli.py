@@ -205,8 +205,10 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--seed", type=int, default=None, help="master seed")
     t.add_argument("--resume", nargs="?", const=True, default=False, metavar="CHECKPOINT",
                    help="continue the run in --run-dir (or the --config file's run_dir) from its latest "
-                        "checkpoint, or from CHECKPOINT, with its own config (a --config file must agree with "
-                        "it); only --steps, --minutes, --workers, --ray and --run-dir may change")
+                        "checkpoint, or from CHECKPOINT in CHECKPOINT's own folder (a --run-dir must name that "
+                        "folder; --set init=CHECKPOINT starts a new run from its weights instead), with its own "
+                        "config (a --config file must agree with it); only --steps, --minutes, --workers, --ray "
+                        "and --run-dir (where the run's folder is now, if it moved) may change")
     t.add_argument("--evaluate", type=int, default=0, metavar="GAMES",
                    help="after training, play GAMES games (rounded up to whole deals) against each of random "
                         "and heuristic")
@@ -470,6 +472,8 @@ def _train(args: argparse.Namespace, program: bool = False) -> int:
 def _train_command(args: argparse.Namespace) -> int:
     import datetime
 
+    from agents.files import file_error_text
+
     from .config import load_config, toml_literal
     from .interrupts import Terminated
     from .ppo import NothingToTrain, TrainingInterrupted, train
@@ -520,6 +524,11 @@ def _train_command(args: argparse.Namespace) -> int:
     except RayFailure as err:          # Ray's own failure (an actor or node died): one line
         print(f"treachery train: error: {err}", file=sys.stderr)
         return 1
+    except OSError as err:             # the run folder's files (lock, config.json, tb/, metrics, checkpoints)
+        if err.filename is None:
+            raise
+        print(f"treachery train: error: {file_error_text(err)}", file=sys.stderr)
+        return 2
     except TrainingInterrupted as stop:
         where = (f"checkpoint {stop.checkpoint} (iteration {stop.iteration}); continue with --resume --run-dir "
                  f"{config.run_dir}" if stop.checkpoint is not None else "no iteration had finished: nothing saved")
@@ -607,7 +616,10 @@ def _resume_config(args: argparse.Namespace, overrides: list[str]):
     """The config of a resumed run and its checkpoint path: the checkpoint's stored
     config, changed only where the command line sets ``--steps``, ``--minutes``,
     ``--workers``, ``--ray`` or ``--run-dir`` (by default the run continues in its own folder,
-    towards its own step and time budgets).  A ``--config`` file only says where
+    towards its own step and time budgets).  ``--resume CHECKPOINT`` without ``--run-dir``
+    (nor a ``run_dir`` of ``--config`` or ``--set``) continues in the checkpoint's folder;
+    a run folder named otherwise must be that folder (:func:`training.ppo.train` refuses
+    another: the checkpoint is another run's).  A ``--config`` file only says where
     the run is (its ``run_dir``); it is accepted when every other setting it names
     equals the checkpoint's (:func:`_check_resume_config_file`).
 
@@ -635,7 +647,8 @@ def _resume_config(args: argparse.Namespace, overrides: list[str]):
         changed["run_dir"] = run_dir
     else:
         path = Path(args.resume)
-        changed.setdefault("run_dir", str(path.parent))
+        if "run_dir" not in changed:        # a --config file's run_dir, else the checkpoint's own folder
+            changed["run_dir"] = load_config(args.config).run_dir if _sets_run_dir(args) else str(path.parent)
         payload = load_checkpoint(path)
     stored = checkpoint_config(payload, path)       # init and kl_policy read from the checkpoint's folder
     stored.setdefault("run_dir", str(path.parent))

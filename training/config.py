@@ -279,9 +279,13 @@ class TrainConfig:
             "" = none.
         kl_coef: that KL's weight (> 0 exactly when ``kl_policy`` is set).
         expert: the rule-based bot imitated (a registered agent name such as
-            ``heuristic`` or ``belief``; not ``random``, ``human`` or ``policy``;
+            ``heuristic`` or ``belief``, or a shipped model's; not ``random``, ``human``,
+            nor ``policy``, ``rllib`` or ``isolated``, which need an argument;
             ``ismcts`` works but is slow); read in any case (``"Heuristic"``) and stored
-            as registered (:func:`agents.canonical_spec`).
+            as registered (:func:`agents.canonical_spec`).  One that labels
+            (:attr:`labels_expert`) must play the game: the search bots
+            (``ismcts``, ``lookahead``) play none with a CR 900 variant, a shipped
+            model only its own table size (:meth:`check_bots`).
 
     Network (:mod:`agents.networks`):
         arch: "entity" (every legal action scored from the features of what it
@@ -500,7 +504,7 @@ class TrainConfig:
              f"a multiple of {INTERACTION_HEADS} with interaction > 0 (the blocks' attention heads)")
         need(isinstance(self.combat, bool) and (not self.combat or self.arch == "entity"), "combat",
              "true or false, and false with arch = 'flat'")
-        experts = sorted(set(agents.available()) - {"human", "policy", "random"})
+        experts = sorted(set(agents.available(bare=True)) - {"human", "random"})
         need(self.expert in experts, "expert", f"one of {experts}")
         need(is_int(self.gate) and self.gate >= 0, "gate", "an int >= 0 (0 = no advantage gate)")
         need(isinstance(self.gate_features, str) and self.gate_features in GATE_FEATURES, "gate_features", " or ".join(map(toml_literal, GATE_FEATURES)))
@@ -514,6 +518,37 @@ class TrainConfig:
              "true or false, and false without a gate (nothing would learn)")
         need(isinstance(self.game, dict), "game", "a table of GameConfig fields")
         self.game_config()   # raises ValueError naming the GameConfig field
+        self.check_bots()
+
+    def bots(self) -> list[tuple[str, str]]:
+        """The bots a run makes, as ``(setting, spec)``: the ``expert`` where it labels
+        (:attr:`labels_expert`), the ``prior``, and each bot of ``opponents`` with a positive
+        weight (``"opponents.flagship"``)."""
+        out = [(f"expert = {toml_literal(self.expert)}", self.expert)] if self.labels_expert else []
+        if self.prior:
+            out.append((f"prior = {toml_literal(self.prior)}", self.prior))
+        out += [(f"opponents.{kind}", kind) for kind, weight in self.opponents.items()
+                if weight > 0 and kind not in ("self", "pool")]
+        return out
+
+    def check_bots(self, shipped: bool = False) -> None:
+        """Refuse a bot of the run (:meth:`bots`) that cannot play its game (:func:`agents.check_table`:
+        a search bot in a game with a CR 900 variant, a trained policy made for another table size
+        or game), before anything is done.  :meth:`validate` checks the rule-based bots; ``shipped``
+        checks the shipped models instead (:data:`agents.NAMED_MODELS`), which read their policy
+        file (:func:`training.ppo.train`, before the run folder is made).
+
+        Raises:
+            ValueError: one line naming the setting, the bot and why.
+        """
+        game = self.game_config()
+        for setting, spec in self.bots():
+            if (spec in agents.NAMED_MODELS) != shipped:
+                continue
+            try:
+                agents.check_table(agents.make(spec, seed=0), spec, game.num_players, game)
+            except ValueError as err:
+                raise ValueError(f"train config: {setting} cannot play this game: {err}") from None
 
     @property
     def labels_expert(self) -> bool:

@@ -67,6 +67,7 @@ import math
 import os
 import platform
 import re
+import shlex
 import shutil
 import signal
 import sys
@@ -81,7 +82,7 @@ from tqdm import tqdm
 
 import agents
 import treachery_env
-from agents.files import atomic_write_bytes, check_folder, check_input_file
+from agents.files import atomic_write_bytes, check_folder, check_input_file, naming_the_file
 from agents.networks import build_network
 from agents.play import first_line
 from agents.policy import load_checkpoint, masked_logits, save_checkpoint
@@ -568,8 +569,8 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             and no ``metrics.jsonl``); True: continue from the latest
             checkpoint in ``run_dir`` that loads (a corrupt newer one is
             skipped with a warning, see :func:`load_resumable`); a path:
-            continue from that checkpoint.  Either way the checkpoint's stored
-            config is used, except ``run_dir``, ``total_steps``,
+            continue from that checkpoint, which must lie in ``run_dir``.
+            Either way the checkpoint's stored config is used, except ``run_dir``, ``total_steps``,
             ``time_budget_s``, ``workers`` and ``ray_address`` (where the
             rollouts run; the batches are the same), which are taken from ``config``
             (the CLI's ``--resume`` fills them from the checkpoint unless given).
@@ -585,7 +586,9 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             (:class:`training.run_lock.RunLock`, naming its pid), or whose
             checkpoints or metrics another training wrote while this one was
             starting; starting a new run in a folder that holds a run, resuming
-            without a loadable checkpoint, from a corrupt or incompatible one,
+            from a checkpoint outside ``run_dir`` (another run's: its iterations
+            would join this folder's metrics and its pruning delete this
+            folder's checkpoints), without a loadable checkpoint, from a corrupt or incompatible one,
             from one already at the run's total steps or time budget
             (:class:`NothingToTrain`; nothing is written then), from a gated run's checkpoint without the gate's
             fitting state (written before :class:`training.gate.GateFit`),
@@ -605,9 +608,10 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             (every gain is 0); when ``score_coef`` is set without expert labels
             or with an expert that reports no search scores.
 
-    A new run stopped (Ctrl-C, SIGTERM) before its first iteration finished leaves nothing
-    behind: the files and folders it made (the run folder, ``config.json``, ``tb/``, ``gate/``,
-    the lock file ``train.lock``) are removed, and what was there before is left as it was.  Once
+    A run that fails or is stopped (Ctrl-C, SIGTERM) before its first iteration finished leaves
+    nothing behind: the files and folders it made (the run folder, ``config.json``, ``tb/``,
+    ``gate/``, ``metrics.jsonl``, the lock file ``train.lock``) are removed, and nothing that
+    was there before is (a resumed run's checkpoints, metrics and ``config.json`` stay).  Once
     the first Ctrl-C or SIGTERM stopped a run, later ones are ignored until it has done so
     (:class:`training.interrupts.StopOnce`).
 
@@ -620,19 +624,17 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
     lock.check()                                # a folder in use: said first, whatever else it holds
     seen = _run_files(Path(config.run_dir))     # what the checks below see, unless another training writes
     config, path, payload = _open_run(config, resume)
-    run_dir = Path(config.run_dir)
-    new_dir = not run_dir.exists()
-    made = [q for q in (run_dir / "config.json", run_dir / "tb", run_dir / "gate") if not q.exists()]
-    lock_made = not lock.path.exists()
+    made = _Made(Path(config.run_dir))          # what this call makes, filled in by _train
     # SIGTERM stops the run as Ctrl-C does; after the first, later ones wait until the run is saved
     with StopOnce():
         try:
-            return _train(config, path, payload, progress, log, lock, seen)
-        except KeyboardInterrupt as why:
-            stopping()
-            if payload is None and not (isinstance(why, TrainingInterrupted) and why.iteration > 0):
-                _remove_made(run_dir if new_dir else None, made, lock if lock_made else None)
-            if isinstance(why, TrainingInterrupted):
+            return _train(config, path, payload, progress, log, lock, seen, made)
+        except BaseException as why:
+            if isinstance(why, KeyboardInterrupt):
+                stopping()
+            if not made.iterations:     # failed or stopped before its first iteration: leaves nothing
+                made.remove(lock)
+            if not isinstance(why, KeyboardInterrupt) or isinstance(why, TrainingInterrupted):
                 raise
             # stopped outside the iterations (starting up): a resumed run keeps the checkpoint it resumed
             raise TrainingInterrupted(path if payload else None,
@@ -650,26 +652,46 @@ def _run_files(run_dir: Path) -> list[tuple[str, int, int]]:
     return sorted((p.name, (st := p.stat()).st_size, st.st_mtime_ns) for p in found)
 
 
-def _remove_made(run_dir: Path | None, made: list[Path], lock: RunLock | None) -> None:
-    """Remove the files and folders in ``made`` (a new run's, made before its first iteration
-    finished) and the lock file (``lock``: when this run made it; removed while held, then
-    released), then ``run_dir`` (when this run made it) if nothing else is in it."""
-    for q in made:
-        if q.is_dir():
-            shutil.rmtree(q, ignore_errors=True)
-        elif q.exists():
-            q.unlink()
-    if lock is not None:
-        lock.release(remove=True)
-    if run_dir is not None and run_dir.is_dir() and not any(run_dir.iterdir()):
-        run_dir.rmdir()
+@dataclasses.dataclass
+class _Made:
+    """What one :func:`train` call made in its run folder ``run_dir``, so that a call that fails or
+    is stopped before its first iteration finished removes it (:meth:`remove`) and leaves the
+    folder as it found it.  :func:`_train` fills it in: ``folder``, whether it made the folder;
+    ``lock``, whether it made the lock file (and holds it); ``paths``, the run's files and folders
+    that were not there once it held the lock (only then can it know that no other training made
+    them); ``iterations``, how many iterations it has finished."""
+
+    run_dir: Path
+    folder: bool = False
+    lock: bool = False
+    paths: list = dataclasses.field(default_factory=list)
+    iterations: int = 0
+
+    def remove(self, lock: RunLock) -> None:
+        """Remove the files and folders in ``paths``, then the lock file (when this call made it;
+        removed while held, then released), then the folder (when this call made it) if nothing
+        else is in it.  What was there before is left as it was.  One that cannot be removed
+        is named in a warning (the error that stopped the run is the one raised)."""
+        try:
+            for q in self.paths:
+                if q.is_dir():
+                    shutil.rmtree(q)
+                else:
+                    q.unlink(missing_ok=True)
+            if self.lock:
+                lock.release(remove=True)
+            if self.folder and self.run_dir.is_dir() and not any(self.run_dir.iterdir()):
+                self.run_dir.rmdir()
+        except OSError as err:
+            warnings.warn(f"the run stopped before its first iteration, and {err.filename!r}, which it made, "
+                          f"cannot be removed: {err.strerror or err}", stacklevel=3)
 
 
 def _train(config: TrainConfig, path: Path | None, payload: dict | None, progress: bool, log: bool, lock: RunLock,
-           seen: list) -> TrainResult:
+           seen: list, made: _Made) -> TrainResult:
     """:func:`train` after the run is opened (``path`` and ``payload``: the checkpoint resumed, or None;
     ``lock``: the run folder's, taken here once the folder is made; ``seen``: the folder's
-    :func:`_run_files` when the run was opened)."""
+    :func:`_run_files` when the run was opened; ``made``: filled in with what this call makes)."""
     state = payload["training_state"] if payload else None
     run_dir = Path(config.run_dir)
     game_config = config.game_config()
@@ -679,17 +701,19 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
         init_weights(net, config.init)      # before the run folder is made: a bad init leaves nothing behind
     if config.kl_policy:
         reference_policy(config, net)       # likewise: a missing or unfit KL reference is refused here
-    for kind, weight in config.opponents.items():   # a shipped model as opponent: its file and table, here
-        if weight > 0 and kind in agents.NAMED_MODELS:
-            agents.check_table(agents.make(kind), kind, game_config.num_players, game_config)
+    config.check_bots(shipped=True)     # a shipped model as expert or opponent: its file, table and game, here
     if config.ray_address:                  # likewise: Ray missing, unreachable, or short of CPUs
         from .ray_workers import check_cluster
         check_cluster(config.ray_address, config.workers)
+    made.folder = not run_dir.exists()
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise ValueError(f"run directory {str(run_dir)!r} cannot be made: {err.strerror or err}") from None
+    lock_made = not lock.path.exists()
     lock.acquire()              # one training at a time in a run folder (training.run_lock)
+    made.lock = lock_made
+    made.paths = [q for q in (run_dir / n for n in ("config.json", "tb", "gate", "metrics.jsonl")) if not q.exists()]
     if _run_files(run_dir) != seen:
         raise ValueError(f"run folder {str(run_dir)!r} changed while this training was starting (another "
                          f"training wrote its checkpoints or metrics meanwhile); start it again")
@@ -740,14 +764,16 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
         gate_fit = GateFit(net, run_dir / "gate", state.get("gate_fit") if state else None,
                            iteration) if config.gate else None
         net.eval()
-        (run_dir / "config.json").write_text(json.dumps(recorded_config(config), indent=2))   # paths from run_dir
+        with naming_the_file(run_dir / "config.json"):
+            (run_dir / "config.json").write_text(json.dumps(recorded_config(config), indent=2))   # paths from run_dir
         writer = None
         if log:
             from torch.utils.tensorboard import SummaryWriter
             if state:
                 _wait_past_event_files(run_dir / "tb")
             # scalars are logged by learner step: drop only those after the checkpoint
-            writer = SummaryWriter(str(run_dir / "tb"), purge_step=steps + 1 if state else None)
+            with naming_the_file(run_dir / "tb"):
+                writer = SummaryWriter(str(run_dir / "tb"), purge_step=steps + 1 if state else None)
         pool_changes: dict[int, Any] = dict(pool)      # workers start with an empty pool
         history: list[dict] = []
         # the bar counts learner steps, or seconds when a time budget will end the run first
@@ -840,6 +866,7 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
                     record = {"iteration": iteration, "steps": steps, "wall_s": wall, "games": games_total, **metrics}
                     history.append(record)
                     _log_iteration(run_dir, writer, record)
+                    made.iterations += 1
                     bar.update((min(int(wall), bar.total) if by_time else min(steps, config.total_steps)) - bar.n)
                     shown = {"ent": f"{metrics['entropy']:.2f}"} if "entropy" in metrics else \
                         {"gate_corr": f"{metrics.get('gate/corr', float('nan')):.2f}"}       # a frozen run: the gate's
@@ -866,12 +893,14 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
                 last_ckpt = _checkpoint(run_dir, net, optimizer, gate_fit, pool, config, game_config, iteration, steps,
                                         wall, games_total, recent, reached, lr_done, dtype, speedup)
             if writer is not None:
-                writer.close()
+                with naming_the_file(run_dir / "tb"):
+                    writer.close()
             raise TrainingInterrupted(None if last_ckpt is None else Path(last_ckpt), iteration,
                                       "SIGTERM" if isinstance(why, Terminated) else "SIGINT") from None
         bar.close()
         if writer is not None:
-            writer.close()
+            with naming_the_file(run_dir / "tb"):
+                writer.close()
         return TrainResult(checkpoint=str(last_ckpt), policy=str(run_dir / "policy.pt"), steps=steps,
                            iterations=iteration, wall_s=wall, history=history, start_steps=start_steps,
                            start_wall_s=wall0)
@@ -941,16 +970,17 @@ def _log_iteration(run_dir: Path, writer: Any, record: dict) -> None:
     is strict JSON: a metric not defined this iteration (NaN, e.g. agreement
     on departures when there were none) is written ``null``, and
     :func:`read_metrics` gives it back as NaN."""
-    with open(run_dir / "metrics.jsonl", "a") as f:
+    with naming_the_file(run_dir / "metrics.jsonl"), open(run_dir / "metrics.jsonl", "a") as f:
         f.write(_metrics_line(record))
     if writer is None:
         return
-    for k, v in record.items():
-        if k in ("iteration", "steps", "wall_s", "games"):
-            continue
-        if isinstance(v, (int, float)) and not (isinstance(v, float) and math.isnan(v)):
-            writer.add_scalar(k if "/" in k else f"train/{k}", v, record["steps"])
-    writer.flush()
+    with naming_the_file(run_dir / "tb"):
+        for k, v in record.items():
+            if k in ("iteration", "steps", "wall_s", "games"):
+                continue
+            if isinstance(v, (int, float)) and not (isinstance(v, float) and math.isnan(v)):
+                writer.add_scalar(k if "/" in k else f"train/{k}", v, record["steps"])
+        writer.flush()
 
 
 def _metrics_line(record: dict) -> str:
@@ -996,6 +1026,8 @@ def _open_run(config: TrainConfig, resume: bool | str | os.PathLike) -> tuple[Tr
                 raise ValueError(first_line(err)) from err
         if "training_state" not in payload:
             raise ValueError(f"{str(path)!r} is a bare policy, not a training checkpoint; it cannot be resumed")
+        if path.parent.resolve() != run_dir.resolve():
+            raise ValueError(_foreign_checkpoint(path, run_dir))
         stored = checkpoint_config(payload, path)        # init and kl_policy read from its folder
         for k in ("run_dir", "total_steps", "time_budget_s", "workers", "ray_address"):
             stored[k] = getattr(config, k)
@@ -1063,6 +1095,17 @@ def _open_run(config: TrainConfig, resume: bool | str | os.PathLike) -> tuple[Tr
         if not config.init and not state:
             warnings.warn("freeze_policy without init fits a gate to a policy with random weights", stacklevel=3)
     return config, path, payload
+
+
+def _foreign_checkpoint(path: Path, run_dir: Path) -> str:
+    """The error of a resume from ``path``, a checkpoint of the run in another folder than
+    ``run_dir``: continued there, it would append its iterations to that folder's metrics,
+    replace its ``policy.pt`` and delete its checkpoints as old ones."""
+    own = shlex.quote(str(path.parent))
+    return (f"checkpoint {str(path)!r} belongs to the run in {str(path.parent)!r}, not to {str(run_dir)!r}, "
+            f"the run folder this run writes; resume it in its own folder (--resume {shlex.quote(str(path))} "
+            f"alone, or with --run-dir {own}), or start a new run from its weights in a folder without a run "
+            f"(--set init={shlex.quote(str(path))})")
 
 
 #: network settings ``init`` may add to a checkpoint without them -> the names (prefixes) of

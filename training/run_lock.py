@@ -25,6 +25,8 @@ import time
 import warnings
 from pathlib import Path
 
+from agents.files import naming_the_file
+
 try:
     import fcntl
 except ImportError:                     # Windows
@@ -87,6 +89,7 @@ class RunLock:
 
         Raises:
             ValueError: as :meth:`acquire`.
+            OSError: naming the lock file, when its path cannot be looked at (a name too long).
         """
         who = _held_by_other(self.path)
         if who is not None:
@@ -102,6 +105,8 @@ class RunLock:
         Raises:
             ValueError: one line naming the folder (and the holder's pid), when another
                 process holds it.
+            OSError: naming the lock file, when it cannot be made or written (a read-only
+                folder, a name too long; :func:`agents.files.file_error_text` says it in one line).
 
         Warns:
             UserWarning: where no lock can be taken (no ``fcntl``, or a filesystem without
@@ -138,18 +143,20 @@ class RunLock:
             if same:
                 break
             os.close(fd)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        self._fd = fd
+        self._fd = fd           # held: released by release(), also when writing the pid fails
+        with naming_the_file(self.path):
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
 
     def release(self, remove: bool = False) -> None:
         """Give the lock back (the OS would at the process's end anyway).
 
         Args:
-            remove: delete the lock file first (a new run that leaves nothing behind),
-                while the lock is still held, so no other process holds that file then.
+            remove: delete the lock file first (a run that made it and leaves nothing
+                behind), while the lock is still held, so no other process holds that file
+                then; also where no lock could be taken (see the module docstring).
         """
-        if remove and self._fd is not None:
+        if remove:
             self.path.unlink(missing_ok=True)
         if self._fd is not None:
             os.close(self._fd)          # closing the only descriptor of the file releases the flock
