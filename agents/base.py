@@ -22,7 +22,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Agent", "BaseAgent", "RandomAgent", "legal_actions", "treachery_only", "treachery_only_game"]
+__all__ = ["Agent", "BaseAgent", "TreacheryOnlyAgent", "RandomAgent", "legal_actions", "treachery_only",
+           "treachery_only_game"]
 
 
 @runtime_checkable
@@ -127,6 +128,22 @@ def treachery_only_game(name: str, config) -> None:
         value = get(field)
         if (value == "throne_magic") if field == "game" else value is not None:
             raise ValueError(f"the {name} bot {why}")
+
+
+class TreacheryOnlyAgent(BaseAgent):
+    """A bot that plays Treachery without the CR 900 variants only (a search bot: its search deals
+    Treachery identities to games without Vanguard or scheme cards, and copies the game with the
+    planar decks' order, which no seat knows; :func:`treachery_only`)."""
+
+    def check_config(self, config) -> None:
+        """Refuse, before the game, a game this bot cannot play (:func:`treachery_only_game`):
+        Throne Magic, or one with a CR 900 variant; :func:`agents.check_table`, ``treachery train``'s
+        config and :func:`agents.play_game` call it.
+
+        Raises:
+            ValueError: naming the bot and the bots that play the game.
+        """
+        treachery_only_game(self.name, config)
 
 
 class RandomAgent(BaseAgent):

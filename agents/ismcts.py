@@ -79,7 +79,7 @@ from treachery_env.observation import N_DECISIONS, N_PHASES, PLAYER_FEATURES, ob
 from treachery_env.rules import Role, team_of
 
 from . import register
-from .base import BaseAgent, legal_actions, treachery_only, treachery_only_game
+from .base import TreacheryOnlyAgent, legal_actions, treachery_only
 
 __all__ = ["ISMCTSAgent", "determinize", "setup_decision", "fast_clone", "rollout_action", "evaluate", "simple_policy",
            "ISMCTS_KINDS", "SETUP_KINDS"]
@@ -755,7 +755,7 @@ def simple_policy(view: Any, rng: Any = None) -> int:
 
 
 # ---------------------------------------------------------------------------- the bot
-class ISMCTSAgent(BaseAgent):
+class ISMCTSAgent(TreacheryOnlyAgent):
     """Flat determinized Monte Carlo search with UCB1 at the information-set root
     (see the module docstring; Cowling, Powley & Whitehouse 2012).
 
@@ -811,16 +811,6 @@ class ISMCTSAgent(BaseAgent):
         if self.use_beliefs == "auto":
             from .belief import RoleBelief   # the belief bot's deduction model: a function of the view
             self._belief = RoleBelief()
-
-    def check_config(self, config) -> None:
-        """Refuse, before the game, a game this bot cannot play (:func:`agents.base.treachery_only_game`):
-        Throne Magic, or one with a CR 900 variant; :func:`agents.check_table`, ``treachery train``'s
-        config and :func:`agents.play_game` call it.
-
-        Raises:
-            ValueError: naming the bot and the bots that play the game.
-        """
-        treachery_only_game(self.name, config)
 
     def reset(self, seat: int) -> None:
         """Start a new game at ``seat`` (resets the helper bots too)."""

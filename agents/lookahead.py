@@ -62,7 +62,7 @@ from treachery_env.engine import Game
 from treachery_env.view import ViewBuilder
 
 from . import register
-from .base import BaseAgent, treachery_only, treachery_only_game
+from .base import TreacheryOnlyAgent, treachery_only
 from .belief import RoleBelief
 from .heuristic import HeuristicAgent
 from .ismcts import SETUP_KINDS, determinize, evaluate, fast_clone, setup_decision
@@ -165,7 +165,7 @@ def heuristic_playout(g: Game, turns: int, seed: int, max_decisions: int = 3000)
     return k
 
 
-class LookaheadAgent(BaseAgent):
+class LookaheadAgent(TreacheryOnlyAgent):
     """The heuristic bot improved by paired heuristic rollouts at high-impact
     decisions (see the module docstring).
 
@@ -221,16 +221,6 @@ class LookaheadAgent(BaseAgent):
         self._warned = False
         self.last_scores: dict[int, float] | None = None
         self.last_base: int | None = None
-
-    def check_config(self, config) -> None:
-        """Refuse, before the game, a game this bot cannot play (:func:`agents.base.treachery_only_game`):
-        Throne Magic, or one with a CR 900 variant; :func:`agents.check_table`, ``treachery train``'s
-        config and :func:`agents.play_game` call it.
-
-        Raises:
-            ValueError: naming the bot and the bots that play the game.
-        """
-        treachery_only_game(self.name, config)
 
     def reset(self, seat: int) -> None:
         """Start a new game at ``seat`` (the base bot too)."""
