@@ -67,7 +67,6 @@ import torch
 from torch import nn
 
 from agents.candidates import GATE_FEATURES
-from agents.files import check_writable_file
 from agents.networks import GATE_SCALE, build_network, gate_head
 from agents.policy import masked_logits, save_checkpoint
 from training.gate import BIG, gate_inputs, realised_gain, searched
@@ -249,13 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.save and a.features not in GATE_FEATURES:
         ap.error(f"--save writes the head as the policy's advantage gate, which reads a gate feature set: "
                  f"it needs --features combat or action, got {a.features}")
-    if a.save:
-        try:
-            check_writable_file(a.save, "--save")     # before the collection and the fit, not after
-        except ValueError as err:
-            ap.error(str(err))
-        if Path(a.save).exists():
-            ap.error(f"--save {a.save!r} exists; it is never replaced")
+    departure_fit.check_save(ap, a.save)
     collecting, config = departure_fit.check_collection(ap, a)
     if config.arch != "entity":
         ap.error(f"--config must train the entity network (arch = \"entity\"), got {config.arch!r}")

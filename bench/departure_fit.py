@@ -203,6 +203,18 @@ def check_collection(ap: argparse.ArgumentParser, a: argparse.Namespace, overrid
     return collecting, config
 
 
+def check_save(ap: argparse.ArgumentParser, save: str | None) -> None:
+    """Refuse (``ap.error``, one line) a ``--save`` file that could not be written or exists (it
+    is never replaced), before the collection and the fit, not after."""
+    if save:
+        try:
+            check_writable_file(save, "--save")
+        except ValueError as err:
+            ap.error(str(err))
+        if Path(save).exists():
+            ap.error(f"--save {save!r} exists; it is never replaced")
+
+
 def open_data(ap: argparse.ArgumentParser, a: argparse.Namespace) -> Path | None:
     """The ``--data`` folder, made with its ``manifest.json`` if new (None without ``--data``);
     ``ap.error`` (exit 2) for a file, or rollouts collected otherwise or without a manifest."""
@@ -248,13 +260,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--fit-batches must be in [1, {a.batches - a.heldout}], got {a.fit_batches}")
     if a.passes < 0:
         ap.error(f"--passes must be >= 0, got {a.passes}")
-    if a.save:
-        try:
-            check_writable_file(a.save, "--save")     # before the collection and the fit, not after
-        except ValueError as err:
-            ap.error(str(err))
-        if Path(a.save).exists():
-            ap.error(f"--save {a.save!r} exists; it is never replaced")
+    check_save(ap, a.save)
     collecting, config = check_collection(ap, a, a.set)
     data = open_data(ap, a)
     torch.manual_seed(a.seed)
