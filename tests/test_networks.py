@@ -1394,6 +1394,8 @@ def test_a_role_gate_grafted_from_another_run_gates_that_role_alone(tmp_path, ca
                       ([never, plain_path, "--role", "assassin", "--out", str(tmp_path / "x.pt")],
                        "has no advantage gate to graft"),
                       ([never, always, "--role", "assassin", "--out", str(out)], f"--out '{out}' exists; give --force"),
+                      ([never, always, "--role", "assassin", "--out", str(tmp_path / ("x" * 300))],
+                       "cannot be written: File name too long"),
                       ([never, str(tmp_path / "none.pt"), "--role", "assassin", "--out", str(tmp_path / "x.pt")],
                        "DONOR: checkpoint '"),
                       ([str(tmp_path / "none.pt"), always, "--role", "assassin", "--out", str(tmp_path / "x.pt")],

@@ -422,14 +422,18 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
             raise ValueError(f"{what}: {err}") from None
     b, d = loaded
     out = Path(out)
+    try:
+        present = out.exists()
+    except OSError as err:              # a name over the system's limits, say
+        raise ValueError(f"--out {str(out)!r} cannot be written: {err.strerror or err}") from None
     for what, src in (("BASE", base), ("DONOR", donor)):
-        if out.exists() and os.path.samefile(out, src):
+        if present and os.path.samefile(out, src):
             raise ValueError(f"--out {str(out)!r} is {what}: write the graft to a new file (its inputs stay as "
                              f"they are)")
     if out.is_dir():                   # before "exists; give --force", which a folder would not be helped by
         raise ValueError(f"--out {str(out)!r} is a folder, not a file: the graft is one policy file (e.g. "
                          f"{str(out / 'policy.pt')!r})")
-    if out.exists() and not force:
+    if present and not force:
         raise ValueError(f"--out {str(out)!r} exists; give --force to replace it")
     check_not_in_use(out.parent, "--out", (out.name,))    # a training's own policy.pt or checkpoint
     same_file = os.path.samefile(base, donor)
