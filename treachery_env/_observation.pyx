@@ -644,7 +644,7 @@ cdef int _encode(Out* out, _Offsets L, GameState game, long viewer, long n) exce
     """Write every block of ``viewer``'s observation into ``out`` (zeroed)."""
     cdef list players = game.players
     if viewer < 0 or viewer >= n:
-        raise IndexError(f"viewer {viewer} is not a seat of a {n}-player game")
+        raise IndexError(f"viewer {viewer} is outside the table of {n}")
     cdef Player me = players[viewer]
     cdef Decision d = game.decision
     cdef bint mine = d is not None and d.seat == viewer

@@ -705,7 +705,7 @@ def encode_python(game: "Game", viewer: int) -> np.ndarray:
     """
     n = game.n
     if not 0 <= viewer < n:
-        raise IndexError(f"viewer {viewer} is not a seat of a {n}-player game")
+        raise IndexError(f"viewer {viewer} is outside the table of {n}")
     L = obs_layout(n)
     # array('f') item assignment is several times cheaper than numpy's; the result
     # is wrapped without a copy at the end
