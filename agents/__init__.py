@@ -312,7 +312,7 @@ def check_table(bot: Agent, spec: str, num_players: int, config=None) -> None:
     fixed = bot.num_players() if hasattr(bot, "num_players") else None
     if fixed is not None and fixed != num_players:
         raise ValueError(f"agent {spec!r} was trained for {fixed}-player tables and cannot play at "
-                         f"{num_players} players; choose --players {fixed} or another agent")
+                         f"{num_players} players; seat it at a table of {fixed}, or choose another agent")
     if config is not None and hasattr(bot, "check_config"):
         bot.check_config(config)
 

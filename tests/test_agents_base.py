@@ -54,7 +54,8 @@ def test_a_policy_for_another_table_size_is_refused_before_the_game(tmp_path):
     bot = agents.make(spec, seed=0)
     assert bot.num_players() == 5 and agents.make("heuristic").num_players() is None
     agents.check_table(bot, spec, 5)
-    with pytest.raises(ValueError, match="trained for 5-player tables and cannot play at 6 players"):
+    with pytest.raises(ValueError, match="trained for 5-player tables and cannot play at 6 players; seat it at a "
+                                         "table of 5, or choose another agent$"):
         agents.check_table(bot, spec, 6)
     with pytest.raises(ValueError, match="trained for 5-player tables"):
         evaluate([spec, "random"], num_players=6, games=6, progress=False)
