@@ -605,6 +605,35 @@ def test_a_config_files_paths_are_read_from_its_folder_from_any_current_folder(t
     assert [n for n in named if n[2] and not Path(n[2]).is_file()] == [] and any(n[2] for n in named)
 
 
+def test_a_shipped_configs_models_are_found_where_a_wheel_installs_them(tmp_path, monkeypatch):
+    """A wheel installs ``training/configs`` as a package and ``checkpoints/`` as the package
+    ``treachery_checkpoints`` beside it, so a shipped config's ``../../checkpoints/NAME/policy.pt``
+    names nothing there: it is read from the installed models; a config of one's own keeps its
+    path as it names it (nothing is looked for elsewhere)."""
+    import shutil
+    from pathlib import Path
+
+    import agents.models
+    import training.config
+    from training.config import load_config
+
+    site = tmp_path / "site-packages"
+    configs = site / "training" / "configs"
+    configs.mkdir(parents=True)
+    shipped = Path(training.config.SHIPPED_CONFIGS) / "advantage_gate.toml"
+    shutil.copy(shipped, configs / shipped.name)
+    model = site / "treachery_checkpoints" / "residual-departures"
+    model.mkdir(parents=True)
+    (model / "policy.pt").write_bytes(b"a policy")
+    monkeypatch.setattr(training.config, "SHIPPED_CONFIGS", configs.resolve())
+    monkeypatch.setattr(agents.models, "CHECKPOINTS", (site / "treachery_checkpoints").resolve())
+    assert load_config(configs / shipped.name).init == str((model / "policy.pt").resolve())
+    mine = tmp_path / "mine" / "c.toml"
+    mine.parent.mkdir()
+    mine.write_text('init = "../../checkpoints/residual-departures/policy.pt"\n')
+    assert load_config(mine).init == str((mine.parent / "../../checkpoints/residual-departures/policy.pt").resolve())
+
+
 def test_resume_accepts_a_config_file_naming_the_runs_init_from_its_own_folder(tmp_path, capsys, monkeypatch):
     """A run started (before config files' paths were read from their folder) from the folder of
     its config file recorded ``init`` relative to it; the same file given with --resume names the

@@ -21,7 +21,8 @@ and what is allowed.
 Relative paths: the files a run reads (``init``, ``kl_policy``: :data:`INPUT_PATHS`)
 are read, when a config file names them relatively, from that file's folder, so
 a config works from any current folder (the shipped ones in ``training/configs``
-name ``"../../checkpoints/NAME/policy.pt"``); :func:`load_config` makes them
+name ``"../../checkpoints/NAME/policy.pt"``, read from the installed models,
+:data:`agents.models.CHECKPOINTS`, where a wheel put them); :func:`load_config` makes them
 absolute.  A run records them relative to its run folder (``config.json``, its
 checkpoints: :func:`recorded_config`), as a config file in that folder names
 them, so that a run folder moved or shared together with those files still finds
@@ -675,6 +676,28 @@ def checkpoint_config(payload: dict, path: str | os.PathLike) -> dict:
     return d
 
 
+SHIPPED_CONFIGS = Path(__file__).resolve().parent / "configs"
+"""The folder of the shipped configs (``training/configs``; in an installed wheel, the package
+``training.configs``)."""
+
+
+def _from_config_folder(config_file: Path, relative: str) -> Path:
+    """``relative``, a file a config file names, read from that file's folder.  A shipped config
+    (in :data:`SHIPPED_CONFIGS`) names the shipped models as the source tree lays them out,
+    ``../../checkpoints/NAME/policy.pt``; where that file is not there (a wheel installs
+    ``checkpoints/`` as the package ``treachery_checkpoints``, :data:`agents.models.CHECKPOINTS`),
+    it is read from the installed models instead."""
+    path = (config_file.parent / relative).resolve()
+    parts = Path(relative).parts
+    if path.exists() or config_file.resolve().parent != SHIPPED_CONFIGS or "checkpoints" not in parts:
+        return path
+    from agents.models import CHECKPOINTS
+
+    after = parts[len(parts) - parts[::-1].index("checkpoints"):]       # NAME/policy.pt
+    installed = CHECKPOINTS.joinpath(*after)
+    return installed.resolve() if installed.exists() else path
+
+
 def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> TrainConfig:
     """The defaults, updated by a TOML file (if given), then by ``key=value`` overrides.
 
@@ -701,7 +724,7 @@ def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> Tr
             data["opponents"] = _opponents_table(data["opponents"])
         for k in INPUT_PATHS:                            # the files it names, from its own folder
             if isinstance(data.get(k), str) and data[k] and not Path(data[k]).is_absolute():
-                data[k] = str((p.parent / data[k]).resolve())
+                data[k] = str(_from_config_folder(p, data[k]))
         for k, v in data.items():
             if isinstance(v, dict) and isinstance(d.get(k), dict):
                 d[k] = {**d[k], **v}
