@@ -374,8 +374,12 @@ def play_cli(args: argparse.Namespace, input_stream: IO[str] | None = None, cons
         if args.replay is not None and not args.replay.strip():     # as an empty --out is refused
             raise ValueError("--replay is empty; give a file, or a folder for a file named for the game")
         # a folder (existing, or named with a trailing slash) gets the default file name inside it
-        folder = args.replay if args.replay and (Path(args.replay).is_dir() or args.replay.endswith(("/", os.sep))) \
-            else None if args.replay else "runs"
+        try:
+            folder = args.replay if args.replay and (Path(args.replay).is_dir()
+                                                     or args.replay.endswith(("/", os.sep))) \
+                else None if args.replay else "runs"
+        except OSError as err:          # a name over the system's limits, say
+            raise ValueError(f"--replay {args.replay!r} cannot be written: {err.strerror or err}") from None
         replay = _fresh_path(str(Path(folder) / f"play-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}"
                                  f"-seed{seed}"), ".json") if folder else args.replay
         if Path(replay).exists():          # nothing is lost: a replay never overwrites a file

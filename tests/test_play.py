@@ -222,6 +222,15 @@ def test_default_replay_path(tmp_path, monkeypatch, capsys):
     assert len(files) == 1 and json.loads(files[0].read_text())["format"] == "treachery-replay"
 
 
+def test_a_replay_path_the_system_refuses_is_one_line(tmp_path, monkeypatch, capsys):
+    """A --replay folder or file whose name is over the system's limit (255 bytes a name) is refused
+    before the game in one line (the folder's check raised ENAMETOOLONG as a traceback)."""
+    for replay in (str(tmp_path / ("a" * 300)) + "/", str(tmp_path / ("a" * 300 + ".json"))):
+        status, out, err = play(monkeypatch, capsys, [*SMALL, "--replay", replay], Typist(["1"]))
+        assert status == 2 and err.startswith("treachery play: error: --replay ") and err.count("\n") == 1, err
+        assert "File name too long" in err and END_MARKER not in out
+
+
 @pytest.mark.parametrize("argv,message", [
     (["--players", "4", "--seat", "4"], "--seat must be a seat from 0 to 3"),
     (["--players", "4", "--seat", "-1"], "--seat must be a seat from 0 to 3"),
