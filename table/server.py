@@ -35,7 +35,8 @@ malformed gets an error and changes nothing.
 A server for friends stays small (:class:`Lobby`): it holds at most ``--max-tables`` open tables (a
 request beyond them gets a 503 and one line) and ``--max-replays`` replays (the oldest goes first),
 and closes the tables it is done with: a game that ended with no page open, and a table where no
-person connected or answered for ``--idle-minutes`` (at a table of bots alone: that nobody watched).
+person connected or answered for ``--idle-minutes`` (at a table of bots alone: that nobody watched),
+which also closes a finished game whose page was left open that long.
 A closed table's pages are told why (websocket close code 4410) and stop reconnecting; its links
 then give a "this table has closed" page, with the replay's link for a finished game.
 """
@@ -89,6 +90,10 @@ DEFAULT_MAX_REPLAYS = 64
 """The replays a server keeps at most (``--max-replays``): loaded files and finished games."""
 DEFAULT_IDLE_MINUTES = 60.0
 """Minutes after which a table where no person connected or answered is closed (``--idle-minutes``)."""
+
+SWEEP_SECONDS = (0.25, 60.0)
+"""The shortest and longest wait between two looks for tables to close (:meth:`Lobby.sweep`): a
+quarter of ``idle_minutes`` within these, so a tiny one does not keep a core busy."""
 CLOSED = 4410
 """The websocket close code of a closed table (its reason says why; the page stops reconnecting)."""
 CLOSED_REMEMBERED = 256
@@ -574,8 +579,9 @@ class Lobby:
         """
         names = REQUEST_FIELDS if names is None else names
         if len(self.tables) >= self.max_tables:
-            raise LobbyFull(f"this server holds {self.max_tables} open tables, its most (treachery serve "
-                            f"--max-tables): try again once a game has ended")
+            tables = "1 open table" if self.max_tables == 1 else f"{self.max_tables} open tables"
+            raise LobbyFull(f"this server holds {tables}, its most (treachery serve --max-tables): try again "
+                            f"once a game has ended")
         self._check_seed(seed, names)
         if seed is None:
             seed = secrets.randbelow(2**31 - 1)
@@ -621,10 +627,10 @@ class Lobby:
         return [web.id for web in done]
 
     async def sweep(self) -> None:
-        """:meth:`collect` every quarter of :attr:`idle_minutes` (at most a minute), until cancelled
-        (the server runs it while it serves)."""
+        """:meth:`collect` every quarter of :attr:`idle_minutes`, within :data:`SWEEP_SECONDS`, until
+        cancelled (the server runs it while it serves)."""
         while True:
-            await asyncio.sleep(min(60.0, self.idle_minutes * 15))
+            await asyncio.sleep(max(SWEEP_SECONDS[0], min(SWEEP_SECONDS[1], self.idle_minutes * 15)))
             try:
                 await self.collect()
             except Exception:      # noqa: BLE001 - say it in the server's log, and sweep on
@@ -960,8 +966,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         f"(default {DEFAULT_MAX_REPLAYS})")
     p.add_argument("--idle-minutes", type=float, default=DEFAULT_IDLE_MINUTES, metavar="M",
                    help=f"close a table where no person connected or answered for M minutes (bots alone: that "
-                        f"nobody watched); a finished game's table closes once its pages are closed, its replay "
-                        f"kept (default {DEFAULT_IDLE_MINUTES:g})")
+                        f"nobody watched), 1 at least; a finished game's table closes once its pages are closed "
+                        f"(or left open that long), its replay kept (default {DEFAULT_IDLE_MINUTES:g})")
 
 
 def serve_cli(args: argparse.Namespace) -> int:
@@ -992,6 +998,9 @@ def serve_cli(args: argparse.Namespace) -> int:
                 _check_bot(spec)
             except ValueError as err:
                 raise ValueError(f"--bot {spec}: {err}") from None
+        if args.idle_minutes == args.idle_minutes and args.idle_minutes < 1:     # (a NaN: Lobby's error)
+            raise ValueError(f"--idle-minutes must be >= 1 (a table closes that long after nobody played at "
+                             f"it; less closes tables before their links are opened), got {args.idle_minutes:g}")
         lobby = Lobby(delay=args.delay, bots=tuple(args.bot), max_tables=args.max_tables,
                       max_replays=args.max_replays, idle_minutes=args.idle_minutes)
         if len(args.replay) > args.max_replays:

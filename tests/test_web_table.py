@@ -207,7 +207,9 @@ def test_serve_refuses_bad_options_in_one_line(tmp_path, capsys):
             (["--replay", str(truncated)], f"--replay {truncated}: not a replay: invalid JSON"),
             (["--max-tables", "0"], "--max-tables must be an int >= 1, got 0"),
             (["--max-replays", "-1"], "--max-replays must be an int >= 1, got -1"),
-            (["--idle-minutes", "0"], "--idle-minutes must be > 0, got 0.0"),
+            (["--idle-minutes", "0"], "--idle-minutes must be >= 1 (a table closes that long after nobody "
+                                      "played at it; less closes tables before their links are opened), got 0"),
+            (["--idle-minutes", "1e-9"], "--idle-minutes must be >= 1"),
             (["--idle-minutes", "nan"], "--idle-minutes must be > 0, got nan"),
             (["--delay", "nan"], "--delay must be a number of seconds >= 0, got nan"),
             (["--delay", "-1"], "--delay must be a number of seconds >= 0, got -1.0"),
@@ -629,6 +631,37 @@ def test_the_server_keeps_at_most_max_replays_the_oldest_going_first():
         assert list(lobby.replays) == ids[1:]
         assert c.get(f"/replay/{ids[0]}").status_code == 404 and c.get(f"/replay/{ids[0]}.json").status_code == 404
         assert c.get(f"/replay/{ids[2]}").status_code == 200 and c.get(f"/replay/{ids[2]}.json").status_code == 200
+
+
+def test_the_sweeper_waits_a_quarter_of_the_idle_time_within_its_bounds(monkeypatch):
+    """A tiny ``idle_minutes`` (the API takes any above 0) kept the sweeper looping with no wait (a
+    core busy); the wait is a quarter of it within ``SWEEP_SECONDS``; a lobby of one table says
+    "1 open table"."""
+    import asyncio
+
+    import table.server as server
+
+    def waits(idle_minutes):
+        slept = []
+
+        async def sleep(seconds):
+            slept.append(seconds)
+            if len(slept) == 2:
+                raise asyncio.CancelledError
+
+        async def main():
+            monkeypatch.setattr(server.asyncio, "sleep", sleep)
+            try:
+                await Lobby(idle_minutes=idle_minutes).sweep()
+            except asyncio.CancelledError:
+                return slept
+        return run_in_own_loop(main)
+
+    assert waits(1e-9) == [0.25, 0.25] and waits(2) == [30.0, 30.0] and waits(60) == [60.0, 60.0]
+    lobby = Lobby(max_tables=1)
+    lobby.create({"seats": ["human", "random", "random", "random"]})
+    with pytest.raises(server.LobbyFull, match="^this server holds 1 open table, its most"):
+        lobby.create({"seats": ["human", "random", "random", "random"]})
 
 
 def test_a_table_nobody_plays_at_is_closed_and_its_links_say_so():
