@@ -760,6 +760,15 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
     def link(request: Request, path: str) -> str:
         return (base_url or str(request.base_url).rstrip("/")) + path
 
+    def notice(title: str, body: str) -> Any:
+        """A 404 page saying ``title`` (plain text) over ``body`` (HTML, its text escaped), styled as the
+        table's pages are and readable on a phone."""
+        return HTMLResponse(f'<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" '
+                            f'content="width=device-width, initial-scale=1"><title>Treachery - {escape(title)}'
+                            f'</title><link rel="stylesheet" href="/static/table.css"><link rel="icon" '
+                            f'href="/static/favicon.svg" type="image/svg+xml"></head><body><h1>{escape(title)}'
+                            f'</h1>{body}</body></html>', status_code=404)
+
     def closed_page(token: str) -> Any:
         """The 404 page of a closed table's link (:meth:`Lobby.closed`), with its replay's link for a
         finished game still kept; None for a token of no closed table."""
@@ -769,15 +778,14 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
         table_id, why = found
         replay = (f'<p><a href="/replay/{escape(table_id)}">Watch its game again</a></p>'
                   if table_id in lobby.replays else "")
-        return HTMLResponse(f"<h1>This table has closed</h1><p>This table has closed: {escape(why)}.</p>{replay}",
-                            status_code=404)
+        return notice("This table has closed", f"<p>This table has closed: {escape(why)}.</p>{replay}")
 
     def page(name: str, find: Any, key: str, title: str, why: str) -> Any:
         """The static page ``name`` when ``find(key)`` finds its table or replay, else a 404 page."""
         try:
             find(key)
         except KeyError:
-            return HTMLResponse(f"<h1>{title}</h1><p>{why}</p>", status_code=404)
+            return notice(title, f"<p>{why}</p>")
         return HTMLResponse(_static(name))
 
     @app.get("/", response_class=HTMLResponse)

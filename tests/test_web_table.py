@@ -688,11 +688,12 @@ def test_a_table_nobody_plays_at_is_closed_and_its_links_say_so():
         for token in (person, spectators):
             page = c.get(f"/seat/{token}")
             assert page.status_code == 404 and why in page.text and "/replay/" not in page.text
+            assert "<title>Treachery - This table has closed</title>" in page.text and 'name="viewport"' in page.text
             assert tells_no_identity(page.text)
             with c.websocket_connect(f"/ws/{token}") as again:
                 assert closed_with(again) == (4410, why)
         assert c.get(f"/replay/{web.id}.json").status_code == 404
-        assert "No such seat" in c.get("/seat/nosuchtoken").text
+        assert "<title>Treachery - No such seat</title>" in c.get("/seat/nosuchtoken").text
         with c.websocket_connect("/ws/nosuchtoken") as nowhere:
             assert closed_with(nowhere) == (4404, "no such seat")
 
