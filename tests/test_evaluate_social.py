@@ -492,7 +492,7 @@ def test_results_json_and_cli_report_the_social_metrics(tmp_path, capsys):
                  "--out", str(out), "--no-progress"]) == 2
     assert "teammates" in capsys.readouterr().err
     rc = main(["evaluate", "--players", "5", "--games", "5", "--agents", "heuristic,random", "--talk", "none",
-               "--no-observer", "--out", str(out), "--no-progress", "--max-turns", "30"])
+               "--no-observer", "--out", str(out), "--force", "--no-progress", "--max-turns", "30"])
     assert rc == 0
     loaded = json.loads((out / "results.json").read_text())
     assert loaded["talk"] == {} and loaded["bluffing"] == {} and loaded["meta"]["config"]["talk"] == "none"

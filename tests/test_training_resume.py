@@ -729,8 +729,8 @@ def test_the_run_folders_file_system_errors_are_one_line_naming_the_path(run, tm
         assert len(err) == 1 and err[0].startswith("treachery train: error: ") and err[0].endswith(tail), err
 
     long = tmp_path / ("x" * 300)
-    one_line(["train", "--run-dir", str(long), *TINY_CLI, "--steps", "200"],
-             f"{str(long / 'train.lock')!r}: File name too long")
+    one_line(["train", "--run-dir", str(long), *TINY_CLI, "--steps", "200"],    # the folder checked first
+             f"run directory {str(long)!r} cannot be made: File name too long")
     one_line(["train", "--run-dir", str(long), "--resume", "--no-progress"], f"{str(long)!r}: File name too long")
     one_line(["train", "--resume", str(long / "ckpt_000001.pt"), "--no-progress"], ": File name too long")
     assert sorted(os.listdir(tmp_path)) == []
@@ -738,7 +738,7 @@ def test_the_run_folders_file_system_errors_are_one_line_naming_the_path(run, tm
     real_open = os.open
 
     def read_only(path, flags, *a):         # what a read-only file system answers a write
-        if flags & (os.O_CREAT | os.O_RDWR | os.O_WRONLY):
+        if flags & (os.O_CREAT | os.O_RDWR | os.O_WRONLY) and refused(str(path)):
             raise OSError(errno.EROFS, os.strerror(errno.EROFS), path)
         return real_open(path, flags, *a)
 
@@ -747,6 +747,12 @@ def test_the_run_folders_file_system_errors_are_one_line_naming_the_path(run, tm
     before = _contents(folder)
     with monkeypatch.context() as m:
         m.setattr(training.run_lock.os, "open", read_only)
+        refused = lambda path: True                                         # noqa: E731 - the whole folder
+        one_line(["train", "--run-dir", str(folder), "--resume", "--steps", "800", "--no-progress"],
+                 f"run directory {str(folder)!r} cannot be written: Read-only file system")   # its probe file
+        one_line(["train", "--run-dir", str(tmp_path / "new"), *TINY_CLI, "--steps", "200"],
+                 f"run directory {str(tmp_path / 'new')!r} cannot be written: Read-only file system")
+        refused = lambda path: path.endswith("train.lock")                  # noqa: E731 - the lock file alone
         one_line(["train", "--run-dir", str(folder), "--resume", "--steps", "800", "--no-progress"],
                  f"{str(folder / 'train.lock')!r}: Read-only file system")
         one_line(["train", "--run-dir", str(tmp_path / "new"), *TINY_CLI, "--steps", "200"],
