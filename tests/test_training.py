@@ -672,7 +672,8 @@ def test_checkpoint_round_trip_gives_the_same_actions(trained):
     bare = load_checkpoint(res["policy"])
     for k, v in payload["model_state"].items():
         assert torch.equal(v, bare["model_state"][k])
-    assert payload["train_config"] == cfg.to_dict() and "training_state" in payload and "training_state" not in bare
+    assert payload["train_config"] == {**cfg.to_dict(), "run_id": payload["train_config"]["run_id"]}    # its own id
+    assert "training_state" in payload and "training_state" not in bare
     net = payload["net"].eval()
     # replay a game: the reloaded bot and the in-memory network choose the same actions
     bot = PolicyAgent(res["policy"], seed=0, greedy=True)

@@ -68,6 +68,8 @@ def _bad_inputs(tmp: str) -> list[tuple[list[str], str]]:
         (["train", "--eval-workers", many, "--evaluate", "4", *run], "CPU"),
         (["train", "--set", "nonsense", *run], "key=value"),
         (["train", "--set", "learning_rate=abc", *run], 'learning_rate = "abc"'),
+        (["train", "--set", "run_id=" + "a" * 32, *run], "run_id is the run's identity"),     # drawn, not set
+        (["train", "--set", "run_id=xyz", *run], "run_id is the run's identity"),
         (["train", "--run-dir", afile], "not a folder"),
         (["train", "--run-dir", os.path.join(afile, "sub")], "not a folder"),
         (["train", "--run-dir", "/proc/treachery-no-such/run"], "cannot be made"),     # mkdir itself fails

@@ -4,6 +4,7 @@ in a run folder, the update's dtype kept across resumes."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -229,6 +230,77 @@ def test_a_resume_from_another_runs_checkpoint_is_refused_and_changes_nothing(ru
                                                          f"to the run in {str(tmp_path / 'A')!r}"), err
         assert f"--run-dir {tmp_path / 'A'}" in err and f"--set init={ckpt}" in err, err
     assert {d: _contents(tmp_path / d) for d in ("A", "B")} == before
+
+
+def _run_ids(folder: Path) -> set:
+    """The run ids that ``folder``'s config.json, checkpoints and policy.pt record."""
+    import torch
+    ids = {json.loads((folder / "config.json").read_text()).get("run_id")}
+    for p in [*folder.glob("ckpt_*.pt"), folder / "policy.pt"]:
+        ids.add(torch.load(p, weights_only=False)["train_config"].get("run_id"))
+    return ids
+
+
+def test_another_runs_checkpoint_copied_into_the_run_folder_is_refused_and_changes_nothing(run, tmp_path, capsys):
+    """``cp runB/ckpt_000001.pt runA/ckpt_000009.pt`` then ``--resume --run-dir runA`` continued run B's
+    weights under A's name, cut A's metrics.jsonl back to iteration 1 and numbered checkpoints after B's.
+    Refused in one line (train() with the path, the CLI's plain --resume, which picks it as the newest:
+    not skipped to A's own) naming B's folder and the way out; nothing in A changes."""
+    from training import cli
+
+    cfg, _ = run
+    shutil.copytree(cfg.run_dir, tmp_path / "A")
+    b = tiny(tmp_path / "B", total_steps=200, rollout_steps=200)
+    train(b, progress=False, log=False)
+    foreign = tmp_path / "A" / "ckpt_000009.pt"
+    shutil.copyfile(latest_checkpoint(b.run_dir), foreign)
+    before = _contents(tmp_path / "A")
+    c2 = TrainConfig.from_dict({**cfg.to_dict(), "run_dir": str(tmp_path / "A"), "total_steps": 1000})
+    with pytest.raises(ValueError, match=r"is another run's: its run id is [0-9a-f]{12}\.\.\. ") as err:
+        train(c2, resume=foreign, progress=False, log=False)
+    assert "\n" not in str(err.value) and f"(run folder {b.run_dir!r})" in str(err.value)
+    assert f"--set init={foreign}" in str(err.value)
+    assert cli.main(["train", "--resume", "--run-dir", str(tmp_path / "A"), "--steps", "1000", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"treachery train: error: checkpoint {str(foreign)!r} is "
+                                                     f"another run's"), err
+    assert _contents(tmp_path / "A") == before
+    foreign.unlink()                            # moved out: the folder's own run resumes
+    assert train(c2, resume=True, progress=False, log=False)["history"][0]["iteration"] == 4
+
+
+def test_a_run_resumed_twice_keeps_its_id(run, tmp_path):
+    """A new run draws its id (config.json, every checkpoint and policy.pt); its resumes keep it."""
+    cfg, _ = run
+    ids = _run_ids(Path(cfg.run_dir))
+    assert len(ids) == 1 and len(next(iter(ids))) == 32
+    c2 = _copy(run, tmp_path, total_steps=800)
+    for total in (800, 1000):
+        train(dataclasses.replace(c2, total_steps=total), resume=True, progress=False, log=False)
+        assert _run_ids(tmp_path / "r") == ids
+    assert latest_checkpoint(tmp_path / "r").name == "ckpt_000005.pt"
+
+
+@pytest.mark.parametrize("folder_has_id", [False, True])
+def test_a_checkpoint_from_before_run_ids_still_resumes(run, tmp_path, folder_has_id):
+    """A checkpoint without a run id (written before runs had one) is accepted: in a folder without
+    one the run gets one from then on; in a folder whose config.json has one, it keeps that."""
+    import torch
+    c2 = _copy(run, tmp_path, total_steps=800)
+    (own,) = _run_ids(tmp_path / "r")
+    for p in (tmp_path / "r").glob("ckpt_*.pt"):
+        payload = torch.load(p, weights_only=False)
+        del payload["train_config"]["run_id"]
+        torch.save(payload, p)
+    if not folder_has_id:
+        recorded = json.loads((tmp_path / "r" / "config.json").read_text())
+        del recorded["run_id"]
+        (tmp_path / "r" / "config.json").write_text(json.dumps(recorded))
+    out = train(c2, resume=True, progress=False, log=False)
+    assert out["history"][0]["iteration"] == 4
+    new = torch.load(latest_checkpoint(tmp_path / "r"), weights_only=False)["train_config"]["run_id"]
+    assert json.loads((tmp_path / "r" / "config.json").read_text())["run_id"] == new
+    assert (new == own) == folder_has_id and len(new) == 32
 
 
 def test_temporary_leftovers_are_removed(run, tmp_path):

@@ -136,6 +136,11 @@ class TrainConfig:
         run_dir: folder of checkpoints, tensorboard logs and ``config.json``
             (relative: to the current folder, also in a config file); one
             training at a time writes it (:mod:`training.run_lock`).
+        run_id: the run's identity (a uuid4 hex), not a setting: :func:`training.ppo.train`
+            draws one when a new run starts (whatever the config holds) and a resume keeps
+            its checkpoint's, so that another run's checkpoint copied into the run folder is
+            refused; "" in a config (a config file or ``--set`` that names it is refused) and
+            in a run recorded before runs had one.
         seed: master seed (games, bots, sampling, initial weights).
         total_steps: learner agent-steps to train [decisions of learner seats].
         time_budget_s: wall-time budget of the whole run [s]; 0 = no limit.  The
@@ -340,6 +345,7 @@ class TrainConfig:
     """
 
     run_dir: str = "runs/default"
+    run_id: str = ""
     seed: int = 0
     total_steps: int = 2_000_000
     time_budget_s: float = 0.0
@@ -438,6 +444,8 @@ class TrainConfig:
         need(isinstance(self.ray_address, str) and self.ray_address.strip() == self.ray_address, "ray_address",
              "\"\" (worker processes here), \"default\" (ray.init()) or a Ray address such as \"auto\", "
              "\"HOST:6379\" or \"ray://HOST:10001\"")
+        need(isinstance(self.run_id, str) and re.fullmatch(r"([0-9a-f]{32})?", self.run_id) is not None, "run_id",
+             "\"\" or 32 hex digits (uuid4().hex)")
         for name in ("seed",):
             need(is_int(getattr(self, name)) and getattr(self, name) >= 0, name, "an int >= 0")
         for name in ("total_steps", "checkpoint_every", "keep_checkpoints", "workers", "games_per_worker",
@@ -734,6 +742,9 @@ def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> Tr
     for item in overrides:
         parse_override(d, item)
         given.add(item.partition("=")[0].strip().split(".")[0])
+    if "run_id" in given:
+        raise ValueError("train config: run_id is the run's identity, drawn when a new run starts and kept by its "
+                         "resumes; it cannot be set")
     config = TrainConfig.from_dict(d)
     idle = sorted(given & set(_GATE_SETTINGS)) if not config.gate else []
     if idle:                # silently unused otherwise: TrainConfig cannot tell a set value from its default

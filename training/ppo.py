@@ -72,6 +72,7 @@ import shutil
 import signal
 import sys
 import time
+import uuid
 import warnings
 from pathlib import Path
 from typing import Any
@@ -568,8 +569,9 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         resume: False: start a new run (``run_dir`` must hold no checkpoint
             and no ``metrics.jsonl``); True: continue from the latest
             checkpoint in ``run_dir`` that loads (a corrupt newer one is
-            skipped with a warning, see :func:`load_resumable`); a path:
-            continue from that checkpoint, which must lie in ``run_dir``.
+            skipped with a warning, see :func:`load_resumable`; the newest one of another run is
+            refused, not skipped: left in the folder it would count among the newest it keeps, and be
+            picked again); a path: continue from that checkpoint, which must lie in ``run_dir``.
             Either way the checkpoint's stored config is used, except ``run_dir``, ``total_steps``,
             ``time_budget_s``, ``workers`` and ``ray_address`` (where the
             rollouts run; the batches are the same), which are taken from ``config``
@@ -588,7 +590,10 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             starting; starting a new run in a folder that holds a run, resuming
             from a checkpoint outside ``run_dir`` (another run's: its iterations
             would join this folder's metrics and its pruning delete this
-            folder's checkpoints), without a loadable checkpoint, from a corrupt or incompatible one,
+            folder's checkpoints), or from another run's checkpoint copied into ``run_dir`` (its
+            ``run_id`` is not the one the folder's ``config.json`` records; a checkpoint or a
+            folder from before runs had an id is accepted, and the run gets one from then on),
+            without a loadable checkpoint, from a corrupt or incompatible one,
             from one already at the run's total steps or time budget
             (:class:`NothingToTrain`; nothing is written then), from a gated run's checkpoint without the gate's
             fitting state (written before :class:`training.gate.GateFit`),
@@ -614,6 +619,9 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
     was there before is (a resumed run's checkpoints, metrics and ``config.json`` stay).  Once
     the first Ctrl-C or SIGTERM stopped a run, later ones are ignored until it has done so
     (:class:`training.interrupts.StopOnce`).
+
+    A new run draws its identity, ``config.run_id`` (a uuid4 hex, whatever ``config`` holds),
+    which ``config.json``, every checkpoint and ``policy.pt`` record and its resumes keep.
 
     A resumed run renames each checkpoint newer than the one it resumes from that cannot be
     loaded to ``<name>.corrupt``, with a warning, so that keeping the newest
@@ -1029,6 +1037,11 @@ def _open_run(config: TrainConfig, resume: bool | str | os.PathLike) -> tuple[Tr
         if path.parent.resolve() != run_dir.resolve():
             raise ValueError(_foreign_checkpoint(path, run_dir))
         stored = checkpoint_config(payload, path)        # init and kl_policy read from its folder
+        folder_id = _folder_run_id(run_dir)
+        if stored.get("run_id") and folder_id and stored["run_id"] != folder_id:
+            raise ValueError(_other_runs_checkpoint(path, stored, folder_id))
+        # the run keeps its id; a run recorded before runs had one gets one from here on
+        stored["run_id"] = stored.get("run_id") or folder_id or uuid.uuid4().hex
         for k in ("run_dir", "total_steps", "time_budget_s", "workers", "ray_address"):
             stored[k] = getattr(config, k)
         config = TrainConfig.from_dict(stored)
@@ -1064,6 +1077,8 @@ def _open_run(config: TrainConfig, resume: bool | str | os.PathLike) -> tuple[Tr
     elif (run_dir / "metrics.jsonl").exists():
         raise ValueError(f"{str(run_dir)!r} holds the metrics.jsonl of a run that stopped before its first "
                          f"checkpoint, so it cannot be resumed; choose another --run-dir, or delete that folder")
+    if not resume:
+        config = dataclasses.replace(config, run_id=uuid.uuid4().hex)      # a new run: a new identity
     if config.init and not state:
         check_input_file(config.init, "init: checkpoint")
     if config.prior and config.prior == config.expert and config.labels_expert:
@@ -1105,6 +1120,31 @@ def _foreign_checkpoint(path: Path, run_dir: Path) -> str:
     return (f"checkpoint {str(path)!r} belongs to the run in {str(path.parent)!r}, not to {str(run_dir)!r}, "
             f"the run folder this run writes; resume it in its own folder (--resume {shlex.quote(str(path))} "
             f"alone, or with --run-dir {own}), or start a new run from its weights in a folder without a run "
+            f"(--set init={shlex.quote(str(path))})")
+
+
+def _folder_run_id(run_dir: Path) -> str:
+    """The run id that ``run_dir``'s ``config.json`` records ("" when it records none: a run
+    from before runs had one, or a ``config.json`` missing or unreadable)."""
+    try:
+        recorded = json.loads((run_dir / "config.json").read_text())
+    except (OSError, ValueError):
+        return ""
+    run_id = recorded.get("run_id") if isinstance(recorded, dict) else None
+    return run_id if isinstance(run_id, str) else ""
+
+
+def _other_runs_checkpoint(path: Path, stored: dict, folder_id: str) -> str:
+    """The error of a resume from ``path``, a checkpoint in the run folder whose run id (its
+    config ``stored``) is not the folder's ``folder_id``: another run's checkpoint copied there,
+    which would continue that run's weights under this folder's name, cut its ``metrics.jsonl``
+    back to the checkpoint's iteration and number its checkpoints after that run's."""
+    origin = stored.get("run_dir")
+    where = f" (run folder {origin!r})" if isinstance(origin, str) and origin else ""
+    return (f"checkpoint {str(path)!r} is another run's: its run id is {stored['run_id'][:12]}...{where}, and "
+            f"{str(path.parent)!r} holds run {folder_id[:12]}... (config.json); resuming it would continue that "
+            f"run's weights here and cut this run's metrics.jsonl back to its iteration; move it out of this "
+            f"folder, or start a new run from its weights in a folder without a run "
             f"(--set init={shlex.quote(str(path))})")
 
 
