@@ -62,7 +62,7 @@ from .replay import Replay
 from .stops import Stops
 from .table import HUMAN, Table, TableError
 
-__all__ = ["WebTable", "Lobby", "LobbyFull", "create_app", "serve_cli", "add_arguments", "DEFAULT_DELAY",
+__all__ = ["WebTable", "Lobby", "LobbyFull", "closed_reason", "create_app", "serve_cli", "add_arguments", "DEFAULT_DELAY",
            "DEFAULT_MAX_TABLES", "DEFAULT_MAX_REPLAYS", "DEFAULT_IDLE_MINUTES", "CLOSED", "lan_address"]
 
 GAME_FIELDS = ("variant", "commander", "starting_life", "max_turns", "talk", "game", "throne_roles", "throne",
@@ -148,6 +148,9 @@ class WebTable:
         alone: when a page last connected or an event was given to a watching page), on the clock."""
         self.closed: str | None = None
         """Why the table was closed (:meth:`close`; one line), else None."""
+        self.given_seed: int | None = None
+        """The seed its host gave (:meth:`Lobby.open` sets it), else None: a drawn seed is not told
+        while the game runs (it deals every identity; the replay records it)."""
         self.tokens: dict[str, int | None] = {secrets.token_urlsafe(16): seat for seat in table.humans}
         self.tokens[secrets.token_urlsafe(16)] = None
         self.error: str | None = None
@@ -210,7 +213,7 @@ class WebTable:
         for ws in list(self._sockets):
             self.disconnect(ws)
             with contextlib.suppress(Exception):     # a socket that went away already
-                await ws.close(code=CLOSED, reason=f"This table has closed: {why}.")
+                await ws.close(code=CLOSED, reason=closed_reason(why))
 
     async def _run(self) -> None:
         from agents.play import BotError
@@ -406,7 +409,7 @@ class WebTable:
         """Register a websocket for ``seat`` and send it the whole state (at a closed table: close it,
         saying so)."""
         if self.closed is not None:
-            await ws.close(code=CLOSED, reason=f"This table has closed: {self.closed}.")
+            await ws.close(code=CLOSED, reason=closed_reason(self.closed))
             return
         if seat is not None or self.watched:
             self.active = self._clock()
@@ -436,6 +439,12 @@ class WebTable:
         for ws in list(self._sockets):
             if ws in self._sockets:
                 await self._send(ws)
+
+
+def closed_reason(why: str) -> str:
+    """What a closed table's pages are told (the websocket's close reason, the links' page):
+    ``"This table has closed: WHY."``, ``why`` one line ("its game is over", ...)."""
+    return f"This table has closed: {why}."
 
 
 class LobbyFull(Exception):
@@ -583,6 +592,7 @@ class Lobby:
             raise LobbyFull(f"this server holds {tables}, its most (treachery serve --max-tables): try again "
                             f"once a game has ended")
         self._check_seed(seed, names)
+        given = seed
         if seed is None:
             seed = secrets.randbelow(2**31 - 1)
         try:
@@ -591,6 +601,7 @@ class Lobby:
             raise ValueError(f"{names['seats']}: {err}") from None
         table_id = secrets.token_hex(4)
         web = WebTable(table_id, table, self.delay, self.clock)
+        web.given_seed = given          # told back to the host; a drawn one is not
         self.tables[table_id] = web
         return web
 
@@ -778,7 +789,7 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
         table_id, why = found
         replay = (f'<p><a href="/replay/{escape(table_id)}">Watch its game again</a></p>'
                   if table_id in lobby.replays else "")
-        return notice("This table has closed", f"<p>This table has closed: {escape(why)}.</p>{replay}")
+        return notice("This table has closed", f"<p>{escape(closed_reason(why))}</p>{replay}")
 
     def page(name: str, find: Any, key: str, title: str, why: str) -> Any:
         """The static page ``name`` when ``find(key)`` finds its table or replay, else a 404 page."""
@@ -833,9 +844,7 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
             url = link(request, f"/seat/{token}")
             out.append({"seat": seat, "label": "spectators" if seat is None else f"P{seat}", "url": url,
                         "qr": segno.make(url, error="m").svg_inline(scale=4, dark="#111", light="#fff")})
-        # a drawn seed stays secret (it deals every identity: env().reset(seed=...) shows them); the game's
-        # replay, refused while it runs, records it
-        return {"table": web.id, "seed": body.get("seed") if body.get("seed") != "" else None, "links": out}
+        return {"table": web.id, "seed": web.given_seed, "links": out}     # a drawn one: None (given_seed)
 
     @app.get("/replay/{replay_id}.json")
     async def replay(replay_id: str) -> Any:
@@ -902,7 +911,7 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
             web, seat = lobby.find(token)
         except KeyError:
             closed = lobby.closed(token)
-            await ws.close(*((CLOSED, f"This table has closed: {closed[1]}.") if closed else (4404, "no such seat")))
+            await ws.close(*((CLOSED, closed_reason(closed[1])) if closed else (4404, "no such seat")))
             return
         web.start()
         await web.connect(ws, seat)
@@ -1040,8 +1049,9 @@ def serve_cli(args: argparse.Namespace) -> int:
     if created is not None:
         import segno
         # a drawn seed stays secret (it deals every identity); the replay records it once the game is over
-        print(f"Table {created.id}" + ("" if args.seed is None else
-                                       f", seed {args.seed} (given: whoever knows it knows every identity)") + ":")
+        print(f"Table {created.id}" + ("" if created.given_seed is None else
+                                       f", seed {created.given_seed} (given: whoever knows it knows every "
+                                       f"identity)") + ":")
         for token, seat in created.tokens.items():
             url = f"{base}/seat/{token}"
             print(f"  {'spectators' if seat is None else f'P{seat}'}: {url}")
