@@ -62,8 +62,8 @@ from .replay import Replay
 from .stops import Stops
 from .table import HUMAN, Table, TableError
 
-__all__ = ["WebTable", "Lobby", "LobbyFull", "closed_reason", "create_app", "serve_cli", "add_arguments", "DEFAULT_DELAY",
-           "DEFAULT_MAX_TABLES", "DEFAULT_MAX_REPLAYS", "DEFAULT_IDLE_MINUTES", "CLOSED", "lan_address"]
+__all__ = ["WebTable", "Lobby", "LobbyFull", "closed_reason", "create_app", "serve_cli", "add_arguments",
+           "DEFAULT_DELAY", "DEFAULT_MAX_TABLES", "DEFAULT_MAX_REPLAYS", "DEFAULT_IDLE_MINUTES", "CLOSED", "lan_address"]
 
 GAME_FIELDS = ("variant", "commander", "starting_life", "max_turns", "talk", "game", "throne_roles", "throne",
                "holdings", "seasons", "planechase", "vanguard", "archenemy")
