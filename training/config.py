@@ -564,6 +564,14 @@ class TrainConfig:
         """Whether the expert labels learner decisions (an imitation phase, an anchor or a gate to fit)."""
         return self.imitation > 0 or self.imitation_coef > 0 or self.gate > 0
 
+    @property
+    def expert_searches(self) -> bool:
+        """Whether the expert reports search scores with its labels (its bot has ``last_scores``,
+        as :class:`agents.lookahead.LookaheadAgent` does): a labelled rollout then carries
+        ``expert_scores`` (:meth:`training.rollout.Collector.collect`), which the search gain,
+        ``score_coef`` and the advantage gate read."""
+        return hasattr(agents.make(self.expert), "last_scores")
+
     def network_kwargs(self, obs_size: int, num_actions: int) -> dict:
         """The ``model_kwargs`` of this run's network (:func:`agents.networks.build_network`)
         for observations of ``obs_size`` and ``num_actions`` actions."""

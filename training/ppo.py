@@ -81,7 +81,6 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-import agents
 import treachery_env
 from agents.files import atomic_write_bytes, check_folder, check_input_file, naming_the_file
 from agents.networks import build_network
@@ -1091,14 +1090,14 @@ def _open_run(config: TrainConfig, resume: bool | str | os.PathLike) -> tuple[Tr
         elif not config.labels_expert:
             warnings.warn("departure_weight and gain_weight weigh expert labels, and with imitation = 0 and "
                           "imitation_coef = 0 the expert labels nothing: they do nothing here", stacklevel=3)
-        elif config.gain_weight and not hasattr(agents.make(config.expert), "last_scores"):
+        elif config.gain_weight and not config.expert_searches:
             warnings.warn(f"gain_weight: the expert {config.expert!r} reports no search scores (last_scores), so "
                           f"every search gain is 0 (use expert = 'lookahead')", stacklevel=3)
     if config.score_coef:
         if not config.labels_expert:
             warnings.warn("score_coef distils the expert's search scores, and with imitation = 0 and "
                           "imitation_coef = 0 the expert labels nothing: it does nothing here", stacklevel=3)
-        elif not hasattr(agents.make(config.expert), "last_scores"):
+        elif not config.expert_searches:
             warnings.warn(f"score_coef: the expert {config.expert!r} reports no search scores (last_scores), so "
                           f"there is nothing to distil (use expert = 'lookahead')", stacklevel=3)
     if config.freeze_policy:

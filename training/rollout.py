@@ -247,6 +247,7 @@ class Collector:
         self.net = build_network(self.net_kwargs).eval()
         self.priv_size = int(self.net_kwargs.get("privileged_size", 0))     # 0: no privileged critic
         self.ref = reference_policy(config, self.net) if config.kl_policy else None
+        self.expert_searches = config.labels_expert and config.expert_searches
         self.pool: dict[int, torch.nn.Module] = {}
         self.retired: set[int] = set()     # removed from the pool, kept while games in progress use them
         kinds = list(config.opponents)
@@ -446,7 +447,8 @@ class Collector:
             ``prior`` int64 (N,) (the proposal the network read, -1 = none),
             ``expert_gain`` float32 (N,) (the expert's search gain of its label
             over that proposal, in [0, 2]; 0 where it did not search both),
-            with ``label_expert`` ``expert_scores`` float32 (N, A) (the
+            with ``label_expert`` and an expert that searches
+            (:attr:`TrainConfig.expert_searches`) ``expert_scores`` float32 (N, A) (the
             expert's mean rollout score of each candidate it compared, NaN for
             the others and at steps it did not search),
             with ``config.kl_policy`` ``ref_probs`` float32 (N, A) (the
@@ -459,7 +461,7 @@ class Collector:
         if label_expert and not self.config.labels_expert:
             raise ValueError("expert labels need config.imitation or config.imitation_coef above 0")
         t0 = time.perf_counter()
-        buf = _Buffer(labelled=label_expert)
+        buf = _Buffer(scored=label_expert and self.expert_searches)
         dec0 = sum(s.decisions for s in self.slots)
         while buf.learner_steps < num_steps:
             groups: dict[Any, list] = {}
@@ -572,8 +574,8 @@ def batch_observations(batch: dict, size: int) -> SparseObs:
 class _Buffer:
     """Steps of one rollout and their segments."""
 
-    def __init__(self, labelled: bool = False) -> None:
-        self.labelled = labelled       # an expert labels the steps: the batch has expert_scores
+    def __init__(self, scored: bool = False) -> None:
+        self.scored = scored           # a search expert labels the steps: the batch has expert_scores
         self.obs_cols: list = []       # each step's nonzero observation features: indices, int32
         self.obs_vals: list = []       # ... and values, float32
         self.mask: list = []
@@ -643,7 +645,7 @@ class _Buffer:
         if o.size == 0:
             raise RuntimeError("rollout produced no learner steps")
         extra = {"ref_probs": np.stack(self.ref_probs)[o]} if self.ref_probs else {}
-        if self.labelled:
+        if self.scored:
             sc = np.full((len(self.action), len(self.mask[0])), np.nan, np.float32)
             if self.scores:
                 sc[list(self.scores)] = np.stack(list(self.scores.values()))
