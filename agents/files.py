@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 __all__ = ["atomic_write_bytes", "check_folder", "check_writable_file", "check_input_file", "naming_the_file",
-           "file_error_text"]
+           "file_error_text", "os_reason"]
 
 
 @contextlib.contextmanager
@@ -30,7 +30,7 @@ def file_error_text(err: OSError) -> str:
     """One line for an :class:`OSError` about a file: the path (and the second one, of a rename)
     and the system's words, ``'runs/x/train.lock': Read-only file system``."""
     where = repr(str(err.filename)) + (f" (to {str(err.filename2)!r})" if err.filename2 is not None else "")
-    return f"{where}: {err.strerror or err}"
+    return f"{where}: {os_reason(err)}"
 
 
 def check_input_file(path: str | os.PathLike, what: str) -> Path:
@@ -76,7 +76,7 @@ def check_folder(path: str | os.PathLike, what: str) -> None:
     try:
         q = _file_in_the_way(Path(path))
     except OSError as err:
-        raise ValueError(f"{what} {str(path)!r} cannot be made: {_reason(err)}") from None
+        raise ValueError(f"{what} {str(path)!r} cannot be made: {os_reason(err)}") from None
     if q is not None:
         raise ValueError(f"{what} {str(path)!r} is not a folder: {str(q)!r} is a file")
     _probe(Path(path), f"{what} {str(path)!r}", ".write-probe.")
@@ -118,13 +118,13 @@ def _probe(folder: Path, named: str, prefix: str, unmade: str = "cannot be made"
             made.append(q)
     except OSError as err:
         _remove(made)
-        raise ValueError(f"{named} {unmade}: {_reason(err)}") from None
+        raise ValueError(f"{named} {unmade}: {os_reason(err)}") from None
     try:
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=prefix, suffix=".tmp")
         os.close(fd)
         os.unlink(tmp)
     except OSError as err:
-        raise ValueError(f"{named} cannot be written: {_reason(err)}") from None
+        raise ValueError(f"{named} cannot be written: {os_reason(err)}") from None
     finally:
         _remove(made)
 
@@ -136,8 +136,9 @@ def _remove(folders: list[Path]) -> None:
             q.rmdir()
 
 
-def _reason(err: OSError) -> str:
-    """The system's reason for ``err`` in words (``Read-only file system``), without its paths."""
+def os_reason(err: OSError) -> str:
+    """The system's reason for ``err`` in words (``Read-only file system``), without its paths:
+    for a one-line refusal that names the file itself."""
     return err.strerror or str(err)
 
 
@@ -163,7 +164,7 @@ def check_writable_file(path: str | os.PathLike, what: str) -> None:
             raise ValueError(f"{named} is a folder, not a file")
         q = _file_in_the_way(path.parent)
     except OSError as err:
-        raise ValueError(f"{named} cannot be written: {_reason(err)}") from None
+        raise ValueError(f"{named} cannot be written: {os_reason(err)}") from None
     if q is not None:
         raise ValueError(f"{named} cannot be written: {str(q)!r} is a file, not a folder")
     _probe(path.parent, named, f".{path.name}.", "cannot be written")

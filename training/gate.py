@@ -39,7 +39,7 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from agents.files import atomic_write_bytes, check_writable_file
+from agents.files import atomic_write_bytes, check_writable_file, os_reason
 from agents.candidates import GATE_FEATURES, advantage_inputs
 from agents.networks import GATE_SCALE
 from agents.play import first_line
@@ -425,7 +425,7 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
     try:
         present = out.exists()
     except OSError as err:              # a name over the system's limits, say
-        raise ValueError(f"--out {str(out)!r} cannot be written: {err.strerror or err}") from None
+        raise ValueError(f"--out {str(out)!r} cannot be written: {os_reason(err)}") from None
     for what, src in (("BASE", base), ("DONOR", donor)):
         if present and os.path.samefile(out, src):
             raise ValueError(f"--out {str(out)!r} is {what}: write the graft to a new file (its inputs stay as "

@@ -26,7 +26,7 @@ import agents
 from agents.candidates import GATE_READS
 from agents.policy import load_checkpoint
 
-from agents.files import atomic_write_bytes, check_folder
+from agents.files import atomic_write_bytes, check_folder, os_reason
 from agents.models import CHECKSUM_LINE, sha256_of
 
 from .config import RUN_RELATIVE
@@ -435,7 +435,7 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
     try:
         raw = src.read_bytes()      # read once: the bytes loaded are those shipped and hashed (a run may replace the file)
     except OSError as err:
-        raise ValueError(f"checkpoint {str(src)!r} cannot be read: {err.strerror or err}") from None
+        raise ValueError(f"checkpoint {str(src)!r} cannot be read: {os_reason(err)}") from None
     payload = load_checkpoint(src, data=raw)
     meta, data = payload["meta"], raw
     if "training_state" in payload:       # a resumable checkpoint: ship its policy alone, as a run's policy.pt is

@@ -82,7 +82,7 @@ import torch
 from tqdm import tqdm
 
 import treachery_env
-from agents.files import atomic_write_bytes, check_folder, check_input_file, naming_the_file
+from agents.files import atomic_write_bytes, check_folder, check_input_file, naming_the_file, os_reason
 from agents.networks import build_network
 from agents.play import first_line
 from agents.policy import load_checkpoint, masked_logits, save_checkpoint
@@ -691,7 +691,7 @@ class _Made:
                 self.run_dir.rmdir()
         except OSError as err:
             warnings.warn(f"the run stopped before its first iteration, and {err.filename!r}, which it made, "
-                          f"cannot be removed: {err.strerror or err}", stacklevel=3)
+                          f"cannot be removed: {os_reason(err)}", stacklevel=3)
 
 
 def _train(config: TrainConfig, path: Path | None, payload: dict | None, progress: bool, log: bool, lock: RunLock,
@@ -716,7 +716,7 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
     except OSError as err:
-        raise ValueError(f"run directory {str(run_dir)!r} cannot be made: {err.strerror or err}") from None
+        raise ValueError(f"run directory {str(run_dir)!r} cannot be made: {os_reason(err)}") from None
     lock_made = not lock.path.exists()
     lock.acquire()              # one training at a time in a run folder (training.run_lock)
     made.lock = lock_made

@@ -25,7 +25,7 @@ import time
 import warnings
 from pathlib import Path
 
-from agents.files import naming_the_file
+from agents.files import naming_the_file, os_reason
 
 try:
     import fcntl
@@ -133,7 +133,7 @@ class RunLock:
                 raise self._in_use(who) from None
             except OSError as err:
                 os.close(fd)
-                warnings.warn(f"the run folder {str(self.path.parent)!r} cannot be locked ({err.strerror or err}), "
+                warnings.warn(f"the run folder {str(self.path.parent)!r} cannot be locked ({os_reason(err)}), "
                               f"so a second training in it is not refused", stacklevel=2)
                 return
             try:          # the file locked is still the folder's (a run that made the folder may have removed it)
