@@ -839,6 +839,76 @@ def test_a_bot_thinks_off_the_event_loop_and_a_closed_table_closes_it_after_its_
     assert web.ended and web._task.cancelled() and web.closed == "the test has seen enough"
 
 
+def test_a_server_that_stops_closes_its_tables_and_their_bots(monkeypatch):
+    """When the app's lifespan ends (the server stops) every open table closes as an idle one does:
+    a table whose game waits for a page and one never started, their bots closed, their links
+    saying why; no table is opened after that."""
+    import table.server as server
+
+    monkeypatch.setattr(SlowBot, "log", [])
+    with serving() as (c, lobby):
+        played = lobby.create({"seats": [SLOW] * 4, "seed": 2}, trusted=True)
+        (token,) = played.tokens
+        with c.websocket_connect(f"/ws/{token}") as ws:     # it plays while watched, then waits for a page
+            ws.receive_json()
+        waiting = lobby.create({"seats": ["human", SLOW, SLOW, SLOW], "seed": 3}, trusted=True)
+    assert lobby.tables == {} and SlowBot.log.count("closed") == 4 + 3
+    assert played.ended and played._task.cancelled() and waiting._task is None
+    for web in (played, waiting):
+        assert web.closed == server.SHUTTING_DOWN and not web.pages
+        assert all(lobby.closed(t) == (web.id, "the server is shutting down") for t in web.tokens)
+    with pytest.raises(server.LobbyFull, match="^no new table: the server is shutting down$"):
+        lobby.create(PEOPLE_AND_BOTS)
+
+
+def test_ctrl_c_closes_the_tables_and_tells_each_page_why(tmp_path):
+    """``treachery serve`` stopped with Ctrl-C tells each open page its table closed (code 4410,
+    so the page stops reconnecting; uvicorn alone would close it as a restart, 1012) and exits 0."""
+    import os
+    import re
+    import signal
+    import socket
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    root = Path(__file__).resolve().parent.parent
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "training.cli", "serve", "--port", str(port), "--seats",
+                             "human,heuristic,heuristic,heuristic"], cwd=root, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(root)})
+    try:
+        lines = [proc.stdout.readline() for _ in range(3)]
+        link = re.search(r"P0: http://127\.0\.0\.1:\d+/seat/(\S+)", "".join(lines))
+        assert link, lines
+        deadline = time.time() + 30
+        while True:
+            try:
+                ws = connect(f"ws://127.0.0.1:{port}/ws/{link[1]}", open_timeout=5)
+                break
+            except OSError:
+                assert time.time() < deadline, "the server did not start"
+                time.sleep(0.1)
+        with ws:
+            assert json.loads(ws.recv(timeout=10))["type"] == "state"
+            proc.send_signal(signal.SIGINT)
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:
+                    ws.recv(timeout=10)
+        assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (
+            4410, "This table has closed: the server is shutting down.")
+        assert proc.wait(timeout=20) == 0, proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 # ---------------------------------------------------------------------------- Throne Magic
 THRONE_BOTS = ["human", "heuristic", "belief", "random", "heuristic"]
 
