@@ -10,9 +10,9 @@ turn and on ``b``; the text of every card, token and identity when it first appe
 event (``? NAME`` reads any of them again); their identity (in Throne Magic their Role card) and
 legal actions in words.  Every line is wrapped at the console's width (:func:`agents.human.wrap_text`).
 Nothing else of the game is read before the end screen, which reveals every identity (or Role) and
-the winners (:meth:`Table.reveal`).  The game is saved as a replay (``Game.to_json()``, loadable
-with ``Game.from_json``) at the end, and also when the person leaves early (``q``, Ctrl-C or
-the end of the input).
+the winners (:meth:`Table.reveal`), and the game's seed.  The game is saved as a replay
+(``Game.to_json()``, loadable with ``Game.from_json``) at the end, and also when the person leaves
+early (``q``, Ctrl-C or the end of the input), which then prints the seed (the game is over for them).
 
 ``treachery play --watch`` seats bots at every seat (``--opponents``, cycled) and shows their
 game as a spectator sees it: the public events (:meth:`Table.events` of None), the public board
@@ -201,6 +201,8 @@ class TerminalGame:
         if outcome == "over":
             self._show_events()
             self._end_screen()
+        else:               # the game is over for the person who left: its seed may be told
+            self._seed_line()
         self._line(f"Replay saved to {self.replay_path}", style="bold")
         return outcome
 
@@ -292,7 +294,11 @@ class TerminalGame:
             verdict = "Winners: " + ", ".join(f"P{s}" for s in r.winners) + (
                 "." if self.watching else " - you win!" if self.human_seat in r.winners else " - you lose.")
         self._line(verdict, style="bold")
-        # the seed only now: it deals every identity (treachery_env.env().reset(seed=...) would show them)
+        self._seed_line()
+
+    def _seed_line(self) -> None:
+        """Say the game's seed, once the game is over for the person (its end, or they left): it
+        deals every identity (``treachery_env.env().reset(seed=...)`` would show them)."""
         self._line(f"Seed {self.seed}: --seed {self.seed} deals this game again.")
 
     def _line(self, text: str, style: str | None = None) -> None:

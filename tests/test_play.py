@@ -204,6 +204,37 @@ def test_leaving_mid_game_saves_the_replay(exc, label, tmp_path, monkeypatch, ca
     assert not g.is_over and len(g.actions) > 0
 
 
+@pytest.mark.parametrize("watch,typist,left", [
+    (False, Typist(["2", "1", "q"]), "You left the game (quit)"),
+    (False, Typist(["1"], limit=3), "You left the game (end of input)"),
+    (True, Typist(["1"]), "You stopped watching the game (Ctrl-C)"),
+], ids=["quit", "end-of-input", "watching-ctrl-c"])
+def test_leaving_tells_the_drawn_seed_as_the_end_screen_does(watch, typist, left, tmp_path, monkeypatch, capsys):
+    """Leaving ends the game for the person: the end screen's seed line is printed then (it was
+    not, though the replay's file name holds the seed), never before, and it deals the game again."""
+    import table.terminal
+
+    pauses = []
+
+    def sleep(seconds):             # Ctrl-C while the bots play, at the 6th event shown
+        pauses.append(seconds)
+        if len(pauses) == 6:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(table.terminal.time, "sleep", sleep)
+    base = [*SMALL, *(["--watch", "--delay", "0.25"] if watch else [])]
+    replay = tmp_path / "left.json"
+    status, out, _ = play(monkeypatch, capsys, [*base, "--replay", str(replay)], typist)
+    assert status == (130 if watch else 0) and END_MARKER not in out
+    before, after = out.split(left, 1)
+    assert not re.search(r"\bseeds?\W+\d", before, re.I)
+    seed = re.search(r"Seed (\d+): --seed \1 deals this game again\.", after).group(1)
+    again = tmp_path / "again.json"
+    play(monkeypatch, capsys, [*SMALL, "--replay", str(again), "--seed", seed], Typist(["q"]))
+    identities = [[p.identity.name for p in Game.from_json(f.read_text()).players] for f in (replay, again)]
+    assert identities[0] == identities[1]
+
+
 def test_end_of_input_and_quit_word(tmp_path, monkeypatch, capsys):
     status, out, _ = play(monkeypatch, capsys, [*SMALL, "--seed", "3", "--replay", str(tmp_path / "a.json")],
                           Typist(["1"], limit=2))
