@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import agents
-from agents.files import check_writable_file
+from agents.files import check_folder, check_writable_file
 
 from .options import add_game_arguments, game_config_from_args
 from .stops import Stops
@@ -386,12 +386,16 @@ def play_cli(args: argparse.Namespace, input_stream: IO[str] | None = None, cons
                 else None if args.replay else "runs"
         except OSError as err:          # a name over the system's limits, say
             raise ValueError(f"--replay {args.replay!r} cannot be written: {err.strerror or err}") from None
-        replay = _fresh_path(str(Path(folder) / f"play-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}"
-                                 f"-seed{seed}"), ".json") if folder else args.replay
-        if Path(replay).exists():          # nothing is lost: a replay never overwrites a file
-            raise ValueError(f"--replay {replay!r} exists; give a new file name, or a folder for a file named "
-                             f"for the game")
-        check_writable_file(replay, "--replay")
+        if folder:          # its errors name the folder: the file's name holds the seed, not told before the game
+            check_folder(folder, "--replay")
+            replay = _fresh_path(str(Path(folder) / f"play-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}"
+                                     f"-seed{seed}"), ".json")
+        else:
+            replay = args.replay
+            if Path(replay).exists():          # nothing is lost: a replay never overwrites a file
+                raise ValueError(f"--replay {replay!r} exists; give a new file name, or a folder for a file named "
+                                 f"for the game")
+            check_writable_file(replay, "--replay")
         session = TerminalGame(config, seed, seat, args.opponents.split(","), input_stream, console,
                                args.delay, Path(replay), stops)
     except ValueError as err:

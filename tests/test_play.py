@@ -100,6 +100,36 @@ def test_a_replay_path_that_cannot_be_written_is_refused_before_the_game(tmp_pat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f.txt"]     # the probe leaves nothing behind
 
 
+def test_a_refusal_before_the_game_never_tells_the_drawn_seed(tmp_path, monkeypatch, capsys):
+    """A drawn seed deals every identity, so it is told only once the game is over: a ``--replay``
+    folder refused names the folder and why (it named the file to be written in it, whose name holds
+    the seed), and a bot whose making fails does not name its seed (the table's seed * 1000 + its
+    seat), at ``treachery play`` and at ``treachery serve --seats``."""
+    import os
+
+    (tmp_path / "f.txt").write_text("x")
+    (tmp_path / "raising_bots.py").write_text("class Raising:\n    def __init__(self, seed):\n"
+                                              "        raise RuntimeError('no model file')\n")
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.chdir(tmp_path)
+    under_a_file = str(tmp_path / "f.txt" / "sub") + "/"
+    cases = [(["--replay", under_a_file], f"--replay {under_a_file!r} is not a folder: "
+                                          f"{str(tmp_path / 'f.txt')!r} is a file"),
+             (["--replay", "a" * 300 + "/"], f"--replay {'a' * 300 + '/'!r} cannot be written: File name too long"),
+             (["--opponents", "raising_bots:Raising", "--replay", "r.json"],
+              "agent 'raising_bots:Raising': Raising(seed=...) raised RuntimeError: no model file")]
+    if os.path.isdir("/proc"):
+        cases.append((["--replay", "/proc/x/"], "--replay '/proc/x/' cannot be made: "))
+    for argv, message in cases:
+        status, out, err = play(monkeypatch, capsys, [*SMALL, *argv], Typist(["1"]))
+        assert status == 2 and err.startswith("treachery play: error: ") and err.count("\n") == 1, err
+        assert message in err and not re.search(r"seed\W*\d", err, re.I), err
+    assert cli.main(["serve", "--port", "1", "--seats", "human,raising_bots:Raising,random,random"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("treachery serve: error: --seats: agent 'raising_bots:Raising': Raising(seed=...) raised")
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "__pycache__") == ["f.txt", "raising_bots.py"]
+
+
 def test_an_existing_file_is_never_overwritten_by_a_replay(tmp_path, monkeypatch, capsys):
     """``--replay FILE`` for a file that exists is refused before the game, the file unchanged (nothing
     is lost: a replay never overwrites, whatever the file holds)."""
