@@ -94,6 +94,30 @@ def test_creating_a_table_and_its_errors(api):
     assert c.get("/static/table.js").status_code == 200
 
 
+def test_the_readme_s_table_request_creates_the_table_it_says(api):
+    """The README's ``curl`` example of ``POST /api/tables`` (the fields the host form sends) is a
+    request the server takes, and its answer has the shape the README gives."""
+    import re
+    from pathlib import Path
+
+    c, lobby = api
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    example = re.search(r"curl -s http://127\.0\.0\.1:8000/api/tables -H 'Content-Type: application/json' \\\n"
+                        r"\s*-d '(\{.*?\})'\n", readme, re.S)
+    assert example, "the README's POST /api/tables example"
+    body = json.loads(example[1])
+    host = (Path(__file__).resolve().parent.parent / "table" / "static" / "host.js").read_text()
+    always = set(re.findall(r"(\w+):", re.search(r"const body = \{(.*?)\};", host, re.S)[1]))
+    assert "body.variant = " in host and set(body) == always | {"variant"}, "the fields the form sends for Treachery"
+    r = c.post("/api/tables", json=body)
+    assert r.status_code == 200, r.text
+    answer = r.json()
+    assert set(answer) == {"table", "seed", "links"} and answer["seed"] is None
+    assert [(link["seat"], link["label"]) for link in answer["links"]] == [(0, "P0"), (1, "P1"), (None, "spectators")]
+    assert all(link["url"].startswith("http") and link["qr"].startswith("<svg") for link in answer["links"])
+    assert lobby.tables[answer["table"]].table.labels == tuple(body["seats"])
+
+
 def test_a_seat_socket_answers_and_refuses_bad_answers(api):
     c, lobby = api
     links = c.post("/api/tables", json={"seats": ["human", "heuristic", "human", "heuristic", "heuristic"],
