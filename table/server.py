@@ -681,13 +681,16 @@ class Lobby:
 
     def bots_by_game(self) -> dict[str, list[str]]:
         """Per game (``"treachery"``, ``"throne_magic"``), the bots of :attr:`bots` that play it
-        (:func:`agents.throne.plays`), and under ``"variants"`` those that play a game with a CR 900
-        variant (Planechase, Vanguard, schemes) in either game."""
+        (:func:`agents.throne.plays`)."""
         from agents.throne import plays
         from treachery_env.config import GAMES
-        out = {game: [b for b in self.bots if plays(b, game)] for game in GAMES}
-        out["variants"] = [b for b in self.bots if plays(b, "treachery", variants=True)]
-        return out
+        return {game: [b for b in self.bots if plays(b, game)] for game in GAMES}
+
+    def variant_bots(self) -> list[str]:
+        """The bots of :attr:`bots` that play a game with a CR 900 variant (Planechase, Vanguard,
+        schemes), in either game (:func:`agents.throne.plays`)."""
+        from agents.throne import plays
+        return [b for b in self.bots if plays(b, "treachery", variants=True)]
 
     def add_replay(self, text: str) -> str:
         """Load a replay (``Game.to_json()`` text) to view at ``/replay/ID``; returns its id.
@@ -838,8 +841,9 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
 
     @app.get("/api/bots")
     async def bots() -> Any:
-        """The bots a request may seat: ``{"bots": [...], "games": {GAME: [the bots that play it]}}``."""
-        return {"bots": list(lobby.bots), "games": lobby.bots_by_game()}
+        """The bots a request may seat: ``{"bots": [...], "games": {GAME: [the bots that play it]},
+        "variants": [the bots that play the CR 900 variants]}``."""
+        return {"bots": list(lobby.bots), "games": lobby.bots_by_game(), "variants": lobby.variant_bots()}
 
     @app.get("/api/throne_magic")
     async def throne_magic() -> Any:

@@ -1252,6 +1252,10 @@ def test_a_throne_magic_table_from_the_host_page_played_in_chromium(server, brow
 
     assert host.locator("#throne-options").is_hidden() and host.locator("#variant-box").is_visible()
     assert {"ismcts", "flagship"} <= offered()
+    host.check("#vanguard")                 # a CR 900 variant: the bots that play them (GET /api/bots)
+    assert offered() == {"human", "heuristic", "belief", "random"}
+    host.uncheck("#vanguard")
+    assert {"ismcts", "flagship"} <= offered()
     host.select_option("#game", "throne_magic")
     assert host.locator("#throne-options").is_visible() and host.locator("#variant-box").is_hidden()
     assert offered() == {"human", "heuristic", "belief", "random"}
@@ -1314,5 +1318,7 @@ def test_a_table_with_the_cr_900_variants_by_request(api):
         "heuristic, belief, random")
     r = c.post("/api/tables", json={"seats": ["human", "random", "random", "random"], "planechase": "twice"})
     assert r.status_code == 400 and r.json()["error"].startswith('"planechase": must be None or one of')
-    games = c.get("/api/bots").json()["games"]
-    assert sorted(games["variants"]) == ["belief", "heuristic", "random"]
+    offered = c.get("/api/bots").json()
+    assert set(offered) == {"bots", "games", "variants"} and set(offered["games"]) == {"treachery", "throne_magic"}
+    assert offered["variants"] == [b for b in lobby.bots if b in ("heuristic", "belief", "random")]
+    assert sorted(offered["variants"]) == ["belief", "heuristic", "random"]
