@@ -277,6 +277,30 @@ def test_a_drawn_seed_is_never_shown_while_the_game_runs(api, monkeypatch, capsy
     assert str(opened[-1].table.seed) not in out
 
 
+def test_serve_prints_the_seats_qr_codes_only_for_links_a_phone_can_open(monkeypatch, capsys):
+    """As the README says: ``treachery serve --seats`` prints each person's seat link and the
+    spectators'; a QR code for each person's link only with ``--lan`` on a machine with a LAN
+    address (not for ``127.0.0.1`` links, by default or with no network)."""
+    import re
+
+    import segno
+    import uvicorn
+
+    import table.server as server
+    from training.cli import main
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)     # no serving: the table only
+    monkeypatch.setattr(server, "_bind", lambda host, port: None)                 # nor a port bound
+    printed = []
+    monkeypatch.setattr(segno.QRCode, "terminal", lambda self, **kw: printed.append(self))
+    for argv, address, codes in [([], "127.0.0.1", 0), (["--lan"], "127.0.0.1", 0), (["--lan"], "192.168.1.5", 2)]:
+        printed.clear()
+        monkeypatch.setattr(server, "lan_address", lambda address=address: address)
+        assert main(["serve", *argv, "--seats", "human,heuristic,human,random"]) == 0
+        out = capsys.readouterr().out
+        assert len(printed) == codes and len(re.findall(rf"(P0|P2|spectators): http://{address}:8000/seat/", out)) == 3
+
+
 def test_serve_seats_a_table_of_the_game_options_of_play(monkeypatch, capsys):
     """``treachery serve --seats ...`` takes ``treachery play``'s game options: a Throne Magic table
     with its Roles, Throne, Holdings and Seasons, and Treachery's options for a Treachery one."""
