@@ -165,7 +165,8 @@ def _outside(module: str, attr: str, spec: str, names: list, seed: int | None) -
     try:
         bot = factory(seed=seed)
     except Exception as err:   # noqa: BLE001 - an outside bot's constructor can raise anything; say which
-        raise ValueError(f"agent {spec!r}: {attr}(seed={seed!r}) raised {type(err).__name__}: "
+        # not the seed's value: a table's bot seeds tell its seed, which deals every identity
+        raise ValueError(f"agent {spec!r}: {attr}(seed=...) raised {type(err).__name__}: "
                          f"{play.first_line(err)}") from None
     missing = [m for m in ("act", "reset") if not callable(getattr(bot, m, None))]
     if missing:

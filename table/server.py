@@ -36,7 +36,8 @@ A server for friends stays small (:class:`Lobby`): it holds at most ``--max-tabl
 request beyond them gets a 503 and one line) and ``--max-replays`` replays (the oldest goes first),
 and closes the tables it is done with: a game that ended with no page open, and a table where no
 person connected or answered for ``--idle-minutes`` (at a table of bots alone: that nobody watched),
-which also closes a finished game whose page was left open that long.
+which also closes a finished game whose page was left open that long; when the server stops (Ctrl-C)
+it closes them all.
 A closed table's pages are told why (websocket close code 4410) and stop reconnecting; its links
 then give a "this table has closed" page, with the replay's link for a finished game.
 """
@@ -45,6 +46,7 @@ then give a "this table has closed" page, with the replay's link for a finished 
 import argparse
 import asyncio
 import contextlib
+import importlib.util
 import json
 import math
 import secrets
@@ -62,8 +64,9 @@ from .replay import Replay
 from .stops import Stops
 from .table import HUMAN, Table, TableError
 
-__all__ = ["WebTable", "Lobby", "LobbyFull", "closed_reason", "create_app", "serve_cli", "add_arguments",
-           "DEFAULT_DELAY", "DEFAULT_MAX_TABLES", "DEFAULT_MAX_REPLAYS", "DEFAULT_IDLE_MINUTES", "CLOSED", "lan_address"]
+__all__ = ["WebTable", "Lobby", "LobbyFull", "closed_reason", "create_app", "uvicorn_server", "serve_cli",
+           "add_arguments", "SHUTTING_DOWN", "DEFAULT_DELAY", "DEFAULT_MAX_TABLES", "DEFAULT_MAX_REPLAYS",
+           "DEFAULT_IDLE_MINUTES", "CLOSED", "lan_address"]
 
 GAME_FIELDS = ("variant", "commander", "starting_life", "max_turns", "talk", "game", "throne_roles", "throne",
                "holdings", "seasons", "planechase", "vanguard", "archenemy")
@@ -96,6 +99,8 @@ SWEEP_SECONDS = (0.25, 60.0)
 quarter of ``idle_minutes`` within these, so a tiny one does not keep a core busy."""
 CLOSED = 4410
 """The websocket close code of a closed table (its reason says why; the page stops reconnecting)."""
+SHUTTING_DOWN = "the server is shutting down"
+"""Why the tables close when the server stops (:meth:`Lobby.close_all`; Ctrl-C)."""
 CLOSED_REMEMBERED = 256
 """The closed tables whose links a server still recognises, to say they closed (the latest)."""
 
@@ -448,7 +453,8 @@ def closed_reason(why: str) -> str:
 
 
 class LobbyFull(Exception):
-    """A table request refused because the server holds its most open tables (one line)."""
+    """A table request refused because the server holds its most open tables, or is shutting down
+    (one line)."""
 
 
 class Lobby:
@@ -489,6 +495,8 @@ class Lobby:
         """Replays by id, oldest first: loaded files (:meth:`add_replay`) and the tables' games once
         over (a closed table's as its text until first asked for, :meth:`replay`)."""
         self._closed: dict[str, tuple[frozenset, str]] = {}   # closed table id -> (its tokens, why), oldest first
+        self.stopping: str | None = None
+        """Why every table was closed (:meth:`close_all`: the server stops), else None."""
 
     def create(self, request: Any, names: dict[str, str] | None = None, trusted: bool = False) -> WebTable:
         """A new table from the host's request ``{"seats": [...], "variant": ..., "commander": ...,
@@ -582,11 +590,14 @@ class Lobby:
             names: how errors name the seats and the seed (default :data:`REQUEST_FIELDS`).
 
         Raises:
-            LobbyFull: (one line) when it holds :attr:`max_tables` open tables.
+            LobbyFull: (one line) when it holds :attr:`max_tables` open tables, or is closing
+                them all (:meth:`close_all`).
             ValueError: (one line) for a seed below 0, or whatever :class:`Table` refuses (a bot
                 that does not play the game, say), named as the seats.
         """
         names = REQUEST_FIELDS if names is None else names
+        if self.stopping is not None:
+            raise LobbyFull(f"no new table: {self.stopping}")
         if len(self.tables) >= self.max_tables:
             tables = "1 open table" if self.max_tables == 1 else f"{self.max_tables} open tables"
             raise LobbyFull(f"this server holds {tables}, its most (treachery serve --max-tables): try again "
@@ -618,24 +629,36 @@ class Lobby:
         now, minutes = self.clock(), f"{self.idle_minutes:g} minute{'' if self.idle_minutes == 1 else 's'}"
         done = [web for web in self.tables.values()
                 if (web.ended and not web.pages) or now - web.active >= self.idle_minutes * 60]
-        whys = []
-        for web in done:
+        return await self._close({web: "its game is over" if web.table.over else
+                                  "its game stopped on an error" if web.ended else
+                                  f"nobody {'watched' if web.watched else 'played at'} it for {minutes}"
+                                  for web in done})
+
+    async def close_all(self, why: str) -> list[str]:
+        """Close and remove every open table, each page told ``why`` (the server stops:
+        :data:`SHUTTING_DOWN`), as :meth:`collect` closes one: its game and bots end (a bot
+        thinking in its worker thread ends its thought first), a finished game's replay is kept
+        and its links say that it closed.  From then on :meth:`open` refuses new tables.
+
+        Returns:
+            the ids of the tables closed.
+        """
+        self.stopping = why
+        return await self._close(dict.fromkeys(self.tables.values(), why))
+
+    async def _close(self, whys: dict[WebTable, str]) -> list[str]:
+        """Remove the tables of ``whys`` (table -> why it closes) and close them
+        (:meth:`WebTable.close`): a finished game's replay kept, their links remembered as closed."""
+        for web, why in whys.items():          # all removed before the first wait: no table is closed twice
             del self.tables[web.id]
-            if web.table.over:
-                why = "its game is over"
-                if web.id not in self.replays:
-                    self._keep(web.id, web.table.replay_json())
-            elif web.ended:
-                why = "its game stopped on an error"
-            else:
-                why = f"nobody {'watched' if web.watched else 'played at'} it for {minutes}"
+            if web.table.over and web.id not in self.replays:
+                self._keep(web.id, web.table.replay_json())
             self._closed[web.id] = (frozenset(web.tokens), why)
             while len(self._closed) > CLOSED_REMEMBERED:
                 del self._closed[next(iter(self._closed))]
-            whys.append(why)
-        for web, why in zip(done, whys):
+        for web, why in whys.items():
             await web.close(why)
-        return [web.id for web in done]
+        return [web.id for web in whys]
 
     async def sweep(self) -> None:
         """:meth:`collect` every quarter of :attr:`idle_minutes`, within :data:`SWEEP_SECONDS`, until
@@ -658,13 +681,16 @@ class Lobby:
 
     def bots_by_game(self) -> dict[str, list[str]]:
         """Per game (``"treachery"``, ``"throne_magic"``), the bots of :attr:`bots` that play it
-        (:func:`agents.throne.plays`), and under ``"variants"`` those that play a game with a CR 900
-        variant (Planechase, Vanguard, schemes) in either game."""
+        (:func:`agents.throne.plays`)."""
         from agents.throne import plays
         from treachery_env.config import GAMES
-        out = {game: [b for b in self.bots if plays(b, game)] for game in GAMES}
-        out["variants"] = [b for b in self.bots if plays(b, "treachery", variants=True)]
-        return out
+        return {game: [b for b in self.bots if plays(b, game)] for game in GAMES}
+
+    def variant_bots(self) -> list[str]:
+        """The bots of :attr:`bots` that play a game with a CR 900 variant (Planechase, Vanguard,
+        schemes), in either game (:func:`agents.throne.plays`)."""
+        from agents.throne import plays
+        return [b for b in self.bots if plays(b, "treachery", variants=True)]
 
     def add_replay(self, text: str) -> str:
         """Load a replay (``Game.to_json()`` text) to view at ``/replay/ID``; returns its id.
@@ -726,7 +752,8 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
 
     Returns:
         a ``fastapi.FastAPI`` with the routes of the module docstring; while it serves, it closes
-        the tables the lobby is done with (:meth:`Lobby.sweep`).
+        the tables the lobby is done with (:meth:`Lobby.sweep`), and when it stops (its lifespan's
+        end) every table left (:meth:`Lobby.close_all`).
 
     Raises:
         ImportError: (one line) when FastAPI is not installed (``pip install
@@ -752,6 +779,7 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
         finally:
             sweeper.cancel()
             await asyncio.wait([sweeper])
+            await lobby.close_all(SHUTTING_DOWN)    # under uvicorn (:func:`uvicorn_server`) closed already
 
     app = FastAPI(title="Treachery table", docs_url=None, redoc_url=None, lifespan=lifespan)
     app.state.lobby = lobby
@@ -813,8 +841,9 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
 
     @app.get("/api/bots")
     async def bots() -> Any:
-        """The bots a request may seat: ``{"bots": [...], "games": {GAME: [the bots that play it]}}``."""
-        return {"bots": list(lobby.bots), "games": lobby.bots_by_game()}
+        """The bots a request may seat: ``{"bots": [...], "games": {GAME: [the bots that play it]},
+        "variants": [the bots that play the CR 900 variants]}``."""
+        return {"bots": list(lobby.bots), "games": lobby.bots_by_game(), "variants": lobby.variant_bots()}
 
     @app.get("/api/throne_magic")
     async def throne_magic() -> Any:
@@ -994,9 +1023,7 @@ def serve_cli(args: argparse.Namespace) -> int:
         the exit status: 0 after Ctrl-C, 2 for invalid options or a port that cannot be bound (one
         line on standard error).
     """
-    try:
-        import uvicorn
-    except ImportError:
+    if importlib.util.find_spec("uvicorn") is None:     # (uvicorn_server imports it)
         print("treachery serve: error: the web table needs FastAPI and uvicorn: pip install "
               "'treachery-toolkit[web]'", file=sys.stderr)
         return 2
@@ -1060,10 +1087,26 @@ def serve_cli(args: argparse.Namespace) -> int:
         if not created.table.humans:
             print(f"  Bots alone: they play while the spectators' page is open; once the game ends, its replay: "
                   f"{base}/replay/{created.id}")
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    server = uvicorn_server(app, log_level="warning")
     with contextlib.suppress(KeyboardInterrupt):     # Ctrl-C is how the server stops
         server.run(sockets=[sock])
     return 0
+
+
+def uvicorn_server(app: Any, **config: Any) -> Any:
+    """A ``uvicorn.Server`` of the web table ``app`` (:func:`create_app`; ``config``: the
+    ``uvicorn.Config`` options) that, when it stops (Ctrl-C), first closes the tables
+    (:meth:`Lobby.close_all`), so each page is told :data:`SHUTTING_DOWN` with the closed table's
+    code and stops reconnecting: uvicorn closes the open websockets (code 1012, a restart, after
+    which a page would try again) before the app's lifespan ends."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        async def shutdown(self, sockets: Any = None) -> None:
+            await app.state.lobby.close_all(SHUTTING_DOWN)
+            await super().shutdown(sockets)
+
+    return Server(uvicorn.Config(app, **config))
 
 
 def _check_bot(spec: str) -> None:

@@ -10,9 +10,9 @@ turn and on ``b``; the text of every card, token and identity when it first appe
 event (``? NAME`` reads any of them again); their identity (in Throne Magic their Role card) and
 legal actions in words.  Every line is wrapped at the console's width (:func:`agents.human.wrap_text`).
 Nothing else of the game is read before the end screen, which reveals every identity (or Role) and
-the winners (:meth:`Table.reveal`).  The game is saved as a replay (``Game.to_json()``, loadable
-with ``Game.from_json``) at the end, and also when the person leaves early (``q``, Ctrl-C or
-the end of the input).
+the winners (:meth:`Table.reveal`), and the game's seed.  The game is saved as a replay
+(``Game.to_json()``, loadable with ``Game.from_json``) at the end, and also when the person leaves
+early (``q``, Ctrl-C or the end of the input), which then prints the seed (the game is over for them).
 
 ``treachery play --watch`` seats bots at every seat (``--opponents``, cycled) and shows their
 game as a spectator sees it: the public events (:meth:`Table.events` of None), the public board
@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import agents
-from agents.files import check_writable_file
+from agents.files import check_folder, check_writable_file
 
 from .options import add_game_arguments, game_config_from_args
 from .stops import Stops
@@ -201,6 +201,8 @@ class TerminalGame:
         if outcome == "over":
             self._show_events()
             self._end_screen()
+        else:               # the game is over for the person who left: its seed may be told
+            self._seed_line()
         self._line(f"Replay saved to {self.replay_path}", style="bold")
         return outcome
 
@@ -292,7 +294,11 @@ class TerminalGame:
             verdict = "Winners: " + ", ".join(f"P{s}" for s in r.winners) + (
                 "." if self.watching else " - you win!" if self.human_seat in r.winners else " - you lose.")
         self._line(verdict, style="bold")
-        # the seed only now: it deals every identity (treachery_env.env().reset(seed=...) would show them)
+        self._seed_line()
+
+    def _seed_line(self) -> None:
+        """Say the game's seed, once the game is over for the person (its end, or they left): it
+        deals every identity (``treachery_env.env().reset(seed=...)`` would show them)."""
         self._line(f"Seed {self.seed}: --seed {self.seed} deals this game again.")
 
     def _line(self, text: str, style: str | None = None) -> None:
@@ -380,12 +386,16 @@ def play_cli(args: argparse.Namespace, input_stream: IO[str] | None = None, cons
                 else None if args.replay else "runs"
         except OSError as err:          # a name over the system's limits, say
             raise ValueError(f"--replay {args.replay!r} cannot be written: {err.strerror or err}") from None
-        replay = _fresh_path(str(Path(folder) / f"play-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}"
-                                 f"-seed{seed}"), ".json") if folder else args.replay
-        if Path(replay).exists():          # nothing is lost: a replay never overwrites a file
-            raise ValueError(f"--replay {replay!r} exists; give a new file name, or a folder for a file named "
-                             f"for the game")
-        check_writable_file(replay, "--replay")
+        if folder:          # its errors name the folder: the file's name holds the seed, not told before the game
+            check_folder(folder, "--replay")
+            replay = _fresh_path(str(Path(folder) / f"play-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}"
+                                     f"-seed{seed}"), ".json")
+        else:
+            replay = args.replay
+            if Path(replay).exists():          # nothing is lost: a replay never overwrites a file
+                raise ValueError(f"--replay {replay!r} exists; give a new file name, or a folder for a file named "
+                                 f"for the game")
+            check_writable_file(replay, "--replay")
         session = TerminalGame(config, seed, seat, args.opponents.split(","), input_stream, console,
                                args.delay, Path(replay), stops)
     except ValueError as err:

@@ -100,6 +100,36 @@ def test_a_replay_path_that_cannot_be_written_is_refused_before_the_game(tmp_pat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f.txt"]     # the probe leaves nothing behind
 
 
+def test_a_refusal_before_the_game_never_tells_the_drawn_seed(tmp_path, monkeypatch, capsys):
+    """A drawn seed deals every identity, so it is told only once the game is over: a ``--replay``
+    folder refused names the folder and why (it named the file to be written in it, whose name holds
+    the seed), and a bot whose making fails does not name its seed (the table's seed * 1000 + its
+    seat), at ``treachery play`` and at ``treachery serve --seats``."""
+    import os
+
+    (tmp_path / "f.txt").write_text("x")
+    (tmp_path / "raising_bots.py").write_text("class Raising:\n    def __init__(self, seed):\n"
+                                              "        raise RuntimeError('no model file')\n")
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.chdir(tmp_path)
+    under_a_file = str(tmp_path / "f.txt" / "sub") + "/"
+    cases = [(["--replay", under_a_file], f"--replay {under_a_file!r} is not a folder: "
+                                          f"{str(tmp_path / 'f.txt')!r} is a file"),
+             (["--replay", "a" * 300 + "/"], f"--replay {'a' * 300 + '/'!r} cannot be written: File name too long"),
+             (["--opponents", "raising_bots:Raising", "--replay", "r.json"],
+              "agent 'raising_bots:Raising': Raising(seed=...) raised RuntimeError: no model file")]
+    if os.path.isdir("/proc"):
+        cases.append((["--replay", "/proc/x/"], "--replay '/proc/x/' cannot be made: "))
+    for argv, message in cases:
+        status, out, err = play(monkeypatch, capsys, [*SMALL, *argv], Typist(["1"]))
+        assert status == 2 and err.startswith("treachery play: error: ") and err.count("\n") == 1, err
+        assert message in err and not re.search(r"seed\W*\d", err, re.I), err
+    assert cli.main(["serve", "--port", "1", "--seats", "human,raising_bots:Raising,random,random"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("treachery serve: error: --seats: agent 'raising_bots:Raising': Raising(seed=...) raised")
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "__pycache__") == ["f.txt", "raising_bots.py"]
+
+
 def test_an_existing_file_is_never_overwritten_by_a_replay(tmp_path, monkeypatch, capsys):
     """``--replay FILE`` for a file that exists is refused before the game, the file unchanged (nothing
     is lost: a replay never overwrites, whatever the file holds)."""
@@ -202,6 +232,37 @@ def test_leaving_mid_game_saves_the_replay(exc, label, tmp_path, monkeypatch, ca
     assert END_MARKER not in out                       # no reveal for an abandoned game
     g = Game.from_json(replay.read_text())
     assert not g.is_over and len(g.actions) > 0
+
+
+@pytest.mark.parametrize("watch,typist,left", [
+    (False, Typist(["2", "1", "q"]), "You left the game (quit)"),
+    (False, Typist(["1"], limit=3), "You left the game (end of input)"),
+    (True, Typist(["1"]), "You stopped watching the game (Ctrl-C)"),
+], ids=["quit", "end-of-input", "watching-ctrl-c"])
+def test_leaving_tells_the_drawn_seed_as_the_end_screen_does(watch, typist, left, tmp_path, monkeypatch, capsys):
+    """Leaving ends the game for the person: the end screen's seed line is printed then (it was
+    not, though the replay's file name holds the seed), never before, and it deals the game again."""
+    import table.terminal
+
+    pauses = []
+
+    def sleep(seconds):             # Ctrl-C while the bots play, at the 6th event shown
+        pauses.append(seconds)
+        if len(pauses) == 6:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(table.terminal.time, "sleep", sleep)
+    base = [*SMALL, *(["--watch", "--delay", "0.25"] if watch else [])]
+    replay = tmp_path / "left.json"
+    status, out, _ = play(monkeypatch, capsys, [*base, "--replay", str(replay)], typist)
+    assert status == (130 if watch else 0) and END_MARKER not in out
+    before, after = out.split(left, 1)
+    assert not re.search(r"\bseeds?\W+\d", before, re.I)
+    seed = re.search(r"Seed (\d+): --seed \1 deals this game again\.", after).group(1)
+    again = tmp_path / "again.json"
+    play(monkeypatch, capsys, [*SMALL, "--replay", str(again), "--seed", seed], Typist(["q"]))
+    identities = [[p.identity.name for p in Game.from_json(f.read_text()).players] for f in (replay, again)]
+    assert identities[0] == identities[1]
 
 
 def test_end_of_input_and_quit_word(tmp_path, monkeypatch, capsys):

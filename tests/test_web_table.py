@@ -94,6 +94,30 @@ def test_creating_a_table_and_its_errors(api):
     assert c.get("/static/table.js").status_code == 200
 
 
+def test_the_readme_s_table_request_creates_the_table_it_says(api):
+    """The README's ``curl`` example of ``POST /api/tables`` (the fields the host form sends) is a
+    request the server takes, and its answer has the shape the README gives."""
+    import re
+    from pathlib import Path
+
+    c, lobby = api
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    example = re.search(r"curl -s http://127\.0\.0\.1:8000/api/tables -H 'Content-Type: application/json' \\\n"
+                        r"\s*-d '(\{.*?\})'\n", readme, re.S)
+    assert example, "the README's POST /api/tables example"
+    body = json.loads(example[1])
+    host = (Path(__file__).resolve().parent.parent / "table" / "static" / "host.js").read_text()
+    always = set(re.findall(r"(\w+):", re.search(r"const body = \{(.*?)\};", host, re.S)[1]))
+    assert "body.variant = " in host and set(body) == always | {"variant"}, "the fields the form sends for Treachery"
+    r = c.post("/api/tables", json=body)
+    assert r.status_code == 200, r.text
+    answer = r.json()
+    assert set(answer) == {"table", "seed", "links"} and answer["seed"] is None
+    assert [(link["seat"], link["label"]) for link in answer["links"]] == [(0, "P0"), (1, "P1"), (None, "spectators")]
+    assert all(link["url"].startswith("http") and link["qr"].startswith("<svg") for link in answer["links"])
+    assert lobby.tables[answer["table"]].table.labels == tuple(body["seats"])
+
+
 def test_a_seat_socket_answers_and_refuses_bad_answers(api):
     c, lobby = api
     links = c.post("/api/tables", json={"seats": ["human", "heuristic", "human", "heuristic", "heuristic"],
@@ -251,6 +275,30 @@ def test_a_drawn_seed_is_never_shown_while_the_game_runs(api, monkeypatch, capsy
     out = capsys.readouterr().out
     assert f"Table {opened[-1].id}:" in out and "seed" not in out.lower()
     assert str(opened[-1].table.seed) not in out
+
+
+def test_serve_prints_the_seats_qr_codes_only_for_links_a_phone_can_open(monkeypatch, capsys):
+    """As the README says: ``treachery serve --seats`` prints each person's seat link and the
+    spectators'; a QR code for each person's link only with ``--lan`` on a machine with a LAN
+    address (not for ``127.0.0.1`` links, by default or with no network)."""
+    import re
+
+    import segno
+    import uvicorn
+
+    import table.server as server
+    from training.cli import main
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)     # no serving: the table only
+    monkeypatch.setattr(server, "_bind", lambda host, port: None)                 # nor a port bound
+    printed = []
+    monkeypatch.setattr(segno.QRCode, "terminal", lambda self, **kw: printed.append(self))
+    for argv, address, codes in [([], "127.0.0.1", 0), (["--lan"], "127.0.0.1", 0), (["--lan"], "192.168.1.5", 2)]:
+        printed.clear()
+        monkeypatch.setattr(server, "lan_address", lambda address=address: address)
+        assert main(["serve", *argv, "--seats", "human,heuristic,human,random"]) == 0
+        out = capsys.readouterr().out
+        assert len(printed) == codes and len(re.findall(rf"(P0|P2|spectators): http://{address}:8000/seat/", out)) == 3
 
 
 def test_serve_seats_a_table_of_the_game_options_of_play(monkeypatch, capsys):
@@ -839,6 +887,76 @@ def test_a_bot_thinks_off_the_event_loop_and_a_closed_table_closes_it_after_its_
     assert web.ended and web._task.cancelled() and web.closed == "the test has seen enough"
 
 
+def test_a_server_that_stops_closes_its_tables_and_their_bots(monkeypatch):
+    """When the app's lifespan ends (the server stops) every open table closes as an idle one does:
+    a table whose game waits for a page and one never started, their bots closed, their links
+    saying why; no table is opened after that."""
+    import table.server as server
+
+    monkeypatch.setattr(SlowBot, "log", [])
+    with serving() as (c, lobby):
+        played = lobby.create({"seats": [SLOW] * 4, "seed": 2}, trusted=True)
+        (token,) = played.tokens
+        with c.websocket_connect(f"/ws/{token}") as ws:     # it plays while watched, then waits for a page
+            ws.receive_json()
+        waiting = lobby.create({"seats": ["human", SLOW, SLOW, SLOW], "seed": 3}, trusted=True)
+    assert lobby.tables == {} and SlowBot.log.count("closed") == 4 + 3
+    assert played.ended and played._task.cancelled() and waiting._task is None
+    for web in (played, waiting):
+        assert web.closed == server.SHUTTING_DOWN and not web.pages
+        assert all(lobby.closed(t) == (web.id, "the server is shutting down") for t in web.tokens)
+    with pytest.raises(server.LobbyFull, match="^no new table: the server is shutting down$"):
+        lobby.create(PEOPLE_AND_BOTS)
+
+
+def test_ctrl_c_closes_the_tables_and_tells_each_page_why(tmp_path):
+    """``treachery serve`` stopped with Ctrl-C tells each open page its table closed (code 4410,
+    so the page stops reconnecting; uvicorn alone would close it as a restart, 1012) and exits 0."""
+    import os
+    import re
+    import signal
+    import socket
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    root = Path(__file__).resolve().parent.parent
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "training.cli", "serve", "--port", str(port), "--seats",
+                             "human,heuristic,heuristic,heuristic"], cwd=root, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(root)})
+    try:
+        lines = [proc.stdout.readline() for _ in range(3)]
+        link = re.search(r"P0: http://127\.0\.0\.1:\d+/seat/(\S+)", "".join(lines))
+        assert link, lines
+        deadline = time.time() + 30
+        while True:
+            try:
+                ws = connect(f"ws://127.0.0.1:{port}/ws/{link[1]}", open_timeout=5)
+                break
+            except OSError:
+                assert time.time() < deadline, "the server did not start"
+                time.sleep(0.1)
+        with ws:
+            assert json.loads(ws.recv(timeout=10))["type"] == "state"
+            proc.send_signal(signal.SIGINT)
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:
+                    ws.recv(timeout=10)
+        assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (
+            4410, "This table has closed: the server is shutting down.")
+        assert proc.wait(timeout=20) == 0, proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 # ---------------------------------------------------------------------------- Throne Magic
 THRONE_BOTS = ["human", "heuristic", "belief", "random", "heuristic"]
 
@@ -1158,6 +1276,10 @@ def test_a_throne_magic_table_from_the_host_page_played_in_chromium(server, brow
 
     assert host.locator("#throne-options").is_hidden() and host.locator("#variant-box").is_visible()
     assert {"ismcts", "flagship"} <= offered()
+    host.check("#vanguard")                 # a CR 900 variant: the bots that play them (GET /api/bots)
+    assert offered() == {"human", "heuristic", "belief", "random"}
+    host.uncheck("#vanguard")
+    assert {"ismcts", "flagship"} <= offered()
     host.select_option("#game", "throne_magic")
     assert host.locator("#throne-options").is_visible() and host.locator("#variant-box").is_hidden()
     assert offered() == {"human", "heuristic", "belief", "random"}
@@ -1220,5 +1342,7 @@ def test_a_table_with_the_cr_900_variants_by_request(api):
         "heuristic, belief, random")
     r = c.post("/api/tables", json={"seats": ["human", "random", "random", "random"], "planechase": "twice"})
     assert r.status_code == 400 and r.json()["error"].startswith('"planechase": must be None or one of')
-    games = c.get("/api/bots").json()["games"]
-    assert sorted(games["variants"]) == ["belief", "heuristic", "random"]
+    offered = c.get("/api/bots").json()
+    assert set(offered) == {"bots", "games", "variants"} and set(offered["games"]) == {"treachery", "throne_magic"}
+    assert offered["variants"] == [b for b in lobby.bots if b in ("heuristic", "belief", "random")]
+    assert sorted(offered["variants"]) == ["belief", "heuristic", "random"]

@@ -1,15 +1,16 @@
 // The host page: choose the game, the players and the seats, create the table, hand out the links.
 "use strict";
 const $ = (id) => document.getElementById(id);
-// per game, the bots that play it, and those that play a CR 900 variant: replaced by the server's lists
+// per game, the bots that play it, and the bots that play the CR 900 variants: replaced by the server's lists
 // (GET /api/bots) before the seats are laid out
-let BOTS = {treachery: ["heuristic"], throne_magic: ["heuristic"], variants: ["heuristic"]};
+let BOTS = {treachery: ["heuristic"], throne_magic: ["heuristic"]};
+let VARIANT_BOTS = ["heuristic"];
 
 function variantsChosen() { return $("planechase").value !== "" || $("vanguard").checked || $("archenemy").checked; }
 
 function gameBots() {
   const bots = BOTS[$("game").value] || [];
-  return variantsChosen() ? bots.filter((b) => (BOTS.variants || []).includes(b)) : bots;
+  return variantsChosen() ? bots.filter((b) => VARIANT_BOTS.includes(b)) : bots;
 }
 
 function seatRow(k, value) {
@@ -57,7 +58,11 @@ $("players").onchange = layout;
 $("game").onchange = showGame;
 $("throne_roles").onchange = showGame;
 for (const id of ["planechase", "vanguard", "archenemy"]) $(id).onchange = layout;
-fetch("/api/bots").then((r) => r.json()).then((data) => { BOTS = data.games; layout(); });
+fetch("/api/bots").then((r) => r.json()).then((data) => {
+  BOTS = data.games;
+  VARIANT_BOTS = data.variants;
+  layout();
+});
 fetch("/api/throne_magic").then((r) => r.json()).then((data) => {
   for (const name of data.thrones) {
     const o = document.createElement("option");
