@@ -58,6 +58,8 @@ from html import escape
 from importlib import resources
 from typing import Any
 
+from agents.files import os_reason
+
 from .html import board_html, card_texts, identity_html, prompt_details, reveal_html
 from .options import FLAGS, add_game_arguments, game_config_from_args, game_options_given, renamed
 from .replay import Replay
@@ -1054,8 +1056,10 @@ def serve_cli(args: argparse.Namespace) -> int:
         for path in args.replay:
             try:
                 text = open(path, encoding="utf-8").read()
-            except (OSError, UnicodeDecodeError) as err:
-                raise ValueError(f"--replay: cannot read {path}: {getattr(err, 'strerror', None) or err}") from None
+            except OSError as err:
+                raise ValueError(f"--replay: cannot read {path}: {os_reason(err)}") from None
+            except UnicodeDecodeError as err:
+                raise ValueError(f"--replay: cannot read {path}: {err}") from None
             try:
                 replays[path] = lobby.add_replay(text)
             except ValueError as err:
@@ -1138,6 +1142,6 @@ def _bind(host: str, port: int) -> socket.socket:
         sock.listen(128)
     except OSError as err:
         sock.close()
-        raise ValueError(f"--port {port}: cannot listen on {host}:{port}: {err.strerror or err}") from None
+        raise ValueError(f"--port {port}: cannot listen on {host}:{port}: {os_reason(err)}") from None
     sock.set_inheritable(True)
     return sock

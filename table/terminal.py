@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import agents
-from agents.files import check_folder, check_writable_file
+from agents.files import check_folder, check_writable_file, os_reason
 
 from .options import add_game_arguments, game_config_from_args
 from .stops import Stops
@@ -385,7 +385,7 @@ def play_cli(args: argparse.Namespace, input_stream: IO[str] | None = None, cons
                                                      or args.replay.endswith(("/", os.sep))) \
                 else None if args.replay else "runs"
         except OSError as err:          # a name over the system's limits, say
-            raise ValueError(f"--replay {args.replay!r} cannot be written: {err.strerror or err}") from None
+            raise ValueError(f"--replay {args.replay!r} cannot be written: {os_reason(err)}") from None
         if folder:          # its errors name the folder: the file's name holds the seed, not told before the game
             check_folder(folder, "--replay")
             replay = _fresh_path(str(Path(folder) / f"play-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}"
