@@ -49,8 +49,16 @@ def check_invariants(g: Game) -> None:
 
 
 def check_result(g: Game) -> None:
-    """Winners are consistent with the roles (CR 907.7)."""
+    """Winners are consistent with the roles (CR 907.7), and no turn began for a seat that had
+    left the game (CR 800.4: turns pass over them; a starting player's concession during the
+    mulligans too)."""
     assert g.is_over
+    left: set = set()
+    for e in g.log:
+        if e["event"] == "loses":
+            left.add(e["seat"])
+        elif e["event"] == "turn":
+            assert e["seat"] not in left, f"turn {e} of a seat that left the game"
     alive = [p for p in g.players if not p.has_lost]
     if g.truncated:
         assert not g.winners

@@ -429,6 +429,35 @@ def test_concession_during_the_mulligans():
     assert g.turn == 1 and g.players[3].hand == [] and not g.is_over
 
 
+@pytest.mark.parametrize("config", [
+    {"variant": "backstab_rumble"},
+    {"variant": "backstab_rumble", "planechase": "per_player"},
+    {"variant": "backstab_rumble", "planechase": "single"},
+    {"game": "throne_magic", "talk": "none"},
+    {"game": "throne_magic", "talk": "none", "planechase": "per_player"},
+])
+def test_a_starting_player_who_concedes_during_the_mulligans_takes_no_turn(config):
+    """CR 104.3a, CR 800.4: where the starting player's concession does not end the game
+    (no Leader: Backstab Rumble, Throne Magic), the first turn is the next player's in turn
+    order who is still in the game; a turn never begins for a seat that left.  With
+    Planechase's decks one a player (CR 901.10), the conceding starter's planar deck left
+    with them, and the starting plane is the new starting player's (regression: an
+    IndexError popping the leaver's empty deck, found by fuzzing option combinations)."""
+    g = Game(GameConfig(num_players=6, concession=True, **config), seed=3)
+    start = g.active
+    assert g.decision.kind == MULLIGAN and g.decision.seat == start
+    g.step(g.layout.CONCEDE)
+    assert g.players[start].has_lost and not g.is_over
+    drive_mulligans(g, {})
+    first = (start + 1) % 6
+    turns = [e["seat"] for e in g.log if e["event"] == "turn"]
+    assert g.turn == 1 and g.active == first and turns == [first]
+    if g.planar is not None:
+        plane = [e for e in g.log if e["event"] == "starting_plane"]
+        assert [e["seat"] for e in plane] == [first] and g.planar.controller == first
+        assert g.planar.face_up is not None
+
+
 def test_out_of_turn_concession_is_replayed():
     """Game.concede stays callable by a UI at any time, also out of turn; it is
     kept in the replay (``concessions``) so that from_json reproduces it."""

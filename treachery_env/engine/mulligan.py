@@ -154,8 +154,13 @@ class MulliganMixin:
             self._push_front([("mulligan_round",)])
 
     def _op_first_turn(self) -> None:
-        """The mulligans are over: the starting player's first turn begins (CR 103)."""
+        """The mulligans are over: the starting player's first turn begins (CR 103).  A starting
+        player who left the game during the mulligans (conceded, CR 104.3a) takes no turn: the
+        first turn is the next player's in turn order who is still in the game, as every later
+        turn passes over the seats that left (CR 800.4)."""
         self.mulligan_state = None
+        if self.players[self.active].has_lost:
+            self.active = self._next_alive(self.active)
         if self.planar is not None:
             self._planar_start()        # Planechase: the starting plane, once every hand is kept (CR 901.5)
         self._start_turn(self.active)
