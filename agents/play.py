@@ -38,8 +38,9 @@ class GameResult:
         seed: the environment seed.
         winners: winning seats (empty for a draw or a truncation).
         truncated: whether ``max_turns`` ended it.
-        dealt_roles: each seat's role as dealt.
-        roles: each seat's final role (its last-known role if it left).
+        dealt_roles: each seat's role as dealt: a :class:`~treachery_env.rules.Role`, or in
+            Throne Magic (``GameConfig(game="throne_magic")``) the name of its Role card.
+        roles: each seat's final role (its last-known role if it left), likewise.
         rewards: each seat's final reward (+1 / -1 / 0).
         decisions: decisions taken by the bots.
         turns: turns played.
@@ -89,7 +90,8 @@ def play_game(agents: Sequence[Agent], config: GameConfig | None = None, seed: i
             (bots never see it).
 
     Raises:
-        ValueError: if the number of bots differs from the number of seats.
+        ValueError: if the number of bots differs from the number of seats, or for
+            ``record_beliefs`` in Throne Magic (deduction is scored on Treachery's roles).
         BotError: (a ValueError) if a bot's ``act`` raises or its action is refused.
     """
     return run_games([game_steps(agents, config, seed, record_beliefs, on_decision)], batch=False)[0]
@@ -115,7 +117,10 @@ def game_steps(agents: Sequence[Agent], config: GameConfig | None = None, seed: 
             a.check_config(config)
         a.reset(seat)
     decisions = 0
-    dealt = [Role(p.identity.role) for p in env.game.players]
+    social = env.game.social                # Throne Magic's roles, None in Treachery
+    if social is not None and record_beliefs:
+        raise ValueError("record_beliefs: deduction is scored on Treachery's roles, not Throne Magic's")
+    dealt = list(social.roles) if social is not None else [Role(p.identity.role) for p in env.game.players]
     result = GameResult(seed, set(), False, dealt, [], [0.0] * config.num_players, 0, 0)
     perf = time.perf_counter
     for name in env.agent_iter():
@@ -152,7 +157,7 @@ def game_steps(agents: Sequence[Agent], config: GameConfig | None = None, seed: 
     g = env.game
     result.winners = set(g.winners)
     result.truncated = bool(g.truncated)
-    result.roles = [Role(p.role) for p in g.players]
+    result.roles = list(social.roles) if social is not None else [Role(p.role) for p in g.players]
     result.decisions = decisions
     result.turns = g.turn
     env.close()

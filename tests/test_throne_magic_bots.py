@@ -36,6 +36,26 @@ def test_the_heuristic_and_belief_bots_play_throne_magic_games_to_their_end(seed
     assert g.truncated or ended
 
 
+def test_play_game_plays_throne_magic_with_its_roles():
+    """``agents.play_game`` plays a Throne Magic game as the environment loop above does
+    (regression: it read Treachery identities, AttributeError): the same winners, the Role
+    cards' names as the dealt and final roles, rewards +1 for the winners; deduction
+    (``record_beliefs``) is refused in one line."""
+    from agents.play import play_game
+
+    names = ["heuristic", "belief", "heuristic", "belief", "random"]
+    config = treachery_env.GameConfig(game="throne_magic", num_players=5, max_turns=120, talk="none")
+    bots = [agents.make(nm, seed=i) for i, nm in enumerate(names)]
+    r = play_game(bots, config, seed=1)
+    g = play(names, 1)
+    assert r.winners == set(g.winners) and r.truncated == g.truncated and r.turns == g.turn
+    assert r.dealt_roles == r.roles == list(g.social.roles)
+    assert sorted(r.dealt_roles) == sorted(BASIC5)
+    assert [s for s, x in enumerate(r.rewards) if x == 1.0] == sorted(r.winners)
+    with pytest.raises(ValueError, match="record_beliefs: .*Treachery's roles"):
+        play_game([agents.make(nm, seed=i) for i, nm in enumerate(names)], config, seed=1, record_beliefs=True)
+
+
 def test_the_want_of_the_king_follows_the_role_graph():
     """The King must eliminate The Usurper, the Usurper's Bannerman and the Dragon; the Dragon
     and the Usurper's side hunt him; his Bannerman shares his list: an ally."""
