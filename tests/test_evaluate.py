@@ -1000,6 +1000,43 @@ def test_paired_delta_compares_two_candidates_seat_game_by_seat_game(tmp_path, c
         ev.read_results(tmp_path / "bad.json")
 
 
+def test_compare_and_pool_refuse_a_malformed_results_file_in_one_line(tmp_path, capsys):
+    """A results.json that is JSON but not what ``treachery evaluate`` writes (a games entry without
+    its environment seed or winners, an entry that is not an object, games that are not a list, a
+    meta without its entrants, a substitution without its reference) is one line from ``treachery
+    compare`` and ``treachery pool`` (exit status 2), not a traceback, and pool writes nothing."""
+    kw = dict(config=SMALL, games=12, mode="substitution", reference="heuristic", progress=False,
+              record_beliefs=False, observer=False)
+    ev.evaluate(["random", "heuristic"], out_dir=tmp_path / "a", seed=5, **kw)
+    ev.evaluate(["random", "heuristic"], out_dir=tmp_path / "b", seed=6, **kw)
+    good = json.loads((tmp_path / "b" / "results.json").read_text())
+    breaks = {"no_seed": lambda r: r["games"][1].pop("env_seed"),
+              "no_winners": lambda r: r["games"][0].pop("winners"),
+              "not_object": lambda r: r["games"].__setitem__(2, "junk"),
+              "games_dict": lambda r: r.__setitem__("games", {}),
+              "no_entrants": lambda r: r["meta"].pop("entrants"),
+              "no_reference": lambda r: r["meta"].pop("reference")}
+    for name, spoil in breaks.items():
+        bad = json.loads(json.dumps(good))
+        spoil(bad)
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "results.json").write_text(json.dumps(bad))
+        with pytest.raises(ValueError, match=r"^'.*results.json'(: games entry \d is not one| is not a results JSON) "
+                                             r"of treachery evaluate"):
+            ev.read_results(tmp_path / name)
+        for argv in (["compare", str(tmp_path / "a"), str(tmp_path / name)],
+                     ["pool", str(tmp_path / "a"), str(tmp_path / name), "--out", str(tmp_path / "p")]):
+            assert main(argv) == 2, (name, argv[0])
+            err = capsys.readouterr().err
+            assert err.startswith(f"treachery {argv[0]}: error: ") and err.count("\n") == 1, (name, err)
+        assert not (tmp_path / "p").exists()
+    # a games entry without its seed passed to pool_results directly: one line too
+    spoiled = json.loads(json.dumps(good))
+    spoiled["games"][0].pop("env_seed")
+    with pytest.raises(ValueError, match=r"^a games entry is not one of treachery evaluate \(KeyError: 'env_seed'\)"):
+        ev.pool_results([ev.read_results(tmp_path / "a"), spoiled])
+
+
 @pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="reads child processes from /proc (Linux)")
 def test_workers_of_a_killed_evaluation_end_with_it():
     """SIGKILL of an evaluation with worker processes: its workers do not play

@@ -1230,7 +1230,9 @@ def read_results(path: str | os.PathLike) -> dict:
     """The results dict of :func:`write_results` from its ``results.json`` or the folder holding it.
 
     Raises:
-        ValueError: (one line) if the file is missing or is not a results JSON.
+        ValueError: (one line) if the file is missing or is not a results JSON of ``treachery evaluate``:
+            not JSON, a Throne Magic result, or a meta whose entrants, or a games entry whose fields
+            (:meth:`Outcome.of_entry`), compare and pool could not read.
     """
     p = Path(path)
     p = p / "results.json" if p.is_dir() else p
@@ -1245,6 +1247,24 @@ def read_results(path: str | os.PathLike) -> dict:
                          f"compare, pool and export read Treachery's results")
     if not isinstance(res, dict) or "meta" not in res or "games" not in res:
         raise ValueError(f"{str(p)!r} is not a results JSON of treachery evaluate (no meta or games)")
+    meta, games = res["meta"], res["games"]
+    entrants = meta.get("entrants") if isinstance(meta, dict) else None
+    if not isinstance(games, list) or not isinstance(entrants, list) or not all(
+            isinstance(e, dict) and isinstance(e.get("label"), str) and isinstance(e.get("spec"), str)
+            for e in entrants):
+        raise ValueError(f"{str(p)!r} is not a results JSON of treachery evaluate (its meta's entrants or its "
+                         f"games list is missing or malformed)")
+    if meta.get("mode") == "substitution" and not isinstance(meta.get("reference"), str):
+        raise ValueError(f"{str(p)!r} is not a results JSON of treachery evaluate (a substitution result "
+                         f"without its reference)")
+    for i, g in enumerate(games):      # what compare and pool read of each game
+        if not isinstance(g, dict):
+            raise ValueError(f"{str(p)!r}: games entry {i} is not one of treachery evaluate (not an object)")
+        try:
+            Outcome.of_entry(g, meta.get("reference"))
+        except (KeyError, ValueError, TypeError, AttributeError, StopIteration) as err:
+            raise ValueError(f"{str(p)!r}: games entry {i} is not one of treachery evaluate "
+                             f"({type(err).__name__}: {err})") from None
     return res
 
 
@@ -1388,18 +1408,19 @@ def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) 
                 raise ValueError(f"{src} and {sources[0]} played different files as {e['label']!r} (SHA-256 "
                                  f"{e['sha256'][:12]}... vs {e0['sha256'][:12]}...); pooled results must be of "
                                  f"the same policy")
+    try:
+        parts = [[Outcome.of_entry(g, first.get("reference")) for g in res["games"]] for res in results]
+    except (KeyError, ValueError, TypeError, AttributeError, StopIteration) as err:
+        raise ValueError(f"a games entry is not one of treachery evaluate ({type(err).__name__}: {err})") from None
     owner: dict[int, str] = {}
-    for res, src in zip(results, sources):
-        for seed in {int(g["env_seed"]) for g in res["games"]}:
+    for part, src in zip(parts, sources):
+        for seed in {o.env_seed for o in part}:
             if seed in owner:
                 raise ValueError(f"{src} and {owner[seed]} share a deal (environment seed {seed}): pool "
                                  f"evaluations with different --seed values (or different shards)")
             owner[seed] = src
     labels = [e["label"] for e in first["entrants"]]
-    try:
-        outcomes = [Outcome.of_entry(g, first.get("reference")) for res in results for g in res["games"]]
-    except (KeyError, ValueError, TypeError, StopIteration) as err:
-        raise ValueError(f"a games entry is not one of treachery evaluate ({type(err).__name__}: {err})") from None
+    outcomes = [o for part in parts for o in part]
     kits = [r["meta"].get("toolkit") for r in results]
     meta = {**{k: v for k, v in first.items() if k not in ("games_requested", "shard", "lockstep", "toolkit")},
             **({"toolkit": kits[0]} if kits[0] and all(k == kits[0] for k in kits) else {}),
