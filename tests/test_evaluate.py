@@ -1000,6 +1000,22 @@ def test_paired_delta_compares_two_candidates_seat_game_by_seat_game(tmp_path, c
         ev.read_results(tmp_path / "bad.json")
 
 
+def test_the_report_names_the_game_its_results_were_played_on(tmp_path):
+    """results.md names the game's fields that differ from GameConfig's defaults (a 10-life table
+    reads otherwise than the default 40), so two reports of different tables never look alike."""
+    ev.evaluate(["heuristic", "random"], config=SMALL, games=4, seed=1, progress=False, record_beliefs=False,
+                observer=False, out_dir=tmp_path / "r")
+    md = (tmp_path / "r" / "results.md").read_text()
+    assert ("\n- game: starting_life=10, max_turns=60; the other fields GameConfig's defaults (every field in "
+            "results.json's meta.config)\n") in md
+    res = ev.read_results(tmp_path / "r")
+    default = dict(res, meta=dict(res["meta"], config=GameConfig(num_players=4).to_dict()))
+    assert "\n- game: GameConfig's defaults (every" in ev.render_markdown(default)
+    silent = dict(res, meta=dict(res["meta"], config=GameConfig(num_players=4, talk="none").to_dict()))
+    assert "\n- game: talk='none'; the other fields" in ev.render_markdown(silent)
+    assert ev.game_text({}) == "not recorded"
+
+
 def test_compare_and_pool_refuse_a_malformed_results_file_in_one_line(tmp_path, capsys):
     """A results.json that is JSON but not what ``treachery evaluate`` writes (a games entry without
     its environment seed or winners, an entry that is not an object, games that are not a list, a

@@ -1482,6 +1482,27 @@ def variants_text(config: dict) -> str:
     return ", ".join(parts)
 
 
+def game_text(config: dict) -> str:
+    """The game a result was played on (its ``meta["config"]``), as its report's ``game`` line names it:
+    the fields that differ from :class:`~treachery_env.GameConfig`'s defaults for its number of players
+    (``"starting_life=20, max_turns=60; the other fields GameConfig's defaults"``), without the number
+    of players and the CR 900 variants, which the report names on lines of their own
+    (:func:`variants_text`).  A config this version cannot build lists every field."""
+    shown = ("num_players", *VARIANT_FIELDS, "planar_deck", "scheme_decks")
+    if not config:
+        return "not recorded"
+    try:
+        base = GameConfig(num_players=config["num_players"]).to_dict()
+    except (KeyError, TypeError, ValueError):
+        base = None
+    differ = [f"{k}={v!r}" for k, v in config.items() if k not in shown and (base is None or base.get(k) != v)]
+    if base is None:
+        return ", ".join(differ)
+    if not differ:
+        return "GameConfig's defaults"
+    return ", ".join(differ) + "; the other fields GameConfig's defaults"
+
+
 # --------------------------------------------------------------------------- the API
 def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed: int = 0,
              workers: int = 1, mode: str = "rotate", reference: str | None = None,
@@ -1933,6 +1954,7 @@ def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
     out.append(f"- players: {m.get('num_players')}, mode: {m.get('mode')}, {deals_text(m)}, "
                f"deals: {m.get('deals')}, games: {s['games']}"
                + (f" (requested {m['games_requested']})" if m.get("games_requested") is not None else ""))
+    out.append(f"- game: {game_text(m.get('config') or {})} (every field in results.json's meta.config)")
     out.append(f"- CR 900 variants: {variants_text(m.get('config') or {})}")
     if toolkit_text(m):
         out.append(f"- toolkit: {toolkit_text(m)}")
