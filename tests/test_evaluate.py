@@ -976,6 +976,15 @@ def test_paired_delta_compares_two_candidates_seat_game_by_seat_game(tmp_path, c
         ev.paired_delta(a, silent)
     with pytest.raises(ValueError, match="same reference"):
         ev.paired_delta(a, ev.evaluate(["heuristic", "random"], **dict(kw, reference="random")))
+
+    def reference_file(r, digest):       # as a policy reference records the bytes that played it
+        return dict(r, meta=dict(r["meta"], entrants=[dict(e, sha256=digest) if e["label"] == "heuristic" else e
+                                                      for e in r["meta"]["entrants"]]))
+    with pytest.raises(ValueError, match=r"same reference in both results: 'heuristic' played different files "
+                                         r"\(SHA-256 aaaaaaaaaaaa\.\.\. vs bbbbbbbbbbbb\.\.\.\)$"):
+        ev.paired_delta(reference_file(a, "a" * 64), reference_file(b, "b" * 64))
+    assert ev.paired_delta(reference_file(a, "a" * 64), reference_file(b, "a" * 64))["shared"] == 20
+    assert ev.paired_delta(reference_file(a, "a" * 64), b)["shared"] == 20       # one without it: not compared
     with pytest.raises(ValueError, match="needs substitution results"):
         ev.paired_delta(a, dict(b, meta=dict(b["meta"], mode="rotate")))
     assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b" / "results.json")]) == 0

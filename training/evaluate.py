@@ -1310,7 +1310,8 @@ def paired_delta(before: dict, after: dict) -> dict:
 
     Raises:
         ValueError: if either is not a one-candidate substitution result, the
-            references or game configurations differ, or no seat-game is in both.
+            references (their labels, or a policy reference's file where both record its
+            SHA-256) or game configurations differ, or no seat-game is in both.
     """
     for r in (before, after):
         if r["meta"].get("mode") != "substitution":
@@ -1319,6 +1320,11 @@ def paired_delta(before: dict, after: dict) -> dict:
     if before["meta"].get("reference") != after["meta"].get("reference"):
         raise ValueError(f"paired comparison needs the same reference in both results: "
                          f"{before['meta'].get('reference')!r} vs {after['meta'].get('reference')!r}")
+    ref = before["meta"]["reference"]
+    files = [next((e.get("sha256") for e in r["meta"]["entrants"] if e["label"] == ref), None) for r in (before, after)]
+    if None not in files and files[0] != files[1]:
+        raise ValueError(f"paired comparison needs the same reference in both results: {ref!r} played different "
+                         f"files (SHA-256 {files[0][:12]}... vs {files[1][:12]}...)")
     differ = _game_differences(before["meta"], after["meta"])
     if differ:
         raise ValueError("paired comparison needs the same game in both results; they differ in " + differ)
