@@ -783,6 +783,44 @@ def test_deduction_and_gate_intervals_take_deals_not_games_as_the_draws():
     assert "| x | 60 | 12 |" in ev.deduction_table(old) and "95% intervals over games" in ev.deduction_table(old)
 
 
+def test_deception_has_intervals_over_deals_worked_by_hand():
+    """Deception (the probability observers give a face-down Assassin's true role) is a mean over
+    rows that come in deals, and "lower than the prior" is a claim that needs an interval: 4 deals
+    of 3 games, the observers' belief in the Assassin's role 0.8 on every row of deals 0 and 1, 0.2
+    on every row of deals 2 and 3, the prior 0.5: p(true) 0.5 with Wilson's interval on the
+    deals' effective number, p(true) minus the prior 0 with Cochran's interval over 4 deals
+    (worked by hand), in results.json and results.md."""
+    from training.stats import Z95
+    L, G, A, T = (int(r) for r in Role)
+    records = []
+    for deal in range(4):
+        p = 0.8 if deal < 2 else 0.2
+        rows = np.array([(t, 0, 2, A, p, 0.1, 0.0, 0.5, 0.5, 0.5) for t in range(1, 6)])
+        for k in range(3):
+            task = ev.GameTask(len(records), deal, 1000 + deal, ("x", "y", "y", "y"), ("x", "y", "y", "y"),
+                               (0, 1, 2, 3), "rotate", -1)
+            records.append(ev.GameRecord(task, [L, G, A, T], [L, G, A, T], [0, 1], False, 10, 40,
+                                         [np.full(10, 1e-3, np.float32)] * 4, rows))
+    res = ev.summarize(records, [ev.Entrant("x", "x"), ev.Entrant("y", "y")])
+    d = res["deception"]["y"]
+    assert (d["n"], d["deals"], d["p_true"], d["prior_p_true"]) == (60, 4, pytest.approx(0.5), 0.5)
+    # p(true) summed by deal: 12 or 3 of 15 rows' worth, r = 1/2, residuals +-4.5,
+    # var = 4/3 * 4 * 4.5^2 / 60^2 = 0.03, n_eff = r (1 - r) / var = 25/3
+    assert d["p_true_interval"] == pytest.approx(list(ev.wilson_interval(25 / 6, 25 / 3)))
+    # p(true) - prior: +-0.3 on every row, deal deviations +-4.5, se = sqrt(4/3 * 4 * 4.5^2) / 60
+    half = Z95 * math.sqrt(4 / 3 * 4 * 4.5 ** 2) / 60
+    assert d["minus_prior"]["mean"] == pytest.approx(0.0, abs=1e-12)
+    assert (d["minus_prior"]["lo"], d["minus_prior"]["hi"]) == pytest.approx((-half, half))
+    md = ev.render_markdown(res)
+    assert "| agent | rows | deals | p(true role) | prior | p(true role) − prior |" in md
+    lo, hi = d["p_true_interval"]
+    assert f"| y | 60 | 4 | 0.500 [{lo:.3f}, {hi:.3f}] | 0.500 | " in md
+    # a results file written before the intervals were: its row, without them
+    old = dict(res, deception={"y": {k: v for k, v in d.items()
+                                     if k not in ("deals", "p_true_interval", "minus_prior")}})
+    assert "| y | 60 | – | 0.500 | 0.500 | – |" in ev.render_markdown(old)
+
+
 def test_deduction_end_to_end_with_a_belief_bot(tmp_path):
     res = ev.evaluate(["test_uniform_belief", "random"], games=8, seed=0, config=SMALL, progress=False,
                       out_dir=tmp_path)

@@ -1108,6 +1108,7 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
     obs_rows: dict[str, list] = {}
     obs_deals: dict[str, list] = {}
     dec_rows: dict[str, list] = {}
+    dec_deals: dict[str, list] = {}
     for rec in records:
         if rec.deduction.shape[0] == 0:
             continue
@@ -1120,6 +1121,8 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
         hidden_bad = np.isin(rec.deduction[:, ROW_TRUE], [int(Role.ASSASSIN), int(Role.TRAITOR)])
         for lab in set(tgt_lab[hidden_bad]):
             dec_rows.setdefault(lab, []).append(rec.deduction[hidden_bad & (tgt_lab == lab)])
+            dec_deals.setdefault(lab, []).append(np.full(int(np.sum(hidden_bad & (tgt_lab == lab))),
+                                                         rec.task.env_seed))
     for lab in labels:
         if lab in obs_rows:
             deduction[lab] = deduction_metrics(np.concatenate(obs_rows[lab]), deals=np.concatenate(obs_deals[lab]))
@@ -1131,8 +1134,14 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
                 if sel.shape[0]:
                     per[ROLE_NAMES[r]] = {"n": int(sel.shape[0]), "p_true": float(sel[:, ROW_P].mean()),
                                           "prior_p_true": float(sel[:, ROW_PP].mean())}
-            deception[lab] = {"n": int(rows.shape[0]), "p_true": float(rows[:, ROW_P].mean()),
-                              "prior_p_true": float(rows[:, ROW_PP].mean()), "roles": per,
+            deals = np.concatenate(dec_deals[lab])
+            share = clustered_share(rows[:, ROW_P], deals)
+            below = clustered_mean(rows[:, ROW_P] - rows[:, ROW_PP], deals, lower=-1.0, upper=1.0)
+            deception[lab] = {"n": int(rows.shape[0]), "deals": share["clusters"], "p_true": float(rows[:, ROW_P].mean()),
+                              "p_true_interval": None if share["clusters"] < 2 else [share["lo"], share["hi"]],
+                              "prior_p_true": float(rows[:, ROW_PP].mean()),
+                              "minus_prior": {"mean": below["mean"], "lo": below["lo"], "hi": below["hi"]},
+                              "roles": per,
                               "by_turn": [{"turn": b["turn"], "n": b["n"], "p_true": b["p_true"],
                                            "prior_p_true": b["prior_p_true"]}
                                           for b in deduction_metrics(rows)["by_turn"]]}
@@ -2010,10 +2019,14 @@ def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
         out += ["", deduction_table(res)]
     if res["deception"]:
         out += ["", "Deception (mean probability observers give to the true role of a face-down "
-                    "Traitor/Assassin; lower is better cover):", "",
-                "| agent | rows | p(true role) | prior |", "|---|---|---|---|"]
+                    "Traitor/Assassin; lower is better cover; 95% intervals over deals, none in results written "
+                    "before they were recorded or where the spread between deals cannot be estimated):", "",
+                "| agent | rows | deals | p(true role) | prior | p(true role) − prior |", "|---|---|---|---|---|---|"]
         for lab, d in res["deception"].items():
-            out.append(f"| {lab} | {d['n']} | {d['p_true']:.3f} | {d['prior_p_true']:.3f} |")
+            ci = d.get("p_true_interval")
+            p_true = f"{d['p_true']:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
+            out.append(f"| {lab} | {d['n']} | {d.get('deals', '–')} | {p_true} | {d['prior_p_true']:.3f} | "
+                       f"{_fdiff(d.get('minus_prior'))} |")
     if res.get("deduction_note"):
         out += ["", res["deduction_note"] + "."]
     if gate := gate_table(res):
