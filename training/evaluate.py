@@ -1137,7 +1137,8 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
             deals = np.concatenate(dec_deals[lab])
             share = clustered_share(rows[:, ROW_P], deals)
             below = clustered_mean(rows[:, ROW_P] - rows[:, ROW_PP], deals, lower=-1.0, upper=1.0)
-            deception[lab] = {"n": int(rows.shape[0]), "deals": share["clusters"], "p_true": float(rows[:, ROW_P].mean()),
+            deception[lab] = {"n": int(rows.shape[0]), "deals": share["clusters"],
+                              "p_true": float(rows[:, ROW_P].mean()),
                               "p_true_interval": None if share["clusters"] < 2 else [share["lo"], share["hi"]],
                               "prior_p_true": float(rows[:, ROW_PP].mean()),
                               "minus_prior": {"mean": below["mean"], "lo": below["lo"], "hi": below["hi"]},
