@@ -783,6 +783,44 @@ def test_deduction_and_gate_intervals_take_deals_not_games_as_the_draws():
     assert "| x | 60 | 12 |" in ev.deduction_table(old) and "95% intervals over games" in ev.deduction_table(old)
 
 
+def test_deception_has_intervals_over_deals_worked_by_hand():
+    """Deception (the probability observers give a face-down Assassin's true role) is a mean over
+    rows that come in deals, and "lower than the prior" is a claim that needs an interval: 4 deals
+    of 3 games, the observers' belief in the Assassin's role 0.8 on every row of deals 0 and 1, 0.2
+    on every row of deals 2 and 3, the prior 0.5: p(true) 0.5 with Wilson's interval on the
+    deals' effective number, p(true) minus the prior 0 with Cochran's interval over 4 deals
+    (worked by hand), in results.json and results.md."""
+    from training.stats import Z95
+    L, G, A, T = (int(r) for r in Role)
+    records = []
+    for deal in range(4):
+        p = 0.8 if deal < 2 else 0.2
+        rows = np.array([(t, 0, 2, A, p, 0.1, 0.0, 0.5, 0.5, 0.5) for t in range(1, 6)])
+        for k in range(3):
+            task = ev.GameTask(len(records), deal, 1000 + deal, ("x", "y", "y", "y"), ("x", "y", "y", "y"),
+                               (0, 1, 2, 3), "rotate", -1)
+            records.append(ev.GameRecord(task, [L, G, A, T], [L, G, A, T], [0, 1], False, 10, 40,
+                                         [np.full(10, 1e-3, np.float32)] * 4, rows))
+    res = ev.summarize(records, [ev.Entrant("x", "x"), ev.Entrant("y", "y")])
+    d = res["deception"]["y"]
+    assert (d["n"], d["deals"], d["p_true"], d["prior_p_true"]) == (60, 4, pytest.approx(0.5), 0.5)
+    # p(true) summed by deal: 12 or 3 of 15 rows' worth, r = 1/2, residuals +-4.5,
+    # var = 4/3 * 4 * 4.5^2 / 60^2 = 0.03, n_eff = r (1 - r) / var = 25/3
+    assert d["p_true_interval"] == pytest.approx(list(ev.wilson_interval(25 / 6, 25 / 3)))
+    # p(true) - prior: +-0.3 on every row, deal deviations +-4.5, se = sqrt(4/3 * 4 * 4.5^2) / 60
+    half = Z95 * math.sqrt(4 / 3 * 4 * 4.5 ** 2) / 60
+    assert d["minus_prior"]["mean"] == pytest.approx(0.0, abs=1e-12)
+    assert (d["minus_prior"]["lo"], d["minus_prior"]["hi"]) == pytest.approx((-half, half))
+    md = ev.render_markdown(res)
+    assert "| agent | rows | deals | p(true role) | prior | p(true role) − prior |" in md
+    lo, hi = d["p_true_interval"]
+    assert f"| y | 60 | 4 | 0.500 [{lo:.3f}, {hi:.3f}] | 0.500 | " in md
+    # a results file written before the intervals were: its row, without them
+    old = dict(res, deception={"y": {k: v for k, v in d.items()
+                                     if k not in ("deals", "p_true_interval", "minus_prior")}})
+    assert "| y | 60 | – | 0.500 | 0.500 | – |" in ev.render_markdown(old)
+
+
 def test_deduction_end_to_end_with_a_belief_bot(tmp_path):
     res = ev.evaluate(["test_uniform_belief", "random"], games=8, seed=0, config=SMALL, progress=False,
                       out_dir=tmp_path)
@@ -976,6 +1014,15 @@ def test_paired_delta_compares_two_candidates_seat_game_by_seat_game(tmp_path, c
         ev.paired_delta(a, silent)
     with pytest.raises(ValueError, match="same reference"):
         ev.paired_delta(a, ev.evaluate(["heuristic", "random"], **dict(kw, reference="random")))
+
+    def reference_file(r, digest):       # as a policy reference records the bytes that played it
+        return dict(r, meta=dict(r["meta"], entrants=[dict(e, sha256=digest) if e["label"] == "heuristic" else e
+                                                      for e in r["meta"]["entrants"]]))
+    with pytest.raises(ValueError, match=r"same reference in both results: 'heuristic' played different files "
+                                         r"\(SHA-256 aaaaaaaaaaaa\.\.\. vs bbbbbbbbbbbb\.\.\.\)$"):
+        ev.paired_delta(reference_file(a, "a" * 64), reference_file(b, "b" * 64))
+    assert ev.paired_delta(reference_file(a, "a" * 64), reference_file(b, "a" * 64))["shared"] == 20
+    assert ev.paired_delta(reference_file(a, "a" * 64), b)["shared"] == 20       # one without it: not compared
     with pytest.raises(ValueError, match="needs substitution results"):
         ev.paired_delta(a, dict(b, meta=dict(b["meta"], mode="rotate")))
     assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b" / "results.json")]) == 0
@@ -998,6 +1045,59 @@ def test_paired_delta_compares_two_candidates_seat_game_by_seat_game(tmp_path, c
     (tmp_path / "bad.json").write_text("{not json")
     with pytest.raises(ValueError, match="is not a results JSON"):
         ev.read_results(tmp_path / "bad.json")
+
+
+def test_the_report_names_the_game_its_results_were_played_on(tmp_path):
+    """results.md names the game's fields that differ from GameConfig's defaults (a 10-life table
+    reads otherwise than the default 40), so two reports of different tables never look alike."""
+    ev.evaluate(["heuristic", "random"], config=SMALL, games=4, seed=1, progress=False, record_beliefs=False,
+                observer=False, out_dir=tmp_path / "r")
+    md = (tmp_path / "r" / "results.md").read_text()
+    assert ("\n- game: starting_life=10, max_turns=60; the other fields GameConfig's defaults (every field in "
+            "results.json's meta.config)\n") in md
+    res = ev.read_results(tmp_path / "r")
+    default = dict(res, meta=dict(res["meta"], config=GameConfig(num_players=4).to_dict()))
+    assert "\n- game: GameConfig's defaults (every" in ev.render_markdown(default)
+    silent = dict(res, meta=dict(res["meta"], config=GameConfig(num_players=4, talk="none").to_dict()))
+    assert "\n- game: talk='none'; the other fields" in ev.render_markdown(silent)
+    assert ev.game_text({}) == "not recorded"
+
+
+def test_compare_and_pool_refuse_a_malformed_results_file_in_one_line(tmp_path, capsys):
+    """A results.json that is JSON but not what ``treachery evaluate`` writes (a games entry without
+    its environment seed or winners, an entry that is not an object, games that are not a list, a
+    meta without its entrants, a substitution without its reference) is one line from ``treachery
+    compare`` and ``treachery pool`` (exit status 2), not a traceback, and pool writes nothing."""
+    kw = dict(config=SMALL, games=12, mode="substitution", reference="heuristic", progress=False,
+              record_beliefs=False, observer=False)
+    ev.evaluate(["random", "heuristic"], out_dir=tmp_path / "a", seed=5, **kw)
+    ev.evaluate(["random", "heuristic"], out_dir=tmp_path / "b", seed=6, **kw)
+    good = json.loads((tmp_path / "b" / "results.json").read_text())
+    breaks = {"no_seed": lambda r: r["games"][1].pop("env_seed"),
+              "no_winners": lambda r: r["games"][0].pop("winners"),
+              "not_object": lambda r: r["games"].__setitem__(2, "junk"),
+              "games_dict": lambda r: r.__setitem__("games", {}),
+              "no_entrants": lambda r: r["meta"].pop("entrants"),
+              "no_reference": lambda r: r["meta"].pop("reference")}
+    for name, spoil in breaks.items():
+        bad = json.loads(json.dumps(good))
+        spoil(bad)
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "results.json").write_text(json.dumps(bad))
+        with pytest.raises(ValueError, match=r"^'.*results.json'(: games entry \d is not one| is not a results JSON) "
+                                             r"of treachery evaluate"):
+            ev.read_results(tmp_path / name)
+        for argv in (["compare", str(tmp_path / "a"), str(tmp_path / name)],
+                     ["pool", str(tmp_path / "a"), str(tmp_path / name), "--out", str(tmp_path / "p")]):
+            assert main(argv) == 2, (name, argv[0])
+            err = capsys.readouterr().err
+            assert err.startswith(f"treachery {argv[0]}: error: ") and err.count("\n") == 1, (name, err)
+        assert not (tmp_path / "p").exists()
+    # a games entry without its seed passed to pool_results directly: one line too
+    spoiled = json.loads(json.dumps(good))
+    spoiled["games"][0].pop("env_seed")
+    with pytest.raises(ValueError, match=r"^a games entry is not one of treachery evaluate \(KeyError: 'env_seed'\)"):
+        ev.pool_results([ev.read_results(tmp_path / "a"), spoiled])
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="reads child processes from /proc (Linux)")

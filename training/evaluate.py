@@ -1108,6 +1108,7 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
     obs_rows: dict[str, list] = {}
     obs_deals: dict[str, list] = {}
     dec_rows: dict[str, list] = {}
+    dec_deals: dict[str, list] = {}
     for rec in records:
         if rec.deduction.shape[0] == 0:
             continue
@@ -1120,6 +1121,8 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
         hidden_bad = np.isin(rec.deduction[:, ROW_TRUE], [int(Role.ASSASSIN), int(Role.TRAITOR)])
         for lab in set(tgt_lab[hidden_bad]):
             dec_rows.setdefault(lab, []).append(rec.deduction[hidden_bad & (tgt_lab == lab)])
+            dec_deals.setdefault(lab, []).append(np.full(int(np.sum(hidden_bad & (tgt_lab == lab))),
+                                                         rec.task.env_seed))
     for lab in labels:
         if lab in obs_rows:
             deduction[lab] = deduction_metrics(np.concatenate(obs_rows[lab]), deals=np.concatenate(obs_deals[lab]))
@@ -1131,8 +1134,15 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
                 if sel.shape[0]:
                     per[ROLE_NAMES[r]] = {"n": int(sel.shape[0]), "p_true": float(sel[:, ROW_P].mean()),
                                           "prior_p_true": float(sel[:, ROW_PP].mean())}
-            deception[lab] = {"n": int(rows.shape[0]), "p_true": float(rows[:, ROW_P].mean()),
-                              "prior_p_true": float(rows[:, ROW_PP].mean()), "roles": per,
+            deals = np.concatenate(dec_deals[lab])
+            share = clustered_share(rows[:, ROW_P], deals)
+            below = clustered_mean(rows[:, ROW_P] - rows[:, ROW_PP], deals, lower=-1.0, upper=1.0)
+            deception[lab] = {"n": int(rows.shape[0]), "deals": share["clusters"],
+                              "p_true": float(rows[:, ROW_P].mean()),
+                              "p_true_interval": None if share["clusters"] < 2 else [share["lo"], share["hi"]],
+                              "prior_p_true": float(rows[:, ROW_PP].mean()),
+                              "minus_prior": {"mean": below["mean"], "lo": below["lo"], "hi": below["hi"]},
+                              "roles": per,
                               "by_turn": [{"turn": b["turn"], "n": b["n"], "p_true": b["p_true"],
                                            "prior_p_true": b["prior_p_true"]}
                                           for b in deduction_metrics(rows)["by_turn"]]}
@@ -1230,7 +1240,9 @@ def read_results(path: str | os.PathLike) -> dict:
     """The results dict of :func:`write_results` from its ``results.json`` or the folder holding it.
 
     Raises:
-        ValueError: (one line) if the file is missing or is not a results JSON.
+        ValueError: (one line) if the file is missing or is not a results JSON of ``treachery evaluate``:
+            not JSON, a Throne Magic result, or a meta whose entrants, or a games entry whose fields
+            (:meth:`Outcome.of_entry`), compare and pool could not read.
     """
     p = Path(path)
     p = p / "results.json" if p.is_dir() else p
@@ -1245,6 +1257,24 @@ def read_results(path: str | os.PathLike) -> dict:
                          f"compare, pool and export read Treachery's results")
     if not isinstance(res, dict) or "meta" not in res or "games" not in res:
         raise ValueError(f"{str(p)!r} is not a results JSON of treachery evaluate (no meta or games)")
+    meta, games = res["meta"], res["games"]
+    entrants = meta.get("entrants") if isinstance(meta, dict) else None
+    if not isinstance(games, list) or not isinstance(entrants, list) or not all(
+            isinstance(e, dict) and isinstance(e.get("label"), str) and isinstance(e.get("spec"), str)
+            for e in entrants):
+        raise ValueError(f"{str(p)!r} is not a results JSON of treachery evaluate (its meta's entrants or its "
+                         f"games list is missing or malformed)")
+    if meta.get("mode") == "substitution" and not isinstance(meta.get("reference"), str):
+        raise ValueError(f"{str(p)!r} is not a results JSON of treachery evaluate (a substitution result "
+                         f"without its reference)")
+    for i, g in enumerate(games):      # what compare and pool read of each game
+        if not isinstance(g, dict):
+            raise ValueError(f"{str(p)!r}: games entry {i} is not one of treachery evaluate (not an object)")
+        try:
+            Outcome.of_entry(g, meta.get("reference"))
+        except (KeyError, ValueError, TypeError, AttributeError, StopIteration) as err:
+            raise ValueError(f"{str(p)!r}: games entry {i} is not one of treachery evaluate "
+                             f"({type(err).__name__}: {err})") from None
     return res
 
 
@@ -1290,7 +1320,8 @@ def paired_delta(before: dict, after: dict) -> dict:
 
     Raises:
         ValueError: if either is not a one-candidate substitution result, the
-            references or game configurations differ, or no seat-game is in both.
+            references (their labels, or a policy reference's file where both record its
+            SHA-256) or game configurations differ, or no seat-game is in both.
     """
     for r in (before, after):
         if r["meta"].get("mode") != "substitution":
@@ -1299,6 +1330,11 @@ def paired_delta(before: dict, after: dict) -> dict:
     if before["meta"].get("reference") != after["meta"].get("reference"):
         raise ValueError(f"paired comparison needs the same reference in both results: "
                          f"{before['meta'].get('reference')!r} vs {after['meta'].get('reference')!r}")
+    ref = before["meta"]["reference"]
+    files = [next((e.get("sha256") for e in r["meta"]["entrants"] if e["label"] == ref), None) for r in (before, after)]
+    if None not in files and files[0] != files[1]:
+        raise ValueError(f"paired comparison needs the same reference in both results: {ref!r} played different "
+                         f"files (SHA-256 {files[0][:12]}... vs {files[1][:12]}...)")
     differ = _game_differences(before["meta"], after["meta"])
     if differ:
         raise ValueError("paired comparison needs the same game in both results; they differ in " + differ)
@@ -1388,18 +1424,19 @@ def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) 
                 raise ValueError(f"{src} and {sources[0]} played different files as {e['label']!r} (SHA-256 "
                                  f"{e['sha256'][:12]}... vs {e0['sha256'][:12]}...); pooled results must be of "
                                  f"the same policy")
+    try:
+        parts = [[Outcome.of_entry(g, first.get("reference")) for g in res["games"]] for res in results]
+    except (KeyError, ValueError, TypeError, AttributeError, StopIteration) as err:
+        raise ValueError(f"a games entry is not one of treachery evaluate ({type(err).__name__}: {err})") from None
     owner: dict[int, str] = {}
-    for res, src in zip(results, sources):
-        for seed in {int(g["env_seed"]) for g in res["games"]}:
+    for part, src in zip(parts, sources):
+        for seed in {o.env_seed for o in part}:
             if seed in owner:
                 raise ValueError(f"{src} and {owner[seed]} share a deal (environment seed {seed}): pool "
                                  f"evaluations with different --seed values (or different shards)")
             owner[seed] = src
     labels = [e["label"] for e in first["entrants"]]
-    try:
-        outcomes = [Outcome.of_entry(g, first.get("reference")) for res in results for g in res["games"]]
-    except (KeyError, ValueError, TypeError, StopIteration) as err:
-        raise ValueError(f"a games entry is not one of treachery evaluate ({type(err).__name__}: {err})") from None
+    outcomes = [o for part in parts for o in part]
     kits = [r["meta"].get("toolkit") for r in results]
     meta = {**{k: v for k, v in first.items() if k not in ("games_requested", "shard", "lockstep", "toolkit")},
             **({"toolkit": kits[0]} if kits[0] and all(k == kits[0] for k in kits) else {}),
@@ -1459,6 +1496,27 @@ def variants_text(config: dict) -> str:
     if config.get("scheme_decks") is not None:
         parts.append("scheme_decks=fixed")
     return ", ".join(parts)
+
+
+def game_text(config: dict) -> str:
+    """The game a result was played on (its ``meta["config"]``), as its report's ``game`` line names it:
+    the fields that differ from :class:`~treachery_env.GameConfig`'s defaults for its number of players
+    (``"starting_life=20, max_turns=60; the other fields GameConfig's defaults"``), without the number
+    of players and the CR 900 variants, which the report names on lines of their own
+    (:func:`variants_text`).  A config this version cannot build lists every field."""
+    shown = ("num_players", *VARIANT_FIELDS, "planar_deck", "scheme_decks")
+    if not config:
+        return "not recorded"
+    try:
+        base = GameConfig(num_players=config["num_players"]).to_dict()
+    except (KeyError, TypeError, ValueError):
+        base = None
+    differ = [f"{k}={v!r}" for k, v in config.items() if k not in shown and (base is None or base.get(k) != v)]
+    if base is None:
+        return ", ".join(differ)
+    if not differ:
+        return "GameConfig's defaults"
+    return ", ".join(differ) + "; the other fields GameConfig's defaults"
 
 
 # --------------------------------------------------------------------------- the API
@@ -1912,6 +1970,7 @@ def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
     out.append(f"- players: {m.get('num_players')}, mode: {m.get('mode')}, {deals_text(m)}, "
                f"deals: {m.get('deals')}, games: {s['games']}"
                + (f" (requested {m['games_requested']})" if m.get("games_requested") is not None else ""))
+    out.append(f"- game: {game_text(m.get('config') or {})} (every field in results.json's meta.config)")
     out.append(f"- CR 900 variants: {variants_text(m.get('config') or {})}")
     if toolkit_text(m):
         out.append(f"- toolkit: {toolkit_text(m)}")
@@ -1961,10 +2020,14 @@ def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
         out += ["", deduction_table(res)]
     if res["deception"]:
         out += ["", "Deception (mean probability observers give to the true role of a face-down "
-                    "Traitor/Assassin; lower is better cover):", "",
-                "| agent | rows | p(true role) | prior |", "|---|---|---|---|"]
+                    "Traitor/Assassin; lower is better cover; 95% intervals over deals, none in results written "
+                    "before they were recorded or where the spread between deals cannot be estimated):", "",
+                "| agent | rows | deals | p(true role) | prior | p(true role) − prior |", "|---|---|---|---|---|---|"]
         for lab, d in res["deception"].items():
-            out.append(f"| {lab} | {d['n']} | {d['p_true']:.3f} | {d['prior_p_true']:.3f} |")
+            ci = d.get("p_true_interval")
+            p_true = f"{d['p_true']:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
+            out.append(f"| {lab} | {d['n']} | {d.get('deals', '–')} | {p_true} | {d['prior_p_true']:.3f} | "
+                       f"{_fdiff(d.get('minus_prior'))} |")
     if res.get("deduction_note"):
         out += ["", res["deduction_note"] + "."]
     if gate := gate_table(res):
