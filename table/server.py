@@ -47,6 +47,7 @@ import argparse
 import asyncio
 import contextlib
 import importlib.util
+import ipaddress
 import json
 import math
 import secrets
@@ -54,6 +55,7 @@ import socket
 import sys
 import time
 import traceback
+import urllib.parse
 from html import escape
 from importlib import resources
 from typing import Any
@@ -68,7 +70,7 @@ from .table import HUMAN, Table, TableError
 
 __all__ = ["WebTable", "Lobby", "LobbyFull", "closed_reason", "create_app", "uvicorn_server", "serve_cli",
            "add_arguments", "SHUTTING_DOWN", "DEFAULT_DELAY", "DEFAULT_MAX_TABLES", "DEFAULT_MAX_REPLAYS",
-           "DEFAULT_IDLE_MINUTES", "CLOSED", "lan_address"]
+           "DEFAULT_IDLE_MINUTES", "CLOSED", "lan_address", "phone_can_open"]
 
 GAME_FIELDS = ("variant", "commander", "starting_life", "max_turns", "talk", "game", "throne_roles", "throne",
                "holdings", "seasons", "planechase", "vanguard", "archenemy")
@@ -873,8 +875,9 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
         out = []
         for token, seat in web.tokens.items():
             url = link(request, f"/seat/{token}")
-            out.append({"seat": seat, "label": "spectators" if seat is None else f"P{seat}", "url": url,
-                        "qr": segno.make(url, error="m").svg_inline(scale=4, dark="#111", light="#fff")})
+            qr = segno.make(url, error="m").svg_inline(scale=4, dark="#111", light="#fff") if phone_can_open(url) \
+                else None
+            out.append({"seat": seat, "label": "spectators" if seat is None else f"P{seat}", "url": url, "qr": qr})
         return {"table": web.id, "seed": web.given_seed, "links": out}     # a drawn one: None (given_seed)
 
     @app.get("/replay/{replay_id}.json")
@@ -979,6 +982,21 @@ def lan_address() -> str:
         return "127.0.0.1"
     finally:
         s.close()
+
+
+def phone_can_open(url: str) -> bool:
+    """Whether another device (a phone) can open ``url``: its host is not this machine's loopback
+    (``127.0.0.1``, ``::1``, ``localhost``) nor the unspecified address ``0.0.0.0``; a host name
+    other than ``localhost`` is taken to be one the phone resolves.  Only such a link gets a QR code
+    (printed by ``treachery serve``, on the host page)."""
+    host = (urllib.parse.urlsplit(url).hostname or "").rstrip(".")
+    if host == "" or host == "localhost" or host.endswith(".localhost"):
+        return False
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return True
+    return not (address.is_loopback or address.is_unspecified)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -1086,7 +1104,7 @@ def serve_cli(args: argparse.Namespace) -> int:
         for token, seat in created.tokens.items():
             url = f"{base}/seat/{token}"
             print(f"  {'spectators' if seat is None else f'P{seat}'}: {url}")
-            if seat is not None and shown not in ("127.0.0.1", "localhost"):   # a phone cannot open 127.0.0.1
+            if seat is not None and phone_can_open(url):   # a phone cannot open 127.0.0.1
                 segno.make(url, error="m").terminal(compact=True)
         if not created.table.humans:
             print(f"  Bots alone: they play while the spectators' page is open; once the game ends, its replay: "
