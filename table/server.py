@@ -46,6 +46,7 @@ then give a "this table has closed" page, with the replay's link for a finished 
 import argparse
 import asyncio
 import contextlib
+import errno
 import importlib.util
 import ipaddress
 import json
@@ -1150,7 +1151,8 @@ def _bind(host: str, port: int) -> socket.socket:
     """A listening socket on ``host:port`` for uvicorn (bound here, so a port in use is one clear line).
 
     Raises:
-        ValueError: when it cannot be bound (in use, not this machine's address, no permission).
+        ValueError: when it cannot be bound, naming ``--host`` for an address that is not this
+            machine's (or no address), else ``--port`` (in use, no permission).
     """
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -1160,6 +1162,8 @@ def _bind(host: str, port: int) -> socket.socket:
         sock.listen(128)
     except OSError as err:
         sock.close()
-        raise ValueError(f"--port {port}: cannot listen on {host}:{port}: {os_reason(err)}") from None
+        flag = f"--host {host}" if isinstance(err, socket.gaierror) or err.errno == errno.EADDRNOTAVAIL \
+            else f"--port {port}"
+        raise ValueError(f"{flag}: cannot listen on {host}:{port}: {os_reason(err)}") from None
     sock.set_inheritable(True)
     return sock

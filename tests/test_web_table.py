@@ -234,6 +234,7 @@ def test_serve_refuses_bad_options_in_one_line(tmp_path, capsys):
             (["--port", "0"], "--port must be from 1 to 65535, got 0"),
             (["--port", "99999"], "--port must be from 1 to 65535"),
             (["--port", str(port)], f"--port {port}: cannot listen on 127.0.0.1:{port}"),
+            (["--host", "192.0.2.1"], "--host 192.0.2.1: cannot listen on 192.0.2.1:8000: "),    # not this machine's
             (["--variant", "simple_roles"], "--variant sets the table of --seats; without it, create tables"),
             (["--game", "throne_magic", "--holdings", "--seed", "3"], "--game, --holdings, --seed set the table of "
                                                                       "--seats"),
