@@ -1049,8 +1049,8 @@ def serve_cli(args: argparse.Namespace) -> int:
               "'treachery-toolkit[web]'", file=sys.stderr)
         return 2
     host = args.host or ("0.0.0.0" if args.lan else "127.0.0.1")
-    shown = lan_address() if args.lan or host == "0.0.0.0" else host
-    base = f"http://{shown}:{args.port}"
+    shown = lan_address() if args.lan or host in ("0.0.0.0", "::") else host
+    base = f"http://{f'[{shown}]' if ':' in shown else shown}:{args.port}"     # an IPv6 address is bracketed
     try:
         if not 0 < args.port < 65536:
             raise ValueError(f"--port must be from 1 to 65535, got {args.port}")

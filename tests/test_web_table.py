@@ -324,6 +324,25 @@ def test_serve_prints_the_seats_qr_codes_only_for_links_a_phone_can_open(monkeyp
         assert len(printed) == codes and len(re.findall(rf"(P0|P2|spectators): http://{address}:8000/seat/", out)) == 3
 
 
+def test_serve_links_of_an_ipv6_host_are_urls(monkeypatch, capsys):
+    """``--host ::1`` printed ``http://::1:8000/seat/...``, which no browser opens: an IPv6 address is
+    bracketed in the links (``http://[::1]:8000/``), and ``::`` (every interface) links this
+    machine's LAN address as ``0.0.0.0`` does."""
+    import uvicorn
+
+    import table.server as server
+    from training.cli import main
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)     # no serving: the table only
+    monkeypatch.setattr(server, "_bind", lambda host, port: None)                 # nor a port bound
+    monkeypatch.setattr(server, "lan_address", lambda: "192.168.1.5")
+    for host, shown in [("::1", "[::1]"), ("::", "192.168.1.5"), ("fe80::1", "[fe80::1]")]:
+        assert main(["serve", "--host", host, "--seats", "human,heuristic,random,random"]) == 0
+        out = capsys.readouterr().out
+        assert out.startswith(f"Treachery table server at http://{shown}:8000/ ") and \
+            out.count(f": http://{shown}:8000/seat/") == 2, (host, out)
+
+
 def test_serve_seats_a_table_of_the_game_options_of_play(monkeypatch, capsys):
     """``treachery serve --seats ...`` takes ``treachery play``'s game options: a Throne Magic table
     with its Roles, Throne, Holdings and Seasons, and Treachery's options for a Treachery one."""
