@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import sys
 import threading
 import time
@@ -32,17 +33,23 @@ def main() -> int:
         print("web_table_screenshots: no Chromium: run `make browser` or set TREACHERY_CHROMIUM", file=sys.stderr)
         return 2
     lobby = Lobby(delay=0.0)
-    srv = uvicorn.Server(uvicorn.Config(create_app(lobby), host="127.0.0.1", port=0, log_level="warning"))
-    threading.Thread(target=srv.run, daemon=True).start()
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    base = f"http://127.0.0.1:{port}"
+    # the links as `treachery serve --lan` gives them, on a LAN address (a private one for the picture), so the
+    # host page shows their QR codes (it shows none for 127.0.0.1 links, which a phone cannot open)
+    lan = f"http://192.168.1.20:{port}"
+    srv = uvicorn.Server(uvicorn.Config(create_app(lobby, base_url=lan), log_level="warning"))
+    threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True).start()
     while not srv.started:
         time.sleep(0.05)
-    base = f"http://127.0.0.1:{srv.servers[0].sockets[0].getsockname()[1]}"
     request = {"seats": ["human", "heuristic", "heuristic", "flagship", "belief"], "seed": 5}
     body = json.loads(urllib.request.urlopen(urllib.request.Request(
         f"{base}/api/tables", data=json.dumps(request).encode(), method="POST",
         headers={"Content-Type": "application/json"})).read())
     web = lobby.tables[body["table"]]
-    seat_url = next(link["url"] for link in body["links"] if link["seat"] == 0)
+    seat_url = next(link["url"] for link in body["links"] if link["seat"] == 0).replace(lan, base)
     OUT.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, args=["--no-sandbox"])

@@ -46,7 +46,9 @@ then give a "this table has closed" page, with the replay's link for a finished 
 import argparse
 import asyncio
 import contextlib
+import errno
 import importlib.util
+import ipaddress
 import json
 import math
 import secrets
@@ -54,6 +56,7 @@ import socket
 import sys
 import time
 import traceback
+import urllib.parse
 from html import escape
 from importlib import resources
 from typing import Any
@@ -68,7 +71,7 @@ from .table import HUMAN, Table, TableError
 
 __all__ = ["WebTable", "Lobby", "LobbyFull", "closed_reason", "create_app", "uvicorn_server", "serve_cli",
            "add_arguments", "SHUTTING_DOWN", "DEFAULT_DELAY", "DEFAULT_MAX_TABLES", "DEFAULT_MAX_REPLAYS",
-           "DEFAULT_IDLE_MINUTES", "CLOSED", "lan_address"]
+           "DEFAULT_IDLE_MINUTES", "CLOSED", "lan_address", "phone_can_open"]
 
 GAME_FIELDS = ("variant", "commander", "starting_life", "max_turns", "talk", "game", "throne_roles", "throne",
                "holdings", "seasons", "planechase", "vanguard", "archenemy")
@@ -873,8 +876,9 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
         out = []
         for token, seat in web.tokens.items():
             url = link(request, f"/seat/{token}")
-            out.append({"seat": seat, "label": "spectators" if seat is None else f"P{seat}", "url": url,
-                        "qr": segno.make(url, error="m").svg_inline(scale=4, dark="#111", light="#fff")})
+            qr = segno.make(url, error="m").svg_inline(scale=4, dark="#111", light="#fff") if phone_can_open(url) \
+                else None
+            out.append({"seat": seat, "label": "spectators" if seat is None else f"P{seat}", "url": url, "qr": qr})
         return {"table": web.id, "seed": web.given_seed, "links": out}     # a drawn one: None (given_seed)
 
     @app.get("/replay/{replay_id}.json")
@@ -981,6 +985,21 @@ def lan_address() -> str:
         s.close()
 
 
+def phone_can_open(url: str) -> bool:
+    """Whether another device (a phone) can open ``url``: its host is not this machine's loopback
+    (``127.0.0.1``, ``::1``, ``localhost``) nor the unspecified address ``0.0.0.0``; a host name
+    other than ``localhost`` is taken to be one the phone resolves.  Only such a link gets a QR code
+    (printed by ``treachery serve``, on the host page)."""
+    host = (urllib.parse.urlsplit(url).hostname or "").rstrip(".")
+    if host == "" or host == "localhost" or host.endswith(".localhost"):
+        return False
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return True
+    return not (address.is_loopback or address.is_unspecified)
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add the ``treachery serve`` options to the parser ``p``."""
     p.add_argument("--lan", action="store_true",
@@ -1030,8 +1049,8 @@ def serve_cli(args: argparse.Namespace) -> int:
               "'treachery-toolkit[web]'", file=sys.stderr)
         return 2
     host = args.host or ("0.0.0.0" if args.lan else "127.0.0.1")
-    shown = lan_address() if args.lan or host == "0.0.0.0" else host
-    base = f"http://{shown}:{args.port}"
+    shown = lan_address() if args.lan or host in ("0.0.0.0", "::") else host
+    base = f"http://{f'[{shown}]' if ':' in shown else shown}:{args.port}"     # an IPv6 address is bracketed
     try:
         if not 0 < args.port < 65536:
             raise ValueError(f"--port must be from 1 to 65535, got {args.port}")
@@ -1086,7 +1105,7 @@ def serve_cli(args: argparse.Namespace) -> int:
         for token, seat in created.tokens.items():
             url = f"{base}/seat/{token}"
             print(f"  {'spectators' if seat is None else f'P{seat}'}: {url}")
-            if seat is not None and shown not in ("127.0.0.1", "localhost"):   # a phone cannot open 127.0.0.1
+            if seat is not None and phone_can_open(url):   # a phone cannot open 127.0.0.1
                 segno.make(url, error="m").terminal(compact=True)
         if not created.table.humans:
             print(f"  Bots alone: they play while the spectators' page is open; once the game ends, its replay: "
@@ -1132,7 +1151,8 @@ def _bind(host: str, port: int) -> socket.socket:
     """A listening socket on ``host:port`` for uvicorn (bound here, so a port in use is one clear line).
 
     Raises:
-        ValueError: when it cannot be bound (in use, not this machine's address, no permission).
+        ValueError: when it cannot be bound, naming ``--host`` for an address that is not this
+            machine's (or no address), else ``--port`` (in use, no permission).
     """
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -1142,6 +1162,8 @@ def _bind(host: str, port: int) -> socket.socket:
         sock.listen(128)
     except OSError as err:
         sock.close()
-        raise ValueError(f"--port {port}: cannot listen on {host}:{port}: {os_reason(err)}") from None
+        flag = f"--host {host}" if isinstance(err, socket.gaierror) or err.errno == errno.EADDRNOTAVAIL \
+            else f"--port {port}"
+        raise ValueError(f"{flag}: cannot listen on {host}:{port}: {os_reason(err)}") from None
     sock.set_inheritable(True)
     return sock

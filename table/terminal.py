@@ -387,7 +387,13 @@ def play_cli(args: argparse.Namespace, input_stream: IO[str] | None = None, cons
         except OSError as err:          # a name over the system's limits, say
             raise ValueError(f"--replay {args.replay!r} cannot be written: {os_reason(err)}") from None
         if folder:          # its errors name the folder: the file's name holds the seed, not told before the game
-            check_folder(folder, "--replay")
+            if args.replay:
+                check_folder(folder, "--replay")
+            else:
+                try:
+                    check_folder(folder, "the default replay folder")
+                except ValueError as err:
+                    raise ValueError(f"{err}; --replay FILE or FOLDER saves the replay elsewhere") from None
             replay = _fresh_path(str(Path(folder) / f"play-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}"
                                      f"-seed{seed}"), ".json")
         else:

@@ -128,6 +128,12 @@ def test_a_refusal_before_the_game_never_tells_the_drawn_seed(tmp_path, monkeypa
     err = capsys.readouterr().err
     assert err.startswith("treachery serve: error: --seats: agent 'raising_bots:Raising': Raising(seed=...) raised")
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "__pycache__") == ["f.txt", "raising_bots.py"]
+    # no --replay given, and the default folder runs/ cannot be made (a file of that name here): the
+    # refusal names that folder and --replay as the way to choose another, not a --replay not given
+    (tmp_path / "runs").write_text("x")
+    status, out, err = play(monkeypatch, capsys, SMALL, Typist(["1"]))
+    assert status == 2 and err == ("treachery play: error: the default replay folder 'runs' is not a folder: 'runs' "
+                                   "is a file; --replay FILE or FOLDER saves the replay elsewhere\n"), err
 
 
 def test_an_existing_file_is_never_overwritten_by_a_replay(tmp_path, monkeypatch, capsys):

@@ -118,6 +118,28 @@ def test_the_readme_s_table_request_creates_the_table_it_says(api):
     assert lobby.tables[answer["table"]].table.labels == tuple(body["seats"])
 
 
+def test_the_links_get_qr_codes_only_where_a_phone_can_open_them():
+    """``POST /api/tables`` gives a link's QR code only where its host is reachable from another
+    device, as ``treachery serve`` prints them: not for this machine's loopback (``127.0.0.1``,
+    ``localhost``, ``::1``), whether the server was given its base URL or answers on the request's."""
+    from fastapi.testclient import TestClient
+
+    from table.server import phone_can_open
+
+    for base_url, client_url, codes in [("http://127.0.0.1:8000", "http://testserver", False),
+                                        (None, "http://localhost:8000", False),
+                                        (None, "http://127.0.0.1:8000", False),
+                                        ("http://192.168.1.5:8000", "http://testserver", True),
+                                        (None, "http://192.168.1.5:8000", True)]:
+        with TestClient(create_app(Lobby(delay=0.0), base_url=base_url), base_url=client_url) as c:
+            links = c.post("/api/tables", json={"seats": ["human", "heuristic", "human", "random"]}).json()["links"]
+        assert all(link["url"].startswith(base_url or client_url) for link in links)
+        assert [link["qr"] is not None and link["qr"].startswith("<svg") for link in links] == [codes] * 3, base_url
+    assert [phone_can_open(f"http://{host}:8000/seat/x") for host in
+            ("127.0.0.1", "127.0.1.1", "localhost", "[::1]", "0.0.0.0", "192.168.1.5", "[fe80::1]", "table.lan")] == \
+        [False] * 5 + [True] * 3
+
+
 def test_a_seat_socket_answers_and_refuses_bad_answers(api):
     c, lobby = api
     links = c.post("/api/tables", json={"seats": ["human", "heuristic", "human", "heuristic", "heuristic"],
@@ -212,6 +234,7 @@ def test_serve_refuses_bad_options_in_one_line(tmp_path, capsys):
             (["--port", "0"], "--port must be from 1 to 65535, got 0"),
             (["--port", "99999"], "--port must be from 1 to 65535"),
             (["--port", str(port)], f"--port {port}: cannot listen on 127.0.0.1:{port}"),
+            (["--host", "192.0.2.1"], "--host 192.0.2.1: cannot listen on 192.0.2.1:8000: "),    # not this machine's
             (["--variant", "simple_roles"], "--variant sets the table of --seats; without it, create tables"),
             (["--game", "throne_magic", "--holdings", "--seed", "3"], "--game, --holdings, --seed set the table of "
                                                                       "--seats"),
@@ -299,6 +322,25 @@ def test_serve_prints_the_seats_qr_codes_only_for_links_a_phone_can_open(monkeyp
         assert main(["serve", *argv, "--seats", "human,heuristic,human,random"]) == 0
         out = capsys.readouterr().out
         assert len(printed) == codes and len(re.findall(rf"(P0|P2|spectators): http://{address}:8000/seat/", out)) == 3
+
+
+def test_serve_links_of_an_ipv6_host_are_urls(monkeypatch, capsys):
+    """``--host ::1`` printed ``http://::1:8000/seat/...``, which no browser opens: an IPv6 address is
+    bracketed in the links (``http://[::1]:8000/``), and ``::`` (every interface) links this
+    machine's LAN address as ``0.0.0.0`` does."""
+    import uvicorn
+
+    import table.server as server
+    from training.cli import main
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)     # no serving: the table only
+    monkeypatch.setattr(server, "_bind", lambda host, port: None)                 # nor a port bound
+    monkeypatch.setattr(server, "lan_address", lambda: "192.168.1.5")
+    for host, shown in [("::1", "[::1]"), ("::", "192.168.1.5"), ("fe80::1", "[fe80::1]")]:
+        assert main(["serve", "--host", host, "--seats", "human,heuristic,random,random"]) == 0
+        out = capsys.readouterr().out
+        assert out.startswith(f"Treachery table server at http://{shown}:8000/ ") and \
+            out.count(f": http://{shown}:8000/seat/") == 2, (host, out)
 
 
 def test_serve_seats_a_table_of_the_game_options_of_play(monkeypatch, capsys):
@@ -1294,6 +1336,9 @@ def test_a_throne_magic_table_from_the_host_page_played_in_chromium(server, brow
     host.locator(".seat-spec").nth(1).select_option("belief")
     host.click("button[type=submit]")
     host.wait_for_selector("#created:not([hidden]) .link a")
+    # a server on 127.0.0.1: links a phone cannot open, so no QR codes, and one line on how to get them
+    assert host.locator("#links svg").count() == 0 and "scan" not in host.inner_text("#created-note")
+    assert host.locator("#qr-note").is_visible() and "treachery serve --lan" in host.inner_text("#qr-note")
     web = next(iter(w for w in lobby.tables.values() if w.table.config.game == "throne_magic"))
     assert web.table.config.holdings and web.table.config.throne == "king"
     assert web.table.labels[:2] == ("human", "belief")

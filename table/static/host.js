@@ -120,9 +120,10 @@ $("host").onsubmit = async (ev) => {
   // a drawn seed is not sent (it deals every identity); a given one is echoed with that warning
   $("created-title").textContent = data.seed === null ? `Table ${data.table}`
     : `Table ${data.table} (seed ${data.seed}: whoever knows it knows every identity)`;
+  const codes = data.links.some((l) => l.qr !== null);
   $("created-note").textContent = data.links.some((l) => l.seat !== null)
-    ? "Send each person their own link (or let them scan its code): a link is a seat, keep it private. " +
-      "Opening a link again resumes the seat."
+    ? `Send each person their own link${codes ? " (or let them scan its code)" : ""}: a link is a seat, keep it ` +
+      "private. Opening a link again resumes the seat."
     : "Every seat is a bot: open the spectators' link to watch the game as a spectator sees it, the public board " +
       "only (the bots play while a page watches). The page links the replay once the game ends.";
   const box = $("links");
@@ -135,11 +136,13 @@ $("host").onsubmit = async (ev) => {
     const a = document.createElement("a");
     a.href = l.url; a.textContent = l.url; a.target = "_blank";
     div.append(h, a);
-    if (l.seat !== null) {
+    if (l.qr !== null && l.seat !== null) {
       const qr = document.createElement("div");
       qr.innerHTML = l.qr;
       div.appendChild(qr);
     }
     box.appendChild(div);
   }
+  // the server gives a QR code only for a link another device can open (not this machine's 127.0.0.1)
+  $("qr-note").hidden = codes || !data.links.some((l) => l.seat !== null);
 };
