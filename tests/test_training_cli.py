@@ -762,3 +762,16 @@ def test_sigterm_before_the_run_began_is_named_and_exits_143(tmp_path, capsys, m
     monkeypatch.setattr(training.ppo, "load_resumable", loading)
     assert cli.main(["train", "--resume", "--run-dir", str(tmp_path / "run"), "--no-progress"]) == 143
     assert capsys.readouterr().err == "treachery train: terminated (SIGTERM)\n"
+
+
+def test_resume_given_a_run_folder_says_how_to_resume_it(tmp_path, capsys, monkeypatch):
+    """``--resume RUN_DIR`` (a folder where ``--resume`` takes a checkpoint file) is one line that
+    says so and gives both ways: the folder's newest checkpoint by ``--resume --run-dir``, or one
+    checkpoint file; it used to say the folder "does not exist or is not a file"."""
+    monkeypatch.chdir(tmp_path)
+    _checkpoint_in(tmp_path / "runs" / "x")
+    assert cli.main(["train", "--resume", "runs/x", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("treachery train: error: --resume 'runs/x' is a folder, and --resume takes a checkpoint file: "
+                   "--resume --run-dir runs/x continues the run in it from its newest checkpoint, "
+                   "--resume runs/x/ckpt_<iteration>.pt from that checkpoint\n"), err
