@@ -34,7 +34,8 @@ def file_error_text(err: OSError) -> str:
 
 
 def check_input_file(path: str | os.PathLike, what: str) -> Path:
-    """Refuse an input file that is not there, saying where a relative path was looked for.
+    """Refuse an input file that is not there, saying where a relative path was looked for, or a
+    folder given for it, naming the ``policy.pt`` in it if it holds one (a model's folder).
 
     Args:
         path: the file to be read.
@@ -44,11 +45,16 @@ def check_input_file(path: str | os.PathLike, what: str) -> Path:
         ``path`` as a :class:`~pathlib.Path`.
 
     Raises:
-        ValueError: one line naming ``what`` and ``path``, and for a relative path the current
-            folder it was read from (a ``--set`` path is read from there; a config file's are
-            made absolute from the file's folder, :func:`training.config.load_config`).
+        ValueError: one line naming ``what`` and ``path``, and that it is a folder (with the
+            ``policy.pt`` in it) or, for a relative path not there, the current folder it was read
+            from (a ``--set`` path is read from there; a config file's are made absolute from the
+            file's folder, :func:`training.config.load_config`).
     """
     p = Path(path)
+    if p.is_dir():
+        inside = p / "policy.pt"
+        raise ValueError(f"{what} {str(p)!r} is a folder, not a file"
+                         + (f"; the policy in it is {str(inside)!r}" if inside.is_file() else ""))
     if not p.is_file():
         where = "" if p.is_absolute() else f" (a relative path, read from the current folder {os.getcwd()})"
         raise ValueError(f"{what} {str(p)!r} does not exist or is not a file{where}")

@@ -25,6 +25,7 @@ cannot leak a face-down identity or another hand.  The table holds the game itse
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any, NamedTuple, Sequence
 
@@ -34,10 +35,23 @@ from treachery_env.words import with_article
 
 from .stops import Stops, pass_option
 
-__all__ = ["Table", "Prompt", "TableEvent", "TableError", "Reveal", "SeatReveal", "HUMAN", "check_bots"]
+__all__ = ["Table", "Prompt", "TableEvent", "TableError", "Reveal", "SeatReveal", "HUMAN", "check_bots", "bot_seeds"]
 
 HUMAN = "human"
 """The seat spec of a person (a seat answered through :meth:`Table.answer`)."""
+
+
+def bot_seeds(seed: int, num_players: int) -> list[int]:
+    """The seeds a table of ``num_players`` makes its bots with, seat by seat, from the game's
+    ``seed``: the same for the same seed (``treachery play --seed S`` plays the same game), and
+    none of them gives the seed back, which deals every identity.  They come from scrypt, a
+    memory-hard hash (8 MiB and some 30 ms a seed here), so a bot that wanted the game's seed
+    from its own would have to hash candidate seeds one by one: about two CPU-years for the
+    2**31 seeds a table draws from (``treachery serve`` and ``treachery play`` without
+    ``--seed``); a seed a person chose is only as secret as it is hard to guess."""
+    key = hashlib.scrypt(str(seed).encode(), salt=b"treachery table bot seeds", n=2**13, r=8, p=1,
+                         dklen=8 * num_players)
+    return [int.from_bytes(key[8 * k:8 * k + 8], "little") % (2**31 - 1) for k in range(num_players)]
 
 
 def check_bots(specs: Sequence[str], config: Any) -> None:
@@ -145,7 +159,7 @@ class Table:
             ``concession`` is replaced: the people may concede (the CONCEDE action, CR 104.3a),
             the bots never.
         seed: the game's seed (the deal and the shuffles; bot ``k`` is made with seed
-            ``seed * 1000 + k``).
+            ``bot_seeds(seed, n)[k]``, which does not give the game's seed back).
         stops: the people's stops (:class:`Stops`): one for all, or a dict seat -> Stops
             (default: ``Stops()`` for each).
 
@@ -181,9 +195,9 @@ class Table:
             self.stops = {k: stops.get(k, Stops()) for k in self.humans}
         self._bots: dict[int, Any] = {}
         try:
-            for k, spec in enumerate(seats):
+            for k, (spec, bot_seed) in enumerate(zip(seats, bot_seeds(seed, config.num_players))):
                 if spec != HUMAN:
-                    bot = agents.make(spec, seed=seed * 1000 + k)
+                    bot = agents.make(spec, seed=bot_seed)
                     self._bots[k] = bot
                     agents.check_table(bot, spec, config.num_players, self.config)
         except BaseException:

@@ -1566,3 +1566,15 @@ def test_the_flagship_in_lockstep_plays_the_games_it_plays_alone(monkeypatch):
     assert max(sizes) >= 4
     assert batched["games"] == plain["games"] and batched["substitution"] == plain["substitution"]
     assert batched["gate"] == plain["gate"] and plain["gate"][specs[0]]["searched"] > 50
+
+
+def test_the_results_seed_deals_every_game_again(tmp_path):
+    """README, ``--isolate``: the games are dealt from ``--seed`` by the project's code, so whoever
+    knows the seed deals each game again, face-down identities included; deal 0 of ``--seed 0``
+    is environment seed 1279504190 (the README's example)."""
+    out = tmp_path / "r"
+    assert main(["evaluate", "--agents", "heuristic,random", "--games", "5", "--out", str(out), "--no-progress",
+                 "--no-observer", "--no-beliefs"]) == 0
+    game = json.loads((out / "results.json").read_text())["games"][0]
+    assert game["deal"] == 0 and game["env_seed"] == ev._env_seed(0, 0) == 1279504190
+    assert [Role(r).name.title() for r in ev.dealt_roles(GameConfig(num_players=5), 1279504190)] == game["dealt_roles"]

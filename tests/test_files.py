@@ -91,3 +91,19 @@ def test_a_file_in_the_way_or_an_empty_path_is_refused(tmp_path):
         check_folder(" ", "--out")
     with pytest.raises(ValueError, match="^--replay is empty; give a file$"):
         check_writable_file("", "--replay")
+
+
+def test_a_folder_given_for_a_checkpoint_names_the_policy_in_it(tmp_path, monkeypatch):
+    """``agents.make("policy:FOLDER")`` (a model's folder, such as an export's, where the spec takes
+    its ``policy.pt``) and ``--set init=FOLDER``: one line that the path is a folder, naming the
+    policy file in it when there is one; it used to say the folder "does not exist"."""
+    import agents
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "model").mkdir()
+    with pytest.raises(ValueError, match=r"^checkpoint 'model' is a folder, not a file$"):
+        agents.make("policy:model")
+    (tmp_path / "model" / "policy.pt").write_bytes(b"")
+    with pytest.raises(ValueError, match=r"^checkpoint 'model' is a folder, not a file; the policy in it is "
+                                         r"'model/policy\.pt'$"):
+        agents.make("policy:model")

@@ -124,3 +124,45 @@ def test_information_sets_after_identity_moving_effects(name, deal):
                 _check_all_viewers(g, rng)
                 checked_after += 1
     assert checked_after >= 5, f"{name} was not unveiled often enough to test"
+
+
+def test_own_decisions_do_not_tell_another_seat_s_identity_but_the_parallel_cadence_does():
+    """docs/environment.md, "Infos": two deals that differ only in P2's face-down identity (The Seer,
+    unveilable from the first turn, so asked at every priority window, or The Pyromancer), bots
+    that play the same whatever they hold: every other seat gets the same observations and views
+    at each of its own AEC decisions, though the games show different numbers of decisions; in the
+    parallel form, where every seat steps at every shown decision, P0's stream (observations and
+    ``active_agent``) differs within the first turn."""
+    import treachery_env
+    from tests.test_play import UNVEILABLE
+    from tests.test_table import newcomer
+
+    own, shown, cadence = [], [], []
+    for deal in UNVEILABLE:
+        config = GameConfig(num_players=5, identities=deal, commander=False, max_turns=3)
+        env = treachery_env.env(config=config)
+        env.reset(seed=0)
+        seen, decisions = {s: [] for s in (0, 1, 3, 4)}, 0
+        for agent in env.agent_iter():
+            obs, _, term, trunc, info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            decisions += 1
+            seat = int(agent.split("_")[1])
+            if seat in seen:
+                seen[seat].append((obs["observation"].tobytes(), info["view"].to_dict()))
+            env.step(newcomer(info["view"]))
+        own.append(seen)
+        shown.append(decisions)
+        par = treachery_env.parallel_env(config=config)
+        obs, infos = par.reset(seed=0)
+        stream = []
+        while par.agents and len(stream) < 20:
+            stream.append((obs["player_0"]["observation"].tobytes(), infos["player_0"].get("active_agent")))
+            obs, _, _, _, infos = par.step({a: newcomer(infos[a]["view"]) if "view" in infos[a] else 0
+                                            for a in par.agents})
+        cadence.append(stream)
+    assert own[0] == own[1] and all(own[0][s] for s in own[0])
+    assert shown[0] > shown[1], "the Seer is asked where the Pyromancer is not: the test compares that"
+    assert cadence[0] != cadence[1]

@@ -297,3 +297,42 @@ def test_a_throne_magic_table_seats_its_bots_alone_and_reveals_the_role_cards():
     assert [s.role for s in r.seats] == [", ".join(sorted(throne_roles.get(x).types)) or "no type"
                                          for x in g.social.roles]
     assert play(Table(seats(4, (0,), bot="random"), seed=1)).reveal().game == "treachery"
+
+
+
+class SeedReader(BaseAgent):
+    """A bot that keeps the seed it was made with (``made_with``) and plays as :func:`newcomer`
+    (:data:`SEED_READER`): what a bot of one's own could work the deal out from."""
+
+    def __init__(self, seed=None):
+        super().__init__(seed)
+        self.made_with = seed
+
+    def act(self, observation, info):
+        return newcomer(info["view"])
+
+
+SEED_READER = "tests.test_table:SeedReader"
+
+
+@pytest.mark.parametrize("seed", [0, 7, 123_456_789])
+def test_a_bot_s_seed_does_not_tell_the_game_s_seed(seed):
+    """The game's seed deals every identity, so a bot's seed must not give it back: bot k was once
+    made with ``seed * 1000 + k``, from which ``(bot_seed - k) // 1000`` dealt the table's game
+    again, every face-down identity included.  Now no such reading deals it, and the same seed
+    still makes the same bots (``treachery play --seed S`` plays the same game)."""
+    from treachery_env.env import raw_env
+
+    def made_with(table):
+        return [table._bots[k].made_with for k in range(1, 5)]
+
+    config = GameConfig(num_players=5, commander=False)
+    t = Table([HUMAN] + [SEED_READER] * 4, config=config, seed=seed)
+    dealt = [p.identity.name for p in t._env.game.players]
+    for k, s in enumerate(made_with(t), start=1):
+        for guess in {(s - k) // 1000, s // 1000, s - k, s}:
+            env = raw_env(config=t.config)
+            env.reset(seed=max(guess, 0))
+            assert [p.identity.name for p in env.game.players] != dealt, f"bot {k}'s seed {s} deals the game"
+    assert len(set(made_with(t))) == 4
+    assert made_with(Table([HUMAN] + [SEED_READER] * 4, config=config, seed=seed)) == made_with(t)

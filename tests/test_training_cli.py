@@ -406,8 +406,10 @@ def test_the_cards_load_line_works_for_its_reader(tmp_path, monkeypatch, policy_
     for name, by_name in (("mine", True), ("heuristic", False)):          # a bot's name is never a model's
         assert cli.main(["export", str(policy_4p), "--out", str(tmp_path / "checkpoints" / name)]) == 0
         card = (tmp_path / "checkpoints" / name / "MODEL_CARD.md").read_text()
-        assert (f'Load it by name as its evaluations below played it, greedy: `agents.make("{name}")`' in card) \
-            == by_name and ('`agents.make("policy:policy.pt:greedy")`' in card) != by_name, card
+        assert (f'Load it by name greedy (its most likely legal action; this card has no evaluation): '
+                f'`agents.make("{name}")`' in card) == by_name and \
+            ('`agents.make("policy:policy.pt:greedy")`' in card) != by_name, card
+        assert "evaluations below" not in card        # it has none: exported without --results
     model = agents.models.models(tmp_path / "checkpoints")["mine"]
     assert agents.models.checked_policy(model) == model.policy        # the name's file, its checksum the card's
     from pathlib import Path
@@ -762,3 +764,16 @@ def test_sigterm_before_the_run_began_is_named_and_exits_143(tmp_path, capsys, m
     monkeypatch.setattr(training.ppo, "load_resumable", loading)
     assert cli.main(["train", "--resume", "--run-dir", str(tmp_path / "run"), "--no-progress"]) == 143
     assert capsys.readouterr().err == "treachery train: terminated (SIGTERM)\n"
+
+
+def test_resume_given_a_run_folder_says_how_to_resume_it(tmp_path, capsys, monkeypatch):
+    """``--resume RUN_DIR`` (a folder where ``--resume`` takes a checkpoint file) is one line that
+    says so and gives both ways: the folder's newest checkpoint by ``--resume --run-dir``, or one
+    checkpoint file; it used to say the folder "does not exist or is not a file"."""
+    monkeypatch.chdir(tmp_path)
+    _checkpoint_in(tmp_path / "runs" / "x")
+    assert cli.main(["train", "--resume", "runs/x", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("treachery train: error: --resume 'runs/x' is a folder, and --resume takes a checkpoint file: "
+                   "--resume --run-dir runs/x continues the run in it from its newest checkpoint, "
+                   "--resume runs/x/ckpt_<iteration>.pt from that checkpoint\n"), err

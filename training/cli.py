@@ -647,6 +647,11 @@ def _resume_config(args: argparse.Namespace, overrides: list[str]):
         changed["run_dir"] = run_dir
     else:
         path = Path(args.resume)
+        if path.is_dir():
+            import shlex
+            raise ValueError(f"--resume {args.resume!r} is a folder, and --resume takes a checkpoint file: "
+                             f"--resume --run-dir {shlex.quote(args.resume)} continues the run in it from its "
+                             f"newest checkpoint, --resume {path / 'ckpt_<iteration>.pt'} from that checkpoint")
         if "run_dir" not in changed:        # a --config file's run_dir, else the checkpoint's own folder
             changed["run_dir"] = load_config(args.config).run_dir if _sets_run_dir(args) else str(path.parent)
         payload = load_checkpoint(path)

@@ -247,7 +247,7 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
     out = [f"# Model card: `{name}`", "",
            f"A trained policy for {gc['num_players']}-player Treachery (recurrent actor-critic with a "
            "role-belief head; how it was trained is under Facts and Training configuration). "
-           + _load_line(name, by_name), "",
+           + _load_line(name, by_name, bool(results)), "",
            "## Facts", "",
            f"* network: {net}{critic}; {params:,} parameters; file {size / 1e6:.1f} MB",
            CHECKSUM_LINE.format(sha256_of(policy)),
@@ -314,18 +314,20 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
     return "\n".join(out)
 
 
-def _load_line(name: str, by_name: bool) -> str:
-    """The card's sentence saying how to load its policy as its evaluations played it (greedy),
-    in a form that works for the card's reader: a shipped model by its ``name`` (from any folder,
-    its file checked against the card's checksum), any other by the ``policy.pt`` beside the card,
-    relative to the card's folder (a path relative to where ``treachery export`` ran would work
-    only from there)."""
+def _load_line(name: str, by_name: bool, evaluated: bool) -> str:
+    """The card's sentence saying how to load its policy greedy, as its evaluations played it (a
+    card without ``evaluated`` results says it has none), in a form that works for the card's
+    reader: a shipped model by its ``name`` (from any folder, its file checked against the card's
+    checksum), any other by the ``policy.pt`` beside the card, relative to the card's folder (a
+    path relative to where ``treachery export`` ran would work only from there)."""
+    how = ("as its evaluations below played it, greedy" if evaluated else
+           "greedy (its most likely legal action; this card has no evaluation)")
     if by_name:
-        return (f"Load it by name as its evaluations below played it, greedy: `agents.make(\"{name}\")` "
+        return (f"Load it by name {how}: `agents.make(\"{name}\")` "
                 f"(`--agents {name}`, from any folder; its file is checked against the SHA-256 below). "
                 "`policy:PATH:greedy`, PATH its `policy.pt`, loads the file unchecked (without `:greedy` it "
                 "samples its actions).")
-    return ("Load it as its evaluations below played it, greedy, from this card's folder: "
+    return (f"Load it {how}, from this card's folder: "
             "`agents.make(\"policy:policy.pt:greedy\")` (from elsewhere, `policy:` followed by the path of this "
             "folder's `policy.pt`; without `:greedy` it samples its actions).")
 
