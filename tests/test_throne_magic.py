@@ -609,6 +609,27 @@ def test_the_monarch_distributes_a_creature_to_a_target_player():
     assert bear.controller == 3
 
 
+def test_an_out_of_turn_concession_offers_a_pending_priority_decision_afresh():
+    """CR 104.3a, CR 800.4a: a player who concedes out of turn (``Game.concede``, a UI's) takes
+    what they own with them, a creature another player controls included; that player's
+    pending priority decision is offered afresh, its options naming the creatures still there
+    (regression: it was kept, and its ability option named a slot past the end of the
+    creatures, IndexError; found by fuzzing option combinations)."""
+    g = throne_game(KING_FIRST, concession=True)
+    lent = creature(g, 2, "Grove Bear")            # The Usurper's, under The King's control
+    g.gain_control(lent, 0)
+    bear = creature(g, 0, "Grove Bear")
+    give_priority(g, 0)
+    assert g.players[0].creatures.index(bear) == 1 and g.target_action(0, ("c", bear)) in g.legal_actions()
+    g.concede(2)
+    assert g.players[2].has_lost and lent not in g.players[0].creatures and not g.is_over
+    assert g.decision.seat == 0 and g.decision.kind == DecisionKind.PRIORITY
+    act = g.target_action(0, ("c", bear))
+    assert act in g.legal_actions()
+    g.step(act)
+    assert bear.tapped and g.decision.kind == DecisionKind.TARGET
+
+
 def test_the_throne_abilities_need_a_ready_creature_and_a_controlled_throne():
     """A {T} ability: not while the creature is tapped or came under its controller's control
     this turn (CR 302.6); not offered where it could do nothing: with the Throne in the middle."""

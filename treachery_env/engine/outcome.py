@@ -47,7 +47,8 @@ class OutcomeMixin:
         Called from outside the engine loop while a decision is pending
         (scenarios, tests), the pending decision and queue are set aside and the
         loop runs at once: they come back once the players have left (a pending
-        priority decision is offered afresh)."""
+        priority decision is offered afresh, and so are the combat declarations: their
+        options may name creatures that left with the players, CR 800.4a)."""
         if isinstance(seats, (int, np.integer)):
             seats = [int(seats)]
         # called from outside the engine loop (scenarios, tests) while a decision is pending
@@ -81,9 +82,13 @@ class OutcomeMixin:
         if window_open:
             return                  # they leave with the players already leaving
         if not self._leaving_objects():
+            if external:            # set aside as below: the decision may name what left with them
+                self.suspended = (self.decision, list(self.queue), self.resolving)
+                self.decision = None
+                self.queue.clear()
             self._finish_leaving()
             if external and self.decision is None and not self.is_over:
-                # the deciding player left: run on to the next decision (CR 800.4a)
+                # the deciding player left, or their decision is offered afresh: run on (CR 800.4a)
                 self._advance()
             return
         self._refresh_statics()     # a revealed identity's abilities work until its player leaves
