@@ -1566,3 +1566,47 @@ def test_the_flagship_in_lockstep_plays_the_games_it_plays_alone(monkeypatch):
     assert max(sizes) >= 4
     assert batched["games"] == plain["games"] and batched["substitution"] == plain["substitution"]
     assert batched["gate"] == plain["gate"] and plain["gate"][specs[0]]["searched"] > 50
+
+
+def test_pool_refuses_shards_of_evaluations_of_other_sizes(tmp_path, capsys):
+    """Shard 1/2 of a 20-game tournament (deals 0-1) and shard 2/2 of a 30-game one (deals 3-5)
+    pooled skipped deal 2 and read as one tournament; shards of one seed pooled must be of the
+    same tournament, and the parts of one seed may leave no deal out between them: one line
+    naming the two files and what differs.  A whole run beside the next shard of a larger
+    tournament of its seed (README: ``--games 6000`` with ``--games 12000 --shard 2/2``), and
+    shards of other seeds (other evaluations), still pool."""
+    kw = dict(config=SMALL, seed=9, mode="substitution", reference="heuristic", progress=False,
+              record_beliefs=False, observer=False)
+
+    def run(name, games, shard=None, seed=9):
+        return ev.evaluate(["random", "heuristic"], games=games, shard=shard, out_dir=tmp_path / name,
+                           **dict(kw, seed=seed))
+    a, b = run("a", 20, (1, 2)), run("b", 30, (2, 2))
+    assert [r["meta"]["shard"]["first_deal"] for r in (a, b)] == [0, 3]
+    with pytest.raises(ValueError, match=r"^B and A are shards of different evaluations of seed 9: shard 2/2 of "
+                                         r"6 deals vs shard 1/2 of 4 deals \(another --games\)"):
+        ev.pool_results([a, b], sources=["A", "B"])
+    c = run("c", 30, (1, 2))        # deals 0-2, then shard 2/2 of 20 (deals 2-3): deal 2 twice
+    with pytest.raises(ValueError, match=r"^B and C are shards of different evaluations of seed 9"):
+        ev.pool_results([c, run("d", 20, (2, 2))], sources=["C", "B"])
+    assert main(["pool", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "p")]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"treachery pool: error: {tmp_path / 'b'} and {tmp_path / 'a'} are shards of different "
+                   f"evaluations of seed 9: shard 2/2 of 6 deals vs shard 1/2 of 4 deals (another --games); "
+                   f"pool the shards of one --games\n")
+    assert not (tmp_path / "p").exists()
+    # a whole run and the shard after its deals: the README's use, the larger tournament
+    whole, next_half = run("w", 10), run("n", 20, (2, 2))
+    pooled = ev.pool_results([whole, next_half])
+    assert pooled["meta"]["deals"] == 4
+    assert pooled["substitution"] == json.loads(json.dumps(run("all", 20)["substitution"]))
+    # a whole run of fewer deals leaves deal 1 out before that shard
+    with pytest.raises(ValueError, match=r"^S \(deals 0-0\) and N \(deals 2-3\) are parts of seed 9's evaluation "
+                                         r"that leave deal 1 out"):
+        ev.pool_results([run("s", 5), next_half], sources=["S", "N"])
+    # inside a pooled result, each of its sources counts
+    mixed = ev.pool_results([a, run("o", 10, seed=10)], sources=["A", "O"])
+    with pytest.raises(ValueError, match=r"^B and P's source A are shards of different evaluations of seed 9"):
+        ev.pool_results([mixed, b], sources=["P", "B"])
+    # shards of other seeds are other evaluations
+    assert ev.pool_results([a, run("e", 30, (2, 2), seed=10)])["meta"]["seed"] == [9, 10]

@@ -259,7 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     o = sub.add_parser("pool", help="several evaluations over different deals as one result",
                        description="Pool evaluations of the same agents on the same game over different deals "
-                                   "(other --seed values) into one result: win rates, substitution deltas and "
+                                   "(other --seed values, or the shards of one --games) into one result: win rates, substitution deltas and "
                                    "ratings over all their games, as one evaluation of those deals would give; "
                                    "treachery compare pairs pooled results. The per-decision metrics (deduction, "
                                    "bluffing, the gate, latency) stay in each source's results.")

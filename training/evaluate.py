@@ -1392,7 +1392,9 @@ def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) 
         ValueError: (one line) for fewer than two results, a mode that cannot be pooled
             (crossplay and team play measure with per-game focus the games list lacks),
             results that differ in entrants, reference or game configuration, a policy
-            entrant whose file's SHA-256 differs between them (where both record it), or
+            entrant whose file's SHA-256 differs between them (where both record it), parts of one
+            seed's deals that are not one evaluation of them (shards of another ``--games``, or parts
+            leaving deals out between them: :func:`_check_seed_parts`), or
             a deal (environment seed) in more than one of them.
     """
     results = list(results)
@@ -1424,6 +1426,7 @@ def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) 
                 raise ValueError(f"{src} and {sources[0]} played different files as {e['label']!r} (SHA-256 "
                                  f"{e['sha256'][:12]}... vs {e0['sha256'][:12]}...); pooled results must be of "
                                  f"the same policy")
+    _check_seed_parts(results, sources)
     try:
         parts = [[Outcome.of_entry(g, first.get("reference")) for g in res["games"]] for res in results]
     except (KeyError, ValueError, TypeError, AttributeError, StopIteration) as err:
@@ -1454,6 +1457,54 @@ def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) 
     games = [{**g, "index": i} for i, g in enumerate(g for res in results for g in res["games"])]
     return {"meta": meta, **_outcome_metrics(outcomes, labels), **{k: {} for k in _PER_DECISION},
             "deduction_note": "", "teamplay": None, "games": games}
+
+
+def _parts_played(res: dict, source: str) -> list[tuple[str, Any, dict | None, range]]:
+    """The evaluations ``res`` holds, each ``(name, seed, shard, deals)``: the result itself, or for
+    a pooled result each of its sources (``meta["pooled"]``); ``deals`` the range of deal numbers it
+    played (a whole tournament's begin at 0, a shard's at its ``first_deal``)."""
+    m = res["meta"]
+    parts = ([(f"{source}'s source {p.get('source')}", p.get("seed"), p.get("shard"), p.get("deals"))
+              for p in m["pooled"]] if m.get("pooled") else [(source, m.get("seed"), m.get("shard"), m.get("deals"))])
+    return [(name, seed, shard, range(shard["first_deal"] if shard else 0,
+                                      (shard["first_deal"] if shard else 0) + int(deals or 0)))
+            for name, seed, shard, deals in parts]
+
+
+def _check_seed_parts(results: Sequence[dict], sources: Sequence[str]) -> None:
+    """Refuse, for :func:`pool_results`, parts of one seed's deals that are not one evaluation of
+    them: shards of tournaments of other sizes (other ``--games``, so other shard bounds), or parts
+    that leave deals out between them.  A whole run (deals 0 to D - 1) and the shards of a larger
+    tournament of its seed that follow its deals are one; other seeds are other evaluations.
+    Deals played twice are :func:`pool_results`'s own refusal.
+
+    Raises:
+        ValueError: (one line) naming the two parts and what differs.
+    """
+    by_seed: dict = {}
+    for res, src in zip(results, sources):
+        for name, seed, shard, deals in _parts_played(res, src):
+            by_seed.setdefault(json.dumps(seed), []).append((name, shard, deals))
+    for seed, parts in by_seed.items():
+        shards = [(name, shard) for name, shard, _ in parts if shard]
+        for name, shard in shards[1:]:
+            name0, shard0 = shards[0]
+            if shard["deals_total"] != shard0["deals_total"]:
+                raise ValueError(f"{name} and {name0} are shards of different evaluations of seed {seed}: shard "
+                                 f"{shard['index']}/{shard['of']} of {shard['deals_total']} deals vs shard "
+                                 f"{shard0['index']}/{shard0['of']} of {shard0['deals_total']} deals (another "
+                                 f"--games); pool the shards of one --games")
+        parts.sort(key=lambda p: (p[2].start, p[2].stop))
+        name0, _, deals0 = parts[0]
+        for name, _, deals in parts[1:]:
+            if deals.start > deals0.stop:
+                left = (f"deal {deals0.stop}" if deals.start == deals0.stop + 1
+                        else f"deals {deals0.stop}-{deals.start - 1}")
+                raise ValueError(f"{name0} (deals {deals0.start}-{deals0.stop - 1}) and {name} (deals "
+                                 f"{deals.start}-{deals.stop - 1}) are parts of seed {seed}'s evaluation that "
+                                 f"leave {left} out; pool the shard of those deals too")
+            if deals.stop > deals0.stop:
+                name0, deals0 = name, deals
 
 
 def _game_differences(a: dict, b: dict) -> str:
