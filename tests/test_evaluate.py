@@ -559,11 +559,13 @@ def test_write_results_is_atomic_on_failure(tmp_path, monkeypatch):
         with pytest.raises(RuntimeError):
             ev.write_results(res, out)
     assert list(out.iterdir()) == []
-    # a failure in the middle of writing a file leaves the old file and no temp file
+    # the second file failing, as it is renamed into place or as it is written, leaves the old
+    # pair (a new results.json beside the old results.md was left) and no temp file; in a fresh
+    # folder, nothing
     ev.write_results(res, out)
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     res2 = dict(res, summary=dict(res["summary"], games=999))
-    real_replace = os.replace
+    real_replace, real_fsync = os.replace, os.fsync
     calls = []
 
     def failing_replace(src, dst):
@@ -572,14 +574,24 @@ def test_write_results_is_atomic_on_failure(tmp_path, monkeypatch):
             raise OSError("simulated disk failure")
         return real_replace(src, dst)
 
-    with monkeypatch.context() as m:
-        m.setattr(ev.os, "replace", failing_replace)
-        with pytest.raises(OSError):
-            ev.write_results(res2, out)
-    after = {p.name: p.read_bytes() for p in out.iterdir()}
-    assert sorted(after) == sorted(before)          # no *.tmp left behind
-    assert json.loads(after["results.json"])["summary"]["games"] == 999   # first file fully replaced
-    assert after["results.md"] == before["results.md"]                     # second untouched
+    def failing_fsync(fd):
+        calls.append(fd)
+        if len(calls) == 3:     # in out, results.md's new bytes (after results.json's and its copy); fresh, a plot's
+            raise OSError("simulated disk full")
+        return real_fsync(fd)
+
+    for name, fake in (("replace", failing_replace), ("fsync", failing_fsync)):
+        for folder, was in ((out, before), (tmp_path / f"fresh-{name}", {})):
+            calls.clear()
+            with monkeypatch.context() as m:
+                m.setattr(ev.os, name, fake)
+                with pytest.raises(OSError) as err:
+                    ev.write_results(res2, folder)
+            assert err.value.args[0].startswith("simulated disk")
+            after = {p.name: p.read_bytes() for p in folder.iterdir()}
+            assert after == was, (name, folder)          # as it was, no *.tmp left behind
+    ev.write_results(res2, out)
+    assert json.loads((out / "results.json").read_text())["summary"]["games"] == 999
     # a failure inside the write itself
     def bad_fsync(fd):
         raise OSError("simulated fsync failure")

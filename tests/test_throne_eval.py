@@ -122,3 +122,25 @@ def test_treachery_evaluate_refuses_a_search_bot_in_a_variant_before_any_game(tm
     assert status == 2 and err == ("treachery evaluate: error: agent 'lookahead' does not play the CR 900 variants "
                                    "(Planechase, Vanguard, schemes); its agents: heuristic, belief, random, or "
                                    "MODULE:CLASS of your own\n")
+
+
+def test_results_written_over_earlier_ones_are_both_new_or_both_old(tmp_path, monkeypatch):
+    """``results.md`` failing to be put in place after ``results.json`` was (``--force`` over earlier
+    results) left the new JSON beside the old report; now both stay as they were."""
+    import os
+
+    from training import throne_eval
+    kw = dict(games=5, seed=3, mode="substitution", reference="heuristic", progress=False)
+    first = evaluate_throne(["random"], throne(), out_dir=tmp_path, **kw)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    real, calls = os.replace, []
+
+    def second_fails(src, dst):
+        calls.append(dst)
+        if len(calls) == 2:
+            raise OSError("simulated disk failure")
+        return real(src, dst)
+    monkeypatch.setattr(os, "replace", second_fails)
+    with pytest.raises(OSError):
+        throne_eval.write_results(dict(first, summary=dict(first["summary"], games=999)), tmp_path)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before

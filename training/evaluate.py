@@ -165,7 +165,7 @@ from typing import Any, Generator, Iterable, Sequence
 import numpy as np
 
 import agents
-from agents.files import atomic_write_bytes, check_folder
+from agents.files import atomic_write_bytes, atomic_write_files, check_folder
 from agents.isolated import exit_with_parent
 from agents.play import BotError, face_down_opponents, first_line, game_steps, run_games
 from treachery_env import GameConfig
@@ -2126,8 +2126,11 @@ def write_results(res: dict, out_dir: str | os.PathLike) -> dict[str, Path]:
     (created if needed), removing a plot of earlier results there that these do not have.
 
     Every payload is rendered in memory first, so a failure while rendering
-    writes nothing; each file is then written with :func:`atomic_write_bytes`,
-    so no file is ever partial.
+    writes nothing; the files are then written as one set with
+    :func:`agents.files.atomic_write_files`: every new file and a copy of each old one
+    are written to temporary files first, then renamed into place, and a failed rename
+    puts the replaced ones back, so no file is ever partial and a failure never leaves
+    a new ``results.json`` beside an old ``results.md`` (``--force`` over earlier results).
 
     Returns:
         ``{name: path}`` of the files written.
@@ -2140,10 +2143,9 @@ def write_results(res: dict, out_dir: str | os.PathLike) -> dict[str, Path]:
     payloads.update(plots.render_all(res))
     payloads["results.json"] = (json.dumps(res, indent=1, default=_json_default) + "\n").encode()
     payloads["results.md"] = render_markdown(res, [n for n in payloads if n.endswith(".png")]).encode()
-    written = {}
-    for name in ["results.json", "results.md"] + sorted(n for n in payloads if n.endswith(".png")):
-        atomic_write_bytes(out / name, payloads[name])
-        written[name] = out / name
+    names = ["results.json", "results.md"] + sorted(n for n in payloads if n.endswith(".png"))
+    atomic_write_files({out / name: payloads[name] for name in names})
+    written = {name: out / name for name in names}
     for name in set(plots.PLOT_FILES) - set(payloads):     # a plot of earlier results there would mislead
         (out / name).unlink(missing_ok=True)
     return written

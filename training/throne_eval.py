@@ -34,7 +34,7 @@ from typing import Any, Sequence
 
 import agents
 import treachery_env
-from agents.files import atomic_write_bytes, check_folder
+from agents.files import atomic_write_files, check_folder
 from agents.throne import BOTS, plays
 from treachery_env import GameConfig
 from treachery_env import throne_roles as tr
@@ -320,8 +320,10 @@ def render_markdown(res: dict) -> str:
 
 
 def write_results(res: dict, out_dir: str | Path) -> dict[str, Path]:
-    """Write ``results.json`` and ``results.md`` into ``out_dir`` (created if needed), each
-    rendered in memory first and written atomically (no file is ever partial).
+    """Write ``results.json`` and ``results.md`` into ``out_dir`` (created if needed), both
+    rendered in memory first and written as one set (:func:`agents.files.atomic_write_files`:
+    no file is ever partial, and a failure leaves both as they were, never a new
+    ``results.json`` beside an old ``results.md``).
 
     Returns:
         ``{name: path}`` of the files written.
@@ -330,6 +332,5 @@ def write_results(res: dict, out_dir: str | Path) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     payloads = {"results.json": (json.dumps(res, indent=1, default=_json_default) + "\n").encode(),
                 "results.md": render_markdown(res).encode()}
-    for name, data in payloads.items():
-        atomic_write_bytes(out / name, data)
+    atomic_write_files({out / name: data for name, data in payloads.items()})
     return {name: out / name for name in payloads}
