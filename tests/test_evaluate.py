@@ -1203,7 +1203,8 @@ def test_the_reports_name_the_cr_900_variants_and_compare_and_pool_keep_them_apa
     assert main(base + ["--planechase", "single", "--seed", "1", "--out", str(tmp_path / "pc")]) == 0
     printed = capsys.readouterr().out.splitlines()[0]
     named = "planechase='single', vanguard=None, archenemy=None"
-    assert printed.startswith(f"5 games (1 deal x 5), 4 players, mode substitution, seed 1, {named}: "), printed
+    assert printed.startswith(f"5 games (1 deal x 5), 4 players, mode substitution, seed 1, {named} (game: "
+                              f"starting_life=10, max_turns=6; the other fields GameConfig's defaults): "), printed
     res = ev.read_results(tmp_path / "pc")
     assert res["meta"]["config"]["planechase"] == "single" and ev.variants_text(res["meta"]["config"]) == named
     assert f"- CR 900 variants: {named}\n" in (tmp_path / "pc" / "results.md").read_text()
@@ -1307,7 +1308,9 @@ def test_pooled_results_are_one_evaluation_of_their_deals(tmp_path, capsys):
         [ev.Outcome.of_entry(g, "heuristic") for g in a["games"]]
     assert main(["pool", str(tmp_path / "a"), str(tmp_path / "b" / "results.json"), "--out", str(tmp_path / "p")]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("20 games (4 deals) of 2 evaluations, seeds 5, 6, mode substitution")
+    assert out.startswith("20 games (4 deals) of 2 evaluations, seeds 5, 6, mode substitution, planechase=None, "
+                          "vanguard=None, archenemy=None (game: starting_life=10, max_turns=60; the other fields "
+                          "GameConfig's defaults): ")
     assert ev.format_delta(pooled["substitution"]["candidates"]["random"]["Leader"]) in out
     assert ev.read_results(tmp_path / "p")["substitution"] == pooled["substitution"]
     assert "pooled from" in (tmp_path / "p" / "results.md").read_text()
@@ -1380,7 +1383,8 @@ def test_the_shards_of_a_tournament_pooled_are_the_tournament(tmp_path, capsys):
     assert main(args + ["--shard", "2/2", "--out", str(tmp_path / "s2")]) == 0
     assert capsys.readouterr().out.startswith("15 games (3 deals x 5), 4 players, mode substitution, seed 9, "
                                               "shard 2/2 (deals 2-4 of 5), planechase=None, vanguard=None, "
-                                              "archenemy=None: ")
+                                              "archenemy=None (game: starting_life=10, max_turns=60; the other "
+                                              "fields GameConfig's defaults): ")
     assert "seed 9, shard 2/2 (deals 2-4 of 5), deals: 3" in (tmp_path / "s2" / "results.md").read_text()
     for text in ("2", "a/b", "1/2/3"):
         assert main(args + ["--shard", text, "--out", str(tmp_path / "x")]) == 2
