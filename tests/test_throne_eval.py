@@ -144,3 +144,28 @@ def test_results_written_over_earlier_ones_are_both_new_or_both_old(tmp_path, mo
     with pytest.raises(OSError):
         throne_eval.write_results(dict(first, summary=dict(first["summary"], games=999)), tmp_path)
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+@pytest.mark.parametrize("how", ["ctrl-c", "error"])
+def test_ctrl_c_or_an_error_stops_a_throne_tournaments_workers(monkeypatch, how):
+    """Throne Magic's games in worker processes run in Treachery's pool
+    (:func:`training.evaluate.run_in_processes`): Ctrl-C, or an error where a failed game's
+    result would raise one, while chunks are queued stops the workers at once (none is left)
+    and is raised."""
+    import multiprocessing as mp
+
+    from training import evaluate as ev
+    real = ev.as_completed
+
+    def stopped(futs):
+        for i, f in enumerate(real(futs)):
+            if i == 1:
+                if how == "ctrl-c":
+                    raise KeyboardInterrupt
+                raise RuntimeError("a game failed")
+            yield f
+    monkeypatch.setattr(ev, "as_completed", stopped)
+    before = set(mp.active_children())
+    with pytest.raises(KeyboardInterrupt if how == "ctrl-c" else RuntimeError):
+        evaluate_throne(["heuristic", "random"], throne(), games=40, seed=1, workers=2, progress=False)
+    assert not [p for p in set(mp.active_children()) - before if p.is_alive()]

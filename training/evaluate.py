@@ -160,7 +160,7 @@ import warnings
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Generator, Iterable, Sequence
+from typing import Any, Callable, Generator, Iterable, Sequence
 
 import numpy as np
 
@@ -177,7 +177,7 @@ from .provenance import toolkit, toolkit_text
 from .stats import by_deal, clustered_mean, clustered_rate, clustered_share, wilson_interval
 
 __all__ = [
-    "Entrant", "GameTask", "GameRecord", "wilson_interval", "entrants_from_specs",
+    "Entrant", "GameTask", "GameRecord", "wilson_interval", "entrants_from_specs", "run_in_processes",
     "rotation_schedule", "substitution_schedule", "crossplay_schedule", "teammate_schedule", "dealt_roles", "MODES", "play_task", "play_tasks", "run_tasks",
     "score_belief", "TURN_BANDS", "deduction_metrics", "summarize", "evaluate",
     "render_markdown", "write_results", "atomic_write_bytes", "WINRATE_INTERVALS", "per_role_table", "substitution_table", "format_delta",
@@ -820,22 +820,40 @@ def run_tasks(tasks: Sequence[GameTask], config: GameConfig, workers: int = 1,
                 records.extend(play_tasks(c, config, record_beliefs, observer, lockstep=lockstep))
                 bar.update(len(c))
         else:
-            chunks = _chunks(tasks, workers, lockstep)
-            ex = ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context(), initializer=_init_worker)
-            try:
-                futs = {ex.submit(_run_chunk, c, config, record_beliefs, observer, lockstep): len(c) for c in chunks}
-                for f in as_completed(futs):
-                    records.extend(f.result())
-                    bar.update(futs[f])
-            except BaseException:
-                # Ctrl-C or a failed game: drop the queued chunks and stop the workers now, not after them
-                for p in list((getattr(ex, "_processes", None) or {}).values()):
-                    p.terminate()
-                ex.shutdown(wait=True, cancel_futures=True)    # the pool, now broken, reaps its workers
-                raise
-            ex.shutdown(wait=True)
+            records = run_in_processes(_run_chunk, _chunks(tasks, workers, lockstep),
+                                       (config, record_beliefs, observer, lockstep), workers, bar.update)
     records.sort(key=lambda r: r.task.index)
     return records
+
+
+def run_in_processes(play: Callable[..., list], chunks: Sequence[list], args: tuple, workers: int,
+                     on_done: Callable[[int], Any]) -> list:
+    """``play(chunk, *args)`` for each chunk of games in a pool of ``workers`` processes
+    (:func:`_init_worker`), the lists it returns joined in the order the chunks finish, and
+    ``on_done(len(chunk))`` (a progress bar's ``update``) as each does: the process pool of
+    :func:`run_tasks` and of Throne Magic's tournaments (:mod:`training.throne_eval`).
+
+    Raises:
+        Exception: whatever ``play`` raises in a worker (a failed game).
+        KeyboardInterrupt: on Ctrl-C (or SIGTERM, :func:`training.interrupts.catch_sigterm`).
+            Either way the queued chunks are dropped and the workers, which ignore SIGINT
+            themselves, are stopped before it is raised, not after they finish.
+    """
+    out: list = []
+    ex = ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context(), initializer=_init_worker)
+    try:
+        futs = {ex.submit(play, c, *args): len(c) for c in chunks}
+        for f in as_completed(futs):
+            out.extend(f.result())
+            on_done(futs[f])
+    except BaseException:
+        # Ctrl-C or a failed game: drop the queued chunks and stop the workers now, not after them
+        for p in list((getattr(ex, "_processes", None) or {}).values()):
+            p.terminate()
+        ex.shutdown(wait=True, cancel_futures=True)    # the pool, now broken, reaps its workers
+        raise
+    ex.shutdown(wait=True)
+    return out
 
 
 # --------------------------------------------------------------------------- metrics
