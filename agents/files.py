@@ -7,9 +7,10 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["atomic_write_bytes", "check_folder", "check_writable_file", "check_input_file", "naming_the_file",
+__all__ = ["atomic_write_bytes", "atomic_write_files", "check_folder", "check_writable_file", "check_input_file", "naming_the_file",
            "file_error_text", "os_reason"]
 
 
@@ -176,6 +177,24 @@ def check_writable_file(path: str | os.PathLike, what: str) -> None:
     _probe(path.parent, named, f".{path.name}.", "cannot be written")
 
 
+def _staged(path: Path, data: bytes) -> str:
+    """``data`` in a new temporary file beside ``path`` (mode 0666 less the umask, like ``open``),
+    flushed and fsynced: its name.  Folders are created; on failure the temporary file is removed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            os.chmod(tmp, 0o666 & ~_umask())
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    return tmp
+
+
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically: a temporary file in the same
     directory (mode 0666 less the umask, like ``open``), flushed and fsynced,
@@ -188,19 +207,56 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     """
     path = Path(path)
     with naming_the_file(path):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        tmp = _staged(path, data)
         try:
-            with os.fdopen(fd, "wb") as f:
-                os.chmod(tmp, 0o666 & ~_umask())
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
             os.replace(tmp, path)
         except BaseException:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
             raise
+
+
+def atomic_write_files(files: Mapping[str | os.PathLike, bytes]) -> None:
+    """Write several files as one set (a results file and the report rendered from it): after
+    a failure each is as it was, so the folder never holds new files beside old ones.
+
+    First every file's new bytes, and a copy of each existing file's present bytes, are written
+    to temporary files beside it (flushed and fsynced, as :func:`atomic_write_bytes` does), so a
+    failure to write (no space, no permission) comes before any file is touched; then each is
+    renamed over its file (``os.replace``, in ``files``' order), and if a rename fails, the files
+    already replaced are renamed back from their copies (one that did not exist is removed).
+    After the writes only renames within the folder remain, and no file is ever partial.
+
+    Raises:
+        OSError: if writing or a rename fails, naming the file (:func:`naming_the_file`); every
+            file is then left as it was and the temporary files are removed.
+    """
+    payloads = {Path(p): data for p, data in files.items()}
+    staged: dict[Path, str] = {}
+    saved: dict[Path, str] = {}
+    done: list[Path] = []
+    try:
+        for path, data in payloads.items():
+            with naming_the_file(path):
+                staged[path] = _staged(path, data)
+                if path.exists():
+                    saved[path] = _staged(path, path.read_bytes())
+        for path in payloads:
+            with naming_the_file(path):
+                os.replace(staged[path], path)
+            del staged[path]
+            done.append(path)
+    except BaseException:
+        for path in reversed(done):         # back as it was
+            if path in saved:
+                os.replace(saved.pop(path), path)
+            else:
+                path.unlink(missing_ok=True)
+        raise
+    finally:
+        for tmp in [*staged.values(), *saved.values()]:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
 
 
 def _umask() -> int:

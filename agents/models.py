@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -111,6 +112,27 @@ def checked_policy(model: Model) -> Path:
     got = sha256_of(model.policy)
     if got != model.sha256:
         raise ValueError(f"model {model.name!r}: {str(model.policy)!r} is not the file its card describes "
-                         f"(SHA-256 {got[:12]}..., the card says {model.sha256[:12]}...); restore it (git checkout -- "
-                         f"{_shown(model.policy)}) or load it as policy:{model.policy}")
+                         f"(SHA-256 {got[:12]}..., the card says {model.sha256[:12]}...); {_restore(model.policy)} "
+                         f"or load it as policy:{model.policy}")
     return model.policy
+
+
+def _restore(path: Path) -> str:
+    """How to get a model's file back, for the case at hand: git's command where a git checkout
+    tracks it, a reinstall where it is the installed package's (:data:`CHECKPOINTS`, from a wheel),
+    else the file its card was written with (a folder of one's own)."""
+    try:
+        top = subprocess.run(["git", "-C", str(path.parent), "rev-parse", "--show-toplevel"], capture_output=True,
+                             text=True, timeout=10, check=True).stdout.strip()
+        subprocess.run(["git", "-C", str(path.parent), "ls-files", "--error-unmatch", "--", path.name],
+                       capture_output=True, timeout=10, check=True)
+    except (OSError, subprocess.SubprocessError):
+        top = None
+    if top:
+        root = Path(top).resolve()
+        if Path.cwd().resolve().is_relative_to(root):
+            return f"restore it (git checkout -- {_shown(path)})"
+        return f"restore it (git -C {root} checkout -- {path.resolve().relative_to(root)})"
+    if path.resolve().is_relative_to(CHECKPOINTS.resolve()):
+        return "reinstall treachery-toolkit from the wheel it came with (pip install --force-reinstall WHEEL)"
+    return "put back the file its card was written with"

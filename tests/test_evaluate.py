@@ -559,11 +559,13 @@ def test_write_results_is_atomic_on_failure(tmp_path, monkeypatch):
         with pytest.raises(RuntimeError):
             ev.write_results(res, out)
     assert list(out.iterdir()) == []
-    # a failure in the middle of writing a file leaves the old file and no temp file
+    # the second file failing, as it is renamed into place or as it is written, leaves the old
+    # pair (a new results.json beside the old results.md was left) and no temp file; in a fresh
+    # folder, nothing
     ev.write_results(res, out)
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     res2 = dict(res, summary=dict(res["summary"], games=999))
-    real_replace = os.replace
+    real_replace, real_fsync = os.replace, os.fsync
     calls = []
 
     def failing_replace(src, dst):
@@ -572,14 +574,24 @@ def test_write_results_is_atomic_on_failure(tmp_path, monkeypatch):
             raise OSError("simulated disk failure")
         return real_replace(src, dst)
 
-    with monkeypatch.context() as m:
-        m.setattr(ev.os, "replace", failing_replace)
-        with pytest.raises(OSError):
-            ev.write_results(res2, out)
-    after = {p.name: p.read_bytes() for p in out.iterdir()}
-    assert sorted(after) == sorted(before)          # no *.tmp left behind
-    assert json.loads(after["results.json"])["summary"]["games"] == 999   # first file fully replaced
-    assert after["results.md"] == before["results.md"]                     # second untouched
+    def failing_fsync(fd):
+        calls.append(fd)
+        if len(calls) == 3:     # in out, results.md's new bytes (after results.json's and its copy); fresh, a plot's
+            raise OSError("simulated disk full")
+        return real_fsync(fd)
+
+    for name, fake in (("replace", failing_replace), ("fsync", failing_fsync)):
+        for folder, was in ((out, before), (tmp_path / f"fresh-{name}", {})):
+            calls.clear()
+            with monkeypatch.context() as m:
+                m.setattr(ev.os, name, fake)
+                with pytest.raises(OSError) as err:
+                    ev.write_results(res2, folder)
+            assert err.value.args[0].startswith("simulated disk")
+            after = {p.name: p.read_bytes() for p in folder.iterdir()}
+            assert after == was, (name, folder)          # as it was, no *.tmp left behind
+    ev.write_results(res2, out)
+    assert json.loads((out / "results.json").read_text())["summary"]["games"] == 999
     # a failure inside the write itself
     def bad_fsync(fd):
         raise OSError("simulated fsync failure")
@@ -1191,7 +1203,8 @@ def test_the_reports_name_the_cr_900_variants_and_compare_and_pool_keep_them_apa
     assert main(base + ["--planechase", "single", "--seed", "1", "--out", str(tmp_path / "pc")]) == 0
     printed = capsys.readouterr().out.splitlines()[0]
     named = "planechase='single', vanguard=None, archenemy=None"
-    assert printed.startswith(f"5 games (1 deal x 5), 4 players, mode substitution, seed 1, {named}: "), printed
+    assert printed.startswith(f"5 games (1 deal x 5), 4 players, mode substitution, seed 1, {named} (game: "
+                              f"starting_life=10, max_turns=6; the other fields GameConfig's defaults): "), printed
     res = ev.read_results(tmp_path / "pc")
     assert res["meta"]["config"]["planechase"] == "single" and ev.variants_text(res["meta"]["config"]) == named
     assert f"- CR 900 variants: {named}\n" in (tmp_path / "pc" / "results.md").read_text()
@@ -1295,7 +1308,9 @@ def test_pooled_results_are_one_evaluation_of_their_deals(tmp_path, capsys):
         [ev.Outcome.of_entry(g, "heuristic") for g in a["games"]]
     assert main(["pool", str(tmp_path / "a"), str(tmp_path / "b" / "results.json"), "--out", str(tmp_path / "p")]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("20 games (4 deals) of 2 evaluations, seeds 5, 6, mode substitution")
+    assert out.startswith("20 games (4 deals) of 2 evaluations, seeds 5, 6, mode substitution, planechase=None, "
+                          "vanguard=None, archenemy=None (game: starting_life=10, max_turns=60; the other fields "
+                          "GameConfig's defaults): ")
     assert ev.format_delta(pooled["substitution"]["candidates"]["random"]["Leader"]) in out
     assert ev.read_results(tmp_path / "p")["substitution"] == pooled["substitution"]
     assert "pooled from" in (tmp_path / "p" / "results.md").read_text()
@@ -1368,7 +1383,8 @@ def test_the_shards_of_a_tournament_pooled_are_the_tournament(tmp_path, capsys):
     assert main(args + ["--shard", "2/2", "--out", str(tmp_path / "s2")]) == 0
     assert capsys.readouterr().out.startswith("15 games (3 deals x 5), 4 players, mode substitution, seed 9, "
                                               "shard 2/2 (deals 2-4 of 5), planechase=None, vanguard=None, "
-                                              "archenemy=None: ")
+                                              "archenemy=None (game: starting_life=10, max_turns=60; the other "
+                                              "fields GameConfig's defaults): ")
     assert "seed 9, shard 2/2 (deals 2-4 of 5), deals: 3" in (tmp_path / "s2" / "results.md").read_text()
     for text in ("2", "a/b", "1/2/3"):
         assert main(args + ["--shard", text, "--out", str(tmp_path / "x")]) == 2
@@ -1578,3 +1594,47 @@ def test_the_results_seed_deals_every_game_again(tmp_path):
     game = json.loads((out / "results.json").read_text())["games"][0]
     assert game["deal"] == 0 and game["env_seed"] == ev._env_seed(0, 0) == 1279504190
     assert [Role(r).name.title() for r in ev.dealt_roles(GameConfig(num_players=5), 1279504190)] == game["dealt_roles"]
+
+
+def test_pool_refuses_shards_of_evaluations_of_other_sizes(tmp_path, capsys):
+    """Shard 1/2 of a 20-game tournament (deals 0-1) and shard 2/2 of a 30-game one (deals 3-5)
+    pooled skipped deal 2 and read as one tournament; shards of one seed pooled must be of the
+    same tournament, and the parts of one seed may leave no deal out between them: one line
+    naming the two files and what differs.  A whole run beside the next shard of a larger
+    tournament of its seed (README: ``--games 6000`` with ``--games 12000 --shard 2/2``), and
+    shards of other seeds (other evaluations), still pool."""
+    kw = dict(config=SMALL, seed=9, mode="substitution", reference="heuristic", progress=False,
+              record_beliefs=False, observer=False)
+
+    def run(name, games, shard=None, seed=9):
+        return ev.evaluate(["random", "heuristic"], games=games, shard=shard, out_dir=tmp_path / name,
+                           **dict(kw, seed=seed))
+    a, b = run("a", 20, (1, 2)), run("b", 30, (2, 2))
+    assert [r["meta"]["shard"]["first_deal"] for r in (a, b)] == [0, 3]
+    with pytest.raises(ValueError, match=r"^B and A are shards of different evaluations of seed 9: shard 2/2 of "
+                                         r"6 deals vs shard 1/2 of 4 deals \(another --games\)"):
+        ev.pool_results([a, b], sources=["A", "B"])
+    c = run("c", 30, (1, 2))        # deals 0-2, then shard 2/2 of 20 (deals 2-3): deal 2 twice
+    with pytest.raises(ValueError, match=r"^B and C are shards of different evaluations of seed 9"):
+        ev.pool_results([c, run("d", 20, (2, 2))], sources=["C", "B"])
+    assert main(["pool", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "p")]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"treachery pool: error: {tmp_path / 'b'} and {tmp_path / 'a'} are shards of different "
+                   f"evaluations of seed 9: shard 2/2 of 6 deals vs shard 1/2 of 4 deals (another --games); "
+                   f"pool the shards of one --games\n")
+    assert not (tmp_path / "p").exists()
+    # a whole run and the shard after its deals: the README's use, the larger tournament
+    whole, next_half = run("w", 10), run("n", 20, (2, 2))
+    pooled = ev.pool_results([whole, next_half])
+    assert pooled["meta"]["deals"] == 4
+    assert pooled["substitution"] == json.loads(json.dumps(run("all", 20)["substitution"]))
+    # a whole run of fewer deals leaves deal 1 out before that shard
+    with pytest.raises(ValueError, match=r"^S \(deals 0-0\) and N \(deals 2-3\) are parts of seed 9's evaluation "
+                                         r"that leave deal 1 out"):
+        ev.pool_results([run("s", 5), next_half], sources=["S", "N"])
+    # inside a pooled result, each of its sources counts
+    mixed = ev.pool_results([a, run("o", 10, seed=10)], sources=["A", "O"])
+    with pytest.raises(ValueError, match=r"^B and P's source A are shards of different evaluations of seed 9"):
+        ev.pool_results([mixed, b], sources=["P", "B"])
+    # shards of other seeds are other evaluations
+    assert ev.pool_results([a, run("e", 30, (2, 2), seed=10)])["meta"]["seed"] == [9, 10]

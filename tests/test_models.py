@@ -95,3 +95,36 @@ def test_the_named_models_are_package_data(tmp_path):
         assert m.sha256 == models()[name].sha256 == sha256_of(m.policy)
     for data in ("treachery_env/data/identities.json", "training/configs/entity_ppo.toml", "agents/rllib_module.py"):
         assert (tmp_path / data).is_file()
+
+
+def test_the_way_to_restore_a_models_file_is_the_one_at_hand(tmp_path, monkeypatch):
+    """The refusal of an altered file said ``git checkout -- PATH`` even for a wheel's install, where
+    no git checkout holds it: git's command where git tracks the file, a reinstall of the package
+    where it is the installed package's (:data:`agents.models.CHECKPOINTS`), else the card's file."""
+    import subprocess
+
+    import agents.models as am
+    src = models()["residual-exit"]
+    for where in ("wheel", "repo", "own"):
+        shutil.copytree(src.policy.parent, tmp_path / where / "cut")
+
+    def refusal(root):
+        (root / "cut" / "policy.pt").write_bytes(b"not a policy")
+        with pytest.raises(ValueError) as err:
+            checked_policy(models(root)["cut"])
+        return str(err.value)
+    monkeypatch.setattr(am, "CHECKPOINTS", tmp_path / "wheel")      # the installed package's folder
+    said = refusal(tmp_path / "wheel")
+    assert "git" not in said and "; reinstall treachery-toolkit from the wheel it came with (pip install " \
+        "--force-reinstall WHEEL) or load it as policy:" in said
+    assert "git" not in (said := refusal(tmp_path / "own")) and "; put back the file its card was written " \
+        "with or load it as policy:" in said
+    if shutil.which("git") is None:
+        pytest.skip("no git to track a file")
+    repo = tmp_path / "repo"
+    for args in (["init", "-q"], ["add", "cut"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "m"]):
+        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+    monkeypatch.chdir(repo)
+    assert "; restore it (git checkout -- cut/policy.pt) or load" in refusal(repo)
+    monkeypatch.chdir(tmp_path)
+    assert f"; restore it (git -C {repo.resolve()} checkout -- cut/policy.pt) or load" in refusal(repo)

@@ -122,3 +122,50 @@ def test_treachery_evaluate_refuses_a_search_bot_in_a_variant_before_any_game(tm
     assert status == 2 and err == ("treachery evaluate: error: agent 'lookahead' does not play the CR 900 variants "
                                    "(Planechase, Vanguard, schemes); its agents: heuristic, belief, random, or "
                                    "MODULE:CLASS of your own\n")
+
+
+def test_results_written_over_earlier_ones_are_both_new_or_both_old(tmp_path, monkeypatch):
+    """``results.md`` failing to be put in place after ``results.json`` was (``--force`` over earlier
+    results) left the new JSON beside the old report; now both stay as they were."""
+    import os
+
+    from training import throne_eval
+    kw = dict(games=5, seed=3, mode="substitution", reference="heuristic", progress=False)
+    first = evaluate_throne(["random"], throne(), out_dir=tmp_path, **kw)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    real, calls = os.replace, []
+
+    def second_fails(src, dst):
+        calls.append(dst)
+        if len(calls) == 2:
+            raise OSError("simulated disk failure")
+        return real(src, dst)
+    monkeypatch.setattr(os, "replace", second_fails)
+    with pytest.raises(OSError):
+        throne_eval.write_results(dict(first, summary=dict(first["summary"], games=999)), tmp_path)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+@pytest.mark.parametrize("how", ["ctrl-c", "error"])
+def test_ctrl_c_or_an_error_stops_a_throne_tournaments_workers(monkeypatch, how):
+    """Throne Magic's games in worker processes run in Treachery's pool
+    (:func:`training.evaluate.run_in_processes`): Ctrl-C, or an error where a failed game's
+    result would raise one, while chunks are queued stops the workers at once (none is left)
+    and is raised."""
+    import multiprocessing as mp
+
+    from training import evaluate as ev
+    real = ev.as_completed
+
+    def stopped(futs):
+        for i, f in enumerate(real(futs)):
+            if i == 1:
+                if how == "ctrl-c":
+                    raise KeyboardInterrupt
+                raise RuntimeError("a game failed")
+            yield f
+    monkeypatch.setattr(ev, "as_completed", stopped)
+    before = set(mp.active_children())
+    with pytest.raises(KeyboardInterrupt if how == "ctrl-c" else RuntimeError):
+        evaluate_throne(["heuristic", "random"], throne(), games=40, seed=1, workers=2, progress=False)
+    assert not [p for p in set(mp.active_children()) - before if p.is_alive()]

@@ -259,7 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     o = sub.add_parser("pool", help="several evaluations over different deals as one result",
                        description="Pool evaluations of the same agents on the same game over different deals "
-                                   "(other --seed values) into one result: win rates, substitution deltas and "
+                                   "(other --seed values, or the shards of one --games) into one result: win rates, substitution deltas and "
                                    "ratings over all their games, as one evaluation of those deals would give; "
                                    "treachery compare pairs pooled results. The per-decision metrics (deduction, "
                                    "bluffing, the gate, latency) stay in each source's results.")
@@ -288,8 +288,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _evaluate(args: argparse.Namespace) -> int:
     import agents
 
-    from .evaluate import (deals_text, deduction_table, entrants_from_specs, evaluate, gate_table, social_tables,
-                           variants_text)
+    from .evaluate import (deals_text, deduction_table, entrants_from_specs, evaluate, game_text, gate_table,
+                           social_tables, variants_text)
     from .interrupts import Terminated, catch_sigterm, restore_sigterm
     from .ray_workers import RayFailure           # (imports no Ray)
 
@@ -344,7 +344,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     s, m = res["summary"], res["meta"]
     print(f"{s['games']} game{'' if s['games'] == 1 else 's'} ({m['deals']} deal{'' if m['deals'] == 1 else 's'} "
           f"x {m['games_per_deal']}), {args.players} players, mode {m['mode']}, {deals_text(m)}, "
-          f"{variants_text(m['config'])}: "
+          f"{variants_text(m['config'])} (game: {game_text(m['config'])}): "
           f"{s['truncated']} truncated, {s['draws']} draws, "
           f"{res['timing']['wall_s']:.1f} s on {args.workers} "
           f"{'Ray task(s) at a time' if args.ray is not None else 'worker(s)'}")
@@ -907,7 +907,8 @@ def _compare(args: argparse.Namespace) -> int:
 def _pool(args: argparse.Namespace) -> int:
     from agents.files import check_folder
 
-    from .evaluate import deals_text, pool_results, read_results, refuse_held_results, variants_text, write_results
+    from .evaluate import (deals_text, game_text, pool_results, read_results, refuse_held_results, variants_text,
+                           write_results)
     try:
         check_folder(args.out, "--out")
         out = Path(args.out).resolve()
@@ -924,7 +925,8 @@ def _pool(args: argparse.Namespace) -> int:
         return 2
     s, m = res["summary"], res["meta"]
     print(f"{s['games']} games ({m['deals']} deals) of {len(m['pooled'])} evaluations, {deals_text(m)}, "
-          f"mode {m['mode']}, {variants_text(m.get('config') or {})}: {s['truncated']} truncated, {s['draws']} draws")
+          f"mode {m['mode']}, {variants_text(m.get('config') or {})} (game: {game_text(m.get('config') or {})}): "
+          f"{s['truncated']} truncated, {s['draws']} draws")
     _print_win_tables(res)
     print(f"results in {Path(args.out) / 'results.json'}, results.md and PNG plots")
     return 0

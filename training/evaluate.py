@@ -160,12 +160,12 @@ import warnings
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Generator, Iterable, Sequence
+from typing import Any, Callable, Generator, Iterable, Sequence
 
 import numpy as np
 
 import agents
-from agents.files import atomic_write_bytes, check_folder
+from agents.files import atomic_write_bytes, atomic_write_files, check_folder
 from agents.isolated import exit_with_parent
 from agents.play import BotError, face_down_opponents, first_line, game_steps, run_games
 from treachery_env import GameConfig
@@ -177,7 +177,7 @@ from .provenance import toolkit, toolkit_text
 from .stats import by_deal, clustered_mean, clustered_rate, clustered_share, wilson_interval
 
 __all__ = [
-    "Entrant", "GameTask", "GameRecord", "wilson_interval", "entrants_from_specs",
+    "Entrant", "GameTask", "GameRecord", "wilson_interval", "entrants_from_specs", "run_in_processes",
     "rotation_schedule", "substitution_schedule", "crossplay_schedule", "teammate_schedule", "dealt_roles", "MODES", "play_task", "play_tasks", "run_tasks",
     "score_belief", "TURN_BANDS", "deduction_metrics", "summarize", "evaluate",
     "render_markdown", "write_results", "atomic_write_bytes", "WINRATE_INTERVALS", "per_role_table", "substitution_table", "format_delta",
@@ -820,22 +820,40 @@ def run_tasks(tasks: Sequence[GameTask], config: GameConfig, workers: int = 1,
                 records.extend(play_tasks(c, config, record_beliefs, observer, lockstep=lockstep))
                 bar.update(len(c))
         else:
-            chunks = _chunks(tasks, workers, lockstep)
-            ex = ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context(), initializer=_init_worker)
-            try:
-                futs = {ex.submit(_run_chunk, c, config, record_beliefs, observer, lockstep): len(c) for c in chunks}
-                for f in as_completed(futs):
-                    records.extend(f.result())
-                    bar.update(futs[f])
-            except BaseException:
-                # Ctrl-C or a failed game: drop the queued chunks and stop the workers now, not after them
-                for p in list((getattr(ex, "_processes", None) or {}).values()):
-                    p.terminate()
-                ex.shutdown(wait=True, cancel_futures=True)    # the pool, now broken, reaps its workers
-                raise
-            ex.shutdown(wait=True)
+            records = run_in_processes(_run_chunk, _chunks(tasks, workers, lockstep),
+                                       (config, record_beliefs, observer, lockstep), workers, bar.update)
     records.sort(key=lambda r: r.task.index)
     return records
+
+
+def run_in_processes(play: Callable[..., list], chunks: Sequence[list], args: tuple, workers: int,
+                     on_done: Callable[[int], Any]) -> list:
+    """``play(chunk, *args)`` for each chunk of games in a pool of ``workers`` processes
+    (:func:`_init_worker`), the lists it returns joined in the order the chunks finish, and
+    ``on_done(len(chunk))`` (a progress bar's ``update``) as each does: the process pool of
+    :func:`run_tasks` and of Throne Magic's tournaments (:mod:`training.throne_eval`).
+
+    Raises:
+        Exception: whatever ``play`` raises in a worker (a failed game).
+        KeyboardInterrupt: on Ctrl-C (or SIGTERM, :func:`training.interrupts.catch_sigterm`).
+            Either way the queued chunks are dropped and the workers, which ignore SIGINT
+            themselves, are stopped before it is raised, not after they finish.
+    """
+    out: list = []
+    ex = ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context(), initializer=_init_worker)
+    try:
+        futs = {ex.submit(play, c, *args): len(c) for c in chunks}
+        for f in as_completed(futs):
+            out.extend(f.result())
+            on_done(futs[f])
+    except BaseException:
+        # Ctrl-C or a failed game: drop the queued chunks and stop the workers now, not after them
+        for p in list((getattr(ex, "_processes", None) or {}).values()):
+            p.terminate()
+        ex.shutdown(wait=True, cancel_futures=True)    # the pool, now broken, reaps its workers
+        raise
+    ex.shutdown(wait=True)
+    return out
 
 
 # --------------------------------------------------------------------------- metrics
@@ -1392,7 +1410,9 @@ def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) 
         ValueError: (one line) for fewer than two results, a mode that cannot be pooled
             (crossplay and team play measure with per-game focus the games list lacks),
             results that differ in entrants, reference or game configuration, a policy
-            entrant whose file's SHA-256 differs between them (where both record it), or
+            entrant whose file's SHA-256 differs between them (where both record it), parts of one
+            seed's deals that are not one evaluation of them (shards of another ``--games``, or parts
+            leaving deals out between them: :func:`_check_seed_parts`), or
             a deal (environment seed) in more than one of them.
     """
     results = list(results)
@@ -1424,6 +1444,7 @@ def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) 
                 raise ValueError(f"{src} and {sources[0]} played different files as {e['label']!r} (SHA-256 "
                                  f"{e['sha256'][:12]}... vs {e0['sha256'][:12]}...); pooled results must be of "
                                  f"the same policy")
+    _check_seed_parts(results, sources)
     try:
         parts = [[Outcome.of_entry(g, first.get("reference")) for g in res["games"]] for res in results]
     except (KeyError, ValueError, TypeError, AttributeError, StopIteration) as err:
@@ -1454,6 +1475,54 @@ def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) 
     games = [{**g, "index": i} for i, g in enumerate(g for res in results for g in res["games"])]
     return {"meta": meta, **_outcome_metrics(outcomes, labels), **{k: {} for k in _PER_DECISION},
             "deduction_note": "", "teamplay": None, "games": games}
+
+
+def _parts_played(res: dict, source: str) -> list[tuple[str, Any, dict | None, range]]:
+    """The evaluations ``res`` holds, each ``(name, seed, shard, deals)``: the result itself, or for
+    a pooled result each of its sources (``meta["pooled"]``); ``deals`` the range of deal numbers it
+    played (a whole tournament's begin at 0, a shard's at its ``first_deal``)."""
+    m = res["meta"]
+    parts = ([(f"{source}'s source {p.get('source')}", p.get("seed"), p.get("shard"), p.get("deals"))
+              for p in m["pooled"]] if m.get("pooled") else [(source, m.get("seed"), m.get("shard"), m.get("deals"))])
+    return [(name, seed, shard, range(shard["first_deal"] if shard else 0,
+                                      (shard["first_deal"] if shard else 0) + int(deals or 0)))
+            for name, seed, shard, deals in parts]
+
+
+def _check_seed_parts(results: Sequence[dict], sources: Sequence[str]) -> None:
+    """Refuse, for :func:`pool_results`, parts of one seed's deals that are not one evaluation of
+    them: shards of tournaments of other sizes (other ``--games``, so other shard bounds), or parts
+    that leave deals out between them.  A whole run (deals 0 to D - 1) and the shards of a larger
+    tournament of its seed that follow its deals are one; other seeds are other evaluations.
+    Deals played twice are :func:`pool_results`'s own refusal.
+
+    Raises:
+        ValueError: (one line) naming the two parts and what differs.
+    """
+    by_seed: dict = {}
+    for res, src in zip(results, sources):
+        for name, seed, shard, deals in _parts_played(res, src):
+            by_seed.setdefault(json.dumps(seed), []).append((name, shard, deals))
+    for seed, parts in by_seed.items():
+        shards = [(name, shard) for name, shard, _ in parts if shard]
+        for name, shard in shards[1:]:
+            name0, shard0 = shards[0]
+            if shard["deals_total"] != shard0["deals_total"]:
+                raise ValueError(f"{name} and {name0} are shards of different evaluations of seed {seed}: shard "
+                                 f"{shard['index']}/{shard['of']} of {shard['deals_total']} deals vs shard "
+                                 f"{shard0['index']}/{shard0['of']} of {shard0['deals_total']} deals (another "
+                                 f"--games); pool the shards of one --games")
+        parts.sort(key=lambda p: (p[2].start, p[2].stop))
+        name0, _, deals0 = parts[0]
+        for name, _, deals in parts[1:]:
+            if deals.start > deals0.stop:
+                left = (f"deal {deals0.stop}" if deals.start == deals0.stop + 1
+                        else f"deals {deals0.stop}-{deals.start - 1}")
+                raise ValueError(f"{name0} (deals {deals0.start}-{deals0.stop - 1}) and {name} (deals "
+                                 f"{deals.start}-{deals.stop - 1}) are parts of seed {seed}'s evaluation that "
+                                 f"leave {left} out; pool the shard of those deals too")
+            if deals.stop > deals0.stop:
+                name0, deals0 = name, deals
 
 
 def _game_differences(a: dict, b: dict) -> str:
@@ -2075,8 +2144,11 @@ def write_results(res: dict, out_dir: str | os.PathLike) -> dict[str, Path]:
     (created if needed), removing a plot of earlier results there that these do not have.
 
     Every payload is rendered in memory first, so a failure while rendering
-    writes nothing; each file is then written with :func:`atomic_write_bytes`,
-    so no file is ever partial.
+    writes nothing; the files are then written as one set with
+    :func:`agents.files.atomic_write_files`: every new file and a copy of each old one
+    are written to temporary files first, then renamed into place, and a failed rename
+    puts the replaced ones back, so no file is ever partial and a failure never leaves
+    a new ``results.json`` beside an old ``results.md`` (``--force`` over earlier results).
 
     Returns:
         ``{name: path}`` of the files written.
@@ -2089,10 +2161,9 @@ def write_results(res: dict, out_dir: str | os.PathLike) -> dict[str, Path]:
     payloads.update(plots.render_all(res))
     payloads["results.json"] = (json.dumps(res, indent=1, default=_json_default) + "\n").encode()
     payloads["results.md"] = render_markdown(res, [n for n in payloads if n.endswith(".png")]).encode()
-    written = {}
-    for name in ["results.json", "results.md"] + sorted(n for n in payloads if n.endswith(".png")):
-        atomic_write_bytes(out / name, payloads[name])
-        written[name] = out / name
+    names = ["results.json", "results.md"] + sorted(n for n in payloads if n.endswith(".png"))
+    atomic_write_files({out / name: payloads[name] for name in names})
+    written = {name: out / name for name in names}
     for name in set(plots.PLOT_FILES) - set(payloads):     # a plot of earlier results there would mislead
         (out / name).unlink(missing_ok=True)
     return written

@@ -27,21 +27,20 @@ from __future__ import annotations
 import json
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
 import agents
 import treachery_env
-from agents.files import atomic_write_bytes, check_folder
+from agents.files import atomic_write_files, check_folder
 from agents.throne import BOTS, plays
 from treachery_env import GameConfig
 from treachery_env import throne_roles as tr
 
-from .evaluate import (Entrant, GameTask, _chunks, _config_dict, _entrant_meta, _games_bar,
-                       _init_worker, _json_default, _mp_context, entrants_from_specs, rotation_schedule,
-                       refuse_held_results, substitution_schedule, variants_text)
+from .evaluate import (Entrant, GameTask, _chunks, _config_dict, _entrant_meta, _games_bar, _json_default,
+                       entrants_from_specs, rotation_schedule, refuse_held_results, run_in_processes,
+                       substitution_schedule, variants_text)
 from .provenance import toolkit, toolkit_text
 from .stats import clustered_mean, clustered_share
 
@@ -123,18 +122,7 @@ def _run(tasks: list[GameTask], config: GameConfig, workers: int, progress: bool
                 records.append(play_task(t, config))
                 bar.update(1)
         else:
-            ex = ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context(), initializer=_init_worker)
-            try:
-                futs = {ex.submit(_play_chunk, c, config): len(c) for c in _chunks(tasks, workers)}
-                for f in as_completed(futs):
-                    records.extend(f.result())
-                    bar.update(futs[f])
-            except BaseException:
-                for p in list((getattr(ex, "_processes", None) or {}).values()):
-                    p.terminate()
-                ex.shutdown(wait=True, cancel_futures=True)
-                raise
-            ex.shutdown(wait=True)
+            records = run_in_processes(_play_chunk, _chunks(tasks, workers), (config,), workers, bar.update)
     records.sort(key=lambda r: r.task.index)
     return records
 
@@ -320,8 +308,10 @@ def render_markdown(res: dict) -> str:
 
 
 def write_results(res: dict, out_dir: str | Path) -> dict[str, Path]:
-    """Write ``results.json`` and ``results.md`` into ``out_dir`` (created if needed), each
-    rendered in memory first and written atomically (no file is ever partial).
+    """Write ``results.json`` and ``results.md`` into ``out_dir`` (created if needed), both
+    rendered in memory first and written as one set (:func:`agents.files.atomic_write_files`:
+    no file is ever partial, and a failure leaves both as they were, never a new
+    ``results.json`` beside an old ``results.md``).
 
     Returns:
         ``{name: path}`` of the files written.
@@ -330,6 +320,5 @@ def write_results(res: dict, out_dir: str | Path) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     payloads = {"results.json": (json.dumps(res, indent=1, default=_json_default) + "\n").encode(),
                 "results.md": render_markdown(res).encode()}
-    for name, data in payloads.items():
-        atomic_write_bytes(out / name, data)
+    atomic_write_files({out / name: data for name, data in payloads.items()})
     return {name: out / name for name in payloads}
