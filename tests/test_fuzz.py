@@ -48,17 +48,21 @@ def check_invariants(g: Game) -> None:
             assert not g.players[it.controller].has_lost
 
 
-def check_result(g: Game) -> None:
-    """Winners are consistent with the roles (CR 907.7), and no turn began for a seat that had
-    left the game (CR 800.4: turns pass over them; a starting player's concession during the
-    mulligans too)."""
-    assert g.is_over
+def check_turns(g: Game) -> None:
+    """No turn began for a seat that had left the game (CR 800.4: turns pass over them; a
+    starting player's concession during the mulligans too)."""
     left: set = set()
     for e in g.log:
         if e["event"] == "loses":
             left.add(e["seat"])
         elif e["event"] == "turn":
             assert e["seat"] not in left, f"turn {e} of a seat that left the game"
+
+
+def check_result(g: Game) -> None:
+    """Winners are consistent with the roles (CR 907.7), and :func:`check_turns`."""
+    assert g.is_over
+    check_turns(g)
     alive = [p for p in g.players if not p.has_lost]
     if g.truncated:
         assert not g.winners
@@ -222,3 +226,61 @@ def test_every_identity_is_dealt_and_unveiled_in_fuzzing():
     from treachery_env.identities import get
     with_cost = {n for n in names if get(n).unveil_cost is not None}
     assert with_cost - unveiled == set(), sorted(with_cost - unveiled)
+
+
+@pytest.mark.parametrize("chunk", range(2))
+def test_random_games_over_option_combinations_keep_invariants(chunk):
+    """300 games in all (2 chunks x 150) over random combinations of the options: Treachery
+    (every variant, identities from every implemented one) and Throne Magic (Holdings,
+    Seasons), each with or without Planechase (a single planar deck or one a player, CR 901),
+    Vanguard (CR 902) and Supervillain Rumble (CR 904), London mulligans or none, every
+    priority window, table talk in Treachery, concession as an action and out of turn
+    (``Game.concede`` between decisions, as a UI calls it, CR 104.3a).  Every game keeps
+    its game's invariants at every step (:func:`check_invariants`, or Throne Magic's),
+    ends with winners that follow the roles, no turn of a seat that left, and replays to the
+    same digest.  Combinations found two faults the single-option tests did not (a starting
+    player conceding during the mulligans with per-player planar decks; a priority decision
+    kept after an out-of-turn concession took a creature it named)."""
+    from test_throne_magic import check_throne_invariants
+
+    played = {"treachery": 0, "throne_magic": 0}
+    out_of_turn = 0
+    k = 0
+    while sum(played.values()) < 150:
+        seed = 70_000 + chunk * 1000 + k
+        k += 1
+        rng = random.Random(seed)
+        game = ("treachery", "throne_magic")[k % 2]
+        kw = dict(num_players=rng.choice([4, 5, 6, 7]), game=game, max_turns=rng.choice([15, 30]),
+                  commander=rng.random() < 0.5, concession=True, mulligans=rng.choice(["london", "none"]),
+                  priority_windows=rng.choice(["full", "main"]),
+                  planechase=rng.choice([None, "single", "per_player"]), vanguard=rng.choice([None, "random"]),
+                  archenemy=rng.choice([None, None, "supervillain_rumble"]))
+        if game == "treachery":
+            kw.update(variant=VARIANTS[k // 2 % len(VARIANTS)], identity_pool="all",
+                      talk=rng.choice(["structured", "none"]))
+        else:
+            kw.update(holdings=rng.random() < 0.5, seasons=rng.random() < 0.5, talk="none")
+        try:
+            cfg = GameConfig(**kw)
+        except ValueError:      # a combination the rules do not allow (a variant's table size)
+            continue
+        check = check_invariants if game == "treachery" else check_throne_invariants
+        g = Game(cfg, seed=seed)
+        while not g.is_over:
+            check(g)
+            if rng.random() < 0.002 and (g.social is None or g.social.throne is not None):
+                g.concede(rng.choice([s for s in range(g.n) if not g.players[s].has_lost and s not in g.leaving]))
+                out_of_turn += 1
+                continue
+            legal = g.legal_actions()
+            rest = [a for a in legal if a != g.layout.CONCEDE]
+            g.step(rng.choice(legal) if rng.random() < 0.002 else rng.choice(rest))
+        check(g)
+        if game == "treachery":
+            check_result(g)
+        else:
+            check_turns(g)
+        assert Game.from_json(g.to_json()).digest() == g.digest()
+        played[game] += 1
+    assert min(played.values()) >= 60 and out_of_turn >= 20, (played, out_of_turn)
