@@ -1010,7 +1010,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seats", default=None, metavar="SPEC,...",
                    help="create a table at start: a spec per seat, human or a bot (e.g. "
                         "human,human,heuristic,heuristic,heuristic; the number of seats is the number of players; "
-                        "bots alone: a game to watch at the spectators' link); its links are printed (and the seats' QR codes, with --lan or a network --host). "
+                        "bots alone: a game to watch at the spectators' link); its links are printed (and the "
+                        "seats' QR codes, with --lan or a network --host). "
                         "The game options below are this table's, as for treachery play (e.g. --game throne_magic "
                         "--holdings)")
     p.add_argument("--seed", type=int, default=None, help="the created table's seed (default: a fresh one)")
