@@ -55,6 +55,9 @@ def test_two_deals_whose_differences_sum_alike_print_no_interval(tmp_path, capsy
     assert "| all | 8 | 0.00 (-0.50) | 0.50 |" in printed and "| all | 8 | 0.00 (-0.50) | 0.50 |" in md
     assert "none where the spread between deals cannot be estimated" in printed
     assert "a difference has none where the spread between deals cannot be estimated" in md
+    # the summary and the report name the game's settings (the 8 life was left out of both)
+    game = "(game: starting_life=8, max_turns=120; the other fields GameConfig's defaults)"
+    assert game in printed and game in md and "throne_roles='basic'" in md
     for cell in [overall, *res["agents"]["random"]["by_role"].values()]:
         assert cell["lo"] is None or cell["lo"] < cell["hi"]
 

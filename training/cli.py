@@ -370,8 +370,7 @@ def _evaluate_throne(args: argparse.Namespace, config) -> int:
         ValueError: for an option Throne Magic's tournament does not take, a bad count, or what
             :func:`~training.throne_eval.evaluate_throne` refuses (reported by :func:`_evaluate`).
     """
-    from .evaluate import variants_text
-    from .throne_eval import evaluate_throne, role_table
+    from .throne_eval import evaluate_throne, role_table, throne_text
 
     for field, flag in THRONE_MAGIC_REFUSES:
         if getattr(args, field) not in (None, False):
@@ -390,7 +389,7 @@ def _evaluate_throne(args: argparse.Namespace, config) -> int:
     s, m = res["summary"], res["meta"]
     print(f"Throne Magic: {s['games']} games ({m['deals']} deal{'' if m['deals'] == 1 else 's'} x "
           f"{m['games_per_deal']}), {m['num_players']} "
-          f"players, mode {m['mode']}, {variants_text(m['config'])}: {s['truncated']} truncated, {s['draws']} draws, "
+          f"players, mode {m['mode']}, {throne_text(m['config'])}: {s['truncated']} truncated, {s['draws']} draws, "
           f"{res['timing']['wall_s']:.1f} s on {args.workers} worker(s)")
     print("Win rate by Role" + (" [95% interval, clustered by deal] (seats):" if m["mode"] == "rotate" else
                                 f", and the paired difference to {m['reference']} in the same seat of the same deal "

@@ -1567,17 +1567,17 @@ def variants_text(config: dict) -> str:
     return ", ".join(parts)
 
 
-def game_text(config: dict) -> str:
+def game_text(config: dict, shown: Sequence[str] = ()) -> str:
     """The game a result was played on (its ``meta["config"]``), as its report's ``game`` line names it:
-    the fields that differ from :class:`~treachery_env.GameConfig`'s defaults for its number of players
-    (``"starting_life=20, max_turns=60; the other fields GameConfig's defaults"``), without the number
-    of players and the CR 900 variants, which the report names on lines of their own
-    (:func:`variants_text`).  A config this version cannot build lists every field."""
-    shown = ("num_players", *VARIANT_FIELDS, "planar_deck", "scheme_decks")
+    the fields that differ from :class:`~treachery_env.GameConfig`'s defaults for its game and number
+    of players (``"starting_life=20, max_turns=60; the other fields GameConfig's defaults"``), without
+    the number of players, the CR 900 variants (:func:`variants_text`) and the fields of ``shown``,
+    which the report names elsewhere.  A config this version cannot build lists every field."""
+    shown = ("num_players", *VARIANT_FIELDS, "planar_deck", "scheme_decks", *shown)
     if not config:
         return "not recorded"
     try:
-        base = GameConfig(num_players=config["num_players"]).to_dict()
+        base = GameConfig(num_players=config["num_players"], game=config.get("game", "treachery")).to_dict()
     except (KeyError, TypeError, ValueError):
         base = None
     differ = [f"{k}={v!r}" for k, v in config.items() if k not in shown and (base is None or base.get(k) != v)]

@@ -39,15 +39,17 @@ from treachery_env import GameConfig
 from treachery_env import throne_roles as tr
 
 from .evaluate import (Entrant, GameTask, _chunks, _config_dict, _entrant_meta, _games_bar, _json_default,
-                       entrants_from_specs, rotation_schedule, refuse_held_results, run_in_processes,
-                       substitution_schedule, variants_text)
+                       entrants_from_specs, game_text, rotation_schedule, refuse_held_results,
+                       run_in_processes, substitution_schedule, variants_text)
 from .provenance import toolkit, toolkit_text
 from .stats import clustered_mean, clustered_share
 
-__all__ = ["MODES", "ThroneRecord", "play_task", "check_specs", "evaluate_throne", "summarize", "role_table",
+__all__ = ["MODES", "THRONE_FIELDS", "ThroneRecord", "throne_text", "play_task", "check_specs", "evaluate_throne", "summarize", "role_table",
            "render_markdown", "write_results"]
 
 MODES = ("rotate", "substitution")
+THRONE_FIELDS = ("throne_roles", "throne", "holdings", "seasons")
+"""The Throne Magic options a tournament's report and summary name first (the rest: :func:`game_text`)."""
 """The tournament modes Throne Magic has (no teams: no crossplay, no teammates)."""
 
 
@@ -290,12 +292,21 @@ def role_table(res: dict) -> str:
     return "\n".join(lines)
 
 
+def throne_text(config: dict) -> str:
+    """The game of a tournament's ``meta["config"]`` as its report and summary line name it: the
+    :data:`THRONE_FIELDS`, the CR 900 variants (:func:`~training.evaluate.variants_text`) and the
+    other fields that differ from Throne Magic's defaults (:func:`~training.evaluate.game_text`),
+    e.g. ``throne_roles='basic', throne=None, holdings=False, seasons=False, planechase=None,
+    vanguard=None, archenemy=None (game: max_turns=60; the other fields GameConfig's defaults)``."""
+    return (", ".join([*(f"{k}={config.get(k)!r}" for k in THRONE_FIELDS), variants_text(config)])
+            + f" (game: {game_text(config, THRONE_FIELDS)})")
+
+
 def render_markdown(res: dict) -> str:
     """``results.md``: what was played and :func:`role_table`."""
     m, s = res["meta"], res["summary"]
     c = m["config"]
-    options = ", ".join([*(f"{k}={c[k]!r}" for k in ("throne_roles", "throne", "holdings", "seasons")),
-                         variants_text(c), f"max_turns={c['max_turns']!r}"])
+    options = throne_text(c)
     how = ("each agent through every seat of each deal" if m["mode"] == "rotate" else
            f"one candidate seat among {m['reference']} bots, paired with the all-{m['reference']} game of the deal")
     return (f"# Throne Magic tournament ({m['mode']})\n\n"
