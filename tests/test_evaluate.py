@@ -1216,7 +1216,8 @@ def test_the_reports_name_the_cr_900_variants_and_compare_and_pool_keep_them_apa
     assert main(["evaluate", "--game", "throne_magic", "--players", "4", "--max-turns", "6", "--agents",
                  "random,heuristic", "--games", "2", "--planechase", "single", "--no-progress",
                  "--out", str(tmp_path / "tm")]) == 0
-    assert f"seasons=False, {named}, max_turns=6;" in (tmp_path / "tm" / "results.md").read_text()
+    assert f"seasons=False, {named} (game: max_turns=6; the other fields GameConfig's defaults);" in \
+        (tmp_path / "tm" / "results.md").read_text()
     assert named in capsys.readouterr().out.splitlines()[0]
     # a result written before the variants existed (no such fields) was played without them
     assert ev.variants_text({"talk": "none"}) == "planechase=None, vanguard=None, archenemy=None"
