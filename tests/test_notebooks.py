@@ -135,6 +135,10 @@ def test_notebook_runs(name, monkeypatch, tmp_path, capsys):
         assert images >= 2
     elif name.startswith("02"):
         assert "flagship" in text and "games (" in text
+        # the per-role table's cells read as its text explains them: rate [low, high] n=seat-games/deals
+        table = "".join(o.get("data", {}).get("text/markdown", "") for o in outs)
+        assert re.search(r"\| \d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\] n=\d+/\d+ \|", table), table
+        assert "`rate [low, high] n=seat-games/deals`" in "".join(c.source for c in nb.cells)
         assert images >= 4       # win rates, cross-play, ratings, deduction
     elif name.startswith("03"):
         assert "learner steps in" in text and "tensorboard --logdir" in text
