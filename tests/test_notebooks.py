@@ -143,6 +143,10 @@ def test_notebook_runs(name, monkeypatch, tmp_path, capsys):
     elif name.startswith("03"):
         assert "learner steps in" in text and "tensorboard --logdir" in text
         assert "format: treachery-policy/1" in text
+        # the text describes the shipped network the notebook prints: a role's own gate is grafted on
+        network = re.search(r"^format: .*\| network: (.*)$", text, re.M).group(1)
+        if "'role_gates'" in network:
+            assert "treachery graft" in "".join(c.source for c in nb.cells if c.cell_type == "markdown")
         assert images >= 1
     elif name.startswith("04"):
         check_play_transcript(text)
