@@ -134,11 +134,21 @@ def test_notebook_runs(name, monkeypatch, tmp_path, capsys):
         assert "Throne Magic: the Roles in the game: The King" in text and "Throne Magic game over after" in text
         assert images >= 2
     elif name.startswith("02"):
-        assert "flagship" in text and "games (" in text
+        assert "games (" in text
+        # the checkout's flagship plays by name wherever the package's copy of it lies (same bytes)
+        assert re.search(r"^  P4 flagship +\w+ ", text, re.M), text[:2000]
+        # the per-role table's cells read as its text explains them: rate [low, high] n=seat-games/deals
+        table = "".join(o.get("data", {}).get("text/markdown", "") for o in outs)
+        assert re.search(r"\| \d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\] n=\d+/\d+ \|", table), table
+        assert "`rate [low, high] n=seat-games/deals`" in "".join(c.source for c in nb.cells)
         assert images >= 4       # win rates, cross-play, ratings, deduction
     elif name.startswith("03"):
         assert "learner steps in" in text and "tensorboard --logdir" in text
         assert "format: treachery-policy/1" in text
+        # the text describes the shipped network the notebook prints: a role's own gate is grafted on
+        network = re.search(r"^format: .*\| network: (.*)$", text, re.M).group(1)
+        if "'role_gates'" in network:
+            assert "treachery graft" in "".join(c.source for c in nb.cells if c.cell_type == "markdown")
         assert images >= 1
     elif name.startswith("04"):
         check_play_transcript(text)
