@@ -293,6 +293,25 @@ def test_export_of_a_missing_run_or_policy_is_one_line_naming_the_path(tmp_path,
     assert not (tmp_path / "ship").exists()
 
 
+def test_export_notes_that_are_no_text_file_are_one_line(tmp_path, capsys, policy_4p):
+    """``treachery export --notes``: a folder, a missing file and a binary file are each one line that
+    says which (a folder was "not found", a binary file a bare codec error), and nothing is written."""
+    (tmp_path / "adir").mkdir()
+    (tmp_path / "binary").write_bytes(b"\x80\x81\xff" * 10)
+    for name, phrase in (("adir", "is a folder; give a text file"), ("nope.md", "not found"),
+                         ("binary", "is not UTF-8 text")):
+        path = str(tmp_path / name)
+        assert cli.main(["export", str(policy_4p), "--out", str(tmp_path / "ship"), "--notes", path]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"treachery export: error: --notes ") and repr(path) in err and phrase in err, err
+        assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "ship").exists()
+    (tmp_path / "notes.md").write_text("tried on 2 cores\n", encoding="utf-8")
+    assert cli.main(["export", str(policy_4p), "--out", str(tmp_path / "ship"), "--notes",
+                     str(tmp_path / "notes.md")]) == 0
+    assert "tried on 2 cores" in (tmp_path / "ship" / "MODEL_CARD.md").read_text()
+
+
 def test_export_ships_a_policy_file_without_a_run(tmp_path, capsys, policy_4p):
     """``treachery export FILE``: a policy that is no run's (``treachery graft``'s) ships with a card
     that has the file's facts and no run totals (throughput), byte for byte the file given."""

@@ -842,9 +842,17 @@ def _export(args: argparse.Namespace) -> int:
     try:
         notes = ""
         if args.notes:
-            if not Path(args.notes).is_file():
+            path = Path(args.notes)
+            if path.is_dir():
+                raise ValueError(f"--notes {args.notes!r} is a folder; give a text file")
+            if not path.is_file():
                 raise ValueError(f"--notes file {args.notes!r} not found")
-            notes = Path(args.notes).read_text()
+            try:
+                notes = path.read_text(encoding="utf-8")
+            except UnicodeDecodeError:
+                raise ValueError(f"--notes file {args.notes!r} is not UTF-8 text") from None
+            except OSError as err:
+                raise ValueError(f"--notes file {args.notes!r} cannot be read: {err.strerror or err}") from None
         card = export_policy(args.run_dir, args.out, args.results, notes, force=args.force,
                              other_policy=args.allow_other_policy)
     except ValueError as err:
