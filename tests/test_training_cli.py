@@ -796,3 +796,26 @@ def test_resume_given_a_run_folder_says_how_to_resume_it(tmp_path, capsys, monke
     assert err == ("treachery train: error: --resume 'runs/x' is a folder, and --resume takes a checkpoint file: "
                    "--resume --run-dir runs/x continues the run in it from its newest checkpoint, "
                    "--resume runs/x/ckpt_<iteration>.pt from that checkpoint\n"), err
+
+
+def test_a_mistyped_option_value_is_one_line(capsys):
+    """A value argparse refuses (a choice, an int) is one line naming the option, what was given and
+    what it takes, with the choice meant where one is close; not the usage block first. A missing
+    required option keeps the usage, which shows what is needed."""
+    for argv, line in (
+            (["evaluate", "--agents", "heuristic,random", "--mode", "substituton"],
+             "treachery evaluate: error: argument --mode: invalid choice: 'substituton' (choose from 'rotate', "
+             "'substitution', 'crossplay', 'teammates') (did you mean substitution?)"),
+            (["evaluate", "--agents", "heuristic,random", "--players", "five"],
+             "treachery evaluate: error: argument --players: invalid int value: 'five'"),
+            (["play", "--game", "thrones"], "treachery play: error: argument --game: invalid choice: 'thrones' "
+                                            "(choose from 'treachery', 'throne_magic') (did you mean throne_magic?)"),
+            (["evalute"], "(did you mean evaluate?)")):
+        with pytest.raises(SystemExit) as stop:
+            cli.main(argv)
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and len(err.strip().splitlines()) == 1 and line in err, err
+    with pytest.raises(SystemExit):
+        cli.main(["evaluate"])
+    err = capsys.readouterr().err
+    assert err.startswith("usage: treachery evaluate") and "the following arguments are required: --agents" in err

@@ -109,6 +109,15 @@ class _Parser(argparse.ArgumentParser):
         """argparse's error, with the usage line showing required options as required
         even when the first pass (which relaxes them) is what failed."""
         self._restore()
+        if message.startswith("argument ") and ("invalid choice: " in message or " value: " in message):
+            # a mistyped value (a choice, a number): one line that names the option and what it takes;
+            # the usage block stays for a missing or unknown option, where it shows what is needed
+            import re
+
+            from treachery_env.config import did_you_mean
+            m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+            hint = did_you_mean([m[1]], re.findall(r"'([^']*)'", m[2])) if m else ""
+            self.exit(2, f"{self.prog}: error: {message}{hint}\n")
         super().error(message)
 
 
