@@ -293,6 +293,25 @@ def test_export_of_a_missing_run_or_policy_is_one_line_naming_the_path(tmp_path,
     assert not (tmp_path / "ship").exists()
 
 
+def test_export_notes_that_are_no_text_file_are_one_line(tmp_path, capsys, policy_4p):
+    """``treachery export --notes``: a folder, a missing file and a binary file are each one line that
+    says which (a folder was "not found", a binary file a bare codec error), and nothing is written."""
+    (tmp_path / "adir").mkdir()
+    (tmp_path / "binary").write_bytes(b"\x80\x81\xff" * 10)
+    for name, phrase in (("adir", "is a folder; give a text file"), ("nope.md", "not found"),
+                         ("binary", "is not UTF-8 text")):
+        path = str(tmp_path / name)
+        assert cli.main(["export", str(policy_4p), "--out", str(tmp_path / "ship"), "--notes", path]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"treachery export: error: --notes ") and repr(path) in err and phrase in err, err
+        assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "ship").exists()
+    (tmp_path / "notes.md").write_text("tried on 2 cores\n", encoding="utf-8")
+    assert cli.main(["export", str(policy_4p), "--out", str(tmp_path / "ship"), "--notes",
+                     str(tmp_path / "notes.md")]) == 0
+    assert "tried on 2 cores" in (tmp_path / "ship" / "MODEL_CARD.md").read_text()
+
+
 def test_export_ships_a_policy_file_without_a_run(tmp_path, capsys, policy_4p):
     """``treachery export FILE``: a policy that is no run's (``treachery graft``'s) ships with a card
     that has the file's facts and no run totals (throughput), byte for byte the file given."""
@@ -777,3 +796,26 @@ def test_resume_given_a_run_folder_says_how_to_resume_it(tmp_path, capsys, monke
     assert err == ("treachery train: error: --resume 'runs/x' is a folder, and --resume takes a checkpoint file: "
                    "--resume --run-dir runs/x continues the run in it from its newest checkpoint, "
                    "--resume runs/x/ckpt_<iteration>.pt from that checkpoint\n"), err
+
+
+def test_a_mistyped_option_value_is_one_line(capsys):
+    """A value argparse refuses (a choice, an int) is one line naming the option, what was given and
+    what it takes, with the choice meant where one is close; not the usage block first. A missing
+    required option keeps the usage, which shows what is needed."""
+    for argv, line in (
+            (["evaluate", "--agents", "heuristic,random", "--mode", "substituton"],
+             "treachery evaluate: error: argument --mode: invalid choice: 'substituton' (choose from 'rotate', "
+             "'substitution', 'crossplay', 'teammates') (did you mean substitution?)"),
+            (["evaluate", "--agents", "heuristic,random", "--players", "five"],
+             "treachery evaluate: error: argument --players: invalid int value: 'five'"),
+            (["play", "--game", "thrones"], "treachery play: error: argument --game: invalid choice: 'thrones' "
+                                            "(choose from 'treachery', 'throne_magic') (did you mean throne_magic?)"),
+            (["evalute"], "(did you mean evaluate?)")):
+        with pytest.raises(SystemExit) as stop:
+            cli.main(argv)
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and len(err.strip().splitlines()) == 1 and line in err, err
+    with pytest.raises(SystemExit):
+        cli.main(["evaluate"])
+    err = capsys.readouterr().err
+    assert err.startswith("usage: treachery evaluate") and "the following arguments are required: --agents" in err

@@ -109,6 +109,15 @@ class _Parser(argparse.ArgumentParser):
         """argparse's error, with the usage line showing required options as required
         even when the first pass (which relaxes them) is what failed."""
         self._restore()
+        if message.startswith("argument ") and ("invalid choice: " in message or " value: " in message):
+            # a mistyped value (a choice, a number): one line that names the option and what it takes;
+            # the usage block stays for a missing or unknown option, where it shows what is needed
+            import re
+
+            from treachery_env.config import did_you_mean
+            m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+            hint = did_you_mean([m[1]], re.findall(r"'([^']*)'", m[2])) if m else ""
+            self.exit(2, f"{self.prog}: error: {message}{hint}\n")
         super().error(message)
 
 
@@ -842,9 +851,17 @@ def _export(args: argparse.Namespace) -> int:
     try:
         notes = ""
         if args.notes:
-            if not Path(args.notes).is_file():
+            path = Path(args.notes)
+            if path.is_dir():
+                raise ValueError(f"--notes {args.notes!r} is a folder; give a text file")
+            if not path.is_file():
                 raise ValueError(f"--notes file {args.notes!r} not found")
-            notes = Path(args.notes).read_text()
+            try:
+                notes = path.read_text(encoding="utf-8")
+            except UnicodeDecodeError:
+                raise ValueError(f"--notes file {args.notes!r} is not UTF-8 text") from None
+            except OSError as err:
+                raise ValueError(f"--notes file {args.notes!r} cannot be read: {err.strerror or err}") from None
         card = export_policy(args.run_dir, args.out, args.results, notes, force=args.force,
                              other_policy=args.allow_other_policy)
     except ValueError as err:
