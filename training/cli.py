@@ -36,12 +36,14 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import sys
 import warnings
 from pathlib import Path
 from typing import Sequence
 
 from table.options import add_game_arguments, game_config_from_args
+from treachery_env.config import did_you_mean
 from treachery_env.words import with_article
 
 __all__ = ["main", "build_parser", "max_workers"]
@@ -112,9 +114,6 @@ class _Parser(argparse.ArgumentParser):
         if message.startswith("argument ") and ("invalid choice: " in message or " value: " in message):
             # a mistyped value (a choice, a number): one line that names the option and what it takes;
             # the usage block stays for a missing or unknown option, where it shows what is needed
-            import re
-
-            from treachery_env.config import did_you_mean
             m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
             hint = did_you_mean([m[1]], re.findall(r"'([^']*)'", m[2])) if m else ""
             self.exit(2, f"{self.prog}: error: {message}{hint}\n")
