@@ -420,10 +420,13 @@ class Table:
 
     def replay_json(self) -> str:
         """The game so far as replay JSON (``Game.to_json()``, with ``"seats"``: who sat where, the
-        seats' labels; ``Game.from_json`` loads it).  It holds every hidden fact: give it to people
-        at the end only."""
+        seats' labels, and ``"table_seed"``: this table's seed, which ``treachery play --seed`` and a
+        table take to deal the game again; its ``"seed"`` is the engine's, ``Game(config, seed)``'s,
+        which the environment draws from the table's); ``Game.from_json`` loads it.  It holds every
+        hidden fact: give it to people at the end only."""
         d = json.loads(self._env.game.to_json())
         d["seats"] = list(self.labels)
+        d["table_seed"] = self.seed
         return json.dumps(d)
 
     def save_replay(self, path: Any) -> None:

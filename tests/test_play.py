@@ -76,8 +76,9 @@ def test_whole_game_with_wrong_input(tmp_path, monkeypatch, capsys):
     for p in g.players:
         assert p.identity.name in end
     assert ("Draw" in end) if g.truncated or not g.winners else ("Winners: " in end)
-    saved = json.loads(replay.read_text())        # the replay round-trips, and says who sat where
-    assert json.loads(g.to_json()) == {k: v for k, v in saved.items() if k != "seats"}
+    saved = json.loads(replay.read_text())        # the replay round-trips, says who sat where and the --seed
+    assert json.loads(g.to_json()) == {k: v for k, v in saved.items() if k not in ("seats", "table_seed")}
+    assert saved["table_seed"] == 3
     assert saved["seats"].count("human") == 1 and len(saved["seats"]) == g.n
 
 

@@ -74,6 +74,12 @@ def test_bots_alone_play_to_the_end_and_the_reveal_waits_for_it():
     g = Game.from_json(t.replay_json())
     assert sorted(g.winners) == list(r.winners)
     assert [s.identity for s in r.seats] == [p.identity.name for p in g.players]
+    # the replay says which seed deals it again at a table (its "seed" is the engine's)
+    d = json.loads(t.replay_json())
+    assert d["table_seed"] == 3 and d["seed"] != 3
+    again = Table(seats(5, ()), seed=d["table_seed"])
+    again.advance()
+    assert json.loads(again.replay_json()) == d
 
 
 def test_default_stops_play_the_same_game_as_asking_everything_with_fewer_prompts():
