@@ -372,9 +372,9 @@ def test_a_refused_resume_names_the_budget_that_allows_one_more_iteration(run, t
     c2 = _copy(run, tmp_path, total_steps=cfg.total_steps + 200, time_budget_s=72.0)
     recent = {"recent_iteration_s": None, "iteration_s": 30.0} if old else {"recent_iteration_s": [30.0, 2.0, 30.0]}
     _set_state(latest_checkpoint(tmp_path / "r"), wall_s=60.0, **recent)
-    with pytest.raises(ValueError, match=r"and its budget is 1\.20 min, which one more iteration \(about 0\.50 "
-                                         r"min\) would pass \(--minutes 1\.50 or more allows one\); give a larger "
-                                         r"--minutes \(totals, not extra\)$"):
+    with pytest.raises(ValueError, match=r"and 1\.00 min \(60\.0 s\), and its budget is 1\.20 min \(72\.0 s\), which "
+                                         r"one more iteration \(about 0\.50 min \(30\.0 s\)\) would pass \(--minutes "
+                                         r"1\.50 or more allows one\); give a larger --minutes \(totals, not extra\)$"):
         train(c2, resume=True, progress=False, log=False)
     out = train(TrainConfig.from_dict({**c2.to_dict(), "time_budget_s": 90.0}), resume=True, progress=False,
                 log=False)
@@ -692,14 +692,17 @@ def test_a_resume_with_nothing_left_to_train_is_refused_and_writes_nothing(run, 
     for i, (kw, tail) in enumerate([({}, r"the run's total is 600 steps; give a larger --steps "),
                                     ({"time_budget_s": 3600.0}, r"the run's total is 600 steps; give a larger --steps "),
                                     ({"total_steps": 10**6, "time_budget_s": 0.001},
-                                     r"its budget is 0\.00 min, which .*allows one\); give a larger --minutes "),
+                                     r"its budget is 0\.00 min \(0\.0 s\), which .*allows one\); give a larger "
+                                     r"--minutes "),
                                     ({"time_budget_s": 0.001},
-                                     r"the run's total is 600 steps, and its budget is 0\.00 min, which .*allows one\); "
+                                     r"the run's total is 600 steps, and its budget is 0\.00 min \(0\.0 s\), which "
+                                     r".*allows one\); "
                                      r"give a larger --steps and --minutes ")]):
         c2 = _copy(run, tmp_path / str(i), **kw)
         before = {p.name: (p.stat().st_mtime_ns, p.stat().st_size) for p in (tmp_path / str(i) / "r").rglob("*")}
         with pytest.raises(ValueError, match=r"nothing to train: ckpt_000003\.pt is at \d+ learner steps and "
-                                             r"[\d.]+ min, and " + tail + r"\(totals, not extra\)$") as err:
+                                             r"[\d.]+ min \([\d.]+ s\), and " + tail + r"\(totals, not extra\)$") \
+                as err:
             train(c2, resume=True, progress=False, log=False)
         assert "\n" not in str(err.value) and ("--minutes" in str(err.value)) == ("time_budget_s" in kw
                                                                                  and kw["time_budget_s"] < 1)

@@ -1060,15 +1060,15 @@ def _open_run(config: TrainConfig, resume: bool | str | os.PathLike) -> tuple[Tr
                 flags.append("--steps")
             if out_of_time:
                 need = math.ceil((done_wall + _forecast(recent)) / 60 * 100) / 100
-                why.append(f"its budget is {config.time_budget_s / 60:.2f} min, which one more iteration (about "
-                           f"{_forecast(recent) / 60:.2f} min) would pass (--minutes {need:.2f} or more allows one)")
+                why.append(f"its budget is {_minutes(config.time_budget_s)}, which one more iteration (about "
+                           f"{_minutes(_forecast(recent))}) would pass (--minutes {need:.2f} or more allows one)")
                 flags.append("--minutes")
             # its policy: the run's policy.pt, written with its newest checkpoint
             policy = path.parent / "policy.pt"
             if latest_checkpoint(path.parent) != path or not policy.is_file():
                 policy = path
             raise NothingToTrain(f"nothing to train: {path.name} is at {done_steps} learner steps and "
-                                 f"{done_wall / 60:.2f} min, and {', and '.join(why)}; give a larger "
+                                 f"{_minutes(done_wall)}, and {', and '.join(why)}; give a larger "
                                  f"{' and '.join(flags)} (totals, not extra)", str(policy))
     elif latest_checkpoint(run_dir) is not None:
         raise ValueError(f"{str(run_dir)!r} already holds a run (its checkpoints); resume it with "
@@ -1217,6 +1217,13 @@ def _phase(config: TrainConfig, imitate: bool) -> str:
 def _forecast(recent: list[float]) -> float:
     """The next iteration's seconds: the median of ``recent`` (0 when empty)."""
     return float(np.median(recent)) if recent else 0.0
+
+
+def _minutes(seconds: float) -> str:
+    """A time of the run's budget in words, minutes as ``--minutes`` takes them and the seconds
+    beside them (``0.96 min (57.4 s)``): minutes to two decimals alone can read as if one more
+    iteration fits when it does not (0.96 + 0.04 of a 1.00-minute budget, both rounded)."""
+    return f"{seconds / 60:.2f} min ({seconds:.1f} s)"
 
 
 def _budget_spent(config: TrainConfig, wall: float, recent: list[float]) -> bool:
