@@ -113,6 +113,10 @@ def test_treachery_evaluate_plays_throne_magic_and_writes_its_results(tmp_path, 
                          "--out", str(tmp_path / "x"), *extra]) == 2
         err = capsys.readouterr().err
         assert err.startswith("treachery evaluate: error: ") and err.count("\n") == 1
+    # an agent that does not play the game is named before an option it does not take
+    assert cli.main(["evaluate", "--game", "throne_magic", "--agents", "flagship,heuristic", "--games", "2",
+                     "--no-observer", "--out", str(tmp_path / "x")]) == 2
+    assert "agent 'flagship' does not play Throne Magic" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
 
 

@@ -378,8 +378,10 @@ def _evaluate_throne(args: argparse.Namespace, config) -> int:
         ValueError: for an option Throne Magic's tournament does not take, a bad count, or what
             :func:`~training.throne_eval.evaluate_throne` refuses (reported by :func:`_evaluate`).
     """
-    from .throne_eval import evaluate_throne, role_table, throne_text
+    from .throne_eval import check_specs, evaluate_throne, role_table, throne_text
 
+    # first whether its agents play the game at all, then the options it does not take
+    check_specs([s.strip() for s in args.agents.split(",")] + ([args.reference] if args.reference else []))
     for field, flag in THRONE_MAGIC_REFUSES:
         if getattr(args, field) not in (None, False):
             raise ValueError(f"{flag}: Treachery's tournaments only; Throne Magic's plays locally over every seat "
