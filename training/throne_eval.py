@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import agents
-import treachery_env
 from agents.files import atomic_write_files, check_folder
 from agents.throne import BOTS, plays
 from treachery_env import GameConfig
@@ -73,25 +72,17 @@ class ThroneRecord:
 
 
 def play_task(task: GameTask, config: GameConfig) -> ThroneRecord:
-    """Play ``task``'s game of ``config`` on the environment: bot ``task.specs[s]`` (an
+    """Play ``task``'s game of ``config`` (:func:`agents.play_game`): bot ``task.specs[s]`` (an
     :func:`agents.make` spec) in seat ``s``, seeded ``task.agent_seeds[s]``, the environment
     seeded ``task.env_seed``.
 
     Raises:
-        Exception: whatever a bot or the engine raises.
+        agents.play.BotError: (one line) a bot's ``act`` raised or its action was refused.
+        Exception: whatever else a bot or the engine raises.
     """
-    env = treachery_env.env(config=config)
-    env.reset(seed=task.env_seed)
-    bots = {}
-    for s, (agent, spec, seed) in enumerate(zip(env.possible_agents, task.specs, task.agent_seeds)):
-        bots[agent] = agents.make(spec, seed=seed)
-        bots[agent].reset(s)
-    for agent in env.agent_iter():
-        obs, _, term, trunc, info = env.last()
-        env.step(None if term or trunc else bots[agent].act(obs, info))
-    g = env.unwrapped.game
-    return ThroneRecord(task, tuple(g.social.roles), frozenset() if g.truncated else frozenset(g.winners),
-                        bool(g.truncated), int(g.turn))
+    bots = [agents.make(spec, seed=seed) for spec, seed in zip(task.specs, task.agent_seeds)]
+    r = agents.play_game(bots, config, seed=task.env_seed)
+    return ThroneRecord(task, tuple(r.roles), frozenset(r.winners), r.truncated, r.turns)
 
 
 def _play_chunk(tasks: list, config: GameConfig) -> list[ThroneRecord]:
