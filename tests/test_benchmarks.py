@@ -45,10 +45,12 @@ def test_drivers_count_whole_games_and_decisions():
 
 
 def test_command_lines_print_their_tables(capsys):
-    env_bench_main(["--players", "4", "--seconds", "0.01", "--max-turns", "6"])
+    env_bench_main(["--players", "4", "--seconds", "0.01", "--max-turns", "6", "--forced", "auto", "shown"])
     out = capsys.readouterr().out
     for word in ("engine", "raw_env", "env", "clone() µs", "64 games"):
         assert word in out
+    rows = [line.split() for line in out.splitlines() if line.split()[4:5] in (["engine"], ["env"])]
+    assert [r[3] for r in rows] == ["auto", "auto", "shown", "shown"]
     agents_bench_main(["--players", "4", "--seconds", "0.01"])
     out = capsys.readouterr().out
     assert "decisions/s" in out and "heuristic" in out and "belief" in out

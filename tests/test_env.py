@@ -412,13 +412,15 @@ def test_stepping_a_raw_env_after_the_end_says_so():
 def test_the_parallel_env_passes_pettingzoos_parallel_api_test_and_plays_the_same_game(n):
     """``treachery_env.parallel_env()`` (issue #14): PettingZoo's ``parallel_api_test``; at
     every step exactly one seat has a nonzero mask, and playing that seat's first legal
-    action (the others' actions ignored) gives the AEC game of the same seed and choices."""
+    action (the others' actions ignored) gives the AEC game of the same seed, choices and
+    ``forced_decisions`` (the parallel form's "shown" by default, or "auto")."""
     from pettingzoo.test import parallel_api_test
 
     parallel_api_test(treachery_env.parallel_env(num_players=n, max_turns=20), num_cycles=300)
-    par = treachery_env.parallel_env(num_players=n, max_turns=20)
+    forced = ("shown", "auto")[n % 2]
+    par = treachery_env.parallel_env(num_players=n, max_turns=20, forced_decisions=forced)
     obs, _ = par.reset(seed=7)
-    aec = treachery_env.env(num_players=n, max_turns=20)
+    aec = treachery_env.env(num_players=n, max_turns=20, forced_decisions=forced)
     aec.reset(seed=7)
     steps = 0
     while par.agents:

@@ -35,7 +35,8 @@ def check_invariants(g: Game) -> None:
     assert g.n_alive == sum(not p.has_lost for p in g.players)
     if not g.is_over:
         d = g.decision
-        assert d is not None and len(d.options) >= 2, "a shown decision has two or more legal actions"
+        # a shown decision has two or more legal actions, any number with forced_decisions="shown"
+        assert d is not None and len(d.options) >= (1 if g.show_forced else 2)
         assert not g.players[d.seat].has_lost, "an eliminated player is never asked"
         mask = g.legal_action_mask()
         assert mask.dtype == np.int8 and mask.sum() == len(d.options)
@@ -234,7 +235,7 @@ def test_random_games_over_option_combinations_keep_invariants(chunk):
     (every variant, identities from every implemented one) and Throne Magic (Holdings,
     Seasons), each with or without Planechase (a single planar deck or one a player, CR 901),
     Vanguard (CR 902) and Supervillain Rumble (CR 904), London mulligans or none, every
-    priority window, table talk in Treachery, concession as an action and out of turn
+    priority window, single-option decisions taken or shown (a third), table talk in Treachery, concession as an action and out of turn
     (``Game.concede`` between decisions, as a UI calls it, CR 104.3a).  Every game keeps
     its game's invariants at every step (:func:`check_invariants`, or Throne Magic's),
     ends with winners that follow the roles, no turn of a seat that left, and replays to the
@@ -253,7 +254,7 @@ def test_random_games_over_option_combinations_keep_invariants(chunk):
         game = ("treachery", "throne_magic")[k % 2]
         kw = dict(num_players=rng.choice([4, 5, 6, 7]), game=game, max_turns=rng.choice([15, 30]),
                   commander=rng.random() < 0.5, concession=True, mulligans=rng.choice(["london", "none"]),
-                  priority_windows=rng.choice(["full", "main"]),
+                  priority_windows=rng.choice(["full", "main"]), forced_decisions=("auto", "shown")[k % 3 == 0],
                   planechase=rng.choice([None, "single", "per_player"]), vanguard=rng.choice([None, "random"]),
                   archenemy=rng.choice([None, None, "supervillain_rumble"]))
         if game == "treachery":

@@ -126,18 +126,21 @@ def test_information_sets_after_identity_moving_effects(name, deal):
     assert checked_after >= 5, f"{name} was not unveiled often enough to test"
 
 
-def test_own_decisions_do_not_tell_another_seat_s_identity_but_the_parallel_cadence_does():
+def test_neither_own_decisions_nor_the_parallel_cadence_tell_another_seat_s_identity():
     """docs/environment.md, "Infos": two deals that differ only in P2's face-down identity (The Seer,
     unveilable from the first turn, so asked at every priority window, or The Pyromancer), bots
     that play the same whatever they hold: every other seat gets the same observations and views
-    at each of its own AEC decisions, though the games show different numbers of decisions; in the
-    parallel form, where every seat steps at every shown decision, P0's stream (observations and
-    ``active_agent``) differs within the first turn."""
+    at each of its own AEC decisions, though the games show different numbers of decisions.  The
+    parallel form, where every seat steps at every decision of any seat, shows every seat's
+    priority (``forced_decisions="shown"``), so P0's whole stream (observations and
+    ``active_agent``) is the same too; with ``forced_decisions="auto"`` it differs within the
+    first turn (the leak the default closes)."""
     import treachery_env
     from tests.test_play import UNVEILABLE
     from tests.test_table import newcomer
 
-    own, shown, cadence = [], [], []
+    own, shown = [], []
+    cadence: dict[str, list] = {"shown": [], "auto": []}
     for deal in UNVEILABLE:
         config = GameConfig(num_players=5, identities=deal, commander=False, max_turns=3)
         env = treachery_env.env(config=config)
@@ -155,14 +158,17 @@ def test_own_decisions_do_not_tell_another_seat_s_identity_but_the_parallel_cade
             env.step(newcomer(info["view"]))
         own.append(seen)
         shown.append(decisions)
-        par = treachery_env.parallel_env(config=config)
-        obs, infos = par.reset(seed=0)
-        stream = []
-        while par.agents and len(stream) < 20:
-            stream.append((obs["player_0"]["observation"].tobytes(), infos["player_0"].get("active_agent")))
-            obs, _, _, _, infos = par.step({a: newcomer(infos[a]["view"]) if "view" in infos[a] else 0
-                                            for a in par.agents})
-        cadence.append(stream)
+        for forced, limit in (("shown", 10_000), ("auto", 20)):
+            par = treachery_env.parallel_env(config=config, forced_decisions=forced)
+            obs, infos = par.reset(seed=0)
+            stream = []
+            while par.agents and len(stream) < limit:
+                stream.append((obs["player_0"]["observation"].tobytes(), infos["player_0"].get("active_agent")))
+                obs, _, _, _, infos = par.step({a: newcomer(infos[a]["view"]) if "view" in infos[a] else 0
+                                                for a in par.agents})
+            cadence[forced].append(stream)
     assert own[0] == own[1] and all(own[0][s] for s in own[0])
     assert shown[0] > shown[1], "the Seer is asked where the Pyromancer is not: the test compares that"
-    assert cadence[0] != cadence[1]
+    assert cadence["shown"][0] == cadence["shown"][1] and not par.agents      # the whole game
+    assert len(cadence["shown"][0]) > 3 * 8 * 5                 # every seat at each window of 3 turns
+    assert cadence["auto"][0] != cadence["auto"][1]

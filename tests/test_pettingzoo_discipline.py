@@ -51,7 +51,9 @@ def test_the_registry_id_is_the_family_and_the_metadata_name(kind):
     name = e.metadata["name"]
     assert treachery_env.REGISTRY_ID == "treachery/" + name
     assert (spec.namespace, spec.name, spec.version) == ("treachery", *_spec_name(name))
-    assert e.unwrapped.config == GameConfig(num_players=6, max_turns=7)
+    # the parallel form shows every decision (treachery_env.parallel_env)
+    forced = "auto" if kind == "aec" else "shown"
+    assert e.unwrapped.config == GameConfig(num_players=6, max_turns=7, forced_decisions=forced)
     if kind == "aec":
         assert isinstance(e, pettingzoo.AECEnv) and type(e) is type(treachery_env.env())
     else:

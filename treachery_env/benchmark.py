@@ -15,6 +15,7 @@ Usage::
     python -m treachery_env.benchmark --players 4 8 --seconds 5 --no-view
     python -m treachery_env.benchmark --windows full main   # every priority window vs the main ones
     python -m treachery_env.benchmark --talk structured none   # the cost of table talk, one run
+    python -m treachery_env.benchmark --forced auto shown   # single-option decisions taken or shown
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Callable
 
 import numpy as np
 
-from .config import PRIORITY_WINDOWS, TALK_MODES, GameConfig
+from .config import FORCED_DECISIONS, PRIORITY_WINDOWS, TALK_MODES, GameConfig
 from .engine import Game
 from .env import env as make_env, raw_env
 
@@ -141,25 +142,30 @@ def main(argv: list[str] | None = None) -> None:
                     help="priority windows to measure: full (every CR 500-514 window, the default game) and/or main")
     ap.add_argument("--talk", nargs="+", default=[GameConfig().talk], choices=list(TALK_MODES),
                     help="table talk modes to measure: structured and/or none (default structured)")
+    ap.add_argument("--forced", nargs="+", default=["auto"], choices=list(FORCED_DECISIONS),
+                    help="single-option decisions: auto (taken, the AEC env's default) and/or shown (every "
+                         "decision and every seat's priority, the parallel form's)")
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args(argv)
-    print(f"{'players':>7} {'windows':<7} {'talk':<10} {'path':<9} {'agent-steps/s':>14} {'games/s':>8} "
-          f"{'steps/game':>10} {'games':>6} {'trunc':>6}")
+    print(f"{'players':>7} {'windows':<7} {'talk':<10} {'forced':<6} {'path':<9} {'agent-steps/s':>14} "
+          f"{'games/s':>8} {'steps/game':>10} {'games':>6} {'trunc':>6}")
     for n in a.players:
         for w in a.windows:
             for talk in a.talk:
-                try:
-                    cfg = GameConfig(num_players=n, max_turns=a.max_turns, identity_pool=a.pool,
-                                     variant=a.variant, priority_windows=w, talk=talk)
-                except ValueError as e:
-                    ap.error(str(e))
-                kw = dict(config=cfg, view_in_info=not a.no_view)
-                rows = [("engine", run_engine(cfg, a.seconds, a.seed)),
-                        ("raw_env", run_env(lambda: raw_env(**kw), a.seconds, a.seed)),
-                        ("env", run_env(lambda: make_env(**kw), a.seconds, a.seed))]
-                for name, r in rows:
-                    print(f"{n:>7} {w:<7} {talk:<10} {name:<9} {r['steps_per_s']:>14,.0f} {r['games_per_s']:>8.2f} "
-                          f"{r['steps_per_game']:>10.0f} {r['games']:>6} {r['truncated']:>6}")
+                for forced in a.forced:
+                    try:
+                        cfg = GameConfig(num_players=n, max_turns=a.max_turns, identity_pool=a.pool,
+                                         variant=a.variant, priority_windows=w, talk=talk, forced_decisions=forced)
+                    except ValueError as e:
+                        ap.error(str(e))
+                    kw = dict(config=cfg, view_in_info=not a.no_view)
+                    rows = [("engine", run_engine(cfg, a.seconds, a.seed)),
+                            ("raw_env", run_env(lambda: raw_env(**kw), a.seconds, a.seed)),
+                            ("env", run_env(lambda: make_env(**kw), a.seconds, a.seed))]
+                    for name, r in rows:
+                        print(f"{n:>7} {w:<7} {talk:<10} {forced:<6} {name:<9} {r['steps_per_s']:>14,.0f} "
+                              f"{r['games_per_s']:>8.2f} {r['steps_per_game']:>10.0f} {r['games']:>6} "
+                              f"{r['truncated']:>6}")
     print()
     print(f"{'players':>7} {'clone() µs':>11} {'memory, 1 game (MiB)':>21} {'64 games (MiB)':>15}   "
           f"(games at turn 8; the default game but for --pool and --variant)")

@@ -37,6 +37,8 @@ ARCHENEMY = (None, "supervillain_rumble")
 RARITIES = ("uncommon", "rare", "mythic", "special")
 PRIORITY_WINDOWS = ("full", "main")
 """Values of :attr:`GameConfig.priority_windows`."""
+FORCED_DECISIONS = ("auto", "shown")
+"""Values of :attr:`GameConfig.forced_decisions`."""
 MULLIGANS = ("london", "none")
 """Values of :attr:`GameConfig.mulligans` (CR 103.5 London mulligan, or none)."""
 TALK_MODES = ("structured", "none")
@@ -125,6 +127,21 @@ class GameConfig:
             step and after attackers or blockers are declared (plus whenever
             the stack is not empty) -- the engine's game before issue #11,
             fewer decisions and faster.
+        forced_decisions: what happens to a decision with a single legal action
+            (CR 117.3: every player receives priority; most of the time the only
+            thing one can do with it is pass).  "auto" (default; DESIGN section 4):
+            it is taken automatically and never shown, and a seat that can only
+            pass passes without a decision, so which seats are asked depends on
+            what they hold (a face-down identity that can be unveiled, an
+            instant); other seats do not learn it in the AEC environment, where
+            each reads only its own decisions.  "shown": every decision is shown,
+            a single-option one included, and every seat still in the game gets a
+            PRIORITY decision each time it receives priority, so the order in
+            which seats decide depends only on public information and public
+            actions: what :func:`treachery_env.parallel_env` uses, where every seat
+            steps at every decision of any seat.  More decisions a game (about
+            5.5 times as many in a default 5-player game of random play:
+            ``python -m treachery_env.benchmark --forced auto shown``).
         mulligans: "london" (default): before the first turn each player, the
             starting player first and then in turn order, keeps or takes a
             mulligan; a kept hand after N mulligans puts N - 1 cards on the
@@ -229,6 +246,7 @@ class GameConfig:
     role_counts: tuple[tuple[str, int], ...] | None = None
     priority_windows: str = "full"
     mulligans: str = "london"
+    forced_decisions: str = "auto"
     concession: bool | tuple[int, ...] = False
     talk: str | None = None
     talk_limit: int = 2
@@ -431,6 +449,9 @@ class GameConfig:
         if self.priority_windows not in PRIORITY_WINDOWS:
             bad("priority_windows", f"must be one of {list(PRIORITY_WINDOWS)} (CR 500-514 windows, or the main "
                 f"phases only), got {self.priority_windows!r}")
+        if self.forced_decisions not in FORCED_DECISIONS:
+            bad("forced_decisions", f"must be one of {list(FORCED_DECISIONS)} (single-option decisions taken "
+                f"automatically, or shown), got {self.forced_decisions!r}")
         if self.mulligans not in MULLIGANS:
             bad("mulligans", f"must be one of {list(MULLIGANS)} (CR 103.5 London mulligan, or no mulligans), "
                 f"got {self.mulligans!r}")

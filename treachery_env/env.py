@@ -464,7 +464,7 @@ class _OrderEnforcingIterator(AECOrderEnforcingIterator):
         return agent
 
 
-def parallel_env(**kwargs: Any) -> Any:
+def parallel_env(forced_decisions: str = "shown", **kwargs: Any) -> Any:
     """The turn-based parallel form (PettingZoo's ``turn_based_aec_to_parallel`` over :func:`env`),
     for libraries that take a ``ParallelEnv`` (SuperSuit's vector envs, say): ``reset`` and
     ``step(actions)`` return every seat's observation, reward, termination, truncation and info;
@@ -473,11 +473,25 @@ def parallel_env(**kwargs: Any) -> Any:
     is encoded at every step (the AEC env encodes the acting seat's).  Arguments as
     :class:`raw_env`.
 
+    Every seat steps at every decision of any seat and every info names the ``active_agent``,
+    so the order of decisions is public here.  Its games therefore show every decision
+    (``forced_decisions="shown"``, :class:`~treachery_env.config.GameConfig`): a seat's
+    priority is a decision whether it can do more than pass or not, so another seat learns
+    nothing from who is asked (with ``"auto"`` a seat is asked where it holds something it
+    could play, which tells the others it has it; ``tests/test_information_sets.py``).
+    ``forced_decisions="auto"`` gives the AEC env's decisions (fewer steps) with that leak.
+    A ``config`` is played with this ``forced_decisions``.
+
     Raises:
         ValueError: for an invalid configuration (as :class:`raw_env`).
     """
     from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
+    config = kwargs.get("config")
+    if isinstance(config, GameConfig):
+        kwargs["config"] = config.replace(forced_decisions=forced_decisions)
+    else:       # no config (a bad one is refused by raw_env): the fields
+        kwargs["forced_decisions"] = forced_decisions
     return turn_based_aec_to_parallel(env(**kwargs))
 
 

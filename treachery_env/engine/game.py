@@ -221,6 +221,7 @@ class Game(GameState):
         self.n_alive = self.n
         # every priority window of CR 500-514, or the main phases, end step and combat declarations only
         self.full_windows = config.priority_windows == "full"
+        self.show_forced = config.forced_decisions == "shown"
         # seats that lost and haven't left yet: their identity-sourced objects resolve first
         # (CR 907.8a; Game.lose, _leaving_step)
         self.leaving: list[int] = []
@@ -363,7 +364,8 @@ class Game(GameState):
 
     @cython.locals(self=GameState, players=list, d=Decision, p=Player, op_methods=dict)
     def _advance(self) -> None:
-        """Run the game until a decision with two or more options, or the end."""
+        """Run the game until a decision with two or more options (any decision with
+        ``GameConfig.forced_decisions="shown"``), or the end."""
         players = self.players
         queue = self.queue
         op_methods = _OP_METHODS        # typed: its get is a C call
@@ -378,7 +380,7 @@ class Game(GameState):
                 if p.has_lost:   # asked of a player who left meanwhile (CR 800.4a)
                     self.decision = None
                     continue
-                if len(d.options) == 1:
+                if len(d.options) == 1 and not self.show_forced:
                     self.auto_decisions += 1
                     self.decision = None
                     getattr(self, d.handler)(d.ctx, d.options[0][1])
@@ -413,8 +415,9 @@ class Game(GameState):
 
     def _offer_concession(self, d: Decision) -> None:
         """Add the CONCEDE action to the shown decision ``d`` (CR 104.3a: a player
-        may concede at any time), once.  Only decisions with two or more options
-        get it, so it never makes a single-option decision shown (DESIGN section 4),
+        may concede at any time), once.  Only shown decisions get it (two or more
+        options, or any with ``GameConfig.forced_decisions="shown"``), so it never
+        makes a single-option decision shown (DESIGN section 4),
         and not a seat that lost and is leaving (CR 907.8a: its identity-sourced
         objects resolve first; it can no longer concede).
         New option and label lists: the asking code may keep the old ones."""

@@ -35,7 +35,7 @@ class PriorityMixin:
 
     @cython.locals(self=GameState, players=list, n=cython.long, n_alive=cython.long, auto=cython.long,
                    passes=cython.long, nxt=cython.long, p=Player, seat=cython.long, active=cython.long,
-                   sorcery=cython.bint)
+                   sorcery=cython.bint, shown=cython.bint)
     def _offer_priority(self) -> None:
         """Give priority to ``priority_seat`` (CR 117.3).  A seat whose only
         legal action is to pass passes at once, without a Decision or an
@@ -43,7 +43,10 @@ class PriorityMixin:
         says whether it could do anything else),
         and priority moves on in turn order, until a seat that can act gets a
         PRIORITY decision or every seat has passed in succession (the top of
-        the stack resolves, or the step ends).  Seats that left are skipped."""
+        the stack resolves, or the step ends).  Seats that left are skipped.
+        With ``GameConfig.forced_decisions="shown"`` every seat still in the
+        game gets a PRIORITY decision, PASS its only option or not, so which
+        seat is asked next is public."""
         players = self.players
         n = self.n
         n_alive = self.n_alive      # passing eliminates nobody
@@ -51,6 +54,7 @@ class PriorityMixin:
         active = self.active
         sorcery = not self.stack and (self.phase == "main1" or self.phase == "main2")
         can_act = _can_act
+        shown = self.show_forced    # every seat's priority is a decision, whatever it can do
         auto = 0        # the automatic passes, added to auto_decisions as the loop ends
         # priority_seat and passes, kept here while seats pass (nothing the loop
         # calls reads them) and written back before _after_pass and on leaving
@@ -59,6 +63,9 @@ class PriorityMixin:
         while True:
             p = players[seat]
             if not p.has_lost:
+                if shown:
+                    opts = self._priority_options(seat)
+                    break
                 if sorcery and seat == active:
                     opts = self._priority_options(seat)     # sorcery timing: nearly always more than PASS
                     if len(opts) > 1:

@@ -77,4 +77,4 @@ cdef class GameState(StateRecord):
     cdef public list concessions, combat_attackers, harm, attacks, leaving
     cdef public Decision decision
     cdef public dict turn_effects
-    cdef public bint is_over, truncated, _dirty, full_windows, talk_on
+    cdef public bint is_over, truncated, _dirty, full_windows, show_forced, talk_on

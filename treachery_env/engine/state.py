@@ -611,5 +611,5 @@ class GameState(StateRecord):
                  "extra_turns", "order_seat", "is_over", "truncated", "winners", "log", "actions", "concessions",
                  "mulligan_state", "concession_seats", "decisions_taken", "auto_decisions", "revealed_identities",
                  "leader_attacked_by", "turn_effects", "combat_attackers", "resolving", "harm", "attacks",
-                 "role_counts", "_uid", "_dirty", "_statics", "n_alive", "full_windows", "leaving", "suspended",
+                 "role_counts", "_uid", "_dirty", "_statics", "n_alive", "full_windows", "show_forced", "leaving", "suspended",
                  "talk_on", "talk", "social", "schemes", "planar")
