@@ -150,3 +150,17 @@ def cast(g: Game, seat: int, name: str) -> None:
     assert g.decision.seat == seat and is_priority(g), g.decision.prompt
     i = next(k for k, c in enumerate(g.players[seat].hand) if c.name == name)
     g.step(g.layout.HAND + i)
+
+
+def passing_decisions(g: Game, limit: int) -> list[tuple[int, int]]:
+    """The ``(seat, kind)`` of ``g``'s next ``limit`` decisions (fewer if the game
+    ends), the current one first, every seat passing wherever it may and taking
+    its first option elsewhere: a play that tells nothing of what a seat holds,
+    for comparing the order of decisions of games that differ only in hidden
+    information (``GameConfig.forced_decisions="shown"``)."""
+    out = []
+    while g.decision is not None and len(out) < limit:
+        out.append((g.decision.seat, g.decision.kind))
+        legal = g.legal_actions()
+        g.step(g.layout.PASS if g.layout.PASS in legal else legal[0])
+    return out

@@ -17,8 +17,8 @@ from treachery_env.identity_abilities import IMPLEMENTATIONS
 from treachery_env.identity_cards.assassins_mythic import bio_artifact_uids, bio_is_artifact
 from treachery_env.rules import Role
 
-from identity_helpers import (at_main, creature, deal5, give_priority, hand, options, pass_until, resolve_all,
-                              target_creature, token, unveil_actions)
+from identity_helpers import (at_main, creature, deal5, give_priority, hand, options, pass_until, passing_decisions,
+                              resolve_all, target_creature, token, unveil_actions)
 from test_fuzz import check_invariants, check_result
 
 BIO, DEPTHS, SLAYER = "The Bio-Engineer", "The Depths Caller", "The Shapeshifting Slayer"
@@ -346,7 +346,7 @@ def test_depths_caller_found_creature_etb_triggers():
 
 def test_depths_caller_land_mode_and_find_nothing():
     """Name land: tap any number of untapped lands (a number), then a land
-    enters tapped (lands + 1, tapped + 1).  Finding nothing (CR 701.19b) is
+    enters tapped (lands + 1, tapped + 1).  Finding nothing (CR 701.23b) is
     allowed; the library is shuffled either way."""
     g = depths_game(lands=6)
     p = g.players[2]
@@ -384,6 +384,54 @@ def test_depths_caller_search_is_private_until_found():
     s = [e for e in g.log if e["event"] == "search"][-1]
     assert s["to"] is None and s["card_type"] == "creature" and s["max_mv"] == 1
     assert not any("Grove Bear" in str(e) for e in g.log if e["event"] != "enters")
+
+
+def depths_land_search(wastes: bool, forced: str) -> Game:
+    """The Depths Caller (seat 2, 3 lands) unveiled with X = 0, resolved up to its
+    type choice.  Its library of 20 holds one Wastes (a land of mana value 0) or,
+    in its place, a Shock; the rest are Shocks and Grove Bears."""
+    g = at_main(deal5(A1=DEPTHS), forced_decisions=forced)
+    p = g.players[2]
+    p.lands = 3
+    p.library = [cards.card(n) for n in ["Shock", "Grove Bear"] * 9 + ["Wastes" if wastes else "Shock", "Shock"]]
+    give_priority(g, 2)
+    g.step(g.layout.UNVEIL)
+    while not (g.decision.seat == 2 and g.decision.kind == DecisionKind.MODE):
+        g.step(g.layout.PASS)
+    return g
+
+
+def test_depths_caller_search_is_asked_whatever_the_library_holds():
+    """CR 701.23b: a search for a card with a stated quality may find nothing, so
+    the search is asked whether the library holds such a card or not ("find
+    nothing" alone where it does not): with every decision shown, a game whose
+    library holds a land of mana value 0 and one where a Shock takes its place
+    ask the same seats the same kinds of decision in the same order (naming
+    land, tapping none, finding nothing, then passing)."""
+    orders = []
+    for wastes in (True, False):
+        g = depths_land_search(wastes, "shown")
+        g.step(g.layout.CHOICE + 1)                                   # land
+        orders.append(passing_decisions(g, 150))
+        assert not [e for e in g.log if e["event"] == "search_found"] and g.players[2].lands == 3
+    assert orders[0] == orders[1]
+    assert orders[0][:2] == [(2, DecisionKind.NUMBER), (2, DecisionKind.CARD)]   # tap how many, then search
+
+
+def test_depths_caller_offers_find_nothing_beside_what_it_finds():
+    """Default ("auto") decisions: with a Wastes in the library the search offers
+    "find nothing" and the Wastes; without one, "find nothing" alone is taken
+    at once, and the library is shuffled either way."""
+    g = depths_land_search(True, "auto")
+    g.step(g.layout.CHOICE + 1)
+    assert g.decision.seat == 2 and g.decision.kind == DecisionKind.CARD
+    assert g.decision.labels == ["find nothing", "Wastes"] and g.decision.options[0][0] == g.layout.PASS
+    g = depths_land_search(False, "auto")
+    library = list(g.players[2].library)
+    g.step(g.layout.CHOICE + 1)
+    assert g.decision.kind == DecisionKind.PRIORITY
+    assert sorted(c.name for c in g.players[2].library) == sorted(c.name for c in library)
+    assert [c.name for c in g.players[2].library] != [c.name for c in library]       # shuffled
 
 
 # ============================================================== The Shapeshifting Slayer

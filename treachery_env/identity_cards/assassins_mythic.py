@@ -190,9 +190,11 @@ register(IdentityImpl(
 # artifact, enchantment, planeswalker or battle cards in the libraries, so
 # naming those types could never find anything); these two are offered.  Lands
 # are counts: tapping n of them raises ``lands_tapped``; a land found enters
-# tapped (``lands`` and ``lands_tapped`` + 1).  Searching a hidden zone, the
-# player may find nothing (CR 701.19b: PASS).  All choices are the
-# controller's, made on resolution.
+# tapped (``lands`` and ``lands_tapped`` + 1).  Searching a hidden zone for a
+# card with a stated quality, the player may find nothing even if one is there
+# (CR 701.23b): the search is always asked, "find nothing" (PASS) first, so
+# whether it is asked does not tell what the library holds.  All choices are
+# the controller's, made on resolution.
 DEPTHS_TYPES = ("creature", "land")
 
 
@@ -266,9 +268,6 @@ def _depths_search(game: "Game", item: "StackItem") -> None:
             found.setdefault(c.name, c)
     cards_ = sorted(found.values(), key=lambda c: c.index)[:MAX_CHOICE]
     game._log("search", seat=seat, card_type=t, max_mv=top)
-    if not cards_:
-        game.rng.shuffle(p.library)
-        return
     L = game.layout
     game.ask(seat, 8, [(L.PASS, None)] + [(L.CHOICE + k, c.name) for k, c in enumerate(cards_)], "_depths_pick",
              item, f"search your library for a {t} card with mana value {top} or less",
