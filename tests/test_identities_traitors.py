@@ -24,7 +24,7 @@ from treachery_env.engine import DecisionKind, Game
 from treachery_env.rules import Role, Team
 
 from identity_helpers import (at_main, cast, creature, deal5, give_priority, hand, is_priority, options,
-                              pick, resolve_all, target_creature, target_player, token)
+                              passing_decisions, pick, resolve_all, target_creature, target_player, token)
 from test_fuzz import check_invariants, check_result
 
 REF_PATH = Path(__file__).resolve().parents[2] / "shared" / "reference" / "identities.json"
@@ -640,6 +640,54 @@ def test_savior_saving_the_traitor_itself_then_leader_team_wins_later():
     assert not g.is_over
     g.deal_damage(T, 12)
     assert g.is_over and g.winners == {0, 1}
+
+
+def savior_saves_the_leader(bear: bool, forced: str) -> Game:
+    """He Who Comes To Save The Day (seat 4) saves the Leader (seat 0) from 0
+    life.  The Leader owns 12 cards, all in the library (no lands, hand or
+    graveyard), so all are drawn: Shocks and Murders, and one Grove Bear (a
+    creature of mana value 2) or, in its place, a Shock."""
+    g = at_main(deal5(T=SAVIOR), forced_decisions=forced)
+    g.players[1].lands = 1
+    hand(g, 1, "Shock")
+    savior_target(g, 0)
+    p = g.players[0]
+    p.hand, p.graveyard, p.lands, p.lands_tapped = [], [], 0, 0
+    p.library = [cards.card(n) for n in ["Shock", "Murder"] * 5 + ["Grove Bear" if bear else "Shock", "Shock"]]
+    p.life = 0
+    g._dirty = True
+    give_priority(g, 0)                          # the state-based loss comes first: replaced
+    assert [e["seat"] for e in g.log if e["event"] == "saved"] == [0] and len(p.hand) == 12
+    return g
+
+
+def test_savior_asks_for_permanents_whatever_the_hand_holds():
+    """The saved player is asked while their hand (its size is public) is not
+    empty, "done" alone where no card qualifies: with every decision shown, a
+    game whose 12 new cards hold a Grove Bear and one where a Shock takes its
+    place ask the same seats the same kinds of decision in the same order (the
+    saved player declining, then everyone passing)."""
+    orders = []
+    for bear in (True, False):
+        g = savior_saves_the_leader(bear, "shown")
+        orders.append(passing_decisions(g, 150))
+        assert not g.players[0].creatures
+    assert orders[0] == orders[1]
+    assert orders[0][0] == (0, DecisionKind.CARD)
+
+
+def test_savior_offers_done_beside_the_qualifying_cards():
+    """Default ("auto") decisions: "done" comes first, then the Grove Bear; it is
+    asked again after each card put (here PASS alone, taken at once); without a
+    qualifying card the question is taken at once."""
+    g = savior_saves_the_leader(True, "auto")
+    assert g.decision.seat == 0 and g.decision.kind == DecisionKind.CARD
+    assert g.decision.labels == ["done", "Grove Bear"] and g.decision.options[0][0] == g.layout.PASS
+    g.step(g.decision.options[1][0])
+    assert [c.name for c in g.players[0].creatures] == ["Grove Bear"] and len(g.players[0].hand) == 11
+    assert g.decision.kind == DecisionKind.PRIORITY
+    g = savior_saves_the_leader(False, "auto")
+    assert g.decision.kind == DecisionKind.PRIORITY and len(g.players[0].hand) == 12
 
 
 # ============================================================== fuzz

@@ -171,15 +171,15 @@ def _savior_reset(game: "Game", s: int, src: int) -> None:
 
 def _savior_drop(game: "Game", s: int) -> None:
     """Any number of permanent cards (creatures, planeswalkers, lands) with
-    mana value 4 or less from hand onto the battlefield, one at a time (PASS: done)."""
+    mana value 4 or less from hand onto the battlefield, one at a time (PASS: done).
+    Asked while the hand (its size is public) is not empty, PASS alone where no
+    card qualifies, so whether it is asked does not tell what the hand holds."""
     p = game.players[s]
-    if p.has_lost:
+    if p.has_lost or not p.hand:
         return
     L = game.layout
     opts = [(L.HAND + i, i) for i, c in enumerate(p.hand[:MAX_HAND])
             if (c.is_land or c.is_creature or c.is_planeswalker) and c.cost <= 4]
-    if not opts:
-        return
     game.ask(s, 8, [(L.PASS, None)] + opts, "_savior_put", s,
              "put a permanent card with mana value 4 or less onto the battlefield? (PASS: done)",
              labels=["done"] + [p.hand[i].name for _, i in opts])
