@@ -178,6 +178,46 @@ def test_regent_at_low_life_must_put_the_card_back():
     assert p.life == 2 and p.library[-1].name == "Murder"
 
 
+def regent_at_an_empty_library(second_shock: bool, forced: str) -> Game:
+    """The Regent's draw step draws the last card of the library, a Shock; in
+    answer to the trigger the Leader casts a Shock at seat 3, then draws the
+    extra card from the empty library.  The hand held a Wastes and a second
+    Shock or, in its place, a Murder: a Shock drawn this turn is still in the
+    hand only in the first game (cards of one name are one card to the rules)."""
+    g = at_main(deal5(L="The Corrupted Regent"), forced_decisions=forced)
+    p = g.players[0]
+    p.library = [card("Shock")]
+    p.hand = [card("Wastes"), card("Shock" if second_shock else "Murder")]
+    goto(g, "upkeep")
+    while not (g.decision.seat == 0 and is_priority(g) and g.stack):
+        g.step(g.layout.PASS)
+    cast(g, 0, "Shock")
+    target_player(g, 3)
+    resolve_all(g)
+    assert g.decision.kind == DecisionKind.YES_NO and g.decision.seat == 0
+    g.step(g.layout.CHOICE + 0)                       # the extra draw finds the library empty
+    assert p.drew_from_empty
+    return g
+
+
+def test_regent_pick_is_asked_whatever_the_hand_holds():
+    """Whether the Regent's controller picks a card drawn this turn depends on
+    their hand at an empty library's draw; the pick is asked either way ("none
+    of them" alone where none is left), so with every decision shown both games
+    ask the Leader for a card.  In the default ("auto") game a single option is
+    taken at once: the Shock still in hand (then pay 3 life or put it back), or
+    nothing."""
+    for second_shock in (True, False):
+        g = regent_at_an_empty_library(second_shock, "shown")
+        assert (g.decision.seat, g.decision.kind) == (0, DecisionKind.CARD)
+        assert [pl for _, pl in g.decision.options] == (["Shock"] if second_shock else [None])
+    g = regent_at_an_empty_library(True, "auto")
+    assert g.decision.kind == DecisionKind.MODE and "put Shock back on top" in g.decision.prompt
+    g = regent_at_an_empty_library(False, "auto")
+    assert g.players[0].has_lost and g.is_over         # the empty library's draw (CR 704.5b), no pick
+    assert not [e for e in g.log if e["event"] in ("put_on_top", "pay_life") and e.get("seat") == 0]
+
+
 def test_regent_does_not_trigger_in_other_players_draw_steps():
     """Card: "its controller's draw step" only."""
     g = at_main(deal5(L="The Corrupted Regent"))

@@ -60,12 +60,17 @@ def _regent_extra(game: "Game", item: "StackItem", yes: bool) -> None:
             left.remove(nm)
             if nm not in names:
                 names.append(nm)
+    # asked even when none of them is in the hand any more (PASS alone: an empty
+    # library's draw), so whether it is asked does not tell what the hand holds
     L = game.layout
-    game.ask(seat, 8, [(L.CHOICE + k, nm) for k, nm in enumerate(names[:40])], "_regent_pick", item,
-             "The Corrupted Regent: choose a card drawn this turn", labels=names[:40])
+    opts = [(L.CHOICE + k, nm) for k, nm in enumerate(names[:40])] or [(L.PASS, None)]
+    game.ask(seat, 8, opts, "_regent_pick", item, "The Corrupted Regent: choose a card drawn this turn",
+             labels=names[:40] or ["none of them is in your hand"])
 
 
-def _regent_pick(game: "Game", item: "StackItem", name: str) -> None:
+def _regent_pick(game: "Game", item: "StackItem", name: str | None) -> None:
+    if name is None:
+        return
     seat = item.controller
     L = game.layout
     opts = [(L.CHOICE + 1, ("top", name))]
