@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from treachery_env import cards
 from treachery_env.engine import DecisionKind
+from treachery_env.identity_abilities import identity_trigger
 
 from scenario import PASS, make_game
 
@@ -46,6 +47,28 @@ def test_copies_of_one_trigger_are_not_asked_about():
     _enter_together(g, 0, "Messenger Owl", "Messenger Owl")
     assert g.decision.kind == DecisionKind.PRIORITY
     assert [it.source for it in g.stack] == ["Messenger Owl", "Messenger Owl"]
+
+
+def test_triggers_differing_only_in_hidden_data_are_not_asked_about():
+    """Whether the ORDER decision is asked depends on public information only:
+    two triggers of one source and ability that differ only in a data entry
+    whose name starts with ``_`` (what only their controller knows, such as The
+    Corrupted Regent's cards drawn) go on the stack without it; a difference in
+    public data (which creature, for The King over the Scrapyard) asks it."""
+    g = make_game(IDS)
+    idc = g.players[0].identity
+    for hidden in (["Shock"], ["Murder"]):
+        identity_trigger(g, idc, "regent", "_regent_resolve", _drawn=hidden)
+    g.decision = None
+    g._advance()
+    assert g.decision.kind == DecisionKind.PRIORITY and len(g.stack) == 2
+    g = make_game(IDS)
+    idc = g.players[0].identity
+    for name in ("Grove Bear", "Dune Lion"):
+        identity_trigger(g, idc, "king_combat", "_king_choice", creature=name)
+    g.decision = None
+    g._advance()
+    assert g.decision.kind == DecisionKind.ORDER and g.decision.seat == 0 and not g.stack
 
 
 def test_active_player_puts_triggers_on_the_stack_first():

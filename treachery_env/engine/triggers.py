@@ -52,14 +52,21 @@ class TriggersMixin:
 
     @staticmethod
     def _trigger_key(t: StackItem) -> tuple:
-        return (t.source, t.key, t.identity_source, repr(sorted(t.data.items(), key=lambda kv: kv[0])))
+        """What tells trigger ``t`` from the others of its controller (copies of one
+        trigger share it): source, ability and data, public data only.  A data
+        entry whose name starts with ``_`` holds what only the controller may know
+        (The Corrupted Regent's cards drawn) and is left out, so whether the ORDER
+        decision is asked depends on public information only."""
+        public = sorted((kv for kv in t.data.items() if not kv[0].startswith("_")), key=lambda kv: kv[0])
+        return (t.source, t.key, t.identity_source, repr(public))
 
     def _op_order_triggers(self, seat: int, pending: list) -> None:
         """CR 603.3b: ``seat`` puts its simultaneous triggers on the stack in any
         order, the last one put resolving first.  Asked only when the order
         matters: two or more triggers that are not copies of one another (same
         source, ability and data); otherwise they go on in the order they
-        triggered.  The choice is "the next one to put on the stack"."""
+        triggered.  The choice is "the next one to put on the stack".  The
+        comparison reads public data only (:meth:`_trigger_key`)."""
         if self.players[seat].has_lost or not pending:
             return
         if len(pending) == 1 or len({self._trigger_key(t) for t in pending}) == 1:

@@ -24,7 +24,8 @@ def _regent_draw_step(game: "Game", idc: "IdentityCard", seat: int) -> None:
     draw put into the hand: "a card drawn this turn" is abstracted as a card
     drawn in this draw step (the regular draw or the extra one), still in hand
     on resolution; cards of one name are identical in the Magic-lite pool, so
-    the card is chosen by name."""
+    the card is chosen by name.  The names are hidden (``_drawn``: a data entry
+    the rules leave out when they compare triggers, ``Game._trigger_key``)."""
     if seat != idc.controller:
         return
     p = game.players[seat]
@@ -34,7 +35,7 @@ def _regent_draw_step(game: "Game", idc: "IdentityCard", seat: int) -> None:
             if p.hand and not p.drew_from_empty:
                 drawn.append(p.hand[-1].name)
             break
-    identity_trigger(game, idc, "regent", "_regent_resolve", drawn=drawn)
+    identity_trigger(game, idc, "regent", "_regent_resolve", _drawn=drawn)
 
 
 def _regent_resolve(game: "Game", item: "StackItem") -> None:
@@ -52,10 +53,10 @@ def _regent_extra(game: "Game", item: "StackItem", yes: bool) -> None:
     game.draw(seat, 1)
     game._log("regent_extra_draw", seat=seat)
     if had:
-        item.data["drawn"].append(p.hand[-1].name)
+        item.data["_drawn"].append(p.hand[-1].name)
     names: list[str] = []
     left = [c.name for c in p.hand]
-    for nm in item.data["drawn"]:
+    for nm in item.data["_drawn"]:
         if nm in left:
             left.remove(nm)
             if nm not in names:
