@@ -350,7 +350,16 @@ class Game(GameState):
             labels: list | None = None) -> None:
         """Make ``seat`` choose among ``options`` (``[(action, payload)]``); the
         answer calls ``identity_abilities.<fn>(game, data, payload)``.  An empty
-        option list asks nothing."""
+        option list asks nothing.
+
+        Whether a question is asked must depend on public information only (with
+        ``GameConfig.forced_decisions="shown"`` the order of decisions is public).
+        So an option list built from a hidden zone (a library, a hand, a face-down
+        pile) must include PASS ("find nothing", "done"), or, for a choice that
+        must be made when a card qualifies, be PASS alone when none does: an
+        empty list, which asks nothing, would tell what the zone holds (The
+        Depths Caller, He Who Comes To Save The Day, The Corrupted Regent).  With
+        "auto" a PASS-only question is taken at once."""
         if not options:
             return
         self.decision = Decision(seat, kind, options, "_h_call", (fn, data), prompt, labels)
