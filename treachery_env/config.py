@@ -138,8 +138,12 @@ class GameConfig:
             a single-option one included, and every seat still in the game gets a
             PRIORITY decision each time it receives priority, so the order in
             which seats decide depends only on public information and public
-            actions: what :func:`treachery_env.parallel_env` uses, where every seat
-            steps at every decision of any seat.  More decisions a game (about
+            actions (but for what the rules make so: the game ends, and a team
+            loses, on hidden roles, revealed as it happens, CR 907.7, 907.9; and
+            a spell cast from hand is logged once its X and targets are chosen,
+            no other seat deciding in between): what
+            :func:`treachery_env.parallel_env` uses, where every seat steps at
+            every decision of any seat.  More decisions a game (about
             5.5 times as many in a default 5-player game of random play:
             ``python -m treachery_env.benchmark --forced auto shown``).
         mulligans: "london" (default): before the first turn each player, the
