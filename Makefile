@@ -63,10 +63,11 @@ demo: install
 	$(BIN)/python -m treachery_env.demo --players 5 --seed 0
 
 # throughput: agent-steps/s and games/s through the engine, raw_env and env, clone() µs, memory of 1 and 64
-# games; then heuristic and belief decisions/s and µs (mean, p95), and a 2-turn heuristic playout in ms
+# games; then heuristic and belief decisions/s and µs (mean, p95), their decisions a game and a turn, and a
+# 2-turn heuristic playout in ms; every row with table talk and without
 bench: install
 	$(BIN)/python -m treachery_env.benchmark --players 5 --seconds 10 --windows full main --talk structured none
-	$(BIN)/python -m agents.benchmark --players 5 --seconds 10
+	$(BIN)/python -m agents.benchmark --players 5 --seconds 10 --talk structured none
 
 # the peer table with our envs in the same run (needs the team's ../shared checkout beside this one;
 # installs the bench extra: rlcard, open_spiel, pygame, shimmy)

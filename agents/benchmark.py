@@ -6,8 +6,11 @@
   environment drives them (each decision gets the seat's mask and
   ``{"view": ...}`` from the game's :class:`~treachery_env.view.ViewBuilder`;
   a ``policy:`` bot also its encoded observation).  Prints decisions per
-  second of whole games (engine included) and the mean and 95th-percentile
-  µs of one decision: building the seat's view (and observation) plus ``act``.
+  second of whole games (engine included), the mean and 95th-percentile
+  µs of one decision (building the seat's view, and observation, plus
+  ``act``), and how many decisions the bots took a game and a turn (the
+  mulligans' count in the first turn's), which table talk changes
+  (``--talk``: a bot that talks takes more decisions a turn).
 * **Playouts**: from mid-game states (random legal play to turn 8,
   :func:`treachery_env.benchmark.midgame_states`), ``clone()`` the game and
   play two more turns with heuristic bots in every seat: the unit of work of
@@ -18,6 +21,7 @@ Usage::
     python -m agents.benchmark                    # 5 players, 10 s per row
     python -m agents.benchmark --players 4 8 --seconds 5
     python -m agents.benchmark --bots heuristic policy:checkpoints/flagship/policy.pt
+    python -m agents.benchmark --talk structured none   # decisions a turn with table talk and without
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import time
 import numpy as np
 
 from treachery_env import GameConfig
+from treachery_env.config import TALK_MODES
 from treachery_env.benchmark import midgame_states
 from treachery_env.engine import Game
 from treachery_env.view import ViewBuilder
@@ -54,14 +59,16 @@ def run_decisions(cfg: GameConfig, seconds: float, seed: int = 0, bot: str = "he
     """``bot`` (an :func:`agents.make` spec) in every seat, whole games, for ``seconds``.
 
     Returns:
-        ``{"decisions", "games", "seconds", "decisions_per_s", "us_per_decision",
-        "p95_us"}``: decisions per second of whole games (engine included), the
-        mean and the 95th-percentile µs of one decision's view and ``act`` (and the
-        encoded observation for a ``policy:`` bot).
+        ``{"decisions", "games", "turns", "seconds", "decisions_per_s", "us_per_decision",
+        "p95_us", "decisions_per_game", "decisions_per_turn"}``: decisions per second of
+        whole games (engine included), the mean and the 95th-percentile µs of one
+        decision's view and ``act`` (and the encoded observation for a ``policy:`` bot),
+        and the decisions a game and a turn (``turns``: the games' turns, a game's
+        ``Game.turn`` at its end; the mulligans before the first turn count in it).
     """
     from . import make
     observe = bot.startswith("policy:")
-    decisions = games = 0
+    decisions = games = turns = 0
     times: list[float] = []
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < seconds:
@@ -74,9 +81,12 @@ def run_decisions(cfg: GameConfig, seconds: float, seed: int = 0, bot: str = "he
             times.append(_decide(g, views, bots, observe))
             decisions += 1
         games += 1
+        turns += g.turn
     dt = time.perf_counter() - t0
-    return {"decisions": decisions, "games": games, "seconds": dt, "decisions_per_s": decisions / dt,
-            "us_per_decision": float(np.mean(times)) * 1e6, "p95_us": float(np.percentile(times, 95)) * 1e6}
+    return {"decisions": decisions, "games": games, "turns": turns, "seconds": dt,
+            "decisions_per_s": decisions / dt, "us_per_decision": float(np.mean(times)) * 1e6,
+            "p95_us": float(np.percentile(times, 95)) * 1e6, "decisions_per_game": decisions / games,
+            "decisions_per_turn": decisions / max(turns, 1)}
 
 
 def run_playouts(cfg: GameConfig, seconds: float, seed: int = 0, turns: int = 2, states: int = 50) -> dict:
@@ -112,28 +122,34 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--bots", nargs="+", default=["heuristic", "belief"], metavar="SPEC",
                     help="bots whose decisions are timed, agents.make specs (default heuristic belief)")
+    ap.add_argument("--talk", nargs="+", default=[GameConfig().talk], choices=list(TALK_MODES),
+                    help="table talk modes to measure: structured and/or none (default structured)")
     a = ap.parse_args(argv)
     if not a.seconds > 0:
         ap.error(f"--seconds must be > 0, got {a.seconds}")
     from . import check_table, make
     for n in a.players:
         try:
-            cfg = GameConfig(num_players=n)
-            for bot in a.bots:
-                check_table(make(bot, seed=0), bot, n, cfg)
+            for talk in a.talk:
+                cfg = GameConfig(num_players=n, talk=talk)
+                for bot in a.bots:
+                    check_table(make(bot, seed=0), bot, n, cfg)
         except ValueError as e:
             ap.error(str(e))
     w = max(9, *(len(b) for b in a.bots))
-    print(f"{'players':>7} {'bot':>{w}} {'decisions/s':>12} {'µs/decision (view+act)':>23} {'p95 µs':>8} "
-          f"{'2-turn playout ms':>18} {'decisions/playout':>18}   (default game; playouts: heuristic)")
+    print(f"{'players':>7} {'talk':<10} {'bot':>{w}} {'decisions/s':>12} {'µs/decision (view+act)':>23} "
+          f"{'p95 µs':>8} {'decisions/game':>15} {'decisions/turn':>15} {'2-turn playout ms':>18} "
+          f"{'decisions/playout':>18}   (default game but for talk; playouts: heuristic)")
     for n in a.players:
-        cfg = GameConfig(num_players=n)
-        p = run_playouts(cfg, a.seconds, a.seed)
-        for i, bot in enumerate(a.bots):
-            h = run_decisions(cfg, a.seconds, a.seed, bot)
-            tail = f"{p['ms_per_playout']:>18.2f} {p['decisions_per_playout']:>18.0f}" if i == 0 else ""
-            print(f"{n:>7} {bot:>{w}} {h['decisions_per_s']:>12,.0f} {h['us_per_decision']:>23.0f} "
-                  f"{h['p95_us']:>8.0f} {tail}")
+        for talk in a.talk:
+            cfg = GameConfig(num_players=n, talk=talk)
+            p = run_playouts(cfg, a.seconds, a.seed)
+            for i, bot in enumerate(a.bots):
+                h = run_decisions(cfg, a.seconds, a.seed, bot)
+                tail = f"{p['ms_per_playout']:>18.2f} {p['decisions_per_playout']:>18.0f}" if i == 0 else ""
+                print(f"{n:>7} {talk:<10} {bot:>{w}} {h['decisions_per_s']:>12,.0f} {h['us_per_decision']:>23.0f} "
+                      f"{h['p95_us']:>8.0f} {h['decisions_per_game']:>15,.0f} {h['decisions_per_turn']:>15.1f} "
+                      f"{tail}")
 
 
 if __name__ == "__main__":

@@ -40,6 +40,9 @@ def test_drivers_count_whole_games_and_decisions():
     for bot in ("heuristic", "belief"):
         h = run_decisions(cfg, 0.01, bot=bot)
         assert h["games"] >= 1 and h["decisions"] >= h["games"] and h["us_per_decision"] > 0 and h["p95_us"] > 0
+        assert h["games"] <= h["turns"] <= 6 * h["games"]
+        assert h["decisions_per_game"] == h["decisions"] / h["games"]
+        assert h["decisions_per_turn"] == h["decisions"] / h["turns"]
     p = run_playouts(GameConfig(num_players=4), 0.01, states=2)
     assert p["playouts"] >= 1 and p["decisions_per_playout"] > 0
 
@@ -53,7 +56,10 @@ def test_command_lines_print_their_tables(capsys):
     assert [r[3] for r in rows] == ["auto", "auto", "shown", "shown"]
     agents_bench_main(["--players", "4", "--seconds", "0.01"])
     out = capsys.readouterr().out
-    assert "decisions/s" in out and "heuristic" in out and "belief" in out
+    assert "decisions/s" in out and "decisions/turn" in out and "heuristic" in out and "belief" in out
+    agents_bench_main(["--players", "4", "--seconds", "0.01", "--bots", "heuristic", "--talk", "structured", "none"])
+    rows = [ln.split() for ln in capsys.readouterr().out.splitlines()[1:]]
+    assert [r[:3] for r in rows] == [["4", "structured", "heuristic"], ["4", "none", "heuristic"]]
 
 
 def test_the_bots_benchmark_times_a_trained_policy_and_refuses_bad_bots(policy_4p, capsys):
@@ -68,8 +74,8 @@ def test_the_bots_benchmark_times_a_trained_policy_and_refuses_bad_bots(policy_4
     finally:
         torch.set_num_threads(threads)          # a policy bot sets torch to one thread
     rows = [ln.split() for ln in capsys.readouterr().out.splitlines()[1:]]
-    assert len(rows) == 1 and rows[0][:2] == ["4", f"policy:{policy_4p}:greedy"]
-    assert float(rows[0][2].replace(",", "")) > 0 and float(rows[0][3]) > 0
+    assert len(rows) == 1 and rows[0][:3] == ["4", "structured", f"policy:{policy_4p}:greedy"]
+    assert float(rows[0][3].replace(",", "")) > 0 and float(rows[0][4]) > 0
     h = run_decisions(GameConfig(num_players=4, max_turns=4), 0.01, bot=f"policy:{policy_4p}")
     assert h["games"] >= 1 and h["decisions"] >= h["games"]
     for bad, phrase in ((["--players", "5", "--bots", f"policy:{policy_4p}"], "trained for 4-player tables"),

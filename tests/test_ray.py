@@ -22,7 +22,7 @@ from agents.base import BaseAgent, legal_actions
 from agents.play import BotError
 from training import cli
 from training.config import TrainConfig
-from training.evaluate import _json_default, evaluate
+from training.evaluate import _json_default, evaluate, render_markdown
 from treachery_env import GameConfig
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,6 +65,11 @@ def test_evaluate_on_ray_gives_the_results_of_worker_processes(ray_local, policy
     assert on_ray["games"] == local["games"]
     assert _comparable(on_ray) == _comparable(local)
     assert on_ray["timing"]["ray"] is True and "ray" not in local["timing"]
+    # the seconds spent connecting (this process is connected already: next to none), said with the wall time
+    assert 0 <= on_ray["timing"]["ray_connect_s"] < on_ray["timing"]["wall_s"]
+    assert "ray_connect_s" not in local["timing"]
+    assert "Ray task(s) at a time (0.0 s of it connecting to Ray)." in render_markdown(on_ray)
+    assert "connecting to Ray" not in render_markdown(local)
     sha = sha256_of(policy_4p)
     assert on_ray["meta"]["entrants"][2]["sha256"] == sha
     assert (Path(tempfile.gettempdir()) / "treachery-ray" / f"{sha}.pt").read_bytes() == Path(policy_4p).read_bytes()

@@ -297,7 +297,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     import agents
 
     from .evaluate import (deals_text, deduction_table, entrants_from_specs, evaluate, game_text, gate_table,
-                           social_tables, variants_text)
+                           ray_connect_text, social_tables, variants_text)
     from .interrupts import Terminated, catch_sigterm, restore_sigterm
     from .ray_workers import RayFailure           # (imports no Ray)
 
@@ -355,7 +355,7 @@ def _evaluate(args: argparse.Namespace) -> int:
           f"{variants_text(m['config'])} (game: {game_text(m['config'])}): "
           f"{s['truncated']} truncated, {s['draws']} draws, "
           f"{res['timing']['wall_s']:.1f} s on {args.workers} "
-          f"{'Ray task(s) at a time' if args.ray is not None else 'worker(s)'}")
+          f"{'Ray task(s) at a time' if args.ray is not None else 'worker(s)'}{ray_connect_text(res['timing'])}")
     _print_win_tables(res)
     for table in (deduction_table(res), gate_table(res), social_tables(res)):
         if table:

@@ -183,6 +183,7 @@ __all__ = [
     "render_markdown", "write_results", "atomic_write_bytes", "WINRATE_INTERVALS", "per_role_table", "substitution_table", "format_delta",
     "beats_in_every_role", "social_tables", "gate_table", "deduction_table", "deduction_unit", "format_mean", "paired_delta", "read_results",
     "Outcome", "pool_results", "shard_deals", "deals_text", "VARIANT_FIELDS", "variants_text", "refuse_held_results",
+    "ray_connect_text",
 ]
 
 ROLES = (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)
@@ -1628,7 +1629,9 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
             shards played apart and pooled (:func:`pool_results`) are the whole tournament.
         ray_address: play the games on Ray (:func:`run_tasks`; None: local processes): the
             results are those of local workers for the same seed (apart from timing,
-            where ``timing["ray"]`` is true).  Policy checkpoints and bots of one's own
+            where ``timing["ray"]`` is true and ``timing["ray_connect_s"]`` is the part of
+            ``timing["wall_s"]`` spent connecting to Ray: starting a local Ray, or joining a
+            running one; ~0 when this process was connected already).  Policy checkpoints and bots of one's own
             travel to the workers (:mod:`training.ray_workers`).
         roles: substitution only: role names (``["assassin"]``); the candidates take
             only the seats dealt those roles (:func:`substitution_schedule`) in the
@@ -1746,6 +1749,11 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
                  f"played, {played} game{'' if played == 1 else 's'} a deal" if role_values else "") + ")",
               file=sys.stderr)
     t0 = time.perf_counter()
+    connect_s = None
+    if ray_address:             # connected here (run_tasks keeps the connection), so its seconds are known
+        from . import ray_workers
+        ray_workers.connect(ray_address)
+        connect_s = time.perf_counter() - t0
     records = run_tasks(tasks, config, workers=workers, record_beliefs=record_beliefs, progress=progress,
                         observer=observer, ray_address=ray_address, lockstep=lockstep)
     wall = time.perf_counter() - t0
@@ -1765,6 +1773,7 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
     res["timing"]["workers"] = workers
     if ray_address:
         res["timing"]["ray"] = True
+        res["timing"]["ray_connect_s"] = connect_s
     if out_dir is not None:
         write_results(res, out_dir)
     return res
@@ -2030,6 +2039,14 @@ def social_tables(res: dict) -> str:
     return "\n".join(out).rstrip("\n")
 
 
+def ray_connect_text(timing: dict) -> str:
+    """`` (3.5 s of it connecting to Ray)`` for a result played on Ray that records the seconds
+    its connection took (``timing["ray_connect_s"]``: starting a local Ray, or joining a running
+    one); ``""`` otherwise (local workers, a result from before it was recorded)."""
+    s = timing.get("ray_connect_s")
+    return "" if s is None else f" ({s:.1f} s of it connecting to Ray)"
+
+
 def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
     """The report of a result dict as markdown (tables of every metric and
     links to the ``images`` written next to it)."""
@@ -2113,7 +2130,8 @@ def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
             out.append(f"| {lab} | {t['decisions']} | {p50} | {p95} |")
     if "wall_s" in res["timing"]:
         how = "Ray task(s) at a time" if res["timing"].get("ray") else "worker(s)"
-        out.append(f"\nWall time {res['timing']['wall_s']:.1f} s with {res['timing'].get('workers')} {how}.")
+        out.append(f"\nWall time {res['timing']['wall_s']:.1f} s with {res['timing'].get('workers')} {how}"
+                   f"{ray_connect_text(res['timing'])}.")
     images = list(images)
     if images:
         out += [""] + [f"![{Path(i).stem}]({i})" for i in images]
