@@ -880,6 +880,9 @@ def test_chaos_wielder_cascade_on_named_type():
     assert [it.key for it in g.stack] == ["", "cascade"]
     resolve_all(g)                                         # cascade: Wastes, Murder exiled; Shock hit
     assert g.decision.kind == DecisionKind.YES_NO and g.decision.seat == 2
+    # CR 702.85a: exiled face up, so public: the log names them, in order, with the hit
+    (ev,) = [e for e in g.log if e["event"] == "cascade"]
+    assert (ev["card"], ev["exiled"], ev["to"]) == ("Shock", ["Wastes", "Murder"], None)
     g.step(g.layout.CHOICE)                                # cast it
     target_player(g, 3)
     lib_names = [c.name for c in g.players[2].library]
@@ -1251,6 +1254,10 @@ def test_oneiromancer_exiles_top_x_and_casts_one_free_each_turn():
     resolve_all(g)
     pile = p.identity.data["dream"]
     assert sorted(c.name for _, c in pile) == ["Deep Study", "Lightning Strike", "Murder", "Shock", "Wastes"]
+    # whose library each card left is public (the library sizes are), the cards are not
+    exiled = [e for e in g.log if e["event"] == "exile_face_down"]
+    assert sorted((e["owner"], e["n"]) for e in exiled) == [(s, 1) for s in range(5)]
+    assert all("card" not in e and "cards" not in e for e in exiled)
     assert all(len(q.library) == 4 and q.library[-1].name == "Grove Bear" for q in g.players)
     assert all(c not in q.exile for q in g.players for _, c in pile)   # face down, kept by the identity
     ab = g.layout.IDENTITY_AB
@@ -1261,6 +1268,7 @@ def test_oneiromancer_exiles_top_x_and_casts_one_free_each_turn():
     # not its turn: only the instants can be cast; lands never
     assert sorted(g.decision.labels) == ["Lightning Strike", "Shock"]
     pick(g, lambda k: pile[k][1].name == "Lightning Strike")
+    assert [(e["card"], e["owner"]) for e in g.log if e["event"] == "cast_from_exile"] == [("Lightning Strike", 1)]
     target_player(g, 2)                                    # the spell's target
     assert g.decision.kind == DecisionKind.TARGET           # the reflexive trigger's target
     target_player(g, 3)
@@ -1269,6 +1277,7 @@ def test_oneiromancer_exiles_top_x_and_casts_one_free_each_turn():
     assert g.players[2].life == 37
     assert [c.name for c in g.players[1].graveyard] == ["Lightning Strike"]   # its owner's graveyard
     assert len(g.players[3].library) == 3 and any(c.name == "Grove Bear" and s == 3 for s, c in pile)
+    assert [e["owner"] for e in g.log if e["event"] == "exile_face_down"][-1] == 3     # the reflexive trigger's
     give_priority(g, 4)
     assert not ab_offered(g, 4)                     # once each turn
     g.turn += 1

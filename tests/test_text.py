@@ -169,7 +169,7 @@ SAMPLE = {
     "first_strike": True, "to_players": {"2": 3}, "creature": 5, "planeswalker": 9, "loyalty": 5, "ability": 0,
     "cost": 1, "key": "etb", "count": 1, "mulligans": 1, "hand": 6, "bottom": 1, "partner": 3, "broken_by": [1],
     "subject": 3, "kind": "accuse", "role": "assassin", "card_type": "creature", "until": "cleanup", "kept": 5,
-    "permanent": "Grove Bear", "owner": 2, "total": 4, "to_seat": 0, "what": "damage",
+    "permanent": "Grove Bear", "owner": 2, "exiled": ["Wastes", "Murder"], "total": 4, "to_seat": 0, "what": "damage",
     "choice": "lose half your life, rounded up", "mode": "white: create four 1/1 Soldier tokens", "modes": [0, 1],
     "results": [3, 6], "identities": ["The Seer", "The Demon"], "moved": [1, 2], "max_mv": 3, "tapped": True,
     "token": "Treasure", "stun": 1, "position": 3, "victim": 3, "previous": 2, "roles": [1, 2],

@@ -1538,7 +1538,8 @@ _EVENTS: dict = {
     # spells and abilities (CR 601-608)
     "land": lambda e, who: f"{who} plays a land",
     "cast": _ev_cast,
-    "cast_from_exile": lambda e, who: f"{who} casts {e['card']} from exile{_from(e)}",
+    "cast_from_exile": lambda e, who: (f"{who} casts {e['card']} from exile" + (f" (P{e['owner']}'s card)" if "owner" in e
+                                                                                else "") + _from(e)),
     "cast_from_graveyard": lambda e, who: (f"{who} casts {e['card']} from "
                                            + (f"P{e['owner']}'s graveyard" if "owner" in e else "a graveyard")
                                            + _from(e)),
@@ -1556,7 +1557,8 @@ _EVENTS: dict = {
     "spell_exiled": lambda e, who: f"{who}'s {e['card']} is exiled from the stack",
     "exile_spell": lambda e, who: f"{who}'s {e['card']} is exiled; its counterer may cast it for free{_from(e)}",
     "chaos_type": lambda e, who: f"{who} names {e['card_type']}: their {e['card_type']} spells have cascade this turn",
-    "cascade": lambda e, who: f"{who} cascades into {e['card']}",
+    "cascade": lambda e, who: (f"{who} cascades into {e['card'] or 'nothing'}"
+                               + (f", exiling {_names(e['exiled'])} first" if e.get("exiled") else "")),
     "mode": lambda e, who: f"{who} chooses{_from(e)}: {e['mode']}",
     "modes": _ev_modes,
     "villainous_choice": lambda e, who: f"{who} chooses: {e['choice']}",
@@ -1653,7 +1655,8 @@ _EVENTS: dict = {
                                   "third from the top"),
     "exile_card": lambda e, who: f"{who}'s {e['card']} is exiled from their {e['zone']}",
     "exile_top": lambda e, who: f"{who} exiles the top card of their library: {e['card']}{_from(e)}",
-    "exile_face_down": lambda e, who: f"{who} exiles {_cards(e['n'])} face down",
+    "exile_face_down": lambda e, who: (f"{who} exiles {_cards(e['n'])} face down"
+                                       + (f" from P{e['owner']}'s library" if "owner" in e else "")),
     "graveyard_exiled": lambda e, who: f"{who}'s graveyard ({_cards(e['n'])}) is exiled",
     "may_play_from_graveyard": lambda e, who: f"{who} may play {e['card']} from their graveyard this turn",
     "cleaner_not_own_turn": lambda e, who: f"{who}'s The Cleaner does nothing: it is not their turn",

@@ -71,6 +71,8 @@ def _cascade_on_cast(game: "Game", idc: "IdentityCard", item: "StackItem") -> No
 
 
 def _cascade_resolve(game: "Game", item: "StackItem") -> None:
+    """CR 702.85a: the cards are exiled face up, so the log names them (``exiled``, in
+    the order exiled) with the hit (``card``; None when the library ran out first)."""
     seat = item.controller
     p = game.players[seat]
     exiled = []
@@ -81,10 +83,10 @@ def _cascade_resolve(game: "Game", item: "StackItem") -> None:
             hit = c
             break
         exiled.append(c)
+    game._log("cascade", seat=seat, card=None if hit is None else hit.name, exiled=[c.name for c in exiled])
     if hit is None:
         _cascade_bottom(game, seat, exiled)
         return
-    game._log("cascade", seat=seat, card=hit.name)
     L = game.layout
     if game.castable_targets(seat, hit):
         game.ask(seat, 12, [(L.CHOICE + 0, True), (L.PASS, False)], "_cascade_cast", (seat, hit, exiled),

@@ -105,10 +105,11 @@ def _oneiro_unveil(game: "Game", item: "StackItem") -> None:
     pile = idc.data.setdefault("dream", [])
     for s in game._apnap():
         lib = game.players[s].library
-        for _ in range(min(item.x, len(lib))):
+        k = min(item.x, len(lib))
+        for _ in range(k):
             pile.append((s, lib.pop()))
-    if pile:
-        game._log("exile_face_down", seat=item.controller, n=len(pile))
+        if k:       # from whose library is public, as the library sizes are
+            game._log("exile_face_down", seat=item.controller, n=k, owner=s)
 
 
 def _oneiro_castable(game: "Game", seat: int) -> list:
@@ -141,7 +142,7 @@ def _oneiro_cast(game: "Game", item: "StackItem", k: int) -> None:
     seat = item.controller
     idc = game.players[seat].identity
     owner, card = idc.data["dream"].pop(k)
-    game._log("cast_from_exile", seat=seat, card=card.name)
+    game._log("cast_from_exile", seat=seat, card=card.name, owner=owner)
     item.data["skip"] = True
     reflex = StackItem(game._new_uid(), "trigger", seat, source=idc.name, key="_oneiro_reflex", identity_source=True)
     reflex.data["resolve"] = "_oneiro_reflex"
@@ -156,7 +157,7 @@ def _oneiro_reflex(game: "Game", item: "StackItem") -> None:
         lib = game.players[s].library
         if lib:
             idc.data.setdefault("dream", []).append((s, lib.pop()))
-            game._log("exile_face_down", seat=item.controller, n=1)
+            game._log("exile_face_down", seat=item.controller, n=1, owner=s)
 
 
 def _oneiro_noop(game: "Game", item: "StackItem") -> None:
