@@ -127,6 +127,12 @@ class GameConfig:
             step and after attackers or blockers are declared (plus whenever
             the stack is not empty) -- the engine's game before issue #11,
             fewer decisions and faster.
+        mulligans: "london" (default): before the first turn each player, the
+            starting player first and then in turn order, keeps or takes a
+            mulligan; a kept hand after N mulligans puts N - 1 cards on the
+            bottom of the library (CR 103.5 London mulligan; 103.5c: the first
+            mulligan is free in multiplayer); "none": the opening hands are
+            kept as dealt (the engine's game before issue #11 section 2).
         forced_decisions: what happens to a decision with a single legal action
             (CR 117.3: every player receives priority; most of the time the only
             thing one can do with it is pass).  "auto" (default; DESIGN section 4):
@@ -146,17 +152,12 @@ class GameConfig:
             every decision of any seat.  More decisions a game (about
             5.5 times as many in a default 5-player game of random play:
             ``python -m treachery_env.benchmark --forced auto shown``).
-        mulligans: "london" (default): before the first turn each player, the
-            starting player first and then in turn order, keeps or takes a
-            mulligan; a kept hand after N mulligans puts N - 1 cards on the
-            bottom of the library (CR 103.5 London mulligan; 103.5c: the first
-            mulligan is free in multiplayer); "none": the opening hands are
-            kept as dealt (the engine's game before issue #11 section 2).
         concession: who may concede as an action (the CONCEDE action, CR
             104.3a): False (default: nobody; bots and training never see it),
             True (every seat), or a list of seats (e.g. the person's seat in
             ``treachery play``; the bots' seats never see the action).  The
-            action is added to every shown decision (two or more options) of
+            action is added to every shown decision (two or more options, any with
+            forced_decisions="shown") of
             such a seat.  ``Game.concede`` works for every seat regardless.
         talk: table talk (TR: "Table talk is part of the game"; see
             :mod:`treachery_env.engine.talk`): "structured" (default) lets
