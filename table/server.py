@@ -1088,6 +1088,11 @@ def serve_cli(args: argparse.Namespace) -> int:
         created = None
         if args.seats:
             seats = lobby.check_seats(args.seats.split(","), CLI_FIELDS["seats"], trusted=True)
+            for spec in dict.fromkeys(s for s in seats if s != HUMAN):     # a bad bot before the seat count
+                try:
+                    _check_bot(spec)
+                except ValueError as err:
+                    raise ValueError(f"{CLI_FIELDS['seats']}: {err}") from None
             config = game_config_from_args(args, num_players=len(seats), names=CLI_FIELDS)
             created = lobby.open(seats, config, args.seed, names=CLI_FIELDS)
         sock = _bind(host, args.port)

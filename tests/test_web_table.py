@@ -246,6 +246,7 @@ def test_serve_refuses_bad_options_in_one_line(tmp_path, capsys):
             (["--seats", "human,random,random,random", "--game", "throne_magic", "--variant", "simple_roles"],
              "--variant: is a Treachery option"),
             (["--seats", "human,nosuchbot,random,random"], "--seats: unknown agent 'nosuchbot'"),
+            (["--seats", "human,nosuchbot"], "--seats: unknown agent 'nosuchbot'"),    # before the count
             (["--seats", "human,human,human"], "the number of --seats: must be an int from 4 to 12"),
             (["--seats", "human,random,random,random", "--variant", "chess"], "--variant: "),
             (["--bot", "policy:/nonexistent.pt"], "--bot policy:/nonexistent.pt: "),
