@@ -14,6 +14,7 @@ import treachery_env
 from treachery_env import GameConfig
 from treachery_env.engine import Game
 from treachery_env.engine.state import DecisionKind
+from treachery_env.view import seat_view
 
 from test_information_sets import _permute_hidden
 
@@ -208,3 +209,40 @@ def test_a_seat_with_a_single_option_in_the_shown_game_sees_a_mask_of_one():
             return
         env.step(int(np.flatnonzero(obs["action_mask"])[0]))
     raise AssertionError("no single-option decision in 200 steps")
+
+
+def test_a_spell_is_named_to_every_seat_before_its_caster_s_x_and_targets_in_the_parallel_form():
+    """CR 601.2a in the parallel form ("shown", every seat stepping at every decision): the step
+    that begins a cast logs the public ``casting`` event naming the card, its caster and its zone,
+    and every seat's view holds it; the decisions that follow until the spell becomes cast (the
+    ``cast`` event, CR 601.2i) are its caster's own X and targets, nobody else's."""
+    par = treachery_env.parallel_env(num_players=5, max_turns=12, view_in_info=False)
+    rng = random.Random(11)
+    casts = between = 0
+    for seed in range(3):
+        obs, _ = par.reset(seed=seed)
+        g = par.unwrapped.game
+        casting = None                  # the open casting event: announced, not yet cast
+        while par.agents:
+            (agent,) = [a for a in par.agents if obs[a]["action_mask"].any()]
+            seat = par.possible_agents.index(agent)
+            if casting is not None:
+                assert seat == casting["seat"] and g.decision.kind in (DecisionKind.NUMBER, DecisionKind.TARGET)
+                between += 1
+            start = len(g.log)
+            move = int(rng.choice(np.flatnonzero(obs[agent]["action_mask"])))
+            obs, *_ = par.step({a: (move if a == agent else 0) for a in par.agents})
+            for e in g.log[start:]:
+                if e["event"] == "casting":
+                    assert casting is None and e["to"] is None and set(e) <= {
+                        "turn", "event", "seat", "card", "zone", "owner", "source", "to"}
+                    casting = e
+                elif e["event"] == "cast":
+                    assert casting is not None and (e["seat"], e["card"]) == (casting["seat"], casting["card"])
+                    casting, casts = None, casts + 1
+            if casting is not None:         # its caster's X or targets next: every seat sees the card
+                assert g.log[-1] is casting
+                for s in range(g.n):
+                    assert casting in [dict(v) for v in seat_view(g, s).events]
+        assert casting is None
+    assert casts >= 10 and between >= 5, (casts, between)

@@ -1268,7 +1268,9 @@ def test_oneiromancer_exiles_top_x_and_casts_one_free_each_turn():
     # not its turn: only the instants can be cast; lands never
     assert sorted(g.decision.labels) == ["Lightning Strike", "Shock"]
     pick(g, lambda k: pile[k][1].name == "Lightning Strike")
-    assert [(e["card"], e["owner"]) for e in g.log if e["event"] == "cast_from_exile"] == [("Lightning Strike", 1)]
+    # CR 601.2a: the card and whose it is are public before its target is chosen
+    assert [(e["card"], e["owner"], e["zone"], e["source"]) for e in g.log if e["event"] == "casting"] == [
+        ("Lightning Strike", 1, "exile", "The Oneiromancer")]
     target_player(g, 2)                                    # the spell's target
     assert g.decision.kind == DecisionKind.TARGET           # the reflexive trigger's target
     target_player(g, 3)

@@ -18,6 +18,7 @@ import pytest
 from treachery_env import cards
 from treachery_env.config import GameConfig
 from treachery_env.engine import PHASES, DecisionKind, Game
+from treachery_env.view import seat_view
 
 from scenario import (PASS, add_creature, attack, events, give_priority, has_priority, make_game,
                       pass_priority_until, refresh, resolve_stack)
@@ -342,6 +343,67 @@ def test_x_spell_chooses_x_up_to_the_mana_available_and_deals_x():
     assert names(g.players[0].graveyard) == ["Blaze"]
 
 
+def _announced(g: Game, start: int, seat: int, card: str, zone: str, owner: int, **more) -> None:
+    """The log's first entry from ``start`` is ``seat``'s public ``casting`` of ``card`` from ``zone``
+    (CR 601.2a), naming nothing else (``more``: the source), and every seat's view shows it."""
+    e = g.log[start]
+    assert e == {"turn": g.turn, "event": "casting", "seat": seat, "card": card, "zone": zone, "owner": owner,
+                 **more, "to": None}
+    for s in range(g.n):
+        assert e in [dict(v) for v in seat_view(g, s).events]
+
+
+def test_a_spell_is_public_from_the_moment_its_casting_begins():
+    """CR 601.2a-c, 601.2i: the card moves to the stack, public, before its caster announces X and
+    chooses targets; it becomes cast (the ``cast`` event, cast triggers) once they are chosen and
+    paid.  Every seat sees the card's name before the caster's first decision, and nobody else
+    decides in between."""
+    g = game(lands=4, hand=["Blaze", "Shock"])
+    start = len(g.log)
+    g.step(g.layout.HAND + 0)
+    _announced(g, start, 0, "Blaze", "hand", 0)
+    assert len(g.log) == start + 1
+    assert not g.stack and g.players[0].lands_tapped == 0     # it joins the stack as it becomes cast
+    deciders = [g.decision.seat]
+    assert deciding(g, DecisionKind.NUMBER, 0)
+    g.step(g.layout.CHOICE + 2)
+    deciders.append(g.decision.seat)
+    assert deciding(g, DecisionKind.TARGET, 0) and [e["event"] for e in g.log[start:]] == ["casting"]
+    g.step(g.target_action(0, ("p", 2)))
+    assert deciders == [0, 0]
+    assert [e["event"] for e in g.log[start:]] == ["casting", "cast"]
+    assert g.log[-1]["x"] == 2 and g.log[-1]["targets"] == [["player", 2]] and g.stack[-1].card.name == "Blaze"
+    # an instant in response, announced too; its only target is Blaze, not itself (CR 115.5), so
+    # the engine takes that single choice and it is cast at once
+    give_priority(g, 1)
+    g.players[1].hand = [cards.card("Negate")]
+    refresh(g)
+    start = len(g.log)
+    g.step(g.layout.HAND + 0)
+    _announced(g, start, 1, "Negate", "hand", 1)
+    assert [e["event"] for e in g.log[start:]] == ["casting", "cast"]
+    assert g.log[-1]["targets"] == [["stack", g.stack[-2].uid, "Blaze"]]
+
+
+def test_a_spell_cast_from_another_player_s_graveyard_is_announced_with_its_zone_and_owner():
+    """CR 601.2a for a card another zone lets a seat cast (``Game.grant_permission``): the
+    announcement names the zone, whose card it is and what allows it, before its target."""
+    g = game(hand=["Wastes"])
+    shock = cards.card("Shock")
+    g.players[3].graveyard.append(shock)
+    g.grant_permission(0, shock, 3, "graveyard", free=True, source="The Lich Queen")
+    refresh(g)
+    start = len(g.log)
+    g.step(g.layout.OTHER + 0)
+    _announced(g, start, 0, "Shock", "graveyard", 3, source="The Lich Queen")
+    assert len(g.log) == start + 1
+    assert deciding(g, DecisionKind.TARGET, 0) and shock not in g.players[3].graveyard
+    g.step(g.target_action(0, ("p", 2)))
+    assert [e["event"] for e in g.log[start:start + 2]] == ["casting", "cast"]
+    resolve_stack(g)
+    assert g.players[3].graveyard[-1] is shock and g.players[2].life == 38       # back to its owner's
+
+
 # ============================================================================= combat
 def test_summoning_sickness_haste_and_defender():
     """CR 302.6 (a creature can't attack unless controlled continuously since your
@@ -608,8 +670,12 @@ def test_commander_cast_from_command_zone_with_tax():
     L = g.layout
     assert p.commander.name == "Kaelen, Warband Chief" and p.commander_zone == "command"
     assert L.COMMANDER in g.legal_actions()
+    start = len(g.log)
     g.step(L.COMMANDER)
     assert p.commander_zone == "stack" and p.lands_tapped == 3 and g.stack[-1].from_zone == "command"
+    # CR 601.2a, 601.2i: announced from the command zone, then cast (a creature spell has no targets)
+    assert [e["event"] for e in g.log[start:]] == ["casting", "cast"]
+    _announced(g, start, 0, "Kaelen, Warband Chief", "command", 0)
     resolve_stack(g)
     kaelen = p.creatures[0]
     assert kaelen.is_commander and p.commander_zone == "battlefield"

@@ -192,10 +192,9 @@ SAMPLE = {
     ("plane_to_bottom", "name"): "Cinder Convergence", ("starting_plane", "name"): "Emberfall Caldera",
     ("planeswalk", "source"): "Emberfall Caldera", ("plane_leaves", "name"): "Bloodmire Fen",
 }
-DYNAMIC = {"'cast_from_' + perm['zone']": ("cast_from_exile", "cast_from_graveyard"),
-           "kind": ("discard", "exile_from_hand")}
+DYNAMIC = {"kind": ("discard", "exile_from_hand")}
 """Event kinds made at run time: the unparsed first argument of ``_log`` -> the kinds it makes
-(``grant_permission`` zones; unveil costs paid with a card, engine/costs.py)."""
+(unveil costs paid with a card, engine/costs.py)."""
 
 
 def _logged() -> list:
@@ -243,6 +242,21 @@ def test_event_sentences():
     assert format_event({"turn": 3, "event": "cast", "seat": 1, "card": "Blaze", "x": 4,
                          "targets": [["creature", 8, "Grove Bear"]], "to": None}) == (
         "P1 casts Blaze (X is 4) targeting Grove Bear")
+    # CR 601.2a: the card, its caster and the zone it comes from, before X and targets
+    casting = {"turn": 3, "event": "casting", "seat": 1, "card": "Blaze", "zone": "hand", "owner": 1, "to": None}
+    assert format_event(casting) == "P1 begins to cast Blaze from their hand"
+    assert format_event(dict(casting, card="Pyra, Storm Sage", zone="command")) == (
+        "P1 begins to cast Pyra, Storm Sage from the command zone")
+    assert format_event(dict(casting, zone="graveyard", owner=3, source="The Sigil Mage")) == (
+        "P1 begins to cast Blaze from P3's graveyard (The Sigil Mage)")
+    assert format_event(dict(casting, zone="exile", source="The Augur")) == (
+        "P1 begins to cast Blaze from exile (The Augur)")
+    assert format_event(dict(casting, zone="exile", owner=0, source="The Spellsnatcher")) == (
+        "P1 begins to cast Blaze from exile (P0's card) (The Spellsnatcher)")
+    assert format_event({"turn": 3, "event": "land", "seat": 2, "to": None}) == "P2 plays a land"
+    assert format_event({"turn": 3, "event": "land", "seat": 2, "card": "Wastes", "zone": "graveyard", "owner": 2,
+                         "source": "The Lich Queen", "to": None}) == (
+        "P2 plays Wastes from their graveyard (The Lich Queen)")
     assert format_event(FrozenDict({"turn": 3, "event": "activate", "seat": 0, "source": "Clue", "targets": (),
                                     "to": None})) == "P0 sacrifices a Clue token to activate it"
     assert format_event({"turn": 3, "event": "attacks", "seat": 1, "to": None,

@@ -19,7 +19,7 @@ from .text import format_event
 
 __all__ = ["play_random_game", "main"]
 
-_QUIET = {"resolve", "draw", "land", "tokens", "pay_life", "gain_life", "lose_life", "unveil_cost",
+_QUIET = {"resolve", "draw", "land", "casting", "tokens", "pay_life", "gain_life", "lose_life", "unveil_cost",
           "activate", "reveal_all"}
 
 

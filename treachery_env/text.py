@@ -1297,6 +1297,28 @@ def _ev_cast(e: Any, who: str) -> str:
     return f"{who} casts {e['card']}{_x(e)}{_targeting(e)}"
 
 
+def _zone_of(e: Any) -> str:
+    """`` from their hand``, `` from P2's graveyard``...: the zone a card being cast, or a
+    land played by a permission, comes from (``zone``; ``owner``, the seat whose zone it is)."""
+    zone = e["zone"]
+    if zone == "command":
+        return " from the command zone"
+    theirs = e.get("owner", e.get("seat")) == e.get("seat")
+    if zone == "exile":
+        return " from exile" if theirs else f" from exile (P{e['owner']}'s card)"
+    return f" from their {zone}" if theirs else f" from P{e['owner']}'s {zone}"
+
+
+def _ev_casting(e: Any, who: str) -> str:
+    return f"{who} begins to cast {e['card']}{_zone_of(e)}{_from(e)}"
+
+
+def _ev_land(e: Any, who: str) -> str:
+    if "card" not in e:                 # from hand: the count of lands is what the game keeps
+        return f"{who} plays a land"
+    return f"{who} plays {e['card']}{_zone_of(e)}{_from(e)}"
+
+
 def _ev_activate(e: Any, who: str) -> str:
     src = e["source"]
     if src in TOKEN_ABILITIES:
@@ -1536,13 +1558,9 @@ _EVENTS: dict = {
     "cant_lose": lambda e, who: f"{who} can't lose the game this way{_from(e)}",
     "loss_becomes_win": lambda e, who: f"{who} would lose the game but wins instead{_from(e)}",
     # spells and abilities (CR 601-608)
-    "land": lambda e, who: f"{who} plays a land",
-    "cast": _ev_cast,
-    "cast_from_exile": lambda e, who: (f"{who} casts {e['card']} from exile" + (f" (P{e['owner']}'s card)" if "owner" in e
-                                                                                else "") + _from(e)),
-    "cast_from_graveyard": lambda e, who: (f"{who} casts {e['card']} from "
-                                           + (f"P{e['owner']}'s graveyard" if "owner" in e else "a graveyard")
-                                           + _from(e)),
+    "land": _ev_land,
+    "casting": _ev_casting,             # CR 601.2a: the card is on the stack, public, before X and targets
+    "cast": _ev_cast,                   # CR 601.2i: it becomes cast
     "activate": _ev_activate,
     "loyalty": lambda e, who: (f"{who} activates {_named(e, 'planeswalker')} ({e['cost']:+d}, loyalty now "
                                f"{e['loyalty']}){_targeting(e)}"),

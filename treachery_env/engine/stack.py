@@ -21,12 +21,35 @@ class StackMixin:
     """The stack (CR 405, 601, 602, 608): methods of :class:`~treachery_env.engine.game.Game`."""
 
     def _begin_cast(self, seat: int, card: CardDef, zone: str, extra: int = 0, free: bool = False,
-                    owner: int | None = None) -> None:
-        """CR 601.2: move the card to the stack, choose X and targets, pay.
-        ``free``: without paying its mana cost (X is 0, CR 601.2b/107.3b)."""
+                    owner: int | None = None, source: str = "") -> None:
+        """CR 601.2: ``seat`` begins to cast ``card``, which its caller has taken from
+        ``zone`` (``"hand"``, ``"command"``, ``"exile"``, ``"graveyard"``; ``owner``'s,
+        default ``seat``'s), then chooses X and targets, pays, and the spell becomes
+        cast (:meth:`_op_finish_cast`).  ``free``: without paying its mana cost (X is
+        0, CR 601.2b/107.3b); ``source``: the identity or permission that lets it be
+        cast from there, if any.
+
+        CR 601.2a: the card is on the stack, face up, from the moment its casting
+        begins, so the public ``casting`` event (``seat``, ``card``, ``zone``,
+        ``owner``, ``source`` when there is one) is logged here, before any choice:
+        every seat knows what is being cast before its caster's X and target
+        decisions.  It is the only announcement on every path (from hand, the
+        commander, a permission, an identity's free cast, cascade); a copy is never
+        cast (CR 707.10) and never comes here.  The ``cast`` event and the cast
+        triggers (CR 601.2i) still come when the spell becomes cast.
+
+        The item joins ``game.stack`` only then: between the two events the only
+        decisions are its caster's own X and targets (``choose_x``,
+        ``choose_target``, queued in front of everything else), no player receives
+        priority and nothing reads the stack but the target choice, so a spell
+        can't be chosen as its own target (CR 115.5) and whatever reads the stack
+        sees finished objects only; a caster who leaves the game meanwhile (a
+        concession) takes the card out of the game in ``_op_finish_cast``."""
         item = StackItem(self._new_uid(), "spell", seat, card)
         item.from_zone = zone
         item.owner = seat if owner is None else owner
+        self._log("casting", seat=seat, card=card.name, zone=zone, owner=item.owner,
+                  **({"source": source} if source else {}))
         item.data["free"] = free
         item.data["extra"] = extra
         ops: list = []
@@ -131,12 +154,13 @@ class StackMixin:
         zone = self._permission_zone(perm)
         card = perm["card"]
         zone.remove(next(c for c in zone if c is card))
-        self._log("cast_from_" + perm["zone"], seat=seat, card=card.name, source=perm["source"])
         if card.is_land:
             p.lands += 1
             p.land_played = True
+            self._log("land", seat=seat, card=card.name, zone=perm["zone"], owner=perm["owner"],
+                      **({"source": perm["source"]} if perm["source"] else {}))
             return
-        self._begin_cast(seat, card, perm["zone"], free=perm["free"], owner=perm["owner"])
+        self._begin_cast(seat, card, perm["zone"], free=perm["free"], owner=perm["owner"], source=perm["source"])
 
     def _token_ability_ok(self, seat: int, name: str, avail: int, sorcery: bool) -> bool:
         p = self.players[seat]

@@ -105,7 +105,7 @@ def _cascade_cast(game: "Game", data: tuple, yes: bool) -> None:
     seat, card, exiled = data
     if yes:
         _cascade_bottom(game, seat, exiled)
-        game._begin_cast(seat, card, "exile", free=True)
+        game._begin_cast(seat, card, "exile", free=True, source="The Chaos Wielder")
     else:
         _cascade_bottom(game, seat, exiled + [card])
 
@@ -245,10 +245,9 @@ def _sigil_cast(game: "Game", data: tuple, choice: Any) -> None:
         return
     owner, card = choice
     game.players[owner].graveyard.remove(card)
-    game._log("cast_from_graveyard", seat=seat, card=card.name, owner=owner)
     # the second card is offered once the first is on the stack
     game.then(("call", "_sigil_offer", seat, left - 1))
-    game._begin_cast(seat, card, "graveyard", free=True, owner=owner)
+    game._begin_cast(seat, card, "graveyard", free=True, owner=owner, source="The Sigil Mage")
 
 
 register(IdentityImpl("The Sigil Mage", on_unveil="_sigil_unveil"))

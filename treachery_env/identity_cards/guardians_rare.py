@@ -154,8 +154,7 @@ def _augur_cast(game: "Game", data: tuple, yes: bool) -> None:
     if not yes or p.has_lost or idx >= len(p.exile) or p.exile[idx].name != name:
         return
     card = p.exile.pop(idx)
-    game._log("cast_from_exile", seat=s, card=card.name, source="The Augur")
-    game._begin_cast(s, card, "exile", free=True)
+    game._begin_cast(s, card, "exile", free=True, source="The Augur")
 
 
 register(IdentityImpl("The Augur", on_unveil="_augur_unveil",

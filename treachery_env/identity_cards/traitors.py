@@ -142,13 +142,12 @@ def _oneiro_cast(game: "Game", item: "StackItem", k: int) -> None:
     seat = item.controller
     idc = game.players[seat].identity
     owner, card = idc.data["dream"].pop(k)
-    game._log("cast_from_exile", seat=seat, card=card.name, owner=owner)
     item.data["skip"] = True
     reflex = StackItem(game._new_uid(), "trigger", seat, source=idc.name, key="_oneiro_reflex", identity_source=True)
     reflex.data["resolve"] = "_oneiro_reflex"
     reflex.data["specs"] = [{"type": "player"}]
     game.add_trigger(reflex)
-    game._begin_cast(seat, card, "exile", free=True, owner=owner)
+    game._begin_cast(seat, card, "exile", free=True, owner=owner, source=idc.name)
 
 
 def _oneiro_reflex(game: "Game", item: "StackItem") -> None:
