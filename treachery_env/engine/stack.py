@@ -43,8 +43,10 @@ class StackMixin:
         ``choose_target``, queued in front of everything else), no player receives
         priority and nothing reads the stack but the target choice, so a spell
         can't be chosen as its own target (CR 115.5) and whatever reads the stack
-        sees finished objects only; a caster who leaves the game meanwhile (a
-        concession) takes the card out of the game in ``_op_finish_cast``."""
+        sees finished objects only (a view taken meanwhile shows the card in the
+        ``casting`` event, not yet on the stack); a caster who leaves the game
+        meanwhile (a concession) takes the card out of the game in
+        ``_op_finish_cast``."""
         item = StackItem(self._new_uid(), "spell", seat, card)
         item.from_zone = zone
         item.owner = seat if owner is None else owner
