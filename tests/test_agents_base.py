@@ -142,3 +142,17 @@ def test_an_outside_bot_enters_by_module_and_class(tmp_path, monkeypatch, capsys
             assert re.match(rf"treachery evaluate: error: game \d+ \(deal \d+\): agent 'my_bots:{bot}': the bot in "
                             rf"seat \d \({bot}\) {what}", err), err
             assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize("spec", ["belief", "lookahead", "ismcts"])
+def test_a_bot_that_reads_the_view_names_its_absence(spec):
+    # with tensor-friendly infos (view_in_info=False) these bots have nothing to read: one line naming the
+    # bot and the environment argument, not a bare KeyError 'view'
+    import treachery_env
+    env = treachery_env.env(num_players=5, view_in_info=False)
+    env.reset(seed=0)
+    bot = agents.make(spec, seed=0)
+    bot.reset(0)
+    obs, _, _, _, info = env.last()
+    with pytest.raises(ValueError, match=rf"the {spec} bot reads info\['view'\].*view_in_info=False"):
+        bot.act(obs, info)
