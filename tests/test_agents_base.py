@@ -25,6 +25,11 @@ def test_make_rejects_unknown_specs():
         agents.make("grandmaster")
     with pytest.raises(ValueError, match="string"):
         agents.make(3)
+    # a bad seed named as the seed (numpy said "expected non-negative integer" or "SeedSequence expects int")
+    for seed in (-1, "x", 1.5, True):
+        with pytest.raises(ValueError, match=rf"seed must be None or an int >= 0, got {seed!r}"):
+            agents.make("heuristic", seed=seed)
+    assert agents.make("random", seed=np.int64(3)).seed == 3
 
 
 def test_random_agent_uses_only_the_mask():
@@ -40,6 +45,11 @@ def test_random_agent_uses_only_the_mask():
 def test_play_game_checks_seat_count():
     with pytest.raises(ValueError, match="agents for"):
         play_game([agents.make("random")] * 3, GameConfig(num_players=4))
+    # a spec where a bot belongs, or a config as a dict: one line each, not an AttributeError from inside
+    with pytest.raises(ValueError, match=r"seat 0: 'random' is not a bot .*agents.make\(spec\) builds one"):
+        play_game(["random"] * 4, GameConfig(num_players=4))
+    with pytest.raises(ValueError, match=r"config must be a GameConfig, got dict"):
+        play_game([agents.make("random")] * 4, {"num_players": 4})
 
 
 def test_a_policy_for_another_table_size_is_refused_before_the_game(tmp_path):
