@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 from typing import Callable
 
+import numpy as np
+
 from treachery_env.words import with_article
 
 from . import play
@@ -117,7 +119,8 @@ def make(spec: str, seed: int | None = None) -> Agent:
     given in any case (``"Heuristic"``, ``"policy:PATH:Greedy"``; :func:`split_spec`).
 
     Raises:
-        ValueError: for an unknown spec (lists the available ones), an outside bot
+        ValueError: for a ``seed`` that is neither None nor an int >= 0, an unknown spec
+            (lists the available ones), an outside bot
             that cannot be imported or made, an argument
             given to a bot that takes none, ``"policy"`` without a path, an
             unreadable checkpoint, or a named model whose file is not the one
@@ -125,6 +128,8 @@ def make(spec: str, seed: int | None = None) -> Agent:
     """
     if not isinstance(spec, str):
         raise ValueError(f"agent spec must be a string, got {spec!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise ValueError(f"seed must be None or an int >= 0, got {seed!r}")
     name, sep, arg = split_spec(spec)
     if name not in _REGISTRY:
         names = [f"{n}:{_WITH_ARGUMENT[n]}" if n in _WITH_ARGUMENT else n for n in sorted(_REGISTRY)]

@@ -22,8 +22,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Agent", "BaseAgent", "TreacheryOnlyAgent", "RandomAgent", "legal_actions", "treachery_only",
-           "treachery_only_game"]
+__all__ = ["Agent", "BaseAgent", "TreacheryOnlyAgent", "RandomAgent", "legal_actions", "seat_view",
+           "treachery_only", "treachery_only_game"]
 
 
 @runtime_checkable
@@ -50,6 +50,21 @@ def legal_actions(observation: dict) -> np.ndarray:
     if legal.size == 0:
         raise ValueError("the action mask allows no action: this seat is not deciding now")
     return legal
+
+
+def seat_view(name: str, info: dict):
+    """``info["view"]``, the acting seat's :class:`~treachery_env.view.SeatView`, for the bot
+    ``name`` that reads it.
+
+    Raises:
+        ValueError: naming the bot when ``info`` holds no view (an environment made with
+            ``view_in_info=False``, the tensor-friendly infos, leaves it out).
+    """
+    view = info.get("view") if isinstance(info, dict) else None
+    if view is None:
+        raise ValueError(f"the {name} bot reads info['view'], which this info lacks: make the environment "
+                         f"with view_in_info=True (view_in_info=False leaves it out)")
+    return view
 
 
 class BaseAgent(ABC):

@@ -91,7 +91,7 @@ from treachery_env.cards import CARDS
 from treachery_env.rules import Role
 
 from . import register
-from .base import BaseAgent, legal_actions
+from .base import BaseAgent, legal_actions, seat_view
 from .heuristic import survives_blocks
 from .throne import ThroneBelief, gift, locations_to_attack, throne_answer, throne_want
 
@@ -580,9 +580,13 @@ class BeliefAgent(BaseAgent):
 
     # ------------------------------------------------------------------ act
     def act(self, observation: dict, info: dict) -> int:
-        """Update the beliefs from ``info["view"]`` and choose a legal action."""
+        """Update the beliefs from ``info["view"]`` and choose a legal action.
+
+        Raises:
+            ValueError: if the mask allows no action, or without ``info["view"]``.
+        """
         legal = legal_actions(observation).tolist()
-        view = info["view"]
+        view = seat_view(self.name, info)
         if self.seat is None:
             self.seat = view.seat
         if getattr(view, "throne_magic", None) is not None:

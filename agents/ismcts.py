@@ -79,7 +79,7 @@ from treachery_env.observation import N_DECISIONS, N_PHASES, PLAYER_FEATURES, ob
 from treachery_env.rules import Role, team_of
 
 from . import register
-from .base import TreacheryOnlyAgent, legal_actions, treachery_only
+from .base import TreacheryOnlyAgent, legal_actions, seat_view, treachery_only
 
 __all__ = ["ISMCTSAgent", "determinize", "setup_decision", "fast_clone", "rollout_action", "evaluate", "simple_policy",
            "ISMCTS_KINDS", "SETUP_KINDS"]
@@ -829,7 +829,12 @@ class ISMCTSAgent(TreacheryOnlyAgent):
         return simple_policy(view, self.rng)
 
     def act(self, observation: dict, info: dict) -> int:
-        """Choose an action: search the decision when it can be rebuilt, else the fallback."""
+        """Choose an action: search the decision when it can be rebuilt, else the fallback.
+
+        Raises:
+            ValueError: if the mask allows no action, without ``info["view"]``, or in a game this bot
+                does not play (:func:`~agents.base.treachery_only`).
+        """
         t0 = time.perf_counter()
         try:
             return self._act(observation, info)
@@ -838,7 +843,7 @@ class ISMCTSAgent(TreacheryOnlyAgent):
 
     def _act(self, observation: dict, info: dict) -> int:
         legal = legal_actions(observation)
-        view = info["view"]
+        view = seat_view(self.name, info)
         treachery_only(self.name, view)
         if self.seat is None:
             self.seat = view.seat

@@ -62,7 +62,7 @@ from treachery_env.engine import Game
 from treachery_env.view import ViewBuilder
 
 from . import register
-from .base import TreacheryOnlyAgent, treachery_only
+from .base import TreacheryOnlyAgent, seat_view, treachery_only
 from .belief import RoleBelief
 from .heuristic import HeuristicAgent
 from .ismcts import SETUP_KINDS, determinize, evaluate, fast_clone, setup_decision
@@ -231,12 +231,12 @@ class LookaheadAgent(TreacheryOnlyAgent):
         """The heuristic's action, or a better candidate found by search at a high-impact decision.
 
         Raises:
-            ValueError: if the mask allows no action; in a Throne Magic game.
+            ValueError: if the mask allows no action; in a Throne Magic game; without ``info["view"]``.
         """
-        treachery_only(self.name, info.get("view") if info else None)
+        view = seat_view(self.name, info)
+        treachery_only(self.name, view)
         base = self.last_base = int(self.base.act(observation, info))
         self.last_scores = None
-        view = info["view"]
         candidates = search_candidates(view, base, self.max_candidates, self.kinds)
         if candidates is None:
             return base

@@ -90,7 +90,8 @@ def play_game(agents: Sequence[Agent], config: GameConfig | None = None, seed: i
             (bots never see it).
 
     Raises:
-        ValueError: if the number of bots differs from the number of seats, or for
+        ValueError: for a seat's entry that is not a bot (a spec string, say), a config that is not a
+            :class:`GameConfig`, if the number of bots differs from the number of seats, or for
             ``record_beliefs`` in Throne Magic (deduction is scored on Treachery's roles).
         BotError: (a ValueError) if a bot's ``act`` raises or its action is refused.
     """
@@ -106,6 +107,12 @@ def game_steps(agents: Sequence[Agent], config: GameConfig | None = None, seed: 
     seconds of forward pass they cost, and returns the :class:`GameResult`
     (``StopIteration.value``).  Other bots act within it.  Arguments and errors
     as :func:`play_game` (raised from the generator)."""
+    if config is not None and not isinstance(config, GameConfig):
+        raise ValueError(f"config must be a GameConfig, got {type(config).__name__}")
+    for seat, a in enumerate(agents):
+        if not (callable(getattr(a, "act", None)) and callable(getattr(a, "reset", None))):
+            raise ValueError(f"seat {seat}: {a!r} is not a bot (act(observation, info) and reset(seat)); "
+                             f"agents.make(spec) builds one from a spec")
     config = config or GameConfig(num_players=len(agents))
     if len(agents) != config.num_players:
         raise ValueError(f"{len(agents)} agents for {config.num_players} seats")

@@ -122,9 +122,21 @@ def load_checkpoint(path: str | os.PathLike, data: bytes | None = None) -> dict:
         net = build_network(payload["model_kwargs"])
         net.load_state_dict(payload["model_state"])
     except (KeyError, TypeError, RuntimeError, ValueError) as err:
-        raise ValueError(f"checkpoint {str(path)!r} has weights that do not fit its network: {err}") from err
+        raise ValueError(f"checkpoint {str(path)!r} has weights that do not fit its network: "
+                         f"{_first_problem(err)}") from err
     payload["net"] = net
     return payload
+
+
+def _first_problem(err: BaseException) -> str:
+    """One line for an error of loading weights: torch's ``load_state_dict`` lists every
+    mismatched tensor on a line of its own under a heading; this gives the first and how many
+    more there are (another error: its message, its lines joined)."""
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    if len(lines) > 1 and lines[0].startswith("Error(s) in loading state_dict"):
+        lines = lines[1:]
+        return lines[0] + (f" (and {len(lines) - 1} more)" if len(lines) > 1 else "")
+    return " ".join(lines)
 
 
 def _check_finite(path: Path, state: Any) -> None:

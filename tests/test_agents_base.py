@@ -25,6 +25,11 @@ def test_make_rejects_unknown_specs():
         agents.make("grandmaster")
     with pytest.raises(ValueError, match="string"):
         agents.make(3)
+    # a bad seed named as the seed (numpy said "expected non-negative integer" or "SeedSequence expects int")
+    for seed in (-1, "x", 1.5, True):
+        with pytest.raises(ValueError, match=rf"seed must be None or an int >= 0, got {seed!r}"):
+            agents.make("heuristic", seed=seed)
+    assert agents.make("random", seed=np.int64(3)).seed == 3
 
 
 def test_random_agent_uses_only_the_mask():
@@ -40,6 +45,11 @@ def test_random_agent_uses_only_the_mask():
 def test_play_game_checks_seat_count():
     with pytest.raises(ValueError, match="agents for"):
         play_game([agents.make("random")] * 3, GameConfig(num_players=4))
+    # a spec where a bot belongs, or a config as a dict: one line each, not an AttributeError from inside
+    with pytest.raises(ValueError, match=r"seat 0: 'random' is not a bot .*agents.make\(spec\) builds one"):
+        play_game(["random"] * 4, GameConfig(num_players=4))
+    with pytest.raises(ValueError, match=r"config must be a GameConfig, got dict"):
+        play_game([agents.make("random")] * 4, {"num_players": 4})
 
 
 def test_a_policy_for_another_table_size_is_refused_before_the_game(tmp_path):
@@ -142,3 +152,17 @@ def test_an_outside_bot_enters_by_module_and_class(tmp_path, monkeypatch, capsys
             assert re.match(rf"treachery evaluate: error: game \d+ \(deal \d+\): agent 'my_bots:{bot}': the bot in "
                             rf"seat \d \({bot}\) {what}", err), err
             assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize("spec", ["belief", "lookahead", "ismcts"])
+def test_a_bot_that_reads_the_view_names_its_absence(spec):
+    # with tensor-friendly infos (view_in_info=False) these bots have nothing to read: one line naming the
+    # bot and the environment argument, not a bare KeyError 'view'
+    import treachery_env
+    env = treachery_env.env(num_players=5, view_in_info=False)
+    env.reset(seed=0)
+    bot = agents.make(spec, seed=0)
+    bot.reset(0)
+    obs, _, _, _, info = env.last()
+    with pytest.raises(ValueError, match=rf"the {spec} bot reads info\['view'\].*view_in_info=False"):
+        bot.act(obs, info)

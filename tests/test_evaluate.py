@@ -1639,3 +1639,22 @@ def test_pool_refuses_shards_of_evaluations_of_other_sizes(tmp_path, capsys):
         ev.pool_results([mixed, b], sources=["P", "B"])
     # shards of other seeds are other evaluations
     assert ev.pool_results([a, run("e", 30, (2, 2), seed=10)])["meta"]["seed"] == [9, 10]
+
+
+def test_evaluate_refuses_arguments_a_researcher_gets_wrong_in_one_line():
+    # a num_players that contradicts the config was played at the config's size without a word
+    with pytest.raises(ValueError, match=r"num_players=6 contradicts the config's num_players=4"):
+        ev.evaluate(["random", "random"], num_players=6, config=SMALL, games=4, progress=False)
+    # the agreeing pair and the config alone still play
+    assert ev.evaluate(["random", "random"], num_players=4, config=SMALL, games=4, progress=False)["meta"][
+        "num_players"] == 4
+    # a string was read letter by letter (unknown agent specs ['r', 'a', ...])
+    with pytest.raises(ValueError, match=r"specs must be a list of agent specs .*got the string 'random,heuristic'"):
+        ev.evaluate("random,heuristic", config=SMALL, games=4, progress=False)
+    # a bot object: AttributeError 'RandomAgent' object has no attribute 'strip'
+    with pytest.raises(ValueError, match=r"specs must be agent specs \(strings\).*got a RandomAgent.*MODULE:CLASS"):
+        ev.evaluate([agents.make("random"), "random"], config=SMALL, games=4, progress=False)
+    # numpy's "expected non-negative integer", which named no argument
+    for seed in (-1, 1.5, "0"):
+        with pytest.raises(ValueError, match=rf"seed must be an int >= 0, got {seed!r}"):
+            ev.evaluate(["random", "random"], config=SMALL, games=4, seed=seed, progress=False)

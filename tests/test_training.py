@@ -972,8 +972,9 @@ def test_bad_checkpoints_are_clear_errors(tmp_path, policy_4p, monkeypatch):
     p = torch.load(policy_4p, weights_only=True)
     p["model_kwargs"]["hidden"] = 64
     torch.save(p, mism)
-    with pytest.raises(ValueError, match="do not fit"):
+    with pytest.raises(ValueError, match=r"do not fit its network: .*size mismatch for \S+: copying a param") as err:
         load_checkpoint(mism)
+    assert "\n" not in str(err.value) and "\t" not in str(err.value)    # one line, not torch's indented list
     monkeypatch.setattr(treachery_env, "__version__", "9.9.9")
     with pytest.raises(ValueError, match="treachery_env"):
         load_checkpoint(policy_4p)
@@ -1139,6 +1140,13 @@ def test_cli_train_errors(tmp_path, capsys):
     assert "unknown keys ['learning_rat'] (did you mean learning_rate?)" in capsys.readouterr().err
     assert cli.main(["train", "--run-dir", str(tmp_path / "x"), "--set", "game.num_player=4"]) == 2
     assert "unknown GameConfig fields ['num_player'] (did you mean num_players?)" in capsys.readouterr().err
+    # and in the opponents table, where the whole merged table was shown with the allowed kinds
+    assert cli.main(["train", "--run-dir", str(tmp_path / "x"), "--set", "opponents.heuristc=0.5"]) == 2
+    assert ("train config: unknown opponents ['heuristc'] (did you mean heuristic?)"
+            in capsys.readouterr().err)
+    assert cli.main(["train", "--run-dir", str(tmp_path / "x"), "--set", "opponents.zzzz=0.5"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown opponents ['zzzz']; allowed: ['self', 'pool', 'heuristic', 'belief', 'random'] or " in err
     assert cli.main(["train", "--run-dir", str(tmp_path / "x"), "--set", "zzzz=1"]) == 2
     err = capsys.readouterr().err
     assert "did you mean" not in err and "; known: ['anchor_schedule'," in err    # nothing close: every key

@@ -466,11 +466,15 @@ class TrainConfig:
             need(is_num(getattr(self, name)) and getattr(self, name) >= 0, name, "a number >= 0")
         need(self.minibatch_steps >= self.bptt, "minibatch_steps", f"an int >= bptt ({self.bptt})")
         kinds = [*OPPONENT_KINDS, *agents.NAMED_MODELS]
-        need(isinstance(self.opponents, dict) and set(self.opponents) <= set(kinds)
+        allowed = f"{list(OPPONENT_KINDS)} or the shipped models {sorted(agents.NAMED_MODELS)}"
+        if isinstance(self.opponents, dict) and not set(self.opponents) <= set(kinds):    # a misspelt kind, named
+            unknown = sorted((k for k in self.opponents if k not in kinds), key=str)
+            hint = did_you_mean([k for k in unknown if isinstance(k, str)], kinds)
+            raise ValueError(f"train config: unknown opponents {unknown}{hint}; allowed: {allowed}")
+        need(isinstance(self.opponents, dict)
              and all(is_num(w) and w >= 0 for w in self.opponents.values())
              and sum(self.opponents.values()) > 0, "opponents",
-             f"a table of non-negative weights over {list(OPPONENT_KINDS)} or the shipped models "
-             f"{sorted(agents.NAMED_MODELS)} with a positive sum")
+             f"a table of non-negative weights over {allowed} with a positive sum")
         need(is_num(self.imitation) and 0 <= self.imitation < 1, "imitation", "a fraction in [0, 1)")
         need(is_num(self.departure_weight) and 0 < self.departure_weight <= MAX_WEIGHT, "departure_weight",
              f"a number in (0, {MAX_WEIGHT:g}]")

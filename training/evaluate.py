@@ -1590,7 +1590,7 @@ def game_text(config: dict, shown: Sequence[str] = ()) -> str:
 
 
 # --------------------------------------------------------------------------- the API
-def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed: int = 0,
+def evaluate(specs: Sequence[str], num_players: int | None = None, games: int = 100, seed: int = 0,
              workers: int = 1, mode: str = "rotate", reference: str | None = None,
              config: GameConfig | None = None, record_beliefs: bool = True, progress: bool = True,
              out_dir: str | os.PathLike | None = None, observer: bool = True,
@@ -1601,7 +1601,8 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
     Args:
         specs: agent specs for :func:`agents.make` (repeats allowed, e.g.
             ``["random", "random"]``).
-        num_players: seats (used when ``config`` is None).
+        num_players: seats (``GameConfig(num_players)`` when ``config`` is None; default 5); with
+            a ``config``, it must agree with it.
         games: games requested; rounded **up** to whole deals
             (:func:`games_per_deal`), so every deal is fully rotated.
         seed: master seed of environment and bot seeds.
@@ -1649,7 +1650,8 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
         force: replace the results already in ``out_dir`` (default: refuse them).
 
     Raises:
-        ValueError: for unknown specs, a bad mode/reference (or no candidate
+        ValueError: for specs that are not a list of spec strings (a string, a bot object), a
+            ``seed`` that is not an int >= 0, unknown specs, a bad mode/reference (or no candidate
             besides the reference or partner), ``games < 1``, ``workers < 1``, a
             config whose ``num_players`` differs from ``num_players``, or a
             policy trained for another table size (``agents.check_table``),
@@ -1667,6 +1669,14 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
     if reference is not None and mode not in ("substitution", "teammates"):
         raise ValueError(f"reference {reference!r} is for --mode substitution (the reference) or teammates (the "
                          f"partner); mode {mode!r} has none")
+    if isinstance(specs, str):
+        raise ValueError(f"specs must be a list of agent specs (['random', 'heuristic']), got the string {specs!r}")
+    objects = [s for s in specs if not isinstance(s, str)]
+    if objects:
+        raise ValueError(f"specs must be agent specs (strings), as agents.make takes them; got a "
+                         f"{type(objects[0]).__name__}: a bot of your own enters as 'MODULE:CLASS'")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be an int >= 0, got {seed!r}")
     entrants = entrants_from_specs(list(specs))
     if reference is not None:           # a label (``random#2``), or a bot spec, in any case as the specs
         stem, mark, nth = reference.rpartition("#")
@@ -1681,7 +1691,10 @@ def evaluate(specs: Sequence[str], num_players: int = 5, games: int = 100, seed:
     if any(e.spec.partition(":")[0] == "human" for e in entrants):
         raise ValueError("'human' cannot play in a tournament (use treachery play); choose bots")
     if config is None:
-        config = GameConfig(num_players=num_players)
+        config = GameConfig(num_players=5 if num_players is None else num_players)
+    elif num_players is not None and num_players != config.num_players:
+        raise ValueError(f"num_players={num_players!r} contradicts the config's num_players={config.num_players}; "
+                         f"give one of them")
     num_players = config.num_players
     for e in entrants:      # a bad argument (a missing checkpoint, a policy for another table) fails here
         agents.check_table(agents.make(e.spec, seed=0), e.spec, num_players, config)
