@@ -322,6 +322,41 @@ def test_using_the_raw_env_before_reset_is_a_clear_error(use):
         use(raw_env(num_players=4))
 
 
+@pytest.mark.parametrize("agent", ["player_9", 0, "Player_0", ["player_0"]], ids=["name", "seat number", "case", "list"])
+def test_an_unknown_agent_is_named_in_one_line(agent):
+    """observe, the spaces and describe_action of an agent not in possible_agents (a misspelt
+    name, a seat number): one ValueError naming it and the agents, through the wrapper too
+    (a bare ``KeyError: 0`` named neither)."""
+    e = treachery_env.env(num_players=4)
+    e.reset(seed=0)
+    for use in (e.observe, e.observation_space, e.action_space, lambda a: e.unwrapped.describe_action(a, 0)):
+        with pytest.raises(ValueError, match=r"^unknown agent .*; agents are \['player_0', "):
+            use(agent)
+
+
+def test_the_parallel_env_s_step_refuses_bad_actions_in_one_line():
+    """``parallel_env().step``: before ``reset()``, actions that are not a dict by agent, an
+    agent name not in possible_agents, and a dict without the acting agent's action are each
+    one clear error (PettingZoo's wrapper gave a bare AttributeError or KeyError, or played on
+    past a misspelt name); the game is untouched by a refused step, and the full dict plays."""
+    par = treachery_env.parallel_env(num_players=4)
+    with pytest.raises(RuntimeError, match=r"^parallel env: call reset\(\) before step\(\)$"):
+        par.step({"player_0": 0})
+    obs, _ = par.reset(seed=3)
+    acting = next(a for a in par.agents if obs[a]["action_mask"].any())
+    move = int(np.flatnonzero(obs[acting]["action_mask"])[0])
+    before = par.unwrapped.game.digest()
+    with pytest.raises(TypeError, match="^actions must be a dict of actions by agent, got list$"):
+        par.step([move])
+    with pytest.raises(ValueError, match=r"^actions name unknown agents \['player_9', 0\]; agents are "):
+        par.step({acting: move, "player_9": 0, 0: move})
+    with pytest.raises(ValueError, match=f"^actions has no action for '{acting}', the agent to act"):
+        par.step({a: 0 for a in par.agents if a != acting})
+    assert par.unwrapped.game.digest() == before
+    par.step({a: move if a == acting else 0 for a in par.agents})
+    assert par.unwrapped.game.digest() != before
+
+
 def test_commander_leaves_the_game_with_its_owner():
     """CR 800.4a: a player's commander leaves with them; the view says so."""
     e = raw_env(num_players=5)

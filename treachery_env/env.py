@@ -33,6 +33,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium
@@ -40,6 +41,7 @@ import numpy as np
 from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel_wrapper
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
@@ -52,7 +54,7 @@ from .view import ViewBuilder
 from .cards import CARDS
 from .rules import Role
 
-__all__ = ["raw_env", "env", "parallel_env", "TreacheryEnv", "OrderEnforcingEnv"]
+__all__ = ["raw_env", "env", "parallel_env", "TreacheryEnv", "OrderEnforcingEnv", "TurnBasedParallelEnv"]
 
 
 def _make_config(config: GameConfig | None, kwargs: dict) -> GameConfig:
@@ -164,12 +166,30 @@ class raw_env(AECEnv, EzPickle):
 
     # ---------------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> gymnasium.spaces.Dict:
-        """The (shared, cached) observation space: ``Dict(observation=Box(float32), action_mask=Box(int8))``."""
-        return self._obs_spaces[agent]
+        """The (shared, cached) observation space: ``Dict(observation=Box(float32), action_mask=Box(int8))``.
+
+        Raises:
+            ValueError: for an agent that is not one of ``possible_agents``.
+        """
+        try:
+            return self._obs_spaces[agent]
+        except (KeyError, TypeError):
+            raise self._unknown(agent) from None
 
     def action_space(self, agent: str) -> gymnasium.spaces.Discrete:
-        """The (shared, cached) ``Discrete`` action space of :class:`ActionLayout`."""
-        return self._act_spaces[agent]
+        """The (shared, cached) ``Discrete`` action space of :class:`ActionLayout`.
+
+        Raises:
+            ValueError: for an agent that is not one of ``possible_agents``.
+        """
+        try:
+            return self._act_spaces[agent]
+        except (KeyError, TypeError):
+            raise self._unknown(agent) from None
+
+    def _unknown(self, agent: Any) -> ValueError:
+        """The one-line error for ``agent``, not one of ``possible_agents`` (a seat number, say)."""
+        return ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
 
     # ---------------------------------------------------------------- API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -191,9 +211,15 @@ class raw_env(AECEnv, EzPickle):
         """``agent``'s observation dict (its mask is all zeros unless it is deciding).
 
         Raises:
+            ValueError: for an agent that is not one of ``possible_agents``.
             RuntimeError: before ``reset()``.
         """
-        return self._require_game().observation(self._seat[agent])
+        g = self._require_game()
+        try:
+            seat = self._seat[agent]
+        except (KeyError, TypeError):
+            raise self._unknown(agent) from None
+        return g.observation(seat)
 
     def step(self, action: Any) -> None:
         """Apply ``action`` for the selected agent (PettingZoo AEC); ``None`` retires a finished agent.
@@ -325,9 +351,11 @@ class raw_env(AECEnv, EzPickle):
                 (:func:`~treachery_env.actions.as_action`) or one outside the space.
             RuntimeError: before :meth:`reset`.
         """
-        if agent not in self._seat:
-            raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
-        return self._require_game().describe_action(action, self._seat[agent])
+        try:
+            seat = self._seat[agent]
+        except (KeyError, TypeError):
+            raise self._unknown(agent) from None
+        return self._require_game().describe_action(action, seat)
 
     def render(self) -> str | None:
         """The text picture as ``render_seat`` sees it: returned for ``"ansi"``, printed for ``"human"``."""
@@ -482,17 +510,49 @@ def parallel_env(forced_decisions: str = "shown", **kwargs: Any) -> Any:
     ``forced_decisions="auto"`` gives the AEC env's decisions (fewer steps) with that leak.
     A ``config`` is played with this ``forced_decisions``.
 
+    ``step`` refuses, each in one line, what PettingZoo's wrapper would meet with a bare
+    ``KeyError`` or ``AttributeError`` or pass over (:class:`TurnBasedParallelEnv`).
+
     Raises:
         ValueError: for an invalid configuration (as :class:`raw_env`).
     """
-    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
-
     config = kwargs.get("config")
     if isinstance(config, GameConfig):
         kwargs["config"] = config.replace(forced_decisions=forced_decisions)
     else:       # no config (a bad one is refused by raw_env): the fields
         kwargs["forced_decisions"] = forced_decisions
-    return turn_based_aec_to_parallel(env(**kwargs))
+    return TurnBasedParallelEnv(env(**kwargs))
+
+
+class TurnBasedParallelEnv(turn_based_aec_to_parallel_wrapper):
+    """PettingZoo's turn-based parallel wrapper over :func:`env` (what :func:`parallel_env`
+    returns), whose ``step`` checks its argument first: its ``reset``, observations, rewards
+    and infos are the stock wrapper's."""
+
+    def step(self, actions: Any) -> tuple:
+        """Play the acting seat's action of ``actions`` (a dict by agent; the others' are
+        ignored) and return every live seat's ``(observations, rewards, terminations,
+        truncations, infos)``; after the game, five empty dicts (as the stock wrapper).
+
+        Raises:
+            RuntimeError: before ``reset()``.
+            TypeError: when ``actions`` is not a dict (mapping) by agent.
+            ValueError: when it names an agent not in ``possible_agents`` (a misspelt name,
+                a seat number) or lacks the acting agent's action (the one whose mask
+                has a 1, ``infos[agent]["active_agent"]``); an illegal action is refused
+                by :class:`raw_env`.
+        """
+        if getattr(self, "agents", None) is None:
+            raise RuntimeError("parallel env: call reset() before step()")
+        if not isinstance(actions, Mapping):
+            raise TypeError(f"actions must be a dict of actions by agent, got {type(actions).__name__}")
+        unknown = [a for a in actions if a not in self.possible_agents]
+        if unknown:
+            raise ValueError(f"actions name unknown agents {unknown}; agents are {self.possible_agents}")
+        if self.agents and self.aec_env.agent_selection not in actions:
+            raise ValueError(f"actions has no action for {self.aec_env.agent_selection!r}, the agent to act "
+                             f"(the one whose action mask has a 1; the others' actions are ignored)")
+        return super().step(actions)
 
 
 def env(**kwargs: Any) -> OrderEnforcingEnv:
