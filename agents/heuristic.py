@@ -5,8 +5,9 @@ The bot reads only ``info["view"]`` (the acting seat's information set, a
 few fixed rules; it never looks at the game object, ``state()`` or other
 seats' hidden data.  It is deterministic: ties are broken by action order, so
 the seed only names the bot (``self.rng`` is unused by the rules).  Without
-``info["view"]`` (an environment made with ``view_in_info=False``) it takes the
-first legal action.  In the simple-roles variant (role cards without
+``info["view"]`` (an environment made with ``view_in_info=False``) it refuses to
+act, as the belief, lookahead and ISMCTS bots do, rather than play on as a
+weaker bot unnoticed.  In the simple-roles variant (role cards without
 abilities) it never unveils.  A decision costs well under a millisecond
 (its view and ``act``: mean and p95 µs from ``python -m agents.benchmark``).
 
@@ -137,7 +138,7 @@ from treachery_env.cards import CARD_INDEX
 from treachery_env.rules import Role
 
 from . import register
-from .base import BaseAgent, legal_actions
+from .base import BaseAgent, legal_actions, seat_view
 from .throne import gift, locations_to_attack, throne_answer, throne_want
 
 __all__ = ["HeuristicAgent", "blockers_for", "survives_blocks"]
@@ -377,10 +378,11 @@ class HeuristicAgent(BaseAgent):
         """A legal action for the acting seat, chosen from ``info["view"]`` only.
 
         Raises:
-            ValueError: if the mask allows no action.
+            ValueError: if the mask allows no action, or ``info`` holds no view
+                (:func:`agents.base.seat_view`).
         """
-        view = info.get("view") if info else None
-        d = None if view is None else view.decision
+        view = seat_view(self.name, info)
+        d = view.decision
         conceding = ()
         if d is not None and "concede" in map(_kind, d.options):
             # the bot never concedes (CR 104.3a is the person's choice)

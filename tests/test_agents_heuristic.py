@@ -160,11 +160,16 @@ def test_guardians_never_attack_the_leader():
     assert checked >= 20
 
 
-def test_no_view_falls_back_to_a_legal_action():
+def test_no_view_is_refused_in_one_line_not_played_blind():
+    """An info without ``view`` (``view_in_info=False``): a ValueError naming the bot and the
+    remedy, as the belief, lookahead and ISMCTS bots give (it used to take the first legal
+    action, a much weaker bot no one was told of)."""
     bot = agents.make("heuristic", seed=0)
     mask = np.zeros(12, np.int8)
     mask[[3, 9]] = 1
-    assert bot.act({"observation": None, "action_mask": mask}, {}) == 3
+    for info in ({}, None):
+        with pytest.raises(ValueError, match=r"^the heuristic bot reads info\['view'\], .*view_in_info=True"):
+            bot.act({"observation": None, "action_mask": mask}, info)
 
 
 def test_combat_labels_follow_the_declared_creature():
