@@ -171,10 +171,7 @@ class raw_env(AECEnv, EzPickle):
         Raises:
             ValueError: for an agent that is not one of ``possible_agents``.
         """
-        try:
-            return self._obs_spaces[agent]
-        except (KeyError, TypeError):
-            raise self._unknown(agent) from None
+        return self._by_agent(self._obs_spaces, agent)
 
     def action_space(self, agent: str) -> gymnasium.spaces.Discrete:
         """The (shared, cached) ``Discrete`` action space of :class:`ActionLayout`.
@@ -182,14 +179,15 @@ class raw_env(AECEnv, EzPickle):
         Raises:
             ValueError: for an agent that is not one of ``possible_agents``.
         """
-        try:
-            return self._act_spaces[agent]
-        except (KeyError, TypeError):
-            raise self._unknown(agent) from None
+        return self._by_agent(self._act_spaces, agent)
 
-    def _unknown(self, agent: Any) -> ValueError:
-        """The one-line error for ``agent``, not one of ``possible_agents`` (a seat number, say)."""
-        return ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
+    def _by_agent(self, table: dict, agent: Any) -> Any:
+        """``table[agent]``, or a one-line ValueError for an agent that is not one of
+        ``possible_agents`` (a seat number, a misspelt name) instead of a bare KeyError."""
+        try:
+            return table[agent]
+        except (KeyError, TypeError):
+            raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}") from None
 
     # ---------------------------------------------------------------- API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -215,11 +213,7 @@ class raw_env(AECEnv, EzPickle):
             RuntimeError: before ``reset()``.
         """
         g = self._require_game()
-        try:
-            seat = self._seat[agent]
-        except (KeyError, TypeError):
-            raise self._unknown(agent) from None
-        return g.observation(seat)
+        return g.observation(self._by_agent(self._seat, agent))
 
     def step(self, action: Any) -> None:
         """Apply ``action`` for the selected agent (PettingZoo AEC); ``None`` retires a finished agent.
@@ -351,10 +345,7 @@ class raw_env(AECEnv, EzPickle):
                 (:func:`~treachery_env.actions.as_action`) or one outside the space.
             RuntimeError: before :meth:`reset`.
         """
-        try:
-            seat = self._seat[agent]
-        except (KeyError, TypeError):
-            raise self._unknown(agent) from None
+        seat = self._by_agent(self._seat, agent)
         return self._require_game().describe_action(action, seat)
 
     def render(self) -> str | None:
