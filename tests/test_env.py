@@ -334,6 +334,19 @@ def test_an_unknown_agent_is_named_in_one_line(agent):
             use(agent)
 
 
+def test_a_numpy_integer_seed_is_the_same_seed():
+    """``reset(seed=np.int64(3))`` (a seed drawn with numpy) plays seed 3's game; gymnasium
+    refused it ("Seed must be a python integer"); a negative seed is still refused."""
+    import gymnasium
+
+    a, b = raw_env(num_players=4), raw_env(num_players=4)
+    a.reset(seed=3)
+    b.reset(seed=np.int64(3))
+    assert a.game.digest() == b.game.digest() and a.np_random_seed == b.np_random_seed == 3
+    with pytest.raises(gymnasium.error.Error, match="greater or equal to zero"):
+        b.reset(seed=np.int64(-1))
+
+
 def test_the_parallel_env_s_step_refuses_bad_actions_in_one_line():
     """``parallel_env().step``: before ``reset()``, actions that are not a dict by agent, an
     agent name not in possible_agents, and a dict without the acting agent's action are each

@@ -191,9 +191,16 @@ class raw_env(AECEnv, EzPickle):
 
     # ---------------------------------------------------------------- API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Start a new game.  A seed reseeds the environment's stream; without one
-        the stream continues (each game gets a fresh engine seed from it)."""
+        """Start a new game.  A seed (an int >= 0, a numpy integer too) reseeds the
+        environment's stream; without one the stream continues (each game gets a fresh
+        engine seed from it).
+
+        Raises:
+            gymnasium.error.Error: for a seed that is not an integer >= 0 (gymnasium's check).
+        """
         if seed is not None:
+            if isinstance(seed, np.integer):        # np.random.randint's seeds: gymnasium wants a Python int
+                seed = int(seed)
             self.np_random, self.np_random_seed = seeding.np_random(seed)
         game_seed = int(self.np_random.integers(0, 2**31 - 1))
         self.game = Game(self.config, seed=game_seed)
