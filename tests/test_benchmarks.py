@@ -222,11 +222,14 @@ def test_the_untrained_proposal_script_adds_the_input_to_a_policys_weights(tmp_p
         mod.main(["--base", str(tmp_path / "flat.pt"), "--out", str(tmp_path / "q.pt")])
 
 
-def test_the_search_departures_script_measures_the_lookahead_bots_departures(capsys):
+def test_the_search_departures_script_measures_the_lookahead_bots_departures(capsys, monkeypatch):
     """``bench/search_departures.py``: every departure of the lookahead bot from
     the heuristic's action is a searched decision with a positive gain (above
-    the bot's margin), non-departures have gain 0, and the tables add up."""
+    the bot's margin), non-departures have gain 0, and the tables add up.
+    Each set of games is played once: the command line's ``main`` asks for the
+    very games played here (checked) and prints them."""
     import importlib.util
+    import inspect
     from pathlib import Path
 
     from agents.lookahead import LookaheadAgent
@@ -235,6 +238,18 @@ def test_the_search_departures_script_measures_the_lookahead_bots_departures(cap
                                                   Path(__file__).parent.parent / "bench" / "search_departures.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
+    play, played = mod.departures, {}
+
+    def departures(*args, **kwargs):
+        """``mod.departures``, each distinct call played once."""
+        bound = inspect.signature(play).bind(*args, **kwargs)
+        bound.apply_defaults()
+        key = tuple(bound.arguments.items())
+        if key not in played:
+            played[key] = play(*args, **kwargs)
+        return played[key]
+
+    monkeypatch.setattr(mod, "departures", departures)
     rows, wins = mod.departures(2, seed=5)
     dep = [r for r in rows if r["chosen"] != r["proposal"]]
     assert rows and dep and wins in (0, 1, 2)
@@ -263,6 +278,7 @@ def test_the_search_departures_script_measures_the_lookahead_bots_departures(cap
         with pytest.raises(SystemExit):
             mod.main(bad)
         assert msg in capsys.readouterr().err
+    assert len(played) == 2      # main played no games but those of departures(2, seed=5) with and without repeat
 
 
 def test_the_step_instructions_script_replays_to_the_recorded_fingerprint(tmp_path, capsys):

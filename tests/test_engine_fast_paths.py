@@ -190,22 +190,23 @@ def test_the_compiled_priority_check_off_the_engine_s_paths():
     while not g.is_over and step < 400:
         step += 1
         if step % 7 == 0:
-            variants = [pickle.loads(pickle.dumps(g))]
+            data = pickle.dumps(g)              # each variant a game of its own, loaded from it
+            variants = [pickle.loads(data)]
             for value in (False, True, 1, 2 ** 70):
                 for name in ("Treasure", "Clue", "Food", "Blood", "Map", "Junk"):
-                    h = pickle.loads(pickle.dumps(g))
+                    h = pickle.loads(data)
                     h.players[step % g.n].tokens[name] = value
                     variants.append(h)
-            h = pickle.loads(pickle.dumps(g))
+            h = pickle.loads(data)
             del h.players[step % g.n].tokens["Food"]
             variants.append(h)
             for face_up in (False, True):
-                h = pickle.loads(pickle.dumps(g))
+                h = pickle.loads(data)
                 idc = h.players[step % g.n].identity
                 idc.face_up = face_up
                 idc.identity = dataclasses.replace(idc.identity)
                 variants.append(h)
-                h = pickle.loads(pickle.dumps(g))
+                h = pickle.loads(data)
                 idc = h.players[step % g.n].identity
                 idc.face_up = face_up
                 idc.identity = types.SimpleNamespace(**{f.name: getattr(idc.identity, f.name)

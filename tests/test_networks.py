@@ -1539,13 +1539,13 @@ def test_a_gated_run_resumes_with_the_examples_up_to_its_checkpoint(tmp_path):
     (run / "gate" / "examples_000001.npz").write_bytes(b"torn")
     (run / "gate" / "examples_backup.npz").write_bytes(b"someone's copy")     # not the run's: left alone
     with pytest.warns(UserWarning, match=r"examples_000001\.npz: the gate's examples cannot be read"):
-        res = train(tiny(tmp_path, freeze_policy=True, init=str(init), total_steps=1200, **kw),
+        res = train(tiny(tmp_path, freeze_policy=True, init=str(init), total_steps=900, **kw),
                     resume=run / "ckpt_000002.pt", log=False, progress=False)
     assert res["history"][0]["gate/replay"] == again[0]["gate/examples"] + res["history"][0]["gate/examples"]
     assert (run / "gate" / "examples_backup.npz").read_bytes() == b"someone's copy"
     shutil.rmtree(run / "gate")
     with pytest.warns(UserWarning, match=r"gate: no kept examples of the gate's \d+ fitted steps so far"):
-        res = train(tiny(tmp_path, freeze_policy=True, init=str(init), total_steps=1200, **kw),
+        res = train(tiny(tmp_path, freeze_policy=True, init=str(init), total_steps=900, **kw),
                     resume=run / "ckpt_000002.pt", log=False, progress=False)
     assert res["history"][0]["gate/replay"] == res["history"][0]["gate/examples"]
     old = load_checkpoint(ckpt1)

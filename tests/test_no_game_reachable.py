@@ -28,6 +28,7 @@ itself holds (one of its lists, dicts or log entries).
 from __future__ import annotations
 
 import enum
+import functools
 import gc
 import random
 import types
@@ -60,19 +61,31 @@ _STOP = (type, types.ModuleType, types.CodeType, enum.Enum)
 # what may be shared with the game because nothing can change it
 _IMMUTABLE = (str, int, float, bool, type(None), bytes, tuple, frozenset, range, enum.Enum, TalkMessage, Deal,
               type, types.ModuleType, types.CodeType, types.FunctionType, types.BuiltinFunctionType)
+# met most often by the walk: what refers to nothing (no referents, no __dict__, no slots), and the
+# builtin containers, which refer to their items only
+_ATOMS = frozenset({str, int, float, bool, type(None), bytes})
+_CONTAINERS = frozenset({dict, list, tuple, set, frozenset})
+
+
+@functools.cache
+def _slot_names(cls: type) -> tuple:
+    """The names of the ``__slots__`` attributes of ``cls`` and every class in its MRO."""
+    out = []
+    for c in cls.__mro__:
+        names = c.__dict__.get("__slots__", ())
+        out += [name for name in ((names,) if isinstance(names, str) else names)
+                if name not in ("__dict__", "__weakref__")]
+    return tuple(out)
 
 
 def _slots(o: object) -> list:
     """The values of ``o``'s ``__slots__`` attributes (of every class in its MRO)."""
     out = []
-    for cls in type(o).__mro__:
-        names = cls.__dict__.get("__slots__", ())
-        for name in (names,) if isinstance(names, str) else names:
-            if name not in ("__dict__", "__weakref__"):
-                try:
-                    out.append(getattr(o, name))
-                except AttributeError:
-                    pass
+    for name in _slot_names(type(o)):
+        try:
+            out.append(getattr(o, name))
+        except AttributeError:
+            pass
     return out
 
 
@@ -85,9 +98,11 @@ def reachable(*roots: object) -> dict[int, object]:
         if id(o) in seen:
             continue
         seen[id(o)] = o
-        if isinstance(o, _STOP):
+        if type(o) in _ATOMS or isinstance(o, _STOP):
             continue
-        if isinstance(o, types.MethodType):
+        if type(o) in _CONTAINERS:                   # their items only: no __dict__, no slots
+            todo.extend(gc.get_referents(o))
+        elif isinstance(o, types.MethodType):
             todo += (o.__self__, o.__func__)
         elif isinstance(o, types.FunctionType):      # not __globals__: a module's namespace is not game state
             todo += [c.cell_contents for c in o.__closure__ or () if c.cell_contents is not None]

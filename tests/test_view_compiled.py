@@ -22,17 +22,49 @@ compiled = pytest.mark.skipif(V.VIEW_BUILDER != "compiled", reason="the compiled
 
 def identical(a, b, path: str = "view") -> None:
     """``a`` and ``b`` are equal and of the same types all the way down (tuples,
-    named tuples and mappings item by item, mappings in the same order)."""
+    named tuples and mappings item by item, mappings in the same order); where
+    not, the assertion names the first place they differ (:func:`_first_difference`)."""
+    if not _same_all_the_way_down(a, b):
+        _first_difference(a, b, path)
+        raise AssertionError(f"{path}: not identical, yet no difference found")
+
+
+_LEAVES = frozenset({str, int, float, bool, type(None)})   # compared by ==, met inline (no call each)
+
+
+def _same_all_the_way_down(a, b) -> bool:
+    """:func:`identical`'s test, without building the path of every field (most of its time)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, tuple):
+        if len(a) != len(b):
+            return False
+        pairs = zip(a, b)
+    elif isinstance(a, dict):
+        if list(a) != list(b):
+            return False
+        pairs = ((a[k], b[k]) for k in a)
+    else:
+        return a == b
+    for x, y in pairs:
+        t = type(x)
+        if t is not type(y) or not (x == y if t in _LEAVES else _same_all_the_way_down(x, y)):
+            return False
+    return True
+
+
+def _first_difference(a, b, path: str) -> None:
+    """Asserts :func:`identical`'s test field by field, naming the path of the first difference."""
     assert type(a) is type(b), f"{path}: {type(a).__name__} != {type(b).__name__}"
     if isinstance(a, tuple):
         assert len(a) == len(b), f"{path}: {len(a)} items != {len(b)}"
         names = getattr(a, "_fields", None) or range(len(a))
         for name, x, y in zip(names, a, b):
-            identical(x, y, f"{path}.{name}" if isinstance(name, str) else f"{path}[{name}]")
+            _first_difference(x, y, f"{path}.{name}" if isinstance(name, str) else f"{path}[{name}]")
     elif isinstance(a, dict):
         assert list(a) == list(b), f"{path}: keys {list(a)} != {list(b)}"
         for k in a:
-            identical(a[k], b[k], f"{path}[{k!r}]")
+            _first_difference(a[k], b[k], f"{path}[{k!r}]")
     else:
         assert a == b, f"{path}: {a!r} != {b!r}"
 

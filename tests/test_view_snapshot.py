@@ -42,6 +42,8 @@ ENGINE_STATE = (Game, Player, Creature, Attackable, StackItem, IdentityCard, Dec
 _NOT_WALKED = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
                types.CodeType, types.MethodWrapperType, types.WrapperDescriptorType, types.MemberDescriptorType,
                types.GetSetDescriptorType, enum.Enum)
+# met most often by the walk, and refer to nothing (gc.get_referents: [])
+_ATOMS = frozenset({str, int, float, bool, type(None), bytes})
 # objects that may be shared with the game because nothing can change them
 _IMMUTABLE = (str, int, float, bool, type(None), bytes, tuple, frozenset, range, enum.Enum, TalkMessage, Deal)
 
@@ -67,7 +69,7 @@ def reachable(*roots) -> dict:
         if id(o) in seen:
             continue
         seen[id(o)] = o
-        if isinstance(o, _NOT_WALKED):
+        if type(o) in _ATOMS or isinstance(o, _NOT_WALKED):
             continue
         if isinstance(o, np.ndarray):
             if o.base is not None:

@@ -117,19 +117,25 @@ def names() -> list[str]:
     return [i.name for i in _BY_ID]
 
 
+def find(name: str) -> Identity | None:
+    """The identity card named ``name``, or None where no identity card has that name (a
+    membership test: :func:`get` spends a fuzzy search on the close names of its error)."""
+    return _ALL.get(name)
+
+
 def get(name: str) -> Identity:
     """The identity card named ``name``.
 
     Raises:
         ValueError: for an unknown name (the message suggests close names).
     """
-    try:
-        return _ALL[name]
-    except KeyError:
+    card = find(name)
+    if card is None:
         import difflib
         close = difflib.get_close_matches(name, list(_ALL), n=3)
         hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
-        raise ValueError(f"unknown identity {name!r}{hint} ({len(_ALL)} identities exist)") from None
+        raise ValueError(f"unknown identity {name!r}{hint} ({len(_ALL)} identities exist)")
+    return card
 
 
 SIMPLE_ROLE_NAMES = {Role.LEADER: "Plains", Role.GUARDIAN: "Island", Role.ASSASSIN: "Mountain",

@@ -714,10 +714,7 @@ def card_text(name: str) -> str:
         return "\n".join(_pool_card_text(c))
     if name in TOKENS:
         return "\n".join(_token_text(name))
-    try:
-        card = identities.get(name)
-    except ValueError:
-        card = None
+    card = identities.find(name)
     if card is not None:
         return "\n".join(_identity_text(card, simple=False))
     if name in identities.SIMPLE_ROLE_NAMES.values():
