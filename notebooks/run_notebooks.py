@@ -49,7 +49,9 @@ def execute(nb: nbformat.NotebookNode, specs: KernelSpecManager, timeout: int = 
             env: dict[str, str] | None = None) -> None:
     """Execute ``nb`` (a notebook of ``notebooks/``, as ``nbformat.read`` gives it) in place, in a
     fresh kernel with ``notebooks/`` as working directory and the environment ``env`` (default:
-    this process's).
+    this process's); the kernel is shut down when it is done, a failed run's too (nbclient keeps a
+    kernel whose manager it was given alive, so each notebook's kernel stayed until this process
+    ended: five at once in ``make notebooks-run``, and in the test suite to its end).
 
     Raises:
         nbclient.exceptions.CellExecutionError: a cell raised; ``nb`` holds the outputs up to it.
@@ -58,7 +60,8 @@ def execute(nb: nbformat.NotebookNode, specs: KernelSpecManager, timeout: int = 
     """
     km = KernelManager(kernel_name="python3", kernel_spec_manager=specs)
     NotebookClient(nb, km=km, timeout=timeout, kernel_name="python3",
-                   resources={"metadata": {"path": str(NOTEBOOKS)}}).execute(env=dict(env or os.environ))
+                   resources={"metadata": {"path": str(NOTEBOOKS)}}).execute(env=dict(env or os.environ),
+                                                                            cleanup_kc=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -98,14 +98,24 @@ def test_the_runner_checks_its_out_folder_before_the_notebooks_run(tmp_path, mon
 
 def test_the_runner_says_which_notebook_failed_and_how(tmp_path, monkeypatch, capsys):
     """A notebook whose cell raises: the runner prints its name and the error in one line, still
-    writes the executed copy (the outputs up to the error), runs the others and exits 1."""
+    writes the executed copy (the outputs up to the error), runs the others and exits 1.  Each
+    notebook's kernel is shut down once it is done, the failed one's too (nbclient leaves alive a
+    kernel whose manager it is given: every kernel lived until the runner's process ended)."""
     folder = tmp_path / "nbs"
     folder.mkdir()
     for name, cells in (("a_bad.ipynb", ["print('before')", "raise ValueError('the cell failed')", "print('after')"]),
                         ("b_good.ipynb", ["print('fine')"])):
         nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells]), folder / name)
     monkeypatch.setattr(run_notebooks, "NOTEBOOKS", folder)
+    kernels = []
+
+    class Recorded(run_notebooks.KernelManager):
+        def start_kernel(self, **kw):
+            kernels.append(self)
+            return super().start_kernel(**kw)
+    monkeypatch.setattr(run_notebooks, "KernelManager", Recorded)
     assert run_notebooks.main(["--out", str(tmp_path / "out")]) == 1
+    assert len(kernels) == 2 and not any(k.is_alive() for k in kernels)
     said = capsys.readouterr().out.splitlines()
     assert said[0].startswith("a_bad.ipynb: failed: cell 2 of 3: ValueError: the cell failed in ") and \
         said[1].startswith("b_good.ipynb: ran in ") and len(said) == 2, said
