@@ -1410,6 +1410,34 @@ def test_results_written_over_earlier_ones_leave_none_of_their_plots(tmp_path):
     assert "deduction.png" not in (tmp_path / "results.md").read_text()
 
 
+def test_the_win_rate_plot_s_legend_covers_no_bar_nor_interval(monkeypatch):
+    """winrates.png (write_results, notebook 05): the legend sat where matplotlib found room inside
+    the axes, and with tall bars in every group there was none: it covered bars and intervals
+    (in notebook 05's quick run, the Leader group's).  Here every bar is tall."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.transforms import Bbox
+
+    from training import plots
+    cell = {"rate": 0.9, "lo": 0.7, "hi": 1.0, "games": 8, "wins": 7}
+    labels = ["random", "heuristic", "belief", "ismcts", "flagship"]
+    res = {"summary": {"games": 40},
+           "winrates": {lab: {"roles": {r: dict(cell) for r in ROLE_NAMES}, "overall": dict(cell)} for lab in labels}}
+    figures = []
+    real_png = plots._png
+    monkeypatch.setattr(plots, "_png", lambda fig: figures.append(fig) or real_png(fig))
+    assert plots.winrates_png(res).startswith(b"\x89PNG")
+    fig, = figures
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    ax, = fig.axes
+    legend = ax.get_legend().get_window_extent(renderer)
+    # the bars and the caps by their extents; the intervals (a LineCollection has none) segment by segment
+    drawn = [a.get_window_extent(renderer) for a in ax.patches + ax.lines]
+    drawn += [Bbox(ax.transData.transform(seg)) for c in ax.collections for seg in c.get_segments()]
+    assert len(ax.patches) == len(labels) * 5 and len(drawn) == len(labels) * 5 * 2 + len(ax.lines)
+    covered = [box for box in drawn if box.overlaps(legend)]
+    assert not covered, covered
+
+
 def test_a_worker_dies_of_sigterm_even_when_its_parent_catches_it():
     """A forked worker inherits the parent's SIGTERM handler (catch_sigterm); _init_worker puts the
     default back, so the pool's terminate() on Ctrl-C ends the worker instead of raising inside it

@@ -49,7 +49,8 @@ def winrates_png(res: dict) -> bytes:
     ax.set_ylim(0, 1.02)                  # a rate of 1 drawn whole, not cut by the frame
     ax.set_ylabel("win rate (95% CI, clustered by deal)")
     ax.set_title(f"Win rate by dealt role, {res['summary']['games']} games")
-    ax.legend(fontsize="small")
+    # beside the axes: inside them, tall bars in every group leave the legend no room but over them
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     return _png(fig)
 
 
