@@ -67,6 +67,32 @@ def test_the_five_notebooks_are_there_and_clean():
             assert not c.outputs and c.execution_count is None, f"{name}: committed with outputs"
 
 
+def test_the_figures_the_notebooks_quote_are_the_readme_s_and_the_code_s():
+    """Numbers the notebooks' text quotes from elsewhere, which no run of them prints: 02's
+    measured ladder (every figure of its text is in the README's "Bot ladder" section, which a
+    new flagship rewrites), 03's real training defaults (``TrainConfig``'s)."""
+    from training.config import TrainConfig
+
+    def markdown(name):
+        return "".join(c.source for c in nbformat.read(NOTEBOOKS / name, as_version=4).cells if c.cell_type == "markdown")
+
+    def first_code(name):         # the parameters
+        return next(c.source for c in nbformat.read(NOTEBOOKS / name, as_version=4).cells if c.cell_type == "code")
+    readme = (NOTEBOOKS.parent / "README.md").read_text()
+    ladder = readme.split("\n## Bot ladder\n", 1)[1].split("\n## ", 1)[0]
+    quoted = re.findall(r"\d\.\d{3}", markdown("02_bots_and_evaluation.ipynb"))
+    assert len(quoted) >= 10
+    assert [x for x in quoted if not re.search(rf"(?<![\d.]){re.escape(x)}(?!\d)", ladder)] == []
+    defaults = TrainConfig()
+    said = dict(re.findall(r"`(hidden|rollout_steps|total_steps)=([\d_]+)`", markdown("03_training.ipynb")))
+    assert {k: int(v) for k, v in said.items()} == {k: getattr(defaults, k) for k in ("hidden", "rollout_steps",
+                                                                                        "total_steps")}
+    params = dict(re.findall(r"^(\w+) = .*real default ([\d_]+)", first_code("03_training.ipynb"), re.M))
+    assert {k: int(v) for k, v in params.items()} == {"TOTAL_STEPS": defaults.total_steps, "HIDDEN": defaults.hidden,
+                                                      "STARTING_LIFE": defaults.game_config().life,
+                                                      "MAX_TURNS": defaults.game_config().max_turns}
+
+
 def test_the_runner_refuses_an_unknown_notebook_and_an_out_folder_in_notebooks(capsys):
     """``make notebooks-run``'s runner: a notebook that is not there, or executed copies that would
     land in notebooks/ beside the clean ones, are one-line errors before any kernel starts."""
@@ -142,6 +168,10 @@ def test_notebook_runs(name, monkeypatch, tmp_path, capsys):
         assert "replayed: same winners" in text and "tampered replay -> replay digest mismatch" in text
         assert "their names in the spectator view: none" in text
         assert "Throne Magic: the Roles in the game: The King" in text and "Throne Magic game over after" in text
+        # what the text says of the first decision: a real choice (single options are taken), at turn 0's
+        # mulligans, whose phase reads cleanup
+        assert int(re.search(r"^player_\d+ decides\. .*, (\d+) legal actions$", text, re.M).group(1)) >= 2
+        assert re.search(r"^seat \d+, turn 0, phase cleanup, ", text, re.M) and "decision: mulligan - " in text
         assert images >= 2
     elif name.startswith("02"):
         assert "games (" in text
@@ -164,6 +194,10 @@ def test_notebook_runs(name, monkeypatch, tmp_path, capsys):
         check_play_transcript(text)
     elif name.startswith("05"):
         assert "AggroBot(seed=0)" in text and "'results.md'" in text
+        # the deals the text counts for its quick run are the run's (results.md, displayed)
+        said = re.search(r"at the (\d+) deals of this notebook's\s+quick run", "".join(c.source for c in nb.cells))
+        report = "".join(o.get("data", {}).get("text/markdown", "") for o in outs)
+        assert said and f"mode: rotate, seed 0, deals: {said.group(1)}, games: " in report, report[:1000]
         assert images >= 5
 
 
