@@ -612,6 +612,37 @@ def test_same_results_with_one_and_two_workers():
     assert c["games"] != a["games"]
 
 
+def test_a_bot_registered_at_run_time_plays_in_spawned_workers(monkeypatch):
+    """Once torch is loaded (a policy entrant, a bot that uses torch) the pool spawns its workers,
+    which import ``agents`` afresh: a bot registered at run time (``agents.register``, as notebook
+    05 does) was an "unknown agent" there, a traceback from inside the pool.  It is sent to them
+    (a class defined where no worker can import it, by value) and plays the games it plays in one
+    process; a factory that cannot be sent is refused in one line before any game."""
+    import multiprocessing as mp
+    import threading
+
+    class Local(BaseAgent):
+        """The highest legal action: a class no other process can import."""
+
+        def act(self, observation, info):
+            return int(legal_actions(observation)[-1])
+
+    monkeypatch.setitem(agents._REGISTRY, "spawntest_local", Local)
+    monkeypatch.setitem(agents._REGISTRY, "spawntest_random", agents.RandomAgent)   # a toolkit class, a new name
+    monkeypatch.setattr(ev, "_mp_context", lambda: mp.get_context("spawn"))
+    kw = dict(games=8, seed=2, config=SMALL, progress=False, observer=False)
+    here = ev.evaluate(["spawntest_local", "spawntest_random"], workers=1, **kw)
+    spawned = ev.evaluate(["spawntest_local", "spawntest_random"], workers=2, **kw)
+    assert _strip_timing(spawned) == _strip_timing(here)
+
+    lock = threading.Lock()
+    monkeypatch.setitem(agents._REGISTRY, "spawntest_locked", lambda seed=None: lock and Local(seed=seed))
+    with pytest.raises(ValueError) as err:
+        ev.evaluate(["spawntest_locked", "random"], workers=2, **kw)
+    assert "\n" not in str(err.value) and "'spawntest_locked'" in str(err.value)
+    assert "workers=1" in str(err.value) and "MODULE:CLASS" in str(err.value)
+
+
 # --------------------------------------------------------------------------- CLI
 def test_cli_evaluate_end_to_end(tmp_path, capsys):
     out = tmp_path / "cli"

@@ -717,7 +717,7 @@ def _run_chunk(tasks: list, config: GameConfig, record_beliefs: bool, observer: 
     return play_tasks(tasks, config, record_beliefs, observer, lockstep=lockstep)
 
 
-def _init_worker() -> None:
+def _init_worker(bots: bytes | None = None) -> None:
     exit_with_parent()
     # Ctrl-C reaches the whole process group: the parent stops the pool (run_tasks), not each worker
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -725,6 +725,11 @@ def _init_worker() -> None:
     # parent's terminate() into an exception the pool's worker loop catches, and the worker lives on
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     setup_game_worker()
+    if bots is not None:        # a spawned worker: the parent's bots registered at run time (_runtime_bots)
+        import pickle
+        for name, factory in pickle.loads(bots).items():
+            if name not in agents.available():
+                agents.register(name, factory)
 
 
 def setup_game_worker() -> None:
@@ -743,9 +748,37 @@ def setup_game_worker() -> None:
 
 def _mp_context():
     # fork keeps bots registered at run time (agents.register) visible to workers, but a process
-    # that has run torch (its OpenMP thread pool) can deadlock in a forked child: spawn then
+    # that has run torch (its OpenMP thread pool) can deadlock in a forked child: spawn then, and
+    # the workers are sent those bots (_runtime_bots)
     methods = mp.get_all_start_methods()
     return mp.get_context("fork" if "fork" in methods and "torch" not in sys.modules else "spawn")
+
+
+def _runtime_bots(specs: Iterable[str]) -> bytes:
+    """The bots among ``specs`` registered at run time (:func:`agents.register`; not by ``import
+    agents``, which registers the toolkit's own), pickled for a spawned worker, which imports
+    ``agents`` afresh and would refuse them as unknown.  cloudpickle sends a class no other
+    process can import (one defined in a notebook, a script's ``__main__`` or a function) by
+    value, an importable one by reference.
+
+    Raises:
+        ValueError: (one line) for a registered factory that cannot be pickled, naming it and
+            how it plays instead (``workers=1``, or the bot as ``MODULE:CLASS``).
+    """
+    import cloudpickle
+
+    bots = {}
+    for spec in specs:
+        name = agents.split_spec(spec)[0]
+        if name in agents._REGISTRY and name not in agents._BUILT_IN:      # noqa: SLF001 - the factory, to send it
+            bots[name] = agents._REGISTRY[name]     # noqa: SLF001
+    try:
+        return cloudpickle.dumps(bots)
+    except Exception as err:        # whatever the factory holds that cannot be pickled (a lock, a file, ...)
+        names = ", ".join(repr(n) for n in bots)
+        raise ValueError(f"the bot(s) {names}, registered at run time (agents.register), cannot be sent to the "
+                         f"spawned worker processes ({type(err).__name__}: {first_line(str(err))}): play them "
+                         f"with workers=1, or enter the bot as MODULE:CLASS from a module of your own") from None
 
 
 def _chunks(tasks: list, workers: int, lockstep: bool = False) -> list[list]:
@@ -829,19 +862,25 @@ def run_tasks(tasks: Sequence[GameTask], config: GameConfig, workers: int = 1,
 
 def run_in_processes(play: Callable[..., list], chunks: Sequence[list], args: tuple, workers: int,
                      on_done: Callable[[int], Any]) -> list:
-    """``play(chunk, *args)`` for each chunk of games in a pool of ``workers`` processes
-    (:func:`_init_worker`), the lists it returns joined in the order the chunks finish, and
-    ``on_done(len(chunk))`` (a progress bar's ``update``) as each does: the process pool of
-    :func:`run_tasks` and of Throne Magic's tournaments (:mod:`training.throne_eval`).
+    """``play(chunk, *args)`` for each chunk of games (:class:`GameTask` lists) in a pool of
+    ``workers`` processes (:func:`_init_worker`), the lists it returns joined in the order the
+    chunks finish, and ``on_done(len(chunk))`` (a progress bar's ``update``) as each does: the
+    process pool of :func:`run_tasks` and of Throne Magic's tournaments
+    (:mod:`training.throne_eval`).  Spawned workers (:func:`_mp_context`) are sent the bots the
+    games name that were registered at run time (:func:`_runtime_bots`).
 
     Raises:
+        ValueError: before any game, for such a bot that cannot be sent (:func:`_runtime_bots`).
         Exception: whatever ``play`` raises in a worker (a failed game).
         KeyboardInterrupt: on Ctrl-C (or SIGTERM, :func:`training.interrupts.catch_sigterm`).
             Either way the queued chunks are dropped and the workers, which ignore SIGINT
             themselves, are stopped before it is raised, not after they finish.
     """
     out: list = []
-    ex = ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context(), initializer=_init_worker)
+    ctx = _mp_context()
+    bots = (_runtime_bots(dict.fromkeys(s for c in chunks for t in c for s in t.specs))
+            if ctx.get_start_method() == "spawn" else None)
+    ex = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(bots,))
     try:
         futs = {ex.submit(play, c, *args): len(c) for c in chunks}
         for f in as_completed(futs):
