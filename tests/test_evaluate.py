@@ -1324,6 +1324,7 @@ def test_pooled_results_are_one_evaluation_of_their_deals(tmp_path, capsys):
     a = ev.evaluate(["random", "heuristic"], seed=5, out_dir=tmp_path / "a", **kw)
     b = ev.evaluate(["random", "heuristic"], seed=6, out_dir=tmp_path / "b", **kw)
     pooled = ev.pool_results([a, b], sources=["A", "B"])
+    assert ev.pool_results([b, a], sources=["B", "A"]) == pooled      # the seeds in order, however given
     ents = ev.entrants_from_specs(["random", "heuristic"])
     records = [rec for seed in (5, 6) for rec in
                ev.run_tasks(ev.substitution_schedule(ents[1], [ents[0]], 4, 2, seed), SMALL,
@@ -1400,6 +1401,10 @@ def test_the_shards_of_a_tournament_pooled_are_the_tournament(tmp_path, capsys):
     for key in ("summary", "winrates", "crossplay", "substitution", "ratings"):
         assert pooled[key] == json.loads(json.dumps(whole[key])), key
     assert [s["shard"]["index"] for s in pooled["meta"]["pooled"]] == [1, 2] and "shard" not in pooled["meta"]
+    # given in another order, the shards are pooled in the order of their deals: the ratings, updated
+    # game by game, came out otherwise (so did the intervals' last digits)
+    assert ev.pool_results(parts[::-1], sources=["second", "first"]) == \
+        ev.pool_results(parts, sources=["first", "second"])
     one = ev.evaluate(["random", "heuristic"], shard=(1, 1), **kw)
     assert [same(g) for g in one["games"]] == [same(g) for g in whole["games"]]
     assert list(ev.shard_deals(1000, 2, 3)) == list(range(333, 666))

@@ -1427,7 +1427,8 @@ _PER_DECISION = ("deduction", "deception", "gate", "bluffing", "cooperation", "t
 def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) -> dict:
     """Several evaluations of the same entrants on the same game, over different deals
     (other ``--seed`` values, or shards of one tournament), as one result: its games
-    concatenated (``index`` numbered through them), and ``summary``, ``winrates``, ``crossplay`` (opposing seats),
+    concatenated (``index`` numbered through them) in one order, whatever order ``results``
+    are given in (by seed, then deal: :func:`_pool_order`), and ``summary``, ``winrates``, ``crossplay`` (opposing seats),
     ``substitution`` and ``ratings`` computed from them as :func:`summarize` computes
     them (:class:`Outcome`), so a substitution delta over 12,000 games pooled from two
     6,000-game runs is the one a 12,000-game run on those deals would give, and
@@ -1444,7 +1445,7 @@ def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) 
     Returns:
         a results dict (as :func:`summarize`'s) whose ``meta["seed"]`` lists the
         pooled seeds and ``meta["pooled"]`` each source's ``{"source", "seed", "deals",
-        "games", "shard"}``; ``deals`` and ``games`` are the sums.
+        "games", "shard"}``, in that order; ``deals`` and ``games`` are the sums.
 
     Raises:
         ValueError: (one line) for fewer than two results, a mode that cannot be pooled
@@ -1459,6 +1460,9 @@ def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) 
     sources = [f"result {i + 1}" for i in range(len(results))] if sources is None else list(sources)
     if len(results) < 2:
         raise ValueError(f"pooling needs at least two results, got {len(results)}")
+    # one order however they are given (the ratings are updated game by game, so they depend on it)
+    order = sorted(range(len(results)), key=lambda i: _pool_order(results[i], sources[i]))
+    results, sources = [results[i] for i in order], [sources[i] for i in order]
     first = results[0]["meta"]
     for res, src in zip(results, sources):
         m = res["meta"]
@@ -1515,6 +1519,15 @@ def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) 
     games = [{**g, "index": i} for i, g in enumerate(g for res in results for g in res["games"])]
     return {"meta": meta, **_outcome_metrics(outcomes, labels), **{k: {} for k in _PER_DECISION},
             "deduction_note": "", "teamplay": None, "games": games}
+
+
+def _pool_order(res: dict, source: str) -> list:
+    """What :func:`pool_results` orders its sources by: the seeds and first deals of the
+    evaluations each holds (:func:`_parts_played`), so the shards of one tournament are pooled in
+    the order of their deals, as the whole tournament plays them, and the evaluations of other
+    seeds in the order of their seeds, whatever order they are given in."""
+    return sorted(((0, seed, "") if isinstance(seed, int) else (1, 0, json.dumps(seed)), deals.start)
+                  for _, seed, _, deals in _parts_played(res, source))
 
 
 def _parts_played(res: dict, source: str) -> list[tuple[str, Any, dict | None, range]]:
