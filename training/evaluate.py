@@ -60,8 +60,13 @@ its cards): :func:`training.stats.clustered_rate` for top-1 and p(true),
 :func:`training.stats.clustered_mean` for log-loss and Brier.
 **Deception** of entrant X: the mean probability that observers with beliefs
 give to the true role of X's seats while they are face-down Traitors or
-Assassins (lower is better cover; no interval).  Bots without ``beliefs()`` get no
-deduction or deception numbers (no probe is trained for them).
+Assassins (lower is better cover), with its 95% interval over deals
+(:func:`training.stats.clustered_share`), and that probability minus the
+public-count prior of the same rows, with a normal 95% interval over deals
+(:func:`training.stats.clustered_mean`; ``minus_prior``: only an interval below 0
+says the cover holds).  Bots without ``beliefs()`` get no deduction numbers (no
+probe is trained for them); their deception is scored wherever an observer with
+beliefs shares their table.
 
 Bluffing, cooperation and talk (:mod:`training.social`) are measured for
 every entrant, whatever it is (a trained policy, a rule bot), against fixed
