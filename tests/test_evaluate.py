@@ -892,6 +892,18 @@ def test_deduction_end_to_end_with_a_belief_bot(tmp_path):
         assert not np.any(rows[:, ev.ROW_OBS] == rows[:, ev.ROW_TARGET])
         keys = {tuple(r) for r in rows[:, [ev.ROW_TURN, ev.ROW_OBS, ev.ROW_TARGET]].astype(int).tolist()}
         assert len(keys) == rows.shape[0]
+    assert "beliefs" not in res["meta"]
+
+
+def test_a_result_without_beliefs_scored_says_so():
+    """``--no-beliefs`` (``record_beliefs=False``) is recorded in the result, and its note says the
+    beliefs were not scored; it said "no beliefs() recorded" of a bot that has them, and nothing
+    in results.json told such a result from one whose bots have none."""
+    res = ev.evaluate(["test_uniform_belief", "random"], games=4, seed=0, config=SMALL, progress=False,
+                      record_beliefs=False, observer=False)
+    assert res["meta"]["beliefs"] is False and res["deduction"] == {} and res["deception"] == {}
+    note = "no deduction or deception numbers: beliefs() not scored (--no-beliefs)"
+    assert res["deduction_note"] == note and note + "." in ev.render_markdown(res)
 
 
 # --------------------------------------------------------------------------- every registered bot

@@ -1257,8 +1257,10 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
         "crossplay": crossplay,
         "deduction": deduction,
         "deception": deception,
-        "deduction_note": ("no deduction numbers (no beliefs() recorded) for: " + ", ".join(no_beliefs))
-        if no_beliefs else "",
+        "deduction_note": ("no deduction or deception numbers: beliefs() not scored (--no-beliefs)"
+                           if (meta or {}).get("beliefs") is False else
+                           "no deduction numbers (no beliefs() recorded) for: " + ", ".join(no_beliefs)
+                           if no_beliefs else ""),
         "gate": gate,
         "bluffing": social.bluff_metrics(records, labels),
         "cooperation": social.cooperation_metrics(records, labels),
@@ -1508,7 +1510,8 @@ def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) 
     labels = [e["label"] for e in first["entrants"]]
     outcomes = [o for part in parts for o in part]
     kits = [r["meta"].get("toolkit") for r in results]
-    meta = {**{k: v for k, v in first.items() if k not in ("games_requested", "shard", "lockstep", "toolkit")},
+    meta = {**{k: v for k, v in first.items()
+               if k not in ("games_requested", "shard", "lockstep", "beliefs", "toolkit")},
             **({"toolkit": kits[0]} if kits[0] and all(k == kits[0] for k in kits) else {}),
             "seed": [r["meta"].get("seed") for r in results],
             "deals": sum(int(r["meta"].get("deals", 0)) for r in results),
@@ -1673,7 +1676,8 @@ def evaluate(specs: Sequence[str], num_players: int | None = None, games: int = 
             entrant (``["heuristic"]`` with ``reference="random"``: heuristic
             against random).
         config: the game configuration (default ``GameConfig(num_players)``).
-        record_beliefs: score ``beliefs()`` of bots that have it.
+        record_beliefs: score ``beliefs()`` of bots that have it (without it ``meta["beliefs"]``
+            is False and ``deduction_note`` says they were not scored).
         progress: show a tqdm bar.
         out_dir: if given, also :func:`write_results` there; checked before
             any game is played (a ``ValueError`` when it is or lies under a
@@ -1835,6 +1839,8 @@ def evaluate(specs: Sequence[str], num_players: int | None = None, games: int = 
         meta["shard"] = {"index": shard[0], "of": shard[1], "first_deal": deal_range.start, "deals_total": total_deals}
     if lockstep and any(agents.weights_file(e.spec) for e in entrants):     # batching only changes a policy's play
         meta["lockstep"] = True
+    if not record_beliefs:          # no deduction numbers for want of asking, not for want of beliefs()
+        meta["beliefs"] = False
     if role_values is not None:
         meta["roles"] = [ROLE_NAMES[r] for r in ROLES if int(r) in role_values]
         meta["games_per_deal"] = len(tasks) // deals if deals else per
