@@ -285,6 +285,27 @@ def test_substitution_schedule_and_delta():
         ev.evaluate(["random"], games=5, mode="substitution", config=SMALL, progress=False)
 
 
+def test_beats_in_every_role_judges_the_roles_the_table_deals():
+    """A role no seat was dealt (the Guardian at 4 players, the roles left out by ``--roles``) has no
+    delta; it counted as not beaten, so at 4 players "in every role" (``treachery train
+    --evaluate``'s verdict) could never be yes."""
+    def cell(lo):
+        return {"pairs": 0 if lo is None else 9, "deals": 0 if lo is None else 3, "delta": None if lo is None else 0.3,
+                "lo": lo, "hi": None if lo is None else 0.5}
+
+    def result(assassin_lo):
+        roles = {"Leader": cell(0.1), "Guardian": cell(None), "Assassin": cell(assassin_lo), "Traitor": cell(0.2)}
+        return {"substitution": {"reference": "random", "candidates": {"x": {**roles, "overall": cell(0.1)}}}}
+
+    assert ev.beats_in_every_role(result(0.05), "x") == {"Leader": True, "Assassin": True, "Traitor": True,
+                                                         "all": True}
+    assert ev.beats_in_every_role(result(-0.05), "x") == {"Leader": True, "Assassin": False, "Traitor": True,
+                                                          "all": False}
+    real = ev.evaluate(["random", "random"], games=10, seed=1, mode="substitution", reference="random",
+                       config=SMALL, progress=False, observer=False, record_beliefs=False)
+    assert "Guardian" not in ev.beats_in_every_role(real, "random#2")       # 4 players: no Guardian
+
+
 def _cochran(diffs, deals, lower=-1.0, upper=1.0):
     """Cochran's cluster-robust 95% interval of the mean of ``diffs``, clusters ``deals``, written out
     here independently of ``training.stats``: ``mean ± 1.96 sqrt(G/(G-1) sum_g dev_g^2) / n``, clipped."""

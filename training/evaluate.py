@@ -1944,8 +1944,10 @@ def substitution_table(res: dict) -> str:
 
 
 def beats_in_every_role(res: dict, candidate: str) -> dict[str, bool]:
-    """For a substitution result: per dealt role (and ``"all"``), whether the
-    candidate's substitution delta has its 95% interval entirely above 0.
+    """For a substitution result: per role the candidate was dealt in it (and ``"all"``),
+    whether its substitution delta has its 95% interval entirely above 0.  A role it was never
+    dealt (the Guardian at 4 players, a role outside ``--roles``) has no delta and no entry, so
+    it does not stand in the way of ``"all"``.
 
     Raises:
         ValueError: if ``res`` has no substitution games for ``candidate``.
@@ -1954,8 +1956,9 @@ def beats_in_every_role(res: dict, candidate: str) -> dict[str, bool]:
     per = sub.get("candidates", {}).get(candidate)
     if per is None:
         raise ValueError(f"no substitution result for {candidate!r}; candidates: {list(sub.get('candidates', {}))}")
-    out = {ROLE_NAMES[r]: bool(per[ROLE_NAMES[r]]["lo"] is not None and per[ROLE_NAMES[r]]["lo"] > 0) for r in ROLES}
-    out["all"] = all(out.values())
+    out = {ROLE_NAMES[r]: bool(per[ROLE_NAMES[r]]["lo"] is not None and per[ROLE_NAMES[r]]["lo"] > 0)
+           for r in ROLES if per[ROLE_NAMES[r]]["pairs"]}
+    out["all"] = bool(out) and all(out.values())
     return out
 
 
