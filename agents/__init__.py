@@ -302,6 +302,10 @@ for _m in models.models().values():
         _REGISTRY[_m.name] = _named_model(_m)
         NAMED_MODELS[_m.name] = _m
 
+_BUILT_IN = frozenset(_REGISTRY)
+"""The names ``import agents`` registers (the bots and the shipped models): any other was registered
+at run time, which a process spawned afresh does not know (:mod:`training.evaluate` sends them)."""
+
 
 def check_table(bot: Agent, spec: str, num_players: int, config=None) -> None:
     """Refuse a bot that cannot sit at a table of ``num_players``; with the game's

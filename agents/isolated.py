@@ -14,12 +14,15 @@ Each isolated bot has a process of its own (two seats of one outside bot cannot 
 other's data); a process is reused for the next game once its bot is dropped, and a new bot
 is made in it with the new seed.  The bot's own prints go to stderr.  Costs: a process start
 per concurrent seat (about a second, importing the bot's module) and a pipe round trip with the
-view's serialisation per decision (~1 ms).  The bot's ``beliefs()`` are not forwarded.
+view's serialisation per decision (~1 ms).  A bot with ``beliefs()`` has them asked in its process
+and sent back as JSON (:func:`_beliefs_to_wire`), so the evaluator scores its deduction as
+in-process, at one more round trip each time it asks.
 """
 
 from __future__ import annotations
 
 import atexit
+import functools
 import json
 import os
 import pickle
@@ -29,6 +32,8 @@ import weakref
 from typing import Any
 
 import numpy as np
+
+from treachery_env.rules import Role
 
 from .base import BaseAgent
 
@@ -143,6 +148,9 @@ class IsolatedAgent(BaseAgent):
             _release(self._host)
             raise
         self._players = reply.get("num_players")
+        if reply.get("beliefs"):     # only a bot that has beliefs(): the evaluator scores whoever has one
+            # a partial of the process, not a bound method: no cycle, so a dropped bot frees its process at once
+            self.beliefs = functools.partial(_asked_beliefs, self._host)
         weakref.finalize(self, _release, self._host)
 
     def num_players(self) -> int | None:
@@ -173,6 +181,46 @@ class IsolatedAgent(BaseAgent):
         return f"IsolatedAgent({self.spec!r}, seed={self.seed})"
 
 
+_ROLE_VALUES = frozenset(int(r) for r in Role)
+
+
+def _asked_beliefs(host: _Host) -> dict | None:
+    """The ``beliefs()`` of the bot in ``host``'s process (an :class:`IsolatedAgent`'s ``beliefs``
+    where its bot has them): ``{seat: {Role: p}}``, a seat or role key that is not an int as the
+    bot gave it in text (:func:`_beliefs_to_wire`), or None where the bot gave no dict.
+
+    Raises:
+        IsolatedBotError: for what the bot raised there, or a process that ended.
+    """
+    wire = host.call(("beliefs",))["beliefs"]
+    if wire is None:
+        return None
+    return {seat: None if roles is None else {(Role(r) if isinstance(r, int) and r in _ROLE_VALUES else r): p
+                                              for r, p in roles}
+            for seat, roles in wire}
+
+
+def _beliefs_to_wire(beliefs: Any) -> list | None:
+    """A bot's ``beliefs()`` in the form JSON carries back to the game's process:
+    ``[[seat, [[role, p], ...]], ...]``, a seat or role key that is an int (a :class:`Role` is its
+    value) kept an int and any other key as its text, each ``p`` a float, and None for a seat's
+    belief, or the whole, that is not a dict (the evaluator scores neither).  A list of pairs, not
+    an object, so an int key stays an int.
+
+    Raises:
+        TypeError, ValueError: for a probability that is not a number (as the evaluator raises
+            on it in-process).
+    """
+    if not isinstance(beliefs, dict):
+        return None
+
+    def key(k: Any) -> int | str:
+        return int(k) if isinstance(k, (int, np.integer)) else str(k)
+
+    return [[key(seat), [[key(r), float(p)] for r, p in roles.items()] if isinstance(roles, dict) else None]
+            for seat, roles in beliefs.items()]
+
+
 def _serve() -> None:
     """The bot process: make, reset and ask the bot as the requests say, until the input ends."""
     exit_with_parent()
@@ -199,10 +247,13 @@ def _serve() -> None:
                 except ValueError as err:
                     reply = {"error": str(err), "making": True}
                 else:
-                    reply = {"num_players": bot.num_players() if hasattr(bot, "num_players") else None}
+                    reply = {"num_players": bot.num_players() if hasattr(bot, "num_players") else None,
+                             "beliefs": callable(getattr(bot, "beliefs", None))}
             elif kind == "reset":
                 bot.reset(request[1])
                 reply = {}
+            elif kind == "beliefs":
+                reply = {"beliefs": _beliefs_to_wire(bot.beliefs())}
             else:
                 _, obs, info = request
                 if "view" in info:

@@ -285,6 +285,27 @@ def test_substitution_schedule_and_delta():
         ev.evaluate(["random"], games=5, mode="substitution", config=SMALL, progress=False)
 
 
+def test_beats_in_every_role_judges_the_roles_the_table_deals():
+    """A role no seat was dealt (the Guardian at 4 players, the roles left out by ``--roles``) has no
+    delta; it counted as not beaten, so at 4 players "in every role" (``treachery train
+    --evaluate``'s verdict) could never be yes."""
+    def cell(lo):
+        return {"pairs": 0 if lo is None else 9, "deals": 0 if lo is None else 3, "delta": None if lo is None else 0.3,
+                "lo": lo, "hi": None if lo is None else 0.5}
+
+    def result(assassin_lo):
+        roles = {"Leader": cell(0.1), "Guardian": cell(None), "Assassin": cell(assassin_lo), "Traitor": cell(0.2)}
+        return {"substitution": {"reference": "random", "candidates": {"x": {**roles, "overall": cell(0.1)}}}}
+
+    assert ev.beats_in_every_role(result(0.05), "x") == {"Leader": True, "Assassin": True, "Traitor": True,
+                                                         "all": True}
+    assert ev.beats_in_every_role(result(-0.05), "x") == {"Leader": True, "Assassin": False, "Traitor": True,
+                                                          "all": False}
+    real = ev.evaluate(["random", "random"], games=10, seed=1, mode="substitution", reference="random",
+                       config=SMALL, progress=False, observer=False, record_beliefs=False)
+    assert "Guardian" not in ev.beats_in_every_role(real, "random#2")       # 4 players: no Guardian
+
+
 def _cochran(diffs, deals, lower=-1.0, upper=1.0):
     """Cochran's cluster-robust 95% interval of the mean of ``diffs``, clusters ``deals``, written out
     here independently of ``training.stats``: ``mean ± 1.96 sqrt(G/(G-1) sum_g dev_g^2) / n``, clipped."""
@@ -612,6 +633,37 @@ def test_same_results_with_one_and_two_workers():
     assert c["games"] != a["games"]
 
 
+def test_a_bot_registered_at_run_time_plays_in_spawned_workers(monkeypatch):
+    """Once torch is loaded (a policy entrant, a bot that uses torch) the pool spawns its workers,
+    which import ``agents`` afresh: a bot registered at run time (``agents.register``, as notebook
+    05 does) was an "unknown agent" there, a traceback from inside the pool.  It is sent to them
+    (a class defined where no worker can import it, by value) and plays the games it plays in one
+    process; a factory that cannot be sent is refused in one line before any game."""
+    import multiprocessing as mp
+    import threading
+
+    class Local(BaseAgent):
+        """The highest legal action: a class no other process can import."""
+
+        def act(self, observation, info):
+            return int(legal_actions(observation)[-1])
+
+    monkeypatch.setitem(agents._REGISTRY, "spawntest_local", Local)
+    monkeypatch.setitem(agents._REGISTRY, "spawntest_random", agents.RandomAgent)   # a toolkit class, a new name
+    monkeypatch.setattr(ev, "_mp_context", lambda: mp.get_context("spawn"))
+    kw = dict(games=8, seed=2, config=SMALL, progress=False, observer=False)
+    here = ev.evaluate(["spawntest_local", "spawntest_random"], workers=1, **kw)
+    spawned = ev.evaluate(["spawntest_local", "spawntest_random"], workers=2, **kw)
+    assert _strip_timing(spawned) == _strip_timing(here)
+
+    lock = threading.Lock()
+    monkeypatch.setitem(agents._REGISTRY, "spawntest_locked", lambda seed=None: lock and Local(seed=seed))
+    with pytest.raises(ValueError) as err:
+        ev.evaluate(["spawntest_locked", "random"], workers=2, **kw)
+    assert "\n" not in str(err.value) and "'spawntest_locked'" in str(err.value)
+    assert "workers=1" in str(err.value) and "MODULE:CLASS" in str(err.value)
+
+
 # --------------------------------------------------------------------------- CLI
 def test_cli_evaluate_end_to_end(tmp_path, capsys):
     out = tmp_path / "cli"
@@ -861,6 +913,18 @@ def test_deduction_end_to_end_with_a_belief_bot(tmp_path):
         assert not np.any(rows[:, ev.ROW_OBS] == rows[:, ev.ROW_TARGET])
         keys = {tuple(r) for r in rows[:, [ev.ROW_TURN, ev.ROW_OBS, ev.ROW_TARGET]].astype(int).tolist()}
         assert len(keys) == rows.shape[0]
+    assert "beliefs" not in res["meta"]
+
+
+def test_a_result_without_beliefs_scored_says_so():
+    """``--no-beliefs`` (``record_beliefs=False``) is recorded in the result, and its note says the
+    beliefs were not scored; it said "no beliefs() recorded" of a bot that has them, and nothing
+    in results.json told such a result from one whose bots have none."""
+    res = ev.evaluate(["test_uniform_belief", "random"], games=4, seed=0, config=SMALL, progress=False,
+                      record_beliefs=False, observer=False)
+    assert res["meta"]["beliefs"] is False and res["deduction"] == {} and res["deception"] == {}
+    note = "no deduction or deception numbers: beliefs() not scored (--no-beliefs)"
+    assert res["deduction_note"] == note and note + "." in ev.render_markdown(res)
 
 
 # --------------------------------------------------------------------------- every registered bot
@@ -1293,6 +1357,7 @@ def test_pooled_results_are_one_evaluation_of_their_deals(tmp_path, capsys):
     a = ev.evaluate(["random", "heuristic"], seed=5, out_dir=tmp_path / "a", **kw)
     b = ev.evaluate(["random", "heuristic"], seed=6, out_dir=tmp_path / "b", **kw)
     pooled = ev.pool_results([a, b], sources=["A", "B"])
+    assert ev.pool_results([b, a], sources=["B", "A"]) == pooled      # the seeds in order, however given
     ents = ev.entrants_from_specs(["random", "heuristic"])
     records = [rec for seed in (5, 6) for rec in
                ev.run_tasks(ev.substitution_schedule(ents[1], [ents[0]], 4, 2, seed), SMALL,
@@ -1369,6 +1434,10 @@ def test_the_shards_of_a_tournament_pooled_are_the_tournament(tmp_path, capsys):
     for key in ("summary", "winrates", "crossplay", "substitution", "ratings"):
         assert pooled[key] == json.loads(json.dumps(whole[key])), key
     assert [s["shard"]["index"] for s in pooled["meta"]["pooled"]] == [1, 2] and "shard" not in pooled["meta"]
+    # given in another order, the shards are pooled in the order of their deals: the ratings, updated
+    # game by game, came out otherwise (so did the intervals' last digits)
+    assert ev.pool_results(parts[::-1], sources=["second", "first"]) == \
+        ev.pool_results(parts, sources=["first", "second"])
     one = ev.evaluate(["random", "heuristic"], shard=(1, 1), **kw)
     assert [same(g) for g in one["games"]] == [same(g) for g in whole["games"]]
     assert list(ev.shard_deals(1000, 2, 3)) == list(range(333, 666))

@@ -49,6 +49,21 @@ class Exiting(Snooper):
 class Fractional(Snooper):
     def act(self, observation, info):
         return 0.7
+
+
+class Believer(Snooper):
+    """Plays the first legal action and has beliefs, its keys in each form the evaluator reads."""
+
+    def act(self, observation, info):
+        self.turn = info["view"].turn
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+    def beliefs(self):
+        from treachery_env.rules import Role
+        lean = 0.1 * (getattr(self, "turn", 0) % 4)
+        return {s if s % 2 else str(s): {Role.LEADER: 0.1 + lean, "guardian": np.float32(0.2), 2: 0.3,
+                                         Role.TRAITOR: 0.4 - lean / 2}
+                for s in range(4) if s != self.seat}
 '''
 
 
@@ -96,6 +111,21 @@ def test_what_goes_wrong_in_the_bots_process_is_one_line(snoopers):
             play_game([agents.make(f"isolated:{snoopers}:{bot}")] + [agents.make("random", seed=s) for s in range(3)],
                       SMALL, seed=0)
         assert re.search(what, str(err.value)) and "\n" not in str(err.value)
+
+
+def test_an_isolated_bots_beliefs_are_scored_as_in_process(snoopers):
+    """An isolated bot's ``beliefs()`` are asked in its process and come back as JSON, so its
+    deduction (and the deception it scores) are what the bot gives in-process: keys that are
+    roles, role names, role values and seats as text; a bot without beliefs() has none."""
+    from training.evaluate import evaluate
+
+    kw = dict(games=4, seed=3, config=SMALL, progress=False, observer=False)
+    here = evaluate([f"{snoopers}:Believer", "random"], **kw)
+    isolated = evaluate([f"isolated:{snoopers}:Believer", "random"], **kw)
+    assert here["deduction"][f"{snoopers}:Believer"]["overall"]["n"] > 0
+    assert isolated["deduction"][f"isolated:{snoopers}:Believer"] == here["deduction"][f"{snoopers}:Believer"]
+    assert isolated["deception"]["random"] == here["deception"]["random"]
+    assert not hasattr(agents.make("isolated:random", seed=0), "beliefs")
 
 
 def test_isolated_processes_are_reused_and_end_with_their_input():

@@ -60,8 +60,13 @@ its cards): :func:`training.stats.clustered_rate` for top-1 and p(true),
 :func:`training.stats.clustered_mean` for log-loss and Brier.
 **Deception** of entrant X: the mean probability that observers with beliefs
 give to the true role of X's seats while they are face-down Traitors or
-Assassins (lower is better cover; no interval).  Bots without ``beliefs()`` get no
-deduction or deception numbers (no probe is trained for them).
+Assassins (lower is better cover), with its 95% interval over deals
+(:func:`training.stats.clustered_share`), and that probability minus the
+public-count prior of the same rows, with a normal 95% interval over deals
+(:func:`training.stats.clustered_mean`; ``minus_prior``: only an interval below 0
+says the cover holds).  Bots without ``beliefs()`` get no deduction numbers (no
+probe is trained for them); their deception is scored wherever an observer with
+beliefs shares their table.
 
 Bluffing, cooperation and talk (:mod:`training.social`) are measured for
 every entrant, whatever it is (a trained policy, a rule bot), against fixed
@@ -717,7 +722,7 @@ def _run_chunk(tasks: list, config: GameConfig, record_beliefs: bool, observer: 
     return play_tasks(tasks, config, record_beliefs, observer, lockstep=lockstep)
 
 
-def _init_worker() -> None:
+def _init_worker(bots: bytes | None = None) -> None:
     exit_with_parent()
     # Ctrl-C reaches the whole process group: the parent stops the pool (run_tasks), not each worker
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -725,6 +730,11 @@ def _init_worker() -> None:
     # parent's terminate() into an exception the pool's worker loop catches, and the worker lives on
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     setup_game_worker()
+    if bots is not None:        # a spawned worker: the parent's bots registered at run time (_runtime_bots)
+        import pickle
+        for name, factory in pickle.loads(bots).items():
+            if name not in agents.available():
+                agents.register(name, factory)
 
 
 def setup_game_worker() -> None:
@@ -743,9 +753,37 @@ def setup_game_worker() -> None:
 
 def _mp_context():
     # fork keeps bots registered at run time (agents.register) visible to workers, but a process
-    # that has run torch (its OpenMP thread pool) can deadlock in a forked child: spawn then
+    # that has run torch (its OpenMP thread pool) can deadlock in a forked child: spawn then, and
+    # the workers are sent those bots (_runtime_bots)
     methods = mp.get_all_start_methods()
     return mp.get_context("fork" if "fork" in methods and "torch" not in sys.modules else "spawn")
+
+
+def _runtime_bots(specs: Iterable[str]) -> bytes:
+    """The bots among ``specs`` registered at run time (:func:`agents.register`; not by ``import
+    agents``, which registers the toolkit's own), pickled for a spawned worker, which imports
+    ``agents`` afresh and would refuse them as unknown.  cloudpickle sends a class no other
+    process can import (one defined in a notebook, a script's ``__main__`` or a function) by
+    value, an importable one by reference.
+
+    Raises:
+        ValueError: (one line) for a registered factory that cannot be pickled, naming it and
+            how it plays instead (``workers=1``, or the bot as ``MODULE:CLASS``).
+    """
+    import cloudpickle
+
+    bots = {}
+    for spec in specs:
+        name = agents.split_spec(spec)[0]
+        if name in agents._REGISTRY and name not in agents._BUILT_IN:      # noqa: SLF001 - the factory, to send it
+            bots[name] = agents._REGISTRY[name]     # noqa: SLF001
+    try:
+        return cloudpickle.dumps(bots)
+    except Exception as err:        # whatever the factory holds that cannot be pickled (a lock, a file, ...)
+        names = ", ".join(repr(n) for n in bots)
+        raise ValueError(f"the bot(s) {names}, registered at run time (agents.register), cannot be sent to the "
+                         f"spawned worker processes ({type(err).__name__}: {first_line(str(err))}): play them "
+                         f"with workers=1, or enter the bot as MODULE:CLASS from a module of your own") from None
 
 
 def _chunks(tasks: list, workers: int, lockstep: bool = False) -> list[list]:
@@ -829,19 +867,25 @@ def run_tasks(tasks: Sequence[GameTask], config: GameConfig, workers: int = 1,
 
 def run_in_processes(play: Callable[..., list], chunks: Sequence[list], args: tuple, workers: int,
                      on_done: Callable[[int], Any]) -> list:
-    """``play(chunk, *args)`` for each chunk of games in a pool of ``workers`` processes
-    (:func:`_init_worker`), the lists it returns joined in the order the chunks finish, and
-    ``on_done(len(chunk))`` (a progress bar's ``update``) as each does: the process pool of
-    :func:`run_tasks` and of Throne Magic's tournaments (:mod:`training.throne_eval`).
+    """``play(chunk, *args)`` for each chunk of games (:class:`GameTask` lists) in a pool of
+    ``workers`` processes (:func:`_init_worker`), the lists it returns joined in the order the
+    chunks finish, and ``on_done(len(chunk))`` (a progress bar's ``update``) as each does: the
+    process pool of :func:`run_tasks` and of Throne Magic's tournaments
+    (:mod:`training.throne_eval`).  Spawned workers (:func:`_mp_context`) are sent the bots the
+    games name that were registered at run time (:func:`_runtime_bots`).
 
     Raises:
+        ValueError: before any game, for such a bot that cannot be sent (:func:`_runtime_bots`).
         Exception: whatever ``play`` raises in a worker (a failed game).
         KeyboardInterrupt: on Ctrl-C (or SIGTERM, :func:`training.interrupts.catch_sigterm`).
             Either way the queued chunks are dropped and the workers, which ignore SIGINT
             themselves, are stopped before it is raised, not after they finish.
     """
     out: list = []
-    ex = ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context(), initializer=_init_worker)
+    ctx = _mp_context()
+    bots = (_runtime_bots(dict.fromkeys(s for c in chunks for t in c for s in t.specs))
+            if ctx.get_start_method() == "spawn" else None)
+    ex = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(bots,))
     try:
         futs = {ex.submit(play, c, *args): len(c) for c in chunks}
         for f in as_completed(futs):
@@ -1213,8 +1257,10 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
         "crossplay": crossplay,
         "deduction": deduction,
         "deception": deception,
-        "deduction_note": ("no deduction numbers (no beliefs() recorded) for: " + ", ".join(no_beliefs))
-        if no_beliefs else "",
+        "deduction_note": ("no deduction or deception numbers: beliefs() not scored (--no-beliefs)"
+                           if (meta or {}).get("beliefs") is False else
+                           "no deduction numbers (no beliefs() recorded) for: " + ", ".join(no_beliefs)
+                           if no_beliefs else ""),
         "gate": gate,
         "bluffing": social.bluff_metrics(records, labels),
         "cooperation": social.cooperation_metrics(records, labels),
@@ -1388,7 +1434,8 @@ _PER_DECISION = ("deduction", "deception", "gate", "bluffing", "cooperation", "t
 def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) -> dict:
     """Several evaluations of the same entrants on the same game, over different deals
     (other ``--seed`` values, or shards of one tournament), as one result: its games
-    concatenated (``index`` numbered through them), and ``summary``, ``winrates``, ``crossplay`` (opposing seats),
+    concatenated (``index`` numbered through them) in one order, whatever order ``results``
+    are given in (by seed, then deal: :func:`_pool_order`), and ``summary``, ``winrates``, ``crossplay`` (opposing seats),
     ``substitution`` and ``ratings`` computed from them as :func:`summarize` computes
     them (:class:`Outcome`), so a substitution delta over 12,000 games pooled from two
     6,000-game runs is the one a 12,000-game run on those deals would give, and
@@ -1405,7 +1452,7 @@ def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) 
     Returns:
         a results dict (as :func:`summarize`'s) whose ``meta["seed"]`` lists the
         pooled seeds and ``meta["pooled"]`` each source's ``{"source", "seed", "deals",
-        "games", "shard"}``; ``deals`` and ``games`` are the sums.
+        "games", "shard"}``, in that order; ``deals`` and ``games`` are the sums.
 
     Raises:
         ValueError: (one line) for fewer than two results, a mode that cannot be pooled
@@ -1420,6 +1467,9 @@ def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) 
     sources = [f"result {i + 1}" for i in range(len(results))] if sources is None else list(sources)
     if len(results) < 2:
         raise ValueError(f"pooling needs at least two results, got {len(results)}")
+    # one order however they are given (the ratings are updated game by game, so they depend on it)
+    order = sorted(range(len(results)), key=lambda i: _pool_order(results[i], sources[i]))
+    results, sources = [results[i] for i in order], [sources[i] for i in order]
     first = results[0]["meta"]
     for res, src in zip(results, sources):
         m = res["meta"]
@@ -1460,7 +1510,8 @@ def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) 
     labels = [e["label"] for e in first["entrants"]]
     outcomes = [o for part in parts for o in part]
     kits = [r["meta"].get("toolkit") for r in results]
-    meta = {**{k: v for k, v in first.items() if k not in ("games_requested", "shard", "lockstep", "toolkit")},
+    meta = {**{k: v for k, v in first.items()
+               if k not in ("games_requested", "shard", "lockstep", "beliefs", "toolkit")},
             **({"toolkit": kits[0]} if kits[0] and all(k == kits[0] for k in kits) else {}),
             "seed": [r["meta"].get("seed") for r in results],
             "deals": sum(int(r["meta"].get("deals", 0)) for r in results),
@@ -1476,6 +1527,15 @@ def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) 
     games = [{**g, "index": i} for i, g in enumerate(g for res in results for g in res["games"])]
     return {"meta": meta, **_outcome_metrics(outcomes, labels), **{k: {} for k in _PER_DECISION},
             "deduction_note": "", "teamplay": None, "games": games}
+
+
+def _pool_order(res: dict, source: str) -> list:
+    """What :func:`pool_results` orders its sources by: the seeds and first deals of the
+    evaluations each holds (:func:`_parts_played`), so the shards of one tournament are pooled in
+    the order of their deals, as the whole tournament plays them, and the evaluations of other
+    seeds in the order of their seeds, whatever order they are given in."""
+    return sorted(((0, seed, "") if isinstance(seed, int) else (1, 0, json.dumps(seed)), deals.start)
+                  for _, seed, _, deals in _parts_played(res, source))
 
 
 def _parts_played(res: dict, source: str) -> list[tuple[str, Any, dict | None, range]]:
@@ -1616,7 +1676,8 @@ def evaluate(specs: Sequence[str], num_players: int | None = None, games: int = 
             entrant (``["heuristic"]`` with ``reference="random"``: heuristic
             against random).
         config: the game configuration (default ``GameConfig(num_players)``).
-        record_beliefs: score ``beliefs()`` of bots that have it.
+        record_beliefs: score ``beliefs()`` of bots that have it (without it ``meta["beliefs"]``
+            is False and ``deduction_note`` says they were not scored).
         progress: show a tqdm bar.
         out_dir: if given, also :func:`write_results` there; checked before
             any game is played (a ``ValueError`` when it is or lies under a
@@ -1778,6 +1839,8 @@ def evaluate(specs: Sequence[str], num_players: int | None = None, games: int = 
         meta["shard"] = {"index": shard[0], "of": shard[1], "first_deal": deal_range.start, "deals_total": total_deals}
     if lockstep and any(agents.weights_file(e.spec) for e in entrants):     # batching only changes a policy's play
         meta["lockstep"] = True
+    if not record_beliefs:          # no deduction numbers for want of asking, not for want of beliefs()
+        meta["beliefs"] = False
     if role_values is not None:
         meta["roles"] = [ROLE_NAMES[r] for r in ROLES if int(r) in role_values]
         meta["games_per_deal"] = len(tasks) // deals if deals else per
@@ -1881,8 +1944,10 @@ def substitution_table(res: dict) -> str:
 
 
 def beats_in_every_role(res: dict, candidate: str) -> dict[str, bool]:
-    """For a substitution result: per dealt role (and ``"all"``), whether the
-    candidate's substitution delta has its 95% interval entirely above 0.
+    """For a substitution result: per role the candidate was dealt in it (and ``"all"``),
+    whether its substitution delta has its 95% interval entirely above 0.  A role it was never
+    dealt (the Guardian at 4 players, a role outside ``--roles``) has no delta and no entry, so
+    it does not stand in the way of ``"all"``.
 
     Raises:
         ValueError: if ``res`` has no substitution games for ``candidate``.
@@ -1891,8 +1956,9 @@ def beats_in_every_role(res: dict, candidate: str) -> dict[str, bool]:
     per = sub.get("candidates", {}).get(candidate)
     if per is None:
         raise ValueError(f"no substitution result for {candidate!r}; candidates: {list(sub.get('candidates', {}))}")
-    out = {ROLE_NAMES[r]: bool(per[ROLE_NAMES[r]]["lo"] is not None and per[ROLE_NAMES[r]]["lo"] > 0) for r in ROLES}
-    out["all"] = all(out.values())
+    out = {ROLE_NAMES[r]: bool(per[ROLE_NAMES[r]]["lo"] is not None and per[ROLE_NAMES[r]]["lo"] > 0)
+           for r in ROLES if per[ROLE_NAMES[r]]["pairs"]}
+    out["all"] = bool(out) and all(out.values())
     return out
 
 
