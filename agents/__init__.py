@@ -8,7 +8,7 @@ seat's information set (``info["view"]``, the observation vector and mask).
 from __future__ import annotations
 
 import os
-from typing import Callable
+from typing import Callable, Iterable
 
 import numpy as np
 
@@ -20,7 +20,7 @@ from .play import GameResult, play_game
 
 __all__ = ["Agent", "BaseAgent", "RandomAgent", "legal_actions", "make", "names_a_bot", "is_outside", "weights_file",
            "split_spec", "canonical_spec", "check_table",
-           "register", "available", "play", "play_game", "GameResult", "NAMED_MODELS"]
+           "register", "available", "registered_at_run_time", "play", "play_game", "GameResult", "NAMED_MODELS"]
 
 _REGISTRY: dict[str, Callable[..., Agent]] = {"random": RandomAgent}
 
@@ -302,9 +302,16 @@ for _m in models.models().values():
         _REGISTRY[_m.name] = _named_model(_m)
         NAMED_MODELS[_m.name] = _m
 
-_BUILT_IN = frozenset(_REGISTRY)
-"""The names ``import agents`` registers (the bots and the shipped models): any other was registered
-at run time, which a process spawned afresh does not know (:mod:`training.evaluate` sends them)."""
+_BUILT_IN = frozenset(_REGISTRY)       # what ``import agents`` registers: the bots and the shipped models
+
+
+def registered_at_run_time(specs: Iterable[str]) -> dict[str, Callable[..., Agent]]:
+    """The factories of the bots among ``specs`` (``NAME`` or ``NAME:ARGUMENT``) that were
+    registered at run time (:func:`register`), not by ``import agents`` (the toolkit's bots and
+    shipped models), by name: what a process started afresh, which imports ``agents`` anew,
+    does not know (:mod:`training.evaluate` sends them to its spawned workers)."""
+    names = (split_spec(s)[0] for s in specs)
+    return {n: _REGISTRY[n] for n in names if n in _REGISTRY and n not in _BUILT_IN}
 
 
 def check_table(bot: Agent, spec: str, num_players: int, config=None) -> None:

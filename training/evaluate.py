@@ -772,11 +772,7 @@ def _runtime_bots(specs: Iterable[str]) -> bytes:
     """
     import cloudpickle
 
-    bots = {}
-    for spec in specs:
-        name = agents.split_spec(spec)[0]
-        if name in agents._REGISTRY and name not in agents._BUILT_IN:      # noqa: SLF001 - the factory, to send it
-            bots[name] = agents._REGISTRY[name]     # noqa: SLF001
+    bots = agents.registered_at_run_time(specs)
     try:
         return cloudpickle.dumps(bots)
     except Exception as err:        # whatever the factory holds that cannot be pickled (a lock, a file, ...)
