@@ -8,10 +8,18 @@ import json
 import os
 import re
 import shutil
+import signal
 import threading
 import time
 
 import pytest
+
+# Ctrl-C delivered as a terminal delivers it: a suite started in the background of a script (`make test &`)
+# inherits SIGINT ignored, as do pytest-xdist's workers under it and the processes the tests of Ctrl-C
+# start, which then never see the signal those tests send (before, they passed only where an earlier
+# test had happened to set a handler)
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 #: The Chromium the browser tests drive: ``TREACHERY_CHROMIUM``, else Debian's ``chromium``.
 CHROMIUM = os.environ.get("TREACHERY_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
