@@ -38,9 +38,9 @@ browser:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "make browser: the web table's tests need Chromium: sudo apt-get install chromium (or set TREACHERY_CHROMIUM to a Chromium or Chrome binary)"; exit 1; fi; }
 
-# the whole test suite
+# the whole test suite, one pytest-xdist worker a core (a plain `pytest` runs it in one process)
 test: install browser
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 # the main job: ~10 minutes of self-play PPO on the built-in defaults (runs/train-<date>-<time>/:
 # checkpoints, tensorboard logs, metrics.jsonl), then the policy against the random and the heuristic bot
