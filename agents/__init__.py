@@ -250,6 +250,12 @@ def _isolated(seed: int | None = None, arg: str = "") -> Agent:
         raise ValueError(f"agent 'isolated:{arg}': a bot is isolated once (isolated:SPEC, SPEC not isolated)")
     if split_spec(arg)[0] == "human":     # its process has no terminal: it would wait for input forever
         raise ValueError(f"agent 'isolated:{arg}': a person plays at the terminal, not in a process of its own")
+    if registered_at_run_time([arg]):
+        # its process imports agents afresh; sending the factory would send what its code reaches
+        # (a notebook's globals: the env and its game), which isolation is there to keep from it
+        raise ValueError(f"agent 'isolated:{arg}': {split_spec(arg)[0]!r} was registered in this process "
+                         f"(agents.register), which the bot's own process does not share: give the bot as "
+                         f"MODULE:CLASS from a module of your own")
     return IsolatedAgent(arg, seed=seed)
 
 

@@ -95,11 +95,17 @@ def test_a_bot_in_the_games_process_finds_the_game_and_an_isolated_one_does_not(
     assert res.turns >= 1 and res.decisions > 0
 
 
-def test_what_goes_wrong_in_the_bots_process_is_one_line(snoopers):
+def test_what_goes_wrong_in_the_bots_process_is_one_line(snoopers, monkeypatch):
     with pytest.raises(ValueError, match=re.escape(f"module '{snoopers}' has no class or function 'Missing'")):
         agents.make(f"isolated:{snoopers}:Missing")
     with pytest.raises(ValueError, match="a bot is isolated once"):
         agents.make("isolated:isolated:random")
+    # registered in this process alone (agents.register), which the bot's process would not know
+    monkeypatch.setitem(agents._REGISTRY, "isolation_test_local", agents.RandomAgent)     # noqa: SLF001
+    with pytest.raises(ValueError, match=r"^agent 'isolated:isolation_test_local': 'isolation_test_local' was "
+                                         r"registered in this process \(agents.register\), .* MODULE:CLASS "
+                                         r"from a module of your own$"):
+        agents.make("isolated:isolation_test_local")
     for person in ("human", "Human"):       # a person in a process without a terminal would hang the table
         with pytest.raises(ValueError, match="a person plays at the terminal, not in a process of its own"):
             agents.make(f"isolated:{person}")
