@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import signal
+import sys
 import threading
 import time
 
@@ -20,6 +21,22 @@ import pytest
 # test had happened to set a handler)
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+@pytest.fixture(autouse=True)
+def absl_never_closes_the_captured_stderr():
+    """absl's logging (dm-tree imports it, and RLlib dm-tree; tests/test_frameworks_rllib.py at
+    collection) makes a handler on the ``sys.stderr`` of its import, under pytest the capture's file,
+    and closes that stream at the next shutdown of the handlers (``logging.config.dictConfig``, which
+    ``uvicorn.Config`` calls) if it is not the ``sys.stderr`` of the moment: where that came
+    first in a test with ``capsys``, every later test of the process failed with "I/O operation on
+    closed file" (under pytest-xdist, by the order a worker was dealt the tests; in one process,
+    pytest lost sys.stderr).  The handler, on no logger, is pointed at ``sys.__stderr__``, which absl
+    never closes."""
+    absl_logging = sys.modules.get("absl.logging")
+    if absl_logging is not None:
+        absl_logging.get_absl_handler().python_handler.stream = sys.__stderr__
+
 
 #: The Chromium the browser tests drive: ``TREACHERY_CHROMIUM``, else Debian's ``chromium``.
 CHROMIUM = os.environ.get("TREACHERY_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
