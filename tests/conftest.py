@@ -9,8 +9,11 @@ import os
 import re
 import shutil
 import signal
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -21,14 +24,50 @@ import pytest
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
+
+@pytest.fixture(autouse=True)
+def absl_never_closes_the_captured_stderr():
+    """absl's logging (dm-tree imports it, and RLlib dm-tree; tests/test_frameworks_rllib.py at
+    collection) makes a handler on the ``sys.stderr`` of its import, under pytest the capture's file,
+    and closes that stream at the next shutdown of the handlers (``logging.config.dictConfig``, which
+    ``uvicorn.Config`` calls) if it is not the ``sys.stderr`` of the moment: where that came
+    first in a test with ``capsys``, every later test of the process failed with "I/O operation on
+    closed file" (under pytest-xdist, by the order a worker was dealt the tests; in one process,
+    pytest lost sys.stderr).  The handler, on no logger, is pointed at ``sys.__stderr__``, which absl
+    never closes."""
+    absl_logging = sys.modules.get("absl.logging")
+    if absl_logging is not None:
+        absl_logging.get_absl_handler().python_handler.stream = sys.__stderr__
+
+
 #: The Chromium the browser tests drive: ``TREACHERY_CHROMIUM``, else Debian's ``chromium``.
 CHROMIUM = os.environ.get("TREACHERY_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+@pytest.fixture
+def package_copy(tmp_path):
+    """A copy of the ``treachery_env`` and ``agents`` packages in ``tmp_path``, their compiled
+    extensions and every file's time kept (run code on it with :func:`run_on_copy`): the tests that
+    make a source newer than its extension do it there, never in the checkout, which the tests
+    running beside them in other pytest-xdist workers import from (a test expecting a compiled
+    module failed while another had made ``state.py`` newer, and two that each put back the time of
+    the same file in turn left it newer for good: the checkout then ran from source)."""
+    root = Path(__file__).resolve().parent.parent
+    for package in ("treachery_env", "agents"):
+        shutil.copytree(root / package, tmp_path / package, ignore=shutil.ignore_patterns("*.c", "__pycache__"))
+    return tmp_path
+
+
+def run_on_copy(copy: Path, code: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """``code`` run by a fresh interpreter (``-W always``: every warning shown) on the packages of
+    :func:`package_copy`'s ``copy``, without ``TREACHERY_PURE_PYTHON``."""
+    env = {k: v for k, v in os.environ.items() if k != "TREACHERY_PURE_PYTHON"}
+    return subprocess.run([sys.executable, "-W", "always", "-c", code], cwd=copy, capture_output=True, text=True,
+                          timeout=timeout, check=False, env={**env, "PYTHONPATH": str(copy)})
+
+
 def engine_ops() -> set:
     """The effect primitives ``Game._op_effect`` runs, read from engine/effects.py (the one list of them)."""
-    from pathlib import Path
-
     import treachery_env
 
     source = (Path(treachery_env.__file__).parent / "engine" / "effects.py").read_text("utf-8")

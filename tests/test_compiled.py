@@ -30,6 +30,8 @@ from treachery_env.engine.talk import Deal, TalkMessage
 from treachery_env.identities import get as identity
 from treachery_env.rules import VARIANTS, Role
 
+from conftest import run_on_copy
+
 ROOT = Path(__file__).resolve().parent.parent
 
 compiled = pytest.mark.skipif(obs.ENCODER != "compiled", reason="the compiled encoder is not in use "
@@ -371,27 +373,22 @@ def test_compiled_parts_are_built(tmp_path):
     assert not missing, f"not compiled: {missing}; rebuild with `make install` (pip install -e .)"
 
 
-def _probe_with_a_newer_source(source: Path, ext: Path, probe: str) -> subprocess.CompletedProcess:
-    """Run ``probe`` in a fresh interpreter (warnings shown) while ``source``'s
-    file time is a minute after its extension ``ext``'s; the time is put back after."""
-    st = source.stat()
-    try:
-        os.utime(source, (st.st_atime, ext.stat().st_mtime + 60))
-        return subprocess.run([sys.executable, "-W", "always", "-c", probe], cwd=ROOT, capture_output=True,
-                              text=True, timeout=120, check=False,
-                              env={k: v for k, v in os.environ.items() if k != "TREACHERY_PURE_PYTHON"})
-    finally:
-        os.utime(source, (st.st_atime, st.st_mtime))
+def _probe_with_a_newer_source(copy: Path, source: Path, ext: Path, probe: str) -> subprocess.CompletedProcess:
+    """Run ``probe`` on the packages' copy ``copy`` (:func:`conftest.package_copy`) where the copy
+    of ``source`` (a file of the checkout) is a minute newer than that of its extension ``ext``."""
+    newer = (copy / ext.resolve().relative_to(ROOT)).stat().st_mtime + 60
+    os.utime(copy / source.relative_to(ROOT), (newer, newer))
+    return run_on_copy(copy, probe, timeout=120)
 
 
-def test_a_compiled_module_older_than_its_source_is_not_used():
+def test_a_compiled_module_older_than_its_source_is_not_used(package_copy):
     """An edited ``.py`` takes effect before ``make install`` compiles it again:
     its stale extension is skipped, with a warning that says so."""
     ext = Path(importlib.import_module("treachery_env.engine.turn").__file__)
     if ext.suffix == ".py":
         pytest.skip("treachery_env.engine.turn is not compiled here")
     r = _probe_with_a_newer_source(
-        ext.parent / "turn.py", ext,
+        package_copy, ext.parent / "turn.py", ext,
         "import treachery_env.compiled as c; print(c.compiled_modules()['treachery_env.engine.turn'])")
     assert r.stdout.strip() == "False", r.stdout + r.stderr
     assert "older than turn.py" in r.stderr and "make install" in r.stderr
@@ -403,7 +400,7 @@ def test_a_compiled_module_older_than_its_source_is_not_used():
     ("_priority", priority.CAN_ACT, "import treachery_env.engine.priority as p; print(p.CAN_ACT)"),
 ], ids=["encoder", "view builder", "priority check"])
 @pytest.mark.parametrize("edited", ["pyx", "_slots.pxi", "engine/state.py", "engine/state.pxd"])
-def test_a_compiled_pyx_older_than_its_source_is_not_used(module, selected, probe, edited):
+def test_a_compiled_pyx_older_than_its_source_is_not_used(module, selected, probe, edited, package_copy):
     """The same for the encoder, the view builder and the priority check: an
     edited ``_observation.pyx``, ``_view.pyx`` or ``_priority.pyx``, the
     ``_slots.pxi`` the first two include, or the engine's state types (``state.py``,
@@ -415,7 +412,7 @@ def test_a_compiled_pyx_older_than_its_source_is_not_used(module, selected, prob
         pytest.skip(f"treachery_env.{module} is not in use here")
     ext = Path(importlib.import_module(f"treachery_env.{module}").__file__)
     source = ROOT / "treachery_env" / (f"{module}.pyx" if edited == "pyx" else edited)
-    r = _probe_with_a_newer_source(source, ext, probe)
+    r = _probe_with_a_newer_source(package_copy, source, ext, probe)
     if edited == "_slots.pxi" and 'include "_slots.pxi"' not in (ROOT / "treachery_env" / f"{module}.pyx").read_text():
         assert r.stdout.strip() == "compiled" and f"treachery_env.{module}:" not in r.stderr, r.stdout + r.stderr
         return
@@ -441,14 +438,14 @@ def test_make_install_rebuilds_when_a_compiled_source_changes():
     assert not missing, f"not in the Makefile's COMPILED_SOURCES: {missing}"
 
 
-def test_compiled_gru_gates_older_than_their_pyx_are_not_used():
+def test_compiled_gru_gates_older_than_their_pyx_are_not_used(package_copy):
     """An edited ``agents/_gru_gates.pyx`` takes effect as torch's operations until ``make
     install`` compiles it again: the stale kernels are skipped, with a warning that says so."""
     import agents.networks as networks
     if networks.GRU_GATES != "compiled":
         pytest.skip("the gate kernels are not in use here")
     ext = Path(networks._GATES.__file__)
-    r = _probe_with_a_newer_source(ROOT / "agents" / "_gru_gates.pyx", ext,
+    r = _probe_with_a_newer_source(package_copy, ROOT / "agents" / "_gru_gates.pyx", ext,
                                    "import agents.networks as n; print(n.GRU_GATES)")
     assert r.stdout.strip() == "torch", r.stdout + r.stderr
     assert "older than _gru_gates.pyx" in r.stderr and "make install" in r.stderr

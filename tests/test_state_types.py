@@ -29,6 +29,8 @@ from treachery_env.engine import Game
 from treachery_env.engine import state
 from treachery_env.engine.state import Creature, Decision, GameState, IdentityCard, Player, StackItem
 
+from conftest import run_on_copy
+
 ROOT = Path(__file__).resolve().parent.parent
 PXD = ROOT / "treachery_env" / "engine" / "state.pxd"
 COMPILED = not state.__file__.endswith(".py")
@@ -87,22 +89,17 @@ def test_compiled_the_state_classes_are_extension_types_with_typed_fields():
     assert type(Player).__name__ == "type" and not hasattr(p, "__dict__")
 
 
-def _run_with_newer(path: Path, code: str) -> subprocess.CompletedProcess:
-    """Run ``code`` in a fresh interpreter (warnings shown) while ``path``'s file
-    time is a minute from now (after every extension's, as an edit's); the time is put back after."""
-    st = path.stat()
-    try:
-        os.utime(path, (st.st_atime, time.time() + 60))
-        return subprocess.run([sys.executable, "-W", "always", "-c", code], cwd=ROOT, capture_output=True,
-                              text=True, timeout=300, check=False,
-                              env={k: v for k, v in os.environ.items() if k != "TREACHERY_PURE_PYTHON"})
-    finally:
-        os.utime(path, (st.st_atime, st.st_mtime))
+def _run_with_newer(copy: Path, path: Path, code: str) -> subprocess.CompletedProcess:
+    """Run ``code`` on the packages' copy ``copy`` (:func:`conftest.package_copy`) where the copy of
+    ``path`` (a file of the checkout) is a minute newer than now (than every extension, as an edit)."""
+    newer = time.time() + 60
+    os.utime(copy / path.relative_to(ROOT), (newer, newer))
+    return run_on_copy(copy, code)
 
 
 @needs_compiled
 @pytest.mark.parametrize("edited", ["state.py", "state.pxd", "state extension older than its readers"])
-def test_an_edited_state_runs_every_reader_of_its_c_fields_from_source(edited):
+def test_an_edited_state_runs_every_reader_of_its_c_fields_from_source(edited, package_copy):
     """With ``state.py`` or ``state.pxd`` newer than the compiled state, the
     state, every engine module with a ``.pxd`` (they cimport its types) and
     the compiled readers (encoder, view builder, priority check) run from
@@ -122,24 +119,15 @@ def test_an_edited_state_runs_every_reader_of_its_c_fields_from_source(edited):
             "print('played', e.unwrapped.game.is_over)")
     if edited.startswith("state extension"):
         # state.py newer than the state's extension only; every other extension newer still
-        st = (PXD.parent / "state.py").stat()
-        ext = Path(state.__file__)
-        others = [Path(importlib.import_module(m).__file__) for m in
-                  ("treachery_env.engine.priority", "treachery_env._priority")]
-        times = {f: f.stat() for f in others}
-        try:
-            os.utime(PXD.parent / "state.py", (st.st_atime, ext.stat().st_mtime + 60))
-            for f in others:
-                os.utime(f, (times[f].st_atime, ext.stat().st_mtime + 120))
-            r = subprocess.run([sys.executable, "-W", "always", "-c", code], cwd=ROOT, capture_output=True,
-                               text=True, timeout=300, check=False,
-                               env={k: v for k, v in os.environ.items() if k != "TREACHERY_PURE_PYTHON"})
-        finally:
-            os.utime(PXD.parent / "state.py", (st.st_atime, st.st_mtime))
-            for f in others:
-                os.utime(f, (times[f].st_atime, times[f].st_mtime))
+        ext = Path(state.__file__).resolve()
+        built = (package_copy / ext.relative_to(ROOT)).stat().st_mtime
+        os.utime(package_copy / PXD.with_suffix(".py").relative_to(ROOT), (built + 60, built + 60))
+        for m in ("treachery_env.engine.priority", "treachery_env._priority"):
+            other = package_copy / Path(importlib.import_module(m).__file__).resolve().relative_to(ROOT)
+            os.utime(other, (built + 120, built + 120))
+        r = run_on_copy(package_copy, code)
     else:
-        r = _run_with_newer(PXD.parent / edited, code)
+        r = _run_with_newer(package_copy, PXD.parent / edited, code)
     lines = r.stdout.strip().splitlines()
     assert lines[:1] == ["False False False python python python"], r.stdout + r.stderr[-3000:]
     assert lines[-1] == "played True", r.stdout + r.stderr[-3000:]

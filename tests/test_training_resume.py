@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,14 @@ from training.config import TrainConfig
 from training.ppo import latest_checkpoint, train
 
 from test_training import tiny
+
+
+#: ``python -m training.cli`` for the tests' trainings of a million steps, which also ends once the test's
+#: process is gone (:func:`agents.isolated.exit_with_parent`; its rollout workers end with it): a SIGTERM
+#: to the suite's process group (a CI timeout), which one in a session of its own does not get, or a
+#: pytest-xdist worker killed left it training on every core
+TRAIN_CLI = [sys.executable, "-c", "import runpy; from agents.isolated import exit_with_parent; exit_with_parent(); "
+             "runpy.run_module('training.cli', run_name='__main__')"]
 
 
 def _scalars(tb_dir) -> dict[str, list[int]]:
@@ -537,11 +546,10 @@ def test_sigterm_stops_the_cli_as_ctrl_c_does(tmp_path):
     import os
     import signal
     import subprocess
-    import sys
     import time
 
     run = tmp_path / "run"
-    cmd = [sys.executable, "-m", "training.cli", "train", "--run-dir", str(run), "--no-progress", "--workers", "2",
+    cmd = [*TRAIN_CLI, "train", "--run-dir", str(run), "--no-progress", "--workers", "2",
            "--set", "hidden=32", "--set", "rollout_steps=200", "--set", "total_steps=1000000",
            "--set", "game.num_players=4", "--set", "game.starting_life=6", "--set", "game.max_turns=8"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -619,11 +627,10 @@ def test_ctrl_c_twice_saves_the_last_iteration_and_exits_130(tmp_path, gap, to):
     import os
     import signal
     import subprocess
-    import sys
     import time
 
     run = tmp_path / "run"
-    cmd = [sys.executable, "-m", "training.cli", "train", "--run-dir", str(run), "--no-progress", "--workers", "2",
+    cmd = [*TRAIN_CLI, "train", "--run-dir", str(run), "--no-progress", "--workers", "2",
            "--set", "hidden=32", "--set", "rollout_steps=200", "--set", "total_steps=1000000",
            "--set", "checkpoint_every=1000", "--set", "game.num_players=4", "--set", "game.starting_life=6",
            "--set", "game.max_turns=8"]
@@ -724,13 +731,12 @@ def test_a_run_folder_in_use_refuses_a_second_training_and_an_export_into_it(tmp
     lock dies with its process: after a `kill -9` the run resumes, its iterations in order."""
     import os
     import subprocess
-    import sys
     import time
 
     from training import cli
 
     run = tmp_path / "run"
-    cmd = [sys.executable, "-m", "training.cli", "train", "--run-dir", str(run), "--set", "total_steps=1000000",
+    cmd = [*TRAIN_CLI, "train", "--run-dir", str(run), "--set", "total_steps=1000000",
            "--set", "checkpoint_every=1", *TINY_CLI]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -160,7 +160,7 @@ def test_engine_objects_read_as_typed_fields():
     identical(b.build(0), V.PythonViewBuilder(g).build(0))
 
 
-def test_the_compiled_builder_needs_the_compiled_state_types(monkeypatch):
+def test_the_compiled_builder_needs_the_compiled_state_types(monkeypatch, package_copy):
     """The compiled builder reads the C fields of the engine's state types, so it is
     not used when they run from source (state.py newer than its extension: the
     Python builder runs, and gives views), nor when its import finds other types
@@ -178,7 +178,7 @@ def test_the_compiled_builder_needs_the_compiled_state_types(monkeypatch):
         pytest.skip("the engine's state or the view builder is not compiled here")
     newest = max(ext.parent.parent.rglob(f"*{ext.suffix}"), key=lambda f: f.stat().st_mtime)   # state.py edited
     r = _probe_with_a_newer_source(
-        ext.parent / "state.py", newest,
+        package_copy, ext.parent / "state.py", newest,
         "import treachery_env.view as v; from treachery_env.engine import Game; from treachery_env import GameConfig; "
         "from treachery_env.engine import state; g = Game(GameConfig(), seed=1); v.ViewBuilder(g).build(0); "
         "print(v.VIEW_BUILDER, type(vars(state.Player)['life']).__name__)")
