@@ -565,7 +565,7 @@ class BeliefAgent(BaseAgent):
     def _creatures(self, view: Any) -> dict[int, Any]:
         return {c.uid: c for p in view.players for c in p.creatures}
 
-    def _unveil_now(self, view: Any, hostility: dict[int, float]) -> bool:
+    def _unveil_now(self, view: Any) -> bool:
         role = view.me.role
         leaders = [p for p in view.players if p.in_game and (p.leader_player or p.role == Role.LEADER)]
         leader_life = min((p.life for p in leaders), default=0)
@@ -712,7 +712,7 @@ class BeliefAgent(BaseAgent):
                     if o.kind == "cast" and c is not None and any(e.get("op") == "counter" for e in c.effects):
                         return o.action
         unveil = [o for o in opts if o.kind == "unveil"]
-        if unveil and self._unveil_now(view, h):
+        if unveil and self._unveil_now(view):
             return max(unveil, key=lambda o: (o.x or 0)).action
         if view.stack:
             return pass_a
