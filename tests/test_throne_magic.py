@@ -686,6 +686,33 @@ def test_the_seats_draft_the_roles_in_turn_then_they_are_dealt():
     assert g.turn == 1 and g.decision.kind == DecisionKind.PRIORITY        # the game began
 
 
+def test_a_game_in_its_draft_has_a_digest_and_a_replay():
+    """Before the Roles are dealt (the Draft) the state summary has no Role to name: its digest,
+    a replay (``to_json``, which records one) and a replay's first actions were an IndexError
+    until the deal (found by random play of every option combination).  The summary names the
+    picks so far, so two drafts that differ only in them differ in digest."""
+    cfg = throne(num_players=5, throne_roles="draft")
+    g = Game(cfg, seed=1)
+    first = g.digest()
+    assert g.state_summary()["draft"] == [] and all(p["role"] is None for p in g.state_summary()["players"])
+    seen = {first}
+    for k in range(5):
+        replay = g.to_json()
+        again = Game.from_json(replay)
+        assert again.digest() == g.digest() and again.legal_actions() == g.legal_actions()
+        assert g.clone().digest() == g.digest()
+        other = g.clone()
+        g.step(g.legal_actions()[0])
+        if k < 4:
+            assert sorted(g.state_summary()["draft"]) == sorted(g.social.role_set)
+        if len(other.legal_actions()) > 1:      # another pick: another state
+            other.step(other.legal_actions()[-1])
+            assert other.digest() != g.digest()
+        seen.add(g.digest())
+    assert len(seen) == 6 and g.social.roles and "draft" not in g.state_summary()     # dealt: as before
+    assert all(p["role"] in tr.names() for p in g.state_summary()["players"])
+
+
 def test_no_draft_pick_leads_to_a_dead_end():
     """The text does not say what happens when no Role can be chosen; a game offers only the
     picks after which every later drafter still has one (draft_picks)."""

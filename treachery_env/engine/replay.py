@@ -53,7 +53,8 @@ class ReplayMixin:
                 "life": p.life, "lost": p.has_lost,
                 **({"identity": p.identity.name, "face_up": p.identity.face_up,
                     "counters": dict(p.identity.counters)} if p.identity is not None else
-                   {"role": self.social.role(p.seat), "known_by": sorted(self.social.known_by[p.seat])}),
+                   {"role": self.social.role(p.seat), "known_by": sorted(self.social.known_by[p.seat])}
+                   if p.seat < len(self.social.roles) else {"role": None}),     # Throne Magic's Draft: not dealt
                 "hand": [c.name for c in p.hand], "library": [c.name for c in p.library],
                 "graveyard": [c.name for c in p.graveyard], "exile": [c.name for c in p.exile],
                 "lands": [p.lands, p.lands_tapped], "tokens": dict(p.tokens),
@@ -67,6 +68,8 @@ class ReplayMixin:
         if any(p.attackables for p in self.players):   # games without planeswalkers keep their digests
             out["attackables"] = [[[w.uid, w.kind, w.name, w.owner, w.loyalty, w.used_turn] for w in p.attackables]
                                   for p in self.players]
+        if self.social is not None and not self.social.roles:      # during Throne Magic's Draft: the picks so far
+            out["draft"] = list(self.social.role_set)
         if self.social is not None and self.social.throne is not None:     # Throne Magic's Throne
             out["throne"] = [self.social.throne.name, self.social.throne.controller, self.social.season,
                              [[h.name, h.controller] for h in self.social.holdings]]
