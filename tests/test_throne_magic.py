@@ -265,6 +265,7 @@ def check_throne_invariants(g: Game) -> None:
     s = g.social
     if not s.roles:             # the Draft: the picks so far are the public set
         assert s.method == "draft" and g.decision.handler == "_h_draft_role" and len(s.role_set) < g.n
+        assert Game.from_json(g.to_json()).digest() == g.digest() == g.clone().digest()
         return
     assert sorted(s.roles) == sorted(s.role_set) and len(s.roles) == g.n
     looked = {(e["seat"], e["other"]) for e in g.log if e["event"] == "look_at_role"}    # Throne of Visions
