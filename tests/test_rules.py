@@ -1149,3 +1149,35 @@ def test_unveiling_in_response_to_a_spell():
     assert g.players[T_].tokens["Explosive"] == 4 and g.players[T_].life == 40
     resolve_stack(g)
     assert g.players[T_].life == 38
+
+
+def test_every_guardian_and_no_other_identity_is_undercover():
+    """TR5.1: Undercover is an ability word on Guardians; in the Treachery.app set
+    every Guardian has it (7 uncommon, 7 rare, 4 mythic)."""
+    from treachery_env.identities import all_identities
+    guardians = [i for i in all_identities() if i.role == Role.GUARDIAN]
+    assert sorted(i.rarity for i in guardians).count("uncommon") == 7 and len(guardians) == 18
+    assert all(i.undercover == (i.role == Role.GUARDIAN) for i in all_identities())
+
+
+def test_a_face_down_copy_of_an_undercover_guardian_is_undercover():
+    """CR 314.11, 702.187f, TR8.8-8.9: a face-down identity that becomes a copy of an
+    Undercover Guardian has the copied unveil ability with its Undercover
+    restriction once it would be face up, so it can't be unveiled before the
+    condition is met; its own role (kept by the copy effect) stays."""
+    g = make_game(FIVE, lands=4)
+    g.copy_identity(T_, "The Bodyguard", keep_role=True)
+    idc = g.players[T_].identity
+    assert idc.undercover and idc.unveil_cost.mana == 4 and idc.role == Role.TRAITOR
+    assert not g.can_unveil(T_, ignore_cost=True)
+    give_priority(g, T_)
+    assert g.layout.UNVEIL not in g.legal_actions()
+    g.lose(A1)                                     # a revealed non-Leader identity
+    refresh(g)
+    assert g.undercover_met(T_)
+    give_priority(g, T_)
+    g.step(g.layout.UNVEIL)
+    assert idc.face_up and g.players[T_].lands_tapped == 4
+    assert g.decision.kind == DecisionKind.TARGET       # the copied "when unveiled" trigger's target
+    g.step(g.layout.PLAYER + g.rel(T_, T_))
+    assert g.stack[-1].source == "The Bodyguard" and g.stack[-1].controller == T_
