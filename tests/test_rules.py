@@ -1097,7 +1097,8 @@ def test_a_reveal_on_losing_sets_x_to_zero_after_an_earlier_unveil():
     g.lose(T_)
     refresh(g)
     assert gren.identity.face_up and gren.identity.x == 0
-    assert len(events(g, "unveil")) == 1 and gren.tokens["Explosive"] == 5 and not g.stack
+    assert len(events(g, "unveil")) == 1 and not g.stack and not g.pending_triggers
+    assert len([e for e in events(g, "tokens") if e.get("name") == "Explosive"]) == 1
 
 
 def test_the_leader_and_the_last_assassin_losing_together_with_no_traitor_left_is_a_draw():
@@ -1181,3 +1182,26 @@ def test_a_face_down_copy_of_an_undercover_guardian_is_undercover():
     assert g.decision.kind == DecisionKind.TARGET       # the copied "when unveiled" trigger's target
     g.step(g.layout.PLAYER + g.rel(T_, T_))
     assert g.stack[-1].source == "The Bodyguard" and g.stack[-1].controller == T_
+
+
+def test_every_identity_but_the_leaders_has_an_unveil_cost():
+    """TR3.1, CR 702.187b: every role but Leader has an unveil cost, so every
+    Leader and no other identity starts face up."""
+    from treachery_env.identities import all_identities
+    assert all((i.unveil_cost is None) == (i.role == Role.LEADER) for i in all_identities())
+    assert sum(i.role == Role.LEADER for i in all_identities()) >= 5
+
+
+def test_decks_are_chosen_before_the_identities_are_dealt():
+    """CR 907.2a, TR2.1: the decks are fixed before the identity deck is dealt, so
+    no seat's deck depends on its identity: the same seed deals the same decks
+    whatever identity deck is then built and dealt."""
+    decks = set()
+    for seed in range(4):
+        a = Game(GameConfig(num_players=6, mulligans="none"), seed=seed)
+        b = Game(GameConfig(num_players=6, mulligans="none",
+                            role_counts={"leader": 1, "assassin": 3, "traitor": 2}), seed=seed)
+        assert [p.deck for p in a.players] == [p.deck for p in b.players]
+        assert sorted(p.identity.role for p in a.players) != sorted(p.identity.role for p in b.players)
+        decks.add(tuple(p.deck for p in a.players))
+    assert len(decks) > 1                       # the decks are drawn, not fixed
