@@ -484,6 +484,35 @@ def test_simultaneous_losers_leave_together_after_the_identity_objects(monkeypat
     check_invariants(g)
 
 
+def test_the_last_assassin_dying_in_the_leaders_window_leaves_with_the_leader(monkeypatch):
+    """CR 907.8a with CR 907.7d-f and the FAQ's "the moment the last Leader leaves
+    the game" (the engine's reading, docs/fidelity.md Known gaps 1): the win
+    conditions are checked once the losers have left, so the last Assassin,
+    killed by the losing Leader's identity trigger inside the window, leaves
+    together with the Leader: the Assassins can't win any more, the Guardian
+    falls with the Leader and the Traitor, last in the game, wins."""
+    impl = IA.IMPLEMENTATIONS["The Old Ruler"]
+
+    def on_losing(game, idc, seat):
+        if seat == idc.controller:
+            IA.identity_trigger(game, idc, "test_lost", "_test_lost_resolve")
+
+    def resolve(game, item):
+        game.lose_life(3, game.players[3].life, source_seat=item.controller)
+
+    monkeypatch.setitem(IA.IMPLEMENTATIONS, "The Old Ruler",
+                        dataclasses.replace(impl, events={**impl.events, "losing": on_losing}))
+    monkeypatch.setitem(IA.CALLBACKS, "_test_lost_resolve", resolve)
+    g = at_main(deal5())
+    g.lose(2)
+    assert not g.is_over
+    g.lose(0)
+    assert g.is_over and g.winners == {T}
+    assert [(e["seat"], e["reason"]) for e in events(g, "loses")] == [(2, "rules"), (0, "rules"), (3, "rules"),
+                                                                    (1, "team")]
+    assert events(g, "resolve_before_leaving")[-1]["seats"] == [0]
+
+
 def test_the_cathar_exiles_nothing_once_its_controller_has_lost():
     """CR 610.3b with CR 907.8a: The Cathar's "until its controller loses"
     trigger resolving after its controller lost (they died paying its life

@@ -941,3 +941,267 @@ def test_each_opponent_hits_a_hidden_guardian_but_not_an_unveiled_one():
     g.step(g.layout.HAND + 0)
     resolve_stack_all(g)
     assert [g.players[s].life for s in range(5)] == [40, 38, 36, 36, 36]
+
+
+# ----------------------------------------------------------------------------- the rules' remaining checkable statements
+# Seven players (CR 907.3c): seat 0 Leader, 1-2 Guardians, 3-5 Assassins, 6 Traitor.
+SEVEN = ["The Void Tyrant", "The Oracle", "The Bodyguard", "The Seer", "The Demon", "The Beastmaster",
+         "The Grenadier"]
+# Eight players (CR 907.3c): seat 0 Leader, 1-2 Guardians, 3-5 Assassins, 6-7 Traitors.
+EIGHT = ["The Queen of Light", "The Bodyguard", "The Cathar", "The Seer", "The Demon", "The Sorceress",
+         "The Grenadier", "The Gatekeeper"]
+
+
+@pytest.mark.parametrize("commander, life", [(True, 40), (False, 20)])
+def test_the_leader_starts_with_the_same_life_and_hand_as_everyone(commander, life):
+    """CR 907.5, TR2.5, FAQ "What starting life total do we use?": every player,
+    the Leader included, starts at 20 life (40 with Commander) and seven cards;
+    only an ability changes that (The Old Ruler: test_identities)."""
+    g = Game(GameConfig(num_players=5, identities=FIVE, commander=commander, mulligans="none"), seed=3)
+    assert g.active == L_ and g.turn == 1
+    assert [p.life for p in g.players] == [life] * 5
+    assert [len(p.hand) for p in g.players] == [7] * 5     # no draw has happened yet (upkeep)
+    assert [p.max_hand_size for p in g.players] == [7] * 5
+
+
+def test_turns_pass_around_the_table_from_the_leader():
+    """CR 907.6, TR2.6, TR10.2, FAQ "Who goes first?": the Leader takes the first
+    turn wherever it sits, then turns pass in seat order, wrapping around."""
+    deal = ["The Bodyguard", "The Seer", "The Grenadier", "The Queen of Light", "The Demon"]
+    g = make_game(deal)
+    pass_priority_until(g, lambda g: g.turn == 7)
+    assert [e["seat"] for e in events(g, "turn")] == [3, 4, 0, 1, 2, 3, 4]
+
+
+def test_the_guardians_fall_with_the_last_leader_and_take_their_permanents_with_them():
+    """TR7.5, TR6.3, CR 907.7c, FAQ "If the Leader dies, do the Guardians still
+    win?": when the last Leader leaves, every Guardian loses at once, whatever its
+    life, and leaves with its permanents; their face-down identities are
+    revealed (CR 907.9); the two Traitors play on."""
+    g = make_game(EIGHT)
+    for s in (1, 2):
+        add_creature(g, s, "Grove Bear")
+    for s in (3, 4, 5):
+        g.lose(s)
+    refresh(g)
+    assert not g.is_over and all(len(g.players[s].creatures) == 1 for s in (1, 2))
+    g.lose(0)
+    assert not g.is_over
+    for s in (1, 2):
+        p = g.players[s]
+        assert p.has_lost and p.life == 40 and p.creatures == []
+        assert p.face_up and p.identity.known_by == set(range(8))
+    assert [e["reason"] for e in events(g, "loses") if e["seat"] in (1, 2)] == ["team", "team"]
+    assert not any(c.owner in (1, 2) for p in g.players for c in p.creatures)
+    assert [s for s in range(8) if not g.players[s].has_lost] == [6, 7]
+
+
+def test_a_hidden_undercover_guardian_is_still_revealed_when_it_loses():
+    """TR5 (Undercover limits only the unveil action), CR 702.187a/g, TR7.7: a
+    face-down Guardian whose Undercover condition was never met is turned face up
+    as it loses, and that revealed non-Leader identity meets Undercover for the
+    other Guardian."""
+    g = make_game(SEVEN, lands=5)
+    assert not g.undercover_met(1) and not g.undercover_met(2)
+    g.lose(2)
+    refresh(g)
+    bodyguard = g.players[2].identity
+    assert bodyguard.face_up and bodyguard.known_by == set(range(7))
+    assert not events(g, "unveil")
+    assert g.undercover_met(1)
+    give_priority(g, 1)
+    g.step(g.layout.UNVEIL)                       # The Oracle: {2}
+    assert g.players[1].face_up
+
+
+def test_undercover_stays_met_after_the_attacking_player_has_left():
+    """TR5 (once met, it stays met for the rest of the game): the attack on the
+    Leader counts even after its attacker has left the game."""
+    g = make_game(FIVE, lands=5)
+    add_creature(g, A1, "Grove Bear")
+    refresh(g)
+    attack(g, A1, L_)
+    pass_priority_until(g, lambda g: g.phase == "main2")
+    g.concede(A1)
+    assert g.players[A1].has_lost and g.undercover_met(G_)
+    give_priority(g, G_)
+    assert g.layout.UNVEIL in g.legal_actions()
+
+
+def test_a_guardian_identity_that_changes_hands_follows_undercover_for_its_new_controller():
+    """TR8.4 with TR5: a moved non-Leader identity turns face down and its new
+    controller may unveil it only under its Undercover restriction, read for the
+    new controller: its own attack on the Leader doesn't count, nor does the
+    card's own earlier unveil (it isn't "another" identity); another player's
+    attack then does."""
+    g = make_game(FIVE, lands=5)
+    add_creature(g, A1, "Grove Bear")
+    refresh(g)
+    attack(g, A1, L_)                              # A1 attacks the Leader: Undercover met for the Guardian
+    pass_priority_until(g, lambda g: g.phase == "main2")
+    unveil_action(g, G_, 0)                        # The Bodyguard
+    g.step(g.layout.PLAYER + g.rel(G_, L_))
+    resolve_stack(g)
+    bodyguard, seer = g.players[G_].identity, g.players[A1].identity
+    assert bodyguard.face_up
+    g.set_identity_control(bodyguard, A1)
+    g.set_identity_control(seer, G_)
+    refresh(g)
+    assert not bodyguard.face_up and g.players[A1].role == Role.GUARDIAN
+    assert not g.undercover_met(A1) and not g.can_unveil(A1, ignore_cost=True)
+    add_creature(g, A2, "Grove Bear")
+    refresh(g)
+    attack(g, A2, L_)
+    assert g.undercover_met(A1) and g.can_unveil(A1, ignore_cost=True)
+
+
+def test_face_up_traitors_still_oppose_everyone_other_traitors_included():
+    """CR 907.7f: a Traitor considers every other player an opponent, another
+    Traitor too, even once both are face up; so they may attack each other and
+    the Leader."""
+    g = make_game(EIGHT)
+    for s in (6, 7):
+        g.players[s].identity.face_up = True
+    assert g.is_opponent(6, 7) and g.is_opponent(7, 6)
+    assert g.is_opponent(6, 0) and g.is_opponent(0, 6)
+    assert g.can_attack(6, 7) and g.can_attack(7, 0)
+
+
+def test_an_identity_without_an_unveil_cost_can_never_be_unveiled():
+    """CR 702.187c (last sentence), TR3.1: an identity that wouldn't have an
+    unveil cost face up (a Leader) can't be turned face up by the unveil special
+    action, even were it face down."""
+    g = make_game(FIVE, lands=5)
+    g.players[L_].identity.face_up = False         # hypothetically face down
+    refresh(g)
+    assert g.current_player == L_
+    assert not g.can_unveil(L_, ignore_cost=True) and not g.can_unveil(L_)
+    assert not any(g.layout.UNVEIL <= a < g.layout.UNVEIL + 16 for a in g.legal_actions())
+    with pytest.raises(ValueError, match="cannot unveil"):
+        g.unveil(L_)
+
+
+def test_a_reveal_on_losing_sets_x_to_zero_after_an_earlier_unveil():
+    """TR4.5, TR4.6, CR 702.187e: X is 0 when an identity turns face up other than
+    by unveiling, even after it was unveiled with a larger X and turned face down
+    again; no "when unveiled" trigger."""
+    g = make_game(FIVE, lands=1)
+    g.players[T_].lands = 3
+    refresh(g)
+    unveil_action(g, T_, 2)
+    resolve_stack(g)
+    gren = g.players[T_]
+    assert gren.identity.x == 2 and gren.tokens["Explosive"] == 5
+    g.turn_face_down(T_)
+    refresh(g)
+    g.lose(T_)
+    refresh(g)
+    assert gren.identity.face_up and gren.identity.x == 0
+    assert len(events(g, "unveil")) == 1 and not g.stack and not g.pending_triggers
+    assert len([e for e in events(g, "tokens") if e.get("name") == "Explosive"]) == 1
+
+
+def test_the_leader_and_the_last_assassin_losing_together_with_no_traitor_left_is_a_draw():
+    """CR 907.7c-e, TR6.9, CR 104.4a: the Leader and the last Assassin lose at
+    once: the Assassins can't win (all have lost), the Guardian loses with the
+    Leader, and with nobody left nobody wins."""
+    g = make_game(FIVE)
+    g.lose(T_)
+    g.lose(A1)
+    refresh(g)
+    g.lose([L_, A2])
+    assert g.is_over and g.winners == set()
+    assert g.players[G_].has_lost and not any(p.won for p in g.players)
+    assert [e["reason"] for e in events(g, "loses") if e["seat"] == G_] == ["team"]
+
+
+def test_the_oracle_protects_leader_players_only():
+    """TR3.9 and its worked example (CR 314.7): The Oracle gives protection to
+    "Leader players"; a face-down Guardian is not a Guardian player nor a Leader
+    player and is not affected, nor is the Oracle's own (face-up Guardian)
+    controller."""
+    g = make_game(SEVEN, lands=2)
+    unveil_action(g, 6, 0)                         # The Grenadier: meets Undercover
+    resolve_stack(g)
+    unveil_action(g, 1, 0)                         # The Oracle
+    resolve_stack(g)
+    assert g.players[1].face_up and not g.players[2].face_up
+    assert g.damage(3, ("p", 0), 3) == 0 and g.players[0].life == 40
+    assert g.damage(3, ("p", 2), 3) == 3 and g.players[2].life == 37
+    assert g.damage(3, ("p", 1), 3) == 3 and g.players[1].life == 37
+    assert ("p", 2) in g.target_candidates(3, {"type": "player"})
+    assert ("p", 0) not in g.target_candidates(3, {"type": "player"})
+
+
+def test_unveiling_in_response_to_a_spell():
+    """CR 115.2tr, 702.187c, FAQ "Unveiling": a player may unveil whenever they
+    have priority, with a spell on the stack on another player's turn; the
+    "when unveiled" trigger goes on the stack above that spell and resolves
+    first."""
+    g = make_game(FIVE, lands=1)
+    give_priority(g, A1)
+    g.step(g.layout.HAND + 0)                      # Shock ...
+    g.step(g.layout.PLAYER + g.rel(A1, T_))        # ... at the Traitor
+    assert [it.source for it in g.stack] == ["Shock"] and g.active == L_
+    give_priority(g, T_)
+    g.step(g.layout.UNVEIL + 1)                    # The Grenadier, X = 1
+    assert g.players[T_].face_up and [it.source for it in g.stack] == ["Shock", "The Grenadier"]
+    pass_priority_until(g, lambda g: len(g.stack) == 1)
+    assert g.players[T_].tokens["Explosive"] == 4 and g.players[T_].life == 40
+    resolve_stack(g)
+    assert g.players[T_].life == 38
+
+
+def test_every_guardian_and_no_other_identity_is_undercover():
+    """TR5.1: Undercover is an ability word on Guardians; in the Treachery.app set
+    every Guardian has it (7 uncommon, 7 rare, 4 mythic)."""
+    from treachery_env.identities import all_identities
+    guardians = [i for i in all_identities() if i.role == Role.GUARDIAN]
+    assert sorted(i.rarity for i in guardians).count("uncommon") == 7 and len(guardians) == 18
+    assert all(i.undercover == (i.role == Role.GUARDIAN) for i in all_identities())
+
+
+def test_a_face_down_copy_of_an_undercover_guardian_is_undercover():
+    """CR 314.11, 702.187f, TR8.8-8.9: a face-down identity that becomes a copy of an
+    Undercover Guardian has the copied unveil ability with its Undercover
+    restriction once it would be face up, so it can't be unveiled before the
+    condition is met; its own role (kept by the copy effect) stays."""
+    g = make_game(FIVE, lands=4)
+    g.copy_identity(T_, "The Bodyguard", keep_role=True)
+    idc = g.players[T_].identity
+    assert idc.undercover and idc.unveil_cost.mana == 4 and idc.role == Role.TRAITOR
+    assert not g.can_unveil(T_, ignore_cost=True)
+    give_priority(g, T_)
+    assert g.layout.UNVEIL not in g.legal_actions()
+    g.lose(A1)                                     # a revealed non-Leader identity
+    refresh(g)
+    assert g.undercover_met(T_)
+    give_priority(g, T_)
+    g.step(g.layout.UNVEIL)
+    assert idc.face_up and g.players[T_].lands_tapped == 4
+    assert g.decision.kind == DecisionKind.TARGET       # the copied "when unveiled" trigger's target
+    g.step(g.layout.PLAYER + g.rel(T_, T_))
+    assert g.stack[-1].source == "The Bodyguard" and g.stack[-1].controller == T_
+
+
+def test_every_identity_but_the_leaders_has_an_unveil_cost():
+    """TR3.1, CR 702.187b: every role but Leader has an unveil cost, so every
+    Leader and no other identity starts face up."""
+    from treachery_env.identities import all_identities
+    assert all((i.unveil_cost is None) == (i.role == Role.LEADER) for i in all_identities())
+    assert sum(i.role == Role.LEADER for i in all_identities()) >= 5
+
+
+def test_decks_are_chosen_before_the_identities_are_dealt():
+    """CR 907.2a, TR2.1: the decks are fixed before the identity deck is dealt, so
+    no seat's deck depends on its identity: the same seed deals the same decks
+    whatever identity deck is then built and dealt."""
+    decks = set()
+    for seed in range(4):
+        a = Game(GameConfig(num_players=6, mulligans="none"), seed=seed)
+        b = Game(GameConfig(num_players=6, mulligans="none",
+                            role_counts={"leader": 1, "assassin": 3, "traitor": 2}), seed=seed)
+        assert [p.deck for p in a.players] == [p.deck for p in b.players]
+        assert sorted(p.identity.role for p in a.players) != sorted(p.identity.role for p in b.players)
+        decks.add(tuple(p.deck for p in a.players))
+    assert len(decks) > 1                       # the decks are drawn, not fixed
