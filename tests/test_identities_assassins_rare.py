@@ -374,6 +374,26 @@ def test_pyromancer_six_to_player_and_each_creature_they_control():
     assert bear.damage == 0 and g.players[0].life == 40
 
 
+def test_pyromancer_six_to_each_planeswalker_the_player_controls():
+    """Card ("and each creature and planeswalker that player controls"), CR
+    120.3c, 704.5i: six loyalty counters come off each of the target player's
+    planeswalkers (Pyra at 4 goes to its owner's graveyard, Maren at 8 keeps
+    2); another player's planeswalker is untouched."""
+    g = game_with("The Pyromancer")
+    own_turn(g, 2)
+    pyra = g.put_planeswalker_onto_battlefield(4, cards.card("Pyra, Storm Sage"))
+    maren = g.put_planeswalker_onto_battlefield(4, cards.card("Maren, Dawn Herald"))
+    maren.loyalty = 8
+    orla = g.put_planeswalker_onto_battlefield(0, cards.card("Orla, Pack Warden"))
+    unveil(g, 2)
+    target_player(g, 4)
+    resolve_all(g)
+    assert g.players[4].life == 34
+    assert g.players[4].attackables == [maren] and maren.loyalty == 2
+    assert pyra.card in g.players[4].graveyard
+    assert orla.loyalty == 3 and g.players[0].attackables == [orla]
+
+
 def test_pyromancer_kills_the_leader_and_assassins_win():
     """6 damage to a Leader at 6 life: the Leader loses, so the Assassins win
     (CR 907.7d), the eliminated ones included."""

@@ -20,8 +20,9 @@ Substrate notes shared by these cards (docs/fidelity.md, section 3):
   condition is modelled as an intervening "if": unveiled on another player's
   turn, the trigger asks for no targets and does nothing on resolution; it is
   checked again on resolution (``game.active == item.controller``).
-* There are no colours, creature types, planeswalkers or indestructible in the
-  substrate; clauses about them hold trivially (said at each card).
+* There are no colours, creature types or indestructible in the substrate;
+  clauses about them hold trivially (said at each card).  Planeswalkers exist
+  (docs/fidelity.md, section 3); which cards reach them is said at each card.
 """
 
 from __future__ import annotations
@@ -304,18 +305,23 @@ register(IdentityImpl("The Physician", on_unveil="_physician_unveil",
 def _pyro_unveil(game: "Game", item: "StackItem") -> None:
     """The Pyromancer.  Only on its controller's turn (module docstring).  The
     Pyromancer (source: the identity, controlled by ``item.controller``) deals
-    6 damage to the target player and to each creature that player controls.
-    Abstraction: no planeswalkers and no indestructible in the substrate, so
-    "and planeswalker" and "lose indestructible" change nothing (every creature
-    dealt lethal damage dies, CR 704.5g)."""
+    6 damage to the target player and to each creature and each planeswalker
+    that player controls (CR 120.3c: six loyalty counters come off a
+    planeswalker).  Abstraction: no indestructible in the substrate, so "lose
+    indestructible" changes nothing (every creature dealt lethal damage dies,
+    CR 704.5g)."""
     seat = item.controller
     if not _corpse_own_turn(game, seat):
         return
     for _, s in targets_of(item, "p"):
-        creatures = list(game.players[s].creatures)
+        q = game.players[s]
+        creatures = list(q.creatures)
+        walkers = [w for w in q.attackables if w.kind == "planeswalker"]
         game.damage(seat, ("p", s), 6, source_name=item.source)
         for c in creatures:
             game.damage(seat, ("c", c), 6, source_name=item.source)
+        for w in walkers:
+            game.damage(seat, ("w", w), 6, source_name=item.source)
 
 
 register(IdentityImpl("The Pyromancer", on_unveil="_pyro_unveil",
