@@ -865,7 +865,31 @@ def test_chaos_wielder_cost_and_type_choice():
     assert_cannot_pay(g, 2)
     g = _chaos_game()
     assert g.players[2].lands_tapped == 2
-    assert g.decision.labels == ["creature", "instant", "sorcery"]
+    assert g.decision.labels == ["creature", "instant", "sorcery", "planeswalker"]
+
+
+def test_chaos_wielder_cascade_on_planeswalker_spells():
+    """Card ("name a card type"), CR 702.85a: planeswalker is a type of spell the
+    substrate casts, so it may be named; Maren (mana value 5) cascades into Pyra
+    (4), cast free, which cascades too and finds nothing under 4."""
+    g = at_main(deal5(A1="The Chaos Wielder"))
+    g.active = 2                                           # its own main phase: sorcery timing
+    g.players[2].lands = 7
+    hand(g, 2, "Maren, Dawn Herald")
+    give_priority(g, 2)
+    g.step(g.layout.UNVEIL)
+    resolve_all(g)
+    g.step(g.layout.CHOICE + 3)                            # planeswalker
+    g.players[2].library = [cards.card(n) for n in ("Wastes", "Wastes", "Pyra, Storm Sage", "Wastes")]
+    give_priority(g, 2)
+    cast(g, 2, "Maren, Dawn Herald")
+    assert [it.key for it in g.stack] == ["", "cascade"]
+    resolve_all(g)
+    assert g.decision.kind == DecisionKind.YES_NO and "Pyra" in g.decision.prompt
+    g.step(g.layout.CHOICE)                                # cast it
+    resolve_all(g)
+    assert sorted(w.name for w in g.players[2].attackables) == ["Maren, Dawn Herald", "Pyra, Storm Sage"]
+    assert [c.name for c in g.players[2].library] == ["Wastes"] * 3 and g.players[2].lands_tapped == 7
 
 
 def test_chaos_wielder_cascade_on_named_type():

@@ -38,8 +38,9 @@ register(IdentityImpl("The Beastmaster", on_unveil="_beastmaster_unveil",
 
 
 # The Chaos Wielder: choose a card type; your spells of that type have cascade
-# this turn.
-CASCADE_TYPES = ("creature", "instant", "sorcery")
+# this turn.  The types offered are those of the substrate's spells (CR 205.2a;
+# a planeswalker card is cast too); naming another type would do nothing.
+CASCADE_TYPES = ("creature", "instant", "sorcery", "planeswalker")
 
 
 def _chaos_unveil(game: "Game", item: "StackItem") -> None:
