@@ -879,6 +879,22 @@ def test_lich_queen_countered_instant_is_exiled_and_permission_ends():
     assert not g2.players[0].permissions
 
 
+def test_lich_queen_countered_planeswalker_goes_to_the_graveyard():
+    """Card: only an instant or sorcery cast this way is exiled afterwards; a
+    planeswalker spell (a permanent spell) cast from the graveyard and countered
+    goes back to its owner's graveyard (CR 701.5a)."""
+    g = lich_game()
+    p = g.players[0]
+    p.lands = 6                                      # mana left for Shock: seat 0 keeps priority
+    p.graveyard = [card("Pyra, Storm Sage"), card("Murder")]
+    lich_grant(g, "Pyra, Storm Sage")
+    g.step(g.layout.OTHER + 0)
+    pyra = next(it for it in g.stack if it.is_spell)
+    assert pyra.from_zone == "graveyard" and not p.attackables
+    g.counter(pyra)
+    assert not p.exile and sorted(c.name for c in p.graveyard) == ["Murder", "Pyra, Storm Sage"]
+
+
 def test_lich_queen_no_counter_no_activation():
     """CR 602.2 / card: removing a grave counter is a cost; without one the
     ability can't be activated."""

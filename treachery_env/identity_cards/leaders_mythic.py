@@ -472,7 +472,10 @@ def _lich_cast(game: "Game", idc: "IdentityCard", item: "StackItem") -> None:
     """A spell cast with the Lich Queen's permission: an instant or sorcery gets
     ``exile_after`` (the engine exiles it instead of putting it into the
     graveyard, resolved or countered); a creature spell is remembered so that
-    the permanent it becomes has a finality counter."""
+    the permanent it becomes has a finality counter.  A planeswalker spell is
+    neither: countered, it goes to the graveyard (card: only instants and
+    sorceries are exiled).  Abstraction: the planeswalker it becomes gets no
+    finality counter (docs/fidelity.md)."""
     grants = idc.data.get("lich_grants")
     if not grants:
         return
@@ -489,7 +492,7 @@ def _lich_cast(game: "Game", idc: "IdentityCard", item: "StackItem") -> None:
                 items[:] = [it for it in items if it in game.stack or it.creature is not None]
                 items.append(item)
                 game._log("finality", seat=seat, card=item.card.name)
-            else:
+            elif item.card.type in ("instant", "sorcery"):
                 item.data["exile_after"] = True
             return
 
