@@ -582,6 +582,32 @@ def test_war_shaman_no_target_makes_a_0_0_elemental_that_dies():
     assert any(e["event"] == "leaves" and e["name"] == "Elemental" for e in g.log)
 
 
+def test_war_shaman_planeswalkers_make_an_elemental_of_their_total_mana_value():
+    """Card ("destroy up to two target nonland permanents; if none of them were
+    creatures, create an X/X Elemental, X their total mana value"), CR 701.8,
+    704.5i: Pyra ({4}) and Maren ({5}) are destroyed and a 9/9 Elemental is
+    created; with a creature among the targets there is no Elemental."""
+    g = game_with("The War Shaman")
+    pyra = g.put_planeswalker_onto_battlefield(0, cards.card("Pyra, Storm Sage"))
+    maren = g.put_planeswalker_onto_battlefield(4, cards.card("Maren, Dawn Herald"))
+    unveil(g, 2)
+    g.step(g.target_action(2, ("w", pyra)))
+    g.step(g.target_action(2, ("w", maren)))
+    resolve_all(g)
+    assert not g.players[0].attackables and not g.players[4].attackables
+    assert pyra.card in g.players[0].graveyard and maren.card in g.players[4].graveyard
+    (tok,) = g.players[2].creatures
+    assert (tok.name, tok.token, tok.power, tok.toughness) == ("Elemental", True, 9, 9)
+    g = game_with("The War Shaman")
+    pyra = g.put_planeswalker_onto_battlefield(0, cards.card("Pyra, Storm Sage"))
+    bear = creature(g, 4, "Grove Bear")
+    unveil(g, 2)
+    g.step(g.target_action(2, ("w", pyra)))
+    target_creature(g, bear)
+    resolve_all(g)
+    assert not g.players[0].attackables and not g.players[4].creatures and not g.players[2].creatures
+
+
 # ============================================================== fuzz
 def test_fuzz_rare_assassins():
     """~100 random games (5 players, 10 lands each) dealing the rare Assassins

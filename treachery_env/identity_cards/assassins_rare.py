@@ -504,25 +504,31 @@ register(IdentityImpl("The Villain", on_unveil="_villain_unveil",
 # The War Shaman ({5}): destroy up to two target nonland permanents; if none of
 # them were creatures, create an X/X red Elemental token, X = their total mana
 # value.
+WAR_SHAMAN_TARGETS = {"type": "nonland_permanent", "min": 0, "max": 2, "walkers": True}
+"""Up to two target nonland permanents: creatures and planeswalkers (lands and
+artifact tokens are counts, not objects that can be targeted)."""
+
+
 def _war_shaman_unveil(game: "Game", item: "StackItem") -> None:
     """The War Shaman.  Destroys each legal target (CR 701.8; a commander goes
-    to the command zone).  Abstraction: the only targetable nonland permanents
-    of the substrate are creatures (artifact tokens are counts, and have mana
-    value 0 anyway), so "if none of them were creatures" holds only when no
-    target was chosen (if every chosen target became illegal the ability doesn't
-    resolve, CR 608.2b): then an X/X Elemental is created with X = 0, the total
-    mana value of no permanents, and it dies at once to state-based actions
-    (CR 704.5f), as it would in Magic.  Red: no colours in the substrate."""
-    cs = [c for _, c in targets_of(item, "c")]
-    for c in cs:
-        game.destroy(c)
-    if not cs:
+    to the command zone).  If none of them is a creature, it creates an X/X
+    Elemental token, X the total mana value of those permanents (planeswalkers,
+    the substrate's noncreature permanents that can be targeted); with no
+    target chosen X is 0 and the 0/0 token dies at once to state-based actions
+    (CR 704.5f), as it would in Magic.  If every chosen target became illegal
+    the ability doesn't resolve (CR 608.2b).  Red: no colours in the substrate."""
+    ts = [t for t in targets_of(item) if t[0] in ("c", "w")]
+    creature_hit = any(kind == "c" for kind, _ in ts)
+    x = sum(obj.card.cost for kind, obj in ts if kind == "w" and obj.card is not None)
+    for _, obj in ts:
+        game.destroy(obj)
+    if not creature_hit:
         tok = game.create_creature_token(item.controller, "Elemental", 1)[0]
-        tok.base_power = tok.base_toughness = 0      # X = total mana value of no permanents
+        tok.base_power = tok.base_toughness = x      # X = total mana value of those permanents
 
 
 register(IdentityImpl("The War Shaman", on_unveil="_war_shaman_unveil",
-                       unveil_specs=lambda g, s, x: [{"type": "nonland_permanent", "min": 0, "max": 2}]))
+                       unveil_specs=lambda g, s, x: [WAR_SHAMAN_TARGETS]))
 
 
 register_callbacks(globals())
