@@ -115,6 +115,19 @@ def test_unveil_cost_exact(name):
     assert p.identity.face_up and p.identity.x == x and p.lands_tapped == cost
 
 
+@pytest.mark.parametrize("name", OWN_TURN)
+def test_only_on_its_controllers_turn_is_an_intervening_if(name):
+    """Card ("only on its controller's turn"), CR 603.4: unveiled on the Leader's
+    turn, the "when unveiled" ability doesn't trigger at all: nothing goes on the
+    stack, nobody is asked a target, priority comes straight back."""
+    g = game_with(name)
+    creature(g, 4, "War Mammoth")
+    g.players[0].graveyard = [cards.card("Rage Ogre")]
+    unveil(g, 2)
+    assert g.players[2].identity.face_up and is_priority(g)
+    assert not g.stack and not [e for e in g.log if e["event"] == "trigger" and e.get("source") == name]
+
+
 def test_physician_x_zero_is_free_and_x_range():
     """Card: The Physician costs {X} (CR 702.187e): X = 0 is free, and X goes as
     high as the mana."""

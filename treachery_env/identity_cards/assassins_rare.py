@@ -15,11 +15,11 @@ Substrate notes shared by these cards (docs/fidelity.md, section 3):
   (logged as ``mill`` with the card names); fewer if the library is smaller,
   which is not a loss.
 * **"Only on its controller's turn"** (The Necromancer, The Pyromancer, The
-  Rebel General, The Villain; card text: "Only on its controller's turn: ...").
-  The framework always puts the "when unveiled" trigger on the stack, so the
-  condition is modelled as an intervening "if": unveiled on another player's
-  turn, the trigger asks for no targets and does nothing on resolution; it is
-  checked again on resolution (``game.active == item.controller``).
+  Rebel General, The Villain; card text: "Only on its controller's turn: ...")
+  is an intervening "if" (CR 603.4, ``IdentityImpl.unveil_if``): unveiled on
+  another player's turn, the "when unveiled" ability doesn't trigger; it is
+  checked again on resolution, for the ability's controller (a stolen trigger,
+  The Reflector, does nothing unless it is its new controller's turn).
 * There are no colours, creature types or indestructible in the substrate;
   clauses about them hold trivially (said at each card).  Planeswalkers exist
   (docs/fidelity.md, section 3); which cards reach them is said at each card.
@@ -69,7 +69,8 @@ def _corpse_creature_cards(game: "Game", seats: Any) -> list:
 
 
 def _corpse_own_turn(game: "Game", seat: int) -> bool:
-    """The "only on its controller's turn" condition (module docstring)."""
+    """The "only on its controller's turn" condition (module docstring), the
+    ``unveil_if`` of those cards."""
     return game.active == seat and not game.players[seat].has_lost
 
 
@@ -179,8 +180,6 @@ def _necro_prepare(game: "Game", item: "StackItem") -> None:
     (PASS = none).  Cards in graveyards are not engine target objects, so the
     choices are kept in ``item.data["picks"]`` and logged publicly."""
     item.data["picks"] = []
-    if not _corpse_own_turn(game, item.controller):
-        return
     game.then(*[("call", "_necro_ask", item, s) for s in game._apnap()])
 
 
@@ -209,8 +208,6 @@ def _necro_unveil(game: "Game", item: "StackItem") -> None:
     name (identical cards are interchangeable in the substrate), so a card that
     left and came back counts as the same one."""
     seat = item.controller
-    if not _corpse_own_turn(game, seat):
-        return
     for owner, card in item.data.get("picks", ()):
         o = game.players[owner]
         if o.has_lost or card not in o.graveyard:
@@ -220,7 +217,8 @@ def _necro_unveil(game: "Game", item: "StackItem") -> None:
         game.put_onto_battlefield(seat, card, owner=owner)
 
 
-register(IdentityImpl("The Necromancer", on_unveil="_necro_unveil", unveil_prepare="_necro_prepare"))
+register(IdentityImpl("The Necromancer", on_unveil="_necro_unveil", unveil_prepare="_necro_prepare",
+                       unveil_if=_corpse_own_turn))
 
 
 # ---------------------------------------------------------------- The Physician
@@ -311,8 +309,6 @@ def _pyro_unveil(game: "Game", item: "StackItem") -> None:
     indestructible" changes nothing (every creature dealt lethal damage dies,
     CR 704.5g)."""
     seat = item.controller
-    if not _corpse_own_turn(game, seat):
-        return
     for _, s in targets_of(item, "p"):
         q = game.players[s]
         creatures = list(q.creatures)
@@ -325,7 +321,7 @@ def _pyro_unveil(game: "Game", item: "StackItem") -> None:
 
 
 register(IdentityImpl("The Pyromancer", on_unveil="_pyro_unveil",
-                       unveil_specs=lambda g, s, x: [{"type": "player"}] if _corpse_own_turn(g, s) else []))
+                       unveil_specs=lambda g, s, x: [{"type": "player"}], unveil_if=_corpse_own_turn))
 
 
 # ---------------------------------------------------------------- The Rebel General
@@ -339,8 +335,6 @@ def _rebel_prepare(game: "Game", item: "StackItem") -> None:
     player controls (PASS = none).  Each is recorded as an engine target with a
     spec naming that player (``"player"``), so the usual legality check on
     resolution applies, plus "still controlled by that player"."""
-    if not _corpse_own_turn(game, item.controller):
-        return
     game.then(*[("call", "_rebel_ask", item, s) for s in game._apnap() if not game.is_leader_player(s)])
 
 
@@ -371,8 +365,6 @@ def _rebel_unveil(game: "Game", item: "StackItem") -> None:
     cleared in cleanup).  Abstraction: permanents are creatures (lands and
     artifact tokens are counts and can't be targeted)."""
     seat = item.controller
-    if not _corpse_own_turn(game, seat):
-        return
     for t, spec in zip(item.targets, item.target_specs):
         if t is None or t[0] != "c":
             continue
@@ -384,7 +376,8 @@ def _rebel_unveil(game: "Game", item: "StackItem") -> None:
         c.pump_kw = c.pump_kw | {"haste"}
 
 
-register(IdentityImpl("The Rebel General", on_unveil="_rebel_unveil", unveil_prepare="_rebel_prepare"))
+register(IdentityImpl("The Rebel General", on_unveil="_rebel_unveil", unveil_prepare="_rebel_prepare",
+                       unveil_if=_corpse_own_turn))
 
 
 # ---------------------------------------------------------------- The Villain
@@ -403,8 +396,6 @@ def _villain_unveil(game: "Game", item: "StackItem") -> None:
     the stack, is controlled by the Villain's controller (it ends if that
     player leaves, CR 800.4a) and does nothing if the opponent left."""
     seat = item.controller
-    if not _corpse_own_turn(game, seat):
-        return
     for _, s in targets_of(item, "p"):
         game.add_delayed("upkeep", "_villain_again", seat=seat, target=s, villain=seat)
         _villain_choice(game, s, seat)
@@ -496,8 +487,8 @@ def _villain_pick(game: "Game", st: dict, choice: Any) -> None:
 
 
 register(IdentityImpl("The Villain", on_unveil="_villain_unveil",
-                       unveil_specs=lambda g, s, x: [{"type": "player", "opponent": True}]
-                       if _corpse_own_turn(g, s) else []))
+                       unveil_specs=lambda g, s, x: [{"type": "player", "opponent": True}],
+                       unveil_if=_corpse_own_turn))
 
 
 # ---------------------------------------------------------------- The War Shaman
