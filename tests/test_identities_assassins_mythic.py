@@ -96,6 +96,14 @@ def test_bio_engineer_unveil_cost_sacrifice_nontoken_permanent():
     give_priority(g, 2)
     g.step(g.layout.UNVEIL)                            # only a land to sacrifice: chosen automatically
     assert p.identity.face_up and p.lands == 2
+    # the land sacrificed is a tapped one: its controller keeps the untapped lands' mana
+    g = at_main(deal5(A1=BIO))
+    p = g.players[2]
+    hand(g, 2, "Shock")
+    p.lands, p.lands_tapped = 3, 1
+    give_priority(g, 2)
+    g.step(g.layout.UNVEIL)
+    assert p.identity.face_up and (p.lands, p.lands_tapped) == (2, 0) and g.available_mana(2) == 2
     # only tokens and no land: can't pay
     g = at_main(deal5(A1=BIO))
     p = g.players[2]
