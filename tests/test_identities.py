@@ -932,16 +932,31 @@ def test_chaos_wielder_cascade_only_named_type_own_spells_this_turn():
     cast(g2, 3, "Lightning Strike")                        # another player's instant: no cascade
     target_player(g2, 4)
     assert [it.key for it in g2.stack] == [""]
-    assert g2.turn_effects["cascade"] == [(2, "instant")]
+    assert [(e["kind"], e["controller"], e["card_type"]) for e in g2.effects] == [("on:cast", 2, "instant")]
     resolve_all(g2)
     g2._op_cleanup_rest()                                  # cleanup: "this turn" effects end
-    assert "cascade" not in g2.turn_effects
+    assert not g2.effects
     g2.players[2].lands_tapped = 0
     hand(g2, 2, "Lightning Strike")
     give_priority(g2, 2)
     cast(g2, 2, "Lightning Strike")
     target_player(g2, 4)
     assert [it.key for it in g2.stack] == [""]
+
+
+def test_chaos_wielder_cascade_lasts_the_turn_once_turned_face_down():
+    """Card ("for the rest of the turn"), CR 611.2a: the effect of the resolved
+    ability lasts the turn whatever becomes of the Wielder: turned face down
+    again (as The Gatekeeper's or The Ferryman's controller could, TR4.8), its
+    controller's instant still cascades."""
+    g = _chaos_game()
+    g.step(g.layout.CHOICE + 1)                            # instant
+    g.turn_face_down(2)
+    g.players[2].library = [cards.card(n) for n in ("Wastes", "Shock", "Wastes")]
+    give_priority(g, 2)
+    cast(g, 2, "Lightning Strike")
+    target_player(g, 4)
+    assert [it.key for it in g.stack] == ["", "cascade"]
 
 
 def test_demon_target_player_tutors_and_shuffles():
