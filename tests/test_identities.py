@@ -19,6 +19,7 @@ from treachery_env import identities as ids
 from treachery_env.engine import DecisionKind
 from treachery_env.identity_abilities import IMPLEMENTATIONS, fire_event
 from treachery_env.rules import Role
+from treachery_env.view import seat_view
 
 from identity_helpers import (at_main, cast, creature, deal5, give_priority, hand, is_priority, new_game,
                               options, pass_until, pick, resolve_all, target_creature, target_player,
@@ -396,6 +397,29 @@ def test_queen_of_light_exiles_a_permanent_chosen_on_resolution():
     assert set(options(g).values()) == {bear, angel}
     target_creature(g, angel)
     assert angel not in g.players[3].creatures and g.players[3].exile[-1].name == "Storm Angel"
+    assert bear in g.players[2].creatures
+
+
+def test_queen_of_light_may_exile_a_planeswalker():
+    """Card ("exile a permanent"): a planeswalker is a permanent (CR 306): it is
+    offered beside the creatures and goes to its owner's exile."""
+    g = at_main(deal5(L="The Queen of Light"))
+    p = g.players[0]
+    p.lands = 4
+    hand(g, 0, "Wastes", "Shock")
+    bear = creature(g, 2, "Grove Bear")
+    pyra = g.put_planeswalker_onto_battlefield(3, cards.card("Pyra, Storm Sage"))
+    give_priority(g, 0)
+    g.step(g.layout.IDENTITY_AB)
+    resolve_all(g)
+    assert g.decision.seat == 0 and g.decision.kind == DecisionKind.CARD
+    assert set(options(g).values()) == {bear, pyra}
+    a = g.target_action(0, ("w", pyra))
+    (ov,) = [o for o in seat_view(g, 0).decision.options if o.action == a]
+    assert (ov.kind, ov.planeswalker, ov.player, ov.text) == (
+        "choice", pyra.uid, 3, "Pyra, Storm Sage (P3's planeswalker, loyalty 4)")
+    g.step(a)
+    assert not g.players[3].attackables and g.players[3].exile[-1].name == "Pyra, Storm Sage"
     assert bear in g.players[2].creatures
 
 
