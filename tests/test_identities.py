@@ -19,6 +19,7 @@ from treachery_env import identities as ids
 from treachery_env.engine import DecisionKind
 from treachery_env.identity_abilities import IMPLEMENTATIONS, fire_event
 from treachery_env.rules import Role
+from treachery_env.view import seat_view
 
 from identity_helpers import (at_main, cast, creature, deal5, give_priority, hand, is_priority, new_game,
                               options, pass_until, pick, resolve_all, target_creature, target_player,
@@ -396,6 +397,29 @@ def test_queen_of_light_exiles_a_permanent_chosen_on_resolution():
     assert set(options(g).values()) == {bear, angel}
     target_creature(g, angel)
     assert angel not in g.players[3].creatures and g.players[3].exile[-1].name == "Storm Angel"
+    assert bear in g.players[2].creatures
+
+
+def test_queen_of_light_may_exile_a_planeswalker():
+    """Card ("exile a permanent"): a planeswalker is a permanent (CR 306): it is
+    offered beside the creatures and goes to its owner's exile."""
+    g = at_main(deal5(L="The Queen of Light"))
+    p = g.players[0]
+    p.lands = 4
+    hand(g, 0, "Wastes", "Shock")
+    bear = creature(g, 2, "Grove Bear")
+    pyra = g.put_planeswalker_onto_battlefield(3, cards.card("Pyra, Storm Sage"))
+    give_priority(g, 0)
+    g.step(g.layout.IDENTITY_AB)
+    resolve_all(g)
+    assert g.decision.seat == 0 and g.decision.kind == DecisionKind.CARD
+    assert set(options(g).values()) == {bear, pyra}
+    a = g.target_action(0, ("w", pyra))
+    (ov,) = [o for o in seat_view(g, 0).decision.options if o.action == a]
+    assert (ov.kind, ov.planeswalker, ov.player, ov.text) == (
+        "choice", pyra.uid, 3, "Pyra, Storm Sage (P3's planeswalker, loyalty 4)")
+    g.step(a)
+    assert not g.players[3].attackables and g.players[3].exile[-1].name == "Pyra, Storm Sage"
     assert bear in g.players[2].creatures
 
 
@@ -865,7 +889,31 @@ def test_chaos_wielder_cost_and_type_choice():
     assert_cannot_pay(g, 2)
     g = _chaos_game()
     assert g.players[2].lands_tapped == 2
-    assert g.decision.labels == ["creature", "instant", "sorcery"]
+    assert g.decision.labels == ["creature", "instant", "sorcery", "planeswalker"]
+
+
+def test_chaos_wielder_cascade_on_planeswalker_spells():
+    """Card ("name a card type"), CR 702.85a: planeswalker is a type of spell the
+    substrate casts, so it may be named; Maren (mana value 5) cascades into Pyra
+    (4), cast free, which cascades too and finds nothing under 4."""
+    g = at_main(deal5(A1="The Chaos Wielder"))
+    g.active = 2                                           # its own main phase: sorcery timing
+    g.players[2].lands = 7
+    hand(g, 2, "Maren, Dawn Herald")
+    give_priority(g, 2)
+    g.step(g.layout.UNVEIL)
+    resolve_all(g)
+    g.step(g.layout.CHOICE + 3)                            # planeswalker
+    g.players[2].library = [cards.card(n) for n in ("Wastes", "Wastes", "Pyra, Storm Sage", "Wastes")]
+    give_priority(g, 2)
+    cast(g, 2, "Maren, Dawn Herald")
+    assert [it.key for it in g.stack] == ["", "cascade"]
+    resolve_all(g)
+    assert g.decision.kind == DecisionKind.YES_NO and "Pyra" in g.decision.prompt
+    g.step(g.layout.CHOICE)                                # cast it
+    resolve_all(g)
+    assert sorted(w.name for w in g.players[2].attackables) == ["Maren, Dawn Herald", "Pyra, Storm Sage"]
+    assert [c.name for c in g.players[2].library] == ["Wastes"] * 3 and g.players[2].lands_tapped == 7
 
 
 def test_chaos_wielder_cascade_on_named_type():
@@ -908,16 +956,31 @@ def test_chaos_wielder_cascade_only_named_type_own_spells_this_turn():
     cast(g2, 3, "Lightning Strike")                        # another player's instant: no cascade
     target_player(g2, 4)
     assert [it.key for it in g2.stack] == [""]
-    assert g2.turn_effects["cascade"] == [(2, "instant")]
+    assert [(e["kind"], e["controller"], e["card_type"]) for e in g2.effects] == [("on:cast", 2, "instant")]
     resolve_all(g2)
     g2._op_cleanup_rest()                                  # cleanup: "this turn" effects end
-    assert "cascade" not in g2.turn_effects
+    assert not g2.effects
     g2.players[2].lands_tapped = 0
     hand(g2, 2, "Lightning Strike")
     give_priority(g2, 2)
     cast(g2, 2, "Lightning Strike")
     target_player(g2, 4)
     assert [it.key for it in g2.stack] == [""]
+
+
+def test_chaos_wielder_cascade_lasts_the_turn_once_turned_face_down():
+    """Card ("for the rest of the turn"), CR 611.2a: the effect of the resolved
+    ability lasts the turn whatever becomes of the Wielder: turned face down
+    again (as The Gatekeeper's or The Ferryman's controller could, TR4.8), its
+    controller's instant still cascades."""
+    g = _chaos_game()
+    g.step(g.layout.CHOICE + 1)                            # instant
+    g.turn_face_down(2)
+    g.players[2].library = [cards.card(n) for n in ("Wastes", "Shock", "Wastes")]
+    give_priority(g, 2)
+    cast(g, 2, "Lightning Strike")
+    target_player(g, 4)
+    assert [it.key for it in g.stack] == ["", "cascade"]
 
 
 def test_demon_target_player_tutors_and_shuffles():

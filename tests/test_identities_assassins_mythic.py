@@ -96,6 +96,14 @@ def test_bio_engineer_unveil_cost_sacrifice_nontoken_permanent():
     give_priority(g, 2)
     g.step(g.layout.UNVEIL)                            # only a land to sacrifice: chosen automatically
     assert p.identity.face_up and p.lands == 2
+    # the land sacrificed is a tapped one: its controller keeps the untapped lands' mana
+    g = at_main(deal5(A1=BIO))
+    p = g.players[2]
+    hand(g, 2, "Shock")
+    p.lands, p.lands_tapped = 3, 1
+    give_priority(g, 2)
+    g.step(g.layout.UNVEIL)
+    assert p.identity.face_up and (p.lands, p.lands_tapped) == (2, 0) and g.available_mana(2) == 2
     # only tokens and no land: can't pay
     g = at_main(deal5(A1=BIO))
     p = g.players[2]
@@ -293,7 +301,7 @@ def test_depths_caller_taps_creatures_and_tutors_up_to_x_plus_tapped():
     c = creature(g, 2, "Ember Imp", tapped=True)          # already tapped: not offered
     g.step(g.layout.UNVEIL + 1)
     resolve_all(g)
-    assert g.decision.kind == DecisionKind.MODE and g.decision.labels == ["creature", "land"]
+    assert g.decision.kind == DecisionKind.MODE and g.decision.labels == ["creature", "land", "planeswalker"]
     g.step(g.layout.CHOICE + 0)
     assert g.decision.seat == 2 and c not in options(g).values()
     g.step(g.target_action(2, ("c", a)))
@@ -372,6 +380,26 @@ def test_depths_caller_land_mode_and_find_nothing():
     g.step(g.layout.CHOICE + 0)
     g.step(g.layout.PASS)                                  # find nothing
     assert len(p.library) == 6 and not p.creatures
+
+
+def test_depths_caller_planeswalker_mode_finds_mana_value_up_to_x():
+    """Card ("name a permanent type"): planeswalker cards are in the libraries,
+    so planeswalker may be named; with X = 4 (no planeswalker to tap, which the
+    substrate can't tap anyway) the search offers Pyra ({4}) and Orla ({3}) but
+    not Maren ({5}); Pyra enters under its controller with its printed
+    loyalty (CR 306.5b) and the library is shuffled, one card fewer."""
+    g = depths_game(lands=7)
+    p = g.players[2]
+    p.library += [cards.card(n) for n in ("Maren, Dawn Herald", "Pyra, Storm Sage", "Orla, Pack Warden")]
+    g.step(g.layout.UNVEIL + 4)
+    resolve_all(g)
+    g.step(g.layout.CHOICE + 2)                            # planeswalker
+    assert g.decision.kind == DecisionKind.CARD and g.decision.seat == 2
+    assert g.decision.labels == ["find nothing", "Pyra, Storm Sage", "Orla, Pack Warden"]
+    g.step(g.decision.options[1][0])
+    assert [(w.name, w.controller, w.owner, w.loyalty) for w in p.attackables] == [("Pyra, Storm Sage", 2, 2, 4)]
+    assert len(p.library) == 8 and "Pyra, Storm Sage" not in [c.name for c in p.library]
+    assert not p.creatures and (p.lands, p.lands_tapped) == (7, 7)
 
 
 def test_depths_caller_search_is_private_until_found():

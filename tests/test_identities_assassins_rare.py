@@ -115,6 +115,19 @@ def test_unveil_cost_exact(name):
     assert p.identity.face_up and p.identity.x == x and p.lands_tapped == cost
 
 
+@pytest.mark.parametrize("name", OWN_TURN)
+def test_only_on_its_controllers_turn_is_an_intervening_if(name):
+    """Card ("only on its controller's turn"), CR 603.4: unveiled on the Leader's
+    turn, the "when unveiled" ability doesn't trigger at all: nothing goes on the
+    stack, nobody is asked a target, priority comes straight back."""
+    g = game_with(name)
+    creature(g, 4, "War Mammoth")
+    g.players[0].graveyard = [cards.card("Rage Ogre")]
+    unveil(g, 2)
+    assert g.players[2].identity.face_up and is_priority(g)
+    assert not g.stack and not [e for e in g.log if e["event"] == "trigger" and e.get("source") == name]
+
+
 def test_physician_x_zero_is_free_and_x_range():
     """Card: The Physician costs {X} (CR 702.187e): X = 0 is free, and X goes as
     high as the mana."""
@@ -374,6 +387,26 @@ def test_pyromancer_six_to_player_and_each_creature_they_control():
     assert bear.damage == 0 and g.players[0].life == 40
 
 
+def test_pyromancer_six_to_each_planeswalker_the_player_controls():
+    """Card ("and each creature and planeswalker that player controls"), CR
+    120.3c, 704.5i: six loyalty counters come off each of the target player's
+    planeswalkers (Pyra at 4 goes to its owner's graveyard, Maren at 8 keeps
+    2); another player's planeswalker is untouched."""
+    g = game_with("The Pyromancer")
+    own_turn(g, 2)
+    pyra = g.put_planeswalker_onto_battlefield(4, cards.card("Pyra, Storm Sage"))
+    maren = g.put_planeswalker_onto_battlefield(4, cards.card("Maren, Dawn Herald"))
+    maren.loyalty = 8
+    orla = g.put_planeswalker_onto_battlefield(0, cards.card("Orla, Pack Warden"))
+    unveil(g, 2)
+    target_player(g, 4)
+    resolve_all(g)
+    assert g.players[4].life == 34
+    assert g.players[4].attackables == [maren] and maren.loyalty == 2
+    assert pyra.card in g.players[4].graveyard
+    assert orla.loyalty == 3 and g.players[0].attackables == [orla]
+
+
 def test_pyromancer_kills_the_leader_and_assassins_win():
     """6 damage to a Leader at 6 life: the Leader loses, so the Assassins win
     (CR 907.7d), the eliminated ones included."""
@@ -560,6 +593,32 @@ def test_war_shaman_no_target_makes_a_0_0_elemental_that_dies():
     assert g.players[0].creatures == [bear] and g.players[2].creatures == []
     assert any(e["event"] == "tokens" and e["name"] == "Elemental" and e["seat"] == 2 for e in g.log)
     assert any(e["event"] == "leaves" and e["name"] == "Elemental" for e in g.log)
+
+
+def test_war_shaman_planeswalkers_make_an_elemental_of_their_total_mana_value():
+    """Card ("destroy up to two target nonland permanents; if none of them were
+    creatures, create an X/X Elemental, X their total mana value"), CR 701.8,
+    704.5i: Pyra ({4}) and Maren ({5}) are destroyed and a 9/9 Elemental is
+    created; with a creature among the targets there is no Elemental."""
+    g = game_with("The War Shaman")
+    pyra = g.put_planeswalker_onto_battlefield(0, cards.card("Pyra, Storm Sage"))
+    maren = g.put_planeswalker_onto_battlefield(4, cards.card("Maren, Dawn Herald"))
+    unveil(g, 2)
+    g.step(g.target_action(2, ("w", pyra)))
+    g.step(g.target_action(2, ("w", maren)))
+    resolve_all(g)
+    assert not g.players[0].attackables and not g.players[4].attackables
+    assert pyra.card in g.players[0].graveyard and maren.card in g.players[4].graveyard
+    (tok,) = g.players[2].creatures
+    assert (tok.name, tok.token, tok.power, tok.toughness) == ("Elemental", True, 9, 9)
+    g = game_with("The War Shaman")
+    pyra = g.put_planeswalker_onto_battlefield(0, cards.card("Pyra, Storm Sage"))
+    bear = creature(g, 4, "Grove Bear")
+    unveil(g, 2)
+    g.step(g.target_action(2, ("w", pyra)))
+    target_creature(g, bear)
+    resolve_all(g)
+    assert not g.players[0].attackables and not g.players[4].creatures and not g.players[2].creatures
 
 
 # ============================================================== fuzz

@@ -706,6 +706,36 @@ def test_gathering_green_destroys_a_noncreature_permanent():
     assert (q.lands, q.lands_tapped) == (2, 1)
 
 
+def test_gathering_green_destroys_a_planeswalker():
+    """Card: Green, destroy target noncreature permanent; a planeswalker is one
+    (CR 306, 701.8): it goes to its owner's graveyard, the other planeswalker
+    and the lands stay.  The mode is offered even when a planeswalker is the
+    only noncreature permanent, and a planeswalker gone before resolution is an
+    illegal target (CR 608.2b)."""
+    g = gathering_game()
+    g.players[0].lands = 0
+    pyra = g.put_planeswalker_onto_battlefield(2, card("Pyra, Storm Sage"))
+    orla = g.put_planeswalker_onto_battlefield(3, card("Orla, Pack Warden"))
+    assert upkeep_modes(g) == [0, 1, 3, 4]
+    pick(g, lambda m: m == 4)
+    g.step(g.target_action(0, ("w", pyra)))
+    resolve_all(g)
+    assert g.players[2].attackables == [] and pyra.card in g.players[2].graveyard
+    assert g.players[3].attackables == [orla]
+    g2 = gathering_game()
+    q = g2.players[2]
+    q.lands = 2
+    pyra = g2.put_planeswalker_onto_battlefield(2, card("Pyra, Storm Sage"))
+    upkeep_modes(g2)
+    pick(g2, lambda m: m == 4)
+    g2.step(g2.target_action(0, ("w", pyra)))
+    assert g2.stack[-1].key == "gathering"
+    g2.destroy(pyra)                                # gone before it resolves
+    g2.players[2].graveyard.clear()
+    resolve_all(g2)
+    assert q.lands == 2 and not q.graveyard
+
+
 # ============================================================== His Beloved Majesty
 def majesty_game():
     g = at_main(deal5(L="His Beloved Majesty"))
@@ -847,6 +877,22 @@ def test_lich_queen_countered_instant_is_exiled_and_permission_ends():
     lich_grant(g2, "Murder")
     goto(g2, "end")                                  # cleanup: "this turn" ends
     assert not g2.players[0].permissions
+
+
+def test_lich_queen_countered_planeswalker_goes_to_the_graveyard():
+    """Card: only an instant or sorcery cast this way is exiled afterwards; a
+    planeswalker spell (a permanent spell) cast from the graveyard and countered
+    goes back to its owner's graveyard (CR 701.5a)."""
+    g = lich_game()
+    p = g.players[0]
+    p.lands = 6                                      # mana left for Shock: seat 0 keeps priority
+    p.graveyard = [card("Pyra, Storm Sage"), card("Murder")]
+    lich_grant(g, "Pyra, Storm Sage")
+    g.step(g.layout.OTHER + 0)
+    pyra = next(it for it in g.stack if it.is_spell)
+    assert pyra.from_zone == "graveyard" and not p.attackables
+    g.counter(pyra)
+    assert not p.exile and sorted(c.name for c in p.graveyard) == ["Murder", "Pyra, Storm Sage"]
 
 
 def test_lich_queen_no_counter_no_activation():

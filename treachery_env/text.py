@@ -36,7 +36,7 @@ from .actions import TOKEN_ABILITIES
 from .cards import CARD_INDEX, COUNTER_TOKENS, KEYWORDS, TOKENS
 from .engine import DecisionKind
 from .engine.planechase import PLANAR_DIE
-from .engine.state import numbered_name
+from .engine.state import Attackable, numbered_name
 from .rules import Role
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -207,6 +207,8 @@ def option_text(game: "Game", d: Any, k: int) -> str | None:
         return f"target {obj.label or obj.source} on the stack"
     if hasattr(payload, "base_power"):
         return f"{_label(payload)} (P{payload.controller})"
+    if isinstance(payload, Attackable) and payload.kind == "planeswalker":     # chosen, not targeted
+        return f"{_label(payload)} (P{payload.controller}'s planeswalker, loyalty {payload.loyalty})"
     return None
 
 

@@ -36,7 +36,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .compiled import compiled_pyx
-from .engine.state import DecisionKind
+from .engine.state import Attackable, DecisionKind
 from .rules import Role
 from .text import option_text
 from .words import with_article
@@ -906,6 +906,8 @@ def _option_view(game: "Game", d: Any, k: int, action: int, payload: Any) -> Opt
     if hasattr(payload, "base_power"):
         return _option(action, text, "cost" if kind == DecisionKind.COST else "choice", creature=payload.uid,
                           player=payload.controller)
+    if isinstance(payload, Attackable) and payload.kind == "planeswalker":     # chosen, not targeted
+        return _option(action, text, "choice", player=payload.controller, planeswalker=payload.uid)
     L = game.layout
     return _option(action, text, "choice", x=action - L.CHOICE if action >= L.CHOICE else None)
 

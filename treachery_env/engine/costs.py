@@ -80,10 +80,14 @@ class CostsMixin:
                                  "choose a permanent to sacrifice for the unveil cost")
 
     def _h_cost_sacrifice(self, seat: int, what: Any) -> None:
+        """Sacrifice the chosen creature, or a land: lands are counts, so the land
+        is a tapped one if ``seat`` has one (the choice its controller would
+        make: an untapped land can still make mana)."""
         p = self.players[seat]
         if what == "land":
             p.lands -= 1
-            p.lands_tapped = min(p.lands_tapped, p.lands)
+            if p.lands_tapped:
+                p.lands_tapped -= 1
             self._log("sacrifice", seat=seat, permanent="land")
         else:
             self.sacrifice(what)

@@ -13,7 +13,7 @@ from ..identity_abilities import (IdentityImpl, copy_on_stack, register,
                                   register_callbacks, targets_of)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..engine import Game, IdentityCard, StackItem
+    from ..engine import Game, StackItem
 
 
 # The Ambitious Queen (pay 1 life, exile a nonland card from hand): counter
@@ -38,8 +38,9 @@ register(IdentityImpl("The Beastmaster", on_unveil="_beastmaster_unveil",
 
 
 # The Chaos Wielder: choose a card type; your spells of that type have cascade
-# this turn.
-CASCADE_TYPES = ("creature", "instant", "sorcery")
+# this turn.  The types offered are those of the substrate's spells (CR 205.2a;
+# a planeswalker card is cast too); naming another type would do nothing.
+CASCADE_TYPES = ("creature", "instant", "sorcery", "planeswalker")
 
 
 def _chaos_unveil(game: "Game", item: "StackItem") -> None:
@@ -49,25 +50,31 @@ def _chaos_unveil(game: "Game", item: "StackItem") -> None:
 
 
 def _chaos_type(game: "Game", seat: int, t: str) -> None:
-    game.turn_effects.setdefault("cascade", []).append((seat, t))
+    """The effect lasts the rest of the turn whatever happens to the Wielder (CR
+    611.2a: an effect of a resolved ability): an ``on:cast`` effect in
+    ``game.effects``, removed in cleanup, not an ability of the face-up card."""
+    game.effects.append({"kind": "on:cast", "fn": "_cascade_on_cast", "controller": seat, "until": "eot",
+                         "card_type": t})
     game._log("chaos_type", seat=seat, card_type=t)
 
 
-def _cascade_on_cast(game: "Game", idc: "IdentityCard", item: "StackItem") -> None:
+def _cascade_on_cast(game: "Game", effect: dict, kw: dict) -> None:
     """CR 702.85a: when you cast a spell with cascade, exile cards from the top of
     your library until a nonland card with lesser mana value; you may cast it
-    without paying its cost; the rest go to the bottom in a random order."""
+    without paying its cost; the rest go to the bottom in a random order.  The
+    Chaos Wielder's effect gives cascade to its controller's spells of the named
+    type (copies aren't cast, CR 707.10)."""
     from ..engine import StackItem
-    if item.kind != "spell" or item.is_copy:
+    item = kw["item"]
+    if (item.kind != "spell" or item.is_copy or item.controller != effect["controller"]
+            or item.card.type != effect["card_type"]):
         return
-    for seat, t in game.turn_effects.get("cascade", ()):
-        if seat == item.controller and item.card.type == t:
-            trig = StackItem(game._new_uid(), "trigger", seat, source="cascade", key="cascade",
-                             identity_source=False)
-            trig.data["resolve"] = "_cascade_resolve"
-            trig.data["mv"] = item.card.cost + item.x
-            trig.data["ident"] = True
-            game.add_trigger(trig)
+    seat = item.controller
+    trig = StackItem(game._new_uid(), "trigger", seat, source="cascade", key="cascade", identity_source=False)
+    trig.data["resolve"] = "_cascade_resolve"
+    trig.data["mv"] = item.card.cost + item.x
+    trig.data["ident"] = True
+    game.add_trigger(trig)
 
 
 def _cascade_resolve(game: "Game", item: "StackItem") -> None:
@@ -110,9 +117,7 @@ def _cascade_cast(game: "Game", data: tuple, yes: bool) -> None:
         _cascade_bottom(game, seat, exiled + [card])
 
 
-register(IdentityImpl("The Chaos Wielder", on_unveil="_chaos_unveil",
-                       events={"cast": lambda g, idc, item: _cascade_on_cast(g, idc, item)
-                               if idc.controller == item.controller else None}))
+register(IdentityImpl("The Chaos Wielder", on_unveil="_chaos_unveil"))
 
 
 # The Demon: target player searches their library for a card, puts it into

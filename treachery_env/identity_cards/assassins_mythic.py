@@ -6,8 +6,9 @@ functions it names are registered as callbacks by name at the end of the module.
 * The Bio-Engineer: six nut counters; {1} + a nut: +1/+1 counter and the
   creature becomes an artifact; {2} + two nuts: gain control of target artifact
   (artifact creatures marked in ``game.effects``, or a counted artifact token).
-* The Depths Caller ({X}{3}): name creature or land, tap any number of them,
-  tutor one of that type with mana value <= X + tapped onto the battlefield tapped.
+* The Depths Caller ({X}{3}): name creature, land or planeswalker, tap any
+  number of them, tutor one of that type with mana value <= X + tapped onto the
+  battlefield tapped.
 * The Shapeshifting Slayer ({5}): if it's your turn (intervening if,
   ``IdentityImpl.unveil_if``), a token copy with menace, trample and haste of a
   creature or a creature card in a graveyard, exile, the stack or the command zone.
@@ -186,16 +187,18 @@ register(IdentityImpl(
 # type with mana value X plus the number of permanents tapped this way or less,
 # put it onto the battlefield tapped, then shuffle.
 #
-# Substrate: the only permanent cards are creatures and lands (there are no
-# artifact, enchantment, planeswalker or battle cards in the libraries, so
-# naming those types could never find anything); these two are offered.  Lands
-# are counts: tapping n of them raises ``lands_tapped``; a land found enters
-# tapped (``lands`` and ``lands_tapped`` + 1).  Searching a hidden zone for a
+# Substrate: the only permanent cards are creatures, lands and planeswalkers
+# (there are no artifact, enchantment or battle cards in the libraries, so
+# naming those types could never find anything); these three are offered.
+# Lands are counts: tapping n of them raises ``lands_tapped``; a land found
+# enters tapped (``lands`` and ``lands_tapped`` + 1).  Abstraction: a
+# planeswalker has no tapped state in the substrate, so naming planeswalker
+# taps none (the limit is X) and the one found enters with nothing to tap.  Searching a hidden zone for a
 # card with a stated quality, the player may find nothing even if one is there
 # (CR 701.23b): the search is always asked, "find nothing" (PASS) first, so
 # whether it is asked does not tell what the library holds.  All choices are
 # the controller's, made on resolution.
-DEPTHS_TYPES = ("creature", "land")
+DEPTHS_TYPES = ("creature", "land", "planeswalker")
 
 
 def _depths_unveil(game: "Game", item: "StackItem") -> None:
@@ -217,6 +220,8 @@ def _depths_type(game: "Game", item: "StackItem", t: str) -> None:
         game.then(("call", "_depths_search", item))
         game.ask(seat, 6, [(L.CHOICE + n, n) for n in range(top + 1)], "_depths_tap_lands", item,
                  "tap how many untapped lands?", labels=[f"tap {n}" for n in range(top + 1)])
+    elif t == "planeswalker":
+        game.then(("call", "_depths_search", item))
     else:
         game.then(("call", "_depths_tap_creature", item))
 
@@ -285,6 +290,8 @@ def _depths_pick(game: "Game", item: "StackItem", name: Any) -> None:
             p.lands += 1
             p.lands_tapped += 1
             game._log("land_enters", seat=seat, name=card.name, tapped=True)
+        elif card.is_planeswalker:
+            game.put_planeswalker_onto_battlefield(seat, card)
         else:
             game.put_onto_battlefield(seat, card, tapped=True)
     game.rng.shuffle(p.library)

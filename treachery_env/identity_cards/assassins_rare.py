@@ -15,13 +15,14 @@ Substrate notes shared by these cards (docs/fidelity.md, section 3):
   (logged as ``mill`` with the card names); fewer if the library is smaller,
   which is not a loss.
 * **"Only on its controller's turn"** (The Necromancer, The Pyromancer, The
-  Rebel General, The Villain; card text: "Only on its controller's turn: ...").
-  The framework always puts the "when unveiled" trigger on the stack, so the
-  condition is modelled as an intervening "if": unveiled on another player's
-  turn, the trigger asks for no targets and does nothing on resolution; it is
-  checked again on resolution (``game.active == item.controller``).
-* There are no colours, creature types, planeswalkers or indestructible in the
-  substrate; clauses about them hold trivially (said at each card).
+  Rebel General, The Villain; card text: "Only on its controller's turn: ...")
+  is an intervening "if" (CR 603.4, ``IdentityImpl.unveil_if``): unveiled on
+  another player's turn, the "when unveiled" ability doesn't trigger; it is
+  checked again on resolution, for the ability's controller (a stolen trigger,
+  The Reflector, does nothing unless it is its new controller's turn).
+* There are no colours, creature types or indestructible in the substrate;
+  clauses about them hold trivially (said at each card).  Planeswalkers exist
+  (docs/fidelity.md, section 3); which cards reach them is said at each card.
 """
 
 from __future__ import annotations
@@ -68,7 +69,8 @@ def _corpse_creature_cards(game: "Game", seats: Any) -> list:
 
 
 def _corpse_own_turn(game: "Game", seat: int) -> bool:
-    """The "only on its controller's turn" condition (module docstring)."""
+    """The "only on its controller's turn" condition (module docstring), the
+    ``unveil_if`` of those cards."""
     return game.active == seat and not game.players[seat].has_lost
 
 
@@ -178,8 +180,6 @@ def _necro_prepare(game: "Game", item: "StackItem") -> None:
     (PASS = none).  Cards in graveyards are not engine target objects, so the
     choices are kept in ``item.data["picks"]`` and logged publicly."""
     item.data["picks"] = []
-    if not _corpse_own_turn(game, item.controller):
-        return
     game.then(*[("call", "_necro_ask", item, s) for s in game._apnap()])
 
 
@@ -208,8 +208,6 @@ def _necro_unveil(game: "Game", item: "StackItem") -> None:
     name (identical cards are interchangeable in the substrate), so a card that
     left and came back counts as the same one."""
     seat = item.controller
-    if not _corpse_own_turn(game, seat):
-        return
     for owner, card in item.data.get("picks", ()):
         o = game.players[owner]
         if o.has_lost or card not in o.graveyard:
@@ -219,7 +217,8 @@ def _necro_unveil(game: "Game", item: "StackItem") -> None:
         game.put_onto_battlefield(seat, card, owner=owner)
 
 
-register(IdentityImpl("The Necromancer", on_unveil="_necro_unveil", unveil_prepare="_necro_prepare"))
+register(IdentityImpl("The Necromancer", on_unveil="_necro_unveil", unveil_prepare="_necro_prepare",
+                       unveil_if=_corpse_own_turn))
 
 
 # ---------------------------------------------------------------- The Physician
@@ -304,22 +303,25 @@ register(IdentityImpl("The Physician", on_unveil="_physician_unveil",
 def _pyro_unveil(game: "Game", item: "StackItem") -> None:
     """The Pyromancer.  Only on its controller's turn (module docstring).  The
     Pyromancer (source: the identity, controlled by ``item.controller``) deals
-    6 damage to the target player and to each creature that player controls.
-    Abstraction: no planeswalkers and no indestructible in the substrate, so
-    "and planeswalker" and "lose indestructible" change nothing (every creature
-    dealt lethal damage dies, CR 704.5g)."""
+    6 damage to the target player and to each creature and each planeswalker
+    that player controls (CR 120.3c: six loyalty counters come off a
+    planeswalker).  Abstraction: no indestructible in the substrate, so "lose
+    indestructible" changes nothing (every creature dealt lethal damage dies,
+    CR 704.5g)."""
     seat = item.controller
-    if not _corpse_own_turn(game, seat):
-        return
     for _, s in targets_of(item, "p"):
-        creatures = list(game.players[s].creatures)
+        q = game.players[s]
+        creatures = list(q.creatures)
+        walkers = [w for w in q.attackables if w.kind == "planeswalker"]
         game.damage(seat, ("p", s), 6, source_name=item.source)
         for c in creatures:
             game.damage(seat, ("c", c), 6, source_name=item.source)
+        for w in walkers:
+            game.damage(seat, ("w", w), 6, source_name=item.source)
 
 
 register(IdentityImpl("The Pyromancer", on_unveil="_pyro_unveil",
-                       unveil_specs=lambda g, s, x: [{"type": "player"}] if _corpse_own_turn(g, s) else []))
+                       unveil_specs=lambda g, s, x: [{"type": "player"}], unveil_if=_corpse_own_turn))
 
 
 # ---------------------------------------------------------------- The Rebel General
@@ -333,8 +335,6 @@ def _rebel_prepare(game: "Game", item: "StackItem") -> None:
     player controls (PASS = none).  Each is recorded as an engine target with a
     spec naming that player (``"player"``), so the usual legality check on
     resolution applies, plus "still controlled by that player"."""
-    if not _corpse_own_turn(game, item.controller):
-        return
     game.then(*[("call", "_rebel_ask", item, s) for s in game._apnap() if not game.is_leader_player(s)])
 
 
@@ -365,8 +365,6 @@ def _rebel_unveil(game: "Game", item: "StackItem") -> None:
     cleared in cleanup).  Abstraction: permanents are creatures (lands and
     artifact tokens are counts and can't be targeted)."""
     seat = item.controller
-    if not _corpse_own_turn(game, seat):
-        return
     for t, spec in zip(item.targets, item.target_specs):
         if t is None or t[0] != "c":
             continue
@@ -378,7 +376,8 @@ def _rebel_unveil(game: "Game", item: "StackItem") -> None:
         c.pump_kw = c.pump_kw | {"haste"}
 
 
-register(IdentityImpl("The Rebel General", on_unveil="_rebel_unveil", unveil_prepare="_rebel_prepare"))
+register(IdentityImpl("The Rebel General", on_unveil="_rebel_unveil", unveil_prepare="_rebel_prepare",
+                       unveil_if=_corpse_own_turn))
 
 
 # ---------------------------------------------------------------- The Villain
@@ -397,8 +396,6 @@ def _villain_unveil(game: "Game", item: "StackItem") -> None:
     the stack, is controlled by the Villain's controller (it ends if that
     player leaves, CR 800.4a) and does nothing if the opponent left."""
     seat = item.controller
-    if not _corpse_own_turn(game, seat):
-        return
     for _, s in targets_of(item, "p"):
         game.add_delayed("upkeep", "_villain_again", seat=seat, target=s, villain=seat)
         _villain_choice(game, s, seat)
@@ -490,33 +487,39 @@ def _villain_pick(game: "Game", st: dict, choice: Any) -> None:
 
 
 register(IdentityImpl("The Villain", on_unveil="_villain_unveil",
-                       unveil_specs=lambda g, s, x: [{"type": "player", "opponent": True}]
-                       if _corpse_own_turn(g, s) else []))
+                       unveil_specs=lambda g, s, x: [{"type": "player", "opponent": True}],
+                       unveil_if=_corpse_own_turn))
 
 
 # ---------------------------------------------------------------- The War Shaman
 # The War Shaman ({5}): destroy up to two target nonland permanents; if none of
 # them were creatures, create an X/X red Elemental token, X = their total mana
 # value.
+WAR_SHAMAN_TARGETS = {"type": "nonland_permanent", "min": 0, "max": 2, "walkers": True}
+"""Up to two target nonland permanents: creatures and planeswalkers (lands and
+artifact tokens are counts, not objects that can be targeted)."""
+
+
 def _war_shaman_unveil(game: "Game", item: "StackItem") -> None:
     """The War Shaman.  Destroys each legal target (CR 701.8; a commander goes
-    to the command zone).  Abstraction: the only targetable nonland permanents
-    of the substrate are creatures (artifact tokens are counts, and have mana
-    value 0 anyway), so "if none of them were creatures" holds only when no
-    target was chosen (if every chosen target became illegal the ability doesn't
-    resolve, CR 608.2b): then an X/X Elemental is created with X = 0, the total
-    mana value of no permanents, and it dies at once to state-based actions
-    (CR 704.5f), as it would in Magic.  Red: no colours in the substrate."""
-    cs = [c for _, c in targets_of(item, "c")]
-    for c in cs:
-        game.destroy(c)
-    if not cs:
+    to the command zone).  If none of them is a creature, it creates an X/X
+    Elemental token, X the total mana value of those permanents (planeswalkers,
+    the substrate's noncreature permanents that can be targeted); with no
+    target chosen X is 0 and the 0/0 token dies at once to state-based actions
+    (CR 704.5f), as it would in Magic.  If every chosen target became illegal
+    the ability doesn't resolve (CR 608.2b).  Red: no colours in the substrate."""
+    ts = [t for t in targets_of(item) if t[0] in ("c", "w")]
+    creature_hit = any(kind == "c" for kind, _ in ts)
+    x = sum(obj.card.cost for kind, obj in ts if kind == "w" and obj.card is not None)
+    for _, obj in ts:
+        game.destroy(obj)
+    if not creature_hit:
         tok = game.create_creature_token(item.controller, "Elemental", 1)[0]
-        tok.base_power = tok.base_toughness = 0      # X = total mana value of no permanents
+        tok.base_power = tok.base_toughness = x      # X = total mana value of those permanents
 
 
 register(IdentityImpl("The War Shaman", on_unveil="_war_shaman_unveil",
-                       unveil_specs=lambda g, s, x: [{"type": "nonland_permanent", "min": 0, "max": 2}]))
+                       unveil_specs=lambda g, s, x: [WAR_SHAMAN_TARGETS]))
 
 
 register_callbacks(globals())

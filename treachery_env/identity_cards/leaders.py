@@ -127,13 +127,25 @@ register(IdentityImpl("The Old Ruler", events={"upkeep": _old_ruler_upkeep}))
 # The Queen of Light (purification counters = players // 2): {3}, remove a
 # purification counter: exile a permanent chosen on resolution.
 def _light_exile(game: "Game", item: "StackItem") -> None:
+    """The permanents that can be chosen are the objects: creatures (PERM
+    actions) and planeswalkers (WALKER actions); not targeted, so hexproof
+    doesn't matter.  Abstraction: lands and artifact tokens are counts and are
+    not offered."""
     seat = item.controller
     cands = [c for p in game.players if not p.has_lost for c in p.creatures]
-    game.ask(seat, 8, creature_options(game, seat, cands), "_light_pick", None,
-             "choose a permanent to exile")
+    opts = creature_options(game, seat, cands)
+    for p in game.players:
+        if p.has_lost:
+            continue
+        for w in p.attackables:
+            a = game.attackable_action(seat, w) if w.kind == "planeswalker" else None
+            if a is not None:
+                opts.append((a, w))
+    game.ask(seat, 8, opts, "_light_pick", None, "choose a permanent to exile")
 
 
 def _light_pick(game: "Game", _data: Any, c: Any) -> None:
+    """Exile the chosen creature (a commander goes to the command zone) or planeswalker."""
     game.exile_creature(c)
 
 

@@ -199,10 +199,16 @@ def _gather_upkeep(game: "Game", idc: "IdentityCard", seat: int) -> None:
         t.data["prepare"] = "_gather_prepare"
 
 
+GATHER_WALKER = {"type": "permanent", "walkers": True}
+"""The spec a planeswalker targeted by the green mode is recorded under (its legality on resolution)."""
+
+
 def _gather_green_cands(game: "Game", seat: int) -> list:
-    """Players controlling a noncreature permanent (lands and artifact tokens are
-    per-player counts in the Magic-lite layer) that ``seat`` may target."""
-    out = []
+    """What the green mode may target for ``seat``: planeswalkers (``("w", obj)``,
+    noncreature permanents that are objects), and players controlling a land or
+    an artifact token (``("p", seat)``: those are per-player counts in the
+    Magic-lite layer, targeted through their controller)."""
+    out = [t for t in game.target_candidates(seat, GATHER_WALKER) if t[0] == "w"]
     for t in game.target_candidates(seat, {"type": "player"}):
         q = game.players[t[1]]
         if q.lands or any(q.tokens.values()):
@@ -258,7 +264,7 @@ def _gather_mode(game: "Game", item: "StackItem", m: Any) -> None:
             if a is not None:
                 opts.append((a, t))
         game.ask(seat, 5, opts, "_gather_green_player", item,
-                 "The Gathering: choose whose noncreature permanent to destroy")
+                 "The Gathering: choose a planeswalker, or whose land or artifact token, to destroy")
 
 
 def _gather_card(game: "Game", item: "StackItem", name: str) -> None:
@@ -266,7 +272,12 @@ def _gather_card(game: "Game", item: "StackItem", name: str) -> None:
 
 
 def _gather_green_player(game: "Game", item: "StackItem", t: tuple) -> None:
+    """The green mode's target: a planeswalker, or a player whose land or artifact
+    token is then chosen by kind."""
     item.targets.append(t)
+    if t[0] == "w":
+        item.target_specs.append(GATHER_WALKER)
+        return
     item.target_specs.append({"type": "player"})
     q = game.players[t[1]]
     L = game.layout
@@ -283,9 +294,10 @@ def _gather_resolve(game: "Game", item: "StackItem") -> None:
     """Black: a graveyard card is not an engine target type; the card is chosen by
     name as the trigger goes on the stack and the mode does nothing if no such
     card is in the graveyard on resolution.  Green: a noncreature permanent is a
-    land or an artifact token (counts), so it is targeted through its controller
-    (targeting rules for players apply) and chosen by kind; a destroyed land is
-    an untapped one if any.  Red: each of the four points is a target choice (a
+    planeswalker (targeted itself, CR 701.8: destroyed) or a land or an artifact
+    token (counts, so targeted through its controller, targeting rules for
+    players applying, and chosen by kind; a destroyed land is an untapped one
+    if any).  Red: each of the four points is a target choice (a
     target may be chosen for several points); illegal ones deal nothing."""
     seat = item.controller
     m = item.data.get("mode")
@@ -306,6 +318,8 @@ def _gather_resolve(game: "Game", item: "StackItem") -> None:
             if t is not None:
                 game.damage(seat, t, 1, source_name=item.source)
     elif m == 4:
+        for _, w in targets_of(item, "w"):
+            game.destroy(w)                 # logged as it leaves (``leaves``)
         ts = targets_of(item, "p")
         if not ts:
             return
@@ -458,7 +472,10 @@ def _lich_cast(game: "Game", idc: "IdentityCard", item: "StackItem") -> None:
     """A spell cast with the Lich Queen's permission: an instant or sorcery gets
     ``exile_after`` (the engine exiles it instead of putting it into the
     graveyard, resolved or countered); a creature spell is remembered so that
-    the permanent it becomes has a finality counter."""
+    the permanent it becomes has a finality counter.  A planeswalker spell is
+    neither: countered, it goes to the graveyard (card: only instants and
+    sorceries are exiled).  Abstraction: the planeswalker it becomes gets no
+    finality counter (docs/fidelity.md)."""
     grants = idc.data.get("lich_grants")
     if not grants:
         return
@@ -475,7 +492,7 @@ def _lich_cast(game: "Game", idc: "IdentityCard", item: "StackItem") -> None:
                 items[:] = [it for it in items if it in game.stack or it.creature is not None]
                 items.append(item)
                 game._log("finality", seat=seat, card=item.card.name)
-            else:
+            elif item.card.type in ("instant", "sorcery"):
                 item.data["exile_after"] = True
             return
 
