@@ -1310,3 +1310,30 @@ def test_oneiromancer_sorcery_only_at_sorcery_timing():
     resolve_all(g)
     assert len(p.hand) == n + 3 and len(g.players[1].library) == 4
     assert [c.name for c in g.players[0].graveyard] == ["Deep Study"]
+
+
+def test_oneiromancer_casts_a_creature_with_flash_on_another_players_turn():
+    """The Oneiromancer's free cast keeps the card's timing (CR 601.3): a
+    creature with flash (CR 702.8, Ambush Viper) is cast like an instant, on
+    another player's turn; a creature without flash in the same pile is not."""
+    g = at_main(deal5(T="The Oneiromancer"))
+    p = g.players[4]
+    hand(g, 4, "Wastes")
+    p.lands = 2
+    for q in g.players:
+        q.library = [cards.card("Wastes")] * 6
+    g.players[0].library.append(cards.card("Ambush Viper"))
+    g.players[1].library.append(cards.card("Grove Bear"))
+    give_priority(g, 4)
+    g.step(g.layout.UNVEIL + 1)
+    resolve_all(g)
+    assert g.active == 0 and ab_offered(g, 4)             # the Leader's turn
+    give_priority(g, 4)
+    g.step(g.layout.IDENTITY_AB)
+    if g.decision.kind != DecisionKind.TARGET:             # a choice only if more than one card qualifies
+        assert g.decision.labels == ["Ambush Viper"]
+        g.step(g.decision.options[0][0])
+    target_player(g, 1)                                    # the reflexive trigger's target
+    resolve_all(g)
+    assert [c.name for c in p.creatures] == ["Ambush Viper"] and p.lands_tapped == 2
+    assert any(c.name == "Grove Bear" for _, c in p.identity.data["dream"])
