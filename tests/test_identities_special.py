@@ -292,6 +292,36 @@ def test_puppet_master_player_leaving_during_the_choices():
     assert len({id(p.identity) for p in g.players}) == 5
 
 
+def test_puppet_master_trigger_stolen_by_the_reflector_shows_no_face_down_identity():
+    """Hidden information (CR 314.9): The Reflector's controller takes the
+    Puppet Master's trigger and its copies and redistributes, but lacks the
+    Puppet Master's static ability; the labels of its redistribution choices
+    name only identities it may see (face up), never a face-down one."""
+    g = at_main(["The Old Ruler", "The Reflector", "The Demon", "The Beastmaster", "The Puppet Master"])
+    g.players[T_].lands = 6
+    g.players[1].lands = 5
+    hand(g, 1, "Shock")
+    give_priority(g, T_)
+    g.unveil(T_)
+    assert g.stack[-1].source == "The Puppet Master"
+    give_priority(g, 1)
+    g.step(g.layout.UNVEIL)                       # the only stack object: the Puppet Master's trigger
+    hidden = {g.players[s].identity.name for s in (A1, A2)}
+    asked = 0
+    for _ in range(200):
+        d = g.decision
+        if d is None:
+            break
+        if d.kind == DecisionKind.CARD:
+            assert d.seat == 1
+            assert not any(name in label for label in d.labels for name in hidden), d.labels
+            v = seat_view(g, 1)
+            assert all(v.players[s].identity is None for s in (A1, A2) if not g.players[s].identity.face_up)
+            asked += 1
+        g.step(g.layout.PASS if g.layout.PASS in g.legal_actions() else d.options[0][0])
+    assert asked > 0
+
+
 def test_puppet_master_draws_two_at_its_controllers_end_step():
     """At the beginning of its controller's end step, they draw two cards (only
     their own end step)."""

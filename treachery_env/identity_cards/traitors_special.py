@@ -182,11 +182,20 @@ def _pm_next(game: "Game", plan: dict) -> None:
     holders = [h for h in plan["order"] if h not in used and not game.players[h].has_lost]
     L = game.layout
     opts = [(L.PLAYER + game.rel(seat, h), h) for h in holders]
-    labels = [f"P{s} gets the identity P{h} held ({game.players[h].identity.name})" if h != s
-              else f"P{s} keeps their identity ({game.players[h].identity.name})" for h in holders]
+    labels = [f"P{s} gets the identity P{h} held ({_pm_seen(game, seat, h)})" if h != s
+              else f"P{s} keeps their identity ({_pm_seen(game, seat, h)})" for h in holders]
     plan["current"] = s
     game.ask(seat, DecisionKind.CARD, opts, "_pm_pick", plan,
              f"The Puppet Master: choose whose identity card P{s} will control", labels=labels)
+
+
+def _pm_seen(game: "Game", viewer: int, holder: int) -> str:
+    """The identity card ``holder`` controls as ``viewer`` may see it (CR 314.9):
+    its name if face up or known to ``viewer``, else "face down".  The one
+    choosing is the Puppet Master's controller, who has seen every card, unless
+    another player controls the trigger (The Reflector) without that static."""
+    idc = game.players[holder].identity
+    return idc.name if idc.face_up or viewer in idc.known_by else "face down"
 
 
 def _pm_pick(game: "Game", plan: dict, holder: int) -> None:
