@@ -711,6 +711,30 @@ def test_inquisitor_x_counts_a_hexproof_leader_it_may_target_once_face_up():
     assert sorted(t[1] for t in g.stack[-1].targets) == [0, 1, 3, 4, 5, 6, 7]
 
 
+def test_inquisitor_x_leaves_out_a_leader_the_oracle_keeps_from_being_targeted():
+    """The Oracle (unveiled this turn): Leader players can't be the target of
+    spells or abilities until end of turn, the Inquisitor's included (it is a
+    teammate): X counts only the other players it can target, so X = 7 isn't
+    offered and X = 6 takes the six non-Leaders."""
+    g = at_main(["The Old Ruler", "The Oracle", "The Inquisitor", "The Seer", "The Demon", "The Sorceress",
+                 "The Banisher", "The Grenadier"])
+    g.leader_attacked_by.add(3)                            # Undercover met
+    g.players[1].lands = 2
+    hand(g, 1, "Shock")
+    give_priority(g, 1)
+    g.step(g.layout.UNVEIL)
+    resolve_all(g)
+    assert g.players[1].identity.face_up and not g.stack
+    g.players[2].lands = 10
+    give_priority(g, 2)
+    assert unveil_actions(g) == list(range(7))             # at most 6 targets
+    g.step(g.layout.UNVEIL + 6)
+    assert g.layout.PLAYER + g.rel(2, 0) not in g.legal_actions()
+    for s in (1, 3, 4, 5, 6):
+        target_player(g, s)                                # the sixth is the only one left
+    assert sorted(t[1] for t in g.stack[-1].targets) == [1, 3, 4, 5, 6, 7]
+
+
 def test_inquisitor_exiles_from_hand_or_graveyard():
     g = _guardian_at("The Inquisitor")
     g.players[1].lands = 3

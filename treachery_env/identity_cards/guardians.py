@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..actions import MAX_CHOICE, MAX_PERMS
-from ..identity_abilities import (IdentityImpl, exile_linked, register,
+from ..identity_abilities import (IdentityImpl, exile_linked, forbids, register,
                                   register_callbacks, return_from_exile, targets_of)
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -107,11 +107,14 @@ def _inquisitor_x_ok(game: "Game", seat: int, x: int) -> bool:
     """X is at most the number of other players that will be legal targets when
     the trigger's targets are chosen, i.e. once the Inquisitor is face up: a
     Leader player with hexproof (The Golem) is then an opponent only if the
-    Inquisitor's controller is not on the Leader team (CR 907.7g)."""
+    Inquisitor's controller is not on the Leader team (CR 907.7g); a player an
+    effect keeps from being targeted (The Oracle's, until end of turn) is not
+    counted."""
     from ..rules import Team, team_of
     on_leader_team = team_of(game.players[seat].identity.role) == Team.LEADER
     others = [s for s in game.alive() if s != seat and (
-        on_leader_team or not (game.has_static("leaders_hexproof") and game.is_leader_player(s)))]
+        on_leader_team or not (game.has_static("leaders_hexproof") and game.is_leader_player(s)))
+        and not (game.effects and forbids(game, "target_player", seat=seat, target=s))]
     return x <= len(others)
 
 
