@@ -322,6 +322,40 @@ def test_puppet_master_trigger_stolen_by_the_reflector_shows_no_face_down_identi
     assert asked > 0
 
 
+def test_a_face_down_oneiromancer_shows_its_pile_to_no_one():
+    """The Oneiromancer's "you may look at the cards exiled with it" is an
+    ability of the face-up card (CR 314.4; a face-down identity has none, CR
+    314.4b): once The Puppet Master moves the card, face down, to another
+    player, its new holder doesn't see the face-down pile (view and
+    observation), and neither does anyone else."""
+    from treachery_env import cards
+    from treachery_env.observation import encode, obs_layout
+    g = at_main(["The Old Ruler", "The Oneiromancer", "The Demon", "The Beastmaster", "The Puppet Master"])
+    for q in g.players:
+        q.library = [cards.card("Wastes")] * 5 + [cards.card("Shock")]
+    g.players[1].lands = 2
+    hand(g, 1, "Shock")
+    give_priority(g, 1)
+    g.step(g.layout.UNVEIL + 1)                       # X = 1: the top card of each library
+    resolve_all(g)
+    oneiro = g.players[1].identity
+    assert len(oneiro.data["dream"]) == 5 and seat_view(g, 1).dream == ("Shock",) * 5
+    dream = obs_layout(5).dream
+    assert encode(g, 1)[dream:dream + len(cards.CARDS)].any()
+    g.players[T_].lands = 6
+    give_priority(g, T_)
+    g.unveil(T_)
+    resolve_all(g)
+    for to, holder in ((L_, L_), (1, A1), (A1, 1)):   # the Demon and the Oneiromancer change hands
+        d = g.decision
+        assert d.kind == DecisionKind.CARD and d.seat == T_ and f"P{to} " in d.prompt, d.prompt
+        g.step(g.layout.PLAYER + g.rel(T_, holder))
+    assert g.players[A1].identity is oneiro and not oneiro.face_up and len(oneiro.data["dream"]) == 5
+    for s in range(5):
+        assert seat_view(g, s).dream == ()
+        assert not encode(g, s)[dream:dream + len(cards.CARDS)].any()
+
+
 def test_puppet_master_draws_two_at_its_controllers_end_step():
     """At the beginning of its controller's end step, they draw two cards (only
     their own end step)."""
