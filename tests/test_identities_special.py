@@ -356,6 +356,76 @@ def test_a_face_down_oneiromancer_shows_its_pile_to_no_one():
         assert not encode(g, s)[dream:dream + len(cards.CARDS)].any()
 
 
+def _cathar_exiled_a_bear(deal: list) -> tuple:
+    """Seat 1's The Cathar unveiled and resolved, exiling seat 3's Grove Bear."""
+    from identity_helpers import creature, target_creature
+    g = at_main(deal)
+    bear = creature(g, A2, "Grove Bear")
+    g.players[1].lands = 5
+    g.revealed_identities.add(-1)                     # Undercover met (scenario set-up)
+    hand(g, 1, "Shock")
+    give_priority(g, 1)
+    g.step(g.layout.UNVEIL)
+    target_creature(g, bear)
+    g.step(g.layout.PASS)                             # no second target
+    resolve_all(g)
+    assert bear not in g.players[A2].creatures and [c.name for c in g.players[A2].exile] == ["Grove Bear"]
+    return g
+
+
+def test_cathar_exile_ends_when_its_player_loses_after_the_puppet_master_moved_the_card():
+    """The Cathar's "until you lose the game" (data: "until The Cathar's
+    controller loses"): the player who controlled its trigger as it resolved
+    (a duration fixed on resolution).  The Puppet Master moves the card face
+    down to another player: the exiled permanent doesn't come back when the
+    card's new holder loses, and does when the Cathar's player loses."""
+    g = _cathar_exiled_a_bear(["The Old Ruler", "The Cathar", "The Demon", "The Beastmaster",
+                               "The Puppet Master"])
+    cathar = g.players[1].identity
+    g.players[T_].lands = 6
+    give_priority(g, T_)
+    g.unveil(T_)
+    resolve_all(g)
+    for to, holder in ((L_, L_), (1, A1), (A1, 1)):   # the Cathar and the Demon change hands
+        d = g.decision
+        assert d.kind == DecisionKind.CARD and d.seat == T_ and f"P{to} " in d.prompt, d.prompt
+        g.step(g.layout.PLAYER + g.rel(T_, holder))
+    assert g.players[A1].identity is cathar and not cathar.face_up
+    g.lose([A1])                                      # the card's new holder
+    assert g.players[A2].creatures == [] and [c.name for c in g.players[A2].exile] == ["Grove Bear"]
+    g.lose([1])                                       # the Cathar's player
+    assert [c.name for c in g.players[A2].creatures] == ["Grove Bear"] and g.players[A2].exile == []
+
+
+def test_cathar_trigger_stolen_by_the_reflector_ends_when_the_thief_loses():
+    """The Reflector takes The Cathar's trigger: "you" is now the Reflector's
+    controller, whose loss ends the exile (the Cathar's player's doesn't)."""
+    from identity_helpers import creature, target_creature
+    g = at_main(["The Old Ruler", "The Cathar", "The Demon", "The Beastmaster", "The Reflector"])
+    bear = creature(g, A2, "Grove Bear")
+    g.players[1].lands = 5
+    g.players[T_].lands = 5
+    g.revealed_identities.add(-1)                     # Undercover met (scenario set-up)
+    hand(g, 1, "Shock")
+    hand(g, T_, "Shock")
+    give_priority(g, 1)
+    g.step(g.layout.UNVEIL)
+    target_creature(g, bear)
+    g.step(g.layout.PASS)
+    assert g.stack[-1].source == "The Cathar"
+    give_priority(g, T_)
+    g.step(g.layout.UNVEIL)                           # the only stack object: the Cathar's trigger
+    for _ in range(50):                               # keep its target; the copies target nothing new
+        if not g.stack and (g.decision is None or g.decision.kind == DecisionKind.PRIORITY):
+            break
+        g.step(g.layout.PASS if g.layout.PASS in g.legal_actions() else g.decision.options[0][0])
+    assert bear not in g.players[A2].creatures and [c.name for c in g.players[A2].exile] == ["Grove Bear"]
+    g.lose([1])                                       # the Cathar's player: nothing comes back
+    assert [c.name for c in g.players[A2].exile] == ["Grove Bear"]
+    g.lose([T_])                                      # the thief
+    assert [c.name for c in g.players[A2].creatures] == ["Grove Bear"] and g.players[A2].exile == []
+
+
 def test_puppet_master_draws_two_at_its_controllers_end_step():
     """At the beginning of its controller's end step, they draw two cards (only
     their own end step)."""

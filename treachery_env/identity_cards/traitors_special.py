@@ -108,9 +108,6 @@ def _metamorph_losing(game: "Game", idc: "IdentityCard", seat: int) -> None:
     game.take_identity(taker, seat)
     card = game.players[taker].identity
     card.known_by = set(range(game.n))      # revealed to all as the victim loses (CR 702.187a)
-    # the victim's own identity abilities still apply as they lose (CR 907.8a: e.g. The Cathar's
-    # "until you lose the game"): the record of what they had sees the card's memory
-    game.players[seat].identity.data = dict(card.data)
     game._log("metamorph_takes", seat=taker, victim=seat, identity=card.name, role=int(card.role))
 
 
