@@ -735,6 +735,30 @@ def test_inquisitor_x_counts_a_hexproof_leader_it_may_target_once_face_up():
     assert sorted(t[1] for t in g.stack[-1].targets) == [0, 1, 3, 4, 5, 6, 7]
 
 
+def test_inquisitor_x_leaves_out_a_leader_the_oracle_keeps_from_being_targeted():
+    """The Oracle (unveiled this turn): Leader players can't be the target of
+    spells or abilities until end of turn, the Inquisitor's included (it is a
+    teammate): X counts only the other players it can target, so X = 7 isn't
+    offered and X = 6 takes the six non-Leaders."""
+    g = at_main(["The Old Ruler", "The Oracle", "The Inquisitor", "The Seer", "The Demon", "The Sorceress",
+                 "The Banisher", "The Grenadier"])
+    g.leader_attacked_by.add(3)                            # Undercover met
+    g.players[1].lands = 2
+    hand(g, 1, "Shock")
+    give_priority(g, 1)
+    g.step(g.layout.UNVEIL)
+    resolve_all(g)
+    assert g.players[1].identity.face_up and not g.stack
+    g.players[2].lands = 10
+    give_priority(g, 2)
+    assert unveil_actions(g) == list(range(7))             # at most 6 targets
+    g.step(g.layout.UNVEIL + 6)
+    assert g.layout.PLAYER + g.rel(2, 0) not in g.legal_actions()
+    for s in (1, 3, 4, 5, 6):
+        target_player(g, s)                                # the sixth is the only one left
+    assert sorted(t[1] for t in g.stack[-1].targets) == [1, 3, 4, 5, 6, 7]
+
+
 def test_inquisitor_exiles_from_hand_or_graveyard():
     g = _guardian_at("The Inquisitor")
     g.players[1].lands = 3
@@ -1373,3 +1397,30 @@ def test_oneiromancer_sorcery_only_at_sorcery_timing():
     resolve_all(g)
     assert len(p.hand) == n + 3 and len(g.players[1].library) == 4
     assert [c.name for c in g.players[0].graveyard] == ["Deep Study"]
+
+
+def test_oneiromancer_casts_a_creature_with_flash_on_another_players_turn():
+    """The Oneiromancer's free cast keeps the card's timing (CR 601.3): a
+    creature with flash (CR 702.8, Ambush Viper) is cast like an instant, on
+    another player's turn; a creature without flash in the same pile is not."""
+    g = at_main(deal5(T="The Oneiromancer"))
+    p = g.players[4]
+    hand(g, 4, "Wastes")
+    p.lands = 2
+    for q in g.players:
+        q.library = [cards.card("Wastes")] * 6
+    g.players[0].library.append(cards.card("Ambush Viper"))
+    g.players[1].library.append(cards.card("Grove Bear"))
+    give_priority(g, 4)
+    g.step(g.layout.UNVEIL + 1)
+    resolve_all(g)
+    assert g.active == 0 and ab_offered(g, 4)             # the Leader's turn
+    give_priority(g, 4)
+    g.step(g.layout.IDENTITY_AB)
+    if g.decision.kind != DecisionKind.TARGET:             # a choice only if more than one card qualifies
+        assert g.decision.labels == ["Ambush Viper"]
+        g.step(g.decision.options[0][0])
+    target_player(g, 1)                                    # the reflexive trigger's target
+    resolve_all(g)
+    assert [c.name for c in p.creatures] == ["Ambush Viper"] and p.lands_tapped == 2
+    assert any(c.name == "Grove Bear" for _, c in p.identity.data["dream"])

@@ -192,8 +192,9 @@ def test_aetherist_player_part_happens_when_targeting_another_player():
 
 def test_aetherist_without_a_spell_does_nothing():
     """CR 603.3d: unveiled with no spell on the stack (an identity's trigger is not a
-    spell), the Ætherist's trigger has no spell to target: no life, no mana, no
-    delayed trigger."""
+    spell), the Ætherist's trigger has no spell to target: it is removed as it
+    would go on the stack, without a player being chosen (nothing on the stack
+    for The Reflector to take): no life, no mana, no delayed trigger."""
     g = at_main(deal5(G="The Ætherist", A2="The Beastmaster"))
     g.players[3].lands = 4
     g.players[G].lands = 3
@@ -203,7 +204,9 @@ def test_aetherist_without_a_spell_does_nothing():
     assert [it.source for it in g.stack] == ["The Beastmaster"]
     until_priority(g, G)
     g.step(g.layout.UNVEIL)
-    target_player(g, G)
+    assert g.decision.kind != DecisionKind.TARGET
+    assert [it.source for it in g.stack] == ["The Beastmaster"]
+    assert [e["source"] for e in g.log if e["event"] == "trigger_removed"] == ["The Ætherist"]
     resolve_all(g)
     assert not g.stack and not g.delayed
     assert g.players[G].life == 40 and g.players[G].mana_pool == 0

@@ -292,6 +292,140 @@ def test_puppet_master_player_leaving_during_the_choices():
     assert len({id(p.identity) for p in g.players}) == 5
 
 
+def test_puppet_master_trigger_stolen_by_the_reflector_shows_no_face_down_identity():
+    """Hidden information (CR 314.9): The Reflector's controller takes the
+    Puppet Master's trigger and its copies and redistributes, but lacks the
+    Puppet Master's static ability; the labels of its redistribution choices
+    name only identities it may see (face up), never a face-down one."""
+    g = at_main(["The Old Ruler", "The Reflector", "The Demon", "The Beastmaster", "The Puppet Master"])
+    g.players[T_].lands = 6
+    g.players[1].lands = 5
+    hand(g, 1, "Shock")
+    give_priority(g, T_)
+    g.unveil(T_)
+    assert g.stack[-1].source == "The Puppet Master"
+    give_priority(g, 1)
+    g.step(g.layout.UNVEIL)                       # the only stack object: the Puppet Master's trigger
+    hidden = {g.players[s].identity.name for s in (A1, A2)}
+    asked = 0
+    for _ in range(200):
+        d = g.decision
+        if d is None:
+            break
+        if d.kind == DecisionKind.CARD:
+            assert d.seat == 1
+            assert not any(name in label for label in d.labels for name in hidden), d.labels
+            v = seat_view(g, 1)
+            assert all(v.players[s].identity is None for s in (A1, A2) if not g.players[s].identity.face_up)
+            asked += 1
+        g.step(g.layout.PASS if g.layout.PASS in g.legal_actions() else d.options[0][0])
+    assert asked > 0
+
+
+def test_a_face_down_oneiromancer_shows_its_pile_to_no_one():
+    """The Oneiromancer's "you may look at the cards exiled with it" is an
+    ability of the face-up card (CR 314.4; a face-down identity has none, CR
+    314.4b): once The Puppet Master moves the card, face down, to another
+    player, its new holder doesn't see the face-down pile (view and
+    observation), and neither does anyone else."""
+    from treachery_env import cards
+    from treachery_env.observation import encode, obs_layout
+    g = at_main(["The Old Ruler", "The Oneiromancer", "The Demon", "The Beastmaster", "The Puppet Master"])
+    for q in g.players:
+        q.library = [cards.card("Wastes")] * 5 + [cards.card("Shock")]
+    g.players[1].lands = 2
+    hand(g, 1, "Shock")
+    give_priority(g, 1)
+    g.step(g.layout.UNVEIL + 1)                       # X = 1: the top card of each library
+    resolve_all(g)
+    oneiro = g.players[1].identity
+    assert len(oneiro.data["dream"]) == 5 and seat_view(g, 1).dream == ("Shock",) * 5
+    dream = obs_layout(5).dream
+    assert encode(g, 1)[dream:dream + len(cards.CARDS)].any()
+    g.players[T_].lands = 6
+    give_priority(g, T_)
+    g.unveil(T_)
+    resolve_all(g)
+    for to, holder in ((L_, L_), (1, A1), (A1, 1)):   # the Demon and the Oneiromancer change hands
+        d = g.decision
+        assert d.kind == DecisionKind.CARD and d.seat == T_ and f"P{to} " in d.prompt, d.prompt
+        g.step(g.layout.PLAYER + g.rel(T_, holder))
+    assert g.players[A1].identity is oneiro and not oneiro.face_up and len(oneiro.data["dream"]) == 5
+    for s in range(5):
+        assert seat_view(g, s).dream == ()
+        assert not encode(g, s)[dream:dream + len(cards.CARDS)].any()
+
+
+def _cathar_exiled_a_bear(deal: list) -> tuple:
+    """Seat 1's The Cathar unveiled and resolved, exiling seat 3's Grove Bear."""
+    from identity_helpers import creature, target_creature
+    g = at_main(deal)
+    bear = creature(g, A2, "Grove Bear")
+    g.players[1].lands = 5
+    g.revealed_identities.add(-1)                     # Undercover met (scenario set-up)
+    hand(g, 1, "Shock")
+    give_priority(g, 1)
+    g.step(g.layout.UNVEIL)
+    target_creature(g, bear)
+    g.step(g.layout.PASS)                             # no second target
+    resolve_all(g)
+    assert bear not in g.players[A2].creatures and [c.name for c in g.players[A2].exile] == ["Grove Bear"]
+    return g
+
+
+def test_cathar_exile_ends_when_its_player_loses_after_the_puppet_master_moved_the_card():
+    """The Cathar's "until you lose the game" (data: "until The Cathar's
+    controller loses"): the player who controlled its trigger as it resolved
+    (a duration fixed on resolution).  The Puppet Master moves the card face
+    down to another player: the exiled permanent doesn't come back when the
+    card's new holder loses, and does when the Cathar's player loses."""
+    g = _cathar_exiled_a_bear(["The Old Ruler", "The Cathar", "The Demon", "The Beastmaster",
+                               "The Puppet Master"])
+    cathar = g.players[1].identity
+    g.players[T_].lands = 6
+    give_priority(g, T_)
+    g.unveil(T_)
+    resolve_all(g)
+    for to, holder in ((L_, L_), (1, A1), (A1, 1)):   # the Cathar and the Demon change hands
+        d = g.decision
+        assert d.kind == DecisionKind.CARD and d.seat == T_ and f"P{to} " in d.prompt, d.prompt
+        g.step(g.layout.PLAYER + g.rel(T_, holder))
+    assert g.players[A1].identity is cathar and not cathar.face_up
+    g.lose([A1])                                      # the card's new holder
+    assert g.players[A2].creatures == [] and [c.name for c in g.players[A2].exile] == ["Grove Bear"]
+    g.lose([1])                                       # the Cathar's player
+    assert [c.name for c in g.players[A2].creatures] == ["Grove Bear"] and g.players[A2].exile == []
+
+
+def test_cathar_trigger_stolen_by_the_reflector_ends_when_the_thief_loses():
+    """The Reflector takes The Cathar's trigger: "you" is now the Reflector's
+    controller, whose loss ends the exile (the Cathar's player's doesn't)."""
+    from identity_helpers import creature, target_creature
+    g = at_main(["The Old Ruler", "The Cathar", "The Demon", "The Beastmaster", "The Reflector"])
+    bear = creature(g, A2, "Grove Bear")
+    g.players[1].lands = 5
+    g.players[T_].lands = 5
+    g.revealed_identities.add(-1)                     # Undercover met (scenario set-up)
+    hand(g, 1, "Shock")
+    hand(g, T_, "Shock")
+    give_priority(g, 1)
+    g.step(g.layout.UNVEIL)
+    target_creature(g, bear)
+    g.step(g.layout.PASS)
+    assert g.stack[-1].source == "The Cathar"
+    give_priority(g, T_)
+    g.step(g.layout.UNVEIL)                           # the only stack object: the Cathar's trigger
+    for _ in range(50):                               # keep its target; the copies target nothing new
+        if not g.stack and (g.decision is None or g.decision.kind == DecisionKind.PRIORITY):
+            break
+        g.step(g.layout.PASS if g.layout.PASS in g.legal_actions() else g.decision.options[0][0])
+    assert bear not in g.players[A2].creatures and [c.name for c in g.players[A2].exile] == ["Grove Bear"]
+    g.lose([1])                                       # the Cathar's player: nothing comes back
+    assert [c.name for c in g.players[A2].exile] == ["Grove Bear"]
+    g.lose([T_])                                      # the thief
+    assert [c.name for c in g.players[A2].creatures] == ["Grove Bear"] and g.players[A2].exile == []
+
+
 def test_puppet_master_draws_two_at_its_controllers_end_step():
     """At the beginning of its controller's end step, they draw two cards (only
     their own end step)."""

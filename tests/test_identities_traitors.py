@@ -162,6 +162,39 @@ def test_cleaner_sends_a_commander_to_the_command_zone():
     assert g.players[2].commander not in g.players[2].exile
 
 
+def test_cleaner_exiles_other_players_planeswalkers():
+    """The Cleaner: "every nonland permanent" it doesn't control includes the
+    planeswalkers (CR 306); its own planeswalker stays, and an exiled one goes
+    to its owner's exile."""
+    g = game_with(CLEANER)
+    own_main(g, T)
+    g.players[T].lands, g.players[T].lands_tapped = 8, 0
+    pyra = g.put_planeswalker_onto_battlefield(0, cards.card("Pyra, Storm Sage"))
+    orla = g.put_planeswalker_onto_battlefield(2, cards.card("Orla, Pack Warden"), owner=3)
+    mine = g.put_planeswalker_onto_battlefield(T, cards.card("Maren, Dawn Herald"))
+    give_priority(g, T)
+    g.step(g.layout.UNVEIL)
+    resolve_all(g)
+    assert g.players[T].identity.face_up and not g.stack
+    assert [q.attackables for q in g.players] == [[], [], [], [], [mine]]
+    assert [c.name for c in g.players[0].exile] == [pyra.name]
+    assert [c.name for c in g.players[3].exile] == [orla.name] and g.players[2].exile == []
+
+
+def test_cleaner_unveiled_on_another_players_turn_does_not_trigger():
+    """The Cleaner: "only if it is its controller's turn" is an intervening
+    "if" (CR 603.4): unveiled on the Leader's turn, no trigger goes on the
+    stack at all (nothing for The Reflector to take, nothing to respond to)."""
+    g = game_with(CLEANER)
+    g.players[T].lands = 8
+    hand(g, T, "Shock")
+    give_priority(g, T)
+    g.step(g.layout.UNVEIL)
+    assert g.players[T].identity.face_up
+    assert not g.stack and not g.pending_triggers
+    assert not [e for e in g.log if e["event"] in ("trigger", "stack") and e.get("source") == CLEANER]
+
+
 # ============================================================== The Reflector
 def test_reflector_cost_five():
     """The Reflector: {5} (identities.json)."""

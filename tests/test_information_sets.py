@@ -38,7 +38,7 @@ def _permute_hidden(g: Game, viewer: int, rng: random.Random) -> Game:
             p.hand = [rng.choice(nonland) for _ in p.hand]
         rng.shuffle(p.library)
         idc = p.identity
-        if "dream" in idc.data and p.seat != viewer:
+        if "dream" in idc.data and (p.seat != viewer or not idc.face_up):   # its look is a face-up ability
             idc.data["dream"] = [(owner, rng.choice(nonland)) for owner, _ in idc.data["dream"]]
     return h
 

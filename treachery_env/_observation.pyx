@@ -788,7 +788,7 @@ cdef int _encode(Out* out, _Offsets L, GameState game, long viewer, long n) exce
             if attackers is None:
                 attackers, targeted = _walker_attention(game)
             _encode_walkers(out, L.walkers + r * C_MAX_WALKERS * C_WF, ws, <dict>attackers, <set>targeted, turn)
-        if s == viewer and dream:
+        if s == viewer and up and dream:    # The Oneiromancer's look: a face-up ability (CR 314.4b)
             for entry in data["dream"]:
                 add(out, L.dream + _card_index(entry[1]), 0.25)
     # ---- public history: harm and attacks between seats (relative rows and columns)

@@ -1432,7 +1432,8 @@ cdef class ViewBuilder:
             PyTuple_SET_ITEM(views, i, v)
         stack = g.stack
         idc = me.identity                  # None in Throne Magic: no Undercover, no face-down exile
-        dream = None if idc is None else idc.data.get("dream")
+        # The Oneiromancer's look at its pile is an ability of the face-up card (CR 314.4b)
+        dream = None if idc is None or not idc.face_up else idc.data.get("dream")
         d = g.decision
         self._harm = _rows(self._harm, g.harm)
         self._attacks = _rows(self._attacks, g.attacks)

@@ -14,7 +14,6 @@ An implementation says, for its identity:
   "until its controller loses"), otherwise they work until the player leaves;
 * ``activated``: activated abilities of the face-up identity;
 * ``events``: triggered abilities, keyed by game event;
-* ``leaving(game, idc)``: what happens as its controller loses, before they leave (CR 907.8a);
 * ``as_unveiled``: name of a callback ``(game, seat)`` applied while the card
   turns face up, before "when unveiled" (CR 314.12, The Wearer of Masks);
 * ``cost_reduction(game, seat) -> int``: generic mana taken off the unveil cost
@@ -57,7 +56,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["IdentityImpl", "Activated", "IMPLEMENTATIONS", "CALLBACKS", "register", "register_callbacks",
            "targets_of", "creature_options", "exile_linked", "return_from_exile", "copy_on_stack",
            "identity_trigger", "static_keys", "unveil_cost_ok", "unveil_xs", "on_unveiled",
-           "activatable", "can_activate", "activate", "fire_event", "run_delayed", "resolve", "before_leaving"]
+           "activatable", "can_activate", "activate", "fire_event", "run_delayed", "resolve"]
 
 
 @dataclass(frozen=True)
@@ -101,7 +100,6 @@ class IdentityImpl:
     statics_until_loss: bool = False
     activated: tuple = ()
     events: dict = field(default_factory=dict)
-    leaving: Callable | None = None
     as_unveiled: str | None = None
     cost_reduction: Callable | None = None
     replacements: dict = field(default_factory=dict)
@@ -319,7 +317,8 @@ def activate(game: "Game", seat: int, k: int) -> None:
 def fire_event(game: "Game", event: str, **kw: Any) -> None:
     """Triggered abilities of face-up identities listening to ``event``; then
     effects in ``game.effects`` of kind ``"on:<event>"`` (delayed triggers that
-    watch for an event whatever their source's state, The Ferryman): their
+    watch for an event whatever their source's state, The Ferryman; a duration
+    ending, The Cathar's "until you lose the game" on ``"losing"``): their
     callback ``fn(game, effect, kw)`` runs."""
     impls = IMPLEMENTATIONS     # typed locals: their get is a C call, not a bound method made and called
     for p in game.players:
@@ -402,20 +401,6 @@ def resolve(game: "Game", item: "StackItem") -> None:
         CALLBACKS[impl.on_unveil](game, item)
     else:
         CALLBACKS[item.data["resolve"]](game, item)
-
-
-def before_leaving(game: "Game", seat: int) -> None:
-    """As ``seat`` loses, before anything of theirs resolves or leaves: the
-    ``leaving`` hook of their face-up identity applies (an effect lasting
-    "until its controller loses the game" ends, The Cathar).  Identity-sourced
-    triggers and abilities on the stack resolve afterwards, still before the
-    player leaves (CR 907.8a, ``Game.lose``)."""
-    idc = game.players[seat].identity
-    if idc is None:
-        return
-    impl = IMPLEMENTATIONS.get(idc.name)
-    if impl is not None and impl.leaving is not None and idc.face_up:
-        impl.leaving(game, idc)
 
 
 # ---------------------------------------------------------------------------- primitives

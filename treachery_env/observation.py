@@ -823,7 +823,7 @@ def encode_python(game: "Game", viewer: int) -> np.ndarray:
             o[q:q + cf] = chunk
         if p.attackables:
             _encode_walkers(game, p.attackables, o, L.walkers + r * MAX_WALKERS * WALKER_FEATURES)
-        if s == viewer and "dream" in data:
+        if s == viewer and up and "dream" in data:    # The Oneiromancer's look: a face-up ability (CR 314.4b)
             for _, card in data["dream"]:
                 o[L.dream + card.index] += 0.25
     social = game.social

@@ -1676,7 +1676,6 @@ _EVENTS: dict = {
                                        + (f" from P{e['owner']}'s library" if "owner" in e else "")),
     "graveyard_exiled": lambda e, who: f"{who}'s graveyard ({_cards(e['n'])}) is exiled",
     "may_play_from_graveyard": lambda e, who: f"{who} may play {e['card']} from their graveyard this turn",
-    "cleaner_not_own_turn": lambda e, who: f"{who}'s The Cleaner does nothing: it is not their turn",
     "cathar_already_lost": lambda e, who: f"{who}'s The Cathar does nothing: they have already lost",
     # identity-card specials (TR8)
     "metamorph_ready": _ev_metamorph_ready,

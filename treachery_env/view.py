@@ -527,7 +527,8 @@ class SeatView(NamedTuple):
             and life loss seat i caused to seat j (and j's creatures),
             ``attacks[i][j]`` = creatures i attacked j with (tuples of tuples).
         undercover_met: whether the viewer's Undercover condition holds.
-        dream: cards the viewer may look at in its face-down exile (Oneiromancer).
+        dream: cards the viewer may look at in its face-down exile (The
+            Oneiromancer's, while the viewer's identity card is face up).
         decision: the viewer's pending :class:`DecisionView`, else None.
         events: log entries visible to the viewer this turn and the previous
             one, each a :class:`FrozenDict` with the keys of the game's log
@@ -1040,7 +1041,8 @@ class PythonViewBuilder:
         stack = tuple([_stack_view(it) for it in g.stack]) if g.stack else ()
         me = g.players[viewer]
         idc = me.identity                  # None in Throne Magic: no Undercover, no face-down exile
-        dream = None if idc is None else idc.data.get("dream")
+        # The Oneiromancer's look at its pile is an ability of the face-up card (CR 314.4b)
+        dream = None if idc is None or not idc.face_up else idc.data.get("dream")
         d = g.decision
         return _new(SeatView, (
             viewer, turn, g.phase, g.active, players, stack, tuple(map(tuple, g.harm)), tuple(map(tuple, g.attacks)),

@@ -30,13 +30,14 @@ class OutcomeMixin:
 
         Effects that replace losing apply first (never to a concession nor to
         the Leader team's loss, TR6.3, TR6.10).  Then, for each loser: "as you
-        lose" abilities apply (the ``losing`` event, The Metamorph; the
-        ``leaving`` hooks, The Cathar); a face-down identity is turned face up,
-        which is not an unveil (CR 702.187a/g: no "when unveiled"), and the loss
-        is logged.  CR 907.8a: the identity-sourced objects the losers own (on
-        the stack, or pending triggers, those that trigger on the loss itself
-        included) then trigger and resolve, topmost first and without any
-        priority, before the losers leave; their controllers still make their
+        lose" abilities apply (the ``losing`` event: The Metamorph, and
+        ``"on:losing"`` effects, The Cathar's exile ending); a face-down
+        identity is turned face up, which is not an unveil (CR 702.187a/g: no
+        "when unveiled"), and the loss is logged.  CR 907.8a: the
+        identity-sourced objects the losers own (on the stack, or pending
+        triggers, those that trigger on the loss itself included) then trigger
+        and resolve, topmost first and without any priority, before the losers
+        leave; their controllers still make their
         choices.  Only then do the losers leave together (CR 800.4a,
         :meth:`_leave_game`), their last-known team is kept (TR7.4), and the
         Leader team's loss and the win conditions are checked (CR 907.7).
@@ -68,8 +69,6 @@ class OutcomeMixin:
             return
         for s in seats:
             IA.fire_event(self, "losing", seat=s)     # as the player loses (The Metamorph)
-        for s in seats:
-            IA.before_leaving(self, s)
         for s in seats:
             p = self.players[s]
             self._reveal_as_leaving(s)

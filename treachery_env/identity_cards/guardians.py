@@ -9,11 +9,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..actions import MAX_CHOICE, MAX_PERMS
-from ..identity_abilities import (IdentityImpl, exile_linked, register,
+from ..identity_abilities import (IdentityImpl, exile_linked, forbids, register,
                                   register_callbacks, return_from_exile, targets_of)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..engine import Game, IdentityCard, StackItem
+    from ..engine import Game, StackItem
 
 
 # The Bodyguard: prevent all damage to a target player and their permanents until
@@ -29,27 +29,36 @@ register(IdentityImpl("The Bodyguard", on_unveil="_bodyguard_unveil",
                        unveil_specs=lambda g, s, x: [{"type": "player"}]))
 
 
-# The Cathar: exile up to three target nonland permanents until its controller loses.
+# The Cathar: exile up to three target nonland permanents until you lose the game.
 def _cathar_unveil(game: "Game", item: "StackItem") -> None:
-    """The Cathar.  Exiled "until its controller loses": if the controller has
-    lost since the trigger triggered (it resolves before they leave, CR
-    907.8a), the duration has already ended and nothing moves (CR 610.3b)."""
+    """The Cathar.  "Until you lose the game" (data: "until The Cathar's
+    controller loses"): "you" is the player who controls the trigger as it
+    resolves (a duration fixed on resolution; The Reflector's controller if it
+    took the trigger), whoever controls the card later (The Puppet Master).
+    The exile ends as that player loses, before their identity objects resolve
+    (CR 907.8a): an ``"on:losing"`` effect, ``_cathar_return``.  If that player
+    has lost since the trigger triggered (it resolves before they leave), the
+    duration has already ended and nothing moves (CR 610.3b)."""
     if item.controller in game.leaving or game.players[item.controller].has_lost:
         game._log("cathar_already_lost", seat=item.controller)
         return
-    idc = game.players[item.controller].identity
     back = exile_linked(game, [c for _, c in targets_of(item, "c")])
-    idc.data.setdefault("linked", []).extend(back)
+    if back:
+        game.effects.append({"kind": "on:losing", "fn": "_cathar_return", "controller": item.controller,
+                             "until": None, "cards": back, "source": "The Cathar"})
 
 
-def _cathar_leaving(game: "Game", idc: "IdentityCard") -> None:
-    linked = idc.data.pop("linked", [])
-    return_from_exile(game, linked, tapped=False)
+def _cathar_return(game: "Game", e: dict, kw: dict) -> None:
+    """As the Cathar's player loses: the exiled cards return to the battlefield
+    under their owners' control (owners still in the game)."""
+    if kw["seat"] != e["controller"]:
+        return
+    game.effects.remove(e)
+    return_from_exile(game, e["cards"], tapped=False)
 
 
 register(IdentityImpl("The Cathar", on_unveil="_cathar_unveil",
-                       unveil_specs=lambda g, s, x: [{"type": "nonland_permanent", "min": 0, "max": 3}],
-                       leaving=_cathar_leaving))
+                       unveil_specs=lambda g, s, x: [{"type": "nonland_permanent", "min": 0, "max": 3}]))
 
 
 # The Flickering Mage: exile up to four target nonland permanents; return them
@@ -107,11 +116,14 @@ def _inquisitor_x_ok(game: "Game", seat: int, x: int) -> bool:
     """X is at most the number of other players that will be legal targets when
     the trigger's targets are chosen, i.e. once the Inquisitor is face up: a
     Leader player with hexproof (The Golem) is then an opponent only if the
-    Inquisitor's controller is not on the Leader team (CR 907.7g)."""
+    Inquisitor's controller is not on the Leader team (CR 907.7g); a player an
+    effect keeps from being targeted (The Oracle's, until end of turn) is not
+    counted."""
     from ..rules import Team, team_of
     on_leader_team = team_of(game.players[seat].identity.role) == Team.LEADER
     others = [s for s in game.alive() if s != seat and (
-        on_leader_team or not (game.has_static("leaders_hexproof") and game.is_leader_player(s)))]
+        on_leader_team or not (game.has_static("leaders_hexproof") and game.is_leader_player(s)))
+        and not (game.effects and forbids(game, "target_player", seat=seat, target=s))]
     return x <= len(others)
 
 

@@ -40,8 +40,6 @@ def _aetherist_unveil(game: "Game", item: "StackItem") -> None:
     so "even if it can't be countered" only matters for a spell that has left
     the stack, whose mana value then counts as 0 (abstraction: no last-known
     information for a spell target that became illegal)."""
-    if item.data.get("no_spell"):
-        return
     mv = 0
     for _, spell in targets_of(item, "s"):
         mv = _spell_mana_value(spell)
@@ -50,11 +48,13 @@ def _aetherist_unveil(game: "Game", item: "StackItem") -> None:
         _aetherist_schedule(game, s, mv, item.uid)
 
 
-def _aetherist_prepare(game: "Game", item: "StackItem") -> None:
-    """CR 603.3d: with no spell to target, the trigger is removed as it would go on
-    the stack (the engine removes a trigger only when *all* its targets are
-    missing, so it is marked here and does nothing on resolution)."""
-    item.data["no_spell"] = not game.target_candidates(item.controller, {"type": "spell"}, item)
+def _aetherist_specs(game: "Game", seat: int, x: int) -> list:
+    """Target a spell and a player.  CR 603.3d: with no spell to target, the
+    trigger is removed as it would go on the stack, and no player is chosen;
+    nothing can resolve between the unveil and that moment, so the spells on
+    the stack are the same now."""
+    spell = {"type": "spell"}
+    return [spell, {"type": "player"}] if game.target_candidates(seat, spell) else [spell]
 
 
 def _aetherist_schedule(game: "Game", seat: int, mv: int, key: int) -> None:
@@ -86,8 +86,7 @@ def _aetherist_delayed(game: "Game", d: dict) -> None:
     game._log("add_mana", seat=s, n=n, source="The Ætherist")
 
 
-register(IdentityImpl("The Ætherist", on_unveil="_aetherist_unveil", unveil_prepare="_aetherist_prepare",
-                       unveil_specs=lambda g, s, x: [{"type": "spell"}, {"type": "player"}]))
+register(IdentityImpl("The Ætherist", on_unveil="_aetherist_unveil", unveil_specs=_aetherist_specs))
 
 
 # ---------------------------------------------------------------------------- The Augur

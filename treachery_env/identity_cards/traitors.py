@@ -113,13 +113,16 @@ def _oneiro_unveil(game: "Game", item: "StackItem") -> None:
 
 
 def _oneiro_castable(game: "Game", seat: int) -> list:
+    """Indices of the pile's cards ``seat`` may cast now: "without paying its
+    mana cost" changes no timing (CR 601.3), so a sorcery-speed card needs
+    sorcery timing and an instant or a creature with flash (CR 702.8) doesn't."""
     idc = game.players[seat].identity
     sorcery = game._sorcery_timing(seat)
     out = []
     for k, (owner, c) in enumerate(idc.data.get("dream", [])):
         if c.is_land or game.players[owner].has_lost:
             continue
-        if (sorcery or c.type == "instant") and game.castable_targets(seat, c):
+        if (sorcery or c.instant_speed) and game.castable_targets(seat, c):
             out.append(k)
     return out[:MAX_CHOICE]
 

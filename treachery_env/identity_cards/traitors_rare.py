@@ -16,24 +16,30 @@ if TYPE_CHECKING:  # pragma: no cover
 
 # The Cleaner ({8}): only if it is its controller's turn, exile every nonland
 # permanent that player doesn't control and all opponents' graveyards.
+def _cleaner_turn(game: "Game", seat: int) -> bool:
+    """The intervening "if" of The Cleaner's trigger: it is its controller's turn."""
+    return game.active == seat
+
+
 def _cleaner_unveil(game: "Game", item: "StackItem") -> None:
     """The Cleaner (TRD-2025; CR 702.187d).  "Only if it is its controller's
-    turn" is checked as the trigger resolves (abstraction of an intervening
-    "if": the trigger resolves in the turn it triggered in, so the check gives
-    the same answer unless the turn was ended, which also exiles the trigger).
-    Nonland permanents are the creatures (tokens cease to exist, a commander
-    goes to the command zone, CR 903.9b) and the noncreature artifact tokens,
-    kept as counts (abstraction, docs/fidelity.md); lands are never exiled.
-    "Opponents" per CR 907.7f-g: a Traitor opposes every other player."""
+    turn" is an intervening "if" (CR 603.4, ``IdentityImpl.unveil_if``):
+    unveiled on another player's turn, the trigger doesn't trigger at all;
+    the framework checks it again on resolution.  Nonland permanents are the
+    creatures (tokens cease to exist, a commander goes to the command zone, CR
+    903.9b), the planeswalkers (a token one ceases to exist) and the
+    noncreature artifact tokens, kept as counts (abstraction,
+    docs/fidelity.md); lands are never exiled.  "Opponents" per CR
+    907.7f-g: a Traitor opposes every other player."""
     seat = item.controller
-    if game.active != seat:
-        game._log("cleaner_not_own_turn", seat=seat)
-        return
     for p in game.players:
         if p.has_lost or p.seat == seat:
             continue
         for c in list(p.creatures):
             game.exile_creature(c)
+        for w in list(p.attackables):
+            if w.kind == "planeswalker":
+                game._attackable_leaves(w, "exile")
         n = sum(p.tokens.values())
         if n:
             p.tokens = dict.fromkeys(p.tokens, 0)
@@ -47,7 +53,7 @@ def _cleaner_unveil(game: "Game", item: "StackItem") -> None:
         game._log("graveyard_exiled", seat=p.seat, n=n)
 
 
-register(IdentityImpl("The Cleaner", on_unveil="_cleaner_unveil"))
+register(IdentityImpl("The Cleaner", on_unveil="_cleaner_unveil", unveil_if=_cleaner_turn))
 
 
 # The Reflector ({5}): gain control of target instant or sorcery spell or

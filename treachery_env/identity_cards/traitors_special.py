@@ -108,9 +108,6 @@ def _metamorph_losing(game: "Game", idc: "IdentityCard", seat: int) -> None:
     game.take_identity(taker, seat)
     card = game.players[taker].identity
     card.known_by = set(range(game.n))      # revealed to all as the victim loses (CR 702.187a)
-    # the victim's own identity abilities still apply as they lose (CR 907.8a: e.g. The Cathar's
-    # "until you lose the game"): the record of what they had sees the card's memory
-    game.players[seat].identity.data = dict(card.data)
     game._log("metamorph_takes", seat=taker, victim=seat, identity=card.name, role=int(card.role))
 
 
@@ -182,11 +179,20 @@ def _pm_next(game: "Game", plan: dict) -> None:
     holders = [h for h in plan["order"] if h not in used and not game.players[h].has_lost]
     L = game.layout
     opts = [(L.PLAYER + game.rel(seat, h), h) for h in holders]
-    labels = [f"P{s} gets the identity P{h} held ({game.players[h].identity.name})" if h != s
-              else f"P{s} keeps their identity ({game.players[h].identity.name})" for h in holders]
+    labels = [f"P{s} gets the identity P{h} held ({_pm_seen(game, seat, h)})" if h != s
+              else f"P{s} keeps their identity ({_pm_seen(game, seat, h)})" for h in holders]
     plan["current"] = s
     game.ask(seat, DecisionKind.CARD, opts, "_pm_pick", plan,
              f"The Puppet Master: choose whose identity card P{s} will control", labels=labels)
+
+
+def _pm_seen(game: "Game", viewer: int, holder: int) -> str:
+    """The identity card ``holder`` controls as ``viewer`` may see it (CR 314.9):
+    its name if face up or known to ``viewer``, else "face down".  The one
+    choosing is the Puppet Master's controller, who has seen every card, unless
+    another player controls the trigger (The Reflector) without that static."""
+    idc = game.players[holder].identity
+    return idc.name if idc.face_up or viewer in idc.known_by else "face down"
 
 
 def _pm_pick(game: "Game", plan: dict, holder: int) -> None:
