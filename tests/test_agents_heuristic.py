@@ -58,8 +58,10 @@ def _wins(role: Role, who: str, games: int) -> int:
 
 
 # games per role: enough that the 95% Wilson lower bound clears the random bot's rate
-# (72 Guardian games since the London mulligan: random Guardians win about half of them)
-_GAMES = {Role.LEADER: 50, Role.GUARDIAN: 72, Role.ASSASSIN: 30, Role.TRAITOR: 20}
+# (72 Guardian games since the London mulligan: random Guardians win about half of them; 60
+# Assassin games since the identity fixes of session 60 moved these deals: 21 of 30 against
+# random's 16 left the bound at 0.521, under 16/30; 47 of 60 against 30)
+_GAMES = {Role.LEADER: 50, Role.GUARDIAN: 72, Role.ASSASSIN: 60, Role.TRAITOR: 20}
 
 
 @pytest.mark.parametrize("role", list(Role), ids=lambda r: r.name.lower())
