@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import numpy as np
 import pytest
@@ -801,6 +802,25 @@ def test_illegal_action_names_the_action_and_the_legal_ones():
     assert g.actions == before and g.current_player == L_      # nothing was applied
 
 
+@pytest.mark.parametrize("seed", [-1, -7, True, 1.0, "3", None])
+def test_a_seed_that_is_not_an_int_from_0_is_refused_in_one_line(seed):
+    """A negative seed was taken, and gave the game of its absolute value (random.Random
+    seeds with abs()), where the environment's reset refuses it: the engine refuses it too."""
+    with pytest.raises(ValueError, match=rf"^seed must be an int >= 0, got {re.escape(repr(seed))}$"):
+        Game(GameConfig(), seed=seed)
+    assert Game(GameConfig(), seed=np.int64(3)).seed == 3 and Game(GameConfig(), seed=2**40).seed == 2**40
+
+
+def test_an_unknown_config_override_is_one_line_without_a_config_too():
+    """``Game(foo=1)`` was a TypeError from GameConfig.__init__; with a config it was a ValueError."""
+    for config in (None, GameConfig()):
+        with pytest.raises(ValueError, match=r"^unknown GameConfig fields \['foo'\]; allowed: "):
+            Game(config, foo=1)
+    assert Game(num_players=6).n == 6
+    with pytest.raises(ValueError, match=r"^config must be a GameConfig, got dict$"):     # was an AttributeError
+        Game({"num_players": 5}, talk="none")
+
+
 
 
 def test_replay_round_trip_and_determinism():
@@ -832,6 +852,7 @@ def test_from_json_rejects_malformed_replays():
         json.dumps({k: v for k, v in good.items() if k != "actions"}),
         json.dumps({**good, "seed": True}),
         json.dumps({**good, "seed": "3"}),
+        json.dumps({**good, "seed": -3}),
         json.dumps({**good, "actions": good["actions"][:5] + ["x"]}),
         json.dumps({**good, "config": {**good["config"], "num_players": 2}}),
         json.dumps({**good, "config": {**good["config"], "colour": "red"}}),
@@ -840,6 +861,8 @@ def test_from_json_rejects_malformed_replays():
     for text in bad_inputs:
         with pytest.raises(ValueError):
             Game.from_json(text)
+    with pytest.raises(ValueError, match=r"^replay field 'seed' must be an int >= 0 \(Game's seed\), got -3$"):
+        Game.from_json(json.dumps({**good, "seed": -3}))
     # nested past the JSON reader's recursion limit: was a RecursionError (issue #14)
     with pytest.raises(ValueError, match="nested too deeply"):
         Game.from_json("[" * 100_000 + "]" * 100_000)

@@ -127,8 +127,18 @@ class Game(GameState):
 
     Args:
         config: a :class:`GameConfig` (default: 5 players, Commander).
-        seed: seed of the game's private random stream (shuffles, deal, decks);
-            same seed + same actions gives the same game on any machine.
+        seed: seed of the game's private random stream (shuffles, deal, decks),
+            an int >= 0 (a numpy integer too); same seed + same actions gives
+            the same game on any machine.
+        overrides: :class:`GameConfig` fields, applied to ``config`` (or to the
+            default config when ``config`` is None).
+
+    Raises:
+        ValueError: (one line) if ``config`` is not a :class:`GameConfig`, an
+            override is not a valid config field or value, or ``seed`` is not an
+            int >= 0 (bools and floats are refused; a negative seed would give
+            the game of its absolute value, as :class:`random.Random` seeds it,
+            and the environment's ``reset`` refuses it).
 
     Attributes:
         config, seed, n (players), layout (:class:`ActionLayout`).
@@ -163,13 +173,13 @@ class Game(GameState):
 
     def __init__(self, config: GameConfig | None = None, seed: int = 0, **overrides: Any):
         if config is None:
-            config = GameConfig(**overrides)
-        elif overrides:
-            config = config.replace(**overrides)
+            config = GameConfig()
         if not isinstance(config, GameConfig):
             raise ValueError(f"config must be a GameConfig, got {type(config).__name__}")
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-            raise ValueError(f"seed must be an int, got {seed!r}")
+        if overrides:       # GameConfig.replace: an unknown field is a one-line ValueError
+            config = config.replace(**overrides)
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"seed must be an int >= 0, got {seed!r}")
         self.config = config
         self.seed = int(seed)
         self.n = config.num_players
