@@ -823,6 +823,40 @@ def test_an_unknown_config_override_is_one_line_without_a_config_too():
 
 
 
+SEAT_METHODS = {
+    "can_unveil": lambda g, s: g.can_unveil(s),
+    "unveil": lambda g, s: g.unveil(s),
+    "observation": lambda g, s: g.observation(s),
+    "view": lambda g, s: g.view(s),
+    "render_text": lambda g, s: g.render_text(s),
+    "describe_action": lambda g, s: g.describe_action(0, s),
+    "lose": lambda g, s: g.lose(s),
+    "win": lambda g, s: g.win(s),
+}
+
+
+@pytest.mark.parametrize("method", list(SEAT_METHODS))
+@pytest.mark.parametrize("seat", [5, 9, -1, True, 1.0, "1"])
+def test_a_seat_outside_the_table_is_one_line_naming_the_method_the_seat_and_the_range(method, seat):
+    """``can_unveil(9)`` at five players was an IndexError from inside; -1 (and True) was taken as
+    seat 4 (seat 1); so were the other public methods that take a seat (``lose`` with a list too)."""
+    g = make_game(FIVE)
+    digest = g.digest()
+    expected = rf"^{method}: seat must be an int from 0 to 4 \(a 5-player game\), got {re.escape(repr(seat))}$"
+    with pytest.raises(ValueError, match=expected):
+        SEAT_METHODS[method](g, seat)
+    if method == "lose":
+        with pytest.raises(ValueError, match=expected):
+            g.lose([1, seat])
+    assert g.digest() == digest and not any(p.has_lost for p in g.players)       # nothing happened
+
+
+def test_a_numpy_integer_seat_is_that_seat():
+    g = make_game(FIVE)
+    assert g.can_unveil(np.int64(T_), ignore_cost=True) and g.render_text(np.int32(1)) == g.render_text(1)
+    assert np.array_equal(g.observation(np.int64(2))["observation"], g.observation(2)["observation"])
+
+
 def test_replay_round_trip_and_determinism():
     """DESIGN section 4: same seed + same actions gives the same game; to_json /
     from_json round-trips it."""
