@@ -34,6 +34,23 @@ def test_every_shipped_model_loads_by_name_greedy_and_checked():
     assert obs["action_mask"][bot.act(obs, info)] == 1
 
 
+@pytest.mark.parametrize("spec", ["flagship:greedy", "Flagship:Greedy", "flagship:gate=0.01", "entity-ppo:sample"])
+def test_a_mode_after_a_shipped_models_name_says_it_is_greedy_already_and_how_to_load_it_otherwise(spec):
+    """``flagship:greedy`` (the way a policy's mode is given) said only that the bot takes no argument:
+    the one line now says that the model is the greedy policy and names its file for the other modes."""
+    name = spec.partition(":")[0].lower()
+    path = str(models()[name].policy.relative_to(Path.cwd())) if models()[name].policy.is_relative_to(Path.cwd()) \
+        else str(models()[name].policy)
+    with pytest.raises(ValueError) as e:
+        agents.make(spec)
+    assert str(e.value) == (f"agent '{name}' takes no argument, got '{spec}': a shipped model plays its policy greedy "
+                            f"already ('{name}' is the greedy policy); for another mode load its file, "
+                            f"policy:{path}[:greedy][:gate=T] (without ':greedy' it samples)")
+    assert agents.make(f"policy:{path}:greedy").greedy and not agents.make(f"policy:{path}").greedy
+    with pytest.raises(ValueError, match=r"^agent 'heuristic' takes no argument, got 'heuristic:greedy'$"):
+        agents.make("heuristic:greedy")
+
+
 def test_a_model_whose_file_is_not_its_cards_is_refused(tmp_path):
     """A truncated or replaced policy file, or a card without a checksum, is one line
     naming the model and the way out; folders without both files are not models."""
