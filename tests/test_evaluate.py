@@ -285,6 +285,29 @@ def test_substitution_schedule_and_delta():
         ev.evaluate(["random"], games=5, mode="substitution", config=SMALL, progress=False)
 
 
+def test_a_bots_seeds_do_not_depend_on_its_place_among_the_entrants():
+    """A candidate's seed was drawn from its index in the list (substitution ``1 + ci``, cross-play
+    ``ai, bi``, team play ``1 + ci``), so the same bot played other games when the entrants were named
+    in another order.  Now the seats of a game have the same seeds whatever the order, and the first
+    candidate's are the ones it had (the results of a one-candidate evaluation are unchanged)."""
+    a, b, c, ref = (ev.Entrant(x, x) for x in ("a", "b", "c", "ref"))
+    config = GameConfig(num_players=5, max_turns=5)
+
+    def seeds(tasks):
+        return {(t.deal, t.kind, t.focus_seat, t.focus, t.lineup): t.agent_seeds for t in tasks}
+
+    for schedule in (lambda cands: ev.substitution_schedule(ref, cands, 5, 3, seed=7),
+                     lambda cands: ev.crossplay_schedule([ref, *cands], config, 2, seed=7),
+                     lambda cands: ev.teammate_schedule(ref, cands, config, 2, seed=7)):
+        assert seeds(schedule([a, b, c])) == seeds(schedule([c, a, b])) == seeds(schedule([b, c, a]))
+    for t in ev.substitution_schedule(ref, [a, b], 5, 3, seed=7):
+        if t.kind == "substitute":
+            s = t.focus_seat
+            assert t.agent_seeds[s] == ev._seed(7, t.deal, 1, s, 0xB07)        # the first candidate's, as before
+            assert t.agent_seeds[:s] + t.agent_seeds[s + 1:] == tuple(ev._seed(7, t.deal, 0, q, 0xB07)
+                                                                      for q in range(5) if q != s)
+
+
 def test_beats_in_every_role_judges_the_roles_the_table_deals():
     """A role no seat was dealt (the Guardian at 4 players, the roles left out by ``--roles``) has no
     delta; it counted as not beaten, so at 4 players "in every role" (``treachery train

@@ -146,7 +146,12 @@ separately for false and for true claims (units: probability).
 
 Determinism: every game builds fresh bots whose seeds, like the environment
 seed, derive from ``(seed, deal, rotation, seat)`` with
-:class:`numpy.random.SeedSequence`; games are independent and results are
+:class:`numpy.random.SeedSequence`, never from an entrant's place in the list
+of entrants: a candidate's seed in a substitution, cross-play or team-play game
+depends on the deal, the seat (and the team and line-up kind), so the same bot
+plays the same game whatever order the entrants are named in (rotation puts
+the entrants at the table in their order, so there the order is the schedule);
+games are independent and results are
 sorted by schedule index, so the output (apart from timing) is identical for
 any number of worker processes, and on a Ray cluster (``ray_address``,
 :mod:`training.ray_workers`).
@@ -412,7 +417,7 @@ def crossplay_schedule(entrants: Sequence[Entrant], config: GameConfig, num_deal
         teams = [team_of(Role(r)) for r in dealt_roles(config, env_seed)]
         for ai, a in enumerate(entrants):
             tasks.append(GameTask(len(tasks), d, env_seed, (a.label,) * n, (a.spec,) * n,
-                                  tuple(_seed(seed, d, ai, s, 0xC0) for s in range(n)), "crossplay", -1,
+                                  tuple(_seed(seed, d, 0, s, 0xC0) for s in range(n)), "crossplay", -1,
                                   a.label))
             for bi, b in enumerate(entrants):
                 if bi == ai:
@@ -424,7 +429,7 @@ def crossplay_schedule(entrants: Sequence[Entrant], config: GameConfig, num_deal
                     lineup = [a if mine[s] else b for s in range(n)]
                     tasks.append(GameTask(len(tasks), d, env_seed, tuple(e.label for e in lineup),
                                           tuple(e.spec for e in lineup),
-                                          tuple(_seed(seed, d, ai, bi, int(side), s, 0xC1) for s in range(n)),
+                                          tuple(_seed(seed, d, 0, 1, int(side), s, 0xC1) for s in range(n)),
                                           "crossplay", -1, a.label))
     return tasks
 
@@ -466,7 +471,7 @@ def teammate_schedule(partner: Entrant, candidates: Sequence[Entrant], config: G
         tasks.append(GameTask(len(tasks), d, env_seed, (partner.label,) * n, (partner.spec,) * n,
                               tuple(_seed(seed, d, 0, s, 0x7EA) for s in range(n)), "team_partner", -1,
                               partner.label))
-        for ci, c in enumerate(candidates):
+        for c in candidates:
             for side in sorted(set(teams)):
                 seats = [s for s in range(n) if teams[s] == side]
                 if side == Team.TRAITOR or len(seats) < 2:
@@ -476,7 +481,7 @@ def teammate_schedule(partner: Entrant, candidates: Sequence[Entrant], config: G
                     lineup = [c if s in mine else partner for s in range(n)]
                     tasks.append(GameTask(len(tasks), d, env_seed, tuple(e.label for e in lineup),
                                           tuple(e.spec for e in lineup),
-                                          tuple(_seed(seed, d, 1 + ci, int(side), focus + 1, s, 0x7EB)
+                                          tuple(_seed(seed, d, 1, int(side), focus + 1, s, 0x7EB)
                                                 for s in range(n)),
                                           "team_together" if focus < 0 else "team_mixed", focus, c.label))
     return tasks
@@ -509,6 +514,7 @@ def substitution_schedule(reference: Entrant, candidates: Sequence[Entrant], num
     for d in _deal_range(num_deals):
         env_seed = _env_seed(seed, d)
         ref_seeds = tuple(_seed(seed, d, 0, s, 0xB07) for s in range(n))
+        cand_seeds = [_seed(seed, d, 1, s, 0xB07) for s in range(n)]      # every candidate's, in seat s
         tasks.append(GameTask(len(tasks), d, env_seed, (reference.label,) * n, (reference.spec,) * n,
                               ref_seeds, "reference", -1))
         if roles is None:
@@ -516,13 +522,13 @@ def substitution_schedule(reference: Entrant, candidates: Sequence[Entrant], num
         else:
             dealt = dealt_roles(config, env_seed)
             seats = [s for s in range(n) if dealt[s] in roles]
-        for ci, c in enumerate(candidates):
+        for c in candidates:
             for s in seats:
                 labels = [reference.label] * n
                 specs = [reference.spec] * n
                 labels[s], specs[s] = c.label, c.spec
                 seeds = list(ref_seeds)
-                seeds[s] = _seed(seed, d, 1 + ci, s, 0xB07)
+                seeds[s] = cand_seeds[s]
                 tasks.append(GameTask(len(tasks), d, env_seed, tuple(labels), tuple(specs),
                                       tuple(seeds), "substitute", s))
     return tasks
