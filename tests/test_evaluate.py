@@ -353,7 +353,7 @@ def test_the_substitution_delta_takes_deals_not_pairs_as_the_draws():
     def game(seed, winners, focus=-1):
         lineup = ref_line if focus < 0 else tuple("cand" if s == focus else "ref" for s in range(5))
         return ev.Outcome(seed, "reference" if focus < 0 else "substitute", lineup, roles, frozenset(winners),
-                          focus, False, 10)
+                          focus, False, 10, ev.deal_key(seed, 0, seed))
 
     outcomes = [game(101, {0, 1}), game(101, {2, 3}, 2), game(101, {2, 3}, 3), game(101, {0, 1}, 0),
                 game(202, {2, 3}), game(202, {0, 1}, 2), game(202, {2, 3}, 3),
@@ -395,10 +395,12 @@ def test_win_rates_take_deals_not_seat_games_as_the_draws():
     estimator over deals (worked by hand), wider than Wilson's on the seat-games."""
     roles = (int(Role.LEADER), int(Role.GUARDIAN), int(Role.ASSASSIN), int(Role.ASSASSIN), int(Role.TRAITOR))
     line = ("b", "b", "a", "a", "b")
-    outcomes = [ev.Outcome(1, "rotate", line, roles, frozenset({2, 3}), -1, False, 9),
-                ev.Outcome(2, "rotate", line, roles, frozenset({0, 1}), -1, False, 9),
-                ev.Outcome(3, "rotate", ("b", "b", "a", "b", "b"), roles, frozenset({4}), -1, False, 9),
-                ev.Outcome(3, "rotate", ("b", "b", "b", "a", "a"), roles, frozenset({2, 3}), -1, False, 9)]
+    outcomes = [ev.Outcome(1, "rotate", line, roles, frozenset({2, 3}), -1, False, 9, ev.deal_key(1, 0, 1)),
+                ev.Outcome(2, "rotate", line, roles, frozenset({0, 1}), -1, False, 9, ev.deal_key(2, 0, 2)),
+                ev.Outcome(3, "rotate", ("b", "b", "a", "b", "b"), roles, frozenset({4}), -1, False, 9,
+                           ev.deal_key(3, 0, 3)),
+                ev.Outcome(3, "rotate", ("b", "b", "b", "a", "a"), roles, frozenset({2, 3}), -1, False, 9,
+                           ev.deal_key(3, 0, 3))]
     wr = ev._outcome_metrics(outcomes, ["a", "b"])["winrates"]["a"]
     # a's Assassin seat-games by deal: 2 of 2, 0 of 2, 1 of 2 (deal 3: lost in one game, won in the
     # other); rate 1/2, residuals c - r t = 1, -1, 0, var = 3/2 * 2 / 6^2 = 1/12, n_eff = 0.25 / var = 3
@@ -1407,7 +1409,7 @@ def test_pooled_results_are_one_evaluation_of_their_deals(tmp_path, capsys):
     d = ev.evaluate(["belief", "heuristic"], seed=6, **kw)
     paired = ev.paired_delta(pooled, ev.pool_results([c, d]))
     assert paired["shared"] == 16 and paired["roles"]["overall"]["n"] == 16
-    with pytest.raises(ValueError, match=r"^A and B share a deal \(environment seed \d+\)"):
+    with pytest.raises(ValueError, match=r"^A and B share a deal \(seed 5, deal [01]\): pool evaluations with "):
         ev.pool_results([a, a], sources=["B", "A"])
     with pytest.raises(ValueError, match="at least two results, got 1"):
         ev.pool_results([a])
@@ -1434,6 +1436,36 @@ def test_pooled_results_are_one_evaluation_of_their_deals(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("treachery pool: error: ") and "share a deal" in err and err.count("\n") == 1
     assert not (tmp_path / "q").exists()
+
+
+def test_deals_that_share_an_environment_seed_are_two_deals_in_a_result_a_pool_and_a_comparison(monkeypatch):
+    """The 31-bit environment seed does not name a deal (two of a 10,000-deal evaluation's deals share one
+    in about one run in 40, two such evaluations of other seeds in about one pair in 20): deals are named by
+    the seed and their number (``deal_key``).  Made to collide here (deals 2k and 2k + 1 of every seed
+    share one): the deals were counted as one, a substitute was compared with the other deal's reference
+    game, ``pool`` refused other seeds' evaluations as sharing a deal and ``compare`` kept one pair of two."""
+    monkeypatch.setattr(ev, "_env_seed", lambda seed, deal: 1000 + deal // 2)
+    kw = dict(config=SMALL, games=20, mode="substitution", reference="heuristic", progress=False,
+              record_beliefs=False, observer=False)
+    a, b = (ev.evaluate(["random", "heuristic"], seed=seed, **kw) for seed in (5, 6))
+    assert [g["env_seed"] for g in a["games"] if g["kind"] == "reference"] == [1000, 1000, 1001, 1001]
+    delta = a["substitution"]["candidates"]["random"]["overall"]
+    assert delta["pairs"] == 16 and delta["deals"] == 4 and a["winrates"]["random"]["overall"]["deals"] == 4
+    refs = {g["deal"]: g for g in a["games"] if g["kind"] == "reference"}
+    diffs = [int(g["focus_seat"] in g["winners"]) - int(g["focus_seat"] in refs[g["deal"]]["winners"])
+             for g in a["games"] if g["kind"] == "substitute"]
+    assert delta["delta"] == pytest.approx(np.mean(diffs))        # each against its own deal's reference
+    pooled = ev.pool_results([a, b])
+    assert pooled["substitution"]["candidates"]["random"]["overall"]["deals"] == 8
+    assert [g["seed"] for g in pooled["games"]] == [5] * 20 + [6] * 20
+    c = ev.evaluate(["belief", "heuristic"], seed=5, **kw)
+    paired = ev.paired_delta(a, c)
+    assert paired["shared"] == 16 and paired["roles"]["overall"]["deals"] == 4
+    assert ev.paired_delta(pooled, ev.pool_results([c, ev.evaluate(["belief", "heuristic"], seed=6, **kw)]))[
+        "shared"] == 32
+    # a pooled result written before its games held their seed: they are its sources', in order
+    old = dict(pooled, games=[{k: v for k, v in g.items() if k != "seed"} for g in pooled["games"]])
+    assert ev.pool_results([old, ev.evaluate(["random", "heuristic"], seed=7, **kw)])["meta"]["deals"] == 12
 
 
 def test_the_shards_of_a_tournament_pooled_are_the_tournament(tmp_path, capsys):
