@@ -1438,6 +1438,14 @@ def test_pooled_results_are_one_evaluation_of_their_deals(tmp_path, capsys):
     assert not (tmp_path / "q").exists()
 
 
+@pytest.mark.parametrize("games", [0, -3, 10 ** 6 + 1, 10 ** 15, 2.0, True])
+def test_a_number_of_games_outside_1_to_a_million_is_one_line(games):
+    """``games`` had no upper bound: 10^15 built its schedule in memory until the machine gave out."""
+    with pytest.raises(ValueError, match=rf"^games must be an int from 1 to 1,000,000 \(one tournament; for more "
+                                         rf"deals, evaluate other --seed values and pool them\), got {games!r}$"):
+        ev.evaluate(["random", "heuristic"], games=games, config=SMALL, progress=False)
+
+
 def test_deals_that_share_an_environment_seed_are_two_deals_in_a_result_a_pool_and_a_comparison(monkeypatch):
     """The 31-bit environment seed does not name a deal (two of a 10,000-deal evaluation's deals share one
     in about one run in 40, two such evaluations of other seeds in about one pair in 20): deals are named by

@@ -74,7 +74,18 @@ def _bad_inputs(tmp: str) -> list[tuple[list[str], str]]:
         (["train", "--run-dir", os.path.join(afile, "sub")], "not a folder"),
         (["train", "--run-dir", "/proc/treachery-no-such/run"], "cannot be made"),     # mkdir itself fails
         ([*ev, "--agents", "nosuchbot"], "unknown agent specs ['nosuchbot']"),
-        ([*ev, "--agents", "random", "--games", "0"], "--games must be >= 1, got 0"),
+        ([*ev, "--agents", "random", "--games", "0"], "--games must be an int from 1 to 1,000,000 (one tournament; "
+                                                      "for more deals, evaluate other --seed values and pool them), "
+                                                      "got 0"),
+        # no upper bound: a schedule of 10^12 games was built in memory
+        ([*ev, "--agents", "random", "--games", str(10 ** 12)], f"--games must be an int from 1 to 1,000,000 "
+                                                                f"(one tournament; for more deals, evaluate other "
+                                                                f"--seed values and pool them), got {10 ** 12}"),
+        ([*ev, "--agents", "random", "--game", "throne_magic", "--games", "1000001"],
+         "--games must be an int from 1 to 1,000,000"),
+        (["train", "--evaluate", "1000001", *run], "--evaluate must be 0 (no evaluation) or an int from 1 to "
+                                                   "1,000,000 (the games played against each of random and "
+                                                   "heuristic), got 1000001"),
         ([*ev, "--agents", "random", "--workers", "0"], "--workers must be >= 1, got 0"),
         ([*ev, "--agents", "random", "--workers", many], "CPU"),
         ([*ev, "--agents", "policy:/no/such/file"], "does not exist"),

@@ -192,7 +192,7 @@ __all__ = [
     "score_belief", "TURN_BANDS", "deduction_metrics", "summarize", "evaluate",
     "render_markdown", "write_results", "atomic_write_bytes", "WINRATE_INTERVALS", "per_role_table", "substitution_table", "format_delta",
     "beats_in_every_role", "social_tables", "gate_table", "deduction_table", "deduction_unit", "format_mean", "paired_delta", "read_results",
-    "Outcome", "deal_key", "pool_results", "shard_deals", "deals_text", "VARIANT_FIELDS", "variants_text", "refuse_held_results",
+    "Outcome", "deal_key", "MAX_GAMES", "games_text", "pool_results", "shard_deals", "deals_text", "VARIANT_FIELDS", "variants_text", "refuse_held_results",
     "ray_connect_text",
 ]
 
@@ -363,6 +363,21 @@ def rotation_schedule(entrants: Sequence[Entrant], num_players: int, num_deals: 
 
 
 MODES = ("rotate", "substitution", "crossplay", "teammates")
+
+MAX_GAMES = 1_000_000
+"""The most games one tournament (``games``, ``--games``; its shards together) is asked for: its
+schedule is built whole in memory (about half a kilobyte a game), and a million games of bots take
+days on a machine of a few cores.  More deals are evaluations of other seeds, pooled
+(:func:`pool_results`)."""
+
+
+def games_text(games: Any, flag: str = "games") -> str | None:
+    """Why ``games`` is not a number of games to ask a tournament for (an int from 1 to
+    :data:`MAX_GAMES`), in one line naming ``flag``; None when it is one."""
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or not 1 <= games <= MAX_GAMES:
+        return (f"{flag} must be an int from 1 to {MAX_GAMES:,} (one tournament; for more deals, evaluate other "
+                f"--seed values and pool them), got {games!r}")
+    return None
 
 
 def _sides(num_players: int, variant: str = "standard") -> list:
@@ -1760,7 +1775,8 @@ def evaluate(specs: Sequence[str], num_players: int | None = None, games: int = 
     Raises:
         ValueError: for specs that are not a list of spec strings (a string, a bot object), a
             ``seed`` that is not an int >= 0, unknown specs, a bad mode/reference (or no candidate
-            besides the reference or partner), ``games < 1``, ``workers < 1``, a
+            besides the reference or partner), ``games`` not an int from 1 to
+            :data:`MAX_GAMES`, ``workers < 1``, a
             config whose ``num_players`` differs from ``num_players``, or a
             policy trained for another table size (``agents.check_table``),
             a ``shard`` outside 1..n or of more shards than deals, an ``out_dir``
@@ -1806,8 +1822,8 @@ def evaluate(specs: Sequence[str], num_players: int | None = None, games: int = 
     num_players = config.num_players
     for e in entrants:      # a bad argument (a missing checkpoint, a policy for another table) fails here
         agents.check_table(agents.make(e.spec, seed=0), e.spec, num_players, config)
-    if games < 1:
-        raise ValueError(f"games must be >= 1, got {games}")
+    if games_text(games):
+        raise ValueError(games_text(games))
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
     labels = [e.label for e in entrants]
