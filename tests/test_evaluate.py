@@ -1139,7 +1139,12 @@ def test_paired_delta_compares_two_candidates_seat_game_by_seat_game(tmp_path, c
     assert main(["compare", str(tmp_path / "a"), str(tmp_path / "a")]) == 0       # with itself: said, no interval
     got = capsys.readouterr()
     assert "same results (the same file?)" in got.err and "| after − before | +0.000 n=" in got.out
-    assert "normal 95% intervals clustered by deal; none where the spread between deals cannot be estimated" in got.out
+    assert ("95% intervals from the normal approximation, clustered by deal; none where the spread between deals "
+            "cannot be estimated") in got.out
+    with pytest.raises(SystemExit):
+        main(["compare", "--help"])
+    assert ("with 95% intervals from the normal approximation, clustered by deal (the seat-games of one deal share "
+            "its cards: the deals are the independent draws)") in " ".join(capsys.readouterr().out.split())
     assert got.out.rstrip().endswith("| +0.000 n=20/5 |")
     assert main(["compare", str(tmp_path / "a"), str(tmp_path / "missing")]) == 2
     assert "results file" in capsys.readouterr().err

@@ -261,7 +261,8 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Compare two substitution results against the same reference on the same "
                                    "deals (evaluated with the same --seed, --games and game): per dealt role and "
                                    "overall, the mean of AFTER's win minus BEFORE's in the same seat of the same "
-                                   "deal, with normal 95% intervals.")
+                                   "deal, with 95% intervals from the normal approximation, clustered by deal (the "
+                                   "seat-games of one deal share its cards: the deals are the independent draws).")
     c.add_argument("before", help="results.json (or its folder) of the first candidate")
     c.add_argument("after", help="results.json (or its folder) of the second candidate")
 
@@ -908,7 +909,8 @@ def _compare(args: argparse.Namespace) -> int:
         return 2
     roles = list(res["roles"])
     print(f"{res['after']} minus {res['before']}, both in one seat of {with_article(res['reference'])} table, "
-          "the same seat of the same deal (normal 95% intervals clustered by deal; none where the spread between "
+          "the same seat of the same deal (95% intervals from the normal approximation, clustered by deal; none "
+          "where the spread between "
           "deals cannot be estimated; n=seat-games/deals):")
     print("| | " + " | ".join(roles) + " |")
     print("|---" * (len(roles) + 1) + "|")
