@@ -500,6 +500,7 @@ def test_substitution_limited_to_roles_plays_those_seats_of_the_whole_tournament
         ev.evaluate(["random", "heuristic"], games=3, roles=["guardian"], **kw)      # 4 players: no Guardian
     with pytest.raises(ValueError, match="roles limit the seats of --mode substitution"):
         ev.evaluate(["random", "heuristic"], games=3, roles=["leader"], **{**kw, "mode": "rotate"})
+    capsys.readouterr()         # the evaluations above said on stderr which games they played
     for roles, msg in (("guardian", "roles guardian: this game's identity deck (its players, variant and role "
                                     "counts) deals none of them; it deals leader, assassin, traitor"),
                        ("assassin,", "--roles: 'assassin,' has an empty role name; give roles separated by commas"),
@@ -1179,6 +1180,7 @@ def test_compare_and_pool_refuse_a_malformed_results_file_in_one_line(tmp_path, 
     ev.evaluate(["random", "heuristic"], out_dir=tmp_path / "a", seed=5, **kw)
     ev.evaluate(["random", "heuristic"], out_dir=tmp_path / "b", seed=6, **kw)
     good = json.loads((tmp_path / "b" / "results.json").read_text())
+    capsys.readouterr()         # the evaluations said on stderr which games they played
     breaks = {"no_seed": lambda r: r["games"][1].pop("env_seed"),
               "no_winners": lambda r: r["games"][0].pop("winners"),
               "not_object": lambda r: r["games"].__setitem__(2, "junk"),
@@ -1594,7 +1596,8 @@ def test_a_worker_dies_of_sigterm_even_when_its_parent_catches_it():
 
 def test_games_rounded_up_to_whole_deals_are_said_before_they_are_played(capsys):
     """A trial's ``--games 12`` quietly played 15 games (whole deals of 5): the count and the
-    rounding are said on stderr before the games, with the progress bar (not with it off)."""
+    rounding are said on stderr before the games, once, with the progress bar or without it (it was
+    said only with the bar: ``--no-progress`` played 15 games of 12 without a word)."""
     res = ev.evaluate(["random", "random"], games=5, seed=2, config=SMALL, progress=True, record_beliefs=False,
                       observer=False)
     per = res["meta"]["games_per_deal"]
@@ -1604,7 +1607,11 @@ def test_games_rounded_up_to_whole_deals_are_said_before_they_are_played(capsys)
             f"{per} games)") in err
     ev.evaluate(["random", "random"], games=5, seed=2, config=SMALL, progress=False, record_beliefs=False,
                 observer=False)
-    assert "rounded up" not in capsys.readouterr().err
+    assert capsys.readouterr().err == (f"{res['summary']['games']} games: {res['meta']['deals']} deals (--games 5 "
+                                       f"rounded up to whole deals of {per} games)\n")
+    ev.evaluate(["random", "random"], games=2 * per, seed=2, config=SMALL, progress=False, record_beliefs=False,
+                observer=False)
+    assert capsys.readouterr().err == ""                 # whole deals: nothing to say
 
 
 def test_one_deal_is_said_in_the_singular_in_the_rounding_notice(capsys):

@@ -761,6 +761,9 @@ def test_a_stop_after_training_says_the_run_is_saved_and_how_to_evaluate_it(tmp_
                      "--evaluate", "2", "--set", "hidden=32", "--set", "rollout_steps=200",
                      "--set", "game.num_players=4", "--set", "game.starting_life=6", "--set", "game.max_turns=8"]) == 130
     err = capsys.readouterr().err.strip().splitlines()
+    # the evaluation against random said first which games it played (2 rounded up to a whole deal)
+    assert err[0] == "5 games: 1 deal (--games 2 rounded up to whole deals of 5 games)", err
+    err = err[1:]
     head = (f"treachery train: interrupted after training finished; the run is saved: checkpoint {run / 'ckpt_000001.pt'}, "
             f"policy {run / 'policy.pt'}; the evaluation against heuristic was not finished (nothing written for it): run ")
     assert len(err) == 1 and err[0].startswith(head), err

@@ -1740,7 +1740,9 @@ def evaluate(specs: Sequence[str], num_players: int | None = None, games: int = 
         config: the game configuration (default ``GameConfig(num_players)``).
         record_beliefs: score ``beliefs()`` of bots that have it (without it ``meta["beliefs"]``
             is False and ``deduction_note`` says they were not scored).
-        progress: show a tqdm bar.
+        progress: show a tqdm bar.  Either way, when the games played are not ``games`` (rounded up
+            to whole deals, or only the seats of ``roles``), a line on standard error says so
+            before the first game.
         out_dir: if given, also :func:`write_results` there; checked before
             any game is played (a ``ValueError`` when it is or lies under a
             file or cannot be made or written, and, once every other argument
@@ -1878,7 +1880,7 @@ def evaluate(specs: Sequence[str], num_players: int | None = None, games: int = 
     deals = len(deal_range)
     if out_dir is not None:                 # once the arguments hold: a bad one is said first
         refuse_held_results(out_dir, force)
-    if progress and shard is None and len(tasks) != games:       # said before the bar, not only in the summary
+    if shard is None and len(tasks) != games:       # said once, before the bar if any, not only in the summary
         played = len(tasks) // max(deals, 1)
         print(f"{len(tasks):,} games: {deals:,} deal{'' if deals == 1 else 's'} (--games {games:,} rounded up to "
               f"whole deals of {per} game{'' if per == 1 else 's'}"
