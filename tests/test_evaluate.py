@@ -1458,7 +1458,8 @@ def test_deals_that_share_an_environment_seed_are_two_deals_in_a_result_a_pool_a
     in about one run in 40, two such evaluations of other seeds in about one pair in 20): deals are named by
     the seed and their number (``deal_key``).  Made to collide here (deals 2k and 2k + 1 of every seed
     share one): the deals were counted as one, a substitute was compared with the other deal's reference
-    game, ``pool`` refused other seeds' evaluations as sharing a deal and ``compare`` kept one pair of two."""
+    game, ``pool`` refused other seeds' evaluations as sharing a deal and ``compare`` kept one pair of two;
+    the intervals of the other metrics (deduction, deception, bluffing, ...) took them as one deal."""
     monkeypatch.setattr(ev, "_env_seed", lambda seed, deal: 1000 + deal // 2)
     kw = dict(config=SMALL, games=20, mode="substitution", reference="heuristic", progress=False,
               record_beliefs=False, observer=False)
@@ -1473,7 +1474,8 @@ def test_deals_that_share_an_environment_seed_are_two_deals_in_a_result_a_pool_a
     pooled = ev.pool_results([a, b])
     assert pooled["substitution"]["candidates"]["random"]["overall"]["deals"] == 8
     assert [g["seed"] for g in pooled["games"]] == [5] * 20 + [6] * 20
-    c = ev.evaluate(["belief", "heuristic"], seed=5, **kw)
+    c = ev.evaluate(["belief", "heuristic"], seed=5, **dict(kw, record_beliefs=True, observer=True))
+    assert c["deduction"]["belief"]["overall"]["deals"] == c["deception"]["heuristic"]["deals"] == 4
     paired = ev.paired_delta(a, c)
     assert paired["shared"] == 16 and paired["roles"]["overall"]["deals"] == 4
     assert ev.paired_delta(pooled, ev.pool_results([c, ev.evaluate(["belief", "heuristic"], seed=6, **kw)]))[

@@ -283,6 +283,13 @@ class GameTask:
     focus_seat: int = -1
     focus: str = ""
 
+    @property
+    def deal_id(self) -> int:
+        """The deal as one int for the clusters of one evaluation's metrics: the environment seed, which
+        two deals may share (:func:`deal_key`), then the deal number (``env_seed * 2**32 + deal``), so
+        the deals sort as by the environment seed alone."""
+        return (self.env_seed << 32) | self.deal
+
 
 def _seed(*key: int) -> int:
     return int(np.random.SeedSequence([int(k) for k in key]).generate_state(1)[0] % (2**31 - 1))
@@ -1203,7 +1210,7 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
     crossplay = base["crossplay"]
     cp_games = [rec for rec in records if rec.task.kind == "crossplay"]
     if cp_games:
-        cells: dict[tuple, dict] = {(a, b): {} for a in labels for b in labels}     # {env_seed: [wins, seat-games]}
+        cells: dict[tuple, dict] = {(a, b): {} for a in labels for b in labels}     # {deal: [wins, seat-games]}
         sides: dict[str, dict] = {lab: {} for lab in labels}
         for rec in cp_games:
             a = rec.task.focus
@@ -1213,10 +1220,10 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
                 if lab != a:
                     continue
                 w = s in rec.winners
-                _count(cells[(a, b)], rec.task.env_seed, w)
+                _count(cells[(a, b)], rec.task.deal_id, w)
                 if b != a:
                     _count(sides[a].setdefault((b, TEAM_NAMES[team_of(Role(rec.dealt_roles[s]))]), {}),
-                           rec.task.env_seed, w)
+                           rec.task.deal_id, w)
         crossplay = {"definition": "team split", "labels": labels,
                      "matrix": [[_deal_rate(cells[(a, b)]) for b in labels] for a in labels],
                      "by_team": {a: {b: {t: _deal_rate(sides[a][(b, t)]) for (bb, t) in sides[a] if bb == b}
@@ -1236,12 +1243,12 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
         tgt_lab = np.array([lineup[int(t)] for t in rec.deduction[:, ROW_TARGET]])
         for lab in set(obs_lab):
             obs_rows.setdefault(lab, []).append(rec.deduction[obs_lab == lab])
-            obs_deals.setdefault(lab, []).append(np.full(int(np.sum(obs_lab == lab)), rec.task.env_seed))
+            obs_deals.setdefault(lab, []).append(np.full(int(np.sum(obs_lab == lab)), rec.task.deal_id))
         hidden_bad = np.isin(rec.deduction[:, ROW_TRUE], [int(Role.ASSASSIN), int(Role.TRAITOR)])
         for lab in set(tgt_lab[hidden_bad]):
             dec_rows.setdefault(lab, []).append(rec.deduction[hidden_bad & (tgt_lab == lab)])
             dec_deals.setdefault(lab, []).append(np.full(int(np.sum(hidden_bad & (tgt_lab == lab))),
-                                                         rec.task.env_seed))
+                                                         rec.task.deal_id))
     for lab in labels:
         if lab in obs_rows:
             deduction[lab] = deduction_metrics(np.concatenate(obs_rows[lab]), deals=np.concatenate(obs_deals[lab]))
@@ -1287,7 +1294,7 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
         def gate_agg(sel: list) -> dict:
             per_deal: dict[int, np.ndarray] = {}        # a deal's seat-games of this entrant: one cluster
             for rec, s in sel:
-                per_deal[rec.task.env_seed] = per_deal.get(rec.task.env_seed, 0) + rec.gate[s, 1:]
+                per_deal[rec.task.deal_id] = per_deal.get(rec.task.deal_id, 0) + rec.gate[s, 1:]
             searched, departed = (np.array([c[j] for c in per_deal.values()], dtype=float) for j in (0, 1))
             return {"seat_games": len(sel), "decisions": int(sum(len(rec.times[s]) for rec, s in sel)),
                     "searched": int(searched.sum()), "departures": int(departed.sum()),
