@@ -122,7 +122,9 @@ def make(spec: str, seed: int | None = None) -> Agent:
         ValueError: for a ``seed`` that is neither None nor an int >= 0, an unknown spec
             (lists the available ones), an outside bot
             that cannot be imported or made, an argument
-            given to a bot that takes none, ``"policy"`` without a path, an
+            given to a bot that takes none (a shipped model's, ``"flagship:greedy"``, says
+            that the model is greedy already and how to load its file in another mode),
+            ``"policy"`` without a path, an
             unreadable checkpoint, or a named model whose file is not the one
             its card records.
     """
@@ -141,6 +143,11 @@ def make(spec: str, seed: int | None = None) -> Agent:
             raise ValueError(f"agent {name!r} needs an argument: {name}:{_WITH_ARGUMENT[name]}")
         return _REGISTRY[name](seed=seed, arg=arg)
     if sep:
+        if name in NAMED_MODELS:        # "flagship:greedy", as a policy's mode is given
+            raise ValueError(f"agent {name!r} takes no argument, got {spec!r}: a shipped model plays its "
+                             f"policy greedy already ({name!r} is the greedy policy); for another mode load "
+                             f"its file, policy:{models._shown(NAMED_MODELS[name].policy)}[:greedy][:gate=T] "
+                             f"(without ':greedy' it samples)")
         raise ValueError(f"agent {name!r} takes no argument, got {spec!r}")
     return _REGISTRY[name](seed=seed)
 

@@ -83,7 +83,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--replay", default=None,
                    help="where the replay JSON goes: a new file (an existing one is never overwritten), or a "
                         "folder for a file named play-<date>-<time>-seed<seed>.json in it (default: that name in "
-                        "runs/)")
+                        "runs/); the folders of the path that are missing are made when the replay is saved (a "
+                        "game refused before it starts makes none)")
 
 
 class TerminalGame:

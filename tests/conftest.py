@@ -40,6 +40,13 @@ def absl_never_closes_the_captured_stderr():
         absl_logging.get_absl_handler().python_handler.stream = sys.__stderr__
 
 
+#: ``python -m training.cli`` (the ``treachery`` command) for the processes the tests start and do not wait
+#: for (a training of a million steps, a ``treachery serve``), which also ends once the test's process is
+#: gone (:func:`agents.isolated.exit_with_parent`): a test killed (a pytest-xdist worker, a SIGTERM to the
+#: suite's process group, which one in a session of its own does not get) left them running.
+TREACHERY_CLI = [sys.executable, "-c", "import runpy; from agents.isolated import exit_with_parent; "
+                 "exit_with_parent(); runpy.run_module('training.cli', run_name='__main__')"]
+
 #: The Chromium the browser tests drive: ``TREACHERY_CHROMIUM``, else Debian's ``chromium``.
 CHROMIUM = os.environ.get("TREACHERY_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 

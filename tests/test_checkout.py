@@ -21,6 +21,16 @@ def test_what_the_commands_write_is_ignored_by_git():
     assert done.stdout.split() == paths
 
 
+def test_the_tests_make_their_folders_where_pytest_removes_them():
+    """A test's folder is pytest's ``tmp_path`` (pytest keeps the last three runs' and removes the
+    older), or a ``TemporaryDirectory`` that removes itself: test_ray.py's ``--out`` folder, made with
+    tempfile's mkdtemp, stayed in /tmp after every run of the suite."""
+    call = "mkdtemp" + "("         # not this file's own words
+    leaving = [f"{p.name}:{i}" for p in sorted((ROOT / "tests").glob("*.py"))
+               for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if call in line]
+    assert leaving == []
+
+
 @pytest.mark.skipif(shutil.which("make") is None, reason="no make")
 def test_make_peers_without_the_shared_checkout_fails_first_in_one_line(tmp_path):
     work = tmp_path / "clone"         # no ../shared beside it

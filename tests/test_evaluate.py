@@ -285,6 +285,29 @@ def test_substitution_schedule_and_delta():
         ev.evaluate(["random"], games=5, mode="substitution", config=SMALL, progress=False)
 
 
+def test_a_bots_seeds_do_not_depend_on_its_place_among_the_entrants():
+    """A candidate's seed was drawn from its index in the list (substitution ``1 + ci``, cross-play
+    ``ai, bi``, team play ``1 + ci``), so the same bot played other games when the entrants were named
+    in another order.  Now the seats of a game have the same seeds whatever the order, and the first
+    candidate's are the ones it had (the results of a one-candidate evaluation are unchanged)."""
+    a, b, c, ref = (ev.Entrant(x, x) for x in ("a", "b", "c", "ref"))
+    config = GameConfig(num_players=5, max_turns=5)
+
+    def seeds(tasks):
+        return {(t.deal, t.kind, t.focus_seat, t.focus, t.lineup): t.agent_seeds for t in tasks}
+
+    for schedule in (lambda cands: ev.substitution_schedule(ref, cands, 5, 3, seed=7),
+                     lambda cands: ev.crossplay_schedule([ref, *cands], config, 2, seed=7),
+                     lambda cands: ev.teammate_schedule(ref, cands, config, 2, seed=7)):
+        assert seeds(schedule([a, b, c])) == seeds(schedule([c, a, b])) == seeds(schedule([b, c, a]))
+    for t in ev.substitution_schedule(ref, [a, b], 5, 3, seed=7):
+        if t.kind == "substitute":
+            s = t.focus_seat
+            assert t.agent_seeds[s] == ev._seed(7, t.deal, 1, s, 0xB07)        # the first candidate's, as before
+            assert t.agent_seeds[:s] + t.agent_seeds[s + 1:] == tuple(ev._seed(7, t.deal, 0, q, 0xB07)
+                                                                      for q in range(5) if q != s)
+
+
 def test_beats_in_every_role_judges_the_roles_the_table_deals():
     """A role no seat was dealt (the Guardian at 4 players, the roles left out by ``--roles``) has no
     delta; it counted as not beaten, so at 4 players "in every role" (``treachery train
@@ -330,7 +353,7 @@ def test_the_substitution_delta_takes_deals_not_pairs_as_the_draws():
     def game(seed, winners, focus=-1):
         lineup = ref_line if focus < 0 else tuple("cand" if s == focus else "ref" for s in range(5))
         return ev.Outcome(seed, "reference" if focus < 0 else "substitute", lineup, roles, frozenset(winners),
-                          focus, False, 10)
+                          focus, False, 10, ev.deal_key(seed, 0, seed))
 
     outcomes = [game(101, {0, 1}), game(101, {2, 3}, 2), game(101, {2, 3}, 3), game(101, {0, 1}, 0),
                 game(202, {2, 3}), game(202, {0, 1}, 2), game(202, {2, 3}, 3),
@@ -372,10 +395,12 @@ def test_win_rates_take_deals_not_seat_games_as_the_draws():
     estimator over deals (worked by hand), wider than Wilson's on the seat-games."""
     roles = (int(Role.LEADER), int(Role.GUARDIAN), int(Role.ASSASSIN), int(Role.ASSASSIN), int(Role.TRAITOR))
     line = ("b", "b", "a", "a", "b")
-    outcomes = [ev.Outcome(1, "rotate", line, roles, frozenset({2, 3}), -1, False, 9),
-                ev.Outcome(2, "rotate", line, roles, frozenset({0, 1}), -1, False, 9),
-                ev.Outcome(3, "rotate", ("b", "b", "a", "b", "b"), roles, frozenset({4}), -1, False, 9),
-                ev.Outcome(3, "rotate", ("b", "b", "b", "a", "a"), roles, frozenset({2, 3}), -1, False, 9)]
+    outcomes = [ev.Outcome(1, "rotate", line, roles, frozenset({2, 3}), -1, False, 9, ev.deal_key(1, 0, 1)),
+                ev.Outcome(2, "rotate", line, roles, frozenset({0, 1}), -1, False, 9, ev.deal_key(2, 0, 2)),
+                ev.Outcome(3, "rotate", ("b", "b", "a", "b", "b"), roles, frozenset({4}), -1, False, 9,
+                           ev.deal_key(3, 0, 3)),
+                ev.Outcome(3, "rotate", ("b", "b", "b", "a", "a"), roles, frozenset({2, 3}), -1, False, 9,
+                           ev.deal_key(3, 0, 3))]
     wr = ev._outcome_metrics(outcomes, ["a", "b"])["winrates"]["a"]
     # a's Assassin seat-games by deal: 2 of 2, 0 of 2, 1 of 2 (deal 3: lost in one game, won in the
     # other); rate 1/2, residuals c - r t = 1, -1, 0, var = 3/2 * 2 / 6^2 = 1/12, n_eff = 0.25 / var = 3
@@ -475,6 +500,7 @@ def test_substitution_limited_to_roles_plays_those_seats_of_the_whole_tournament
         ev.evaluate(["random", "heuristic"], games=3, roles=["guardian"], **kw)      # 4 players: no Guardian
     with pytest.raises(ValueError, match="roles limit the seats of --mode substitution"):
         ev.evaluate(["random", "heuristic"], games=3, roles=["leader"], **{**kw, "mode": "rotate"})
+    capsys.readouterr()         # the evaluations above said on stderr which games they played
     for roles, msg in (("guardian", "roles guardian: this game's identity deck (its players, variant and role "
                                     "counts) deals none of them; it deals leader, assassin, traitor"),
                        ("assassin,", "--roles: 'assassin,' has an empty role name; give roles separated by commas"),
@@ -1114,7 +1140,12 @@ def test_paired_delta_compares_two_candidates_seat_game_by_seat_game(tmp_path, c
     assert main(["compare", str(tmp_path / "a"), str(tmp_path / "a")]) == 0       # with itself: said, no interval
     got = capsys.readouterr()
     assert "same results (the same file?)" in got.err and "| after − before | +0.000 n=" in got.out
-    assert "normal 95% intervals clustered by deal; none where the spread between deals cannot be estimated" in got.out
+    assert ("95% intervals from the normal approximation, clustered by deal; none where the spread between deals "
+            "cannot be estimated") in got.out
+    with pytest.raises(SystemExit):
+        main(["compare", "--help"])
+    assert ("with 95% intervals from the normal approximation, clustered by deal (the seat-games of one deal share "
+            "its cards: the deals are the independent draws)") in " ".join(capsys.readouterr().out.split())
     assert got.out.rstrip().endswith("| +0.000 n=20/5 |")
     assert main(["compare", str(tmp_path / "a"), str(tmp_path / "missing")]) == 2
     assert "results file" in capsys.readouterr().err
@@ -1149,6 +1180,7 @@ def test_compare_and_pool_refuse_a_malformed_results_file_in_one_line(tmp_path, 
     ev.evaluate(["random", "heuristic"], out_dir=tmp_path / "a", seed=5, **kw)
     ev.evaluate(["random", "heuristic"], out_dir=tmp_path / "b", seed=6, **kw)
     good = json.loads((tmp_path / "b" / "results.json").read_text())
+    capsys.readouterr()         # the evaluations said on stderr which games they played
     breaks = {"no_seed": lambda r: r["games"][1].pop("env_seed"),
               "no_winners": lambda r: r["games"][0].pop("winners"),
               "not_object": lambda r: r["games"].__setitem__(2, "junk"),
@@ -1384,7 +1416,7 @@ def test_pooled_results_are_one_evaluation_of_their_deals(tmp_path, capsys):
     d = ev.evaluate(["belief", "heuristic"], seed=6, **kw)
     paired = ev.paired_delta(pooled, ev.pool_results([c, d]))
     assert paired["shared"] == 16 and paired["roles"]["overall"]["n"] == 16
-    with pytest.raises(ValueError, match=r"^A and B share a deal \(environment seed \d+\)"):
+    with pytest.raises(ValueError, match=r"^A and B share a deal \(seed 5, deal [01]\): pool evaluations with "):
         ev.pool_results([a, a], sources=["B", "A"])
     with pytest.raises(ValueError, match="at least two results, got 1"):
         ev.pool_results([a])
@@ -1411,6 +1443,46 @@ def test_pooled_results_are_one_evaluation_of_their_deals(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("treachery pool: error: ") and "share a deal" in err and err.count("\n") == 1
     assert not (tmp_path / "q").exists()
+
+
+@pytest.mark.parametrize("games", [0, -3, 10 ** 6 + 1, 10 ** 15, 2.0, True])
+def test_a_number_of_games_outside_1_to_a_million_is_one_line(games):
+    """``games`` had no upper bound: 10^15 built its schedule in memory until the machine gave out."""
+    with pytest.raises(ValueError, match=rf"^games must be an int from 1 to 1,000,000 \(one tournament; for more "
+                                         rf"deals, evaluate other --seed values and pool them\), got {games!r}$"):
+        ev.evaluate(["random", "heuristic"], games=games, config=SMALL, progress=False)
+
+
+def test_deals_that_share_an_environment_seed_are_two_deals_in_a_result_a_pool_and_a_comparison(monkeypatch):
+    """The 31-bit environment seed does not name a deal (two of a 10,000-deal evaluation's deals share one
+    in about one run in 40, two such evaluations of other seeds in about one pair in 20): deals are named by
+    the seed and their number (``deal_key``).  Made to collide here (deals 2k and 2k + 1 of every seed
+    share one): the deals were counted as one, a substitute was compared with the other deal's reference
+    game, ``pool`` refused other seeds' evaluations as sharing a deal and ``compare`` kept one pair of two;
+    the intervals of the other metrics (deduction, deception, bluffing, ...) took them as one deal."""
+    monkeypatch.setattr(ev, "_env_seed", lambda seed, deal: 1000 + deal // 2)
+    kw = dict(config=SMALL, games=20, mode="substitution", reference="heuristic", progress=False,
+              record_beliefs=False, observer=False)
+    a, b = (ev.evaluate(["random", "heuristic"], seed=seed, **kw) for seed in (5, 6))
+    assert [g["env_seed"] for g in a["games"] if g["kind"] == "reference"] == [1000, 1000, 1001, 1001]
+    delta = a["substitution"]["candidates"]["random"]["overall"]
+    assert delta["pairs"] == 16 and delta["deals"] == 4 and a["winrates"]["random"]["overall"]["deals"] == 4
+    refs = {g["deal"]: g for g in a["games"] if g["kind"] == "reference"}
+    diffs = [int(g["focus_seat"] in g["winners"]) - int(g["focus_seat"] in refs[g["deal"]]["winners"])
+             for g in a["games"] if g["kind"] == "substitute"]
+    assert delta["delta"] == pytest.approx(np.mean(diffs))        # each against its own deal's reference
+    pooled = ev.pool_results([a, b])
+    assert pooled["substitution"]["candidates"]["random"]["overall"]["deals"] == 8
+    assert [g["seed"] for g in pooled["games"]] == [5] * 20 + [6] * 20
+    c = ev.evaluate(["belief", "heuristic"], seed=5, **dict(kw, record_beliefs=True, observer=True))
+    assert c["deduction"]["belief"]["overall"]["deals"] == c["deception"]["heuristic"]["deals"] == 4
+    paired = ev.paired_delta(a, c)
+    assert paired["shared"] == 16 and paired["roles"]["overall"]["deals"] == 4
+    assert ev.paired_delta(pooled, ev.pool_results([c, ev.evaluate(["belief", "heuristic"], seed=6, **kw)]))[
+        "shared"] == 32
+    # a pooled result written before its games held their seed: they are its sources', in order
+    old = dict(pooled, games=[{k: v for k, v in g.items() if k != "seed"} for g in pooled["games"]])
+    assert ev.pool_results([old, ev.evaluate(["random", "heuristic"], seed=7, **kw)])["meta"]["deals"] == 12
 
 
 def test_the_shards_of_a_tournament_pooled_are_the_tournament(tmp_path, capsys):
@@ -1526,7 +1598,8 @@ def test_a_worker_dies_of_sigterm_even_when_its_parent_catches_it():
 
 def test_games_rounded_up_to_whole_deals_are_said_before_they_are_played(capsys):
     """A trial's ``--games 12`` quietly played 15 games (whole deals of 5): the count and the
-    rounding are said on stderr before the games, with the progress bar (not with it off)."""
+    rounding are said on stderr before the games, once, with the progress bar or without it (it was
+    said only with the bar: ``--no-progress`` played 15 games of 12 without a word)."""
     res = ev.evaluate(["random", "random"], games=5, seed=2, config=SMALL, progress=True, record_beliefs=False,
                       observer=False)
     per = res["meta"]["games_per_deal"]
@@ -1536,7 +1609,11 @@ def test_games_rounded_up_to_whole_deals_are_said_before_they_are_played(capsys)
             f"{per} games)") in err
     ev.evaluate(["random", "random"], games=5, seed=2, config=SMALL, progress=False, record_beliefs=False,
                 observer=False)
-    assert "rounded up" not in capsys.readouterr().err
+    assert capsys.readouterr().err == (f"{res['summary']['games']} games: {res['meta']['deals']} deals (--games 5 "
+                                       f"rounded up to whole deals of {per} games)\n")
+    ev.evaluate(["random", "random"], games=2 * per, seed=2, config=SMALL, progress=False, record_beliefs=False,
+                observer=False)
+    assert capsys.readouterr().err == ""                 # whole deals: nothing to say
 
 
 def test_one_deal_is_said_in_the_singular_in_the_rounding_notice(capsys):

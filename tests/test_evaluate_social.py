@@ -149,7 +149,7 @@ def test_observer_rows_of_a_game():
 
 # --------------------------------------------------------------------------- bluffing
 def _fake_record(lineup, observer=None, claims=None, coop=None, deal=0):
-    return SimpleNamespace(task=SimpleNamespace(lineup=tuple(lineup), env_seed=deal),
+    return SimpleNamespace(task=SimpleNamespace(lineup=tuple(lineup), env_seed=deal, deal_id=deal),
                            observer=np.asarray(observer if observer is not None else np.zeros((0, 5)), float),
                            claims=np.asarray(claims if claims is not None else np.zeros((0, 7)), float),
                            coop=np.asarray(coop if coop is not None else np.zeros((0, 5)), float))
@@ -299,7 +299,7 @@ def test_cooperation_intervals_take_deals_not_seat_games_as_the_draws():
     def rec(deal, row):
         coop = np.zeros((4, 5))
         coop[1] = row
-        return SimpleNamespace(coop=coop, task=SimpleNamespace(lineup=("x", "g", "x", "x"), env_seed=deal))
+        return SimpleNamespace(coop=coop, task=SimpleNamespace(lineup=("x", "g", "x", "x"), env_seed=deal, deal_id=deal))
 
     records = [rec(1, [1, 2, 0, 0, 0]), rec(1, [1, 2, 1, 0, 0]), rec(2, [1, 0, 0, 3, 0]), rec(3, [1, 1, 0, 0, 0])]
     co = social.cooperation_metrics(records, ["g"])["g"]
@@ -378,7 +378,7 @@ def test_team_play_gain_is_paired_by_deal():
 
     def rec(deal, kind, seats, won):
         lineup = tuple("c" if s in seats else "p" for s in range(5))
-        return SimpleNamespace(task=SimpleNamespace(kind=kind, focus="c", lineup=lineup, env_seed=deal),
+        return SimpleNamespace(task=SimpleNamespace(kind=kind, focus="c", lineup=lineup, env_seed=deal, deal_id=deal),
                                dealt_roles=[int(L), int(G), int(A), int(A), int(T)], winners=[0, 1] if won else [2, 3])
 
     # per deal: the together game, the mixed game with the candidate as the Leader, as the Guardian

@@ -34,6 +34,23 @@ def test_every_shipped_model_loads_by_name_greedy_and_checked():
     assert obs["action_mask"][bot.act(obs, info)] == 1
 
 
+@pytest.mark.parametrize("spec", ["flagship:greedy", "Flagship:Greedy", "flagship:gate=0.01", "entity-ppo:sample"])
+def test_a_mode_after_a_shipped_models_name_says_it_is_greedy_already_and_how_to_load_it_otherwise(spec):
+    """``flagship:greedy`` (the way a policy's mode is given) said only that the bot takes no argument:
+    the one line now says that the model is the greedy policy and names its file for the other modes."""
+    name = spec.partition(":")[0].lower()
+    path = str(models()[name].policy.relative_to(Path.cwd())) if models()[name].policy.is_relative_to(Path.cwd()) \
+        else str(models()[name].policy)
+    with pytest.raises(ValueError) as e:
+        agents.make(spec)
+    assert str(e.value) == (f"agent '{name}' takes no argument, got '{spec}': a shipped model plays its policy greedy "
+                            f"already ('{name}' is the greedy policy); for another mode load its file, "
+                            f"policy:{path}[:greedy][:gate=T] (without ':greedy' it samples)")
+    assert agents.make(f"policy:{path}:greedy").greedy and not agents.make(f"policy:{path}").greedy
+    with pytest.raises(ValueError, match=r"^agent 'heuristic' takes no argument, got 'heuristic:greedy'$"):
+        agents.make("heuristic:greedy")
+
+
 def test_a_model_whose_file_is_not_its_cards_is_refused(tmp_path):
     """A truncated or replaced policy file, or a card without a checksum, is one line
     naming the model and the way out; folders without both files are not models."""
@@ -81,20 +98,33 @@ def test_a_named_model_enters_a_tournament_by_name():
 def test_the_named_models_are_package_data(tmp_path):
     """A wheel carries the shipped models (the package ``treachery_checkpoints``, from
     ``checkpoints/``): setup.py's build_py copies every model's policy and card, beside the
-    packages' other data files, and ``agents.models`` reads them from there once installed."""
+    packages' other data files, and ``agents.models`` reads them from there once installed.  The build
+    writes nothing in the checkout: build_py runs egg_info, which wrote (rewrote, under an editable
+    install) the checkout's ``treachery_toolkit.egg-info``; its --egg-base is the temporary folder."""
     import subprocess
     import sys
 
     root = Path(__file__).resolve().parent.parent
-    done = subprocess.run([sys.executable, "setup.py", "-q", "build_py", "--build-lib", str(tmp_path)], cwd=root,
-                          capture_output=True, text=True)
+
+    def checkout() -> dict:
+        return {str(q.relative_to(root)): q.stat().st_mtime_ns for q in root.iterdir() if q.name != "__pycache__"}
+
+    def egg_info() -> dict:
+        egg = root / "treachery_toolkit.egg-info"
+        return {q.name: q.stat().st_mtime_ns for q in egg.iterdir()} if egg.is_dir() else {}
+
+    before = (checkout(), egg_info())
+    done = subprocess.run([sys.executable, "setup.py", "-q", "egg_info", "--egg-base", str(tmp_path), "build_py",
+                           "--build-lib", str(tmp_path / "lib")], cwd=root, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
-    built = tmp_path / "treachery_checkpoints"
+    assert (checkout(), egg_info()) == before
+    lib = tmp_path / "lib"
+    built = lib / "treachery_checkpoints"
     assert set(models(built)) == set(models()) and models()
     for name, m in models(built).items():
         assert m.sha256 == models()[name].sha256 == sha256_of(m.policy)
     for data in ("treachery_env/data/identities.json", "training/configs/entity_ppo.toml", "agents/rllib_module.py"):
-        assert (tmp_path / data).is_file()
+        assert (lib / data).is_file()
 
 
 def test_the_way_to_restore_a_models_file_is_the_one_at_hand(tmp_path, monkeypatch):

@@ -137,6 +137,22 @@ def test_a_refusal_before_the_game_never_tells_the_drawn_seed(tmp_path, monkeypa
                                    "is a file; --replay FILE or FOLDER saves the replay elsewhere\n"), err
 
 
+def test_the_folders_a_replay_file_needs_are_made_once_the_game_is_played_and_the_help_says_so(
+        tmp_path, monkeypatch, capsys):
+    """``--replay a/b/game.json`` makes a/ and a/b/ (as every output of the toolkit makes its folders,
+    ``--out`` too), only when the replay is saved: a game refused before it starts makes none.  The
+    help did not say that folders are made."""
+    target = tmp_path / "a" / "b" / "game.json"
+    status, _, err = play(monkeypatch, capsys, [*SMALL, "--seat", "9", "--replay", str(target)], Typist(["q"]))
+    assert status == 2 and "--seat" in err and not (tmp_path / "a").exists()
+    status, out, _ = play(monkeypatch, capsys, [*SMALL, "--seed", "3", "--replay", str(target)], Typist(["q"]))
+    assert status == 0 and "Replay saved to " + str(target) in out and Game.from_json(target.read_text())
+    with pytest.raises(SystemExit):
+        cli.main(["play", "--help"])
+    assert "the folders of the path that are missing are made when the replay is saved" in \
+        " ".join(capsys.readouterr().out.split())
+
+
 def test_an_existing_file_is_never_overwritten_by_a_replay(tmp_path, monkeypatch, capsys):
     """``--replay FILE`` for a file that exists is refused before the game, the file unchanged (nothing
     is lost: a replay never overwrites, whatever the file holds)."""

@@ -237,12 +237,12 @@ def test_a_resumed_run_keeps_its_ray_address_unless_told(tmp_path, monkeypatch):
 
 
 # --------------------------------------------------------------------------- one-line errors
-def test_evaluate_with_an_address_where_no_ray_answers_is_one_line():
+def test_evaluate_with_an_address_where_no_ray_answers_is_one_line(tmp_path):
     """A fresh process (this one is connected to Ray already): exit status 2, one error line."""
     env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
     proc = subprocess.run([sys.executable, "-m", "training.cli", "evaluate", "--agents", "heuristic,random",
                            "--players", "4", "--games", "4", "--no-progress", "--ray", "127.0.0.1:1",
-                           "--out", os.path.join(tempfile.mkdtemp(), "out")],
+                           "--out", str(tmp_path / "out")],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2, proc.stderr
     errors = [line for line in proc.stderr.splitlines() if line.startswith("treachery evaluate: error:")]

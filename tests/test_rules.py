@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import numpy as np
 import pytest
@@ -801,6 +802,59 @@ def test_illegal_action_names_the_action_and_the_legal_ones():
     assert g.actions == before and g.current_player == L_      # nothing was applied
 
 
+@pytest.mark.parametrize("seed", [-1, -7, True, 1.0, "3", None])
+def test_a_seed_that_is_not_an_int_from_0_is_refused_in_one_line(seed):
+    """A negative seed was taken, and gave the game of its absolute value (random.Random
+    seeds with abs()), where the environment's reset refuses it: the engine refuses it too."""
+    with pytest.raises(ValueError, match=rf"^seed must be an int >= 0, got {re.escape(repr(seed))}$"):
+        Game(GameConfig(), seed=seed)
+    assert Game(GameConfig(), seed=np.int64(3)).seed == 3 and Game(GameConfig(), seed=2**40).seed == 2**40
+
+
+def test_an_unknown_config_override_is_one_line_without_a_config_too():
+    """``Game(foo=1)`` was a TypeError from GameConfig.__init__; with a config it was a ValueError."""
+    for config in (None, GameConfig()):
+        with pytest.raises(ValueError, match=r"^unknown GameConfig fields \['foo'\]; allowed: "):
+            Game(config, foo=1)
+    assert Game(num_players=6).n == 6
+    with pytest.raises(ValueError, match=r"^config must be a GameConfig, got dict$"):     # was an AttributeError
+        Game({"num_players": 5}, talk="none")
+
+
+
+
+SEAT_METHODS = {
+    "can_unveil": lambda g, s: g.can_unveil(s),
+    "unveil": lambda g, s: g.unveil(s),
+    "observation": lambda g, s: g.observation(s),
+    "view": lambda g, s: g.view(s),
+    "render_text": lambda g, s: g.render_text(s),
+    "describe_action": lambda g, s: g.describe_action(0, s),
+    "lose": lambda g, s: g.lose(s),
+    "win": lambda g, s: g.win(s),
+}
+
+
+@pytest.mark.parametrize("method", list(SEAT_METHODS))
+@pytest.mark.parametrize("seat", [5, 9, -1, True, 1.0, "1"])
+def test_a_seat_outside_the_table_is_one_line_naming_the_method_the_seat_and_the_range(method, seat):
+    """``can_unveil(9)`` at five players was an IndexError from inside; -1 (and True) was taken as
+    seat 4 (seat 1); so were the other public methods that take a seat (``lose`` with a list too)."""
+    g = make_game(FIVE)
+    digest = g.digest()
+    expected = rf"^{method}: seat must be an int from 0 to 4 \(a 5-player game\), got {re.escape(repr(seat))}$"
+    with pytest.raises(ValueError, match=expected):
+        SEAT_METHODS[method](g, seat)
+    if method == "lose":
+        with pytest.raises(ValueError, match=expected):
+            g.lose([1, seat])
+    assert g.digest() == digest and not any(p.has_lost for p in g.players)       # nothing happened
+
+
+def test_a_numpy_integer_seat_is_that_seat():
+    g = make_game(FIVE)
+    assert g.can_unveil(np.int64(T_), ignore_cost=True) and g.render_text(np.int32(1)) == g.render_text(1)
+    assert np.array_equal(g.observation(np.int64(2))["observation"], g.observation(2)["observation"])
 
 
 def test_replay_round_trip_and_determinism():
@@ -832,6 +886,7 @@ def test_from_json_rejects_malformed_replays():
         json.dumps({k: v for k, v in good.items() if k != "actions"}),
         json.dumps({**good, "seed": True}),
         json.dumps({**good, "seed": "3"}),
+        json.dumps({**good, "seed": -3}),
         json.dumps({**good, "actions": good["actions"][:5] + ["x"]}),
         json.dumps({**good, "config": {**good["config"], "num_players": 2}}),
         json.dumps({**good, "config": {**good["config"], "colour": "red"}}),
@@ -840,6 +895,8 @@ def test_from_json_rejects_malformed_replays():
     for text in bad_inputs:
         with pytest.raises(ValueError):
             Game.from_json(text)
+    with pytest.raises(ValueError, match=r"^replay field 'seed' must be an int >= 0 \(Game's seed\), got -3$"):
+        Game.from_json(json.dumps({**good, "seed": -3}))
     # nested past the JSON reader's recursion limit: was a RecursionError (issue #14)
     with pytest.raises(ValueError, match="nested too deeply"):
         Game.from_json("[" * 100_000 + "]" * 100_000)

@@ -85,6 +85,7 @@ def test_rotate_seats_every_agent_in_every_seat_and_the_workers_change_nothing()
     (dict(specs=["ismcts", "heuristic"]), "agent 'ismcts' does not play Throne Magic"),
     (dict(specs=["heuristic"], mode="substitution"), "needs a candidate besides the reference 'heuristic'"),
     (dict(games=0), "games and workers must be 1 or more"),
+    (dict(games=10 ** 7), r"^games must be an int from 1 to 1,000,000 \(one tournament; "),
 ])
 def test_what_throne_magic_tournaments_refuse(kw, match):
     args = dict(specs=["heuristic", "random"], config=throne(), games=1, progress=False) | kw

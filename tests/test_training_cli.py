@@ -74,7 +74,18 @@ def _bad_inputs(tmp: str) -> list[tuple[list[str], str]]:
         (["train", "--run-dir", os.path.join(afile, "sub")], "not a folder"),
         (["train", "--run-dir", "/proc/treachery-no-such/run"], "cannot be made"),     # mkdir itself fails
         ([*ev, "--agents", "nosuchbot"], "unknown agent specs ['nosuchbot']"),
-        ([*ev, "--agents", "random", "--games", "0"], "--games must be >= 1, got 0"),
+        ([*ev, "--agents", "random", "--games", "0"], "--games must be an int from 1 to 1,000,000 (one tournament; "
+                                                      "for more deals, evaluate other --seed values and pool them), "
+                                                      "got 0"),
+        # no upper bound: a schedule of 10^12 games was built in memory
+        ([*ev, "--agents", "random", "--games", str(10 ** 12)], f"--games must be an int from 1 to 1,000,000 "
+                                                                f"(one tournament; for more deals, evaluate other "
+                                                                f"--seed values and pool them), got {10 ** 12}"),
+        ([*ev, "--agents", "random", "--game", "throne_magic", "--games", "1000001"],
+         "--games must be an int from 1 to 1,000,000"),
+        (["train", "--evaluate", "1000001", *run], "--evaluate must be 0 (no evaluation) or an int from 1 to "
+                                                   "1,000,000 (the games played against each of random and "
+                                                   "heuristic), got 1000001"),
         ([*ev, "--agents", "random", "--workers", "0"], "--workers must be >= 1, got 0"),
         ([*ev, "--agents", "random", "--workers", many], "CPU"),
         ([*ev, "--agents", "policy:/no/such/file"], "does not exist"),
@@ -750,6 +761,9 @@ def test_a_stop_after_training_says_the_run_is_saved_and_how_to_evaluate_it(tmp_
                      "--evaluate", "2", "--set", "hidden=32", "--set", "rollout_steps=200",
                      "--set", "game.num_players=4", "--set", "game.starting_life=6", "--set", "game.max_turns=8"]) == 130
     err = capsys.readouterr().err.strip().splitlines()
+    # the evaluation against random said first which games it played (2 rounded up to a whole deal)
+    assert err[0] == "5 games: 1 deal (--games 2 rounded up to whole deals of 5 games)", err
+    err = err[1:]
     head = (f"treachery train: interrupted after training finished; the run is saved: checkpoint {run / 'ckpt_000001.pt'}, "
             f"policy {run / 'policy.pt'}; the evaluation against heuristic was not finished (nothing written for it): run ")
     assert len(err) == 1 and err[0].startswith(head), err

@@ -7,11 +7,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
+from conftest import TREACHERY_CLI
 from training.config import TrainConfig
 from training.ppo import latest_checkpoint, train
 
@@ -19,11 +19,10 @@ from test_training import tiny
 
 
 #: ``python -m training.cli`` for the tests' trainings of a million steps, which also ends once the test's
-#: process is gone (:func:`agents.isolated.exit_with_parent`; its rollout workers end with it): a SIGTERM
-#: to the suite's process group (a CI timeout), which one in a session of its own does not get, or a
-#: pytest-xdist worker killed left it training on every core
-TRAIN_CLI = [sys.executable, "-c", "import runpy; from agents.isolated import exit_with_parent; exit_with_parent(); "
-             "runpy.run_module('training.cli', run_name='__main__')"]
+#: process is gone (conftest.TREACHERY_CLI; its rollout workers end with it): a SIGTERM to the suite's
+#: process group (a CI timeout), which one in a session of its own does not get, or a pytest-xdist worker
+#: killed left it training on every core
+TRAIN_CLI = TREACHERY_CLI
 
 
 def _scalars(tb_dir) -> dict[str, list[int]]:

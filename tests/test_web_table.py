@@ -32,7 +32,7 @@ from html import escape
 
 import pytest
 
-from conftest import allowed_names, forbidden_in
+from conftest import TREACHERY_CLI, allowed_names, forbidden_in
 from table.server import Lobby, create_app
 from tests.test_table import NewcomerBot
 from treachery_env import throne_cards as tc
@@ -960,7 +960,6 @@ def test_ctrl_c_closes_the_tables_and_tells_each_page_why(tmp_path):
     import signal
     import socket
     import subprocess
-    import sys
     from pathlib import Path
 
     from websockets.exceptions import ConnectionClosed
@@ -970,7 +969,8 @@ def test_ctrl_c_closes_the_tables_and_tells_each_page_why(tmp_path):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "training.cli", "serve", "--port", str(port), "--seats",
+    # the server ends with this process (conftest.TREACHERY_CLI): it lived on where the test's was killed
+    proc = subprocess.Popen([*TREACHERY_CLI, "serve", "--port", str(port), "--seats",
                              "human,heuristic,heuristic,heuristic"], cwd=root, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(root)})
     try:
@@ -998,6 +998,52 @@ def test_ctrl_c_closes_the_tables_and_tells_each_page_why(tmp_path):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_served_table_a_test_starts_ends_with_the_tests_process():
+    """The ``treachery serve`` a test starts (conftest.TREACHERY_CLI) ends once the test's process is
+    gone, killed without a word (SIGKILL: a pytest-xdist worker, a CI timeout): started as ``python -m
+    training.cli``, it lived on, holding its port, after the suite."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    # a stand-in for the test's process: it starts the server as the test does, says its pid and waits
+    test = subprocess.Popen([sys.executable, "-c", "import subprocess, sys, time\n"
+                             f"p = subprocess.Popen({[*TREACHERY_CLI, 'serve', '--port', str(port)]!r})\n"
+                             "print(p.pid, flush=True)\ntime.sleep(600)"],
+                            cwd=root, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(root)})
+    server = int(test.stdout.readline())
+    try:
+        for _ in iter(test.stdout.readline, ""):       # the server's own lines: it has started
+            break
+
+        def running() -> bool:
+            try:
+                return Path(f"/proc/{server}/stat").read_text().split(") ")[1][0] != "Z"      # a zombie has ended
+            except (OSError, IndexError):
+                return False
+
+        assert running()
+        test.kill()
+        test.wait()
+        deadline = time.time() + 15
+        while running() and time.time() < deadline:
+            time.sleep(0.2)
+        assert not running(), "the server outlived the process that started it"
+    finally:
+        if test.poll() is None:
+            test.kill()
+            test.wait()
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(server, signal.SIGKILL)
 
 
 # ---------------------------------------------------------------------------- Throne Magic

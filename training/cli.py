@@ -261,7 +261,8 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Compare two substitution results against the same reference on the same "
                                    "deals (evaluated with the same --seed, --games and game): per dealt role and "
                                    "overall, the mean of AFTER's win minus BEFORE's in the same seat of the same "
-                                   "deal, with normal 95% intervals.")
+                                   "deal, with 95% intervals from the normal approximation, clustered by deal (the "
+                                   "seat-games of one deal share its cards: the deals are the independent draws).")
     c.add_argument("before", help="results.json (or its folder) of the first candidate")
     c.add_argument("after", help="results.json (or its folder) of the second candidate")
 
@@ -296,8 +297,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _evaluate(args: argparse.Namespace) -> int:
     import agents
 
-    from .evaluate import (deals_text, deduction_table, entrants_from_specs, evaluate, game_text, gate_table,
-                           ray_connect_text, social_tables, variants_text)
+    from .evaluate import (deals_text, deduction_table, entrants_from_specs, evaluate, game_text, games_text,
+                           gate_table, ray_connect_text, social_tables, variants_text)
     from .interrupts import Terminated, catch_sigterm, restore_sigterm
     from .ray_workers import RayFailure           # (imports no Ray)
 
@@ -320,8 +321,8 @@ def _evaluate(args: argparse.Namespace) -> int:
         unknown = [e.spec for e in entrants if not agents.names_a_bot(e.spec)]
         if unknown:
             raise ValueError(f"unknown agent specs {unknown}; available: {agents.available()}, or MODULE:CLASS")
-        if args.games < 1:
-            raise ValueError(f"--games must be >= 1, got {args.games}")
+        if games_text(args.games, "--games"):
+            raise ValueError(games_text(args.games, "--games"))
         if args.workers < 1:
             raise ValueError(f"--workers must be >= 1, got {args.workers}")
         _check_ray_address(args.ray)
@@ -378,6 +379,7 @@ def _evaluate_throne(args: argparse.Namespace, config) -> int:
         ValueError: for an option Throne Magic's tournament does not take, a bad count, or what
             :func:`~training.throne_eval.evaluate_throne` refuses (reported by :func:`_evaluate`).
     """
+    from .evaluate import games_text
     from .throne_eval import check_specs, evaluate_throne, role_table, throne_text
 
     # first whether its agents play the game at all, then the options it does not take
@@ -386,8 +388,8 @@ def _evaluate_throne(args: argparse.Namespace, config) -> int:
         if getattr(args, field) not in (None, False):
             raise ValueError(f"{flag}: Treachery's tournaments only; Throne Magic's plays locally over every seat "
                              f"and scores no beliefs")
-    if args.games < 1:
-        raise ValueError(f"--games must be >= 1, got {args.games}")
+    if games_text(args.games, "--games"):
+        raise ValueError(games_text(args.games, "--games"))
     if args.workers < 1:
         raise ValueError(f"--workers must be >= 1, got {args.workers}")
     _check_workers("--workers", args.workers)
@@ -484,6 +486,7 @@ def _train_command(args: argparse.Namespace) -> int:
     from agents.files import file_error_text
 
     from .config import load_config, toml_literal
+    from .evaluate import MAX_GAMES, games_text
     from .interrupts import Terminated
     from .ppo import NothingToTrain, TrainingInterrupted, train
     from .ray_workers import RayFailure           # (imports no Ray)
@@ -503,8 +506,9 @@ def _train_command(args: argparse.Namespace) -> int:
         _check_ray_address(args.ray)
         if args.ray is not None:
             overrides.append(f"ray_address={toml_literal(args.ray)}")
-        if args.evaluate < 0:
-            raise ValueError(f"--evaluate must be >= 0, got {args.evaluate}")
+        if args.evaluate < 0 or (args.evaluate and games_text(args.evaluate)):
+            raise ValueError(f"--evaluate must be 0 (no evaluation) or an int from 1 to {MAX_GAMES:,} (the games "
+                             f"played against each of random and heuristic), got {args.evaluate}")
         if args.eval_workers is not None and args.eval_workers < 1:
             raise ValueError(f"--eval-workers must be >= 1, got {args.eval_workers}")
         if args.resume:
@@ -905,7 +909,8 @@ def _compare(args: argparse.Namespace) -> int:
         return 2
     roles = list(res["roles"])
     print(f"{res['after']} minus {res['before']}, both in one seat of {with_article(res['reference'])} table, "
-          "the same seat of the same deal (normal 95% intervals clustered by deal; none where the spread between "
+          "the same seat of the same deal (95% intervals from the normal approximation, clustered by deal; none "
+          "where the spread between "
           "deals cannot be estimated; n=seat-games/deals):")
     print("| | " + " | ".join(roles) + " |")
     print("|---" * (len(roles) + 1) + "|")

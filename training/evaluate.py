@@ -146,7 +146,12 @@ separately for false and for true claims (units: probability).
 
 Determinism: every game builds fresh bots whose seeds, like the environment
 seed, derive from ``(seed, deal, rotation, seat)`` with
-:class:`numpy.random.SeedSequence`; games are independent and results are
+:class:`numpy.random.SeedSequence`, never from an entrant's place in the list
+of entrants: a candidate's seed in a substitution, cross-play or team-play game
+depends on the deal, the seat (and the team and line-up kind), so the same bot
+plays the same game whatever order the entrants are named in (rotation puts
+the entrants at the table in their order, so there the order is the schedule);
+games are independent and results are
 sorted by schedule index, so the output (apart from timing) is identical for
 any number of worker processes, and on a Ray cluster (``ray_address``,
 :mod:`training.ray_workers`).
@@ -187,7 +192,7 @@ __all__ = [
     "score_belief", "TURN_BANDS", "deduction_metrics", "summarize", "evaluate",
     "render_markdown", "write_results", "atomic_write_bytes", "WINRATE_INTERVALS", "per_role_table", "substitution_table", "format_delta",
     "beats_in_every_role", "social_tables", "gate_table", "deduction_table", "deduction_unit", "format_mean", "paired_delta", "read_results",
-    "Outcome", "pool_results", "shard_deals", "deals_text", "VARIANT_FIELDS", "variants_text", "refuse_held_results",
+    "Outcome", "deal_key", "MAX_GAMES", "games_text", "pool_results", "shard_deals", "deals_text", "VARIANT_FIELDS", "variants_text", "refuse_held_results",
     "ray_connect_text",
 ]
 
@@ -201,15 +206,16 @@ ROW_TURN, ROW_OBS, ROW_TARGET, ROW_TRUE, ROW_P, ROW_BRIER, ROW_TOP1, ROW_PP, ROW
 
 
 # --------------------------------------------------------------------------- statistics
-def _count(per_deal: dict, env_seed: int, won: bool) -> None:
-    """Add one seat-game of deal ``env_seed`` to ``per_deal`` (``{env_seed: [wins, seat-games]}``)."""
-    c = per_deal.setdefault(env_seed, [0, 0])
+def _count(per_deal: dict, deal: Any, won: bool) -> None:
+    """Add one seat-game of ``deal`` (:func:`deal_key`, or an environment seed) to ``per_deal``
+    (``{deal: [wins, seat-games]}``)."""
+    c = per_deal.setdefault(deal, [0, 0])
     c[0] += int(won)
     c[1] += 1
 
 
 def _deal_rate(per_deal: dict) -> dict:
-    """The win rate of seat-games counted by deal (``{env_seed: [wins, seat-games]}``, :func:`_count`)
+    """The win rate of seat-games counted by deal (``{deal: [wins, seat-games]}``, :func:`_count`)
     as ``{"wins", "games", "rate", "lo", "hi", "deals"}``, with the 95% interval of
     :func:`training.stats.clustered_rate` over deals: the seat-games of one deal share its cards
     (its rotations, its reference game, two seats of one team the same outcome), so they are not
@@ -276,6 +282,13 @@ class GameTask:
     kind: str = "rotate"
     focus_seat: int = -1
     focus: str = ""
+
+    @property
+    def deal_id(self) -> int:
+        """The deal as one int for the clusters of one evaluation's metrics: the environment seed, which
+        two deals may share (:func:`deal_key`), then the deal number (``env_seed * 2**32 + deal``), so
+        the deals sort as by the environment seed alone."""
+        return (self.env_seed << 32) | self.deal
 
 
 def _seed(*key: int) -> int:
@@ -358,6 +371,21 @@ def rotation_schedule(entrants: Sequence[Entrant], num_players: int, num_deals: 
 
 MODES = ("rotate", "substitution", "crossplay", "teammates")
 
+MAX_GAMES = 1_000_000
+"""The most games one tournament (``games``, ``--games``; its shards together) is asked for: its
+schedule is built whole in memory (about half a kilobyte a game), and a million games of bots take
+days on a machine of a few cores.  More deals are evaluations of other seeds, pooled
+(:func:`pool_results`)."""
+
+
+def games_text(games: Any, flag: str = "games") -> str | None:
+    """Why ``games`` is not a number of games to ask a tournament for (an int from 1 to
+    :data:`MAX_GAMES`), in one line naming ``flag``; None when it is one."""
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or not 1 <= games <= MAX_GAMES:
+        return (f"{flag} must be an int from 1 to {MAX_GAMES:,} (one tournament; for more deals, evaluate other "
+                f"--seed values and pool them), got {games!r}")
+    return None
+
 
 def _sides(num_players: int, variant: str = "standard") -> list:
     """Teams (CR 907.7a) present at a table, in Team order."""
@@ -412,7 +440,7 @@ def crossplay_schedule(entrants: Sequence[Entrant], config: GameConfig, num_deal
         teams = [team_of(Role(r)) for r in dealt_roles(config, env_seed)]
         for ai, a in enumerate(entrants):
             tasks.append(GameTask(len(tasks), d, env_seed, (a.label,) * n, (a.spec,) * n,
-                                  tuple(_seed(seed, d, ai, s, 0xC0) for s in range(n)), "crossplay", -1,
+                                  tuple(_seed(seed, d, 0, s, 0xC0) for s in range(n)), "crossplay", -1,
                                   a.label))
             for bi, b in enumerate(entrants):
                 if bi == ai:
@@ -424,7 +452,7 @@ def crossplay_schedule(entrants: Sequence[Entrant], config: GameConfig, num_deal
                     lineup = [a if mine[s] else b for s in range(n)]
                     tasks.append(GameTask(len(tasks), d, env_seed, tuple(e.label for e in lineup),
                                           tuple(e.spec for e in lineup),
-                                          tuple(_seed(seed, d, ai, bi, int(side), s, 0xC1) for s in range(n)),
+                                          tuple(_seed(seed, d, 0, 1, int(side), s, 0xC1) for s in range(n)),
                                           "crossplay", -1, a.label))
     return tasks
 
@@ -466,7 +494,7 @@ def teammate_schedule(partner: Entrant, candidates: Sequence[Entrant], config: G
         tasks.append(GameTask(len(tasks), d, env_seed, (partner.label,) * n, (partner.spec,) * n,
                               tuple(_seed(seed, d, 0, s, 0x7EA) for s in range(n)), "team_partner", -1,
                               partner.label))
-        for ci, c in enumerate(candidates):
+        for c in candidates:
             for side in sorted(set(teams)):
                 seats = [s for s in range(n) if teams[s] == side]
                 if side == Team.TRAITOR or len(seats) < 2:
@@ -476,7 +504,7 @@ def teammate_schedule(partner: Entrant, candidates: Sequence[Entrant], config: G
                     lineup = [c if s in mine else partner for s in range(n)]
                     tasks.append(GameTask(len(tasks), d, env_seed, tuple(e.label for e in lineup),
                                           tuple(e.spec for e in lineup),
-                                          tuple(_seed(seed, d, 1 + ci, int(side), focus + 1, s, 0x7EB)
+                                          tuple(_seed(seed, d, 1, int(side), focus + 1, s, 0x7EB)
                                                 for s in range(n)),
                                           "team_together" if focus < 0 else "team_mixed", focus, c.label))
     return tasks
@@ -509,6 +537,7 @@ def substitution_schedule(reference: Entrant, candidates: Sequence[Entrant], num
     for d in _deal_range(num_deals):
         env_seed = _env_seed(seed, d)
         ref_seeds = tuple(_seed(seed, d, 0, s, 0xB07) for s in range(n))
+        cand_seeds = [_seed(seed, d, 1, s, 0xB07) for s in range(n)]      # every candidate's, in seat s
         tasks.append(GameTask(len(tasks), d, env_seed, (reference.label,) * n, (reference.spec,) * n,
                               ref_seeds, "reference", -1))
         if roles is None:
@@ -516,13 +545,13 @@ def substitution_schedule(reference: Entrant, candidates: Sequence[Entrant], num
         else:
             dealt = dealt_roles(config, env_seed)
             seats = [s for s in range(n) if dealt[s] in roles]
-        for ci, c in enumerate(candidates):
+        for c in candidates:
             for s in seats:
                 labels = [reference.label] * n
                 specs = [reference.spec] * n
                 labels[s], specs[s] = c.label, c.spec
                 seeds = list(ref_seeds)
-                seeds[s] = _seed(seed, d, 1 + ci, s, 0xB07)
+                seeds[s] = cand_seeds[s]
                 tasks.append(GameTask(len(tasks), d, env_seed, tuple(labels), tuple(specs),
                                       tuple(seeds), "substitute", s))
     return tasks
@@ -980,13 +1009,16 @@ class Outcome:
     :func:`summarize` does.
 
     Attributes:
-        env_seed: the deal's environment seed (unique to a deal across seeds and results).
+        env_seed: the deal's environment seed (a 31-bit draw from the evaluation's seed and
+            the deal number: two deals may share one, about once in 2**31 pairs, so it does
+            not name a deal; ``deal`` does).
         kind: the :class:`GameTask` kind.
         lineup: entrant label per seat.
         dealt_roles: role value per seat at the deal.
         winners: winning seats.
         focus_seat: the substituted seat of a ``"substitute"`` game, else -1.
         truncated, turns: as in :class:`GameRecord`.
+        deal: the deal, :func:`deal_key`: unique to it across seeds and results.
     """
 
     env_seed: int
@@ -997,16 +1029,19 @@ class Outcome:
     focus_seat: int
     truncated: bool
     turns: int
+    deal: tuple
 
     @classmethod
-    def of_record(cls, rec: "GameRecord") -> "Outcome":
-        """The outcome of a played game."""
+    def of_record(cls, rec: "GameRecord", seed: Any) -> "Outcome":
+        """The outcome of a played game of the evaluation of ``seed``."""
         return cls(rec.task.env_seed, rec.task.kind, tuple(rec.task.lineup), tuple(int(r) for r in rec.dealt_roles),
-                   frozenset(rec.winners), rec.task.focus_seat, bool(rec.truncated), int(rec.turns))
+                   frozenset(rec.winners), rec.task.focus_seat, bool(rec.truncated), int(rec.turns),
+                   deal_key(rec.task.env_seed, seed, rec.task.deal))
 
     @classmethod
-    def of_entry(cls, g: dict, reference: str | None) -> "Outcome":
-        """The outcome of a ``results.json`` games entry (:func:`summarize`'s ``games``); the
+    def of_entry(cls, g: dict, reference: str | None, seed: Any = None) -> "Outcome":
+        """The outcome of a ``results.json`` games entry (:func:`summarize`'s ``games``) of the
+        evaluation of ``seed`` (:func:`_game_seeds`); the
         substituted seat of a file written before entries held it is the one not holding
         ``reference``.
 
@@ -1019,7 +1054,39 @@ class Outcome:
                 if g["kind"] == "substitute" else -1
         return cls(int(g["env_seed"]), g["kind"], tuple(g["lineup"]),
                    tuple(int(_ROLE_BY_NAME[r]) for r in g["dealt_roles"]), frozenset(int(w) for w in g["winners"]),
-                   int(focus), bool(g["truncated"]), int(g["turns"]))
+                   int(focus), bool(g["truncated"]), int(g["turns"]), deal_key(g["env_seed"], seed, g["deal"]))
+
+
+def deal_key(env_seed: int, seed: Any, deal: int) -> tuple:
+    """What names a deal across seeds and results: ``(env_seed, seed, deal)``, the evaluation's
+    ``seed`` (as JSON text) and the deal's number in it.  The environment seed alone does not:
+    it is a 31-bit draw from the other two, so two deals of a 10,000-deal evaluation share one
+    in about one run in 40, and two such evaluations of other seeds in about one pair in 20 (their
+    win rates were counted as one deal's, a substitution compared with the other deal's
+    reference game, ``treachery compare`` kept one of the two pairs, ``treachery pool``
+    refused the evaluations as sharing a deal).  It comes first so that deals sort as they did
+    when the environment seed named them (the same intervals, to the last digit, where no two
+    deals share one)."""
+    return int(env_seed), json.dumps(int(seed) if isinstance(seed, np.integer) else seed), int(deal)
+
+
+def _cluster_ids(keys: Sequence[tuple]) -> list[int]:
+    """Each of ``keys`` (:func:`deal_key`) as an int, the rank of its deal in sorted order: the
+    clusters of :func:`training.stats.clustered_mean`, which takes integers."""
+    rank = {k: i for i, k in enumerate(sorted(set(keys)))}
+    return [rank[k] for k in keys]
+
+
+def _game_seeds(res: dict) -> list:
+    """The evaluation seed of each of ``res``'s games: the entry's own ``seed`` (a pooled result's
+    entries hold it), else the result's ``meta["seed"]``, or, for a pooled result written before its
+    entries held it, its sources' seeds over their games in order (``meta["pooled"]``)."""
+    m, games = res["meta"], res["games"]
+    if m.get("pooled") and not all(isinstance(g, dict) and "seed" in g for g in games):
+        per = [p.get("seed") for p in m["pooled"] for _ in range(int(p.get("games") or 0))]
+        if len(per) == len(games):
+            return [g.get("seed", q) if isinstance(g, dict) else q for g, q in zip(games, per)]
+    return [g.get("seed", m.get("seed")) if isinstance(g, dict) else m.get("seed") for g in games]
 
 
 def _ratings(outcomes: Sequence[Outcome], labels: Sequence[str]) -> dict:
@@ -1054,7 +1121,7 @@ def _ratings(outcomes: Sequence[Outcome], labels: Sequence[str]) -> dict:
 def _outcome_metrics(outcomes: Sequence[Outcome], labels: Sequence[str]) -> dict:
     """What :func:`summarize` reads off the games' outcomes alone: ``summary``, ``winrates``,
     ``crossplay`` (opposing seats), ``substitution`` and ``ratings`` (see :func:`summarize`)."""
-    all_w: dict[str, dict] = {lab: {} for lab in labels}        # {env_seed: [wins, seat-games]}
+    all_w: dict[str, dict] = {lab: {} for lab in labels}        # {deal: [wins, seat-games]}
     role_w: dict[str, dict] = {lab: {r: {} for r in ROLES} for lab in labels}
     team_w: dict[str, dict] = {lab: {t: {} for t in TEAM_NAMES} for lab in labels}
     cross: dict[tuple, dict] = {(a, b): {} for a in labels for b in labels}
@@ -1066,11 +1133,11 @@ def _outcome_metrics(outcomes: Sequence[Outcome], labels: Sequence[str]) -> dict
         for s, lab in enumerate(lineup):
             r = Role(rec.dealt_roles[s])
             w = s in rec.winners
-            _count(all_w[lab], rec.env_seed, w)
-            _count(role_w[lab][r], rec.env_seed, w)
-            _count(team_w[lab][team_of(r)], rec.env_seed, w)
+            _count(all_w[lab], rec.deal, w)
+            _count(role_w[lab][r], rec.deal, w)
+            _count(team_w[lab][team_of(r)], rec.deal, w)
             for b in _opponent_labels(lineup, rec.dealt_roles, s):
-                _count(cross[(lab, b)], rec.env_seed, w)
+                _count(cross[(lab, b)], rec.deal, w)
     winrates = {}
     for lab in labels:
         winrates[lab] = {
@@ -1083,20 +1150,20 @@ def _outcome_metrics(outcomes: Sequence[Outcome], labels: Sequence[str]) -> dict
 
     # substitution deltas: each substitute game against its deal's all-reference game
     substitution = None
-    refs = {rec.env_seed: rec for rec in outcomes if rec.kind == "reference"}
+    refs = {rec.deal: rec for rec in outcomes if rec.kind == "reference"}
     subs = [rec for rec in outcomes if rec.kind == "substitute"]
     if refs and subs:
         ref_label = next(iter(refs.values())).lineup[0]
         pairs: dict[str, dict[Role, list]] = {}
         for rec in subs:
-            ref = refs.get(rec.env_seed)
+            ref = refs.get(rec.deal)
             if ref is None:
                 continue
             s = rec.focus_seat
             lab = rec.lineup[s]
             r = Role(rec.dealt_roles[s])
             pairs.setdefault(lab, {q: [] for q in ROLES})[r].append((int(s in rec.winners), int(s in ref.winners),
-                                                                   rec.env_seed))
+                                                                   rec.deal))
         substitution = {"reference": ref_label, "candidates": {}}
         for lab, per_role in pairs.items():
             out = {}
@@ -1139,11 +1206,11 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
     entry per game).
     """
     labels = [e.label for e in entrants]
-    base = _outcome_metrics([Outcome.of_record(rec) for rec in records], labels)
+    base = _outcome_metrics([Outcome.of_record(rec, (meta or {}).get("seed")) for rec in records], labels)
     crossplay = base["crossplay"]
     cp_games = [rec for rec in records if rec.task.kind == "crossplay"]
     if cp_games:
-        cells: dict[tuple, dict] = {(a, b): {} for a in labels for b in labels}     # {env_seed: [wins, seat-games]}
+        cells: dict[tuple, dict] = {(a, b): {} for a in labels for b in labels}     # {deal: [wins, seat-games]}
         sides: dict[str, dict] = {lab: {} for lab in labels}
         for rec in cp_games:
             a = rec.task.focus
@@ -1153,10 +1220,10 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
                 if lab != a:
                     continue
                 w = s in rec.winners
-                _count(cells[(a, b)], rec.task.env_seed, w)
+                _count(cells[(a, b)], rec.task.deal_id, w)
                 if b != a:
                     _count(sides[a].setdefault((b, TEAM_NAMES[team_of(Role(rec.dealt_roles[s]))]), {}),
-                           rec.task.env_seed, w)
+                           rec.task.deal_id, w)
         crossplay = {"definition": "team split", "labels": labels,
                      "matrix": [[_deal_rate(cells[(a, b)]) for b in labels] for a in labels],
                      "by_team": {a: {b: {t: _deal_rate(sides[a][(b, t)]) for (bb, t) in sides[a] if bb == b}
@@ -1176,12 +1243,12 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
         tgt_lab = np.array([lineup[int(t)] for t in rec.deduction[:, ROW_TARGET]])
         for lab in set(obs_lab):
             obs_rows.setdefault(lab, []).append(rec.deduction[obs_lab == lab])
-            obs_deals.setdefault(lab, []).append(np.full(int(np.sum(obs_lab == lab)), rec.task.env_seed))
+            obs_deals.setdefault(lab, []).append(np.full(int(np.sum(obs_lab == lab)), rec.task.deal_id))
         hidden_bad = np.isin(rec.deduction[:, ROW_TRUE], [int(Role.ASSASSIN), int(Role.TRAITOR)])
         for lab in set(tgt_lab[hidden_bad]):
             dec_rows.setdefault(lab, []).append(rec.deduction[hidden_bad & (tgt_lab == lab)])
             dec_deals.setdefault(lab, []).append(np.full(int(np.sum(hidden_bad & (tgt_lab == lab))),
-                                                         rec.task.env_seed))
+                                                         rec.task.deal_id))
     for lab in labels:
         if lab in obs_rows:
             deduction[lab] = deduction_metrics(np.concatenate(obs_rows[lab]), deals=np.concatenate(obs_deals[lab]))
@@ -1227,7 +1294,7 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
         def gate_agg(sel: list) -> dict:
             per_deal: dict[int, np.ndarray] = {}        # a deal's seat-games of this entrant: one cluster
             for rec, s in sel:
-                per_deal[rec.task.env_seed] = per_deal.get(rec.task.env_seed, 0) + rec.gate[s, 1:]
+                per_deal[rec.task.deal_id] = per_deal.get(rec.task.deal_id, 0) + rec.gate[s, 1:]
             searched, departed = (np.array([c[j] for c in per_deal.values()], dtype=float) for j in (0, 1))
             return {"seat_games": len(sel), "decisions": int(sum(len(rec.times[s]) for rec, s in sel)),
                     "searched": int(searched.sum()), "departures": int(departed.sum()),
@@ -1281,8 +1348,9 @@ def _opponent_labels(lineup: Sequence[str], dealt_roles: Sequence[int], seat: in
     return out
 
 
-def _delta(pairs: Sequence[tuple[int, int, int]]) -> dict:
-    """Mean paired difference of ``(candidate won, reference won, env_seed)`` pairs (each win 0/1)
+def _delta(pairs: Sequence[tuple[int, int, tuple]]) -> dict:
+    """Mean paired difference of ``(candidate won, reference won, deal)`` pairs (each win 0/1; the deal's
+    :func:`deal_key`)
     with a normal 95% interval clustered by deal (:func:`training.stats.clustered_mean`), clipped
     to the possible range [-1, 1]: the pairs of one deal share its cards and its reference game
     (a 5-player deal's two Assassin seats share the very same reference outcome), so they are
@@ -1292,7 +1360,7 @@ def _delta(pairs: Sequence[tuple[int, int, int]]) -> dict:
         return {"pairs": 0, "deals": 0, "candidate_rate": None, "reference_rate": None, "delta": None, "lo": None,
                 "hi": None}
     a = np.array([p[:2] for p in pairs], dtype=float)
-    d = clustered_mean(a[:, 0] - a[:, 1], [p[2] for p in pairs], lower=-1.0, upper=1.0)
+    d = clustered_mean(a[:, 0] - a[:, 1], _cluster_ids([p[2] for p in pairs]), lower=-1.0, upper=1.0)
     return {"pairs": n, "deals": d["clusters"], "candidate_rate": float(a[:, 0].mean()),
             "reference_rate": float(a[:, 1].mean()), "delta": d["mean"], "lo": d["lo"], "hi": d["hi"]}
 
@@ -1328,11 +1396,11 @@ def read_results(path: str | os.PathLike) -> dict:
     if meta.get("mode") == "substitution" and not isinstance(meta.get("reference"), str):
         raise ValueError(f"{str(p)!r} is not a results JSON of treachery evaluate (a substitution result "
                          f"without its reference)")
-    for i, g in enumerate(games):      # what compare and pool read of each game
+    for i, (g, seed) in enumerate(zip(games, _game_seeds(res))):      # what compare and pool read of each game
         if not isinstance(g, dict):
             raise ValueError(f"{str(p)!r}: games entry {i} is not one of treachery evaluate (not an object)")
         try:
-            Outcome.of_entry(g, meta.get("reference"))
+            Outcome.of_entry(g, meta.get("reference"), seed)
         except (KeyError, ValueError, TypeError, AttributeError, StopIteration) as err:
             raise ValueError(f"{str(p)!r}: games entry {i} is not one of treachery evaluate "
                              f"({type(err).__name__}: {err})") from None
@@ -1340,8 +1408,8 @@ def read_results(path: str | os.PathLike) -> dict:
 
 
 def _substitute_wins(res: dict) -> tuple[str, dict]:
-    """The candidate's label and ``{(env_seed, seat): (dealt role, won)}`` of a
-    substitution result with one candidate."""
+    """The candidate's label and ``{(deal, seat): (dealt role, won)}`` of a
+    substitution result with one candidate (the deal's :func:`deal_key`)."""
     meta = res.get("meta", {})
     if meta.get("mode") != "substitution":
         raise ValueError(f"paired comparison needs substitution results, got mode {meta.get('mode')!r}")
@@ -1350,11 +1418,11 @@ def _substitute_wins(res: dict) -> tuple[str, dict]:
     if len(cands) != 1:
         raise ValueError(f"paired comparison needs results with exactly one candidate, got {cands}")
     out = {}
-    for g in res["games"]:
+    for g, seed in zip(res["games"], _game_seeds(res)):
         if g["kind"] != "substitute":
             continue
         seat = next(i for i, lab in enumerate(g["lineup"]) if lab != ref)
-        out[(g["env_seed"], seat)] = (g["dealt_roles"][seat], seat in g["winners"])
+        out[(deal_key(g["env_seed"], seed, g["deal"]), seat)] = (g["dealt_roles"][seat], seat in g["winners"])
     return cands[0], out
 
 
@@ -1409,7 +1477,7 @@ def paired_delta(before: dict, after: dict) -> dict:
                              f"roles (--roles: {ra} vs {rb})")
         raise ValueError(f"the two results share no deal (seeds {before['meta'].get('seed')} and "
                          f"{after['meta'].get('seed')}): evaluate both with the same --seed and --games")
-    diffs: dict[str, list[tuple[float, int]]] = {}
+    diffs: dict[str, list[tuple[float, tuple]]] = {}
     for k in shared:
         d = (float(b[k][1]) - float(a[k][1]), k[0])
         diffs.setdefault(a[k][0], []).append(d)
@@ -1417,7 +1485,8 @@ def paired_delta(before: dict, after: dict) -> dict:
     roles = {}
     for r in [*(ROLE_NAMES[x] for x in ROLES), "overall"]:
         if r in diffs:
-            m = clustered_mean([d for d, _ in diffs[r]], [seed for _, seed in diffs[r]], lower=-1.0, upper=1.0)
+            m = clustered_mean([d for d, _ in diffs[r]], _cluster_ids([deal for _, deal in diffs[r]]), lower=-1.0,
+                               upper=1.0)
             roles[r] = {"n": m["n"], "deals": m["clusters"], "mean": m["mean"], "lo": m["lo"], "hi": m["hi"]}
     return {"before": a_label, "after": b_label, "reference": before["meta"]["reference"], "roles": roles,
             "shared": len(shared), "before_games": len(a), "after_games": len(b)}
@@ -1457,7 +1526,7 @@ def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) 
             entrant whose file's SHA-256 differs between them (where both record it), parts of one
             seed's deals that are not one evaluation of them (shards of another ``--games``, or parts
             leaving deals out between them: :func:`_check_seed_parts`), or
-            a deal (environment seed) in more than one of them.
+            a deal (the same seed's deal number, :func:`deal_key`) in more than one of them.
     """
     results = list(results)
     sources = [f"result {i + 1}" for i in range(len(results))] if sources is None else list(sources)
@@ -1493,16 +1562,18 @@ def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) 
                                  f"the same policy")
     _check_seed_parts(results, sources)
     try:
-        parts = [[Outcome.of_entry(g, first.get("reference")) for g in res["games"]] for res in results]
+        seeds = [_game_seeds(res) for res in results]
+        parts = [[Outcome.of_entry(g, first.get("reference"), seed) for g, seed in zip(res["games"], ss)]
+                 for res, ss in zip(results, seeds)]
     except (KeyError, ValueError, TypeError, AttributeError, StopIteration) as err:
         raise ValueError(f"a games entry is not one of treachery evaluate ({type(err).__name__}: {err})") from None
-    owner: dict[int, str] = {}
+    owner: dict[tuple, str] = {}
     for part, src in zip(parts, sources):
-        for seed in {o.env_seed for o in part}:
-            if seed in owner:
-                raise ValueError(f"{src} and {owner[seed]} share a deal (environment seed {seed}): pool "
+        for deal in {o.deal for o in part}:
+            if deal in owner:
+                raise ValueError(f"{src} and {owner[deal]} share a deal (seed {deal[1]}, deal {deal[2]}): pool "
                                  f"evaluations with different --seed values (or different shards)")
-            owner[seed] = src
+            owner[deal] = src
     labels = [e["label"] for e in first["entrants"]]
     outcomes = [o for part in parts for o in part]
     kits = [r["meta"].get("toolkit") for r in results]
@@ -1520,7 +1591,9 @@ def pool_results(results: Sequence[dict], sources: Sequence[str] | None = None) 
             "pooled_note": "pooled from " + ", ".join(sources) + ": the per-decision metrics (deduction, "
                            "deception, the gate, bluffing, cooperation, talk, latency) are in each source's "
                            "results, not pooled"}
-    games = [{**g, "index": i} for i, g in enumerate(g for res in results for g in res["games"])]
+    games = [{**g, "index": i, "seed": seed}        # whose deal it is, for compare and a later pool
+             for i, (g, seed) in enumerate((g, seed) for res, ss in zip(results, seeds)
+                                           for g, seed in zip(res["games"], ss))]
     return {"meta": meta, **_outcome_metrics(outcomes, labels), **{k: {} for k in _PER_DECISION},
             "deduction_note": "", "teamplay": None, "games": games}
 
@@ -1674,7 +1747,9 @@ def evaluate(specs: Sequence[str], num_players: int | None = None, games: int = 
         config: the game configuration (default ``GameConfig(num_players)``).
         record_beliefs: score ``beliefs()`` of bots that have it (without it ``meta["beliefs"]``
             is False and ``deduction_note`` says they were not scored).
-        progress: show a tqdm bar.
+        progress: show a tqdm bar.  Either way, when the games played are not ``games`` (rounded up
+            to whole deals, or only the seats of ``roles``), a line on standard error says so
+            before the first game.
         out_dir: if given, also :func:`write_results` there; checked before
             any game is played (a ``ValueError`` when it is or lies under a
             file or cannot be made or written, and, once every other argument
@@ -1709,7 +1784,8 @@ def evaluate(specs: Sequence[str], num_players: int | None = None, games: int = 
     Raises:
         ValueError: for specs that are not a list of spec strings (a string, a bot object), a
             ``seed`` that is not an int >= 0, unknown specs, a bad mode/reference (or no candidate
-            besides the reference or partner), ``games < 1``, ``workers < 1``, a
+            besides the reference or partner), ``games`` not an int from 1 to
+            :data:`MAX_GAMES`, ``workers < 1``, a
             config whose ``num_players`` differs from ``num_players``, or a
             policy trained for another table size (``agents.check_table``),
             a ``shard`` outside 1..n or of more shards than deals, an ``out_dir``
@@ -1755,8 +1831,8 @@ def evaluate(specs: Sequence[str], num_players: int | None = None, games: int = 
     num_players = config.num_players
     for e in entrants:      # a bad argument (a missing checkpoint, a policy for another table) fails here
         agents.check_table(agents.make(e.spec, seed=0), e.spec, num_players, config)
-    if games < 1:
-        raise ValueError(f"games must be >= 1, got {games}")
+    if games_text(games):
+        raise ValueError(games_text(games))
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
     labels = [e.label for e in entrants]
@@ -1811,7 +1887,7 @@ def evaluate(specs: Sequence[str], num_players: int | None = None, games: int = 
     deals = len(deal_range)
     if out_dir is not None:                 # once the arguments hold: a bad one is said first
         refuse_held_results(out_dir, force)
-    if progress and shard is None and len(tasks) != games:       # said before the bar, not only in the summary
+    if shard is None and len(tasks) != games:       # said once, before the bar if any, not only in the summary
         played = len(tasks) // max(deals, 1)
         print(f"{len(tasks):,} games: {deals:,} deal{'' if deals == 1 else 's'} (--games {games:,} rounded up to "
               f"whole deals of {per} game{'' if per == 1 else 's'}"

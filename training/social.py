@@ -56,7 +56,7 @@ _CL_T, _CL_SPK, _CL_TRUE, _CL_CLAIM, _CL_FD, _CL_BEFORE, _CL_AFTER = range(7)
 
 
 def _deal_rate(per_deal: dict) -> dict:
-    """``{"count", "n", "rate", "lo", "hi", "deals"}`` of per-deal counts ``{env_seed: [count, n]}``, the
+    """``{"count", "n", "rate", "lo", "hi", "deals"}`` of per-deal counts ``{deal: [count, n]}``, the
     95% interval :func:`training.stats.clustered_rate`'s over deals."""
     return by_deal(clustered_rate([c[0] for c in per_deal.values()], [c[1] for c in per_deal.values()]))
 
@@ -274,8 +274,8 @@ def _seats_of(rec: Any, label: str) -> list[int]:
 
 
 def _stacked(parts: list[tuple[np.ndarray, int]], cols: int) -> tuple[np.ndarray, np.ndarray]:
-    """The rows of every game's ``(rows, env_seed)`` in ``parts`` stacked ``(N, cols)``, and each
-    row's deal (int64 ``(N,)``, its game's environment seed: the cluster of the intervals)."""
+    """The rows of every game's ``(rows, deal)`` in ``parts`` stacked ``(N, cols)``, and each
+    row's deal (int64 ``(N,)``, its game's ``GameTask.deal_id``: the cluster of the intervals)."""
     if not parts:
         return np.zeros((0, cols)), np.zeros(0, np.int64)
     return (np.concatenate([rows for rows, _ in parts]),
@@ -295,7 +295,7 @@ def bluff_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
     bad = (int(Role.ASSASSIN), int(Role.TRAITOR))
     for lab in labels:
         rows, deal = _stacked([(rec.observer[np.isin(rec.observer[:, _OBS_SEAT], _seats_of(rec, lab))
-                                             & np.isin(rec.observer[:, _OBS_TRUE], bad)], rec.task.env_seed)
+                                             & np.isin(rec.observer[:, _OBS_TRUE], bad)], rec.task.deal_id)
                                for rec in records if rec.observer.shape[0]], len(OBS_COLS))
         if rows.shape[0] == 0:
             continue
@@ -323,7 +323,7 @@ def cooperation_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
     are left out."""
     out = {}
     for lab in labels:
-        seats = [(rec.coop[s], rec.task.env_seed) for rec in records for s in _seats_of(rec, lab)
+        seats = [(rec.coop[s], rec.task.deal_id) for rec in records for s in _seats_of(rec, lab)
                  if rec.coop.shape[0] > s and rec.coop[s, 0] > 0]
         if not seats:
             continue
@@ -348,7 +348,7 @@ def talk_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
     its cards)."""
     out = {}
     for lab in labels:
-        rows, deal = _stacked([(rec.claims[np.isin(rec.claims[:, _CL_SPK], _seats_of(rec, lab))], rec.task.env_seed)
+        rows, deal = _stacked([(rec.claims[np.isin(rec.claims[:, _CL_SPK], _seats_of(rec, lab))], rec.task.deal_id)
                                for rec in records if rec.claims.shape[0]], len(CLAIM_COLS))
         if rows.shape[0] == 0:
             continue
@@ -388,7 +388,7 @@ def teamplay_metrics(records: Sequence[Any]) -> dict | None:
     if not recs:
         return None
     partner = next((r.task.focus for r in recs if r.task.kind == "team_partner"), None)
-    counts: dict = {}           # {key: {env_seed: [wins, games]}}
+    counts: dict = {}           # {key: {deal: [wins, games]}}
 
     def add(key: tuple, deal: int, won: bool) -> None:
         c = counts.setdefault(key, {}).setdefault(deal, [0, 0])
@@ -404,16 +404,16 @@ def teamplay_metrics(records: Sequence[Any]) -> dict | None:
                     continue
                 seats = [s for s in range(len(roles)) if team_of(roles[s]) == t]
                 if len(seats) >= 2:
-                    add(("partner", t), rec.task.env_seed, seats[0] in win)
+                    add(("partner", t), rec.task.deal_id, seats[0] in win)
             continue
         a = rec.task.focus
         mine = _seats_of(rec, a)
         t = team_of(roles[mine[0]])
         if rec.task.kind == "team_together":
-            add((a, t, "together"), rec.task.env_seed, mine[0] in win)
+            add((a, t, "together"), rec.task.deal_id, mine[0] in win)
         else:
-            add((a, t, "mixed"), rec.task.env_seed, mine[0] in win)
-            add((a, t, "mixed", roles[mine[0]]), rec.task.env_seed, mine[0] in win)
+            add((a, t, "mixed"), rec.task.deal_id, mine[0] in win)
+            add((a, t, "mixed", roles[mine[0]]), rec.task.deal_id, mine[0] in win)
     out: dict = {"partner": partner, "candidates": {}}
     teams = sorted({k[1] for k in counts if k[0] != "partner"})
     for a in sorted({k[0] for k in counts if k[0] != "partner"}):

@@ -38,7 +38,7 @@ from treachery_env import GameConfig
 from treachery_env import throne_roles as tr
 
 from .evaluate import (Entrant, GameTask, _chunks, _config_dict, _entrant_meta, _games_bar, _json_default,
-                       entrants_from_specs, game_text, rotation_schedule, refuse_held_results,
+                       entrants_from_specs, game_text, games_text, rotation_schedule, refuse_held_results,
                        run_in_processes, substitution_schedule, variants_text)
 from .provenance import toolkit, toolkit_text
 from .stats import clustered_mean, clustered_share
@@ -161,6 +161,8 @@ def evaluate_throne(specs: Sequence[str], config: GameConfig, games: int = 100, 
         raise ValueError(f"--mode {mode}: Throne Magic has no teams; its modes: {', '.join(MODES)}")
     if games < 1 or workers < 1:
         raise ValueError(f"games and workers must be 1 or more, got {games}, {workers}")
+    if games_text(games):
+        raise ValueError(games_text(games))
     if out_dir is not None:
         check_folder(out_dir, "--out")
     entrants = entrants_from_specs(specs)

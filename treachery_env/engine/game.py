@@ -127,8 +127,24 @@ class Game(GameState):
 
     Args:
         config: a :class:`GameConfig` (default: 5 players, Commander).
-        seed: seed of the game's private random stream (shuffles, deal, decks);
-            same seed + same actions gives the same game on any machine.
+        seed: seed of the game's private random stream (shuffles, deal, decks),
+            an int >= 0 (a numpy integer too); same seed + same actions gives
+            the same game on any machine.
+        overrides: :class:`GameConfig` fields, applied to ``config`` (or to the
+            default config when ``config`` is None).
+
+    Raises:
+        ValueError: (one line) if ``config`` is not a :class:`GameConfig`, an
+            override is not a valid config field or value, or ``seed`` is not an
+            int >= 0 (bools and floats are refused; a negative seed would give
+            the game of its absolute value, as :class:`random.Random` seeds it,
+            and the environment's ``reset`` refuses it).
+
+    Every public method that takes a seat (:meth:`can_unveil`, :meth:`unveil`,
+    :meth:`observation`, :meth:`view`, :meth:`render_text`, :meth:`describe_action`,
+    :meth:`lose`, :meth:`win`, :meth:`concede`, :meth:`to_bottom`) raises ``ValueError`` in one
+    line naming the seat and the range (0 to n - 1) for a seat outside the table
+    or one that is not an int.
 
     Attributes:
         config, seed, n (players), layout (:class:`ActionLayout`).
@@ -163,13 +179,13 @@ class Game(GameState):
 
     def __init__(self, config: GameConfig | None = None, seed: int = 0, **overrides: Any):
         if config is None:
-            config = GameConfig(**overrides)
-        elif overrides:
-            config = config.replace(**overrides)
+            config = GameConfig()
         if not isinstance(config, GameConfig):
             raise ValueError(f"config must be a GameConfig, got {type(config).__name__}")
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-            raise ValueError(f"seed must be an int, got {seed!r}")
+        if overrides:       # GameConfig.replace: an unknown field is a one-line ValueError
+            config = config.replace(**overrides)
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"seed must be an int >= 0, got {seed!r}")
         self.config = config
         self.seed = int(seed)
         self.n = config.num_players
@@ -297,6 +313,21 @@ class Game(GameState):
     def _target_labels(self, targets: Any) -> dict:
         """:meth:`_labels` of the creatures and planeswalkers among stack-object targets."""
         return self._labels(*[t[1] for t in targets if t is not None and (t[0] == "c" or t[0] == "w")])
+
+    def _seat_arg(self, seat: Any, method: str) -> int:
+        """``seat``, the seat argument of the public method ``method``, as an int.
+
+        Raises:
+            ValueError: (one line naming ``method``, the seat and the range) for a
+                seat that is not an int (a numpy integer too; bools, floats and
+                strings are refused) from 0 to n - 1.
+        """
+        if type(seat) is int and 0 <= seat < self.n:      # the common case
+            return seat
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < self.n:
+            raise ValueError(f"{method}: seat must be an int from 0 to {self.n - 1} "
+                             f"(a {self.n}-player game), got {seat!r}")
+        return int(seat)
 
     def rel(self, viewer: int, seat: int) -> int:
         """Seat ``seat`` relative to ``viewer`` (0 = viewer, then in turn order)."""
@@ -501,7 +532,12 @@ class Game(GameState):
         unless ``seat`` is deciding.  See :mod:`treachery_env.observation`; a
         Throne Magic game's vector has its own layout (``obs_layout(n, "throne_magic")``),
         and a game with a CR 900 variant blocks more at its end (:func:`treachery_env.observation.
-        config_layout`: Planechase's, the Vanguard cards', the schemes')."""
+        config_layout`: Planechase's, the Vanguard cards', the schemes').
+
+        Raises:
+            ValueError: for a seat that is not an int from 0 to n - 1.
+        """
+        seat = self._seat_arg(seat, "observation")
         obs = _OBSERVATION[0] if _OBSERVATION else _observation_module()
         if self.social is not None or self.config.has_variant_blocks:      # layouts of their own
             return obs.observation_dict_variant(self, seat)
@@ -510,24 +546,33 @@ class Game(GameState):
     def view(self, seat: int):
         """Structured, read-only snapshot of ``seat``'s information set
         (:class:`treachery_env.view.SeatView`; in a Throne Magic game its
-        ``throne_magic``)."""
+        ``throne_magic``).
+
+        Raises:
+            ValueError: for a seat that is not an int from 0 to n - 1.
+        """
         from ..view import seat_view
-        return seat_view(self, seat)
+        return seat_view(self, self._seat_arg(seat, "view"))
 
     def describe_action(self, action: int, seat: int | None = None) -> str:
         """What ``action`` does for the deciding seat now, in words.
 
         Raises:
             ValueError: if ``action`` is not an integer (:func:`~treachery_env.actions.as_action`)
-                or is outside the action space.
+                or is outside the action space; for a ``seat`` (when given) that is
+                not an int from 0 to n - 1.
         """
         from ..text import describe_action
-        return describe_action(self, as_action(action), seat)
+        return describe_action(self, as_action(action), None if seat is None else self._seat_arg(seat, "describe_action"))
 
     def render_text(self, seat: int | None = None) -> str:
-        """Text picture of the game as ``seat`` sees it (None: public view only)."""
+        """Text picture of the game as ``seat`` sees it (None: public view only).
+
+        Raises:
+            ValueError: for a ``seat`` (when given) that is not an int from 0 to n - 1.
+        """
         from ..text import render
-        return render(self, seat)
+        return render(self, None if seat is None else self._seat_arg(seat, "render_text"))
 
     def clone(self) -> "Game":
         """An independent deep copy (same state, same random stream): playing

@@ -49,9 +49,16 @@ class OutcomeMixin:
         (scenarios, tests), the pending decision and queue are set aside and the
         loop runs at once: they come back once the players have left (a pending
         priority decision is offered afresh, and so are the combat declarations: their
-        options may name creatures that left with the players, CR 800.4a)."""
-        if isinstance(seats, (int, np.integer)):
-            seats = [int(seats)]
+        options may name creatures that left with the players, CR 800.4a).
+
+        Raises:
+            ValueError: for a seat (``seats`` or one of them) that is not an int
+                from 0 to n - 1.
+        """
+        if isinstance(seats, (list, tuple)):
+            seats = [self._seat_arg(s, "lose") for s in seats]
+        else:
+            seats = [self._seat_arg(seats, "lose")]
         # called from outside the engine loop (scenarios, tests) while a decision is pending
         external = self.decision is not None
         window_open = bool(self.leaving)
@@ -426,8 +433,12 @@ class OutcomeMixin:
     def win(self, seat: int) -> None:
         """``seat`` wins the game ("you win the game" effects): their whole team
         wins, eliminated teammates included (TR6.7); a Traitor wins alone.  Logged
-        as ``win_effect`` (the winners need not be the last players standing)."""
-        p = self.players[seat]
+        as ``win_effect`` (the winners need not be the last players standing).
+
+        Raises:
+            ValueError: for a seat that is not an int from 0 to n - 1.
+        """
+        p = self.players[self._seat_arg(seat, "win")]
         self._log("win_effect", seat=seat)
         if p.team == Team.TRAITOR:
             self._win({seat})

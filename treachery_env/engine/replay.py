@@ -135,6 +135,8 @@ class ReplayMixin:
                              ("digest", str, "a string")):
             if not isinstance(d.get(k), typ) or isinstance(d.get(k), bool):
                 raise ValueError(f"replay field {k!r} is missing or not {kind}")
+        if d["seed"] < 0:
+            raise ValueError(f"replay field 'seed' must be an int >= 0 (Game's seed), got {d['seed']}")
         if version == 1:
             d = {**d, "config": {"priority_windows": "main", **d["config"]}}
         if version in (1, 2):

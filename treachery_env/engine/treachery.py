@@ -86,8 +86,12 @@ class TreacheryMixin:
         which only asks about the rules restrictions); Undercover is met
         (CR 702.187f); the cost is payable with this X (mana, life, cards).
         X must be 0 for a cost without X, and 0..MAX_X otherwise.
+
+        Raises:
+            ValueError: for a seat that is not an int from 0 to n - 1 (the message
+                names the seat and the range); a seat that may not unveil is False.
         """
-        p = self.players[seat]
+        p = self.players[self._seat_arg(seat, "can_unveil")]
         if p.has_lost or self.is_over:
             return False
         idc = p.identity
@@ -115,10 +119,12 @@ class TreacheryMixin:
         exile) become decisions of ``seat``.
 
         Raises:
-            ValueError: if the identity can't be unveiled (face up, no unveil
-                cost, X not allowed, Undercover not met), the cost can't be paid,
-                or ``seat`` does not hold priority.
+            ValueError: for a seat that is not an int from 0 to n - 1; if the
+                identity can't be unveiled (face up, no unveil cost, X not allowed,
+                Undercover not met), the cost can't be paid, or ``seat`` does not
+                hold priority.
         """
+        seat = self._seat_arg(seat, "unveil")
         if not self.can_unveil(seat, x, ignore_cost=True):
             raise ValueError(f"seat {seat} cannot unveil now (face up, no unveil cost, X={x} not allowed, "
                              f"or Undercover not met)")
