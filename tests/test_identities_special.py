@@ -356,6 +356,57 @@ def test_a_face_down_oneiromancer_shows_its_pile_to_no_one():
         assert not encode(g, s)[dream:dream + len(cards.CARDS)].any()
 
 
+
+def test_a_stolen_oneiromancer_pile_is_seen_by_the_thief_not_by_the_next_holder_of_its_card():
+    """The Reflector takes The Oneiromancer's trigger: its controller's pile
+    fills ("you may look at them": the trigger's controller; docs/fidelity.md,
+    "This identity" through the controller) and it sees the cards.  The Puppet
+    Master then moves the Reflector card, face down, to another player, who
+    unveils it: that player never controlled the trigger, and The Reflector has
+    no ability linked to the pile, so it sees none of the face-down cards
+    (CR 314.9; view, observation and text)."""
+    from treachery_env import cards
+    from treachery_env.observation import encode, obs_layout
+    from identity_helpers import cast
+    g = at_main(["The Old Ruler", "The Oneiromancer", "The Reflector", "The Beastmaster", "The Puppet Master",
+                 "The Demon", "The Seer"])
+    for q in g.players:
+        q.library = [cards.card("Wastes")] * 5 + [cards.card("Shock")]
+    g.players[1].lands = 2
+    g.players[2].lands = 5
+    give_priority(g, 1)
+    g.step(g.layout.UNVEIL + 1)                       # X = 1: the top card of each library
+    give_priority(g, 2)
+    g.step(g.layout.UNVEIL)                           # The Reflector targets the Oneiromancer's trigger
+    while g.stack:
+        g.step(g.layout.PASS if g.decision.kind == DecisionKind.PRIORITY else g.decision.options[0][0])
+    reflector = g.players[2].identity
+    pile = reflector.data["dream"]
+    assert len(pile) == 7 * 6 and "dream" not in g.players[1].identity.data   # every library, by the copies
+    assert seat_view(g, 2).dream == tuple(c.name for _, c in pile)
+    g.players[T_].lands = 6
+    give_priority(g, T_)
+    g.unveil(T_)
+    resolve_all(g)
+    for to, holder in ((5, 5), (6, 6), (0, 0), (1, 1), (2, 3)):   # P3 gets the Reflector card
+        d = g.decision
+        assert d.kind == DecisionKind.CARD and d.seat == T_ and f"P{to} " in d.prompt, d.prompt
+        g.step(g.layout.PLAYER + g.rel(T_, holder))
+    assert g.players[3].identity is reflector and not reflector.face_up
+    g.players[3].lands = 6
+    hand(g, 3, "Shock")
+    give_priority(g, 3)
+    cast(g, 3, "Shock")
+    while g.decision.kind != DecisionKind.PRIORITY:
+        g.step(g.decision.options[0][0])
+    g.step(g.layout.UNVEIL)                           # P3 unveils the Reflector it was given
+    assert reflector.face_up and g.players[3].identity is reflector and len(reflector.data["dream"]) == 42
+    dream = obs_layout(7).dream
+    for s in range(7):
+        assert seat_view(g, s).dream == ()
+        assert not encode(g, s)[dream:dream + len(cards.CARDS)].any()
+    assert "face-down exile" not in g.render_text(3)
+
 def _cathar_exiled_a_bear(deal: list) -> tuple:
     """Seat 1's The Cathar unveiled and resolved, exiling seat 3's Grove Bear."""
     from identity_helpers import creature, target_creature

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from treachery_env import GameConfig
 from treachery_env.cards import CARDS
 from treachery_env.engine import Game
+from treachery_env.identity_cards.traitors import may_look_at_pile
 from treachery_env.observation import encode
 from treachery_env.view import seat_view
 
@@ -38,7 +39,7 @@ def _permute_hidden(g: Game, viewer: int, rng: random.Random) -> Game:
             p.hand = [rng.choice(nonland) for _ in p.hand]
         rng.shuffle(p.library)
         idc = p.identity
-        if "dream" in idc.data and (p.seat != viewer or not idc.face_up):   # its look is a face-up ability
+        if "dream" in idc.data and (p.seat != viewer or not may_look_at_pile(idc, viewer)):
             idc.data["dream"] = [(owner, rng.choice(nonland)) for owner, _ in idc.data["dream"]]
     return h
 

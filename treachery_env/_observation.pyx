@@ -35,6 +35,7 @@ from treachery_env.engine.state cimport Attackable, Creature, Decision, GameStat
 
 from . import observation as _py
 from .engine.talk import TalkState
+from .identity_cards.traitors import may_look_at_pile
 from .observation import (
     COUNTER_TOKENS,
     KEYWORDS,
@@ -788,7 +789,7 @@ cdef int _encode(Out* out, _Offsets L, GameState game, long viewer, long n) exce
             if attackers is None:
                 attackers, targeted = _walker_attention(game)
             _encode_walkers(out, L.walkers + r * C_MAX_WALKERS * C_WF, ws, <dict>attackers, <set>targeted, turn)
-        if s == viewer and up and dream:    # The Oneiromancer's look: a face-up ability (CR 314.4b)
+        if s == viewer and up and dream and may_look_at_pile(idc, s):    # CR 314.4b, 607
             for entry in data["dream"]:
                 add(out, L.dream + _card_index(entry[1]), 0.25)
     # ---- public history: harm and attacks between seats (relative rows and columns)

@@ -74,6 +74,7 @@ if not state_compiled():
 
 from .engine.talk import TalkState
 from .identities import Identity
+from .identity_cards.traitors import may_look_at_pile
 from .view import CreatureView, DecisionView, FrozenDict, OptionView, PlaneswalkerView, PlayerView, SeatView, TalkView
 
 __all__ = ["ViewBuilder", "slot_reads"]
@@ -1432,8 +1433,9 @@ cdef class ViewBuilder:
             PyTuple_SET_ITEM(views, i, v)
         stack = g.stack
         idc = me.identity                  # None in Throne Magic: no Undercover, no face-down exile
-        # The Oneiromancer's look at its pile is an ability of the face-up card (CR 314.4b)
-        dream = None if idc is None or not idc.face_up else idc.data.get("dream")
+        # The Oneiromancer's look at its pile: an ability of the face-up card (CR 314.4b) or of the
+        # trigger that filled it
+        dream = None if idc is None or not may_look_at_pile(idc, me.seat) else idc.data["dream"]
         d = g.decision
         self._harm = _rows(self._harm, g.harm)
         self._attacks = _rows(self._attacks, g.attacks)

@@ -136,6 +136,7 @@ from . import planes, schemes, throne_cards, throne_roles, vanguards
 
 from .engine.state import ATTACKABLE_KINDS, PHASE_INDEX, DecisionKind, StackItem
 from .engine.talk import TALK_KINDS, TalkMessage
+from .identity_cards.traitors import may_look_at_pile
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game
@@ -823,7 +824,7 @@ def encode_python(game: "Game", viewer: int) -> np.ndarray:
             o[q:q + cf] = chunk
         if p.attackables:
             _encode_walkers(game, p.attackables, o, L.walkers + r * MAX_WALKERS * WALKER_FEATURES)
-        if s == viewer and up and "dream" in data:    # The Oneiromancer's look: a face-up ability (CR 314.4b)
+        if s == viewer and up and "dream" in data and may_look_at_pile(idc, s):    # CR 314.4b, 607
             for _, card in data["dream"]:
                 o[L.dream + card.index] += 0.25
     social = game.social

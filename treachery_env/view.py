@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .compiled import compiled_pyx
 from .engine.state import Attackable, DecisionKind
+from .identity_cards.traitors import may_look_at_pile
 from .rules import Role
 from .text import option_text
 from .words import with_article
@@ -528,7 +529,8 @@ class SeatView(NamedTuple):
             ``attacks[i][j]`` = creatures i attacked j with (tuples of tuples).
         undercover_met: whether the viewer's Undercover condition holds.
         dream: cards the viewer may look at in its face-down exile (The
-            Oneiromancer's, while the viewer's identity card is face up).
+            Oneiromancer's, while the viewer's identity card is face up:
+            :func:`~treachery_env.identity_cards.traitors.may_look_at_pile`).
         decision: the viewer's pending :class:`DecisionView`, else None.
         events: log entries visible to the viewer this turn and the previous
             one, each a :class:`FrozenDict` with the keys of the game's log
@@ -1041,8 +1043,9 @@ class PythonViewBuilder:
         stack = tuple([_stack_view(it) for it in g.stack]) if g.stack else ()
         me = g.players[viewer]
         idc = me.identity                  # None in Throne Magic: no Undercover, no face-down exile
-        # The Oneiromancer's look at its pile is an ability of the face-up card (CR 314.4b)
-        dream = None if idc is None or not idc.face_up else idc.data.get("dream")
+        # The Oneiromancer's look at its pile: an ability of the face-up card (CR 314.4b) or of the
+        # trigger that filled it
+        dream = None if idc is None or not may_look_at_pile(idc, me.seat) else idc.data["dream"]
         d = g.decision
         return _new(SeatView, (
             viewer, turn, g.phase, g.active, players, stack, tuple(map(tuple, g.harm)), tuple(map(tuple, g.attacks)),

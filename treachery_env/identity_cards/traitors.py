@@ -13,7 +13,7 @@ from ..identity_abilities import (Activated, IdentityImpl, register,
                                   register_callbacks, targets_of)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..engine import Game, StackItem
+    from ..engine import Game, IdentityCard, StackItem
 
 
 # The Banisher: exile any number of target creatures; draw a card for each
@@ -100,9 +100,37 @@ register(IdentityImpl("The Grenadier", on_unveil="_grenadier_unveil",
 # may look at them; once each turn you may cast one of them without paying its
 # mana cost, and when you do, exile the top card of target player's library face
 # down too.
+ONEIROMANCER = "The Oneiromancer"
+
+
+def may_look_at_pile(idc: "IdentityCard", seat: int) -> bool:
+    """Whether ``seat``, controlling the identity card ``idc``, may look at the
+    face-down pile kept on it (``idc.data["dream"]``; the view's and the
+    observation's ``dream``): only while the card is face up (CR 314.4b: a
+    face-down identity has no abilities), and only if it is The Oneiromancer
+    (or a copy of it), whose abilities are linked to the pile (CR 607), or
+    ``seat`` controlled a trigger that exiled cards into it ("you may look at
+    them": The Reflector's controller who took the trigger).  A later holder
+    of a thief's card, which has no ability linked to the pile, may not."""
+    data = idc.data
+    if not idc.face_up or "dream" not in data:
+        return False
+    card = idc.copy_of or idc.identity
+    return card.name == ONEIROMANCER or seat in data.get("dream_seen_by", ())
+
+
+def _pile(idc: "IdentityCard", seat: int) -> list:
+    """The face-down pile on ``idc`` into which a trigger ``seat`` controls
+    exiles cards; ``seat`` may look at them (:func:`may_look_at_pile`)."""
+    seen = idc.data.setdefault("dream_seen_by", [])
+    if seat not in seen:
+        seen.append(seat)
+    return idc.data.setdefault("dream", [])
+
+
 def _oneiro_unveil(game: "Game", item: "StackItem") -> None:
     idc = game.players[item.controller].identity
-    pile = idc.data.setdefault("dream", [])
+    pile = _pile(idc, item.controller)
     for s in game._apnap():
         lib = game.players[s].library
         k = min(item.x, len(lib))
@@ -158,7 +186,7 @@ def _oneiro_reflex(game: "Game", item: "StackItem") -> None:
     for _, s in targets_of(item, "p"):
         lib = game.players[s].library
         if lib:
-            idc.data.setdefault("dream", []).append((s, lib.pop()))
+            _pile(idc, item.controller).append((s, lib.pop()))
             game._log("exile_face_down", seat=item.controller, n=1, owner=s)
 
 
