@@ -178,6 +178,37 @@ def test_regent_at_low_life_must_put_the_card_back():
     assert p.life == 2 and p.library[-1].name == "Murder"
 
 
+
+def _regent_taken_by_the_reflector(drawn: str):
+    """The Regent (seat 0) draws ``drawn`` in its draw step; The Reflector (seat
+    4, holding a Murder and a Grove Bear) takes the trigger and draws the extra
+    card, a Wastes: the game at the thief's choice of "a card drawn this turn"."""
+    from treachery_env.view import seat_view
+    g = at_main(deal5(L="The Corrupted Regent", T="The Reflector"))
+    g.players[0].library = [card("Wastes")] * 5 + [card("Grove Bear"), card(drawn)]
+    g.players[4].library = [card("Wastes")] * 6
+    g.players[4].lands = 5
+    hand(g, 4, "Murder", "Grove Bear")
+    goto(g, "upkeep")
+    assert [c.name for c in g.players[0].hand] == ["Wastes", "Shock", drawn] and g.stack[-1].key == "regent"
+    give_priority(g, 4)
+    g.step(g.layout.UNVEIL)                       # its only target: the Regent's trigger
+    pass_until(g, lambda g: g.decision.kind == DecisionKind.YES_NO and g.decision.seat == 4)
+    g.step(g.layout.CHOICE + 0)                   # the thief draws the extra card
+    return g, seat_view(g, 4)
+
+
+def test_regent_taken_by_the_reflector_offers_only_the_cards_its_controller_drew():
+    """The Reflector takes The Corrupted Regent's trigger: "you" is the thief
+    (CR 108.4a), who chooses among the cards they drew this turn (the extra
+    Wastes), never among the Regent's draw, hidden in its holder's hand (CR
+    402.3): the thief's decision and view are the same whether the Regent drew
+    a Murder (a name in the thief's hand) or a Shock."""
+    g, seen = _regent_taken_by_the_reflector("Murder")
+    assert g.decision.seat == 4 and [pl[1] for _, pl in g.decision.options] == ["Wastes", "Wastes"]
+    _, other = _regent_taken_by_the_reflector("Shock")
+    assert seen == other
+
 def regent_at_an_empty_library(second_shock: bool, forced: str) -> Game:
     """The Regent's draw step draws the last card of the library, a Shock; in
     answer to the trigger the Leader casts a Shock at seat 3, then draws the

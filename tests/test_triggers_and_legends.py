@@ -57,7 +57,7 @@ def test_triggers_differing_only_in_hidden_data_are_not_asked_about():
     public data (which creature, for The King over the Scrapyard) asks it."""
     g = make_game(IDS)
     idc = g.players[0].identity
-    for hidden in (["Shock"], ["Murder"]):
+    for hidden in ([(0, "Shock")], [(0, "Murder")]):
         identity_trigger(g, idc, "regent", "_regent_resolve", _drawn=hidden)
     g.decision = None
     g._advance()

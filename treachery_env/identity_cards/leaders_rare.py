@@ -25,7 +25,9 @@ def _regent_draw_step(game: "Game", idc: "IdentityCard", seat: int) -> None:
     drawn in this draw step (the regular draw or the extra one), still in hand
     on resolution; cards of one name are identical in the Magic-lite pool, so
     the card is chosen by name.  The names are hidden (``_drawn``: a data entry
-    the rules leave out when they compare triggers, ``Game._trigger_key``)."""
+    the rules leave out when they compare triggers, ``Game._trigger_key``), each
+    with the seat that drew it: "you" is whoever controls the trigger as it
+    resolves (The Reflector may take it), who chooses among the cards they drew."""
     if seat != idc.controller:
         return
     p = game.players[seat]
@@ -33,7 +35,7 @@ def _regent_draw_step(game: "Game", idc: "IdentityCard", seat: int) -> None:
     for e in reversed(game.log[-6:]):
         if e["event"] == "draw" and e.get("seat") == seat and e.get("turn") == game.turn:
             if p.hand and not p.drew_from_empty:
-                drawn.append(p.hand[-1].name)
+                drawn.append((seat, p.hand[-1].name))
             break
     identity_trigger(game, idc, "regent", "_regent_resolve", _drawn=drawn)
 
@@ -53,11 +55,11 @@ def _regent_extra(game: "Game", item: "StackItem", yes: bool) -> None:
     game.draw(seat, 1)
     game._log("regent_extra_draw", seat=seat)
     if had:
-        item.data["_drawn"].append(p.hand[-1].name)
+        item.data["_drawn"].append((seat, p.hand[-1].name))
     names: list[str] = []
     left = [c.name for c in p.hand]
-    for nm in item.data["_drawn"]:
-        if nm in left:
+    for by, nm in item.data["_drawn"]:
+        if by == seat and nm in left:       # cards another player drew are theirs and hidden (CR 402.3)
             left.remove(nm)
             if nm not in names:
                 names.append(nm)
