@@ -41,6 +41,10 @@ def _permute_hidden(g: Game, viewer: int, rng: random.Random) -> Game:
         idc = p.identity
         if "dream" in idc.data and (p.seat != viewer or not may_look_at_pile(idc, viewer)):
             idc.data["dream"] = [(owner, rng.choice(nonland)) for owner, _ in idc.data["dream"]]
+    # The Corrupted Regent's hidden draw, kept by its trigger: another player's cards
+    for it in h.stack + h.pending_triggers:
+        if "_drawn" in it.data:
+            it.data["_drawn"] = [(s, c if s == viewer else rng.choice(nonland).name) for s, c in it.data["_drawn"]]
     return h
 
 
@@ -173,3 +177,60 @@ def test_neither_own_decisions_nor_the_parallel_cadence_tell_another_seat_s_iden
     assert cadence["shown"][0] == cadence["shown"][1] and not par.agents      # the whole game
     assert len(cadence["shown"][0]) > 3 * 8 * 5                 # every seat at each window of 3 turns
     assert cadence["auto"][0] != cadence["auto"][1]
+
+
+# Identities whose card keeps data (a face-down pile, a Metamorph's plan, a Lich Queen's grants, the
+# Gathering's used modes, debt and grave counters, The Cathar's linked exile, the Regent's hidden draw)
+# at a table with the effects that move identities, turn them face down, copy them or take their
+# triggers: The Puppet Master, The Metamorph, The Reflector, The Gatekeeper, The Ferryman, The Wearer
+# of Masks.  Seven seats: a Leader, three Assassins and three Guardians or Traitors (CR 907.3b).
+_MOVING_DEALS = [
+    ["The Old Ruler", "The Oneiromancer", "The Reflector", "The Puppet Master", "The Demon", "The Seer",
+     "The Beastmaster"],
+    ["The Corrupted Regent", "The Reflector", "The Metamorph", "The Cathar", "The Demon", "The Seer",
+     "The Physician"],
+    ["The Debt Collector", "The Wearer of Masks", "The Gatekeeper", "The Oneiromancer", "The Demon",
+     "The Madwoman", "The Seer"],
+    ["The Gathering", "The Puppet Master", "The Ferryman", "The Cathar", "The Demon", "The Seer",
+     "The Corpse Snatcher"],
+    ["The Lich Queen", "The Metamorph", "The Oneiromancer", "The Wearer of Masks", "The Demon",
+     "The Beastmaster", "The Seer"],
+]
+_MOVES = frozenset({"identity_control", "face_down", "copy_identity", "gain_control_stack", "metamorph_takes",
+                    "identity_removed"})
+
+
+@pytest.mark.parametrize("deal", _MOVING_DEALS, ids=lambda d: "+".join(n.split()[-1] for n in d))
+def test_information_sets_after_identities_with_data_move(deal):
+    """Every seat's observation, view and text stay functions of its information
+    set once an identity card that keeps data changed hands, face or copy, or
+    The Reflector took one of its triggers: at each such game's decisions after
+    the first move (every fifth), for every seat, a copy of the game that
+    differs only in what the seat cannot see gives the same bytes, view and
+    text; and nothing reachable from the view is engine state."""
+    from test_no_game_reachable import assert_hands_nothing_of
+    moved_games = 0
+    for seed in range(6):
+        g = Game(GameConfig(num_players=7, identities=deal, decks=["aggro"] * 7, starting_life=12,
+                            max_turns=20), seed=seed)
+        rng = random.Random(seed)
+        moved = False
+        steps = 0
+        while not g.is_over and steps < 500:
+            for p in g.players:
+                p.lands = max(p.lands, 8)           # every unveil cost payable: the moves happen often
+            g.step(rng.choice(g.legal_actions()))
+            steps += 1
+            if not moved:
+                moved = any(e["event"] in _MOVES for e in g.log)
+                moved_games += moved
+            if moved and steps % 5 == 0 and not g.is_over:
+                for viewer in range(g.n):
+                    h = _permute_hidden(g, viewer, rng)
+                    assert np.array_equal(encode(g, viewer), encode(h, viewer)), (seed, steps, viewer)
+                    v = seat_view(g, viewer)
+                    assert v == seat_view(h, viewer), (seed, steps, viewer)
+                    assert g.render_text(viewer) == h.render_text(viewer), (seed, steps, viewer)
+                    if steps % 50 == 0:
+                        assert_hands_nothing_of(g, v, v.to_dict())
+    assert moved_games >= 2, "too few games where an identity moved to test"
