@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from treachery_env import GameConfig
-from treachery_env.cards import CARDS
+from treachery_env.cards import CARDS, card
 from treachery_env.engine import Game
 from treachery_env.identity_cards.traitors import may_look_at_pile
 from treachery_env.observation import encode
@@ -234,3 +234,140 @@ def test_information_sets_after_identities_with_data_move(deal):
                     if steps % 50 == 0:
                         assert_hands_nothing_of(g, v, v.to_dict())
     assert moved_games >= 2, "too few games where an identity moved to test"
+
+
+def _identity_table(name: str, mover: str, seed: int):
+    """Seven seats (CR 907.3b): The Old Ruler, ``mover`` (seat 1), two Guardians
+    and three Assassins, ``name`` in the seat of its role; every player with 14
+    lands and random cards in hand and library, Undercover met.  Returns the
+    game at main phase 1, ``name``'s seat and a random generator."""
+    from identity_helpers import at_main
+    from treachery_env.identities import all_identities
+    from treachery_env.rules import Role
+    role = {i.name: i.role for i in all_identities()}
+    assassins = ["The Beastmaster", "The Bio-Engineer", "The Demon"]
+    guardians = ["The Bodyguard", "The Immortal"]
+    if role[name] == Role.ASSASSIN:
+        assassins = [name] + [a for a in assassins if a != name][:2]
+    else:
+        guardians = [guardians[0] if name != guardians[0] else guardians[1], name]
+    deal = ["The Old Ruler", mover] + guardians + assassins
+    g = at_main(deal, seed=seed)
+    rng = random.Random(seed)
+    pool = ["Shock", "Murder", "Grove Bear", "Wastes", "Banish", "Blaze", "Ambush Viper"]
+    for p in g.players:
+        p.lands = 14
+        p.library = [card(rng.choice(pool)) for _ in range(14)]
+        p.hand = [card(rng.choice(pool[:4])) for _ in range(3)]
+    g.revealed_identities.add(-1)                   # Undercover met (scenario set-up)
+    return g, deal.index(name), rng
+
+
+def _unveil(g: Game, seat: int) -> bool:
+    """``seat`` takes priority and unveils (X = 2 where it may), if it can."""
+    from identity_helpers import give_priority
+    L = g.layout
+    give_priority(g, seat)
+    xs = [a for a in g.legal_actions() if L.UNVEIL <= a < L.UNVEIL + 16]
+    if xs:
+        g.step(xs[min(2, len(xs) - 1)])
+    return bool(xs)
+
+
+def _play_out(g: Game, rng: random.Random, check: bool, limit: int = 300) -> int:
+    """Random legal choices, every priority passed, until the stack is empty at a
+    priority; every seat's information set checked at each decision if ``check``.
+    Returns the decisions checked."""
+    from identity_helpers import is_priority
+    L = g.layout
+    n = 0
+    while (g.stack or not is_priority(g)) and n < limit and not g.is_over:
+        if check:
+            _check_with_text(g, rng)
+        acts = g.legal_actions()
+        g.step(L.PASS if is_priority(g) and L.PASS in acts else rng.choice(acts))
+        n += 1
+    return n
+
+
+def _check_with_text(g: Game, rng: random.Random) -> None:
+    """:func:`_check_all_viewers`, and every seat's text too."""
+    _check_all_viewers(g, rng)
+    for viewer in range(g.n):
+        assert g.render_text(viewer) == _permute_hidden(g, viewer, rng).render_text(viewer)
+
+
+def _unveil_triggers() -> list:
+    from treachery_env.identity_abilities import IMPLEMENTATIONS
+    # their trigger needs what this table lacks (a spell, permanent or graveyard card to target, its
+    # controller's turn): it never goes on the stack here
+    absent = {"The Ambitious Queen", "The Cleaner", "The Ferryman", "The Necromancer", "The Pyromancer",
+              "The Rebel General", "The Shapeshifting Slayer", "The Sorceress", "The Spellsnatcher", "The Villain",
+              "The Ætherist", "The Reflector"}
+    return sorted(n for n, impl in IMPLEMENTATIONS.items() if impl.on_unveil and n not in absent
+                  and n not in ("The Old Ruler", "The Queen of Light"))
+
+
+@pytest.mark.parametrize("name", _unveil_triggers())
+def test_information_sets_when_the_reflector_takes_an_unveil_trigger(name):
+    """The Reflector (seat 1) takes ``name``'s "when unveiled" trigger and makes
+    its copies: at every decision until the stack is empty (the thief's choices
+    of targets, modes and cards, the copies'), every seat's observation, view
+    and text are functions of its information set: a trigger's data captured
+    from its first controller (a hidden draw, a face-down pile) reaches no one
+    else (CR 108.4a, 402.3)."""
+    from identity_helpers import give_priority, is_priority, target_stack
+    g, me, rng = _identity_table(name, "The Reflector", seed=0)
+    assert _unveil(g, me)
+    while not (g.stack and g.stack[-1].source == name and is_priority(g)):
+        g.step(rng.choice(g.legal_actions()))
+    trig = g.stack[-1]
+    give_priority(g, 1)
+    g.step(g.layout.UNVEIL)
+    if not is_priority(g):
+        target_stack(g, trig)
+    _play_out(g, rng, check=True)
+    _check_with_text(g, rng)
+    assert trig.controller == 1 or trig not in g.stack
+    assert any(e["event"] == "gain_control_stack" and e["seat"] == 1 for e in g.log)
+
+
+def _non_leaders() -> list:
+    from treachery_env.identities import all_identities
+    from treachery_env.identity_abilities import IMPLEMENTATIONS
+    from treachery_env.rules import Role
+    return sorted(i.name for i in all_identities() if i.role != Role.LEADER and i.name in IMPLEMENTATIONS
+                  and i.name not in ("The Puppet Master", "The Bodyguard"))
+
+
+@pytest.mark.parametrize("name", _non_leaders())
+def test_information_sets_when_the_puppet_master_moves_an_unveiled_identity(name):
+    """``name`` is unveiled and its trigger resolved (the card may now keep
+    data: a pile, a plan, linked cards); The Puppet Master moves the card face
+    down to another player, who unveils it again: at every decision from the
+    Puppet Master's unveil on, every seat's observation, view and text are
+    functions of its information set (CR 314.4b, 314.9)."""
+    from identity_helpers import is_priority
+    g, me, rng = _identity_table(name, "The Puppet Master", seed=0)
+    to = 2 if me != 2 else 3
+    assert _unveil(g, me)
+    _play_out(g, rng, check=False)
+    card = g.players[me].identity
+    assert _unveil(g, 1)
+    for _ in range(200):
+        if g.players[to].identity is card:
+            break
+        _check_all_viewers(g, rng)
+        d = g.decision
+        if d.seat == 1 and f"P{to} " in d.prompt and "Puppet Master" in d.prompt:
+            g.step(g.layout.PLAYER + g.rel(1, me))
+        else:
+            g.step(g.layout.PASS if is_priority(g) else rng.choice(g.legal_actions()))
+    assert g.players[to].identity is card and not card.face_up
+    _check_with_text(g, rng)
+    _play_out(g, rng, check=True)
+    _check_with_text(g, rng)
+    assert _unveil(g, to)
+    _check_with_text(g, rng)
+    _play_out(g, rng, check=True)
+    _check_with_text(g, rng)
