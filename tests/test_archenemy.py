@@ -13,6 +13,7 @@ from treachery_env import schemes as sc
 from treachery_env.engine import Game
 
 from identity_helpers import pass_until
+from scenario import add_creature
 
 RUMBLE = "supervillain_rumble"
 
@@ -123,6 +124,24 @@ def test_a_scheme_waits_face_up_while_its_ability_is_on_the_stack():
     life = g.players[seat].life
     pass_until(g, lambda g: not g.stack)
     assert g.players[seat].life == life + 5 and not g.schemes.face_up[seat]
+
+
+def test_a_scheme_whose_ability_fizzles_goes_to_the_bottom_before_the_next_priority():
+    """CR 904.10 with CR 608.2b: Strike Down the Champion's ability, its only target gone when it
+    resolves, leaves the stack without resolving; the scheme is then no longer the source of an
+    ability still to leave the stack, so the state-based check before the next priority turns it
+    face down and puts it on the bottom of its owner's scheme deck."""
+    g = rumble(top=["Strike Down the Champion"])
+    seat = g.active
+    pass_until(g, lambda g: g.phase == "draw")
+    victim = add_creature(g, (seat + 1) % 4, "Blade Squire")
+    pass_until(g, lambda g: g.phase == "main1" and g.stack)
+    assert g.stack[-1].source == "Strike Down the Champion" and g.stack[-1].targets == [("c", victim)]
+    g.destroy(victim)
+    pass_until(g, lambda g: not g.stack)
+    assert any(e["event"] == "fizzle" and e["source"] == "Strike Down the Champion" for e in g.log)
+    assert g.schemes.face_up[seat] == [] and g.schemes.decks[seat][-1] == "Strike Down the Champion"
+    assert any(e["event"] == "scheme_bottom" and e["seat"] == seat for e in g.log)
 
 
 def test_an_ongoing_scheme_stays_acts_at_each_upkeep_and_is_abandoned_by_combat_damage():
