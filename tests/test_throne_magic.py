@@ -821,6 +821,35 @@ def test_any_player_takes_a_holding_by_combat_damage():
     assert [(e["why"], e["holding"]) for e in g.log if e["event"] == "holding_control"] == [("taken", 0)]
 
 
+def test_combat_damage_prevented_to_the_throne_gives_no_take_while_a_holding_dealt_damage_does():
+    """"Taking the Throne": only a Throne dealt 1 or more points of combat damage can be taken.
+    The King is shielded from all damage to him and his permanents (Sanctum of Mending's chaos
+    ability, a Planechase shield), so the Usurper's attacker deals the Throne none; his other
+    attacker deals a Holding in the middle 2 in the same step: the Holding's take is asked,
+    the Throne's is not, and The King keeps it."""
+    g = holding_game(["The Usurper", "The King", "Wizard", "King's Bannerman", "Dragon"])
+    w, h = g.social.throne, g.social.holdings[0]
+    g._holding_to(h, -1, "declined")
+    g.shields.append({"kind": "prevent_damage", "seat": 1, "until_turn_of": None, "until": "planeswalk"})
+    at_throne, at_holding = creature(g, 0, "Grove Bear"), creature(g, 0, "Grove Bear")
+    pass_until(g, lambda g: g.decision.kind == DecisionKind.ATTACKER)
+    g.step(g.target_action(0, ("c", at_throne)))
+    g.step(g.attackable_action(0, w))
+    g.step(g.target_action(0, ("c", at_holding)))
+    g.step(g.layout.holding(0))
+    g.step(g.layout.PASS)
+    asked = []
+    while g.phase not in ("combat_end", "main2"):
+        d = g.decision
+        if d.kind == DecisionKind.YES_NO:
+            asked.append(d.handler)
+            g.step(g.layout.CHOICE)
+        else:
+            g.step(g.layout.PASS)
+    assert asked == ["_h_holding_take"] and h.controller == 0
+    assert w.controller == 1 and not [e for e in g.log if e["event"] == "throne_control"]
+
+
 def test_a_held_holding_is_defended_and_lost_when_its_controller_leaves():
     g = holding_game()
     h = g.social.holdings[1]
