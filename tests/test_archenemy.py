@@ -13,7 +13,7 @@ from treachery_env import schemes as sc
 from treachery_env.engine import Game
 
 from identity_helpers import pass_until
-from scenario import add_creature
+from scenario import ASSASSINS, GUARDIANS, TRAITORS, add_creature, make_game, pass_priority_until
 
 RUMBLE = "supervillain_rumble"
 
@@ -142,6 +142,24 @@ def test_a_scheme_whose_ability_fizzles_goes_to_the_bottom_before_the_next_prior
     assert any(e["event"] == "fizzle" and e["source"] == "Strike Down the Champion" for e in g.log)
     assert g.schemes.face_up[seat] == [] and g.schemes.decks[seat][-1] == "Strike Down the Champion"
     assert any(e["event"] == "scheme_bottom" and e["seat"] == seat for e in g.log)
+
+
+def test_a_scheme_whose_ability_is_countered_goes_to_the_bottom_before_the_next_priority():
+    """CR 904.10 with CR 701.5: The Void Tyrant counters Plunder the Archives' ability (its source
+    is no identity card); once the ability has left the stack the scheme goes face down to the
+    bottom of its owner's scheme deck, before anyone gets priority again."""
+    deal = ("The Void Tyrant", GUARDIANS[0], ASSASSINS[0], ASSASSINS[1], TRAITORS[0])
+    g = make_game(deal, archenemy=RUMBLE, scheme_decks=[deck(["Plunder the Archives"])] * 5, lands=3)
+    assert g.active == 0 and [it.source for it in g.stack] == ["Plunder the Archives"]
+    assert g.decision.seat == 2
+    g.step(g.layout.HAND + 0)               # seat 2's Shock in response, so that seat 0 gets priority again
+    g.step(g.legal_actions()[0])
+    pass_priority_until(g, lambda g: g.decision.seat == 0 and len(g.stack) == 1)
+    g.step(g.layout.IDENTITY_AB)            # its only target: the scheme's ability
+    pass_priority_until(g, lambda g: not g.stack)
+    assert any(e["event"] == "counter" and e["source"] == "Plunder the Archives" for e in g.log)
+    assert [c.name for c in g.players[0].hand] == ["Shock"]     # the ability never resolved: no draw
+    assert g.schemes.face_up[0] == [] and g.schemes.decks[0][-1] == "Plunder the Archives"
 
 
 def test_an_ongoing_scheme_stays_acts_at_each_upkeep_and_is_abandoned_by_combat_damage():
