@@ -279,6 +279,11 @@ def check_throne_invariants(g: Game) -> None:
         else:
             assert known == {seat} | {a for a, o in looked if o == seat}, \
                 "a Role is secret while its holder is in the game, but to who looked at it"
+    for it in g.stack:          # CR 800.4a: a leaving player's spells and abilities leave with them
+        assert not g.players[it.controller].has_lost, (it.source, it.key)
+    if s.season is not None:    # "Seasons (Advanced)": one step for each turn that began after a turn someone left in
+        moved = len({p.lost_turn for p in g.players if p.has_lost and 1 <= p.lost_turn < g.turn})
+        assert s.season == tc.SEASON_ORDER[moved % len(tc.SEASON_ORDER)], (s.season, moved)
     for h in s.holdings:
         assert h.kind == "holding" and not any(h in q.attackables for q in g.players)
         assert h.controller < 0 or not g.players[h.controller].has_lost
@@ -504,6 +509,28 @@ def test_an_abandoned_throne_goes_to_the_middle():
     g.lose(king)
     assert g.social.throne.controller == -1 and not any(p.attackables for p in g.players)
     assert [(e["why"], e["previous"]) for e in g.log if e["event"] == "throne_control"] == [("abandoned", king)]
+
+
+def test_a_throne_dealt_combat_damage_as_its_controller_leaves_can_be_taken():
+    """"Abandoned Thrones" covers only a controller leaving *without* the Throne simultaneously
+    being dealt combat damage: in the same combat damage step The Usurper's one attacker deals
+    The King lethal damage and the other deals the Throne damage; The King leaves, and The
+    Usurper (a Claimant) is still asked to take the Throne ("Taking the Throne") and takes it."""
+    g = throne_game(["The Usurper", "The King", "Wizard", "King's Bannerman", "Dragon"])
+    w = g.social.throne
+    g.players[1].life = 2
+    at_king, at_throne = creature(g, 0, "Grove Bear"), creature(g, 0, "Grove Bear")
+    pass_until(g, lambda g: g.decision.kind == DecisionKind.ATTACKER)
+    g.step(g.target_action(0, ("c", at_king)))
+    g.step(g.layout.PLAYER + g.rel(0, 1))
+    g.step(g.target_action(0, ("c", at_throne)))
+    g.step(g.attackable_action(0, w))
+    g.step(g.layout.PASS)
+    to_take(g)
+    assert g.decision.seat == 0 and g.decision.handler == "_h_throne_take"
+    g.step(g.layout.CHOICE)
+    assert g.players[1].has_lost and w.controller == 0 and g.players[0].attackables == [w]
+    assert [e["why"] for e in g.log if e["event"] == "throne_control"][-1] == "taken"
 
 
 def test_the_throne_of_the_ancient_kings_gains_life_per_player_at_its_controllers_upkeep():
