@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -89,6 +90,20 @@ def test_every_archenemy_starts_at_40_life_before_the_identity_bonus():
         assert [p.life for p in g.players] == [40 + b for b in bonus]
     assert GameConfig(archenemy=RUMBLE, starting_life=25).life == 25
     assert GameConfig(commander=False).life == 20
+
+
+def test_the_starting_player_is_the_leader_in_treachery_and_random_in_throne_magic():
+    """CR 904.12c: in Supervillain Rumble the starting player is chosen at random, not the
+    archenemy of CR 904.6 (every player is one); in Treachery the face-up Leader starts
+    (CR 907.6) over the random choice, as a rule that names the starting player does (the row
+    "904.6" of docs/fidelity.md section 11); Throne Magic names none: random, from the seed."""
+    for seed in range(12):
+        g = Game(GameConfig(num_players=5, archenemy=RUMBLE, mulligans="none"), seed=seed)
+        assert g.turn == 1 and g.players[g.active].identity.role.name == "LEADER"
+    firsts = Counter(Game(GameConfig(game="throne_magic", num_players=5, archenemy=RUMBLE,
+                                       mulligans="none"), seed=s).active
+                     for s in range(40))
+    assert len(firsts) == 5, firsts
 
 
 def test_the_top_scheme_is_set_in_motion_as_the_precombat_main_phase_begins():
