@@ -66,6 +66,9 @@ def test_treachery_identity_fields_are_refused_in_throne_magic(field, value):
     ({"num_players": 8}, r"GameConfig\.throne_roles: Throne Magic, Basic method: needs 4 to 7 players"),
     ({"throne_roles": "drafted"}, r"GameConfig\.throne_roles: must be one of \[.basic., .random., .draft.\]"),
     ({"throne_roles": "random", "num_players": 12, "max_turns": 10}, None),
+    ({"throne_roles": "random", "num_players": 13},
+     r"GameConfig\.num_players: must be an int from 4 to 12 \(Throne Magic: four or more players, "
+     r"\"Choosing Role Cards for the Game\"; the environment's tables go up to 12\), got 13"),
     ({"num_players": 4, "throne_roles": ["The King", "The Usurper", "King's Bannerman", "Angel"]},
      r"GameConfig\.throne_roles: Throne Magic, Sculpted method: .*Angel"),
     ({"num_players": 4, "throne_roles": ["The King", "The Usurper", "King's Bannerman", "Barbarian"]},
