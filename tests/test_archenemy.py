@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from treachery_env import schemes as sc
 from treachery_env.engine import Game
 
 from identity_helpers import pass_until
+from scenario import ASSASSINS, GUARDIANS, TRAITORS, add_creature, make_game, pass_priority_until
 
 RUMBLE = "supervillain_rumble"
 
@@ -90,6 +92,20 @@ def test_every_archenemy_starts_at_40_life_before_the_identity_bonus():
     assert GameConfig(commander=False).life == 20
 
 
+def test_the_starting_player_is_the_leader_in_treachery_and_random_in_throne_magic():
+    """CR 904.12c: in Supervillain Rumble the starting player is chosen at random, not the
+    archenemy of CR 904.6 (every player is one); in Treachery the face-up Leader starts
+    (CR 907.6) over the random choice, as a rule that names the starting player does (the row
+    "904.6" of docs/fidelity.md section 11); Throne Magic names none: random, from the seed."""
+    for seed in range(12):
+        g = Game(GameConfig(num_players=5, archenemy=RUMBLE, mulligans="none"), seed=seed)
+        assert g.turn == 1 and g.players[g.active].identity.role.name == "LEADER"
+    firsts = Counter(Game(GameConfig(game="throne_magic", num_players=5, archenemy=RUMBLE,
+                                       mulligans="none"), seed=s).active
+                     for s in range(40))
+    assert len(firsts) == 5, firsts
+
+
 def test_the_top_scheme_is_set_in_motion_as_the_precombat_main_phase_begins():
     """CR 904.9: immediately after the active player's precombat main phase begins, the top card of
     their scheme deck turns face up (no stack) and its "when you set this scheme in motion" ability
@@ -123,6 +139,42 @@ def test_a_scheme_waits_face_up_while_its_ability_is_on_the_stack():
     life = g.players[seat].life
     pass_until(g, lambda g: not g.stack)
     assert g.players[seat].life == life + 5 and not g.schemes.face_up[seat]
+
+
+def test_a_scheme_whose_ability_fizzles_goes_to_the_bottom_before_the_next_priority():
+    """CR 904.10 with CR 608.2b: Strike Down the Champion's ability, its only target gone when it
+    resolves, leaves the stack without resolving; the scheme is then no longer the source of an
+    ability still to leave the stack, so the state-based check before the next priority turns it
+    face down and puts it on the bottom of its owner's scheme deck."""
+    g = rumble(top=["Strike Down the Champion"])
+    seat = g.active
+    pass_until(g, lambda g: g.phase == "draw")
+    victim = add_creature(g, (seat + 1) % 4, "Blade Squire")
+    pass_until(g, lambda g: g.phase == "main1" and g.stack)
+    assert g.stack[-1].source == "Strike Down the Champion" and g.stack[-1].targets == [("c", victim)]
+    g.destroy(victim)
+    pass_until(g, lambda g: not g.stack)
+    assert any(e["event"] == "fizzle" and e["source"] == "Strike Down the Champion" for e in g.log)
+    assert g.schemes.face_up[seat] == [] and g.schemes.decks[seat][-1] == "Strike Down the Champion"
+    assert any(e["event"] == "scheme_bottom" and e["seat"] == seat for e in g.log)
+
+
+def test_a_scheme_whose_ability_is_countered_goes_to_the_bottom_before_the_next_priority():
+    """CR 904.10 with CR 701.5: The Void Tyrant counters Plunder the Archives' ability (its source
+    is no identity card); once the ability has left the stack the scheme goes face down to the
+    bottom of its owner's scheme deck, before anyone gets priority again."""
+    deal = ("The Void Tyrant", GUARDIANS[0], ASSASSINS[0], ASSASSINS[1], TRAITORS[0])
+    g = make_game(deal, archenemy=RUMBLE, scheme_decks=[deck(["Plunder the Archives"])] * 5, lands=3)
+    assert g.active == 0 and [it.source for it in g.stack] == ["Plunder the Archives"]
+    assert g.decision.seat == 2
+    g.step(g.layout.HAND + 0)               # seat 2's Shock in response, so that seat 0 gets priority again
+    g.step(g.legal_actions()[0])
+    pass_priority_until(g, lambda g: g.decision.seat == 0 and len(g.stack) == 1)
+    g.step(g.layout.IDENTITY_AB)            # its only target: the scheme's ability
+    pass_priority_until(g, lambda g: not g.stack)
+    assert any(e["event"] == "counter" and e["source"] == "Plunder the Archives" for e in g.log)
+    assert [c.name for c in g.players[0].hand] == ["Shock"]     # the ability never resolved: no draw
+    assert g.schemes.face_up[0] == [] and g.schemes.decks[0][-1] == "Plunder the Archives"
 
 
 def test_an_ongoing_scheme_stays_acts_at_each_upkeep_and_is_abandoned_by_combat_damage():

@@ -439,7 +439,9 @@ def test_concession_during_the_mulligans():
 def test_a_starting_player_who_concedes_during_the_mulligans_takes_no_turn(config):
     """CR 104.3a, CR 800.4: where the starting player's concession does not end the game
     (no Leader: Backstab Rumble, Throne Magic), the first turn is the next player's in turn
-    order who is still in the game; a turn never begins for a seat that left.  With
+    order who is still in the game; a turn never begins for a seat that left, and the turns
+    go on in turn order from there (regression: the new starting player took the second turn
+    too, the turn order counting on from the seat that left).  With
     Planechase's decks one a player (CR 901.10), the conceding starter's planar deck left
     with them, and the starting plane is the new starting player's (regression: an
     IndexError popping the leaver's empty deck, found by fuzzing option combinations)."""
@@ -456,6 +458,10 @@ def test_a_starting_player_who_concedes_during_the_mulligans_takes_no_turn(confi
         plane = [e for e in g.log if e["event"] == "starting_plane"]
         assert [e["seat"] for e in plane] == [first] and g.planar.controller == first
         assert g.planar.face_up is not None
+    while g.turn < 4 and not g.is_over:     # then the turn order goes on from the new starting player
+        g.step(g.layout.PASS if g.layout.PASS in g.legal_actions() else g.legal_actions()[0])
+    turns = [e["seat"] for e in g.log if e["event"] == "turn"]
+    assert turns == [first, (first + 1) % 6, (first + 2) % 6, (first + 3) % 6], (start, turns)
 
 
 def test_out_of_turn_concession_is_replayed():

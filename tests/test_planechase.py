@@ -212,6 +212,22 @@ def test_upkeep_ability_of_the_face_up_plane():
     assert [p.tokens["Treasure"] - b for p, b in zip(g.players, before)] == [int(s == nxt) for s in range(5)]
 
 
+@pytest.mark.parametrize("guardian_face_up", [False, True])
+def test_a_planes_opponents_are_the_planar_controllers_by_the_identities(guardian_face_up):
+    """CR 901.6 with CR 907.7g: "you" is the planar controller, here the Guardian at their upkeep
+    (Bloodmire Fen: each opponent loses 1 life); players are opponents while their identities are
+    face down, so the face-up Leader loses 1 too while the Guardian is face down and nothing once
+    the Guardian is face up (teammates); the Assassins and the Traitor lose 1 either way."""
+    g = pc_game()
+    assert g.active == 0 and g.players[0].identity.face_up
+    g.players[1].identity.face_up = guardian_face_up
+    set_face_up(g, "Bloodmire Fen")
+    before = [p.life for p in g.players]
+    pass_priority_until(g, lambda g: g.active == 1 and g.phase == "draw")
+    assert g.planar.controller == 1
+    assert [b - p.life for p, b in zip(g.players, before)] == [int(not guardian_face_up), 0, 1, 1, 1]
+
+
 def test_chaos_trigger_resolves():
     """CR 901.9b: chaos triggers the face-up plane's chaos ability, controlled by the roller, on the
     stack; it resolves (Library of Whispers: draw two cards)."""

@@ -66,6 +66,9 @@ def test_treachery_identity_fields_are_refused_in_throne_magic(field, value):
     ({"num_players": 8}, r"GameConfig\.throne_roles: Throne Magic, Basic method: needs 4 to 7 players"),
     ({"throne_roles": "drafted"}, r"GameConfig\.throne_roles: must be one of \[.basic., .random., .draft.\]"),
     ({"throne_roles": "random", "num_players": 12, "max_turns": 10}, None),
+    ({"throne_roles": "random", "num_players": 13},
+     r"GameConfig\.num_players: must be an int from 4 to 12 \(Throne Magic: four or more players, "
+     r"\"Choosing Role Cards for the Game\"; the environment's tables go up to 12\), got 13"),
     ({"num_players": 4, "throne_roles": ["The King", "The Usurper", "King's Bannerman", "Angel"]},
      r"GameConfig\.throne_roles: Throne Magic, Sculpted method: .*Angel"),
     ({"num_players": 4, "throne_roles": ["The King", "The Usurper", "King's Bannerman", "Barbarian"]},
@@ -279,6 +282,11 @@ def check_throne_invariants(g: Game) -> None:
         else:
             assert known == {seat} | {a for a, o in looked if o == seat}, \
                 "a Role is secret while its holder is in the game, but to who looked at it"
+    for it in g.stack:          # CR 800.4a: a leaving player's spells and abilities leave with them
+        assert not g.players[it.controller].has_lost, (it.source, it.key)
+    if s.season is not None:    # "Seasons (Advanced)": one step for each turn that began after a turn someone left in
+        moved = len({p.lost_turn for p in g.players if p.has_lost and 1 <= p.lost_turn < g.turn})
+        assert s.season == tc.SEASON_ORDER[moved % len(tc.SEASON_ORDER)], (s.season, moved)
     for h in s.holdings:
         assert h.kind == "holding" and not any(h in q.attackables for q in g.players)
         assert h.controller < 0 or not g.players[h.controller].has_lost
@@ -504,6 +512,28 @@ def test_an_abandoned_throne_goes_to_the_middle():
     g.lose(king)
     assert g.social.throne.controller == -1 and not any(p.attackables for p in g.players)
     assert [(e["why"], e["previous"]) for e in g.log if e["event"] == "throne_control"] == [("abandoned", king)]
+
+
+def test_a_throne_dealt_combat_damage_as_its_controller_leaves_can_be_taken():
+    """"Abandoned Thrones" covers only a controller leaving *without* the Throne simultaneously
+    being dealt combat damage: in the same combat damage step The Usurper's one attacker deals
+    The King lethal damage and the other deals the Throne damage; The King leaves, and The
+    Usurper (a Claimant) is still asked to take the Throne ("Taking the Throne") and takes it."""
+    g = throne_game(["The Usurper", "The King", "Wizard", "King's Bannerman", "Dragon"])
+    w = g.social.throne
+    g.players[1].life = 2
+    at_king, at_throne = creature(g, 0, "Grove Bear"), creature(g, 0, "Grove Bear")
+    pass_until(g, lambda g: g.decision.kind == DecisionKind.ATTACKER)
+    g.step(g.target_action(0, ("c", at_king)))
+    g.step(g.layout.PLAYER + g.rel(0, 1))
+    g.step(g.target_action(0, ("c", at_throne)))
+    g.step(g.attackable_action(0, w))
+    g.step(g.layout.PASS)
+    to_take(g)
+    assert g.decision.seat == 0 and g.decision.handler == "_h_throne_take"
+    g.step(g.layout.CHOICE)
+    assert g.players[1].has_lost and w.controller == 0 and g.players[0].attackables == [w]
+    assert [e["why"] for e in g.log if e["event"] == "throne_control"][-1] == "taken"
 
 
 def test_the_throne_of_the_ancient_kings_gains_life_per_player_at_its_controllers_upkeep():
@@ -819,6 +849,35 @@ def test_any_player_takes_a_holding_by_combat_damage():
     g.step(g.layout.CHOICE)
     assert h.controller == 0 and h not in g.players[0].attackables
     assert [(e["why"], e["holding"]) for e in g.log if e["event"] == "holding_control"] == [("taken", 0)]
+
+
+def test_combat_damage_prevented_to_the_throne_gives_no_take_while_a_holding_dealt_damage_does():
+    """"Taking the Throne": only a Throne dealt 1 or more points of combat damage can be taken.
+    The King is shielded from all damage to him and his permanents (Sanctum of Mending's chaos
+    ability, a Planechase shield), so the Usurper's attacker deals the Throne none; his other
+    attacker deals a Holding in the middle 2 in the same step: the Holding's take is asked,
+    the Throne's is not, and The King keeps it."""
+    g = holding_game(["The Usurper", "The King", "Wizard", "King's Bannerman", "Dragon"])
+    w, h = g.social.throne, g.social.holdings[0]
+    g._holding_to(h, -1, "declined")
+    g.shields.append({"kind": "prevent_damage", "seat": 1, "until_turn_of": None, "until": "planeswalk"})
+    at_throne, at_holding = creature(g, 0, "Grove Bear"), creature(g, 0, "Grove Bear")
+    pass_until(g, lambda g: g.decision.kind == DecisionKind.ATTACKER)
+    g.step(g.target_action(0, ("c", at_throne)))
+    g.step(g.attackable_action(0, w))
+    g.step(g.target_action(0, ("c", at_holding)))
+    g.step(g.layout.holding(0))
+    g.step(g.layout.PASS)
+    asked = []
+    while g.phase not in ("combat_end", "main2"):
+        d = g.decision
+        if d.kind == DecisionKind.YES_NO:
+            asked.append(d.handler)
+            g.step(g.layout.CHOICE)
+        else:
+            g.step(g.layout.PASS)
+    assert asked == ["_h_holding_take"] and h.controller == 0
+    assert w.controller == 1 and not [e for e in g.log if e["event"] == "throne_control"]
 
 
 def test_a_held_holding_is_defended_and_lost_when_its_controller_leaves():

@@ -123,6 +123,12 @@ def test_902_4_a_life_modifier_of_minus_3_starts_at_17_then_identity_bonuses():
     assert [p.life for p in g.players] == [40 - 3 + 20, 37, 37, 37]
     tm = Game(GameConfig(num_players=4, game="throne_magic", vanguard=FOUR, commander=False))
     assert [p.life for p in tm.players] == [17, 16, 26, 20]
+    # with Supervillain Rumble the base is the archenemy's 40 (CR 904.5 with 904.12c), then the
+    # modifier, then the identity (variants.md 3.2's order), in both games
+    g = _game(["Ember Tactician"] * 4, archenemy="supervillain_rumble")
+    assert [p.life for p in g.players] == [40 - 3 + 20, 37, 37, 37]
+    tm = Game(GameConfig(num_players=4, game="throne_magic", vanguard=FOUR, archenemy="supervillain_rumble"))
+    assert [p.life for p in tm.players] == [37, 36, 46, 40]
 
 
 def test_902_5_a_hand_modifier_of_plus_2_draws_nine_then_identity_bonuses():

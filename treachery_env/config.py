@@ -438,8 +438,9 @@ class GameConfig:
         if self.game not in GAMES:
             bad("game", f"must be one of {list(GAMES)}, got {self.game!r}")
         if not is_int(self.num_players) or not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS:
-            bad("num_players", f"must be an int from {MIN_PLAYERS} to {MAX_PLAYERS} "
-                f"(CR 907.2 needs four or more players), got {self.num_players!r}")
+            why = ('Throne Magic: four or more players, "Choosing Role Cards for the Game"; the environment\'s '
+                   'tables go up to 12' if self.game == "throne_magic" else "CR 907.2 needs four or more players")
+            bad("num_players", f"must be an int from {MIN_PLAYERS} to {MAX_PLAYERS} ({why}), got {self.num_players!r}")
         changed = [] if self.game == "throne_magic" else [
             f for f, default in (("throne_roles", "basic"), ("throne_deal", None), ("throne", "random"),
                                  ("seasons", False), ("holdings", False))

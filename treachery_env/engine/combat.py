@@ -247,6 +247,7 @@ class CombatMixin:
         total: dict = {}
         walkers: dict = {}
         named: dict = {}
+        hits: list = []     # (source creature, planeswalker/Throne/Holding): damage dealt, not prevented
         for src, tgt, amt in events:
             dealt = self.damage(src.controller, tgt, amt, source_name=src.name, source_creature=src, combat=True)
             if dealt and tgt[0] == "p":
@@ -254,8 +255,9 @@ class CombatMixin:
             elif dealt and tgt[0] == "w":
                 walkers[tgt[1].uid] = walkers.get(tgt[1].uid, 0) + dealt
                 named[tgt[1].uid] = tgt[1]
+                hits.append((src, tgt[1]))
         if self.social is not None and walkers:
-            self._locations_taken(events)   # Throne Magic: taking the Throne or a Holding dealt damage
+            self._locations_taken(hits)     # Throne Magic: taking the Throne or a Holding dealt damage
         if self.schemes is not None and total:
             self._schemes_hit(total)        # Archenemy: ongoing schemes abandoned (CR 701.22)
         if events:

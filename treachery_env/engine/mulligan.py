@@ -160,7 +160,7 @@ class MulliganMixin:
         turn passes over the seats that left (CR 800.4)."""
         self.mulligan_state = None
         if self.players[self.active].has_lost:
-            self.active = self._next_alive(self.active)
+            self.active = self.order_seat = self._next_alive(self.active)     # the turn order goes on from it
         if self.planar is not None:
             self._planar_start()        # Planechase: the starting plane, once every hand is kept (CR 901.5)
         self._start_turn(self.active)

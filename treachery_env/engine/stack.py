@@ -218,6 +218,8 @@ class StackMixin:
             if not any(legal):
                 self._log("fizzle", seat=item.controller, source=item.source, **self._source_label(item))
                 self._finish_item(item)
+                if self.schemes is not None:
+                    self._dirty = True      # Archenemy: a scheme's ability left the stack (CR 904.10)
                 return
             item.targets = [t if ok else None for t, ok in zip(item.targets, legal)]
         self._log("resolve", seat=item.controller, source=item.source, key=item.key, **self._source_label(item))
@@ -279,8 +281,8 @@ class StackMixin:
         if item not in self.stack:
             return False
         self.stack.remove(item)
-        if self.planar is not None:
-            self._dirty = True          # Planechase: a phenomenon's ability may have left (CR 704.6f)
+        if self.planar is not None or self.schemes is not None:
+            self._dirty = True          # a phenomenon's or scheme's ability may have left (CR 704.6f, 904.10)
         self._log("counter", source=item.source, seat=item.controller)
         self._finish_item(item)
         return True

@@ -358,14 +358,16 @@ class ThroneMixin:
             return
         self._push_front([("holding_take", w, rest)])
 
-    def _locations_taken(self, events: list) -> None:
-        """After combat damage (``events``: ``(source creature, target, amount)``): the
-        take decisions of the Throne ("Taking the Throne") and of each Holding dealt
-        damage, each among its damage sources' controllers in APNAP order."""
+    def _locations_taken(self, hits: list) -> None:
+        """After combat damage (``hits``: ``(source creature, planeswalker, Throne or Holding)``
+        for each source that dealt it 1 or more damage, prevented damage left out): the
+        take decisions of the Throne ("Taking the Throne": "dealt 1 or more points of combat
+        damage") and of each Holding dealt damage, each among its damage sources' controllers
+        in APNAP order."""
         social = self.social
         ops = []
         for w in ([social.throne] if social.throne is not None else []) + social.holdings:
-            by = {src.controller for src, tgt, amt in events if tgt[0] == "w" and tgt[1] is w}
+            by = {src.controller for src, obj in hits if obj is w}
             if by:
                 seats = [s for s in self._apnap() if s in by]
                 ops.append(("throne_take", seats) if w.kind == "throne" else ("holding_take", w, seats))
