@@ -1374,17 +1374,25 @@ def test_oneiromancer_exiles_top_x_and_casts_one_free_each_turn():
     assert ab in g.legal_actions()
 
 
-def test_oneiromancer_sorcery_only_at_sorcery_timing():
+def _oneiromancer_unveiled(*tops: str):
+    """Seat 4's The Oneiromancer unveiled at X = 1 (one card from each library into its pile)
+    with two lands, every library six Wastes under the card ``tops[i]`` of seat ``i``."""
     g = at_main(deal5(T="The Oneiromancer"))
     p = g.players[4]
     hand(g, 4, "Wastes")
     p.lands = 2
     for q in g.players:
         q.library = [cards.card("Wastes")] * 6
-    g.players[0].library.append(cards.card("Deep Study"))
+    for seat, name in enumerate(tops):
+        g.players[seat].library.append(cards.card(name))
     give_priority(g, 4)
     g.step(g.layout.UNVEIL + 1)
     resolve_all(g)
+    return g, p
+
+
+def test_oneiromancer_sorcery_only_at_sorcery_timing():
+    g, p = _oneiromancer_unveiled("Deep Study")
     ab = g.layout.IDENTITY_AB
     give_priority(g, 4)
     assert not ab_offered(g, 4)                     # a sorcery, on another player's turn
@@ -1403,17 +1411,7 @@ def test_oneiromancer_casts_a_creature_with_flash_on_another_players_turn():
     """The Oneiromancer's free cast keeps the card's timing (CR 601.3): a
     creature with flash (CR 702.8, Ambush Viper) is cast like an instant, on
     another player's turn; a creature without flash in the same pile is not."""
-    g = at_main(deal5(T="The Oneiromancer"))
-    p = g.players[4]
-    hand(g, 4, "Wastes")
-    p.lands = 2
-    for q in g.players:
-        q.library = [cards.card("Wastes")] * 6
-    g.players[0].library.append(cards.card("Ambush Viper"))
-    g.players[1].library.append(cards.card("Grove Bear"))
-    give_priority(g, 4)
-    g.step(g.layout.UNVEIL + 1)
-    resolve_all(g)
+    g, p = _oneiromancer_unveiled("Ambush Viper", "Grove Bear")
     assert g.active == 0 and ab_offered(g, 4)             # the Leader's turn
     give_priority(g, 4)
     g.step(g.layout.IDENTITY_AB)

@@ -196,6 +196,17 @@ def _assign(g: Game, to: int, holder: int) -> None:
     g.step(g.layout.PLAYER + g.rel(T_, holder))
 
 
+def _pm_redistributes(g: Game, moves) -> None:
+    """Seat ``T_``'s The Puppet Master, given six lands and priority, unveils and hands out the
+    cards: ``moves`` are ``(to, holder)`` pairs in the order asked (:func:`_assign`)."""
+    g.players[T_].lands = 6
+    give_priority(g, T_)
+    g.unveil(T_)
+    resolve_all(g)
+    for to, holder in moves:
+        _assign(g, to, holder)
+
+
 def test_puppet_master_unveil_cost_is_6():
     """The Puppet Master: Unveil {6}."""
     g = _game("The Puppet Master", lands=5)
@@ -342,14 +353,7 @@ def test_a_face_down_oneiromancer_shows_its_pile_to_no_one():
     assert len(oneiro.data["dream"]) == 5 and seat_view(g, 1).dream == ("Shock",) * 5
     dream = obs_layout(5).dream
     assert encode(g, 1)[dream:dream + len(cards.CARDS)].any()
-    g.players[T_].lands = 6
-    give_priority(g, T_)
-    g.unveil(T_)
-    resolve_all(g)
-    for to, holder in ((L_, L_), (1, A1), (A1, 1)):   # the Demon and the Oneiromancer change hands
-        d = g.decision
-        assert d.kind == DecisionKind.CARD and d.seat == T_ and f"P{to} " in d.prompt, d.prompt
-        g.step(g.layout.PLAYER + g.rel(T_, holder))
+    _pm_redistributes(g, ((L_, L_), (1, A1), (A1, 1)))   # the Demon and the Oneiromancer change hands
     assert g.players[A1].identity is oneiro and not oneiro.face_up and len(oneiro.data["dream"]) == 5
     for s in range(5):
         assert seat_view(g, s).dream == ()
@@ -384,14 +388,7 @@ def test_a_stolen_oneiromancer_pile_is_seen_by_the_thief_not_by_the_next_holder_
     pile = reflector.data["dream"]
     assert len(pile) == 7 * 6 and "dream" not in g.players[1].identity.data   # every library, by the copies
     assert seat_view(g, 2).dream == tuple(c.name for _, c in pile)
-    g.players[T_].lands = 6
-    give_priority(g, T_)
-    g.unveil(T_)
-    resolve_all(g)
-    for to, holder in ((5, 5), (6, 6), (0, 0), (1, 1), (2, 3)):   # P3 gets the Reflector card
-        d = g.decision
-        assert d.kind == DecisionKind.CARD and d.seat == T_ and f"P{to} " in d.prompt, d.prompt
-        g.step(g.layout.PLAYER + g.rel(T_, holder))
+    _pm_redistributes(g, ((5, 5), (6, 6), (0, 0), (1, 1), (2, 3)))   # P3 gets the Reflector card
     assert g.players[3].identity is reflector and not reflector.face_up
     g.players[3].lands = 6
     hand(g, 3, "Shock")
@@ -433,14 +430,7 @@ def test_cathar_exile_ends_when_its_player_loses_after_the_puppet_master_moved_t
     g = _cathar_exiled_a_bear(["The Old Ruler", "The Cathar", "The Demon", "The Beastmaster",
                                "The Puppet Master"])
     cathar = g.players[1].identity
-    g.players[T_].lands = 6
-    give_priority(g, T_)
-    g.unveil(T_)
-    resolve_all(g)
-    for to, holder in ((L_, L_), (1, A1), (A1, 1)):   # the Cathar and the Demon change hands
-        d = g.decision
-        assert d.kind == DecisionKind.CARD and d.seat == T_ and f"P{to} " in d.prompt, d.prompt
-        g.step(g.layout.PLAYER + g.rel(T_, holder))
+    _pm_redistributes(g, ((L_, L_), (1, A1), (A1, 1)))   # the Cathar and the Demon change hands
     assert g.players[A1].identity is cathar and not cathar.face_up
     g.lose([A1])                                      # the card's new holder
     assert g.players[A2].creatures == [] and [c.name for c in g.players[A2].exile] == ["Grove Bear"]
