@@ -314,7 +314,7 @@ def test_export_notes_that_are_no_text_file_are_one_line(tmp_path, capsys, polic
         path = str(tmp_path / name)
         assert cli.main(["export", str(policy_4p), "--out", str(tmp_path / "ship"), "--notes", path]) == 2
         err = capsys.readouterr().err
-        assert err.startswith(f"treachery export: error: --notes ") and repr(path) in err and phrase in err, err
+        assert err.startswith("treachery export: error: --notes ") and repr(path) in err and phrase in err, err
         assert len(err.strip().splitlines()) == 1
     assert not (tmp_path / "ship").exists()
     (tmp_path / "notes.md").write_text("tried on 2 cores\n", encoding="utf-8")
