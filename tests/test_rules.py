@@ -832,6 +832,8 @@ SEAT_METHODS = {
     "describe_action": lambda g, s: g.describe_action(0, s),
     "lose": lambda g, s: g.lose(s),
     "win": lambda g, s: g.win(s),
+    "concede (CR 104.3a)": lambda g, s: g.concede(s),
+    "to_bottom": lambda g, s: g.to_bottom(s),
 }
 
 
@@ -842,7 +844,7 @@ def test_a_seat_outside_the_table_is_one_line_naming_the_method_the_seat_and_the
     seat 4 (seat 1); so were the other public methods that take a seat (``lose`` with a list too)."""
     g = make_game(FIVE)
     digest = g.digest()
-    expected = rf"^{method}: seat must be an int from 0 to 4 \(a 5-player game\), got {re.escape(repr(seat))}$"
+    expected = rf"^{re.escape(method)}: seat must be an int from 0 to 4 \(a 5-player game\), got {re.escape(repr(seat))}$"
     with pytest.raises(ValueError, match=expected):
         SEAT_METHODS[method](g, seat)
     if method == "lose":

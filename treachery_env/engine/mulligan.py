@@ -58,9 +58,7 @@ class MulliganMixin:
         Raises:
             ValueError: for a seat out of range.
         """
-        if not isinstance(seat, int) or not 0 <= seat < self.n:
-            raise ValueError(f"seat must be an int from 0 to {self.n - 1}, got {seat!r}")
-        return max(0, self.players[seat].mulligans - self._free_mulligans())
+        return max(0, self.players[self._seat_arg(seat, "to_bottom")].mulligans - self._free_mulligans())
 
     @property
     def in_mulligans(self) -> bool:

@@ -5,7 +5,6 @@ end-of-game reveal.
 
 from __future__ import annotations
 
-import numpy as np
 
 from .. import identity_abilities as IA
 from ..cards import COUNTER_TOKENS
@@ -230,9 +229,7 @@ class OutcomeMixin:
                 already lost or the game is over; during a Throne Magic Draft or The
                 King's choice of Throne.
         """
-        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < self.n:
-            raise ValueError(f"seat must be an int from 0 to {self.n - 1} to concede (CR 104.3a), got {seat!r}")
-        seat = int(seat)
+        seat = self._seat_arg(seat, "concede (CR 104.3a)")
         if self.is_over:
             raise ValueError(f"seat {seat} cannot concede (CR 104.3a): the game is over")
         if self.players[seat].has_lost or seat in self.leaving:
