@@ -381,6 +381,18 @@ def _probe_with_a_newer_source(copy: Path, source: Path, ext: Path, probe: str) 
     return run_on_copy(copy, probe, timeout=120)
 
 
+def test_nothing_compiled_runs_the_python_silently(package_copy):
+    """Every extension is optional (no C compiler at install time): a package with none built
+    runs its Python, and says nothing on import (it warned, for each compiled module, that "the
+    compiled module is older" than its source, where none existed: a fresh user's trial)."""
+    for ext in [*package_copy.rglob("*.so"), *package_copy.rglob("*.pyd")]:
+        ext.unlink()
+    r = run_on_copy(package_copy, "import treachery_env, treachery_env.env, treachery_env.view as v, "
+                                  "treachery_env.observation as o; print(o.ENCODER)", timeout=120)
+    assert r.returncode == 0 and r.stdout.split() == ["python"], r.stdout + r.stderr
+    assert "Warning" not in r.stderr, r.stderr
+
+
 def test_a_compiled_module_older_than_its_source_is_not_used(package_copy):
     """An edited ``.py`` takes effect before ``make install`` compiles it again:
     its stale extension is skipped, with a warning that says so."""

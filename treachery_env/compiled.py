@@ -51,7 +51,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-__all__ = ["MODULES", "PURE_PYTHON", "compiled_modules", "compiled_pyx", "install_finder", "is_stale",
+__all__ = ["MODULES", "PURE_PYTHON", "built", "compiled_modules", "compiled_pyx", "install_finder", "is_stale",
            "state_compiled"]
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -103,8 +103,13 @@ def _state_from_source() -> bool:
     asked for, their extension was not built (every extension is optional) or
     it is stale."""
     state = STATE_TYPES[0]
-    built = any(state.with_name(state.stem + suffix).exists() for suffix in importlib.machinery.EXTENSION_SUFFIXES)
-    return PURE_PYTHON or not built or is_stale(state, STATE_TYPES[1])
+    return PURE_PYTHON or not built(state) or is_stale(state, STATE_TYPES[1])
+
+
+def built(source: Path) -> bool:
+    """Whether a compiled extension of ``source`` (a ``.py`` or ``.pyx`` file) exists beside it
+    (every extension is optional: without a C compiler at install time none is built)."""
+    return any(source.with_name(source.stem + suffix).exists() for suffix in importlib.machinery.EXTENSION_SUFFIXES)
 
 
 def is_stale(source: Path, *depends: Path) -> bool:
@@ -157,6 +162,8 @@ def compiled_pyx(name: str, what: str) -> Any:
     if PURE_PYTHON:
         return None
     pyx = Path(__file__).with_name(f"{name}.pyx")
+    if not built(pyx):          # not compiled at install time (no C compiler): the Python one, nothing to say
+        return None
     includes = (SLOTS_INCLUDE,) if pyx.exists() and f'include "{SLOTS_INCLUDE.name}"' in pyx.read_text() else ()
     if is_stale(pyx, *includes, *STATE_TYPES):
         warnings.warn(f"treachery_env.{name}: {what} is older than {name}.pyx, _slots.pxi or the engine's state "
@@ -188,10 +195,14 @@ class _SourceFinder(importlib.abc.MetaPathFinder):
             return None
         source = _source(fullname)
         if not self.pure:
+            if not built(source):       # not compiled at install time (no C compiler): the source, silently
+                return None
             if not _runs_from_source(source):
                 return None
-            warnings.warn(f"{fullname}: the compiled module is older than {source.name} or the .pxd files it "
-                          f"reads, so the source runs; "
+            why = (f"the compiled module is older than {source.name} or the .pxd files it reads"
+                   if is_stale(source, *_depends(source)) else
+                   "the engine's state classes run from source (engine/state.py: not compiled, or older)")
+            warnings.warn(f"{fullname}: {why}, so the source runs; "
                           f"`make install` (pip install -e .) compiles it again", RuntimeWarning, stacklevel=2)
         return importlib.util.spec_from_file_location(fullname, source)
 
