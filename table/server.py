@@ -121,7 +121,8 @@ class WebTable:
         table_id: the table's public id (in the spectators' and the replay's links).
         table: the game.
         delay: the pause after each public event, seconds (>= 0).
-        clock: the time in seconds (:func:`time.monotonic`) that :attr:`active` is read on.
+        clock: the time in seconds (:func:`time.monotonic`) that :attr:`active` and the bots'
+            thinking time (which counts toward the delay) are read on.
 
     What a page is given depends on nothing it may not know.  The engine gives a decision only to
     a seat that can do more than pass, so where the table stops (and how the events fall among its
@@ -272,12 +273,11 @@ class WebTable:
         if t.deciding_bot is None:
             t.advance(max_steps=1)
             return
-        loop = asyncio.get_running_loop()
-        start = loop.time()
-        self._thinking = loop.run_in_executor(None, t.think)
+        start = self._clock()
+        self._thinking = asyncio.get_running_loop().run_in_executor(None, t.think)
         action = await asyncio.shield(self._thinking)   # cancelled: the thought still ends (see _run)
         self._thinking = None
-        self._owed -= loop.time() - start               # the bot's thinking time counts toward the delay
+        self._owed -= self._clock() - start             # the bot's thinking time counts toward the delay
         t.play_bot(action)
 
     async def _pace(self) -> None:

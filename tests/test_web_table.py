@@ -435,6 +435,13 @@ class Page:
         self.got.append(json.loads(text))
 
 
+def still() -> float:
+    """A clock that does not move, for a :class:`WebTable`'s ``clock``: a bot's thought takes no
+    time on it, so every pause is the whole delay whatever the machine's load (on the real clock a
+    bot that thinks longer than the delay, as on a loaded machine, takes a pause away)."""
+    return 0.0
+
+
 def run_in_own_loop(main):
     """``asyncio.run(main())`` in a thread of its own, and its result: once a test of the session has
     started Chromium (the session's ``browser`` fixture, Playwright's sync API), an event loop runs
@@ -496,7 +503,7 @@ def test_a_spectator_of_bots_alone_is_sent_nothing_of_the_hidden_identities(game
     else:
         configs = [GameConfig(game="throne_magic", num_players=5, throne_deal=d, holdings=True, talk="none",
                               commander=False, max_turns=8) for d in deals]
-    runs = [watch(WebTable("t", Table([NEWCOMER] * 5, config, seed=3), 0.25), monkeypatch) for config in configs]
+    runs = [watch(WebTable("t", Table([NEWCOMER] * 5, config, seed=3), 0.25, still), monkeypatch) for config in configs]
 
     def cut(messages):      # the first message that reveals an identity or a Role (the end's at the latest)
         return next(k for k, m in enumerate(messages)
@@ -594,7 +601,7 @@ def test_a_person_and_the_spectators_are_sent_nothing_of_the_hidden_identities(d
     for deal in deals:
         table = Table(["human"] + [NEWCOMER] * 4, GameConfig(num_players=5, identities=deal, commander=False,
                                                              max_turns=8), seed=seed)
-        runs.append(sit(WebTable("t", table, 0.25), monkeypatch))
+        runs.append(sit(WebTable("t", table, 0.25, still), monkeypatch))
         stops.append(len(Game.from_json(table.replay_json()).actions))
 
     def cut(messages):      # the first message that reveals an identity (the end's at the latest)
@@ -629,7 +636,7 @@ def test_no_page_is_sent_anything_of_another_person_s_face_down_identity(seed, m
         table = Table(["human", NEWCOMER, "human", NEWCOMER, NEWCOMER],
                       GameConfig(num_players=5, identities=deal, commander=False, max_turns=8), seed=seed,
                       stops={0: Stops(), 2: Stops(every=True)})
-        runs.append(sit(WebTable("t", table, 0.25), monkeypatch))
+        runs.append(sit(WebTable("t", table, 0.25, still), monkeypatch))
         stops.append(len(Game.from_json(table.replay_json()).actions))
 
     def cut(messages):      # the first message that reveals an identity (the end's at the latest)
@@ -1200,7 +1207,7 @@ def test_a_throne_magic_seat_is_sent_nothing_of_the_roles_it_does_not_know(seed,
         table = Table(["human"] * 5, GameConfig(game="throne_magic", num_players=5, throne_deal=deal, holdings=True,
                                                 seasons=True, starting_life=4, commander=False, max_turns=20),
                       seed=seed, stops=Stops(every=True))
-        runs.append(sit(WebTable("t", table, 0), monkeypatch, choose))
+        runs.append(sit(WebTable("t", table, 0, still), monkeypatch, choose))
 
     def cut(messages):      # the first message that shows P0 a Role it did not know (the end's at the latest)
         return next(k for k, m in enumerate(messages)
