@@ -104,6 +104,47 @@ def test_instant_in_the_declare_blockers_step_kills_an_attacker_before_damage():
     assert g.players[2].life == 40
 
 
+def test_declare_blockers_and_damage_steps_happen_once_attackers_were_declared():
+    """CR 508.8 skips the declare blockers and combat damage steps only if no
+    creature was declared as an attacker.  Here the one attacker dies in the
+    declare attackers step (a Shock, CR 508.2 priority), so nothing is attacking
+    any more, yet both steps still happen, each with its priority window (CR
+    509.4, 510.3); no first-strike damage step, as no combatant has first strike
+    (CR 510.4)."""
+    g = make_game(IDS)
+    add_creature(g, 0, "Grove Bear")
+    attack(g, 0, 2)
+    pass_priority_until(g, lambda g: g.phase == "declare_attackers" and has_priority(2)(g))
+    g.step(g.layout.HAND + 0)                           # Shock
+    g.step(g.layout.perm(g.rel(2, 0), 0))               # the attacking bear
+    pass_priority_until(g, lambda g: not g.stack)
+    assert not g.players[0].creatures and not g.combat_attackers
+    trace = _priority_trace(g, lambda g: g.phase == "main2")
+    steps = list(dict.fromkeys(s for s, _ in trace))
+    assert steps == ["declare_attackers", "declare_blockers", "combat_damage", "combat_end"]
+    assert g.players[2].life == 40
+
+
+def test_second_combat_damage_step_after_first_strike_killed_every_attacker():
+    """CR 510.4: once a first-strike combat damage step happened, the phase gets a
+    second combat damage step, with its priority window (CR 510.3), even if the
+    first-strike damage killed every attacker (CR 508.8 skips the step only when
+    no creature was declared as an attacker)."""
+    g = make_game(IDS)
+    add_creature(g, 0, "Grove Bear")                    # 2/2
+    squire = add_creature(g, 2, "Blade Squire")         # 2/1 first strike
+    attack(g, 0, 2)
+    pass_priority_until(g, lambda g: g.decision.kind == DecisionKind.BLOCKER and g.decision.seat == 2)
+    g.step(g.layout.perm(0, g.players[2].creatures.index(squire)))
+    if g.decision.kind == DecisionKind.BLOCKED:
+        g.step(g.decision.options[0][0])                # the bear
+    g.step(PASS)                                        # done declaring blockers
+    trace = _priority_trace(g, lambda g: g.phase == "main2")
+    assert list(dict.fromkeys(s for s, _ in trace)) == [
+        "declare_blockers", "first_strike_damage", "combat_damage", "combat_end"]
+    assert not g.players[0].creatures and squire in g.players[2].creatures
+
+
 def test_instant_in_an_opponents_upkeep():
     """CR 503.1: in the upkeep a non-active player casts an instant (Shock the
     active player) and it resolves in that step."""

@@ -90,6 +90,9 @@ class CombatMixin:
                     if self.is_leader_player(a.attacking):
                         self.leader_attacked_by.add(seat)
             if self.combat_attackers:
+                # CR 508.8: the declare blockers and combat damage steps happen from now
+                # on, even if every attacker is removed from combat before them (turn.py)
+                self.turn_effects["attackers_declared"] = True
                 self._log("attacks", seat=seat,
                           attackers=[[a.uid, a.name, a.attacking] if a.attacking_obj is None else
                                      [a.uid, a.name, a.attacking, a.attacking_obj.uid, a.attacking_obj.name]

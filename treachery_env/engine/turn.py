@@ -133,7 +133,10 @@ class TurnMixin:
             elif full:
                 self._open_priority()    # CR 508.2: priority even when nothing attacks
         elif ph == "declare_blockers":
-            if self.combat_attackers:    # CR 508.8: no attackers, no declare blockers step
+            # CR 508.8: no creature declared as an attacker, no declare blockers or combat
+            # damage step; once one was, both happen even if none is attacking any more
+            # (with every window: "main" keeps its smaller set, and its replays)
+            if self.combat_attackers or (full and "attackers_declared" in self.turn_effects):
                 self.queue.append(("declare_blockers",))
         elif ph == "first_strike_damage":
             if any(c.has("first_strike") or c.has("double_strike") for c in self._combatants()):
@@ -141,7 +144,7 @@ class TurnMixin:
                 if full:
                     self._open_priority()    # CR 510.3, once the damage is dealt (the queue runs first)
         elif ph == "combat_damage":
-            if self.combat_attackers:
+            if self.combat_attackers or (full and "attackers_declared" in self.turn_effects):   # CR 508.8
                 self.queue.append(("combat_damage", False))
                 if full:
                     self._open_priority()    # CR 510.3, once the damage is dealt
