@@ -1158,3 +1158,20 @@ def test_card_pool_size_and_creature_curve():
     curve = {c.cost for c in cards.CARDS if c.is_creature}
     assert set(range(1, 8)) <= curve
     assert {c.type for c in cards.CARDS} == {"land", "creature", "planeswalker", "instant", "sorcery"}
+
+
+def test_a_creature_whose_control_changed_this_turn_cannot_attack_without_haste():
+    """CR 302.6: a creature can attack only if its controller has controlled it
+    continuously since their most recent turn began.  Gained on its new
+    controller's own turn it can't attack until their next turn; gained on
+    another player's turn it can attack on the new controller's next turn."""
+    g = game()
+    bear = add_creature(g, 1, "Grove Bear")
+    lion = add_creature(g, 2, "Dune Lion")
+    g.gain_control(bear, 0)                     # seat 0's own turn
+    refresh(g)
+    assert bear.controller == 0 and bear not in g._attack_candidates()
+    pass_priority_until(g, lambda g: g.active == 1 and g.phase == "main1")
+    g.gain_control(lion, 0)                     # another player's turn
+    pass_priority_until(g, lambda g: deciding(g, DecisionKind.ATTACKER, 0))
+    assert {bear, lion} <= set(g._attack_candidates())

@@ -54,12 +54,9 @@ class CombatMixin:
         out = []
         for c in p.creatures:
             if (c.attacking < 0 and not c.tapped and not c.has("defender")
-                    and (c.entered_turn < self.turn or c.has("haste") or self._controlled_since_turn_start(c))):
-                out.append(c)
+                    and (c.entered_turn < self.turn or c.has("haste"))):
+                out.append(c)      # CR 302.6: entered_turn is also the turn it last changed controller
         return out
-
-    def _controlled_since_turn_start(self, c: Creature) -> bool:
-        return c.entered_turn < self.turn
 
     @cython.locals(self=GameState, p=Player)
     def _op_declare_attackers(self) -> None:
