@@ -974,6 +974,25 @@ def test_map_token_explores_at_sorcery_speed():
     assert p.tokens["Map"] == 1
 
 
+
+def test_map_ability_does_not_resolve_once_its_target_is_no_longer_a_creature_you_control():
+    """CR 608.2b: a target is checked again on resolution against every
+    requirement of its "target" word; the Map token's is "target creature you
+    control" (CR 111.10).  The creature changes control while the ability is on
+    the stack, so its only target is illegal: the ability doesn't resolve,
+    nothing explores and no card is revealed."""
+    g = game(lands=3)
+    p = g.players[0]
+    p.tokens["Map"] = 1
+    bear = add_creature(g, 0, "Grove Bear")
+    refresh(g)
+    g.step(g.layout.TOKEN_AB + TOKEN_AB["Map"])
+    assert g.stack[-1].key == "Map" and g.stack[-1].targets == [("c", bear)]
+    g.gain_control(bear, 2)                          # an effect in response takes the bear
+    resolve_stack(g)
+    assert bear.controller == 2 and bear.p1p1 == 0
+    assert not events(g, "reveal_top") and events(g, "fizzle")[-1]["source"] == "Map"
+
 def test_junk_token_draws_at_sorcery_speed():
     """CR 111.10 (the predefined Junk token: {T}, sacrifice: exile the top card, you may play it this
     turn; activate only as a sorcery).  Documented abstraction: it draws a card."""

@@ -135,17 +135,21 @@ class TargetsMixin:
         return L.STACK + depth if depth < MAX_STACK else None
 
     def target_legal(self, seat: int, spec: dict, target: tuple, item: StackItem | None = None) -> bool:
-        """Whether ``target`` is still legal for ``spec`` (checked on resolution, CR 608.2b)."""
+        """Whether ``target`` is still legal for ``spec`` (checked on resolution, CR
+        608.2b), every requirement of the spec included: a permanent ``"you
+        control"`` (``"own"``, the Map token's) must still be ``seat``'s."""
         kind, obj = target
         if kind == "p":
             return any(t == target for t in self.target_candidates(seat, spec, item))
         if kind == "c":
             return (not self.players[obj.controller].has_lost and obj in self.players[obj.controller].creatures
-                    and spec["type"] in ("any", "creature", "nonland_permanent", "permanent"))
+                    and spec["type"] in ("any", "creature", "nonland_permanent", "permanent")
+                    and (not spec.get("own") or obj.controller == seat))
         if kind == "w":
             t = spec["type"]
             return (not self.players[obj.controller].has_lost and obj in self.players[obj.controller].attackables
-                    and (t == "any" or (spec.get("walkers") and t in ("nonland_permanent", "permanent"))))
+                    and (t == "any" or (spec.get("walkers") and t in ("nonland_permanent", "permanent")))
+                    and (not spec.get("own") or obj.controller == seat))
         return obj in self.stack and any(t[1] is obj for t in self.target_candidates(seat, spec, item))
 
     def _op_choose_target(self, item: StackItem, spec: dict, upto: int) -> None:
