@@ -334,6 +334,24 @@ def test_seedborn_untap_cost_counter_and_once_per_turn():
     assert not ab_offered(g, 0)
 
 
+
+def test_seedborn_untap_leaves_a_stunned_creature_tapped_and_removes_a_stun_counter():
+    """CR 122.1d: if a tapped permanent with a stun counter would become untapped,
+    a stun counter is removed instead, for every untap, not only the untap
+    step's: Her Seedborn Highness's "untap each permanent you control" goes
+    through the same rule (``Game.untap``; fidelity section 3, Stun)."""
+    g = at_main(deal5(L="Her Seedborn Highness"))
+    p = g.players[0]
+    bear = creature(g, 0, "Grove Bear", tapped=True)
+    lion = creature(g, 0, "Dune Lion", tapped=True)
+    bear.stun = 2
+    p.lands, p.lands_tapped = 4, 1
+    hand(g, 0, "Wastes", "Shock")
+    give_priority(g, 0)
+    g.step(g.layout.IDENTITY_AB)
+    resolve_all(g)
+    assert bear.tapped and bear.stun == 1 and not lion.tapped and p.lands_tapped == 0
+
 def test_old_ruler_starting_modifiers():
     g = new_game(deal5(L="The Old Ruler"))
     assert [p.life for p in g.players] == [60, 40, 40, 40, 40]
