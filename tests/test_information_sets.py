@@ -238,7 +238,8 @@ def test_information_sets_after_identities_with_data_move(deal):
 
 def _identity_table(name: str, mover: str, seed: int):
     """Seven seats (CR 907.3b): The Old Ruler, ``mover`` (seat 1), two Guardians
-    and three Assassins, ``name`` in the seat of its role; every player with 14
+    and three Assassins, ``name`` in the seat of its role (a Leader in the Old
+    Ruler's, a Traitor in a Guardian's); every player with 14
     lands and random cards in hand and library, Undercover met.  Returns the
     game at main phase 1, ``name``'s seat and a random generator."""
     from identity_helpers import at_main
@@ -247,11 +248,14 @@ def _identity_table(name: str, mover: str, seed: int):
     role = {i.name: i.role for i in all_identities()}
     assassins = ["The Beastmaster", "The Bio-Engineer", "The Demon"]
     guardians = ["The Bodyguard", "The Immortal"]
-    if role[name] == Role.ASSASSIN:
+    leader = "The Old Ruler"
+    if role[name] == Role.LEADER:
+        leader = name
+    elif role[name] == Role.ASSASSIN:
         assassins = [name] + [a for a in assassins if a != name][:2]
     else:
         guardians = [guardians[0] if name != guardians[0] else guardians[1], name]
-    deal = ["The Old Ruler", mover] + guardians + assassins
+    deal = [leader, mover] + guardians + assassins
     g = at_main(deal, seed=seed)
     rng = random.Random(seed)
     pool = ["Shock", "Murder", "Grove Bear", "Wastes", "Banish", "Blaze", "Ambush Viper"]
