@@ -17,7 +17,10 @@ The engine stops for a seat that could unveil at every priority window it has (t
 asked though it would pass otherwise): which seats the engine stops for depends on their
 identities.  In the AEC environment a seat is handed only its own decisions, so that cadence
 reaches no other seat; :func:`test_the_engine_asks_an_unveilable_seat_more_often_unseen`
-shows that the games compared here do differ in it.
+shows that the games compared here do differ in it.  The parallel env, where every seat steps at
+every decision and is told who acts, shows every decision (``forced_decisions="shown"``), so the
+cadence is the same in both games there (with ``"auto"`` the parallel test below fails for
+unveilable identities).
 """
 
 from __future__ import annotations
@@ -258,3 +261,47 @@ def test_the_order_of_the_libraries_below_their_top_shows_to_no_one(seed):
         steps += 1
     assert changed and steps >= 40, f"only {steps} decisions compared"
     assert [p.library for p in ga.players] != [p.library for p in gb.players]
+
+
+def _parallel_stream(deal: list[str], seed: int, hidden: set[int], max_turns: int) -> tuple[list, int]:
+    """Play ``deal`` through the parallel env (``forced_decisions="shown"``) with :class:`_PublicBot`
+    seats until a swapped identity may show (:func:`_identity_shows`); returns, step by step, what
+    each seat not in ``hidden`` is handed (observation bytes, its info with the view as a dict), and
+    the number of steps."""
+    par = treachery_env.parallel_env(config=GameConfig(num_players=len(deal), identities=deal,
+                                                       max_turns=max_turns))
+    obs, infos = par.reset(seed=seed)
+    game = par.aec_env.unwrapped.game
+    for p in game.players:
+        p.lands = 8
+    bots = {a: _PublicBot(seed * 100 + k, k not in hidden) for k, a in enumerate(par.possible_agents)}
+    shows = _identity_shows(hidden)
+    stream = []
+    while par.agents:
+        stream.append([(obs[a]["observation"].tobytes(),
+                        {k: v.to_dict() if k == "view" else v for k, v in infos[a].items()})
+                       for k, a in enumerate(par.possible_agents) if k not in hidden])
+        start = len(game.log)
+        obs, _, _, _, infos = par.step({a: bots[a](infos[a]["view"]) if "view" in infos[a] else 0
+                                        for a in par.agents})
+        if any(shows(e) for e in game.log[start:]):
+            break
+    return stream, len(stream)
+
+
+@pytest.mark.parametrize("name", _FACE_DOWN[::6])
+def test_in_the_parallel_form_a_moved_face_down_identity_shows_to_no_other_seat(name):
+    """The parallel env, where every seat steps at every decision of any seat and is told who acts
+    (``active_agent``): with every decision shown (its default), the pairs of
+    :func:`test_a_face_down_identity_moved_to_another_seat_shows_to_no_other_seat` hand every other
+    seat the same observations and infos at every step, in the same number of steps, until a swapped
+    identity may show."""
+    k = _FACE_DOWN.index(name)
+    deal, partner = _swap_deal(name, k)
+    swapped = list(deal)
+    swapped[2], swapped[partner] = swapped[partner], swapped[2]
+    a, steps_a = _parallel_stream(deal, k, {2, partner}, max_turns=4)
+    b, steps_b = _parallel_stream(swapped, k, {2, partner}, max_turns=4)
+    first = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), None)
+    assert first is None, f"{name} at P2 / P{partner}: another seat is handed something else at step {first}"
+    assert steps_a == steps_b and steps_a >= 40
