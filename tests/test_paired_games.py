@@ -3,15 +3,16 @@
 tests/test_information_sets.py permutes what a seat cannot see within one game state; the
 public log is the same in both copies, so a public event whose presence, count, order or
 wording depends on hidden information passes it.  Here two games are played from deals that
-differ only in hidden information -- two seats' face-down identities swapped, or the deeper
-part of every library put in another order -- by bots whose choices never depend on it
+differ only in hidden information -- two seats' face-down identities swapped, one player's
+hand, or the deeper part of every library put in another order -- by bots whose choices never
+depend on it
 (:class:`_PublicBot`), through the AEC environment, with table talk on.  Every seat that
 cannot know the difference must be handed the same thing at each of its decisions -- the
 observation bytes, the view (``info["view"]``: options, labels, log lines), the rendered
 text -- and be asked equally often; the log events it may see must be the same, in the same
 order, until the first event from which the difference may legitimately show (a swapped
-identity unveiled, revealed, looked at or moved, a swapped seat's loss, a card from a changed
-part of a library drawn or searched for, the end of the game).
+identity unveiled, revealed, looked at or moved, a swapped seat's loss, a card of the changed
+hand shown, a card from a changed part of a library drawn or searched for, the end of the game).
 
 The engine stops for a seat that could unveil at every priority window it has (the seat is
 asked though it would pass otherwise): which seats the engine stops for depends on their
@@ -31,6 +32,7 @@ import pytest
 
 import treachery_env
 from treachery_env import GameConfig
+from treachery_env.cards import CARDS
 from treachery_env.identities import all_identities
 from treachery_env.rules import Role
 
@@ -51,18 +53,22 @@ _SHOWS_ANY = frozenset({"game_over", "truncated", "reveal_identities", "look_at_
 
 
 class _PublicBot:
-    """Random legal play that never concedes; a seat whose hidden information differs between the
-    paired games never unveils either, and draws from its generator only when it has a real choice,
-    so it plays the same in both games whenever it is offered the same options."""
+    """Random legal play that never concedes nor takes an option of a kind in ``never`` (a seat whose
+    identity differs between the paired games never unveils; one whose hand differs never plays a
+    land or casts a spell), and draws from its generator only when it has a real choice, so it plays
+    the same in both games whenever it is offered the same options."""
 
-    def __init__(self, seed: int, may_unveil: bool):
+    def __init__(self, seed: int, never: frozenset = frozenset()):
         self.rng = random.Random(seed)
-        self.may_unveil = may_unveil
+        self.never = never | {"concede"}
 
     def __call__(self, view) -> int:
-        opts = [o for o in view.decision.options
-                if o.kind != "concede" and (self.may_unveil or o.kind != "unveil")]
+        opts = [o for o in view.decision.options if o.kind not in self.never]
         return opts[0].action if len(opts) == 1 else self.rng.choice(opts).action
+
+
+_HIDES_IDENTITY = frozenset({"unveil"})
+_HIDES_HAND = frozenset({"unveil", "land", "cast"})
 
 
 def _identity_shows(hidden: set[int]):
@@ -73,10 +79,12 @@ def _identity_shows(hidden: set[int]):
     return shows
 
 
-def _play(deal: list[str], seed: int, hidden: set[int], shows, modify=None, max_turns: int = 12) -> tuple:
+def _play(deal: list[str], seed: int, hidden: set[int], shows, modify=None, max_turns: int = 12,
+          never: frozenset = _HIDES_IDENTITY) -> tuple:
     """Play ``deal`` through the AEC environment (``env.reset(seed=seed)``) with a :class:`_PublicBot`
-    at every seat (those in ``hidden`` never unveil), every player with 8 lands so that unveils
-    happen; ``modify(game)``, if given, is applied as the first turn begins.  Stops after the first
+    at every seat (those in ``hidden`` never take an option of a kind in ``never``), every player
+    with 8 lands so that unveils happen; ``modify(game)``, if given, is applied as the first turn
+    begins (after the mulligans), at the same decision in both games.  Stops after the first
     log event for which ``shows`` is true.  Returns the game, the index of that event (None: none),
     and for each seat not in ``hidden`` what it was handed at each of its decisions: (log length,
     observation bytes, view as a dict, rendered text)."""
@@ -86,7 +94,7 @@ def _play(deal: list[str], seed: int, hidden: set[int], shows, modify=None, max_
     g = env.unwrapped.game
     for p in g.players:
         p.lands = 8
-    bots = [_PublicBot(seed * 100 + s, s not in hidden) for s in range(n)]
+    bots = [_PublicBot(seed * 100 + s, never if s in hidden else frozenset()) for s in range(n)]
     handed: dict[int, list] = {s: [] for s in range(n) if s not in hidden}
     stop = None
     for agent in env.agent_iter():
@@ -194,7 +202,7 @@ def test_the_engine_asks_an_unveilable_seat_more_often_unseen():
     for d in (deal, swapped):
         env = treachery_env.env(config=GameConfig(num_players=5, identities=d, max_turns=3))
         env.reset(seed=0)
-        bots = [_PublicBot(s, s not in (2, 3)) for s in range(5)]
+        bots = [_PublicBot(s, _HIDES_IDENTITY if s in (2, 3) else frozenset()) for s in range(5)]
         count = 0
         for agent in env.agent_iter():
             obs, _, term, trunc, info = env.last()
@@ -205,6 +213,39 @@ def test_the_engine_asks_an_unveilable_seat_more_often_unseen():
             env.step(bots[int(agent.split("_")[1])](info["view"]))
         steps.append(count)
     assert steps[0] > steps[1], "the Seer is asked where the Pyromancer is not: the test compares that"
+
+
+# events that may show a card of a player's hand: it leaves the hand (discarded, put into the library,
+# exiled, cast, played) or is revealed
+_SHOWS_HAND = frozenset({"discard", "reveal_hand", "reveal_all", "revealed_to_hand", "put_on_top", "exile_card",
+                         "to_library", "wheel", "casting", "cast", "land", "land_put", "game_over", "truncated"})
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_hand_shows_to_no_other_seat(seed):
+    """Two games that differ only in one player's hand (other cards, as many, from the first turn
+    on), that player never playing a land or casting a spell: every other seat is handed the same
+    at each of its decisions, as often, and sees the same log, until a card of that hand may show
+    (discarded, revealed, put elsewhere).  The engine stops for the player where its hand holds
+    something it could cast, so the two games may stop for it at different moments."""
+    g = treachery_env.env(config=GameConfig(num_players=5))
+    g.reset(seed=seed)
+    deal = [p.identity.name for p in g.unwrapped.game.players]
+    holder = 1 + seed % 4
+
+    def other_hand(game) -> None:
+        rng = random.Random(seed)
+        hand = game.players[holder].hand
+        hand[:] = [rng.choice(CARDS) for _ in hand]
+
+    def shows(e: dict) -> bool:
+        return e["to"] is None and (e["event"] in _SHOWS_HAND and (e.get("seat") == holder or e["event"] in
+                                                                    ("game_over", "truncated", "reveal_all"))
+                                    or e.get("victim") == holder)
+    a = _play(deal, seed, {holder}, shows, max_turns=15, never=_HIDES_HAND)
+    b = _play(deal, seed, {holder}, shows, modify=other_hand, max_turns=15, never=_HIDES_HAND)
+    assert [p.hand for p in a[0].players] != [p.hand for p in b[0].players]
+    assert _assert_same_to_the_others(a, b, f"P{holder}'s hand, seed {seed}") >= 10
 
 
 _LIBRARY_TOP = 30
@@ -230,7 +271,7 @@ def test_the_order_of_the_libraries_below_their_top_shows_to_no_one(seed):
         env.reset(seed=seed)
         envs.append(env)
         games.append(env.unwrapped.game)
-    bots = [[_PublicBot(seed * 100 + s, False) for s in range(5)] for _ in range(2)]
+    bots = [[_PublicBot(seed * 100 + s, _HIDES_IDENTITY) for s in range(5)] for _ in range(2)]
     ga, gb = games
     rng = random.Random(seed)
     changed = 0          # the log's length when the libraries were changed
@@ -274,7 +315,8 @@ def _parallel_stream(deal: list[str], seed: int, hidden: set[int], max_turns: in
     game = par.aec_env.unwrapped.game
     for p in game.players:
         p.lands = 8
-    bots = {a: _PublicBot(seed * 100 + k, k not in hidden) for k, a in enumerate(par.possible_agents)}
+    bots = {a: _PublicBot(seed * 100 + k, _HIDES_IDENTITY if k in hidden else frozenset())
+            for k, a in enumerate(par.possible_agents)}
     shows = _identity_shows(hidden)
     stream = []
     while par.agents:
