@@ -133,7 +133,8 @@ def _assert_same_to_the_others(a: tuple, b: tuple, label: str) -> int:
     for seat in handed_a:
         la, lb = _seen(ga.log[:end], seat), _seen(gb.log[:end], seat)
         first = next((i for i, (x, y) in enumerate(zip(la, lb)) if x != y), min(len(la), len(lb)))
-        assert la == lb, f"{label}: P{seat}'s log differs at its event {first}: {la[first:first + 2]} / {lb[first:first + 2]}"
+        assert la == lb, (f"{label}: P{seat}'s log differs at its event {first}: "
+                          f"{la[first:first + 2]} / {lb[first:first + 2]}")
         xa = [h[1:] for h in handed_a[seat] if h[0] < end]
         xb = [h[1:] for h in handed_b[seat] if h[0] < end]
         assert len(xa) == len(xb), f"{label}: P{seat} is asked {len(xa)} / {len(xb)} times"
@@ -260,9 +261,10 @@ compared while the top ``_LOOK`` of every library are the same cards in both."""
 def test_the_order_of_the_libraries_below_their_top_shows_to_no_one(seed):
     """Two games that differ only in the order of every library below its top :data:`_LIBRARY_TOP`
     cards (changed as the first turn begins, after the mulligans), played in step by the same bots
-    (no one unveils: identities that look at or move library cards do not come into it): every seat -- none knows a library's order, its own included -- is handed the same at each
-    decision, and the two logs are the same, until a search or a shuffle, or until a card from the
-    changed part comes within the top :data:`_LOOK` of its library."""
+    (no one unveils: identities that look at or move library cards do not come into it): every
+    seat -- none knows a library's order, its own included -- is handed the same at each decision,
+    and the two logs are the same, until a search or a shuffle, or until a card from the changed
+    part comes within the top :data:`_LOOK` of its library."""
     leaders = _BY_ROLE[Role.LEADER]
     deal = [leaders[seed % len(leaders)], "The Bodyguard", "The Demon", "The Seer", "The Banisher"]
     envs, games = [], []
