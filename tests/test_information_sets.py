@@ -16,7 +16,7 @@ from treachery_env import GameConfig
 from treachery_env.cards import CARDS, card
 from treachery_env.engine import Game
 from treachery_env.identity_cards.traitors import may_look_at_pile
-from treachery_env.observation import encode
+from treachery_env.observation import N_DECISIONS, N_PHASES, encode, obs_layout
 from treachery_env.view import seat_view
 
 from scenario import random_game
@@ -45,6 +45,12 @@ def _permute_hidden(g: Game, viewer: int, rng: random.Random) -> Game:
     for it in h.stack + h.pending_triggers:
         if "_drawn" in it.data:
             it.data["_drawn"] = [(s, c if s == viewer else rng.choice(nonland).name) for s, c in it.data["_drawn"]]
+    # another player's Seer scry in progress: the cards taken from the top of the library, kept or not
+    sc = h.turn_effects.get("scry")
+    if sc is not None and sc["seat"] != viewer:
+        other = {id(c): rng.choice(nonland) for c in sc["cards"]}
+        for k in ("cards", "top", "bottom"):
+            sc[k][:] = [other[id(c)] for c in sc[k]]
     return h
 
 
@@ -60,6 +66,12 @@ def test_observation_depends_only_on_information_set(seed, n, steps, which):
         assert np.array_equal(g.observation(viewer)["action_mask"], h.observation(viewer)["action_mask"])
         assert seat_view(g, viewer) == seat_view(h, viewer)
         assert g.render_text(viewer) == h.render_text(viewer)
+    if g.decision is not None and g.decision.seat != viewer:
+        # another seat's pending decision: neither its mask, nor its kind, nor its context
+        lay, vec = obs_layout(n), encode(g, viewer)
+        assert not g.observation(viewer)["action_mask"].any() and seat_view(g, viewer).decision is None
+        assert not vec[lay.glob + N_PHASES:lay.glob + N_PHASES + N_DECISIONS].any()
+        assert not vec[lay.context:lay.context_end].any()
 
 
 def test_permutation_changes_what_the_owner_sees():
@@ -238,7 +250,8 @@ def test_information_sets_after_identities_with_data_move(deal):
 
 def _identity_table(name: str, mover: str, seed: int):
     """Seven seats (CR 907.3b): The Old Ruler, ``mover`` (seat 1), two Guardians
-    and three Assassins, ``name`` in the seat of its role; every player with 14
+    and three Assassins, ``name`` in the seat of its role (a Leader in the Old
+    Ruler's, a Traitor in a Guardian's); every player with 14
     lands and random cards in hand and library, Undercover met.  Returns the
     game at main phase 1, ``name``'s seat and a random generator."""
     from identity_helpers import at_main
@@ -247,11 +260,14 @@ def _identity_table(name: str, mover: str, seed: int):
     role = {i.name: i.role for i in all_identities()}
     assassins = ["The Beastmaster", "The Bio-Engineer", "The Demon"]
     guardians = ["The Bodyguard", "The Immortal"]
-    if role[name] == Role.ASSASSIN:
+    leader = "The Old Ruler"
+    if role[name] == Role.LEADER:
+        leader = name
+    elif role[name] == Role.ASSASSIN:
         assassins = [name] + [a for a in assassins if a != name][:2]
     else:
         guardians = [guardians[0] if name != guardians[0] else guardians[1], name]
-    deal = ["The Old Ruler", mover] + guardians + assassins
+    deal = [leader, mover] + guardians + assassins
     g = at_main(deal, seed=seed)
     rng = random.Random(seed)
     pool = ["Shock", "Murder", "Grove Bear", "Wastes", "Banish", "Blaze", "Ambush Viper"]
@@ -371,3 +387,26 @@ def test_information_sets_when_the_puppet_master_moves_an_unveiled_identity(name
     _check_with_text(g, rng)
     _play_out(g, rng, check=True)
     _check_with_text(g, rng)
+
+
+def test_information_sets_during_a_seer_scry():
+    """The Seer unveiled with X = 2 shuffles its library and scries 2, one card at a time (the
+    cards taken off the library while it decides): at each of its scry decisions every other
+    seat's observation, view and text are the same whatever those cards are (the permutation
+    changes them)."""
+    from identity_helpers import is_priority
+    g, me, rng = _identity_table("The Seer", "The Banisher", seed=1)
+    assert _unveil(g, me)
+    asked = 0
+    for _ in range(100):
+        d = g.decision
+        if d is None or (not g.stack and is_priority(g) and asked):
+            break
+        if d.seat == me and d.prompt.startswith("scry:"):
+            asked += 1
+            assert len(g.turn_effects["scry"]["cards"]) == 2
+            _check_with_text(g, rng)
+            assert any(_permute_hidden(g, (me + 1) % g.n, rng).turn_effects["scry"]["cards"]
+                       != g.turn_effects["scry"]["cards"] for _ in range(5))
+        g.step(g.layout.PASS if is_priority(g) else rng.choice(g.legal_actions()))
+    assert asked == 2

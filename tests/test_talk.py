@@ -31,7 +31,7 @@ from treachery_env.view import seat_view
 from treachery_env.rules import Role
 from treachery_env.text import format_event
 
-from scenario import PASS, add_creature, events, has_priority, make_game, pass_priority_until
+from scenario import PASS, add_creature, events, has_priority, make_game, pass_priority_until, refresh
 from test_fuzz import check_invariants, check_result
 from test_information_sets import _permute_hidden
 from conftest import decisions
@@ -316,6 +316,25 @@ def test_truce_rejected_is_recorded_without_a_deal():
     assert L.talk("offer", TRAITOR) not in _talk_actions(g)   # the same offer, not twice in a turn
     assert L.talk("offer", GUARDIAN) in _talk_actions(g)      # ... and answers cost the answerer nothing
     assert len(g.talk.said_this_turn(TRAITOR, 1)) == 0
+
+
+def test_a_truce_with_a_party_who_left_ends_as_the_next_turn_starts():
+    """A truce whose partner leaves the game stands (unbroken, in every view) until the next turn
+    starts, then ends with its ``deal_ended`` event; no new offer is made to a player who left."""
+    g = make_game(DEAL5)
+    L = g.layout
+    g.step(L.talk("offer", GUARDIAN))
+    g.step(L.talk("accept"))
+    g.lose([GUARDIAN])
+    refresh(g)
+    assert g.turn == 1 and g.talk.has_deal(LEADER, GUARDIAN)
+    assert seat_view(g, ASSASSIN).talk.has_deal(GUARDIAN, LEADER)
+    assert not events(g, "deal_ended")
+    assert L.talk("offer", ASSASSIN) in _talk_actions(g) and L.talk("offer", GUARDIAN) not in _talk_actions(g)
+    pass_priority_until(g, lambda g: g.turn == 2)
+    assert not g.talk.deals and not seat_view(g, ASSASSIN).talk.has_deal(GUARDIAN, LEADER)
+    end = events(g, "deal_ended")
+    assert [(e["turn"], e["seat"], e["partner"], e["broken_by"]) for e in end] == [(2, LEADER, GUARDIAN, [])]
 
 
 # ---------------------------------------------------------------------------- silent game
