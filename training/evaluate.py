@@ -380,6 +380,14 @@ def games_text(games: Any, flag: str = "games") -> str | None:
     return None
 
 
+def _rounding_note(played: int, deals: int, games: int, per: int, flag: str = "--games", only: str = "") -> str:
+    """The line that says a tournament plays ``played`` games in ``deals`` deals, not the ``games``
+    asked for by ``flag``: they are rounded up to whole deals of ``per`` games (``only``: what else
+    changed the count, e.g. only some seats played)."""
+    return (f"{played:,} games: {deals:,} deal{'' if deals == 1 else 's'} ({flag} {games:,} rounded up to whole deals "
+            f"of {per} game{'' if per == 1 else 's'}" + (f"; {only}" if only else "") + ")")
+
+
 def _sides(num_players: int, variant: str = "standard") -> list:
     """Teams (CR 907.7a) present at a table, in Team order."""
     dist = role_distribution(num_players, variant)
@@ -1718,7 +1726,8 @@ def evaluate(specs: Sequence[str], num_players: int | None = None, games: int = 
              config: GameConfig | None = None, record_beliefs: bool = True, progress: bool = True,
              out_dir: str | os.PathLike | None = None, observer: bool = True,
              shard: tuple[int, int] | None = None, ray_address: str | None = None,
-             roles: Sequence[str] | None = None, lockstep: bool = False, force: bool = False) -> dict:
+             roles: Sequence[str] | None = None, lockstep: bool = False, force: bool = False,
+             games_flag: str | None = "--games") -> dict:
     """Run a duplicate-deal tournament and return :func:`summarize`'s dict.
 
     Args:
@@ -1743,7 +1752,7 @@ def evaluate(specs: Sequence[str], num_players: int | None = None, games: int = 
             is False and ``deduction_note`` says they were not scored).
         progress: show a tqdm bar.  Either way, when the games played are not ``games`` (rounded up
             to whole deals, or only the seats of ``roles``), a line on standard error says so
-            before the first game.
+            before the first game (:func:`_rounding_note`), unless ``games_flag`` is None.
         out_dir: if given, also :func:`write_results` there; checked before
             any game is played (a ``ValueError`` when it is or lies under a
             file or cannot be made or written, and, once every other argument
@@ -1774,6 +1783,8 @@ def evaluate(specs: Sequence[str], num_players: int | None = None, games: int = 
             up to float rounding); ``meta["lockstep"]`` says so when a trained policy is an
             entrant (without one the games are the default's, and it is absent).
         force: replace the results already in ``out_dir`` (default: refuse them).
+        games_flag: the option ``games`` came from, named by that line (``treachery train``'s
+            ``"--evaluate"``); None: no line, the caller says it once for several tournaments.
 
     Raises:
         ValueError: for specs that are not a list of spec strings (a string, a bot object), a
@@ -1881,13 +1892,11 @@ def evaluate(specs: Sequence[str], num_players: int | None = None, games: int = 
     deals = len(deal_range)
     if out_dir is not None:                 # once the arguments hold: a bad one is said first
         refuse_held_results(out_dir, force)
-    if shard is None and len(tasks) != games:       # said once, before the bar if any, not only in the summary
+    if shard is None and len(tasks) != games and games_flag is not None:    # before the bar, not only in the summary
         played = len(tasks) // max(deals, 1)
-        print(f"{len(tasks):,} games: {deals:,} deal{'' if deals == 1 else 's'} (--games {games:,} rounded up to "
-              f"whole deals of {per} game{'' if per == 1 else 's'}"
-              + (f"; only the seats dealt {', '.join(Role(r).name.lower() for r in sorted(role_values))} are "
-                 f"played, {played} game{'' if played == 1 else 's'} a deal" if role_values else "") + ")",
-              file=sys.stderr)
+        only = (f"only the seats dealt {', '.join(Role(r).name.lower() for r in sorted(role_values))} are played, "
+                f"{played} game{'' if played == 1 else 's'} a deal") if role_values else ""
+        print(_rounding_note(len(tasks), deals, games, per, games_flag, only), file=sys.stderr)
     t0 = time.perf_counter()
     connect_s = None
     if ray_address:             # connected here (run_tasks keeps the connection), so its seconds are known
