@@ -392,16 +392,14 @@ def _gate_kernels() -> Any:
     compiler at install: it is optional), or older than its ``.pyx`` (with a
     RuntimeWarning naming ``make install``)."""
     import importlib
-    import warnings
     from pathlib import Path
 
-    from treachery_env.compiled import PURE_PYTHON, is_stale
+    from treachery_env.compiled import PURE_PYTHON, is_stale, warn_stale
     if PURE_PYTHON:
         return None
     if is_stale(Path(__file__).with_name("_gru_gates.pyx")):
-        warnings.warn("agents._gru_gates: the compiled GRU gates are older than _gru_gates.pyx, so torch's "
-                      "operations run; `make install` (pip install -e .) compiles them again", RuntimeWarning,
-                      stacklevel=2)
+        warn_stale("agents._gru_gates: the compiled GRU gates are older than _gru_gates.pyx, so torch's "
+                   "operations run; `make install` (pip install -e .) compiles them again")
         return None
     try:
         return importlib.import_module("agents._gru_gates")

@@ -67,8 +67,10 @@ def package_copy(tmp_path):
 
 def run_on_copy(copy: Path, code: str, timeout: float = 300) -> subprocess.CompletedProcess:
     """``code`` run by a fresh interpreter (``-W always``: every warning shown) on the packages of
-    :func:`package_copy`'s ``copy``, without ``TREACHERY_PURE_PYTHON``."""
-    env = {k: v for k, v in os.environ.items() if k != "TREACHERY_PURE_PYTHON"}
+    :func:`package_copy`'s ``copy``, without ``TREACHERY_PURE_PYTHON`` and without
+    ``TREACHERY_STALE_SAID`` (set where the checkout's own stale modules were warned about: the
+    copy's are its own to say, :func:`treachery_env.compiled.warn_stale`)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("TREACHERY_PURE_PYTHON", "TREACHERY_STALE_SAID")}
     return subprocess.run([sys.executable, "-W", "always", "-c", code], cwd=copy, capture_output=True, text=True,
                           timeout=timeout, check=False, env={**env, "PYTHONPATH": str(copy)})
 

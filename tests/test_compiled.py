@@ -406,6 +406,25 @@ def test_a_compiled_module_older_than_its_source_is_not_used(package_copy):
     assert "older than turn.py" in r.stderr and "make install" in r.stderr
 
 
+def test_the_stale_warnings_are_said_once_a_command_not_again_by_each_worker(package_copy):
+    """A process that warned a compiled module is stale leaves it to itself: the processes it starts
+    (training's rollout workers and an evaluation's are spawned: they import the same files) said
+    every warning again each (``treachery train --workers 2 --evaluate`` printed them 7 times)."""
+    ext = Path(importlib.import_module("treachery_env.engine.turn").__file__)
+    if ext.suffix == ".py":
+        pytest.skip("treachery_env.engine.turn is not compiled here")
+    r = _probe_with_a_newer_source(
+        package_copy, ext.parent / "turn.py", ext,
+        "import importlib, multiprocessing as mp\n"
+        "import treachery_env.engine\n"
+        "for _ in range(2):\n"
+        "    p = mp.get_context('spawn').Process(target=importlib.import_module, args=('treachery_env.engine',))\n"
+        "    p.start(); p.join(); assert p.exitcode == 0\n"
+        "import treachery_env.compiled as c; print(c.compiled_modules()['treachery_env.engine.turn'])")
+    assert r.stdout.strip() == "False", r.stdout + r.stderr
+    assert r.stderr.count("older than turn.py") == 1, r.stderr
+
+
 @pytest.mark.parametrize("module, selected, probe", [
     ("_observation", obs.ENCODER, "import treachery_env.observation as o; print(o.ENCODER)"),
     ("_view", view.VIEW_BUILDER, "import treachery_env.view as v; print(v.VIEW_BUILDER)"),

@@ -1460,6 +1460,7 @@ def test_deals_that_share_an_environment_seed_are_two_deals_in_a_result_a_pool_a
     share one): the deals were counted as one, a substitute was compared with the other deal's reference
     game, ``pool`` refused other seeds' evaluations as sharing a deal and ``compare`` kept one pair of two;
     the intervals of the other metrics (deduction, deception, bluffing, ...) took them as one deal."""
+    assert not hasattr(ev.GameTask, "deal_id")      # one name for a deal: deal_key (was GameTask.deal_id too)
     monkeypatch.setattr(ev, "_env_seed", lambda seed, deal: 1000 + deal // 2)
     kw = dict(config=SMALL, games=20, mode="substitution", reference="heuristic", progress=False,
               record_beliefs=False, observer=False)

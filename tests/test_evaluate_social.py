@@ -149,10 +149,15 @@ def test_observer_rows_of_a_game():
 
 # --------------------------------------------------------------------------- bluffing
 def _fake_record(lineup, observer=None, claims=None, coop=None, deal=0):
-    return SimpleNamespace(task=SimpleNamespace(lineup=tuple(lineup), env_seed=deal, deal_id=deal),
+    return SimpleNamespace(task=SimpleNamespace(lineup=tuple(lineup), deal=deal),
                            observer=np.asarray(observer if observer is not None else np.zeros((0, 5)), float),
                            claims=np.asarray(claims if claims is not None else np.zeros((0, 7)), float),
                            coop=np.asarray(coop if coop is not None else np.zeros((0, 5)), float))
+
+
+def _deals(records):
+    """The records' deals as the metrics take them, one int per deal (here one seed's deal numbers)."""
+    return [rec.task.deal for rec in records]
 
 
 def test_bluff_metrics_counts_turns_at_or_below_the_prior():
@@ -161,7 +166,7 @@ def test_bluff_metrics_counts_turns_at_or_below_the_prior():
             (1, 1, int(T), 0.10, 0.25),    # below: held (seat 1 is "y")
             (1, 2, int(G), 0.00, 0.25),    # a Guardian: not a bluff row
             (3, 0, int(T), 0.20, 0.25)]    # held
-    res = social.bluff_metrics([_fake_record(["x", "y", "x"], rows)], ["x", "y", "z"])
+    res = social.bluff_metrics([_fake_record(["x", "y", "x"], rows)], ["x", "y", "z"], [0])
     assert set(res) == {"x", "y"}
     x = res["x"]
     assert (x["count"], x["n"]) == (2, 3) and x["rate"] == pytest.approx(2 / 3)
@@ -175,7 +180,7 @@ def test_bluff_metrics_counts_turns_at_or_below_the_prior():
     held = [(t, 0, int(T), 0.1, 0.25) for t in range(1, 21)]
     blown = [(t, 0, int(T), 0.9, 0.25) for t in range(1, 21)]
     recs = [_fake_record(["x"], held if k % 2 else blown, deal=k) for k in range(10)]
-    x = social.bluff_metrics(recs, ["x"])["x"]
+    x = social.bluff_metrics(recs, ["x"], _deals(recs))["x"]
     assert (x["count"], x["n"], x["deals"]) == (100, 200, 10)
     assert (x["lo"], x["hi"]) == pytest.approx(ev.wilson_interval(4.5, 9.0))
     assert x["roles"]["Traitor"]["deals"] == 10
@@ -196,13 +201,13 @@ def test_bluffing_and_talk_intervals_take_deals_not_games_as_the_draws():
         recs += [_fake_record(["x", "y"], observer, claims, deal=100 + deal) for _game in range(3)]
     # bluffing: per deal 15 or 0 of 15 rows; r = 1/2, residuals +-7.5, var = 4/3 * 4 * 7.5^2 / 60^2 = 1/12,
     # n_eff = r (1 - r) / var = 3 (over the 12 games it was 11)
-    b = social.bluff_metrics(recs, ["x"])["x"]
+    b = social.bluff_metrics(recs, ["x"], _deals(recs))["x"]
     assert (b["count"], b["n"], b["deals"]) == (30, 60, 4)
     assert (b["lo"], b["hi"]) == pytest.approx(ev.wilson_interval(1.5, 3.0))
     assert b["lo"] < ev.wilson_interval(5.5, 11.0)[0]
     assert ev._fr(b).endswith("n=60 in 4 deals")
     # false claims: per deal 6 or 0 of 6; residuals +-3, var = 4/3 * 4 * 9 / 24^2 = 1/12: n_eff 3 again
-    talk = social.talk_metrics(recs, ["x"])["x"]["overall"]
+    talk = social.talk_metrics(recs, ["x"], _deals(recs))["x"]["overall"]
     assert (talk["false"]["count"], talk["false"]["n"], talk["false"]["deals"]) == (12, 24, 4)
     assert (talk["false"]["lo"], talk["false"]["hi"]) == pytest.approx(ev.wilson_interval(1.5, 3.0))
     # the false claims' shift: deals 0 and 1, 6 claims each, shifts 0.1 and 0.3: mean 0.2, deal
@@ -299,10 +304,10 @@ def test_cooperation_intervals_take_deals_not_seat_games_as_the_draws():
     def rec(deal, row):
         coop = np.zeros((4, 5))
         coop[1] = row
-        return SimpleNamespace(coop=coop, task=SimpleNamespace(lineup=("x", "g", "x", "x"), env_seed=deal, deal_id=deal))
+        return SimpleNamespace(coop=coop, task=SimpleNamespace(lineup=("x", "g", "x", "x"), deal=deal))
 
     records = [rec(1, [1, 2, 0, 0, 0]), rec(1, [1, 2, 1, 0, 0]), rec(2, [1, 0, 0, 3, 0]), rec(3, [1, 1, 0, 0, 0])]
-    co = social.cooperation_metrics(records, ["g"])["g"]
+    co = social.cooperation_metrics(records, ["g"], _deals(records))["g"]
     # harm to the Leader by deal: [2, 2], [0], [1]; mean 5/4; deal deviations 1.5, -1.25, -0.25
     half = Z95 * np.sqrt(3 / 2 * (1.5 ** 2 + 1.25 ** 2 + 0.25 ** 2)) / 4
     harm = co["harm_leader"]
@@ -378,7 +383,7 @@ def test_team_play_gain_is_paired_by_deal():
 
     def rec(deal, kind, seats, won):
         lineup = tuple("c" if s in seats else "p" for s in range(5))
-        return SimpleNamespace(task=SimpleNamespace(kind=kind, focus="c", lineup=lineup, env_seed=deal, deal_id=deal),
+        return SimpleNamespace(task=SimpleNamespace(kind=kind, focus="c", lineup=lineup, deal=deal),
                                dealt_roles=[int(L), int(G), int(A), int(A), int(T)], winners=[0, 1] if won else [2, 3])
 
     # per deal: the together game, the mixed game with the candidate as the Leader, as the Guardian
@@ -387,7 +392,7 @@ def test_team_play_gain_is_paired_by_deal():
     for deal, (tog, m0, m1) in games.items():
         records += [rec(deal, "team_together", (0, 1), tog), rec(deal, "team_mixed", (0,), m0),
                     rec(deal, "team_mixed", (1,), m1)]
-    cell = social.teamplay_metrics(records)["candidates"]["c"]["Leader team"]
+    cell = social.teamplay_metrics(records, _deals(records))["candidates"]["c"]["Leader team"]
     assert (cell["together"]["rate"], cell["mixed"]["rate"]) == (0.6, 0.4)
     # the deals' differences together - mean(mixed): 0, 0.5, 0, 1, -0.5: mean 0.2, deviations
     # -0.2, 0.3, -0.2, 0.8, -0.7 (squares 1.3), se = sqrt(1.3 / (4 * 5))
@@ -398,9 +403,10 @@ def test_team_play_gain_is_paired_by_deal():
     # and only the together game of 2), it cancels in the pairs: the differences are 0 but in 2
     # deals, se = sqrt((18 * 0.1^2 + 2 * 0.9^2) / (19 * 20)): about half the width of Newcombe's
     lucky = {d: (int(d % 2 == 0), int(d % 2 == 0), int(d % 2 == 0)) for d in range(18)} | {18: (1, 0, 0), 19: (1, 0, 0)}
-    luck = social.teamplay_metrics([rec(d, kind, seats, won) for d, (tog, m0, m1) in lucky.items()
-                                    for kind, seats, won in (("team_together", (0, 1), tog),
-                                                             ("team_mixed", (0,), m0), ("team_mixed", (1,), m1))])
+    lucky_records = [rec(d, kind, seats, won) for d, (tog, m0, m1) in lucky.items()
+                     for kind, seats, won in (("team_together", (0, 1), tog), ("team_mixed", (0,), m0),
+                                              ("team_mixed", (1,), m1))]
+    luck = social.teamplay_metrics(lucky_records, _deals(lucky_records))
     paired = luck["candidates"]["c"]["Leader team"]["gain"]
     half_l = Z95 * np.sqrt((18 * 0.01 + 2 * 0.81) / 380)
     assert (paired["diff"], paired["lo"], paired["hi"]) == pytest.approx((0.1, 0.1 - half_l, 0.1 + half_l))

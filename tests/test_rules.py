@@ -134,7 +134,8 @@ def test_unveil_pays_mana_and_x_is_bounded_by_mana():
     legal = set(g.legal_actions())
     assert {L.UNVEIL + x for x in range(4)} <= legal and L.UNVEIL + 4 not in legal
     assert g.can_unveil(A1, 3) and not g.can_unveil(A1, 4)
-    assert not g.can_unveil(A1, 16, ignore_cost=True) and not g.can_unveil(A1, -1, ignore_cost=True)
+    with pytest.raises(ValueError, match=r"^can_unveil: x must be an int from 0 to 15, got 16$"):
+        g.can_unveil(A1, 16, ignore_cost=True)     # was False, as if X were only unaffordable
     assert g.unveil_cost_mana(A1, 3) == 3
     give_priority(g, T_)          # The Gatekeeper: unveil {3}, no X
     assert g.can_unveil(T_) and not g.can_unveil(T_, 1, ignore_cost=True)
@@ -834,6 +835,8 @@ SEAT_METHODS = {
     "win": lambda g, s: g.win(s),
     "concede (CR 104.3a)": lambda g, s: g.concede(s),
     "to_bottom": lambda g, s: g.to_bottom(s),
+    "unveil_cost_mana": lambda g, s: g.unveil_cost_mana(s),
+    "deal_damage": lambda g, s: g.deal_damage(s, 1),
 }
 
 
@@ -851,6 +854,41 @@ def test_a_seat_outside_the_table_is_one_line_naming_the_method_the_seat_and_the
         with pytest.raises(ValueError, match=expected):
             g.lose([1, seat])
     assert g.digest() == digest and not any(p.has_lost for p in g.players)       # nothing happened
+
+
+NUMBER_ARGS = {       # method, argument -> (a call with that value, the allowed values in words)
+    ("can_unveil", "x"): (lambda g, v: g.can_unveil(A1, v, ignore_cost=True), "from 0 to 15"),
+    ("unveil", "x"): (lambda g, v: g.unveil(A1, v), "from 0 to 15"),
+    ("unveil_cost_mana", "x"): (lambda g, v: g.unveil_cost_mana(A1, v), "from 0 to 15"),
+    ("unveil_cost_mana", "y"): (lambda g, v: g.unveil_cost_mana(A1, 0, v), "from 0 to 15"),
+    ("deal_damage", "amount"): (lambda g, v: g.deal_damage(A1, v), ">= 0"),
+}
+
+
+@pytest.mark.parametrize("method, arg, value", [
+    (method, arg, value) for method, arg in NUMBER_ARGS
+    for value in [-1, 1.5, "a", None, True, np.float64(2.0)] + ([16, 10**9] if arg != "amount" else [])])
+def test_a_number_argument_out_of_range_or_not_an_int_is_one_line_naming_the_method_and_the_range(method, arg, value):
+    """``can_unveil(seat, x)`` was False for X = -1, 1.5 or 10**9 and a TypeError from inside for
+    "a" or None; ``deal_damage`` healed for -1 and took 1.5.  Each number of a public method is
+    checked in one place (Game._int_arg), as seats are."""
+    g = make_game(FIVE, lands=3)
+    give_priority(g, A1)          # The Seer: unveil {X}
+    call, allowed = NUMBER_ARGS[(method, arg)]
+    digest = g.digest()
+    with pytest.raises(ValueError, match=rf"^{method}: {arg} must be an int {allowed}, got {re.escape(repr(value))}$"):
+        call(g, value)
+    assert g.digest() == digest and not any(p.has_lost for p in g.players)       # nothing happened
+
+
+def test_a_numpy_integer_number_argument_is_that_number():
+    g = make_game(FIVE, lands=3)
+    give_priority(g, A1)
+    assert g.can_unveil(A1, np.int64(3)) and not g.can_unveil(A1, np.int32(4))
+    assert g.unveil_cost_mana(A1, np.int8(3), np.int64(0)) == 3
+    assert g.deal_damage(np.int64(A1), np.int32(2)) == 2 and g.players[A1].life == 38
+    g.unveil(A1, np.int64(3))
+    assert g.players[A1].face_up and g.players[A1].identity.x == 3 and type(g.players[A1].identity.x) is int
 
 
 def test_a_numpy_integer_seat_is_that_seat():

@@ -62,6 +62,17 @@ def test_two_deals_whose_differences_sum_alike_print_no_interval(tmp_path, capsy
         assert cell["lo"] is None or cell["lo"] < cell["hi"]
 
 
+def test_games_rounded_up_to_whole_deals_are_said_without_the_bar_too(capsys):
+    """Treachery's tournaments say it with the bar or without it; Throne Magic's said it only with the bar
+    (``--no-progress`` played 5 games of 3 without a word).  Whole deals: nothing to say."""
+    res = evaluate_throne(["random"], throne(), games=3, seed=3, mode="substitution", reference="heuristic",
+                          progress=False)
+    assert res["summary"]["games"] == 5
+    assert capsys.readouterr().err == "5 games: 1 deal (--games 3 rounded up to whole deals of 5 games)\n"
+    evaluate_throne(["random"], throne(), games=5, seed=3, mode="substitution", reference="heuristic", progress=False)
+    assert capsys.readouterr().err == ""
+
+
 def test_rotate_seats_every_agent_in_every_seat_and_the_workers_change_nothing():
     """Two agents at four seats: each deal is played twice (ABAB and BABA), so each agent holds
     two seats a game, four a deal; one process or two give the same results."""

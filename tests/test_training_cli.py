@@ -733,6 +733,19 @@ def test_resume_without_a_run_dir_asks_for_it_and_names_the_newest_run(tmp_path,
     assert capsys.readouterr().err.strip() == "treachery train: error: train reached"
 
 
+def test_train_evaluate_says_its_games_rounded_up_once_naming_evaluate(tmp_path, capsys):
+    """``treachery train --evaluate 2`` plays whole deals (5 games) against random and against heuristic:
+    the rounding was said twice, once by each evaluation, and named ``--games 2``, an option train lacks."""
+    run = tmp_path / "run"
+    assert cli.main(["train", "--run-dir", str(run), "--no-progress", "--workers", "1", "--steps", "200",
+                     "--evaluate", "2", "--set", "hidden=32", "--set", "rollout_steps=200",
+                     "--set", "game.num_players=4", "--set", "game.starting_life=6", "--set", "game.max_turns=8"]) == 0
+    out, err = capsys.readouterr()
+    notes = [line for line in err.splitlines() if "rounded up" in line]
+    assert notes == ["5 games: 1 deal (--evaluate 2 rounded up to whole deals of 5 games)"], err
+    assert "== the policy against random: 5 games (1 deal)," in out and "against heuristic: 5 games (1 deal)," in out
+
+
 def test_a_stop_after_training_says_the_run_is_saved_and_how_to_evaluate_it(tmp_path, capsys, monkeypatch):
     """Ctrl-C during ``--evaluate`` (after training finished) says the run is saved, with its
     checkpoint and policy, and gives the ``treachery evaluate`` command of each evaluation not
@@ -749,7 +762,8 @@ def test_a_stop_after_training_says_the_run_is_saved_and_how_to_evaluate_it(tmp_
     def evaluate(*a, **kw):
         bound = inspect.signature(real).bind(*a, **kw)
         bound.apply_defaults()
-        args = {k: str(v) if k == "out_dir" else v for k, v in bound.arguments.items() if k != "progress"}
+        args = {k: str(v) if k == "out_dir" else v for k, v in bound.arguments.items()
+                if k not in ("progress", "games_flag")}     # what is shown, not what is played
         calls.append(args)
         if stop["at"] in (args["reference"], "all"):
             raise KeyboardInterrupt
@@ -762,7 +776,7 @@ def test_a_stop_after_training_says_the_run_is_saved_and_how_to_evaluate_it(tmp_
                      "--set", "game.num_players=4", "--set", "game.starting_life=6", "--set", "game.max_turns=8"]) == 130
     err = capsys.readouterr().err.strip().splitlines()
     # the evaluation against random said first which games it played (2 rounded up to a whole deal)
-    assert err[0] == "5 games: 1 deal (--games 2 rounded up to whole deals of 5 games)", err
+    assert err[0] == "5 games: 1 deal (--evaluate 2 rounded up to whole deals of 5 games)", err
     err = err[1:]
     head = (f"treachery train: interrupted after training finished; the run is saved: checkpoint {run / 'ckpt_000001.pt'}, "
             f"policy {run / 'policy.pt'}; the evaluation against heuristic was not finished (nothing written for it): run ")

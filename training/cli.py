@@ -822,19 +822,24 @@ def _evaluate_commands(plan: list[dict], config) -> str:
 
 def _evaluate_policy(left: list[dict], config, progress: bool) -> int:
     """Play the evaluations of ``left`` (:func:`_evaluation_plan`), each removed from the list once
-    played; print their tables and whether the policy beats each reference in every role."""
+    played; print their tables and whether the policy beats each reference in every role.  When
+    ``--evaluate GAMES`` is not whole deals, the first says so, once for all (the same games each)."""
     from .evaluate import WINRATE_INTERVALS, beats_in_every_role, evaluate, per_role_table, substitution_table
 
     game_config = config.game_config()
+    flag = "--evaluate"
     while left:
         step = left[0]
         ref, spec, out = step["reference"], step["specs"][0], step["out_dir"]
         res = evaluate(step["specs"], games=step["games"], seed=step["seed"], workers=step["workers"],
                        mode="substitution", reference=ref, config=game_config, progress=progress, out_dir=out,
-                       ray_address=step["ray_address"], force=True)     # the run's own: its earlier policy's replaced
+                       ray_address=step["ray_address"], force=True,     # the run's own: its earlier policy's replaced
+                       games_flag=flag)
+        flag = None
         left.pop(0)
+        deals = res["meta"]["deals"]
         print(f"\n== the policy against {ref}: {res['summary']['games']} games "
-              f"({res['meta']['deals']} deals), {res['timing']['wall_s']:.0f} s ==")
+              f"({deals} deal{'' if deals == 1 else 's'}), {res['timing']['wall_s']:.0f} s ==")
         print(f"Win rate by dealt role [{WINRATE_INTERVALS}]:")
         print(per_role_table(res))
         print(f"Substitution delta (the policy in a seat of an all-{ref} table, minus {ref} in that seat) "

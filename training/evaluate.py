@@ -207,7 +207,7 @@ ROW_TURN, ROW_OBS, ROW_TARGET, ROW_TRUE, ROW_P, ROW_BRIER, ROW_TOP1, ROW_PP, ROW
 
 # --------------------------------------------------------------------------- statistics
 def _count(per_deal: dict, deal: Any, won: bool) -> None:
-    """Add one seat-game of ``deal`` (:func:`deal_key`, or an environment seed) to ``per_deal``
+    """Add one seat-game of ``deal`` (its :func:`deal_key`) to ``per_deal``
     (``{deal: [wins, seat-games]}``)."""
     c = per_deal.setdefault(deal, [0, 0])
     c[0] += int(won)
@@ -282,13 +282,6 @@ class GameTask:
     kind: str = "rotate"
     focus_seat: int = -1
     focus: str = ""
-
-    @property
-    def deal_id(self) -> int:
-        """The deal as one int for the clusters of one evaluation's metrics: the environment seed, which
-        two deals may share (:func:`deal_key`), then the deal number (``env_seed * 2**32 + deal``), so
-        the deals sort as by the environment seed alone."""
-        return (self.env_seed << 32) | self.deal
 
 
 def _seed(*key: int) -> int:
@@ -385,6 +378,14 @@ def games_text(games: Any, flag: str = "games") -> str | None:
         return (f"{flag} must be an int from 1 to {MAX_GAMES:,} (one tournament; for more deals, evaluate other "
                 f"--seed values and pool them), got {games!r}")
     return None
+
+
+def _rounding_note(played: int, deals: int, games: int, per: int, flag: str = "--games", only: str = "") -> str:
+    """The line that says a tournament plays ``played`` games in ``deals`` deals, not the ``games``
+    asked for by ``flag``: they are rounded up to whole deals of ``per`` games (``only``: what else
+    changed the count, e.g. only some seats played)."""
+    return (f"{played:,} games: {deals:,} deal{'' if deals == 1 else 's'} ({flag} {games:,} rounded up to whole deals "
+            f"of {per} game{'' if per == 1 else 's'}" + (f"; {only}" if only else "") + ")")
 
 
 def _sides(num_players: int, variant: str = "standard") -> list:
@@ -1206,13 +1207,16 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
     entry per game).
     """
     labels = [e.label for e in entrants]
-    base = _outcome_metrics([Outcome.of_record(rec, (meta or {}).get("seed")) for rec in records], labels)
+    outcomes = [Outcome.of_record(rec, (meta or {}).get("seed")) for rec in records]
+    game_deals = [o.deal for o in outcomes]         # each game's deal (deal_key)
+    game_clusters = _cluster_ids(game_deals)        # the same as ints, for the intervals over rows
+    base = _outcome_metrics(outcomes, labels)
     crossplay = base["crossplay"]
-    cp_games = [rec for rec in records if rec.task.kind == "crossplay"]
+    cp_games = [(rec, deal) for rec, deal in zip(records, game_deals) if rec.task.kind == "crossplay"]
     if cp_games:
         cells: dict[tuple, dict] = {(a, b): {} for a in labels for b in labels}     # {deal: [wins, seat-games]}
         sides: dict[str, dict] = {lab: {} for lab in labels}
-        for rec in cp_games:
+        for rec, deal in cp_games:
             a = rec.task.focus
             others = {lab for lab in rec.task.lineup if lab != a}
             b = next(iter(others)) if others else a
@@ -1220,10 +1224,9 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
                 if lab != a:
                     continue
                 w = s in rec.winners
-                _count(cells[(a, b)], rec.task.deal_id, w)
+                _count(cells[(a, b)], deal, w)
                 if b != a:
-                    _count(sides[a].setdefault((b, TEAM_NAMES[team_of(Role(rec.dealt_roles[s]))]), {}),
-                           rec.task.deal_id, w)
+                    _count(sides[a].setdefault((b, TEAM_NAMES[team_of(Role(rec.dealt_roles[s]))]), {}), deal, w)
         crossplay = {"definition": "team split", "labels": labels,
                      "matrix": [[_deal_rate(cells[(a, b)]) for b in labels] for a in labels],
                      "by_team": {a: {b: {t: _deal_rate(sides[a][(b, t)]) for (bb, t) in sides[a] if bb == b}
@@ -1235,7 +1238,7 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
     obs_deals: dict[str, list] = {}
     dec_rows: dict[str, list] = {}
     dec_deals: dict[str, list] = {}
-    for rec in records:
+    for rec, cluster in zip(records, game_clusters):
         if rec.deduction.shape[0] == 0:
             continue
         lineup = rec.task.lineup
@@ -1243,12 +1246,11 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
         tgt_lab = np.array([lineup[int(t)] for t in rec.deduction[:, ROW_TARGET]])
         for lab in set(obs_lab):
             obs_rows.setdefault(lab, []).append(rec.deduction[obs_lab == lab])
-            obs_deals.setdefault(lab, []).append(np.full(int(np.sum(obs_lab == lab)), rec.task.deal_id))
+            obs_deals.setdefault(lab, []).append(np.full(int(np.sum(obs_lab == lab)), cluster))
         hidden_bad = np.isin(rec.deduction[:, ROW_TRUE], [int(Role.ASSASSIN), int(Role.TRAITOR)])
         for lab in set(tgt_lab[hidden_bad]):
             dec_rows.setdefault(lab, []).append(rec.deduction[hidden_bad & (tgt_lab == lab)])
-            dec_deals.setdefault(lab, []).append(np.full(int(np.sum(hidden_bad & (tgt_lab == lab))),
-                                                         rec.task.deal_id))
+            dec_deals.setdefault(lab, []).append(np.full(int(np.sum(hidden_bad & (tgt_lab == lab))), cluster))
     for lab in labels:
         if lab in obs_rows:
             deduction[lab] = deduction_metrics(np.concatenate(obs_rows[lab]), deals=np.concatenate(obs_deals[lab]))
@@ -1286,23 +1288,23 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
     # the advantage gate's departures, for entrants whose agent has one
     gate = {}
     for lab in labels:
-        seats = [(rec, s) for rec in records for s, l2 in enumerate(rec.task.lineup)
+        seats = [(rec, s, deal) for rec, deal in zip(records, game_deals) for s, l2 in enumerate(rec.task.lineup)
                  if l2 == lab and rec.gate.shape[0] > s and rec.gate[s, 0]]
         if not seats:
             continue
 
         def gate_agg(sel: list) -> dict:
-            per_deal: dict[int, np.ndarray] = {}        # a deal's seat-games of this entrant: one cluster
-            for rec, s in sel:
-                per_deal[rec.task.deal_id] = per_deal.get(rec.task.deal_id, 0) + rec.gate[s, 1:]
+            per_deal: dict[tuple, np.ndarray] = {}      # a deal's seat-games of this entrant: one cluster
+            for rec, s, deal in sel:
+                per_deal[deal] = per_deal.get(deal, 0) + rec.gate[s, 1:]
             searched, departed = (np.array([c[j] for c in per_deal.values()], dtype=float) for j in (0, 1))
-            return {"seat_games": len(sel), "decisions": int(sum(len(rec.times[s]) for rec, s in sel)),
+            return {"seat_games": len(sel), "decisions": int(sum(len(rec.times[s]) for rec, s, _ in sel)),
                     "searched": int(searched.sum()), "departures": int(departed.sum()),
                     "of_searched": by_deal(clustered_rate(departed, searched))}
 
         gate[lab] = {**gate_agg(seats), "roles": {
             ROLE_NAMES[r]: gate_agg(sel) for r in ROLES
-            if (sel := [(rec, s) for rec, s in seats if rec.dealt_roles[s] == int(r)])}}
+            if (sel := [(rec, s, deal) for rec, s, deal in seats if rec.dealt_roles[s] == int(r)])}}
 
     games = [{"index": rec.task.index, "deal": rec.task.deal, "env_seed": rec.task.env_seed,
               "kind": rec.task.kind, "lineup": list(rec.task.lineup), "focus_seat": rec.task.focus_seat,
@@ -1325,10 +1327,10 @@ def summarize(records: Sequence[GameRecord], entrants: Sequence[Entrant], meta: 
                            "no deduction numbers (no beliefs() recorded) for: " + ", ".join(no_beliefs)
                            if no_beliefs else ""),
         "gate": gate,
-        "bluffing": social.bluff_metrics(records, labels),
-        "cooperation": social.cooperation_metrics(records, labels),
-        "talk": social.talk_metrics(records, labels),
-        "teamplay": social.teamplay_metrics(records),
+        "bluffing": social.bluff_metrics(records, labels, game_clusters),
+        "cooperation": social.cooperation_metrics(records, labels, game_clusters),
+        "talk": social.talk_metrics(records, labels, game_clusters),
+        "teamplay": social.teamplay_metrics(records, game_clusters),
         "timing": timing,
         "games": games,
     }
@@ -1724,7 +1726,8 @@ def evaluate(specs: Sequence[str], num_players: int | None = None, games: int = 
              config: GameConfig | None = None, record_beliefs: bool = True, progress: bool = True,
              out_dir: str | os.PathLike | None = None, observer: bool = True,
              shard: tuple[int, int] | None = None, ray_address: str | None = None,
-             roles: Sequence[str] | None = None, lockstep: bool = False, force: bool = False) -> dict:
+             roles: Sequence[str] | None = None, lockstep: bool = False, force: bool = False,
+             games_flag: str | None = "--games") -> dict:
     """Run a duplicate-deal tournament and return :func:`summarize`'s dict.
 
     Args:
@@ -1749,7 +1752,7 @@ def evaluate(specs: Sequence[str], num_players: int | None = None, games: int = 
             is False and ``deduction_note`` says they were not scored).
         progress: show a tqdm bar.  Either way, when the games played are not ``games`` (rounded up
             to whole deals, or only the seats of ``roles``), a line on standard error says so
-            before the first game.
+            before the first game (:func:`_rounding_note`), unless ``games_flag`` is None.
         out_dir: if given, also :func:`write_results` there; checked before
             any game is played (a ``ValueError`` when it is or lies under a
             file or cannot be made or written, and, once every other argument
@@ -1780,6 +1783,8 @@ def evaluate(specs: Sequence[str], num_players: int | None = None, games: int = 
             up to float rounding); ``meta["lockstep"]`` says so when a trained policy is an
             entrant (without one the games are the default's, and it is absent).
         force: replace the results already in ``out_dir`` (default: refuse them).
+        games_flag: the option ``games`` came from, named by that line (``treachery train``'s
+            ``"--evaluate"``); None: no line, the caller says it once for several tournaments.
 
     Raises:
         ValueError: for specs that are not a list of spec strings (a string, a bot object), a
@@ -1887,13 +1892,11 @@ def evaluate(specs: Sequence[str], num_players: int | None = None, games: int = 
     deals = len(deal_range)
     if out_dir is not None:                 # once the arguments hold: a bad one is said first
         refuse_held_results(out_dir, force)
-    if shard is None and len(tasks) != games:       # said once, before the bar if any, not only in the summary
+    if shard is None and len(tasks) != games and games_flag is not None:    # before the bar, not only in the summary
         played = len(tasks) // max(deals, 1)
-        print(f"{len(tasks):,} games: {deals:,} deal{'' if deals == 1 else 's'} (--games {games:,} rounded up to "
-              f"whole deals of {per} game{'' if per == 1 else 's'}"
-              + (f"; only the seats dealt {', '.join(Role(r).name.lower() for r in sorted(role_values))} are "
-                 f"played, {played} game{'' if played == 1 else 's'} a deal" if role_values else "") + ")",
-              file=sys.stderr)
+        only = (f"only the seats dealt {', '.join(Role(r).name.lower() for r in sorted(role_values))} are played, "
+                f"{played} game{'' if played == 1 else 's'} a deal") if role_values else ""
+        print(_rounding_note(len(tasks), deals, games, per, games_flag, only), file=sys.stderr)
     t0 = time.perf_counter()
     connect_s = None
     if ray_address:             # connected here (run_tasks keeps the connection), so its seconds are known

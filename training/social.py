@@ -275,14 +275,14 @@ def _seats_of(rec: Any, label: str) -> list[int]:
 
 def _stacked(parts: list[tuple[np.ndarray, int]], cols: int) -> tuple[np.ndarray, np.ndarray]:
     """The rows of every game's ``(rows, deal)`` in ``parts`` stacked ``(N, cols)``, and each
-    row's deal (int64 ``(N,)``, its game's ``GameTask.deal_id``: the cluster of the intervals)."""
+    row's deal (int64 ``(N,)``, its game's in the metrics' ``deals``: the cluster of the intervals)."""
     if not parts:
         return np.zeros((0, cols)), np.zeros(0, np.int64)
     return (np.concatenate([rows for rows, _ in parts]),
             np.repeat(np.array([deal for _, deal in parts], np.int64), [len(rows) for rows, _ in parts]))
 
 
-def bluff_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
+def bluff_metrics(records: Sequence[Any], labels: Sequence[str], deals: Sequence[int]) -> dict:
     """Per entrant: the share of its face-down Traitor/Assassin turns in which
     the observer's probability of its true role is at most the public prior
     (``count`` of ``n`` rows, with the 95% interval of
@@ -290,13 +290,15 @@ def bluff_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
     from: the turns of one game are not independent, nor are the games of one deal,
     its rotations and substitutions, which share its cards), overall and per role,
     with the mean observer probability and mean prior of those rows.  Entrants
-    without such rows are left out."""
+    without such rows are left out.  ``deals``: each record's deal as an int (one per
+    deal, :func:`training.evaluate.summarize`'s clusters of the deals' ``deal_key``), as in
+    the other metrics of this module."""
     out = {}
     bad = (int(Role.ASSASSIN), int(Role.TRAITOR))
     for lab in labels:
         rows, deal = _stacked([(rec.observer[np.isin(rec.observer[:, _OBS_SEAT], _seats_of(rec, lab))
-                                             & np.isin(rec.observer[:, _OBS_TRUE], bad)], rec.task.deal_id)
-                               for rec in records if rec.observer.shape[0]], len(OBS_COLS))
+                                             & np.isin(rec.observer[:, _OBS_TRUE], bad)], deal)
+                               for rec, deal in zip(records, deals) if rec.observer.shape[0]], len(OBS_COLS))
         if rows.shape[0] == 0:
             continue
 
@@ -311,7 +313,7 @@ def bluff_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
     return out
 
 
-def cooperation_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
+def cooperation_metrics(records: Sequence[Any], labels: Sequence[str], deals: Sequence[int]) -> dict:
     """Per entrant, over its seat-games in which it was a Guardian: the mean per
     game of each :data:`COOP_COLS` quantity (with a normal 95% interval,
     :func:`training.stats.clustered_mean`), and the shares of those games with
@@ -320,24 +322,24 @@ def cooperation_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
     seat-games of one deal (its rotations, its reference game; at 6 players
     and more two Guardian seats of one game) share its cards.  Each cell
     carries the ``deals`` its seat-games come from.  Entrants never a Guardian
-    are left out."""
+    are left out.  ``deals``: each record's deal as an int (:func:`bluff_metrics`)."""
     out = {}
     for lab in labels:
-        seats = [(rec.coop[s], rec.task.deal_id) for rec in records for s in _seats_of(rec, lab)
+        seats = [(rec.coop[s], deal) for rec, deal in zip(records, deals) for s in _seats_of(rec, lab)
                  if rec.coop.shape[0] > s and rec.coop[s, 0] > 0]
         if not seats:
             continue
-        a, deals = np.array([row for row, _ in seats]), [deal for _, deal in seats]
+        a, seat_deals = np.array([row for row, _ in seats]), [deal for _, deal in seats]
         res = {"games": len(seats)}
         for k, name in enumerate(COOP_COLS[1:], start=1):
-            res[name] = by_deal(clustered_mean(a[:, k], deals, lower=0.0))
-        res["any_hostile_to_leader"] = by_deal(clustered_share(a[:, 1] + a[:, 2] > 0, deals))
-        res["any_protection"] = by_deal(clustered_share(a[:, 3] + a[:, 4] > 0, deals))
+            res[name] = by_deal(clustered_mean(a[:, k], seat_deals, lower=0.0))
+        res["any_hostile_to_leader"] = by_deal(clustered_share(a[:, 1] + a[:, 2] > 0, seat_deals))
+        res["any_protection"] = by_deal(clustered_share(a[:, 3] + a[:, 4] > 0, seat_deals))
         out[lab] = res
     return out
 
 
-def talk_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
+def talk_metrics(records: Sequence[Any], labels: Sequence[str], deals: Sequence[int]) -> dict:
     """Per entrant with role claims: per true role (and overall) the share of
     its claims that are false (the 95% interval of
     :func:`training.stats.clustered_rate` over deals), and the mean change of the observer's
@@ -345,11 +347,11 @@ def talk_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
     and its true claims made face down (the 95% interval of
     :func:`training.stats.clustered_mean` over deals); each cell with the ``deals`` its
     claims come from (the claims of one game move together, and the games of one deal share
-    its cards)."""
+    its cards).  ``deals``: each record's deal as an int (:func:`bluff_metrics`)."""
     out = {}
     for lab in labels:
-        rows, deal = _stacked([(rec.claims[np.isin(rec.claims[:, _CL_SPK], _seats_of(rec, lab))], rec.task.deal_id)
-                               for rec in records if rec.claims.shape[0]], len(CLAIM_COLS))
+        rows, deal = _stacked([(rec.claims[np.isin(rec.claims[:, _CL_SPK], _seats_of(rec, lab))], d)
+                               for rec, d in zip(records, deals) if rec.claims.shape[0]], len(CLAIM_COLS))
         if rows.shape[0] == 0:
             continue
         false = rows[:, _CL_TRUE] != rows[:, _CL_CLAIM]
@@ -369,7 +371,7 @@ def talk_metrics(records: Sequence[Any], labels: Sequence[str]) -> dict:
     return out
 
 
-def teamplay_metrics(records: Sequence[Any]) -> dict | None:
+def teamplay_metrics(records: Sequence[Any], deals: Sequence[int]) -> dict | None:
     """The team-play schedule's results (``kind`` ``"team_together"``,
     ``"team_mixed"``, ``"team_partner"``; see
     :func:`training.evaluate.teammate_schedule`): per candidate and team, the
@@ -383,11 +385,11 @@ def teamplay_metrics(records: Sequence[Any]) -> dict | None:
     both arms play every deal, its together game and its mixed games on the same
     cards, so the deal's luck moves both; ``{"diff", "lo", "hi", "deals"}``, no
     interval where the spread between deals cannot be estimated).  None without
-    such games."""
-    recs = [r for r in records if r.task.kind in ("team_together", "team_mixed", "team_partner")]
+    such games.  ``deals``: each record's deal as an int (:func:`bluff_metrics`)."""
+    recs = [(r, d) for r, d in zip(records, deals) if r.task.kind in ("team_together", "team_mixed", "team_partner")]
     if not recs:
         return None
-    partner = next((r.task.focus for r in recs if r.task.kind == "team_partner"), None)
+    partner = next((r.task.focus for r, _ in recs if r.task.kind == "team_partner"), None)
     counts: dict = {}           # {key: {deal: [wins, games]}}
 
     def add(key: tuple, deal: int, won: bool) -> None:
@@ -395,7 +397,7 @@ def teamplay_metrics(records: Sequence[Any]) -> dict | None:
         c[0] += int(won)
         c[1] += 1
 
-    for rec in recs:
+    for rec, deal in recs:
         roles = [Role(r) for r in rec.dealt_roles]
         win = set(rec.winners)
         if rec.task.kind == "team_partner":
@@ -404,16 +406,16 @@ def teamplay_metrics(records: Sequence[Any]) -> dict | None:
                     continue
                 seats = [s for s in range(len(roles)) if team_of(roles[s]) == t]
                 if len(seats) >= 2:
-                    add(("partner", t), rec.task.deal_id, seats[0] in win)
+                    add(("partner", t), deal, seats[0] in win)
             continue
         a = rec.task.focus
         mine = _seats_of(rec, a)
         t = team_of(roles[mine[0]])
         if rec.task.kind == "team_together":
-            add((a, t, "together"), rec.task.deal_id, mine[0] in win)
+            add((a, t, "together"), deal, mine[0] in win)
         else:
-            add((a, t, "mixed"), rec.task.deal_id, mine[0] in win)
-            add((a, t, "mixed", roles[mine[0]]), rec.task.deal_id, mine[0] in win)
+            add((a, t, "mixed"), deal, mine[0] in win)
+            add((a, t, "mixed", roles[mine[0]]), deal, mine[0] in win)
     out: dict = {"partner": partner, "candidates": {}}
     teams = sorted({k[1] for k in counts if k[0] != "partner"})
     for a in sorted({k[0] for k in counts if k[0] != "partner"}):

@@ -38,8 +38,8 @@ from treachery_env import GameConfig
 from treachery_env import throne_roles as tr
 
 from .evaluate import (Entrant, GameTask, _chunks, _config_dict, _entrant_meta, _games_bar, _json_default,
-                       entrants_from_specs, game_text, games_text, rotation_schedule, refuse_held_results,
-                       run_in_processes, substitution_schedule, variants_text)
+                       _rounding_note, entrants_from_specs, game_text, games_text, rotation_schedule,
+                       refuse_held_results, run_in_processes, substitution_schedule, variants_text)
 from .provenance import toolkit, toolkit_text
 from .stats import clustered_mean, clustered_share
 
@@ -135,7 +135,8 @@ def evaluate_throne(specs: Sequence[str], config: GameConfig, games: int = 100, 
         mode: ``"rotate"`` or ``"substitution"``.
         reference: substitution's reference label (default: the last agent); a spec not among
             ``specs`` joins them.
-        progress: a tqdm bar on stderr.
+        progress: a tqdm bar on stderr.  Either way, when the games played are not ``games``
+            (rounded up to whole deals), a line on stderr says so before the first game.
         out_dir: if given, :func:`write_results` there (checked before any game is played:
             it is or lies under a file or cannot be made or written, and, once every other
             argument is found good, it holds results without ``force``:
@@ -192,9 +193,8 @@ def evaluate_throne(specs: Sequence[str], config: GameConfig, games: int = 100, 
     tasks = schedule(deals)
     if out_dir is not None:                 # once the arguments hold: a bad one is said first
         refuse_held_results(out_dir, force)
-    if progress and len(tasks) != games:
-        print(f"{len(tasks):,} games: {deals:,} deal{'' if deals == 1 else 's'} (--games {games:,} rounded up to "
-              f"whole deals of {per} games)", file=sys.stderr)
+    if len(tasks) != games:         # with the bar or without it, as Treachery's tournaments say it
+        print(_rounding_note(len(tasks), deals, games, per), file=sys.stderr)
     t0 = time.perf_counter()
     records = _run(tasks, config, workers, progress)
     meta = {"game": "throne_magic", "entrants": [_entrant_meta(e) for e in entrants], "num_players": n,

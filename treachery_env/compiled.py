@@ -36,7 +36,9 @@ same holds for the encoder and ``_observation.pyx``
 the view builder and ``_view.pyx`` (:mod:`treachery_env.view` falls back to
 :class:`~treachery_env.view.PythonViewBuilder`) and for the priority check and
 ``_priority.pyx`` (:mod:`treachery_env.engine.priority` falls back to
-``Game._can_act``).
+``Game._can_act``).  The warnings are said once a command (:func:`warn_stale`): the
+processes it starts (training's rollout workers, an evaluation's spawned workers),
+which import the same files, do not say them again each.
 """
 
 from __future__ import annotations
@@ -51,8 +53,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-__all__ = ["MODULES", "PURE_PYTHON", "built", "compiled_modules", "compiled_pyx", "install_finder", "is_stale",
-           "state_compiled"]
+__all__ = ["MODULES", "PURE_PYTHON", "STALE_SAID", "built", "compiled_modules", "compiled_pyx", "install_finder",
+           "is_stale", "state_compiled", "warn_stale"]
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -67,6 +69,25 @@ MODULES: tuple = tuple(
 
 #: Whether ``TREACHERY_PURE_PYTHON=1`` was set when the package was imported.
 PURE_PYTHON: bool = os.environ.get("TREACHERY_PURE_PYTHON") == "1"
+
+#: The environment variable a process sets to 1 once it warned that a compiled part is stale
+#: (:func:`warn_stale`): the processes it starts inherit it and leave the warnings to it.
+STALE_SAID = "TREACHERY_STALE_SAID"
+
+#: Whether the process that started this one said the stale-extension warnings already.
+_SAID_BY_PARENT: bool = os.environ.get(STALE_SAID) == "1"
+
+
+def warn_stale(message: str, stacklevel: int = 2) -> None:
+    """Warn (a RuntimeWarning, ``stacklevel`` as :func:`warnings.warn`'s, from the caller) that a
+    compiled part is not used (stale, or its state types run from source), once a command: not in
+    a process started by one that warned (:data:`STALE_SAID` in its environment when this module
+    was imported): the rollout and evaluation workers import the same files, and each repeated
+    every warning of its parent."""
+    if _SAID_BY_PARENT:
+        return
+    os.environ[STALE_SAID] = "1"
+    warnings.warn(message, RuntimeWarning, stacklevel=stacklevel + 1)
 
 
 def _source(fullname: str) -> Path:
@@ -166,14 +187,14 @@ def compiled_pyx(name: str, what: str) -> Any:
         return None
     includes = (SLOTS_INCLUDE,) if pyx.exists() and f'include "{SLOTS_INCLUDE.name}"' in pyx.read_text() else ()
     if is_stale(pyx, *includes, *STATE_TYPES):
-        warnings.warn(f"treachery_env.{name}: {what} is older than {name}.pyx, _slots.pxi or the engine's state "
-                      f"types (engine/state.py, engine/state.pxd), so the Python one runs; `make install` "
-                      f"(pip install -e .) compiles it again", RuntimeWarning, stacklevel=3)
+        warn_stale(f"treachery_env.{name}: {what} is older than {name}.pyx, _slots.pxi or the engine's state "
+                   f"types (engine/state.py, engine/state.pxd), so the Python one runs; `make install` "
+                   f"(pip install -e .) compiles it again", stacklevel=3)
         return None
     if _state_from_source() or not state_compiled():
-        warnings.warn(f"treachery_env.{name}: the engine's state classes run from source (engine/state.py), so "
-                      f"the Python one runs instead of {what}; `make install` (pip install -e .) compiles them",
-                      RuntimeWarning, stacklevel=3)
+        warn_stale(f"treachery_env.{name}: the engine's state classes run from source (engine/state.py), so "
+                   f"the Python one runs instead of {what}; `make install` (pip install -e .) compiles them",
+                   stacklevel=3)
         return None
     try:
         return importlib.import_module(f"treachery_env.{name}")
@@ -202,8 +223,7 @@ class _SourceFinder(importlib.abc.MetaPathFinder):
             why = (f"the compiled module is older than {source.name} or the .pxd files it reads"
                    if is_stale(source, *_depends(source)) else
                    "the engine's state classes run from source (engine/state.py: not compiled, or older)")
-            warnings.warn(f"{fullname}: {why}, so the source runs; "
-                          f"`make install` (pip install -e .) compiles it again", RuntimeWarning, stacklevel=2)
+            warn_stale(f"{fullname}: {why}, so the source runs; `make install` (pip install -e .) compiles it again")
         return importlib.util.spec_from_file_location(fullname, source)
 
 

@@ -47,7 +47,16 @@ class CostsMixin:
 
     def unveil_cost_mana(self, seat: int, x: int = 0, y: int = 0) -> int:
         """Generic mana of ``seat``'s unveil cost with X = ``x`` and Y = ``y``
-        (0 if none), after cost reductions (The Quellmaster)."""
+        (0 if none), after cost reductions (The Quellmaster).
+
+        Raises:
+            ValueError: (one line naming the argument and the range) for a seat that
+                is not an int from 0 to n - 1, or an ``x`` or ``y`` that is not an
+                int from 0 to MAX_X (15).
+        """
+        seat = self._seat_arg(seat, "unveil_cost_mana")
+        x = self._int_arg(x, "unveil_cost_mana", "x", 0, MAX_X)
+        y = self._int_arg(y, "unveil_cost_mana", "y", 0, MAX_X)
         cost = self.players[seat].identity.unveil_cost
         if cost is None:
             return 0

@@ -256,7 +256,14 @@ class EffectsMixin:
         (scenarios and tests; DESIGN section 3).  Prevention applies; state-based
         actions are checked at once, even while a decision is pending (CR 704.5a:
         at 0 life the player loses; :meth:`lose` passes a decision of theirs on).
-        Returns the damage dealt."""
+        Returns the damage dealt.
+
+        Raises:
+            ValueError: (one line naming the argument and the range) for a seat that
+                is not an int from 0 to n - 1, or an ``amount`` that is not an int >= 0.
+        """
+        seat = self._seat_arg(seat, "deal_damage")
+        amount = self._int_arg(amount, "deal_damage", "amount", 0)
         dealt = self.damage(-1, ("p", seat), amount, source_name="effect")
         if self._dirty and not self.is_over:
             self._state_based_actions()

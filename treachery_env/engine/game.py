@@ -81,6 +81,12 @@ def _observation_module() -> Any:
     return observation
 
 
+def _is_int(value: Any) -> bool:
+    """Whether ``value`` is an integer argument of the public methods (a seat, a seed, an X):
+    an int or a numpy integer, not a bool."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
 _OP_METHODS: dict[str, str] = {}
 """Queue operation name -> the name of the :class:`Game` method that runs it,
 ``"_op_<name>"``, made once per operation name and interned (:func:`_op_method`)."""
@@ -141,10 +147,14 @@ class Game(GameState):
             and the environment's ``reset`` refuses it).
 
     Every public method that takes a seat (:meth:`can_unveil`, :meth:`unveil`,
-    :meth:`observation`, :meth:`view`, :meth:`render_text`, :meth:`describe_action`,
-    :meth:`lose`, :meth:`win`, :meth:`concede`, :meth:`to_bottom`) raises ``ValueError`` in one
-    line naming the seat and the range (0 to n - 1) for a seat outside the table
-    or one that is not an int.
+    :meth:`unveil_cost_mana`, :meth:`observation`, :meth:`view`, :meth:`render_text`,
+    :meth:`describe_action`, :meth:`lose`, :meth:`win`, :meth:`concede`, :meth:`to_bottom`,
+    :meth:`deal_damage`) raises ``ValueError`` in one line naming the method, the seat and
+    the range (0 to n - 1) for a seat outside the table or one that is not an int; so do
+    their numbers for one outside its range or not an int (X and Y of an unveil cost, 0 to
+    MAX_X; the amount of :meth:`deal_damage`, >= 0; :meth:`_int_arg`), and :meth:`step`
+    and :meth:`describe_action` for an action that is not an integer
+    (:func:`~treachery_env.actions.as_action`).
 
     Attributes:
         config, seed, n (players), layout (:class:`ActionLayout`).
@@ -184,7 +194,7 @@ class Game(GameState):
             raise ValueError(f"config must be a GameConfig, got {type(config).__name__}")
         if overrides:       # GameConfig.replace: an unknown field is a one-line ValueError
             config = config.replace(**overrides)
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        if not _is_int(seed) or seed < 0:
             raise ValueError(f"seed must be an int >= 0, got {seed!r}")
         self.config = config
         self.seed = int(seed)
@@ -324,10 +334,27 @@ class Game(GameState):
         """
         if type(seat) is int and 0 <= seat < self.n:      # the common case
             return seat
-        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < self.n:
+        if not _is_int(seat) or not 0 <= seat < self.n:
             raise ValueError(f"{method}: seat must be an int from 0 to {self.n - 1} "
                              f"(a {self.n}-player game), got {seat!r}")
         return int(seat)
+
+    @staticmethod
+    def _int_arg(value: Any, method: str, name: str, low: int, high: int | None = None) -> int:
+        """``value``, the argument ``name`` of the public method ``method`` (an X, an
+        amount), as an int: the one check of the public methods' arguments other than
+        seats (:meth:`_seat_arg`), accepting the same ints.
+
+        Raises:
+            ValueError: (one line naming ``method``, the argument, the range and the
+                value) for a value that is not an int (a numpy integer too; bools,
+                floats and strings are refused) from ``low`` to ``high`` (no upper
+                bound when ``high`` is None).
+        """
+        if not _is_int(value) or value < low or (high is not None and value > high):
+            allowed = f">= {low}" if high is None else f"from {low} to {high}"
+            raise ValueError(f"{method}: {name} must be an int {allowed}, got {value!r}")
+        return int(value)
 
     def rel(self, viewer: int, seat: int) -> int:
         """Seat ``seat`` relative to ``viewer`` (0 = viewer, then in turn order)."""

@@ -85,13 +85,15 @@ class TreacheryMixin:
         unveil cost, and the player has priority (skipped when ``ignore_cost``,
         which only asks about the rules restrictions); Undercover is met
         (CR 702.187f); the cost is payable with this X (mana, life, cards).
-        X must be 0 for a cost without X, and 0..MAX_X otherwise.
+        X must be 0 for a cost without X (another X is False).
 
         Raises:
-            ValueError: for a seat that is not an int from 0 to n - 1 (the message
-                names the seat and the range); a seat that may not unveil is False.
+            ValueError: (one line naming the argument and the range) for a seat that
+                is not an int from 0 to n - 1, or an ``x`` that is not an int from 0
+                to MAX_X (15); a seat that may not unveil is False.
         """
         p = self.players[self._seat_arg(seat, "can_unveil")]
+        x = self._int_arg(x, "can_unveil", "x", 0, MAX_X)
         if p.has_lost or self.is_over:
             return False
         idc = p.identity
@@ -99,8 +101,6 @@ class TreacheryMixin:
         if idc.face_up or cost is None:
             return False
         if cost.x == 0 and x != 0:
-            return False
-        if not 0 <= x <= MAX_X:
             return False
         if idc.undercover and not self.undercover_met(seat):
             return False
@@ -119,12 +119,14 @@ class TreacheryMixin:
         exile) become decisions of ``seat``.
 
         Raises:
-            ValueError: for a seat that is not an int from 0 to n - 1; if the
-                identity can't be unveiled (face up, no unveil cost, X not allowed,
-                Undercover not met), the cost can't be paid, or ``seat`` does not
-                hold priority.
+            ValueError: for a seat that is not an int from 0 to n - 1, or an ``x``
+                that is not an int from 0 to MAX_X (15), in one line naming the
+                argument and the range; if the identity can't be unveiled (face up,
+                no unveil cost, X not allowed, Undercover not met), the cost can't
+                be paid, or ``seat`` does not hold priority.
         """
         seat = self._seat_arg(seat, "unveil")
+        x = self._int_arg(x, "unveil", "x", 0, MAX_X)
         if not self.can_unveil(seat, x, ignore_cost=True):
             raise ValueError(f"seat {seat} cannot unveil now (face up, no unveil cost, X={x} not allowed, "
                              f"or Undercover not met)")
