@@ -39,7 +39,8 @@ What is modelled (docs/fidelity.md, "Table talk"):
   message reveals nothing (DESIGN section 4).
 * **Not binding.**  Nothing enforces a truce or a threat: the dealer may attack
   its partner the moment the truce is struck.  A truce stands until the start
-  of the dealer's next turn (or until a party leaves the game); when it ends
+  of the dealer's next turn (a truce with a party that left the game ends at the
+  start of the next turn, whoever's it is); when it ends
   the log records who broke it (``"deal_ended"`` with ``broken_by``: the
   parties that attacked or harmed the other while it stood).
 * **Windows** (an abstraction: at a real table talk never stops).  A player
