@@ -277,10 +277,9 @@ def test_a_drawn_seed_is_never_shown_while_the_game_runs(api, monkeypatch, capsy
     """A seed deals every identity (``env().reset(seed=...)`` shows them all): a table's drawn seed is
     neither in the create answer nor on the serve console, only in the replay once the game is over
     (refused while it runs); a seed the host gave is echoed."""
-    import socket
-
     import uvicorn
 
+    import table.server as server
     from table.server import Lobby
     from training.cli import main
 
@@ -293,10 +292,10 @@ def test_a_drawn_seed_is_never_shown_while_the_game_runs(api, monkeypatch, capsy
     real_open = Lobby.open
     monkeypatch.setattr(Lobby, "open", lambda self, *a, **kw: opened.append(real_open(self, *a, **kw)) or opened[-1])
     monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)     # no serving: the table only
-    with socket.socket() as free:
-        free.bind(("127.0.0.1", 0))
-        port = free.getsockname()[1]
+    bound, port = [], 8123        # nor a port bound (a free one found here could be taken before serve binds it)
+    monkeypatch.setattr(server, "_bind", lambda host, port: bound.append((host, port)))
     assert main(["serve", "--port", str(port), "--seats", "human,heuristic,human,random"]) == 0
+    assert bound == [("127.0.0.1", port)]
     out = capsys.readouterr().out
     assert f"Table {opened[-1].id}:" in out and "seed" not in out.lower()
     assert str(opened[-1].table.seed) not in out
@@ -348,10 +347,9 @@ def test_serve_links_of_an_ipv6_host_are_urls(monkeypatch, capsys):
 def test_serve_seats_a_table_of_the_game_options_of_play(monkeypatch, capsys):
     """``treachery serve --seats ...`` takes ``treachery play``'s game options: a Throne Magic table
     with its Roles, Throne, Holdings and Seasons, and Treachery's options for a Treachery one."""
-    import socket
-
     import uvicorn
 
+    import table.server as server
     from table.server import Lobby
     from training.cli import main
 
@@ -359,6 +357,8 @@ def test_serve_seats_a_table_of_the_game_options_of_play(monkeypatch, capsys):
     real_open = Lobby.open
     monkeypatch.setattr(Lobby, "open", lambda self, *a, **kw: opened.append(real_open(self, *a, **kw)) or opened[-1])
     monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)     # no serving: the table only
+    bound, port = [], 8123        # nor a port bound (a free one found here could be taken before serve binds it)
+    monkeypatch.setattr(server, "_bind", lambda host, port: bound.append((host, port)))
     for argv, want in [
         (["--game", "throne_magic", "--throne-roles", "draft", "--throne", "random", "--holdings", "--seasons",
           "--max-turns", "9"], {"game": "throne_magic", "throne_roles": "draft", "holdings": True, "seasons": True,
@@ -366,19 +366,14 @@ def test_serve_seats_a_table_of_the_game_options_of_play(monkeypatch, capsys):
         (["--variant", "simple_roles", "--mulligans", "none", "--no-commander"],
          {"game": "treachery", "variant": "simple_roles", "mulligans": "none", "commander": False}),
     ]:
-        with socket.socket() as free:
-            free.bind(("127.0.0.1", 0))
-            port = free.getsockname()[1]
         assert main(["serve", "--port", str(port), "--seats", "human,heuristic,belief,random,human", "--seed", "4",
                      *argv]) == 0, capsys.readouterr().err
         config = opened[-1].table.config
         assert config.num_players == 5 and opened[-1].table.seed == 4
         assert {k: getattr(config, k) for k in want} == want
         assert "P4: http" in capsys.readouterr().out
-    with socket.socket() as free:
-        free.bind(("127.0.0.1", 0))
-        port = free.getsockname()[1]
     assert main(["serve", "--port", str(port), "--seats", "heuristic,random,belief,heuristic", "--seed", "2"]) == 0
+    assert bound == [("127.0.0.1", port)] * 3
     out = capsys.readouterr().out
     assert f"Table {opened[-1].id}, seed 2 (given: whoever knows it knows every identity):" in out
     web = opened[-1]
