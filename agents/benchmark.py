@@ -56,7 +56,7 @@ def _decide(g: Game, views: ViewBuilder, bots: list, observe: bool = False) -> f
 
 
 def run_decisions(cfg: GameConfig, seconds: float, seed: int = 0, bot: str = "heuristic") -> dict:
-    """``bot`` (an :func:`agents.make` spec) in every seat, whole games, for ``seconds``.
+    """``bot`` (an :func:`agents.make` spec) in every seat, whole games (at least one), for ``seconds``.
 
     Returns:
         ``{"decisions", "games", "turns", "seconds", "decisions_per_s", "us_per_decision",
@@ -71,7 +71,7 @@ def run_decisions(cfg: GameConfig, seconds: float, seed: int = 0, bot: str = "he
     decisions = games = turns = 0
     times: list[float] = []
     t0 = time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
+    while not games or time.perf_counter() - t0 < seconds:      # a preempted start still plays one
         g = Game(cfg, seed=seed + games)
         bots = [make(bot, seed=seed + games * cfg.num_players + s) for s in range(cfg.num_players)]
         for s, b in enumerate(bots):
@@ -90,7 +90,8 @@ def run_decisions(cfg: GameConfig, seconds: float, seed: int = 0, bot: str = "he
 
 
 def run_playouts(cfg: GameConfig, seconds: float, seed: int = 0, turns: int = 2, states: int = 50) -> dict:
-    """Clone a mid-game state and play ``turns`` more turns with heuristic bots, for ``seconds``.
+    """Clone a mid-game state and play ``turns`` more turns with heuristic bots, for ``seconds``
+    (at least one playout).
 
     Returns:
         ``{"playouts", "seconds", "ms_per_playout", "decisions_per_playout"}``.
@@ -98,7 +99,7 @@ def run_playouts(cfg: GameConfig, seconds: float, seed: int = 0, turns: int = 2,
     starts = midgame_states(cfg, states, seed)
     playouts = decisions = 0
     t0 = time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
+    while not playouts or time.perf_counter() - t0 < seconds:   # a preempted start still plays one
         g = starts[playouts % len(starts)].clone()
         bots = [HeuristicAgent(seed=seed + s) for s in range(cfg.num_players)]
         for s, b in enumerate(bots):

@@ -40,21 +40,28 @@ from .base import BaseAgent
 __all__ = ["IsolatedAgent", "IsolatedBotError", "exit_with_parent"]
 
 
-def exit_with_parent(poll_s: float = 1.0) -> None:
+def exit_with_parent(parent: int | None = None, poll_s: float = 1.0) -> None:
     """End this process once its parent is gone (killed, even by SIGKILL, or ended without
     closing its children): a daemon thread polls the parent pid and exits when the process has
     been re-parented, even while the main thread is busy (a bot that never answers).  For the
-    bot processes here and the evaluation's worker processes (:mod:`training.evaluate`)."""
+    bot processes here and the evaluation's worker processes (:mod:`training.evaluate`).
+
+    Args:
+        parent: the pid of the parent, as the parent gave it (its ``os.getpid()``), so that a
+            parent gone before this call (a child slow to start on a loaded machine) is seen
+            too; None: this process's parent at this call (one gone before it is not seen).
+        poll_s: seconds between two looks at the parent pid.
+    """
     import threading
     import time
 
-    parent = os.getppid()
+    if parent is None:
+        parent = os.getppid()
 
     def watch() -> None:
-        while True:
+        while os.getppid() == parent:
             time.sleep(poll_s)
-            if os.getppid() != parent:
-                os._exit(1)
+        os._exit(1)
 
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
@@ -70,8 +77,9 @@ class _Host:
     def __init__(self) -> None:
         # a session of its own: the terminal's Ctrl-C is the game's to handle, not the bot's; the bot
         # process ends with its input, or when its parent is gone (exit_with_parent)
-        self.proc = subprocess.Popen([sys.executable, "-m", "agents.isolated"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, env=os.environ.copy(), start_new_session=True)
+        self.proc = subprocess.Popen([sys.executable, "-m", "agents.isolated", str(os.getpid())],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=os.environ.copy(),
+                                     start_new_session=True)
 
     def call(self, request: tuple) -> dict:
         """Send ``request``; its reply.
@@ -221,9 +229,10 @@ def _beliefs_to_wire(beliefs: Any) -> list | None:
             for seat, roles in beliefs.items()]
 
 
-def _serve() -> None:
-    """The bot process: make, reset and ask the bot as the requests say, until the input ends."""
-    exit_with_parent()
+def _serve(parent: int) -> None:
+    """The bot process (its parent's pid ``parent``): make, reset and ask the bot as the requests
+    say, until the input ends."""
+    exit_with_parent(parent)
     replies = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)                     # the bot's prints go to stderr, never into the replies
     requests = sys.stdin.buffer
@@ -274,4 +283,4 @@ def _serve() -> None:
 
 
 if __name__ == "__main__":
-    _serve()
+    _serve(int(sys.argv[1]))

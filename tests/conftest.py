@@ -43,9 +43,12 @@ def absl_never_closes_the_captured_stderr():
 #: ``python -m training.cli`` (the ``treachery`` command) for the processes the tests start and do not wait
 #: for (a training of a million steps, a ``treachery serve``), which also ends once the test's process is
 #: gone (:func:`agents.isolated.exit_with_parent`): a test killed (a pytest-xdist worker, a SIGTERM to the
-#: suite's process group, which one in a session of its own does not get) left them running.
-TREACHERY_CLI = [sys.executable, "-c", "import runpy; from agents.isolated import exit_with_parent; "
-                 "exit_with_parent(); runpy.run_module('training.cli', run_name='__main__')"]
+#: suite's process group, which one in a session of its own does not get) left them running.  The parent's
+#: pid is read first thing, before the imports (0.4 s, seconds on a loaded machine), during which a parent
+#: killed went unseen.
+TREACHERY_CLI = [sys.executable, "-c", "import os; parent = os.getppid(); import runpy; "
+                 "from agents.isolated import exit_with_parent; exit_with_parent(parent); "
+                 "runpy.run_module('training.cli', run_name='__main__')"]
 
 #: The Chromium the browser tests drive: ``TREACHERY_CHROMIUM``, else Debian's ``chromium``.
 CHROMIUM = os.environ.get("TREACHERY_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")

@@ -47,6 +47,30 @@ def test_drivers_count_whole_games_and_decisions():
     assert p["playouts"] >= 1 and p["decisions_per_playout"] > 0
 
 
+def test_drivers_play_one_whole_game_however_late_the_clock_is_read(monkeypatch):
+    """A process preempted between starting a row's clock and reading it (a loaded machine; here a
+    clock that moves 0.02 s a read, past the row's 0.01 s) still plays one whole game (a playout):
+    it played none, and a row divided by zero games."""
+    import time
+
+    from treachery_env.benchmark import run_env
+    from treachery_env.env import raw_env
+
+    clock = [0.0]
+
+    def late():
+        clock[0] += 0.02
+        return clock[0]
+
+    monkeypatch.setattr(time, "perf_counter", late)
+    cfg = GameConfig(num_players=4, max_turns=6)
+    assert run_engine(cfg, 0.01)["games"] == 1
+    assert run_env(lambda: raw_env(config=cfg), 0.01)["games"] == 1
+    h = run_decisions(cfg, 0.01)
+    assert h["games"] == 1 and h["decisions_per_game"] == h["decisions"] > 0
+    assert run_playouts(GameConfig(num_players=4), 0.01, states=2)["playouts"] == 1
+
+
 def test_command_lines_print_their_tables(capsys):
     env_bench_main(["--players", "4", "--seconds", "0.01", "--max-turns", "6", "--forced", "auto", "shown"])
     out = capsys.readouterr().out

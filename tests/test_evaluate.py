@@ -1209,9 +1209,12 @@ def test_compare_and_pool_refuse_a_malformed_results_file_in_one_line(tmp_path, 
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="reads child processes from /proc (Linux)")
-def test_workers_of_a_killed_evaluation_end_with_it():
+@pytest.mark.parametrize("late", [False, True])
+def test_workers_of_a_killed_evaluation_end_with_it(late):
     """SIGKILL of an evaluation with worker processes: its workers do not play
-    on as orphans, they exit within seconds."""
+    on as orphans, they exit within seconds; also workers that start watching for it
+    only once it is gone (``late``: slow to start, as on a loaded machine), which
+    took the process that adopted them for their parent and played on."""
     import signal
     import subprocess
     import sys
@@ -1220,6 +1223,10 @@ def test_workers_of_a_killed_evaluation_end_with_it():
     code = ("from training.evaluate import evaluate; from treachery_env import GameConfig; "
             "evaluate(['random', 'random'], games=200000, workers=2, progress=False, record_beliefs=False, "
             "observer=False, config=GameConfig(num_players=4, starting_life=10, max_turns=60))")
+    if late:        # a forked worker's exit_with_parent waits until its parent is gone
+        code = ("import os, time\nimport training.evaluate as ev\nwatch = ev.exit_with_parent\n"
+                "def late(*args):\n    first = os.getppid()\n    while os.getppid() == first:\n"
+                "        time.sleep(0.05)\n    watch(*args)\nev.exit_with_parent = late\n" + code)
     parent = subprocess.Popen([sys.executable, "-c", code])
 
     def children(pid: int) -> set[int]:
@@ -1236,13 +1243,14 @@ def test_workers_of_a_killed_evaluation_end_with_it():
         except FileNotFoundError:
             return False
 
+    kids: set[int] = set()
     try:
         deadline = time.time() + 120
         while len(children(parent.pid)) < 2 and time.time() < deadline:   # the two workers (forked)
             time.sleep(0.2)
         kids = children(parent.pid)
         assert len(kids) >= 2, kids
-        time.sleep(2.0)                                                    # the workers are playing
+        time.sleep(2.0)                                 # the workers are playing (late: not watching yet)
         parent.send_signal(signal.SIGKILL)
         parent.wait()
         deadline = time.time() + 20
@@ -1252,6 +1260,9 @@ def test_workers_of_a_killed_evaluation_end_with_it():
     finally:
         if parent.poll() is None:
             parent.kill()
+        for k in kids:                                  # a failure leaves no orphan playing on
+            if alive(k):
+                os.kill(k, signal.SIGKILL)
 
 
 @pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
@@ -1591,7 +1602,7 @@ def test_a_worker_dies_of_sigterm_even_when_its_parent_catches_it():
     script = ("import os, signal, time\n"
               "from training.interrupts import catch_sigterm\n"
               "from training.evaluate import _init_worker\n"
-              "catch_sigterm()\n_init_worker()\n"
+              "catch_sigterm()\n_init_worker(os.getppid())\n"
               "os.kill(os.getpid(), signal.SIGTERM)\ntime.sleep(30)\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == -signal.SIGTERM, done.stderr[-1000:]

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import threading
 import time
 from html import escape
 
@@ -276,10 +277,9 @@ def test_a_drawn_seed_is_never_shown_while_the_game_runs(api, monkeypatch, capsy
     """A seed deals every identity (``env().reset(seed=...)`` shows them all): a table's drawn seed is
     neither in the create answer nor on the serve console, only in the replay once the game is over
     (refused while it runs); a seed the host gave is echoed."""
-    import socket
-
     import uvicorn
 
+    import table.server as server
     from table.server import Lobby
     from training.cli import main
 
@@ -292,10 +292,10 @@ def test_a_drawn_seed_is_never_shown_while_the_game_runs(api, monkeypatch, capsy
     real_open = Lobby.open
     monkeypatch.setattr(Lobby, "open", lambda self, *a, **kw: opened.append(real_open(self, *a, **kw)) or opened[-1])
     monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)     # no serving: the table only
-    with socket.socket() as free:
-        free.bind(("127.0.0.1", 0))
-        port = free.getsockname()[1]
+    bound, port = [], 8123        # nor a port bound (a free one found here could be taken before serve binds it)
+    monkeypatch.setattr(server, "_bind", lambda host, port: bound.append((host, port)))
     assert main(["serve", "--port", str(port), "--seats", "human,heuristic,human,random"]) == 0
+    assert bound == [("127.0.0.1", port)]
     out = capsys.readouterr().out
     assert f"Table {opened[-1].id}:" in out and "seed" not in out.lower()
     assert str(opened[-1].table.seed) not in out
@@ -347,10 +347,9 @@ def test_serve_links_of_an_ipv6_host_are_urls(monkeypatch, capsys):
 def test_serve_seats_a_table_of_the_game_options_of_play(monkeypatch, capsys):
     """``treachery serve --seats ...`` takes ``treachery play``'s game options: a Throne Magic table
     with its Roles, Throne, Holdings and Seasons, and Treachery's options for a Treachery one."""
-    import socket
-
     import uvicorn
 
+    import table.server as server
     from table.server import Lobby
     from training.cli import main
 
@@ -358,6 +357,8 @@ def test_serve_seats_a_table_of_the_game_options_of_play(monkeypatch, capsys):
     real_open = Lobby.open
     monkeypatch.setattr(Lobby, "open", lambda self, *a, **kw: opened.append(real_open(self, *a, **kw)) or opened[-1])
     monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)     # no serving: the table only
+    bound, port = [], 8123        # nor a port bound (a free one found here could be taken before serve binds it)
+    monkeypatch.setattr(server, "_bind", lambda host, port: bound.append((host, port)))
     for argv, want in [
         (["--game", "throne_magic", "--throne-roles", "draft", "--throne", "random", "--holdings", "--seasons",
           "--max-turns", "9"], {"game": "throne_magic", "throne_roles": "draft", "holdings": True, "seasons": True,
@@ -365,19 +366,14 @@ def test_serve_seats_a_table_of_the_game_options_of_play(monkeypatch, capsys):
         (["--variant", "simple_roles", "--mulligans", "none", "--no-commander"],
          {"game": "treachery", "variant": "simple_roles", "mulligans": "none", "commander": False}),
     ]:
-        with socket.socket() as free:
-            free.bind(("127.0.0.1", 0))
-            port = free.getsockname()[1]
         assert main(["serve", "--port", str(port), "--seats", "human,heuristic,belief,random,human", "--seed", "4",
                      *argv]) == 0, capsys.readouterr().err
         config = opened[-1].table.config
         assert config.num_players == 5 and opened[-1].table.seed == 4
         assert {k: getattr(config, k) for k in want} == want
         assert "P4: http" in capsys.readouterr().out
-    with socket.socket() as free:
-        free.bind(("127.0.0.1", 0))
-        port = free.getsockname()[1]
     assert main(["serve", "--port", str(port), "--seats", "heuristic,random,belief,heuristic", "--seed", "2"]) == 0
+    assert bound == [("127.0.0.1", port)] * 3
     out = capsys.readouterr().out
     assert f"Table {opened[-1].id}, seed 2 (given: whoever knows it knows every identity):" in out
     web = opened[-1]
@@ -408,10 +404,10 @@ def test_a_table_of_bots_alone_plays_while_a_spectator_watches():
             assert first["seat"] is None and first["identity"] is None and first["prompt"] is None
             while ws.receive_json()["turn"] < 2:
                 pass
-        deadline = time.time() + 10
-        while web._sockets and time.time() < deadline:
+        deadline = time.time() + 60
+        while web._sockets or web._page_opened.is_set():    # the step under way when the page closed ends,
+            assert time.time() < deadline, "the table did not pause"   # then the table waits for a page
             time.sleep(0.01)
-        time.sleep(0.1)                                 # the step under way when the page closed
         paused = web.table.bot_actions
         time.sleep(0.3)
         assert web.table.bot_actions == paused and not web.table.over and paused > 0
@@ -848,10 +844,26 @@ class SlowBot(NewcomerBot):
 SLOW = f"{__name__}:SlowBot"
 
 
+class ClockedBot(NewcomerBot):
+    """A newcomer each of whose thoughts takes :attr:`seconds` on :attr:`now`, a clock it moves (the
+    table's clock in a test: the machine's load does not lengthen a thought on it), logging in
+    :attr:`log` each thought's end."""
+
+    seconds = 0.25
+    now: list = [0.0]
+    log: list = []
+
+    def act(self, observation, info):
+        action = super().act(observation, info)
+        ClockedBot.now[0] += ClockedBot.seconds
+        ClockedBot.log.append("thought")
+        return action
+
+
 def test_a_bot_s_thinking_time_counts_toward_the_delay(monkeypatch):
     """The pause before an event (or a board) is the delay less the bots' thinking since the last
     event, and none once they thought longer than it (nor once waited): slow bots are no slower than
-    the delay."""
+    the delay.  The thinking is timed on the table's clock, which only the bots' thoughts move."""
     import asyncio
     import sys
 
@@ -859,32 +871,34 @@ def test_a_bot_s_thinking_time_counts_toward_the_delay(monkeypatch):
     from table.server import WebTable
     from treachery_env import GameConfig
 
-    delay, real = 0.05, asyncio.sleep
-    monkeypatch.setattr(SlowBot, "log", [])
-    web = WebTable("t", Table([SLOW] * 4, GameConfig(num_players=4, max_turns=20), seed=2), delay)
+    delay, real = 0.375, asyncio.sleep          # one thought (0.25) shortens the pause, two leave none
+    monkeypatch.setattr(ClockedBot, "log", [])
+    monkeypatch.setattr(ClockedBot, "now", [0.0])
+    web = WebTable("t", Table([f"{__name__}:ClockedBot"] * 4, GameConfig(num_players=4, max_turns=20), seed=2),
+                   delay, lambda: ClockedBot.now[0])
 
     async def sleep(seconds):
         if sys._getframe(1).f_code.co_name == "_pace":         # the table's pauses (not waited here)
-            SlowBot.log.append(seconds)
+            ClockedBot.log.append(seconds)
         await real(0)
 
     class Watching(Page):
         async def send_text(self, text):
             await super().send_text(text)
             if self.got[-1]["events"]:
-                SlowBot.log.append("event")
+                ClockedBot.log.append("event")
 
     async def run():
         await web.connect(Watching(), None)
         web.start()
-        while SlowBot.log.count("thought") < 60 and not web.ended:
+        while ClockedBot.log.count("thought") < 60 and not web.ended:
             await real(0.01)
         await web.close("the test has seen enough")
 
     monkeypatch.setattr(asyncio, "sleep", sleep)
     run_in_own_loop(run)
     thoughts, owed, seen = 0, False, {"full": 0, "shortened": 0, "none": 0}
-    for entry in SlowBot.log:
+    for entry in ClockedBot.log:
         if entry == "event":
             thoughts, owed = 0, True
         elif entry == "thought":
@@ -893,47 +907,65 @@ def test_a_bot_s_thinking_time_counts_toward_the_delay(monkeypatch):
             if not owed:                    # the last event's pause was waited already
                 assert entry == 0.0
                 continue
-            if thoughts == 0:
-                assert entry == delay
-            else:
-                assert entry <= max(0.0, delay - thoughts * SlowBot.seconds), (entry, thoughts)
+            assert entry == max(0.0, delay - thoughts * ClockedBot.seconds), (entry, thoughts)
             seen["full" if entry == delay else "shortened" if entry else "none"] += 1
             owed = False
     assert min(seen.values()) > 0, seen
 
 
+class GatedBot(NewcomerBot):
+    """A newcomer whose thought ends only once :attr:`go` is set (by the test, in the event loop; a
+    thought held 60 s, as when it runs on the loop, fails), logging in :attr:`log` each thought's
+    start and end and its closing."""
+
+    go = threading.Event()
+    log: list = []
+
+    def act(self, observation, info):
+        GatedBot.log.append("think")
+        if not GatedBot.go.wait(60):
+            raise RuntimeError("the thought was never let end: it held the event loop")
+        action = super().act(observation, info)
+        GatedBot.log.append("thought")
+        return action
+
+    def close(self):
+        GatedBot.log.append("closed")
+
+
 def test_a_bot_thinks_off_the_event_loop_and_a_closed_table_closes_it_after_its_thought(monkeypatch):
-    """While bots think (0.1 s a decision) the event loop serves on; a table closed mid-thought lets
-    the thought end, then closes its bots, and its task is done."""
+    """While a bot thinks the event loop serves on (the thought ends only when a coroutine on the
+    loop lets it); a table closed mid-thought lets the thought end, then closes its bots, and its
+    task is done."""
     import asyncio
 
     from table import Table
     from table.server import WebTable
     from treachery_env import GameConfig
 
-    monkeypatch.setattr(SlowBot, "log", [])
-    monkeypatch.setattr(SlowBot, "seconds", 0.1)
-    web = WebTable("t", Table([SLOW] * 4, GameConfig(num_players=4, max_turns=20), seed=2), 0.0)
+    monkeypatch.setattr(GatedBot, "log", [])
+    monkeypatch.setattr(GatedBot, "go", threading.Event())
+    web = WebTable("t", Table([f"{__name__}:GatedBot"] * 4, GameConfig(num_players=4, max_turns=20), seed=2), 0.0)
 
     async def run():
         await web.connect(Page(), None)
         web.start()
-        ticks, start = 0, time.monotonic()
-        while time.monotonic() - start < 1.0:
+        deadline = time.monotonic() + 60
+        while not GatedBot.log:                     # the first thought starts
+            assert time.monotonic() < deadline, "no bot thought"
             await asyncio.sleep(0.01)
-            ticks += 1
-        deadline = time.monotonic() + 2
-        while SlowBot.log[-1] != "think" and time.monotonic() < deadline:       # close mid-thought
-            await asyncio.sleep(0.005)
-        thinking = SlowBot.log[-1] == "think"
-        await web.close("the test has seen enough")
-        return ticks, thinking
+        thinking = GatedBot.log == ["think"]        # the loop runs this while the thought waits for it
+        closing = asyncio.get_running_loop().create_task(web.close("the test has seen enough"))
+        for _ in range(20):
+            await asyncio.sleep(0)
+        waits = not closing.done() and GatedBot.log == ["think"]     # the close waits for the thought
+        GatedBot.go.set()
+        await closing
+        return thinking, waits
 
-    ticks, thinking = run_in_own_loop(run)
-    assert ticks > 30, f"{ticks} ticks of 10 ms in 1 s: the bots' thinking held the loop"
-    assert thinking
-    log = SlowBot.log
-    assert log[-5:] == ["thought"] + ["closed"] * 4 and log.count("think") == log.count("thought")
+    thinking, waits = run_in_own_loop(run)
+    assert thinking and waits
+    assert GatedBot.log == ["think", "thought"] + ["closed"] * 4
     assert web.ended and web._task.cancelled() and web.closed == "the test has seen enough"
 
 

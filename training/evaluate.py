@@ -752,8 +752,8 @@ def _run_chunk(tasks: list, config: GameConfig, record_beliefs: bool, observer: 
     return play_tasks(tasks, config, record_beliefs, observer, lockstep=lockstep)
 
 
-def _init_worker(bots: bytes | None = None) -> None:
-    exit_with_parent()
+def _init_worker(parent: int, bots: bytes | None = None) -> None:
+    exit_with_parent(parent)        # the pid the parent gave: a worker slow to start still sees it gone
     # Ctrl-C reaches the whole process group: the parent stops the pool (run_tasks), not each worker
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # a forked worker inherits the parent's SIGTERM handler (catch_sigterm), which would turn the
@@ -911,7 +911,8 @@ def run_in_processes(play: Callable[..., list], chunks: Sequence[list], args: tu
     ctx = _mp_context()
     bots = (_runtime_bots(dict.fromkeys(s for c in chunks for t in c for s in t.specs))
             if ctx.get_start_method() == "spawn" else None)
-    ex = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(bots,))
+    ex = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
+                             initargs=(os.getpid(), bots))
     try:
         futs = {ex.submit(play, c, *args): len(c) for c in chunks}
         for f in as_completed(futs):

@@ -35,7 +35,8 @@ __all__ = ["run_engine", "run_env", "midgame_states", "time_clone", "game_memory
 
 
 def run_engine(cfg: GameConfig, seconds: float, seed: int = 0) -> dict:
-    """Random legal play through :class:`Game` for ``seconds`` (whole games).
+    """Random legal play through :class:`Game` for ``seconds`` (whole games; at least one, however
+    late the clock is read).
 
     Returns:
         ``{"steps", "games", "seconds", "steps_per_s", "games_per_s", "steps_per_game", "truncated"}``.
@@ -43,7 +44,7 @@ def run_engine(cfg: GameConfig, seconds: float, seed: int = 0) -> dict:
     rng = np.random.default_rng(seed)
     steps = games = trunc = 0
     t0 = time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
+    while not games or time.perf_counter() - t0 < seconds:      # a preempted start still plays one
         g = Game(cfg, seed=int(rng.integers(2**31)))
         while not g.is_over:
             opts = g.decision.options
@@ -57,12 +58,12 @@ def run_engine(cfg: GameConfig, seconds: float, seed: int = 0) -> dict:
 
 def run_env(factory: Callable, seconds: float, seed: int = 0) -> dict:
     """Random legal play through an AEC env built by ``factory()`` for ``seconds``
-    (whole episodes); the action is drawn from the mask of ``last()``."""
+    (whole episodes; at least one); the action is drawn from the mask of ``last()``."""
     rng = np.random.default_rng(seed)
     e = factory()
     steps = games = trunc = 0
     t0 = time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
+    while not games or time.perf_counter() - t0 < seconds:      # a preempted start still plays one
         e.reset(seed=int(rng.integers(2**31)))
         for agent in e.agent_iter():
             obs, _, term, tr, _ = e.last()
