@@ -1006,7 +1006,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="serve the local network (bind 0.0.0.0; links and QR codes use this machine's LAN address) "
                         "instead of this machine only")
     p.add_argument("--host", default=None, help="address to bind (default 127.0.0.1, or 0.0.0.0 with --lan)")
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--port", type=int, default=8000,
+                   help="port (default 8000; 0: a free one the system picks, which the printed links carry)")
     p.add_argument("--seats", default=None, metavar="SPEC,...",
                    help="create a table at start: a spec per seat, human or a bot (e.g. "
                         "human,human,heuristic,heuristic,heuristic; the number of seats is the number of players; "
@@ -1050,11 +1051,9 @@ def serve_cli(args: argparse.Namespace) -> int:
               "'treachery-toolkit[web]'", file=sys.stderr)
         return 2
     host = args.host or ("0.0.0.0" if args.lan else "127.0.0.1")
-    shown = lan_address() if args.lan or host in ("0.0.0.0", "::") else host
-    base = f"http://{f'[{shown}]' if ':' in shown else shown}:{args.port}"     # an IPv6 address is bracketed
     try:
-        if not 0 < args.port < 65536:
-            raise ValueError(f"--port must be from 1 to 65535, got {args.port}")
+        if not 0 <= args.port < 65536:
+            raise ValueError(f"--port must be from 0 (a free one) to 65535, got {args.port}")
         given = game_options_given(args) + (["--seed"] if args.seed is not None else [])
         if given and not args.seats:
             raise ValueError(f"{', '.join(given)} set{'s' if len(given) == 1 else ''} the table of --seats; "
@@ -1071,7 +1070,6 @@ def serve_cli(args: argparse.Namespace) -> int:
                       max_replays=args.max_replays, idle_minutes=args.idle_minutes)
         if len(args.replay) > args.max_replays:
             raise ValueError(f"--replay: {len(args.replay)} files, more than --max-replays {args.max_replays}")
-        app = create_app(lobby, base_url=base)
         replays = {}
         for path in args.replay:
             try:
@@ -1099,6 +1097,10 @@ def serve_cli(args: argparse.Namespace) -> int:
     except ValueError as err:
         print(f"treachery serve: error: {err}", file=sys.stderr)
         return 2
+    shown = lan_address() if args.lan or host in ("0.0.0.0", "::") else host
+    port = sock.getsockname()[1]        # the one bound: the system's pick for --port 0
+    base = f"http://{f'[{shown}]' if ':' in shown else shown}:{port}"     # an IPv6 address is bracketed
+    app = create_app(lobby, base_url=base)
     print(f"Treachery table server at {base}/  (create a table there; Ctrl-C stops the server)")
     for path, replay_id in replays.items():
         print(f"Replay of {path}: {base}/replay/{replay_id}")

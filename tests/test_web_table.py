@@ -219,6 +219,41 @@ def test_the_host_may_offer_more_bots_and_the_command_line_seats_any(tmp_path):
     assert web.table.labels[1] == spec
 
 
+def unbound(bound: list | None = None):
+    """A stand-in for ``table.server._bind`` that binds nothing: it notes each ``(host, port)`` in
+    ``bound`` and returns a socket's stand-in bound there (its ``getsockname``, which serve's links read)."""
+    from types import SimpleNamespace
+
+    def bind(host, port):
+        if bound is not None:
+            bound.append((host, port))
+        return SimpleNamespace(getsockname=lambda: (host, port))
+    return bind
+
+
+def test_serve_port_0_binds_a_free_port_and_its_links_carry_it(monkeypatch, capsys):
+    """``treachery serve --port 0`` binds a port the system picks, and the links it prints carry that
+    port (not 0), so a test (or a script) can start a server with no free port found beforehand, which
+    another process could take before serve binds it."""
+    import re
+
+    import uvicorn
+
+    from training.cli import main
+
+    served = []
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: served.extend(sockets))     # no serving
+    try:
+        assert main(["serve", "--port", "0", "--seats", "human,heuristic,random,random"]) == 0
+        port = served[0].getsockname()[1]
+    finally:
+        for sock in served:
+            sock.close()
+    out = capsys.readouterr().out
+    assert port != 0 and out.startswith(f"Treachery table server at http://127.0.0.1:{port}/ ")
+    assert len(re.findall(rf"(P0|spectators): http://127\.0\.0\.1:{port}/seat/", out)) == 2, out
+
+
 def test_serve_refuses_bad_options_in_one_line(tmp_path, capsys):
     import socket
 
@@ -232,8 +267,8 @@ def test_serve_refuses_bad_options_in_one_line(tmp_path, capsys):
     port = busy.getsockname()[1]
     try:
         for argv, message in [
-            (["--port", "0"], "--port must be from 1 to 65535, got 0"),
-            (["--port", "99999"], "--port must be from 1 to 65535"),
+            (["--port", "-1"], "--port must be from 0 (a free one) to 65535, got -1"),
+            (["--port", "99999"], "--port must be from 0 (a free one) to 65535"),
             (["--port", str(port)], f"--port {port}: cannot listen on 127.0.0.1:{port}"),
             (["--host", "192.0.2.1"], "--host 192.0.2.1: cannot listen on 192.0.2.1:8000: "),    # not this machine's
             (["--variant", "simple_roles"], "--variant sets the table of --seats; without it, create tables"),
@@ -293,7 +328,7 @@ def test_a_drawn_seed_is_never_shown_while_the_game_runs(api, monkeypatch, capsy
     monkeypatch.setattr(Lobby, "open", lambda self, *a, **kw: opened.append(real_open(self, *a, **kw)) or opened[-1])
     monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)     # no serving: the table only
     bound, port = [], 8123        # nor a port bound (a free one found here could be taken before serve binds it)
-    monkeypatch.setattr(server, "_bind", lambda host, port: bound.append((host, port)))
+    monkeypatch.setattr(server, "_bind", unbound(bound))
     assert main(["serve", "--port", str(port), "--seats", "human,heuristic,human,random"]) == 0
     assert bound == [("127.0.0.1", port)]
     out = capsys.readouterr().out
@@ -314,7 +349,7 @@ def test_serve_prints_the_seats_qr_codes_only_for_links_a_phone_can_open(monkeyp
     from training.cli import main
 
     monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)     # no serving: the table only
-    monkeypatch.setattr(server, "_bind", lambda host, port: None)                 # nor a port bound
+    monkeypatch.setattr(server, "_bind", unbound())                                # nor a port bound
     printed = []
     monkeypatch.setattr(segno.QRCode, "terminal", lambda self, **kw: printed.append(self))
     for argv, address, codes in [([], "127.0.0.1", 0), (["--lan"], "127.0.0.1", 0), (["--lan"], "192.168.1.5", 2)]:
@@ -335,7 +370,7 @@ def test_serve_links_of_an_ipv6_host_are_urls(monkeypatch, capsys):
     from training.cli import main
 
     monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)     # no serving: the table only
-    monkeypatch.setattr(server, "_bind", lambda host, port: None)                 # nor a port bound
+    monkeypatch.setattr(server, "_bind", unbound())                                # nor a port bound
     monkeypatch.setattr(server, "lan_address", lambda: "192.168.1.5")
     for host, shown in [("::1", "[::1]"), ("::", "192.168.1.5"), ("fe80::1", "[fe80::1]")]:
         assert main(["serve", "--host", host, "--seats", "human,heuristic,random,random"]) == 0
@@ -358,7 +393,7 @@ def test_serve_seats_a_table_of_the_game_options_of_play(monkeypatch, capsys):
     monkeypatch.setattr(Lobby, "open", lambda self, *a, **kw: opened.append(real_open(self, *a, **kw)) or opened[-1])
     monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)     # no serving: the table only
     bound, port = [], 8123        # nor a port bound (a free one found here could be taken before serve binds it)
-    monkeypatch.setattr(server, "_bind", lambda host, port: bound.append((host, port)))
+    monkeypatch.setattr(server, "_bind", unbound(bound))
     for argv, want in [
         (["--game", "throne_magic", "--throne-roles", "draft", "--throne", "random", "--holdings", "--seasons",
           "--max-turns", "9"], {"game": "throne_magic", "throne_roles": "draft", "holdings": True, "seasons": True,
@@ -997,7 +1032,6 @@ def test_ctrl_c_closes_the_tables_and_tells_each_page_why(tmp_path):
     import os
     import re
     import signal
-    import socket
     import subprocess
     from pathlib import Path
 
@@ -1005,21 +1039,20 @@ def test_ctrl_c_closes_the_tables_and_tells_each_page_why(tmp_path):
     from websockets.sync.client import connect
 
     root = Path(__file__).resolve().parent.parent
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    # the server ends with this process (conftest.TREACHERY_CLI): it lived on where the test's was killed
-    proc = subprocess.Popen([*TREACHERY_CLI, "serve", "--port", str(port), "--seats",
+    # the server ends with this process (conftest.TREACHERY_CLI): it lived on where the test's was killed;
+    # --port 0: the port the server binds, read from its links (a free one found here could be taken first)
+    proc = subprocess.Popen([*TREACHERY_CLI, "serve", "--port", "0", "--seats",
                              "human,heuristic,heuristic,heuristic"], cwd=root, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(root)})
     try:
         lines = [proc.stdout.readline() for _ in range(3)]
-        link = re.search(r"P0: http://127\.0\.0\.1:\d+/seat/(\S+)", "".join(lines))
+        link = re.search(r"P0: http://127\.0\.0\.1:(\d+)/seat/(\S+)", "".join(lines))
         assert link, lines
+        port, token = link[1], link[2]
         deadline = time.time() + 30
         while True:
             try:
-                ws = connect(f"ws://127.0.0.1:{port}/ws/{link[1]}", open_timeout=5)
+                ws = connect(f"ws://127.0.0.1:{port}/ws/{token}", open_timeout=5)
                 break
             except OSError:
                 assert time.time() < deadline, "the server did not start"
@@ -1045,18 +1078,14 @@ def test_a_served_table_a_test_starts_ends_with_the_tests_process():
     training.cli``, it lived on, holding its port, after the suite."""
     import os
     import signal
-    import socket
     import subprocess
     import sys
     from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
     # a stand-in for the test's process: it starts the server as the test does, says its pid and waits
     test = subprocess.Popen([sys.executable, "-c", "import subprocess, sys, time\n"
-                             f"p = subprocess.Popen({[*TREACHERY_CLI, 'serve', '--port', str(port)]!r})\n"
+                             f"p = subprocess.Popen({[*TREACHERY_CLI, 'serve', '--port', '0']!r})\n"
                              "print(p.pid, flush=True)\ntime.sleep(600)"],
                             cwd=root, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(root)})
     server = int(test.stdout.readline())
