@@ -10,8 +10,8 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["atomic_write_bytes", "atomic_write_files", "check_folder", "check_writable_file", "check_input_file", "naming_the_file",
-           "file_error_text", "os_reason"]
+__all__ = ["atomic_write_bytes", "atomic_write_files", "write_new_file", "check_folder", "check_writable_file",
+           "check_input_file", "naming_the_file", "file_error_text", "os_reason"]
 
 
 @contextlib.contextmanager
@@ -214,6 +214,39 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
             raise
+
+
+def write_new_file(path: str | os.PathLike, data: bytes) -> Path:
+    """Write ``data`` to ``path`` or, if that name is taken, the next free one (``name-2.json``,
+    ``name-3.json``, ...), never over a file, even one another process made after a check for it:
+    each name is taken with an exclusive create (``O_EXCL``: of two writers of one name, one only
+    gets it), then the data, staged beside it and fsynced, replaces that empty file (as
+    :func:`atomic_write_bytes` does).  Folders are created.
+
+    Returns:
+        the path written.
+
+    Raises:
+        OSError: if writing fails, naming the file (:func:`naming_the_file`); the file it took is
+            then removed.
+    """
+    path = Path(path)
+    k = 1
+    while True:
+        name = path if k == 1 else path.with_name(f"{path.stem}-{k}{path.suffix}")
+        with naming_the_file(name):
+            name.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.close(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+            except FileExistsError:
+                k += 1
+                continue
+            try:
+                atomic_write_bytes(name, data)
+            except BaseException:
+                name.unlink(missing_ok=True)
+                raise
+        return name
 
 
 def atomic_write_files(files: Mapping[str | os.PathLike, bytes]) -> None:

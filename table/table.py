@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 from typing import Any, NamedTuple, Sequence
 
 from treachery_env import GameConfig
@@ -429,14 +430,19 @@ class Table:
         d["table_seed"] = self.seed
         return json.dumps(d)
 
-    def save_replay(self, path: Any) -> None:
-        """Write :meth:`replay_json` to ``path`` atomically, creating its folder.
+    def save_replay(self, path: Any) -> Path:
+        """Write :meth:`replay_json` to ``path``, or to the next free name (``path-2.json``, ...) if
+        a file is there by then (another session's, say): never over a file, the write atomic
+        (:func:`agents.files.write_new_file`), its folder created.
+
+        Returns:
+            the path written.
 
         Raises:
             OSError: if the file cannot be written.
         """
-        from agents.files import atomic_write_bytes
-        atomic_write_bytes(path, self.replay_json().encode())
+        from agents.files import write_new_file
+        return write_new_file(path, self.replay_json().encode())
 
     def close(self) -> None:
         """Release the bots (the processes of isolated ones).  The game stays readable: its

@@ -81,7 +81,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--delay", type=float, default=0.3,
                    help="seconds to pause after each event shown (default 0.3)")
     p.add_argument("--replay", default=None,
-                   help="where the replay JSON goes: a new file (an existing one is never overwritten), or a "
+                   help="where the replay JSON goes: a new file (an existing one is never overwritten; one made "
+                        "during the game keeps its name, the replay taking the next free one, NAME-2.json), or a "
                         "folder for a file named play-<date>-<time>-seed<seed>.json in it (default: that name in "
                         "runs/); the folders of the path that are missing are made when the replay is saved (a "
                         "game refused before it starts makes none)")
@@ -99,7 +100,8 @@ class TerminalGame:
         input_stream: the person's answers (None: the terminal; unread when watching).
         console: the ``rich`` console to write to.
         delay: seconds to pause after each event shown (while the person's seat is in the game).
-        replay_path: where the replay JSON is written.
+        replay_path: where the replay JSON is written: at the end, to the next free name
+            (``name-2.json``, ...) if a file is there by then (:meth:`save_replay`).
         stops: the person's stops (default ``Stops()``).
 
     Raises:
@@ -208,12 +210,14 @@ class TerminalGame:
         return outcome
 
     def save_replay(self) -> None:
-        """Write the game so far as replay JSON to ``replay_path``, atomically, creating its folder.
+        """Write the game so far as replay JSON to ``replay_path``, atomically, creating its folder;
+        if a file is there by then (another session that started in the same second with the same
+        seed, say), to the next free name, which ``replay_path`` becomes: a replay never overwrites.
 
         Raises:
             OSError: if the file cannot be written.
         """
-        self.table.save_replay(self.replay_path)
+        self.replay_path = self.table.save_replay(self.replay_path)
 
     # ---------------------------------------------------------------- what the person sees
     def _show_events(self) -> None:
@@ -336,15 +340,6 @@ def game_words(config: Any) -> str:
     return ", ".join(parts)
 
 
-def _fresh_path(stem: str, suffix: str) -> str:
-    """``stem + suffix``, or ``stem-2 + suffix``, ``stem-3``... if taken (never overwrite a replay)."""
-    path, k = f"{stem}{suffix}", 1
-    while Path(path).exists():
-        k += 1
-        path = f"{stem}-{k}{suffix}"
-    return path
-
-
 def play_cli(args: argparse.Namespace, input_stream: IO[str] | None = None, console: Any = None) -> int:
     """Run ``treachery play`` with parsed options (see :func:`add_arguments`).
 
@@ -395,8 +390,8 @@ def play_cli(args: argparse.Namespace, input_stream: IO[str] | None = None, cons
                     check_folder(folder, "the default replay folder")
                 except ValueError as err:
                     raise ValueError(f"{err}; --replay FILE or FOLDER saves the replay elsewhere") from None
-            replay = _fresh_path(str(Path(folder) / f"play-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}"
-                                     f"-seed{seed}"), ".json")
+            # taken by the end (another session's): the next free name (TerminalGame.save_replay)
+            replay = str(Path(folder) / f"play-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}-seed{seed}.json")
         else:
             replay = args.replay
             if Path(replay).exists():          # nothing is lost: a replay never overwrites a file
@@ -413,6 +408,6 @@ def play_cli(args: argparse.Namespace, input_stream: IO[str] | None = None, cons
         outcome = session.run()
     except BotError as err:
         print(f"treachery play: error: agent {session.labels[err.seat]!r}: {err} (the game so far is saved to "
-              f"{replay})", file=sys.stderr)
+              f"{session.replay_path})", file=sys.stderr)
         return 1
     return 130 if outcome == "interrupted" else 0       # 128 + SIGINT, as a shell reports a Ctrl-C

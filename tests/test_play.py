@@ -371,13 +371,59 @@ def test_human_agent_protocol():
     assert int(np.flatnonzero(obs["action_mask"]).size) >= 2
 
 
-def test_default_replay_never_overwrites(tmp_path):
-    from table.terminal import _fresh_path
-    stem = str(tmp_path / "play-x")
-    first = _fresh_path(stem, ".json")
-    open(first, "w").write("{}")
-    second = _fresh_path(stem, ".json")
-    assert first.endswith("play-x.json") and second.endswith("play-x-2.json")
+class Racer(Typist):
+    """A scripted person during whose first prompt another process writes ``taken`` (a session
+    started in the same second with the same seed, say): after any check of the replay's name."""
+
+    def __init__(self, script, taken):
+        super().__init__(script)
+        self.taken = taken
+
+    def readline(self):
+        if self.prompts == 0:
+            self.taken.write_text("another session's replay")
+        return super().readline()
+
+
+def test_a_replay_name_taken_during_the_game_is_never_overwritten(tmp_path, monkeypatch, capsys):
+    """Two ``treachery play`` sessions started in the same second with the same seed in the same
+    folder picked the same default name (checked free at the start), and the later replay replaced
+    the earlier: now the name is taken exclusively when the replay is written, a file made there
+    meanwhile kept and the replay written to the next free name, which the session says; so too
+    for a ``--replay FILE`` made during the game."""
+    import datetime
+    from types import SimpleNamespace
+
+    import table.terminal as terminal
+
+    class Frozen(datetime.datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return cls(2026, 1, 2, 3, 4, 5)
+
+    monkeypatch.setattr(terminal, "datetime", SimpleNamespace(datetime=Frozen))     # both in one second
+    for arg, taken, written in [(str(tmp_path), tmp_path / "play-20260102-030405-seed3.json",
+                                 tmp_path / "play-20260102-030405-seed3-2.json"),
+                                (str(tmp_path / "mine.json"), tmp_path / "mine.json", tmp_path / "mine-2.json")]:
+        status, out, _ = play(monkeypatch, capsys, [*SMALL, "--seed", "3", "--replay", arg], Racer(["q"], taken))
+        assert status == 0 and taken.read_text() == "another session's replay"
+        assert f"Replay saved to {written}" in out and Game.from_json(written.read_text()).config.num_players == 4
+
+
+def test_write_new_file_takes_the_next_free_name_and_never_overwrites(tmp_path):
+    """:func:`agents.files.write_new_file`: a taken name keeps its file and the data goes to
+    ``name-2``, ``name-3``...; writers racing for one name each get a file of their own."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from agents.files import write_new_file
+
+    path = tmp_path / "sub" / "r.json"
+    assert write_new_file(path, b"a") == path and path.read_bytes() == b"a"
+    assert write_new_file(path, b"b") == tmp_path / "sub" / "r-2.json" and path.read_bytes() == b"a"
+    with ThreadPoolExecutor(8) as pool:
+        written = list(pool.map(lambda i: write_new_file(tmp_path / "x", b"%d" % i), range(16)))
+    assert len(set(written)) == 16 and sorted(p.read_bytes() for p in written) == sorted(b"%d" % i for i in range(16))
+    assert {p.name for p in tmp_path.iterdir()} == {"sub", "x", *(f"x-{k}" for k in range(2, 17))}
 
 
 def test_empty_opponent_spec_is_an_error(capsys):
