@@ -881,6 +881,37 @@ def test_a_number_argument_out_of_range_or_not_an_int_is_one_line_naming_the_met
     assert g.digest() == digest and not any(p.has_lost for p in g.players)       # nothing happened
 
 
+FLAG_AND_WORD_ARGS = {       # method, argument -> (a call with that value, the allowed values in words)
+    ("can_unveil", "ignore_cost"): (lambda g, v: g.can_unveil(A1, ignore_cost=v), "True or False"),
+    ("concede \\(CR 104.3a\\)", "by_action"): (lambda g, v: g.concede(A1, by_action=v), "True or False"),
+    ("lose", "concede"): (lambda g, v: g.lose(A1, concede=v), "True or False"),
+    ("lose", "reason"): (lambda g, v: g.lose(A1, reason=v), "one of 'rules', 'team', 'concede'"),
+}
+
+
+@pytest.mark.parametrize("method, arg, value", [
+    (method, arg, value) for method, arg in FLAG_AND_WORD_ARGS
+    for value in [1, 0, "yes", None, 1.0, np.int64(1)] + (["rule", True] if arg == "reason" else [])])
+def test_a_flag_or_word_argument_of_another_kind_is_one_line_naming_the_method_and_the_values(method, arg, value):
+    """``can_unveil(seat, ignore_cost="no")`` skipped the cost (any truthy value did), ``concede(seat,
+    by_action=0)`` and ``lose(seat, reason="rule")`` took anything: each flag and word of a public
+    method is checked in one place (Game._flag_arg, Game._word_arg), as its seats and numbers are."""
+    g = make_game(FIVE, lands=3)
+    give_priority(g, A1)
+    call, allowed = FLAG_AND_WORD_ARGS[(method, arg)]
+    digest = g.digest()
+    with pytest.raises(ValueError, match=rf"^{method}: {arg} must be {allowed}, got {re.escape(repr(value))}$"):
+        call(g, value)
+    assert g.digest() == digest and not any(p.has_lost for p in g.players)       # nothing happened
+
+
+def test_a_numpy_bool_flag_is_that_flag():
+    g = make_game(FIVE)
+    assert g.can_unveil(T_, ignore_cost=np.bool_(True)) == g.can_unveil(T_, ignore_cost=True)
+    g.lose(T_, reason="rules", concede=np.bool_(False))
+    assert g.players[T_].has_lost
+
+
 def test_a_numpy_integer_number_argument_is_that_number():
     g = make_game(FIVE, lands=3)
     give_priority(g, A1)

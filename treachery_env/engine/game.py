@@ -342,8 +342,9 @@ class Game(GameState):
     @staticmethod
     def _int_arg(value: Any, method: str, name: str, low: int, high: int | None = None) -> int:
         """``value``, the argument ``name`` of the public method ``method`` (an X, an
-        amount), as an int: the one check of the public methods' arguments other than
-        seats (:meth:`_seat_arg`), accepting the same ints.
+        amount), as an int: the one check of the public methods' int arguments other than
+        seats (:meth:`_seat_arg`), accepting the same ints (flags: :meth:`_flag_arg`,
+        words: :meth:`_word_arg`).
 
         Raises:
             ValueError: (one line naming ``method``, the argument, the range and the
@@ -355,6 +356,33 @@ class Game(GameState):
             allowed = f">= {low}" if high is None else f"from {low} to {high}"
             raise ValueError(f"{method}: {name} must be an int {allowed}, got {value!r}")
         return int(value)
+
+    @staticmethod
+    def _flag_arg(value: Any, method: str, name: str) -> bool:
+        """``value``, the flag argument ``name`` of the public method ``method``
+        (``ignore_cost``, ``by_action``), as a bool.
+
+        Raises:
+            ValueError: (one line naming ``method``, the argument and the value) for a
+                value that is not a bool (a numpy bool too; ints, strings and None are
+                refused).
+        """
+        if not isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"{method}: {name} must be True or False, got {value!r}")
+        return bool(value)
+
+    @staticmethod
+    def _word_arg(value: Any, method: str, name: str, words: tuple[str, ...]) -> str:
+        """``value``, the word argument ``name`` of the public method ``method`` (a
+        loss's ``reason``), one of ``words``.
+
+        Raises:
+            ValueError: (one line naming ``method``, the argument, the words and the
+                value) for a value that is not one of ``words``.
+        """
+        if not isinstance(value, str) or value not in words:
+            raise ValueError(f"{method}: {name} must be one of {', '.join(map(repr, words))}, got {value!r}")
+        return str(value)
 
     def rel(self, viewer: int, seat: int) -> int:
         """Seat ``seat`` relative to ``viewer`` (0 = viewer, then in turn order)."""

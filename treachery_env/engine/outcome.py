@@ -11,7 +11,12 @@ from ..cards import COUNTER_TOKENS
 from ..rules import Role, Team, team_of
 from .state import DecisionKind
 
-__all__ = ["OutcomeMixin"]
+__all__ = ["LOSS_REASONS", "OutcomeMixin"]
+
+LOSS_REASONS = ("rules", "team", "concede")
+"""The reasons of a loss (:meth:`OutcomeMixin.lose`, its ``loses`` events): the rules
+(state-based actions, CR 704.5; an effect), the Leader team's loss (CR 907.7c), a
+concession (CR 104.3a)."""
 
 
 class OutcomeMixin:
@@ -51,13 +56,16 @@ class OutcomeMixin:
         options may name creatures that left with the players, CR 800.4a).
 
         Raises:
-            ValueError: for a seat (``seats`` or one of them) that is not an int
-                from 0 to n - 1.
+            ValueError: (one line) for a seat (``seats`` or one of them) that is not an
+                int from 0 to n - 1, a ``reason`` not in :data:`LOSS_REASONS`, or a
+                ``concede`` that is not a bool.
         """
         if isinstance(seats, (list, tuple)):
             seats = [self._seat_arg(s, "lose") for s in seats]
         else:
             seats = [self._seat_arg(seats, "lose")]
+        reason = self._word_arg(reason, "lose", "reason", LOSS_REASONS)
+        concede = self._flag_arg(concede, "lose", "concede")
         # called from outside the engine loop (scenarios, tests) while a decision is pending
         external = self.decision is not None
         window_open = bool(self.leaving)
@@ -227,9 +235,10 @@ class OutcomeMixin:
         Raises:
             ValueError: (naming CR 104.3a) for a seat out of range, if the player
                 already lost or the game is over; during a Throne Magic Draft or The
-                King's choice of Throne.
+                King's choice of Throne; (one line) for a ``by_action`` that is not a bool.
         """
         seat = self._seat_arg(seat, "concede (CR 104.3a)")
+        by_action = self._flag_arg(by_action, "concede (CR 104.3a)", "by_action")
         if self.is_over:
             raise ValueError(f"seat {seat} cannot concede (CR 104.3a): the game is over")
         if self.players[seat].has_lost or seat in self.leaving:

@@ -89,11 +89,13 @@ class TreacheryMixin:
 
         Raises:
             ValueError: (one line naming the argument and the range) for a seat that
-                is not an int from 0 to n - 1, or an ``x`` that is not an int from 0
-                to MAX_X (15); a seat that may not unveil is False.
+                is not an int from 0 to n - 1, an ``x`` that is not an int from 0
+                to MAX_X (15), or an ``ignore_cost`` that is not a bool; a seat that
+                may not unveil is False.
         """
         p = self.players[self._seat_arg(seat, "can_unveil")]
         x = self._int_arg(x, "can_unveil", "x", 0, MAX_X)
+        ignore_cost = self._flag_arg(ignore_cost, "can_unveil", "ignore_cost")
         if p.has_lost or self.is_over:
             return False
         idc = p.identity
