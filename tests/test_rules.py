@@ -16,6 +16,7 @@ import re
 import numpy as np
 import pytest
 
+from treachery_env.actions import ActionLayout
 from treachery_env.config import GameConfig
 from treachery_env.engine import DecisionKind, Game
 from treachery_env.identity_abilities import unveil_cost_ok
@@ -910,6 +911,45 @@ def test_a_numpy_bool_flag_is_that_flag():
     assert g.can_unveil(T_, ignore_cost=np.bool_(True)) == g.can_unveil(T_, ignore_cost=True)
     g.lose(T_, reason="rules", concede=np.bool_(False))
     assert g.players[T_].has_lost
+
+
+LAYOUT_ARGS = {     # method, argument -> (a call of a 5-player layout with 2 Holdings with that value, the range)
+    ("perm", "rel_seat"): (lambda L, v: L.perm(v, 0), "from 0 to 4"),
+    ("perm", "slot"): (lambda L, v: L.perm(0, v), "from 0 to 19"),
+    ("walker", "rel_seat"): (lambda L, v: L.walker(v, 0), "from 0 to 5"),
+    ("walker", "slot"): (lambda L, v: L.walker(0, v), "from 0 to 3"),
+    ("holding", "k"): (lambda L, v: L.holding(v), "from 0 to 1"),
+    ("loyalty", "slot"): (lambda L, v: L.loyalty(v, 0), "from 0 to 3"),
+    ("loyalty", "ability"): (lambda L, v: L.loyalty(0, v), "from 0 to 2"),
+    ("talk accuse", "rel_seat"): (lambda L, v: L.talk("accuse", v, 0), "from 0 to 4"),
+    ("talk accuse", "role"): (lambda L, v: L.talk("accuse", 0, v), "from 0 to 3"),
+    ("decode", "action"): (lambda L, v: L.decode(v), f"from 0 to {ActionLayout(5, holdings=2).size - 1}"),
+}
+
+
+@pytest.mark.parametrize("method, arg, value", [
+    (method, arg, value) for method, arg in LAYOUT_ARGS for value in [-1, 99999, 1.0, True, "1", None]])
+def test_an_action_layout_argument_out_of_range_or_not_an_int_is_one_line_naming_the_method_and_the_range(
+        method, arg, value):
+    """``ActionLayout.perm`` checked nothing (``perm(0, 25)`` named a creature of the next seat, or
+    a STACK index), and ``walker``, ``holding``, ``loyalty`` and ``talk`` each checked ranges in
+    their own way and took floats and bools: one check (ActionLayout._arg), as Game's arguments'."""
+    L = ActionLayout(5, holdings=2)
+    call, allowed = LAYOUT_ARGS[(method, arg)]
+    with pytest.raises(ValueError, match=rf"^{method}: {arg} must be an int {allowed}, got {re.escape(repr(value))}$"):
+        call(L, value)
+
+
+def test_an_action_layout_takes_numpy_integers_and_names_a_missing_block_or_talk():
+    L = ActionLayout(5, holdings=2)
+    assert L.perm(np.int64(1), np.int32(3)) == L.perm(1, 3) == L.PERM + 23 and type(L.perm(np.int8(1), 3)) is int
+    assert L.talk("claim", role=np.int64(2)) == L.talk("claim", 0, 2) and L.decode(np.int64(L.PASS)) == ("PASS", 0, 0)
+    with pytest.raises(ValueError, match=r"^holding: the game has no Holdings, got 0$"):
+        ActionLayout(5).holding(0)
+    with pytest.raises(ValueError, match=r"^talk: unknown talk action \['claim'\]; allowed: "):
+        L.talk(["claim"])
+    with pytest.raises(ValueError, match=r"^talk_decode: action \(a talk action\) must be an int from "):
+        L.talk_decode(L.TALK + 0.5)
 
 
 def test_a_numpy_integer_number_argument_is_that_number():

@@ -55,9 +55,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["as_action", "ActionLayout", "MAX_HAND", "MAX_X", "MAX_PERMS", "MAX_STACK", "MAX_CHOICE", "MAX_OTHER",
-           "MAX_WALKERS", "N_LOYALTY_ABILITIES", "TOKEN_ABILITIES", "N_IDENTITY_ABILITIES", "TALK_ACTIONS",
-           "talk_size"]
+__all__ = ["as_action", "is_int", "ActionLayout", "MAX_HAND", "MAX_X", "MAX_PERMS", "MAX_STACK", "MAX_CHOICE",
+           "MAX_OTHER", "MAX_WALKERS", "N_LOYALTY_ABILITIES", "TOKEN_ABILITIES", "N_IDENTITY_ABILITIES",
+           "TALK_ACTIONS", "talk_size"]
 
 MAX_HAND = 15
 MAX_X = 15
@@ -130,9 +130,32 @@ class ActionLayout:
             o += size
         self._talk = talk
 
+    @staticmethod
+    def _arg(value: Any, method: str, name: str, low: int, high: int) -> int:
+        """``value``, the argument ``name`` of the method ``method``, as an int from
+        ``low`` to ``high``: the one check of this class's arguments, accepting the ints
+        ``Game``'s public methods do (:func:`is_int`).
+
+        Raises:
+            ValueError: (one line naming ``method``, the argument, the range and the
+                value) for a value that is not an int (a numpy integer too; bools,
+                floats and strings are refused) from ``low`` to ``high``.
+        """
+        if type(value) is int and low <= value <= high:      # the common case
+            return value
+        if not is_int(value) or not low <= value <= high:
+            raise ValueError(f"{method}: {name} must be an int from {low} to {high}, got {value!r}")
+        return int(value)
+
     def perm(self, rel_seat: int, slot: int) -> int:
-        """Action index of the creature in ``slot`` of relative seat ``rel_seat``."""
-        return self.PERM + rel_seat * MAX_PERMS + slot
+        """Action index of the creature in ``slot`` of relative seat ``rel_seat``.
+
+        Raises:
+            ValueError: (one line, :meth:`_arg`) for a seat (0 to n - 1) or slot (0 to
+                MAX_PERMS - 1) out of range or not an int.
+        """
+        rel_seat = self._arg(rel_seat, "perm", "rel_seat", 0, self.n - 1)
+        return self.PERM + rel_seat * MAX_PERMS + self._arg(slot, "perm", "slot", 0, MAX_PERMS - 1)
 
     def walker(self, rel_seat: int, slot: int) -> int:
         """Action index of the attackable permanent (planeswalker) in ``slot`` of
@@ -140,34 +163,34 @@ class ActionLayout:
         reserved for Throne Magic).
 
         Raises:
-            ValueError: for a seat or slot out of range.
+            ValueError: (one line, :meth:`_arg`) for a seat (0 to n) or slot (0 to
+                MAX_WALKERS - 1) out of range or not an int.
         """
-        if not 0 <= rel_seat <= self.n or not 0 <= slot < MAX_WALKERS:
-            raise ValueError(f"walker: relative seat must be 0-{self.n} and slot 0-{MAX_WALKERS - 1}, "
-                             f"got {rel_seat}, {slot}")
-        return self.WALKER + rel_seat * MAX_WALKERS + slot
+        rel_seat = self._arg(rel_seat, "walker", "rel_seat", 0, self.n)
+        return self.WALKER + rel_seat * MAX_WALKERS + self._arg(slot, "walker", "slot", 0, MAX_WALKERS - 1)
 
     def holding(self, k: int) -> int:
         """Action index that names Throne Magic's Holding ``k`` of the game (attack it).
 
         Raises:
-            ValueError: for ``k`` out of range (the game's Holdings).
+            ValueError: (one line) in a game with no Holdings; (:meth:`_arg`) for ``k``
+                out of range (the game's Holdings) or not an int.
         """
-        if not 0 <= k < self.holdings:
-            raise ValueError(f"holding: the game has {self.holdings} Holdings, got {k}")
-        return self.HOLDING + k
+        if not self.holdings:
+            raise ValueError(f"holding: the game has no Holdings, got {k!r}")
+        return self.HOLDING + self._arg(k, "holding", "k", 0, self.holdings - 1)
 
     def loyalty(self, slot: int, ability: int) -> int:
         """Action index that activates loyalty ability ``ability`` of your
         planeswalker in ``slot`` (CR 606).
 
         Raises:
-            ValueError: for a slot or ability out of range.
+            ValueError: (one line, :meth:`_arg`) for a slot (0 to MAX_WALKERS - 1) or
+                ability (0 to N_LOYALTY_ABILITIES - 1) out of range or not an int.
         """
-        if not 0 <= slot < MAX_WALKERS or not 0 <= ability < N_LOYALTY_ABILITIES:
-            raise ValueError(f"loyalty: slot must be 0-{MAX_WALKERS - 1} and ability 0-{N_LOYALTY_ABILITIES - 1}, "
-                             f"got {slot}, {ability}")
-        return self.LOYALTY + slot * N_LOYALTY_ABILITIES + ability
+        slot = self._arg(slot, "loyalty", "slot", 0, MAX_WALKERS - 1)
+        return self.LOYALTY + slot * N_LOYALTY_ABILITIES + self._arg(ability, "loyalty", "ability", 0,
+                                                                     N_LOYALTY_ABILITIES - 1)
 
     def talk(self, kind: str, rel_seat: int = 0, role: int = 0) -> int:
         """Action index of a talk message: ``kind`` from :data:`TALK_ACTIONS`,
@@ -175,13 +198,13 @@ class ActionLayout:
         offer) and naming role ``role`` (claim, accuse; a ``Role`` value).
 
         Raises:
-            ValueError: for an unknown kind or a seat or role out of range.
+            ValueError: (one line) for an unknown kind; (:meth:`_arg`) for a seat (0 to
+                n - 1) or role (0 to 3) out of range or not an int.
         """
-        if kind not in self._talk:
-            raise ValueError(f"unknown talk action {kind!r}; allowed: {list(TALK_ACTIONS)}")
-        if not 0 <= rel_seat < self.n or not 0 <= role < N_TALK_ROLES:
-            raise ValueError(f"talk {kind}: relative seat must be 0-{self.n - 1} and role 0-3, "
-                             f"got {rel_seat}, {role}")
+        if not isinstance(kind, str) or kind not in self._talk:
+            raise ValueError(f"talk: unknown talk action {kind!r}; allowed: {list(TALK_ACTIONS)}")
+        rel_seat = self._arg(rel_seat, f"talk {kind}", "rel_seat", 0, self.n - 1)
+        role = self._arg(role, f"talk {kind}", "role", 0, N_TALK_ROLES - 1)
         off = self._talk[kind][0]
         if kind == "claim":
             return off + role
@@ -196,8 +219,10 @@ class ActionLayout:
         :meth:`talk`; ``rel_seat``/``role`` are 0 where the kind has none).
 
         Raises:
-            ValueError: if ``action`` is not in the TALK block.
+            ValueError: (one line, :meth:`_arg`) if ``action`` is not an int in the TALK block.
         """
+        action = self._arg(action, "talk_decode", "action (a talk action)", self.TALK,
+                           self.TALK + talk_size(self.n) - 1)
         for kind, (off, size) in self._talk.items():
             if off <= action < off + size:
                 i = action - off
@@ -206,8 +231,7 @@ class ActionLayout:
                 if kind == "accuse":
                     return kind, i // N_TALK_ROLES, i % N_TALK_ROLES
                 return kind, i, 0
-        raise ValueError(f"action {action} is not a talk action (TALK block "
-                         f"[{self.TALK}, {self.TALK + talk_size(self.n)}))")
+        raise AssertionError("unreachable")
 
     def decode(self, action: int) -> tuple[str, int, int]:
         """``(block, i, j)`` of an action index; ``j`` is the slot for PERM and
@@ -215,10 +239,10 @@ class ActionLayout:
         slot), else 0.
 
         Raises:
-            ValueError: if ``action`` is outside ``[0, size)``.
+            ValueError: (one line, :meth:`_arg`) if ``action`` is not an int from 0 to
+                ``size - 1``.
         """
-        if not 0 <= action < self.size:
-            raise ValueError(f"action {action} is outside the action space [0, {self.size})")
+        action = self._arg(action, "decode", "action", 0, self.size - 1)
         for name, off, size in reversed(self._blocks):
             if action >= off:
                 i = action - off
@@ -230,6 +254,12 @@ class ActionLayout:
                     return name, i // N_LOYALTY_ABILITIES, i % N_LOYALTY_ABILITIES
                 return name, i, 0
         raise AssertionError("unreachable")
+
+
+def is_int(value: Any) -> bool:
+    """Whether ``value`` is an integer argument (a seat, a seed, an X, a slot; of ``Game``'s public
+    methods and :class:`ActionLayout`'s): an int or a numpy integer, not a bool."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
 def as_action(action: Any) -> int:
@@ -245,6 +275,6 @@ def as_action(action: Any) -> int:
         return action
     if isinstance(action, np.ndarray) and action.shape == ():
         action = action[()]
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+    if not is_int(action):
         raise ValueError(f"action must be an int, got {action!r} ({type(action).__name__})")
     return int(action)

@@ -42,7 +42,7 @@ except ImportError:         # run from source without Cython: its decorators do 
 
 from .. import identity_abilities as IA
 from .. import identity_cards  # noqa: F401  (registers the 62 identity implementations)
-from ..actions import ActionLayout, as_action
+from ..actions import ActionLayout, as_action, is_int
 from ..config import GameConfig
 from .clone import copy_game
 from .state import Creature, Player, StackItem, Decision, GameState
@@ -79,12 +79,6 @@ def _observation_module() -> Any:
     from .. import observation
     _OBSERVATION.append(observation)
     return observation
-
-
-def _is_int(value: Any) -> bool:
-    """Whether ``value`` is an integer argument of the public methods (a seat, a seed, an X):
-    an int or a numpy integer, not a bool."""
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
 _OP_METHODS: dict[str, str] = {}
@@ -194,7 +188,7 @@ class Game(GameState):
             raise ValueError(f"config must be a GameConfig, got {type(config).__name__}")
         if overrides:       # GameConfig.replace: an unknown field is a one-line ValueError
             config = config.replace(**overrides)
-        if not _is_int(seed) or seed < 0:
+        if not is_int(seed) or seed < 0:
             raise ValueError(f"seed must be an int >= 0, got {seed!r}")
         self.config = config
         self.seed = int(seed)
@@ -334,7 +328,7 @@ class Game(GameState):
         """
         if type(seat) is int and 0 <= seat < self.n:      # the common case
             return seat
-        if not _is_int(seat) or not 0 <= seat < self.n:
+        if not is_int(seat) or not 0 <= seat < self.n:
             raise ValueError(f"{method}: seat must be an int from 0 to {self.n - 1} "
                              f"(a {self.n}-player game), got {seat!r}")
         return int(seat)
@@ -352,7 +346,7 @@ class Game(GameState):
                 floats and strings are refused) from ``low`` to ``high`` (no upper
                 bound when ``high`` is None).
         """
-        if not _is_int(value) or value < low or (high is not None and value > high):
+        if not is_int(value) or value < low or (high is not None and value > high):
             allowed = f">= {low}" if high is None else f"from {low} to {high}"
             raise ValueError(f"{method}: {name} must be an int {allowed}, got {value!r}")
         return int(value)
