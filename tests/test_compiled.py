@@ -425,6 +425,27 @@ def test_the_stale_warnings_are_said_once_a_command_not_again_by_each_worker(pac
     assert r.stderr.count("older than turn.py") == 1, r.stderr
 
 
+def test_the_cli_says_the_stale_warnings_as_its_other_warnings_and_a_library_user_sees_them(package_copy):
+    """``treachery ...`` said a stale compiled module's warning in Python's two lines (said when
+    ``treachery_env`` was first imported, by the CLI module's imports, before its warning format
+    applied) and its other warnings as ``treachery: warning: ...``: now in that one line too; a
+    library user (a notebook) importing ``treachery_env`` still sees it."""
+    ext = Path(importlib.import_module("treachery_env.engine.turn").__file__)
+    if ext.suffix == ".py":
+        pytest.skip("treachery_env.engine.turn is not compiled here")
+    for package in ("training", "table"):
+        shutil.copytree(ROOT / package, package_copy / package, ignore=shutil.ignore_patterns("__pycache__"))
+    r = _probe_with_a_newer_source(package_copy, ext.parent / "turn.py", ext,
+                                   "import sys, training.cli as c; sys.exit(c.main(['serve', '--port', '-1']))")
+    lines = r.stderr.splitlines()
+    assert r.returncode == 2 and lines[-1].startswith("treachery serve: error: --port must be"), r.stderr
+    assert any(line.startswith("treachery: warning: treachery_env.engine.turn: the compiled module is older than "
+                               "turn.py") for line in lines), r.stderr
+    assert all(line.startswith("treachery") for line in lines) and "RuntimeWarning" not in r.stderr, r.stderr
+    r = run_on_copy(package_copy, "import treachery_env", timeout=120)
+    assert "RuntimeWarning: treachery_env.engine.turn: the compiled module is older than turn.py" in r.stderr
+
+
 @pytest.mark.parametrize("module, selected, probe", [
     ("_observation", obs.ENCODER, "import treachery_env.observation as o; print(o.ENCODER)"),
     ("_view", view.VIEW_BUILDER, "import treachery_env.view as v; print(v.VIEW_BUILDER)"),

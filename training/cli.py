@@ -42,9 +42,6 @@ import warnings
 from pathlib import Path
 from typing import Sequence
 
-from table.options import add_game_arguments, game_config_from_args
-from treachery_env.config import did_you_mean
-from treachery_env.words import with_article
 
 __all__ = ["main", "build_parser", "max_workers"]
 
@@ -114,6 +111,7 @@ class _Parser(argparse.ArgumentParser):
         if message.startswith("argument ") and ("invalid choice: " in message or " value: " in message):
             # a mistyped value (a choice, a number): one line that names the option and what it takes;
             # the usage block stays for a missing or unknown option, where it shows what is needed
+            from treachery_env.config import did_you_mean
             m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
             hint = did_you_mean([m[1]], re.findall(r"'([^']*)'", m[2])) if m else ""
             self.exit(2, f"{self.prog}: error: {message}{hint}\n")
@@ -129,6 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser with its subcommands (``evaluate``, ``train``, ``export``, ``compare``, ``pool``,
     ``models``, ``play``, ``serve``) and ``--version``."""
     import treachery_env
+    from table.options import add_game_arguments
 
     p = _Parser(prog="treachery", description="Treachery toolkit command line")
     p.add_argument("--version", action="version", version=f"treachery {treachery_env.__version__}")
@@ -296,6 +295,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _evaluate(args: argparse.Namespace) -> int:
     import agents
+    from table.options import game_config_from_args
 
     from .evaluate import (deals_text, deduction_table, entrants_from_specs, evaluate, game_text, games_text,
                            gate_table, ray_connect_text, social_tables, variants_text)
@@ -459,6 +459,8 @@ def _parse_shard(text: str) -> tuple[int, int]:
 
 def _print_win_tables(res: dict) -> None:
     """The per-role win rates of a result and, for a substitution one, its deltas against the reference."""
+    from treachery_env.words import with_article
+
     from .evaluate import WINRATE_INTERVALS, per_role_table, substitution_table
 
     print(f"Win rate by dealt role [{WINRATE_INTERVALS}]:")
@@ -902,6 +904,8 @@ def _graft(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
+    from treachery_env.words import with_article
+
     from .evaluate import paired_delta, read_results
     try:
         before, after = read_results(args.before), read_results(args.after)
@@ -988,33 +992,40 @@ def main(argv: Sequence[str] | None = None) -> int:
         agent spec, an invalid game option); argparse exits with 2 on
         malformed ones.  Errors raised while playing propagate.
     """
+    # the warnings in one form, those of the imports too (a stale compiled module's, said when
+    # treachery_env is first imported: by build_parser, as this module imports none of it at its top)
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        return _run(argv)
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    """:func:`main`, its warnings formatted (:func:`_show_warning`)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if os.getcwd() not in sys.path:      # an outside bot (--agents MODULE:CLASS) may live in the current folder
         sys.path.append(os.getcwd())
     try:
-        with warnings.catch_warnings():
-            warnings.showwarning = _show_warning
-            if args.command == "evaluate":
-                return _evaluate(args)
-            if args.command == "train":
-                return _train(args, program=argv is None)
-            if args.command == "export":
-                return _export(args)
-            if args.command == "compare":
-                return _compare(args)
-            if args.command == "graft":
-                return _graft(args)
-            if args.command == "pool":
-                return _pool(args)
-            if args.command == "models":
-                return _models(args)
-            if args.command == "play":
-                from table.terminal import play_cli
-                return play_cli(args)
-            if args.command == "serve":
-                from table.server import serve_cli
-                return serve_cli(args)
+        if args.command == "evaluate":
+            return _evaluate(args)
+        if args.command == "train":
+            return _train(args, program=argv is None)
+        if args.command == "export":
+            return _export(args)
+        if args.command == "compare":
+            return _compare(args)
+        if args.command == "graft":
+            return _graft(args)
+        if args.command == "pool":
+            return _pool(args)
+        if args.command == "models":
+            return _models(args)
+        if args.command == "play":
+            from table.terminal import play_cli
+            return play_cli(args)
+        if args.command == "serve":
+            from table.server import serve_cli
+            return serve_cli(args)
     except KeyboardInterrupt as why:        # before a command's own handling began (importing torch, say)
         from .interrupts import Terminated
         how = "terminated (SIGTERM)" if isinstance(why, Terminated) else "interrupted"
