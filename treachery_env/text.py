@@ -1330,7 +1330,7 @@ def _ev_loses(e: Any, who: str) -> str:
            "rules": f"{who} LOSES the game (state-based actions, CR 704.5)",
            "team": f"{who} LOSES the game with the Leader (CR 907.7c)"}
     was = e["identity"] if "identity" in e else e["role"]         # Throne Magic: the Role ("Leaving the Game")
-    return why.get(e["reason"], f"{who} LOSES the game ({e['reason']})") + f"; they were {was}"
+    return why[e["reason"]] + f"; they were {was}"      # a reason of LOSS_REASONS (Game.lose checks it)
 
 
 def _ev_mulligan_keep(e: Any, who: str) -> str:
