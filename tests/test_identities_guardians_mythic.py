@@ -676,6 +676,37 @@ def test_warlock_in_upkeep_skips_the_draw_step():
     assert any(e["event"] == "steps_ended" and e["until"] == "draw" for e in g.log)
 
 
+def test_warlock_resolving_as_its_player_leaves_ends_what_was_set_aside():
+    """The Warlock's trigger is on the stack under the Leader's Shock, which
+    kills seat 3's Grove Bear: The Blood Empress (seat 0) triggers and asks for
+    its modes.  Seat 1 concedes then, from outside the engine loop
+    (``Game.concede``): the Empress's trigger being put on the stack is set
+    aside, seat 1's identity-sourced objects resolve before it leaves (CR
+    907.8a), and the Warlock ends main phase 1.  The trigger not yet on the
+    stack ceases to exist with the rest of the phase (CR 723.1a applied to the
+    phase): it is not resumed after seat 1 leaves, and nobody gets priority in
+    the ended main phase; combat begins."""
+    g = at_main(deal5(L="The Blood Empress", G=WARLOCK))
+    g.leader_attacked_by.add(2)
+    g.players[0].lands = 2
+    hand(g, 0, "Wastes", "Shock", "Shock")
+    bear = creature(g, 3, "Grove Bear")
+    g.players[1].lands = 3
+    give_priority(g, 1)
+    g.step(g.layout.UNVEIL)
+    give_priority(g, 0)
+    cast(g, 0, "Shock")
+    g.step(g.target_action(0, ("c", bear)))
+    resolve_all(g)
+    assert g.decision.kind == DecisionKind.MODE and g.decision.seat == 0
+    assert [it.source for it in g.stack] == [WARLOCK]
+    g.concede(1)
+    assert g.players[1].has_lost and g.suspended is None
+    assert g.phase == "combat_begin" and not g.stack and is_priority(g)
+    assert not any(e["event"] == "trigger" and e["source"] == "The Blood Empress" for e in g.log)
+    assert any(e["event"] == "steps_ended" and e["until"] == "main1" for e in g.log)
+
+
 # ============================================================== fuzz
 UNCOMMON = {
     Role.LEADER: ["The Blood Empress", "Her Seedborn Highness", "The Old Ruler", "The Queen of Light",

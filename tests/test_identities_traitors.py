@@ -397,6 +397,34 @@ def test_time_bender_on_own_turn_extra_turn_and_end():
     drive(g, lambda g: g.turn >= start + 3)
     assert turn_seats(g)[start - 1:start + 3] == [4, 4, 0, 1]
 
+def test_time_bender_triggers_while_ending_the_turn_wait_for_the_cleanup_step():
+    """Wheel + end the turn with The Debt Collector as the Leader: seat 3 (2
+    debt counters, 2 cards in all) draws from an empty library, loses as
+    state-based actions are checked while the turn ends (CR 723.1c), and the
+    Debt Collector's "when a player loses" ability waits: it goes on the stack in
+    the cleanup step, after damage has worn off, and players get priority there
+    (CR 723.2); the Leader draws 2 more and discards down to seven in another
+    cleanup step (CR 514.3a)."""
+    g = at_main(deal5(L="The Debt Collector", T=BENDER))
+    g.players[0].identity.face_up = True
+    g.players[3].identity.counters["debt"] = 2
+    g.players[3].library = [cards.card("Shock"), cards.card("Shock")]
+    g.players[3].hand, g.players[3].graveyard = [], []
+    ambusher = creature(g, 0, "Briar Ambusher")
+    ambusher.damage = 1
+    g.players[T].lands = 6
+    hand(g, T, "Shock")
+    bender_unveil(g, (0, 2))
+    drive(g, lambda g: any(it.source == "The Debt Collector" for it in g.stack))
+    assert g.players[3].has_lost and g.phase == "cleanup" and g.turn == 1
+    assert ambusher.damage == 0 and len(g.players[0].hand) == 7
+    drive(g, lambda g: not g.stack)
+    assert len(g.players[0].hand) == 9
+    drive(g, lambda g: g.active != 0)
+    assert len(g.players[0].hand) == 7 and g.turn == 2
+    assert [e["seat"] for e in g.log if e["event"] == "discard"] == [0, 0]
+
+
 
 # ============================================================== The Ferryman
 def test_ferryman_cost_one():

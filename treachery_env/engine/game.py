@@ -488,11 +488,18 @@ class Game(GameState):
                 continue
             self.resolving = None        # queue drained: no resolution is in progress
             if self._dirty and self._state_based_actions():
+                if self.phase == "cleanup":
+                    self._cleanup_again()       # CR 514.3a
                 continue
             if self.leaving:             # CR 907.8a: before priority is passed
                 self._leaving_step()
                 continue
             if self.pending_triggers:
+                if "steps_ended" in self.turn_effects:
+                    self._step_forward()        # CR 723.1c-723.2: they wait for the next step
+                    continue
+                if self.phase == "cleanup":
+                    self._cleanup_again()       # CR 514.3a
                 self._put_triggers_on_stack()
                 continue
             if self.priority_seat is None and self.stack:

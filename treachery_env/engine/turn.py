@@ -61,9 +61,16 @@ class TurnMixin:
 
     @cython.locals(self=GameState, p=Player, i=cython.long, active_in=cython.bint, full=cython.bint)
     def _step_forward(self) -> None:
-        """Leave the current step (mana empties, CR 500.4) and begin the next."""
+        """Leave the current step (mana empties, CR 500.4) and begin the next.
+        A cleanup step in which a state-based action was performed or an ability
+        triggered is followed by another cleanup step (CR 514.3a)."""
         for p in self.players:
             p.mana_pool = 0
+        if self.turn_effects:
+            self.turn_effects.pop("steps_ended", None)
+            if self.phase == "cleanup" and self.turn_effects.get("cleanup_again"):
+                self.queue.append(("cleanup",))     # another cleanup step (CR 514.3a)
+                return
         i = PHASE_INDEX[self.phase] + 1
         if i >= len(PHASES):
             nxt = None
@@ -177,21 +184,52 @@ class TurnMixin:
 
     def _end_steps_to(self, last: str) -> None:
         """Exile the stack, clear combat, drop pending choices, and make ``last``
-        the current step, so that the next step to begin is the one after it."""
+        the current step, so that the next step to begin is the one after it.
+
+        CR 723.1a: triggered abilities that triggered before and are still
+        waiting to be put on the stack cease to exist.  CR 723.1c-723.2: state-based
+        actions are then checked with no priority; abilities that trigger meanwhile
+        wait (the ``"steps_ended"`` mark, :meth:`Game._advance`) and are put on the
+        stack in the next step, for an ended turn in its cleanup step, which is
+        then followed by another (CR 514.3a).  The Warlock's "end the phase" has no
+        rule of its own: the engine applies these rules to the phase.
+
+        What a loss called from outside the engine loop set aside (``Game.suspended``,
+        :meth:`Game.lose`: a resolution, or triggers being put on the stack, with
+        their pending decision) ends with the rest: it is not resumed after the
+        losers leave, and a spell that was resolving is exiled (CR 723.1a-b)."""
         for it in self.stack:
             self._finish_item(it, exiled=True)      # CR 723.1b: the stack is exiled
         self.stack = []
         self.pending_triggers = []
+        ops = list(self.queue)
+        if self.suspended is not None:
+            ops += self.suspended[1]
+            self.suspended = (None, [], None)
+        for op in ops:
+            if op[0] == "finish_item":
+                self._finish_item(op[1], exiled=True)   # the spell resolving (CR 723.1b)
         self.queue.clear()
         self.decision = None
         self._clear_combat()
         self.priority_seat = None
         self.passes = 0
         self._log("steps_ended", until=last)
+        self.turn_effects["steps_ended"] = True
+        self._dirty = True                   # CR 723.1c
         if last == "cleanup":
             self.phase = "end"               # the cleanup step itself still happens (CR 723.1e)
         else:
             self.phase = last
+
+    def _cleanup_again(self) -> None:
+        """CR 514.3a: a state-based action was performed or an ability triggered
+        during the cleanup step: the active player gets priority (the triggers go
+        on the stack first), and once all pass with an empty stack another cleanup
+        step begins (:meth:`_step_forward`)."""
+        self.turn_effects["cleanup_again"] = True
+        if self.priority_seat is None:
+            self._open_priority()
 
     def _op_cleanup(self) -> None:
         """CR 514: discard to maximum hand size, remove damage, end "this turn" effects."""

@@ -1,0 +1,94 @@
+"""The cleanup step (CR 514): when a state-based action is performed or an
+ability triggers during it, players get priority and another cleanup step
+follows (CR 514.3a).
+
+In the pool this happens when a control effect "until end of turn" ends (The
+Rebel General's, ``Game.gain_control(..., until_end_of_turn=True)``) and the
+creature goes back to a player who controls another legendary creature of its
+name: the legend rule (CR 704.5j) puts one into the graveyard, and The Blood
+Empress's "whenever a creature an opponent controls leaves the battlefield"
+may trigger.  Scenarios as in tests/test_identities.py (``identity_helpers``):
+seat 0, the Leader, is active in its first main phase.
+"""
+
+from __future__ import annotations
+
+from treachery_env.engine import DecisionKind
+
+from identity_helpers import at_main, cast, creature, deal5, hand, is_priority, pass_until, target_creature
+
+KAELEN = "Kaelen, Warband Chief"
+
+
+def _stolen_legend(leader: str):
+    """Seat 2 controls a Kaelen; seat 0 controls seat 2's other Kaelen until end
+    of turn; seat 3 has a 2/3 Briar Ambusher; seat 0 holds a Shock and two lands."""
+    g = at_main(deal5(L=leader))
+    creature(g, 2, KAELEN)
+    stolen = creature(g, 2, KAELEN)
+    g.gain_control(stolen, 0, until_end_of_turn=True)
+    ambusher = creature(g, 3, "Briar Ambusher")
+    g.players[0].lands = 2
+    hand(g, 0, "Wastes", "Shock")
+    return g, ambusher
+
+
+def _to_cleanup_priority(g) -> None:
+    """Pass to the cleanup step, seat 2 keeping its first Kaelen (CR 704.5j) and
+    The Blood Empress's modes (if it triggers) taken first and its trigger
+    resolved, until seat 0 has priority there with an empty stack."""
+    pass_until(g, lambda g: g.phase == "cleanup")
+    for _ in range(10):
+        d = g.decision
+        if is_priority(g) and d.seat == 0 and not g.stack:
+            return
+        assert d.kind in (DecisionKind.KEEP, DecisionKind.MODE, DecisionKind.PRIORITY), d.prompt
+        g.step(g.layout.PASS if g.layout.PASS in g.legal_actions() else d.options[0][0])
+    raise AssertionError("no priority in the cleanup step")
+
+
+def test_a_trigger_in_cleanup_gives_priority_and_another_cleanup_step():
+    """The stolen Kaelen goes back to seat 2 in the cleanup step (CR 514.2), the
+    legend rule puts one into the graveyard and The Blood Empress (seat 0)
+    triggers: the trigger goes on the stack and is resolved in the cleanup step,
+    and players get priority there (CR 514.3a).  The Shock seat 0 casts then
+    marks 2 damage on the Briar Ambusher, which the second cleanup step removes
+    before the next turn begins (CR 514.2)."""
+    g, ambusher = _stolen_legend("The Blood Empress")
+    _to_cleanup_priority(g)
+    assert any(e["event"] == "legend_rule" for e in g.log)
+    assert any(e["event"] == "resolve" and e["source"] == "The Blood Empress" for e in g.log)
+    assert g.phase == "cleanup" and g.turn == 1
+    cast(g, 0, "Shock")
+    target_creature(g, ambusher)
+    pass_until(g, lambda g: g.active == 1)
+    assert ambusher in g.players[3].creatures and ambusher.damage == 0
+    assert g.turn == 2
+
+
+def test_a_state_based_action_in_cleanup_gives_priority_too():
+    """With no trigger (the Leader is not The Blood Empress), the legend rule
+    alone in the cleanup step still gives players priority (CR 514.3a), and the
+    damage dealt then wears off in another cleanup step."""
+    g, ambusher = _stolen_legend("The Old Ruler")
+    _to_cleanup_priority(g)
+    assert g.phase == "cleanup" and not g.stack
+    cast(g, 0, "Shock")
+    target_creature(g, ambusher)
+    pass_until(g, lambda g: g.active == 1)
+    assert ambusher.damage == 0 and g.turn == 2
+
+
+def test_a_quiet_cleanup_gives_no_priority():
+    """Nothing performed or triggered in the cleanup step: no player gets
+    priority there (CR 514.3) and the next turn begins."""
+    g = at_main(deal5())
+    g.players[0].lands = 2
+    hand(g, 0, "Wastes", "Shock")
+    seen = set()
+    for _ in range(200):
+        if g.active == 1:
+            break
+        seen.add(g.phase)
+        g.step(g.layout.PASS)
+    assert g.active == 1 and "cleanup" not in seen
