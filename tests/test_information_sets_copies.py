@@ -35,6 +35,21 @@ def _play_checked(g, rng, limit: int = 300) -> None:
     _check_with_text(g, rng)
 
 
+def _say_yes_until(g, rng, prompt: str, done) -> None:
+    """Seat 1 takes the first choice of each decision whose prompt starts with ``prompt``; the
+    others pass priority or choose at random; every seat's information set is checked at each
+    decision, until the stack is empty at a priority and ``done()`` (200 decisions at most)."""
+    for _ in range(200):
+        if not g.stack and is_priority(g) and done():
+            break
+        _check_all_viewers(g, rng)
+        d = g.decision
+        if d.seat == 1 and d.prompt.startswith(prompt):
+            g.step(g.layout.CHOICE)
+        else:
+            g.step(g.layout.PASS if is_priority(g) else rng.choice(g.legal_actions()))
+
+
 @pytest.mark.parametrize("name", _takeable())
 def test_information_sets_when_the_metamorph_takes_an_identity(name):
     """The Metamorph (seat 1) is unveiled and its controller says yes to every role; ``name``'s
@@ -43,17 +58,8 @@ def test_information_sets_when_the_metamorph_takes_an_identity(name):
     decision from the Metamorph's unveil on, every seat's observation, view and text are functions
     of its information set (TR8.5-8.6, CR 702.187a)."""
     g, me, rng = _identity_table(name, "The Metamorph", seed=0)
-    L = g.layout
     assert _unveil(g, 1)
-    for _ in range(200):
-        if not g.stack and is_priority(g) and "metamorph" in g.players[1].identity.data:
-            break
-        _check_all_viewers(g, rng)
-        d = g.decision
-        if d.seat == 1 and d.prompt.startswith("The Metamorph:"):
-            g.step(L.CHOICE)
-        else:
-            g.step(L.PASS if is_priority(g) else rng.choice(g.legal_actions()))
+    _say_yes_until(g, rng, "The Metamorph:", lambda: "metamorph" in g.players[1].identity.data)
     assert g.players[1].identity.data["metamorph"]["roles"], "the Metamorph was asked about no role"
     _check_with_text(g, rng)
     g.lose([me])
@@ -89,15 +95,7 @@ def test_information_sets_when_the_wearer_of_masks_copies_an_identity(name, monk
     L = g.layout
     give_priority(g, 1)
     g.step(L.UNVEIL + 1)
-    for _ in range(200):
-        if not g.stack and is_priority(g) and not g.pending_triggers:
-            break
-        _check_all_viewers(g, rng)
-        d = g.decision
-        if d.seat == 1 and d.prompt.startswith("The Wearer of Masks:"):
-            g.step(L.CHOICE)
-        else:
-            g.step(L.PASS if is_priority(g) else rng.choice(g.legal_actions()))
+    _say_yes_until(g, rng, "The Wearer of Masks:", lambda: not g.pending_triggers)
     idc = g.players[1].identity
     assert idc.name == name and idc.role == Role.TRAITOR and idc.face_up
     assert any(e["event"] == "copy_identity" and e["identity"] == name for e in g.log)
