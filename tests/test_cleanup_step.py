@@ -92,3 +92,23 @@ def test_a_quiet_cleanup_gives_no_priority():
         seen.add(g.phase)
         g.step(g.layout.PASS)
     assert g.active == 1 and "cleanup" not in seen
+
+
+def test_a_loss_kept_from_happening_is_no_state_based_action_in_cleanup():
+    """A player at 0 life who can't lose (an effect keeps the loss from happening: a
+    "can't lose" effect, or The Treacherous Masochist's first loss by its own
+    source) performs no state-based action (CR 704.3): the cleanup step gives no
+    priority and the next turn begins, where counting it as performed made cleanup
+    steps follow each other forever (CR 514.3a; tests/test_fuzz.py's random game of
+    seed 1090, The Treacherous Masochist at 0 life, logged four million of them)."""
+    g = at_main(deal5())
+    p = g.players[3]
+    p.cant_lose, p.life = True, 0
+    seen = set()
+    for _ in range(200):
+        if g.active == 1:
+            break
+        seen.add(g.phase)
+        g.step(g.layout.PASS)
+    assert g.active == 1 and "cleanup" not in seen
+    assert not p.has_lost and p.life == 0

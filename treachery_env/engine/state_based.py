@@ -37,13 +37,8 @@ class StateBasedMixin:
         for p in self.players:
             if p.has_lost or (leaving and p.seat in leaving):      # lost already (CR 907.8a window)
                 continue
-            if p.life <= 0 or p.drew_from_empty:
+            if p.life <= 0 or p.drew_from_empty or (commander and p.cmd_damage and self._commander_loss(p)):
                 losers.append(p.seat)
-            elif commander and p.cmd_damage:
-                for v in p.cmd_damage.values():     # a loop, not any(): no generator made per player and check
-                    if v >= 21:
-                        losers.append(p.seat)
-                        break
         dying = []
         legend_groups = []
         walkers = []
@@ -69,12 +64,26 @@ class StateBasedMixin:
             self._attackable_leaves(w, "graveyard")
         if losers:
             self.lose(losers)
+            # a loss an effect kept from happening, the player still at 0 life (The Treacherous
+            # Masochist; "can't lose"), is no state-based action performed (CR 704.3): counted,
+            # it would make a cleanup step follow cleanup steps forever (CR 514.3a)
+            losers = [s for s in losers if self.is_over or self.players[s].has_lost or s in self.leaving
+                      or not (self.players[s].life <= 0 or self.players[s].drew_from_empty
+                              or (commander and self._commander_loss(self.players[s])))]
         if legend_groups:
             self._push_front([("legend_rule", seat, same) for seat, same in legend_groups])
         if self.planar is not None and not losers and self._planar_sba():
             return True             # CR 704.6f (engine/planechase.py)
         schemes = self.schemes is not None and self._scheme_sba()      # CR 904.10
         return bool(losers or dying or legend_groups or walkers or schemes)
+
+    @cython.locals(self=GameState, p=Player)
+    def _commander_loss(self, p: Player) -> bool:
+        """CR 903.10a: 21 or more combat damage from one commander."""
+        for v in p.cmd_damage.values():     # a loop, not any(): no generator made per player and check
+            if v >= 21:
+                return True
+        return False
 
     def _op_legend_rule(self, seat: int, same: list) -> None:
         """CR 704.5j: ``seat`` chooses one of its legendary creatures named alike;
