@@ -1048,15 +1048,22 @@ class Outcome:
         ``reference``.
 
         Raises:
-            KeyError, ValueError: for an entry that is not one (the caller words the error).
+            KeyError, ValueError: for an entry that is not one, or whose seats do not fit its
+                lineup (a winner or the substituted seat outside it, dealt roles of another
+                length) or whose turns are negative (the caller words the error).
         """
         focus = g.get("focus_seat")
         if focus is None:
             focus = next(i for i, lab in enumerate(g["lineup"]) if lab != reference) \
                 if g["kind"] == "substitute" else -1
-        return cls(int(g["env_seed"]), g["kind"], tuple(g["lineup"]),
-                   tuple(int(_ROLE_BY_NAME[r]) for r in g["dealt_roles"]), frozenset(int(w) for w in g["winners"]),
-                   int(focus), bool(g["truncated"]), int(g["turns"]), deal_key(g["env_seed"], seed, g["deal"]))
+        out = cls(int(g["env_seed"]), g["kind"], tuple(g["lineup"]),
+                  tuple(int(_ROLE_BY_NAME[r]) for r in g["dealt_roles"]), frozenset(int(w) for w in g["winners"]),
+                  int(focus), bool(g["truncated"]), int(g["turns"]), deal_key(g["env_seed"], seed, g["deal"]))
+        n = len(out.lineup)
+        if len(out.dealt_roles) != n or not out.winners <= set(range(n)) or not -1 <= out.focus_seat < n or out.turns < 0:
+            raise ValueError(f"game of deal {g['deal']}: its lineup, dealt roles, winners ({sorted(out.winners)}), "
+                             f"substituted seat and turns do not fit a {n}-player game")
+        return out
 
 
 def deal_key(env_seed: int, seed: Any, deal: int) -> tuple:
