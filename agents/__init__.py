@@ -18,8 +18,8 @@ from . import play
 from .base import Agent, BaseAgent, RandomAgent, legal_actions
 from .play import GameResult, play_game
 
-__all__ = ["Agent", "BaseAgent", "RandomAgent", "legal_actions", "make", "names_a_bot", "is_outside", "weights_file",
-           "split_spec", "canonical_spec", "check_table",
+__all__ = ["Agent", "BaseAgent", "RandomAgent", "legal_actions", "make", "names_a_bot", "is_outside", "unknown_text",
+           "weights_file", "split_spec", "canonical_spec", "check_table",
            "register", "available", "registered_at_run_time", "play", "play_game", "GameResult", "NAMED_MODELS"]
 
 _REGISTRY: dict[str, Callable[..., Agent]] = {"random": RandomAgent}
@@ -134,10 +134,9 @@ def make(spec: str, seed: int | None = None) -> Agent:
         raise ValueError(f"seed must be None or an int >= 0, got {seed!r}")
     name, sep, arg = split_spec(spec)
     if name not in _REGISTRY:
-        names = [f"{n}:{_WITH_ARGUMENT[n]}" if n in _WITH_ARGUMENT else n for n in sorted(_REGISTRY)]
         if _outside_form(name, sep, arg):
-            return _outside(name, arg, spec, names, seed)
-        raise ValueError(f"unknown agent {spec!r}; available: {names}, or MODULE:CLASS for a bot of your own")
+            return _outside(name, arg, spec, seed)
+        raise ValueError(unknown_text([spec]))
     if name in _WITH_ARGUMENT:
         if not arg:
             raise ValueError(f"agent {name!r} needs an argument: {name}:{_WITH_ARGUMENT[name]}")
@@ -152,7 +151,22 @@ def make(spec: str, seed: int | None = None) -> Agent:
     return _REGISTRY[name](seed=seed)
 
 
-def _outside(module: str, attr: str, spec: str, names: list, seed: int | None) -> Agent:
+def unknown_text(specs: list[str], why: str = "") -> str:
+    """The one line for agent specs that name no bot: each, with the registered name it is
+    closest to where one is close (a misspelling, ``"heuristc"``: ``did you mean 'heuristic'?``),
+    and the names :func:`make` takes, in the forms they are written (``policy:PATH[:greedy]...``),
+    or ``MODULE:CLASS``; ``why`` (``": ..."``) follows the specs."""
+    import difflib
+
+    names = [f"{n}:{_WITH_ARGUMENT[n]}" if n in _WITH_ARGUMENT else n for n in sorted(_REGISTRY)]
+    near = {s: difflib.get_close_matches(split_spec(s)[0].casefold(), sorted(_REGISTRY), n=1) for s in specs}
+    hints = "".join(f" (did you mean {m[0]!r} for {s!r}?)" if len(specs) > 1 else f" (did you mean {m[0]!r}?)"
+                    for s, m in near.items() if m)
+    what = f"agent {specs[0]!r}" if len(specs) == 1 else f"agent specs {specs}"
+    return f"unknown {what}{why}{hints}; available: {names}, or MODULE:CLASS for a bot of your own"
+
+
+def _outside(module: str, attr: str, spec: str, seed: int | None) -> Agent:
     """An outside bot, ``MODULE:CLASS``: ``CLASS(seed=seed)`` from the importable ``MODULE``
     (a benchmarker's bot enters a tournament without editing the project; the ``treachery``
     command also looks in the current folder).  It must have ``act`` and ``reset``.
@@ -166,8 +180,8 @@ def _outside(module: str, attr: str, spec: str, names: list, seed: int | None) -
     try:
         mod = importlib.import_module(module)
     except ImportError as err:
-        raise ValueError(f"unknown agent {spec!r}: not a registered bot ({names}), and module {module!r} "
-                         f"cannot be imported ({err})") from None
+        raise ValueError(unknown_text([spec], f": not a registered bot, and module {module!r} cannot be imported "
+                                              f"({err})")) from None
     except Exception as err:   # noqa: BLE001 - a module's own code can raise anything (a SyntaxError too)
         raise ValueError(f"agent {spec!r}: importing module {module!r} raised {type(err).__name__}: "
                          f"{play.first_line(err)}") from None

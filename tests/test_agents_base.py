@@ -166,3 +166,17 @@ def test_a_bot_that_reads_the_view_names_its_absence(spec):
     obs, _, _, _, info = env.last()
     with pytest.raises(ValueError, match=rf"the {spec} bot reads info\['view'\].*view_in_info=False"):
         bot.act(obs, info)
+
+
+def test_an_unknown_agent_is_told_the_registered_name_it_is_closest_to():
+    """A misspelt bot name gets the registered name it is closest to (as ``treachery train``'s
+    unknown keys do), and every message lists the names in the forms they are written, the same
+    from ``agents.make`` and from the evaluator (found by a fresh user's trial)."""
+    from training.evaluate import evaluate
+
+    with pytest.raises(ValueError, match=r"^unknown agent 'heuristc' \(did you mean 'heuristic'\?\); available: "
+                                         r"\[.*'policy:PATH\[:greedy\].*\], or MODULE:CLASS"):
+        agents.make("heuristc")
+    with pytest.raises(ValueError, match=r"^unknown agent specs \['heuristc', 'zzz'\] \(did you mean 'heuristic' "
+                                         r"for 'heuristc'\?\); available: \[.*'isolated:SPEC'"):
+        evaluate(["heuristc", "zzz"], games=10, progress=False)

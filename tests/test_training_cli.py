@@ -73,7 +73,7 @@ def _bad_inputs(tmp: str) -> list[tuple[list[str], str]]:
         (["train", "--run-dir", afile], "not a folder"),
         (["train", "--run-dir", os.path.join(afile, "sub")], "not a folder"),
         (["train", "--run-dir", "/proc/treachery-no-such/run"], "cannot be made"),     # mkdir itself fails
-        ([*ev, "--agents", "nosuchbot"], "unknown agent specs ['nosuchbot']"),
+        ([*ev, "--agents", "nosuchbot"], "unknown agent 'nosuchbot'"),
         ([*ev, "--agents", "random", "--games", "0"], "--games must be an int from 1 to 1,000,000 (one tournament; "
                                                       "for more deals, evaluate other --seed values and pool them), "
                                                       "got 0"),

@@ -320,7 +320,7 @@ def _evaluate(args: argparse.Namespace) -> int:
                         "the CR 900 variants (Planechase, Vanguard, schemes)")
         unknown = [e.spec for e in entrants if not agents.names_a_bot(e.spec)]
         if unknown:
-            raise ValueError(f"unknown agent specs {unknown}; available: {agents.available()}, or MODULE:CLASS")
+            raise ValueError(agents.unknown_text(unknown))
         if games_text(args.games, "--games"):
             raise ValueError(games_text(args.games, "--games"))
         if args.workers < 1:

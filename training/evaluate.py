@@ -1833,7 +1833,7 @@ def evaluate(specs: Sequence[str], num_players: int | None = None, games: int = 
         entrants.append(Entrant(reference, reference))     # a reference named only by --reference plays too
     unknown = [e.spec for e in entrants if not agents.names_a_bot(e.spec)]
     if unknown:
-        raise ValueError(f"unknown agent specs {unknown}; available: {agents.available()}, or MODULE:CLASS")
+        raise ValueError(agents.unknown_text(unknown))
     if any(e.spec.partition(":")[0] == "human" for e in entrants):
         raise ValueError("'human' cannot play in a tournament (use treachery play); choose bots")
     if config is None:
