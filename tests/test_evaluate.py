@@ -1847,3 +1847,15 @@ def test_evaluate_refuses_arguments_a_researcher_gets_wrong_in_one_line():
     for seed in (-1, 1.5, "0"):
         with pytest.raises(ValueError, match=rf"seed must be an int >= 0, got {seed!r}"):
             ev.evaluate(["random", "random"], config=SMALL, games=4, seed=seed, progress=False)
+
+
+def test_a_result_of_few_deals_says_its_intervals_are_too_narrow(tmp_path, capsys):
+    """Under 50 deals the intervals (over deals, with the normal quantile) are too narrow, and the
+    printed tables and results.md say so in one line (a newcomer's 4-deal tournament printed
+    intervals with no caveat; found by a fresh user's trial); at 50 deals nothing is said."""
+    assert main(["evaluate", "--agents", "random,heuristic", "--games", "10", "--no-progress", "--out",
+                 str(tmp_path / "r")]) == 0
+    assert "note: only 2 deals: the intervals, over deals with the normal quantile, are too narrow below 50" \
+        in capsys.readouterr().out
+    assert "\n- only 2 deals: the intervals" in (tmp_path / "r" / "results.md").read_text()
+    assert ev.few_deals_note({"meta": {"deals": 50}}) is None and ev.few_deals_note({"meta": {"deals": 49}})

@@ -461,8 +461,10 @@ def _print_win_tables(res: dict) -> None:
     """The per-role win rates of a result and, for a substitution one, its deltas against the reference."""
     from treachery_env.words import with_article
 
-    from .evaluate import WINRATE_INTERVALS, per_role_table, substitution_table
+    from .evaluate import WINRATE_INTERVALS, few_deals_note, per_role_table, substitution_table
 
+    if few_deals_note(res):
+        print(f"note: {few_deals_note(res)}")
     print(f"Win rate by dealt role [{WINRATE_INTERVALS}]:")
     print(per_role_table(res))
     sub = res.get("substitution")

@@ -192,7 +192,7 @@ __all__ = [
     "score_belief", "TURN_BANDS", "deduction_metrics", "summarize", "evaluate",
     "render_markdown", "write_results", "atomic_write_bytes", "WINRATE_INTERVALS", "per_role_table", "substitution_table", "format_delta",
     "beats_in_every_role", "social_tables", "gate_table", "deduction_table", "deduction_unit", "format_mean", "paired_delta", "read_results",
-    "Outcome", "deal_key", "MAX_GAMES", "games_text", "pool_results", "shard_deals", "deals_text", "VARIANT_FIELDS", "variants_text", "refuse_held_results",
+    "Outcome", "deal_key", "MAX_GAMES", "FEW_DEALS", "few_deals_note", "games_text", "pool_results", "shard_deals", "deals_text", "VARIANT_FIELDS", "variants_text", "refuse_held_results",
     "ray_connect_text",
 ]
 
@@ -1984,6 +1984,20 @@ WINRATE_INTERVALS = ("95% intervals clustered by deal (Wilson's on the seat-game
                      "n=seat-games/deals")
 """How the win-rate tables' intervals are made, as the reports say it."""
 
+#: Fewer deals than this, and a report says its intervals are too narrow (:func:`few_deals_note`).
+FEW_DEALS = 50
+
+
+def few_deals_note(res: dict) -> str | None:
+    """The caveat of a result over fewer than :data:`FEW_DEALS` deals, else None: its intervals
+    take deals as the draws with the normal quantile 1.96, not Student's t on deals - 1, so they
+    are too narrow there (by 15% at 10 deals, 2.5% at 50: :mod:`training.stats`)."""
+    deals = res.get("meta", {}).get("deals")
+    if not isinstance(deals, int) or deals >= FEW_DEALS:
+        return None
+    return (f"only {deals} deal{'' if deals == 1 else 's'}: the intervals, over deals with the normal quantile, "
+            f"are too narrow below {FEW_DEALS} deals (by 15% at 10); report {FEW_DEALS} deals or more")
+
 
 def per_role_table(res: dict) -> str:
     """The per-role win-rate table (markdown) of a result dict: one row per
@@ -2238,6 +2252,8 @@ def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
                    f"{sum(bool(p.get('lockstep')) for p in m['pooled'])} of {len(m['pooled'])}")
     out.append(f"- truncated: {s['truncated']}, draws: {s['draws']}, mean turns: "
                f"{s['mean_turns']:.1f}" if s["mean_turns"] is not None else "- no games")
+    if few_deals_note(res):
+        out.append(f"- {few_deals_note(res)}")
     out += ["", f"Win rates by dealt role, with {WINRATE_INTERVALS}:", "", per_role_table(res), ""]
     out += ["Win rates by team of the dealt role (the same intervals):", "",
             "| agent | " + " | ".join(TEAM_NAMES.values()) + " |", "|" + "---|" * (len(TEAM_NAMES) + 1)]
