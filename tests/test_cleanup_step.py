@@ -79,19 +79,25 @@ def test_a_state_based_action_in_cleanup_gives_priority_too():
     assert ambusher.damage == 0 and g.turn == 2
 
 
+def _phases_with_priority_to_turn_2(g) -> set:
+    """PASS at every decision until seat 1's turn begins (200 decisions at most), and the
+    phases in which a decision came."""
+    seen = set()
+    for _ in range(200):
+        if g.active == 1:
+            return seen
+        seen.add(g.phase)
+        g.step(g.layout.PASS)
+    raise AssertionError("seat 1's turn never began")
+
+
 def test_a_quiet_cleanup_gives_no_priority():
     """Nothing performed or triggered in the cleanup step: no player gets
     priority there (CR 514.3) and the next turn begins."""
     g = at_main(deal5())
     g.players[0].lands = 2
     hand(g, 0, "Wastes", "Shock")
-    seen = set()
-    for _ in range(200):
-        if g.active == 1:
-            break
-        seen.add(g.phase)
-        g.step(g.layout.PASS)
-    assert g.active == 1 and "cleanup" not in seen
+    assert "cleanup" not in _phases_with_priority_to_turn_2(g)
 
 
 def test_a_loss_kept_from_happening_is_no_state_based_action_in_cleanup():
@@ -104,11 +110,5 @@ def test_a_loss_kept_from_happening_is_no_state_based_action_in_cleanup():
     g = at_main(deal5())
     p = g.players[3]
     p.cant_lose, p.life = True, 0
-    seen = set()
-    for _ in range(200):
-        if g.active == 1:
-            break
-        seen.add(g.phase)
-        g.step(g.layout.PASS)
-    assert g.active == 1 and "cleanup" not in seen
+    assert "cleanup" not in _phases_with_priority_to_turn_2(g)
     assert not p.has_lost and p.life == 0
