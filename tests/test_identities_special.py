@@ -559,6 +559,28 @@ def test_masochist_own_spells_cant_make_it_lose():
     assert g.players[T_].has_lost and not g.players[T_].won
 
 
+def test_masochist_loss_kept_from_happening_is_logged_once_per_harm():
+    """The loss kept from happening is logged ("cant_lose") once when its own
+    source's harm leaves the controller at 0 or less life, not again at each
+    state-based check that finds them there (those perform nothing, CR 704.3),
+    neither in the log nor in the events any seat's view shows; a new harm
+    from their own source is kept from happening, and logged, again."""
+    g = _masochist()
+    t0 = g.turn
+    g.damage(T_, ("p", T_), 50)
+    refresh_sba(g)
+    shown = set()
+    while g.turn < t0 + 2:                             # two cleanup steps' checks, an untap step's
+        for s in range(5):
+            shown.add(sum(e["event"] == "cant_lose" for e in seat_view(g, s).events))
+        g.step(g.layout.PASS)
+    assert [e["seat"] for e in g.log if e["event"] == "cant_lose"] == [T_]
+    assert shown == {1} and not g.players[T_].has_lost
+    g.damage(T_, ("p", T_), 1)
+    refresh_sba(g)
+    assert [e["turn"] for e in g.log if e["event"] == "cant_lose"] == [t0, g.turn]
+
+
 def refresh_sba(g: Game) -> None:
     if g.decision is not None and g.decision.kind == DecisionKind.PRIORITY:
         g.decision = None

@@ -264,6 +264,10 @@ register(IdentityImpl("The Puppet Master", on_unveil="_pm_unveil", as_unveiled="
 # Such a loss doesn't happen (they stay in the game at 0 or less life and are
 # checked again at the next state-based check); once another player has lost,
 # they lose normally (a "player_lost" handler makes the engine check again).
+# The loss kept from happening is logged ("cant_lose") once per harm that leaves
+# them at 0 or less life (``loss_kept``, cleared by each new harm), not at every
+# state-based check that finds them there: the checks that follow perform
+# nothing (CR 704.3) and change nothing a reader of the log could see.
 # A loss from drawing from an empty library is not traced to the effect that
 # made them draw and counts as a loss for rule (1).
 def _masochist_first_loss(game: "Game", idc: "IdentityCard", ev: dict) -> None:
@@ -275,7 +279,9 @@ def _masochist_first_loss(game: "Game", idc: "IdentityCard", ev: dict) -> None:
            and not p.drew_from_empty and not (game.config.commander and any(v >= 21 for v in p.cmd_damage.values())))
     ev["seats"].remove(seat)
     if own:
-        game._log("cant_lose", seat=seat, source=idc.name)
+        if not idc.data.get("loss_kept"):
+            idc.data["loss_kept"] = True
+            game._log("cant_lose", seat=seat, source=idc.name)
         return
     game._log("loss_becomes_win", seat=seat, source=idc.name)
     game.win(seat)
@@ -285,11 +291,13 @@ def _masochist_damage(game: "Game", idc: "IdentityCard", ev: dict) -> None:
     t = ev.get("target")
     if t is not None and t[0] == "p" and t[1] == idc.controller and ev.get("amount", 0) > 0:
         idc.data["last_harm"] = ev.get("source_seat")
+        idc.data["loss_kept"] = False
 
 
 def _masochist_lose_life(game: "Game", idc: "IdentityCard", ev: dict) -> None:
     if ev.get("seat") == idc.controller and ev.get("amount", 0) > 0:
         idc.data["last_harm"] = ev.get("source_seat")
+        idc.data["loss_kept"] = False
 
 
 def _masochist_no_life(game: "Game", idc: "IdentityCard", seat: int = -1, **kw) -> bool:
