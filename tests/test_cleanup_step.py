@@ -13,17 +13,20 @@ seat 0, the Leader, is active in its first main phase.
 
 from __future__ import annotations
 
-from treachery_env.engine import DecisionKind
+import pytest
+
+from treachery_env.engine import DecisionKind, Game
 
 from identity_helpers import at_main, cast, creature, deal5, hand, is_priority, pass_until, target_creature
 
 KAELEN = "Kaelen, Warband Chief"
 
 
-def _stolen_legend(leader: str):
+def _stolen_legend(leader: str, windows: str = "full"):
     """Seat 2 controls a Kaelen; seat 0 controls seat 2's other Kaelen until end
-    of turn; seat 3 has a 2/3 Briar Ambusher; seat 0 holds a Shock and two lands."""
-    g = at_main(deal5(L=leader))
+    of turn; seat 3 has a 2/3 Briar Ambusher; seat 0 holds a Shock and two lands.
+    ``windows``: the game's ``priority_windows``."""
+    g = at_main(deal5(L=leader), priority_windows=windows)
     creature(g, 2, KAELEN)
     stolen = creature(g, 2, KAELEN)
     g.gain_control(stolen, 0, until_end_of_turn=True)
@@ -112,3 +115,44 @@ def test_a_loss_kept_from_happening_is_no_state_based_action_in_cleanup():
     p.cant_lose, p.life = True, 0
     assert "cleanup" not in _phases_with_priority_to_turn_2(g)
     assert not p.has_lost and p.life == 0
+
+
+def _cleanup_steps_to_turn_2(g, monkeypatch) -> tuple[int, set]:
+    """Play to seat 1's turn (PASS, or the first option of a choice: seat 2 keeps
+    its first Kaelen, The Blood Empress's first mode), and return how many
+    cleanup steps turn 1 had and whether, in its cleanup steps, a player got
+    priority with an empty stack ("empty") or with a non-empty one ("stack")."""
+    steps = []
+    op_cleanup = Game._op_cleanup
+    monkeypatch.setattr(Game, "_op_cleanup", lambda self: (steps.append(self.turn), op_cleanup(self)))
+    priority = set()
+    for _ in range(200):
+        if g.active == 1:
+            return len(steps), priority
+        d = g.decision
+        if g.phase == "cleanup" and is_priority(g):
+            priority.add("stack" if g.stack else "empty")
+        g.step(g.layout.PASS if g.layout.PASS in g.legal_actions() else d.options[0][0])
+    raise AssertionError("seat 1's turn never began")
+
+
+@pytest.mark.parametrize("windows, priority", [("full", {"empty"}), ("main", set())])
+def test_a_state_based_action_in_cleanup_with_either_priority_windows(monkeypatch, windows, priority):
+    """The legend rule alone in the cleanup step (no trigger): another cleanup step
+    follows with either setting (CR 514.3a); players get priority there with
+    every window ("full"), and none with "main", whose windows do not include the
+    cleanup step and whose stack stays empty (docs/fidelity.md, section 3)."""
+    g, _ = _stolen_legend("The Old Ruler", windows)
+    assert _cleanup_steps_to_turn_2(g, monkeypatch) == (2, priority)
+    assert any(e["event"] == "legend_rule" for e in g.log) and g.turn == 2
+
+
+@pytest.mark.parametrize("windows, priority", [("full", {"stack", "empty"}), ("main", {"stack", "empty"})])
+def test_a_trigger_in_cleanup_with_either_priority_windows(monkeypatch, windows, priority):
+    """The Blood Empress's trigger in the cleanup step goes on the stack, so players
+    get priority there with either setting ("main" gives priority in any step
+    whose stack is not empty), and are still given it, stack empty, until all
+    pass; another cleanup step follows (CR 514.3a)."""
+    g, _ = _stolen_legend("The Blood Empress", windows)
+    assert _cleanup_steps_to_turn_2(g, monkeypatch) == (2, priority)
+    assert any(e["event"] == "resolve" and e["source"] == "The Blood Empress" for e in g.log)

@@ -226,9 +226,15 @@ class TurnMixin:
         """CR 514.3a: a state-based action was performed or an ability triggered
         during the cleanup step: the active player gets priority (the triggers go
         on the stack first), and once all pass with an empty stack another cleanup
-        step begins (:meth:`_step_forward`)."""
+        step begins (:meth:`_step_forward`).
+
+        With ``priority_windows="main"`` (docs/fidelity.md, section 3) the cleanup
+        step is not one of its windows: players get priority there only while the
+        stack is not empty (the triggers put on it, as in any step with that
+        setting, ``Game._advance``); a state-based action alone gives none, and
+        another cleanup step still follows."""
         self.turn_effects["cleanup_again"] = True
-        if self.priority_seat is None:
+        if self.priority_seat is None and self.full_windows:
             self._open_priority()
 
     def _op_cleanup(self) -> None:
