@@ -292,7 +292,9 @@ def determinize(view: Any, rng: Any, observation: dict | None = None, beliefs: d
     """A full game state consistent with ``view`` (one seat's information set).
 
     Copied from the view (what the seat knows): turn, step, active player, public
-    history (harm, attacks); per player: in game, life, lands and untapped
+    history (harm, attacks), the public marks of this turn (``view.turn_marks``:
+    a cleanup step that another follows, CR 514.3a, an ended turn, CR 723, a
+    creature declared as an attacker, CR 508.8, a fog, first strikers); per player: in game, life, lands and untapped
     lands, artifact tokens, player counters, creatures (rebuilt from their
     :class:`CreatureView`: card or token definition, counters, damage, pumps,
     tapped, summoning sickness, same uids and slot order, the planeswalker
@@ -374,7 +376,8 @@ def determinize(view: Any, rng: Any, observation: dict | None = None, beliefs: d
     g.shields = []
     g.effects = []
     g.extra_turns = []
-    g.turn_effects = {}
+    # the public marks of this turn (CR 508.8, 514.3a, 723, ...), sets of uids as sets again
+    g.turn_effects = {k: set(v) if type(v) is tuple else v for k, v in view.turn_marks.items()}
     g.combat_attackers = []
     g.mulligan_state = None      # searched decisions come after the mulligans (CR 103.5)
     g.concessions = []

@@ -17,7 +17,9 @@ from treachery_env import GameConfig
 from treachery_env.engine import DecisionKind, Game
 from treachery_env.rules import role_distribution
 
+from identity_helpers import cast, pass_until, target_creature
 from scenario import has_priority, make_game, pass_priority_until, refresh
+from test_cleanup_step import _stolen_legend, _to_cleanup_priority
 from test_information_sets import _permute_hidden
 from training.evaluate import wilson_interval
 
@@ -191,3 +193,28 @@ def test_setup_decision_rebuilds_whom_an_attacker_attacks():
                 assert set(g.legal_actions()) <= set(h.legal_actions())
             g.step(rng.choice(g.legal_actions()))
     assert rebuilt >= 12, rebuilt
+
+
+def test_a_search_started_in_a_cleanup_step_plays_the_cleanup_step_that_follows():
+    """Seat 0 has priority in a cleanup step after the legend rule was applied
+    there (CR 514.3a: another cleanup step follows).  The determinized game keeps
+    that public mark of the turn (``view.turn_marks``), so the Shock seat 0 casts
+    there marks damage that the next cleanup step removes, as in the real game;
+    the rebuild still depends only on the seat's information set, and a hidden
+    mark of the turn (another seat's scry in progress, its cards) is not in the
+    view."""
+    g, ambusher = _stolen_legend("The Old Ruler")
+    _to_cleanup_priority(g)
+    view = g.view(0)
+    assert g.turn_effects == view.turn_marks == {"cleanup_again": True}
+    h = determinize(view, random.Random(0), observation=g.observation(0))
+    assert h.turn_effects == {"cleanup_again": True} and setup_decision(h, view)
+    cast(h, 0, "Shock")
+    target_creature(h, next(c for c in h.players[3].creatures if c.uid == ambusher.uid))
+    pass_until(h, lambda h: h.active == 1)
+    assert h.turn == 2 and all(c.damage == 0 for p in h.players for c in p.creatures)
+    permuted = _permute_hidden(g, 0, random.Random(1))
+    assert (determinize(permuted.view(0), random.Random(0)).state_summary()
+            == determinize(view, random.Random(0)).state_summary())
+    g.turn_effects["scry"] = {"seat": 1, "cards": list(g.players[1].library[-2:]), "top": [], "bottom": []}
+    assert all(g.view(s).turn_marks == {"cleanup_again": True} for s in range(5))

@@ -91,6 +91,7 @@ _throne_view = _py._throne_view
 _vanguards_view = _py._vanguards_view
 _schemes_view = _py._schemes_view
 _planar_view = _py._planar_view
+_turn_marks_view = _py._turn_marks_view
 
 
 include "_slots.pxi"
@@ -1408,7 +1409,7 @@ cdef class ViewBuilder:
         cdef Player p, me
         cdef Decision d
         cdef GameState g = self.game
-        cdef PyObject* sv[19]
+        cdef PyObject* sv[20]
         if g is None:
             raise TypeError("ViewBuilder: the game is None")
         _check_classes()
@@ -1467,4 +1468,5 @@ cdef class ViewBuilder:
         _put(sv, 16, None if config.vanguard is None else _vanguards_view(g))
         _put(sv, 17, None if g.schemes is None else _schemes_view(g))
         _put(sv, 18, None if g.planar is None else _planar_view(g))
-        return fields(<PyTypeObject*>SeatView, None, sv, 19)
+        _put(sv, 19, _turn_marks_view(g))
+        return fields(<PyTypeObject*>SeatView, None, sv, 20)

@@ -47,7 +47,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["seat_view", "public_view", "ViewBuilder", "PythonViewBuilder", "VIEW_BUILDER", "SeatView", "DecisionView", "OptionView",
            "PlayerView", "CreatureView", "PlaneswalkerView", "StackView", "TalkView", "ThroneView", "HoldingView", "SchemesView", "PlanarView",
-           "FrozenDict",
+           "FrozenDict", "PUBLIC_TURN_MARKS",
            "freeze"]
 
 
@@ -555,6 +555,10 @@ class SeatView(NamedTuple):
             face-up schemes and deck size (:class:`SchemesView`, public); else None.
         planechase: with ``GameConfig.planechase``, the face-up plane and the planar
             controller (:class:`PlanarView`, public); None without Planechase.
+        turn_marks: the public marks the rules keep for the rest of this turn
+            (:data:`PUBLIC_TURN_MARKS`: name -> True, or a sorted tuple of uids),
+            e.g. ``{"cleanup_again": True}`` in a cleanup step that another will
+            follow (CR 514.3a); empty when there are none.
         me: ``players[seat]`` (with ``hand``), a property.
         throne_role: the viewer's own Role in a Throne Magic game, a property.
     """
@@ -578,6 +582,7 @@ class SeatView(NamedTuple):
     vanguards: "tuple | None" = None
     schemes: "SchemesView | None" = None
     planechase: "PlanarView | None" = None
+    turn_marks: FrozenDict = _EMPTY
 
     @property
     def me(self) -> PlayerView:
@@ -824,6 +829,25 @@ def _planar_view(game: "Game") -> "PlanarView | None":
                       tuple(len(d) for d in pz.decks))
 
 
+PUBLIC_TURN_MARKS = ("attackers_declared", "cleanup_again", "fog", "first_strikers", "out_of_combat", "steps_ended")
+"""The marks the engine keeps for the rest of a turn (``Game.turn_effects``) that every
+seat may know, each made by public events: a creature was declared as an attacker (CR
+508.8), a state-based action was performed or an ability triggered in the cleanup step
+(CR 514.3a), combat damage is prevented this turn (a fog), the uids of the creatures
+that dealt first-strike damage (CR 702.7) and of the Thrones or Holdings removed from
+combat, the turn or phase was ended (CR 723).  The others are hidden (a scry's cards)."""
+
+
+def _turn_marks_view(game: "Game") -> FrozenDict:
+    """:attr:`SeatView.turn_marks`: the :data:`PUBLIC_TURN_MARKS` of ``game.turn_effects``
+    (the same for every viewer), a set of uids as a sorted tuple."""
+    te = game.turn_effects
+    if not te:
+        return _EMPTY
+    return FrozenDict({k: tuple(sorted(te[k])) if isinstance(te[k], (set, frozenset)) else te[k]
+                       for k in PUBLIC_TURN_MARKS if k in te})
+
+
 def _option(action: int, text: str, kind: str, card: str | None = None, player: int | None = None,
             creature: int | None = None, stack: int | None = None, x: int | None = None,
             ability: "int | str | None" = None, talk: str | None = None, role: Role | None = None,
@@ -1053,7 +1077,7 @@ class PythonViewBuilder:
             tuple([c.name for _, c in dream]) if dream else (),
             _decision_view(g, d, viewer) if d is not None and d.seat == viewer else None, self._events(viewer),
             g.config.priority_windows, tuple(g.role_counts), self._talk_view(), _throne_view(g, viewer),
-            _vanguards_view(g), _schemes_view(g), _planar_view(g)))
+            _vanguards_view(g), _schemes_view(g), _planar_view(g), _turn_marks_view(g)))
 
 
 def _select_builder() -> tuple[type, str]:
