@@ -323,7 +323,7 @@ def test_a_replay_path_the_system_refuses_is_one_line(tmp_path, monkeypatch, cap
     (["--opponents", "heuristic,Human"], "'human' cannot be an opponent"),
     (["--opponents", "policy"], "needs an argument"),
     (["--players", "3"], "--players: must be an int from 4 to 12"),
-    (["--starting-life", "0"], "--starting-life: must be None or an int from 1"),
+    (["--starting-life", "0"], "--starting-life: must be an int from 1 to 1000 (unset: the game's default), got 0"),
     (["--stops", "own_main,atacked"], "--stops: unknown stop atacked"),
     (["--delay", "-1"], "--delay must be a number of seconds >= 0, got -1.0"),
     (["--delay", "nan"], "--delay must be a number of seconds >= 0, got nan"),

@@ -69,6 +69,11 @@ def _bad_inputs(tmp: str) -> list[tuple[list[str], str]]:
         (["train", "--set", "nonsense", *run], "key=value"),
         (["train", "--set", "learning_rate=abc", *run], 'learning_rate = "abc"'),
         (["train", "--set", "run_id=" + "a" * 32, *run], "run_id is the run's identity"),     # drawn, not set
+        # the game table's field is named as typed, and what is allowed is what can be typed (no "None")
+        (["train", "--set", "game.starting_life=-3", *run], "error: game.starting_life: must be an int from 1 to "
+                                                            "1000 (unset: the game's default), got -3"),
+        (["train", "--set", "game.planechase=twice", *run], "error: game.planechase: must be one of ['single', "
+                                                            "'per_player']"),
         (["train", "--set", "run_id=xyz", *run], "run_id is the run's identity"),
         (["train", "--run-dir", afile], "not a folder"),
         (["train", "--run-dir", os.path.join(afile, "sub")], "not a folder"),
