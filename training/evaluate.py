@@ -179,6 +179,7 @@ from agents.files import atomic_write_bytes, atomic_write_files, check_folder
 from agents.isolated import exit_with_parent
 from agents.play import BotError, face_down_opponents, first_line, game_steps, run_games
 from treachery_env import GameConfig
+from treachery_env.compiled import starting_workers
 from treachery_env.env import raw_env
 from treachery_env.rules import Role, Team, role_distribution, team_of
 
@@ -914,7 +915,8 @@ def run_in_processes(play: Callable[..., list], chunks: Sequence[list], args: tu
     ex = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
                              initargs=(os.getpid(), bots))
     try:
-        futs = {ex.submit(play, c, *args): len(c) for c in chunks}
+        with starting_workers():        # the pool starts its workers as the chunks are submitted
+            futs = {ex.submit(play, c, *args): len(c) for c in chunks}
         for f in as_completed(futs):
             out.extend(f.result())
             on_done(futs[f])
