@@ -314,7 +314,8 @@ def test_a_checkpoint_from_before_run_ids_still_resumes(run, tmp_path, folder_ha
 def test_temporary_leftovers_are_removed(run, tmp_path):
     c2 = _copy(run, tmp_path, total_steps=run[0].total_steps + 200)
     r = tmp_path / "r"
-    stale = [r / ".ckpt_000004.pt.ab_c12.tmp", r / ".policy.pt.x9y8z7.tmp", r / ".metrics.jsonl.q1w2e3.tmp"]
+    stale = [r / ".ckpt_000004.pt.ab_c12.tmp", r / ".policy.pt.x9y8z7.tmp", r / ".metrics.jsonl.q1w2e3.tmp",
+             r / ".config.json.k3j4l5.tmp"]
     mine = [r / "notes.tmp", r / ".other.pt.abc.tmp"]
     for p in stale + mine:
         p.write_bytes(b"partial")

@@ -454,9 +454,9 @@ def load_resumable(run_dir: str | os.PathLike) -> tuple[Path, dict]:
     raise ValueError(f"nothing to resume: none of the {len(found)} ckpt_*.pt in {str(d)!r} can be loaded")
 
 
-#: temporary files of :func:`agents.files.atomic_write_bytes` for this run's checkpoints and metrics,
-#: and (in ``run_dir/gate``) for its advantage gate's examples
-_LEFTOVER = re.compile(r"^\.(ckpt_\d+\.pt|policy\.pt|metrics\.jsonl|examples_\d+\.npz)\.[A-Za-z0-9_]+\.tmp$")
+#: temporary files of :func:`agents.files.atomic_write_bytes` for this run's checkpoints, metrics and
+#: config.json, and (in ``run_dir/gate``) for its advantage gate's examples
+_LEFTOVER = re.compile(r"^\.(ckpt_\d+\.pt|policy\.pt|metrics\.jsonl|config\.json|examples_\d+\.npz)\.[A-Za-z0-9_]+\.tmp$")
 
 
 def _clean_leftovers(run_dir: Path) -> None:
@@ -771,8 +771,8 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
         gate_fit = GateFit(net, run_dir / "gate", state.get("gate_fit") if state else None,
                            iteration) if config.gate else None
         net.eval()
-        with naming_the_file(run_dir / "config.json"):
-            (run_dir / "config.json").write_text(json.dumps(recorded_config(config), indent=2))   # paths from run_dir
+        # whole or not at all (a resume reads it); paths from run_dir
+        atomic_write_bytes(run_dir / "config.json", json.dumps(recorded_config(config), indent=2).encode())
         writer = None
         if log:
             from torch.utils.tensorboard import SummaryWriter
