@@ -980,7 +980,7 @@ def _models(args: argparse.Namespace) -> int:
             ok = "ok"
         except ValueError as err:
             ok = "MISMATCH" if m.sha256 else "none in the card"
-            print(f"treachery models: warning: {err}", file=sys.stderr)
+            warnings.warn(str(err), stacklevel=1)        # said as the CLI's other warnings (_show_warning)
         name = m.name if m.name in NAMED_MODELS else f"{m.name} (a bot's name: load it as policy:PATH)"
         print(f"| {name} | {m.policy} | {m.policy.stat().st_size / 1e6:.1f} | {ok} | {m.verdict() or '–'} |")
     return 0
