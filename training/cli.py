@@ -142,8 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--games", type=int, default=1000,
                    help="games requested, rounded up to whole deals (default 1000)")
     e.add_argument("--out", default="results",
-                   help="output directory of results.json, results.md and plots (default results/); made and "
-                        "written to before any game, and refused when it already holds results unless --force")
+                   help="output directory of results.json, results.md and plots (default results/), made when "
+                        "they are written; checked before any game (one that cannot be made or written is refused "
+                        "at once, nothing left behind), and refused when it already holds results unless --force")
     e.add_argument("--force", action="store_true", help="replace the results already in --out (default: refuse)")
     e.add_argument("--workers", type=int, default=1,
                    help="worker processes (default 1; at most 4 per CPU); with --ray, the Ray tasks (chunks "
