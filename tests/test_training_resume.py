@@ -852,8 +852,9 @@ def test_the_run_folders_file_system_errors_are_one_line_naming_the_path(run, tm
     one_line(["train", "--run-dir", c2.run_dir, "--resume", "--steps", "800", "--no-progress"],
              f"{str(folder / 'metrics.jsonl')!r}: No space left on device")     # rewritten to the checkpoint
     assert (folder / "metrics.jsonl").read_bytes() == before["metrics.jsonl"]
-    one_line(["train", "--run-dir", str(tmp_path / "new"), *TINY_CLI, "--steps", "200"],
-             f"{str(tmp_path / 'new' / 'ckpt_000001.pt')!r}: No space left on device")
+    one_line(["train", "--run-dir", str(tmp_path / "new"), *TINY_CLI, "--steps", "200"],       # its first file,
+             f"{str(tmp_path / 'new' / 'config.json')!r}: No space left on device")         # written whole or not
+    assert not (tmp_path / "new" / "config.json").exists()
 
 
 def test_without_fcntl_a_run_warns_that_its_folder_is_not_locked(tmp_path, monkeypatch):
