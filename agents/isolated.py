@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from treachery_env.compiled import starting_workers
 from treachery_env.rules import Role
 
 from .base import BaseAgent
@@ -77,9 +78,10 @@ class _Host:
     def __init__(self) -> None:
         # a session of its own: the terminal's Ctrl-C is the game's to handle, not the bot's; the bot
         # process ends with its input, or when its parent is gone (exit_with_parent)
-        self.proc = subprocess.Popen([sys.executable, "-m", "agents.isolated", str(os.getpid())],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=os.environ.copy(),
-                                     start_new_session=True)
+        with starting_workers():        # the stale-module warnings are the game's process's to say
+            self.proc = subprocess.Popen([sys.executable, "-m", "agents.isolated", str(os.getpid())],
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=os.environ.copy(),
+                                         start_new_session=True)
 
     def call(self, request: tuple) -> dict:
         """Send ``request``; its reply.

@@ -40,7 +40,7 @@ import treachery_env
 from treachery_env.rules import Role
 
 from .base import BaseAgent, legal_actions
-from .files import atomic_write_bytes, check_input_file
+from .files import atomic_write_bytes, check_input_file, write_new_file
 from .lookahead import search_candidates
 from .networks import NUM_ROLES, PolicyNet, build_network, check_gate_only, masked_logits
 
@@ -52,14 +52,17 @@ _ROLES = (Role.LEADER, Role.GUARDIAN, Role.ASSASSIN, Role.TRAITOR)
 
 
 # --------------------------------------------------------------------------- checkpoint files
-def _atomic_save(obj: Any, path: Path) -> None:
+def _atomic_save(obj: Any, path: Path, new: bool = False) -> Path:
     buf = io.BytesIO()
     torch.save(obj, buf)
+    if new:
+        return write_new_file(path, buf.getvalue())
     atomic_write_bytes(path, buf.getvalue())
+    return path
 
 
 def save_checkpoint(path: str | os.PathLike, net: nn.Module, game_config: dict, train_config: dict | None = None,
-                    training_state: dict | None = None, meta: dict | None = None) -> Path:
+                    training_state: dict | None = None, meta: dict | None = None, new: bool = False) -> Path:
     """Write a checkpoint atomically (temporary file in the same folder, fsync, rename).
 
     Args:
@@ -70,9 +73,15 @@ def save_checkpoint(path: str | os.PathLike, net: nn.Module, game_config: dict, 
         training_state: what resuming needs (optimizer, opponent pool, counters,
             random states); omitted in exported policies.
         meta: free-form facts (steps, wall time, machine).
+        new: never write over a file: ``path``, or where it is taken (even by another process
+            after a check for it) the next free name, ``policy-2.pt``
+            (:func:`agents.files.write_new_file`); False replaces ``path``.
 
     Returns:
         the path written.
+
+    Raises:
+        OSError: if writing fails, naming the file; no partial file is left.
     """
     path = Path(path)
     payload = {"format": CHECKPOINT_FORMAT, "env_version": treachery_env.__version__,
@@ -82,8 +91,7 @@ def save_checkpoint(path: str | os.PathLike, net: nn.Module, game_config: dict, 
                "meta": dict(meta or {})}
     if training_state is not None:
         payload["training_state"] = training_state
-    _atomic_save(payload, path)
-    return path
+    return _atomic_save(payload, path, new)
 
 
 def load_checkpoint(path: str | os.PathLike, data: bytes | None = None) -> dict:

@@ -311,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
         gated.load_state_dict({**net.state_dict(), **{f"gate.{k}": v for k, v in head.state_dict().items()}})
         meta = {"fitted_by": "bench/advantage_fit.py", "from": a.policy, "epochs": a.epochs,
                 "rollouts": a.batches - a.heldout, "steps_per_rollout": a.steps, "seed": a.seed}
-        path = save_checkpoint(a.save, gated, config.game_config().to_dict(), meta=meta)
+        path = save_checkpoint(a.save, gated, config.game_config().to_dict(), meta=meta, new=True)
         print(f"\npolicy with the advantage gate (threshold {a.gate_threshold:g}) written to {path}")
     return 0
 

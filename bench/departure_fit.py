@@ -44,6 +44,7 @@ otherwise is refused.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import time
 from collections import Counter
@@ -81,8 +82,10 @@ def collect(config, policy: str, batches: int, steps: int, seed: int, data: Path
             t = time.perf_counter()
             got, _, _ = pool.collect(net.state_dict(), {}, steps * config.workers, label_expert=True)
             for b in got[:batches - len(out)]:
-                if data:
-                    np.savez(data / f"batch_{len(out):03d}.npz", **b)
+                if data:        # whole or not at all: a later run reads every batch file there
+                    buf = io.BytesIO()
+                    np.savez(buf, **b)
+                    atomic_write_bytes(data / f"batch_{len(out):03d}.npz", buf.getvalue())
                 out.append(b)
             print(f"collected {len(out)}/{batches} batches ({time.perf_counter() - t:.0f} s)", flush=True)
     finally:
@@ -205,7 +208,8 @@ def check_collection(ap: argparse.ArgumentParser, a: argparse.Namespace, overrid
 
 def check_save(ap: argparse.ArgumentParser, save: str | None) -> None:
     """Refuse (``ap.error``, one line) a ``--save`` file that could not be written or exists (it
-    is never replaced), before the collection and the fit, not after."""
+    is never replaced), before the collection and the fit, not after (one made meanwhile is kept
+    too: the fit is written to the next free name, :func:`agents.files.write_new_file`)."""
     if save:
         try:
             check_writable_file(save, "--save")
@@ -286,7 +290,8 @@ def main(argv: list[str] | None = None) -> int:
         meta = {"fitted_by": "bench/departure_fit.py", "from": a.policy, "passes": a.passes,
                 "rollouts": a.batches - a.heldout if a.fit_batches is None else a.fit_batches,
                 "steps_per_rollout": a.steps, "overrides": a.set, "seed": a.seed}
-        print(f"\nfitted policy written to {save_checkpoint(a.save, net, config.game_config().to_dict(), meta=meta)}")
+        written = save_checkpoint(a.save, net, config.game_config().to_dict(), meta=meta, new=True)
+        print(f"\nfitted policy written to {written}")
     layout = ActionLayout(config.game_config().num_players)
     logits = legal_logits(net, test, config.bptt)
     print("\n| held-out departure (proposal -> label) | count | agreement after the last pass |\n|---|---|---|")

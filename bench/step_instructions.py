@@ -46,6 +46,8 @@ from typing import Callable
 
 import numpy as np
 
+from agents.files import atomic_write_bytes
+
 FORMAT = "treachery-step-record"
 PLAYERS = 5
 
@@ -269,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
             path = a.replay or a.record or os.path.join(tmp, "games.json")
             if rec is None:
                 rec = record(games, a.seed)
-                Path(path).write_text(json.dumps(rec))
+                atomic_write_bytes(path, json.dumps(rec).encode())      # whole or not at all: replayed later
                 print(f"recorded {games} games (seed {a.seed}, {rec['steps']:,} agent-steps) to {path}")
             steps, fp = replay(rec, games)
             whole, same = games == len(rec["games"]), fp == rec["fingerprint"]

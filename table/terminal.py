@@ -144,6 +144,7 @@ class TerminalGame:
             self.human.reset(human_seat)
         self._seen = 0              # events of the person's stream already shown
         self._board_turn = -1       # the turn whose board was printed last
+        self._turn_line: str | None = None     # a turn's "--- turn N: P ---", held back (_show_board)
         self._read: set[str] = set()     # names whose text was shown
         self.out = False
         """Whether the person's seat has left the game (lost or conceded)."""
@@ -179,15 +180,13 @@ class TerminalGame:
         try:
             while not table.over:
                 if self.watching and table.turn != self._board_turn and table.public_moment():
-                    self._board_turn = table.turn
-                    self.human.show_board(table.view(None), spectator=True)
+                    self._show_board(table.view(None), spectator=True)
                 prompt = table.advance(max_steps=1)
                 self._show_events()
                 if prompt is not None:
                     if table.turn != self._board_turn:
-                        self._board_turn = table.turn
                         # without its "you decide" line: the decision is asked right below
-                        self.human.show_board(prompt.view, decision=False)
+                        self._show_board(prompt.view, decision=False)
                     action = self.human.choose(prompt.view, prompt.reason)
                     table.answer(prompt.seat, action)
                     if any(o.action == action and o.kind == "concede" for o in prompt.view.decision.options):
@@ -220,17 +219,42 @@ class TerminalGame:
         self.replay_path = self.table.save_replay(self.replay_path)
 
     # ---------------------------------------------------------------- what the person sees
+    def _show_board(self, view: Any, decision: bool = True, spectator: bool = False) -> None:
+        """Print the board of the turn at hand (:meth:`HumanAgent.show_board`'s arguments); its
+        header (``=== Turn 3: P2's turn, ... ===``) says the turn's start where the turn's own line
+        (``--- turn 3: P2 ---``) is still held back, which is then not printed: the start of a turn
+        is said once."""
+        self._board_turn = self.table.turn
+        self._turn_line = None
+        self.human.show_board(view, decision=decision, spectator=spectator)
+
+    def _say_turn(self) -> None:
+        """Print the turn's line held back by :meth:`_show_events`, if any, and pause after it."""
+        if self._turn_line is not None:
+            text, self._turn_line = self._turn_line, None
+            self.human.print_text(text, "bold cyan")
+            self._pause()
+
+    def _pause(self) -> None:
+        """The delay after an event shown (while the person's seat is in the game, or watching)."""
+        if self.delay and not self.out:
+            time.sleep(self.delay)
+
     def _show_events(self) -> None:
         """Print the person's new events (and the text of cards seen for the first time), each
-        followed by the delay (while the person's seat is in the game, or watching)."""
+        followed by the delay (while the person's seat is in the game, or watching).  A turn's
+        line is held back until something else is printed: a board shown first says the turn in
+        its header (:meth:`_show_board`)."""
         new = self.table.events(self.human_seat, self._seen)
         self._seen += len(new)
         for ev in new:
-            if ev.kind not in QUIET_EVENTS:
-                self._line(ev.text, style="bold cyan" if ev.kind == "turn" else None)
+            if ev.kind == "turn":
+                self._say_turn()        # the turn before, where nothing else was printed in it
+                self._turn_line = ev.text
+            elif ev.kind not in QUIET_EVENTS:
+                self._line(ev.text)
                 self._first_sight(ev.data)
-                if self.delay and not self.out:
-                    time.sleep(self.delay)
+                self._pause()
             if ev.kind == "loses" and not self.watching and ev.data.get("seat") == self.human_seat:
                 self.out = True     # no more pauses: nothing is asked of the person any more
                 after = ("in Throne Magic a player who left never wins" if self.config.game == "throne_magic"
@@ -271,6 +295,7 @@ class TerminalGame:
         from rich.table import Table as RichTable
 
         r = self.table.reveal()
+        self._say_turn()
         self.console.rule(END_MARKER)
         throne = self.config.game == "throne_magic"        # Role cards and their types
         title = "Roles" if throne else "Identities"
@@ -308,7 +333,8 @@ class TerminalGame:
 
     def _line(self, text: str, style: str | None = None) -> None:
         """Print ``text`` wrapped to the console's width, as the person's prompts and options are
-        (:meth:`HumanAgent.print_text`)."""
+        (:meth:`HumanAgent.print_text`), after the turn's line held back, if any (:meth:`_say_turn`)."""
+        self._say_turn()
         self.human.print_text(text, style)
 
 

@@ -56,7 +56,8 @@ def test_the_data_holds_twelve_schemes_two_ongoing_each_in_engine_primitives():
 
 
 @pytest.mark.parametrize("kw, match", [
-    (dict(archenemy="classic"), r"GameConfig.archenemy: .*CR 904.2.*not modelled"),
+    (dict(archenemy="classic"), r"GameConfig.archenemy: must be one of \[.supervillain_rumble.\] .*CR 904.2.*not modelled; "
+     r"unset: no Archenemy\), got .classic.$"),
     (dict(scheme_decks=[deck([])] * 4), r"GameConfig.scheme_decks: scheme decks are Archenemy's \(CR 904.3\)"),
     (dict(archenemy=RUMBLE, scheme_decks=[deck([])[:19]] * 4), r"CR 904.3 asks for at least 20 scheme cards, got 19"),
     (dict(archenemy=RUMBLE, scheme_decks=[["Dark Communion"] * 3 + deck([])[:17]] * 4),

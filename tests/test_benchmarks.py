@@ -363,10 +363,12 @@ def _tiny_expert_setup(tmp_path):
     return net, cfg
 
 
-def test_the_departure_fit_script_scores_agreement_on_departures_and_reuses_its_data(tmp_path, capsys):
+def test_the_departure_fit_script_scores_agreement_on_departures_and_reuses_its_data(tmp_path, capsys, monkeypatch):
     """``bench/departure_fit.py`` on a tiny network: ``score`` counts agreement,
     departures and false departures exactly; a run collects labelled rollouts
-    (kept in ``--data``), prints one row per pass, and a second run reuses them."""
+    (kept in ``--data``), prints one row per pass, and a second run reuses them.  ``--save``
+    never replaces a file, even one made during the run, after its check (the fit then goes to
+    the next free name)."""
     import importlib.util
     from pathlib import Path
 
@@ -409,6 +411,16 @@ def test_the_departure_fit_script_scores_agreement_on_departures_and_reuses_its_
     import agents
     bot = agents.make(f"policy:{tmp_path / 'fitted.pt'}")             # the fitted policy plays
     assert bot is not None
+    collect = mod.collect
+
+    def collect_while_another_saves(*a, **k):
+        (tmp_path / "raced.pt").write_bytes(b"another's")
+        return collect(*a, **k)
+    monkeypatch.setattr(mod, "collect", collect_while_another_saves)
+    assert mod.main(args + ["--save", str(tmp_path / "raced.pt")]) == 0
+    assert f"fitted policy written to {tmp_path / 'raced-2.pt'}\n" in capsys.readouterr().out
+    assert (tmp_path / "raced.pt").read_bytes() == b"another's" and agents.make(f"policy:{tmp_path / 'raced-2.pt'}")
+    monkeypatch.setattr(mod, "collect", collect)
     for bad in (["--batches", "2", "--heldout", "2"], ["--fit-batches", "2"],
                 ["--save", str(tmp_path / "fitted.pt")],                     # never replaced
                 ["--steps", "64"], ["--seed", "7"],                          # not how --data was collected

@@ -407,22 +407,32 @@ def test_a_compiled_module_older_than_its_source_is_not_used(package_copy):
 
 
 def test_the_stale_warnings_are_said_once_a_command_not_again_by_each_worker(package_copy):
-    """A process that warned a compiled module is stale leaves it to itself: the processes it starts
-    (training's rollout workers and an evaluation's are spawned: they import the same files) said
-    every warning again each (``treachery train --workers 2 --evaluate`` printed them 7 times)."""
+    """A process that warned a compiled module is stale leaves it to itself: the worker processes it
+    starts (training's rollout workers and an evaluation's are spawned: they import the same files;
+    :func:`treachery_env.compiled.starting_workers`) said every warning again each (``treachery
+    train --workers 2 --evaluate`` printed them 7 times).  A separate command it starts later says
+    them again: the mark was left in its environment, and silenced every later ``treachery ...`` a
+    notebook or program ran after importing the package."""
     ext = Path(importlib.import_module("treachery_env.engine.turn").__file__)
     if ext.suffix == ".py":
         pytest.skip("treachery_env.engine.turn is not compiled here")
     r = _probe_with_a_newer_source(
         package_copy, ext.parent / "turn.py", ext,
-        "import importlib, multiprocessing as mp\n"
+        "import importlib, multiprocessing as mp, os, subprocess, sys\n"
         "import treachery_env.engine\n"
+        "import treachery_env.compiled as c\n"
         "for _ in range(2):\n"
         "    p = mp.get_context('spawn').Process(target=importlib.import_module, args=('treachery_env.engine',))\n"
-        "    p.start(); p.join(); assert p.exitcode == 0\n"
-        "import treachery_env.compiled as c; print(c.compiled_modules()['treachery_env.engine.turn'])")
+        "    with c.starting_workers():\n"
+        "        p.start()\n"
+        "    p.join(); assert p.exitcode == 0\n"
+        "assert c.STALE_SAID not in os.environ\n"
+        "print(c.compiled_modules()['treachery_env.engine.turn'], flush=True)\n"
+        "print('-- a separate command --', file=sys.stderr, flush=True)\n"
+        "subprocess.run([sys.executable, '-W', 'always', '-c', 'import treachery_env.engine'], check=True)")
     assert r.stdout.strip() == "False", r.stdout + r.stderr
-    assert r.stderr.count("older than turn.py") == 1, r.stderr
+    mine, later = r.stderr.split("-- a separate command --")
+    assert mine.count("older than turn.py") == 1 and later.count("older than turn.py") == 1, r.stderr
 
 
 def test_the_cli_says_the_stale_warnings_as_its_other_warnings_and_a_library_user_sees_them(package_copy):

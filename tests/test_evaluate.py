@@ -1305,23 +1305,24 @@ def test_ctrl_c_stops_a_parallel_evaluation_and_its_workers(tmp_path, capsys, mo
 
 def test_the_reports_name_the_cr_900_variants_and_compare_and_pool_keep_them_apart(tmp_path, capsys):
     """A tournament with Planechase names it where a reader looks (results.md, the printed summary,
-    results.json's config) in Throne Magic's wording (one helper, ``variants_text``); a plain one
-    names them off.  ``treachery compare`` and ``treachery pool`` refuse, in one line, results whose
+    results.json's config) in Throne Magic's wording (one helper, ``variants_text``), only those
+    played; a plain one says there are none (not ``planechase=None, vanguard=None, ...``).  ``treachery compare`` and ``treachery pool`` refuse, in one line, results whose
     games differ in a variant."""
     base = ["evaluate", "--players", "4", "--starting-life", "10", "--max-turns", "6", "--agents", "random,heuristic",
             "--mode", "substitution", "--games", "5", "--no-progress", "--no-observer", "--no-beliefs"]
     assert main(base + ["--planechase", "single", "--seed", "1", "--out", str(tmp_path / "pc")]) == 0
     printed = capsys.readouterr().out.splitlines()[0]
-    named = "planechase='single', vanguard=None, archenemy=None"
+    named = "CR 900 variants: planechase='single'"
     assert printed.startswith(f"5 games (1 deal x 5), 4 players, mode substitution, seed 1, {named} (game: "
                               f"starting_life=10, max_turns=6; the other fields GameConfig's defaults): "), printed
     res = ev.read_results(tmp_path / "pc")
     assert res["meta"]["config"]["planechase"] == "single" and ev.variants_text(res["meta"]["config"]) == named
-    assert f"- CR 900 variants: {named}\n" in (tmp_path / "pc" / "results.md").read_text()
+    assert f"- {named}\n" in (tmp_path / "pc" / "results.md").read_text()
     assert main(base + ["--seed", "1", "--out", str(tmp_path / "plain")]) == 0
-    capsys.readouterr()
-    assert "- CR 900 variants: planechase=None, vanguard=None, archenemy=None\n" in \
-        (tmp_path / "plain" / "results.md").read_text()
+    assert capsys.readouterr().out.startswith("5 games (1 deal x 5), 4 players, mode substitution, seed 1, no CR 900 "
+                                              "variants (game: starting_life=10, ")
+    plain = (tmp_path / "plain" / "results.md").read_text()
+    assert "- no CR 900 variants\n" in plain and "None" not in plain
     # Throne Magic's results.md says it with the same words
     assert main(["evaluate", "--game", "throne_magic", "--players", "4", "--max-turns", "6", "--agents",
                  "random,heuristic", "--games", "2", "--planechase", "single", "--no-progress",
@@ -1330,10 +1331,11 @@ def test_the_reports_name_the_cr_900_variants_and_compare_and_pool_keep_them_apa
         (tmp_path / "tm" / "results.md").read_text()
     assert named in capsys.readouterr().out.splitlines()[0]
     # a result written before the variants existed (no such fields) was played without them
-    assert ev.variants_text({"talk": "none"}) == "planechase=None, vanguard=None, archenemy=None"
+    assert ev.variants_text({"talk": "none"}) == "no CR 900 variants"
     assert ev.variants_text({"planechase": "single", "planar_deck": ["a"] * 12, "scheme_decks": [["s"] * 20] * 4,
                              "vanguard": ["x", "y", "z", "w"]}).endswith(
-        "vanguard=['x', 'y', 'z', 'w'], archenemy=None, planar_deck=12 cards, scheme_decks=fixed")
+        "vanguard=['x', 'y', 'z', 'w'], planar_deck=12 cards, scheme_decks=fixed")
+    assert ev.variants_text({"archenemy": "supervillain_rumble"}) == "CR 900 variants: archenemy='supervillain_rumble'"
     # the same deals with and without Planechase: no paired comparison
     assert main(["compare", str(tmp_path / "plain"), str(tmp_path / "pc")]) == 2
     assert capsys.readouterr().err == ("treachery compare: error: paired comparison needs the same game in both "
@@ -1420,9 +1422,8 @@ def test_pooled_results_are_one_evaluation_of_their_deals(tmp_path, capsys):
         [ev.Outcome.of_entry(g, "heuristic") for g in a["games"]]
     assert main(["pool", str(tmp_path / "a"), str(tmp_path / "b" / "results.json"), "--out", str(tmp_path / "p")]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("20 games (4 deals) of 2 evaluations, seeds 5, 6, mode substitution, planechase=None, "
-                          "vanguard=None, archenemy=None (game: starting_life=10, max_turns=60; the other fields "
-                          "GameConfig's defaults): ")
+    assert out.startswith("20 games (4 deals) of 2 evaluations, seeds 5, 6, mode substitution, no CR 900 variants "
+                          "(game: starting_life=10, max_turns=60; the other fields GameConfig's defaults): ")
     assert ev.format_delta(pooled["substitution"]["candidates"]["random"]["Leader"]) in out
     assert ev.read_results(tmp_path / "p")["substitution"] == pooled["substitution"]
     assert "pooled from" in (tmp_path / "p" / "results.md").read_text()
@@ -1539,9 +1540,9 @@ def test_the_shards_of_a_tournament_pooled_are_the_tournament(tmp_path, capsys):
             "--no-observer", "--no-beliefs"]
     assert main(args + ["--shard", "2/2", "--out", str(tmp_path / "s2")]) == 0
     assert capsys.readouterr().out.startswith("15 games (3 deals x 5), 4 players, mode substitution, seed 9, "
-                                              "shard 2/2 (deals 2-4 of 5), planechase=None, vanguard=None, "
-                                              "archenemy=None (game: starting_life=10, max_turns=60; the other "
-                                              "fields GameConfig's defaults): ")
+                                              "shard 2/2 (deals 2-4 of 5), no CR 900 variants (game: "
+                                              "starting_life=10, max_turns=60; the other fields GameConfig's "
+                                              "defaults): ")
     assert "seed 9, shard 2/2 (deals 2-4 of 5), deals: 3" in (tmp_path / "s2" / "results.md").read_text()
     for text in ("2", "a/b", "1/2/3"):
         assert main(args + ["--shard", text, "--out", str(tmp_path / "x")]) == 2

@@ -84,6 +84,22 @@ def test_the_models_command_and_the_version(capsys):
     assert stop.value.code == 0 and capsys.readouterr().out == f"treachery {treachery_env.__version__}\n"
 
 
+def test_the_models_command_says_a_mismatch_as_the_clis_other_warnings(tmp_path, capsys, monkeypatch):
+    """A model whose file is not its card's: the row says MISMATCH and the reason is one line in the
+    CLI's form of a warning, ``treachery: warning: ...`` (it had one of its own, ``treachery models:
+    warning: ...``)."""
+    import agents.models as am
+
+    shutil.copytree(models()["residual-exit"].policy.parent, tmp_path / "cut")
+    data = (tmp_path / "cut" / "policy.pt").read_bytes()
+    (tmp_path / "cut" / "policy.pt").write_bytes(data[: len(data) // 2])
+    monkeypatch.setattr(am, "models", lambda: models(tmp_path))
+    assert main(["models"]) == 0
+    out, err = capsys.readouterr()
+    assert " | MISMATCH | " in out.splitlines()[2]
+    assert err.startswith("treachery: warning: model 'cut': ") and len(err.splitlines()) == 1, err
+
+
 def test_a_named_model_enters_a_tournament_by_name():
     from training import evaluate as ev
     res = ev.evaluate(["residual-exit", "heuristic"], games=5, seed=3, mode="substitution", reference="heuristic",

@@ -98,7 +98,8 @@ def test_planes_data():
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    ({"planechase": "double"}, r"GameConfig.planechase: must be None or one of \['single', 'per_player'\]"),
+    ({"planechase": "double"}, r"GameConfig.planechase: must be one of \['single', 'per_player'\] .*; unset: no "
+                               r"Planechase\), got 'double'"),
     ({"planechase": "single", "planar_deck": [c.name for c in planes.planes()[:9]]},
      r"Planechase without enough planes: a planar deck needs at least 10 cards \(CR 901.3, 901.16a\), got 9"),
     ({"planechase": "single", "planar_deck": [c.name for c in planes.planes()[:10]] + ["Emberfall Caldera"]},

@@ -323,7 +323,7 @@ def test_a_replay_path_the_system_refuses_is_one_line(tmp_path, monkeypatch, cap
     (["--opponents", "heuristic,Human"], "'human' cannot be an opponent"),
     (["--opponents", "policy"], "needs an argument"),
     (["--players", "3"], "--players: must be an int from 4 to 12"),
-    (["--starting-life", "0"], "--starting-life: must be None or an int from 1"),
+    (["--starting-life", "0"], "--starting-life: must be an int from 1 to 1000 (unset: the game's default), got 0"),
     (["--stops", "own_main,atacked"], "--stops: unknown stop atacked"),
     (["--delay", "-1"], "--delay must be a number of seconds >= 0, got -1.0"),
     (["--delay", "nan"], "--delay must be a number of seconds >= 0, got nan"),
@@ -966,7 +966,8 @@ def test_a_game_no_table_option_sets_is_named():
 def test_watching_bots_shows_what_a_spectator_sees(seed, tmp_path, monkeypatch, capsys):
     """``treachery play --watch``: bots at every seat (``--opponents`` cycled from P0), nothing asked,
     the public board before the first turn and at each turn's first main phase, no seat as "you",
-    the end screen and the replay;
+    the end screen and the replay; a turn's start said once (its line, ``--- turn 3: P2 ---``, was
+    printed right above the board's header, ``=== Turn 3: P2's turn, ... ===``);
     before the end no identity appears that no public event revealed (as for a person's seat in
     test_no_hidden_identity_before_the_end)."""
     replay = tmp_path / "watched.json"
@@ -984,6 +985,10 @@ def test_watching_bots_shows_what_a_spectator_sees(seed, tmp_path, monkeypatch, 
     assert before.count("=== Before the first turn") == 1
     boards = re.findall(r"^=== Turn (\d+): P\d's turn, (.+) ===$", before, flags=re.M)
     assert boards == [(str(t), "precombat main phase") for t in range(1, g.turn + 1)]
+    said = [line for line in before.splitlines() if line.strip()]
+    twice = [line for line, after in zip(said, said[1:]) if line.startswith("--- turn ") and after.startswith("=== Turn ")]
+    assert not twice, twice
+    assert len(re.findall(r"^--- turn \d+: P\d ---$", before, flags=re.M)) < g.turn, "a board says some turns' start"
     seen = {e["identity"] for e in g.log if "identity" in e and e["to"] is None}
     hidden = [p.identity.name for p in g.players if p.identity.name not in seen]
     assert hidden, "pick seeds where some identity stays hidden"

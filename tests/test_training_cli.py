@@ -69,6 +69,11 @@ def _bad_inputs(tmp: str) -> list[tuple[list[str], str]]:
         (["train", "--set", "nonsense", *run], "key=value"),
         (["train", "--set", "learning_rate=abc", *run], 'learning_rate = "abc"'),
         (["train", "--set", "run_id=" + "a" * 32, *run], "run_id is the run's identity"),     # drawn, not set
+        # the game table's field is named as typed, and what is allowed is what can be typed (no "None")
+        (["train", "--set", "game.starting_life=-3", *run], "error: game.starting_life: must be an int from 1 to "
+                                                            "1000 (unset: the game's default), got -3"),
+        (["train", "--set", "game.planechase=twice", *run], "error: game.planechase: must be one of ['single', "
+                                                            "'per_player']"),
         (["train", "--set", "run_id=xyz", *run], "run_id is the run's identity"),
         (["train", "--run-dir", afile], "not a folder"),
         (["train", "--run-dir", os.path.join(afile, "sub")], "not a folder"),
@@ -106,14 +111,37 @@ def test_bad_cli_input_is_one_line_error(tmp_path, capsys, case):
     assert not (tmp_path / "run").exists() and not (tmp_path / "out").exists()
 
 
+def test_evaluate_out_is_made_when_the_results_are_written_as_its_help_says(tmp_path, monkeypatch, capsys):
+    """``evaluate --help`` said --out was "made and written to before any game": it is checked then
+    (made, a file written and removed, the folders made removed again) and made with the results."""
+    from training import evaluate as ev
+
+    out = tmp_path / "new" / "out"
+    run_tasks, seen = ev.run_tasks, []
+
+    def games(*a, **k):
+        seen.append(out.parent.exists())
+        return run_tasks(*a, **k)
+    monkeypatch.setattr(ev, "run_tasks", games)
+    assert cli.main(["evaluate", "--agents", "random", "--players", "4", "--games", "4", "--max-turns", "3",
+                     "--no-progress", "--no-beliefs", "--no-observer", "--out", str(out)]) == 0
+    assert seen == [False] and (out / "results.json").is_file()
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        cli.main(["evaluate", "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    assert "(default results/), made when they are written; checked before any game" in said
+
+
 @pytest.mark.parametrize("where", ["long", "proc"])
 @pytest.mark.parametrize("command", ["evaluate", "throne", "pool", "export", "train"])
 def test_a_folder_that_cannot_be_written_is_refused_before_the_work(tmp_path, capsys, monkeypatch, policy_4p,
                                                                      command, where):
-    """``--out`` (``--run-dir``) of a command that writes at the end of long work is made and
-    written to before the work (a name over 255 characters was a raw ``OSError: [Errno 36]``;
-    ``/proc/...``, like a read-only file system, passed, every game was played, then
-    ``write_results`` failed with a traceback and wrote nothing): one line naming it."""
+    """``--out`` (``--run-dir``) of a command that writes at the end of long work is checked before
+    the work (made, written to and removed again: :func:`agents.files.check_folder`; a name over
+    255 characters was a raw ``OSError: [Errno 36]``; ``/proc/...``, like a read-only file system,
+    passed, every game was played, then ``write_results`` failed with a traceback and wrote
+    nothing): one line naming it."""
     import sys
 
     from training import evaluate as ev

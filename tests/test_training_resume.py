@@ -171,15 +171,18 @@ def test_an_unreadable_metrics_line_names_the_file_and_line(run, tmp_path):
     assert "\n" not in str(err.value)
 
 
-def test_a_corrupt_newest_checkpoint_falls_back_to_the_previous(run, tmp_path, capsys):
+def test_a_corrupt_newest_checkpoint_falls_back_to_the_previous(run, tmp_path):
+    """A library user (a notebook) is told with Python warnings (they were printed, ``warning: ...``,
+    in a form of their own, not the CLI's)."""
     cfg, res = run
     c2 = _copy(run, tmp_path, total_steps=cfg.total_steps + 200)
     newest = latest_checkpoint(tmp_path / "r")
     newest.write_bytes(newest.read_bytes()[:500])
-    out = train(c2, resume=True, progress=False, log=False)
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 2 and err[0].startswith(f"warning: checkpoint {newest.name} cannot be loaded, trying the one before it")
-    assert err[1].endswith(f"renamed it {newest.name}.corrupt, so that the checkpoints the run keeps are ones that load")
+    with pytest.warns(UserWarning) as caught:
+        out = train(c2, resume=True, progress=False, log=False)
+    said = [str(w.message) for w in caught if "cannot be loaded" in str(w.message)]
+    assert len(said) == 2 and said[0].startswith(f"checkpoint {newest.name} cannot be loaded, trying the one before it")
+    assert said[1].endswith(f"renamed it {newest.name}.corrupt, so that the checkpoints the run keeps are ones that load")
     assert out["history"][0]["iteration"] == 3                     # redone from the checkpoint of iteration 2
 
 
@@ -194,7 +197,9 @@ def test_the_cli_resume_falls_back_past_a_corrupt_newest_checkpoint(run, tmp_pat
     code = cli.main(["train", "--resume", "--run-dir", c2.run_dir, "--steps", str(cfg.total_steps + 200),
                      "--no-progress"])
     assert code == 0
-    assert any("warning" in line and newest.name in line for line in capsys.readouterr().err.splitlines())
+    warned = [line for line in capsys.readouterr().err.splitlines() if newest.name in line]
+    assert len(warned) == 2 and all(line.startswith(f"treachery: warning: checkpoint {newest.name} cannot be loaded")
+                                    for line in warned), warned
 
 
 def test_a_corrupt_explicit_checkpoint_is_a_one_line_error(run, tmp_path):
@@ -314,7 +319,8 @@ def test_a_checkpoint_from_before_run_ids_still_resumes(run, tmp_path, folder_ha
 def test_temporary_leftovers_are_removed(run, tmp_path):
     c2 = _copy(run, tmp_path, total_steps=run[0].total_steps + 200)
     r = tmp_path / "r"
-    stale = [r / ".ckpt_000004.pt.ab_c12.tmp", r / ".policy.pt.x9y8z7.tmp", r / ".metrics.jsonl.q1w2e3.tmp"]
+    stale = [r / ".ckpt_000004.pt.ab_c12.tmp", r / ".policy.pt.x9y8z7.tmp", r / ".metrics.jsonl.q1w2e3.tmp",
+             r / ".config.json.k3j4l5.tmp"]
     mine = [r / "notes.tmp", r / ".other.pt.abc.tmp"]
     for p in stale + mine:
         p.write_bytes(b"partial")
@@ -674,15 +680,15 @@ def test_retention_never_keeps_an_unloadable_checkpoint_over_good_ones(tmp_path,
     c2 = TrainConfig.from_dict({**cfg.to_dict(), "total_steps": steps + 1})       # one iteration more
     for resume in (True, r / "ckpt_000003.pt"):     # the newest that loads, or named (as the CLI names it)
         (r / "ckpt_000006.pt").write_bytes(cut)
-        capsys.readouterr()
-        out = train(c2, resume=resume, progress=False, log=False)
+        with pytest.warns(UserWarning) as caught:
+            out = train(c2, resume=resume, progress=False, log=False)
         assert [h["iteration"] for h in out["history"]] == [4]
         assert sorted(p.name for p in r.glob("ckpt_*")) == ["ckpt_000002.pt", "ckpt_000003.pt", "ckpt_000004.pt",
                                                             "ckpt_000006.pt.corrupt"]
         assert (r / "ckpt_000006.pt.corrupt").read_bytes() == cut
         assert ppo.load_resumable(r)[0].name == "ckpt_000004.pt"
-        warned = [ln for ln in capsys.readouterr().err.splitlines() if "renamed it ckpt_000006.pt.corrupt" in ln]
-        assert len(warned) == 1 and warned[0].startswith("warning: checkpoint ckpt_000006.pt cannot be loaded (")
+        warned = [str(w.message) for w in caught if "renamed it ckpt_000006.pt.corrupt" in str(w.message)]
+        assert len(warned) == 1 and warned[0].startswith("checkpoint ckpt_000006.pt cannot be loaded (")
         (r / "ckpt_000004.pt").unlink()             # back to iteration 3 for the second way
         (r / "ckpt_000006.pt.corrupt").unlink()
 
@@ -846,8 +852,9 @@ def test_the_run_folders_file_system_errors_are_one_line_naming_the_path(run, tm
     one_line(["train", "--run-dir", c2.run_dir, "--resume", "--steps", "800", "--no-progress"],
              f"{str(folder / 'metrics.jsonl')!r}: No space left on device")     # rewritten to the checkpoint
     assert (folder / "metrics.jsonl").read_bytes() == before["metrics.jsonl"]
-    one_line(["train", "--run-dir", str(tmp_path / "new"), *TINY_CLI, "--steps", "200"],
-             f"{str(tmp_path / 'new' / 'ckpt_000001.pt')!r}: No space left on device")
+    one_line(["train", "--run-dir", str(tmp_path / "new"), *TINY_CLI, "--steps", "200"],       # its first file,
+             f"{str(tmp_path / 'new' / 'config.json')!r}: No space left on device")         # written whole or not
+    assert not (tmp_path / "new" / "config.json").exists()
 
 
 def test_without_fcntl_a_run_warns_that_its_folder_is_not_locked(tmp_path, monkeypatch):

@@ -70,8 +70,8 @@ def test_the_option_is_valid_in_both_games_and_round_trips(game):
 
 
 @pytest.mark.parametrize("kw, match", [
-    ({"vanguard": "all"}, r"GameConfig\.vanguard: must be None, 'random' or a list .*CR 902\.3"),
-    ({"vanguard": 5}, r"GameConfig\.vanguard: must be None"),
+    ({"vanguard": "all"}, r"GameConfig\.vanguard: must be 'random' or a list .*\(CR 902\.3; unset: no Vanguard\)"),
+    ({"vanguard": 5}, r"GameConfig\.vanguard: must be 'random' or a list"),
     ({"vanguard": FOUR[:3]}, r"GameConfig\.vanguard: needs one Vanguard name per seat, 4 \(CR 902\.3; .*\), got 3"),
     ({"vanguard": FOUR[:3] + ["Sisay"]}, r"GameConfig\.vanguard: unknown vanguard 'Sisay'; the vanguards are"),
     ({"vanguard": FOUR, "starting_hand_size": 0},

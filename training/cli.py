@@ -142,8 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--games", type=int, default=1000,
                    help="games requested, rounded up to whole deals (default 1000)")
     e.add_argument("--out", default="results",
-                   help="output directory of results.json, results.md and plots (default results/); made and "
-                        "written to before any game, and refused when it already holds results unless --force")
+                   help="output directory of results.json, results.md and plots (default results/), made when "
+                        "they are written; checked before any game (one that cannot be made or written is refused "
+                        "at once, nothing left behind), and refused when it already holds results unless --force")
     e.add_argument("--force", action="store_true", help="replace the results already in --out (default: refuse)")
     e.add_argument("--workers", type=int, default=1,
                    help="worker processes (default 1; at most 4 per CPU); with --ray, the Ray tasks (chunks "
@@ -980,7 +981,7 @@ def _models(args: argparse.Namespace) -> int:
             ok = "ok"
         except ValueError as err:
             ok = "MISMATCH" if m.sha256 else "none in the card"
-            print(f"treachery models: warning: {err}", file=sys.stderr)
+            warnings.warn(str(err), stacklevel=1)        # said as the CLI's other warnings (_show_warning)
         name = m.name if m.name in NAMED_MODELS else f"{m.name} (a bot's name: load it as policy:PATH)"
         print(f"| {name} | {m.policy} | {m.policy.stat().st_size / 1e6:.1f} | {ok} | {m.verdict() or '–'} |")
     return 0

@@ -530,7 +530,7 @@ class TrainConfig:
         need(isinstance(self.freeze_policy, bool) and (not self.freeze_policy or self.gate > 0), "freeze_policy",
              "true or false, and false without a gate (nothing would learn)")
         need(isinstance(self.game, dict), "game", "a table of GameConfig fields")
-        self.game_config()   # raises ValueError naming the GameConfig field
+        self.game_config()   # raises ValueError naming the game.FIELD key
         self.check_bots()
 
     def bots(self) -> list[tuple[str, str]]:
@@ -608,9 +608,15 @@ class TrainConfig:
         """The :class:`GameConfig` of the training games.
 
         Raises:
-            ValueError: for an invalid ``game`` table (from GameConfig), or a game other than Treachery.
+            ValueError: for an invalid ``game`` table (from GameConfig, the field named as this
+                config's key, ``game.starting_life``), or a game other than Treachery.
         """
-        config = GameConfig.from_dict(dict(self.game))
+        from table.options import renamed
+
+        try:
+            config = GameConfig.from_dict(dict(self.game))
+        except ValueError as err:       # "GameConfig.starting_life: ..." -> "game.starting_life: ..."
+            raise renamed(err, {f.name: f"game.{f.name}" for f in dataclasses.fields(GameConfig)}) from None
         if config.game != "treachery":
             raise ValueError(f"game.game: training plays Treachery only; {config.game!r} has no policy network yet "
                              f"(its observation layout differs)")

@@ -179,6 +179,7 @@ from agents.files import atomic_write_bytes, atomic_write_files, check_folder
 from agents.isolated import exit_with_parent
 from agents.play import BotError, face_down_opponents, first_line, game_steps, run_games
 from treachery_env import GameConfig
+from treachery_env.compiled import starting_workers
 from treachery_env.env import raw_env
 from treachery_env.rules import Role, Team, role_distribution, team_of
 
@@ -914,7 +915,8 @@ def run_in_processes(play: Callable[..., list], chunks: Sequence[list], args: tu
     ex = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
                              initargs=(os.getpid(), bots))
     try:
-        futs = {ex.submit(play, c, *args): len(c) for c in chunks}
+        with starting_workers():        # the pool starts its workers as the chunks are submitted
+            futs = {ex.submit(play, c, *args): len(c) for c in chunks}
         for f in as_completed(futs):
             out.extend(f.result())
             on_done(futs[f])
@@ -1695,16 +1697,16 @@ Archenemy's schemes), which either game may be played with, in the order the rep
 
 def variants_text(config: dict) -> str:
     """The CR 900 variants of a result's game (its ``meta["config"]``), as Treachery's and Throne
-    Magic's reports name them: ``"planechase='single', vanguard=None, archenemy=None"`` (None: not
-    played; a field a results file lacks, written before the variant existed, was not played), then
-    the decks fixed in place of shuffled ones where the config gives them
-    (``planar_deck=12 cards``, ``scheme_decks=fixed``)."""
-    parts = [f"{k}={config.get(k)!r}" for k in VARIANT_FIELDS]
+    Magic's reports and summary lines name them: those played only, ``"CR 900 variants:
+    planechase='single'"``, then the decks fixed in place of shuffled ones where the config gives
+    them (``planar_deck=12 cards``, ``scheme_decks=fixed``); ``"no CR 900 variants"`` where none
+    is (a field a results file lacks, written before the variant existed, was not played)."""
+    parts = [f"{k}={config[k]!r}" for k in VARIANT_FIELDS if config.get(k) is not None]
     if config.get("planar_deck") is not None:
         parts.append(f"planar_deck={len(config['planar_deck'])} cards")
     if config.get("scheme_decks") is not None:
         parts.append("scheme_decks=fixed")
-    return ", ".join(parts)
+    return "CR 900 variants: " + ", ".join(parts) if parts else "no CR 900 variants"
 
 
 def game_text(config: dict, shown: Sequence[str] = ()) -> str:
@@ -2233,7 +2235,7 @@ def render_markdown(res: dict, images: Iterable[str] = ()) -> str:
                f"deals: {m.get('deals')}, games: {s['games']}"
                + (f" (requested {m['games_requested']})" if m.get("games_requested") is not None else ""))
     out.append(f"- game: {game_text(m.get('config') or {})} (every field in results.json's meta.config)")
-    out.append(f"- CR 900 variants: {variants_text(m.get('config') or {})}")
+    out.append(f"- {variants_text(m.get('config') or {})}")
     if toolkit_text(m):
         out.append(f"- toolkit: {toolkit_text(m)}")
     elif any(p.get("toolkit") for p in m.get("pooled", [])):

@@ -434,8 +434,8 @@ def load_resumable(run_dir: str | os.PathLike) -> tuple[Path, dict]:
     """The newest checkpoint of ``run_dir`` that loads, and its payload.
 
     A ``ckpt_*.pt`` that cannot be loaded (truncated or corrupt, say by a kill
-    while the disk was full) gets one warning line on stderr naming it, and the
-    previous one is tried.
+    while the disk was full) gets a warning naming it (a Python warning; ``treachery train``
+    says it as its other warnings), and the previous one is tried.
 
     Raises:
         ValueError: if ``run_dir`` has no ``ckpt_*.pt``, or none of them loads.
@@ -449,14 +449,14 @@ def load_resumable(run_dir: str | os.PathLike) -> tuple[Path, dict]:
         try:
             return path, load_checkpoint(path)
         except ValueError as err:
-            print(f"warning: checkpoint {path.name} cannot be loaded, trying the one before it ({first_line(err)})",
-                  file=sys.stderr)
+            warnings.warn(f"checkpoint {path.name} cannot be loaded, trying the one before it ({first_line(err)})",
+                          stacklevel=2)
     raise ValueError(f"nothing to resume: none of the {len(found)} ckpt_*.pt in {str(d)!r} can be loaded")
 
 
-#: temporary files of :func:`agents.files.atomic_write_bytes` for this run's checkpoints and metrics,
-#: and (in ``run_dir/gate``) for its advantage gate's examples
-_LEFTOVER = re.compile(r"^\.(ckpt_\d+\.pt|policy\.pt|metrics\.jsonl|examples_\d+\.npz)\.[A-Za-z0-9_]+\.tmp$")
+#: temporary files of :func:`agents.files.atomic_write_bytes` for this run's checkpoints, metrics and
+#: config.json, and (in ``run_dir/gate``) for its advantage gate's examples
+_LEFTOVER = re.compile(r"^\.(ckpt_\d+\.pt|policy\.pt|metrics\.jsonl|config\.json|examples_\d+\.npz)\.[A-Za-z0-9_]+\.tmp$")
 
 
 def _clean_leftovers(run_dir: Path) -> None:
@@ -470,7 +470,7 @@ def _clean_leftovers(run_dir: Path) -> None:
 def _set_aside_unloadable(run_dir: Path, iteration: int) -> None:
     """Rename each ``ckpt_*.pt`` of ``run_dir`` after ``iteration`` (the checkpoint a run resumes
     from) that cannot be loaded (:func:`load_resumable` skipped it) to ``<name>.corrupt`` (a free
-    name: ``.corrupt.1``, ...), with one warning line on stderr each: as a checkpoint it would count
+    name: ``.corrupt.1``, ...), with a warning each (as :func:`load_resumable`'s): as a checkpoint it would count
     among the newest that the run keeps (``keep_checkpoints``) and have good ones deleted in its
     place; renamed, its bytes are kept for whoever wants to look at them."""
     found = sorted((int(m.group(1)), p) for p in run_dir.iterdir() if (m := _CKPT.match(p.name)))
@@ -486,8 +486,8 @@ def _set_aside_unloadable(run_dir: Path, iteration: int) -> None:
                 k += 1
                 aside = path.with_name(f"{path.name}.corrupt.{k}")
             path.rename(aside)
-            print(f"warning: checkpoint {path.name} cannot be loaded ({first_line(err)}); renamed it {aside.name}, "
-                  f"so that the checkpoints the run keeps are ones that load", file=sys.stderr)
+            warnings.warn(f"checkpoint {path.name} cannot be loaded ({first_line(err)}); renamed it {aside.name}, "
+                          f"so that the checkpoints the run keeps are ones that load", stacklevel=2)
 
 
 def _machine() -> str:
@@ -771,8 +771,8 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
         gate_fit = GateFit(net, run_dir / "gate", state.get("gate_fit") if state else None,
                            iteration) if config.gate else None
         net.eval()
-        with naming_the_file(run_dir / "config.json"):
-            (run_dir / "config.json").write_text(json.dumps(recorded_config(config), indent=2))   # paths from run_dir
+        # whole or not at all (a resume reads it); paths from run_dir
+        atomic_write_bytes(run_dir / "config.json", json.dumps(recorded_config(config), indent=2).encode())
         writer = None
         if log:
             from torch.utils.tensorboard import SummaryWriter

@@ -149,7 +149,10 @@ def connect(address: str) -> bool:
     old = signal.getsignal(signal.SIGTERM) if main else None
     try:
         import logging
-        ray.init(address=target, logging_level=logging.WARNING)
+
+        from treachery_env.compiled import starting_workers
+        with starting_workers():        # a local Ray's workers inherit this environment
+            ray.init(address=target, logging_level=logging.WARNING)
     except Exception as err:  # noqa: BLE001 - ray.init raises ConnectionError, ValueError, RuntimeError, ...
         from agents.play import first_line
         where = "a local Ray" if target is None and not env else repr(env if target is None else address)

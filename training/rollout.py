@@ -76,6 +76,7 @@ import agents
 from agents.networks import SparseObs, build_network
 from agents.play import first_line
 from agents.policy import check_layout, load_policy
+from treachery_env.compiled import starting_workers
 from treachery_env.env import raw_env
 from treachery_env.observation import encode_sparse
 from treachery_env.rules import Role
@@ -745,7 +746,8 @@ class WorkerPool:
             self.local = Collector(config, seeds[0])
             return
         ctx = mp.get_context("spawn")
-        with children_ignore_sigint():      # Ctrl-C is the learner's to handle, from the workers' first import
+        # Ctrl-C is the learner's to handle, from the workers' first import; so are the stale-module warnings
+        with children_ignore_sigint(), starting_workers():
             for s in seeds:
                 parent, child = ctx.Pipe()
                 p = ctx.Process(target=_worker_main, args=(child, config.to_dict(), s), daemon=True)

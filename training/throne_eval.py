@@ -289,8 +289,8 @@ def throne_text(config: dict) -> str:
     """The game of a tournament's ``meta["config"]`` as its report and summary line name it: the
     :data:`THRONE_FIELDS`, the CR 900 variants (:func:`~training.evaluate.variants_text`) and the
     other fields that differ from Throne Magic's defaults (:func:`~training.evaluate.game_text`),
-    e.g. ``throne_roles='basic', throne=None, holdings=False, seasons=False, planechase=None,
-    vanguard=None, archenemy=None (game: max_turns=60; the other fields GameConfig's defaults)``."""
+    e.g. ``throne_roles='basic', throne=None, holdings=False, seasons=False, no CR 900 variants
+    (game: max_turns=60; the other fields GameConfig's defaults)``."""
     return (", ".join([*(f"{k}={config.get(k)!r}" for k in THRONE_FIELDS), variants_text(config)])
             + f" (game: {game_text(config, THRONE_FIELDS)})")
 

@@ -37,12 +37,15 @@ the view builder and ``_view.pyx`` (:mod:`treachery_env.view` falls back to
 :class:`~treachery_env.view.PythonViewBuilder`) and for the priority check and
 ``_priority.pyx`` (:mod:`treachery_env.engine.priority` falls back to
 ``Game._can_act``).  The warnings are said once a command (:func:`warn_stale`): the
-processes it starts (training's rollout workers, an evaluation's spawned workers),
-which import the same files, do not say them again each.
+worker processes it starts within :func:`starting_workers` (training's rollout workers, an
+evaluation's, an isolated bot's process, a local Ray's), which import the same files, do not say
+them again each; a separate command started later, by it or by a program or notebook that
+imported the package, says them again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
@@ -51,10 +54,10 @@ import sys
 import types
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 __all__ = ["MODULES", "PURE_PYTHON", "STALE_SAID", "built", "compiled_modules", "compiled_pyx", "install_finder",
-           "is_stale", "state_compiled", "warn_stale"]
+           "is_stale", "starting_workers", "state_compiled", "warn_stale"]
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -70,24 +73,47 @@ MODULES: tuple = tuple(
 #: Whether ``TREACHERY_PURE_PYTHON=1`` was set when the package was imported.
 PURE_PYTHON: bool = os.environ.get("TREACHERY_PURE_PYTHON") == "1"
 
-#: The environment variable a process sets to 1 once it warned that a compiled part is stale
-#: (:func:`warn_stale`): the processes it starts inherit it and leave the warnings to it.
+#: The environment variable, set to 1 in the environment of the worker processes a command starts
+#: (:func:`starting_workers`) once it warned that a compiled part is stale (:func:`warn_stale`): they
+#: leave the warnings to it.  Never left in a process's own environment, which the separate commands
+#: it starts later (a notebook's ``treachery evaluate``, one command after another) inherit.
 STALE_SAID = "TREACHERY_STALE_SAID"
 
-#: Whether the process that started this one said the stale-extension warnings already.
+#: Whether the command that started this process (as its worker) said the stale-extension warnings.
 _SAID_BY_PARENT: bool = os.environ.get(STALE_SAID) == "1"
+
+#: Whether this process said one (:func:`warn_stale`).
+_said = False
 
 
 def warn_stale(message: str, stacklevel: int = 2) -> None:
     """Warn (a RuntimeWarning, ``stacklevel`` as :func:`warnings.warn`'s, from the caller) that a
     compiled part is not used (stale, or its state types run from source), once a command: not in
-    a process started by one that warned (:data:`STALE_SAID` in its environment when this module
-    was imported): the rollout and evaluation workers import the same files, and each repeated
-    every warning of its parent."""
+    a worker process of a command that warned (:data:`STALE_SAID` in its environment when this
+    module was imported, :func:`starting_workers`): the rollout and evaluation workers import the
+    same files, and each repeated every warning of its parent."""
+    global _said
     if _SAID_BY_PARENT:
         return
-    os.environ[STALE_SAID] = "1"
+    _said = True
     warnings.warn(message, RuntimeWarning, stacklevel=stacklevel + 1)
+
+
+@contextlib.contextmanager
+def starting_workers() -> Iterator[None]:
+    """Around the start of a command's own worker processes (a multiprocessing pool's or
+    ``Process``'s ``start``, ``subprocess.Popen`` with ``os.environ``, a local ``ray.init``): where
+    this process said the stale-extension warnings (:func:`warn_stale`) or is itself such a worker,
+    :data:`STALE_SAID` is in ``os.environ`` while they start, so that they inherit it and say none,
+    and is taken out again after, so that a separate command started later says them anew."""
+    if not (_said or _SAID_BY_PARENT) or os.environ.get(STALE_SAID) == "1":
+        yield
+        return
+    os.environ[STALE_SAID] = "1"
+    try:
+        yield
+    finally:
+        os.environ.pop(STALE_SAID, None)
 
 
 def _source(fullname: str) -> Path:

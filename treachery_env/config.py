@@ -476,7 +476,8 @@ class GameConfig:
         if not isinstance(self.recommended_exclusions, bool):
             bad("recommended_exclusions", f"must be True or False, got {self.recommended_exclusions!r}")
         if self.starting_life is not None and (not is_int(self.starting_life) or not 1 <= self.starting_life <= 1000):
-            bad("starting_life", f"must be None or an int from 1 to 1000, got {self.starting_life!r}")
+            bad("starting_life", f"must be an int from 1 to 1000 (unset: the game's default), "
+                f"got {self.starting_life!r}")
         for f_ in ("starting_hand_size", "max_hand_size"):
             v = getattr(self, f_)
             if not is_int(v) or not 0 <= v <= 15:
@@ -561,8 +562,8 @@ class GameConfig:
         from . import vanguards
         if isinstance(v, str):
             if v != "random":
-                raise ValueError(f"GameConfig.vanguard: must be None, 'random' or a list of a Vanguard name per seat "
-                                 f"(CR 902.3), got {v!r}")
+                raise ValueError(f"GameConfig.vanguard: must be 'random' or a list of a Vanguard name per seat "
+                                 f"(CR 902.3; unset: no Vanguard), got {v!r}")
             if self.num_players > len(vanguards.names()):
                 raise ValueError(f"GameConfig.vanguard: 'random' deals a different Vanguard per seat, but there are "
                                  f"{len(vanguards.names())} for {self.num_players} players")
@@ -573,8 +574,8 @@ class GameConfig:
                                  f"max_hand_size={self.max_hand_size} (CR 902.5, 902.5b)")
             return
         if not isinstance(v, tuple) or not all(isinstance(x, str) for x in v):
-            raise ValueError(f"GameConfig.vanguard: must be None, 'random' or a list of a Vanguard name per seat "
-                             f"(CR 902.3), got {v!r}")
+            raise ValueError(f"GameConfig.vanguard: must be 'random' or a list of a Vanguard name per seat "
+                             f"(CR 902.3; unset: no Vanguard), got {v!r}")
         try:
             vanguards.check_assignment(v, self.num_players, self.starting_hand_size, self.max_hand_size)
         except ValueError as e:
@@ -593,9 +594,9 @@ class GameConfig:
             raise ValueError(f"GameConfig.{fld}: {msg}")
 
         if self.archenemy not in ARCHENEMY:
-            bad("archenemy", f"must be None or one of {list(ARCHENEMY)[1:]} (CR 904.12, every player an archenemy; "
+            bad("archenemy", f"must be one of {list(ARCHENEMY)[1:]} (CR 904.12, every player an archenemy; "
                 f"the classic team game of CR 904.2, one archenemy against a team taking shared turns, is not "
-                f"modelled), got {self.archenemy!r}")
+                f"modelled; unset: no Archenemy), got {self.archenemy!r}")
         if self.scheme_decks is None:
             return
         if self.archenemy is None:
@@ -621,8 +622,9 @@ class GameConfig:
                                  f"'per_player' to play it, got {list(self.planar_deck)!r}")
             return
         if self.planechase not in pl.MODES:
-            raise ValueError(f"GameConfig.planechase: must be None or one of {list(pl.MODES)} (CR 901.16 single "
-                             f"planar deck, or one per player, CR 901.3), got {self.planechase!r}")
+            raise ValueError(f"GameConfig.planechase: must be one of {list(pl.MODES)} (CR 901.16 single "
+                             f"planar deck, or one per player, CR 901.3; unset: no Planechase), "
+                             f"got {self.planechase!r}")
         deck = self.planar_deck if self.planar_deck is not None else pl.names()
         for nm in deck:
             try:

@@ -162,7 +162,9 @@ def main(argv: list[str] | None = None) -> int:
         p.error(str(err))
     started = not ray.is_initialized()      # a caller's Ray (a notebook, a test) is used as it is
     if started:
-        ray.init(address=args.address, include_dashboard=False)
+        from treachery_env.compiled import starting_workers
+        with starting_workers():        # a local Ray's workers inherit this environment
+            ray.init(address=args.address, include_dashboard=False)
     try:
         cpus = ray.cluster_resources().get("CPU", 0)
         if args.env_runners > cpus:   # each env runner is an actor of one CPU: RLlib would wait for them for ever
