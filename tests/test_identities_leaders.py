@@ -227,7 +227,7 @@ def regent_at_an_empty_library(second_shock: bool, forced: str) -> Game:
     resolve_all(g)
     assert g.decision.kind == DecisionKind.YES_NO and g.decision.seat == 0
     g.step(g.layout.CHOICE + 0)                       # the extra draw finds the library empty
-    assert p.drew_from_empty
+    assert p.drew_from_empty or p.has_lost            # unchecked yet, or checked: the loss (CR 704.5b)
     return g
 
 

@@ -559,6 +559,21 @@ def test_masochist_own_spells_cant_make_it_lose():
     assert g.players[T_].has_lost and not g.players[T_].won
 
 
+def test_masochist_empty_library_draw_is_not_kept_from_happening():
+    """A loss from drawing from an empty library is not traced to the effect
+    that made them draw (fidelity: The Treacherous Masochist): at 0 life from
+    their own source and with such an attempt since the last check, the loss is
+    no own loss but a first one, which becomes a win; the same harm alone is
+    kept from happening."""
+    g = _masochist()
+    g.damage(T_, ("p", T_), 50)
+    g.players[T_].library = []
+    g.draw(T_, 1)
+    refresh_sba(g)
+    assert g.is_over and g.winners == {T_}
+    assert not [e for e in g.log if e["event"] == "cant_lose"]
+
+
 def test_masochist_loss_kept_from_happening_is_logged_once_per_harm():
     """The loss kept from happening is logged ("cant_lose") once when its own
     source's harm leaves the controller at 0 or less life, not again at each

@@ -821,6 +821,26 @@ def test_drawing_from_an_empty_library_loses_at_the_next_check():
     assert events(g, "loses")[-1]["seat"] == 1
 
 
+def test_an_empty_library_draw_counts_at_the_next_check_only():
+    """CR 704.5b: the attempt counts "since the last time state-based actions
+    were checked": a player whose loss was kept from happening at that check
+    (an effect says they can't lose) does not lose for it at a later check,
+    with no new attempt; a new attempt makes them lose at the next check."""
+    g = game()
+    p = g.players[2]
+    p.library = []
+    p.cant_lose = True
+    g.draw(2, 1)
+    refresh(g)
+    assert not p.has_lost and not p.drew_from_empty
+    p.cant_lose = False
+    refresh(g)
+    assert not p.has_lost
+    g.draw(2, 1)
+    refresh(g)
+    assert p.has_lost
+
+
 def test_lethal_damage_and_zero_toughness_destroy():
     """CR 704.5f (0 or less toughness: put into its owner's graveyard) and
     CR 704.5g (damage at least equal to toughness: destroyed)."""

@@ -350,7 +350,10 @@ def replace(game: "Game", kind: str, ev: dict) -> None:
     * ``"lose_life"``: seat, amount, source_seat;  ``"gain_life"``: seat, amount;
     * ``"discard"``: seat, n, source_seat;  ``"sacrifice"``: seat, creature, source_seat;
     * ``"lose_game"``: seats (those about to lose; remove a seat to replace its
-      loss), reason, first (nobody has lost yet).
+      loss), reason, first (nobody has lost yet), empty_draw (the seats that
+      lose for an attempt to draw from an empty library since the last
+      state-based check, CR 704.5b; remove a seat there when the replacement
+      deals with that reason too).
     """
     for e in list(game.effects):
         if e["kind"] == kind and e in game.effects:

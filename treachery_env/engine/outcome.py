@@ -66,6 +66,17 @@ class OutcomeMixin:
             seats = [self._seat_arg(seats, "lose")]
         reason = self._word_arg(reason, "lose", "reason", LOSS_REASONS)
         concede = self._flag_arg(concede, "lose", "concede")
+        self._lose(seats, reason, concede, [])
+
+    def _lose(self, seats: list[int], reason: str, concede: bool, empty_draw: list[int]) -> None:
+        """:meth:`lose`, its arguments checked.  ``empty_draw``: the seats among
+        ``seats`` that lose for an attempt to draw from an empty library since
+        the last state-based check (CR 704.5b; the check has cleared that record,
+        ``Player.drew_from_empty``, and passes its reasons here).  It is the
+        ``"lose_game"`` event's ``empty_draw``: the effects that replace losing
+        read the reason there (The Treacherous Masochist), and one that deals
+        with it takes the seat out (He Who Comes To Save The Day), which the
+        caller reads back (a loss kept from happening, CR 704.3)."""
         # called from outside the engine loop (scenarios, tests) while a decision is pending
         external = self.decision is not None
         window_open = bool(self.leaving)
@@ -74,7 +85,8 @@ class OutcomeMixin:
             seats = [s for s in seats if not self.players[s].cant_lose]
             # effects that replace losing (He Who Comes To Save The Day, The Treacherous
             # Masochist); never a concession nor the Leader team's loss (TR6.3, TR6.10)
-            ev = {"seats": list(seats), "reason": reason, "first": all(not p.has_lost for p in self.players)}
+            ev = {"seats": list(seats), "reason": reason, "first": all(not p.has_lost for p in self.players),
+                  "empty_draw": empty_draw}
             IA.replace(self, "lose_game", ev)
             seats = [s for s in ev["seats"] if not self.players[s].has_lost and s not in self.leaving]
             if self.is_over:

@@ -19,12 +19,17 @@ __all__ = ["StateBasedMixin"]
 class StateBasedMixin:
     """State-based actions (CR 704): methods of :class:`~treachery_env.engine.game.Game`."""
 
-    @cython.locals(self=GameState, p=Player, c=Creature, t=cython.long, losers=list, dying=list, walkers=list,
-                   legend_groups=list)
+    @cython.locals(self=GameState, p=Player, c=Creature, t=cython.long, empty=cython.bint, losers=list, drew=list, dying=list,
+                   walkers=list, legend_groups=list)
     def _state_based_actions(self) -> bool:
         """CR 704, checked simultaneously; returns True if anything happened.
-        Players at 0 or less life, who drew from an empty library, or who took 21
-        combat damage from one commander lose (CR 704.5a-c, 903.10a); creatures
+        Players at 0 or less life, who attempted to draw from an empty library
+        since the last check, or who took 21 combat damage from one commander
+        lose (CR 704.5a-c, 903.10a).  Each check reads and clears every player's
+        record of such an attempt (``Player.drew_from_empty``): a player who
+        survives it (a loss kept from happening) is not found again at a later
+        check without a new attempt; the effects that replace losing read that
+        reason in the loss event (:meth:`_lose`'s ``empty_draw``).  Creatures
         with 0 toughness, lethal damage or deathtouch damage die (CR 704.5f-h);
         planeswalkers with 0 loyalty go to their owner's graveyard (CR 704.5i).
         The legend rule (CR 704.5j) asks each player with two or more legendary
@@ -32,12 +37,17 @@ class StateBasedMixin:
         after the other state-based actions of the same check."""
         self._dirty = False
         losers = []
+        drew = []
         leaving = self.leaving
         commander = self.config.commander
         for p in self.players:
+            empty = p.drew_from_empty
+            p.drew_from_empty = False       # CR 704.5b: an attempt "since the last time [they] were checked"
             if p.has_lost or (leaving and p.seat in leaving):      # lost already (CR 907.8a window)
                 continue
-            if p.life <= 0 or p.drew_from_empty or (commander and p.cmd_damage and self._commander_loss(p)):
+            if empty:
+                drew.append(p.seat)
+            if p.life <= 0 or empty or (commander and p.cmd_damage and self._commander_loss(p)):
                 losers.append(p.seat)
         dying = []
         legend_groups = []
@@ -63,12 +73,13 @@ class StateBasedMixin:
         for w in walkers:
             self._attackable_leaves(w, "graveyard")
         if losers:
-            self.lose(losers)
+            self._lose(losers, "rules", False, drew)
             # a loss an effect kept from happening, the player still at 0 life (The Treacherous
-            # Masochist; "can't lose"), is no state-based action performed (CR 704.3): counted,
-            # it would make a cleanup step follow cleanup steps forever (CR 514.3a)
+            # Masochist; "can't lose") or their empty-library draw not dealt with (``drew``: He Who
+            # Comes To Save The Day takes its seat out), is no state-based action performed
+            # (CR 704.3): counted, it would make a cleanup step follow cleanup steps forever (CR 514.3a)
             losers = [s for s in losers if self.is_over or self.players[s].has_lost or s in self.leaving
-                      or not (self.players[s].life <= 0 or self.players[s].drew_from_empty
+                      or not (self.players[s].life <= 0 or s in drew
                               or (commander and self._commander_loss(self.players[s])))]
         if legend_groups:
             self._push_front([("legend_rule", seat, same) for seat, same in legend_groups])

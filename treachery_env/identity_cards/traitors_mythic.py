@@ -127,13 +127,17 @@ def _savior_replace(game: "Game", e: dict, ev: dict) -> None:
     if s not in ev["seats"] or game.players[s].has_lost:
         return
     ev["seats"].remove(s)
+    if s in ev["empty_draw"]:
+        ev["empty_draw"].remove(s)      # dealt with too: the loss is replaced, not kept from happening
     game.effects.remove(e)
     _savior_reset(game, s, e["controller"])
 
 
 def _savior_reset(game: "Game", s: int, src: int) -> None:
     """The replacement: every loss reason of this event is dealt with at once
-    (life, an empty-library draw).  Permanents they own are their creatures,
+    (life, an empty-library draw: the check that found it has cleared it, CR
+    704.5b; the twelve cards drawn from a library too small are a new attempt,
+    which the next check finds).  Permanents they own are their creatures,
     wherever they are (tokens cease to exist, a commander goes to the command
     zone, CR 903.9b), their planeswalkers, their lands (counts: that many Wastes, the lands of the
     preset decks) and their artifact tokens (counts; they cease to exist).
@@ -159,7 +163,6 @@ def _savior_reset(game: "Game", s: int, src: int) -> None:
     p.hand = []
     p.graveyard = []
     game.rng.shuffle(p.library)
-    p.drew_from_empty = False
     game.draw(s, 12)
     if p.life < 12:
         game.gain_life(s, 12 - p.life)
