@@ -164,3 +164,22 @@ def passing_decisions(g: Game, limit: int) -> list[tuple[int, int]]:
         legal = g.legal_actions()
         g.step(g.layout.PASS if g.layout.PASS in legal else legal[0])
     return out
+
+
+def log_noise_after(g: Game, event: str, k: int, drop: bool = False) -> None:
+    """Make ``g`` log ``k`` unrelated entries (``"noise"``, to nobody) right after
+    each ``event`` entry, and with ``drop`` leave the ``event`` entries out: what
+    the rules do must not depend on the log, a record (an ability reads the game
+    state or the event it answers, never log text).  ``g`` becomes an instance
+    of a subclass of its class that logs so (the game's attributes are slots)."""
+
+    class NoisyLog(type(g)):
+        __slots__ = ()
+
+        def _log(self, ev: str, to: Any = None, **data: Any) -> None:
+            if ev != event or not drop:
+                super()._log(ev, to, **data)
+            if ev == event:
+                for _ in range(k):
+                    super()._log("noise", [])
+    g.__class__ = NoisyLog

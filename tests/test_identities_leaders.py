@@ -24,6 +24,7 @@ from identity_helpers import (
     give_priority,
     hand,
     is_priority,
+    log_noise_after,
     new_game,
     pass_until,
     pick,
@@ -156,6 +157,19 @@ def test_regent_extra_draw_then_put_the_card_back_on_top():
     private = [e for e in g.log if e["event"] == "put_on_top_card"]
     assert private and private[-1]["to"] == [0] and private[-1]["card"] == "Grove Bear"
     assert all("card" not in e for e in g.log if e["event"] == "put_on_top")
+
+
+def test_regent_finds_the_card_drawn_whatever_the_log_holds():
+    """The card the draw step drew comes with its event, not from the log: with
+    unrelated entries logged after each draw (more than a few), the Regent still
+    offers the card drawn in the draw step with the extra one."""
+    g = at_main(deal5(L="The Corrupted Regent"))
+    log_noise_after(g, "draw", 8)
+    g.players[0].library = [card("Wastes")] * 5 + [card("Grove Bear"), card("Murder")]   # top: Murder
+    goto(g, "upkeep")
+    resolve_all(g)
+    g.step(g.layout.CHOICE + 0)                       # draw the extra card (Grove Bear)
+    assert sorted(pl for _, pl in g.decision.options) == ["Grove Bear", "Murder"]
 
 
 def test_regent_declining_draws_nothing_extra():
@@ -299,6 +313,24 @@ def test_king_blocking_creature_dies_junk():
     resolve_all(g)
     pick(g, lambda nm: nm == "Junk")
     assert g.players[0].tokens["Junk"] == 1 and g.players[0].tokens["Treasure"] == 0
+
+
+def test_king_knows_where_its_creature_went_whatever_the_log_holds():
+    """Where the creature went (its graveyard: it died) comes with the event
+    that it left, not from the log: with many unrelated entries logged after
+    each creature leaves the battlefield, the blocker's death still counts."""
+    g = king_game()
+    log_noise_after(g, "leaves", 50)
+    bear = creature(g, 0, "Grove Bear")
+    ogre = creature(g, 1, "Rage Ogre")
+    ogre.attacking = 0
+    bear.blocking = ogre
+    ogre.blocked_by = [bear]
+    g.destroy(bear)
+    give_priority(g, 0)
+    resolve_all(g)
+    pick(g, lambda nm: nm == "Junk")
+    assert g.players[0].tokens["Junk"] == 1
 
 
 def test_king_creature_not_in_combat_dying_makes_nothing():
@@ -888,6 +920,22 @@ def test_lich_queen_permanent_has_finality_counter():
     g.destroy(other)                                 # no finality: the graveyard
     g.destroy(bear)
     assert [c.name for c in p.exile] == ["Grove Bear"] and [c.name for c in p.graveyard] == ["Grove Bear"]
+
+
+def test_lich_queen_finality_whatever_the_log_holds():
+    """Where the permanent went comes with the event that it left, not from the
+    log: with many unrelated entries logged after each creature leaves the
+    battlefield, the finality counter still exiles it."""
+    g = lich_game()
+    log_noise_after(g, "leaves", 50)
+    p = g.players[0]
+    p.lands = 3
+    p.graveyard = [card("Grove Bear")]
+    lich_grant(g, "Grove Bear")
+    g.step(g.layout.OTHER + 0)
+    resolve_all(g)
+    g.destroy(next(c for c in p.creatures if c.name == "Grove Bear"))
+    assert [c.name for c in p.exile] == ["Grove Bear"] and not p.graveyard
 
 
 def test_lich_queen_countered_instant_is_exiled_and_permission_ends():

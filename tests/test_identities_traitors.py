@@ -23,8 +23,8 @@ from treachery_env.config import GameConfig
 from treachery_env.engine import DecisionKind, Game
 from treachery_env.rules import Role, Team
 
-from identity_helpers import (at_main, cast, creature, deal5, give_priority, hand, is_priority, options,
-                              passing_decisions, pick, resolve_all, target_creature, target_player, token)
+from identity_helpers import (at_main, cast, creature, deal5, give_priority, hand, is_priority, log_noise_after,
+                              options, passing_decisions, pick, resolve_all, target_creature, target_player, token)
 from test_fuzz import check_invariants, check_result
 
 REF_PATH = Path(__file__).resolve().parents[2] / "shared" / "reference" / "identities.json"
@@ -471,6 +471,25 @@ def test_ferryman_reanimates_a_different_creature_from_that_graveyard():
     [m] = g.players[T].creatures
     assert (m.name, m.owner, m.controller) == ("War Mammoth", 2, T)
     assert [c.name for c in g.players[2].graveyard] == ["Dune Lion", "Shock", "Grove Bear"]
+
+
+def test_ferryman_knows_where_the_target_went_without_the_log():
+    """Where the target went comes with the event that it left, not from the
+    log: with no "leaves" entries logged (and unrelated ones in their place),
+    the target's death still brings a creature back."""
+    g = game_with(FERRYMAN)
+    log_noise_after(g, "leaves", 3, drop=True)
+    bear = creature(g, 2, "Grove Bear")
+    g.players[2].graveyard = [cards.card("Dune Lion")]
+    ferry_setup(g, bear)
+    g.players[0].lands, g.players[0].lands_tapped = 3, 0
+    hand(g, 0, "Murder")
+    give_priority(g, 0)
+    cast(g, 0, "Murder")
+    target_if_asked(g, bear)
+    resolve_all(g)
+    resolve_all(g)                               # the Ferryman's trigger
+    assert [c.name for c in g.players[T].creatures] == ["Dune Lion"]
 
 
 def test_ferryman_another_copy_of_the_dead_card_is_a_different_card():

@@ -335,7 +335,7 @@ class OutcomeMixin:
             if pile:
                 q.identity.data["dream"] = [(o, c) for o, c in pile if o not in left]
         for c in gone:
-            IA.fire_event(self, "creature_left", creature=c)
+            IA.fire_event(self, "creature_left", creature=c, zone=None)     # to no zone: out of the game
         for s in seats:
             for c in list(self.players[s].creatures):
                 self._leave_battlefield(c, "exile")   # not theirs, still theirs: exiled (step 3)

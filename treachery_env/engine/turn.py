@@ -112,8 +112,8 @@ class TurnMixin:
                 self._open_priority()    # CR 503.1
         elif ph == "draw":
             if active_in:
-                self.draw(self.active, 1)
-                IA.fire_event(self, "draw_step", seat=self.active)
+                # the turn-based draw (CR 504.1); the event names the cards it drew (The Corrupted Regent)
+                IA.fire_event(self, "draw_step", seat=self.active, drawn=self.draw(self.active, 1))
             if full:
                 self._open_priority()    # CR 504.2
         elif ph in ("main1", "main2", "end"):

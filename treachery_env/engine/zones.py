@@ -35,7 +35,7 @@ class ZonesMixin:
                 owner.commander_zone = "command"
             else:
                 self._put_card(owner, c.card, to)
-        IA.fire_event(self, "creature_left", creature=c)
+        IA.fire_event(self, "creature_left", creature=c, zone=to)
         return True
 
     @staticmethod
@@ -225,20 +225,26 @@ class ZonesMixin:
             self.players[seat].tokens[name] += n
             self._log("tokens", seat=seat, name=name, n=n)
 
-    def draw(self, seat: int, n: int = 1) -> None:
+    def draw(self, seat: int, n: int = 1) -> list[CardDef]:
         """``seat`` draws ``n`` cards; drawing from an empty library makes the
-        player lose at the next state-based check (CR 704.5b)."""
+        player lose at the next state-based check (CR 704.5b).  Returns the
+        cards put into the hand, in the order drawn (fewer than ``n`` from a
+        library that ran out), for the abilities that refer to them."""
         p = self.players[seat]
+        drawn: list[CardDef] = []
         if p.has_lost:
-            return
+            return drawn
         for _ in range(n):
             if p.library:
-                p.hand.append(p.library.pop())
+                c = p.library.pop()
+                p.hand.append(c)
+                drawn.append(c)
             else:
                 p.drew_from_empty = True
                 self._dirty = True
         if n:
             self._log("draw", seat=seat, n=n)
+        return drawn
 
     def _op_discard(self, seat: int, n: int, source_seat: int | None) -> None:
         """``seat`` discards ``n`` cards of their choice (one decision per card);

@@ -21,7 +21,9 @@ EMPRESS_MODES = ("create a 0/1 Thrull", "create two Blood tokens", "tap or untap
                  "target opponent loses 2 life and you gain 2 life")
 
 
-def _empress_left(game: "Game", idc: "IdentityCard", creature: Any) -> None:
+def _empress_left(game: "Game", idc: "IdentityCard", creature: Any, zone: str | None) -> None:
+    """An opponent's creature left the battlefield, for any ``zone`` (or out of
+    the game with its owner): the trigger, once each turn."""
     from ..engine import StackItem
     seat = idc.controller
     if not game.is_opponent(seat, creature.controller) or idc.used.get("trigger") == game.turn:

@@ -497,14 +497,7 @@ def _lich_cast(game: "Game", idc: "IdentityCard", item: "StackItem") -> None:
             return
 
 
-def _lich_zone(game: "Game", c: "Creature") -> str | None:
-    for e in reversed(game.log[-40:]):
-        if e["event"] == "leaves" and e.get("creature") == c.uid:
-            return e.get("zone")
-    return None
-
-
-def _lich_left(game: "Game", idc: "IdentityCard", creature: "Creature") -> None:
+def _lich_left(game: "Game", idc: "IdentityCard", creature: "Creature", zone: str | None) -> None:
     """Finality counter (CR 122.1h-style replacement): a permanent with one that
     would die is exiled instead.  Abstraction: the counter is recorded on the
     Lich Queen's identity (the spell item linked to the creature it became), not
@@ -517,7 +510,7 @@ def _lich_left(game: "Game", idc: "IdentityCard", creature: "Creature") -> None:
     if it is None:
         return
     items.remove(it)
-    if _lich_zone(game, creature) != "graveyard" or creature.token:
+    if zone != "graveyard" or creature.token:
         return
     owner = game.players[creature.owner]
     if owner.has_lost:

@@ -18,10 +18,11 @@ if TYPE_CHECKING:  # pragma: no cover
 # ============================================================== The Corrupted Regent
 # In your draw step you may draw one extra card; if you do, choose a card drawn
 # this turn and either pay 3 life or put it back on top of your library.
-def _regent_draw_step(game: "Game", idc: "IdentityCard", seat: int) -> None:
+def _regent_draw_step(game: "Game", idc: "IdentityCard", seat: int, drawn: list) -> None:
     """TR / card: a triggered ability at the beginning of its controller's draw
     step (after the turn-based draw, CR 504.1-504.2).  Remembers the card that
-    draw put into the hand: "a card drawn this turn" is abstracted as a card
+    draw put into the hand (``drawn``, the event's: none from an empty
+    library): "a card drawn this turn" is abstracted as a card
     drawn in this draw step (the regular draw or the extra one), still in hand
     on resolution; cards of one name are identical in the Magic-lite pool, so
     the card is chosen by name.  The names are hidden (``_drawn``: a data entry
@@ -30,14 +31,7 @@ def _regent_draw_step(game: "Game", idc: "IdentityCard", seat: int) -> None:
     resolves (The Reflector may take it), who chooses among the cards they drew."""
     if seat != idc.controller:
         return
-    p = game.players[seat]
-    drawn = []
-    for e in reversed(game.log[-6:]):
-        if e["event"] == "draw" and e.get("seat") == seat and e.get("turn") == game.turn:
-            if p.hand and not p.drew_from_empty:
-                drawn.append((seat, p.hand[-1].name))
-            break
-    identity_trigger(game, idc, "regent", "_regent_resolve", _drawn=drawn)
+    identity_trigger(game, idc, "regent", "_regent_resolve", _drawn=[(seat, c.name) for c in drawn])
 
 
 def _regent_resolve(game: "Game", item: "StackItem") -> None:
@@ -51,11 +45,8 @@ def _regent_extra(game: "Game", item: "StackItem", yes: bool) -> None:
         return
     seat = item.controller
     p = game.players[seat]
-    had = bool(p.library)
-    game.draw(seat, 1)
+    item.data["_drawn"] += [(seat, c.name) for c in game.draw(seat, 1)]
     game._log("regent_extra_draw", seat=seat)
-    if had:
-        item.data["_drawn"].append((seat, p.hand[-1].name))
     names: list[str] = []
     left = [c.name for c in p.hand]
     for by, nm in item.data["_drawn"]:
@@ -109,17 +100,10 @@ register(IdentityImpl("The Corrupted Regent", events={"draw_step": _regent_draw_
 # of a Junk or a Treasure token.  Whenever an opponent's spell or ability
 # directly makes a nontoken permanent you control leave the battlefield, create
 # a Junk and a Treasure token.
-def _king_zone(game: "Game", c: "Creature") -> str | None:
-    """Zone ``c`` went to, from the engine's "leaves" log entry (None: it left the
-    game with a player, CR 800.4a, which is neither dying nor an effect)."""
-    for e in reversed(game.log[-40:]):
-        if e["event"] == "leaves" and e.get("creature") == c.uid:
-            return e.get("zone")
-    return None
-
-
-def _king_left(game: "Game", idc: "IdentityCard", creature: "Creature") -> None:
-    """"Dies" = put into a graveyard from the battlefield (CR 700.4): a commander
+def _king_left(game: "Game", idc: "IdentityCard", creature: "Creature", zone: str | None) -> None:
+    """``creature`` left the battlefield for ``zone`` (None: it left the game
+    with a player, CR 800.4a, which is neither dying nor an effect).
+    "Dies" = put into a graveyard from the battlefield (CR 700.4): a commander
     dies too before it moves to the command zone (CR 903.9a).  The attacking /
     blocking state is still on the object as it leaves.  "Directly" (second
     ability): the creature left during the resolution of a spell or ability
@@ -132,7 +116,6 @@ def _king_left(game: "Game", idc: "IdentityCard", creature: "Creature") -> None:
     c = creature
     if c.controller != seat:
         return
-    zone = _king_zone(game, c)
     if zone is None:
         return
     if zone == "graveyard" and (c.attacking >= 0 or c.blocking is not None):

@@ -31,22 +31,13 @@ def _ferry_unveil(game: "Game", item: "StackItem") -> None:
                              "until": "eot", "uid": c.uid})
 
 
-def _ferry_zone(game: "Game", c) -> str | None:
-    """Where creature ``c`` went as it just left the battlefield (its "leaves"
-    entry), or None when it left the game with a player."""
-    for e in reversed(game.log):
-        if e["event"] == "leaves" and e.get("creature") == c.uid:
-            return e["zone"]
-    return None
-
-
 def _ferry_watch(game: "Game", e: dict, kw: dict) -> None:
     from ..engine import StackItem
     c = kw["creature"]
     if c.uid != e["uid"]:
         return
     game.effects.remove(e)          # a creature that left is a new object if it ever comes back (CR 400.7)
-    if _ferry_zone(game, c) != "graveyard" or (c.is_commander and game.config.commander):
+    if kw["zone"] != "graveyard" or (c.is_commander and game.config.commander):
         return                      # exiled, bounced, or a commander sent to the command zone (CR 903.9)
     seat = e["controller"]
     if game.players[seat].has_lost or game.players[c.owner].has_lost:
