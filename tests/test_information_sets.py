@@ -410,3 +410,42 @@ def test_information_sets_during_a_seer_scry():
                        != g.turn_effects["scry"]["cards"] for _ in range(5))
         g.step(g.layout.PASS if is_priority(g) else rng.choice(g.legal_actions()))
     assert asked == 2
+
+
+def test_every_turn_mark_is_classified_public_or_hidden():
+    """Hidden information is sacred: every key the engine uses in
+    ``Game.turn_effects`` (read from the package's sources: subscripts, ``get``,
+    ``setdefault``, ``pop`` and ``in`` with a literal key, also through a local
+    name bound to it) is either public, shown in every seat's view
+    (``view.PUBLIC_TURN_MARKS``), or hidden (``view.HIDDEN_TURN_MARKS``), never
+    both; no key is reached other than by a literal (outside the view, which
+    reads the public ones by name), and each classified key is in use."""
+    import re
+    from pathlib import Path
+
+    from treachery_env import view
+
+    root = Path(view.__file__).parent
+    literal = r"""\s*["'](\w+)["']"""
+    used: dict[str, list[str]] = {}
+    unnamed = []
+    for path in sorted(p for ext in ("*.py", "*.pyx", "*.pxi") for p in root.rglob(ext)):
+        src = path.read_text()
+        names = ["turn_effects"] + re.findall(r"^\s*(\w+)\s*=\s*(?:\w+\.)*turn_effects\s*$", src, re.M)
+        for name in names:
+            ref = (r"(?:\w+\.)*" if name == "turn_effects" else r"(?<![\w.])") + name
+            for pat in (ref + r"\s*\[" + literal + r"\s*\]", ref + r"\s*\.\s*(?:get|setdefault|pop)\(" + literal,
+                        literal[3:] + r"\s+(?:not\s+)?in\s+" + ref + r"\b"):
+                for m in re.finditer(pat, src):
+                    used.setdefault(m.group(1), []).append(path.name)
+            if path.name != "view.py":
+                unnamed += [f"{path.name}: {m.group(0)}" for m in re.finditer(
+                    ref + r"\s*(?:\[|\.\s*(?:get|setdefault|pop)\()(?!\s*[\"'])", src)]
+    public, hidden = set(view.PUBLIC_TURN_MARKS), set(view.HIDDEN_TURN_MARKS)
+    assert {"scry", "augur_scry", "fog", "first_strikers"} <= set(used)     # the scan finds the uses
+    assert not unnamed, f"turn_effects keys that are no literal: {unnamed}"
+    assert not public & hidden, f"marks both public and hidden: {sorted(public & hidden)}"
+    unclassified = {k: v for k, v in used.items() if k not in public | hidden}
+    assert not unclassified, (f"turn_effects keys neither in view.PUBLIC_TURN_MARKS nor in "
+                              f"view.HIDDEN_TURN_MARKS: {unclassified}")
+    assert public | hidden <= set(used), f"classified marks no code uses: {sorted(public | hidden - set(used))}"

@@ -47,7 +47,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["seat_view", "public_view", "ViewBuilder", "PythonViewBuilder", "VIEW_BUILDER", "SeatView", "DecisionView", "OptionView",
            "PlayerView", "CreatureView", "PlaneswalkerView", "StackView", "TalkView", "ThroneView", "HoldingView", "SchemesView", "PlanarView",
-           "FrozenDict", "PUBLIC_TURN_MARKS",
+           "FrozenDict", "PUBLIC_TURN_MARKS", "HIDDEN_TURN_MARKS",
            "freeze"]
 
 
@@ -835,7 +835,16 @@ seat may know, each made by public events: a creature was declared as an attacke
 508.8), a state-based action was performed or an ability triggered in the cleanup step
 (CR 514.3a), combat damage is prevented this turn (a fog), the uids of the creatures
 that dealt first-strike damage (CR 702.7) and of the Thrones or Holdings removed from
-combat, the turn or phase was ended (CR 723).  The others are hidden (a scry's cards)."""
+combat, the turn or phase was ended (CR 723).  The others are :data:`HIDDEN_TURN_MARKS`."""
+
+HIDDEN_TURN_MARKS = ("augur_scry", "scry")
+"""The marks of ``Game.turn_effects`` that no seat's view shows: a scry in progress
+(The Seer's ``"scry"``, The Augur's ``"augur_scry"``) holds the cards taken from the
+top of a library and where its player has put them so far, which only that player
+may see (scry, CR 701.22; its decisions show them to that player alone).  Every key the
+engine uses in ``Game.turn_effects`` is in this list or in :data:`PUBLIC_TURN_MARKS`
+(tests/test_information_sets.py reads the sources): a new mark is shown or hidden
+by a decision, never by default."""
 
 
 def _turn_marks_view(game: "Game") -> FrozenDict:
