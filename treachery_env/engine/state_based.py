@@ -19,8 +19,8 @@ __all__ = ["StateBasedMixin"]
 class StateBasedMixin:
     """State-based actions (CR 704): methods of :class:`~treachery_env.engine.game.Game`."""
 
-    @cython.locals(self=GameState, p=Player, c=Creature, t=cython.long, empty=cython.bint, losers=list, drew=list, dying=list,
-                   walkers=list, legend_groups=list)
+    @cython.locals(self=GameState, p=Player, c=Creature, t=cython.long, empty=cython.bint, losers=list, drew=list,
+                   dying=list, walkers=list, legend_groups=list)
     def _state_based_actions(self) -> bool:
         """CR 704, checked simultaneously; returns True if anything happened.
         Players at 0 or less life, who attempted to draw from an empty library

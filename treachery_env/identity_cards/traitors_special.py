@@ -276,7 +276,8 @@ def _masochist_first_loss(game: "Game", idc: "IdentityCard", ev: dict) -> None:
         return
     p = game.players[seat]
     own = (ev.get("reason") == "rules" and p.life <= 0 and idc.data.get("last_harm") == seat
-           and seat not in ev["empty_draw"] and not (game.config.commander and any(v >= 21 for v in p.cmd_damage.values())))
+           and seat not in ev["empty_draw"]
+           and not (game.config.commander and any(v >= 21 for v in p.cmd_damage.values())))
     ev["seats"].remove(seat)
     if own:
         if not idc.data.get("loss_kept"):
