@@ -180,6 +180,7 @@ from agents.isolated import exit_with_parent
 from agents.play import BotError, face_down_opponents, first_line, game_steps, run_games
 from treachery_env import GameConfig
 from treachery_env.compiled import starting_workers
+from treachery_env.config import field_text
 from treachery_env.env import raw_env
 from treachery_env.rules import Role, Team, role_distribution, team_of
 
@@ -1669,9 +1670,11 @@ def _check_seed_parts(results: Sequence[dict], sources: Sequence[str]) -> None:
 
 def _game_differences(a: dict, b: dict) -> str:
     """The game configuration fields in which two results' ``meta`` differ, as
-    ``"talk ('none' vs 'structured'), ..."`` (a's value first); "" when none."""
+    ``"talk ('none' vs 'structured'), planechase (off vs 'single'), ..."`` (a's value first, in
+    words: :func:`treachery_env.config.field_text`); "" when none."""
     ca, cb = a.get("config") or {}, b.get("config") or {}
-    return ", ".join(f"{k} ({ca.get(k)!r} vs {cb.get(k)!r})" for k in sorted(set(ca) | set(cb)) if ca.get(k) != cb.get(k))
+    return ", ".join(f"{k} ({field_text(k, ca.get(k))} vs {field_text(k, cb.get(k))})"
+                     for k in sorted(set(ca) | set(cb)) if ca.get(k) != cb.get(k))
 
 
 def deals_text(meta: dict) -> str:
@@ -1701,7 +1704,7 @@ def variants_text(config: dict) -> str:
     planechase='single'"``, then the decks fixed in place of shuffled ones where the config gives
     them (``planar_deck=12 cards``, ``scheme_decks=fixed``); ``"no CR 900 variants"`` where none
     is (a field a results file lacks, written before the variant existed, was not played)."""
-    parts = [f"{k}={config[k]!r}" for k in VARIANT_FIELDS if config.get(k) is not None]
+    parts = [f"{k}={field_text(k, config[k])}" for k in VARIANT_FIELDS if config.get(k) is not None]
     if config.get("planar_deck") is not None:
         parts.append(f"planar_deck={len(config['planar_deck'])} cards")
     if config.get("scheme_decks") is not None:
@@ -1714,7 +1717,8 @@ def game_text(config: dict, shown: Sequence[str] = ()) -> str:
     the fields that differ from :class:`~treachery_env.GameConfig`'s defaults for its game and number
     of players (``"starting_life=20, max_turns=60; the other fields GameConfig's defaults"``), without
     the number of players, the CR 900 variants (:func:`variants_text`) and the fields of ``shown``,
-    which the report names elsewhere.  A config this version cannot build lists every field."""
+    which the report names elsewhere; values in words (:func:`treachery_env.config.field_text`:
+    ``commander=off``).  A config this version cannot build lists every field."""
     shown = ("num_players", *VARIANT_FIELDS, "planar_deck", "scheme_decks", *shown)
     if not config:
         return "not recorded"
@@ -1722,7 +1726,8 @@ def game_text(config: dict, shown: Sequence[str] = ()) -> str:
         base = GameConfig(num_players=config["num_players"], game=config.get("game", "treachery")).to_dict()
     except (KeyError, TypeError, ValueError):
         base = None
-    differ = [f"{k}={v!r}" for k, v in config.items() if k not in shown and (base is None or base.get(k) != v)]
+    differ = [f"{k}={field_text(k, v)}" for k, v in config.items()
+              if k not in shown and (base is None or base.get(k) != v)]
     if base is None:
         return ", ".join(differ)
     if not differ:

@@ -36,6 +36,7 @@ from agents.files import atomic_write_files, check_folder
 from agents.throne import BOTS, plays
 from treachery_env import GameConfig
 from treachery_env import throne_roles as tr
+from treachery_env.config import field_text
 
 from .evaluate import (Entrant, GameTask, _chunks, _config_dict, _entrant_meta, _games_bar, _json_default,
                        _rounding_note, entrants_from_specs, game_text, games_text, rotation_schedule,
@@ -289,9 +290,10 @@ def throne_text(config: dict) -> str:
     """The game of a tournament's ``meta["config"]`` as its report and summary line name it: the
     :data:`THRONE_FIELDS`, the CR 900 variants (:func:`~training.evaluate.variants_text`) and the
     other fields that differ from Throne Magic's defaults (:func:`~training.evaluate.game_text`),
-    e.g. ``throne_roles='basic', throne=None, holdings=False, seasons=False, no CR 900 variants
-    (game: max_turns=60; the other fields GameConfig's defaults)``."""
-    return (", ".join([*(f"{k}={config.get(k)!r}" for k in THRONE_FIELDS), variants_text(config)])
+    e.g. ``throne_roles='basic', throne='random', holdings=off, seasons=off, no CR 900 variants
+    (game: max_turns=60; the other fields GameConfig's defaults)``, values in words
+    (:func:`treachery_env.config.field_text`)."""
+    return (", ".join([*(f"{k}={field_text(k, config.get(k))}" for k in THRONE_FIELDS), variants_text(config)])
             + f" (game: {game_text(config, THRONE_FIELDS)})")
 
 
