@@ -5,12 +5,13 @@ folders they read and write."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["atomic_write_bytes", "atomic_write_files", "write_new_file", "check_folder", "check_writable_file",
+__all__ = ["atomic_write_bytes", "atomic_write_files", "write_new_file", "move_to_new_name", "check_folder", "check_writable_file",
            "check_input_file", "naming_the_file", "file_error_text", "os_reason"]
 
 
@@ -216,37 +217,94 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
             raise
 
 
-def write_new_file(path: str | os.PathLike, data: bytes) -> Path:
+def _next_names(path: Path):
+    """``path``, then ``name-2.json``, ``name-3.json``, ...: the names a new file may take."""
+    yield path
+    k = 2
+    while True:
+        yield path.with_name(f"{path.stem}-{k}{path.suffix}")
+        k += 1
+
+
+def _give_name(src: str | os.PathLike, name: Path) -> bool:
+    """Move the file ``src`` to ``name`` unless that name is taken, even by a file another process
+    makes meanwhile: ``os.link`` (which fails where the name exists; the file appears whole under
+    it), then ``src`` unlinked.  On a file system without hard links the name is taken with an
+    exclusive create (``O_EXCL``) and ``src`` renamed over that empty file.
+
+    Returns:
+        True where ``src`` now is ``name``; False where the name was taken (``src`` untouched).
+
+    Raises:
+        OSError: if the link, create or rename fails otherwise.
+    """
+    try:
+        os.link(src, name)
+    except FileExistsError:
+        return False
+    except OSError as err:
+        if err.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP):
+            raise
+        try:                    # no hard links here (FAT, some network file systems)
+            os.close(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        except FileExistsError:
+            return False
+        try:
+            os.replace(src, name)
+        except BaseException:
+            name.unlink(missing_ok=True)
+            raise
+        return True
+    os.unlink(src)
+    return True
+
+
+def write_new_file(path: str | os.PathLike, data: bytes, next_free: bool = True) -> Path:
     """Write ``data`` to ``path`` or, if that name is taken, the next free one (``name-2.json``,
     ``name-3.json``, ...), never over a file, even one another process made after a check for it:
-    each name is taken with an exclusive create (``O_EXCL``: of two writers of one name, one only
-    gets it), then the data, staged beside it and fsynced, replaces that empty file (as
-    :func:`atomic_write_bytes` does).  Folders are created.
+    the data is staged beside it in a temporary file, flushed and fsynced (as
+    :func:`atomic_write_bytes` does), which then takes the first free name exclusively (of two
+    writers of one name, one only gets it, and no reader sees it partial: :func:`_give_name`).
+    Folders are created.
+
+    Args:
+        path: the file to write.
+        next_free: False writes ``path`` or nothing (a file that must be the one of its name).
 
     Returns:
         the path written.
 
     Raises:
-        OSError: if writing fails, naming the file (:func:`naming_the_file`); the file it took is
-            then removed.
+        FileExistsError: with ``next_free=False``, where ``path`` is taken (nothing is written).
+        OSError: if writing fails, naming the file (:func:`naming_the_file`); the temporary file
+            is then removed and no name is taken.
     """
     path = Path(path)
-    k = 1
-    while True:
-        name = path if k == 1 else path.with_name(f"{path.stem}-{k}{path.suffix}")
-        with naming_the_file(name):
-            name.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                os.close(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
-            except FileExistsError:
-                k += 1
-                continue
-            try:
-                atomic_write_bytes(name, data)
-            except BaseException:
-                name.unlink(missing_ok=True)
-                raise
-        return name
+    with naming_the_file(path):
+        tmp = _staged(path, data)
+        try:
+            for name in _next_names(path) if next_free else (path,):
+                with naming_the_file(name):
+                    if _give_name(tmp, name):
+                        return name
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(path))
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+
+
+def move_to_new_name(path: str | os.PathLike, target: str | os.PathLike) -> Path:
+    """Move the file ``path`` to ``target`` or, if that name is taken, the next free one
+    (``name-2.json``, ...), never over a file, even one another process made after a check for it
+    (each name taken exclusively: :func:`_give_name`).
+
+    Returns:
+        the name it now has.
+
+    Raises:
+        OSError: if the move fails (``path`` missing, say), naming the files.
+    """
+    return next(name for name in _next_names(Path(target)) if _give_name(path, name))
 
 
 def atomic_write_files(files: Mapping[str | os.PathLike, bytes]) -> None:

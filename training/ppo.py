@@ -82,7 +82,8 @@ import torch
 from tqdm import tqdm
 
 import treachery_env
-from agents.files import atomic_write_bytes, check_folder, check_input_file, naming_the_file, os_reason
+from agents.files import (atomic_write_bytes, check_folder, check_input_file, move_to_new_name, naming_the_file,
+                          os_reason)
 from agents.networks import build_network
 from agents.play import first_line
 from agents.policy import load_checkpoint, masked_logits, save_checkpoint
@@ -469,10 +470,14 @@ def _clean_leftovers(run_dir: Path) -> None:
 
 def _set_aside_unloadable(run_dir: Path, iteration: int) -> None:
     """Rename each ``ckpt_*.pt`` of ``run_dir`` after ``iteration`` (the checkpoint a run resumes
-    from) that cannot be loaded (:func:`load_resumable` skipped it) to ``<name>.corrupt`` (a free
-    name: ``.corrupt.1``, ...), with a warning each (as :func:`load_resumable`'s): as a checkpoint it would count
-    among the newest that the run keeps (``keep_checkpoints``) and have good ones deleted in its
-    place; renamed, its bytes are kept for whoever wants to look at them."""
+    from) that cannot be loaded (:func:`load_resumable` skipped it) to ``<name>.corrupt``, or the
+    next free name (``<name>-2.corrupt``, ...; never over a file, even one made meanwhile:
+    :func:`agents.files.move_to_new_name`), with a warning each (as :func:`load_resumable`'s): as a
+    checkpoint it would count among the newest that the run keeps (``keep_checkpoints``) and have
+    good ones deleted in its place; renamed, its bytes are kept for whoever wants to look at them.
+
+    Raises:
+        OSError: if a rename fails, naming the files."""
     found = sorted((int(m.group(1)), p) for p in run_dir.iterdir() if (m := _CKPT.match(p.name)))
     for n, path in found:
         if n <= iteration:
@@ -480,12 +485,7 @@ def _set_aside_unloadable(run_dir: Path, iteration: int) -> None:
         try:
             load_checkpoint(path)
         except ValueError as err:
-            aside = path.with_name(path.name + ".corrupt")
-            k = 0
-            while aside.exists():
-                k += 1
-                aside = path.with_name(f"{path.name}.corrupt.{k}")
-            path.rename(aside)
+            aside = move_to_new_name(path, path.with_name(path.name + ".corrupt"))
             warnings.warn(f"checkpoint {path.name} cannot be loaded ({first_line(err)}); renamed it {aside.name}, "
                           f"so that the checkpoints the run keeps are ones that load", stacklevel=2)
 
