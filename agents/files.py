@@ -8,7 +8,7 @@ import contextlib
 import errno
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 __all__ = ["atomic_write_bytes", "atomic_write_files", "write_new_file", "move_to_new_name", "check_folder", "check_writable_file",
@@ -307,22 +307,32 @@ def move_to_new_name(path: str | os.PathLike, target: str | os.PathLike) -> Path
     return next(name for name in _next_names(Path(target)) if _give_name(path, name))
 
 
-def atomic_write_files(files: Mapping[str | os.PathLike, bytes]) -> None:
+def atomic_write_files(files: Mapping[str | os.PathLike, bytes], new: Collection[str | os.PathLike] = ()) -> None:
     """Write several files as one set (a results file and the report rendered from it): after
     a failure each is as it was, so the folder never holds new files beside old ones.
 
     First every file's new bytes, and a copy of each existing file's present bytes, are written
     to temporary files beside it (flushed and fsynced, as :func:`atomic_write_bytes` does), so a
     failure to write (no space, no permission) comes before any file is touched; then each is
-    renamed over its file (``os.replace``, in ``files``' order), and if a rename fails, the files
-    already replaced are renamed back from their copies (one that did not exist is removed).
-    After the writes only renames within the folder remain, and no file is ever partial.
+    renamed over its file (``os.replace``, in ``files``' order), or, for a file of ``new``, given
+    its name only where none is (:func:`_give_name`: never over a file, even one another process
+    made after a check for it), and if a rename fails or a name of ``new`` is taken, the files
+    already written are put back as they were (renamed back from their copies; one that did not
+    exist is removed).  After the writes only renames within the folder remain, and no file is
+    ever partial.
+
+    Args:
+        files: ``{path: bytes}``, written in this order.
+        new: those of ``files`` that must not replace a file (results that a command was told
+            not to replace); the others replace theirs.
 
     Raises:
+        FileExistsError: where a file of ``new`` is taken, naming it; nothing is then written.
         OSError: if writing or a rename fails, naming the file (:func:`naming_the_file`); every
             file is then left as it was and the temporary files are removed.
     """
     payloads = {Path(p): data for p, data in files.items()}
+    new = {Path(p) for p in new}
     staged: dict[Path, str] = {}
     saved: dict[Path, str] = {}
     done: list[Path] = []
@@ -330,11 +340,14 @@ def atomic_write_files(files: Mapping[str | os.PathLike, bytes]) -> None:
         for path, data in payloads.items():
             with naming_the_file(path):
                 staged[path] = _staged(path, data)
-                if path.exists():
+                if path.exists() and path not in new:
                     saved[path] = _staged(path, path.read_bytes())
         for path in payloads:
             with naming_the_file(path):
-                os.replace(staged[path], path)
+                if path not in new:
+                    os.replace(staged[path], path)
+                elif not _give_name(staged[path], path):
+                    raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(path))
             del staged[path]
             done.append(path)
     except BaseException:

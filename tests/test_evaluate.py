@@ -1170,6 +1170,33 @@ def test_the_report_names_the_game_its_results_were_played_on(tmp_path):
     assert ev.game_text({}) == "not recorded"
 
 
+def test_results_never_replace_results_written_after_the_folder_was_checked(tmp_path, monkeypatch):
+    """Without ``--force``, a ``results.json`` or ``results.md`` that another command wrote into
+    ``--out`` after :func:`refuse_held_results` found it free (while the games were played) is
+    kept, not replaced as it was; these results go to ``results-2.json`` and a one-line error
+    says where; a plot is replaced as before, and ``--force`` replaces them all."""
+    from conftest import taken_before_write
+
+    payloads = {"results.json": b'{"mine": 1}', "results.md": b"# mine", "winrate.png": b"png"}
+    (tmp_path / "winrate.png").write_bytes(b"old plot")
+    for taken in ("results.json", "results.md"):
+        out = tmp_path / f"out-{taken}"
+        out.mkdir()
+        with monkeypatch.context() as m:
+            taken_before_write(m, out / taken, b"another's")
+            with pytest.raises(ValueError) as err:
+                ev.write_result_files(out, payloads, new=True)
+        assert str(err.value) == (f"--out {str(out)!r} got a {taken} from another command while these results were "
+                                  f"made; it is kept, and these are in {str(out / 'results-2.json')!r} alone (no "
+                                  f"report or plots)")
+        assert {p.name: p.read_bytes() for p in out.iterdir()} == {taken: b"another's",
+                                                                    "results-2.json": b'{"mine": 1}'}
+    ev.write_result_files(tmp_path, payloads, new=True)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == payloads
+    ev.write_result_files(tmp_path, dict(payloads, **{"results.md": b"# again"}), new=False)
+    assert (tmp_path / "results.md").read_bytes() == b"# again"
+
+
 def test_config_values_are_said_in_words_in_reports_and_refusals():
     """A game's field that is on or off, or left unset, reads as such in reports and one-line
     refusals (``commander=off``, ``planechase (off vs 'single')``), never as Python's None, True or
