@@ -82,7 +82,8 @@ def field_text(name: str, value: Any) -> str:
     ``starting_life`` ``by the rules``; ``none`` for a field this version does not have), True
     and False as ``on`` and ``off``, anything else as its repr (``'single'``, ``20``,
     ``['a', 'b']``).  The one wording of config values in messages and reports (a results
-    file's config, compared, pooled or summed up; a policy's game against the one played)."""
+    file's config, compared, pooled or summed up; a policy's game against the one played; a
+    training setting, whose None is ``none``)."""
     if value is None:
         return _UNSET_TEXT.get(name, "none")
     if isinstance(value, bool):
