@@ -1,6 +1,7 @@
 """Atomic file writes, shared by checkpoints (:mod:`agents.policy`) and results
-(:mod:`training.evaluate`, :mod:`training.model_card`), and the checks of the files and
-folders they read and write."""
+(:mod:`training.evaluate`, :mod:`training.model_card`), exclusive ones that never replace a file
+(:func:`write_new_file`, :func:`move_to_new_name`), and the checks of the files and folders they
+read and write."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ import tempfile
 from collections.abc import Collection, Mapping
 from pathlib import Path
 
-__all__ = ["atomic_write_bytes", "atomic_write_files", "write_new_file", "move_to_new_name", "check_folder", "check_writable_file",
-           "check_input_file", "naming_the_file", "file_error_text", "os_reason"]
+__all__ = ["atomic_write_bytes", "atomic_write_files", "write_new_file", "move_to_new_name", "check_folder",
+           "check_writable_file", "check_input_file", "naming_the_file", "file_error_text", "os_reason"]
 
 
 @contextlib.contextmanager
