@@ -1,17 +1,19 @@
 """Atomic file writes, shared by checkpoints (:mod:`agents.policy`) and results
-(:mod:`training.evaluate`, :mod:`training.model_card`), and the checks of the files and
-folders they read and write."""
+(:mod:`training.evaluate`, :mod:`training.model_card`), exclusive ones that never replace a file
+(:func:`write_new_file`, :func:`move_to_new_name`), and the checks of the files and folders they
+read and write."""
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
-__all__ = ["atomic_write_bytes", "atomic_write_files", "write_new_file", "check_folder", "check_writable_file",
-           "check_input_file", "naming_the_file", "file_error_text", "os_reason"]
+__all__ = ["atomic_write_bytes", "atomic_write_files", "write_new_file", "move_to_new_name", "check_folder",
+           "check_writable_file", "check_input_file", "naming_the_file", "file_error_text", "os_reason"]
 
 
 @contextlib.contextmanager
@@ -216,55 +218,122 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
             raise
 
 
-def write_new_file(path: str | os.PathLike, data: bytes) -> Path:
+def _next_names(path: Path):
+    """``path``, then ``name-2.json``, ``name-3.json``, ...: the names a new file may take."""
+    yield path
+    k = 2
+    while True:
+        yield path.with_name(f"{path.stem}-{k}{path.suffix}")
+        k += 1
+
+
+def _give_name(src: str | os.PathLike, name: Path) -> bool:
+    """Move the file ``src`` to ``name`` unless that name is taken, even by a file another process
+    makes meanwhile: ``os.link`` (which fails where the name exists; the file appears whole under
+    it), then ``src`` unlinked.  On a file system without hard links the name is taken with an
+    exclusive create (``O_EXCL``) and ``src`` renamed over that empty file.
+
+    Returns:
+        True where ``src`` now is ``name``; False where the name was taken (``src`` untouched).
+
+    Raises:
+        OSError: if the link, create or rename fails otherwise.
+    """
+    try:
+        os.link(src, name)
+    except FileExistsError:
+        return False
+    except OSError as err:
+        if err.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP):
+            raise
+        try:                    # no hard links here (FAT, some network file systems)
+            os.close(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        except FileExistsError:
+            return False
+        try:
+            os.replace(src, name)
+        except BaseException:
+            name.unlink(missing_ok=True)
+            raise
+        return True
+    os.unlink(src)
+    return True
+
+
+def write_new_file(path: str | os.PathLike, data: bytes, next_free: bool = True) -> Path:
     """Write ``data`` to ``path`` or, if that name is taken, the next free one (``name-2.json``,
     ``name-3.json``, ...), never over a file, even one another process made after a check for it:
-    each name is taken with an exclusive create (``O_EXCL``: of two writers of one name, one only
-    gets it), then the data, staged beside it and fsynced, replaces that empty file (as
-    :func:`atomic_write_bytes` does).  Folders are created.
+    the data is staged beside it in a temporary file, flushed and fsynced (as
+    :func:`atomic_write_bytes` does), which then takes the first free name exclusively (of two
+    writers of one name, one only gets it, and no reader sees it partial: :func:`_give_name`).
+    Folders are created.
+
+    Args:
+        path: the file to write.
+        next_free: False writes ``path`` or nothing (a file that must be the one of its name).
 
     Returns:
         the path written.
 
     Raises:
-        OSError: if writing fails, naming the file (:func:`naming_the_file`); the file it took is
-            then removed.
+        FileExistsError: with ``next_free=False``, where ``path`` is taken (nothing is written).
+        OSError: if writing fails, naming the file (:func:`naming_the_file`); the temporary file
+            is then removed and no name is taken.
     """
     path = Path(path)
-    k = 1
-    while True:
-        name = path if k == 1 else path.with_name(f"{path.stem}-{k}{path.suffix}")
-        with naming_the_file(name):
-            name.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                os.close(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
-            except FileExistsError:
-                k += 1
-                continue
-            try:
-                atomic_write_bytes(name, data)
-            except BaseException:
-                name.unlink(missing_ok=True)
-                raise
-        return name
+    with naming_the_file(path):
+        tmp = _staged(path, data)
+        try:
+            for name in _next_names(path) if next_free else (path,):
+                with naming_the_file(name):
+                    if _give_name(tmp, name):
+                        return name
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(path))
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
 
 
-def atomic_write_files(files: Mapping[str | os.PathLike, bytes]) -> None:
+def move_to_new_name(path: str | os.PathLike, target: str | os.PathLike) -> Path:
+    """Move the file ``path`` to ``target`` or, if that name is taken, the next free one
+    (``name-2.json``, ...), never over a file, even one another process made after a check for it
+    (each name taken exclusively: :func:`_give_name`).
+
+    Returns:
+        the name it now has.
+
+    Raises:
+        OSError: if the move fails (``path`` missing, say), naming the files.
+    """
+    return next(name for name in _next_names(Path(target)) if _give_name(path, name))
+
+
+def atomic_write_files(files: Mapping[str | os.PathLike, bytes], new: Collection[str | os.PathLike] = ()) -> None:
     """Write several files as one set (a results file and the report rendered from it): after
     a failure each is as it was, so the folder never holds new files beside old ones.
 
     First every file's new bytes, and a copy of each existing file's present bytes, are written
     to temporary files beside it (flushed and fsynced, as :func:`atomic_write_bytes` does), so a
     failure to write (no space, no permission) comes before any file is touched; then each is
-    renamed over its file (``os.replace``, in ``files``' order), and if a rename fails, the files
-    already replaced are renamed back from their copies (one that did not exist is removed).
-    After the writes only renames within the folder remain, and no file is ever partial.
+    renamed over its file (``os.replace``, in ``files``' order), or, for a file of ``new``, given
+    its name only where none is (:func:`_give_name`: never over a file, even one another process
+    made after a check for it), and if a rename fails or a name of ``new`` is taken, the files
+    already written are put back as they were (renamed back from their copies; one that did not
+    exist is removed).  After the writes only renames within the folder remain, and no file is
+    ever partial.
+
+    Args:
+        files: ``{path: bytes}``, written in this order.
+        new: those of ``files`` that must not replace a file (results that a command was told
+            not to replace); the others replace theirs.
 
     Raises:
+        FileExistsError: where a file of ``new`` is taken, naming it; nothing is then written.
         OSError: if writing or a rename fails, naming the file (:func:`naming_the_file`); every
             file is then left as it was and the temporary files are removed.
     """
     payloads = {Path(p): data for p, data in files.items()}
+    new = {Path(p) for p in new}
     staged: dict[Path, str] = {}
     saved: dict[Path, str] = {}
     done: list[Path] = []
@@ -272,11 +341,14 @@ def atomic_write_files(files: Mapping[str | os.PathLike, bytes]) -> None:
         for path, data in payloads.items():
             with naming_the_file(path):
                 staged[path] = _staged(path, data)
-                if path.exists():
+                if path.exists() and path not in new:
                     saved[path] = _staged(path, path.read_bytes())
         for path in payloads:
             with naming_the_file(path):
-                os.replace(staged[path], path)
+                if path not in new:
+                    os.replace(staged[path], path)
+                elif not _give_name(staged[path], path):
+                    raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(path))
             del staged[path]
             done.append(path)
     except BaseException:

@@ -37,6 +37,7 @@ import torch
 from torch import nn
 
 import treachery_env
+from treachery_env.config import field_text
 from treachery_env.rules import Role
 
 from .base import BaseAgent, legal_actions
@@ -245,12 +246,13 @@ def config_differences(trained: dict, config: Any) -> dict[str, tuple]:
 
 
 def _warn_config(path: str, differ: dict[str, tuple]) -> None:
-    """Warn once per process per checkpoint and set of differences."""
+    """Warn once per process per checkpoint and set of differences, each value in words
+    (:func:`treachery_env.config.field_text`: ``commander on in training, off here``)."""
     key = (path, tuple((k, repr(v)) for k, v in differ.items()))
     if not differ or key in _WARNED:
         return
     _WARNED.add(key)
-    what = "; ".join(f"{k} {a!r} in training, {b!r} here" for k, (a, b) in differ.items())
+    what = "; ".join(f"{k} {field_text(k, a)} in training, {field_text(k, b)} here" for k, (a, b) in differ.items())
     warnings.warn(f"policy {path!r} was trained on a different game configuration ({what}); it plays on, "
                   f"but on a game it never saw", GameConfigMismatchWarning, stacklevel=3)
 

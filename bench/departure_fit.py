@@ -53,7 +53,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from agents.files import atomic_write_bytes, check_folder, check_writable_file
+from agents.files import atomic_write_bytes, check_folder, check_writable_file, write_new_file
 from agents.networks import build_network
 from agents.policy import load_checkpoint, masked_logits, save_checkpoint
 from training.cli import max_workers
@@ -221,7 +221,9 @@ def check_save(ap: argparse.ArgumentParser, save: str | None) -> None:
 
 def open_data(ap: argparse.ArgumentParser, a: argparse.Namespace) -> Path | None:
     """The ``--data`` folder, made with its ``manifest.json`` if new (None without ``--data``);
-    ``ap.error`` (exit 2) for a file, or rollouts collected otherwise or without a manifest."""
+    ``ap.error`` (exit 2) for a file, or rollouts collected otherwise or without a manifest.  The
+    manifest is written whole and only where none is, even one another run wrote after this one
+    looked (:func:`agents.files.write_new_file`); that one is then compared as any other."""
     data = Path(a.data) if a.data else None
     if data:
         try:
@@ -230,18 +232,26 @@ def open_data(ap: argparse.ArgumentParser, a: argparse.Namespace) -> Path | None
             ap.error(str(err))
         made_with = {"policy": a.policy, "config": a.config, "steps": a.steps, "seed": a.seed, "workers": a.workers}
         manifest = data / "manifest.json"
-        if manifest.exists():
+        if not manifest.exists():
+            if any(data.glob("batch_*.npz")):
+                ap.error(f"--data {str(data)!r} holds rollouts without a manifest.json saying how they were collected")
+            try:
+                write_new_file(manifest, json.dumps(made_with, indent=1).encode(), next_free=False)
+                return data
+            except FileExistsError:
+                pass                # another run's, written meanwhile: compared below
+        try:
             had = json.loads(manifest.read_text())
-            diff = sorted(k for k in made_with if had.get(k) != made_with[k])
-            if diff:
-                ap.error(f"--data {str(data)!r} holds rollouts collected with other "
-                         + ", ".join(f"{k} ({had.get(k)!r}, not {made_with[k]!r})" for k in diff)
-                         + "; use another --data folder")
-        elif any(data.glob("batch_*.npz")):
-            ap.error(f"--data {str(data)!r} holds rollouts without a manifest.json saying how they were collected")
-        else:
-            data.mkdir(parents=True, exist_ok=True)
-            atomic_write_bytes(manifest, json.dumps(made_with, indent=1).encode())
+        except (OSError, ValueError):       # UnicodeDecodeError and JSONDecodeError are ValueErrors
+            had = None
+        if not isinstance(had, dict):
+            ap.error(f"--data {str(data)!r}: its manifest.json cannot be read as the JSON object this script "
+                     f"writes (how the rollouts were collected); use another --data folder")
+        diff = sorted(k for k in made_with if had.get(k) != made_with[k])
+        if diff:
+            ap.error(f"--data {str(data)!r} holds rollouts collected with other "
+                     + ", ".join(f"{k} ({had.get(k)!r}, not {made_with[k]!r})" for k in diff)
+                     + "; use another --data folder")
     return data
 
 

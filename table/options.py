@@ -148,11 +148,12 @@ def game_options(config) -> list[str]:
 
     Raises:
         ValueError: (one line) naming the fields of ``config`` that no table option sets (``decks``,
-            ``starting_hand_size``, ...) when they are away from their defaults.
+            ``starting_hand_size``, ...) when they are away from their defaults, with their values
+            in words (:func:`treachery_env.config.field_text`: ``concession=on``).
     """
     from dataclasses import fields
 
-    from treachery_env.config import RARITY_POOLS
+    from treachery_env.config import RARITY_POOLS, field_text
 
     def parsed(options: list[str]):
         ref = argparse.ArgumentParser()
@@ -179,8 +180,8 @@ def game_options(config) -> list[str]:
     back = parsed(options)
     differ = [f.name for f in fields(config) if getattr(back, f.name) != getattr(config, f.name)]
     if differ:
-        raise ValueError(f"no table option sets the game's {', '.join(differ)} "
-                         f"({', '.join(repr(getattr(config, f)) for f in differ)})")
+        raise ValueError(f"no table option sets the game's "
+                         f"{', '.join(f'{f}={field_text(f, getattr(config, f))}' for f in differ)}")
     return options
 
 

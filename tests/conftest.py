@@ -46,6 +46,24 @@ def absl_never_closes_the_captured_stderr():
 #: suite's process group, which one in a session of its own does not get) left them running.  The parent's
 #: pid is read first thing, before the imports (0.4 s, seconds on a loaded machine), during which a parent
 #: killed went unseen.
+def taken_before_write(monkeypatch, target: Path, data: bytes) -> None:
+    """Another process takes the name ``target`` (writes ``data`` there) just before the code under
+    test writes or renames a file to it, after any check it made that the name was free: the first
+    ``os.link``, ``os.rename`` or ``os.replace`` onto ``target`` makes it first."""
+    done = []
+
+    def racing(real):
+        def call(src, dst, *a, **k):
+            if not done and Path(dst) == Path(target):
+                done.append(True)
+                Path(target).write_bytes(data)
+            return real(src, dst, *a, **k)
+        return call
+
+    for name in ("link", "rename", "replace"):
+        monkeypatch.setattr(os, name, racing(getattr(os, name)))
+
+
 TREACHERY_CLI = [sys.executable, "-c", "import os; parent = os.getppid(); import runpy; "
                  "from agents.isolated import exit_with_parent; exit_with_parent(parent); "
                  "runpy.run_module('training.cli', run_name='__main__')"]

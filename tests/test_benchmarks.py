@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 
 import pytest
@@ -431,6 +432,48 @@ def test_the_departure_fit_script_scores_agreement_on_departures_and_reuses_its_
     with pytest.raises(SystemExit):
         mod.main(args + ["--workers", "100000"])
     assert "--workers 100000 is too many" in capsys.readouterr().err
+
+
+def test_the_departure_fit_manifest_is_never_written_over_one_made_meanwhile(tmp_path, capsys, monkeypatch):
+    """``bench/departure_fit.py --data``: a new folder's ``manifest.json`` is written only where
+    none is, even one another run wrote after this one saw the name free (it used to be replaced,
+    and the folder then held that run's rollouts under this run's manifest): the other's is kept
+    and compared, as any manifest; one that is not this script's JSON is a one-line error."""
+    import argparse
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    from conftest import taken_before_write
+
+    spec = importlib.util.spec_from_file_location("departure_fit",
+                                                  Path(__file__).parent.parent / "bench" / "departure_fit.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    ap = argparse.ArgumentParser(prog="departure_fit")
+    mine = dict(policy="p.pt", config="c.toml", steps=48, seed=0, workers=1)
+    other = json.dumps(dict(mine, steps=64), indent=1).encode()
+    data = tmp_path / "data"
+    with monkeypatch.context() as m:
+        taken_before_write(m, data / "manifest.json", other)
+        with pytest.raises(SystemExit):
+            mod.open_data(ap, argparse.Namespace(data=str(data), **mine))
+    assert "collected with other steps (64, not 48)" in capsys.readouterr().err
+    assert (data / "manifest.json").read_bytes() == other and sorted(os.listdir(data)) == ["manifest.json"]
+    same = tmp_path / "same"
+    with monkeypatch.context() as m:       # the other run's manifest is this one's: its rollouts are reused
+        taken_before_write(m, same / "manifest.json", json.dumps(mine).encode())
+        assert mod.open_data(ap, argparse.Namespace(data=str(same), **mine)) == same
+    assert json.loads((same / "manifest.json").read_text()) == mine
+    new = tmp_path / "new"
+    assert mod.open_data(ap, argparse.Namespace(data=str(new), **mine)) == new
+    assert json.loads((new / "manifest.json").read_text()) == mine and sorted(os.listdir(new)) == ["manifest.json"]
+    (new / "manifest.json").write_text("[not this script's]")
+    with pytest.raises(SystemExit):
+        mod.open_data(ap, argparse.Namespace(data=str(new), **mine))
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and err[1].endswith("its manifest.json cannot be read as the JSON object this script writes "
+                                             "(how the rollouts were collected); use another --data folder"), err
 
 
 def test_the_update_threads_script_times_each_count_quiet_and_busy(capsys):

@@ -221,7 +221,7 @@ def test_a_network_config_and_fit_with_the_action_set(tmp_path):
     from training.ppo import init_weights
     combat = save_checkpoint(tmp_path / "c.pt", build_network({**cfg.network_kwargs(*_sizes()), "gate_features": "combat"}),
                              cfg.game_config().to_dict())
-    with pytest.raises(ValueError, match=r"^init: .* differs from the config's in \['gate_features'\] \(\['combat'\] in the checkpoint vs \['action'\]\)$"):
+    with pytest.raises(ValueError, match=r"^init: .* differs from the config's in gate_features \('combat' in the checkpoint vs 'action'\)$"):
         init_weights(build_network(cfg.network_kwargs(*_sizes())), combat)
     plain = save_checkpoint(tmp_path / "p.pt", build_network({**cfg.network_kwargs(*_sizes()), "gate": 0}),
                             cfg.game_config().to_dict())

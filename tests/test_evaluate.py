@@ -1170,6 +1170,55 @@ def test_the_report_names_the_game_its_results_were_played_on(tmp_path):
     assert ev.game_text({}) == "not recorded"
 
 
+def test_results_never_replace_results_written_after_the_folder_was_checked(tmp_path, monkeypatch):
+    """Without ``--force``, a ``results.json`` or ``results.md`` that another command wrote into
+    ``--out`` after :func:`refuse_held_results` found it free (while the games were played) is
+    kept, not replaced as it was; these results go to ``results-2.json`` and a one-line error
+    says where; a plot is replaced as before, and ``--force`` replaces them all."""
+    from conftest import taken_before_write
+
+    payloads = {"results.json": b'{"mine": 1}', "results.md": b"# mine", "winrate.png": b"png"}
+    (tmp_path / "winrate.png").write_bytes(b"old plot")
+    for taken in ("results.json", "results.md"):
+        out = tmp_path / f"out-{taken}"
+        out.mkdir()
+        with monkeypatch.context() as m:
+            taken_before_write(m, out / taken, b"another's")
+            with pytest.raises(ValueError) as err:
+                ev.write_result_files(out, payloads, new=True)
+        assert str(err.value) == (f"--out {str(out)!r} got a {taken} from another command while these results were "
+                                  f"made; it is kept, and these are in {str(out / 'results-2.json')!r} alone (no "
+                                  f"report or plots)")
+        assert {p.name: p.read_bytes() for p in out.iterdir()} == {taken: b"another's",
+                                                                    "results-2.json": b'{"mine": 1}'}
+    ev.write_result_files(tmp_path, payloads, new=True)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == payloads
+    ev.write_result_files(tmp_path, dict(payloads, **{"results.md": b"# again"}), new=False)
+    assert (tmp_path / "results.md").read_bytes() == b"# again"
+
+
+def test_config_values_are_said_in_words_in_reports_and_refusals():
+    """A game's field that is on or off, or left unset, reads as such in reports and one-line
+    refusals (``commander=off``, ``planechase (off vs 'single')``), never as Python's None, True or
+    False; every field whose default is None has its own words (``decks`` ``random presets``)."""
+    import dataclasses
+
+    from treachery_env.config import field_text
+
+    for f in dataclasses.fields(GameConfig):
+        if f.default is None:
+            assert field_text(f.name, None) not in ("none", "None"), f.name
+    assert (field_text("planechase", None), field_text("decks", None)) == ("off", "random presets")
+    assert (field_text("seasons", True), field_text("commander", False), field_text("talk", "none")) == \
+        ("on", "off", "'none'")
+    plain, rumble = ({"config": GameConfig(num_players=4, **kw).to_dict()} for kw in
+                     ({"commander": False}, {"archenemy": "supervillain_rumble"}))
+    assert ev._game_differences(plain, rumble) == "archenemy (off vs 'supervillain_rumble'), commander (off vs on)"
+    assert ev.game_text(plain["config"]) == "commander=off; the other fields GameConfig's defaults"
+    unknown = {"num_players": 4, "game": "a later game", "commander": True, "starting_life": None, "no_such_field": None}
+    assert ev.game_text(unknown) == "game='a later game', commander=on, starting_life=by the rules, no_such_field=none"
+
+
 def test_compare_and_pool_refuse_a_malformed_results_file_in_one_line(tmp_path, capsys):
     """A results.json that is JSON but not what ``treachery evaluate`` writes (a games entry without
     its environment seed or winners, an entry that is not an object, games that are not a list, a
@@ -1307,7 +1356,7 @@ def test_the_reports_name_the_cr_900_variants_and_compare_and_pool_keep_them_apa
     """A tournament with Planechase names it where a reader looks (results.md, the printed summary,
     results.json's config) in Throne Magic's wording (one helper, ``variants_text``), only those
     played; a plain one says there are none (not ``planechase=None, vanguard=None, ...``).  ``treachery compare`` and ``treachery pool`` refuse, in one line, results whose
-    games differ in a variant."""
+    games differ in a variant, saying an unplayed one in words (``off``, not Python's ``None``)."""
     base = ["evaluate", "--players", "4", "--starting-life", "10", "--max-turns", "6", "--agents", "random,heuristic",
             "--mode", "substitution", "--games", "5", "--no-progress", "--no-observer", "--no-beliefs"]
     assert main(base + ["--planechase", "single", "--seed", "1", "--out", str(tmp_path / "pc")]) == 0
@@ -1327,9 +1376,11 @@ def test_the_reports_name_the_cr_900_variants_and_compare_and_pool_keep_them_apa
     assert main(["evaluate", "--game", "throne_magic", "--players", "4", "--max-turns", "6", "--agents",
                  "random,heuristic", "--games", "2", "--planechase", "single", "--no-progress",
                  "--out", str(tmp_path / "tm")]) == 0
-    assert f"seasons=False, {named} (game: max_turns=6; the other fields GameConfig's defaults);" in \
-        (tmp_path / "tm" / "results.md").read_text()
-    assert named in capsys.readouterr().out.splitlines()[0]
+    tm = (tmp_path / "tm" / "results.md").read_text()
+    assert f"holdings=off, seasons=off, {named} (game: max_turns=6; the other fields GameConfig's defaults);" in tm
+    summary = capsys.readouterr().out.splitlines()[0]
+    assert named in summary and "seasons=off" in summary
+    assert not any(raw in text for text in (tm, summary) for raw in ("None", "False", "True"))
     # a result written before the variants existed (no such fields) was played without them
     assert ev.variants_text({"talk": "none"}) == "no CR 900 variants"
     assert ev.variants_text({"planechase": "single", "planar_deck": ["a"] * 12, "scheme_decks": [["s"] * 20] * 4,
@@ -1339,13 +1390,13 @@ def test_the_reports_name_the_cr_900_variants_and_compare_and_pool_keep_them_apa
     # the same deals with and without Planechase: no paired comparison
     assert main(["compare", str(tmp_path / "plain"), str(tmp_path / "pc")]) == 2
     assert capsys.readouterr().err == ("treachery compare: error: paired comparison needs the same game in both "
-                                       "results; they differ in planechase (None vs 'single')\n")
+                                       "results; they differ in planechase (off vs 'single')\n")
     # other deals, one with Planechase: no pooling (nor with another variant's value)
     assert main(base + ["--seed", "2", "--out", str(tmp_path / "plain2")]) == 0
     capsys.readouterr()
     assert main(["pool", str(tmp_path / "pc"), str(tmp_path / "plain2"), "--out", str(tmp_path / "p")]) == 2
     assert capsys.readouterr().err == (f"treachery pool: error: {tmp_path / 'plain2'} differs from {tmp_path / 'pc'} "
-                                       f"in the game: planechase (None vs 'single')\n")
+                                       f"in the game: planechase (off vs 'single')\n")
     per_player = dict(res, meta=dict(res["meta"], config=dict(res["meta"]["config"], planechase="per_player")))
     with pytest.raises(ValueError, match=r"^B differs from A in the game: planechase \('per_player' vs 'single'\)$"):
         ev.pool_results([res, per_player], sources=["A", "B"])

@@ -107,3 +107,38 @@ def test_a_folder_given_for_a_checkpoint_names_the_policy_in_it(tmp_path, monkey
     with pytest.raises(ValueError, match=r"^checkpoint 'model' is a folder, not a file; the policy in it is "
                                          r"'model/policy\.pt'$"):
         agents.make("policy:model")
+
+
+@pytest.mark.parametrize("hard_links", [True, False])
+def test_a_new_file_or_a_move_never_replaces_a_file_made_after_the_name_was_seen_free(tmp_path, monkeypatch,
+                                                                                     hard_links):
+    """:func:`write_new_file` and :func:`move_to_new_name` take a name exclusively, so a file another
+    process makes there between a check and the write is kept, and the data (or the file moved)
+    goes to the next free name, whole; ``next_free=False`` then writes nothing.  Likewise on a
+    file system without hard links (an exclusive create, then a rename over it)."""
+    from conftest import taken_before_write
+
+    from agents.files import move_to_new_name, write_new_file
+
+    if not hard_links:
+        def no_link(src, dst, *a, **k):
+            raise OSError(errno.EPERM, os.strerror(errno.EPERM), src, dst)
+        monkeypatch.setattr(os, "link", no_link)
+    with monkeypatch.context() as m:
+        taken_before_write(m, tmp_path / "r.json", b"another's")
+        assert write_new_file(tmp_path / "r.json", b"mine") == tmp_path / "r-2.json"
+    with monkeypatch.context() as m:
+        taken_before_write(m, tmp_path / "m.json", b"another's")
+        with pytest.raises(FileExistsError) as err:
+            write_new_file(tmp_path / "m.json", b"mine", next_free=False)
+    assert err.value.filename == str(tmp_path / "m.json")
+    (tmp_path / "ckpt.pt").write_bytes(b"cut short")
+    with monkeypatch.context() as m:
+        taken_before_write(m, tmp_path / "ckpt.pt.corrupt", b"another's")
+        assert move_to_new_name(tmp_path / "ckpt.pt", tmp_path / "ckpt.pt.corrupt") == tmp_path / "ckpt.pt-2.corrupt"
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == {
+        "r.json": b"another's", "r-2.json": b"mine", "m.json": b"another's",
+        "ckpt.pt.corrupt": b"another's", "ckpt.pt-2.corrupt": b"cut short"}
+    with pytest.raises(FileNotFoundError):          # nothing to move: the system's error, naming the file
+        move_to_new_name(tmp_path / "ckpt.pt", tmp_path / "x")
+    assert not (tmp_path / "x").exists()

@@ -1284,11 +1284,14 @@ def test_gate_only_roles_leave_the_proposal_only_through_the_gate(tmp_path):
             make(spec)
 
 
-def test_a_role_gate_grafted_from_another_run_gates_that_role_alone(tmp_path, capsys):
+def test_a_role_gate_grafted_from_another_run_gates_that_role_alone(tmp_path, capsys, monkeypatch):
     """``treachery graft``: the donor's gate (a run from the same frozen network) becomes the gate
     of the seats dealt one role; a seat of that role departs where the donor's gate says, every
     other seat where the base's gate says; the donor must share every other weight; the card
-    says so; bad settings and files are one-line errors."""
+    says so; bad settings and files are one-line errors; a file made at ``--out`` after the check
+    is kept (the graft takes the next free name)."""
+    from conftest import taken_before_write
+
     from agents import make
     from agents.policy import load_checkpoint
     from training.cli import main
@@ -1414,6 +1417,12 @@ def test_a_role_gate_grafted_from_another_run_gates_that_role_alone(tmp_path, ca
     assert main(["graft", never, always, "--role", "assassin", "--out", str(busy / "beside.pt")]) == 0
     capsys.readouterr()
     lock.release()
+    # a file another command makes at --out after the check is kept (it was replaced): the next free name
+    with monkeypatch.context() as m:
+        taken_before_write(m, tmp_path / "raced.pt", b"another's")
+        assert main(["graft", never, always, "--role", "assassin", "--out", str(tmp_path / "raced.pt")]) == 0
+    assert capsys.readouterr().out.startswith(f"wrote {tmp_path / 'raced-2.pt'}: ")
+    assert (tmp_path / "raced.pt").read_bytes() == b"another's"
     # --gate-only: the role's seats leave the proposal only where that gate departs; the checkpoint says so
     only = tmp_path / "only.pt"
     assert main(["graft", never, always, "--role", "assassin", "--gate-only", "--out", str(only)]) == 0
@@ -1568,7 +1577,8 @@ def test_training_does_not_start_from_a_gated_policy(tmp_path):
     gated = EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=32, entity=16, privileged_size=4 * n,
                       prior="heuristic", gate=8, gate_threshold=0.01)
     path = save_checkpoint(tmp_path / "g.pt", gated, cfg.game_config().to_dict())
-    want = r"differs from the config's in \['gate \(width and threshold of the advantage gate.*\(8, 0\.01\)\] in the checkpoint vs \[\(0, None\)\]"
+    want = (r"differs from the config's in gate \(width and threshold of the advantage gate\) \(\(8, 0\.01\) in the "
+            r"checkpoint vs none\)$")
     with pytest.raises(ValueError, match=want):
         init_weights(build_network(cfg.network_kwargs(*_sizes())), path)
 

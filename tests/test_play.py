@@ -957,8 +957,10 @@ def test_the_table_options_of_a_game_give_it_back(kw):
 def test_a_game_no_table_option_sets_is_named():
     from table.options import game_options
 
-    with pytest.raises(ValueError, match=r"^no table option sets the game's starting_hand_size, talk_limit \(5, 1\)$"):
+    with pytest.raises(ValueError, match=r"^no table option sets the game's starting_hand_size=5, talk_limit=1$"):
         game_options(GameConfig(starting_hand_size=5, talk_limit=1))
+    with pytest.raises(ValueError, match=r"^no table option sets the game's concession=on$"):     # not True
+        game_options(GameConfig(concession=True))
 
 
 # ---------------------------------------------------------------------------- watching bots (--watch)

@@ -1028,7 +1028,7 @@ def test_policy_bot_rejects_another_table_size(tmp_path):
 def test_a_policy_in_a_game_it_was_not_trained_on_warns_once_naming_the_fields(policy_4p, monkeypatch):
     """A policy trained with table talk ("structured", its checkpoint's
     game_config) in a silent game: one warning naming each field that differs,
-    with both values, however many games; the same game warns nothing (issue #13)."""
+    with both values (in words), however many games; the same game warns nothing (issue #13)."""
     import warnings
 
     import agents.policy as ap
@@ -1049,6 +1049,11 @@ def test_a_policy_in_a_game_it_was_not_trained_on_warns_once_naming_the_fields(p
         assert bot.check_config(GameConfig(num_players=4)) == {}
         assert bot.check_config(GameConfig(num_players=4, concession=True, decks=("aggro",) * 4)) == {}
     assert bot.check_config(silent) == {"talk": ("structured", "none"), "max_turns": (250, 3)}
+    # a value left unset, or on or off, in words (treachery_env.config.field_text), not None, True, False
+    with pytest.warns(ap.GameConfigMismatchWarning) as got:
+        bot.check_config(GameConfig(num_players=4, commander=False, starting_life=20))
+    assert ("(commander on in training, off here; starting_life by the rules in training, 20 here)"
+            in str(got[0].message))
 
 
 def test_a_policy_in_its_own_env_loop_compares_what_the_view_shows(policy_4p, monkeypatch):
@@ -1210,12 +1215,12 @@ def test_init_starts_a_new_run_from_trained_weights(tmp_path):
     stored = load_checkpoint(first["policy"])["model_state"]
     assert all(torch.equal(v, stored[k]) for k, v in net.state_dict().items())
     wide = build_network(tiny(tmp_path / "c", hidden=48).network_kwargs(*_sizes()))
-    with pytest.raises(ValueError, match=r"^init: the network of .* differs from the config's in \['hidden'\] "
-                                         r"\(\[32\] in the checkpoint vs \[48\]\)$"):
+    with pytest.raises(ValueError, match=r"^init: the network of .* differs from the config's in hidden "
+                                         r"\(32 in the checkpoint vs 48\)$"):
         init_weights(wide, first["policy"])
     # named by the config's settings, not the network's arguments; refused before any folder is made
-    with pytest.raises(ValueError, match=r"in \['arch', 'entity', 'privileged_critic'\] \(\['flat', None, False\] "
-                                         r"in the checkpoint vs \['entity', 16, True\]\)$"):
+    with pytest.raises(ValueError, match=r"in arch \('flat' in the checkpoint vs 'entity'\), entity \(none in the "
+                                         r"checkpoint vs 16\), privileged_critic \(off in the checkpoint vs on\)$"):
         train(tiny(tmp_path / "e", init=first["policy"], arch="entity", entity=16, privileged_critic=True),
               progress=False)
     assert not (tmp_path / "e").exists()

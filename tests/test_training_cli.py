@@ -502,6 +502,27 @@ def test_export_never_overwrites_a_shipped_policy_without_force(tmp_path, capsys
     assert "is a file" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("taken", ["policy.pt", "MODEL_CARD.md"])
+def test_export_never_replaces_a_policy_or_card_made_after_its_check(tmp_path, capsys, monkeypatch, policy_4p, taken):
+    """A policy or card another command writes into ``--out`` after ``treachery export`` found it
+    free (it used to be replaced) is kept; the export writes nothing (not its policy without its
+    card) and says so in one line."""
+    import shutil
+
+    from conftest import taken_before_write
+
+    run = tmp_path / "run"
+    run.mkdir()
+    shutil.copy(policy_4p, run / "policy.pt")
+    ship = tmp_path / "ship"
+    taken_before_write(monkeypatch, ship / taken, b"another's")
+    assert cli.main(["export", str(run), "--out", str(ship)]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"treachery export: error: --out {str(ship)!r} got a {taken} from another command while this "
+                   f"export ran; it is kept and nothing is written; give another folder, or --force to replace it\n")
+    assert {p.name: p.read_bytes() for p in ship.iterdir()} == {taken: b"another's"}
+
+
 def test_export_refuses_results_that_evaluated_another_file(tmp_path, capsys, policy_4p):
     """A results file whose games were not played by this run's policy.pt, by the SHA-256 the
     result records of each file that played, is refused in one line naming the file that played,

@@ -966,3 +966,20 @@ def test_a_run_moved_with_its_init_and_kl_policy_resumes_from_its_new_place(tmp_
     assert cli.main(["export", str(run), "--out", str(tmp_path / "ship")]) == 0
     assert (f"* warm start: the run began from the weights of `{recorded}` (the steps and hours above are this "
             f"run's alone; the path is from the run folder)") in (tmp_path / "ship" / "MODEL_CARD.md").read_text()
+
+
+def test_an_unloadable_checkpoint_set_aside_never_replaces_a_file_made_meanwhile(tmp_path, monkeypatch):
+    """``ckpt_000006.pt``, which cannot be loaded, is renamed ``ckpt_000006.pt.corrupt``; where
+    another process makes that name after it was seen free, its file is kept and the checkpoint
+    takes the next free name, ``ckpt_000006.pt-2.corrupt`` (the rename used to replace it)."""
+    from conftest import taken_before_write
+
+    import training.ppo as ppo
+
+    (tmp_path / "ckpt_000006.pt").write_bytes(b"cut short")
+    taken_before_write(monkeypatch, tmp_path / "ckpt_000006.pt.corrupt", b"another's")
+    with pytest.warns(UserWarning, match=r"renamed it ckpt_000006\.pt-2\.corrupt, so that"):
+        ppo._set_aside_unloadable(tmp_path, 3)
+    assert (tmp_path / "ckpt_000006.pt.corrupt").read_bytes() == b"another's"
+    assert (tmp_path / "ckpt_000006.pt-2.corrupt").read_bytes() == b"cut short"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ckpt_000006.pt-2.corrupt", "ckpt_000006.pt.corrupt"]

@@ -953,7 +953,7 @@ def _pool(args: argparse.Namespace) -> int:
                                  f"(choose another folder)")
         res = pool_results([read_results(r) for r in args.results], sources=list(args.results))
         refuse_held_results(args.out, args.force)
-        write_results(res, args.out)
+        write_results(res, args.out, new=not args.force)
     except ValueError as err:
         print(f"treachery pool: error: {err}", file=sys.stderr)
         return 2

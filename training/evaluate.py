@@ -175,11 +175,12 @@ from typing import Any, Callable, Generator, Iterable, Sequence
 import numpy as np
 
 import agents
-from agents.files import atomic_write_bytes, atomic_write_files, check_folder
+from agents.files import atomic_write_bytes, atomic_write_files, check_folder, write_new_file
 from agents.isolated import exit_with_parent
 from agents.play import BotError, face_down_opponents, first_line, game_steps, run_games
 from treachery_env import GameConfig
 from treachery_env.compiled import starting_workers
+from treachery_env.config import field_text
 from treachery_env.env import raw_env
 from treachery_env.rules import Role, Team, role_distribution, team_of
 
@@ -191,7 +192,7 @@ __all__ = [
     "Entrant", "GameTask", "GameRecord", "wilson_interval", "entrants_from_specs", "run_in_processes",
     "rotation_schedule", "substitution_schedule", "crossplay_schedule", "teammate_schedule", "dealt_roles", "MODES", "play_task", "play_tasks", "run_tasks",
     "score_belief", "TURN_BANDS", "deduction_metrics", "summarize", "evaluate",
-    "render_markdown", "write_results", "atomic_write_bytes", "WINRATE_INTERVALS", "per_role_table", "substitution_table", "format_delta",
+    "render_markdown", "write_results", "write_result_files", "atomic_write_bytes", "WINRATE_INTERVALS", "per_role_table", "substitution_table", "format_delta",
     "beats_in_every_role", "social_tables", "gate_table", "deduction_table", "deduction_unit", "format_mean", "paired_delta", "read_results",
     "Outcome", "deal_key", "MAX_GAMES", "FEW_DEALS", "few_deals_note", "games_text", "pool_results", "shard_deals", "deals_text", "VARIANT_FIELDS", "variants_text", "refuse_held_results",
     "ray_connect_text",
@@ -1669,9 +1670,11 @@ def _check_seed_parts(results: Sequence[dict], sources: Sequence[str]) -> None:
 
 def _game_differences(a: dict, b: dict) -> str:
     """The game configuration fields in which two results' ``meta`` differ, as
-    ``"talk ('none' vs 'structured'), ..."`` (a's value first); "" when none."""
+    ``"talk ('none' vs 'structured'), planechase (off vs 'single'), ..."`` (a's value first, in
+    words: :func:`treachery_env.config.field_text`); "" when none."""
     ca, cb = a.get("config") or {}, b.get("config") or {}
-    return ", ".join(f"{k} ({ca.get(k)!r} vs {cb.get(k)!r})" for k in sorted(set(ca) | set(cb)) if ca.get(k) != cb.get(k))
+    return ", ".join(f"{k} ({field_text(k, ca.get(k))} vs {field_text(k, cb.get(k))})"
+                     for k in sorted(set(ca) | set(cb)) if ca.get(k) != cb.get(k))
 
 
 def deals_text(meta: dict) -> str:
@@ -1701,7 +1704,7 @@ def variants_text(config: dict) -> str:
     planechase='single'"``, then the decks fixed in place of shuffled ones where the config gives
     them (``planar_deck=12 cards``, ``scheme_decks=fixed``); ``"no CR 900 variants"`` where none
     is (a field a results file lacks, written before the variant existed, was not played)."""
-    parts = [f"{k}={config[k]!r}" for k in VARIANT_FIELDS if config.get(k) is not None]
+    parts = [f"{k}={field_text(k, config[k])}" for k in VARIANT_FIELDS if config.get(k) is not None]
     if config.get("planar_deck") is not None:
         parts.append(f"planar_deck={len(config['planar_deck'])} cards")
     if config.get("scheme_decks") is not None:
@@ -1714,7 +1717,8 @@ def game_text(config: dict, shown: Sequence[str] = ()) -> str:
     the fields that differ from :class:`~treachery_env.GameConfig`'s defaults for its game and number
     of players (``"starting_life=20, max_turns=60; the other fields GameConfig's defaults"``), without
     the number of players, the CR 900 variants (:func:`variants_text`) and the fields of ``shown``,
-    which the report names elsewhere.  A config this version cannot build lists every field."""
+    which the report names elsewhere; values in words (:func:`treachery_env.config.field_text`:
+    ``commander=off``).  A config this version cannot build lists every field."""
     shown = ("num_players", *VARIANT_FIELDS, "planar_deck", "scheme_decks", *shown)
     if not config:
         return "not recorded"
@@ -1722,7 +1726,8 @@ def game_text(config: dict, shown: Sequence[str] = ()) -> str:
         base = GameConfig(num_players=config["num_players"], game=config.get("game", "treachery")).to_dict()
     except (KeyError, TypeError, ValueError):
         base = None
-    differ = [f"{k}={v!r}" for k, v in config.items() if k not in shown and (base is None or base.get(k) != v)]
+    differ = [f"{k}={field_text(k, v)}" for k, v in config.items()
+              if k not in shown and (base is None or base.get(k) != v)]
     if base is None:
         return ", ".join(differ)
     if not differ:
@@ -1805,7 +1810,9 @@ def evaluate(specs: Sequence[str], num_players: int | None = None, games: int = 
             policy trained for another table size (``agents.check_table``),
             a ``shard`` outside 1..n or of more shards than deals, an ``out_dir``
             that is, or lies under, a file, cannot be made or written, or holds
-            results (without ``force``), or (with ``ray_address``) Ray missing or an
+            results (without ``force``; or came to hold them while the games were played, another
+            command's: these results then go to a file of their own, named, :func:`write_result_files`),
+            or (with ``ray_address``) Ray missing or an
             address it cannot connect to, a ``reference`` outside substitution and
             teammates, ``roles`` outside substitution, naming no
             role, naming one twice or naming only roles the game's identity deck lacks.
@@ -1936,7 +1943,7 @@ def evaluate(specs: Sequence[str], num_players: int | None = None, games: int = 
         res["timing"]["ray"] = True
         res["timing"]["ray_connect_s"] = connect_s
     if out_dir is not None:
-        write_results(res, out_dir)
+        write_results(res, out_dir, new=not force)
     return res
 
 
@@ -2337,7 +2344,7 @@ def refuse_held_results(out_dir: str | os.PathLike, force: bool = False) -> None
                          f"or --force to replace them")
 
 
-def write_results(res: dict, out_dir: str | os.PathLike) -> dict[str, Path]:
+def write_results(res: dict, out_dir: str | os.PathLike, new: bool = False) -> dict[str, Path]:
     """Write ``results.json``, ``results.md`` and the PNG plots into ``out_dir``
     (created if needed), removing a plot of earlier results there that these do not have.
 
@@ -2348,8 +2355,20 @@ def write_results(res: dict, out_dir: str | os.PathLike) -> dict[str, Path]:
     puts the replaced ones back, so no file is ever partial and a failure never leaves
     a new ``results.json`` beside an old ``results.md`` (``--force`` over earlier results).
 
+    Args:
+        res: the results (:func:`evaluate`'s, :func:`pool_results`').
+        out_dir: the folder.
+        new: write only where ``out_dir`` holds no results (:func:`refuse_held_results`
+            checked it before the games; without ``--force``), even ones another command
+            wrote since (:func:`write_result_files`).
+
     Returns:
         ``{name: path}`` of the files written.
+
+    Raises:
+        ValueError: with ``new``, where another command wrote results there since (these
+            are then kept in a file of their own, named in the error).
+        OSError: if writing fails, naming the file; the files are then as they were.
     """
     from . import plots
 
@@ -2360,11 +2379,37 @@ def write_results(res: dict, out_dir: str | os.PathLike) -> dict[str, Path]:
     payloads["results.json"] = (json.dumps(res, indent=1, default=_json_default) + "\n").encode()
     payloads["results.md"] = render_markdown(res, [n for n in payloads if n.endswith(".png")]).encode()
     names = ["results.json", "results.md"] + sorted(n for n in payloads if n.endswith(".png"))
-    atomic_write_files({out / name: payloads[name] for name in names})
+    write_result_files(out, {name: payloads[name] for name in names}, new)
     written = {name: out / name for name in names}
     for name in set(plots.PLOT_FILES) - set(payloads):     # a plot of earlier results there would mislead
         (out / name).unlink(missing_ok=True)
     return written
+
+
+def write_result_files(out: Path, payloads: dict[str, bytes], new: bool) -> None:
+    """Write a result's files (``{name: bytes}``, ``results.json`` among them) into the folder
+    ``out`` as one set (:func:`agents.files.atomic_write_files`); with ``new``, its
+    :data:`RESULT_FILES` only where none is, even one another command wrote after
+    :func:`refuse_held_results` found the folder free (``treachery evaluate`` into one
+    ``--out`` twice at once): that one is kept, and this ``results.json`` goes to
+    ``results-2.json`` or the next free name after it (:func:`agents.files.write_new_file`;
+    never to ``results.json`` beside another's ``results.md``), so that no result is lost.
+
+    Raises:
+        ValueError: where a name of :data:`RESULT_FILES` was taken meanwhile, one line naming it
+            and the file these results were written to instead.
+        OSError: if writing fails, naming the file; the files are then as they were.
+    """
+    held = [out / n for n in RESULT_FILES] if new else []
+    try:
+        atomic_write_files({out / name: data for name, data in payloads.items()}, new=held)
+    except FileExistsError as err:
+        if Path(err.filename) not in held:
+            raise
+        kept = write_new_file(out / "results-2.json", payloads["results.json"])
+        raise ValueError(f"--out {str(out)!r} got a {Path(err.filename).name} from another command while these "
+                         f"results were made; it is kept, and these are in {str(kept)!r} alone (no report or "
+                         f"plots)") from None
 
 
 def _json_default(o: Any) -> Any:

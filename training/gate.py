@@ -382,7 +382,9 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
     decides for the donor's seats dealt ``role`` (its own gate for that role if it has
     one, a graft's, else its main gate) as ``role_gates[role]``
     (:class:`agents.networks.EntityNet`; a role gate already there is replaced), written
-    atomically with ``base``'s game and training configuration; ``meta["role_gates"][role]``
+    atomically with ``base``'s game and training configuration (without ``force``, never over a
+    file: where another command made ``out`` after the check, to the next free name,
+    ``graft-2.pt``, :func:`agents.files.write_new_file`); ``meta["role_gates"][role]``
     names the run's policy that fitted that gate, its file's SHA-256 and its training
     configuration (the donor, or for a donor's own role gate the donor's record of it).
     ``gate_only``: the seats dealt ``role`` leave the proposal only where that gate departs
@@ -482,5 +484,5 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
                                            "donor_meta": d.get("meta", {}),
                                            "donor_train_config": d.get("train_config", {})}}
     meta["graft_base"] = {"file": str(base), "sha256": sha256_of(base)}     # the card names it
-    path = save_checkpoint(out, net, b["game_config"], b.get("train_config"), meta=meta)
+    path = save_checkpoint(out, net, b["game_config"], b.get("train_config"), meta=meta, new=not force)
     return Graft(path, not same_gate, role in bk.get("gate_only", []), gate_only)

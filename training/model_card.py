@@ -26,7 +26,7 @@ import agents
 from agents.candidates import GATE_READS
 from agents.policy import load_checkpoint
 
-from agents.files import atomic_write_bytes, check_folder, os_reason
+from agents.files import atomic_write_bytes, check_folder, os_reason, write_new_file
 from agents.models import CHECKSUM_LINE, sha256_of
 
 from .config import RUN_RELATIVE
@@ -416,7 +416,8 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
             an unreadable ``metrics.jsonl`` line (naming the file and line),
             a policy over the 20 MB limit for shipped checkpoints, an
             ``out_dir`` that is (or lies under) a file, one that already
-            holds a policy or card without ``force``, the folder of a
+            holds a policy or card without ``force`` (or came to hold one, another
+            command's, while the export ran: nothing is then written), the folder of a
             training in progress (:func:`training.run_lock.check_not_in_use`:
             its next checkpoint would replace the policy under the card), or
             a results file that did not evaluate this policy without
@@ -464,10 +465,30 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
            if from_run and (Path(run_dir) / "metrics.jsonl").is_file() else None)
     out = Path(out_dir)          # everything is read: now write
     out.mkdir(parents=True, exist_ok=True)
-    dst = out / "policy.pt"
-    atomic_write_bytes(dst, data)
-    card = model_card(dst, out.resolve().name, res, run, notes, by_name=_loads_by_name(out),   # --out . too
-                      caveats=caveats)
-    path = out / "MODEL_CARD.md"
-    atomic_write_bytes(path, card.encode())
+    dst, path = out / "policy.pt", out / "MODEL_CARD.md"
+    try:
+        _write(dst, data, force)
+        card = model_card(dst, out.resolve().name, res, run, notes, by_name=_loads_by_name(out),   # --out . too
+                          caveats=caveats)
+        _write(path, card.encode(), force)
+    except FileExistsError as err:          # written since the check above, by another command
+        if Path(err.filename) == path:
+            dst.unlink()                    # this export's own policy.pt: no policy without its card
+        raise ValueError(f"--out {str(out_dir)!r} got a {Path(err.filename).name} from another command while this "
+                         f"export ran; it is kept and nothing is written; give another folder, or --force to "
+                         f"replace it") from None
     return path
+
+
+def _write(path: Path, data: bytes, replace: bool) -> None:
+    """Write ``data`` to ``path`` whole (:mod:`agents.files`), replacing a file there only where
+    ``replace``.
+
+    Raises:
+        FileExistsError: without ``replace``, where ``path`` is taken (nothing written).
+        OSError: if writing fails, naming the file.
+    """
+    if replace:
+        atomic_write_bytes(path, data)
+    else:
+        write_new_file(path, data, next_free=False)

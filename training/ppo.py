@@ -82,11 +82,13 @@ import torch
 from tqdm import tqdm
 
 import treachery_env
-from agents.files import atomic_write_bytes, check_folder, check_input_file, naming_the_file, os_reason
+from agents.files import (atomic_write_bytes, check_folder, check_input_file, move_to_new_name, naming_the_file,
+                          os_reason)
 from agents.networks import build_network
 from agents.play import first_line
 from agents.policy import load_checkpoint, masked_logits, save_checkpoint
 from agents.policy import torch_threads as policy_torch_threads    # (the name torch_threads is a local below)
+from treachery_env.config import field_text
 from treachery_env.rules import Role
 
 from .config import RUN_RELATIVE, TrainConfig, checkpoint_config, recorded_config
@@ -469,10 +471,14 @@ def _clean_leftovers(run_dir: Path) -> None:
 
 def _set_aside_unloadable(run_dir: Path, iteration: int) -> None:
     """Rename each ``ckpt_*.pt`` of ``run_dir`` after ``iteration`` (the checkpoint a run resumes
-    from) that cannot be loaded (:func:`load_resumable` skipped it) to ``<name>.corrupt`` (a free
-    name: ``.corrupt.1``, ...), with a warning each (as :func:`load_resumable`'s): as a checkpoint it would count
-    among the newest that the run keeps (``keep_checkpoints``) and have good ones deleted in its
-    place; renamed, its bytes are kept for whoever wants to look at them."""
+    from) that cannot be loaded (:func:`load_resumable` skipped it) to ``<name>.corrupt``, or the
+    next free name (``<name>-2.corrupt``, ...; never over a file, even one made meanwhile:
+    :func:`agents.files.move_to_new_name`), with a warning each (as :func:`load_resumable`'s): as a
+    checkpoint it would count among the newest that the run keeps (``keep_checkpoints``) and have
+    good ones deleted in its place; renamed, its bytes are kept for whoever wants to look at them.
+
+    Raises:
+        OSError: if a rename fails, naming the files."""
     found = sorted((int(m.group(1)), p) for p in run_dir.iterdir() if (m := _CKPT.match(p.name)))
     for n, path in found:
         if n <= iteration:
@@ -480,12 +486,7 @@ def _set_aside_unloadable(run_dir: Path, iteration: int) -> None:
         try:
             load_checkpoint(path)
         except ValueError as err:
-            aside = path.with_name(path.name + ".corrupt")
-            k = 0
-            while aside.exists():
-                k += 1
-                aside = path.with_name(f"{path.name}.corrupt.{k}")
-            path.rename(aside)
+            aside = move_to_new_name(path, path.with_name(path.name + ".corrupt"))
             warnings.warn(f"checkpoint {path.name} cannot be loaded ({first_line(err)}); renamed it {aside.name}, "
                           f"so that the checkpoints the run keeps are ones that load", stacklevel=2)
 
@@ -1183,8 +1184,9 @@ def init_weights(net: torch.nn.Module, path: str | os.PathLike) -> None:
     if theirs != net.kwargs:
         a, b = _settings(theirs), _settings(net.kwargs)
         diff = sorted(k for k in a if a[k] != b[k])
-        raise ValueError(f"init: the network of {str(path)!r} differs from the config's in {diff} "
-                         f"({[a[k] for k in diff]} in the checkpoint vs {[b[k] for k in diff]})")
+        raise ValueError(f"init: the network of {str(path)!r} differs from the config's in "
+                         + ", ".join(f"{k} ({field_text(k, a[k])} in the checkpoint vs {field_text(k, b[k])})"
+                                     for k in diff))
     missing, unexpected = net.load_state_dict(payload["model_state"], strict=not added)
     new = tuple(name for k in added for name in _ADDABLE[k])
     if unexpected or any(not k.startswith(new) for k in missing):
@@ -1194,12 +1196,14 @@ def init_weights(net: torch.nn.Module, path: str | os.PathLike) -> None:
 
 def _settings(model_kwargs: dict) -> dict:
     """A network's ``model_kwargs`` in the :class:`TrainConfig` settings that make
-    them (:meth:`TrainConfig.network_kwargs`), for error messages."""
+    them (:meth:`TrainConfig.network_kwargs`), for error messages (the values said by
+    :func:`treachery_env.config.field_text`: ``combat`` ``off``, ``entity`` ``none``)."""
     kw = model_kwargs
+    gate = kw.get("gate", 0)
     return {"arch": kw.get("arch", "flat"), "hidden": kw.get("hidden"), "entity": kw.get("entity"),
-            "privileged_critic": bool(kw.get("privileged_size")), "prior": kw.get("prior", ""),
+            "privileged_critic": bool(kw.get("privileged_size")), "prior": kw.get("prior") or None,
             "interaction": kw.get("interaction", 0), "combat": kw.get("combat", False),
-            "gate (width and threshold of the advantage gate; 0 = none)": (kw.get("gate", 0), kw.get("gate_threshold")),
+            "gate (width and threshold of the advantage gate)": (gate, kw.get("gate_threshold")) if gate else None,
             "gate_features": kw.get("gate_features", "combat"),
             "game (observation, action sizes and players)": (kw.get("obs_size"), kw.get("num_actions"),
                                                              kw.get("num_players"))}

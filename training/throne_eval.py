@@ -32,14 +32,16 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import agents
-from agents.files import atomic_write_files, check_folder
+from agents.files import check_folder
 from agents.throne import BOTS, plays
 from treachery_env import GameConfig
 from treachery_env import throne_roles as tr
+from treachery_env.config import field_text
 
 from .evaluate import (Entrant, GameTask, _chunks, _config_dict, _entrant_meta, _games_bar, _json_default,
                        _rounding_note, entrants_from_specs, game_text, games_text, rotation_schedule,
-                       refuse_held_results, run_in_processes, substitution_schedule, variants_text)
+                       refuse_held_results, run_in_processes, substitution_schedule, variants_text,
+                       write_result_files)
 from .provenance import toolkit, toolkit_text
 from .stats import clustered_mean, clustered_share
 
@@ -154,7 +156,9 @@ def evaluate_throne(specs: Sequence[str], config: GameConfig, games: int = 100, 
         ValueError: for a config that is not Throne Magic, an unknown mode, ``games`` or
             ``workers`` below 1, an agent that does not play Throne Magic, substitution without a
             candidate, or an ``out_dir`` that is (or lies under) a file, cannot be made or written, or
-            holds results (without ``force``).
+            holds results (without ``force``; or came to hold them while the games were played, another
+            command's: these results then go to a file of their own, named,
+            :func:`training.evaluate.write_result_files`).
     """
     if config.game != "throne_magic":
         raise ValueError(f"evaluate_throne: a Throne Magic config (game='throne_magic'), got game={config.game!r}")
@@ -204,7 +208,7 @@ def evaluate_throne(specs: Sequence[str], config: GameConfig, games: int = 100, 
     res = summarize(records, entrants, meta)
     res["timing"] = {"wall_s": time.perf_counter() - t0, "workers": workers}
     if out_dir is not None:
-        write_results(res, out_dir)
+        write_results(res, out_dir, new=not force)
     return res
 
 
@@ -289,9 +293,10 @@ def throne_text(config: dict) -> str:
     """The game of a tournament's ``meta["config"]`` as its report and summary line name it: the
     :data:`THRONE_FIELDS`, the CR 900 variants (:func:`~training.evaluate.variants_text`) and the
     other fields that differ from Throne Magic's defaults (:func:`~training.evaluate.game_text`),
-    e.g. ``throne_roles='basic', throne=None, holdings=False, seasons=False, no CR 900 variants
-    (game: max_turns=60; the other fields GameConfig's defaults)``."""
-    return (", ".join([*(f"{k}={config.get(k)!r}" for k in THRONE_FIELDS), variants_text(config)])
+    e.g. ``throne_roles='basic', throne='random', holdings=off, seasons=off, no CR 900 variants
+    (game: max_turns=60; the other fields GameConfig's defaults)``, values in words
+    (:func:`treachery_env.config.field_text`)."""
+    return (", ".join([*(f"{k}={field_text(k, config.get(k))}" for k in THRONE_FIELDS), variants_text(config)])
             + f" (game: {game_text(config, THRONE_FIELDS)})")
 
 
@@ -311,18 +316,25 @@ def render_markdown(res: dict) -> str:
             + (f" Toolkit: {toolkit_text(m)}." if toolkit_text(m) else "") + f"\n\n{role_table(res)}\n")
 
 
-def write_results(res: dict, out_dir: str | Path) -> dict[str, Path]:
+def write_results(res: dict, out_dir: str | Path, new: bool = False) -> dict[str, Path]:
     """Write ``results.json`` and ``results.md`` into ``out_dir`` (created if needed), both
     rendered in memory first and written as one set (:func:`agents.files.atomic_write_files`:
     no file is ever partial, and a failure leaves both as they were, never a new
-    ``results.json`` beside an old ``results.md``).
+    ``results.json`` beside an old ``results.md``); with ``new`` (no ``--force``), only where
+    none is, even one written since the folder was checked
+    (:func:`training.evaluate.write_result_files`).
 
     Returns:
         ``{name: path}`` of the files written.
+
+    Raises:
+        ValueError: with ``new``, where another command wrote results there since (these are
+            then kept in a file of their own, named in the error).
+        OSError: if writing fails, naming the file; the files are then as they were.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     payloads = {"results.json": (json.dumps(res, indent=1, default=_json_default) + "\n").encode(),
                 "results.md": render_markdown(res).encode()}
-    atomic_write_files({out / name: data for name, data in payloads.items()})
+    write_result_files(out, payloads, new)
     return {name: out / name for name in payloads}

@@ -16,7 +16,7 @@ from .rules import MIN_PLAYERS, VARIANTS, Role, check_identity_deck, format_role
 from .words import with_article
 
 __all__ = ["GameConfig", "did_you_mean", "VARIANTS", "RARITIES", "MAX_PLAYERS", "RARITY_POOLS", "PRIORITY_WINDOWS", "MULLIGANS",
-           "TALK_MODES", "GAMES", "THRONE_ROLE_METHODS", "ARCHENEMY"]
+           "TALK_MODES", "GAMES", "THRONE_ROLE_METHODS", "ARCHENEMY", "field_text"]
 
 def _short(v: Any) -> str:
     """``v`` for a one-line error: its repr when short, else its type and length."""
@@ -67,6 +67,28 @@ def did_you_mean(unknown: Iterable[str], known: Iterable[str], prefix: str = "")
     near = [m[0] for u in sorted(unknown)
             if (m := difflib.get_close_matches(u.removeprefix(prefix), known, n=1, cutoff=0.6))]
     return f" (did you mean {', '.join(prefix + n for n in dict.fromkeys(near))}?)" if near else ""
+
+
+_UNSET_TEXT = {"starting_life": "by the rules", "identities": "dealt at random", "identity_pool": "the narrowest that deals the table",
+               "decks": "random presets", "role_counts": "recommended", "talk": "the game's default",
+               "throne_deal": "shuffled", "vanguard": "off", "archenemy": "off", "scheme_decks": "random",
+               "planechase": "off", "planar_deck": "every planar card"}
+"""What a :class:`GameConfig` field left at None means, in words (:func:`field_text`)."""
+
+
+def field_text(name: str, value: Any) -> str:
+    """A :class:`GameConfig` field's value as a line for people says it: None in words, as the
+    field's documentation means it (``planechase`` ``off``, ``decks`` ``random presets``,
+    ``starting_life`` ``by the rules``; ``none`` for a field this version does not have), True
+    and False as ``on`` and ``off``, anything else as its repr (``'single'``, ``20``,
+    ``['a', 'b']``).  The one wording of config values in messages and reports (a results
+    file's config, compared, pooled or summed up; a policy's game against the one played; a
+    training setting, whose None is ``none``)."""
+    if value is None:
+        return _UNSET_TEXT.get(name, "none")
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return repr(value)
 
 
 @dataclass(frozen=True)
