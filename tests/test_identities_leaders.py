@@ -300,9 +300,9 @@ def test_king_attacking_creature_dies_junk_or_treasure():
     assert g.players[0].tokens["Treasure"] == 1 and g.players[0].tokens["Junk"] == 0
 
 
-def test_king_blocking_creature_dies_junk():
-    """Card: a blocking creature that dies counts too."""
-    g = king_game()
+def king_blocker_dies(g: Game) -> None:
+    """Seat 0's Grove Bear, blocking seat 1's attacking Rage Ogre, is destroyed; the
+    King's trigger resolves and its controller picks a Junk token."""
     bear = creature(g, 0, "Grove Bear")
     ogre = creature(g, 1, "Rage Ogre")
     ogre.attacking = 0
@@ -312,6 +312,12 @@ def test_king_blocking_creature_dies_junk():
     give_priority(g, 0)
     resolve_all(g)
     pick(g, lambda nm: nm == "Junk")
+
+
+def test_king_blocking_creature_dies_junk():
+    """Card: a blocking creature that dies counts too."""
+    g = king_game()
+    king_blocker_dies(g)
     assert g.players[0].tokens["Junk"] == 1 and g.players[0].tokens["Treasure"] == 0
 
 
@@ -321,15 +327,7 @@ def test_king_knows_where_its_creature_went_whatever_the_log_holds():
     each creature leaves the battlefield, the blocker's death still counts."""
     g = king_game()
     log_noise_after(g, "leaves", 50)
-    bear = creature(g, 0, "Grove Bear")
-    ogre = creature(g, 1, "Rage Ogre")
-    ogre.attacking = 0
-    bear.blocking = ogre
-    ogre.blocked_by = [bear]
-    g.destroy(bear)
-    give_priority(g, 0)
-    resolve_all(g)
-    pick(g, lambda nm: nm == "Junk")
+    king_blocker_dies(g)
     assert g.players[0].tokens["Junk"] == 1
 
 

@@ -450,6 +450,17 @@ def ferry_setup(g: Game, target) -> None:
     assert g.players[T].identity.face_up
 
 
+def murder_ferried(g: Game, target) -> None:
+    """Seat 0 casts Murder on the Ferryman's target; it and the Ferryman's trigger resolve."""
+    g.players[0].lands, g.players[0].lands_tapped = 3, 0
+    hand(g, 0, "Murder")
+    give_priority(g, 0)
+    cast(g, 0, "Murder")
+    target_if_asked(g, target)
+    resolve_all(g)
+    resolve_all(g)                               # the Ferryman's trigger
+
+
 def test_ferryman_reanimates_a_different_creature_from_that_graveyard():
     """The Ferryman: the target dies this turn; its controller puts a different
     creature card from that graveyard onto the battlefield under their control
@@ -458,13 +469,7 @@ def test_ferryman_reanimates_a_different_creature_from_that_graveyard():
     bear = creature(g, 2, "Grove Bear")
     g.players[2].graveyard = [cards.card("Dune Lion"), cards.card("Shock"), cards.card("War Mammoth")]
     ferry_setup(g, bear)
-    g.players[0].lands, g.players[0].lands_tapped = 3, 0
-    hand(g, 0, "Murder")
-    give_priority(g, 0)
-    cast(g, 0, "Murder")
-    target_if_asked(g, bear)
-    resolve_all(g)
-    resolve_all(g)                               # the Ferryman's trigger
+    murder_ferried(g, bear)
     assert g.decision.seat == T and g.decision.kind == DecisionKind.CARD
     assert sorted(c.name for c in options(g).values()) == ["Dune Lion", "War Mammoth"]
     pick(g, lambda c: c.name == "War Mammoth")
@@ -482,13 +487,7 @@ def test_ferryman_knows_where_the_target_went_without_the_log():
     bear = creature(g, 2, "Grove Bear")
     g.players[2].graveyard = [cards.card("Dune Lion")]
     ferry_setup(g, bear)
-    g.players[0].lands, g.players[0].lands_tapped = 3, 0
-    hand(g, 0, "Murder")
-    give_priority(g, 0)
-    cast(g, 0, "Murder")
-    target_if_asked(g, bear)
-    resolve_all(g)
-    resolve_all(g)                               # the Ferryman's trigger
+    murder_ferried(g, bear)
     assert [c.name for c in g.players[T].creatures] == ["Dune Lion"]
 
 
