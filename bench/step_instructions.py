@@ -23,10 +23,14 @@ recording stores the fingerprint of the recording run; a replay prints its own
 and whether it matches.
 
     python bench/step_instructions.py [--games 4] [--seed 0] [--record FILE | --replay FILE] [--no-valgrind]
-                                      [--keep DIR]
+                                      [--keep DIR] [--force]
 
 Without ``--record`` or ``--replay`` the games are recorded to a temporary
-file.  ``--no-valgrind`` only replays and prints the fingerprint.
+file.  ``--no-valgrind`` only replays and prints the fingerprint.  A
+``--record`` file that exists, or callgrind output files already in the
+``--keep`` folder, are refused before any work unless ``--force`` (then they
+are replaced); each file is written whole, never over a file made meanwhile
+without ``--force``.
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ from typing import Callable
 
 import numpy as np
 
-from agents.files import atomic_write_bytes
+from agents.files import atomic_write_bytes, check_folder, check_writable_file, file_error_text, write_new_file
 
 FORMAT = "treachery-step-record"
 PLAYERS = 5
@@ -126,6 +130,49 @@ def record(games: int, seed: int) -> dict:
         out.append(acts)
     return {"format": FORMAT, "players": PLAYERS, "seed": seed, "games": out,
             "steps": sum(map(len, out)), "fingerprint": h.hexdigest()}
+
+
+def write_output(path: str | Path, data: bytes, force: bool, what: str) -> None:
+    """Write ``data`` to ``path`` whole (a temporary file beside it, then its name): with
+    ``force`` replacing a file there, else only where no file is, even one made after the
+    check before the work (:func:`agents.files.write_new_file`).
+
+    Raises:
+        ValueError: without ``force``, where ``path`` is taken (one line naming ``what``).
+        OSError: if writing fails, naming the file; nothing is then left half written.
+    """
+    if force:
+        atomic_write_bytes(path, data)
+        return
+    try:
+        write_new_file(path, data, next_free=False)
+    except FileExistsError:
+        raise ValueError(f"{what} {str(path)!r} was made while this ran; give --force to replace it") from None
+
+
+def check_outputs(record: str | None, keep: str | None, games: int, force: bool) -> None:
+    """Refuse, before any work, a ``--record`` file or a ``--keep`` folder that could not be
+    written, and without ``force`` a ``--record`` file that exists or a ``--keep`` folder that
+    already holds the callgrind output files of this run (``callgrind.1.out``,
+    ``callgrind.<games>.out``).
+
+    Raises:
+        ValueError: one line naming the option, the path and why.
+    """
+    if record is not None:
+        check_writable_file(record, "--record")
+        if not force and Path(record).exists():
+            raise ValueError(f"--record {record!r} exists; give --force to replace it")
+    if keep is not None:
+        check_folder(keep, "--keep")
+        there = [n for n in _callgrind_names(games) if (Path(keep) / n).exists()]
+        if there and not force:
+            raise ValueError(f"--keep {keep!r} already holds {' and '.join(there)}; give --force to replace them")
+
+
+def _callgrind_names(games: int) -> list[str]:
+    """The names of the callgrind output files of a measure of ``games`` games (:func:`measure`)."""
+    return [f"callgrind.{k}.out" for k in (1, games)]
 
 
 def load(path: str | Path) -> dict:
@@ -213,8 +260,8 @@ def measure(path: str, games: int, workdir: str) -> tuple[float, dict[str, float
     if shutil.which("valgrind") is None or shutil.which("callgrind_annotate") is None:
         raise RuntimeError("valgrind (with callgrind_annotate) is not on PATH; --no-valgrind replays without it")
     procs = {}
-    for k in (1, games):        # both at once: each run is minutes under callgrind
-        out = os.path.join(workdir, f"callgrind.{k}.out")
+    for k, name in zip((1, games), _callgrind_names(games)):     # both at once: each run is minutes under callgrind
+        out = os.path.join(workdir, name)
         cmd = ["valgrind", "--tool=callgrind", "--dump-instr=no", f"--callgrind-out-file={out}",
                sys.executable, __file__, "--replay", path, "--games", str(k), "--child"]
         # PYTHONHASHSEED set: the child must not start itself again (valgrind would not follow);
@@ -241,8 +288,9 @@ def main(argv: list[str] | None = None) -> int:
 
     Returns:
         The exit status: 0, 1 when the replay's fingerprint differs from the
-        recording's, 2 when the recording does not replay or valgrind fails
-        (said in one line on stderr).
+        recording's, 2 when the recording does not replay, an output file is
+        refused (one that exists, without ``--force``) or cannot be written, or
+        valgrind fails (said in one line on stderr).
     """
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, help="games to record (default 4), or the first games of --replay to "
@@ -253,6 +301,8 @@ def main(argv: list[str] | None = None) -> int:
     src.add_argument("--replay", metavar="FILE", help="replay the games of FILE instead of recording")
     ap.add_argument("--no-valgrind", action="store_true", help="only replay and print the fingerprint")
     ap.add_argument("--keep", metavar="DIR", help="keep the two callgrind output files in DIR")
+    ap.add_argument("--force", action="store_true",
+                    help="replace the --record file or the callgrind files in --keep if they exist (default: refuse)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)     # the body measured under callgrind
     a = ap.parse_args(argv)
     if a.child:
@@ -267,11 +317,12 @@ def main(argv: list[str] | None = None) -> int:
                      "--games must be at least 1")
         if games < 2 and not a.no_valgrind:
             ap.error("measuring needs --games 2 or more (the first game's cost is subtracted)")
+        check_outputs(a.record, None if a.no_valgrind else a.keep, games, a.force)
         with tempfile.TemporaryDirectory() as tmp:
             path = a.replay or a.record or os.path.join(tmp, "games.json")
             if rec is None:
                 rec = record(games, a.seed)
-                atomic_write_bytes(path, json.dumps(rec).encode())      # whole or not at all: replayed later
+                write_output(path, json.dumps(rec).encode(), a.force, "--record")     # whole: replayed later
                 print(f"recorded {games} games (seed {a.seed}, {rec['steps']:,} agent-steps) to {path}")
             steps, fp = replay(rec, games)
             whole, same = games == len(rec["games"]), fp == rec["fingerprint"]
@@ -279,15 +330,19 @@ def main(argv: list[str] | None = None) -> int:
                   + (f": {'matches' if same else 'DIFFERS from'} the recording's" if whole else
                      f" (the recording's covers all {len(rec['games'])} games: not compared)"))
             if not a.no_valgrind:
+                per_step, parts, ds = measure(path, games, tmp)
                 if a.keep:
-                    os.makedirs(a.keep, exist_ok=True)
-                per_step, parts, ds = measure(path, games, a.keep or tmp)
+                    for name in _callgrind_names(games):
+                        write_output(Path(a.keep) / name, Path(tmp, name).read_bytes(), a.force, "--keep file")
                 print(f"callgrind, games 2..{games} ({ds:,} agent-steps): {per_step / 1e3:,.1f}k instructions per "
                       f"env() agent-step; inclusive, per agent-step:")
                 for part, v in parts.items():
                     print(f"  {part:<56} {'n/a (no such symbol: not compiled?)' if v is None else f'{v / 1e3:8.1f}k'}")
     except (ValueError, RuntimeError) as err:      # a recording that does not replay; valgrind missing or failing
         print(f"step_instructions: {err}", file=sys.stderr)
+        return 2
+    except OSError as err:                          # an output file that could not be written
+        print(f"step_instructions: {file_error_text(err)}", file=sys.stderr)
         return 2
     return 1 if whole and not same else 0
 

@@ -247,6 +247,41 @@ def test_the_untrained_proposal_script_adds_the_input_to_a_policys_weights(tmp_p
         mod.main(["--base", str(tmp_path / "flat.pt"), "--out", str(tmp_path / "q.pt")])
 
 
+def test_the_untrained_proposal_script_replaces_out_only_with_force(tmp_path):
+    """bench/untrained_proposal.py refuses an ``--out`` that exists in one line, before reading
+    ``--base``, and leaves it as it was; ``--force`` replaces it; ``--out`` that is ``--base`` is
+    refused even with ``--force`` (the policy it is made from stays)."""
+    import importlib.util
+    from pathlib import Path
+
+    from agents.networks import EntityNet
+    from agents.policy import load_checkpoint, save_checkpoint
+    from treachery_env.actions import ActionLayout
+    from treachery_env.observation import obs_layout
+
+    spec = importlib.util.spec_from_file_location("untrained_proposal",
+                                                  Path(__file__).parent.parent / "bench" / "untrained_proposal.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    n = 4
+    base = tmp_path / "base.pt"
+    save_checkpoint(base, EntityNet(obs_layout(n).size, ActionLayout(n).size, n, hidden=16, entity=8,
+                                    privileged_size=4 * n), {"num_players": n})
+    out = tmp_path / "p.pt"
+    out.write_bytes(b"earlier")
+    with pytest.raises(ValueError, match=f"^--out {re.escape(repr(str(out)))} exists; give --force to replace it$"):
+        mod.main(["--base", str(tmp_path / "none.pt"), "--out", str(out)])
+    assert out.read_bytes() == b"earlier"
+    assert mod.main(["--base", str(base), "--out", str(out), "--force"]) == 0
+    assert load_checkpoint(out)["net"].kwargs["prior"] == "heuristic"
+    kept = base.read_bytes()
+    for force in ([], ["--force"]):
+        with pytest.raises(ValueError, match=r"^--out .* is --base: write the checkpoint to a new file"):
+            mod.main(["--base", str(base), "--out", str(base), *force])
+    assert base.read_bytes() == kept
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["base.pt", "p.pt"]
+
+
 def test_the_search_departures_script_measures_the_lookahead_bots_departures(capsys, monkeypatch):
     """``bench/search_departures.py``: every departure of the lookahead bot from
     the heuristic's action is a searched decision with a positive gain (above
@@ -341,6 +376,35 @@ def test_the_step_instructions_script_replays_to_the_recorded_fingerprint(tmp_pa
         mod.replay({**rec, "games": [acts[:-1]]})
     assert mod.replay(rec, fingerprint=False) == (steps, None)
     assert mod.record(1, seed=4)["fingerprint"] != fp
+
+
+def test_the_step_instructions_script_replaces_its_outputs_only_with_force(tmp_path, capsys):
+    """``bench/step_instructions.py`` refuses, before recording, a ``--record`` file that exists
+    and a ``--keep`` folder that holds this run's callgrind files, in one line on stderr (exit 2),
+    and leaves them as they were; with ``--force`` the recording replaces the file."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("step_instructions",
+                                                  Path(__file__).parent.parent / "bench" / "step_instructions.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    rec = tmp_path / "games.json"
+    rec.write_text("earlier")
+    assert mod.main(["--games", "1", "--record", str(rec), "--no-valgrind"]) == 2
+    assert capsys.readouterr().err == f"step_instructions: --record {str(rec)!r} exists; give --force to replace it\n"
+    keep = tmp_path / "keep"
+    keep.mkdir()
+    (keep / "callgrind.3.out").write_text("earlier")
+    assert mod.main(["--games", "3", "--keep", str(keep)]) == 2
+    assert capsys.readouterr().err == (f"step_instructions: --keep {str(keep)!r} already holds callgrind.3.out; "
+                                       f"give --force to replace them\n")
+    assert rec.read_text() == "earlier" and (keep / "callgrind.3.out").read_text() == "earlier"
+    assert mod.main(["--games", "1", "--seed", "3", "--record", str(rec), "--no-valgrind", "--force"]) == 0
+    assert json.loads(rec.read_text())["format"] == mod.FORMAT
+    assert "matches the recording's" in capsys.readouterr().out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["games.json", "keep"]
 
 
 def _tiny_expert_setup(tmp_path):

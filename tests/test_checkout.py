@@ -4,6 +4,7 @@ ignored by git, and ``make peers`` without the team's ``../shared`` says so befo
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -29,6 +30,16 @@ def test_the_tests_make_their_folders_where_pytest_removes_them():
     leaving = [f"{p.name}:{i}" for p in sorted((ROOT / "tests").glob("*.py"))
                for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if call in line]
     assert leaving == []
+
+
+def test_the_docs_cite_source_files_by_name_not_by_line():
+    """The README and docs/*.md cite a source file's place by a name in it (function, class,
+    method, constant), never by line number (``game.py:152``, ``outcome.py line 86``): lines move
+    as the file changes, and docs/throne_magic_seam.md's had all moved."""
+    cite = re.compile(r"[\w/]+\.(?:py|pyx|pxd)(?::|#L| lines? )\d+")
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    found = [f"{p.name}: {m.group()}" for p in pages for m in cite.finditer(p.read_text(encoding="utf-8"))]
+    assert found == []
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="no make")

@@ -856,6 +856,29 @@ def test_lethal_damage_and_zero_toughness_destroy():
     assert sorted(names(g.players[1].graveyard)) == ["Dune Lion", "Grove Bear"]
 
 
+def test_deathtouch_damage_counts_at_the_next_check_only(monkeypatch):
+    """CR 704.5h: deathtouch damage counts "since the last time state-based
+    actions were checked": a creature that survived the check that found it
+    (an effect kept it from being destroyed; the pool has none, a test
+    stand-in here) is not destroyed for it at a later check, with no new such
+    damage; new deathtouch damage destroys it at the next check."""
+    g = game()
+    rat = add_creature(g, 0, "Bog Rat")              # 1/1 deathtouch
+    troll = add_creature(g, 1, "Thicket Troll")      # 4/3
+    refresh(g)
+    destroy = Game.destroy
+    monkeypatch.setattr(Game, "destroy", lambda self, c: c is not troll and destroy(self, c))
+    g.damage(0, ("c", troll), 1, source_creature=rat)
+    refresh(g)
+    assert troll in g.players[1].creatures and not troll.deathtouched
+    monkeypatch.undo()
+    refresh(g)
+    assert troll in g.players[1].creatures and troll.damage == 1
+    g.damage(0, ("c", troll), 1, source_creature=rat)
+    refresh(g)
+    assert troll not in g.players[1].creatures
+
+
 def test_legend_rule_lets_the_controller_keep_one():
     """CR 704.5j: two legendary permanents with the same name under one
     controller: the controller chooses one (here the newer), the other goes to

@@ -141,7 +141,9 @@ class Creature(StateRecord):
     """A creature permanent on the battlefield.
 
     Power and toughness are ``base + counters + until-end-of-turn pump``;
-    ``damage`` is marked damage, removed at cleanup (CR 514.2).
+    ``damage`` is marked damage, removed at cleanup (CR 514.2);
+    ``deathtouched``: it has been dealt damage by a source with deathtouch
+    since the last state-based check, which reads and clears it (CR 704.5h).
 
     Control has a provenance (CR 108.4, 110.2, 800.4a): ``base_controller`` is
     the player it entered the battlefield under, ``control_effects`` the effects

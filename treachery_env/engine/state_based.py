@@ -19,8 +19,8 @@ __all__ = ["StateBasedMixin"]
 class StateBasedMixin:
     """State-based actions (CR 704): methods of :class:`~treachery_env.engine.game.Game`."""
 
-    @cython.locals(self=GameState, p=Player, c=Creature, t=cython.long, empty=cython.bint, losers=list, drew=list,
-                   dying=list, walkers=list, legend_groups=list)
+    @cython.locals(self=GameState, p=Player, c=Creature, t=cython.long, empty=cython.bint, dt=cython.bint, losers=list,
+                   drew=list, dying=list, walkers=list, legend_groups=list)
     def _state_based_actions(self) -> bool:
         """CR 704, checked simultaneously; returns True if anything happened.
         Players at 0 or less life, who attempted to draw from an empty library
@@ -30,7 +30,10 @@ class StateBasedMixin:
         survives it (a loss kept from happening) is not found again at a later
         check without a new attempt; the effects that replace losing read that
         reason in the loss event (:meth:`_lose`'s ``empty_draw``).  Creatures
-        with 0 toughness, lethal damage or deathtouch damage die (CR 704.5f-h);
+        with 0 toughness or lethal damage die (CR 704.5f-g), and those with
+        toughness greater than 0 dealt damage by a source with deathtouch since
+        the last check are destroyed (CR 704.5h): each check reads and clears
+        every creature's record of such damage (``Creature.deathtouched``);
         planeswalkers with 0 loyalty go to their owner's graveyard (CR 704.5i).
         The legend rule (CR 704.5j) asks each player with two or more legendary
         creatures of one name which one to keep (:meth:`_op_legend_rule`), right
@@ -60,7 +63,9 @@ class StateBasedMixin:
             legends: dict | None = None
             for c in p.creatures:
                 t = c.toughness
-                if t <= 0 or (c.damage > 0 and (c.damage >= t or c.deathtouched)):
+                dt = c.deathtouched
+                c.deathtouched = False      # CR 704.5h: damage "since the last time [they] were checked"
+                if t <= 0 or (c.damage > 0 and c.damage >= t) or dt:
                     dying.append(c)
                 elif c.legendary:
                     if legends is None:

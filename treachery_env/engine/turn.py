@@ -256,7 +256,6 @@ class TurnMixin:
         for p in self.players:
             for c in p.creatures:
                 c.damage = 0
-                c.deathtouched = False
                 c.pump_p = c.pump_q = 0
                 c.pump_kw = frozenset()
         self.turn_effects = {}
