@@ -42,7 +42,8 @@ browser:
 test: install browser
 	$(BIN)/python -m pytest -n auto
 
-# the main job: ~10 minutes of self-play PPO on the built-in defaults (runs/train-<date>-<time>/:
+# the main job: ~10 minutes of training on the built-in defaults (an imitation warm start from the heuristic bot,
+# then self-play PPO; runs/train-<date>-<time>/:
 # checkpoints, tensorboard logs, metrics.jsonl), then the policy against the random and the heuristic bot
 # (substitution tournaments): per-role win-rate and delta tables with 95% intervals, results JSON and plots
 main: install
