@@ -68,8 +68,19 @@ def exit_with_parent(parent: int | None = None, poll_s: float = 1.0) -> None:
 
 
 class IsolatedBotError(RuntimeError):
-    """What an isolated bot raised in its process (the message names its type), or that the
-    process ended."""
+    """What an isolated bot raised in its process, or that the process ended.
+
+    Attributes:
+        message: the first line of the bot's exception's message, or why the process ended.
+        raised: what the bot raised and where, as text from its process (``"KeyError at
+            my_bots.py:12 in act"``, :func:`agents.play.what_raised` there); None for a process that
+            ended.  The exception's text is both: ``"KeyError at my_bots.py:12 in act: 'missing'"``.
+    """
+
+    def __init__(self, message: str, raised: str | None = None):
+        super().__init__(f"{raised}: {message}" if raised else message)
+        self.message = message
+        self.raised = raised
 
 
 class _Host:
@@ -100,8 +111,10 @@ class _Host:
             code = self.proc.wait()
             raise IsolatedBotError(f"its process ended (exit code {code})")
         reply = json.loads(line)
+        if reply.get("making"):
+            raise ValueError(reply["error"])
         if "error" in reply:
-            raise (ValueError if reply.get("making") else IsolatedBotError)(reply["error"])
+            raise IsolatedBotError(reply["error"], reply["raised"])
         return reply
 
     def alive(self) -> bool:
@@ -239,6 +252,7 @@ def _serve(parent: int) -> None:
     os.dup2(2, 1)                     # the bot's prints go to stderr, never into the replies
     requests = sys.stdin.buffer
     import agents
+    from agents.play import first_line, what_raised
     from treachery_env.view import SeatView
 
     bot: Any = None
@@ -275,8 +289,7 @@ def _serve(parent: int) -> None:
                 reply = {"action": action.item() if isinstance(action, np.generic) else action}
                 json.dumps(reply)
         except Exception as err:  # noqa: BLE001 - whatever the bot raises goes back to the game, in one line
-            text = str(err).strip()
-            reply = {"error": f"{type(err).__name__}: {text.splitlines()[0] if text else '(no message)'}"}
+            reply = {"error": first_line(err), "raised": what_raised(err)}
         try:
             replies.write(json.dumps(reply) + "\n")
             replies.flush()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import sys
+import sysconfig
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generator, Sequence
@@ -13,13 +16,14 @@ from treachery_env.rules import Role
 from .base import Agent
 
 __all__ = ["BotError", "GameResult", "play_game", "game_steps", "run_games", "bot_action", "apply_action", "first_line",
-           "face_down_opponents"]
+           "what_raised", "face_down_opponents"]
 
 
 class BotError(ValueError):
     """A bot failed at its turn: its ``act`` raised, or it chose an action the
-    environment refused.  One line naming the seat, the bot and what it did; the
-    original exception is its ``__cause__``; ``seat`` is the bot's seat."""
+    environment refused.  One line naming the seat, the bot and what it did (what it raised
+    and where, :func:`what_raised`); the original exception is its ``__cause__``; ``seat`` is
+    the bot's seat."""
 
     seat: int = -1
 
@@ -234,8 +238,15 @@ def _bot_call(bot: Agent, seat: int, turn: int, fn: Callable, *args: Any) -> Any
 
 
 def _bot_failure(bot: Agent, seat: int, turn: int, err: BaseException) -> BotError:
-    return _bot_error(f"the bot in seat {seat} ({type(bot).__name__}) raised {type(err).__name__} on turn "
-                      f"{turn}: {first_line(err)}", seat)
+    # imported here, not with the module's imports: a bot's process runs agents.isolated as its program
+    # (python -m), and Python warns where agents (which imports this module) has imported it first
+    from .isolated import IsolatedBotError
+
+    if isinstance(err, IsolatedBotError) and err.raised:    # raised in the bot's process: what and where, as text
+        raised, text = err.raised, err.message
+    else:
+        raised, text = what_raised(err), first_line(err)
+    return _bot_error(f"the bot in seat {seat} ({type(bot).__name__}) raised {raised} on turn {turn}: {text}", seat)
 
 
 def apply_action(env: Any, bot: Agent, seat: int, action: Any) -> None:
@@ -249,6 +260,48 @@ def apply_action(env: Any, bot: Agent, seat: int, action: Any) -> None:
     except ValueError as err:
         raise _bot_error(f"the bot in seat {seat} ({type(bot).__name__}) chose {action!r} on turn "
                          f"{env.game.turn}: {first_line(err)}", seat) from err
+
+
+#: the packages whose frames are not a bot's own code: the toolkit's (a bot's ``act`` is called from them)
+_TOOLKIT = frozenset({"agents", "table", "training", "treachery_env"})
+
+#: the folders of installed libraries (numpy, torch), whose frames are not a bot's own code either
+_LIBRARIES = tuple(os.path.join(os.path.realpath(sysconfig.get_paths()[k]), "")
+                   for k in ("purelib", "platlib"))
+
+
+def what_raised(err: BaseException) -> str:
+    """What raised ``err`` and where, for a bot's one-line error: ``"KeyError at my_bots.py:12 in
+    act"``.  The place is the innermost frame of its traceback in the bot's own code, not in the
+    toolkit's packages, the standard library or an installed library (a bot's ``act`` that
+    indexes a dict: its own line, not the toolkit's call of ``act``; one that calls numpy wrongly:
+    its line that called numpy), or the innermost frame where none is the bot's (a built-in
+    bot's); ``FILE`` is relative to the current folder where it lies in it, else as Python loaded
+    it.  Only the type for an exception without a traceback."""
+    frames = []
+    tb = err.__traceback__
+    while tb is not None:
+        frames.append(tb)
+        tb = tb.tb_next
+    if not frames:
+        return type(err).__name__
+    own = [tb for tb in frames if not _library_frame(tb)]
+    tb = (own or frames)[-1]
+    code = tb.tb_frame.f_code
+    path = code.co_filename
+    here = os.path.join(os.getcwd(), "")
+    return (f"{type(err).__name__} at {path[len(here):] if path.startswith(here) else path}:{tb.tb_lineno} "
+            f"in {code.co_name}")
+
+
+def _library_frame(tb: Any) -> bool:
+    """Whether a traceback entry's frame is code a bot calls or is called from, not the bot's own."""
+    names = tb.tb_frame.f_globals
+    spec = names.get("__spec__")        # a module run as a program (python -m agents.isolated) is named by it
+    top = str(spec.name if spec is not None else names.get("__name__", "")).partition(".")[0]
+    path = tb.tb_frame.f_code.co_filename
+    return (top in _TOOLKIT or top in sys.stdlib_module_names or path.startswith("<")
+            or os.path.realpath(path).startswith(_LIBRARIES))
 
 
 def first_line(err: BaseException) -> str:

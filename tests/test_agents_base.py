@@ -102,6 +102,11 @@ class Crashing(BaseAgent):
         return {}["missing"]
 
 
+class CrashingInNumpy(BaseAgent):
+    def act(self, observation, info):
+        return int(np.argmax(np.zeros(0)))
+
+
 class Cheating(BaseAgent):
     def act(self, observation, info):
         return 10_000
@@ -141,8 +146,12 @@ def test_an_outside_bot_enters_by_module_and_class(tmp_path, monkeypatch, capsys
     (tmp_path / "broken_bots.py").write_text("def f(:\n")
     with pytest.raises(ValueError, match=r"importing module 'broken_bots' raised SyntaxError"):
         agents.make("broken_bots:Bot")
-    # a bot that fails in play: one line naming the game, the agent and what it did, with 1 or 2 workers
-    for bot, what in (("Crashing", r"raised KeyError on turn \d+: 'missing'"),
+    # a bot that fails in play: one line naming the game, the agent and what it did, with 1 or 2 workers, and
+    # where in the bot's file it raised (its own line that called numpy, not numpy's where numpy raised)
+    crash = line_of('{}["missing"]')
+    for bot, what in (("Crashing", rf"raised KeyError at my_bots\.py:{crash} in act on turn \d+: 'missing'$"),
+                      ("CrashingInNumpy", rf"raised ValueError at my_bots\.py:{line_of('np.argmax')} in act on turn "
+                                          r"\d+: attempt to get argmax of an empty sequence$"),
                       ("Cheating", r"chose 10000 on turn \d+: illegal action 10000")):
         for workers in ("1", "2"):
             assert main([*args[:-7], "--agents", f"my_bots:{bot},random", "--workers", workers, "--no-progress",
@@ -152,6 +161,30 @@ def test_an_outside_bot_enters_by_module_and_class(tmp_path, monkeypatch, capsys
             assert re.match(rf"treachery evaluate: error: game \d+ \(deal \d+\): agent 'my_bots:{bot}': the bot in "
                             rf"seat \d \({bot}\) {what}", err), err
             assert err.count("\n") == 1
+    # in a process of its own the bot's place comes back as text
+    assert main([*args[:-7], "--agents", "my_bots:Crashing,random", "--isolate", "--no-progress", "--out", "res4"]) == 2
+    err = capsys.readouterr().err
+    assert re.match(r"treachery evaluate: error: game \d+ \(deal \d+\): agent 'isolated:my_bots:Crashing': the bot "
+                    rf"in seat \d \(IsolatedAgent\) raised KeyError at my_bots\.py:{crash} in act "
+                    r"on turn \d+: 'missing'$", err), err
+
+
+def line_of(text: str) -> int:
+    """The line of ``OUTSIDE_BOTS`` (as its file holds it) that holds ``text``."""
+    return next(i for i, line in enumerate(OUTSIDE_BOTS.splitlines(), 1) if text in line)
+
+
+def test_what_a_bot_raised_is_named_by_its_innermost_place():
+    """The innermost frame outside the toolkit (here this test's, which called it); where no frame
+    is a bot's own (a toolkit bot's error), the innermost frame; without a traceback, the type alone."""
+    from agents.play import what_raised
+
+    with pytest.raises(ValueError) as err:
+        agents.make("no such bot")
+    assert re.fullmatch(r"ValueError at \S*test_agents_base\.py:\d+ in test_\w+", what_raised(err.value))
+    toolkit_only = err.value.with_traceback(err.value.__traceback__.tb_next)    # without this test's frame
+    assert re.fullmatch(r"ValueError at \S*agents/__init__\.py:\d+ in make", what_raised(toolkit_only))
+    assert what_raised(KeyError("x")) == "KeyError"
 
 
 @pytest.mark.parametrize("spec", ["belief", "lookahead", "ismcts"])

@@ -1786,8 +1786,8 @@ def test_a_forward_pass_that_fails_in_lockstep_names_the_bot(policy_4p, monkeypa
         raise RuntimeError("simulated forward failure")
     monkeypatch.setattr(pol, "forward_requests", broken)
     bots = [agents.make(f"policy:{policy_4p}", seed=0)] + [agents.make("random", seed=s) for s in range(1, 4)]
-    with pytest.raises(BotError, match=r"the bot in seat 0 \(PolicyAgent\) raised RuntimeError on turn \d+: "
-                                       r"simulated forward failure"):
+    with pytest.raises(BotError, match=r"the bot in seat 0 \(PolicyAgent\) raised RuntimeError at "
+                                       r"\S*test_evaluate\.py:\d+ in broken on turn \d+: simulated forward failure$"):
         run_games([game_steps(bots, SMALL, seed=1)])
 
 

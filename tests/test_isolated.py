@@ -119,8 +119,11 @@ def test_what_goes_wrong_in_the_bots_process_is_one_line(snoopers, monkeypatch):
     for person in ("human", "Human"):       # a person in a process without a terminal would hang the table
         with pytest.raises(ValueError, match="a person plays at the terminal, not in a process of its own"):
             agents.make(f"isolated:{person}")
-    for bot, what in (("Crashing", r"raised IsolatedBotError on turn \d+: KeyError: 'missing'$"),
-                      ("Exiting", r"raised IsolatedBotError on turn \d+: its process ended \(exit code 3\)$"),
+    # what the bot raised, and where in its file, come back from its process as text
+    crash = SNOOPING_BOTS.splitlines().index('        return {}["missing"]') + 1
+    for bot, what in (("Crashing", rf"raised KeyError at \S*/snoopers\.py:{crash} in act on turn \d+: 'missing'$"),
+                      ("Exiting", r"raised IsolatedBotError at \S*agents/isolated\.py:\d+ in call on turn \d+: its "
+                                  r"process ended \(exit code 3\)$"),
                       # judged by the environment as an in-process bot's action is, not truncated to 0
                       ("Fractional", r"chose 0\.7 on turn \d+: action must be an int")):
         with pytest.raises(BotError) as err:

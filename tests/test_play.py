@@ -179,7 +179,7 @@ def test_a_bot_that_fails_ends_the_game_in_one_line_with_the_replay_saved(tmp_pa
     traceback; now one line names it, what it raised and where the game so far is saved."""
     (tmp_path / "crashing_bots.py").write_text(
         "from agents.base import BaseAgent\n\n\nclass Crashing(BaseAgent):\n"
-        "    def act(self, observation, info):\n        return {}['missing']\n")
+        "    def act(self, observation, info):\n        return {}['missing']\n")     # line 6
     monkeypatch.setattr(sys, "path", list(sys.path))
     monkeypatch.chdir(tmp_path)
     replay = tmp_path / "r.json"
@@ -187,7 +187,7 @@ def test_a_bot_that_fails_ends_the_game_in_one_line_with_the_replay_saved(tmp_pa
                                                   "crashing_bots:Crashing", "--replay", str(replay)], Typist(["1"]))
     assert status == 1 and err.count("\n") == 1
     assert re.match(r"treachery play: error: agent 'crashing_bots:Crashing': the bot in seat \d \(Crashing\) raised "
-                    rf"KeyError on turn \d+: 'missing' \(the game so far is saved to {re.escape(str(replay))}\)", err)
+                    rf"KeyError at crashing_bots\.py:6 in act on turn \d+: 'missing' \(the game so far is saved to {re.escape(str(replay))}\)", err)
     assert Game.from_json(replay.read_text()).config.num_players == 4
 
 
