@@ -50,7 +50,6 @@ import errno
 import importlib.util
 import ipaddress
 import json
-import math
 import secrets
 import socket
 import sys
@@ -64,7 +63,8 @@ from typing import Any
 from agents.files import os_reason
 
 from .html import board_html, card_texts, identity_html, prompt_details, reveal_html
-from .options import FLAGS, add_game_arguments, game_config_from_args, game_options_given, renamed
+from .options import (FLAGS, MAX_DELAY, add_game_arguments, check_delay, game_config_from_args, game_options_given,
+                      renamed)
 from .replay import Replay
 from .stops import Stops
 from .table import HUMAN, Table, TableError
@@ -477,15 +477,15 @@ class Lobby:
         clock: the time in seconds that idleness is measured on (:func:`time.monotonic`).
 
     Raises:
-        ValueError: (one line, naming ``treachery serve``'s option) for a negative delay, a
+        ValueError: (one line, naming ``treachery serve``'s option) for a delay out of range
+            (:func:`~table.options.check_delay`), a
             ``max_tables`` or ``max_replays`` below 1, or ``idle_minutes`` not above 0.
     """
 
     def __init__(self, delay: float = DEFAULT_DELAY, bots: tuple[str, ...] = (), max_tables: int = DEFAULT_MAX_TABLES,
                  max_replays: int = DEFAULT_MAX_REPLAYS, idle_minutes: float = DEFAULT_IDLE_MINUTES,
                  clock: Any = time.monotonic):
-        if not 0 <= delay < math.inf:        # (a NaN compares false)
-            raise ValueError(f"--delay must be a number of seconds >= 0, got {delay}")
+        check_delay(delay)
         for flag, value in (("--max-tables", max_tables), ("--max-replays", max_replays)):
             if type(value) is not int or value < 1:
                 raise ValueError(f"{flag} must be an int >= 1, got {value!r}")
@@ -1025,8 +1025,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="replay files to view step by step in the browser (a treachery play replay, say); their "
                         "links are printed")
     p.add_argument("--delay", type=float, default=DEFAULT_DELAY,
-                   help=f"seconds of the pause after each public event, the bots' pace; a bot's thinking time "
-                        f"counts toward it (default {DEFAULT_DELAY})")
+                   help=f"seconds of the pause after each public event, the bots' pace, 0 to {MAX_DELAY:g}; a bot's "
+                        f"thinking time counts toward it (default {DEFAULT_DELAY})")
     p.add_argument("--max-tables", type=int, default=DEFAULT_MAX_TABLES, metavar="N",
                    help=f"open tables the server holds at most; one more is refused (503) until a game ends "
                         f"(default {DEFAULT_MAX_TABLES})")

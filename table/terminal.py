@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import math
 import os
 import random
 import sys
@@ -41,7 +40,7 @@ from typing import IO, Any
 import agents
 from agents.files import check_folder, check_writable_file, os_reason
 
-from .options import add_game_arguments, game_config_from_args
+from .options import MAX_DELAY, add_game_arguments, check_delay, game_config_from_args
 from .stops import Stops
 from .table import HUMAN, Table, check_bots
 
@@ -79,7 +78,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         f"{', '.join(Stops.names())}; other decisions (attackers, blockers, targets...) "
                         "are always asked")
     p.add_argument("--delay", type=float, default=0.3,
-                   help="seconds to pause after each event shown (default 0.3)")
+                   help=f"seconds to pause after each event shown, 0 to {MAX_DELAY:g} (default 0.3)")
     p.add_argument("--replay", default=None,
                    help="where the replay JSON goes: a new file (an existing one is never overwritten; one made "
                         "during the game keeps its name, the replay taking the next free one, NAME-2.json), or a "
@@ -108,7 +107,8 @@ class TerminalGame:
         ValueError: for a seat out of range, no opponent spec, ``human`` among
             the opponents, an unknown or malformed spec (from ``agents.make``), a bot that does not
             play the game (:func:`~table.table.check_bots`), a policy trained
-            for another table size (``agents.check_table``), or a negative delay.
+            for another table size (``agents.check_table``), or a delay out of range
+            (:func:`~table.options.check_delay`).
     """
 
     def __init__(self, config, seed: int, human_seat: int, opponent_specs: list[str],
@@ -127,8 +127,7 @@ class TerminalGame:
             raise ValueError("--opponents: 'human' cannot be an opponent (one person plays, at --seat)"
                              if human_seat is not None else
                              "--opponents: 'human' cannot be a seat with --watch (bots play every seat)")
-        if not 0 <= delay < math.inf:        # (a NaN compares false)
-            raise ValueError(f"--delay must be a number of seconds >= 0, got {delay}")
+        check_delay(delay)
         try:
             check_bots(sorted(set(specs)), config)
         except ValueError as err:

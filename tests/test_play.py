@@ -325,9 +325,11 @@ def test_a_replay_path_the_system_refuses_is_one_line(tmp_path, monkeypatch, cap
     (["--players", "3"], "--players: must be an int from 4 to 12"),
     (["--starting-life", "0"], "--starting-life: must be an int from 1 to 1000 (unset: the game's default), got 0"),
     (["--stops", "own_main,atacked"], "--stops: unknown stop atacked"),
-    (["--delay", "-1"], "--delay must be a number of seconds >= 0, got -1.0"),
-    (["--delay", "nan"], "--delay must be a number of seconds >= 0, got nan"),
-    (["--delay", "inf"], "--delay must be a number of seconds >= 0, got inf"),
+    (["--delay", "-1"], "--delay must be a number of seconds from 0 to 60, got -1"),
+    (["--delay", "nan"], "--delay must be a number of seconds from 0 to 60, got nan"),
+    (["--delay", "inf"], "--delay must be a number of seconds from 0 to 60, got inf"),
+    (["--delay", "60.5"], "--delay must be a number of seconds from 0 to 60, got 60.5"),
+    (["--delay", "1e9"], "--delay must be a number of seconds from 0 to 60, got 1e+09"),
     (["--watch", "--seat", "1"], "--seat: with --watch no person plays (bots play every seat)"),
     (["--watch", "--stops", "every", "--seat", "0"], "--seat and --stops: with --watch no person plays"),
     (["--watch", "--opponents", "heuristic,human"], "'human' cannot be a seat with --watch"),
@@ -1103,3 +1105,14 @@ def test_ctrl_c_stops_watching_and_saves_the_replay(tmp_path, monkeypatch, capsy
     assert f"Replay saved to {replay}" in out and END_MARKER not in out
     g = Game.from_json(replay.read_text())
     assert not g.is_over and len(g.actions) > 0
+
+
+def test_delay_bounds_are_inclusive():
+    """``--delay`` takes 0 and MAX_DELAY themselves (the range its error names); just past either is refused."""
+    from table.options import MAX_DELAY, check_delay
+
+    check_delay(0.0)
+    check_delay(MAX_DELAY)
+    for bad in (-1e-9, MAX_DELAY + 1e-9):
+        with pytest.raises(ValueError, match=r"^--delay must be a number of seconds from 0 to 60, got "):
+            check_delay(bad)

@@ -295,8 +295,9 @@ def test_serve_refuses_bad_options_in_one_line(tmp_path, capsys):
                                       "played at it; less closes tables before their links are opened), got 0"),
             (["--idle-minutes", "1e-9"], "--idle-minutes must be >= 1"),
             (["--idle-minutes", "nan"], "--idle-minutes must be > 0, got nan"),
-            (["--delay", "nan"], "--delay must be a number of seconds >= 0, got nan"),
-            (["--delay", "-1"], "--delay must be a number of seconds >= 0, got -1.0"),
+            (["--delay", "nan"], "--delay must be a number of seconds from 0 to 60, got nan"),
+            (["--delay", "-1"], "--delay must be a number of seconds from 0 to 60, got -1"),
+            (["--delay", "1e9"], "--delay must be a number of seconds from 0 to 60, got 1e+09"),
             (["--max-replays", "1", "--replay", str(truncated), str(truncated)], "--replay: 2 files, more than "
                                                                                  "--max-replays 1"),
         ]:
