@@ -61,6 +61,7 @@ from importlib import resources
 from typing import Any
 
 from agents.files import os_reason
+from training.interrupts import catch_sigterm, exit_status, restore_sigterm, signal_words
 
 from .html import board_html, card_texts, identity_html, prompt_details, reveal_html
 from .options import (FLAGS, MAX_DELAY, add_game_arguments, check_delay, game_config_from_args, game_options_given,
@@ -1040,10 +1041,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def serve_cli(args: argparse.Namespace) -> int:
-    """Run ``treachery serve`` (see :func:`add_arguments`) until Ctrl-C.
+    """Run ``treachery serve`` (see :func:`add_arguments`) until Ctrl-C or SIGTERM.
 
     Returns:
-        the exit status: 0 after Ctrl-C, 2 for invalid options or a port that cannot be bound (one
+        the exit status: as ``treachery play``'s, 130 after Ctrl-C and 143 after SIGTERM (the
+        tables closed, a line on standard error saying so; :func:`training.interrupts.exit_status`),
+        0 if the server stops otherwise, 2 for invalid options or a port that cannot be bound (one
         line on standard error).
     """
     if importlib.util.find_spec("uvicorn") is None:     # (uvicorn_server imports it)
@@ -1119,8 +1122,15 @@ def serve_cli(args: argparse.Namespace) -> int:
             print(f"  Bots alone: they play while the spectators' page is open; once the game ends, its replay: "
                   f"{base}/replay/{created.id}")
     server = uvicorn_server(app, log_level="warning")
-    with contextlib.suppress(KeyboardInterrupt):     # Ctrl-C is how the server stops
+    # uvicorn closes the tables on Ctrl-C or SIGTERM, then raises the signal again: an interrupt here
+    old_handlers = catch_sigterm()
+    try:
         server.run(sockets=[sock])
+    except KeyboardInterrupt as why:
+        print(f"treachery serve: stopped ({signal_words(why)}); the tables are closed", file=sys.stderr)
+        return exit_status(why)
+    finally:
+        restore_sigterm(old_handlers)
     return 0
 
 
