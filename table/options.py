@@ -16,7 +16,7 @@ import argparse
 import re
 
 __all__ = ["add_game_arguments", "game_config_from_args", "game_options", "game_options_given", "parse_role_counts",
-           "renamed", "FLAGS"]
+           "renamed", "check_delay", "FLAGS", "MAX_DELAY"]
 
 FLAGS = {"num_players": "--players", "starting_life": "--starting-life", "max_turns": "--max-turns",
          "commander": "--no-commander", "variant": "--variant", "identity_pool": "--identity-pool",
@@ -24,6 +24,21 @@ FLAGS = {"num_players": "--players", "starting_life": "--starting-life", "max_tu
          "throne_roles": "--throne-roles", "throne": "--throne", "holdings": "--holdings", "seasons": "--seasons",
          "archenemy": "--archenemy", "vanguard": "--vanguard", "planechase": "--planechase"}
 """The option of each :class:`~treachery_env.GameConfig` field the table options set."""
+
+MAX_DELAY = 60.0
+"""The longest ``--delay`` (``treachery play`` and ``serve``), seconds: a pause after each event
+longer than a minute is a typo (``1e9`` waits for decades), not a pace."""
+
+
+def check_delay(delay: float) -> None:
+    """Check a ``--delay`` (seconds after each event shown, ``treachery play`` and ``serve``).
+
+    Raises:
+        ValueError: (one line, naming ``--delay`` and its range) for a delay below 0, above
+            :data:`MAX_DELAY`, or not a number (NaN).
+    """
+    if not 0 <= delay <= MAX_DELAY:        # (a NaN compares false)
+        raise ValueError(f"--delay must be a number of seconds from 0 to {MAX_DELAY:g}, got {delay:g}")
 
 
 def add_game_arguments(p: argparse.ArgumentParser, players: bool = True) -> None:

@@ -50,7 +50,6 @@ import errno
 import importlib.util
 import ipaddress
 import json
-import math
 import secrets
 import socket
 import sys
@@ -62,9 +61,11 @@ from importlib import resources
 from typing import Any
 
 from agents.files import os_reason
+from training.interrupts import catch_sigterm, exit_status, restore_sigterm, signal_words
 
 from .html import board_html, card_texts, identity_html, prompt_details, reveal_html
-from .options import FLAGS, add_game_arguments, game_config_from_args, game_options_given, renamed
+from .options import (FLAGS, MAX_DELAY, add_game_arguments, check_delay, game_config_from_args, game_options_given,
+                      renamed)
 from .replay import Replay
 from .stops import Stops
 from .table import HUMAN, Table, TableError
@@ -477,15 +478,15 @@ class Lobby:
         clock: the time in seconds that idleness is measured on (:func:`time.monotonic`).
 
     Raises:
-        ValueError: (one line, naming ``treachery serve``'s option) for a negative delay, a
+        ValueError: (one line, naming ``treachery serve``'s option) for a delay out of range
+            (:func:`~table.options.check_delay`), a
             ``max_tables`` or ``max_replays`` below 1, or ``idle_minutes`` not above 0.
     """
 
     def __init__(self, delay: float = DEFAULT_DELAY, bots: tuple[str, ...] = (), max_tables: int = DEFAULT_MAX_TABLES,
                  max_replays: int = DEFAULT_MAX_REPLAYS, idle_minutes: float = DEFAULT_IDLE_MINUTES,
                  clock: Any = time.monotonic):
-        if not 0 <= delay < math.inf:        # (a NaN compares false)
-            raise ValueError(f"--delay must be a number of seconds >= 0, got {delay}")
+        check_delay(delay)
         for flag, value in (("--max-tables", max_tables), ("--max-replays", max_replays)):
             if type(value) is not int or value < 1:
                 raise ValueError(f"{flag} must be an int >= 1, got {value!r}")
@@ -1025,8 +1026,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="replay files to view step by step in the browser (a treachery play replay, say); their "
                         "links are printed")
     p.add_argument("--delay", type=float, default=DEFAULT_DELAY,
-                   help=f"seconds of the pause after each public event, the bots' pace; a bot's thinking time "
-                        f"counts toward it (default {DEFAULT_DELAY})")
+                   help=f"seconds of the pause after each public event, the bots' pace, 0 to {MAX_DELAY:g}; a bot's "
+                        f"thinking time counts toward it (default {DEFAULT_DELAY})")
     p.add_argument("--max-tables", type=int, default=DEFAULT_MAX_TABLES, metavar="N",
                    help=f"open tables the server holds at most; one more is refused (503) until a game ends "
                         f"(default {DEFAULT_MAX_TABLES})")
@@ -1040,10 +1041,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def serve_cli(args: argparse.Namespace) -> int:
-    """Run ``treachery serve`` (see :func:`add_arguments`) until Ctrl-C.
+    """Run ``treachery serve`` (see :func:`add_arguments`) until Ctrl-C or SIGTERM.
 
     Returns:
-        the exit status: 0 after Ctrl-C, 2 for invalid options or a port that cannot be bound (one
+        the exit status: as ``treachery play``'s, 130 after Ctrl-C and 143 after SIGTERM (the
+        tables closed, a line on standard error saying so; :func:`training.interrupts.exit_status`),
+        0 if the server stops otherwise, 2 for invalid options or a port that cannot be bound (one
         line on standard error).
     """
     if importlib.util.find_spec("uvicorn") is None:     # (uvicorn_server imports it)
@@ -1119,8 +1122,15 @@ def serve_cli(args: argparse.Namespace) -> int:
             print(f"  Bots alone: they play while the spectators' page is open; once the game ends, its replay: "
                   f"{base}/replay/{created.id}")
     server = uvicorn_server(app, log_level="warning")
-    with contextlib.suppress(KeyboardInterrupt):     # Ctrl-C is how the server stops
+    # uvicorn closes the tables on Ctrl-C or SIGTERM, then raises the signal again: an interrupt here
+    old_handlers = catch_sigterm()
+    try:
         server.run(sockets=[sock])
+    except KeyboardInterrupt as why:
+        print(f"treachery serve: stopped ({signal_words(why)}); the tables are closed", file=sys.stderr)
+        return exit_status(why)
+    finally:
+        restore_sigterm(old_handlers)
     return 0
 
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import math
 import os
 import random
 import sys
@@ -40,8 +39,9 @@ from typing import IO, Any
 
 import agents
 from agents.files import check_folder, check_writable_file, os_reason
+from training.interrupts import catch_sigterm, exit_status, restore_sigterm, signal_words
 
-from .options import add_game_arguments, game_config_from_args
+from .options import MAX_DELAY, add_game_arguments, check_delay, game_config_from_args
 from .stops import Stops
 from .table import HUMAN, Table, check_bots
 
@@ -79,7 +79,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         f"{', '.join(Stops.names())}; other decisions (attackers, blockers, targets...) "
                         "are always asked")
     p.add_argument("--delay", type=float, default=0.3,
-                   help="seconds to pause after each event shown (default 0.3)")
+                   help=f"seconds to pause after each event shown, 0 to {MAX_DELAY:g} (default 0.3)")
     p.add_argument("--replay", default=None,
                    help="where the replay JSON goes: a new file (an existing one is never overwritten; one made "
                         "during the game keeps its name, the replay taking the next free one, NAME-2.json), or a "
@@ -108,7 +108,8 @@ class TerminalGame:
         ValueError: for a seat out of range, no opponent spec, ``human`` among
             the opponents, an unknown or malformed spec (from ``agents.make``), a bot that does not
             play the game (:func:`~table.table.check_bots`), a policy trained
-            for another table size (``agents.check_table``), or a negative delay.
+            for another table size (``agents.check_table``), or a delay out of range
+            (:func:`~table.options.check_delay`).
     """
 
     def __init__(self, config, seed: int, human_seat: int, opponent_specs: list[str],
@@ -127,8 +128,7 @@ class TerminalGame:
             raise ValueError("--opponents: 'human' cannot be an opponent (one person plays, at --seat)"
                              if human_seat is not None else
                              "--opponents: 'human' cannot be a seat with --watch (bots play every seat)")
-        if not 0 <= delay < math.inf:        # (a NaN compares false)
-            raise ValueError(f"--delay must be a number of seconds >= 0, got {delay}")
+        check_delay(delay)
         try:
             check_bots(sorted(set(specs)), config)
         except ValueError as err:
@@ -148,6 +148,9 @@ class TerminalGame:
         self._read: set[str] = set()     # names whose text was shown
         self.out = False
         """Whether the person's seat has left the game (lost or conceded)."""
+        self.stopped_by: KeyboardInterrupt | None = None
+        """The interrupt that stopped :meth:`run` (Ctrl-C; SIGTERM or SIGHUP under
+        :func:`training.interrupts.catch_sigterm`), None while none has."""
 
     @property
     def watching(self) -> bool:
@@ -166,7 +169,8 @@ class TerminalGame:
 
         Returns:
             ``"over"`` when the game ended, ``"left"`` when the person left
-            (``q`` or the end of the input), ``"interrupted"`` for Ctrl-C.
+            (``q`` or the end of the input), ``"interrupted"`` for Ctrl-C (or SIGTERM, SIGHUP:
+            :attr:`stopped_by` says which).
 
         Raises:
             agents.play.BotError: a bot's ``act`` raised or its action was refused (the
@@ -175,9 +179,9 @@ class TerminalGame:
         from agents.human import QuitGame
 
         table = self.table
-        self._header()
         outcome = "left"
         try:
+            self._header()          # in the try: a stop while it is written saves the replay too
             while not table.over:
                 if self.watching and table.turn != self._board_turn and table.public_moment():
                     self._show_board(table.view(None), spectator=True)
@@ -193,8 +197,10 @@ class TerminalGame:
                         self._line("You concede (CR 104.3a).", style="bold")
             outcome = "over"
         except (KeyboardInterrupt, EOFError, QuitGame) as why:
-            kind = {KeyboardInterrupt: "Ctrl-C", EOFError: "end of input"}.get(type(why), "quit")
-            outcome = "interrupted" if isinstance(why, KeyboardInterrupt) else "left"
+            if isinstance(why, KeyboardInterrupt):
+                kind, outcome, self.stopped_by = signal_words(why), "interrupted", why
+            else:
+                kind = "end of input" if isinstance(why, EOFError) else "quit"
             self._line(f"\nYou {'stopped watching' if self.watching else 'left'} the game ({kind}) on turn "
                        f"{table.turn}.", style="bold")
         finally:
@@ -376,9 +382,10 @@ def play_cli(args: argparse.Namespace, input_stream: IO[str] | None = None, cons
 
     Returns:
         the exit status: 0 when the game ended or the person left it (``q``,
-        end of input; the replay is saved either way), 130 after Ctrl-C (playing or
-        watching; the replay is saved), 1 when a bot failed, 2 for invalid options (the
-        message goes to standard error).
+        end of input; the replay is saved either way), 130 after Ctrl-C, 143 after SIGTERM and
+        129 after SIGHUP (a closed terminal), playing or watching (the replay is saved; 128 + the
+        signal's number, :func:`training.interrupts.exit_status`), 1 when a bot failed, 2 for
+        invalid options (the message goes to standard error).
     """
     from rich.console import Console
 
@@ -430,10 +437,13 @@ def play_cli(args: argparse.Namespace, input_stream: IO[str] | None = None, cons
         print(f"treachery play: error: {err}", file=sys.stderr)
         return 2
     from agents.play import BotError
+    old_handlers = catch_sigterm(hangup=True)      # `kill`, a closed terminal: stop as Ctrl-C does, the replay saved
     try:
         outcome = session.run()
     except BotError as err:
         print(f"treachery play: error: agent {session.labels[err.seat]!r}: {err} (the game so far is saved to "
               f"{session.replay_path})", file=sys.stderr)
         return 1
-    return 130 if outcome == "interrupted" else 0       # 128 + SIGINT, as a shell reports a Ctrl-C
+    finally:
+        restore_sigterm(old_handlers)
+    return exit_status(session.stopped_by) if outcome == "interrupted" else 0

@@ -325,9 +325,11 @@ def test_a_replay_path_the_system_refuses_is_one_line(tmp_path, monkeypatch, cap
     (["--players", "3"], "--players: must be an int from 4 to 12"),
     (["--starting-life", "0"], "--starting-life: must be an int from 1 to 1000 (unset: the game's default), got 0"),
     (["--stops", "own_main,atacked"], "--stops: unknown stop atacked"),
-    (["--delay", "-1"], "--delay must be a number of seconds >= 0, got -1.0"),
-    (["--delay", "nan"], "--delay must be a number of seconds >= 0, got nan"),
-    (["--delay", "inf"], "--delay must be a number of seconds >= 0, got inf"),
+    (["--delay", "-1"], "--delay must be a number of seconds from 0 to 60, got -1"),
+    (["--delay", "nan"], "--delay must be a number of seconds from 0 to 60, got nan"),
+    (["--delay", "inf"], "--delay must be a number of seconds from 0 to 60, got inf"),
+    (["--delay", "60.5"], "--delay must be a number of seconds from 0 to 60, got 60.5"),
+    (["--delay", "1e9"], "--delay must be a number of seconds from 0 to 60, got 1e+09"),
     (["--watch", "--seat", "1"], "--seat: with --watch no person plays (bots play every seat)"),
     (["--watch", "--stops", "every", "--seat", "0"], "--seat and --stops: with --watch no person plays"),
     (["--watch", "--opponents", "heuristic,human"], "'human' cannot be a seat with --watch"),
@@ -1103,3 +1105,48 @@ def test_ctrl_c_stops_watching_and_saves_the_replay(tmp_path, monkeypatch, capsy
     assert f"Replay saved to {replay}" in out and END_MARKER not in out
     g = Game.from_json(replay.read_text())
     assert not g.is_over and len(g.actions) > 0
+
+
+def test_delay_bounds_are_inclusive():
+    """``--delay`` takes 0 and MAX_DELAY themselves (the range its error names); just past either is refused."""
+    from table.options import MAX_DELAY, check_delay
+
+    check_delay(0.0)
+    check_delay(MAX_DELAY)
+    for bad in (-1e-9, MAX_DELAY + 1e-9):
+        with pytest.raises(ValueError, match=r"^--delay must be a number of seconds from 0 to 60, got "):
+            check_delay(bad)
+
+
+@pytest.mark.parametrize("watch, signum, status", [(False, "SIGTERM", 143), (False, "SIGHUP", 129),
+                                                   (True, "SIGTERM", 143), (True, "SIGHUP", 129)])
+def test_sigterm_and_sighup_save_the_replay(watch, signum, status, tmp_path):
+    """``treachery play`` (and ``--watch``) ended by ``kill`` (SIGTERM) or a closed terminal (SIGHUP)
+    stops as Ctrl-C does: the replay of the game so far saved, one line saying why, and the exit
+    status 128 + the signal's number, as ``treachery train`` after SIGTERM.  Its input is a pipe left
+    open, so the game waits on the person's answer (watching: on a minute's pause after an event)."""
+    import os
+    import signal
+    import subprocess
+    from pathlib import Path
+
+    from conftest import TREACHERY_CLI
+
+    root, replay = Path(__file__).resolve().parent.parent, tmp_path / "game.json"
+    argv = [*SMALL, "--seed", "4", "--replay", str(replay), *(["--watch", "--delay", "60"] if watch else [])]
+    proc = subprocess.Popen([*TREACHERY_CLI, "play", *argv], cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(root), "COLUMNS": "300"})
+    try:
+        for line in iter(proc.stdout.readline, ""):     # the header: the game runs, the signals are caught
+            if line.startswith("Seats: "):
+                break
+        proc.send_signal(getattr(signal, signum))
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == status, err
+    assert "Traceback" not in out + err and f"the game ({signum}) on turn" in out and f"Replay saved to {replay}" in out
+    assert json.loads(replay.read_text())["table_seed"] == 4

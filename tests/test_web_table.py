@@ -295,8 +295,9 @@ def test_serve_refuses_bad_options_in_one_line(tmp_path, capsys):
                                       "played at it; less closes tables before their links are opened), got 0"),
             (["--idle-minutes", "1e-9"], "--idle-minutes must be >= 1"),
             (["--idle-minutes", "nan"], "--idle-minutes must be > 0, got nan"),
-            (["--delay", "nan"], "--delay must be a number of seconds >= 0, got nan"),
-            (["--delay", "-1"], "--delay must be a number of seconds >= 0, got -1.0"),
+            (["--delay", "nan"], "--delay must be a number of seconds from 0 to 60, got nan"),
+            (["--delay", "-1"], "--delay must be a number of seconds from 0 to 60, got -1"),
+            (["--delay", "1e9"], "--delay must be a number of seconds from 0 to 60, got 1e+09"),
             (["--max-replays", "1", "--replay", str(truncated), str(truncated)], "--replay: 2 files, more than "
                                                                                  "--max-replays 1"),
         ]:
@@ -1026,9 +1027,11 @@ def test_a_server_that_stops_closes_its_tables_and_their_bots(monkeypatch):
         lobby.create(PEOPLE_AND_BOTS)
 
 
-def test_ctrl_c_closes_the_tables_and_tells_each_page_why(tmp_path):
-    """``treachery serve`` stopped with Ctrl-C tells each open page its table closed (code 4410,
-    so the page stops reconnecting; uvicorn alone would close it as a restart, 1012) and exits 0."""
+@pytest.mark.parametrize("signum, status, words", [("SIGINT", 130, "Ctrl-C"), ("SIGTERM", 143, "SIGTERM")])
+def test_ctrl_c_closes_the_tables_and_tells_each_page_why(signum, status, words, tmp_path):
+    """``treachery serve`` stopped with Ctrl-C (or SIGTERM) tells each open page its table closed
+    (code 4410, so the page stops reconnecting; uvicorn alone would close it as a restart, 1012),
+    says it stopped in one line and exits as the other commands do: 130 (SIGTERM: 143)."""
     import os
     import re
     import signal
@@ -1059,13 +1062,14 @@ def test_ctrl_c_closes_the_tables_and_tells_each_page_why(tmp_path):
                 time.sleep(0.1)
         with ws:
             assert json.loads(ws.recv(timeout=10))["type"] == "state"
-            proc.send_signal(signal.SIGINT)
+            proc.send_signal(getattr(signal, signum))
             with pytest.raises(ConnectionClosed) as closed:
                 while True:
                     ws.recv(timeout=10)
         assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (
             4410, "This table has closed: the server is shutting down.")
-        assert proc.wait(timeout=20) == 0, proc.stderr.read()
+        assert proc.wait(timeout=20) == status
+        assert proc.stderr.read() == f"treachery serve: stopped ({words}); the tables are closed\n"
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -300,7 +300,7 @@ def _evaluate(args: argparse.Namespace) -> int:
 
     from .evaluate import (deals_text, deduction_table, entrants_from_specs, evaluate, game_text, games_text,
                            gate_table, ray_connect_text, social_tables, variants_text)
-    from .interrupts import Terminated, catch_sigterm, restore_sigterm
+    from .interrupts import Terminated, catch_sigterm, exit_status, restore_sigterm, signal_words
     from .ray_workers import RayFailure           # (imports no Ray)
 
     old_sigterm = catch_sigterm()      # SIGTERM stops an evaluation as Ctrl-C does
@@ -346,9 +346,9 @@ def _evaluate(args: argparse.Namespace) -> int:
         print(f"treachery evaluate: error: {err}; no results written to {args.out}", file=sys.stderr)
         return 1
     except KeyboardInterrupt as why:
-        how = "terminated (SIGTERM)" if isinstance(why, Terminated) else "interrupted"
+        how = f"terminated ({signal_words(why)})" if isinstance(why, Terminated) else "interrupted"
         print(f"treachery evaluate: {how}; no results written to {args.out}", file=sys.stderr)
-        return 143 if isinstance(why, Terminated) else 130
+        return exit_status(why)
     finally:
         restore_sigterm(old_sigterm)
     s, m = res["summary"], res["meta"]
@@ -492,7 +492,7 @@ def _train_command(args: argparse.Namespace) -> int:
 
     from .config import load_config, toml_literal
     from .evaluate import MAX_GAMES, games_text
-    from .interrupts import Terminated
+    from .interrupts import Terminated, exit_status, signal_words
     from .ppo import NothingToTrain, TrainingInterrupted, train
     from .ray_workers import RayFailure           # (imports no Ray)
 
@@ -559,14 +559,14 @@ def _train_command(args: argparse.Namespace) -> int:
     try:
         return _train_report(args, config, result, left)
     except KeyboardInterrupt as why:
-        how = "terminated (SIGTERM)" if isinstance(why, Terminated) else "interrupted"
+        how = f"terminated ({signal_words(why)})" if isinstance(why, Terminated) else "interrupted"
         many = len(left) > 1
         todo = (f"; the evaluation{'s' if many else ''} against {' and '.join(step['reference'] for step in left)} "
                 f"{'were' if many else 'was'} not finished (nothing written for {'them' if many else 'it'}): "
                 f"run {_evaluate_commands(left, config)}" if left else "")
         print(f"treachery train: {how} after training finished; the run is saved: checkpoint {result['checkpoint']}, "
               f"policy {result['policy']}{todo}", file=sys.stderr)
-        return 143 if isinstance(why, Terminated) else 130
+        return exit_status(why)
 
 
 def _train_report(args: argparse.Namespace, config, result, left: list[dict]) -> int:
@@ -1030,10 +1030,10 @@ def _run(argv: Sequence[str] | None) -> int:
             from table.server import serve_cli
             return serve_cli(args)
     except KeyboardInterrupt as why:        # before a command's own handling began (importing torch, say)
-        from .interrupts import Terminated
-        how = "terminated (SIGTERM)" if isinstance(why, Terminated) else "interrupted"
+        from .interrupts import Terminated, exit_status, signal_words
+        how = f"terminated ({signal_words(why)})" if isinstance(why, Terminated) else "interrupted"
         print(f"treachery {args.command}: {how}", file=sys.stderr)
-        return 143 if isinstance(why, Terminated) else 130
+        return exit_status(why)
     except BrokenPipeError:          # the output's reader left (`treachery models | head`): nothing to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

@@ -12,16 +12,37 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 __all__ = ["Terminated", "DeferInterrupt", "StopOnce", "stopping", "catch_sigterm", "restore_sigterm",
-           "children_ignore_sigint"]
+           "children_ignore_sigint", "signal_words", "exit_status"]
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised as an interrupt so that a command a job scheduler or ``kill`` ends stops
-    as one Ctrl-C stops it (:class:`training.ppo.TrainingInterrupted` says which it was)."""
+    """SIGTERM (or SIGHUP, a closed terminal, where :func:`catch_sigterm` is asked to catch it),
+    raised as an interrupt so that a command a job scheduler or ``kill`` ends stops as one Ctrl-C
+    stops it (:class:`training.ppo.TrainingInterrupted` says which it was).
+
+    Args:
+        signum: the signal (SIGTERM or SIGHUP).
+    """
+
+    def __init__(self, signum: int = signal.SIGTERM):
+        super().__init__(signum)
+        self.signum = signum
 
 
 def _interrupt_of(signum: int) -> KeyboardInterrupt:
-    return Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+    return KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
+
+
+def signal_words(why: KeyboardInterrupt) -> str:
+    """How a stop is named in a command's line: ``"SIGTERM"`` or ``"SIGHUP"`` for a
+    :class:`Terminated`, ``"Ctrl-C"`` for any other ``KeyboardInterrupt``."""
+    return signal.Signals(why.signum).name if isinstance(why, Terminated) else "Ctrl-C"
+
+
+def exit_status(why: KeyboardInterrupt) -> int:
+    """The exit status of a command the interrupt ``why`` stopped: 128 + the signal's number, as a
+    shell reports a process that signal ended (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP)."""
+    return 128 + (why.signum if isinstance(why, Terminated) else signal.SIGINT)
 
 
 def _raise_interrupt(signum, frame) -> None:
@@ -146,18 +167,22 @@ class DeferInterrupt:
             raise _interrupt_of(self.pending)
 
 
-def catch_sigterm() -> Any:
-    """From now on SIGTERM raises :class:`Terminated` instead of ending the process at once (main
-    thread only; elsewhere nothing changes).  Returns the previous handler for :func:`restore_sigterm`."""
+def catch_sigterm(hangup: bool = False) -> dict[int, Any]:
+    """From now on SIGTERM (and SIGHUP, a closed terminal, with ``hangup``: for a command whose
+    person is at the terminal) raises :class:`Terminated` instead of ending the process at once
+    (main thread only; elsewhere nothing changes; a SIGHUP the process ignores, as under ``nohup``,
+    stays ignored).  Returns the previous handlers for :func:`restore_sigterm`."""
     if threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.signal(signal.SIGTERM, _raise_interrupt)
+        return {}
+    signums = (signal.SIGTERM,) + ((signal.SIGHUP,) if hangup and signal.getsignal(signal.SIGHUP)
+                                   is not signal.SIG_IGN else ())
+    return {s: signal.signal(s, _raise_interrupt) for s in signums}
 
 
-def restore_sigterm(old: Any) -> None:
-    """Give SIGTERM back the handler ``old`` that :func:`catch_sigterm` returned (None: nothing to do)."""
-    if old is not None:
-        signal.signal(signal.SIGTERM, old)
+def restore_sigterm(old: dict[int, Any]) -> None:
+    """Give the signals the handlers ``old`` that :func:`catch_sigterm` returned."""
+    for s, handler in old.items():
+        signal.signal(s, handler)
 
 
 @contextmanager
