@@ -903,17 +903,24 @@ def test_lich_queen_sorcery_from_graveyard_is_exiled_after():
     assert p.lands_tapped == 3                       # its mana cost is paid
 
 
-def test_lich_queen_permanent_has_finality_counter():
-    """Card: a permanent played this way enters with a finality counter: if it
-    would die, it is exiled instead."""
-    g = lich_game()
+def lich_play_bear(g: Game):
+    """Seat 0 plays the Grove Bear in its graveyard by The Lich Queen's permission (3
+    lands); the creature it becomes, with its finality counter."""
     p = g.players[0]
     p.lands = 3
     p.graveyard = [card("Grove Bear")]
     lich_grant(g, "Grove Bear")
     g.step(g.layout.OTHER + 0)
     resolve_all(g)
-    bear = next(c for c in p.creatures if c.name == "Grove Bear")
+    return next(c for c in p.creatures if c.name == "Grove Bear")
+
+
+def test_lich_queen_permanent_has_finality_counter():
+    """Card: a permanent played this way enters with a finality counter: if it
+    would die, it is exiled instead."""
+    g = lich_game()
+    p = g.players[0]
+    bear = lich_play_bear(g)
     other = creature(g, 0, "Grove Bear")
     g.destroy(other)                                 # no finality: the graveyard
     g.destroy(bear)
@@ -927,12 +934,7 @@ def test_lich_queen_finality_whatever_the_log_holds():
     g = lich_game()
     log_noise_after(g, "leaves", 50)
     p = g.players[0]
-    p.lands = 3
-    p.graveyard = [card("Grove Bear")]
-    lich_grant(g, "Grove Bear")
-    g.step(g.layout.OTHER + 0)
-    resolve_all(g)
-    g.destroy(next(c for c in p.creatures if c.name == "Grove Bear"))
+    g.destroy(lich_play_bear(g))
     assert [c.name for c in p.exile] == ["Grove Bear"] and not p.graveyard
 
 
