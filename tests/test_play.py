@@ -1134,9 +1134,12 @@ def test_sigterm_and_sighup_save_the_replay(watch, signum, status, tmp_path):
 
     root, replay = Path(__file__).resolve().parent.parent, tmp_path / "game.json"
     argv = [*SMALL, "--seed", "4", "--replay", str(replay), *(["--watch", "--delay", "60"] if watch else [])]
+    # started as from a terminal: SIGHUP at its default, even where this test runs under nohup (which
+    # ignores it, and an ignored SIGHUP stays ignored in play, as it should)
     proc = subprocess.Popen([*TREACHERY_CLI, "play", *argv], cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": str(root), "COLUMNS": "300"})
+                            env={**os.environ, "PYTHONPATH": str(root), "COLUMNS": "300"},
+                            preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL))
     try:
         for line in iter(proc.stdout.readline, ""):     # the header: the game runs, the signals are caught
             if line.startswith("Seats: "):
