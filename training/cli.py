@@ -37,6 +37,7 @@ import argparse
 import math
 import os
 import re
+import signal
 import sys
 import warnings
 from pathlib import Path
@@ -552,7 +553,7 @@ def _train_command(args: argparse.Namespace) -> int:
                  f"{config.run_dir}" if stop.checkpoint is not None else "no iteration had finished: nothing saved")
         how = "terminated (SIGTERM)" if stop.signal_name == "SIGTERM" else "interrupted"
         print(f"treachery train: {how}; {where}", file=sys.stderr)
-        return 143 if stop.signal_name == "SIGTERM" else 130
+        return 128 + signal.Signals[stop.signal_name]     # as exit_status: 130 for SIGINT, 143 for SIGTERM
     # the evaluations still to play (each leaves the list once played): a stop says how to play them
     left = _evaluation_plan(result["policy"], config, args.evaluate, args.eval_workers or config.workers,
                             not args.eval_sampled) if args.evaluate else []
