@@ -790,6 +790,46 @@ def test_each_batch_is_collected_from_the_weights_policy_lag_updates_back(tmp_pa
     assert not all(torch.equal(updated[0][k], updated[-1][k]) for k in updated[0])     # the weights did move
 
 
+def test_the_next_collection_starts_before_an_iteration_s_checkpoint_and_metrics_are_written(tmp_path, monkeypatch):
+    """policy_lag 0: the workers start the next collection (from the updated weights) before the
+    iteration's metrics and checkpoint are written, so they do not wait for them; after the last
+    iteration none is started."""
+    import training.ppo as ppo
+    from training.rollout import WorkerPool
+
+    events: list[str] = []
+    real_start, real_ckpt, real_log, real_update = WorkerPool.start, ppo._checkpoint, ppo._log_iteration, ppo.ppo_update
+
+    def update(*a, **kw):
+        events.append("update")
+        return real_update(*a, **kw)
+
+    def start(self, *a, **kw):
+        events.append("start")
+        return real_start(self, *a, **kw)
+
+    def checkpoint(*a, **kw):
+        events.append("checkpoint")
+        return real_ckpt(*a, **kw)
+
+    def log(run_dir, writer, record):
+        events.append("log")
+        return real_log(run_dir, writer, record)
+
+    monkeypatch.setattr(WorkerPool, "start", start)
+    monkeypatch.setattr(ppo, "_checkpoint", checkpoint)
+    monkeypatch.setattr(ppo, "_log_iteration", log)
+    monkeypatch.setattr(ppo, "ppo_update", update)
+    res = train(tiny(tmp_path, total_steps=1200, rollout_steps=300, checkpoint_every=2), progress=False, log=False)
+    n = res["iterations"]
+    assert n >= 4 and events.count("start") == n and events.count("log") == n
+    logs = [i for i, e in enumerate(events) if e == "log"]
+    for k, i in enumerate(logs[:-1]):       # the update, the next collection, then this iteration's writing
+        assert events[i - 2:i] == ["update", "start"], (k, events)
+    assert events[-3:] == ["update", "log", "checkpoint"]
+    assert events.count("checkpoint") == n // 2 + n % 2
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_collection_reads_the_weights_given_when_it_started(workers):
     """WorkerPool.start copies the weights: changing them before finish() does not change the
@@ -820,6 +860,91 @@ def test_a_collection_reads_the_weights_given_when_it_started(workers):
             pool.close()
     for a, b in zip(*batches):
         assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+
+
+def test_weights_through_shared_memory_give_the_batches_of_weights_through_the_pipe(monkeypatch):
+    """Worker processes read the learner's weights from one shared-memory block (training.shared_weights):
+    two collections, the weights changed between them, give the batches the same weights sent through
+    the pipe give (where shared memory is short, SharedWeights.write returns None and they go by pipe);
+    the block is removed when the pool closes."""
+    import os
+
+    import training.shared_weights as sw
+    from training.rollout import WorkerPool
+
+    cfg = TrainConfig(**{**tiny(Path("unused")).to_dict(), "workers": 2})
+    torch.manual_seed(0)
+    weights = build_network(Collector(cfg, 0).net_kwargs).state_dict()
+    second = {k: v + 0.01 for k, v in weights.items()}
+
+    def two_collections() -> tuple[list, str | None]:
+        pool = WorkerPool(cfg, [11, 12])
+        try:
+            out = [pool.collect(w, {}, 100)[0] for w in (weights, second)]
+            name = None if pool._shared._handle is None else pool._shared._handle.name
+        finally:
+            pool.close()
+        return out, name
+
+    shared, name = two_collections()
+    assert name is not None and not os.path.exists(os.path.join(sw.SHM_DIR, name))   # made, then removed
+    monkeypatch.setattr(sw, "_room_for", lambda nbytes: False)
+    piped, none = two_collections()
+    assert none is None
+    for s_batches, p_batches in zip(shared, piped):
+        for a, b in zip(s_batches, p_batches):
+            assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+    # the second collection read the changed weights: its batches differ from the first's
+    assert any(not np.array_equal(a["logp"], b["logp"]) for a, b in zip(shared[0], shared[1]))
+
+
+def test_shared_weights_are_rewritten_in_place_and_remade_for_another_layout():
+    """SharedWeights.write copies into one block while the layout stays (the same handle), makes a new
+    block for another layout (the old one removed); a reader sees what was last written."""
+    import os
+
+    from training.shared_weights import SHM_DIR, SharedWeights, WeightsReader
+
+    shared, reader = SharedWeights(), WeightsReader()
+    try:
+        a = {"w": np.arange(6, dtype=np.float32).reshape(2, 3), "n": np.array([7], np.int64)}
+        h1 = shared.write(a)
+        got = reader.read(h1)
+        assert got.keys() == a.keys() and all(np.array_equal(got[k], a[k]) and got[k].dtype == a[k].dtype for k in a)
+        del got
+        h2 = shared.write({"w": a["w"] * 2, "n": a["n"] + 1})
+        assert h2 == h1
+        got = reader.read(h2)
+        assert np.array_equal(got["w"], a["w"] * 2) and got["n"][0] == 8
+        del got
+        h3 = shared.write({"w": np.ones((4, 4), np.float32)})
+        assert h3.name != h1.name and not os.path.exists(os.path.join(SHM_DIR, h1.name))
+        got = reader.read(h3)
+        assert np.array_equal(got["w"], np.ones((4, 4), np.float32))
+        del got
+    finally:
+        reader.close()
+        shared.close()
+    assert not os.path.exists(os.path.join(SHM_DIR, h3.name))
+
+
+def test_a_pool_network_holds_the_frozen_weights_alone():
+    """Collector.update_pool copies the learner's network and loads the frozen weights into it: the
+    pool member gives the outputs a network built from those weights gives, and a later change of the
+    learner's weights does not reach it."""
+    cfg = tiny(Path("unused"))
+    col = Collector(cfg, 0)
+    torch.manual_seed(5)
+    frozen = build_network(col.net_kwargs).eval()
+    col.update_pool({3: frozen.state_dict()})
+    member = col.pool[3]
+    assert member is not col.net and not member.training
+    col.set_weights({k: v + 1.0 for k, v in col.net.state_dict().items()})
+    torch.manual_seed(0)
+    x = torch.rand(4, col.obs_size)
+    h = torch.zeros(4, cfg.hidden)
+    for got, want in zip(member.step(x, h), frozen.step(x, h)):
+        assert torch.equal(got, want)
 
 
 def test_worker_processes_ignore_ctrl_c_from_their_first_instruction():

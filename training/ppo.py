@@ -802,6 +802,7 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
         threads = ThreadChoice(torch_threads)     # the update's threads, by measurement
         update_s = 0.0          # the last update's seconds (whether the run goes on past the next)
         noticed: list[int] = []     # the signal an update held, once its stop notice is written
+        started: float | None = None    # when the next collection was started early (policy_lag 0)
 
         def held(signum: int) -> None:
             noticed.append(signum)
@@ -821,7 +822,9 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
                 reached = done_frac
                 imitate = done_frac < config.imitation
                 bar.set_description(_phase(config, imitate))
-                t0 = time.perf_counter()
+                # the iteration began when its collection did (at the end of the last one, see below)
+                t0 = started if workers.busy and started is not None else time.perf_counter()
+                started = None
                 if not workers.busy:        # the first iteration, or policy_lag 0: collect from these weights
                     workers.start(net.state_dict(), pool_changes, config.rollout_steps, config.labels_expert)
                     pool_changes = {}
@@ -873,6 +876,14 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
                             pool_changes[old] = None
                     record = {"iteration": iteration, "steps": steps, "wall_s": wall, "games": games_total, **metrics}
                     history.append(record)
+                    done = steps >= config.total_steps or _budget_spent(config, wall, recent)
+                    if not done and not workers.busy:
+                        # policy_lag 0: the next collection, from the weights just updated, starts before
+                        # this iteration's metrics and checkpoint are written, so the workers do not wait
+                        # for them (the same weights and pool as at the next iteration's start)
+                        started = time.perf_counter()
+                        workers.start(net.state_dict(), pool_changes, config.rollout_steps, config.labels_expert)
+                        pool_changes = {}
                     _log_iteration(run_dir, writer, record)
                     made.iterations += 1
                     bar.update((min(int(wall), bar.total) if by_time else min(steps, config.total_steps)) - bar.n)
@@ -882,7 +893,6 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
                         vs_heur = f"{metrics['winrate/heuristic/all']:.2f}"
                     bar.set_postfix(it=iteration, steps=steps, **shown, vs_heur=vs_heur,
                                     learner_sps=f"{metrics['perf/learner_steps_per_s']:.0f}")
-                    done = steps >= config.total_steps or _budget_spent(config, wall, recent)
                     if iteration % config.checkpoint_every == 0 or done:
                         last_ckpt = _checkpoint(run_dir, net, optimizer, gate_fit, pool, config, game_config, iteration, steps,
                                                 wall, games_total, recent, reached, lr_done, dtype, speedup)
