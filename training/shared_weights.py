@@ -123,9 +123,10 @@ class WeightsReader:
 
 
 def _room_for(nbytes: int) -> bool:
-    """Whether :data:`SHM_DIR` has at least twice ``nbytes`` free."""
+    """Whether :data:`SHM_DIR` has at least twice ``nbytes`` free (False where it cannot be told:
+    no such folder, or no ``os.statvfs``, as on Windows)."""
     try:
         st = os.statvfs(SHM_DIR)
-    except OSError:
+    except (OSError, AttributeError):
         return False
     return st.f_bavail * st.f_frsize >= 2 * nbytes
