@@ -875,3 +875,31 @@ def _check_gate_replay(mod, tmp_path, capsys) -> None:
         with pytest.raises(SystemExit):
             mod.main([str(tmp_path / run)])
         assert msg in capsys.readouterr().err
+
+
+def test_the_collect_instructions_script_collects_what_it_measures_and_refuses_bad_options(tmp_path, capsys):
+    """``bench/collect_instructions.py``: its measured body (run here without valgrind) collects a
+    worker's learner steps and says how many; bad options, and a ``--keep`` folder already holding
+    its callgrind files (without ``--force``), are refused in one line before valgrind runs."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("collect_instructions",
+                                                  Path(__file__).parent.parent / "bench" / "collect_instructions.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.main(["--child", "2", "--steps", "16", "--pool", "1"]) == 0
+    steps = int(capsys.readouterr().out.split("child steps ")[1])
+    assert steps >= 32
+    for bad, said in ((["--steps", "0"], "--steps must be at least 1"), (["--warmup", "-1"], "--warmup must be at least 0"),
+                      (["--policy", str(tmp_path / "none.pt")], "no such file")):
+        with pytest.raises(SystemExit) as stop:
+            mod.main(bad)
+        assert stop.value.code == 2 and said in capsys.readouterr().err
+    keep = tmp_path / "keep"
+    keep.mkdir()
+    (keep / "callgrind.collect.measured").write_text("earlier")
+    assert mod.main(["--keep", str(keep)]) == 2
+    assert capsys.readouterr().err == (f"collect_instructions: {keep / 'callgrind.collect.measured'} exists "
+                                       "(--force replaces it)\n")
+    assert (keep / "callgrind.collect.measured").read_text() == "earlier"
