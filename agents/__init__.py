@@ -351,12 +351,21 @@ def check_table(bot: Agent, spec: str, num_players: int, config=None) -> None:
         ValueError: for a trained policy made for another table size (its
             observation and action sizes depend on the number of players);
             with ``config``, for a game the bot's ``check_config`` refuses (a
-            search bot's or a policy's in Throne Magic or a CR 900 variant).
+            search bot's or a policy's in Throne Magic or a CR 900 variant), or naming what
+            either method raised and where when it raises otherwise (:func:`agents.play.method_failure`).
     """
-    fixed = bot.num_players() if hasattr(bot, "num_players") else None
+    try:
+        fixed = bot.num_players() if hasattr(bot, "num_players") else None
+    except Exception as err:   # noqa: BLE001 - an outside bot's method can raise anything; say which and where
+        raise ValueError(play.method_failure(spec, "num_players", err)) from err
     if fixed is not None and fixed != num_players:
         raise ValueError(f"agent {spec!r} was trained for {fixed}-player tables and cannot play at "
                          f"{num_players} players; seat it at a table of {fixed}, or choose another agent")
     if config is not None and hasattr(bot, "check_config"):
-        bot.check_config(config)
+        try:
+            bot.check_config(config)
+        except ValueError:          # its refusal of the game, in its own words
+            raise
+        except Exception as err:   # noqa: BLE001 - as num_players()
+            raise ValueError(play.method_failure(spec, "check_config", err)) from err
 

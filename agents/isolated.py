@@ -156,7 +156,8 @@ class IsolatedAgent(BaseAgent):
         seed: passed to the bot.
 
     Raises:
-        ValueError: (one line) for a spec the process cannot make, as :func:`agents.make` says it.
+        ValueError: (one line) for a spec the process cannot make, as :func:`agents.make` says it, or
+            a bot whose ``num_players()`` raises there, as :func:`agents.check_table` says it.
     """
 
     name = "isolated"
@@ -252,7 +253,7 @@ def _serve(parent: int) -> None:
     os.dup2(2, 1)                     # the bot's prints go to stderr, never into the replies
     requests = sys.stdin.buffer
     import agents
-    from agents.play import first_line, what_raised
+    from agents.play import first_line, method_failure, what_raised
     from treachery_env.view import SeatView
 
     bot: Any = None
@@ -269,11 +270,14 @@ def _serve(parent: int) -> None:
                 bot = None
                 try:
                     bot = agents.make(spec, seed=seed)
+                    try:
+                        players = bot.num_players() if hasattr(bot, "num_players") else None
+                    except Exception as err:   # noqa: BLE001 - as agents.check_table says it in-process
+                        raise ValueError(method_failure(spec, "num_players", err)) from err
                 except ValueError as err:
                     reply = {"error": str(err), "making": True}
                 else:
-                    reply = {"num_players": bot.num_players() if hasattr(bot, "num_players") else None,
-                             "beliefs": callable(getattr(bot, "beliefs", None))}
+                    reply = {"num_players": players, "beliefs": callable(getattr(bot, "beliefs", None))}
             elif kind == "reset":
                 bot.reset(request[1])
                 reply = {}
