@@ -62,6 +62,8 @@ def _bad_inputs(tmp: str) -> list[tuple[list[str], str]]:
         (["train", "--steps", "-5", *run], "total_steps = -5"),
         (["train", "--minutes", "0", *run], "--minutes must be"),
         (["train", "--minutes", "nan", *run], "--minutes must be"),
+        (["train", "--minutes", "inf", *run], "--minutes must be a number of minutes > 0 and at most 525600"),
+        (["train", "--minutes", "1e308", *run], "(a year; without --minutes the run has no time budget), got 1e+308"),
         (["train", "--workers", "0", *run], "workers = 0"),
         (["train", "--workers", many, *run], "CPU"),
         (["train", "--set", f"workers={many}", *run], "CPU"),

@@ -34,7 +34,6 @@ then the number of Ray tasks in flight (``evaluate``) or of rollout actors
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import re
 import signal
@@ -49,6 +48,10 @@ __all__ = ["main", "build_parser", "max_workers"]
 
 #: worker processes allowed per CPU (see :func:`max_workers`)
 WORKERS_PER_CPU = 4
+
+#: the longest ``--minutes`` of ``treachery train``, a year: more (``1e308``, whose seconds are
+#: ``inf``) is a typo, not a budget (no ``--minutes`` is no budget)
+MAX_MINUTES = 365 * 24 * 60.0
 
 
 def _cpus() -> int:
@@ -504,8 +507,9 @@ def _train_command(args: argparse.Namespace) -> int:
             if flag is not None:
                 overrides.append(f"{key}={conv(flag)}")
         if args.minutes is not None:
-            if not (math.isfinite(args.minutes) and args.minutes > 0):
-                raise ValueError(f"--minutes must be a finite number > 0, got {args.minutes}")
+            if not 0 < args.minutes <= MAX_MINUTES:        # (a NaN compares false)
+                raise ValueError(f"--minutes must be a number of minutes > 0 and at most {MAX_MINUTES:g} (a year; "
+                                 f"without --minutes the run has no time budget), got {args.minutes:g}")
             overrides.append(f"time_budget_s={float(args.minutes) * 60.0}")
         if args.run_dir is not None:
             overrides.append(f"run_dir={toml_literal(args.run_dir)}")
