@@ -856,7 +856,7 @@ def test_sigterm_before_the_run_began_is_named_and_exits_143(tmp_path, capsys, m
     import training.ppo
     from training.interrupts import Terminated
 
-    def loading(run_dir):
+    def loading(run_dir, warn=True):
         raise Terminated()
 
     monkeypatch.setattr(training.ppo, "load_resumable", loading)

@@ -662,11 +662,11 @@ def _resume_config(args: argparse.Namespace, overrides: list[str]):
     changed: dict = {}
     for item in overrides:
         parse_override(changed, item)
-    if args.resume is True:          # the newest checkpoint that loads (a corrupt newest one is skipped, with a warning)
+    if args.resume is True:          # the newest checkpoint that loads (a corrupt newer one is skipped: train says so)
         run_dir = changed.get("run_dir") or load_config(args.config).run_dir
         if "run_dir" not in changed and not _sets_run_dir(args) and latest_checkpoint(run_dir) is None:
             raise ValueError(_which_run())
-        path, payload = load_resumable(run_dir)
+        path, payload = load_resumable(run_dir, warn=False)
         changed["run_dir"] = run_dir
     else:
         path = Path(args.resume)
