@@ -145,7 +145,7 @@ def make(spec: str, seed: int | None = None) -> Agent:
         if name in NAMED_MODELS:        # "flagship:greedy", as a policy's mode is given
             raise ValueError(f"agent {name!r} takes no argument, got {spec!r}: a shipped model plays its "
                              f"policy greedy already ({name!r} is the greedy policy); for another mode load "
-                             f"its file, policy:{models._shown(NAMED_MODELS[name].policy)}[:greedy][:gate=T] "
+                             f"its file, policy:{models.shown_path(NAMED_MODELS[name].policy)}[:greedy][:gate=T] "
                              f"(without ':greedy' it samples)")
         raise ValueError(f"agent {name!r} takes no argument, got {spec!r}")
     return _REGISTRY[name](seed=seed)

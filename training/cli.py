@@ -973,7 +973,7 @@ def _pool(args: argparse.Namespace) -> int:
 
 def _models(args: argparse.Namespace) -> int:
     from agents import NAMED_MODELS
-    from agents.models import checked_policy, models
+    from agents.models import checked_policy, models, shown_path
 
     found = models()
     if not found:
@@ -988,7 +988,8 @@ def _models(args: argparse.Namespace) -> int:
             ok = "MISMATCH" if m.sha256 else "none in the card"
             warnings.warn(str(err), stacklevel=1)        # said as the CLI's other warnings (_show_warning)
         name = m.name if m.name in NAMED_MODELS else f"{m.name} (a bot's name: load it as policy:PATH)"
-        print(f"| {name} | {m.policy} | {m.policy.stat().st_size / 1e6:.1f} | {ok} | {m.verdict() or '–'} |")
+        print(f"| {name} | {shown_path(m.policy)} | {m.policy.stat().st_size / 1e6:.1f} | {ok} | "
+              f"{m.verdict() or '–'} |")
     return 0
 
 
