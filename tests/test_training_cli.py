@@ -431,6 +431,36 @@ def test_export_ships_the_bytes_it_loaded_and_a_corrupt_policy_is_one_line(tmp_p
     assert not (tmp_path / "ship2").exists()
 
 
+def test_export_of_a_run_being_trained_says_it_ships_the_policy_saved_last(tmp_path, capsys, policy_4p):
+    """A run folder whose training still runs (it holds the folder's lock, training.run_lock) was
+    exported silently: its policy.pt is the one saved last, not the one the run will end with.
+    One warning line says so (the CLI's form of a warning), and the export is made; none once the
+    training has ended."""
+    import os
+    import shutil
+
+    from training.run_lock import RunLock
+
+    run = tmp_path / "run"
+    run.mkdir()
+    shutil.copy(policy_4p, run / "policy.pt")
+    lock = RunLock(run)
+    lock.acquire()                  # this process trains it, as far as the export can tell
+    try:
+        for given in (run, run / "policy.pt"):
+            out = tmp_path / f"ship-{given.name}"
+            assert cli.main(["export", str(given), "--out", str(out)]) == 0
+            err = capsys.readouterr().err
+            assert err == (f"treachery: warning: {str(run)!r} is the folder of a training in progress (pid "
+                           f"{os.getpid()}): exported the policy it saved last, not the one it will end with; "
+                           f"export again once it has ended\n"), err
+            assert (out / "policy.pt").is_file() and (out / "MODEL_CARD.md").is_file()
+    finally:
+        lock.release()
+    assert cli.main(["export", str(run), "--out", str(tmp_path / "ship-after")]) == 0
+    assert capsys.readouterr().err == ""
+
+
 def test_export_to_the_current_folder_names_the_card_after_it(tmp_path, monkeypatch, policy_4p):
     """``treachery export X --out .`` (or a path ending in ``..``) titles the card with the folder's
     own name, not the empty basename of ``.``."""
