@@ -93,8 +93,9 @@ def play_game(agents: Sequence[Agent], config: GameConfig | None = None, seed: i
         ValueError: for a seat's entry that is not a bot (a spec string, say), a config that is not a
             :class:`GameConfig`, if the number of bots differs from the number of seats, or for
             ``record_beliefs`` in Throne Magic (deduction is scored on Treachery's roles).
-        BotError: (a ValueError) if a bot's ``act``, ``reset`` or (with ``record_beliefs``)
-            ``beliefs`` raises, or its action is refused.
+        BotError: (a ValueError) if a bot's ``act``, ``reset``, ``check_config`` (other than
+            its refusal, a ValueError) or (with ``record_beliefs``) ``beliefs`` raises, or its
+            action is refused.
     """
     return run_games([game_steps(agents, config, seed, record_beliefs, on_decision)], batch=False)[0]
 
@@ -121,8 +122,12 @@ def game_steps(agents: Sequence[Agent], config: GameConfig | None = None, seed: 
     env.reset(seed=seed)
     for seat, a in enumerate(agents):
         if hasattr(a, "check_config"):      # a trained policy warns once if trained on another game; a
-                                            # policy or a search bot refuses a game it cannot play
-            a.check_config(config)
+            try:                            # policy or a search bot refuses a game it cannot play
+                a.check_config(config)
+            except ValueError:              # its refusal, in its own words
+                raise
+            except Exception as err:   # noqa: BLE001 - raised otherwise: say which bot and where, as for reset
+                raise _bot_failure(a, seat, env.game.turn, err) from err
         bot_call(a, seat, env.game.turn, a.reset, seat)
     decisions = 0
     social = env.game.social                # Throne Magic's roles, None in Treachery

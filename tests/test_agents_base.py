@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import agents
-from agents.play import play_game
+from agents.play import BotError, play_game
 from treachery_env import GameConfig
 
 
@@ -229,6 +229,12 @@ def test_an_outside_bot_that_raises_outside_act_is_named_in_one_line(tmp_path, m
                      "--replay", str(tmp_path)]) == 2
         err = capsys.readouterr().err
         assert re.fullmatch(rf"treachery play: error: {what(bot, methods[bot])}\n", err), err
+    # play_game itself, which check_table does not precede
+    for bot in ("CrashingInReset", "CrashingInCheckConfig"):
+        with pytest.raises(BotError, match=rf"^the bot in seat 0 \({bot}\) raised KeyError at my_bots\.py:"
+                                           rf"{line_of('at ' + methods[bot])} in {methods[bot]} on turn 0"):
+            play_game([agents.make(f"my_bots:{bot}")] + [agents.make("random") for _ in range(3)],
+                      GameConfig(num_players=4, max_turns=2))
 
 
 def line_of(text: str) -> int:
