@@ -495,7 +495,8 @@ class Lobby:
             if type(value) is not int or value < 1:
                 raise ValueError(f"{flag} must be an int >= 1, got {value!r}")
         if not 0 < idle_minutes <= MAX_IDLE_MINUTES:        # (a NaN compares false)
-            raise ValueError(f"--idle-minutes must be > 0 and at most {MAX_IDLE_MINUTES:g} (a week), got {idle_minutes}")
+            raise ValueError(f"--idle-minutes must be > 0 and at most {MAX_IDLE_MINUTES:g} (a week), "
+                             f"got {idle_minutes}")
         self.delay, self.max_tables, self.max_replays, self.idle_minutes = delay, max_tables, max_replays, idle_minutes
         self.clock = clock
         self.bots: tuple[str, ...] = tuple(dict.fromkeys([*default_bots(), *bots]))
@@ -1040,8 +1041,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         f"(default {DEFAULT_MAX_REPLAYS})")
     p.add_argument("--idle-minutes", type=float, default=DEFAULT_IDLE_MINUTES, metavar="M",
                    help=f"close a table where no person connected or answered for M minutes (bots alone: that "
-                        f"nobody watched), from 1 to {MAX_IDLE_MINUTES:g} (a week); a finished game's table closes once its pages are closed "
-                        f"(or left open that long), its replay kept (default {DEFAULT_IDLE_MINUTES:g})")
+                        f"nobody watched), from 1 to {MAX_IDLE_MINUTES:g} (a week); a finished game's table closes "
+                        f"once its pages are closed (or left open that long), its replay kept (default {DEFAULT_IDLE_MINUTES:g})")
 
 
 def serve_cli(args: argparse.Namespace) -> int:

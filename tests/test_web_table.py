@@ -744,8 +744,8 @@ def test_the_server_holds_at_most_max_tables_and_refuses_more_in_one_line(monkey
     for options, message in [({"max_tables": 0}, "--max-tables must be an int >= 1, got 0"),
                              ({"max_replays": 1.5}, "--max-replays must be an int >= 1, got 1.5"),
                              ({"idle_minutes": -1}, r"--idle-minutes must be > 0 and at most 10080 \(a week\), got -1"),
-                             ({"idle_minutes": float("inf")}, r"--idle-minutes must be > 0 and at most 10080 \(a week\), "
-                                                              r"got inf"),
+                             ({"idle_minutes": float("inf")}, r"--idle-minutes must be > 0 and at most 10080 "
+                                                              r"\(a week\), got inf"),
                              ({"idle_minutes": float("nan")}, r"--idle-minutes must be > 0 .*, got nan")]:
         with pytest.raises(ValueError, match=f"^{message}$"):
             Lobby(**options)

@@ -719,7 +719,8 @@ def _task_steps(task: GameTask, config: GameConfig, record_beliefs: bool, observ
     try:
         res = yield from game_steps(bots, config, seed=task.env_seed, on_decision=observe)
     except BotError as err:     # name the agent as the tournament knows it, and the game
-        raise BotError(f"game {task.index} (deal {task.deal}): agent {task.specs[err.seat]!r}: {err}", err.seat) from err
+        raise BotError(f"game {task.index} (deal {task.deal}): agent {task.specs[err.seat]!r}: {err}",
+                       err.seat) from err
     if live:
         tracker.finish(live[0])
     rows = [r for key in sorted(last_belief) for r in last_belief[key]]
