@@ -452,8 +452,8 @@ def test_export_of_a_run_being_trained_says_it_ships_the_policy_saved_last(tmp_p
             assert cli.main(["export", str(given), "--out", str(out)]) == 0
             err = capsys.readouterr().err
             assert err == (f"treachery: warning: {str(run)!r} is the folder of a training in progress (pid "
-                           f"{os.getpid()}): exported the policy it saved last, not the one it will end with; "
-                           f"export again once it has ended\n"), err
+                           f"{os.getpid()}), which saves its policy.pt as it goes: exported the one it saved last, "
+                           f"not the one it will end with; export again once it has ended\n"), err
             assert (out / "policy.pt").is_file() and (out / "MODEL_CARD.md").is_file()
     finally:
         lock.release()

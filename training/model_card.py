@@ -33,7 +33,7 @@ from agents.models import CHECKSUM_LINE, sha256_of
 from .config import RUN_RELATIVE
 from .evaluate import (WINRATE_INTERVALS, deduction_unit, format_mean, per_role_table, read_results, social_tables,
                        substitution_table)
-from .run_lock import check_not_in_use, training_in
+from .run_lock import check_not_in_use, saved_by_a_training
 
 __all__ = ["export_policy", "model_card", "training_summary", "throughput_text"]
 
@@ -427,7 +427,7 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
             nothing is written then.
     Warns:
         UserWarning: (one line) for a run's ``policy.pt`` whose training is still running
-            (:func:`training.run_lock.training_in`): the export ships the policy it saved last,
+            (:func:`training.run_lock.saved_by_a_training`): the export ships the policy it saved last,
             not the one it ends with.
     """
     if Path(run_dir).is_file() and Path(run_dir).name == "policy.pt" and (Path(run_dir).parent / "metrics.jsonl").is_file():
@@ -444,7 +444,7 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
         raw = src.read_bytes()      # read once: the bytes loaded are those shipped and hashed (a run may replace the file)
     except OSError as err:
         raise ValueError(f"checkpoint {str(src)!r} cannot be read: {os_reason(err)}") from None
-    training = training_in(src.parent) if src.name == "policy.pt" else None      # a run's, while it is trained
+    training = saved_by_a_training(src)        # a run's policy.pt, while the run is trained
     payload = load_checkpoint(src, data=raw)
     meta, data = payload["meta"], raw
     if "training_state" in payload:       # a resumable checkpoint: ship its policy alone, as a run's policy.pt is
@@ -485,9 +485,8 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
                          f"replace it") from None
     if training is not None:
         saved = f" (iteration {meta['iteration']})" if meta.get("iteration") is not None else ""
-        warnings.warn(f"{str(src.parent)!r} is the folder of a training in progress{training}: exported the "
-                      f"policy it saved last{saved}, not the one it will end with; export again once it has ended",
-                      stacklevel=2)
+        warnings.warn(f"{training}: exported the one it saved last{saved}, not the one it will end with; export "
+                      f"again once it has ended", stacklevel=2)
     return path
 
 
