@@ -246,15 +246,20 @@ def bot_call(bot: Agent, seat: int, turn: int, fn: Callable, *args: Any) -> Any:
 
 
 def _bot_failure(bot: Agent, seat: int, turn: int, err: BaseException) -> BotError:
+    raised, text = _raised(err)
+    return BotError(f"the bot in seat {seat} ({type(bot).__name__}) raised {raised} on turn {turn}: {text}", seat)
+
+
+def _raised(err: BaseException) -> tuple[str, str]:
+    """What a bot raised and where (:func:`what_raised`), and the first line of its message; for
+    one raised in the bot's own process (an isolated bot's), both as that process sent them."""
     # imported here, not with the module's imports: a bot's process runs agents.isolated as its program
     # (python -m), and Python warns where agents (which imports this module) has imported it first
     from .isolated import IsolatedBotError
 
-    if isinstance(err, IsolatedBotError) and err.raised:    # raised in the bot's process: what and where, as text
-        raised, text = err.raised, err.message
-    else:
-        raised, text = what_raised(err), first_line(err)
-    return BotError(f"the bot in seat {seat} ({type(bot).__name__}) raised {raised} on turn {turn}: {text}", seat)
+    if isinstance(err, IsolatedBotError) and err.raised:
+        return err.raised, err.message
+    return what_raised(err), first_line(err)
 
 
 def apply_action(env: Any, bot: Agent, seat: int, action: Any) -> None:
@@ -322,4 +327,5 @@ def method_failure(spec: str, method: str, err: BaseException) -> str:
     """The one line for a method of the bot ``spec`` that raised ``err`` when asked before its games
     (``num_players`` or ``check_config``, :func:`agents.check_table`): ``"agent 'my_bots:Bot': its
     num_players() raised KeyError at my_bots.py:12 in num_players: 'x'"`` (:func:`what_raised`)."""
-    return f"agent {spec!r}: its {method}() raised {what_raised(err)}: {first_line(err)}"
+    raised, text = _raised(err)
+    return f"agent {spec!r}: its {method}() raised {raised}: {text}"
