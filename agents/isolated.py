@@ -106,7 +106,9 @@ class _Host:
             IsolatedBotError: for what the bot raised, or a process that ended.
 
         Warns:
-            UserWarning: each warning the bot gave there (its text).
+            UserWarning: each warning the bot gave there (its text), once per process: the bots of
+                several seats, each in a process of its own, give the same one (a policy warns once
+                per process that it plays another game than it was trained on).
         """
         try:
             pickle.dump(request, self.proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
@@ -123,7 +125,9 @@ class _Host:
         if "error" in reply:
             raise IsolatedBotError(reply["error"], reply["raised"])
         for text in reply.get("warnings", ()):      # said in the game's process, as the bot's own would be
-            warnings.warn(text, stacklevel=4)
+            if text not in _SAID:
+                _SAID.add(text)
+                warnings.warn(text, stacklevel=4)
         return reply
 
     def alive(self) -> bool:
@@ -140,6 +144,7 @@ class _Host:
 
 
 _IDLE: list[_Host] = []      # processes whose bot was dropped, for the next isolated bot
+_SAID: set[str] = set()      # the bots' warnings said in this process (_Host.call)
 
 # a forked process (an evaluation's worker) must not talk to its parent's bot processes: the pipes
 # it inherits are the parent's, and two processes asking one bot process would mix up its replies

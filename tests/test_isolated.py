@@ -147,12 +147,16 @@ def test_an_isolated_bots_beliefs_are_scored_as_in_process(snoopers):
     assert not hasattr(agents.make("isolated:random", seed=0), "beliefs")
 
 
-def test_an_isolated_bots_check_config_is_asked_in_its_process(policy_4p):
+def test_an_isolated_bots_check_config_is_asked_in_its_process(policy_4p, monkeypatch):
     """A bot's ``check_config`` (a search bot's, a trained policy's) was not asked in its process:
     an isolated search bot was not refused a game it cannot play before it (its first decision
     raised), nor an isolated policy said to be in a game it was not trained on.  Its refusal comes
-    back as the same one line, its warnings as the same text."""
+    back as the same one line, its warnings as the same text, once in the game's process as
+    in-process (the seats' bots each warn once in a process of their own)."""
+    from agents import isolated
     from agents.policy import GameConfigMismatchWarning
+
+    monkeypatch.setattr(isolated, "_SAID", set())
 
     vanguard = GameConfig(num_players=4, vanguard="random")
     for name in ("ismcts", "lookahead"):
@@ -163,7 +167,9 @@ def test_an_isolated_bots_check_config_is_asked_in_its_process(policy_4p):
     with pytest.warns(GameConfigMismatchWarning) as here:
         agents.make(f"policy:{policy_4p}", seed=0).check_config(silent)
     with pytest.warns(UserWarning) as there:
-        agents.make(f"isolated:policy:{policy_4p}", seed=0).check_config(silent)
+        bots = [agents.make(f"isolated:policy:{policy_4p}", seed=seed) for seed in (0, 1)]   # two processes
+        for bot in bots:
+            bot.check_config(silent)
     assert [str(w.message) for w in there] == [str(w.message) for w in here] and len(here) == 1
 
 
