@@ -64,6 +64,15 @@ def _bad_inputs(tmp: str) -> list[tuple[list[str], str]]:
         (["train", "--minutes", "nan", *run], "--minutes must be"),
         (["train", "--minutes", "inf", *run], "--minutes must be a number of minutes > 0 and at most 525600"),
         (["train", "--minutes", "1e308", *run], "(a year; without --minutes the run has no time budget), got 1e+308"),
+        # a number a train config takes: inf, or one so large that a float32 loss overflows, is refused before the run
+        (["train", "--set", "vf_coef=inf", *run], "vf_coef = inf is invalid; allowed: a number in [0, 1e+06]"),
+        (["train", "--set", "ent_coef=1e308", *run], "ent_coef = 1e+308 is invalid; allowed: a number in [0, 1e+06]"),
+        (["train", "--set", "max_grad_norm=inf", *run], "max_grad_norm = inf is invalid; allowed: a finite number "
+                                                        ">= 0"),
+        (["train", "--set", "opponents={random=inf}", *run], "opponents = {random = inf} is invalid; allowed: a table "
+                                                              "of weights from 0 to 1e+06 over"),
+        (["train", "--set", "time_budget_s=inf", *run], "time_budget_s = inf is invalid; allowed: seconds from 0 (no "
+                                                        "limit) to 3.1536e+07 (a year)"),
         (["train", "--workers", "0", *run], "workers = 0"),
         (["train", "--workers", many, *run], "CPU"),
         (["train", "--set", f"workers={many}", *run], "CPU"),

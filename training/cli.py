@@ -49,10 +49,6 @@ __all__ = ["main", "build_parser", "max_workers"]
 #: worker processes allowed per CPU (see :func:`max_workers`)
 WORKERS_PER_CPU = 4
 
-#: the longest ``--minutes`` of ``treachery train``, a year: more (``1e308``, whose seconds are
-#: ``inf``) is a typo, not a budget (no ``--minutes`` is no budget)
-MAX_MINUTES = 365 * 24 * 60.0
-
 
 def _cpus() -> int:
     """CPUs this process may run on (its affinity mask where the OS has one)."""
@@ -494,7 +490,7 @@ def _train_command(args: argparse.Namespace) -> int:
 
     from agents.files import file_error_text
 
-    from .config import load_config, toml_literal
+    from .config import MAX_TIME_BUDGET_S, load_config, toml_literal
     from .evaluate import MAX_GAMES, games_text
     from .interrupts import Terminated, exit_status, signal_words
     from .ppo import NothingToTrain, TrainingInterrupted, train
@@ -507,9 +503,9 @@ def _train_command(args: argparse.Namespace) -> int:
             if flag is not None:
                 overrides.append(f"{key}={conv(flag)}")
         if args.minutes is not None:
-            if not 0 < args.minutes <= MAX_MINUTES:        # (a NaN compares false)
-                raise ValueError(f"--minutes must be a number of minutes > 0 and at most {MAX_MINUTES:g} (a year; "
-                                 f"without --minutes the run has no time budget), got {args.minutes:g}")
+            if not 0 < args.minutes <= MAX_TIME_BUDGET_S / 60:        # (a NaN compares false)
+                raise ValueError(f"--minutes must be a number of minutes > 0 and at most {MAX_TIME_BUDGET_S / 60:g} "
+                                 f"(a year; without --minutes the run has no time budget), got {args.minutes:g}")
             overrides.append(f"time_budget_s={float(args.minutes) * 60.0}")
         if args.run_dir is not None:
             overrides.append(f"run_dir={toml_literal(args.run_dir)}")
