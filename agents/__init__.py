@@ -145,7 +145,7 @@ def make(spec: str, seed: int | None = None) -> Agent:
         if name in NAMED_MODELS:        # "flagship:greedy", as a policy's mode is given
             raise ValueError(f"agent {name!r} takes no argument, got {spec!r}: a shipped model plays its "
                              f"policy greedy already ({name!r} is the greedy policy); for another mode load "
-                             f"its file, policy:{models._shown(NAMED_MODELS[name].policy)}[:greedy][:gate=T] "
+                             f"its file, policy:{models.shown_path(NAMED_MODELS[name].policy)}[:greedy][:gate=T] "
                              f"(without ':greedy' it samples)")
         raise ValueError(f"agent {name!r} takes no argument, got {spec!r}")
     return _REGISTRY[name](seed=seed)
@@ -351,12 +351,21 @@ def check_table(bot: Agent, spec: str, num_players: int, config=None) -> None:
         ValueError: for a trained policy made for another table size (its
             observation and action sizes depend on the number of players);
             with ``config``, for a game the bot's ``check_config`` refuses (a
-            search bot's or a policy's in Throne Magic or a CR 900 variant).
+            search bot's or a policy's in Throne Magic or a CR 900 variant), or naming what
+            either method raised and where when it raises otherwise (:func:`agents.play.method_failure`).
     """
-    fixed = bot.num_players() if hasattr(bot, "num_players") else None
+    try:
+        fixed = bot.num_players() if hasattr(bot, "num_players") else None
+    except Exception as err:   # noqa: BLE001 - an outside bot's method can raise anything; say which and where
+        raise ValueError(play.method_failure(spec, "num_players", err)) from err
     if fixed is not None and fixed != num_players:
         raise ValueError(f"agent {spec!r} was trained for {fixed}-player tables and cannot play at "
                          f"{num_players} players; seat it at a table of {fixed}, or choose another agent")
     if config is not None and hasattr(bot, "check_config"):
-        bot.check_config(config)
+        try:
+            bot.check_config(config)
+        except ValueError:          # its refusal of the game, in its own words
+            raise
+        except Exception as err:   # noqa: BLE001 - as num_players()
+            raise ValueError(play.method_failure(spec, "check_config", err)) from err
 

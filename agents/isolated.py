@@ -16,7 +16,9 @@ is made in it with the new seed.  The bot's own prints go to stderr.  Costs: a p
 per concurrent seat (about a second, importing the bot's module) and a pipe round trip with the
 view's serialisation per decision (~1 ms).  A bot with ``beliefs()`` has them asked in its process
 and sent back as JSON (:func:`_beliefs_to_wire`), so the evaluator scores its deduction as
-in-process, at one more round trip each time it asks.
+in-process, at one more round trip each time it asks; one with ``check_config`` (a trained
+policy's, a search bot's) is asked it there too, its refusal of a game and its warnings said in the
+game's process.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import os
 import pickle
 import subprocess
 import sys
+import warnings
 import weakref
 from typing import Any
 
@@ -98,8 +101,14 @@ class _Host:
         """Send ``request``; its reply.
 
         Raises:
-            ValueError: for a bot the process could not make (its one-line reason).
+            ValueError: for a bot the process could not make, or a game its ``check_config``
+                refuses (its one-line reason).
             IsolatedBotError: for what the bot raised, or a process that ended.
+
+        Warns:
+            UserWarning: each warning the bot gave there (its text), once per process: the bots of
+                several seats, each in a process of its own, give the same one (a policy warns once
+                per process that it plays another game than it was trained on).
         """
         try:
             pickle.dump(request, self.proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
@@ -111,10 +120,14 @@ class _Host:
             code = self.proc.wait()
             raise IsolatedBotError(f"its process ended (exit code {code})")
         reply = json.loads(line)
-        if reply.get("making"):
+        if reply.get("refused"):
             raise ValueError(reply["error"])
         if "error" in reply:
             raise IsolatedBotError(reply["error"], reply["raised"])
+        for text in reply.get("warnings", ()):      # said in the game's process, as the bot's own would be
+            if text not in _SAID:
+                _SAID.add(text)
+                warnings.warn(text, stacklevel=4)
         return reply
 
     def alive(self) -> bool:
@@ -131,6 +144,7 @@ class _Host:
 
 
 _IDLE: list[_Host] = []      # processes whose bot was dropped, for the next isolated bot
+_SAID: set[str] = set()      # the bots' warnings said in this process (_Host.call)
 
 # a forked process (an evaluation's worker) must not talk to its parent's bot processes: the pipes
 # it inherits are the parent's, and two processes asking one bot process would mix up its replies
@@ -170,15 +184,20 @@ class IsolatedAgent(BaseAgent):
         except (ValueError, IsolatedBotError):
             _release(self._host)
             raise
-        self._players = reply.get("num_players")
         if reply.get("beliefs"):     # only a bot that has beliefs(): the evaluator scores whoever has one
             # a partial of the process, not a bound method: no cycle, so a dropped bot frees its process at once
             self.beliefs = functools.partial(_asked_beliefs, self._host)
+        if reply.get("check_config"):   # only a bot that has one: the callers ask whoever has one
+            self.check_config = functools.partial(_asked_check_config, self._host)
         weakref.finalize(self, _release, self._host)
 
     def num_players(self) -> int | None:
-        """The table size the bot is limited to (its own ``num_players()``), or None."""
-        return self._players
+        """The table size the bot is limited to (its own ``num_players()``, asked in its process), or None.
+
+        Raises:
+            IsolatedBotError: for what the bot raised there, or a process that ended.
+        """
+        return self._host.call(("num_players",))["num_players"]
 
     def reset(self, seat: int) -> None:
         """Start a new game in ``seat`` (the bot's ``reset`` runs in its process)."""
@@ -221,6 +240,17 @@ def _asked_beliefs(host: _Host) -> dict | None:
     return {seat: None if roles is None else {(Role(r) if isinstance(r, int) and r in _ROLE_VALUES else r): p
                                               for r, p in roles}
             for seat, roles in wire}
+
+
+def _asked_check_config(host: _Host, config: Any) -> None:
+    """The ``check_config(config)`` of the bot in ``host``'s process (an :class:`IsolatedAgent`'s
+    ``check_config`` where its bot has one), its warnings said here.
+
+    Raises:
+        ValueError: for a game the bot refuses (its one-line reason).
+        IsolatedBotError: for what the bot raised there otherwise, or a process that ended.
+    """
+    host.call(("check_config", config))
 
 
 def _beliefs_to_wire(beliefs: Any) -> list | None:
@@ -270,15 +300,26 @@ def _serve(parent: int) -> None:
                 try:
                     bot = agents.make(spec, seed=seed)
                 except ValueError as err:
-                    reply = {"error": str(err), "making": True}
+                    reply = {"error": str(err), "refused": True}
                 else:
-                    reply = {"num_players": bot.num_players() if hasattr(bot, "num_players") else None,
-                             "beliefs": callable(getattr(bot, "beliefs", None))}
+                    reply = {"beliefs": callable(getattr(bot, "beliefs", None)),
+                             "check_config": callable(getattr(bot, "check_config", None))}
+            elif kind == "num_players":
+                reply = {"num_players": bot.num_players() if hasattr(bot, "num_players") else None}
             elif kind == "reset":
                 bot.reset(request[1])
                 reply = {}
             elif kind == "beliefs":
                 reply = {"beliefs": _beliefs_to_wire(bot.beliefs())}
+            elif kind == "check_config":
+                with warnings.catch_warnings(record=True) as said:
+                    warnings.simplefilter("always")     # the bot's own filters decide nothing here: the game's do
+                    try:
+                        bot.check_config(request[1])
+                    except ValueError as err:           # its refusal of the game, in its own words
+                        reply = {"error": first_line(err), "refused": True}
+                    else:
+                        reply = {"warnings": [str(w.message) for w in said]}
             else:
                 _, obs, info = request
                 if "view" in info:

@@ -22,7 +22,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["CHECKPOINTS", "CHECKSUM_LINE", "Model", "models", "sha256_of", "checked_policy"]
+__all__ = ["CHECKPOINTS", "CHECKSUM_LINE", "Model", "models", "sha256_of", "checked_policy", "shown_path"]
 
 
 def _installed_checkpoints() -> Path:
@@ -68,8 +68,9 @@ class Model:
         return (m.group(1) or m.group(2)) if m else ""
 
 
-def _shown(path: Path) -> str:
-    """``path`` relative to the current folder where it lies under it."""
+def shown_path(path: Path) -> str:
+    """``path`` relative to the current folder where it lies under it: the one form in which a
+    model's files are named to a person (``treachery models``, a refusal and its way out)."""
     try:
         return str(path.relative_to(Path.cwd()))
     except ValueError:
@@ -107,13 +108,13 @@ def checked_policy(model: Model) -> Path:
             bytes differ from it (truncated, replaced or edited).
     """
     if model.sha256 is None:
-        raise ValueError(f"model {model.name!r}: its card {str(model.card)!r} records no policy checksum; "
-                         f"export it again (treachery export) or load it as policy:{model.policy}")
+        raise ValueError(f"model {model.name!r}: its card {shown_path(model.card)!r} records no policy checksum; "
+                         f"export it again (treachery export) or load it as policy:{shown_path(model.policy)}")
     got = sha256_of(model.policy)
     if got != model.sha256:
-        raise ValueError(f"model {model.name!r}: {str(model.policy)!r} is not the file its card describes "
+        raise ValueError(f"model {model.name!r}: {shown_path(model.policy)!r} is not the file its card describes "
                          f"(SHA-256 {got[:12]}..., the card says {model.sha256[:12]}...); {_restore(model.policy)} "
-                         f"or load it as policy:{model.policy}")
+                         f"or load it as policy:{shown_path(model.policy)}")
     return model.policy
 
 
@@ -131,7 +132,7 @@ def _restore(path: Path) -> str:
     if top:
         root = Path(top).resolve()
         if Path.cwd().resolve().is_relative_to(root):
-            return f"restore it (git checkout -- {_shown(path)})"
+            return f"restore it (git checkout -- {shown_path(path)})"
         return f"restore it (git -C {root} checkout -- {path.resolve().relative_to(root)})"
     if path.resolve().is_relative_to(CHECKPOINTS.resolve()):
         return "reinstall treachery-toolkit from the wheel it came with (pip install --force-reinstall WHEEL)"

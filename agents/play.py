@@ -15,23 +15,19 @@ from treachery_env.rules import Role
 
 from .base import Agent
 
-__all__ = ["BotError", "GameResult", "play_game", "game_steps", "run_games", "bot_action", "apply_action", "first_line",
-           "what_raised", "face_down_opponents"]
+__all__ = ["BotError", "GameResult", "play_game", "game_steps", "run_games", "bot_action", "bot_call", "apply_action",
+           "first_line", "what_raised", "method_failure", "face_down_opponents"]
 
 
 class BotError(ValueError):
-    """A bot failed at its turn: its ``act`` raised, or it chose an action the
-    environment refused.  One line naming the seat, the bot and what it did (what it raised
+    """A bot failed in a game: a method the game calls (``act``, ``reset``, ``beliefs``) raised,
+    or it chose an action the environment refused.  One line naming the seat, the bot and what it did (what it raised
     and where, :func:`what_raised`); the original exception is its ``__cause__``; ``seat`` is
-    the bot's seat."""
+    the bot's seat (-1 where none is given)."""
 
-    seat: int = -1
-
-
-def _bot_error(message: str, seat: int) -> BotError:
-    err = BotError(message)
-    err.seat = seat
-    return err
+    def __init__(self, message: str, seat: int = -1):
+        super().__init__(message)
+        self.seat = seat
 
 
 @dataclass
@@ -97,7 +93,9 @@ def play_game(agents: Sequence[Agent], config: GameConfig | None = None, seed: i
         ValueError: for a seat's entry that is not a bot (a spec string, say), a config that is not a
             :class:`GameConfig`, if the number of bots differs from the number of seats, or for
             ``record_beliefs`` in Throne Magic (deduction is scored on Treachery's roles).
-        BotError: (a ValueError) if a bot's ``act`` raises or its action is refused.
+        BotError: (a ValueError) if a bot's ``act``, ``reset``, ``check_config`` (other than
+            its refusal, a ValueError) or (with ``record_beliefs``) ``beliefs`` raises, or its
+            action is refused.
     """
     return run_games([game_steps(agents, config, seed, record_beliefs, on_decision)], batch=False)[0]
 
@@ -124,9 +122,13 @@ def game_steps(agents: Sequence[Agent], config: GameConfig | None = None, seed: 
     env.reset(seed=seed)
     for seat, a in enumerate(agents):
         if hasattr(a, "check_config"):      # a trained policy warns once if trained on another game; a
-                                            # policy or a search bot refuses a game it cannot play
-            a.check_config(config)
-        a.reset(seat)
+            try:                            # policy or a search bot refuses a game it cannot play
+                a.check_config(config)
+            except ValueError:              # its refusal, in its own words
+                raise
+            except Exception as err:   # noqa: BLE001 - raised otherwise: say which bot and where, as for reset
+                raise _bot_failure(a, seat, env.game.turn, err) from err
+        bot_call(a, seat, env.game.turn, a.reset, seat)
     decisions = 0
     social = env.game.social                # Throne Magic's roles, None in Treachery
     if social is not None and record_beliefs:
@@ -144,14 +146,14 @@ def game_steps(agents: Sequence[Agent], config: GameConfig | None = None, seed: 
         bot = agents[seat]
         t0 = perf()
         if hasattr(bot, "forward_request"):
-            req = _bot_call(bot, seat, env.game.turn, bot.forward_request, obs, info)
+            req = bot_call(bot, seat, env.game.turn, bot.forward_request, obs, info)
             t1 = perf()
             try:
                 outputs, forward_s = yield req
             except Exception as err:   # noqa: BLE001 - the forward pass failed (run_games throws it here)
                 raise _bot_failure(bot, seat, env.game.turn, err) from err
             t2 = perf()
-            action = _bot_call(bot, seat, env.game.turn, req.finish, *outputs)
+            action = bot_call(bot, seat, env.game.turn, req.finish, *outputs)
             seconds = (t1 - t0) + forward_s + (perf() - t2)
         else:
             action = bot_action(bot, seat, obs, info, env.game.turn)
@@ -162,7 +164,7 @@ def game_steps(agents: Sequence[Agent], config: GameConfig | None = None, seed: 
         decisions += 1
         if record_beliefs and hasattr(bot, "beliefs"):
             g = env.game
-            result.beliefs.append((g.turn, seat, bot.beliefs()))
+            result.beliefs.append((g.turn, seat, bot_call(bot, seat, g.turn, bot.beliefs)))
             result.true_roles_at.append([p.identity.role for p in g.players])
             result.face_down_at.append(face_down_opponents(g, seat))
     g = env.game
@@ -227,10 +229,16 @@ def bot_action(bot: Agent, seat: int, observation: dict, info: dict, turn: int) 
     Raises:
         BotError: naming the seat, the bot's class and the turn, if ``act`` raises.
     """
-    return _bot_call(bot, seat, turn, bot.act, observation, info)
+    return bot_call(bot, seat, turn, bot.act, observation, info)
 
 
-def _bot_call(bot: Agent, seat: int, turn: int, fn: Callable, *args: Any) -> Any:
+def bot_call(bot: Agent, seat: int, turn: int, fn: Callable, *args: Any) -> Any:
+    """``fn(*args)``, a method of ``bot`` (``reset``, ``beliefs``, ...) that the game calls.
+
+    Raises:
+        BotError: naming the seat, the bot's class, what ``fn`` raised and where
+            (:func:`what_raised`: ``KeyError at my_bots.py:12 in reset``) and the turn, if it raises.
+    """
     try:
         return fn(*args)
     except Exception as err:   # noqa: BLE001 - whatever a bot raises, say which bot
@@ -238,15 +246,20 @@ def _bot_call(bot: Agent, seat: int, turn: int, fn: Callable, *args: Any) -> Any
 
 
 def _bot_failure(bot: Agent, seat: int, turn: int, err: BaseException) -> BotError:
+    raised, text = _raised(err)
+    return BotError(f"the bot in seat {seat} ({type(bot).__name__}) raised {raised} on turn {turn}: {text}", seat)
+
+
+def _raised(err: BaseException) -> tuple[str, str]:
+    """What a bot raised and where (:func:`what_raised`), and the first line of its message; for
+    one raised in the bot's own process (an isolated bot's), both as that process sent them."""
     # imported here, not with the module's imports: a bot's process runs agents.isolated as its program
     # (python -m), and Python warns where agents (which imports this module) has imported it first
     from .isolated import IsolatedBotError
 
-    if isinstance(err, IsolatedBotError) and err.raised:    # raised in the bot's process: what and where, as text
-        raised, text = err.raised, err.message
-    else:
-        raised, text = what_raised(err), first_line(err)
-    return _bot_error(f"the bot in seat {seat} ({type(bot).__name__}) raised {raised} on turn {turn}: {text}", seat)
+    if isinstance(err, IsolatedBotError) and err.raised:
+        return err.raised, err.message
+    return what_raised(err), first_line(err)
 
 
 def apply_action(env: Any, bot: Agent, seat: int, action: Any) -> None:
@@ -258,7 +271,7 @@ def apply_action(env: Any, bot: Agent, seat: int, action: Any) -> None:
     try:
         env.step(action)
     except ValueError as err:
-        raise _bot_error(f"the bot in seat {seat} ({type(bot).__name__}) chose {action!r} on turn "
+        raise BotError(f"the bot in seat {seat} ({type(bot).__name__}) chose {action!r} on turn "
                          f"{env.game.turn}: {first_line(err)}", seat) from err
 
 
@@ -308,3 +321,11 @@ def first_line(err: BaseException) -> str:
     """The first line of an exception's message, for one-line errors ("(no message)" for none)."""
     text = str(err).strip()
     return text.splitlines()[0] if text else "(no message)"
+
+
+def method_failure(spec: str, method: str, err: BaseException) -> str:
+    """The one line for a method of the bot ``spec`` that raised ``err`` when asked before its games
+    (``num_players`` or ``check_config``, :func:`agents.check_table`): ``"agent 'my_bots:Bot': its
+    num_players() raised KeyError at my_bots.py:12 in num_players: 'x'"`` (:func:`what_raised`)."""
+    raised, text = _raised(err)
+    return f"agent {spec!r}: its {method}() raised {raised}: {text}"

@@ -53,7 +53,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from agents.files import atomic_write_bytes, check_folder, check_writable_file, write_new_file
+from agents.files import check_folder, check_writable_file, write_new_file
 from agents.networks import build_network
 from agents.policy import load_checkpoint, masked_logits, save_checkpoint
 from training.cli import max_workers
@@ -82,15 +82,34 @@ def collect(config, policy: str, batches: int, steps: int, seed: int, data: Path
             t = time.perf_counter()
             got, _, _ = pool.collect(net.state_dict(), {}, steps * config.workers, label_expert=True)
             for b in got[:batches - len(out)]:
-                if data:        # whole or not at all: a later run reads every batch file there
-                    buf = io.BytesIO()
-                    np.savez(buf, **b)
-                    atomic_write_bytes(data / f"batch_{len(out):03d}.npz", buf.getvalue())
+                if data:
+                    save_batch(data, len(out), b)
                 out.append(b)
             print(f"collected {len(out)}/{batches} batches ({time.perf_counter() - t:.0f} s)", flush=True)
     finally:
         pool.close()
     return out
+
+
+def save_batch(data: Path, number: int, batch: dict) -> Path:
+    """Write ``batch`` to ``data/batch_NNN.npz`` at the first number from ``number`` on whose name is
+    free, whole or not at all and never over a file, even one another run sharing ``data`` wrote
+    after this one looked (:func:`agents.files.write_new_file`): numbered by a count, a batch
+    replaced the one of that number after a gap in the numbering, or another run's.
+
+    Returns:
+        the path written.
+
+    Raises:
+        OSError: if writing fails, naming the file.
+    """
+    buf = io.BytesIO()
+    np.savez(buf, **batch)
+    while True:
+        try:
+            return write_new_file(data / f"batch_{number:03d}.npz", buf.getvalue(), next_free=False)
+        except FileExistsError:
+            number += 1
 
 
 @torch.no_grad()

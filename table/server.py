@@ -99,6 +99,9 @@ DEFAULT_MAX_REPLAYS = 64
 """The replays a server keeps at most (``--max-replays``): loaded files and finished games."""
 DEFAULT_IDLE_MINUTES = 60.0
 """Minutes after which a table where no person connected or answered is closed (``--idle-minutes``)."""
+MAX_IDLE_MINUTES = 7 * 24 * 60.0
+"""The longest ``--idle-minutes``, a week: a table nobody plays at holds one of ``--max-tables``'
+places that long, and more (``inf``, ``1e300``) is a typo that never frees it."""
 
 SWEEP_SECONDS = (0.25, 60.0)
 """The shortest and longest wait between two looks for tables to close (:meth:`Lobby.sweep`): a
@@ -480,7 +483,8 @@ class Lobby:
     Raises:
         ValueError: (one line, naming ``treachery serve``'s option) for a delay out of range
             (:func:`~table.options.check_delay`), a
-            ``max_tables`` or ``max_replays`` below 1, or ``idle_minutes`` not above 0.
+            ``max_tables`` or ``max_replays`` below 1, or ``idle_minutes`` not above 0, above
+            :data:`MAX_IDLE_MINUTES` or not a number (NaN).
     """
 
     def __init__(self, delay: float = DEFAULT_DELAY, bots: tuple[str, ...] = (), max_tables: int = DEFAULT_MAX_TABLES,
@@ -490,8 +494,9 @@ class Lobby:
         for flag, value in (("--max-tables", max_tables), ("--max-replays", max_replays)):
             if type(value) is not int or value < 1:
                 raise ValueError(f"{flag} must be an int >= 1, got {value!r}")
-        if not idle_minutes > 0:
-            raise ValueError(f"--idle-minutes must be > 0, got {idle_minutes}")
+        if not 0 < idle_minutes <= MAX_IDLE_MINUTES:        # (a NaN compares false)
+            raise ValueError(f"--idle-minutes must be > 0 and at most {MAX_IDLE_MINUTES:g} (a week), "
+                             f"got {idle_minutes}")
         self.delay, self.max_tables, self.max_replays, self.idle_minutes = delay, max_tables, max_replays, idle_minutes
         self.clock = clock
         self.bots: tuple[str, ...] = tuple(dict.fromkeys([*default_bots(), *bots]))
@@ -1036,8 +1041,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         f"(default {DEFAULT_MAX_REPLAYS})")
     p.add_argument("--idle-minutes", type=float, default=DEFAULT_IDLE_MINUTES, metavar="M",
                    help=f"close a table where no person connected or answered for M minutes (bots alone: that "
-                        f"nobody watched), 1 at least; a finished game's table closes once its pages are closed "
-                        f"(or left open that long), its replay kept (default {DEFAULT_IDLE_MINUTES:g})")
+                        f"nobody watched), from 1 to {MAX_IDLE_MINUTES:g} (a week); a finished game's table closes "
+                        f"once its pages are closed (or left open that long), its replay kept (default {DEFAULT_IDLE_MINUTES:g})")
 
 
 def serve_cli(args: argparse.Namespace) -> int:
@@ -1066,9 +1071,10 @@ def serve_cli(args: argparse.Namespace) -> int:
                 _check_bot(spec)
             except ValueError as err:
                 raise ValueError(f"--bot {spec}: {err}") from None
-        if args.idle_minutes == args.idle_minutes and args.idle_minutes < 1:     # (a NaN: Lobby's error)
-            raise ValueError(f"--idle-minutes must be >= 1 (a table closes that long after nobody played at "
-                             f"it; less closes tables before their links are opened), got {args.idle_minutes:g}")
+        if not 1 <= args.idle_minutes <= MAX_IDLE_MINUTES:     # (a NaN compares false)
+            raise ValueError(f"--idle-minutes must be a number of minutes from 1 to {MAX_IDLE_MINUTES:g} (a week; a "
+                             f"table closes that long after nobody played at it: less closes tables before their "
+                             f"links are opened, more holds its place for days), got {args.idle_minutes:g}")
         lobby = Lobby(delay=args.delay, bots=tuple(args.bot), max_tables=args.max_tables,
                       max_replays=args.max_replays, idle_minutes=args.idle_minutes)
         if len(args.replay) > args.max_replays:

@@ -168,12 +168,14 @@ class Table:
         ValueError: for fewer or more seats than ``config.num_players``, a seed below 0, a
             stops seat that is not a person's, or a bot spec :func:`agents.make` refuses, that
             does not play the game (:func:`check_bots`: Throne Magic's bots) or that cannot play
-            this table (:func:`agents.check_table`).
+            this table (:func:`agents.check_table`); :class:`agents.play.BotError` (a ValueError, one
+            line) naming the seat's spec, for a bot whose ``reset`` raises.
     """
 
     def __init__(self, seats: Sequence[str], config: GameConfig | None = None, seed: int = 0,
                  stops: "Stops | dict[int, Stops] | None" = None):
         import agents
+        from agents.play import BotError, bot_call
         from treachery_env.env import raw_env
 
         seats = [str(s).strip() for s in seats]
@@ -201,15 +203,18 @@ class Table:
                     bot = agents.make(spec, seed=bot_seed)
                     self._bots[k] = bot
                     agents.check_table(bot, spec, config.num_players, self.config)
+            self._env = raw_env(config=self.config, view_in_info=True)
+            self._env.reset(seed=seed)
+            for k, bot in self._bots.items():
+                if hasattr(bot, "check_config"):     # a trained policy: warns once if trained on another game
+                    bot.check_config(self.config)
+                try:
+                    bot_call(bot, k, self._env.game.turn, bot.reset, k)
+                except BotError as err:     # named as the seat's spec, as the CLI and the lobby name seats
+                    raise BotError(f"agent {seats[k]!r}: {err}", k) from err
         except BaseException:
             self.close()
             raise
-        self._env = raw_env(config=self.config, view_in_info=True)
-        self._env.reset(seed=seed)
-        for k, bot in self._bots.items():
-            if hasattr(bot, "check_config"):     # a trained policy: warns once if trained on another game
-                bot.check_config(self.config)
-            bot.reset(k)
         self._views = ViewBuilder(self._env.game)
         n = config.num_players
         self._streams: list[list[TableEvent]] = [[] for _ in range(n + 1)]   # seats, then the spectators

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import agents
-from agents.play import play_game
+from agents.play import BotError, play_game
 from treachery_env import GameConfig
 
 
@@ -110,6 +110,26 @@ class CrashingInNumpy(BaseAgent):
 class Cheating(BaseAgent):
     def act(self, observation, info):
         return 10_000
+
+
+class CrashingInReset(FirstLegal):
+    def reset(self, seat):
+        return {}["at reset"]
+
+
+class CrashingInBeliefs(FirstLegal):
+    def beliefs(self):
+        return {}["at beliefs"]
+
+
+class CrashingInNumPlayers(FirstLegal):
+    def num_players(self):
+        return {}["at num_players"]
+
+
+class CrashingInCheckConfig(FirstLegal):
+    def check_config(self, config):
+        return {}["at check_config"]
 '''
 
 
@@ -167,6 +187,53 @@ def test_an_outside_bot_enters_by_module_and_class(tmp_path, monkeypatch, capsys
     assert re.match(r"treachery evaluate: error: game \d+ \(deal \d+\): agent 'isolated:my_bots:Crashing': the bot "
                     rf"in seat \d \(IsolatedAgent\) raised KeyError at my_bots\.py:{crash} in act "
                     r"on turn \d+: 'missing'$", err), err
+
+
+def test_an_outside_bot_that_raises_outside_act_is_named_in_one_line(tmp_path, monkeypatch, capsys):
+    """Not only ``act``: a bot's ``reset`` or ``beliefs`` that raises in a game, and its ``num_players``
+    or ``check_config`` that raises before one, are one line naming the agent, what it raised and
+    where in its file, with 1 or 2 workers, in lockstep, in a process of its own and at the terminal."""
+    import io
+    import sys
+
+    from agents import isolated
+    from training.cli import main
+
+    (tmp_path / "my_bots.py").write_text(OUTSIDE_BOTS)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.delitem(sys.modules, "my_bots", raising=False)     # imported from another test's folder
+    isolated._close_all()           # so do the idle bot processes another test used, which would be reused
+    monkeypatch.chdir(tmp_path)
+
+    def what(bot: str, method: str, isolated: str = "") -> str:
+        at = rf"KeyError at my_bots\.py:{line_of('at ' + method)} in {method}"
+        if method in ("reset", "beliefs"):
+            return (rf"agent '{isolated}my_bots:{bot}': the bot in seat \d \({'IsolatedAgent' if isolated else bot}\) "
+                    rf"raised {at} on turn \d+: 'at {method}'")
+        return rf"agent '{isolated}my_bots:{bot}': its {method}\(\) raised {at}: 'at {method}'"     # before the games
+
+    args = ["evaluate", "--players", "4", "--starting-life", "6", "--max-turns", "10", "--games", "2", "--no-progress"]
+    methods = {"CrashingInReset": "reset", "CrashingInBeliefs": "beliefs", "CrashingInNumPlayers": "num_players",
+               "CrashingInCheckConfig": "check_config"}
+    for bot, method in methods.items():
+        for how in (["--workers", "1"], ["--workers", "2"], ["--lockstep"], ["--isolate"]):
+            isolated = "isolated:" if how == ["--isolate"] else ""
+            assert main([*args, "--agents", f"my_bots:{bot},random", *how, "--out", "res"]) == 2
+            err = capsys.readouterr().err
+            game = r"game \d+ \(deal \d+\): " if method in ("reset", "beliefs") else ""
+            assert re.fullmatch(rf"treachery evaluate: error: {game}{what(bot, method, isolated)}\n", err), (how, err)
+    for bot in ("CrashingInReset", "CrashingInNumPlayers"):        # play asks no beliefs
+        monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+        assert main(["play", "--watch", "--players", "4", "--opponents", f"my_bots:{bot},random", "--delay", "0",
+                     "--replay", str(tmp_path)]) == 2
+        err = capsys.readouterr().err
+        assert re.fullmatch(rf"treachery play: error: {what(bot, methods[bot])}\n", err), err
+    # play_game itself, which check_table does not precede
+    for bot in ("CrashingInReset", "CrashingInCheckConfig"):
+        with pytest.raises(BotError, match=rf"^the bot in seat 0 \({bot}\) raised KeyError at my_bots\.py:"
+                                           rf"{line_of('at ' + methods[bot])} in {methods[bot]} on turn 0"):
+            play_game([agents.make(f"my_bots:{bot}")] + [agents.make("random") for _ in range(3)],
+                      GameConfig(num_players=4, max_turns=2))
 
 
 def line_of(text: str) -> int:

@@ -498,6 +498,54 @@ def test_the_departure_fit_script_scores_agreement_on_departures_and_reuses_its_
     assert "--workers 100000 is too many" in capsys.readouterr().err
 
 
+def test_the_departure_fit_batches_are_never_written_over_a_file(tmp_path, monkeypatch):
+    """``bench/departure_fit.py --data``: a batch was named from the count of batches read
+    (``batch_{count}.npz``), so after a gap in the numbering (000 and 002: the next was named 002)
+    or beside another run sharing the folder (both writing 002) it replaced one.  Each takes the
+    first free number from the count on, even one another run took after this one looked."""
+    import importlib.util
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from conftest import taken_before_write
+
+    spec = importlib.util.spec_from_file_location("departure_fit",
+                                                  Path(__file__).parent.parent / "bench" / "departure_fit.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    collected = iter(range(100, 200))
+
+    class Pool:                 # each collect gives one batch, marked with a number of its own
+        def __init__(self, config, seeds):
+            pass
+
+        def collect(self, *a, **k):
+            return [{"x": np.array([next(collected)])}], None, None
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(mod, "WorkerPool", Pool)
+    monkeypatch.setattr(mod, "_probe_sizes", lambda game: ())
+    monkeypatch.setattr(mod, "build_network", lambda kwargs: SimpleNamespace(state_dict=dict))
+    monkeypatch.setattr(mod, "init_weights", lambda net, policy: None)
+    config = SimpleNamespace(workers=1, game_config=lambda: None, network_kwargs=lambda *a: {})
+    data = tmp_path / "data"
+    data.mkdir()
+    for k in (0, 2):                                    # a gap: batch_001 was removed
+        np.savez(data / f"batch_{k:03d}.npz", x=np.array([k]))
+    other = (data / "batch_002.npz").read_bytes()
+    with monkeypatch.context() as m:                    # another run sharing the folder takes 003 meanwhile
+        taken_before_write(m, data / "batch_003.npz", b"another run's")
+        got = mod.collect(config, "p.pt", 4, 8, 0, data)
+    assert [int(b["x"][0]) for b in got] == [0, 2, 100, 101]
+    assert (data / "batch_002.npz").read_bytes() == other and (data / "batch_003.npz").read_bytes() == b"another run's"
+    assert sorted(p.name for p in data.iterdir()) == [f"batch_{k:03d}.npz" for k in (0, 2, 3, 4, 5)]
+    assert [int(np.load(data / f"batch_{k:03d}.npz")["x"][0]) for k in (4, 5)] == [100, 101]
+
+
 def test_the_departure_fit_manifest_is_never_written_over_one_made_meanwhile(tmp_path, capsys, monkeypatch):
     """``bench/departure_fit.py --data``: a new folder's ``manifest.json`` is written only where
     none is, even one another run wrote after this one saw the name free (it used to be replaced,

@@ -147,6 +147,32 @@ def test_an_isolated_bots_beliefs_are_scored_as_in_process(snoopers):
     assert not hasattr(agents.make("isolated:random", seed=0), "beliefs")
 
 
+def test_an_isolated_bots_check_config_is_asked_in_its_process(policy_4p, monkeypatch):
+    """A bot's ``check_config`` (a search bot's, a trained policy's) was not asked in its process:
+    an isolated search bot was not refused a game it cannot play before it (its first decision
+    raised), nor an isolated policy said to be in a game it was not trained on.  Its refusal comes
+    back as the same one line, its warnings as the same text, once in the game's process as
+    in-process (the seats' bots each warn once in a process of their own)."""
+    from agents import isolated
+    from agents.policy import GameConfigMismatchWarning
+
+    monkeypatch.setattr(isolated, "_SAID", set())
+
+    vanguard = GameConfig(num_players=4, vanguard="random")
+    for name in ("ismcts", "lookahead"):
+        with pytest.raises(ValueError, match=f"^the {name} bot plays games without Vanguard cards only"):
+            agents.check_table(agents.make(f"isolated:{name}", seed=0), f"isolated:{name}", 4, vanguard)
+    assert not hasattr(agents.make("isolated:random", seed=0), "check_config")
+    silent = GameConfig(num_players=4, talk="none")
+    with pytest.warns(GameConfigMismatchWarning) as here:
+        agents.make(f"policy:{policy_4p}", seed=0).check_config(silent)
+    with pytest.warns(UserWarning) as there:
+        bots = [agents.make(f"isolated:policy:{policy_4p}", seed=seed) for seed in (0, 1)]   # two processes
+        for bot in bots:
+            bot.check_config(silent)
+    assert [str(w.message) for w in there] == [str(w.message) for w in here] and len(here) == 1
+
+
 def test_isolated_processes_are_reused_and_end_with_their_input():
     from agents import isolated
 

@@ -174,3 +174,31 @@ def test_the_way_to_restore_a_models_file_is_the_one_at_hand(tmp_path, monkeypat
     assert "; restore it (git checkout -- cut/policy.pt) or load" in refusal(repo)
     monkeypatch.chdir(tmp_path)
     assert f"; restore it (git -C {repo.resolve()} checkout -- cut/policy.pt) or load" in refusal(repo)
+
+
+def test_a_models_file_is_named_in_one_form_wherever_it_is_shown(tmp_path, monkeypatch, capsys):
+    """A shipped model's folder is absolute (:data:`agents.models.CHECKPOINTS`): an altered file's
+    refusal named it absolute ('/.../cut/policy.pt' is not the file..., policy:/...) beside a git
+    hint naming it relative to the current folder, and ``treachery models`` listed it absolute.
+    Each now names it as :func:`agents.models.shown_path` does: relative to the current folder
+    where it lies in it, else as it is."""
+    import agents.models as am
+
+    shutil.copytree(models()["residual-exit"].policy.parent, tmp_path / "cut")
+    (tmp_path / "cut" / "policy.pt").write_bytes(b"not a policy")
+    card = tmp_path / "cut" / "MODEL_CARD.md"
+    monkeypatch.setattr(am, "models", lambda: models(tmp_path.resolve()))
+    for cwd, shown in ((tmp_path, "cut/policy.pt"), (tmp_path / "cut", "policy.pt"),
+                       (tmp_path.parent / "elsewhere", str(tmp_path.resolve() / "cut" / "policy.pt"))):
+        cwd.mkdir(exist_ok=True)
+        monkeypatch.chdir(cwd)
+        assert main(["models"]) == 0
+        out, err = capsys.readouterr()
+        assert out.splitlines()[2].startswith("| cut ") and f" | {shown} | 0.0 | MISMATCH | " in out
+        assert err.startswith(f"treachery: warning: model 'cut': {shown!r} is not the file its card describes ")
+        assert err.endswith(f"; put back the file its card was written with or load it as policy:{shown}\n"), err
+    card.write_text("\n".join(line for line in card.read_text().split("\n") if "SHA-256" not in line))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match=r"^model 'cut': its card 'cut/MODEL_CARD.md' records no policy checksum; "
+                                         r"export it again \(treachery export\) or load it as policy:cut/policy.pt$"):
+        checked_policy(models(tmp_path.resolve())["cut"])

@@ -1416,6 +1416,13 @@ def test_a_role_gate_grafted_from_another_run_gates_that_role_alone(tmp_path, ca
         assert msg in err and err.count("\n") == 1, err
     assert main(["graft", never, always, "--role", "assassin", "--out", str(busy / "beside.pt")]) == 0
     capsys.readouterr()
+    # a DONOR that is the policy.pt of a training in progress: grafted as saved last, and said in one line
+    shutil.copy(always, busy / "policy.pt")
+    assert main(["graft", never, str(busy / "policy.pt"), "--role", "assassin", "--out", str(tmp_path / "b.pt")]) == 0
+    warned = [line for line in capsys.readouterr().err.splitlines() if "training in progress" in line]
+    assert warned == [f"treachery: warning: DONOR: '{busy}' is the folder of a training in progress (pid "
+                      f"{os.getpid()}), which saves its policy.pt as it goes: grafted the one it saved last, not the "
+                      f"one it will end with; graft again once it has ended"], warned
     lock.release()
     # a file another command makes at --out after the check is kept (it was replaced): the next free name
     with monkeypatch.context() as m:

@@ -62,6 +62,17 @@ def _bad_inputs(tmp: str) -> list[tuple[list[str], str]]:
         (["train", "--steps", "-5", *run], "total_steps = -5"),
         (["train", "--minutes", "0", *run], "--minutes must be"),
         (["train", "--minutes", "nan", *run], "--minutes must be"),
+        (["train", "--minutes", "inf", *run], "--minutes must be a number of minutes > 0 and at most 525600"),
+        (["train", "--minutes", "1e308", *run], "(a year; without --minutes the run has no time budget), got 1e+308"),
+        # a number a train config takes: inf, or one so large that a float32 loss overflows, is refused before the run
+        (["train", "--set", "vf_coef=inf", *run], "vf_coef = inf is invalid; allowed: a number in [0, 1e+06]"),
+        (["train", "--set", "ent_coef=1e308", *run], "ent_coef = 1e+308 is invalid; allowed: a number in [0, 1e+06]"),
+        (["train", "--set", "max_grad_norm=inf", *run], "max_grad_norm = inf is invalid; allowed: a finite number "
+                                                        ">= 0"),
+        (["train", "--set", "opponents={random=inf}", *run], "opponents = {random = inf} is invalid; allowed: a table "
+                                                              "of weights from 0 to 1e+06 over"),
+        (["train", "--set", "time_budget_s=inf", *run], "time_budget_s = inf is invalid; allowed: seconds from 0 (no "
+                                                        "limit) to 3.1536e+07 (a year)"),
         (["train", "--workers", "0", *run], "workers = 0"),
         (["train", "--workers", many, *run], "CPU"),
         (["train", "--set", f"workers={many}", *run], "CPU"),
@@ -427,6 +438,36 @@ def test_export_ships_the_bytes_it_loaded_and_a_corrupt_policy_is_one_line(tmp_p
     assert err.startswith(f"treachery export: error: checkpoint {str(run / 'policy.pt')!r} is corrupt or not a "
                           f"torch checkpoint") and len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "ship2").exists()
+
+
+def test_export_of_a_run_being_trained_says_it_ships_the_policy_saved_last(tmp_path, capsys, policy_4p):
+    """A run folder whose training still runs (it holds the folder's lock, training.run_lock) was
+    exported silently: its policy.pt is the one saved last, not the one the run will end with.
+    One warning line says so (the CLI's form of a warning), and the export is made; none once the
+    training has ended."""
+    import os
+    import shutil
+
+    from training.run_lock import RunLock
+
+    run = tmp_path / "run"
+    run.mkdir()
+    shutil.copy(policy_4p, run / "policy.pt")
+    lock = RunLock(run)
+    lock.acquire()                  # this process trains it, as far as the export can tell
+    try:
+        for given in (run, run / "policy.pt"):
+            out = tmp_path / f"ship-{given.name}"
+            assert cli.main(["export", str(given), "--out", str(out)]) == 0
+            err = capsys.readouterr().err
+            assert err == (f"treachery: warning: {str(run)!r} is the folder of a training in progress (pid "
+                           f"{os.getpid()}), which saves its policy.pt as it goes: exported the one it saved last, "
+                           f"not the one it will end with; export again once it has ended\n"), err
+            assert (out / "policy.pt").is_file() and (out / "MODEL_CARD.md").is_file()
+    finally:
+        lock.release()
+    assert cli.main(["export", str(run), "--out", str(tmp_path / "ship-after")]) == 0
+    assert capsys.readouterr().err == ""
 
 
 def test_export_to_the_current_folder_names_the_card_after_it(tmp_path, monkeypatch, policy_4p):
@@ -854,7 +895,7 @@ def test_sigterm_before_the_run_began_is_named_and_exits_143(tmp_path, capsys, m
     import training.ppo
     from training.interrupts import Terminated
 
-    def loading(run_dir):
+    def loading(run_dir, warn=True):
         raise Terminated()
 
     monkeypatch.setattr(training.ppo, "load_resumable", loading)

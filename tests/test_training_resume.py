@@ -173,7 +173,8 @@ def test_an_unreadable_metrics_line_names_the_file_and_line(run, tmp_path):
 
 def test_a_corrupt_newest_checkpoint_falls_back_to_the_previous(run, tmp_path):
     """A library user (a notebook) is told with Python warnings (they were printed, ``warning: ...``,
-    in a form of their own, not the CLI's)."""
+    in a form of their own, not the CLI's), one for the checkpoint: it was also warned of as skipped
+    ("trying the one before it") before the warning that it was set aside."""
     cfg, res = run
     c2 = _copy(run, tmp_path, total_steps=cfg.total_steps + 200)
     newest = latest_checkpoint(tmp_path / "r")
@@ -181,13 +182,14 @@ def test_a_corrupt_newest_checkpoint_falls_back_to_the_previous(run, tmp_path):
     with pytest.warns(UserWarning) as caught:
         out = train(c2, resume=True, progress=False, log=False)
     said = [str(w.message) for w in caught if "cannot be loaded" in str(w.message)]
-    assert len(said) == 2 and said[0].startswith(f"checkpoint {newest.name} cannot be loaded, trying the one before it")
-    assert said[1].endswith(f"renamed it {newest.name}.corrupt, so that the checkpoints the run keeps are ones that load")
+    assert len(said) == 1 and said[0].startswith(f"checkpoint {newest.name} cannot be loaded (")
+    assert said[0].endswith(f"renamed it {newest.name}.corrupt, so that the checkpoints the run keeps are ones that "
+                            f"load; the run resumes from iteration 2")
     assert out["history"][0]["iteration"] == 3                     # redone from the checkpoint of iteration 2
 
 
 def test_the_cli_resume_falls_back_past_a_corrupt_newest_checkpoint(run, tmp_path, capsys):
-    """`treachery train --resume` finds the run's checkpoint the same way."""
+    """`treachery train --resume` finds the run's checkpoint the same way, and says so once."""
     from training import cli
 
     cfg, _ = run
@@ -198,8 +200,9 @@ def test_the_cli_resume_falls_back_past_a_corrupt_newest_checkpoint(run, tmp_pat
                      "--no-progress"])
     assert code == 0
     warned = [line for line in capsys.readouterr().err.splitlines() if newest.name in line]
-    assert len(warned) == 2 and all(line.startswith(f"treachery: warning: checkpoint {newest.name} cannot be loaded")
-                                    for line in warned), warned
+    assert len(warned) == 1 and warned[0].startswith(f"treachery: warning: checkpoint {newest.name} cannot be loaded (")
+    assert warned[0].endswith(f"renamed it {newest.name}.corrupt, so that the checkpoints the run keeps are ones that "
+                              f"load; the run resumes from iteration 2"), warned
 
 
 def test_a_corrupt_explicit_checkpoint_is_a_one_line_error(run, tmp_path):

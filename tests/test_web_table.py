@@ -291,10 +291,14 @@ def test_serve_refuses_bad_options_in_one_line(tmp_path, capsys):
             (["--replay", str(truncated)], f"--replay {truncated}: not a replay: invalid JSON"),
             (["--max-tables", "0"], "--max-tables must be an int >= 1, got 0"),
             (["--max-replays", "-1"], "--max-replays must be an int >= 1, got -1"),
-            (["--idle-minutes", "0"], "--idle-minutes must be >= 1 (a table closes that long after nobody "
-                                      "played at it; less closes tables before their links are opened), got 0"),
-            (["--idle-minutes", "1e-9"], "--idle-minutes must be >= 1"),
-            (["--idle-minutes", "nan"], "--idle-minutes must be > 0, got nan"),
+            (["--idle-minutes", "0"], "--idle-minutes must be a number of minutes from 1 to 10080 (a week; a table "
+                                      "closes that long after nobody played at it: less closes tables before their "
+                                      "links are opened, more holds its place for days), got 0"),
+            (["--idle-minutes", "1e-9"], "--idle-minutes must be a number of minutes from 1 to 10080"),
+            (["--idle-minutes", "nan"], "--idle-minutes must be a number of minutes from 1 to 10080 (a week; "),
+            (["--idle-minutes", "inf"], ", got inf"),
+            (["--idle-minutes", "1e300"], "--idle-minutes must be a number of minutes from 1 to 10080 (a week; "),
+            (["--idle-minutes", "10080.5"], ", got 10080.5"),
             (["--delay", "nan"], "--delay must be a number of seconds from 0 to 60, got nan"),
             (["--delay", "-1"], "--delay must be a number of seconds from 0 to 60, got -1"),
             (["--delay", "1e9"], "--delay must be a number of seconds from 0 to 60, got 1e+09"),
@@ -739,7 +743,10 @@ def test_the_server_holds_at_most_max_tables_and_refuses_more_in_one_line(monkey
         assert r.status_code == 200 and list(lobby.tables) == [r.json()["table"]] and len(built) == 3
     for options, message in [({"max_tables": 0}, "--max-tables must be an int >= 1, got 0"),
                              ({"max_replays": 1.5}, "--max-replays must be an int >= 1, got 1.5"),
-                             ({"idle_minutes": -1}, "--idle-minutes must be > 0, got -1")]:
+                             ({"idle_minutes": -1}, r"--idle-minutes must be > 0 and at most 10080 \(a week\), got -1"),
+                             ({"idle_minutes": float("inf")}, r"--idle-minutes must be > 0 and at most 10080 "
+                                                              r"\(a week\), got inf"),
+                             ({"idle_minutes": float("nan")}, r"--idle-minutes must be > 0 .*, got nan")]:
         with pytest.raises(ValueError, match=f"^{message}$"):
             Lobby(**options)
 

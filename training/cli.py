@@ -34,7 +34,6 @@ then the number of Ray tasks in flight (``evaluate``) or of rollout actors
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import re
 import signal
@@ -491,7 +490,7 @@ def _train_command(args: argparse.Namespace) -> int:
 
     from agents.files import file_error_text
 
-    from .config import load_config, toml_literal
+    from .config import MAX_TIME_BUDGET_S, load_config, toml_literal
     from .evaluate import MAX_GAMES, games_text
     from .interrupts import Terminated, exit_status, signal_words
     from .ppo import NothingToTrain, TrainingInterrupted, train
@@ -504,8 +503,9 @@ def _train_command(args: argparse.Namespace) -> int:
             if flag is not None:
                 overrides.append(f"{key}={conv(flag)}")
         if args.minutes is not None:
-            if not (math.isfinite(args.minutes) and args.minutes > 0):
-                raise ValueError(f"--minutes must be a finite number > 0, got {args.minutes}")
+            if not 0 < args.minutes <= MAX_TIME_BUDGET_S / 60:        # (a NaN compares false)
+                raise ValueError(f"--minutes must be a number of minutes > 0 and at most {MAX_TIME_BUDGET_S / 60:g} "
+                                 f"(a year; without --minutes the run has no time budget), got {args.minutes:g}")
             overrides.append(f"time_budget_s={float(args.minutes) * 60.0}")
         if args.run_dir is not None:
             overrides.append(f"run_dir={toml_literal(args.run_dir)}")
@@ -658,11 +658,11 @@ def _resume_config(args: argparse.Namespace, overrides: list[str]):
     changed: dict = {}
     for item in overrides:
         parse_override(changed, item)
-    if args.resume is True:          # the newest checkpoint that loads (a corrupt newest one is skipped, with a warning)
+    if args.resume is True:          # the newest checkpoint that loads (a corrupt newer one is skipped: train says so)
         run_dir = changed.get("run_dir") or load_config(args.config).run_dir
         if "run_dir" not in changed and not _sets_run_dir(args) and latest_checkpoint(run_dir) is None:
             raise ValueError(_which_run())
-        path, payload = load_resumable(run_dir)
+        path, payload = load_resumable(run_dir, warn=False)
         changed["run_dir"] = run_dir
     else:
         path = Path(args.resume)
@@ -969,7 +969,7 @@ def _pool(args: argparse.Namespace) -> int:
 
 def _models(args: argparse.Namespace) -> int:
     from agents import NAMED_MODELS
-    from agents.models import checked_policy, models
+    from agents.models import checked_policy, models, shown_path
 
     found = models()
     if not found:
@@ -984,7 +984,8 @@ def _models(args: argparse.Namespace) -> int:
             ok = "MISMATCH" if m.sha256 else "none in the card"
             warnings.warn(str(err), stacklevel=1)        # said as the CLI's other warnings (_show_warning)
         name = m.name if m.name in NAMED_MODELS else f"{m.name} (a bot's name: load it as policy:PATH)"
-        print(f"| {name} | {m.policy} | {m.policy.stat().st_size / 1e6:.1f} | {ok} | {m.verdict() or '–'} |")
+        print(f"| {name} | {shown_path(m.policy)} | {m.policy.stat().st_size / 1e6:.1f} | {ok} | "
+              f"{m.verdict() or '–'} |")
     return 0
 
 

@@ -54,8 +54,8 @@ from treachery_env.rules import Role
 
 from .precision import UPDATE_DTYPES
 
-__all__ = ["TrainConfig", "OPPONENT_KINDS", "MAX_WEIGHT", "INPUT_PATHS", "RUN_RELATIVE", "load_config",
-           "parse_override", "toml_literal", "recorded_config", "checkpoint_config"]
+__all__ = ["TrainConfig", "OPPONENT_KINDS", "MAX_WEIGHT", "MAX_TIME_BUDGET_S", "INPUT_PATHS", "RUN_RELATIVE",
+           "load_config", "parse_override", "toml_literal", "recorded_config", "checkpoint_config"]
 
 #: Game kinds of the opponent mix: ``self`` (every seat the learner), ``pool``
 #: (frozen past checkpoints), and the rule-based bots.
@@ -70,8 +70,13 @@ INPUT_PATHS = ("init", "kl_policy")
 RUN_RELATIVE = "relative to the run folder"
 
 #: The largest loss weight accepted (``departure_weight``, ``gain_weight``, ``score_coef``,
-#: ``kl_coef``): beyond it a float32 loss overflows to inf or NaN.
+#: ``kl_coef``, ``vf_coef``, ``ent_coef``, ``belief_coef``, ``imitation_coef``): beyond it a float32
+#: loss overflows to inf or NaN.
 MAX_WEIGHT = 1e6
+
+#: The longest time budget (``time_budget_s``, ``treachery train --minutes``), a year in seconds:
+#: more (``inf``) is a typo, not a budget; 0 is no limit.
+MAX_TIME_BUDGET_S = 365 * 24 * 3600.0
 
 
 def toml_literal(value: Any) -> str:
@@ -454,16 +459,19 @@ class TrainConfig:
             need(is_int(getattr(self, name)) and getattr(self, name) >= 1, name, "an int >= 1")
         need(is_int(self.policy_lag) and self.policy_lag in (0, 1), "policy_lag",
              "0 (collect, then update) or 1 (collect the next batch while updating)")
-        need(is_num(self.time_budget_s) and self.time_budget_s >= 0, "time_budget_s", "seconds >= 0 (0 = no limit)")
+        need(is_num(self.time_budget_s) and 0 <= self.time_budget_s <= MAX_TIME_BUDGET_S, "time_budget_s",
+             f"seconds from 0 (no limit) to {MAX_TIME_BUDGET_S:g} (a year)")
         need(is_num(self.learning_rate) and 0 < self.learning_rate <= 1, "learning_rate", "a number in (0, 1]")
         need(self.lr_schedule in ("linear", "constant"), "lr_schedule", "'linear' or 'constant'")
         need(self.update_dtype in UPDATE_DTYPES, "update_dtype", ", ".join(repr(d) for d in UPDATE_DTYPES))
         for name in ("gamma", "gae_lambda"):
             need(is_num(getattr(self, name)) and 0 <= getattr(self, name) <= 1, name, "a number in [0, 1]")
         need(is_num(self.clip) and 0 < self.clip < 1, "clip", "a number in (0, 1)")
-        for name in ("value_clip", "vf_coef", "ent_coef", "belief_coef", "max_grad_norm", "target_kl",
-                     "imitation_coef"):
-            need(is_num(getattr(self, name)) and getattr(self, name) >= 0, name, "a number >= 0")
+        for name in ("vf_coef", "ent_coef", "belief_coef", "imitation_coef"):
+            need(is_num(getattr(self, name)) and 0 <= getattr(self, name) <= MAX_WEIGHT, name,
+                 f"a number in [0, {MAX_WEIGHT:g}]")
+        for name in ("value_clip", "max_grad_norm", "target_kl"):
+            need(is_num(getattr(self, name)) and 0 <= getattr(self, name) < math.inf, name, "a finite number >= 0")
         need(self.minibatch_steps >= self.bptt, "minibatch_steps", f"an int >= bptt ({self.bptt})")
         kinds = [*OPPONENT_KINDS, *agents.NAMED_MODELS]
         allowed = f"{list(OPPONENT_KINDS)} or the shipped models {sorted(agents.NAMED_MODELS)}"
@@ -472,9 +480,9 @@ class TrainConfig:
             hint = did_you_mean([k for k in unknown if isinstance(k, str)], kinds)
             raise ValueError(f"train config: unknown opponents {unknown}{hint}; allowed: {allowed}")
         need(isinstance(self.opponents, dict)
-             and all(is_num(w) and w >= 0 for w in self.opponents.values())
+             and all(is_num(w) and 0 <= w <= MAX_WEIGHT for w in self.opponents.values())
              and sum(self.opponents.values()) > 0, "opponents",
-             f"a table of non-negative weights over {allowed} with a positive sum")
+             f"a table of weights from 0 to {MAX_WEIGHT:g} over {allowed} with a positive sum")
         need(is_num(self.imitation) and 0 <= self.imitation < 1, "imitation", "a fraction in [0, 1)")
         need(is_num(self.departure_weight) and 0 < self.departure_weight <= MAX_WEIGHT, "departure_weight",
              f"a number in (0, {MAX_WEIGHT:g}]")

@@ -177,7 +177,7 @@ import numpy as np
 import agents
 from agents.files import atomic_write_bytes, atomic_write_files, check_folder, write_new_file
 from agents.isolated import exit_with_parent
-from agents.play import BotError, face_down_opponents, first_line, game_steps, run_games
+from agents.play import BotError, bot_call, face_down_opponents, first_line, game_steps, run_games
 from treachery_env import GameConfig
 from treachery_env.compiled import starting_workers
 from treachery_env.config import field_text
@@ -680,7 +680,7 @@ def play_tasks(tasks: Sequence[GameTask], config: GameConfig, record_beliefs: bo
     Raises:
         ValueError: if the line-up size differs from ``config.num_players`` or a
             spec is unknown; :class:`agents.play.BotError` (one) naming the game and
-            the agent whose ``act`` raised or whose action was refused.
+            the agent whose ``act``, ``reset`` or ``beliefs`` raised or whose action was refused.
     """
     return run_games([_task_steps(t, config, record_beliefs, observer, factories) for t in tasks], batch=lockstep)
 
@@ -712,14 +712,15 @@ def _task_steps(task: GameTask, config: GameConfig, record_beliefs: bool, observ
             live.append(g)
         tracker.update(g)
         if record_beliefs and hasattr(bot, "beliefs"):
-            rows = _deduction_rows(bot.beliefs(), g, seat, dist)
+            rows = _deduction_rows(bot_call(bot, seat, g.turn, bot.beliefs), g, seat, dist)
             if rows is not None:
                 last_belief[(seat, g.turn)] = rows
 
     try:
         res = yield from game_steps(bots, config, seed=task.env_seed, on_decision=observe)
     except BotError as err:     # name the agent as the tournament knows it, and the game
-        raise BotError(f"game {task.index} (deal {task.deal}): agent {task.specs[err.seat]!r}: {err}") from err
+        raise BotError(f"game {task.index} (deal {task.deal}): agent {task.specs[err.seat]!r}: {err}",
+                       err.seat) from err
     if live:
         tracker.finish(live[0])
     rows = [r for key in sorted(last_belief) for r in last_belief[key]]

@@ -46,7 +46,7 @@ from agents.play import first_line
 from treachery_env.observation import obs_layout
 
 from .rollout import batch_observations
-from .run_lock import check_not_in_use
+from .run_lock import check_not_in_use, saved_by_a_training
 
 __all__ = ["read_examples", "searched", "gate_examples", "gate_inputs", "realised_gain", "GateFit", "Graft", "graft_role_gate",
            "GATE_MINIBATCH", "GATE_LEARNING_RATE", "GATE_AVERAGE", "BIG"]
@@ -402,6 +402,11 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
             that a training running in its folder writes (:func:`training.run_lock.check_not_in_use`);
             nothing is written then, no folder made.
 
+    Warns:
+        UserWarning: (one line each) for a BASE or DONOR that is a run's ``policy.pt`` whose training
+            is still running (:func:`training.run_lock.saved_by_a_training`): the graft is made of the
+            policy it saved last, not the one it will end with.
+
     Returns:
         :class:`Graft`: the file written and what changed (the CLI says it).
     """
@@ -416,12 +421,13 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
         raise ValueError(f"--role: {err}") from None
     if not str(out).strip():
         raise ValueError("--out is empty; give a file")
-    loaded = []
+    loaded, training = [], {}
     for what, src in (("BASE", base), ("DONOR", donor)):     # a missing or bad input named first
         try:
             loaded.append(load_checkpoint(src))
         except ValueError as err:
             raise ValueError(f"{what}: {err}") from None
+        training[what] = saved_by_a_training(src)        # a run's policy.pt, while the run is trained
     b, d = loaded
     out = Path(out)
     try:
@@ -485,4 +491,8 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
                                            "donor_train_config": d.get("train_config", {})}}
     meta["graft_base"] = {"file": str(base), "sha256": sha256_of(base)}     # the card names it
     path = save_checkpoint(out, net, b["game_config"], b.get("train_config"), meta=meta, new=not force)
+    for what, words in training.items():
+        if words is not None:
+            warnings.warn(f"{what}: {words}: grafted the one it saved last, not the one it will end with; graft "
+                          f"again once it has ended", stacklevel=2)
     return Graft(path, not same_gate, role in bk.get("gate_only", []), gate_only)

@@ -16,6 +16,7 @@ import hashlib
 import io
 import json
 import os
+import warnings
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -32,7 +33,7 @@ from agents.models import CHECKSUM_LINE, sha256_of
 from .config import RUN_RELATIVE
 from .evaluate import (WINRATE_INTERVALS, deduction_unit, format_mean, per_role_table, read_results, social_tables,
                        substitution_table)
-from .run_lock import check_not_in_use
+from .run_lock import check_not_in_use, saved_by_a_training
 
 __all__ = ["export_policy", "model_card", "training_summary", "throughput_text"]
 
@@ -424,6 +425,10 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
             ``other_policy`` (by the SHA-256 each result records of the files
             that played, not the bytes at their paths now: :func:`_played_by`);
             nothing is written then.
+    Warns:
+        UserWarning: (one line) for a run's ``policy.pt`` whose training is still running
+            (:func:`training.run_lock.saved_by_a_training`): the export ships the policy it saved last,
+            not the one it ends with.
     """
     if Path(run_dir).is_file() and Path(run_dir).name == "policy.pt" and (Path(run_dir).parent / "metrics.jsonl").is_file():
         run_dir = Path(run_dir).parent          # a run folder's own policy.pt: the run's card, with its totals
@@ -439,6 +444,7 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
         raw = src.read_bytes()      # read once: the bytes loaded are those shipped and hashed (a run may replace the file)
     except OSError as err:
         raise ValueError(f"checkpoint {str(src)!r} cannot be read: {os_reason(err)}") from None
+    training = saved_by_a_training(src)        # a run's policy.pt, while the run is trained
     payload = load_checkpoint(src, data=raw)
     meta, data = payload["meta"], raw
     if "training_state" in payload:       # a resumable checkpoint: ship its policy alone, as a run's policy.pt is
@@ -477,6 +483,10 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
         raise ValueError(f"--out {str(out_dir)!r} got a {Path(err.filename).name} from another command while this "
                          f"export ran; it is kept and nothing is written; give another folder, or --force to "
                          f"replace it") from None
+    if training is not None:
+        saved = f" (iteration {meta['iteration']})" if meta.get("iteration") is not None else ""
+        warnings.warn(f"{training}: exported the one it saved last{saved}, not the one it will end with; export "
+                      f"again once it has ended", stacklevel=2)
     return path
 
 

@@ -432,12 +432,14 @@ def latest_checkpoint(run_dir: str | os.PathLike) -> Path | None:
     return max(found)[1] if found else None
 
 
-def load_resumable(run_dir: str | os.PathLike) -> tuple[Path, dict]:
+def load_resumable(run_dir: str | os.PathLike, warn: bool = True) -> tuple[Path, dict]:
     """The newest checkpoint of ``run_dir`` that loads, and its payload.
 
     A ``ckpt_*.pt`` that cannot be loaded (truncated or corrupt, say by a kill
-    while the disk was full) gets a warning naming it (a Python warning; ``treachery train``
-    says it as its other warnings), and the previous one is tried.
+    while the disk was full) is skipped and the previous one tried, with a warning naming it
+    (a Python warning; ``treachery train`` says it as its other warnings) unless ``warn`` is
+    False: :func:`train`, which sets such a checkpoint aside and says so then, once
+    (:func:`_set_aside_unloadable`).
 
     Raises:
         ValueError: if ``run_dir`` has no ``ckpt_*.pt``, or none of them loads.
@@ -451,8 +453,9 @@ def load_resumable(run_dir: str | os.PathLike) -> tuple[Path, dict]:
         try:
             return path, load_checkpoint(path)
         except ValueError as err:
-            warnings.warn(f"checkpoint {path.name} cannot be loaded, trying the one before it ({first_line(err)})",
-                          stacklevel=2)
+            if warn:
+                warnings.warn(f"checkpoint {path.name} cannot be loaded, trying the one before it ({first_line(err)})",
+                              stacklevel=2)
     raise ValueError(f"nothing to resume: none of the {len(found)} ckpt_*.pt in {str(d)!r} can be loaded")
 
 
@@ -473,7 +476,8 @@ def _set_aside_unloadable(run_dir: Path, iteration: int) -> None:
     """Rename each ``ckpt_*.pt`` of ``run_dir`` after ``iteration`` (the checkpoint a run resumes
     from) that cannot be loaded (:func:`load_resumable` skipped it) to ``<name>.corrupt``, or the
     next free name (``<name>-2.corrupt``, ...; never over a file, even one made meanwhile:
-    :func:`agents.files.move_to_new_name`), with a warning each (as :func:`load_resumable`'s): as a
+    :func:`agents.files.move_to_new_name`), with a warning each, the one said of it (:func:`train`
+    asks :func:`load_resumable` for the checkpoint to resume without its warning): as a
     checkpoint it would count among the newest that the run keeps (``keep_checkpoints``) and have
     good ones deleted in its place; renamed, its bytes are kept for whoever wants to look at them.
 
@@ -488,7 +492,8 @@ def _set_aside_unloadable(run_dir: Path, iteration: int) -> None:
         except ValueError as err:
             aside = move_to_new_name(path, path.with_name(path.name + ".corrupt"))
             warnings.warn(f"checkpoint {path.name} cannot be loaded ({first_line(err)}); renamed it {aside.name}, "
-                          f"so that the checkpoints the run keeps are ones that load", stacklevel=2)
+                          f"so that the checkpoints the run keeps are ones that load; the run resumes from "
+                          f"iteration {iteration}", stacklevel=2)
 
 
 def _machine() -> str:
@@ -569,7 +574,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         resume: False: start a new run (``run_dir`` must hold no checkpoint
             and no ``metrics.jsonl``); True: continue from the latest
             checkpoint in ``run_dir`` that loads (a corrupt newer one is
-            skipped with a warning, see :func:`load_resumable`; the newest one of another run is
+            skipped and set aside, with one warning; the newest one of another run is
             refused, not skipped: left in the folder it would count among the newest it keeps, and be
             picked again); a path: continue from that checkpoint, which must lie in ``run_dir``.
             Either way the checkpoint's stored config is used, except ``run_dir``, ``total_steps``,
@@ -1035,7 +1040,7 @@ def _open_run(config: TrainConfig, resume: bool | str | os.PathLike) -> tuple[Tr
     path, payload, state = None, None, None
     if resume:
         if resume is True:
-            path, payload = load_resumable(run_dir)
+            path, payload = load_resumable(run_dir, warn=False)     # said as it is set aside, once
         else:
             path = Path(resume)
             try:

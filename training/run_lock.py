@@ -15,7 +15,8 @@ taken: a warning says so, and two trainings in one folder are not prevented ther
 
 Commands that write into a folder a training may hold (``treachery export --out``,
 ``treachery graft --out``) ask :func:`check_not_in_use` first, and are refused when
-what they write is a file the training writes.
+what they write is a file the training writes; ``treachery export`` or ``graft`` of a run's
+policy while its training runs warns that it read the policy saved last (:func:`saved_by_a_training`).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ try:
 except ImportError:                     # Windows
     fcntl = None
 
-__all__ = ["LOCK_NAME", "RunLock", "check_not_in_use"]
+__all__ = ["LOCK_NAME", "RunLock", "check_not_in_use", "training_in", "saved_by_a_training"]
 
 #: The lock file in a run folder.
 LOCK_NAME = "train.lock"
@@ -163,6 +164,23 @@ class RunLock:
             self._fd = None
 
 
+def training_in(folder: str | os.PathLike) -> str | None:
+    """None when no training holds the run folder ``folder`` (:class:`RunLock`), else the words
+    for the one that does: `` (pid N)``, or "" before it has written its pid.  Writes nothing."""
+    return _held_by_other(Path(folder) / LOCK_NAME)
+
+
+def saved_by_a_training(policy: str | os.PathLike) -> str | None:
+    """For a run's ``policy.pt`` whose training still runs (:func:`training_in` its folder), the
+    words that say so, for a command that reads it (``treachery export``, ``graft``): ``"'runs/x'
+    is the folder of a training in progress (pid N), which saves its policy.pt as it goes"``;
+    None for any other file."""
+    p = Path(policy)
+    who = training_in(p.parent) if p.name == "policy.pt" else None
+    return None if who is None else (f"{str(p.parent)!r} is the folder of a training in progress{who}, which saves "
+                                     f"its policy.pt as it goes")
+
+
 def check_not_in_use(folder: str | os.PathLike, what: str, names: tuple[str, ...]) -> None:
     """Refuse to write ``names`` into ``folder`` while a training holds it and writes them.
 
@@ -177,7 +195,7 @@ def check_not_in_use(folder: str | os.PathLike, what: str, names: tuple[str, ...
     """
     mine = [n for n in names if n in ("policy.pt", "metrics.jsonl", "config.json")
             or (n.startswith("ckpt_") and n.endswith(".pt"))]
-    who = _held_by_other(Path(folder) / LOCK_NAME) if mine else None
+    who = training_in(folder) if mine else None
     if who is not None:
         raise ValueError(f"{what}: {str(folder)!r} is the folder of a training in progress{who}, which "
                          f"writes its {' and '.join(mine)}; wait for it to end, or choose another folder")

@@ -79,7 +79,7 @@ def play_task(task: GameTask, config: GameConfig) -> ThroneRecord:
     seeded ``task.env_seed``.
 
     Raises:
-        agents.play.BotError: (one line) a bot's ``act`` raised or its action was refused.
+        agents.play.BotError: (one line) a bot's ``act`` or ``reset`` raised or its action was refused.
         Exception: whatever else a bot or the engine raises.
     """
     bots = [agents.make(spec, seed=seed) for spec, seed in zip(task.specs, task.agent_seeds)]
