@@ -1419,3 +1419,33 @@ def test_a_rollout_worker_runs_one_thread_with_its_start_frozen_and_rarer_young_
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[1]).stdout.split()
     assert out == ["1", "True", "True", "True", "2"]
+
+
+def test_sigterm_to_the_process_group_during_an_update_keeps_the_iteration(tmp_path, monkeypatch):
+    """SIGTERM to the whole process group (a batch scheduler's time limit, `kill -TERM -PGID`) kills the
+    worker processes at once while the learner holds the signal through its update: the iteration is
+    still finished and saved, and the run ends as a SIGTERM stop (TrainingInterrupted), not with the
+    BrokenPipeError of starting the next collection (policy_lag 0) on the dead workers' pipes."""
+    import multiprocessing as mp
+    import os
+    import signal
+
+    import training.ppo as ppo
+    from training.ppo import TrainingInterrupted
+
+    real_update, calls = ppo.ppo_update, []
+
+    def update(*a, **kw):
+        calls.append(1)
+        if len(calls) == 2:         # the group's SIGTERM: the workers die (default action), the learner holds it
+            for p in mp.active_children():
+                p.kill()
+                p.join(timeout=10)
+            os.kill(os.getpid(), signal.SIGTERM)
+        return real_update(*a, **kw)
+
+    monkeypatch.setattr(ppo, "ppo_update", update)
+    with pytest.raises(TrainingInterrupted) as stop:
+        train(tiny(tmp_path, total_steps=3000, workers=2, checkpoint_every=5), progress=False, log=False)
+    assert stop.value.signal_name == "SIGTERM" and stop.value.iteration == 2
+    assert stop.value.checkpoint is not None and Path(stop.value.checkpoint).name == "ckpt_000002.pt"
