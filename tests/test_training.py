@@ -1449,3 +1449,42 @@ def test_sigterm_to_the_process_group_during_an_update_keeps_the_iteration(tmp_p
         train(tiny(tmp_path, total_steps=3000, workers=2, checkpoint_every=5), progress=False, log=False)
     assert stop.value.signal_name == "SIGTERM" and stop.value.iteration == 2
     assert stop.value.checkpoint is not None and Path(stop.value.checkpoint).name == "ckpt_000002.pt"
+
+
+@pytest.mark.parametrize("when", ["update", "collect"])
+def test_a_killed_worker_process_is_said_in_one_line(tmp_path, monkeypatch, when):
+    """A worker process killed from outside (kill -9, the OOM killer), during an update (the next
+    collection, started early with policy_lag 0, is sent to its closed pipe) or during a collection,
+    ends the run with WorkerLost naming it (one line for the command), not a pipe's BrokenPipeError
+    or EOFError; killed during an update, that iteration is still finished and logged."""
+    import multiprocessing as mp
+
+    import training.ppo as ppo
+    from training.rollout import WorkerLost, WorkerPool
+
+    real_update, real_finish, calls = ppo.ppo_update, WorkerPool.finish, []
+
+    def kill_one():
+        p = mp.active_children()[0]
+        p.kill()
+        p.join(timeout=10)
+
+    def update(*a, **kw):
+        calls.append(1)
+        if when == "update" and len(calls) == 2:
+            kill_one()
+        return real_update(*a, **kw)
+
+    def finish(self):
+        if when == "collect" and len(calls) == 2:
+            kill_one()
+        return real_finish(self)
+
+    monkeypatch.setattr(ppo, "ppo_update", update)
+    monkeypatch.setattr(WorkerPool, "finish", finish)
+    cfg = tiny(tmp_path, total_steps=3000, workers=2, checkpoint_every=5)
+    with pytest.raises(WorkerLost, match=r"^rollout worker \d of 2 \(process \d+\) ended during a collection: "
+                                         r"it was killed by SIGKILL"):
+        train(cfg, progress=False, log=False)
+    lines = (Path(cfg.run_dir) / "metrics.jsonl").read_text().splitlines()
+    assert len(lines) == 2
