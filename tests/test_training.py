@@ -1419,3 +1419,72 @@ def test_a_rollout_worker_runs_one_thread_with_its_start_frozen_and_rarer_young_
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[1]).stdout.split()
     assert out == ["1", "True", "True", "True", "2"]
+
+
+def test_sigterm_to_the_process_group_during_an_update_keeps_the_iteration(tmp_path, monkeypatch):
+    """SIGTERM to the whole process group (a batch scheduler's time limit, `kill -TERM -PGID`) kills the
+    worker processes at once while the learner holds the signal through its update: the iteration is
+    still finished and saved, and the run ends as a SIGTERM stop (TrainingInterrupted), not with the
+    BrokenPipeError of starting the next collection (policy_lag 0) on the dead workers' pipes."""
+    import multiprocessing as mp
+    import os
+    import signal
+
+    import training.ppo as ppo
+    from training.ppo import TrainingInterrupted
+
+    real_update, calls = ppo.ppo_update, []
+
+    def update(*a, **kw):
+        calls.append(1)
+        if len(calls) == 2:         # the group's SIGTERM: the workers die (default action), the learner holds it
+            for p in mp.active_children():
+                p.kill()
+                p.join(timeout=10)
+            os.kill(os.getpid(), signal.SIGTERM)
+        return real_update(*a, **kw)
+
+    monkeypatch.setattr(ppo, "ppo_update", update)
+    with pytest.raises(TrainingInterrupted) as stop:
+        train(tiny(tmp_path, total_steps=3000, workers=2, checkpoint_every=5), progress=False, log=False)
+    assert stop.value.signal_name == "SIGTERM" and stop.value.iteration == 2
+    assert stop.value.checkpoint is not None and Path(stop.value.checkpoint).name == "ckpt_000002.pt"
+
+
+@pytest.mark.parametrize("when", ["update", "collect"])
+def test_a_killed_worker_process_is_said_in_one_line(tmp_path, monkeypatch, when):
+    """A worker process killed from outside (kill -9, the OOM killer), during an update (the next
+    collection, started early with policy_lag 0, is sent to its closed pipe) or during a collection,
+    ends the run with WorkerLost naming it (one line for the command), not a pipe's BrokenPipeError
+    or EOFError; killed during an update, that iteration is still finished and logged."""
+    import multiprocessing as mp
+
+    import training.ppo as ppo
+    from training.rollout import WorkerLost, WorkerPool
+
+    real_update, real_finish, calls = ppo.ppo_update, WorkerPool.finish, []
+
+    def kill_one():
+        p = mp.active_children()[0]
+        p.kill()
+        p.join(timeout=10)
+
+    def update(*a, **kw):
+        calls.append(1)
+        if when == "update" and len(calls) == 2:
+            kill_one()
+        return real_update(*a, **kw)
+
+    def finish(self):
+        if when == "collect" and len(calls) == 2:
+            kill_one()
+        return real_finish(self)
+
+    monkeypatch.setattr(ppo, "ppo_update", update)
+    monkeypatch.setattr(WorkerPool, "finish", finish)
+    cfg = tiny(tmp_path, total_steps=3000, workers=2, checkpoint_every=5)
+    with pytest.raises(WorkerLost, match=r"^rollout worker \d of 2 \(process \d+\) ended during a collection: "
+                                         r"it was killed by SIGKILL"):
+        train(cfg, progress=False, log=False)
+    lines = (Path(cfg.run_dir) / "metrics.jsonl").read_text().splitlines()
+    assert len(lines) == 2

@@ -495,6 +495,7 @@ def _train_command(args: argparse.Namespace) -> int:
     from .interrupts import Terminated, exit_status, signal_words
     from .ppo import NothingToTrain, TrainingInterrupted, train
     from .ray_workers import RayFailure           # (imports no Ray)
+    from .rollout import WorkerLost
 
     try:
         overrides = list(args.overrides)
@@ -540,7 +541,7 @@ def _train_command(args: argparse.Namespace) -> int:
     except ValueError as err:
         print(f"treachery train: error: {err}", file=sys.stderr)
         return 2
-    except RayFailure as err:          # Ray's own failure (an actor or node died): one line
+    except (RayFailure, WorkerLost) as err:    # Ray's own failure (an actor or node died), a worker process killed
         print(f"treachery train: error: {err}", file=sys.stderr)
         return 1
     except OSError as err:             # the run folder's files (lock, config.json, tb/, metrics, checkpoints)

@@ -882,10 +882,12 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
                     record = {"iteration": iteration, "steps": steps, "wall_s": wall, "games": games_total, **metrics}
                     history.append(record)
                     done = steps >= config.total_steps or _budget_spent(config, wall, recent)
-                    if not done and not workers.busy:
+                    if not done and not workers.busy and not noticed:
                         # policy_lag 0: the next collection, from the weights just updated, starts before
                         # this iteration's metrics and checkpoint are written, so the workers do not wait
-                        # for them (the same weights and pool as at the next iteration's start)
+                        # for them (the same weights and pool as at the next iteration's start); not once
+                        # a stop is held: the run ends after this iteration, and a SIGTERM to the process
+                        # group has killed the workers (a send to them would fail before it is saved)
                         started = time.perf_counter()
                         workers.start(net.state_dict(), pool_changes, config.rollout_steps, config.labels_expert)
                         pool_changes = {}

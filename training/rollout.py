@@ -88,7 +88,7 @@ from .config import TrainConfig
 from .interrupts import children_ignore_sigint
 from .shared_weights import SharedWeights, WeightsHandle, WeightsReader
 
-__all__ = ["Collector", "WorkerPool", "worker_collector", "GameStat", "batch_observations", "sparse_rows",
+__all__ = ["Collector", "WorkerPool", "WorkerLost", "worker_collector", "GameStat", "batch_observations", "sparse_rows",
            "sample_actions", "legal_probs", "compute_gae", "privileged_features", "LEARNER",
            "WORKER_GC_THRESHOLD"]
 
@@ -727,6 +727,11 @@ def _worker_main(conn, config_dict: dict, seed: int) -> None:
             conn.send(("error", f"{err!r}\n{traceback.format_exc()}"))
 
 
+class WorkerLost(RuntimeError):
+    """A rollout worker process ended while the learner needed it (killed from outside, out of
+    memory): one line naming it, for the command to print instead of a pipe's EOFError."""
+
+
 class WorkerPool:
     """Collectors in ``config.workers`` processes (``workers == 1``: this process), or, with
     ``config.ray_address``, in as many Ray actors (:class:`training.ray_workers.RayRollouts`,
@@ -793,9 +798,14 @@ class WorkerPool:
             return
         share = -(-num_steps // len(self.conns))
         handle = self._shared.write(w)          # None: shared memory is short, the weights go by pipe
-        for c in self.conns:
-            c.send(("collect", w if handle is None else handle, changes, share, label_expert))
-        self._pending = ()
+        lost = None
+        for i, c in enumerate(self.conns):
+            try:
+                c.send(("collect", w if handle is None else handle, changes, share, label_expert))
+            except OSError:         # the worker's process ended: said by finish(), where the run can stop
+                lost = i
+                break
+        self._pending = () if lost is None else (lost,)
 
     @property
     def busy(self) -> bool:
@@ -835,8 +845,14 @@ class WorkerPool:
             results = self.ray.finish(pending[0])
         else:
             results = []
-            for c in self.conns:
-                status, payload = c.recv()
+            for i, c in enumerate(self.conns):
+                try:
+                    if pending:
+                        raise EOFError
+                    status, payload = c.recv()
+                except (EOFError, OSError):
+                    self._pending = pending         # close() then stops the other workers at once
+                    raise WorkerLost(self._lost_words(pending[0] if pending else i)) from None
                 if status != "ok":
                     raise RuntimeError(f"rollout worker failed: {payload}")
                 results.append(payload)
@@ -848,6 +864,16 @@ class WorkerPool:
             info["decisions"] += i["decisions"]
             info["seconds"] = max(info["seconds"], i["seconds"])
         return batches, games, info
+
+    def _lost_words(self, i: int) -> str:
+        """One line saying that worker ``i``'s process ended (killed, or out of memory)."""
+        p = self.procs[i]
+        p.join(timeout=1)
+        code = p.exitcode
+        how = ("is still running but its pipe closed" if code is None else
+               f"was killed by {signal.Signals(-code).name}" if code < 0 else f"exited with status {code}")
+        return (f"rollout worker {i + 1} of {len(self.procs)} (process {p.pid}) ended during a collection: it {how} "
+                f"(killed from outside, or out of memory?)")
 
     def collect(self, weights: dict, pool_changes: dict, num_steps: int,
                 label_expert: bool = False) -> tuple[list, list, dict]:
