@@ -870,8 +870,15 @@ class WorkerPool:
         p = self.procs[i]
         p.join(timeout=1)
         code = p.exitcode
-        how = ("is still running but its pipe closed" if code is None else
-               f"was killed by {signal.Signals(-code).name}" if code < 0 else f"exited with status {code}")
+        if code is None:
+            how = "is still running but its pipe closed"
+        elif code < 0:
+            try:
+                how = f"was killed by {signal.Signals(-code).name}"
+            except ValueError:                  # a real-time or unnamed signal
+                how = f"was killed by signal {-code}"
+        else:
+            how = f"exited with status {code}"
         return (f"rollout worker {i + 1} of {len(self.procs)} (process {p.pid}) ended during a collection: it {how} "
                 f"(killed from outside, or out of memory?)")
 
