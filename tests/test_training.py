@@ -1421,12 +1421,26 @@ def test_a_rollout_worker_runs_one_thread_with_its_start_frozen_and_rarer_young_
     assert out == ["1", "True", "True", "True", "2"]
 
 
+def _recorded_worker_pools(monkeypatch) -> list:
+    """The WorkerPools made from now on in this test, in order (so that a test kills its own run's
+    worker processes, not every child of the test process)."""
+    from training.rollout import WorkerPool
+
+    made, real_init = [], WorkerPool.__init__
+
+    def init(self, *a, **kw):
+        real_init(self, *a, **kw)
+        made.append(self)
+
+    monkeypatch.setattr(WorkerPool, "__init__", init)
+    return made
+
+
 def test_sigterm_to_the_process_group_during_an_update_keeps_the_iteration(tmp_path, monkeypatch):
     """SIGTERM to the whole process group (a batch scheduler's time limit, `kill -TERM -PGID`) kills the
     worker processes at once while the learner holds the signal through its update: the iteration is
     still finished and saved, and the run ends as a SIGTERM stop (TrainingInterrupted), not with the
     BrokenPipeError of starting the next collection (policy_lag 0) on the dead workers' pipes."""
-    import multiprocessing as mp
     import os
     import signal
 
@@ -1434,11 +1448,12 @@ def test_sigterm_to_the_process_group_during_an_update_keeps_the_iteration(tmp_p
     from training.ppo import TrainingInterrupted
 
     real_update, calls = ppo.ppo_update, []
+    pools = _recorded_worker_pools(monkeypatch)
 
     def update(*a, **kw):
         calls.append(1)
         if len(calls) == 2:         # the group's SIGTERM: the workers die (default action), the learner holds it
-            for p in mp.active_children():
+            for p in pools[0].procs:
                 p.kill()
                 p.join(timeout=10)
             os.kill(os.getpid(), signal.SIGTERM)
@@ -1457,15 +1472,14 @@ def test_a_killed_worker_process_is_said_in_one_line(tmp_path, monkeypatch, when
     collection, started early with policy_lag 0, is sent to its closed pipe) or during a collection,
     ends the run with WorkerLost naming it (one line for the command), not a pipe's BrokenPipeError
     or EOFError; killed during an update, that iteration is still finished and logged."""
-    import multiprocessing as mp
-
     import training.ppo as ppo
     from training.rollout import WorkerLost, WorkerPool
 
     real_update, real_finish, calls = ppo.ppo_update, WorkerPool.finish, []
+    pools = _recorded_worker_pools(monkeypatch)
 
     def kill_one():
-        p = mp.active_children()[0]
+        p = pools[0].procs[0]       # this run's own worker (not another test's leftover child process)
         p.kill()
         p.join(timeout=10)
 
