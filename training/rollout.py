@@ -825,8 +825,9 @@ class WorkerPool:
 
         Raises:
             RuntimeError: when no collection is under way, or a worker failed (with its
-                traceback); on Ray, :class:`training.ray_workers.RayFailure` when an actor
-                or its node died.
+                traceback); :class:`WorkerLost` (one line) when a worker process ended (killed
+                from outside, out of memory) before it replied or when :meth:`start` sent to it;
+                on Ray, :class:`training.ray_workers.RayFailure` when an actor or its node died.
         """
         if self._pending is None:
             raise RuntimeError("no collection is under way: start() one first")
