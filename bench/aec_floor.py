@@ -19,6 +19,7 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from treachery_env.benchmark import seconds_per_row
 from treachery_env.env import OrderEnforcingEnv
 
 
@@ -85,7 +86,8 @@ def run(env: AECEnv, seconds: float, choose: bool = True) -> float:
 def main() -> None:
     """Print the four floors."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--seconds", type=float, default=4.0)
+    ap.add_argument("--seconds", type=seconds_per_row, default=4.0,
+                    help="wall-clock seconds per floor, above 0 and at most 3600 (default 4)")
     s = ap.parse_args().seconds
     print(f"do-nothing AEC, unwrapped, peers-style random legal action: {run(DoNothing(), s):>12,.0f} steps/s")
     print(f"do-nothing AEC, unwrapped, always action 0:                 {run(DoNothing(), s, False):>12,.0f} steps/s")

@@ -951,3 +951,33 @@ def test_the_collect_instructions_script_collects_what_it_measures_and_refuses_b
     assert capsys.readouterr().err == (f"collect_instructions: {keep / 'callgrind.collect.measured'} exists "
                                        "(--force replaces it)\n")
     assert (keep / "callgrind.collect.measured").read_text() == "earlier"
+
+
+@pytest.mark.parametrize("bad", ["inf", "nan", "0", "-1", "1e9", "ten"])
+def test_every_benchmark_command_refuses_seconds_it_cannot_time_in_one_line(bad, capsys):
+    """``--seconds`` of ``python -m treachery_env.benchmark``, ``python -m agents.benchmark`` and
+    ``bench/aec_floor.py`` (one check, ``treachery_env.benchmark.seconds_per_row``): ``inf`` timed
+    one row for ever (nothing refused it, or only ``<= 0``), ``nan`` and 0 timed nothing; each is one
+    line on stderr, exit 2, before anything runs."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("aec_floor", Path(__file__).parent.parent / "bench" / "aec_floor.py")
+    floor = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(floor)
+
+    def aec_floor_main(argv):
+        old = sys.argv
+        sys.argv = ["aec_floor.py", *argv]
+        try:
+            floor.main()
+        finally:
+            sys.argv = old
+
+    for main in (env_bench_main, agents_bench_main, aec_floor_main):
+        with pytest.raises(SystemExit) as stop:
+            main(["--seconds", bad])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert stop.value.code == 2 and "argument --seconds:" in err[-1]
+        assert ("is not a number of seconds" if bad == "ten" else "must be above 0 and at most 3600 seconds") in err[-1]

@@ -31,7 +31,27 @@ from .config import FORCED_DECISIONS, PRIORITY_WINDOWS, TALK_MODES, GameConfig
 from .engine import Game
 from .env import env as make_env, raw_env
 
-__all__ = ["run_engine", "run_env", "midgame_states", "time_clone", "game_memory", "main"]
+__all__ = ["run_engine", "run_env", "midgame_states", "time_clone", "game_memory", "seconds_per_row",
+           "MAX_SECONDS_PER_ROW", "main"]
+
+#: The longest wall-clock time a benchmark row may be given (``--seconds``): an hour.
+MAX_SECONDS_PER_ROW = 3600.0
+
+
+def seconds_per_row(text: str) -> float:
+    """``--seconds`` of a benchmark command (an argparse ``type``): a number of seconds above 0 and
+    at most :data:`MAX_SECONDS_PER_ROW` (``inf`` would time one row for ever, ``nan`` or 0 time nothing).
+
+    Raises:
+        argparse.ArgumentTypeError: for anything else (argparse says it in one line, exit 2).
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value <= MAX_SECONDS_PER_ROW:
+        raise argparse.ArgumentTypeError(f"must be above 0 and at most {MAX_SECONDS_PER_ROW:g} seconds, got {text}")
+    return value
 
 
 def run_engine(cfg: GameConfig, seconds: float, seed: int = 0) -> dict:
@@ -133,7 +153,8 @@ def main(argv: list[str] | None = None) -> None:
     """Command line entry point (see the module docstring)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--players", type=int, nargs="+", default=[5], help="table sizes to measure (default 5)")
-    ap.add_argument("--seconds", type=float, default=10.0, help="wall-clock seconds per row (default 10)")
+    ap.add_argument("--seconds", type=seconds_per_row, default=10.0,
+                    help="wall-clock seconds per row, above 0 and at most 3600 (default 10)")
     ap.add_argument("--max-turns", type=int, default=GameConfig().max_turns, help="truncation limit in turns")
     ap.add_argument("--no-view", action="store_true", help="do not build info['view'] in the environments")
     ap.add_argument("--pool", default=None,
