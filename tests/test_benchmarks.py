@@ -519,13 +519,13 @@ def test_the_departure_fit_batches_are_never_written_over_a_file(tmp_path, monke
 
     class Pool:                 # each collect gives one batch, marked with a number of its own
         def __init__(self, config, seeds):
-            pass
+            """No worker processes: the batches come from ``collected``."""
 
         def collect(self, *a, **k):
             return [{"x": np.array([next(collected)])}], None, None
 
         def close(self):
-            pass
+            """Nothing to stop."""
 
     monkeypatch.setattr(mod, "WorkerPool", Pool)
     monkeypatch.setattr(mod, "_probe_sizes", lambda game: ())

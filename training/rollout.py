@@ -753,6 +753,7 @@ class WorkerPool:
         self.ray = None
         self.procs, self.conns = [], []
         self._pending: tuple | None = None      # the collection start() sent, until finish()
+        self._unsent: int | None = None         # the worker start() could not send it to (its process ended)
         self._shared = SharedWeights()          # the weights for worker processes (training.shared_weights)
         if config.ray_address:
             from .ray_workers import RayRollouts
@@ -798,14 +799,13 @@ class WorkerPool:
             return
         share = -(-num_steps // len(self.conns))
         handle = self._shared.write(w)          # None: shared memory is short, the weights go by pipe
-        lost = None
         for i, c in enumerate(self.conns):
             try:
                 c.send(("collect", w if handle is None else handle, changes, share, label_expert))
             except OSError:         # the worker's process ended: said by finish(), where the run can stop
-                lost = i
+                self._unsent = i
                 break
-        self._pending = () if lost is None else (lost,)
+        self._pending = ()
 
     @property
     def busy(self) -> bool:
@@ -848,12 +848,13 @@ class WorkerPool:
             results = []
             for i, c in enumerate(self.conns):
                 try:
-                    if pending:
+                    if self._unsent is not None:
                         raise EOFError
                     status, payload = c.recv()
                 except (EOFError, OSError):
                     self._pending = pending         # close() then stops the other workers at once
-                    raise WorkerLost(self._lost_words(pending[0] if pending else i)) from None
+                    lost = i if self._unsent is None else self._unsent
+                    raise WorkerLost(self._lost_words(lost)) from None
                 if status != "ok":
                     raise RuntimeError(f"rollout worker failed: {payload}")
                 results.append(payload)

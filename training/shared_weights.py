@@ -90,7 +90,7 @@ class SharedWeights:
             self._shm.close()
             try:
                 self._shm.unlink()
-            except FileNotFoundError:
+            except FileNotFoundError:       # already removed (by whoever cleans /dev/shm): nothing left to do
                 pass
         self._shm, self._handle = None, None
 
