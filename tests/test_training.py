@@ -18,7 +18,8 @@ from agents.policy import (PolicyAgent, PolicyNet, load_checkpoint, masked_logit
 from training import cli
 from training.config import TrainConfig, load_config
 from agents.networks import build_network
-from training.ppo import init_weights, latest_checkpoint, make_chunks, pack_chunks, ppo_update, train
+from training.ppo import (init_weights, latest_checkpoint, make_chunks, minibatch_bounds, pack_chunks,
+                          ppo_update, train)
 from training.precision import autocast_dtype
 from training.rollout import Collector, batch_observations, compute_gae, legal_probs, sample_actions
 from treachery_env import GameConfig
@@ -89,6 +90,26 @@ def test_packed_rows_hold_every_chunk_once_from_its_start():
     rows, starts = pack_chunks(big, rng)
     assert len(rows) == 5 and starts.sum() == len(big)     # chunks 16, 16, 5 | 9 | 16 | 5: three full rows,
     assert sorted(int((r >= 0).sum()) for r in rows) == [5, 14, 16, 16, 16]   # 9 + 5 in one, 5 alone
+
+
+def test_minibatches_split_an_epoch_evenly_with_no_small_last_one():
+    """``minibatch_bounds``: every row once, in order, in ``round(rows / per)`` minibatches whose sizes
+    differ by at most one row and lie within half a minibatch of ``per``.  The defect it mends: two
+    workers' 4,151 decisions packed into 261 rows made minibatches of 64, 64, 64, 64 and **5** rows, an
+    optimizer step on 5 rows (their advantages normalised among themselves) each epoch."""
+    assert minibatch_bounds(261, 64).tolist() == [0, 65, 130, 195, 261]
+    assert minibatch_bounds(256, 64).tolist() == [0, 64, 128, 192, 256]
+    assert minibatch_bounds(0, 64).tolist() == [0]
+    assert minibatch_bounds(5, 64).tolist() == [0, 5]                  # fewer rows than half: one minibatch
+    for rows in range(1, 600):
+        for per in (1, 2, 3, 7, 64, 100):
+            b = minibatch_bounds(rows, per)
+            sizes = np.diff(b)
+            assert b[0] == 0 and b[-1] == rows and sizes.min() >= 1
+            assert sizes.max() - sizes.min() <= 1
+            assert len(sizes) == max(1, math.floor(rows / per + 0.5))
+            if len(sizes) > 1:
+                assert per / 2 <= sizes.min() and sizes.max() <= 1.5 * per
 
 
 def test_packed_rows_give_each_step_what_one_chunk_a_row_gives(tmp_path):

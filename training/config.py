@@ -218,7 +218,8 @@ class TrainConfig:
         larger total goes on from the rate reached; or "constant"),
         gamma, gae_lambda, clip (ratio clip epsilon), value_clip (0 = off),
         vf_coef, ent_coef, belief_coef (auxiliary role-prediction loss),
-        epochs, minibatch_steps [steps per minibatch], bptt [steps per recurrent
+        epochs, minibatch_steps [steps per minibatch: an epoch's rows split evenly into
+        minibatches of about this many, :func:`training.ppo.minibatch_bounds`], bptt [steps per recurrent
         chunk], max_grad_norm, target_kl (stop the epochs early; 0 = off).
         update_dtype: the update's matrix products in "float32", in "bfloat16"
             (mixed precision: weights, optimizer, gates and losses stay float32),
