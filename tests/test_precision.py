@@ -33,6 +33,26 @@ def test_update_dtype_names_resolve_and_auto_follows_the_measured_speedup(monkey
         autocast_dtype("half")
 
 
+def test_a_deterministic_auto_follows_the_cpus_bfloat16_support_without_timing(monkeypatch):
+    """``resolve_update_dtype("auto", measure=False)`` (a deterministic run's) never times: bfloat16
+    exactly where :func:`native_bfloat16` says the CPU multiplies it natively (torch's x86 checks,
+    AVX512-BF16 or AMX), float32 elsewhere; the other names are themselves."""
+    def timed():
+        raise AssertionError("timed")
+
+    monkeypatch.setattr(precision, "bfloat16_speedup", timed)
+    for native, want in ((True, "bfloat16"), (False, "float32")):
+        monkeypatch.setattr(precision, "native_bfloat16", lambda: native)
+        assert precision.resolve_update_dtype("auto", measure=False) == (want, None)
+        assert precision.resolve_update_dtype("float32", measure=False) == ("float32", None)
+    monkeypatch.undo()
+    checks = [getattr(torch.cpu, n, lambda: False)() for n in ("_is_avx512_bf16_supported", "_is_amx_tile_supported")]
+    assert precision.native_bfloat16() is any(checks)
+    monkeypatch.delattr(torch.cpu, "_is_avx512_bf16_supported", raising=False)      # a torch without the checks
+    monkeypatch.delattr(torch.cpu, "_is_amx_tile_supported", raising=False)
+    assert precision.native_bfloat16() is False
+
+
 def test_config_reads_the_update_dtype_in_any_case_and_refuses_others(tmp_path):
     assert TrainConfig(run_dir=str(tmp_path), update_dtype="BFloat16").update_dtype == "bfloat16"
     assert TrainConfig(run_dir=str(tmp_path)).update_dtype == "auto"

@@ -782,6 +782,89 @@ def test_two_worker_processes(tmp_path):
     assert res["steps"] >= 400 and res["iterations"] == 2
 
 
+# --------------------------------------------------------------------------- deterministic runs
+def _numbers(run_dir) -> list[dict]:
+    """A run's metrics.jsonl rows without what the clock measures (``wall_s``, the ``perf/``
+    timings); the update's thread count and dtype stay."""
+    rows = [json.loads(ln) for ln in (Path(run_dir) / "metrics.jsonl").read_text().splitlines()]
+    kept = ("perf/update_threads", "perf/update_bfloat16")
+    return [{k: v for k, v in r.items() if k != "wall_s" and (not k.startswith("perf/") or k in kept)} for r in rows]
+
+
+def _weights(policy) -> dict:
+    return load_checkpoint(policy)["model_state"]
+
+
+def _same_weights(a: dict, b: dict) -> bool:
+    return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_deterministic_runs_of_one_seed_write_the_same_numbers_and_weights(tmp_path, monkeypatch, workers):
+    """Same-seed runs parted where a timing chose for them: ``update_dtype = "auto"`` timed bfloat16
+    (0.79 times float32's speed beside another run: float32) and the update's threads were the
+    cheaper count measured minibatch by minibatch.  Here the timing differs between two runs as
+    load would make it (2.0, then 0.79), and they part; with ``deterministic`` nothing is timed (the
+    timings raise if asked), the update runs on the most threads torch may use and takes bfloat16
+    by the CPU's own support, and the two runs write the same metrics.jsonl, but for ``wall_s``
+    and the ``perf/`` timings, and the same weights, with one worker or two."""
+    import training.ppo
+    import training.precision as precision
+
+    timings = iter([2.0, 0.79])
+    monkeypatch.setattr(precision, "bfloat16_speedup", lambda: next(timings))
+    # two iterations: one imitating, one PPO, whose new games may draw the first's snapshot (pool)
+    kw = dict(total_steps=400, rollout_steps=200, workers=workers, opponents={"self": 1, "heuristic": 1, "pool": 1})
+    if workers == 1:        # what the mode mends: the same seed in two dtypes, by the timing
+        timed = [train(tiny(tmp_path / f"timed{i}", **kw), progress=False, log=False) for i in range(2)]
+        assert [r["perf/update_bfloat16"] for r in _numbers(tmp_path / "timed0" / "run")] == [1.0] * 2
+        assert [r["perf/update_bfloat16"] for r in _numbers(tmp_path / "timed1" / "run")] == [0.0] * 2
+        assert not _same_weights(*(_weights(r["policy"]) for r in timed))
+
+    def timed_again():
+        raise AssertionError("a deterministic run timed something")
+
+    monkeypatch.setattr(precision, "bfloat16_speedup", timed_again)
+    monkeypatch.setattr(training.ppo, "ThreadChoice", lambda *a, **k: timed_again())
+    most = training.ppo.policy_torch_threads()
+    runs = [train(tiny(tmp_path / f"det{i}", deterministic=True, **kw), progress=False, log=False) for i in range(2)]
+    first, second = (_numbers(tmp_path / f"det{i}" / "run") for i in range(2))
+    assert len(first) == 2 and first == second and [r["imitating"] for r in first] == [1.0, 0.0]
+    assert [r["perf/update_threads"] for r in first] == [most] * 2
+    assert {r["perf/update_bfloat16"] for r in first} == {float(precision.native_bfloat16())}
+    assert _same_weights(*(_weights(r["policy"]) for r in runs))
+    state = load_checkpoint(runs[0]["checkpoint"])["training_state"]
+    assert (state["update_threads"], state["bfloat16_speedup"]) == (most, None)
+    assert state["update_dtype"] == ("bfloat16" if precision.native_bfloat16() else "float32")
+
+
+def test_deterministic_is_true_or_false_and_the_cli_flag_sets_it(tmp_path, capsys):
+    assert TrainConfig(run_dir=str(tmp_path)).deterministic is False
+    for bad, shown in (("yes", '"yes"'), (1, "1")):
+        with pytest.raises(ValueError, match=rf"^train config: deterministic = {shown} is invalid; allowed: true or "
+                                             rf"false$"):
+            TrainConfig(run_dir=str(tmp_path), deterministic=bad)
+    assert load_config(None, ["deterministic=true"]).deterministic is True
+    assert cli.main(["train", "--run-dir", str(tmp_path / "x"), "--set", "deterministic=1"]) == 2
+    err = capsys.readouterr().err
+    assert err == "treachery train: error: train config: deterministic = 1 is invalid; allowed: true or false\n"
+    run = tmp_path / "flag"
+    assert cli.main(["train", "--run-dir", str(run), "--deterministic", "--steps", "200", "--no-progress",
+                     "--set", "rollout_steps=200", "--set", "hidden=16", "--set", "minibatch_steps=64",
+                     "--set", "bptt=8", "--set", "game.num_players=4", "--set", "game.starting_life=6",
+                     "--set", "game.max_turns=8"]) == 0
+    out = capsys.readouterr().out
+    assert json.loads((run / "config.json").read_text())["deterministic"] is True
+    assert "(update_dtype auto, deterministic: this CPU has" in out and "\ndeterministic: the update runs" in out
+
+
+def test_a_deterministic_run_with_a_time_budget_and_imitation_warns_that_its_phase_follows_the_clock(tmp_path):
+    with pytest.warns(UserWarning, match=r"^deterministic with a time budget: imitation follows the run's progress, "
+                                         r"which a time budget measures by the clock"):
+        train(tiny(tmp_path, total_steps=200, rollout_steps=200, deterministic=True, time_budget_s=600.0),
+              progress=False, log=False)
+
+
 @pytest.mark.parametrize("lag", [0, 1])
 def test_each_batch_is_collected_from_the_weights_policy_lag_updates_back(tmp_path, monkeypatch, lag):
     """policy_lag 0: batch k from the weights after update k-1; policy_lag 1: from those

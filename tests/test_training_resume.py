@@ -930,6 +930,41 @@ def test_a_resume_keeps_the_update_dtype_auto_chose_when_the_run_began(tmp_path,
     assert "['update_dtype'] cannot change" in capsys.readouterr().err
 
 
+def test_a_deterministic_resume_keeps_its_threads_and_dtype_and_repeats_itself(tmp_path, monkeypatch, capsys):
+    """A deterministic run records its update's fixed thread count and dtype in its checkpoints, and
+    a resume keeps both where this machine would now give others (fewer threads, no native bfloat16),
+    as its first lines say; two resumes from one checkpoint write the same numbers and weights.  (Not
+    those of the run that went on unstopped: a resume starts new games and reseeds its draws.)"""
+    import training.ppo as ppo
+    import training.precision as precision
+    from agents.policy import load_checkpoint
+
+    from test_training import _numbers, _same_weights, _weights
+
+    monkeypatch.setattr(ppo, "policy_torch_threads", lambda: 2)
+    monkeypatch.setattr(precision, "native_bfloat16", lambda: True)
+    cfg = tiny(tmp_path / "a", total_steps=200, rollout_steps=200, deterministic=True)
+    first = train(cfg, progress=False, log=False)
+    state = load_checkpoint(first["checkpoint"])["training_state"]
+    assert (state["update_threads"], state["update_dtype"]) == (2, "bfloat16")
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+    monkeypatch.setattr(ppo, "policy_torch_threads", lambda: 1)                # another load, another machine
+    monkeypatch.setattr(precision, "native_bfloat16", lambda: False)
+    capsys.readouterr()
+    resumed = []
+    for d in ("a", "b"):
+        more = TrainConfig.from_dict({**cfg.to_dict(), "run_dir": str(tmp_path / d / "run"), "total_steps": 600})
+        resumed.append(train(more, resume=True, progress=False, log=False))
+        lines = capsys.readouterr().out.splitlines()
+        assert lines[0].endswith("in bfloat16 (update_dtype auto, as chosen when the run began)"), lines
+        assert lines[1] == ("deterministic: the update runs every minibatch on 2 torch threads, as when the run "
+                            "began (the most here is now 1; the run's own count rounds as before)")
+    rows = _numbers(tmp_path / "a" / "run")
+    assert [r["iteration"] for r in rows] == [1, 2, 3] and rows == _numbers(tmp_path / "b" / "run")
+    assert {(r["perf/update_threads"], r["perf/update_bfloat16"]) for r in rows} == {(2.0, 1.0)}
+    assert _same_weights(*(_weights(r["policy"]) for r in resumed))
+
+
 # --------------------------------------------------------------------------- a run folder moved
 def test_a_run_moved_with_its_init_and_kl_policy_resumes_from_its_new_place(tmp_path, monkeypatch, capsys):
     """A run records ``init`` and ``kl_policy`` relative to its run folder (config.json, its

@@ -211,6 +211,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "too. A resumed run keeps its own unless --ray is given (--set ray_address='\"\"' goes "
                         "back to local processes)")
     t.add_argument("--seed", type=int, default=None, help="master seed")
+    t.add_argument("--deterministic", action="store_true",
+                   help="the same numbers for the same config and seed on this machine (deterministic = true): "
+                        "the update on a fixed torch thread count (OMP_NUM_THREADS, else the cores) and "
+                        "update_dtype auto decided by the CPU's bfloat16 support, not by timing; iteration by "
+                        "iteration when --steps, not --minutes, ends the run")
     t.add_argument("--resume", nargs="?", const=True, default=False, metavar="CHECKPOINT",
                    help="continue the run in --run-dir (or the --config file's run_dir) from its latest "
                         "checkpoint, or from CHECKPOINT in CHECKPOINT's own folder (a --run-dir must name that "
@@ -503,6 +508,8 @@ def _train_command(args: argparse.Namespace) -> int:
                                 (args.seed, "seed", int)):
             if flag is not None:
                 overrides.append(f"{key}={conv(flag)}")
+        if args.deterministic:
+            overrides.append("deterministic=true")
         if args.minutes is not None:
             if not 0 < args.minutes <= MAX_TIME_BUDGET_S / 60:        # (a NaN compares false)
                 raise ValueError(f"--minutes must be a number of minutes > 0 and at most {MAX_TIME_BUDGET_S / 60:g} "

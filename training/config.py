@@ -227,6 +227,26 @@ class TrainConfig:
             1.5 times faster than float32 (:mod:`training.precision`, measured
             when the run first starts; its checkpoints record the choice and
             its resumes keep it), else float32.  A resume cannot change it.
+        deterministic: make a run's numbers depend on its config and seed alone, not on
+            timings that the machine's load tips (false by default).  The update then
+            runs every minibatch on one fixed torch thread count, the most it may use
+            (:func:`agents.policy.torch_threads`: the cores, or ``OMP_NUM_THREADS``;
+            ``OMP_NUM_THREADS=1`` on a shared machine), not the cheaper of that count
+            and half of it measured minibatch by minibatch (:mod:`training.threads`: a
+            different count rounds differently); and ``update_dtype = "auto"`` takes
+            bfloat16 where the CPU multiplies it natively (AVX512-BF16 or AMX,
+            :func:`training.precision.native_bfloat16`), else float32, with no timing.
+            Checkpoints record both, and a resume keeps them.  Two runs of one config,
+            seed and ``workers`` on one machine (the same CPU, torch and thread count)
+            then write the same ``metrics.jsonl`` (but ``wall_s`` and the ``perf/``
+            timings) and the same weights, iteration by iteration, when ``total_steps``
+            ends them; a time budget ends them at whichever iteration the clock says,
+            and with ``imitation > 0`` or a linear anchor it also moves, by the clock,
+            the iteration where imitation ends and the anchor's decay (a warning says
+            so).  A resume starts new games and reseeds its draws, so it continues the
+            same way from the same checkpoint but not as the run that went on
+            unstopped.  Other CPUs, kernels or torch versions can round differently.
+            A resume cannot change it.
 
     Imitation warm start (DAgger, Ross et al. 2011):
         imitation: the fraction of the run [0, 1) spent imitating ``expert``:
@@ -381,6 +401,7 @@ class TrainConfig:
     max_grad_norm: float = 1.0
     target_kl: float = 0.05
     update_dtype: str = "auto"
+    deterministic: bool = False
     imitation: float = 0.5
     imitation_coef: float = 0.5
     departure_weight: float = 1.0
@@ -465,6 +486,7 @@ class TrainConfig:
         need(is_num(self.learning_rate) and 0 < self.learning_rate <= 1, "learning_rate", "a number in (0, 1]")
         need(self.lr_schedule in ("linear", "constant"), "lr_schedule", "'linear' or 'constant'")
         need(self.update_dtype in UPDATE_DTYPES, "update_dtype", ", ".join(repr(d) for d in UPDATE_DTYPES))
+        need(isinstance(self.deterministic, bool), "deterministic", "true or false")
         for name in ("gamma", "gae_lambda"):
             need(is_num(getattr(self, name)) and 0 <= getattr(self, name) <= 1, name, "a number in [0, 1]")
         need(is_num(self.clip) and 0 < self.clip < 1, "clip", "a number in (0, 1)")

@@ -55,7 +55,8 @@ schedule, time budget, progress (a larger budget does not send a run that
 reached PPO back to imitation) and log files (tensorboard keeps every scalar up to the
 checkpoint's learner step; ``metrics.jsonl`` keeps the lines up to its
 iteration, and a torn last line is dropped) and the update's dtype that
-``update_dtype = "auto"`` chose when the run began (:func:`_update_dtype`).
+``update_dtype = "auto"`` chose when the run began (:func:`_update_dtype`), and a
+deterministic run's fixed thread count (:func:`_update_threads`).
 Games in progress when the checkpoint was written are not saved; the workers
 start new games (seeded from the master seed and the iteration).
 """
@@ -641,7 +642,10 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             ``prior`` (nothing is a departure) or without expert labels, or
             ``gain_weight`` with an expert that reports no search scores
             (every gain is 0); when ``score_coef`` is set without expert labels
-            or with an expert that reports no search scores.
+            or with an expert that reports no search scores; when a ``deterministic`` run
+            has a time budget and ``imitation > 0`` or a linear anchor (their progress is
+            measured by the clock then, so same-seed runs can change phase at different
+            iterations).
 
     A run that fails or is stopped (Ctrl-C, SIGTERM) before its first iteration finished leaves
     nothing behind: the files and folders it made (the run folder, ``config.json``, ``tb/``,
@@ -773,6 +777,9 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
     workers = WorkerPool(config, worker_seeds)
     threads_before = torch.get_num_threads()      # given back when the run ends
     torch_threads = policy_torch_threads()        # the update's most threads: a PolicyAgent's one-thread setting is not the process's
+    fixed_threads, fixed_words = _update_threads(config, state, torch_threads)
+    if fixed_words:
+        print(fixed_words, flush=True)
     try:
         optimizer = make_optimizer(net, config.learning_rate)
         pool: dict[int, dict] = {}
@@ -829,7 +836,8 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
         ckpt_iteration = iteration if state else -1
         t_start = time.perf_counter()
         wall0, start_steps = wall, steps
-        threads = ThreadChoice(torch_threads)     # the update's threads, by measurement
+        # the update's threads: by measurement, or a deterministic run's fixed count
+        threads = ThreadChoice(torch_threads) if fixed_threads is None else None
         update_s = 0.0          # the last update's seconds (whether the run goes on past the next)
         noticed: list[int] = []     # the signal an update held, once its stop notice is written
         started: float | None = None    # when the next collection was started early (policy_lag 0)
@@ -869,6 +877,8 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
                 with DeferInterrupt(notice=held):
                     batch = _merge(batches)
                     anchor = config.anchor_coef(done_frac)
+                    if fixed_threads is not None and torch.get_num_threads() != fixed_threads:
+                        torch.set_num_threads(fixed_threads)     # the update's and the gate's (a PolicyAgent sets one)
                     if config.freeze_policy:
                         imitate = False
                         metrics = {"epochs_run": 0}
@@ -927,7 +937,8 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
                                     learner_sps=f"{metrics['perf/learner_steps_per_s']:.0f}")
                     if iteration % config.checkpoint_every == 0 or done:
                         last_ckpt = _checkpoint(run_dir, net, optimizer, gate_fit, pool, config, game_config, iteration, steps,
-                                                wall, games_total, recent, reached, lr_done, dtype, speedup)
+                                                wall, games_total, recent, reached, lr_done, dtype, speedup,
+                                                fixed_threads)
                         ckpt_iteration = iteration
         except KeyboardInterrupt as why:
             # the rollouts under way are dropped (the workers are stopped); the last finished iteration is kept,
@@ -941,7 +952,8 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
             bar.close()
             if iteration > 0 and ckpt_iteration != iteration:
                 last_ckpt = _checkpoint(run_dir, net, optimizer, gate_fit, pool, config, game_config, iteration, steps,
-                                        wall, games_total, recent, reached, lr_done, dtype, speedup)
+                                        wall, games_total, recent, reached, lr_done, dtype, speedup,
+                                        fixed_threads)
             if writer is not None:
                 with naming_the_file(run_dir / "tb"):
                     writer.close()
@@ -978,16 +990,43 @@ def _update_dtype(config: TrainConfig, state: dict | None) -> tuple[str, float |
     ``"auto"`` is measured once, when the run first starts (:func:`training.precision.resolve_update_dtype`),
     and a resume keeps that choice from its checkpoint's training state, however the timing
     would come out now, so a seeded run's arithmetic does not depend on the machine's load at
-    a resume.  A checkpoint from before the choice was kept is measured again."""
+    a resume.  A checkpoint from before the choice was kept is measured again.  A deterministic
+    run's ``"auto"`` is not measured: bfloat16 where the CPU multiplies it natively
+    (:func:`training.precision.native_bfloat16`), else float32."""
     if config.update_dtype == "auto" and state and "update_dtype" in state:
         ratio = state.get("bfloat16_speedup")
         measured = f": bfloat16 products {ratio:.2f} times as fast as float32 then" if ratio is not None else ""
         return state["update_dtype"], ratio, f"update_dtype auto, as chosen when the run began{measured}"
-    dtype, ratio = resolve_update_dtype(config.update_dtype)
+    dtype, ratio = resolve_update_dtype(config.update_dtype, measure=not config.deterministic)
+    if config.update_dtype == "auto" and config.deterministic:
+        has = "has" if dtype == "bfloat16" else "has no"
+        return dtype, None, (f"update_dtype auto, deterministic: this CPU {has} native bfloat16 products "
+                             f"(AVX512-BF16 or AMX), not timed; the run keeps this choice")
     if ratio is None:
         return dtype, None, f"update_dtype {config.update_dtype}"
     return dtype, ratio, (f"update_dtype auto: bfloat16 products {ratio:.2f} times as fast as float32 here, "
                           f"{AUTO_MIN_SPEEDUP} needed; the run keeps this choice")
+
+
+def _update_threads(config: TrainConfig, state: dict | None, most: int) -> tuple[int | None, str]:
+    """A deterministic run's fixed thread count for the update, and the line saying it.
+
+    Returns:
+        ``(None, "")`` for a run that is not deterministic (its update measures the cheaper count
+        minibatch by minibatch, :class:`training.threads.ThreadChoice`); else ``most`` (the most
+        threads the update may use, :func:`agents.policy.torch_threads`) for a new run, and for a
+        resume the count its checkpoint records (a count that differs from ``most``, on another
+        machine or with another ``OMP_NUM_THREADS``, is kept, and said), or ``most`` where
+        it records none (a checkpoint from before the count was kept)."""
+    if not config.deterministic:
+        return None, ""
+    recorded = state.get("update_threads") if state else None
+    if recorded is None:
+        return most, (f"deterministic: the update runs every minibatch on {most} torch "
+                      f"thread{'' if most == 1 else 's'} (the most it may use here), not a count chosen by timing")
+    other = f" (the most here is now {most}; the run's own count rounds as before)" if recorded != most else ""
+    return int(recorded), (f"deterministic: the update runs every minibatch on {recorded} torch "
+                           f"thread{'' if recorded == 1 else 's'}, as when the run began{other}")
 
 
 def _progress(total_steps: int, time_budget_s: float, steps: int, wall: float) -> float:
@@ -1143,6 +1182,15 @@ def _open_run(config: TrainConfig, resume: bool | str | os.PathLike) -> tuple[Tr
         elif not config.expert_searches:
             warnings.warn(f"score_coef: the expert {config.expert!r} reports no search scores (last_scores), so "
                           f"there is nothing to distil (use expert = 'lookahead')", stacklevel=3)
+    clocked = [k for k, on in (("imitation", config.imitation > 0),
+                               ("anchor_schedule = 'linear'", config.anchor_schedule == "linear"
+                                and config.imitation_coef > 0)) if on]
+    if config.deterministic and config.time_budget_s and clocked and not config.freeze_policy:
+        follow = "follows" if len(clocked) == 1 else "follow"
+        warnings.warn(f"deterministic with a time budget: {' and '.join(clocked)} {follow} the run's progress, which a "
+                      f"time budget measures by the clock, so same-seed runs can change phase at different "
+                      f"iterations and part there; end the run by total_steps alone (--steps, no --minutes) for "
+                      f"runs the same iteration by iteration", stacklevel=3)
     if config.freeze_policy:
         ignored = [k for k in ("imitation", "imitation_coef", "score_coef", "gain_weight", "kl_coef")
                    if getattr(config, k)] + (["departure_weight"] if config.departure_weight != 1 else [])
@@ -1355,18 +1403,20 @@ def _truncate_metrics(path: Path, iteration: int) -> None:
 def _checkpoint(run_dir: Path, net: torch.nn.Module, optimizer, gate_fit: GateFit | None, pool: dict,
                 config: TrainConfig, game_config,
                 iteration: int, steps: int, wall: float, games: int, recent: list[float], progress: float,
-                lr_progress: float, update_dtype: str, bfloat16_speedup: float | None) -> Path:
+                lr_progress: float, update_dtype: str, bfloat16_speedup: float | None,
+                update_threads: int | None) -> Path:
     """Write ``ckpt_<iteration>.pt`` (everything a resume needs: the training state holds the
-    update's dtype chosen at the run's first start, ``update_dtype``, and the speed ratio
-    ``"auto"`` measured then, ``bfloat16_speedup``, None when not measured) and ``policy.pt``,
-    and keep the newest ``keep_checkpoints`` checkpoints."""
+    update's dtype chosen at the run's first start, ``update_dtype``, the speed ratio
+    ``"auto"`` measured then, ``bfloat16_speedup``, None when not measured, and a deterministic
+    run's fixed thread count, ``update_threads``, None when measured minibatch by minibatch)
+    and ``policy.pt``, and keep the newest ``keep_checkpoints`` checkpoints."""
     meta = {"iteration": iteration, "steps": steps, "wall_s": wall, "games": games, "machine": _machine(),
             "treachery_env": treachery_env.__version__, "input_paths": RUN_RELATIVE}
     gc = game_config.to_dict()
     state = {"optimizer": optimizer.state_dict(), "pool": {str(k): v for k, v in pool.items()},
              "iteration": iteration, "steps": steps, "wall_s": wall, "games": games, "recent_iteration_s": list(recent),
              "progress": progress, "lr_progress": lr_progress, "update_dtype": update_dtype,
-             "bfloat16_speedup": bfloat16_speedup}
+             "bfloat16_speedup": bfloat16_speedup, "update_threads": update_threads}
     if gate_fit is not None:
         state["gate_fit"] = gate_fit.state_dict()
     recorded = recorded_config(config)          # init and kl_policy relative to the run folder

@@ -25,6 +25,10 @@ dtype chosen and the ratio measured, and a resume takes them from there, not fro
 a new timing that the machine's load could tip the other way
 (:func:`training.ppo.train`; a checkpoint written before the choice was kept is
 measured again at its resume, and kept from then on).
+A deterministic run (``TrainConfig.deterministic``) resolves ``"auto"`` without
+timing, by what the CPU has (:func:`native_bfloat16`): a timing's outcome depends on
+the machine's load (of two same-seed runs started side by side, one timed bfloat16 at
+0.79 times float32's speed and ran float32, and their numbers parted).
 What the rounding moves (log-probabilities, values, the gradient's direction)
 is bounded by ``tests/test_precision.py``.
 """
@@ -36,7 +40,8 @@ import time
 
 import torch
 
-__all__ = ["UPDATE_DTYPES", "AUTO_MIN_SPEEDUP", "autocast_dtype", "resolve_update_dtype", "bfloat16_speedup"]
+__all__ = ["UPDATE_DTYPES", "AUTO_MIN_SPEEDUP", "autocast_dtype", "resolve_update_dtype", "bfloat16_speedup",
+           "native_bfloat16"]
 
 #: The values of ``TrainConfig.update_dtype``.
 UPDATE_DTYPES = ("auto", "float32", "bfloat16")
@@ -75,13 +80,28 @@ def bfloat16_speedup() -> float:
         torch.set_num_threads(threads)
 
 
-def resolve_update_dtype(name: str) -> tuple[str, float | None]:
+def native_bfloat16() -> bool:
+    """Whether this CPU multiplies bfloat16 natively, as torch's checks report it: AVX512-BF16
+    or AMX on x86 (``torch.cpu._is_avx512_bf16_supported``, ``torch.cpu._is_amx_tile_supported``).
+    False elsewhere (ARM's bfloat16 instructions included: not measured here), and where this
+    torch lacks the checks.  No timing: the same CPU always gives the same answer."""
+    checks = [getattr(torch.cpu, name, None) for name in ("_is_avx512_bf16_supported", "_is_amx_tile_supported")]
+    return any(check() for check in checks if check is not None)
+
+
+def resolve_update_dtype(name: str, measure: bool = True) -> tuple[str, float | None]:
     """What ``update_dtype`` ``name`` gives on this machine now, and the ratio that decided it.
+
+    Args:
+        name: a value of :data:`UPDATE_DTYPES`.
+        measure: for ``"auto"``, decide by :func:`bfloat16_speedup`'s timing; False
+            (a deterministic run): by :func:`native_bfloat16`, with no timing.
 
     Returns:
         ``(dtype, ratio)``: ``dtype`` ``"float32"`` or ``"bfloat16"``; for ``"auto"``, bfloat16
-        when :func:`bfloat16_speedup` (``ratio``) is at least :data:`AUTO_MIN_SPEEDUP`, for the
-        others the name itself with ``ratio`` None.
+        when :func:`bfloat16_speedup` (``ratio``) is at least :data:`AUTO_MIN_SPEEDUP`, or without
+        ``measure`` when :func:`native_bfloat16` (``ratio`` None); for the others the name itself
+        with ``ratio`` None.
 
     Raises:
         ValueError: for a name not in :data:`UPDATE_DTYPES`.
@@ -90,6 +110,8 @@ def resolve_update_dtype(name: str) -> tuple[str, float | None]:
         raise ValueError(f"update_dtype must be one of {', '.join(UPDATE_DTYPES)}, got {name!r}")
     if name != "auto":
         return name, None
+    if not measure:
+        return ("bfloat16" if native_bfloat16() else "float32"), None
     ratio = bfloat16_speedup()
     return ("bfloat16" if ratio >= AUTO_MIN_SPEEDUP else "float32"), ratio
 

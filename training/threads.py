@@ -15,6 +15,10 @@ not of a whole update.
 A cost is a mean (seconds over work), not a median: beside a busy process the
 more threads run most minibatches at full speed and lose a whole scheduler
 time slice in some, and those are what makes them dearer.
+Different counts round the update's sums differently, so a run whose counts follow
+the load is not repeated exactly by the same seed; a deterministic run
+(``TrainConfig.deterministic``) measures nothing and runs every minibatch on the
+most threads (:func:`training.ppo.train`).
 """
 
 from __future__ import annotations
