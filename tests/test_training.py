@@ -805,7 +805,7 @@ def test_deterministic_runs_of_one_seed_write_the_same_numbers_and_weights(tmp_p
     (0.79 times float32's speed beside another run: float32) and the update's threads were the
     cheaper count measured minibatch by minibatch.  Here the timing differs between two runs as
     load would make it (2.0, then 0.79), and they part; with ``deterministic`` nothing is timed (the
-    timings raise if asked), the update runs on the most threads torch may use and takes bfloat16
+    timings raise if asked), the update runs on one thread (``OMP_NUM_THREADS`` unset) and takes bfloat16
     by the CPU's own support, and the two runs write the same metrics.jsonl, but for ``wall_s``
     and the ``perf/`` timings, and the same weights, with one worker or two."""
     import training.ppo
@@ -826,7 +826,8 @@ def test_deterministic_runs_of_one_seed_write_the_same_numbers_and_weights(tmp_p
 
     monkeypatch.setattr(precision, "bfloat16_speedup", timed_again)
     monkeypatch.setattr(training.ppo, "ThreadChoice", lambda *a, **k: timed_again())
-    most = training.ppo.policy_torch_threads()
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    most = 1
     runs = [train(tiny(tmp_path / f"det{i}", deterministic=True, **kw), progress=False, log=False) for i in range(2)]
     first, second = (_numbers(tmp_path / f"det{i}" / "run") for i in range(2))
     assert len(first) == 2 and first == second and [r["imitating"] for r in first] == [1.0, 0.0]

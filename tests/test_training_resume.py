@@ -942,6 +942,7 @@ def test_a_deterministic_resume_keeps_its_threads_and_dtype_and_repeats_itself(t
     from test_training import _numbers, _same_weights, _weights
 
     monkeypatch.setattr(ppo, "policy_torch_threads", lambda: 2)
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")        # asked for: the most threads (else one)
     monkeypatch.setattr(precision, "native_bfloat16", lambda: True)
     cfg = tiny(tmp_path / "a", total_steps=200, rollout_steps=200, deterministic=True)
     first = train(cfg, progress=False, log=False)
@@ -949,6 +950,7 @@ def test_a_deterministic_resume_keeps_its_threads_and_dtype_and_repeats_itself(t
     assert (state["update_threads"], state["update_dtype"]) == (2, "bfloat16")
     shutil.copytree(tmp_path / "a", tmp_path / "b")
     monkeypatch.setattr(ppo, "policy_torch_threads", lambda: 1)                # another load, another machine
+    monkeypatch.delenv("OMP_NUM_THREADS")
     monkeypatch.setattr(precision, "native_bfloat16", lambda: False)
     capsys.readouterr()
     resumed = []
@@ -958,7 +960,7 @@ def test_a_deterministic_resume_keeps_its_threads_and_dtype_and_repeats_itself(t
         lines = capsys.readouterr().out.splitlines()
         assert lines[0].endswith("in bfloat16 (update_dtype auto, as chosen when the run began)"), lines
         assert lines[1] == ("deterministic: the update runs every minibatch on 2 torch threads, as when the run "
-                            "began (the most here is now 1; the run's own count rounds as before)")
+                            "began (a new run would take 1 here; the run's own count rounds as before)")
     rows = _numbers(tmp_path / "a" / "run")
     assert [r["iteration"] for r in rows] == [1, 2, 3] and rows == _numbers(tmp_path / "b" / "run")
     assert {(r["perf/update_threads"], r["perf/update_bfloat16"]) for r in rows} == {(2.0, 1.0)}

@@ -229,9 +229,9 @@ class TrainConfig:
             its resumes keep it), else float32.  A resume cannot change it.
         deterministic: make a run's numbers depend on its config and seed alone, not on
             timings that the machine's load tips (false by default).  The update then
-            runs every minibatch on one fixed torch thread count, the most it may use
-            (:func:`agents.policy.torch_threads`: the cores, or ``OMP_NUM_THREADS``;
-            ``OMP_NUM_THREADS=1`` on a shared machine), not the cheaper of that count
+            runs every minibatch on one fixed torch thread count: one, or with
+            ``OMP_NUM_THREADS`` set, the most it may use (:func:`agents.policy.torch_threads`;
+            two fixed threads on a busy 2-core machine made an update ~30x slower), not the cheaper of that count
             and half of it measured minibatch by minibatch (:mod:`training.threads`: a
             different count rounds differently); and ``update_dtype = "auto"`` takes
             bfloat16 where the CPU multiplies it natively (AVX512-BF16 or AMX,

@@ -1011,20 +1011,30 @@ def _update_dtype(config: TrainConfig, state: dict | None) -> tuple[str, float |
 def _update_threads(config: TrainConfig, state: dict | None, most: int) -> tuple[int | None, str]:
     """A deterministic run's fixed thread count for the update, and the line saying it.
 
+    A new run takes one thread, or, where ``OMP_NUM_THREADS`` is set, ``most`` (the most threads
+    the update may use, :func:`agents.policy.torch_threads`, which follows it): a count the
+    user did not ask for is one, because a fixed count above one is a trap on a busy machine
+    (on the 2-core VM beside a process holding one core, 14-20 s an update on two threads
+    against 0.6 s on one: the threads wait for each other's time slices) and because one
+    thread rounds the same on machines with any number of cores; it costs ~1.3-1.4x on a
+    quiet 2-core machine (README, "Reproducible runs").
+
     Returns:
         ``(None, "")`` for a run that is not deterministic (its update measures the cheaper count
-        minibatch by minibatch, :class:`training.threads.ThreadChoice`); else ``most`` (the most
-        threads the update may use, :func:`agents.policy.torch_threads`) for a new run, and for a
-        resume the count its checkpoint records (a count that differs from ``most``, on another
-        machine or with another ``OMP_NUM_THREADS``, is kept, and said), or ``most`` where
-        it records none (a checkpoint from before the count was kept)."""
+        minibatch by minibatch, :class:`training.threads.ThreadChoice`); else the count above for
+        a new run, and for a resume the count its checkpoint records (a count that differs from
+        this one, on another machine or with another ``OMP_NUM_THREADS``, is kept, and said), or
+        the count above where it records none (a checkpoint from before the count was kept)."""
     if not config.deterministic:
         return None, ""
+    asked = "OMP_NUM_THREADS" in os.environ
+    count = most if asked else 1
     recorded = state.get("update_threads") if state else None
     if recorded is None:
-        return most, (f"deterministic: the update runs every minibatch on {most} torch "
-                      f"thread{'' if most == 1 else 's'} (the most it may use here), not a count chosen by timing")
-    other = f" (the most here is now {most}; the run's own count rounds as before)" if recorded != most else ""
+        why = "OMP_NUM_THREADS" if asked else "set OMP_NUM_THREADS for more"
+        return count, (f"deterministic: the update runs every minibatch on {count} torch "
+                       f"thread{'' if count == 1 else 's'} ({why}), not a count chosen by timing")
+    other = f" (a new run would take {count} here; the run's own count rounds as before)" if recorded != count else ""
     return int(recorded), (f"deterministic: the update runs every minibatch on {recorded} torch "
                            f"thread{'' if recorded == 1 else 's'}, as when the run began{other}")
 
