@@ -64,6 +64,13 @@ def _same(g: Game, seen: dict) -> None:
         cols, vals = obs.encode_sparse(g, seat)          # by its nonzeros: the same indices and bytes
         assert cols.dtype == np.int32 and vals.dtype == np.float32
         assert np.array_equal(cols, np.flatnonzero(b)) and vals.tobytes() == b[cols].tobytes()
+    seats = list(range(g.n))                             # every seat's at once: the same rows, one after another
+    for nnz, cols, vals in (obs.encode_sparse_rows([g] * g.n, seats), obs.encode_sparse_rows_python([g] * g.n, seats)):
+        assert nnz.dtype == np.int64 and cols.dtype == np.int32 and vals.dtype == np.float32
+        rows = [obs.encode_sparse_python(g, seat) for seat in seats]
+        assert nnz.tolist() == [len(c) for c, _ in rows]
+        assert cols.tobytes() == np.concatenate([c for c, _ in rows]).tobytes()
+        assert vals.tobytes() == np.concatenate([v for _, v in rows]).tobytes()
     if g.decision is not None:     # the compiled mask is the Python one too
         size = g.layout.size
         a, b = obs.action_mask(g.decision.options, size), obs.action_mask_python(g.decision.options, size)
@@ -300,6 +307,32 @@ def test_the_sparse_encoder_starts_clean_after_a_refusal_and_across_table_sizes(
             x = obs.encode_python(g, seat)
             cols, vals = obs.encode_sparse(g, seat)
             assert np.array_equal(cols, np.flatnonzero(x)) and np.array_equal(vals, x[cols]) and len(cols) > 20
+
+
+@pytest.mark.parametrize("rows", [obs.encode_sparse_rows, obs.encode_sparse_rows_python],
+                         ids=["encode_sparse_rows", "encode_sparse_rows_python"])
+def test_sparse_rows_of_tables_of_every_size_refuse_a_bad_seat_and_start_clean_after(rows):
+    """``encode_sparse_rows`` gathers several observations' nonzeros (a collector's batch), across
+    tables of different sizes in one call; a seat outside its table is refused (IndexError, as
+    ``encode``), as are lists of different lengths (ValueError), and the call after a refusal gives
+    each row exactly again (the compiled one keeps a scratch row and a growing row buffer)."""
+    games = [Game(GameConfig(num_players=n), seed=n) for n in (5, 12, 4, 5)]
+    for g in games:
+        for _ in range(40):
+            g.step(g.legal_actions()[0])
+    pairs = [(g, seat) for g in games for seat in range(g.n)] * 3           # rows enough to grow the buffer
+    with pytest.raises(IndexError, match="^viewer 12 is outside the table of 12$"):
+        rows([games[0], games[1]], [0, 12])
+    with pytest.raises(ValueError, match="^2 games and 1 viewers$"):
+        rows(games[:2], [0])
+    nnz, cols, vals = rows([g for g, _ in pairs], [s for _, s in pairs])
+    assert len(nnz) == len(pairs) and nnz.sum() == len(cols) == len(vals)
+    ends = np.cumsum(nnz)
+    for (g, seat), end, k in zip(pairs, ends, nnz):
+        x = obs.encode_python(g, seat)
+        assert np.array_equal(cols[end - k:end], np.flatnonzero(x)) and np.array_equal(vals[end - k:end], x[np.flatnonzero(x)])
+    empty = rows([], [])
+    assert [a.shape for a in empty] == [(0,), (0,), (0,)] and [a.dtype for a in empty] == [np.int64, np.int32, np.float32]
 
 
 @compiled

@@ -80,7 +80,7 @@ from agents.play import first_line
 from agents.policy import check_layout, load_policy
 from treachery_env.compiled import starting_workers
 from treachery_env.env import raw_env
-from treachery_env.observation import encode_sparse
+from treachery_env.observation import encode_sparse_rows
 from treachery_env.rules import Role
 from treachery_env.view import ViewBuilder
 
@@ -155,14 +155,17 @@ def legal_probs(logp: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
     return torch.where(legal, logp, 0.0).exp_().mul_(legal)
 
 
-def _sparse_batch(rows: list, size: int) -> SparseObs:
-    """:class:`~agents.networks.SparseObs` of shape ``(B,)`` from ``B`` observations by
-    their nonzero features (:func:`treachery_env.observation.encode_sparse` pairs: int32
-    indices in ``[0, size)``, float32 values), made without the constructor's checks
-    (:meth:`~agents.networks.SparseObs.trusted`: the encoder's rows hold by construction)."""
-    return SparseObs.trusted(torch.from_numpy(np.array([len(c) for c, _ in rows], np.int64)),
-                             torch.from_numpy(np.concatenate([c for c, _ in rows]).astype(np.int64)),
-                             torch.from_numpy(np.concatenate([v for _, v in rows])), size)
+def _sparse_batch(items: list, size: int) -> tuple[SparseObs, np.ndarray, np.ndarray, list[int]]:
+    """The observations of the ``B`` ``(slot, seat)`` pairs of ``items`` by their nonzero features,
+    encoded in one call (:func:`treachery_env.observation.encode_sparse_rows`): the network input,
+    a :class:`~agents.networks.SparseObs` of shape ``(B,)`` made without the constructor's checks
+    (:meth:`~agents.networks.SparseObs.trusted`: the encoder's rows hold by construction), and
+    the rows for the batch: ``cols`` int32 ``(M,)``, ``vals`` float32 ``(M,)`` and ``bounds``
+    (``B + 1`` ints: row ``b`` is ``cols[bounds[b]:bounds[b + 1]]``)."""
+    nnz, cols, vals = encode_sparse_rows([slot.env.game for slot, _ in items], [seat for _, seat in items])
+    sparse = SparseObs.trusted(torch.from_numpy(nnz), torch.from_numpy(cols.astype(np.int64)),
+                               torch.from_numpy(vals), size)
+    return sparse, cols, vals, [0, *np.cumsum(nnz).tolist()]
 
 
 def privileged_features(game: Any, seat: int) -> np.ndarray:
@@ -479,8 +482,7 @@ class Collector:
                 groups.setdefault(key if key is LEARNER else key[1], []).append((slot, seat))
             for key, items in groups.items():
                 net = self.net if key is LEARNER else self.pool[key]
-                enc = [encode_sparse(slot.env.game, seat) for slot, seat in items]   # nonzero features
-                sparse = _sparse_batch(enc, self.obs_size)
+                sparse, cols, vals, bounds = _sparse_batch(items, self.obs_size)      # nonzero features
                 obs = sparse if getattr(net, "reads_sparse", False) else sparse.dense()
                 mask = np.stack([slot.env.game.legal_action_mask() for slot, _ in items])
                 h = torch.from_numpy(np.stack([slot.h[seat] for slot, seat in items]))
@@ -515,7 +517,8 @@ class Collector:
                         proposal = proposals[i]
                         expert, gain, scores = (self._expert_action(slot, seat, mask[i], inputs[i], proposal)
                                                 if label_expert else (-1, 0.0, None))
-                        idx = buf.add(enc[i][0], enc[i][1], mask[i], acts[i], logps[i], values[i],
+                        row = slice(bounds[i], bounds[i + 1])
+                        idx = buf.add(cols[row], vals[row], mask[i], acts[i], logps[i], values[i],
                                       slot.h[seat], self._belief_labels(slot, seat), expert, priv[i],
                                       proposal, gain)
                         if scores is not None:
@@ -527,7 +530,7 @@ class Collector:
         # bootstrap the open segments with the value of the seat's current observation
         open_segs = [(slot, seat) for slot in self.slots for seat, seg in slot.seg.items() if seg]
         if open_segs:
-            sparse = _sparse_batch([encode_sparse(slot.env.game, seat) for slot, seat in open_segs], self.obs_size)
+            sparse = _sparse_batch(open_segs, self.obs_size)[0]
             obs = sparse if getattr(self.net, "reads_sparse", False) else sparse.dense()
             h = torch.from_numpy(np.stack([slot.h[seat] for slot, seat in open_segs]))
             _, value, _ = self.net.step(obs, h, None, torch.from_numpy(self._privileged(open_segs)))

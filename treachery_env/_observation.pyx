@@ -533,6 +533,101 @@ def encode_sparse(GameState game not None, int viewer):
     return cols, vals
 
 
+# The rows encode_sparse_rows gathers (indices and values, one row after another), grown as needed.
+cdef int* _rows_cols = NULL
+cdef float* _rows_vals = NULL
+cdef Py_ssize_t _rows_cap = 0
+_int64 = np.int64
+
+
+cdef int _grow_rows(Py_ssize_t need) except -1:
+    global _rows_cols, _rows_vals, _rows_cap
+    cdef Py_ssize_t cap = _rows_cap
+    cdef int* cols
+    cdef float* vals
+    if need <= cap:
+        return 0
+    while cap < need:
+        cap = max(2 * cap, 1 << 16)
+    cols = <int*>PyMem_Realloc(_rows_cols, cap * sizeof(int))
+    if cols == NULL:
+        raise MemoryError()
+    _rows_cols = cols
+    vals = <float*>PyMem_Realloc(_rows_vals, cap * sizeof(float))
+    if vals == NULL:
+        raise MemoryError()
+    _rows_vals, _rows_cap = vals, cap
+    return 0
+
+
+def encode_sparse_rows(list games not None, list viewers not None):
+    """The nonzero features of several observations at once (compiled; row ``b`` the same
+    indices and bytes as :func:`encode_sparse` of ``games[b]``, ``viewers[b]``), gathered
+    into three arrays instead of two per row: what a batch of a network that reads
+    :class:`agents.networks.SparseObs` needs (:class:`training.rollout.Collector`).
+
+    Args:
+        games: ``B`` :class:`treachery_env.engine.Game` (any table sizes).
+        viewers: the observing seat of each, ``0 <= viewers[b] < games[b].n``.
+
+    Returns:
+        ``(nnz, cols, vals)``: int64 ``(B,)`` the nonzeros of each row, int32 ``(M,)``
+        their ascending feature indices row after row and float32 ``(M,)`` their values,
+        ``M = nnz.sum()`` (fresh arrays).
+
+    Raises:
+        ValueError: when the lists differ in length.
+        IndexError: as :func:`encode`, for a seat outside its table.
+    """
+    _check_classes()
+    cdef Py_ssize_t B = len(games), b, i, k, m = 0
+    cdef long n, viewer
+    cdef _Offsets L
+    cdef Out out
+    cdef GameState game
+    cdef Py_buffer nb, cb, vb
+    if len(viewers) != B:
+        raise ValueError(f"{B} games and {len(viewers)} viewers")
+    nnz = _empty(B, _int64)
+    PyObject_GetBuffer(nnz, &nb, PyBUF_WRITABLE)
+    try:
+        for b in range(B):
+            game = games[b]
+            viewer = viewers[b]
+            n = game.n
+            L = _offsets_for(n)
+            _grow_scratch(L.size)
+            _grow_rows(m + L.size)
+            out.o = _scratch
+            out.size = L.size
+            try:
+                _encode(&out, L, game, viewer, n)
+                k = m
+                for i in range(L.size):
+                    if _scratch[i] != 0:
+                        _rows_cols[k] = <int>i
+                        _rows_vals[k] = _scratch[i]
+                        k += 1
+            finally:
+                memset(_scratch, 0, L.size * sizeof(float))
+            (<long long*>nb.buf)[b] = k - m
+            m = k
+    finally:
+        PyBuffer_Release(&nb)
+    cols = _empty(m, _int32)
+    vals = _empty(m, _float32)
+    PyObject_GetBuffer(cols, &cb, PyBUF_WRITABLE)
+    try:
+        memcpy(cb.buf, _rows_cols, m * sizeof(int))
+    finally:
+        PyBuffer_Release(&cb)
+    PyObject_GetBuffer(vals, &vb, PyBUF_WRITABLE)
+    try:
+        memcpy(vb.buf, _rows_vals, m * sizeof(float))
+    finally:
+        PyBuffer_Release(&vb)
+    return nnz, cols, vals
+
 cdef int _mark(char* m, object options, Py_ssize_t size) except -1:
     """``m[action] = 1`` for every ``(action, payload)`` of ``options`` (a bytearray's index
     rules: negative from the end, IndexError outside); a list of (int, payload) pairs is read in place."""

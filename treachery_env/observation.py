@@ -141,7 +141,7 @@ from .identity_cards.traitors import may_look_at_pile
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game
 
-__all__ = ["ObsLayout", "obs_layout", "encode", "encode_python", "encode_sparse", "encode_sparse_python", "action_mask", "action_mask_python", "legal_actions", "legal_actions_python",
+__all__ = ["ObsLayout", "obs_layout", "encode", "encode_python", "encode_sparse", "encode_sparse_python", "encode_sparse_rows", "encode_sparse_rows_python", "action_mask", "action_mask_python", "legal_actions", "legal_actions_python",
            "observation_dict", "observation_dict_python", "ENCODER", "WALKER_FEATURES", "PLAYER_FEATURES", "PLAYER_ROLE",
            "PLAYER_IN_GAME", "PLAYER_LIFE", "PLAYER_HAND", "PLAYER_UNTAPPED_LANDS", "PLAYER_FACE_UP",
            "CREATURE_PRESENT", "CREATURE_POWER", "CREATURE_TOUGHNESS", "CREATURE_DAMAGE", "CREATURE_TAPPED",
@@ -1090,20 +1090,38 @@ def encode_sparse_python(game: "Game", viewer: int) -> tuple[np.ndarray, np.ndar
     return cols, x[cols]
 
 
-def _select_encoder() -> tuple[Any, Any, Any, Any, Any, str]:
-    """The encoders :func:`encode` and :func:`encode_sparse`, the mask builder
+def encode_sparse_rows_python(games: list, viewers: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`encode_sparse_python` of each ``(games[b], viewers[b])`` gathered into
+    ``(nnz, cols, vals)``: int64 ``(B,)`` nonzeros a row, int32 ``(M,)`` and float32
+    ``(M,)`` row after row (the reference of the compiled
+    ``treachery_env._observation.encode_sparse_rows``).
+
+    Raises:
+        ValueError: when the lists differ in length; IndexError as :func:`encode_python`."""
+    if len(games) != len(viewers):
+        raise ValueError(f"{len(games)} games and {len(viewers)} viewers")
+    rows = [encode_sparse_python(g, v) for g, v in zip(games, viewers)]
+    nnz = np.array([len(c) for c, _ in rows], np.int64)
+    if not rows:
+        return nnz, np.zeros(0, np.int32), np.zeros(0, np.float32)
+    return nnz, np.concatenate([c for c, _ in rows]), np.concatenate([v for _, v in rows])
+
+
+def _select_encoder() -> tuple[Any, Any, Any, Any, Any, Any, str]:
+    """The encoders :func:`encode`, :func:`encode_sparse` and :func:`encode_sparse_rows`, the mask builder
     :func:`action_mask`, :func:`legal_actions` and :func:`observation_dict`, and their
     name for :data:`ENCODER`: the compiled ones
     unless ``TREACHERY_PURE_PYTHON=1``, they are not built, or they are older than
     ``_observation.pyx`` (then with a warning)."""
     mod = compiled_pyx("_observation", "the compiled encoder")
     if mod is None:
-        return (encode_python, encode_sparse_python, action_mask_python, legal_actions_python,
-                observation_dict_python, "python")
-    return mod.encode, mod.encode_sparse, mod.action_mask, mod.legal_actions, mod.observation_dict, "compiled"
+        return (encode_python, encode_sparse_python, encode_sparse_rows_python, action_mask_python,
+                legal_actions_python, observation_dict_python, "python")
+    return (mod.encode, mod.encode_sparse, mod.encode_sparse_rows, mod.action_mask, mod.legal_actions,
+            mod.observation_dict, "compiled")
 
 
-encode, encode_sparse, action_mask, legal_actions, observation_dict, ENCODER = _select_encoder()
+encode, encode_sparse, encode_sparse_rows, action_mask, legal_actions, observation_dict, ENCODER = _select_encoder()
 """``encode(game, viewer) -> float32 (obs_layout(game.n).size,)``: the observation
 vector of ``viewer`` (a fresh array each call).  :data:`ENCODER` says which
 implementation it is: ``"compiled"`` (``treachery_env._observation``, Cython) or
@@ -1117,4 +1135,7 @@ from the same module (:func:`action_mask_python` in pure Python); ``legal_action
 ``encode_sparse(game, viewer) -> (int32 (k,), float32 (k,))``: the same vector by
 its nonzero features, ascending, without making the dense array (what a network
 that reads :class:`agents.networks.SparseObs` needs; :func:`encode_sparse_python`
-in pure Python)."""
+in pure Python).
+``encode_sparse_rows(games, viewers) -> (int64 (B,), int32 (M,), float32 (M,))``: those
+of ``B`` observations gathered row after row, with each row's count
+(:func:`encode_sparse_rows_python`)."""
