@@ -725,7 +725,7 @@ def test_resume_continues_the_same_run(trained, tmp_path):
     assert adam_steps(after) > adam_steps(before)                 # the optimizer state carried on
     lines = [json.loads(ln)["iteration"] for ln in open(run / "metrics.jsonl")]
     assert lines == list(range(1, out["iterations"] + 1))
-    with pytest.raises(ValueError, match="nothing to resume"):
+    with pytest.raises(ValueError, match="^run folder .* does not exist$"):
         train(TrainConfig.from_dict({**c2.to_dict(), "run_dir": str(tmp_path / "empty")}), resume=True,
               progress=False, log=False)
 
@@ -1282,7 +1282,7 @@ def test_cli_train_errors(tmp_path, capsys):
     assert "did you mean" not in err and "; known: ['anchor_schedule'," in err    # nothing close: every key
     assert cli.main(["train", "--run-dir", str(tmp_path / "x"), "--minutes", "-1"]) == 2
     assert cli.main(["train", "--run-dir", str(tmp_path / "y"), "--resume"]) == 2
-    assert "nothing to resume" in capsys.readouterr().err
+    assert f"run folder {str(tmp_path / 'y')!r} does not exist" in capsys.readouterr().err
 
 
 def test_policy_bot_uses_only_its_information_set(tmp_path):
@@ -1355,7 +1355,7 @@ def test_init_starts_a_new_run_from_trained_weights(tmp_path):
         train(tiny(tmp_path / "d", init=str(tmp_path / "missing.pt")), progress=False)
     assert not (tmp_path / "d").exists() and "current folder" not in str(err.value)
     # a relative path (as in the shipped configs) says where it was looked for
-    with pytest.raises(ValueError, match=r"^init: checkpoint 'checkpoints/x\.pt' does not exist or is not a file "
+    with pytest.raises(ValueError, match=r"^init: checkpoint 'checkpoints/x\.pt' does not exist "
                                          r"\(a relative path, read from the current folder .*\)$"):
         train(tiny(tmp_path / "d", init="checkpoints/x.pt"), progress=False)
     second = train(cfg, progress=False)

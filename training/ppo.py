@@ -82,8 +82,8 @@ import torch
 from tqdm import tqdm
 
 import treachery_env
-from agents.files import (atomic_write_bytes, check_folder, check_input_file, move_to_new_name, naming_the_file,
-                          os_reason)
+from agents.files import (atomic_write_bytes, check_folder, check_input_file, check_input_folder, move_to_new_name,
+                          naming_the_file, os_reason)
 from agents.networks import build_network
 from agents.play import first_line
 from agents.policy import load_checkpoint, masked_logits, save_checkpoint
@@ -442,11 +442,11 @@ def load_resumable(run_dir: str | os.PathLike, warn: bool = True) -> tuple[Path,
     (:func:`_set_aside_unloadable`).
 
     Raises:
-        ValueError: if ``run_dir`` has no ``ckpt_*.pt``, or none of them loads.
+        ValueError: if ``run_dir`` does not exist or is a file (one line saying which,
+            :func:`agents.files.check_input_folder`), has no ``ckpt_*.pt``, or none of them loads.
     """
-    d = Path(run_dir)
-    found = sorted(((int(m.group(1)), p) for p in d.iterdir() if (m := _CKPT.match(p.name))),
-                   reverse=True) if d.is_dir() else []
+    d = check_input_folder(run_dir, "run folder")
+    found = sorted(((int(m.group(1)), p) for p in d.iterdir() if (m := _CKPT.match(p.name))), reverse=True)
     if not found:
         raise ValueError(f"nothing to resume: no ckpt_*.pt in {str(d)!r}")
     for _, path in found:
