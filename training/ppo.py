@@ -645,6 +645,11 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         except BaseException as why:
             if isinstance(why, KeyboardInterrupt):
                 stopping()
+                if not isinstance(why, TrainingInterrupted):    # stopped outside the iterations: their notice, here
+                    _stop_notice("SIGTERM" if isinstance(why, Terminated) else "SIGINT",
+                                 "the run was ending, its last checkpoint is kept" if made.iterations else
+                                 f"the run was starting, {path.name} is kept" if payload else
+                                 "the run was starting, no iteration had finished")
             if not made.iterations:     # failed or stopped before its first iteration: leaves nothing
                 made.remove(lock)
             if not isinstance(why, KeyboardInterrupt) or isinstance(why, TrainingInterrupted):
@@ -929,6 +934,9 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
         return TrainResult(checkpoint=str(last_ckpt), policy=str(run_dir / "policy.pt"), steps=steps,
                            iterations=iteration, wall_s=wall, history=history, start_steps=start_steps,
                            start_wall_s=wall0)
+    except KeyboardInterrupt:   # stopped while starting (the loop's stop closed them): nothing of theirs to wait for
+        workers.close(now=True)
+        raise
     finally:
         workers.close()
         torch.set_num_threads(threads_before)
