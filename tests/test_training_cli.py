@@ -410,14 +410,14 @@ def test_export_ships_the_bytes_it_loaded_and_a_corrupt_policy_is_one_line(tmp_p
     import shutil
     from pathlib import Path
 
-    import training.model_card as mc
+    import agents.policy
     from conftest import write_policy
 
     src = tmp_path / "p.pt"
     shutil.copy(policy_4p, src)
     before = src.read_bytes()
     other = write_policy(tmp_path / "other.pt", 4, seed=1)
-    real = mc.load_checkpoint
+    real = agents.policy.load_checkpoint
 
     def load_then_replaced(path, *a, **kw):
         payload = real(path, *a, **kw)
@@ -425,7 +425,7 @@ def test_export_ships_the_bytes_it_loaded_and_a_corrupt_policy_is_one_line(tmp_p
             shutil.copy(other, src)             # the file changes once it was read
         return payload
 
-    monkeypatch.setattr(mc, "load_checkpoint", load_then_replaced)
+    monkeypatch.setattr(agents.policy, "load_checkpoint", load_then_replaced)
     assert cli.main(["export", str(src), "--out", str(tmp_path / "ship")]) == 0
     assert (tmp_path / "ship" / "policy.pt").read_bytes() == before
     assert hashlib.sha256(before).hexdigest() in (tmp_path / "ship" / "MODEL_CARD.md").read_text()
