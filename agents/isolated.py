@@ -32,7 +32,7 @@ import subprocess
 import sys
 import warnings
 import weakref
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -44,7 +44,8 @@ from .base import BaseAgent
 __all__ = ["IsolatedAgent", "IsolatedBotError", "exit_with_parent"]
 
 
-def exit_with_parent(parent: int | None = None, poll_s: float = 1.0) -> None:
+def exit_with_parent(parent: int | None = None, poll_s: float = 1.0,
+                     on_exit: Callable[[], None] | None = None) -> None:
     """End this process once its parent is gone (killed, even by SIGKILL, or ended without
     closing its children): a daemon thread polls the parent pid and exits when the process has
     been re-parented, even while the main thread is busy (a bot that never answers).  For the
@@ -55,6 +56,9 @@ def exit_with_parent(parent: int | None = None, poll_s: float = 1.0) -> None:
             parent gone before this call (a child slow to start on a loaded machine) is seen
             too; None: this process's parent at this call (one gone before it is not seen).
         poll_s: seconds between two looks at the parent pid.
+        on_exit: called (from the watching thread) just before the process exits that way, to
+            release what the parent would have (a worker's shared-memory block,
+            :meth:`training.shared_weights.WeightsReader.remove`); what it raises is ignored.
     """
     import threading
     import time
@@ -65,6 +69,11 @@ def exit_with_parent(parent: int | None = None, poll_s: float = 1.0) -> None:
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(poll_s)
+        if on_exit is not None:
+            try:
+                on_exit()
+            except Exception:  # noqa: BLE001 - the process ends at once whatever went wrong
+                pass
         os._exit(1)
 
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()

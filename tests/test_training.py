@@ -898,6 +898,66 @@ def test_weights_through_shared_memory_give_the_batches_of_weights_through_the_p
     assert any(not np.array_equal(a["logp"], b["logp"]) for a, b in zip(shared[0], shared[1]))
 
 
+def test_only_a_pool_of_worker_processes_holds_shared_weights():
+    """Every WorkerPool made a SharedWeights, even one whose collections run in this process (one
+    worker) or on Ray, where nothing reads it: only worker processes get one."""
+    from training.rollout import WorkerPool
+
+    pool = WorkerPool(tiny(Path("unused")), [3])
+    try:
+        assert pool.local is not None and pool._shared is None
+    finally:
+        pool.close()
+
+
+_KILLED_LEARNER = """
+import json, sys, time
+from training.config import TrainConfig
+from training.rollout import Collector, WorkerPool
+from agents.networks import build_network
+cfg = TrainConfig.from_dict(json.loads(sys.argv[1]))
+weights = build_network(Collector(cfg, 0).net_kwargs).state_dict()
+pool = WorkerPool(cfg, [11, 12])
+pool.collect(weights, {}, 100)            # the weights' block made, and read by both workers
+if sys.argv[2] == "collecting":
+    pool.start(weights, {}, 10 ** 7)      # a collection that outlasts the test
+print(json.dumps([[p.pid for p in pool.procs], pool._shared._handle.name]), flush=True)
+time.sleep(600)
+"""
+
+
+@pytest.mark.parametrize("when", ["idle", "collecting"])
+def test_workers_of_a_killed_learner_end_quietly_and_remove_the_weights_block(when):
+    """A learner killed by SIGKILL, its rollout workers idle or collecting: each worker printed two
+    chained BrokenPipeError tracebacks, and the resource tracker that the shared-memory block of
+    the weights was "leaked".  The workers end by themselves without a word (exit status 1) and
+    remove the block: nothing at all is written to stderr, and the block is gone."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from training.shared_weights import SHM_DIR
+
+    cfg = TrainConfig(**{**tiny(Path("unused")).to_dict(), "workers": 2})
+    proc = subprocess.Popen([sys.executable, "-c", _KILLED_LEARNER, json.dumps(cfg.to_dict()), when],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        workers, block = json.loads(proc.stdout.readline())
+        assert os.path.exists(os.path.join(SHM_DIR, block))
+        proc.kill()
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while any(os.path.exists(f"/proc/{pid}") for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        _, err = proc.communicate(timeout=30)   # once every holder of its stderr (workers, tracker) ended
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert not any(os.path.exists(f"/proc/{pid}") for pid in workers)
+    assert err == "" and not os.path.exists(os.path.join(SHM_DIR, block))
+
+
 def test_shared_weights_are_rewritten_in_place_and_remade_for_another_layout():
     """SharedWeights.write copies into one block while the layout stays (the same handle), makes a new
     block for another layout (the old one removed); a reader sees what was last written."""
