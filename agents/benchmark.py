@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import Any, Callable
 
 import numpy as np
 
@@ -38,6 +39,7 @@ from treachery_env.engine import Game
 from treachery_env.view import ViewBuilder
 
 from .heuristic import HeuristicAgent
+from .play import bot_call, refused_action
 
 __all__ = ["run_decisions", "run_playouts", "main"]
 
@@ -45,14 +47,32 @@ __all__ = ["run_decisions", "run_playouts", "main"]
 def _decide(g: Game, views: ViewBuilder, bots: list, observe: bool = False) -> float:
     """Take the pending decision with its seat's bot; the seconds spent on the view and ``act``
     (the view from the game's :class:`ViewBuilder`, as the environment builds it), and with
-    ``observe`` on the seat's encoded observation too (what a network bot reads)."""
+    ``observe`` on the seat's encoded observation too (what a network bot reads).
+
+    Raises:
+        agents.play.BotError: (one line) the bot's ``act`` raised, or the game refused its action.
+    """
     seat = g.current_player
+    bot = bots[seat]
     t0 = time.perf_counter()
     obs = g.observation(seat) if observe else {"action_mask": g.legal_action_mask()}
-    action = bots[seat].act(obs, {"view": views.build(seat)})
+    action = bot_call(bot, seat, g.turn, bot.act, obs, {"view": views.build(seat)})
     dt = time.perf_counter() - t0
-    g.step(action)
+    try:
+        g.step(action)
+    except ValueError as err:
+        raise refused_action(bot, seat, action, g.turn, err) from err
     return dt
+
+
+def _reset(g: Game, bots: list) -> None:
+    """Give each bot its seat (``reset``).
+
+    Raises:
+        agents.play.BotError: (one line) a bot's ``reset`` raised.
+    """
+    for s, b in enumerate(bots):
+        bot_call(b, s, g.turn, b.reset, s)
 
 
 def run_decisions(cfg: GameConfig, seconds: float, seed: int = 0, bot: str = "heuristic") -> dict:
@@ -65,6 +85,11 @@ def run_decisions(cfg: GameConfig, seconds: float, seed: int = 0, bot: str = "he
         decision's view and ``act`` (and the encoded observation for a ``policy:`` bot),
         and the decisions a game and a turn (``turns``: the games' turns, a game's
         ``Game.turn`` at its end; the mulligans before the first turn count in it).
+
+    Raises:
+        ValueError: (one line) ``bot`` is a spec :func:`agents.make` refuses;
+            :class:`agents.play.BotError` (a ValueError) when a bot's ``reset`` or ``act`` raised
+            or its action was refused, naming the seat, the bot and what it raised where.
     """
     from . import make
     observe = bot.startswith("policy:")
@@ -74,8 +99,7 @@ def run_decisions(cfg: GameConfig, seconds: float, seed: int = 0, bot: str = "he
     while not games or time.perf_counter() - t0 < seconds:      # a preempted start still plays one
         g = Game(cfg, seed=seed + games)
         bots = [make(bot, seed=seed + games * cfg.num_players + s) for s in range(cfg.num_players)]
-        for s, b in enumerate(bots):
-            b.reset(s)
+        _reset(g, bots)
         views = ViewBuilder(g)
         while not g.is_over:
             times.append(_decide(g, views, bots, observe))
@@ -95,6 +119,9 @@ def run_playouts(cfg: GameConfig, seconds: float, seed: int = 0, turns: int = 2,
 
     Returns:
         ``{"playouts", "seconds", "ms_per_playout", "decisions_per_playout"}``.
+
+    Raises:
+        agents.play.BotError: (one line) a heuristic bot failed (a fault of the toolkit's).
     """
     starts = midgame_states(cfg, states, seed)
     playouts = decisions = 0
@@ -102,8 +129,7 @@ def run_playouts(cfg: GameConfig, seconds: float, seed: int = 0, turns: int = 2,
     while not playouts or time.perf_counter() - t0 < seconds:   # a preempted start still plays one
         g = starts[playouts % len(starts)].clone()
         bots = [HeuristicAgent(seed=seed + s) for s in range(cfg.num_players)]
-        for s, b in enumerate(bots):
-            b.reset(s)
+        _reset(g, bots)
         end = g.turn + turns
         views = ViewBuilder(g)
         while not g.is_over and g.turn < end:
@@ -116,7 +142,10 @@ def run_playouts(cfg: GameConfig, seconds: float, seed: int = 0, turns: int = 2,
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Command line entry point (see the module docstring)."""
+    """Command line entry point (see the module docstring).  A bot whose ``reset`` or ``act``
+    raises, or whose action the game refuses, ends it with one line naming the bot, the seat and
+    what it raised where (:class:`agents.play.BotError`), exit status 1; a spec it cannot make or
+    a table its bot cannot play, with a usage error (exit status 2)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--players", type=int, nargs="+", default=[5], help="table sizes to measure (default 5)")
     ap.add_argument("--seconds", type=seconds_per_row, default=10.0,
@@ -143,13 +172,24 @@ def main(argv: list[str] | None = None) -> None:
     for n in a.players:
         for talk in a.talk:
             cfg = GameConfig(num_players=n, talk=talk)
-            p = run_playouts(cfg, a.seconds, a.seed)
+            p = _run(ap, "heuristic", run_playouts, cfg, a.seconds, a.seed)
             for i, bot in enumerate(a.bots):
-                h = run_decisions(cfg, a.seconds, a.seed, bot)
+                h = _run(ap, bot, run_decisions, cfg, a.seconds, a.seed, bot)
                 tail = f"{p['ms_per_playout']:>18.2f} {p['decisions_per_playout']:>18.0f}" if i == 0 else ""
                 print(f"{n:>7} {talk:<10} {bot:>{w}} {h['decisions_per_s']:>12,.0f} {h['us_per_decision']:>23.0f} "
                       f"{h['p95_us']:>8.0f} {h['decisions_per_game']:>15,.0f} {h['decisions_per_turn']:>15.1f} "
                       f"{tail}")
+
+
+
+def _run(ap: argparse.ArgumentParser, spec: str, fn: Callable[..., dict], *args: Any) -> dict:
+    """``fn(*args)``, a row's measurement with bots of ``spec``; a bot that failed in it
+    (:class:`agents.play.BotError`) or a spec :func:`agents.make` refused ends the program with
+    one line naming it (exit status 1), not a traceback."""
+    try:
+        return fn(*args)
+    except ValueError as err:
+        ap.exit(1, f"{ap.prog}: error: agent {spec!r}: {err}\n")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 
 __all__ = ["atomic_write_bytes", "atomic_write_files", "write_new_file", "move_to_new_name", "check_folder",
-           "check_writable_file", "check_input_file", "naming_the_file", "file_error_text", "os_reason"]
+           "check_writable_file", "check_input_file", "check_input_folder", "naming_the_file", "file_error_text",
+           "os_reason"]
 
 
 @contextlib.contextmanager
@@ -37,8 +38,9 @@ def file_error_text(err: OSError) -> str:
 
 
 def check_input_file(path: str | os.PathLike, what: str) -> Path:
-    """Refuse an input file that is not there, saying where a relative path was looked for, or a
-    folder given for it, naming the ``policy.pt`` in it if it holds one (a model's folder).
+    """Refuse an input file that is not there, saying where a relative path was looked for, a
+    folder given for it, naming the ``policy.pt`` in it if it holds one (a model's folder), or
+    another thing that is no regular file (a device, a pipe).
 
     Args:
         path: the file to be read.
@@ -49,19 +51,48 @@ def check_input_file(path: str | os.PathLike, what: str) -> Path:
 
     Raises:
         ValueError: one line naming ``what`` and ``path``, and that it is a folder (with the
-            ``policy.pt`` in it) or, for a relative path not there, the current folder it was read
-            from (a ``--set`` path is read from there; a config file's are made absolute from the
-            file's folder, :func:`training.config.load_config`).
+            ``policy.pt`` in it), no regular file, or that it does not exist (for a relative path,
+            with the current folder it was read from: a ``--set`` path is read from there; a config
+            file's are made absolute from the file's folder, :func:`training.config.load_config`).
     """
     p = Path(path)
     if p.is_dir():
         inside = p / "policy.pt"
         raise ValueError(f"{what} {str(p)!r} is a folder, not a file"
                          + (f"; the policy in it is {str(inside)!r}" if inside.is_file() else ""))
+    if not p.exists():
+        raise ValueError(f"{what} {str(p)!r} does not exist{_read_from(p)}")
     if not p.is_file():
-        where = "" if p.is_absolute() else f" (a relative path, read from the current folder {os.getcwd()})"
-        raise ValueError(f"{what} {str(p)!r} does not exist or is not a file{where}")
+        raise ValueError(f"{what} {str(p)!r} is not a regular file (a device, a pipe or a socket)")
     return p
+
+
+def check_input_folder(path: str | os.PathLike, what: str) -> Path:
+    """Refuse an input folder (a run's, to resume or export) that is not there, or a file given
+    for it, in the words of :func:`check_input_file`.
+
+    Args:
+        path: the folder to be read.
+        what: how the error names it, e.g. ``"run folder"``.
+
+    Returns:
+        ``path`` as a :class:`~pathlib.Path`.
+
+    Raises:
+        ValueError: one line naming ``what`` and ``path``: that it does not exist (for a
+            relative path, from which current folder it was read), or that it is a file.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise ValueError(f"{what} {str(p)!r} does not exist{_read_from(p)}")
+    if not p.is_dir():
+        raise ValueError(f"{what} {str(p)!r} is a file, not a folder")
+    return p
+
+
+def _read_from(p: Path) -> str:
+    """Where a relative path that is not there was looked for ("" for an absolute one)."""
+    return "" if p.is_absolute() else f" (a relative path, read from the current folder {os.getcwd()})"
 
 
 def check_folder(path: str | os.PathLike, what: str) -> None:

@@ -12,7 +12,10 @@ exists in that process, so even ``gc`` or ``import treachery_env`` inside the bo
 
 Each isolated bot has a process of its own (two seats of one outside bot cannot see each
 other's data); a process is reused for the next game once its bot is dropped, and a new bot
-is made in it with the new seed.  The bot's own prints go to stderr.  Costs: a process start
+is made in it with the new seed, but only for the same spec made from the same current folder
+and ``sys.path`` (:func:`_source`: from another folder ``my_bots`` may be another file, which the
+process, holding the module imported, would not read), and only while no module file it
+imported has changed since (:func:`_changed_module`: an edited bot is made in a new process).  The bot's own prints go to stderr.  Costs: a process start
 per concurrent seat (about a second, importing the bot's module) and a pipe round trip with the
 view's serialisation per decision (~1 ms).  A bot with ``beliefs()`` has them asked in its process
 and sent back as JSON (:func:`_beliefs_to_wire`), so the evaluator scores its deduction as
@@ -30,9 +33,10 @@ import os
 import pickle
 import subprocess
 import sys
+import sysconfig
 import warnings
 import weakref
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -44,7 +48,8 @@ from .base import BaseAgent
 __all__ = ["IsolatedAgent", "IsolatedBotError", "exit_with_parent"]
 
 
-def exit_with_parent(parent: int | None = None, poll_s: float = 1.0) -> None:
+def exit_with_parent(parent: int | None = None, poll_s: float = 1.0,
+                     on_exit: Callable[[], None] | None = None) -> None:
     """End this process once its parent is gone (killed, even by SIGKILL, or ended without
     closing its children): a daemon thread polls the parent pid and exits when the process has
     been re-parented, even while the main thread is busy (a bot that never answers).  For the
@@ -55,6 +60,9 @@ def exit_with_parent(parent: int | None = None, poll_s: float = 1.0) -> None:
             parent gone before this call (a child slow to start on a loaded machine) is seen
             too; None: this process's parent at this call (one gone before it is not seen).
         poll_s: seconds between two looks at the parent pid.
+        on_exit: called (from the watching thread) just before the process exits that way, to
+            release what the parent would have (a worker's shared-memory block,
+            :meth:`training.shared_weights.WeightsReader.remove`); what it raises is ignored.
     """
     import threading
     import time
@@ -65,6 +73,11 @@ def exit_with_parent(parent: int | None = None, poll_s: float = 1.0) -> None:
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(poll_s)
+        if on_exit is not None:
+            try:
+                on_exit()
+            except Exception:  # noqa: BLE001 - the process ends at once whatever went wrong
+                pass
         os._exit(1)
 
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
@@ -86,10 +99,19 @@ class IsolatedBotError(RuntimeError):
         self.raised = raised
 
 
-class _Host:
-    """One bot process: pickled requests in on its stdin, one JSON line out per request."""
+def _source(spec: str) -> tuple:
+    """What a bot process is made for, and reused only for (:class:`_Host`): ``spec``, the current
+    folder (the process's own, which a bot reads its files from) and ``sys.path`` (which decide the
+    file a spec's module is imported from)."""
+    return spec, os.getcwd(), tuple(sys.path)
 
-    def __init__(self) -> None:
+
+class _Host:
+    """One bot process: pickled requests in on its stdin, one JSON line out per request;
+    ``source``: what it was made for (:func:`_source`)."""
+
+    def __init__(self, source: tuple) -> None:
+        self.source = source
         # a session of its own: the terminal's Ctrl-C is the game's to handle, not the bot's; the bot
         # process ends with its input, or when its parent is gone (exit_with_parent)
         with starting_workers():        # the stale-module warnings are the game's process's to say
@@ -143,7 +165,7 @@ class _Host:
             self.proc.kill()
 
 
-_IDLE: list[_Host] = []      # processes whose bot was dropped, for the next isolated bot
+_IDLE: list[_Host] = []      # processes whose bot was dropped, for the next isolated bot of their source
 _SAID: set[str] = set()      # the bots' warnings said in this process (_Host.call)
 
 # a forked process (an evaluation's worker) must not talk to its parent's bot processes: the pipes
@@ -178,9 +200,17 @@ class IsolatedAgent(BaseAgent):
     def __init__(self, spec: str, seed: int | None = None):
         super().__init__(seed)
         self.spec = spec
-        self._host = _IDLE.pop() if _IDLE else _Host()
+        source = _source(spec)
+        self._host = next((h for h in reversed(_IDLE) if h.source == source), None)
+        if self._host is not None:
+            _IDLE.remove(self._host)
         try:
-            reply = self._host.call(("make", spec, seed, list(sys.path)))
+            reply = {"stale": True} if self._host is None else self._host.call(("make", spec, seed, list(sys.path)))
+            if reply.get("stale"):      # a module file it imported changed: the bot is made afresh, in a new process
+                if self._host is not None:
+                    self._host.close()
+                self._host = _Host(source)
+                reply = self._host.call(("make", spec, seed, list(sys.path)))
         except (ValueError, IsolatedBotError):
             _release(self._host)
             raise
@@ -274,9 +304,36 @@ def _beliefs_to_wire(beliefs: Any) -> list | None:
             for seat, roles in beliefs.items()]
 
 
+def _changed_module(baseline: set, seen: dict) -> str | None:
+    """The name of a module imported in this process since it started (``baseline``: the modules it
+    had then) whose file changed since this process first saw it (``seen``: name -> the file's
+    modification time and size, filled in here), else None: the process runs that module's old code,
+    so it must not make a bot again.  The modules of the standard library and the installed
+    packages are not looked at (a bot is not edited there)."""
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None)
+        if name in baseline or not isinstance(path, str) or os.path.realpath(path).startswith(_LIBRARIES):
+            continue
+        try:
+            st = os.stat(path)
+            now: tuple | None = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            now = None                  # removed since
+        if seen.setdefault(name, now) != now:
+            return name
+    return None
+
+
+#: the folders of the standard library and the installed packages (:func:`_changed_module` skips them)
+_LIBRARIES = tuple(os.path.join(os.path.realpath(sysconfig.get_paths()[k]), "")
+                   for k in ("stdlib", "platstdlib", "purelib", "platlib"))
+
+
 def _serve(parent: int) -> None:
     """The bot process (its parent's pid ``parent``): make, reset and ask the bot as the requests
-    say, until the input ends."""
+    say, until the input ends.  A request to make a bot once a module file imported here has changed
+    is answered ``{"stale": ...}`` (:func:`_changed_module`): the game's process makes it in a new
+    process."""
     exit_with_parent(parent)
     replies = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)                     # the bot's prints go to stderr, never into the replies
@@ -285,6 +342,7 @@ def _serve(parent: int) -> None:
     from agents.play import first_line, what_raised
     from treachery_env.view import SeatView
 
+    baseline, seen = set(sys.modules), {}
     bot: Any = None
     while True:
         try:
@@ -297,13 +355,19 @@ def _serve(parent: int) -> None:
                 _, spec, seed, path = request
                 sys.path[:] = path
                 bot = None
+                changed = _changed_module(baseline, seen)
                 try:
-                    bot = agents.make(spec, seed=seed)
+                    if changed:
+                        reply = {"stale": changed}
+                    else:
+                        bot = agents.make(spec, seed=seed)
                 except ValueError as err:
                     reply = {"error": str(err), "refused": True}
                 else:
-                    reply = {"beliefs": callable(getattr(bot, "beliefs", None)),
-                             "check_config": callable(getattr(bot, "check_config", None))}
+                    if not changed:
+                        _changed_module(baseline, seen)         # the files of the modules it imported, as read
+                        reply = {"beliefs": callable(getattr(bot, "beliefs", None)),
+                                 "check_config": callable(getattr(bot, "check_config", None))}
             elif kind == "num_players":
                 reply = {"num_players": bot.num_players() if hasattr(bot, "num_players") else None}
             elif kind == "reset":

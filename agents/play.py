@@ -16,7 +16,7 @@ from treachery_env.rules import Role
 from .base import Agent
 
 __all__ = ["BotError", "GameResult", "play_game", "game_steps", "run_games", "bot_action", "bot_call", "apply_action",
-           "first_line", "what_raised", "method_failure", "face_down_opponents"]
+           "refused_action", "first_line", "what_raised", "method_failure", "face_down_opponents"]
 
 
 class BotError(ValueError):
@@ -271,8 +271,14 @@ def apply_action(env: Any, bot: Agent, seat: int, action: Any) -> None:
     try:
         env.step(action)
     except ValueError as err:
-        raise BotError(f"the bot in seat {seat} ({type(bot).__name__}) chose {action!r} on turn "
-                         f"{env.game.turn}: {first_line(err)}", seat) from err
+        raise refused_action(bot, seat, action, env.game.turn, err) from err
+
+
+def refused_action(bot: Agent, seat: int, action: Any, turn: int, err: ValueError) -> BotError:
+    """The :class:`BotError` for ``bot``'s ``action`` that the game refused with ``err`` on ``turn``
+    (for a caller that steps the game itself, :mod:`agents.benchmark`; raise it ``from err``)."""
+    return BotError(f"the bot in seat {seat} ({type(bot).__name__}) chose {action!r} on turn {turn}: "
+                    f"{first_line(err)}", seat)
 
 
 #: the packages whose frames are not a bot's own code: the toolkit's (a bot's ``act`` is called from them)

@@ -41,11 +41,12 @@ from treachery_env.config import field_text
 from treachery_env.rules import Role
 
 from .base import BaseAgent, legal_actions
-from .files import atomic_write_bytes, check_input_file, write_new_file
+from .files import atomic_write_bytes, check_input_file, os_reason, write_new_file
 from .lookahead import search_candidates
 from .networks import NUM_ROLES, PolicyNet, build_network, check_gate_only, masked_logits
 
-__all__ = ["PolicyNet", "PolicyAgent", "torch_threads", "ForwardRequest", "forward_requests", "masked_logits", "save_checkpoint", "load_checkpoint", "load_policy",
+__all__ = ["PolicyNet", "PolicyAgent", "torch_threads", "ForwardRequest", "forward_requests", "masked_logits", "save_checkpoint", "load_checkpoint",
+           "read_checkpoint", "load_policy",
            "config_differences", "GameConfigMismatchWarning", "CHECKPOINT_FORMAT", "NUM_ROLES"]
 
 CHECKPOINT_FORMAT = "treachery-policy/1"
@@ -135,6 +136,23 @@ def load_checkpoint(path: str | os.PathLike, data: bytes | None = None) -> dict:
                          f"{_first_problem(err)}") from err
     payload["net"] = net
     return payload
+
+
+def read_checkpoint(path: str | os.PathLike) -> tuple[dict, bytes]:
+    """A checkpoint's payload (:func:`load_checkpoint`) and the bytes it was loaded from, the file
+    read once: whoever also hashes or ships the checkpoint uses these bytes, so a file replaced
+    meanwhile (a running training rewrites its ``policy.pt``) cannot make the two differ.
+
+    Raises:
+        ValueError: (one line) as :func:`load_checkpoint`, or for a file that cannot be read
+            (the system's reason).
+    """
+    p = check_input_file(path, "checkpoint")
+    try:
+        data = p.read_bytes()
+    except OSError as err:
+        raise ValueError(f"checkpoint {str(p)!r} cannot be read: {os_reason(err)}") from None
+    return load_checkpoint(p, data=data), data
 
 
 def _first_problem(err: BaseException) -> str:

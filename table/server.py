@@ -34,6 +34,7 @@ malformed gets an error and changes nothing.
 
 A server for friends stays small (:class:`Lobby`): it holds at most ``--max-tables`` open tables (a
 request beyond them gets a 503 and one line) and ``--max-replays`` replays (the oldest goes first),
+each at most 1,000 (:data:`MAX_TABLES`, :data:`MAX_REPLAYS`),
 and closes the tables it is done with: a game that ended with no page open, and a table where no
 person connected or answered for ``--idle-minutes`` (at a table of bots alone: that nobody watched),
 which also closes a finished game whose page was left open that long; when the server stops (Ctrl-C)
@@ -72,7 +73,7 @@ from .table import HUMAN, Table, TableError
 
 __all__ = ["WebTable", "Lobby", "LobbyFull", "closed_reason", "create_app", "uvicorn_server", "serve_cli",
            "add_arguments", "SHUTTING_DOWN", "DEFAULT_DELAY", "DEFAULT_MAX_TABLES", "DEFAULT_MAX_REPLAYS",
-           "DEFAULT_IDLE_MINUTES", "CLOSED", "lan_address", "phone_can_open"]
+           "MAX_TABLES", "MAX_REPLAYS", "DEFAULT_IDLE_MINUTES", "CLOSED", "lan_address", "phone_can_open"]
 
 GAME_FIELDS = ("variant", "commander", "starting_life", "max_turns", "talk", "game", "throne_roles", "throne",
                "holdings", "seasons", "planechase", "vanguard", "archenemy")
@@ -97,6 +98,15 @@ DEFAULT_MAX_TABLES = 32
 """The open tables a server holds at most (``--max-tables``)."""
 DEFAULT_MAX_REPLAYS = 64
 """The replays a server keeps at most (``--max-replays``): loaded files and finished games."""
+MAX_TABLES = 1000
+"""The largest ``--max-tables``: every table's game and bots run in the server's one process
+(a table holds about a quarter of a MB before its game is played), so a thousand is already
+more than it serves at a bearable pace; a larger number is a typo that only lets whoever
+reaches the server fill its memory."""
+MAX_REPLAYS = 1000
+"""The largest ``--max-replays``: a replay opened in the browser is kept built, about half a MB
+(a 5-player game), so a thousand of them is about half a GB; a larger number is a typo that only
+lets the server's memory grow with every game played."""
 DEFAULT_IDLE_MINUTES = 60.0
 """Minutes after which a table where no person connected or answered is closed (``--idle-minutes``)."""
 MAX_IDLE_MINUTES = 7 * 24 * 60.0
@@ -483,7 +493,8 @@ class Lobby:
     Raises:
         ValueError: (one line, naming ``treachery serve``'s option) for a delay out of range
             (:func:`~table.options.check_delay`), a
-            ``max_tables`` or ``max_replays`` below 1, or ``idle_minutes`` not above 0, above
+            ``max_tables`` or ``max_replays`` that is not an int from 1 to :data:`MAX_TABLES` or
+            :data:`MAX_REPLAYS`, or ``idle_minutes`` not above 0, above
             :data:`MAX_IDLE_MINUTES` or not a number (NaN).
     """
 
@@ -491,9 +502,12 @@ class Lobby:
                  max_replays: int = DEFAULT_MAX_REPLAYS, idle_minutes: float = DEFAULT_IDLE_MINUTES,
                  clock: Any = time.monotonic):
         check_delay(delay)
-        for flag, value in (("--max-tables", max_tables), ("--max-replays", max_replays)):
-            if type(value) is not int or value < 1:
-                raise ValueError(f"{flag} must be an int >= 1, got {value!r}")
+        for flag, value, most, why in (
+                ("--max-tables", max_tables, MAX_TABLES, "the open tables, whose games the server's one process "
+                                                         "plays"),
+                ("--max-replays", max_replays, MAX_REPLAYS, "the replays kept, about half a MB each once viewed")):
+            if type(value) is not int or not 1 <= value <= most:
+                raise ValueError(f"{flag} must be an int from 1 to {most:,} ({why}), got {value!r}")
         if not 0 < idle_minutes <= MAX_IDLE_MINUTES:        # (a NaN compares false)
             raise ValueError(f"--idle-minutes must be > 0 and at most {MAX_IDLE_MINUTES:g} (a week), "
                              f"got {idle_minutes}")
@@ -1034,11 +1048,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"seconds of the pause after each public event, the bots' pace, 0 to {MAX_DELAY:g}; a bot's "
                         f"thinking time counts toward it (default {DEFAULT_DELAY})")
     p.add_argument("--max-tables", type=int, default=DEFAULT_MAX_TABLES, metavar="N",
-                   help=f"open tables the server holds at most; one more is refused (503) until a game ends "
-                        f"(default {DEFAULT_MAX_TABLES})")
+                   help=f"open tables the server holds at most, from 1 to {MAX_TABLES:,}; one more is refused "
+                        f"(503) until a game ends (default {DEFAULT_MAX_TABLES})")
     p.add_argument("--max-replays", type=int, default=DEFAULT_MAX_REPLAYS, metavar="N",
-                   help=f"replays kept at most, finished games and --replay files; the oldest goes first "
-                        f"(default {DEFAULT_MAX_REPLAYS})")
+                   help=f"replays kept at most, finished games and --replay files, from 1 to {MAX_REPLAYS:,}; the "
+                        f"oldest goes first (default {DEFAULT_MAX_REPLAYS})")
     p.add_argument("--idle-minutes", type=float, default=DEFAULT_IDLE_MINUTES, metavar="M",
                    help=f"close a table where no person connected or answered for M minutes (bots alone: that "
                         f"nobody watched), from 1 to {MAX_IDLE_MINUTES:g} (a week); a finished game's table closes "

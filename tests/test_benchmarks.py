@@ -110,6 +110,30 @@ def test_the_bots_benchmark_times_a_trained_policy_and_refuses_bad_bots(policy_4
         assert phrase in capsys.readouterr().err
 
 
+def test_a_bot_that_fails_in_the_bots_benchmark_is_one_line_naming_it(tmp_path, monkeypatch, capsys):
+    """``python -m agents.benchmark`` did not wrap the bots' errors: a bot whose ``act`` or ``reset``
+    raised, or whose action the game refused, ended it with a raw traceback.  Each is one line naming
+    the spec, the seat, the bot and what it raised where (:func:`agents.play.bot_call`, as
+    ``treachery evaluate`` and ``treachery play`` say it), exit status 1."""
+    import sys
+
+    (tmp_path / "failing_bots.py").write_text(
+        "from agents.base import RandomAgent\n\n\n"
+        "class ActFails(RandomAgent):\n    def act(self, observation, info):\n        return {}['x']\n\n\n"
+        "class ResetFails(RandomAgent):\n    def reset(self, seat):\n        raise RuntimeError('no seat')\n\n\n"
+        "class Illegal(RandomAgent):\n    def act(self, observation, info):\n        return 10 ** 6\n")
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
+    monkeypatch.chdir(tmp_path)
+    for bot, said in (("ActFails", r"raised KeyError at failing_bots\.py:6 in act on turn \d+: 'x'"),
+                      ("ResetFails", r"raised RuntimeError at failing_bots\.py:11 in reset on turn 0: no seat"),
+                      ("Illegal", r"chose 1000000 on turn \d+: illegal action 1000000 \(outside the action space\)")):
+        with pytest.raises(SystemExit) as end:
+            agents_bench_main(["--players", "4", "--seconds", "0.01", "--bots", f"failing_bots:{bot}"])
+        err = capsys.readouterr().err
+        assert end.value.code == 1 and err.count("\n") == 1 and "Traceback" not in err, err
+        assert re.match(rf"^\S+: error: agent 'failing_bots:{bot}': the bot in seat \d \({bot}\) {said}", err), err
+
+
 def test_the_view_cost_script_prints_each_builder(capsys):
     """``bench/view_cost.py`` plays its episodes with both builders and without the view."""
     import importlib.util

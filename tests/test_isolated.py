@@ -188,6 +188,46 @@ def test_isolated_processes_are_reused_and_end_with_their_input():
     assert host.proc.returncode == 0
 
 
+def test_a_reused_bot_process_never_runs_a_stale_module(tmp_path, monkeypatch):
+    """A bot process was reused for any later isolated bot: it kept the modules it had imported and
+    its working folder, so ``my_bots:Bot`` made from another folder (or after ``my_bots.py`` was
+    edited) ran the first folder's old module.  A process is reused only for the same spec, current
+    folder and sys.path, while no module file it imported changed; otherwise the bot is made in a
+    new process, which reads the module as it is now."""
+    import os
+    import sys
+
+    from agents import isolated
+
+    def bots(folder, tables: int) -> None:
+        folder.mkdir(exist_ok=True)
+        (folder / "my_bots.py").write_text(f"from agents.base import RandomAgent\n\n\nclass Bot(RandomAgent):\n"
+                                           f"    def num_players(self):\n        return {tables}\n")
+
+    def made_in(folder) -> tuple[int, object]:
+        monkeypatch.chdir(folder)
+        monkeypatch.setattr("sys.path", [str(folder), *base_path])
+        bot = agents.make("isolated:my_bots:Bot", seed=0)
+        return bot.num_players(), bot._host
+
+    base_path = list(sys.path)
+    bots(tmp_path / "a", 4)
+    bots(tmp_path / "b", 6)
+    told, first = made_in(tmp_path / "a")
+    assert told == 4 and first in isolated._IDLE       # dropped: idle for the next bot of its source
+    assert made_in(tmp_path / "a") == (4, first)        # the same source: reused
+    told, other = made_in(tmp_path / "b")               # another folder's my_bots: not that process
+    assert told == 6 and other is not first and first in isolated._IDLE
+    bots(tmp_path / "a", 5)                             # edited, its file's size and time another
+    st = os.stat(tmp_path / "a" / "my_bots.py")
+    os.utime(tmp_path / "a" / "my_bots.py", ns=(st.st_atime_ns, st.st_mtime_ns + 10 ** 9))
+    told, fresh = made_in(tmp_path / "a")
+    assert told == 5 and fresh is not first and first.proc.poll() is not None      # the stale process ended
+    for host in (other, fresh):
+        isolated._IDLE.remove(host)
+        host.close()
+
+
 def test_evaluate_isolate_runs_every_outside_bot_isolated(snoopers, tmp_path, monkeypatch, capsys):
     """``treachery evaluate --isolate``: each ``MODULE:CLASS`` entrant plays as ``isolated:MODULE:CLASS``
     (a built-in bot stays in-process), in one or two worker processes, with the results the bot

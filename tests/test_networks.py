@@ -1478,6 +1478,45 @@ def test_a_role_gate_grafted_from_another_run_gates_that_role_alone(tmp_path, ca
                   role_gates={"assassin": {"gate": 8, "gate_features": "combat", "gate_threshold": 0.1}})
 
 
+def test_graft_and_a_card_record_the_checksums_of_the_bytes_they_loaded(tmp_path, monkeypatch):
+    """``treachery graft`` read BASE and DONOR twice, once to load them and again to hash them, and a
+    model card its policy likewise: a file replaced in between (a running training rewrites its
+    policy.pt) gave the graft the weights of one file and the SHA-256 of another.  Each file is read
+    once (:func:`agents.policy.read_checkpoint`): here each is replaced as soon as it was loaded, and
+    the checksums are still those of the bytes loaded."""
+    import hashlib
+    from pathlib import Path
+
+    from agents.models import CHECKSUM_LINE
+    from training.gate import graft_role_gate
+    from training.model_card import model_card
+
+    cfg = GameConfig(num_players=5)
+    plain, gated = _plain_and_gated(5)
+    base = save_checkpoint(tmp_path / "base.pt", plain, cfg.to_dict(), {"run_dir": "runs/flagship"})
+    donor = save_checkpoint(tmp_path / "donor.pt", gated, cfg.to_dict(), {"solo_roles": ["assassin"]})
+    was = {p: hashlib.sha256(Path(p).read_bytes()).hexdigest() for p in (base, donor)}
+    loading: list[Path] = []          # the files in the order they are loaded: each replaced once loaded
+    real = torch.load
+
+    def load_then_replace(f, *args, **kwargs):
+        payload = real(f, *args, **kwargs)
+        Path(loading.pop(0)).write_bytes(b"another file now")
+        return payload
+
+    monkeypatch.setattr(torch, "load", load_then_replace)
+    loading[:] = [base, donor]
+    graft = graft_role_gate(base, donor, "assassin", tmp_path / "g.pt").path
+    assert not loading
+    shipped = Path(graft).read_bytes()
+    loading[:] = [graft]
+    card = model_card(graft, "g")
+    monkeypatch.setattr(torch, "load", real)
+    meta = load_checkpoint(tmp_path / "g.pt", data=shipped)["meta"]
+    assert meta["graft_base"]["sha256"] == was[base] and meta["role_gates"]["assassin"]["sha256"] == was[donor]
+    assert CHECKSUM_LINE.format(hashlib.sha256(shipped).hexdigest()) in card
+
+
 def test_a_grafts_card_names_the_donor_run_and_counts_its_steps_on_a_line_of_their_own(tmp_path):
     """The card of a graft names the run that fitted the grafted gate by its run folder (the donor's
     ``run_dir``), not its policy file, and gives that run's learner steps, iterations, games and

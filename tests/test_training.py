@@ -746,7 +746,7 @@ def test_resume_continues_the_same_run(trained, tmp_path):
     assert adam_steps(after) > adam_steps(before)                 # the optimizer state carried on
     lines = [json.loads(ln)["iteration"] for ln in open(run / "metrics.jsonl")]
     assert lines == list(range(1, out["iterations"] + 1))
-    with pytest.raises(ValueError, match="nothing to resume"):
+    with pytest.raises(ValueError, match="^run folder .* does not exist$"):
         train(TrainConfig.from_dict({**c2.to_dict(), "run_dir": str(tmp_path / "empty")}), resume=True,
               progress=False, log=False)
 
@@ -1001,6 +1001,66 @@ def test_weights_through_shared_memory_give_the_batches_of_weights_through_the_p
             assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
     # the second collection read the changed weights: its batches differ from the first's
     assert any(not np.array_equal(a["logp"], b["logp"]) for a, b in zip(shared[0], shared[1]))
+
+
+def test_only_a_pool_of_worker_processes_holds_shared_weights():
+    """Every WorkerPool made a SharedWeights, even one whose collections run in this process (one
+    worker) or on Ray, where nothing reads it: only worker processes get one."""
+    from training.rollout import WorkerPool
+
+    pool = WorkerPool(tiny(Path("unused")), [3])
+    try:
+        assert pool.local is not None and pool._shared is None
+    finally:
+        pool.close()
+
+
+_KILLED_LEARNER = """
+import json, sys, time
+from training.config import TrainConfig
+from training.rollout import Collector, WorkerPool
+from agents.networks import build_network
+cfg = TrainConfig.from_dict(json.loads(sys.argv[1]))
+weights = build_network(Collector(cfg, 0).net_kwargs).state_dict()
+pool = WorkerPool(cfg, [11, 12])
+pool.collect(weights, {}, 100)            # the weights' block made, and read by both workers
+if sys.argv[2] == "collecting":
+    pool.start(weights, {}, 10 ** 7)      # a collection that outlasts the test
+print(json.dumps([[p.pid for p in pool.procs], pool._shared._handle.name]), flush=True)
+time.sleep(600)
+"""
+
+
+@pytest.mark.parametrize("when", ["idle", "collecting"])
+def test_workers_of_a_killed_learner_end_quietly_and_remove_the_weights_block(when):
+    """A learner killed by SIGKILL, its rollout workers idle or collecting: each worker printed two
+    chained BrokenPipeError tracebacks, and the resource tracker that the shared-memory block of
+    the weights was "leaked".  The workers end by themselves without a word (exit status 1) and
+    remove the block: nothing at all is written to stderr, and the block is gone."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from training.shared_weights import SHM_DIR
+
+    cfg = TrainConfig(**{**tiny(Path("unused")).to_dict(), "workers": 2})
+    proc = subprocess.Popen([sys.executable, "-c", _KILLED_LEARNER, json.dumps(cfg.to_dict()), when],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        workers, block = json.loads(proc.stdout.readline())
+        assert os.path.exists(os.path.join(SHM_DIR, block))
+        proc.kill()
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while any(os.path.exists(f"/proc/{pid}") for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        _, err = proc.communicate(timeout=30)   # once every holder of its stderr (workers, tracker) ended
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert not any(os.path.exists(f"/proc/{pid}") for pid in workers)
+    assert err == "" and not os.path.exists(os.path.join(SHM_DIR, block))
 
 
 def test_shared_weights_are_rewritten_in_place_and_remade_for_another_layout():
@@ -1387,7 +1447,7 @@ def test_cli_train_errors(tmp_path, capsys):
     assert "did you mean" not in err and "; known: ['anchor_schedule'," in err    # nothing close: every key
     assert cli.main(["train", "--run-dir", str(tmp_path / "x"), "--minutes", "-1"]) == 2
     assert cli.main(["train", "--run-dir", str(tmp_path / "y"), "--resume"]) == 2
-    assert "nothing to resume" in capsys.readouterr().err
+    assert f"run folder {str(tmp_path / 'y')!r} does not exist" in capsys.readouterr().err
 
 
 def test_policy_bot_uses_only_its_information_set(tmp_path):
@@ -1460,7 +1520,7 @@ def test_init_starts_a_new_run_from_trained_weights(tmp_path):
         train(tiny(tmp_path / "d", init=str(tmp_path / "missing.pt")), progress=False)
     assert not (tmp_path / "d").exists() and "current folder" not in str(err.value)
     # a relative path (as in the shipped configs) says where it was looked for
-    with pytest.raises(ValueError, match=r"^init: checkpoint 'checkpoints/x\.pt' does not exist or is not a file "
+    with pytest.raises(ValueError, match=r"^init: checkpoint 'checkpoints/x\.pt' does not exist "
                                          r"\(a relative path, read from the current folder .*\)$"):
         train(tiny(tmp_path / "d", init="checkpoints/x.pt"), progress=False)
     second = train(cfg, progress=False)

@@ -348,7 +348,7 @@ def test_export_notes_that_are_no_text_file_are_one_line(tmp_path, capsys, polic
     says which (a folder was "not found", a binary file a bare codec error), and nothing is written."""
     (tmp_path / "adir").mkdir()
     (tmp_path / "binary").write_bytes(b"\x80\x81\xff" * 10)
-    for name, phrase in (("adir", "is a folder; give a text file"), ("nope.md", "not found"),
+    for name, phrase in (("adir", "is a folder; give a text file"), ("nope.md", "does not exist"),
                          ("binary", "is not UTF-8 text")):
         path = str(tmp_path / name)
         assert cli.main(["export", str(policy_4p), "--out", str(tmp_path / "ship"), "--notes", path]) == 2
@@ -410,14 +410,14 @@ def test_export_ships_the_bytes_it_loaded_and_a_corrupt_policy_is_one_line(tmp_p
     import shutil
     from pathlib import Path
 
-    import training.model_card as mc
+    import agents.policy
     from conftest import write_policy
 
     src = tmp_path / "p.pt"
     shutil.copy(policy_4p, src)
     before = src.read_bytes()
     other = write_policy(tmp_path / "other.pt", 4, seed=1)
-    real = mc.load_checkpoint
+    real = agents.policy.load_checkpoint
 
     def load_then_replaced(path, *a, **kw):
         payload = real(path, *a, **kw)
@@ -425,7 +425,7 @@ def test_export_ships_the_bytes_it_loaded_and_a_corrupt_policy_is_one_line(tmp_p
             shutil.copy(other, src)             # the file changes once it was read
         return payload
 
-    monkeypatch.setattr(mc, "load_checkpoint", load_then_replaced)
+    monkeypatch.setattr(agents.policy, "load_checkpoint", load_then_replaced)
     assert cli.main(["export", str(src), "--out", str(tmp_path / "ship")]) == 0
     assert (tmp_path / "ship" / "policy.pt").read_bytes() == before
     assert hashlib.sha256(before).hexdigest() in (tmp_path / "ship" / "MODEL_CARD.md").read_text()
@@ -914,6 +914,44 @@ def test_resume_given_a_run_folder_says_how_to_resume_it(tmp_path, capsys, monke
     assert err == ("treachery train: error: --resume 'runs/x' is a folder, and --resume takes a checkpoint file: "
                    "--resume --run-dir runs/x continues the run in it from its newest checkpoint, "
                    "--resume runs/x/ckpt_<iteration>.pt from that checkpoint\n"), err
+
+
+def test_an_input_path_that_is_missing_or_the_wrong_kind_says_so_plainly(tmp_path, capsys, monkeypatch):
+    """Every command's run folder, checkpoint and results path is refused in one line that says what is
+    wrong with it: ``train --resume --run-dir`` of a folder that does not exist, or of a file, used to
+    say there was "no ckpt_*.pt in" it; a missing checkpoint was one that "does not exist or is not a
+    file", and a missing results file or ``--notes`` file was "not found"."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("x")
+    (tmp_path / "empty").mkdir()
+    where = f" (a relative path, read from the current folder {tmp_path})"
+    for argv, line in (
+            (["train", "--resume", "--run-dir", str(tmp_path / "nope")],
+             f"treachery train: error: run folder {str(tmp_path / 'nope')!r} does not exist"),
+            (["train", "--resume", "--run-dir", "nope"], f"treachery train: error: run folder 'nope' does not exist"
+                                                         f"{where}"),
+            (["train", "--resume", "--run-dir", "afile"],
+             "treachery train: error: run folder 'afile' is a file, not a folder"),
+            (["train", "--resume", "--run-dir", "empty"], "treachery train: error: nothing to resume: no ckpt_*.pt "
+                                                          "in 'empty'"),
+            (["train", "--resume", "nope.pt"], f"treachery train: error: checkpoint 'nope.pt' does not exist{where}"),
+            (["train", "--resume", "/dev/null"], "treachery train: error: checkpoint '/dev/null' is not a regular "
+                                                 "file (a device, a pipe or a socket)"),
+            (["graft", "nope.pt", "afile", "--role", "leader", "--out", "g.pt"],
+             f"treachery graft: error: BASE: checkpoint 'nope.pt' does not exist{where}"),
+            (["evaluate", "--agents", "policy:nope.pt,random", "--out", "out"],
+             f"treachery evaluate: error: checkpoint 'nope.pt' does not exist{where}"),
+            (["export", "nope", "--out", "out"], "treachery export: error: run folder 'nope' does not exist; give the "
+                                                 "folder of a training run (e.g. runs/train-<date>-<time>) or a "
+                                                 "policy file"),
+            (["export", "afile", "--out", "out", "--notes", "nope.md"],
+             f"treachery export: error: --notes file 'nope.md' does not exist{where}"),
+            (["compare", "nope", "empty"], f"treachery compare: error: results file 'nope' does not exist{where}"),
+            (["pool", "empty", "afile", "--out", "out"], "treachery pool: error: results folder 'empty' has no "
+                                                         "results.json")):
+        assert cli.main(argv) == 2, argv
+        assert capsys.readouterr().err == line + "\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "empty"]      # nothing made
 
 
 def test_a_mistyped_option_value_is_one_line(capsys):

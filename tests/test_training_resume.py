@@ -465,6 +465,39 @@ def test_ctrl_c_while_collecting_keeps_the_last_finished_iteration(tmp_path, mon
     assert len(err) == 2 and not (tmp_path / "cli").exists()      # nothing left behind
 
 
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("resumed", [False, True])
+def test_a_stop_while_the_run_starts_is_said_at_once_too(run, tmp_path, monkeypatch, capsys, stop, resumed):
+    """Ctrl-C or SIGTERM while a run is starting (its folder made, its workers started, no
+    iteration begun) writes the at-once ``stopping (SIGINT): ...`` line, as one during its
+    iterations does, before the line naming what was saved; it used to end with only
+    "interrupted; no iteration had finished: nothing saved"."""
+    import training.ppo as ppo
+    from training import cli
+    from training.interrupts import Terminated
+
+    def make_optimizer(*a, **kw):
+        raise Terminated() if stop == "SIGTERM" else KeyboardInterrupt()
+
+    monkeypatch.setattr(ppo, "make_optimizer", make_optimizer)
+    if resumed:
+        cfg = _copy(run, tmp_path)
+        argv = ["train", "--resume", "--run-dir", cfg.run_dir, "--steps", str(cfg.total_steps + 400)]
+        what, saved = "ckpt_000003.pt is kept", f"checkpoint {cfg.run_dir}/ckpt_000003.pt (iteration 3)"
+    else:
+        argv = ["train", "--run-dir", str(tmp_path / "new"), "--set", "hidden=32", "--set", "game.num_players=4",
+                "--set", "game.starting_life=6", "--set", "game.max_turns=8"]
+        what, saved = "no iteration had finished", "no iteration had finished: nothing saved"
+    capsys.readouterr()
+    assert cli.main([*argv, "--no-progress"]) == (143 if stop == "SIGTERM" else 130)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[0] == (f"stopping ({stop}): the run was starting, {what}; Ctrl-C or SIGTERM again is ignored "
+                      f"until the run is saved"), err
+    how = "terminated (SIGTERM)" if stop == "SIGTERM" else "interrupted"
+    assert err[1].startswith(f"treachery train: {how}; {saved}") and len(err) == 2, err
+    assert resumed or not (tmp_path / "new").exists()
+
+
 @pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM", "error"])
 def test_a_new_run_stopped_before_its_first_iteration_leaves_nothing(tmp_path, monkeypatch, stop):
     """Ctrl-C, SIGTERM or an error during the first collection of a new run: what the run made (its

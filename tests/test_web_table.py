@@ -289,8 +289,10 @@ def test_serve_refuses_bad_options_in_one_line(tmp_path, capsys):
             (["--bot", "human"], "--bot human: a person's seat is not a bot"),
             (["--replay", str(tmp_path / "missing.json")], "--replay: cannot read"),
             (["--replay", str(truncated)], f"--replay {truncated}: not a replay: invalid JSON"),
-            (["--max-tables", "0"], "--max-tables must be an int >= 1, got 0"),
-            (["--max-replays", "-1"], "--max-replays must be an int >= 1, got -1"),
+            (["--max-tables", "0"], "--max-tables must be an int from 1 to 1,000 (the open tables, whose games "
+                                    "the server's one process plays), got 0"),
+            (["--max-replays", "-1"], "--max-replays must be an int from 1 to 1,000 (the replays kept, about half "
+                                      "a MB each once viewed), got -1"),
             (["--idle-minutes", "0"], "--idle-minutes must be a number of minutes from 1 to 10080 (a week; a table "
                                       "closes that long after nobody played at it: less closes tables before their "
                                       "links are opened, more holds its place for days), got 0"),
@@ -311,6 +313,29 @@ def test_serve_refuses_bad_options_in_one_line(tmp_path, capsys):
             assert "from_json" not in err
     finally:
         busy.close()
+
+
+def test_max_tables_and_max_replays_have_an_upper_bound_said_in_help(capsys):
+    """``treachery serve --max-tables`` and ``--max-replays`` took any whole number (``10**30``: no
+    limit on the memory that anyone reaching the server can fill); each is refused above its bound
+    in one line, as ``--idle-minutes`` is, and ``--help`` says the bound."""
+    from table.server import MAX_REPLAYS, MAX_TABLES
+    from training.cli import main
+
+    for flag, most in (("--max-tables", MAX_TABLES), ("--max-replays", MAX_REPLAYS)):
+        for value in (most + 1, 10 ** 30):
+            assert main(["serve", flag, str(value)]) == 2
+            err = capsys.readouterr().err
+            assert err.startswith(f"treachery serve: error: {flag} must be an int from 1 to {most:,} (") and \
+                err.endswith(f"), got {value}\n") and err.count("\n") == 1, err
+        with pytest.raises(ValueError, match=f"^{flag} must be an int from 1 to {most:,} "):
+            Lobby(**{flag[2:].replace("-", "_"): most + 1})
+        Lobby(**{flag[2:].replace("-", "_"): most})           # the bound itself is taken
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"open tables the server holds at most, from 1 to {MAX_TABLES:,};" in text
+    assert f"finished games and --replay files, from 1 to {MAX_REPLAYS:,};" in text
 
 
 def test_a_drawn_seed_is_never_shown_while_the_game_runs(api, monkeypatch, capsys):
@@ -741,8 +766,8 @@ def test_the_server_holds_at_most_max_tables_and_refuses_more_in_one_line(monkey
         now[0] = 61 * 60                        # nobody played at either for the default 60 minutes
         r = c.post("/api/tables", json=PEOPLE_AND_BOTS)
         assert r.status_code == 200 and list(lobby.tables) == [r.json()["table"]] and len(built) == 3
-    for options, message in [({"max_tables": 0}, "--max-tables must be an int >= 1, got 0"),
-                             ({"max_replays": 1.5}, "--max-replays must be an int >= 1, got 1.5"),
+    for options, message in [({"max_tables": 0}, r"--max-tables must be an int from 1 to 1,000 \(.*\), got 0"),
+                             ({"max_replays": 1.5}, r"--max-replays must be an int from 1 to 1,000 \(.*\), got 1.5"),
                              ({"idle_minutes": -1}, r"--idle-minutes must be > 0 and at most 10080 \(a week\), got -1"),
                              ({"idle_minutes": float("inf")}, r"--idle-minutes must be > 0 and at most 10080 "
                                                               r"\(a week\), got inf"),

@@ -870,6 +870,8 @@ def _evaluate_policy(left: list[dict], config, progress: bool) -> int:
 def _export(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from agents.files import check_input_file
+
     from .model_card import export_policy
 
     try:
@@ -878,8 +880,7 @@ def _export(args: argparse.Namespace) -> int:
             path = Path(args.notes)
             if path.is_dir():
                 raise ValueError(f"--notes {args.notes!r} is a folder; give a text file")
-            if not path.is_file():
-                raise ValueError(f"--notes file {args.notes!r} not found")
+            check_input_file(path, "--notes file")
             try:
                 notes = path.read_text(encoding="utf-8")
             except UnicodeDecodeError:

@@ -175,7 +175,7 @@ from typing import Any, Callable, Generator, Iterable, Sequence
 import numpy as np
 
 import agents
-from agents.files import atomic_write_bytes, atomic_write_files, check_folder, write_new_file
+from agents.files import atomic_write_bytes, atomic_write_files, check_folder, check_input_file, write_new_file
 from agents.isolated import exit_with_parent
 from agents.play import BotError, bot_call, face_down_opponents, first_line, game_steps, run_games
 from treachery_env import GameConfig
@@ -1383,14 +1383,17 @@ def read_results(path: str | os.PathLike) -> dict:
     """The results dict of :func:`write_results` from its ``results.json`` or the folder holding it.
 
     Raises:
-        ValueError: (one line) if the file is missing or is not a results JSON of ``treachery evaluate``:
+        ValueError: (one line) if the file does not exist (:func:`agents.files.check_input_file`), the
+            folder has no ``results.json``, or the file is not a results JSON of ``treachery evaluate``:
             not JSON, a Throne Magic result, or a meta whose entrants, or a games entry whose fields
             (:meth:`Outcome.of_entry`), compare and pool could not read.
     """
     p = Path(path)
-    p = p / "results.json" if p.is_dir() else p
-    if not p.is_file():
-        raise ValueError(f"results file {str(p)!r} not found")
+    if p.is_dir():
+        if not (p / "results.json").is_file():
+            raise ValueError(f"results folder {str(p)!r} has no results.json")
+        p = p / "results.json"
+    check_input_file(p, "results file")
     try:
         res = json.loads(p.read_text())
     except (ValueError, UnicodeDecodeError) as err:

@@ -28,6 +28,7 @@ reaches the policy's other weights.
 from __future__ import annotations
 
 import copy
+import hashlib
 import io
 import os
 import re
@@ -410,9 +411,8 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
     Returns:
         :class:`Graft`: the file written and what changed (the CLI says it).
     """
-    from agents.models import sha256_of
     from agents.networks import build_network
-    from agents.policy import load_checkpoint, save_checkpoint
+    from agents.policy import read_checkpoint, save_checkpoint
     from treachery_env.rules import Role
 
     try:
@@ -421,12 +421,14 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
         raise ValueError(f"--role: {err}") from None
     if not str(out).strip():
         raise ValueError("--out is empty; give a file")
-    loaded, training = [], {}
+    loaded, sha, training = [], {}, {}
     for what, src in (("BASE", base), ("DONOR", donor)):     # a missing or bad input named first
         try:
-            loaded.append(load_checkpoint(src))
+            payload, data = read_checkpoint(src)         # read once: the bytes loaded are the bytes hashed
         except ValueError as err:
             raise ValueError(f"{what}: {err}") from None
+        loaded.append(payload)
+        sha[what] = hashlib.sha256(data).hexdigest()
         training[what] = saved_by_a_training(src)        # a run's policy.pt, while the run is trained
     b, d = loaded
     out = Path(out)
@@ -486,10 +488,10 @@ def graft_role_gate(base: str | os.PathLike, donor: str | os.PathLike, role: str
     meta = dict(b.get("meta", {}))
     origin = d.get("meta", {}).get("role_gates", {}).get(role) if role in dk.get("role_gates", {}) else None
     meta["role_gates"] = {**meta.get("role_gates", {}),            # a donor's own role gate: the run that fitted it
-                          role: origin or {"donor": str(donor), "sha256": sha256_of(donor),
+                          role: origin or {"donor": str(donor), "sha256": sha["DONOR"],
                                            "donor_meta": d.get("meta", {}),
                                            "donor_train_config": d.get("train_config", {})}}
-    meta["graft_base"] = {"file": str(base), "sha256": sha256_of(base)}     # the card names it
+    meta["graft_base"] = {"file": str(base), "sha256": sha["BASE"]}     # the card names it
     path = save_checkpoint(out, net, b["game_config"], b.get("train_config"), meta=meta, new=not force)
     for what, words in training.items():
         if words is not None:

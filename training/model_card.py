@@ -25,10 +25,10 @@ import torch
 
 import agents
 from agents.candidates import GATE_READS
-from agents.policy import load_checkpoint
+from agents.policy import read_checkpoint
 
-from agents.files import atomic_write_bytes, check_folder, os_reason, write_new_file
-from agents.models import CHECKSUM_LINE, sha256_of
+from agents.files import atomic_write_bytes, check_folder, write_new_file
+from agents.models import CHECKSUM_LINE
 
 from .config import RUN_RELATIVE
 from .evaluate import (WINRATE_INTERVALS, deduction_unit, format_mean, per_role_table, read_results, social_tables,
@@ -195,11 +195,11 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
     Raises:
         ValueError: for an unreadable checkpoint.
     """
-    payload = load_checkpoint(policy)
+    payload, data = read_checkpoint(policy)        # read once: the card's size and checksum are of the bytes read
     meta, tc, gc = payload["meta"], payload["train_config"], payload["game_config"]
     kw = payload["model_kwargs"]
     params = sum(int(np.prod(v.shape)) for v in payload["model_state"].values())
-    size = Path(policy).stat().st_size
+    size = len(data)
     if kw.get("arch") == "entity":
         net = (f"entity network (`agents/networks.py`: entity embeddings {kw['entity']}, torso and GRU "
                f"{kw['hidden']}, each of {kw['num_actions']} actions scored from the entity it refers to; "
@@ -251,7 +251,7 @@ def model_card(policy: str | os.PathLike, name: str, results: Sequence[dict] = (
            + _load_line(name, by_name, bool(results)), "",
            "## Facts", "",
            f"* network: {net}{critic}; {params:,} parameters; file {size / 1e6:.1f} MB",
-           CHECKSUM_LINE.format(sha256_of(policy)),
+           CHECKSUM_LINE.format(hashlib.sha256(data).hexdigest()),
            f"* training: {_count(meta.get('steps'))} learner agent-steps in {_count(meta.get('iteration'))} "
            f"iteration{'' if meta.get('iteration') == 1 else 's'}, {_count(meta.get('games'))} "
            f"game{'' if meta.get('games') == 1 else 's'}, {meta.get('wall_s', 0) / 3600:.2f} h wall time"
@@ -440,12 +440,9 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
     if held and not force:
         raise ValueError(f"--out {str(out_dir)!r} already holds {' and '.join(held)}; give another folder, "
                          f"or --force to replace them")
-    try:
-        raw = src.read_bytes()      # read once: the bytes loaded are those shipped and hashed (a run may replace the file)
-    except OSError as err:
-        raise ValueError(f"checkpoint {str(src)!r} cannot be read: {os_reason(err)}") from None
+    # read once: the bytes loaded are those shipped and hashed (a run may replace the file)
+    payload, raw = read_checkpoint(src)
     training = saved_by_a_training(src)        # a run's policy.pt, while the run is trained
-    payload = load_checkpoint(src, data=raw)
     meta, data = payload["meta"], raw
     if "training_state" in payload:       # a resumable checkpoint: ship its policy alone, as a run's policy.pt is
         buf = io.BytesIO()

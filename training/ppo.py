@@ -84,8 +84,8 @@ import torch
 from tqdm import tqdm
 
 import treachery_env
-from agents.files import (atomic_write_bytes, check_folder, check_input_file, move_to_new_name, naming_the_file,
-                          os_reason)
+from agents.files import (atomic_write_bytes, check_folder, check_input_file, check_input_folder, move_to_new_name,
+                          naming_the_file, os_reason)
 from agents.networks import build_network
 from agents.play import first_line
 from agents.policy import load_checkpoint, masked_logits, save_checkpoint
@@ -468,11 +468,11 @@ def load_resumable(run_dir: str | os.PathLike, warn: bool = True) -> tuple[Path,
     (:func:`_set_aside_unloadable`).
 
     Raises:
-        ValueError: if ``run_dir`` has no ``ckpt_*.pt``, or none of them loads.
+        ValueError: if ``run_dir`` does not exist or is a file (one line saying which,
+            :func:`agents.files.check_input_folder`), has no ``ckpt_*.pt``, or none of them loads.
     """
-    d = Path(run_dir)
-    found = sorted(((int(m.group(1)), p) for p in d.iterdir() if (m := _CKPT.match(p.name))),
-                   reverse=True) if d.is_dir() else []
+    d = check_input_folder(run_dir, "run folder")
+    found = sorted(((int(m.group(1)), p) for p in d.iterdir() if (m := _CKPT.match(p.name))), reverse=True)
     if not found:
         raise ValueError(f"nothing to resume: no ckpt_*.pt in {str(d)!r}")
     for _, path in found:
@@ -674,6 +674,11 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
         except BaseException as why:
             if isinstance(why, KeyboardInterrupt):
                 stopping()
+                if not isinstance(why, TrainingInterrupted):    # stopped outside the iterations: their notice, here
+                    _stop_notice("SIGTERM" if isinstance(why, Terminated) else "SIGINT",
+                                 "the run was ending, its last checkpoint is kept" if made.iterations else
+                                 f"the run was starting, {path.name} is kept" if payload else
+                                 "the run was starting, no iteration had finished")
             if not made.iterations:     # failed or stopped before its first iteration: leaves nothing
                 made.remove(lock)
             if not isinstance(why, KeyboardInterrupt) or isinstance(why, TrainingInterrupted):
@@ -966,6 +971,9 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
         return TrainResult(checkpoint=str(last_ckpt), policy=str(run_dir / "policy.pt"), steps=steps,
                            iterations=iteration, wall_s=wall, history=history, start_steps=start_steps,
                            start_wall_s=wall0)
+    except KeyboardInterrupt:   # stopped while starting (the loop's stop closed them): nothing of theirs to wait for
+        workers.close(now=True)
+        raise
     finally:
         workers.close()
         torch.set_num_threads(threads_before)

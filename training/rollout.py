@@ -66,6 +66,7 @@ from __future__ import annotations
 import copy
 import gc
 import multiprocessing as mp
+import os
 import signal
 import time
 from dataclasses import dataclass, field
@@ -75,6 +76,7 @@ import numpy as np
 import torch
 
 import agents
+from agents.isolated import exit_with_parent
 from agents.networks import SparseObs, build_network
 from agents.play import first_line
 from agents.policy import check_layout, load_policy
@@ -708,26 +710,37 @@ def worker_collector(config_dict: dict, seed: int) -> Collector:
     return col
 
 
-def _worker_main(conn, config_dict: dict, seed: int) -> None:
+def _worker_main(conn, config_dict: dict, seed: int, parent: int) -> None:
+    """A rollout worker process of :class:`WorkerPool`: collections on request, until ``("close",)``.
+    Once the learner (process ``parent``) is gone (killed: it cannot close its workers), the worker
+    ends by itself with exit status 1 and without a word (the learner's end is what is said), at
+    its pipe's end or within a second (:func:`agents.isolated.exit_with_parent`) if it is collecting,
+    and removes the weights' block the learner left (:meth:`WeightsReader.remove`)."""
     # Ctrl-C reaches the whole process group: the learner decides what it stops (train() closes the workers)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    col = worker_collector(config_dict, seed)
     reader = WeightsReader()
-    while True:
-        msg = conn.recv()
-        if msg[0] == "close":
-            reader.close()
-            conn.close()
-            return
-        _, weights, pool_changes, steps, label_expert = msg
-        try:
-            # the learner's weights in shared memory (copied out here, before the reply) or themselves
-            col.set_weights(reader.read(weights) if isinstance(weights, WeightsHandle) else weights)
-            col.update_pool(pool_changes)
-            conn.send(("ok", col.collect(steps, label_expert)))
-        except Exception as err:  # report to the learner instead of dying silently
-            import traceback
-            conn.send(("error", f"{err!r}\n{traceback.format_exc()}"))
+    exit_with_parent(parent, on_exit=reader.remove)
+    col = worker_collector(config_dict, seed)
+    try:
+        while True:
+            msg = conn.recv()
+            if msg[0] == "close":
+                break
+            _, weights, pool_changes, steps, label_expert = msg
+            try:
+                # the learner's weights in shared memory (copied out here, before the reply) or themselves
+                col.set_weights(reader.read(weights) if isinstance(weights, WeightsHandle) else weights)
+                col.update_pool(pool_changes)
+                reply = ("ok", col.collect(steps, label_expert))
+            except Exception as err:  # report to the learner instead of dying silently
+                import traceback
+                reply = ("error", f"{err!r}\n{traceback.format_exc()}")
+            conn.send(reply)
+    except (EOFError, OSError):     # the learner's end of the pipe closed: it is gone
+        reader.remove()
+        raise SystemExit(1) from None
+    reader.close()
+    conn.close()
 
 
 class WorkerLost(RuntimeError):
@@ -757,7 +770,7 @@ class WorkerPool:
         self.procs, self.conns = [], []
         self._pending: tuple | None = None      # the collection start() sent, until finish()
         self._unsent: int | None = None         # the worker start() could not send it to (its process ended)
-        self._shared = SharedWeights()          # the weights for worker processes (training.shared_weights)
+        self._shared: SharedWeights | None = None      # the weights for worker processes, made with them
         if config.ray_address:
             from .ray_workers import RayRollouts
             self.ray = RayRollouts(config, seeds)
@@ -770,11 +783,12 @@ class WorkerPool:
         with children_ignore_sigint(), starting_workers():
             for s in seeds:
                 parent, child = ctx.Pipe()
-                p = ctx.Process(target=_worker_main, args=(child, config.to_dict(), s), daemon=True)
+                p = ctx.Process(target=_worker_main, args=(child, config.to_dict(), s, os.getpid()), daemon=True)
                 p.start()
                 child.close()
                 self.procs.append(p)
                 self.conns.append(parent)
+        self._shared = SharedWeights()          # what the worker processes read (training.shared_weights)
 
     def start(self, weights: dict, pool_changes: dict, num_steps: int, label_expert: bool = False) -> None:
         """Send the workers the learner's weights, the pool's changes and a collection of
@@ -915,4 +929,5 @@ class WorkerPool:
                 p.terminate()
                 p.join(timeout=10)
         self.procs, self.conns = [], []
-        self._shared.close()
+        if self._shared is not None:
+            self._shared.close()

@@ -52,8 +52,9 @@ class SharedWeights:
 
     The block is made at the first :meth:`write` (sized for the state dict given) and
     made again, the old one removed, when a state dict of another layout comes.
-    :meth:`close` removes it; a process killed before that leaves it to the
-    ``multiprocessing`` resource tracker, which removes it when the process tree ends.
+    :meth:`close` removes it; a process killed before that leaves it to its workers, which
+    remove it as they end (:meth:`WeightsReader.remove`), else to the ``multiprocessing``
+    resource tracker, which removes it, with a warning, when the process tree ends.
     """
 
     def __init__(self) -> None:
@@ -120,6 +121,19 @@ class WeightsReader:
         if self._shm is not None:
             self._shm.close()
             self._shm = None
+
+    def remove(self) -> None:
+        """Remove the block this process read last, for a learner that is gone (killed) and cannot:
+        its name is freed and the resource tracker, told so, has no block left to warn of ("leaked
+        shared_memory objects") and remove.  This process's mapping stays until :meth:`close`, so a
+        read under way is not cut (safe from another thread).  A block already removed (by another
+        worker) is left as it is."""
+        shm = self._shm
+        if shm is not None:
+            try:
+                shm.unlink()
+            except FileNotFoundError:
+                pass
 
 
 def _room_for(nbytes: int) -> bool:
