@@ -172,7 +172,11 @@ class TrainConfig:
             The same seed gives the same batches either way
             (:mod:`training.ray_workers`).  Like ``workers``, a resumed run
             keeps its own unless told otherwise (``--ray``, ``--set ray_address=...``).
-        games_per_worker: games stepped together, one batched forward per step.
+        games_per_worker: games stepped together, one batched forward per step (64 by
+            default since session 64: a game's seats then wait for larger batches, the
+            pool's one-row forward passes above all, ~10-15% off a collect at steady state;
+            each seat's share of an iteration's steps, so its segment before the bootstrap,
+            is about half what 32 gave; same strength at 2M steps, README "make main").
         rollout_steps: learner agent-steps collected per iteration (all workers;
             at least: a worker's games step together, so its share ends a few
             steps past it).
@@ -218,7 +222,8 @@ class TrainConfig:
         larger total goes on from the rate reached; or "constant"),
         gamma, gae_lambda, clip (ratio clip epsilon), value_clip (0 = off),
         vf_coef, ent_coef, belief_coef (auxiliary role-prediction loss),
-        epochs, minibatch_steps [steps per minibatch: an epoch's rows split evenly into
+        epochs (2 by default since session 64: a third off the update, the same strength at
+        2M steps in two seeds, README "make main"), minibatch_steps [steps per minibatch: an epoch's rows split evenly into
         minibatches of about this many, :func:`training.ppo.minibatch_bounds`], bptt [steps per recurrent
         chunk], max_grad_norm, target_kl (stop the epochs early; 0 = off).
         update_dtype: the update's matrix products in "float32", in "bfloat16"
@@ -380,7 +385,7 @@ class TrainConfig:
     init: str = ""
     workers: int = 1
     ray_address: str = ""
-    games_per_worker: int = 32
+    games_per_worker: int = 64
     rollout_steps: int = 4096
     policy_lag: int = 0
     opponents: dict = field(default_factory=_default_opponents)
@@ -395,7 +400,7 @@ class TrainConfig:
     vf_coef: float = 0.5
     ent_coef: float = 0.005
     belief_coef: float = 0.25
-    epochs: int = 3
+    epochs: int = 2
     minibatch_steps: int = 1024
     bptt: int = 16
     max_grad_norm: float = 1.0
