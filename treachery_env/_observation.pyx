@@ -453,41 +453,32 @@ def encode(GameState game not None, int viewer):
     return arr
 
 
-# The dense scratch row encode_sparse writes into (zero between calls), and the
-# indices of its nonzeros; grown to the largest layout asked for.
+# The dense scratch row encode_sparse_rows writes each observation into (zero between calls);
+# grown to the largest layout asked for.
 cdef float* _scratch = NULL
-cdef int* _scratch_cols = NULL
 cdef Py_ssize_t _scratch_size = 0
 _int32 = np.int32
 _empty = np.empty
 
 
 cdef int _grow_scratch(Py_ssize_t size) except -1:
-    global _scratch, _scratch_cols, _scratch_size
+    global _scratch, _scratch_size
     cdef float* row
-    cdef int* cols
     if size <= _scratch_size:
         return 0
     row = <float*>PyMem_Calloc(size, sizeof(float))
-    cols = <int*>PyMem_Calloc(size, sizeof(int))
-    if row == NULL or cols == NULL:
-        PyMem_Free(row)
-        PyMem_Free(cols)
+    if row == NULL:
         raise MemoryError()
     PyMem_Free(_scratch)
-    PyMem_Free(_scratch_cols)
-    _scratch, _scratch_cols, _scratch_size = row, cols, size
+    _scratch, _scratch_size = row, size
     return 0
 
 
 def encode_sparse(GameState game not None, int viewer):
     """The nonzero features of ``viewer``'s observation vector (compiled; the
     same indices and bytes as :func:`treachery_env.observation.encode_sparse_python`):
-    what :func:`encode` gives, without the dense array.
-
-    The vector is written into a dense scratch row kept by this module (zero
-    between calls, so no fresh zeroed array per call), read back in index order
-    and zeroed again.
+    what :func:`encode` gives, without the dense array; :func:`encode_sparse_rows` of
+    one row.
 
     Args:
         game: a :class:`treachery_env.engine.Game`.
@@ -500,36 +491,7 @@ def encode_sparse(GameState game not None, int viewer):
     Raises:
         IndexError: as :func:`encode`.
     """
-    _check_classes()
-    cdef long n = game.n
-    cdef _Offsets L = _offsets_for(n)
-    cdef Py_ssize_t size = L.size, i, k = 0
-    cdef Out out
-    cdef Py_buffer cb, vb
-    _grow_scratch(size)
-    out.o = _scratch
-    out.size = size
-    try:
-        _encode(&out, L, game, viewer, n)
-        for i in range(size):
-            if _scratch[i] != 0:
-                _scratch_cols[k] = <int>i
-                k += 1
-        cols = _empty(k, _int32)
-        vals = _empty(k, _float32)
-        PyObject_GetBuffer(cols, &cb, PyBUF_WRITABLE)
-        try:
-            memcpy(cb.buf, _scratch_cols, k * sizeof(int))
-        finally:
-            PyBuffer_Release(&cb)
-        PyObject_GetBuffer(vals, &vb, PyBUF_WRITABLE)
-        try:
-            for i in range(k):
-                (<float*>vb.buf)[i] = _scratch[_scratch_cols[i]]
-        finally:
-            PyBuffer_Release(&vb)
-    finally:
-        memset(_scratch, 0, size * sizeof(float))
+    _, cols, vals = encode_sparse_rows([game], [viewer])
     return cols, vals
 
 
@@ -561,10 +523,13 @@ cdef int _grow_rows(Py_ssize_t need) except -1:
 
 
 def encode_sparse_rows(list games not None, list viewers not None):
-    """The nonzero features of several observations at once (compiled; row ``b`` the same
-    indices and bytes as :func:`encode_sparse` of ``games[b]``, ``viewers[b]``), gathered
-    into three arrays instead of two per row: what a batch of a network that reads
-    :class:`agents.networks.SparseObs` needs (:class:`training.rollout.Collector`).
+    """The nonzero features of several observations at once (compiled; row ``b`` the
+    nonzeros of :func:`encode` of ``games[b]``, ``viewers[b]``, the same indices and bytes as
+    :func:`treachery_env.observation.encode_sparse_rows_python`), gathered into three arrays:
+    what a batch of a network that reads :class:`agents.networks.SparseObs` needs
+    (:class:`training.rollout.Collector`).  Each observation is written into a dense scratch
+    row kept by this module (zero between calls, so no fresh zeroed array per row), read
+    back in index order into a growing row buffer, and zeroed again.
 
     Args:
         games: ``B`` :class:`treachery_env.engine.Game` (any table sizes).
