@@ -839,6 +839,26 @@ def test_deterministic_runs_of_one_seed_write_the_same_numbers_and_weights(tmp_p
     assert state["update_dtype"] == ("bfloat16" if precision.native_bfloat16() else "float32")
 
 
+def test_a_deterministic_run_does_not_depend_on_the_threads_it_starts_with(tmp_path, monkeypatch):
+    """A fresh user's trial found deterministic runs with ``OMP_NUM_THREADS=1`` and without it (the
+    same one update thread) parting from the first update: the network's orthogonal initialisation
+    (a QR decomposition) rounds by the thread count it runs on.  A deterministic run initialises on
+    one thread, so runs started with one or two torch threads write the same numbers and weights."""
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    before = torch.get_num_threads()
+    runs = []
+    try:
+        for i, n in enumerate((1, 2)):
+            torch.set_num_threads(n)
+            runs.append(train(tiny(tmp_path / f"t{i}", total_steps=200, rollout_steps=200, deterministic=True),
+                              progress=False, log=False))
+            assert torch.get_num_threads() == n          # given back
+    finally:
+        torch.set_num_threads(before)
+    assert _numbers(tmp_path / "t0" / "run") == _numbers(tmp_path / "t1" / "run")
+    assert _same_weights(*(_weights(r["policy"]) for r in runs))
+
+
 def test_deterministic_is_true_or_false_and_the_cli_flag_sets_it(tmp_path, capsys):
     assert TrainConfig(run_dir=str(tmp_path)).deterministic is False
     for bad, shown in (("yes", '"yes"'), (1, "1")):

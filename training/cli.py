@@ -213,7 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--seed", type=int, default=None, help="master seed")
     t.add_argument("--deterministic", action="store_true",
                    help="the same numbers for the same config and seed on this machine (deterministic = true): "
-                        "the update on a fixed torch thread count (OMP_NUM_THREADS, else the cores) and "
+                        "the update on a fixed torch thread count (one, or OMP_NUM_THREADS where it is set) and "
                         "update_dtype auto decided by the CPU's bfloat16 support, not by timing; iteration by "
                         "iteration when --steps, not --minutes, ends the run")
     t.add_argument("--resume", nargs="?", const=True, default=False, metavar="CHECKPOINT",

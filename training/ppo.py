@@ -743,7 +743,13 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
     run_dir = Path(config.run_dir)
     game_config = config.game_config()
     torch.manual_seed(config.seed)
-    net = build_network(config.network_kwargs(*_probe_sizes(game_config)))
+    threads_init = torch.get_num_threads()
+    if config.deterministic:        # the orthogonal initialisation's QR rounds by thread count (1 and 2 differ)
+        torch.set_num_threads(1)
+    try:
+        net = build_network(config.network_kwargs(*_probe_sizes(game_config)))
+    finally:
+        torch.set_num_threads(threads_init)
     if config.init and not state:
         init_weights(net, config.init)      # before the run folder is made: a bad init leaves nothing behind
     if config.kl_policy:
