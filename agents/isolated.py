@@ -27,6 +27,7 @@ game's process.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import json
 import os
@@ -74,10 +75,8 @@ def exit_with_parent(parent: int | None = None, poll_s: float = 1.0,
         while os.getppid() == parent:
             time.sleep(poll_s)
         if on_exit is not None:
-            try:
+            with contextlib.suppress(Exception):     # the process ends at once whatever went wrong
                 on_exit()
-            except Exception:  # noqa: BLE001 - the process ends at once whatever went wrong
-                pass
         os._exit(1)
 
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()

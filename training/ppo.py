@@ -134,8 +134,9 @@ def minibatch_bounds(rows: int, per_minibatch: int) -> np.ndarray:
     rows each, so each is within half a minibatch of ``per_minibatch`` rows (a batch a little
     over a multiple of it, as two workers' collects overshooting ``rollout_steps`` by a few
     decisions make, no longer ends each epoch with a minibatch of a few rows: an optimizer
-    step on a handful of rows, their advantages normalised among themselves, ~a fifth of the
-    update's time spent on ~4% of its steps).
+    step on a handful of rows, their advantages normalised among themselves: on one saved
+    batch, 3 of its 15 minibatches held 2% of its steps and the update took 0.48-0.50 s against
+    0.40-0.41 s split evenly, one run each on a shared machine).
 
     Args:
         rows: rows in the epoch (>= 0).

@@ -24,6 +24,7 @@ returns None and the weights go through the pipe as before.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
 from multiprocessing import shared_memory
@@ -130,10 +131,8 @@ class WeightsReader:
         worker) is left as it is."""
         shm = self._shm
         if shm is not None:
-            try:
+            with contextlib.suppress(FileNotFoundError):      # another worker removed it first
                 shm.unlink()
-            except FileNotFoundError:
-                pass
 
 
 def _room_for(nbytes: int) -> bool:
