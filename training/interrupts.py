@@ -49,6 +49,26 @@ def _raise_interrupt(signum, frame) -> None:
     raise _interrupt_of(signum)
 
 
+def _set_handlers(handlers: dict[int, Any]) -> KeyboardInterrupt | None:
+    """Give each signal in ``handlers`` its handler, every one of them, whatever a signal that
+    arrives meanwhile does.
+
+    ``signal.signal`` first runs the handler of a signal that has arrived and not yet been
+    handled, and where that handler raises (an interrupt), the change is not made: it is then
+    made again, so that no handler is left half given back (a closed block's handler in place,
+    a signal lost or held by nobody).  Returns the first interrupt so raised, for the caller to
+    raise once the handlers are all in place; None where none was."""
+    raised: KeyboardInterrupt | None = None
+    for s, handler in handlers.items():
+        while True:
+            try:
+                signal.signal(s, handler)
+                break
+            except KeyboardInterrupt as why:
+                raised = raised or why
+    return raised
+
+
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 #: how many :class:`StopOnce` blocks are open (main thread), and the signal that stopped them
@@ -105,22 +125,32 @@ class StopOnce:
         if not _open_blocks:
             _stopped = None
         _open_blocks += 1
-        self.old = {s: signal.signal(s, _on_stop) for s in _STOP_SIGNALS
-                    if signal.getsignal(s) is not signal.SIG_IGN}
+        self.old = {s: signal.getsignal(s) for s in _STOP_SIGNALS if signal.getsignal(s) is not signal.SIG_IGN}
+        raised = _set_handlers({s: _on_stop for s in self.old})
+        if raised is not None:      # a signal as the block began: it stops the block at its start
+            self.__exit__(type(raised), raised, None)
+            raise raised
         return self
 
     def __exit__(self, *exc) -> None:
+        """Give the signals back their handlers (SIG_IGN with ``ignore_after``, once stopped).  A
+        signal that arrives while they are given back, on a block that ended otherwise than by an
+        interrupt, is raised as its interrupt once they all are (not lost, and no handler of
+        this block's left in place)."""
         global _open_blocks, _stopped
         if not self.active:
             return
-        if exc[0] is not None and issubclass(exc[0], KeyboardInterrupt):
+        interrupted = exc[0] is not None and issubclass(exc[0], KeyboardInterrupt)
+        if interrupted:
             stopping()
         stopped = _stopped is not None
-        for s, old in self.old.items():
-            signal.signal(s, signal.SIG_IGN if stopped and self.ignore_after else old)
+        raised = _set_handlers({s: signal.SIG_IGN if stopped and self.ignore_after else old
+                                for s, old in self.old.items()})
         _open_blocks -= 1
         if not _open_blocks:
             _stopped = None
+        if raised is not None and not interrupted:
+            raise raised
 
 
 class DeferInterrupt:
@@ -146,8 +176,11 @@ class DeferInterrupt:
         if threading.current_thread() is threading.main_thread():
             # a signal the process ignores (started with SIGINT ignored, as `cmd &` in a script
             # does) stays ignored: the block must not make it count only while it runs
-            self.old = {s: signal.signal(s, self._hold) for s in _STOP_SIGNALS
-                        if signal.getsignal(s) is not signal.SIG_IGN}
+            self.old = {s: signal.getsignal(s) for s in _STOP_SIGNALS if signal.getsignal(s) is not signal.SIG_IGN}
+            raised = _set_handlers({s: self._hold for s in self.old})
+            if raised is not None:      # a signal before the block, raised by the handler it had
+                _set_handlers(self.old)
+                raise raised
         return self
 
     def _hold(self, signum, frame) -> None:
@@ -158,13 +191,19 @@ class DeferInterrupt:
             self.notice(signum)
 
     def __exit__(self, *exc) -> None:
-        raising = self.pending is not None and exc[0] is None
-        if raising:
+        """Give the signals back their handlers and raise the held signal's interrupt (none where
+        the block ended by an exception).  A signal that arrives while the handlers are given
+        back is held too (its notice called) or raised by the handler given back: it is never
+        lost, nor a second interrupt after the one raised here."""
+        if self.pending is not None and exc[0] is None:
             stopping(self.pending)      # before the handlers are back: a later signal is not a second interrupt
-        for s, old in self.old.items():
-            signal.signal(s, old)
-        if raising:
+        raised = _set_handlers(self.old)
+        interrupted = exc[0] is not None and issubclass(exc[0], KeyboardInterrupt)
+        if exc[0] is None and self.pending is not None:
+            stopping(self.pending)      # (held while the handlers were given back)
             raise _interrupt_of(self.pending)
+        if raised is not None and not interrupted:
+            raise raised
 
 
 def catch_sigterm(hangup: bool = False) -> dict[int, Any]:
@@ -176,13 +215,20 @@ def catch_sigterm(hangup: bool = False) -> dict[int, Any]:
         return {}
     signums = (signal.SIGTERM,) + ((signal.SIGHUP,) if hangup and signal.getsignal(signal.SIGHUP)
                                    is not signal.SIG_IGN else ())
-    return {s: signal.signal(s, _raise_interrupt) for s in signums}
+    old = {s: signal.getsignal(s) for s in signums}
+    raised = _set_handlers({s: _raise_interrupt for s in signums})
+    if raised is not None:      # a signal as they were caught: the handlers it found are given back
+        _set_handlers(old)
+        raise raised
+    return old
 
 
 def restore_sigterm(old: dict[int, Any]) -> None:
-    """Give the signals the handlers ``old`` that :func:`catch_sigterm` returned."""
-    for s, handler in old.items():
-        signal.signal(s, handler)
+    """Give the signals the handlers ``old`` that :func:`catch_sigterm` returned, all of them;
+    an interrupt a signal raises meanwhile is raised after."""
+    raised = _set_handlers(old)
+    if raised is not None:
+        raise raised
 
 
 @contextmanager
