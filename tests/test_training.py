@@ -290,7 +290,7 @@ def test_config_validation_names_the_field(tmp_path):
         load_config(bad)
     with pytest.raises(ValueError, match="key=value"):
         load_config(None, ["epochs"])
-    with pytest.raises(ValueError, match="is a directory, not a TOML file"):
+    with pytest.raises(ValueError, match="is a folder, not a TOML file"):
         load_config(tmp_path)
     # a setting of the advantage gate without a gate would be silently unused
     (tmp_path / "g.toml").write_text("gate_threshold = 0.05\n")

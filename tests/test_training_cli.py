@@ -903,6 +903,21 @@ def test_sigterm_before_the_run_began_is_named_and_exits_143(tmp_path, capsys, m
     assert capsys.readouterr().err == "treachery train: terminated (SIGTERM)\n"
 
 
+def test_ctrl_c_while_the_command_line_is_read_is_one_line_and_exits_130(capsys, monkeypatch):
+    """Ctrl-C while ``treachery`` builds its parser (which imports the package: the command's first
+    second or so) is one line and exit status 130, as later; it was Python's KeyboardInterrupt
+    traceback.  SIGTERM there (where a caller caught it) says so, 143."""
+    from training.interrupts import Terminated
+
+    for raised, status, said in ((KeyboardInterrupt(), 130, "interrupted"), (Terminated(), 143, "terminated (SIGTERM)")):
+        def building(raised=raised):
+            raise raised
+
+        monkeypatch.setattr(cli, "build_parser", building)
+        assert cli.main(["train", "--no-progress"]) == status
+        assert capsys.readouterr().err == f"treachery: {said}\n"
+
+
 def test_resume_given_a_run_folder_says_how_to_resume_it(tmp_path, capsys, monkeypatch):
     """``--resume RUN_DIR`` (a folder where ``--resume`` takes a checkpoint file) is one line that
     says so and gives both ways: the folder's newest checkpoint by ``--resume --run-dir``, or one

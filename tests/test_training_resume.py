@@ -460,7 +460,7 @@ def test_ctrl_c_while_collecting_keeps_the_last_finished_iteration(tmp_path, mon
                      "--no-progress"]) == 130
     err = capsys.readouterr().err.strip().splitlines()
     assert err[0] == ("stopping (SIGINT): the rollouts under way are dropped, no iteration had finished; "
-                      "Ctrl-C or SIGTERM again is ignored until the run is saved"), err
+                      "Ctrl-C or SIGTERM again is ignored until it has stopped"), err
     assert err[1].startswith("treachery train: interrupted; no iteration had finished: nothing saved"), err
     assert len(err) == 2 and not (tmp_path / "cli").exists()      # nothing left behind
 
@@ -492,7 +492,7 @@ def test_a_stop_while_the_run_starts_is_said_at_once_too(run, tmp_path, monkeypa
     assert cli.main([*argv, "--no-progress"]) == (143 if stop == "SIGTERM" else 130)
     err = capsys.readouterr().err.strip().splitlines()
     assert err[0] == (f"stopping ({stop}): the run was starting, {what}; Ctrl-C or SIGTERM again is ignored "
-                      f"until the run is saved"), err
+                      f"until it has stopped"), err      # (nothing is saved: said so)
     how = "terminated (SIGTERM)" if stop == "SIGTERM" else "interrupted"
     assert err[1].startswith(f"treachery train: {how}; {saved}") and len(err) == 2, err
     assert resumed or not (tmp_path / "new").exists()
@@ -568,8 +568,8 @@ def test_ctrl_c_during_an_update_finishes_that_iteration(tmp_path, monkeypatch, 
     cfg = tiny(tmp_path, total_steps=3000, rollout_steps=200, checkpoint_every=5)
     with pytest.raises(ppo.TrainingInterrupted) as stop:
         train(cfg, progress=False, log=False)
-    assert said == [f"stopping ({signame}): the update under way is finished and its iteration saved first; "
-                    f"Ctrl-C or SIGTERM again is ignored until the run is saved\n"]
+    assert said == [f"stopping ({signame}): the iteration under way (its update, metrics and checkpoint) is "
+                    f"finished first; Ctrl-C or SIGTERM again is ignored until the run is saved\n"]
     assert "stopping" not in capsys.readouterr().err                  # said once
     assert stop.value.iteration == 1 and stop.value.checkpoint.name == "ckpt_000001.pt"
     assert stop.value.signal_name == signame

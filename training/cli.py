@@ -305,7 +305,7 @@ def _evaluate(args: argparse.Namespace) -> int:
 
     from .evaluate import (deals_text, deduction_table, entrants_from_specs, evaluate, game_text, games_text,
                            gate_table, ray_connect_text, social_tables, variants_text)
-    from .interrupts import Terminated, catch_sigterm, exit_status, restore_sigterm, signal_words
+    from .interrupts import catch_sigterm, exit_status, restore_sigterm, stop_words
     from .ray_workers import RayFailure           # (imports no Ray)
 
     old_sigterm = catch_sigterm()      # SIGTERM stops an evaluation as Ctrl-C does
@@ -351,8 +351,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         print(f"treachery evaluate: error: {err}; no results written to {args.out}", file=sys.stderr)
         return 1
     except KeyboardInterrupt as why:
-        how = f"terminated ({signal_words(why)})" if isinstance(why, Terminated) else "interrupted"
-        print(f"treachery evaluate: {how}; no results written to {args.out}", file=sys.stderr)
+        print(f"treachery evaluate: {stop_words(why)}; no results written to {args.out}", file=sys.stderr)
         return exit_status(why)
     finally:
         restore_sigterm(old_sigterm)
@@ -497,7 +496,7 @@ def _train_command(args: argparse.Namespace) -> int:
 
     from .config import MAX_TIME_BUDGET_S, load_config, toml_literal
     from .evaluate import MAX_GAMES, games_text
-    from .interrupts import Terminated, exit_status, signal_words
+    from .interrupts import exit_status, stop_words
     from .ppo import NothingToTrain, TrainingInterrupted, train
     from .ray_workers import RayFailure           # (imports no Ray)
     from .rollout import WorkerLost
@@ -568,13 +567,12 @@ def _train_command(args: argparse.Namespace) -> int:
     try:
         return _train_report(args, config, result, left)
     except KeyboardInterrupt as why:
-        how = f"terminated ({signal_words(why)})" if isinstance(why, Terminated) else "interrupted"
         many = len(left) > 1
         todo = (f"; the evaluation{'s' if many else ''} against {' and '.join(step['reference'] for step in left)} "
                 f"{'were' if many else 'was'} not finished (nothing written for {'them' if many else 'it'}): "
                 f"run {_evaluate_commands(left, config)}" if left else "")
-        print(f"treachery train: {how} after training finished; the run is saved: checkpoint {result['checkpoint']}, "
-              f"policy {result['policy']}{todo}", file=sys.stderr)
+        print(f"treachery train: {stop_words(why)} after training finished; the run is saved: checkpoint "
+              f"{result['checkpoint']}, policy {result['policy']}{todo}", file=sys.stderr)
         return exit_status(why)
 
 
@@ -1014,9 +1012,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(argv: Sequence[str] | None) -> int:
-    """:func:`main`, its warnings formatted (:func:`_show_warning`)."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """:func:`main`, its warnings formatted (:func:`_show_warning`).  Ctrl-C (or SIGTERM where a
+    command catches it) before a command's own handling began, while the parser imports the
+    package say, is one line (``treachery: interrupted``) and the exit status 130, not a traceback."""
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+    except KeyboardInterrupt as why:
+        return _interrupted("treachery", why)
     if os.getcwd() not in sys.path:      # an outside bot (--agents MODULE:CLASS) may live in the current folder
         sys.path.append(os.getcwd())
     try:
@@ -1041,15 +1044,20 @@ def _run(argv: Sequence[str] | None) -> int:
             from table.server import serve_cli
             return serve_cli(args)
     except KeyboardInterrupt as why:        # before a command's own handling began (importing torch, say)
-        from .interrupts import Terminated, exit_status, signal_words
-        how = f"terminated ({signal_words(why)})" if isinstance(why, Terminated) else "interrupted"
-        print(f"treachery {args.command}: {how}", file=sys.stderr)
-        return exit_status(why)
+        return _interrupted(f"treachery {args.command}", why)
     except BrokenPipeError:          # the output's reader left (`treachery models | head`): nothing to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     parser.error(f"unknown command {args.command!r}")
     return 2
+
+
+def _interrupted(who: str, why: KeyboardInterrupt) -> int:
+    """Say on stderr that ``who`` (``"treachery train"``) was interrupted (``terminated (SIGTERM)``
+    for :class:`training.interrupts.Terminated`) and return the exit status the signal gives."""
+    from .interrupts import exit_status, stop_words
+    print(f"{who}: {stop_words(why)}", file=sys.stderr)
+    return exit_status(why)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:

@@ -776,7 +776,7 @@ def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> Tr
     if path is not None:
         p = Path(path)
         if not p.is_file():
-            raise ValueError(f"config file {str(p)!r} " + ("is a directory, not a TOML file" if p.is_dir()
+            raise ValueError(f"config file {str(p)!r} " + ("is a folder, not a TOML file" if p.is_dir()
                                                              else "does not exist"))
         try:
             data = tomllib.loads(p.read_text())

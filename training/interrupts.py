@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 __all__ = ["Terminated", "DeferInterrupt", "StopOnce", "stopping", "catch_sigterm", "restore_sigterm",
-           "children_ignore_sigint", "signal_words", "exit_status"]
+           "children_ignore_sigint", "signal_words", "stop_words", "exit_status"]
 
 
 class Terminated(KeyboardInterrupt):
@@ -37,6 +37,12 @@ def signal_words(why: KeyboardInterrupt) -> str:
     """How a stop is named in a command's line: ``"SIGTERM"`` or ``"SIGHUP"`` for a
     :class:`Terminated`, ``"Ctrl-C"`` for any other ``KeyboardInterrupt``."""
     return signal.Signals(why.signum).name if isinstance(why, Terminated) else "Ctrl-C"
+
+
+def stop_words(why: KeyboardInterrupt) -> str:
+    """How a command's closing line says it was stopped: ``"terminated (SIGTERM)"`` (or
+    ``(SIGHUP)``) for a :class:`Terminated`, ``"interrupted"`` for any other ``KeyboardInterrupt``."""
+    return f"terminated ({signal_words(why)})" if isinstance(why, Terminated) else "interrupted"
 
 
 def exit_status(why: KeyboardInterrupt) -> int:

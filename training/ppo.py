@@ -679,7 +679,7 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
                     _stop_notice("SIGTERM" if isinstance(why, Terminated) else "SIGINT",
                                  "the run was ending, its last checkpoint is kept" if made.iterations else
                                  f"the run was starting, {path.name} is kept" if payload else
-                                 "the run was starting, no iteration had finished")
+                                 "the run was starting, no iteration had finished", saving=False)
             if not made.iterations:     # failed or stopped before its first iteration: leaves nothing
                 made.remove(lock)
             if not isinstance(why, KeyboardInterrupt) or isinstance(why, TrainingInterrupted):
@@ -857,7 +857,7 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
         def held(signum: int) -> None:
             noticed.append(signum)
             _stop_notice("SIGTERM" if signum == signal.SIGTERM else "SIGINT",
-                         "the update under way is finished and its iteration saved first")
+                         "the iteration under way (its update, metrics and checkpoint) is finished first")
 
         try:
             while steps < config.total_steps and not _budget_spent(config, wall, recent):
@@ -959,7 +959,8 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
             if not noticed:
                 _stop_notice("SIGTERM" if isinstance(why, Terminated) else "SIGINT",
                              "the rollouts under way are dropped, " + ("the last finished iteration is kept"
-                                                                       if iteration else "no iteration had finished"))
+                                                                       if iteration else "no iteration had finished"),
+                             saving=iteration > 0)
             workers.close(now=True)
             bar.close()
             if iteration > 0 and ckpt_iteration != iteration:
@@ -986,13 +987,16 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
         torch.set_num_threads(threads_before)
 
 
-def _stop_notice(signal_name: str, what: str) -> None:
+def _stop_notice(signal_name: str, what: str, saving: bool = True) -> None:
     """The line written to stderr as soon as Ctrl-C or SIGTERM (``signal_name``) stops a run,
-    before it has stopped, saying ``what`` it does first.  Called from a signal handler too
-    (:class:`training.interrupts.DeferInterrupt`'s notice): a write that fails there (stderr was
-    being written when the signal came) is dropped, and the run's closing message still comes."""
+    before it has stopped, saying ``what`` it does first, and that later signals are ignored
+    until the run is saved (``saving``: it writes a checkpoint on its way out) or else until it
+    has stopped.  Called from a signal handler too (:class:`training.interrupts.DeferInterrupt`'s
+    notice): a write that fails there (stderr was being written when the signal came) is
+    dropped, and the run's closing message still comes."""
+    until = "the run is saved" if saving else "it has stopped"
     try:
-        tqdm.write(f"stopping ({signal_name}): {what}; Ctrl-C or SIGTERM again is ignored until the run is saved",
+        tqdm.write(f"stopping ({signal_name}): {what}; Ctrl-C or SIGTERM again is ignored until {until}",
                    file=sys.stderr)
     except (RuntimeError, OSError, ValueError):     # a reentrant write, or stderr closed
         pass
