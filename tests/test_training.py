@@ -1317,6 +1317,32 @@ def test_a_signal_as_a_stop_block_gives_back_its_handlers_is_raised_and_the_next
             signal.signal(s, h)
 
 
+def test_an_iterations_rates_are_over_its_share_of_the_runs_wall_time(tmp_path, monkeypatch):
+    """``perf/learner_steps_per_s`` (and the agent-step and game rates) of an iteration are over its
+    share of the run's ``wall_s``, the writing of the iteration before (metrics, checkpoint) included,
+    so that the iterations' times add up to the run's: with ``policy_lag = 1`` they were over its wait
+    for the batch and its update alone, and a slow write (here 0.3 s) was in no iteration's rate."""
+    import time as clock
+
+    import training.ppo as ppo
+
+    real = ppo._log_iteration
+
+    def slow_log(*a, **kw):
+        real(*a, **kw)
+        clock.sleep(0.3)
+
+    monkeypatch.setattr(ppo, "_log_iteration", slow_log)
+    out = train(tiny(tmp_path, total_steps=1500, rollout_steps=300, policy_lag=1), progress=False, log=False)
+    h = out["history"]
+    assert len(h) >= 3
+    for before, r in zip([{"steps": 0, "wall_s": 0.0, "games": 0}] + h, h):
+        took = r["wall_s"] - before["wall_s"]
+        assert (r["steps"] - before["steps"]) / r["perf/learner_steps_per_s"] == pytest.approx(took, rel=1e-9), r
+        assert r["perf/games_per_s"] * took == pytest.approx(r["games"] - before["games"], rel=1e-9), r
+        assert r["iteration"] == 1 or took > 0.3            # the write before it is in its time
+
+
 def test_the_collection_in_this_process_runs_with_one_torch_thread(monkeypatch):
     """With workers = 1 the collection runs in the learner's process with one torch thread, as a
     worker process's does (with the learner's two, a batch of a few dozen rows waited on the other

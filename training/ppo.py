@@ -910,14 +910,16 @@ def _train(config: TrainConfig, path: Path | None, payload: dict | None, progres
                     metrics.update(_game_metrics(games))
                     metrics.update({"lr": lr, "imitating": float(imitate),
                                     "anchor": 0.0 if imitate or config.freeze_policy else anchor,
-                                    "perf/learner_steps_per_s": info["learner_steps"] / (t2 - t0),
-                                    "perf/agent_steps_per_s": info["decisions"] / (t2 - t0),
+                                    # over the iteration's share of the run's wall time (from the
+                                    # last one's: its metrics and checkpoint writing included)
+                                    "perf/learner_steps_per_s": info["learner_steps"] / iter_s,
+                                    "perf/agent_steps_per_s": info["decisions"] / iter_s,
                                     "perf/rollout_s": t1 - t0, "perf/update_s": t2 - t1,
                                     "perf/collect_s": info["seconds"],
                                     # the mean over minibatches; the gate alone runs at the count last set
                                     "perf/update_threads": metrics.pop("update_threads", torch.get_num_threads()),
                                     "perf/update_bfloat16": float(low is not None),
-                                    "perf/games_per_s": len(games) / (t2 - t0), "pool/size": len(pool)})
+                                    "perf/games_per_s": len(games) / iter_s, "pool/size": len(pool)})
                     if iteration % config.snapshot_every == 0:
                         pid = iteration
                         pool[pid] = {k: v.detach().clone() for k, v in net.state_dict().items()}
