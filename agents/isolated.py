@@ -15,7 +15,8 @@ other's data); a process is reused for the next game once its bot is dropped, an
 is made in it with the new seed, but only for the same spec made from the same current folder
 and ``sys.path`` (:func:`_source`: from another folder ``my_bots`` may be another file, which the
 process, holding the module imported, would not read), and only while no module file it
-imported has changed since (:func:`_changed_module`: an edited bot is made in a new process).  The bot's own prints go to stderr.  Costs: a process start
+imported has changed since (:func:`_changed_module`: an edited bot is made in a new process);
+at most :data:`MAX_IDLE` idle processes are kept, the longest idle ended first.  The bot's own prints go to stderr.  Costs: a process start
 per concurrent seat (about a second, importing the bot's module) and a pipe round trip with the
 view's serialisation per decision (~1 ms).  A bot with ``beliefs()`` has them asked in its process
 and sent back as JSON (:func:`_beliefs_to_wire`), so the evaluator scores its deduction as
@@ -164,7 +165,11 @@ class _Host:
             self.proc.kill()
 
 
-_IDLE: list[_Host] = []      # processes whose bot was dropped, for the next isolated bot of their source
+_IDLE: list[_Host] = []      # processes whose bot was dropped, for the next isolated bot of their source, oldest first
+#: the most bot processes kept idle for reuse; past it, the one idle longest is ended (a long-lived
+#: process, ``treachery serve`` say, whose tables meet many bots or folders kept one per source it ever
+#: saw until it exited); 16 covers the seats of two full tables of one bot between their games
+MAX_IDLE = 16
 _SAID: set[str] = set()      # the bots' warnings said in this process (_Host.call)
 
 # a forked process (an evaluation's worker) must not talk to its parent's bot processes: the pipes
@@ -173,8 +178,12 @@ os.register_at_fork(after_in_child=_IDLE.clear)
 
 
 def _release(host: _Host) -> None:
+    """Keep ``host``'s process, its bot dropped, for the next isolated bot of its source (one that
+    ended is not kept), ending the longest idle beyond :data:`MAX_IDLE`."""
     if host.alive():
         _IDLE.append(host)
+    while len(_IDLE) > MAX_IDLE:
+        _IDLE.pop(0).close()
 
 
 @atexit.register

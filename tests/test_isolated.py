@@ -188,6 +188,33 @@ def test_isolated_processes_are_reused_and_end_with_their_input():
     assert host.proc.returncode == 0
 
 
+def test_at_most_max_idle_bot_processes_are_kept_the_longest_idle_ended(tmp_path, monkeypatch):
+    """Idle bot processes are kept for reuse up to ``MAX_IDLE``; past it the one idle longest ends
+    (they were kept, one per spec and folder ever met, until the process exited: a long-lived
+    server leaked them), and those kept are still reused."""
+    from agents import isolated
+
+    monkeypatch.setattr(isolated, "MAX_IDLE", 2)
+    hosts = []
+    for name in ("a", "b", "c"):              # three sources: the same spec made from three folders
+        (tmp_path / name).mkdir()
+        monkeypatch.chdir(tmp_path / name)
+        bot = agents.make("isolated:random", seed=0)
+        hosts.append(bot._host)
+        del bot
+    try:
+        assert isolated._IDLE[-2:] == hosts[1:] and hosts[0] not in isolated._IDLE
+        assert hosts[0].proc.wait(timeout=10) == 0           # ended, its input closed
+        again = agents.make("isolated:random", seed=1)      # from folder c: its process, reused
+        assert again._host is hosts[2] and again.num_players() is None
+        del again
+    finally:
+        for host in hosts[1:]:
+            if host in isolated._IDLE:
+                isolated._IDLE.remove(host)
+            host.close()
+
+
 def test_a_reused_bot_process_never_runs_a_stale_module(tmp_path, monkeypatch):
     """A bot process was reused for any later isolated bot: it kept the modules it had imported and
     its working folder, so ``my_bots:Bot`` made from another folder (or after ``my_bots.py`` was
