@@ -6,6 +6,7 @@ import itertools
 import json
 import math
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -884,6 +885,27 @@ def test_a_deterministic_run_with_a_time_budget_and_imitation_warns_that_its_pha
                                          r"which a time budget measures by the clock"):
         train(tiny(tmp_path, total_steps=200, rollout_steps=200, deterministic=True, time_budget_s=600.0),
               progress=False, log=False)
+
+
+def test_a_deterministic_run_with_a_time_budget_and_policy_lag_1_warns_that_its_batches_follow_the_clock(tmp_path):
+    """policy_lag 1 starts the next collection beside the update where the clock forecasts another
+    iteration (_goes_on); where it forecasts the end and the run goes on, that batch is collected
+    from the updated weights, so a time budget parts same-seed runs before their last iteration."""
+    import training.ppo as ppo
+    kw = dict(deterministic=True, time_budget_s=600.0, imitation=0.0, policy_lag=1)
+    lag = (r"policy_lag = 1 collects the next batch beside the update only where the clock forecasts another "
+           r"iteration, and where it forecasts the end but the run goes on, that batch is collected from the "
+           r"updated weights \(as with policy_lag = 0\), so same-seed runs can part before the last iteration; "
+           r"end the run by total_steps alone")
+    with pytest.warns(UserWarning, match=r"^deterministic with a time budget: " + lag):
+        ppo._open_run(tiny(tmp_path, **kw), False)
+    with pytest.warns(UserWarning, match=r"^deterministic with a time budget: imitation follows the run's progress, "
+                                         r".* and part there; and " + lag):
+        ppo._open_run(tiny(tmp_path, **{**kw, "imitation": 0.5}), False)
+    for quiet in (dict(policy_lag=0), dict(time_budget_s=0.0), dict(deterministic=False)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            ppo._open_run(tiny(tmp_path, **{**kw, **quiet}), False)
 
 
 @pytest.mark.parametrize("lag", [0, 1])

@@ -247,11 +247,13 @@ class TrainConfig:
             timings) and the same weights, iteration by iteration, when ``total_steps``
             ends them; a time budget ends them at whichever iteration the clock says,
             and with ``imitation > 0`` or a linear anchor it also moves, by the clock,
-            the iteration where imitation ends and the anchor's decay (a warning says
-            so).  A resume starts new games and reseeds its draws, so it continues the
-            same way from the same checkpoint but not as the run that went on
-            unstopped.  Other CPUs, kernels or torch versions can round differently.
-            A resume cannot change it.
+            the iteration where imitation ends and the anchor's decay, and with
+            ``policy_lag = 1`` a batch after an iteration the clock forecast to be the
+            last, when the run goes on, is collected from the updated weights (as with
+            ``policy_lag = 0``; a warning says each).  A resume starts new games and
+            reseeds its draws, so it continues the same way from the same checkpoint but
+            not as the run that went on unstopped.  Other CPUs, kernels or torch
+            versions can round differently.  A resume cannot change it.
 
     Imitation warm start (DAgger, Ross et al. 2011):
         imitation: the fraction of the run [0, 1) spent imitating ``expert``:
