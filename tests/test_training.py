@@ -880,6 +880,27 @@ def test_deterministic_is_true_or_false_and_the_cli_flag_sets_it(tmp_path, capsy
     assert "(update_dtype auto, deterministic: this CPU has" in out and "\ndeterministic: the update runs" in out
 
 
+def test_a_deterministic_run_refuses_a_bot_that_decides_by_the_clock(tmp_path, monkeypatch):
+    """An ISMCTS bot with a time budget searches as many iterations as the clock allows, so its labels
+    (the expert) would follow the machine's load: a deterministic config refuses it in one line that
+    says what to give instead; one that searches a fixed number of iterations is accepted, as is the
+    timed bot where the run is not deterministic or the expert labels nothing (it is never made)."""
+    from agents.ismcts import ISMCTSAgent
+
+    monkeypatch.setitem(agents._REGISTRY, "timed_ismcts", lambda seed=None: ISMCTSAgent(seed=seed, time_budget=0.05))
+    monkeypatch.setitem(agents._REGISTRY, "counted_ismcts", lambda seed=None: ISMCTSAgent(seed=seed, iterations=8))
+    with pytest.raises(ValueError, match=r'^train config: expert = "timed_ismcts" decides by the clock \(time_budget '
+                                         r"= 0.05 s a decision\), so deterministic = true could not repeat its labels "
+                                         r"or games; give a bot that searches a fixed number of iterations instead "
+                                         r"\(time_budget = None, iterations = N, as the registered 'ismcts' searches "
+                                         r"24\)$"):
+        TrainConfig(run_dir=str(tmp_path), expert="timed_ismcts", deterministic=True)
+    for expert in ("counted_ismcts", "ismcts", "lookahead"):
+        assert TrainConfig(run_dir=str(tmp_path), expert=expert, deterministic=True).expert == expert
+    assert TrainConfig(run_dir=str(tmp_path), expert="timed_ismcts").expert == "timed_ismcts"
+    TrainConfig(run_dir=str(tmp_path), expert="timed_ismcts", deterministic=True, imitation=0.0, imitation_coef=0.0)
+
+
 def test_a_deterministic_run_with_a_time_budget_and_imitation_warns_that_its_phase_follows_the_clock(tmp_path):
     with pytest.warns(UserWarning, match=r"^deterministic with a time budget: imitation follows the run's progress, "
                                          r"which a time budget measures by the clock"):
