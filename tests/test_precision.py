@@ -53,6 +53,15 @@ def test_a_deterministic_auto_follows_the_cpus_bfloat16_support_without_timing(m
     assert precision.native_bfloat16() is False
 
 
+def test_timing_bfloat16_leaves_torchs_global_random_state_as_it_was():
+    """:func:`bfloat16_speedup` draws its matrices from a generator of its own: what is drawn from
+    torch's global stream after it is the same whether ``"auto"`` was timed or not."""
+    precision.bfloat16_speedup.cache_clear()        # measured afresh, not the cached ratio
+    before = torch.get_rng_state()
+    precision.bfloat16_speedup()
+    assert torch.equal(torch.get_rng_state(), before)
+
+
 def test_config_reads_the_update_dtype_in_any_case_and_refuses_others(tmp_path):
     assert TrainConfig(run_dir=str(tmp_path), update_dtype="BFloat16").update_dtype == "bfloat16"
     assert TrainConfig(run_dir=str(tmp_path)).update_dtype == "auto"

@@ -6,6 +6,7 @@ import itertools
 import json
 import math
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -879,11 +880,53 @@ def test_deterministic_is_true_or_false_and_the_cli_flag_sets_it(tmp_path, capsy
     assert "(update_dtype auto, deterministic: this CPU has" in out and "\ndeterministic: the update runs" in out
 
 
+def test_a_deterministic_run_refuses_a_bot_that_decides_by_the_clock(tmp_path, monkeypatch):
+    """An ISMCTS bot with a time budget searches as many iterations as the clock allows, so its labels
+    (the expert) would follow the machine's load: a deterministic config refuses it in one line that
+    says what to give instead; one that searches a fixed number of iterations is accepted, as is the
+    timed bot where the run is not deterministic or the expert labels nothing (it is never made)."""
+    from agents.ismcts import ISMCTSAgent
+
+    monkeypatch.setitem(agents._REGISTRY, "timed_ismcts", lambda seed=None: ISMCTSAgent(seed=seed, time_budget=0.05))
+    monkeypatch.setitem(agents._REGISTRY, "counted_ismcts", lambda seed=None: ISMCTSAgent(seed=seed, iterations=8))
+    with pytest.raises(ValueError, match=r'^train config: expert = "timed_ismcts" decides by the clock \(time_budget '
+                                         r"= 0.05 s a decision\), so deterministic = true could not repeat its labels "
+                                         r"or games; give a bot that searches a fixed number of iterations instead "
+                                         r"\(time_budget = None, iterations = N, as the registered 'ismcts' searches "
+                                         r"24\)$"):
+        TrainConfig(run_dir=str(tmp_path), expert="timed_ismcts", deterministic=True)
+    for expert in ("counted_ismcts", "ismcts", "lookahead"):
+        assert TrainConfig(run_dir=str(tmp_path), expert=expert, deterministic=True).expert == expert
+    assert TrainConfig(run_dir=str(tmp_path), expert="timed_ismcts").expert == "timed_ismcts"
+    TrainConfig(run_dir=str(tmp_path), expert="timed_ismcts", deterministic=True, imitation=0.0, imitation_coef=0.0)
+
+
 def test_a_deterministic_run_with_a_time_budget_and_imitation_warns_that_its_phase_follows_the_clock(tmp_path):
     with pytest.warns(UserWarning, match=r"^deterministic with a time budget: imitation follows the run's progress, "
                                          r"which a time budget measures by the clock"):
         train(tiny(tmp_path, total_steps=200, rollout_steps=200, deterministic=True, time_budget_s=600.0),
               progress=False, log=False)
+
+
+def test_a_deterministic_run_with_a_time_budget_and_policy_lag_1_warns_that_its_batches_follow_the_clock(tmp_path):
+    """policy_lag 1 starts the next collection beside the update where the clock forecasts another
+    iteration (_goes_on); where it forecasts the end and the run goes on, that batch is collected
+    from the updated weights, so a time budget parts same-seed runs before their last iteration."""
+    import training.ppo as ppo
+    kw = dict(deterministic=True, time_budget_s=600.0, imitation=0.0, policy_lag=1)
+    lag = (r"policy_lag = 1 collects the next batch beside the update only where the clock forecasts another "
+           r"iteration, and where it forecasts the end but the run goes on, that batch is collected from the "
+           r"updated weights \(as with policy_lag = 0\), so same-seed runs can part before the last iteration; "
+           r"end the run by total_steps alone")
+    with pytest.warns(UserWarning, match=r"^deterministic with a time budget: " + lag):
+        ppo._open_run(tiny(tmp_path, **kw), False)
+    with pytest.warns(UserWarning, match=r"^deterministic with a time budget: imitation follows the run's progress, "
+                                         r".* and part there; and " + lag):
+        ppo._open_run(tiny(tmp_path, **{**kw, "imitation": 0.5}), False)
+    for quiet in (dict(policy_lag=0), dict(time_budget_s=0.0), dict(deterministic=False)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            ppo._open_run(tiny(tmp_path, **{**kw, **quiet}), False)
 
 
 @pytest.mark.parametrize("lag", [0, 1])

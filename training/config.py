@@ -241,17 +241,21 @@ class TrainConfig:
             different count rounds differently); and ``update_dtype = "auto"`` takes
             bfloat16 where the CPU multiplies it natively (AVX512-BF16 or AMX,
             :func:`training.precision.native_bfloat16`), else float32, with no timing.
-            Checkpoints record both, and a resume keeps them.  Two runs of one config,
+            Checkpoints record both, and a resume keeps them.  A bot of the run that
+            decides by the clock (an ISMCTS bot with a ``time_budget``, registered at run
+            time: :meth:`check_bots`) is refused.  Two runs of one config,
             seed and ``workers`` on one machine (the same CPU, torch and thread count)
             then write the same ``metrics.jsonl`` (but ``wall_s`` and the ``perf/``
             timings) and the same weights, iteration by iteration, when ``total_steps``
             ends them; a time budget ends them at whichever iteration the clock says,
             and with ``imitation > 0`` or a linear anchor it also moves, by the clock,
-            the iteration where imitation ends and the anchor's decay (a warning says
-            so).  A resume starts new games and reseeds its draws, so it continues the
-            same way from the same checkpoint but not as the run that went on
-            unstopped.  Other CPUs, kernels or torch versions can round differently.
-            A resume cannot change it.
+            the iteration where imitation ends and the anchor's decay, and with
+            ``policy_lag = 1`` a batch after an iteration the clock forecast to be the
+            last, when the run goes on, is collected from the updated weights (as with
+            ``policy_lag = 0``; a warning says each).  A resume starts new games and
+            reseeds its draws, so it continues the same way from the same checkpoint but
+            not as the run that went on unstopped.  Other CPUs, kernels or torch
+            versions can round differently.  A resume cannot change it.
 
     Imitation warm start (DAgger, Ross et al. 2011):
         imitation: the fraction of the run [0, 1) spent imitating ``expert``:
@@ -583,9 +587,12 @@ class TrainConfig:
     def check_bots(self, shipped: bool = False) -> None:
         """Refuse a bot of the run (:meth:`bots`) that cannot play its game (:func:`agents.check_table`:
         a search bot in a game with a CR 900 variant, a trained policy made for another table size
-        or game), before anything is done.  :meth:`validate` checks the rule-based bots; ``shipped``
-        checks the shipped models instead (:data:`agents.NAMED_MODELS`), which read their policy
-        file (:func:`training.ppo.train`, before the run folder is made).
+        or game), or, in a ``deterministic`` run, one that decides by the clock (a ``time_budget``
+        that is not None, the seconds a decision :class:`agents.ismcts.ISMCTSAgent` can take
+        instead of its iterations: the registered ``ismcts`` searches a fixed 24, so only a bot
+        registered at run time, :func:`agents.register`, can be one), before anything is done.  :meth:`validate` checks the rule-based bots; ``shipped`` checks the
+        shipped models instead (:data:`agents.NAMED_MODELS`), which read their policy file
+        (:func:`training.ppo.train`, before the run folder is made).
 
         Raises:
             ValueError: one line naming the setting, the bot and why.
@@ -595,9 +602,16 @@ class TrainConfig:
             if (spec in agents.NAMED_MODELS) != shipped:
                 continue
             try:
-                agents.check_table(agents.make(spec, seed=0), spec, game.num_players, game)
+                bot = agents.make(spec, seed=0)
+                agents.check_table(bot, spec, game.num_players, game)
             except ValueError as err:
                 raise ValueError(f"train config: {setting} cannot play this game: {err}") from None
+            budget = getattr(bot, "time_budget", None)
+            if self.deterministic and budget is not None:
+                raise ValueError(f"train config: {setting} decides by the clock (time_budget = {budget!r} s a "
+                                 f"decision), so deterministic = true could not repeat its labels or games; give "
+                                 f"a bot that searches a fixed number of iterations instead (time_budget = None, "
+                                 f"iterations = N, as the registered 'ismcts' searches 24)")
 
     @property
     def labels_expert(self) -> bool:

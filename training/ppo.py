@@ -646,7 +646,9 @@ def train(config: TrainConfig, resume: bool | str | os.PathLike = False, progres
             or with an expert that reports no search scores; when a ``deterministic`` run
             has a time budget and ``imitation > 0`` or a linear anchor (their progress is
             measured by the clock then, so same-seed runs can change phase at different
-            iterations).
+            iterations) or ``policy_lag = 1`` (where the clock's forecast has the run end
+            but it goes on, the next batch is collected from the updated weights,
+            :func:`_goes_on`), without ``freeze_policy``.
 
     A run that fails or is stopped (Ctrl-C, SIGTERM) before its first iteration finished leaves
     nothing behind: the files and folders it made (the run folder, ``config.json``, ``tb/``,
@@ -1216,12 +1218,20 @@ def _open_run(config: TrainConfig, resume: bool | str | os.PathLike) -> tuple[Tr
     clocked = [k for k, on in (("imitation", config.imitation > 0),
                                ("anchor_schedule = 'linear'", config.anchor_schedule == "linear"
                                 and config.imitation_coef > 0)) if on]
-    if config.deterministic and config.time_budget_s and clocked and not config.freeze_policy:
-        follow = "follows" if len(clocked) == 1 else "follow"
-        warnings.warn(f"deterministic with a time budget: {' and '.join(clocked)} {follow} the run's progress, which a "
-                      f"time budget measures by the clock, so same-seed runs can change phase at different "
-                      f"iterations and part there; end the run by total_steps alone (--steps, no --minutes) for "
-                      f"runs the same iteration by iteration", stacklevel=3)
+    # with freeze_policy the policy does not learn: no phase to change, and every batch is from the same policy
+    if config.deterministic and config.time_budget_s and (clocked or config.policy_lag) and not config.freeze_policy:
+        why = []
+        if clocked:
+            follow = "follows" if len(clocked) == 1 else "follow"
+            why.append(f"{' and '.join(clocked)} {follow} the run's progress, which a time budget measures by the "
+                       f"clock, so same-seed runs can change phase at different iterations and part there")
+        if config.policy_lag:
+            why.append("policy_lag = 1 collects the next batch beside the update only where the clock forecasts "
+                       "another iteration, and where it forecasts the end but the run goes on, that batch is "
+                       "collected from the updated weights (as with policy_lag = 0), so same-seed runs can part "
+                       "before the last iteration")
+        warnings.warn(f"deterministic with a time budget: {'; and '.join(why)}; end the run by total_steps alone "
+                      f"(--steps, no --minutes) for runs the same iteration by iteration", stacklevel=3)
     if config.freeze_policy:
         ignored = [k for k in ("imitation", "imitation_coef", "score_coef", "gain_weight", "kl_coef")
                    if getattr(config, k)] + (["departure_weight"] if config.departure_weight != 1 else [])
@@ -1363,9 +1373,17 @@ def _goes_on(config: TrainConfig, steps: int, wall: float, recent: list[float]) 
     """Whether an iteration will start after the one under way, which will end at
     ``steps`` learner steps and about ``wall`` seconds of the run: the loop's own stop
     rule (``total_steps``, :func:`_budget_spent`) asked early, so that ``policy_lag = 1``
-    starts no collection that no update would read.  A wrong guess costs time, not
-    results: a collection started in vain is dropped when the run ends, and a run that
-    goes on after all collects its next batch when that iteration starts."""
+    starts no collection that no update would read.  By ``total_steps`` the guess is
+    exact; by a time budget it is a forecast (the caller's ``wall`` counts the last
+    update's seconds for this one's, and ``recent`` lacks this iteration), wrong either
+    way at times.  Guessing that the run goes on when it ends costs a collection that is
+    dropped when the run ends (and the load it puts beside the last update, whose thread
+    count a run that is not deterministic times under it).  Guessing that it ends when it goes
+    on changes the run's numbers: nothing is collected beside the update, and the next
+    collection starts after it (as ``policy_lag = 0`` starts it), so the next batch is
+    collected from the updated weights and pool instead of those before the update; the
+    batch after it is collected beside its update again, from the same weights.  A
+    deterministic run with a time budget and ``policy_lag = 1`` warns so (:func:`_open_run`)."""
     return steps < config.total_steps and not _budget_spent(config, wall, recent)
 
 

@@ -11,8 +11,8 @@ and the losses stay float32 (mixed precision, Micikevicius et al. 2018, with
 bfloat16's float32 exponent range, so no loss scaling; Kalamkar et al. 2019).
 The rollouts' inference stays float32.
 
-Measured on the 2-core AMD EPYC this project is developed on, which has
-``avx512_bf16``: :func:`bfloat16_speedup` ~1.9 (a ``(64, 256) x (256, 768)``
+Measured on a 2-core VM whose x86 CPU has ``avx512_bf16`` (native bfloat16
+products): :func:`bfloat16_speedup` ~1.9 (a ``(64, 256) x (256, 768)``
 product, one step of the recurrent core in the update, ~3 times faster in
 bfloat16, a ``(1024, 256) x (256, 768)`` one ~1.9 times); the default flat
 update takes 0.84 times the float32 one's time with 2 threads and 0.74 with 1,
@@ -58,14 +58,17 @@ def bfloat16_speedup() -> float:
     step of the recurrent core and a minibatch's input side of it) on one torch
     thread (two threads' time would swing with whatever else holds a core), the
     two dtypes in alternate rounds of a few milliseconds, seven of each, and
-    returns the smaller of the two ratios of their fastest rounds.  Measured once
+    returns the smaller of the two ratios of their fastest rounds.  The matrices
+    come from a generator of its own with a fixed seed, so torch's global random
+    state, which seeded code may draw from after it, is left as it was.  Measured once
     per process (0.2-0.3 s; more on a busy machine) and cached."""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
         ratios = []
+        gen = torch.Generator().manual_seed(0)
         for rows, reps in ((64, 20), (1024, 2)):
-            mats = {d: (torch.randn(rows, 256).to(d), torch.randn(256, 768).to(d))
+            mats = {d: (torch.randn(rows, 256, generator=gen).to(d), torch.randn(256, 768, generator=gen).to(d))
                     for d in (torch.float32, torch.bfloat16)}
             best = {d: float("inf") for d in mats}
             for _ in range(7):
