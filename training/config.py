@@ -590,9 +590,10 @@ class TrainConfig:
         or game), or, in a ``deterministic`` run, one that decides by the clock (a ``time_budget``
         that is not None, the seconds a decision :class:`agents.ismcts.ISMCTSAgent` can take
         instead of its iterations: the registered ``ismcts`` searches a fixed 24, so only a bot
-        registered at run time, :func:`agents.register`, can be one), before anything is done.  :meth:`validate` checks the rule-based bots; ``shipped`` checks the
-        shipped models instead (:data:`agents.NAMED_MODELS`), which read their policy file
-        (:func:`training.ppo.train`, before the run folder is made).
+        registered at run time, :func:`agents.register`, can be one), before anything is done.
+        :meth:`validate` checks the rule-based bots; ``shipped`` checks the shipped models instead
+        (:data:`agents.NAMED_MODELS`), which read their policy file (:func:`training.ppo.train`,
+        before the run folder is made).
 
         Raises:
             ValueError: one line naming the setting, the bot and why.
