@@ -195,6 +195,9 @@ def _close_all() -> None:
 class IsolatedAgent(BaseAgent):
     """The bot ``spec`` in a process of its own (see the module docstring).
 
+    ``weights_sha256`` is the bot's own (a trained policy's: the SHA-256 of the checkpoint bytes it
+    plays, :class:`agents.policy.PolicyAgent`), asked in its process; None for a bot without one.
+
     Args:
         spec: the bot, as :func:`agents.make` reads it (``MODULE:CLASS`` for an outside bot).
         seed: passed to the bot.
@@ -222,6 +225,7 @@ class IsolatedAgent(BaseAgent):
         except (ValueError, IsolatedBotError):
             _release(self._host)
             raise
+        self.weights_sha256: str | None = reply.get("weights_sha256")
         if reply.get("beliefs"):     # only a bot that has beliefs(): the evaluator scores whoever has one
             # a partial of the process, not a bound method: no cycle, so a dropped bot frees its process at once
             self.beliefs = functools.partial(_asked_beliefs, self._host)
@@ -375,7 +379,8 @@ def _serve(parent: int) -> None:
                     if not changed:
                         _changed_module(baseline, seen)         # the files of the modules it imported, as read
                         reply = {"beliefs": callable(getattr(bot, "beliefs", None)),
-                                 "check_config": callable(getattr(bot, "check_config", None))}
+                                 "check_config": callable(getattr(bot, "check_config", None)),
+                                 "weights_sha256": getattr(bot, "weights_sha256", None)}
             elif kind == "num_players":
                 reply = {"num_players": bot.num_players() if hasattr(bot, "num_players") else None}
             elif kind == "reset":

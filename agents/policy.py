@@ -25,6 +25,7 @@ file, fsync, rename), so a crash never leaves a half-written checkpoint.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import warnings
@@ -46,7 +47,7 @@ from .lookahead import search_candidates
 from .networks import NUM_ROLES, PolicyNet, build_network, check_gate_only, masked_logits
 
 __all__ = ["PolicyNet", "PolicyAgent", "torch_threads", "ForwardRequest", "forward_requests", "masked_logits", "save_checkpoint", "load_checkpoint",
-           "read_checkpoint", "load_policy",
+           "read_checkpoint", "loaded_policy", "load_policy",
            "config_differences", "GameConfigMismatchWarning", "CHECKPOINT_FORMAT", "NUM_ROLES"]
 
 CHECKPOINT_FORMAT = "treachery-policy/1"
@@ -178,23 +179,39 @@ def _check_finite(path: Path, state: Any) -> None:
 
 
 @lru_cache(maxsize=8)
-def _cached(path: str, mtime_ns: int, size: int) -> dict:
-    return load_checkpoint(path)
+def _cached(path: str, stat_key: tuple) -> tuple[dict, str]:
+    payload, data = read_checkpoint(path)
+    return payload, hashlib.sha256(data).hexdigest()
+
+
+def loaded_policy(path: str | os.PathLike) -> tuple[nn.Module, dict, str]:
+    """The network (in eval mode), game configuration and the SHA-256 of the bytes they were
+    loaded from, the file read once (:func:`read_checkpoint`).
+
+    Cached per process by resolved path, modification time, size and inode (tournaments build
+    a bot per game): a file replaced (a running training rewrites its ``policy.pt`` atomically,
+    a new inode) is loaded afresh at the next call.  The hash is cached with the network it was
+    read with, never taken from the file now, so should a rewrite keep every field of the key,
+    the network played is the cached one and the hash still names its bytes.
+
+    Raises:
+        ValueError: as :func:`read_checkpoint`.
+    """
+    p = check_input_file(path, "checkpoint")
+    st = p.stat()
+    payload, sha256 = _cached(str(p.resolve()), (st.st_mtime_ns, st.st_size, st.st_ino))
+    return payload["net"].eval(), payload["game_config"], sha256
 
 
 def load_policy(path: str | os.PathLike) -> tuple[nn.Module, dict]:
     """The network (in eval mode) and game configuration of a checkpoint, cached
-    per process by path, modification time and size (tournaments build a bot
-    per game).
+    per process (:func:`loaded_policy`, without the hash).
 
     Raises:
-        ValueError: as :func:`load_checkpoint`.
+        ValueError: as :func:`read_checkpoint`.
     """
-    p = check_input_file(path, "checkpoint")
-    st = p.stat()
-    payload = _cached(str(p.resolve()), st.st_mtime_ns, st.st_size)
-    net = payload["net"].eval()
-    return net, payload["game_config"]
+    net, game_config, _ = loaded_policy(path)
+    return net, game_config
 
 
 def check_layout(net: nn.Module, path: str = "") -> None:
@@ -364,7 +381,10 @@ class PolicyAgent(BaseAgent):
     decision was the gate's (both False without a gate).  In a seat dealt one of
     ``gate_only``'s roles the policy leaves the proposal only where the gate
     departs: elsewhere it plays the proposal, not the network's own choice (the
-    network still runs, for its recurrent state and beliefs).
+    network still runs, for its recurrent state and beliefs).  ``weights_sha256`` is the
+    SHA-256 of the checkpoint bytes its network was loaded from (:func:`loaded_policy`; the
+    file at ``path`` may since have been replaced), which a tournament records as the bytes
+    that played (:func:`training.evaluate.evaluate`).
 
     Args:
         path: a checkpoint from :func:`save_checkpoint`.
@@ -403,7 +423,7 @@ class PolicyAgent(BaseAgent):
             _THREADS_BEFORE = torch.get_num_threads()
             torch.set_num_threads(1)
         self.path = str(path)
-        self.net, self.game_config = load_policy(path)
+        self.net, self.game_config, self.weights_sha256 = loaded_policy(path)
         check_layout(self.net, self.path)
         self.greedy = greedy
         self.h = self.net.initial_state(1)

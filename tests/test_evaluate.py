@@ -1511,6 +1511,72 @@ def test_pooled_results_are_one_evaluation_of_their_deals(tmp_path, capsys):
     assert not (tmp_path / "q").exists()
 
 
+def _two_policies(tmp_path):
+    """``policy.pt`` and ``other.pt``, two 4-player checkpoints of different bytes, and the
+    SHA-256 of each."""
+    import hashlib
+
+    from conftest import write_policy
+
+    path, other = write_policy(tmp_path / "policy.pt", 4), write_policy(tmp_path / "other.pt", 4, seed=1)
+    return path, other, [hashlib.sha256(p.read_bytes()).hexdigest() for p in (path, other)]
+
+
+def test_a_policy_agent_reports_the_hash_of_the_bytes_it_loaded(tmp_path):
+    """A policy bot, in this process or isolated in its own, says which bytes it plays
+    (``weights_sha256``): those it loaded, not the file's after it was replaced."""
+    path, other, (sha, sha_other) = _two_policies(tmp_path)
+    first = agents.make(f"policy:{path}", seed=0)
+    isolated = agents.make(f"isolated:policy:{path}", seed=0)
+    assert first.weights_sha256 == isolated.weights_sha256 == sha
+    os.replace(other, path)                   # as a training replaces its policy.pt
+    assert first.weights_sha256 == sha and agents.make(f"policy:{path}", seed=0).weights_sha256 == sha_other
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_the_sha256_recorded_is_of_the_bytes_that_played_not_of_the_file_after_the_games(tmp_path, monkeypatch,
+                                                                                        workers):
+    """The file was hashed once the games were over: a policy file replaced meanwhile (a running
+    training's ``policy.pt``) was recorded as bytes that never played, so results of the version
+    that did could not pool with it.  The hash is the one each game's agents loaded, in whichever
+    worker played it."""
+    path, other, (sha, sha_other) = _two_policies(tmp_path)
+    run_tasks = ev.run_tasks
+
+    def then_replaced(*args, **kw):
+        records = run_tasks(*args, **kw)
+        os.replace(other, path)
+        return records
+    monkeypatch.setattr(ev, "run_tasks", then_replaced)
+    res = ev.evaluate([f"policy:{path}:greedy", "random"], games=8, seed=2, workers=workers, config=SMALL,
+                      progress=False, record_beliefs=False, observer=False)
+    assert [e.get("sha256") for e in res["meta"]["entrants"]] == [sha, None]
+    assert agents.models.sha256_of(path) == sha_other
+
+
+def test_an_evaluation_whose_games_played_two_versions_of_a_policy_file_is_refused(tmp_path, monkeypatch):
+    """A policy file replaced between two chunks of games: the later agents load the new bytes,
+    so the games mix two policies; no results describe that, so none are written."""
+    path, other, (sha, sha_other) = _two_policies(tmp_path)
+    play_tasks, chunks = ev.play_tasks, []
+
+    def replaced_after_the_first_chunk(tasks, *args, **kw):
+        chunks.append(len(tasks))
+        if len(chunks) == 2:
+            os.replace(other, path)
+        return play_tasks(tasks, *args, **kw)
+    monkeypatch.setattr(ev, "play_tasks", replaced_after_the_first_chunk)
+    real = re.escape(repr(os.path.realpath(path)))
+    with pytest.raises(ValueError, match=rf"^policy file {real} changed while the evaluation ran: its games were "
+                                         rf"played by 2 versions of it \(SHA-256 {sha[:12]}\.\.\., "
+                                         rf"{sha_other[:12]}\.\.\.\), so they mix policies and no results are "
+                                         rf"written; evaluate a copy that stays put \(a run's ckpt_<iteration>\.pt, "
+                                         rf"a copy of its policy\.pt, or a policy from treachery export\)$"):
+        ev.evaluate([f"policy:{path}", "random"], games=16, seed=2, config=SMALL, progress=False,
+                    record_beliefs=False, observer=False, out_dir=tmp_path / "out")
+    assert len(chunks) > 2 and not (tmp_path / "out" / "results.json").exists()
+
+
 @pytest.mark.parametrize("games", [0, -3, 10 ** 6 + 1, 10 ** 15, 2.0, True])
 def test_a_number_of_games_outside_1_to_a_million_is_one_line(games):
     """``games`` had no upper bound: 10^15 built its schedule in memory until the machine gave out."""

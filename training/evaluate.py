@@ -582,6 +582,10 @@ class GameRecord:
         gate: int64 ``(seats, 3)``: whether the seat's agent has an advantage gate
             (:class:`agents.policy.PolicyAgent` ``has_gate``), the decisions at which the gate
             weighed candidates, and those it decided (its departures from the network's choice).
+        weights_sha256: per seat, the SHA-256 of the checkpoint bytes the seat's agent loaded and
+            played (its ``weights_sha256``: :class:`agents.policy.PolicyAgent`, an isolated one's
+            asked in its process), None for an agent without one (a rule-based bot, an RLlib
+            module); :func:`evaluate` records it as the entrant's ``sha256``.
     """
 
     task: GameTask
@@ -597,6 +601,7 @@ class GameRecord:
     claims: np.ndarray = field(default_factory=lambda: np.zeros((0, len(social.CLAIM_COLS))))
     coop: np.ndarray = field(default_factory=lambda: np.zeros((0, len(social.COOP_COLS))))
     gate: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), np.int64))
+    weights_sha256: list = field(default_factory=list)
 
 
 def _normalize_belief(belief: Any) -> np.ndarray | None:
@@ -728,7 +733,8 @@ def _task_steps(task: GameTask, config: GameConfig, record_beliefs: bool, observ
     return GameRecord(task, [int(r) for r in res.dealt_roles], [int(r) for r in res.roles], sorted(res.winners),
                       res.truncated, res.turns, res.decisions,
                       [np.asarray(t, dtype=np.float32) for t in times],
-                      np.asarray(rows, dtype=np.float64).reshape(-1, 10), obs_rows, claim_rows, coop, gate)
+                      np.asarray(rows, dtype=np.float64).reshape(-1, 10), obs_rows, claim_rows, coop, gate,
+                      [getattr(b, "weights_sha256", None) for b in bots])
 
 
 def _deduction_rows(beliefs: Any, g, observer: int, dist: dict) -> list | None:
@@ -1819,7 +1825,9 @@ def evaluate(specs: Sequence[str], num_players: int | None = None, games: int = 
             or (with ``ray_address``) Ray missing or an
             address it cannot connect to, a ``reference`` outside substitution and
             teammates, ``roles`` outside substitution, naming no
-            role, naming one twice or naming only roles the game's identity deck lacks.
+            role, naming one twice or naming only roles the game's identity deck lacks; after the
+            games, with no results written, when a policy file changed while they were played and
+            its agents loaded more than one version of it (:func:`_played_weights`).
         training.ray_workers.RayFailure: when Ray itself fails under the games.
     """
     if out_dir is not None:
@@ -1927,7 +1935,8 @@ def evaluate(specs: Sequence[str], num_players: int | None = None, games: int = 
     records = run_tasks(tasks, config, workers=workers, record_beliefs=record_beliefs, progress=progress,
                         observer=observer, ray_address=ray_address, lockstep=lockstep)
     wall = time.perf_counter() - t0
-    meta = {"entrants": [_entrant_meta(e) for e in entrants], "num_players": num_players, "mode": mode,
+    played = _played_weights(records)        # before any result is written: a mixture is refused
+    meta = {"entrants": [_entrant_meta(e, played) for e in entrants], "num_players": num_players, "mode": mode,
             "reference": ref_label, "seed": seed, "games_requested": games, "games": len(tasks),
             "deals": deals, "games_per_deal": per, "config": _config_dict(config), "observer": bool(observer),
             "toolkit": toolkit()}
@@ -1969,13 +1978,54 @@ def _role_values(roles: Sequence[str], mode: str) -> frozenset:
         raise ValueError(f"roles: {first_line(err)}") from None
 
 
-def _entrant_meta(e: Entrant) -> dict:
-    """An entrant's label and spec, and for a trained policy the SHA-256 of the file that played
-    (results run on other days pool only when the same bytes played: :func:`pool_results`)."""
+def _entrant_meta(e: Entrant, played: dict[str, str] | None = None) -> dict:
+    """An entrant's label and spec, and for a trained policy the SHA-256 of the bytes that played
+    (results run on other days pool only when the same bytes played: :func:`pool_results`):
+    ``played``'s (:func:`_played_weights`, what the games' agents loaded), else, for a policy whose
+    agents report no hash (an RLlib module) or that played no game, the file's bytes now."""
     from agents.models import sha256_of
 
     path = agents.weights_file(e.spec)
-    return {**asdict(e), **({"sha256": sha256_of(path)} if path and os.path.isfile(path) else {})}
+    if not path:
+        return asdict(e)
+    if played and os.path.realpath(path) in played:
+        return {**asdict(e), "sha256": played[os.path.realpath(path)]}
+    return {**asdict(e), **({"sha256": sha256_of(path)} if os.path.isfile(path) else {})}
+
+
+def _played_weights(records: Sequence[GameRecord]) -> dict[str, str]:
+    """The SHA-256 of the bytes each checkpoint file's agents played in ``records`` (their
+    ``weights_sha256``, taken as each agent loaded its file, in whichever process played the game),
+    by the file's real path.
+
+    The file is not hashed after the games: a file replaced while they were played (a running
+    training rewrites its ``policy.pt`` every iteration or so) would then be recorded as bytes
+    that never played.  Nor is it copied once at the start for every worker to play: that would
+    mean a copy on disk of every checkpoint (an RLlib checkpoint is a folder) and agents naming
+    the copy in their messages, for a case better refused: an evaluation whose agents loaded
+    more than one version of a file played a mixture of policies, and its results would
+    describe none of them.
+
+    Raises:
+        ValueError: (one line) naming a file whose games were played by more than one version
+            of it, and what to evaluate instead.
+    """
+    files: dict[str, str | None] = {}          # spec -> the real path of its file
+    seen: dict[str, dict[str, None]] = {}       # real path -> the hashes played, in the order met
+    for rec in records:
+        for spec, sha in zip(rec.task.specs, rec.weights_sha256):
+            if sha and spec not in files:
+                path = agents.weights_file(spec)
+                files[spec] = os.path.realpath(path) if path else None
+            if sha and files[spec]:
+                seen.setdefault(files[spec], {})[sha] = None
+    for path, shas in seen.items():
+        if len(shas) > 1:
+            raise ValueError(f"policy file {path!r} changed while the evaluation ran: its games were played by "
+                             f"{len(shas)} versions of it (SHA-256 {', '.join(h[:12] + '...' for h in shas)}), so "
+                             f"they mix policies and no results are written; evaluate a copy that stays put (a "
+                             f"run's ckpt_<iteration>.pt, a copy of its policy.pt, or a policy from treachery export)")
+    return {path: next(iter(shas)) for path, shas in seen.items()}
 
 
 def _config_dict(config: GameConfig) -> dict:
