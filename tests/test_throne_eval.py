@@ -4,6 +4,7 @@ issue #16): duplicate deals by Role on Treachery's schedules, the refusals in on
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -188,3 +189,22 @@ def test_ctrl_c_or_an_error_stops_a_throne_tournaments_workers(monkeypatch, how)
     with pytest.raises(KeyboardInterrupt if how == "ctrl-c" else RuntimeError):
         evaluate_throne(["heuristic", "random"], throne(), games=40, seed=1, workers=2, progress=False)
     assert not [p for p in set(mp.active_children()) - before if p.is_alive()]
+
+
+def test_a_bot_that_fails_in_a_throne_game_is_a_runtime_error_naming_the_agent(tmp_path, monkeypatch, capsys):
+    """A bot of one's own whose ``act`` raises in a Throne Magic game ends ``treachery evaluate``
+    with exit status 1 (a runtime error; 2 is for arguments refused before any game) and one line
+    naming the game and the agent, as a Treachery tournament's does."""
+    import sys
+
+    (tmp_path / "oops_bots.py").write_text("from agents.base import BaseAgent\n\n\nclass Oops(BaseAgent):\n"
+                                           "    def act(self, observation, info):\n        raise RuntimeError('boom')\n")
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.chdir(tmp_path)
+    status = cli.main(["evaluate", "--game", "throne_magic", "--players", "4", "--agents", "oops_bots:Oops,heuristic",
+                       "--games", "8", "--out", "res", "--no-progress"])
+    err = capsys.readouterr().err
+    assert status == 1 and err.count("\n") == 1, err
+    assert re.fullmatch(r"treachery evaluate: error: game \d+ \(deal \d+\): agent 'oops_bots:Oops': the bot in seat \d "
+                        r"\(Oops\) raised RuntimeError at oops_bots\.py:6 in act on turn \d+: boom\n", err), err
+    assert not (tmp_path / "res").exists()

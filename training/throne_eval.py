@@ -33,6 +33,7 @@ from typing import Any, Sequence
 
 import agents
 from agents.files import check_folder
+from agents.play import BotError
 from agents.throne import BOTS, plays
 from treachery_env import GameConfig
 from treachery_env import throne_roles as tr
@@ -79,11 +80,16 @@ def play_task(task: GameTask, config: GameConfig) -> ThroneRecord:
     seeded ``task.env_seed``.
 
     Raises:
-        agents.play.BotError: (one line) a bot's ``act`` or ``reset`` raised or its action was refused.
+        agents.play.BotError: (one line) a bot's ``act`` or ``reset`` raised or its action was refused,
+            naming the game and the agent as a Treachery tournament does.
         Exception: whatever else a bot or the engine raises.
     """
     bots = [agents.make(spec, seed=seed) for spec, seed in zip(task.specs, task.agent_seeds)]
-    r = agents.play_game(bots, config, seed=task.env_seed)
+    try:
+        r = agents.play_game(bots, config, seed=task.env_seed)
+    except BotError as err:     # name the agent as the tournament knows it, and the game
+        raise BotError(f"game {task.index} (deal {task.deal}): agent {task.specs[err.seat]!r}: {err}",
+                       err.seat) from err
     return ThroneRecord(task, tuple(r.roles), frozenset(r.winners), r.truncated, r.turns)
 
 
