@@ -63,6 +63,25 @@ def test_two_deals_whose_differences_sum_alike_print_no_interval(tmp_path, capsy
         assert cell["lo"] is None or cell["lo"] < cell["hi"]
 
 
+def test_a_throne_report_of_fewer_than_50_deals_says_so_as_a_treachery_one_does(tmp_path, capsys):
+    """The README's "a report of fewer than 50 deals says so" holds for Throne Magic too: the printed
+    summary and ``results.md`` carry :func:`training.evaluate.few_deals_note`, one of 50 deals not."""
+    from training.evaluate import few_deals_note
+    from training.throne_eval import render_markdown
+
+    out = tmp_path / "res"
+    assert cli.main(["evaluate", "--game", "throne_magic", "--players", "4", "--max-turns", "6", "--mode",
+                     "substitution", "--agents", "random,heuristic", "--games", "10", "--out", str(out),
+                     "--no-progress"]) == 0
+    printed, md = capsys.readouterr().out, (out / "results.md").read_text()
+    res = json.loads((out / "results.json").read_text())
+    note = few_deals_note(res)
+    assert res["meta"]["deals"] == 2 and note.startswith("only 2 deals: ")
+    assert f"note: {note}\n" in printed and f"Note: {note}." in md
+    res["meta"]["deals"] = 50
+    assert "Note:" not in render_markdown(res)
+
+
 def test_games_rounded_up_to_whole_deals_are_said_without_the_bar_too(capsys):
     """Treachery's tournaments say it with the bar or without it; Throne Magic's said it only with the bar
     (``--no-progress`` played 5 games of 3 without a word).  Whole deals: nothing to say."""

@@ -394,7 +394,7 @@ def _evaluate_throne(args: argparse.Namespace, config) -> int:
         ValueError: for an option Throne Magic's tournament does not take, a bad count, or what
             :func:`~training.throne_eval.evaluate_throne` refuses (reported by :func:`_evaluate`).
     """
-    from .evaluate import games_text
+    from .evaluate import few_deals_note, games_text
     from .throne_eval import check_specs, evaluate_throne, role_table, throne_text
 
     # first whether its agents play the game at all, then the options it does not take
@@ -418,6 +418,8 @@ def _evaluate_throne(args: argparse.Namespace, config) -> int:
           f"{m['games_per_deal']}), {m['num_players']} "
           f"players, mode {m['mode']}, {throne_text(m['config'])}: {s['truncated']} truncated, {s['draws']} draws, "
           f"{res['timing']['wall_s']:.1f} s on {args.workers} worker(s)")
+    if few_deals_note(res):             # as a Treachery tournament's report says it
+        print(f"note: {few_deals_note(res)}")
     print("Win rate by Role" + (" [95% interval, clustered by deal] (seats):" if m["mode"] == "rotate" else
                                 f", and the paired difference to {m['reference']} in the same seat of the same deal "
                                 f"[95% interval, clustered by deal; none where the spread between deals cannot be "
