@@ -416,6 +416,29 @@ def test_win_rates_take_deals_not_seat_games_as_the_draws():
     assert (one["lo"], one["hi"]) == pytest.approx(ev.wilson_interval(100, 300), abs=2e-3)
 
 
+def test_identity_pool_takes_comma_separated_rarities_on_the_command_line(tmp_path, capsys):
+    """``--identity-pool uncommon,special`` (evaluate's, play's and serve's option) is the list of
+    rarities GameConfig takes, as its help says, not refused as an unknown pool; a pool's name is
+    still a pool; a config of such a pool is typed back as that list (:func:`table.options.game_options`)."""
+    import argparse
+
+    from table.options import add_game_arguments, game_config_from_args, game_options
+
+    out = tmp_path / "res"
+    assert main(["evaluate", "--players", "4", "--max-turns", "4", "--games", "2", "--agents", "random,random",
+                 "--identity-pool", "Uncommon, special", "--out", str(out), "--no-progress"]) == 0, \
+        capsys.readouterr().err
+    res = json.loads((out / "results.json").read_text())
+    assert res["meta"]["config"]["identity_pool"] == ["uncommon", "special"]
+    parser = argparse.ArgumentParser()
+    add_game_arguments(parser)
+    assert "or comma-separated rarities from uncommon, rare, mythic, special" in " ".join(parser.format_help().split())
+    config = game_config_from_args(parser.parse_args(["--identity-pool", "mythic,special"]))
+    assert config.identity_pool == ("mythic", "special")
+    assert game_options(config)[2:] == ["--identity-pool", "mythic,special"]
+    assert game_config_from_args(parser.parse_args(["--identity-pool", "rare"])).identity_pool == ("uncommon", "rare")
+
+
 def test_evaluate_substitution_clusters_the_delta_by_deal(tmp_path, capsys):
     """``treachery evaluate --mode substitution`` at 5 players (two Assassin seats a deal): every
     substitution cell of results.json is Cochran's interval over the deals of its own games' pairs,
