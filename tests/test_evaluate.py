@@ -477,6 +477,20 @@ def test_evaluate_substitution_clusters_the_delta_by_deal(tmp_path, capsys):
     assert "[95% interval clustered by deal] n=pairs/deals:" in text
 
 
+def test_games_of_whole_deals_are_not_said_rounded_up_when_roles_play_fewer(capsys):
+    """With ``--roles`` the games played are fewer than ``--games``: the line on stderr says why, and
+    says ``rounded up`` only where ``--games`` was not whole deals already (20 is 4 deals of 5 games
+    at 4 players; it said "--games 20 rounded up to whole deals of 5 games")."""
+    kw = dict(config=SMALL, seed=3, mode="substitution", reference="heuristic", progress=False,
+              record_beliefs=False, observer=False, roles=["Assassin"])
+    ev.evaluate(["random", "heuristic"], games=20, **kw)
+    assert capsys.readouterr().err == ("12 games: 4 deals (--games 20; only the seats dealt assassin are played, "
+                                       "3 games a deal)\n")
+    ev.evaluate(["random", "heuristic"], games=18, **kw)
+    assert capsys.readouterr().err == ("12 games: 4 deals (--games 18 rounded up to whole deals of 5 games; only the "
+                                       "seats dealt assassin are played, 3 games a deal)\n")
+
+
 def test_substitution_limited_to_roles_plays_those_seats_of_the_whole_tournament(tmp_path, capsys):
     """``roles`` (``--roles``): the candidates take only the seats dealt those roles, each game
     the whole tournament's game of that deal and seat (same lineup, seeds, winners); the
