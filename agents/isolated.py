@@ -226,6 +226,9 @@ class IsolatedAgent(BaseAgent):
             _release(self._host)
             raise
         self.weights_sha256: str | None = reply.get("weights_sha256")
+        #: the class of the bot in its process (``"MyBot"``), which its one-line errors name
+        #: (:class:`agents.play.BotError`), as they name an in-process bot's
+        self.bot_class: str = reply.get("bot_class", type(self).__name__)
         if reply.get("beliefs"):     # only a bot that has beliefs(): the evaluator scores whoever has one
             # a partial of the process, not a bound method: no cycle, so a dropped bot frees its process at once
             self.beliefs = functools.partial(_asked_beliefs, self._host)
@@ -378,7 +381,8 @@ def _serve(parent: int) -> None:
                 else:
                     if not changed:
                         _changed_module(baseline, seen)         # the files of the modules it imported, as read
-                        reply = {"beliefs": callable(getattr(bot, "beliefs", None)),
+                        reply = {"bot_class": type(bot).__name__,
+                                 "beliefs": callable(getattr(bot, "beliefs", None)),
                                  "check_config": callable(getattr(bot, "check_config", None)),
                                  "weights_sha256": getattr(bot, "weights_sha256", None)}
             elif kind == "num_players":

@@ -16,7 +16,7 @@ from treachery_env.rules import Role
 from .base import Agent
 
 __all__ = ["BotError", "GameResult", "play_game", "game_steps", "run_games", "bot_action", "bot_call", "apply_action",
-           "refused_action", "first_line", "what_raised", "method_failure", "face_down_opponents"]
+           "refused_action", "bot_class", "first_line", "what_raised", "method_failure", "face_down_opponents"]
 
 
 class BotError(ValueError):
@@ -247,7 +247,15 @@ def bot_call(bot: Agent, seat: int, turn: int, fn: Callable, *args: Any) -> Any:
 
 def _bot_failure(bot: Agent, seat: int, turn: int, err: BaseException) -> BotError:
     raised, text = _raised(err)
-    return BotError(f"the bot in seat {seat} ({type(bot).__name__}) raised {raised} on turn {turn}: {text}", seat)
+    return BotError(f"the bot in seat {seat} ({bot_class(bot)}) raised {raised} on turn {turn}: {text}", seat)
+
+
+def bot_class(bot: Agent) -> str:
+    """The class a bot's one-line errors name: its own (``"MyBot"``), or for an isolated bot
+    (:class:`agents.isolated.IsolatedAgent`) that of the bot in its process, not ``IsolatedAgent``."""
+    from .isolated import IsolatedAgent       # here, not with the module's imports: see _raised
+
+    return bot.bot_class if isinstance(bot, IsolatedAgent) else type(bot).__name__
 
 
 def _raised(err: BaseException) -> tuple[str, str]:
@@ -277,7 +285,7 @@ def apply_action(env: Any, bot: Agent, seat: int, action: Any) -> None:
 def refused_action(bot: Agent, seat: int, action: Any, turn: int, err: ValueError) -> BotError:
     """The :class:`BotError` for ``bot``'s ``action`` that the game refused with ``err`` on ``turn``
     (for a caller that steps the game itself, :mod:`agents.benchmark`; raise it ``from err``)."""
-    return BotError(f"the bot in seat {seat} ({type(bot).__name__}) chose {action!r} on turn {turn}: "
+    return BotError(f"the bot in seat {seat} ({bot_class(bot)}) chose {action!r} on turn {turn}: "
                     f"{first_line(err)}", seat)
 
 

@@ -16,7 +16,7 @@ import argparse
 import re
 
 __all__ = ["add_game_arguments", "game_config_from_args", "game_options", "game_options_given", "parse_role_counts",
-           "renamed", "check_delay", "FLAGS", "MAX_DELAY"]
+           "parse_identity_pool", "renamed", "check_delay", "FLAGS", "MAX_DELAY"]
 
 FLAGS = {"num_players": "--players", "starting_life": "--starting-life", "max_turns": "--max-turns",
          "commander": "--no-commander", "variant": "--variant", "identity_pool": "--identity-pool",
@@ -60,7 +60,9 @@ def add_game_arguments(p: argparse.ArgumentParser, players: bool = True) -> None
     p.add_argument("--no-commander", action="store_true", help="play without commanders")
     p.add_argument("--variant", default=None, help="identity-deck variant (standard, backstab_rumble, simple_roles)")
     p.add_argument("--identity-pool", default=None,
-                   help="identity pool: uncommon, rare, mythic or all (default: the smallest that can deal the table)")
+                   help="identity pool: uncommon, rare, mythic or all (all: with the special Traitors), or "
+                        "comma-separated rarities from uncommon, rare, mythic, special (e.g. uncommon,special) "
+                        "(default: the smallest named pool that can deal the table)")
     p.add_argument("--role-counts", default=None, metavar="ROLE=N,...",
                    help="identity deck, any legal under CR 907.3b, e.g. leader=1,assassin=3,traitor=2 "
                         "(default: the recommended deck of CR 907.3c)")
@@ -114,6 +116,32 @@ def parse_role_counts(text: str) -> dict[str, int]:
     return out
 
 
+def parse_identity_pool(text: str, option: str = "--identity-pool") -> str | list[str]:
+    """The ``--identity-pool`` value as :class:`treachery_env.GameConfig` takes it: a pool's name
+    (``"rare"``: :data:`treachery_env.config.RARITY_POOLS`) as given, else its comma-separated
+    rarities as a list (``"uncommon,special"`` -> ``["uncommon", "special"]``; one rarity that names
+    no pool, ``"special"``, a list of one); names in any case.
+
+    Raises:
+        ValueError: (one line, naming ``option``) for a name that is neither a pool nor a rarity,
+            or a rarity given twice.
+    """
+    from treachery_env.config import RARITIES, RARITY_POOLS
+
+    name = text.strip().lower()
+    if name in RARITY_POOLS:
+        return name
+    items = [x.strip().lower() for x in text.split(",")]
+    unknown = [x for x in items if x not in RARITIES]
+    if unknown:
+        raise ValueError(f"{option}: {unknown[0]!r} is not a rarity; give a pool ({', '.join(RARITY_POOLS)}) "
+                         f"or comma-separated rarities from {', '.join(RARITIES)} (e.g. uncommon,special)")
+    twice = [x for x in dict.fromkeys(items) if items.count(x) > 1]
+    if twice:
+        raise ValueError(f"{option}: {twice[0]!r} is given twice")
+    return items
+
+
 def game_config_from_args(args: argparse.Namespace, num_players: int | None = None,
                           names: dict[str, str] | None = None):
     """The :class:`treachery_env.GameConfig` of the table options of
@@ -132,10 +160,11 @@ def game_config_from_args(args: argparse.Namespace, num_players: int | None = No
     from treachery_env import GameConfig
 
     kw = {"num_players": args.players if num_players is None else num_players, "commander": not args.no_commander}
-    for field in ("starting_life", "max_turns", "variant", "identity_pool", "mulligans", "talk", "throne",
-                  "archenemy", "planechase"):
+    for field in ("starting_life", "max_turns", "variant", "mulligans", "talk", "throne", "archenemy", "planechase"):
         if getattr(args, field, None) is not None:
             kw[field] = getattr(args, field)
+    if getattr(args, "identity_pool", None) is not None:
+        kw["identity_pool"] = parse_identity_pool(args.identity_pool, {**FLAGS, **(names or {})}["identity_pool"])
     if getattr(args, "game", "treachery") != "treachery":
         kw["game"] = args.game
     for flag in ("holdings", "seasons"):
@@ -182,7 +211,7 @@ def game_options(config) -> list[str]:
             return [FLAGS[field], ",".join(f"{role}={n}" for role, n in value)]
         if field == "identity_pool":
             names = [name for name, pool in RARITY_POOLS.items() if pool == value]
-            return [FLAGS[field], names[0]] if names else []
+            return [FLAGS[field], names[0] if names else ",".join(value)]
         return [FLAGS[field], ",".join(value) if isinstance(value, tuple) else str(value)]
 
     options = ["--players", str(config.num_players)]

@@ -384,10 +384,14 @@ def play_cli(args: argparse.Namespace, input_stream: IO[str] | None = None, cons
         the exit status: 0 when the game ended or the person left it (``q``,
         end of input; the replay is saved either way), 130 after Ctrl-C, 143 after SIGTERM and
         129 after SIGHUP (a closed terminal), playing or watching (the replay is saved; 128 + the
-        signal's number, :func:`training.interrupts.exit_status`), 1 when a bot failed, 2 for
-        invalid options (the message goes to standard error).
+        signal's number, :func:`training.interrupts.exit_status`), 1 when a bot failed in the game
+        (its ``reset`` or ``act`` raised, or its action was refused), 2 for invalid options, refused
+        before the game (a bot that cannot be made or refuses the table among them; the message
+        goes to standard error).
     """
     from rich.console import Console
+
+    from agents.play import BotError
 
     console = console if console is not None else Console(highlight=False)
     try:
@@ -433,10 +437,12 @@ def play_cli(args: argparse.Namespace, input_stream: IO[str] | None = None, cons
             check_writable_file(replay, "--replay")
         session = TerminalGame(config, seed, seat, args.opponents.split(","), input_stream, console,
                                args.delay, Path(replay), stops)
+    except BotError as err:             # a bot's reset raised as the game began: a runtime error, not a usage error
+        print(f"treachery play: error: {err}", file=sys.stderr)
+        return 1
     except ValueError as err:
         print(f"treachery play: error: {err}", file=sys.stderr)
         return 2
-    from agents.play import BotError
     old_handlers = catch_sigterm(hangup=True)      # `kill`, a closed terminal: stop as Ctrl-C does, the replay saved
     try:
         outcome = session.run()

@@ -175,17 +175,17 @@ def test_an_outside_bot_enters_by_module_and_class(tmp_path, monkeypatch, capsys
                       ("Cheating", r"chose 10000 on turn \d+: illegal action 10000")):
         for workers in ("1", "2"):
             assert main([*args[:-7], "--agents", f"my_bots:{bot},random", "--workers", workers, "--no-progress",
-                         "--out", "res3"]) == 2
+                         "--out", "res3"]) == 1      # a runtime error, not a usage error (2)
             err = capsys.readouterr().err
             # with two workers the game that fails first is whichever one a worker reaches first
             assert re.match(rf"treachery evaluate: error: game \d+ \(deal \d+\): agent 'my_bots:{bot}': the bot in "
                             rf"seat \d \({bot}\) {what}", err), err
             assert err.count("\n") == 1
-    # in a process of its own the bot's place comes back as text
-    assert main([*args[:-7], "--agents", "my_bots:Crashing,random", "--isolate", "--no-progress", "--out", "res4"]) == 2
+    # in a process of its own the bot's place comes back as text, and it is named by its own class
+    assert main([*args[:-7], "--agents", "my_bots:Crashing,random", "--isolate", "--no-progress", "--out", "res4"]) == 1
     err = capsys.readouterr().err
     assert re.match(r"treachery evaluate: error: game \d+ \(deal \d+\): agent 'isolated:my_bots:Crashing': the bot "
-                    rf"in seat \d \(IsolatedAgent\) raised KeyError at my_bots\.py:{crash} in act "
+                    rf"in seat \d \(Crashing\) raised KeyError at my_bots\.py:{crash} in act "
                     r"on turn \d+: 'missing'$", err), err
 
 
@@ -208,7 +208,7 @@ def test_an_outside_bot_that_raises_outside_act_is_named_in_one_line(tmp_path, m
     def what(bot: str, method: str, isolated: str = "") -> str:
         at = rf"KeyError at my_bots\.py:{line_of('at ' + method)} in {method}"
         if method in ("reset", "beliefs"):
-            return (rf"agent '{isolated}my_bots:{bot}': the bot in seat \d \({'IsolatedAgent' if isolated else bot}\) "
+            return (rf"agent '{isolated}my_bots:{bot}': the bot in seat \d \({bot}\) "
                     rf"raised {at} on turn \d+: 'at {method}'")
         return rf"agent '{isolated}my_bots:{bot}': its {method}\(\) raised {at}: 'at {method}'"     # before the games
 
@@ -218,14 +218,15 @@ def test_an_outside_bot_that_raises_outside_act_is_named_in_one_line(tmp_path, m
     for bot, method in methods.items():
         for how in (["--workers", "1"], ["--workers", "2"], ["--lockstep"], ["--isolate"]):
             isolated = "isolated:" if how == ["--isolate"] else ""
-            assert main([*args, "--agents", f"my_bots:{bot},random", *how, "--out", "res"]) == 2
+            in_game = method in ("reset", "beliefs")       # a runtime error (1); refused before the games, 2
+            assert main([*args, "--agents", f"my_bots:{bot},random", *how, "--out", "res"]) == (1 if in_game else 2)
             err = capsys.readouterr().err
-            game = r"game \d+ \(deal \d+\): " if method in ("reset", "beliefs") else ""
+            game = r"game \d+ \(deal \d+\): " if in_game else ""
             assert re.fullmatch(rf"treachery evaluate: error: {game}{what(bot, method, isolated)}\n", err), (how, err)
     for bot in ("CrashingInReset", "CrashingInNumPlayers"):        # play asks no beliefs
         monkeypatch.setattr(sys, "stdin", io.StringIO(""))
         assert main(["play", "--watch", "--players", "4", "--opponents", f"my_bots:{bot},random", "--delay", "0",
-                     "--replay", str(tmp_path)]) == 2
+                     "--replay", str(tmp_path)]) == (1 if bot == "CrashingInReset" else 2)
         err = capsys.readouterr().err
         assert re.fullmatch(rf"treachery play: error: {what(bot, methods[bot])}\n", err), err
     # play_game itself, which check_table does not precede

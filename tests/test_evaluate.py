@@ -416,6 +416,29 @@ def test_win_rates_take_deals_not_seat_games_as_the_draws():
     assert (one["lo"], one["hi"]) == pytest.approx(ev.wilson_interval(100, 300), abs=2e-3)
 
 
+def test_identity_pool_takes_comma_separated_rarities_on_the_command_line(tmp_path, capsys):
+    """``--identity-pool uncommon,special`` (evaluate's, play's and serve's option) is the list of
+    rarities GameConfig takes, as its help says, not refused as an unknown pool; a pool's name is
+    still a pool; a config of such a pool is typed back as that list (:func:`table.options.game_options`)."""
+    import argparse
+
+    from table.options import add_game_arguments, game_config_from_args, game_options
+
+    out = tmp_path / "res"
+    assert main(["evaluate", "--players", "4", "--max-turns", "4", "--games", "2", "--agents", "random,random",
+                 "--identity-pool", "Uncommon, special", "--out", str(out), "--no-progress"]) == 0, \
+        capsys.readouterr().err
+    res = json.loads((out / "results.json").read_text())
+    assert res["meta"]["config"]["identity_pool"] == ["uncommon", "special"]
+    parser = argparse.ArgumentParser()
+    add_game_arguments(parser)
+    assert "or comma-separated rarities from uncommon, rare, mythic, special" in " ".join(parser.format_help().split())
+    config = game_config_from_args(parser.parse_args(["--identity-pool", "mythic,special"]))
+    assert config.identity_pool == ("mythic", "special")
+    assert game_options(config)[2:] == ["--identity-pool", "mythic,special"]
+    assert game_config_from_args(parser.parse_args(["--identity-pool", "rare"])).identity_pool == ("uncommon", "rare")
+
+
 def test_evaluate_substitution_clusters_the_delta_by_deal(tmp_path, capsys):
     """``treachery evaluate --mode substitution`` at 5 players (two Assassin seats a deal): every
     substitution cell of results.json is Cochran's interval over the deals of its own games' pairs,
@@ -452,6 +475,20 @@ def test_evaluate_substitution_clusters_the_delta_by_deal(tmp_path, capsys):
     assert "normal 95% interval clustered by deal" in md and ev.format_delta(cells["overall"]) in md
     assert "n=30/6 |" in ev.substitution_table(res)
     assert "[95% interval clustered by deal] n=pairs/deals:" in text
+
+
+def test_games_of_whole_deals_are_not_said_rounded_up_when_roles_play_fewer(capsys):
+    """With ``--roles`` the games played are fewer than ``--games``: the line on stderr says why, and
+    says ``rounded up`` only where ``--games`` was not whole deals already (20 is 4 deals of 5 games
+    at 4 players; it said "--games 20 rounded up to whole deals of 5 games")."""
+    kw = dict(config=SMALL, seed=3, mode="substitution", reference="heuristic", progress=False,
+              record_beliefs=False, observer=False, roles=["Assassin"])
+    ev.evaluate(["random", "heuristic"], games=20, **kw)
+    assert capsys.readouterr().err == ("12 games: 4 deals (--games 20; only the seats dealt assassin are played, "
+                                       "3 games a deal)\n")
+    ev.evaluate(["random", "heuristic"], games=18, **kw)
+    assert capsys.readouterr().err == ("12 games: 4 deals (--games 18 rounded up to whole deals of 5 games; only the "
+                                       "seats dealt assassin are played, 3 games a deal)\n")
 
 
 def test_substitution_limited_to_roles_plays_those_seats_of_the_whole_tournament(tmp_path, capsys):

@@ -336,6 +336,10 @@ def test_a_replay_path_the_system_refuses_is_one_line(tmp_path, monkeypatch, cap
     (["--players", "12", "--role-counts", "leader=1,assassin=6,traitor=5", "--identity-pool", "uncommon"],
      "--identity-pool: rarities ['uncommon'] give 4 implemented Traitor identities, but the identity deck (CR "
      "907.3b) for 12 players needs 5; pass --identity-pool rare (rarities ['uncommon', 'rare'])"),
+    (["--identity-pool", "uncommon,shiny"], "--identity-pool: 'shiny' is not a rarity; give a pool (uncommon, rare, "
+                                            "mythic, all) or comma-separated rarities from uncommon, rare, mythic, "
+                                            "special (e.g. uncommon,special)"),
+    (["--identity-pool", "rare,Rare"], "--identity-pool: 'rare' is given twice"),
 ])
 def test_bad_arguments_exit_2(argv, message, tmp_path, monkeypatch, capsys):
     status, out, err = play(monkeypatch, capsys, [*argv, "--replay", str(tmp_path / "x.json")], Typist(["1"]))

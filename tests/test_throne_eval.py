@@ -4,6 +4,7 @@ issue #16): duplicate deals by Role on Treachery's schedules, the refusals in on
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -60,6 +61,25 @@ def test_two_deals_whose_differences_sum_alike_print_no_interval(tmp_path, capsy
     assert game in printed and game in md and "throne_roles='basic'" in md
     for cell in [overall, *res["agents"]["random"]["by_role"].values()]:
         assert cell["lo"] is None or cell["lo"] < cell["hi"]
+
+
+def test_a_throne_report_of_fewer_than_50_deals_says_so_as_a_treachery_one_does(tmp_path, capsys):
+    """The README's "a report of fewer than 50 deals says so" holds for Throne Magic too: the printed
+    summary and ``results.md`` carry :func:`training.evaluate.few_deals_note`, one of 50 deals not."""
+    from training.evaluate import few_deals_note
+    from training.throne_eval import render_markdown
+
+    out = tmp_path / "res"
+    assert cli.main(["evaluate", "--game", "throne_magic", "--players", "4", "--max-turns", "6", "--mode",
+                     "substitution", "--agents", "random,heuristic", "--games", "10", "--out", str(out),
+                     "--no-progress"]) == 0
+    printed, md = capsys.readouterr().out, (out / "results.md").read_text()
+    res = json.loads((out / "results.json").read_text())
+    note = few_deals_note(res)
+    assert res["meta"]["deals"] == 2 and note.startswith("only 2 deals: ")
+    assert f"note: {note}\n" in printed and f"Note: {note}." in md
+    res["meta"]["deals"] = 50
+    assert "Note:" not in render_markdown(res)
 
 
 def test_games_rounded_up_to_whole_deals_are_said_without_the_bar_too(capsys):
@@ -188,3 +208,22 @@ def test_ctrl_c_or_an_error_stops_a_throne_tournaments_workers(monkeypatch, how)
     with pytest.raises(KeyboardInterrupt if how == "ctrl-c" else RuntimeError):
         evaluate_throne(["heuristic", "random"], throne(), games=40, seed=1, workers=2, progress=False)
     assert not [p for p in set(mp.active_children()) - before if p.is_alive()]
+
+
+def test_a_bot_that_fails_in_a_throne_game_is_a_runtime_error_naming_the_agent(tmp_path, monkeypatch, capsys):
+    """A bot of one's own whose ``act`` raises in a Throne Magic game ends ``treachery evaluate``
+    with exit status 1 (a runtime error; 2 is for arguments refused before any game) and one line
+    naming the game and the agent, as a Treachery tournament's does."""
+    import sys
+
+    (tmp_path / "oops_bots.py").write_text("from agents.base import BaseAgent\n\n\nclass Oops(BaseAgent):\n"
+                                           "    def act(self, observation, info):\n        raise RuntimeError('boom')\n")
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.chdir(tmp_path)
+    status = cli.main(["evaluate", "--game", "throne_magic", "--players", "4", "--agents", "oops_bots:Oops,heuristic",
+                       "--games", "8", "--out", "res", "--no-progress"])
+    err = capsys.readouterr().err
+    assert status == 1 and err.count("\n") == 1, err
+    assert re.fullmatch(r"treachery evaluate: error: game \d+ \(deal \d+\): agent 'oops_bots:Oops': the bot in seat \d "
+                        r"\(Oops\) raised RuntimeError at oops_bots\.py:6 in act on turn \d+: boom\n", err), err
+    assert not (tmp_path / "res").exists()

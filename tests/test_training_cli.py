@@ -603,7 +603,15 @@ def test_export_refuses_results_that_evaluated_another_file(tmp_path, capsys, po
                      "--allow-other-policy"]) == 0
     card = (tmp_path / "c" / "MODEL_CARD.md").read_text()
     assert f"**Caveat.** The games of `{tmp_path / 'mine'}` are not this card's policy's: its games were played " \
-           f"by policy:{run / 'policy.pt'}:greedy (SHA-256 {old[:12]}...), another file." in card
+           f"by policy:{run / 'policy.pt'}:greedy (SHA-256 {old[:12]}...), another file. Its tables are kept " \
+           f"(`treachery export --allow-other-policy`) and describe that policy's games, not this one's." in card
+    # results with no policy at all: their tables describe the bots' games (not "that policy", which is none)
+    assert cli.main(["export", str(run), "--out", str(tmp_path / "e"), "--results", str(tmp_path / "other"),
+                     "--allow-other-policy"]) == 0
+    card = (tmp_path / "e" / "MODEL_CARD.md").read_text()
+    assert f"**Caveat.** The games of `{tmp_path / 'other'}` are not this card's policy's: its entrants (random, " \
+           f"heuristic) include no trained policy. Its tables are kept (`treachery export --allow-other-policy`) " \
+           f"and describe those bots' games, not this policy's." in card and "that policy" not in card
     assert card.index("**Caveat.**") < card.index("### Against random")
     import json                   # a result written before results recorded the SHA-256: which file played is unknown
     old_res = json.loads((tmp_path / "mine" / "results.json").read_text())
@@ -614,6 +622,11 @@ def test_export_refuses_results_that_evaluated_another_file(tmp_path, capsys, po
     assert cli.main(["export", str(run), "--out", str(tmp_path / "d"), "--results", str(tmp_path / "old")]) == 2
     assert (f"it records no SHA-256 of the files its trained policies (policy:{run / 'policy.pt'}:greedy) played"
             in capsys.readouterr().err)
+    assert cli.main(["export", str(run), "--out", str(tmp_path / "d"), "--results", str(tmp_path / "old"),
+                     "--allow-other-policy"]) == 0
+    assert ("so which file played is unknown. Its tables are kept (`treachery export --allow-other-policy`) and "
+            "describe the games of whichever file played them, not known to be this policy."
+            in (tmp_path / "d" / "MODEL_CARD.md").read_text())
 
 
 @pytest.mark.parametrize("command", ["evaluate", "throne", "pool"])

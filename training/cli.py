@@ -133,7 +133,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"treachery {treachery_env.__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     e = sub.add_parser("evaluate", help="tournament between bots: win rates, ratings, cross-play, deduction",
-                       description="Duplicate-deal tournament between registered bots (agents.make specs).")
+                       description="Duplicate-deal tournament between registered bots (agents.make specs).",
+                       epilog="exit status: 0 when the results are written; 2 for arguments refused before any game "
+                              "(an invalid option, an agent spec that names no bot or whose bot cannot be made, a "
+                              "bot that refuses the table or whose num_players() or check_config() raised); 1 for a "
+                              "bot that failed in a game (its act, reset or beliefs raised, or the game refused its "
+                              "action; one line naming the agent and what it raised where) or a Ray "
+                              "failure, no results written; 130 after Ctrl-C, 143 after SIGTERM")
     e.add_argument("--agents", required=True,
                    help="comma-separated agent specs, e.g. heuristic,random (repeats allowed; bot names in any "
                         "case); a shipped model by name (treachery models); MODULE:CLASS for a bot of your own, "
@@ -301,6 +307,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _evaluate(args: argparse.Namespace) -> int:
     import agents
+    from agents.play import BotError
     from table.options import game_config_from_args
 
     from .evaluate import (deals_text, deduction_table, entrants_from_specs, evaluate, game_text, games_text,
@@ -309,7 +316,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     from .ray_workers import RayFailure           # (imports no Ray)
 
     old_sigterm = catch_sigterm()      # SIGTERM stops an evaluation as Ctrl-C does
-    try:   # argument errors: reported as usage errors (exit status 2)
+    try:   # argument errors, refused before any game: usage errors (exit status 2); a bot's failure in a game: 1
         config = game_config_from_args(args)
         if config.game == "throne_magic":
             return _evaluate_throne(args, config)
@@ -344,6 +351,9 @@ def _evaluate(args: argparse.Namespace) -> int:
                        progress=not args.no_progress, out_dir=args.out, observer=not args.no_observer,
                        shard=shard, ray_address=args.ray, force=args.force,
                        roles=None if args.roles is None else _parse_roles(args.roles), lockstep=args.lockstep)
+    except BotError as err:            # a bot that failed in a game: a runtime error, not a usage error
+        print(f"treachery evaluate: error: {err}", file=sys.stderr)
+        return 1
     except ValueError as err:
         print(f"treachery evaluate: error: {err}", file=sys.stderr)
         return 2
@@ -384,7 +394,7 @@ def _evaluate_throne(args: argparse.Namespace, config) -> int:
         ValueError: for an option Throne Magic's tournament does not take, a bad count, or what
             :func:`~training.throne_eval.evaluate_throne` refuses (reported by :func:`_evaluate`).
     """
-    from .evaluate import games_text
+    from .evaluate import few_deals_note, games_text
     from .throne_eval import check_specs, evaluate_throne, role_table, throne_text
 
     # first whether its agents play the game at all, then the options it does not take
@@ -408,6 +418,8 @@ def _evaluate_throne(args: argparse.Namespace, config) -> int:
           f"{m['games_per_deal']}), {m['num_players']} "
           f"players, mode {m['mode']}, {throne_text(m['config'])}: {s['truncated']} truncated, {s['draws']} draws, "
           f"{res['timing']['wall_s']:.1f} s on {args.workers} worker(s)")
+    if few_deals_note(res):             # as a Treachery tournament's report says it
+        print(f"note: {few_deals_note(res)}")
     print("Win rate by Role" + (" [95% interval, clustered by deal] (seats):" if m["mode"] == "rotate" else
                                 f", and the paired difference to {m['reference']} in the same seat of the same deal "
                                 f"[95% interval, clustered by deal; none where the spread between deals cannot be "
@@ -1001,8 +1013,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Returns:
         the exit status: 0 on success, 2 for invalid arguments (an unknown
-        agent spec, an invalid game option); argparse exits with 2 on
-        malformed ones.  Errors raised while playing propagate.
+        agent spec, an invalid game option), refused before any game; argparse exits with 2 on
+        malformed ones.  1 for a bot that failed in a game (``evaluate``, ``play``: its
+        :class:`agents.play.BotError`, one line); other errors raised while playing propagate.
     """
     # the warnings in one form, those of the imports too (a stale compiled module's, said when
     # treachery_env is first imported: by build_parser, as this module imports none of it at its top)

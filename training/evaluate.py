@@ -384,10 +384,12 @@ def games_text(games: Any, flag: str = "games") -> str | None:
 
 def _rounding_note(played: int, deals: int, games: int, per: int, flag: str = "--games", only: str = "") -> str:
     """The line that says a tournament plays ``played`` games in ``deals`` deals, not the ``games``
-    asked for by ``flag``: they are rounded up to whole deals of ``per`` games (``only``: what else
-    changed the count, e.g. only some seats played)."""
-    return (f"{played:,} games: {deals:,} deal{'' if deals == 1 else 's'} ({flag} {games:,} rounded up to whole deals "
-            f"of {per} game{'' if per == 1 else 's'}" + (f"; {only}" if only else "") + ")")
+    asked for by ``flag``: why, they were rounded up to whole deals of ``per`` games (said only when
+    ``games`` is not whole deals already) and ``only``, what else changed the count (only some seats
+    played)."""
+    why = [f"{flag} {games:,} rounded up to whole deals of {per} game{'' if per == 1 else 's'}" if games % per
+           else f"{flag} {games:,}"] + ([only] if only else [])
+    return f"{played:,} games: {deals:,} deal{'' if deals == 1 else 's'} ({'; '.join(why)})"
 
 
 def _sides(num_players: int, variant: str = "standard") -> list:

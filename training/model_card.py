@@ -344,24 +344,33 @@ def _loads_by_name(folder: str | os.PathLike) -> bool:
             and (folder.name in agents.NAMED_MODELS or not agents.names_a_bot(folder.name)))
 
 
-def _played_by(res: dict, shas: set[str]) -> str:
+def _played_by(res: dict, shas: set[str]) -> tuple[str, str]:
     """Why the games of result ``res`` are not known to be played by a file whose SHA-256 is in
-    ``shas`` ("" when one of its entrants is such a file), in words for the refusal and the card.
+    ``shas`` ("" when one of its entrants is such a file), in words for the refusal and the card;
+    and what its tables describe instead, for a card that keeps them (``--allow-other-policy``):
+    another file's policy ("describe that policy's games, not this one's"), the trained policies of
+    a file not known, or, where no entrant is a trained policy, its bots' games ("describe those
+    bots' games, not this policy's").
 
     A result records the SHA-256 of each trained policy's file as it was when its games were
     played (``meta.entrants[].sha256``); the file at that path now may be another (a resumed
     run rewrites its ``policy.pt``), so only the recorded checksum tells."""
     entrants = res["meta"]["entrants"]
     if any(e.get("sha256") in shas for e in entrants):
-        return ""
+        return "", ""
     played = [f"{e['label']} (SHA-256 {e['sha256'][:12]}...)" for e in entrants if e.get("sha256")]
     if played:
-        return f"its games were played by {', '.join(played)}, another file"
+        whose = "that policy's" if len(played) == 1 else "those policies'"
+        files = "another file" if len(played) == 1 else "other files"
+        return f"its games were played by {', '.join(played)}, {files}", f"describe {whose} games, not this one's"
     trained = [e["label"] for e in entrants if agents.weights_file(e["spec"])]
     if trained:
         return (f"it records no SHA-256 of the files its trained policies ({', '.join(trained)}) played (written "
-                f"by an older toolkit), so which file played is unknown")
-    return f"its entrants ({', '.join(e['label'] for e in entrants)}) include no trained policy"
+                f"by an older toolkit), so which file played is unknown",
+                "describe the games of whichever file played them, not known to be this policy")
+    whose = "that bot's" if len(entrants) == 1 else "those bots'"
+    return (f"its entrants ({', '.join(e['label'] for e in entrants)}) include no trained policy",
+            f"describe {whose} games, not this policy's")
 
 
 def _run_policy(run_dir: str | os.PathLike) -> Path:
@@ -455,14 +464,14 @@ def export_policy(run_dir: str | os.PathLike, out_dir: str | os.PathLike, result
     shas = {hashlib.sha256(data).hexdigest(), hashlib.sha256(raw).hexdigest()}
     caveats = []
     for r, rr in zip(results, res):
-        why = _played_by(rr, shas)
+        why, described = _played_by(rr, shas)
         if why and not other_policy:
             raise ValueError(f"results {str(r)!r} did not evaluate {'this run' if from_run else 'this file'}'s "
                              f"policy (SHA-256 {hashlib.sha256(data).hexdigest()[:12]}...): {why}; evaluate this "
                              f"policy again, or give --allow-other-policy to include them marked as another's")
         if why:
             caveats.append(f"The games of `{r}` are not this card's policy's: {why}. Its tables are kept "
-                           f"(`treachery export --allow-other-policy`) and describe that policy, not this one.")
+                           f"(`treachery export --allow-other-policy`) and {described}.")
     # a policy without its run's metrics.jsonl gets a card without the run's totals; an unreadable one is an error
     run = (training_summary(run_dir, meta.get("iteration"))
            if from_run and (Path(run_dir) / "metrics.jsonl").is_file() else None)

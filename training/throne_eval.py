@@ -33,15 +33,16 @@ from typing import Any, Sequence
 
 import agents
 from agents.files import check_folder
+from agents.play import BotError
 from agents.throne import BOTS, plays
 from treachery_env import GameConfig
 from treachery_env import throne_roles as tr
 from treachery_env.config import field_text
 
 from .evaluate import (Entrant, GameTask, _chunks, _config_dict, _entrant_meta, _games_bar, _json_default,
-                       _rounding_note, entrants_from_specs, game_text, games_text, rotation_schedule,
-                       refuse_held_results, run_in_processes, substitution_schedule, variants_text,
-                       write_result_files)
+                       _rounding_note, entrants_from_specs, few_deals_note, game_text, games_text,
+                       rotation_schedule, refuse_held_results, run_in_processes, substitution_schedule,
+                       variants_text, write_result_files)
 from .provenance import toolkit, toolkit_text
 from .stats import clustered_mean, clustered_share
 
@@ -79,11 +80,16 @@ def play_task(task: GameTask, config: GameConfig) -> ThroneRecord:
     seeded ``task.env_seed``.
 
     Raises:
-        agents.play.BotError: (one line) a bot's ``act`` or ``reset`` raised or its action was refused.
+        agents.play.BotError: (one line) a bot's ``act`` or ``reset`` raised or its action was refused,
+            naming the game and the agent as a Treachery tournament does.
         Exception: whatever else a bot or the engine raises.
     """
     bots = [agents.make(spec, seed=seed) for spec, seed in zip(task.specs, task.agent_seeds)]
-    r = agents.play_game(bots, config, seed=task.env_seed)
+    try:
+        r = agents.play_game(bots, config, seed=task.env_seed)
+    except BotError as err:     # name the agent as the tournament knows it, and the game
+        raise BotError(f"game {task.index} (deal {task.deal}): agent {task.specs[err.seat]!r}: {err}",
+                       err.seat) from err
     return ThroneRecord(task, tuple(r.roles), frozenset(r.winners), r.truncated, r.turns)
 
 
@@ -301,8 +307,10 @@ def throne_text(config: dict) -> str:
 
 
 def render_markdown(res: dict) -> str:
-    """``results.md``: what was played and :func:`role_table`."""
+    """``results.md``: what was played, the note of a result over few deals
+    (:func:`training.evaluate.few_deals_note`, as a Treachery report has it) and :func:`role_table`."""
     m, s = res["meta"], res["summary"]
+    note = few_deals_note(res)
     c = m["config"]
     options = throne_text(c)
     how = ("each agent through every seat of each deal" if m["mode"] == "rotate" else
@@ -313,7 +321,8 @@ def render_markdown(res: dict) -> str:
             f"{s['mean_turns']:.1f} turns a game. Intervals: 95%, clustered by deal"
             + ("; a difference has none where the spread between deals cannot be estimated"
                if m["mode"] == "substitution" else "") + "."
-            + (f" Toolkit: {toolkit_text(m)}." if toolkit_text(m) else "") + f"\n\n{role_table(res)}\n")
+            + (f" Toolkit: {toolkit_text(m)}." if toolkit_text(m) else "")
+            + (f"\n\nNote: {note}." if note else "") + f"\n\n{role_table(res)}\n")
 
 
 def write_results(res: dict, out_dir: str | Path, new: bool = False) -> dict[str, Path]:
