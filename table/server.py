@@ -926,7 +926,10 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
             r = lobby.replay(replay_id)
         except KeyError:
             return JSONResponse({"error": f"no finished game or replay {replay_id!r}"}, status_code=404)
-        return {"turn": turn, "step": r.turn_start(turn)}
+        try:
+            return {"turn": turn, "step": r.turn_start(turn)}
+        except ValueError as err:
+            return JSONResponse({"error": str(err)}, status_code=400)
 
     @app.get("/api/replay/{replay_id}/{direction}/{step}")
     async def replay_key_step(replay_id: str, direction: str, step: int) -> Any:
@@ -955,6 +958,7 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
         except ValueError as err:
             return JSONResponse({"error": str(err)}, status_code=400)
         return {"step": f.step, "steps": r.steps, "players": r.num_players, "labels": r.labels, "turn": f.turn,
+                "last_turn": r.last_turn,
                 "actor": f.actor, "label": f.label, "key": f.key,
                 "action": f.action, "events": list(f.events), "board": board_html(f.view, spectator=seat is None),
                 "cards": card_texts(f.view)}
