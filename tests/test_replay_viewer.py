@@ -113,9 +113,9 @@ def test_the_web_table_serves_a_finished_game_and_a_loaded_replay(finished, tmp_
         got = c.get(f"/api/replay/{replay_id}/3?seat=9")      # words for people, not Python's "None"
         assert got.status_code == 400 and got.json() == {
             "error": "seat 9 is not at this 5-seat table; seats are 0-4, or none for the spectators' view"}
-        for path, message in ((f"/api/replay/{replay_id}/next/abc", "step must be a whole number, got 'abc'"),
-                              (f"/api/replay/{replay_id}/3?seat=x", "seat must be a whole number, got 'x'"),
-                              (f"/api/replay/{replay_id}/turn/2.5", "turn must be a whole number, got '2.5'")):
+        for path, message in ((f"/api/replay/{replay_id}/next/abc", 'step must be a whole number, got "abc"'),
+                              (f"/api/replay/{replay_id}/3?seat=x", 'seat must be a whole number, got "x"'),
+                              (f"/api/replay/{replay_id}/turn/2.5", 'turn must be a whole number, got "2.5"')):
             got = c.get(path)          # one line in the API's own shape, not FastAPI's 422 list
             assert got.status_code == 400 and got.json() == {"error": message}, (path, got.json())
         assert c.get("/api/replay/nosuch/3").status_code == 404

@@ -68,24 +68,36 @@ def test_creating_a_table_and_its_errors(api):
     assert web.table.labels == ("human", "heuristic", "human", "random", "heuristic")
     for request, message in [
         ({"seats": ["human"] * 3}, 'the number of "seats": must be an int from 4 to 12'),
-        ({"seats": ["human", "nosuchbot", "random", "random"]}, "bot 'nosuchbot' is not offered here"),
+        ({"seats": ["human", "nosuchbot", "random", "random"]}, 'bot "nosuchbot" is not offered here'),
         ({"seats": ["human"] * 4, "seed": -2}, '"seed" must be an int >= 0'),
-        ({"seats": ["human"] * 4, "colour": "red"}, "unknown field(s) ['colour']"),
+        ({"seats": ["human"] * 4, "colour": "red"}, 'unknown field(s) ["colour"]'),
         ({"seats": "human,human"}, '"seats" must be a list'),
         ({"seats": ["human"] * 4, "variant": "chess"}, '"variant": '),
         ({"seats": ["human"] * 4, "stops": "sometimes"}, '"stops": unknown stop sometimes'),
         ({"seats": ["human"] * 4, "stops": 5}, '"stops": stops are a string'),
-        ({"seats": ["human", "this:x", "random", "random"]}, "\"seats\": bot 'this:x' is not offered here"),
-        ({"seats": ["human", "policy:/etc/shadow", "random", "random"]}, "bot 'policy:/etc/shadow' is not offered"),
-        ({"seats": ["human", "isolated:heuristic", "random", "random"]}, "bot 'isolated:heuristic' is not offered"),
+        ({"seats": ["human", "this:x", "random", "random"]}, '"seats": bot "this:x" is not offered here'),
+        ({"seats": ["human", "policy:/etc/shadow", "random", "random"]}, 'bot "policy:/etc/shadow" is not offered'),
+        ({"seats": ["human", "isolated:heuristic", "random", "random"]}, 'bot "isolated:heuristic" is not offered'),
+        # the values a message echoes, as JSON spells them (the request is JSON), not as Python does
+        ({"seats": ["human"] * 4, "commander": True, "seed": True}, '"seed" must be an int >= 0, got true'),
+        ({"seats": ["human"] * 4, "commander": "yes"}, '"commander": must be true or false, got "yes"'),
+        ({"seats": ["human"] * 4, "max_turns": False}, '"max_turns": must be an int from 1 to 10000, got false'),
+        ({"seats": ["human"] * 4, "talk": None, "planechase": ["single"]},
+         '"planechase": must be one of ["single", "per_player"] (CR 901.16'),
+        ({"seats": ["human"] * 4, "variant": True}, '"variant": unknown variant true; allowed: ["standard", '),
+        ({"seats": ["human"] * 4, "game": "throne_magic", "throne_roles": ["Priest", None]},
+         "the Sculpted set must be a list of Role names, got [\"Priest\", null]"),
+        ({"seats": ["human"] * 4, "stops": False}, '"stops": stops are a string such as "default" or '
+                                                  '"own_main,attacked", got false'),
         ([1, 2], "a table request is a JSON object"),
     ]:
         r = c.post("/api/tables", json=request)
         assert r.status_code == 400 and message in r.json()["error"], (request, r.json())
         assert "\n" not in r.json()["error"]
-    for raw in (b"{not json", b"[" * 100_000 + b"]" * 100_000):
+    for raw, message in ((b"{not json", "the request body is not JSON"),
+                         (b"[" * 100_000 + b"]" * 100_000, "the request body is JSON nested too deeply")):
         r = c.post("/api/tables", content=raw, headers={"Content-Type": "application/json"})
-        assert r.status_code == 400 and r.json()["error"] == "the request body is not JSON"
+        assert r.status_code == 400 and r.json()["error"] == message
     bots = c.get("/api/bots").json()["bots"]
     assert {"heuristic", "random", "belief", "flagship"} <= set(bots)
     assert not {"human", "policy", "rllib", "isolated"} & set(bots)
@@ -162,7 +174,7 @@ def test_a_seat_socket_answers_and_refuses_bad_answers(api):
             (asked, {"type": "answer", "prompt": p.number + 5, "action": legal[0]},
              f"there is no prompt {p.number + 5}; answer prompt {p.number}"),
             (asked, {"type": "answer", "prompt": 0, "action": legal[0]}, "there is no prompt 0"),
-            (asked, {"type": "answer", "prompt": "7", "action": legal[0]}, "there is no prompt '7'"),
+            (asked, {"type": "answer", "prompt": "7", "action": legal[0]}, 'there is no prompt "7"'),
             *([(asked, {"type": "answer", "prompt": p.number - 1, "action": legal[0]}, "was already answered")]
               if p.number > 1 else []),
             (asked, {"type": "answer", "prompt": p.number, "action": "1"}, "an answer is an option's action number"),
@@ -213,7 +225,7 @@ def test_the_host_may_offer_more_bots_and_the_command_line_seats_any(tmp_path):
     assert spec in lobby.bots and "heuristic" in lobby.bots
     web = lobby.create({"seats": ["human", spec, "heuristic", "heuristic", "heuristic"]})
     assert web.table.labels[1] == spec
-    with pytest.raises(ValueError, match="bot 'random:x' is not offered"):
+    with pytest.raises(ValueError, match='bot "random:x" is not offered'):
         lobby.create({"seats": ["human", "random:x", "heuristic", "heuristic"]})
     web = Lobby(delay=0).create({"seats": ["human", spec, "heuristic", "heuristic", "heuristic"]}, trusted=True)
     assert web.table.labels[1] == spec
@@ -1180,9 +1192,9 @@ def test_throne_magic_requests_and_their_errors(api):
          '"throne_roles": '),
         ({"seats": four, "game": "throne_magic", "throne": "Throne of Nothing"}, '"throne": unknown Throne Magic'),
         ({"seats": ["human", "ismcts", "random", "random"], "game": "throne_magic"},
-         "\"seats\": 'ismcts' does not play Throne Magic; its bots: heuristic, belief, random"),
+         '"seats": "ismcts" does not play Throne Magic; its bots: heuristic, belief, random'),
         ({"seats": ["human", "heuristic", "flagship", "lookahead"], "game": "throne_magic"},
-         "'flagship' does not play Throne Magic"),
+         '"flagship" does not play Throne Magic'),
     ]:
         r = c.post("/api/tables", json=request)
         assert r.status_code == 400 and message in r.json()["error"], (request, r.json())
@@ -1534,7 +1546,7 @@ def test_a_table_with_the_cr_900_variants_by_request(api):
         assert all(v in state["cards"] for v in vanguards)
     r = c.post("/api/tables", json={"seats": ["human", "ismcts", "random", "random"], "vanguard": "random"})
     assert r.status_code == 400 and r.json()["error"] == (
-        "\"seats\": 'ismcts' does not play the CR 900 variants (Planechase, Vanguard, schemes); its bots: "
+        '"seats": "ismcts" does not play the CR 900 variants (Planechase, Vanguard, schemes); its bots: '
         "heuristic, belief, random")
     r = c.post("/api/tables", json={"seats": ["human", "random", "random", "random"], "planechase": "twice"})
     assert r.status_code == 400 and r.json()["error"].startswith('"planechase": must be one of')
