@@ -54,8 +54,10 @@ import ast
 import json
 import re
 import secrets
+import signal
 import socket
 import sys
+import threading
 import time
 import traceback
 import urllib.parse
@@ -1111,7 +1113,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def serve_cli(args: argparse.Namespace) -> int:
-    """Run ``treachery serve`` (see :func:`add_arguments`) until Ctrl-C or SIGTERM.
+    """Run ``treachery serve`` (see :func:`add_arguments`) until Ctrl-C or SIGTERM (a SIGINT the
+    process ignores at start, as ``treachery serve &`` in a script, stays ignored: :func:`uvicorn_server`).
 
     Returns:
         the exit status: as ``treachery play``'s, 130 after Ctrl-C and 143 after SIGTERM (the
@@ -1210,13 +1213,24 @@ def uvicorn_server(app: Any, **config: Any) -> Any:
     ``uvicorn.Config`` options) that, when it stops (Ctrl-C), first closes the tables
     (:meth:`Lobby.close_all`), so each page is told :data:`SHUTTING_DOWN` with the closed table's
     code and stops reconnecting: uvicorn closes the open websockets (code 1012, a restart, after
-    which a page would try again) before the app's lifespan ends."""
+    which a page would try again) before the app's lifespan ends.  A SIGINT the process ignores
+    when it starts serving (``treachery serve &`` in a script) stays ignored, as in the other
+    commands (:class:`training.interrupts.StopOnce`): uvicorn would catch it and stop."""
     import uvicorn
 
     class Server(uvicorn.Server):
         async def shutdown(self, sockets: Any = None) -> None:
             await app.state.lobby.close_all(SHUTTING_DOWN)
             await super().shutdown(sockets)
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Any:       # uvicorn >= 0.29 catches SIGINT and SIGTERM here
+            ignored = (threading.current_thread() is threading.main_thread()
+                       and signal.getsignal(signal.SIGINT) is signal.SIG_IGN)
+            with super().capture_signals():     # which gives the signals back their handlers after
+                if ignored:
+                    signal.signal(signal.SIGINT, signal.SIG_IGN)
+                yield
 
     return Server(uvicorn.Config(app, **config))
 

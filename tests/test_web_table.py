@@ -1120,6 +1120,57 @@ def test_ctrl_c_closes_the_tables_and_tells_each_page_why(signum, status, words,
             proc.wait()
 
 
+def test_serve_started_with_sigint_ignored_keeps_it_ignored_and_sigterm_stops_it():
+    """``treachery serve &`` in a script starts with SIGINT ignored: as ``train`` and ``play`` do, the
+    server keeps it ignored (uvicorn would catch it and stop, silently, with status 0) and goes on
+    serving; SIGTERM still stops it with its line and 143."""
+    import os
+    import re
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    # SIGINT ignored, then the server exec'd in this process (an ignored signal stays ignored across exec)
+    ignoring = [sys.executable, "-c", "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+                                      "os.execv(sys.executable, sys.argv[1:])"]
+    proc = subprocess.Popen([*ignoring, *TREACHERY_CLI, "serve", "--port", "0"], cwd=root, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(root)})
+
+    def ignored() -> bool:      # the kernel's disposition: SIGINT's bit in the ignored signals' mask
+        status = Path(f"/proc/{proc.pid}/status").read_text()
+        return bool(int(re.search(r"^SigIgn:\s*([0-9a-f]+)$", status, re.M)[1], 16) >> (signal.SIGINT - 1) & 1)
+
+    def answers() -> bool:
+        try:
+            return urllib.request.urlopen(f"{base}/api/bots", timeout=10).status == 200
+        except OSError:
+            return False
+
+    try:
+        line = proc.stdout.readline()
+        base = re.search(r"at (http://127\.0\.0\.1:\d+)/", line)
+        assert base, line
+        base = base[1]
+        deadline = time.time() + 60
+        while not answers():        # serving: uvicorn's signal handlers are in place
+            assert proc.poll() is None and time.time() < deadline, "the server did not start"
+            time.sleep(0.1)
+        assert ignored()
+        proc.send_signal(signal.SIGINT)
+        for _ in range(3):          # the kernel dropped it: the server goes on
+            assert answers() and proc.poll() is None
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 143
+        assert proc.stderr.read() == "treachery serve: stopped (SIGTERM); the tables are closed\n"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 def test_a_served_table_a_test_starts_ends_with_the_tests_process():
     """The ``treachery serve`` a test starts (conftest.TREACHERY_CLI) ends once the test's process is
     gone, killed without a word (SIGKILL: a pytest-xdist worker, a CI timeout): started as ``python -m
