@@ -553,6 +553,7 @@ class Lobby:
         self._closed: dict[str, tuple[frozenset, str]] = {}   # closed table id -> (its tokens, why), oldest first
         self.stopping: str | None = None
         """Why every table was closed (:meth:`close_all`: the server stops), else None."""
+        self._table_sizes: dict[str, list[int]] | None = None
 
     def create(self, request: Any, names: dict[str, str] | None = None, trusted: bool = False) -> WebTable:
         """A new table from the host's request ``{"seats": [...], "variant": ..., "commander": ...,
@@ -755,6 +756,27 @@ class Lobby:
         from treachery_env.config import GAMES
         return {game: [b for b in self.bots if plays(b, game)] for game in GAMES}
 
+    def table_sizes(self) -> dict[str, list[int]]:
+        """The table sizes each bot of :attr:`bots` is limited to, by bot, for those that are (a bot's
+        ``num_players()``: a shipped model or a policy plays the size it was trained for alone; the
+        rule-based bots play any and are left out), as :class:`Table` refuses them at another.
+        Each bot is made once, on the first call (a model's checkpoint read)."""
+        if self._table_sizes is None:
+            import agents
+            sizes = {}
+            for spec in self.bots:
+                try:
+                    bot = agents.make(spec, seed=0)
+                    fixed = bot.num_players() if hasattr(bot, "num_players") else None
+                    if hasattr(bot, "close"):
+                        bot.close()
+                except Exception:  # noqa: BLE001 - a bot that cannot be made is refused, in its words, by Table
+                    continue
+                if fixed is not None:
+                    sizes[spec] = [fixed]
+            self._table_sizes = sizes
+        return self._table_sizes
+
     def variant_bots(self) -> list[str]:
         """The bots of :attr:`bots` that play a game with a CR 900 variant (Planechase, Vanguard,
         schemes), in either game (:func:`agents.throne.plays`)."""
@@ -911,8 +933,12 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
     @app.get("/api/bots")
     async def bots() -> Any:
         """The bots a request may seat: ``{"bots": [...], "games": {GAME: [the bots that play it]},
-        "variants": [the bots that play the CR 900 variants]}``."""
-        return {"bots": list(lobby.bots), "games": lobby.bots_by_game(), "variants": lobby.variant_bots()}
+        "variants": [the bots that play the CR 900 variants], "players": {BOT: [the table sizes it
+        plays]}}``, ``players`` naming only the bots limited to some sizes (:meth:`Lobby.table_sizes`:
+        the shipped models, 5 players)."""
+        sizes = await asyncio.to_thread(lobby.table_sizes)      # the first time, the models' files are read
+        return {"bots": list(lobby.bots), "games": lobby.bots_by_game(), "variants": lobby.variant_bots(),
+                "players": sizes}
 
     @app.get("/api/throne_magic")
     async def throne_magic() -> Any:

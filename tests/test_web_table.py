@@ -131,6 +131,50 @@ def test_the_readme_s_table_request_creates_the_table_it_says(api):
     assert lobby.tables[answer["table"]].table.labels == tuple(body["seats"])
 
 
+def test_api_bots_says_the_table_sizes_of_the_bots_limited_to_some(api):
+    """``GET /api/bots`` names under ``"players"`` each bot limited to some table sizes with them: the
+    shipped models, fixed to the size they were trained for (``num_players()``), and no rule-based bot;
+    a request that seats one at another size is refused, one at its size is taken."""
+    import agents
+
+    c, lobby = api
+    got = c.get("/api/bots").json()
+    assert set(got["players"]) == set(agents.NAMED_MODELS)
+    assert not {"heuristic", "random", "belief", "ismcts", "lookahead"} & set(got["players"])
+    for name, sizes in got["players"].items():
+        assert sizes == [agents.make(name, seed=0).num_players()] == [5], name
+    other = {"seats": ["human", "flagship", "heuristic", "heuristic"]}
+    r = c.post("/api/tables", json=other)
+    assert r.status_code == 400 and "was trained for 5-player tables and cannot play at 4" in r.json()["error"]
+    assert c.post("/api/tables", json={"seats": other["seats"] + ["belief"]}).status_code == 200
+
+
+def test_the_readme_s_serve_seats_examples_are_tables_serve_opens(monkeypatch, capsys):
+    """Every ``treachery serve --seats SPECS`` of the README opens its table through serve's own checks
+    (:func:`~table.server.serve_cli`: the specs, the bots made, the table's size for each bot): the
+    example of a table of bots alone once seated a 5-player model at 4 seats, which serve refused."""
+    import re
+    from pathlib import Path
+
+    import uvicorn
+
+    import table.server as server
+    from training.cli import main
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    examples = re.findall(r"treachery serve[^`]*?--seats\s+([\w:.,/-]+)", readme)
+    assert any("human" not in seats.split(",") for seats in examples), examples    # the table of bots alone
+    opened = []
+    real_open = server.Lobby.open
+    monkeypatch.setattr(server.Lobby, "open", lambda self, *a, **kw: opened.append(real_open(self, *a, **kw)) or
+                        opened[-1])
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)     # no serving: the table only
+    monkeypatch.setattr(server, "_bind", unbound())
+    for seats in examples:
+        assert main(["serve", "--port", "8123", "--seats", seats]) == 0, (seats, capsys.readouterr().err)
+        assert opened[-1].table.labels == tuple(seats.split(","))
+
+
 def test_the_links_get_qr_codes_only_where_a_phone_can_open_them():
     """``POST /api/tables`` gives a link's QR code only where its host is reachable from another
     device, as ``treachery serve`` prints them: not for this machine's loopback (``127.0.0.1``,
@@ -1516,6 +1560,43 @@ def test_the_host_form_says_the_default_turn_limit():
 
     page = (Path(table.__file__).parent / "static" / "host.html").read_text()
     assert f"Turn limit (empty: the default, {GameConfig().max_turns} turns)" in page
+
+
+def test_the_host_form_offers_a_bot_only_at_the_table_sizes_it_plays_in_chromium(server, browser):
+    """The host page's seats offer a shipped model (5 players, its training size: ``GET /api/bots``'
+    ``"players"``) at 5 players and show it disabled, with the sizes it plays, at another count, a
+    seat that had it taking a bot that plays there; a negative seed is refused on the page, saying
+    from what number."""
+    base, lobby = server
+    tables = set(lobby.tables)
+    host = browser.new_context().new_page()
+    host.goto(f"{base}/")
+    host.wait_for_function("document.querySelectorAll('.seat-spec option').length > 10")
+
+    def flagship(k: int) -> tuple:
+        return host.eval_on_selector(f".seat-spec >> nth={k}", "s => { const o = [...s.options].find("
+                                                                "o => o.value === 'flagship'); "
+                                                                "return [o.disabled, o.textContent]; }")
+
+    assert host.input_value("#players") == "5" and flagship(2) == [False, "bot: flagship"]
+    host.locator(".seat-spec").nth(2).select_option("flagship")
+    host.select_option("#players", "4")
+    assert host.locator(".seat-spec").count() == 4
+    assert all(flagship(k) == [True, "bot: flagship (5 players only)"] for k in range(4))
+    assert host.locator(".seat-spec").nth(2).input_value() == "heuristic"
+    assert not host.eval_on_selector_all(".seat-spec", "ss => ss.some(s => s.selectedOptions[0].disabled)")
+    host.select_option("#players", "5")
+    assert flagship(4) == [False, "bot: flagship"]
+    host.locator(".seat-spec").nth(2).select_option("flagship")
+    host.fill("#seed", "-5")
+    host.click("button[type=submit]")
+    host.wait_for_selector("#error:not([hidden])")
+    assert host.inner_text("#error") == "The seed must be a whole number from 0 up, got -5"
+    host.fill("#seed", "x5")
+    host.click("button[type=submit]")
+    assert host.inner_text("#error") == 'The seed must be a whole number, got "x5"'
+    assert set(lobby.tables) <= tables          # no table was asked for
+    host.context.close()
 
 
 def test_a_throne_magic_table_from_the_host_page_played_in_chromium(server, browser):
