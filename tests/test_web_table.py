@@ -1683,6 +1683,6 @@ def test_a_table_with_the_cr_900_variants_by_request(api):
     r = c.post("/api/tables", json={"seats": ["human", "random", "random", "random"], "planechase": "twice"})
     assert r.status_code == 400 and r.json()["error"].startswith('"planechase": must be one of')
     offered = c.get("/api/bots").json()
-    assert set(offered) == {"bots", "games", "variants"} and set(offered["games"]) == {"treachery", "throne_magic"}
+    assert set(offered) == {"bots", "games", "variants", "players"} and set(offered["games"]) == {"treachery", "throne_magic"}
     assert offered["variants"] == [b for b in lobby.bots if b in ("heuristic", "belief", "random")]
     assert sorted(offered["variants"]) == ["belief", "heuristic", "random"]
