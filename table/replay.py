@@ -120,7 +120,8 @@ class Replay:
         text: the replay JSON (``Game.to_json()``, e.g. a file ``treachery play`` saved).
 
     Attributes:
-        steps: the number of actions.  num_players: the table's size.  labels: who sat where (the
+        steps: the number of actions.  num_players: the table's size.  last_turn: the turn the
+            game is in after its last step (turns count from 0, the deal).  labels: who sat where (the
             seats' labels, ``"human"``, ``"heuristic"``...) when the replay says (a table's does,
             :meth:`table.Table.replay_json`), else None.
         facts: a :class:`StepFacts` per step, ``facts[k - 1]`` for step ``k`` (1 to :attr:`steps`).
@@ -142,6 +143,7 @@ class Replay:
         self._actions = final.actions
         self.steps = len(self._actions)
         self.num_players = final.n
+        self.last_turn = final.turn
         d = json.loads(self.text)
         seats = d.get("seats")
         self.labels = (tuple(seats) if isinstance(seats, list) and len(seats) == final.n
@@ -210,15 +212,15 @@ class Replay:
         return self.key_steps[k - 1] if k > 0 else 0
 
     def turn_start(self, turn: int) -> int:
-        """The first step at which the game was in turn ``turn`` or later (0 for turn 0 or before,
-        :attr:`steps` past the last turn): where a viewer jumps to go to a turn.  A binary search
-        over the replay (turns never go back), each probe a replay from the start.
+        """The first step at which the game was in turn ``turn`` or later (0 for turn 0, the deal):
+        where a viewer jumps to go to a turn.  A binary search over the replay (turns never go
+        back), each probe a replay from the start.
 
         Raises:
-            ValueError: for a turn that is not an int.
+            ValueError: for a turn that is not an int from 0 to :attr:`last_turn` (one line).
         """
-        if isinstance(turn, bool) or not isinstance(turn, int):
-            raise ValueError(f"turn must be an int, got {turn!r}")
+        if isinstance(turn, bool) or not isinstance(turn, int) or not 0 <= turn <= self.last_turn:
+            raise ValueError(f"turn must be an int from 0 to {self.last_turn}, got {turn!r}")
         lo, hi = 0, self.steps                   # the answer lies in [lo, hi]
         while lo < hi:
             mid = (lo + hi) // 2

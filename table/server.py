@@ -50,10 +50,14 @@ import contextlib
 import errno
 import importlib.util
 import ipaddress
+import ast
 import json
+import re
 import secrets
+import signal
 import socket
 import sys
+import threading
 import time
 import traceback
 import urllib.parse
@@ -122,6 +126,33 @@ SHUTTING_DOWN = "the server is shutting down"
 """Why the tables close when the server stops (:meth:`Lobby.close_all`; Ctrl-C)."""
 CLOSED_REMEMBERED = 256
 """The closed tables whose links a server still recognises, to say they closed (the latest)."""
+
+_LITERAL = re.compile(r"""(?<![\w'"])('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\[[^\[\]]*\]|True|False)(?![\w'"])""")
+"""A Python literal in a message: a quoted string, a flat list, ``True`` or ``False`` (not an
+apostrophe within a word, "Throne's")."""
+
+
+def json_value(value: Any) -> str:
+    """``value`` as JSON writes it (``true``, ``"x"``, ``["a", 1]``), for an error of the JSON API that
+    echoes it; its ``repr`` where JSON has no spelling for it."""
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def json_words(message: str) -> str:
+    """``message`` (one line of the Python code's, which spells values as Python does) with the
+    values it quotes spelled as JSON, for the web table's API, whose requests are JSON: ``True``
+    and ``False`` as ``true`` and ``false``, ``'x'`` as ``"x"``, ``['a', 'b']`` as ``["a", "b"]``;
+    the rest of the words kept."""
+    def spelled(m: re.Match) -> str:
+        try:
+            return json_value(ast.literal_eval(m[0]))
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return m[0]
+    return _LITERAL.sub(spelled, message)
+
 
 _EXPECTED = {"int_parsing": "a whole number", "int_type": "a whole number", "missing": "given",
              "float_parsing": "a number", "bool_parsing": "true or false"}
@@ -375,9 +406,9 @@ class WebTable:
             raise TableError(f"P{seat} has no decision to make now")
         number = message.get("prompt")
         if number != n:
-            raise TableError(f"prompt {number!r} was already answered; answer prompt {n}"
+            raise TableError(f"prompt {json_value(number)} was already answered; answer prompt {n}"
                              if isinstance(number, int) and not isinstance(number, bool) and 0 < number < n
-                             else f"there is no prompt {number!r}; answer prompt {n}")
+                             else f"there is no prompt {json_value(number)}; answer prompt {n}")
         self.table.answer(seat, message.get("action"))
         self._asked = None
         self._answered.set()
@@ -522,6 +553,7 @@ class Lobby:
         self._closed: dict[str, tuple[frozenset, str]] = {}   # closed table id -> (its tokens, why), oldest first
         self.stopping: str | None = None
         """Why every table was closed (:meth:`close_all`: the server stops), else None."""
+        self._table_sizes: dict[str, list[int]] | None = None
 
     def create(self, request: Any, names: dict[str, str] | None = None, trusted: bool = False) -> WebTable:
         """A new table from the host's request ``{"seats": [...], "variant": ..., "commander": ...,
@@ -545,11 +577,18 @@ class Lobby:
                 not in :attr:`bots` (untrusted), a bot that does not play the game
                 (:func:`~table.table.check_bots`), or whatever :class:`Table` and
                 :class:`~treachery_env.GameConfig` refuse (a Treachery field in a Throne Magic
-                request, or the reverse, among them).
+                request, or the reverse, among them); the values it quotes spelled as JSON
+                (:func:`json_words`; a value echoed as the request gave it: ``got true``,
+                ``got ["a", "b"]``).
         """
+        try:
+            return self._create(request, REQUEST_FIELDS if names is None else names, trusted)
+        except ValueError as err:
+            raise ValueError(json_words(str(err))) from None
+
+    def _create(self, request: Any, names: dict[str, str], trusted: bool) -> WebTable:
         from treachery_env import GameConfig
 
-        names = REQUEST_FIELDS if names is None else names
 
         if not isinstance(request, dict):
             raise ValueError("a table request is a JSON object with at least \"seats\"")
@@ -571,7 +610,13 @@ class Lobby:
         try:
             config = GameConfig(**kw)
         except ValueError as err:
-            raise renamed(err, names) from None
+            text = str(err)
+            field = re.match(r"GameConfig\.(\w+): ", text)
+            tail = text.rfind(", got ")
+            if field and field[1] in request and tail > 0 and "; " not in text[tail:]:
+                # the value as the request gave it, not as GameConfig made it (a list, not a tuple)
+                text = f"{text[:tail]}, got {json_value(request[field[1]])}"
+            raise renamed(ValueError(text), names) from None
         return self.open(seats, config, seed, stops, names)
 
     def check_seats(self, seats: Any, where: str, trusted: bool = False) -> list[str]:
@@ -711,6 +756,27 @@ class Lobby:
         from treachery_env.config import GAMES
         return {game: [b for b in self.bots if plays(b, game)] for game in GAMES}
 
+    def table_sizes(self) -> dict[str, list[int]]:
+        """The table sizes each bot of :attr:`bots` is limited to, by bot, for those that are (a bot's
+        ``num_players()``: a shipped model or a policy plays the size it was trained for alone; the
+        rule-based bots play any and are left out), as :class:`Table` refuses them at another.
+        Each bot is made once, on the first call (a model's checkpoint read)."""
+        if self._table_sizes is None:
+            import agents
+            sizes = {}
+            for spec in self.bots:
+                try:
+                    bot = agents.make(spec, seed=0)
+                    fixed = bot.num_players() if hasattr(bot, "num_players") else None
+                    if hasattr(bot, "close"):
+                        bot.close()
+                except Exception:  # noqa: BLE001 - a bot that cannot be made is refused, in its words, by Table
+                    continue
+                if fixed is not None:
+                    sizes[spec] = [fixed]
+            self._table_sizes = sizes
+        return self._table_sizes
+
     def variant_bots(self) -> list[str]:
         """The bots of :attr:`bots` that play a game with a CR 900 variant (Planechase, Vanguard,
         schemes), in either game (:func:`agents.throne.plays`)."""
@@ -817,7 +883,7 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
         where = ".".join(str(x) for x in first.get("loc", ())[1:]) or "the request"
         value = first.get("input")
         return JSONResponse({"error": f"{where} must be {_EXPECTED.get(first.get('type'), 'valid')}, "
-                                      f"got {value!r}"}, status_code=400)
+                                      f"got {json_value(value)}"}, status_code=400)
 
     app.mount("/static", StaticFiles(directory=str(resources.files("table").joinpath("static"))), name="static")
 
@@ -867,8 +933,12 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
     @app.get("/api/bots")
     async def bots() -> Any:
         """The bots a request may seat: ``{"bots": [...], "games": {GAME: [the bots that play it]},
-        "variants": [the bots that play the CR 900 variants]}``."""
-        return {"bots": list(lobby.bots), "games": lobby.bots_by_game(), "variants": lobby.variant_bots()}
+        "variants": [the bots that play the CR 900 variants], "players": {BOT: [the table sizes it
+        plays]}}``, ``players`` naming only the bots limited to some sizes (:meth:`Lobby.table_sizes`:
+        the shipped models, 5 players)."""
+        sizes = await asyncio.to_thread(lobby.table_sizes)      # the first time, the models' files are read
+        return {"bots": list(lobby.bots), "games": lobby.bots_by_game(), "variants": lobby.variant_bots(),
+                "players": sizes}
 
     @app.get("/api/throne_magic")
     async def throne_magic() -> Any:
@@ -883,8 +953,10 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
     async def create_table(request: Request) -> Any:
         try:
             body = await request.json()
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        except (json.JSONDecodeError, UnicodeDecodeError):
             return JSONResponse({"error": "the request body is not JSON"}, status_code=400)
+        except RecursionError:          # the parser's own limit (a thousand levels or so)
+            return JSONResponse({"error": "the request body is JSON nested too deeply"}, status_code=400)
         await lobby.collect()           # a table done with leaves room for this one
         try:
             web = lobby.create(body)
@@ -910,7 +982,7 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
         try:
             text = lobby.replay(replay_id).text
         except KeyError:
-            return JSONResponse({"error": f"no finished game or replay {replay_id!r}"}, status_code=404)
+            return JSONResponse({"error": f"no finished game or replay {json_value(replay_id)}"}, status_code=404)
         return Response(text, media_type="application/json",
                         headers={"Content-Disposition": f'attachment; filename="treachery-{replay_id}.json"'})
 
@@ -925,19 +997,22 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
         try:
             r = lobby.replay(replay_id)
         except KeyError:
-            return JSONResponse({"error": f"no finished game or replay {replay_id!r}"}, status_code=404)
-        return {"turn": turn, "step": r.turn_start(turn)}
+            return JSONResponse({"error": f"no finished game or replay {json_value(replay_id)}"}, status_code=404)
+        try:
+            return {"turn": turn, "step": r.turn_start(turn)}
+        except ValueError as err:
+            return JSONResponse({"error": str(err)}, status_code=400)
 
     @app.get("/api/replay/{replay_id}/{direction}/{step}")
     async def replay_key_step(replay_id: str, direction: str, step: int) -> Any:
         """The next (``direction`` "next") or previous ("prev") key step from ``step``: one that
         is not a plain pass of priority (:attr:`~table.replay.Replay.key_steps`)."""
         if direction not in ("next", "prev"):
-            return JSONResponse({"error": f"no such replay page {direction!r}: next or prev"}, status_code=404)
+            return JSONResponse({"error": f"no such replay page {json_value(direction)}: next or prev"}, status_code=404)
         try:
             r = lobby.replay(replay_id)
         except KeyError:
-            return JSONResponse({"error": f"no finished game or replay {replay_id!r}"}, status_code=404)
+            return JSONResponse({"error": f"no finished game or replay {json_value(replay_id)}"}, status_code=404)
         try:
             k = r.next_key_step(step) if direction == "next" else r.prev_key_step(step)
         except ValueError as err:
@@ -949,12 +1024,13 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
         try:
             r = lobby.replay(replay_id)
         except KeyError:
-            return JSONResponse({"error": f"no finished game or replay {replay_id!r}"}, status_code=404)
+            return JSONResponse({"error": f"no finished game or replay {json_value(replay_id)}"}, status_code=404)
         try:
             f = r.frame(step, seat)
         except ValueError as err:
             return JSONResponse({"error": str(err)}, status_code=400)
         return {"step": f.step, "steps": r.steps, "players": r.num_players, "labels": r.labels, "turn": f.turn,
+                "last_turn": r.last_turn,
                 "actor": f.actor, "label": f.label, "key": f.key,
                 "action": f.action, "events": list(f.events), "board": board_html(f.view, spectator=seat is None),
                 "cards": card_texts(f.view)}
@@ -978,12 +1054,15 @@ def create_app(lobby: Lobby | None = None, base_url: str = "") -> Any:
                 try:
                     try:
                         message = json.loads(text)
-                    except (json.JSONDecodeError, RecursionError):
+                    except json.JSONDecodeError:
                         raise TableError("a message must be JSON: {\"type\": \"answer\", \"prompt\": N, "
                                          "\"action\": A}") from None
+                    except RecursionError:
+                        raise TableError("a message must be JSON nested less deeply: {\"type\": \"answer\", "
+                                         "\"prompt\": N, \"action\": A}") from None
                     await web.answer(seat, message)
-                except TableError as err:
-                    await ws.send_text(json.dumps({"type": "error", "message": str(err)}))
+                except TableError as err:           # the values it quotes as the message spelled them
+                    await ws.send_text(json.dumps({"type": "error", "message": json_words(str(err))}))
         except WebSocketDisconnect:       # the page closed: the seat plays on, its link reconnects
             return
         finally:
@@ -1060,7 +1139,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def serve_cli(args: argparse.Namespace) -> int:
-    """Run ``treachery serve`` (see :func:`add_arguments`) until Ctrl-C or SIGTERM.
+    """Run ``treachery serve`` (see :func:`add_arguments`) until Ctrl-C or SIGTERM (a SIGINT the
+    process ignores at start, as ``treachery serve &`` in a script, stays ignored: :func:`uvicorn_server`).
 
     Returns:
         the exit status: as ``treachery play``'s, 130 after Ctrl-C and 143 after SIGTERM (the
@@ -1159,13 +1239,24 @@ def uvicorn_server(app: Any, **config: Any) -> Any:
     ``uvicorn.Config`` options) that, when it stops (Ctrl-C), first closes the tables
     (:meth:`Lobby.close_all`), so each page is told :data:`SHUTTING_DOWN` with the closed table's
     code and stops reconnecting: uvicorn closes the open websockets (code 1012, a restart, after
-    which a page would try again) before the app's lifespan ends."""
+    which a page would try again) before the app's lifespan ends.  A SIGINT the process ignores
+    when it starts serving (``treachery serve &`` in a script) stays ignored, as in the other
+    commands (:class:`training.interrupts.StopOnce`): uvicorn would catch it and stop."""
     import uvicorn
 
     class Server(uvicorn.Server):
         async def shutdown(self, sockets: Any = None) -> None:
             await app.state.lobby.close_all(SHUTTING_DOWN)
             await super().shutdown(sockets)
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Any:       # uvicorn >= 0.29 catches SIGINT and SIGTERM here
+            ignored = (threading.current_thread() is threading.main_thread()
+                       and signal.getsignal(signal.SIGINT) is signal.SIG_IGN)
+            with super().capture_signals():     # which gives the signals back their handlers after
+                if ignored:
+                    signal.signal(signal.SIGINT, signal.SIG_IGN)
+                yield
 
     return Server(uvicorn.Config(app, **config))
 

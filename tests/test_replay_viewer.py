@@ -99,18 +99,23 @@ def test_the_web_table_serves_a_finished_game_and_a_loaded_replay(finished, tmp_
         assert f["labels"] == ["human", "heuristic", "random", "heuristic", "heuristic"]       # who sat where
         assert c.get(f"/api/replay/{replay_id}/99999").status_code == 400
         r = Replay(finished.replay_json())
-        for t in (0, 1, 3, 10**6):                # a turn's first step: the step before it is in an earlier turn
+        assert f["last_turn"] == r.last_turn == r.frame(r.steps).turn > 3
+        for t in (0, 1, 3, r.last_turn):          # a turn's first step: the step before it is in an earlier turn
             k = c.get(f"/api/replay/{replay_id}/turn/{t}").json()["step"]
             assert k == r.turn_start(t)
-            assert k == r.steps or r.frame(k).turn >= t
+            assert r.frame(k).turn == t
             assert k == 0 or r.frame(k - 1).turn < t
+        for t in (-3, r.last_turn + 1, 999):      # refused as the steps out of range are
+            got = c.get(f"/api/replay/{replay_id}/turn/{t}")
+            assert got.status_code == 400 and got.json() == {
+                "error": f"turn must be an int from 0 to {r.last_turn}, got {t}"}, (t, got.json())
         assert c.get("/api/replay/nosuch/turn/3").status_code == 404
         got = c.get(f"/api/replay/{replay_id}/3?seat=9")      # words for people, not Python's "None"
         assert got.status_code == 400 and got.json() == {
             "error": "seat 9 is not at this 5-seat table; seats are 0-4, or none for the spectators' view"}
-        for path, message in ((f"/api/replay/{replay_id}/next/abc", "step must be a whole number, got 'abc'"),
-                              (f"/api/replay/{replay_id}/3?seat=x", "seat must be a whole number, got 'x'"),
-                              (f"/api/replay/{replay_id}/turn/2.5", "turn must be a whole number, got '2.5'")):
+        for path, message in ((f"/api/replay/{replay_id}/next/abc", 'step must be a whole number, got "abc"'),
+                              (f"/api/replay/{replay_id}/3?seat=x", 'seat must be a whole number, got "x"'),
+                              (f"/api/replay/{replay_id}/turn/2.5", 'turn must be a whole number, got "2.5"')):
             got = c.get(path)          # one line in the API's own shape, not FastAPI's 422 list
             assert got.status_code == 400 and got.json() == {"error": message}, (path, got.json())
         assert c.get("/api/replay/nosuch/3").status_code == 404

@@ -982,6 +982,29 @@ def test_an_input_path_that_is_missing_or_the_wrong_kind_says_so_plainly(tmp_pat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "empty"]      # nothing made
 
 
+def test_an_option_another_command_takes_is_answered_with_its_hint(capsys):
+    """``treachery serve --players 5``: serve takes the table size from ``--seats``, which the error
+    says, not the closest option's name (``--replay``); a mistyped option beside it still gets its
+    closest one, and a command without the hint (``play``) the closest option as before."""
+    for argv, line in (
+            (["serve", "--players", "5"],
+             "treachery serve: error: unrecognized arguments: --players 5 (serve takes the number of players "
+             "from --seats, one spec per seat: --seats human,heuristic,heuristic,heuristic,heuristic is 5 "
+             "players)"),
+            (["serve", "--players=5", "--sead", "3"], "--players=5 --sead 3 (serve takes the number of players "
+                                                      "from --seats, one spec per seat: --seats "
+                                                      "human,heuristic,heuristic,heuristic,heuristic is 5 players; "
+                                                      "did you mean --seed?)"),
+            (["serve", "--sead", "3"], "treachery serve: error: unrecognized arguments: --sead 3 (did you mean "
+                                       "--seed?)"),
+            (["play", "--plyers", "5"], "treachery play: error: unrecognized arguments: --plyers 5 (did you mean "
+                                        "--players?)")):
+        with pytest.raises(SystemExit) as stop:
+            cli.main(argv)
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and err.strip().splitlines()[-1].endswith(line), err
+
+
 def test_a_mistyped_option_value_is_one_line(capsys):
     """A value argparse refuses (a choice, an int) is one line naming the option, what was given and
     what it takes, with the choice meant where one is close; not the usage block first. A missing

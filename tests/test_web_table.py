@@ -68,24 +68,36 @@ def test_creating_a_table_and_its_errors(api):
     assert web.table.labels == ("human", "heuristic", "human", "random", "heuristic")
     for request, message in [
         ({"seats": ["human"] * 3}, 'the number of "seats": must be an int from 4 to 12'),
-        ({"seats": ["human", "nosuchbot", "random", "random"]}, "bot 'nosuchbot' is not offered here"),
+        ({"seats": ["human", "nosuchbot", "random", "random"]}, 'bot "nosuchbot" is not offered here'),
         ({"seats": ["human"] * 4, "seed": -2}, '"seed" must be an int >= 0'),
-        ({"seats": ["human"] * 4, "colour": "red"}, "unknown field(s) ['colour']"),
+        ({"seats": ["human"] * 4, "colour": "red"}, 'unknown field(s) ["colour"]'),
         ({"seats": "human,human"}, '"seats" must be a list'),
         ({"seats": ["human"] * 4, "variant": "chess"}, '"variant": '),
         ({"seats": ["human"] * 4, "stops": "sometimes"}, '"stops": unknown stop sometimes'),
         ({"seats": ["human"] * 4, "stops": 5}, '"stops": stops are a string'),
-        ({"seats": ["human", "this:x", "random", "random"]}, "\"seats\": bot 'this:x' is not offered here"),
-        ({"seats": ["human", "policy:/etc/shadow", "random", "random"]}, "bot 'policy:/etc/shadow' is not offered"),
-        ({"seats": ["human", "isolated:heuristic", "random", "random"]}, "bot 'isolated:heuristic' is not offered"),
+        ({"seats": ["human", "this:x", "random", "random"]}, '"seats": bot "this:x" is not offered here'),
+        ({"seats": ["human", "policy:/etc/shadow", "random", "random"]}, 'bot "policy:/etc/shadow" is not offered'),
+        ({"seats": ["human", "isolated:heuristic", "random", "random"]}, 'bot "isolated:heuristic" is not offered'),
+        # the values a message echoes, as JSON spells them (the request is JSON), not as Python does
+        ({"seats": ["human"] * 4, "commander": True, "seed": True}, '"seed" must be an int >= 0, got true'),
+        ({"seats": ["human"] * 4, "commander": "yes"}, '"commander": must be true or false, got "yes"'),
+        ({"seats": ["human"] * 4, "max_turns": False}, '"max_turns": must be an int from 1 to 10000, got false'),
+        ({"seats": ["human"] * 4, "talk": None, "planechase": ["single"]},
+         '"planechase": must be one of ["single", "per_player"] (CR 901.16'),
+        ({"seats": ["human"] * 4, "variant": True}, '"variant": unknown variant true; allowed: ["standard", '),
+        ({"seats": ["human"] * 4, "game": "throne_magic", "throne_roles": ["Priest", None]},
+         "the Sculpted set must be a list of Role names, got [\"Priest\", null]"),
+        ({"seats": ["human"] * 4, "stops": False}, '"stops": stops are a string such as "default" or '
+                                                  '"own_main,attacked", got false'),
         ([1, 2], "a table request is a JSON object"),
     ]:
         r = c.post("/api/tables", json=request)
         assert r.status_code == 400 and message in r.json()["error"], (request, r.json())
         assert "\n" not in r.json()["error"]
-    for raw in (b"{not json", b"[" * 100_000 + b"]" * 100_000):
+    for raw, message in ((b"{not json", "the request body is not JSON"),
+                         (b"[" * 100_000 + b"]" * 100_000, "the request body is JSON nested too deeply")):
         r = c.post("/api/tables", content=raw, headers={"Content-Type": "application/json"})
-        assert r.status_code == 400 and r.json()["error"] == "the request body is not JSON"
+        assert r.status_code == 400 and r.json()["error"] == message
     bots = c.get("/api/bots").json()["bots"]
     assert {"heuristic", "random", "belief", "flagship"} <= set(bots)
     assert not {"human", "policy", "rllib", "isolated"} & set(bots)
@@ -117,6 +129,50 @@ def test_the_readme_s_table_request_creates_the_table_it_says(api):
     assert [(link["seat"], link["label"]) for link in answer["links"]] == [(0, "P0"), (1, "P1"), (None, "spectators")]
     assert all(link["url"].startswith("http") and link["qr"].startswith("<svg") for link in answer["links"])
     assert lobby.tables[answer["table"]].table.labels == tuple(body["seats"])
+
+
+def test_api_bots_says_the_table_sizes_of_the_bots_limited_to_some(api):
+    """``GET /api/bots`` names under ``"players"`` each bot limited to some table sizes with them: the
+    shipped models, fixed to the size they were trained for (``num_players()``), and no rule-based bot;
+    a request that seats one at another size is refused, one at its size is taken."""
+    import agents
+
+    c, lobby = api
+    got = c.get("/api/bots").json()
+    assert set(got["players"]) == set(agents.NAMED_MODELS)
+    assert not {"heuristic", "random", "belief", "ismcts", "lookahead"} & set(got["players"])
+    for name, sizes in got["players"].items():
+        assert sizes == [agents.make(name, seed=0).num_players()] == [5], name
+    other = {"seats": ["human", "flagship", "heuristic", "heuristic"]}
+    r = c.post("/api/tables", json=other)
+    assert r.status_code == 400 and "was trained for 5-player tables and cannot play at 4" in r.json()["error"]
+    assert c.post("/api/tables", json={"seats": other["seats"] + ["belief"]}).status_code == 200
+
+
+def test_the_readme_s_serve_seats_examples_are_tables_serve_opens(monkeypatch, capsys):
+    """Every ``treachery serve --seats SPECS`` of the README opens its table through serve's own checks
+    (:func:`~table.server.serve_cli`: the specs, the bots made, the table's size for each bot): the
+    example of a table of bots alone once seated a 5-player model at 4 seats, which serve refused."""
+    import re
+    from pathlib import Path
+
+    import uvicorn
+
+    import table.server as server
+    from training.cli import main
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    examples = re.findall(r"treachery serve[^`]*?--seats\s+([\w:.,/-]+)", readme)
+    assert any("human" not in seats.split(",") for seats in examples), examples    # the table of bots alone
+    opened = []
+    real_open = server.Lobby.open
+    monkeypatch.setattr(server.Lobby, "open", lambda self, *a, **kw: opened.append(real_open(self, *a, **kw)) or
+                        opened[-1])
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)     # no serving: the table only
+    monkeypatch.setattr(server, "_bind", unbound())
+    for seats in examples:
+        assert main(["serve", "--port", "8123", "--seats", seats]) == 0, (seats, capsys.readouterr().err)
+        assert opened[-1].table.labels == tuple(seats.split(","))
 
 
 def test_the_links_get_qr_codes_only_where_a_phone_can_open_them():
@@ -162,7 +218,7 @@ def test_a_seat_socket_answers_and_refuses_bad_answers(api):
             (asked, {"type": "answer", "prompt": p.number + 5, "action": legal[0]},
              f"there is no prompt {p.number + 5}; answer prompt {p.number}"),
             (asked, {"type": "answer", "prompt": 0, "action": legal[0]}, "there is no prompt 0"),
-            (asked, {"type": "answer", "prompt": "7", "action": legal[0]}, "there is no prompt '7'"),
+            (asked, {"type": "answer", "prompt": "7", "action": legal[0]}, 'there is no prompt "7"'),
             *([(asked, {"type": "answer", "prompt": p.number - 1, "action": legal[0]}, "was already answered")]
               if p.number > 1 else []),
             (asked, {"type": "answer", "prompt": p.number, "action": "1"}, "an answer is an option's action number"),
@@ -213,7 +269,7 @@ def test_the_host_may_offer_more_bots_and_the_command_line_seats_any(tmp_path):
     assert spec in lobby.bots and "heuristic" in lobby.bots
     web = lobby.create({"seats": ["human", spec, "heuristic", "heuristic", "heuristic"]})
     assert web.table.labels[1] == spec
-    with pytest.raises(ValueError, match="bot 'random:x' is not offered"):
+    with pytest.raises(ValueError, match='bot "random:x" is not offered'):
         lobby.create({"seats": ["human", "random:x", "heuristic", "heuristic"]})
     web = Lobby(delay=0).create({"seats": ["human", spec, "heuristic", "heuristic", "heuristic"]}, trusted=True)
     assert web.table.labels[1] == spec
@@ -1108,6 +1164,57 @@ def test_ctrl_c_closes_the_tables_and_tells_each_page_why(signum, status, words,
             proc.wait()
 
 
+def test_serve_started_with_sigint_ignored_keeps_it_ignored_and_sigterm_stops_it():
+    """``treachery serve &`` in a script starts with SIGINT ignored: as ``train`` and ``play`` do, the
+    server keeps it ignored (uvicorn would catch it and stop, silently, with status 0) and goes on
+    serving; SIGTERM still stops it with its line and 143."""
+    import os
+    import re
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    # SIGINT ignored, then the server exec'd in this process (an ignored signal stays ignored across exec)
+    ignoring = [sys.executable, "-c", "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+                                      "os.execv(sys.executable, sys.argv[1:])"]
+    proc = subprocess.Popen([*ignoring, *TREACHERY_CLI, "serve", "--port", "0"], cwd=root, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(root)})
+
+    def ignored() -> bool:      # the kernel's disposition: SIGINT's bit in the ignored signals' mask
+        status = Path(f"/proc/{proc.pid}/status").read_text()
+        return bool(int(re.search(r"^SigIgn:\s*([0-9a-f]+)$", status, re.M)[1], 16) >> (signal.SIGINT - 1) & 1)
+
+    def answers() -> bool:
+        try:
+            return urllib.request.urlopen(f"{base}/api/bots", timeout=10).status == 200
+        except OSError:
+            return False
+
+    try:
+        line = proc.stdout.readline()
+        base = re.search(r"at (http://127\.0\.0\.1:\d+)/", line)
+        assert base, line
+        base = base[1]
+        deadline = time.time() + 60
+        while not answers():        # serving: uvicorn's signal handlers are in place
+            assert proc.poll() is None and time.time() < deadline, "the server did not start"
+            time.sleep(0.1)
+        assert ignored()
+        proc.send_signal(signal.SIGINT)
+        for _ in range(3):          # the kernel dropped it: the server goes on
+            assert answers() and proc.poll() is None
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 143
+        assert proc.stderr.read() == "treachery serve: stopped (SIGTERM); the tables are closed\n"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 def test_a_served_table_a_test_starts_ends_with_the_tests_process():
     """The ``treachery serve`` a test starts (conftest.TREACHERY_CLI) ends once the test's process is
     gone, killed without a word (SIGKILL: a pytest-xdist worker, a CI timeout): started as ``python -m
@@ -1180,9 +1287,9 @@ def test_throne_magic_requests_and_their_errors(api):
          '"throne_roles": '),
         ({"seats": four, "game": "throne_magic", "throne": "Throne of Nothing"}, '"throne": unknown Throne Magic'),
         ({"seats": ["human", "ismcts", "random", "random"], "game": "throne_magic"},
-         "\"seats\": 'ismcts' does not play Throne Magic; its bots: heuristic, belief, random"),
+         '"seats": "ismcts" does not play Throne Magic; its bots: heuristic, belief, random'),
         ({"seats": ["human", "heuristic", "flagship", "lookahead"], "game": "throne_magic"},
-         "'flagship' does not play Throne Magic"),
+         '"flagship" does not play Throne Magic'),
     ]:
         r = c.post("/api/tables", json=request)
         assert r.status_code == 400 and message in r.json()["error"], (request, r.json())
@@ -1455,6 +1562,43 @@ def test_the_host_form_says_the_default_turn_limit():
     assert f"Turn limit (empty: the default, {GameConfig().max_turns} turns)" in page
 
 
+def test_the_host_form_offers_a_bot_only_at_the_table_sizes_it_plays_in_chromium(server, browser):
+    """The host page's seats offer a shipped model (5 players, its training size: ``GET /api/bots``'
+    ``"players"``) at 5 players and show it disabled, with the sizes it plays, at another count, a
+    seat that had it taking a bot that plays there; a negative seed is refused on the page, saying
+    from what number."""
+    base, lobby = server
+    tables = set(lobby.tables)
+    host = browser.new_context().new_page()
+    host.goto(f"{base}/")
+    host.wait_for_function("document.querySelectorAll('.seat-spec option').length > 10")
+
+    def flagship(k: int) -> tuple:
+        return host.eval_on_selector(f".seat-spec >> nth={k}", "s => { const o = [...s.options].find("
+                                                                "o => o.value === 'flagship'); "
+                                                                "return [o.disabled, o.textContent]; }")
+
+    assert host.input_value("#players") == "5" and flagship(2) == [False, "bot: flagship"]
+    host.locator(".seat-spec").nth(2).select_option("flagship")
+    host.select_option("#players", "4")
+    assert host.locator(".seat-spec").count() == 4
+    assert all(flagship(k) == [True, "bot: flagship (5 players only)"] for k in range(4))
+    assert host.locator(".seat-spec").nth(2).input_value() == "heuristic"
+    assert not host.eval_on_selector_all(".seat-spec", "ss => ss.some(s => s.selectedOptions[0].disabled)")
+    host.select_option("#players", "5")
+    assert flagship(4) == [False, "bot: flagship"]
+    host.locator(".seat-spec").nth(2).select_option("flagship")
+    host.fill("#seed", "-5")
+    host.click("button[type=submit]")
+    host.wait_for_selector("#error:not([hidden])")
+    assert host.inner_text("#error") == "The seed must be a whole number from 0 up, got -5"
+    host.fill("#seed", "x5")
+    host.click("button[type=submit]")
+    assert host.inner_text("#error") == 'The seed must be a whole number, got "x5"'
+    assert set(lobby.tables) <= tables          # no table was asked for
+    host.context.close()
+
+
 def test_a_throne_magic_table_from_the_host_page_played_in_chromium(server, browser):
     """The host page shows Throne Magic's controls only for that game and offers only its bots;
     the table it creates is played at a person's seat, whose page shows its Role card and the
@@ -1534,11 +1678,11 @@ def test_a_table_with_the_cr_900_variants_by_request(api):
         assert all(v in state["cards"] for v in vanguards)
     r = c.post("/api/tables", json={"seats": ["human", "ismcts", "random", "random"], "vanguard": "random"})
     assert r.status_code == 400 and r.json()["error"] == (
-        "\"seats\": 'ismcts' does not play the CR 900 variants (Planechase, Vanguard, schemes); its bots: "
+        '"seats": "ismcts" does not play the CR 900 variants (Planechase, Vanguard, schemes); its bots: '
         "heuristic, belief, random")
     r = c.post("/api/tables", json={"seats": ["human", "random", "random", "random"], "planechase": "twice"})
     assert r.status_code == 400 and r.json()["error"].startswith('"planechase": must be one of')
     offered = c.get("/api/bots").json()
-    assert set(offered) == {"bots", "games", "variants"} and set(offered["games"]) == {"treachery", "throne_magic"}
+    assert set(offered) == {"bots", "games", "variants", "players"} and set(offered["games"]) == {"treachery", "throne_magic"}
     assert offered["variants"] == [b for b in lobby.bots if b in ("heuristic", "belief", "random")]
     assert sorted(offered["variants"]) == ["belief", "heuristic", "random"]

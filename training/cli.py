@@ -78,7 +78,17 @@ def _check_workers(option: str, n: int) -> None:
 class _Parser(argparse.ArgumentParser):
     """argparse, with an unknown option reported by the subcommand that was given it, before a
     missing required one, and with the option meant where one is close: a mistyped flag
-    (``--agnets``) otherwise shows only as "the following arguments are required"."""
+    (``--agnets``) otherwise shows only as "the following arguments are required".
+
+    Args:
+        absent: hints for options this command does not take though another does, by flag
+            (``{"--players": "serve takes the number of players from --seats, a spec per seat"}``):
+            said in place of the closest option's name when one of them is given.
+    """
+
+    def __init__(self, *args, absent: dict[str, str] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.absent = dict(absent or {})
 
     def parse_known_args(self, args=None, namespace=None):
         given = sys.argv[1:] if args is None else list(args)
@@ -95,7 +105,10 @@ class _Parser(argparse.ArgumentParser):
             from treachery_env.config import did_you_mean
             flags = [o for a in self._actions for o in a.option_strings if o.startswith("--")]
             typed = [e.split("=", 1)[0] for e in extra if e.startswith("--")]
-            self.error(f"unrecognized arguments: {' '.join(extra)}{did_you_mean(typed, flags, prefix='--')}")
+            hints = [self.absent[t] for t in dict.fromkeys(typed) if t in self.absent]
+            near = did_you_mean([t for t in typed if t not in self.absent], flags, prefix="--")
+            hint = f" ({'; '.join([*hints, *([near[2:-1]] if near else [])])})" if hints else near
+            self.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
         return super().parse_known_args(args, namespace)
 
     def _restore(self) -> None:
@@ -300,6 +313,8 @@ def build_parser() -> argparse.ArgumentParser:
     from table.server import add_arguments as add_serve_arguments
     add_serve_arguments(sub.add_parser(
         "serve", help="host a table in the browser: friends on phones (private seats) and bots",
+        absent={"--players": "serve takes the number of players from --seats, one spec per seat: --seats "
+                             "human,heuristic,heuristic,heuristic,heuristic is 5 players"},
         description="Start the web table: create a table on its page (or with --seats), give each person "
                     "their private link or QR code; bots fill the other seats. --lan serves the local network."))
     return p

@@ -1,10 +1,12 @@
 // The host page: choose the game, the players and the seats, create the table, hand out the links.
 "use strict";
 const $ = (id) => document.getElementById(id);
-// per game, the bots that play it, and the bots that play the CR 900 variants: replaced by the server's lists
-// (GET /api/bots) before the seats are laid out
+// per game, the bots that play it, the bots that play the CR 900 variants, and the table sizes of the bots limited
+// to some (the shipped models: their training size): replaced by the server's lists (GET /api/bots) before the
+// seats are laid out
 let BOTS = {treachery: ["heuristic"], throne_magic: ["heuristic"]};
 let VARIANT_BOTS = ["heuristic"];
+let SIZES = {};
 
 function variantsChosen() { return $("planechase").value !== "" || $("vanguard").checked || $("archenemy").checked; }
 
@@ -13,7 +15,12 @@ function gameBots() {
   return variantsChosen() ? bots.filter((b) => VARIANT_BOTS.includes(b)) : bots;
 }
 
-function seatRow(k, value) {
+// whether the bot plays at a table of n players (a bot SIZES does not name plays any)
+function playsAt(bot, n) { return !SIZES[bot] || SIZES[bot].includes(n); }
+
+// a seat's row: a person or a bot of the chosen game; a bot limited to other table sizes is shown disabled, saying
+// the sizes it plays
+function seatRow(k, value, n) {
   const row = document.createElement("label");
   row.textContent = `P${k} `;
   const sel = document.createElement("select");
@@ -22,21 +29,26 @@ function seatRow(k, value) {
   for (const v of ["human", ...bots]) {
     const o = document.createElement("option");
     o.value = v; o.textContent = v === "human" ? "a person" : `bot: ${v}`;
+    if (v !== "human" && !playsAt(v, n)) {
+      o.disabled = true;
+      o.textContent += ` (${SIZES[v].join(" or ")} players only)`;
+    }
     sel.appendChild(o);
   }
-  const fallback = k < 2 ? "human" : (bots.includes("heuristic") ? "heuristic" : bots[0]);
-  sel.value = value === "human" || bots.includes(value) ? value : fallback;
+  const playing = bots.filter((b) => playsAt(b, n));
+  const fallback = k < 2 ? "human" : (playing.includes("heuristic") ? "heuristic" : playing[0] || "human");
+  sel.value = value === "human" || playing.includes(value) ? value : fallback;
   row.appendChild(sel);
   return row;
 }
 
-// the seats' rows, as many as the players, each offering the bots of the chosen game (a choice kept where it
-// still plays)
+// the seats' rows, as many as the players, each offering the bots of the chosen game that play at that many (a
+// choice kept where it still plays)
 function layout() {
   const n = Number($("players").value), box = $("seats");
   const kept = [...box.querySelectorAll(".seat-spec")].map((s) => s.value);
   box.innerHTML = "";
-  for (let k = 0; k < n; k++) box.appendChild(seatRow(k, kept[k]));
+  for (let k = 0; k < n; k++) box.appendChild(seatRow(k, kept[k], n));
 }
 
 // the controls of the chosen game only: the variant for Treachery; Roles, Throne, Holdings, Seasons for Throne Magic
@@ -61,6 +73,7 @@ for (const id of ["planechase", "vanguard", "archenemy"]) $(id).onchange = layou
 fetch("/api/bots").then((r) => r.json()).then((data) => {
   BOTS = data.games;
   VARIANT_BOTS = data.variants;
+  SIZES = data.players;
   layout();
 });
 fetch("/api/throne_magic").then((r) => r.json()).then((data) => {
@@ -79,18 +92,20 @@ fetch("/api/throne_magic").then((r) => r.json()).then((data) => {
 
 function error(text) { const e = $("error"); e.textContent = text; e.hidden = false; }
 
-function number(id, what) {
+// the field's whole number (null: empty), at least `least`; the server checks the rest of its range
+function number(id, what, least) {
   const v = $(id).value.trim();
   if (v === "") return null;
-  if (!/^[0-9]+$/.test(v)) throw new Error(`${what} must be a whole number, got "${v}"`);
+  if (!/^-?[0-9]+$/.test(v)) throw new Error(`${what} must be a whole number, got "${v}"`);
+  if (Number(v) < least) throw new Error(`${what} must be a whole number from ${least} up, got ${v}`);
   return Number(v);
 }
 
 // the table request of the form (Lobby.create): the chosen game's fields only
 function request() {
   const body = {seats: [...document.querySelectorAll(".seat-spec")].map((s) => s.value), game: $("game").value,
-                commander: $("commander").checked, seed: number("seed", "The seed"),
-                max_turns: number("max_turns", "The turn limit")};
+                commander: $("commander").checked, seed: number("seed", "The seed", 0),
+                max_turns: number("max_turns", "The turn limit", 1)};
   if (body.game === "throne_magic") {
     const method = $("throne_roles").value;
     body.throne_roles = method === "sculpted"

@@ -3,7 +3,7 @@
 "use strict";
 const id = location.pathname.split("/").pop();
 const $ = (x) => document.getElementById(x);
-let cards = {}, steps = 0, loading = 0, turn = 0, moves = Promise.resolve();
+let cards = {}, steps = 0, loading = 0, turn = 0, lastTurn = 0, moves = Promise.resolve();
 
 async function show() {
   const step = Number($("step").value), seat = $("chair").value;
@@ -21,6 +21,7 @@ async function show() {
     for (let k = 0; k < f.players; k++) add(String(k), `P${k}` + (f.labels ? ` (${f.labels[k]})` : ""));
   }
   turn = f.turn;
+  lastTurn = f.last_turn;
   $("status").textContent = `step ${f.step} of ${f.steps}, turn ${f.turn}`;
   $("what").textContent = f.label;             // the step in words, as far as this chair saw it
   $("events").innerHTML = "";
@@ -40,7 +41,8 @@ function stepBy(dir, single) {               // dir: +1 next, -1 back; the key s
     else await jump(`/api/replay/${id}/${dir > 0 ? "next" : "prev"}/${at}`);
   });
 }
-const goTurn = (d) => move(() => jump(`/api/replay/${id}/turn/${Math.max(0, turn + d)}`));   // the first step of a turn
+// the first step of a turn; past the last turn, the end
+const goTurn = (d) => move(() => turn + d > lastTurn ? go(steps) : jump(`/api/replay/${id}/turn/${Math.max(0, turn + d)}`));
 $("step").oninput = show;
 $("chair").onchange = show;
 $("first").onclick = () => move(() => go(0));
