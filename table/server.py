@@ -45,12 +45,12 @@ then give a "this table has closed" page, with the replay's link for a finished 
 
 
 import argparse
+import ast
 import asyncio
 import contextlib
 import errno
 import importlib.util
 import ipaddress
-import ast
 import json
 import re
 import secrets
