@@ -33,6 +33,9 @@ def checkpoint(local_ray, tmp_path_factory):
     """One PPO iteration (5 players, games cut at turn 6) with one remote env runner, saved."""
     config = fw.ppo_config({"num_players": 5, "max_turns": 6}, env_runners=1, train_batch_size=600,
                            minibatch_size=200, epochs=1, hidden=(64,), seed=3)
+    # RLlib drops a remote runner's samples after sample_timeout_s (60 s): on a loaded machine (two suites
+    # at once on 2 cores) the runner took longer, and the iteration reported no env_runners at all
+    config = config.env_runners(sample_timeout_s=600)
     algo = config.build_algo()
     result = algo.train()
     path = tmp_path_factory.mktemp("rllib") / "ck"
