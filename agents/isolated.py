@@ -168,7 +168,8 @@ class _Host:
 _IDLE: list[_Host] = []      # processes whose bot was dropped, for the next isolated bot of their source, oldest first
 #: the most bot processes kept idle for reuse; past it, the one idle longest is ended (a long-lived
 #: process, ``treachery serve`` say, whose tables meet many bots or folders kept one per source it ever
-#: saw until it exited); 16 covers the seats of two full tables of one bot between their games
+#: saw until it exited); 16 is more than the seats of a full table (treachery_env.config.MAX_PLAYERS, 12),
+#: so a tournament's isolated bots are all reused from one game to the next
 MAX_IDLE = 16
 _SAID: set[str] = set()      # the bots' warnings said in this process (_Host.call)
 

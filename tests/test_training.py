@@ -1350,9 +1350,11 @@ def test_a_signal_as_a_stop_block_gives_back_its_handlers_is_raised_and_the_next
             outer = {s: signal.getsignal(s) for s in stops}
             with pytest.MonkeyPatch.context() as m:
                 _a_signal_arrives_at(m, 2, signal.SIGTERM)      # SIGINT is the block's, SIGTERM not yet
+                entered = []
                 with pytest.raises(Terminated):
                     with DeferInterrupt():
-                        pass
+                        entered.append(True)
+            assert not entered                                  # stopped as it began, before its work
             assert {s: signal.getsignal(s) for s in stops} == outer
         assert {s: signal.getsignal(s) for s in stops} == before
     finally:

@@ -107,7 +107,7 @@ class _Parser(argparse.ArgumentParser):
             typed = [e.split("=", 1)[0] for e in extra if e.startswith("--")]
             hints = [self.absent[t] for t in dict.fromkeys(typed) if t in self.absent]
             near = did_you_mean([t for t in typed if t not in self.absent], flags, prefix="--")
-            hint = f" ({'; '.join([*hints, *([near[2:-1]] if near else [])])})" if hints else near
+            hint = f" ({'; '.join([*hints, *([near.strip(' ()')] if near else [])])})" if hints else near
             self.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
         return super().parse_known_args(args, namespace)
 

@@ -285,6 +285,11 @@ class GameTask:
     focus_seat: int = -1
     focus: str = ""
 
+    def bot_error(self, err: BotError) -> BotError:
+        """``err`` (a bot's failure in this game) naming the game, its deal and the agent as the
+        tournament knows it (``game 3 (deal 1): agent 'my_bots:Bot': ...``), for any game's tournament."""
+        return BotError(f"game {self.index} (deal {self.deal}): agent {self.specs[err.seat]!r}: {err}", err.seat)
+
 
 def _seed(*key: int) -> int:
     return int(np.random.SeedSequence([int(k) for k in key]).generate_state(1)[0] % (2**31 - 1))
@@ -725,9 +730,8 @@ def _task_steps(task: GameTask, config: GameConfig, record_beliefs: bool, observ
 
     try:
         res = yield from game_steps(bots, config, seed=task.env_seed, on_decision=observe)
-    except BotError as err:     # name the agent as the tournament knows it, and the game
-        raise BotError(f"game {task.index} (deal {task.deal}): agent {task.specs[err.seat]!r}: {err}",
-                       err.seat) from err
+    except BotError as err:
+        raise task.bot_error(err) from err
     if live:
         tracker.finish(live[0])
     rows = [r for key in sorted(last_belief) for r in last_belief[key]]

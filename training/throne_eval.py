@@ -87,9 +87,8 @@ def play_task(task: GameTask, config: GameConfig) -> ThroneRecord:
     bots = [agents.make(spec, seed=seed) for spec, seed in zip(task.specs, task.agent_seeds)]
     try:
         r = agents.play_game(bots, config, seed=task.env_seed)
-    except BotError as err:     # name the agent as the tournament knows it, and the game
-        raise BotError(f"game {task.index} (deal {task.deal}): agent {task.specs[err.seat]!r}: {err}",
-                       err.seat) from err
+    except BotError as err:
+        raise task.bot_error(err) from err
     return ThroneRecord(task, tuple(r.roles), frozenset(r.winners), r.truncated, r.turns)
 
 
